@@ -1,0 +1,22 @@
+// The bundled offline eval: self-written HumanEval-Pro-style tasks, simulated actors, real Python.
+// Written exactly as a user would write theirs.
+import { actors, feedback, seqEval, verifiers } from 'vitest-seqk'
+import { tasks } from '../fixtures/code-tasks.js'
+
+seqEval('self-invoking python (fixtures)', {
+  tasks,
+  actors: [
+    actors.simulated({ profile: 'reviser' }),
+    actors.simulated({ profile: 'stubborn' }),
+    actors.simulated({ profile: 'one-shot' }),
+  ],
+  verifier: verifiers.pythonTests(),
+  budget: 5,
+  repeats: 3,
+  history: 'full',
+  independent: { expect: { passAt: { 5: 0.8 } } },
+  modes: {
+    binary: { feedback: feedback.binary(), expect: { seqAt: { 5: 0.5 } } },
+    verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 0.6 } } },
+  },
+})

@@ -1,0 +1,18 @@
+// Builds dist/: compiles src/ with tsc (declarations included) and copies the non-TS files the
+// code loads at run time (the Python harness), then writes the JSON Schema files.
+import { execFileSync } from 'node:child_process'
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+rmSync(join(root, 'dist'), { recursive: true, force: true })
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+
+const assets = (dir) =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? assets(path) : name.endsWith('.py') ? [path] : []
+  })
+for (const file of assets(join(root, 'src'))) cpSync(file, join(root, 'dist', relative(join(root, 'src'), file)))
+
+execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/write-json-schemas.ts')], { stdio: 'inherit' })

@@ -1,0 +1,156 @@
+/**
+ * The one contract between the cell runner, the artifact writer, the reporter and later the gate
+ * and the HTML report (STYLE.md: "one schema is the contract"). JSON Schema files in `schemas/`
+ * are generated from these (`npm run schemas`), never written by hand.
+ *
+ * Everything here is plain JSON: blobs from `--merge-reports` turn NaN into null and Dates into
+ * strings (DESIGN §5), so "no value" is `null` and times are ISO strings.
+ */
+import { z } from 'zod'
+import { UsageSchema } from '../models/chat-model.js'
+import { VerdictSchema } from '../verifiers/verifier.js'
+
+const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
+const Settings = z.record(z.string(), Scalar)
+/** A number that may be undefined for a stated reason (NaN in memory, null on disk). */
+const MaybeNumber = z.number().nullable()
+
+export const ModelDescriptorSchema = z.object({ provider: z.string(), model: z.string(), params: Settings })
+
+/** Every field that defines a Seq@K number (DESIGN §1). Two numbers are comparable only when these match. */
+export const ProtocolSchema = z.object({
+  schema: z.literal('seqk.protocol/1'),
+  kind: z.enum(['sequential', 'independent']),
+  benchmark: z.object({
+    name: z.string(),
+    tasks: z.number().int().nonnegative(),
+    /** Hash of every task's id, prompt, tests and setup: the benchmark split. */
+    contentHash: z.string(),
+  }),
+  verifier: z.object({ name: z.string(), version: z.string(), settings: Settings }),
+  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), name: z.string(), version: z.string(), settings: Settings }).nullable(),
+  history: z.object({ name: z.string(), settings: Settings }).nullable(),
+  promptBuilder: z.string(),
+  actor: ModelDescriptorSchema,
+  budget: z.number().int().positive(),
+  /** When true only Seq@K itself is valid: Seq@k for k < K may not be read by truncation. */
+  budgetDisclosed: z.boolean(),
+})
+export type Protocol = z.infer<typeof ProtocolSchema>
+
+export const AttemptSchema = z.object({
+  /** 1-based attempt (sequential) or sample (independent) index. */
+  index: z.number().int().positive(),
+  answer: z.string(),
+  verdict: VerdictSchema,
+  /** Feedback given on this attempt (null when it passed, was the last, or in independent sampling). */
+  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), text: z.string() }).nullable(),
+  finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
+  usage: UsageSchema,
+  latencyMs: z.number().nonnegative(),
+  costUsd: MaybeNumber,
+  /** Usage of helper calls for this attempt: the summariser before it, a critic after it. */
+  overhead: z.object({ usage: UsageSchema, costUsd: MaybeNumber }),
+  /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */
+  unmodified: z.boolean().nullable(),
+})
+export type Attempt = z.infer<typeof AttemptSchema>
+
+export const TrajectoryErrorSchema = z.object({
+  stage: z.enum(['actor', 'verifier', 'feedback', 'history']),
+  attempt: z.number().int().positive(),
+  message: z.string(),
+})
+export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
+
+export const TRAJECTORY_SCHEMA = 'seqk.trajectory/1'
+export const TrajectorySchema = z.object({
+  schema: z.literal(TRAJECTORY_SCHEMA),
+  runId: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  actorId: z.string(),
+  /** Feedback mode name, or 'independent'. */
+  mode: z.string(),
+  fingerprint: z.string(),
+  protocol: ProtocolSchema,
+  taskId: z.string(),
+  repeat: z.number().int().nonnegative(),
+  /** `error` = an infrastructure failure (model, verifier or critic crashed), not a wrong answer. */
+  status: z.enum(['solved', 'failed', 'error']),
+  firstSuccess: z.number().int().positive().nullable(),
+  error: TrajectoryErrorSchema.nullable(),
+  attempts: z.array(AttemptSchema),
+  usage: UsageSchema,
+  costUsd: MaybeNumber,
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+})
+export type Trajectory = z.infer<typeof TrajectorySchema>
+
+export const IntervalSchema = z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber, level: z.number(), resamples: z.number().int(), seed: z.number() })
+export type IntervalJson = z.infer<typeof IntervalSchema>
+
+export const ThresholdResultSchema = z.object({
+  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate']),
+  k: z.number().int().positive().nullable(),
+  /** For seqAt/passAt a minimum; for maxErrorRate a maximum. */
+  limit: z.number(),
+  actual: MaybeNumber,
+  pass: z.boolean(),
+  message: z.string(),
+})
+export type ThresholdResult = z.infer<typeof ThresholdResultSchema>
+
+export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
+export const CellSummarySchema = z.object({
+  schema: z.literal(CELL_SUMMARY_SCHEMA),
+  runId: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  actorId: z.string(),
+  mode: z.string(),
+  fingerprint: z.string(),
+  protocol: ProtocolSchema,
+  budget: z.number().int().positive(),
+  repeats: z.number().int().positive(),
+  tasks: z.number().int().nonnegative(),
+  trajectories: z.number().int().nonnegative(),
+  errors: z.object({
+    count: z.number().int().nonnegative(),
+    rate: MaybeNumber,
+    /** Errored trajectories are excluded from the rates unless this is true. */
+    countedAsFailures: z.boolean(),
+    examples: z.array(z.object({ taskId: z.string(), repeat: z.number().int(), message: z.string() })),
+  }),
+  /** Seq@k for k = 1..K (sequential cells; for independent cells the empirical "solved by sample k"). */
+  seqAt: z.array(MaybeNumber),
+  seqAtInterval: IntervalSchema,
+  /** Unbiased Pass@k for k = 1..K (independent cells only). */
+  passAt: z.array(MaybeNumber).nullable(),
+  passAtInterval: IntervalSchema.nullable(),
+  passHat: z.array(MaybeNumber).nullable(),
+  gain: MaybeNumber,
+  egs: MaybeNumber,
+  lgs: MaybeNumber,
+  timingNote: z.string().nullable(),
+  unmodifiedRevisions: z.object({ revisions: z.number().int(), unmodified: z.number().int(), rate: MaybeNumber }),
+  meanAttempts: MaybeNumber,
+  usage: UsageSchema,
+  costUsd: MaybeNumber,
+  /** Per task: first success per repeat (null = not within K); what baselines and paired tests need. */
+  perTask: z.array(z.object({ taskId: z.string(), firstSuccess: z.array(z.number().int().positive().nullable()), errors: z.number().int().nonnegative(), samples: z.number().int().nonnegative().optional(), passes: z.number().int().nonnegative().optional() })),
+  thresholds: z.array(ThresholdResultSchema),
+  verdict: z.enum(['pass', 'fail']),
+  durationMs: z.number().nonnegative(),
+})
+export type CellSummary = z.infer<typeof CellSummarySchema>
+
+export const SUMMARY_SCHEMA = 'seqk.summary/1'
+export const RunSummarySchema = z.object({
+  schema: z.literal(SUMMARY_SCHEMA),
+  runId: z.string(),
+  createdAt: z.string(),
+  benchmarks: z.array(z.object({ name: z.string(), file: z.string(), cells: z.array(CellSummarySchema) })),
+})
+export type RunSummary = z.infer<typeof RunSummarySchema>

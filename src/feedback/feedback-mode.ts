@@ -1,0 +1,44 @@
+import type { ChatMessage, Usage } from '../models/chat-model.js'
+import type { Task } from '../protocol/task.js'
+import type { Verdict } from '../verifiers/verifier.js'
+
+/** The kinds of feedback of DESIGN §1. The text and its kind are kept apart in artifacts. */
+export type FeedbackKind = 'binary' | 'verifier' | 'critic'
+
+export interface Feedback {
+  kind: FeedbackKind
+  text: string
+  /** Usage of an LLM critic, counted toward the trajectory. */
+  usage?: Usage
+  costUsd?: number
+}
+
+export interface FeedbackInput {
+  task: Task
+  /** 1-based index of the failed attempt. */
+  attempt: number
+  repeat: number
+  answer: string
+  verdict: Verdict
+  /** The conversation so far (prompt, answers, earlier feedback) for critics that need it. */
+  history: ChatMessage[]
+  signal?: AbortSignal
+}
+
+/**
+ * Turns a failed attempt into the message the actor sees next.
+ *
+ * @example
+ * const terse: FeedbackMode = {
+ *   kind: 'binary', name: 'terse', version: '1', settings: {},
+ *   async render() { return { kind: 'binary', text: 'Wrong.' } },
+ * }
+ */
+export interface FeedbackMode {
+  kind: FeedbackKind
+  /** Stable name and version: part of the protocol fingerprint. */
+  name: string
+  version: string
+  settings: Record<string, string | number | boolean | null>
+  render(input: FeedbackInput): Promise<Feedback>
+}

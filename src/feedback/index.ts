@@ -1,0 +1,13 @@
+import { binary } from './binary.js'
+import { verifierFeedback } from './verifier-feedback.js'
+
+/**
+ * The feedback modes of DESIGN §1. `critic` (an LLM writes the critique) arrives with rubric tasks.
+ *
+ * @example
+ * modes: { binary: { feedback: feedback.binary() }, verifier: { feedback: feedback.verifier() } }
+ */
+export const feedback = { binary, verifier: verifierFeedback }
+export { renderDiagnostics } from './verifier-feedback.js'
+export type { VerifierFeedbackOptions } from './verifier-feedback.js'
+export type { Feedback, FeedbackInput, FeedbackKind, FeedbackMode } from './feedback-mode.js'

@@ -1,0 +1,79 @@
+import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
+import type { FeedbackMode } from './feedback-mode.js'
+
+export interface VerifierFeedbackOptions {
+  /** At most this many failing tests are listed (default 5). */
+  maxTests?: number
+  /** The whole text is cut to this many characters (default 2000), so a huge repr cannot flood the context. */
+  maxChars?: number
+}
+
+/** The paper's closing line for test-detail feedback (SOURCES.md, the HumanEval Pro example). */
+const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
+
+function describeTest(test: TestOutcome): string {
+  const name = `test_${test.index + 1}`
+  if (test.call !== undefined) {
+    const got = test.actual ?? test.error ?? '(nothing)'
+    return `- ${name} function call: ${test.call}\n  expected: ${test.expected ?? '?'}\n  got: ${got}`
+  }
+  return `- ${name}: ${test.source}\n  error: ${test.error ?? 'failed'}`
+}
+
+/**
+ * Renders a verifier's diagnostics as the paper's raw verifier feedback: "Failed test details"
+ * with call / expected / actual for code, the load error or timeout otherwise, and unmet criteria
+ * for rubric verdicts. Pure, so it can be unit-tested and reused by critics.
+ */
+export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: string; met: boolean; reason?: string }[] | undefined, options: VerifierFeedbackOptions = {}): string {
+  const maxTests = options.maxTests ?? 5
+  const maxChars = options.maxChars ?? 2000
+  const lines: string[] = []
+  switch (diagnostics.outcome) {
+    case 'load-error':
+      lines.push('Your code failed to load:', diagnostics.error ?? diagnostics.summary)
+      break
+    case 'timeout':
+      lines.push(`Your code did not finish in time (${diagnostics.summary}).`)
+      break
+    case 'no-answer':
+      lines.push('No answer could be extracted from your reply.', diagnostics.summary)
+      break
+    default: {
+      const failing = (diagnostics.tests ?? []).filter((t) => !t.pass)
+      if (failing.length > 0) {
+        lines.push('Failed test details:')
+        for (const test of failing.slice(0, maxTests)) lines.push(describeTest(test))
+        if (failing.length > maxTests) lines.push(`- … and ${failing.length - maxTests} more failing tests`)
+      }
+      const unmet = (criteria ?? []).filter((c) => !c.met)
+      if (unmet.length > 0) {
+        lines.push('Unmet criteria:')
+        for (const c of unmet) lines.push(`- ${c.text}${c.reason ? ` (${c.reason})` : ''}`)
+      }
+      if (lines.length === 0) lines.push(diagnostics.summary || 'Your answer failed verification.')
+    }
+  }
+  if ((diagnostics.tests ?? []).length > 0 || diagnostics.outcome === 'load-error') lines.push(NO_HARD_CODING)
+  const text = lines.join('\n')
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 20)}\n… (feedback truncated)`
+}
+
+/**
+ * Raw verifier feedback (DESIGN §1 `verifier` mode): the failing tests with their call, expected
+ * and actual values, or the load error / timeout, or the unmet criteria.
+ *
+ * @example
+ * seqEval('my bench', { ..., modes: { verifier: { feedback: feedback.verifier({ maxTests: 3 }) } } })
+ */
+export function verifierFeedback(options: VerifierFeedbackOptions = {}): FeedbackMode {
+  return {
+    kind: 'verifier',
+    name: 'verifier',
+    version: '1',
+    settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
+    async render({ verdict }) {
+      return { kind: 'verifier', text: renderDiagnostics(verdict.diagnostics, verdict.criteria, options) }
+    },
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * vitest-seqk: declare LLM benchmark tasks as Vitest test files and measure them under sequential
+ * feedback (Seq@K) next to independent sampling (Pass@K).
+ *
+ * @example
+ * import { seqEval, actors, feedback, verifiers } from 'vitest-seqk'
+ * seqEval('my benchmark', {
+ *   tasks, actors: [actors.simulated({ profile: 'reviser' })], verifier: verifiers.pythonTests(),
+ *   budget: 5, modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 0.8 } } } },
+ * })
+ */
+export { seqEval, SeqkThresholdError, planCells, cellId, type CellPlan } from './vitest/seq-eval.js'
+export { resolveOptions, SeqEvalOptionsError, SeqEvalOptionsSchema, ThresholdsSchema, type SeqEvalOptions, type ResolvedOptions } from './vitest/options.js'
+export { seqkMatchers } from './vitest/matchers.js'
+export { currentRun, type SeqkRun } from './vitest/run-context.js'
+export { renderBenchmarkTable, rankingChanges } from './vitest/table.js'
+
+export { actors, SIMULATED_PROFILES, type SimulatedActorOptions, type SimulatedProfile, type SimulatedProfileName } from './models/index.js'
+export { addUsage, ZERO_USAGE, ChatMessageSchema, UsageSchema } from './models/chat-model.js'
+export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelDescriptor, ModelRole, Usage } from './models/chat-model.js'
+
+export { feedback, renderDiagnostics, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
+export * from './verifiers/index.js'
+
+export { runCell, cellProtocol, type CellResult, type CellSpec } from './protocol/cell.js'
+export { summariseCell, type Thresholds } from './protocol/cell-summary.js'
+export { runSequential, type SequentialInput, type TrajectoryOutcome } from './protocol/sequential.js'
+export { runIndependent, type IndependentInput } from './protocol/independent.js'
+export { fullHistory, lastHistory, summaryHistory, type HistoryPolicy, type HistoryBuild, type Turn } from './protocol/history.js'
+export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
+export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonicalJson } from './protocol/fingerprint.js'
+export { TaskSchema, SimulationScriptSchema, taskMessages, type Task, type TaskInput, type SimulationScript } from './protocol/task.js'
+
+export * from './artifacts/index.js'

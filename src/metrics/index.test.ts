@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import * as metrics from './index.js'
+
+describe('vitest-seqk/metrics', () => {
+  it('exports exactly the public API (other modules are written against these names)', () => {
+    expect(Object.keys(metrics).sort()).toEqual(
+      [
+        'bootstrapInterval',
+        'createRng',
+        'criterionRepair',
+        'gain',
+        'pairedBootstrap',
+        'passAtCurve',
+        'passAtK',
+        'passHatCurve',
+        'passHatK',
+        'revisionTiming',
+        'seedFrom',
+        'seqAt',
+        'seqAtCurve',
+        'unmodifiedRevisions',
+      ].sort(),
+    )
+  })
+
+  it('imports nothing from the rest of the project and no package, only siblings and node built-ins', () => {
+    // DESIGN.md section 3: metrics/ is the bottom of the dependency graph.
+    const folder = fileURLToPath(new URL('.', import.meta.url))
+    const sources = readdirSync(folder).filter((name) => name.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(name))
+    expect(sources.length).toBeGreaterThan(5)
+    for (const name of sources) {
+      const text = readFileSync(`${folder}${name}`, 'utf8')
+      for (const [, specifier] of text.matchAll(/\bfrom\s+'([^']+)'/g)) {
+        expect(specifier, `${name} imports ${String(specifier)}`).toMatch(/^(\.\/[\w-]+\.js|node:[\w/]+)$/)
+      }
+    }
+  })
+})

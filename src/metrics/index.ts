@@ -1,0 +1,18 @@
+// The public face of `vitest-seqk/metrics`: pure, synchronous math over plain data. Internal
+// helpers (argument checks, the shared per-task curve) are deliberately not re-exported.
+export type { Rng } from './random.js'
+export { createRng, seedFrom } from './random.js'
+export type { TaskOutcomes } from './seq-at-k.js'
+export { seqAt, seqAtCurve } from './seq-at-k.js'
+export type { SampleCounts } from './pass-at-k.js'
+export { passAtCurve, passAtK } from './pass-at-k.js'
+export { passHatCurve, passHatK } from './pass-hat-k.js'
+export { gain } from './gains.js'
+export type { RevisionTiming } from './revision-timing.js'
+export { revisionTiming } from './revision-timing.js'
+export type { UnmodifiedRevisions } from './unmodified-revisions.js'
+export { unmodifiedRevisions } from './unmodified-revisions.js'
+export type { CriteriaAttempts, CriterionRepair } from './criterion-repair.js'
+export { criterionRepair } from './criterion-repair.js'
+export type { BootstrapOptions, Interval, PairedInterval } from './bootstrap.js'
+export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'

@@ -1,0 +1,105 @@
+import { z } from 'zod'
+
+/** One chat message. Every provider and the simulated actor speak this shape. */
+export const ChatMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant']),
+  content: z.string(),
+})
+export type ChatMessage = z.infer<typeof ChatMessageSchema>
+
+/** The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it. */
+export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser'
+
+/**
+ * Token usage of one call. `cacheReadTokens`/`cacheWriteTokens` are 0 where a provider has no cache.
+ */
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+})
+export type Usage = z.infer<typeof UsageSchema>
+
+export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
+
+/** Adds usages field by field (pure). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  }
+}
+
+/**
+ * Where a call sits in the protocol. Providers may ignore it; record/replay keys on it so that
+ * repeats stay independent, and the simulated actor reads the task's simulation script from it.
+ */
+export interface CallContext {
+  role: ModelRole
+  taskId: string
+  /** 1-based attempt index within the trajectory (or sample index for independent sampling). */
+  attempt: number
+  /** 0-based repeat index. */
+  repeat: number
+  /** 'sequential' or 'independent': which protocol asked. */
+  protocol: 'sequential' | 'independent'
+  /** The task itself, for simulations. Real providers must not read it. */
+  task?: unknown
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[]
+  context: CallContext
+  /** Aborted when the test times out or is cancelled; providers must stop promptly. */
+  signal?: AbortSignal
+}
+
+/** Why generation stopped. `length` and `refusal` are recorded, not treated as infrastructure errors. */
+export type FinishReason = 'stop' | 'length' | 'refusal' | 'other'
+
+export interface ChatResponse {
+  text: string
+  usage: Usage
+  latencyMs: number
+  finishReason: FinishReason
+  /** Nominal cost in USD of this call (0 for simulations, undefined when the model has no price). */
+  costUsd?: number
+}
+
+/**
+ * What identifies a model in a protocol: provider, model name and every decoding parameter.
+ * It is hashed into the protocol fingerprint, so it must be plain JSON and stable.
+ */
+export interface ModelDescriptor {
+  provider: string
+  model: string
+  params: Record<string, string | number | boolean | null>
+}
+
+/**
+ * The one chat interface the protocol speaks. Actors, critics, graders and summarisers are all
+ * ChatModels; the protocol never knows which provider is behind one.
+ *
+ * @example
+ * const echo: ChatModel = {
+ *   id: 'echo',
+ *   descriptor: { provider: 'custom', model: 'echo', params: {} },
+ *   async chat({ messages }) {
+ *     return { text: messages.at(-1)!.content, usage: ZERO_USAGE, latencyMs: 0, finishReason: 'stop' }
+ *   },
+ * }
+ */
+export interface ChatModel {
+  /** Short, unique, human-readable name used in cell titles and tables, e.g. `simulated:reviser`. */
+  id: string
+  descriptor: ModelDescriptor
+  chat(request: ChatRequest): Promise<ChatResponse>
+}
+
+/** Throws the signal's reason if it is aborted (so long loops stop between steps). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted')
+}

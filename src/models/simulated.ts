@@ -1,0 +1,140 @@
+import { createRng, seedFrom } from '../metrics/random.js'
+import { SimulationScriptSchema, type SimulationScript } from '../protocol/task.js'
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js'
+
+/**
+ * How a simulated actor behaves. These are simulations, not models: seeded, deterministic
+ * stand-ins that let the bundled evals run offline and show how feedback use changes rankings.
+ * Probabilities are for a task of difficulty 0.5 and shrink or grow with the task's difficulty.
+ */
+export interface SimulatedProfile {
+  /** Chance a fresh attempt (attempt 1, or any independent sample) is correct. */
+  firstTry: number
+  /** Chance a revision is correct after feedback that says what failed (tests, criteria). */
+  repairWithDetail: number
+  /** Chance a revision is correct after feedback that only says "failed". */
+  repairWithBinary: number
+  /** Chance a revision resubmits the previous answer unchanged (tried before repairing). */
+  resubmit: number
+  /** On a failed revision, pick a different wrong answer than last time ("fixed one thing, broke another"). */
+  changesWrongAnswer: boolean
+  description: string
+}
+
+/**
+ * Built-in profiles. `reviser` uses detailed feedback well; `stubborn` is better on a first try
+ * but mostly resubmits; `one-shot` is strongest on a first try and poor at revising; `memoryless`
+ * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K.
+ */
+export const SIMULATED_PROFILES = {
+  reviser: { firstTry: 0.4, repairWithDetail: 0.75, repairWithBinary: 0.3, resubmit: 0.05, changesWrongAnswer: true, description: 'average first try, uses detailed feedback well' },
+  stubborn: { firstTry: 0.6, repairWithDetail: 0.15, repairWithBinary: 0.1, resubmit: 0.75, changesWrongAnswer: false, description: 'good first try, mostly resubmits the same answer' },
+  'one-shot': { firstTry: 0.7, repairWithDetail: 0.25, repairWithBinary: 0.15, resubmit: 0.1, changesWrongAnswer: true, description: 'strongest first try, poor at revising' },
+  memoryless: { firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, description: 'ignores feedback: every attempt is a fresh draw' },
+} as const satisfies Record<string, SimulatedProfile>
+
+export type SimulatedProfileName = keyof typeof SIMULATED_PROFILES
+
+export interface SimulatedActorOptions {
+  /** A built-in profile name, or a custom profile. */
+  profile: SimulatedProfileName | SimulatedProfile
+  /** Name shown in tables (default `simulated:<profile>`). */
+  id?: string
+  /** Seed of every draw (default 1). Same seed, same answers. */
+  seed?: number
+  /** Pretend each call takes this long (default 0), for scheduling tests and benches. */
+  latencyMs?: number
+}
+
+// Feedback that names what failed (test calls, expected values, criteria) counts as detailed.
+const DETAILED = /expected|got:|failed test|unmet criteria|criterion|error|Traceback/i
+
+function clamp(p: number): number {
+  return Math.min(0.98, Math.max(0.02, p))
+}
+
+/** Harder tasks lower every probability: difficulty 0 multiplies by 1.5, 1 by 0.5. */
+function scaled(p: number, difficulty: number): number {
+  return clamp(p * (1.5 - difficulty))
+}
+
+function pick<T>(items: readonly T[], r: number): T {
+  return items[Math.min(items.length - 1, Math.floor(r * items.length))]!
+}
+
+function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4)
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true })
+  })
+}
+
+/**
+ * A seeded simulated actor that answers fixture tasks from their `simulation` script (a list of
+ * correct and wrong answers). It reads the conversation the way a model would: the latest user
+ * turn is the feedback, the latest assistant turn its previous answer. Draws depend only on the
+ * seed, the task, the repeat and the attempt, so nothing leaks between tasks or repeats, and the
+ * first attempt is the same draw under every feedback mode and in independent sampling.
+ *
+ * @example
+ * seqEval('fixtures', { actors: [actors.simulated({ profile: 'reviser' })], ... })
+ */
+export function simulatedActor(options: SimulatedActorOptions): ChatModel {
+  const name = typeof options.profile === 'string' ? options.profile : 'custom'
+  const profile: SimulatedProfile = typeof options.profile === 'string' ? SIMULATED_PROFILES[options.profile] : options.profile
+  if (!profile) throw new Error(`actors.simulated: unknown profile ${JSON.stringify(options.profile)}; use one of ${Object.keys(SIMULATED_PROFILES).join(', ')} or pass a profile object`)
+  const seed = options.seed ?? 1
+  const latencyMs = options.latencyMs ?? 0
+  return {
+    id: options.id ?? `simulated:${name}`,
+    descriptor: {
+      provider: 'simulated',
+      model: name,
+      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer },
+    },
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      const started = performance.now()
+      if (latencyMs > 0) await wait(latencyMs, request.signal)
+      const script = scriptOf(request)
+      const { attempt, repeat, taskId } = request.context
+      const rng = createRng(seedFrom(seed, name, taskId, repeat, attempt))
+      const text = respond(profile, script, request.messages, request.context.protocol === 'independent' ? 1 : attempt, rng)
+      const inputChars = request.messages.reduce((n, m) => n + m.content.length, 0)
+      return {
+        text,
+        usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: approxTokens(text), cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: performance.now() - started,
+        finishReason: 'stop',
+        costUsd: 0,
+      }
+    },
+  }
+}
+
+function scriptOf(request: ChatRequest): SimulationScript {
+  const task = request.context.task as { id?: string; simulation?: unknown } | undefined
+  const parsed = SimulationScriptSchema.safeParse(task?.simulation)
+  if (!parsed.success) {
+    throw new Error(`simulated actor: task ${JSON.stringify(request.context.taskId)} has no valid \`simulation\` script (correct and wrong answers); simulated actors only run fixture tasks that carry one`)
+  }
+  return parsed.data
+}
+
+function respond(profile: SimulatedProfile, script: SimulationScript, messages: readonly ChatMessage[], attempt: number, rng: () => number): string {
+  const d = script.difficulty
+  const previous = attempt > 1 ? [...messages].reverse().find((m) => m.role === 'assistant')?.content : undefined
+  if (previous === undefined) {
+    return rng() < scaled(profile.firstTry, d) ? pick(script.correct, rng()) : pick(script.wrong, rng())
+  }
+  const feedbackText = messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
+  if (rng() < profile.resubmit) return previous
+  const repair = DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary
+  if (rng() < scaled(repair, d)) return pick(script.correct, rng())
+  const others = profile.changesWrongAnswer ? script.wrong.filter((w) => w !== previous) : []
+  return others.length > 0 ? pick(others, rng()) : script.wrong.includes(previous) ? previous : pick(script.wrong, rng())
+}

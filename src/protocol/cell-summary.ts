@@ -1,0 +1,205 @@
+import {
+  bootstrapInterval,
+  gain,
+  passAtCurve,
+  passHatCurve,
+  revisionTiming,
+  seqAt,
+  seqAtCurve,
+  unmodifiedRevisions,
+  type Interval,
+  type SampleCounts,
+  type TaskOutcomes,
+} from '../metrics/index.js'
+import { CELL_SUMMARY_SCHEMA, type CellSummary, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
+import { addUsage, ZERO_USAGE } from '../models/chat-model.js'
+import { addCost } from './attempt.js'
+
+/**
+ * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
+ *
+ * @example
+ * { seqAt: { 3: 0.6, 5: 0.8 }, maxErrorRate: 0.05 }
+ */
+export interface Thresholds {
+  seqAt?: Record<number, number>
+  passAt?: Record<number, number>
+  /** Largest tolerated share of errored trajectories (default 0: any infrastructure error fails the cell). */
+  maxErrorRate?: number
+}
+
+/** NaN becomes null on disk: blobs would do it anyway (DESIGN §5), and null says "no value". */
+export function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null
+}
+
+function intervalJson(interval: Interval): IntervalJson {
+  return { point: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, resamples: interval.resamples, seed: interval.seed }
+}
+
+export function formatRate(value: number | null): string {
+  return value === null ? 'n/a' : value.toFixed(3)
+}
+
+export interface SummariseInput {
+  runId: string
+  benchmark: string
+  cellId: string
+  actorId: string
+  mode: string
+  protocol: Protocol
+  fingerprint: string
+  taskIds: readonly string[]
+  repeats: number
+  trajectories: readonly Trajectory[]
+  normalise: (answer: string) => string
+  thresholds: Thresholds
+  countErrorsAsFailures: boolean
+  bootstrap: { seed: number; resamples: number }
+  durationMs: number
+}
+
+/**
+ * A cell's metrics, intervals and threshold verdicts from its trajectories (pure). Errored
+ * trajectories are left out of every rate unless `countErrorsAsFailures`, and always counted apart.
+ */
+export function summariseCell(input: SummariseInput): CellSummary {
+  const { protocol, trajectories, thresholds } = input
+  const K = protocol.budget
+  const independent = protocol.kind === 'independent'
+  const errored = trajectories.filter((t) => t.status === 'error')
+  const counted = input.countErrorsAsFailures ? trajectories : trajectories.filter((t) => t.status !== 'error')
+
+  const byTask = new Map<string, Trajectory[]>(input.taskIds.map((id) => [id, []]))
+  for (const t of counted) byTask.get(t.taskId)?.push(t)
+  const outcomes: TaskOutcomes[] = [...byTask].map(([taskId, ts]) => ({ taskId, firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)) }))
+  const samples: SampleCounts[] = [...byTask].map(([taskId, ts]) => ({
+    taskId,
+    // An errored independent trajectory counts its missing samples as failures only when asked to.
+    n: ts.reduce((n, t) => n + (t.status === 'error' ? K : t.attempts.length), 0),
+    c: ts.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0),
+  }))
+
+  const boot = { seed: input.bootstrap.seed, resamples: input.bootstrap.resamples }
+  let seqCurve = seqAtCurve(outcomes, K)
+  const seqInterval = bootstrapInterval(outcomes, (s) => seqAt(s, K), boot)
+  const passCurve = independent ? passAtCurve(samples, K) : null
+  const passInterval = independent ? bootstrapInterval(samples, (s) => passAtCurve(s, K)[K - 1] ?? Number.NaN, boot) : null
+  const passHat = independent ? passHatCurve(samples, K) : null
+
+  let timingNote: string | null = null
+  let egs: number | null = null
+  let lgs: number | null = null
+  if (independent) {
+    timingNote = 'independent sampling has no revisions'
+  } else if (protocol.budgetDisclosed) {
+    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k (DESIGN §1).
+    seqCurve = seqCurve.map((v, i) => (i === K - 1 ? v : Number.NaN))
+    timingNote = 'budget disclosed to the actor: only Seq@K is valid'
+  } else {
+    const timing = revisionTiming(seqCurve)
+    egs = timing.egs
+    lgs = timing.lgs
+    timingNote = timing.reason ?? null
+  }
+
+  const unmodified = independent
+    ? { revisions: 0, unmodified: 0, rate: Number.NaN }
+    : unmodifiedRevisions(counted.map((t) => t.attempts.map((a) => input.normalise(a.answer))))
+
+  let usage = ZERO_USAGE
+  let costUsd: number | null = 0
+  for (const t of trajectories) {
+    usage = addUsage(usage, t.usage)
+    costUsd = addCost(costUsd, t.costUsd)
+  }
+  const errorRate = trajectories.length === 0 ? Number.NaN : errored.length / trajectories.length
+  const seqJson = seqCurve.map(finiteOrNull)
+  const passJson = passCurve?.map(finiteOrNull) ?? null
+  const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval })
+  const nonErrored = trajectories.filter((t) => t.status !== 'error')
+
+  return {
+    schema: CELL_SUMMARY_SCHEMA,
+    runId: input.runId,
+    benchmark: input.benchmark,
+    cellId: input.cellId,
+    actorId: input.actorId,
+    mode: input.mode,
+    fingerprint: input.fingerprint,
+    protocol,
+    budget: K,
+    repeats: input.repeats,
+    tasks: input.taskIds.length,
+    trajectories: trajectories.length,
+    errors: {
+      count: errored.length,
+      rate: finiteOrNull(errorRate),
+      countedAsFailures: input.countErrorsAsFailures,
+      examples: errored.slice(0, 5).map((t) => ({ taskId: t.taskId, repeat: t.repeat, message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}` })),
+    },
+    seqAt: seqJson,
+    seqAtInterval: intervalJson(seqInterval),
+    passAt: passJson,
+    passAtInterval: passInterval ? intervalJson(passInterval) : null,
+    passHat: passHat?.map(finiteOrNull) ?? null,
+    gain: finiteOrNull(gain(independent ? (passCurve ?? []) : seqCurve)),
+    egs,
+    lgs,
+    timingNote,
+    unmodifiedRevisions: { revisions: unmodified.revisions, unmodified: unmodified.unmodified, rate: finiteOrNull(unmodified.rate) },
+    meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
+    usage,
+    costUsd,
+    perTask: [...byTask].map(([taskId, ts]) => ({
+      taskId,
+      firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
+      errors: errored.filter((t) => t.taskId === taskId).length,
+      ...(independent ? { samples: samples.find((s) => s.taskId === taskId)?.n ?? 0, passes: samples.find((s) => s.taskId === taskId)?.c ?? 0 } : {}),
+    })),
+    thresholds: results,
+    verdict: results.every((r) => r.pass) ? 'pass' : 'fail',
+    durationMs: input.durationMs,
+  }
+}
+
+function ci(interval: Interval | null): string {
+  if (!interval || !Number.isFinite(interval.lo)) return ''
+  return ` (95% CI ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)})`
+}
+
+function evaluateThresholds(
+  thresholds: Thresholds,
+  values: { seqAt: (number | null)[] | null; passAt: (number | null)[] | null; errorRate: number | null; errored: readonly Trajectory[]; seqInterval: Interval; passInterval: Interval | null },
+): ThresholdResult[] {
+  const out: ThresholdResult[] = []
+  const rateChecks: ['seqAt' | 'passAt', string, (number | null)[] | null, Interval | null][] = [
+    ['seqAt', 'Seq', values.seqAt, values.seqInterval],
+    ['passAt', 'Pass', values.passAt, values.passInterval],
+  ]
+  for (const [metric, label, curve, interval] of rateChecks) {
+    for (const [kText, min] of Object.entries(thresholds[metric] ?? {})) {
+      const k = Number(kText)
+      const actual = curve?.[k - 1] ?? null
+      const pass = actual !== null && actual >= min
+      const why = curve === null ? `this cell does not measure ${label}@k` : actual === null ? `${label}@${k} is undefined here` : `${label}@${k} = ${actual.toFixed(3)}`
+      const showCi = k === values.seqAt?.length || k === values.passAt?.length ? ci(interval) : ''
+      out.push({ metric, k, limit: min, actual, pass, message: pass ? `${why} ≥ ${min}` : `${why}, below the required ${min}${showCi}` })
+    }
+  }
+  const maxErrorRate = thresholds.maxErrorRate ?? 0
+  const rate = values.errorRate ?? 0
+  const pass = rate <= maxErrorRate
+  const first = values.errored[0]
+  out.push({
+    metric: 'maxErrorRate',
+    k: null,
+    limit: maxErrorRate,
+    actual: values.errorRate,
+    pass,
+    message: pass
+      ? `error rate ${(rate * 100).toFixed(1)}% ≤ ${(maxErrorRate * 100).toFixed(1)}%`
+      : `${values.errored.length} trajectories ended in an infrastructure error (${(rate * 100).toFixed(1)}% > allowed ${(maxErrorRate * 100).toFixed(1)}%); first: task ${first?.taskId} repeat ${first?.repeat}, ${first?.error?.stage} at attempt ${first?.error?.attempt}: ${first?.error?.message}. Raise expect.maxErrorRate to tolerate errors.`,
+  })
+  return out
+}

@@ -1,0 +1,141 @@
+import type { ChatModel } from '../models/chat-model.js'
+import type { FeedbackMode } from '../feedback/feedback-mode.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
+import { totals } from './attempt.js'
+import { summariseCell, type Thresholds } from './cell-summary.js'
+import { benchmarkContentHash, protocolFingerprint } from './fingerprint.js'
+import type { HistoryPolicy } from './history.js'
+import { runIndependent } from './independent.js'
+import type { PromptBuilder } from './prompt-builder.js'
+import { runSequential, type TrajectoryOutcome } from './sequential.js'
+import type { Task } from './task.js'
+
+/** Everything one cell (actor × feedback mode, or actor × independent) needs to run. */
+export interface CellSpec {
+  runId: string
+  /** The benchmark (seqEval block) name. */
+  benchmark: string
+  cellId: string
+  tasks: readonly Task[]
+  actor: ChatModel
+  verifier: Verifier
+  /** The feedback mode and its name; null runs independent sampling (Pass@K). */
+  mode: { name: string; feedback: FeedbackMode } | null
+  history: HistoryPolicy
+  promptBuilder: PromptBuilder
+  budget: number
+  repeats: number
+  discloseBudget: boolean
+  /** At most this many trajectories run at once (attempts within one always run in order). */
+  concurrency: number
+  thresholds: Thresholds
+  countErrorsAsFailures: boolean
+  bootstrap: { seed: number; resamples: number }
+  signal?: AbortSignal
+  /** Called as each trajectory ends, in completion order: append it to the artifact here. */
+  onTrajectory?: (trajectory: Trajectory) => void | Promise<void>
+}
+
+export interface CellResult {
+  summary: CellSummary
+  /** In (task, repeat) order, whatever order they finished in. */
+  trajectories: Trajectory[]
+}
+
+/** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
+export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget'>): Protocol {
+  const sequential = spec.mode !== null
+  return {
+    schema: 'seqk.protocol/1',
+    kind: sequential ? 'sequential' : 'independent',
+    benchmark: { name: spec.benchmark, tasks: spec.tasks.length, contentHash: benchmarkContentHash(spec.tasks) },
+    verifier: { name: spec.verifier.name, version: spec.verifier.version, settings: spec.verifier.settings },
+    feedback: spec.mode ? { kind: spec.mode.feedback.kind, name: spec.mode.feedback.name, version: spec.mode.feedback.version, settings: spec.mode.feedback.settings } : null,
+    history: sequential ? { name: spec.history.name, settings: spec.history.settings } : null,
+    promptBuilder: spec.promptBuilder.version,
+    actor: spec.actor.descriptor,
+    budget: spec.budget,
+    budgetDisclosed: sequential && spec.discloseBudget,
+  }
+}
+
+/** Runs `jobs` with at most `limit` in flight; the first rejection rejects the whole pool. */
+async function pool<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next++
+      results[index] = await jobs[index]!()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, worker))
+  return results
+}
+
+/**
+ * Runs one cell: every task × repeat trajectory (tasks concurrently up to `concurrency`, attempts
+ * in order), hands each finished trajectory to `onTrajectory` as soon as it ends, then computes
+ * the cell's metrics and threshold verdicts. The lower-level path for users writing their own
+ * tests; `seqEval` calls it once per cell.
+ *
+ * @example
+ * const { summary } = await runCell({ ...spec, mode: { name: 'verifier', feedback: feedback.verifier() } })
+ * expect(summary).toReachSeqAt(5, 0.8)
+ */
+export async function runCell(spec: CellSpec): Promise<CellResult> {
+  const started = Date.now()
+  const protocol = cellProtocol(spec)
+  const fingerprint = protocolFingerprint(protocol)
+  const jobs = spec.tasks.flatMap((task) =>
+    Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
+      const startedAt = new Date()
+      const outcome: TrajectoryOutcome = spec.mode
+        ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, signal: spec.signal })
+        : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, signal: spec.signal })
+      const { usage, costUsd } = totals(outcome.attempts)
+      const trajectory: Trajectory = {
+        schema: TRAJECTORY_SCHEMA,
+        runId: spec.runId,
+        benchmark: spec.benchmark,
+        cellId: spec.cellId,
+        actorId: spec.actor.id,
+        mode: spec.mode?.name ?? 'independent',
+        fingerprint,
+        protocol,
+        taskId: task.id,
+        repeat,
+        status: outcome.error ? 'error' : outcome.firstSuccess !== null ? 'solved' : 'failed',
+        firstSuccess: outcome.firstSuccess,
+        error: outcome.error,
+        attempts: outcome.attempts,
+        usage,
+        costUsd,
+        startedAt: startedAt.toISOString(),
+        durationMs: Date.now() - startedAt.getTime(),
+      }
+      await spec.onTrajectory?.(trajectory)
+      return trajectory
+    }),
+  )
+  const trajectories = await pool(jobs, spec.concurrency)
+  const summary = summariseCell({
+    runId: spec.runId,
+    benchmark: spec.benchmark,
+    cellId: spec.cellId,
+    actorId: spec.actor.id,
+    mode: spec.mode?.name ?? 'independent',
+    protocol,
+    fingerprint,
+    taskIds: spec.tasks.map((t) => t.id),
+    repeats: spec.repeats,
+    trajectories,
+    normalise: spec.verifier.normalise ?? ((a) => a.trim()),
+    thresholds: spec.thresholds,
+    countErrorsAsFailures: spec.countErrorsAsFailures,
+    bootstrap: spec.bootstrap,
+    durationMs: Date.now() - started,
+  })
+  return { summary, trajectories }
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto'
+import type { Protocol } from '../artifacts/schemas.js'
+import { taskMessages, type Task } from './task.js'
+
+/** JSON with object keys sorted at every depth, so equal values always serialise identically. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+/**
+ * Stable 16-hex-digit fingerprint of a protocol. A Seq@K number is only defined together with its
+ * protocol (DESIGN §1), so artifacts carry it and nothing compares numbers whose fingerprints differ.
+ *
+ * @example
+ * protocolFingerprint(protocol) // e.g. '3f9a0c1b2d4e5f60'
+ */
+export function protocolFingerprint(protocol: Protocol): string {
+  return sha256(canonicalJson(protocol)).slice(0, 16)
+}
+
+/**
+ * Hash of the benchmark split: every task's id, prompt, tests and setup. Changing a hidden test
+ * changes the protocol; changing fixture-only simulation data does not.
+ */
+export function benchmarkContentHash(tasks: readonly Task[]): string {
+  const content = tasks.map((t) => ({ id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null }))
+  return sha256(canonicalJson(content)).slice(0, 16)
+}
+
+/** The protocol fields that differ between two protocols, as dotted paths (for gate messages). */
+export function protocolDifferences(a: Protocol, b: Protocol): string[] {
+  const out: string[] = []
+  const walk = (x: unknown, y: unknown, path: string): void => {
+    const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+    if (isObj(x) && isObj(y)) {
+      for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) walk(x[key], y[key], path ? `${path}.${key}` : key)
+    } else if (canonicalJson(x) !== canonicalJson(y)) {
+      out.push(path)
+    }
+  }
+  walk(a, b, '')
+  return out
+}

@@ -1,0 +1,91 @@
+import { addUsage, type ChatMessage, type ChatModel, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+
+/** One finished, failed attempt as the history keeps it. */
+export interface Turn {
+  answer: string
+  /** The whole user turn that followed it (feedback plus revision request). */
+  reply: string
+}
+
+export interface HistoryBuild {
+  messages: ChatMessage[]
+  /** Usage of a summariser call, if one was made. */
+  usage: Usage
+  costUsd: number | null
+}
+
+/**
+ * How H_{t-1} is shown to the actor at attempt t (DESIGN §1). It changes results, so its name and
+ * settings are part of the protocol.
+ */
+export interface HistoryPolicy {
+  name: string
+  settings: Record<string, string | number | boolean | null>
+  build(input: { prompt: ChatMessage[]; turns: readonly Turn[]; context: { taskId: string; attempt: number; repeat: number }; signal?: AbortSignal }): Promise<HistoryBuild>
+}
+
+function conversation(prompt: ChatMessage[], turns: readonly Turn[]): ChatMessage[] {
+  const out = prompt.map((m) => ({ ...m }))
+  for (const turn of turns) out.push({ role: 'assistant', content: turn.answer }, { role: 'user', content: turn.reply })
+  return out
+}
+
+/** Every earlier attempt and its feedback, verbatim. */
+export const fullHistory: HistoryPolicy = {
+  name: 'full',
+  settings: {},
+  async build({ prompt, turns }) {
+    return { messages: conversation(prompt, turns), usage: ZERO_USAGE, costUsd: 0 }
+  },
+}
+
+/** Only the latest attempt and its feedback. */
+export const lastHistory: HistoryPolicy = {
+  name: 'last',
+  settings: {},
+  async build({ prompt, turns }) {
+    return { messages: conversation(prompt, turns.slice(-1)), usage: ZERO_USAGE, costUsd: 0 }
+  },
+}
+
+export const SUMMARY_PROMPT_VERSION = 'seqk-summary/1'
+
+function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
+  const body = turns.map((t, i) => `### Attempt ${i + 1}\n${t.answer}\n\n### Feedback on attempt ${i + 1}\n${t.reply}`).join('\n\n')
+  return [
+    {
+      role: 'system',
+      content: 'You summarise earlier attempts at a task for the model that will try again. Keep what was tried, what failed and why, and every concrete detail of the feedback. Be brief.',
+    },
+    { role: 'user', content: `Summarise these earlier attempts and the feedback they received:\n\n${body}` },
+  ]
+}
+
+/**
+ * Earlier attempts replaced by a summary written by `summariser`; the latest attempt and its
+ * feedback stay verbatim. The paper found this can cost up to 14 points, so it is its own protocol.
+ */
+export function summaryHistory(summariser: ChatModel): HistoryPolicy {
+  return {
+    name: 'summary',
+    settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, prompt: SUMMARY_PROMPT_VERSION },
+    async build({ prompt, turns, context, signal }) {
+      if (turns.length <= 1) return { messages: conversation(prompt, turns), usage: ZERO_USAGE, costUsd: 0 }
+      const earlier = turns.slice(0, -1)
+      const response = await summariser.chat({
+        messages: summaryRequest(earlier),
+        context: { role: 'summariser', taskId: context.taskId, attempt: context.attempt, repeat: context.repeat, protocol: 'sequential' },
+        signal,
+      })
+      const messages = prompt.map((m) => ({ ...m }))
+      const note = `\n\nSummary of your earlier attempts and the feedback on them:\n${response.text}`
+      const last = messages.at(-1)
+      // Appended to the prompt's user turn so roles keep alternating (some APIs require it).
+      if (last?.role === 'user') last.content += note
+      else messages.push({ role: 'user', content: note.trim() })
+      const latest = turns.at(-1)!
+      messages.push({ role: 'assistant', content: latest.answer }, { role: 'user', content: latest.reply })
+      return { messages, usage: addUsage(ZERO_USAGE, response.usage), costUsd: response.costUsd ?? null }
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import { ZERO_USAGE, type ChatModel } from '../models/chat-model.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import type { Attempt } from '../artifacts/schemas.js'
+import { StageError, proposeAndVerify } from './attempt.js'
+import type { PromptBuilder } from './prompt-builder.js'
+import type { TrajectoryOutcome } from './sequential.js'
+import type { Task } from './task.js'
+
+export interface IndependentInput {
+  task: Task
+  repeat: number
+  actor: ChatModel
+  verifier: Verifier
+  promptBuilder: PromptBuilder
+  budget: number
+  signal?: AbortSignal
+}
+
+/**
+ * K independent candidates from the original prompt alone (the Pass@K protocol). All K are drawn,
+ * with no early stop, because the unbiased estimator needs n samples and their pass count c;
+ * `firstSuccess` still records the first passing sample in draw order.
+ */
+export async function runIndependent(input: IndependentInput): Promise<TrajectoryOutcome> {
+  const { task, repeat, actor, verifier, promptBuilder, budget, signal } = input
+  const attempts: Attempt[] = []
+  try {
+    for (let sample = 1; sample <= budget; sample++) {
+      const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
+      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task }, signal })
+      attempts.push({ ...step, feedback: null, overhead: { usage: ZERO_USAGE, costUsd: 0 }, unmodified: null })
+    }
+  } catch (error) {
+    if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }
+    throw error
+  }
+  const first = attempts.find((a) => a.verdict.pass)
+  return { attempts, firstSuccess: first ? first.index : null, error: null }
+}

@@ -1,0 +1,80 @@
+import { addUsage, type ChatModel } from '../models/chat-model.js'
+import type { FeedbackMode } from '../feedback/feedback-mode.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
+import { StageError, addCost, atStage, proposeAndVerify } from './attempt.js'
+import type { HistoryPolicy, Turn } from './history.js'
+import type { PromptBuilder } from './prompt-builder.js'
+import type { Task } from './task.js'
+
+export interface TrajectoryOutcome {
+  attempts: Attempt[]
+  firstSuccess: number | null
+  error: TrajectoryError | null
+}
+
+export interface SequentialInput {
+  task: Task
+  repeat: number
+  actor: ChatModel
+  verifier: Verifier
+  feedback: FeedbackMode
+  history: HistoryPolicy
+  promptBuilder: PromptBuilder
+  budget: number
+  discloseBudget: boolean
+  signal?: AbortSignal
+}
+
+/**
+ * One Seq@K trajectory (DESIGN §1): attempt t sees the prompt and the history H_{t-1} as the
+ * history policy shows it; a failed attempt gets feedback; the first success stops it. Every call
+ * gets a fresh message list built from this trajectory alone, so no state leaks between tasks or
+ * repeats. An infrastructure failure ends the trajectory as an error, keeping the attempts so far.
+ */
+export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
+  const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
+  const prompt = promptBuilder.initial(task, { budget, discloseBudget })
+  const normalise = verifier.normalise ?? ((answer: string) => answer.trim())
+  const attempts: Attempt[] = []
+  const turns: Turn[] = []
+  try {
+    for (let attempt = 1; attempt <= budget; attempt++) {
+      const context = { taskId: task.id, attempt, repeat }
+      const built = await atStage('history', attempt, signal, () => history.build({ prompt, turns, context, signal }))
+      const step = await proposeAndVerify({
+        actor,
+        verifier,
+        task,
+        messages: built.messages,
+        context: { role: 'actor', ...context, protocol: 'sequential', task },
+        signal,
+      })
+      const previous = attempts.at(-1)
+      const record: Attempt = {
+        ...step,
+        feedback: null,
+        overhead: { usage: built.usage, costUsd: built.costUsd },
+        unmodified: previous === undefined ? null : normalise(previous.answer) === normalise(step.answer),
+      }
+      attempts.push(record)
+      if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
+      // No feedback after the last attempt: nobody would read it, and a critic would cost money.
+      if (attempt === budget) break
+      const given = await atStage('feedback', attempt, signal, () =>
+        feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), signal }),
+      )
+      record.feedback = { kind: given.kind, text: given.text }
+      record.overhead = {
+        usage: given.usage ? addUsage(record.overhead.usage, given.usage) : record.overhead.usage,
+        costUsd: addCost(record.overhead.costUsd, given.costUsd ?? 0),
+      }
+      turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })
+    }
+    return { attempts, firstSuccess: null, error: null }
+  } catch (error) {
+    if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }
+    throw error
+  }
+}
+

@@ -1,0 +1,17 @@
+/**
+ * Verifiers: decide V_i(y) in {0,1} for a task and an answer, with diagnostics.
+ *
+ * @example
+ * import { verifiers } from './verifiers/index.js'
+ * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
+ */
+import { pythonTests } from './python-tests/python-tests.js'
+
+/** The built-in verifiers, by name. */
+export const verifiers = { pythonTests }
+
+export type { Verifier, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
+export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema } from './verifier.js'
+export { extractPythonCode } from './python-tests/extract.js'
+export { PythonNotFoundError } from './python-tests/interpreter.js'
+export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from './python-tests/python-tests.js'

@@ -1,0 +1,120 @@
+/**
+ * Finding the Python interpreter once per process.
+ *
+ * `python3` is often a launcher (a pyenv shim costs ~280 ms per start here, the interpreter it
+ * starts ~45 ms), and a verifier starts Python once per attempt. So the command is run once to ask
+ * for `sys.executable`, and every attempt spawns that path directly.
+ */
+import { spawn } from 'node:child_process'
+
+/** The oldest Python the harness supports (it uses `ast.get_source_segment`). */
+const MIN_VERSION: readonly [number, number] = [3, 8]
+
+/** Commands tried, in order, when neither an explicit path nor `SEQK_PYTHON` is given. */
+const DEFAULT_COMMANDS = ['python3', 'python']
+
+const PROBE_TIMEOUT_MS = 15_000
+const PROBE_SCRIPT = 'import sys; print(sys.executable); print("%d.%d" % sys.version_info[:2])'
+
+/** An infrastructure error: no usable Python interpreter. Not a verdict on any answer. */
+export class PythonNotFoundError extends Error {
+  constructor(
+    message: string,
+    /** Each command tried and why it was rejected. */
+    readonly attempts: readonly string[],
+  ) {
+    super(message)
+    this.name = 'PythonNotFoundError'
+  }
+}
+
+// Keyed by the requested command (explicit path, SEQK_PYTHON value, or '' for the default search).
+const resolved = new Map<string, Promise<string>>()
+
+/**
+ * The absolute path of the Python interpreter to run, resolved once per process and memoised.
+ *
+ * Order: the `python` argument, else the `SEQK_PYTHON` environment variable, else `python3`, then
+ * `python`. Each candidate is started once with `-c "import sys; print(sys.executable)"`; the
+ * printed path is used from then on, which skips launchers such as pyenv shims. Python older than
+ * 3.8 is rejected.
+ *
+ * @throws PythonNotFoundError when no candidate works; the message lists what was tried and how to fix it.
+ * @example
+ * const python = await resolvePython() // e.g. '/root/.pyenv/versions/3.11.7/bin/python3'
+ * const pinned = await resolvePython('/usr/bin/python3')
+ */
+export function resolvePython(python?: string): Promise<string> {
+  const requested = python ?? process.env.SEQK_PYTHON ?? ''
+  let promise = resolved.get(requested)
+  if (!promise) {
+    promise = search(requested, python !== undefined ? 'the `python` option' : 'SEQK_PYTHON')
+    resolved.set(requested, promise)
+    // A failure is not memoised: the user may install Python or fix the path and try again.
+    promise.catch(() => resolved.delete(requested))
+  }
+  return promise
+}
+
+async function search(requested: string, origin: string): Promise<string> {
+  const commands = requested !== '' ? [requested] : DEFAULT_COMMANDS
+  const attempts: string[] = []
+  for (const command of commands) {
+    const outcome = await probe(command)
+    if (typeof outcome === 'string') return outcome
+    attempts.push(`${command}: ${outcome.problem}`)
+  }
+  const tried = requested !== '' ? `${origin} (${requested})` : `\`${DEFAULT_COMMANDS.join('`, `')}\` on PATH`
+  throw new PythonNotFoundError(
+    `vitest-seqk python-tests: no usable Python ${MIN_VERSION.join('.')}+ interpreter found (tried ${tried}).\n` +
+      attempts.map((a) => `  - ${a}`).join('\n') +
+      '\nInstall python3, or point SEQK_PYTHON (or the `python` option of pythonTests()) at a Python 3.8+ executable.',
+    attempts,
+  )
+}
+
+/** Runs the probe script with `command`: the interpreter's own path, or why it is unusable. */
+function probe(command: string): Promise<string | { problem: string }> {
+  return new Promise((resolve) => {
+    let stdout = ''
+    let stderr = ''
+    let settled = false
+    const done = (value: string | { problem: string }): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(value)
+    }
+    // The probe inherits the environment: launchers such as pyenv pick the version from it.
+    const child = spawn(command, ['-c', PROBE_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      done({ problem: `did not answer within ${PROBE_TIMEOUT_MS} ms` })
+    }, PROBE_TIMEOUT_MS)
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      done({ problem: error.code === 'ENOENT' ? 'not found' : `could not be started (${error.message})` }),
+    )
+    child.on('close', (code) => {
+      if (code !== 0) {
+        const reason = stderr.trim().split('\n').at(-1) ?? ''
+        done({ problem: `exited with code ${String(code)}${reason ? `: ${reason}` : ''}` })
+        return
+      }
+      const [executable = '', version = ''] = stdout.trim().split('\n').map((line) => line.trim())
+      const [major = 0, minor = 0] = version.split('.').map(Number)
+      if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+        done({ problem: `is Python ${version || 'of unknown version'}, need ${MIN_VERSION.join('.')}+` })
+        return
+      }
+      // sys.executable can be empty for embedded interpreters: then the command itself is used.
+      done(executable !== '' ? executable : command)
+    })
+  })
+}
+
+/** Forgets memoised interpreter paths (for tests that change SEQK_PYTHON). */
+export function resetPythonResolution(): void {
+  resolved.clear()
+}

@@ -1,0 +1,362 @@
+// These tests run real Python (the interpreter `resolvePython()` finds): the verifier's whole job is
+// what happens in that process, so a mock would prove nothing.
+import { existsSync, readFileSync } from 'node:fs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Task } from '../../protocol/task.js'
+import { PythonNotFoundError, resolvePython } from './interpreter.js'
+import { clearPythonTestsCache, pythonTests } from './python-tests.js'
+import { runHarness } from './run-harness.js'
+
+const task: Task = {
+  id: 'test/add-all',
+  prompt: 'Write add(a, b) and add_all(pairs).',
+  setup: 'from typing import List, Tuple',
+  tests: [
+    'assert add_all([(1, 2)]) == [3]',
+    'assert add_all([]) == []',
+    'assert add_all([(1, 2), (3, 4)]) == [3, 7]',
+    'assert add_all([(-1, 1), (0, 0)]) == [0, 0]',
+  ].join('\n'),
+  entryPoint: 'add_all',
+}
+
+const fence = (code: string): string => `Here is my solution.\n\n\`\`\`python\n${code}\n\`\`\`\n`
+
+const CORRECT = fence(`def add(a: int, b: int) -> int:
+    return a + b
+
+def add_all(pairs: List[Tuple[int, int]]) -> List[int]:
+    return [add(a, b) for a, b in pairs]`)
+
+/** True while a process with this pid exists (and is not a zombie we could still reap). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  // A zombie still answers kill(0); it no longer runs anything.
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (check()) return true
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return check()
+}
+
+beforeEach(() => clearPythonTestsCache())
+
+describe('pythonTests()', () => {
+  it('declares its name, version and verdict-changing settings', () => {
+    const verifier = pythonTests({ timeoutMs: 1234 })
+    expect(verifier.name).toBe('python-tests')
+    expect(verifier.version).toBe('1')
+    expect(verifier.settings).toEqual({ timeoutMs: 1234 })
+    expect(pythonTests().settings).toEqual({ timeoutMs: 3000 })
+  })
+
+  it('checkTask reports tasks without tests', () => {
+    const verifier = pythonTests()
+    expect(verifier.checkTask?.(task)).toEqual([])
+    expect(verifier.checkTask?.({ ...task, tests: undefined })).toEqual([expect.stringContaining('needs `tests`')])
+    expect(verifier.checkTask?.({ ...task, tests: '  \n' })).toEqual([expect.stringContaining('empty')])
+  })
+
+  it('normalise compares code, not prose or trailing whitespace', () => {
+    const verifier = pythonTests()
+    expect(verifier.normalise?.(CORRECT)).toBe(verifier.normalise?.(`Revised:\n${CORRECT.replace('a + b', 'a + b   ')}\n\n`))
+  })
+
+  it('passes a correct answer, with every test reported', async () => {
+    const verdict = await pythonTests().verify(task, CORRECT)
+    expect(verdict.pass).toBe(true)
+    expect(verdict.score).toBe(1)
+    expect(verdict.diagnostics.outcome).toBe('passed')
+    expect(verdict.diagnostics.summary).toBe('all 4 tests passed')
+    expect(verdict.diagnostics.tests).toHaveLength(4)
+    expect(verdict.extracted).toContain('def add_all')
+    expect(verdict.durationMs).toBeGreaterThan(0)
+  })
+
+  it('reports call, expected and actual for a failing assert', async () => {
+    const wrong = CORRECT.replace('return a + b', 'return a + b if a > 0 else b')
+    const verdict = await pythonTests().verify(task, wrong)
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.outcome).toBe('failed')
+    expect(verdict.diagnostics.summary).toBe('1 of 4 tests failed')
+    expect(verdict.score).toBe(0.75)
+    expect(verdict.diagnostics.tests?.[3]).toEqual({
+      index: 3,
+      source: 'assert add_all([(-1, 1), (0, 0)]) == [0, 0]',
+      pass: false,
+      call: 'add_all([(-1, 1), (0, 0)])',
+      expected: '[0, 0]',
+      actual: '[1, 0]',
+      error: 'AssertionError',
+    })
+    expect(verdict.diagnostics.tests?.slice(0, 3).every((t) => t.pass)).toBe(true)
+  })
+
+  it('shows an exception raised by the call as the actual value, and keeps going', async () => {
+    const raising = CORRECT.replace('return [add(a, b) for a, b in pairs]', 'return [add(a, b) for a, b in pairs] if pairs else pairs[0]')
+    const verdict = await pythonTests().verify(task, raising)
+    const failed = verdict.diagnostics.tests?.filter((t) => !t.pass) ?? []
+    expect(failed).toHaveLength(1)
+    expect(failed[0]?.call).toBe('add_all([])')
+    expect(failed[0]?.expected).toBe('[]')
+    expect(failed[0]?.actual).toMatch(/^IndexError: list index out of range \(candidate line \d+\)$/)
+    expect(verdict.diagnostics.tests?.[2]?.pass).toBe(true)
+  })
+
+  it('reports a misnamed entry point as a NameError per test (the paper’s defect case)', async () => {
+    const verdict = await pythonTests().verify(task, CORRECT.replace('def add_all', 'def sum_pairs'))
+    expect(verdict.diagnostics.outcome).toBe('failed')
+    expect(verdict.diagnostics.summary).toBe('4 of 4 tests failed')
+    expect(verdict.diagnostics.tests?.[0]?.actual).toBe("NameError: name 'add_all' is not defined")
+  })
+
+  it('reports a SyntaxError as a load error', async () => {
+    const verdict = await pythonTests().verify(task, fence('def add_all(pairs)\n    return []'))
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.outcome).toBe('load-error')
+    expect(verdict.diagnostics.summary).toMatch(/^code did not load: SyntaxError: .+ \(candidate line 1: def add_all\(pairs\)\)$/)
+    expect(verdict.diagnostics.tests).toBeUndefined()
+  })
+
+  it('reports an exception while loading as a load error', async () => {
+    const verdict = await pythonTests().verify(task, fence('LIMIT = undefined_name + 1\n\ndef add_all(pairs):\n    return []'))
+    expect(verdict.diagnostics.outcome).toBe('load-error')
+    expect(verdict.diagnostics.error).toBe("NameError: name 'undefined_name' is not defined (candidate line 1)")
+    expect(verdict.diagnostics.summary).toBe("code did not load: NameError: name 'undefined_name' is not defined (candidate line 1)")
+  })
+
+  it('runs setup (the prompt imports) before the candidate', async () => {
+    // The candidate uses List without importing it: setup provides it, as in the official harness.
+    const verdict = await pythonTests().verify(task, fence('def add_all(pairs: List[Tuple[int, int]]) -> List[int]:\n    return [a + b for a, b in pairs]'))
+    expect(verdict.pass).toBe(true)
+  })
+
+  it('returns no-answer for an empty code block, without running Python', async () => {
+    const verifier = pythonTests()
+    const verdict = await verifier.verify(task, 'I cannot solve this.\n```python\n\n```')
+    expect(verdict.diagnostics.outcome).toBe('no-answer')
+    expect(verdict.pass).toBe(false)
+    expect(verifier.stats.runs).toBe(0)
+  })
+
+  it('times out an endless loop and leaves no process behind', async () => {
+    // The candidate starts a grandchild too: the timeout must kill the whole process group.
+    const code = fence(
+      'import subprocess, sys\nchild = subprocess.Popen(["sleep", "60"])\nprint("grandchild", child.pid, flush=True)\nwhile True:\n    pass',
+    )
+    const started = Date.now()
+    const verdict = await pythonTests({ timeoutMs: 500 }).verify(task, code)
+    expect(Date.now() - started).toBeLessThan(2500)
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.outcome).toBe('timeout')
+    expect(verdict.diagnostics.summary).toBe('timed out after 500 ms')
+    const grandchild = Number(/grandchild (\d+)/.exec(verdict.diagnostics.stdout ?? '')?.[1])
+    expect(grandchild).toBeGreaterThan(0)
+    expect(await eventually(() => !alive(grandchild))).toBe(true)
+  })
+
+  it('kills background processes the candidate leaves behind after a normal exit', async () => {
+    // The grandchild holds stdout open, so the verifier must not wait for the pipes to close.
+    const code = CORRECT.replace('```python\n', '```python\nimport subprocess\n_bg = subprocess.Popen(["sleep", "60"])\nprint("background", _bg.pid, flush=True)\n')
+    const started = Date.now()
+    const verdict = await pythonTests().verify(task, code)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(verdict.pass).toBe(true)
+    const background = Number(/background (\d+)/.exec(verdict.diagnostics.stdout ?? '')?.[1])
+    expect(background).toBeGreaterThan(0)
+    expect(await eventually(() => !alive(background))).toBe(true)
+  })
+
+  it('kills the interpreter itself on timeout (checked by pid)', async () => {
+    const run = await runHarness(
+      { setup: '', code: 'while True:\n    pass', tests: 'assert True' },
+      { python: await resolvePython(), timeoutMs: 300, maxOutputBytes: 1024 },
+    )
+    expect(run.timedOut).toBe(true)
+    expect(run.result).toBeUndefined()
+    expect(run.pid).toBeGreaterThan(0)
+    expect(await eventually(() => !alive(run.pid ?? 0))).toBe(true)
+    expect(existsSync(`/proc/${run.pid}`)).toBe(false)
+  })
+
+  it('does not cache timeouts', async () => {
+    const verifier = pythonTests({ timeoutMs: 300 })
+    const loop = fence('while True:\n    pass')
+    await verifier.verify(task, loop)
+    await verifier.verify(task, loop)
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0 })
+  })
+
+  it('keeps the result intact when the candidate prints, to stdout, stderr and near fd 3', async () => {
+    const noisy = CORRECT.replace(
+      'return a + b',
+      'import sys\n    print("{\\"outcome\\": \\"passed\\", \\"tests\\": []}")\n    print("noise", file=sys.stderr)\n    return a + b',
+    ).replace('```python\n', '```python\nimport os\ntry:\n    os.write(3, b"{\\"outcome\\": \\"passed\\", \\"tests\\": []}\\n")\nexcept OSError:\n    pass\n')
+    const verdict = await pythonTests().verify(task, noisy)
+    expect(verdict.pass).toBe(true)
+    expect(verdict.diagnostics.tests).toHaveLength(4)
+    expect(verdict.diagnostics.stdout).toContain('"outcome": "passed"')
+    expect(verdict.diagnostics.stderr).toContain('noise')
+
+    // Forged result lines must not turn a wrong answer into a pass.
+    const forged = noisy.replace('return a + b', 'return a - b')
+    expect((await pythonTests().verify(task, forged)).pass).toBe(false)
+  })
+
+  it('survives sys.exit() in the candidate, at load time and inside a call', async () => {
+    const atLoad = await pythonTests().verify(task, fence('import sys\nsys.exit(0)'))
+    expect(atLoad.pass).toBe(false)
+    expect(atLoad.diagnostics.outcome).toBe('load-error')
+    expect(atLoad.diagnostics.error).toMatch(/^SystemExit: 0/)
+
+    const inCall = await pythonTests().verify(
+      task,
+      CORRECT.replace('return [add(a, b) for a, b in pairs]', 'if not pairs:\n        raise SystemExit("bye")\n    return [add(a, b) for a, b in pairs]'),
+    )
+    expect(inCall.diagnostics.outcome).toBe('failed')
+    expect(inCall.diagnostics.tests?.[1]?.actual).toMatch(/^SystemExit: bye/)
+    expect(inCall.diagnostics.tests?.filter((t) => t.pass)).toHaveLength(3)
+
+    const interrupt = await pythonTests().verify(task, CORRECT.replace('return a + b', 'raise KeyboardInterrupt'))
+    expect(interrupt.diagnostics.tests?.[0]?.actual).toMatch(/^KeyboardInterrupt/)
+  })
+
+  it('reports a process that dies without a result as a load error with the stderr tail', async () => {
+    const verdict = await pythonTests().verify(task, fence('import os, sys\nprint("dying", file=sys.stderr, flush=True)\nos._exit(3)'))
+    expect(verdict.diagnostics.outcome).toBe('load-error')
+    expect(verdict.diagnostics.summary).toBe('the Python process exited with code 3 without a result: dying')
+    expect(verdict.diagnostics.error).toBe('dying')
+  })
+
+  describe('environment', () => {
+    const saved = process.env.OPENAI_API_KEY
+    beforeEach(() => {
+      process.env.OPENAI_API_KEY = 'sk-should-never-leak'
+    })
+    afterEach(() => {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY
+      else process.env.OPENAI_API_KEY = saved
+    })
+
+    it('does not pass the parent’s secrets to the candidate', async () => {
+      const spy = fence('import os\n\ndef add_all(pairs):\n    return [os.environ.get("OPENAI_API_KEY"), sorted(os.environ)]')
+      const verdict = await pythonTests().verify({ ...task, tests: 'assert add_all([]) == "show me"' }, spy)
+      const actual = verdict.diagnostics.tests?.[0]?.actual ?? ''
+      expect(actual).toMatch(/^\[None, /)
+      expect(actual).not.toContain('sk-should-never-leak')
+      expect(actual).not.toContain('OPENAI')
+    })
+  })
+
+  it('runs in a fresh temporary directory that is removed afterwards', async () => {
+    const verdict = await pythonTests().verify(
+      { ...task, tests: 'assert where() == "x"' },
+      fence('import os\nopen("scratch.txt", "w").write("hi")\n\ndef where():\n    return os.getcwd()'),
+    )
+    const cwd = (verdict.diagnostics.tests?.[0]?.actual ?? '').slice(1, -1) // strip the repr quotes
+    expect(cwd).toMatch(/seqk-py-/)
+    expect(existsSync(cwd)).toBe(false)
+  })
+
+  it('stops on abort, kills the process and throws the abort reason', async () => {
+    const controller = new AbortController()
+    const reason = new Error('test cancelled')
+    const started = Date.now()
+    const pending = pythonTests({ timeoutMs: 20_000 }).verify(task, fence('while True:\n    pass'), { signal: controller.signal })
+    setTimeout(() => controller.abort(reason), 200)
+    await expect(pending).rejects.toBe(reason)
+    expect(Date.now() - started).toBeLessThan(2000)
+    // An already aborted signal throws before anything starts.
+    await expect(pythonTests().verify(task, CORRECT, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
+  })
+
+  it('answers identical code from the cache without starting Python', async () => {
+    const verifier = pythonTests()
+    const first = await verifier.verify(task, CORRECT)
+    const coldStart = performance.now()
+    // Different prose around the same code block: same extracted code, same verdict.
+    const second = await verifier.verify(task, `Revised answer:\n${CORRECT}`)
+    const cachedMs = performance.now() - coldStart
+    expect(second).toEqual(first)
+    expect(second).not.toBe(first)
+    expect(verifier.stats).toEqual({ runs: 1, cacheHits: 1 })
+    expect(cachedMs).toBeLessThan(20)
+
+    // Shared across instances, keyed by the timeout too.
+    const other = pythonTests()
+    await other.verify(task, CORRECT)
+    expect(other.stats).toEqual({ runs: 0, cacheHits: 1 })
+    const slower = pythonTests({ timeoutMs: 4000 })
+    await slower.verify(task, CORRECT)
+    expect(slower.stats).toEqual({ runs: 1, cacheHits: 0 })
+
+    const uncached = pythonTests({ cache: false })
+    await uncached.verify(task, CORRECT)
+    await uncached.verify(task, CORRECT)
+    expect(uncached.stats).toEqual({ runs: 2, cacheHits: 0 })
+  })
+
+  it('caps the candidate’s output and the size of reported values', async () => {
+    const verdict = await pythonTests({ maxOutputBytes: 1000 }).verify(
+      { ...task, tests: 'assert big() == 0' },
+      fence('print("x" * 1_000_000)\n\ndef big():\n    return list(range(100_000))'),
+    )
+    expect(verdict.diagnostics.stdout?.length).toBeLessThan(1100)
+    expect(verdict.diagnostics.stdout).toContain('bytes omitted')
+    const actual = verdict.diagnostics.tests?.[0]?.actual ?? ''
+    expect(actual.length).toBeLessThan(600)
+    expect(actual).toMatch(/^\[0, 1, 2, .*\.\.\. \[\d+ chars total\]$/)
+  })
+
+  it('explains the other assert shapes by their error', async () => {
+    const verdict = await pythonTests().verify(
+      { ...task, tests: 'import math\nassert math.isclose(add(0.1, 0.2), 0.3)\nassert add(1, 1) > 5, "too small"\nx = add(1, 1)\nassert x == 2' },
+      CORRECT,
+    )
+    expect(verdict.diagnostics.tests?.map((t) => [t.pass, t.error])).toEqual([
+      [true, undefined],
+      [true, undefined],
+      [false, 'AssertionError: too small'],
+      [true, undefined],
+      [true, undefined],
+    ])
+  })
+
+  it('throws (infrastructure) when the task’s tests do not parse', async () => {
+    await expect(pythonTests().verify({ ...task, tests: 'assert add_all([) == []' }, CORRECT)).rejects.toThrow(/tests or setup of task test\/add-all are broken/)
+  })
+})
+
+describe('resolvePython', () => {
+  it('resolves python3 to the real interpreter once', async () => {
+    const first = resolvePython()
+    expect(resolvePython()).toBe(first)
+    const path = await first
+    expect(path.startsWith('/')).toBe(true)
+    expect(existsSync(path)).toBe(true)
+    expect(path).not.toMatch(/shims/)
+  })
+
+  it('explains a missing interpreter', async () => {
+    const error: unknown = await resolvePython('/nonexistent/python3').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PythonNotFoundError)
+    const message = (error as Error).message
+    expect(message).toContain('/nonexistent/python3: not found')
+    expect(message).toContain('SEQK_PYTHON')
+    expect(message).toContain('Install python3')
+    await expect(pythonTests({ python: '/nonexistent/python3' }).verify(task, CORRECT)).rejects.toBeInstanceOf(PythonNotFoundError)
+  })
+})

@@ -1,0 +1,68 @@
+import { z } from 'zod'
+import type { Task } from '../protocol/task.js'
+
+/** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
+export const TestOutcomeSchema = z.object({
+  index: z.number().int().nonnegative(),
+  source: z.string(),
+  pass: z.boolean(),
+  call: z.string().optional(),
+  expected: z.string().optional(),
+  actual: z.string().optional(),
+  error: z.string().optional(),
+})
+export type TestOutcome = z.infer<typeof TestOutcomeSchema>
+
+/** One rubric criterion's verdict (rubric verifiers; later issues). */
+export const CriterionVerdictSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  met: z.boolean(),
+  points: z.number().optional(),
+  reason: z.string().optional(),
+})
+export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
+
+/**
+ * What a verifier saw besides pass/fail: the raw material of `verifier` feedback.
+ * `outcome` separates a wrong answer from code that did not load or ran out of time.
+ */
+export const DiagnosticsSchema = z.object({
+  outcome: z.enum(['passed', 'failed', 'load-error', 'timeout', 'no-answer']),
+  summary: z.string(),
+  tests: z.array(TestOutcomeSchema).optional(),
+  error: z.string().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+})
+export type Diagnostics = z.infer<typeof DiagnosticsSchema>
+
+export const VerdictSchema = z.object({
+  pass: z.boolean(),
+  score: z.number().optional(),
+  /** What was verified: e.g. the extracted code block. */
+  extracted: z.string().optional(),
+  diagnostics: DiagnosticsSchema,
+  criteria: z.array(CriterionVerdictSchema).optional(),
+  durationMs: z.number().nonnegative().optional(),
+})
+export type Verdict = z.infer<typeof VerdictSchema>
+
+/**
+ * Decides V_i(y) in {0,1} for a task and an answer, with diagnostics.
+ *
+ * A verifier throws only for infrastructure problems (the interpreter is missing, a grader is
+ * down); a wrong, broken or slow answer is a failed verdict.
+ */
+export interface Verifier {
+  /** Stable name and version: part of the protocol fingerprint. */
+  name: string
+  version: string
+  /** Settings that change verdicts (timeouts, pass rules): part of the fingerprint. */
+  settings: Record<string, string | number | boolean | null>
+  /** Problems with a task this verifier cannot verify, checked at declaration time. */
+  checkTask?(task: Task): string[]
+  /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
+  normalise?(answer: string): string
+  verify(task: Task, answer: string, options?: { signal?: AbortSignal }): Promise<Verdict>
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod'
+import { TaskSchema, type Task } from '../protocol/task.js'
+import type { ChatModel } from '../models/chat-model.js'
+import type { FeedbackMode } from '../feedback/feedback-mode.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import type { HistoryPolicy } from '../protocol/history.js'
+import type { PromptBuilder } from '../protocol/prompt-builder.js'
+import type { Thresholds } from '../protocol/cell-summary.js'
+import { describeZodError } from '../artifacts/zod-errors.js'
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
+
+const ChatModelShape = z.custom<ChatModel>((v) => isObject(v) && typeof v.id === 'string' && typeof v.chat === 'function' && isObject(v.descriptor), {
+  message: 'expected a chat model such as actors.simulated({ profile: "reviser" }) (an object with id, descriptor and chat())',
+})
+const VerifierShape = z.custom<Verifier>((v) => isObject(v) && typeof v.verify === 'function' && typeof v.name === 'string', {
+  message: 'expected a verifier such as verifiers.pythonTests() (an object with name, version, settings and verify())',
+})
+const FeedbackShape = z.custom<FeedbackMode>((v) => isObject(v) && typeof v.render === 'function' && typeof v.kind === 'string', {
+  message: 'unknown feedback mode: expected feedback.binary() or feedback.verifier() (an object with kind, name and render())',
+})
+const HistoryShape = z.custom<HistoryPolicy>((v) => isObject(v) && typeof v.build === 'function' && typeof v.name === 'string', {
+  message: "expected 'full', 'last', 'summary' or a history policy object with name and build()",
+})
+const PromptBuilderShape = z.custom<PromptBuilder>((v) => isObject(v) && typeof v.initial === 'function' && typeof v.revision === 'function' && typeof v.version === 'string', {
+  message: 'expected a prompt builder with version, initial() and revision()',
+})
+
+const Rate = z.number({ message: 'a threshold must be a number in [0, 1]' }).min(0, 'a threshold must be in [0, 1]').max(1, 'a threshold must be in [0, 1]')
+const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate)
+
+export const ThresholdsSchema = z
+  .object({
+    seqAt: KRecord.optional(),
+    passAt: KRecord.optional(),
+    maxErrorRate: Rate.optional(),
+  })
+  .strict()
+
+const ModeSchema = z
+  .object({
+    feedback: FeedbackShape,
+    expect: ThresholdsSchema.optional(),
+  })
+  .strict()
+
+/**
+ * Options of `seqEval` (validated at declaration time, so a typo fails before any model call).
+ * Every option is documented in the README.
+ */
+export const SeqEvalOptionsSchema = z
+  .object({
+    tasks: z.array(TaskSchema).min(1, 'give at least one task'),
+    actors: z.array(ChatModelShape).min(1, 'give at least one actor, e.g. actors.simulated({ profile: "reviser" })'),
+    verifier: VerifierShape,
+    budget: z.number({ message: 'budget (K) must be an integer >= 1' }).int('budget (K) must be an integer >= 1').min(1, 'budget (K) must be an integer >= 1'),
+    repeats: z.number().int().min(1, 'repeats must be an integer >= 1').default(1),
+    history: z.union([z.enum(['full', 'last', 'summary']), HistoryShape]).default('full'),
+    summariser: ChatModelShape.optional(),
+    independent: z.union([z.boolean(), z.object({ expect: ThresholdsSchema.optional() }).strict()]).default(false),
+    modes: z.record(z.string().min(1), ModeSchema).default({}),
+    discloseBudget: z.boolean().default(false),
+    concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').default(4),
+    timeout: z.number().int().positive('timeout is in milliseconds and must be > 0').default(10 * 60_000),
+    seed: z.number().int().default(1),
+    bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').default(2000),
+    countErrorsAsFailures: z.boolean().default(false),
+    promptBuilder: PromptBuilderShape.optional(),
+  })
+  .strict()
+
+export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
+export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent'> & {
+  tasks: Task[]
+  modes: Record<string, { feedback: FeedbackMode; expect: Thresholds }>
+  independent: { expect: Thresholds } | null
+}
+
+/** Thrown at declaration time: names the eval, the option and the fix. */
+export class SeqEvalOptionsError extends Error {
+  constructor(evalName: string, problems: string[]) {
+    super(`seqEval(${JSON.stringify(evalName)}): invalid options\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'SeqEvalOptionsError'
+  }
+}
+
+function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thresholds {
+  const keyed = (r: Record<string, number> | undefined) => (r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined)
+  return { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
+}
+
+/**
+ * Validates `seqEval` options and returns them resolved, or throws a SeqEvalOptionsError listing
+ * every problem with the option's path and the fix.
+ */
+export function resolveOptions(evalName: string, input: unknown): ResolvedOptions {
+  const parsed = SeqEvalOptionsSchema.safeParse(input)
+  if (!parsed.success) {
+    throw new SeqEvalOptionsError(evalName, describeZodError(parsed.error).split('; '))
+  }
+  const o = parsed.data
+  const problems: string[] = []
+  const seen = new Set<string>()
+  for (const t of o.tasks) {
+    if (seen.has(t.id)) problems.push(`tasks: duplicate task id ${JSON.stringify(t.id)}; task ids must be unique`)
+    seen.add(t.id)
+  }
+  const actorIds = new Set<string>()
+  for (const a of o.actors) {
+    if (actorIds.has(a.id)) problems.push(`actors: two actors are named ${JSON.stringify(a.id)}; pass a distinct id (e.g. actors.simulated({ profile, id: 'b' }))`)
+    actorIds.add(a.id)
+  }
+  const independent = o.independent === false ? null : { expect: toThresholds(o.independent === true ? undefined : o.independent.expect) }
+  if (Object.keys(o.modes).length === 0 && !independent) problems.push('modes: give at least one feedback mode (e.g. { verifier: { feedback: feedback.verifier() } }) or set independent: true')
+  const checkK = (where: string, thresholds: Thresholds) => {
+    for (const metric of ['seqAt', 'passAt'] as const) {
+      for (const k of Object.keys(thresholds[metric] ?? {}).map(Number)) {
+        if (k > o.budget) problems.push(`${where}.${metric}.${k}: k = ${k} is above the budget ${o.budget}; use k <= budget or raise budget`)
+      }
+    }
+  }
+  const modes: ResolvedOptions['modes'] = {}
+  for (const [name, mode] of Object.entries(o.modes)) {
+    if (name === 'independent') problems.push("modes.independent: 'independent' is reserved for the Pass@K cells; use the independent option")
+    const expect = toThresholds(mode.expect)
+    if (expect.passAt) problems.push(`modes.${name}.expect.passAt: Pass@k is measured by independent sampling; put it under independent: { expect: { passAt } }`)
+    checkK(`modes.${name}.expect`, expect)
+    modes[name] = { feedback: mode.feedback, expect }
+  }
+  if (independent) {
+    if (independent.expect.seqAt) problems.push('independent.expect.seqAt: Seq@k needs feedback; put it under a mode in modes')
+    checkK('independent.expect', independent.expect)
+  }
+  if (o.discloseBudget) {
+    for (const [name, mode] of Object.entries(modes)) {
+      for (const k of Object.keys(mode.expect.seqAt ?? {}).map(Number)) {
+        if (k < o.budget) problems.push(`modes.${name}.expect.seqAt.${k}: with discloseBudget only Seq@K (k = ${o.budget}) is defined; remove it or set discloseBudget: false`)
+      }
+    }
+  }
+  for (const t of o.tasks) {
+    for (const p of o.verifier.checkTask?.(t) ?? []) problems.push(`tasks[${JSON.stringify(t.id)}]: ${p}`)
+  }
+  if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
+  return { ...o, tasks: o.tasks, modes, independent }
+}

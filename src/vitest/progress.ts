@@ -1,0 +1,81 @@
+/** Live progress of running cells, fed by the trajectory artifacts the tests record. */
+export type ProgressMode = 'line' | 'lines' | 'off'
+
+interface CellProgress {
+  label: string
+  total: number
+  done: number
+  solved: number
+  errors: number
+  startedAt: number
+  lastPrinted: number
+  lastQuarter: number
+}
+
+/**
+ * `line` rewrites one status line in place (a TTY with no other live renderer); `lines` prints
+ * plain lines at each quarter of a cell and at most every `intervalMs` otherwise (CI logs, or a
+ * TTY shared with Vitest's own live summary, which would garble an in-place line).
+ */
+export class Progress {
+  private readonly cells = new Map<string, CellProgress>()
+  private lastRender = 0
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly write: (text: string) => void,
+    private readonly intervalMs = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(key: string, label: string, total: number): void {
+    const t = this.now()
+    this.cells.set(key, { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0 })
+    if (this.mode === 'lines') this.write(`seqk ▸ ${label}: started, ${total} trajectories\n`)
+    this.render()
+  }
+
+  tick(key: string, status: 'solved' | 'failed' | 'error'): void {
+    const cell = this.cells.get(key)
+    if (!cell) return
+    cell.done++
+    if (status === 'solved') cell.solved++
+    if (status === 'error') cell.errors++
+    if (this.mode === 'lines') {
+      const quarter = Math.floor((cell.done / Math.max(1, cell.total)) * 4)
+      const t = this.now()
+      if ((quarter > cell.lastQuarter && cell.done < cell.total) || t - cell.lastPrinted >= this.intervalMs) {
+        cell.lastQuarter = quarter
+        cell.lastPrinted = t
+        this.write(`seqk ▸ ${this.describe(cell)}\n`)
+      }
+    } else this.render()
+  }
+
+  finish(key: string): void {
+    const cell = this.cells.get(key)
+    this.cells.delete(key)
+    if (this.mode === 'line') this.render(true)
+    if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${cell.label}: done in ${((this.now() - cell.startedAt) / 1000).toFixed(1)} s\n`)
+  }
+
+  /** Clears the in-place line before other output is printed. */
+  clear(): void {
+    if (this.mode === 'line') this.write('\r\x1b[2K')
+  }
+
+  private describe(cell: CellProgress): string {
+    const rate = cell.done === 0 ? '—' : `${((cell.solved / cell.done) * 100).toFixed(0)}% solved`
+    const errors = cell.errors > 0 ? `, ${cell.errors} errors` : ''
+    return `${cell.label}: ${cell.done}/${cell.total} trajectories, ${rate}${errors}, ${((this.now() - cell.startedAt) / 1000).toFixed(1)} s`
+  }
+
+  private render(force = false): void {
+    if (this.mode !== 'line') return
+    const t = this.now()
+    if (!force && t - this.lastRender < 100) return
+    this.lastRender = t
+    const text = [...this.cells.values()].map((c) => this.describe(c)).join(' | ')
+    this.write(`\r\x1b[2K${text ? `seqk ▸ ${text}` : ''}`)
+  }
+}

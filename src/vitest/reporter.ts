@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { isAbsolute, join, resolve } from 'node:path'
+import { supportsColor } from 'chalk'
+import type { TestArtifact } from 'vitest'
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../artifacts/schemas.js'
+import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
+import { writeSummary } from '../artifacts/summary-file.js'
+import { describeZodError } from '../artifacts/zod-errors.js'
+import { Progress, type ProgressMode } from './progress.js'
+import { renderBenchmarkTable } from './table.js'
+import './artifact-types.js'
+import './run-context.js'
+
+export interface SeqkReporterOptions {
+  /** Parent of run directories, relative to the Vitest root (default `.seqk/runs`, or `SEQK_OUTPUT_DIR`). */
+  outputDir?: string
+  /** Progress display: `auto` (default) picks `line` on a TTY without Vitest's live summary, else `lines`. */
+  progress?: 'auto' | ProgressMode
+  /** Colour the tables (default: when the terminal supports it and NO_COLOR is unset). */
+  color?: boolean
+  /** Plain progress lines at most this often per cell, in ms (default 5000). */
+  progressIntervalMs?: number
+}
+
+type CellRecord = CellSummary & { file: string }
+
+/**
+ * The vitest-seqk reporter: live progress while cells run, a table per `seqEval` block at the end,
+ * and `summary.json` in the run directory. It reads only `testCase.meta()` and recorded artifacts,
+ * so it gives the same output after `--merge-reports`.
+ *
+ * @example
+ * // vitest.config.ts
+ * export default defineConfig({ test: { reporters: ['vitest-seqk/reporter', 'default'] } })
+ */
+export default class SeqkReporter implements Reporter {
+  private vitest?: Vitest
+  private runId = ''
+  private runDir = ''
+  private progress: Progress
+  private readonly cells: CellRecord[] = []
+  private readonly options: SeqkReporterOptions
+
+  constructor(options: SeqkReporterOptions = {}) {
+    this.options = options
+    this.progress = new Progress('off', () => {})
+  }
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest
+    const fromEnv = process.env.SEQK_RUN_DIR
+    const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
+    this.runId = process.env.SEQK_RUN_ID ?? newRunId()
+    this.runDir = fromEnv ?? join(isAbsolute(outputDir) ? outputDir : resolve(vitest.config.root, outputDir), this.runId)
+    // One run directory for every worker: created lazily by the first cell that writes.
+    vitest.provide('seqkRun', { runId: this.runId, runDir: this.runDir })
+    this.progress = new Progress(this.progressMode(vitest), (text) => process.stdout.write(text), this.options.progressIntervalMs)
+  }
+
+  private progressMode(vitest: Vitest): ProgressMode {
+    const wanted = this.options.progress ?? 'auto'
+    if (wanted !== 'auto') return wanted
+    // Vitest's default reporter draws a live summary on a TTY and re-prints whatever else is
+    // written, which would garble an in-place line; plain lines are safe everywhere.
+    const othersRender = vitest.config.reporters.some((r) => Array.isArray(r) && ['default', 'verbose', 'tree'].includes(r[0] as string))
+    return process.stdout.isTTY && !othersRender && !process.env.CI ? 'line' : 'lines'
+  }
+
+  onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
+    if (artifact.type === 'seqk:cell-start') this.progress.start(testCase.id, `${artifact.benchmark} › ${artifact.cellId}`, artifact.total)
+    else if (artifact.type === 'seqk:trajectory') this.progress.tick(testCase.id, artifact.trajectory.status)
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    this.progress.finish(testCase.id)
+    const meta = testCase.meta().seqk
+    if (meta === undefined) return
+    const parsed = CellSummarySchema.safeParse(meta)
+    if (!parsed.success) {
+      this.log(`vitest-seqk: ignoring the summary of "${testCase.fullName}": it does not match this version's schema (${describeZodError(parsed.error)})`)
+      return
+    }
+    this.cells.push({ ...parsed.data, file: meta.file })
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    this.progress.clear()
+    if (this.cells.length === 0) return
+    const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
+    const benchmarks = new Map<string, { name: string; file: string; cells: CellSummary[] }>()
+    for (const { file, ...cell } of this.cells) {
+      const key = `${file}\u0000${cell.benchmark}`
+      if (!benchmarks.has(key)) benchmarks.set(key, { name: cell.benchmark, file, cells: [] })
+      benchmarks.get(key)!.cells.push(cell)
+    }
+    const blocks = [...benchmarks.values()]
+    this.log('')
+    for (const b of blocks) this.log(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
+    mkdirSync(this.runDir, { recursive: true })
+    const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
+    // After --merge-reports the trajectories were written on other machines: rebuild the file
+    // from the copies carried inline in the artifacts.
+    if (!existsSync(trajectoriesPath)) {
+      const lines = collectTrajectories(testModules).map((t) => JSON.stringify(t))
+      if (lines.length > 0) writeFileSync(trajectoriesPath, `${lines.join('\n')}\n`)
+    }
+    const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks }
+    writeSummary(join(this.runDir, SUMMARY_FILE), summary)
+    writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
+    this.log(`seqk: wrote ${join(this.runDir, SUMMARY_FILE)} and ${TRAJECTORIES_FILE}`)
+  }
+
+  private log(text: string): void {
+    if (this.vitest) this.vitest.logger.log(text)
+    else console.log(text)
+  }
+}
+
+function collectTrajectories(testModules: ReadonlyArray<TestModule>): Trajectory[] {
+  const out: Trajectory[] = []
+  for (const module of testModules) {
+    for (const test of module.children.allTests()) {
+      for (const artifact of test.artifacts()) if (artifact.type === 'seqk:trajectory') out.push(artifact.trajectory)
+    }
+  }
+  return out
+}
+
+export { SeqkReporter }

@@ -1,0 +1,102 @@
+import { join, relative } from 'node:path'
+import { describe, recordArtifact, test } from 'vitest'
+import type { ChatModel } from '../models/chat-model.js'
+import { runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
+import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from '../protocol/history.js'
+import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
+import { appendTrajectory } from '../artifacts/trajectories-file.js'
+import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
+import { currentRun } from './run-context.js'
+import './artifact-types.js'
+
+/** Raised by a cell test whose thresholds were missed; the message lists each miss. */
+export class SeqkThresholdError extends Error {
+  constructor(cellId: string, misses: string[]) {
+    super(`${cellId}: ${misses.length === 1 ? 'a threshold was' : `${misses.length} thresholds were`} missed\n${misses.map((m) => `  - ${m}`).join('\n')}`)
+    this.name = 'SeqkThresholdError'
+  }
+}
+
+function historyFor(options: ResolvedOptions, actor: ChatModel): HistoryPolicy {
+  const h = options.history
+  if (h === 'full') return fullHistory
+  if (h === 'last') return lastHistory
+  // The actor summarises its own history unless a summariser model is given.
+  if (h === 'summary') return summaryHistory(options.summariser ?? actor)
+  return h
+}
+
+/** The cell id shown as the test name and used in artifacts: `<actor> · <mode>`. */
+export function cellId(actorId: string, mode: string): string {
+  return `${actorId} · ${mode}`
+}
+
+/** A cell as declared, before a run gives it a run id, a signal and an artifact sink. */
+export type CellPlan = Omit<CellSpec, 'runId' | 'signal' | 'onTrajectory'>
+
+/** Every cell of a resolved seqEval, in declaration order: per actor, each mode, then independent. */
+export function planCells(benchmark: string, options: ResolvedOptions): CellPlan[] {
+  return options.actors.flatMap((actor) => {
+    const common = {
+      benchmark,
+      tasks: options.tasks,
+      actor,
+      verifier: options.verifier,
+      history: historyFor(options, actor),
+      promptBuilder: options.promptBuilder ?? defaultPromptBuilder,
+      budget: options.budget,
+      repeats: options.repeats,
+      discloseBudget: options.discloseBudget,
+      concurrency: options.concurrency,
+      countErrorsAsFailures: options.countErrorsAsFailures,
+      bootstrap: { seed: options.seed, resamples: options.bootstrapResamples },
+    }
+    const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect }))
+    if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })
+    return cells
+  })
+}
+
+/**
+ * Declares a benchmark as a Vitest `describe` with one test per cell (each actor × each feedback
+ * mode, plus actor × independent sampling when `independent` is set). Each test runs every task ×
+ * repeat trajectory, appends them to `trajectories.jsonl` as they end, puts the cell's summary on
+ * `task.meta.seqk` for the reporter, and fails with a readable message when a threshold is missed.
+ * Options are validated here, at declaration time.
+ *
+ * @example
+ * seqEval('self-invoking python (fixtures)', {
+ *   tasks,
+ *   actors: [actors.simulated({ profile: 'reviser' })],
+ *   verifier: verifiers.pythonTests(),
+ *   budget: 5,
+ *   repeats: 3,
+ *   independent: true,
+ *   modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 0.8 } } } },
+ * })
+ */
+export function seqEval(name: string, options: SeqEvalOptions): void {
+  const resolved = resolveOptions(name, options)
+  describe(name, () => {
+    for (const spec of planCells(name, resolved)) {
+      test(spec.cellId, { timeout: resolved.timeout }, async (context) => {
+        const run = currentRun()
+        const file = join(run.runDir, TRAJECTORIES_FILE)
+        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats })
+        const result: CellResult = await runCell({
+          ...spec,
+          runId: run.runId,
+          signal: context.signal,
+          onTrajectory: async (trajectory) => {
+            appendTrajectory(file, trajectory)
+            await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
+          },
+        })
+        context.task.meta.seqk = { ...result.summary, file: relative(process.cwd(), context.task.file.filepath) }
+        const misses = result.summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
+        if (misses.length > 0) throw new SeqkThresholdError(spec.cellId, misses)
+      })
+    }
+  })
+}

@@ -1,0 +1,119 @@
+import { Chalk, type ChalkInstance } from 'chalk'
+import type { CellSummary } from '../artifacts/schemas.js'
+
+const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
+const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
+
+function tokens(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n)
+}
+
+function money(v: number | null): string {
+  return v === null ? '?' : v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`
+}
+
+/** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones. */
+function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
+  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
+}
+
+/** Length without ANSI colour codes, so coloured and plain tables line up the same. */
+function visibleLength(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').length
+}
+
+function pad(text: string, width: number, right = false): string {
+  const fill = ' '.repeat(Math.max(0, width - visibleLength(text)))
+  return right ? fill + text : text + fill
+}
+
+/**
+ * Renders one benchmark's cells as a table (one row per cell). Pure: colour is on only when a
+ * colour level is given, and the table reads the same without it.
+ */
+export function renderBenchmarkTable(benchmark: string, cells: readonly CellSummary[], options: { color?: boolean } = {}): string {
+  const c: ChalkInstance = new Chalk({ level: options.color ? 1 : 0 })
+  if (cells.length === 0) return ''
+  const K = Math.max(...cells.map((x) => x.budget))
+  const first = cells[0]!
+  const history = cells.find((x) => x.protocol.history)?.protocol.history?.name ?? '—'
+  const header = [
+    'cell',
+    'metric',
+    ...Array.from({ length: K }, (_, i) => `@${i + 1}`),
+    `95% CI @${K}`,
+    `Δ@${K}`,
+    'EGS',
+    'LGS',
+    'unmod',
+    'errors',
+    'tokens',
+    'cost',
+    'verdict',
+  ]
+  const rows = cells.map((cell) => {
+    const { label, curve, interval } = curveOf(cell)
+    const failed = cell.thresholds.filter((t) => !t.pass)
+    const verdict = cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed.length})`)
+    const errors = cell.errors.count === 0 ? '0' : c.yellow(String(cell.errors.count))
+    const ciText = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
+    return [
+      cell.cellId,
+      label,
+      ...Array.from({ length: K }, (_, i) => pct(curve[i])),
+      ciText,
+      cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`,
+      share(cell.egs),
+      share(cell.lgs),
+      cell.unmodifiedRevisions.revisions === 0 ? '—' : pct(cell.unmodifiedRevisions.rate),
+      errors,
+      tokens(cell.usage.inputTokens + cell.usage.outputTokens),
+      money(cell.costUsd),
+      verdict,
+    ]
+  })
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visibleLength(r[i] ?? ''))))
+  const numeric = (i: number) => i >= 2 && i < header.length - 1
+  const line = (cols: string[]) => ' ' + cols.map((col, i) => pad(col, widths[i]!, numeric(i))).join('  ')
+  const title = `${c.bold(benchmark)} — K=${K}, ${first.tasks} tasks × ${first.repeats} repeats, history ${history}, rates in %`
+  const out = [title, c.dim(line(header)), ...rows.map(line)]
+  const ranking = rankingChanges(cells)
+  if (ranking.length > 0) out.push(...ranking.map((r) => ` ${r}`))
+  const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
+  for (const n of notes) out.push(c.dim(` note: ${n}`))
+  for (const cell of cells) for (const t of cell.thresholds.filter((x) => !x.pass)) out.push(c.red(` ✗ ${cell.cellId}: ${t.message}`))
+  return out.join('\n')
+}
+
+function ordinal(n: number): string {
+  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`
+}
+
+/** Rank of each actor under a score, best first (ties share the better rank). */
+function ranks(scores: Map<string, number>): Map<string, number> {
+  const sorted = [...scores.values()].sort((a, b) => b - a)
+  return new Map([...scores].map(([id, s]) => [id, sorted.indexOf(s) + 1]))
+}
+
+/**
+ * Where actors' order under Pass@K differs from their order under Seq@K for a feedback mode: the
+ * paper's headline finding, stated in one line per mode.
+ */
+export function rankingChanges(cells: readonly CellSummary[]): string[] {
+  const K = Math.max(...cells.map((x) => x.budget))
+  const pass = new Map(cells.filter((x) => x.mode === 'independent' && x.passAt?.[K - 1] != null).map((x) => [x.actorId, x.passAt![K - 1]!]))
+  if (pass.size < 2) return []
+  const out: string[] = []
+  const modes = [...new Set(cells.filter((x) => x.mode !== 'independent').map((x) => x.mode))]
+  for (const mode of modes) {
+    const seq = new Map(cells.filter((x) => x.mode === mode && pass.has(x.actorId) && x.seqAt[K - 1] != null).map((x) => [x.actorId, x.seqAt[K - 1]!]))
+    if (seq.size < 2) continue
+    const passRanks = ranks(new Map([...pass].filter(([id]) => seq.has(id))))
+    const seqRanks = ranks(seq)
+    const moved = [...seqRanks].filter(([id, r]) => passRanks.get(id) !== r)
+    if (moved.length === 0) out.push(`ranking: the same under Pass@${K} and Seq@${K} (${mode})`)
+    else out.push(`ranking changes from Pass@${K} to Seq@${K} (${mode}): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}`)
+  }
+  return out
+}

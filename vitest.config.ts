@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url))
+
+export default defineConfig({
+  // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
+  // here the name points at the sources instead of the built package.
+  resolve: {
+    alias: [
+      { find: /^vitest-seqk$/, replacement: src('index.ts') },
+      { find: /^vitest-seqk\/metrics$/, replacement: src('metrics/index.ts') },
+      { find: /^vitest-seqk\/setup$/, replacement: src('vitest/setup.ts') },
+      { find: /^vitest-seqk\/reporter$/, replacement: src('vitest/reporter.ts') },
+    ],
+  },
+  test: {
+    reporters: ['./src/vitest/reporter.ts', 'default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/**/*.test.ts'],
+          benchmark: { include: ['src/**/*.bench.ts', 'test/**/*.bench.ts'] },
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'evals',
+          include: ['evals/**/*.eval.ts'],
+          setupFiles: ['./src/vitest/setup.ts'],
+        },
+      },
+    ],
+  },
+})
