@@ -94,7 +94,7 @@ function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thres
  * every problem with the option's path and the fix.
  */
 export function resolveOptions(evalName: string, input: unknown): ResolvedOptions {
-  const parsed = SeqEvalOptionsSchema.safeParse(input)
+  const parsed = SeqEvalOptionsSchema.safeParse(input, { reportInput: true })
   if (!parsed.success) {
     throw new SeqEvalOptionsError(evalName, describeZodError(parsed.error).split('; '))
   }

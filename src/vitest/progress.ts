@@ -44,7 +44,9 @@ export class Progress {
     if (this.mode === 'lines') {
       const quarter = Math.floor((cell.done / Math.max(1, cell.total)) * 4)
       const t = this.now()
-      if ((quarter > cell.lastQuarter && cell.done < cell.total) || t - cell.lastPrinted >= this.intervalMs) {
+      // Quarter marks only once a cell has been quiet for a second: fast cells print two lines.
+      const sinceLast = t - cell.lastPrinted
+      if ((quarter > cell.lastQuarter && cell.done < cell.total && sinceLast >= 1000) || sinceLast >= this.intervalMs) {
         cell.lastQuarter = quarter
         cell.lastPrinted = t
         this.write(`seqk ▸ ${this.describe(cell)}\n`)
@@ -56,7 +58,7 @@ export class Progress {
     const cell = this.cells.get(key)
     this.cells.delete(key)
     if (this.mode === 'line') this.render(true)
-    if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${cell.label}: done in ${((this.now() - cell.startedAt) / 1000).toFixed(1)} s\n`)
+    if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${this.describe(cell)}, done\n`)
   }
 
   /** Clears the in-place line before other output is printed. */

@@ -75,7 +75,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   })
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visibleLength(r[i] ?? ''))))
   const numeric = (i: number) => i >= 2 && i < header.length - 1
-  const line = (cols: string[]) => ' ' + cols.map((col, i) => pad(col, widths[i]!, numeric(i))).join('  ')
+  const line = (cols: string[]) => ' ' + cols.map((col, i) => (i === cols.length - 1 ? col : pad(col, widths[i]!, numeric(i)))).join('  ')
   const title = `${c.bold(benchmark)} — K=${K}, ${first.tasks} tasks × ${first.repeats} repeats, history ${history}, rates in %`
   const out = [title, c.dim(line(header)), ...rows.map(line)]
   const ranking = rankingChanges(cells)

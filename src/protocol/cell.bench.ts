@@ -1,0 +1,73 @@
+// The harness's own cost per attempt: a Seq@K cell with a zero-latency simulated actor and a
+// no-op verifier (every attempt fails, so every trajectory uses all K attempts), against a plain
+// loop that makes the same actor and verifier calls with no protocol around them. Both run in the
+// same process, so the ratio is what the harness adds.
+import { bench, describe } from 'vitest'
+import { simulatedActor } from '../models/simulated.js'
+import { binary } from '../feedback/binary.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import { runCell } from './cell.js'
+import { fullHistory } from './history.js'
+import { defaultPromptBuilder } from './prompt-builder.js'
+import type { Task } from './task.js'
+
+const TASKS = 50
+const K = 5
+const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({
+  id: `t${i}`,
+  prompt: `Write a function number ${i} that does something useful.`,
+  simulation: { difficulty: 0.5, correct: ['```python\ndef f():\n    return 1\n```'], wrong: ['```python\ndef f():\n    return 0\n```', '```python\ndef f():\n    return 2\n```'] },
+}))
+const noop: Verifier = {
+  name: 'noop',
+  version: '1',
+  settings: {},
+  async verify() {
+    return { pass: false, diagnostics: { outcome: 'failed', summary: 'failed' } }
+  },
+}
+const actor = simulatedActor({ profile: 'memoryless' })
+const feedback = binary()
+
+describe(`harness cost per attempt (${TASKS} tasks × K=${K} = ${TASKS * K} attempts per iteration)`, () => {
+  bench(
+    'plain loop of the same actor + verifier calls (baseline)',
+    async () => {
+      for (const task of tasks) {
+        const messages = [{ role: 'user' as const, content: task.prompt as string }]
+        for (let attempt = 1; attempt <= K; attempt++) {
+          const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential', task } })
+          const verdict = await noop.verify(task, response.text)
+          const given = await feedback.render({ task, attempt, repeat: 0, answer: response.text, verdict, history: messages })
+          messages.push({ role: 'assistant', content: response.text }, { role: 'user', content: given.text })
+        }
+      }
+    },
+    { time: 1500 },
+  )
+
+  bench(
+    'runCell (sequential, full history, binary feedback)',
+    async () => {
+      await runCell({
+        runId: 'bench',
+        benchmark: 'bench',
+        cellId: 'bench',
+        tasks,
+        actor,
+        verifier: noop,
+        mode: { name: 'binary', feedback },
+        history: fullHistory,
+        promptBuilder: defaultPromptBuilder,
+        budget: K,
+        repeats: 1,
+        discloseBudget: false,
+        concurrency: 1,
+        thresholds: {},
+        countErrorsAsFailures: false,
+        bootstrap: { seed: 1, resamples: 200 },
+      })
+    },
+    { time: 1500 },
+  )
+})

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { actors } from '../models/index.js'
+import { feedback } from '../feedback/index.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import { resolveOptions, SeqEvalOptionsError } from './options.js'
+
+const verifier: Verifier = {
+  name: 'equals-ok',
+  version: '1',
+  settings: {},
+  checkTask: (task) => (task.tests ? [] : ['has no `tests`; this verifier needs them']),
+  async verify(_task, answer) {
+    return { pass: answer === 'OK', diagnostics: { outcome: answer === 'OK' ? 'passed' : 'failed', summary: '' } }
+  },
+}
+
+const base = () => ({
+  tasks: [
+    { id: 'a', prompt: 'say OK', tests: 'x' },
+    { id: 'b', prompt: 'say OK', tests: 'x' },
+  ],
+  actors: [actors.simulated({ profile: 'reviser' })],
+  verifier,
+  budget: 5,
+  modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 0.8 } } } },
+})
+
+function problemsOf(options: unknown): string {
+  try {
+    resolveOptions('bench', options)
+  } catch (error) {
+    expect(error).toBeInstanceOf(SeqEvalOptionsError)
+    return (error as Error).message
+  }
+  throw new Error('expected the options to be rejected')
+}
+
+describe('resolveOptions', () => {
+  it('accepts valid options and fills defaults', () => {
+    const o = resolveOptions('bench', base())
+    expect(o.repeats).toBe(1)
+    expect(o.history).toBe('full')
+    expect(o.concurrency).toBe(4)
+    expect(o.independent).toBeNull()
+    expect(o.modes.verifier?.expect.seqAt).toEqual({ 5: 0.8 })
+  })
+
+  it('names the eval and the option for a budget below 1', () => {
+    const message = problemsOf({ ...base(), budget: 0 })
+    expect(message).toContain('seqEval("bench")')
+    expect(message).toContain('budget: budget (K) must be an integer >= 1 (got 0)')
+  })
+
+  it('rejects a threshold outside [0, 1]', () => {
+    expect(problemsOf({ ...base(), modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 80 } } } } })).toContain('modes.verifier.expect.seqAt.5: a threshold must be in [0, 1]')
+  })
+
+  it('rejects an unknown feedback mode with the fix', () => {
+    expect(problemsOf({ ...base(), modes: { critic: { feedback: 'critic' } } })).toContain('modes.critic.feedback: unknown feedback mode: expected feedback.binary() or feedback.verifier()')
+  })
+
+  it('rejects duplicate task ids', () => {
+    expect(problemsOf({ ...base(), tasks: [{ id: 'a', prompt: 'p', tests: 'x' }, { id: 'a', prompt: 'q', tests: 'x' }] })).toContain('duplicate task id "a"')
+  })
+
+  it('rejects a threshold at k above the budget', () => {
+    expect(problemsOf({ ...base(), budget: 3 })).toContain('modes.verifier.expect.seqAt.5: k = 5 is above the budget 3')
+  })
+
+  it('rejects a missing verifier', () => {
+    const { verifier: _v, ...rest } = base()
+    expect(problemsOf(rest)).toContain('verifier: expected a verifier such as verifiers.pythonTests()')
+  })
+
+  it('reports tasks the verifier cannot verify', () => {
+    expect(problemsOf({ ...base(), tasks: [{ id: 'a', prompt: 'p' }] })).toContain('tasks["a"]: has no `tests`')
+  })
+
+  it('rejects misplaced thresholds and an empty plan', () => {
+    expect(problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), expect: { passAt: { 5: 0.5 } } } } })).toContain('put it under independent: { expect: { passAt } }')
+    expect(problemsOf({ ...base(), independent: { expect: { seqAt: { 5: 0.5 } } } })).toContain('Seq@k needs feedback')
+    expect(problemsOf({ ...base(), modes: {} })).toContain('give at least one feedback mode')
+  })
+
+  it('rejects two actors with one name, and unknown options', () => {
+    expect(problemsOf({ ...base(), actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'reviser' })] })).toContain('two actors are named "simulated:reviser"')
+    expect(problemsOf({ ...base(), budjet: 5 })).toMatch(/budjet/)
+  })
+
+  it('with a disclosed budget only Seq@K may be asserted', () => {
+    const message = problemsOf({ ...base(), discloseBudget: true, modes: { v: { feedback: feedback.binary(), expect: { seqAt: { 3: 0.5, 5: 0.8 } } } } })
+    expect(message).toContain('modes.v.expect.seqAt.3: with discloseBudget only Seq@K (k = 5) is defined')
+    expect(message).not.toContain('seqAt.5')
+  })
+
+  it('lists every problem at once', () => {
+    const message = problemsOf({ ...base(), budget: 3, tasks: [{ id: 'a', prompt: 'p', tests: 'x' }, { id: 'a', prompt: 'p', tests: 'x' }] })
+    expect(message.split('\n  - ').length - 1).toBeGreaterThanOrEqual(2)
+  })
+})

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest'
+import type { CellSummary } from '../artifacts/schemas.js'
+import { rankingChanges, renderBenchmarkTable } from './table.js'
+
+function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
+  const independent = mode === 'independent'
+  const K = curve.length
+  const interval = { point: curve[K - 1]!, lo: curve[K - 1]! - 0.1, hi: Math.min(1, curve[K - 1]! + 0.1), level: 0.95, resamples: 200, seed: 1 }
+  return {
+    schema: 'seqk.cell/1',
+    runId: 'r',
+    benchmark: 'bench',
+    cellId: `${actorId} · ${mode}`,
+    actorId,
+    mode,
+    fingerprint: 'f',
+    protocol: {
+      schema: 'seqk.protocol/1',
+      kind: independent ? 'independent' : 'sequential',
+      benchmark: { name: 'bench', tasks: 2, contentHash: 'h' },
+      verifier: { name: 'v', version: '1', settings: {} },
+      feedback: independent ? null : { kind: 'verifier', name: mode, version: '1', settings: {} },
+      history: independent ? null : { name: 'full', settings: {} },
+      promptBuilder: 'p',
+      actor: { provider: 'simulated', model: actorId, params: {} },
+      budget: K,
+      budgetDisclosed: false,
+    },
+    budget: K,
+    repeats: 1,
+    tasks: 2,
+    trajectories: 2,
+    errors: { count: 0, rate: 0, countedAsFailures: false, examples: [] },
+    seqAt: curve,
+    seqAtInterval: interval,
+    passAt: independent ? curve : null,
+    passAtInterval: independent ? interval : null,
+    passHat: null,
+    gain: curve[K - 1]! - curve[0]!,
+    egs: independent ? null : 0.5,
+    lgs: independent ? null : 0.25,
+    timingNote: independent ? 'independent sampling has no revisions' : null,
+    unmodifiedRevisions: { revisions: independent ? 0 : 4, unmodified: 1, rate: independent ? null : 0.25 },
+    meanAttempts: 2,
+    usage: { inputTokens: 1500, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd: 0.0123,
+    perTask: [],
+    thresholds: [],
+    verdict: 'pass',
+    durationMs: 10,
+    ...overrides,
+  }
+}
+
+describe('renderBenchmarkTable', () => {
+  const cells = [cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.99])]
+
+  it('shows one row per cell with the curve in percent, the interval, gain and cost, without colour codes', () => {
+    const table = renderBenchmarkTable('bench', cells)
+    const lines = table.split('\n')
+    expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeats, history full, rates in %')
+    const row = lines.find((l) => l.includes('a · verifier'))!
+    expect(row).toMatch(/Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+0\.50\s+0\.25\s+25\.0\s+0\s+2\.0k\s+\$0\.01\s+pass$/)
+    expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
+    // eslint-disable-next-line no-control-regex
+    expect(table).not.toMatch(/\u001b\[/)
+  })
+
+  it('colours only when asked, keeping the same columns', () => {
+    const plain = renderBenchmarkTable('bench', cells)
+    const coloured = renderBenchmarkTable('bench', cells, { color: true })
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(plain)
+    expect(coloured).not.toBe(plain)
+  })
+
+  it('lists failed thresholds under the table', () => {
+    const failed = cell('a', 'verifier', [0.4, 0.5, 0.6], { verdict: 'fail', thresholds: [{ metric: 'seqAt', k: 3, limit: 0.8, actual: 0.6, pass: false, message: 'Seq@3 = 0.600, below the required 0.8' }] })
+    const table = renderBenchmarkTable('bench', [failed])
+    expect(table).toContain('FAIL (1)')
+    expect(table).toContain('✗ a · verifier: Seq@3 = 0.600, below the required 0.8')
+  })
+})
+
+describe('rankingChanges', () => {
+  it('states who moved between Pass@K and Seq@K per mode', () => {
+    const cells = [cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.99])]
+    expect(rankingChanges(cells)).toEqual(['ranking changes from Pass@3 to Seq@3 (verifier): a 2nd → 1st, b 1st → 2nd'])
+  })
+
+  it('says when the order is the same, and says nothing without two independent cells', () => {
+    const same = [cell('a', 'verifier', [0.4, 0.7, 0.99]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.9])]
+    expect(rankingChanges(same)).toEqual(['ranking: the same under Pass@3 and Seq@3 (verifier)'])
+    expect(rankingChanges([cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95])])).toEqual([])
+  })
+})
