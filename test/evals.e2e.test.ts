@@ -9,18 +9,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 
 const root = new URL('..', import.meta.url).pathname
-const runDir = mkdtempSync(join(tmpdir(), 'seqk-e2e-'))
+const tmp = mkdtempSync(join(tmpdir(), 'seqk-e2e-'))
+const runDir = join(tmp, 'run')
 let result: ReturnType<typeof spawnSync>
 let summary: RunSummary
 
+function vitest(args: string[], env: Record<string, string>) {
+  const fullEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', ...env }
+  for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST')) delete fullEnv[key]
+  return spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), ...args], { cwd: root, env: fullEnv, encoding: 'utf8', timeout: 120_000 })
+}
+
 beforeAll(() => {
-  const env = { ...process.env, CI: 'true', SEQK_RUN_DIR: runDir, NO_COLOR: '1' }
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
-  result = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'evals'], { cwd: root, env, encoding: 'utf8', timeout: 120_000 })
+  result = vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: runDir })
   summary = readSummary(join(runDir, 'summary.json'))
 }, 130_000)
 
-afterAll(() => rmSync(runDir, { recursive: true, force: true }))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+/** A cell or trajectory without what differs between two runs of the same protocol. */
+function stable<T extends object>(value: T): Partial<T> {
+  const { runId: _r, durationMs: _d, startedAt: _s, ...rest } = value as T & { runId?: unknown; durationMs?: unknown; startedAt?: unknown }
+  return rest as Partial<T>
+}
 
 describe('npm run evals (bundled fixtures, simulated actors, real Python)', () => {
   it('passes and prints one table row per cell', () => {
@@ -63,4 +74,27 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     const reversed = actors.flatMap((a) => actors.map((b) => [a, b] as const)).filter(([a, b]) => pass5(a) > pass5(b) && seq5(a) < seq5(b))
     expect(reversed.length).toBeGreaterThan(0)
   })
+})
+
+describe('--merge-reports', () => {
+  it('gives the same summary.json and trajectories from blobs as the direct run', () => {
+    const blobs = join(tmp, 'blobs')
+    const blobRun = vitest(['run', '--project', 'evals', '--reporter=blob', `--outputFile=${join(blobs, 'blob-1.json')}`], { SEQK_RUN_DIR: join(tmp, 'blob-run') })
+    expect(blobRun.status, String(blobRun.stderr)).toBe(0)
+    const mergedDir = join(tmp, 'merged')
+    const merged = vitest(['run', `--merge-reports=${blobs}`], { SEQK_RUN_DIR: mergedDir })
+    expect(merged.status, String(merged.stderr)).toBe(0)
+    expect(String(merged.stdout)).toContain('self-invoking python (fixtures) — K=5')
+
+    const direct = summary.benchmarks[0]!.cells.map((c) => ({ ...stable(c), perTask: c.perTask }))
+    const fromBlobs = readSummary(join(mergedDir, 'summary.json')).benchmarks[0]!.cells.map((c) => ({ ...stable(c), perTask: c.perTask }))
+    expect(fromBlobs).toEqual(direct)
+
+    // The blob machine's trajectories were carried inline and rebuilt here.
+    const key = (t: { cellId: string; taskId: string; repeat: number }) => `${t.cellId}|${t.taskId}|${t.repeat}`
+    const sortBy = <T extends { cellId: string; taskId: string; repeat: number }>(ts: T[]) => [...ts].sort((a, b) => key(a).localeCompare(key(b)))
+    const a = sortBy(readTrajectories(join(runDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, verdict: { ...x.verdict, durationMs: 0 } })) }))
+    const b = sortBy(readTrajectories(join(mergedDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, verdict: { ...x.verdict, durationMs: 0 } })) }))
+    expect(b).toEqual(a)
+  }, 150_000)
 })

@@ -6,6 +6,7 @@ import { bench, describe } from 'vitest'
 import { simulatedActor } from '../models/simulated.js'
 import { binary } from '../feedback/binary.js'
 import type { Verifier } from '../verifiers/verifier.js'
+import type { ChatMessage } from '../models/chat-model.js'
 import { runCell } from './cell.js'
 import { fullHistory } from './history.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
@@ -34,7 +35,7 @@ describe(`harness cost per attempt (${TASKS} tasks × K=${K} = ${TASKS * K} atte
     'plain loop of the same actor + verifier calls (baseline)',
     async () => {
       for (const task of tasks) {
-        const messages = [{ role: 'user' as const, content: task.prompt as string }]
+        const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
         for (let attempt = 1; attempt <= K; attempt++) {
           const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential', task } })
           const verdict = await noop.verify(task, response.text)
