@@ -1,5 +1,6 @@
 // Builds dist/: compiles src/ with tsc (declarations included) and copies the non-TS files the
-// code loads at run time (the Python harness), then writes the JSON Schema files.
+// code loads at run time (the Python harness). The JSON Schema files in schemas/ are committed
+// and written only by `npm run schemas` (a test checks they match the zod schemas).
 import { execFileSync } from 'node:child_process'
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -15,4 +16,3 @@ const assets = (dir) =>
   })
 for (const file of assets(join(root, 'src'))) cpSync(file, join(root, 'dist', relative(join(root, 'src'), file)))
 
-execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/write-json-schemas.ts')], { stdio: 'inherit' })

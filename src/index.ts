@@ -15,9 +15,7 @@ export { seqkMatchers } from './vitest/matchers.js'
 export { currentRun, type SeqkRun } from './vitest/run-context.js'
 export { renderBenchmarkTable, rankingChanges } from './vitest/table.js'
 
-export { actors, SIMULATED_PROFILES, type SimulatedActorOptions, type SimulatedProfile, type SimulatedProfileName } from './models/index.js'
-export { addUsage, ZERO_USAGE, ChatMessageSchema, UsageSchema } from './models/chat-model.js'
-export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelDescriptor, ModelRole, Usage } from './models/chat-model.js'
+export * from './models/index.js'
 
 export { feedback, renderDiagnostics, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
 export * from './verifiers/index.js'

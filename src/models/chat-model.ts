@@ -11,7 +11,9 @@ export type ChatMessage = z.infer<typeof ChatMessageSchema>
 export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser'
 
 /**
- * Token usage of one call. `cacheReadTokens`/`cacheWriteTokens` are 0 where a provider has no cache.
+ * Token usage of one call. `inputTokens` counts every input token, cached ones included;
+ * `cacheReadTokens` and `cacheWriteTokens` are the parts of it read from or written to a prompt
+ * cache (0 where a provider has none). Providers with other conventions are normalised to this.
  */
 export const UsageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
@@ -67,6 +69,10 @@ export interface ChatResponse {
   finishReason: FinishReason
   /** Nominal cost in USD of this call (0 for simulations, undefined when the model has no price). */
   costUsd?: number
+  /** What the call would have cost with no prompt caching (for the "saved by caching" figure). */
+  costUsdWithoutCache?: number
+  /** Served from a cassette: tokens and cost are the recorded (nominal) ones. */
+  replayed?: boolean
 }
 
 /**
@@ -97,6 +103,8 @@ export interface ChatModel {
   id: string
   descriptor: ModelDescriptor
   chat(request: ChatRequest): Promise<ChatResponse>
+  /** Set when the model cannot run here (e.g. no API key and the eval opted into skipping): its cells are skipped with this reason. */
+  unavailable?: string
 }
 
 /** Throws the signal's reason if it is aborted (so long loops stop between steps). */

@@ -1,13 +1,22 @@
 import { simulatedActor } from './simulated.js'
+import { anthropicModel } from './providers/anthropic.js'
+import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
 
 /**
- * Actor constructors. Real providers (OpenAI, Anthropic, OpenAI-compatible servers) plug in
- * behind the same ChatModel interface.
+ * Model constructors. The same constructors serve every role: actor, critic, grader, summariser.
  *
  * @example
- * actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'stubborn' })]
+ * actors: [actors.simulated({ profile: 'reviser' }), actors.openai({ model: 'gpt-4.1-mini' })]
  */
-export const actors = { simulated: simulatedActor }
+export const actors = { simulated: simulatedActor, openai: openaiModel, anthropic: anthropicModel, openaiCompatible: openaiCompatibleModel }
 export { SIMULATED_PROFILES, type SimulatedActorOptions, type SimulatedProfile, type SimulatedProfileName } from './simulated.js'
 export { addUsage, ZERO_USAGE, ChatMessageSchema, UsageSchema } from './chat-model.js'
 export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelDescriptor, ModelRole, Usage } from './chat-model.js'
+export { actorFromSpec, actorsFromEnv } from './actors-from-env.js'
+export { withCassette, resolveCassette, keyDifferences, type CassetteMode, type CassetteOptions } from './cassette.js'
+export { BUNDLED_PRICES, costOf, findPrice, uncachedCostOf, PriceSchema, type Price, type PriceTable } from './pricing.js'
+export { AdaptiveLimiter } from './rate-limit.js'
+export { classifyFailure, ProviderError, retryAfterMs, retryDelay, withRetries, type FailureClass, type RetryOptions } from './retry.js'
+export { MissingApiKeyError, type RemoteOptions } from './providers/remote.js'
+export { anthropicRequest, type AnthropicOptions } from './providers/anthropic.js'
+export type { CompatibleOptions, OpenAIOptions } from './providers/openai.js'

@@ -1,0 +1,54 @@
+import type { ChatModel } from './chat-model.js'
+import { anthropicModel } from './providers/anthropic.js'
+import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
+
+/**
+ * One actor from its spec: `openai:<model>`, `openai-responses:<model>`, `anthropic:<model>` or
+ * `compat:<model>@<base URL>` (model names may contain `:`, as Ollama tags do).
+ * `SEQK_TEMPERATURE` and `SEQK_MAX_TOKENS` set decoding for all of them.
+ *
+ * @example
+ * actorFromSpec('compat:qwen2.5-coder:7b@http://localhost:11434/v1')
+ */
+export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): ChatModel {
+  const temperature = env.SEQK_TEMPERATURE === undefined ? undefined : Number(env.SEQK_TEMPERATURE)
+  const maxTokens = env.SEQK_MAX_TOKENS === undefined ? undefined : Number(env.SEQK_MAX_TOKENS)
+  if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error(`SEQK_TEMPERATURE must be a number (got ${JSON.stringify(env.SEQK_TEMPERATURE)})`)
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) throw new Error(`SEQK_MAX_TOKENS must be a positive integer (got ${JSON.stringify(env.SEQK_MAX_TOKENS)})`)
+  const colon = spec.indexOf(':')
+  const kind = spec.slice(0, colon)
+  const rest = spec.slice(colon + 1)
+  if (colon < 0 || !rest) throw new Error(`actor spec ${JSON.stringify(spec)}: expected openai:<model>, openai-responses:<model>, anthropic:<model> or compat:<model>@<base URL>`)
+  switch (kind) {
+    case 'openai':
+      return openaiModel({ model: rest, temperature, maxTokens })
+    case 'openai-responses':
+      return openaiModel({ model: rest, api: 'responses', temperature, maxTokens })
+    case 'anthropic':
+      return anthropicModel({ model: rest, temperature, maxTokens })
+    case 'compat': {
+      const at = rest.lastIndexOf('@')
+      if (at <= 0) throw new Error(`actor spec ${JSON.stringify(spec)}: compat needs a base URL, e.g. compat:llama3.1@http://localhost:11434/v1`)
+      return openaiCompatibleModel({ model: rest.slice(0, at), baseURL: rest.slice(at + 1), temperature, maxTokens })
+    }
+    default:
+      throw new Error(`actor spec ${JSON.stringify(spec)}: unknown provider ${JSON.stringify(kind)}; use openai, openai-responses, anthropic or compat`)
+  }
+}
+
+/**
+ * The actors listed in `SEQK_ACTORS` (comma-separated specs, see `actorFromSpec`), or `fallback`
+ * when it is unset — how the bundled evals run real models when asked and simulations otherwise.
+ *
+ * @example
+ * actors: actorsFromEnv(() => [actors.simulated({ profile: 'reviser' })])
+ */
+export function actorsFromEnv(fallback: () => ChatModel[], variable = 'SEQK_ACTORS'): ChatModel[] {
+  const raw = process.env[variable]?.trim()
+  if (!raw) return fallback()
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((spec) => actorFromSpec(spec))
+}

@@ -1,0 +1,145 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+import { canonicalJson, sha256 } from '../protocol/fingerprint.js'
+import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
+
+/** `off`: call the model. `record`: call it and store every answer. `replay`: answer only from the cassette (a miss fails). `auto`: replay what is recorded, record what is not. */
+export type CassetteMode = 'off' | 'record' | 'replay' | 'auto'
+
+export interface CassetteOptions {
+  /** Default: `SEQK_CASSETTE`, else `off`. */
+  mode?: CassetteMode
+  /** Where recordings live, relative to the working directory (default: `SEQK_CASSETTE_DIR`, else `cassettes`). Commit it to replay in CI. */
+  dir?: string
+}
+
+/**
+ * What identifies one call: the model and its decoding parameters, the full message list, the
+ * role, and the attempt and repeat indexes — so repeats stay independent and a revision never
+ * replays another attempt's answer. No key, header or base URL is part of it.
+ */
+const CassetteKeySchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  role: z.string(),
+  protocol: z.string(),
+  attempt: z.number().int(),
+  repeat: z.number().int(),
+  messages: z.array(ChatMessageSchema),
+})
+type CassetteKey = z.infer<typeof CassetteKeySchema>
+
+const CassetteFileSchema = z.object({
+  schema: z.literal('seqk.cassette/1'),
+  key: CassetteKeySchema,
+  response: z.object({
+    text: z.string(),
+    usage: UsageSchema,
+    latencyMs: z.number(),
+    finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
+    costUsd: z.number().nullable(),
+    costUsdWithoutCache: z.number().nullable().optional(),
+  }),
+  recordedAt: z.string(),
+})
+type CassetteFile = z.infer<typeof CassetteFileSchema>
+
+export const CASSETTE_MODES: readonly CassetteMode[] = ['off', 'record', 'replay', 'auto']
+
+/** The cassette mode and directory from options, then the environment. */
+export function resolveCassette(options: CassetteOptions = {}): { mode: CassetteMode; dir: string } {
+  const mode = options.mode ?? (process.env.SEQK_CASSETTE as CassetteMode | undefined) ?? 'off'
+  if (!CASSETTE_MODES.includes(mode)) throw new Error(`cassette mode ${JSON.stringify(mode)} is not one of ${CASSETTE_MODES.join(', ')} (check SEQK_CASSETTE)`)
+  return { mode, dir: resolve(options.dir ?? process.env.SEQK_CASSETTE_DIR ?? 'cassettes') }
+}
+
+function keyOf(model: ChatModel, request: ChatRequest): CassetteKey {
+  const { role, protocol, attempt, repeat } = request.context
+  return { provider: model.descriptor.provider, model: model.descriptor.model, params: model.descriptor.params, role, protocol, attempt, repeat, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) }
+}
+
+const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_')
+
+function shorten(text: string): string {
+  const flat = text.replace(/\s+/g, ' ')
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}…` : flat)
+}
+
+/** The parts of `want` that differ from a recorded key, in words. */
+export function keyDifferences(recorded: CassetteKey, want: CassetteKey): string[] {
+  const out: string[] = []
+  for (const field of ['role', 'protocol', 'attempt', 'repeat'] as const) {
+    if (recorded[field] !== want[field]) out.push(`${field} (recorded ${JSON.stringify(recorded[field])}, now ${JSON.stringify(want[field])})`)
+  }
+  if (canonicalJson(recorded.params) !== canonicalJson(want.params)) out.push(`decoding parameters (recorded ${canonicalJson(recorded.params)}, now ${canonicalJson(want.params)})`)
+  if (recorded.messages.length !== want.messages.length) out.push(`message count (recorded ${recorded.messages.length}, now ${want.messages.length})`)
+  const n = Math.min(recorded.messages.length, want.messages.length)
+  for (let i = 0; i < n; i++) {
+    const a = recorded.messages[i]!
+    const b = want.messages[i]!
+    if (a.role !== b.role || a.content !== b.content) {
+      out.push(`messages[${i}] (recorded ${a.role} ${shorten(a.content)}, now ${b.role} ${shorten(b.content)})`)
+      break
+    }
+  }
+  return out
+}
+
+/**
+ * Wraps a model with record and replay. Replayed answers keep their recorded (nominal) tokens
+ * and cost and are marked `replayed`, so comparisons stay honest and CI runs for free.
+ *
+ * @example
+ * const actor = withCassette(actors.openai({ model: 'gpt-4.1-mini' }), { mode: 'auto', dir: 'cassettes' })
+ */
+export function withCassette(model: ChatModel, options: CassetteOptions = {}): ChatModel {
+  const { mode, dir } = resolveCassette(options)
+  if (mode === 'off') return model
+  const folder = join(dir, safe(model.descriptor.provider), safe(model.descriptor.model))
+  const pathOf = (key: CassetteKey) => join(folder, `${sha256(canonicalJson(key)).slice(0, 24)}.json`)
+
+  const read = (path: string): CassetteFile => {
+    const parsed = CassetteFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')))
+    if (!parsed.success) throw new Error(`${path}: not a seqk cassette (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); delete it and record again`)
+    return parsed.data
+  }
+
+  const missMessage = (key: CassetteKey): string => {
+    const where = `${model.id} (${key.role}, attempt ${key.attempt}, repeat ${key.repeat})`
+    const files = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.json')) : []
+    if (files.length === 0) return `no cassette recorded for ${where}: ${folder} is empty. Record with SEQK_CASSETTE=record (or auto).`
+    let best: { diffs: string[] } | undefined
+    for (const f of files) {
+      const diffs = keyDifferences(read(join(folder, f)).key, key)
+      if (!best || diffs.length < best.diffs.length) best = { diffs }
+    }
+    return `no cassette recorded for ${where} in ${folder}; the nearest recording differs in ${best!.diffs.join('; ')}. Re-record with SEQK_CASSETTE=record (or auto).`
+  }
+
+  return {
+    ...model,
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      const key = keyOf(model, request)
+      const path = pathOf(key)
+      if (mode !== 'record' && existsSync(path)) {
+        const { response } = read(path)
+        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true }
+      }
+      if (mode === 'replay') throw new Error(missMessage(key))
+      const response = await model.chat(request)
+      const file: CassetteFile = {
+        schema: 'seqk.cassette/1',
+        key,
+        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null },
+        recordedAt: new Date().toISOString(),
+      }
+      mkdirSync(folder, { recursive: true })
+      const tmp = `${path}.${process.pid}.tmp`
+      writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`)
+      renameSync(tmp, path)
+      return response
+    },
+  }
+}

@@ -1,0 +1,117 @@
+import type Anthropic from '@anthropic-ai/sdk'
+import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
+import { definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+
+export interface AnthropicOptions extends RemoteOptions {
+  model: string
+  temperature?: number
+  /** Required by the Messages API; default 4096. */
+  maxTokens?: number
+  /** Extended thinking with this token budget (then temperature must be left unset). */
+  thinking?: { budgetTokens: number }
+  /** Default: `ANTHROPIC_BASE_URL`, else the SDK's default. */
+  baseURL?: string
+  /** Default: `ANTHROPIC_API_KEY`. Never written to artifacts or cassettes. */
+  apiKey?: string
+  skipWithoutKey?: boolean
+  /** Place prompt-cache breakpoints on the growing history (default true). */
+  cache?: boolean
+}
+
+type Block = Anthropic.TextBlockParam
+const EPHEMERAL = { type: 'ephemeral' as const }
+
+/**
+ * Messages API request parts, with cache breakpoints on the system prompt and on the last two
+ * user turns. A revision resends the whole previous conversation plus one answer and one
+ * feedback turn: the breakpoint on the second-to-last user turn sits exactly where the previous
+ * call put its last one, so that prefix is read from cache, and the last one writes the prefix
+ * the next revision will read. That is 3 of the 4 breakpoints the API allows.
+ */
+export function anthropicRequest(messages: readonly ChatMessage[], cache: boolean): { system?: Block[]; messages: Anthropic.MessageParam[] } {
+  const systemText = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
+  const turns: Anthropic.MessageParam[] = []
+  for (const m of messages) {
+    if (m.role === 'system') continue
+    const last = turns.at(-1)
+    // The API wants alternating roles; merge any consecutive same-role turns.
+    if (last && last.role === m.role) (last.content as Block[]).push({ type: 'text', text: m.content })
+    else turns.push({ role: m.role, content: [{ type: 'text', text: m.content }] })
+  }
+  if (cache) {
+    const userTurns = turns.filter((t) => t.role === 'user').slice(-2)
+    for (const turn of userTurns) {
+      const blocks = turn.content as Block[]
+      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: EPHEMERAL }
+    }
+  }
+  const system: Block[] | undefined = systemText ? [{ type: 'text', text: systemText, ...(cache ? { cache_control: EPHEMERAL } : {}) }] : undefined
+  return { ...(system ? { system } : {}), messages: turns }
+}
+
+/** Anthropic's `input_tokens` excludes cached tokens; ours counts every input token. */
+function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | undefined): Usage {
+  const read = usage?.cache_read_input_tokens ?? 0
+  const write = usage?.cache_creation_input_tokens ?? 0
+  return { inputTokens: (usage?.input_tokens ?? 0) + read + write, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: read, cacheWriteTokens: write }
+}
+
+function finish(reason: string | null | undefined): FinishReason {
+  if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length'
+  if (reason === 'refusal') return 'refusal'
+  return reason === 'end_turn' || reason === 'stop_sequence' ? 'stop' : 'other'
+}
+
+/**
+ * A Claude model through the official `@anthropic-ai/sdk` client (Messages API), with prompt
+ * caching of the growing history. Key and base URL from `ANTHROPIC_API_KEY` /
+ * `ANTHROPIC_BASE_URL` unless given.
+ *
+ * @example
+ * actors: [actors.anthropic({ model: 'claude-sonnet-4-5', maxTokens: 4096 })]
+ */
+export function anthropicModel(options: AnthropicOptions): ChatModel {
+  const id = options.id ?? `anthropic:${options.model}`
+  const maxTokens = options.maxTokens ?? 4096
+  const cache = options.cache ?? true
+  const descriptor = {
+    provider: 'anthropic',
+    model: options.model,
+    params: definedParams({ temperature: options.temperature, maxTokens, thinkingBudget: options.thinking?.budgetTokens }),
+  }
+  const apiKey = options.apiKey ?? fromEnv('ANTHROPIC_API_KEY')
+  if (!apiKey) {
+    if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'ANTHROPIC_API_KEY is not set')
+    throw new MissingApiKeyError('actors.anthropic', options.model, 'ANTHROPIC_API_KEY')
+  }
+  const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
+  let sdk: Promise<Anthropic> | undefined
+  const load = async (): Promise<Anthropic> => {
+    const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
+    // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
+    // non-streaming calls with large max_tokens (DESIGN §5).
+    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000 })
+  }
+  return remoteChatModel({
+    id,
+    descriptor,
+    endpoint: `anthropic|${baseURL ?? 'default'}`,
+    options,
+    call: async (messages, signal): Promise<RawCompletion> => {
+      const client = await (sdk ??= load())
+      const body: Anthropic.MessageCreateParamsNonStreaming = {
+        model: options.model,
+        max_tokens: maxTokens,
+        ...anthropicRequest(messages, cache),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
+      }
+      const message = options.stream ? await client.messages.stream(body, { signal }).finalMessage() : await client.messages.create(body, { signal })
+      const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
+      if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
+        throw Object.assign(new Error('empty response: no text content'), { status: 502 })
+      }
+      return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
+    },
+  })
+}

@@ -1,0 +1,199 @@
+import type OpenAI from 'openai'
+import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
+import { definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+
+export interface OpenAIOptions extends RemoteOptions {
+  model: string
+  /** `chat` (Chat Completions, default) or `responses` (Responses API). */
+  api?: 'chat' | 'responses'
+  temperature?: number
+  maxTokens?: number
+  seed?: number
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high'
+  /** Default: `OPENAI_BASE_URL`, else the SDK's default. */
+  baseURL?: string
+  /** Default: `OPENAI_API_KEY`. Never written to artifacts or cassettes. */
+  apiKey?: string
+  /** With no key, skip this actor's cells with a reason instead of failing at declaration. */
+  skipWithoutKey?: boolean
+}
+
+export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey'> {
+  /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
+  baseURL: string
+}
+
+/** Loaded on first use, so evals with only simulated actors never load the SDK. */
+async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number): Promise<OpenAI> {
+  const { default: OpenAIClient } = await import('openai')
+  // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
+  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs })
+}
+
+function chatFinish(reason: string | null | undefined, refusal: unknown): FinishReason {
+  if (refusal || reason === 'content_filter') return 'refusal'
+  return reason === 'length' ? 'length' : reason === 'stop' || reason === 'tool_calls' || reason == null ? 'stop' : 'other'
+}
+
+function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
+  return {
+    inputTokens: usage?.prompt_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+    cacheReadTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+  }
+}
+
+function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+  }
+}
+
+function responseText(response: OpenAI.Responses.Response): { text: string; refusal: boolean } {
+  let text = ''
+  let refusal = false
+  for (const item of response.output ?? []) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type === 'output_text') text += part.text
+      else if (part.type === 'refusal') refusal = true
+    }
+  }
+  return { text, refusal }
+}
+
+/** An empty answer with no finish reason is a broken response, not a model failure: retry it. */
+class EmptyResponseError extends Error {
+  readonly status = 502
+  constructor(what: string) {
+    super(`empty response: ${what}`)
+  }
+}
+
+async function callChat(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined, tokenField: 'max_completion_tokens' | 'max_tokens'): Promise<RawCompletion> {
+  const body = {
+    model: o.model,
+    messages,
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o.maxTokens !== undefined ? { [tokenField]: o.maxTokens } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.reasoningEffort !== undefined ? { reasoning_effort: o.reasoningEffort } : {}),
+  }
+  if (o.stream) {
+    const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+    let text = ''
+    let finish: string | null | undefined
+    let refusal = ''
+    let usage: OpenAI.CompletionUsage | null | undefined
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0]
+      text += choice?.delta?.content ?? ''
+      refusal += choice?.delta?.refusal ?? ''
+      finish = choice?.finish_reason ?? finish
+      usage = chunk.usage ?? usage
+    }
+    if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
+    return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
+  }
+  const completion = await openai.chat.completions.create(body, { signal })
+  const choice = completion.choices?.[0]
+  if (!choice) throw new EmptyResponseError('no choices')
+  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
+}
+
+async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
+  const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
+  const body = {
+    model: o.model,
+    input: messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
+    ...(instructions ? { instructions } : {}),
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o.maxTokens !== undefined ? { max_output_tokens: o.maxTokens } : {}),
+    ...(o.reasoningEffort !== undefined ? { reasoning: { effort: o.reasoningEffort } } : {}),
+    store: false,
+  }
+  let response: OpenAI.Responses.Response | undefined
+  if (o.stream) {
+    const stream = await openai.responses.create({ ...body, stream: true }, { signal })
+    for await (const event of stream) {
+      if (event.type === 'response.completed' || event.type === 'response.incomplete') response = event.response
+    }
+    if (!response) throw new EmptyResponseError('the stream ended without a completed response')
+  } else {
+    response = await openai.responses.create(body, { signal })
+  }
+  const { text, refusal } = responseText(response)
+  if (!text && !refusal && response.status === 'completed') throw new EmptyResponseError('no output text')
+  const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
+  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other' }
+}
+
+/**
+ * An OpenAI model through the official `openai` client, by Chat Completions or the Responses API.
+ * The key and base URL come from `OPENAI_API_KEY` / `OPENAI_BASE_URL` unless given. Decoding
+ * parameters are part of the protocol fingerprint; the key and base URL are not.
+ *
+ * @example
+ * actors: [actors.openai({ model: 'gpt-4.1-mini', temperature: 0.7, maxTokens: 2048 })]
+ */
+export function openaiModel(options: OpenAIOptions): ChatModel {
+  const api = options.api ?? 'chat'
+  const id = options.id ?? `openai:${options.model}`
+  const descriptor = {
+    provider: 'openai',
+    model: options.model,
+    params: definedParams({ api, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed, reasoningEffort: options.reasoningEffort }),
+  }
+  const apiKey = options.apiKey ?? fromEnv('OPENAI_API_KEY')
+  if (!apiKey) {
+    if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'OPENAI_API_KEY is not set')
+    throw new MissingApiKeyError('actors.openai', options.model, 'OPENAI_API_KEY')
+  }
+  const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
+  const timeoutMs = options.timeoutMs ?? 120_000
+  let sdk: Promise<OpenAI> | undefined
+  return remoteChatModel({
+    id,
+    descriptor,
+    endpoint: `openai|${baseURL ?? 'default'}`,
+    options,
+    call: async (messages, signal) => {
+      const openai = await (sdk ??= client(apiKey, baseURL, timeoutMs))
+      return api === 'responses' ? callResponses(openai, options, messages, signal) : callChat(openai, options, messages, signal, 'max_completion_tokens')
+    },
+  })
+}
+
+/**
+ * A model behind an OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio), by Chat
+ * Completions. Local servers need no key; their calls are priced at $0 unless `prices` says
+ * otherwise. The base URL is part of the protocol: another server may serve other weights.
+ *
+ * @example
+ * actors: [actors.openaiCompatible({ baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' })]
+ */
+export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
+  const id = options.id ?? `compat:${options.model}`
+  const descriptor = {
+    provider: 'openai-compatible',
+    model: options.model,
+    params: definedParams({ baseURL: options.baseURL, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
+  }
+  const timeoutMs = options.timeoutMs ?? 120_000
+  let sdk: Promise<OpenAI> | undefined
+  return remoteChatModel({
+    id,
+    descriptor,
+    endpoint: `compat|${options.baseURL}`,
+    options,
+    price: options.prices ? undefined : { input: 0, output: 0 },
+    call: async (messages, signal) => {
+      const openai = await (sdk ??= client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs))
+      return callChat(openai, { ...options }, messages, signal, 'max_tokens')
+    },
+  })
+}

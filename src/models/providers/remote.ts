@@ -1,0 +1,107 @@
+import { throwIfAborted, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
+import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
+import { withCassette, type CassetteOptions } from '../cassette.js'
+import { limiterFor } from '../rate-limit.js'
+import { withRetries, type RetryOptions } from '../retry.js'
+
+/** What one provider call returns before pricing and timing. */
+export interface RawCompletion {
+  text: string
+  usage: Usage
+  finishReason: FinishReason
+}
+
+/** Options every real provider shares. */
+export interface RemoteOptions {
+  /** Name shown in tables (default `<provider>:<model>`). */
+  id?: string
+  /** Per-call timeout in ms (default 120 000). */
+  timeoutMs?: number
+  /** Our retry loop (the SDKs' own retries are off): `{ maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 }`. */
+  retry?: RetryOptions
+  /** Calls in flight at once to this endpoint, shared by every model using it (default 8); halved on 429, recovers on success. */
+  concurrency?: number
+  /** Price overrides, `provider:model` prefix → USD per million tokens. */
+  prices?: PriceTable
+  /** Use the streaming API and assemble the answer (default false). */
+  stream?: boolean
+  /** Record and replay (default: `SEQK_CASSETTE` / `SEQK_CASSETTE_DIR`, else off). */
+  cassette?: CassetteOptions
+}
+
+/**
+ * Wraps one provider's single call with what every real model needs: a shared adaptive
+ * concurrency limit per endpoint, our abortable retry loop, latency and nominal cost.
+ */
+export function remoteChatModel(input: {
+  descriptor: ModelDescriptor
+  id: string
+  endpoint: string
+  options: RemoteOptions
+  price?: Price
+  call: (messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
+}): ChatModel {
+  const { descriptor, options } = input
+  const limiter = limiterFor(input.endpoint, options.concurrency ?? 8)
+  const price = input.price ?? findPrice(descriptor.provider, descriptor.model, options.prices)
+  return withCassette({
+    id: input.id,
+    descriptor,
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      throwIfAborted(request.signal)
+      const started = performance.now()
+      const raw = await withRetries(
+        () => limiter.run(() => input.call(request.messages, request.signal), request.signal),
+        {
+          ...options.retry,
+          signal: request.signal,
+          label: `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`,
+          onFailure: (failure) => {
+            if (failure.rateLimited) limiter.rateLimited()
+          },
+        },
+      )
+      limiter.succeeded()
+      return {
+        ...raw,
+        latencyMs: performance.now() - started,
+        costUsd: price ? costOf(raw.usage, price) : undefined,
+        costUsdWithoutCache: price ? uncachedCostOf(raw.usage, price) : undefined,
+      }
+    },
+  }, options.cassette)
+}
+
+/** The first of `names` set in the environment. */
+export function fromEnv(...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = process.env[name]
+    if (value) return value
+  }
+  return undefined
+}
+
+/** Thrown at declaration time when a provider has no API key. */
+export class MissingApiKeyError extends Error {
+  constructor(constructorName: string, model: string, variable: string) {
+    super(`${constructorName}({ model: ${JSON.stringify(model)} }): no API key. Set ${variable}, pass apiKey, or pass skipWithoutKey: true to skip its cells instead.`)
+    this.name = 'MissingApiKeyError'
+  }
+}
+
+/** A model that cannot run here: its cells are skipped with `reason`. */
+export function unavailableModel(id: string, descriptor: ModelDescriptor, reason: string): ChatModel {
+  return {
+    id,
+    descriptor,
+    unavailable: reason,
+    async chat() {
+      throw new Error(`${id} is unavailable: ${reason}`)
+    },
+  }
+}
+
+/** Drops undefined values so descriptors hash the same whether an option was omitted or undefined. */
+export function definedParams(params: Record<string, string | number | boolean | null | undefined>): Record<string, string | number | boolean | null> {
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string | number | boolean | null>
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest'
+import { classifyFailure, ProviderError, retryAfterMs, retryDelay, sleep, withRetries } from './retry.js'
+
+const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) })
+
+describe('classifyFailure', () => {
+  it('retries 408, 409, 429, 5xx and 529, not other client errors', () => {
+    for (const status of [408, 409, 429, 500, 502, 503, 504, 529]) expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(true)
+    for (const status of [400, 401, 403, 404, 422]) expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(false)
+    expect(classifyFailure(httpError(429)).rateLimited).toBe(true)
+  })
+
+  it('retries connection errors and timeouts by name or message', () => {
+    expect(classifyFailure(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' })).retryable).toBe(true)
+    expect(classifyFailure(Object.assign(new Error('Request timed out.'), { name: 'APIConnectionTimeoutError' })).retryable).toBe(true)
+    expect(classifyFailure(new Error('read ECONNRESET')).retryable).toBe(true)
+    expect(classifyFailure(new Error('model does not exist')).retryable).toBe(false)
+  })
+})
+
+describe('retryAfterMs', () => {
+  it('prefers retry-after-ms, then seconds, then an HTTP date', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }))).toBe(250)
+    expect(retryAfterMs(new Headers({ 'retry-after': '2' }))).toBe(2000)
+    const now = Date.parse('2026-11-30T00:00:00Z')
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Mon, 30 Nov 2026 00:00:03 GMT' }), now)).toBe(3000)
+    expect(retryAfterMs(new Headers({}))).toBeUndefined()
+    expect(retryAfterMs({ 'retry-after': '1' })).toBe(1000)
+  })
+})
+
+describe('retryDelay', () => {
+  it('uses the server wait capped by maxRetryAfterMs, else jittered exponential backoff capped by maxDelayMs', () => {
+    const failure = { retryable: true, rateLimited: true, reason: '' }
+    expect(retryDelay(1, { ...failure, retryAfterMs: 120_000 }, { maxRetryAfterMs: 5000 })).toBe(5000)
+    expect(retryDelay(3, failure, { baseDelayMs: 100 }, () => 0.999)).toBe(399)
+    expect(retryDelay(20, failure, { baseDelayMs: 100, maxDelayMs: 1000 }, () => 0.5)).toBe(500)
+    expect(retryDelay(1, failure, {}, () => 0)).toBe(0)
+  })
+})
+
+describe('withRetries', () => {
+  it('retries retryable failures and returns the first success', async () => {
+    let calls = 0
+    const value = await withRetries(
+      async () => {
+        if (++calls < 3) throw httpError(503)
+        return 'ok'
+      },
+      { label: 'test', baseDelayMs: 1 },
+    )
+    expect(value).toBe('ok')
+    expect(calls).toBe(3)
+  })
+
+  it('gives up after maxRetries with a ProviderError that says how many tries were made', async () => {
+    let calls = 0
+    const run = withRetries(
+      async () => {
+        calls++
+        throw httpError(500)
+      },
+      { label: 'gpt (actor)', maxRetries: 2, baseDelayMs: 1 },
+    )
+    await expect(run).rejects.toThrow(/gpt \(actor\): HTTP 500: status 500 \(gave up after 3 tries\)/)
+    await expect(run).rejects.toBeInstanceOf(ProviderError)
+    expect(calls).toBe(3)
+  })
+
+  it('does not retry a 400', async () => {
+    let calls = 0
+    await expect(
+      withRetries(
+        async () => {
+          calls++
+          throw httpError(400)
+        },
+        { label: 'x', baseDelayMs: 1 },
+      ),
+    ).rejects.toThrow(/HTTP 400/)
+    expect(calls).toBe(1)
+  })
+
+  it('an abort in the middle of a long retry-after wait returns at once with the abort reason', async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    const run = withRetries(
+      async () => {
+        throw httpError(429, { 'retry-after': '30' })
+      },
+      { label: 'x', signal: controller.signal },
+    )
+    setTimeout(() => controller.abort(new Error('test timed out')), 50)
+    await expect(run).rejects.toThrow('test timed out')
+    expect(Date.now() - started).toBeLessThan(1000)
+  })
+
+  it('sleep resolves after the delay and rejects on abort', async () => {
+    await expect(sleep(5)).resolves.toBeUndefined()
+    const c = new AbortController()
+    c.abort(new Error('gone'))
+    await expect(sleep(10_000, c.signal)).rejects.toThrow('gone')
+  })
+})

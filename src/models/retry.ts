@@ -1,0 +1,128 @@
+/**
+ * Our own retry loop (DESIGN §5): openai 6.49 sleeps through a whole `retry-after` before it
+ * notices an abort and neither SDK caps it, so clients run with `maxRetries: 0` and every wait
+ * here is capped and abortable.
+ */
+
+export interface RetryOptions {
+  /** Retries after the first try (default 5). */
+  maxRetries?: number
+  /** First backoff, doubled each retry, with full jitter (default 500 ms). */
+  baseDelayMs?: number
+  /** Cap of one computed backoff (default 30 s). */
+  maxDelayMs?: number
+  /** Cap of a server-requested `retry-after` wait (default 60 s). */
+  maxRetryAfterMs?: number
+}
+
+/** Why a call failed, as far as retrying is concerned. */
+export interface FailureClass {
+  retryable: boolean
+  /** Server-requested wait, from `retry-after-ms` or `retry-after`. */
+  retryAfterMs?: number
+  rateLimited: boolean
+  reason: string
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529])
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!headers) return undefined
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  const value = (headers as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  const ms = Number(header(headers, 'retry-after-ms'))
+  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms
+  const raw = header(headers, 'retry-after')
+  if (raw === undefined) return undefined
+  const seconds = Number(raw)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(raw)
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
+}
+
+/**
+ * Classifies an SDK error by duck typing (both SDKs share the shape): HTTP 408, 409, 429, 5xx and
+ * 529, connection errors and timeouts are retryable; other statuses (400, 401, 404…) are not.
+ */
+export function classifyFailure(error: unknown): FailureClass {
+  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; code?: string; cause?: unknown }
+  const status = typeof e?.status === 'number' ? e.status : undefined
+  const message = e?.message ?? String(error)
+  if (status !== undefined) {
+    const retryable = RETRYABLE_STATUS.has(status) || status >= 500
+    return { retryable, retryAfterMs: retryAfterMs(e.headers), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
+  }
+  const name = e?.name ?? ''
+  if (/ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) || /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(`${message} ${String((e?.cause as Error)?.message ?? '')}`)) {
+    return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}` }
+  }
+  return { retryable: false, rateLimited: false, reason: message }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** The wait before retry number `retry` (1-based): the server's request if any, else jittered backoff. */
+export function retryDelay(retry: number, failure: FailureClass, options: RetryOptions = {}, random: () => number = Math.random): number {
+  const base = options.baseDelayMs ?? 500
+  const cap = options.maxDelayMs ?? 30_000
+  if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, options.maxRetryAfterMs ?? 60_000)
+  // Full jitter (AWS architecture blog): spreads clients that failed together.
+  return Math.floor(random() * Math.min(cap, base * 2 ** (retry - 1)))
+}
+
+/** The call failed after every retry, or with a failure that is not worth retrying. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+    readonly failure: FailureClass,
+  ) {
+    super(message)
+    this.name = 'ProviderError'
+  }
+}
+
+/**
+ * Runs `call` until it succeeds, retrying retryable failures with backoff. An abort stops at once
+ * (including mid-wait) and rethrows the abort reason; anything else ends as a ProviderError whose
+ * message says what failed and how many tries were made.
+ */
+export async function withRetries<T>(
+  call: () => Promise<T>,
+  options: RetryOptions & { signal?: AbortSignal; label: string; onFailure?: (failure: FailureClass) => void; random?: () => number },
+): Promise<T> {
+  const maxRetries = options.maxRetries ?? 5
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call()
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason
+      const failure = classifyFailure(error)
+      options.onFailure?.(failure)
+      if (!failure.retryable || attempt >= maxRetries) {
+        const tries = attempt + 1
+        throw new ProviderError(`${options.label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
+      }
+      await sleep(retryDelay(attempt + 1, failure, options, options.random), options.signal)
+    }
+  }
+}
