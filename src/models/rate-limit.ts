@@ -1,4 +1,3 @@
-import { sleep } from './retry.js'
 
 /**
  * A concurrency limit that backs off on 429 and recovers (AIMD, as TCP does): each rate-limit
