@@ -5,10 +5,10 @@ import { isAbsolute, join, resolve } from 'node:path'
 /** Default parent of run directories, relative to the project root. */
 export const DEFAULT_RUNS_DIR = '.seqk/runs'
 
-/** A sortable, unique run id: UTC date and time plus 4 random hex digits, e.g. `20261130-052301-9f2c`. */
+/** A sortable, unique run id: UTC date and time plus 6 random hex digits, e.g. `20261130-052301-9f2c4a` (shards on many machines may start in the same second). */
 export function newRunId(now = new Date()): string {
   const iso = now.toISOString()
-  return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${randomBytes(2).toString('hex')}`
+  return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${randomBytes(3).toString('hex')}`
 }
 
 /** Where a run's files go: `<root>/<runsDir>/<runId>`, created if missing. */

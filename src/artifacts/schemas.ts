@@ -92,7 +92,7 @@ export const IntervalSchema = z.object({ point: MaybeNumber, lo: MaybeNumber, hi
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
 export const ThresholdResultSchema = z.object({
-  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate']),
+  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate', 'measured']),
   k: z.number().int().positive().nullable(),
   /** For seqAt/passAt a minimum; for maxErrorRate a maximum. */
   limit: z.number(),

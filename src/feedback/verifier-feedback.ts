@@ -56,7 +56,8 @@ export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: st
   }
   if ((diagnostics.tests ?? []).length > 0 || diagnostics.outcome === 'load-error') lines.push(NO_HARD_CODING)
   const text = lines.join('\n')
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 20)}\n… (feedback truncated)`
+  const marker = '\n… (feedback truncated)'
+  return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`
 }
 
 /**

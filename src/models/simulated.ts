@@ -69,8 +69,16 @@ function approxTokens(text: string): number {
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true })
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    // The listener goes as soon as the timer fires: one test signal is shared by many calls.
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
 
@@ -86,7 +94,8 @@ function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
  */
 export function simulatedActor(options: SimulatedActorOptions): ChatModel {
   const name = typeof options.profile === 'string' ? options.profile : 'custom'
-  const profile: SimulatedProfile = typeof options.profile === 'string' ? SIMULATED_PROFILES[options.profile] : options.profile
+  const profile: SimulatedProfile | undefined =
+    typeof options.profile === 'string' ? (Object.hasOwn(SIMULATED_PROFILES, options.profile) ? SIMULATED_PROFILES[options.profile] : undefined) : options.profile
   if (!profile) throw new Error(`actors.simulated: unknown profile ${JSON.stringify(options.profile)}; use one of ${Object.keys(SIMULATED_PROFILES).join(', ')} or pass a profile object`)
   const seed = options.seed ?? 1
   const latencyMs = options.latencyMs ?? 0

@@ -117,6 +117,8 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const seqJson = seqCurve.map(finiteOrNull)
   const passJson = passCurve?.map(finiteOrNull) ?? null
   const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval })
+  // Fail closed: a cell that measured nothing (no tasks, or every trajectory errored) never passes.
+  if (counted.length === 0) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
 
   return {

@@ -60,14 +60,23 @@ export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor
   }
 }
 
-/** Runs `jobs` with at most `limit` in flight; the first rejection rejects the whole pool. */
+/**
+ * Runs `jobs` with at most `limit` in flight. The first rejection rejects the whole pool and no
+ * new job starts after it: a failed cell must not keep spending model calls in the background.
+ */
 async function pool<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
   const results: T[] = new Array(jobs.length)
   let next = 0
+  let failed = false
   const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
+    while (!failed && next < jobs.length) {
       const index = next++
-      results[index] = await jobs[index]!()
+      try {
+        results[index] = await jobs[index]!()
+      } catch (error) {
+        failed = true
+        throw error
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, worker))
@@ -131,7 +140,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     taskIds: spec.tasks.map((t) => t.id),
     repeats: spec.repeats,
     trajectories,
-    normalise: spec.verifier.normalise ?? ((a) => a.trim()),
+    normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),
     thresholds: spec.thresholds,
     countErrorsAsFailures: spec.countErrorsAsFailures,
     bootstrap: spec.bootstrap,

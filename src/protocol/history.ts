@@ -1,4 +1,5 @@
 import { addUsage, type ChatMessage, type ChatModel, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { canonicalJson } from './fingerprint.js'
 
 /** One finished, failed attempt as the history keeps it. */
 export interface Turn {
@@ -68,7 +69,7 @@ function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
 export function summaryHistory(summariser: ChatModel): HistoryPolicy {
   return {
     name: 'summary',
-    settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, prompt: SUMMARY_PROMPT_VERSION },
+    settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, summariserParams: canonicalJson(summariser.descriptor.params), prompt: SUMMARY_PROMPT_VERSION },
     async build({ prompt, turns, context, signal }) {
       if (turns.length <= 1) return { messages: conversation(prompt, turns), usage: ZERO_USAGE, costUsd: 0 }
       const earlier = turns.slice(0, -1)

@@ -35,7 +35,7 @@ export interface SequentialInput {
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
   const prompt = promptBuilder.initial(task, { budget, discloseBudget })
-  const normalise = verifier.normalise ?? ((answer: string) => answer.trim())
+  const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
   try {

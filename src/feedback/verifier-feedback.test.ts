@@ -1,0 +1,146 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { Diagnostics, TestOutcome, Verdict } from '../verifiers/verifier.js'
+import { renderDiagnostics, verifierFeedback } from './verifier-feedback.js'
+
+const HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
+
+const failing = (index: number, extra: Partial<TestOutcome> = {}): TestOutcome => ({
+  index,
+  source: `assert f(${index}) == ${index * 2}`,
+  pass: false,
+  call: `f(${index})`,
+  expected: String(index * 2),
+  actual: String(index * 2 + 1),
+  ...extra,
+})
+const passing = (index: number): TestOutcome => ({ index, source: `assert f(${index}) == ${index * 2}`, pass: true, call: `f(${index})`, expected: String(index * 2), actual: String(index * 2) })
+
+const failed = (tests: TestOutcome[], summary = 'some tests failed'): Diagnostics => ({ outcome: 'failed', summary, tests })
+
+describe('renderDiagnostics: failing tests', () => {
+  it('lists each failing test as test_N (N = index + 1) with call, expected and got', () => {
+    const text = renderDiagnostics(failed([passing(0), failing(1), failing(3)]), undefined)
+    expect(text).toBe(
+      [
+        'Failed test details:',
+        '- test_2 function call: f(1)',
+        '  expected: 2',
+        '  got: 3',
+        '- test_4 function call: f(3)',
+        '  expected: 6',
+        '  got: 7',
+        HARD_CODING,
+      ].join('\n'),
+    )
+    expect(text).not.toContain('test_1')
+  })
+
+  it('shows the exception as "got" when the call raised, and falls back when nothing is known', () => {
+    const raised = renderDiagnostics(failed([failing(0, { actual: undefined, error: "NameError: name 'g' is not defined" })]), undefined)
+    expect(raised).toContain("  got: NameError: name 'g' is not defined")
+    const unknown = renderDiagnostics(failed([failing(0, { actual: undefined, expected: undefined })]), undefined)
+    expect(unknown).toContain('  expected: ?\n  got: (nothing)')
+  })
+
+  it('shows the source and error of a test that is not a call comparison', () => {
+    const text = renderDiagnostics(failed([{ index: 2, source: 'assert is_sorted(out)', pass: false, error: 'AssertionError' }]), undefined)
+    expect(text).toContain('- test_3: assert is_sorted(out)\n  error: AssertionError')
+    expect(renderDiagnostics(failed([{ index: 0, source: 'assert ok()', pass: false }]), undefined)).toContain('  error: failed')
+  })
+
+  it('caps the number of tests listed and says how many more failed', () => {
+    const tests = Array.from({ length: 8 }, (_, i) => failing(i))
+    const text = renderDiagnostics(failed(tests), undefined, { maxTests: 3 })
+    expect(text.match(/^- test_\d+ function call/gm)).toHaveLength(3)
+    expect(text).toContain('- test_3 function call')
+    expect(text).not.toContain('test_4')
+    expect(text).toContain('- … and 5 more failing tests')
+    // Default cap: 5.
+    expect(renderDiagnostics(failed(tests), undefined).match(/^- test_\d+ function call/gm)).toHaveLength(5)
+  })
+
+  it('falls back to the summary when nothing specific failed', () => {
+    expect(renderDiagnostics({ outcome: 'failed', summary: 'wrong output format' }, undefined)).toBe('wrong output format')
+    expect(renderDiagnostics({ outcome: 'failed', summary: '' }, undefined)).toBe('Your answer failed verification.')
+  })
+})
+
+describe('renderDiagnostics: other outcomes', () => {
+  it('renders a load error with its message', () => {
+    const text = renderDiagnostics({ outcome: 'load-error', summary: 'code did not load', error: 'SyntaxError: invalid syntax (line 3)' }, undefined)
+    expect(text).toBe(['Your code failed to load:', 'SyntaxError: invalid syntax (line 3)', HARD_CODING].join('\n'))
+    expect(renderDiagnostics({ outcome: 'load-error', summary: 'ImportError: numpy' }, undefined)).toContain('Your code failed to load:\nImportError: numpy')
+  })
+
+  it('renders a timeout', () => {
+    expect(renderDiagnostics({ outcome: 'timeout', summary: 'killed after 3000 ms' }, undefined)).toBe('Your code did not finish in time (killed after 3000 ms).')
+  })
+
+  it('renders a missing answer', () => {
+    expect(renderDiagnostics({ outcome: 'no-answer', summary: 'no python code block found' }, undefined)).toBe('No answer could be extracted from your reply.\nno python code block found')
+  })
+
+  it('lists unmet criteria with their reasons, leaving out met ones', () => {
+    const text = renderDiagnostics({ outcome: 'failed', summary: '2 of 3 criteria unmet' }, [
+      { text: 'Mentions the dosage', met: false, reason: 'no dosage given' },
+      { text: 'Is polite', met: true },
+      { text: 'Cites a source', met: false },
+    ])
+    expect(text).toBe(['Unmet criteria:', '- Mentions the dosage (no dosage given)', '- Cites a source'].join('\n'))
+  })
+})
+
+describe('renderDiagnostics: length cap', () => {
+  const huge = failed([failing(0, { actual: `'${'x'.repeat(5000)}'` })])
+
+  it('cuts a huge repr and says so', () => {
+    const text = renderDiagnostics(huge, undefined, { maxChars: 300 })
+    expect(text.startsWith('Failed test details:\n- test_1 function call: f(0)')).toBe(true)
+    expect(text.endsWith('… (feedback truncated)')).toBe(true)
+    expect(text.length).toBeLessThan(400)
+  })
+
+  it('leaves a short text alone', () => {
+    const text = renderDiagnostics(failed([failing(0)]), undefined, { maxChars: 2000 })
+    expect(text).not.toContain('truncated')
+  })
+
+  // BUG (verifier-feedback.ts:59): the text is cut to maxChars - 20 characters and then a 23-char
+  // marker is appended, so the result is maxChars + 3 long; the option promises at most maxChars.
+  it('never exceeds maxChars (default 2000)', () => {
+    expect(renderDiagnostics(huge, undefined).length).toBeLessThanOrEqual(2000)
+    fc.assert(
+      fc.property(fc.integer({ min: 40, max: 3000 }), (maxChars) => {
+        expect(renderDiagnostics(huge, undefined, { maxChars }).length).toBeLessThanOrEqual(maxChars)
+      }),
+      { seed: 42 },
+    )
+  })
+})
+
+describe('verifierFeedback', () => {
+  it('renders the verdict diagnostics and criteria as verifier feedback', async () => {
+    const verdict: Verdict = {
+      pass: false,
+      diagnostics: failed([failing(0)]),
+      criteria: [{ id: 'c1', text: 'Handles empty input', met: false }],
+    }
+    const mode = verifierFeedback({ maxTests: 2 })
+    const feedback = await mode.render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    expect(feedback.kind).toBe('verifier')
+    expect(feedback.text).toContain('Failed test details:\n- test_1 function call: f(0)')
+    expect(feedback.text).toContain('Unmet criteria:\n- Handles empty input')
+  })
+
+  it('exposes its caps as settings, with the defaults', () => {
+    expect(verifierFeedback()).toMatchObject({ kind: 'verifier', name: 'verifier', version: '1', settings: { maxTests: 5, maxChars: 2000 } })
+    expect(verifierFeedback({ maxTests: 1, maxChars: 99 }).settings).toEqual({ maxTests: 1, maxChars: 99 })
+  })
+
+  it('applies its options when rendering', async () => {
+    const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(1), failing(2)]) }
+    const { text } = await verifierFeedback({ maxTests: 1 }).render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    expect(text).toContain('- … and 2 more failing tests')
+  })
+})

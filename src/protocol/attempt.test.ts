@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import type { Attempt } from '../artifacts/schemas.js'
+import { ZERO_USAGE } from '../models/chat-model.js'
+import { StageError, addCost, atStage, totals } from './attempt.js'
+
+function attempt(index: number, costUsd: number | null, overheadCost: number | null): Attempt {
+  return {
+    index,
+    answer: 'a',
+    verdict: { pass: false, diagnostics: { outcome: 'failed', summary: '' } },
+    feedback: null,
+    finishReason: 'stop',
+    usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 },
+    latencyMs: 0,
+    costUsd,
+    overhead: { usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 4 }, costUsd: overheadCost },
+    unmodified: null,
+  }
+}
+
+describe('addCost', () => {
+  it('adds known costs and keeps unknown (null) unknown', () => {
+    expect(addCost(1, 2)).toBe(3)
+    expect(addCost(1, undefined)).toBeNull()
+    expect(addCost(null, 2)).toBeNull()
+    expect(addCost(1, null)).toBeNull()
+  })
+})
+
+describe('totals', () => {
+  it('sums actor and overhead usage and cost over attempts', () => {
+    expect(totals([attempt(1, 0.5, 0.25), attempt(2, 1, 0)])).toEqual({
+      usage: { inputTokens: 26, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 8 },
+      costUsd: 1.75,
+    })
+  })
+
+  it('is zero for no attempts and null when any cost is unknown', () => {
+    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0 })
+    expect(totals([attempt(1, 0.5, null), attempt(2, 1, 0)]).costUsd).toBeNull()
+  })
+})
+
+describe('atStage', () => {
+  it('wraps a failure in a StageError naming the stage and attempt', async () => {
+    const error = await atStage('verifier', 3, undefined, async () => {
+      throw new Error('boom')
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StageError)
+    expect(error).toMatchObject({ stage: 'verifier', attempt: 3, message: 'boom' })
+    expect((error as Error).cause).toBeInstanceOf(Error)
+  })
+
+  it('lets an abort through unwrapped', async () => {
+    const controller = new AbortController()
+    const reason = new Error('aborted by test')
+    const promise = atStage('actor', 1, controller.signal, async () => {
+      controller.abort(reason)
+      throw new Error('fetch failed')
+    })
+    await expect(promise).rejects.toBe(reason)
+  })
+
+  it('returns the value on success', async () => {
+    await expect(atStage('history', 1, undefined, async () => 42)).resolves.toBe(42)
+  })
+})

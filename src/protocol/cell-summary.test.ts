@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest'
+import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../artifacts/schemas.js'
+import { ZERO_USAGE } from '../models/chat-model.js'
+import { finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
+
+function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
+  return {
+    schema: 'seqk.protocol/1',
+    kind,
+    benchmark: { name: 'b', tasks: 3, contentHash: '0123456789abcdef' },
+    verifier: { name: 'v', version: '1', settings: {} },
+    feedback: kind === 'sequential' ? { kind: 'binary', name: 'binary', version: '1', settings: {} } : null,
+    history: kind === 'sequential' ? { name: 'full', settings: {} } : null,
+    promptBuilder: 'seqk-prompt/1',
+    actor: { provider: 'test', model: 'm', params: {} },
+    budget,
+    budgetDisclosed,
+  }
+}
+
+function attempt(index: number, answer: string): Attempt {
+  const pass = answer === 'OK'
+  return {
+    index,
+    answer,
+    verdict: { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: '' } },
+    feedback: null,
+    finishReason: 'stop',
+    usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    latencyMs: 0,
+    costUsd: 0.5,
+    overhead: { usage: ZERO_USAGE, costUsd: 0 },
+    unmodified: null,
+  }
+}
+
+function trajectory(p: Protocol, taskId: string, repeat: number, answers: string[], error?: string): Trajectory {
+  const attempts = answers.map((a, i) => attempt(i + 1, a))
+  const first = attempts.find((a) => a.verdict.pass)
+  const firstSuccess = error ? null : (first?.index ?? null)
+  return {
+    schema: TRAJECTORY_SCHEMA,
+    runId: 'r',
+    benchmark: 'b',
+    cellId: 'c',
+    actorId: 'a',
+    mode: p.kind === 'independent' ? 'independent' : 'binary',
+    fingerprint: 'f',
+    protocol: p,
+    taskId,
+    repeat,
+    status: error ? 'error' : firstSuccess !== null ? 'solved' : 'failed',
+    firstSuccess,
+    error: error ? { stage: 'actor', attempt: answers.length + 1, message: error } : null,
+    attempts,
+    usage: { inputTokens: answers.length, outputTokens: answers.length, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd: 0.5 * answers.length,
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1,
+  }
+}
+
+function summarise(p: Protocol, trajectories: Trajectory[], overrides: Partial<SummariseInput> = {}) {
+  return summariseCell({
+    runId: 'r',
+    benchmark: 'b',
+    cellId: 'c',
+    actorId: 'a',
+    mode: p.kind === 'independent' ? 'independent' : 'binary',
+    protocol: p,
+    fingerprint: 'f',
+    taskIds: [...new Set(trajectories.map((t) => t.taskId))],
+    repeats: 1,
+    trajectories,
+    normalise: (a) => a.trim(),
+    thresholds: {},
+    countErrorsAsFailures: false,
+    bootstrap: { seed: 3, resamples: 100 },
+    durationMs: 5,
+    ...overrides,
+  })
+}
+
+describe('summariseCell', () => {
+  it('gives null EGS/LGS with a reason when revisions gain nothing', () => {
+    const p = protocol('sequential', 3)
+    const s = summarise(p, [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, ['a', 'b', 'c'])])
+    expect(s.seqAt).toEqual([0.5, 0.5, 0.5])
+    expect(s.gain).toBe(0)
+    expect(s.egs).toBeNull()
+    expect(s.lgs).toBeNull()
+    expect(s.timingNote).toMatch(/no revision gain/)
+  })
+
+  it('skips a task whose every trajectory errored instead of scoring it 0', () => {
+    const p = protocol('sequential', 2)
+    const s = summarise(p, [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, ['a'], 'down')], { thresholds: { maxErrorRate: 1 } })
+    expect(s.seqAt).toEqual([1, 1])
+    expect(s.meanAttempts).toBe(1)
+    expect(s.verdict).toBe('pass')
+  })
+
+  it('counts an errored independent trajectory as K samples (its missing ones failed) only when asked', () => {
+    const p = protocol('independent', 4)
+    const ts = [trajectory(p, 'x', 0, ['BAD', 'OK', 'BAD', 'BAD']), trajectory(p, 'x', 1, ['OK'], 'crashed')]
+    const excluded = summarise(p, ts, { repeats: 2 })
+    expect(excluded.perTask[0]).toMatchObject({ samples: 4, passes: 1, errors: 1 })
+    expect(excluded.passAt?.[0]).toBeCloseTo(0.25, 12)
+    expect(excluded.passAt?.[3]).toBe(1)
+    const counted = summarise(p, ts, { repeats: 2, countErrorsAsFailures: true })
+    expect(counted.perTask[0]).toMatchObject({ samples: 8, passes: 2, errors: 1 })
+    expect(counted.passAt?.[0]).toBeCloseTo(0.25, 12)
+    expect(counted.passAt?.[3]).toBeCloseTo(1 - 15 / 70, 12)
+    expect(counted.seqAt[0]).toBe(0)
+  })
+
+  it('says a sequential threshold cannot be measured on an independent cell', () => {
+    const p = protocol('independent', 2)
+    const s = summarise(p, [trajectory(p, 'x', 0, ['OK', 'BAD'])], { thresholds: { seqAt: { 2: 0.1 } } })
+    expect(s.thresholds[0]).toMatchObject({ metric: 'seqAt', pass: false, actual: null })
+    expect(s.thresholds[0]?.message).toContain('does not measure Seq@k')
+  })
+
+  it('shows the bootstrap interval only in the message of a missed Seq@K threshold', () => {
+    const p = protocol('sequential', 3)
+    const ts = ['x', 'y', 'z'].map((id, i) => trajectory(p, id, 0, i === 0 ? ['OK'] : ['a', 'b', 'c']))
+    const s = summarise(p, ts, { thresholds: { seqAt: { 2: 0.9, 3: 0.9 } } })
+    const [two, three] = s.thresholds
+    expect(two?.message).not.toContain('CI')
+    expect(three?.message).toMatch(/\(95% CI 0\.\d{3}–[01]\.\d{3}\)$/)
+  })
+
+  it('keeps at most five error examples, each naming the stage and attempt', () => {
+    const p = protocol('sequential', 2)
+    const ts = Array.from({ length: 7 }, (_, i) => trajectory(p, `t${i}`, 0, ['a'], `fail ${i}`))
+    const s = summarise(p, ts)
+    expect(s.errors.count).toBe(7)
+    expect(s.errors.rate).toBe(1)
+    expect(s.errors.examples).toHaveLength(5)
+    expect(s.errors.examples[0]).toEqual({ taskId: 't0', repeat: 0, message: 'actor failed at attempt 2: fail 0' })
+    expect(s.seqAt).toEqual([null, null])
+    expect(s.meanAttempts).toBeNull()
+    expect(s.verdict).toBe('fail')
+  })
+
+  it('uses the normaliser it is given for unmodified revisions', () => {
+    const p = protocol('sequential', 3)
+    const ts = [trajectory(p, 'x', 0, ['A', 'a', 'b'])]
+    expect(summarise(p, ts).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 0, rate: 0 })
+    expect(summarise(p, ts, { normalise: (a) => a.toLowerCase() }).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 1, rate: 0.5 })
+  })
+
+  it('sums usage and cost over all trajectories, errored ones included', () => {
+    const p = protocol('sequential', 2)
+    const s = summarise(p, [trajectory(p, 'x', 0, ['a', 'OK']), trajectory(p, 'y', 0, ['a'], 'boom')], { thresholds: { maxErrorRate: 1 } })
+    expect(s.usage.inputTokens).toBe(3)
+    expect(s.costUsd).toBeCloseTo(1.5, 12)
+    expect(CellSummarySchema.safeParse(s).success).toBe(true)
+  })
+
+  it('keeps the cost unknown when a trajectory has no cost', () => {
+    const p = protocol('sequential', 2)
+    const unknown = { ...trajectory(p, 'y', 0, ['OK']), costUsd: null }
+    expect(summarise(p, [trajectory(p, 'x', 0, ['OK']), unknown]).costUsd).toBeNull()
+  })
+})
+
+describe('finiteOrNull / formatRate', () => {
+  it('turns NaN and infinities into null and keeps finite numbers', () => {
+    expect([Number.NaN, Infinity, -Infinity, 0, 0.5].map(finiteOrNull)).toEqual([null, null, null, 0, 0.5])
+  })
+
+  it('formats a rate to three decimals, or n/a', () => {
+    expect(formatRate(0.12345)).toBe('0.123')
+    expect(formatRate(1)).toBe('1.000')
+    expect(formatRate(null)).toBe('n/a')
+  })
+})
+
+describe('summariseCell fails closed', () => {
+  it('an empty cell or one whose every trajectory errored never passes, even with no thresholds', () => {
+    const p = protocol('sequential', 3)
+    const empty = summarise(p, [])
+    expect(empty.verdict).toBe('fail')
+    expect(empty.thresholds.find((t) => t.metric === 'measured')?.message).toContain('an empty cell never passes')
+    const allErrored = summarise(p, [trajectory(p, 'x', 0, [], 'boom')], { thresholds: { maxErrorRate: 1 } })
+    expect(allErrored.verdict).toBe('fail')
+    expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('pass')
+  })
+})

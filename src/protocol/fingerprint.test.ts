@@ -1,0 +1,182 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { Protocol } from '../artifacts/schemas.js'
+import { ProtocolSchema } from '../artifacts/schemas.js'
+import { binary } from '../feedback/binary.js'
+import { verifierFeedback } from '../feedback/verifier-feedback.js'
+import type { ChatModel } from '../models/chat-model.js'
+import type { Verifier } from '../verifiers/verifier.js'
+import { cellProtocol, type CellSpec } from './cell.js'
+import { benchmarkContentHash, canonicalJson, protocolDifferences, protocolFingerprint, sha256 } from './fingerprint.js'
+import { fullHistory, lastHistory } from './history.js'
+import { defaultPromptBuilder } from './prompt-builder.js'
+import type { Task } from './task.js'
+
+/** The same value with the keys of every object in reverse insertion order. */
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reverseKeys(v)]))
+  }
+  return value
+}
+
+describe('canonicalJson', () => {
+  it('does not depend on key order, at any depth', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(reverseKeys(value))).toBe(canonicalJson(value))
+      }),
+      { seed: 42 },
+    )
+  })
+
+  it('is valid JSON for the same value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value)
+        expect(canonicalJson(JSON.parse(text))).toBe(text)
+        // Same value as plain JSON (modulo key order and -0, which JSON writes as 0).
+        expect(canonicalJson(JSON.parse(JSON.stringify(value)))).toBe(text)
+      }),
+      { seed: 42 },
+    )
+  })
+
+  it('sorts keys and drops undefined fields like JSON.stringify', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null }, u: undefined })).toBe('{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}')
+    expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }))
+  })
+
+  it('distinguishes values that differ', () => {
+    expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }))
+    expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]))
+  })
+})
+
+describe('sha256', () => {
+  it('is the hex SHA-256 of the text', () => {
+    expect(sha256('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  })
+})
+
+// ---- protocols --------------------------------------------------------------------------------
+
+const TASKS: Task[] = [
+  { id: 'a', prompt: 'Write f.', tests: 'assert f() == 1', setup: 'import math', metadata: { tag: 'x' }, simulation: { difficulty: 0.5, correct: ['c'], wrong: ['w'] } },
+  { id: 'b', prompt: [{ role: 'user', content: 'Write g.' }], tests: 'assert g() == 2' },
+]
+
+function actor(params: ChatModel['descriptor']['params'] = { temperature: 0.7 }, model = 'm-1'): ChatModel {
+  return {
+    id: 'a',
+    descriptor: { provider: 'test', model, params },
+    async chat() {
+      throw new Error('not called')
+    },
+  }
+}
+
+function verifier(settings: Verifier['settings'] = { timeoutMs: 3000 }, version = '1'): Verifier {
+  return {
+    name: 'python-tests',
+    version,
+    settings,
+    async verify() {
+      throw new Error('not called')
+    },
+  }
+}
+
+type ProtocolSpec = Parameters<typeof cellProtocol>[0]
+
+const BASE: ProtocolSpec = {
+  benchmark: 'bench',
+  tasks: TASKS,
+  actor: actor(),
+  verifier: verifier(),
+  mode: { name: 'verifier', feedback: verifierFeedback() },
+  history: fullHistory,
+  promptBuilder: defaultPromptBuilder,
+  budget: 5,
+  discloseBudget: false,
+}
+
+const protocolOf = (changes: Partial<CellSpec> = {}): Protocol => cellProtocol({ ...BASE, ...changes })
+
+/** Each single change and the dotted paths it must show up under. */
+const CHANGES: [string, Partial<CellSpec>, string[]][] = [
+  ['budget', { budget: 6 }, ['budget']],
+  ['feedback settings', { mode: { name: 'verifier', feedback: verifierFeedback({ maxTests: 3 }) } }, ['feedback.settings.maxTests']],
+  ['feedback mode', { mode: { name: 'binary', feedback: binary() } }, ['feedback.kind', 'feedback.name', 'feedback.settings.maxTests', 'feedback.settings.maxChars', 'feedback.settings.text']],
+  ['feedback version', { mode: { name: 'verifier', feedback: { ...verifierFeedback(), version: '2' } } }, ['feedback.version']],
+  ['history name', { history: lastHistory }, ['history.name']],
+  ['actor params', { actor: actor({ temperature: 0.2 }) }, ['actor.params.temperature']],
+  ['actor param added', { actor: actor({ temperature: 0.7, top_p: 0.9 }) }, ['actor.params.top_p']],
+  ['actor model', { actor: actor(undefined, 'm-2') }, ['actor.model']],
+  ["a task's tests", { tasks: [{ ...TASKS[0]!, tests: 'assert f() == 2' }, TASKS[1]!] }, ['benchmark.contentHash']],
+  ["a task's setup", { tasks: [{ ...TASKS[0]!, setup: 'import os' }, TASKS[1]!] }, ['benchmark.contentHash']],
+  ["a task's prompt", { tasks: [TASKS[0]!, { ...TASKS[1]!, prompt: 'Write h.' }] }, ['benchmark.contentHash']],
+  ['a task more', { tasks: [...TASKS, { id: 'c', prompt: 'p' }] }, ['benchmark.tasks', 'benchmark.contentHash']],
+  ['benchmark name', { benchmark: 'other' }, ['benchmark.name']],
+  ['verifier settings', { verifier: verifier({ timeoutMs: 100 }) }, ['verifier.settings.timeoutMs']],
+  ['verifier version', { verifier: verifier(undefined, '2') }, ['verifier.version']],
+  ['prompt builder version', { promptBuilder: { ...defaultPromptBuilder, version: 'seqk-prompt/2' } }, ['promptBuilder']],
+  ['budget disclosure', { discloseBudget: true }, ['budgetDisclosed']],
+  ['independent sampling', { mode: null }, ['kind', 'feedback', 'history']],
+]
+
+describe('protocolFingerprint', () => {
+  it('is 16 hex digits, valid, and the same for the same protocol built twice', () => {
+    const a = protocolOf()
+    expect(ProtocolSchema.parse(a)).toEqual(a)
+    expect(protocolFingerprint(a)).toMatch(/^[0-9a-f]{16}$/)
+    expect(protocolFingerprint(protocolOf())).toBe(protocolFingerprint(a))
+    expect(protocolFingerprint(reverseKeys(a) as Protocol)).toBe(protocolFingerprint(a))
+  })
+
+  it('ignores fixture-only task data (simulation, metadata)', () => {
+    const stripped = TASKS.map(({ simulation: _s, metadata: _m, ...rest }) => rest)
+    expect(protocolFingerprint(protocolOf({ tasks: stripped }))).toBe(protocolFingerprint(protocolOf()))
+  })
+
+  it.each(CHANGES)('changes when only the %s changes', (_name, change) => {
+    expect(protocolFingerprint(protocolOf(change))).not.toBe(protocolFingerprint(protocolOf()))
+  })
+})
+
+describe('protocolDifferences', () => {
+  it('is empty for equal protocols', () => {
+    expect(protocolDifferences(protocolOf(), protocolOf())).toEqual([])
+  })
+
+  it.each(CHANGES)('names the dotted paths changed by the %s', (_name, change, paths) => {
+    expect(protocolDifferences(protocolOf(), protocolOf(change)).sort()).toEqual([...paths].sort())
+  })
+
+  it('is symmetric', () => {
+    for (const [, change] of CHANGES) {
+      expect(protocolDifferences(protocolOf(change), protocolOf()).sort()).toEqual(protocolDifferences(protocolOf(), protocolOf(change)).sort())
+    }
+  })
+})
+
+describe('benchmarkContentHash', () => {
+  it('ignores simulation and metadata', () => {
+    const changed = TASKS.map((t) => ({ ...t, metadata: { other: true }, simulation: { difficulty: 0.9, correct: ['x'], wrong: ['y', 'z'] } }))
+    expect(benchmarkContentHash(changed)).toBe(benchmarkContentHash(TASKS))
+  })
+
+  it('depends on ids, prompts, tests and setup', () => {
+    const base = benchmarkContentHash(TASKS)
+    expect(benchmarkContentHash([{ ...TASKS[0]!, id: 'z' }, TASKS[1]!])).not.toBe(base)
+    expect(benchmarkContentHash([{ ...TASKS[0]!, tests: undefined }, TASKS[1]!])).not.toBe(base)
+    expect(benchmarkContentHash([{ ...TASKS[0]!, setup: undefined }, TASKS[1]!])).not.toBe(base)
+    expect(benchmarkContentHash([TASKS[0]!, { ...TASKS[1]!, prompt: [{ role: 'system', content: 's' }, { role: 'user', content: 'Write g.' }] }])).not.toBe(base)
+    expect(benchmarkContentHash([TASKS[0]!])).not.toBe(base)
+  })
+
+  it('treats a string prompt and the same single user message alike (the actor sees the same thing)', () => {
+    expect(benchmarkContentHash([{ id: 'a', prompt: 'p' }])).toBe(benchmarkContentHash([{ id: 'a', prompt: [{ role: 'user', content: 'p' }] }]))
+  })
+})
