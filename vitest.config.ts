@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^vitest-seqk$/, replacement: src('index.ts') },
       { find: /^vitest-seqk\/metrics$/, replacement: src('metrics/index.ts') },
+      { find: /^vitest-seqk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^vitest-seqk\/setup$/, replacement: src('vitest/setup.ts') },
       { find: /^vitest-seqk\/reporter$/, replacement: src('vitest/reporter.ts') },
     ],

@@ -32,7 +32,9 @@ describe('artifact schemas', () => {
       usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
       latencyMs: 0,
       costUsd: null,
-      overhead: { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: null },
+      costUsdWithoutCache: null,
+      replayed: false,
+      helperCalls: [],
       unmodified: null,
     }
     expect(AttemptSchema.safeParse(attempt).success).toBe(true)

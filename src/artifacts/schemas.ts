@@ -7,7 +7,7 @@
  * strings (DESIGN §5), so "no value" is `null` and times are ISO strings.
  */
 import { z } from 'zod'
-import { UsageSchema } from '../models/chat-model.js'
+import { ModelCallSchema, UsageSchema } from '../models/chat-model.js'
 import { VerdictSchema } from '../verifiers/verifier.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
@@ -46,11 +46,15 @@ export const AttemptSchema = z.object({
   /** Feedback given on this attempt (null when it passed, was the last, or in independent sampling). */
   feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), text: z.string() }).nullable(),
   finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
+  /** The actor's call. */
   usage: UsageSchema,
   latencyMs: z.number().nonnegative(),
   costUsd: MaybeNumber,
-  /** Usage of helper calls for this attempt: the summariser before it, a critic after it. */
-  overhead: z.object({ usage: UsageSchema, costUsd: MaybeNumber }),
+  costUsdWithoutCache: MaybeNumber,
+  /** The actor's answer came from a cassette (its tokens and cost are the recorded, nominal ones). */
+  replayed: z.boolean(),
+  /** Helper calls made for this attempt: the summariser before it, a critic or grader after it. */
+  helperCalls: z.array(ModelCallSchema),
   /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */
   unmodified: z.boolean().nullable(),
 })
@@ -138,6 +142,14 @@ export const CellSummarySchema = z.object({
   meanAttempts: MaybeNumber,
   usage: UsageSchema,
   costUsd: MaybeNumber,
+  /** Usage, cost and call count per role (actor, critic, grader, summariser). */
+  byRole: z.record(z.string(), z.object({ usage: UsageSchema, costUsd: MaybeNumber, calls: z.number().int().nonnegative() })),
+  costPerTrajectory: MaybeNumber,
+  /** Prompt caching: the share of input tokens read from cache, and the cost saved against no caching. */
+  cache: z.object({ cachedShare: MaybeNumber, savedUsd: MaybeNumber }),
+  /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
+  replayedCalls: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
   /** Per task: first success per repeat (null = not within K); what baselines and paired tests need. */
   perTask: z.array(z.object({ taskId: z.string(), firstSuccess: z.array(z.number().int().positive().nullable()), errors: z.number().int().nonnegative(), samples: z.number().int().nonnegative().optional(), passes: z.number().int().nonnegative().optional() })),
   thresholds: z.array(ThresholdResultSchema),

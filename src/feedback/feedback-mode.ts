@@ -1,4 +1,4 @@
-import type { ChatMessage, Usage } from '../models/chat-model.js'
+import type { ChatMessage, ModelCall } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
@@ -8,9 +8,8 @@ export type FeedbackKind = 'binary' | 'verifier' | 'critic'
 export interface Feedback {
   kind: FeedbackKind
   text: string
-  /** Usage of an LLM critic, counted toward the trajectory. */
-  usage?: Usage
-  costUsd?: number
+  /** Calls an LLM critic made to write it, counted toward the trajectory. */
+  calls?: ModelCall[]
 }
 
 export interface FeedbackInput {

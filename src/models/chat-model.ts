@@ -25,6 +25,22 @@ export type Usage = z.infer<typeof UsageSchema>
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
 
+/**
+ * One model call as artifacts keep it: who made it, what it used and cost, and whether it came
+ * from a cassette. Actor calls are flattened into the attempt; helper calls (summariser, critic,
+ * grader) are listed on the attempt they served.
+ */
+export const ModelCallSchema = z.object({
+  role: z.enum(['actor', 'critic', 'grader', 'summariser']),
+  usage: UsageSchema,
+  latencyMs: z.number().nonnegative(),
+  costUsd: z.number().nullable(),
+  /** What it would have cost with no prompt caching; null when unpriced. */
+  costUsdWithoutCache: z.number().nullable(),
+  replayed: z.boolean(),
+})
+export type ModelCall = z.infer<typeof ModelCallSchema>
+
 /** Adds usages field by field (pure). */
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
@@ -110,4 +126,16 @@ export interface ChatModel {
 /** Throws the signal's reason if it is aborted (so long loops stop between steps). */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted')
+}
+
+/** The artifact record of one response in `role`. */
+export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
+  return {
+    role,
+    usage: response.usage,
+    latencyMs: response.latencyMs,
+    costUsd: response.costUsd ?? null,
+    costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
+    replayed: response.replayed ?? false,
+  }
 }

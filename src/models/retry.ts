@@ -47,17 +47,24 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
 
 /**
  * Classifies an SDK error by duck typing (both SDKs share the shape): HTTP 408, 409, 429, 5xx and
- * 529, connection errors and timeouts are retryable; other statuses (400, 401, 404…) are not.
+ * 529, connection errors, dropped streams, malformed bodies and timeouts are retryable; other
+ * statuses (400, 401, 404…) are not.
  */
 export function classifyFailure(error: unknown): FailureClass {
-  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; code?: string; cause?: unknown }
+  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown }
   const status = typeof e?.status === 'number' ? e.status : undefined
-  const message = e?.message ?? String(error)
+  // Anthropic's `message` is the whole JSON body; `apiMessage` (SDK 1.14) is the readable part.
+  const message = e?.apiMessage ?? e?.message ?? String(error)
   if (status !== undefined) {
     const retryable = RETRYABLE_STATUS.has(status) || status >= 500
     return { retryable, retryAfterMs: retryAfterMs(e.headers), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
   }
   const name = e?.name ?? ''
+  // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
+  if (name === 'SyntaxError' || /could not parse|unexpected (token|end of json)/i.test(message)) {
+    return { retryable: true, rateLimited: false, reason: `malformed response: ${message}` }
+  }
+  // A dropped connection surfaces as `TypeError: terminated` (cause "other side closed"), not an APIError.
   if (/ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) || /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(`${message} ${String((e?.cause as Error)?.message ?? '')}`)) {
     return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}` }
   }

@@ -13,7 +13,9 @@ function attempt(index: number, costUsd: number | null, overheadCost: number | n
     usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 },
     latencyMs: 0,
     costUsd,
-    overhead: { usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 4 }, costUsd: overheadCost },
+    costUsdWithoutCache: costUsd === null ? null : costUsd * 2,
+    replayed: index === 2,
+    helperCalls: [{ role: 'critic', usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 4 }, latencyMs: 0, costUsd: overheadCost, costUsdWithoutCache: overheadCost, replayed: false }],
     unmodified: null,
   }
 }
@@ -28,15 +30,22 @@ describe('addCost', () => {
 })
 
 describe('totals', () => {
-  it('sums actor and overhead usage and cost over attempts', () => {
+  it('sums actor and helper usage and cost over attempts, in total and per role', () => {
     expect(totals([attempt(1, 0.5, 0.25), attempt(2, 1, 0)])).toEqual({
       usage: { inputTokens: 26, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 8 },
       costUsd: 1.75,
+      costUsdWithoutCache: 3.25,
+      byRole: {
+        actor: { usage: { inputTokens: 20, outputTokens: 4, cacheReadTokens: 2, cacheWriteTokens: 0 }, costUsd: 1.5, calls: 2 },
+        critic: { usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 8 }, costUsd: 0.25, calls: 2 },
+      },
+      replayedCalls: 1,
+      calls: 4,
     })
   })
 
   it('is zero for no attempts and null when any cost is unknown', () => {
-    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0 })
+    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 })
     expect(totals([attempt(1, 0.5, null), attempt(2, 1, 0)]).costUsd).toBeNull()
   })
 })

@@ -1,4 +1,4 @@
-import { addUsage, throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { addUsage, throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import type { Task } from './task.js'
@@ -39,7 +39,7 @@ export async function proposeAndVerify(input: {
   messages: ChatMessage[]
   context: CallContext
   signal?: AbortSignal
-}): Promise<Omit<Attempt, 'feedback' | 'overhead' | 'unmodified'>> {
+}): Promise<Omit<Attempt, 'feedback' | 'helperCalls' | 'unmodified'>> {
   const { actor, verifier, task, messages, context, signal } = input
   throwIfAborted(signal)
   const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }))
@@ -52,16 +52,38 @@ export async function proposeAndVerify(input: {
     usage: response.usage,
     latencyMs: response.latencyMs,
     costUsd: response.costUsd ?? null,
+    costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
+    replayed: response.replayed ?? false,
   }
 }
 
-/** Total usage and cost of a list of attempts, helper calls included. */
-export function totals(attempts: readonly Attempt[]): { usage: Usage; costUsd: number | null } {
-  let usage = ZERO_USAGE
-  let costUsd: number | null = 0
-  for (const a of attempts) {
-    usage = addUsage(addUsage(usage, a.usage), a.overhead.usage)
-    costUsd = addCost(addCost(costUsd, a.costUsd), a.overhead.costUsd)
+export interface Totals {
+  usage: Usage
+  costUsd: number | null
+  costUsdWithoutCache: number | null
+  /** Per role (actor, critic, grader, summariser): usage and cost. */
+  byRole: Partial<Record<ModelRole, { usage: Usage; costUsd: number | null; calls: number }>>
+  replayedCalls: number
+  calls: number
+}
+
+/** Adds a list of attempts' calls, actor and helpers, in total and per role (pure). */
+export function totals(attempts: readonly Attempt[]): Totals {
+  const out: Totals = { usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
+  const add = (role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }) => {
+    out.usage = addUsage(out.usage, call.usage)
+    out.costUsd = addCost(out.costUsd, call.costUsd)
+    out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
+    out.calls++
+    if (call.replayed) out.replayedCalls++
+    const r = (out.byRole[role] ??= { usage: ZERO_USAGE, costUsd: 0, calls: 0 })
+    r.usage = addUsage(r.usage, call.usage)
+    r.costUsd = addCost(r.costUsd, call.costUsd)
+    r.calls++
   }
-  return { usage, costUsd }
+  for (const a of attempts) {
+    add('actor', a)
+    for (const call of a.helperCalls) add(call.role, call)
+  }
+  return out
 }

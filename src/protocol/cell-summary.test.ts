@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../artifacts/schemas.js'
-import { ZERO_USAGE } from '../models/chat-model.js'
 import { finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
 
 function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
@@ -29,7 +28,9 @@ function attempt(index: number, answer: string): Attempt {
     usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
     latencyMs: 0,
     costUsd: 0.5,
-    overhead: { usage: ZERO_USAGE, costUsd: 0 },
+    costUsdWithoutCache: 0.5,
+    replayed: false,
+    helperCalls: [],
     unmodified: null,
   }
 }
@@ -160,7 +161,8 @@ describe('summariseCell', () => {
 
   it('keeps the cost unknown when a trajectory has no cost', () => {
     const p = protocol('sequential', 2)
-    const unknown = { ...trajectory(p, 'y', 0, ['OK']), costUsd: null }
+    const known = trajectory(p, 'y', 0, ['OK'])
+    const unknown = { ...known, attempts: known.attempts.map((a) => ({ ...a, costUsd: null })) }
     expect(summarise(p, [trajectory(p, 'x', 0, ['OK']), unknown]).costUsd).toBeNull()
   })
 })

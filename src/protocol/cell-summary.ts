@@ -12,8 +12,7 @@ import {
   type TaskOutcomes,
 } from '../metrics/index.js'
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
-import { addUsage, ZERO_USAGE } from '../models/chat-model.js'
-import { addCost } from './attempt.js'
+import { totals } from './attempt.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -107,12 +106,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }
     : unmodifiedRevisions(counted.map((t) => t.attempts.map((a) => input.normalise(a.answer))))
 
-  let usage = ZERO_USAGE
-  let costUsd: number | null = 0
-  for (const t of trajectories) {
-    usage = addUsage(usage, t.usage)
-    costUsd = addCost(costUsd, t.costUsd)
-  }
+  const spent = totals(trajectories.flatMap((t) => t.attempts))
   const errorRate = trajectories.length === 0 ? Number.NaN : errored.length / trajectories.length
   const seqJson = seqCurve.map(finiteOrNull)
   const passJson = passCurve?.map(finiteOrNull) ?? null
@@ -151,8 +145,16 @@ export function summariseCell(input: SummariseInput): CellSummary {
     timingNote,
     unmodifiedRevisions: { revisions: unmodified.revisions, unmodified: unmodified.unmodified, rate: finiteOrNull(unmodified.rate) },
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
-    usage,
-    costUsd,
+    usage: spent.usage,
+    costUsd: spent.costUsd,
+    byRole: Object.fromEntries(Object.entries(spent.byRole)),
+    costPerTrajectory: spent.costUsd === null || trajectories.length === 0 ? null : spent.costUsd / trajectories.length,
+    cache: {
+      cachedShare: finiteOrNull(spent.usage.cacheReadTokens / spent.usage.inputTokens),
+      savedUsd: spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
+    },
+    replayedCalls: spent.replayedCalls,
+    calls: spent.calls,
     perTask: [...byTask].map(([taskId, ts]) => ({
       taskId,
       firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),

@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatModel, ChatRequest } from '../models/chat-model.js'
-import { ZERO_USAGE } from '../models/chat-model.js'
 import { SUMMARY_PROMPT_VERSION, fullHistory, lastHistory, summaryHistory, type Turn } from './history.js'
 
 const PROMPT: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }]
@@ -25,15 +24,14 @@ describe('fullHistory', () => {
   it('is the prompt followed by every (answer, reply) pair, roles alternating, for any number of turns', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.record({ answer: fc.string(), reply: fc.string() }), { maxLength: 8 }), async (turns) => {
-        const { messages, usage, costUsd } = await fullHistory.build({ prompt: PROMPT, turns, context })
+        const { messages, calls } = await fullHistory.build({ prompt: PROMPT, turns, context })
         expect(messages.slice(0, 2)).toEqual(PROMPT)
         expect(messages).toHaveLength(2 + 2 * turns.length)
         turns.forEach((turn, i) => {
           expect(messages[2 + 2 * i]).toEqual({ role: 'assistant', content: turn.answer })
           expect(messages[3 + 2 * i]).toEqual({ role: 'user', content: turn.reply })
         })
-        expect(usage).toEqual(ZERO_USAGE)
-        expect(costUsd).toBe(0)
+        expect(calls).toEqual([])
       }),
       { seed: 42 },
     )
@@ -66,7 +64,7 @@ describe('summaryHistory', () => {
     expect((await policy.build({ prompt: PROMPT, turns: [], context })).messages).toEqual(PROMPT)
     const one = await policy.build({ prompt: PROMPT, turns: turnsOf(1), context })
     expect(one.messages).toEqual([...PROMPT, { role: 'assistant', content: 'answer-1' }, { role: 'user', content: 'reply-1' }])
-    expect(one.usage).toEqual(ZERO_USAGE)
+    expect(one.calls).toEqual([])
     expect(s.requests).toHaveLength(0)
   })
 
@@ -82,8 +80,7 @@ describe('summaryHistory', () => {
     expect(built.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
     expect(built.messages[1]?.content).toBe('task\n\nSummary of your earlier attempts and the feedback on them:\nsummary #1')
     expect(built.messages.slice(2)).toEqual([{ role: 'assistant', content: 'answer-3' }, { role: 'user', content: 'reply-3' }])
-    expect(built.usage).toEqual({ inputTokens: 50, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 })
-    expect(built.costUsd).toBe(0.2)
+    expect(built.calls).toEqual([{ role: 'summariser', usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, costUsd: 0.2, costUsdWithoutCache: 0.2, replayed: false }])
     expect(PROMPT[1]?.content).toBe('task')
   })
 

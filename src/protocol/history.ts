@@ -1,4 +1,4 @@
-import { addUsage, type ChatMessage, type ChatModel, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { canonicalJson } from './fingerprint.js'
 
 /** One finished, failed attempt as the history keeps it. */
@@ -10,9 +10,8 @@ export interface Turn {
 
 export interface HistoryBuild {
   messages: ChatMessage[]
-  /** Usage of a summariser call, if one was made. */
-  usage: Usage
-  costUsd: number | null
+  /** Helper calls made to build it (a summariser's), counted toward the attempt. */
+  calls: ModelCall[]
 }
 
 /**
@@ -36,7 +35,7 @@ export const fullHistory: HistoryPolicy = {
   name: 'full',
   settings: {},
   async build({ prompt, turns }) {
-    return { messages: conversation(prompt, turns), usage: ZERO_USAGE, costUsd: 0 }
+    return { messages: conversation(prompt, turns), calls: [] }
   },
 }
 
@@ -45,7 +44,7 @@ export const lastHistory: HistoryPolicy = {
   name: 'last',
   settings: {},
   async build({ prompt, turns }) {
-    return { messages: conversation(prompt, turns.slice(-1)), usage: ZERO_USAGE, costUsd: 0 }
+    return { messages: conversation(prompt, turns.slice(-1)), calls: [] }
   },
 }
 
@@ -71,7 +70,7 @@ export function summaryHistory(summariser: ChatModel): HistoryPolicy {
     name: 'summary',
     settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, summariserParams: canonicalJson(summariser.descriptor.params), prompt: SUMMARY_PROMPT_VERSION },
     async build({ prompt, turns, context, signal }) {
-      if (turns.length <= 1) return { messages: conversation(prompt, turns), usage: ZERO_USAGE, costUsd: 0 }
+      if (turns.length <= 1) return { messages: conversation(prompt, turns), calls: [] }
       const earlier = turns.slice(0, -1)
       const response = await summariser.chat({
         messages: summaryRequest(earlier),
@@ -86,7 +85,7 @@ export function summaryHistory(summariser: ChatModel): HistoryPolicy {
       else messages.push({ role: 'user', content: note.trim() })
       const latest = turns.at(-1)!
       messages.push({ role: 'assistant', content: latest.answer }, { role: 'user', content: latest.reply })
-      return { messages, usage: addUsage(ZERO_USAGE, response.usage), costUsd: response.costUsd ?? null }
+      return { messages, calls: [recordCall('summariser', response)] }
     },
   }
 }

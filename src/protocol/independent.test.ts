@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import type { CallContext, ChatMessage, ChatModel } from '../models/chat-model.js'
-import { ZERO_USAGE } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { runIndependent, type IndependentInput } from './independent.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
@@ -65,12 +64,12 @@ describe('runIndependent', () => {
     )
   })
 
-  it('records samples with no feedback, no overhead and no unmodified flag', async () => {
+  it('records samples with no feedback, no helper calls and no unmodified flag', async () => {
     const outcome = await run({ actor: scriptedModel(['BAD', 'BAD', 'BAD', 'BAD']).model })
     for (const a of outcome.attempts) {
       expect(a.feedback).toBeNull()
       expect(a.unmodified).toBeNull()
-      expect(a.overhead).toEqual({ usage: ZERO_USAGE, costUsd: 0 })
+      expect(a.helperCalls).toEqual([])
       expect(a.costUsd).toBe(0.5)
     }
   })

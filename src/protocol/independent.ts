@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type ChatModel } from '../models/chat-model.js'
+import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt } from '../artifacts/schemas.js'
 import { StageError, proposeAndVerify } from './attempt.js'
@@ -28,7 +28,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     for (let sample = 1; sample <= budget; sample++) {
       const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
       const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task }, signal })
-      attempts.push({ ...step, feedback: null, overhead: { usage: ZERO_USAGE, costUsd: 0 }, unmodified: null })
+      attempts.push({ ...step, feedback: null, helperCalls: [], unmodified: null })
     }
   } catch (error) {
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }

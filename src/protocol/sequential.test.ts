@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { FeedbackInput, FeedbackMode } from '../feedback/feedback-mode.js'
 import { binary } from '../feedback/binary.js'
 import type { CallContext, ChatMessage, ChatModel, Usage } from '../models/chat-model.js'
-import { ZERO_USAGE } from '../models/chat-model.js'
+import { addUsage, ZERO_USAGE } from '../models/chat-model.js'
+import { totals } from './attempt.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from './history.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
@@ -66,6 +67,7 @@ function targetVerifier(target = 'OK', extra: Partial<Verifier> = {}): Verifier 
 
 /** Feedback that quotes the failed answer, so tests can find it in later prompts. */
 function echoFeedback(extra: { usage?: Usage; costUsd?: number } = {}) {
+  const calls = extra.usage ? [{ role: 'critic' as const, usage: extra.usage, latencyMs: 0, costUsd: extra.costUsd ?? null, costUsdWithoutCache: extra.costUsd ?? null, replayed: false }] : undefined
   const inputs: FeedbackInput[] = []
   const mode: FeedbackMode = {
     kind: 'verifier',
@@ -74,7 +76,7 @@ function echoFeedback(extra: { usage?: Usage; costUsd?: number } = {}) {
     settings: {},
     async render(input) {
       inputs.push(input)
-      return { kind: 'verifier', text: `FEEDBACK#${input.attempt}: "${input.answer}" is wrong`, ...extra }
+      return { kind: 'verifier', text: `FEEDBACK#${input.attempt}: "${input.answer}" is wrong`, calls }
     },
   }
   return { mode, inputs }
@@ -283,29 +285,34 @@ describe('runSequential: summary history', () => {
     expect(fourth[1]?.content).toBe('A3')
   })
 
-  it("counts the summariser's usage and cost in the attempt's overhead", async () => {
+  it("records the summariser's calls on the attempt they served", async () => {
     const summariser = scriptedModel(['S1', 'S2'], { usage: SUMMARY_USAGE, costUsd: 0.5 })
     const actor = scriptedModel(['A1', 'A2', 'A3', 'OK'])
     const outcome = await run({ actor: actor.model, history: summaryHistory(summariser.model), budget: 4 })
     expect(outcome.firstSuccess).toBe(4)
-    expect(outcome.attempts.map((a) => a.overhead)).toEqual([
-      { usage: ZERO_USAGE, costUsd: 0 },
-      { usage: ZERO_USAGE, costUsd: 0 },
-      { usage: SUMMARY_USAGE, costUsd: 0.5 },
-      { usage: SUMMARY_USAGE, costUsd: 0.5 },
+    expect(outcome.attempts.map((a) => a.helperCalls.map((c) => [c.role, c.usage, c.costUsd]))).toEqual([
+      [],
+      [],
+      [['summariser', SUMMARY_USAGE, 0.5]],
+      [['summariser', SUMMARY_USAGE, 0.5]],
     ])
+    expect(totals(outcome.attempts).byRole.summariser).toEqual({ usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE), costUsd: 1, calls: 2 })
   })
 
-  it('adds a critic-style feedback usage and cost to the overhead too', async () => {
+  it("adds a critic's calls after the summariser's", async () => {
     const critic: Usage = { inputTokens: 7, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }
     const summariser = scriptedModel(['S1'], { usage: SUMMARY_USAGE, costUsd: 0.5 })
     const fb = echoFeedback({ usage: critic, costUsd: 0.125 })
     const outcome = await run({ actor: scriptedModel(['A1', 'A2', 'A3', 'OK']).model, feedback: fb.mode, history: summaryHistory(summariser.model), budget: 4 })
-    expect(outcome.attempts[0]?.overhead).toEqual({ usage: critic, costUsd: 0.125 })
-    expect(outcome.attempts[2]?.overhead).toEqual({ usage: { inputTokens: 107, outputTokens: 22, cacheReadTokens: 0, cacheWriteTokens: 5 }, costUsd: 0.625 })
+    expect(outcome.attempts[0]?.helperCalls.map((c) => c.role)).toEqual(['critic'])
+    expect(outcome.attempts[2]?.helperCalls.map((c) => [c.role, c.costUsd])).toEqual([
+      ['summariser', 0.5],
+      ['critic', 0.125],
+    ])
+    expect(totals(outcome.attempts).byRole.critic?.calls).toBe(3)
   })
 
-  it('an unknown summariser cost makes the overhead cost unknown', async () => {
+  it('an unknown summariser cost makes the helper cost unknown', async () => {
     const summariser: ChatModel = {
       id: 's',
       descriptor: { provider: 'test', model: 's', params: {} },
@@ -314,7 +321,8 @@ describe('runSequential: summary history', () => {
       },
     }
     const outcome = await run({ actor: scriptedModel(['A1', 'A2', 'A3']).model, history: summaryHistory(summariser), budget: 3 })
-    expect(outcome.attempts[2]?.overhead.costUsd).toBeNull()
+    expect(outcome.attempts[2]?.helperCalls[0]?.costUsd).toBeNull()
+    expect(totals(outcome.attempts).costUsd).toBeNull()
   })
 })
 

@@ -1,8 +1,8 @@
-import { addUsage, type ChatModel } from '../models/chat-model.js'
+import type { ChatModel } from '../models/chat-model.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
-import { StageError, addCost, atStage, proposeAndVerify } from './attempt.js'
+import { StageError, atStage, proposeAndVerify } from './attempt.js'
 import type { HistoryPolicy, Turn } from './history.js'
 import type { PromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
@@ -54,7 +54,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       const record: Attempt = {
         ...step,
         feedback: null,
-        overhead: { usage: built.usage, costUsd: built.costUsd },
+        helperCalls: [...built.calls],
         unmodified: previous === undefined ? null : normalise(previous.answer) === normalise(step.answer),
       }
       attempts.push(record)
@@ -65,10 +65,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), signal }),
       )
       record.feedback = { kind: given.kind, text: given.text }
-      record.overhead = {
-        usage: given.usage ? addUsage(record.overhead.usage, given.usage) : record.overhead.usage,
-        costUsd: addCost(record.overhead.costUsd, given.costUsd ?? 0),
-      }
+      record.helperCalls.push(...(given.calls ?? []))
       turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })
     }
     return { attempts, firstSuccess: null, error: null }

@@ -90,7 +90,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
     // non-streaming calls with large max_tokens (DESIGN §5).
-    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000 })
+    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
   }
   return remoteChatModel({
     id,

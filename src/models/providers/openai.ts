@@ -27,7 +27,8 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
   // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
-  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs })
+  // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
+  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off' })
 }
 
 function chatFinish(reason: string | null | undefined, refusal: unknown): FinishReason {

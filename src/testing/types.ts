@@ -1,0 +1,146 @@
+// The public types of `vitest-seqk/testing`. Kept apart from the server so that the wire modules,
+// the responders and the fault queue can share them without importing each other.
+
+/**
+ * Which wire protocol a request arrived on: OpenAI Chat Completions, OpenAI Responses or
+ * Anthropic Messages.
+ *
+ * @example
+ * server.injectFaults({ kind: 'reset', match: (r) => r.api === 'responses' })
+ */
+export type TestServerApi = 'chat' | 'responses' | 'messages'
+
+/**
+ * One request the test server received, after validation. `messages` is the conversation
+ * normalised across the three wire protocols; `body` is exactly what the client sent.
+ *
+ * @example
+ * const server = await startTestServer()
+ * // ... run the code under test ...
+ * const [first] = server.requests
+ * expect(first?.api).toBe('messages')
+ * expect(first?.messages.at(-1)).toEqual({ role: 'user', content: 'Write a haiku' })
+ * expect(first?.headers.authorization).toBe('[redacted]')
+ */
+export interface TestServerRequest {
+  api: TestServerApi
+  model: string
+  /**
+   * Normalised conversation: system prompt(s) first (Chat `system`/`developer` messages, the
+   * Responses `instructions`, the Messages `system` field), then user/assistant turns as plain
+   * text. A message made of several text parts is joined with `\n`.
+   */
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[]
+  stream: boolean
+  /** The parsed JSON body as received. */
+  body: unknown
+  /** Request headers (lower-case names). Credentials (`authorization`, `x-api-key`, ...) read `[redacted]`. */
+  headers: Record<string, string | string[] | undefined>
+  /** 0-based order of arrival since the server started (or since the last `reset()`). */
+  index: number
+}
+
+/**
+ * What a responder answers. A plain string is shorthand for `{ text }`.
+ *
+ * @example
+ * const reply: TestServerReply = { text: 'I cannot help with that.', finishReason: 'refusal' }
+ * const slow: TestServerReply = { text: 'ok', delayMs: 200, usage: { inputTokens: 1000 } }
+ */
+export interface TestServerReply {
+  text: string
+  /**
+   * Why generation stopped (default `'stop'`). On the wire: Chat `finish_reason` `stop` |
+   * `length` | `content_filter` (with `message.refusal`); Responses `status: 'completed'` |
+   * `'incomplete'` with `incomplete_details.reason: 'max_output_tokens'` | a `refusal` content
+   * part; Messages `stop_reason` `end_turn` | `max_tokens` | `refusal`.
+   */
+  finishReason?: 'stop' | 'length' | 'refusal'
+  /**
+   * Overrides for the computed usage. `inputTokens` counts every prompt token, cached ones
+   * included (as `src/models/pricing.ts` expects); the Messages wire reports
+   * `input_tokens = inputTokens - cacheReadTokens - cacheWriteTokens`, as Anthropic does.
+   * Defaults: `inputTokens = ceil(prompt characters / 4)`, `outputTokens = ceil(text characters / 4)`,
+   * cache fields from the prompt-cache simulation.
+   */
+  usage?: Partial<{ inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }>
+  /** Wait this long before answering (aborted when the client goes away or the server closes). */
+  delayMs?: number
+}
+
+/**
+ * Decides what the test server answers to one request. It may be async; a throw becomes a 500
+ * in the provider's error shape, with the thrown message.
+ *
+ * @example
+ * const upper: Responder = (request) => request.messages.at(-1)!.content.toUpperCase()
+ */
+export type Responder = (request: TestServerRequest) => TestServerReply | string | Promise<TestServerReply | string>
+
+/**
+ * A failure the test server can inject instead of (or into) a normal answer.
+ *
+ * - `status`: that HTTP status with the provider's error JSON, plus `retry-after` (seconds) and
+ *   `retry-after-ms` headers when given.
+ * - `slow`: answers normally after `delayMs`.
+ * - `hang`: accepts the request and never answers (until the client aborts or the server closes).
+ * - `reset`: destroys the socket without a response.
+ * - `malformed-json`: 200 with a body that is not JSON (on a stream: an event whose data is not JSON).
+ * - `empty-choices`: 200 with valid JSON but no choices / no output items / no content blocks.
+ * - `truncated`: the normal answer cut to half its length, with the length / `max_tokens` finish reason.
+ * - `stream-cut`: sends the first events up to the first text delta, then destroys the socket
+ *   (on a non-streaming request: the headers and half the JSON body, then the socket is destroyed).
+ *
+ * @example
+ * server.injectFaults({ kind: 'status', status: 429, retryAfterSeconds: 2 }, { kind: 'reset' })
+ */
+export type Fault =
+  | { kind: 'status'; status: 408 | 409 | 429 | 500 | 502 | 503 | 529; retryAfterSeconds?: number; retryAfterMs?: number }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'hang' }
+  | { kind: 'reset' }
+  | { kind: 'malformed-json' }
+  | { kind: 'empty-choices' }
+  | { kind: 'truncated' }
+  | { kind: 'stream-cut' }
+
+/**
+ * A fault with its scope: it applies to the next `times` (default 1) requests for which `match`
+ * (default: every request) returns true.
+ *
+ * @example
+ * const spec: FaultSpec = { kind: 'status', status: 503, times: 2, match: (r) => r.api === 'chat' }
+ */
+export type FaultSpec = Fault & { times?: number; match?: (request: TestServerRequest) => boolean }
+
+/**
+ * A running test server. Point the SDKs at `openaiBaseURL` / `anthropicBaseURL`.
+ *
+ * @example
+ * const server = await startTestServer({ responder: scripted(['first', 'second']) })
+ * const openai = new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseURL, maxRetries: 0 })
+ * const anthropic = new Anthropic({ apiKey: 'test', baseURL: server.anthropicBaseURL, maxRetries: 0 })
+ * // ...
+ * await server.close()
+ */
+export interface TestServer {
+  /** e.g. `http://127.0.0.1:54321` */
+  url: string
+  /** `url + '/v1'`, for `new OpenAI({ baseURL })`. */
+  openaiBaseURL: string
+  /** `url` itself: the Anthropic SDK appends `/v1/messages`. */
+  anthropicBaseURL: string
+  /**
+   * Every authenticated, well-formed request received, in order of arrival (faulted ones
+   * included). Requests rejected with 400/401/404 are not recorded. Cleared in place by `reset()`.
+   */
+  requests: TestServerRequest[]
+  /** Replaces the responder for the requests that follow. */
+  respondWith(responder: Responder): void
+  /** Queue faults for upcoming requests: each applies to the next `times` (default 1) requests matching `match` (default all). */
+  injectFaults(...faults: FaultSpec[]): void
+  /** Clears recorded requests, queued faults and the prompt-cache state; keeps the responder. */
+  reset(): void
+  /** Stops listening and destroys every open socket (hanging requests included). Idempotent. */
+  close(): Promise<void>
+}
