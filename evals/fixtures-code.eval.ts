@@ -1,15 +1,16 @@
 // The bundled offline eval: self-written HumanEval-Pro-style tasks, simulated actors, real Python.
-// Written exactly as a user would write theirs.
-import { actors, feedback, seqEval, verifiers } from 'vitest-seqk'
+// Written exactly as a user would write theirs. Set SEQK_ACTORS (e.g. `openai:gpt-4.1-mini,
+// anthropic:claude-sonnet-4-5`) to run real models instead of the simulations.
+import { actors, actorsFromEnv, feedback, seqEval, verifiers } from 'vitest-seqk'
 import { tasks } from '../fixtures/code-tasks.js'
 
 seqEval('self-invoking python (fixtures)', {
   tasks,
-  actors: [
+  actors: actorsFromEnv(() => [
     actors.simulated({ profile: 'reviser' }),
     actors.simulated({ profile: 'stubborn' }),
     actors.simulated({ profile: 'one-shot' }),
-  ],
+  ]),
   verifier: verifiers.pythonTests(),
   budget: 5,
   repeats: 3,

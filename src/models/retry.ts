@@ -59,9 +59,10 @@ export function classifyFailure(error: unknown): FailureClass {
     const retryable = RETRYABLE_STATUS.has(status) || status >= 500
     return { retryable, retryAfterMs: retryAfterMs(e.headers), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
   }
-  const name = e?.name ?? ''
+  // The SDKs' error classes do not all set `name`; their constructor names are reliable.
+  const name = `${e?.name ?? ''} ${(error as object | undefined)?.constructor?.name ?? ''}`.trim()
   // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
-  if (name === 'SyntaxError' || /could not parse|unexpected (token|end of json)/i.test(message)) {
+  if (/\bSyntaxError\b/.test(name) || /could not parse|unexpected (token|end of json)/i.test(message)) {
     return { retryable: true, rateLimited: false, reason: `malformed response: ${message}` }
   }
   // A dropped connection surfaces as `TypeError: terminated` (cause "other side closed"), not an APIError.

@@ -99,3 +99,21 @@ describe('rankingChanges', () => {
     expect(rankingChanges([cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95])])).toEqual([])
   })
 })
+
+describe('spendingLine', () => {
+  it('says nothing for free offline runs, and sums cost, cache savings and replays otherwise', async () => {
+    const { spendingLine } = await import('./table.js')
+    const free = cell('a', 'verifier', [0.5, 1], { costUsd: 0 })
+    expect(spendingLine([free])).toBeNull()
+    const paid = cell('a', 'verifier', [0.5, 1], {
+      costUsd: 1.5,
+      usage: { inputTokens: 1000, outputTokens: 10, cacheReadTokens: 600, cacheWriteTokens: 0 },
+      cache: { cachedShare: 0.6, savedUsd: 0.25 },
+      byRole: { actor: { usage: { inputTokens: 1000, outputTokens: 10, cacheReadTokens: 600, cacheWriteTokens: 0 }, costUsd: 1.2, calls: 2 }, critic: { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0.3, calls: 1 } },
+      replayedCalls: 3,
+      calls: 3,
+    })
+    expect(spendingLine([paid, free])).toBe('cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls replayed from cassettes (nominal cost shown)')
+    expect(spendingLine([{ ...paid, costUsd: null }])).toContain('cost ? (some models unpriced)')
+  })
+})

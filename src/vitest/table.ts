@@ -80,6 +80,8 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const out = [title, c.dim(line(header)), ...rows.map(line)]
   const ranking = rankingChanges(cells)
   if (ranking.length > 0) out.push(...ranking.map((r) => ` ${r}`))
+  const spending = spendingLine(cells)
+  if (spending) out.push(c.dim(` ${spending}`))
   const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
   for (const n of notes) out.push(c.dim(` note: ${n}`))
   for (const cell of cells) for (const t of cell.thresholds.filter((x) => !x.pass)) out.push(c.red(` ✗ ${cell.cellId}: ${t.message}`))
@@ -116,4 +118,26 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
     else out.push(`ranking changes from Pass@${K} to Seq@${K} (${mode}): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}`)
   }
   return out
+}
+
+/**
+ * One line on money when there is something to say: the total, what helpers (critics,
+ * summarisers, graders) cost, the prompt-cache share and saving, and replayed calls.
+ */
+export function spendingLine(cells: readonly CellSummary[]): string | null {
+  const parts: string[] = []
+  const known = cells.every((x) => x.costUsd !== null)
+  const total = cells.reduce((n, x) => n + (x.costUsd ?? 0), 0)
+  if (total > 0 || !known) parts.push(`cost ${money(known ? total : null)}${known ? '' : ' (some models unpriced)'}`)
+  const helpers = cells.reduce((n, x) => n + Object.entries(x.byRole).filter(([role]) => role !== 'actor').reduce((m, [, r]) => m + (r.costUsd ?? 0), 0), 0)
+  if (helpers > 0) parts.push(`helpers ${money(helpers)}`)
+  const input = cells.reduce((n, x) => n + x.usage.inputTokens, 0)
+  const cached = cells.reduce((n, x) => n + x.usage.cacheReadTokens, 0)
+  if (cached > 0) {
+    const saved = cells.reduce((n, x) => n + (x.cache.savedUsd ?? 0), 0)
+    parts.push(`${((cached / input) * 100).toFixed(0)}% of input tokens from prompt cache, saving ${money(saved)}`)
+  }
+  const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
+  if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls replayed from cassettes (nominal cost shown)`)
+  return parts.length > 0 ? parts.join('; ') : null
 }
