@@ -233,6 +233,8 @@ describe('keys', () => {
       expect(() => actors.openai({ model: 'gpt-4o' })).toThrow('Set OPENAI_API_KEY, pass apiKey, or pass skipWithoutKey: true')
       expect(() => actors.anthropic({ model: 'claude-sonnet-4-5' })).toThrow('ANTHROPIC_API_KEY')
       expect(actors.openai({ model: 'gpt-4o', skipWithoutKey: true }).unavailable).toBe('OPENAI_API_KEY is not set')
+      // Replaying cassettes needs no key.
+      expect(actors.anthropic({ model: 'claude-sonnet-4-5', cassette: { mode: 'replay' } }).unavailable).toBeUndefined()
     } finally {
       if (saved.openai !== undefined) process.env.OPENAI_API_KEY = saved.openai
       if (saved.anthropic !== undefined) process.env.ANTHROPIC_API_KEY = saved.anthropic

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -79,7 +79,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     model: options.model,
     params: definedParams({ temperature: options.temperature, maxTokens, thinkingBudget: options.thinking?.budgetTokens }),
   }
-  const apiKey = options.apiKey ?? fromEnv('ANTHROPIC_API_KEY')
+  const apiKey = apiKeyFor(options.apiKey, 'ANTHROPIC_API_KEY', options.cassette)
   if (!apiKey) {
     if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'ANTHROPIC_API_KEY is not set')
     throw new MissingApiKeyError('actors.anthropic', options.model, 'ANTHROPIC_API_KEY')

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -149,7 +149,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     model: options.model,
     params: definedParams({ api, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed, reasoningEffort: options.reasoningEffort }),
   }
-  const apiKey = options.apiKey ?? fromEnv('OPENAI_API_KEY')
+  const apiKey = apiKeyFor(options.apiKey, 'OPENAI_API_KEY', options.cassette)
   if (!apiKey) {
     if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'OPENAI_API_KEY is not set')
     throw new MissingApiKeyError('actors.openai', options.model, 'OPENAI_API_KEY')

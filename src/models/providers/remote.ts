@@ -1,6 +1,6 @@
 import { throwIfAborted, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
 import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
-import { withCassette, type CassetteOptions } from '../cassette.js'
+import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { limiterFor } from '../rate-limit.js'
 import { withRetries, type RetryOptions } from '../retry.js'
 
@@ -79,6 +79,16 @@ export function fromEnv(...names: string[]): string | undefined {
     if (value) return value
   }
   return undefined
+}
+
+/**
+ * The API key, or a placeholder when cassettes replay every call (forks without keys can then
+ * run a recorded eval in CI), or undefined.
+ */
+export function apiKeyFor(explicit: string | undefined, variable: string, cassette: CassetteOptions | undefined): string | undefined {
+  const key = explicit ?? fromEnv(variable)
+  if (key) return key
+  return resolveCassette(cassette).mode === 'replay' ? 'replay-only-no-key' : undefined
 }
 
 /** Thrown at declaration time when a provider has no API key. */
