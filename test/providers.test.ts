@@ -101,7 +101,7 @@ describe.each(Object.keys(providers))('%s', (name) => {
 describe('faults', () => {
   const model = () => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast })
 
-  it('retries every transient fault; the cell completes with every trajectory solved', async () => {
+  it.each(Object.keys(providers))('%s: retries every transient fault; the cell completes with every trajectory solved', async (name) => {
     server.injectFaults(
       { kind: 'status', status: 429, retryAfterMs: 5, times: 2 },
       { kind: 'status', status: 500 },
@@ -111,13 +111,23 @@ describe('faults', () => {
       { kind: 'reset' },
       { kind: 'malformed-json' },
       { kind: 'empty-choices' },
+      { kind: 'slow', delayMs: 50 },
+      { kind: 'hang' },
     )
-    const patient = actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 5 } })
+    const options = { retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 5 }, timeoutMs: 300 }
+    const patient =
+      name === 'anthropic'
+        ? actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...options })
+        : name === 'openai responses'
+          ? actors.openai({ model: 'gpt-4.1-mini', api: 'responses', apiKey: KEY, baseURL: server.openaiBaseURL, ...options })
+          : name === 'openai-compatible'
+            ? actors.openaiCompatible({ model: 'qwen2.5-coder:7b', baseURL: server.openaiBaseURL, ...options })
+            : actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...options })
     const { summary, trajectories } = await runCell(spec(patient, { concurrency: 1 }))
     expect(summary.errors.examples).toEqual([])
     expect(trajectories.every((t) => t.status === 'solved')).toBe(true)
-    // 9 faulted requests were retried on top of the 8 answered calls.
-    expect(server.requests).toHaveLength(8 + 9)
+    // 10 faulted requests were retried (the slow one answered late, within the timeout) on top of the 8 answered calls.
+    expect(server.requests).toHaveLength(8 + 10)
     expect(summary.byRole.actor?.calls).toBe(8)
   })
 
