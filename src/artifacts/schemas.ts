@@ -151,7 +151,19 @@ export const CellSummarySchema = z.object({
   replayedCalls: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
   /** Per task: first success per repeat (null = not within K); what baselines and paired tests need. */
-  perTask: z.array(z.object({ taskId: z.string(), firstSuccess: z.array(z.number().int().positive().nullable()), errors: z.number().int().nonnegative(), samples: z.number().int().nonnegative().optional(), passes: z.number().int().nonnegative().optional() })),
+  perTask: z.array(
+    z.object({
+      taskId: z.string(),
+      firstSuccess: z.array(z.number().int().positive().nullable()),
+      errors: z.number().int().nonnegative(),
+      samples: z.number().int().nonnegative().optional(),
+      passes: z.number().int().nonnegative().optional(),
+      /** Mean cost over repeats of running this task with budget k and stopping at the first success, k = 1..K. */
+      costAtK: z.array(MaybeNumber),
+    }),
+  ),
+  /** Mean over tasks of `perTask[].costAtK`: what a budget of k costs per task (cost–success analyses). */
+  costAtK: z.array(MaybeNumber),
   thresholds: z.array(ThresholdResultSchema),
   verdict: z.enum(['pass', 'fail']),
   durationMs: z.number().nonnegative(),

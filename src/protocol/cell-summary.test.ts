@@ -190,3 +190,14 @@ describe('summariseCell fails closed', () => {
     expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('pass')
   })
 })
+
+describe('costAtK', () => {
+  it('is the mean cost of running each task with budget k, stopping at the first success', () => {
+    const p = protocol('sequential', 3)
+    // Each attempt costs 0.5 (see attempt()): x solves at 2, y never does.
+    const s = summarise(p, [trajectory(p, 'x', 0, ['no', 'OK']), trajectory(p, 'y', 0, ['a', 'b', 'c'])])
+    expect(s.perTask.find((t) => t.taskId === 'x')!.costAtK).toEqual([0.5, 1, 1])
+    expect(s.perTask.find((t) => t.taskId === 'y')!.costAtK).toEqual([0.5, 1, 1.5])
+    expect(s.costAtK).toEqual([0.5, 1, 1.25])
+  })
+})

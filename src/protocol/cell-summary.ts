@@ -114,6 +114,13 @@ export function summariseCell(input: SummariseInput): CellSummary {
   // Fail closed: a cell that measured nothing (no tasks, or every trajectory errored) never passes.
   if (counted.length === 0) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
+  const perTask = [...byTask].map(([taskId, ts]) => ({
+    taskId,
+    firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
+    errors: errored.filter((t) => t.taskId === taskId).length,
+    ...(independent ? { samples: samples.find((s) => s.taskId === taskId)?.n ?? 0, passes: samples.find((s) => s.taskId === taskId)?.c ?? 0 } : {}),
+    costAtK: Array.from({ length: K }, (_, i) => meanOrNull(ts.map((t) => costUpTo(t, i + 1)))),
+  }))
 
   return {
     schema: CELL_SUMMARY_SCHEMA,
@@ -155,12 +162,9 @@ export function summariseCell(input: SummariseInput): CellSummary {
     },
     replayedCalls: spent.replayedCalls,
     calls: spent.calls,
-    perTask: [...byTask].map(([taskId, ts]) => ({
-      taskId,
-      firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
-      errors: errored.filter((t) => t.taskId === taskId).length,
-      ...(independent ? { samples: samples.find((s) => s.taskId === taskId)?.n ?? 0, passes: samples.find((s) => s.taskId === taskId)?.c ?? 0 } : {}),
-    })),
+    perTask: perTask,
+    // Tasks with no counted trajectory (all errored) have no cost to average.
+    costAtK: Array.from({ length: K }, (_, i) => meanOrNull(perTask.filter((p) => p.firstSuccess.length > 0).map((p) => p.costAtK[i] ?? null))),
     thresholds: results,
     verdict: results.every((r) => r.pass) ? 'pass' : 'fail',
     durationMs: input.durationMs,
@@ -206,4 +210,20 @@ function evaluateThresholds(
       : `${values.errored.length} trajectories ended in an infrastructure error (${(rate * 100).toFixed(1)}% > allowed ${(maxErrorRate * 100).toFixed(1)}%); first: task ${first?.taskId} repeat ${first?.repeat}, ${first?.error?.stage} at attempt ${first?.error?.attempt}: ${first?.error?.message.replace(/\.$/, '')}. Raise expect.maxErrorRate to tolerate errors.`,
   })
   return out
+}
+
+/**
+ * What running a trajectory with budget k costs when it stops at the first success: its attempts
+ * up to min(k, first success), helpers included. Null when any of those calls is unpriced.
+ */
+export function costUpTo(trajectory: Trajectory, k: number): number | null {
+  const stop = Math.min(k, trajectory.firstSuccess ?? k)
+  const spent = totals(trajectory.attempts.filter((a) => a.index <= stop))
+  return spent.costUsd
+}
+
+/** Mean of the values, null if any is null or there are none (an unknown never becomes 0). */
+function meanOrNull(values: readonly (number | null)[]): number | null {
+  if (values.length === 0 || values.some((v) => v === null)) return null
+  return (values as number[]).reduce((a, b) => a + b, 0) / values.length
 }

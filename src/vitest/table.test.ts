@@ -50,6 +50,7 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     replayedCalls: 0,
     calls: 4,
     perTask: [],
+    costAtK: curve.map(() => 0.01),
     thresholds: [],
     verdict: 'pass',
     durationMs: 10,
