@@ -30,3 +30,32 @@ export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonic
 export { TaskSchema, SimulationScriptSchema, taskMessages, type Task, type TaskInput, type SimulationScript } from './protocol/task.js'
 
 export * from './artifacts/index.js'
+export {
+  loadHumanEvalPro,
+  loadMbppPro,
+  loadCodeEvalPro,
+  referenceAnswer,
+  referenceCode,
+  selfInvokingPrompt,
+  SELF_INVOKING_INSTRUCTION,
+  PROMPT_DEFECTS,
+  CodeEvalProFileError,
+  CodeEvalProRecordSchema,
+  entryPointFromTests,
+  detectDefects,
+  simulationFromReference,
+  breakReference,
+  withCheckedSimulation,
+  REFERENCE_BREAKS,
+  type CodeEvalProOptions,
+  type CodeEvalProEntry,
+  type CodeEvalProRecord,
+  type CodeEvalProDefect,
+  type CodeEvalProDefects,
+  type CodeEvalProBenchmark,
+  type ReferenceBreak,
+  type CheckedSimulationOptions,
+} from './benchmarks/index.js'
+export { compareToBaseline, type BaselineCell, type GateOptions, type GateResult, type GateComparison } from './protocol/gate.js'
+export { applyBaseline, updateMode, type UpdateMode } from './vitest/baseline.js'
+export { BaselineFileSchema, BaselineCellSchema, readBaselineFile, writeBaselineCell, type BaselineFile } from './artifacts/baseline-file.js'

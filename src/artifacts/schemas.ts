@@ -106,6 +106,30 @@ export const ThresholdResultSchema = z.object({
 })
 export type ThresholdResult = z.infer<typeof ThresholdResultSchema>
 
+/** The baseline gate's verdict on a cell (see src/protocol/gate.ts). */
+export const GateJsonSchema = z.object({
+  /** `written`: no baseline existed and one was written; `updated`: refreshed by -u; `missing`: none, and CI never writes one. */
+  status: z.enum(['pass', 'fail', 'written', 'updated', 'missing']),
+  file: z.string(),
+  messages: z.array(z.string()),
+  comparisons: z.array(
+    z.object({
+      metric: z.enum(['seqAt', 'passAt']),
+      k: z.number().int().positive(),
+      baseline: MaybeNumber,
+      current: MaybeNumber,
+      diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }),
+    }),
+  ),
+  regressed: z.array(z.string()),
+  improved: z.array(z.string()),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+  protocolChanges: z.array(z.string()),
+})
+export type GateJson = z.infer<typeof GateJsonSchema>
+
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
@@ -154,6 +178,8 @@ export const CellSummarySchema = z.object({
   perTask: z.array(
     z.object({
       taskId: z.string(),
+      /** Hash of the task's id, prompt, tests and setup. */
+      contentHash: z.string().optional(),
       firstSuccess: z.array(z.number().int().positive().nullable()),
       errors: z.number().int().nonnegative(),
       samples: z.number().int().nonnegative().optional(),
@@ -165,6 +191,8 @@ export const CellSummarySchema = z.object({
   /** Mean over tasks of `perTask[].costAtK`: what a budget of k costs per task (cost–success analyses). */
   costAtK: z.array(MaybeNumber),
   thresholds: z.array(ThresholdResultSchema),
+  /** The baseline gate, when the eval keeps a baseline. */
+  gate: GateJsonSchema.nullable().optional(),
   verdict: z.enum(['pass', 'fail']),
   durationMs: z.number().nonnegative(),
 })

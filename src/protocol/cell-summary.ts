@@ -49,6 +49,8 @@ export interface SummariseInput {
   protocol: Protocol
   fingerprint: string
   taskIds: readonly string[]
+  /** Each task's content hash (see taskContentHash), kept per task so baselines compare like with like. */
+  taskHashes?: Readonly<Record<string, string>>
   repeats: number
   trajectories: readonly Trajectory[]
   normalise: (answer: string) => string
@@ -116,6 +118,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   const perTask = [...byTask].map(([taskId, ts]) => ({
     taskId,
+    ...(input.taskHashes?.[taskId] ? { contentHash: input.taskHashes[taskId] } : {}),
     firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
     errors: errored.filter((t) => t.taskId === taskId).length,
     ...(independent ? { samples: samples.find((s) => s.taskId === taskId)?.n ?? 0, passes: samples.find((s) => s.taskId === taskId)?.c ?? 0 } : {}),

@@ -4,7 +4,7 @@ import type { Verifier } from '../verifiers/verifier.js'
 import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
 import { totals } from './attempt.js'
 import { summariseCell, type Thresholds } from './cell-summary.js'
-import { benchmarkContentHash, protocolFingerprint } from './fingerprint.js'
+import { benchmarkContentHash, protocolFingerprint, taskContentHash } from './fingerprint.js'
 import type { HistoryPolicy } from './history.js'
 import { runIndependent } from './independent.js'
 import type { PromptBuilder } from './prompt-builder.js'
@@ -138,6 +138,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     protocol,
     fingerprint,
     taskIds: spec.tasks.map((t) => t.id),
+    taskHashes: Object.fromEntries(spec.tasks.map((t) => [t.id, taskContentHash(t)])),
     repeats: spec.repeats,
     trajectories,
     normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),

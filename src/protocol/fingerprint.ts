@@ -34,8 +34,16 @@ export function protocolFingerprint(protocol: Protocol): string {
  * changes the protocol; changing fixture-only simulation data does not.
  */
 export function benchmarkContentHash(tasks: readonly Task[]): string {
-  const content = tasks.map((t) => ({ id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null }))
-  return sha256(canonicalJson(content)).slice(0, 16)
+  return sha256(canonicalJson(tasks.map(taskContent))).slice(0, 16)
+}
+
+function taskContent(t: Task) {
+  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null }
+}
+
+/** Hash of one task's id, prompt, tests and setup: a baseline compares only tasks whose hash matches. */
+export function taskContentHash(task: Task): string {
+  return sha256(canonicalJson(taskContent(task))).slice(0, 16)
 }
 
 /** The protocol fields that differ between two protocols, as dotted paths (for gate messages). */

@@ -66,14 +66,29 @@ export const SeqEvalOptionsSchema = z
     bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').default(2000),
     countErrorsAsFailures: z.boolean().default(false),
     promptBuilder: PromptBuilderShape.optional(),
+    baseline: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            /** Baseline file, relative to the eval file (default `seqk.baseline.json`). */
+            file: z.string().min(1).optional(),
+            margin: Rate.optional(),
+            maxDrop: Rate.optional(),
+          })
+          .strict(),
+      ])
+      .default(false),
   })
   .strict()
 
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
-export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent'> & {
+export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline'> & {
   tasks: Task[]
   modes: Record<string, { feedback: FeedbackMode; expect: Thresholds }>
   independent: { expect: Thresholds } | null
+  /** The baseline gate, or null when the eval keeps no baseline. */
+  baseline: { file: string; margin: number; maxDrop: number } | null
 }
 
 /** Thrown at declaration time: names the eval, the option and the fix. */
@@ -142,5 +157,6 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     for (const p of o.verifier.checkTask?.(t) ?? []) problems.push(`tasks[${JSON.stringify(t.id)}]: ${p}`)
   }
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
-  return { ...o, tasks: o.tasks, modes, independent }
+  const baseline = o.baseline === false ? null : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
+  return { ...o, tasks: o.tasks, modes, independent, baseline }
 }

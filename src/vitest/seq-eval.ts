@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { describe, recordArtifact, test } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
 import { runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
@@ -8,12 +8,13 @@ import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun } from './run-context.js'
+import { applyBaseline, updateMode } from './baseline.js'
 import './artifact-types.js'
 
-/** Raised by a cell test whose thresholds were missed; the message lists each miss. */
+/** Raised by a cell test whose thresholds or baseline gate failed; the message lists each miss. */
 export class SeqkThresholdError extends Error {
   constructor(cellId: string, misses: string[]) {
-    super(`${cellId}: ${misses.length === 1 ? 'a threshold was' : `${misses.length} thresholds were`} missed\n${misses.map((m) => `  - ${m}`).join('\n')}`)
+    super(`${cellId}: ${misses.length === 1 ? 'a check' : `${misses.length} checks`} failed\n${misses.map((m) => `  - ${m}`).join('\n')}`)
     this.name = 'SeqkThresholdError'
   }
 }
@@ -95,8 +96,22 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
           },
         })
-        context.task.meta.seqk = { ...result.summary, file: relative(process.cwd(), context.task.file.filepath) }
-        const misses = result.summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
+        let summary = result.summary
+        const misses = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
+        if (resolved.baseline) {
+          const gate = applyBaseline({
+            path: resolve(dirname(context.task.file.filepath), resolved.baseline.file),
+            benchmark: name,
+            summary,
+            mode: updateMode(context.expect.getState().snapshotState),
+            gate: { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed, resamples: resolved.bootstrapResamples },
+          })
+          const failed = gate.status === 'fail' || gate.status === 'missing'
+          if (failed) misses.push(...gate.messages.map((m) => `baseline: ${m}`))
+          else if (gate.status !== 'pass') await context.annotate(gate.messages.join('\n'), 'notice')
+          summary = { ...summary, gate, verdict: failed ? 'fail' : summary.verdict }
+        }
+        context.task.meta.seqk = { ...summary, file: relative(process.cwd(), context.task.file.filepath) }
         if (misses.length > 0) throw new SeqkThresholdError(spec.cellId, misses)
       })
     }

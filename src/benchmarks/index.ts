@@ -1,0 +1,38 @@
+/**
+ * Loaders from public benchmark formats into tasks, and aids to simulate actors on them.
+ *
+ * @example
+ * import { loadHumanEvalPro } from './benchmarks/index.js'
+ * const tasks = loadHumanEvalPro('data/humaneval_pro.json', { excludeDefective: true, limit: 20 })
+ */
+export {
+  loadHumanEvalPro,
+  loadMbppPro,
+  loadCodeEvalPro,
+  codeEvalProTask,
+  referenceAnswer,
+  referenceCode,
+  selfInvokingPrompt,
+  SELF_INVOKING_INSTRUCTION,
+  entryPointFromTests,
+  detectDefects,
+  promptImports,
+  PROMPT_DEFECTS,
+  CodeEvalProRecordSchema,
+  CodeEvalProFileError,
+  type CodeEvalProRecord,
+  type CodeEvalProBenchmark,
+  type CodeEvalProDefects,
+  type CodeEvalProDefect,
+  type CodeEvalProOptions,
+  type CodeEvalProEntry,
+} from './codeeval-pro.js'
+export {
+  simulationFromReference,
+  breakReference,
+  withCheckedSimulation,
+  REFERENCE_BREAKS,
+  type ReferenceBreak,
+  type SimulationFromReferenceOptions,
+  type CheckedSimulationOptions,
+} from './simulation-from-reference.js'

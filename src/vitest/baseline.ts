@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process'
+import { relative } from 'node:path'
+import { readBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
+import type { CellSummary, GateJson } from '../artifacts/schemas.js'
+import { finiteOrNull } from '../protocol/cell-summary.js'
+import { compareToBaseline, type GateOptions } from '../protocol/gate.js'
+
+/** Vitest's snapshot update mode, which baselines follow: `all` with -u, `none` in CI, else `new`. */
+export type UpdateMode = 'all' | 'new' | 'none'
+
+/**
+ * The update mode for baselines: `SEQK_UPDATE_BASELINE=1` forces `all`; otherwise Vitest's own
+ * snapshot state (DESIGN §5: `'new'` by default, `'all'` with `-u`, `'none'` when CI=true).
+ */
+export function updateMode(snapshotState: unknown): UpdateMode {
+  if (process.env.SEQK_UPDATE_BASELINE === '1' || process.env.SEQK_UPDATE_BASELINE === 'true') return 'all'
+  const mode = (snapshotState as { _updateSnapshot?: unknown } | undefined)?._updateSnapshot
+  if (mode === 'all' || mode === 'new' || mode === 'none') return mode
+  return process.env.CI ? 'none' : 'new'
+}
+
+let commit: string | null | undefined
+/** The short git commit of the working directory, or null outside a repository. */
+export function currentCommit(): string | null {
+  if (commit === undefined) {
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null
+    } catch {
+      commit = null
+    }
+  }
+  return commit
+}
+
+/**
+ * Checks a finished cell against its committed baseline, or writes the baseline, following
+ * snapshot semantics: written when missing locally, refreshed by -u, never written in CI where a
+ * missing one fails.
+ */
+export function applyBaseline(input: { path: string; benchmark: string; summary: CellSummary; mode: UpdateMode; gate: GateOptions }): GateJson {
+  const { path, benchmark, summary, mode } = input
+  const file = relative(process.cwd(), path) || path
+  const existing = readBaselineFile(path)?.benchmarks[benchmark]?.cells[summary.cellId]
+  const empty = { comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] }
+  const write = () =>
+    writeBaselineCell(path, benchmark, summary.cellId, {
+      fingerprint: summary.fingerprint,
+      protocol: summary.protocol,
+      perTask: summary.perTask,
+      seqAt: summary.seqAt,
+      passAt: summary.passAt,
+      recordedAt: new Date().toISOString(),
+      commit: currentCommit(),
+    })
+  if (mode === 'all') {
+    write()
+    return { status: existing ? 'updated' : 'written', file, messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}`], ...empty }
+  }
+  if (!existing) {
+    if (mode === 'none') {
+      return { status: 'missing', file, messages: [`no baseline for "${summary.cellId}" in ${file}, and CI never writes one: run the evals locally (or with -u) and commit ${file}.`], ...empty }
+    }
+    write()
+    return { status: 'written', file, messages: [`no baseline existed: wrote ${file}; commit it so later runs are gated`], ...empty }
+  }
+  const result = compareToBaseline(existing, summary, input.gate)
+  return {
+    status: result.pass ? 'pass' : 'fail',
+    file,
+    messages: result.pass ? [`no regression against ${file}`] : result.reasons,
+    comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) } })),
+    regressed: result.regressed,
+    improved: result.improved,
+    added: result.added,
+    removed: result.removed,
+    changed: result.changed,
+    protocolChanges: result.protocolChanges,
+  }
+}

@@ -1,0 +1,117 @@
+// Baselines like snapshots, end to end in a scratch project: written on the first local run, an
+// unchanged rerun passes, a weaker actor fails with the regressed tasks listed, a protocol change
+// fails naming the changed fields, -u accepts it, and CI never writes a missing baseline.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { readBaselineFile } from '../src/artifacts/baseline-file.js'
+
+const root = new URL('..', import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+writeFileSync(
+  join(dir, 'vitest.config.ts'),
+  `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default'] },
+})
+`,
+)
+writeFileSync(
+  join(dir, 'gate.eval.ts'),
+  `import { actors, feedback, seqEval, type ChatModel, type Verifier } from 'vitest-seqk'
+const verifier: Verifier = {
+  name: 'says-correct', version: '1', settings: {},
+  async verify(_task, answer) {
+    const pass = answer.includes('CORRECT')
+    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'expected CORRECT, got something else' } }
+  },
+}
+const tasks = Array.from({ length: 30 }, (_, i) => ({ id: 't' + String(i).padStart(2, '0'), prompt: 'Say CORRECT. #' + i, simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
+// A regression in the agent's own code (not in the model or its decoding parameters, so the
+// protocol is the same): on even tasks it ignores feedback and resubmits its previous answer.
+const base = actors.simulated({ profile: 'reviser' })
+const weakened: ChatModel = {
+  ...base,
+  async chat(request) {
+    const previous = [...request.messages].reverse().find((m) => m.role === 'assistant')
+    if (previous && Number(request.context.taskId.slice(1)) % 2 === 0) return { text: previous.content, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, finishReason: 'stop', costUsd: 0 }
+    return base.chat(request)
+  },
+}
+seqEval('gate fixture', {
+  tasks,
+  actors: [process.env.WEAKEN === '1' ? weakened : base],
+  verifier,
+  budget: Number(process.env.BUDGET ?? 5),
+  repeats: 3,
+  modes: { verifier: { feedback: feedback.verifier() } },
+  baseline: true,
+})
+`,
+)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function run(env: Record<string, string>, args: string[] = []) {
+  const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, 'run'), ...env }
+  for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_UPDATE_BASELINE') delete fullEnv[key]
+  Object.assign(fullEnv, env)
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...args], { cwd: dir, env: fullEnv, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+}
+
+const baselinePath = join(dir, 'seqk.baseline.json')
+
+describe('baseline gate', () => {
+  it('writes a missing baseline on a local run and says so', () => {
+    const r = run({})
+    expect(r.status, r.out).toBe(0)
+    expect(existsSync(baselinePath)).toBe(true)
+    const cell = readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!
+    expect(cell.perTask).toHaveLength(30)
+    expect(cell.protocol.budget).toBe(5)
+  }, 70_000)
+
+  it('an unchanged rerun passes', () => {
+    const before = readFileSync(baselinePath, 'utf8')
+    const r = run({})
+    expect(r.status, r.out).toBe(0)
+    expect(readFileSync(baselinePath, 'utf8')).toBe(before)
+  }, 70_000)
+
+  it('a weakened actor fails the gate, with the interval and the regressed tasks', () => {
+    const r = run({ WEAKEN: '1' })
+    expect(r.status).toBe(1)
+    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d → \d+\.\d on 30 common tasks \(difference -\d+\.\d points, 95% CI -\d+\.\d to -\d+\.\d\)/)
+    expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
+  }, 70_000)
+
+  it('a protocol change fails naming the changed field, and -u accepts it', () => {
+    const changed = run({ BUDGET: '4' })
+    expect(changed.status).toBe(1)
+    expect(changed.out).toContain('the protocol changed since the baseline (budget: 5 → 4)')
+    expect(changed.out).toContain('accept it with `vitest run -u`')
+    const accepted = run({ BUDGET: '4' }, ['-u'])
+    expect(accepted.status, accepted.out).toBe(0)
+    expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.protocol.budget).toBe(4)
+    expect(run({ BUDGET: '4' }).status).toBe(0)
+  }, 120_000)
+
+  it('CI never writes a missing baseline: it fails and says how to fix it', () => {
+    rmSync(baselinePath)
+    const r = run({ CI: 'true', BUDGET: '4' })
+    expect(r.status).toBe(1)
+    expect(r.out).toContain('and CI never writes one: run the evals locally (or with -u) and commit seqk.baseline.json')
+    expect(existsSync(baselinePath)).toBe(false)
+  }, 70_000)
+
+  it('a hand-edited, broken baseline fails with the file and field', () => {
+    writeFileSync(baselinePath, JSON.stringify({ schema: 'seqk.baseline/1', benchmarks: { 'gate fixture': { cells: { x: { fingerprint: 1 } } } } }))
+    const r = run({ BUDGET: '4' })
+    expect(r.status).toBe(1)
+    expect(r.out).toMatch(/seqk\.baseline\.json: not a seqk baseline \(benchmarks\.gate fixture\.cells\.x\.fingerprint: /)
+  }, 70_000)
+})
