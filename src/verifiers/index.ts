@@ -15,3 +15,6 @@ export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSc
 export { extractPythonCode } from './python-tests/extract.js'
 export { PythonNotFoundError } from './python-tests/interpreter.js'
 export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from './python-tests/python-tests.js'
+export { sanitisePythonCode, type SanitisedCode } from './python-tests/extract.js'
+export { SandboxUnavailableError, type SandboxMode, type SandboxOption } from './python-tests/sandbox.js'
+export { closeAllPools as closePythonWorkers } from './python-tests/pool.js'

@@ -42,6 +42,8 @@ export const VerdictSchema = z.object({
   score: z.number().optional(),
   /** What was verified: e.g. the extracted code block. */
   extracted: z.string().optional(),
+  /** Which form of the answer the verdict is about: as written, or sanitised (demo code cut off). */
+  variant: z.enum(['raw', 'sanitised']).optional(),
   diagnostics: DiagnosticsSchema,
   criteria: z.array(CriterionVerdictSchema).optional(),
   durationMs: z.number().nonnegative().optional(),

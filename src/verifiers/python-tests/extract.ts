@@ -79,3 +79,95 @@ export function normalisePythonAnswer(answer: string): string {
     .join('\n')
     .replace(/^\n+|\n+$/g, '')
 }
+
+/** Where {@link sanitisePythonCode} cut, and what is left. */
+export interface SanitisedCode {
+  /** The code before the cut line, trailing blank lines removed. */
+  code: string
+  /** 1-based number of the line the code was cut at. */
+  line: number
+  /** That line, trimmed (e.g. `if __name__ == "__main__":`). */
+  marker: string
+}
+
+/**
+ * Cut markers of the HumanEval Pro / MBPP Pro sanitiser (`santize.py` of the CodeEval-Pro repo),
+ * in its order of precedence: the code is cut at `if __name__` if there is one, else at `# Test`,
+ * else at `# Example`.
+ */
+const CUT_MARKERS: readonly RegExp[] = [/^if\s*\(?\s*__name__\b/, /^# ?Test/, /^# ?Example/]
+
+/**
+ * The official harness's second chance for an answer: the code cut where the model's demo or
+ * tests begin. The CodeEval-Pro evaluation runs every answer twice, as written and "sanitised",
+ * and reports the better score, because demos under `if __name__ == "__main__":` or after a
+ * `# Test` comment often crash, loop or wait for input although the functions are right.
+ *
+ * Differences from the official `str.split`, which cuts at the first occurrence anywhere: a cut
+ * happens only at a line that starts at column 0, outside any string or bracket (so a `# Test`
+ * inside a function or a docstring never cuts a function in half), and `# Example` matches
+ * `# Examples:` too (the official split on `'# Example '` silently misses it).
+ *
+ * Returns undefined when there is nothing to cut, or when nothing but blank lines would remain.
+ *
+ * @example
+ * sanitisePythonCode('def f():\n    return 1\n\nif __name__ == "__main__":\n    print(f())')
+ * // => { code: 'def f():\n    return 1', line: 4, marker: 'if __name__ == "__main__":' }
+ */
+export function sanitisePythonCode(code: string): SanitisedCode | undefined {
+  const lines = code.split('\n')
+  const starts = topLevelLineStarts(code)
+  for (const marker of CUT_MARKERS) {
+    const index = lines.findIndex((line, i) => starts[i] === true && marker.test(line))
+    if (index < 0) continue
+    const kept = lines.slice(0, index).join('\n').replace(/\s+$/, '')
+    if (kept.trim() === '') return undefined
+    return { code: kept, line: index + 1, marker: (lines[index] ?? '').trim() }
+  }
+  return undefined
+}
+
+/**
+ * For each line: true when it begins a top-level statement or comment, i.e. the scanner is not
+ * inside a string, a bracket or a backslash continuation at its first character.
+ */
+function topLevelLineStarts(code: string): boolean[] {
+  const starts: boolean[] = [true]
+  let depth = 0
+  let quote = '' // '', "'", '"', "'''" or '"""'
+  let continued = false
+  for (let i = 0; i < code.length; i++) {
+    const ch = code[i] as string
+    if (ch === '\n') {
+      starts.push(quote === '' && depth === 0 && !continued)
+      continued = false
+      // A single-quoted string cannot span lines: an unterminated one ends here (a SyntaxError anyway).
+      if (quote.length === 1) quote = ''
+      continue
+    }
+    continued = false
+    if (quote !== '') {
+      if (ch === '\\') {
+        i++ // skip the escaped character (a newline too: the string continues)
+        if (code[i] === '\n') starts.push(false)
+      } else if (code.startsWith(quote, i)) {
+        i += quote.length - 1
+        quote = ''
+      }
+      continue
+    }
+    if (ch === '#') {
+      while (i + 1 < code.length && code[i + 1] !== '\n') i++
+    } else if (ch === '"' || ch === "'") {
+      quote = code.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch
+      i += quote.length - 1
+    } else if (ch === '(' || ch === '[' || ch === '{') {
+      depth++
+    } else if ((ch === ')' || ch === ']' || ch === '}') && depth > 0) {
+      depth--
+    } else if (ch === '\\' && code[i + 1] === '\n') {
+      continued = true
+    }
+  }
+  return starts
+}

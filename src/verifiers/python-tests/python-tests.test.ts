@@ -1,11 +1,13 @@
 // These tests run real Python (the interpreter `resolvePython()` finds): the verifier's whole job is
 // what happens in that process, so a mock would prove nothing.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Task } from '../../protocol/task.js'
 import { PythonNotFoundError, resolvePython } from './interpreter.js'
 import { clearPythonTestsCache, pythonTests } from './python-tests.js'
+import { closeAllPools } from './pool.js'
 import { runHarness } from './run-harness.js'
+import { alive, eventually, processesWith, sleepMarker } from './test-helpers.js'
 
 const task: Task = {
   id: 'test/add-all',
@@ -28,39 +30,24 @@ const CORRECT = fence(`def add(a: int, b: int) -> int:
 def add_all(pairs: List[Tuple[int, int]]) -> List[int]:
     return [add(a, b) for a, b in pairs]`)
 
-/** True while a process with this pid exists (and is not a zombie we could still reap). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  // A zombie still answers kill(0); it no longer runs anything.
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
-}
-
-async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (check()) return true
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return check()
-}
-
 beforeEach(() => clearPythonTestsCache())
 
 describe('pythonTests()', () => {
   it('declares its name, version and verdict-changing settings', () => {
     const verifier = pythonTests({ timeoutMs: 1234 })
     expect(verifier.name).toBe('python-tests')
-    expect(verifier.version).toBe('1')
-    expect(verifier.settings).toEqual({ timeoutMs: 1234 })
-    expect(pythonTests().settings).toEqual({ timeoutMs: 3000 })
+    expect(verifier.version).toBe('2')
+    expect(['bwrap', 'none']).toContain(verifier.sandbox)
+    expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024 })
+    expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024 })
+    // The sandbox is not part of the protocol: a laptop without bubblewrap compares with CI.
+    expect(pythonTests({ sandbox: 'none', memoryMb: 512 }).settings).toEqual({ timeoutMs: 3000, memoryMb: 512 })
+  })
+
+  it('rejects invalid options', () => {
+    expect(() => pythonTests({ timeoutMs: 0 })).toThrow(RangeError)
+    expect(() => pythonTests({ memoryMb: 10 })).toThrow(/memoryMb/)
+    expect(() => pythonTests({ sandbox: 'docker' as never })).toThrow(/sandbox must be/)
   })
 
   it('checkTask reports tasks without tests', () => {
@@ -153,9 +140,11 @@ describe('pythonTests()', () => {
   })
 
   it('times out an endless loop and leaves no process behind', async () => {
-    // The candidate starts a grandchild too: the timeout must kill the whole process group.
+    // The candidate starts a grandchild too: the timeout must kill the whole process tree. Inside
+    // bubblewrap its pid is the namespace's, so it is found on the host by its unique argument.
+    const marker = sleepMarker()
     const code = fence(
-      'import subprocess, sys\nchild = subprocess.Popen(["sleep", "60"])\nprint("grandchild", child.pid, flush=True)\nwhile True:\n    pass',
+      `import subprocess, sys\nchild = subprocess.Popen(["sleep", "${marker}"])\nprint("grandchild", child.pid, flush=True)\nwhile True:\n    pass`,
     )
     const started = Date.now()
     const verdict = await pythonTests({ timeoutMs: 500 }).verify(task, code)
@@ -163,28 +152,28 @@ describe('pythonTests()', () => {
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('timeout')
     expect(verdict.diagnostics.summary).toBe('timed out after 500 ms')
-    const grandchild = Number(/grandchild (\d+)/.exec(verdict.diagnostics.stdout ?? '')?.[1])
-    expect(grandchild).toBeGreaterThan(0)
-    expect(await eventually(() => !alive(grandchild))).toBe(true)
+    expect(verdict.diagnostics.stdout).toMatch(/grandchild \d+/)
+    expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
 
   it('kills background processes the candidate leaves behind after a normal exit', async () => {
     // The grandchild holds stdout open, so the verifier must not wait for the pipes to close.
-    const code = CORRECT.replace('```python\n', '```python\nimport subprocess\n_bg = subprocess.Popen(["sleep", "60"])\nprint("background", _bg.pid, flush=True)\n')
+    const marker = sleepMarker()
+    const code = CORRECT.replace('```python\n', `\`\`\`python\nimport subprocess\n_bg = subprocess.Popen(["sleep", "${marker}"])\nprint("background", _bg.pid, flush=True)\n`)
     const started = Date.now()
     const verdict = await pythonTests().verify(task, code)
     expect(Date.now() - started).toBeLessThan(2000)
     expect(verdict.pass).toBe(true)
-    const background = Number(/background (\d+)/.exec(verdict.diagnostics.stdout ?? '')?.[1])
-    expect(background).toBeGreaterThan(0)
-    expect(await eventually(() => !alive(background))).toBe(true)
+    expect(verdict.diagnostics.stdout).toMatch(/background \d+/)
+    expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
 
-  it('kills the interpreter itself on timeout (checked by pid)', async () => {
+  it('kills the attempt itself on timeout (checked by host pid, without bubblewrap)', async () => {
     const run = await runHarness(
       { setup: '', code: 'while True:\n    pass', tests: 'assert True' },
-      { python: await resolvePython(), timeoutMs: 300, maxOutputBytes: 1024 },
+      { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 300, maxOutputBytes: 1024, sandbox: 'none' },
     )
+    expect(run.sandbox).toBe('none')
     expect(run.timedOut).toBe(true)
     expect(run.result).toBeUndefined()
     expect(run.pid).toBeGreaterThan(0)
@@ -197,7 +186,7 @@ describe('pythonTests()', () => {
     const loop = fence('while True:\n    pass')
     await verifier.verify(task, loop)
     await verifier.verify(task, loop)
-    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0 })
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 0 })
   })
 
   it('keeps the result intact when the candidate prints, to stdout, stderr and near fd 3', async () => {
@@ -292,21 +281,29 @@ describe('pythonTests()', () => {
     const cachedMs = performance.now() - coldStart
     expect(second).toEqual(first)
     expect(second).not.toBe(first)
-    expect(verifier.stats).toEqual({ runs: 1, cacheHits: 1 })
+    expect(verifier.stats).toEqual({ runs: 1, cacheHits: 1, sanitised: 0 })
     expect(cachedMs).toBeLessThan(20)
 
     // Shared across instances, keyed by the timeout too.
     const other = pythonTests()
     await other.verify(task, CORRECT)
-    expect(other.stats).toEqual({ runs: 0, cacheHits: 1 })
+    expect(other.stats).toEqual({ runs: 0, cacheHits: 1, sanitised: 0 })
     const slower = pythonTests({ timeoutMs: 4000 })
     await slower.verify(task, CORRECT)
-    expect(slower.stats).toEqual({ runs: 1, cacheHits: 0 })
+    expect(slower.stats).toEqual({ runs: 1, cacheHits: 0, sanitised: 0 })
 
     const uncached = pythonTests({ cache: false })
     await uncached.verify(task, CORRECT)
     await uncached.verify(task, CORRECT)
-    expect(uncached.stats).toEqual({ runs: 2, cacheHits: 0 })
+    expect(uncached.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 0 })
+
+    // Keyed by the sandbox and the memory limit too: both can change verdicts.
+    const unsandboxed = pythonTests({ sandbox: 'none' })
+    await unsandboxed.verify(task, CORRECT)
+    expect(unsandboxed.stats.runs).toBe(unsandboxed.sandbox === uncached.sandbox ? 0 : 1)
+    const smaller = pythonTests({ memoryMb: 256 })
+    await smaller.verify(task, CORRECT)
+    expect(smaller.stats.runs).toBe(1)
   })
 
   it('caps the candidate’s output and the size of reported values', async () => {
@@ -337,6 +334,94 @@ describe('pythonTests()', () => {
 
   it('throws (infrastructure) when the task’s tests do not parse', async () => {
     await expect(pythonTests().verify({ ...task, tests: 'assert add_all([) == []' }, CORRECT)).rejects.toThrow(/tests or setup of task test\/add-all are broken/)
+  })
+})
+
+describe('the code as written and the sanitised code (the official harness keeps the better)', () => {
+  const DEMO_LOOP = CORRECT.replace('\n```\n', '\n\nif __name__ == "__main__":\n    while True:\n        pass\n```\n')
+
+  it('passes right code whose demo under `if __name__` never ends, and says so', async () => {
+    const verifier = pythonTests({ timeoutMs: 500, cache: false })
+    const verdict = await verifier.verify(task, DEMO_LOOP)
+    expect(verdict.pass).toBe(true)
+    expect(verdict.diagnostics.outcome).toBe('passed')
+    expect(verdict.diagnostics.summary).toBe(
+      'all 4 tests passed (sanitised: code cut at line 7 `if __name__ == "__main__":`; as written: timed out after 500 ms)',
+    )
+    expect(verdict.extracted).not.toContain('__name__')
+    expect(verdict.extracted).toContain('def add_all')
+    expect(verdict.durationMs).toBeGreaterThanOrEqual(500)
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 1 })
+  })
+
+  it('cuts at `# Test` when there is no `if __name__`, and keeps a failed verdict with more passing tests', async () => {
+    const broken = CORRECT.replace('return a + b', 'return a + b if a >= 0 else b').replace(
+      '\n```\n',
+      '\n\n# Tests\nprint(add_all(undefined_pairs))\n```\n',
+    )
+    const verdict = await pythonTests({ cache: false }).verify(task, broken)
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.outcome).toBe('failed')
+    expect(verdict.diagnostics.summary).toMatch(/^1 of 4 tests failed \(sanitised: code cut at line 7 `# Tests`; as written: code did not load: NameError: name 'undefined_pairs' is not defined/)
+    expect(verdict.extracted).not.toContain('undefined_pairs')
+  })
+
+  it('keeps the code as written when the sanitised code does no better', async () => {
+    const verifier = pythonTests({ cache: false })
+    const wrong = CORRECT.replace('return a + b', 'return a - b').replace('\n```\n', '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n')
+    const verdict = await verifier.verify(task, wrong)
+    expect(verdict.diagnostics.summary).toBe('3 of 4 tests failed')
+    expect(verdict.extracted).toContain('__name__')
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 0 })
+  })
+
+  it('runs the sanitised code only when the code as written fails', async () => {
+    const verifier = pythonTests({ cache: false })
+    const verdict = await verifier.verify(task, CORRECT.replace('\n```\n', '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n'))
+    expect(verdict.pass).toBe(true)
+    expect(verdict.diagnostics.summary).toBe('all 4 tests passed')
+    expect(verdict.diagnostics.stdout).toBe('3\n') // the demo ran, as under the official harness
+    expect(verifier.stats.runs).toBe(1)
+  })
+
+  it('caches the combined verdict, but not when a timeout decided it', async () => {
+    const verifier = pythonTests({ timeoutMs: 500 })
+    await verifier.verify(task, DEMO_LOOP)
+    await verifier.verify(task, DEMO_LOOP)
+    expect(verifier.stats).toEqual({ runs: 4, cacheHits: 0, sanitised: 2 })
+  })
+})
+
+describe('reproducible diagnostics', () => {
+  it('reports a set of strings in the same order in every process (PYTHONHASHSEED=0)', async () => {
+    const setTask: Task = { id: 'test/words', prompt: 'Write words().', tests: "assert words() == {'array'}" }
+    const answer = fence("def words():\n    return {'array', 'abc', 'bacd', 'cde', 'programming', 'hello', 'world', 'python'}")
+    const actuals = new Set<string | undefined>()
+    for (const pool of [true, false, false, true]) {
+      const verdict = await pythonTests({ cache: false, pool }).verify(setTask, answer)
+      actuals.add(verdict.diagnostics.tests?.[0]?.actual)
+      // A fresh worker for the next round: the seed must not merely be shared by forks of one worker.
+      closeAllPools()
+    }
+    expect(actuals.size).toBe(1)
+  })
+})
+
+describe('spawn per verify (pool: false)', () => {
+  it('gives the same verdicts as the pool', async () => {
+    const wrong = CORRECT.replace('return a + b', 'return a + b if a > 0 else b')
+    for (const answer of [CORRECT, wrong, fence('def add_all(pairs)\n    return []')]) {
+      const pooled = await pythonTests({ cache: false }).verify(task, answer)
+      const spawned = await pythonTests({ cache: false, pool: false }).verify(task, answer)
+      expect({ ...spawned, durationMs: 0 }).toEqual({ ...pooled, durationMs: 0 })
+    }
+  })
+
+  it('times out and cleans up the same way', async () => {
+    const marker = sleepMarker()
+    const verdict = await pythonTests({ pool: false, timeoutMs: 300 }).verify(task, fence(`import subprocess\nsubprocess.Popen(["sleep", "${marker}"])\nwhile True:\n    pass`))
+    expect(verdict.diagnostics.summary).toBe('timed out after 300 ms')
+    expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
 })
 

@@ -1,42 +1,70 @@
 /**
  * The `python-tests` verifier: runs an answer's Python code against a task's hidden tests, with the
- * official HumanEval Pro verdict (every test statement passes within the time limit) and per-test
- * diagnostics (call, expected, actual) for `verifier` feedback.
+ * official HumanEval Pro verdict (every test statement passes within the time limit, the better of
+ * the code as written and the sanitised code) and per-test diagnostics (call, expected, actual)
+ * for `verifier` feedback. Candidate code runs sandboxed (see sandbox.ts) in warm workers (pool.ts).
  */
 import { createHash } from 'node:crypto'
-import { availableParallelism } from 'node:os'
 import type { Task } from '../../protocol/task.js'
 import type { Diagnostics, TestOutcome, Verdict, Verifier } from '../verifier.js'
-import { extractPythonCode, normalisePythonAnswer } from './extract.js'
-import { resolvePython } from './interpreter.js'
-import { runHarness } from './run-harness.js'
+import { extractPythonCode, normalisePythonAnswer, sanitisePythonCode } from './extract.js'
+import type { SanitisedCode } from './extract.js'
+import { resolveInterpreter } from './interpreter.js'
+import { DEFAULT_MEMORY_MB, runHarness } from './run-harness.js'
 import type { HarnessRequest, HarnessRun } from './run-harness.js'
+import { planSandbox } from './sandbox.js'
+import type { SandboxMode, SandboxOption } from './sandbox.js'
 
 export interface PythonTestsOptions {
-  /** Wall-clock limit per answer in ms, interpreter start included. Default 3000 (the official harness's 3 s). */
+  /**
+   * Wall-clock limit per attempt in ms, from the start of the attempt's process to its exit.
+   * Default 3000 (the official harness's 3 s). With `pool: false` the interpreter's start is not
+   * counted either: the limit applies to the forked attempt in both modes.
+   */
   timeoutMs?: number
-  /** Interpreter to run. Default: `SEQK_PYTHON`, else `python3` on PATH (resolved once to its real path). */
+  /**
+   * Interpreter to run. Default: `SEQK_PYTHON`, else (sandboxed or as root) `/usr/bin/python3` when
+   * it is 3.8+, else `python3` on PATH, resolved once to its real path (`sys.executable`).
+   */
   python?: string
   /** Cap per stream on the candidate's stdout and stderr kept in diagnostics. Default 64 KiB. */
   maxOutputBytes?: number
-  /** Reuse verdicts of identical (setup, tests, code, timeout) within the process. Default true. */
+  /** Reuse verdicts of identical (setup, tests, code, settings) within the process. Default true. */
   cache?: boolean
+  /**
+   * Isolation of candidate code. `auto` (default): bubblewrap when it works on this machine, else
+   * no sandbox with a one-time warning. `bwrap`: bubblewrap or an error. `none`: no namespaces
+   * (resource limits, timeout, empty environment and, as root, uid 65534 still apply).
+   * The mode in use is `verifier.sandbox`.
+   */
+  sandbox?: SandboxOption
+  /** Address-space limit (RLIMIT_AS) per attempt in MiB. Default 1024. */
+  memoryMb?: number
+  /**
+   * Run attempts in warm workers that fork per attempt (default true, ~4-8 ms per verify), or
+   * start a fresh sandboxed interpreter per attempt (false, ~45-60 ms). Same isolation either way.
+   */
+  pool?: boolean
 }
 
 /** Counters of one verifier instance (observability and tests). */
 export interface PythonTestsStats {
-  /** Python processes started. */
+  /** Attempts run in Python (an answer whose sanitised code is also tried counts twice). */
   runs: number
-  /** Verdicts answered from the cache without starting Python. */
+  /** Verdicts answered from the cache without running Python. */
   cacheHits: number
+  /** Verdicts decided by the sanitised code because it did better than the code as written. */
+  sanitised: number
 }
 
 export interface PythonTestsVerifier extends Verifier {
   readonly stats: Readonly<PythonTestsStats>
+  /** The isolation in use (not part of the protocol: it never changes a legitimate verdict). */
+  readonly sandbox: SandboxMode
 }
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
-const VERSION = '1'
+const VERSION = '2'
 
 /**
  * Verifies code answers by running hidden Python tests, as HumanEval Pro / MBPP Pro do.
@@ -45,11 +73,16 @@ const VERSION = '1'
  * (the prompt's imports) runs first, then the code, then each top-level statement of `task.tests`
  * on its own. The verdict passes only when every statement passes, as in the official harness;
  * the diagnostics list every statement with call / expected / actual for `assert CALL == EXPECTED`.
+ * When the code as written fails and the official sanitiser would cut it (at `if __name__`,
+ * `# Test` or `# Example`), the cut code runs too and the better verdict is kept; `extracted` is
+ * the code that verdict is about and the summary says when it is the sanitised one.
  *
- * Each answer runs in a fresh interpreter with an empty environment, in its own process group and
- * temporary directory, with a wall-clock timeout. This keeps honest mistakes contained; it is not
- * a sandbox against hostile code.
+ * Each attempt runs in a fresh process (forked from a warm worker) with an empty environment, in
+ * its own session and temporary directory, with CPU, memory, file-size, open-file and process
+ * limits and a wall-clock timeout that kills everything it started; inside bubblewrap (no network,
+ * read-only system, uid 65534) when available. See sandbox.ts for what each mode contains.
  *
+ * @throws SandboxUnavailableError (at creation) when `sandbox: 'bwrap'` cannot run on this machine.
  * @example
  * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
  * const verdict = await verifier.verify(
@@ -62,18 +95,31 @@ const VERSION = '1'
 export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifier {
   const timeoutMs = options.timeoutMs ?? 3000
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024
+  const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB
   const useCache = options.cache ?? true
+  const usePool = options.pool ?? true
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`pythonTests: timeoutMs must be a positive number, got ${timeoutMs}`)
   if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
     throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer, got ${maxOutputBytes}`)
   }
-  const stats: PythonTestsStats = { runs: 0, cacheHits: 0 }
+  if (!(Number.isFinite(memoryMb) && memoryMb >= 64)) throw new RangeError(`pythonTests: memoryMb must be a number >= 64, got ${memoryMb}`)
+  const sandboxOption = options.sandbox ?? 'auto'
+  if (!['auto', 'bwrap', 'none'].includes(sandboxOption)) throw new RangeError(`pythonTests: sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandboxOption)}`)
+  // Decided now, synchronously, so `verifier.sandbox` can say which isolation is in use.
+  const plan = planSandbox(sandboxOption)
+  // A dropped uid (root) or bubblewrap prefers the system interpreter (see interpreter.ts).
+  const preferSystem = plan.mode === 'bwrap' || plan.setpriv !== undefined
+  const stats: PythonTestsStats = { runs: 0, cacheHits: 0, sanitised: 0 }
 
   return {
     name: 'python-tests',
     version: VERSION,
-    settings: { timeoutMs },
+    // The memory limit can change verdicts (a 2 GiB allocation). The sandbox is left out of the
+    // protocol on purpose: it only removes what a task's code has no business using (network,
+    // the host's files), and a laptop without bubblewrap must still compare with CI's baseline.
+    settings: { timeoutMs, memoryMb },
     stats,
+    sandbox: plan.mode,
 
     checkTask(task: Task): string[] {
       if (task.tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
@@ -94,29 +140,86 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         return { pass: false, extracted: code, durationMs: 0, diagnostics: { outcome: 'no-answer', summary: 'the answer contains no code' } }
       }
 
-      const python = await resolvePython(options.python)
+      const python = (await resolveInterpreter(options.python, { preferSystem })).path
       const request: HarnessRequest = { setup: task.setup ?? '', code, tests: task.tests }
-      const key = useCache ? cacheKey(request, python, timeoutMs, maxOutputBytes) : undefined
+      const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb]) : undefined
       const cached = key !== undefined ? cache.get(key) : undefined
       if (cached) {
         stats.cacheHits++
         return structuredClone(cached.verdict)
       }
 
-      const release = await slots.acquire(signal)
-      let run: HarnessRun
-      try {
+      const attempt = async (candidate: string): Promise<{ verdict: Verdict; run: HarnessRun }> => {
         stats.runs++
-        run = await runHarness(request, { python, timeoutMs, maxOutputBytes, ...(signal ? { signal } : {}) })
-      } finally {
-        release()
+        const run = await runHarness(
+          { ...request, code: candidate },
+          { python, timeoutMs, maxOutputBytes, memoryMb, sandbox: plan.mode, pool: usePool, ...(signal ? { signal } : {}) },
+        )
+        return { verdict: toVerdict(task, candidate, run, timeoutMs), run }
       }
 
-      const verdict = toVerdict(task, code, run, timeoutMs)
-      // Timeouts depend on machine load, so only verdicts the code alone decides are reused.
-      if (key !== undefined && verdict.diagnostics.outcome !== 'timeout') cache.set(key, verdict)
+      const raw = await attempt(code)
+      let verdict: Verdict = { ...raw.verdict, variant: 'raw' }
+      // Load-dependent outcomes (a timeout, a lost worker) are never reused.
+      let cacheable = reusable(raw.run)
+      // The official harness scores the code as written and the sanitised code and keeps the
+      // better; per answer here, so a failing demo under `if __name__` does not sink right code.
+      const sanitised = raw.verdict.pass ? undefined : sanitisePythonCode(code)
+      if (sanitised) {
+        const cut = await attempt(sanitised.code)
+        cacheable &&= reusable(cut.run)
+        const durationMs = (raw.verdict.durationMs ?? 0) + (cut.verdict.durationMs ?? 0)
+        if (better(cut.verdict, raw.verdict)) {
+          stats.sanitised++
+          verdict = { ...describeSanitised(cut.verdict, raw.verdict, sanitised), variant: 'sanitised' }
+        }
+        verdict = { ...verdict, durationMs }
+      }
+
+      if (key !== undefined && cacheable) cache.set(key, verdict)
       return verdict
     },
+  }
+}
+
+function reusable(run: HarnessRun): boolean {
+  return !run.timedOut && run.workerLost === undefined
+}
+
+/** Order of outcomes for "the better of raw and sanitised": more passing tests wins within `failed`. */
+const OUTCOME_RANK: Record<Diagnostics['outcome'], number> = { passed: 4, failed: 3, 'load-error': 2, timeout: 1, 'no-answer': 0 }
+
+/** True when `a` is strictly better than `b` (ties keep the code as written). */
+function better(a: Verdict, b: Verdict): boolean {
+  if (a.pass !== b.pass) return a.pass
+  const rank = OUTCOME_RANK[a.diagnostics.outcome] - OUTCOME_RANK[b.diagnostics.outcome]
+  if (rank !== 0) return rank > 0
+  const passing = (v: Verdict): number => v.diagnostics.tests?.filter((t) => t.pass).length ?? 0
+  return passing(a) > passing(b)
+}
+
+/** The sanitised verdict, with a summary that says so and what the code as written did. */
+function describeSanitised(verdict: Verdict, raw: Verdict, cut: SanitisedCode): Verdict {
+  const marker = cut.marker.length > 40 ? `${cut.marker.slice(0, 39)}…` : cut.marker
+  const summary = `${verdict.diagnostics.summary} (sanitised: code cut at line ${cut.line} \`${marker}\`; as written: ${oneLine(raw.diagnostics.summary, 120)})`
+  return { ...verdict, diagnostics: { ...verdict.diagnostics, summary: oneLine(summary, 400) } }
+}
+
+/** Why a process ended without a result, in words a model can act on. */
+function signalReason(signal: NodeJS.Signals, run: HarnessRun): string {
+  switch (signal) {
+    case 'SIGXCPU':
+      return ` (CPU time limit of ${run.limits.cpuSeconds} s)`
+    case 'SIGSEGV':
+      return ' (a crash: e.g. recursion too deep for the C stack)'
+    case 'SIGKILL':
+      return ` (e.g. the CPU time limit of ${run.limits.cpuSeconds} s or the system running out of memory)`
+    case 'SIGXFSZ':
+      return ` (file size limit of ${Math.round(run.limits.fileSizeBytes / 1048576)} MiB)`
+    case 'SIGABRT':
+      return ' (aborted)'
+    default:
+      return ''
   }
 }
 
@@ -129,12 +232,28 @@ function toVerdict(task: Task, code: string, run: HarnessRun, timeoutMs: number)
   const base = { extracted: code, durationMs: Math.round(run.durationMs) }
   const result = run.result
 
+  if (run.workerLost !== undefined) {
+    // The candidate most likely killed its own worker (os.kill(os.getppid(), 9)); an accidental
+    // loss was retried once already.
+    return {
+      ...base,
+      pass: false,
+      score: 0,
+      diagnostics: {
+        outcome: 'load-error',
+        summary: oneLine(`the process running the code was killed from inside the attempt (did the code signal its parent?): ${run.workerLost}`),
+        error: run.workerLost,
+        ...output,
+      },
+    }
+  }
+
   if (!result) {
     if (run.timedOut) {
       return { ...base, pass: false, score: 0, diagnostics: { outcome: 'timeout', summary: `timed out after ${timeoutMs} ms`, ...output } }
     }
-    // The interpreter died without writing a result: os._exit(), a segfault, the OOM killer.
-    const how = run.exitSignal ? `was killed by ${run.exitSignal}` : `exited with code ${String(run.exitCode)}`
+    // The interpreter died without writing a result: os._exit(), a segfault, a limit.
+    const how = run.exitSignal ? `was killed by ${run.exitSignal}${signalReason(run.exitSignal, run)}` : `exited with code ${String(run.exitCode)}`
     const lastLine = run.stderr.trim().split('\n').at(-1)?.trim()
     const error = run.stderr.trim() !== '' ? tail(run.stderr.trim(), 2000) : `the Python process ${how} without a result`
     return {
@@ -235,9 +354,9 @@ class VerdictCache {
 
 const cache = new VerdictCache()
 
-function cacheKey(request: HarnessRequest, python: string, timeoutMs: number, maxOutputBytes: number): string {
+function cacheKey(request: HarnessRequest, settings: readonly (string | number)[]): string {
   // JSON of an array: unambiguous field boundaries, unlike plain concatenation.
-  const material = JSON.stringify([VERSION, python, request.setup, request.tests, request.code, timeoutMs, maxOutputBytes])
+  const material = JSON.stringify([VERSION, request.setup, request.tests, request.code, ...settings])
   return createHash('sha256').update(material).digest('hex')
 }
 
@@ -245,51 +364,3 @@ function cacheKey(request: HarnessRequest, python: string, timeoutMs: number, ma
 export function clearPythonTestsCache(): void {
   cache.clear()
 }
-
-// ---------------------------------------------------------------------------------------------
-// Concurrency: at most one Python process per CPU in this process. Tasks run concurrently; without
-// a limit, CPU contention would push honest solutions past the timeout and make verdicts depend on
-// load. The timeout clock starts at spawn, so waiting for a slot never counts against an answer.
-
-class Slots {
-  private free: number
-  private waiting: (() => void)[] = []
-
-  constructor(size: number) {
-    this.free = size
-  }
-
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.free > 0) {
-      this.free--
-      return this.releaser()
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      }
-      const onAbort = (): void => {
-        this.waiting = this.waiting.filter((w) => w !== grant)
-        reject(abortReason(signal as AbortSignal))
-      }
-      if (signal?.aborted) return reject(abortReason(signal))
-      signal?.addEventListener('abort', onAbort, { once: true })
-      this.waiting.push(grant)
-    })
-    return this.releaser()
-  }
-
-  private releaser(): () => void {
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.free++
-    }
-  }
-}
-
-const slots = new Slots(Math.max(1, availableParallelism()))

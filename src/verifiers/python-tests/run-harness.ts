@@ -1,16 +1,16 @@
 /**
- * "Run this request in Python and give me the raw result": the one place that starts a process.
- *
- * Kept apart from the verdict logic on purpose: a hardened sandbox and a warm worker pool will
- * replace this function without touching `python-tests.ts`.
+ * "Run this request in Python and give me the raw result": the one place that decides how a
+ * process is started (sandbox, worker pool). The verdict logic lives in `python-tests.ts`.
  */
-import { spawn } from 'node:child_process'
-import { access, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Readable } from 'node:stream'
+import { readFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { resolveInterpreter } from './interpreter.js'
+import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
+import { sharedPool, signalName } from './pool.js'
+import { planSandbox, workerCommand } from './sandbox.js'
+import type { SandboxMode, SandboxOption, SandboxPlan } from './sandbox.js'
 
 /** What the harness runs: the prompt's imports, the candidate, the hidden tests. */
 export interface HarnessRequest {
@@ -44,12 +44,18 @@ export type HarnessResult = z.infer<typeof HarnessResultSchema>
 export interface RunHarnessOptions {
   /** Absolute path of the interpreter (see `resolvePython`). */
   python: string
-  /** Wall-clock limit from spawn to exit; the whole process group is killed when it passes. */
+  /** Wall-clock limit from the attempt's fork to its exit; the whole process tree is killed when it passes. */
   timeoutMs: number
   /** Cap per stream for the candidate's stdout and stderr (head and tail are kept). */
   maxOutputBytes: number
-  /** Aborting kills the process group and rejects with the signal's reason. */
+  /** Aborting kills the attempt (and its worker) and rejects with the signal's reason. */
   signal?: AbortSignal
+  /** Isolation: `auto` (default) uses bubblewrap when it works here, see `planSandbox`. */
+  sandbox?: SandboxOption
+  /** Address-space limit (RLIMIT_AS) of the attempt in MiB. Default 1024. */
+  memoryMb?: number
+  /** Reuse warm workers (default true); false starts a fresh worker per attempt (same isolation, ~10x slower). */
+  pool?: boolean
 }
 
 /** What came back from one run, before any verdict is made of it. */
@@ -62,48 +68,85 @@ export interface HarnessRun {
   stdout: string
   stderr: string
   durationMs: number
-  /** The child's pid (its process group id too): lets tests check that nothing is left behind. */
+  /**
+   * The attempt's pid when it is a host pid (sandbox `none`): lets tests check that nothing is
+   * left behind. Inside bubblewrap pids belong to the sandbox's namespace and are not reported.
+   */
   pid?: number
+  /** The isolation the attempt ran under. */
+  sandbox: SandboxMode
+  /** The limits the attempt ran under. */
+  limits: AttemptLimits
+  /** Set when the worker process died during the attempt (twice: the attempt is retried once). */
+  workerLost?: string
+  /** Set when the worker stopped answering (after the timeout) and was killed. */
+  workerUnresponsive?: boolean
 }
 
 /** Where the harness lives: next to this module, in `src/` and in `dist/` (the build copies it). */
 export const HARNESS_PATH = fileURLToPath(new URL('./harness.py', import.meta.url))
 
 /**
- * Interpreter flags. `-I` isolates from the user's environment and site directory (PYTHON* variables,
- * the script's directory on sys.path), `-S` skips `site` (faster start; the standard library still
- * imports), `-B` writes no .pyc files, `-X utf8` makes stdio UTF-8 whatever the locale (under `-I`
- * PYTHONIOENCODING is ignored).
+ * Interpreter flags. `-S` skips `site` (faster start, no user site directory; the standard library
+ * still imports), `-B` writes no .pyc files, `-X utf8` makes stdio UTF-8 whatever the locale, `-P`
+ * (3.11+) keeps the working directory off sys.path. Not `-I`: it would ignore PYTHONHASHSEED (see
+ * WORKER_ENV), and isolation from the user's PYTHON* variables comes from the environment being
+ * replaced whole (WORKER_ENV, bwrap --clearenv).
  */
-const PYTHON_FLAGS = ['-I', '-S', '-B', '-X', 'utf8']
+function pythonFlags(version: string): string[] {
+  const [major = 0, minor = 0] = version.split('.').map(Number)
+  return ['-S', '-B', '-X', 'utf8', ...(major > 3 || (major === 3 && minor >= 11) ? ['-P'] : [])]
+}
 
-/** The result line is ours, but bounded anyway: tens of thousands of tests fit in 16 MiB. */
-const MAX_RESULT_BYTES = 16 * 1024 * 1024
+/** Default address-space limit: generous for HumanEval-style code, fatal to memory bombs. */
+export const DEFAULT_MEMORY_MB = 1024
+/** RLIMIT_NPROC inside bubblewrap: counted per sandbox (per user namespace), so a fork bomb stays in its own. */
+const SANDBOX_PROCESSES = 64
+/** RLIMIT_NPROC when dropped to uid 65534 without bubblewrap: shared by every uid-65534 process on the host. */
+const SHARED_UID_PROCESSES = 512
+const FILE_SIZE_BYTES = 16 * 1024 * 1024
+const OPEN_FILES = 256
 
-/** After the child exits, how long to wait for its pipes to close (a grandchild may hold them). */
-const PIPE_GRACE_MS = 250
+let harnessSource: Promise<string> | undefined
 
-let harnessChecked: Promise<void> | undefined
-
-/** Fails loudly (once) when harness.py is missing, e.g. a build that forgot to copy it. */
-function checkHarness(): Promise<void> {
-  harnessChecked ??= access(HARNESS_PATH).catch(() => {
-    harnessChecked = undefined
+/** The harness's source (passed to the worker with -c); fails loudly when the build forgot to copy it. */
+function loadHarness(): Promise<string> {
+  harnessSource ??= readFile(HARNESS_PATH, 'utf8').catch((error: unknown) => {
+    harnessSource = undefined
     throw new Error(
       `vitest-seqk python-tests: the harness ${HARNESS_PATH} is missing. It must sit next to run-harness.js (the build copies src/verifiers/python-tests/harness.py).`,
+      { cause: error },
     )
   })
-  return harnessChecked
+  return harnessSource
 }
 
 /**
- * Runs one request through `harness.py` in a fresh interpreter: own process group, empty
- * environment (no API keys), a temporary working directory removed afterwards, capped output and a
- * wall-clock timeout that kills the whole group.
+ * The limits of one attempt under `plan`: CPU a second above the wall-clock timeout (so the
+ * timeout, not SIGXCPU, is what a busy loop normally meets), memory, file size, open files, and
+ * processes where RLIMIT_NPROC is meaningful (see the constants).
+ */
+export function attemptLimits(plan: SandboxPlan, options: { timeoutMs: number; maxOutputBytes: number; memoryMb?: number }): AttemptLimits {
+  return {
+    timeoutMs: options.timeoutMs,
+    maxOutputBytes: options.maxOutputBytes,
+    memoryBytes: Math.round((options.memoryMb ?? DEFAULT_MEMORY_MB) * 1024 * 1024),
+    cpuSeconds: Math.ceil(options.timeoutMs / 1000) + 1,
+    fileSizeBytes: FILE_SIZE_BYTES,
+    openFiles: OPEN_FILES,
+    processes: plan.mode === 'bwrap' ? SANDBOX_PROCESSES : plan.setpriv ? SHARED_UID_PROCESSES : 0,
+  }
+}
+
+/**
+ * Runs one request through `harness.py` in a forked child of a warm worker (or of a fresh one,
+ * with `pool: false`): its own session, an empty environment (no API keys), a fresh temporary
+ * working directory, resource limits, capped output and a wall-clock timeout after which the whole
+ * process tree is killed; inside bubblewrap when available (see `planSandbox`).
  *
- * Resolves for every outcome of the candidate (including timeouts and crashes); rejects only for
- * infrastructure problems (the interpreter cannot be started, the harness is missing) and with the
- * signal's reason when aborted.
+ * Resolves for every outcome of the candidate (including timeouts, crashes and killing its
+ * worker); rejects only for infrastructure problems (no worker can be started, the harness is
+ * missing) and with the signal's reason when aborted.
  *
  * @example
  * const run = await runHarness(
@@ -115,111 +158,66 @@ function checkHarness(): Promise<void> {
 export async function runHarness(request: HarnessRequest, options: RunHarnessOptions): Promise<HarnessRun> {
   const { signal } = options
   if (signal?.aborted) throw abortReason(signal)
-  await checkHarness()
-  const workdir = await mkdtemp(join(tmpdir(), 'seqk-py-'))
+  const plan = planSandbox(options.sandbox ?? 'auto')
+  const [source, interpreter] = await Promise.all([loadHarness(), resolveInterpreter(options.python)])
+  const reuse = options.pool ?? true
+  const spec: WorkerSpec = {
+    argv: workerCommand(plan, interpreter, [...pythonFlags(interpreter.version), '-c', source, 'worker', plan.mode, ...(reuse ? [] : ['once'])]),
+    mode: plan.mode,
+    hostPids: plan.mode === 'none',
+    ...(plan.mode === 'none' && plan.setpriv ? { cleanupPrefix: workerCommand(plan, { path: '', directories: [] }, []).slice(0, -1) } : {}),
+  }
+  const pool = sharedPool(spec, Math.max(1, availableParallelism()), reuse)
+  const limits = attemptLimits(plan, options)
+  const started = performance.now()
+  let outcome: AttemptOutcome
   try {
-    return await spawnHarness(request, options, workdir)
-  } finally {
-    await rm(workdir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined)
+    outcome = await pool.run({ setup: request.setup, code: request.code, tests: request.tests }, limits, signal)
+  } catch (error) {
+    if (signal?.aborted) throw error
+    throw explainStartFailure(error, plan, interpreter.path)
+  }
+  const elapsed = performance.now() - started
+  const base = { sandbox: plan.mode, limits }
+  if (outcome.kind === 'lost') {
+    return { ...base, timedOut: false, exitCode: null, exitSignal: null, stdout: '', stderr: '', durationMs: elapsed, workerLost: outcome.reason }
+  }
+  if (outcome.kind === 'unresponsive') {
+    return { ...base, timedOut: true, exitCode: null, exitSignal: null, stdout: '', stderr: '', durationMs: elapsed, workerUnresponsive: true }
+  }
+  const frame = outcome.frame
+  if (frame.error !== undefined) {
+    throw new Error(`vitest-seqk python-tests: the worker could not start an attempt: ${frame.error}`)
+  }
+  const result = frame.result === null ? undefined : parseResult(frame.result)
+  return {
+    ...base,
+    ...(result ? { result } : {}),
+    timedOut: frame.timedOut === true,
+    exitCode: frame.exitCode ?? null,
+    exitSignal: signalName(frame.exitSignal),
+    stdout: frame.stdout ?? '',
+    stderr: frame.stderr ?? '',
+    durationMs: frame.durationMs ?? elapsed,
+    ...(spec.hostPids && frame.pid !== undefined ? { pid: frame.pid } : {}),
   }
 }
 
-function spawnHarness(request: HarnessRequest, options: RunHarnessOptions, workdir: string): Promise<HarnessRun> {
-  const { python, timeoutMs, maxOutputBytes, signal } = options
-  return new Promise<HarnessRun>((resolve, reject) => {
-    // Aborted while the temp dir was being made: the listener below would never fire.
-    if (signal?.aborted) return reject(abortReason(signal))
-    const started = performance.now()
-    const child = spawn(python, [...PYTHON_FLAGS, HARNESS_PATH], {
-      cwd: workdir,
-      // Only what Python needs: a candidate must not see the parent's API keys or tokens.
-      env: {
-        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        HOME: workdir,
-        TMPDIR: workdir,
-        LANG: 'C.UTF-8',
-        PYTHONDONTWRITEBYTECODE: '1',
-        PYTHONIOENCODING: 'utf-8',
-      },
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      // Own process group, so a timeout also kills whatever the candidate started.
-      detached: true,
-    })
-
-    const stdout = new CappedBuffer(maxOutputBytes)
-    const stderr = new CappedBuffer(maxOutputBytes)
-    const result = new CappedBuffer(MAX_RESULT_BYTES, false)
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
-    const resultPipe = child.stdio[3] as Readable | null
-    resultPipe?.on('data', (chunk: Buffer) => result.push(chunk))
-
-    let timedOut = false
-    let aborted = false
-    let exitCode: number | null = null
-    let exitSignal: NodeJS.Signals | null = null
-    let finished = false
-    let graceTimer: NodeJS.Timeout | undefined
-
-    const killGroup = (): void => {
-      if (child.pid === undefined) return
-      try {
-        process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    }
-
-    const timer = setTimeout(() => {
-      timedOut = true
-      killGroup()
-    }, timeoutMs)
-
-    const onAbort = (): void => {
-      aborted = true
-      killGroup()
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-
-    const finish = (error?: Error): void => {
-      if (finished) return
-      finished = true
-      clearTimeout(timer)
-      clearTimeout(graceTimer)
-      signal?.removeEventListener('abort', onAbort)
-      // Also after a normal exit: background processes the candidate left behind die with the group.
-      killGroup()
-      for (const stream of [child.stdout, child.stderr, resultPipe]) stream?.destroy()
-      if (error) return reject(error)
-      if (aborted && signal) return reject(abortReason(signal))
-      resolve({
-        result: parseResult(result.text()),
-        timedOut,
-        exitCode,
-        exitSignal,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        durationMs: performance.now() - started,
-        ...(child.pid !== undefined ? { pid: child.pid } : {}),
-      })
-    }
-
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      // Only spawn failures land here (ENOENT, EACCES): the interpreter itself is unusable.
-      finish(new Error(`vitest-seqk python-tests: could not start ${python}: ${error.message}`, { cause: error }))
-    })
-    child.on('exit', (code, sig) => {
-      exitCode = code
-      exitSignal = sig
-      // 'close' waits for every pipe; a grandchild that escaped the group could hold one open forever.
-      graceTimer = setTimeout(() => finish(), PIPE_GRACE_MS)
-    })
-    child.on('close', () => finish())
-
-    // The request goes in on stdin; EPIPE (the child died before reading) is reported by 'exit'.
-    child.stdin?.on('error', () => undefined)
-    child.stdin?.end(JSON.stringify(request))
-  })
+/** Adds the likely cause to a worker that would not start under a dropped uid or bubblewrap. */
+function explainStartFailure(error: unknown, plan: SandboxPlan, python: string): unknown {
+  if (!(error instanceof Error) || !/before it was ready|could not start/.test(error.message)) return error
+  const hints: string[] = []
+  if (plan.setpriv) {
+    hints.push(
+      `Attempts run as uid 65534, which must be able to read and execute ${python} and its standard library ` +
+        '(an interpreter under /root is not readable): install a system python3 (apt-get install python3), ' +
+        'point SEQK_PYTHON / the `python` option at a world-readable interpreter, or use sandbox: \'none\' as a non-root user.',
+    )
+  }
+  if (plan.mode === 'bwrap') hints.push("Inside bubblewrap only /usr (and the interpreter's own directories) are visible.")
+  if (hints.length === 0) return error
+  error.message += `\n${hints.join('\n')}`
+  return error
 }
 
 /** The last line that parses as a result: the harness writes exactly one, after the candidate ran. */
@@ -239,43 +237,4 @@ function parseResult(text: string): HarnessResult | undefined {
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason
   return reason instanceof Error ? reason : new Error('aborted', { cause: reason })
-}
-
-/**
- * Collects a stream up to `cap` bytes. With `keepTail`, the first and last halves are kept and the
- * middle is replaced by a marker (a traceback sits at the end of stderr); otherwise the rest is dropped.
- */
-class CappedBuffer {
-  private head: Buffer[] = []
-  private headBytes = 0
-  private tail: Buffer = Buffer.alloc(0)
-  private total = 0
-
-  constructor(
-    private readonly cap: number,
-    private readonly keepTail = true,
-  ) {}
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length
-    const headCap = this.keepTail ? Math.floor(this.cap / 2) : this.cap
-    if (this.headBytes < headCap) {
-      const take = chunk.subarray(0, headCap - this.headBytes)
-      this.head.push(take)
-      this.headBytes += take.length
-      chunk = chunk.subarray(take.length)
-    }
-    if (!this.keepTail || chunk.length === 0) return
-    const tailCap = this.cap - headCap
-    const joined = Buffer.concat([this.tail, chunk])
-    this.tail = joined.subarray(Math.max(0, joined.length - tailCap))
-  }
-
-  text(): string {
-    const head = Buffer.concat(this.head).toString('utf8')
-    const omitted = this.total - this.headBytes - this.tail.length
-    if (omitted <= 0) return head + this.tail.toString('utf8')
-    if (!this.keepTail) return head
-    return `${head}\n[... ${omitted} bytes omitted ...]\n${this.tail.toString('utf8')}`
-  }
 }

@@ -1,0 +1,168 @@
+// The warm worker pool: lifecycle (lazy start, replacement, queueing, shutdown, not keeping the
+// process alive) and what it buys: per-verify latency against a fresh sandboxed interpreter.
+import { spawn } from 'node:child_process'
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { resolvePython } from './interpreter.js'
+import { allPools, closeAllPools } from './pool.js'
+import { runHarness } from './run-harness.js'
+import type { HarnessRequest, RunHarnessOptions } from './run-harness.js'
+import { planSandbox } from './sandbox.js'
+import type { SandboxMode } from './sandbox.js'
+import { alive, descendantsOf, eventually } from './test-helpers.js'
+
+const BWRAP = planSandbox('auto').mode === 'bwrap'
+const MODES: SandboxMode[] = BWRAP ? ['bwrap', 'none'] : ['none']
+const request: HarnessRequest = {
+  setup: 'from typing import List',
+  code: 'def add_all(pairs: List[tuple]) -> List[int]:\n    return [a + b for a, b in pairs]',
+  tests: 'assert add_all([(1, 2)]) == [3]\nassert add_all([]) == []\nassert add_all([(2, 2), (0, 1)]) == [4, 1]',
+}
+
+async function options(sandbox: SandboxMode, pool: boolean, extra: Partial<RunHarnessOptions> = {}): Promise<RunHarnessOptions> {
+  return { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 3000, maxOutputBytes: 65536, sandbox, pool, ...extra }
+}
+
+function poolsOf(sandbox: SandboxMode, reuse = true) {
+  return allPools().filter((p) => p.spec.mode === sandbox && p.reuse === reuse)
+}
+
+afterAll(() => closeAllPools())
+
+describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
+  it('starts lazily, reuses a warm worker, and replaces one killed from outside', async () => {
+    closeAllPools()
+    expect(poolsOf(sandbox)).toHaveLength(0)
+    expect((await runHarness(request, await options(sandbox, true))).result?.outcome).toBe('passed')
+    const [pool] = poolsOf(sandbox)
+    expect(pool?.stats.started).toBe(1)
+    expect((await runHarness(request, await options(sandbox, true))).result?.outcome).toBe('passed')
+    expect(pool?.stats.started).toBe(1)
+
+    const [pid] = pool?.pids() ?? []
+    process.kill(-(pid as number), 'SIGKILL')
+    expect(await eventually(() => !alive(pid as number) && (pool?.pids().length ?? 0) === 0)).toBe(true)
+    expect((await runHarness(request, await options(sandbox, true))).result?.outcome).toBe('passed')
+    expect(pool?.stats.started).toBe(2)
+  })
+
+  it('runs attempts concurrently up to its size and queues the rest', async () => {
+    const slow: HarnessRequest = { ...request, code: `import time\ntime.sleep(0.3)\n${request.code}` }
+    const opts = await options(sandbox, true)
+    const runs = 3
+    const started = performance.now()
+    const [pool] = poolsOf(sandbox)
+    const size = pool?.size ?? 1
+    const results = await Promise.all(Array.from({ length: runs * size }, () => runHarness(slow, opts)))
+    const elapsed = performance.now() - started
+    expect(results.every((r) => r.result?.outcome === 'passed')).toBe(true)
+    expect(pool?.pids().length).toBeLessThanOrEqual(size)
+    // `runs` waves of 0.3 s, not runs * size of them (the timeout clock starts at the fork: waiting is free).
+    expect(elapsed).toBeLessThan(runs * 300 + 1500)
+    if (size > 1) expect(elapsed).toBeLessThan(runs * size * 300)
+  })
+
+  it('stops every worker on closeAllPools()', async () => {
+    await runHarness(request, await options(sandbox, true))
+    const pids = poolsOf(sandbox).flatMap((p) => p.pids())
+    expect(pids.length).toBeGreaterThan(0)
+    closeAllPools()
+    expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true)
+  })
+
+  it('kills and replaces a worker that stops answering (backstop 3 s after the timeout)', async () => {
+    const opts = await options(sandbox, true, { timeoutMs: 300 })
+    await runHarness(request, opts)
+    const [pool] = poolsOf(sandbox)
+    const [pid] = pool?.pids() ?? []
+    // Freeze the Python worker (inside bwrap: the last process of the sandbox's tree).
+    const python = sandbox === 'bwrap' ? descendantsOf(pid as number).at(-1) : pid
+    const pending = runHarness({ ...request, code: 'while True:\n    pass' }, opts)
+    process.kill(python as number, 'SIGSTOP')
+    const run = await pending
+    expect(run.timedOut).toBe(true)
+    expect(run.workerUnresponsive).toBe(true)
+    expect(await eventually(() => !alive(python as number))).toBe(true)
+    expect((await runHarness(request, opts)).result?.outcome).toBe('passed')
+  }, 15_000)
+
+  it('spawn per verify (pool: false) leaves no worker running', async () => {
+    const run = await runHarness(request, await options(sandbox, false))
+    expect(run.result?.outcome).toBe('passed')
+    expect(await eventually(() => poolsOf(sandbox, false).every((p) => p.pids().length === 0))).toBe(true)
+  })
+})
+
+describe('a process that used the pool', () => {
+  it('exits promptly by itself, and its workers die with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-exit-'))
+    const script = join(dir, 'script.mts')
+    const here = fileURLToPath(new URL('.', import.meta.url))
+    writeFileSync(
+      script,
+      [
+        `import { pythonTests } from '${here}python-tests.ts'`,
+        `import { allPools } from '${here}pool.ts'`,
+        "const verdict = await pythonTests({ cache: false }).verify({ id: 't', prompt: 'p', tests: 'assert f() == 1' }, 'def f():\\n    return 1')",
+        "console.log(JSON.stringify({ pass: verdict.pass, pids: allPools().flatMap((p) => p.pids()) }))",
+        // No closeAllPools(), no process.exit(): idle workers must not hold the event loop.
+      ].join('\n'),
+    )
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''
+      let printedAt = 0
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk
+        printedAt ||= performance.now()
+      })
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+      const lingerMs = performance.now() - printedAt
+      expect(code).toBe(0)
+      const { pass, pids } = JSON.parse(stdout) as { pass: boolean; pids: number[] }
+      expect(pass).toBe(true)
+      expect(pids.length).toBeGreaterThan(0)
+      expect(lingerMs).toBeLessThan(1000)
+      expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('latency per verify', () => {
+  /** Median and 90th percentile of `n` sequential runs, plus the first (cold) one. */
+  async function measure(sandbox: SandboxMode, pool: boolean, n: number): Promise<{ cold: number; median: number; p90: number }> {
+    closeAllPools()
+    const opts = await options(sandbox, pool)
+    const times: number[] = []
+    for (let i = 0; i <= n; i++) {
+      const started = performance.now()
+      const run = await runHarness(request, opts)
+      times.push(performance.now() - started)
+      expect(run.result?.outcome).toBe('passed')
+    }
+    const [cold = 0, ...warm] = times
+    warm.sort((a, b) => a - b)
+    return { cold, median: warm[Math.floor(warm.length / 2)] ?? 0, p90: warm[Math.floor(warm.length * 0.9)] ?? 0 }
+  }
+
+  it('is several times lower through the warm pool than with a fresh interpreter per verify', async () => {
+    const rows: string[] = []
+    for (const sandbox of MODES) {
+      const pooled = await measure(sandbox, true, 30)
+      const spawned = await measure(sandbox, false, 15)
+      for (const [name, m] of [
+        ['pool', pooled],
+        ['spawn', spawned],
+      ] as const) {
+        rows.push(`  sandbox ${sandbox.padEnd(5)} ${name.padEnd(5)}  cold ${m.cold.toFixed(1).padStart(6)} ms  warm median ${m.median.toFixed(1).padStart(6)} ms  p90 ${m.p90.toFixed(1).padStart(6)} ms`)
+      }
+      expect(pooled.median * 2).toBeLessThan(spawned.median)
+    }
+    console.info(`python-tests latency per verify (runHarness, one attempt):\n${rows.join('\n')}`)
+  })
+})

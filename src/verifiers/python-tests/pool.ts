@@ -1,0 +1,542 @@
+/**
+ * Warm Python workers: each is a long-lived `harness.py worker` process (inside bubblewrap when
+ * sandboxed, already dropped to uid 65534) that forks a fresh child for every attempt.
+ *
+ * Why: starting a sandboxed interpreter (setpriv + bwrap + python + imports) costs ~45 ms while a
+ * fork of a warm worker costs ~1 ms. Measured on a 2-core machine (pool.test.ts prints it), one
+ * verify: warm pool 4.0-4.5 ms median (bwrap or not), fresh worker per verify 46-52 ms; the first
+ * verify of a pool (worker start) 45-60 ms. Each attempt still gets its own process, session,
+ * temporary directory and limits; the worker kills everything the attempt started before it
+ * answers.
+ *
+ * A worker that dies, hangs, or reports that it could not clean up is replaced. Workers are
+ * started lazily, shared by every verifier of the process with the same interpreter and sandbox,
+ * capped at one per CPU, stopped after a minute idle, and never keep the process alive: their
+ * handles are unref'd, except a timer that is armed only while an attempt is in flight.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import type { Socket } from 'node:net'
+import { constants as osConstants } from 'node:os'
+import type { SandboxMode } from './sandbox.js'
+import { WORKER_ENV } from './sandbox.js'
+
+/** What one attempt runs: the prompt's imports, the candidate, the hidden tests. */
+export interface AttemptRequest {
+  setup: string
+  code: string
+  tests: string
+}
+
+/** Per-attempt limits, applied in the forked child before the candidate runs. */
+export interface AttemptLimits {
+  /** Wall-clock limit from fork to exit; the whole process tree is killed when it passes. */
+  timeoutMs: number
+  /** Cap per stream on stdout/stderr (head and tail kept). */
+  maxOutputBytes: number
+  /** RLIMIT_AS in bytes. */
+  memoryBytes: number
+  /** RLIMIT_CPU in seconds (SIGXCPU; SIGKILL one second later). */
+  cpuSeconds: number
+  /** RLIMIT_FSIZE in bytes. */
+  fileSizeBytes: number
+  /** RLIMIT_NOFILE. */
+  openFiles: number
+  /** RLIMIT_NPROC, or 0 to leave it alone (it would count every process of a non-dropped user). */
+  processes: number
+}
+
+/** The worker's answer for one attempt (harness.py `_Worker.attempt`). */
+export interface ResultFrame {
+  type: 'result'
+  /** The harness's JSON result line(s) as written by the attempt; null when too big. */
+  result: string | null
+  timedOut?: boolean
+  exitCode?: number | null
+  /** Signal number that ended the attempt. */
+  exitSignal?: number | null
+  stdout?: string
+  stderr?: string
+  durationMs?: number
+  pid?: number
+  /** False when the worker could not clean up after the attempt (it exits; a new one replaces it). */
+  healthy?: boolean
+  /** Set when the attempt could not even be started (fork failed). */
+  error?: string
+}
+
+/** How one attempt ended, seen from Node. */
+export type AttemptOutcome =
+  | { kind: 'result'; frame: ResultFrame }
+  /** The worker died during the attempt (the candidate killed it, or it crashed). */
+  | { kind: 'lost'; reason: string }
+  /** No answer long after the timeout: the worker was killed. */
+  | { kind: 'unresponsive' }
+
+/** How to start a worker. Pools are shared per distinct spec. */
+export interface WorkerSpec {
+  /** The full command line, file first (setpriv / bwrap / python ...). */
+  argv: readonly string[]
+  mode: SandboxMode
+  /** Pids reported by the worker are host pids (no pid namespace): Node may signal them. */
+  hostPids: boolean
+  /**
+   * Outside bubblewrap: the privilege-dropping prefix (setpriv ...) used to remove the temporary
+   * directory of an attempt whose worker died. Never removed as root: the directory belonged to
+   * the candidate, and a recursive delete by root could be steered by its symlinks.
+   */
+  cleanupPrefix?: readonly string[]
+}
+
+/** Startup of a worker (bwrap + interpreter + imports; ~40-80 ms normally) may take this long under load. */
+const STARTUP_TIMEOUT_MS = 30_000
+/**
+ * The worker enforces the timeout itself; Node steps in only this long after it. The worker's own
+ * cleanup after a timeout is bounded by 2 s (harness.py `_reap_orphans`), so 3 s means it is stuck.
+ */
+const BACKSTOP_MS = 3_000
+/** Idle workers are stopped after this long (restarting one costs ~50 ms). */
+const IDLE_MS = 60_000
+/** Largest frame accepted from a worker: 2 x output cap + 16 MiB result, with room to spare. */
+const MAX_FRAME_BYTES = 128 * 1024 * 1024
+/** Kept from a worker's own stderr, for startup errors. */
+const STDERR_KEEP = 8 * 1024
+
+/** Splits a byte stream into length-prefixed JSON frames. */
+class FrameReader {
+  private chunks: Buffer[] = []
+  private length = 0
+
+  push(chunk: Buffer): unknown[] {
+    this.chunks.push(chunk)
+    this.length += chunk.length
+    const frames: unknown[] = []
+    while (this.length >= 4) {
+      const first = this.chunks[0] as Buffer
+      const head = first.length >= 4 ? first : Buffer.concat(this.chunks)
+      const size = head.readUInt32BE(0)
+      if (size > MAX_FRAME_BYTES) throw new Error(`worker frame of ${size} bytes exceeds ${MAX_FRAME_BYTES}`)
+      if (this.length < 4 + size) break
+      const all = this.chunks.length === 1 ? first : Buffer.concat(this.chunks)
+      frames.push(JSON.parse(all.subarray(4, 4 + size).toString('utf8')))
+      const rest = all.subarray(4 + size)
+      this.chunks = rest.length > 0 ? [rest] : []
+      this.length = rest.length
+    }
+    return frames
+  }
+}
+
+function encodeFrame(message: unknown): Buffer {
+  const body = Buffer.from(JSON.stringify(message), 'utf8')
+  const head = Buffer.alloc(4)
+  head.writeUInt32BE(body.length, 0)
+  return Buffer.concat([head, body])
+}
+
+/** One worker process. */
+class Worker {
+  readonly child: ChildProcess
+  readonly ready: Promise<void>
+  alive = true
+  /** False once the worker said it could not clean up, or was killed: never reused. */
+  reusable = true
+  private pending: ((outcome: AttemptOutcome) => void) | undefined
+  /** Host pid of the attempt in flight (only when pids are host pids). */
+  private attemptPid: number | undefined
+  /** Host path of the attempt's temporary directory (only outside bubblewrap). */
+  private attemptWorkdir: string | undefined
+  private stderrTail = ''
+  private idleTimer: NodeJS.Timeout | undefined
+  private readonly exitListeners: (() => void)[] = []
+
+  constructor(private readonly spec: WorkerSpec) {
+    const [file = '', ...args] = spec.argv
+    this.child = spawn(file, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Own process group: killing the worker reaches setpriv/bwrap and everything they run.
+      detached: true,
+      // Nothing of the parent's environment (API keys): bwrap clears it again inside.
+      env: { ...WORKER_ENV },
+      // The project directory may be unreadable by the sandbox user; '/' never is.
+      cwd: '/',
+    })
+    // Never keep the event loop (a Vitest worker, a script) alive for an idle worker.
+    this.child.unref()
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as Socket | null)?.unref?.()
+
+    let readyResolve: () => void = () => undefined
+    let readyReject: (error: Error) => void = () => undefined
+    this.ready = new Promise<void>((resolve, reject) => {
+      readyResolve = resolve
+      readyReject = reject
+    })
+    // Ref'd on purpose: a script awaiting its first verdict must not exit while the worker starts.
+    const startupTimer = setTimeout(() => {
+      readyReject(new Error(`vitest-seqk python-tests: the Python worker did not start within ${STARTUP_TIMEOUT_MS} ms`))
+      this.kill()
+    }, STARTUP_TIMEOUT_MS)
+    let isReady = false
+
+    const reader = new FrameReader()
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      let frames: unknown[]
+      try {
+        frames = reader.push(chunk)
+      } catch (error) {
+        this.stderrTail += `\nprotocol error: ${(error as Error).message}`
+        this.kill()
+        return
+      }
+      for (const frame of frames) {
+        const message = frame as { type?: string; pid?: number; healthy?: boolean; workdir?: string }
+        if (message.type === 'ready') {
+          isReady = true
+          clearTimeout(startupTimer)
+          readyResolve()
+        } else if (message.type === 'started') {
+          this.attemptPid = this.spec.hostPids ? message.pid : undefined
+          this.attemptWorkdir = this.spec.hostPids ? message.workdir : undefined
+        } else if (message.type === 'result') {
+          this.attemptPid = undefined
+          this.attemptWorkdir = undefined
+          if (message.healthy === false) this.reusable = false
+          const settle = this.pending
+          this.pending = undefined
+          settle?.({ kind: 'result', frame: frame as ResultFrame })
+        }
+      }
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_KEEP)
+    })
+    // EPIPE when the worker died before reading: reported by 'exit'.
+    this.child.stdin?.on('error', () => undefined)
+    this.child.on('error', (error) => {
+      clearTimeout(startupTimer)
+      readyReject(new Error(`vitest-seqk python-tests: could not start the Python worker (${file}): ${error.message}`, { cause: error }))
+      this.onGone(`could not be started: ${error.message}`)
+    })
+    this.child.on('exit', (code, signal) => {
+      clearTimeout(startupTimer)
+      // bwrap reports its command's death by signal N as exit code 128 + N.
+      const relayed = spec.mode === 'bwrap' && code !== null && code > 128 ? signalName(code - 128) : null
+      const how = signal ? `was killed by ${signal}` : relayed ? `was killed by ${relayed}` : `exited with code ${String(code)}`
+      if (!isReady) {
+        const detail = this.stderrTail.trim()
+        readyReject(new Error(`vitest-seqk python-tests: the Python worker ${how} before it was ready${detail ? `:\n${detail}` : ''}\ncommand: ${describeCommand(spec.argv)}`))
+      }
+      this.onGone(how)
+    })
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid
+  }
+
+  onExit(listener: () => void): void {
+    this.exitListeners.push(listener)
+  }
+
+  /** Runs one attempt. Resolves for every outcome; rejects only with the abort reason. */
+  run(request: AttemptRequest, limits: AttemptLimits, signal?: AbortSignal): Promise<AttemptOutcome> {
+    return new Promise<AttemptOutcome>((resolve, reject) => {
+      if (!this.alive) return resolve({ kind: 'lost', reason: 'the worker had already exited' })
+      if (signal?.aborted) return reject(abortReason(signal))
+      const finish = (): void => {
+        clearTimeout(backstop)
+        signal?.removeEventListener('abort', onAbort)
+        this.pending = undefined
+      }
+      // Ref'd: keeps the process alive while an attempt is in flight (everything else is unref'd).
+      const backstop = setTimeout(() => {
+        finish()
+        this.kill()
+        resolve({ kind: 'unresponsive' })
+      }, limits.timeoutMs + BACKSTOP_MS)
+      const onAbort = (): void => {
+        finish()
+        this.kill()
+        reject(abortReason(signal as AbortSignal))
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.pending = (outcome) => {
+        finish()
+        resolve(outcome)
+      }
+      this.child.stdin?.write(encodeFrame({ ...request, ...limits }))
+    })
+  }
+
+  /** Kills the worker and, outside a pid namespace, the attempt's process group. */
+  kill(): void {
+    this.reusable = false
+    this.killAttempt()
+    if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL')
+      } catch {
+        this.child.kill('SIGKILL')
+      }
+    }
+  }
+
+  /** Stops an idle worker politely: end of input makes it exit. */
+  close(): void {
+    this.reusable = false
+    this.cancelIdle()
+    this.child.stdin?.end()
+  }
+
+  startIdle(onIdle: () => void): void {
+    this.cancelIdle()
+    this.idleTimer = setTimeout(onIdle, IDLE_MS)
+    this.idleTimer.unref()
+  }
+
+  cancelIdle(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+  }
+
+  private killAttempt(): void {
+    // The attempt is its own session and group leader; its group id cannot be reused while any
+    // member lives. Inside bubblewrap the pid namespace (and its /tmp) dies with the worker instead.
+    const pid = this.attemptPid
+    this.attemptPid = undefined
+    if (pid !== undefined && pid > 1) {
+      try {
+        process.kill(-pid, 'SIGKILL')
+      } catch {
+        // ESRCH: gone already
+      }
+    }
+    const workdir = this.attemptWorkdir
+    this.attemptWorkdir = undefined
+    // Only what the worker's mkdtemp can have made: an absolute path ending in seqk-py-XXXXXXXX.
+    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-py-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
+      const [file = 'rm', ...args] = [...(this.spec.cleanupPrefix ?? []), 'rm', '-rf', '--', workdir]
+      // Fire and forget, unref'd; spawning is synchronous, so this works from an 'exit' handler too.
+      const rm = spawn(file, args, { stdio: 'ignore', detached: true, env: { ...WORKER_ENV }, cwd: '/' })
+      rm.on('error', () => undefined)
+      rm.unref()
+    }
+  }
+
+  private onGone(how: string): void {
+    if (!this.alive) return
+    this.alive = false
+    this.reusable = false
+    this.cancelIdle()
+    // A candidate that killed its worker may leave its own group behind (outside bwrap).
+    this.killAttempt()
+    const settle = this.pending
+    this.pending = undefined
+    const detail = this.stderrTail.trim().split('\n').at(-1)?.trim()
+    settle?.({ kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
+    for (const listener of this.exitListeners) listener()
+  }
+}
+
+interface Waiter {
+  give(worker: Worker): void
+  fail(error: unknown): void
+}
+
+/**
+ * A set of up to `size` workers for one spec. With `reuse: false` every attempt gets a worker of
+ * its own that is stopped afterwards: the spawn-per-verify mode, with the same isolation.
+ */
+export class WorkerPool {
+  private readonly idle: Worker[] = []
+  private readonly live = new Set<Worker>()
+  private waiters: Waiter[] = []
+  private closed = false
+  /** Counters for tests and benchmarks. */
+  readonly stats = { started: 0, lost: 0, retried: 0 }
+
+  constructor(
+    readonly spec: WorkerSpec,
+    readonly size: number,
+    readonly reuse: boolean,
+  ) {}
+
+  /** Host pids of the live worker processes (setpriv/bwrap/python: the spawned process). */
+  pids(): number[] {
+    return [...this.live].filter((w) => w.alive && w.pid !== undefined).map((w) => w.pid as number)
+  }
+
+  /**
+   * Runs one attempt on a free worker, waiting for one when all are busy (the timeout clock starts
+   * at the fork, so waiting never counts against an answer). A worker lost mid-attempt is replaced
+   * and the attempt retried once, so that an infrastructure hiccup does not fail an honest answer;
+   * a candidate that kills its worker twice gets the second `lost` outcome.
+   *
+   * @throws the abort reason when `signal` aborts; an Error when no worker can be started.
+   */
+  async run(request: AttemptRequest, limits: AttemptLimits, signal?: AbortSignal): Promise<AttemptOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const worker = await this.acquire(signal)
+      let outcome: AttemptOutcome
+      try {
+        outcome = await worker.run(request, limits, signal)
+      } finally {
+        this.release(worker)
+      }
+      if (outcome.kind === 'lost') this.stats.lost++
+      const startFailed = outcome.kind === 'result' && outcome.frame.error !== undefined
+      if ((outcome.kind === 'lost' || startFailed) && attempt === 0) {
+        this.stats.retried++
+        continue
+      }
+      return outcome
+    }
+  }
+
+  /** Kills every worker (synchronously: safe in a process 'exit' handler). */
+  close(): void {
+    this.closed = true
+    for (const waiter of this.waiters) waiter.fail(new Error('vitest-seqk python-tests: the worker pool was closed'))
+    this.waiters = []
+    for (const worker of this.live) worker.kill()
+    this.idle.length = 0
+  }
+
+  private async acquire(signal?: AbortSignal): Promise<Worker> {
+    if (signal?.aborted) throw abortReason(signal)
+    for (let worker = this.idle.pop(); worker; worker = this.idle.pop()) {
+      worker.cancelIdle()
+      if (worker.alive && worker.reusable) return worker
+    }
+    if (this.live.size < this.size) return this.startWorker()
+    return new Promise<Worker>((resolve, reject) => {
+      let done = false
+      const onAbort = (): void => {
+        done = true
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        reject(abortReason(signal as AbortSignal))
+      }
+      const waiter: Waiter = {
+        give: (worker) => {
+          // Aborted while a worker was being started for it: hand the worker to the next one.
+          if (done) return this.release(worker)
+          done = true
+          signal?.removeEventListener('abort', onAbort)
+          resolve(worker)
+        },
+        fail: (error) => {
+          if (done) return
+          done = true
+          signal?.removeEventListener('abort', onAbort)
+          reject(error instanceof Error ? error : new Error(String(error)))
+        },
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.waiters.push(waiter)
+    })
+  }
+
+  private async startWorker(): Promise<Worker> {
+    if (this.closed) throw new Error('vitest-seqk python-tests: the worker pool was closed')
+    const worker = new Worker(this.spec)
+    this.stats.started++
+    this.live.add(worker)
+    worker.onExit(() => {
+      this.live.delete(worker)
+      const index = this.idle.indexOf(worker)
+      if (index >= 0) this.idle.splice(index, 1)
+      this.pump()
+    })
+    try {
+      await worker.ready
+    } catch (error) {
+      worker.kill()
+      this.live.delete(worker)
+      throw error
+    }
+    return worker
+  }
+
+  private release(worker: Worker): void {
+    if (this.reuse && worker.alive && worker.reusable && !this.closed) {
+      const waiter = this.waiters.shift()
+      if (waiter) return waiter.give(worker)
+      this.idle.push(worker)
+      worker.startIdle(() => {
+        const index = this.idle.indexOf(worker)
+        if (index >= 0) this.idle.splice(index, 1)
+        worker.close()
+      })
+      return
+    }
+    if (worker.alive) {
+      if (worker.reusable) worker.close()
+      else worker.kill()
+    }
+    // Its slot is free now, even if the process takes a moment to exit.
+    this.live.delete(worker)
+    this.pump()
+  }
+
+  /** Starts workers for waiters while there is room. */
+  private pump(): void {
+    while (this.waiters.length > 0 && this.live.size < this.size && !this.closed) {
+      const waiter = this.waiters.shift() as Waiter
+      this.startWorker().then(
+        (worker) => waiter.give(worker),
+        (error: unknown) => waiter.fail(error),
+      )
+    }
+  }
+}
+
+const pools = new Map<string, WorkerPool>()
+let exitHookInstalled = false
+
+/**
+ * The process-wide pool for `spec` (one per distinct command line and reuse mode), created on
+ * first use with `size` workers at most.
+ */
+export function sharedPool(spec: WorkerSpec, size: number, reuse: boolean): WorkerPool {
+  const key = JSON.stringify([spec.argv, reuse])
+  let pool = pools.get(key)
+  if (!pool) {
+    pool = new WorkerPool(spec, size, reuse)
+    pools.set(key, pool)
+    if (!exitHookInstalled) {
+      exitHookInstalled = true
+      // Workers also die with their parent (bwrap --die-with-parent, PR_SET_PDEATHSIG) and on EOF;
+      // this makes it immediate on a normal exit.
+      process.once('exit', closeAllPools)
+    }
+  }
+  return pool
+}
+
+/** Kills every worker of every pool in this process (tests; also run at process exit). */
+export function closeAllPools(): void {
+  for (const pool of pools.values()) pool.close()
+  pools.clear()
+}
+
+/** Every pool of this process (tests look at their workers). */
+export function allPools(): WorkerPool[] {
+  return [...pools.values()]
+}
+
+/** `SIGKILL` for 9, etc. */
+export function signalName(signal: number | null | undefined): NodeJS.Signals | null {
+  if (signal === null || signal === undefined) return null
+  const entry = Object.entries(osConstants.signals).find(([, number]) => number === signal)
+  return (entry?.[0] as NodeJS.Signals | undefined) ?? null
+}
+
+function describeCommand(argv: readonly string[]): string {
+  // The harness source passed with -c is long: show its first line only.
+  return argv.map((arg) => (arg.length > 80 ? `'${arg.slice(0, 40).split('\n')[0]}...'` : arg)).join(' ')
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason
+  return reason instanceof Error ? reason : new Error('aborted', { cause: reason })
+}

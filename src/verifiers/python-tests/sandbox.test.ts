@@ -1,0 +1,107 @@
+// How the sandbox is chosen and what command line a worker gets. What the sandbox actually contains
+// is tested with real hostile code in hostile.test.ts.
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { pythonTests } from './python-tests.js'
+import { findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
+
+const root = process.getuid?.() === 0
+const hasBwrap = findOnPath('bwrap') !== undefined
+
+describe('planSandbox', () => {
+  beforeEach(() => resetSandboxPlans())
+  afterEach(() => resetSandboxPlans())
+
+  it.runIf(hasBwrap)('uses bubblewrap where it works (auto), and reports it in the verifier settings', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    expect(planSandbox('auto').mode).toBe('bwrap')
+    expect(planSandbox('bwrap').mode).toBe('bwrap')
+    expect(pythonTests().sandbox).toBe('bwrap')
+    expect(warn).not.toHaveBeenCalled()
+    warn.mockRestore()
+  })
+
+  it('none is none, and still drops root to uid 65534 with setpriv', () => {
+    const plan = planSandbox('none')
+    expect(plan.mode).toBe('none')
+    expect(plan.setpriv !== undefined).toBe(root)
+    expect(pythonTests({ sandbox: 'none' }).sandbox).toBe('none')
+  })
+
+  describe('without bubblewrap on PATH', () => {
+    const savedPath = process.env.PATH
+    beforeEach(() => {
+      process.env.PATH = '/nonexistent-seqk-dir'
+    })
+    afterEach(() => {
+      process.env.PATH = savedPath
+    })
+
+    it('auto falls back to none with ONE warning that says how to install it', () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+      expect(planSandbox('auto').mode).toBe('none')
+      expect(pythonTests().sandbox).toBe('none')
+      pythonTests()
+      planSandbox('auto')
+      expect(warn).toHaveBeenCalledTimes(1)
+      const message = String(warn.mock.calls[0]?.[0])
+      expect(message).toContain('bubblewrap (`bwrap`) is not on PATH')
+      expect(message).toContain('WITHOUT a sandbox')
+      expect(message).toContain('apt-get install bubblewrap')
+      expect(message).toContain("sandbox: 'none'")
+      warn.mockRestore()
+    })
+
+    it('bwrap throws an explanation instead', () => {
+      expect(() => planSandbox('bwrap')).toThrow(SandboxUnavailableError)
+      expect(() => pythonTests({ sandbox: 'bwrap' })).toThrow(/apt-get install bubblewrap/)
+    })
+  })
+})
+
+describe('workerCommand', () => {
+  const python = { path: '/usr/bin/python3', directories: ['/usr/lib/python3.11', '/usr'] }
+
+  it('bwrap: drops privileges first (as root), then unshares everything with a read-only system', () => {
+    const argv = workerCommand({ mode: 'bwrap', bwrap: '/usr/bin/bwrap', disableUserns: true, ...(root ? { setpriv: '/usr/bin/setpriv' } : {}) }, python, ['-c', 'pass'])
+    const joined = argv.join(' ')
+    if (root) expect(argv.slice(0, 6)).toEqual(['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--no-new-privs', '/usr/bin/bwrap'])
+    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv']) expect(argv).toContain(flag)
+    expect(joined).toContain('--ro-bind /usr /usr')
+    expect(joined).toContain('--tmpfs /tmp')
+    expect(joined).toContain('--remount-ro / ')
+    expect(joined).not.toMatch(/--(ro-)?bind \/(work|root|home|etc)\b/)
+    expect(argv.slice(-3)).toEqual(['/usr/bin/python3', '-c', 'pass'])
+    // Nothing of the parent's environment is set inside.
+    const setenv = argv.flatMap((arg, i) => (arg === '--setenv' ? [argv[i + 1]] : []))
+    expect(setenv.sort()).toEqual(['HOME', 'LANG', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'])
+  })
+
+  it('binds an interpreter installed outside /usr read-only', () => {
+    const prefix = mkdtempSync(join(tmpdir(), 'seqk-prefix-'))
+    mkdirSync(join(prefix, 'bin'))
+    mkdirSync(join(prefix, 'lib'))
+    try {
+      const argv = workerCommand({ mode: 'bwrap', bwrap: '/usr/bin/bwrap' }, { path: join(prefix, 'bin/python3'), directories: [prefix, join(prefix, 'lib')] }, [])
+      expect(argv.join(' ')).toContain(`--ro-bind ${prefix} ${prefix}`)
+      expect(argv.join(' ')).not.toContain(`${join(prefix, 'lib')} `)
+    } finally {
+      rmSync(prefix, { recursive: true, force: true })
+    }
+  })
+
+  it('none: only setpriv (as root) before the interpreter', () => {
+    expect(workerCommand({ mode: 'none', setpriv: '/usr/bin/setpriv' }, python, ['x'])).toEqual([
+      '/usr/bin/setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--no-new-privs',
+      '/usr/bin/python3',
+      'x',
+    ])
+    expect(workerCommand({ mode: 'none' }, python, ['x'])).toEqual(['/usr/bin/python3', 'x'])
+  })
+})
