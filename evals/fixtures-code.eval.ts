@@ -20,4 +20,6 @@ seqEval('self-invoking python (fixtures)', {
     binary: { feedback: feedback.binary(), expect: { seqAt: { 5: 0.5 } } },
     verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 0.6 } } },
   },
+  // Gate every cell against evals/seqk.baseline.json (committed); refresh it with `npm run evals -- -u`.
+  baseline: true,
 })

@@ -118,3 +118,18 @@ describe('spendingLine', () => {
     expect(spendingLine([{ ...paid, costUsd: null }])).toContain('cost ? (some models unpriced)')
   })
 })
+
+describe('baselineLines', () => {
+  it('lists failed gates one by one and sums up the rest', async () => {
+    const { baselineLines } = await import('./table.js')
+    const gate = (status: 'pass' | 'fail' | 'written', messages: string[]) => ({ status, file: 'evals/seqk.baseline.json', messages, comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] })
+    const cells = [
+      cell('a', 'verifier', [0.5, 1], { gate: gate('pass', []) }),
+      cell('b', 'verifier', [0.5, 1], { gate: gate('fail', ['Seq@2 100.0 → 50.0 on 2 common tasks']) }),
+      cell('c', 'verifier', [0.5, 1], { gate: gate('written', ['wrote it']) }),
+      cell('d', 'verifier', [0.5, 1]),
+    ]
+    expect(baselineLines(cells)).toEqual(['✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks', 'baseline evals/seqk.baseline.json: 1 cells without regression, 1 written, 1 failed'])
+    expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
+  })
+})

@@ -85,6 +85,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
   for (const n of notes) out.push(c.dim(` note: ${n}`))
   for (const cell of cells) for (const t of cell.thresholds.filter((x) => !x.pass)) out.push(c.red(` ✗ ${cell.cellId}: ${t.message}`))
+  out.push(...baselineLines(cells).map((l) => (l.startsWith('✗') ? c.red(` ${l}`) : c.dim(` ${l}`))))
   return out.join('\n')
 }
 
@@ -140,4 +141,25 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
   if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls replayed from cassettes (nominal cost shown)`)
   return parts.length > 0 ? parts.join('; ') : null
+}
+
+/** What the baseline gate said about a benchmark's cells: failures one by one, the rest in a line. */
+export function baselineLines(cells: readonly CellSummary[]): string[] {
+  const gated = cells.filter((x) => x.gate)
+  if (gated.length === 0) return []
+  const out: string[] = []
+  for (const cell of gated) {
+    const gate = cell.gate!
+    if (gate.status === 'fail' || gate.status === 'missing') for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
+  }
+  const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
+  const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
+  const parts = [
+    count('pass') > 0 ? `${count('pass')} cells without regression` : '',
+    count('written') > 0 ? `${count('written')} written` : '',
+    count('updated') > 0 ? `${count('updated')} updated` : '',
+    count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',
+  ].filter(Boolean)
+  out.push(`baseline ${files}: ${parts.join(', ')}`)
+  return out
 }
