@@ -130,7 +130,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     const comparison: GateComparison = { metric, k, baseline: mean(a, k, independent), current: mean(b, k, independent), diff: { point: interval.point, lo: interval.lo, hi: interval.hi } }
     result.comparisons.push(comparison)
     const where = `${label}@${k} ${pct(comparison.baseline)} → ${pct(comparison.current)} on ${common.length} common tasks (difference ${pct(interval.point)} points, 95% CI ${pct(interval.lo)} to ${pct(interval.hi)})`
-    if (interval.hi < -margin) result.reasons.push(`${where}: the whole interval lies below −${pct(margin)} points.`)
+    if (interval.hi < -margin) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
     else if (interval.point < -maxDrop) result.reasons.push(`${where}: the drop exceeds the hard limit of ${pct(maxDrop)} points.`)
   }
   for (const id of common) {
