@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^vitest-seqk$/, replacement: src('index.ts') },
       { find: /^vitest-seqk\/metrics$/, replacement: src('metrics/index.ts') },
       { find: /^vitest-seqk\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^vitest-seqk\/analysis$/, replacement: src('analysis/index.ts') },
       { find: /^vitest-seqk\/setup$/, replacement: src('vitest/setup.ts') },
       { find: /^vitest-seqk\/reporter$/, replacement: src('vitest/reporter.ts') },
     ],

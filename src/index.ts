@@ -30,6 +30,7 @@ export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonic
 export { TaskSchema, SimulationScriptSchema, taskMessages, type Task, type TaskInput, type SimulationScript } from './protocol/task.js'
 
 export * from './artifacts/index.js'
+export * from './analysis/index.js'
 export {
   loadHumanEvalPro,
   loadMbppPro,

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
+import { basename, isAbsolute, join, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
@@ -38,6 +38,8 @@ export default class SeqkReporter implements Reporter {
   private vitest?: Vitest
   private runId = ''
   private runDir = ''
+  /** `latest` is kept only in our own runs directory, never beside a directory the user chose. */
+  private writeLatest = true
   private progress: Progress
   private readonly cells: CellRecord[] = []
   private readonly options: SeqkReporterOptions
@@ -51,8 +53,10 @@ export default class SeqkReporter implements Reporter {
     this.vitest = vitest
     const fromEnv = process.env.SEQK_RUN_DIR
     const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
-    this.runId = process.env.SEQK_RUN_ID ?? newRunId()
+    // With SEQK_RUN_DIR the run id is the folder's name, as the workers see it (run-context.ts).
+    this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
     this.runDir = fromEnv ?? join(isAbsolute(outputDir) ? outputDir : resolve(vitest.config.root, outputDir), this.runId)
+    this.writeLatest = !fromEnv
     // One run directory for every worker: created lazily by the first cell that writes.
     vitest.provide('seqkRun', { runId: this.runId, runDir: this.runDir })
     this.progress = new Progress(this.progressMode(vitest), (text) => process.stdout.write(text), this.options.progressIntervalMs)
@@ -107,7 +111,7 @@ export default class SeqkReporter implements Reporter {
     }
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks }
     writeSummary(join(this.runDir, SUMMARY_FILE), summary)
-    writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
+    if (this.writeLatest) writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
     this.log(`seqk: wrote ${join(this.runDir, SUMMARY_FILE)} and ${TRAJECTORIES_FILE}`)
   }
 

@@ -1,0 +1,207 @@
+/**
+ * Terminal tables for the analysis and selection reports. Pure: colour only when asked for, and
+ * every table reads the same without it (no meaning is carried by colour alone).
+ */
+import { Chalk, type ChalkInstance } from 'chalk'
+import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, Selection, SelectionReport, TimingRow } from './report-schema.js'
+
+interface IntervalLike {
+  point: number | null
+  lo: number | null
+  hi: number | null
+}
+
+export interface RenderOptions {
+  /** Colour headings and notes (default false). */
+  color?: boolean
+}
+
+const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
+const points = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`)
+const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
+const rho = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(2)}`)
+
+function money(v: number | null | undefined): string {
+  if (v === null || v === undefined) return '?'
+  return v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100
+  if (tens >= 11 && tens <= 13) return `${n}th`
+  return n % 10 === 1 ? `${n}st` : n % 10 === 2 ? `${n}nd` : n % 10 === 3 ? `${n}rd` : `${n}th`
+}
+
+function ci(interval: IntervalLike, format: (v: number | null) => string): string {
+  if (interval.lo === null || interval.hi === null) return format(interval.point)
+  return `${format(interval.point)} [${format(interval.lo)}, ${format(interval.hi)}]`
+}
+
+/** Columns padded to their widest cell; `right` marks numeric columns. */
+function table(header: string[], rows: string[][], right: (i: number) => boolean, c: ChalkInstance, indent = '  '): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cols: string[]): string =>
+    indent +
+    cols
+      .map((col, i) => {
+        const fill = ' '.repeat(Math.max(0, (widths[i] as number) - col.length))
+        return i === cols.length - 1 && !right(i) ? col : right(i) ? fill + col : col + fill
+      })
+      .join('  ')
+      .trimEnd()
+  return [c.dim(line(header)), ...rows.map(line)]
+}
+
+function renderRanking(r: Ranking, c: ChalkInstance): string[] {
+  const out = [`  ${c.bold(`${r.mode} feedback`)}: Pass@${r.k} vs Seq@${r.k}`]
+  if (r.actors.length === 0) {
+    out.push('    no actor has both numbers')
+  } else {
+    const arrow = (d: number): string => (d > 0 ? `up ${d}` : d < 0 ? `down ${-d}` : '=')
+    const rows = r.actors.map((a) => [a.actorId, pct(a.pass), ordinal(a.passRank), pct(a.seq), ordinal(a.seqRank), arrow(a.rankChange)])
+    rows.push(['best–worst gap', pct(r.gaps.pass.bestWorst), '', pct(r.gaps.seq.bestWorst), '', points(r.gaps.change.bestWorst)])
+    rows.push(['mean pairwise gap', pct(r.gaps.pass.meanPairwise), '', pct(r.gaps.seq.meanPairwise), '', points(r.gaps.change.meanPairwise)])
+    out.push(...table(['actor', `Pass@${r.k}`, 'rank', `Seq@${r.k}`, 'rank', 'change'], rows, (i) => i > 0, c, '    '))
+    if (r.reversals.length === 0) out.push(`    no reversal: no pair is ordered one way by Pass@${r.k} and the other by Seq@${r.k}`)
+    else out.push(`    ${c.yellow('reversals')} (above under Pass@${r.k}, below under Seq@${r.k}): ${r.reversals.map((x) => `${x.passAbove} over ${x.seqAbove}`).join('; ')}`)
+  }
+  for (const e of r.excluded) out.push(c.dim(`    left out: ${e.actorId}: ${e.reason}`))
+  return out
+}
+
+function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
+  if (rows.length === 0) return []
+  const ks = [...new Set(rows.map((r) => r.k))]
+  const K = ks.length === 1 ? String(ks[0]) : 'K'
+  const out = [c.bold(`Revision timing (paper Table 4)`) + ` — EGS = (Seq@2 − Seq@1)/ΔSeq@${K}, LGS = (Seq@${K} − Seq@${K === 'K' ? 'K−1' : Number(K) - 1})/ΔSeq@${K}`]
+  out.push(
+    ...table(
+      ['actor', 'mode', 'Seq@1', `Seq@${K}`, `ΔSeq@${K}`, 'EGS', 'LGS', 'why undefined'],
+      rows.map((r) => [r.actorId, r.mode, pct(r.seqAt1), pct(r.seqAtK), points(r.gain), share(r.egs), share(r.lgs), r.reason ?? '']),
+      (i) => i >= 2 && i <= 6,
+      c,
+    ),
+  )
+  return out
+}
+
+function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
+  const out = [c.bold('Cost–success (paper Figure 3)') + ' — success % and mean cost per task at budget k; * = on that protocol\'s Pareto frontier']
+  const K = Math.max(0, ...cs.series.flatMap((s) => s.points.map((p) => p.k)))
+  const rows: string[][] = []
+  for (const s of cs.series) {
+    const actors = [...new Set(s.points.map((p) => p.actorId))]
+    for (const actor of actors) {
+      const cells = Array.from({ length: K }, (_, i) => {
+        const p = s.points.find((x) => x.actorId === actor && x.k === i + 1)
+        if (p === undefined) return ''
+        return `${pct(p.success)} ${money(p.cost)}${p.onFrontier ? '*' : ' '}`
+      })
+      rows.push([`${s.metric} (${s.protocol})`, actor, ...cells])
+    }
+  }
+  out.push(...table(['protocol', 'actor', ...Array.from({ length: K }, (_, i) => `k=${i + 1}`)], rows, (i) => i >= 2, c))
+  if (cs.combinedFrontier.length > 0) {
+    out.push(`  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${pct(p.success)}% at ${money(p.cost)}`).join('; ')}`)
+  }
+  const unpriced = cs.series.flatMap((s) => s.points.filter((p) => p.reason !== null).map((p) => `${s.protocol} ${p.actorId} k=${p.k}: ${p.reason}`))
+  if (unpriced.length > 0 && unpriced.length <= 6) for (const u of unpriced) out.push(c.dim(`  left out: ${u}`))
+  if (cs.note) out.push(c.dim(`  note: ${cs.note}`))
+  return out
+}
+
+function renderCorrelations(list: readonly Correlations[], c: ChalkInstance): string[] {
+  if (list.length === 0) return []
+  const out = [c.bold('Correlations over actor × benchmark pairs (paper Figure 4)') + ' — Spearman with 95% bootstrap intervals over pairs']
+  const ks = [...new Set(list.flatMap((x) => x.pairs.map((p) => p.k)))]
+  const K = ks.length === 1 ? String(ks[0]) : 'K'
+  const fmt = (x: Correlation): string => (x.lo === null || x.hi === null ? rho(x.rho) : `${rho(x.rho)} [${rho(x.lo)}, ${rho(x.hi)}]`)
+  out.push(
+    ...table(
+      ['Seq@k from', 'pairs', `ρ(Pass@${K}, Seq@${K})`, `ρ(ΔPass@${K}, ΔSeq@${K})`],
+      list.map((x) => [x.feedback, String(x.pairs.length), fmt(x.levels), fmt(x.gains)]),
+      (i) => i >= 1,
+      c,
+    ),
+  )
+  for (const x of list) if (x.note) out.push(c.dim(`  note (${x.feedback}): ${x.note}`))
+  return out
+}
+
+/** One selection experiment as the paper's Figure 2 (by n) and Table 2 (at n = 10, or the largest n). */
+export function renderSelectionBlock(s: Selection, options: RenderOptions = {}): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 })
+  const last = s.sizes[s.sizes.length - 1]
+  const pass = `Pass@${s.passK}`
+  const seq = `Seq@${s.calibrationK}`
+  const out = [
+    c.bold(`Model selection (paper Figure 2, Table 2)`) + ` — deploy with ${s.mode} feedback, scored by held-out Seq@${s.deployK}; calibrate with ${pass} or ${seq}`,
+    `  ${s.actors.length} candidates (${s.actors.join(', ')}); groups A ${s.groups.a.length} and B ${s.groups.b.length} tasks (seed ${s.seed}); ${s.draws} draws per n and direction; loss and gain in points, 95% bootstrap intervals over tasks (${last?.gain.resamples ?? 0} resamples)`,
+  ]
+  const rows = s.sizes.map((z) => [String(z.n), ci(z.pass.loss, pct), ci(z.seq.loss, pct), ci(z.gain, points), money(z.pass.cost), money(z.seq.cost)])
+  out.push(...table(['n', `loss ${pass}`, `loss ${seq}`, `gain (${seq} − ${pass} pick)`, `cost ${pass}`, `cost ${seq}`], rows, (i) => i >= 0, c))
+  out.push(`  random choice: loss ${ci(s.random.loss, pct)}, held-out Seq@${s.deployK} ${ci(s.random.heldout, pct)}, no calibration cost`)
+  const at = s.sizes.find((z) => z.n === 10) ?? last
+  if (at !== undefined) {
+    out.push(
+      `  at n = ${at.n}: held-out Seq@${s.deployK} of the ${pass} pick ${ci(at.pass.heldout, pct)}, of the ${seq} pick ${ci(at.seq.heldout, pct)}; gain ${ci(at.gain, points)} points; calibration cost ${money(at.pass.cost)} (${pass}) vs ${money(at.seq.cost)} (${seq})`,
+    )
+    const picks = (p: Record<string, number>): string =>
+      Object.entries(p)
+        .sort((x, y) => y[1] - x[1])
+        .map(([id, v]) => `${id} ${(v * 100).toFixed(0)}%`)
+        .join(', ')
+    out.push(`  picks at n = ${at.n}: ${pass} → ${picks(at.pass.picks)}; ${seq} → ${picks(at.seq.picks)}`)
+  }
+  const held = s.actors.map((id) => `${id} ${pct(s.heldoutByGroup.a[id])}/${pct(s.heldoutByGroup.b[id])}`).join(', ')
+  out.push(c.dim(`  held-out Seq@${s.deployK} on A/B: ${held}`))
+  if (s.excludedTasks.length > 0) out.push(c.dim(`  tasks left out: ${s.excludedTasks.map((t) => `${t.taskId} (${t.reason})`).join('; ')}`))
+  for (const n of s.notes) out.push(c.dim(`  note: ${n}`))
+  return out.join('\n')
+}
+
+function sourcesLine(report: { sources: AnalysisReport['sources'] }): string {
+  const runs = report.sources.map((s) => s.runId)
+  return `${runs.length} run${runs.length === 1 ? '' : 's'} (${runs.join(', ')})`
+}
+
+/**
+ * The analysis report as terminal text: per benchmark the rankings, revision timing, cost–success
+ * and model selection; then the correlations over every benchmark; then notes.
+ *
+ * @example
+ * console.log(renderAnalysis(analyzeRuns(runs), { color: process.stdout.isTTY }))
+ */
+export function renderAnalysis(report: AnalysisReport, options: RenderOptions = {}): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 })
+  const out = [c.bold(`seqk analyze — ${sourcesLine(report)}, ${report.benchmarks.length} benchmark${report.benchmarks.length === 1 ? '' : 's'}`)]
+  for (const b of report.benchmarks) {
+    out.push('', c.bold(`━━ ${b.name}`) + ` — ${b.actors.length} actors; feedback modes: ${b.modes.join(', ') || 'none'}`)
+    for (const n of b.notes) out.push(c.dim(`  note: ${n}`))
+    if (b.rankings.length > 0) {
+      out.push('', c.bold('Rankings and gaps (paper Table 3)') + ' — rates in %, gaps in points')
+      for (const r of b.rankings) out.push(...renderRanking(r, c))
+    }
+    if (b.timing.length > 0) out.push('', ...renderTiming(b.timing, c))
+    out.push('', ...renderCostSuccess(b.costSuccess, c))
+    for (const s of b.selection) out.push('', renderSelectionBlock(s, options))
+    for (const s of b.selectionSkipped) out.push('', c.bold('Model selection') + ` (${s.mode}): not run — ${s.reason}`)
+  }
+  if (report.correlations.length > 0) out.push('', ...renderCorrelations(report.correlations, c))
+  if (report.notes.length > 0) out.push('', ...report.notes.map((n) => c.dim(`note: ${n}`)))
+  return out.join('\n')
+}
+
+/**
+ * The selection report (`seqk select`) as terminal text.
+ *
+ * @example
+ * console.log(renderSelection(selectModels(runs, { k: 3 })))
+ */
+export function renderSelection(report: SelectionReport, options: RenderOptions = {}): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 })
+  const out = [c.bold(`seqk select — ${sourcesLine(report)}`)]
+  for (const s of report.selections) out.push('', c.bold(`━━ ${s.benchmark}`), renderSelectionBlock(s, options))
+  if (report.notes.length > 0) out.push('', ...report.notes.map((n) => c.dim(`note: ${n}`)))
+  return out.join('\n')
+}

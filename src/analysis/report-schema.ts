@@ -1,0 +1,237 @@
+/**
+ * The JSON written by `seqk analyze --json` and `seqk select --json`, and handed to the HTML
+ * report: one zod schema is the contract (STYLE.md), the TypeScript types are inferred from it.
+ *
+ * Plain JSON throughout: "no value" is `null` next to a stated reason, never NaN, 0 or 1.
+ * Rates are shares in [0, 1]; costs are US dollars per task (or per calibration) as priced in the
+ * runs; `k` is a budget (number of attempts or samples).
+ */
+import { z } from 'zod'
+import { IntervalSchema } from '../artifacts/schemas.js'
+
+const Rate = z.number().nullable()
+const Int = z.number().int()
+
+export const ExcludedActorSchema = z.object({ actorId: z.string(), reason: z.string() })
+export type ExcludedActor = z.infer<typeof ExcludedActorSchema>
+
+/** Where a run came from. `path` is null when the summary was handed over in memory. */
+export const SourceSchema = z.object({ path: z.string().nullable(), runId: z.string(), createdAt: z.string() })
+export type Source = z.infer<typeof SourceSchema>
+
+// ── 1. Rankings (paper Table 3) ───────────────────────────────────────────────────────────────
+
+export const GapsSchema = z.object({
+  /** Best score minus worst score. */
+  bestWorst: Rate,
+  /** Mean of |score_a − score_b| over all unordered actor pairs. */
+  meanPairwise: Rate,
+})
+export type Gaps = z.infer<typeof GapsSchema>
+
+export const RankedActorSchema = z.object({
+  actorId: z.string(),
+  pass: z.number(),
+  seq: z.number(),
+  /** Competition ranks ("1224"): 1 is best, tied actors share the better rank. */
+  passRank: Int,
+  seqRank: Int,
+  /** passRank − seqRank: positive when the actor moves up under Seq@k. */
+  rankChange: Int,
+})
+
+export const RankingSchema = z.object({
+  benchmark: z.string(),
+  /** The feedback mode whose Seq@k is compared with Pass@k. */
+  mode: z.string(),
+  k: Int,
+  /** Actors ordered by Seq@k (best first), then by Pass@k. */
+  actors: z.array(RankedActorSchema),
+  passOrder: z.array(z.string()),
+  seqOrder: z.array(z.string()),
+  gaps: z.object({ pass: GapsSchema, seq: GapsSchema, /** Seq gap minus Pass gap. */ change: GapsSchema }),
+  /** Pairs ordered one way by Pass@k and the other way by Seq@k. */
+  reversals: z.array(z.object({ passAbove: z.string(), seqAbove: z.string() })),
+  excluded: z.array(ExcludedActorSchema),
+})
+export type Ranking = z.infer<typeof RankingSchema>
+
+// ── 2. Correlations (paper Figure 4) ──────────────────────────────────────────────────────────
+
+export const CorrelationSchema = z.object({
+  /** Spearman's rho; null when undefined (fewer than 2 pairs, or a constant variable). */
+  rho: Rate,
+  lo: Rate,
+  hi: Rate,
+  level: z.number(),
+  resamples: Int,
+  seed: z.number(),
+})
+export type Correlation = z.infer<typeof CorrelationSchema>
+
+export const CorrelationPairSchema = z.object({
+  benchmark: z.string(),
+  actorId: z.string(),
+  /** The mode this pair's Seq@k comes from (for "best non-binary", the one chosen). */
+  mode: z.string(),
+  k: Int,
+  passAt: z.number(),
+  seqAt: z.number(),
+  /** Pass@k − Pass@1. */
+  passGain: z.number(),
+  /** Seq@k − Seq@1. */
+  seqGain: z.number(),
+})
+export type CorrelationPair = z.infer<typeof CorrelationPairSchema>
+
+export const CorrelationsSchema = z.object({
+  /** A mode name, or `best non-binary` (per pair the non-binary mode with the highest Seq@k, as in the paper). */
+  feedback: z.string(),
+  pairs: z.array(CorrelationPairSchema),
+  /** Spearman of Pass@k vs Seq@k over the pairs. */
+  levels: CorrelationSchema,
+  /** Spearman of ΔPass@k vs ΔSeq@k: whether gaining from more draws predicts gaining from feedback. */
+  gains: CorrelationSchema,
+  note: z.string().nullable(),
+})
+export type Correlations = z.infer<typeof CorrelationsSchema>
+
+// ── 3. Revision timing (paper Table 4) ────────────────────────────────────────────────────────
+
+export const TimingRowSchema = z.object({
+  benchmark: z.string(),
+  actorId: z.string(),
+  mode: z.string(),
+  k: Int,
+  seqAt1: Rate,
+  seqAtK: Rate,
+  /** ΔSeq@k = Seq@k − Seq@1. */
+  gain: Rate,
+  egs: Rate,
+  lgs: Rate,
+  /** Why EGS and LGS are null (e.g. ΔSeq@k ≤ 0, or the budget was disclosed). */
+  reason: z.string().nullable(),
+})
+export type TimingRow = z.infer<typeof TimingRowSchema>
+
+// ── 4. Cost–success (paper Figure 3) ──────────────────────────────────────────────────────────
+
+export const CostSuccessPointSchema = z.object({
+  actorId: z.string(),
+  k: Int,
+  /** Mean cost per task of a budget k, stopping at the first success (`costAtK[k-1]`). */
+  cost: Rate,
+  /** Pass@k (independent) or Seq@k (a feedback mode). */
+  success: Rate,
+  onFrontier: z.boolean(),
+  /** Why the point is left out of the frontier (unpriced, or no rate), else null. */
+  reason: z.string().nullable(),
+})
+export type CostSuccessPointJson = z.infer<typeof CostSuccessPointSchema>
+
+export const CostSuccessSeriesSchema = z.object({
+  /** `independent`, or a feedback mode name. */
+  protocol: z.string(),
+  metric: z.enum(['Pass', 'Seq']),
+  points: z.array(CostSuccessPointSchema),
+  /** The protocol's Pareto frontier (cheapest first): no other point is as cheap and as good. */
+  frontier: z.array(z.object({ actorId: z.string(), k: Int, cost: z.number(), success: z.number() })),
+})
+export type CostSuccessSeries = z.infer<typeof CostSuccessSeriesSchema>
+
+export const CostSuccessSchema = z.object({
+  benchmark: z.string(),
+  series: z.array(CostSuccessSeriesSchema),
+  /** The frontier over every protocol's points together: which protocol gives the efficient choices. */
+  combinedFrontier: z.array(z.object({ protocol: z.string(), actorId: z.string(), k: Int, cost: z.number(), success: z.number() })),
+  note: z.string().nullable(),
+})
+export type CostSuccess = z.infer<typeof CostSuccessSchema>
+
+// ── 5. Model selection (paper Figure 2, Table 2) ──────────────────────────────────────────────
+
+export const ProtocolSelectionSchema = z.object({
+  /** The calibration metric, e.g. `Pass@5` or `Seq@3`. */
+  metric: z.string(),
+  /** Best actor's held-out Seq@K minus the pick's (0 = the best was picked). */
+  loss: IntervalSchema,
+  /** The pick's held-out Seq@K. */
+  heldout: IntervalSchema,
+  /** Mean calibration cost per selection: every candidate actor on the n calibration tasks; null if any is unpriced. */
+  cost: Rate,
+  /** Share of selections that picked each actor. */
+  picks: z.record(z.string(), z.number()),
+})
+export type ProtocolSelection = z.infer<typeof ProtocolSelectionSchema>
+
+export const SelectionSizeSchema = z.object({
+  /** Calibration tasks drawn per selection. */
+  n: Int,
+  pass: ProtocolSelectionSchema,
+  seq: ProtocolSelectionSchema,
+  /** Held-out Seq@K of the Seq@k pick minus that of the Pass@K pick (= Pass loss − Seq loss), paired over the same draws. */
+  gain: IntervalSchema,
+})
+export type SelectionSize = z.infer<typeof SelectionSizeSchema>
+
+export const SelectionSchema = z.object({
+  benchmark: z.string(),
+  /** Feedback mode of deployment (and of the Seq@k calibration). */
+  mode: z.string(),
+  actors: z.array(z.string()),
+  /** K of the Pass@K calibration (the independent cells' budget). */
+  passK: Int,
+  /** k of the Seq@k calibration (read from the K-run by truncation). */
+  calibrationK: Int,
+  /** K of the held-out Seq@K deployment score (the mode cells' budget). */
+  deployK: Int,
+  draws: Int,
+  seed: z.number(),
+  groups: z.object({ a: z.array(z.string()), b: z.array(z.string()) }),
+  excludedTasks: z.array(z.object({ taskId: z.string(), reason: z.string() })),
+  /** Each actor's Seq@K on each group: what the picks are scored against. */
+  heldoutByGroup: z.object({ a: z.record(z.string(), z.number()), b: z.record(z.string(), z.number()) }),
+  /** Choosing an actor uniformly at random (no calibration, no cost). */
+  random: z.object({ loss: IntervalSchema, heldout: IntervalSchema }),
+  sizes: z.array(SelectionSizeSchema),
+  notes: z.array(z.string()),
+})
+export type Selection = z.infer<typeof SelectionSchema>
+
+export const SelectionSkippedSchema = z.object({ benchmark: z.string(), mode: z.string(), reason: z.string() })
+export type SelectionSkipped = z.infer<typeof SelectionSkippedSchema>
+
+// ── The reports ───────────────────────────────────────────────────────────────────────────────
+
+export const ANALYSIS_SCHEMA = 'seqk.analysis/1'
+export const AnalysisReportSchema = z.object({
+  schema: z.literal(ANALYSIS_SCHEMA),
+  sources: z.array(SourceSchema),
+  options: z.object({ k: Int.nullable(), seed: z.number(), resamples: Int, draws: Int }),
+  benchmarks: z.array(
+    z.object({
+      name: z.string(),
+      actors: z.array(z.string()),
+      modes: z.array(z.string()),
+      rankings: z.array(RankingSchema),
+      timing: z.array(TimingRowSchema),
+      costSuccess: CostSuccessSchema,
+      selection: z.array(SelectionSchema),
+      selectionSkipped: z.array(SelectionSkippedSchema),
+      notes: z.array(z.string()),
+    }),
+  ),
+  correlations: z.array(CorrelationsSchema),
+  notes: z.array(z.string()),
+})
+export type AnalysisReport = z.infer<typeof AnalysisReportSchema>
+
+export const SELECTION_SCHEMA = 'seqk.selection/1'
+export const SelectionReportSchema = z.object({
+  schema: z.literal(SELECTION_SCHEMA),
+  sources: z.array(SourceSchema),
+  options: z.object({ k: Int.nullable(), seed: z.number(), resamples: Int, draws: Int, maxN: Int }),
+  selections: z.array(SelectionSchema),
+  notes: z.array(z.string()),
+})
+export type SelectionReport = z.infer<typeof SelectionReportSchema>

@@ -1,0 +1,148 @@
+// `seqk analyze` / `seqk select`: the argv parser and the command in-process (fast, fake IO), then
+// end to end through tsx, as a user runs it, on a run of the bundled evals and on synthetic runs.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeSummary } from '../src/artifacts/summary-file.js'
+import { AnalysisReportSchema, SelectionReportSchema } from '../src/analysis/report-schema.js'
+import { simulateRun, type SimulatedRunOptions } from '../src/analysis/simulated-runs.js'
+import { parseCommand, UsageError } from '../src/cli/args.js'
+import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
+
+const root = new URL('..', import.meta.url).pathname
+const tmp = mkdtempSync(join(tmpdir(), 'seqk-analyze-cli-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const actors: SimulatedRunOptions['actors'] = [
+  { id: 'one-shot', firstTry: 0.7, repair: { verifier: 0.05 } },
+  { id: 'reviser', firstTry: 0.45, repair: { verifier: 0.7 } },
+]
+/** Writes a synthetic run directory and returns its path. */
+function synthetic(name: string, overrides: Partial<SimulatedRunOptions> = {}): string {
+  const dir = join(tmp, name)
+  mkdirSync(dir, { recursive: true })
+  writeSummary(join(dir, 'summary.json'), simulateRun({ actors, modes: ['verifier'], tasks: 12, repeats: 2, budget: 5, seed: 4, runId: name, ...overrides }))
+  return dir
+}
+
+function cli(args: string[]): { code: number; stdout: string; stderr: string } {
+  let stdout = ''
+  let stderr = ''
+  const code = runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
+  return { code, stdout, stderr }
+}
+
+describe('parseCommand', () => {
+  it('reads paths, --flag value, --flag=value, booleans, --no-flag and --', () => {
+    expect(parseCommand(analyzeSpec, ['a', '--k', '3', '--json=out.json', '--no-selection', 'b', '--', '--odd-path'])).toEqual({
+      command: 'analyze',
+      paths: ['a', 'b', '--odd-path'],
+      flags: { k: 3, json: 'out.json', selection: false },
+    })
+    expect(parseCommand(selectSpec, ['-h']).flags.help).toBe(true)
+  })
+
+  it('names the unknown flag (with a suggestion), a missing value and an invalid one', () => {
+    const message = (args: string[]) => {
+      try {
+        parseCommand(selectSpec, args)
+      } catch (error) {
+        expect(error).toBeInstanceOf(UsageError)
+        return (error as Error).message
+      }
+      return 'no error'
+    }
+    expect(message(['--draw', '5'])).toBe('seqk select: unknown option --draw (did you mean --draws?)')
+    expect(message(['--frobnicate'])).toBe('seqk select: unknown option --frobnicate')
+    expect(message(['--k'])).toBe('seqk select: --k needs a value <k>')
+    expect(message(['--k', '--draws', '3'])).toBe('seqk select: --k needs a value <k>')
+    expect(message(['--k', 'three'])).toBe('seqk select: --k must be an integer >= 1 (got "three")')
+    expect(message(['--draws', '0'])).toBe('seqk select: --draws must be an integer >= 1 (got "0")')
+    expect(message(['--color=yes'])).toBe('seqk select: --color takes no value (got "yes")')
+    expect(message(['-x'])).toMatch(/unknown option -x \(options are spelled --name/)
+  })
+})
+
+describe('runCli (in-process)', () => {
+  it('prints help with exit 0, and usage errors with exit 1', () => {
+    expect(cli(['--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: seqk <command>') })
+    expect(cli(['analyze', '--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('--k <k>') })
+    expect(cli([])).toMatchObject({ code: 1 })
+    expect(cli(['frob'])).toMatchObject({ code: 1, stderr: 'seqk: unknown command "frob" (commands: analyze, select)\nRun `seqk --help` for usage.\n' })
+    expect(cli(['analyze'])).toMatchObject({ code: 1, stderr: expect.stringContaining('seqk analyze: no runs given: pass run directories or summary.json files') })
+    expect(cli(['analyze', 'missing-dir'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/seqk analyze: .*missing-dir: no such file or directory/) })
+    expect(cli(['--version']).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+  })
+
+  it('analyses synthetic runs, writes JSON that validates, and combines runs of different actors', () => {
+    const one = synthetic('syn-one')
+    const two = synthetic('syn-two', { actors: [{ id: 'third', firstTry: 0.3, repair: { verifier: 0.3 } }] })
+    const result = cli(['analyze', one, two, '--json', 'out/analysis.json', '--resamples', '50', '--draws', '20'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('seqk analyze — 2 runs (syn-one, syn-two), 1 benchmark')
+    const report = AnalysisReportSchema.parse(JSON.parse(readFileSync(join(tmp, 'out/analysis.json'), 'utf8')))
+    expect(report.benchmarks[0]?.actors).toEqual(['one-shot', 'reviser', 'third'])
+    expect(report.sources.map((s) => s.path)).toEqual([join(one, 'summary.json'), join(two, 'summary.json')])
+  })
+
+  it('prints only JSON with --json -', () => {
+    const result = cli(['select', synthetic('syn-json'), '--json', '-', '--draws', '5', '--resamples', '0', '--max-n', '2'])
+    expect(result.code).toBe(0)
+    expect(SelectionReportSchema.parse(JSON.parse(result.stdout)).selections[0]?.sizes).toHaveLength(2)
+  })
+
+  it('refuses (exit 1) runs whose protocols differ beyond the actor, naming the fields', () => {
+    const other = synthetic('syn-other-verifier', { actors: [{ id: 'third', firstTry: 0.3, repair: { verifier: 0.3 } }], verifierSettings: { timeoutMs: 5 } })
+    const result = cli(['analyze', synthetic('syn-base'), other])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(/refused: these numbers are not comparable[\s\S]*differ in verifier\.settings\.timeoutMs/)
+  })
+
+  it('refuses (exit 1) a Seq@k calibration by truncation when the budget was disclosed', () => {
+    const result = cli(['select', synthetic('syn-disclosed', { budgetDisclosed: true }), '--k', '3'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/told the actor its budget \(K=5\), so Seq@3 cannot be read from it by truncation/)
+  })
+})
+
+describe('seqk from source (tsx) on a run of the bundled evals', () => {
+  const runDir = join(tmp, 'evals-run')
+  const env: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1' }
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
+  const seqk = (args: string[]) => spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
+
+  beforeAll(() => {
+    // Only the offline fixtures eval: fast, and independent of other benchmarks' data.
+    const evals = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], { cwd: root, env: { ...env, SEQK_RUN_DIR: runDir }, encoding: 'utf8', timeout: 120_000 })
+    if (evals.status !== 0) throw new Error(`bundled evals failed:\n${evals.stdout}\n${evals.stderr}`)
+  }, 130_000)
+
+  it('analyze prints every table and writes the report', () => {
+    const out = join(tmp, 'evals-analysis.json')
+    const result = seqk(['analyze', runDir, '--json', out])
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+    for (const heading of ['Rankings and gaps (paper Table 3)', 'Revision timing (paper Table 4)', 'Cost–success (paper Figure 3)', 'Model selection (paper Figure 2, Table 2)', 'Correlations over actor × benchmark pairs (paper Figure 4)']) {
+      expect(result.stdout).toContain(heading)
+    }
+    // The bundled simulations plant the paper's headline effect: the reviser is last under Pass@5, first under Seq@5.
+    expect(result.stdout).toMatch(/simulated:reviser\s+\d+\.\d\s+3rd\s+100\.0\s+1st\s+up 2/)
+    const report = AnalysisReportSchema.parse(JSON.parse(readFileSync(out, 'utf8')))
+    const verifier = report.benchmarks[0]?.rankings.find((r) => r.mode === 'verifier')
+    expect(verifier?.reversals).toContainEqual({ passAbove: 'simulated:one-shot', seqAbove: 'simulated:reviser' })
+  })
+
+  it('select prints the selection table and exits 0; a refusal exits 1', () => {
+    const result = seqk(['select', runDir, '--mode', 'verifier', '--draws', '50', '--resamples', '50'])
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/deploy with verifier feedback, scored by held-out Seq@5; calibrate with Pass@5 or Seq@3/)
+    expect(result.stdout).toMatch(/random choice: loss/)
+    const refused = seqk(['select', runDir, '--k', '9'])
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toMatch(/k must be an integer in 1\.\.5/)
+  })
+})
