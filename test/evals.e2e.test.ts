@@ -82,10 +82,13 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
 })
 
 describe('--merge-reports', () => {
-  it('gives the same summary.json and trajectories from blobs as the direct run', () => {
+  it('two shards merged give the same summary.json and trajectories as the direct run', () => {
     const blobs = join(tmp, 'blobs')
-    const blobRun = vitest(['run', '--project', 'evals', '--reporter=blob', `--outputFile=${join(blobs, 'blob-1.json')}`], { SEQK_RUN_DIR: join(tmp, 'blob-run') })
-    expect(blobRun.status, String(blobRun.stderr)).toBe(0)
+    // Each shard on its own "machine": its own run directory, its trajectories carried in the blob.
+    for (const shard of [1, 2]) {
+      const blobRun = vitest(['run', '--project', 'evals', `--shard=${shard}/2`, '--reporter=blob', `--outputFile=${join(blobs, `blob-${shard}.json`)}`], { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) })
+      expect(blobRun.status, String(blobRun.stderr)).toBe(0)
+    }
     const mergedDir = join(tmp, 'merged')
     const merged = vitest(['run', `--merge-reports=${blobs}`], { SEQK_RUN_DIR: mergedDir })
     expect(merged.status, String(merged.stderr)).toBe(0)
