@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { loadCodeEvalPro, referenceCode, type CodeEvalProEntry } from '../src/benchmarks/index.js'
 import { feedback } from '../src/feedback/index.js'
 import { verifiers, type Verdict } from '../src/verifiers/index.js'
+import { mapConcurrent } from '../src/protocol/concurrency.js'
 
 const repoRoot = new URL('../', import.meta.url)
 const shared = new URL('../shared/benchmarks/', repoRoot)
@@ -19,19 +20,6 @@ const files = {
 const present = Object.values(files).every((f) => existsSync(f))
 const skipReason = `benchmark data not found at ${fileURLToPath(shared)} (the CodeEval-Pro files live next to the repository, never in it)`
 
-/** `fn` over `items` with at most `limit` calls in flight; results in input order. */
-async function mapPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
-}
 
 const CONCURRENCY = Math.min(8, Math.max(4, availableParallelism()))
 
@@ -57,7 +45,7 @@ describe.runIf(present)('reference solutions of HumanEval Pro and MBPP Pro', () 
     const entries = loadCodeEvalPro(files[benchmark], { benchmark })
     expect(entries).toHaveLength(benchmark === 'humaneval-pro' ? 164 : 378)
     const verifier = verifiers.pythonTests()
-    const verdicts = await mapPool(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
+    const verdicts = await mapConcurrent(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
     const failures = entries
       .map((e, i) => ({ id: e.task.id, verdict: verdicts[i] as Verdict }))
       .filter((f) => !f.verdict.pass)

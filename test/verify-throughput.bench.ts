@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, bench, describe } from 'vitest'
 import { loadCodeEvalPro, referenceCode, type CodeEvalProEntry } from '../src/benchmarks/index.js'
 import { verifiers } from '../src/verifiers/index.js'
+import { mapConcurrent } from '../src/protocol/concurrency.js'
 
 const repoRoot = new URL('../', import.meta.url)
 const shared = new URL('../shared/benchmarks/', repoRoot)
@@ -31,19 +32,6 @@ const CONCURRENCY = availableParallelism()
 const TIMEOUT_MS = 3000
 const ONCE = { iterations: 1, time: 0, warmupIterations: 0, warmupTime: 0 }
 
-/** `fn` over `items` with at most `limit` calls in flight; results in input order. */
-async function mapPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
-}
 
 interface Run {
   ms: number
@@ -99,7 +87,7 @@ if (present) {
       async () => {
         const verifier = verifiers.pythonTests({ cache: false })
         const started = performance.now()
-        const verdicts = await mapPool(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
+        const verdicts = await mapConcurrent(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
         results.ours = { ms: performance.now() - started, passed: verdicts.filter((v) => v.pass).length, total: entries.length, sandbox: String(verifier.settings.sandbox ?? 'n/a') }
       },
       ONCE,
@@ -109,7 +97,7 @@ if (present) {
       'official: python3 file.py per task (3 s timeout)',
       async () => {
         const started = performance.now()
-        const passed = await mapPool(programs, CONCURRENCY, (file) => runOfficial('python3', file))
+        const passed = await mapConcurrent(programs, CONCURRENCY, (file) => runOfficial('python3', file))
         results.official = { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length }
       },
       ONCE,
@@ -119,7 +107,7 @@ if (present) {
       'official with the real interpreter (sys.executable of python3)',
       async () => {
         const started = performance.now()
-        const passed = await mapPool(programs, CONCURRENCY, (file) => runOfficial(realPython, file))
+        const passed = await mapConcurrent(programs, CONCURRENCY, (file) => runOfficial(realPython, file))
         results.direct = { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length }
       },
       ONCE,

@@ -15,6 +15,7 @@ import { extractPythonCode } from '../verifiers/python-tests/extract.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { SimulationScriptSchema, type SimulationScript, type Task } from '../protocol/task.js'
 import { blankStringsAndComments, functionSpan } from './python-source.js'
+import { mapConcurrent } from '../protocol/concurrency.js'
 
 /** The ways a reference solution is broken into a wrong answer. */
 export type ReferenceBreak = 'rename-main' | 'off-by-one' | 'return-none' | 'drop-last-line' | 'flip-comparison' | 'break-base' | 'misspell-base-call'
@@ -232,16 +233,3 @@ export async function withCheckedSimulation(entries: readonly { task: Task; refe
   return scripted.filter((t): t is Task => t !== undefined)
 }
 
-/** `fn` over `items` with at most `limit` calls in flight; results in input order. */
-async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i] as T)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
-}

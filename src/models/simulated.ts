@@ -1,4 +1,5 @@
 import { createRng, seedFrom } from '../metrics/random.js'
+import { sleep } from './retry.js'
 import { SimulationScriptSchema, type SimulationScript } from '../protocol/task.js'
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js'
 
@@ -66,22 +67,6 @@ function approxTokens(text: string): number {
   return Math.ceil(text.length / 4)
 }
 
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal!.reason)
-    }
-    // The listener goes as soon as the timer fires: one test signal is shared by many calls.
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 /**
  * A seeded simulated actor that answers fixture tasks from their `simulation` script (a list of
  * correct and wrong answers). It reads the conversation the way a model would: the latest user
@@ -108,7 +93,7 @@ export function simulatedActor(options: SimulatedActorOptions): ChatModel {
     },
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const started = performance.now()
-      if (latencyMs > 0) await wait(latencyMs, request.signal)
+      if (latencyMs > 0) await sleep(latencyMs, request.signal)
       const script = scriptOf(request)
       const { attempt, repeat, taskId } = request.context
       const rng = createRng(seedFrom(seed, name, taskId, repeat, attempt))

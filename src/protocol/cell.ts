@@ -3,6 +3,7 @@ import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
 import { totals } from './attempt.js'
+import { mapConcurrent } from './concurrency.js'
 import { summariseCell, type Thresholds } from './cell-summary.js'
 import { benchmarkContentHash, protocolFingerprint, taskContentHash } from './fingerprint.js'
 import type { HistoryPolicy } from './history.js'
@@ -60,28 +61,6 @@ export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor
   }
 }
 
-/**
- * Runs `jobs` with at most `limit` in flight. The first rejection rejects the whole pool and no
- * new job starts after it: a failed cell must not keep spending model calls in the background.
- */
-async function pool<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results: T[] = new Array(jobs.length)
-  let next = 0
-  let failed = false
-  const worker = async (): Promise<void> => {
-    while (!failed && next < jobs.length) {
-      const index = next++
-      try {
-        results[index] = await jobs[index]!()
-      } catch (error) {
-        failed = true
-        throw error
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, worker))
-  return results
-}
 
 /**
  * Runs one cell: every task × repeat trajectory (tasks concurrently up to `concurrency`, attempts
@@ -128,7 +107,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       return trajectory
     }),
   )
-  const trajectories = await pool(jobs, spec.concurrency)
+  const trajectories = await mapConcurrent(jobs, spec.concurrency, (job) => job())
   const summary = summariseCell({
     runId: spec.runId,
     benchmark: spec.benchmark,
