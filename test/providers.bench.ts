@@ -5,39 +5,15 @@
 //     bound max(longest trajectory, calls × latency / concurrency); the ratio should be ≤ 1.15.
 import OpenAI from 'openai'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
-import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type CellSpec, type ChatMessage, type Task, type Verifier } from '../src/index.js'
+import { actors, runCell, type CellSpec, type ChatMessage, type Task } from '../src/index.js'
+import { cellSpec } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 
 const K = 5
-const never: Verifier = {
-  name: 'noop',
-  version: '1',
-  settings: {},
-  async verify() {
-    return { pass: false, diagnostics: { outcome: 'failed', summary: 'failed' } }
-  },
-}
 const tasksOf = (n: number): Task[] => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
 
 function cell(tasks: Task[], actor: ReturnType<typeof actors.openai>, concurrency: number): CellSpec {
-  return {
-    runId: 'bench',
-    benchmark: 'bench',
-    cellId: 'bench',
-    tasks,
-    actor,
-    verifier: never,
-    mode: { name: 'binary', feedback: feedback.binary() },
-    history: fullHistory,
-    promptBuilder: defaultPromptBuilder,
-    budget: K,
-    repeats: 1,
-    discloseBudget: false,
-    concurrency,
-    thresholds: {},
-    countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 200 },
-  }
+  return cellSpec(tasks, actor, { budget: K, concurrency })
 }
 
 let fastServer: TestServer

@@ -5,7 +5,7 @@
 import { bench, describe } from 'vitest'
 import { simulatedActor } from '../models/simulated.js'
 import { binary } from '../feedback/binary.js'
-import type { Verifier } from '../verifiers/verifier.js'
+import { neverPasses } from './test-helpers.js'
 import type { ChatMessage } from '../models/chat-model.js'
 import { runCell } from './cell.js'
 import { fullHistory } from './history.js'
@@ -19,14 +19,7 @@ const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({
   prompt: `Write a function number ${i} that does something useful.`,
   simulation: { difficulty: 0.5, correct: ['```python\ndef f():\n    return 1\n```'], wrong: ['```python\ndef f():\n    return 0\n```', '```python\ndef f():\n    return 2\n```'] },
 }))
-const noop: Verifier = {
-  name: 'noop',
-  version: '1',
-  settings: {},
-  async verify() {
-    return { pass: false, diagnostics: { outcome: 'failed', summary: 'failed' } }
-  },
-}
+const noop = neverPasses
 const actor = simulatedActor({ profile: 'memoryless' })
 const feedback = binary()
 

@@ -1,0 +1,179 @@
+// Opens the HTML report of a real run of the bundled evals in headless Chromium: no console
+// errors, no network, charts present, the grid complete, the trajectory viewer working; then
+// keeps a full-page screenshot (test/__screenshots__/report.png, refreshed by `vitest -u`) for a
+// human to look at.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSummary, readTrajectories, type RunSummary, type Trajectory } from '../src/artifacts/index.js'
+import { diffLines } from '../src/report/diff.js'
+import { historyEntries } from '../src/report/history.js'
+import { renderHtmlReport } from '../src/report/html.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const hasChromium = existsSync(CHROMIUM)
+const root = new URL('..', import.meta.url).pathname
+const SCREENSHOT = join(root, 'test/__screenshots__/report.png')
+
+describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '' : ` (skipped: no ${CHROMIUM}; install it with apt-get install chromium)`}`, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'seqk-report-browser-'))
+  let summary: RunSummary
+  let trajectories: Trajectory[]
+  let html = ''
+  let context: BrowserContext
+  let page: Page
+  const consoleErrors: string[] = []
+  const foreignRequests: string[] = []
+  const reportUrl = pathToFileURL(join(tmp, 'report.html')).href
+
+  beforeAll(async () => {
+    // The bundled fixtures eval only: other eval files depend on data that may be absent.
+    const env: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_RUN_DIR: join(tmp, 'run') }
+    for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
+    const run = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
+    expect(run.status, run.stderr).toBe(0)
+    summary = readSummary(join(tmp, 'run', 'summary.json'))
+    trajectories = readTrajectories(join(tmp, 'run', 'trajectories.jsonl')).trajectories
+    // An earlier run of the same protocols a day before, so the trend and "since the last run" show.
+    const earlier = historyEntries({ ...summary, runId: 'earlier', createdAt: new Date(Date.parse(summary.createdAt) - 86_400_000).toISOString() }, { commit: 'abc1234' }).map((e) => ({
+      ...e,
+      seqAt: e.seqAt.map((v) => (v === null ? null : v * 0.9)),
+      passAt: e.passAt?.map((v) => (v === null ? null : v * 0.95)) ?? null,
+    }))
+    html = await renderHtmlReport({ summary, trajectories, history: earlier })
+    writeFileSync(join(tmp, 'report.html'), html)
+
+    const { chromium } = await import('playwright-core')
+    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1360, height: 900 },
+      deviceScaleFactor: 1,
+    })
+    // Anything but the report itself is blocked and recorded: the page must not need it.
+    await context.route('**/*', (route) => {
+      const url = route.request().url()
+      if (url === reportUrl) return route.continue()
+      foreignRequests.push(url)
+      return route.abort()
+    })
+    page = context.pages()[0] ?? (await context.newPage())
+    page.on('request', (request) => {
+      if (request.url() !== reportUrl) foreignRequests.push(request.url())
+    })
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(`${message.type()}: ${message.text()}`)
+    })
+    page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`))
+    await page.goto(reportUrl, { waitUntil: 'load' })
+  }, 90_000)
+
+  afterAll(async () => {
+    await context?.close()
+    rmSync(tmp, { recursive: true, force: true })
+  })
+
+  const cells = () => summary.benchmarks[0]!.cells
+  const actors = () => new Set(cells().map((c) => c.actorId)).size
+
+  it('loads with no console errors and no request but the file itself', () => {
+    expect(consoleErrors).toEqual([])
+    expect(foreignRequests).toEqual([])
+  })
+
+  it('draws the Seq@k and Pass@k curves: one line and one band per actor in every mode', async () => {
+    const modes = await page.$$eval('figure.curves', (figures) => figures.map((f) => f.getAttribute('data-mode')))
+    expect(modes).toEqual(['binary', 'verifier', 'independent'])
+    for (const mode of modes) {
+      const lines = await page.locator(`figure.curves[data-mode="${mode}"] svg .mark-line path`).count()
+      const bands = await page.locator(`figure.curves[data-mode="${mode}"] svg .mark-area path`).count()
+      expect([mode, lines, bands]).toEqual([mode, actors(), actors()])
+      const box = await page.locator(`figure.curves[data-mode="${mode}"] svg`).boundingBox()
+      expect(box!.width).toBeGreaterThan(250)
+    }
+  })
+
+  it('has the rank-change chart, a cost–success chart per protocol with its frontier, and the trend', async () => {
+    expect(await page.locator('figure.rank svg .mark-line path').count()).toBe(actors())
+    expect(await page.locator('figure.cost svg').count()).toBe(3)
+    for (const mode of ['binary', 'verifier', 'independent']) {
+      // Per actor a thin line, plus the frontier staircase.
+      expect(await page.locator(`figure.cost[data-mode="${mode}"] svg .mark-line path`).count()).toBe(actors() + 1)
+    }
+    expect(await page.locator('figure.trend svg').count()).toBe(3)
+    await expect.poll(() => page.locator('ul.changes li').count()).toBe(cells().length)
+  })
+
+  it('has a task × cell grid with every square, in both views', async () => {
+    const tasks = cells()[0]!.tasks
+    expect(await page.locator('#grid-0 td.gc').count()).toBe(tasks * cells().length)
+    expect(await page.locator('#grid-0 td.gc .reps i').count()).toBe(trajectories.length)
+    await page.locator('input[data-grid-view="grid-0"][value="repeats"]').check()
+    expect(await page.locator('#grid-0').getAttribute('data-view')).toBe('repeats')
+    expect(await page.locator('#grid-0 td.gc .reps').first().isVisible()).toBe(true)
+    await page.locator('input[data-grid-view="grid-0"][value="average"]').check()
+    expect(await page.locator('#grid-0 td.gc .avg').first().isVisible()).toBe(true)
+  })
+
+  it('shows a trajectory: attempts, failing tests, feedback and a line diff, and follows the selects', async () => {
+    // A verifier-feedback trajectory with a revision whose code changed.
+    const code = (a: Trajectory['attempts'][number]) => a.verdict.extracted ?? a.answer
+    const target = trajectories.find((t) => t.mode === 'verifier' && t.attempts.length >= 2 && t.attempts[0]!.feedback?.text.includes('Failed test details') && code(t.attempts[0]!) !== code(t.attempts[1]!))!
+    expect(target).toBeDefined()
+    const cellIndex = cells().findIndex((c) => c.cellId === target.cellId)
+
+    // Start somewhere else, then move there with the selects.
+    const other = cells().findIndex((c) => c.mode === 'binary')
+    await page.selectOption('#tv-cell', String(other))
+    await expect.poll(() => page.locator('#tv-head .tv-title').textContent()).toContain(cells()[other]!.cellId)
+    await page.selectOption('#tv-cell', String(cellIndex))
+    await page.selectOption('#tv-task', target.taskId)
+    await page.selectOption('#tv-repeat', String(target.repeat))
+    await expect.poll(() => page.locator('#tv-head .tv-title').textContent()).toContain(target.taskId)
+    expect(await page.locator('#tv-attempts article.attempt').count()).toBe(target.attempts.length)
+    expect(await page.locator('#tv-attempts article.attempt').first().locator('pre.feedback').textContent()).toContain('Failed test details')
+    expect(await page.locator('#tv-attempts article.attempt').first().locator('table.tests tbody tr').count()).toBeGreaterThan(0)
+
+    // The second attempt opens on its diff against the first; every line of it is there (folded or not).
+    const second = page.locator('#tv-attempts article.attempt').nth(1)
+    const ops = diffLines(code(target.attempts[0]!), code(target.attempts[1]!))
+    expect(await second.locator('table.diff tr.eq, table.diff tr.add, table.diff tr.del').count()).toBe(ops.length)
+    expect(await second.locator('table.diff tr.add, table.diff tr.del').count()).toBe(ops.filter((o) => o.op !== 'equal').length)
+    await second.getByRole('tab', { name: 'Answer' }).click()
+    expect(await second.locator('.pane-answer').isVisible()).toBe(true)
+    expect(await second.locator('.pane-answer pre').textContent()).toBe(target.attempts[1]!.answer)
+    await second.getByRole('tab', { name: /^Diff/ }).click()
+  })
+
+  it('opens the trajectory of a grid square on click', async () => {
+    const cell = cells().find((c) => c.mode === 'independent')!
+    const index = cells().indexOf(cell)
+    const task = cell.perTask[3]!.taskId
+    await page.locator(`#grid-0 td.gc[data-gc="${index}"][data-t="${task}"]`).click()
+    expect(await page.locator('#tv-cell').inputValue()).toBe(String(index))
+    expect(await page.locator('#tv-task').inputValue()).toBe(task)
+    expect(await page.locator('#tv-attempts article.attempt').count()).toBeGreaterThan(0)
+  })
+
+  it('takes a full-page screenshot under 1.5 MB (kept in the repository like a snapshot)', async () => {
+    // Back to the verifier trajectory the report opens with, at the top of the page.
+    await page.goto(reportUrl, { waitUntil: 'load' })
+    const shot = join(tmp, 'report.png')
+    await page.screenshot({ path: shot, fullPage: true })
+    expect(statSync(shot).size).toBeLessThan(1.5 * 1024 * 1024)
+    expect(consoleErrors).toEqual([])
+    expect(foreignRequests).toEqual([])
+    // Snapshot semantics (DESIGN §5): written when missing, refreshed by `vitest -u`, never in CI,
+    // so an ordinary test run does not dirty the committed picture (its run id changes every time).
+    const update = (expect.getState() as { snapshotState?: { _updateSnapshot?: string } }).snapshotState?._updateSnapshot ?? 'new'
+    if (existsSync(SCREENSHOT) ? update === 'all' : update !== 'none') {
+      mkdirSync(dirname(SCREENSHOT), { recursive: true })
+      copyFileSync(shot, SCREENSHOT)
+    }
+  })
+}, 120_000)
