@@ -60,3 +60,20 @@ export {
 export { compareToBaseline, type BaselineCell, type GateOptions, type GateResult, type GateComparison } from './protocol/gate.js'
 export { applyBaseline, updateMode, type UpdateMode } from './vitest/baseline.js'
 export { BaselineFileSchema, BaselineCellSchema, readBaselineFile, writeBaselineCell, type BaselineFile } from './artifacts/baseline-file.js'
+export {
+  renderHtmlReport,
+  renderMarkdownSummary,
+  githubAnnotations,
+  seqCurvesMermaid,
+  appendHistory,
+  readHistory,
+  changeSinceLast,
+  HistoryEntrySchema,
+  DEFAULT_HISTORY_FILE,
+  diffLines,
+  type HtmlReportInput,
+  type HtmlReportOptions,
+  type MarkdownOptions,
+  type GateResult as MarkdownGate,
+  type HistoryEntry,
+} from './report/index.js'

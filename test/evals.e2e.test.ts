@@ -15,7 +15,7 @@ let result: ReturnType<typeof spawnSync>
 let summary: RunSummary
 
 function vitest(args: string[], env: Record<string, string>) {
-  const fullEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', ...env }
+  const fullEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_HISTORY_FILE: join(tmp, 'history.jsonl'), ...env }
   for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST')) delete fullEnv[key]
   return spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), ...args], { cwd: root, env: fullEnv, encoding: 'utf8', timeout: 120_000 })
 }

@@ -13,6 +13,7 @@ import { readSummary, readTrajectories, type RunSummary, type Trajectory } from 
 import { diffLines } from '../src/report/diff.js'
 import { historyEntries } from '../src/report/history.js'
 import { renderHtmlReport } from '../src/report/html.js'
+import { updateMode } from '../src/vitest/baseline.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const hasChromium = existsSync(CHROMIUM)
@@ -170,7 +171,7 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     expect(foreignRequests).toEqual([])
     // Snapshot semantics (DESIGN §5): written when missing, refreshed by `vitest -u`, never in CI,
     // so an ordinary test run does not dirty the committed picture (its run id changes every time).
-    const update = (expect.getState() as { snapshotState?: { _updateSnapshot?: string } }).snapshotState?._updateSnapshot ?? 'new'
+    const update = updateMode((expect.getState() as unknown as { snapshotState?: unknown }).snapshotState)
     if (existsSync(SCREENSHOT) ? update === 'all' : update !== 'none') {
       mkdirSync(dirname(SCREENSHOT), { recursive: true })
       copyFileSync(shot, SCREENSHOT)

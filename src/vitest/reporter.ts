@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, isAbsolute, join, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
@@ -9,6 +9,8 @@ import { writeSummary } from '../artifacts/summary-file.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
 import { renderBenchmarkTable } from './table.js'
+import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
+import { appendHistory, changeSinceLast, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderHtmlReport, renderMarkdownSummary } from '../report/index.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -21,6 +23,10 @@ export interface SeqkReporterOptions {
   color?: boolean
   /** Plain progress lines at most this often per cell, in ms (default 5000). */
   progressIntervalMs?: number
+  /** Write `report.html` into the run directory (default true). */
+  html?: boolean
+  /** Append every cell's numbers to this JSONL file (default `SEQK_HISTORY_FILE`, else `.seqk/history.jsonl`; `false` to keep no history). */
+  historyFile?: string | false
 }
 
 type CellRecord = CellSummary & { file: string }
@@ -36,6 +42,7 @@ type CellRecord = CellSummary & { file: string }
  */
 export default class SeqkReporter implements Reporter {
   private vitest?: Vitest
+  private root = process.cwd()
   private runId = ''
   private runDir = ''
   /** `latest` is kept only in our own runs directory, never beside a directory the user chose. */
@@ -51,6 +58,7 @@ export default class SeqkReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
+    this.root = vitest.config.root
     const fromEnv = process.env.SEQK_RUN_DIR
     const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
     // With SEQK_RUN_DIR the run id is the folder's name, as the workers see it (run-context.ts).
@@ -88,7 +96,7 @@ export default class SeqkReporter implements Reporter {
     this.cells.push({ ...parsed.data, file: meta.file })
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     this.progress.clear()
     if (this.cells.length === 0) return
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
@@ -103,16 +111,47 @@ export default class SeqkReporter implements Reporter {
     for (const b of blocks) this.log(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
     mkdirSync(this.runDir, { recursive: true })
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
+    const trajectories = collectTrajectories(testModules)
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
-    if (!existsSync(trajectoriesPath)) {
-      const lines = collectTrajectories(testModules).map((t) => JSON.stringify(t))
-      if (lines.length > 0) writeFileSync(trajectoriesPath, `${lines.join('\n')}\n`)
-    }
+    if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks }
     writeSummary(join(this.runDir, SUMMARY_FILE), summary)
     if (this.writeLatest) writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
-    this.log(`seqk: wrote ${join(this.runDir, SUMMARY_FILE)} and ${TRAJECTORIES_FILE}`)
+    const written = [SUMMARY_FILE, TRAJECTORIES_FILE]
+
+    // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
+    const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
+    const historyPath = historyOption === false ? null : resolve(this.root, historyOption)
+    const history = historyPath ? readHistory(historyPath).entries : []
+    const changes = changeSinceLast(history, summary)
+    // First runs of a cell have nothing to compare: one line for all of them, not one each.
+    const firsts = changes.filter((c) => c.endsWith('(first recorded run)')).length
+    const compared = changes.filter((c) => !c.endsWith('(first recorded run)'))
+    if (compared.length > 0) this.log(`Since the last run:\n${compared.map((c) => `  ${c}`).join('\n')}\n`)
+    if (firsts > 0) this.log(`seqk: ${firsts} cells recorded in ${historyPath} for the first time`)
+    if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
+
+    // The baseline gates, as the Markdown summary and the annotations list them.
+    const gates = blocks.flatMap((b) => b.cells.flatMap((c) => (c.gate ? [{ benchmark: b.name, cellId: c.cellId, pass: c.gate.status !== 'fail' && c.gate.status !== 'missing', message: `baseline: ${c.gate.messages.join(' ')}` }] : [])))
+    const markdown = renderMarkdownSummary(summary, { changes, gates })
+    writeFileSync(join(this.runDir, 'pr-comment.md'), markdown)
+    written.push('pr-comment.md')
+    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
+    if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) process.stdout.write(`${line}\n`)
+
+    if (this.options.html ?? true) {
+      let analysis: string | undefined
+      try {
+        analysis = renderAnalysis(analyzeRuns([summary]))
+      } catch (error) {
+        // The report still renders; the analysis says why it could not run (e.g. one actor only).
+        analysis = `The actor analysis did not run: ${(error as Error).message}`
+      }
+      writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history, analysis }))
+      written.push('report.html')
+    }
+    this.log(`seqk: wrote ${written.join(', ')} to ${this.runDir}`)
   }
 
   private log(text: string): void {

@@ -1,0 +1,70 @@
+import { compile } from 'vega-lite'
+import { describe, expect, it } from 'vitest'
+import { fakeRun } from '../../test/report-fixtures.js'
+import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, withTitles } from './charts.js'
+import { costPoints, curveWithBands, rankRows } from './data.js'
+
+const { summary, trajectories } = fakeRun({
+  actors: [
+    { id: 'sim:a', skill: 0.3 },
+    { id: 'sim:b', skill: 0.6 },
+    { id: 'sim:<c>&"d"', skill: 0.5 },
+  ],
+})
+const cells = summary.benchmarks[0]!.cells
+const colours = actorColours(cells.map((c) => c.actorId))
+const verifier = cells.filter((c) => c.mode === 'verifier')
+const rows = verifier.flatMap((c) => curveRows(c.actorId, c.fingerprint, 'Seq', curveWithBands(c).points))
+const count = (svg: string, re: RegExp) => (svg.match(re) ?? []).length
+
+describe('Vega-Lite specs', () => {
+  const { unit, points } = costPoints(cells, trajectories)
+  const specs = {
+    curves: curvesSpec(rows, { budget: 4, metric: 'Seq', colours }),
+    rank: rankSpec(rankRows(cells), { colours }),
+    cost: costSpec(points.filter((p) => p.mode === 'verifier'), { unit, metric: 'Seq', maxCost: Math.max(...points.map((p) => p.cost)), colours }),
+    trend: trendSpec(
+      [
+        { actor: 'sim:a', runId: 'r1', createdAt: '2026-01-01T00:00:00Z', commit: 'abc', value: 0.5, lo: 0.4, hi: 0.6, current: false, label: 'x' },
+        { actor: 'sim:a', runId: 'r2', createdAt: '2026-01-02T00:00:00Z', commit: null, value: 0.7, lo: null, hi: null, current: true, label: 'y' },
+      ],
+      { metric: 'Seq@4', colours },
+    ),
+  }
+
+  it.each(Object.entries(specs))('%s compiles to Vega without warnings', (_name, spec) => {
+    const warnings: string[] = []
+    const logger = { level: () => logger, error: (...m: unknown[]) => void warnings.push(m.join(' ')), warn: (...m: unknown[]) => void warnings.push(m.join(' ')), info: () => logger, debug: () => logger }
+    const out = compile(spec, { logger: logger as never })
+    expect(out.spec.marks?.length ?? 0).toBeGreaterThan(0)
+    expect(warnings).toEqual([])
+  })
+
+  it('renders the curves panel to SVG: one line, one band and K points per actor, with tooltips', async () => {
+    const svg = await renderSvg(specs.curves)
+    expect(svg.startsWith('<svg')).toBe(true)
+    expect(count(svg, /aria-roledescription="line mark"/g)).toBe(3)
+    expect(count(svg, /aria-roledescription="area mark"/g)).toBe(3)
+    expect(count(svg, /<title>sim:a · Seq@\d = /g)).toBe(4)
+    // Actor ids reach the SVG escaped.
+    expect(svg).not.toContain('<c>')
+    expect(svg).toContain('sim:&lt;c&gt;&amp;')
+  })
+
+  it('renders the rank and cost charts', async () => {
+    const rank = await renderSvg(specs.rank)
+    expect(count(rank, /aria-roledescription="line mark"/g)).toBe(3)
+    expect(rank).toContain('Seq@4 · verifier')
+    const cost = await renderSvg(specs.cost)
+    expect(cost).toContain('mean cost per task (USD)')
+    expect(count(cost, /aria-roledescription="line mark"/g)).toBeGreaterThanOrEqual(4) // 3 actors + the frontier
+  })
+})
+
+describe('withTitles', () => {
+  it('gives labelled symbols a <title> and leaves other paths alone', () => {
+    expect(withTitles('<path aria-label="a &amp; b" role="graphics-symbol" aria-roledescription="point" d="M0"/><path d="M1"/>')).toBe(
+      '<path aria-label="a &amp; b" role="graphics-symbol" aria-roledescription="point" d="M0"><title>a &amp; b</title></path><path d="M1"/>',
+    )
+  })
+})

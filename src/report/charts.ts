@@ -1,0 +1,211 @@
+/**
+ * The report's charts as Vega-Lite specs, rendered to static SVG strings in Node at build time
+ * (DESIGN §5): the page needs no chart library and no network to show them.
+ */
+import type { TopLevelSpec } from 'vega-lite'
+// Type-only: the encoding type is not re-exported from vega-lite's main entry.
+import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
+import type { CostPoint, CurvePoint, RankRow } from './data.js'
+import { paretoMask } from '../analysis/pareto.js'
+
+const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif'
+const INK = '#1e293b'
+const MUTED = '#64748b'
+const GRID = '#e2e8f0'
+
+/** Colour-blind-safe categorical colours (Okabe–Ito, yellow left out: it vanishes on white). */
+export const ACTOR_COLOURS: readonly string[] = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#8C6D31', '#7A5195', '#3F7F5F']
+
+/** A stable colour per actor (in first-seen order), shared by every chart and legend of a report. */
+export function actorColours(actors: readonly string[]): Map<string, string> {
+  return new Map([...new Set(actors)].map((a, i) => [a, ACTOR_COLOURS[i % ACTOR_COLOURS.length]!]))
+}
+
+const CONFIG = {
+  font: FONT,
+  view: { stroke: null },
+  axis: { labelColor: MUTED, titleColor: INK, gridColor: GRID, domainColor: '#cbd5e1', tickColor: '#cbd5e1', labelFontSize: 11, titleFontSize: 11, titleFontWeight: 600, titlePadding: 8 },
+  title: { color: INK, fontSize: 12, fontWeight: 600 },
+  text: { font: FONT },
+} as const
+
+type Position = PositionDef<Field>
+type Scale = { domain: string[]; range: string[] }
+const colourScale = (colours: ReadonlyMap<string, string>): Scale => ({ domain: [...colours.keys()], range: [...colours.values()] })
+const pctText = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(1)}%`)
+
+export interface CurveRow extends CurvePoint {
+  actor: string
+  fingerprint: string
+  label: string
+}
+
+/** Rows of one curves panel: one cell's curve per actor, with a tooltip text per point. */
+export function curveRows(actor: string, fingerprint: string, metric: 'Seq' | 'Pass', points: readonly CurvePoint[]): CurveRow[] {
+  return points.map((p) => ({ ...p, actor, fingerprint, label: `${actor} · ${metric}@${p.k} = ${pctText(p.value)} (95% CI ${pctText(p.lo)}–${pctText(p.hi)}) · fp ${fingerprint}` }))
+}
+
+/**
+ * One panel of success curves (one feedback mode, or independent sampling): a line per actor over
+ * k = 1..K on a fixed 0–100% axis, with its 95% bootstrap band.
+ */
+export function curvesSpec(rows: readonly CurveRow[], options: { budget: number; metric: 'Seq' | 'Pass'; colours: ReadonlyMap<string, string>; width?: number; height?: number }): TopLevelSpec {
+  const K = options.budget
+  const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: `${options.metric}@k`, tickCount: 5 } })
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: options.width ?? 320,
+    height: options.height ?? 210,
+    background: 'transparent',
+    config: CONFIG,
+    data: { values: rows as unknown as Record<string, unknown>[] },
+    encoding: {
+      x: {
+        field: 'k',
+        type: 'quantitative',
+        scale: { domain: [1, Math.max(K, 2)], nice: false },
+        axis: { values: Array.from({ length: K }, (_, i) => i + 1), format: 'd', title: options.metric === 'Seq' ? 'attempt k' : 'samples k', grid: false },
+      },
+      color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null },
+    },
+    layer: [
+      { transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'area', opacity: 0.13, clip: true }, encoding: { y: y('lo'), y2: { field: 'hi' } } },
+      { transform: [{ filter: 'isValid(datum.value)' }], mark: { type: 'line', strokeWidth: 2.25 }, encoding: { y: y('value') } },
+      { transform: [{ filter: 'isValid(datum.value)' }], mark: { type: 'point', filled: true, size: 42, opacity: 1 }, encoding: { y: y('value'), description: { field: 'label' } } },
+    ],
+  }
+}
+
+/**
+ * The rank-change (slope) chart: each actor's rank under Pass@K and under Seq@K per feedback mode,
+ * 1 at the top, with the rate at each point and the actor's name at the right end.
+ */
+export function rankSpec(rows: readonly RankRow[], options: { colours: ReadonlyMap<string, string> }): TopLevelSpec {
+  const columns = [...new Map(rows.map((r) => [r.order, r.column])).entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)
+  const n = new Set(rows.map((r) => r.actor)).size
+  const last = columns[columns.length - 1]
+  const data = rows.map((r) => ({ ...r, pct: pctText(r.value), end: r.column === last, label: `${r.actor} · ${r.column} = ${pctText(r.value)} · rank ${r.rank} · fp ${r.fingerprint}` }))
+  const x: Position = { field: 'column', type: 'ordinal', sort: columns, scale: { paddingOuter: 0.35 }, axis: { orient: 'top', labelAngle: 0, title: null, domain: false, ticks: false, labelFontWeight: 600, labelColor: INK, labelPadding: 10 } }
+  const y: Position = { field: 'rank', type: 'quantitative', scale: { domain: [0.6, n + 0.4], reverse: true, nice: false }, axis: { values: Array.from({ length: n }, (_, i) => i + 1), format: 'd', title: 'rank (1 = best)', grid: false, domain: false } }
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: { step: 150 },
+    height: Math.max(130, 46 * n),
+    background: 'transparent',
+    config: CONFIG,
+    data: { values: data },
+    encoding: { x, y, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null } },
+    layer: [
+      { mark: { type: 'line', strokeWidth: 2.5, opacity: 0.85 }, encoding: { detail: { field: 'actor' } } },
+      { mark: { type: 'point', filled: true, size: 90, opacity: 1 }, encoding: { description: { field: 'label' } } },
+      { mark: { type: 'text', dy: -12, fontSize: 10, color: MUTED }, encoding: { text: { field: 'pct' }, color: { value: MUTED } } },
+      { transform: [{ filter: 'datum.end' }], mark: { type: 'text', align: 'left', dx: 12, fontSize: 11, fontWeight: 600 }, encoding: { text: { field: 'actor' } } },
+    ],
+  }
+}
+
+/**
+ * One protocol's cost–success chart: each actor's (cost, success) at budgets k = 1..K joined by a
+ * thin line, and the protocol's Pareto frontier (no point both cheaper and better) as a dashed
+ * staircase.
+ */
+export function costSpec(points: readonly CostPoint[], options: { unit: 'usd' | 'tokens'; metric: 'Seq' | 'Pass'; maxCost: number; minValue?: number; colours: ReadonlyMap<string, string>; width?: number; height?: number }): TopLevelSpec {
+  // The same frontier as `seqk analyze` (src/analysis/pareto.ts): no point both cheaper and better.
+  const mask = paretoMask(points.map((p) => ({ cost: p.cost, success: p.value })))
+  const frontier = points.filter((_, i) => mask[i])
+  const fmt = (c: number) => (options.unit === 'usd' ? `$${c < 0.01 ? c.toFixed(4) : c.toFixed(3)}` : `${Math.round(c)} tokens`)
+  const lastK = new Map<string, number>()
+  for (const p of points) lastK.set(p.cellId, Math.max(lastK.get(p.cellId) ?? 0, p.k))
+  const rows = points.map((p) => ({ ...p, onFrontier: frontier.includes(p), last: lastK.get(p.cellId) === p.k, kLabel: `k=${p.k}`, label: `${p.actor} · ${options.metric}@${p.k} = ${pctText(p.value)} at ${fmt(p.cost)} per task · fp ${p.fingerprint}` }))
+  const x: Position = {
+    field: 'cost',
+    type: 'quantitative',
+    scale: { domain: [0, options.maxCost > 0 ? options.maxCost * 1.08 : 1], nice: false, zero: true },
+    axis: { title: options.unit === 'usd' ? 'mean cost per task (USD)' : 'mean tokens per task', format: options.unit === 'usd' ? '$.3~f' : '~s', tickCount: 5 },
+  }
+  // Success axis from a round step below the lowest point of the benchmark to 100%: the points
+  // of good models crowd the top of a 0–100% axis.
+  const floor = Math.max(0, Math.floor(((options.minValue ?? 0) - 0.05) * 10) / 10)
+  const y: Position = { field: 'value', type: 'quantitative', scale: { domain: [floor, 1], nice: false, zero: false }, axis: { format: '.0%', title: `${options.metric}@k`, tickCount: 5 } }
+  const frontierRows = frontier.map((p) => ({ cost: p.cost, value: p.value }))
+  // The staircase runs on to the right edge: beyond the costliest frontier point nothing does better.
+  const lastFrontier = frontierRows[frontierRows.length - 1]
+  if (lastFrontier) frontierRows.push({ cost: options.maxCost > 0 ? options.maxCost * 1.08 : 1, value: lastFrontier.value })
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: options.width ?? 320,
+    height: options.height ?? 210,
+    background: 'transparent',
+    config: CONFIG,
+    layer: [
+      { data: { values: frontierRows }, mark: { type: 'line', interpolate: 'step-after', color: INK, strokeWidth: 1.25, strokeDash: [5, 3], opacity: 0.7 }, encoding: { x, y } },
+      {
+        data: { values: rows },
+        layer: [
+          { mark: { type: 'line', strokeWidth: 1.25, opacity: 0.45 }, encoding: { x, y, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null }, order: { field: 'k' } } },
+          { transform: [{ filter: 'datum.onFrontier' }], mark: { type: 'point', size: 150, strokeWidth: 1.5, color: INK, filled: false }, encoding: { x, y } },
+          { mark: { type: 'point', filled: true, size: 44, opacity: 1 }, encoding: { x, y, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null }, description: { field: 'label' } } },
+          // k only where it matters (the frontier and each actor's last budget): every label would pile up.
+          { transform: [{ filter: 'datum.onFrontier || datum.last' }], mark: { type: 'text', dx: 8, dy: 9, fontSize: 10, align: 'left', color: MUTED }, encoding: { x, y, text: { field: 'kLabel' } } },
+        ],
+      },
+    ],
+  }
+}
+
+export interface TrendRow {
+  actor: string
+  runId: string
+  createdAt: string
+  commit: string | null
+  value: number | null
+  lo: number | null
+  hi: number | null
+  current: boolean
+  label: string
+}
+
+/** One mode's trend: an actor's headline rate at K over the runs of the same protocol fingerprint. */
+export function trendSpec(rows: readonly TrendRow[], options: { metric: string; colours: ReadonlyMap<string, string>; width?: number; height?: number }): TopLevelSpec {
+  const x: Position = { field: 'createdAt', type: 'temporal', axis: { title: 'run', labelOverlap: true, grid: false, format: '%b %d %H:%M' } }
+  const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: options.metric, tickCount: 5 } })
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: options.width ?? 320,
+    height: options.height ?? 170,
+    background: 'transparent',
+    config: CONFIG,
+    data: { values: rows as unknown as Record<string, unknown>[] },
+    encoding: { x, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null } },
+    layer: [
+      { transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }], mark: { type: 'rule', strokeWidth: 1, opacity: 0.45 }, encoding: { y: y('lo'), y2: { field: 'hi' } } },
+      { transform: [{ filter: 'isValid(datum.value)' }], mark: { type: 'line', strokeWidth: 2 }, encoding: { y: y('value') } },
+      { transform: [{ filter: 'isValid(datum.value)' }], mark: { type: 'point', filled: true, size: 40, opacity: 1 }, encoding: { y: y('value'), description: { field: 'label' }, shape: { condition: { test: 'datum.current', value: 'diamond' }, value: 'circle' } } },
+    ],
+  }
+}
+
+/**
+ * Renders a Vega-Lite spec to an SVG string (no browser, no network). Points get a `<title>` from
+ * their description, so the static chart still shows a tooltip on hover. Vega and Vega-Lite are
+ * loaded on first use: a reporter that never writes HTML does not pay for them.
+ *
+ * @example
+ * const svg = await renderSvg(curvesSpec(rows, { budget: 5, metric: 'Seq', colours }))
+ */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')])
+  const compiled = vl.compile(spec, { logger: vega.logger(vega.Error) }).spec
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', logLevel: vega.Error })
+  try {
+    const svg = await view.toSVG()
+    return withTitles(svg)
+  } finally {
+    view.finalize()
+  }
+}
+
+/** Adds `<title>` (a native tooltip) to every symbol that has an aria-label; the label is already attribute-escaped, which is also valid text. */
+export function withTitles(svg: string): string {
+  return svg.replace(/<path((?:(?!\/>)[^>])*?aria-label="([^"]*)"(?:(?!\/>)[^>])*?aria-roledescription="(?:point|circle|symbol)"(?:(?!\/>)[^>])*)\/>/g, '<path$1><title>$2</title></path>')
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { fakeRun } from '../../test/report-fixtures.js'
+import { costPoints, curveWithBands, rankRows, ranksOf, tokensAtK } from './data.js'
+
+const { summary, trajectories } = fakeRun({ repeats: 3, tasks: ['a', 'b', 'c', 'd', 'e', 'f'] })
+const cells = summary.benchmarks[0]!.cells
+
+describe('curveWithBands', () => {
+  it('gives every k a band around the rate, and at K exactly the summary interval', () => {
+    for (const cell of cells) {
+      const { label, points } = curveWithBands(cell)
+      expect(label).toBe(cell.protocol.kind === 'independent' ? 'Pass' : 'Seq')
+      expect(points.map((p) => p.k)).toEqual([1, 2, 3, 4])
+      for (const p of points) {
+        expect(p.lo!).toBeLessThanOrEqual(p.value! + 1e-12)
+        expect(p.hi!).toBeGreaterThanOrEqual(p.value! - 1e-12)
+      }
+      const interval = cell.protocol.kind === 'independent' ? cell.passAtInterval! : cell.seqAtInterval
+      expect(points[3]).toMatchObject({ value: interval.point, lo: interval.lo, hi: interval.hi })
+    }
+  })
+
+  it('leaves undefined points (budget disclosed: only Seq@K) without a band', () => {
+    const cell = fakeRun({ budgetDisclosed: true, modes: ['verifier'] }).summary.benchmarks[0]!.cells[0]!
+    const { points } = curveWithBands(cell)
+    expect(points.slice(0, 3).every((p) => p.value === null && p.lo === null && p.hi === null)).toBe(true)
+    expect(points[3]!.value).not.toBeNull()
+    expect(points[3]!.lo).not.toBeNull()
+  })
+})
+
+describe('tokensAtK and costPoints', () => {
+  it('counts the tokens of attempts up to min(k, first success), per task then over tasks', () => {
+    const cell = cells.find((c) => c.mode === 'verifier')!
+    const tokens = tokensAtK(cell, trajectories)
+    const own = trajectories.filter((t) => t.cellId === cell.cellId)
+    const perTrajectory = (k: number) => own.map((t) => t.attempts.filter((a) => a.index <= Math.min(k, t.firstSuccess ?? k)).reduce((n, a) => n + a.usage.inputTokens + a.usage.outputTokens, 0))
+    // Equal repeats per task, so the mean of task means is the plain mean.
+    for (let k = 1; k <= 4; k++) expect(tokens[k - 1]).toBeCloseTo(perTrajectory(k).reduce((a, b) => a + b, 0) / own.length, 9)
+    for (let k = 1; k < 4; k++) expect(tokens[k]!).toBeGreaterThanOrEqual(tokens[k - 1]!)
+  })
+
+  it('uses USD when the run is priced, tokens when every cost is zero', () => {
+    const priced = costPoints(cells, trajectories)
+    expect(priced.unit).toBe('usd')
+    expect(priced.points).toHaveLength(cells.length * 4)
+    const p = priced.points.find((x) => x.cellId === cells[0]!.cellId && x.k === 2)!
+    expect(p.cost).toBe(cells[0]!.costAtK[1])
+    expect(p.value).toBe(cells[0]!.seqAt[1])
+    const free = fakeRun({ costPerAttempt: 0 })
+    expect(costPoints(free.summary.benchmarks[0]!.cells, free.trajectories).unit).toBe('tokens')
+    const unpriced = fakeRun({ costPerAttempt: null })
+    expect(costPoints(unpriced.summary.benchmarks[0]!.cells, unpriced.trajectories).unit).toBe('tokens')
+  })
+})
+
+describe('ranks', () => {
+  it('ranks best first and lets ties share the better rank', () => {
+    expect([...ranksOf(new Map([['a', 0.5], ['b', 0.9], ['c', 0.5]]))]).toEqual([['a', 2], ['b', 1], ['c', 2]])
+  })
+
+  it('has a column for Pass@K and one per feedback mode, for actors present in all', () => {
+    const rows = rankRows(cells)
+    expect([...new Set(rows.map((r) => r.column))]).toEqual(['Pass@4', 'Seq@4 · binary', 'Seq@4 · verifier'])
+    expect(rows).toHaveLength(6)
+    const pass = rows.filter((r) => r.order === 0)
+    const best = pass.reduce((a, b) => (b.value > a.value ? b : a))
+    expect(best.rank).toBe(1)
+    expect(rankRows(cells.filter((c) => c.actorId === 'sim:quick'))).toEqual([])
+    expect(rankRows(cells.filter((c) => c.mode !== 'independent'))).toEqual([])
+  })
+})

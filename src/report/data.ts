@@ -1,0 +1,156 @@
+/**
+ * What the report's charts draw, computed from a run's summary and trajectories (pure): curves
+ * with per-k bootstrap bands, cost–success points, ranks. The cell summary carries an interval only
+ * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
+ * band at K is the summary's interval.
+ */
+import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
+import { bootstrapInterval, passAtCurve, seqAt, type SampleCounts } from '../metrics/index.js'
+
+export interface CurvePoint {
+  k: number
+  value: number | null
+  lo: number | null
+  hi: number | null
+}
+
+export interface CellCurve {
+  /** `Seq` for sequential cells, `Pass` (unbiased Pass@k) for independent ones. */
+  label: 'Seq' | 'Pass'
+  points: CurvePoint[]
+}
+
+const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
+
+/**
+ * A cell's success curve for k = 1..K with a 95% percentile bootstrap band at every k (resampling
+ * tasks, repeats kept together, seeded like the cell's own interval). Points whose rate is not
+ * defined (budget disclosed, too few samples) have null value and band.
+ *
+ * @example
+ * curveWithBands(cell).points[4] // => { k: 5, value: 0.87, lo: 0.74, hi: 0.97 }
+ */
+export function curveWithBands(cell: CellSummary): CellCurve {
+  const independent = cell.protocol.kind === 'independent'
+  const interval = independent ? (cell.passAtInterval ?? cell.seqAtInterval) : cell.seqAtInterval
+  const boot = { seed: interval.seed, resamples: interval.resamples, level: interval.level }
+  const curve = independent ? (cell.passAt ?? []) : cell.seqAt
+  const samples: SampleCounts[] | null =
+    independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined) ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 })) : null
+  const points = Array.from({ length: cell.budget }, (_, i): CurvePoint => {
+    const k = i + 1
+    const value = curve[i] ?? null
+    if (value === null) return { k, value, lo: null, hi: null }
+    const band = independent
+      ? samples
+        ? bootstrapInterval(samples, (s) => passAtCurve(s, k)[k - 1] ?? Number.NaN, boot)
+        : null
+      : bootstrapInterval(cell.perTask, (s) => seqAt(s, k), boot)
+    return { k, value, lo: band ? finite(band.lo) : null, hi: band ? finite(band.hi) : null }
+  })
+  return { label: independent ? 'Pass' : 'Seq', points }
+}
+
+/**
+ * Mean tokens (input + output, helpers included) per task of running a cell with budget k and
+ * stopping at the first success, k = 1..K: the token analogue of `costAtK`, for runs whose models
+ * have no price (simulated actors, local models). Errored trajectories are left out, as they are
+ * from the rates.
+ */
+export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]): (number | null)[] {
+  const byTask = new Map<string, Trajectory[]>()
+  for (const t of trajectories) {
+    if (t.cellId !== cell.cellId || t.benchmark !== cell.benchmark) continue
+    if (t.status === 'error' && !cell.errors.countedAsFailures) continue
+    if (!byTask.has(t.taskId)) byTask.set(t.taskId, [])
+    byTask.get(t.taskId)!.push(t)
+  }
+  return Array.from({ length: cell.budget }, (_, i) => {
+    const k = i + 1
+    if (byTask.size === 0) return null
+    let sum = 0
+    for (const ts of byTask.values()) {
+      let taskSum = 0
+      for (const t of ts) {
+        const stop = Math.min(k, t.firstSuccess ?? k)
+        for (const a of t.attempts) {
+          if (a.index > stop) continue
+          taskSum += a.usage.inputTokens + a.usage.outputTokens
+          for (const call of a.helperCalls) taskSum += call.usage.inputTokens + call.usage.outputTokens
+        }
+      }
+      sum += taskSum / ts.length
+    }
+    return sum / byTask.size
+  })
+}
+
+/** One point of the cost–success chart: a cell run with budget k. */
+export interface CostPoint {
+  actor: string
+  cellId: string
+  mode: string
+  fingerprint: string
+  k: number
+  cost: number
+  value: number
+}
+
+/**
+ * Cost–success points of a benchmark's cells, in USD when every cell is priced and at least one
+ * costs something, otherwise in tokens (a run of simulated or free models would put every point at
+ * $0, which says nothing).
+ */
+export function costPoints(cells: readonly CellSummary[], trajectories: readonly Trajectory[]): { unit: 'usd' | 'tokens'; points: CostPoint[] } {
+  const priced = cells.every((c) => c.costAtK.every((v) => v !== null)) && cells.some((c) => c.costAtK.some((v) => v !== null && v > 0))
+  const points: CostPoint[] = []
+  for (const cell of cells) {
+    const cost = priced ? cell.costAtK : tokensAtK(cell, trajectories)
+    const curve = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
+    for (let i = 0; i < cell.budget; i++) {
+      const c = cost[i]
+      const v = curve[i]
+      if (c === null || c === undefined || v === null || v === undefined) continue
+      points.push({ actor: cell.actorId, cellId: cell.cellId, mode: cell.mode, fingerprint: cell.fingerprint, k: i + 1, cost: c, value: v })
+    }
+  }
+  return { unit: priced ? 'usd' : 'tokens', points }
+}
+
+/** One actor's rate and rank in one column of the rank-change chart. */
+export interface RankRow {
+  actor: string
+  column: string
+  order: number
+  rank: number
+  value: number
+  fingerprint: string
+}
+
+/** Rank of each value, best (highest) first; ties share the better rank, as the terminal table does. */
+export function ranksOf(values: ReadonlyMap<string, number>): Map<string, number> {
+  const sorted = [...values.values()].sort((a, b) => b - a)
+  return new Map([...values].map(([id, v]) => [id, sorted.indexOf(v) + 1]))
+}
+
+/**
+ * The rank-change (slope) chart's rows: Pass@K, then Seq@K per feedback mode, for the actors that
+ * have all of them. Empty unless at least two actors have an independent cell and a sequential one.
+ */
+export function rankRows(cells: readonly CellSummary[]): RankRow[] {
+  const K = Math.max(...cells.map((c) => c.budget))
+  const atK = (c: CellSummary) => (c.protocol.kind === 'independent' ? c.passAt?.[K - 1] : c.seqAt[K - 1]) ?? null
+  const independent = cells.filter((c) => c.protocol.kind === 'independent' && c.budget === K && atK(c) !== null)
+  const modes = [...new Set(cells.filter((c) => c.protocol.kind === 'sequential').map((c) => c.mode))]
+  const columns = [
+    { name: `Pass@${K}`, cells: independent },
+    ...modes.map((mode) => ({ name: `Seq@${K} · ${mode}`, cells: cells.filter((c) => c.mode === mode && c.protocol.kind === 'sequential' && c.budget === K && atK(c) !== null) })),
+  ]
+  const actors = [...new Set(independent.map((c) => c.actorId))].filter((a) => columns.every((col) => col.cells.some((c) => c.actorId === a)))
+  if (actors.length < 2 || columns.length < 2) return []
+  return columns.flatMap((col, order) => {
+    const values = new Map(actors.map((a) => [a, atK(col.cells.find((c) => c.actorId === a)!)!]))
+    const ranks = ranksOf(values)
+    return actors.map((actor) => ({ actor, column: col.name, order, rank: ranks.get(actor)!, value: values.get(actor)!, fingerprint: col.cells.find((c) => c.actorId === actor)!.fingerprint }))
+  })
+}

@@ -1,0 +1,114 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { RunSummary } from '../artifacts/schemas.js'
+import { fakeRun } from '../../test/report-fixtures.js'
+import { appendHistory, changeSinceLast, gitInfo, HISTORY_SCHEMA, HistoryEntrySchema, historyEntries, readHistory, type HistoryEntry } from './history.js'
+
+const tmp = mkdtempSync(join(tmpdir(), 'seqk-history-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const { summary } = fakeRun({ modes: ['verifier', 'independent'] })
+const cells = summary.benchmarks[0]!.cells
+
+/** The same run with new ids and every headline rate replaced. */
+function withRates(base: RunSummary, runId: string, rate: (cellId: string) => number): RunSummary {
+  return {
+    ...base,
+    runId,
+    benchmarks: base.benchmarks.map((b) => ({
+      ...b,
+      cells: b.cells.map((c) => {
+        const v = rate(c.cellId)
+        const curve = c.seqAt.map((x, i) => (i === c.budget - 1 ? v : x))
+        return { ...c, runId, seqAt: curve, passAt: c.passAt ? c.passAt.map((x, i) => (i === c.budget - 1 ? v : x)) : null }
+      }),
+    })),
+  }
+}
+
+describe('historyEntries', () => {
+  it('writes one valid line per cell with the protocol fingerprint and the curves', () => {
+    const entries = historyEntries(summary, { commit: 'abc1234', branch: 'main' })
+    expect(entries).toHaveLength(cells.length)
+    for (const [i, e] of entries.entries()) {
+      expect(HistoryEntrySchema.parse(e)).toEqual(e)
+      expect(e).toMatchObject({ schema: HISTORY_SCHEMA, runId: summary.runId, commit: 'abc1234', branch: 'main', cellId: cells[i]!.cellId, fingerprint: cells[i]!.fingerprint, seqAt: cells[i]!.seqAt })
+    }
+    expect(historyEntries(summary, { commit: null })[0]).not.toHaveProperty('branch')
+  })
+})
+
+describe('appendHistory / readHistory', () => {
+  it('appends runs and reads them back; a missing file is an empty history', () => {
+    const path = join(tmp, 'a', 'history.jsonl')
+    expect(readHistory(path)).toEqual({ entries: [], truncatedTail: false })
+    appendHistory(path, summary, { commit: 'c1' })
+    appendHistory(path, withRates(summary, 'run-2', () => 0.5), { commit: 'c2' })
+    const { entries, truncatedTail } = readHistory(path)
+    expect(truncatedTail).toBe(false)
+    expect(entries.map((e) => e.commit)).toEqual([...cells.map(() => 'c1'), ...cells.map(() => 'c2')])
+    expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true)
+  })
+
+  it('tolerates a last line cut off mid-write, but not a broken line in the middle', () => {
+    const path = join(tmp, 'cut.jsonl')
+    appendHistory(path, summary, { commit: null })
+    appendFileSync(path, '{"schema":"seqk.history/1","runId":"x"')
+    expect(readHistory(path)).toMatchObject({ truncatedTail: true })
+    expect(readHistory(path).entries).toHaveLength(cells.length)
+    // A cut line that happens to be valid JSON but misses fields is the same crash.
+    const path2 = join(tmp, 'cut2.jsonl')
+    appendHistory(path2, summary, { commit: null })
+    appendFileSync(path2, '{"schema":"seqk.history/1"}')
+    expect(readHistory(path2).truncatedTail).toBe(true)
+
+    const bad = join(tmp, 'bad.jsonl')
+    writeFileSync(bad, `not json\n${JSON.stringify(historyEntries(summary, { commit: null })[0])}\n`)
+    expect(() => readHistory(bad)).toThrow(/bad\.jsonl:1: not valid JSON/)
+    writeFileSync(bad, `${JSON.stringify({ schema: 'seqk.history/1', runId: 1 })}\n`)
+    expect(() => readHistory(bad)).toThrow(/bad\.jsonl:1: not a seqk history entry/)
+  })
+})
+
+describe('changeSinceLast', () => {
+  const [verifierCell, independentCell] = cells
+  const entries = (s: RunSummary, commit = 'c') => historyEntries(s, { commit })
+
+  it('says how Seq@K (or Pass@K) moved since the last run with the same fingerprint', () => {
+    const before = withRates(summary, 'run-1', (id) => (id === verifierCell!.cellId ? 12 / 13 : 0.5))
+    const now = withRates(summary, 'run-2', (id) => (id === verifierCell!.cellId ? 1 : 0.5))
+    const lines = changeSinceLast(entries(before), now)
+    expect(lines).toContain(`${verifierCell!.cellId}: Seq@4 92.3 → 100.0 (+7.7)`)
+    expect(lines).toContain(`${independentCell!.cellId}: Pass@4 50.0 → 50.0 (±0.0)`)
+    const worse = changeSinceLast(entries(now), withRates(summary, 'run-3', () => 0.25))
+    expect(worse[0]).toBe(`${verifierCell!.cellId}: Seq@4 100.0 → 25.0 (-75.0)`)
+  })
+
+  it('compares with the latest earlier run of the same protocol and ignores the run itself', () => {
+    const history = [...entries(withRates(summary, 'run-1', () => 0.1)), ...entries(withRates(summary, 'run-2', () => 0.2))]
+    const now = withRates(summary, 'run-3', () => 0.3)
+    expect(changeSinceLast([...history, ...entries(now)], now)[0]).toBe(`${verifierCell!.cellId}: Seq@4 20.0 → 30.0 (+10.0)`)
+  })
+
+  it('does not compare across a protocol change, and names a first run', () => {
+    const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
+    const lines = changeSinceLast(other, withRates(summary, 'new', () => 0.5))
+    expect(lines[0]).toBe(`${verifierCell!.cellId}: protocol changed since the last run (fingerprint ffff0000 → ${verifierCell!.fingerprint}); Seq@4 50.0 is not compared`)
+    expect(changeSinceLast([], summary)[0]).toMatch(/\(first recorded run\)$/)
+  })
+
+  it('prefixes the benchmark when a run has several', () => {
+    const two: RunSummary = { ...summary, runId: 'two', benchmarks: [summary.benchmarks[0]!, { ...summary.benchmarks[0]!, name: 'other' }] }
+    expect(changeSinceLast([], two)[0]).toMatch(/^toy benchmark › /)
+  })
+})
+
+describe('gitInfo', () => {
+  it('returns a short commit inside this repository, and nulls outside git', () => {
+    const inside = gitInfo(new URL('../..', import.meta.url).pathname)
+    expect(inside.commit === null || /^[0-9a-f]{4,40}$/.test(inside.commit)).toBe(true)
+    expect(gitInfo(tmp).commit).toBeNull()
+  })
+})

@@ -1,0 +1,221 @@
+/**
+ * Quality over time: one JSON line per cell per run in an append-only file (default
+ * `.seqk/history.jsonl`), so a report or a pull request can say how Seq@K moved since the last run
+ * of the same protocol. Lines are compared only when their protocol fingerprints match (DESIGN §1).
+ */
+import { execFileSync } from 'node:child_process'
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { z } from 'zod'
+import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
+import { describeZodError } from '../artifacts/zod-errors.js'
+
+export const HISTORY_SCHEMA = 'seqk.history/1'
+/** Default history file, relative to the project root. */
+export const DEFAULT_HISTORY_FILE = '.seqk/history.jsonl'
+
+const Rate = z.number().nullable()
+
+/** One cell of one run, as the history file keeps it. */
+export const HistoryEntrySchema = z.object({
+  schema: z.literal(HISTORY_SCHEMA),
+  runId: z.string(),
+  createdAt: z.string(),
+  /** Short git commit of the working tree the run measured (null outside git). */
+  commit: z.string().nullable(),
+  branch: z.string().optional(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  actorId: z.string().optional(),
+  mode: z.string().optional(),
+  kind: z.enum(['sequential', 'independent']).optional(),
+  budget: z.number().int().positive().optional(),
+  fingerprint: z.string(),
+  /** Seq@k for k = 1..K (independent cells: solved by sample k). */
+  seqAt: z.array(Rate),
+  /** Unbiased Pass@k for k = 1..K (independent cells only). */
+  passAt: z.array(Rate).nullable(),
+  /** The 95% interval of the cell's headline rate at K (Seq@K, or Pass@K for independent cells). */
+  interval: z.object({ lo: Rate, hi: Rate }).nullable().optional(),
+  costUsd: Rate,
+})
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>
+
+export interface HistoryContext {
+  commit: string | null
+  branch?: string
+}
+
+/**
+ * The history lines of a run: one per cell.
+ *
+ * @example
+ * historyEntries(summary, { commit: 'a1b2c3d' }).map((e) => e.cellId)
+ */
+export function historyEntries(summary: RunSummary, context: HistoryContext): HistoryEntry[] {
+  return summary.benchmarks.flatMap((b) =>
+    b.cells.map((cell) => {
+      const headline = cell.protocol.kind === 'independent' ? cell.passAtInterval : cell.seqAtInterval
+      return {
+        schema: HISTORY_SCHEMA,
+        runId: summary.runId,
+        createdAt: summary.createdAt,
+        commit: context.commit,
+        ...(context.branch !== undefined ? { branch: context.branch } : {}),
+        benchmark: cell.benchmark,
+        cellId: cell.cellId,
+        actorId: cell.actorId,
+        mode: cell.mode,
+        kind: cell.protocol.kind,
+        budget: cell.budget,
+        fingerprint: cell.fingerprint,
+        seqAt: cell.seqAt,
+        passAt: cell.passAt,
+        interval: headline ? { lo: headline.lo, hi: headline.hi } : null,
+        costUsd: cell.costUsd,
+      } satisfies HistoryEntry
+    }),
+  )
+}
+
+/**
+ * Appends a run's cells to the history file (created with its folder if missing), all lines in one
+ * write so an interrupted run leaves at most one cut-off line at the end, which
+ * {@link readHistory} tolerates.
+ *
+ * @returns the entries written.
+ * @example
+ * appendHistory('.seqk/history.jsonl', summary, { commit: gitInfo().commit })
+ */
+export function appendHistory(path: string = DEFAULT_HISTORY_FILE, summary: RunSummary, context: HistoryContext = { commit: null }): HistoryEntry[] {
+  const entries = historyEntries(summary, context)
+  if (entries.length === 0) return entries
+  mkdirSync(dirname(path), { recursive: true })
+  appendFileSync(path, entries.map((e) => `${JSON.stringify(e)}\n`).join(''))
+  return entries
+}
+
+export interface ReadHistory {
+  entries: HistoryEntry[]
+  /** The last line was cut off mid-write (a crash): skipped, not fatal. */
+  truncatedTail: boolean
+}
+
+/**
+ * Reads and validates a history file. A missing file is an empty history (the first run has
+ * none); a malformed line throws an error naming the file and line, except an unterminated last
+ * line, which a crash mid-write can leave.
+ *
+ * @example
+ * const { entries } = readHistory('.seqk/history.jsonl')
+ */
+export function readHistory(path: string = DEFAULT_HISTORY_FILE): ReadHistory {
+  if (!existsSync(path)) return { entries: [], truncatedTail: false }
+  const text = readFileSync(path, 'utf8')
+  const lines = text.split('\n')
+  const entries: HistoryEntry[] = []
+  let truncatedTail = false
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return
+    const isLast = i === lines.length - 1
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch {
+      if (isLast) {
+        truncatedTail = true
+        return
+      }
+      throw new Error(`${path}:${i + 1}: not valid JSON; each line must be one history entry`)
+    }
+    const parsed = HistoryEntrySchema.safeParse(json)
+    if (!parsed.success) {
+      // An unterminated last line that happens to parse as JSON can still be a cut-off object.
+      if (isLast && !text.endsWith('\n')) {
+        truncatedTail = true
+        return
+      }
+      throw new Error(`${path}:${i + 1}: not a seqk history entry: ${describeZodError(parsed.error)}`)
+    }
+    entries.push(parsed.data)
+  })
+  return { entries, truncatedTail }
+}
+
+/** Seq@K for sequential cells and Pass@K for independent ones: the number a cell is judged by. */
+export function headlineOf(entry: Pick<HistoryEntry, 'seqAt' | 'passAt' | 'kind'>): { label: 'Seq' | 'Pass'; k: number; value: number | null } {
+  const independent = entry.kind === 'independent' || (entry.kind === undefined && entry.passAt !== null)
+  const curve = independent ? (entry.passAt ?? []) : entry.seqAt
+  return { label: independent ? 'Pass' : 'Seq', k: curve.length, value: curve[curve.length - 1] ?? null }
+}
+
+function headlineOfCell(cell: CellSummary) {
+  return headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
+}
+
+const pct = (v: number | null): string => (v === null ? '—' : (v * 100).toFixed(1))
+
+/**
+ * One line per cell of `summary`: how its headline rate (Seq@K, or Pass@K for independent cells)
+ * moved since the last earlier run with the same protocol fingerprint. A cell whose protocol
+ * changed since its last recorded run says so instead of comparing; a cell never recorded says
+ * that. Entries of the summary's own run are ignored, so it may be called before or after
+ * {@link appendHistory}.
+ *
+ * @example
+ * changeSinceLast(readHistory().entries, summary)
+ * // => ['simulated:reviser · verifier: Seq@5 92.3 → 100.0 (+7.7)', …]
+ */
+export function changeSinceLast(history: readonly HistoryEntry[], summary: RunSummary): string[] {
+  const several = summary.benchmarks.length > 1
+  const out: string[] = []
+  for (const b of summary.benchmarks) {
+    for (const cell of b.cells) {
+      const name = several ? `${cell.benchmark} › ${cell.cellId}` : cell.cellId
+      const now = headlineOfCell(cell)
+      const label = `${now.label}@${now.k}`
+      const earlier = history.filter((e) => e.runId !== summary.runId && e.benchmark === cell.benchmark && e.cellId === cell.cellId)
+      const same = earlier.filter((e) => e.fingerprint === cell.fingerprint)
+      const last = same[same.length - 1]
+      if (last) {
+        const before = headlineOf(last)
+        if (before.k !== now.k) {
+          out.push(`${name}: ${label} ${pct(now.value)} (the last run of this protocol had K=${before.k}; not compared)`)
+          continue
+        }
+        // Rounded first, so the sign always agrees with the printed digits.
+        const delta = now.value !== null && before.value !== null ? Math.round((now.value - before.value) * 1000) / 10 : null
+        const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
+        const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
+        out.push(`${name}: ${label} ${pct(before.value)} → ${pct(now.value)}${change}`)
+      } else if (earlier.length > 0) {
+        const previous = earlier[earlier.length - 1]!
+        out.push(`${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${pct(now.value)} is not compared`)
+      } else {
+        out.push(`${name}: ${label} ${pct(now.value)} (first recorded run)`)
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * The git commit (short) and branch of `cwd`, for history lines; nulls outside a git work tree or
+ * without git. In GitHub Actions the branch of a pull request comes from `GITHUB_HEAD_REF`
+ * (the checkout there is a detached merge commit).
+ *
+ * @example
+ * appendHistory(undefined, summary, gitInfo())
+ */
+export function gitInfo(cwd: string = process.cwd()): { commit: string | null; branch?: string } {
+  const git = (args: string[]): string | null => {
+    try {
+      return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() || null
+    } catch {
+      return null
+    }
+  }
+  const commit = git(['rev-parse', '--short', 'HEAD'])
+  const branch = process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME || git(['rev-parse', '--abbrev-ref', 'HEAD'])
+  return branch && branch !== 'HEAD' ? { commit, branch } : { commit }
+}

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { fakeRun } from '../../test/report-fixtures.js'
+import { historyEntries, type HistoryEntry } from './history.js'
+import { protocolChips, renderHtmlReport } from './html.js'
+
+const HOSTILE_ANSWER = 'Sure!</script><script>alert(1)</script><!-- <img src=x onerror=alert(2)> & \u2028'
+const HOSTILE_TASK = '<img src=x onerror=alert(3)>'
+const HOSTILE_ACTOR = 'sim:"><svg onload=alert(4)>'
+
+const run = fakeRun({
+  actors: [
+    { id: 'sim:a', skill: 0.3 },
+    { id: HOSTILE_ACTOR, skill: 0.6 },
+  ],
+  tasks: ['t/1', HOSTILE_TASK, 't/3'],
+  answerFor: (task, attempt) => (task === HOSTILE_TASK && attempt === 1 ? HOSTILE_ANSWER : undefined),
+})
+const cells = run.summary.benchmarks[0]!.cells
+
+/** `includes` without printing the whole page when it fails. */
+function has(html: string, text: string): boolean {
+  return html.includes(text)
+}
+
+function dataOf(html: string): { strings: string[]; traj: { t: string; a: { a: number }[] }[]; cells: { id: string }[] } {
+  const start = html.indexOf('<script type="application/json" id="seqk-data">')
+  const from = html.indexOf('>', start) + 1
+  return JSON.parse(html.slice(from, html.indexOf('</script>', from)))
+}
+
+describe('renderHtmlReport', () => {
+  let html = ''
+  beforeAll(async () => {
+    html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories, analysis: { note: '</pre><script>alert(5)</script>' } })
+  })
+
+  it('escapes model, task and actor text everywhere it appears', () => {
+    // Exactly the two scripts of the page: the data block and the viewer.
+    expect(html.match(/<script/gi)).toHaveLength(2)
+    expect(has(html, '<img src=x')).toBe(false)
+    expect(has(html, '<svg onload')).toBe(false)
+    expect(has(html, '</pre><script>')).toBe(false)
+    expect(has(html, '&lt;img src=x onerror=alert(3)&gt;'), '&lt;img src=x onerror=alert(3)&gt;').toBe(true)
+    // The viewer still gets the text exactly as the model wrote it.
+    const data = dataOf(html)
+    expect(data.strings).toContain(HOSTILE_ANSWER)
+    expect(data.traj.some((t) => t.t === HOSTILE_TASK)).toBe(true)
+    expect(data.cells.map((c) => c.id)).toContain(`${HOSTILE_ACTOR} · verifier`)
+  })
+
+  it('loads nothing from the network and allows only its own script', () => {
+    expect(/\b(src|href)\s*=\s*["']?(https?:)?\/\//i.test(html)).toBe(false)
+    expect(/url\(\s*["']?https?:/i.test(html)).toBe(false)
+    expect(/@import/.test(html)).toBe(false)
+    const script = html.slice(html.lastIndexOf('<script>') + '<script>'.length, html.lastIndexOf('</script>'))
+    const hash = createHash('sha256').update(script).digest('base64')
+    expect(has(html, `script-src 'sha256-${hash}'`), `script-src 'sha256-${hash}'`).toBe(true)
+    expect(has(html, "default-src 'none'"), "default-src 'none'").toBe(true)
+  })
+
+  it('draws the curves per mode with one line per actor, and the Pass@k panel', () => {
+    const figures = [...html.matchAll(/<figure class="curves" data-mode="([^"]+)" data-lines="(\d+)">([\s\S]*?)<\/figure>/g)]
+    expect(figures.map((f) => f[1])).toEqual(['binary', 'verifier', 'independent'])
+    for (const f of figures) {
+      expect(f[2]).toBe('2')
+      expect(f[3]!.match(/aria-roledescription="line mark"/g)).toHaveLength(2)
+      expect(f[3]).toMatch(/95% CI/)
+    }
+  })
+
+  it('shows the protocol next to the numbers', () => {
+    for (const cell of cells) expect(has(html, `fp ${cell.fingerprint}`), `fp ${cell.fingerprint}`).toBe(true)
+    expect(protocolChips(cells[0]!)).toEqual(['history full', 'binary feedback v1', 'K=4', 'budget hidden', `fp ${cells[0]!.fingerprint}`])
+    expect(protocolChips(cells[2]!)).toEqual(['independent sampling', 'K=4', `fp ${cells[2]!.fingerprint}`])
+    expect(has(html, 'budget not disclosed (Seq@k for k &lt; K read by truncation)'), 'budget not disclosed (Seq@k for k &lt; K read by truncation)').toBe(true)
+  })
+
+  it('has a rank chart, cost charts per protocol and a task × cell grid', () => {
+    expect(/<figure class="rank wide">/.test(html)).toBe(true)
+    expect(html.match(/<figure class="cost" data-mode=/g)).toHaveLength(3)
+    expect(has(html, 'mean cost per task (USD)'), 'mean cost per task (USD)').toBe(true)
+    expect(/<table class="grid" id="grid-0" data-view="average" data-tasks="3" data-cells="6">/.test(html)).toBe(true)
+    expect(html.match(/<td class="gc"/g)).toHaveLength(3 * 6)
+    expect(has(html, 'No history given'), 'No history given').toBe(true)
+  })
+
+  it('renders the analysis as escaped JSON', () => {
+    expect(has(html, '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;'), '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;').toBe(true)
+  })
+})
+
+describe('renderHtmlReport with history', () => {
+  it('draws a trend from earlier runs of the same protocol and says what changed', async () => {
+    const earlier = fakeRun({ runId: 'run-0', seed: 3, actors: [{ id: 'sim:a', skill: 0.2 }, { id: HOSTILE_ACTOR, skill: 0.5 }], tasks: ['t/1', HOSTILE_TASK, 't/3'] })
+    const history: HistoryEntry[] = [
+      ...historyEntries({ ...earlier.summary, createdAt: '2025-12-30T00:00:00.000Z' }, { commit: 'aaaaaaa' }),
+      // A different protocol of the same cell is never joined.
+      ...historyEntries(earlier.summary, { commit: 'bbbbbbb' }).map((e) => ({ ...e, runId: 'run-x', fingerprint: 'other' })),
+    ]
+    const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories, history })
+    expect(html.match(/<figure class="trend" data-mode=/g)).toHaveLength(3)
+    expect(has(html, '1 earlier run<'), '1 earlier run<').toBe(true)
+    expect(/<h3>Since the last run<\/h3>/.test(html)).toBe(true)
+    // The earlier run of the same protocol is compared; the other protocol is not.
+    expect(/<li>sim:a · verifier: Seq@4 [\d.]+ → [\d.]+ \([+±-][\d.]+\)<\/li>/.test(html)).toBe(true)
+    expect(has(html, 'fingerprint other')).toBe(false)
+  })
+})
+
+describe('renderHtmlReport limits', () => {
+  it('cuts very long answers with a note', async () => {
+    const long = fakeRun({ modes: ['verifier'], actors: [{ id: 'a', skill: 0.5 }], tasks: ['t'], answerFor: () => 'x'.repeat(500) })
+    const html = await renderHtmlReport({ summary: long.summary, trajectories: long.trajectories }, { maxAnswerChars: 100 })
+    expect(dataOf(html).strings.some((s) => s.startsWith('x'.repeat(100)) && s.includes('[400 more characters not kept in the report]'))).toBe(true)
+  })
+
+  it('renders a run without trajectories', async () => {
+    const html = await renderHtmlReport({ summary: run.summary, trajectories: [] })
+    expect(has(html, '<table class="grid"'), '<table class="grid"').toBe(true)
+    expect(dataOf(html).traj).toEqual([])
+  })
+})

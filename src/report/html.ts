@@ -1,0 +1,529 @@
+/**
+ * The self-contained HTML report of one run: one file, no network (a Content-Security-Policy
+ * forbids any fetch), charts as inline SVG rendered at build time, and a small hand-written script
+ * for the trajectory viewer and the grid. Every number is shown next to its protocol.
+ */
+import { createHash } from 'node:crypto'
+import type { CellSummary, RunSummary, Trajectory } from '../artifacts/schemas.js'
+import { rankingChanges } from '../vitest/table.js'
+import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, type TrendRow } from './charts.js'
+import { CLIENT_JS } from './client.js'
+import { costPoints, curveWithBands, rankRows } from './data.js'
+import { diffLines, diffStats, encodeDiff } from './diff.js'
+import { escapeHtml as e, jsonForScript } from './escape.js'
+import { changeSinceLast, headlineOf, type HistoryEntry } from './history.js'
+import { REPORT_CSS } from './style.js'
+
+export interface HtmlReportInput {
+  summary: RunSummary
+  trajectories: readonly Trajectory[]
+  /** Earlier runs (`readHistory().entries`): a trend per cell and the change since the last run. */
+  history?: readonly HistoryEntry[]
+  /** Further analysis shown at the end: text (e.g. `renderAnalysis` from src/analysis, shown as is) or any JSON. */
+  analysis?: unknown
+}
+
+export interface HtmlReportOptions {
+  /** Page title (default "Seq@K report · <run id>"). */
+  title?: string
+  /** Longest answer kept per attempt, in characters (default 20 000); longer ones are cut with a note. */
+  maxAnswerChars?: number
+  /** Failing tests kept per attempt (default 20). */
+  maxFailingTests?: number
+}
+
+const pct = (v: number | null | undefined, digits = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? '—' : (v * 100).toFixed(digits))
+const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
+const money = (v: number | null): string => (v === null ? '?' : v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`)
+const tokens = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n))
+const settingsText = (settings: Record<string, unknown>): string =>
+  Object.entries(settings)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ')
+
+/** The protocol of a cell as short chips: what its numbers are only defined together with. */
+export function protocolChips(cell: CellSummary): string[] {
+  const p = cell.protocol
+  const chips: string[] = []
+  if (p.kind === 'independent') chips.push('independent sampling')
+  else {
+    chips.push(`history ${p.history?.name ?? '—'}`)
+    chips.push(p.feedback ? `${p.feedback.kind} feedback${p.feedback.name !== p.feedback.kind ? ` (${p.feedback.name})` : ''} v${p.feedback.version}` : 'no feedback')
+  }
+  chips.push(`K=${cell.budget}`)
+  if (p.kind === 'sequential') chips.push(p.budgetDisclosed ? 'budget disclosed' : 'budget hidden')
+  chips.push(`fp ${cell.fingerprint}`)
+  return chips
+}
+
+const chipsHtml = (chips: readonly string[]): string => `<span class="chips">${chips.map((c) => `<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${e(c)}</span>`).join('')}</span>`
+const swatch = (colour: string): string => `<span class="swatch" style="background:${colour}"></span>`
+const modeTitle = (mode: string): string => (mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`)
+
+function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
+  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
+}
+
+/** Modes in the order they first appear, sequential ones first and independent sampling last. */
+function modesOf(cells: readonly CellSummary[]): string[] {
+  const modes = [...new Set(cells.map((c) => c.mode))]
+  return [...modes.filter((m) => m !== 'independent'), ...modes.filter((m) => m === 'independent')]
+}
+
+// ---- Grid colours: an early first success is dark green, a late one pale, a miss soft red.
+const RAMP: readonly [number, number, number][] = [
+  [21, 128, 61],
+  [124, 196, 111],
+  [217, 239, 139],
+]
+const MISS = '#f6b3b3'
+const ERROR = '#cbd5e1'
+function ramp(t: number): string {
+  const x = Math.min(Math.max(t, 0), 1) * (RAMP.length - 1)
+  const i = Math.min(Math.floor(x), RAMP.length - 2)
+  const f = x - i
+  const [a, b] = [RAMP[i]!, RAMP[i + 1]!]
+  return `rgb(${a.map((v, j) => Math.round(v + (b[j]! - v) * f)).join(',')})`
+}
+/** Colour of "first success at attempt k" for budget K. */
+export function attemptColour(k: number, K: number): string {
+  return ramp(K <= 1 ? 0 : (k - 1) / (K - 1))
+}
+const inkOn = (k: number, K: number): string => (K <= 1 || (k - 1) / (K - 1) < 0.45 ? '#fff' : '#1e293b')
+
+interface Ctx {
+  colours: Map<string, string>
+  trajectories: readonly Trajectory[]
+  history: readonly HistoryEntry[] | undefined
+  summary: RunSummary
+  cellIndex: Map<CellSummary, number>
+  /** Trajectories by benchmark, cell and task, sorted by repeat. */
+  byTask: Map<string, Trajectory[]>
+}
+
+function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
+  const K = Math.max(...cells.map((c) => c.budget))
+  // Chips every row shares go above the table once; each row keeps what sets it apart (always its fingerprint).
+  const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
+  const head = [
+    '<th>cell</th><th>metric</th>',
+    ...Array.from({ length: K }, (_, i) => `<th class="n">@${i + 1}</th>`),
+    `<th class="n">95% CI @${K}</th><th class="n">Δ@${K}</th><th class="n">EGS</th><th class="n">LGS</th><th class="n">unmod.</th><th class="n">errors</th><th class="n">tokens</th><th class="n">cost</th><th>verdict</th><th>protocol</th>`,
+  ].join('')
+  const rows = cells.map((cell) => {
+    const { label, curve, interval } = curveOf(cell)
+    const failed = cell.thresholds.filter((t) => !t.pass)
+    const verdict = cell.verdict === 'pass' ? '<span class="badge pass">pass</span>' : `<span class="badge fail">fail (${failed.length})</span>`
+    const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
+    const ci = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
+    const gain = cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`
+    return `<tr data-cell="${e(cell.cellId)}">
+<td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
+${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${pct(curve[i])}</td>`).join('')}
+<td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${share(cell.egs)}</td><td class="n">${share(cell.lgs)}</td>
+<td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : pct(cell.unmodifiedRevisions.rate)}</td>
+<td class="n">${cell.errors.count}</td><td class="n">${tokens(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
+<td title="${e(thresholds)}">${verdict}</td><td class="proto" title="${e(protocolChips(cell).join(' · '))}">${chipsHtml(protocolChips(cell).filter((chip) => !sharedChips.includes(chip)))}</td></tr>`
+  })
+  const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
+  return `<div class="card scroll">${caption}<table class="cells"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
+}
+
+async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+  const figures = await Promise.all(
+    modesOf(cells).map(async (mode) => {
+      const modeCells = cells.filter((c) => c.mode === mode)
+      const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
+      const K = Math.max(...modeCells.map((c) => c.budget))
+      const curves = modeCells.map((cell) => ({ cell, curve: curveWithBands(cell) }))
+      const rows = curves.flatMap(({ cell, curve }) => curveRows(cell.actorId, cell.fingerprint, curve.label, curve.points))
+      const svg = await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))
+      const legend = curves
+        .map(({ cell, curve }) => {
+          const last = curve.points[curve.points.length - 1]
+          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${pct(last?.value)}%</span><span class="ci">95% CI ${pct(last?.lo)}–${pct(last?.hi)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
+        })
+        .join('')
+      const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
+      return `<figure class="curves" data-mode="${e(mode)}" data-lines="${modeCells.length}">
+<figcaption><div class="title">${e(modeTitle(mode))}</div>${chipsHtml(shared)}</figcaption>
+<div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+    }),
+  )
+  return `<div class="panels">${figures.join('\n')}</div>`
+}
+
+async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+  const rows = rankRows(cells)
+  const lines = rankingChanges(cells)
+  if (rows.length === 0) return `<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption><p class="note">Needs at least two actors with an independent cell and a sequential one.</p></figure>`
+  const svg = await renderSvg(rankSpec(rows, { colours: ctx.colours }))
+  const K = Math.max(...cells.map((c) => c.budget))
+  const fps = [...new Set(rows.map((r) => r.actor))].map((a) => `<li>${swatch(ctx.colours.get(a)!)}<span>${e(a)}</span>${rows
+    .filter((r) => r.actor === a)
+    .map((r) => `<span class="chip fp" title="${e(r.column)}">${e(r.column)}: ${e(r.fingerprint)}</span>`)
+    .join('')}</li>`)
+  return `<figure class="rank wide">
+<figcaption><div class="title">Rank change, Pass@${K} → Seq@${K}</div>${chipsHtml([`K=${K}`, `history ${[...new Set(cells.map((c) => c.protocol.history?.name).filter(Boolean))].join(', ') || '—'}`, 'ties share the better rank'])}</figcaption>
+<div class="side-by-side"><div class="svg">${svg}</div><div>${lines.length > 0 ? `<div class="callout">${lines.map((l) => `<p>${e(l)}</p>`).join('')}</div>` : ''}<ul class="legend">${fps.join('')}</ul></div></div></figure>`
+}
+
+async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+  const { unit, points } = costPoints(cells, ctx.trajectories)
+  if (points.length === 0) return `<p class="note">No cost or token data for these cells.</p>`
+  const maxCost = Math.max(...points.map((p) => p.cost))
+  const minValue = Math.min(...points.map((p) => p.value))
+  const figures = await Promise.all(
+    modesOf(cells).map(async (mode) => {
+      const modeCells = cells.filter((c) => c.mode === mode)
+      const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
+      const svg = await renderSvg(costSpec(points.filter((p) => p.mode === mode), { unit, metric, maxCost, minValue, colours: ctx.colours }))
+      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
+      return `<figure class="cost" data-mode="${e(mode)}">
+<figcaption><div class="title">Cost vs success · ${e(mode)}</div>${chipsHtml(protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp ')))}</figcaption>
+<div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+    }),
+  )
+  const unitNote =
+    unit === 'usd'
+      ? 'x: mean cost per task (USD) of running with budget k and stopping at the first success.'
+      : 'x: mean tokens per task (input + output, helpers included) with budget k, stopping at the first success: the models of this run have no price, so tokens stand in for cost.'
+  return `<p class="hint">${unitNote} Numbers next to points are k. Dashed staircase: the protocol's Pareto frontier (ringed points: nothing is both cheaper and better).</p><div class="panels">${figures.join('\n')}</div>`
+}
+
+async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+  const history = ctx.history ?? []
+  const earlier = (cell: CellSummary) => history.filter((h) => h.runId !== ctx.summary.runId && h.benchmark === benchmark && h.cellId === cell.cellId && h.fingerprint === cell.fingerprint)
+  if (!cells.some((c) => earlier(c).length > 0)) {
+    return `<p class="note">${ctx.history ? 'No earlier run of these protocols (same fingerprint) in the history file yet.' : 'No history given: pass the entries of <code>.seqk/history.jsonl</code> to draw a trend per cell.'}</p>`
+  }
+  const figures = await Promise.all(
+    modesOf(cells).map(async (mode) => {
+      const modeCells = cells.filter((c) => c.mode === mode)
+      const rows: TrendRow[] = modeCells.flatMap((cell) => {
+        const { interval } = curveOf(cell)
+        const past = earlier(cell).map((h): TrendRow => {
+          const head = headlineOf(h)
+          return { actor: cell.actorId, runId: h.runId, createdAt: h.createdAt, commit: h.commit, value: head.value, lo: h.interval?.lo ?? null, hi: h.interval?.hi ?? null, current: false, label: '' }
+        })
+        const now = headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
+        past.push({ actor: cell.actorId, runId: ctx.summary.runId, createdAt: ctx.summary.createdAt, commit: null, value: now.value, lo: interval?.lo ?? null, hi: interval?.hi ?? null, current: true, label: '' })
+        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${pct(r.value)}% · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
+      })
+      const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
+      const svg = await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))
+      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="note">${earlier(c).length} earlier run${earlier(c).length === 1 ? '' : 's'}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
+      return `<figure class="trend" data-mode="${e(mode)}"><figcaption><div class="title">${e(metric)} over runs · ${e(mode)}</div></figcaption><div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+    }),
+  )
+  return `<p class="hint">Only runs with the same protocol fingerprint are joined; the diamond is this run; vertical rules are 95% intervals.</p><div class="panels">${figures.join('\n')}</div>`
+}
+
+function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): string {
+  const K = Math.max(...cells.map((c) => c.budget))
+  const modes = modesOf(cells)
+  const actors = [...new Set(cells.map((c) => c.actorId))]
+  const columns = actors.flatMap((a) => modes.flatMap((m) => cells.filter((c) => c.actorId === a && c.mode === m)))
+  const tasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
+  const actorHead = actors
+    .map((a) => {
+      const span = columns.filter((c) => c.actorId === a).length
+      return `<th colspan="${span}" style="--c:${ctx.colours.get(a)}">${swatch(ctx.colours.get(a)!)}${e(a)}</th>`
+    })
+    .join('')
+  const modeHead = columns.map((c) => `<th title="${e(c.cellId)}">${e(c.mode === 'independent' ? 'indep.' : c.mode)}</th>`).join('')
+  const body = tasks
+    .map((taskId) => {
+      const tds = columns.map((cell) => {
+        const task = cell.perTask.find((t) => t.taskId === taskId)
+        const c = ctx.cellIndex.get(cell)!
+        const attrs = `class="gc" data-gc="${c}" data-t="${e(taskId)}" tabindex="0"`
+        if (!task) return `<td ${attrs} title="${e(`${cell.cellId} › ${taskId}: not run`)}"><span class="avg" style="background:${ERROR}">·</span></td>`
+        const firsts = task.firstSuccess
+        const solved = firsts.filter((f): f is number => f !== null && f <= cell.budget)
+        const meanAttempt = solved.length > 0 ? solved.reduce((a, b) => a + b, 0) / solved.length : null
+        const solvedShare = firsts.length === 0 ? 0 : solved.length / firsts.length
+        const fill = meanAttempt === null ? MISS : attemptColour(meanAttempt, K)
+        const background = solvedShare >= 1 || meanAttempt === null ? fill : `linear-gradient(90deg, ${fill} ${(solvedShare * 100).toFixed(0)}%, ${MISS} ${(solvedShare * 100).toFixed(0)}%)`
+        const ink = meanAttempt !== null && solvedShare >= 0.5 ? inkOn(meanAttempt, K) : '#7f1d1d'
+        const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
+        // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
+        const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
+        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error' })) : firsts.map((f, r) => ({ r, f, error: false }))
+        const squares = reps
+          .map(({ r, f, error }) => {
+            if (error) return `<i data-r="${r}" style="background:${ERROR}" title="repeat ${r}: infrastructure error">!</i>`
+            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d" title="repeat ${r}: not solved">✗</i>`
+            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}" title="repeat ${r}: solved at attempt ${f}">${f}</i>`
+          })
+          .join('')
+        const title = `${cell.cellId} › ${taskId}: ${firsts.map((f) => (f === null ? '✗' : `@${f}`)).join(' ')}${task.errors > 0 ? ` (${task.errors} errored)` : ''} · fp ${cell.fingerprint}`
+        return `<td ${attrs} title="${e(title)}"><span class="avg" style="background:${background};color:${ink}">${label}</span><span class="reps">${squares}</span></td>`
+      })
+      return `<tr><th title="${e(taskId)}">${e(taskId)}</th>${tds.join('')}</tr>`
+    })
+    .join('\n')
+  const id = `grid-${benchIndex}`
+  const legend = [
+    ...Array.from({ length: K }, (_, i) => `<span><i style="background:${attemptColour(i + 1, K)}"></i>${i + 1}</span>`),
+    `<span><i style="background:${MISS}"></i>not solved</span>`,
+    `<span><i style="background:${ERROR}"></i>error</span>`,
+  ].join('')
+  return `<div class="grid-controls">
+<span><label><input type="radio" name="${id}-view" value="average" data-grid-view="${id}" checked> averaged over repeats</label>
+<label><input type="radio" name="${id}-view" value="repeats" data-grid-view="${id}"> per repeat</label></span>
+<span class="grid-legend">first success at attempt ${legend}</span></div>
+<p class="hint">Averaged: the mean attempt of the first success over the repeats that succeeded; a red part is the share of repeats never solved (n/m = solved/repeats). Click a square to open its trajectory.</p>
+<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>`
+}
+
+async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: number, ctx: Ctx): Promise<string> {
+  const cells = bench.cells
+  if (cells.length === 0) return ''
+  const first = cells[0]!
+  const p = first.protocol
+  const K = Math.max(...cells.map((c) => c.budget))
+  const histories = [...new Set(cells.map((c) => c.protocol.history?.name).filter((h): h is string => h !== undefined))]
+  const lede = [
+    `<code>${e(bench.file)}</code>`,
+    `K=${K}`,
+    `${first.tasks} tasks × ${first.repeats} repeats`,
+    `history ${e(histories.join(', ') || '—')}`,
+    `verifier ${e(p.verifier.name)} v${e(p.verifier.version)}${Object.keys(p.verifier.settings).length > 0 ? ` (${e(settingsText(p.verifier.settings))})` : ''}`,
+    `prompt ${e(p.promptBuilder)}`,
+    `tasks hash <span class="fp">${e(p.benchmark.contentHash)}</span>`,
+    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor: only Seq@K is valid' : 'budget not disclosed (Seq@k for k &lt; K read by truncation)',
+  ].join(' · ')
+  const failed = cells.filter((c) => c.verdict === 'fail').length
+  const ranking = rankingChanges(cells)
+  const changes = ctx.history ? changeSinceLast(ctx.history, { ...ctx.summary, benchmarks: [bench] }) : []
+  const [curves, rank, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
+  const boot = first.seqAtInterval
+  return `<section class="bench" id="bench-${index}">
+<h2>${e(bench.name)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} failed</span>`}</h2>
+<p class="lede">${lede}</p>
+${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p>`).join('')}</div>` : ''}
+<h3>Cells</h3>
+${cellsTable(cells, ctx)}
+${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
+<h3>Success by attempt</h3>
+<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: 95% percentile bootstrap over tasks at every k (seed ${boot.seed}, ${boot.resamples} resamples; repeats stay with their task).</p>
+${curves}
+<h3>Rank change</h3>
+<div class="panels">${rank}</div>
+<h3>Cost vs success</h3>
+${cost}
+<h3>Trend</h3>
+${trend}
+<h3>Tasks × cells</h3>
+${gridHtml(index, cells, ctx)}
+</section>`
+}
+
+/**
+ * One attempt as the viewer reads it. Texts are indices into a shared string table: simulated
+ * actors, unmodified revisions and repeated failing tests say the same things many times, and the
+ * table stores each text once.
+ */
+interface ClientAttempt {
+  i: number
+  /** The answer. */
+  a: number
+  /** The verified code: a [start, end) slice of the answer, or its own text when it is not one. */
+  x?: [number, number] | number
+  p: boolean
+  o: string
+  s: number
+  er?: number
+  n?: number
+  ft?: { call?: number; exp?: number; got?: number; err?: number; src?: number }[]
+  more?: number
+  f: { k: string; t: number } | null
+  u: boolean | null
+  tok: number
+  cost: number | null
+  fin: string
+  d?: string
+  ds?: [number, number]
+}
+
+/** Interns strings into a table, returning each one's index. */
+class StringTable {
+  readonly strings: string[] = []
+  private readonly index = new Map<string, number>()
+  add(text: string): number {
+    let i = this.index.get(text)
+    if (i === undefined) {
+      i = this.strings.length
+      this.strings.push(text)
+      this.index.set(text, i)
+    }
+    return i
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… [${text.length - max} more characters not kept in the report]`
+}
+
+/** The compact trajectory records the viewer reads: the verified code is stored as a slice of the answer when it is one, and diffs as run lengths. */
+function clientTrajectory(t: Trajectory, c: number, options: Required<HtmlReportOptions>, table: StringTable) {
+  const str = (text: string) => table.add(text)
+  let previousCode: string | null = null
+  const attempts = t.attempts.map((a): ClientAttempt => {
+    const answer = clip(a.answer, options.maxAnswerChars)
+    const extracted = a.verdict.extracted === undefined ? undefined : clip(a.verdict.extracted, options.maxAnswerChars)
+    const code = extracted ?? answer
+    const out: ClientAttempt = {
+      i: a.index,
+      a: str(answer),
+      p: a.verdict.pass,
+      o: a.verdict.diagnostics.outcome,
+      s: str(a.verdict.diagnostics.summary),
+      f: a.feedback ? { k: a.feedback.kind, t: str(a.feedback.text) } : null,
+      u: a.unmodified,
+      tok: a.usage.inputTokens + a.usage.outputTokens + a.helperCalls.reduce((n, h) => n + h.usage.inputTokens + h.usage.outputTokens, 0),
+      cost: a.costUsd,
+      fin: a.finishReason,
+    }
+    if (extracted !== undefined && extracted !== answer) {
+      const at = answer.indexOf(extracted)
+      out.x = at >= 0 ? [at, at + extracted.length] : str(extracted)
+    }
+    if (a.verdict.diagnostics.error) out.er = str(clip(a.verdict.diagnostics.error, 4000))
+    const tests = a.verdict.diagnostics.tests
+    if (tests) {
+      out.n = tests.length
+      const failing = tests.filter((x) => !x.pass)
+      out.ft = failing.slice(0, options.maxFailingTests).map((x) => ({
+        // The source only when there is no call to show (it repeats the call and expected value).
+        ...(x.call !== undefined ? { call: str(clip(x.call, 2000)) } : { src: str(clip(x.source, 2000)) }),
+        ...(x.expected !== undefined ? { exp: str(clip(x.expected, 2000)) } : {}),
+        ...(x.actual !== undefined ? { got: str(clip(x.actual, 2000)) } : {}),
+        ...(x.error !== undefined ? { err: str(clip(x.error, 2000)) } : {}),
+      }))
+      if (failing.length > options.maxFailingTests) out.more = failing.length - options.maxFailingTests
+    }
+    if (previousCode !== null) {
+      const ops = diffLines(previousCode, code)
+      const stats = diffStats(ops)
+      out.d = encodeDiff(ops)
+      out.ds = [stats.added, stats.removed]
+    }
+    previousCode = code
+    return out
+  })
+  return { c, t: t.taskId, r: t.repeat, s: t.status, f: t.firstSuccess, e: t.error ? str(`${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`) : null, a: attempts }
+}
+
+/** The trajectory the viewer opens with: a revised and finally solved one with verifier feedback if there is one. */
+function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajectory) => number | undefined): { c: number; t: string; r: number } | null {
+  const score = (t: Trajectory) => (t.protocol.kind === 'sequential' ? 4 : 0) + (t.attempts[0]?.feedback?.kind === 'verifier' ? 2 : 0) + (t.status === 'solved' ? 1 : 0) + Math.min(t.attempts.length, 4) * 2
+  let best: Trajectory | null = null
+  for (const t of trajectories) if (cellOf(t) !== undefined && (best === null || score(t) > score(best))) best = t
+  return best ? { c: cellOf(best)!, t: best.taskId, r: best.repeat } : null
+}
+
+/**
+ * Renders one run as a single self-contained HTML page: per benchmark the cell table, Seq@k and
+ * Pass@k curves with per-k 95% bootstrap bands, the rank change from Pass@K to Seq@K, cost vs
+ * success with each protocol's Pareto frontier, the trend over earlier runs of the same protocol,
+ * a task × cell grid; then a trajectory viewer (attempts, verdicts, failing tests, feedback, line
+ * diffs). All model and user text is escaped; the page loads nothing from the network.
+ *
+ * @example
+ * const html = await renderHtmlReport({ summary: readSummary(dir + '/summary.json'), trajectories: readTrajectories(dir + '/trajectories.jsonl').trajectories })
+ * writeFileSync(dir + '/report.html', html)
+ */
+export async function renderHtmlReport(input: HtmlReportInput, options: HtmlReportOptions = {}): Promise<string> {
+  const resolved: Required<HtmlReportOptions> = { title: options.title ?? `Seq@K report · ${input.summary.runId}`, maxAnswerChars: options.maxAnswerChars ?? 20_000, maxFailingTests: options.maxFailingTests ?? 20 }
+  const { summary } = input
+  const allCells = summary.benchmarks.flatMap((b) => b.cells)
+  const cellIndex = new Map(allCells.map((c, i) => [c, i]))
+  const cellKey = new Map(allCells.map((c, i) => [`${c.benchmark}\u0000${c.cellId}`, i]))
+  const byTask = new Map<string, Trajectory[]>()
+  for (const t of input.trajectories) {
+    const key = `${t.benchmark}\u0000${t.cellId}\u0000${t.taskId}`
+    if (!byTask.has(key)) byTask.set(key, [])
+    byTask.get(key)!.push(t)
+  }
+  for (const ts of byTask.values()) ts.sort((a, b) => a.repeat - b.repeat)
+  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask }
+  const sections = []
+  for (const [i, b] of summary.benchmarks.entries()) sections.push(await benchmarkSection(b, i, ctx))
+
+  const cellOf = (t: Trajectory) => cellKey.get(`${t.benchmark}\u0000${t.cellId}`)
+  const table = new StringTable()
+  const traj = input.trajectories.flatMap((t) => {
+    const c = cellOf(t)
+    return c === undefined ? [] : [clientTrajectory(t, c, resolved, table)]
+  })
+  const data = {
+    cells: allCells.map((c) => ({
+      b: summary.benchmarks.findIndex((b) => b.cells.includes(c)),
+      id: c.cellId,
+      actor: c.actorId,
+      mode: c.mode,
+      kind: c.protocol.kind,
+      K: c.budget,
+      fp: c.fingerprint,
+      colour: ctx.colours.get(c.actorId),
+      proto: protocolChips(c),
+    })),
+    benchmarks: summary.benchmarks.map((b) => ({ name: b.name, tasks: [...new Set(b.cells.flatMap((c) => c.perTask.map((t) => t.taskId)))] })),
+    traj,
+    strings: table.strings,
+    start: startingPoint(input.trajectories, cellOf),
+  }
+
+  const cellOptions = summary.benchmarks
+    .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(c.cellId)}</option>`).join('')}</optgroup>`)
+    .join('')
+  const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
+  const failed = allCells.filter((c) => c.verdict === 'fail').length
+  if (CLIENT_JS.includes('</script')) throw new Error('report script must not contain </script')
+  const scriptHash = createHash('sha256').update(CLIENT_JS).digest('base64')
+  // The page may run only its own script and load nothing: a policy, not just a habit.
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`
+  const nav = [...summary.benchmarks.map((b, i) => `<a href="#bench-${i}">${e(b.name)}</a>`), '<a href="#trajectories">Trajectories</a>', ...(input.analysis !== undefined ? ['<a href="#analysis">Analysis</a>'] : [])].join('')
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="generator" content="vitest-seqk">
+<title>${e(resolved.title)}</title>
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+<header class="top"><div class="wrap">
+<h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${allCells.length} cells failed</span>`}</h1>
+<p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${summary.benchmarks.length} benchmark${summary.benchmarks.length === 1 ? '' : 's'} · ${allCells.length} cells · ${totalTrajectories} trajectories · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
+<nav class="toc">${nav}</nav>
+</div></header>
+<main class="wrap">
+${sections.join('\n')}
+<section class="viewer" id="trajectories">
+<h2>Trajectories</h2>
+<p class="lede">Pick a cell, a task and a repeat (or click a square in a grid above): every attempt with its verdict, the failing tests, the feedback the actor got next, and a line diff against the previous attempt's code.</p>
+<div class="card">
+<div class="tv-controls">
+<label>cell<select id="tv-cell">${cellOptions}</select></label>
+<label>task<select id="tv-task"></select></label>
+<label>repeat<select id="tv-repeat"></select></label>
+</div>
+<div id="tv-head"></div>
+<div id="tv-attempts"><noscript><p class="note">The trajectory viewer needs JavaScript.</p></noscript></div>
+</div>
+</section>
+${input.analysis !== undefined ? `<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${e(typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined'))}</pre></div></section>` : ''}
+<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.traj.length} trajectories). Self-contained: no network access is needed or allowed.</footer>
+</main>
+<script type="application/json" id="seqk-data">${jsonForScript(data)}</script>
+<script>${CLIENT_JS}</script>
+</body>
+</html>
+`
+}

@@ -1,0 +1,232 @@
+/**
+ * GitHub output: a Markdown run summary (for `GITHUB_STEP_SUMMARY` and a pull-request comment)
+ * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
+ */
+import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
+import { rankingChanges } from '../vitest/table.js'
+
+/** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
+export interface GateResult {
+  cellId: string
+  pass: boolean
+  message: string
+  /** Restricts the gate to one benchmark when cell ids repeat across benchmarks. */
+  benchmark?: string
+}
+
+export interface MarkdownOptions {
+  gates?: readonly GateResult[]
+  /** Lines from `changeSinceLast`, shown under a "Since the last run" heading. */
+  changes?: readonly string[]
+  /** Heading level of the run title (default 2: `##`). */
+  headingLevel?: number
+  /** A link to the full HTML report (e.g. a workflow artifact). */
+  reportUrl?: string
+}
+
+const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
+
+/**
+ * Text for one Markdown table cell or list item: `|` would end the cell, a newline the row, and
+ * `<`/`&` could start HTML that GitHub renders; backticks and `*`/`_` stay (ids rarely contain
+ * them, and escaping them would show the backslashes in code spans).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ')
+}
+
+/** Text inside a Mermaid double-quoted string: Mermaid has no escape for `"`, so it becomes `'`. */
+function mermaidText(text: string): string {
+  return text.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')
+}
+
+function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
+  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
+}
+
+/** The protocol in one line: what a benchmark's numbers are only defined together with. */
+function protocolLine(cells: readonly CellSummary[]): string {
+  const first = cells[0]!
+  const p = first.protocol
+  const history = [...new Set(cells.map((c) => c.protocol.history?.name).filter((h): h is string => h !== undefined))].join(', ') || '—'
+  const K = Math.max(...cells.map((c) => c.budget))
+  return [
+    `K=${K}`,
+    `${first.tasks} tasks × ${first.repeats} repeats`,
+    `history ${history}`,
+    `verifier ${p.verifier.name} v${p.verifier.version}`,
+    `prompt ${p.promptBuilder}`,
+    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor (only Seq@K valid)' : 'budget not disclosed',
+  ].join(' · ')
+}
+
+/** The eight colours of the Mermaid chart, matched to the emoji squares that name them below it. */
+const MERMAID_COLOURS: readonly { hex: string; emoji: string }[] = [
+  { hex: '#3b82f6', emoji: '🟦' },
+  { hex: '#f97316', emoji: '🟧' },
+  { hex: '#22c55e', emoji: '🟩' },
+  { hex: '#a855f7', emoji: '🟪' },
+  { hex: '#ef4444', emoji: '🟥' },
+  { hex: '#92400e', emoji: '🟫' },
+  { hex: '#eab308', emoji: '🟨' },
+  { hex: '#111827', emoji: '⬛' },
+]
+
+/**
+ * A Mermaid `xychart-beta` of the Seq@k curves (one `line` per sequential cell, k = 1..K, 0–100%),
+ * followed by the line order, since xychart has no legend. Cells with a missing point (budget
+ * disclosed, nothing measured) cannot be drawn as a line and are named instead. Empty when no
+ * sequential cell has a full curve.
+ *
+ * @example
+ * seqCurvesMermaid(summary.benchmarks[0].cells)
+ * // => '```mermaid\nxychart-beta\n  title "Seq@k (%)"\n  …\n```\n\nLines: 🟦 simulated:reviser · binary, …'
+ */
+export function seqCurvesMermaid(cells: readonly CellSummary[], title = 'Seq@k (%)'): string {
+  const sequential = cells.filter((c) => c.protocol.kind === 'sequential')
+  if (sequential.length === 0) return ''
+  // One x-axis for all lines: cells with a smaller budget are named rather than padded.
+  const K = Math.max(...sequential.map((c) => c.budget))
+  const drawable = sequential.filter((c) => c.seqAt.length === K && c.seqAt.every((v) => v !== null))
+  const skipped = sequential.filter((c) => !drawable.includes(c))
+  if (drawable.length === 0) return ''
+  const colour = (i: number) => MERMAID_COLOURS[i % MERMAID_COLOURS.length]!
+  const palette = drawable.map((_, i) => colour(i).hex).join(', ')
+  const lines = [
+    '```mermaid',
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    'xychart-beta',
+    `  title "${mermaidText(title)}"`,
+    `  x-axis "attempt k" [${Array.from({ length: K }, (_, i) => `"${i + 1}"`).join(', ')}]`,
+    '  y-axis "solved (%)" 0 --> 100',
+    ...drawable.map((c) => `  line [${c.seqAt.map((v) => ((v ?? 0) * 100).toFixed(1)).join(', ')}]`),
+    '```',
+    '',
+    `Lines: ${drawable.map((c, i) => `${colour(i).emoji} ${markdownText(c.cellId)}`).join(', ')}${drawable.length > MERMAID_COLOURS.length ? ' (colours repeat after eight lines)' : ''}`,
+  ]
+  if (skipped.length > 0) lines.push('', `Not drawn (a missing point, e.g. budget disclosed, or a smaller budget): ${skipped.map((c) => markdownText(c.cellId)).join(', ')}`)
+  return lines.join('\n')
+}
+
+function gatesFor(benchmark: string, cells: readonly CellSummary[], gates: readonly GateResult[]): GateResult[] {
+  const ids = new Set(cells.map((c) => c.cellId))
+  return gates.filter((g) => ids.has(g.cellId) && (g.benchmark === undefined || g.benchmark === benchmark))
+}
+
+/**
+ * The run as GitHub Markdown: per benchmark the protocol, a table of cells (metric, @1..@K, 95%
+ * interval at K, gain, verdict, fingerprint), the threshold and gate verdicts, ranking changes and
+ * a Mermaid chart of the Seq@k curves.
+ *
+ * @example
+ * appendFileSync(process.env.GITHUB_STEP_SUMMARY!, renderMarkdownSummary(summary, { changes }))
+ */
+export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOptions = {}): string {
+  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 5)
+  const h = (n: number) => '#'.repeat(Math.min(level + n, 6))
+  const gates = options.gates ?? []
+  const cells = summary.benchmarks.flatMap((b) => b.cells)
+  const failedCells = cells.filter((c) => c.verdict === 'fail').length
+  const failedGates = gates.filter((g) => !g.pass).length
+  const pass = failedCells === 0 && failedGates === 0
+  const out: string[] = []
+  out.push(`${h(0)} ${pass ? '✅' : '❌'} Seq@K run \`${summary.runId}\``, '')
+  const counts = [`${cells.length} cell${cells.length === 1 ? '' : 's'}`, failedCells > 0 ? `**${failedCells} failed**` : 'all passed']
+  if (gates.length > 0) counts.push(failedGates > 0 ? `**${failedGates} of ${gates.length} gates failed**` : `${gates.length} gate${gates.length === 1 ? '' : 's'} passed`)
+  out.push(`${counts.join(' · ')} · ${summary.createdAt}${options.reportUrl ? ` · [full report](${options.reportUrl})` : ''}`, '')
+  out.push('_A Seq@K number is only defined together with its protocol: the fingerprint column names it._', '')
+
+  for (const b of summary.benchmarks) {
+    if (b.cells.length === 0) continue
+    const K = Math.max(...b.cells.map((c) => c.budget))
+    out.push(`${h(1)} ${markdownText(b.name)}`, '')
+    out.push(`\`${markdownText(b.file)}\` · ${markdownText(protocolLine(b.cells))} · rates in %`, '')
+    const head = ['cell', 'metric', ...Array.from({ length: K }, (_, i) => `@${i + 1}`), `95% CI @${K}`, `Δ@${K}`, 'feedback', 'fingerprint', 'verdict']
+    out.push(`| ${head.join(' | ')} |`)
+    out.push(`|${head.map((_, i) => (i >= 2 && i < 2 + K + 2 ? ' --: ' : ' --- ')).join('|')}|`)
+    for (const cell of b.cells) {
+      const { label, curve, interval } = curveOf(cell)
+      const ci = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
+      const failed = cell.thresholds.filter((t) => !t.pass).length
+      const cellGates = gatesFor(b.name, [cell], gates)
+      const gateFail = cellGates.filter((g) => !g.pass).length
+      const verdict = cell.verdict === 'pass' && gateFail === 0 ? '✅ pass' : `❌ fail (${failed + gateFail})`
+      const row = [
+        markdownText(cell.cellId),
+        label,
+        ...Array.from({ length: K }, (_, i) => pct(curve[i])),
+        ci,
+        cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`,
+        cell.protocol.feedback ? markdownText(`${cell.protocol.feedback.kind}`) : 'none (independent)',
+        `\`${markdownText(cell.fingerprint)}\``,
+        verdict,
+      ]
+      out.push(`| ${row.join(' | ')} |`)
+    }
+    out.push('')
+
+    // A met error-rate limit with no error at all says nothing: left out to keep the list short.
+    const checks = b.cells.flatMap((cell) => cell.thresholds.filter((t) => !(t.metric === 'maxErrorRate' && t.pass && !t.actual)).map((t) => ({ cell: cell.cellId, pass: t.pass, message: t.message })))
+    const gateChecks = gatesFor(b.name, b.cells, gates).map((g) => ({ cell: g.cellId, pass: g.pass, message: g.message }))
+    if (checks.length + gateChecks.length > 0) {
+      const failedChecks = [...checks, ...gateChecks].filter((c) => !c.pass)
+      out.push(`<details${failedChecks.length > 0 ? ' open' : ''}><summary>Thresholds and gates: ${failedChecks.length === 0 ? 'all passed' : `${failedChecks.length} failed`}</summary>`, '')
+      // Failures first: they are what a reviewer opens the comment for.
+      for (const c of [...checks, ...gateChecks].sort((x, y) => Number(x.pass) - Number(y.pass))) out.push(`- ${c.pass ? '✅' : '❌'} ${markdownText(c.cell)}: ${markdownText(c.message)}`)
+      out.push('', '</details>', '')
+    }
+
+    const ranking = rankingChanges(b.cells)
+    if (ranking.length > 0) out.push(...ranking.map((r) => `> ${markdownText(r)}`), '')
+
+    const chart = seqCurvesMermaid(b.cells, `${b.name}: Seq@k (%)`)
+    if (chart) out.push(chart, '')
+  }
+
+  if (options.changes && options.changes.length > 0) {
+    out.push(`${h(1)} Since the last run`, '', ...options.changes.map((c) => `- ${markdownText(c)}`), '')
+  }
+  return `${out.join('\n').trimEnd()}\n`
+}
+
+/** Escapes a workflow-command message, as GitHub's toolkit does (`%`, `\r`, `\n`). */
+export function escapeAnnotationData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+}
+
+/** Escapes a workflow-command property (`title`, `file`): also `:` and `,`, which end it. */
+export function escapeAnnotationProperty(text: string): string {
+  return escapeAnnotationData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
+}
+
+/**
+ * GitHub workflow commands for the run: `::error` for every failed threshold (and failed gate),
+ * `::warning` for thresholds met by the point estimate while the 95% interval reaches below the
+ * limit, and for cells with infrastructure errors. Print them to stdout in a GitHub Actions step.
+ *
+ * @example
+ * for (const line of githubAnnotations(summary)) console.log(line)
+ * // ::error file=evals/x.eval.ts,title=seqk%3A x › a · binary::Seq@5 = 0.400 < 0.5 …
+ */
+export function githubAnnotations(summary: RunSummary, options: { gates?: readonly GateResult[] } = {}): string[] {
+  const out: string[] = []
+  const command = (kind: 'error' | 'warning', file: string, title: string, message: string) =>
+    `::${kind} file=${escapeAnnotationProperty(file)},title=${escapeAnnotationProperty(title)}::${escapeAnnotationData(message)}`
+  for (const b of summary.benchmarks) {
+    for (const cell of b.cells) {
+      const title = `seqk: ${b.name} › ${cell.cellId}`
+      const { label, interval } = curveOf(cell)
+      for (const t of cell.thresholds) {
+        if (!t.pass) out.push(command('error', b.file, title, `${t.message} [fingerprint ${cell.fingerprint}]`))
+        else if ((t.metric === 'seqAt' || t.metric === 'passAt') && t.k === cell.budget && interval && interval.lo !== null && interval.lo < t.limit) {
+          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${pct(t.actual)}%), but its 95% interval reaches ${pct(interval.lo)}% [fingerprint ${cell.fingerprint}]`))
+        }
+      }
+      if (cell.errors.count > 0 && cell.thresholds.every((t) => t.pass)) {
+        out.push(command('warning', b.file, title, `${cell.errors.count} of ${cell.trajectories} trajectories ended in an infrastructure error${cell.errors.examples[0] ? `, e.g. ${cell.errors.examples[0].message}` : ''}`))
+      }
+      for (const g of gatesFor(b.name, [cell], options.gates ?? [])) if (!g.pass) out.push(command('error', b.file, `${title} (gate)`, g.message))
+    }
+  }
+  return out
+}
