@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BaselineFileSchema } from './baseline-file.js'
 import { CellSummarySchema, RunSummarySchema, TrajectorySchema } from './schemas.js'
 
 /**
@@ -6,6 +7,6 @@ import { CellSummarySchema, RunSummarySchema, TrajectorySchema } from './schemas
  * hand): file name → schema object.
  */
 export function jsonSchemaFiles(): Record<string, unknown> {
-  const files = { 'trajectory.schema.json': TrajectorySchema, 'cell-summary.schema.json': CellSummarySchema, 'summary.schema.json': RunSummarySchema }
+  const files = { 'trajectory.schema.json': TrajectorySchema, 'cell-summary.schema.json': CellSummarySchema, 'summary.schema.json': RunSummarySchema, 'baseline.schema.json': BaselineFileSchema }
   return Object.fromEntries(Object.entries(files).map(([name, schema]) => [name, z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' })]))
 }
