@@ -163,6 +163,22 @@ export const CellSummarySchema = z.object({
   lgs: MaybeNumber,
   timingNote: z.string().nullable(),
   unmodifiedRevisions: z.object({ revisions: z.number().int(), unmodified: z.number().int(), rate: MaybeNumber }),
+  /**
+   * For verdicts with criteria (rubric tasks): of the criteria failed in attempt 1, the share met in
+   * the best later attempt, and criteria met earlier but failed at the end. Null without criteria.
+   */
+  criterionRepair: z
+    .object({ failedFirst: z.number().int(), repaired: z.number().int(), repairRate: MaybeNumber, passedEarlier: z.number().int(), broken: z.number().int(), brokenRate: MaybeNumber })
+    .nullable()
+    .optional(),
+  /** Success of revision attempts, split by whether the revision changed the answer (sequential cells). */
+  nextAttemptSuccess: z
+    .object({
+      changed: z.object({ revisions: z.number().int(), solved: z.number().int(), rate: MaybeNumber }),
+      unchanged: z.object({ revisions: z.number().int(), solved: z.number().int(), rate: MaybeNumber }),
+    })
+    .nullable()
+    .optional(),
   meanAttempts: MaybeNumber,
   usage: UsageSchema,
   costUsd: MaybeNumber,
@@ -204,5 +220,18 @@ export const RunSummarySchema = z.object({
   runId: z.string(),
   createdAt: z.string(),
   benchmarks: z.array(z.object({ name: z.string(), file: z.string(), cells: z.array(CellSummarySchema) })),
+  /** Paired effects of the history policy: cells identical but for it, on the same tasks (paper Table 6). */
+  historyComparisons: z
+    .array(
+      z.object({
+        actorId: z.string(),
+        mode: z.string(),
+        baseline: z.object({ history: z.string(), benchmark: z.string(), seqAtK: MaybeNumber }),
+        other: z.object({ history: z.string(), benchmark: z.string(), seqAtK: MaybeNumber }),
+        diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }),
+        commonTasks: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

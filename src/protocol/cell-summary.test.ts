@@ -201,3 +201,22 @@ describe('costAtK', () => {
     expect(s.costAtK).toEqual([0.5, 1, 1.25])
   })
 })
+
+describe('revision analysis', () => {
+  it('splits revision success by whether the answer changed, and repairs criteria', () => {
+    const p = protocol('sequential', 3)
+    const withCriteria = (t: Trajectory, met: Record<string, boolean>[]): Trajectory => ({
+      ...t,
+      attempts: t.attempts.map((a, i) => ({ ...a, verdict: { ...a.verdict, criteria: Object.entries(met[i] ?? {}).map(([id, ok]) => ({ id, text: id, met: ok })) } })),
+    })
+    const x = withCriteria(trajectory(p, 'x', 0, ['a', 'a', 'OK']), [{ c1: false, c2: true }, { c1: false, c2: true }, { c1: true, c2: true }])
+    x.attempts[1]!.unmodified = true
+    x.attempts[2]!.unmodified = false
+    const y = withCriteria(trajectory(p, 'y', 0, ['a', 'b']), [{ c1: false, c2: true }, { c1: true, c2: false }])
+    y.attempts[1]!.unmodified = false
+    const s = summarise(p, [x, y])
+    expect(s.nextAttemptSuccess).toEqual({ changed: { revisions: 2, solved: 1, rate: 0.5 }, unchanged: { revisions: 1, solved: 0, rate: 0 } })
+    expect(s.criterionRepair).toMatchObject({ failedFirst: 2, repaired: 2, repairRate: 1, broken: 1 })
+    expect(summarise(p, [trajectory(p, 'z', 0, ['OK'])]).criterionRepair).toBeNull()
+  })
+})

@@ -1,5 +1,6 @@
 import {
   bootstrapInterval,
+  criterionRepair,
   gain,
   passAtCurve,
   passHatCurve,
@@ -104,6 +105,9 @@ export function summariseCell(input: SummariseInput): CellSummary {
     timingNote = timing.reason ?? null
   }
 
+  const criteriaRuns = counted.filter((t) => t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0))
+  const repair = criteriaRuns.length === 0 ? null : criterionRepair(criteriaRuns.map((t) => t.attempts.map((a) => Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, c.met])))))
+  const nextAttempt = independent ? null : nextAttemptSuccess(counted)
   const unmodified = independent
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }
     : unmodifiedRevisions(counted.map((t) => t.attempts.map((a) => input.normalise(a.answer))))
@@ -154,6 +158,8 @@ export function summariseCell(input: SummariseInput): CellSummary {
     lgs,
     timingNote,
     unmodifiedRevisions: { revisions: unmodified.revisions, unmodified: unmodified.unmodified, rate: finiteOrNull(unmodified.rate) },
+    criterionRepair: repair ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) } : null,
+    nextAttemptSuccess: nextAttempt,
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     usage: spent.usage,
     costUsd: spent.costUsd,
@@ -229,4 +235,19 @@ export function costUpTo(trajectory: Trajectory, k: number): number | null {
 function meanOrNull(values: readonly (number | null)[]): number | null {
   if (values.length === 0 || values.some((v) => v === null)) return null
   return (values as number[]).reduce((a, b) => a + b, 0) / values.length
+}
+
+/** Revision attempts (t >= 2) and how many succeeded, split by whether they changed the answer (paper §5.2). */
+export function nextAttemptSuccess(trajectories: readonly Trajectory[]): NonNullable<CellSummary['nextAttemptSuccess']> {
+  const tally = { changed: { revisions: 0, solved: 0 }, unchanged: { revisions: 0, solved: 0 } }
+  for (const t of trajectories) {
+    for (const a of t.attempts) {
+      if (a.unmodified === null) continue
+      const bucket = a.unmodified ? tally.unchanged : tally.changed
+      bucket.revisions++
+      if (a.verdict.pass) bucket.solved++
+    }
+  }
+  const withRate = (b: { revisions: number; solved: number }) => ({ ...b, rate: b.revisions === 0 ? null : b.solved / b.revisions })
+  return { changed: withRate(tally.changed), unchanged: withRate(tally.unchanged) }
 }

@@ -8,7 +8,8 @@ import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../
 import { writeSummary } from '../artifacts/summary-file.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
-import { renderBenchmarkTable } from './table.js'
+import { historyComparisonLines, renderBenchmarkTable } from './table.js'
+import { historyComparisons } from '../protocol/history-comparison.js'
 import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
 import { appendHistory, changeSinceLast, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderHtmlReport, renderMarkdownSummary } from '../report/index.js'
 import './artifact-types.js'
@@ -115,7 +116,9 @@ export default class SeqkReporter implements Reporter {
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
-    const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks }
+    const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
+    for (const line of historyComparisonLines(comparisons)) this.log(line)
+    const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
     writeSummary(join(this.runDir, SUMMARY_FILE), summary)
     if (this.writeLatest) writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
     const written = [SUMMARY_FILE, TRAJECTORIES_FILE]

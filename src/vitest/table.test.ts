@@ -133,3 +133,21 @@ describe('baselineLines', () => {
     expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
   })
 })
+
+describe('revisionTable and historyComparisonLines', () => {
+  it('shows criterion repair and next-attempt success for rubric cells only', async () => {
+    const { revisionTable, historyComparisonLines } = await import('./table.js')
+    const rubric = cell('a', 'critic', [0.5, 1], {
+      criterionRepair: { failedFirst: 10, repaired: 7, repairRate: 0.7, passedEarlier: 20, broken: 2, brokenRate: 0.1 },
+      nextAttemptSuccess: { changed: { revisions: 8, solved: 6, rate: 0.75 }, unchanged: { revisions: 2, solved: 0, rate: 0 } },
+    })
+    const lines = revisionTable([rubric, cell('b', 'verifier', [0.5, 1])])
+    expect(lines[0]).toBe('revision analysis (criteria, %):')
+    expect(lines).toHaveLength(3)
+    expect(lines[2]).toMatch(/^a · critic\s+70\.0 \(7\/10\)\s+10\.0 \(2\/20\)\s+75\.0 \(6\/8\)\s+0\.0 \(0\/2\)$/)
+    expect(revisionTable([cell('b', 'verifier', [0.5, 1])])).toEqual([])
+    expect(historyComparisonLines([{ actorId: 'a', mode: 'critic', baseline: { history: 'full', seqAtK: 0.8 }, other: { history: 'summary', seqAtK: 0.65 }, diff: { point: -0.15, lo: -0.3, hi: -0.05 }, commonTasks: 12 }])).toEqual([
+      'history summary vs full (a · critic): Seq@K 80.0 → 65.0, difference -15.0 points (95% CI -30.0 to -5.0) on 12 common tasks',
+    ])
+  })
+})

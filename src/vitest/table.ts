@@ -80,6 +80,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const out = [title, c.dim(line(header)), ...rows.map(line)]
   const ranking = rankingChanges(cells)
   if (ranking.length > 0) out.push(...ranking.map((r) => ` ${r}`))
+  out.push(...revisionTable(cells).map((l) => ` ${l}`))
   const spending = spendingLine(cells)
   if (spending) out.push(c.dim(` ${spending}`))
   const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
@@ -162,4 +163,39 @@ export function baselineLines(cells: readonly CellSummary[]): string[] {
   ].filter(Boolean)
   out.push(`baseline ${files}: ${parts.join(', ')}`)
   return out
+}
+
+/**
+ * For rubric tasks (verdicts with criteria): per cell, the share of criteria failed in attempt 1
+ * that the best later attempt met, the criteria that passed earlier and broke later, and the
+ * success of revisions that changed the answer versus those that did not (paper §5.2–5.3).
+ */
+export function revisionTable(cells: readonly CellSummary[]): string[] {
+  const rows = cells.filter((c) => c.criterionRepair)
+  if (rows.length === 0) return []
+  const header = ['cell', 'criteria repaired', 'broken later', 'next attempt: changed', 'unchanged']
+  const frac = (n: number, d: number, rate: number | null | undefined) => (d === 0 ? '—' : `${pct(rate)} (${n}/${d})`)
+  const body = rows.map((c) => {
+    const r = c.criterionRepair!
+    const next = c.nextAttemptSuccess
+    return [
+      c.cellId,
+      frac(r.repaired, r.failedFirst, r.repairRate),
+      frac(r.broken, r.passedEarlier, r.brokenRate),
+      next ? frac(next.changed.solved, next.changed.revisions, next.changed.rate) : '—',
+      next ? frac(next.unchanged.solved, next.unchanged.revisions, next.unchanged.rate) : '—',
+    ]
+  })
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => visibleLength(r[i] ?? ''))))
+  const line = (cols: string[]) => cols.map((col, i) => pad(col, widths[i]!, i > 0)).join('  ')
+  return ['revision analysis (criteria, %):', line(header), ...body.map(line)]
+}
+
+/** One line per history comparison: the paired effect of summarising the history. */
+export function historyComparisonLines(comparisons: readonly { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }[]): string[] {
+  return comparisons.map((c) => {
+    const d = c.diff
+    const signed = (v: number | null) => (v === null ? '—' : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`)
+    return `history ${c.other.history} vs ${c.baseline.history} (${c.actorId} · ${c.mode}): Seq@K ${pct(c.baseline.seqAtK)} → ${pct(c.other.seqAtK)}, difference ${signed(d.point)} points (95% CI ${signed(d.lo)} to ${signed(d.hi)}) on ${c.commonTasks} common tasks`
+  })
 }
