@@ -12,7 +12,8 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 const assets = (dir) =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    return statSync(path).isDirectory() ? assets(path) : name.endsWith('.py') ? [path] : []
+    // The Python harness, and the versioned prompt files critics and graders read at run time.
+    return statSync(path).isDirectory() ? assets(path) : name.endsWith('.py') || (name.endsWith('.md') && dir.endsWith('/prompts')) ? [path] : []
   })
 for (const file of assets(join(root, 'src'))) cpSync(file, join(root, 'dist', relative(join(root, 'src'), file)))
 

@@ -17,7 +17,7 @@ export { renderBenchmarkTable, rankingChanges } from './vitest/table.js'
 
 export * from './models/index.js'
 
-export { feedback, renderDiagnostics, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
+export { feedback, renderDiagnostics, criticPrompt, criterionSatisfied, type CriticOptions, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
 export * from './verifiers/index.js'
 
 export { runCell, cellProtocol, type CellResult, type CellSpec } from './protocol/cell.js'
@@ -56,6 +56,34 @@ export {
   type CodeEvalProBenchmark,
   type ReferenceBreak,
   type CheckedSimulationOptions,
+  loadHealthBench,
+  loadHealthBenchEntries,
+  healthBenchTask,
+  healthBenchVerifier,
+  HealthBenchRecordSchema,
+  type HealthBenchRecord,
+  type HealthBenchEntry,
+  type HealthBenchOptions,
+  loadAdvancedIf,
+  loadAdvancedIfEntries,
+  advancedIfTask,
+  advancedIfSubset,
+  advancedIfVerifier,
+  ADVANCEDIF_SUBSETS,
+  AdvancedIfRecordSchema,
+  type AdvancedIfRecord,
+  type AdvancedIfEntry,
+  type AdvancedIfOptions,
+  type AdvancedIfSubset,
+  loadClBench,
+  loadClBenchEntries,
+  clBenchTask,
+  clBenchScore,
+  clBenchVerifier,
+  ClBenchRecordSchema,
+  type ClBenchRecord,
+  type ClBenchEntry,
+  type ClBenchOptions,
 } from './benchmarks/index.js'
 export { compareToBaseline, type BaselineCell, type GateOptions, type GateResult, type GateComparison } from './protocol/gate.js'
 export { applyBaseline, updateMode, type UpdateMode } from './vitest/baseline.js'

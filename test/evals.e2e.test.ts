@@ -103,8 +103,8 @@ describe('--merge-reports', () => {
     // The blob machine's trajectories were carried inline and rebuilt here.
     const key = (t: { cellId: string; taskId: string; repeat: number }) => `${t.cellId}|${t.taskId}|${t.repeat}`
     const sortBy = <T extends { cellId: string; taskId: string; repeat: number }>(ts: T[]) => [...ts].sort((a, b) => key(a).localeCompare(key(b)))
-    const a = sortBy(readTrajectories(join(runDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, verdict: { ...x.verdict, durationMs: 0 } })) }))
-    const b = sortBy(readTrajectories(join(mergedDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, verdict: { ...x.verdict, durationMs: 0 } })) }))
+    const a = sortBy(readTrajectories(join(runDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map((c) => ({ ...c, latencyMs: 0 })), verdict: { ...x.verdict, durationMs: 0 } })) }))
+    const b = sortBy(readTrajectories(join(mergedDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map((c) => ({ ...c, latencyMs: 0 })), verdict: { ...x.verdict, durationMs: 0 } })) }))
     expect(b).toEqual(a)
   }, 150_000)
 })

@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelCall } from '../models/chat-model.js'
+import type { ChatMessage, ChatModel, ModelCall } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
@@ -21,6 +21,8 @@ export interface FeedbackInput {
   verdict: Verdict
   /** The conversation so far (prompt, answers, earlier feedback) for critics that need it. */
   history: ChatMessage[]
+  /** The actor under test: a critic with no model of its own critiques with it. */
+  actor?: ChatModel
   signal?: AbortSignal
 }
 

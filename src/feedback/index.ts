@@ -1,5 +1,6 @@
 import { binary } from './binary.js'
 import { verifierFeedback } from './verifier-feedback.js'
+import { critic } from './critic.js'
 
 /**
  * The feedback modes of DESIGN §1. `critic` (an LLM writes the critique) arrives with rubric tasks.
@@ -7,7 +8,9 @@ import { verifierFeedback } from './verifier-feedback.js'
  * @example
  * modes: { binary: { feedback: feedback.binary() }, verifier: { feedback: feedback.verifier() } }
  */
-export const feedback = { binary, verifier: verifierFeedback }
+export const feedback = { binary, verifier: verifierFeedback, critic }
 export { renderDiagnostics } from './verifier-feedback.js'
 export type { VerifierFeedbackOptions } from './verifier-feedback.js'
 export type { Feedback, FeedbackInput, FeedbackKind, FeedbackMode } from './feedback-mode.js'
+export { criticPrompt, type CriticOptions } from './critic.js'
+export { criterionSatisfied } from './verifier-feedback.js'

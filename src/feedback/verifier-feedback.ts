@@ -11,6 +11,11 @@ export interface VerifierFeedbackOptions {
 /** The paper's closing line for test-detail feedback (SOURCES.md, the HumanEval Pro example). */
 const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
 
+/** Whether a criterion counts in the answer's favour: met, or for a penalty (negative points) not met. */
+export function criterionSatisfied(c: { met: boolean; points?: number; satisfied?: boolean }): boolean {
+  return c.satisfied ?? ((c.points ?? 0) < 0 ? !c.met : c.met)
+}
+
 function describeTest(test: TestOutcome): string {
   const name = `test_${test.index + 1}`
   if (test.call !== undefined) {
@@ -25,7 +30,7 @@ function describeTest(test: TestOutcome): string {
  * with call / expected / actual for code, the load error or timeout otherwise, and unmet criteria
  * for rubric verdicts. Pure, so it can be unit-tested and reused by critics.
  */
-export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: string; met: boolean; reason?: string }[] | undefined, options: VerifierFeedbackOptions = {}): string {
+export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }[] | undefined, options: VerifierFeedbackOptions = {}): string {
   const maxTests = options.maxTests ?? 5
   const maxChars = options.maxChars ?? 2000
   const lines: string[] = []
@@ -46,10 +51,11 @@ export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: st
         for (const test of failing.slice(0, maxTests)) lines.push(describeTest(test))
         if (failing.length > maxTests) lines.push(`- … and ${failing.length - maxTests} more failing tests`)
       }
-      const unmet = (criteria ?? []).filter((c) => !c.met)
+      // A penalty (negative points) counts against the answer when it is met.
+      const unmet = (criteria ?? []).filter((c) => !criterionSatisfied(c))
       if (unmet.length > 0) {
         lines.push('Unmet criteria:')
-        for (const c of unmet) lines.push(`- ${c.text}${c.reason ? ` (${c.reason})` : ''}`)
+        for (const c of unmet) lines.push(`- ${(c.points ?? 0) < 0 ? `Violated: ${c.text}` : c.text}${c.reason ? ` (${c.reason})` : ''}`)
       }
       if (lines.length === 0) lines.push(diagnostics.summary || 'Your answer failed verification.')
     }

@@ -132,7 +132,7 @@ describe('simulatedActor: identity and calls', () => {
   it('describes itself by profile and seed', () => {
     const actor = simulatedActor({ profile: 'memoryless', seed: 4 })
     expect(actor.id).toBe('simulated:memoryless')
-    expect(actor.descriptor).toEqual({ provider: 'simulated', model: 'memoryless', params: { seed: 4, firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true } })
+    expect(actor.descriptor).toEqual({ provider: 'simulated', model: 'memoryless', params: { seed: 4, firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, summaryRepairFactor: 1 } })
     expect(simulatedActor({ profile: 'reviser', id: 'mine' }).id).toBe('mine')
     expect(simulatedActor({ profile: 'reviser' }).descriptor.params.seed).toBe(1)
   })

@@ -19,6 +19,11 @@ export interface SimulatedProfile {
   resubmit: number
   /** On a failed revision, pick a different wrong answer than last time ("fixed one thing, broke another"). */
   changesWrongAnswer: boolean
+  /**
+   * Repair chances are multiplied by this when earlier attempts reach the actor only as a summary
+   * (`history: 'summary'`), which loses detail: the paper measured up to 14 points lost. Default 1.
+   */
+  summaryRepairFactor?: number
   description: string
 }
 
@@ -28,9 +33,9 @@ export interface SimulatedProfile {
  * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K.
  */
 export const SIMULATED_PROFILES = {
-  reviser: { firstTry: 0.4, repairWithDetail: 0.75, repairWithBinary: 0.3, resubmit: 0.05, changesWrongAnswer: true, description: 'average first try, uses detailed feedback well' },
-  stubborn: { firstTry: 0.6, repairWithDetail: 0.15, repairWithBinary: 0.1, resubmit: 0.75, changesWrongAnswer: false, description: 'good first try, mostly resubmits the same answer' },
-  'one-shot': { firstTry: 0.7, repairWithDetail: 0.25, repairWithBinary: 0.15, resubmit: 0.1, changesWrongAnswer: true, description: 'strongest first try, poor at revising' },
+  reviser: { firstTry: 0.4, repairWithDetail: 0.75, repairWithBinary: 0.3, resubmit: 0.05, changesWrongAnswer: true, summaryRepairFactor: 0.6, description: 'average first try, uses detailed feedback well' },
+  stubborn: { firstTry: 0.6, repairWithDetail: 0.15, repairWithBinary: 0.1, resubmit: 0.75, changesWrongAnswer: false, summaryRepairFactor: 1, description: 'good first try, mostly resubmits the same answer' },
+  'one-shot': { firstTry: 0.7, repairWithDetail: 0.25, repairWithBinary: 0.15, resubmit: 0.1, changesWrongAnswer: true, summaryRepairFactor: 0.8, description: 'strongest first try, poor at revising' },
   memoryless: { firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, description: 'ignores feedback: every attempt is a fresh draw' },
 } as const satisfies Record<string, SimulatedProfile>
 
@@ -89,7 +94,7 @@ export function simulatedActor(options: SimulatedActorOptions): ChatModel {
     descriptor: {
       provider: 'simulated',
       model: name,
-      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer },
+      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer, summaryRepairFactor: profile.summaryRepairFactor ?? 1 },
     },
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const started = performance.now()
@@ -127,7 +132,9 @@ function respond(profile: SimulatedProfile, script: SimulationScript, messages: 
   }
   const feedbackText = messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
   if (rng() < profile.resubmit) return previous
-  const repair = DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary
+  // Our summary history policy announces itself with this line (src/protocol/history.ts).
+  const summarised = messages.some((m) => m.role === 'user' && m.content.includes('Summary of your earlier attempts'))
+  const repair = (DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary) * (summarised ? (profile.summaryRepairFactor ?? 1) : 1)
   if (rng() < scaled(repair, d)) return pick(script.correct, rng())
   const others = profile.changesWrongAnswer ? script.wrong.filter((w) => w !== previous) : []
   return others.length > 0 ? pick(others, rng()) : script.wrong.includes(previous) ? previous : pick(script.wrong, rng())

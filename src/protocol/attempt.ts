@@ -39,15 +39,17 @@ export async function proposeAndVerify(input: {
   messages: ChatMessage[]
   context: CallContext
   signal?: AbortSignal
-}): Promise<Omit<Attempt, 'feedback' | 'helperCalls' | 'unmodified'>> {
+}): Promise<Omit<Attempt, 'feedback' | 'unmodified'>> {
   const { actor, verifier, task, messages, context, signal } = input
   throwIfAborted(signal)
   const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }))
-  const verdict = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal }))
+  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal }))
   return {
     index: context.attempt,
     answer: response.text,
     verdict,
+    // A grader's calls count like any helper's: per role, in the attempt's totals.
+    helperCalls: graderCalls ?? [],
     finishReason: response.finishReason,
     usage: response.usage,
     latencyMs: response.latencyMs,

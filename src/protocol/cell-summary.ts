@@ -14,6 +14,7 @@ import {
 } from '../metrics/index.js'
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
 import { totals } from './attempt.js'
+import { criterionSatisfied } from '../feedback/verifier-feedback.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -106,7 +107,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   }
 
   const criteriaRuns = counted.filter((t) => t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0))
-  const repair = criteriaRuns.length === 0 ? null : criterionRepair(criteriaRuns.map((t) => t.attempts.map((a) => Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, c.met])))))
+  const repair = criteriaRuns.length === 0 ? null : criterionRepair(criteriaRuns.map((t) => t.attempts.map((a) => Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, criterionSatisfied(c)])))))
   const nextAttempt = independent ? null : nextAttemptSuccess(counted)
   const unmodified = independent
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }

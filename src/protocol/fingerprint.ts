@@ -30,7 +30,7 @@ export function protocolFingerprint(protocol: Protocol): string {
 }
 
 /**
- * Hash of the benchmark split: every task's id, prompt, tests and setup. Changing a hidden test
+ * Hash of the benchmark split: every task's id, prompt, tests, setup and criteria. Changing a hidden test
  * changes the protocol; changing fixture-only simulation data does not.
  */
 export function benchmarkContentHash(tasks: readonly Task[]): string {
@@ -38,7 +38,8 @@ export function benchmarkContentHash(tasks: readonly Task[]): string {
 }
 
 function taskContent(t: Task) {
-  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null }
+  // `criteria` stays undefined when absent (canonicalJson drops it), so code tasks hash as before.
+  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null, criteria: t.criteria }
 }
 
 /** Hash of one task's id, prompt, tests and setup: a baseline compares only tasks whose hash matches. */

@@ -28,7 +28,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     for (let sample = 1; sample <= budget; sample++) {
       const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
       const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task }, signal })
-      attempts.push({ ...step, feedback: null, helperCalls: [], unmodified: null })
+      attempts.push({ ...step, feedback: null, unmodified: null })
     }
   } catch (error) {
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }

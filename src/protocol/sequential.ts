@@ -54,7 +54,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       const record: Attempt = {
         ...step,
         feedback: null,
-        helperCalls: [...built.calls],
+        // The summariser's calls come before this attempt, a grader's with its verdict.
+        helperCalls: [...built.calls, ...step.helperCalls],
         unmodified: previous === undefined ? null : normalise(previous.answer) === normalise(step.answer),
       }
       attempts.push(record)
@@ -62,7 +63,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
       const given = await atStage('feedback', attempt, signal, () =>
-        feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), signal }),
+        feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), actor, signal }),
       )
       record.feedback = { kind: given.kind, text: given.text }
       record.helperCalls.push(...(given.calls ?? []))

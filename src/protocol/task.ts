@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ChatMessageSchema } from '../models/chat-model.js'
+import { CriterionSchema } from '../verifiers/rubric/criteria.js'
 
 /**
  * Answers a simulated actor chooses between for one task. Fixture data only: real benchmarks do
@@ -27,6 +28,8 @@ export const TaskSchema = z.object({
   setup: z.string().optional(),
   /** The function the tests call, when known. */
   entryPoint: z.string().optional(),
+  /** Rubric criteria, for rubric tasks (graded by `verifiers.rubric()`). */
+  criteria: z.array(CriterionSchema).optional(),
   /** Free-form data kept in artifacts (source, tags, split). */
   metadata: z.record(z.string(), z.unknown()).optional(),
   simulation: SimulationScriptSchema.optional(),

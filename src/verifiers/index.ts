@@ -6,9 +6,10 @@
  * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
  */
 import { pythonTests } from './python-tests/python-tests.js'
+import { rubric } from './rubric/index.js'
 
 /** The built-in verifiers, by name. */
-export const verifiers = { pythonTests }
+export const verifiers = { pythonTests, rubric }
 
 export type { Verifier, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
 export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema } from './verifier.js'
@@ -18,3 +19,4 @@ export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from '
 export { sanitisePythonCode, type SanitisedCode } from './python-tests/extract.js'
 export { SandboxUnavailableError, type SandboxMode, type SandboxOption } from './python-tests/sandbox.js'
 export { closeAllPools as closePythonWorkers } from './python-tests/pool.js'
+export { CriterionSchema, CriterionCheckSchema, criteriaOf, satisfied, positionalId, RubricTaskError, RubricGraderError, RubricBenchmarkFileError, PromptFileError, decide, describePassRule, PassRuleSchema, runCheck, wordCount, rubricCriteria, verdictCalls, type Criterion, type CriterionCheck, type CriterionInput, type RubricTask, type RubricTaskInput, type PassRule, type GradingMode, type CriterionPredicate, type RubricVerifier, type RubricVerifierOptions, type RubricCriterionVerdict } from './rubric/index.js'

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ModelCallSchema } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
 
 /** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
@@ -20,6 +21,9 @@ export const CriterionVerdictSchema = z.object({
   met: z.boolean(),
   points: z.number().optional(),
   reason: z.string().optional(),
+  /** Whether the criterion counts in the answer's favour: `met` for a normal criterion, not met for a penalty (negative points). */
+  satisfied: z.boolean().optional(),
+  checkedBy: z.enum(['code', 'predicate', 'grader']).optional(),
 })
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
 
@@ -47,6 +51,8 @@ export const VerdictSchema = z.object({
   diagnostics: DiagnosticsSchema,
   criteria: z.array(CriterionVerdictSchema).optional(),
   durationMs: z.number().nonnegative().optional(),
+  /** Model calls the verifier made (a grader's); the protocol moves them to the attempt's helper calls. */
+  calls: z.array(ModelCallSchema).optional(),
 })
 export type Verdict = z.infer<typeof VerdictSchema>
 

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest'
+import { protocolFingerprint } from '../../protocol/fingerprint.js'
+import type { Task } from '../../protocol/task.js'
+import { rubric, rubricCriteria, verdictCalls } from './rubric-verifier.js'
+import { RubricGraderError } from './grader.js'
+import { askedIds, fakeModel } from './test-helpers.js'
+
+const task = (criteria: unknown, id = 'rx/1'): Task => ({ id, prompt: 'Write about the sea in at most 5 words.', criteria }) as Task
+
+const codeOnly = task([
+  { id: 'short', text: 'At most 5 words', check: { kind: 'max-words', limit: 5 } },
+  { id: 'sea', text: 'Mentions "sea"', check: { kind: 'includes', text: 'sea' } },
+])
+const mixed = task([
+  { id: 'short', text: 'At most 5 words', check: { kind: 'max-words', limit: 5 } },
+  { id: 'calm', text: 'Has a calm tone' },
+  { id: 'waves', text: 'Mentions waves' },
+])
+/** Met iff the answer contains the criterion id (so tests can steer each criterion). */
+const byId = () => fakeModel((r) => {
+  const ids = askedIds(r)
+  const answer = /<response>\n([\s\S]*?)\n<\/response>/.exec(r.messages[1]!.content)![1]!
+  return ids.length === 1 && !r.messages[0]!.content.includes('"criteria": [') ? JSON.stringify({ met: answer.includes(ids[0]!), reason: `looked for ${ids[0]}` }) : JSON.stringify({ criteria: ids.map((id) => ({ id, met: answer.includes(id), reason: `looked for ${id}` })) })
+})
+
+describe('verifiers.rubric: code criteria', () => {
+  it('judges code checks with no model call, criterion by criterion with stable ids', async () => {
+    const v = rubric()
+    const verdict = await v.verify(codeOnly, 'The sea is wide and deep')
+    expect(verdict.pass).toBe(false)
+    expect(verdict.score).toBe(0.5)
+    expect(verdict.criteria).toEqual([
+      { id: 'short', text: 'At most 5 words', met: false, reason: '6 words (limit 5)', satisfied: false, checkedBy: 'code' },
+      { id: 'sea', text: 'Mentions "sea"', met: true, reason: 'contains "sea"', satisfied: true, checkedBy: 'code' },
+    ])
+    expect(verdict.diagnostics).toEqual({ outcome: 'failed', summary: '1 of 2 criteria met; unmet: short' })
+    expect(verdictCalls(verdict)).toEqual([])
+    expect((await v.verify(codeOnly, 'The calm sea')).pass).toBe(true)
+  })
+
+  it('uses a predicate from the options over the task’s check and the grader', async () => {
+    const grader = byId()
+    const v = rubric({ grader, predicates: { sea: (answer) => answer.startsWith('Sea'), calm: (a) => ({ met: a.length < 20, reason: 'short enough' }) } })
+    const verdict = await v.verify(task([{ id: 'sea', text: 'Mentions "sea"', check: { kind: 'includes', text: 'sea' } }, { id: 'calm', text: 'Has a calm tone' }]), 'the sea')
+    expect(verdict.criteria!.map((c) => [c.id, c.met, c.reason])).toEqual([
+      ['sea', false, 'predicate fails'],
+      ['calm', true, 'short enough'],
+    ])
+    expect(grader.requests).toHaveLength(0)
+    expect(v.settings.predicates).toMatch(/^calm,sea#[0-9a-f]{8}$/)
+  })
+
+  it('grades an empty answer as unmet with no model call', async () => {
+    const grader = byId()
+    const verdict = await rubric({ grader }).verify(mixed, '   ')
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.outcome).toBe('no-answer')
+    expect(verdict.criteria!.find((c) => c.id === 'calm')).toMatchObject({ met: false, reason: 'empty answer' })
+    expect(grader.requests).toHaveLength(0)
+  })
+})
+
+describe('verifiers.rubric: the grader', () => {
+  it('per-criterion: one grader call per model-graded criterion, each recorded on the verdict', async () => {
+    const grader = byId()
+    const verdict = await rubric({ grader }).verify(mixed, 'calm waves')
+    expect(verdict.pass).toBe(true)
+    expect(grader.requests.map((r) => askedIds(r))).toEqual([['calm'], ['waves']])
+    expect(grader.requests.every((r) => r.context.role === 'grader' && r.context.taskId === 'rx/1')).toBe(true)
+    expect(verdictCalls(verdict).map((c) => c.role)).toEqual(['grader', 'grader'])
+    expect(rubricCriteria(verdict).map((c) => [c.id, c.checkedBy])).toEqual([
+      ['short', 'code'],
+      ['calm', 'grader'],
+      ['waves', 'grader'],
+    ])
+  })
+
+  it('all-at-once: one call for every model-graded criterion', async () => {
+    const grader = byId()
+    const verdict = await rubric({ grader, gradingMode: 'all-at-once' }).verify(mixed, 'calm and quiet')
+    expect(grader.requests.map((r) => askedIds(r))).toEqual([['calm', 'waves']])
+    expect(verdict.criteria!.map((c) => c.met)).toEqual([true, true, false])
+    expect(verdict.diagnostics.summary).toBe('2 of 3 criteria met; unmet: waves')
+  })
+
+  it('a grader that answers malformed twice is an infrastructure error, not a failed verdict', async () => {
+    const grader = fakeModel(() => 'I think so.')
+    await expect(rubric({ grader }).verify(mixed, 'calm waves')).rejects.toThrow(RubricGraderError)
+  })
+
+  it('reuses the grading of an identical request, keeping its nominal cost and marking it replayed', async () => {
+    const grader = byId()
+    const v = rubric({ grader })
+    const [a, b] = await Promise.all([v.verify(mixed, 'calm waves'), v.verify(mixed, 'calm waves')])
+    const c = await v.verify(mixed, 'calm waves')
+    expect(grader.requests).toHaveLength(2)
+    expect(v.stats()).toEqual({ graderCalls: 2, cacheHits: 4 })
+    expect(verdictCalls(a).every((x) => !x.replayed)).toBe(true)
+    for (const verdict of [b, c]) {
+      expect(verdictCalls(verdict).map((x) => [x.replayed, x.costUsd])).toEqual([
+        [true, 0.001],
+        [true, 0.001],
+      ])
+      expect(verdict.criteria).toEqual(a.criteria)
+    }
+    await rubric({ grader, cache: false }).verify(mixed, 'calm waves')
+    expect(grader.requests).toHaveLength(4)
+  })
+
+  it('does not cache a failed grading', async () => {
+    let fail = true
+    const grader = fakeModel((r) => {
+      if (fail) throw new Error('HTTP 503')
+      return JSON.stringify({ met: true, reason: askedIds(r)[0] })
+    })
+    const v = rubric({ grader })
+    await expect(v.verify(mixed, 'x')).rejects.toThrow('HTTP 503')
+    fail = false
+    expect(rubricCriteria(await v.verify(mixed, 'x')).every((c) => c.checkedBy === 'code' || c.met)).toBe(true)
+  })
+
+  it('stops at an aborted signal', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled'))
+    await expect(rubric({ grader: byId() }).verify(mixed, 'x', { signal: controller.signal })).rejects.toThrow('cancelled')
+  })
+})
+
+describe('verifiers.rubric: pass rules', () => {
+  const weighted = task([
+    { id: 'a', text: 'A', points: 6, check: { kind: 'includes', text: 'alpha' } },
+    { id: 'b', text: 'B', points: 4, check: { kind: 'includes', text: 'beta' } },
+    { id: 'p', text: 'P', points: -5, check: { kind: 'includes', text: 'bad' } },
+  ])
+
+  it('points: score = met points (penalties subtract) / positive points against the threshold', async () => {
+    const v = rubric({ passRule: { points: 0.6 } })
+    const good = await v.verify(weighted, 'alpha')
+    expect([good.pass, good.score]).toEqual([true, 0.6])
+    const penalised = await v.verify(weighted, 'alpha beta bad')
+    expect([penalised.pass, penalised.score]).toEqual([false, 0.5])
+    expect(penalised.criteria!.find((c) => c.id === 'p')).toMatchObject({ met: true, points: -5, satisfied: false })
+    expect(penalised.diagnostics.summary).toBe('score 0.5 (5 of 10 points, penalties -5) < threshold 0.6; penalised: p')
+  })
+
+  it("all: every positive criterion met and no penalty met", async () => {
+    const v = rubric({ passRule: 'all' })
+    expect((await v.verify(weighted, 'alpha beta')).pass).toBe(true)
+    expect((await v.verify(weighted, 'alpha beta bad')).pass).toBe(false)
+  })
+})
+
+describe('verifiers.rubric: declaration checks and settings', () => {
+  it('reports what a task lacks', () => {
+    const v = rubric()
+    expect(v.checkTask!({ id: 'x', prompt: 'p' })[0]).toMatch(/has no criteria: a rubric task needs `criteria/)
+    expect(v.checkTask!(mixed)).toEqual(['criteria calm, waves need a grader model (no check, no predicate): pass grader to verifiers.rubric()'])
+    expect(v.checkTask!(task([{ id: 'a' }]))[0]).toMatch(/task "rx\/1": criteria\[0\]\.text/)
+    expect(rubric({ passRule: { points: 0.5 } }).checkTask!(codeOnly)).toEqual(['the points pass rule needs points on every criterion; short, sea have none'])
+    expect(rubric({ passRule: { points: 0.5 } }).checkTask!(task([{ id: 'p', text: 'P', points: -1, check: { kind: 'json' } }]))).toEqual(['the points pass rule needs at least one criterion with positive points'])
+    expect(rubric({ grader: byId() }).checkTask!(mixed)).toEqual([])
+  })
+
+  it('verify() refuses a task that fails those checks', async () => {
+    await expect(rubric().verify(mixed, 'x')).rejects.toThrow(/task "rx\/1" criteria calm, waves need a grader model/)
+  })
+
+  it('validates its options', () => {
+    expect(() => rubric({ gradingMode: 'batch' as never })).toThrow(/verifiers.rubric\(\): gradingMode/)
+    expect(() => rubric({ passRule: { points: 2 } })).toThrow(/passRule/)
+    expect(() => rubric({ grader: {} as never })).toThrow(/grader: expected a chat model/)
+    expect(() => rubric({ nope: 1 } as never)).toThrow(/nope/)
+  })
+
+  it('puts the grader, its parameters, the prompt version and hash, the mode and the pass rule in settings', () => {
+    const grader = fakeModel(() => '', { model: 'gpt-x', params: { temperature: 0 } })
+    expect(rubric({ grader, gradingMode: 'all-at-once', passRule: { points: 0.6 } }).settings).toEqual({
+      grader: 'fake:gpt-x',
+      graderParams: '{"temperature":0}',
+      graderPrompt: expect.stringMatching(/^grader-all\.v1@[0-9a-f]{8}$/),
+      gradingMode: 'all-at-once',
+      passRule: 'points>=0.6',
+      predicates: null,
+      graderCache: true,
+    })
+    expect(rubric().settings).toMatchObject({ grader: null, graderPrompt: expect.stringMatching(/^grader\.v1@/), gradingMode: 'per-criterion', passRule: 'all' })
+  })
+
+  it('changes the protocol fingerprint with the grader, its decoding, the mode and the pass rule', () => {
+    const fp = (v: ReturnType<typeof rubric>) =>
+      protocolFingerprint({ schema: 'seqk.protocol/1', kind: 'sequential', benchmark: { name: 'b', tasks: 1, contentHash: 'h' }, verifier: { name: v.name, version: v.version, settings: v.settings }, feedback: null, history: null, promptBuilder: 'p', actor: { provider: 'x', model: 'y', params: {} }, budget: 3, budgetDisclosed: false })
+    const grader = (model: string, temperature = 0) => fakeModel(() => '', { model, params: { temperature } })
+    const base = fp(rubric({ grader: grader('g1') }))
+    expect(fp(rubric({ grader: grader('g1') }))).toBe(base)
+    for (const other of [rubric({ grader: grader('g2') }), rubric({ grader: grader('g1', 1) }), rubric({ grader: grader('g1'), gradingMode: 'all-at-once' }), rubric({ grader: grader('g1'), passRule: { points: 0.5 } })]) {
+      expect(fp(other)).not.toBe(base)
+    }
+  })
+})

@@ -1,0 +1,242 @@
+/**
+ * The rubric verifier: judges each criterion of a task (by code, by a predicate, or by a grader
+ * model) and applies a pass rule.
+ */
+import { z } from 'zod'
+import { describeZodError } from '../../artifacts/zod-errors.js'
+import { throwIfAborted, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
+import { taskMessages, type Task } from '../../protocol/task.js'
+import type { CriterionVerdict, Verdict, Verifier } from '../verifier.js'
+import { runCheck, type CriterionJudgement } from './checks.js'
+import { criteriaOf, satisfied, type Criterion } from './criteria.js'
+import { gradeAll, gradeOne, graderPrompt, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
+import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-rule.js'
+
+/**
+ * A criterion judged by your own code, given by criterion id in the verifier's options (tasks stay
+ * plain data). Return a boolean or `{ met, reason }`.
+ *
+ * @example
+ * const predicates = { 'no-emoji': (answer: string) => !/\p{Extended_Pictographic}/u.test(answer) }
+ */
+export type CriterionPredicate = (answer: string, task: Task) => boolean | { met: boolean; reason?: string }
+
+export interface RubricVerifierOptions {
+  /** The grader model for criteria with no `check` and no predicate. Its descriptor is part of the fingerprint. */
+  grader?: ChatModel
+  /** `per-criterion` (default): one grader call per criterion. `all-at-once`: one call for every model-graded criterion of an answer. */
+  gradingMode?: GradingMode
+  /** `'all'` (default) or `{ points: threshold }`; see {@link PassRule}. */
+  passRule?: PassRule
+  /** Code criteria by criterion id; they win over a task's `check` and the grader. Their source is hashed into the fingerprint. */
+  predicates?: Record<string, CriterionPredicate>
+  /** Grader calls in flight per answer in `per-criterion` mode (default 8). */
+  concurrency?: number
+  /**
+   * Reuse the grading of an identical request (same grader, prompt, conversation, answer and
+   * criterion) within this verifier (default true). Resubmitted answers are common; a reused
+   * grading keeps its nominal tokens and cost and is marked `replayed`.
+   */
+  cache?: boolean
+}
+
+/**
+ * A criterion verdict as the rubric verifier writes it: also whether it counts in the answer's
+ * favour (`satisfied`: met, or an unmet penalty) and what judged it.
+ */
+export type RubricCriterionVerdict = CriterionVerdict & { satisfied: boolean; checkedBy: 'code' | 'predicate' | 'grader' }
+
+/** A rubric verifier, with its grading cache's counters for tests and benches. */
+export interface RubricVerifier extends Verifier {
+  stats(): { graderCalls: number; cacheHits: number }
+}
+
+const OptionsSchema = z
+  .object({
+    grader: z.custom<ChatModel>((v) => typeof v === 'object' && v !== null && typeof (v as ChatModel).chat === 'function' && typeof (v as ChatModel).descriptor === 'object', {
+      message: 'grader: expected a chat model such as actors.openai({ model: "gpt-4.1-mini" })',
+    }).optional(),
+    gradingMode: z.enum(['per-criterion', 'all-at-once'], { message: "gradingMode: use 'per-criterion' or 'all-at-once'" }).optional(),
+    passRule: PassRuleSchema.optional(),
+    predicates: z.record(z.string(), z.custom<CriterionPredicate>((v) => typeof v === 'function', { message: 'expected a function (answer, task) => boolean | { met, reason }' })).optional(),
+    concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').optional(),
+    cache: z.boolean().optional(),
+  })
+  .strict()
+
+/** Runs `jobs` with at most `limit` in flight; rejects with the first failure. */
+async function pool<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const out: T[] = new Array(jobs.length)
+  let next = 0
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++
+      out[i] = await jobs[i]!()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, worker))
+  return out
+}
+
+/**
+ * Rubric grading (AdvancedIF, CL-bench, HealthBench and your own rubric tasks): every criterion of
+ * the task is judged by a predicate from `predicates`, else by its declarative `check`, else by the
+ * grader model; then the pass rule decides. The verdict lists every criterion with a stable id,
+ * whether it was met and why (`verdict.criteria`), and carries the grader's calls (`verdict.calls`)
+ * so their tokens and cost count toward the trajectory.
+ *
+ * A grader that answers malformed JSON twice, or fails after its retries, throws: an
+ * infrastructure error, never a failed verdict. The grader's model, the prompt version and hash,
+ * the grading mode, the pass rule and the predicates are all in `settings` (the fingerprint).
+ *
+ * @example
+ * const verifier = verifiers.rubric({ grader: actors.openai({ model: 'gpt-4.1-mini', temperature: 0 }), passRule: 'all' })
+ * seqEval('my rubric tasks', { tasks, verifier, modes: { critic: { feedback: feedback.critic({ rubric: 'aware', style: 'directive' }) } }, ... })
+ */
+export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
+  const parsed = OptionsSchema.safeParse(options)
+  if (!parsed.success) throw new TypeError(`verifiers.rubric(): ${describeZodError(parsed.error)}`)
+  const { grader, predicates = {} } = options
+  const mode: GradingMode = options.gradingMode ?? 'per-criterion'
+  const passRule: PassRule = options.passRule ?? 'all'
+  const concurrency = options.concurrency ?? 8
+  const useCache = options.cache ?? true
+  const prompt = graderPrompt(mode)
+  const predicateIds = Object.keys(predicates).sort()
+  const cache = new Map<string, Promise<GradeResult>>()
+  const counters = { graderCalls: 0, cacheHits: 0 }
+
+  const problemsOf = (task: Task): string[] => {
+    let criteria: Criterion[] | undefined
+    try {
+      criteria = criteriaOf(task)
+    } catch (error) {
+      return [(error as Error).message]
+    }
+    if (!criteria) {
+      return [
+        'has no criteria: a rubric task needs `criteria: [{ id, text, check? }]`',
+      ]
+    }
+    const problems: string[] = []
+    const needsGrader = criteria.filter((c) => !Object.hasOwn(predicates, c.id) && !c.check).map((c) => c.id)
+    if (needsGrader.length > 0 && !grader) problems.push(`criteria ${needsGrader.join(', ')} need a grader model (no check, no predicate): pass grader to verifiers.rubric()`)
+    if (passRule !== 'all') {
+      const unweighted = criteria.filter((c) => c.points === undefined).map((c) => c.id)
+      if (unweighted.length > 0) problems.push(`the points pass rule needs points on every criterion; ${unweighted.join(', ')} have none`)
+      else if (!criteria.some((c) => (c.points ?? 0) > 0)) problems.push('the points pass rule needs at least one criterion with positive points')
+    }
+    return problems
+  }
+
+  // Dedupes identical in-flight requests too: concurrent trajectories often grade the same answer.
+  const cached = (key: unknown, run: () => Promise<GradeResult>): Promise<GradeResult> => {
+    if (!useCache) {
+      counters.graderCalls++
+      return run()
+    }
+    const k = sha256(canonicalJson(key))
+    const hit = cache.get(k)
+    if (hit) {
+      counters.cacheHits++
+      return hit.then((r) => ({ verdicts: r.verdicts, calls: r.calls.map((c) => ({ ...c, replayed: true })) }))
+    }
+    counters.graderCalls++
+    const promise = run()
+    cache.set(k, promise)
+    // A failed grading must not be served again; and the cache stays bounded.
+    promise.catch(() => cache.delete(k))
+    if (cache.size > 20_000) cache.delete(cache.keys().next().value!)
+    return promise
+  }
+
+  return {
+    name: 'rubric',
+    version: '1',
+    settings: {
+      grader: grader ? `${grader.descriptor.provider}:${grader.descriptor.model}` : null,
+      graderParams: grader ? canonicalJson(grader.descriptor.params) : null,
+      graderPrompt: prompt.id,
+      gradingMode: mode,
+      passRule: describePassRule(passRule),
+      // The source of each predicate: a changed predicate changes verdicts, so the fingerprint.
+      predicates: predicateIds.length === 0 ? null : `${predicateIds.join(',')}#${sha256(predicateIds.map((id) => String(predicates[id])).join('\n')).slice(0, 8)}`,
+      graderCache: useCache,
+    },
+    checkTask: problemsOf,
+    normalise: (answer) => answer.trim(),
+    stats: () => ({ ...counters }),
+    async verify(task, answer, verifyOptions = {}): Promise<Verdict> {
+      const started = performance.now()
+      const { signal } = verifyOptions
+      throwIfAborted(signal)
+      const problems = problemsOf(task)
+      if (problems.length > 0) throw new Error(`rubric verifier: task ${JSON.stringify(task.id)} ${problems.join('; ')}`)
+      const criteria = criteriaOf(task)!
+      const judged = new Map<string, CriterionJudgement & { checkedBy: 'code' | 'predicate' | 'grader' }>()
+      const toGrade: [Criterion, number][] = []
+      const empty = answer.trim() === ''
+      criteria.forEach((c, i) => {
+        const predicate = Object.hasOwn(predicates, c.id) ? predicates[c.id] : undefined
+        if (predicate) {
+          const result = predicate(answer, task)
+          judged.set(c.id, typeof result === 'boolean' ? { met: result, reason: result ? 'predicate holds' : 'predicate fails', checkedBy: 'predicate' } : { met: result.met, reason: result.reason ?? '', checkedBy: 'predicate' })
+        } else if (c.check) {
+          judged.set(c.id, { ...runCheck(c.check, answer), checkedBy: 'code' })
+        } else if (empty) {
+          // Nothing to grade: no model call for an empty answer.
+          judged.set(c.id, { met: false, reason: 'empty answer', checkedBy: 'grader' })
+        } else {
+          toGrade.push([c, i + 1])
+        }
+      })
+
+      const calls: ModelCall[] = []
+      if (toGrade.length > 0) {
+        const conversation = taskMessages(task)
+        // verify() does not know the attempt or repeat; a grading depends only on what it reads.
+        const context: CallContext = { role: 'grader', taskId: task.id, attempt: 0, repeat: 0, protocol: 'sequential' }
+        const request: GradeRequest = { grader: grader!, conversation, answer, context, signal }
+        const keyBase = { grader: grader!.descriptor, prompt: prompt.id, conversation, answer }
+        const results =
+          mode === 'all-at-once'
+            ? [await cached({ ...keyBase, criteria: toGrade }, () => gradeAll(request, toGrade))]
+            : await pool(
+                toGrade.map(([c, index]) => () => cached({ ...keyBase, criterion: c, index }, () => gradeOne(request, c, index))),
+                concurrency,
+              )
+        for (const result of results) {
+          calls.push(...result.calls)
+          for (const [id, v] of result.verdicts) judged.set(id, { ...v, checkedBy: 'grader' })
+        }
+      }
+
+      const verdicts: RubricCriterionVerdict[] = criteria.map((c) => {
+        const j = judged.get(c.id)!
+        const v = { id: c.id, text: c.text, met: j.met, ...(c.points !== undefined ? { points: c.points } : {}), ...(j.reason ? { reason: j.reason } : {}) }
+        return { ...v, satisfied: satisfied(v), checkedBy: j.checkedBy }
+      })
+      const decision = decide(verdicts, passRule)
+      return {
+        pass: decision.pass,
+        score: decision.score,
+        diagnostics: { outcome: empty ? 'no-answer' : decision.pass ? 'passed' : 'failed', summary: empty ? `empty answer; ${decision.summary}` : decision.summary },
+        criteria: verdicts,
+        // Until VerdictSchema declares `calls`, this rides along on the verdict object unvalidated.
+        ...({ calls } as object),
+        durationMs: performance.now() - started,
+      }
+    },
+  }
+}
+
+/** A rubric verdict's criteria with their `satisfied` and `checkedBy` fields (typed before CriterionVerdictSchema declares them). */
+export function rubricCriteria(verdict: Verdict): RubricCriterionVerdict[] {
+  return (verdict.criteria ?? []) as RubricCriterionVerdict[]
+}
+
+/** The grader calls a rubric verdict carries (empty for code-only rubrics). */
+export function verdictCalls(verdict: Verdict): ModelCall[] {
+  return (verdict as Verdict & { calls?: ModelCall[] }).calls ?? []
+}
