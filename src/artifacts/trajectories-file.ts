@@ -1,6 +1,6 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs'
+import { appendFileSync, existsSync } from 'node:fs'
 import { type Trajectory, TrajectorySchema } from './schemas.js'
-import { describeZodError } from './zod-errors.js'
+import { readJsonLines } from './jsonl.js'
 
 /**
  * Appends one JSON line per finished trajectory. Each line is one `write` to the OS as soon as the
@@ -22,26 +22,6 @@ export interface ReadTrajectories {
  */
 export function readTrajectories(path: string): ReadTrajectories {
   if (!existsSync(path)) throw new Error(`${path}: no such trajectories file (runs write it as .seqk/runs/<run id>/trajectories.jsonl)`)
-  const text = readFileSync(path, 'utf8')
-  const lines = text.split('\n')
-  const trajectories: Trajectory[] = []
-  let truncatedTail = false
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return
-    const isLast = i === lines.length - 1
-    let json: unknown
-    try {
-      json = JSON.parse(line)
-    } catch {
-      if (isLast) {
-        truncatedTail = true
-        return
-      }
-      throw new Error(`${path}:${i + 1}: not valid JSON; each line must be one trajectory object`)
-    }
-    const parsed = TrajectorySchema.safeParse(json)
-    if (!parsed.success) throw new Error(`${path}:${i + 1}: not a seqk trajectory: ${describeZodError(parsed.error)}`)
-    trajectories.push(parsed.data)
-  })
-  return { trajectories, truncatedTail }
+  const { items, truncatedTail } = readJsonLines(path, TrajectorySchema, 'trajectory')
+  return { trajectories: items, truncatedTail }
 }

@@ -58,11 +58,11 @@ describe('appendHistory / readHistory', () => {
     appendFileSync(path, '{"schema":"seqk.history/1","runId":"x"')
     expect(readHistory(path)).toMatchObject({ truncatedTail: true })
     expect(readHistory(path).entries).toHaveLength(cells.length)
-    // A cut line that happens to be valid JSON but misses fields is the same crash.
+    // A complete object with missing fields is not a cut-off write (a cut object is never valid JSON): an error.
     const path2 = join(tmp, 'cut2.jsonl')
     appendHistory(path2, summary, { commit: null })
     appendFileSync(path2, '{"schema":"seqk.history/1"}')
-    expect(readHistory(path2).truncatedTail).toBe(true)
+    expect(() => readHistory(path2)).toThrow(/cut2\.jsonl:\d+: not a seqk history entry: runId: /)
 
     const bad = join(tmp, 'bad.jsonl')
     writeFileSync(bad, `not json\n${JSON.stringify(historyEntries(summary, { commit: null })[0])}\n`)

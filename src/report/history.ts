@@ -4,11 +4,11 @@
  * of the same protocol. Lines are compared only when their protocol fingerprints match (DESIGN §1).
  */
 import { execFileSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { z } from 'zod'
 import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
-import { describeZodError } from '../artifacts/zod-errors.js'
+import { readJsonLines } from '../artifacts/jsonl.js'
 
 export const HISTORY_SCHEMA = 'seqk.history/1'
 /** Default history file, relative to the project root. */
@@ -111,35 +111,8 @@ export interface ReadHistory {
  */
 export function readHistory(path: string = DEFAULT_HISTORY_FILE): ReadHistory {
   if (!existsSync(path)) return { entries: [], truncatedTail: false }
-  const text = readFileSync(path, 'utf8')
-  const lines = text.split('\n')
-  const entries: HistoryEntry[] = []
-  let truncatedTail = false
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return
-    const isLast = i === lines.length - 1
-    let json: unknown
-    try {
-      json = JSON.parse(line)
-    } catch {
-      if (isLast) {
-        truncatedTail = true
-        return
-      }
-      throw new Error(`${path}:${i + 1}: not valid JSON; each line must be one history entry`)
-    }
-    const parsed = HistoryEntrySchema.safeParse(json)
-    if (!parsed.success) {
-      // An unterminated last line that happens to parse as JSON can still be a cut-off object.
-      if (isLast && !text.endsWith('\n')) {
-        truncatedTail = true
-        return
-      }
-      throw new Error(`${path}:${i + 1}: not a seqk history entry: ${describeZodError(parsed.error)}`)
-    }
-    entries.push(parsed.data)
-  })
-  return { entries, truncatedTail }
+  const { items, truncatedTail } = readJsonLines(path, HistoryEntrySchema, 'history entry')
+  return { entries: items, truncatedTail }
 }
 
 /** Seq@K for sequential cells and Pass@K for independent ones: the number a cell is judged by. */
