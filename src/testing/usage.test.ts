@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { approxTokens, PromptCacheSimulator, promptChars, sharedPrefixChars, type PromptBlock } from './usage.js'
+import { approxTokens, PromptCacheSimulator, promptChars, type PromptBlock } from './usage.js'
 
 const block = (text: string, extra: Partial<PromptBlock> = {}): PromptBlock => ({ role: 'user', message: 0, text, ...extra })
 const cached = (text: string, ttl: '5m' | '1h' = '5m', extra: Partial<PromptBlock> = {}) => block(text, { cacheControl: { ttl }, ...extra })
@@ -62,13 +62,5 @@ describe('OpenAI automatic caching simulation', () => {
     expect(cache.openai('k', [block('q'.repeat(4095))])).toBe(0) // 1000 tokens shared
     cache.openai('k', [block('q'.repeat(6000))])
     expect(cache.openai('k', [block('q'.repeat(8000))])).toBe(1408) // 6000 chars = 1500 tokens → 1408
-  })
-})
-
-describe('sharedPrefixChars', () => {
-  it('adds whole equal parts, then the common start of the first differing part', () => {
-    expect(sharedPrefixChars([block('abc'), block('defg', { message: 1 })], [block('abc'), block('dexx', { message: 1 })])).toBe(5)
-    expect(sharedPrefixChars([block('abc')], [block('abc', { role: 'assistant' })])).toBe(0)
-    expect(sharedPrefixChars([block('ab')], [block('ab'), block('c', { message: 1 })])).toBe(2)
   })
 })

@@ -15,6 +15,9 @@ export interface PromptBlock {
   cacheControl?: { ttl: '5m' | '1h' }
 }
 
+/** The test server counts about 4 characters a token. */
+const CHARS_PER_TOKEN = 4
+
 /**
  * The test server's approximate token count of `chars` characters: `ceil(chars / 4)`.
  * Handy for asserting the usage the server reports.
@@ -23,7 +26,7 @@ export interface PromptBlock {
  * approxTokens('hello world'.length) // 3
  */
 export function approxTokens(chars: number): number {
-  return Math.ceil(chars / 4)
+  return Math.ceil(chars / CHARS_PER_TOKEN)
 }
 
 /** Total characters of the prompt's text parts (separators between parts are not counted). */
@@ -62,11 +65,11 @@ export const OPENAI_CACHE_INCREMENT = 128
  */
 export class PromptCacheSimulator {
   readonly #anthropicSeen = new Set<string>()
-  readonly #openaiHistory = new Map<string, PromptBlock[][]>()
+  readonly #openaiSeen = new Map<string, Set<string>>()
 
   clear(): void {
     this.#anthropicSeen.clear()
-    this.#openaiHistory.clear()
+    this.#openaiSeen.clear()
   }
 
   anthropic(model: string, blocks: readonly PromptBlock[]): AnthropicCacheUsage {
@@ -97,33 +100,38 @@ export class PromptCacheSimulator {
     return { cacheReadTokens: readTokens, cacheWriteTokens: write, cacheWrite1hTokens: write1h }
   }
 
-  /** Cached tokens for an OpenAI request (`key` is API + model), then remembers the prompt. */
+  /**
+   * Cached tokens for an OpenAI request (`key` is API + model), then remembers the prompt. Only
+   * prefixes at 128-token steps can count (OpenAI caches in 128-token increments), so each prompt
+   * is remembered as the running hashes at those steps: constant work per request however many
+   * came before (comparing with every earlier prompt made long benches slower and slower).
+   */
   openai(key: string, blocks: readonly PromptBlock[]): number {
-    const history = this.#openaiHistory.get(key) ?? []
+    const seen = this.#openaiSeen.get(key) ?? new Set<string>()
+    this.#openaiSeen.set(key, seen)
+    const step = OPENAI_CACHE_INCREMENT * CHARS_PER_TOKEN
+    const hash = createHash('sha256')
+    const steps: string[] = []
+    let chars = 0
     let shared = 0
-    for (const earlier of history) shared = Math.max(shared, sharedPrefixChars(earlier, blocks))
-    history.push(blocks.map((block) => ({ ...block })))
-    this.#openaiHistory.set(key, history)
-    const tokens = Math.floor(shared / 4)
-    return tokens < OPENAI_CACHE_MIN_TOKENS ? 0 : Math.floor(tokens / OPENAI_CACHE_INCREMENT) * OPENAI_CACHE_INCREMENT
-  }
-}
-
-/** Characters two prompts share from the start: whole equal parts, then the common start of the first differing part. */
-export function sharedPrefixChars(a: readonly PromptBlock[], b: readonly PromptBlock[]): number {
-  let chars = 0
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i]!
-    const y = b[i]!
-    if (x.role !== y.role || x.message !== y.message) break
-    if (x.text === y.text) {
-      chars += x.text.length
-      continue
+    for (const block of blocks) {
+      // Parts must match in role and position, as well as text.
+      hash.update(`\u0000${block.role}\u0000${String(block.message)}\u0000`)
+      let text = block.text
+      while (text.length > 0) {
+        const piece = text.slice(0, step - (chars % step))
+        hash.update(piece)
+        chars += piece.length
+        text = text.slice(piece.length)
+        if (chars % step === 0) {
+          const digest = hash.copy().digest('hex')
+          steps.push(digest)
+          if (seen.has(digest)) shared = chars
+        }
+      }
     }
-    let j = 0
-    while (j < x.text.length && j < y.text.length && x.text[j] === y.text[j]) j++
-    chars += j
-    break
+    for (const digest of steps) seen.add(digest)
+    const tokens = Math.floor(shared / CHARS_PER_TOKEN)
+    return tokens < OPENAI_CACHE_MIN_TOKENS ? 0 : tokens
   }
-  return chars
 }
