@@ -19,7 +19,7 @@ import {
 } from '../src/index.js'
 import { rules, startTestServer, type TestServer } from '../src/testing/index.js'
 
-const KEY = 'sk-test-SECRET-never-written-0123456789'
+const KEY = 'fake-key-SECRET-never-written-0123456789'
 let server: TestServer
 const dirs: string[] = []
 

@@ -12,7 +12,7 @@ import { startTestServer } from '../src/testing/server.js'
 import type { TestServer, TestServerRequest } from '../src/testing/types.js'
 import { rubric } from '../src/verifiers/rubric/rubric-verifier.js'
 
-const KEY = 'sk-test-history-0123456789'
+const KEY = 'fake-key-history-0123456789'
 const tasks = (rubricTasks as unknown as Task[]).slice(0, 6)
 let server: TestServer
 
