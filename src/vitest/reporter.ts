@@ -137,22 +137,26 @@ export default class SeqkReporter implements Reporter {
 
     // The baseline gates, as the Markdown summary and the annotations list them.
     const gates = blocks.flatMap((b) => b.cells.flatMap((c) => (c.gate ? [{ benchmark: b.name, cellId: c.cellId, pass: c.gate.status !== 'fail' && c.gate.status !== 'missing', message: `baseline: ${c.gate.messages.join(' ')}` }] : [])))
-    const markdown = renderMarkdownSummary(summary, { changes, gates })
-    writeFileSync(join(this.runDir, 'pr-comment.md'), markdown)
-    written.push('pr-comment.md')
-    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
-    if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) process.stdout.write(`${line}\n`)
-
-    if (this.options.html ?? true) {
-      let analysis: string | undefined
-      try {
-        analysis = renderAnalysis(analyzeRuns([summary]))
-      } catch (error) {
-        // The report still renders; the analysis says why it could not run (e.g. one actor only).
-        analysis = `The actor analysis did not run: ${(error as Error).message}`
+    // The summary and trajectories are on disk by now: a failure below costs a view, never data.
+    try {
+      const markdown = renderMarkdownSummary(summary, { changes, gates })
+      writeFileSync(join(this.runDir, 'pr-comment.md'), markdown)
+      written.push('pr-comment.md')
+      if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
+      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) process.stdout.write(`${line}\n`)
+      if (this.options.html ?? true) {
+        let analysis: string | undefined
+        try {
+          analysis = renderAnalysis(analyzeRuns([summary]))
+        } catch (error) {
+          // The report still renders; the analysis says why it could not run (e.g. one actor only).
+          analysis = `The actor analysis did not run: ${(error as Error).message}`
+        }
+        writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history, analysis }))
+        written.push('report.html')
       }
-      writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history, analysis }))
-      written.push('report.html')
+    } catch (error) {
+      this.log(`seqk: could not write the Markdown summary or the HTML report: ${(error as Error).stack ?? String(error)}`)
     }
     this.log(`seqk: wrote ${written.join(', ')} to ${this.runDir}`)
   }
