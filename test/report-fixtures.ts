@@ -93,6 +93,7 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
         actor: { provider: 'simulated', model: actor.id, params: {} },
         budget: K,
         budgetDisclosed: options.budgetDisclosed ?? false,
+        errorsCountedAsFailures: false,
       }
       const fingerprint = protocolFingerprint(protocol)
       const cellId = `${actor.id} · ${mode}`

@@ -64,6 +64,7 @@ function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mo
     actor: { provider: 'simulated', model: actor.id, params: { firstTry: actor.firstTry, ...Object.fromEntries(Object.entries(actor.repair).map(([m, r]) => [`repair.${m}`, r])) } },
     budget: options.budget,
     budgetDisclosed: options.budgetDisclosed ?? false,
+    errorsCountedAsFailures: false,
   }
 }
 

@@ -66,11 +66,18 @@ function withLock<T>(path: string, fn: () => T): T {
   }
 }
 
-/** Writes (or replaces) one cell's baseline, keeping every other cell, atomically and under a lock. */
-export function writeBaselineCell(path: string, benchmark: string, cellId: string, cell: BaselineCellJson): void {
+/** Writes (or replaces) one cell's baseline, keeping every other cell, atomically and under a lock. `replaceInvalid` (for -u) starts afresh when the file cannot be read. */
+export function writeBaselineCell(path: string, benchmark: string, cellId: string, cell: BaselineCellJson, options: { replaceInvalid?: boolean } = {}): void {
   mkdirSync(dirname(path), { recursive: true })
   withLock(path, () => {
-    const file = readBaselineFile(path) ?? { schema: 'seqk.baseline/1' as const, benchmarks: {} }
+    let existing: BaselineFile | undefined
+    try {
+      existing = readBaselineFile(path)
+    } catch (error) {
+      // Refreshing (-u) may replace a file this version cannot read; anything else must not.
+      if (!options.replaceInvalid) throw error
+    }
+    const file = existing ?? { schema: 'seqk.baseline/1' as const, benchmarks: {} }
     const cells = (file.benchmarks[benchmark] ??= { cells: {} }).cells
     cells[cellId] = cell
     const tmp = `${path}.${process.pid}.tmp`

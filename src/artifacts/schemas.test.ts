@@ -12,6 +12,7 @@ const protocol = {
   actor: { provider: 'p', model: 'm', params: {} },
   budget: 1,
   budgetDisclosed: false,
+  errorsCountedAsFailures: false,
 }
 
 describe('artifact schemas', () => {

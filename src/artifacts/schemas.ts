@@ -35,6 +35,8 @@ export const ProtocolSchema = z.object({
   budget: z.number().int().positive(),
   /** When true only Seq@K itself is valid: Seq@k for k < K may not be read by truncation. */
   budgetDisclosed: z.boolean(),
+  /** Infrastructure errors counted as failures (true) or left out of the rates (false): it changes the numbers. */
+  errorsCountedAsFailures: z.boolean(),
 })
 export type Protocol = z.infer<typeof ProtocolSchema>
 

@@ -20,6 +20,7 @@ const protocol: Protocol = {
   actor: { provider: 'test', model: 'm', params: {} },
   budget: 2,
   budgetDisclosed: false,
+  errorsCountedAsFailures: false,
 }
 
 function runSummary(): RunSummary {

@@ -30,6 +30,7 @@ function trajectory(taskId: string, repeat = 0): Trajectory {
       actor: { provider: 'test', model: 'm', params: { temperature: 0.5, seed: null } },
       budget: 3,
       budgetDisclosed: false,
+      errorsCountedAsFailures: false,
     },
     taskId,
     repeat,

@@ -23,7 +23,7 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
     case 'openai':
       return openaiModel({ model: rest, temperature, maxTokens })
     case 'openai-responses':
-      return openaiModel({ model: rest, api: 'responses', temperature, maxTokens })
+      return openaiModel({ model: rest, api: 'responses', temperature, maxTokens, id: `openai-responses:${rest}` })
     case 'anthropic':
       return anthropicModel({ model: rest, temperature, maxTokens })
     case 'compat': {

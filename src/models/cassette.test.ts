@@ -98,7 +98,23 @@ describe('withCassette', () => {
   })
 
   it('keyDifferences names decoding parameter changes', () => {
-    const key = { provider: 'p', model: 'm', params: { temperature: 0 }, role: 'actor', protocol: 'sequential', attempt: 1, repeat: 0, messages: [] }
+    const key = { provider: 'p', model: 'm', params: { temperature: 0 }, role: 'actor', protocol: 'sequential', attempt: 1, repeat: 0, cell: null, messages: [] }
     expect(keyDifferences(key, { ...key, params: { temperature: 1 } })).toEqual(['decoding parameters (recorded {"temperature":0}, now {"temperature":1})'])
+  })
+})
+
+describe('withCassette across cells', () => {
+  it('keeps two cells with the same first-attempt messages apart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-cassette-'))
+    dirs.push(dir)
+    const inCell = (cell: string): ChatRequest => ({ ...request('same prompt'), context: { ...request('same prompt').context, cell } })
+    const recorder = withCassette(counting(), { mode: 'record', dir })
+    const binary = await recorder.chat(inCell('binary-fp'))
+    const verifier = await recorder.chat(inCell('verifier-fp'))
+    expect(binary.text).not.toBe(verifier.text)
+    const replayer = withCassette(counting(), { mode: 'replay', dir })
+    expect((await replayer.chat(inCell('binary-fp'))).text).toBe(binary.text)
+    expect((await replayer.chat(inCell('verifier-fp'))).text).toBe(verifier.text)
+    await expect(replayer.chat(inCell('other-fp'))).rejects.toThrow(/cell \(recorded "binary-fp", now "other-fp"\)|cell \(recorded "verifier-fp", now "other-fp"\)/)
   })
 })

@@ -27,6 +27,8 @@ const CassetteKeySchema = z.object({
   protocol: z.string(),
   attempt: z.number().int(),
   repeat: z.number().int(),
+  /** The cell (its protocol fingerprint): cells share first-attempt messages, not answers. */
+  cell: z.string().nullable().default(null),
   messages: z.array(ChatMessageSchema),
 })
 type CassetteKey = z.infer<typeof CassetteKeySchema>
@@ -57,7 +59,7 @@ export function resolveCassette(options: CassetteOptions = {}): { mode: Cassette
 
 function keyOf(model: ChatModel, request: ChatRequest): CassetteKey {
   const { role, protocol, attempt, repeat } = request.context
-  return { provider: model.descriptor.provider, model: model.descriptor.model, params: model.descriptor.params, role, protocol, attempt, repeat, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) }
+  return { provider: model.descriptor.provider, model: model.descriptor.model, params: model.descriptor.params, role, protocol, attempt, repeat, cell: request.context.cell ?? null, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) }
 }
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_')
@@ -70,7 +72,7 @@ function shorten(text: string): string {
 /** The parts of `want` that differ from a recorded key, in words. */
 export function keyDifferences(recorded: CassetteKey, want: CassetteKey): string[] {
   const out: string[] = []
-  for (const field of ['role', 'protocol', 'attempt', 'repeat'] as const) {
+  for (const field of ['role', 'protocol', 'attempt', 'repeat', 'cell'] as const) {
     if (recorded[field] !== want[field]) out.push(`${field} (recorded ${JSON.stringify(recorded[field])}, now ${JSON.stringify(want[field])})`)
   }
   if (canonicalJson(recorded.params) !== canonicalJson(want.params)) out.push(`decoding parameters (recorded ${canonicalJson(recorded.params)}, now ${canonicalJson(want.params)})`)
@@ -101,7 +103,13 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
   const pathOf = (key: CassetteKey) => join(folder, `${sha256(canonicalJson(key)).slice(0, 24)}.json`)
 
   const read = (path: string): CassetteFile => {
-    const parsed = CassetteFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')))
+    let json: unknown
+    try {
+      json = JSON.parse(readFileSync(path, 'utf8'))
+    } catch (error) {
+      throw new Error(`${path}: the cassette is not valid JSON (${(error as Error).message}); delete it and record again`)
+    }
+    const parsed = CassetteFileSchema.safeParse(json)
     if (!parsed.success) throw new Error(`${path}: not a seqk cassette (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); delete it and record again`)
     return parsed.data
   }

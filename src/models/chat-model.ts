@@ -64,6 +64,8 @@ export interface CallContext {
   repeat: number
   /** 'sequential' or 'independent': which protocol asked. */
   protocol: 'sequential' | 'independent'
+  /** The cell's protocol fingerprint: two cells' first attempts share messages but not a cassette entry. */
+  cell?: string
   /** The task itself, for simulations. Real providers must not read it. */
   task?: unknown
 }

@@ -14,6 +14,7 @@ function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisc
     actor: { provider: 'test', model: 'm', params: {} },
     budget,
     budgetDisclosed,
+    errorsCountedAsFailures: false,
   }
 }
 

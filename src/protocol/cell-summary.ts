@@ -217,7 +217,7 @@ function evaluateThresholds(
     pass,
     message: pass
       ? `error rate ${(rate * 100).toFixed(1)}% ≤ ${(maxErrorRate * 100).toFixed(1)}%`
-      : `${values.errored.length} trajectories ended in an infrastructure error (${(rate * 100).toFixed(1)}% > allowed ${(maxErrorRate * 100).toFixed(1)}%); first: task ${first?.taskId} repeat ${first?.repeat}, ${first?.error?.stage} at attempt ${first?.error?.attempt}: ${first?.error?.message.replace(/\.$/, '')}. Raise expect.maxErrorRate to tolerate errors.`,
+      : `${values.errored.length} trajectories ended in an infrastructure error (${(rate * 100).toFixed(1)}% > allowed ${(maxErrorRate * 100).toFixed(1)}%); first: task ${first?.taskId} repeat ${first?.repeat}, ${first?.error?.stage} at attempt ${first?.error?.attempt}: ${first?.error?.message.replace(/\.$/, '')}. Raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate errors.`,
   })
   return out
 }

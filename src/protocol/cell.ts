@@ -45,7 +45,7 @@ export interface CellResult {
 }
 
 /** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
-export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget'>): Protocol {
+export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'countErrorsAsFailures'>): Protocol {
   const sequential = spec.mode !== null
   return {
     schema: 'seqk.protocol/1',
@@ -58,6 +58,7 @@ export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor
     actor: spec.actor.descriptor,
     budget: spec.budget,
     budgetDisclosed: sequential && spec.discloseBudget,
+    errorsCountedAsFailures: spec.countErrorsAsFailures,
   }
 }
 
@@ -76,12 +77,18 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   const started = Date.now()
   const protocol = cellProtocol(spec)
   const fingerprint = protocolFingerprint(protocol)
+  // Stops the trajectories still in flight when one fails for good (or the test is aborted):
+  // a failed cell must not keep spending model calls in the background.
+  const stop = new AbortController()
+  const forward = () => stop.abort(spec.signal?.reason)
+  if (spec.signal?.aborted) forward()
+  else spec.signal?.addEventListener('abort', forward, { once: true })
   const jobs = spec.tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const startedAt = new Date()
       const outcome: TrajectoryOutcome = spec.mode
-        ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, signal: spec.signal })
-        : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, signal: spec.signal })
+        ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, signal: stop.signal })
+        : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: stop.signal })
       const { usage, costUsd } = totals(outcome.attempts)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
@@ -107,7 +114,15 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       return trajectory
     }),
   )
-  const trajectories = await mapConcurrent(jobs, spec.concurrency, (job) => job())
+  let trajectories: Trajectory[]
+  try {
+    trajectories = await mapConcurrent(jobs, spec.concurrency, (job) => job())
+  } catch (error) {
+    stop.abort(error)
+    throw error
+  } finally {
+    spec.signal?.removeEventListener('abort', forward)
+  }
   const summary = summariseCell({
     runId: spec.runId,
     benchmark: spec.benchmark,

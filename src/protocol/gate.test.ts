@@ -13,6 +13,7 @@ const protocol: Protocol = {
   actor: { provider: 'simulated', model: 'reviser', params: { seed: 1 } },
   budget: 3,
   budgetDisclosed: false,
+  errorsCountedAsFailures: false,
 }
 
 type Row = CellSummary['perTask'][number]

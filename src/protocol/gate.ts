@@ -119,9 +119,17 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     result.reasons.push('no task is common to the baseline and this run (same id and content), so nothing can be compared; accept the new task set with `vitest run -u` or SEQK_UPDATE_BASELINE=1.')
     return result
   }
-  const a = common.map((id) => before.get(id)!)
-  const b = common.map((id) => now.get(id)!)
   const ks = [...new Set([K, ...(options.ks ?? [])])].filter((k) => k >= 1 && k <= K).sort((x, y) => x - y)
+  // A task with no measured outcome on either side (all its trajectories errored) is left out of
+  // both, so the comparison stays paired.
+  const measured = common.filter((id) => Number.isFinite(taskRate(before.get(id)!, K, independent)) && Number.isFinite(taskRate(now.get(id)!, K, independent)))
+  if (measured.length === 0) {
+    result.pass = false
+    result.reasons.push('no common task has a measured outcome in both the baseline and this run (every trajectory errored on one side), so nothing can be compared; fix the errors, then accept the baseline with `vitest run -u` if it is the one that is empty.')
+    return result
+  }
+  const a = measured.map((id) => before.get(id)!)
+  const b = measured.map((id) => now.get(id)!)
   const metric = independent ? 'passAt' : 'seqAt'
   const label = independent ? 'Pass' : 'Seq'
   for (const k of ks) {
@@ -129,11 +137,13 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     const interval = pairedBootstrap(a, b, (r) => r.taskId, (rows) => mean(rows, k, independent), { seed: options.seed ?? 1, resamples: options.resamples ?? 2000 })
     const comparison: GateComparison = { metric, k, baseline: mean(a, k, independent), current: mean(b, k, independent), diff: { point: interval.point, lo: interval.lo, hi: interval.hi } }
     result.comparisons.push(comparison)
-    const where = `${label}@${k} ${pct(comparison.baseline)} → ${pct(comparison.current)} on ${common.length} common tasks (difference ${pct(interval.point)} points, 95% CI ${pct(interval.lo)} to ${pct(interval.hi)})`
-    if (interval.hi < -margin) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
+    const where = `${label}@${k} ${pct(comparison.baseline)} → ${pct(comparison.current)} on ${measured.length} common tasks (difference ${pct(interval.point)} points, 95% CI ${pct(interval.lo)} to ${pct(interval.hi)})`
+    // Fail closed: a difference that cannot be computed is never a pass.
+    if (!Number.isFinite(interval.point) || !Number.isFinite(interval.hi)) result.reasons.push(`${label}@${k}: the difference could not be computed on the common tasks.`)
+    else if (interval.hi < -margin) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
     else if (interval.point < -maxDrop) result.reasons.push(`${where}: the drop exceeds the hard limit of ${pct(maxDrop)} points.`)
   }
-  for (const id of common) {
+  for (const id of measured) {
     const x = taskRate(before.get(id)!, K, independent)
     const y = taskRate(now.get(id)!, K, independent)
     const text = `${id} ${solvedText(before.get(id)!, K, independent)} → ${solvedText(now.get(id)!, K, independent)}`

@@ -13,6 +13,7 @@ const protocol = (history: string, benchmark: string): Protocol => ({
   actor: { provider: 'simulated', model: 'reviser', params: {} },
   budget: 2,
   budgetDisclosed: false,
+  errorsCountedAsFailures: false,
 })
 
 function cell(history: string, benchmark: string, solvedAt: (number | null)[]): CellSummary {

@@ -13,6 +13,8 @@ export interface IndependentInput {
   verifier: Verifier
   promptBuilder: PromptBuilder
   budget: number
+  /** The cell's fingerprint, passed to the actor's call context. */
+  cell?: string
   signal?: AbortSignal
 }
 
@@ -27,7 +29,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
   try {
     for (let sample = 1; sample <= budget; sample++) {
       const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
-      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task }, signal })
+      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task, cell: input.cell }, signal })
       attempts.push({ ...step, feedback: null, unmodified: null })
     }
   } catch (error) {

@@ -23,6 +23,8 @@ export interface SequentialInput {
   promptBuilder: PromptBuilder
   budget: number
   discloseBudget: boolean
+  /** The cell's fingerprint, passed to the actor's call context (record and replay key on it). */
+  cell?: string
   signal?: AbortSignal
 }
 
@@ -47,7 +49,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         verifier,
         task,
         messages: built.messages,
-        context: { role: 'actor', ...context, protocol: 'sequential', task },
+        context: { role: 'actor', ...context, protocol: 'sequential', task, cell: input.cell },
         signal,
       })
       const previous = attempts.at(-1)

@@ -40,7 +40,16 @@ export function currentCommit(): string | null {
 export function applyBaseline(input: { path: string; benchmark: string; summary: CellSummary; mode: UpdateMode; gate: GateOptions }): GateJson {
   const { path, benchmark, summary, mode } = input
   const file = relative(process.cwd(), path) || path
-  const existing = readBaselineFile(path)?.benchmarks[benchmark]?.cells[summary.cellId]
+  const read = (): ReturnType<typeof readBaselineFile> => {
+    try {
+      return readBaselineFile(path)
+    } catch (error) {
+      // -u refreshes even a file this version cannot read; otherwise the error says how to fix it.
+      if (mode === 'all') return undefined
+      throw error
+    }
+  }
+  const existing = read()?.benchmarks[benchmark]?.cells[summary.cellId]
   const empty = { comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] }
   const write = () =>
     writeBaselineCell(path, benchmark, summary.cellId, {
@@ -51,7 +60,13 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
       passAt: summary.passAt,
       recordedAt: new Date().toISOString(),
       commit: currentCommit(),
-    })
+    }, { replaceInvalid: mode === 'all' })
+  // A run that measured nothing, or hit infrastructure errors, would make a baseline that every
+  // later run "passes" against: never write one from it.
+  const unhealthy = summary.errors.count > 0 || summary.thresholds.some((t) => t.metric === 'measured' && !t.pass)
+  if (unhealthy && (mode === 'all' || !existing)) {
+    return { status: 'missing', file, messages: [`not writing a baseline for "${summary.cellId}" in ${file}: this run had ${summary.errors.count} errored trajectories or measured nothing; fix the errors and run again.`], ...empty }
+  }
   if (mode === 'all') {
     write()
     return { status: existing ? 'updated' : 'written', file, messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}`], ...empty }
@@ -67,7 +82,7 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
   return {
     status: result.pass ? 'pass' : 'fail',
     file,
-    messages: result.pass ? [`no regression against ${file}`] : result.reasons,
+    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...taskSetNotes(result)],
     comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) } })),
     regressed: result.regressed,
     improved: result.improved,
@@ -76,4 +91,14 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
     changed: result.changed,
     protocolChanges: result.protocolChanges,
   }
+}
+
+/** Tasks the gate could not compare, said out loud: added, removed, or changed and left out. */
+function taskSetNotes(result: { added: string[]; removed: string[]; changed: string[] }): string[] {
+  const list = (ids: string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length})` : ''}`
+  const notes: string[] = []
+  if (result.added.length > 0) notes.push(`${result.added.length} tasks added since the baseline (not compared): ${list(result.added)}`)
+  if (result.removed.length > 0) notes.push(`${result.removed.length} tasks removed since the baseline: ${list(result.removed)}`)
+  if (result.changed.length > 0) notes.push(`${result.changed.length} tasks changed (prompt, tests or criteria) and left out: ${list(result.changed)}`)
+  return notes
 }

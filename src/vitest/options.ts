@@ -27,7 +27,7 @@ const PromptBuilderShape = z.custom<PromptBuilder>((v) => isObject(v) && typeof 
 })
 
 const Rate = z.number({ message: 'a threshold must be a number in [0, 1]' }).min(0, 'a threshold must be in [0, 1]').max(1, 'a threshold must be in [0, 1]')
-const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate)
+const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate, { error: 'keys are attempt counts k (1, 2, …) and values rates in [0, 1]' })
 
 export const ThresholdsSchema = z
   .object({
@@ -55,7 +55,7 @@ export const SeqEvalOptionsSchema = z
     verifier: VerifierShape,
     budget: z.number({ message: 'budget (K) must be an integer >= 1' }).int('budget (K) must be an integer >= 1').min(1, 'budget (K) must be an integer >= 1'),
     repeats: z.number().int().min(1, 'repeats must be an integer >= 1').default(1),
-    history: z.union([z.enum(['full', 'last', 'summary']), HistoryShape]).default('full'),
+    history: z.union([z.enum(['full', 'last', 'summary']), HistoryShape], { error: "history must be 'full', 'last', 'summary' or a history policy object with name and build()" }).default('full'),
     summariser: ChatModelShape.optional(),
     independent: z.union([z.boolean(), z.object({ expect: ThresholdsSchema.optional() }).strict()]).default(false),
     modes: z.record(z.string().min(1), ModeSchema).default({}),
@@ -155,6 +155,14 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   }
   for (const t of o.tasks) {
     for (const p of o.verifier.checkTask?.(t) ?? []) problems.push(`tasks[${JSON.stringify(t.id)}]: ${p}`)
+  }
+  // A simulated actor only picks scripted answers: it cannot write a summary or a critique.
+  const simulated = o.actors.filter((a) => a.descriptor.provider === 'simulated').map((a) => a.id)
+  if (simulated.length > 0) {
+    if (o.history === 'summary' && !o.summariser) problems.push(`summariser: history 'summary' needs a summariser model: the simulated actors (${simulated.join(', ')}) cannot summarise; pass summariser: actors.openai({ … }) or a test-server model`)
+    for (const [name, mode] of Object.entries(modes)) {
+      if (mode.feedback.kind === 'critic' && mode.feedback.settings.critic === 'actor') problems.push(`modes.${name}.feedback: a critic with no model critiques with the actor, and the simulated actors (${simulated.join(', ')}) cannot; pass feedback.critic({ model, … })`)
+    }
   }
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const baseline = o.baseline === false ? null : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }

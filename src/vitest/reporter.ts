@@ -60,15 +60,25 @@ export default class SeqkReporter implements Reporter {
   onInit(vitest: Vitest): void {
     this.vitest = vitest
     this.root = vitest.config.root
+    this.startRun()
+    this.progress = new Progress(this.progressMode(vitest), (text) => process.stdout.write(text), this.options.progressIntervalMs)
+  }
+
+  /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
+  onTestRunStart(): void {
+    if (this.cells.length > 0) this.startRun()
+  }
+
+  private startRun(): void {
+    this.cells.length = 0
     const fromEnv = process.env.SEQK_RUN_DIR
     const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
     // With SEQK_RUN_DIR the run id is the folder's name, as the workers see it (run-context.ts).
     this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
-    this.runDir = fromEnv ?? join(isAbsolute(outputDir) ? outputDir : resolve(vitest.config.root, outputDir), this.runId)
+    this.runDir = fromEnv ?? join(isAbsolute(outputDir) ? outputDir : resolve(this.root, outputDir), this.runId)
     this.writeLatest = !fromEnv
     // One run directory for every worker: created lazily by the first cell that writes.
-    vitest.provide('seqkRun', { runId: this.runId, runDir: this.runDir })
-    this.progress = new Progress(this.progressMode(vitest), (text) => process.stdout.write(text), this.options.progressIntervalMs)
+    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir })
   }
 
   private progressMode(vitest: Vitest): ProgressMode {

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, resolve } from 'node:path'
 import { inject } from 'vitest'
 import { DEFAULT_RUNS_DIR, newRunId } from '../artifacts/run-dir.js'
 
@@ -28,8 +28,9 @@ export function currentRun(): SeqkRun {
   run ??= inject('seqkRun')
   if (!run) {
     fallback ??= (() => {
-      const runId = newRunId()
-      return { runId, runDir: join(process.cwd(), DEFAULT_RUNS_DIR, runId) }
+      // No seqk reporter (e.g. --reporter=blob replaced it): honour the same variables it reads.
+      const runId = process.env.SEQK_RUN_ID ?? newRunId()
+      return { runId, runDir: resolve(process.cwd(), process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR, runId) }
     })()
     run = fallback
   }

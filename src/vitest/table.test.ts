@@ -25,6 +25,7 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
       actor: { provider: 'simulated', model: actorId, params: {} },
       budget: K,
       budgetDisclosed: false,
+      errorsCountedAsFailures: false,
     },
     budget: K,
     repeats: 1,

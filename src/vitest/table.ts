@@ -54,8 +54,9 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   ]
   const rows = cells.map((cell) => {
     const { label, curve, interval } = curveOf(cell)
-    const failed = cell.thresholds.filter((t) => !t.pass)
-    const verdict = cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed.length})`)
+    const gateFailed = cell.gate?.status === 'fail' || cell.gate?.status === 'missing' ? 1 : 0
+    const failed = cell.thresholds.filter((t) => !t.pass).length + gateFailed
+    const verdict = cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed})`)
     const errors = cell.errors.count === 0 ? '0' : c.yellow(String(cell.errors.count))
     const ciText = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
     return [
@@ -152,6 +153,8 @@ export function baselineLines(cells: readonly CellSummary[]): string[] {
   for (const cell of gated) {
     const gate = cell.gate!
     if (gate.status === 'fail' || gate.status === 'missing') for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
+    // A passing gate still says which tasks it could not compare (added, removed, changed).
+    else for (const m of gate.messages.filter((x) => /^\d+ tasks /.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length

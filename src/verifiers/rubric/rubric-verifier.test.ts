@@ -188,7 +188,7 @@ describe('verifiers.rubric: declaration checks and settings', () => {
 
   it('changes the protocol fingerprint with the grader, its decoding, the mode and the pass rule', () => {
     const fp = (v: ReturnType<typeof rubric>) =>
-      protocolFingerprint({ schema: 'seqk.protocol/1', kind: 'sequential', benchmark: { name: 'b', tasks: 1, contentHash: 'h' }, verifier: { name: v.name, version: v.version, settings: v.settings }, feedback: null, history: null, promptBuilder: 'p', actor: { provider: 'x', model: 'y', params: {} }, budget: 3, budgetDisclosed: false })
+      protocolFingerprint({ schema: 'seqk.protocol/1', kind: 'sequential', benchmark: { name: 'b', tasks: 1, contentHash: 'h' }, verifier: { name: v.name, version: v.version, settings: v.settings }, feedback: null, history: null, promptBuilder: 'p', actor: { provider: 'x', model: 'y', params: {} }, budget: 3, budgetDisclosed: false, errorsCountedAsFailures: false })
     const grader = (model: string, temperature = 0) => fakeModel(() => '', { model, params: { temperature } })
     const base = fp(rubric({ grader: grader('g1') }))
     expect(fp(rubric({ grader: grader('g1') }))).toBe(base)
