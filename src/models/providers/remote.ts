@@ -50,17 +50,23 @@ export function remoteChatModel(input: {
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
       const started = performance.now()
+      // The SDKs add an abort listener per request to the signal they get and keep it; one test
+      // signal is shared by every call of a cell, so each call gets its own signal, linked here
+      // and unlinked when the call ends.
+      const own = new AbortController()
+      const forward = () => own.abort(request.signal?.reason)
+      request.signal?.addEventListener('abort', forward, { once: true })
       const raw = await withRetries(
-        () => limiter.run(() => input.call(request.messages, request.signal), request.signal),
+        () => limiter.run(() => input.call(request.messages, own.signal), own.signal),
         {
           ...options.retry,
-          signal: request.signal,
+          signal: own.signal,
           label: `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`,
           onFailure: (failure) => {
             if (failure.rateLimited) limiter.rateLimited()
           },
         },
-      )
+      ).finally(() => request.signal?.removeEventListener('abort', forward))
       limiter.succeeded()
       return {
         ...raw,
