@@ -2,23 +2,17 @@
 // verifier, and broken references fail with the call, the expected and the actual value in the
 // verifier feedback. Reads the real data from ../shared/benchmarks/ (never copied into this
 // repository) and skips with the reason when it is absent.
-import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { loadCodeEvalPro, referenceCode, type CodeEvalProEntry } from '../src/benchmarks/index.js'
 import { feedback } from '../src/feedback/index.js'
 import { verifiers, type Verdict } from '../src/verifiers/index.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
+import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 
-const repoRoot = new URL('../', import.meta.url)
-const shared = new URL('../shared/benchmarks/', repoRoot)
-const files = {
-  'humaneval-pro': new URL('humaneval-pro/humaneval_pro.json', shared),
-  'mbpp-pro': new URL('mbpp-pro/mbpp_pro.json', shared),
-} as const
-const present = Object.values(files).every((f) => existsSync(f))
-const skipReason = `benchmark data not found at ${fileURLToPath(shared)} (the CodeEval-Pro files live next to the repository, never in it)`
+const files = codeEvalProFiles
+const skipReason = missingData(...Object.values(files))
+const present = skipReason === undefined
 
 
 const CONCURRENCY = Math.min(8, Math.max(4, availableParallelism()))
@@ -36,7 +30,7 @@ async function render(entry: CodeEvalProEntry, answer: string, verdict: Verdict)
 // Without the data: Vitest's own skip with a note, so the reporter shows why.
 if (!present) {
   describe('reference solutions of HumanEval Pro and MBPP Pro', () => {
-    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(skipReason))
+    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(skipReason!))
   })
 }
 

@@ -3,8 +3,6 @@
 // criterion gets a verdict, and the pass decision follows each benchmark's rule. The CL-bench
 // graded file's own requirement_status, fed back as the grader's answers, reproduces its scores.
 import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadAdvancedIfEntries, advancedIfVerifier } from '../src/benchmarks/advancedif.js'
 import { clBenchScore, clBenchVerifier, loadClBenchEntries } from '../src/benchmarks/clbench.js'
@@ -14,19 +12,20 @@ import { parseRubricRequest, rubricGrader, scriptedGrader, testServerModel, type
 import { startTestServer } from '../src/testing/server.js'
 import type { TestServer } from '../src/testing/types.js'
 import { verdictCalls } from '../src/verifiers/rubric/rubric-verifier.js'
+import { missingData, sharedFile } from '../src/benchmarks/test-helpers.js'
 
-const shared = new URL('../../shared/benchmarks/', import.meta.url)
 const files = {
-  healthbench: new URL('healthbench/healthbench_oss_eval_first30.derived.jsonl', shared),
-  advancedif: new URL('advancedif/sample_data.jsonl', shared),
-  clbench: new URL('clbench/deepseek.v3.2.dkr_rsa_subset.jsonl', shared),
-  clbenchGraded: new URL('clbench/deepseek.v3.2_graded.dkr_rsa_subset.jsonl', shared),
+  healthbench: sharedFile('healthbench/healthbench_oss_eval_first30.derived.jsonl'),
+  advancedif: sharedFile('advancedif/sample_data.jsonl'),
+  clbench: sharedFile('clbench/deepseek.v3.2.dkr_rsa_subset.jsonl'),
+  clbenchGraded: sharedFile('clbench/deepseek.v3.2_graded.dkr_rsa_subset.jsonl'),
 }
-const present = Object.values(files).every((f) => existsSync(f))
+const skipReason = missingData(...Object.values(files))
+const present = skipReason === undefined
 
 if (!present) {
   describe('rubric benchmarks (real samples)', () => {
-    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(`no benchmark data at ${fileURLToPath(shared)} (the files live next to the repository, never in it)`))
+    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(skipReason!))
   })
 }
 

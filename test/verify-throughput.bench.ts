@@ -11,22 +11,17 @@
 //
 // Reads ../shared/benchmarks/ (never copied into the repository); skipped when it is absent.
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, bench, describe } from 'vitest'
 import { loadCodeEvalPro, referenceCode, type CodeEvalProEntry } from '../src/benchmarks/index.js'
 import { verifiers } from '../src/verifiers/index.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
+import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 
-const repoRoot = new URL('../', import.meta.url)
-const shared = new URL('../shared/benchmarks/', repoRoot)
-const files = {
-  'humaneval-pro': new URL('humaneval-pro/humaneval_pro.json', shared),
-  'mbpp-pro': new URL('mbpp-pro/mbpp_pro.json', shared),
-} as const
-const present = Object.values(files).every((f) => existsSync(f))
+const files = codeEvalProFiles
+const present = missingData(...Object.values(files)) === undefined
 
 const CONCURRENCY = availableParallelism()
 const TIMEOUT_MS = 3000
@@ -114,7 +109,7 @@ if (present) {
     )
   })
 } else {
-  describe.skip(`verify throughput: skipped, no benchmark data at ${fileURLToPath(shared)}`, () => {
+  describe.skip(`verify throughput: skipped, ${missingData(...Object.values(files))}`, () => {
     bench('python-tests verifier vs python3 file.py', () => {})
   })
 }

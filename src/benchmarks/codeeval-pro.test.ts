@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TaskSchema } from '../protocol/task.js'
 import {
@@ -19,6 +18,7 @@ import {
   type CodeEvalProDefect,
   type CodeEvalProRecord,
 } from './codeeval-pro.js'
+import { codeEvalProFiles, missingData, sharedFile } from './test-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Self-written records in the HumanEval Pro shape (none copied from the benchmark).
@@ -222,15 +222,13 @@ describe('referenceAnswer', () => {
 // ---------------------------------------------------------------------------------------------
 // The real files, read from ../shared/benchmarks/ next to the repository (never copied into it).
 
-const repoRoot = new URL('../../', import.meta.url)
-const shared = new URL('../shared/benchmarks/', repoRoot)
 const real = {
-  'humaneval-pro': { file: new URL('humaneval-pro/humaneval_pro.json', shared), scanKey: 'humaneval_pro', count: 164 },
-  'mbpp-pro': { file: new URL('mbpp-pro/mbpp_pro.json', shared), scanKey: 'mbpp_pro', count: 378 },
+  'humaneval-pro': { file: codeEvalProFiles['humaneval-pro'], scanKey: 'humaneval_pro', count: 164 },
+  'mbpp-pro': { file: codeEvalProFiles['mbpp-pro'], scanKey: 'mbpp_pro', count: 378 },
 } as const
-const scanFile = new URL('codeeval-pro-defects.json', shared)
-const present = existsSync(scanFile) && Object.values(real).every((r) => existsSync(r.file))
-const skipReason = `no benchmark data at ${fileURLToPath(shared)} (the CodeEval-Pro files live next to the repository, never in it)`
+const scanFile = sharedFile('codeeval-pro-defects.json')
+const skipReason = missingData(scanFile, ...Object.values(codeEvalProFiles))
+const present = skipReason === undefined
 
 /** Our flag names for the scan's. */
 const SCAN_FLAGS: Record<string, CodeEvalProDefect> = {
@@ -250,7 +248,7 @@ interface Scan {
 // Without the data: Vitest's own skip with a note, so the reporter shows why.
 if (!present) {
   describe('the real CodeEval-Pro files', () => {
-    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(skipReason))
+    it('needs ../shared/benchmarks/', (ctx) => ctx.skip(skipReason!))
   })
 }
 

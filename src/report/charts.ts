@@ -29,6 +29,11 @@ const CONFIG = {
   text: { font: FONT },
 } as const
 
+/** What every chart shares: the schema, its size, a transparent background and the house style. */
+function frame(width: number | { step: number }, height: number) {
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width, height, background: 'transparent', config: CONFIG } as const
+}
+
 type Position = PositionDef<Field>
 type Scale = { domain: string[]; range: string[] }
 const colourScale = (colours: ReadonlyMap<string, string>): Scale => ({ domain: [...colours.keys()], range: [...colours.values()] })
@@ -53,11 +58,7 @@ export function curvesSpec(rows: readonly CurveRow[], options: { budget: number;
   const K = options.budget
   const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: `${options.metric}@k`, tickCount: 5 } })
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: options.width ?? 320,
-    height: options.height ?? 210,
-    background: 'transparent',
-    config: CONFIG,
+    ...frame(options.width ?? 320, options.height ?? 210),
     data: { values: rows as unknown as Record<string, unknown>[] },
     encoding: {
       x: {
@@ -88,11 +89,7 @@ export function rankSpec(rows: readonly RankRow[], options: { colours: ReadonlyM
   const x: Position = { field: 'column', type: 'ordinal', sort: columns, scale: { paddingOuter: 0.35 }, axis: { orient: 'top', labelAngle: 0, title: null, domain: false, ticks: false, labelFontWeight: 600, labelColor: INK, labelPadding: 10 } }
   const y: Position = { field: 'rank', type: 'quantitative', scale: { domain: [0.6, n + 0.4], reverse: true, nice: false }, axis: { values: Array.from({ length: n }, (_, i) => i + 1), format: 'd', title: 'rank (1 = best)', grid: false, domain: false } }
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: { step: 150 },
-    height: Math.max(130, 46 * n),
-    background: 'transparent',
-    config: CONFIG,
+    ...frame({ step: 150 }, Math.max(130, 46 * n)),
     data: { values: data },
     encoding: { x, y, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null } },
     layer: [
@@ -132,11 +129,7 @@ export function costSpec(points: readonly CostPoint[], options: { unit: 'usd' | 
   const lastFrontier = frontierRows[frontierRows.length - 1]
   if (lastFrontier) frontierRows.push({ cost: options.maxCost > 0 ? options.maxCost * 1.08 : 1, value: lastFrontier.value })
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: options.width ?? 320,
-    height: options.height ?? 210,
-    background: 'transparent',
-    config: CONFIG,
+    ...frame(options.width ?? 320, options.height ?? 210),
     layer: [
       { data: { values: frontierRows }, mark: { type: 'line', interpolate: 'step-after', color: INK, strokeWidth: 1.25, strokeDash: [5, 3], opacity: 0.7 }, encoding: { x, y } },
       {
@@ -170,11 +163,7 @@ export function trendSpec(rows: readonly TrendRow[], options: { metric: string; 
   const x: Position = { field: 'createdAt', type: 'temporal', axis: { title: 'run', labelOverlap: true, grid: false, format: '%b %d %H:%M' } }
   const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: options.metric, tickCount: 5 } })
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    width: options.width ?? 320,
-    height: options.height ?? 170,
-    background: 'transparent',
-    config: CONFIG,
+    ...frame(options.width ?? 320, options.height ?? 170),
     data: { values: rows as unknown as Record<string, unknown>[] },
     encoding: { x, color: { field: 'actor', type: 'nominal', scale: colourScale(options.colours), legend: null } },
     layer: [
