@@ -6,7 +6,7 @@
  * Pass@K.
  */
 import { CELL_SUMMARY_SCHEMA, RunSummarySchema, SUMMARY_SCHEMA, type CellSummary, type Protocol, type RunSummary } from '../artifacts/schemas.js'
-import { bootstrapInterval, createRng, passAtCurve, passHatCurve, revisionTiming, seedFrom, seqAt, seqAtCurve, gain, type Interval, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
+import { bootstrapInterval, createRng, passAtCurve, passHatCurve, revisionTiming, seedFrom, seqAtCurve, seqAtInterval, gain, type Interval, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
 import { protocolFingerprint } from '../protocol/fingerprint.js'
 
 export interface SimulatedActorSpec {
@@ -136,7 +136,7 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
     trajectories: options.tasks * options.repeats,
     errors: { count: 0, rate: 0, countedAsFailures: false, examples: [] },
     seqAt: curve.map((v, k) => (disclosed && k < K - 1 ? null : orNull(v))),
-    seqAtInterval: json(bootstrapInterval(outcomes, (s) => seqAt(s, K), boot)),
+    seqAtInterval: json(seqAtInterval(outcomes, K, boot)),
     passAt: passCurve?.map(orNull) ?? null,
     passAtInterval: independent ? json(bootstrapInterval(samples, (s) => passAtCurve(s, K)[K - 1] ?? Number.NaN, boot)) : null,
     passHat: independent ? passHatCurve(samples, K).map(orNull) : null,

@@ -20,6 +20,7 @@ describe('vitest-seqk/metrics', () => {
         'seedFrom',
         'seqAt',
         'seqAtCurve',
+        'seqAtInterval',
         'unmodifiedRevisions',
       ].sort(),
     )

@@ -3,7 +3,7 @@
 export type { Rng } from './random.js'
 export { createRng, seedFrom } from './random.js'
 export type { TaskOutcomes } from './seq-at-k.js'
-export { seqAt, seqAtCurve } from './seq-at-k.js'
+export { seqAt, seqAtCurve, seqAtInterval } from './seq-at-k.js'
 export type { SampleCounts } from './pass-at-k.js'
 export { passAtCurve, passAtK } from './pass-at-k.js'
 export { passHatCurve, passHatK } from './pass-hat-k.js'

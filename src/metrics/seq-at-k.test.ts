@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { Rng } from './random.js'
 import { createRng } from './random.js'
 import type { TaskOutcomes } from './seq-at-k.js'
-import { seqAt, seqAtCurve } from './seq-at-k.js'
+import { seqAt, seqAtCurve, seqAtInterval } from './seq-at-k.js'
+import { bootstrapInterval } from './bootstrap.js'
 
 const outcomesArb = (maxAttempt: number): fc.Arbitrary<TaskOutcomes[]> =>
   fc.array(
@@ -150,5 +151,21 @@ describe('seqAt', () => {
 
   it('rejects k below 1 with a message naming k', () => {
     expect(() => seqAt([], 0)).toThrow(/k must be an integer >= 1 \(got 0\)/)
+  })
+})
+
+describe('seqAtInterval', () => {
+  it('equals the generic bootstrap of seqAt bit for bit (same draws, same values)', () => {
+    fc.assert(
+      fc.property(outcomesArb(6), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 1000 }), (outcomes, k, seed) => {
+        const generic = bootstrapInterval(outcomes, (s) => seqAt(s, k), { seed, resamples: 50 })
+        expect(seqAtInterval(outcomes, k, { seed, resamples: 50 })).toEqual(generic)
+      }),
+      { seed: 42, numRuns: 300 },
+    )
+  })
+
+  it('rejects a bad first success like seqAtCurve, naming the task', () => {
+    expect(() => seqAtInterval([{ taskId: 'x', firstSuccess: [0] }], 3)).toThrow(/task 'x' has 0/)
   })
 })

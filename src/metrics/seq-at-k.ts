@@ -1,3 +1,4 @@
+import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap.js'
 import { assertBudget } from './validation.js'
 
 /**
@@ -69,4 +70,51 @@ export function seqAtCurve(outcomes: readonly TaskOutcomes[], budget: number): n
 export function seqAt(outcomes: readonly TaskOutcomes[], k: number): number {
   assertBudget(k, 'k')
   return seqAtCurve(outcomes, k)[k - 1] ?? Number.NaN
+}
+
+/**
+ * A task's share of repeats solved by attempt k (NaN when it has no repeats): its term in Seq@k.
+ * The same division as {@link seqAtCurve}, so a mean of shares equals Seq@k bit for bit.
+ */
+function solvedShare(task: TaskOutcomes, k: number): number {
+  const repeats = task.firstSuccess.length
+  if (repeats === 0) return Number.NaN
+  let solved = 0
+  for (const attempt of task.firstSuccess) {
+    if (attempt === null) continue
+    if (!Number.isInteger(attempt) || attempt < 1) {
+      throw new RangeError(`firstSuccess must be a 1-based attempt number or null (task '${task.taskId}' has ${String(attempt)})`)
+    }
+    if (attempt <= k) solved += 1
+  }
+  return solved / repeats
+}
+
+/** Mean of the non-NaN values in order (NaN when there are none), as seqAtCurve sums its tasks. */
+function meanOfDefined(values: readonly number[]): number {
+  let sum = 0
+  let count = 0
+  for (const value of values) {
+    if (Number.isNaN(value)) continue
+    sum += value
+    count += 1
+  }
+  return count === 0 ? Number.NaN : sum / count
+}
+
+/**
+ * Seq@k with its seeded percentile bootstrap interval over tasks: exactly
+ * `bootstrapInterval(outcomes, (s) => seqAt(s, k), options)` (same draws, same values), but each
+ * task's share is computed once instead of once per resample, which makes a cell's summary cheap.
+ *
+ * @example
+ * seqAtInterval(outcomes, 5, { seed: 1, resamples: 2000 }) // { point: 0.62, lo: 0.55, hi: 0.69, ... }
+ */
+export function seqAtInterval(outcomes: readonly TaskOutcomes[], k: number, options?: BootstrapOptions): Interval {
+  assertBudget(k, 'k')
+  return bootstrapInterval(
+    outcomes.map((task) => solvedShare(task, k)),
+    meanOfDefined,
+    options,
+  )
 }

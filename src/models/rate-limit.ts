@@ -19,13 +19,17 @@ export class AdaptiveLimiter {
     return this.limit
   }
 
+  /** Takes a free slot at once if there is one (no waiting, no promise). */
+  tryAcquire(): boolean {
+    if (this.inFlight >= this.limit) return false
+    this.inFlight++
+    return true
+  }
+
   /** Waits for a slot; rejects with the abort reason if `signal` aborts first. */
   async acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw signal.reason
-    if (this.inFlight < this.limit) {
-      this.inFlight++
-      return
-    }
+    if (this.tryAcquire()) return
     await new Promise<void>((resolve, reject) => {
       const grant = () => {
         signal?.removeEventListener('abort', onAbort)
@@ -68,7 +72,9 @@ export class AdaptiveLimiter {
 
   /** Runs `fn` inside a slot. */
   async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.acquire(signal)
+    if (signal?.aborted) throw signal.reason
+    // The common case (a free slot) skips a promise and a microtask per call.
+    if (!this.tryAcquire()) await this.acquire(signal)
     try {
       return await fn()
     } finally {

@@ -47,7 +47,8 @@ describe('withRetries', () => {
         if (++calls < 3) throw httpError(503)
         return 'ok'
       },
-      { label: 'test', baseDelayMs: 1 },
+      { baseDelayMs: 1 },
+      { label: 'test' },
     )
     expect(value).toBe('ok')
     expect(calls).toBe(3)
@@ -60,7 +61,8 @@ describe('withRetries', () => {
         calls++
         throw httpError(500)
       },
-      { label: 'gpt (actor)', maxRetries: 2, baseDelayMs: 1 },
+      { maxRetries: 2, baseDelayMs: 1 },
+      { label: 'gpt (actor)' },
     )
     await expect(run).rejects.toThrow(/gpt \(actor\): HTTP 500: status 500 \(gave up after 3 tries\)/)
     await expect(run).rejects.toBeInstanceOf(ProviderError)
@@ -75,7 +77,8 @@ describe('withRetries', () => {
           calls++
           throw httpError(400)
         },
-        { label: 'x', baseDelayMs: 1 },
+        { baseDelayMs: 1 },
+        { label: 'x' },
       ),
     ).rejects.toThrow(/HTTP 400/)
     expect(calls).toBe(1)
@@ -88,6 +91,7 @@ describe('withRetries', () => {
       async () => {
         throw httpError(429, { 'retry-after': '30' })
       },
+      {},
       { label: 'x', signal: controller.signal },
     )
     setTimeout(() => controller.abort(new Error('test timed out')), 50)

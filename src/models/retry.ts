@@ -109,28 +109,39 @@ export class ProviderError extends Error {
   }
 }
 
+/** What one call's retries need besides the policy. */
+export interface RetryCall {
+  signal?: AbortSignal
+  /** Names the call in errors; a function so the text is only built on failure. */
+  label: string | (() => string)
+  onFailure?: (failure: FailureClass) => void
+  random?: () => number
+}
+
 /**
  * Runs `call` until it succeeds, retrying retryable failures with backoff. An abort stops at once
  * (including mid-wait) and rethrows the abort reason; anything else ends as a ProviderError whose
- * message says what failed and how many tries were made.
+ * message says what failed and how many tries were made. The policy is separate from the call so a
+ * model builds it once, not on every call.
+ *
+ * @example
+ * const text = await withRetries(() => sdkCall(), { maxRetries: 3 }, { label: 'gpt-4o (actor)', signal })
  */
-export async function withRetries<T>(
-  call: () => Promise<T>,
-  options: RetryOptions & { signal?: AbortSignal; label: string; onFailure?: (failure: FailureClass) => void; random?: () => number },
-): Promise<T> {
-  const maxRetries = options.maxRetries ?? 5
+export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions, context: RetryCall): Promise<T> {
+  const maxRetries = policy.maxRetries ?? 5
   for (let attempt = 0; ; attempt++) {
     try {
       return await call()
     } catch (error) {
-      if (options.signal?.aborted) throw options.signal.reason
+      if (context.signal?.aborted) throw context.signal.reason
       const failure = classifyFailure(error)
-      options.onFailure?.(failure)
+      context.onFailure?.(failure)
       if (!failure.retryable || attempt >= maxRetries) {
         const tries = attempt + 1
-        throw new ProviderError(`${options.label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
+        const label = typeof context.label === 'function' ? context.label() : context.label
+        throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
       }
-      await sleep(retryDelay(attempt + 1, failure, options, options.random), options.signal)
+      await sleep(retryDelay(attempt + 1, failure, policy, context.random), context.signal)
     }
   }
 }

@@ -1,4 +1,4 @@
-import { addUsage, throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import type { Task } from './task.js'
@@ -49,7 +49,7 @@ export async function proposeAndVerify(input: {
     answer: response.text,
     verdict,
     // A grader's calls count like any helper's: per role, in the attempt's totals.
-    helperCalls: graderCalls ?? [],
+    helperCalls: graderCalls ? [...graderCalls] : [],
     finishReason: response.finishReason,
     usage: response.usage,
     latencyMs: response.latencyMs,
@@ -69,17 +69,25 @@ export interface Totals {
   calls: number
 }
 
-/** Adds a list of attempts' calls, actor and helpers, in total and per role (pure). */
+/** Adds `b` into the mutable `into`, field by field. */
+function accumulate(into: Usage, b: Usage): void {
+  into.inputTokens += b.inputTokens
+  into.outputTokens += b.outputTokens
+  into.cacheReadTokens += b.cacheReadTokens
+  into.cacheWriteTokens += b.cacheWriteTokens
+}
+
+/** Adds a list of attempts' calls, actor and helpers, in total and per role (pure: only its own result is mutated). */
 export function totals(attempts: readonly Attempt[]): Totals {
-  const out: Totals = { usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
+  const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
   const add = (role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }) => {
-    out.usage = addUsage(out.usage, call.usage)
+    accumulate(out.usage, call.usage)
     out.costUsd = addCost(out.costUsd, call.costUsd)
     out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
     out.calls++
     if (call.replayed) out.replayedCalls++
-    const r = (out.byRole[role] ??= { usage: ZERO_USAGE, costUsd: 0, calls: 0 })
-    r.usage = addUsage(r.usage, call.usage)
+    const r = (out.byRole[role] ??= { usage: { ...ZERO_USAGE }, costUsd: 0, calls: 0 })
+    accumulate(r.usage, call.usage)
     r.costUsd = addCost(r.costUsd, call.costUsd)
     r.calls++
   }

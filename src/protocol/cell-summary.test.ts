@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../artifacts/schemas.js'
-import { finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
+import { costCurve, costUpTo, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
+import { totals } from './attempt.js'
 
 function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
   return {
@@ -200,6 +202,29 @@ describe('costAtK', () => {
     expect(s.perTask.find((t) => t.taskId === 'x')!.costAtK).toEqual([0.5, 1, 1])
     expect(s.perTask.find((t) => t.taskId === 'y')!.costAtK).toEqual([0.5, 1, 1.5])
     expect(s.costAtK).toEqual([0.5, 1, 1.25])
+  })
+})
+
+describe('costCurve', () => {
+  it('equals the definition (totals of the attempts up to min(k, first success)) for every k', () => {
+    const p = protocol('sequential', 6)
+    const cost = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null })
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), cost, fc.array(cost, { maxLength: 2 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 8 }), (spec, budget) => {
+        const t = trajectory(p, 'x', 0, spec.map(([pass]) => (pass ? 'OK' : 'no')))
+        t.attempts.forEach((a, i) => {
+          a.costUsd = spec[i]![1]
+          a.helperCalls = spec[i]![2].map((c) => ({ role: 'critic', usage: a.usage, latencyMs: 0, costUsd: c, costUsdWithoutCache: c, replayed: false }))
+        })
+        const curve = costCurve(t, budget)
+        for (let k = 1; k <= budget; k++) {
+          const stop = Math.min(k, t.firstSuccess ?? k)
+          expect(curve[k - 1]).toBe(totals(t.attempts.filter((a) => a.index <= stop)).costUsd)
+          expect(costUpTo(t, k)).toBe(curve[k - 1])
+        }
+      }),
+      { seed: 42, numRuns: 300 },
+    )
   })
 })
 

@@ -5,7 +5,7 @@ import {
   passAtCurve,
   passHatCurve,
   revisionTiming,
-  seqAt,
+  seqAtInterval,
   seqAtCurve,
   unmodifiedRevisions,
   type Interval,
@@ -13,7 +13,7 @@ import {
   type TaskOutcomes,
 } from '../metrics/index.js'
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
-import { totals } from './attempt.js'
+import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../feedback/verifier-feedback.js'
 
 /**
@@ -85,7 +85,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
 
   const boot = { seed: input.bootstrap.seed, resamples: input.bootstrap.resamples }
   let seqCurve = seqAtCurve(outcomes, K)
-  const seqInterval = bootstrapInterval(outcomes, (s) => seqAt(s, K), boot)
+  const seqInterval = seqAtInterval(outcomes, K, boot)
   const passCurve = independent ? passAtCurve(samples, K) : null
   const passInterval = independent ? bootstrapInterval(samples, (s) => passAtCurve(s, K)[K - 1] ?? Number.NaN, boot) : null
   const passHat = independent ? passHatCurve(samples, K) : null
@@ -121,13 +121,17 @@ export function summariseCell(input: SummariseInput): CellSummary {
   // Fail closed: a cell that measured nothing (no tasks, or every trajectory errored) never passes.
   if (counted.length === 0) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
+  // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
+  const errorsByTask = new Map<string, number>()
+  for (const t of errored) errorsByTask.set(t.taskId, (errorsByTask.get(t.taskId) ?? 0) + 1)
+  const samplesByTask = new Map(samples.map((s) => [s.taskId, s]))
   const perTask = [...byTask].map(([taskId, ts]) => ({
     taskId,
     ...(input.taskHashes?.[taskId] ? { contentHash: input.taskHashes[taskId] } : {}),
     firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
-    errors: errored.filter((t) => t.taskId === taskId).length,
-    ...(independent ? { samples: samples.find((s) => s.taskId === taskId)?.n ?? 0, passes: samples.find((s) => s.taskId === taskId)?.c ?? 0 } : {}),
-    costAtK: Array.from({ length: K }, (_, i) => meanOrNull(ts.map((t) => costUpTo(t, i + 1)))),
+    errors: errorsByTask.get(taskId) ?? 0,
+    ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
+    costAtK: costAtKOf(ts, K),
   }))
 
   return {
@@ -227,9 +231,31 @@ function evaluateThresholds(
  * up to min(k, first success), helpers included. Null when any of those calls is unpriced.
  */
 export function costUpTo(trajectory: Trajectory, k: number): number | null {
-  const stop = Math.min(k, trajectory.firstSuccess ?? k)
-  const spent = totals(trajectory.attempts.filter((a) => a.index <= stop))
-  return spent.costUsd
+  return costCurve(trajectory, k)[k - 1] ?? null
+}
+
+/** {@link costUpTo} for every k = 1..budget in one pass (same sums, in the same order). */
+export function costCurve(trajectory: Trajectory, budget: number): (number | null)[] {
+  const out: (number | null)[] = []
+  const attempts = trajectory.attempts
+  let spent: number | null = 0
+  let next = 0
+  for (let k = 1; k <= budget; k++) {
+    const stop = Math.min(k, trajectory.firstSuccess ?? k)
+    for (; next < attempts.length && attempts[next]!.index <= stop; next++) {
+      const attempt = attempts[next]!
+      spent = addCost(spent, attempt.costUsd)
+      for (const call of attempt.helperCalls) spent = addCost(spent, call.costUsd)
+    }
+    out.push(spent)
+  }
+  return out
+}
+
+/** Mean cost at each k over a task's trajectories. */
+function costAtKOf(trajectories: readonly Trajectory[], budget: number): (number | null)[] {
+  const curves = trajectories.map((t) => costCurve(t, budget))
+  return Array.from({ length: budget }, (_, i) => meanOrNull(curves.map((c) => c[i] ?? null)))
 }
 
 /** Mean of the values, null if any is null or there are none (an unknown never becomes 0). */

@@ -161,6 +161,32 @@ describe('runCell: sequential cells', () => {
     expect(one.stats.peak).toBe(1)
   })
 
+  it('gives each trajectory its own signal, and many in flight raise no MaxListenersExceededWarning', async () => {
+    const signals = new Set<AbortSignal | undefined>()
+    const seen: ChatModel = {
+      id: 'signals',
+      descriptor: { provider: 'test', model: 'signals', params: {} },
+      async chat({ signal, context }) {
+        signals.add(signal)
+        await new Promise((r) => setTimeout(r, 1))
+        return { text: `wrong-${context.taskId}`, usage: USAGE, latencyMs: 0, finishReason: 'stop' }
+      },
+    }
+    const warnings: Error[] = []
+    const onWarning = (w: Error) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const tasks = Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, prompt: 'p' }))
+      const test = new AbortController()
+      await runCell(spec({ actor: seen, tasks, concurrency: 30, signal: test.signal }))
+      await new Promise((r) => setImmediate(r))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(signals.size).toBe(30)
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([])
+  })
+
   // BUG (cell.ts:64-73, `pool`): after the first rejection the other workers keep taking new jobs,
   // so a cell that has already failed (e.g. onTrajectory hit ENOSPC) goes on calling the actor and
   // appending to the artifact in the background after runCell has rejected.

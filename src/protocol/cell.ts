@@ -1,11 +1,13 @@
+import { setMaxListeners } from 'node:events'
 import type { ChatModel } from '../models/chat-model.js'
+import { scopeSignal } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
 import { totals } from './attempt.js'
 import { mapConcurrent } from './concurrency.js'
 import { summariseCell, type Thresholds } from './cell-summary.js'
-import { benchmarkContentHash, protocolFingerprint, taskContentHash } from './fingerprint.js'
+import { benchmarkContentHash, benchmarkHashes, protocolFingerprint } from './fingerprint.js'
 import type { HistoryPolicy } from './history.js'
 import { runIndependent } from './independent.js'
 import type { PromptBuilder } from './prompt-builder.js'
@@ -45,12 +47,16 @@ export interface CellResult {
 }
 
 /** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
-export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'countErrorsAsFailures'>): Protocol {
+export function cellProtocol(
+  spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'countErrorsAsFailures'>,
+  /** The benchmark's content hash when already computed (see benchmarkHashes). */
+  contentHash: string = benchmarkContentHash(spec.tasks),
+): Protocol {
   const sequential = spec.mode !== null
   return {
     schema: 'seqk.protocol/1',
     kind: sequential ? 'sequential' : 'independent',
-    benchmark: { name: spec.benchmark, tasks: spec.tasks.length, contentHash: benchmarkContentHash(spec.tasks) },
+    benchmark: { name: spec.benchmark, tasks: spec.tasks.length, contentHash },
     verifier: { name: spec.verifier.name, version: spec.verifier.version, settings: spec.verifier.settings },
     feedback: spec.mode ? { kind: spec.mode.feedback.kind, name: spec.mode.feedback.name, version: spec.mode.feedback.version, settings: spec.mode.feedback.settings } : null,
     history: sequential ? { name: spec.history.name, settings: spec.history.settings } : null,
@@ -75,20 +81,30 @@ export function cellProtocol(spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor
  */
 export async function runCell(spec: CellSpec): Promise<CellResult> {
   const started = Date.now()
-  const protocol = cellProtocol(spec)
+  const hashes = benchmarkHashes(spec.tasks)
+  const protocol = cellProtocol(spec, hashes.benchmark)
   const fingerprint = protocolFingerprint(protocol)
   // Stops the trajectories still in flight when one fails for good (or the test is aborted):
   // a failed cell must not keep spending model calls in the background.
   const stop = new AbortController()
+  // Each running trajectory links its own signal here: at most `concurrency` listeners at once.
+  setMaxListeners(0, stop.signal)
   const forward = () => stop.abort(spec.signal?.reason)
   if (spec.signal?.aborted) forward()
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const jobs = spec.tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const startedAt = new Date()
-      const outcome: TrajectoryOutcome = spec.mode
-        ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, signal: stop.signal })
-        : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: stop.signal })
+      // One signal per trajectory: providers hand it to the SDKs as it is (see call-signal.ts).
+      const scope = scopeSignal(stop.signal)
+      let outcome: TrajectoryOutcome
+      try {
+        outcome = spec.mode
+          ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, signal: scope.signal })
+          : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: scope.signal })
+      } finally {
+        scope.close()
+      }
       const { usage, costUsd } = totals(outcome.attempts)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
@@ -132,7 +148,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     protocol,
     fingerprint,
     taskIds: spec.tasks.map((t) => t.id),
-    taskHashes: Object.fromEntries(spec.tasks.map((t) => [t.id, taskContentHash(t)])),
+    taskHashes: hashes.tasks,
     repeats: spec.repeats,
     trajectories,
     normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),

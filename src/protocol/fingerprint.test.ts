@@ -7,7 +7,8 @@ import { verifierFeedback } from '../feedback/verifier-feedback.js'
 import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { cellProtocol, type CellSpec } from './cell.js'
-import { benchmarkContentHash, canonicalJson, protocolDifferences, protocolFingerprint, sha256 } from './fingerprint.js'
+import { benchmarkContentHash, benchmarkHashes, canonicalJson, protocolDifferences, protocolFingerprint, sha256, taskContentHash } from './fingerprint.js'
+import { taskMessages } from './task.js'
 import { fullHistory, lastHistory } from './history.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
@@ -177,6 +178,26 @@ describe('benchmarkContentHash', () => {
     expect(benchmarkContentHash([{ ...TASKS[0]!, setup: undefined }, TASKS[1]!])).not.toBe(base)
     expect(benchmarkContentHash([TASKS[0]!, { ...TASKS[1]!, prompt: [{ role: 'system', content: 's' }, { role: 'user', content: 'Write g.' }] }])).not.toBe(base)
     expect(benchmarkContentHash([TASKS[0]!])).not.toBe(base)
+  })
+
+  it('benchmarkHashes gives the same hashes as hashing the whole list and each task apart', () => {
+    const taskArb = fc.record({
+      id: fc.string({ maxLength: 6 }),
+      prompt: fc.oneof(fc.string({ maxLength: 20 }), fc.array(fc.record({ role: fc.constantFrom('system' as const, 'user' as const), content: fc.string({ maxLength: 10 }) }), { minLength: 1, maxLength: 3 })),
+      tests: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+      setup: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
+    })
+    fc.assert(
+      fc.property(fc.array(taskArb, { maxLength: 6 }), (tasks) => {
+        const hashes = benchmarkHashes(tasks)
+        // The definition: one canonical JSON of the whole list.
+        const whole = sha256(canonicalJson(tasks.map((t) => ({ id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null })))).slice(0, 16)
+        expect(hashes.benchmark).toBe(whole)
+        expect(benchmarkContentHash(tasks)).toBe(whole)
+        for (const t of tasks) expect(hashes.tasks[t.id]).toBe(taskContentHash(tasks.findLast((u) => u.id === t.id)!))
+      }),
+      { seed: 42, numRuns: 200 },
+    )
   })
 
   it('treats a string prompt and the same single user message alike (the actor sees the same thing)', () => {

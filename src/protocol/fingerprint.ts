@@ -34,7 +34,20 @@ export function protocolFingerprint(protocol: Protocol): string {
  * changes the protocol; changing fixture-only simulation data does not.
  */
 export function benchmarkContentHash(tasks: readonly Task[]): string {
-  return sha256(canonicalJson(tasks.map(taskContent))).slice(0, 16)
+  return benchmarkHashes(tasks).benchmark
+}
+
+/**
+ * The benchmark's content hash and every task's, from one serialisation per task (a cell needs
+ * both). Same values as {@link benchmarkContentHash} and {@link taskContentHash}: the canonical JSON
+ * of a list is its items' canonical JSON joined by commas in brackets.
+ */
+export function benchmarkHashes(tasks: readonly Task[]): { benchmark: string; tasks: Record<string, string> } {
+  const contents = tasks.map((t) => canonicalJson(taskContent(t)))
+  return {
+    benchmark: sha256(`[${contents.join(',')}]`).slice(0, 16),
+    tasks: Object.fromEntries(tasks.map((t, i) => [t.id, sha256(contents[i]!).slice(0, 16)])),
+  }
 }
 
 function taskContent(t: Task) {

@@ -24,8 +24,13 @@ export interface HistoryPolicy {
   build(input: { prompt: ChatMessage[]; turns: readonly Turn[]; context: { taskId: string; attempt: number; repeat: number }; signal?: AbortSignal }): Promise<HistoryBuild>
 }
 
+/** A fresh copy of the prompt's messages (builders append to the last one). */
+function copyOf(prompt: readonly ChatMessage[]): ChatMessage[] {
+  return prompt.map((m) => ({ role: m.role, content: m.content }))
+}
+
 function conversation(prompt: ChatMessage[], turns: readonly Turn[]): ChatMessage[] {
-  const out = prompt.map((m) => ({ ...m }))
+  const out = copyOf(prompt)
   for (const turn of turns) out.push({ role: 'assistant', content: turn.answer }, { role: 'user', content: turn.reply })
   return out
 }
@@ -77,7 +82,7 @@ export function summaryHistory(summariser: ChatModel): HistoryPolicy {
         context: { role: 'summariser', taskId: context.taskId, attempt: context.attempt, repeat: context.repeat, protocol: 'sequential' },
         signal,
       })
-      const messages = prompt.map((m) => ({ ...m }))
+      const messages = copyOf(prompt)
       const note = `\n\nSummary of your earlier attempts and the feedback on them:\n${response.text}`
       const last = messages.at(-1)
       // Appended to the prompt's user turn so roles keep alternating (some APIs require it).

@@ -49,17 +49,16 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         verifier,
         task,
         messages: built.messages,
-        context: { role: 'actor', ...context, protocol: 'sequential', task, cell: input.cell },
+        context: { role: 'actor', taskId: task.id, attempt, repeat, protocol: 'sequential', task, cell: input.cell },
         signal,
       })
       const previous = attempts.at(-1)
-      const record: Attempt = {
-        ...step,
+      // The summariser's calls come before this attempt, a grader's with its verdict.
+      if (built.calls.length > 0) step.helperCalls.unshift(...built.calls)
+      const record: Attempt = Object.assign(step, {
         feedback: null,
-        // The summariser's calls come before this attempt, a grader's with its verdict.
-        helperCalls: [...built.calls, ...step.helperCalls],
         unmodified: previous === undefined ? null : normalise(previous.answer) === normalise(step.answer),
-      }
+      })
       attempts.push(record)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
@@ -68,7 +67,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), actor, signal }),
       )
       record.feedback = { kind: given.kind, text: given.text }
-      record.helperCalls.push(...(given.calls ?? []))
+      if (given.calls?.length) record.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })
     }
     return { attempts, firstSuccess: null, error: null }

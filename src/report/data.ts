@@ -5,7 +5,7 @@
  * band at K is the summary's interval.
  */
 import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
-import { bootstrapInterval, passAtCurve, seqAt, type SampleCounts } from '../metrics/index.js'
+import { bootstrapInterval, passAtCurve, seqAtInterval, type SampleCounts } from '../metrics/index.js'
 
 export interface CurvePoint {
   k: number
@@ -45,7 +45,7 @@ export function curveWithBands(cell: CellSummary): CellCurve {
       ? samples
         ? bootstrapInterval(samples, (s) => passAtCurve(s, k)[k - 1] ?? Number.NaN, boot)
         : null
-      : bootstrapInterval(cell.perTask, (s) => seqAt(s, k), boot)
+      : seqAtInterval(cell.perTask, k, boot)
     return { k, value, lo: band ? finite(band.lo) : null, hi: band ? finite(band.hi) : null }
   })
   return { label: independent ? 'Pass' : 'Seq', points }

@@ -75,15 +75,18 @@ class EmptyResponseError extends Error {
   }
 }
 
-async function callChat(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined, tokenField: 'max_completion_tokens' | 'max_tokens'): Promise<RawCompletion> {
-  const body = {
-    model: o.model,
-    messages,
+/** The Chat Completions decoding fields, built once per model rather than once per call. */
+function chatDecoding(o: OpenAIOptions, tokenField: 'max_completion_tokens' | 'max_tokens'): Record<string, unknown> {
+  return {
     ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o.maxTokens !== undefined ? { [tokenField]: o.maxTokens } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.reasoningEffort !== undefined ? { reasoning_effort: o.reasoningEffort } : {}),
   }
+}
+
+async function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
+  const body = Object.assign({ model: o.model, messages }, decoding)
   if (o.stream) {
     const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
     let text = ''
@@ -100,7 +103,7 @@ async function callChat(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[
     if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
     return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
   }
-  const completion = await openai.chat.completions.create(body, { signal })
+  const completion = await openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal })
   const choice = completion.choices?.[0]
   if (!choice) throw new EmptyResponseError('no choices')
   return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
@@ -157,6 +160,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
   const timeoutMs = options.timeoutMs ?? 120_000
   let sdk: Promise<OpenAI> | undefined
+  const decoding = chatDecoding(options, 'max_completion_tokens')
   return remoteChatModel({
     id,
     descriptor,
@@ -164,7 +168,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     options,
     call: async (messages, signal) => {
       const openai = await (sdk ??= client(apiKey, baseURL, timeoutMs))
-      return api === 'responses' ? callResponses(openai, options, messages, signal) : callChat(openai, options, messages, signal, 'max_completion_tokens')
+      return api === 'responses' ? callResponses(openai, options, messages, signal) : callChat(openai, options, decoding, messages, signal)
     },
   })
 }
@@ -186,6 +190,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   }
   const timeoutMs = options.timeoutMs ?? 120_000
   let sdk: Promise<OpenAI> | undefined
+  const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({
     id,
     descriptor,
@@ -194,7 +199,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     price: options.prices ? undefined : { input: 0, output: 0 },
     call: async (messages, signal) => {
       const openai = await (sdk ??= client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs))
-      return callChat(openai, { ...options }, messages, signal, 'max_tokens')
+      return callChat(openai, options, decoding, messages, signal)
     },
   })
 }

@@ -1,8 +1,9 @@
 import { throwIfAborted, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
 import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
+import { callSignal } from '../call-signal.js'
 import { limiterFor } from '../rate-limit.js'
-import { withRetries, type RetryOptions } from '../retry.js'
+import { withRetries, type FailureClass, type RetryOptions } from '../retry.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -44,32 +45,32 @@ export function remoteChatModel(input: {
   const { descriptor, options } = input
   const limiter = limiterFor(input.endpoint, options.concurrency ?? 8)
   const price = input.price ?? findPrice(descriptor.provider, descriptor.model, options.prices)
+  const retry = options.retry ?? {}
+  const onFailure = (failure: FailureClass) => {
+    if (failure.rateLimited) limiter.rateLimited()
+  }
   return withCassette({
     id: input.id,
     descriptor,
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
       const started = performance.now()
-      // The SDKs add an abort listener per request to the signal they get and keep it; one test
-      // signal is shared by every call of a cell, so each call gets its own signal, linked here
-      // and unlinked when the call ends.
-      const own = new AbortController()
-      const forward = () => own.abort(request.signal?.reason)
-      request.signal?.addEventListener('abort', forward, { once: true })
-      const raw = await withRetries(
-        () => limiter.run(() => input.call(request.messages, own.signal), own.signal),
-        {
-          ...options.retry,
-          signal: own.signal,
-          label: `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`,
-          onFailure: (failure) => {
-            if (failure.rateLimited) limiter.rateLimited()
-          },
-        },
-      ).finally(() => request.signal?.removeEventListener('abort', forward))
+      const call = callSignal(request.signal)
+      let raw: RawCompletion
+      try {
+        raw = await withRetries(() => limiter.run(() => input.call(request.messages, call.signal), call.signal), retry, {
+          signal: call.signal,
+          label: () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`,
+          onFailure,
+        })
+      } finally {
+        call.release()
+      }
       limiter.succeeded()
       return {
-        ...raw,
+        text: raw.text,
+        usage: raw.usage,
+        finishReason: raw.finishReason,
         latencyMs: performance.now() - started,
         costUsd: price ? costOf(raw.usage, price) : undefined,
         costUsdWithoutCache: price ? uncachedCostOf(raw.usage, price) : undefined,
