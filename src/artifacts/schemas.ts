@@ -66,6 +66,8 @@ export const TrajectoryErrorSchema = z.object({
   stage: z.enum(['actor', 'verifier', 'feedback', 'history']),
   attempt: z.number().int().positive(),
   message: z.string(),
+  /** Calls made and billed in the failed attempt before it failed (the actor's answer, a grader's first calls); counted in the spend. */
+  calls: z.array(ModelCallSchema).optional(),
 })
 export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
 

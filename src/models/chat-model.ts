@@ -141,3 +141,27 @@ export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
     replayed: response.replayed ?? false,
   }
 }
+
+const SPENT = Symbol.for('vitest-seqk.spentCalls')
+
+/**
+ * Marks `error` with the calls that were made, and billed, before it was thrown (a grader's first
+ * call before its repair failed, the actor's answer before the verifier broke), so the trajectory's
+ * spend keeps them. Non-object errors are wrapped in an Error first. Returns the error to throw.
+ *
+ * @example
+ * catch (error) { throw withSpentCalls(error, [recordCall('grader', first)]) }
+ */
+export function withSpentCalls(error: unknown, calls: readonly ModelCall[]): unknown {
+  const target = error !== null && typeof error === 'object' ? error : new Error(String(error), { cause: error })
+  if (calls.length === 0) return target
+  const before = spentCalls(target)
+  Object.defineProperty(target, SPENT, { value: [...before, ...calls], configurable: true, enumerable: false })
+  return target
+}
+
+/** The calls an error carries (see {@link withSpentCalls}); empty for any other error. */
+export function spentCalls(error: unknown): ModelCall[] {
+  if (error === null || typeof error !== 'object') return []
+  return ((error as Record<symbol, unknown>)[SPENT] as ModelCall[] | undefined) ?? []
+}

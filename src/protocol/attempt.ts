@@ -1,17 +1,26 @@
-import { throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import type { Task } from './task.js'
 
 /** An infrastructure failure at one stage of an attempt; ends the trajectory as `error`. */
 export class StageError extends Error {
+  /** Calls billed in this attempt before the failure (see withSpentCalls). */
+  readonly calls: ModelCall[]
   constructor(
     readonly stage: TrajectoryError['stage'],
     readonly attempt: number,
     cause: unknown,
+    spentBefore: readonly ModelCall[] = [],
   ) {
     super(cause instanceof Error ? cause.message : String(cause), { cause })
     this.name = 'StageError'
+    this.calls = [...spentBefore, ...spentCalls(cause)]
+  }
+
+  /** The trajectory's error record; `calls` only when something was spent, to keep artifacts small. */
+  toJSON(): TrajectoryError {
+    return { stage: this.stage, attempt: this.attempt, message: this.message, ...(this.calls.length > 0 ? { calls: this.calls } : {}) }
   }
 }
 
@@ -20,14 +29,17 @@ export function addCost(a: number | null, b: number | null | undefined): number 
   return a === null || b === null || b === undefined ? null : a + b
 }
 
-/** Runs `fn`, turning any failure other than an abort into a StageError for `stage`. */
-export async function atStage<T>(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn`, turning any failure other than an abort into a StageError for `stage` that keeps the
+ * calls already billed in this attempt (`spentBefore`) and those the error carries.
+ */
+export async function atStage<T>(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, fn: () => Promise<T>, spentBefore?: readonly ModelCall[]): Promise<T> {
   try {
     return await fn()
   } catch (error) {
     // An abort (test timeout, Ctrl-C) ends the whole cell, not one trajectory.
     throwIfAborted(signal)
-    throw new StageError(stage, attempt, error)
+    throw new StageError(stage, attempt, error, spentBefore)
   }
 }
 
@@ -43,7 +55,8 @@ export async function proposeAndVerify(input: {
   const { actor, verifier, task, messages, context, signal } = input
   throwIfAborted(signal)
   const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }))
-  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal }))
+  // A verifier that fails after the actor answered must not lose the actor's spend.
+  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat }), [recordCall('actor', response)])
   return {
     index: context.attempt,
     answer: response.text,
@@ -77,8 +90,11 @@ function accumulate(into: Usage, b: Usage): void {
   into.cacheWriteTokens += b.cacheWriteTokens
 }
 
-/** Adds a list of attempts' calls, actor and helpers, in total and per role (pure: only its own result is mutated). */
-export function totals(attempts: readonly Attempt[]): Totals {
+/**
+ * Adds a list of attempts' calls, actor and helpers, and the calls of an attempt that failed part
+ * way (`unfinished`), in total and per role (pure: only its own result is mutated).
+ */
+export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
   const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
   const add = (role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }) => {
     accumulate(out.usage, call.usage)
@@ -95,5 +111,6 @@ export function totals(attempts: readonly Attempt[]): Totals {
     add('actor', a)
     for (const call of a.helperCalls) add(call.role, call)
   }
+  for (const call of unfinished) add(call.role, call)
   return out
 }

@@ -210,16 +210,20 @@ describe('costCurve', () => {
     const p = protocol('sequential', 6)
     const cost = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null })
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), cost, fc.array(cost, { maxLength: 2 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 8 }), (spec, budget) => {
-        const t = trajectory(p, 'x', 0, spec.map(([pass]) => (pass ? 'OK' : 'no')))
+      fc.property(fc.array(fc.tuple(fc.boolean(), cost, fc.array(cost, { maxLength: 2 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 8 }), fc.option(fc.array(cost, { minLength: 1, maxLength: 2 }), { nil: undefined }), (spec, budget, failedSpend) => {
+        const t = trajectory(p, 'x', 0, spec.map(([pass]) => (pass ? 'OK' : 'no')), failedSpend ? 'grader down' : undefined)
+        const call = (c: number | null, role: 'critic' | 'actor') => ({ role, usage: t.attempts[0]!.usage, latencyMs: 0, costUsd: c, costUsdWithoutCache: c, replayed: false })
         t.attempts.forEach((a, i) => {
           a.costUsd = spec[i]![1]
-          a.helperCalls = spec[i]![2].map((c) => ({ role: 'critic', usage: a.usage, latencyMs: 0, costUsd: c, costUsdWithoutCache: c, replayed: false }))
+          a.helperCalls = spec[i]![2].map((c) => call(c, 'critic'))
         })
+        // An attempt that failed part way, after the kept ones, with what it had spent.
+        if (t.error && failedSpend) t.error.calls = failedSpend.map((c) => call(c, 'actor'))
         const curve = costCurve(t, budget)
         for (let k = 1; k <= budget; k++) {
           const stop = Math.min(k, t.firstSuccess ?? k)
-          expect(curve[k - 1]).toBe(totals(t.attempts.filter((a) => a.index <= stop)).costUsd)
+          const unfinished = t.error && t.error.attempt <= stop ? (t.error.calls ?? []) : []
+          expect(curve[k - 1]).toBe(totals(t.attempts.filter((a) => a.index <= stop), unfinished).costUsd)
           expect(costUpTo(t, k)).toBe(curve[k - 1])
         }
       }),

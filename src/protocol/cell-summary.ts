@@ -113,7 +113,10 @@ export function summariseCell(input: SummariseInput): CellSummary {
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }
     : unmodifiedRevisions(counted.map((t) => t.attempts.map((a) => input.normalise(a.answer))))
 
-  const spent = totals(trajectories.flatMap((t) => t.attempts))
+  const spent = totals(
+    trajectories.flatMap((t) => t.attempts),
+    trajectories.flatMap((t) => t.error?.calls ?? []),
+  )
   const errorRate = trajectories.length === 0 ? Number.NaN : errored.length / trajectories.length
   const seqJson = seqCurve.map(finiteOrNull)
   const passJson = passCurve?.map(finiteOrNull) ?? null
@@ -228,7 +231,8 @@ function evaluateThresholds(
 
 /**
  * What running a trajectory with budget k costs when it stops at the first success: its attempts
- * up to min(k, first success), helpers included. Null when any of those calls is unpriced.
+ * up to min(k, first success), helpers included, and what an attempt that failed part way within
+ * them had spent. Null when any of those calls is unpriced.
  */
 export function costUpTo(trajectory: Trajectory, k: number): number | null {
   return costCurve(trajectory, k)[k - 1] ?? null
@@ -238,14 +242,21 @@ export function costUpTo(trajectory: Trajectory, k: number): number | null {
 export function costCurve(trajectory: Trajectory, budget: number): (number | null)[] {
   const out: (number | null)[] = []
   const attempts = trajectory.attempts
+  const failed = trajectory.error
   let spent: number | null = 0
   let next = 0
+  let failedCounted = false
   for (let k = 1; k <= budget; k++) {
     const stop = Math.min(k, trajectory.firstSuccess ?? k)
     for (; next < attempts.length && attempts[next]!.index <= stop; next++) {
       const attempt = attempts[next]!
       spent = addCost(spent, attempt.costUsd)
       for (const call of attempt.helperCalls) spent = addCost(spent, call.costUsd)
+    }
+    // What the attempt that failed part way had already spent.
+    if (failed && !failedCounted && failed.attempt <= stop) {
+      for (const call of failed.calls ?? []) spent = addCost(spent, call.costUsd)
+      failedCounted = true
     }
     out.push(spent)
   }

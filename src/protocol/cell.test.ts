@@ -295,6 +295,28 @@ describe('runCell: errors', () => {
     expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({ taskId: 'c', firstSuccess: [], errors: 1, costAtK: [null, null, null] })
   })
 
+  it("keeps the spend of an attempt whose verifier failed after the actor answered, in the trajectory's and the cell's totals", async () => {
+    const actor = contextActor(scripted, { costUsd: 0.25 })
+    const flaky: Verifier = {
+      ...verifier,
+      async verify(task, answer, options) {
+        if (task.id === 'c' && answer.endsWith('-2')) throw new Error('grader down')
+        return verifier.verify(task, answer, options)
+      },
+    }
+    const { summary, trajectories } = await runCell(spec({ actor: actor.model, verifier: flaky, countErrorsAsFailures: true }))
+    const c = trajectories.find((t) => t.taskId === 'c')!
+    expect(c.error).toMatchObject({ stage: 'verifier', attempt: 2, calls: [{ role: 'actor', costUsd: 0.25 }] })
+    // Attempt 1 (kept) and attempt 2's actor call (spent before the verifier failed).
+    expect(c.costUsd).toBe(0.5)
+    expect(c.usage.inputTokens).toBe(2 * USAGE.inputTokens)
+    const calls = trajectories.reduce((n, t) => n + t.attempts.length + (t.error?.calls?.length ?? 0), 0)
+    expect(summary.calls).toBe(calls)
+    expect(summary.costUsd).toBeCloseTo(calls * 0.25, 10)
+    expect(summary.byRole.actor?.calls).toBe(calls)
+    expect(summary.perTask.find((p) => p.taskId === 'c')!.costAtK).toEqual([0.25, 0.5, 0.5])
+  })
+
   it('counts them as failures with countErrorsAsFailures', async () => {
     const { summary } = await runCell(spec({ actor: failingC.model, countErrorsAsFailures: true }))
     expect(summary.seqAt).toEqual([0.25, 0.5, 0.75])

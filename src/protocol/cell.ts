@@ -105,7 +105,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       } finally {
         scope.close()
       }
-      const { usage, costUsd } = totals(outcome.attempts)
+      const { usage, costUsd } = totals(outcome.attempts, outcome.error?.calls)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
         runId: spec.runId,

@@ -33,7 +33,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
       attempts.push({ ...step, feedback: null, unmodified: null })
     }
   } catch (error) {
-    if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }
+    if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
     throw error
   }
   const first = attempts.find((a) => a.verdict.pass)

@@ -372,7 +372,7 @@ describe('runSequential: infrastructure errors', () => {
     expect(outcome.attempts[0]?.feedback?.text).toBe('Your answer is incorrect.')
   })
 
-  it('a verifier throwing is a verifier error; nothing is kept of that attempt', async () => {
+  it('a verifier throwing is a verifier error; the attempt is not kept, the actor call it had made is', async () => {
     let calls = 0
     const verifier = targetVerifier('OK', {
       async verify(_task, answer) {
@@ -382,7 +382,8 @@ describe('runSequential: infrastructure errors', () => {
       },
     })
     const outcome = await run({ actor: scriptedModel(['B1', 'OK']).model, verifier })
-    expect(outcome.error).toEqual({ stage: 'verifier', attempt: 1, message: 'python missing' })
+    expect(outcome.error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'python missing' })
+    expect(outcome.error?.calls?.map((c) => c.role)).toEqual(['actor'])
     expect(outcome.attempts).toEqual([])
   })
 

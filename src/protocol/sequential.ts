@@ -72,7 +72,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
     }
     return { attempts, firstSuccess: null, error: null }
   } catch (error) {
-    if (error instanceof StageError) return { attempts, firstSuccess: null, error: { stage: error.stage, attempt: error.attempt, message: error.message } }
+    if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
     throw error
   }
 }

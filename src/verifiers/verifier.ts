@@ -56,6 +56,15 @@ export const VerdictSchema = z.object({
 })
 export type Verdict = z.infer<typeof VerdictSchema>
 
+/** What a verification may use besides the task and the answer. */
+export interface VerifyOptions {
+  /** Aborted when the test times out or is cancelled. */
+  signal?: AbortSignal
+  /** The attempt (or sample) being verified, 1-based, and its repeat: a grader's calls carry them, so record/replay keys them apart. */
+  attempt?: number
+  repeat?: number
+}
+
 /**
  * Decides V_i(y) in {0,1} for a task and an answer, with diagnostics.
  *
@@ -72,5 +81,5 @@ export interface Verifier {
   checkTask?(task: Task): string[]
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
   normalise?(answer: string): string
-  verify(task: Task, answer: string, options?: { signal?: AbortSignal }): Promise<Verdict>
+  verify(task: Task, answer: string, options?: VerifyOptions): Promise<Verdict>
 }

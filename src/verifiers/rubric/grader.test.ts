@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CallContext } from '../../models/chat-model.js'
+import { spentCalls, type CallContext } from '../../models/chat-model.js'
 import { askedIds, fakeModel } from './test-helpers.js'
 import { extractJsonObject, gradeAll, gradeOne, parseAllReply, parseOneReply, RubricGraderError } from './grader.js'
 
@@ -75,6 +75,22 @@ describe('gradeOne', () => {
     const run = gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)
     await expect(run).rejects.toThrow(RubricGraderError)
     await expect(gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)).rejects.toThrow(/grader fake gave malformed output twice for task "t1", criterion c2: .*met.*last reply "\{\\"met\\": \\"perhaps\\"\}"/)
+  })
+
+  it('a failure after billed calls carries them: both malformed replies, or the first before a failed repair', async () => {
+    const twice = fakeModel(() => '{"met": "perhaps"}')
+    const malformed = await gradeOne({ grader: twice, conversation, answer: 'x', context }, criterion, 1).catch((e: unknown) => e)
+    expect(spentCalls(malformed).map((c) => [c.role, c.costUsd])).toEqual([
+      ['grader', 0.001],
+      ['grader', 0.001],
+    ])
+    const downOnRepair = fakeModel((_, i) => {
+      if (i === 1) throw new Error('HTTP 503: overloaded')
+      return 'not json'
+    })
+    const failed = await gradeOne({ grader: downOnRepair, conversation, answer: 'x', context }, criterion, 1).catch((e: unknown) => e)
+    expect((failed as Error).message).toBe('HTTP 503: overloaded')
+    expect(spentCalls(failed)).toHaveLength(1)
   })
 
   it('lets provider failures through unchanged', async () => {

@@ -3,7 +3,7 @@
  * one repair round on malformed output, then an infrastructure error.
  */
 import { z } from 'zod'
-import { recordCall, type CallContext, type ChatMessage, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { recordCall, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../../models/chat-model.js'
 import type { Criterion } from './criteria.js'
 import { fill, loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from './prompt-template.js'
 import type { CriterionJudgement } from './checks.js'
@@ -131,17 +131,26 @@ async function callParsed<T>(request: GradeRequest, template: PromptTemplate, me
     problem = (error as Error).message
   }
   const repair = fill(template.repair ?? 'Your previous reply could not be used: {{problem}}\nReply again with the JSON object only.', { ...values, problem })
-  const second = await request.grader.chat({
-    messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: repair }],
-    context: request.context,
-    signal: request.signal,
-  })
+  let second: ChatResponse
+  try {
+    second = await request.grader.chat({
+      messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: repair }],
+      context: request.context,
+      signal: request.signal,
+    })
+  } catch (error) {
+    // The first call was billed even though the repair failed.
+    throw withSpentCalls(error, calls)
+  }
   calls.push(recordCall('grader', second))
   try {
     return { value: parse(second.text), calls }
   } catch (error) {
-    throw new RubricGraderError(
-      `grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${(error as Error).message} (first: ${problem}); last reply ${snippet(second.text)}`,
+    throw withSpentCalls(
+      new RubricGraderError(
+        `grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${(error as Error).message} (first: ${problem}); last reply ${snippet(second.text)}`,
+      ),
+      calls,
     )
   }
 }

@@ -4,6 +4,7 @@ import type { Task } from '../../protocol/task.js'
 import { rubric, rubricCriteria, verdictCalls } from './rubric-verifier.js'
 import { RubricGraderError } from './grader.js'
 import { askedIds, fakeModel } from './test-helpers.js'
+import { spentCalls } from '../../models/chat-model.js'
 
 const task = (criteria: unknown, id = 'rx/1'): Task => ({ id, prompt: 'Write about the sea in at most 5 words.', criteria }) as Task
 
@@ -105,6 +106,40 @@ describe('verifiers.rubric: the grader', () => {
     }
     await rubric({ grader, cache: false }).verify(mixed, 'calm waves')
     expect(grader.requests).toHaveLength(4)
+  })
+
+  it('a grading that fails keeps the spend of the gradings that did not (in flight or done), and of its own tries', async () => {
+    const grader = fakeModel((r) => {
+      if (askedIds(r)[0] === 'waves') throw new Error('HTTP 503: overloaded')
+      return JSON.stringify({ met: true, reason: 'ok' })
+    })
+    const error = await rubric({ grader, concurrency: 1 }).verify(mixed, 'calm', { attempt: 3, repeat: 1 }).catch((e: unknown) => e)
+    expect((error as Error).message).toBe('HTTP 503: overloaded')
+    // 'calm' was graded (one call) before 'waves' failed.
+    expect(spentCalls(error).map((c) => c.role)).toEqual(['grader'])
+    // The grader's calls carry the attempt and repeat, so record/replay keys them apart.
+    expect(grader.requests.map((r) => [r.context.attempt, r.context.repeat])).toEqual([
+      [3, 1],
+      [3, 1],
+    ])
+  })
+
+  it('a request that waited on a grading that failed gets that spend marked replayed, not counted as new', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const grader = fakeModel(async (_, i) => {
+      await gate
+      return i === 0 ? 'not json' : 'still not json'
+    })
+    const v = rubric({ grader, gradingMode: 'all-at-once' })
+    const first = v.verify(mixed, 'calm waves').catch((e: unknown) => e)
+    const second = v.verify(mixed, 'calm waves').catch((e: unknown) => e)
+    release()
+    const [a, b] = await Promise.all([first, second])
+    expect(a).toBeInstanceOf(RubricGraderError)
+    expect(spentCalls(a).map((c) => c.replayed)).toEqual([false, false])
+    expect(spentCalls(b).map((c) => c.replayed)).toEqual([true, true])
+    expect(grader.requests).toHaveLength(2)
   })
 
   it('does not cache a failed grading', async () => {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { describeZodError } from '../../artifacts/zod-errors.js'
-import { throwIfAborted, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
 import type { CriterionVerdict, Verdict, Verifier } from '../verifier.js'
@@ -65,17 +65,31 @@ const OptionsSchema = z
   })
   .strict()
 
-/** Runs `jobs` with at most `limit` in flight; rejects with the first failure. */
-async function pool<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const out: T[] = new Array(jobs.length)
+/**
+ * Grades with at most `limit` gradings in flight. After the first failure no new grading starts;
+ * the ones in flight finish, and the failure is rethrown carrying every call already billed (theirs
+ * and its own), so the attempt's spend is not lost.
+ */
+async function gradePool(jobs: readonly (() => Promise<GradeResult>)[], limit: number): Promise<GradeResult[]> {
+  const out: GradeResult[] = new Array(jobs.length)
   let next = 0
+  let failure: { error: unknown } | undefined
+  const spent: ModelCall[] = []
   const worker = async () => {
-    while (next < jobs.length) {
+    while (!failure && next < jobs.length) {
       const i = next++
-      out[i] = await jobs[i]!()
+      try {
+        out[i] = await jobs[i]!()
+        spent.push(...out[i]!.calls)
+      } catch (error) {
+        // The first failure already carries its own spend; a later one's joins the rest.
+        if (failure) spent.push(...spentCalls(error))
+        else failure = { error }
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, worker))
+  if (failure) throw withSpentCalls(failure.error, spent)
   return out
 }
 
@@ -140,7 +154,14 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
     const hit = cache.get(k)
     if (hit) {
       counters.cacheHits++
-      return hit.then((r) => ({ verdicts: r.verdicts, calls: r.calls.map((c) => ({ ...c, replayed: true })) }))
+      // Served again: the calls count at their nominal cost, marked replayed (a failure's too).
+      const replayed = (calls: readonly ModelCall[]) => calls.map((c) => ({ ...c, replayed: true }))
+      return hit.then(
+        (r) => ({ verdicts: r.verdicts, calls: replayed(r.calls) }),
+        (error: unknown) => {
+          throw withSpentCalls(new Error((error as Error)?.message ?? String(error), { cause: error }), replayed(spentCalls(error)))
+        },
+      )
     }
     counters.graderCalls++
     const promise = run()
@@ -195,14 +216,14 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       const calls: ModelCall[] = []
       if (toGrade.length > 0) {
         const conversation = taskMessages(task)
-        // verify() does not know the attempt or repeat; a grading depends only on what it reads.
-        const context: CallContext = { role: 'grader', taskId: task.id, attempt: 0, repeat: 0, protocol: 'sequential' }
+        // The attempt and repeat key record/replay; the dedupe cache below ignores them (a grading depends only on what it reads).
+        const context: CallContext = { role: 'grader', taskId: task.id, attempt: verifyOptions.attempt ?? 0, repeat: verifyOptions.repeat ?? 0, protocol: 'sequential' }
         const request: GradeRequest = { grader: grader!, conversation, answer, context, signal }
         const keyBase = { grader: grader!.descriptor, prompt: prompt.id, conversation, answer }
         const results =
           mode === 'all-at-once'
             ? [await cached({ ...keyBase, criteria: toGrade }, () => gradeAll(request, toGrade))]
-            : await pool(
+            : await gradePool(
                 toGrade.map(([c, index]) => () => cached({ ...keyBase, criterion: c, index }, () => gradeOne(request, c, index))),
                 concurrency,
               )
