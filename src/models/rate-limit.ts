@@ -10,9 +10,27 @@ export class AdaptiveLimiter {
   private credit = 0
   private readonly waiters: (() => void)[] = []
 
-  constructor(readonly max: number) {
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be an integer >= 1 (got ${max})`)
-    this.limit = max
+  constructor(private maxInFlight: number) {
+    checkConcurrency(maxInFlight)
+    this.limit = maxInFlight
+  }
+
+  /** The limit it recovers to. */
+  get max(): number {
+    return this.maxInFlight
+  }
+
+  /**
+   * Changes the maximum. Lowering it takes effect at once (calls in flight finish); raising it
+   * raises the current limit too unless a 429 has it backed off, in which case it recovers to the new
+   * maximum as usual.
+   */
+  setMax(max: number): void {
+    checkConcurrency(max)
+    const backedOff = this.limit < this.maxInFlight
+    this.maxInFlight = max
+    this.limit = backedOff ? Math.min(this.limit, max) : max
+    this.pump()
   }
 
   get current(): number {
@@ -57,7 +75,7 @@ export class AdaptiveLimiter {
   }
 
   succeeded(): void {
-    if (this.limit >= this.max) return
+    if (this.limit >= this.maxInFlight) return
     this.credit += 1 / this.limit
     if (this.credit >= 1) {
       this.credit -= 1
@@ -83,11 +101,32 @@ export class AdaptiveLimiter {
   }
 }
 
-/** One limiter per provider endpoint within a process, shared by every model using it. */
-const limiters = new Map<string, AdaptiveLimiter>()
-export function limiterFor(key: string, max: number): AdaptiveLimiter {
-  let limiter = limiters.get(key)
-  if (!limiter) limiters.set(key, (limiter = new AdaptiveLimiter(max)))
-  return limiter
+function checkConcurrency(max: number): void {
+  if (!Number.isInteger(max) || max < 1) throw new RangeError(`concurrency must be an integer >= 1 (got ${max})`)
 }
 
+/** Calls in flight per endpoint when no model using it sets `concurrency`. */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 8
+
+/** One limiter per provider endpoint within a process, and the smallest limit a model asked for. */
+const limiters = new Map<string, { limiter: AdaptiveLimiter; requested: number | undefined }>()
+
+/**
+ * The limiter shared by every model calling `endpoint` in this process. A model's explicit
+ * `concurrency` applies to the endpoint; when models disagree the smallest wins (the endpoint's
+ * rate limit is shared, so the most careful setting is the safe one); with none, the default.
+ */
+export function limiterFor(endpoint: string, requested: number | undefined): AdaptiveLimiter {
+  if (requested !== undefined) checkConcurrency(requested)
+  const entry = limiters.get(endpoint)
+  if (!entry) {
+    const limiter = new AdaptiveLimiter(requested ?? DEFAULT_ENDPOINT_CONCURRENCY)
+    limiters.set(endpoint, { limiter, requested })
+    return limiter
+  }
+  if (requested !== undefined && (entry.requested === undefined || requested < entry.requested)) {
+    entry.requested = requested
+    entry.limiter.setMax(requested)
+  }
+  return entry.limiter
+}

@@ -20,7 +20,11 @@ export interface RemoteOptions {
   timeoutMs?: number
   /** Our retry loop (the SDKs' own retries are off): `{ maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 }`. */
   retry?: RetryOptions
-  /** Calls in flight at once to this endpoint, shared by every model using it (default 8); halved on 429, recovers on success. */
+  /**
+   * Calls in flight at once to this endpoint (default 8), shared by every model using it in this
+   * worker process; when models set different values the smallest applies. Halved on a 429,
+   * recovers on success.
+   */
   concurrency?: number
   /** Price overrides, `provider:model` prefix → USD per million tokens. */
   prices?: PriceTable
@@ -43,7 +47,7 @@ export function remoteChatModel(input: {
   call: (messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
-  const limiter = limiterFor(input.endpoint, options.concurrency ?? 8)
+  const limiter = limiterFor(input.endpoint, options.concurrency)
   const price = input.price ?? findPrice(descriptor.provider, descriptor.model, options.prices)
   const retry = options.retry ?? {}
   const onFailure = (failure: FailureClass) => {
