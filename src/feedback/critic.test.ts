@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { spentCalls } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
 import type { Verdict } from '../verifiers/verifier.js'
 import { fakeModel } from '../verifiers/rubric/test-helpers.js'
@@ -78,6 +79,9 @@ describe('feedback.critic', () => {
     const model = fakeModel(() => '')
     await expect(critic({ model: fakeModel(() => 'x'), rubric: 'aware', style: 'directive' }).render(input({ task: { id: 'code', prompt: 'p' } }))).rejects.toThrow(/task "code" has no criteria to show the critic; use rubric: 'blind'/)
     await expect(critic({ model, rubric: 'blind', style: 'directive' }).render(input())).rejects.toThrow(/returned an empty critique for task "rx\/1", attempt 2/)
+    // The empty critique was billed: the error carries the call so the attempt's spend keeps it.
+    const error = await critic({ model, rubric: 'blind', style: 'directive' }).render(input()).catch((e: unknown) => e)
+    expect(spentCalls(error).map((c) => c.role)).toEqual(['critic'])
   })
 
   it('puts the critic model, rubric access, style and prompt version in its settings', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { describeZodError } from '../artifacts/zod-errors.js'
-import { recordCall, type ChatModel } from '../models/chat-model.js'
+import { recordCall, withSpentCalls, type ChatModel } from '../models/chat-model.js'
 import { canonicalJson } from '../protocol/fingerprint.js'
 import { taskMessages } from '../protocol/task.js'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'
@@ -90,8 +90,9 @@ export function critic(options: CriticOptions): FeedbackMode {
         signal,
       })
       const text = response.text.trim()
-      if (text === '') throw new Error(`feedback.critic(): critic ${criticModel.id} returned an empty critique for task ${JSON.stringify(task.id)}, attempt ${attempt} (finish reason ${response.finishReason})`)
-      return { kind: 'critic', text, calls: [recordCall('critic', response)] }
+      const calls = [recordCall('critic', response)]
+      if (text === '') throw withSpentCalls(new Error(`feedback.critic(): critic ${criticModel.id} returned an empty critique for task ${JSON.stringify(task.id)}, attempt ${attempt} (finish reason ${response.finishReason})`), calls)
+      return { kind: 'critic', text, calls }
     },
   }
 }

@@ -160,6 +160,19 @@ export function withSpentCalls(error: unknown, calls: readonly ModelCall[]): unk
   return target
 }
 
+/**
+ * A copy of `error` (same class, message and fields) carrying exactly `calls`: for a second party
+ * that shares one failure (a deduplicated grading) without touching the original's accounting.
+ */
+export function copyWithSpentCalls(error: unknown, calls: readonly ModelCall[]): unknown {
+  if (error === null || typeof error !== 'object') return withSpentCalls(error, calls)
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as object
+  const fields = Object.getOwnPropertyDescriptors(error) as Record<string | symbol, PropertyDescriptor>
+  delete fields[SPENT]
+  Object.defineProperties(copy, fields)
+  return withSpentCalls(copy, calls)
+}
+
 /** The calls an error carries (see {@link withSpentCalls}); empty for any other error. */
 export function spentCalls(error: unknown): ModelCall[] {
   if (error === null || typeof error !== 'object') return []

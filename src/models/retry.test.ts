@@ -69,6 +69,16 @@ describe('withRetries', () => {
     expect(calls).toBe(3)
   })
 
+  it('also takes policy and call in one object', async () => {
+    const run = withRetries(
+      async () => {
+        throw httpError(500)
+      },
+      { label: 'one object', maxRetries: 1, baseDelayMs: 1 },
+    )
+    await expect(run).rejects.toThrow(/one object: HTTP 500: status 500 \(gave up after 2 tries\)/)
+  })
+
   it('does not retry a 400', async () => {
     let calls = 0
     await expect(

@@ -127,7 +127,10 @@ export interface RetryCall {
  * @example
  * const text = await withRetries(() => sdkCall(), { maxRetries: 3 }, { label: 'gpt-4o (actor)', signal })
  */
-export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions, context: RetryCall): Promise<T> {
+export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions, context: RetryCall): Promise<T>
+/** The one-object form: policy and call together. */
+export async function withRetries<T>(call: () => Promise<T>, options: RetryOptions & RetryCall): Promise<T>
+export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions | (RetryOptions & RetryCall), context: RetryCall = policy as RetryCall): Promise<T> {
   const maxRetries = policy.maxRetries ?? 5
   for (let attempt = 0; ; attempt++) {
     try {

@@ -51,12 +51,14 @@ export async function proposeAndVerify(input: {
   messages: ChatMessage[]
   context: CallContext
   signal?: AbortSignal
+  /** Calls this attempt made before the actor's (a summariser's): kept if a later stage fails. */
+  spentBefore?: readonly ModelCall[]
 }): Promise<Omit<Attempt, 'feedback' | 'unmodified'>> {
-  const { actor, verifier, task, messages, context, signal } = input
+  const { actor, verifier, task, messages, context, signal, spentBefore = [] } = input
   throwIfAborted(signal)
-  const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }))
+  const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }), spentBefore)
   // A verifier that fails after the actor answered must not lose the actor's spend.
-  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat }), [recordCall('actor', response)])
+  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat }), [...spentBefore, recordCall('actor', response)])
   return {
     index: context.attempt,
     answer: response.text,

@@ -299,6 +299,26 @@ describe('runSequential: summary history', () => {
     expect(totals(outcome.attempts).byRole.summariser).toEqual({ usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE), costUsd: 1, calls: 2 })
   })
 
+  it("keeps the summariser's spend when the actor or the verifier then fails in that attempt", async () => {
+    const summariser = scriptedModel(['S1', 'S2'], { usage: SUMMARY_USAGE, costUsd: 0.5 })
+    // Attempt 3 is summarised, then the actor fails.
+    const actorDown = await run({ actor: scriptedModel(['A1', 'A2', new Error('HTTP 500')]).model, history: summaryHistory(summariser.model), budget: 4 })
+    expect(actorDown.error).toMatchObject({ stage: 'actor', attempt: 3 })
+    expect(actorDown.error?.calls?.map((c) => [c.role, c.costUsd])).toEqual([['summariser', 0.5]])
+    // Attempt 3 is summarised and answered, then the verifier fails.
+    const verifier = targetVerifier('OK', {
+      async verify(_task, answer) {
+        if (answer === 'A3') throw new Error('python missing')
+        return verdictFor(answer, 'OK')
+      },
+    })
+    const verifierDown = await run({ actor: scriptedModel(['A1', 'A2', 'A3'], { costUsd: 0.25 }).model, verifier, history: summaryHistory(scriptedModel(['S1'], { costUsd: 0.5 }).model), budget: 4 })
+    expect(verifierDown.error?.calls?.map((c) => [c.role, c.costUsd])).toEqual([
+      ['summariser', 0.5],
+      ['actor', 0.25],
+    ])
+  })
+
   it("adds a critic's calls after the summariser's", async () => {
     const critic: Usage = { inputTokens: 7, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }
     const summariser = scriptedModel(['S1'], { usage: SUMMARY_USAGE, costUsd: 0.5 })

@@ -51,6 +51,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         messages: built.messages,
         context: { role: 'actor', taskId: task.id, attempt, repeat, protocol: 'sequential', task, cell: input.cell },
         signal,
+        spentBefore: built.calls,
       })
       const previous = attempts.at(-1)
       // The summariser's calls come before this attempt, a grader's with its verdict.

@@ -40,6 +40,21 @@ describe('tokensAtK and costPoints', () => {
     for (let k = 1; k < 4; k++) expect(tokens[k]!).toBeGreaterThanOrEqual(tokens[k - 1]!)
   })
 
+  it("counts what an errored attempt had spent, like costAtK, when errors count as failures", () => {
+    const cell = cells.find((c) => c.mode === 'verifier')!
+    const counted = { ...cell, errors: { ...cell.errors, countedAsFailures: true } }
+    const [first, ...rest] = trajectories.filter((t) => t.cellId === cell.cellId)
+    const usage = { inputTokens: 1000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+    const errored = { ...first!, status: 'error' as const, firstSuccess: null, attempts: first!.attempts.slice(0, 1), error: { stage: 'verifier' as const, attempt: 2, message: 'down', calls: [{ role: 'actor' as const, usage, latencyMs: 0, costUsd: null, costUsdWithoutCache: null, replayed: false }] } }
+    const withError = tokensAtK(counted, [errored, ...rest])
+    const without = tokensAtK(counted, [{ ...errored, error: { ...errored.error, calls: [] } }, ...rest])
+    const tasksOf = new Set([errored, ...rest].map((t) => t.taskId)).size
+    const repeatsOfFirst = [errored, ...rest].filter((t) => t.taskId === errored.taskId).length
+    // Not before the failed attempt; from k = 2 on, its 1000 tokens, averaged over its task's repeats and the tasks.
+    expect(withError[0]).toBeCloseTo(without[0]!, 9)
+    for (let k = 2; k <= 4; k++) expect(withError[k - 1]! - without[k - 1]!).toBeCloseTo(1000 / repeatsOfFirst / tasksOf, 9)
+  })
+
   it('uses USD when the run is priced, tokens when every cost is zero', () => {
     const priced = costPoints(cells, trajectories)
     expect(priced.unit).toBe('usd')

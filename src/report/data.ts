@@ -78,6 +78,8 @@ export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]
           taskSum += a.usage.inputTokens + a.usage.outputTokens
           for (const call of a.helperCalls) taskSum += call.usage.inputTokens + call.usage.outputTokens
         }
+        // What an attempt that failed part way had spent, as costAtK counts it.
+        if (t.error && t.error.attempt <= stop) for (const call of t.error.calls ?? []) taskSum += call.usage.inputTokens + call.usage.outputTokens
       }
       sum += taskSum / ts.length
     }

@@ -139,8 +139,9 @@ async function callParsed<T>(request: GradeRequest, template: PromptTemplate, me
       signal: request.signal,
     })
   } catch (error) {
-    // The first call was billed even though the repair failed.
-    throw withSpentCalls(error, calls)
+    // The first call was billed even though the repair failed (an abort ends the cell instead, and
+    // its reason is shared: leave it alone).
+    throw request.signal?.aborted ? error : withSpentCalls(error, calls)
   }
   calls.push(recordCall('grader', second))
   try {

@@ -108,17 +108,45 @@ describe('verifiers.rubric: the grader', () => {
     expect(grader.requests).toHaveLength(4)
   })
 
-  it('a grading that fails keeps the spend of the gradings that did not (in flight or done), and of its own tries', async () => {
+  it('a grading that fails keeps the spend of the gradings done before it', async () => {
     const grader = fakeModel((r) => {
       if (askedIds(r)[0] === 'waves') throw new Error('HTTP 503: overloaded')
       return JSON.stringify({ met: true, reason: 'ok' })
     })
-    const error = await rubric({ grader, concurrency: 1 }).verify(mixed, 'calm', { attempt: 3, repeat: 1 }).catch((e: unknown) => e)
+    const error = await rubric({ grader, concurrency: 1 }).verify(mixed, 'calm').catch((e: unknown) => e)
     expect((error as Error).message).toBe('HTTP 503: overloaded')
     // 'calm' was graded (one call) before 'waves' failed.
     expect(spentCalls(error).map((c) => c.role)).toEqual(['grader'])
-    // The grader's calls carry the attempt and repeat, so record/replay keys them apart.
-    expect(grader.requests.map((r) => [r.context.attempt, r.context.repeat])).toEqual([
+  })
+
+  it('a grading that fails keeps the spend of gradings still in flight, which finish first', async () => {
+    const criteria = ['a', 'b', 'c'].map((id) => ({ id, text: `criterion ${id}` }))
+    let finishedAfterFailure = false
+    const grader = fakeModel(async (r) => {
+      const id = askedIds(r)[0]
+      if (id === 'a') throw new Error('HTTP 500: boom')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      if (id === 'b') finishedAfterFailure = true
+      return JSON.stringify({ met: true, reason: id })
+    })
+    const error = await rubric({ grader, concurrency: 2 }).verify(task(criteria), 'x').catch((e: unknown) => e)
+    expect((error as Error).message).toBe('HTTP 500: boom')
+    expect(finishedAfterFailure).toBe(true)
+    // 'b' was in flight when 'a' failed and is counted; 'c' never started.
+    expect(spentCalls(error)).toHaveLength(1)
+    expect(grader.requests.map((r) => askedIds(r)[0])).toEqual(['a', 'b'])
+  })
+
+  it("grader calls carry the attempt and repeat only when the cache is off (a cached grading serves many attempts)", async () => {
+    const cached = byId()
+    await rubric({ grader: cached }).verify(mixed, 'calm waves', { attempt: 3, repeat: 1 })
+    expect(cached.requests.map((r) => [r.context.attempt, r.context.repeat])).toEqual([
+      [0, 0],
+      [0, 0],
+    ])
+    const uncached = byId()
+    await rubric({ grader: uncached, cache: false }).verify(mixed, 'calm waves', { attempt: 3, repeat: 1 })
+    expect(uncached.requests.map((r) => [r.context.attempt, r.context.repeat])).toEqual([
       [3, 1],
       [3, 1],
     ])
@@ -137,6 +165,10 @@ describe('verifiers.rubric: the grader', () => {
     release()
     const [a, b] = await Promise.all([first, second])
     expect(a).toBeInstanceOf(RubricGraderError)
+    // The waiter gets its own copy, of the same class, and the original's accounting is untouched.
+    expect(b).toBeInstanceOf(RubricGraderError)
+    expect(b).not.toBe(a)
+    expect((b as Error).message).toBe((a as Error).message)
     expect(spentCalls(a).map((c) => c.replayed)).toEqual([false, false])
     expect(spentCalls(b).map((c) => c.replayed)).toEqual([true, true])
     expect(grader.requests).toHaveLength(2)

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { describeZodError } from '../../artifacts/zod-errors.js'
-import { spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
 import type { CriterionVerdict, Verdict, Verifier } from '../verifier.js'
@@ -82,9 +82,11 @@ async function gradePool(jobs: readonly (() => Promise<GradeResult>)[], limit: n
         out[i] = await jobs[i]!()
         spent.push(...out[i]!.calls)
       } catch (error) {
-        // The first failure already carries its own spend; a later one's joins the rest.
-        if (failure) spent.push(...spentCalls(error))
-        else failure = { error }
+        // The first failure already carries its own spend; a later one's joins the rest. (Another
+        // worker may have failed while this one waited, hence the re-read.)
+        const first = failure as { error: unknown } | undefined
+        if (!first) failure = { error }
+        else if (error !== first.error) spent.push(...spentCalls(error))
       }
     }
   }
@@ -159,7 +161,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       return hit.then(
         (r) => ({ verdicts: r.verdicts, calls: replayed(r.calls) }),
         (error: unknown) => {
-          throw withSpentCalls(new Error((error as Error)?.message ?? String(error), { cause: error }), replayed(spentCalls(error)))
+          throw copyWithSpentCalls(error, replayed(spentCalls(error)))
         },
       )
     }
@@ -216,8 +218,10 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       const calls: ModelCall[] = []
       if (toGrade.length > 0) {
         const conversation = taskMessages(task)
-        // The attempt and repeat key record/replay; the dedupe cache below ignores them (a grading depends only on what it reads).
-        const context: CallContext = { role: 'grader', taskId: task.id, attempt: verifyOptions.attempt ?? 0, repeat: verifyOptions.repeat ?? 0, protocol: 'sequential' }
+        // With the cache on, one grading serves every trajectory that asks for the same thing, so its
+        // call must not be keyed (in cassettes) by whichever attempt happened to ask first: it is
+        // attempt 0, repeat 0. With the cache off, each attempt's grading is its own call.
+        const context: CallContext = { role: 'grader', taskId: task.id, attempt: useCache ? 0 : (verifyOptions.attempt ?? 0), repeat: useCache ? 0 : (verifyOptions.repeat ?? 0), protocol: 'sequential' }
         const request: GradeRequest = { grader: grader!, conversation, answer, context, signal }
         const keyBase = { grader: grader!.descriptor, prompt: prompt.id, conversation, answer }
         const results =
@@ -244,8 +248,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         score: decision.score,
         diagnostics: { outcome: empty ? 'no-answer' : decision.pass ? 'passed' : 'failed', summary: empty ? `empty answer; ${decision.summary}` : decision.summary },
         criteria: verdicts,
-        // Until VerdictSchema declares `calls`, this rides along on the verdict object unvalidated.
-        ...({ calls } as object),
+        calls,
         durationMs: performance.now() - started,
       }
     },
