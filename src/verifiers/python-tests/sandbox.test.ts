@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { pythonTests } from './python-tests.js'
-import { findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
+import { bwrapFailureHint, findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
 
 const root = process.getuid?.() === 0
 const hasBwrap = findOnPath('bwrap') !== undefined
@@ -58,6 +58,14 @@ describe('planSandbox', () => {
       expect(() => planSandbox('bwrap')).toThrow(SandboxUnavailableError)
       expect(() => pythonTests({ sandbox: 'bwrap' })).toThrow(/apt-get install bubblewrap/)
     })
+  })
+})
+
+describe('bwrapFailureHint', () => {
+  it("names Ubuntu's AppArmor restriction and its fix when the kernel setting is on, else the generic cause", () => {
+    expect(bwrapFailureHint('1')).toMatch(/AppArmor blocks unprivileged user namespaces.*sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/)
+    expect(bwrapFailureHint('0')).toBe('e.g. a container without user namespaces')
+    expect(bwrapFailureHint(undefined)).toBe('e.g. a container without user namespaces')
   })
 })
 

@@ -16,7 +16,7 @@
  * fresh temporary directory and whole-tree cleanup (see harness.py).
  */
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readFileSync, readlinkSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
 /** What the user asks for: `auto` uses bubblewrap when it works here, else runs unsandboxed with a warning. */
@@ -129,8 +129,27 @@ function smokeTest(bwrap: string, setpriv: string | undefined): { error: string 
   const [file, ...args] = workerCommand(plan, { path: 'true', directories: [] }, [])
   const run = spawnSync(file ?? bwrap, args, { encoding: 'utf8', timeout: 10_000, env: WORKER_ENV, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] })
   if (run.status === 0) return { disableUserns }
-  const why = (run.stderr || run.error?.message || `exit code ${String(run.status)}`).trim().split('\n')[0]
-  return { error: `bubblewrap is installed but cannot create a sandbox here (${why}; e.g. a container without user namespaces)` }
+  const why = (run.stderr || run.error?.message || `exit code ${String(run.status)}`).trim().split('\n')[0] ?? ''
+  return { error: `bubblewrap is installed but cannot create a sandbox here (${why}; ${bwrapFailureHint(readSetting('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'))})` }
+}
+
+function readSetting(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Why bwrap may fail and what fixes it. Ubuntu 23.10+ (so GitHub's ubuntu-24.04 runners) ships an
+ * AppArmor policy that stops unprivileged processes from creating user namespaces.
+ */
+export function bwrapFailureHint(apparmorRestrictsUserns: string | undefined): string {
+  if (apparmorRestrictsUserns === '1') {
+    return 'AppArmor blocks unprivileged user namespaces here (Ubuntu 23.10+): run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or load the `bwrap-userns-restrict` AppArmor profile'
+  }
+  return 'e.g. a container without user namespaces'
 }
 
 /**
