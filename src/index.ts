@@ -96,6 +96,8 @@ export {
   appendHistory,
   readHistory,
   changeSinceLast,
+  cellChanges,
+  condenseChanges,
   HistoryEntrySchema,
   DEFAULT_HISTORY_FILE,
   diffLines,
@@ -103,5 +105,6 @@ export {
   type HtmlReportOptions,
   type MarkdownOptions,
   type GateResult as MarkdownGate,
+  type CellChange,
   type HistoryEntry,
 } from './report/index.js'

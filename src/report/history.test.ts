@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { RunSummary } from '../artifacts/schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { appendHistory, changeSinceLast, gitInfo, HISTORY_SCHEMA, HistoryEntrySchema, historyEntries, readHistory, type HistoryEntry } from './history.js'
+import { appendHistory, cellChanges, changeSinceLast, condenseChanges, gitInfo, HISTORY_SCHEMA, HistoryEntrySchema, historyEntries, readHistory, type HistoryEntry } from './history.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-history-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -102,6 +102,30 @@ describe('changeSinceLast', () => {
   it('prefixes the benchmark when a run has several', () => {
     const two: RunSummary = { ...summary, runId: 'two', benchmarks: [summary.benchmarks[0]!, { ...summary.benchmarks[0]!, name: 'other' }] }
     expect(changeSinceLast([], two)[0]).toMatch(/^toy benchmark › /)
+  })
+})
+
+describe('cellChanges and condenseChanges', () => {
+  const [verifierCell] = cells
+  const entries = (s: RunSummary) => historyEntries(s, { commit: 'c' })
+
+  it('tells changed from unchanged cells, and condenses the unchanged and first-recorded ones to counts', () => {
+    const before = withRates(summary, 'run-1', (id) => (id === verifierCell!.cellId ? 0.5 : 0.25))
+    const now = withRates(summary, 'run-2', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))
+    const changes = cellChanges(entries(before), now)
+    expect(changes.map((c) => c.kind)).toEqual(cells.map((c) => (c.cellId === verifierCell!.cellId ? 'changed' : 'unchanged')))
+    const unchanged = cells.length - 1
+    expect(condenseChanges(changes)).toEqual([`${verifierCell!.cellId}: Seq@4 50.0 → 75.0 (+25.0)`, `${unchanged} ${unchanged === 1 ? 'cell' : 'cells'} unchanged`])
+    // A rerun where nothing moved is one line; a first run is one line.
+    expect(condenseChanges(cellChanges(entries(now), withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))))).toEqual([`all ${cells.length} cells unchanged`])
+    expect(condenseChanges(cellChanges([], summary))).toEqual([`${cells.length} cells recorded for the first time`])
+  })
+
+  it('keeps the line of every cell whose protocol changed', () => {
+    const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
+    const condensed = condenseChanges(cellChanges(other, withRates(summary, 'new', () => 0.5)))
+    expect(condensed).toHaveLength(cells.length)
+    expect(condensed.every((line) => line.includes('protocol changed since the last run'))).toBe(true)
   })
 })
 

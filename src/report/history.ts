@@ -128,20 +128,26 @@ function headlineOfCell(cell: CellSummary) {
 
 const pct = (v: number | null): string => (v === null ? '—' : (v * 100).toFixed(1))
 
+/** How one cell moved since its last recorded run, and the line that says it. */
+export interface CellChange {
+  /** `changed` and `unchanged` compare two runs of the same protocol (unchanged: the same to 0.1 point). */
+  kind: 'changed' | 'unchanged' | 'protocol-changed' | 'budget-changed' | 'first'
+  line: string
+}
+
 /**
- * One line per cell of `summary`: how its headline rate (Seq@K, or Pass@K for independent cells)
- * moved since the last earlier run with the same protocol fingerprint. A cell whose protocol
- * changed since its last recorded run says so instead of comparing; a cell never recorded says
- * that. Entries of the summary's own run are ignored, so it may be called before or after
- * {@link appendHistory}.
+ * How each cell of `summary` moved since the last earlier run with the same protocol fingerprint
+ * (its headline rate: Seq@K, or Pass@K for independent cells). A cell whose protocol changed since
+ * its last recorded run says so instead of comparing; a cell never recorded says that. Entries of
+ * the summary's own run are ignored, so it may be called before or after {@link appendHistory}.
  *
  * @example
- * changeSinceLast(readHistory().entries, summary)
- * // => ['simulated:reviser · verifier: Seq@5 92.3 → 100.0 (+7.7)', …]
+ * cellChanges(readHistory().entries, summary)
+ * // => [{ kind: 'changed', line: 'simulated:reviser · verifier: Seq@5 92.3 → 100.0 (+7.7)' }, …]
  */
-export function changeSinceLast(history: readonly HistoryEntry[], summary: RunSummary): string[] {
+export function cellChanges(history: readonly HistoryEntry[], summary: RunSummary): CellChange[] {
   const several = summary.benchmarks.length > 1
-  const out: string[] = []
+  const out: CellChange[] = []
   for (const b of summary.benchmarks) {
     for (const cell of b.cells) {
       const name = several ? `${cell.benchmark} › ${cell.cellId}` : cell.cellId
@@ -153,23 +159,54 @@ export function changeSinceLast(history: readonly HistoryEntry[], summary: RunSu
       if (last) {
         const before = headlineOf(last)
         if (before.k !== now.k) {
-          out.push(`${name}: ${label} ${pct(now.value)} (the last run of this protocol had K=${before.k}; not compared)`)
+          out.push({ kind: 'budget-changed', line: `${name}: ${label} ${pct(now.value)} (the last run of this protocol had K=${before.k}; not compared)` })
           continue
         }
         // Rounded first, so the sign always agrees with the printed digits.
         const delta = now.value !== null && before.value !== null ? Math.round((now.value - before.value) * 1000) / 10 : null
         const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
         const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
-        out.push(`${name}: ${label} ${pct(before.value)} → ${pct(now.value)}${change}`)
+        const unchanged = delta === 0 || (delta === null && now.value === before.value)
+        out.push({ kind: unchanged ? 'unchanged' : 'changed', line: `${name}: ${label} ${pct(before.value)} → ${pct(now.value)}${change}` })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
-        out.push(`${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${pct(now.value)} is not compared`)
+        out.push({ kind: 'protocol-changed', line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${pct(now.value)} is not compared` })
       } else {
-        out.push(`${name}: ${label} ${pct(now.value)} (first recorded run)`)
+        out.push({ kind: 'first', line: `${name}: ${label} ${pct(now.value)} (first recorded run)` })
       }
     }
   }
   return out
+}
+
+/**
+ * One line per cell of `summary` (see {@link cellChanges}).
+ *
+ * @example
+ * changeSinceLast(readHistory().entries, summary)
+ * // => ['simulated:reviser · verifier: Seq@5 92.3 → 100.0 (+7.7)', …]
+ */
+export function changeSinceLast(history: readonly HistoryEntry[], summary: RunSummary): string[] {
+  return cellChanges(history, summary).map((c) => c.line)
+}
+
+/**
+ * What a reader needs of the changes: every cell that moved or cannot be compared, one line each;
+ * the cells that did not move and those recorded for the first time, one count each. A rerun of an
+ * unchanged eval prints one line instead of one per cell.
+ *
+ * @example
+ * condenseChanges(cellChanges(history, summary))
+ * // => ['sim:b · verifier: Seq@4 90.0 → 80.0 (-10.0)', '44 cells unchanged']
+ */
+export function condenseChanges(changes: readonly CellChange[]): string[] {
+  const shown = changes.filter((c) => c.kind !== 'unchanged' && c.kind !== 'first').map((c) => c.line)
+  const unchanged = changes.filter((c) => c.kind === 'unchanged').length
+  const firsts = changes.filter((c) => c.kind === 'first').length
+  const cells = (n: number) => `${n} ${n === 1 ? 'cell' : 'cells'}`
+  if (unchanged > 0) shown.push(shown.length === 0 && firsts === 0 ? `all ${cells(unchanged)} unchanged` : `${cells(unchanged)} unchanged`)
+  if (firsts > 0) shown.push(`${cells(firsts)} recorded for the first time`)
+  return shown
 }
 
 /**

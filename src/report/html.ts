@@ -11,7 +11,7 @@ import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows } from './data.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
-import { changeSinceLast, headlineOf, type HistoryEntry } from './history.js'
+import { cellChanges, condenseChanges, headlineOf, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
 
 export interface HtmlReportInput {
@@ -296,7 +296,7 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   ].join(' · ')
   const failed = cells.filter((c) => c.verdict === 'fail').length
   const ranking = rankingChanges(cells)
-  const changes = ctx.history ? changeSinceLast(ctx.history, { ...ctx.summary, benchmarks: [bench] }) : []
+  const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
   const [curves, rank, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
   const boot = first.seqAtInterval
   return `<section class="bench" id="bench-${index}">

@@ -16,7 +16,7 @@ export interface GateResult {
 
 export interface MarkdownOptions {
   gates?: readonly GateResult[]
-  /** Lines from `changeSinceLast`, shown under a "Since the last run" heading. */
+  /** Lines shown under a "Since the last run" heading (`condenseChanges(cellChanges(history, summary))`). */
   changes?: readonly string[]
   /** Heading level of the run title (default 2: `##`). */
   headingLevel?: number

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, isAbsolute, join, resolve } from 'node:path'
+import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
@@ -11,7 +11,7 @@ import { Progress, type ProgressMode } from './progress.js'
 import { historyComparisonLines, renderBenchmarkTable } from './table.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
-import { appendHistory, changeSinceLast, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderHtmlReport, renderMarkdownSummary } from '../report/index.js'
+import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderHtmlReport, renderMarkdownSummary } from '../report/index.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -137,12 +137,9 @@ export default class SeqkReporter implements Reporter {
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
     const historyPath = historyOption === false ? null : resolve(this.root, historyOption)
     const history = historyPath ? readHistory(historyPath).entries : []
-    const changes = changeSinceLast(history, summary)
-    // First runs of a cell have nothing to compare: one line for all of them, not one each.
-    const firsts = changes.filter((c) => c.endsWith('(first recorded run)')).length
-    const compared = changes.filter((c) => !c.endsWith('(first recorded run)'))
-    if (compared.length > 0) this.log(`Since the last run:\n${compared.map((c) => `  ${c}`).join('\n')}\n`)
-    if (firsts > 0) this.log(`seqk: ${firsts} cells recorded in ${historyPath} for the first time`)
+    // Cells that moved, one line each; unchanged and first-recorded cells, one count each.
+    const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
+    if (historyPath && changes.length > 0) this.log(`Since the last run (${relative(this.root, historyPath)}):\n${changes.map((c) => `  ${c}`).join('\n')}\n`)
     if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
 
     // The baseline gates, as the Markdown summary and the annotations list them.
