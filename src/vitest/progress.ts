@@ -10,12 +10,25 @@ interface CellProgress {
   startedAt: number
   lastPrinted: number
   lastQuarter: number
+  /** Cancels the pending "started" line (lines mode). */
+  cancelStarted?: () => void
+}
+
+/** Runs `fn` after `ms` unless cancelled; the default keeps no process alive. */
+export type Schedule = (fn: () => void, ms: number) => () => void
+
+const defaultSchedule: Schedule = (fn, ms) => {
+  const timer = setTimeout(fn, ms)
+  timer.unref()
+  return () => clearTimeout(timer)
 }
 
 /**
  * `line` rewrites one status line in place (a TTY with no other live renderer); `lines` prints
- * plain lines at each quarter of a cell and at most every `intervalMs` otherwise (CI logs, or a
- * TTY shared with Vitest's own live summary, which would garble an in-place line).
+ * plain lines (CI logs, or a TTY shared with Vitest's own live summary, which would garble an
+ * in-place line): "started" once a cell has run for a second, a line at each quarter after a quiet
+ * second and at most every `intervalMs` otherwise, and "done". A cell that finishes within a second
+ * prints one line.
  */
 export class Progress {
   private readonly cells = new Map<string, CellProgress>()
@@ -26,12 +39,23 @@ export class Progress {
     private readonly write: (text: string) => void,
     private readonly intervalMs = 5000,
     private readonly now: () => number = Date.now,
+    private readonly schedule: Schedule = defaultSchedule,
   ) {}
 
   start(key: string, label: string, total: number): void {
     const t = this.now()
-    this.cells.set(key, { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0 })
-    if (this.mode === 'lines') this.write(`seqk ▸ ${label}: started, ${total} trajectories\n`)
+    const cell: CellProgress = { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0 }
+    this.cells.set(key, cell)
+    if (this.mode === 'lines') {
+      // Only a cell still running after a second says it started (slow models: the first
+      // trajectory can take a while); a fast one prints its "done" line alone.
+      cell.cancelStarted = this.schedule(() => {
+        cell.cancelStarted = undefined
+        if (this.cells.get(key) !== cell || cell.lastPrinted !== cell.startedAt) return
+        cell.lastPrinted = this.now()
+        this.write(cell.done === 0 ? `seqk ▸ ${label}: started, ${total} trajectories\n` : `seqk ▸ ${this.describe(cell)}\n`)
+      }, 1000)
+    }
     this.render()
   }
 
@@ -56,6 +80,7 @@ export class Progress {
 
   finish(key: string): void {
     const cell = this.cells.get(key)
+    cell?.cancelStarted?.()
     this.cells.delete(key)
     if (this.mode === 'line') this.render(true)
     if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${this.describe(cell)}, done\n`)
