@@ -115,7 +115,7 @@ describe('spendingLine', () => {
       replayedCalls: 3,
       calls: 3,
     })
-    expect(spendingLine([paid, free])).toBe('cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls replayed from cassettes (nominal cost shown)')
+    expect(spendingLine([paid, free])).toBe('cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls served without a new request (a cassette, or the rubric grader\'s cache; nominal cost shown)')
     expect(spendingLine([{ ...paid, costUsd: null }])).toContain('cost ? (some models unpriced)')
   })
 })

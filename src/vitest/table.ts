@@ -141,7 +141,7 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
     parts.push(`${((cached / input) * 100).toFixed(0)}% of input tokens from prompt cache, saving ${money(saved)}`)
   }
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
-  if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls replayed from cassettes (nominal cost shown)`)
+  if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`)
   return parts.length > 0 ? parts.join('; ') : null
 }
 
