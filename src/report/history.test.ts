@@ -121,6 +121,13 @@ describe('cellChanges and condenseChanges', () => {
     expect(condenseChanges(cellChanges([], summary))).toEqual([`${cells.length} cells recorded for the first time`])
   })
 
+  it("treats an entry as this run's only when its run id and time both match (CI reuses a run directory's name)", () => {
+    const earlier = entries({ ...summary, createdAt: '2025-01-01T00:00:00.000Z' })
+    expect(condenseChanges(cellChanges(earlier, summary))).toEqual([`all ${cells.length} cells unchanged`])
+    // The run's own entries (already appended) are not compared with itself.
+    expect(condenseChanges(cellChanges(entries(summary), summary))).toEqual([`${cells.length} cells recorded for the first time`])
+  })
+
   it('keeps the line of every cell whose protocol changed', () => {
     const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
     const condensed = condenseChanges(cellChanges(other, withRates(summary, 'new', () => 0.5)))

@@ -128,6 +128,14 @@ function headlineOfCell(cell: CellSummary) {
 
 const pct = (v: number | null): string => (v === null ? '—' : (v * 100).toFixed(1))
 
+/**
+ * Whether a history entry was written by `summary`'s own run. The run id alone is not enough: with
+ * `SEQK_RUN_DIR` it is the directory's name, which a CI workflow reuses on every run.
+ */
+export function isOwnEntry(entry: Pick<HistoryEntry, 'runId' | 'createdAt'>, summary: Pick<RunSummary, 'runId' | 'createdAt'>): boolean {
+  return entry.runId === summary.runId && entry.createdAt === summary.createdAt
+}
+
 /** How one cell moved since its last recorded run, and the line that says it. */
 export interface CellChange {
   /** `changed` and `unchanged` compare two runs of the same protocol (unchanged: the same to 0.1 point). */
@@ -153,7 +161,7 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
       const name = several ? `${cell.benchmark} › ${cell.cellId}` : cell.cellId
       const now = headlineOfCell(cell)
       const label = `${now.label}@${now.k}`
-      const earlier = history.filter((e) => e.runId !== summary.runId && e.benchmark === cell.benchmark && e.cellId === cell.cellId)
+      const earlier = history.filter((e) => !isOwnEntry(e, summary) && e.benchmark === cell.benchmark && e.cellId === cell.cellId)
       const same = earlier.filter((e) => e.fingerprint === cell.fingerprint)
       const last = same[same.length - 1]
       if (last) {

@@ -106,6 +106,15 @@ describe('renderHtmlReport with history', () => {
     expect(/<li>sim:a · verifier: Seq@4 [\d.]+ → [\d.]+ \([+±-][\d.]+\)<\/li>/.test(html)).toBe(true)
     expect(has(html, 'fingerprint other')).toBe(false)
   })
+
+  it('compares with an earlier run that reused this run id (SEQK_RUN_DIR in CI), and says nothing with no history', async () => {
+    const sameId = historyEntries({ ...run.summary, createdAt: '2025-12-30T00:00:00.000Z' }, { commit: 'aaaaaaa' })
+    const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories, history: sameId })
+    expect(has(html, '1 earlier run<'), '1 earlier run<').toBe(true)
+    expect(has(html, 'cells unchanged')).toBe(true)
+    const none = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })
+    expect(/<h3>Since the last run<\/h3>/.test(none)).toBe(false)
+  })
 })
 
 describe('renderHtmlReport limits', () => {

@@ -11,7 +11,7 @@ import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows } from './data.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
-import { cellChanges, condenseChanges, headlineOf, type HistoryEntry } from './history.js'
+import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
 
 export interface HtmlReportInput {
@@ -193,7 +193,7 @@ async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<stri
 
 async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
   const history = ctx.history ?? []
-  const earlier = (cell: CellSummary) => history.filter((h) => h.runId !== ctx.summary.runId && h.benchmark === benchmark && h.cellId === cell.cellId && h.fingerprint === cell.fingerprint)
+  const earlier = (cell: CellSummary) => history.filter((h) => !isOwnEntry(h, ctx.summary) && h.benchmark === benchmark && h.cellId === cell.cellId && h.fingerprint === cell.fingerprint)
   if (!cells.some((c) => earlier(c).length > 0)) {
     return `<p class="note">${ctx.history ? 'No earlier run of these protocols (same fingerprint) in the history file yet.' : 'No history given: pass the entries of <code>.seqk/history.jsonl</code> to draw a trend per cell.'}</p>`
   }

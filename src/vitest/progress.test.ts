@@ -81,6 +81,15 @@ describe('Progress', () => {
     expect(out.at(-1)).toBe('\r\x1b[2K')
   })
 
+  it('prints nothing more for a cell that never finished once the run is disposed', () => {
+    const { progress, out, advance } = harness('lines')
+    progress.start('c', 'x', 10)
+    progress.dispose()
+    advance(5000)
+    progress.tick('c', 'solved')
+    expect(out).toEqual([])
+  })
+
   it('is silent when off', () => {
     const { progress, out } = harness('off')
     progress.start('c', 'x', 2)

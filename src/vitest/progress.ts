@@ -86,6 +86,12 @@ export class Progress {
     if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${this.describe(cell)}, done\n`)
   }
 
+  /** Forgets every running cell and its pending lines (the run is over). */
+  dispose(): void {
+    for (const cell of this.cells.values()) cell.cancelStarted?.()
+    this.cells.clear()
+  }
+
   /** Clears the in-place line before other output is printed. */
   clear(): void {
     if (this.mode === 'line') this.write('\r\x1b[2K')

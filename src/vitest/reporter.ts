@@ -108,6 +108,8 @@ export default class SeqkReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
+    this.progress.dispose()
     this.progress.clear()
     if (this.cells.length === 0) return
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
@@ -139,7 +141,7 @@ export default class SeqkReporter implements Reporter {
     const history = historyPath ? readHistory(historyPath).entries : []
     // Cells that moved, one line each; unchanged and first-recorded cells, one count each.
     const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
-    if (historyPath && changes.length > 0) this.log(`Since the last run (${relative(this.root, historyPath)}):\n${changes.map((c) => `  ${c}`).join('\n')}\n`)
+    if (historyPath && changes.length > 0) this.log(`Since the last run (${displayPath(this.root, historyPath)}):\n${changes.map((c) => `  ${c}`).join('\n')}\n`)
     if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
 
     // The baseline gates, as the Markdown summary and the annotations list them.
@@ -159,7 +161,7 @@ export default class SeqkReporter implements Reporter {
           // The report still renders; the analysis says why it could not run (e.g. one actor only).
           analysis = `The actor analysis did not run: ${(error as Error).message}`
         }
-        writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history, analysis }))
+        writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history: historyPath ? history : undefined, analysis }))
         written.push('report.html')
       }
     } catch (error) {
@@ -185,3 +187,9 @@ function collectTrajectories(testModules: ReadonlyArray<TestModule>): Trajectory
 }
 
 export { SeqkReporter }
+
+/** `path` relative to `root` when it lies inside it, else as it is. */
+function displayPath(root: string, path: string): string {
+  const inside = relative(root, path)
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path
+}
