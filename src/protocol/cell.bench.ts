@@ -5,11 +5,9 @@
 import { bench, describe } from 'vitest'
 import { simulatedActor } from '../models/simulated.js'
 import { binary } from '../feedback/binary.js'
-import { neverPasses } from './test-helpers.js'
+import { cellSpec, neverPasses } from './test-helpers.js'
 import type { ChatMessage } from '../models/chat-model.js'
 import { runCell } from './cell.js'
-import { fullHistory } from './history.js'
-import { defaultPromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
 
 const TASKS = 50
@@ -43,24 +41,7 @@ describe(`harness cost per attempt (${TASKS} tasks × K=${K} = ${TASKS * K} atte
   bench(
     'runCell (sequential, full history, binary feedback)',
     async () => {
-      await runCell({
-        runId: 'bench',
-        benchmark: 'bench',
-        cellId: 'bench',
-        tasks,
-        actor,
-        verifier: noop,
-        mode: { name: 'binary', feedback },
-        history: fullHistory,
-        promptBuilder: defaultPromptBuilder,
-        budget: K,
-        repeats: 1,
-        discloseBudget: false,
-        concurrency: 1,
-        thresholds: {},
-        countErrorsAsFailures: false,
-        bootstrap: { seed: 1, resamples: 200 },
-      })
+      await runCell(cellSpec(tasks, actor, { verifier: noop, mode: { name: 'binary', feedback }, budget: K }))
     },
     { time: 1500 },
   )

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TrajectorySchema, type Trajectory } from '../artifacts/schemas.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
-import { binary } from '../feedback/binary.js'
 import { passAtCurve, passHatCurve, seqAtCurve } from '../metrics/index.js'
 import type { CallContext, ChatMessage, ChatModel, Usage } from '../models/chat-model.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import { runCell, type CellSpec } from './cell.js'
+import { cellSpec } from './test-helpers.js'
 import { protocolFingerprint } from './fingerprint.js'
-import { fullHistory } from './history.js'
-import { defaultPromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
 
 // ---- doubles ----------------------------------------------------------------------------------
@@ -65,24 +63,7 @@ const SOLVES_AT: Record<string, (number | null)[]> = { a: [1, 1], b: [3, null], 
 const scripted: Answer = (ctx) => (SOLVES_AT[ctx.taskId]?.[ctx.repeat] === ctx.attempt ? 'OK' : `wrong-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`)
 
 function spec(overrides: Partial<CellSpec> & Pick<CellSpec, 'actor'>): CellSpec {
-  return {
-    runId: 'run-1',
-    benchmark: 'bench',
-    cellId: 'ctx-actor × binary',
-    tasks: TASKS,
-    verifier,
-    mode: { name: 'binary', feedback: binary() },
-    history: fullHistory,
-    promptBuilder: defaultPromptBuilder,
-    budget: 3,
-    repeats: 1,
-    discloseBudget: false,
-    concurrency: 4,
-    thresholds: {},
-    countErrorsAsFailures: false,
-    bootstrap: { seed: 7, resamples: 200 },
-    ...overrides,
-  }
+  return cellSpec(TASKS, overrides.actor, { runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', verifier, concurrency: 4, bootstrap: { seed: 7, resamples: 200 }, ...overrides })
 }
 
 const key = (t: Pick<Trajectory, 'taskId' | 'repeat'>) => `${t.taskId}#${t.repeat}`

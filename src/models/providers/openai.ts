@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, fromEnv, loadOnce, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -159,7 +159,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   }
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
   const timeoutMs = options.timeoutMs ?? 120_000
-  let sdk: Promise<OpenAI> | undefined
+  const sdk = loadOnce(() => client(apiKey, baseURL, timeoutMs))
   const decoding = chatDecoding(options, 'max_completion_tokens')
   return remoteChatModel({
     id,
@@ -167,7 +167,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     endpoint: `openai|${baseURL ?? 'default'}`,
     options,
     call: async (messages, signal) => {
-      const openai = await (sdk ??= client(apiKey, baseURL, timeoutMs))
+      const openai = await sdk()
       return api === 'responses' ? callResponses(openai, options, messages, signal) : callChat(openai, options, decoding, messages, signal)
     },
   })
@@ -189,7 +189,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     params: definedParams({ baseURL: options.baseURL, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
   const timeoutMs = options.timeoutMs ?? 120_000
-  let sdk: Promise<OpenAI> | undefined
+  const sdk = loadOnce(() => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs))
   const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({
     id,
@@ -197,9 +197,6 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     endpoint: `compat|${options.baseURL}`,
     options,
     price: options.prices ? undefined : { input: 0, output: 0 },
-    call: async (messages, signal) => {
-      const openai = await (sdk ??= client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs))
-      return callChat(openai, options, decoding, messages, signal)
-    },
+    call: async (messages, signal) => callChat(await sdk(), options, decoding, messages, signal),
   })
 }

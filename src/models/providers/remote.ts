@@ -83,6 +83,23 @@ export function remoteChatModel(input: {
   }, options.cassette)
 }
 
+/**
+ * Loads something once, on first use (an SDK client: evals with only simulated actors never load
+ * the SDK); every call after the first gets the same promise. A failed load is tried again.
+ *
+ * @example
+ * const sdk = loadOnce(async () => new (await import('openai')).default({ apiKey }))
+ * const openai = await sdk()
+ */
+export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined
+      throw error
+    }))
+}
+
 /** The first of `names` set in the environment. */
 export function fromEnv(...names: string[]): string | undefined {
   for (const name of names) {

@@ -74,6 +74,14 @@ TESTS_FILE = "<tests>"
 _LIMITS = {}
 
 
+def _sigkill(kill, target):
+    """SIGKILLs a process or group with `kill` (os.kill or os.killpg); one already gone is fine."""
+    try:
+        kill(target, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def _cut(text):
     """Truncates to MAX_TEXT characters, saying how much was cut."""
     if len(text) <= MAX_TEXT:
@@ -541,22 +549,13 @@ class _Worker:
 
     def _kill_tree(self, pid):
         """Kills the attempt and everything it started, whatever session or group it moved to."""
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _sigkill(os.killpg, pid)
+        _sigkill(os.kill, pid)
         if self.mode == "bwrap":
             # Alone in the pid namespace with bubblewrap's init: kill(-1) reaches every other
             # process here, atomically with respect to fork(), so nothing escapes by double-forking.
             for _ in range(2):
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except OSError:
-                    pass
+                _sigkill(os.kill, -1)
 
     def _reap(self, pid):
         try:
@@ -578,18 +577,12 @@ class _Worker:
                 return True  # no children left at all: the common, fast case
             for child in _children_of(self.pid):
                 try:
-                    os.killpg(os.getpgid(child), signal.SIGKILL)
+                    _sigkill(os.killpg, os.getpgid(child))
                 except OSError:
-                    pass
-                try:
-                    os.kill(child, signal.SIGKILL)
-                except OSError:
-                    pass
+                    pass  # already gone
+                _sigkill(os.kill, child)
             if self.mode == "bwrap":
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except OSError:
-                    pass
+                _sigkill(os.kill, -1)
             time.sleep(0.002)
         return False
 

@@ -231,21 +231,13 @@ function toVerdict(task: Task, code: string, run: HarnessRun, timeoutMs: number)
   }
   const base = { extracted: code, durationMs: Math.round(run.durationMs) }
   const result = run.result
+  // The code never got as far as the tests: a failed verdict saying what stopped it.
+  const loadError = (summary: string, error: string): Verdict => ({ ...base, pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: oneLine(summary), error, ...output } })
 
   if (run.workerLost !== undefined) {
     // The candidate most likely killed its own worker (os.kill(os.getppid(), 9)); an accidental
     // loss was retried once already.
-    return {
-      ...base,
-      pass: false,
-      score: 0,
-      diagnostics: {
-        outcome: 'load-error',
-        summary: oneLine(`the process running the code was killed from inside the attempt (did the code signal its parent?): ${run.workerLost}`),
-        error: run.workerLost,
-        ...output,
-      },
-    }
+    return loadError(`the process running the code was killed from inside the attempt (did the code signal its parent?): ${run.workerLost}`, run.workerLost)
   }
 
   if (!result) {
@@ -256,17 +248,7 @@ function toVerdict(task: Task, code: string, run: HarnessRun, timeoutMs: number)
     const how = run.exitSignal ? `was killed by ${run.exitSignal}${signalReason(run.exitSignal, run)}` : `exited with code ${String(run.exitCode)}`
     const lastLine = run.stderr.trim().split('\n').at(-1)?.trim()
     const error = run.stderr.trim() !== '' ? tail(run.stderr.trim(), 2000) : `the Python process ${how} without a result`
-    return {
-      ...base,
-      pass: false,
-      score: 0,
-      diagnostics: {
-        outcome: 'load-error',
-        summary: oneLine(`the Python process ${how} without a result${lastLine ? `: ${lastLine}` : ''}`),
-        error,
-        ...output,
-      },
-    }
+    return loadError(`the Python process ${how} without a result${lastLine ? `: ${lastLine}` : ''}`, error)
   }
 
   if (result.outcome === 'tests-error') {
