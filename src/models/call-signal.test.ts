@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { callSignal, scopeSignal } from './call-signal.js'
+import { callSignal, scopeSignal, SharedScopes } from './call-signal.js'
 
 describe('scopeSignal', () => {
   it('aborts with its parent, with the same reason, and unlinks on close', () => {
@@ -39,6 +39,45 @@ describe('scopeSignal', () => {
       process.off('warning', onWarning)
     }
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([])
+  })
+})
+
+describe('SharedScopes', () => {
+  it('hands the same signal to up to n trajectories, then a new one', () => {
+    const scopes = new SharedScopes(undefined, 2)
+    const [a, b, c] = [scopes.acquire(), scopes.acquire(), scopes.acquire()]
+    expect(a.signal).toBe(b.signal)
+    expect(c.signal).not.toBe(a.signal)
+    expect(callSignal(c.signal).signal).toBe(c.signal)
+  })
+
+  it('unlinks a retired scope once its last trajectory ends, and the rest on close', () => {
+    const parent = new AbortController()
+    const scopes = new SharedScopes(parent.signal, 2)
+    const first = [scopes.acquire(), scopes.acquire()]
+    const later = scopes.acquire()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2)
+    first[0]!.close()
+    first[0]!.close() // twice is harmless
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(2)
+    first[1]!.close()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1)
+    later.close()
+    // The current scope stays linked for the next trajectory until the cell closes them all.
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1)
+    scopes.close()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('aborts every scope in use with the parent, with its reason', () => {
+    const parent = new AbortController()
+    const scopes = new SharedScopes(parent.signal, 1)
+    const a = scopes.acquire()
+    const b = scopes.acquire()
+    parent.abort(new Error('cell failed'))
+    expect([a.signal.aborted, b.signal.aborted]).toEqual([true, true])
+    expect((b.signal.reason as Error).message).toBe('cell failed')
+    expect(scopes.acquire().signal.aborted).toBe(true)
   })
 })
 

@@ -12,8 +12,9 @@ import { setMaxListeners } from 'node:events'
  *   so providers pass it to the SDK as it is;
  * - any other signal gets a **per-call** linked signal, unlinked when the call ends.
  *
- * The scope is the common path: one AbortController per trajectory instead of one per call (Node
- * makes each one transferable, which is not free), and no link/unlink per call.
+ * The scope is the common path: no AbortController and no link/unlink per call. A cell shares each
+ * scope among several trajectories ({@link SharedScopes}): creating and linking an AbortController
+ * costs more than the harness's whole per-attempt work, and a cell only ever aborts as a whole.
  */
 // A mark on the signal itself: cheaper than a WeakSet, whose entries the garbage collector must trace.
 const SCOPED = Symbol('vitest-seqk.trajectoryScope')
@@ -35,6 +36,60 @@ export function scopeSignal(parent: AbortSignal | undefined): SignalScope {
   if (parent?.aborted) forward()
   else parent?.addEventListener('abort', forward, { once: true })
   return { signal: controller.signal, close: () => parent?.removeEventListener('abort', forward) }
+}
+
+/**
+ * Trajectory scopes for one cell, each shared by up to `trajectoriesPerScope` trajectories (so the
+ * SDK listeners left on one stay bounded by that many trajectories' calls). A scope unlinks from
+ * the parent once every trajectory that got it has ended and a newer one has taken its place;
+ * `close()` unlinks the rest.
+ *
+ * @example
+ * const scopes = new SharedScopes(cellSignal)
+ * const scope = scopes.acquire() // per trajectory
+ * try { await runTrajectory(scope.signal) } finally { scope.close() }
+ * scopes.close() // when the cell ends
+ */
+export class SharedScopes {
+  #current: { scope: SignalScope; handedOut: number; open: number } | undefined
+  readonly #all = new Set<SignalScope>()
+
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    private readonly trajectoriesPerScope = 16,
+  ) {}
+
+  /** The signal for one trajectory; `close()` it when the trajectory ends. */
+  acquire(): SignalScope {
+    if (this.#current === undefined || this.#current.handedOut >= this.trajectoriesPerScope) {
+      const scope = scopeSignal(this.parent)
+      this.#all.add(scope)
+      this.#current = { scope, handedOut: 0, open: 0 }
+    }
+    const entry = this.#current
+    entry.handedOut++
+    entry.open++
+    let closed = false
+    return {
+      signal: entry.scope.signal,
+      close: () => {
+        if (closed) return
+        closed = true
+        entry.open--
+        if (entry.open === 0 && entry !== this.#current) {
+          entry.scope.close()
+          this.#all.delete(entry.scope)
+        }
+      },
+    }
+  }
+
+  /** Unlinks every scope from the parent. */
+  close(): void {
+    for (const scope of this.#all) scope.close()
+    this.#all.clear()
+    this.#current = undefined
+  }
 }
 
 /** The signal to hand an SDK for one call, and what to do when the call ends. */

@@ -131,20 +131,33 @@ export async function withRetries<T>(call: () => Promise<T>, policy: RetryOption
 /** The one-object form: policy and call together. */
 export async function withRetries<T>(call: () => Promise<T>, options: RetryOptions & RetryCall): Promise<T>
 export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions | (RetryOptions & RetryCall), context: RetryCall = policy as RetryCall): Promise<T> {
-  const maxRetries = policy.maxRetries ?? 5
-  for (let attempt = 0; ; attempt++) {
+  for (let tries = 1; ; tries++) {
     try {
       return await call()
     } catch (error) {
-      if (context.signal?.aborted) throw context.signal.reason
-      const failure = classifyFailure(error)
-      context.onFailure?.(failure)
-      if (!failure.retryable || attempt >= maxRetries) {
-        const tries = attempt + 1
-        const label = typeof context.label === 'function' ? context.label() : context.label
-        throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
-      }
-      await sleep(retryDelay(attempt + 1, failure, policy, context.random), context.signal)
+      await sleep(retryAfterFailure(error, tries, policy, context), context.signal)
     }
   }
+}
+
+/**
+ * The decision after try number `tries` (1-based) of a call failed with `error`: the wait in ms
+ * before the next try. Throws instead when there is none: the signal's reason after an abort, else
+ * a ProviderError saying what failed and how many tries were made (not retryable, or retries used
+ * up). The one rule behind {@link withRetries}, for loops that cannot wrap their call in a closure.
+ *
+ * @example
+ * for (let tries = 1; ; tries++) {
+ *   try { return await send() } catch (error) { await sleep(retryAfterFailure(error, tries, policy, { label: 'gpt-4o', signal }), signal) }
+ * }
+ */
+export function retryAfterFailure(error: unknown, tries: number, policy: RetryOptions, context: RetryCall): number {
+  if (context.signal?.aborted) throw context.signal.reason
+  const failure = classifyFailure(error)
+  context.onFailure?.(failure)
+  if (!failure.retryable || tries > (policy.maxRetries ?? 5)) {
+    const label = typeof context.label === 'function' ? context.label() : context.label
+    throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
+  }
+  return retryDelay(tries, failure, policy, context.random)
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Attempt } from '../artifacts/schemas.js'
 import { ZERO_USAGE } from '../models/chat-model.js'
-import { StageError, addCost, atStage, totals } from './attempt.js'
+import { StageError, addCost, stageFailure, totals } from './attempt.js'
 
 function attempt(index: number, costUsd: number | null, overheadCost: number | null): Attempt {
   return {
@@ -50,27 +50,20 @@ describe('totals', () => {
   })
 })
 
-describe('atStage', () => {
-  it('wraps a failure in a StageError naming the stage and attempt', async () => {
-    const error = await atStage('verifier', 3, undefined, async () => {
-      throw new Error('boom')
-    }).catch((e: unknown) => e)
+describe('stageFailure', () => {
+  it('wraps a failure in a StageError naming the stage and attempt, with the calls already spent', () => {
+    const spent = [{ role: 'actor' as const, usage: ZERO_USAGE, costUsd: 0.5, costUsdWithoutCache: 0.5, latencyMs: 1, replayed: false }]
+    const error = stageFailure('verifier', 3, undefined, new Error('boom'), spent)
     expect(error).toBeInstanceOf(StageError)
     expect(error).toMatchObject({ stage: 'verifier', attempt: 3, message: 'boom' })
-    expect((error as Error).cause).toBeInstanceOf(Error)
+    expect(error.cause).toBeInstanceOf(Error)
+    expect(error.toJSON().calls).toEqual(spent)
   })
 
-  it('lets an abort through unwrapped', async () => {
+  it('rethrows the abort reason instead when the signal aborted', () => {
     const controller = new AbortController()
     const reason = new Error('aborted by test')
-    const promise = atStage('actor', 1, controller.signal, async () => {
-      controller.abort(reason)
-      throw new Error('fetch failed')
-    })
-    await expect(promise).rejects.toBe(reason)
-  })
-
-  it('returns the value on success', async () => {
-    await expect(atStage('history', 1, undefined, async () => 42)).resolves.toBe(42)
+    controller.abort(reason)
+    expect(() => stageFailure('actor', 1, controller.signal, new Error('fetch failed'))).toThrow(reason)
   })
 })

@@ -1,5 +1,5 @@
-import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
-import type { Verifier } from '../verifiers/verifier.js'
+import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import type { Task } from './task.js'
 
@@ -30,17 +30,18 @@ export function addCost(a: number | null, b: number | null | undefined): number 
 }
 
 /**
- * Runs `fn`, turning any failure other than an abort into a StageError for `stage` that keeps the
- * calls already billed in this attempt (`spentBefore`) and those the error carries.
+ * The StageError for a failure at `stage`, keeping the calls already billed in this attempt
+ * (`spentBefore`) and those the error carries. An abort (test timeout, Ctrl-C) is rethrown as it
+ * is instead: it ends the whole cell, not one trajectory. Callers `throw stageFailure(...)` from
+ * their own `catch`, so the common path (no failure) pays for no wrapper.
+ *
+ * @example
+ * try { verdict = await verifier.verify(task, answer, { signal, attempt, repeat }) }
+ * catch (error) { throw stageFailure('verifier', attempt, signal, error) }
  */
-export async function atStage<T>(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, fn: () => Promise<T>, spentBefore?: readonly ModelCall[]): Promise<T> {
-  try {
-    return await fn()
-  } catch (error) {
-    // An abort (test timeout, Ctrl-C) ends the whole cell, not one trajectory.
-    throwIfAborted(signal)
-    throw new StageError(stage, attempt, error, spentBefore)
-  }
+export function stageFailure(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, error: unknown, spentBefore?: readonly ModelCall[]): StageError {
+  throwIfAborted(signal)
+  return new StageError(stage, attempt, error, spentBefore)
 }
 
 /** One actor call plus its verification: the shared step of both protocols. */
@@ -56,9 +57,20 @@ export async function proposeAndVerify(input: {
 }): Promise<Omit<Attempt, 'feedback' | 'unmodified'>> {
   const { actor, verifier, task, messages, context, signal, spentBefore = [] } = input
   throwIfAborted(signal)
-  const response = await atStage('actor', context.attempt, signal, () => actor.chat({ messages, context, signal }), spentBefore)
-  // A verifier that fails after the actor answered must not lose the actor's spend.
-  const { calls: graderCalls, ...verdict } = await atStage('verifier', context.attempt, signal, () => verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat }), [...spentBefore, recordCall('actor', response)])
+  let response: ChatResponse
+  try {
+    response = await actor.chat({ messages, context, signal })
+  } catch (error) {
+    throw stageFailure('actor', context.attempt, signal, error, spentBefore)
+  }
+  let graded: Verdict
+  try {
+    graded = await verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat })
+  } catch (error) {
+    // A verifier that fails after the actor answered must not lose the actor's spend.
+    throw stageFailure('verifier', context.attempt, signal, error, [...spentBefore, recordCall('actor', response)])
+  }
+  const { calls: graderCalls, ...verdict } = graded
   return {
     index: context.attempt,
     answer: response.text,

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import type { ChatModel } from '../models/chat-model.js'
-import { scopeSignal } from '../models/call-signal.js'
+import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
@@ -89,14 +89,16 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   const stop = new AbortController()
   // Each running trajectory links its own signal here: at most `concurrency` listeners at once.
   setMaxListeners(0, stop.signal)
+  // Trajectories share signals linked to `stop` (see call-signal.ts): one AbortController per 16.
+  const scopes = new SharedScopes(stop.signal)
   const forward = () => stop.abort(spec.signal?.reason)
   if (spec.signal?.aborted) forward()
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const jobs = spec.tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const startedAt = new Date()
-      // One signal per trajectory: providers hand it to the SDKs as it is (see call-signal.ts).
-      const scope = scopeSignal(stop.signal)
+      // Providers hand this signal to the SDKs as it is (see call-signal.ts).
+      const scope = scopes.acquire()
       let outcome: TrajectoryOutcome
       try {
         outcome = spec.mode
@@ -138,6 +140,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     throw error
   } finally {
     spec.signal?.removeEventListener('abort', forward)
+    scopes.close()
   }
   const summary = summariseCell({
     runId: spec.runId,

@@ -49,6 +49,28 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }))
   })
 
+  it('equals the plain reference (entries, filter, sort, map, join) on any value, undefined included', () => {
+    const reference = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`
+      if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`
+      }
+      return JSON.stringify(value) ?? 'null'
+    }
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value')), fc.dictionary(fc.string(), tie('value'))),
+    }))
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v))
+      }),
+      { seed: 42, numRuns: 500 },
+    )
+  })
+
   it('distinguishes values that differ', () => {
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }))
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]))

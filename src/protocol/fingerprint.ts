@@ -1,21 +1,32 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Protocol } from '../artifacts/schemas.js'
 import { taskMessages, type Task } from './task.js'
 
-/** JSON with object keys sorted at every depth, so equal values always serialise identically. */
+/**
+ * JSON with object keys sorted at every depth (by UTF-16 code units, as `Array.prototype.sort`),
+ * so equal values always serialise identically. Undefined properties are left out; undefined
+ * array items and values JSON cannot represent become `null`.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  // One string built in place: every cell hashes its tasks and protocol with this.
+  if (Array.isArray(value)) {
+    let out = '['
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i])
+    return out + ']'
   }
-  return JSON.stringify(value) ?? 'null'
+  const record = value as Record<string, unknown>
+  let out = '{'
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key]
+    if (item === undefined) continue
+    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(item)
+  }
+  return out + '}'
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return hash('sha256', text, 'hex')
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { ChatModel } from '../models/chat-model.js'
-import type { FeedbackMode } from '../feedback/feedback-mode.js'
+import type { Feedback, FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
-import { StageError, atStage, proposeAndVerify } from './attempt.js'
-import type { HistoryPolicy, Turn } from './history.js'
+import { StageError, proposeAndVerify, stageFailure } from './attempt.js'
+import type { HistoryBuild, HistoryPolicy, Turn } from './history.js'
 import type { PromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
 
@@ -43,7 +43,12 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   try {
     for (let attempt = 1; attempt <= budget; attempt++) {
       const context = { taskId: task.id, attempt, repeat }
-      const built = await atStage('history', attempt, signal, () => history.build({ prompt, turns, context, signal }))
+      let built: HistoryBuild
+      try {
+        built = await history.build({ prompt, turns, context, signal })
+      } catch (error) {
+        throw stageFailure('history', attempt, signal, error)
+      }
       const step = await proposeAndVerify({
         actor,
         verifier,
@@ -64,9 +69,12 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
-      const given = await atStage('feedback', attempt, signal, () =>
-        feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), actor, signal }),
-      )
+      let given: Feedback
+      try {
+        given = await feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), actor, signal })
+      } catch (error) {
+        throw stageFailure('feedback', attempt, signal, error)
+      }
       record.feedback = { kind: given.kind, text: given.text }
       if (given.calls?.length) record.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { apiKeyFor, definedParams, fromEnv, loadOnce, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -85,19 +85,18 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     throw new MissingApiKeyError('actors.anthropic', options.model, 'ANTHROPIC_API_KEY')
   }
   const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
-  const sdk = loadOnce(async (): Promise<Anthropic> => {
-    const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
-    // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
-    // non-streaming calls with large max_tokens (DESIGN §5).
-    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
-  })
   return remoteChatModel({
     id,
     descriptor,
     endpoint: `anthropic|${baseURL ?? 'default'}`,
     options,
-    call: async (messages, signal): Promise<RawCompletion> => {
-      const client = await sdk()
+    client: async (): Promise<Anthropic> => {
+      const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
+      // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
+      // non-streaming calls with large max_tokens (DESIGN §5).
+      return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
+    },
+    call: async (client, messages, signal): Promise<RawCompletion> => {
       const body: Anthropic.MessageCreateParamsNonStreaming = {
         model: options.model,
         max_tokens: maxTokens,

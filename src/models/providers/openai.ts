@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { apiKeyFor, definedParams, fromEnv, loadOnce, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -159,17 +159,14 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   }
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
   const timeoutMs = options.timeoutMs ?? 120_000
-  const sdk = loadOnce(() => client(apiKey, baseURL, timeoutMs))
   const decoding = chatDecoding(options, 'max_completion_tokens')
   return remoteChatModel({
     id,
     descriptor,
     endpoint: `openai|${baseURL ?? 'default'}`,
     options,
-    call: async (messages, signal) => {
-      const openai = await sdk()
-      return api === 'responses' ? callResponses(openai, options, messages, signal) : callChat(openai, options, decoding, messages, signal)
-    },
+    client: () => client(apiKey, baseURL, timeoutMs),
+    call: api === 'responses' ? (openai, messages, signal) => callResponses(openai, options, messages, signal) : (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
   })
 }
 
@@ -189,7 +186,6 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     params: definedParams({ baseURL: options.baseURL, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
   const timeoutMs = options.timeoutMs ?? 120_000
-  const sdk = loadOnce(() => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs))
   const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({
     id,
@@ -197,6 +193,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     endpoint: `compat|${options.baseURL}`,
     options,
     price: options.prices ? undefined : { input: 0, output: 0 },
-    call: async (messages, signal) => callChat(await sdk(), options, decoding, messages, signal),
+    client: () => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs),
+    call: (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
   })
 }

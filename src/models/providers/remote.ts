@@ -3,7 +3,7 @@ import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
 import { limiterFor } from '../rate-limit.js'
-import { withRetries, type FailureClass, type RetryOptions } from '../retry.js'
+import { retryAfterFailure, sleep, type FailureClass, type RetryOptions } from '../retry.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -35,21 +35,26 @@ export interface RemoteOptions {
 }
 
 /**
- * Wraps one provider's single call with what every real model needs: a shared adaptive
- * concurrency limit per endpoint, our abortable retry loop, latency and nominal cost.
+ * Wraps one provider's single call with what every real model needs: its SDK client loaded on
+ * first use, a shared adaptive concurrency limit per endpoint, our abortable retry loop, latency
+ * and nominal cost.
  */
-export function remoteChatModel(input: {
+export function remoteChatModel<Client>(input: {
   descriptor: ModelDescriptor
   id: string
   endpoint: string
   options: RemoteOptions
   price?: Price
-  call: (messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
+  /** Creates the SDK client (on first call; a failed load is tried again on the next). */
+  client: () => Promise<Client>
+  call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
   const limiter = limiterFor(input.endpoint, options.concurrency)
   const price = input.price ?? findPrice(descriptor.provider, descriptor.model, options.prices)
   const retry = options.retry ?? {}
+  const load = loadOnce(input.client)
+  let client: Client | undefined
   const onFailure = (failure: FailureClass) => {
     if (failure.rateLimited) limiter.rateLimited()
   }
@@ -60,13 +65,25 @@ export function remoteChatModel(input: {
       throwIfAborted(request.signal)
       const started = performance.now()
       const call = callSignal(request.signal)
+      const signal = call.signal
       let raw: RawCompletion
+      // The retry loop written out (see withRetries): this runs once per model call, and the common
+      // case, a free slot and a first try that succeeds, then costs no closure and no extra frame.
       try {
-        raw = await withRetries(() => limiter.run(() => input.call(request.messages, call.signal), call.signal), retry, {
-          signal: call.signal,
-          label: () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`,
-          onFailure,
-        })
+        for (let tries = 1; ; tries++) {
+          if (!limiter.tryAcquire()) await limiter.acquire(signal)
+          let failure: unknown
+          try {
+            raw = await input.call(client ?? (client = await load()), request.messages, signal)
+            break
+          } catch (error) {
+            failure = error
+          } finally {
+            limiter.release()
+          }
+          const label = () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
+          await sleep(retryAfterFailure(failure, tries, retry, { signal, label, onFailure }), signal)
+        }
       } finally {
         call.release()
       }
