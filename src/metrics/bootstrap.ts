@@ -105,6 +105,46 @@ export function bootstrapInterval<T>(
   return { point: statistic(units), ...percentileInterval(statistics, level), level, resamples, seed }
 }
 
+/** Mean of the non-NaN values in order (NaN when there are none). */
+export function meanOfDefined(values: readonly number[]): number {
+  let sum = 0
+  let count = 0
+  for (const value of values) {
+    if (Number.isNaN(value)) continue
+    sum += value
+    count += 1
+  }
+  return count === 0 ? Number.NaN : sum / count
+}
+
+/**
+ * Exactly `bootstrapInterval(values, meanOfDefined, options)` (same draws, same sums in the same
+ * order, so the same bits) without building an array per resample: every cell's summary bootstraps
+ * Seq@K this way, from each task's solved share.
+ *
+ * @example
+ * bootstrapMeanInterval([1, 0.5, 0, 1], { seed: 1, resamples: 2000 }) // { point: 0.625, lo: ..., hi: ... }
+ */
+export function bootstrapMeanInterval(values: readonly number[], options?: BootstrapOptions): Interval {
+  const { seed, resamples, level } = resolveOptions(options)
+  const size = values.length
+  if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
+  const rng = createRng(seed)
+  const statistics: number[] = new Array<number>(resamples)
+  for (let b = 0; b < resamples; b++) {
+    let sum = 0
+    let count = 0
+    for (let j = 0; j < size; j++) {
+      const value = values[Math.floor(rng() * size)] as number
+      if (Number.isNaN(value)) continue
+      sum += value
+      count += 1
+    }
+    statistics[b] = count === 0 ? Number.NaN : sum / count
+  }
+  return { point: meanOfDefined(values), ...percentileInterval(statistics, level), level, resamples, seed }
+}
+
 /** A paired bootstrap interval for statistic(b) - statistic(a), with the task matching that was used. */
 export interface PairedInterval extends Interval {
   /** Number of keys present in both runs: the tasks the difference is computed over. */

@@ -1,4 +1,4 @@
-import { bootstrapInterval, type BootstrapOptions, type Interval } from './bootstrap.js'
+import { bootstrapMeanInterval, type BootstrapOptions, type Interval } from './bootstrap.js'
 import { assertBudget } from './validation.js'
 
 /**
@@ -90,18 +90,6 @@ function solvedShare(task: TaskOutcomes, k: number): number {
   return solved / repeats
 }
 
-/** Mean of the non-NaN values in order (NaN when there are none), as seqAtCurve sums its tasks. */
-function meanOfDefined(values: readonly number[]): number {
-  let sum = 0
-  let count = 0
-  for (const value of values) {
-    if (Number.isNaN(value)) continue
-    sum += value
-    count += 1
-  }
-  return count === 0 ? Number.NaN : sum / count
-}
-
 /**
  * Seq@k with its seeded percentile bootstrap interval over tasks: exactly
  * `bootstrapInterval(outcomes, (s) => seqAt(s, k), options)` (same draws, same values), but each
@@ -112,9 +100,8 @@ function meanOfDefined(values: readonly number[]): number {
  */
 export function seqAtInterval(outcomes: readonly TaskOutcomes[], k: number, options?: BootstrapOptions): Interval {
   assertBudget(k, 'k')
-  return bootstrapInterval(
+  return bootstrapMeanInterval(
     outcomes.map((task) => solvedShare(task, k)),
-    meanOfDefined,
     options,
   )
 }

@@ -44,7 +44,7 @@ export function stageFailure(stage: TrajectoryError['stage'], attempt: number, s
   return new StageError(stage, attempt, error, spentBefore)
 }
 
-/** One actor call plus its verification: the shared step of both protocols. */
+/** One actor call plus its verification: the shared step of both protocols, as the attempt's record. */
 export async function proposeAndVerify(input: {
   actor: ChatModel
   verifier: Verifier
@@ -54,7 +54,7 @@ export async function proposeAndVerify(input: {
   signal?: AbortSignal
   /** Calls this attempt made before the actor's (a summariser's): kept if a later stage fails. */
   spentBefore?: readonly ModelCall[]
-}): Promise<Omit<Attempt, 'feedback' | 'unmodified'>> {
+}): Promise<Attempt> {
   const { actor, verifier, task, messages, context, signal, spentBefore = [] } = input
   throwIfAborted(signal)
   let response: ChatResponse
@@ -83,6 +83,9 @@ export async function proposeAndVerify(input: {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
+    // Set by the protocol: sequential fills both after the attempt; independent keeps null.
+    feedback: null,
+    unmodified: null,
   }
 }
 
@@ -110,21 +113,23 @@ function accumulate(into: Usage, b: Usage): void {
  */
 export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
   const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
-  const add = (role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }) => {
-    accumulate(out.usage, call.usage)
-    out.costUsd = addCost(out.costUsd, call.costUsd)
-    out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
-    out.calls++
-    if (call.replayed) out.replayedCalls++
-    const r = (out.byRole[role] ??= { usage: { ...ZERO_USAGE }, costUsd: 0, calls: 0 })
-    accumulate(r.usage, call.usage)
-    r.costUsd = addCost(r.costUsd, call.costUsd)
-    r.calls++
-  }
   for (const a of attempts) {
-    add('actor', a)
-    for (const call of a.helperCalls) add(call.role, call)
+    addCall(out, 'actor', a)
+    for (const call of a.helperCalls) addCall(out, call.role, call)
   }
-  for (const call of unfinished) add(call.role, call)
+  for (const call of unfinished) addCall(out, call.role, call)
   return out
+}
+
+/** Adds one call into `out`, in total and for its role. */
+function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }): void {
+  accumulate(out.usage, call.usage)
+  out.costUsd = addCost(out.costUsd, call.costUsd)
+  out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
+  out.calls++
+  if (call.replayed) out.replayedCalls++
+  const r = (out.byRole[role] ??= { usage: { ...ZERO_USAGE }, costUsd: 0, calls: 0 })
+  accumulate(r.usage, call.usage)
+  r.costUsd = addCost(r.costUsd, call.costUsd)
+  r.calls++
 }

@@ -76,7 +76,8 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const byTask = new Map<string, Trajectory[]>(input.taskIds.map((id) => [id, []]))
   for (const t of counted) byTask.get(t.taskId)?.push(t)
   const outcomes: TaskOutcomes[] = [...byTask].map(([taskId, ts]) => ({ taskId, firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)) }))
-  const samples: SampleCounts[] = [...byTask].map(([taskId, ts]) => ({
+  // Sample counts only matter to independent sampling (Pass@k); a sequential cell skips them.
+  const samples: SampleCounts[] = !independent ? [] : [...byTask].map(([taskId, ts]) => ({
     taskId,
     // An errored independent trajectory counts its missing samples as failures only when asked to.
     n: ts.reduce((n, t) => n + (t.status === 'error' ? K : t.attempts.length), 0),
@@ -137,6 +138,9 @@ export function summariseCell(input: SummariseInput): CellSummary {
     costAtK: costAtKOf(ts, K),
   }))
 
+  // Tasks with no counted trajectory (all errored) have no cost to average.
+  const measuredTasks = perTask.filter((p) => p.firstSuccess.length > 0)
+
   return {
     schema: CELL_SUMMARY_SCHEMA,
     runId: input.runId,
@@ -180,8 +184,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
     replayedCalls: spent.replayedCalls,
     calls: spent.calls,
     perTask: perTask,
-    // Tasks with no counted trajectory (all errored) have no cost to average.
-    costAtK: Array.from({ length: K }, (_, i) => meanOrNull(perTask.filter((p) => p.firstSuccess.length > 0).map((p) => p.costAtK[i] ?? null))),
+    costAtK: Array.from({ length: K }, (_, i) => meanOrNull(measuredTasks.map((p) => p.costAtK[i] ?? null))),
     thresholds: results,
     verdict: results.every((r) => r.pass) ? 'pass' : 'fail',
     durationMs: input.durationMs,

@@ -30,7 +30,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     for (let sample = 1; sample <= budget; sample++) {
       const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
       const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task, cell: input.cell }, signal })
-      attempts.push({ ...step, feedback: null, unmodified: null })
+      attempts.push(step)
     }
   } catch (error) {
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }

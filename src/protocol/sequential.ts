@@ -40,6 +40,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
+  // The previous answer as the verifier normalises it, to mark unmodified revisions.
+  let previous: string | undefined
   try {
     for (let attempt = 1; attempt <= budget; attempt++) {
       const context = { taskId: task.id, attempt, repeat }
@@ -58,14 +60,12 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         signal,
         spentBefore: built.calls,
       })
-      const previous = attempts.at(-1)
       // The summariser's calls come before this attempt, a grader's with its verdict.
       if (built.calls.length > 0) step.helperCalls.unshift(...built.calls)
-      const record: Attempt = Object.assign(step, {
-        feedback: null,
-        unmodified: previous === undefined ? null : normalise(previous.answer) === normalise(step.answer),
-      })
-      attempts.push(record)
+      const normalised = normalise(step.answer)
+      step.unmodified = previous === undefined ? null : previous === normalised
+      previous = normalised
+      attempts.push(step)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
@@ -75,8 +75,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       } catch (error) {
         throw stageFailure('feedback', attempt, signal, error)
       }
-      record.feedback = { kind: given.kind, text: given.text }
-      if (given.calls?.length) record.helperCalls.push(...given.calls)
+      step.feedback = { kind: given.kind, text: given.text }
+      if (given.calls?.length) step.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })
     }
     return { attempts, firstSuccess: null, error: null }
