@@ -69,6 +69,23 @@ describe('SharedScopes', () => {
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0)
   })
 
+  it('links many scopes at once to one parent without a MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = []
+    const onWarning = (w: Error) => warnings.push(w)
+    process.on('warning', onWarning)
+    const parent = new AbortController()
+    try {
+      const scopes = new SharedScopes(parent.signal, 1)
+      // Twenty long trajectories, each holding its own retired scope open.
+      for (let i = 0; i < 20; i++) scopes.acquire()
+      expect(getEventListeners(parent.signal, 'abort')).toHaveLength(20)
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([])
+  })
+
   it('aborts every scope in use with the parent, with its reason', () => {
     const parent = new AbortController()
     const scopes = new SharedScopes(parent.signal, 1)

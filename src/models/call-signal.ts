@@ -38,6 +38,9 @@ export function scopeSignal(parent: AbortSignal | undefined): SignalScope {
   return { signal: controller.signal, close: () => parent?.removeEventListener('abort', forward) }
 }
 
+/** Below Node's default of 10 listeners per signal before it warns. */
+const MANY_SCOPES = 8
+
 /**
  * Trajectory scopes for one cell, each shared by up to `trajectoriesPerScope` trajectories (so the
  * SDK listeners left on one stay bounded by that many trajectories' calls). A scope unlinks from
@@ -64,6 +67,10 @@ export class SharedScopes {
     if (this.#current === undefined || this.#current.handedOut >= this.trajectoriesPerScope) {
       const scope = scopeSignal(this.parent)
       this.#all.add(scope)
+      // Each linked scope is one listener on the parent. Raising the parent's limit costs about as
+      // much as a whole attempt of harness work, so it happens only once many scopes are linked
+      // (long trajectories keep retired scopes linked at high concurrency).
+      if (this.#all.size === MANY_SCOPES && this.parent) setMaxListeners(0, this.parent)
       this.#current = { scope, handedOut: 0, open: 0 }
     }
     const entry = this.#current

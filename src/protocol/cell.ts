@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events'
 import type { ChatModel } from '../models/chat-model.js'
 import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
@@ -87,8 +86,6 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   // Stops the trajectories still in flight when one fails for good (or the test is aborted):
   // a failed cell must not keep spending model calls in the background.
   const stop = new AbortController()
-  // Each running trajectory links its own signal here: at most `concurrency` listeners at once.
-  setMaxListeners(0, stop.signal)
   // Trajectories share signals linked to `stop` (see call-signal.ts): one AbortController per 16.
   const scopes = new SharedScopes(stop.signal)
   const forward = () => stop.abort(spec.signal?.reason)
