@@ -1,7 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Attempt } from '../artifacts/schemas.js'
 import { ZERO_USAGE } from '../models/chat-model.js'
-import { StageError, addCost, stageFailure, totals } from './attempt.js'
+import { StageError, addCost, spend, stageFailure, totals } from './attempt.js'
 
 function attempt(index: number, costUsd: number | null, overheadCost: number | null): Attempt {
   return {
@@ -47,6 +48,21 @@ describe('totals', () => {
   it('is zero for no attempts and null when any cost is unknown', () => {
     expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 })
     expect(totals([attempt(1, 0.5, null), attempt(2, 1, 0)]).costUsd).toBeNull()
+  })
+})
+
+describe('spend', () => {
+  it("equals totals' usage and cost for any attempts and unfinished calls", () => {
+    const cost = fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null })
+    const attempts = fc.array(fc.tuple(cost, cost), { maxLength: 6 }).map((costs) => costs.map(([c, h], i) => attempt(i + 1, c, h)))
+    const unfinished = fc.array(cost.map((c) => ({ role: 'grader' as const, usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3 }, latencyMs: 1, costUsd: c, costUsdWithoutCache: c, replayed: false })), { maxLength: 3 })
+    fc.assert(
+      fc.property(attempts, unfinished, (as, calls) => {
+        const all = totals(as, calls)
+        expect(spend(as, calls)).toEqual({ usage: all.usage, costUsd: all.costUsd })
+      }),
+      { seed: 42, numRuns: 200 },
+    )
   })
 })
 

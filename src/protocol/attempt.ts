@@ -121,6 +121,25 @@ export function totals(attempts: readonly Attempt[], unfinished: readonly ModelC
   return out
 }
 
+/** A trajectory's usage and cost: {@link totals} without the per-role split, for every trajectory's record. */
+export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): { usage: Usage; costUsd: number | null } {
+  const usage = { ...ZERO_USAGE }
+  let costUsd: number | null = 0
+  for (const a of attempts) {
+    accumulate(usage, a.usage)
+    costUsd = addCost(costUsd, a.costUsd)
+    for (const call of a.helperCalls) {
+      accumulate(usage, call.usage)
+      costUsd = addCost(costUsd, call.costUsd)
+    }
+  }
+  for (const call of unfinished) {
+    accumulate(usage, call.usage)
+    costUsd = addCost(costUsd, call.costUsd)
+  }
+  return { usage, costUsd }
+}
+
 /** Adds one call into `out`, in total and for its role. */
 function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }): void {
   accumulate(out.usage, call.usage)

@@ -3,7 +3,8 @@ import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
-import { totals } from './attempt.js'
+import { isoTimestamp } from '../artifacts/timestamp.js'
+import { spend } from './attempt.js'
 import { mapConcurrent } from './concurrency.js'
 import { summariseCell, type Thresholds } from './cell-summary.js'
 import { benchmarkContentHash, benchmarkHashes, protocolFingerprint } from './fingerprint.js'
@@ -93,7 +94,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const jobs = spec.tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
-      const startedAt = new Date()
+      const startedMs = Date.now()
       // Providers hand this signal to the SDKs as it is (see call-signal.ts).
       const scope = scopes.acquire()
       let outcome: TrajectoryOutcome
@@ -104,7 +105,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       } finally {
         scope.close()
       }
-      const { usage, costUsd } = totals(outcome.attempts, outcome.error?.calls)
+      const { usage, costUsd } = spend(outcome.attempts, outcome.error?.calls)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
         runId: spec.runId,
@@ -122,8 +123,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         attempts: outcome.attempts,
         usage,
         costUsd,
-        startedAt: startedAt.toISOString(),
-        durationMs: Date.now() - startedAt.getTime(),
+        startedAt: isoTimestamp(startedMs),
+        durationMs: Date.now() - startedMs,
       }
       await spec.onTrajectory?.(trajectory)
       return trajectory
