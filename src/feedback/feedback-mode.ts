@@ -19,7 +19,7 @@ export interface FeedbackInput {
   repeat: number
   answer: string
   verdict: Verdict
-  /** The conversation so far (prompt, answers, earlier feedback) for critics that need it. */
+  /** The conversation so far (prompt, answers, earlier feedback) for critics that need it; a fresh copy on each read. */
   history: ChatMessage[]
   /** The actor under test: a critic with no model of its own critiques with it. */
   actor?: ChatModel

@@ -18,7 +18,7 @@ import { setMaxListeners } from 'node:events'
  */
 // A mark on the signal itself: cheaper than a WeakSet, whose entries the garbage collector must trace.
 const SCOPED = Symbol('vitest-seqk.trajectoryScope')
-type Marked = AbortSignal & { [SCOPED]?: true }
+type Marked = AbortSignal & { [SCOPED]?: CallSignal }
 
 /** A signal that lives as long as one trajectory; `close()` unlinks it from its parent. */
 export interface SignalScope {
@@ -31,7 +31,8 @@ export function scopeSignal(parent: AbortSignal | undefined): SignalScope {
   const controller = new AbortController()
   // A trajectory's calls (attempts, retries, helpers) each leave one SDK listener behind.
   setMaxListeners(0, controller.signal)
-  ;(controller.signal as Marked)[SCOPED] = true
+  // The mark is the call signal every call in this scope gets: no object per call.
+  ;(controller.signal as Marked)[SCOPED] = { signal: controller.signal, release: noRelease }
   const forward = () => controller.abort(parent?.reason)
   if (parent?.aborted) forward()
   else parent?.addEventListener('abort', forward, { once: true })
@@ -106,13 +107,16 @@ export interface CallSignal {
 }
 
 const noRelease = () => {}
+const UNSIGNALLED: CallSignal = { signal: undefined, release: noRelease }
 
 /**
  * The signal for one SDK call: a trajectory scope's (or no) signal as it is; any other signal
  * through a fresh linked one, released (unlinked) when the call ends.
  */
 export function callSignal(signal: AbortSignal | undefined): CallSignal {
-  if (signal === undefined || (signal as Marked)[SCOPED]) return { signal, release: noRelease }
+  if (signal === undefined) return UNSIGNALLED
+  const scoped = (signal as Marked)[SCOPED]
+  if (scoped) return scoped
   const own = new AbortController()
   const forward = () => own.abort(signal.reason)
   if (signal.aborted) forward()

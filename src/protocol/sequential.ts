@@ -71,7 +71,20 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       if (attempt === budget) break
       let given: Feedback
       try {
-        given = await feedback.render({ task, attempt, repeat, answer: step.answer, verdict: step.verdict, history: built.messages.concat({ role: 'assistant', content: step.answer }), actor, signal })
+        const answered = built.messages
+        given = await feedback.render({
+          task,
+          attempt,
+          repeat,
+          answer: step.answer,
+          verdict: step.verdict,
+          // Built when read: the bundled modes never read it, and it copies the whole conversation.
+          get history() {
+            return answered.concat({ role: 'assistant', content: step.answer })
+          },
+          actor,
+          signal,
+        })
       } catch (error) {
         throw stageFailure('feedback', attempt, signal, error)
       }
