@@ -126,7 +126,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         startedAt: isoTimestamp(startedMs),
         durationMs: Date.now() - startedMs,
       }
-      await spec.onTrajectory?.(trajectory)
+      // Awaited only when there is one: a bare `await undefined` still costs a turn of the queue.
+      if (spec.onTrajectory) await spec.onTrajectory(trajectory)
       return trajectory
     }),
   )
