@@ -69,6 +69,16 @@ describe('SharedScopes', () => {
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0)
   })
 
+  it('unlinks a full scope whose trajectories all ended as soon as the next one is made', () => {
+    const parent = new AbortController()
+    const scopes = new SharedScopes(parent.signal, 2)
+    // One trajectory at a time (concurrency 1): every scope is idle when it is replaced.
+    for (let i = 0; i < 40; i++) scopes.acquire().close()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1)
+    scopes.close()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0)
+  })
+
   it('links many scopes at once to one parent without a MaxListenersExceededWarning', async () => {
     const warnings: Error[] = []
     const onWarning = (w: Error) => warnings.push(w)

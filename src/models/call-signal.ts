@@ -66,6 +66,11 @@ export class SharedScopes {
   /** The signal for one trajectory; `close()` it when the trajectory ends. */
   acquire(): SignalScope {
     if (this.#current === undefined || this.#current.handedOut >= this.trajectoriesPerScope) {
+      // A full scope whose trajectories have all ended is done: unlink it now, not at the cell's end.
+      if (this.#current !== undefined && this.#current.open === 0) {
+        this.#current.scope.close()
+        this.#all.delete(this.#current.scope)
+      }
       const scope = scopeSignal(this.parent)
       this.#all.add(scope)
       // Each linked scope is one listener on the parent. Raising the parent's limit costs about as

@@ -69,6 +69,19 @@ describe('withRetries', () => {
     expect(calls).toBe(3)
   })
 
+  it('counts maxRetries as retries after the first try, a fractional allowance included', async () => {
+    let calls = 0
+    const failing = async () => {
+      calls++
+      throw httpError(503)
+    }
+    await expect(withRetries(failing, { maxRetries: 0 }, { label: 'none' })).rejects.toThrow(/gave up after 1 tries/)
+    expect(calls).toBe(1)
+    calls = 0
+    await expect(withRetries(failing, { maxRetries: 1.5, baseDelayMs: 1 }, { label: 'x' })).rejects.toThrow(/gave up after 3 tries/)
+    expect(calls).toBe(3)
+  })
+
   it('also takes policy and call in one object', async () => {
     const run = withRetries(
       async () => {

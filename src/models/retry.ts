@@ -155,7 +155,8 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
   if (context.signal?.aborted) throw context.signal.reason
   const failure = classifyFailure(error)
   context.onFailure?.(failure)
-  if (!failure.retryable || tries > (policy.maxRetries ?? 5)) {
+  // Retries made so far (tries - 1) against the allowance, as a count of retries.
+  if (!failure.retryable || tries - 1 >= (policy.maxRetries ?? 5)) {
     const label = typeof context.label === 'function' ? context.label() : context.label
     throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
   }

@@ -49,7 +49,9 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }))
   })
 
-  it('equals the plain reference (entries, filter, sort, map, join) on any value, undefined included', () => {
+  it('equals the plain reference (entries, filter, sort, map, join) on any value, undefined and holes included', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(canonicalJson([1, , 3])).toBe('[1,,3]')
     const reference = (value: unknown): string => {
       if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`
       if (value !== null && typeof value === 'object') {
@@ -61,7 +63,7 @@ describe('canonicalJson', () => {
       return JSON.stringify(value) ?? 'null'
     }
     const { value } = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value')), fc.dictionary(fc.string(), tie('value'))),
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value')), fc.sparseArray(tie('value')), fc.dictionary(fc.string(), tie('value'))),
     }))
     fc.assert(
       fc.property(value, (v) => {

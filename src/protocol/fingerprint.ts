@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown): string {
   // One string built in place: every cell hashes its tasks and protocol with this.
   if (Array.isArray(value)) {
     let out = '['
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i])
+    // A hole stays a hole (`[1,,3]`), as `map` and `join` always wrote it: hashes must not move.
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (i in value ? canonicalJson(value[i]) : '')
     return out + ']'
   }
   const record = value as Record<string, unknown>

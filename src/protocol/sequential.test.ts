@@ -382,6 +382,23 @@ describe('runSequential: unmodified revisions', () => {
   })
 })
 
+describe('runSequential: normalise is only needed for revisions', () => {
+  it('never normalises when the first attempt passes, and normalises each answer once after that', async () => {
+    const normalised: string[] = []
+    const verifier = targetVerifier('OK', {
+      normalise: (a: string) => {
+        normalised.push(a)
+        return a.trim()
+      },
+    })
+    expect((await run({ actor: scriptedModel(['OK']).model, verifier })).firstSuccess).toBe(1)
+    expect(normalised).toEqual([])
+    await run({ actor: scriptedModel(['a', 'b', 'c', 'OK']).model, verifier })
+    // Attempt 2 normalises its answer and then the first; later attempts only their own.
+    expect(normalised).toEqual(['b', 'a', 'c', 'OK'])
+  })
+})
+
 describe('runSequential: infrastructure errors', () => {
   it('an actor throwing ends the trajectory as an actor error at that attempt, keeping earlier attempts', async () => {
     const actor = scriptedModel(['B1', new Error('rate limited for good')])

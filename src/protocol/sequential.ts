@@ -40,8 +40,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
-  // The previous answer as the verifier normalises it, to mark unmodified revisions.
-  let previous: string | undefined
+  // The previous answer, and as the verifier normalises it (once), to mark unmodified revisions.
+  let previous: { answer: string; normalised?: string } | undefined
   try {
     for (let attempt = 1; attempt <= budget; attempt++) {
       const context = { taskId: task.id, attempt, repeat }
@@ -62,9 +62,14 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       })
       // The summariser's calls come before this attempt, a grader's with its verdict.
       if (built.calls.length > 0) step.helperCalls.unshift(...built.calls)
-      const normalised = normalise(step.answer)
-      step.unmodified = previous === undefined ? null : previous === normalised
-      previous = normalised
+      if (previous === undefined) {
+        step.unmodified = null
+        previous = { answer: step.answer }
+      } else {
+        const normalised = normalise(step.answer)
+        step.unmodified = (previous.normalised ?? normalise(previous.answer)) === normalised
+        previous = { answer: step.answer, normalised }
+      }
       attempts.push(step)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
