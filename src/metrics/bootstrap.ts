@@ -1,4 +1,4 @@
-import { createRng } from './random.js'
+import { createRng, type Rng } from './random.js'
 
 /** A point estimate with a percentile bootstrap interval, and what is needed to reproduce it. */
 export interface Interval {
@@ -91,18 +91,26 @@ export function bootstrapInterval<T>(
   statistic: (sample: readonly T[]) => number,
   options?: BootstrapOptions,
 ): Interval {
-  const { seed, resamples, level } = resolveOptions(options)
   const size = units.length
-  if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
-  const rng = createRng(seed)
-  const statistics: number[] = new Array<number>(resamples)
-  for (let b = 0; b < resamples; b++) {
+  return resampled(size, options, () => statistic(units), (rng) => {
     // A fresh array per resample: a statistic that keeps its sample must not see it change later.
     const sample: T[] = new Array<T>(size)
     for (let j = 0; j < size; j++) sample[j] = units[Math.floor(rng() * size)] as T
-    statistics[b] = statistic(sample)
-  }
-  return { point: statistic(units), ...percentileInterval(statistics, level), level, resamples, seed }
+    return statistic(sample)
+  })
+}
+
+/**
+ * The frame both bootstraps share: `resamples` statistics, each from `draw` with the one PRNG
+ * seeded with `seed`, then the point estimate and the percentile interval (NaN bounds for no units).
+ */
+function resampled(size: number, options: BootstrapOptions | undefined, point: () => number, draw: (rng: Rng) => number): Interval {
+  const { seed, resamples, level } = resolveOptions(options)
+  if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
+  const rng = createRng(seed)
+  const statistics: number[] = new Array<number>(resamples)
+  for (let b = 0; b < resamples; b++) statistics[b] = draw(rng)
+  return { point: point(), ...percentileInterval(statistics, level), level, resamples, seed }
 }
 
 /** Mean of the non-NaN values in order (NaN when there are none). */
@@ -126,12 +134,8 @@ export function meanOfDefined(values: readonly number[]): number {
  * bootstrapMeanInterval([1, 0.5, 0, 1], { seed: 1, resamples: 2000 }) // { point: 0.625, lo: ..., hi: ... }
  */
 export function bootstrapMeanInterval(values: readonly number[], options?: BootstrapOptions): Interval {
-  const { seed, resamples, level } = resolveOptions(options)
   const size = values.length
-  if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
-  const rng = createRng(seed)
-  const statistics: number[] = new Array<number>(resamples)
-  for (let b = 0; b < resamples; b++) {
+  return resampled(size, options, () => meanOfDefined(values), (rng) => {
     let sum = 0
     let count = 0
     for (let j = 0; j < size; j++) {
@@ -140,9 +144,8 @@ export function bootstrapMeanInterval(values: readonly number[], options?: Boots
       sum += value
       count += 1
     }
-    statistics[b] = count === 0 ? Number.NaN : sum / count
-  }
-  return { point: meanOfDefined(values), ...percentileInterval(statistics, level), level, resamples, seed }
+    return count === 0 ? Number.NaN : sum / count
+  })
 }
 
 /** A paired bootstrap interval for statistic(b) - statistic(a), with the task matching that was used. */
