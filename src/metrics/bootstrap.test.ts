@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bootstrapInterval, bootstrapMeanInterval, meanOfDefined, pairedBootstrap } from './bootstrap.js'
+import { bootstrapInterval, bootstrapMeanInterval, meanOfDefined, pairedBootstrap, percentileInterval } from './bootstrap.js'
 import type { Rng } from './random.js'
 import { createRng, seedFrom } from './random.js'
 import type { TaskOutcomes } from './seq-at-k.js'
@@ -152,6 +152,32 @@ describe('bootstrapInterval', () => {
     }
     expect(covered / datasets).toBeGreaterThanOrEqual(0.9)
     expect(covered / datasets).toBeLessThanOrEqual(1)
+  })
+})
+
+describe('percentileInterval', () => {
+  it('equals a comparator sort and type-7 quantiles bit for bit, with NaN, ±0 and ±Infinity', () => {
+    const quantile = (sorted: number[], p: number) => {
+      const h = (sorted.length - 1) * p
+      const below = Math.floor(h)
+      const x0 = sorted[below]
+      if (x0 === undefined) return Number.NaN
+      const x1 = sorted[Math.min(below + 1, sorted.length - 1)] ?? x0
+      return x1 === x0 ? x0 : x0 + (h - below) * (x1 - x0)
+    }
+    const reference = (xs: number[], level: number) => {
+      const kept = xs.filter((x) => !Number.isNaN(x)).sort((x, y) => x - y)
+      return { lo: quantile(kept, (1 - level) / 2), hi: quantile(kept, 1 - (1 - level) / 2) }
+    }
+    const value = fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY), fc.integer({ min: -3, max: 3 }))
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 40 }), fc.double({ min: 0.01, max: 0.99, noNaN: true }), (xs, level) => {
+        const got = percentileInterval(xs, level)
+        const want = reference(xs, level)
+        expect(Object.is(got.lo, want.lo) && Object.is(got.hi, want.hi)).toBe(true)
+      }),
+      { seed: 42, numRuns: 2000 },
+    )
   })
 })
 

@@ -129,10 +129,11 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const errorsByTask = new Map<string, number>()
   for (const t of errored) errorsByTask.set(t.taskId, (errorsByTask.get(t.taskId) ?? 0) + 1)
   const samplesByTask = new Map(samples.map((s) => [s.taskId, s]))
-  const perTask = [...byTask].map(([taskId, ts]) => ({
+  const perTask = [...byTask].map(([taskId, ts], i) => ({
     taskId,
     ...(input.taskHashes?.[taskId] ? { contentHash: input.taskHashes[taskId] } : {}),
-    firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)),
+    // The same list as the task's outcome (byTask in the same order): not computed twice.
+    firstSuccess: outcomes[i]!.firstSuccess,
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
     costAtK: costAtKOf(ts, K),
