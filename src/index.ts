@@ -21,6 +21,7 @@ export { feedback, renderDiagnostics, criticPrompt, criterionSatisfied, type Cri
 export * from './verifiers/index.js'
 
 export { runCell, cellProtocol, type CellResult, type CellSpec } from './protocol/cell.js'
+export { isPromiseLike, type Awaitable } from './protocol/awaitable.js'
 export { summariseCell, type Thresholds } from './protocol/cell-summary.js'
 export { runSequential, type SequentialInput, type TrajectoryOutcome } from './protocol/sequential.js'
 export { runIndependent, type IndependentInput } from './protocol/independent.js'

@@ -14,7 +14,7 @@ export function binary(options: { text?: string } = {}): FeedbackMode {
     name: 'binary',
     version: '1',
     settings: { text },
-    async render() {
+    render() {
       return { kind: 'binary', text }
     },
   }

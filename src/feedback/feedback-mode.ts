@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatModel, ModelCall } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
+import type { Awaitable } from '../protocol/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
 /** The kinds of feedback of DESIGN §1. The text and its kind are kept apart in artifacts. */
@@ -19,7 +20,7 @@ export interface FeedbackInput {
   repeat: number
   answer: string
   verdict: Verdict
-  /** The conversation so far (prompt, answers, earlier feedback) for critics that need it; a fresh copy on each read. */
+  /** The conversation so far (prompt, answers, earlier feedback, this answer) for critics that need it; a fresh array for each call. */
   history: ChatMessage[]
   /** The actor under test: a critic with no model of its own critiques with it. */
   actor?: ChatModel
@@ -32,7 +33,7 @@ export interface FeedbackInput {
  * @example
  * const terse: FeedbackMode = {
  *   kind: 'binary', name: 'terse', version: '1', settings: {},
- *   async render() { return { kind: 'binary', text: 'Wrong.' } },
+ *   render: () => ({ kind: 'binary', text: 'Wrong.' }),
  * }
  */
 export interface FeedbackMode {
@@ -41,5 +42,6 @@ export interface FeedbackMode {
   name: string
   version: string
   settings: Record<string, string | number | boolean | null>
-  render(input: FeedbackInput): Promise<Feedback>
+  /** The feedback; a promise only when something must be waited for (a critic's model call). */
+  render(input: FeedbackInput): Awaitable<Feedback>
 }

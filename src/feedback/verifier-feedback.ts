@@ -79,7 +79,7 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
     name: 'verifier',
     version: '1',
     settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
-    async render({ verdict }) {
+    render({ verdict }) {
       return { kind: 'verifier', text: renderDiagnostics(verdict.diagnostics, verdict.criteria, options) }
     },
   }

@@ -1,6 +1,7 @@
 import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
+import { isPromiseLike } from './awaitable.js'
 import type { Task } from './task.js'
 
 /** An infrastructure failure at one stage of an attempt; ends the trajectory as `error`. */
@@ -65,7 +66,8 @@ export async function proposeAndVerify(input: {
   }
   let graded: Verdict
   try {
-    graded = await verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat })
+    const verifying = verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat })
+    graded = isPromiseLike(verifying) ? await verifying : verifying
   } catch (error) {
     // A verifier that fails after the actor answered must not lose the actor's spend.
     throw stageFailure('verifier', context.attempt, signal, error, [...spentBefore, recordCall('actor', response)])

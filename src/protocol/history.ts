@@ -1,4 +1,5 @@
 import { recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import type { Awaitable } from './awaitable.js'
 import { canonicalJson } from './fingerprint.js'
 
 /** One finished, failed attempt as the history keeps it. */
@@ -21,7 +22,8 @@ export interface HistoryBuild {
 export interface HistoryPolicy {
   name: string
   settings: Record<string, string | number | boolean | null>
-  build(input: { prompt: ChatMessage[]; turns: readonly Turn[]; context: { taskId: string; attempt: number; repeat: number }; signal?: AbortSignal }): Promise<HistoryBuild>
+  /** The messages for the next attempt; a promise only when something must be waited for (a summariser). */
+  build(input: { prompt: ChatMessage[]; turns: readonly Turn[]; context: { taskId: string; attempt: number; repeat: number }; signal?: AbortSignal }): Awaitable<HistoryBuild>
 }
 
 /** A fresh copy of the prompt's messages (builders append to the last one). */
@@ -39,7 +41,7 @@ function conversation(prompt: ChatMessage[], turns: readonly Turn[]): ChatMessag
 export const fullHistory: HistoryPolicy = {
   name: 'full',
   settings: {},
-  async build({ prompt, turns }) {
+  build({ prompt, turns }) {
     return { messages: conversation(prompt, turns), calls: [] }
   },
 }
@@ -48,7 +50,7 @@ export const fullHistory: HistoryPolicy = {
 export const lastHistory: HistoryPolicy = {
   name: 'last',
   settings: {},
-  async build({ prompt, turns }) {
+  build({ prompt, turns }) {
     return { messages: conversation(prompt, turns.slice(-1)), calls: [] }
   },
 }

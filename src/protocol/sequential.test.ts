@@ -462,6 +462,34 @@ describe('runSequential: infrastructure errors', () => {
   })
 })
 
+describe('runSequential: extension points answering without a promise', () => {
+  it('takes a verdict, feedback and history returned directly, or through any thenable, as it takes promises', async () => {
+    const thenable = <T,>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(value).then(resolve) })
+    for (const wrap of [<T,>(v: T) => v, thenable, <T,>(v: T) => Promise.resolve(v)]) {
+      const verifier: Verifier = { name: 'equals', version: '1', settings: {}, verify: (_task, answer) => wrap(verdictFor(answer, 'OK')) }
+      const feedback: FeedbackMode = { kind: 'binary', name: 'wrapped', version: '1', settings: {}, render: (input) => wrap({ kind: 'binary', text: `no: ${input.answer}` }) }
+      const history: HistoryPolicy = { name: 'wrapped', settings: {}, build: (input) => wrap({ messages: [...input.prompt, ...input.turns.flatMap((t) => [{ role: 'assistant' as const, content: t.answer }, { role: 'user' as const, content: t.reply }])], calls: [] }) }
+      const actor = scriptedModel(['B1', 'B2', 'OK'])
+      const outcome = await run({ actor: actor.model, verifier, feedback, history })
+      expect(outcome).toMatchObject({ firstSuccess: 3, error: null })
+      expect(outcome.attempts.map((a) => a.feedback?.text ?? null)).toEqual(['no: B1', 'no: B2', null])
+      expect(actor.calls[2]?.messages.map((m) => m.content)).toEqual(['Reply with OK.', 'B1', expect.stringMatching(/^no: B1\n/), 'B2', expect.stringMatching(/^no: B2\n/)])
+    }
+  })
+
+  it('a synchronous throw is the same stage failure as a rejection', async () => {
+    const boom = (what: string) => () => {
+      throw new Error(`${what} broke`)
+    }
+    const verifier: Verifier = { name: 'v', version: '1', settings: {}, verify: boom('verifier') }
+    const feedback: FeedbackMode = { kind: 'binary', name: 'f', version: '1', settings: {}, render: boom('feedback') }
+    const history: HistoryPolicy = { name: 'h', settings: {}, build: boom('history') }
+    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'verifier broke' })
+    expect((await run({ actor: scriptedModel(['B1']).model, feedback })).error).toMatchObject({ stage: 'feedback', attempt: 1, message: 'feedback broke' })
+    expect((await run({ actor: scriptedModel(['B1']).model, history })).error).toMatchObject({ stage: 'history', attempt: 1, message: 'history broke' })
+  })
+})
+
 describe('runSequential: aborts', () => {
   it('rejects with the abort reason instead of recording a trajectory error', async () => {
     const controller = new AbortController()

@@ -12,7 +12,7 @@ export const neverPasses: Verifier = {
   name: 'never',
   version: '1',
   settings: {},
-  async verify() {
+  verify() {
     return { pass: false, diagnostics: { outcome: 'failed', summary: 'failed' } }
   },
 }

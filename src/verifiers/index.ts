@@ -11,7 +11,7 @@ import { rubric } from './rubric/index.js'
 /** The built-in verifiers, by name. */
 export const verifiers = { pythonTests, rubric }
 
-export type { Verifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
+export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
 export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema } from './verifier.js'
 export { extractPythonCode } from './python-tests/extract.js'
 export { PythonNotFoundError } from './python-tests/interpreter.js'

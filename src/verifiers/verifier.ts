@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ModelCallSchema } from '../models/chat-model.js'
 import type { Task } from '../protocol/task.js'
+import type { Awaitable } from '../protocol/awaitable.js'
 
 /** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
 export const TestOutcomeSchema = z.object({
@@ -81,5 +82,11 @@ export interface Verifier {
   checkTask?(task: Task): string[]
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
   normalise?(answer: string): string
+  /** The verdict; a promise when verifying takes I/O (running code, a grader's call). */
+  verify(task: Task, answer: string, options?: VerifyOptions): Awaitable<Verdict>
+}
+
+/** A verifier whose verdicts always come as promises: every bundled one (they run code or call a grader). */
+export interface AsyncVerifier extends Verifier {
   verify(task: Task, answer: string, options?: VerifyOptions): Promise<Verdict>
 }

@@ -96,7 +96,8 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
       // non-streaming calls with large max_tokens (DESIGN §5).
       return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
     },
-    call: async (client, messages, signal): Promise<RawCompletion> => {
+    // No async frame of its own: the common path is one SDK promise and one `then`.
+    call: (client, messages, signal): Promise<RawCompletion> => {
       const body: Anthropic.MessageCreateParamsNonStreaming = {
         model: options.model,
         max_tokens: maxTokens,
@@ -104,12 +105,16 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
       }
-      const message = options.stream ? await client.messages.stream(body, { signal }).finalMessage() : await client.messages.create(body, { signal })
-      const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
-      if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
-        throw Object.assign(new Error('empty response: no text content'), { status: 502 })
-      }
-      return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
+      return (options.stream ? client.messages.stream(body, { signal }).finalMessage() : client.messages.create(body, { signal })).then(completionOf)
     },
   })
+}
+
+/** The answer, usage and finish reason of one Messages API response. */
+function completionOf(message: Anthropic.Message): RawCompletion {
+  const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
+  if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
+    throw Object.assign(new Error('empty response: no text content'), { status: 502 })
+  }
+  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
 }

@@ -85,28 +85,35 @@ function chatDecoding(o: OpenAIOptions, tokenField: 'max_completion_tokens' | 'm
   }
 }
 
-async function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
+/** One Chat Completions call. No async frame of its own: the common path is one SDK promise and one `then`. */
+function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
   const body = Object.assign({ model: o.model, messages }, decoding)
-  if (o.stream) {
-    const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
-    let text = ''
-    let finish: string | null | undefined
-    let refusal = ''
-    let usage: OpenAI.CompletionUsage | null | undefined
-    for await (const chunk of stream) {
-      const choice = chunk.choices[0]
-      text += choice?.delta?.content ?? ''
-      refusal += choice?.delta?.refusal ?? ''
-      finish = choice?.finish_reason ?? finish
-      usage = chunk.usage ?? usage
-    }
-    if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
-    return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
-  }
-  const completion = await openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal })
+  if (o.stream) return streamChat(openai, body, signal)
+  return openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).then(chatCompletion)
+}
+
+function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   const choice = completion.choices?.[0]
   if (!choice) throw new EmptyResponseError('no choices')
   return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
+}
+
+/** A streamed Chat Completions answer, assembled. */
+async function streamChat(openai: OpenAI, body: { model: string; messages: ChatMessage[] }, signal: AbortSignal | undefined): Promise<RawCompletion> {
+  const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+  let text = ''
+  let finish: string | null | undefined
+  let refusal = ''
+  let usage: OpenAI.CompletionUsage | null | undefined
+  for await (const chunk of stream) {
+    const choice = chunk.choices[0]
+    text += choice?.delta?.content ?? ''
+    refusal += choice?.delta?.refusal ?? ''
+    finish = choice?.finish_reason ?? finish
+    usage = chunk.usage ?? usage
+  }
+  if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
+  return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
 }
 
 async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {

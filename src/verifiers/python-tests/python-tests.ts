@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Task } from '../../protocol/task.js'
-import type { Diagnostics, TestOutcome, Verdict, Verifier } from '../verifier.js'
+import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict } from '../verifier.js'
 import { extractPythonCode, normalisePythonAnswer, sanitisePythonCode } from './extract.js'
 import type { SanitisedCode } from './extract.js'
 import { resolveInterpreter } from './interpreter.js'
@@ -57,7 +57,7 @@ export interface PythonTestsStats {
   sanitised: number
 }
 
-export interface PythonTestsVerifier extends Verifier {
+export interface PythonTestsVerifier extends AsyncVerifier {
   readonly stats: Readonly<PythonTestsStats>
   /** The isolation in use (not part of the protocol: it never changes a legitimate verdict). */
   readonly sandbox: SandboxMode

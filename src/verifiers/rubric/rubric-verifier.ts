@@ -7,7 +7,7 @@ import { describeZodError } from '../../artifacts/zod-errors.js'
 import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
-import type { CriterionVerdict, Verdict, Verifier } from '../verifier.js'
+import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
 import { runCheck, type CriterionJudgement } from './checks.js'
 import { criteriaOf, satisfied, type Criterion } from './criteria.js'
 import { gradeAll, gradeOne, graderPrompt, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
@@ -48,7 +48,7 @@ export interface RubricVerifierOptions {
 export type RubricCriterionVerdict = CriterionVerdict & { satisfied: boolean; checkedBy: 'code' | 'predicate' | 'grader' }
 
 /** A rubric verifier, with its grading cache's counters for tests and benches. */
-export interface RubricVerifier extends Verifier {
+export interface RubricVerifier extends AsyncVerifier {
   stats(): { graderCalls: number; cacheHits: number }
 }
 
