@@ -17,7 +17,7 @@ export { renderBenchmarkTable, rankingChanges } from './vitest/table.js'
 
 export * from './models/index.js'
 
-export { feedback, renderDiagnostics, criticPrompt, criterionSatisfied, type CriticOptions, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
+export { feedback, renderDiagnostics, criticPrompt, criterionSatisfied, type CriticOptions, type Feedback, type FeedbackInput, type FeedbackKind, type FeedbackMode, type AsyncFeedbackMode, type VerifierFeedbackOptions } from './feedback/index.js'
 export * from './verifiers/index.js'
 
 export { runCell, cellProtocol, type CellResult, type CellSpec } from './protocol/cell.js'
@@ -25,7 +25,7 @@ export { isPromiseLike, type Awaitable } from './protocol/awaitable.js'
 export { summariseCell, type Thresholds } from './protocol/cell-summary.js'
 export { runSequential, type SequentialInput, type TrajectoryOutcome } from './protocol/sequential.js'
 export { runIndependent, type IndependentInput } from './protocol/independent.js'
-export { fullHistory, lastHistory, summaryHistory, type HistoryPolicy, type HistoryBuild, type Turn } from './protocol/history.js'
+export { fullHistory, lastHistory, summaryHistory, type HistoryPolicy, type AsyncHistoryPolicy, type HistoryBuild, type Turn } from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
 export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonicalJson } from './protocol/fingerprint.js'
 export { TaskSchema, SimulationScriptSchema, taskMessages, type Task, type TaskInput, type SimulationScript } from './protocol/task.js'

@@ -80,7 +80,7 @@ describe('feedback.critic', () => {
     await expect(critic({ model: fakeModel(() => 'x'), rubric: 'aware', style: 'directive' }).render(input({ task: { id: 'code', prompt: 'p' } }))).rejects.toThrow(/task "code" has no criteria to show the critic; use rubric: 'blind'/)
     await expect(critic({ model, rubric: 'blind', style: 'directive' }).render(input())).rejects.toThrow(/returned an empty critique for task "rx\/1", attempt 2/)
     // The empty critique was billed: the error carries the call so the attempt's spend keeps it.
-    const error = await Promise.resolve(critic({ model, rubric: 'blind', style: 'directive' }).render(input())).catch((e: unknown) => e)
+    const error = await critic({ model, rubric: 'blind', style: 'directive' }).render(input()).catch((e: unknown) => e)
     expect(spentCalls(error).map((c) => c.role)).toEqual(['critic'])
   })
 

@@ -5,7 +5,7 @@ import { canonicalJson } from '../protocol/fingerprint.js'
 import { taskMessages } from '../protocol/task.js'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'
 import { loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
-import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
+import type { AsyncFeedbackMode, FeedbackInput } from './feedback-mode.js'
 
 export interface CriticOptions {
   /** The critic model. Default: the actor critiques its own answer. Its descriptor is part of the fingerprint. */
@@ -55,7 +55,7 @@ type WithActor = FeedbackInput & { actor?: ChatModel }
  *   'critic-blind': { feedback: feedback.critic({ rubric: 'blind', style: 'socratic' }) }, // the actor critiques itself
  * }
  */
-export function critic(options: CriticOptions): FeedbackMode {
+export function critic(options: CriticOptions): AsyncFeedbackMode {
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) throw new TypeError(`feedback.critic(): ${describeZodError(parsed.error)}`)
   const { model, rubric, style } = options

@@ -20,7 +20,10 @@ export interface FeedbackInput {
   repeat: number
   answer: string
   verdict: Verdict
-  /** The conversation so far (prompt, answers, earlier feedback, this answer) for critics that need it; a fresh array for each call. */
+  /**
+   * The messages the actor saw for this attempt, as the history policy built them (cut down under
+   * `last`, summarised under `summary`), followed by this answer; a fresh array for each call.
+   */
   history: ChatMessage[]
   /** The actor under test: a critic with no model of its own critiques with it. */
   actor?: ChatModel
@@ -44,4 +47,9 @@ export interface FeedbackMode {
   settings: Record<string, string | number | boolean | null>
   /** The feedback; a promise only when something must be waited for (a critic's model call). */
   render(input: FeedbackInput): Awaitable<Feedback>
+}
+
+/** A feedback mode whose feedback always comes as a promise (an LLM critic). */
+export interface AsyncFeedbackMode extends FeedbackMode {
+  render(input: FeedbackInput): Promise<Feedback>
 }

@@ -11,6 +11,6 @@ import { critic } from './critic.js'
 export const feedback = { binary, verifier: verifierFeedback, critic }
 export { renderDiagnostics } from './verifier-feedback.js'
 export type { VerifierFeedbackOptions } from './verifier-feedback.js'
-export type { Feedback, FeedbackInput, FeedbackKind, FeedbackMode } from './feedback-mode.js'
+export type { AsyncFeedbackMode, Feedback, FeedbackInput, FeedbackKind, FeedbackMode } from './feedback-mode.js'
 export { criticPrompt, type CriticOptions } from './critic.js'
 export { criterionSatisfied } from './verifier-feedback.js'

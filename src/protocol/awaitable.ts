@@ -5,7 +5,7 @@
  * attempt, between model calls.
  *
  * @example
- * const binaryLike: FeedbackMode = { ..., render: () => ({ kind: 'binary', text: 'Wrong.' }) }
+ * const terse: FeedbackMode = { kind: 'binary', name: 'terse', version: '1', settings: {}, render: () => ({ kind: 'binary', text: 'Wrong.' }) }
  */
 export type Awaitable<T> = T | PromiseLike<T>
 

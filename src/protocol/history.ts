@@ -55,6 +55,11 @@ export const lastHistory: HistoryPolicy = {
   },
 }
 
+/** A history policy whose build always comes as a promise (it calls a summariser). */
+export interface AsyncHistoryPolicy extends HistoryPolicy {
+  build(input: Parameters<HistoryPolicy['build']>[0]): Promise<HistoryBuild>
+}
+
 export const SUMMARY_PROMPT_VERSION = 'seqk-summary/1'
 
 function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
@@ -72,7 +77,7 @@ function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
  * Earlier attempts replaced by a summary written by `summariser`; the latest attempt and its
  * feedback stay verbatim. The paper found this can cost up to 14 points, so it is its own protocol.
  */
-export function summaryHistory(summariser: ChatModel): HistoryPolicy {
+export function summaryHistory(summariser: ChatModel): AsyncHistoryPolicy {
   return {
     name: 'summary',
     settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, summariserParams: canonicalJson(summariser.descriptor.params), prompt: SUMMARY_PROMPT_VERSION },

@@ -488,6 +488,30 @@ describe('runSequential: extension points answering without a promise', () => {
     expect((await run({ actor: scriptedModel(['B1']).model, feedback })).error).toMatchObject({ stage: 'feedback', attempt: 1, message: 'feedback broke' })
     expect((await run({ actor: scriptedModel(['B1']).model, history })).error).toMatchObject({ stage: 'history', attempt: 1, message: 'history broke' })
   })
+
+  it('a rejecting thenable is the same stage failure as a rejected promise', async () => {
+    const rejecting: PromiseLike<never> = { then: (_resolve, reject) => Promise.reject(new Error('grader down')).then(undefined, reject) }
+    const verifier: Verifier = { name: 'v', version: '1', settings: {}, verify: () => rejecting }
+    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'grader down' })
+  })
+
+  it('an abort followed by a synchronous throw rejects with the abort reason at every stage', async () => {
+    for (const stage of ['verifier', 'feedback', 'history'] as const) {
+      const controller = new AbortController()
+      const reason = new Error(`aborted during ${stage}`)
+      const abortThenThrow = () => {
+        controller.abort(reason)
+        throw new Error('interrupted')
+      }
+      const overrides: Partial<SequentialInput> =
+        stage === 'verifier'
+          ? { verifier: { name: 'v', version: '1', settings: {}, verify: abortThenThrow } }
+          : stage === 'feedback'
+            ? { feedback: { kind: 'binary', name: 'f', version: '1', settings: {}, render: abortThenThrow } }
+            : { history: { name: 'h', settings: {}, build: abortThenThrow } }
+      await expect(run({ actor: scriptedModel(['B1', 'B2']).model, signal: controller.signal, ...overrides })).rejects.toBe(reason)
+    }
+  })
 })
 
 describe('runSequential: aborts', () => {

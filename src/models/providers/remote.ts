@@ -47,6 +47,7 @@ export function remoteChatModel<Client>(input: {
   price?: Price
   /** Creates the SDK client (on first call; a failed load is tried again on the next). */
   client: () => Promise<Client>
+  /** One SDK call. It may also throw synchronously (building the request): the caller awaits it inside its `try`. */
   call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
