@@ -9,11 +9,14 @@
 // goes first) and prints the median of the per-round ratios with a seeded bootstrap interval. It
 // compares against two baselines: the bare loop, and the same loop passing an abort signal as the
 // cell does (a harness must be cancellable; what the SDK spends honouring a signal is its own cost).
+// A fourth loop sends the same conversations through the provider layer alone (actor.chat, no
+// protocol), splitting the overhead into the provider layer's and the protocol's.
 import { setMaxListeners } from 'node:events'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import { actors, runCell, type CellSpec, type ChatMessage, type Task } from '../src/index.js'
 import { bootstrapInterval } from '../src/metrics/index.js'
+import { scopeSignal } from '../src/models/call-signal.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 
@@ -53,6 +56,17 @@ async function plainLoop(client: OpenAI, tasks: readonly Task[], signal?: AbortS
   }
 }
 
+/** The same conversations through the provider layer alone (retries, limits, cost; no protocol around it). */
+async function actorLoop(actor: ReturnType<typeof actors.openai>, tasks: readonly Task[], signal: AbortSignal): Promise<void> {
+  for (const task of tasks) {
+    const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
+    for (let attempt = 1; attempt <= K; attempt++) {
+      const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential' }, signal })
+      messages.push({ role: 'assistant', content: response.text }, { role: 'user', content: FEEDBACK })
+    }
+  }
+}
+
 /** A fresh signal that may carry a listener per call (the SDK leaves one per request). */
 function unlimitedSignal(): AbortSignal {
   const { signal } = new AbortController()
@@ -82,11 +96,14 @@ describe(`(a) harness overhead: 10 tasks × K=${K} sequential calls, zero-latenc
       const variants = {
         plain: () => plainLoop(client, tasks),
         plainWithSignal: () => plainLoop(client, tasks, unlimitedSignal()),
+        // A trajectory-scope signal, as the cell hands its calls (any other signal gets a linked one per call).
+        actorLoop: () => actorLoop(actor, tasks, scopeSignal(undefined).signal),
         cell: () => runCell(cell(tasks, actor, 1)),
       }
       const names = Object.keys(variants) as (keyof typeof variants)[]
       for (let i = 0; i < 10; i++) for (const name of names) await variants[name]()
-      const ratios = { plain: [] as number[], plainWithSignal: [] as number[] }
+      // cell against each loop; and the provider layer alone against the SDK loop with a signal.
+      const ratios = { plain: [] as number[], plainWithSignal: [] as number[], actorLoop: [] as number[], 'provider layer (actorLoop / plainWithSignal)': [] as number[] }
       for (let round = 0; round < 150; round++) {
         const took: Partial<Record<keyof typeof variants, number>> = {}
         for (const name of round % 2 ? names : [...names].reverse()) {
@@ -96,11 +113,13 @@ describe(`(a) harness overhead: 10 tasks × K=${K} sequential calls, zero-latenc
         }
         ratios.plain.push(took.cell! / took.plain!)
         ratios.plainWithSignal.push(took.cell! / took.plainWithSignal!)
+        ratios.actorLoop.push(took.cell! / took.actorLoop!)
+        ratios['provider layer (actorLoop / plainWithSignal)'].push(took.actorLoop! / took.plainWithSignal!)
       }
       const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
       for (const [baseline, xs] of Object.entries(ratios)) {
         const ci = bootstrapInterval(xs, median, { seed: 1, resamples: 1000 })
-        console.log(`harness overhead vs ${baseline}: median ratio ${ci.point.toFixed(3)} (95% CI ${ci.lo.toFixed(3)}–${ci.hi.toFixed(3)}) over ${xs.length} paired rounds of ${tasks.length * K} calls`)
+        console.log(`${baseline.startsWith('provider') ? baseline : `harness overhead vs ${baseline}`}: median ratio ${ci.point.toFixed(3)} (95% CI ${ci.lo.toFixed(3)}–${ci.hi.toFixed(3)}) over ${xs.length} paired rounds of ${tasks.length * K} calls`)
       }
     },
     { iterations: 1, time: 0, warmupIterations: 0 },
