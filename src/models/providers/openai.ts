@@ -92,6 +92,7 @@ function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unk
   return openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).then(chatCompletion)
 }
 
+/** The answer, usage and finish reason of one Chat Completions response. */
 function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   const choice = completion.choices?.[0]
   if (!choice) throw new EmptyResponseError('no choices')
