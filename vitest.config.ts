@@ -25,6 +25,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/**/*.test.ts'],
           benchmark: { include: ['src/**/*.bench.ts', 'test/**/*.bench.ts'] },
+          // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
+          // Vitest loads any installed dependency: benches measure what users run.
+          server: { deps: { external: [/\/dist\/.+\.js$/] } },
           testTimeout: 30_000,
         },
       },
