@@ -28,9 +28,12 @@ export function createRng(seed: number): Rng {
   }
   const low = seed >>> 0
   const high = Math.floor(seed / UINT32) >>> 0
-  let state = (low ^ Math.imul(high, 0x9e3779b9)) >>> 0
+  // The state is kept as a signed 32-bit integer (`| 0`): the same bits as the reference's
+  // unsigned one (every use of it is bitwise), but a small integer to V8, where an unsigned value
+  // above 2^31 would be boxed as a heap number on every draw (≈ 5× slower).
+  let state = low ^ Math.imul(high, 0x9e3779b9)
   return () => {
-    state = (state + 0x6d2b79f5) >>> 0
+    state = (state + 0x6d2b79f5) | 0
     let t = state
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
