@@ -179,6 +179,32 @@ describe('percentileInterval', () => {
       { seed: 42, numRuns: 2000 },
     )
   })
+
+  it('selects the same bounds as sorting on long and tie-heavy samples (the selection takes several partitions)', () => {
+    const sorted = (xs: number[], level: number) => {
+      const kept = xs.filter((x) => !Number.isNaN(x)).sort((x, y) => x - y)
+      const at = (p: number) => {
+        const h = (kept.length - 1) * p
+        const below = Math.floor(h)
+        const x0 = kept[below]!
+        const x1 = kept[Math.min(below + 1, kept.length - 1)]!
+        return x1 === x0 ? x0 : x0 + (h - below) * (x1 - x0)
+      }
+      return { lo: at((1 - level) / 2), hi: at(1 - (1 - level) / 2) }
+    }
+    const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)), fc.integer({ min: 0, max: 4 }).map((x) => x / 4))
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 600 }), fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99), (xs, level) => {
+        const got = percentileInterval(xs, level)
+        const want = sorted(xs, level)
+        expect(Object.is(got.lo, want.lo) && Object.is(got.hi, want.hi)).toBe(true)
+      }),
+      { seed: 11, numRuns: 400 },
+    )
+    // A bootstrap's typical input: 2000 statistics, most of them one of a few values.
+    const many = Array.from({ length: 2000 }, (_, i) => ((i * 7919) % 11) / 10)
+    expect(percentileInterval(many, 0.95)).toEqual(sorted(many, 0.95))
+  })
 })
 
 describe('bootstrapMeanInterval', () => {

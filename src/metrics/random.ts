@@ -23,19 +23,38 @@ const UINT32 = 2 ** 32
  * const u = rng() // 0 <= u < 1, the same on every machine for seed 42
  */
 export function createRng(seed: number): Rng {
-  if (!Number.isSafeInteger(seed)) {
-    throw new RangeError(`seed must be a safe integer (got ${String(seed)})`)
+  const generator = new Mulberry32(seed)
+  return () => generator.next()
+}
+
+/**
+ * The generator behind {@link createRng}, as an object: hot loops (every bootstrap resample) call
+ * `next()` on it, which the JIT inlines, where a closure's captured state costs a context load and
+ * store per draw (≈ 1.6× slower).
+ *
+ * @example
+ * const generator = new Mulberry32(42)
+ * const u = generator.next() // the same as createRng(42)()
+ */
+export class Mulberry32 {
+  // A signed 32-bit integer (`| 0`): the same bits as the reference's unsigned state (every use of
+  // it is bitwise), but a small integer to V8, where an unsigned value above 2^31 is a heap number.
+  #state: number
+
+  /** @throws RangeError when `seed` is not a safe integer. */
+  constructor(seed: number) {
+    if (!Number.isSafeInteger(seed)) {
+      throw new RangeError(`seed must be a safe integer (got ${String(seed)})`)
+    }
+    const low = seed >>> 0
+    const high = Math.floor(seed / UINT32) >>> 0
+    this.#state = low ^ Math.imul(high, 0x9e3779b9)
   }
-  const low = seed >>> 0
-  const high = Math.floor(seed / UINT32) >>> 0
-  // The state is kept as a signed 32-bit integer (`| 0`): the same bits as the reference's
-  // unsigned one (every use of it is bitwise), but a small integer to V8, where an unsigned value
-  // above 2^31 would be boxed as a heap number on every draw (≈ 5× slower).
-  let state = low ^ Math.imul(high, 0x9e3779b9)
-  return () => {
-    state = (state + 0x6d2b79f5) | 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
+
+  /** The next float in [0, 1). */
+  next(): number {
+    const state = (this.#state = (this.#state + 0x6d2b79f5) | 0)
+    let t = Math.imul(state ^ (state >>> 15), state | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / UINT32
   }
