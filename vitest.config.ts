@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url))
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export default defineConfig({
   // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
@@ -27,7 +28,7 @@ export default defineConfig({
           benchmark: { include: ['src/**/*.bench.ts', 'test/**/*.bench.ts'] },
           // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
           // Vitest loads any installed dependency: benches measure what users run.
-          server: { deps: { external: [/\/dist\/.+\.js$/] } },
+          server: { deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] } },
           testTimeout: 30_000,
         },
       },

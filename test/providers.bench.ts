@@ -36,13 +36,13 @@ const K = 5
 const FEEDBACK = 'Your answer is incorrect.\n\nPlease revise your answer and reply with the complete corrected solution.'
 const tasksOf = (n: number): Task[] => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
 
-/** The newest modification time of the shipped sources under `dir` (tests, benches and helpers are not built). */
-function newestSource(dir: string): number {
-  let newest = 0
+/** The most recently modified TypeScript source the build compiles under `dir` (not tests, benches or test helpers). */
+function newestSource(dir: string): { path: string; mtimeMs: number } {
+  let newest = { path: dir, mtimeMs: 0 }
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path))
-    else if (entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$|test-helpers\.ts$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs)
+    const candidate = entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$|^test-helpers\.ts$/.test(entry.name) ? { path, mtimeMs: statSync(path).mtimeMs } : undefined
+    if (candidate && candidate.mtimeMs > newest.mtimeMs) newest = candidate
   }
   return newest
 }
@@ -56,8 +56,10 @@ async function built<T>(module: string): Promise<T> {
   } catch {
     // No build: reported below.
   }
-  if (builtAt < newestSource(fileURLToPath(new URL('../src', import.meta.url)))) {
-    throw new Error(`dist/${module} is missing or older than src/: run \`npm run build\` (\`npm run bench\` builds first) so the bench measures the current code.`)
+  const newest = newestSource(fileURLToPath(new URL('../src', import.meta.url)))
+  if (builtAt < newest.mtimeMs) {
+    const why = builtAt === 0 ? 'is missing' : `is older than ${newest.path}`
+    throw new Error(`dist/${module} ${why}: run \`npm run build\` (\`npm run bench\` builds first) so the bench measures the current code.`)
   }
   return (await import(entry.href)) as T
 }
@@ -153,6 +155,7 @@ describe(`(a) harness overhead: 10 tasks × K=${K} sequential calls, zero-latenc
         'harness overhead vs actorLoop (the protocol and the cell)': { of: 'cell', to: 'actorLoop', values: [] },
         'provider layer (actorLoop / plainWithSignal)': { of: 'actorLoop', to: 'plainWithSignal', values: [] },
         'sources through Vite vs plain': { of: 'cellFromSource', to: 'plain', values: [] },
+        'built package vs sources through Vite': { of: 'cell', to: 'cellFromSource', values: [] },
       }
       for (let round = 0; round < 150; round++) {
         const took: Partial<Record<keyof typeof variants, number>> = {}
