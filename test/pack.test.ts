@@ -138,7 +138,7 @@ afterAll(() => {
 describe('the packed package', () => {
   it('holds the build, the schemas and the runtime assets, and nothing from the workspace', () => {
     const files = tarEntries.map((entry) => entry.replace(/^package\//, ''))
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/verifiers/python-tests/harness.py', 'schemas/trajectory.schema.json', 'schemas/summary.schema.json']))
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/verifiers/python-tests/judge.py', 'dist/verifiers/python-tests/worker.py', 'dist/verifiers/python-tests/codec.py', 'schemas/trajectory.schema.json', 'schemas/summary.schema.json']))
     const stray = files.filter((f) => /^(src|test|evals|fixtures|scripts|node_modules|coverage)\//.test(f) || /(^|\/)\.seqk\//.test(f) || /\.(test|bench)\.|\.tgz$|\.map$|tsconfig/.test(f))
     expect(stray).toEqual([])
     // Every entry point the exports map names is in the tarball.
@@ -175,7 +175,7 @@ describe('the packed package', () => {
   it('installs as a real copy whose entry points load in plain Node', async () => {
     const installed = join(project, 'node_modules', 'vitest-seqk')
     expect(lstatSync(installed).isSymbolicLink()).toBe(false)
-    expect(existsSync(join(installed, 'dist/verifiers/python-tests/harness.py'))).toBe(true)
+    for (const source of ['judge.py', 'worker.py', 'codec.py']) expect(existsSync(join(installed, 'dist/verifiers/python-tests', source)), source).toBe(true)
     expect(existsSync(join(installed, 'schemas/trajectory.schema.json'))).toBe(true)
     expect(existsSync(join(installed, 'src'))).toBe(false)
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string; version: string }

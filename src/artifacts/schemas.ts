@@ -194,6 +194,8 @@ export const CellSummarySchema = z.object({
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
   replayedCalls: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
+  /** Attempts judged under each sandbox mode (code verifiers): `none` means the code ran without bubblewrap. */
+  sandboxes: z.object({ bwrap: z.number().int().nonnegative().optional(), none: z.number().int().nonnegative().optional() }).strict().optional(),
   /** Per task: first success per repeat (null = not within K); what baselines and paired tests need. */
   perTask: z.array(
     z.object({

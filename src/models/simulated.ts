@@ -83,6 +83,24 @@ function approxTokens(text: string): number {
  * seqEval('fixtures', { actors: [actors.simulated({ profile: 'reviser' })], ... })
  */
 export function simulatedActor(options: SimulatedActorOptions): ChatModel {
+  const model = buildSimulatedActor(options)
+  BUNDLED_SIMULATIONS.add(model)
+  return model
+}
+
+/**
+ * The actors {@link simulatedActor} made: their answers are this project's own scripts, never a
+ * model's, so a code verifier may run them where no sandbox is available (see pythonTests'
+ * `sandbox: 'auto'`). Kept by identity: a wrapper or a look-alike object is a model.
+ */
+const BUNDLED_SIMULATIONS = new WeakSet<ChatModel>()
+
+/** True only for an actor made by `actors.simulated()` itself. */
+export function isBundledSimulation(model: ChatModel): boolean {
+  return BUNDLED_SIMULATIONS.has(model)
+}
+
+function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
   const name = typeof options.profile === 'string' ? options.profile : 'custom'
   const profile: SimulatedProfile | undefined =
     typeof options.profile === 'string' ? (Object.hasOwn(SIMULATED_PROFILES, options.profile) ? SIMULATED_PROFILES[options.profile] : undefined) : options.profile

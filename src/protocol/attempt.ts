@@ -1,4 +1,5 @@
 import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { isBundledSimulation } from '../models/simulated.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import { isPromiseLike } from './awaitable.js'
@@ -66,7 +67,8 @@ export async function proposeAndVerify(input: {
   }
   let graded: Verdict
   try {
-    const verifying = verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat })
+    const origin = isBundledSimulation(actor) ? 'bundled-simulation' : 'model'
+    const verifying = verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat, origin })
     graded = isPromiseLike(verifying) ? await verifying : verifying
   } catch (error) {
     // A verifier that fails after the actor answered must not lose the actor's spend.

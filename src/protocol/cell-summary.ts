@@ -184,6 +184,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
     },
     replayedCalls: spent.replayedCalls,
     calls: spent.calls,
+    ...sandboxesOf(trajectories),
     perTask: perTask,
     costAtK: Array.from({ length: K }, (_, i) => meanOrNull(measuredTasks.map((p) => p.costAtK[i] ?? null))),
     thresholds: results,
@@ -292,4 +293,23 @@ export function nextAttemptSuccess(trajectories: readonly Trajectory[]): NonNull
   }
   const withRate = (b: { revisions: number; solved: number }) => ({ ...b, rate: b.revisions === 0 ? null : b.solved / b.revisions })
   return { changed: withRate(tally.changed), unchanged: withRate(tally.unchanged) }
+}
+
+/**
+ * How many attempts each sandbox mode judged (code verifiers record it on every verdict): the
+ * summary and the report say under which isolation the cell's code ran. Absent when no verdict
+ * says (rubric and custom verifiers).
+ */
+function sandboxesOf(trajectories: readonly Trajectory[]): { sandboxes?: Partial<Record<'bwrap' | 'none', number>> } {
+  const counts: Partial<Record<'bwrap' | 'none', number>> = {}
+  let any = false
+  for (const t of trajectories) {
+    for (const a of t.attempts) {
+      const mode = a.verdict.sandbox
+      if (mode === undefined) continue
+      counts[mode] = (counts[mode] ?? 0) + 1
+      any = true
+    }
+  }
+  return any ? { sandboxes: counts } : {}
 }

@@ -156,3 +156,22 @@ export function rankRows(cells: readonly CellSummary[]): RankRow[] {
     return actors.map((actor) => ({ actor, column: col.name, order, rank: ranks.get(actor)!, value: values.get(actor)!, fingerprint: col.cells.find((c) => c.actorId === actor)!.fingerprint }))
   })
 }
+
+/**
+ * Under which isolation the cells' code ran, in words (empty when no verdict recorded one):
+ * "code sandboxed with bubblewrap", or a warning naming the attempts that ran without it.
+ *
+ * @example
+ * sandboxText(cells) // => 'code sandboxed with bubblewrap (312 attempts)'
+ */
+export function sandboxText(cells: readonly CellSummary[]): string {
+  let bwrap = 0
+  let none = 0
+  for (const cell of cells) {
+    bwrap += cell.sandboxes?.bwrap ?? 0
+    none += cell.sandboxes?.none ?? 0
+  }
+  const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`
+  if (none === 0) return bwrap === 0 ? '' : `code sandboxed with bubblewrap (${attempts(bwrap)})`
+  return `code ran WITHOUT a sandbox in ${attempts(none)}${bwrap > 0 ? ` (bubblewrap in ${attempts(bwrap)})` : ''}`
+}

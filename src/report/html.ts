@@ -8,7 +8,7 @@ import type { CellSummary, RunSummary, Trajectory } from '../artifacts/schemas.j
 import { rankingChanges } from '../vitest/table.js'
 import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, type TrendRow } from './charts.js'
 import { CLIENT_JS } from './client.js'
-import { costPoints, curveWithBands, rankRows } from './data.js'
+import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
@@ -293,7 +293,10 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
     `prompt ${e(p.promptBuilder)}`,
     `tasks hash <span class="fp">${e(p.benchmark.contentHash)}</span>`,
     cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor: only Seq@K is valid' : 'budget not disclosed (Seq@k for k &lt; K read by truncation)',
-  ].join(' · ')
+    e(sandboxText(cells)),
+  ]
+    .filter((part) => part !== '')
+    .join(' · ')
   const failed = cells.filter((c) => c.verdict === 'fail').length
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []

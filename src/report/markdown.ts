@@ -3,6 +3,7 @@
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
 import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
+import { sandboxText } from './data.js'
 import { rankingChanges } from '../vitest/table.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
@@ -57,7 +58,10 @@ function protocolLine(cells: readonly CellSummary[]): string {
     `verifier ${p.verifier.name} v${p.verifier.version}`,
     `prompt ${p.promptBuilder}`,
     cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor (only Seq@K valid)' : 'budget not disclosed',
-  ].join(' · ')
+    sandboxText(cells),
+  ]
+    .filter((part) => part !== '')
+    .join(' · ')
 }
 
 /** The eight colours of the Mermaid chart, matched to the emoji squares that name them below it. */

@@ -52,6 +52,8 @@ export const VerdictSchema = z.object({
   diagnostics: DiagnosticsSchema,
   criteria: z.array(CriterionVerdictSchema).optional(),
   durationMs: z.number().nonnegative().optional(),
+  /** The isolation the answer ran under (code verifiers): `bwrap` or `none`. */
+  sandbox: z.enum(['bwrap', 'none']).optional(),
   /** Model calls the verifier made (a grader's); the protocol moves them to the attempt's helper calls. */
   calls: z.array(ModelCallSchema).optional(),
 })
@@ -64,6 +66,12 @@ export interface VerifyOptions {
   /** The attempt (or sample) being verified, 1-based, and its repeat: a grader's calls carry them, so record/replay keys them apart. */
   attempt?: number
   repeat?: number
+  /**
+   * Who wrote the answer: `'model'` (default: any actor, so treated as untrusted) or
+   * `'bundled-simulation'` (this project's own simulated actors). A code verifier uses it to decide
+   * whether the answer may run where no sandbox is available.
+   */
+  origin?: 'model' | 'bundled-simulation'
 }
 
 /**

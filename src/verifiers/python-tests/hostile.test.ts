@@ -26,9 +26,12 @@ const task: Task = { id: 'hostile/add', prompt: 'Write add(a, b).', tests: 'asse
 const CORRECT = '```python\ndef add(a, b):\n    return a + b\n```'
 const py = (code: string): string => `\`\`\`python\n${code}\n\`\`\``
 
-/** Everything the workers of `mode` run besides their baseline (bwrap outer: its init and the Python worker). */
+/**
+ * Everything the judges of `mode` run besides their baseline: the candidate's zygote (bwrap: the
+ * outer bubblewrap process and the zygote as the namespace's pid 1; none: the zygote alone).
+ */
 function strayProcesses(mode: SandboxMode): number[] {
-  const baseline = mode === 'bwrap' ? 2 : 0
+  const baseline = mode === 'bwrap' ? 2 : 1
   return allPools()
     .filter((pool) => pool.spec.mode === mode)
     .flatMap((pool) => pool.pids().map((pid) => descendantsOf(pid)))
@@ -65,7 +68,7 @@ const cases: Case[] = [
     name: 'an endless loop',
     code: () => 'while True:\n    pass',
     outcome: ['timeout'],
-    reason: /^timed out after 1000 ms$/,
+    reason: /^timed out after 1000 ms( while loading the code| in the call .*)?$/,
     modes: both,
   },
   {
@@ -88,7 +91,7 @@ const cases: Case[] = [
     name: 'an output flood on stdout and stderr',
     code: () => 'import sys\nwhile True:\n    sys.stdout.write("o" * 65536)\n    sys.stderr.write("e" * 65536)',
     outcome: ['timeout'],
-    reason: /^timed out after 1000 ms$/,
+    reason: /^timed out after 1000 ms( while loading the code| in the call .*)?$/,
     modes: both,
     after: (verdict) => {
       for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) {
@@ -230,7 +233,7 @@ const cases: Case[] = [
           '    pass',
         ].join('\n'),
       outcome: ['timeout'],
-      reason: /^timed out after 1000 ms$/,
+      reason: /^timed out after 1000 ms( while loading the code| in the call .*)?$/,
       modes: both,
       markers: [marker],
     } satisfies Case
@@ -246,7 +249,7 @@ const cases: Case[] = [
     name: 'deep Python recursion with the limit lifted',
     code: () => 'import sys\nsys.setrecursionlimit(10**8)\ndef f(n):\n    return f(n + 1) + 1\nf(0)',
     outcome: ['timeout', 'load-error'],
-    reason: /^timed out after 1000 ms$|MemoryError|RecursionError|SIGSEGV/,
+    reason: /^timed out after 1000 ms( while loading the code)?$|MemoryError|RecursionError|SIGSEGV/,
     modes: both,
   },
   (() => {
@@ -256,14 +259,19 @@ const cases: Case[] = [
     return {
       name: 'killing its parent (the worker)',
       code: () => `import os, signal\nopen("${cwdLog}", "a").write(os.getcwd() + "\\n")\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)`,
-      outcome: ['load-error'],
-      reason: /killed from inside the attempt .*the sandbox worker was killed by SIGKILL/,
+      // Inside bubblewrap the worker is the namespace's init: a signal from inside is ignored and
+      // the candidate sleeps into its timeout. Without a pid namespace it dies; its judge replaces
+      // it, checks itself with a known-good answer and runs the attempt once more.
+      outcome: ['load-error', 'timeout'],
+      reason: /the sandbox's worker process died twice while running this code|^timed out after 1000 ms while loading the code$/,
       modes: both,
-      after: async (_verdict, mode) => {
+      after: async (verdict, mode) => {
+        expect(verdict.diagnostics.outcome).toBe(mode === 'bwrap' ? 'timeout' : 'load-error')
+        // Inside bubblewrap the log is in the sandbox's private /tmp.
         if (mode !== 'none') return
         const dirs = readFileSync(cwdLog, 'utf8').trim().split('\n')
         rmSync(cwdLog, { force: true })
-        expect(dirs).toHaveLength(2) // the attempt is retried once on a fresh worker
+        expect(dirs).toHaveLength(2)
         for (const dir of dirs) expect(dir).toMatch(/\/seqk-py-/)
         expect(await eventually(() => dirs.every((dir) => !existsSync(dir)))).toBe(true)
       },
@@ -273,7 +281,8 @@ const cases: Case[] = [
     name: 'killing every process it can see (kill -1)',
     code: () => 'import os, signal\nos.kill(-1, signal.SIGKILL)\nimport time\ntime.sleep(5)',
     outcome: ['load-error'],
-    reason: /killed from inside the attempt/,
+    // Alone in its pid namespace with an init it cannot signal, it can kill nothing but itself.
+    reason: /ProcessLookupError|killed by SIGKILL/,
     // Without a pid namespace, uid 65534 would reach every other uid-65534 process on the host.
     modes: bwrapOnly,
   },

@@ -1,18 +1,17 @@
 /**
- * Warm Python workers: each is a long-lived `harness.py worker` process (inside bubblewrap when
- * sandboxed, already dropped to uid 65534) that forks a fresh child for every attempt.
+ * Warm judges: each is a long-lived `judge.py` process (trusted, as this process's user) that
+ * keeps one candidate worker (`worker.py`, inside bubblewrap when sandboxed, dropped to uid 65534)
+ * and forks a fresh child of it for every attempt.
  *
- * Why: starting a sandboxed interpreter (setpriv + bwrap + python + imports) costs ~45 ms while a
- * fork of a warm worker costs ~1 ms. Measured on a 2-core machine (pool.test.ts prints it), one
- * verify: warm pool 4.0-4.5 ms median (bwrap or not), fresh worker per verify 46-52 ms; the first
- * verify of a pool (worker start) 45-60 ms. Each attempt still gets its own process, session,
- * temporary directory and limits; the worker kills everything the attempt started before it
- * answers.
+ * Why warm: starting a sandboxed interpreter (setpriv + bwrap + python + imports) costs ~45 ms
+ * while a fork of a warm worker costs ~1 ms. Each attempt still gets its own process, session,
+ * temporary directory, limits, seccomp filter and call socket; the worker kills everything the
+ * attempt started before the judge answers.
  *
- * A worker that dies, hangs, or reports that it could not clean up is replaced. Workers are
- * started lazily, shared by every verifier of the process with the same interpreter and sandbox,
- * capped at one per CPU, stopped after a minute idle, and never keep the process alive: their
- * handles are unref'd, except a timer that is armed only while an attempt is in flight.
+ * A judge that dies, hangs, or reports that it could not clean up is replaced. Judges are started
+ * lazily, shared by every verifier of the process with the same interpreter and sandbox, capped at
+ * one per CPU, stopped after a minute idle, and never keep the process alive: their handles are
+ * unref'd, except a timer that is armed only while an attempt is in flight.
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -46,11 +45,12 @@ export interface AttemptLimits {
   processes: number
 }
 
-/** The worker's answer for one attempt (harness.py `_Worker.attempt`). */
+/** The judge's answer for one attempt (judge.py `_Judge.attempt`); `result` is checked by run-harness.ts. */
 export interface ResultFrame {
   type: 'result'
-  /** The harness's JSON result line(s) as written by the attempt; null when too big. */
-  result: string | null
+  /** The judge's verdict on every test statement (validated with zod by the caller). */
+  result: unknown
+  /** How the candidate's process ended, as its worker saw it. */
   timedOut?: boolean
   exitCode?: number | null
   /** Signal number that ended the attempt. */
@@ -58,17 +58,14 @@ export interface ResultFrame {
   stdout?: string
   stderr?: string
   durationMs?: number
-  pid?: number
-  /** False when the worker could not clean up after the attempt (it exits; a new one replaces it). */
+  /** False when the judge could not clean up (it is replaced). */
   healthy?: boolean
-  /** Set when the attempt could not even be started (fork failed). */
-  error?: string
 }
 
 /** How one attempt ended, seen from Node. */
 export type AttemptOutcome =
-  | { kind: 'result'; frame: ResultFrame }
-  /** The worker died during the attempt (the candidate killed it, or it crashed). */
+  | { kind: 'result'; frame: ResultFrame; /** Host pid of the candidate's process (sandbox `none`). */ pid?: number }
+  /** The judge died during the attempt. */
   | { kind: 'lost'; reason: string }
   /** No answer long after the timeout: the worker was killed. */
   | { kind: 'unresponsive' }
@@ -91,14 +88,20 @@ export interface WorkerSpec {
 /** Startup of a worker (bwrap + interpreter + imports; ~40-80 ms normally) may take this long under load. */
 const STARTUP_TIMEOUT_MS = 30_000
 /**
- * The worker enforces the timeout itself; Node steps in only this long after it. The worker's own
- * cleanup after a timeout is bounded by 2 s (harness.py `_reap_orphans`), so 3 s means it is stuck.
+ * The judge enforces the timeout itself; Node steps in only this long after twice the timeout (a
+ * zygote that dies under an attempt is replaced and the attempt run once more). After a timeout
+ * the judge asks the worker to kill the attempt, whose cleanup is bounded by 2 s (worker.py
+ * `_reap_orphans`), and waits at most 3 s for its report; with a restart and a self-check in
+ * between, 10 s past both runs means the judge is stuck.
  */
-const BACKSTOP_MS = 3_000
+const BACKSTOP_MS = 10_000
 /** Idle workers are stopped after this long (restarting one costs ~50 ms). */
 const IDLE_MS = 60_000
-/** Largest frame accepted from a worker: 2 x output cap + 16 MiB result, with room to spare. */
-const MAX_FRAME_BYTES = 128 * 1024 * 1024
+/**
+ * Largest frame accepted from a judge. Its frames are its own (capped output, reprs cut to 500
+ * characters), never raw bytes of the candidate's, so they stay far below this.
+ */
+const MAX_FRAME_BYTES = 64 * 1024 * 1024
 /** Kept from a worker's own stderr, for startup errors. */
 const STDERR_KEEP = 8 * 1024
 
@@ -198,12 +201,13 @@ class Worker {
           this.attemptPid = this.spec.hostPids ? message.pid : undefined
           this.attemptWorkdir = this.spec.hostPids ? message.workdir : undefined
         } else if (message.type === 'result') {
+          const pid = this.attemptPid
           this.attemptPid = undefined
           this.attemptWorkdir = undefined
           if (message.healthy === false) this.reusable = false
           const settle = this.pending
           this.pending = undefined
-          settle?.({ kind: 'result', frame: frame as ResultFrame })
+          settle?.({ kind: 'result', frame: frame as ResultFrame, ...(pid !== undefined ? { pid } : {}) })
         }
       }
     })
@@ -253,7 +257,7 @@ class Worker {
         finish()
         this.kill()
         resolve({ kind: 'unresponsive' })
-      }, limits.timeoutMs + BACKSTOP_MS)
+      }, 2 * limits.timeoutMs + BACKSTOP_MS)
       const onAbort = (): void => {
         finish()
         this.kill()
@@ -369,8 +373,8 @@ export class WorkerPool {
   /**
    * Runs one attempt on a free worker, waiting for one when all are busy (the timeout clock starts
    * at the fork, so waiting never counts against an answer). A worker lost mid-attempt is replaced
-   * and the attempt retried once, so that an infrastructure hiccup does not fail an honest answer;
-   * a candidate that kills its worker twice gets the second `lost` outcome.
+   * and the attempt retried once, so that an infrastructure hiccup does not fail an honest answer
+   * (the candidate cannot reach the judge: a second loss is an infrastructure error upstream).
    *
    * @throws the abort reason when `signal` aborts; an Error when no worker can be started.
    */
@@ -384,8 +388,7 @@ export class WorkerPool {
         this.release(worker)
       }
       if (outcome.kind === 'lost') this.stats.lost++
-      const startFailed = outcome.kind === 'result' && outcome.frame.error !== undefined
-      if ((outcome.kind === 'lost' || startFailed) && attempt === 0) {
+      if (outcome.kind === 'lost' && attempt === 0) {
         this.stats.retried++
         continue
       }
@@ -532,7 +535,7 @@ export function signalName(signal: number | null | undefined): NodeJS.Signals | 
 }
 
 function describeCommand(argv: readonly string[]): string {
-  // The harness source passed with -c is long: show its first line only.
+  // The sources passed with -c are long: show its first line only.
   return argv.map((arg) => (arg.length > 80 ? `'${arg.slice(0, 40).split('\n')[0]}...'` : arg)).join(' ')
 }
 

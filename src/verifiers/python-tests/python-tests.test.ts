@@ -24,7 +24,10 @@ const task: Task = {
 
 const fence = (code: string): string => `Here is my solution.\n\n\`\`\`python\n${code}\n\`\`\`\n`
 
-const CORRECT = fence(`def add(a: int, b: int) -> int:
+// The official chat-mode harness runs the answer as written: it imports what it uses.
+const CORRECT = fence(`from typing import List, Tuple
+
+def add(a: int, b: int) -> int:
     return a + b
 
 def add_all(pairs: List[Tuple[int, int]]) -> List[int]:
@@ -36,12 +39,12 @@ describe('pythonTests()', () => {
   it('declares its name, version and verdict-changing settings', () => {
     const verifier = pythonTests({ timeoutMs: 1234 })
     expect(verifier.name).toBe('python-tests')
-    expect(verifier.version).toBe('2')
+    expect(verifier.version).toBe('3')
     expect(['bwrap', 'none']).toContain(verifier.sandbox)
-    expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024 })
-    expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024 })
+    expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024, prependSetup: false })
+    expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024, prependSetup: false })
     // The sandbox is not part of the protocol: a laptop without bubblewrap compares with CI.
-    expect(pythonTests({ sandbox: 'none', memoryMb: 512 }).settings).toEqual({ timeoutMs: 3000, memoryMb: 512 })
+    expect(pythonTests({ sandbox: 'none', memoryMb: 512 }).settings).toEqual({ timeoutMs: 3000, memoryMb: 512, prependSetup: false })
   })
 
   it('rejects invalid options', () => {
@@ -55,6 +58,8 @@ describe('pythonTests()', () => {
     expect(verifier.checkTask?.(task)).toEqual([])
     expect(verifier.checkTask?.({ ...task, tests: undefined })).toEqual([expect.stringContaining('needs `tests`')])
     expect(verifier.checkTask?.({ ...task, tests: '  \n' })).toEqual([expect.stringContaining('empty')])
+    // Tests that check nothing would pass every answer.
+    expect(verifier.checkTask?.({ ...task, tests: 'add_all([(1, 2)])\n# assert add_all([]) == []' })).toEqual([expect.stringContaining('hold no `assert`')])
   })
 
   it('normalise compares code, not prose or trailing whitespace', () => {
@@ -125,10 +130,28 @@ describe('pythonTests()', () => {
     expect(verdict.diagnostics.summary).toBe("code did not load: NameError: name 'undefined_name' is not defined (candidate line 1)")
   })
 
-  it('runs setup (the prompt imports) before the candidate', async () => {
-    // The candidate uses List without importing it: setup provides it, as in the official harness.
-    const verdict = await pythonTests().verify(task, fence('def add_all(pairs: List[Tuple[int, int]]) -> List[int]:\n    return [a + b for a, b in pairs]'))
-    expect(verdict.pass).toBe(true)
+  it('runs the answer as written by default (the official chat harness), and setup first only with prependSetup', async () => {
+    // The candidate uses List without importing it: officially a NameError; with prependSetup the
+    // prompt's imports provide it (the completion-mode reading), and the protocol says so.
+    const noImports = fence('def add_all(pairs: List[Tuple[int, int]]) -> List[int]:\n    return [a + b for a, b in pairs]')
+    const official = await pythonTests().verify(task, noImports)
+    expect(official.pass).toBe(false)
+    expect(official.diagnostics.summary).toBe("code did not load: NameError: name 'List' is not defined (candidate line 1)")
+    const prepended = pythonTests({ prependSetup: true })
+    expect(prepended.settings.prependSetup).toBe(true)
+    expect((await prepended.verify(task, noImports)).pass).toBe(true)
+  })
+
+  it('fails a task whose setup raises as a broken task, not as the answer', async () => {
+    await expect(pythonTests({ prependSetup: true }).verify({ ...task, setup: 'import no_such_module_here' }, CORRECT)).rejects.toThrow(/tests or setup of task test\/add-all are broken: the task's setup failed: ModuleNotFoundError/)
+  })
+
+  it('verifies code and tests with non-ASCII text (and lone surrogates) both ways', async () => {
+    const unicode: Task = { id: 'test/unicode', prompt: 'p', tests: "assert greet('Zoë') == 'héllo Zoë ✓'\nassert greet('\\ud800') == 'héllo \\ud800 ✓'" }
+    const verdict = await pythonTests().verify(unicode, fence("def greet(name):\n    # ünïcode in a comment\n    return 'héllo ' + name + ' ✓'"))
+    expect(verdict.pass, verdict.diagnostics.summary).toBe(true)
+    const wrong = await pythonTests().verify(unicode, fence("def greet(name):\n    return 'hello ' + name"))
+    expect(wrong.diagnostics.tests?.[0]?.actual).toBe("'hello Zoë'")
   })
 
   it('returns no-answer for an empty code block, without running Python', async () => {
@@ -151,7 +174,7 @@ describe('pythonTests()', () => {
     expect(Date.now() - started).toBeLessThan(2500)
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('timeout')
-    expect(verdict.diagnostics.summary).toBe('timed out after 500 ms')
+    expect(verdict.diagnostics.summary).toBe('timed out after 500 ms while loading the code')
     expect(verdict.diagnostics.stdout).toMatch(/grandchild \d+/)
     expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
@@ -175,7 +198,7 @@ describe('pythonTests()', () => {
     )
     expect(run.sandbox).toBe('none')
     expect(run.timedOut).toBe(true)
-    expect(run.result).toBeUndefined()
+    expect(run.result.timeoutIn).toBe('loading the code')
     expect(run.pid).toBeGreaterThan(0)
     expect(await eventually(() => !alive(run.pid ?? 0))).toBe(true)
     expect(existsSync(`/proc/${run.pid}`)).toBe(false)
@@ -209,7 +232,8 @@ describe('pythonTests()', () => {
     const atLoad = await pythonTests().verify(task, fence('import sys\nsys.exit(0)'))
     expect(atLoad.pass).toBe(false)
     expect(atLoad.diagnostics.outcome).toBe('load-error')
-    expect(atLoad.diagnostics.error).toMatch(/^SystemExit: 0/)
+    // Officially exit code 0 passes with no test run; here no test ran, so nothing passed.
+    expect(atLoad.diagnostics.error).toBe('the code called exit(0) while loading, so no test ran')
 
     const inCall = await pythonTests().verify(
       task,
@@ -226,8 +250,8 @@ describe('pythonTests()', () => {
   it('reports a process that dies without a result as a load error with the stderr tail', async () => {
     const verdict = await pythonTests().verify(task, fence('import os, sys\nprint("dying", file=sys.stderr, flush=True)\nos._exit(3)'))
     expect(verdict.diagnostics.outcome).toBe('load-error')
-    expect(verdict.diagnostics.summary).toBe('the Python process exited with code 3 without a result: dying')
-    expect(verdict.diagnostics.error).toBe('dying')
+    expect(verdict.diagnostics.summary).toBe('code did not load: the Python process exited with code 3 while loading the code: dying')
+    expect(verdict.diagnostics.stderr).toBe('dying\n')
   })
 
   describe('environment', () => {
@@ -346,7 +370,7 @@ describe('the code as written and the sanitised code (the official harness keeps
     expect(verdict.pass).toBe(true)
     expect(verdict.diagnostics.outcome).toBe('passed')
     expect(verdict.diagnostics.summary).toBe(
-      'all 4 tests passed (sanitised: code cut at line 7 `if __name__ == "__main__":`; as written: timed out after 500 ms)',
+      'all 4 tests passed (sanitised: code cut at line 9 `if __name__ == "__main__":`; as written: timed out after 500 ms while loading the code)',
     )
     expect(verdict.extracted).not.toContain('__name__')
     expect(verdict.extracted).toContain('def add_all')
@@ -362,7 +386,7 @@ describe('the code as written and the sanitised code (the official harness keeps
     const verdict = await pythonTests({ cache: false }).verify(task, broken)
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('failed')
-    expect(verdict.diagnostics.summary).toMatch(/^1 of 4 tests failed \(sanitised: code cut at line 7 `# Tests`; as written: code did not load: NameError: name 'undefined_pairs' is not defined/)
+    expect(verdict.diagnostics.summary).toMatch(/^1 of 4 tests failed \(sanitised: code cut at line 9 `# Tests`; as written: code did not load: NameError: name 'undefined_pairs' is not defined/)
     expect(verdict.extracted).not.toContain('undefined_pairs')
   })
 
@@ -420,7 +444,7 @@ describe('spawn per verify (pool: false)', () => {
   it('times out and cleans up the same way', async () => {
     const marker = sleepMarker()
     const verdict = await pythonTests({ pool: false, timeoutMs: 300 }).verify(task, fence(`import subprocess\nsubprocess.Popen(["sleep", "${marker}"])\nwhile True:\n    pass`))
-    expect(verdict.diagnostics.summary).toBe('timed out after 300 ms')
+    expect(verdict.diagnostics.summary).toBe('timed out after 300 ms while loading the code')
     expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
 })

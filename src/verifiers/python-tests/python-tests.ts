@@ -6,13 +6,14 @@
  */
 import { createHash } from 'node:crypto'
 import type { Task } from '../../protocol/task.js'
-import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict } from '../verifier.js'
+import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
+import { hasAssertion } from './assertions.js'
 import { extractPythonCode, normalisePythonAnswer, sanitisePythonCode } from './extract.js'
 import type { SanitisedCode } from './extract.js'
 import { resolveInterpreter } from './interpreter.js'
 import { DEFAULT_MEMORY_MB, runHarness } from './run-harness.js'
 import type { HarnessRequest, HarnessRun } from './run-harness.js'
-import { planSandbox } from './sandbox.js'
+import { planSandbox, unsandboxedModelCodeError } from './sandbox.js'
 import type { SandboxMode, SandboxOption } from './sandbox.js'
 
 export interface PythonTestsOptions {
@@ -41,6 +42,13 @@ export interface PythonTestsOptions {
   /** Address-space limit (RLIMIT_AS) per attempt in MiB. Default 1024. */
   memoryMb?: number
   /**
+   * Run the task's `setup` (the prompt's import lines) before the candidate's code. Default false:
+   * the official CodeEval-Pro chat-mode harness runs the candidate's code and then the tests,
+   * nothing prepended, so an answer that drops an import the tests need fails there. True is the
+   * completion-mode reading (the prompt is part of the program); it is part of the protocol.
+   */
+  prependSetup?: boolean
+  /**
    * Run attempts in warm workers that fork per attempt (default true, ~4-8 ms per verify), or
    * start a fresh sandboxed interpreter per attempt (false, ~45-60 ms). Same isolation either way.
    */
@@ -64,7 +72,9 @@ export interface PythonTestsVerifier extends AsyncVerifier {
 }
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
-const VERSION = '2'
+const VERSION = '3'
+/** Code larger than this is not run: the verdict says it is oversized (HumanEval answers are a few KiB). */
+export const MAX_CODE_BYTES = 1024 * 1024
 
 /**
  * Verifies code answers by running hidden Python tests, as HumanEval Pro / MBPP Pro do.
@@ -98,6 +108,8 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
   const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB
   const useCache = options.cache ?? true
   const usePool = options.pool ?? true
+  const prependSetup = options.prependSetup ?? false
+  if (typeof prependSetup !== 'boolean') throw new RangeError(`pythonTests: prependSetup must be true or false, got ${String(prependSetup)}`)
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`pythonTests: timeoutMs must be a positive number, got ${timeoutMs}`)
   if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
     throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer, got ${maxOutputBytes}`)
@@ -117,21 +129,26 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
     // The memory limit can change verdicts (a 2 GiB allocation). The sandbox is left out of the
     // protocol on purpose: it only removes what a task's code has no business using (network,
     // the host's files), and a laptop without bubblewrap must still compare with CI's baseline.
-    settings: { timeoutMs, memoryMb },
+    settings: { timeoutMs, memoryMb, prependSetup },
     stats,
     sandbox: plan.mode,
 
     checkTask(task: Task): string[] {
       if (task.tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
       if (task.tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
+      if (!hasAssertion(task.tests)) {
+        return [`task ${task.id}: its \`tests\` hold no \`assert\` (and no \`raise\`), so every answer would pass; write them as \`assert CALL == EXPECTED\` lines`]
+      }
       return []
     },
 
     normalise: normalisePythonAnswer,
 
-    async verify(task: Task, answer: string, verifyOptions: { signal?: AbortSignal } = {}): Promise<Verdict> {
+    async verify(task: Task, answer: string, verifyOptions: VerifyOptions = {}): Promise<Verdict> {
       const { signal } = verifyOptions
       if (signal?.aborted) throw abortReason(signal)
+      // Fail closed: where `auto` found no sandbox, only this project's own simulated code may run.
+      if (plan.missing !== undefined && verifyOptions.origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
       if (task.tests === undefined || task.tests.trim() === '') {
         throw new Error(`vitest-seqk python-tests: task ${task.id} has no tests to run`)
       }
@@ -140,8 +157,13 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         return { pass: false, extracted: code, durationMs: 0, diagnostics: { outcome: 'no-answer', summary: 'the answer contains no code' } }
       }
 
+      const bytes = Buffer.byteLength(code, 'utf8')
+      if (bytes > MAX_CODE_BYTES) {
+        const size = `${(bytes / 1048576).toFixed(1)} MiB`
+        return { pass: false, extracted: code.slice(0, 2000), durationMs: 0, diagnostics: { outcome: 'load-error', summary: `the answer's code is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB, so it was not run`, error: `oversized code (${bytes} bytes)` } }
+      }
       const python = (await resolveInterpreter(options.python, { preferSystem })).path
-      const request: HarnessRequest = { setup: task.setup ?? '', code, tests: task.tests }
+      const request: HarnessRequest = { setup: prependSetup ? (task.setup ?? '') : '', code, tests: task.tests }
       const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb]) : undefined
       const cached = key !== undefined ? cache.get(key) : undefined
       if (cached) {
@@ -183,7 +205,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
 }
 
 function reusable(run: HarnessRun): boolean {
-  return !run.timedOut && run.workerLost === undefined
+  return !run.timedOut && run.result.memoryLimited !== true
 }
 
 /** Order of outcomes for "the better of raw and sanitised": more passing tests wins within `failed`. */
@@ -205,69 +227,40 @@ function describeSanitised(verdict: Verdict, raw: Verdict, cut: SanitisedCode): 
   return { ...verdict, diagnostics: { ...verdict.diagnostics, summary: oneLine(summary, 400) } }
 }
 
-/** Why a process ended without a result, in words a model can act on. */
-function signalReason(signal: NodeJS.Signals, run: HarnessRun): string {
-  switch (signal) {
-    case 'SIGXCPU':
-      return ` (CPU time limit of ${run.limits.cpuSeconds} s)`
-    case 'SIGSEGV':
-      return ' (a crash: e.g. recursion too deep for the C stack)'
-    case 'SIGKILL':
-      return ` (e.g. the CPU time limit of ${run.limits.cpuSeconds} s or the system running out of memory)`
-    case 'SIGXFSZ':
-      return ` (file size limit of ${Math.round(run.limits.fileSizeBytes / 1048576)} MiB)`
-    case 'SIGABRT':
-      return ' (aborted)'
-    default:
-      return ''
-  }
-}
-
-/** Turns a raw harness run into a verdict. Throws when the task's own tests or setup are broken. */
+/** Turns the judge's result into a verdict. Throws when the task's own tests or setup are broken. */
 function toVerdict(task: Task, code: string, run: HarnessRun, timeoutMs: number): Verdict {
   const output: Pick<Diagnostics, 'stdout' | 'stderr'> = {
     ...(run.stdout !== '' ? { stdout: run.stdout } : {}),
     ...(run.stderr !== '' ? { stderr: run.stderr } : {}),
   }
-  const base = { extracted: code, durationMs: Math.round(run.durationMs) }
+  const base = { extracted: code, durationMs: Math.round(run.durationMs), sandbox: run.sandbox }
   const result = run.result
-  // The code never got as far as the tests: a failed verdict saying what stopped it.
-  const loadError = (summary: string, error: string): Verdict => ({ ...base, pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: oneLine(summary), error, ...output } })
-
-  if (run.workerLost !== undefined) {
-    // The candidate most likely killed its own worker (os.kill(os.getppid(), 9)); an accidental
-    // loss was retried once already.
-    return loadError(`the process running the code was killed from inside the attempt (did the code signal its parent?): ${run.workerLost}`, run.workerLost)
-  }
-
-  if (!result) {
-    if (run.timedOut) {
-      return { ...base, pass: false, score: 0, diagnostics: { outcome: 'timeout', summary: `timed out after ${timeoutMs} ms`, ...output } }
-    }
-    // The interpreter died without writing a result: os._exit(), a segfault, a limit.
-    const how = run.exitSignal ? `was killed by ${run.exitSignal}${signalReason(run.exitSignal, run)}` : `exited with code ${String(run.exitCode)}`
-    const lastLine = run.stderr.trim().split('\n').at(-1)?.trim()
-    const error = run.stderr.trim() !== '' ? tail(run.stderr.trim(), 2000) : `the Python process ${how} without a result`
-    return loadError(`the Python process ${how} without a result${lastLine ? `: ${lastLine}` : ''}`, error)
-  }
-
+  const tests: TestOutcome[] = result.tests
   if (result.outcome === 'tests-error') {
     throw new Error(`vitest-seqk python-tests: the tests or setup of task ${task.id} are broken: ${result.error ?? 'unknown error'}`)
   }
-
   if (result.outcome === 'load-error') {
     const error = result.error ?? 'unknown error'
     return { ...base, pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: oneLine(`code did not load: ${error}`), error, ...output } }
   }
-
-  const tests: TestOutcome[] = result.tests
+  if (result.outcome === 'timeout') {
+    // The judge knows which call had not returned when the time ran out.
+    const where = result.timeoutIn === undefined ? '' : result.timeoutIn === 'loading the code' ? ' while loading the code' : ` in the call ${result.timeoutIn}`
+    return {
+      ...base,
+      pass: false,
+      score: 0,
+      diagnostics: { outcome: 'timeout', summary: oneLine(`timed out after ${timeoutMs} ms${where}`), ...(tests.length > 0 ? { tests } : {}), ...output },
+    }
+  }
   const failed = tests.filter((t) => !t.pass).length
-  const pass = result.outcome === 'passed' && failed === 0
-  const summary = pass ? `all ${tests.length} tests passed` : `${failed} of ${tests.length} tests failed`
+  const pass = result.outcome === 'passed' && failed === 0 && tests.length > 0
+  const memory = result.memoryLimited === true ? ` (the attempt's processes were killed for exceeding the memory limit of ${run.limits.memoryBytes / 1048576} MiB together)` : ''
+  const summary = pass ? `all ${tests.length} tests passed` : `${failed} of ${tests.length} tests failed${memory}`
   return {
     ...base,
     pass,
-    score: tests.length === 0 ? (pass ? 1 : 0) : (tests.length - failed) / tests.length,
+    score: tests.length === 0 ? 0 : (tests.length - failed) / tests.length,
     diagnostics: { outcome: pass ? 'passed' : 'failed', summary, tests, ...output },
   }
 }
@@ -277,9 +270,6 @@ function oneLine(text: string, max = 300): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-function tail(text: string, max: number): string {
-  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`
-}
 
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason

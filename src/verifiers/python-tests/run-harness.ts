@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { resolveInterpreter } from './interpreter.js'
 import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
 import { sharedPool, signalName } from './pool.js'
-import { planSandbox, workerCommand } from './sandbox.js'
+import { planSandbox, WORKER_ENV, workerCommand } from './sandbox.js'
 import type { SandboxMode, SandboxOption, SandboxPlan } from './sandbox.js'
 
 /** What the harness runs: the prompt's imports, the candidate, the hidden tests. */
@@ -19,7 +19,7 @@ export interface HarnessRequest {
   tests: string
 }
 
-/** One top-level test statement as the harness reports it (same shape as `TestOutcome`). */
+/** One top-level test statement as the judge reports it (same shape as `TestOutcome`). */
 const HarnessTestSchema = z.object({
   index: z.number().int().nonnegative(),
   source: z.string(),
@@ -31,14 +31,23 @@ const HarnessTestSchema = z.object({
 })
 
 /**
- * The harness's result line. `tests-error` means the task's tests or setup are broken (they do not
- * parse or the setup raises): a problem of the task, not of the answer.
+ * The judge's result (judge.py). `tests-error`: the task's tests do not parse or its setup raised
+ * (a problem of the task, not of the answer). `harness-error`: the trusted side failed on its own,
+ * as a self-check with a known-good answer confirmed (an infrastructure error). `statements` is
+ * the number of top-level test statements; a result whose test records do not match it is refused.
  */
-export const HarnessResultSchema = z.object({
-  outcome: z.enum(['passed', 'failed', 'load-error', 'tests-error']),
-  tests: z.array(HarnessTestSchema),
-  error: z.string().optional(),
-})
+export const HarnessResultSchema = z
+  .object({
+    outcome: z.enum(['passed', 'failed', 'load-error', 'timeout', 'tests-error', 'harness-error']),
+    statements: z.number().int().nonnegative(),
+    tests: z.array(HarnessTestSchema),
+    error: z.string().optional(),
+    /** The call (or "loading the code") that had not returned when the time ran out. */
+    timeoutIn: z.string().optional(),
+    /** The attempt's process tree was killed for exceeding its memory cgroup. */
+    memoryLimited: z.boolean().optional(),
+  })
+  .strict()
 export type HarnessResult = z.infer<typeof HarnessResultSchema>
 
 export interface RunHarnessOptions {
@@ -60,8 +69,8 @@ export interface RunHarnessOptions {
 
 /** What came back from one run, before any verdict is made of it. */
 export interface HarnessRun {
-  /** The parsed result line; undefined when the harness wrote none (crash, kill, timeout). */
-  result?: HarnessResult
+  /** The judge's result: every test statement's record, or why none ran. */
+  result: HarnessResult
   timedOut: boolean
   exitCode: number | null
   exitSignal: NodeJS.Signals | null
@@ -77,14 +86,11 @@ export interface HarnessRun {
   sandbox: SandboxMode
   /** The limits the attempt ran under. */
   limits: AttemptLimits
-  /** Set when the worker process died during the attempt (twice: the attempt is retried once). */
-  workerLost?: string
-  /** Set when the worker stopped answering (after the timeout) and was killed. */
-  workerUnresponsive?: boolean
 }
 
-/** Where the harness lives: next to this module, in `src/` and in `dist/` (the build copies it). */
-export const HARNESS_PATH = fileURLToPath(new URL('./harness.py', import.meta.url))
+/** The Python sources, next to this module in `src/` and in `dist/` (the build copies them). */
+const SOURCE_FILES = ['codec.py', 'judge.py', 'worker.py'] as const
+export const HARNESS_DIR = fileURLToPath(new URL('.', import.meta.url))
 
 /**
  * Interpreter flags. `-S` skips `site` (faster start, no user site directory; the standard library
@@ -107,18 +113,28 @@ const SHARED_UID_PROCESSES = 512
 const FILE_SIZE_BYTES = 16 * 1024 * 1024
 const OPEN_FILES = 256
 
-let harnessSource: Promise<string> | undefined
+interface HarnessSources {
+  /** codec.py + judge.py: the trusted side, passed with -c. */
+  judge: string
+  /** codec.py + worker.py: the candidate's side, passed with -c (the sandbox user may not read the project). */
+  worker: string
+}
 
-/** The harness's source (passed to the worker with -c); fails loudly when the build forgot to copy it. */
-function loadHarness(): Promise<string> {
-  harnessSource ??= readFile(HARNESS_PATH, 'utf8').catch((error: unknown) => {
-    harnessSource = undefined
-    throw new Error(
-      `vitest-seqk python-tests: the harness ${HARNESS_PATH} is missing. It must sit next to run-harness.js (the build copies src/verifiers/python-tests/harness.py).`,
-      { cause: error },
-    )
-  })
-  return harnessSource
+let harnessSources: Promise<HarnessSources> | undefined
+
+/** The judge's and the worker's sources; fails loudly when the build forgot to copy them. */
+function loadHarness(): Promise<HarnessSources> {
+  harnessSources ??= Promise.all(SOURCE_FILES.map((name) => readFile(fileURLToPath(new URL(`./${name}`, import.meta.url)), 'utf8'))).then(
+    ([codec, judge, worker]) => ({ judge: `${codec}\n${judge}`, worker: `${codec}\n${worker}` }),
+    (error: unknown) => {
+      harnessSources = undefined
+      throw new Error(
+        `vitest-seqk python-tests: a Python source (${SOURCE_FILES.join(', ')}) is missing from ${HARNESS_DIR}. They must sit next to run-harness.js (the build copies src/verifiers/python-tests/*.py).`,
+        { cause: error },
+      )
+    },
+  )
+  return harnessSources
 }
 
 /**
@@ -139,33 +155,39 @@ export function attemptLimits(plan: SandboxPlan, options: { timeoutMs: number; m
 }
 
 /**
- * Runs one request through `harness.py` in a forked child of a warm worker (or of a fresh one,
- * with `pool: false`): its own session, an empty environment (no API keys), a fresh temporary
- * working directory, resource limits, capped output and a wall-clock timeout after which the whole
- * process tree is killed; inside bubblewrap when available (see `planSandbox`).
+ * Runs one request: the task's tests in a trusted judge process (judge.py, never runs candidate
+ * code) and the candidate in a forked child of a warm worker (worker.py; a fresh one with
+ * `pool: false`) with its own session, an empty environment (no API keys), a fresh temporary
+ * working directory, resource limits, a seccomp filter, capped output and a wall-clock timeout
+ * after which its whole process tree is killed; inside bubblewrap when available (`planSandbox`).
  *
- * Resolves for every outcome of the candidate (including timeouts, crashes and killing its
- * worker); rejects only for infrastructure problems (no worker can be started, the harness is
- * missing) and with the signal's reason when aborted.
+ * Resolves for every outcome of the candidate (timeouts, crashes, lies on its channel); rejects
+ * only for infrastructure problems (no worker can be started, the sources are missing, the
+ * trusted side failed on its own) and with the signal's reason when aborted.
  *
  * @example
  * const run = await runHarness(
  *   { setup: '', code: 'def f(x):\n    return x + 1', tests: 'assert f(1) == 2' },
  *   { python: await resolvePython(), timeoutMs: 3000, maxOutputBytes: 65536 },
  * )
- * run.result?.outcome // 'passed'
+ * run.result.outcome // 'passed'
  */
 export async function runHarness(request: HarnessRequest, options: RunHarnessOptions): Promise<HarnessRun> {
   const { signal } = options
   if (signal?.aborted) throw abortReason(signal)
   const plan = planSandbox(options.sandbox ?? 'auto')
-  const [source, interpreter] = await Promise.all([loadHarness(), resolveInterpreter(options.python)])
+  const [sources, interpreter] = await Promise.all([loadHarness(), resolveInterpreter(options.python)])
   const reuse = options.pool ?? true
+  const flags = pythonFlags(interpreter.version)
+  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])])
+  const cleanupPrefix = plan.mode === 'none' && plan.setpriv ? workerCommand(plan, { path: '', directories: [] }, []).slice(0, -1) : undefined
+  const config = { worker, env: WORKER_ENV, mode: plan.mode, cleanup: cleanupPrefix ?? [] }
   const spec: WorkerSpec = {
-    argv: workerCommand(plan, interpreter, [...pythonFlags(interpreter.version), '-c', source, 'worker', plan.mode, ...(reuse ? [] : ['once'])]),
+    // The judge runs as this process's user, outside the sandbox; it starts the worker command.
+    argv: [interpreter.path, ...flags, '-c', sources.judge, 'judge', JSON.stringify(config)],
     mode: plan.mode,
     hostPids: plan.mode === 'none',
-    ...(plan.mode === 'none' && plan.setpriv ? { cleanupPrefix: workerCommand(plan, { path: '', directories: [] }, []).slice(0, -1) } : {}),
+    ...(cleanupPrefix ? { cleanupPrefix } : {}),
   }
   const pool = sharedPool(spec, Math.max(1, availableParallelism()), reuse)
   const limits = attemptLimits(plan, options)
@@ -177,29 +199,36 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     if (signal?.aborted) throw error
     throw explainStartFailure(error, plan, interpreter.path)
   }
-  const elapsed = performance.now() - started
-  const base = { sandbox: plan.mode, limits }
   if (outcome.kind === 'lost') {
-    return { ...base, timedOut: false, exitCode: null, exitSignal: null, stdout: '', stderr: '', durationMs: elapsed, workerLost: outcome.reason }
+    // The judge runs outside the candidate's reach: losing it twice is ours, not the answer's.
+    throw new Error(`vitest-seqk python-tests: the judge process died twice during an attempt (${outcome.reason})`)
   }
   if (outcome.kind === 'unresponsive') {
-    return { ...base, timedOut: true, exitCode: null, exitSignal: null, stdout: '', stderr: '', durationMs: elapsed, workerUnresponsive: true }
+    throw new Error(`vitest-seqk python-tests: the judge process stopped answering ${Math.round((performance.now() - started) / 1000)} s into an attempt whose limit is ${limits.timeoutMs} ms, and was killed`)
   }
   const frame = outcome.frame
-  if (frame.error !== undefined) {
-    throw new Error(`vitest-seqk python-tests: the worker could not start an attempt: ${frame.error}`)
+  const parsed = HarnessResultSchema.safeParse(frame.result)
+  if (!parsed.success) {
+    throw new Error(`vitest-seqk python-tests: the judge sent a result that does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
   }
-  const result = frame.result === null ? undefined : parseResult(frame.result)
+  const result = parsed.data
+  if (result.outcome === 'harness-error') {
+    throw new Error(`vitest-seqk python-tests: the trusted side failed on its own (infrastructure, not the answer): ${result.error ?? 'unknown error'}`)
+  }
+  if (result.outcome !== 'tests-error' && result.outcome !== 'load-error' && result.outcome !== 'timeout' && result.tests.length !== result.statements) {
+    throw new Error(`vitest-seqk python-tests: the judge reported ${result.tests.length} test records for ${result.statements} test statements`)
+  }
   return {
-    ...base,
-    ...(result ? { result } : {}),
-    timedOut: frame.timedOut === true,
+    sandbox: plan.mode,
+    limits,
+    result,
+    timedOut: result.outcome === 'timeout',
     exitCode: frame.exitCode ?? null,
     exitSignal: signalName(frame.exitSignal),
     stdout: frame.stdout ?? '',
     stderr: frame.stderr ?? '',
-    durationMs: frame.durationMs ?? elapsed,
-    ...(spec.hostPids && frame.pid !== undefined ? { pid: frame.pid } : {}),
+    durationMs: frame.durationMs ?? performance.now() - started,
+    ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
   }
 }
 
@@ -218,20 +247,6 @@ function explainStartFailure(error: unknown, plan: SandboxPlan, python: string):
   if (hints.length === 0) return error
   error.message += `\n${hints.join('\n')}`
   return error
-}
-
-/** The last line that parses as a result: the harness writes exactly one, after the candidate ran. */
-function parseResult(text: string): HarnessResult | undefined {
-  const lines = text.split('\n').filter((line) => line.trim() !== '')
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const parsed = HarnessResultSchema.safeParse(JSON.parse(lines[i] ?? ''))
-      if (parsed.success) return parsed.data
-    } catch {
-      // not JSON: keep looking
-    }
-  }
-  return undefined
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -19,7 +19,10 @@ import { spawnSync } from 'node:child_process'
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
-/** What the user asks for: `auto` uses bubblewrap when it works here, else runs unsandboxed with a warning. */
+/**
+ * What the user asks for: `auto` uses bubblewrap when it works here; where it does not, only the
+ * bundled simulated actors' code runs (unsandboxed, with a warning) and a model's code is refused.
+ */
 export type SandboxOption = 'auto' | 'bwrap' | 'none'
 /** What is actually used. */
 export type SandboxMode = 'bwrap' | 'none'
@@ -51,6 +54,23 @@ export interface SandboxPlan {
   disableUserns?: boolean
   /** Why the plan is weaker than asked for, if it is (shown once as a warning). */
   warning?: string
+  /**
+   * Set when `auto` found no working bubblewrap (why not): then only the bundled simulated actors'
+   * code may run, unsandboxed; a model's answer is refused with {@link unsandboxedModelCodeError}.
+   */
+  missing?: string
+}
+
+/**
+ * The error for a model's answer that would run without the sandbox `auto` could not set up:
+ * model code never runs unsandboxed unless the user asked for `sandbox: 'none'`. Names the fix.
+ */
+export function unsandboxedModelCodeError(missing: string): SandboxUnavailableError {
+  const ci = process.env.CI === 'true' || process.env.CI === '1' ? ' (CI=true: install it in the CI job, before the tests)' : ''
+  return new SandboxUnavailableError(
+    `vitest-seqk python-tests: refusing to run a model's code without a sandbox: ${missing}${ci}. ${INSTALL_HINT}, ` +
+      "or pass sandbox: 'none' to pythonTests() to run model code unsandboxed (it can then read what this user can read and reach the network).",
+  )
 }
 
 /** An infrastructure error: `sandbox: 'bwrap'` was asked for and bubblewrap cannot run here. */
@@ -112,10 +132,11 @@ function decide(option: SandboxOption): SandboxPlan {
     }
     return {
       ...none,
+      missing: problem.error,
       warning:
-        `vitest-seqk python-tests: ${problem.error}, so candidate code runs WITHOUT a sandbox ` +
-        `(no network or file-system isolation; ${setpriv ? `it still runs as uid ${SANDBOX_UID} with resource limits and a timeout` : 'only resource limits and a timeout'}). ` +
-        `${INSTALL_HINT}, or pass sandbox: 'none' to pythonTests() to run unsandboxed without this warning.${dropWarning}`,
+        `vitest-seqk python-tests: ${problem.error}, so the bundled simulated actors' code runs WITHOUT a sandbox ` +
+        `(no network or file-system isolation; ${setpriv ? `it still runs as uid ${SANDBOX_UID} with resource limits and a timeout` : 'only resource limits and a timeout'}), ` +
+        `and code from any other actor is refused. ${INSTALL_HINT}, or pass sandbox: 'none' to pythonTests() to run every answer unsandboxed.${dropWarning}`,
     }
   }
   return { mode: 'bwrap', bwrap, disableUserns: problem.disableUserns, ...(setpriv ? { setpriv } : {}), ...(dropWarning ? { warning: `vitest-seqk python-tests:${dropWarning}` } : {}) }
@@ -168,7 +189,10 @@ export function workerCommand(plan: SandboxPlan, interpreter: { path: string; di
     if (plan.disableUserns) argv.push('--disable-userns')
     // Root without setpriv: at least be uid 65534 inside the namespace (still root outside it).
     if (!plan.setpriv && process.getuid?.() === 0) argv.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID))
-    argv.push('--die-with-parent', '--new-session', '--clearenv', '--hostname', 'sandbox')
+    // --as-pid-1: the worker itself is the namespace's init. bubblewrap's own init would hold the
+    // worker's stdio in a process the candidate can see (and take descriptors from); the worker is
+    // not dumpable, and as init it cannot be killed from inside the namespace.
+    argv.push('--die-with-parent', '--new-session', '--as-pid-1', '--clearenv', '--hostname', 'sandbox')
     for (const [name, value] of Object.entries(WORKER_ENV)) argv.push('--setenv', name, value)
     argv.push('--setenv', 'HOME', '/tmp', '--setenv', 'TMPDIR', '/tmp')
     argv.push('--ro-bind', '/usr', '/usr')
