@@ -20,6 +20,8 @@ export interface FeedbackInput {
   repeat: number
   answer: string
   verdict: Verdict
+  /** Why the actor stopped writing this answer: `length` means it was cut off by the token limit. */
+  finishReason?: 'stop' | 'length' | 'refusal' | 'other'
   /**
    * The messages the actor saw for this attempt, as the history policy built them (cut down under
    * `last`, summarised under `summary`), followed by this answer; a fresh array for each call.

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Diagnostics, TestOutcome, Verdict } from '../verifiers/verifier.js'
-import { renderDiagnostics, verifierFeedback } from './verifier-feedback.js'
+import { CUT_OFF, renderDiagnostics, verifierFeedback } from './verifier-feedback.js'
 
 const HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
 
@@ -69,12 +69,31 @@ describe('renderDiagnostics: failing tests', () => {
 describe('renderDiagnostics: other outcomes', () => {
   it('renders a load error with its message', () => {
     const text = renderDiagnostics({ outcome: 'load-error', summary: 'code did not load', error: 'SyntaxError: invalid syntax (line 3)' }, undefined)
-    expect(text).toBe(['Your code failed to load:', 'SyntaxError: invalid syntax (line 3)', HARD_CODING].join('\n'))
+    // No "do not hard-code these cases" after a load error: there are no cases to see.
+    expect(text).toBe(['Your code failed to load:', 'SyntaxError: invalid syntax (line 3)'].join('\n'))
     expect(renderDiagnostics({ outcome: 'load-error', summary: 'ImportError: numpy' }, undefined)).toContain('Your code failed to load:\nImportError: numpy')
   })
 
-  it('renders a timeout', () => {
+  it('renders a timeout, with the call that did not return and what passed before it', () => {
     expect(renderDiagnostics({ outcome: 'timeout', summary: 'killed after 3000 ms' }, undefined)).toBe('Your code did not finish in time (killed after 3000 ms).')
+    const partial = renderDiagnostics(
+      {
+        outcome: 'timeout',
+        summary: 'timed out after 3000 ms in the call f(10**9)',
+        tests: [
+          { index: 0, source: 'assert f(1) == 1', pass: true },
+          { index: 1, source: 'assert f(10**9) == 3', pass: false, error: 'timed out after 3000 ms in the call f(10**9)' },
+        ],
+      },
+      undefined,
+    )
+    expect(partial).toBe('Your code did not finish in time (timed out after 3000 ms in the call f(10**9)).\n1 of 2 tests passed before that.')
+  })
+
+  it('says first that an answer cut off by the token limit is incomplete', () => {
+    const text = renderDiagnostics({ outcome: 'load-error', summary: 'code did not load', error: "SyntaxError: '(' was never closed (candidate line 3)" }, undefined, {}, 'length')
+    expect(text.split('\n')[0]).toBe(CUT_OFF)
+    expect(renderDiagnostics({ outcome: 'load-error', summary: 'x', error: 'y' }, undefined, {}, 'stop')).not.toContain(CUT_OFF)
   })
 
   it('renders a missing answer', () => {
@@ -134,7 +153,7 @@ describe('verifierFeedback', () => {
   })
 
   it('exposes its caps as settings, with the defaults', () => {
-    expect(verifierFeedback()).toMatchObject({ kind: 'verifier', name: 'verifier', version: '1', settings: { maxTests: 5, maxChars: 2000 } })
+    expect(verifierFeedback()).toMatchObject({ kind: 'verifier', name: 'verifier', version: '2', settings: { maxTests: 5, maxChars: 2000 } })
     expect(verifierFeedback({ maxTests: 1, maxChars: 99 }).settings).toEqual({ maxTests: 1, maxChars: 99 })
   })
 

@@ -1,5 +1,5 @@
 import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
-import type { FeedbackMode } from './feedback-mode.js'
+import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
 
 export interface VerifierFeedbackOptions {
   /** At most this many failing tests are listed (default 5). */
@@ -16,6 +16,9 @@ export function criterionSatisfied(c: { met: boolean; points?: number; satisfied
   return c.satisfied ?? ((c.points ?? 0) < 0 ? !c.met : c.met)
 }
 
+/** Said first when the answer was cut off by the token limit: the failure may be the cut, not the logic. */
+export const CUT_OFF = 'Your answer was cut off by the output token limit before it ended, so the code is incomplete. Write a shorter answer.'
+
 function describeTest(test: TestOutcome): string {
   const name = `test_${test.index + 1}`
   if (test.call !== undefined) {
@@ -30,17 +33,26 @@ function describeTest(test: TestOutcome): string {
  * with call / expected / actual for code, the load error or timeout otherwise, and unmet criteria
  * for rubric verdicts. Pure, so it can be unit-tested and reused by critics.
  */
-export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }[] | undefined, options: VerifierFeedbackOptions = {}): string {
+export function renderDiagnostics(
+  diagnostics: Diagnostics,
+  criteria: { text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }[] | undefined,
+  options: VerifierFeedbackOptions = {},
+  finishReason?: FeedbackInput['finishReason'],
+): string {
   const maxTests = options.maxTests ?? 5
   const maxChars = options.maxChars ?? 2000
-  const lines: string[] = []
+  const lines: string[] = finishReason === 'length' ? [CUT_OFF] : []
   switch (diagnostics.outcome) {
     case 'load-error':
       lines.push('Your code failed to load:', diagnostics.error ?? diagnostics.summary)
       break
-    case 'timeout':
+    case 'timeout': {
       lines.push(`Your code did not finish in time (${diagnostics.summary}).`)
+      // The tests that ran before the time ran out, so the model sees what already works.
+      const passed = (diagnostics.tests ?? []).filter((t) => t.pass).length
+      if (passed > 0) lines.push(`${passed} of ${(diagnostics.tests ?? []).length} tests passed before that.`)
       break
+    }
     case 'no-answer':
       lines.push('No answer could be extracted from your reply.', diagnostics.summary)
       break
@@ -60,7 +72,8 @@ export function renderDiagnostics(diagnostics: Diagnostics, criteria: { text: st
       if (lines.length === 0) lines.push(diagnostics.summary || 'Your answer failed verification.')
     }
   }
-  if ((diagnostics.tests ?? []).length > 0 || diagnostics.outcome === 'load-error') lines.push(NO_HARD_CODING)
+  // Only after failing tests were shown: a load error or a timeout shows no case to hard-code.
+  if ((diagnostics.tests ?? []).some((t) => !t.pass) && diagnostics.outcome === 'failed') lines.push(NO_HARD_CODING)
   const text = lines.join('\n')
   const marker = '\n… (feedback truncated)'
   return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`
@@ -77,10 +90,10 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
   return {
     kind: 'verifier',
     name: 'verifier',
-    version: '1',
+    version: '2',
     settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
-    render({ verdict }) {
-      return { kind: 'verifier', text: renderDiagnostics(verdict.diagnostics, verdict.criteria, options) }
+    render({ verdict, finishReason }) {
+      return { kind: 'verifier', text: renderDiagnostics(verdict.diagnostics, verdict.criteria, options, finishReason) }
     },
   }
 }

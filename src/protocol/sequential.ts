@@ -85,6 +85,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           repeat,
           answer: step.answer,
           verdict: step.verdict,
+          finishReason: step.finishReason,
           // A plain property, not a lazy getter: an object literal with an accessor is built by a
           // slow runtime path (~0.5 µs hot), dearer than this shallow copy of a few pointers.
           history: built.messages.concat({ role: 'assistant', content: step.answer }),
