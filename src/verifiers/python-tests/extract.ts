@@ -1,13 +1,146 @@
 /**
- * Pulling the candidate program out of a chat answer, as the HumanEval Pro harness does: the first
- * Python code block of the answer, or the whole answer when it has no code block.
+ * Pulling the candidate program out of a chat answer, as the HumanEval Pro / MBPP Pro harness does.
+ *
+ * The official rule (CodeEval-Pro `eval/run_api.py`, the chat path that scored the API models; read
+ * at commit e23fa9339ef10569ab41fe3ea29c696790bfee6a):
+ *
+ *     completion = answer.split('```python', 1)[-1]
+ *     solution = completion[:completion.find('```')]  # all of it when there is no further ```
+ *
+ * that is the text after the first literal "```python", cut at the next "```" wherever it stands
+ * (so a fence glued to the last code line, `return x```, is cut cleanly); an unclosed block runs to
+ * the end; an answer without "```python" is cut at its first "```" (taken whole when it has none).
+ * The completion path (`eval/inference.py`) cuts at the first "```" too. {@link extractPythonCode}
+ * follows that rule, reading the answer as Markdown rather than as a string, and lists where it
+ * differs.
  */
 
-/** Info strings (the word after the opening fence) that mark a block as Python. */
+/** Info-string words (the first word after the opening fence, any case) that mark a block as Python. */
 const PYTHON_TAGS = new Set(['python', 'py', 'python3'])
 
-// An opening or closing fence: up to 3 spaces of indent, 3+ backticks or tildes, then the info string.
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)[^`]*$/
+// An opening fence: up to 3 spaces of indent, 3+ backticks or tildes, then the info string.
+const OPENING_FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/
+
+// Code, then a run of backticks that ends the line: a closing fence glued to the last code line.
+const GLUED_FENCE = /^(.*?[^`\s])[ \t]*(`+)[ \t]*$/
+
+interface Fence {
+  marker: string
+  /** The language, lower case; '' for an untagged fence. */
+  tag: string
+}
+
+/** The fence a line opens, if any. */
+function openingFence(line: string): Fence | undefined {
+  const match = OPENING_FENCE.exec(line)
+  if (!match) return undefined
+  const marker = match[1] ?? '```'
+  const info = match[2] ?? ''
+  // CommonMark: the info string of a backtick fence holds no backtick ("```x = 1```" is inline code).
+  if (marker.startsWith('`') && info.includes('`')) return undefined
+  // The language is the first word: ```python3 title="x", ```Python, ```python:main.py, ```{.python}.
+  const tag = (/^\s*\{?\.?([\w+-]*)/.exec(info)?.[1] ?? '').toLowerCase()
+  return { marker, tag }
+}
+
+interface FenceEnd {
+  /** The code before the fence on its line ('' for a fence on a line of its own). */
+  code: string
+  /** The line also opens the next block (```python while a block is still open). */
+  opens: boolean
+}
+
+/**
+ * Whether `line`, read as the next line of a block opened by `marker`, closes it; `quote` is the
+ * Python string left open by the block's lines before (see {@link quoteAfterLine}).
+ *
+ * No line of Python consists of fence characters alone or ends with backticks outside a string (a
+ * comment could; one that does is cut, as the official harness cuts it), so three kinds of line
+ * close a block:
+ * - a line of only the fence character, at least as long as the opening fence: at up to 3 spaces
+ *   of indent always (CommonMark), deeper only outside a string (so the indented example fence of a
+ *   docstring stays in the docstring);
+ * - code followed by a backtick run at least as long as the opening fence, at the very end of the
+ *   line and outside a string: the glued fence `return x```. `x = "```"` ends with a quote, so it
+ *   never matches, and a line of a triple-quoted string ending with ``` is inside the string;
+ * - outside a string, a backtick fence with an info string (```python): the model opened its next
+ *   block without closing this one.
+ * A tilde fence is never glued: `x = ~~~y` is valid Python.
+ */
+function closingFence(line: string, marker: string, quote: string): FenceEnd | undefined {
+  const char = marker[0] ?? '`'
+  const trimmed = line.trim()
+  if (trimmed.length >= marker.length && [...trimmed].every((c) => c === char)) {
+    return line.search(/\S/) <= 3 || quote === '' ? { code: '', opens: false } : undefined
+  }
+  if (char !== '`') return undefined
+  const glued = GLUED_FENCE.exec(line)
+  const code = glued?.[1]
+  if (code !== undefined && (glued?.[2] ?? '').length >= marker.length && openQuote(code, quote).quote === '') {
+    return { code, opens: false }
+  }
+  const next = openingFence(line)
+  if (quote === '' && next !== undefined && next.marker.startsWith('`') && next.marker.length >= marker.length) {
+    return { code: '', opens: true }
+  }
+  return undefined
+}
+
+/**
+ * The Python string still open at the end of `text`, scanning from inside `quote` ('' outside any
+ * string, else one of ' " ''' """). A `#` outside a string starts a comment that runs to the end;
+ * `escaped` says the text ended in a backslash inside a string.
+ */
+function openQuote(text: string, quote: string): { quote: string; escaped: boolean } {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string
+    if (quote !== '') {
+      if (ch === '\\') {
+        if (i + 1 === text.length) return { quote, escaped: true }
+        i++
+      } else if (text.startsWith(quote, i)) {
+        i += quote.length - 1
+        quote = ''
+      }
+    } else if (ch === '#') {
+      break
+    } else if (ch === '"' || ch === "'") {
+      quote = text.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch
+      i += quote.length - 1
+    }
+  }
+  return { quote, escaped: false }
+}
+
+/** The string open at the start of the next line: a single-quoted one ends with its line unless backslash-continued. */
+function quoteAfterLine(line: string, quote: string): string {
+  const after = openQuote(line, quote)
+  return after.quote.length === 1 && !after.escaped ? '' : after.quote
+}
+
+interface Body {
+  code: string[]
+  /** The index of the first line after the block. */
+  next: number
+  closed: boolean
+}
+
+/** The lines of code from `start` up to the fence that closes them, or to the end of the text. */
+function blockBody(lines: string[], start: number, marker: string): Body {
+  const code: string[] = []
+  let quote = ''
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i] ?? ''
+    const end = closingFence(line, marker, quote)
+    if (end !== undefined) {
+      if (end.code !== '') code.push(end.code)
+      return { code, next: end.opens ? i : i + 1, closed: true }
+    }
+    code.push(line)
+    quote = quoteAfterLine(line, quote)
+  }
+  return { code, next: lines.length, closed: false }
+}
 
 interface Block {
   tag: string
@@ -19,37 +152,63 @@ function fencedBlocks(lines: string[]): Block[] {
   const blocks: Block[] = []
   let i = 0
   while (i < lines.length) {
-    const open = FENCE.exec(lines[i] ?? '')
+    const open = openingFence(lines[i] ?? '')
     if (!open) {
       i++
       continue
     }
-    const marker = open[1] ?? '```'
-    const tag = (open[2] ?? '').toLowerCase()
-    const body: string[] = []
-    i++
-    // CommonMark: the closing fence uses the same character, at least as long, with nothing after it.
-    while (i < lines.length && !isClosingFence(lines[i] ?? '', marker)) body.push(lines[i++] ?? '')
-    i++
-    blocks.push({ tag, code: body.join('\n') })
+    const body = blockBody(lines, i + 1, open.marker)
+    i = body.next
+    // A bare fence with nothing after it closes code the model never opened a block for
+    // (`def f(): ...` then ```): it is no empty block that would hide that code.
+    if (!body.closed && open.tag === '' && body.code.every((line) => line.trim() === '')) continue
+    blocks.push({ tag: open.tag, code: body.code.join('\n') })
   }
   return blocks
 }
 
-function isClosingFence(line: string, marker: string): boolean {
-  const trimmed = line.trim()
-  return trimmed.length >= marker.length && /^(`+|~+)$/.test(trimmed) && trimmed[0] === marker[0] && line.search(/\S/) <= 3
+/** The text before its first fence (all of it when there is none), a glued fence included. */
+function beforeFirstFence(lines: string[]): string {
+  const first = lines.findIndex((line) => openingFence(line) !== undefined)
+  return blockBody(first < 0 ? lines : lines.slice(0, first), 0, '```').code.join('\n')
 }
 
 /**
- * The Python program in a model's answer: the first code block tagged `python`, `py` or `python3`;
- * failing that the first untagged block; failing that the whole text. A block whose closing fence
- * is missing (a truncated answer) runs to the end of the text. Blocks in other languages (```bash,
- * ```text) are skipped. Line endings are normalised to `\n`; the code is otherwise returned as
- * written (no dedent, no tab expansion), so what runs is what the model wrote.
+ * The Python program in a model's answer:
+ * 1. the first fenced block tagged `python`, `py` or `python3` (the first word of the info string,
+ *    in any case: ```python3 title="x" and ```Python count);
+ * 2. failing that, the first untagged block (a bare ```);
+ * 3. failing that, the text before the first fence: the whole text when it has none.
+ *
+ * A block ends at its closing fence, which may be glued to the last code line (`return x```, as
+ * 51 of 164 answers of one real model have it, DESIGN.md §5): the backticks and the spaces before them
+ * are dropped. A fence on a line of its own, a run of backticks ending a line outside a Python
+ * string, or a new ```python fence closes a block; backticks inside a string (`s = "```"`, or a
+ * docstring line ending with ```) do not. A block whose closing fence is missing (the answer hit its
+ * token limit) runs to the end of the text. Blocks in other languages (```bash, ```text) are
+ * skipped. Line endings are normalised to `\n`; the code is otherwise returned as written (no
+ * dedent, no tab expansion), so what runs is what the model wrote.
+ *
+ * The official rule (module comment) takes the same code in the common case: one or more
+ * ```python blocks, closed, glued or cut off, with any prose around them. The differences:
+ * - The opening fence must start a line and is read as Markdown: the tag is the first word of the
+ *   info string, in any case, and `py` counts. Officially "```python" is a case-sensitive
+ *   substring, so a ```Python or ```py answer runs the prose before the fence (and fails), and the
+ *   rest of the fence line is run as code (` title="x"` is an IndentationError; the `3` left by
+ *   ```python3 is a harmless expression statement).
+ * - With no Python block the first untagged block is taken. Officially the answer is cut at that
+ *   block's fence and the prose before it runs and fails: in a Python benchmark a lone ``` block
+ *   is the program, and failing it would score the Markdown, not the code.
+ * - A closing fence must end its line (or stand alone, or open the next block), and backticks
+ *   inside a Python string never close a block; officially the first "```" anywhere cuts, even
+ *   inside a string, leaving a SyntaxError. A block opened with 4+ backticks or with tildes closes
+ *   only at a matching fence (CommonMark), not at the first "```".
+ * - The official code keeps the newline after "```python", so its line numbers are one higher.
  *
  * @example
  * extractPythonCode('Here you go:\n```python\ndef f():\n    return 1\n```\nDone.')
+ * // => 'def f():\n    return 1'
+ * extractPythonCode('```python\ndef f():\n    return 1```') // the closing fence glued to the code
  * // => 'def f():\n    return 1'
  * extractPythonCode('def f():\n    return 1') // no fence: the whole text
  * // => 'def f():\n    return 1'
@@ -61,13 +220,14 @@ export function extractPythonCode(answer: string): string {
   if (python) return python.code
   const untagged = blocks.find((b) => b.tag === '')
   if (untagged) return untagged.code
-  return lines.join('\n')
+  return beforeFirstFence(lines)
 }
 
 /**
  * The extracted code in a canonical form for comparing two attempts: trailing whitespace removed
  * from every line and leading/trailing blank lines dropped, so a resubmission that differs only
- * in whitespace at line ends counts as unmodified.
+ * in whitespace at line ends, in its prose or in where the closing fence stands (glued or on its
+ * own line) counts as unmodified.
  *
  * @example
  * normalisePythonAnswer('```python\n\ndef f():  \n    return 1\n\n```') // => 'def f():\n    return 1'
