@@ -166,8 +166,9 @@ export function referenceCode(record: Pick<CodeEvalProRecord, 'raw_problem' | 'r
 
 /**
  * One record as a task: id `<benchmark>/<upstream id>`, the official prompt, `tests` = `test_code`,
- * `setup` = the prompt's import lines (run before the candidate, as the completion-mode harness
- * does by prepending the base problem), `entryPoint` from the tests, and `metadata` with the
+ * `setup` = the prompt's import lines (run before the candidate only with `pythonTests({
+ * prependSetup: true })`, the completion-mode reading; the official chat-mode harness runs the
+ * answer as written), `entryPoint` from the tests, and `metadata` with the
  * source, the upstream id, the base function(s) and the defect flags.
  */
 export function codeEvalProTask(record: CodeEvalProRecord, benchmark: CodeEvalProBenchmark): Task {

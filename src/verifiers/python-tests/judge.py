@@ -64,6 +64,9 @@ KILL_WAIT = 3.0
 WORKDIR = re.compile(r"^/(?:[^/\0]+/)*seqk-py-[A-Za-z0-9_]+$")
 # The zygote and the memory it keeps warm, on top of the attempt's own limit, in its cgroup.
 ZYGOTE_ALLOWANCE = 64 * 1024 * 1024
+# Where no memory cgroup can be made (not root), the processes an attempt may run inside
+# bubblewrap: its tree then holds at most this many times the per-process address-space limit.
+FALLBACK_PROCESSES = 16
 
 # Modules the judge imports itself when the candidate's namespace holds them under a name the
 # tests use (`math.isclose`, `Counter(...)`): pure standard-library modules only, so that nothing
@@ -143,7 +146,7 @@ class _Opaque:
     __slots__ = ("_text",)
 
     def __init__(self, name, reason):
-        self._text = "the tests use %s, which is %s in the candidate's process (only functions and plain values cross)" % (name, reason)
+        self._text = "the tests use %s, which the candidate bound to %s (only functions and plain values cross to the judge)" % (name, reason)
 
     def __repr__(self):
         return "<candidate object>"
@@ -481,7 +484,7 @@ class _Attempt:
         try:
             equal = bool(actual == expected)
         except BaseException as exc:  # noqa: BLE001 - judge-side values; a deep one may recurse
-            record["error"] = "comparing the values raised " + _describe(exc)
+            record["error"] = _describe(exc) if type(exc) is Boundary else "comparing the values raised " + _describe(exc)
             return
         if equal:
             record["pass"] = True
@@ -812,6 +815,9 @@ class _Judge:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         forwarded = {k: request.get(k) for k in ("code", "setup", "maxOutputBytes", "memoryBytes", "cpuSeconds", "fileSizeBytes", "openFiles", "processes")}
         forwarded["t"] = "attempt"
+        if self.cgroup.path is None and self.config.get("mode") == "bwrap":
+            # No cgroup: the tree's memory is bounded by processes x the per-process limit alone.
+            forwarded["processes"] = min(int(forwarded.get("processes") or FALLBACK_PROCESSES), FALLBACK_PROCESSES)
         forwarded["names"] = _loaded_names(tree)
         # The worker's own limit is a backstop: the judge's deadline comes first and names the call.
         forwarded["timeoutMs"] = self.timeout_ms(request) + 250

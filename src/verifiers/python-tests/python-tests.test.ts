@@ -361,6 +361,57 @@ describe('pythonTests()', () => {
   })
 })
 
+describe('the judge: tests run in a process that never runs the candidate', () => {
+  const judged = async (code: string, tests: string) => pythonTests({ cache: false }).verify({ id: 'judge/semantics', prompt: 'p', tests }, fence(code))
+  const outcomes = (verdict: { diagnostics: { tests?: { pass: boolean; error?: string; actual?: string }[] } }) => verdict.diagnostics.tests?.map((t) => (t.pass ? 'ok' : (t.error ?? t.actual ?? '?')))
+
+  it('writes arguments the candidate mutated back to the tests’ own objects', async () => {
+    const verdict = await judged('def sort_in_place(xs):\n    xs.sort()\n\ndef tag(d):\n    d["seen"] = True', 'lst = [3, 1, 2]\nsort_in_place(lst)\nassert lst == [1, 2, 3]\nd = {}\ntag(d)\nassert d == {"seen": True}')
+    expect(outcomes(verdict)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok'])
+  })
+
+  it('raises the candidate’s exceptions as the nearest built-in class, or as its own class when the tests name it', async () => {
+    const code = 'class BadInput(ValueError):\n    pass\n\ndef parse(x):\n    if x < 0:\n        raise BadInput("negative")\n    if x == 0:\n        raise KeyError(x)\n    return x'
+    const tests = [
+      "try:\n    parse(-1)\n    assert False, 'Expected ValueError'\nexcept ValueError:\n    pass",
+      "try:\n    parse(-1)\n    assert False\nexcept BadInput as e:\n    assert str(e) == 'negative'",
+      "try:\n    parse(0)\n    assert False\nexcept LookupError:\n    pass",
+      'assert parse(0) == 0',
+    ].join('\n')
+    const verdict = await judged(code, tests)
+    expect(outcomes(verdict)).toEqual(['ok', 'ok', 'ok', 'KeyError: 0 (candidate line 8)'])
+  })
+
+  it('rebuilds Counter, OrderedDict, defaultdict and deque, and loads the standard modules the tests use itself', async () => {
+    const code = 'import math\nfrom collections import Counter, OrderedDict, defaultdict, deque\ndef count(s):\n    return Counter(s)\ndef grouped():\n    d = defaultdict(list)\n    d[1].append(2)\n    return d\ndef window():\n    return deque([1, 2, 3], maxlen=2)\ndef root(x):\n    return math.sqrt(x)'
+    const tests = "assert count('aab') == {'a': 2, 'b': 1}\nassert count('aab') == Counter('aba')\nassert grouped()[1] == [2] and grouped()[5] == []\nassert window() == deque([2, 3])\nassert math.isclose(root(2), 1.4142135623730951)"
+    expect(outcomes(await judged(code, tests))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
+  })
+
+  it('fails a test whose value is not plain, saying what it was', async () => {
+    const code = 'class Point:\n    pass\ndef make():\n    return Point()\ndef gen():\n    yield 1\nSHAPE = Point()'
+    const verdict = await judged(code, 'assert make() == 1\nassert list(gen()) == [1]\nassert SHAPE == 1')
+    expect(outcomes(verdict)).toEqual([
+      'make() returned an object of type Point, not a plain value',
+      'gen() returned an object of type generator, not a plain value',
+      'the tests use SHAPE, which the candidate bound to an object of type Point, not a plain value (only functions and plain values cross to the judge)',
+    ])
+  })
+
+  it('keeps exact floats, big integers, nan, -0.0, complex numbers and bytes across the boundary', async () => {
+    const code = "def values():\n    return [0.1 + 0.2, 10**400, float('nan'), -0.0, 1+2j, b'\\x00\\xff', (1, frozenset({2})), {(1, 2): {3}}]"
+    const tests = "v = values()\nassert v[0] == 0.30000000000000004\nassert v[1] == 10**400\nassert v[2] != v[2]\nassert str(v[3]) == '-0.0'\nassert v[4] == 1+2j\nassert v[5] == b'\\x00\\xff'\nassert v[6] == (1, frozenset({2}))\nassert v[7] == {(1, 2): {3}}"
+    expect(outcomes(await judged(code, tests))).toEqual(Array(9).fill('ok'))
+  })
+
+  it('names the call that did not return when the time runs out, and the tests that passed before it', async () => {
+    const verdict = await pythonTests({ cache: false, timeoutMs: 500 }).verify({ id: 'judge/slow', prompt: 'p', tests: 'assert f(1) == 1\nassert f(10**9) == 1' }, fence('def f(n):\n    while n > 1:\n        pass\n    return 1'))
+    expect(verdict.diagnostics.outcome).toBe('timeout')
+    expect(verdict.diagnostics.summary).toBe('timed out after 500 ms in the call f(1000000000)')
+    expect(outcomes(verdict)).toEqual(['ok', 'timed out after 500 ms in the call f(1000000000)'])
+  })
+})
+
 describe('the code as written and the sanitised code (the official harness keeps the better)', () => {
   const DEMO_LOOP = CORRECT.replace('\n```\n', '\n\nif __name__ == "__main__":\n    while True:\n        pass\n```\n')
 
