@@ -217,7 +217,9 @@ export async function withCheckedSimulation(entries: readonly { task: Task; refe
 
   const scripted = await mapConcurrent(entries, concurrency, async ({ task, reference }): Promise<Task | undefined> => {
     const script = simulationFromReference(task, reference, options)
-    const [correct, ...wrong] = await Promise.all([script.correct[0] as string, ...script.wrong].map((a) => verifier.verify(task, a)))
+    // The scripts are the benchmark's reference and this project's mechanical breaks of it: what the
+    // bundled simulated actors will answer, so they may run where `auto` found no sandbox.
+    const [correct, ...wrong] = await Promise.all([script.correct[0] as string, ...script.wrong].map((a) => verifier.verify(task, a, { origin: 'bundled-simulation' })))
     if (!correct?.pass) {
       throw new Error(`withCheckedSimulation: the reference answer of task ${task.id} fails the verifier (${correct?.diagnostics.summary ?? 'no verdict'}); the task or the verifier is broken`)
     }

@@ -2,7 +2,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Attempt } from '../artifacts/schemas.js'
 import { ZERO_USAGE } from '../models/chat-model.js'
-import { StageError, addCost, spend, stageFailure, totals } from './attempt.js'
+import { simulatedActor } from '../models/simulated.js'
+import type { ChatModel } from '../models/chat-model.js'
+import type { Verifier, VerifyOptions } from '../verifiers/verifier.js'
+import { StageError, addCost, proposeAndVerify, spend, stageFailure, totals } from './attempt.js'
 
 function attempt(index: number, costUsd: number | null, overheadCost: number | null): Attempt {
   return {
@@ -81,5 +84,27 @@ describe('stageFailure', () => {
     const reason = new Error('aborted by test')
     controller.abort(reason)
     expect(() => stageFailure('actor', 1, controller.signal, new Error('fetch failed'))).toThrow(reason)
+  })
+})
+
+describe('proposeAndVerify: who wrote the answer', () => {
+  const task = { id: 't', prompt: 'p', simulation: { difficulty: 0, correct: ['right'], wrong: ['wrong'] } }
+  const recording = (): { verifier: Verifier; seen: (VerifyOptions | undefined)[] } => {
+    const seen: (VerifyOptions | undefined)[] = []
+    return { seen, verifier: { name: 'record', version: '1', settings: {}, verify: (_task, _answer, options) => (seen.push(options), { pass: true, diagnostics: { outcome: 'passed', summary: '' } }) } }
+  }
+  const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const, task }
+
+  it('tells the verifier that a bundled simulated actor wrote it, and that anything else is a model', async () => {
+    const simulated = recording()
+    await proposeAndVerify({ actor: simulatedActor({ profile: 'reviser' }), verifier: simulated.verifier, task, messages: [{ role: 'user', content: 'p' }], context })
+    expect(simulated.seen[0]?.origin).toBe('bundled-simulation')
+
+    // A look-alike (same descriptor, or a wrapper around the real one) is a model: fail closed.
+    const real = simulatedActor({ profile: 'reviser' })
+    const lookAlike: ChatModel = { ...real, chat: (request) => real.chat(request) }
+    const model = recording()
+    await proposeAndVerify({ actor: lookAlike, verifier: model.verifier, task, messages: [{ role: 'user', content: 'p' }], context })
+    expect(model.seen[0]?.origin).toBe('model')
   })
 })

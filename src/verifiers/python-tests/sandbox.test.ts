@@ -1,9 +1,9 @@
 // How the sandbox is chosen and what command line a worker gets. What the sandbox actually contains
 // is tested with real hostile code in hostile.test.ts.
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
+import { mkdtempSync, rmSync, mkdirSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { pythonTests } from './python-tests.js'
 import { bwrapFailureHint, findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
 
@@ -32,11 +32,36 @@ describe('planSandbox', () => {
 
   describe('without bubblewrap on PATH', () => {
     const savedPath = process.env.PATH
+    const savedCi = process.env.CI
+    // setpriv stays reachable (as root the code still runs as uid 65534); bwrap does not.
+    const bin = mkdtempSync(join(tmpdir(), 'seqk-nobwrap-'))
+    const setpriv = findOnPath('setpriv')
+    if (setpriv) symlinkSync(setpriv, join(bin, 'setpriv'))
     beforeEach(() => {
-      process.env.PATH = '/nonexistent-seqk-dir'
+      process.env.PATH = bin
     })
     afterEach(() => {
       process.env.PATH = savedPath
+      if (savedCi === undefined) delete process.env.CI
+      else process.env.CI = savedCi
+    })
+    afterAll(() => rmSync(bin, { recursive: true, force: true }))
+
+    it("auto runs the bundled simulated actors' code unsandboxed, refuses a model's code naming the fix, and records the sandbox", async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+      const verifier = pythonTests({ cache: false })
+      const task = { id: 'nobwrap/add', prompt: 'p', tests: 'assert add(1, 2) == 3' }
+      const answer = '```python\ndef add(a, b):\n    return a + b\n```'
+      const simulated = await verifier.verify(task, answer, { origin: 'bundled-simulation' })
+      expect(simulated.pass).toBe(true)
+      expect(simulated.sandbox).toBe('none')
+      await expect(verifier.verify(task, answer)).rejects.toThrow(SandboxUnavailableError)
+      await expect(verifier.verify(task, answer, { origin: 'model' })).rejects.toThrow(/refusing to run a model's code without a sandbox: bubblewrap \(`bwrap`\) is not on PATH\. Install it with `apt-get install bubblewrap`.*sandbox: 'none'/)
+      process.env.CI = 'true'
+      await expect(verifier.verify(task, answer)).rejects.toThrow(/CI=true: install it in the CI job/)
+      // Asked for explicitly, 'none' runs anyone's code.
+      expect((await pythonTests({ sandbox: 'none', cache: false }).verify(task, answer)).pass).toBe(true)
+      warn.mockRestore()
     })
 
     it('auto falls back to none with ONE warning that says how to install it', () => {
@@ -48,7 +73,8 @@ describe('planSandbox', () => {
       expect(warn).toHaveBeenCalledTimes(1)
       const message = String(warn.mock.calls[0]?.[0])
       expect(message).toContain('bubblewrap (`bwrap`) is not on PATH')
-      expect(message).toContain('WITHOUT a sandbox')
+      expect(message).toContain("the bundled simulated actors' code runs WITHOUT a sandbox")
+      expect(message).toContain('code from any other actor is refused')
       expect(message).toContain('apt-get install bubblewrap')
       expect(message).toContain("sandbox: 'none'")
       warn.mockRestore()
