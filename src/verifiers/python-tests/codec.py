@@ -25,6 +25,7 @@ import collections
 import json
 import os
 import struct
+import traceback
 
 MAX_DEPTH = 100
 MAX_NODES = 1000000
@@ -32,6 +33,32 @@ MAX_NODES = 1000000
 MAX_FRAME_BYTES = 32 * 1024 * 1024
 # defaultdict factories the judge can rebuild (anything else is not a plain value).
 DEFAULT_FACTORIES = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "bool": bool, "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset}
+
+
+# Every repr and error text is cut to this many characters, so an enormous value (a list of a
+# million items, a 10 MB string) cannot blow up a frame or the feedback prompt.
+MAX_TEXT = 500
+
+
+def cut(text):
+    """Truncates to MAX_TEXT characters, saying how much was cut."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + "... [%d chars total]" % len(text)
+
+
+def describe_exception(exc):
+    """`Type: message` on one logical line (what the feedback shows); never raises."""
+    try:
+        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    except BaseException:  # noqa: BLE001 - a candidate's exception may have a broken __str__
+        text = type(exc).__name__
+    # format_exception_only renders SyntaxError on several lines (text and caret): keep it compact.
+    if isinstance(exc, SyntaxError):
+        line = (exc.text or "").strip()
+        where = (exc.filename or "").strip("<>")
+        text = "%s: %s (%sline %s%s)" % (type(exc).__name__, exc.msg, where + " " if where else "", exc.lineno, ": " + line if line else "")
+    return cut(text)
 
 
 class NotPlain(Exception):

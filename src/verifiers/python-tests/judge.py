@@ -51,7 +51,6 @@ import sys
 import time
 import traceback
 
-MAX_TEXT = 500
 TESTS_FILE = "<tests>"
 # Requests from Node: code and tests (Node refuses code over its own, smaller limit first).
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
@@ -81,10 +80,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 
 
-def _cut(text):
-    if len(text) <= MAX_TEXT:
-        return text
-    return text[:MAX_TEXT] + "... [%d chars total]" % len(text)
+_cut = cut
 
 
 def _safe_repr(value):
@@ -100,15 +96,7 @@ def _describe(exc):
     seqk = getattr(exc, "_seqk_text", None)
     if isinstance(seqk, str):
         return seqk
-    try:
-        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    except BaseException:  # noqa: BLE001
-        text = type(exc).__name__
-    if isinstance(exc, SyntaxError):
-        line = (exc.text or "").strip()
-        where = (exc.filename or "").strip("<>")
-        text = "%s: %s (%sline %s%s)" % (type(exc).__name__, exc.msg, where + " " if where else "", exc.lineno, ": " + line if line else "")
-    return _cut(text)
+    return describe_exception(exc)
 
 
 class Boundary(BaseException):

@@ -57,7 +57,6 @@ import tempfile
 import time
 import traceback
 
-MAX_TEXT = 500
 CANDIDATE_FILE = "<candidate>"
 SETUP_FILE = "<setup>"
 # The call socket sits at a high fd number, away from fds a candidate opens or closes by accident.
@@ -145,23 +144,8 @@ def _sigkill(kill, target):
         pass
 
 
-def _cut(text):
-    if len(text) <= MAX_TEXT:
-        return text
-    return text[:MAX_TEXT] + "... [%d chars total]" % len(text)
-
-
-def _describe(exc):
-    """`Type: message` on one logical line (what the feedback shows)."""
-    try:
-        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    except BaseException:  # noqa: BLE001 - a candidate's exception may have a broken __str__
-        text = type(exc).__name__
-    if isinstance(exc, SyntaxError):
-        line = (exc.text or "").strip()
-        where = (exc.filename or "").strip("<>")
-        text = "%s: %s (%sline %s%s)" % (type(exc).__name__, exc.msg, where + " " if where else "", exc.lineno, ": " + line if line else "")
-    return _cut(text)
+_cut = cut
+_describe = describe_exception
 
 
 def _limit_hint(exc):
