@@ -45,3 +45,17 @@ export function pythonCodeOnly(source: string): string {
 export function hasAssertion(tests: string): boolean {
   return /(?<![\w.])(assert|raise)(?![\w])/.test(pythonCodeOnly(tests))
 }
+
+/**
+ * Python's built-in functions and types (3.8-3.13, lower-case names): the judge keeps these as
+ * Python's own for the tests even when the candidate defines a name like them, so a task cannot
+ * ask for a function by one of these names.
+ */
+export const PYTHON_BUILTIN_NAMES: ReadonlySet<string> = new Set(
+  (
+    'abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex copyright credits ' +
+    'delattr dict dir divmod enumerate eval exec exit filter float format frozenset getattr globals hasattr hash help hex id input ' +
+    'int isinstance issubclass iter len license list locals map max memoryview min next object oct open ord pow print property quit ' +
+    'range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip'
+  ).split(' '),
+)

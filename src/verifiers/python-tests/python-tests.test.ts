@@ -60,6 +60,7 @@ describe('pythonTests()', () => {
     expect(verifier.checkTask?.({ ...task, tests: '  \n' })).toEqual([expect.stringContaining('empty')])
     // Tests that check nothing would pass every answer.
     expect(verifier.checkTask?.({ ...task, tests: 'add_all([(1, 2)])\n# assert add_all([]) == []' })).toEqual([expect.stringContaining('hold no `assert`')])
+    expect(verifier.checkTask?.({ ...task, entryPoint: 'sorted' })).toEqual([expect.stringContaining('entryPoint `sorted` is a Python built-in')])
   })
 
   it('normalise compares code, not prose or trailing whitespace', () => {
@@ -402,6 +403,15 @@ describe('the judge: tests run in a process that never runs the candidate', () =
     const code = "def values():\n    return [0.1 + 0.2, 10**400, float('nan'), -0.0, 1+2j, b'\\x00\\xff', (1, frozenset({2})), {(1, 2): {3}}]"
     const tests = "v = values()\nassert v[0] == 0.30000000000000004\nassert v[1] == 10**400\nassert v[2] != v[2]\nassert str(v[3]) == '-0.0'\nassert v[4] == 1+2j\nassert v[5] == b'\\x00\\xff'\nassert v[6] == (1, frozenset({2}))\nassert v[7] == {(1, 2): {3}}"
     expect(outcomes(await judged(code, tests))).toEqual(Array(9).fill('ok'))
+  })
+
+  it('keeps the tests’ built-ins and exception classes Python’s own, whatever the candidate defines', async () => {
+    // Officially the candidate's `set` and `ValueError` would shadow the tests' and pass this wrong answer.
+    const code = 'def f(x):\n    return 0\n\ndef set(*args):\n    return 0\n\nValueError = BaseException\n\ndef g(x):\n    return x'
+    const tests = "assert f([1, 2]) == set([1, 2])\ntry:\n    g(1)\n    assert False, 'Expected ValueError'\nexcept ValueError:\n    pass"
+    const verdict = await judged(code, tests)
+    expect(verdict.pass).toBe(false)
+    expect(outcomes(verdict)).toEqual(['AssertionError', 'AssertionError: Expected ValueError'])
   })
 
   it('names the call that did not return when the time runs out, and the tests that passed before it', async () => {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import type { Task } from '../../protocol/task.js'
 import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
-import { hasAssertion } from './assertions.js'
+import { hasAssertion, PYTHON_BUILTIN_NAMES } from './assertions.js'
 import { extractPythonCode, normalisePythonAnswer, sanitisePythonCode } from './extract.js'
 import type { SanitisedCode } from './extract.js'
 import { resolveInterpreter } from './interpreter.js'
@@ -138,6 +138,9 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       if (task.tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
       if (!hasAssertion(task.tests)) {
         return [`task ${task.id}: its \`tests\` hold no \`assert\` (and no \`raise\`), so every answer would pass; write them as \`assert CALL == EXPECTED\` lines`]
+      }
+      if (task.entryPoint !== undefined && PYTHON_BUILTIN_NAMES.has(task.entryPoint)) {
+        return [`task ${task.id}: its entryPoint \`${task.entryPoint}\` is a Python built-in, which the tests keep as Python's own (a candidate may not redefine what the tests compare with); rename the function`]
       }
       return []
     },
