@@ -25,12 +25,19 @@ import collections
 import json
 import os
 import struct
+import time
 import traceback
 
 MAX_DEPTH = 100
 MAX_NODES = 1000000
-# A frame from the candidate's side larger than this is a protocol violation (never read whole).
+# Frames between our own processes (the judge and the zygote) stay below this.
 MAX_FRAME_BYTES = 32 * 1024 * 1024
+# A frame from the candidate's process larger than this is a protocol violation, never read whole:
+# JSON parsing can take some 30 bytes of memory per byte of input (`[{},{},...]`).
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+# More keys of one set or dict sharing one hash than this is a crafted value: inserting n keys
+# that all collide costs n^2 comparisons (45,000 such ints took the judge 5 s).
+MAX_SAME_HASH = 32
 # defaultdict factories the judge can rebuild (anything else is not a plain value).
 DEFAULT_FACTORIES = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "bool": bool, "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset}
 
@@ -135,9 +142,10 @@ def encode(value, ref=None):
     return enc(value, 0)
 
 
-def decode(tagged, resolve=None):
+def decode(tagged, resolve=None, deadline=None):
     """Rebuilds a plain value from its tagged form with this process's own types. Raises
-    ProtocolError for anything malformed. `resolve(name)` turns ["r", name] into a function."""
+    ProtocolError for anything malformed, for keys crafted to collide, and once `deadline`
+    (time.monotonic()) passes. `resolve(name)` turns ["r", name] into a function."""
     state = {"nodes": 0}
 
     def items(payload):
@@ -145,12 +153,25 @@ def decode(tagged, resolve=None):
             raise ProtocolError("expected a list of parts")
         return payload
 
+    def distinct_hashes(keys):
+        """The keys, once no more than MAX_SAME_HASH of them share a hash (counted in O(n):
+        the tally's own keys are distinct hash values)."""
+        tally = {}
+        for key in keys:
+            h = hash(key)
+            count = tally.get(h, 0) + 1
+            if count > MAX_SAME_HASH:
+                raise ProtocolError("a set or dict whose keys were crafted to share one hash")
+            tally[h] = count
+        return keys
+
     def pairs(payload, depth):
         out = []
         for pair in items(payload):
             if type(pair) is not list or len(pair) != 2:
                 raise ProtocolError("expected [key, value] pairs")
             out.append((dec(pair[0], depth + 1), dec(pair[1], depth + 1)))
+        distinct_hashes([k for k, _ in out])
         return out
 
     def fromhex(text):
@@ -162,6 +183,8 @@ def decode(tagged, resolve=None):
         state["nodes"] += 1
         if state["nodes"] > MAX_NODES or depth > MAX_DEPTH:
             raise ProtocolError("a value larger or deeper than the limits")
+        if deadline is not None and state["nodes"] & 1023 == 0 and time.monotonic() > deadline:
+            raise ProtocolError("a value that took longer than the time limit to read")
         if type(node) is not list or not node or type(node[0]) is not str:
             raise ProtocolError("a value without a tag")
         tag = node[0]
@@ -187,9 +210,9 @@ def decode(tagged, resolve=None):
             if tag == "t" and n == 2:
                 return tuple(dec(x, depth + 1) for x in items(node[1]))
             if tag == "S" and n == 2:
-                return set(dec(x, depth + 1) for x in items(node[1]))
+                return set(distinct_hashes([dec(x, depth + 1) for x in items(node[1])]))
             if tag == "F" and n == 2:
-                return frozenset(dec(x, depth + 1) for x in items(node[1]))
+                return frozenset(distinct_hashes([dec(x, depth + 1) for x in items(node[1])]))
             if tag == "d" and n == 2:
                 return dict(pairs(node[1], depth))
             if tag == "C" and n == 2:
@@ -254,8 +277,8 @@ def parse_body(body):
     # UTF-8: Node writes its frames with JSON.stringify (our own frames are ASCII, a subset).
     try:
         message = json.loads(body.decode("utf-8"))
-    except (ValueError, UnicodeError, RecursionError) as exc:
-        raise ProtocolError("a frame that is not JSON: %s" % str(exc)[:200])
+    except (ValueError, UnicodeError, RecursionError, MemoryError) as exc:
+        raise ProtocolError("a frame that is not JSON: %s" % (str(exc)[:200] or type(exc).__name__))
     if type(message) is not dict:
         raise ProtocolError("a frame that is not a JSON object")
     return message

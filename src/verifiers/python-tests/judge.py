@@ -42,12 +42,14 @@ import errno
 import json
 import os
 import re
+import resource
 import select
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -78,6 +80,12 @@ ALLOWED_MODULES = frozenset(
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+# Sandbox uids: this base plus the judge's pid (unique among live processes), far above any
+# account's uid; needs no passwd entry.
+SANDBOX_UID_BASE = 0x3F000000
+# The judge's own address-space limit: a frame crafted to explode when parsed ends as a
+# MemoryError (the candidate's failure), not as a machine out of memory. Reset for the zygote.
+JUDGE_ADDRESS_SPACE = 4 * 1024 * 1024 * 1024
 
 
 _cut = cut
@@ -224,8 +232,8 @@ class _Channel:
         while True:
             if len(self.buffer) >= 4:
                 (length,) = struct.unpack(">I", bytes(self.buffer[:4]))
-                if length > MAX_FRAME_BYTES:
-                    raise ChannelClosed("sent a frame of %d bytes, over the limit of %d" % (length, MAX_FRAME_BYTES))
+                if length > MAX_REPLY_BYTES:
+                    raise ChannelClosed("sent a frame of %d bytes, over the limit of %d" % (length, MAX_REPLY_BYTES))
                 if len(self.buffer) >= 4 + length:
                     body = bytes(self.buffer[4 : 4 + length])
                     del self.buffer[: 4 + length]
@@ -264,7 +272,7 @@ class _Channel:
                 self.eof = True
                 return
             self.buffer += chunk
-            if len(self.buffer) > MAX_FRAME_BYTES + 4:
+            if len(self.buffer) > MAX_REPLY_BYTES + 4:
                 return
 
 
@@ -356,14 +364,14 @@ class _Attempt:
         if kind == "raise":
             raise self._exception(reply.get("exception"), shown)
         try:
-            value = decode(reply.get("value"))
+            value = decode(reply.get("value"), None, self.channel.deadline)
             after = reply.get("args")
             if after is not None:
                 if type(after) is not list or len(after) != len(args):
                     raise ProtocolError("arguments after the call that do not match the call")
                 for original, state in zip(args, after):
                     if state is not None:
-                        _write_back(original, decode(state))
+                        _write_back(original, decode(state, None, self.channel.deadline))
         except ProtocolError as exc:
             self.closed = "not run: the candidate's process had broken the protocol"
             raise Boundary("%s returned %s" % (shown, exc))
@@ -428,7 +436,7 @@ class _Attempt:
                 namespace[name] = module if module is not None else _Opaque(name, "the module %s, which the judge does not load" % _cut(str(descriptor.get("module")))[:200])
             elif kind == "value":
                 try:
-                    namespace[name] = decode(descriptor.get("value"))
+                    namespace[name] = decode(descriptor.get("value"), None, self.channel.deadline)
                 except ProtocolError as exc:
                     namespace[name] = _Opaque(name, "a value the judge cannot read (%s)" % exc)
             else:
@@ -650,6 +658,31 @@ class _Cgroup:
             with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
                 handle.write(str(os.getpid()))
 
+    def kill_all(self):
+        """SIGKILLs every process in the cgroup, whatever session it moved to or whichever parent
+        death signal it cleared, until none is left (at most 2 s). False if some survived."""
+        if self.path is None:
+            return True
+        if self.kind == "v2" and _write(os.path.join(self.path, "cgroup.kill"), "1", quiet=True):
+            pass
+        deadline = time.monotonic() + 2.0
+        while True:
+            try:
+                with open(os.path.join(self.path, "cgroup.procs")) as handle:
+                    pids = [int(line) for line in handle if line.strip()]
+            except (OSError, ValueError):
+                return False
+            if not pids:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.002)
+
     def remove(self):
         if self.path is None:
             return
@@ -690,6 +723,10 @@ class _Judge:
         os.dup2(devnull, 1)
         os.close(devnull)
         self.cgroup = _Cgroup()
+        # A uid of this judge's own for its worker (where we are root and drop privileges): no
+        # other worker's candidate can signal this one's processes, read their memory or share
+        # their process limit.
+        self.uid = SANDBOX_UID_BASE + os.getpid()
         self.process = None
         self.control = None
         self.worker_ready = None
@@ -704,7 +741,7 @@ class _Judge:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.process = subprocess.Popen(
-                self.config["worker"],
+                self._cleanup_prefix() + list(self.config["worker"]),
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=None,  # the judge's stderr: Node keeps its tail for startup errors
@@ -712,20 +749,30 @@ class _Judge:
                 env=dict(self.config.get("env") or {}),
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=self.cgroup.enter if self.cgroup.path is not None else None,
+                preexec_fn=self._enter_worker,
             )
         finally:
             theirs.close()
         self.control = ours
         ready = _read_frame_blocking(ours.fileno(), STARTUP_TIMEOUT)
         if ready is None or ready.get("t") != "ready":
-            code = self.process.poll()
+            try:
+                code = self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                code = None
             self.stop_worker()
             raise RuntimeError("the candidate worker did not start (%s)" % ("exit code %s" % code if code is not None else "no answer within %d s" % STARTUP_TIMEOUT))
         if not ready.get("seccomp"):
             self.stop_worker()
             raise RuntimeError("the candidate worker cannot install its seccomp filter on this machine (ctypes or the architecture is missing)")
         self.worker_ready = ready
+
+    def _enter_worker(self):
+        """In the zygote's process before it execs: its cgroup, and none of the judge's own
+        address-space limit."""
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        self.cgroup.enter()
 
     def _worker_died(self):
         """True when the zygote's process ended on its own (not killed by us)."""
@@ -737,15 +784,39 @@ class _Judge:
         except subprocess.TimeoutExpired:
             return False
 
+    def _cleanup_prefix(self):
+        """How to run a command as the sandbox user (never as root: the candidate's symlinks could
+        steer a recursive delete), or [] where no privilege is dropped."""
+        drop = self.config.get("drop")
+        if not drop:
+            return []
+        return [drop, "--reuid=%d" % self.uid, "--regid=%d" % self.uid, "--clear-groups", "--no-new-privs"]
+
     def _remove_workdir(self, workdir):
-        """Outside bubblewrap, an attempt whose zygote died leaves its directory: removed as the
-        sandbox user (never as root: the candidate's symlinks could steer a recursive delete)."""
+        """Outside bubblewrap, an attempt whose zygote died leaves its directory."""
         if self.config.get("mode") != "none" or not isinstance(workdir, str) or not WORKDIR.match(workdir) or "/../" in workdir:
             return
         try:
-            subprocess.run(list(self.config.get("cleanup") or []) + ["rm", "-rf", "--", workdir], env=dict(self.config.get("env") or {}), cwd="/", timeout=10, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(self._cleanup_prefix() + ["rm", "-rf", "--", workdir], env=dict(self.config.get("env") or {}), cwd="/", timeout=10, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         except Exception:  # noqa: BLE001
             pass
+
+    def _sweep_workdirs(self):
+        """Outside bubblewrap, with a uid of its own: every working directory that uid left in the
+        temporary directory (a zygote killed between making one and reporting it)."""
+        if self.config.get("mode") != "none" or not self.config.get("drop"):
+            return
+        base = tempfile.gettempdir()
+        try:
+            entries = [os.path.join(base, name) for name in os.listdir(base) if name.startswith("seqk-py-")]
+        except OSError:
+            return
+        for path in entries:
+            try:
+                if os.lstat(path).st_uid == self.uid:
+                    self._remove_workdir(path)
+            except OSError:
+                pass
 
     def stop_worker(self):
         if self.control is not None:
@@ -768,6 +839,10 @@ class _Judge:
             except Exception:  # noqa: BLE001
                 pass
             self.process = None
+            # What the candidate left outside the zygote's reach (a new session, a cleared parent
+            # death signal: outside a pid namespace these outlive the zygote) dies with its cgroup.
+            self.cgroup.kill_all()
+            self._sweep_workdirs()
 
     # -- attempts ---------------------------------------------------------------------------
 
@@ -871,6 +946,11 @@ class _Judge:
             if check is None and code != 71:
                 return "worker-lost"
             return _frame({"outcome": "harness-error", "statements": len(tree.body), "tests": [], "error": "the attempt's process %s" % why})
+        if worker_result.get("timedOut") and result.get("outcome") != "timeout":
+            # The worker's own clock (a backstop a little after the judge's) ended the attempt
+            # while the judge was busy: it ran out of time, whatever the last call was.
+            result["outcome"] = "timeout"
+            result["timeoutIn"] = attempt.ended_in or "loading the code"
         memory_limited = self.cgroup.oom_kills() > oom_before
         _explain_ending(result, attempt, worker_result, memory_limited, self.cgroup.limit)
         frame = _frame(result)
@@ -945,7 +1025,7 @@ class _Judge:
         if check is not None:
             sys.stderr.write(check + "\n")
             return 4
-        write_frame(self.node_out, {"type": "ready", "pid": os.getpid(), "version": "%d.%d.%d" % sys.version_info[:3], "cgroup": self.cgroup.kind, "worker": self.worker_ready})
+        write_frame(self.node_out, {"type": "ready", "pid": os.getpid(), "version": "%d.%d.%d" % sys.version_info[:3], "cgroup": self.cgroup.kind, "uid": self.uid if self.config.get("drop") else os.getuid(), "worker": self.worker_ready})
         while True:
             try:
                 request = read_frame(self.node_in, MAX_REQUEST_BYTES)
@@ -1027,6 +1107,11 @@ def judge_main(argv):
         libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except Exception:  # noqa: BLE001
+        pass
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (JUDGE_ADDRESS_SPACE, hard))
+    except (ValueError, OSError):
         pass
     judge = _Judge(config)
     try:

@@ -78,11 +78,11 @@ export interface WorkerSpec {
   /** Pids reported by the worker are host pids (no pid namespace): Node may signal them. */
   hostPids: boolean
   /**
-   * Outside bubblewrap: the privilege-dropping prefix (setpriv ...) used to remove the temporary
-   * directory of an attempt whose worker died. Never removed as root: the directory belonged to
-   * the candidate, and a recursive delete by root could be steered by its symlinks.
+   * Outside bubblewrap: the `setpriv` that removes, as the judge's sandbox uid (its `ready` frame
+   * says which), the temporary directory of an attempt whose judge died. Never removed as root:
+   * the directory belonged to the candidate, and its symlinks could steer a recursive delete.
    */
-  cleanupPrefix?: readonly string[]
+  dropWith?: string
 }
 
 /** Startup of a worker (bwrap + interpreter + imports; ~40-80 ms normally) may take this long under load. */
@@ -150,6 +150,8 @@ class Worker {
   /** Host path of the attempt's temporary directory (only outside bubblewrap). */
   private attemptWorkdir: string | undefined
   private stderrTail = ''
+  /** The uid the judge runs its candidates as (its `ready` frame). */
+  private sandboxUid: number | undefined
   private idleTimer: NodeJS.Timeout | undefined
   private readonly exitListeners: (() => void)[] = []
 
@@ -194,6 +196,7 @@ class Worker {
       for (const frame of frames) {
         const message = frame as { type?: string; pid?: number; healthy?: boolean; workdir?: string }
         if (message.type === 'ready') {
+          this.sandboxUid = (message as { uid?: number }).uid
           isReady = true
           clearTimeout(startupTimer)
           readyResolve()
@@ -319,7 +322,9 @@ class Worker {
     this.attemptWorkdir = undefined
     // Only what the worker's mkdtemp can have made: an absolute path ending in seqk-py-XXXXXXXX.
     if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-py-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
-      const [file = 'rm', ...args] = [...(this.spec.cleanupPrefix ?? []), 'rm', '-rf', '--', workdir]
+      const uid = this.sandboxUid
+      const drop = this.spec.dropWith !== undefined && uid !== undefined ? [this.spec.dropWith, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs'] : []
+      const [file = 'rm', ...args] = [...drop, 'rm', '-rf', '--', workdir]
       // Fire and forget, unref'd; spawning is synchronous, so this works from an 'exit' handler too.
       const rm = spawn(file, args, { stdio: 'ignore', detached: true, env: { ...WORKER_ENV }, cwd: '/' })
       rm.on('error', () => undefined)

@@ -179,15 +179,15 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
   const [sources, interpreter] = await Promise.all([loadHarness(), resolveInterpreter(options.python)])
   const reuse = options.pool ?? true
   const flags = pythonFlags(interpreter.version)
-  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])])
-  const cleanupPrefix = plan.mode === 'none' && plan.setpriv ? workerCommand(plan, { path: '', directories: [] }, []).slice(0, -1) : undefined
-  const config = { worker, env: WORKER_ENV, mode: plan.mode, cleanup: cleanupPrefix ?? [] }
+  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])], { drop: false })
+  // The judge prepends `setpriv` to a uid of its own (SANDBOX_UID_BASE + its pid, see judge.py).
+  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null }
   const spec: WorkerSpec = {
     // The judge runs as this process's user, outside the sandbox; it starts the worker command.
     argv: [interpreter.path, ...flags, '-c', sources.judge, 'judge', JSON.stringify(config)],
     mode: plan.mode,
     hostPids: plan.mode === 'none',
-    ...(cleanupPrefix ? { cleanupPrefix } : {}),
+    ...(plan.mode === 'none' && plan.setpriv ? { dropWith: plan.setpriv } : {}),
   }
   const pool = sharedPool(spec, Math.max(1, availableParallelism()), reuse)
   const limits = attemptLimits(plan, options)

@@ -178,9 +178,15 @@ export function bwrapFailureHint(apparmorRestrictsUserns: string | undefined): s
  * the sandbox's mounts (in `bwrap` mode), then the command. `interpreter.directories` are bound
  * read-only when they are outside the system directories.
  */
-export function workerCommand(plan: SandboxPlan, interpreter: { path: string; directories: readonly string[] }, commandArgs: readonly string[]): string[] {
+export function workerCommand(
+  plan: SandboxPlan,
+  interpreter: { path: string; directories: readonly string[] },
+  commandArgs: readonly string[],
+  options: { drop?: boolean } = {},
+): string[] {
   const argv: string[] = []
-  if (plan.setpriv) {
+  // `drop: false`: the caller (the judge) drops privileges itself, to a uid of its own.
+  if (plan.setpriv && options.drop !== false) {
     // --no-new-privs: a setuid binary cannot give an attempt back what was dropped.
     argv.push(plan.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups', '--no-new-privs')
   }

@@ -1,0 +1,1128 @@
+// Hostile candidates against the judge/worker split (judge.py, worker.py, codec.py): lying objects,
+// patched builtins and harness functions, hunts for the answer key, forged and malformed frames on
+// the call socket, reaching into other processes, values at the codec's limits, memory and output
+// floods, calls that never return, and attacks on the *trusted* side (the judge's CPU and memory,
+// the types it resolves by name) and on *other* attempts (leftover processes and kernel objects,
+// concurrent verifications).
+//
+// Every case must end as a verdict that fails for the candidate (never a thrown infrastructure
+// error), with a clear reason, within a bounded time, without growing the judge's memory, and must
+// leave nothing behind: no stray process, and the next correct answer still passes while the next
+// wrong answer still fails.
+//
+//   npx vitest run --project unit src/verifiers/python-tests/hostile-judge.test.ts
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { describe, expect, it } from 'vitest'
+import type { Task } from '../../protocol/task.js'
+import type { Verdict } from '../verifier.js'
+import { allPools, closeAllPools } from './pool.js'
+import { pythonTests } from './python-tests.js'
+import type { PythonTestsVerifier } from './python-tests.js'
+import { planSandbox } from './sandbox.js'
+import type { SandboxMode } from './sandbox.js'
+import { descendantsOf, eventually, processesWith, sleepMarker } from './test-helpers.js'
+
+const ROOT = process.getuid?.() === 0
+const BWRAP = planSandbox('auto').mode === 'bwrap'
+const TIMEOUT_MS = 1000
+const MiB = 1024 * 1024
+
+const task: Task = { id: 'hostile-judge/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' }
+const py = (...lines: string[]): string => `\`\`\`python\n${lines.join('\n')}\n\`\`\``
+const CORRECT = py('def add(a, b):', '    return a + b')
+const WRONG = py('def add(a, b):', '    return a - b')
+
+// Bounds every case is held to.
+/** The slowest legitimate ending: the timeout, a lost worker replaced, a self-check and a second run. */
+const MAX_VERIFY_MS = 2 * TIMEOUT_MS + 4000
+/** The judge (outside every sandbox and memory limit) may hold one frame and its value, not more. */
+const MAX_JUDGE_GROWTH_MIB = 512
+/** Node's event loop during a flood. */
+const MAX_EVENT_LOOP_DELAY_MS = 50
+
+// ---------------------------------------------------------------------------------------------
+// Observing the pools from the host.
+
+function judgePids(mode: SandboxMode): number[] {
+  return allPools()
+    .filter((pool) => pool.spec.mode === mode)
+    .flatMap((pool) => pool.pids())
+}
+
+/** Processes under the judges beyond their baseline (bwrap: bwrap + the zygote; none: the zygote). */
+function strayProcesses(mode: SandboxMode): number[] {
+  const baseline = mode === 'bwrap' ? 2 : 1
+  return judgePids(mode)
+    .map((pid) => descendantsOf(pid))
+    .filter((descendants) => descendants.length > baseline)
+    .flat()
+}
+
+function status(pid: number, key: string): number | undefined {
+  try {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Resets the judges' peak RSS (root only: /proc/<pid>/clear_refs of a non-dumpable process). */
+function resetJudgePeaks(mode: SandboxMode): Map<number, number> {
+  const base = new Map<number, number>()
+  for (const pid of judgePids(mode)) {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    } catch {
+      continue
+    }
+    const rss = status(pid, 'VmHWM')
+    if (rss !== undefined) base.set(pid, rss)
+  }
+  return base
+}
+
+/** The largest peak-RSS growth of a judge since `resetJudgePeaks`, in MiB (judges that died are skipped). */
+function judgeGrowthMiB(base: Map<number, number>): number {
+  let growth = 0
+  for (const [pid, before] of base) {
+    const peak = status(pid, 'VmHWM')
+    if (peak !== undefined) growth = Math.max(growth, (peak - before) / MiB)
+  }
+  return Math.round(growth)
+}
+
+function memAvailableMiB(): number {
+  const match = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))
+  return match ? Math.round(Number(match[1]) / 1024) : 0
+}
+
+/** SysV shared-memory segments of the host's IPC namespace: id, owner uid, bytes. */
+function hostShmSegments(): { id: number; uid: number; bytes: number }[] {
+  try {
+    return readFileSync('/proc/sysvipc/shm', 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .map((f) => ({ id: Number(f[1]), bytes: Number(f[3]), uid: Number(f[7]) }))
+  } catch {
+    return []
+  }
+}
+
+function killMarked(marker: string): void {
+  for (const pid of processesWith(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** The verdict in one line for failure messages: summary, load error, every test's error. */
+function describeVerdict(verdict: Verdict): string {
+  const tests = (verdict.diagnostics.tests ?? []).map((t) => t.error ?? t.actual ?? '').filter((t) => t !== '')
+  return [verdict.diagnostics.summary, verdict.diagnostics.error ?? '', ...tests].filter((t) => t !== '').join(' | ')
+}
+
+/** `verify`, with a thrown (infrastructure) error turned into a test failure that says so. */
+async function verifyOrFail(verifier: PythonTestsVerifier, t: Task, answer: string): Promise<Verdict> {
+  try {
+    return await verifier.verify(t, answer)
+  } catch (error) {
+    throw new Error(`verify threw (an infrastructure error the candidate provoked): ${(error as Error).message}`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python helpers the candidates share.
+
+/** Finds the attempt's call socket (a socket at fd >= 200) and writes raw frames on it. */
+const CALL_SOCKET = [
+  'import json as _json, os as _os, stat as _stat, struct as _struct',
+  "FD = next(fd for fd in range(200, 1024) if _os.path.exists('/proc/self/fd/%d' % fd) and _stat.S_ISSOCK(_os.fstat(fd).st_mode))",
+  'def frame(message):',
+  '    body = _json.dumps(message).encode()',
+  "    return _struct.pack('>I', len(body)) + body",
+  'def send(data):',
+  '    data = memoryview(data)',
+  '    while data:',
+  '        data = data[_os.write(FD, data):]',
+]
+
+/** Touches every page of `mib` MiB (a calloc'd bytearray is not resident until written). */
+const touch = (mib: number, indent = '    '): string[] => [`${indent}block = bytearray(${mib} * 1024 * 1024)`, `${indent}for i in range(0, len(block), 4096):`, `${indent}    block[i] = 1`]
+
+/** A class the worker describes as "a type of module M named Q" (`__module__`/`__qualname__` are the candidate's to set). */
+const posingAs = (name: string, module: string, qualname: string): string[] => [`class ${name}:`, '    pass', `${name}.__module__ = '${module}'`, `${name}.__qualname__ = '${qualname}'`]
+
+/** Leaks a SysV shared-memory segment of `mib` MiB, touched, detached, not removed. */
+const SHM_LEAK = (mib: number): string[] => [
+  'import ctypes',
+  'libc = ctypes.CDLL(None, use_errno=True)',
+  'libc.shmget.restype = ctypes.c_int',
+  'libc.shmat.restype = ctypes.c_void_p',
+  'libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]',
+  'libc.shmdt.argtypes = [ctypes.c_void_p]',
+  `size = ${mib} * 1024 * 1024`,
+  'segment = libc.shmget(0, ctypes.c_size_t(size), 0o1600)',
+  'if segment < 0:',
+  "    raise OSError(ctypes.get_errno(), 'shmget')",
+  'address = libc.shmat(segment, None, 0)',
+  'ctypes.memset(address, 1, size)',
+  'libc.shmdt(ctypes.c_void_p(address))',
+  "raise RuntimeError('leaked shm segment %d' % segment)",
+]
+
+// The answer key: a value only the judge (and this process) ever holds, generated now, never on disk.
+// The candidate looks for anything of its shape wherever it can read; it never contains the shape's
+// literal prefix itself (nor does this file), so a find can only be the key.
+const KEY_PREFIX = ['ANSW', 'ERKEY'].join('')
+const answerKey = (): string => `${KEY_PREFIX}${randomBytes(8).toString('hex')}`
+const KEYS = [answerKey(), answerKey(), answerKey()]
+const keyTask: Task = {
+  id: 'hostile-judge/key',
+  prompt: 'Return the secret.',
+  tests: [`# the secret is ${KEYS[2]}`, `assert answer(1) == '${KEYS[0]}'`, `expected = '${KEYS[1]}'`, 'assert answer(2) == expected'].join('\n'),
+}
+const KEY_HUNT = [
+  'import gc, inspect, os, re, sys, time',
+  "PATTERN = re.compile(('ANSW' + 'ERKEY') + '[0-9a-f]{16}')",
+  'BPATTERN = re.compile(PATTERN.pattern.encode())',
+  'found, places = {}, [0]',
+  'def look(value, where):',
+  '    places[0] += 1',
+  '    if isinstance(value, (bytes, bytearray)):',
+  '        hits = [m.decode() for m in BPATTERN.findall(value)]',
+  '    elif isinstance(value, str):',
+  '        hits = PATTERN.findall(value)',
+  '    else:',
+  '        hits = []',
+  '    for hit in hits:',
+  '        found.setdefault(hit, where)',
+  'def hunt(arg):',
+  "    look(repr(arg), 'the arguments')",
+  '    gc.unfreeze()',
+  '    for obj in gc.get_objects():',
+  '        parts = [obj] if isinstance(obj, (str, bytes, bytearray)) else list(obj.values()) if isinstance(obj, dict) else list(obj) if isinstance(obj, (list, tuple, set, frozenset)) else []',
+  '        for part in parts:',
+  "            look(part, 'gc')",
+  '    frame = sys._getframe()',
+  '    while frame is not None:',
+  '        for scope in (frame.f_locals, frame.f_globals):',
+  '            for part in list(scope.values()):',
+  "                look(part if isinstance(part, (str, bytes)) else repr(part)[:1000000], 'a frame')",
+  '        frame = frame.f_back',
+  '    for info in inspect.stack():',
+  "        look(repr(info.frame.f_locals)[:1000000], 'inspect.stack()')",
+  "    for pid in os.listdir('/proc'):",
+  '        if not pid.isdigit(): continue',
+  "        for name in ('cmdline', 'environ', 'maps', 'mem'):",
+  '            try:',
+  "                with open('/proc/%s/%s' % (pid, name), 'rb') as h:",
+  "                    look(h.read(1 << 22), '/proc/%s/%s' % (pid, name))",
+  '            except (OSError, ValueError):',
+  '                pass',
+  '    deadline = time.monotonic() + 0.4',
+  "    for top in (os.getcwd(), '/tmp', '/dev/shm', '/var/tmp'):",
+  '        for root, dirs, files in os.walk(top):',
+  '            if time.monotonic() > deadline: break',
+  '            for f in files:',
+  '                path = os.path.join(root, f)',
+  '                try:',
+  '                    if os.path.getsize(path) > (1 << 20): continue',
+  "                    with open(path, 'rb') as h:",
+  '                        look(h.read(), path)',
+  '                except OSError:',
+  '                    pass',
+  'def answer(x):',
+  '    hunt(x)',
+  "    return sorted(found.items())[0][0] if len(found) == 1 else 'found %r in %d places' % (sorted(found.items())[:10], places[0])",
+]
+
+/**
+ * Tries to reach every visible process but its own: ptrace, pidfd_open + pidfd_getfd,
+ * process_vm_readv, kcmp, /proc/<pid>/mem, and every /proc/<pid>/fd/* (sockets counted). Only
+ * processes in PROTECTED count (None: all): outside bubblewrap other users' uid-65534 helpers on
+ * this machine are visible too, and they are no part of these verifiers.
+ */
+const REACH = (protectedPids: number[] | undefined): string[] => [
+  'import ctypes, errno, os, stat',
+  'libc = ctypes.CDLL(None, use_errno=True)',
+  'libc.syscall.restype = ctypes.c_long',
+  `PROTECTED = ${protectedPids ? `set(${JSON.stringify(protectedPids)})` : 'None'}`,
+  'me = os.getpid()',
+  'class iovec(ctypes.Structure):',
+  "    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]",
+  'def sc(*args):',
+  '    ctypes.set_errno(0)',
+  '    r = libc.syscall(*[ctypes.c_long(a) for a in args])',
+  '    return r, ctypes.get_errno()',
+  'def ancestry(pid):',
+  '    seen = []',
+  '    while pid > 1 and len(seen) < 64:',
+  '        seen.append(pid)',
+  '        try:',
+  "            stat_line = open('/proc/%d/stat' % pid).read()",
+  '        except OSError:',
+  '            break',
+  "        pid = int(stat_line[stat_line.rfind(')') + 2:].split()[1])",
+  '    return seen',
+  'succeeded, tried = [], 0',
+  "for name in os.listdir('/proc'):",
+  '    if not name.isdigit() or int(name) == me:',
+  '        continue',
+  '    pid = int(name)',
+  '    if PROTECTED is not None and not PROTECTED.intersection(ancestry(pid)):',
+  '        continue',
+  '    tried += 1',
+  '    r, e = sc(101, 16, pid, 0, 0)',
+  '    if r == 0:',
+  "        succeeded.append('ptrace %d' % pid)",
+  '        sc(101, 17, pid, 0, 0)',
+  '    r, e = sc(434, pid, 0)',
+  '    if r >= 0:',
+  "        succeeded.append('pidfd_open %d' % pid)",
+  '        for fd in range(16):',
+  '            g, _ = sc(438, r, fd, 0)',
+  '            if g >= 0:',
+  "                succeeded.append('pidfd_getfd %d:%d' % (pid, fd))",
+  '                os.close(g)',
+  '        os.close(r)',
+  '    buf = ctypes.create_string_buffer(16)',
+  '    local, remote = iovec(ctypes.cast(buf, ctypes.c_void_p), 16), iovec(0x400000, 16)',
+  '    r, e = sc(310, pid, ctypes.addressof(local), 1, ctypes.addressof(remote), 1, 0)',
+  '    if e != errno.EPERM:',
+  "        succeeded.append('process_vm_readv %d (errno %d)' % (pid, e))",
+  '    r, e = sc(312, me, pid, 0, 0, 0)',
+  '    if r >= 0:',
+  "        succeeded.append('kcmp %d' % pid)",
+  '    try:',
+  "        what = open('/proc/%d/cmdline' % pid, 'rb').read().split(b'\\0')[0].decode(errors='replace')",
+  '    except OSError:',
+  "        what = '?'",
+  '    try:',
+  "        with open('/proc/%d/mem' % pid, 'r+b'):",
+  "            succeeded.append('/proc/%d/mem opened for writing (%s)' % (pid, what))",
+  '    except OSError:',
+  '        pass',
+  '    try:',
+  "        fds = os.listdir('/proc/%d/fd' % pid)",
+  '    except OSError:',
+  '        fds = []',
+  '    for fd in fds:',
+  '        try:',
+  "            opened = os.open('/proc/%d/fd/%s' % (pid, fd), os.O_RDWR)",
+  '        except OSError:',
+  '            continue',
+  '        if stat.S_ISSOCK(os.fstat(opened).st_mode):',
+  "            succeeded.append('socket /proc/%d/fd/%s' % (pid, fd))",
+  '        os.close(opened)',
+  "raise RuntimeError('tried %d processes, succeeded: %s' % (tried, ', '.join(succeeded) or 'none'))",
+]
+
+/**
+ * For 0.9 s, SIGKILLs every process it can see but itself and its worker: inside bubblewrap all of
+ * the namespace; outside, every process descending from ROOTS (this file's judges and Node itself:
+ * other users of uid 65534 on this machine are left alone), re-scanned every few ms.
+ */
+const KILLER = (roots: number[] | undefined): string[] => [
+  'import os, signal, time',
+  `ROOTS = ${roots ? `set(${JSON.stringify(roots)})` : 'None'}`,
+  'me, parent = os.getpid(), os.getppid()',
+  'def ancestry(pid):',
+  '    seen = []',
+  '    while pid > 1 and len(seen) < 64:',
+  '        seen.append(pid)',
+  '        try:',
+  "            line = open('/proc/%d/stat' % pid).read()",
+  '        except OSError:',
+  '            break',
+  "        pid = int(line[line.rfind(')') + 2:].split()[1])",
+  '    return seen',
+  'killed = set()',
+  'end = time.monotonic() + 0.9',
+  'while time.monotonic() < end:',
+  "    for name in os.listdir('/proc'):",
+  '        if not name.isdigit():',
+  '            continue',
+  '        pid = int(name)',
+  '        if pid in (me, parent) or (ROOTS is not None and not ROOTS.intersection(ancestry(pid))):',
+  '            continue',
+  '        try:',
+  '            os.kill(pid, signal.SIGKILL)',
+  '            killed.add(pid)',
+  '        except OSError:',
+  '            pass',
+  '    time.sleep(0.005)',
+  "raise RuntimeError('killed %d processes' % len(killed))",
+]
+
+// ---------------------------------------------------------------------------------------------
+// The cases.
+
+interface Case {
+  name: string
+  code: (mode: SandboxMode) => string
+  /** The task's tests, when not `add`'s. */
+  tests?: string
+  outcome: readonly Verdict['diagnostics']['outcome'][]
+  /** Matched against the summary, the load error and every test's error (see describeVerdict). */
+  reason: RegExp
+  modes?: readonly SandboxMode[]
+  /** A tighter bound on the verify's duration than MAX_VERIFY_MS. */
+  maxMs?: number
+  /** Assert Node's event loop is never delayed more than MAX_EVENT_LOOP_DELAY_MS during the verify. */
+  eventLoop?: boolean
+  /** Markers in the command line of processes the candidate starts (killed afterwards whatever happens). */
+  markers?: string[]
+  /** Extra checks. */
+  after?: (verdict: Verdict, mode: SandboxMode) => void | Promise<void>
+  timeout?: number
+}
+
+const both: readonly SandboxMode[] = ['bwrap', 'none']
+const notPlain = (type: string): RegExp => new RegExp(`returned an object of type ${type}, not a plain value`)
+
+const cases: Case[] = [
+  // 1. Lying objects: nothing the candidate defined crosses; the reason names its type.
+  {
+    name: 'an object whose __eq__ always says yes',
+    code: () => py('class E:', '    def __eq__(self, other):', '        return True', '    __hash__ = object.__hash__', 'def add(a, b):', '    return E()'),
+    outcome: ['failed'],
+    reason: notPlain('E'),
+  },
+  {
+    name: 'an int subclass equal to everything',
+    code: () => py('class I(int):', '    def __eq__(self, other):', '        return True', '    __hash__ = int.__hash__', 'def add(a, b):', '    return I(a + b + 1)'),
+    outcome: ['failed'],
+    reason: notPlain('I'),
+  },
+  {
+    name: 'a str subclass equal to everything',
+    code: () => py('class S(str):', '    def __eq__(self, other):', '        return True', '    __hash__ = str.__hash__', 'def add(a, b):', "    return S('x')"),
+    outcome: ['failed'],
+    reason: notPlain('S'),
+  },
+  {
+    name: 'a list subclass equal to everything',
+    code: () => py('class L(list):', '    def __eq__(self, other):', '        return True', 'def add(a, b):', '    return L()'),
+    outcome: ['failed'],
+    reason: notPlain('L'),
+  },
+  {
+    name: 'a float subclass equal to everything',
+    code: () => py('class F(float):', '    def __eq__(self, other):', '        return True', '    __hash__ = float.__hash__', 'def add(a, b):', '    return F(0.5)'),
+    outcome: ['failed'],
+    reason: notPlain('F'),
+  },
+  {
+    name: 'an always-equal object inside a list, a dict value and a dict key',
+    tests: 'assert add(1, 2) == [3]\nassert add(-1, 1) == {0: 0}\nassert add(0, 0) == {0: 1}',
+    code: () =>
+      py(
+        'class E:',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    def __hash__(self):',
+        '        return hash(0)',
+        'calls = []',
+        'def add(a, b):',
+        '    calls.append(1)',
+        '    return [[E()], {0: E()}, {E(): 1}][len(calls) - 1]',
+      ),
+    outcome: ['failed'],
+    reason: /^3 of 3 tests failed \| (add\(.*\) returned an object of type E, not a plain value( \| )?){3}$/,
+  },
+  {
+    name: 'a set of objects with one hash that are all equal',
+    tests: 'assert add(1, 2) == {3}',
+    code: () => py('class H:', '    def __hash__(self):', '        return 3', '    def __eq__(self, other):', '        return True', 'def add(a, b):', '    return {H()}'),
+    outcome: ['failed'],
+    reason: notPlain('H'),
+  },
+  {
+    name: 'an object that lies in __bool__ and __len__ (for `assert add(...)`)',
+    tests: 'assert add(1, 2)\nassert len(add(1, 2)) == 3',
+    code: () => py('class B:', '    def __bool__(self):', '        return True', '    def __len__(self):', '        return 3', 'def add(a, b):', '    return B()'),
+    outcome: ['failed'],
+    reason: notPlain('B'),
+  },
+  {
+    name: 'an object whose __repr__ raises',
+    code: () => py('class R:', '    def __repr__(self):', "        raise RuntimeError('no repr')", 'def add(a, b):', '    return R()'),
+    outcome: ['failed'],
+    reason: notPlain('R'),
+  },
+  {
+    name: 'an object whose __class__ claims to be int',
+    code: () => py('class Liar:', '    @property', '    def __class__(self):', '        return int', 'def add(a, b):', '    return Liar()'),
+    outcome: ['failed'],
+    reason: notPlain('Liar'),
+  },
+  {
+    name: 'a returned function, generator and class instance',
+    tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5',
+    code: () => py('class Point:', '    pass', 'def add(a, b):', '    return {1: add, 2: (x for x in [a + b]), 3: Point()}[a]'),
+    outcome: ['failed'],
+    reason: /returned an object of type function.*returned an object of type generator.*returned an object of type Point/,
+  },
+  {
+    name: 'the tested name bound to a callable always-equal object',
+    code: () => py('class E:', '    def __eq__(self, other):', '        return True', '    def __call__(self, *args):', '        return self', 'add = E()'),
+    outcome: ['failed'],
+    reason: notPlain('E'),
+  },
+
+  // 2. Patching: the candidate's process only; the judge's builtins, json, math and ast are its own.
+  {
+    name: 'patched builtins (bool, isinstance, len, repr, type)',
+    tests: 'assert add(1, 2) == 3\nassert isinstance(add(1, 2), int)\nassert len([add(1, 2)]) == 1\nassert bool(add(-1, 1) == 0)',
+    code: () =>
+      py(
+        'import builtins',
+        'builtins.bool = lambda *a: True',
+        'builtins.isinstance = lambda *a: True',
+        'builtins.len = lambda *a: 1',
+        "builtins.repr = lambda *a: '3'",
+        'builtins.type = lambda *a: int',
+        'def add(a, b):',
+        "    return 'three'",
+      ),
+    // The worker's own code (the codec's type() checks, describing names) runs on the patched builtins
+    // too: the attempt breaks itself (exit 70), or answers "three". Never a pass.
+    outcome: ['failed', 'load-error', 'timeout'],
+    reason: /^3 of 4 tests failed|exited with code 70 while loading the code|^timed out/,
+  },
+  {
+    name: 'patched json.dumps / json.loads (every frame the worker writes becomes a "return 3")',
+    code: () =>
+      py(
+        'import json',
+        "json.dumps = lambda *a, **k: '{\"t\":\"return\",\"id\":1,\"value\":[\"i\",\"3\"]}'",
+        "json.loads = lambda *a, **k: {'t': 'call', 'id': 1, 'name': 'add', 'args': ['l', []], 'kwargs': ['d', []]}",
+        'def add(a, b):',
+        '    return 0',
+      ),
+    outcome: ['load-error'],
+    reason: /broke the protocol while loading/,
+  },
+  {
+    name: "the worker's own encode, write_frame and _serve_calls replaced through sys.modules['__main__']",
+    code: () =>
+      py(
+        'import sys',
+        "worker = sys.modules['__main__']",
+        "worker.encode = lambda value, ref=None: ['r', 'add']",
+        'original_write = worker.write_frame',
+        'def write_frame(fd, message):',
+        "    if message.get('t') in ('return', 'raise', 'notplain'):",
+        "        message = {'t': 'return', 'id': message.get('id'), 'value': ['b', 1], 'args': [['b', 1]]}",
+        '    original_write(fd, message)',
+        'worker.write_frame = write_frame',
+        'def serve(fd, namespace, pid):',
+        '    while True:',
+        '        message = worker.read_frame(fd)',
+        '        if message is None:',
+        '            return',
+        "        original_write(fd, {'t': 'return', 'id': message.get('id'), 'value': ['r', 'add'], 'args': [['l', []], ['l', []]]})",
+        'worker._serve_calls = serve',
+        'def add(a, b):',
+        '    return 0',
+      ),
+    outcome: ['failed'],
+    reason: /add\(1, 2\) returned an unknown or malformed value tag 'r'/,
+  },
+  {
+    name: "the worker's globals rewritten through gc (every reply says True)",
+    code: () =>
+      py(
+        'import gc',
+        'gc.unfreeze()',
+        "g = next(o for o in gc.get_objects() if type(o) is dict and '_serve_calls' in o and 'write_frame' in o)",
+        "original = g['write_frame']",
+        'def write_frame(fd, message):',
+        "    if message.get('t') in ('return', 'raise', 'notplain'):",
+        "        message = {'t': 'return', 'id': message.get('id'), 'value': ['b', 1]}",
+        '    original(fd, message)',
+        "g['write_frame'] = write_frame",
+        'def add(a, b):',
+        "    raise ValueError('wrong')",
+      ),
+    outcome: ['failed'],
+    reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
+    after: (verdict) => expect(verdict.diagnostics.tests?.map((t) => t.actual)).toEqual(['True', 'True']),
+  },
+  {
+    name: 'math.isclose and ast patched in the candidate (the tests use math.isclose)',
+    tests: 'import math\nassert math.isclose(add(0.1, 0.2), 0.3)\nassert math.isclose(add(1.0, 1.0), 2.0)',
+    code: () => py('import math, ast', 'math.isclose = lambda *a, **k: True', 'ast.parse = lambda *a, **k: None', 'ast.literal_eval = lambda *a, **k: None', 'def add(a, b):', '    return a * b'),
+    outcome: ['failed'],
+    reason: /^2 of 3 tests failed/,
+  },
+  {
+    name: 'sys.exit and os._exit patched to do nothing (the child must still end, and a fork still not answer)',
+    code: () =>
+      py(
+        'import os, sys',
+        'os._exit = lambda code=0: None',
+        'sys.exit = lambda code=0: None',
+        'if os.fork() == 0:',
+        '    pass',
+        'def add(a, b):',
+        '    return a - b',
+      ),
+    outcome: ['failed', 'load-error'],
+    reason: /AssertionError|reply that does not match|broke the protocol/,
+  },
+  {
+    name: 'a module-level name that poses as a builtin type (enum.bltns.BaseException) to catch the AssertionError',
+    // `enum.bltns` is enum's `import builtins as bltns`: a class "of module enum named bltns.X" once
+    // resolved to any builtin type in the judge (a candidate's own exception class, by contrast,
+    // becomes a fresh subclass there). judge.py `_allowed_attribute` now refuses re-exports.
+    tests: ['try:', '    add(1, 0)', "    raise AssertionError('add(1, 0) should raise ValueError')", 'except ValueError:', '    pass'].join('\n'),
+    code: () => py('def add(a, b):', '    return a + b', ...posingAs('ValueError', 'enum', 'bltns.BaseException')),
+    outcome: ['failed'],
+    reason: /AssertionError: add\(1, 0\) should raise ValueError/,
+  },
+
+  // 3. Answer keys: the tests and the expected values never leave the judge.
+  {
+    name: 'a hunt for the answer key in gc, frames, inspect.stack(), /proc/*/{cmdline,environ,maps,mem} and temporary files',
+    tests: keyTask.tests,
+    code: () => py(...KEY_HUNT),
+    outcome: ['failed'],
+    reason: /^2 of 3 tests failed \| AssertionError \| AssertionError$/,
+    after: (verdict) => {
+      // What the hunt found (its reply): never one of the keys, at most older keys' lookalikes.
+      const found = JSON.stringify(verdict.diagnostics.tests?.filter((t) => t.call !== undefined).map((t) => t.actual))
+      for (const key of KEYS) expect(found, found).not.toContain(key)
+    },
+  },
+
+  // 4. Forged frames: the candidate's word only; a lie fails its own tests.
+  {
+    name: 'forged "return" and "loaded" frames written on every fd 0..1023',
+    code: () =>
+      py(
+        'import os, json, struct',
+        "for m in ({'t': 'return', 'id': 1, 'value': ['i', '3']}, {'t': 'loaded', 'names': {}}):",
+        '    body = json.dumps(m).encode()',
+        '    for fd in range(1024):',
+        '        try:',
+        "            os.write(fd, struct.pack('>I', len(body)) + body)",
+        '        except OSError:',
+        '            pass',
+        'def add(a, b):',
+        '    return 0',
+      ),
+    outcome: ['load-error'],
+    reason: /broke the protocol while loading/,
+  },
+  {
+    name: 'replies sent before the calls, for every id',
+    code: () => py(...CALL_SOCKET, "send(frame({'t': 'loaded', 'names': {'add': {'kind': 'callable'}}}))", 'for i in range(1, 5):', "    send(frame({'t': 'return', 'id': i, 'value': ['i', '3']}))", 'def add(a, b):', '    return 0'),
+    outcome: ['failed'],
+    // The first forged reply answers add(1, 2) with 3 (what a correct answer would say); then the
+    // real replies arrive out of order: the attempt can only lose.
+    reason: /^1 of 2 tests failed/,
+  },
+  {
+    name: 'a forged "loaded" frame that makes add a value, a module and a class of a pure module',
+    tests: 'assert add(1, 2) == 3\nassert sub(1, 2) == -1\nassert mul(2, 2) == 4',
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        "send(frame({'t': 'loaded', 'names': {'add': {'kind': 'value', 'value': ['i', '3']}, 'sub': {'kind': 'module', 'module': 'os'}, 'mul': {'kind': 'class', 'module': 'subprocess', 'qualname': 'Popen'}}}))",
+        'def add(a, b):',
+        '    return 0',
+      ),
+    outcome: ['failed'],
+    reason: /'int' object is not callable.*the module os, which the judge does not load.*/,
+  },
+  {
+    name: 'a reply with the wrong id',
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'return', 'id': 99, 'value': ['i', '3']}))", '    return a - b'),
+    outcome: ['failed'],
+    reason: /sent a reply that does not match the call add\(1, 2\)/,
+  },
+  {
+    name: 'duplicate replies',
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'return', 'id': 1, 'value': ['i', '3']}))", '    send(frame({\'t\': \'return\', \'id\': 1, \'value\': [\'i\', \'3\']}))', '    return a - b'),
+    outcome: ['failed'],
+    reason: /^1 of 2 tests failed .*not run: the candidate's process had broken the protocol|does not match the call add\(-1, 1\)/,
+  },
+  {
+    name: 'a huge length header',
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(b'\\xff\\xff\\xff\\xff' + b'x' * 100)", '    return a + b'),
+    outcome: ['failed'],
+    reason: /sent a frame of 4294967295 bytes, over the limit of \d+ during the call add\(1, 2\)/,
+  },
+  {
+    name: '16 MB of junk on the call socket',
+    // A 4 KiB frame of random bytes first (so the header is not random), then the rest.
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(b'\\x00\\x00\\x10\\x00' + _os.urandom(16 * 1024 * 1024))", '    return a + b'),
+    outcome: ['failed'],
+    reason: /the candidate's process sent a frame that is not JSON.* during the call add\(1, 2\)/,
+    eventLoop: true,
+  },
+  {
+    name: 'a 32 MB frame (just under the limit) of JSON that is not a value',
+    // ~11 M empty JSON objects: json.loads in the judge builds every one before decode() refuses.
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        '    n = (32 * 1024 * 1024 - 64) // 3',
+        "    body = b'{\"t\":\"return\",\"id\":1,\"value\":[\"l\",[' + b'{},' * (n - 1) + b'{}]]}'",
+        "    send(_struct.pack('>I', len(body)) + body)",
+        '    return a + b',
+      ),
+    outcome: ['failed'],
+    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)/,
+    eventLoop: true,
+  },
+  {
+    name: 'a reply dripped one byte every 200 ms',
+    code: () => py(...CALL_SOCKET, 'import time', 'def add(a, b):', "    data = frame({'t': 'return', 'id': 1, 'value': ['i', '3']})", '    for i in range(len(data)):', '        send(data[i:i + 1])', '        time.sleep(0.2)', '    return a + b'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the call add\(1, 2\)/,
+  },
+  {
+    name: 'closing the call socket',
+    code: () => py(...CALL_SOCKET, 'import socket', 'def add(a, b):', '    socket.socket(fileno=FD).close()', '    return a + b'),
+    outcome: ['failed'],
+    reason: /the candidate's process (exited with code \d+|ended|was killed by \w+) during the call add\(1, 2\)/,
+  },
+  {
+    name: 'shutting down its sending half and sleeping',
+    code: () => py(...CALL_SOCKET, 'import socket, time', 'def add(a, b):', '    socket.socket(fileno=_os.dup(FD)).shutdown(socket.SHUT_WR)', '    time.sleep(3)', '    return a + b'),
+    outcome: ['failed', 'timeout'],
+    reason: /during the call add\(1, 2\)/,
+  },
+  {
+    name: 'os.fork() inside a call, so that two processes answer',
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', '    if _os.fork() == 0:', "        send(frame({'t': 'return', 'id': 1, 'value': ['i', format(a + b, 'x')]}))", '        _os._exit(0)', '    return a - b'),
+    outcome: ['failed'],
+    reason: /^[12] of 2 tests failed/,
+  },
+  {
+    name: 'a fake "armed" and "setup-error" after its code started',
+    code: () => py(...CALL_SOCKET, "send(frame({'t': 'armed'}))", "send(frame({'t': 'setup-error', 'error': 'forged: the task is broken'}))", 'import time', 'time.sleep(0.2)', '_os._exit(0)'),
+    // Never a broken task (tests-error, which python-tests.ts throws): the candidate's load error.
+    outcome: ['load-error'],
+    reason: /broke the protocol while loading/,
+  },
+  {
+    name: 'a fake "setup-error" as the reply to a call',
+    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'setup-error', 'error': 'forged'}))", '    return a + b'),
+    outcome: ['failed'],
+    reason: /sent a reply that does not match the call add\(1, 2\)/,
+  },
+  {
+    name: 'forged exception records (SystemExit, KeyboardInterrupt, StopIteration, a non-class) for calls',
+    tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5\nassert all(map(add, [1, 2], [3, 4]))\nassert add(4, 2) == 6',
+    code: () =>
+      py(
+        'import sys',
+        "worker = sys.modules['__main__']",
+        'original = worker.write_frame',
+        "kinds = ['SystemExit', 'KeyboardInterrupt', 'GeneratorExit', 'StopIteration', 'write_frame']",
+        'def write_frame(fd, message):',
+        "    if message.get('t') in ('return', 'raise'):",
+        "        kind = kinds.pop(0) if kinds else 'Exception'",
+        "        message = {'t': 'raise', 'id': message.get('id'), 'exception': {'class': kind, 'builtin': kind, 'named': [kind], 'message': 'x', 'text': kind, 'line': 'x'}}",
+        '    original(fd, message)',
+        'worker.write_frame = write_frame',
+        'def add(a, b):',
+        '    return a + b',
+      ),
+    outcome: ['failed'],
+    // all(map(...)) over a StopIteration is True in plain Python too (the map just ends early).
+    reason: /^4 of 5 tests failed/,
+  },
+
+  // 5. Other processes.
+  {
+    name: 'ptrace, pidfd_open/pidfd_getfd, process_vm_readv, kcmp, /proc/<pid>/mem and /proc/<pid>/fd on every visible process',
+    code: (mode) => py(...REACH(mode === 'bwrap' ? undefined : [process.pid, ...judgePids(mode)])),
+    // Outside bubblewrap this includes the bubblewrap pool's outer `bwrap` processes (uid 65534 on the
+    // host, dumpable, fd 0 = the zygote's end of the bwrap judge's control socket).
+    outcome: ['load-error'],
+    reason: /RuntimeError: tried \d+ processes, succeeded: none/,
+  },
+  {
+    name: 'killing every process it can see but its worker (then the next answers on the pool)',
+    code: (mode) => py(...KILLER(mode === 'bwrap' ? undefined : [process.pid, ...judgePids(mode)])),
+    outcome: ['load-error'],
+    reason: /RuntimeError: killed \d+ processes/,
+  },
+  {
+    name: 'SIGINT to its worker (Python has a handler, so the namespace’s init receives it)',
+    code: () => py('import os, signal, time', 'os.kill(os.getppid(), signal.SIGINT)', 'time.sleep(3)'),
+    outcome: ['load-error', 'timeout'],
+    reason: /the sandbox's worker process died twice|^timed out after 1000 ms while loading the code$/,
+  },
+  (() => {
+    const marker = sleepMarker()
+    return {
+      name: 'killing its worker while a child of its own keeps running',
+      code: () => py('import os, signal, subprocess, time', `subprocess.Popen(['sleep', '${marker}'])`, 'time.sleep(0.1)', 'os.kill(os.getppid(), signal.SIGKILL)', 'time.sleep(3)'),
+      outcome: ['load-error', 'timeout'],
+      reason: /the sandbox's worker process died twice|^timed out after 1000 ms while loading the code$/,
+      markers: [marker],
+    } satisfies Case
+  })(),
+  (() => {
+    const marker = sleepMarker()
+    return {
+      name: 'clearing its own PR_SET_PDEATHSIG, then killing its worker and becoming a daemon',
+      code: () => py('import ctypes, os, signal', 'ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)', 'os.kill(os.getppid(), signal.SIGKILL)', `os.execv('/bin/sleep', ['sleep', '${marker}'])`),
+      outcome: ['load-error', 'timeout'],
+      reason: /the sandbox's worker process died twice|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
+      markers: [marker],
+    } satisfies Case
+  })(),
+  (() => {
+    const marker = sleepMarker()
+    return {
+      name: 'stopping its worker with SIGSTOP while a child of its own keeps running',
+      code: () => py('import os, signal, subprocess, time', `subprocess.Popen(['sleep', '${marker}'])`, 'os.kill(os.getppid(), signal.SIGSTOP)', 'time.sleep(3)'),
+      outcome: ['timeout'],
+      reason: /^timed out after 1000 ms while loading the code$/,
+      markers: [marker],
+    } satisfies Case
+  })(),
+
+  // 6. Provoked harness errors: values at and over the codec's limits, odd values, odd exceptions.
+  {
+    name: '10**100000 (over the judge’s int/str digit limit)',
+    code: () => py('def add(a, b):', '    return 10 ** 100000'),
+    outcome: ['failed'],
+    reason: /^2 of 2 tests failed \| AssertionError/,
+  },
+  {
+    name: 'three ints at the codec’s 2M-hex-digit limit, and one over it',
+    tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0',
+    code: () => py('def add(a, b):', '    return [1 << (8 * 1024 * 1024 - 1)] * 3 if a == 1 else 1 << (8 * 1024 * 1024 + 4)'),
+    outcome: ['failed'],
+    reason: /AssertionError \| add\(-1, 1\) returned an unknown or malformed value tag 'i'/,
+  },
+  {
+    name: 'float("nan") in sets and frozensets, -0.0 and inf',
+    code: () => py('def add(a, b):', "    n = float('nan')", "    return {n, float('nan'), frozenset([n]), -0.0, float('inf')}"),
+    outcome: ['failed'],
+    reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
+  },
+  {
+    name: 'bytes, bytearray and lone surrogates',
+    code: () => py('def add(a, b):', "    return [bytes(range(256)) * 1000, bytearray(b'\\x00' * 10), '\\ud800\\udfff\\x00' * 1000]"),
+    outcome: ['failed'],
+    reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
+  },
+  {
+    name: 'a 30 MB string (under the frame limit) and a 40 MB one (over it)',
+    code: () => py('def add(a, b):', "    return 'x' * ((30 if a == 1 else 40) * 1024 * 1024)"),
+    outcome: ['failed'],
+    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)/,
+  },
+  {
+    name: 'a value nested exactly 100 deep, one 101 deep and a cycle',
+    tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5',
+    code: () => py('def add(a, b):', '    v = 3', '    for _ in range({1: 100, 2: 101, 3: 0}[a]):', '        v = [v]', '    if a == 3:', '        v = [v]', '        v.append(v)', '    return v'),
+    outcome: ['failed'],
+    reason: /AssertionError \| add\(2, 2\) returned a value nested deeper than 100 levels \(a cycle\?\) \| add\(3, 2\) returned a value nested deeper than 100 levels/,
+  },
+  {
+    name: 'a list of 999,999 parts and one of 1,000,001',
+    code: () => py('def add(a, b):', '    return [0] * (999998 if a == 1 else 1000001)'),
+    // The judge's decoding of the first counts against the attempt's time: the second may not run.
+    outcome: ['failed', 'timeout'],
+    // (or the worker's own wall clock, 250 ms past the judge's, kills the child while the judge decodes).
+    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)|AssertionError \| (add\(-1, 1\) returned a value with more than 1000000 parts|timed out after 1000 ms in the call add\(-1, 1\)|the candidate's process was killed by SIGKILL .*during the call add\(-1, 1\))/,
+  },
+  {
+    name: 'an argument mutated into a cycle, a defaultdict with a lambda factory, a deque with a huge maxlen',
+    tests: 'x = [1]\nassert add(x, 2) == 3\nassert add(1, 2) == 3\nassert add(2, 2) == 4',
+    code: () =>
+      py(
+        'import collections',
+        'def add(a, b):',
+        '    if isinstance(a, list):',
+        '        a.append(a)',
+        '        return 3',
+        '    return collections.defaultdict(lambda: 3) if a == 1 else collections.deque([], 2 ** 62)',
+      ),
+    outcome: ['failed'],
+    reason: /nested deeper than 100 levels.*a defaultdict whose default factory is function.*AssertionError/,
+  },
+  {
+    name: 'exceptions with a broken __str__, named like AssertionError, and a 50 MB message',
+    tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5',
+    code: () =>
+      py(
+        'class E(Exception):',
+        '    def __str__(self):',
+        "        raise RuntimeError('no str')",
+        'class AssertionError(BaseException):',
+        '    pass',
+        'def add(a, b):',
+        '    if a == 1:',
+        '        raise E()',
+        '    if a == 2:',
+        '        raise AssertionError()',
+        "    raise ValueError('x' * 50_000_000)",
+      ),
+    outcome: ['failed'],
+    reason: /^3 of 3 tests failed \| E: <exception str\(\) failed> \(candidate line 8\) \| AssertionError \(candidate line 10\) \| ValueError: x+/,
+    after: (verdict) => {
+      for (const t of verdict.diagnostics.tests ?? []) expect((t.error ?? '').length).toBeLessThan(1000)
+    },
+  },
+  {
+    name: 'a directory 3000 levels deep in its working directory (the cleanup recurses)',
+    code: () => py('import os', 'for _ in range(3000):', "    os.mkdir('d')", "    os.chdir('d')", 'def add(a, b):', '    return a - b'),
+    outcome: ['failed', 'load-error'],
+    reason: /AssertionError|the sandbox's worker process died twice/,
+  },
+  {
+    name: 'printing 100 MB while returning data',
+    code: () => py('import sys', 'def add(a, b):', "    chunk = 'x' * (1 << 20)", '    for _ in range(50):', '        sys.stdout.write(chunk)', '        sys.stderr.write(chunk)', '    return a - b'),
+    outcome: ['failed', 'timeout'],
+    reason: /AssertionError|^timed out after 1000 ms in the call add/,
+    eventLoop: true,
+    after: (verdict) => {
+      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) expect(stream.length).toBeLessThan(64 * 1024 + 200)
+    },
+  },
+
+  // 7. Memory: the attempt's whole tree is bounded; the machine is not exhausted.
+  {
+    name: 'six forked children of 700 MiB each (pages touched)',
+    code: () => py('import os, time', 'pids = []', 'for _ in range(6):', '    pid = os.fork()', '    if pid == 0:', ...touch(700, '        '), '        time.sleep(10)', '        os._exit(0)', '    pids.append(pid)', 'for pid in pids:', '    os.waitpid(pid, 0)', "raise RuntimeError('all six children lived')"),
+    outcome: ['load-error', 'timeout'],
+    reason: /killed for using more than \d+ MiB|MemoryError|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
+    timeout: 60_000,
+  },
+  {
+    name: 'a memory bomb in eight threads',
+    code: () =>
+      py(
+        'import threading',
+        'chunks = []',
+        'def grab():',
+        '    try:',
+        '        while True:',
+        ...touch(32, '            '),
+        '            chunks.append(block)',
+        '    except MemoryError:',
+        '        pass',
+        'threads = [threading.Thread(target=grab) for _ in range(8)]',
+        'for t in threads:',
+        '    t.start()',
+        'for t in threads:',
+        '    t.join()',
+        "raise RuntimeError('grabbed %d MiB' % (32 * len(chunks)))",
+      ),
+    outcome: ['load-error', 'timeout'],
+    reason: /RuntimeError: grabbed \d+ MiB|RuntimeError: can't start new thread|killed for using more than \d+ MiB|MemoryError|^timed out/,
+    after: (verdict) => {
+      const grabbed = /grabbed (\d+) MiB/.exec(verdict.diagnostics.summary)
+      if (grabbed) expect(Number(grabbed[1])).toBeLessThanOrEqual(1024)
+    },
+  },
+
+  // 8. Junk floods: Node's event loop stays free.
+  {
+    name: '16 MB on stdout and stderr, then a wrong answer',
+    code: () => py('import sys', "sys.stdout.write('o' * (16 << 20))", "sys.stderr.write('e' * (16 << 20))", 'sys.stdout.flush()', 'sys.stderr.flush()', 'def add(a, b):', '    return a - b'),
+    outcome: ['failed'],
+    reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
+    eventLoop: true,
+    after: (verdict) => {
+      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) {
+        expect(stream.length).toBeLessThan(64 * 1024 + 200)
+        expect(stream).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/)
+      }
+    },
+  },
+  {
+    name: 'an endless flood on stdout, stderr and the call socket',
+    code: () => py(...CALL_SOCKET, 'import sys, threading', 'def junk():', '    while True:', "        send(b'\\x00\\x00\\x00\\x01' + b'x' * 65536)", 'threading.Thread(target=junk, daemon=True).start()', 'while True:', "    sys.stdout.write('o' * 65536)", "    sys.stderr.write('e' * 65536)"),
+    outcome: ['timeout', 'load-error'],
+    reason: /^timed out after 1000 ms while loading the code$|the candidate's process sent a frame that is not JSON.* while loading the code/,
+    eventLoop: true,
+  },
+
+  // 9. Timeouts name the call.
+  {
+    name: 'a call that never returns',
+    code: () => py('def add(a, b):', '    while True:', '        pass'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the call add\(1, 2\)( \||$)/,
+  },
+  {
+    name: 'a call that never returns inside a non-equality assert',
+    tests: 'assert add(1, 2) > 2',
+    code: () => py('import time', 'def add(a, b):', '    time.sleep(60)'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the call add\(1, 2\)( \||$)/,
+  },
+  {
+    name: 'a call that never returns, with SIGTERM ignored and the socket kept open in a child',
+    code: () => py('import os, signal, time', 'signal.signal(signal.SIGTERM, signal.SIG_IGN)', 'def add(a, b):', '    if os.fork() == 0:', '        time.sleep(60)', '    time.sleep(60)'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the call add\(1, 2\)( \||$)/,
+  },
+
+  // 10. The trusted side: the judge runs outside every sandbox and limit; nothing the candidate
+  //     sends may make it spend more than a bounded time or memory.
+  {
+    name: 'a set of 45,000 ints with one hash (decoded by the judge, quadratically)',
+    // hash(k * (2**61 - 1)) == 0 for every k. The candidate sends the tagged set itself (its own
+    // encode replaced); building it would cost the candidate as much as the judge.
+    code: () =>
+      py(
+        'import sys',
+        "worker = sys.modules['__main__']",
+        'P = (1 << 61) - 1',
+        "payload = ['S', [['i', format(k * P, 'x')] for k in range(1, 45000)]]",
+        'original = worker.encode',
+        'def encode(value, ref=None):',
+        '    return payload if type(value) is int else original(value, ref)',
+        'worker.encode = encode',
+        'def add(a, b):',
+        '    return a + b',
+      ),
+    outcome: ['failed', 'timeout'],
+    reason: /add\(1, 2\) returned a set or dict whose keys were crafted to share one hash/,
+    maxMs: TIMEOUT_MS + 2000,
+    timeout: 60_000,
+  },
+  {
+    name: 'a class posing as enum.bltns.bytearray, called by the judge with a size the candidate returned',
+    // `assert decode(encode(s)) == s` (HumanEval 38/50's shape): were the type resolved, the judge
+    // would call it itself, outside the sandbox and every limit, then repr() the result (4 bytes of
+    // text per zero byte: 2 GiB took the judge past Node's backstop, a thrown error).
+    tests: "assert decode(encode('abc')) == 'abc'",
+    code: () => py('def encode(s):', '    return 128 * 1024 * 1024', ...posingAs('decode', 'enum', 'bltns.bytearray')),
+    outcome: ['failed'],
+    reason: /^1 of 1 tests failed/,
+    timeout: 60_000,
+  },
+]
+
+// ---------------------------------------------------------------------------------------------
+
+for (const mode of ['bwrap', 'none'] as const) {
+  describe.runIf(mode === 'none' || BWRAP)(`hostile candidates against the judge (sandbox: ${mode})`, () => {
+    const verifier = pythonTests({ sandbox: mode, timeoutMs: TIMEOUT_MS, cache: false })
+
+    /** The pool still gives the right verdict to a correct and to a wrong answer, and nothing strays. */
+    async function expectPoolSound(): Promise<void> {
+      expect(await eventually(() => strayProcesses(mode).length === 0), `stray: ${strayProcesses(mode).join(' ')}`).toBe(true)
+      const next = await verifyOrFail(verifier, task, CORRECT)
+      expect(next.pass, `next correct answer: ${describeVerdict(next)}`).toBe(true)
+      const wrong = await verifyOrFail(verifier, task, WRONG)
+      expect(wrong.pass, 'next wrong answer').toBe(false)
+      expect(wrong.diagnostics.summary).toBe('2 of 2 tests failed')
+      for (const pool of allPools()) expect(pool.pids().length).toBeLessThanOrEqual(pool.size)
+    }
+
+    it('runs in the requested mode and verifies a correct and a wrong answer', async () => {
+      expect(verifier.sandbox).toBe(mode)
+      await expectPoolSound()
+    })
+
+    for (const hostile of cases.filter((c) => (c.modes ?? both).includes(mode))) {
+      it(
+        `contains ${hostile.name}`,
+        async () => {
+          const memoryBefore = memAvailableMiB()
+          const peaks = ROOT ? resetJudgePeaks(mode) : new Map<number, number>()
+          const loop = monitorEventLoopDelay({ resolution: 10 })
+          const started = performance.now()
+          loop.enable()
+          try {
+            const verdict = await verifyOrFail(verifier, { ...task, tests: hostile.tests ?? task.tests }, hostile.code(mode))
+            loop.disable()
+            const elapsed = Math.round(performance.now() - started)
+            const text = describeVerdict(verdict)
+            expect(verdict.pass, text).toBe(false)
+            expect(hostile.outcome, text).toContain(verdict.diagnostics.outcome)
+            expect(text).toMatch(hostile.reason)
+            // Soft from here on: every bound a case breaks is reported, not only the first.
+            expect.soft(elapsed, `verify took ${elapsed} ms (${text})`).toBeLessThan(hostile.maxMs ?? MAX_VERIFY_MS)
+            expect.soft(judgeGrowthMiB(peaks), "the judge's peak RSS grew (MiB)").toBeLessThan(MAX_JUDGE_GROWTH_MIB)
+            if (hostile.eventLoop) expect.soft(loop.max / 1e6, "Node's event-loop delay (ms)").toBeLessThan(MAX_EVENT_LOOP_DELAY_MS)
+            await hostile.after?.(verdict, mode)
+            // A marked process may still be on its way to exec'ing its marker: give it the time.
+            if (hostile.markers) await new Promise((r) => setTimeout(r, 500))
+            for (const marker of hostile.markers ?? []) {
+              expect.soft(await eventually(() => processesWith(marker).length === 0), `process marked ${marker} outlived the attempt: ${processesWith(marker).join(' ')}`).toBe(true)
+            }
+            // The machine is not exhausted: what the attempt took comes back (1 GiB of slack for the
+            // rest of the machine, which runs other suites meanwhile).
+            expect.soft(await eventually(() => memAvailableMiB() > memoryBefore - 1024, 5000), `MemAvailable ${memAvailableMiB()} MiB, was ${memoryBefore} MiB`).toBe(true)
+            await expectPoolSound()
+          } finally {
+            loop.disable()
+            for (const marker of hostile.markers ?? []) killMarked(marker)
+          }
+        },
+        hostile.timeout ?? 30_000,
+      )
+    }
+
+    it('keeps a leaked SysV shared-memory segment from reaching the next attempt or outliving the pool', async () => {
+      const before = new Set(hostShmSegments().map((s) => s.id))
+      try {
+        const leak = await verifyOrFail(verifier, task, py(...SHM_LEAK(700)))
+        expect(leak.pass).toBe(false)
+        // System V IPC is refused by the seccomp filter: nothing to leak.
+        expect(describeVerdict(leak)).toMatch(/PermissionError: \[Errno 1\] shmget|RuntimeError: leaked shm segment \d+/)
+        // The next attempt (the same warm worker: the pool reuses the last one released) is a
+        // correct answer that needs 450 MiB, well within its 1024 MiB.
+        const honest = await verifyOrFail(verifier, task, py('def add(a, b):', ...touch(450), '    return a + b'))
+        expect.soft(honest.pass, `an honest 450 MiB answer after the leak: ${describeVerdict(honest)}`).toBe(true)
+        const visible = await verifyOrFail(verifier, { ...task, tests: "assert add(1, 2) == ''" }, py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"))
+        expect.soft(visible.pass, `segments the next attempt sees: ${visible.diagnostics.tests?.[0]?.actual}`).toBe(true)
+      } finally {
+        // Workers gone, their IPC namespaces (bwrap) with them; what is left is on the host.
+        closeAllPools()
+        const left = hostShmSegments().filter((s) => !before.has(s.id) && (s.uid === 65534 || s.uid >= 0x3f000000))
+        for (const segment of left) spawnSync('ipcrm', ['-m', String(segment.id)])
+        expect.soft(left.map((s) => `${s.id} (${Math.round(s.bytes / MiB)} MiB)`), 'SysV segments of sandbox uids left on the host').toEqual([])
+      }
+    }, 60_000)
+
+    it('gives the right verdicts to answers verified concurrently with a process killer', async () => {
+      // Warm up every judge of the pool, so that the killer shares the machine with live workers.
+      await Promise.all([verifyOrFail(verifier, task, CORRECT), verifyOrFail(verifier, task, CORRECT)])
+      const roots = mode === 'bwrap' ? undefined : [process.pid, ...judgePids(mode)]
+      const killer = verifier.verify(task, py(...KILLER(roots)))
+      const others: { correct: boolean; verdict: Promise<Verdict> }[] = []
+      for (let i = 0; i < 6; i++) {
+        others.push({ correct: i % 2 === 0, verdict: verifier.verify(task, i % 2 === 0 ? CORRECT : WRONG) })
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const attacked = await killer.then(
+        (v) => v,
+        (error: Error) => error,
+      )
+      const results = await Promise.allSettled(others.map((o) => o.verdict))
+      const report = results.map((r, i) => `${others[i]?.correct ? 'correct' : 'wrong'}: ${r.status === 'fulfilled' ? `${r.value.pass} ${r.value.diagnostics.summary}` : `THREW ${(r.reason as Error).message}`}`)
+      expect(attacked instanceof Error ? attacked.message : attacked.pass).toBe(false)
+      results.forEach((r, i) => {
+        expect.soft(r.status, report.join('\n')).toBe('fulfilled')
+        if (r.status === 'fulfilled') expect.soft(r.value.pass, report.join('\n')).toBe(others[i]?.correct)
+      })
+      await expectPoolSound()
+    }, 90_000)
+  })
+}
