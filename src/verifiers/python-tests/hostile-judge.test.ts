@@ -52,9 +52,9 @@ function judgePids(mode: SandboxMode): number[] {
     .flatMap((pool) => pool.pids())
 }
 
-/** Processes under the judges beyond their baseline (bwrap: bwrap + the zygote; none: the zygote). */
+/** Processes under the judges beyond their baseline (bwrap: bwrap, the zygote and its standby attempt process; none: the zygote and its standby). */
 function strayProcesses(mode: SandboxMode): number[] {
-  const baseline = mode === 'bwrap' ? 2 : 1
+  const baseline = mode === 'bwrap' ? 3 : 2
   return judgePids(mode)
     .map((pid) => descendantsOf(pid))
     .filter((descendants) => descendants.length > baseline)

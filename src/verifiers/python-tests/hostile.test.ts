@@ -27,11 +27,12 @@ const CORRECT = '```python\ndef add(a, b):\n    return a + b\n```'
 const py = (code: string): string => `\`\`\`python\n${code}\n\`\`\``
 
 /**
- * Everything the judges of `mode` run besides their baseline: the candidate's zygote (bwrap: the
- * outer bubblewrap process and the zygote as the namespace's pid 1; none: the zygote alone).
+ * Everything the judges of `mode` run besides their baseline: the candidate's zygote and the next
+ * attempt's process it forked ahead (bwrap: also the outer bubblewrap process, with the zygote as
+ * the namespace's pid 1).
  */
 function strayProcesses(mode: SandboxMode): number[] {
-  const baseline = mode === 'bwrap' ? 2 : 1
+  const baseline = mode === 'bwrap' ? 3 : 2
   return allPools()
     .filter((pool) => pool.spec.mode === mode)
     .flatMap((pool) => pool.pids().map((pid) => descendantsOf(pid)))

@@ -401,6 +401,11 @@ export class WorkerPool {
     }
   }
 
+  /** True once closed (closeAllPools): a new one must be made. */
+  get isClosed(): boolean {
+    return this.closed
+  }
+
   /** Kills every worker (synchronously: safe in a process 'exit' handler). */
   close(): void {
     this.closed = true

@@ -7,8 +7,10 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { resolveInterpreter } from './interpreter.js'
+import type { Interpreter } from './interpreter.js'
 import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
 import { sharedPool, signalName } from './pool.js'
+import type { WorkerPool } from './pool.js'
 import { planSandbox, WORKER_ENV, workerCommand } from './sandbox.js'
 import type { SandboxMode, SandboxOption, SandboxPlan } from './sandbox.js'
 
@@ -178,18 +180,8 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
   const plan = planSandbox(options.sandbox ?? 'auto')
   const [sources, interpreter] = await Promise.all([loadHarness(), resolveInterpreter(options.python)])
   const reuse = options.pool ?? true
-  const flags = pythonFlags(interpreter.version)
-  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])], { drop: false })
-  // The judge prepends `setpriv` to a uid of its own (SANDBOX_UID_BASE + its pid, see judge.py).
-  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null }
-  const spec: WorkerSpec = {
-    // The judge runs as this process's user, outside the sandbox; it starts the worker command.
-    argv: [interpreter.path, ...flags, '-c', sources.judge, 'judge', JSON.stringify(config)],
-    mode: plan.mode,
-    hostPids: plan.mode === 'none',
-    ...(plan.mode === 'none' && plan.setpriv ? { dropWith: plan.setpriv } : {}),
-  }
-  const pool = sharedPool(spec, Math.max(1, availableParallelism()), reuse)
+  const pool = poolFor(plan, interpreter, sources, reuse)
+  const spec = pool.spec
   const limits = attemptLimits(plan, options)
   const started = performance.now()
   let outcome: AttemptOutcome
@@ -230,6 +222,31 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     durationMs: frame.durationMs ?? performance.now() - started,
     ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
   }
+}
+
+// The pool of a (sandbox, interpreter, reuse) triple: its command line holds ~80 KB of Python
+// source and stats the system directories, so it is built once, not per verify (~0.4 ms each).
+const poolsByKey = new Map<string, WorkerPool>()
+
+function poolFor(plan: SandboxPlan, interpreter: Interpreter, sources: HarnessSources, reuse: boolean): WorkerPool {
+  const key = `${plan.mode}\0${plan.setpriv ?? ''}\0${interpreter.path}\0${String(reuse)}`
+  const known = poolsByKey.get(key)
+  // A pool closed by closeAllPools() is replaced by sharedPool with a fresh one.
+  if (known && !known.isClosed) return known
+  const flags = pythonFlags(interpreter.version)
+  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])], { drop: false })
+  // The judge prepends `setpriv` to a uid of its own (SANDBOX_UID_BASE + its pid, see judge.py).
+  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null }
+  const spec: WorkerSpec = {
+    // The judge runs as this process's user, outside the sandbox; it starts the worker command.
+    argv: [interpreter.path, ...flags, '-c', sources.judge, 'judge', JSON.stringify(config)],
+    mode: plan.mode,
+    hostPids: plan.mode === 'none',
+    ...(plan.mode === 'none' && plan.setpriv ? { dropWith: plan.setpriv } : {}),
+  }
+  const pool = sharedPool(spec, Math.max(1, availableParallelism()), reuse)
+  poolsByKey.set(key, pool)
+  return pool
 }
 
 /** Adds the likely cause to a worker that would not start under a dropped uid or bubblewrap. */

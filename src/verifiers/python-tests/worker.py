@@ -8,16 +8,18 @@ The judge (judge.py) starts this as a long-lived *zygote*, inside bubblewrap whe
 fd 0 is a Unix socket to the judge (the control channel); frames as in codec.py.
 
     worker -> judge  {"t": "ready", "pid", "uid", "version", "seccomp"}                 once
-    judge -> worker  one byte carrying the attempt's call socket (SCM_RIGHTS), then
-                     {"t": "attempt", "code", "setup", "names", "timeoutMs", "maxOutputBytes",
-                      "memoryBytes", "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}
+    judge -> worker  {"t": "attempt", "code", "setup", "names", "timeoutMs", "maxOutputBytes",
+                      "memoryBytes", "cpuSeconds", "fileSizeBytes", "openFiles", "processes"},
+                     the attempt's call socket attached to its first bytes (SCM_RIGHTS)
     worker -> judge  {"t": "started", "pid", "workdir"}
-    judge -> worker  {"t": "kill"}                        optional: the judge's deadline passed
+    judge -> worker  {"t": "finish"}   the judge has its verdict: report once the output is in
+                     {"t": "kill"}     the judge's deadline passed
     worker -> judge  {"t": "result", "timedOut", "killed", "exitCode", "exitSignal", "stdout",
                       "stderr", "durationMs", "healthy"}
 
-For every attempt the zygote forks a child (about 1 ms) that takes a new session, a fresh working
-directory, an empty environment, resource limits, a seccomp filter and only then runs the
+For every attempt the zygote has forked a child ahead of time (the fork and the isolation are off
+the attempt's clock): it took a new session, a fresh working directory and an empty environment,
+and once the request arrives it takes resource limits and a seccomp filter and only then runs the
 candidate. The zygote enforces the wall-clock limit, kills the child's whole process tree
 afterwards (inside bubblewrap, where the zygote is the namespace's pid 1: every other process),
 reaps it, wipes the temporary files and answers. When cleanup fails it reports `healthy: false`
@@ -52,6 +54,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import time
@@ -61,6 +64,8 @@ CANDIDATE_FILE = "<candidate>"
 SETUP_FILE = "<setup>"
 # The call socket sits at a high fd number, away from fds a candidate opens or closes by accident.
 CALL_FD_MIN = 200
+# After the judge's "finish", how long the attempt's process may take to flush and exit.
+FINISH_GRACE = 0.5
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -358,8 +363,10 @@ def _run_attempt(request, sock_fd, own_pid):
     _serve_calls(sock_fd, namespace, own_pid)
 
 
-def _child(request, workdir, out_w, err_w, call_sock, worker):
-    """The attempt, in the forked child: isolate, limit, run, answer calls, exit."""
+def _standby(control_fd, workdir, out_w, err_w, worker):
+    """A forked child ahead of its attempt (see _Worker._prefork): isolated already, waiting for
+    the attempt's request and call socket, so the fork and most of the set-up are off the
+    attempt's clock. Then: limits, seccomp, the candidate, its calls, exit."""
     global _LIMITS
     own_pid = os.getpid()
     os.setsid()
@@ -367,11 +374,11 @@ def _child(request, workdir, out_w, err_w, call_sock, worker):
     os.dup2(worker.devnull, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
-    sock_fd = fcntl.fcntl(call_sock, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
+    control = fcntl.fcntl(control_fd, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
     # Every other descriptor closed (close_range where the kernel has it: no /proc listing).
-    os.closerange(3, sock_fd)
-    os.closerange(sock_fd + 1, 1 << 20)
-    os.set_blocking(sock_fd, True)
+    os.closerange(3, control)
+    os.closerange(control + 1, 1 << 20)
+    os.set_blocking(control, True)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it; Python's default here
@@ -380,6 +387,26 @@ def _child(request, workdir, out_w, err_w, call_sock, worker):
     os.environ.clear()
     os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
     tempfile.tempdir = workdir
+    # The candidate first in line for the OOM killer of its memory cgroup, never the zygote.
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
+    # Not dumpable: another attempt (outside bubblewrap, same uid) cannot open this one's
+    # descriptors or memory through /proc.
+    _prctl(PR_SET_DUMPABLE, 0)
+
+    # Wait for the attempt: its call socket, then its request (the zygote's own frames).
+    link = socket.socket(fileno=control)
+    call_sock = _recv_fd(link)
+    request = read_frame(control) if call_sock is not None else None
+    if request is None:
+        os._exit(0)
+    sock_fd = fcntl.fcntl(call_sock, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
+    os.close(call_sock)
+    link.close()
+    os.set_blocking(sock_fd, True)
     cpu = max(1, int(request.get("cpuSeconds", 4)))
     limits = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
@@ -397,15 +424,6 @@ def _child(request, workdir, out_w, err_w, call_sock, worker):
         except (ValueError, OSError):
             pass
     _LIMITS = {"mode": worker.mode, "memoryBytes": int(request.get("memoryBytes") or 0), "processes": int(request.get("processes") or 0), "fileSizeBytes": int(request.get("fileSizeBytes", 16 << 20)), "openFiles": int(request.get("openFiles", 256))}
-    # The candidate first in line for the OOM killer of its memory cgroup, never the zygote.
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
-    except OSError:
-        pass
-    # Not dumpable: another attempt (outside bubblewrap, same uid) cannot open this one's
-    # descriptors or memory through /proc.
-    _prctl(PR_SET_DUMPABLE, 0)
     if not install_seccomp():
         # No "armed" frame: the judge knows our own set-up failed before any candidate code ran.
         os._exit(71)
@@ -414,6 +432,13 @@ def _child(request, workdir, out_w, err_w, call_sock, worker):
         try:
             stream.flush()
         except BaseException:  # noqa: BLE001
+            pass
+    # Output complete: closed now, the zygote sees it end before the kernel tears this process's
+    # memory down (~0.6 ms), and answers meanwhile.
+    for fd in (1, 2):
+        try:
+            os.close(fd)
+        except OSError:
             pass
     # Exit now: skip the candidate's atexit handlers and non-daemon threads.
     os._exit(0)
@@ -466,8 +491,30 @@ def _recv_fd(sock):
     raise ProtocolError("an attempt without its call socket")
 
 
+def _recv_frame_with_fd(sock):
+    """The judge's next frame and the descriptor sent with its first bytes (an attempt's call
+    socket), or None at end of file."""
+    header = b""
+    fd = None
+    while len(header) < 4:
+        data, ancillary, _flags, _addr = sock.recvmsg(4 - len(header), socket.CMSG_LEN(4))
+        if not data:
+            return None
+        header += data
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS and len(payload) >= 4:
+                fd = int.from_bytes(payload[:4], sys.byteorder)
+    (length,) = struct.unpack(">I", header)
+    if length > MAX_FRAME_BYTES:
+        raise ProtocolError("a frame of %d bytes from the judge" % length)
+    body = read_exact(sock.fileno(), length)
+    if body is None:
+        return None
+    return parse_body(body), fd
+
+
 class _Worker:
-    def __init__(self, mode):
+    def __init__(self, mode, once=False):
         self.mode = mode  # 'bwrap': pid 1 of its own pid namespace; 'none': shares the host's
         self.pid = os.getpid()
         self.control_fd = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 10)
@@ -477,19 +524,25 @@ class _Worker:
         os.dup2(self.devnull, 0)
         os.dup2(self.devnull, 1)
         self.base_tmp = "/tmp" if mode == "bwrap" else tempfile.gettempdir()
+        self.once = once
+        # The next attempt's process, forked ahead (pid, link, stdout, stderr, workdir).
+        self.standby = None
 
     def serve(self):
         write_frame(self.control_fd, {"t": "ready", "pid": self.pid, "uid": os.getuid(), "version": "%d.%d.%d" % sys.version_info[:3], "seccomp": _FILTER is not None})
         while True:
-            fd = _recv_fd(self.control)
-            if fd is None:
+            if not self.once and self.standby is None:
+                self._prefork()
+            received = _recv_frame_with_fd(self.control)
+            if received is None:
                 return 0
-            request = read_frame(self.control_fd)
-            if request is None:
-                return 0
-            response = self.attempt(request, fd)
-            write_frame(self.control_fd, response)
-            if not response.get("healthy", True):
+            request, fd = received
+            if request.get("t") != "attempt" or fd is None:
+                # A "finish" or "kill" that crossed an attempt's end: nothing left to act on.
+                if fd is not None:
+                    os.close(fd)
+                continue
+            if not self.attempt(request, fd):
                 return 3
 
     def _fork(self, deadline):
@@ -501,28 +554,31 @@ class _Worker:
                     raise
                 time.sleep(0.01)
 
-    def attempt(self, request, call_sock):
-        timeout = max(0.001, float(request.get("timeoutMs", 3000)) / 1000.0)
-        cap = int(request.get("maxOutputBytes", 65536))
+    def _prefork(self, deadline=None):
+        """Forks the next attempt's process ahead of its request (see _standby). None on success,
+        else why not."""
         workdir = tempfile.mkdtemp(prefix="seqk-py-", dir=self.base_tmp)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except Exception:  # noqa: BLE001
                 pass
-        started = time.monotonic()
         try:
-            pid = self._fork(started + timeout)
+            pid = self._fork(deadline if deadline is not None else time.monotonic() + 1.0)
         except OSError as exc:
-            for fd in (out_r, out_w, err_r, err_w, call_sock):
+            for fd in (out_r, out_w, err_r, err_w):
                 os.close(fd)
+            ours.close()
+            theirs.close()
             self._clean_workdir(workdir)
-            return {"t": "result", "error": "could not fork the attempt: %s" % exc, "healthy": False}
+            return "could not fork the attempt: %s" % exc
         if pid == 0:
             try:
-                _child(request, workdir, out_w, err_w, call_sock, self)
+                ours.close()
+                _standby(theirs.fileno(), workdir, out_w, err_w, self)
             except BaseException:  # noqa: BLE001
                 try:
                     traceback.print_exc()
@@ -530,9 +586,47 @@ class _Worker:
                     pass
             finally:
                 os._exit(70)
-
-        for fd in (out_w, err_w, call_sock):
+        for fd in (out_w, err_w):
             os.close(fd)
+        theirs.close()
+        self.standby = (pid, ours, out_r, err_r, workdir)
+        return None
+
+    def attempt(self, request, call_sock):
+        """Runs one attempt and writes its result frame; False when the zygote must be replaced."""
+        timeout = max(0.001, float(request.get("timeoutMs", 3000)) / 1000.0)
+        cap = int(request.get("maxOutputBytes", 65536))
+        self._reap_ready()
+        started = time.monotonic()
+        handed = False
+        for _ in range(2):
+            if self.standby is None:
+                problem = self._prefork(started + timeout)
+                if problem is not None:
+                    os.close(call_sock)
+                    write_frame(self.control_fd, {"t": "result", "error": problem, "healthy": False})
+                    return False
+            pid, link, out_r, err_r, workdir = self.standby
+            self.standby = None
+            try:
+                link.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", call_sock))])
+                write_frame(link.fileno(), request)
+                handed = True
+            except OSError:
+                # The standby died waiting (it cannot be signalled from inside; a host OOM): anew.
+                _sigkill(os.kill, pid)
+                self._reap(pid)
+                for fd in (out_r, err_r):
+                    os.close(fd)
+                self._clean_workdir(workdir)
+            link.close()
+            if handed:
+                break
+        os.close(call_sock)
+        if not handed:
+            write_frame(self.control_fd, {"t": "result", "error": "could not hand the attempt to its process", "healthy": False})
+            return False
+        started = time.monotonic()
         write_frame(self.control_fd, {"t": "started", "pid": pid, "workdir": workdir})
         stdout, stderr = _Capture(cap), _Capture(cap)
         pidfd = None
@@ -551,7 +645,7 @@ class _Worker:
             poller.register(pidfd, select.POLLIN)
         deadline = started + timeout
         open_fds = set(streams)
-        timed_out = killed = False
+        timed_out = killed = finishing = False
 
         def drain(fd, once):
             while True:
@@ -569,10 +663,12 @@ class _Worker:
                 if once:
                     return
 
+        exited = False
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                timed_out = True
+                timed_out = not finishing
+                killed = finishing
                 break
             wait_ms = remaining * 1000 if pidfd is not None else min(remaining * 1000, 5)
             stop = False
@@ -580,20 +676,35 @@ class _Worker:
                 if fd in open_fds:
                     drain(fd, True)
                 elif fd == self.control_fd:
-                    # The judge's deadline passed (it names the call), or the judge went away.
                     try:
                         message = read_frame(self.control_fd)
                     except ProtocolError:
                         message = None
-                    killed = True
-                    stop = True
-                    if message is None:
-                        poller.unregister(self.control_fd)
+                    if message is not None and message.get("t") == "finish" and not finishing:
+                        # The judge has its verdict: done once the output is complete (both
+                        # streams closed, as the process flushed and exited) or it exits.
+                        finishing = True
+                        deadline = min(deadline, time.monotonic() + FINISH_GRACE)
+                    else:
+                        # The judge's deadline passed (it names the call), or it went away.
+                        killed = True
+                        stop = True
+                        if message is None:
+                            poller.unregister(self.control_fd)
             if stop:
                 break
             if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                exited = True
+                break
+            if finishing and not open_fds:
                 break
         duration = (time.monotonic() - started) * 1000
+        early = finishing and not exited and not open_fds and not killed
+        if early:
+            # The verdict is complete: answer first, clean up while the judge reports it.
+            write_frame(self.control_fd, {"t": "result", "timedOut": False, "killed": False, "exitCode": None, "exitSignal": None, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": True})
+            if self.mode == "bwrap":
+                return self._finish_fast(pid, (out_r, err_r), pidfd, workdir)
         self._kill_tree(pid)
         status = self._reap(pid)
         healthy = self._reap_orphans()
@@ -604,13 +715,50 @@ class _Worker:
         if pidfd is not None:
             os.close(pidfd)
         healthy = self._clean_workdir(workdir) and healthy
+        if early:
+            return healthy
         exit_code = exit_signal = None
         if status is not None:
             if os.WIFEXITED(status):
                 exit_code = os.WEXITSTATUS(status)
             elif os.WIFSIGNALED(status):
                 exit_signal = os.WTERMSIG(status)
-        return {"t": "result", "timedOut": timed_out, "killed": killed, "exitCode": exit_code, "exitSignal": exit_signal, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": healthy}
+        write_frame(self.control_fd, {"t": "result", "timedOut": timed_out, "killed": killed, "exitCode": exit_code, "exitSignal": exit_signal, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": healthy})
+        # The next attempt's process, forked while the judge reports this one.
+        if healthy and not self.once:
+            self._prefork()
+        return healthy
+
+    def _finish_fast(self, pid, fds, pidfd, workdir):
+        """After an early answer inside bubblewrap: kill(-1) dooms every process of the attempt
+        at once (SIGKILL, atomically with respect to fork), so the files can go and the next
+        standby be forked without waiting for the kernel to tear this process down; its zombie
+        is reaped at the next sweep."""
+        self._kill_tree(pid)
+        if not self.once:
+            self._prefork()
+        for fd in fds:
+            os.close(fd)
+        if pidfd is not None:
+            os.close(pidfd)
+        healthy = self._clean_workdir(workdir)
+        self._reap_ready()
+        return healthy
+
+    def _reap_ready(self):
+        """Reaps the zombies there are now, without waiting (sparing nothing: a dead standby is
+        dropped)."""
+        spare = self.standby[0] if self.standby is not None else None
+        try:
+            while True:
+                waited, _ = os.waitpid(-1, os.WNOHANG)
+                if waited == 0:
+                    return
+                if waited == spare:
+                    self._drop_standby()
+                    spare = None
+        except ChildProcessError:
+            return
 
     def _kill_tree(self, pid):
         _sigkill(os.killpg, pid)
@@ -628,7 +776,10 @@ class _Worker:
             return None
 
     def _reap_orphans(self):
-        """Reaps and kills what is left (the zygote is a subreaper, or the namespace's init)."""
+        """Reaps and kills what is left of the attempt (the zygote is a subreaper, or the
+        namespace's init, so every orphan comes back to it), sparing the standby. True when
+        nothing of the attempt is left within 2 s."""
+        spare = self.standby[0] if self.standby is not None else None
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             try:
@@ -636,31 +787,61 @@ class _Worker:
                     waited, _ = os.waitpid(-1, os.WNOHANG)
                     if waited == 0:
                         break
+                    if waited == spare:
+                        self._drop_standby()
+                        spare = None
             except ChildProcessError:
                 return True
-            for child in _children_of(self.pid):
+            others = [child for child in self._children() if child != spare]
+            if not others:
+                return True
+            for child in others:
                 try:
                     _sigkill(os.killpg, os.getpgid(child))
                 except OSError:
                     pass
                 _sigkill(os.kill, child)
-            if self.mode == "bwrap":
-                _sigkill(os.kill, -1)
             time.sleep(0.002)
         return False
 
+    def _children(self):
+        """This process's children, from /proc/self/task/<pid>/children (one read), else a scan."""
+        try:
+            with open("/proc/self/task/%d/children" % self.pid) as handle:
+                return [int(pid) for pid in handle.read().split()]
+        except (OSError, ValueError):
+            return _children_of(self.pid)
+
+    def _drop_standby(self):
+        """Forgets a standby that died (it is re-forked before the next attempt)."""
+        if self.standby is None:
+            return
+        _pid, link, out_r, err_r, workdir = self.standby
+        self.standby = None
+        link.close()
+        for fd in (out_r, err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _remove(workdir)
+
     def _clean_workdir(self, workdir):
+        """Removes the attempt's files (inside bubblewrap: everything in the private /tmp but the
+        standby's fresh directory)."""
+        keep = self.standby[4] if self.standby is not None else None
         targets = [workdir]
         if self.mode == "bwrap":
             try:
                 targets = [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)]
             except OSError:
                 return False
+            targets = [path for path in targets if path != keep]
         for path in targets:
             _remove(path)
         if self.mode == "bwrap":
             try:
-                return not os.listdir(self.base_tmp)
+                return [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)] in ([], [keep])
             except OSError:
                 return False
         return not os.path.lexists(workdir)
@@ -742,7 +923,7 @@ def worker_main(argv):
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if not once:
         _preload()
-    worker = _Worker(mode)
+    worker = _Worker(mode, once)
     if not once and hasattr(gc, "freeze"):
         gc.collect()
         gc.freeze()
