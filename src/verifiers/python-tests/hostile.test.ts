@@ -57,7 +57,7 @@ interface Case {
 
 const both: readonly SandboxMode[] = ['bwrap', 'none']
 const bwrapOnly: readonly SandboxMode[] = ['bwrap']
-// As root the worker runs as uid 65534 even without bubblewrap: process limits and file permissions apply.
+// As root the worker runs as an unprivileged uid even without bubblewrap: process limits and file permissions apply.
 const rootOrBwrap: readonly SandboxMode[] = ROOT ? both : bwrapOnly
 
 const secret = 'sk-test-secret'
@@ -177,7 +177,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'writing into the project directory (as uid 65534)',
+    name: 'writing into the project directory (as an unprivileged uid)',
     code: () => `open("${PROJECT}/${pwned}-2", "w").write("pwned")`,
     outcome: ['load-error'],
     reason: /(PermissionError: .*\[sandbox: runs as an unprivileged user\]|FileNotFoundError)/,

@@ -5,7 +5,7 @@
  * starts ~45 ms), and a verifier starts Python once per worker. So the command is run once to ask
  * for `sys.executable`, and every worker spawns that path directly.
  *
- * Sandboxed runs (bubblewrap, or any run as root, which drops to uid 65534) prefer the system
+ * Sandboxed runs (bubblewrap, or any run as root, which drops to an unprivileged uid) prefer the system
  * interpreter `/usr/bin/python3`: a per-user install such as pyenv under `/root` (mode 0700) cannot
  * be read by the unprivileged sandbox user, and `/usr` is bound into the sandbox anyway.
  */

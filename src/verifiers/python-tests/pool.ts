@@ -1,6 +1,6 @@
 /**
  * Warm judges: each is a long-lived `judge.py` process (trusted, as this process's user) that
- * keeps one candidate worker (`worker.py`, inside bubblewrap when sandboxed, dropped to uid 65534)
+ * keeps one candidate worker (`worker.py`, inside bubblewrap when sandboxed, dropped to an unprivileged uid of its own)
  * and forks a fresh child of it for every attempt.
  *
  * Why warm: starting a sandboxed interpreter (setpriv + bwrap + python + imports) costs ~45 ms

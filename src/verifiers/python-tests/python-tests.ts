@@ -35,7 +35,7 @@ export interface PythonTestsOptions {
   /**
    * Isolation of candidate code. `auto` (default): bubblewrap when it works on this machine, else
    * no sandbox with a one-time warning. `bwrap`: bubblewrap or an error. `none`: no namespaces
-   * (resource limits, timeout, empty environment and, as root, uid 65534 still apply).
+   * (resource limits, timeout, empty environment and, as root, an unprivileged uid of its own still apply).
    * The mode in use is `verifier.sandbox`.
    */
   sandbox?: SandboxOption
@@ -90,7 +90,7 @@ export const MAX_CODE_BYTES = 1024 * 1024
  * Each attempt runs in a fresh process (forked from a warm worker) with an empty environment, in
  * its own session and temporary directory, with CPU, memory, file-size, open-file and process
  * limits and a wall-clock timeout that kills everything it started; inside bubblewrap (no network,
- * read-only system, uid 65534) when available. See sandbox.ts for what each mode contains.
+ * read-only system, an unprivileged uid of its own) when available. See sandbox.ts for what each mode contains.
  *
  * @throws SandboxUnavailableError (at creation) when `sandbox: 'bwrap'` cannot run on this machine.
  * @example

@@ -110,7 +110,7 @@ function pythonFlags(version: string): string[] {
 export const DEFAULT_MEMORY_MB = 1024
 /** RLIMIT_NPROC inside bubblewrap: counted per sandbox (per user namespace), so a fork bomb stays in its own. */
 const SANDBOX_PROCESSES = 64
-/** RLIMIT_NPROC when dropped to uid 65534 without bubblewrap: shared by every uid-65534 process on the host. */
+/** RLIMIT_NPROC when dropped to the worker's own uid without bubblewrap (counted per uid on the host). */
 const SHARED_UID_PROCESSES = 512
 const FILE_SIZE_BYTES = 16 * 1024 * 1024
 const OPEN_FILES = 256
@@ -255,7 +255,7 @@ function explainStartFailure(error: unknown, plan: SandboxPlan, python: string):
   const hints: string[] = []
   if (plan.setpriv) {
     hints.push(
-      `Attempts run as uid 65534, which must be able to read and execute ${python} and its standard library ` +
+      `Attempts run as an unprivileged uid of their own, which must be able to read and execute ${python} and its standard library ` +
         '(an interpreter under /root is not readable): install a system python3 (apt-get install python3), ' +
         'point SEQK_PYTHON / the `python` option at a world-readable interpreter, or use sandbox: \'none\' as a non-root user.',
     )

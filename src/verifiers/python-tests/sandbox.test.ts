@@ -33,7 +33,7 @@ describe('planSandbox', () => {
   describe('without bubblewrap on PATH', () => {
     const savedPath = process.env.PATH
     const savedCi = process.env.CI
-    // setpriv stays reachable (as root the code still runs as uid 65534); bwrap does not.
+    // setpriv stays reachable (as root the code still runs unprivileged); bwrap does not.
     const bin = mkdtempSync(join(tmpdir(), 'seqk-nobwrap-'))
     const setpriv = findOnPath('setpriv')
     if (setpriv) symlinkSync(setpriv, join(bin, 'setpriv'))

@@ -7,8 +7,9 @@
  *   the interpreter's own directories), no `/etc`, no home or project directories, a private
  *   size-limited `/tmp` as the only writable place, an empty environment, `--die-with-parent`,
  *   `--new-session` and no further user namespaces. As root the worker first drops to uid/gid
- *   65534 with `setpriv`, which also makes RLIMIT_NPROC apply (root is exempt from it).
- * - `none`: no namespaces. As root the worker still drops to uid/gid 65534 (it cannot write the
+ *   a uid of its own with `setpriv` (the judge's: 0x3F000000 + its pid, see judge.py), which
+ *   also makes RLIMIT_NPROC apply (root is exempt from it).
+ * - `none`: no namespaces. As root the worker still drops to a uid of its own (it cannot write the
  *   project, signal Node or exceed its process limit), but it can read world-readable files and
  *   reach the network.
  *
@@ -27,7 +28,10 @@ export type SandboxOption = 'auto' | 'bwrap' | 'none'
 /** What is actually used. */
 export type SandboxMode = 'bwrap' | 'none'
 
-/** The user and group attempts run as when Node runs as root ("nobody" on Debian-like systems). */
+/**
+ * The user and group of the sandbox smoke test and of bubblewrap without setpriv ("nobody" on
+ * Debian-like systems). Workers themselves run as a uid of their judge's own (judge.py).
+ */
 export const SANDBOX_UID = 65534
 export const SANDBOX_GID = 65534
 
@@ -135,7 +139,7 @@ function decide(option: SandboxOption): SandboxPlan {
       missing: problem.error,
       warning:
         `vitest-seqk python-tests: ${problem.error}, so the bundled simulated actors' code runs WITHOUT a sandbox ` +
-        `(no network or file-system isolation; ${setpriv ? `it still runs as uid ${SANDBOX_UID} with resource limits and a timeout` : 'only resource limits and a timeout'}), ` +
+        `(no network or file-system isolation; ${setpriv ? `it still runs as an unprivileged uid with resource limits and a timeout` : 'only resource limits and a timeout'}), ` +
         `and code from any other actor is refused. ${INSTALL_HINT}, or pass sandbox: 'none' to pythonTests() to run every answer unsandboxed.${dropWarning}`,
     }
   }
