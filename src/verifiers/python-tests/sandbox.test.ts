@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, mkdirSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { pythonTests } from './python-tests.js'
 import { bwrapFailureHint, findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
 
@@ -48,7 +48,10 @@ describe('planSandbox', () => {
     afterAll(() => rmSync(bin, { recursive: true, force: true }))
 
     it("auto runs the bundled simulated actors' code unsandboxed, refuses a model's code naming the fix, and records the sandbox", async () => {
+      // The message says more under CI=true (checked below): start from a developer's shell.
+      delete process.env.CI
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+      onTestFinished(() => warn.mockRestore())
       const verifier = pythonTests({ cache: false })
       const task = { id: 'nobwrap/add', prompt: 'p', tests: 'assert add(1, 2) == 3' }
       const answer = '```python\ndef add(a, b):\n    return a + b\n```'
@@ -61,7 +64,6 @@ describe('planSandbox', () => {
       await expect(verifier.verify(task, answer)).rejects.toThrow(/CI=true: install it in the CI job/)
       // Asked for explicitly, 'none' runs anyone's code.
       expect((await pythonTests({ sandbox: 'none', cache: false }).verify(task, answer)).pass).toBe(true)
-      warn.mockRestore()
     })
 
     it('auto falls back to none with ONE warning that says how to install it', () => {
