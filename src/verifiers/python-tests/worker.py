@@ -746,19 +746,19 @@ class _Worker:
         return healthy
 
     def _reap_ready(self):
-        """Reaps the zombies there are now, without waiting (sparing nothing: a dead standby is
-        dropped)."""
+        """Reaps the zombies there are now, without waiting (a dead standby is dropped). False
+        when this process has no child left at all."""
         spare = self.standby[0] if self.standby is not None else None
         try:
             while True:
                 waited, _ = os.waitpid(-1, os.WNOHANG)
                 if waited == 0:
-                    return
+                    return True
                 if waited == spare:
                     self._drop_standby()
                     spare = None
         except ChildProcessError:
-            return
+            return False
 
     def _kill_tree(self, pid):
         _sigkill(os.killpg, pid)
@@ -779,19 +779,11 @@ class _Worker:
         """Reaps and kills what is left of the attempt (the zygote is a subreaper, or the
         namespace's init, so every orphan comes back to it), sparing the standby. True when
         nothing of the attempt is left within 2 s."""
-        spare = self.standby[0] if self.standby is not None else None
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
-            try:
-                while True:
-                    waited, _ = os.waitpid(-1, os.WNOHANG)
-                    if waited == 0:
-                        break
-                    if waited == spare:
-                        self._drop_standby()
-                        spare = None
-            except ChildProcessError:
+            if not self._reap_ready():
                 return True
+            spare = self.standby[0] if self.standby is not None else None
             others = [child for child in self._children() if child != spare]
             if not others:
                 return True
