@@ -414,6 +414,13 @@ describe('the judge: tests run in a process that never runs the candidate', () =
     expect(outcomes(verdict)).toEqual(['AssertionError', 'AssertionError: Expected ValueError'])
   })
 
+  it('judges consecutive asserts with set arguments and call-making messages as plain Python does (calls sent ahead only where that is exact)', async () => {
+    const code = 'def f(xs):\n    return len(xs)'
+    const tests = ['assert f({0, 3, 11}) == 3', 'assert f({1, 2}) == 2', 'assert f([1]) == 5, f([0, 0])', 'assert f([1, 2]) == 2', 'assert f((1, 2, 3)) == 3'].join('\n')
+    const verdict = await judged(code, tests)
+    expect(outcomes(verdict)).toEqual(['ok', 'ok', 'AssertionError: 2', 'ok', 'ok'])
+  })
+
   it('names the call that did not return when the time runs out, and the tests that passed before it', async () => {
     const verdict = await pythonTests({ cache: false, timeoutMs: 500 }).verify({ id: 'judge/slow', prompt: 'p', tests: 'assert f(1) == 1\nassert f(10**9) == 1' }, fence('def f(n):\n    while n > 1:\n        pass\n    return 1'))
     expect(verdict.diagnostics.outcome).toBe('timeout')

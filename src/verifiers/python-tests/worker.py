@@ -527,6 +527,8 @@ class _Worker:
         self.once = once
         # The next attempt's process, forked ahead (pid, link, stdout, stderr, workdir).
         self.standby = None
+        # The last attempt still to be reaped (answered early, see _finish_fast).
+        self.reap_pending = False
 
     def serve(self):
         write_frame(self.control_fd, {"t": "ready", "pid": self.pid, "uid": os.getuid(), "version": "%d.%d.%d" % sys.version_info[:3], "seccomp": _FILTER is not None})
@@ -596,7 +598,16 @@ class _Worker:
         """Runs one attempt and writes its result frame; False when the zygote must be replaced."""
         timeout = max(0.001, float(request.get("timeoutMs", 3000)) / 1000.0)
         cap = int(request.get("maxOutputBytes", 65536))
-        self._reap_ready()
+        if self.reap_pending:
+            # The previous attempt was doomed (kill(-1)) before its answer; its teardown ran while
+            # the judge reported it. Gone now, before this attempt's code runs.
+            self.reap_pending = False
+            if not self._reap_orphans():
+                os.close(call_sock)
+                write_frame(self.control_fd, {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False})
+                return False
+        else:
+            self._reap_ready()
         started = time.monotonic()
         handed = False
         for _ in range(2):
@@ -742,6 +753,9 @@ class _Worker:
         if pidfd is not None:
             os.close(pidfd)
         healthy = self._clean_workdir(workdir)
+        # Reaped before the next attempt's code runs (see attempt()): nothing of this one may
+        # still hold memory in the cgroup or count against the process limit then.
+        self.reap_pending = True
         self._reap_ready()
         return healthy
 
