@@ -88,3 +88,13 @@ describe('spearman', () => {
     )
   })
 })
+
+describe('ties between rates of the same count', () => {
+  it('ranks 14/27 computed along two paths as one value', () => {
+    const a = 14 / 27
+    const b = 0.5185185185185186 // the same count, summed in another order
+    expect(a).not.toBe(b)
+    expect(averageRanks([a, b, 0.9])).toEqual([1.5, 1.5, 3])
+    expect(spearman([a, b, 0.9], [0.1, 0.2, 0.3])).toBeCloseTo(0.866, 3)
+  })
+})

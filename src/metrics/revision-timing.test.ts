@@ -27,8 +27,10 @@ describe('revisionTiming', () => {
   it('is null with a reason when there is no gain to share', () => {
     expect(revisionTiming([0.5, 0.5, 0.5])).toEqual({ egs: null, lgs: null, reason: noGain })
     expect(revisionTiming([0.5, 0.6, 0.4])).toEqual({ egs: null, lgs: null, reason: noGain })
-    expect(revisionTiming([0.5, 0.6, Number.NaN])).toEqual({ egs: null, lgs: null, reason: noGain })
-    expect(revisionTiming([Number.NaN, Number.NaN])).toEqual({ egs: null, lgs: null, reason: noGain })
+    // An undefined gain says it is undefined, not that it is <= 0.
+    const undefinedGain = 'ΔSeq@K is undefined (Seq@1 or Seq@K was not measured): no revision gain to share'
+    expect(revisionTiming([0.5, 0.6, Number.NaN])).toEqual({ egs: null, lgs: null, reason: undefinedGain })
+    expect(revisionTiming([Number.NaN, Number.NaN])).toEqual({ egs: null, lgs: null, reason: undefinedGain })
   })
 
   it('is null with a reason when the budget leaves no revision', () => {

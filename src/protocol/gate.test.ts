@@ -58,6 +58,26 @@ describe('compareToBaseline', () => {
     expect(strict.reasons[0]).toContain('the drop exceeds the hard limit of 1.0 points')
   })
 
+  it('lets no rounding decide: a drop of exactly maxDrop passes, 8/10 -> 7/10 as 9/10 -> 8/10', () => {
+    const ten = ids.slice(0, 10)
+    const solved = (n: number) => ten.map((id, i) => row(id, i < n ? [1, 1, 1] : [null, null, null]))
+    // 0.7 - 0.8 is -0.10000000000000009 in floating point; 0.8 - 0.9 is -0.09999999999999998.
+    for (const [from, to] of [[8, 7], [9, 8]] as const) {
+      const result = compareToBaseline(baseline(solved(from)), current(solved(to)), { maxDrop: 0.1, margin: 1 })
+      expect(result.reasons.filter((r) => r.includes('hard limit')), `${from}/10 -> ${to}/10`).toEqual([])
+      expect(result.comparisons.at(-1)?.diff.point).toBeCloseTo(-0.1, 12)
+    }
+    const beyond = compareToBaseline(baseline(solved(8)), current(solved(6)), { maxDrop: 0.1, margin: 1 })
+    expect(beyond.reasons[0]).toContain('the drop exceeds the hard limit of 10.0 points')
+  })
+
+  it('never prints "-0.0"', () => {
+    const result = compareToBaseline(baseline(solvedEverywhere), current(solvedEverywhere))
+    const oneWorse = solvedEverywhere.map((r, i) => (i === 0 ? row(r.taskId, [1, null, null]) : r))
+    const strict = compareToBaseline(baseline(solvedEverywhere), current(oneWorse), { maxDrop: 0.01 })
+    for (const text of [...result.reasons, ...strict.reasons]) expect(text).not.toMatch(/-0\.0(?!\d)/)
+  })
+
   it('fails a protocol change naming each field with both values, and how to accept it', () => {
     const changed = { ...protocol, budget: 4, history: { name: 'last', settings: {} } }
     const result = compareToBaseline(baseline(solvedEverywhere), current(solvedEverywhere, changed))

@@ -73,7 +73,15 @@ const mean = (rows: readonly TaskRow[], k: number, independent: boolean) => {
   return rates.length === 0 ? Number.NaN : rates.reduce((a, b) => a + b, 0) / rates.length
 }
 
-const pct = (v: number) => (v * 100).toFixed(1)
+const pct = (v: number) => {
+  const text = (v * 100).toFixed(1)
+  return text === '-0.0' ? '0.0' : text
+}
+/**
+ * Rates are ratios of small counts, computed in floating point: 8/10 - 7/10 is
+ * -0.10000000000000009. A limit is crossed only by more than this, so rounding never decides.
+ */
+const TOLERANCE = 1e-9
 
 function solvedText(row: TaskRow, K: number, independent: boolean): string {
   if (independent) return `${row.passes ?? 0}/${row.samples ?? 0} samples`
@@ -140,15 +148,15 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     const where = `${label}@${k} ${pct(comparison.baseline)} → ${pct(comparison.current)} on ${measured.length} common tasks (difference ${pct(interval.point)} points, 95% CI ${pct(interval.lo)} to ${pct(interval.hi)})`
     // Fail closed: a difference that cannot be computed is never a pass.
     if (!Number.isFinite(interval.point) || !Number.isFinite(interval.hi)) result.reasons.push(`${label}@${k}: the difference could not be computed on the common tasks.`)
-    else if (interval.hi < -margin) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
-    else if (interval.point < -maxDrop) result.reasons.push(`${where}: the drop exceeds the hard limit of ${pct(maxDrop)} points.`)
+    else if (interval.hi < -margin - TOLERANCE) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
+    else if (interval.point < -maxDrop - TOLERANCE) result.reasons.push(`${where}: the drop exceeds the hard limit of ${pct(maxDrop)} points.`)
   }
   for (const id of measured) {
     const x = taskRate(before.get(id)!, K, independent)
     const y = taskRate(now.get(id)!, K, independent)
     const text = `${id} ${solvedText(before.get(id)!, K, independent)} → ${solvedText(now.get(id)!, K, independent)}`
-    if (y < x) result.regressed.push(text)
-    else if (y > x) result.improved.push(text)
+    if (y < x - TOLERANCE) result.regressed.push(text)
+    else if (y > x + TOLERANCE) result.improved.push(text)
   }
   if (result.reasons.length > 0) {
     result.pass = false
