@@ -383,7 +383,6 @@ def _standby(control_fd, workdir, out_w, err_w, worker):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it; Python's default here
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    os.chdir(workdir)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
     tempfile.tempdir = workdir
@@ -403,6 +402,10 @@ def _standby(control_fd, workdir, out_w, err_w, worker):
     request = read_frame(control) if call_sock is not None else None
     if request is None:
         os._exit(0)
+    # The working directory exists only once there is an attempt: a standby that is never used
+    # (its worker stopped) leaves nothing behind in a shared /tmp.
+    os.mkdir(workdir, 0o700)
+    os.chdir(workdir)
     sock_fd = fcntl.fcntl(call_sock, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
     os.close(call_sock)
     link.close()
@@ -559,7 +562,9 @@ class _Worker:
     def _prefork(self, deadline=None):
         """Forks the next attempt's process ahead of its request (see _standby). None on success,
         else why not."""
-        workdir = tempfile.mkdtemp(prefix="seqk-py-", dir=self.base_tmp)
+        # Named now, made by the standby when its attempt arrives (O_EXCL semantics of mkdir: a
+        # name taken meanwhile fails that attempt's set-up, before any candidate code).
+        workdir = os.path.join(self.base_tmp, "seqk-py-" + os.urandom(8).hex())
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
