@@ -23,7 +23,7 @@ import { pythonTests } from './python-tests.js'
 import type { PythonTestsVerifier } from './python-tests.js'
 import { planSandbox } from './sandbox.js'
 import type { SandboxMode } from './sandbox.js'
-import { descendantsOf, eventually, processesWith, sleepMarker } from './test-helpers.js'
+import { descendantsOf, eventually, processesWith, sleepMarker, expectCappedOutput } from './test-helpers.js'
 
 const ROOT = process.getuid?.() === 0
 const BWRAP = planSandbox('auto').mode === 'bwrap'
@@ -944,12 +944,7 @@ const cases: Case[] = [
     outcome: ['failed'],
     reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
     eventLoop: true,
-    after: (verdict) => {
-      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) {
-        expect(stream.length).toBeLessThan(64 * 1024 + 200)
-        expect(stream).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/)
-      }
-    },
+    after: expectCappedOutput,
   },
   {
     name: 'an endless flood on stdout, stderr and the call socket',

@@ -6,6 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { expect } from 'vitest'
+import type { Verdict } from '../verifier.js'
 
 /** A fresh marker usable as a `sleep` duration: `sleep 60.<digits>` is unique in /proc. */
 export function sleepMarker(seconds = 60): string {
@@ -82,4 +84,12 @@ export async function eventually(check: () => boolean, ms = 2000): Promise<boole
     await new Promise((r) => setTimeout(r, 25))
   }
   return check()
+}
+
+/** The candidate's stdout and stderr were capped (head and tail of 64 KiB kept) and say how much was cut. */
+export function expectCappedOutput(verdict: Verdict): void {
+  for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) {
+    expect(stream.length).toBeLessThan(64 * 1024 + 200)
+    expect(stream).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/)
+  }
 }
