@@ -15,6 +15,23 @@ describe('competitionRanks', () => {
   })
 })
 
+describe('compareRankings with rates of one count computed along two paths', () => {
+  it('ties 0.5185185185185185 and 0.5185185185185186 (14/27) in ranks, order and reversals', () => {
+    const r = compareRankings({
+      benchmark: 'b',
+      mode: 'verifier',
+      k: 5,
+      pass: new Map([['x', 0.5185185185185185], ['y', 0.5185185185185186], ['z', 0.9]]),
+      seq: new Map([['x', 0.7], ['y', 0.6], ['z', 0.9]]),
+    })
+    const ranks = Object.fromEntries(r.actors.map((a) => [a.actorId, a.passRank]))
+    expect(ranks).toEqual({ x: 2, y: 2, z: 1 })
+    // Tied under Pass@5, so x above y under Seq@5 is no reversal, and the Pass@5 tie breaks by Seq@5.
+    expect(r.reversals).toEqual([])
+    expect(r.passOrder).toEqual(['z', 'x', 'y'])
+  })
+})
+
 describe('performanceGaps', () => {
   it('gives the best–worst gap and the mean over all pairs', () => {
     const gaps = performanceGaps([0.9, 0.5, 0.7])

@@ -3,28 +3,21 @@
  * section 5.1.2, Table 3): the same Pass@K gap can shrink (AdvancedIF: 33.3 → 6.7 points) or widen
  * (HumanEval Pro: 10.8 → 51.7) once actors revise with feedback.
  */
+import { competitionRanks } from '../metrics/ranks.js'
 import type { ExcludedActor, Gaps, Ranking } from './report-schema.js'
 
 /**
- * Rates that differ by less than this are ties. Rates computed from the same counts in different
- * summation orders can differ by a few ulps; a real difference between two rates over N tasks ×
- * r repeats is at least 1/(N·r), far above this for any realistic run.
+ * Rates that differ by less than this are ties when model selection compares sums of rates.
+ * Ranks do not use it: they tie by `sameRate` (metrics/ranks.ts), the rule the terminal table,
+ * the report and Spearman share.
  */
 export const TIE_TOLERANCE = 1e-9
 
 const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0)
 
-/**
- * Competition ranks ("1224"), best (highest score) first: tied actors share the better rank, as
- * a leaderboard shows them.
- *
- * @example
- * competitionRanks(new Map([['a', 0.9], ['b', 0.7], ['c', 0.9]])) // => Map { a: 1, b: 3, c: 1 }
- */
-export function competitionRanks(scores: ReadonlyMap<string, number>): Map<string, number> {
-  const values = [...scores.values()]
-  return new Map([...scores].map(([id, s]) => [id, 1 + values.filter((v) => v > s + TIE_TOLERANCE).length]))
-}
+// Competition ranks ("1224") moved to metrics/ranks.ts with the one tie rule; re-exported for
+// the analysis' public face.
+export { competitionRanks }
 
 /**
  * Best–worst gap and mean pairwise gap of a set of scores (paper Table 3). Both are null with
@@ -50,14 +43,12 @@ function difference(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a - b
 }
 
-/** Ids ordered best first by `score`, ties by the other score, then by id (a stable, readable order). */
-function order(ids: readonly string[], score: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): string[] {
-  return [...ids].sort((x, y) => {
-    const d = (score.get(y) as number) - (score.get(x) as number)
-    if (Math.abs(d) > TIE_TOLERANCE) return d
-    const e = (then.get(y) as number) - (then.get(x) as number)
-    return Math.abs(e) > TIE_TOLERANCE ? e : byCodeUnits(x, y)
-  })
+/**
+ * Ids ordered best first by `rank`, ties by the other rank, then by id (a stable, readable order).
+ * Sorting on ranks, not on rates, keeps the order's ties the ranks' ties.
+ */
+function order(ids: readonly string[], rank: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): string[] {
+  return [...ids].sort((x, y) => (rank.get(x) as number) - (rank.get(y) as number) || (then.get(x) as number) - (then.get(y) as number) || byCodeUnits(x, y))
 }
 
 export interface CompareRankingsInput {
@@ -104,13 +95,14 @@ export function compareRankings(input: CompareRankingsInput): Ranking {
   const kept = [...pass.keys()]
   const passRanks = competitionRanks(pass)
   const seqRanks = competitionRanks(seq)
-  const seqOrder = order(kept, seq, pass)
+  const seqOrder = order(kept, seqRanks, passRanks)
   const reversals: Ranking['reversals'] = []
-  const passOrder = order(kept, pass, seq)
+  const passOrder = order(kept, passRanks, seqRanks)
   for (const a of passOrder) {
     for (const b of passOrder) {
-      const passSaysA = (pass.get(a) as number) - (pass.get(b) as number) > TIE_TOLERANCE
-      const seqSaysB = (seq.get(b) as number) - (seq.get(a) as number) > TIE_TOLERANCE
+      // A pair reverses only when both protocols tell the two apart: a tie is not an order.
+      const passSaysA = (passRanks.get(a) as number) < (passRanks.get(b) as number)
+      const seqSaysB = (seqRanks.get(b) as number) < (seqRanks.get(a) as number)
       if (passSaysA && seqSaysB) reversals.push({ passAbove: a, seqAbove: b })
     }
   }

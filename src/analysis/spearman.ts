@@ -2,6 +2,7 @@
  * Spearman's rank correlation, as the paper uses it to ask whether Pass@K and Seq@K (and their
  * gains over attempt 1) order actors the same way (paper section 5.1.4, Figure 4).
  */
+import { averageRanks } from '../metrics/ranks.js'
 
 function assertFinite(values: readonly number[], name: string): void {
   for (const [i, v] of values.entries()) {
@@ -9,40 +10,9 @@ function assertFinite(values: readonly number[], name: string): void {
   }
 }
 
-/** Equal to 12 significant digits: far below any difference of counts a benchmark can produce. */
-function sameRate(a: number, b: number): boolean {
-  return a === b || Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b))
-}
-
-/**
- * 1-based ranks, ascending, with tied values sharing the average of the ranks they span
- * ("fractional" ranking). Average ranks are what makes Spearman's rho equal Pearson's r on the
- * ranks when there are ties; the textbook 1 − 6Σd²/(n(n²−1)) shortcut is wrong with ties.
- *
- * Values are tied only when exactly equal: callers that compute rates by different summation
- * orders should round first if ulp-level differences must count as ties.
- *
- * @throws RangeError on a non-finite value.
- * @example
- * averageRanks([10, 20, 20, 5]) // => [2, 3.5, 3.5, 1]
- */
-export function averageRanks(values: readonly number[]): number[] {
-  // Ties are decided on values equal to 12 significant digits: two rates of the same count
-  // (14/27 computed along two paths) must share a rank, whatever their last bits say.
-  assertFinite(values, 'values')
-  const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number))
-  const ranks = new Array<number>(values.length)
-  let start = 0
-  while (start < order.length) {
-    let end = start
-    while (end + 1 < order.length && sameRate(values[order[end + 1] as number] as number, values[order[start] as number] as number)) end++
-    // Positions start..end (0-based) hold ranks start+1..end+1; their mean is (start+end)/2 + 1.
-    const rank = (start + end) / 2 + 1
-    for (let i = start; i <= end; i++) ranks[order[i] as number] = rank
-    start = end + 1
-  }
-  return ranks
-}
+// Average ranks (and their tie rule) live in metrics/ranks.ts with the other rankings, so Spearman
+// ties exactly the actors the tables tie; re-exported for the analysis' public face.
+export { averageRanks }
 
 /**
  * Pearson's correlation coefficient. NaN when there are fewer than 2 points or either variable

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { costPoints, curveWithBands, rankRows, ranksOf, tokensAtK } from './data.js'
+import { costPoints, curveWithBands, rankRows, tokensAtK } from './data.js'
 
 const { summary, trajectories } = fakeRun({ repeats: 3, tasks: ['a', 'b', 'c', 'd', 'e', 'f'] })
 const cells = summary.benchmarks[0]!.cells
@@ -70,8 +70,14 @@ describe('tokensAtK and costPoints', () => {
 })
 
 describe('ranks', () => {
-  it('ranks best first and lets ties share the better rank', () => {
-    expect([...ranksOf(new Map([['a', 0.5], ['b', 0.9], ['c', 0.5]]))]).toEqual([['a', 2], ['b', 1], ['c', 2]])
+  it('ties two rates of one count computed along two paths (14/27 as …185 and …186)', () => {
+    const atK = { 'sim:careful': 0.5185185185185185, 'sim:quick': 0.5185185185185186 } as Record<string, number>
+    const tied = cells.map((c) => (c.mode === 'independent' ? { ...c, passAt: [...c.passAt!.slice(0, 3), atK[c.actorId]!] } : c))
+    const pass = rankRows(tied).filter((r) => r.order === 0)
+    expect(pass.map((r) => [r.actor, r.value, r.rank])).toEqual([
+      ['sim:careful', 0.5185185185185185, 1],
+      ['sim:quick', 0.5185185185185186, 1],
+    ])
   })
 
   it('has a column for Pass@K and one per feedback mode, for actors present in all', () => {

@@ -6,6 +6,7 @@
  */
 import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
 import { bootstrapInterval, passAtCurve, seqAtInterval, type SampleCounts } from '../metrics/index.js'
+import { competitionRanks } from '../metrics/ranks.js'
 
 export interface CurvePoint {
   k: number
@@ -129,15 +130,10 @@ export interface RankRow {
   fingerprint: string
 }
 
-/** Rank of each value, best (highest) first; ties share the better rank, as the terminal table does. */
-export function ranksOf(values: ReadonlyMap<string, number>): Map<string, number> {
-  const sorted = [...values.values()].sort((a, b) => b - a)
-  return new Map([...values].map(([id, v]) => [id, sorted.indexOf(v) + 1]))
-}
-
 /**
  * The rank-change (slope) chart's rows: Pass@K, then Seq@K per feedback mode, for the actors that
  * have all of them. Empty unless at least two actors have an independent cell and a sequential one.
+ * Ranks tie by the terminal table's rule (metrics/ranks.ts), so chart and table agree on ties.
  */
 export function rankRows(cells: readonly CellSummary[]): RankRow[] {
   const K = Math.max(...cells.map((c) => c.budget))
@@ -152,7 +148,7 @@ export function rankRows(cells: readonly CellSummary[]): RankRow[] {
   if (actors.length < 2 || columns.length < 2) return []
   return columns.flatMap((col, order) => {
     const values = new Map(actors.map((a) => [a, atK(col.cells.find((c) => c.actorId === a)!)!]))
-    const ranks = ranksOf(values)
+    const ranks = competitionRanks(values)
     return actors.map((actor) => ({ actor, column: col.name, order, rank: ranks.get(actor)!, value: values.get(actor)!, fingerprint: col.cells.find((c) => c.actorId === actor)!.fingerprint }))
   })
 }

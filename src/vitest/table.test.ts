@@ -100,6 +100,12 @@ describe('rankingChanges', () => {
     expect(rankingChanges(same)).toEqual(['ranking: the same under Pass@3 and Seq@3 (verifier)'])
     expect(rankingChanges([cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95])])).toEqual([])
   })
+
+  it('ties two rates of one count computed along two paths (14/27 as …185 and …186)', () => {
+    // Exact comparison read the last bits as an order and reported a ranking change both ways.
+    const cells = [cell('a', 'verifier', [0.4, 0.5185185185185186]), cell('a', 'independent', [0.4, 0.5185185185185185]), cell('b', 'verifier', [0.4, 0.5185185185185185]), cell('b', 'independent', [0.4, 0.5185185185185186])]
+    expect(rankingChanges(cells)).toEqual(['ranking: the same under Pass@2 and Seq@2 (verifier)'])
+  })
 })
 
 describe('spendingLine', () => {

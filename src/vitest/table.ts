@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../artifacts/schemas.js'
+import { competitionRanks } from '../metrics/ranks.js'
 
 const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
 const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
@@ -95,15 +96,10 @@ function ordinal(n: number): string {
   return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`
 }
 
-/** Rank of each actor under a score, best first (ties share the better rank). */
-function ranks(scores: Map<string, number>): Map<string, number> {
-  const sorted = [...scores.values()].sort((a, b) => b - a)
-  return new Map([...scores].map(([id, s]) => [id, sorted.indexOf(s) + 1]))
-}
-
 /**
  * Where actors' order under Pass@K differs from their order under Seq@K for a feedback mode: the
- * paper's headline finding, stated in one line per mode.
+ * paper's headline finding, stated in one line per mode. Rates of one count that differ in their
+ * last bits tie (metrics/ranks.ts), so rounding never reads as a change of order.
  */
 export function rankingChanges(cells: readonly CellSummary[]): string[] {
   const K = Math.max(...cells.map((x) => x.budget))
@@ -114,8 +110,8 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
   for (const mode of modes) {
     const seq = new Map(cells.filter((x) => x.mode === mode && pass.has(x.actorId) && x.seqAt[K - 1] != null).map((x) => [x.actorId, x.seqAt[K - 1]!]))
     if (seq.size < 2) continue
-    const passRanks = ranks(new Map([...pass].filter(([id]) => seq.has(id))))
-    const seqRanks = ranks(seq)
+    const passRanks = competitionRanks(new Map([...pass].filter(([id]) => seq.has(id))))
+    const seqRanks = competitionRanks(seq)
     const moved = [...seqRanks].filter(([id, r]) => passRanks.get(id) !== r)
     if (moved.length === 0) out.push(`ranking: the same under Pass@${K} and Seq@${K} (${mode})`)
     else out.push(`ranking changes from Pass@${K} to Seq@${K} (${mode}): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}`)
