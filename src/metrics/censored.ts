@@ -1,0 +1,306 @@
+import type { TaskOutcomes } from './seq-at-k.js'
+import { assertBudget } from './validation.js'
+
+/**
+ * One repeat of a task under the sequential protocol: solved at attempt `firstSuccess`, not solved
+ * within the budget (`firstSuccess: null`), or **censored**: an infrastructure error at attempt
+ * `censoredAt` (attempts 1..censoredAt-1 ran and failed; nothing is known from `censoredAt` on).
+ *
+ * A first success or an error later than the budget is a miss within the budget, as in
+ * {@link seqAtCurve}, so a K-run truncated to k gives exactly the k-run's numbers.
+ */
+export type RepeatOutcome = { firstSuccess: number | null } | { censoredAt: number }
+
+/** A task's repeats, some of which may have ended in an infrastructure error. */
+export interface CensoredTaskOutcomes {
+  taskId: string
+  repeats: RepeatOutcome[]
+}
+
+/**
+ * The cell's pooled hazard at one attempt: of the repeats (over all tasks) at risk at this attempt,
+ * how many succeeded at it. Integer counts, so a share built from them stays an exact fraction.
+ */
+export interface AttemptHazard {
+  atRisk: number
+  successes: number
+}
+
+/**
+ * Seq@k for k = 1..budget with errored trajectories counted as failed before their error and
+ * censored from it on (issue 14, item 5): each task's Kaplan–Meier estimate of P(first success <= k)
+ * (see {@link censoredShares}) with the cell's {@link pooledHazards} as the tail, then the mean over
+ * tasks, as in {@link seqAtCurve}.
+ *
+ * Why not the two simple rules: errors hit long trajectories, and long trajectories are the failing
+ * ones, so leaving errored trajectories out drops failures more often than successes and biases
+ * Seq@K upward, while counting them as failures charges the model for the infrastructure. Measured
+ * in censored.test.ts (tasks with per-attempt success p ~ Beta(15, 21), a memoryless actor, Seq@5 =
+ * 91.9%, 3 repeats, 5% of model calls erroring): left out +1.1 points, as failures -8.9, this
+ * estimate +0.1 (-0.1 at 10% errors, +0.1 with one repeat); per-task Kaplan–Meier alone (S carried
+ * forward when a task runs out of repeats) -1.8, and -4.4 with one repeat. Censoring at an attempt
+ * is independent of the task's outcome there, which is what Kaplan–Meier assumes.
+ *
+ * Without censored repeats the curve equals `seqAtCurve` bit for bit. With one repeat per task it is
+ * the pooled Kaplan–Meier estimate of all repeats (Efron's self-consistency). Tasks that carry no
+ * information (every repeat errored at attempt 1, or no repeats) are skipped; when no task carries
+ * any, every entry is NaN rather than 0. It is never below `seqAtCurve(errorsAsFailures(outcomes),
+ * budget)`, and never above `seqAtCurve(errorsLeftOut(outcomes), budget)` unless some task lost every
+ * repeat to an error (the left-out bound drops such a task; this estimate gives it the cell's tail).
+ * A summary reports those two bounds next to it.
+ *
+ * @returns an array of length `budget`, Seq@k at index k - 1.
+ * @throws RangeError when `budget` is not an integer >= 1, or a repeat is not one of the three
+ *   shapes of {@link RepeatOutcome} with a 1-based attempt number (the message names the task).
+ * @example
+ * seqAtCurveCensored(
+ *   [
+ *     { taskId: 'a', repeats: [{ firstSuccess: 1 }, { firstSuccess: null }] },
+ *     { taskId: 'b', repeats: [{ censoredAt: 2 }, { firstSuccess: 3 }] },
+ *   ],
+ *   3,
+ * ) // => [0.25, 0.25, 0.75]: task b's error at attempt 2 leaves one repeat at risk, which succeeds at 3
+ */
+export function seqAtCurveCensored(outcomes: readonly CensoredTaskOutcomes[], budget: number): number[] {
+  assertBudget(budget)
+  const counts = outcomes.map((task) => countAttempts(task, budget))
+  const hazards = poolCounts(counts, budget)
+  const sums = new Array<number>(budget).fill(0)
+  let tasks = 0
+  for (const task of counts) {
+    const shares = sharesFromCounts(task, hazards)
+    // Every entry is NaN or none is: the task carries information at attempt 1 or not at all.
+    if (Number.isNaN(shares[0])) continue
+    tasks += 1
+    // Summed in task order and divided once, exactly as seqAtCurve does, so the two agree bit for
+    // bit when nothing is censored.
+    for (let k = 0; k < budget; k++) sums[k] = (sums[k] ?? 0) + (shares[k] ?? Number.NaN)
+  }
+  if (tasks === 0) return sums.fill(Number.NaN)
+  return sums.map((sum) => sum / tasks)
+}
+
+/**
+ * The hazards {@link censoredShares} continues a task with once every remaining repeat of it has
+ * errored: at each attempt j = 1..budget, the repeats of all tasks at risk at j and the successes
+ * among them. Pooled over repeats, not weighted per task: the tail stands for "a repeat still
+ * running at attempt j", and repeats, not tasks, are what get censored.
+ *
+ * @returns an array of length `budget`, attempt j at index j - 1.
+ * @throws RangeError as {@link seqAtCurveCensored}.
+ * @example
+ * pooledHazards([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }], 2)
+ * // => [{ atRisk: 2, successes: 1 }, { atRisk: 0, successes: 0 }]
+ */
+export function pooledHazards(outcomes: readonly CensoredTaskOutcomes[], budget: number): AttemptHazard[] {
+  assertBudget(budget)
+  return poolCounts(
+    outcomes.map((task) => countAttempts(task, budget)),
+    budget,
+  )
+}
+
+/**
+ * A task's Kaplan–Meier estimate of P(first success <= k) for k = 1..budget: its term in
+ * {@link seqAtCurveCensored}, and the per-task value an interval resamples (pass the hazards of the
+ * whole cell, `pooledHazards(outcomes, budget)`, for the same numbers as the curve). Shares
+ * resampled with the hazards held fixed leave out the hazards' own noise, small next to the tasks'
+ * (they pool every repeat of the cell); resampling `seqAtCurveCensored` itself includes it.
+ *
+ * At attempt j the at-risk set is the repeats that neither succeeded before j nor were censored at or
+ * before j (a repeat censored at j got no verdict at j); d_j of them succeed at j; S(k) = prod over
+ * j <= k of (1 - d_j / n_j), and the share is 1 - S(k). A repeat censored at j therefore counts as
+ * failed for every k < j: the share at k < j equals the share with that repeat as
+ * `firstSuccess: null`.
+ *
+ * Once every remaining repeat of the task has errored (n_j = 0), nothing of the task is left to
+ * estimate from, and S continues with the cell's hazards instead: S(k) = S(j - 1) * prod over the
+ * attempts from j to k of (1 - successes / atRisk), an attempt with nobody at risk in the cell
+ * contributing 1 (S carried forward). This is Efron's self-consistency (the censored repeat is
+ * credited the chance that a repeat still running at its error succeeds by k) with the cell standing
+ * in for the task. Carrying S forward instead credits no success never observed, but it is biased
+ * down by 1.8 points at 3 repeats and 4.4 at 1 repeat (5% errors, see the tests): a strong model
+ * solves most repeats early, so its last repeat at risk is often the one an error stops. Pass
+ * `pooledHazards([], budget)` (nobody at risk) to get that carry-forward estimate.
+ *
+ * The product is kept as an exact fraction of integers and rounded once per k, so without
+ * censoring the share is exactly `solved / repeats`, the same double as `seqAtCurve`'s.
+ *
+ * @returns an array of length `budget`, the share at k in index k - 1; NaN everywhere when no repeat
+ *   reached a verdict at attempt 1 (no repeats, or every repeat errored at attempt 1), the same rule
+ *   as seqAtCurve's "tasks with zero repeats are skipped".
+ * @throws RangeError as {@link seqAtCurveCensored}, or when `hazards` has fewer than `budget`
+ *   entries or an entry that is not integer counts with 0 <= successes <= atRisk.
+ * @example
+ * const task = { taskId: 'a', repeats: [{ firstSuccess: 3 }, { censoredAt: 2 }, { firstSuccess: null }] }
+ * censoredShares(task, 3, pooledHazards([task], 3))
+ * // => [0, 0, 0.5]: three at risk at 1, two at 2 and 3 (one errored at 2), one of them succeeds at 3
+ */
+export function censoredShares(task: CensoredTaskOutcomes, budget: number, hazards: readonly AttemptHazard[]): number[] {
+  assertBudget(budget)
+  if (hazards.length < budget) {
+    throw new RangeError(`hazards must have an entry per attempt 1..budget (got ${hazards.length} for budget ${budget})`)
+  }
+  hazards.slice(0, budget).forEach(({ atRisk, successes }, index) => {
+    if (!Number.isInteger(atRisk) || !Number.isInteger(successes) || successes < 0 || successes > atRisk) {
+      throw new RangeError(
+        `hazards[${index}] must be integer counts with 0 <= successes <= atRisk (got ${String(successes)} of ${String(atRisk)})`,
+      )
+    }
+  })
+  return sharesFromCounts(countAttempts(task, budget), hazards)
+}
+
+/**
+ * The lower bound reported next to {@link seqAtCurveCensored}: every errored trajectory counted as
+ * a failure (`firstSuccess: null`), today's `countErrorsAsFailures: true`. Feed it to `seqAtCurve`.
+ *
+ * @throws RangeError when a repeat is malformed (the message names the task).
+ * @example
+ * seqAtCurve(errorsAsFailures([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 1 }] }]), 2)
+ * // => [0.5, 0.5]
+ */
+export function errorsAsFailures(outcomes: readonly CensoredTaskOutcomes[]): TaskOutcomes[] {
+  return outcomes.map((task) => ({
+    taskId: task.taskId,
+    firstSuccess: task.repeats.map((repeat, index) => {
+      const attempt = checkedRepeat(task.taskId, repeat, index)
+      return attempt.censored ? null : attempt.at
+    }),
+  }))
+}
+
+/**
+ * The upper bound reported next to {@link seqAtCurveCensored}: errored trajectories dropped, today's
+ * `countErrorsAsFailures: false`. A task whose every repeat errored keeps zero repeats, which
+ * `seqAtCurve` skips. Feed it to `seqAtCurve`.
+ *
+ * @throws RangeError when a repeat is malformed (the message names the task).
+ * @example
+ * seqAtCurve(errorsLeftOut([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 1 }] }]), 2)
+ * // => [1, 1]
+ */
+export function errorsLeftOut(outcomes: readonly CensoredTaskOutcomes[]): TaskOutcomes[] {
+  return outcomes.map((task) => {
+    const firstSuccess: (number | null)[] = []
+    task.repeats.forEach((repeat, index) => {
+      const attempt = checkedRepeat(task.taskId, repeat, index)
+      if (!attempt.censored) firstSuccess.push(attempt.at)
+    })
+    return { taskId: task.taskId, firstSuccess }
+  })
+}
+
+/** A validated repeat: the attempt of its first success (null: none) or of its error. */
+type CheckedRepeat = { censored: false; at: number | null } | { censored: true; at: number }
+
+function checkedRepeat(taskId: string, repeat: RepeatOutcome, index: number): CheckedRepeat {
+  // Plain data from JSON can carry both keys; which one wins would be a silent guess.
+  const hasCensoredAt = 'censoredAt' in repeat && repeat.censoredAt !== undefined
+  const hasFirstSuccess = 'firstSuccess' in repeat && repeat.firstSuccess !== undefined
+  if (hasCensoredAt && hasFirstSuccess) {
+    throw new RangeError(
+      `a repeat has either firstSuccess or censoredAt, not both (task '${taskId}', repeat ${index + 1})`,
+    )
+  }
+  if (hasCensoredAt) {
+    const at = repeat.censoredAt
+    if (!Number.isInteger(at) || at < 1) {
+      throw new RangeError(`censoredAt must be a 1-based attempt number (task '${taskId}' has ${String(at)})`)
+    }
+    return { censored: true, at }
+  }
+  const at = 'firstSuccess' in repeat ? repeat.firstSuccess : undefined
+  if (at !== null && (at === undefined || !Number.isInteger(at) || at < 1)) {
+    throw new RangeError(`firstSuccess must be a 1-based attempt number or null (task '${taskId}' has ${String(at)})`)
+  }
+  return { censored: false, at }
+}
+
+/**
+ * A task's counts per attempt j = 1..budget (index j - 1): repeats at risk at j and successes at j.
+ * Outcomes after the budget are misses within it: such repeats stay at risk through attempt `budget`.
+ */
+interface AttemptCounts {
+  atRisk: number[]
+  successes: number[]
+}
+
+function countAttempts(task: CensoredTaskOutcomes, budget: number): AttemptCounts {
+  const successes = new Array<number>(budget).fill(0)
+  const censored = new Array<number>(budget).fill(0)
+  task.repeats.forEach((repeat, index) => {
+    const attempt = checkedRepeat(task.taskId, repeat, index)
+    if (attempt.at === null || attempt.at > budget) return
+    const counts = attempt.censored ? censored : successes
+    counts[attempt.at - 1] = (counts[attempt.at - 1] ?? 0) + 1
+  })
+  const atRisk = new Array<number>(budget)
+  let running = task.repeats.length
+  for (let j = 0; j < budget; j++) {
+    // A repeat censored at j + 1 got no verdict there: it leaves the risk set before, not after.
+    running -= (censored[j] ?? 0) + (j > 0 ? (successes[j - 1] ?? 0) : 0)
+    atRisk[j] = running
+  }
+  return { atRisk, successes }
+}
+
+function poolCounts(tasks: readonly AttemptCounts[], budget: number): AttemptHazard[] {
+  const pooled = Array.from({ length: budget }, () => ({ atRisk: 0, successes: 0 }))
+  for (const task of tasks) {
+    pooled.forEach((hazard, j) => {
+      hazard.atRisk += task.atRisk[j] ?? 0
+      hazard.successes += task.successes[j] ?? 0
+    })
+  }
+  return pooled
+}
+
+function sharesFromCounts({ atRisk, successes }: AttemptCounts, hazards: readonly AttemptHazard[]): number[] {
+  const budget = atRisk.length
+  const shares = new Array<number>(budget)
+  if ((atRisk[0] ?? 0) === 0) return shares.fill(Number.NaN)
+  // S(k) as a reduced fraction survivors / total. BigInt because the denominator is a product of
+  // at-risk counts; without censoring it stays at most the number of repeats.
+  let survivors = 1n
+  let total = 1n
+  for (let j = 0; j < budget; j++) {
+    const own = atRisk[j] ?? 0
+    const [risk, events] = own > 0 ? [own, successes[j] ?? 0] : [hazards[j]?.atRisk ?? 0, hazards[j]?.successes ?? 0]
+    if (risk > 0 && survivors !== 0n) {
+      survivors *= BigInt(risk - events)
+      total *= BigInt(risk)
+      const divisor = gcd(survivors, total)
+      survivors /= divisor
+      total /= divisor
+    }
+    shares[j] = ratioToNumber(total - survivors, total)
+  }
+  return shares
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b]
+  return a
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/**
+ * The double nearest to numerator / denominator (ties to even), for 0 <= numerator <= denominator.
+ * Exported for its test only (index.ts does not re-export it).
+ *
+ * Both operands exact doubles: one IEEE division is correctly rounded. Beyond 2^53, a quotient of
+ * 55-56 bits with a sticky bit for the remainder, which `Number()` rounds once, correctly. The
+ * scaling by 2^-shift is exact while the result is a normal double, always so for a share, which is
+ * 0 or at least 1 / repeats.
+ */
+export function ratioToNumber(numerator: bigint, denominator: bigint): number {
+  if (denominator <= MAX_SAFE) return Number(numerator) / Number(denominator)
+  if (numerator === 0n) return 0
+  const shift = denominator.toString(2).length - numerator.toString(2).length + 55
+  const scaled = numerator << BigInt(shift)
+  let quotient = scaled / denominator
+  if (scaled % denominator !== 0n) quotient |= 1n
+  return Number(quotient) * 2 ** -shift
+}
