@@ -66,7 +66,7 @@ async function built<T>(module: string): Promise<T> {
 
 /** A sequential binary-feedback cell with a no-op verifier, from `seqk`'s own parts; its interval takes seqEval's default 2000 resamples. */
 function cell(seqk: Package, tasks: Task[], actor: ChatModel, concurrency: number): CellSpec {
-  return cellSpec(tasks, actor, { budget: K, concurrency, mode: { name: 'binary', feedback: seqk.feedback.binary() }, history: seqk.fullHistory, promptBuilder: seqk.defaultPromptBuilder, bootstrap: { seed: 1, resamples: 2000 } })
+  return cellSpec(tasks, actor, { budget: K, concurrency, mode: { name: 'binary', feedback: seqk.feedback.binary() }, history: seqk.fullHistory, promptBuilder: seqk.defaultPromptBuilder })
 }
 
 let seqk: Package

@@ -64,7 +64,6 @@ function spec(actor: ChatModel, overrides: Partial<CellSpec> = {}): CellSpec {
     concurrency: 2,
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 200 },
     ...overrides,
   }
 }

@@ -148,7 +148,6 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
         normalise: (a) => a.trim(),
         thresholds: options.thresholds?.(actor.id, mode) ?? (independent ? { passAt: { [K]: 0.3 } } : { seqAt: { [K]: 0.3 } }),
         countErrorsAsFailures: false,
-        bootstrap: { seed: 1, resamples: 300 },
         durationMs: 10,
       })
     }),

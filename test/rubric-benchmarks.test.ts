@@ -147,7 +147,6 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
       concurrency: 4,
       thresholds: {},
       countErrorsAsFailures: false,
-      bootstrap: { seed: 1, resamples: 200 },
     })
     expect(summary.errors.count).toBe(0)
     expect(summary.seqAt).toEqual([0, 0])

@@ -38,7 +38,6 @@ function spec(mode: { name: string; feedback: FeedbackMode } | null, overrides: 
     concurrency: 8,
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 200 },
     ...overrides,
   }
 }

@@ -57,7 +57,6 @@ function spec(history: HistoryPolicy, overrides: Partial<CellSpec> = {}): CellSp
     concurrency: 3,
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 500 },
     ...overrides,
   }
 }

@@ -322,7 +322,7 @@ function interval(point: number, resampled: readonly number[], level: number, re
   const sorted = resampled.filter((v) => Number.isFinite(v)).sort((x, y) => x - y)
   const tail = (1 - level) / 2
   const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
-  return { point: finite(point), lo: finite(quantile(sorted, tail)), hi: finite(quantile(sorted, 1 - tail)), level, resamples, seed }
+  return { point: finite(point), lo: finite(quantile(sorted, tail)), hi: finite(quantile(sorted, 1 - tail)), level, method: 'percentile-bootstrap/1', resamples, seed }
 }
 
 /**

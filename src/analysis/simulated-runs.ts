@@ -6,7 +6,8 @@
  * Pass@K.
  */
 import { CELL_SUMMARY_SCHEMA, RunSummarySchema, SUMMARY_SCHEMA, type CellSummary, type Protocol, type RunSummary } from '../artifacts/schemas.js'
-import { bootstrapInterval, createRng, passAtCurve, passHatCurve, revisionTiming, seedFrom, seqAtCurve, seqAtInterval, gain, type Interval, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
+import { createRng, passAtCurve, passAtInterval, passHatCurve, revisionTiming, seedFrom, seqAtCurve, seqAtInterval, gain, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
+import { intervalJson } from '../protocol/cell-summary.js'
 import { protocolFingerprint } from '../protocol/fingerprint.js'
 
 export interface SimulatedActorSpec {
@@ -40,14 +41,6 @@ export interface SimulatedRunOptions {
 }
 
 const clamp = (p: number): number => Math.min(1, Math.max(0, p))
-const json = (i: Interval) => ({
-  point: Number.isFinite(i.point) ? i.point : null,
-  lo: Number.isFinite(i.lo) ? i.lo : null,
-  hi: Number.isFinite(i.hi) ? i.hi : null,
-  level: i.level,
-  resamples: i.resamples,
-  seed: i.seed,
-})
 const orNull = (v: number): number | null => (Number.isFinite(v) ? v : null)
 
 function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: string | null): Protocol {
@@ -115,7 +108,6 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
   }
   const protocol = protocolFor(options, actor, mode)
   const disclosed = !independent && protocol.budgetDisclosed
-  const boot = { seed: 1, resamples: 50 }
   const curve = seqAtCurve(outcomes, K)
   const passCurve = independent ? passAtCurve(samples, K) : null
   const timing = independent || disclosed ? null : revisionTiming(curve)
@@ -136,9 +128,9 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
     trajectories: options.tasks * options.repeats,
     errors: { count: 0, rate: 0, countedAsFailures: false, examples: [] },
     seqAt: curve.map((v, k) => (disclosed && k < K - 1 ? null : orNull(v))),
-    seqAtInterval: json(seqAtInterval(outcomes, K, boot)),
+    seqAtInterval: intervalJson(seqAtInterval(outcomes, K)),
     passAt: passCurve?.map(orNull) ?? null,
-    passAtInterval: independent ? json(bootstrapInterval(samples, (s) => passAtCurve(s, K)[K - 1] ?? Number.NaN, boot)) : null,
+    passAtInterval: independent ? intervalJson(passAtInterval(samples, K)) : null,
     passHat: independent ? passHatCurve(samples, K).map(orNull) : null,
     gain: orNull(gain(passCurve ?? curve)),
     egs: timing?.egs ?? null,

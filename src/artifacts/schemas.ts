@@ -96,7 +96,21 @@ export const TrajectorySchema = z.object({
 })
 export type Trajectory = z.infer<typeof TrajectorySchema>
 
-export const IntervalSchema = z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber, level: z.number(), resamples: z.number().int(), seed: z.number() })
+export const IntervalSchema = z.object({
+  point: MaybeNumber,
+  lo: MaybeNumber,
+  hi: MaybeNumber,
+  level: z.number(),
+  /** How it was computed, with a version (`korn-graubard/1`); files written before methods were named used the percentile bootstrap. */
+  method: z.string().default('percentile-bootstrap/1'),
+  /** Tasks it is computed over. */
+  tasks: z.number().int().nonnegative().optional(),
+  /** Only for the bootstrap of older files: its resamples and seed. */
+  resamples: z.number().int().optional(),
+  seed: z.number().optional(),
+  /** Set when the interval is too wide to be useful, saying what would narrow it. */
+  note: z.string().optional(),
+})
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
 export const ThresholdResultSchema = z.object({
@@ -123,8 +137,24 @@ export const GateJsonSchema = z.object({
       baseline: MaybeNumber,
       current: MaybeNumber,
       diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }),
+      /** One-sided p-value of "no drop beyond the margin", and the Holm threshold it was held to (absent in files from seqk.gate/1). */
+      p: MaybeNumber.optional(),
+      threshold: MaybeNumber.optional(),
     }),
   ),
+  /** The gate protocol that decided (absent: seqk.gate/1, the paired bootstrap) and its settings. */
+  gate: z.object({ protocol: z.string(), interval: z.string(), margin: z.number(), maxDrop: z.number(), level: z.number(), ks: z.array(z.number().int().positive()) }).optional(),
+  /** What the gate could see: the smallest drop at K it catches 80% of the time at these tasks and repeats. */
+  power: z
+    .object({
+      tasks: z.number().int().nonnegative(),
+      repeats: z.number().int().nonnegative(),
+      detectableDrop: MaybeNumber,
+      at: z.array(z.object({ drop: z.number(), power: z.number() })),
+      sentence: z.string(),
+    })
+    .nullable()
+    .optional(),
   regressed: z.array(z.string()),
   improved: z.array(z.string()),
   added: z.array(z.string()),

@@ -38,7 +38,6 @@ function runSummary(): RunSummary {
     normalise: (a) => a,
     thresholds: { seqAt: { 2: 0.5 } },
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 10 },
     durationMs: 1,
   })
   return { schema: SUMMARY_SCHEMA, runId: 'run', createdAt: '2026-01-01T00:00:00.000Z', benchmarks: [{ name: 'bench', file: 'evals/bench.eval.ts', cells: [cell] }] }

@@ -5,9 +5,11 @@
 
 export interface FlagSpec {
   name: string
-  kind: 'int' | 'string' | 'boolean'
-  /** Smallest valid value of an int flag. */
+  kind: 'int' | 'number' | 'string' | 'boolean'
+  /** Smallest valid value of an int or number flag. */
   min?: number
+  /** Largest valid value of a number flag. */
+  max?: number
   /** Shown in help after the flag, e.g. `<file>`. */
   value?: string
   description: string
@@ -114,6 +116,11 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
       const min = flag.min ?? Number.MIN_SAFE_INTEGER
       const value = /^-?\d+$/.test(inline) ? Number(inline) : Number.NaN
       if (!Number.isSafeInteger(value) || value < min) fail(`--${name} must be an integer${flag.min !== undefined ? ` >= ${flag.min}` : ''} (got "${inline}")`)
+      flags[name] = value
+    } else if (flag.kind === 'number') {
+      const value = /^-?(\d+\.?\d*|\.\d+)(e-?\d+)?$/i.test(inline) ? Number(inline) : Number.NaN
+      const inRange = value >= (flag.min ?? -Infinity) && value <= (flag.max ?? Infinity)
+      if (!Number.isFinite(value) || !inRange) fail(`--${name} must be a number${flag.min !== undefined ? ` from ${flag.min}` : ''}${flag.max !== undefined ? ` to ${flag.max}` : ''} (got "${inline}")`)
       flags[name] = value
     } else {
       if (inline === '') fail(`--${name} needs a non-empty value`)

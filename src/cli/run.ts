@@ -1,6 +1,6 @@
 /**
- * `seqk analyze` and `seqk select`: read runs, print the paper's tables, optionally write the
- * report JSON. Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
+ * `seqk analyze`, `seqk select` and `seqk power`: read runs (or a planned size), print the
+ * paper's tables or the gate's power, optionally write the report JSON. Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
  * Exit codes: 0 ok (also for --help), 1 for bad input and for refusals.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -10,7 +10,8 @@ import { AnalysisInputError, TruncationRefusedError } from '../analysis/cell-sco
 import { ComparabilityError } from '../analysis/comparability.js'
 import { loadRuns, RunLoadError } from '../analysis/load-runs.js'
 import { renderAnalysis, renderSelection } from '../analysis/render.js'
-import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec } from './args.js'
+import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './args.js'
+import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 
 export interface CliIo {
   stdout: (text: string) => void
@@ -70,7 +71,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -119,8 +120,9 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       io.stdout(`${commandHelp(spec)}\n`)
       return 0
     }
-    if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const cwd = io.cwd ?? process.cwd()
+    if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
+    if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))
     const color = flags.color === undefined ? io.isTTY && !io.env.NO_COLOR : flags.color === true
     const seed = num(flags.seed)
@@ -168,4 +170,40 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     io.stderr(`seqk ${command}: unexpected error: ${(error as Error).stack ?? String(error)}\n`)
     return 1
   }
+}
+
+/** `seqk power`: a planned size from the flags, or every gateable cell of the given runs. */
+function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): number {
+  const ks = (str(flags.ks) ?? '').split(',').filter((x) => x.trim() !== '').map((x) => {
+    const k = Number(x)
+    if (!Number.isInteger(k) || k < 1) throw new UsageError(`seqk power: --ks must be attempt counts >= 1, comma-separated (got "${str(flags.ks)}")`, 'power')
+    return k
+  })
+  const rule = { margin: num(flags.margin) ?? 0, maxDrop: num(flags['max-drop']) ?? 0.1, level: 0.95, ks }
+  const options = { seed: num(flags.seed), simulations: num(flags.simulations) }
+  const target = num(flags.target) ?? 0.1
+  const planned = flags.tasks !== undefined || flags.rate !== undefined
+  if (planned && paths.length > 0) throw new UsageError('seqk power: give either a planned size (--tasks, --repeats, --rate) or run directories, not both', 'power')
+  let questions
+  if (planned) {
+    const tasks = num(flags.tasks)
+    const rate = num(flags.rate)
+    if (tasks === undefined || rate === undefined) throw new UsageError('seqk power: a planned size needs --tasks and --rate (and optionally --repeats), e.g. --tasks 40 --repeats 3 --rate 0.75', 'power')
+    const K = num(flags.budget) ?? 5
+    const independent = flags.independent === true
+    const gated = [...new Set([K, ...ks])].filter((k) => k <= K).sort((x, y) => x - y)
+    questions = [{ subject: 'planned', question: { tasks, repeats: num(flags.repeats) ?? 1, rate, concentration: num(flags.concentration) ?? 1, rule: { ...rule, K, ks: gated, independent }, ...options } }]
+  } else {
+    if (paths.length === 0) throw new UsageError('seqk power: pass a planned size (--tasks 40 --repeats 3 --rate 0.75) or run directories (e.g. .seqk/runs/latest)', 'power')
+    const { runs } = loadRuns(paths)
+    const cells = runs.flatMap((r) => r.summary.benchmarks.flatMap((b) => b.cells))
+    questions = questionsFromCells(cells, rule, options)
+    const concentration = num(flags.concentration)
+    if (concentration !== undefined) for (const q of questions) q.question.concentration = concentration
+  }
+  const rows = questions.map((q) => answerPower(q.subject, q.question, target))
+  const out = str(flags.json)
+  if (out === '-') io.stdout(`${JSON.stringify(rows, null, 2)}\n`)
+  else io.stdout(`${renderPower(rows)}\n`)
+  return 0
 }

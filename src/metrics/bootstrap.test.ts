@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bootstrapInterval, bootstrapMeanInterval, meanOfDefined, pairedBootstrap, percentileInterval } from './bootstrap.js'
+import { bootstrapInterval, pairedBootstrap, percentileInterval } from './bootstrap.js'
 import type { Rng } from './random.js'
 import { createRng, seedFrom } from './random.js'
 import type { TaskOutcomes } from './seq-at-k.js'
@@ -207,21 +207,6 @@ describe('percentileInterval', () => {
   })
 })
 
-describe('bootstrapMeanInterval', () => {
-  it('equals bootstrapInterval with meanOfDefined bit for bit, NaN values and empty input included', () => {
-    const value = fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(Number.NaN))
-    fc.assert(
-      fc.property(fc.array(value, { maxLength: 12 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 60 }), (values, seed, resamples) => {
-        expect(bootstrapMeanInterval(values, { seed, resamples })).toEqual(bootstrapInterval(values, meanOfDefined, { seed, resamples }))
-      }),
-      { seed: 42, numRuns: 300 },
-    )
-  })
-
-  it('checks its options like bootstrapInterval', () => {
-    expect(() => bootstrapMeanInterval([1], { resamples: 0 })).toThrow(/resamples must be an integer >= 1/)
-  })
-})
 
 describe('pairedBootstrap', () => {
   const run = (solved: (i: number) => boolean, ids: readonly number[]): TaskOutcomes[] =>

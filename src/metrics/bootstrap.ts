@@ -1,7 +1,7 @@
 import { Mulberry32 } from './random.js'
 
 /** A point estimate with a percentile bootstrap interval, and what is needed to reproduce it. */
-export interface Interval {
+export interface BootstrapInterval {
   point: number
   lo: number
   hi: number
@@ -150,7 +150,7 @@ export function bootstrapInterval<T>(
   units: readonly T[],
   statistic: (sample: readonly T[]) => number,
   options?: BootstrapOptions,
-): Interval {
+): BootstrapInterval {
   const size = units.length
   return resampled(size, options, () => statistic(units), (rng) => {
     // A fresh array per resample: a statistic that keeps its sample must not see it change later.
@@ -164,7 +164,7 @@ export function bootstrapInterval<T>(
  * The frame both bootstraps share: `resamples` statistics, each from `draw` with the one PRNG
  * seeded with `seed`, then the point estimate and the percentile interval (NaN bounds for no units).
  */
-function resampled(size: number, options: BootstrapOptions | undefined, point: () => number, draw: (rng: Mulberry32) => number): Interval {
+function resampled(size: number, options: BootstrapOptions | undefined, point: () => number, draw: (rng: Mulberry32) => number): BootstrapInterval {
   const { seed, resamples, level } = resolveOptions(options)
   if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
   const rng = new Mulberry32(seed)
@@ -173,43 +173,8 @@ function resampled(size: number, options: BootstrapOptions | undefined, point: (
   return { point: point(), ...percentileInterval(statistics, level), level, resamples, seed }
 }
 
-/** Mean of the non-NaN values in order (NaN when there are none). */
-export function meanOfDefined(values: readonly number[]): number {
-  let sum = 0
-  let count = 0
-  for (const value of values) {
-    if (Number.isNaN(value)) continue
-    sum += value
-    count += 1
-  }
-  return count === 0 ? Number.NaN : sum / count
-}
-
-/**
- * Exactly `bootstrapInterval(values, meanOfDefined, options)` (same draws, same sums in the same
- * order, so the same bits) without building an array per resample: every cell's summary bootstraps
- * Seq@K this way, from each task's solved share.
- *
- * @example
- * bootstrapMeanInterval([1, 0.5, 0, 1], { seed: 1, resamples: 2000 }) // { point: 0.625, lo: ..., hi: ... }
- */
-export function bootstrapMeanInterval(values: readonly number[], options?: BootstrapOptions): Interval {
-  const size = values.length
-  return resampled(size, options, () => meanOfDefined(values), (rng) => {
-    let sum = 0
-    let count = 0
-    for (let j = 0; j < size; j++) {
-      const value = values[Math.floor(rng.next() * size)] as number
-      if (Number.isNaN(value)) continue
-      sum += value
-      count += 1
-    }
-    return count === 0 ? Number.NaN : sum / count
-  })
-}
-
 /** A paired bootstrap interval for statistic(b) - statistic(a), with the task matching that was used. */
-export interface PairedInterval extends Interval {
+export interface PairedInterval extends BootstrapInterval {
   /** Number of keys present in both runs: the tasks the difference is computed over. */
   common: number
   /** Keys only in run a (sorted); left out of the difference. */

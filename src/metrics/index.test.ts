@@ -7,7 +7,13 @@ describe('vitest-seqk/metrics', () => {
   it('exports exactly the public API (other modules are written against these names)', () => {
     expect(Object.keys(metrics).sort()).toEqual(
       [
+        'DIFFERENCE_INTERVAL_METHOD',
+        'RATE_INTERVAL_METHOD',
         'bootstrapInterval',
+        'differenceInterval',
+        'intervalMethodText',
+        'passAtInterval',
+        'rateInterval',
         'createRng',
         'criterionRepair',
         'gain',

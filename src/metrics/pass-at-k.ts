@@ -1,4 +1,5 @@
 import { assertBudget, assertCounts } from './validation.js'
+import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 
 /**
  * The unbiased Pass@k estimator for one task: 1 - C(n-c, k) / C(n, k), the chance that at least one
@@ -76,4 +77,26 @@ export function curveOverTasks(
  */
 export function passAtCurve(samples: readonly SampleCounts[], budget: number): number[] {
   return curveOverTasks(samples, budget, passAtK)
+}
+
+/**
+ * Pass@k with its interval over tasks ({@link rateInterval}): each task's unbiased estimate, resting
+ * on ⌊n / k⌋ independent k-sample groups. NaN bounds wherever {@link passAtCurve} is NaN.
+ *
+ * @example
+ * passAtInterval([{ taskId: 'a', n: 10, c: 3 }, { taskId: 'b', n: 10, c: 0 }], 5).method // => 'korn-graubard/1'
+ */
+export function passAtInterval(samples: readonly SampleCounts[], k: number, options?: IntervalOptions): Interval {
+  assertBudget(k, 'k')
+  const measured = samples.filter((s) => {
+    assertCounts(s.n, s.c, k, `task '${s.taskId}'`)
+    return s.n > 0
+  })
+  // Like the curve: a task with fewer samples than k makes the whole estimate undefined.
+  if (measured.some((s) => s.n < k)) return { ...rateInterval([], [], options), tasks: measured.length }
+  return rateInterval(
+    measured.map((s) => passAtK(s.n, s.c, k)),
+    measured.map((s) => Math.max(1, Math.floor(s.n / k))),
+    options,
+  )
 }

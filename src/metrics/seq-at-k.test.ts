@@ -4,7 +4,7 @@ import type { Rng } from './random.js'
 import { createRng } from './random.js'
 import type { TaskOutcomes } from './seq-at-k.js'
 import { seqAt, seqAtCurve, seqAtInterval } from './seq-at-k.js'
-import { bootstrapInterval } from './bootstrap.js'
+import { rateInterval } from './intervals.js'
 
 const outcomesArb = (maxAttempt: number): fc.Arbitrary<TaskOutcomes[]> =>
   fc.array(
@@ -155,11 +155,14 @@ describe('seqAt', () => {
 })
 
 describe('seqAtInterval', () => {
-  it('equals the generic bootstrap of seqAt bit for bit (same draws, same values)', () => {
+  it("is the rate interval of each task's share, its repeats the trials, around seqAt itself", () => {
     fc.assert(
-      fc.property(outcomesArb(6), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 1000 }), (outcomes, k, seed) => {
-        const generic = bootstrapInterval(outcomes, (s) => seqAt(s, k), { seed, resamples: 50 })
-        expect(seqAtInterval(outcomes, k, { seed, resamples: 50 })).toEqual(generic)
+      fc.property(outcomesArb(6), fc.integer({ min: 1, max: 6 }), (outcomes, k) => {
+        const interval = seqAtInterval(outcomes, k)
+        const measured = outcomes.filter((o) => o.firstSuccess.length > 0)
+        const shares = measured.map((o) => o.firstSuccess.filter((f) => f !== null && f <= k).length / o.firstSuccess.length)
+        expect(interval).toEqual(rateInterval(shares, measured.map((o) => o.firstSuccess.length)))
+        if (measured.length > 0) expect(interval.point).toBe(seqAt(outcomes, k))
       }),
       { seed: 42, numRuns: 300 },
     )

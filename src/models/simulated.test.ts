@@ -46,7 +46,6 @@ async function simulate(actor: ChatModel, options: { tasks?: Task[]; feedback?: 
     concurrency: 16,
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 20 },
   })
 }
 

@@ -79,7 +79,6 @@ function summarise(p: Protocol, trajectories: Trajectory[], overrides: Partial<S
     normalise: (a) => a.trim(),
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 3, resamples: 100 },
     durationMs: 5,
     ...overrides,
   })

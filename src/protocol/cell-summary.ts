@@ -1,8 +1,8 @@
 import {
-  bootstrapInterval,
   criterionRepair,
   gain,
   passAtCurve,
+  passAtInterval,
   passHatCurve,
   revisionTiming,
   seqAtInterval,
@@ -34,8 +34,16 @@ export function finiteOrNull(value: number): number | null {
   return Number.isFinite(value) ? value : null
 }
 
-function intervalJson(interval: Interval): IntervalJson {
-  return { point: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, resamples: interval.resamples, seed: interval.seed }
+/** Wider than this (30 points) an interval cannot tell a strong model from a mediocre one. */
+const USEFUL_WIDTH = 0.3
+
+/** An interval on disk, with a note when it is too wide to be useful. */
+export function intervalJson(interval: Interval): IntervalJson {
+  const width = interval.hi - interval.lo
+  const note = width > USEFUL_WIDTH
+    ? `too wide to be useful: ${interval.tasks} ${interval.tasks === 1 ? 'task gives' : 'tasks give'} a ${Math.round(interval.level * 100)}% interval ${(width * 100).toFixed(0)} points wide; more tasks narrow it (about √2 narrower per doubling), more repeats much less`
+    : undefined
+  return { point: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, method: interval.method, tasks: interval.tasks, ...(note ? { note } : {}) }
 }
 
 export function formatRate(value: number | null): string {
@@ -58,7 +66,6 @@ export interface SummariseInput {
   normalise: (answer: string) => string
   thresholds: Thresholds
   countErrorsAsFailures: boolean
-  bootstrap: { seed: number; resamples: number }
   durationMs: number
 }
 
@@ -84,11 +91,10 @@ export function summariseCell(input: SummariseInput): CellSummary {
     c: ts.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0),
   }))
 
-  const boot = { seed: input.bootstrap.seed, resamples: input.bootstrap.resamples }
   let seqCurve = seqAtCurve(outcomes, K)
-  const seqInterval = seqAtInterval(outcomes, K, boot)
+  const seqInterval = seqAtInterval(outcomes, K)
   const passCurve = independent ? passAtCurve(samples, K) : null
-  const passInterval = independent ? bootstrapInterval(samples, (s) => passAtCurve(s, K)[K - 1] ?? Number.NaN, boot) : null
+  const passInterval = independent ? passAtInterval(samples, K) : null
   const passHat = independent ? passHatCurve(samples, K) : null
 
   let timingNote: string | null = null

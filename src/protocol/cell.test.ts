@@ -63,7 +63,7 @@ const SOLVES_AT: Record<string, (number | null)[]> = { a: [1, 1], b: [3, null], 
 const scripted: Answer = (ctx) => (SOLVES_AT[ctx.taskId]?.[ctx.repeat] === ctx.attempt ? 'OK' : `wrong-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`)
 
 function spec(overrides: Partial<CellSpec> & Pick<CellSpec, 'actor'>): CellSpec {
-  return cellSpec(TASKS, overrides.actor, { runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', verifier, concurrency: 4, bootstrap: { seed: 7, resamples: 200 }, ...overrides })
+  return cellSpec(TASKS, overrides.actor, { runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', verifier, concurrency: 4, ...overrides })
 }
 
 const key = (t: Pick<Trajectory, 'taskId' | 'repeat'>) => `${t.taskId}#${t.repeat}`

@@ -34,7 +34,6 @@ export interface CellSpec {
   concurrency: number
   thresholds: Thresholds
   countErrorsAsFailures: boolean
-  bootstrap: { seed: number; resamples: number }
   signal?: AbortSignal
   /** Called as each trajectory ends, in completion order: append it to the artifact here. */
   onTrajectory?: (trajectory: Trajectory) => void | Promise<void>
@@ -156,7 +155,6 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),
     thresholds: spec.thresholds,
     countErrorsAsFailures: spec.countErrorsAsFailures,
-    bootstrap: spec.bootstrap,
     durationMs: Date.now() - started,
   })
   return { summary, trajectories }

@@ -30,32 +30,57 @@ function current(perTask: Row[], p: Protocol = protocol): CellSummary {
 describe('compareToBaseline', () => {
   const solvedEverywhere = ids.map((id) => row(id, [1, 2, 2]))
 
-  it('passes a rerun with the same outcomes, with a difference of exactly zero', () => {
+  it('passes a rerun with the same outcomes: a difference of exactly zero, but never a zero-width interval', () => {
     const result = compareToBaseline(baseline(solvedEverywhere), current(solvedEverywhere), { ks: [1] })
     expect(result.pass).toBe(true)
-    expect(result.comparisons.map((c) => [c.k, c.diff])).toEqual([
-      [1, { point: 0, lo: 0, hi: 0 }],
-      [3, { point: 0, lo: 0, hi: 0 }],
-    ])
+    expect(result.comparisons.map((c) => c.k)).toEqual([1, 3])
+    for (const c of result.comparisons) {
+      expect(c.diff.point).toBe(0)
+      expect(c.diff.lo).toBeLessThan(-0.01)
+      expect(c.diff.hi).toBeGreaterThan(0.01)
+    }
+    expect(result.gate).toEqual({ protocol: 'seqk.gate/2', interval: 'paired-agresti-min-t/1', margin: 0, maxDrop: 0.1, level: 0.95, ks: [1, 3] })
     expect(result.regressed).toEqual([])
   })
 
-  it('fails a clear regression and lists the tasks that got worse', () => {
+  it('fails a clear regression with its p-value and lists the tasks that got worse', () => {
     const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
-    const result = compareToBaseline(baseline(solvedEverywhere), current(worse), { resamples: 500 })
+    const result = compareToBaseline(baseline(solvedEverywhere), current(worse))
     expect(result.pass).toBe(false)
-    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0 → 66\.7 on 20 common tasks \(difference -33\.3 points, 95% CI -\d+\.\d to -\d+\.\d\): the whole interval lies below zero\.$/)
+    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0 → 66\.7 on 20 common tasks \(difference -33\.3 points, 95% CI -\d+\.\d to -\d+\.\d\): a real drop beyond zero \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
     expect(result.regressed).toContain('t00 3/3 → 1/3')
     expect(result.regressed).toHaveLength(10)
     expect(result.reasons.at(-1)).toContain('tasks that got worse: t00 3/3 → 1/3')
   })
 
-  it('a small drop whose interval crosses zero passes unless it exceeds maxDrop', () => {
+  it('a one-task drop passes, even under a tight maxDrop: the hard limit needs a drop that is real', () => {
     const oneWorse = solvedEverywhere.map((r, i) => (i === 0 ? row(r.taskId, [1, null, null]) : r))
     expect(compareToBaseline(baseline(solvedEverywhere), current(oneWorse)).pass).toBe(true)
-    const strict = compareToBaseline(baseline(solvedEverywhere), current(oneWorse), { maxDrop: 0.01 })
-    expect(strict.pass).toBe(false)
-    expect(strict.reasons[0]).toContain('the drop exceeds the hard limit of 1.0 points')
+    expect(compareToBaseline(baseline(solvedEverywhere), current(oneWorse), { maxDrop: 0.01 }).pass).toBe(true)
+  })
+
+  it('maxDrop fails a real drop that a margin tolerates', () => {
+    const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
+    const tolerant = compareToBaseline(baseline(solvedEverywhere), current(worse), { margin: 0.5, maxDrop: 1 })
+    expect(tolerant.pass).toBe(true)
+    const limited = compareToBaseline(baseline(solvedEverywhere), current(worse), { margin: 0.5, maxDrop: 0.1 })
+    expect(limited.pass).toBe(false)
+    expect(limited.reasons[0]).toMatch(/the drop exceeds the hard limit of 10\.0 points and is real on its own \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
+  })
+
+  it('Holm: a drop at k that is real alone but not against the family of gated k passes, and says which threshold it met', () => {
+    // Find, among growing drops at k = 1 only, one whose p-value lies between 0.025/2 and 0.025.
+    for (let n = 1; n <= 20; n++) {
+      const worse = ids.map((id, i) => (i < n ? row(id, [2, 2, 2]) : row(id, [1, 1, 1])))
+      const alone = compareToBaseline(baseline(ids.map((id) => row(id, [1, 1, 1]))), current(worse), { ks: [1], power: false })
+      const atOne = alone.comparisons.find((c) => c.k === 1)!
+      if (!(atOne.p < 0.025 && atOne.p >= 0.0125)) continue
+      // Seq@3 did not move (p = 1 there), so Holm compares Seq@1 with 0.025 / 2 first and stops.
+      expect(atOne.threshold).toBeCloseTo(0.0125, 12)
+      expect(alone.pass).toBe(true)
+      return
+    }
+    throw new Error('no drop with 0.0125 <= p < 0.025 found')
   })
 
   it('lets no rounding decide: a drop of exactly maxDrop passes, 8/10 -> 7/10 as 9/10 -> 8/10', () => {
@@ -67,8 +92,21 @@ describe('compareToBaseline', () => {
       expect(result.reasons.filter((r) => r.includes('hard limit')), `${from}/10 -> ${to}/10`).toEqual([])
       expect(result.comparisons.at(-1)?.diff.point).toBeCloseTo(-0.1, 12)
     }
-    const beyond = compareToBaseline(baseline(solved(8)), current(solved(6)), { maxDrop: 0.1, margin: 1 })
+    const beyond = compareToBaseline(baseline(solved(8)), current(solved(1)), { maxDrop: 0.1, margin: 1 })
     expect(beyond.reasons[0]).toContain('the drop exceeds the hard limit of 10.0 points')
+  })
+
+  it('says what the gate could see: the smallest drop it catches 80% of the time at these tasks and repeats', () => {
+    const mixed = ids.map((id, i) => row(id, i % 4 === 0 ? [null, null, null] : i % 4 === 1 ? [1, null, 2] : [1, 1, 1]))
+    const result = compareToBaseline(baseline(mixed), current(mixed))
+    expect(result.power).not.toBeNull()
+    const power = result.power!
+    expect(power).toMatchObject({ tasks: 20, repeats: 3 })
+    expect(power.detectableDrop).toBeGreaterThan(0.05)
+    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches a \d+-point drop of Seq@3 80% of the time \(a 5-point drop \d+%, a 10-point drop \d+%\)$/)
+    // Seeded: the same comparison says the same thing.
+    expect(compareToBaseline(baseline(mixed), current(mixed)).power).toEqual(power)
+    expect(compareToBaseline(baseline(mixed), current(mixed), { power: false }).power).toBeNull()
   })
 
   it('never prints "-0.0"', () => {

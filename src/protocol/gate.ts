@@ -1,6 +1,23 @@
-import { pairedBootstrap, passAtK } from '../metrics/index.js'
+import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import type { CellSummary, Protocol } from '../artifacts/schemas.js'
 import { protocolDifferences } from './fingerprint.js'
+import { taskRate } from './task-rates.js'
+import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
+import { gatePowerFor, type GatePower } from './gate-power.js'
+
+export type { GateComparison, GateRule } from './gate-rule.js'
+export type { GatePower } from './gate-power.js'
+
+/**
+ * The gate's own protocol, recorded in every comparison: a changed default or decision rule is a
+ * new version, so a team can tell why a verdict changed although the numbers did not.
+ * - `seqk.gate/1`: paired percentile bootstrap (2000 resamples); failed when a 95% interval lay
+ *   below −margin at any gated k, or a point drop exceeded maxDrop at any gated k.
+ * - `seqk.gate/2`: paired Agresti–Min t interval; Holm over the gated k at one-sided 2.5%;
+ *   maxDrop only at K and only for a drop that is real on its own evidence (one-sided 2.5%).
+ *   Family-wise false alarms ≤ 5% for every number of tasks (measured: scripts/statistics-tables.ts).
+ */
+export const GATE_PROTOCOL = 'seqk.gate/2'
 
 /** What a baseline keeps per cell: the protocol and the per-task outcomes (enough to recompute every number). */
 export interface BaselineCell {
@@ -13,31 +30,38 @@ export interface BaselineCell {
   commit?: string | null
 }
 
+/**
+ * How the gate decides. Defaults: `margin` 0, `maxDrop` 0.1, `level` 0.95.
+ *
+ * @example
+ * compareToBaseline(baseline, summary, { ks: [1, 3], maxDrop: 0.05 })
+ */
 export interface GateOptions {
-  /** Fail when the whole interval of the difference lies below −margin (default 0). */
+  /** Fail when the data show a drop larger than this (the one-sided test of δ ≥ −margin rejects). Default 0. */
   margin?: number
-  /** Fail when the point drop exceeds this, whatever the interval (default 0.1 = 10 points). */
+  /**
+   * A drop at K larger than this fails whenever it is real on its own (one-sided 2.5%), even where
+   * the Holm correction over several gated k would let it pass. Default 0.1 (10 points).
+   */
   maxDrop?: number
-  /** Attempt counts gated besides K (e.g. the cell's Seq@k thresholds). */
+  /** Attempt counts gated besides K (e.g. the cell's Seq@k thresholds); Holm keeps their family's false alarms at (1 − level)/2. */
   ks?: number[]
+  /** Two-sided level of the intervals shown; the tests run at (1 − level)/2 one-sided. Default 0.95. */
+  level?: number
+  /** Seed of the power simulation behind the detectable-drop note (default 1). */
   seed?: number
-  resamples?: number
-}
-
-export interface GateComparison {
-  metric: 'seqAt' | 'passAt'
-  k: number
-  baseline: number
-  current: number
-  /** current − baseline over the common tasks, paired bootstrap over tasks. */
-  diff: { point: number; lo: number; hi: number }
+  /** Simulate the gate's power (the smallest drop it catches 80% of the time). Default true. */
+  power?: boolean
 }
 
 export interface GateResult {
   pass: boolean
+  /** The gate protocol that decided ({@link GATE_PROTOCOL}) and its settings. */
+  gate: { protocol: string; interval: string; margin: number; maxDrop: number; level: number; ks: number[] }
   /** Why it failed, one sentence each (empty when it passed). */
   reasons: string[]
   comparisons: GateComparison[]
+  power: GatePower | null
   /** Tasks whose success rate at K fell, e.g. "fx/003 3/3 → 0/3". */
   regressed: string[]
   improved: string[]
@@ -51,6 +75,9 @@ export interface GateResult {
 
 type TaskRow = CellSummary['perTask'][number]
 
+
+
+
 /** The protocol without the task list: adding or removing tasks is compared on the common set instead. */
 function withoutTaskList(p: Protocol): Protocol {
   return { ...p, benchmark: { ...p.benchmark, tasks: 0, contentHash: '' } }
@@ -61,28 +88,6 @@ function valueAt(p: unknown, path: string): string {
   return JSON.stringify(v) ?? 'undefined'
 }
 
-/** Per-task success rate at k: Seq@k from first successes, or the unbiased Pass@k from samples. */
-function taskRate(row: TaskRow, k: number, independent: boolean): number {
-  if (independent) return row.samples && row.samples >= k ? passAtK(row.samples, row.passes ?? 0, k) : Number.NaN
-  if (row.firstSuccess.length === 0) return Number.NaN
-  return row.firstSuccess.filter((f) => f !== null && f <= k).length / row.firstSuccess.length
-}
-
-const mean = (rows: readonly TaskRow[], k: number, independent: boolean) => {
-  const rates = rows.map((r) => taskRate(r, k, independent)).filter(Number.isFinite)
-  return rates.length === 0 ? Number.NaN : rates.reduce((a, b) => a + b, 0) / rates.length
-}
-
-const pct = (v: number) => {
-  const text = (v * 100).toFixed(1)
-  return text === '-0.0' ? '0.0' : text
-}
-/**
- * Rates are ratios of small counts, computed in floating point: 8/10 - 7/10 is
- * -0.10000000000000009. A limit is crossed only by more than this, so rounding never decides.
- */
-const TOLERANCE = 1e-9
-
 function solvedText(row: TaskRow, K: number, independent: boolean): string {
   if (independent) return `${row.passes ?? 0}/${row.samples ?? 0} samples`
   return `${row.firstSuccess.filter((f) => f !== null && f <= K).length}/${row.firstSuccess.length}`
@@ -91,9 +96,9 @@ function solvedText(row: TaskRow, K: number, independent: boolean): string {
 /**
  * Compares a cell with its baseline, like with like (DESIGN: every gate compares the same
  * protocol and says why it failed). A protocol change fails with the fields that changed. On the
- * same protocol, tasks are matched by id and content; the difference of Seq@K (Pass@K for
- * independent cells) and of any gated Seq@k gets a paired bootstrap over the common tasks; the
- * gate fails when a whole interval lies below −margin or a point drop exceeds maxDrop.
+ * same protocol, tasks are matched by id and content, and {@link decideGate} judges Seq@K (Pass@K
+ * for independent cells) and any gated Seq@k on the common tasks. The result carries what the
+ * gate could see: the smallest drop it catches with 80% power at these tasks and repeats.
  *
  * @example
  * const result = compareToBaseline(baselineCell, summary, { margin: 0, maxDrop: 0.1 })
@@ -102,7 +107,24 @@ function solvedText(row: TaskRow, K: number, independent: boolean): string {
 export function compareToBaseline(baseline: BaselineCell, current: CellSummary, options: GateOptions = {}): GateResult {
   const margin = options.margin ?? 0
   const maxDrop = options.maxDrop ?? 0.1
-  const result: GateResult = { pass: true, reasons: [], comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] }
+  const level = options.level ?? 0.95
+  const independent = current.protocol.kind === 'independent'
+  const K = current.budget
+  // Told its budget, the actor may plan for K attempts: only Seq@K itself is comparable.
+  const ks = [...new Set([K, ...(options.ks ?? [])])].filter((k) => k >= 1 && k <= K && (independent || !current.protocol.budgetDisclosed || k === K)).sort((x, y) => x - y)
+  const result: GateResult = {
+    pass: true,
+    gate: { protocol: GATE_PROTOCOL, interval: DIFFERENCE_INTERVAL_METHOD, margin, maxDrop, level, ks },
+    reasons: [],
+    comparisons: [],
+    power: null,
+    regressed: [],
+    improved: [],
+    added: [],
+    removed: [],
+    changed: [],
+    protocolChanges: [],
+  }
   const differences = protocolDifferences(withoutTaskList(baseline.protocol), withoutTaskList(current.protocol))
   if (differences.length > 0) {
     result.pass = false
@@ -110,8 +132,6 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     result.reasons.push(`the protocol changed since the baseline (${result.protocolChanges.join('; ')}); numbers from different protocols are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`)
     return result
   }
-  const independent = current.protocol.kind === 'independent'
-  const K = current.budget
   const before = new Map(baseline.perTask.map((r) => [r.taskId, r]))
   const now = new Map(current.perTask.map((r) => [r.taskId, r]))
   result.added = [...now.keys()].filter((id) => !before.has(id))
@@ -127,7 +147,6 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     result.reasons.push('no task is common to the baseline and this run (same id and content), so nothing can be compared; accept the new task set with `vitest run -u` or SEQK_UPDATE_BASELINE=1.')
     return result
   }
-  const ks = [...new Set([K, ...(options.ks ?? [])])].filter((k) => k >= 1 && k <= K).sort((x, y) => x - y)
   // A task with no measured outcome on either side (all its trajectories errored) is left out of
   // both, so the comparison stays paired.
   const measured = common.filter((id) => Number.isFinite(taskRate(before.get(id)!, K, independent)) && Number.isFinite(taskRate(now.get(id)!, K, independent)))
@@ -138,19 +157,10 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   }
   const a = measured.map((id) => before.get(id)!)
   const b = measured.map((id) => now.get(id)!)
-  const metric = independent ? 'passAt' : 'seqAt'
-  const label = independent ? 'Pass' : 'Seq'
-  for (const k of ks) {
-    if (!independent && current.protocol.budgetDisclosed && k < K) continue
-    const interval = pairedBootstrap(a, b, (r) => r.taskId, (rows) => mean(rows, k, independent), { seed: options.seed ?? 1, resamples: options.resamples ?? 2000 })
-    const comparison: GateComparison = { metric, k, baseline: mean(a, k, independent), current: mean(b, k, independent), diff: { point: interval.point, lo: interval.lo, hi: interval.hi } }
-    result.comparisons.push(comparison)
-    const where = `${label}@${k} ${pct(comparison.baseline)} → ${pct(comparison.current)} on ${measured.length} common tasks (difference ${pct(interval.point)} points, 95% CI ${pct(interval.lo)} to ${pct(interval.hi)})`
-    // Fail closed: a difference that cannot be computed is never a pass.
-    if (!Number.isFinite(interval.point) || !Number.isFinite(interval.hi)) result.reasons.push(`${label}@${k}: the difference could not be computed on the common tasks.`)
-    else if (interval.hi < -margin - TOLERANCE) result.reasons.push(`${where}: the whole interval lies below ${margin === 0 ? 'zero' : `−${pct(margin)} points`}.`)
-    else if (interval.point < -maxDrop - TOLERANCE) result.reasons.push(`${where}: the drop exceeds the hard limit of ${pct(maxDrop)} points.`)
-  }
+  const rule: GateRule = { K, ks, independent, margin, maxDrop, level }
+  const decision = decideGate(a, b, rule)
+  result.comparisons = decision.comparisons
+  result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
   for (const id of measured) {
     const x = taskRate(before.get(id)!, K, independent)
     const y = taskRate(now.get(id)!, K, independent)
@@ -158,6 +168,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)
   }
+  if (options.power !== false) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
   if (result.reasons.length > 0) {
     result.pass = false
     if (result.regressed.length > 0) result.reasons.push(`tasks that got worse: ${result.regressed.join(', ')}`)

@@ -1,7 +1,8 @@
-import { pairedBootstrap } from '../metrics/index.js'
+import { differenceInterval } from '../metrics/index.js'
 import type { CellSummary, Protocol } from '../artifacts/schemas.js'
 import { finiteOrNull } from './cell-summary.js'
 import { protocolDifferences } from './fingerprint.js'
+import { taskRate } from './task-rates.js'
 
 /** The paired effect of one history policy against another on the same tasks (paper Table 6). */
 export interface HistoryComparison {
@@ -10,7 +11,7 @@ export interface HistoryComparison {
   /** e.g. `full` and `summary`. */
   baseline: { history: string; benchmark: string; seqAtK: number | null }
   other: { history: string; benchmark: string; seqAtK: number | null }
-  /** other − baseline, Seq@K, paired bootstrap over common tasks. */
+  /** other − baseline, Seq@K, paired Agresti–Min t interval over common tasks. */
   diff: { point: number | null; lo: number | null; hi: number | null }
   commonTasks: number
 }
@@ -20,19 +21,16 @@ function comparable(p: Protocol): Protocol {
   return { ...p, history: null, benchmark: { ...p.benchmark, name: '' } }
 }
 
-const taskRate = (row: CellSummary['perTask'][number], k: number) =>
-  row.firstSuccess.length === 0 ? Number.NaN : row.firstSuccess.filter((f) => f !== null && f <= k).length / row.firstSuccess.length
-
 /**
  * Pairs of sequential cells whose protocols differ only in the history policy (and the seqEval
- * block's name), with the paired bootstrap difference of Seq@K over their common tasks: how much
+ * block's name), with the paired difference of Seq@K over their common tasks: how much
  * summarising the history costs (the paper found up to 14 points). `full` is the reference side.
  *
  * @example
  * historyComparisons(summary.benchmarks.flatMap((b) => b.cells))
  * // [{ actorId: 'simulated:reviser', mode: 'critic-aware', baseline: { history: 'full', … }, other: { history: 'summary', … }, diff: { point: -0.12, … } }]
  */
-export function historyComparisons(cells: readonly CellSummary[], options: { seed?: number; resamples?: number } = {}): HistoryComparison[] {
+export function historyComparisons(cells: readonly CellSummary[], options: { level?: number } = {}): HistoryComparison[] {
   const sequential = cells.filter((c) => c.protocol.kind === 'sequential' && c.protocol.history)
   const out: HistoryComparison[] = []
   for (const a of sequential) {
@@ -45,9 +43,12 @@ export function historyComparisons(cells: readonly CellSummary[], options: { see
       const K = a.budget
       const rows = (c: CellSummary) => c.perTask.filter((r) => r.firstSuccess.length > 0)
       const common = new Set(rows(a).map((r) => r.taskId).filter((id) => rows(b).some((r) => r.taskId === id)))
-      const pick = (c: CellSummary) => rows(c).filter((r) => common.has(r.taskId))
-      const mean = (rs: readonly CellSummary['perTask'][number][]) => rs.reduce((n, r) => n + taskRate(r, K), 0) / rs.length
-      const interval = pairedBootstrap(pick(a), pick(b), (r) => r.taskId, mean, { seed: options.seed ?? 1, resamples: options.resamples ?? 2000 })
+      // Paired by task id, in one order on both sides.
+      const ids = [...common].sort()
+      const byId = (c: CellSummary) => new Map(rows(c).map((r) => [r.taskId, r]))
+      const [ra, rb] = [byId(a), byId(b)]
+      const repeats = Math.max(1, ...ids.flatMap((id) => [ra.get(id)!.firstSuccess.length, rb.get(id)!.firstSuccess.length]))
+      const interval = differenceInterval(ids.map((id) => taskRate(ra.get(id)!, K, false)), ids.map((id) => taskRate(rb.get(id)!, K, false)), 1 / repeats, options)
       out.push({
         actorId: a.actorId,
         mode: a.mode,

@@ -35,7 +35,6 @@ export function cellSpec(tasks: readonly Task[], actor: ChatModel, overrides: Pa
     concurrency: 1,
     thresholds: {},
     countErrorsAsFailures: false,
-    bootstrap: { seed: 1, resamples: 200 },
     ...overrides,
   }
 }

@@ -5,7 +5,7 @@
  * band at K is the summary's interval.
  */
 import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
-import { bootstrapInterval, passAtCurve, seqAtInterval, type SampleCounts } from '../metrics/index.js'
+import { passAtInterval, seqAtInterval, type SampleCounts } from '../metrics/index.js'
 import { competitionRanks } from '../metrics/ranks.js'
 
 export interface CurvePoint {
@@ -24,9 +24,9 @@ export interface CellCurve {
 const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
 
 /**
- * A cell's success curve for k = 1..K with a 95% percentile bootstrap band at every k (resampling
- * tasks, repeats kept together, seeded like the cell's own interval). Points whose rate is not
- * defined (budget disclosed, too few samples) have null value and band.
+ * A cell's success curve for k = 1..K with the cell's own interval method at every k (Seq@k:
+ * Korn–Graubard over tasks, repeats kept together). Points whose rate is not defined (budget
+ * disclosed, too few samples) have null value and band.
  *
  * @example
  * curveWithBands(cell).points[4] // => { k: 5, value: 0.87, lo: 0.74, hi: 0.97 }
@@ -34,7 +34,7 @@ const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
 export function curveWithBands(cell: CellSummary): CellCurve {
   const independent = cell.protocol.kind === 'independent'
   const interval = independent ? (cell.passAtInterval ?? cell.seqAtInterval) : cell.seqAtInterval
-  const boot = { seed: interval.seed, resamples: interval.resamples, level: interval.level }
+  const options = { level: interval.level }
   const curve = independent ? (cell.passAt ?? []) : cell.seqAt
   const samples: SampleCounts[] | null =
     independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined) ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 })) : null
@@ -44,9 +44,9 @@ export function curveWithBands(cell: CellSummary): CellCurve {
     if (value === null) return { k, value, lo: null, hi: null }
     const band = independent
       ? samples
-        ? bootstrapInterval(samples, (s) => passAtCurve(s, k)[k - 1] ?? Number.NaN, boot)
+        ? passAtInterval(samples, k, options)
         : null
-      : seqAtInterval(cell.perTask, k, boot)
+      : seqAtInterval(cell.perTask, k, options)
     return { k, value, lo: band ? finite(band.lo) : null, hi: band ? finite(band.hi) : null }
   })
   return { label: independent ? 'Pass' : 'Seq', points }

@@ -9,6 +9,7 @@ import { rankingChanges } from '../vitest/table.js'
 import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, type TrendRow } from './charts.js'
 import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'
+import { intervalMethodText } from '../metrics/index.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
@@ -310,7 +311,7 @@ ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p
 ${cellsTable(cells, ctx)}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
-<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: 95% percentile bootstrap over tasks at every k (seed ${boot.seed}, ${boot.resamples} resamples; repeats stay with their task).</p>
+<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${Math.round(boot.level * 100)}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
 ${curves}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>

@@ -82,8 +82,11 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
   return {
     status: result.pass ? 'pass' : 'fail',
     file,
-    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...taskSetNotes(result)],
-    comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) } })),
+    // Every verdict says what the gate could see: a green gate on too few tasks is not "no regression".
+    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...(result.power ? [result.power.sentence] : []), ...taskSetNotes(result)],
+    comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) }, p: finiteOrNull(c.p), threshold: finiteOrNull(c.threshold) })),
+    gate: result.gate,
+    power: result.power,
     regressed: result.regressed,
     improved: result.improved,
     added: result.added,

@@ -51,7 +51,6 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       discloseBudget: options.discloseBudget,
       concurrency: options.concurrency,
       countErrorsAsFailures: options.countErrorsAsFailures,
-      bootstrap: { seed: options.seed, resamples: options.bootstrapResamples },
     }
     const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect }))
     if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })
@@ -104,7 +103,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             benchmark: name,
             summary,
             mode: updateMode(context.expect.getState().snapshotState),
-            gate: { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed, resamples: resolved.bootstrapResamples },
+            gate: { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed },
           })
           const failed = gate.status === 'fail' || gate.status === 'missing'
           if (failed) misses.push(...gate.messages.map((m) => `baseline: ${m}`))

@@ -160,8 +160,26 @@ export function baselineLines(cells: readonly CellSummary[]): string[] {
     count('updated') > 0 ? `${count('updated')} updated` : '',
     count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',
   ].filter(Boolean)
-  out.push(`baseline ${files}: ${parts.join(', ')}`)
+  out.push(`baseline ${files}: ${parts.join(', ')}${powerText(gated.filter((x) => x.gate!.status === 'pass'))}`)
   return out
+}
+
+/**
+ * What the passing gates could see, in one clause: the range of drops they catch 80% of the time,
+ * and how many are too small to catch any (a green gate there means little).
+ */
+function powerText(passed: readonly CellSummary[]): string {
+  const powers = passed.flatMap((x) => (x.gate?.power ? [x.gate.power] : []))
+  if (powers.length === 0) return ''
+  const drops = powers.flatMap((p) => (p.detectableDrop === null ? [] : [Math.round(p.detectableDrop * 100)]))
+  const blind = powers.length - drops.length
+  const parts: string[] = []
+  if (drops.length > 0) {
+    const [lo, hi] = [Math.min(...drops), Math.max(...drops)]
+    parts.push(`at these sizes they catch a drop of ${lo === hi ? lo : `${lo}–${hi}`} points 80% of the time`)
+  }
+  if (blind > 0) parts.push(`${blind} ${blind === 1 ? 'is' : 'are'} too small to catch even a drop to zero`)
+  return `; ${parts.join(', and ')} (npx seqk power says what more tasks or repeats would buy)`
 }
 
 /**

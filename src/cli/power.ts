@@ -1,0 +1,140 @@
+/**
+ * `seqk power`: what the baseline gate can see before a run is paid for. For a planned size
+ * (`--tasks 40 --repeats 3 --rate 0.75`) or for the cells of finished runs, a table of drop ×
+ * power, the smallest drop caught 80% of the time, and the tasks or repeats a target drop needs.
+ * Every number comes from simulating the gate's own decision (src/protocol/gate-power.ts).
+ */
+import type { CellSummary } from '../artifacts/schemas.js'
+import { concentrationFrom } from '../metrics/population.js'
+import { detectableDrop, gatePower, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
+import type { GateRule } from '../protocol/gate-rule.js'
+import { taskRate, taskTrials } from '../protocol/task-rates.js'
+import type { CommandSpec } from './args.js'
+
+export const powerSpec: CommandSpec = {
+  name: 'power',
+  summary: "What the baseline gate can see: for a planned run (--tasks, --repeats, --rate) or for the cells of finished runs, the share of simulated runs in which the gate catches a drop of 2–30 points, the smallest drop it catches 80% of the time, and how many tasks or repeats a target drop needs.",
+  details: [
+    'Each number simulates the gate itself (seqk.gate/2) on pairs of runs: tasks drawn with',
+    "success rates around --rate (Beta, spread by --concentration: 1 = mostly easy or impossible",
+    'tasks, as real benchmarks are; 100 = all alike), the second run worse on every task in',
+    'proportion. Seeded (--seed): the same question gives the same answer.',
+    '',
+    'Examples:  npx seqk power --tasks 40 --repeats 3 --rate 0.75',
+    '           npx seqk power .seqk/runs/latest --target 0.05',
+  ].join('\n'),
+  flags: [
+    { name: 'tasks', kind: 'int', min: 1, value: '<n>', description: 'planned number of tasks (with --repeats and --rate; or give run directories instead)' },
+    { name: 'repeats', kind: 'int', min: 1, value: '<n>', description: 'planned repeats per task (default 1)' },
+    { name: 'rate', kind: 'number', min: 0, max: 1, value: '<0..1>', description: 'expected Seq@K of the baseline, e.g. 0.75' },
+    { name: 'budget', kind: 'int', min: 1, value: '<K>', description: 'attempts per trajectory (default 5; a run uses its own)' },
+    { name: 'concentration', kind: 'number', min: 0.01, max: 10000, value: '<c>', description: "how alike tasks are (default 1; a run's is estimated from its per-task rates)" },
+    { name: 'target', kind: 'number', min: 0.01, max: 1, value: '<drop>', description: 'the drop to catch 80% of the time, for the tasks/repeats it needs (default 0.1 = 10 points)' },
+    { name: 'ks', kind: 'string', value: '<k,k>', description: 'attempt counts gated besides K, comma-separated (Holm over all of them)' },
+    { name: 'margin', kind: 'number', min: 0, max: 1, value: '<m>', description: "the gate's margin (default 0)" },
+    { name: 'max-drop', kind: 'number', min: 0, max: 1, value: '<d>', description: "the gate's maxDrop (default 0.1)" },
+    { name: 'independent', kind: 'boolean', description: 'a planned independent-sampling cell (Pass@K) instead of a sequential one' },
+    { name: 'simulations', kind: 'int', min: 20, value: '<n>', description: 'simulated run pairs per drop (default 200)' },
+    { name: 'seed', kind: 'int', value: '<n>', description: 'seed of the simulation (default 1)' },
+    { name: 'json', kind: 'string', value: '-', description: 'print the answer as JSON instead (`-`: to stdout)' },
+  ],
+}
+
+const DROPS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3]
+const MAX_TASKS = 5000
+const MAX_REPEATS = 20
+
+export interface PowerRow {
+  /** What the question is about: "planned" or a cell id. */
+  subject: string
+  question: PowerQuestion
+  table: { drop: number; power: number }[]
+  detectableDrop: number | null
+  target: number
+  /** Tasks that reach the target at these repeats (null: more than 5000). */
+  tasksNeeded: number | null
+  /** Repeats that reach the target with these tasks (null: more than 20). */
+  repeatsNeeded: number | null
+}
+
+/** The smallest n in [lo, hi] with reaches(n), by doubling then bisection; null when hi does not reach. */
+function smallest(lo: number, hi: number, reaches: (n: number) => boolean): number | null {
+  if (reaches(lo)) return lo
+  let below = lo
+  let above = lo
+  while (!reaches(above)) {
+    below = above
+    if (above >= hi) return null
+    above = Math.min(hi, above * 2)
+  }
+  while (above - below > 1) {
+    const mid = Math.floor((below + above) / 2)
+    if (reaches(mid)) above = mid
+    else below = mid
+  }
+  return above
+}
+
+/** The whole answer for one question: table, detectable drop, and what the target needs. */
+export function answerPower(subject: string, question: PowerQuestion, target: number): PowerRow {
+  const table = DROPS.filter((d) => d <= question.rate + 1e-9).map((drop) => ({ drop, power: gatePower(question, drop) }))
+  const reachable = target <= question.rate + 1e-9
+  const reaches = (q: PowerQuestion) => gatePower(q, target) >= TARGET_POWER
+  return {
+    subject,
+    question,
+    table,
+    detectableDrop: detectableDrop(question),
+    target,
+    tasksNeeded: reachable ? smallest(question.tasks, MAX_TASKS, (tasks) => reaches({ ...question, tasks })) : null,
+    repeatsNeeded: reachable ? smallest(question.repeats, MAX_REPEATS, (repeats) => reaches({ ...question, repeats })) : null,
+  }
+}
+
+/** A question per gateable cell of finished runs: its size, its rate, its tasks' spread. */
+export function questionsFromCells(cells: readonly CellSummary[], base: Omit<GateRule, 'K' | 'independent' | 'ks'> & { ks: number[] }, options: { seed?: number; simulations?: number }): { subject: string; question: PowerQuestion }[] {
+  return cells.map((cell) => {
+    const independent = cell.protocol.kind === 'independent'
+    const K = cell.budget
+    const shares = cell.perTask.map((row) => taskRate(row, K, independent)).filter(Number.isFinite)
+    const repeats = Math.max(1, ...cell.perTask.map((row) => taskTrials(row, K, independent)))
+    const rate = shares.length === 0 ? 0 : shares.reduce((a, b) => a + b, 0) / shares.length
+    const ks = [...new Set([K, ...base.ks])].filter((k) => k >= 1 && k <= K && (independent || !cell.protocol.budgetDisclosed || k === K)).sort((x, y) => x - y)
+    const rule: GateRule = { ...base, K, ks, independent }
+    return { subject: `${cell.benchmark} · ${cell.cellId}`, question: { tasks: shares.length, repeats, rate, concentration: concentrationFrom(shares, repeats), rule, ...options } }
+  })
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}`
+
+/** The answer as text: one block per subject. */
+export function renderPower(rows: readonly PowerRow[]): string {
+  const out: string[] = []
+  for (const row of rows) {
+    const { question: q } = row
+    const metric = `${q.rule.independent ? 'Pass' : 'Seq'}@${q.rule.K}`
+    const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
+    out.push(
+      `${row.subject}: ${metric}, ${q.tasks} tasks × ${q.repeats} repeats, baseline ${(q.rate * 100).toFixed(1)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
+      `  gate seqk.gate/2: margin ${pct(q.rule.margin)} points, maxDrop ${pct(q.rule.maxDrop)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop, seed ${q.seed ?? 1}`,
+    )
+    if (row.table.length === 0) {
+      out.push('  the baseline solves nothing: no drop can be seen', '')
+      continue
+    }
+    const cells = row.table.map((x) => [pct(x.drop), pct(x.power)])
+    const width = Math.max(4, ...cells.flat().map((c) => c.length))
+    out.push(`  drop (points) ${cells.map(([d]) => d!.padStart(width)).join(' ')}`, `  caught (%)    ${cells.map(([, p]) => p!.padStart(width)).join(' ')}`)
+    out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${pct(TARGET_POWER)}% of the time: too few tasks to gate on` : `  smallest drop caught ${pct(TARGET_POWER)}% of the time: ${pct(row.detectableDrop)} points`)
+    const target = `${pct(row.target)}-point drop`
+    if (row.target > q.rate + 1e-9) out.push(`  a ${target} is more than the baseline's whole rate`)
+    else if (row.tasksNeeded === q.tasks) out.push(`  a ${target} is already caught ${pct(TARGET_POWER)}% of the time at this size`)
+    else {
+      const tasks = row.tasksNeeded === null ? `more than ${MAX_TASKS} tasks` : `${row.tasksNeeded} tasks`
+      const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${q.tasks} tasks` : `${row.repeatsNeeded} repeats at ${q.tasks} tasks`
+      out.push(`  to catch a ${target} ${pct(TARGET_POWER)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
+    }
+    out.push('')
+  }
+  return out.join('\n').trimEnd()
+}

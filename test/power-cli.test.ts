@@ -1,0 +1,69 @@
+// `seqk power`: the gate's power before a run (a planned size) and for finished runs, in-process.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { writeSummary } from '../src/artifacts/summary-file.js'
+import { simulateRun } from '../src/analysis/simulated-runs.js'
+import { parseCommand, UsageError } from '../src/cli/args.js'
+import { powerSpec } from '../src/cli/power.js'
+import { runCli } from '../src/cli/run.js'
+
+const tmp = mkdtempSync(join(tmpdir(), 'seqk-power-cli-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+function cli(args: string[]): { code: number; stdout: string; stderr: string } {
+  let stdout = ''
+  let stderr = ''
+  const code = runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
+  return { code, stdout, stderr }
+}
+
+describe('seqk power', () => {
+  it('answers a planned size with a table of drop × power, the detectable drop and what a target needs', () => {
+    const { code, stdout } = cli(['power', '--tasks', '40', '--repeats', '3', '--rate', '0.75'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^planned: Seq@5, 40 tasks × 3 repeats, baseline 75\.0%, concentration 1\n/)
+    expect(stdout).toMatch(/drop \(points\) +2 +5 +10 +15 +20 +30\n {2}caught \(%\)( +\d+){6}\n/)
+    expect(stdout).toMatch(/smallest drop caught 80% of the time: \d+ points/)
+    expect(stdout).toMatch(/to catch a 10-point drop 80% of the time: \d+ tasks at 3 repeats, or \d+ repeats at 40 tasks/)
+    // Seeded: the same question, the same answer.
+    expect(cli(['power', '--tasks', '40', '--repeats', '3', '--rate', '0.75']).stdout).toBe(stdout)
+  })
+
+  it('power grows with the drop and with the tasks (the JSON answer)', () => {
+    const answer = (tasks: number) => JSON.parse(cli(['power', '--tasks', String(tasks), '--repeats', '2', '--rate', '0.6', '--json', '-']).stdout) as { table: { drop: number; power: number }[]; detectableDrop: number | null }[]
+    const [small] = answer(20)
+    const [large] = answer(160)
+    const powers = small!.table.map((x) => x.power)
+    expect(powers).toEqual([...powers].sort((a, b) => a - b))
+    for (const [i, row] of large!.table.entries()) expect(row.power).toBeGreaterThanOrEqual(small!.table[i]!.power)
+    expect(large!.detectableDrop!).toBeLessThan(small!.detectableDrop ?? Infinity)
+  })
+
+  it('says when a benchmark is too small to gate on', () => {
+    const { stdout } = cli(['power', '--tasks', '3', '--rate', '0.5'])
+    expect(stdout).toContain('too few tasks to gate on')
+    expect(stdout).toMatch(/to catch a 10-point drop 80% of the time: \d+ tasks at 1 repeats?, or not even 20 repeats at 3 tasks/)
+  })
+
+  it('reads finished runs: one answer per cell, with its own size and rate', () => {
+    const dir = join(tmp, 'run')
+    mkdirSync(dir, { recursive: true })
+    writeSummary(join(dir, 'summary.json'), simulateRun({ actors: [{ id: 'reviser', firstTry: 0.45, repair: { verifier: 0.7 } }], modes: ['verifier'], tasks: 12, repeats: 2, budget: 4, seed: 4, runId: 'r' }))
+    // The simulated run has an independent cell too (Pass@4) besides the verifier cell.
+    const { code, stdout } = cli(['power', 'run', '--ks', '1'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/simulated · reviser · verifier: Seq@4, 12 tasks × 2 repeats, baseline \d+\.\d%, concentration [\d.]+\n {2}gate seqk\.gate\/2: margin 0 points, maxDrop 10 points, Holm over Seq@1, Seq@4;/)
+    expect(stdout).toMatch(/^simulated · reviser · independent: Pass@4, 12 tasks × 2 repeats/)
+  })
+
+  it('refuses bad input naming the flag and the fix', () => {
+    expect(cli(['power', '--tasks', '40'])).toMatchObject({ code: 1, stderr: expect.stringContaining('a planned size needs --tasks and --rate') })
+    expect(cli(['power'])).toMatchObject({ code: 1, stderr: expect.stringContaining('pass a planned size') })
+    expect(() => parseCommand(powerSpec, ['--rate', '1.5'])).toThrow(UsageError)
+    expect(() => parseCommand(powerSpec, ['--rate', '1.5'])).toThrow('--rate must be a number from 0 to 1 (got "1.5")')
+    expect(cli(['power', '--tasks', '4', '--rate', '0.5', '--ks', 'two'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--ks must be attempt counts') })
+    expect(cli(['power', 'run', '--tasks', '4', '--rate', '0.5'])).toMatchObject({ code: 1, stderr: expect.stringContaining('not both') })
+  })
+})
