@@ -63,7 +63,7 @@ function spec(actor: ChatModel, overrides: Partial<CellSpec> = {}): CellSpec {
     discloseBudget: false,
     concurrency: 2,
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     ...overrides,
   }
 }
@@ -157,7 +157,7 @@ describe('faults', () => {
     expect(summary.seqAt).toEqual([0, 1, 1])
     expect(summary.verdict).toBe('fail')
     expect(summary.thresholds.find((t) => t.metric === 'maxErrorRate')!.message).toContain('task b repeat 0, actor at attempt 1: openai:gpt-4o-mini (actor, task b, attempt 1): HTTP 500')
-    const counted = await runCell(spec(flaky, { countErrorsAsFailures: true, thresholds: { maxErrorRate: 0.5 } }))
+    const counted = await runCell(spec(flaky, { errors: 'failures', thresholds: { maxErrorRate: 0.5 } }))
     expect(counted.summary.seqAt[2]).toBeCloseTo(0.75, 10)
     expect(counted.summary.verdict).toBe('pass')
   })

@@ -37,7 +37,7 @@ function spec(mode: { name: string; feedback: FeedbackMode } | null, overrides: 
     discloseBudget: false,
     concurrency: 8,
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     ...overrides,
   }
 }

@@ -56,7 +56,7 @@ function spec(history: HistoryPolicy, overrides: Partial<CellSpec> = {}): CellSp
     discloseBudget: false,
     concurrency: 3,
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     ...overrides,
   }
 }

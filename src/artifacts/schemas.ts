@@ -35,10 +35,23 @@ export const ProtocolSchema = z.object({
   budget: z.number().int().positive(),
   /** When true only Seq@K itself is valid: Seq@k for k < K may not be read by truncation. */
   budgetDisclosed: z.boolean(),
-  /** Infrastructure errors counted as failures (true) or left out of the rates (false): it changes the numbers. */
+  /** Infrastructure errors counted as failures (true) or not (false): it changes the numbers. Kept for readers of older files; `errors` says how. */
   errorsCountedAsFailures: z.boolean(),
+  /**
+   * How an errored trajectory enters Seq@k: `censored` (failed before its error, censored from it
+   * on: a Kaplan–Meier estimate, the default), `failures`, or `left-out`. Absent in files written
+   * before it existed, where `errorsCountedAsFailures` false meant `left-out`.
+   */
+  errors: z.enum(['censored', 'failures', 'left-out']).optional(),
 })
 export type Protocol = z.infer<typeof ProtocolSchema>
+/** How errored trajectories enter the rates (the protocol's `errors`). */
+export type ErrorPolicy = NonNullable<Protocol['errors']>
+
+/** A protocol's error policy, also for files written before `errors` existed. */
+export function errorPolicyOf(protocol: Pick<Protocol, 'errors' | 'errorsCountedAsFailures'>): ErrorPolicy {
+  return protocol.errors ?? (protocol.errorsCountedAsFailures ? 'failures' : 'left-out')
+}
 
 export const AttemptSchema = z.object({
   /** 1-based attempt (sequential) or sample (independent) index. */
@@ -181,8 +194,15 @@ export const CellSummarySchema = z.object({
   errors: z.object({
     count: z.number().int().nonnegative(),
     rate: MaybeNumber,
-    /** Errored trajectories are excluded from the rates unless this is true. */
+    /** Errored trajectories are counted as failures (true), or censored or left out (see `policy`). */
     countedAsFailures: z.boolean(),
+    /** The protocol's `errors` (absent in older files). */
+    policy: z.enum(['censored', 'failures', 'left-out']).optional(),
+    /**
+     * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
+     * errors: the estimate lies between them (see `policy`). Null without errors.
+     */
+    bounds: z.object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) }).nullable().optional(),
     examples: z.array(z.object({ taskId: z.string(), repeat: z.number().int(), message: z.string() })),
   }),
   /** Seq@k for k = 1..K (sequential cells; for independent cells the empirical "solved by sample k"). */
@@ -234,6 +254,8 @@ export const CellSummarySchema = z.object({
       contentHash: z.string().optional(),
       firstSuccess: z.array(z.number().int().positive().nullable()),
       errors: z.number().int().nonnegative(),
+      /** Under `errors: 'censored'`: the attempt at which each errored repeat was censored (its earlier attempts failed). */
+      censoredAt: z.array(z.number().int().positive()).optional(),
       samples: z.number().int().nonnegative().optional(),
       passes: z.number().int().nonnegative().optional(),
       /** Mean cost over repeats of running this task with budget k and stopping at the first success, k = 1..K. */

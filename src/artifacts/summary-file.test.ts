@@ -37,7 +37,7 @@ function runSummary(): RunSummary {
     trajectories: [],
     normalise: (a) => a,
     thresholds: { seqAt: { 2: 0.5 } },
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     durationMs: 1,
   })
   return { schema: SUMMARY_SCHEMA, runId: 'run', createdAt: '2026-01-01T00:00:00.000Z', benchmarks: [{ name: 'bench', file: 'evals/bench.eval.ts', cells: [cell] }] }

@@ -1,5 +1,6 @@
 import type { TaskOutcomes } from './seq-at-k.js'
 import { assertBudget } from './validation.js'
+import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 
 /**
  * One repeat of a task under the sequential protocol: solved at attempt `firstSuccess`, not solved
@@ -303,4 +304,22 @@ export function ratioToNumber(numerator: bigint, denominator: bigint): number {
   let quotient = scaled / denominator
   if (scaled % denominator !== 0n) quotient |= 1n
   return Number(quotient) * 2 ** -shift
+}
+
+/**
+ * Seq@k of censored outcomes with its interval ({@link rateInterval} over each task's
+ * {@link censoredShares}, the cell's hazards held fixed; a task's trials are its repeats that
+ * reached a verdict at attempt 1). Without censored repeats it equals `seqAtInterval`.
+ *
+ * @example
+ * seqAtIntervalCensored([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }], 2).point // => 1
+ */
+export function seqAtIntervalCensored(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {
+  assertBudget(k, 'k')
+  const hazards = pooledHazards(outcomes, k)
+  return rateInterval(
+    outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!),
+    outcomes.map((task) => Math.max(1, task.repeats.filter((r) => !('censoredAt' in r && r.censoredAt !== undefined && r.censoredAt <= 1)).length)),
+    options,
+  )
 }

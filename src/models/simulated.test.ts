@@ -45,7 +45,7 @@ async function simulate(actor: ChatModel, options: { tasks?: Task[]; feedback?: 
     discloseBudget: false,
     concurrency: 16,
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
   })
 }
 

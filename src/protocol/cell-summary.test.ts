@@ -78,7 +78,7 @@ function summarise(p: Protocol, trajectories: Trajectory[], overrides: Partial<S
     trajectories,
     normalise: (a) => a.trim(),
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     durationMs: 5,
     ...overrides,
   })
@@ -110,7 +110,7 @@ describe('summariseCell', () => {
     expect(excluded.perTask[0]).toMatchObject({ samples: 4, passes: 1, errors: 1 })
     expect(excluded.passAt?.[0]).toBeCloseTo(0.25, 12)
     expect(excluded.passAt?.[3]).toBe(1)
-    const counted = summarise(p, ts, { repeats: 2, countErrorsAsFailures: true })
+    const counted = summarise(p, ts, { repeats: 2, errors: 'failures' })
     expect(counted.perTask[0]).toMatchObject({ samples: 8, passes: 2, errors: 1 })
     expect(counted.passAt?.[0]).toBeCloseTo(0.25, 12)
     expect(counted.passAt?.[3]).toBeCloseTo(1 - 15 / 70, 12)

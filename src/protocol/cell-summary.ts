@@ -4,15 +4,20 @@ import {
   passAtCurve,
   passAtInterval,
   passHatCurve,
+  errorsAsFailures,
+  errorsLeftOut,
   revisionTiming,
+  seqAtCurveCensored,
   seqAtInterval,
+  seqAtIntervalCensored,
   seqAtCurve,
   unmodifiedRevisions,
+  type CensoredTaskOutcomes,
   type Interval,
   type SampleCounts,
   type TaskOutcomes,
 } from '../metrics/index.js'
-import { CELL_SUMMARY_SCHEMA, type CellSummary, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
+import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../feedback/verifier-feedback.js'
 
@@ -65,36 +70,69 @@ export interface SummariseInput {
   trajectories: readonly Trajectory[]
   normalise: (answer: string) => string
   thresholds: Thresholds
-  countErrorsAsFailures: boolean
+  /** How errored trajectories enter the rates (the protocol's `errors`). */
+  errors: ErrorPolicy
   durationMs: number
 }
 
 /**
+ * Where an errored trajectory stopped: its attempts with a verdict all failed (a success ends the
+ * trajectory), so it is censored at the next attempt.
+ */
+function censoredAtOf(t: Trajectory): number {
+  return t.attempts.length + 1
+}
+
+/** Each task's repeats as censored outcomes: errored ones censored where they stopped. */
+function censoredOutcomes(byTask: ReadonlyMap<string, readonly Trajectory[]>): CensoredTaskOutcomes[] {
+  return [...byTask].map(([taskId, ts]) => ({ taskId, repeats: ts.map((t) => (t.status === 'error' ? { censoredAt: censoredAtOf(t) } : { firstSuccess: t.firstSuccess })) }))
+}
+
+/**
+ * Independent samples per task. An errored trajectory's completed samples are ordinary samples
+ * (each is drawn alone), so under `censored` only its missing ones are left out; `failures` counts
+ * them as failed samples, `left-out` drops the trajectory.
+ */
+function sampleCounts(byTask: ReadonlyMap<string, readonly Trajectory[]>, K: number, policy: ErrorPolicy): SampleCounts[] {
+  return [...byTask].map(([taskId, ts]) => {
+    const kept = policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts
+    return {
+      taskId,
+      n: kept.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0),
+      c: kept.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0),
+    }
+  })
+}
+
+/**
  * A cell's metrics, intervals and threshold verdicts from its trajectories (pure). Errored
- * trajectories are left out of every rate unless `countErrorsAsFailures`, and always counted apart.
+ * trajectories are always counted apart, and enter the rates as `errors` says: censored (the
+ * default: failed before the error, unknown after it, a Kaplan–Meier estimate), as failures, or
+ * left out; with errors the summary also gives the rates under the two simple rules as bounds.
  */
 export function summariseCell(input: SummariseInput): CellSummary {
   const { protocol, trajectories, thresholds } = input
+  const policy = input.errors
   const K = protocol.budget
   const independent = protocol.kind === 'independent'
   const errored = trajectories.filter((t) => t.status === 'error')
-  const counted = input.countErrorsAsFailures ? trajectories : trajectories.filter((t) => t.status !== 'error')
+  const counted = policy === 'left-out' ? trajectories.filter((t) => t.status !== 'error') : trajectories
 
   const byTask = new Map<string, Trajectory[]>(input.taskIds.map((id) => [id, []]))
-  for (const t of counted) byTask.get(t.taskId)?.push(t)
-  const outcomes: TaskOutcomes[] = [...byTask].map(([taskId, ts]) => ({ taskId, firstSuccess: ts.map((t) => (t.status === 'error' ? null : t.firstSuccess)) }))
+  for (const t of trajectories) byTask.get(t.taskId)?.push(t)
+  const censored = censoredOutcomes(byTask)
+  const outcomes: TaskOutcomes[] = policy === 'failures' ? errorsAsFailures(censored) : errorsLeftOut(censored)
   // Sample counts only matter to independent sampling (Pass@k); a sequential cell skips them.
-  const samples: SampleCounts[] = !independent ? [] : [...byTask].map(([taskId, ts]) => ({
-    taskId,
-    // An errored independent trajectory counts its missing samples as failures only when asked to.
-    n: ts.reduce((n, t) => n + (t.status === 'error' ? K : t.attempts.length), 0),
-    c: ts.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0),
-  }))
+  const samples: SampleCounts[] = independent ? sampleCounts(byTask, K, policy) : []
 
-  let seqCurve = seqAtCurve(outcomes, K)
-  const seqInterval = seqAtInterval(outcomes, K)
+  const censoring = policy === 'censored' && !independent
+  let seqCurve = censoring ? seqAtCurveCensored(censored, K) : seqAtCurve(outcomes, K)
+  const seqInterval = censoring ? seqAtIntervalCensored(censored, K) : seqAtInterval(outcomes, K)
   const passCurve = independent ? passAtCurve(samples, K) : null
   const passInterval = independent ? passAtInterval(samples, K) : null
+  const bounds = errored.length === 0 ? null : independent
+    ? { asFailures: passAtCurve(sampleCounts(byTask, K, 'failures'), K).map(finiteOrNull), leftOut: passAtCurve(sampleCounts(byTask, K, 'left-out'), K).map(finiteOrNull) }
+    : { asFailures: seqAtCurve(errorsAsFailures(censored), K).map(finiteOrNull), leftOut: seqAtCurve(errorsLeftOut(censored), K).map(finiteOrNull) }
   const passHat = independent ? passHatCurve(samples, K) : null
 
   let timingNote: string | null = null
@@ -129,7 +167,8 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const passJson = passCurve?.map(finiteOrNull) ?? null
   const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval })
   // Fail closed: a cell that measured nothing (no tasks, or every trajectory errored) never passes.
-  if (counted.length === 0) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
+  const measuredAny = policy === 'failures' ? trajectories.length > 0 : trajectories.some((t) => t.status !== 'error')
+  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
   const errorsByTask = new Map<string, number>()
@@ -140,9 +179,10 @@ export function summariseCell(input: SummariseInput): CellSummary {
     ...(input.taskHashes?.[taskId] ? { contentHash: input.taskHashes[taskId] } : {}),
     // The same list as the task's outcome (byTask in the same order): not computed twice.
     firstSuccess: outcomes[i]!.firstSuccess,
+    ...(censoring && ts.some((t) => t.status === 'error') ? { censoredAt: ts.filter((t) => t.status === 'error').map(censoredAtOf) } : {}),
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
-    costAtK: costAtKOf(ts, K),
+    costAtK: costAtKOf(policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts, K),
   }))
 
   // Tasks with no counted trajectory (all errored) have no cost to average.
@@ -164,7 +204,9 @@ export function summariseCell(input: SummariseInput): CellSummary {
     errors: {
       count: errored.length,
       rate: finiteOrNull(errorRate),
-      countedAsFailures: input.countErrorsAsFailures,
+      countedAsFailures: policy === 'failures',
+      policy,
+      bounds,
       examples: errored.slice(0, 5).map((t) => ({ taskId: t.taskId, repeat: t.repeat, message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}` })),
     },
     seqAt: seqJson,

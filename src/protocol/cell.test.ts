@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TrajectorySchema, type Trajectory } from '../artifacts/schemas.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
-import { passAtCurve, passHatCurve, seqAtCurve } from '../metrics/index.js'
+import { passAtCurve, passHatCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
 import type { CallContext, ChatMessage, ChatModel, Usage } from '../models/chat-model.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import { runCell, type CellSpec } from './cell.js'
@@ -268,10 +268,18 @@ describe('runCell: sequential cells', () => {
 describe('runCell: errors', () => {
   const failingC = contextActor((ctx) => (ctx.taskId === 'c' ? new Error('boom') : scripted(ctx, [])))
 
-  it('counts errored trajectories apart and leaves them out of the rates by default', async () => {
+  it("counts errored trajectories apart and leaves them out of the rates with errors: 'left-out'", async () => {
     const { summary, trajectories } = await runCell(spec({ actor: failingC.model }))
     expect(trajectories.find((t) => t.taskId === 'c')).toMatchObject({ status: 'error', error: { stage: 'actor', attempt: 1, message: 'boom' }, firstSuccess: null, attempts: [] })
-    expect(summary.errors).toEqual({ count: 1, rate: 0.25, countedAsFailures: false, examples: [{ taskId: 'c', repeat: 0, message: 'actor failed at attempt 1: boom' }] })
+    expect(summary.errors).toEqual({
+      count: 1,
+      rate: 0.25,
+      countedAsFailures: false,
+      policy: 'left-out',
+      // The two simple rules, next to the estimate: c as a failure (of 4 tasks), c left out (of 3).
+      bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], leftOut: [1 / 3, 2 / 3, 1] },
+      examples: [{ taskId: 'c', repeat: 0, message: 'actor failed at attempt 1: boom' }],
+    })
     // a@1, d@2, b@3 over the three tasks that did not error.
     expect(summary.seqAt).toEqual([1 / 3, 2 / 3, 1])
     expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({ taskId: 'c', firstSuccess: [], errors: 1, costAtK: [null, null, null] })
@@ -286,7 +294,7 @@ describe('runCell: errors', () => {
         return verifier.verify(task, answer, options)
       },
     }
-    const { summary, trajectories } = await runCell(spec({ actor: actor.model, verifier: flaky, countErrorsAsFailures: true }))
+    const { summary, trajectories } = await runCell(spec({ actor: actor.model, verifier: flaky, errors: 'failures' }))
     const c = trajectories.find((t) => t.taskId === 'c')!
     expect(c.error).toMatchObject({ stage: 'verifier', attempt: 2, calls: [{ role: 'actor', costUsd: 0.25 }] })
     // Attempt 1 (kept) and attempt 2's actor call (spent before the verifier failed).
@@ -299,8 +307,32 @@ describe('runCell: errors', () => {
     expect(summary.perTask.find((p) => p.taskId === 'c')!.costAtK).toEqual([0.25, 0.5, 0.5])
   })
 
+  it("censors them with errors: 'censored': failed before the error, unknown from it on (Kaplan–Meier), between the two bounds", async () => {
+    const flaky: Verifier = {
+      ...verifier,
+      async verify(task, answer, options) {
+        if (task.id === 'c' && answer.endsWith('-2')) throw new Error('grader down')
+        return verifier.verify(task, answer, options)
+      },
+    }
+    const { summary } = await runCell(spec({ actor: contextActor(scripted).model, verifier: flaky, errors: 'censored' }))
+    const c = summary.perTask.find((p) => p.taskId === 'c')!
+    // Attempt 1 failed with a verdict; the verifier crashed on attempt 2: censored at 2.
+    expect(c).toMatchObject({ firstSuccess: [], censoredAt: [2], errors: 1 })
+    expect(summary.errors.policy).toBe('censored')
+    const expected = seqAtCurveCensored(summary.perTask.map((p) => ({ taskId: p.taskId, repeats: [...p.firstSuccess.map((f) => ({ firstSuccess: f })), ...(p.censoredAt ?? []).map((at) => ({ censoredAt: at }))] })), 3)
+    expect(summary.seqAt).toEqual(expected)
+    const { asFailures, leftOut } = summary.errors.bounds!
+    for (let k = 0; k < 3; k++) {
+      expect(summary.seqAt[k]!).toBeGreaterThanOrEqual(asFailures[k]!)
+      expect(summary.seqAt[k]!).toBeLessThanOrEqual(leftOut[k]! + 1e-12)
+    }
+    // At k = 1, c's failed first attempt counts as a failure (it ran); left out it would not.
+    expect(summary.seqAt[0]).toBe(asFailures[0])
+  })
+
   it('counts them as failures with countErrorsAsFailures', async () => {
-    const { summary } = await runCell(spec({ actor: failingC.model, countErrorsAsFailures: true }))
+    const { summary } = await runCell(spec({ actor: failingC.model, errors: 'failures' }))
     expect(summary.seqAt).toEqual([0.25, 0.5, 0.75])
     expect(summary.errors.countedAsFailures).toBe(true)
     expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({ taskId: 'c', firstSuccess: [null], errors: 1, costAtK: [0, 0, 0] })

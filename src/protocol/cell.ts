@@ -2,7 +2,7 @@ import type { ChatModel } from '../models/chat-model.js'
 import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
-import { TRAJECTORY_SCHEMA, type CellSummary, type Protocol, type Trajectory } from '../artifacts/schemas.js'
+import { TRAJECTORY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type Trajectory } from '../artifacts/schemas.js'
 import { isoTimestamp } from '../artifacts/timestamp.js'
 import { spend } from './attempt.js'
 import { mapConcurrent } from './concurrency.js'
@@ -33,7 +33,8 @@ export interface CellSpec {
   /** At most this many trajectories run at once (attempts within one always run in order). */
   concurrency: number
   thresholds: Thresholds
-  countErrorsAsFailures: boolean
+  /** How errored trajectories enter the rates: `censored` (default in seqEval), `failures` or `left-out`. */
+  errors: ErrorPolicy
   signal?: AbortSignal
   /** Called as each trajectory ends, in completion order: append it to the artifact here. */
   onTrajectory?: (trajectory: Trajectory) => void | Promise<void>
@@ -47,7 +48,7 @@ export interface CellResult {
 
 /** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
 export function cellProtocol(
-  spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'countErrorsAsFailures'>,
+  spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'errors'>,
   /** The benchmark's content hash when already computed (see benchmarkHashes). */
   contentHash: string = benchmarkContentHash(spec.tasks),
 ): Protocol {
@@ -63,7 +64,8 @@ export function cellProtocol(
     actor: spec.actor.descriptor,
     budget: spec.budget,
     budgetDisclosed: sequential && spec.discloseBudget,
-    errorsCountedAsFailures: spec.countErrorsAsFailures,
+    errorsCountedAsFailures: spec.errors === 'failures',
+    errors: spec.errors,
   }
 }
 
@@ -154,7 +156,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     trajectories,
     normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),
     thresholds: spec.thresholds,
-    countErrorsAsFailures: spec.countErrorsAsFailures,
+    errors: spec.errors,
     durationMs: Date.now() - started,
   })
   return { summary, trajectories }

@@ -125,7 +125,7 @@ const BASE: ProtocolSpec = {
   promptBuilder: defaultPromptBuilder,
   budget: 5,
   discloseBudget: false,
-  countErrorsAsFailures: false,
+  errors: 'left-out',
 }
 
 const protocolOf = (changes: Partial<CellSpec> = {}): Protocol => cellProtocol({ ...BASE, ...changes })
@@ -133,7 +133,8 @@ const protocolOf = (changes: Partial<CellSpec> = {}): Protocol => cellProtocol({
 /** Each single change and the dotted paths it must show up under. */
 const CHANGES: [string, Partial<CellSpec>, string[]][] = [
   ['budget', { budget: 6 }, ['budget']],
-  ['errors counted as failures', { countErrorsAsFailures: true }, ['errorsCountedAsFailures']],
+  ['errors counted as failures', { errors: 'failures' }, ['errors', 'errorsCountedAsFailures']],
+  ['errors censored', { errors: 'censored' }, ['errors']],
   ["a task's criteria", { tasks: [{ ...TASKS[0]!, criteria: [{ id: 'c1', text: 'Says hello' }] }, TASKS[1]!] }, ['benchmark.contentHash']],
   ['feedback settings', { mode: { name: 'verifier', feedback: verifierFeedback({ maxTests: 3 }) } }, ['feedback.settings.maxTests']],
   ['feedback mode', { mode: { name: 'binary', feedback: binary() } }, ['feedback.kind', 'feedback.name', 'feedback.version', 'feedback.settings.maxTests', 'feedback.settings.maxChars', 'feedback.settings.text']],

@@ -1,6 +1,6 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../artifacts/schemas.js'
-import { taskRate, taskTrials } from './task-rates.js'
+import { taskRates, taskTrials } from './task-rates.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -10,16 +10,16 @@ type TaskRow = CellSummary['perTask'][number]
  */
 export const TOLERANCE = 1e-9
 
-
-const mean = (rows: readonly TaskRow[], k: number, independent: boolean) => {
-  const rates = rows.map((r) => taskRate(r, k, independent)).filter(Number.isFinite)
-  return rates.length === 0 ? Number.NaN : rates.reduce((a, b) => a + b, 0) / rates.length
+const meanOf = (rates: readonly number[]) => {
+  const finite = rates.filter(Number.isFinite)
+  return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length
 }
 
 const pct = (v: number) => {
   const text = (v * 100).toFixed(1)
   return text === '-0.0' ? '0.0' : text
 }
+
 export interface GateComparison {
   metric: 'seqAt' | 'passAt'
   k: number
@@ -68,11 +68,11 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   const failures: { k: number; why: string }[] = []
   const intervals = new Map<number, ReturnType<typeof differenceInterval>>()
   for (const k of rule.ks) {
-    const x = a.map((row) => taskRate(row, k, rule.independent))
-    const y = b.map((row) => taskRate(row, k, rule.independent))
+    const x = taskRates(a, k, rule.independent)
+    const y = taskRates(b, k, rule.independent)
     const interval = differenceInterval(x, y, 1 / finestTrials(a, b, k, rule.independent), { level: rule.level })
     intervals.set(k, interval)
-    comparisons.push({ metric, k, baseline: mean(a, k, rule.independent), current: mean(b, k, rule.independent), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: interval.pDrop(rule.margin), threshold: Number.NaN })
+    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: interval.pDrop(rule.margin), threshold: Number.NaN })
   }
   const tasks = intervals.get(rule.K)?.tasks ?? 0
   const where = (c: GateComparison) =>

@@ -1,7 +1,7 @@
 import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import type { CellSummary, Protocol } from '../artifacts/schemas.js'
 import { protocolDifferences } from './fingerprint.js'
-import { taskRate } from './task-rates.js'
+import { taskRate, taskRates } from './task-rates.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 
@@ -161,9 +161,10 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
   result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
-  for (const id of measured) {
-    const x = taskRate(before.get(id)!, K, independent)
-    const y = taskRate(now.get(id)!, K, independent)
+  const [ratesBefore, ratesNow] = [taskRates(a, K, independent), taskRates(b, K, independent)]
+  for (const [i, id] of measured.entries()) {
+    const x = ratesBefore[i]!
+    const y = ratesNow[i]!
     const text = `${id} ${solvedText(before.get(id)!, K, independent)} → ${solvedText(now.get(id)!, K, independent)}`
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)

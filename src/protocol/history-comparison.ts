@@ -2,7 +2,7 @@ import { differenceInterval } from '../metrics/index.js'
 import type { CellSummary, Protocol } from '../artifacts/schemas.js'
 import { finiteOrNull } from './cell-summary.js'
 import { protocolDifferences } from './fingerprint.js'
-import { taskRate } from './task-rates.js'
+import { taskRates } from './task-rates.js'
 
 /** The paired effect of one history policy against another on the same tasks (paper Table 6). */
 export interface HistoryComparison {
@@ -48,7 +48,7 @@ export function historyComparisons(cells: readonly CellSummary[], options: { lev
       const byId = (c: CellSummary) => new Map(rows(c).map((r) => [r.taskId, r]))
       const [ra, rb] = [byId(a), byId(b)]
       const repeats = Math.max(1, ...ids.flatMap((id) => [ra.get(id)!.firstSuccess.length, rb.get(id)!.firstSuccess.length]))
-      const interval = differenceInterval(ids.map((id) => taskRate(ra.get(id)!, K, false)), ids.map((id) => taskRate(rb.get(id)!, K, false)), 1 / repeats, options)
+      const interval = differenceInterval(taskRates(ids.map((id) => ra.get(id)!), K, false), taskRates(ids.map((id) => rb.get(id)!), K, false), 1 / repeats, options)
       out.push({
         actorId: a.actorId,
         mode: a.mode,

@@ -1,4 +1,5 @@
 import { passAtK } from '../metrics/index.js'
+import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from '../metrics/censored.js'
 import type { CellSummary } from '../artifacts/schemas.js'
 
 type TaskRow = CellSummary['perTask'][number]
@@ -22,5 +23,22 @@ export function taskRate(row: TaskRow, k: number, independent: boolean): number 
  */
 export function taskTrials(row: TaskRow, k: number, independent: boolean): number {
   if (independent) return Math.max(1, Math.floor((row.samples ?? 0) / k))
-  return Math.max(1, row.firstSuccess.length)
+  return Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
+}
+
+/** A summary row as censored outcomes: its first successes, and its errored repeats where they stopped. */
+export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
+  return { taskId: row.taskId, repeats: [...row.firstSuccess.map((f) => ({ firstSuccess: f })), ...(row.censoredAt ?? []).map((c) => ({ censoredAt: c }))] }
+}
+
+/**
+ * Every row's rate at k, as the cell's summary computes it: {@link taskRate}, or where some row
+ * has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share with the
+ * rows' pooled hazards as the tail (see seqAtCurveCensored).
+ */
+export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean): number[] {
+  if (independent || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
+  const outcomes = rows.map(censoredRow)
+  const hazards = pooledHazards(outcomes, k)
+  return outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!)
 }

@@ -34,7 +34,7 @@ export function cellSpec(tasks: readonly Task[], actor: ChatModel, overrides: Pa
     discloseBudget: false,
     concurrency: 1,
     thresholds: {},
-    countErrorsAsFailures: false,
+    errors: 'left-out',
     ...overrides,
   }
 }

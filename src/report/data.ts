@@ -5,7 +5,8 @@
  * band at K is the summary's interval.
  */
 import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
-import { passAtInterval, seqAtInterval, type SampleCounts } from '../metrics/index.js'
+import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
+import { censoredRow } from '../protocol/task-rates.js'
 import { competitionRanks } from '../metrics/ranks.js'
 
 export interface CurvePoint {
@@ -35,6 +36,8 @@ export function curveWithBands(cell: CellSummary): CellCurve {
   const independent = cell.protocol.kind === 'independent'
   const interval = independent ? (cell.passAtInterval ?? cell.seqAtInterval) : cell.seqAtInterval
   const options = { level: interval.level }
+  // Errors censored (the default): the bands come from the same Kaplan–Meier shares as the rates.
+  const censored = cell.perTask.some((t) => (t.censoredAt?.length ?? 0) > 0)
   const curve = independent ? (cell.passAt ?? []) : cell.seqAt
   const samples: SampleCounts[] | null =
     independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined) ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 })) : null
@@ -46,7 +49,9 @@ export function curveWithBands(cell: CellSummary): CellCurve {
       ? samples
         ? passAtInterval(samples, k, options)
         : null
-      : seqAtInterval(cell.perTask, k, options)
+      : censored
+        ? seqAtIntervalCensored(cell.perTask.map(censoredRow), k, options)
+        : seqAtInterval(cell.perTask, k, options)
     return { k, value, lo: band ? finite(band.lo) : null, hi: band ? finite(band.hi) : null }
   })
   return { label: independent ? 'Pass' : 'Seq', points }

@@ -7,6 +7,7 @@ import type { HistoryPolicy } from '../protocol/history.js'
 import type { PromptBuilder } from '../protocol/prompt-builder.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
+import type { ErrorPolicy } from '../artifacts/schemas.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 
@@ -63,8 +64,11 @@ export const SeqEvalOptionsSchema = z
     concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').default(4),
     timeout: z.number().int().positive('timeout is in milliseconds and must be > 0').default(10 * 60_000),
     seed: z.number().int().default(1),
-    bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').default(2000),
-    countErrorsAsFailures: z.boolean().default(false),
+    /** Accepted so older configs load; intervals are closed-form now (korn-graubard), so it changes nothing. */
+    bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').optional(),
+    errors: z.enum(['censored', 'failures', 'left-out']).optional(),
+    /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
+    countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
     baseline: z
       .union([
@@ -83,7 +87,9 @@ export const SeqEvalOptionsSchema = z
   .strict()
 
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
-export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline'> & {
+export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors'> & {
+  /** How errored trajectories enter the rates. */
+  errors: ErrorPolicy
   tasks: Task[]
   modes: Record<string, { feedback: FeedbackMode; expect: Thresholds }>
   independent: { expect: Thresholds } | null
@@ -164,7 +170,10 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       if (mode.feedback.kind === 'critic' && mode.feedback.settings.critic === 'actor') problems.push(`modes.${name}.feedback: a critic with no model critiques with the actor, and the simulated actors (${simulated.join(', ')}) cannot; pass feedback.critic({ model, … })`)
     }
   }
+  const legacy = o.countErrorsAsFailures === undefined ? undefined : o.countErrorsAsFailures ? 'failures' : 'left-out'
+  if (o.errors !== undefined && legacy !== undefined && o.errors !== legacy) problems.push(`countErrorsAsFailures: ${String(o.countErrorsAsFailures)} contradicts errors: '${o.errors}'; keep only errors (countErrorsAsFailures is its older spelling)`)
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
+  const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
   const baseline = o.baseline === false ? null : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
-  return { ...o, tasks: o.tasks, modes, independent, baseline }
+  return { ...o, tasks: o.tasks, modes, independent, baseline, errors }
 }

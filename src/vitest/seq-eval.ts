@@ -50,7 +50,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
       concurrency: options.concurrency,
-      countErrorsAsFailures: options.countErrorsAsFailures,
+      errors: options.errors,
     }
     const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect }))
     if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })

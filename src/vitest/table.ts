@@ -87,6 +87,8 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   if (spending) out.push(c.dim(` ${spending}`))
   const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
   for (const n of notes) out.push(c.dim(` note: ${n}`))
+  out.push(...errorBoundLines(cells).map((l) => c.yellow(` ${l}`)))
+  out.push(...intervalNotes(cells).map((l) => c.dim(` ${l}`)))
   for (const cell of cells) for (const t of cell.thresholds.filter((x) => !x.pass)) out.push(c.red(` ✗ ${cell.cellId}: ${t.message}`))
   out.push(...baselineLines(cells).map((l) => (l.startsWith('✗') ? c.red(` ${l}`) : c.dim(` ${l}`))))
   return out.join('\n')
@@ -94,6 +96,38 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
 
 function ordinal(n: number): string {
   return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`
+}
+
+/**
+ * For cells with errored trajectories: the rate at K under the cell's error policy, next to the
+ * two simple rules it lies between (errors as failures, errors left out).
+ */
+export function errorBoundLines(cells: readonly CellSummary[]): string[] {
+  const out: string[] = []
+  for (const cell of cells) {
+    const bounds = cell.errors.bounds
+    if (!bounds || cell.errors.count === 0) continue
+    const K = cell.budget
+    const { label, curve } = curveOf(cell)
+    const policy = cell.errors.policy ?? (cell.errors.countedAsFailures ? 'failures' : 'left-out')
+    const how = policy === 'censored' ? 'censored from their error on' : policy === 'failures' ? 'counted as failures' : 'left out'
+    out.push(`${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${pct(curve[K - 1] ?? null)} (${pct(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${pct(bounds.leftOut[K - 1] ?? null)} with errors left out)`)
+  }
+  return out
+}
+
+/** One line for the cells whose interval at K is too wide to be useful, and what would narrow it. */
+function intervalNotes(cells: readonly CellSummary[]): string[] {
+  const wide = cells.filter((cell) => curveOf(cell).interval?.note)
+  if (wide.length === 0) return []
+  const widths = wide.map((cell) => {
+    const i = curveOf(cell).interval!
+    return Math.round(((i.hi ?? 0) - (i.lo ?? 0)) * 100)
+  })
+  const names = wide.length <= 3 ? ` (${wide.map((c) => c.cellId).join(', ')})` : ''
+  const which = wide.length === cells.length ? `all ${cells.length} cells` : `${wide.length} of ${cells.length} cells${names}`
+  const [lo, hi] = [Math.min(...widths), Math.max(...widths)]
+  return [`small-N warning: the 95% interval at K is ${lo === hi ? lo : `${lo}–${hi}`} points wide in ${which}, too wide to tell close models apart; more tasks narrow it (about √2 per doubling), more repeats much less`]
 }
 
 /**
