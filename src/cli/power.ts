@@ -6,7 +6,7 @@
  */
 import type { CellSummary } from '../artifacts/schemas.js'
 import { concentrationFrom } from '../metrics/population.js'
-import { detectableDrop, gatePower, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
+import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
 import { taskRate, taskTrials } from '../protocol/task-rates.js'
 import type { CommandSpec } from './args.js'
@@ -126,13 +126,13 @@ export function renderPower(rows: readonly PowerRow[]): string {
     const width = Math.max(4, ...cells.flat().map((c) => c.length))
     out.push(`  drop (points) ${cells.map(([d]) => d!.padStart(width)).join(' ')}`, `  caught (%)    ${cells.map(([, p]) => p!.padStart(width)).join(' ')}`)
     out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${pct(TARGET_POWER)}% of the time: too few tasks to gate on` : `  smallest drop caught ${pct(TARGET_POWER)}% of the time: ${pct(row.detectableDrop)} points`)
-    const target = `${pct(row.target)}-point drop`
-    if (row.target > q.rate + 1e-9) out.push(`  a ${target} is more than the baseline's whole rate`)
-    else if (row.tasksNeeded === q.tasks) out.push(`  a ${target} is already caught ${pct(TARGET_POWER)}% of the time at this size`)
+    const target = `${points(row.target)} drop`
+    if (row.target > q.rate + 1e-9) out.push(`  ${target} is more than the baseline's whole rate`)
+    else if (row.tasksNeeded === q.tasks) out.push(`  ${target} is already caught ${pct(TARGET_POWER)}% of the time at this size`)
     else {
       const tasks = row.tasksNeeded === null ? `more than ${MAX_TASKS} tasks` : `${row.tasksNeeded} tasks`
       const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${q.tasks} tasks` : `${row.repeatsNeeded} repeats at ${q.tasks} tasks`
-      out.push(`  to catch a ${target} ${pct(TARGET_POWER)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
+      out.push(`  to catch ${target} ${pct(TARGET_POWER)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
     }
     out.push('')
   }

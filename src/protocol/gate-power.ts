@@ -102,18 +102,22 @@ export function detectableDrop(question: PowerQuestion): number | null {
   return Math.round(hi * STEP * 100) / 100
 }
 
-const points = (drop: number) => `${Math.round(drop * 100)}-point`
+/** "a 10-point drop", "an 11-point drop": the article as the number is spoken. */
+export const points = (drop: number): string => {
+  const n = Math.round(drop * 100)
+  return `${/^(8|11$|18$)/.test(String(n)) ? 'an' : 'a'} ${n}-point`
+}
 
 /** The sentence a gate verdict carries about what it could see. */
 export function powerSentence(question: PowerQuestion, detectable: number | null, at: readonly { drop: number; power: number }[]): string {
   const { tasks, repeats } = question
   const size = `${tasks} ${tasks === 1 ? 'task' : 'tasks'} × ${repeats} ${repeats === 1 ? 'repeat' : 'repeats'}`
   const metric = `${question.rule.independent ? 'Pass' : 'Seq'}@${question.rule.K}`
-  const others = at.map((x) => `a ${points(x.drop)} drop ${Math.round(x.power * 100)}%`).join(', ')
+  const others = at.map((x) => `${points(x.drop)} drop ${Math.round(x.power * 100)}%`).join(', ')
   const fix = `npx seqk power --tasks ${tasks} --repeats ${repeats} --rate ${question.rate.toFixed(2)} says what would`
   if (question.rate <= 0) return `with ${size} the baseline solves nothing at ${metric}, so no drop can be seen`
   if (detectable === null) return `with ${size} this gate cannot catch even a drop of ${metric} to zero 80% of the time (${others}): it is too small to gate on; ${fix}`
-  return `with ${size} this gate catches a ${points(detectable)} drop of ${metric} 80% of the time (${others})`
+  return `with ${size} this gate catches ${points(detectable)} drop of ${metric} 80% of the time (${others})`
 }
 
 /**

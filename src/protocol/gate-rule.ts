@@ -43,7 +43,7 @@ export interface GateRule {
   level: number
 }
 
-/** The largest repeat count of either side: one trial's worth of a per-task rate is 1 / this. */
+/** The largest repeat count of either side: the trials behind a per-task rate. */
 function finestTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, independent: boolean): number {
   let most = 1
   for (const row of [...a, ...b]) most = Math.max(most, taskTrials(row, k, independent))
@@ -70,7 +70,7 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   for (const k of rule.ks) {
     const x = taskRates(a, k, rule.independent)
     const y = taskRates(b, k, rule.independent)
-    const interval = differenceInterval(x, y, 1 / finestTrials(a, b, k, rule.independent), { level: rule.level })
+    const interval = differenceInterval(x, y, finestTrials(a, b, k, rule.independent), { level: rule.level })
     intervals.set(k, interval)
     comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: interval.pDrop(rule.margin), threshold: Number.NaN })
   }

@@ -103,7 +103,7 @@ describe('compareToBaseline', () => {
     const power = result.power!
     expect(power).toMatchObject({ tasks: 20, repeats: 3 })
     expect(power.detectableDrop).toBeGreaterThan(0.05)
-    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches a \d+-point drop of Seq@3 80% of the time \(a 5-point drop \d+%, a 10-point drop \d+%\)$/)
+    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches an? \d+-point drop of Seq@3 80% of the time \(a 5-point drop \d+%, a 10-point drop \d+%\)$/)
     // Seeded: the same comparison says the same thing.
     expect(compareToBaseline(baseline(mixed), current(mixed)).power).toEqual(power)
     expect(compareToBaseline(baseline(mixed), current(mixed), { power: false }).power).toBeNull()
@@ -114,6 +114,14 @@ describe('compareToBaseline', () => {
     const oneWorse = solvedEverywhere.map((r, i) => (i === 0 ? row(r.taskId, [1, null, null]) : r))
     const strict = compareToBaseline(baseline(solvedEverywhere), current(oneWorse), { maxDrop: 0.01 })
     for (const text of [...result.reasons, ...strict.reasons]) expect(text).not.toMatch(/-0\.0(?!\d)/)
+  })
+
+  it('reads a baseline from before the errors field: left-out compares equal, the new default censored is a change', () => {
+    const old = { ...protocol }
+    delete (old as Partial<Protocol>).errors
+    expect(compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'left-out' })).protocolChanges).toEqual([])
+    const changed = compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'censored' }))
+    expect(changed.protocolChanges).toEqual(['errors: "left-out" → "censored"'])
   })
 
   it('fails a protocol change naming each field with both values, and how to accept it', () => {

@@ -1,5 +1,5 @@
 import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
-import type { CellSummary, Protocol } from '../artifacts/schemas.js'
+import { errorPolicyOf, type CellSummary, type Protocol } from '../artifacts/schemas.js'
 import { protocolDifferences } from './fingerprint.js'
 import { taskRate, taskRates } from './task-rates.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
@@ -80,7 +80,8 @@ type TaskRow = CellSummary['perTask'][number]
 
 /** The protocol without the task list: adding or removing tasks is compared on the common set instead. */
 function withoutTaskList(p: Protocol): Protocol {
-  return { ...p, benchmark: { ...p.benchmark, tasks: 0, contentHash: '' } }
+  // A baseline written before `errors` existed says it with errorsCountedAsFailures alone.
+  return { ...p, benchmark: { ...p.benchmark, tasks: 0, contentHash: '' }, errors: errorPolicyOf(p) }
 }
 
 function valueAt(p: unknown, path: string): string {
@@ -125,10 +126,11 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     changed: [],
     protocolChanges: [],
   }
-  const differences = protocolDifferences(withoutTaskList(baseline.protocol), withoutTaskList(current.protocol))
+  const [was, is] = [withoutTaskList(baseline.protocol), withoutTaskList(current.protocol)]
+  const differences = protocolDifferences(was, is)
   if (differences.length > 0) {
     result.pass = false
-    result.protocolChanges = differences.map((path) => `${path}: ${valueAt(baseline.protocol, path)} → ${valueAt(current.protocol, path)}`)
+    result.protocolChanges = differences.map((path) => `${path}: ${valueAt(was, path)} → ${valueAt(is, path)}`)
     result.reasons.push(`the protocol changed since the baseline (${result.protocolChanges.join('; ')}); numbers from different protocols are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`)
     return result
   }

@@ -1,0 +1,162 @@
+/**
+ * Seeded simulation studies of the statistics' promises: interval coverage, the gate's false
+ * alarms and power, and the bias of each error policy. The suite runs them small
+ * (statistics-study.test.ts); `scripts/statistics-tables.ts` runs them large for the README's
+ * tables. One population model throughout, the one the issue measured with: each task's
+ * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
+ */
+import { createRng, errorsAsFailures, errorsLeftOut, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
+import type { CellSummary } from '../artifacts/schemas.js'
+import { decideGate, type GateRule } from './gate-rule.js'
+
+type TaskRow = CellSummary['perTask'][number]
+
+/** A benchmark population: per-attempt success p ~ Beta(a, b), budget K. */
+export interface AttemptPopulation {
+  a: number
+  b: number
+  budget: number
+}
+
+/** The population's Seq@k exactly: 1 − E[(1 − p)^k] = 1 − Π_{j<k} (b + j)/(a + b + j) for p ~ Beta(a, b). */
+export function populationSeqAt(population: AttemptPopulation, k: number = population.budget): number {
+  let miss = 1
+  for (let j = 0; j < k; j++) miss *= (population.b + j) / (population.a + population.b + j)
+  return 1 - miss
+}
+
+/** One simulated cell: per task, its per-attempt success and its repeats' first successes. */
+function simulateCell(rng: Rng, population: AttemptPopulation, tasks: number, repeats: number, p?: readonly number[]): { p: number[]; rows: TaskRow[] } {
+  const rates = p ? [...p] : Array.from({ length: tasks }, () => betaDraw(rng, population.a, population.b))
+  const rows = rates.map((pi, i): TaskRow => ({
+    taskId: `t${i}`,
+    firstSuccess: Array.from({ length: repeats }, () => drawFirstSuccess(rng, pi, population.budget)),
+    errors: 0,
+    costAtK: [],
+  }))
+  return { p: rates, rows }
+}
+
+export interface CoverageResult {
+  /** The population Seq@K the intervals should cover. */
+  population: number
+  /** Share of simulated benchmarks whose interval covered it. */
+  coverage: number
+  /** Share of intervals of zero width. */
+  zeroWidth: number
+  meanWidth: number
+}
+
+/**
+ * How often the 95% interval of Seq@K (the summary's own method) covers the population Seq@K, over
+ * `benchmarks` simulated benchmarks of `tasks` tasks drawn afresh from the population.
+ */
+export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1): CoverageResult {
+  const rng = createRng(seedFrom('coverage', seed, population.a, population.b, tasks, repeats))
+  const truth = populationSeqAt(population)
+  const K = population.budget
+  let covered = 0
+  let zero = 0
+  let width = 0
+  for (let s = 0; s < benchmarks; s++) {
+    const { rows } = simulateCell(rng, population, tasks, repeats)
+    const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
+    const interval = rateInterval(shares, rows.map(() => repeats))
+    if (interval.lo <= truth && truth <= interval.hi) covered++
+    if (interval.hi - interval.lo < 1e-12) zero++
+    width += interval.hi - interval.lo
+  }
+  return { population: truth, coverage: covered / benchmarks, zeroWidth: zero / benchmarks, meanWidth: width / benchmarks }
+}
+
+/**
+ * The gate's false-alarm rate with no change: baseline and current runs of the same tasks (the
+ * same per-task p), each drawn independently, judged by the gate's own decision.
+ */
+export function gateFalseAlarms(population: AttemptPopulation, tasks: number, repeats: number, rule: GateRule, benchmarks: number, seed = 1): number {
+  const rng = createRng(seedFrom('false-alarms', seed, population.a, population.b, tasks, repeats, rule.ks.join(','), rule.maxDrop, rule.margin))
+  let alarms = 0
+  for (let s = 0; s < benchmarks; s++) {
+    const before = simulateCell(rng, population, tasks, repeats)
+    const after = simulateCell(rng, population, tasks, repeats, before.p)
+    if (decideGate(before.rows, after.rows, rule).failures.length > 0) alarms++
+  }
+  return alarms / benchmarks
+}
+
+/**
+ * Coverage of the paired difference's 95% interval at K: baseline and current from the same tasks,
+ * the current run's per-attempt success scaled by `scale` (1 = no change), against the population
+ * difference of Seq@K over those tasks' own rates.
+ */
+export function differenceCoverage(population: AttemptPopulation, tasks: number, repeats: number, scale: number, benchmarks: number, seed = 1): { coverage: number; zeroWidth: number } {
+  const rng = createRng(seedFrom('difference-coverage', seed, population.a, population.b, tasks, repeats, scale))
+  const K = population.budget
+  const rule: GateRule = { K, ks: [K], independent: false, margin: 0, maxDrop: 1, level: 0.95 }
+  // The population difference: E over p of (1 − (1 − cp)^K) − (1 − (1 − p)^K), by a large fixed draw.
+  const draws = createRng(seedFrom('difference-truth', population.a, population.b))
+  let truth = 0
+  const M = 200_000
+  for (let i = 0; i < M; i++) {
+    const p = betaDraw(draws, population.a, population.b)
+    truth += (1 - p) ** K - (1 - p * scale) ** K
+  }
+  truth /= M
+  let covered = 0
+  let zero = 0
+  for (let s = 0; s < benchmarks; s++) {
+    const before = simulateCell(rng, population, tasks, repeats)
+    const after = simulateCell(rng, population, tasks, repeats, before.p.map((p) => p * scale))
+    const { diff } = decideGate(before.rows, after.rows, rule).comparisons[0]!
+    if (diff.lo <= truth && truth <= diff.hi) covered++
+    if (diff.hi - diff.lo < 1e-12) zero++
+  }
+  return { coverage: covered / benchmarks, zeroWidth: zero / benchmarks }
+}
+
+export interface ErrorBiasResult {
+  population: number
+  /** Mean estimate minus the population Seq@K, in rate units, per error policy. */
+  censored: number
+  asFailures: number
+  leftOut: number
+}
+
+/**
+ * Bias of Seq@K under each error policy when every model call errors with `errorRate` (an error at
+ * attempt t censors the trajectory there), averaged over `benchmarks` simulated benchmarks.
+ */
+export function errorBias(population: AttemptPopulation, tasks: number, repeats: number, errorRate: number, benchmarks: number, seed = 1): ErrorBiasResult {
+  const rng = createRng(seedFrom('error-bias', seed, population.a, population.b, tasks, repeats, errorRate))
+  const K = population.budget
+  const truth = populationSeqAt(population)
+  const sums = { censored: 0, asFailures: 0, leftOut: 0 }
+  for (let s = 0; s < benchmarks; s++) {
+    const outcomes: CensoredTaskOutcomes[] = Array.from({ length: tasks }, (_, i) => {
+      const p = betaDraw(rng, population.a, population.b)
+      const repeatsOf = Array.from({ length: repeats }, () => {
+        for (let attempt = 1; attempt <= K; attempt++) {
+          if (rng() < errorRate) return { censoredAt: attempt }
+          if (rng() < p) return { firstSuccess: attempt }
+        }
+        return { firstSuccess: null }
+      })
+      return { taskId: `t${i}`, repeats: repeatsOf }
+    })
+    sums.censored += seqAtCurveCensored(outcomes, K)[K - 1]!
+    sums.asFailures += seqAtCurve(errorsAsFailures(outcomes), K)[K - 1]!
+    sums.leftOut += seqAtCurve(errorsLeftOut(outcomes), K)[K - 1]!
+  }
+  return { population: truth, censored: sums.censored / benchmarks - truth, asFailures: sums.asFailures / benchmarks - truth, leftOut: sums.leftOut / benchmarks - truth }
+}
+
+/** The study's named populations (per-attempt p ~ Beta(a, b), K = 5) and their Seq@5. */
+export const POPULATIONS = {
+  /** Seq@5 ≈ 95%: where frontier models sit on HumanEval Pro. */
+  ceiling: { a: 1.8, b: 0.8, budget: 5 },
+  /** Seq@5 ≈ 77%. */
+  middle: { a: 1, b: 1.5, budget: 5 },
+  /** Seq@5 ≈ 10%. */
+  low: { a: 0.1, b: 3, budget: 5 },
+} as const satisfies Record<string, AttemptPopulation>
