@@ -7,7 +7,7 @@
  */
 import { gatePower } from '../src/protocol/gate-power.js'
 import type { GateRule } from '../src/protocol/gate-rule.js'
-import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, populationSeqAt, POPULATIONS, type AttemptPopulation } from '../src/protocol/statistics-study.js'
+import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, populationSeqAt, POPULATIONS, type AttemptPopulation } from '../src/protocol/statistics-study.js'
 
 const quick = process.argv.includes('--quick')
 const B = quick ? 100 : 1000
@@ -22,9 +22,15 @@ function table(header: string[], rows: string[][]): string {
 const settings: [string, AttemptPopulation][] = Object.entries(POPULATIONS)
 
 console.log(`### Coverage of the 95% interval of Seq@5 (korn-graubard/1, ${B} simulated benchmarks per cell)\n`)
-const sizes: [number, number][] = [[10, 1], [10, 3], [20, 1], [20, 3], [40, 3], [164, 3]]
+const sizes: [number, number][] = [[10, 1], [10, 3], [10, 10], [20, 1], [20, 3], [40, 3], [40, 10], [164, 3]]
 console.log(table(['population Seq@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => {
   const c = intervalCoverage(p, n, r, B)
+  return `${pct(c.coverage)}%${c.zeroWidth > 0 ? ` (${pct(c.zeroWidth)}% zero-width)` : ''}`
+})])))
+
+console.log(`\n### Coverage of the 95% interval of Pass@5 (independent sampling, 5 samples per repeat; korn-graubard/1)\n`)
+console.log(table(['population Pass@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => {
+  const c = passAtCoverage(p, n, r, B)
   return `${pct(c.coverage)}%${c.zeroWidth > 0 ? ` (${pct(c.zeroWidth)}% zero-width)` : ''}`
 })])))
 

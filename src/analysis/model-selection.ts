@@ -21,7 +21,7 @@ import type { CellSummary } from '../artifacts/schemas.js'
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
 import { AnalysisInputError, taskPassAt, taskSolvedBy, TruncationRefusedError, truncationProblem } from './cell-scores.js'
 import { ComparabilityError, type ComparabilityProblem } from './comparability.js'
-import { TIE_TOLERANCE } from './rankings.js'
+import { sameRate } from '../metrics/ranks.js'
 import type { ProtocolSelection, Selection } from './report-schema.js'
 
 const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0)
@@ -218,14 +218,15 @@ interface Outcome {
   heldByGroup: [number[], number[]]
 }
 
-function argmaxWithTies(sums: Float64Array, tolerance: number, rng: Rng): number {
+function argmaxWithTies(sums: Float64Array, rng: Rng): number {
   let best = Number.NEGATIVE_INFINITY
   for (const s of sums) if (s > best) best = s
+  // The one tie rule of every ranking (metrics/ranks.ts): sums of the same counts tie.
   let ties = 0
-  for (const s of sums) if (s >= best - tolerance) ties++
+  for (const s of sums) if (sameRate(s, best)) ties++
   let chosen = Math.floor(rng() * ties)
   for (let a = 0; a < sums.length; a++) {
-    if ((sums[a] as number) >= best - tolerance) {
+    if (sameRate(sums[a] as number, best)) {
       if (chosen === 0) return a
       chosen--
     }
@@ -281,8 +282,8 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
             if (m.seqCost) costS += m.seqCost[t * A + a] as number
           }
         }
-        const pickP = argmaxWithTies(sumsPass, TIE_TOLERANCE * n, rng)
-        const pickS = argmaxWithTies(sumsSeq, TIE_TOLERANCE * n, rng)
+        const pickP = argmaxWithTies(sumsPass, rng)
+        const pickS = argmaxWithTies(sumsSeq, rng)
         lossP += best - (held[pickP] as number)
         lossS += best - (held[pickS] as number)
         heldP += held[pickP] as number

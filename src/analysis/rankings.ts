@@ -6,12 +6,6 @@
 import { competitionRanks } from '../metrics/ranks.js'
 import type { ExcludedActor, Gaps, Ranking } from './report-schema.js'
 
-/**
- * Rates that differ by less than this are ties when model selection compares sums of rates.
- * Ranks do not use it: they tie by `sameRate` (metrics/ranks.ts), the rule the terminal table,
- * the report and Spearman share.
- */
-export const TIE_TOLERANCE = 1e-9
 
 const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0)
 

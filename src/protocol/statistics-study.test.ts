@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, populationSeqAt, POPULATIONS } from './statistics-study.js'
+import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, populationSeqAt, POPULATIONS } from './statistics-study.js'
 
 const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
 
@@ -31,6 +31,14 @@ describe('interval coverage (korn-graubard/1)', () => {
       for (const [tasks, repeats] of [[10, 3], [20, 1], [40, 3]] as const) {
         expect(intervalCoverage(population, tasks, repeats, 300).coverage, `${population.a}/${population.b} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.92)
       }
+    }
+  })
+
+  it('Pass@5 from independent samples, at the ceiling and in the middle: ≥ 92%, never zero-width', () => {
+    for (const population of [POPULATIONS.ceiling, POPULATIONS.middle]) {
+      const result = passAtCoverage(population, 10, 1, 300)
+      expect(result.coverage).toBeGreaterThanOrEqual(0.92)
+      expect(result.zeroWidth).toBe(0)
     }
   })
 

@@ -5,7 +5,7 @@
  * tables. One population model throughout, the one the issue measured with: each task's
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
-import { createRng, errorsAsFailures, errorsLeftOut, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import { createRng, errorsAsFailures, errorsLeftOut, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
 import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
 import type { CellSummary } from '../artifacts/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
@@ -63,6 +63,33 @@ export function intervalCoverage(population: AttemptPopulation, tasks: number, r
     const { rows } = simulateCell(rng, population, tasks, repeats)
     const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
     const interval = rateInterval(shares, rows.map(() => repeats))
+    if (interval.lo <= truth && truth <= interval.hi) covered++
+    if (interval.hi - interval.lo < 1e-12) zero++
+    width += interval.hi - interval.lo
+  }
+  return { population: truth, coverage: covered / benchmarks, zeroWidth: zero / benchmarks, meanWidth: width / benchmarks }
+}
+
+/**
+ * How often the 95% interval of Pass@K (independent sampling: K samples per repeat, each passing
+ * with the task's p) covers the population Pass@K, which equals the population Seq@K of a
+ * memoryless actor.
+ */
+export function passAtCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1): CoverageResult {
+  const rng = createRng(seedFrom('pass-coverage', seed, population.a, population.b, tasks, repeats))
+  const truth = populationSeqAt(population)
+  const K = population.budget
+  let covered = 0
+  let zero = 0
+  let width = 0
+  for (let s = 0; s < benchmarks; s++) {
+    const samples = Array.from({ length: tasks }, (_, i) => {
+      const p = betaDraw(rng, population.a, population.b)
+      let c = 0
+      for (let j = 0; j < repeats * K; j++) if (rng() < p) c++
+      return { taskId: `t${i}`, n: repeats * K, c }
+    })
+    const interval = passAtInterval(samples, K)
     if (interval.lo <= truth && truth <= interval.hi) covered++
     if (interval.hi - interval.lo < 1e-12) zero++
     width += interval.hi - interval.lo

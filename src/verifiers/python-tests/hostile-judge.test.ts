@@ -495,9 +495,10 @@ const cases: Case[] = [
         "    return 'three'",
       ),
     // The worker's own code (the codec's type() checks, describing names) runs on the patched builtins
-    // too: the attempt breaks itself (exit 70), or answers "three". Never a pass.
+    // too: the attempt breaks itself (exit 70 mostly; under load it has also ended another way before
+    // it could say how), or answers "three". Never a pass.
     outcome: ['failed', 'load-error', 'timeout'],
-    reason: /^3 of 4 tests failed|exited with code 70 while loading the code|^timed out/,
+    reason: /^3 of 4 tests failed|the Python process (exited with code \d+|was killed by \w+|ended) while loading the code|^timed out/,
   },
   {
     name: 'patched json.dumps / json.loads (every frame the worker writes becomes a "return 3")',
