@@ -51,6 +51,7 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
  * statuses (400, 401, 404…) are not.
  */
 export function classifyFailure(error: unknown): FailureClass {
+  if (error instanceof TransportError) return { retryable: true, rateLimited: false, reason: error.message }
   const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown }
   const status = typeof e?.status === 'number' ? e.status : undefined
   // Anthropic's `message` is the whole JSON body; `apiMessage` (SDK 1.14) is the readable part.
@@ -60,7 +61,8 @@ export function classifyFailure(error: unknown): FailureClass {
     return { retryable, retryAfterMs: retryAfterMs(e.headers), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
   }
   // The SDKs' error classes do not all set `name`; their constructor names are reliable.
-  const name = `${e?.name ?? ''} ${(error as object | undefined)?.constructor?.name ?? ''}`.trim()
+  // Both, once each: "TypeError TypeError: terminated" said nothing twice.
+  const name = [...new Set([e?.name, (error as object | undefined)?.constructor?.name].filter((n): n is string => typeof n === 'string' && n !== '' && n !== 'Error'))].join(' ')
   // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
   if (/\bSyntaxError\b/.test(name) || /could not parse|unexpected (token|end of json)/i.test(message)) {
     return { retryable: true, rateLimited: false, reason: `malformed response: ${message}` }
@@ -161,4 +163,16 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
     throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
   }
   return retryDelay(tries, failure, policy, context.random)
+}
+
+/**
+ * A failure of the transport that we diagnosed ourselves (a timeout of the whole call, a connection
+ * that could not be made, a body that is not the API's): retryable, and its message is already the
+ * reason a person reads.
+ */
+export class TransportError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'TransportError'
+  }
 }

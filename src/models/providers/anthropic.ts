@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -112,6 +112,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
 
 /** The answer, usage and finish reason of one Messages API response. */
 function completionOf(message: Anthropic.Message): RawCompletion {
+  expectBody(message, 'content', 'Messages')
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
   if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
     throw Object.assign(new Error('empty response: no text content'), { status: 502 })

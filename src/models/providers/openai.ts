@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { apiKeyFor, definedParams, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -94,6 +94,7 @@ function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unk
 
 /** The answer, usage and finish reason of one Chat Completions response. */
 function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
+  expectBody(completion, 'choices', 'Chat Completions')
   const choice = completion.choices?.[0]
   if (!choice) throw new EmptyResponseError('no choices')
   return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
@@ -137,6 +138,7 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
     if (!response) throw new EmptyResponseError('the stream ended without a completed response')
   } else {
     response = await openai.responses.create(body, { signal })
+    expectBody(response, 'output', 'Responses')
   }
   const { text, refusal } = responseText(response)
   if (!text && !refusal && response.status === 'completed') throw new EmptyResponseError('no output text')
@@ -187,6 +189,10 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
  * actors: [actors.openaiCompatible({ baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' })]
  */
 export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
+  // Without one the SDK would send a local model's calls to api.openai.com.
+  if (typeof options.baseURL !== 'string' || !/^https?:\/\/[^/]/.test(options.baseURL)) {
+    throw new TypeError(`actors.openaiCompatible({ model: ${JSON.stringify(options.model)} }): baseURL is required and must be the server's http(s) URL, e.g. 'http://localhost:11434/v1' (Ollama) or 'http://localhost:8000/v1' (vLLM)${options.baseURL === undefined ? '' : ` (got ${JSON.stringify(options.baseURL)})`}`)
+  }
   const id = options.id ?? `compat:${options.model}`
   const descriptor = {
     provider: 'openai-compatible',

@@ -3,7 +3,8 @@ import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
 import { limiterFor } from '../rate-limit.js'
-import { retryAfterFailure, sleep, type FailureClass, type RetryOptions } from '../retry.js'
+import { retryAfterFailure, sleep, TransportError, type FailureClass, type RetryOptions } from '../retry.js'
+import { breakerFor, connectionCause, endpointName } from '../endpoint-health.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -16,7 +17,10 @@ export interface RawCompletion {
 export interface RemoteOptions {
   /** Name shown in tables (default `<provider>:<model>`). */
   id?: string
-  /** Per-call timeout in ms (default 120 000). */
+  /**
+   * Longest one try of a call may take in ms, from connecting to the last byte of the body or
+   * stream (default 120 000); a try that takes longer is a retryable timeout.
+   */
   timeoutMs?: number
   /** Our retry loop (the SDKs' own retries are off): `{ maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 }`. */
   retry?: RetryOptions
@@ -59,6 +63,8 @@ export function remoteChatModel<Client>(input: {
   const onFailure = (failure: FailureClass) => {
     if (failure.rateLimited) limiter.rateLimited()
   }
+  const breaker = breakerFor(input.endpoint)
+  const timeoutMs = options.timeoutMs ?? 120_000
   return withCassette({
     id: input.id,
     descriptor,
@@ -72,14 +78,23 @@ export function remoteChatModel<Client>(input: {
       // case, a free slot and a first try that succeeds, then costs no closure and no extra frame.
       try {
         for (let tries = 1; ; tries++) {
+          // A dead endpoint fails at once, by name (not retryable: the breaker already waited).
+          breaker.check()
           if (!limiter.tryAcquire()) await limiter.acquire(signal)
           let failure: unknown
+          const deadline = new Deadline(signal, timeoutMs)
           try {
-            raw = await input.call(client ?? (client = await load()), request.messages, signal)
+            raw = await untilAborted(input.call(client ?? (client = await load()), request.messages, deadline.signal), deadline.signal)
+            breaker.reached()
             break
           } catch (error) {
-            failure = error
+            failure = diagnose(error, deadline, input.endpoint, timeoutMs)
+            const cause = connectionCause(error)
+            if (cause) breaker.failed(cause)
+            else if (deadline.timedOut || signal?.aborted) breaker.settled()
+            else breaker.reached()
           } finally {
+            deadline.dispose()
             limiter.release()
           }
           const label = () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
@@ -99,6 +114,80 @@ export function remoteChatModel<Client>(input: {
       }
     },
   }, options.cassette)
+}
+
+/**
+ * One try's deadline: a signal that aborts when the caller's does or when `ms` have passed,
+ * whichever is first. The SDKs' own `timeout` covers only the wait for headers; this one covers the
+ * body and every gap of a stream too.
+ */
+class Deadline {
+  readonly #controller = new AbortController()
+  readonly #timer: ReturnType<typeof setTimeout>
+  readonly #forward: (() => void) | undefined
+  timedOut = false
+
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    ms: number,
+  ) {
+    this.#timer = setTimeout(() => {
+      this.timedOut = true
+      this.#controller.abort(new TransportError(`timed out after ${ms} ms`))
+    }, ms)
+    if (parent?.aborted) this.#controller.abort(parent.reason)
+    else if (parent) {
+      this.#forward = () => this.#controller.abort(parent.reason)
+      parent.addEventListener('abort', this.#forward, { once: true })
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer)
+    if (this.#forward) this.parent?.removeEventListener('abort', this.#forward)
+  }
+}
+
+/**
+ * `promise`, or the signal's reason as soon as it aborts: an SDK that ignores an abort (a retry of
+ * a stream whose gzip body broke kept reading for 55 s) cannot hold the call past its deadline.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      // The abandoned call may still settle; its result is dropped, its error must not go unhandled.
+      promise.catch(() => {})
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** The failure a person should read: our timeout, or a connection that could not be made, named with its endpoint. */
+function diagnose(error: unknown, deadline: Deadline, key: string, timeoutMs: number): unknown {
+  const endpoint = endpointName(key)
+  if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${timeoutMs} ms (timeoutMs)`, { cause: error })
+  const cause = connectionCause(error)
+  if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error })
+  return error
 }
 
 /**
@@ -160,4 +249,18 @@ export function unavailableModel(id: string, descriptor: ModelDescriptor, reason
 /** Drops undefined values so descriptors hash the same whether an option was omitted or undefined. */
 export function definedParams(params: Record<string, string | number | boolean | null | undefined>): Record<string, string | number | boolean | null> {
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string | number | boolean | null>
+}
+
+/**
+ * Checks that an SDK handed back a JSON object holding `field` as an array (a gateway's login page
+ * with status 200 comes back as a string, which the SDKs pass through): otherwise a retryable
+ * malformed response that says what came instead.
+ *
+ * @example
+ * expectBody('<html>…', 'choices', 'Chat Completions') // throws "malformed response: the body is not JSON but text starting "<html>…""
+ */
+export function expectBody(body: unknown, field: string, api: string): void {
+  if (body !== null && typeof body === 'object' && Array.isArray((body as Record<string, unknown>)[field])) return
+  if (typeof body === 'string') throw new TransportError(`malformed response: the body is not JSON but text starting ${JSON.stringify(body.slice(0, 60))} (a proxy or gateway page, not the ${api} API?)`)
+  throw new TransportError(`malformed response: not a ${api} response (no ${field} list in ${JSON.stringify(body)?.slice(0, 80) ?? String(body)})`)
 }

@@ -1,0 +1,142 @@
+/**
+ * Dead endpoints fail fast and by name. A connection that cannot be made (refused, no such host,
+ * a TLS failure) says nothing about the model, and retrying every call of a cell against it with
+ * backoff took two minutes for 52 trajectories. After a few connection failures in a row an
+ * endpoint's breaker opens: its calls fail at once, naming the endpoint and the cause, until a
+ * cool-down passes and one probe call may try again (success closes the breaker, failure reopens
+ * it for twice as long, up to a minute).
+ */
+
+/** Why a connection could not be made, in words and with the system's code. */
+export interface ConnectionCause {
+  code: string
+  text: string
+}
+
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host (DNS)',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  ETIMEDOUT: 'connect timed out',
+}
+
+/**
+ * The connection-level cause of an SDK error, found along its `cause` chain (the SDKs wrap fetch's
+ * `TypeError: fetch failed`, which wraps the system error), or undefined when the connection was
+ * made (an HTTP status, a dropped stream, a malformed body).
+ *
+ * @example
+ * connectionCause(new APIConnectionError({ cause: fetchFailed })) // => { code: 'ECONNREFUSED', text: 'connection refused' }
+ */
+export function connectionCause(error: unknown): ConnectionCause | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof code === 'string') {
+      if (CAUSES[code]) return { code, text: CAUSES[code] }
+      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_CERT)/.test(code)) return { code, text: `TLS failure${typeof message === 'string' ? `: ${message}` : ''}` }
+    }
+    // AggregateError (happy eyeballs over IPv4 and IPv6) keeps the system errors in `errors`.
+    const errors = (current as { errors?: unknown }).errors
+    if (Array.isArray(errors)) for (const inner of errors) {
+      const found = connectionCause(inner)
+      if (found) return found
+    }
+    current = cause
+  }
+  return undefined
+}
+
+/** Thrown instead of calling an endpoint whose breaker is open: not retryable, it names the cause. */
+export class EndpointDownError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'EndpointDownError'
+  }
+}
+
+export interface BreakerOptions {
+  /** Connection failures in a row that open the breaker (default 3). */
+  threshold?: number
+  /** First cool-down in ms (default 2000), doubled on each failed probe up to 60 s. */
+  coolDownMs?: number
+}
+
+/** One endpoint's breaker (see the module comment). */
+export class EndpointBreaker {
+  #failures = 0
+  #openUntil = 0
+  #coolDown: number
+  #probing = false
+  #last: ConnectionCause | undefined
+
+  constructor(
+    readonly endpoint: string,
+    private readonly options: BreakerOptions = {},
+  ) {
+    this.#coolDown = options.coolDownMs ?? 2000
+  }
+
+  /** Throws EndpointDownError while the breaker is open; lets one probe through after the cool-down. */
+  check(now = Date.now()): void {
+    if (this.#failures < (this.options.threshold ?? 3)) return
+    if (now >= this.#openUntil && !this.#probing) {
+      this.#probing = true
+      return
+    }
+    const cause = this.#last ? `${this.#last.text} (${this.#last.code})` : 'no connection'
+    const wait = Math.max(0, Math.ceil((this.#openUntil - now) / 1000))
+    throw new EndpointDownError(`${endpointName(this.endpoint)}: ${cause}; ${this.#failures} connection failures in a row, so calls to it fail at once${wait > 0 ? ` (next try in ${wait} s)` : ' (a probe is under way)'}`)
+  }
+
+  /** A call that reached the server (any HTTP answer): the endpoint is up. */
+  reached(): void {
+    this.#failures = 0
+    this.#probing = false
+    this.#coolDown = this.options.coolDownMs ?? 2000
+  }
+
+  /** A call that ended without saying anything about the endpoint (aborted, timed out): a probe may be tried again. */
+  settled(): void {
+    this.#probing = false
+  }
+
+  /** A call whose connection could not be made. */
+  failed(cause: ConnectionCause, now = Date.now()): void {
+    this.#last = cause
+    this.#failures++
+    if (this.#failures < (this.options.threshold ?? 3)) return
+    if (this.#probing) this.#coolDown = Math.min(60_000, this.#coolDown * 2)
+    this.#probing = false
+    this.#openUntil = now + this.#coolDown
+  }
+}
+
+const breakers = new Map<string, EndpointBreaker>()
+
+/** The breaker of an endpoint, shared by every model calling it in this process. */
+export function breakerFor(endpoint: string): EndpointBreaker {
+  let breaker = breakers.get(endpoint)
+  if (!breaker) breakers.set(endpoint, (breaker = new EndpointBreaker(endpoint)))
+  return breaker
+}
+
+const DEFAULT_URLS: Record<string, string> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' }
+
+/**
+ * An endpoint key (`<provider>|<base URL or 'default'>`, what limits and breakers are shared by)
+ * as a person reads it: the URL the calls go to.
+ *
+ * @example
+ * endpointName('compat|http://127.0.0.1:6599/v1') // => 'http://127.0.0.1:6599/v1'
+ */
+export function endpointName(endpoint: string): string {
+  const bar = endpoint.indexOf('|')
+  if (bar < 0) return endpoint
+  const provider = endpoint.slice(0, bar)
+  const url = endpoint.slice(bar + 1)
+  return url === 'default' ? (DEFAULT_URLS[provider] ?? `${provider} (default URL)`) : url
+}

@@ -1,0 +1,164 @@
+// Endpoints that break the way real ones do, over real sockets, with the real SDKs: a body that
+// stalls after the headers, a port with nothing listening, an HTML page with status 200. Every
+// call ends within its timeout, a dead endpoint fails a whole cell in seconds, and every error
+// names the endpoint and the cause.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type ChatModel, type Task, type Verifier } from '../src/index.js'
+import { ProviderError } from '../src/models/retry.js'
+
+const KEY = 'fake-key-faults-0123456789'
+const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const }
+const ask = (model: ChatModel, signal?: AbortSignal) => model.chat({ messages: [{ role: 'user', content: 'hi' }], context, signal })
+
+/** A server whose every response is decided by `handle`; requests are counted. */
+async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((req, res) => {
+    requests++
+    req.resume()
+    req.on('end', () => handle(req, res))
+  })
+  server.on('connection', (s) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** A port nothing listens on: bound once to learn a free one, then closed. */
+async function deadPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+const fast = { retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 10 } }
+
+let stall: Awaited<ReturnType<typeof serve>>
+let html: Awaited<ReturnType<typeof serve>>
+beforeAll(async () => {
+  // Headers, then nothing: the body (or the stream) never comes.
+  stall = await serve((req, res) => {
+    const streaming = (req.headers.accept ?? '').includes('text/event-stream')
+    res.writeHead(200, { 'content-type': streaming ? 'text/event-stream' : 'application/json' })
+    if (streaming) res.write('data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"par"}}]}\n\n')
+  })
+  // A gateway's login page, with status 200.
+  html = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end('<!doctype html><html><body><h1>Sign in to the gateway</h1></body></html>')
+  })
+})
+afterAll(async () => {
+  await stall.close()
+  await html.close()
+})
+
+describe('timeoutMs bounds the whole call', () => {
+  const providers: Record<string, (baseURL: string, stream: boolean) => ChatModel> = {
+    'openai chat': (baseURL, stream) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, timeoutMs: 300, ...fast }),
+    'openai responses': (baseURL, stream) => actors.openai({ model: 'gpt-4.1-mini', api: 'responses', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, timeoutMs: 300, ...fast }),
+    anthropic: (baseURL, stream) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, timeoutMs: 300, ...fast }),
+  }
+  for (const [name, make] of Object.entries(providers)) {
+    for (const stream of [false, true]) {
+      it(`${name}${stream ? ' (stream)' : ''}: a body that stalls after the headers is a retried timeout, not a hang`, async () => {
+        const before = stall.requests()
+        const started = performance.now()
+        const error = await ask(make(stall.url, stream)).catch((e: unknown) => e)
+        const took = performance.now() - started
+        expect(error).toBeInstanceOf(ProviderError)
+        expect((error as Error).message).toMatch(new RegExp(`${stall.url.replace(/[.]/g, '\\.')}(/v1)?: no complete response within 300 ms \\(timeoutMs\\) \\(gave up after 2 tries\\)$`))
+        // Two tries of 300 ms and a short backoff: nowhere near the 600 s a cell waits.
+        expect(took).toBeLessThan(2000)
+        expect(stall.requests() - before).toBe(2)
+      })
+    }
+  }
+
+  it('an abort stops a stalled call at once', async () => {
+    const controller = new AbortController()
+    const model = actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${stall.url}/v1`, timeoutMs: 60_000, ...fast })
+    const started = performance.now()
+    setTimeout(() => controller.abort(new Error('test timed out')), 100)
+    await expect(ask(model, controller.signal)).rejects.toThrow('test timed out')
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+})
+
+describe('a dead endpoint fails fast and by name', () => {
+  it('a call names the endpoint and the cause', async () => {
+    const port = await deadPort()
+    const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1`, ...fast })
+    await expect(ask(model)).rejects.toThrow(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)
+  })
+
+  it('a 52-trajectory cell against it ends in seconds, every error naming the endpoint', async () => {
+    const port = await deadPort()
+    const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
+    const tasks: Task[] = Array.from({ length: 26 }, (_, i) => ({ id: `t${i}`, prompt: `task ${i}` }))
+    const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }) }
+    const started = performance.now()
+    const { summary, trajectories } = await runCell({
+      runId: 'dead',
+      benchmark: 'dead',
+      cellId: 'dead · binary',
+      tasks,
+      actor: model,
+      verifier,
+      mode: { name: 'binary', feedback: feedback.binary() },
+      history: fullHistory,
+      promptBuilder: defaultPromptBuilder,
+      budget: 3,
+      repeats: 2,
+      discloseBudget: false,
+      concurrency: 4,
+      thresholds: {},
+      errors: 'censored',
+    })
+    const took = performance.now() - started
+    expect(trajectories).toHaveLength(52)
+    expect(summary.errors.count).toBe(52)
+    expect(took).toBeLessThan(10_000)
+    for (const t of trajectories) expect(t.error?.message).toContain(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)
+  })
+})
+
+describe('a body that is not the API', () => {
+  const providers: Record<string, (baseURL: string) => ChatModel> = {
+    openai: (baseURL) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, ...fast }),
+    anthropic: (baseURL) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, ...fast }),
+  }
+  for (const [name, make] of Object.entries(providers)) {
+    it(`${name}: an HTML page with status 200 is retried as malformed, with a reason a person can read`, async () => {
+      const before = html.requests()
+      const error = (await ask(make(html.url)).catch((e: unknown) => e)) as Error
+      expect(error).toBeInstanceOf(ProviderError)
+      expect(html.requests() - before).toBe(2)
+      expect(error.message).toMatch(/malformed response: .*(not JSON|text\/html).*\(gave up after 2 tries\)$/)
+      expect(error.message).not.toMatch(/TypeError|flatMap/)
+    })
+  }
+})
+
+describe('declaration', () => {
+  it('a compatible actor without a base URL is an error that says what to pass', () => {
+    expect(() => actors.openaiCompatible({ model: 'coder' } as never)).toThrow("actors.openaiCompatible({ model: \"coder\" }): baseURL is required and must be the server's http(s) URL, e.g. 'http://localhost:11434/v1'")
+    expect(() => actors.openaiCompatible({ model: 'coder', baseURL: 'localhost:11434' })).toThrow('(got "localhost:11434")')
+  })
+})
