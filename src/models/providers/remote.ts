@@ -84,7 +84,7 @@ export function remoteChatModel<Client>(input: {
           let failure: unknown
           const deadline = new Deadline(signal, timeoutMs)
           try {
-            raw = await untilAborted(input.call(client ?? (client = await load()), request.messages, deadline.signal), deadline.signal)
+            raw = await deadline.race(input.call(client ?? (client = await load()), request.messages, deadline.signal))
             breaker.reached()
             break
           } catch (error) {
@@ -125,6 +125,8 @@ class Deadline {
   readonly #controller = new AbortController()
   readonly #timer: ReturnType<typeof setTimeout>
   readonly #forward: (() => void) | undefined
+  /** Rejects the race of {@link Deadline.race}: called directly, no listener on our own signal. */
+  #reject: ((reason: unknown) => void) | undefined
   timedOut = false
 
   constructor(
@@ -133,52 +135,50 @@ class Deadline {
   ) {
     this.#timer = setTimeout(() => {
       this.timedOut = true
-      this.#controller.abort(new TransportError(`timed out after ${ms} ms`))
+      this.#abort(new TransportError(`timed out after ${ms} ms`))
     }, ms)
-    if (parent?.aborted) this.#controller.abort(parent.reason)
+    if (parent?.aborted) this.#abort(parent.reason)
     else if (parent) {
-      this.#forward = () => this.#controller.abort(parent.reason)
+      this.#forward = () => this.#abort(parent.reason)
       parent.addEventListener('abort', this.#forward, { once: true })
     }
+  }
+
+  #abort(reason: unknown): void {
+    this.#controller.abort(reason)
+    this.#reject?.(reason)
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal
   }
 
+  /**
+   * `promise`, or the abort's reason as soon as the deadline passes or the caller aborts: an SDK
+   * that ignores an abort (a retry of a stream whose gzip body broke kept reading for 55 s) cannot
+   * hold the call past its deadline.
+   */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal
+    if (signal.aborted) {
+      promise.catch(() => {})
+      return Promise.reject(signal.reason)
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = (reason) => {
+        // The abandoned call may still settle; its result is dropped, its error must not go unhandled.
+        promise.catch(() => {})
+        reject(reason)
+      }
+      promise.then(resolve, reject)
+    })
+  }
+
   dispose(): void {
     clearTimeout(this.#timer)
+    this.#reject = undefined
     if (this.#forward) this.parent?.removeEventListener('abort', this.#forward)
   }
-}
-
-/**
- * `promise`, or the signal's reason as soon as it aborts: an SDK that ignores an abort (a retry of
- * a stream whose gzip body broke kept reading for 55 s) cannot hold the call past its deadline.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      // The abandoned call may still settle; its result is dropped, its error must not go unhandled.
-      promise.catch(() => {})
-      reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** The failure a person should read: our timeout, or a connection that could not be made, named with its endpoint. */
