@@ -34,7 +34,7 @@ export const powerSpec: CommandSpec = {
     { name: 'margin', kind: 'number', min: 0, max: 1, value: '<m>', description: "the gate's margin (default 0)" },
     { name: 'max-drop', kind: 'number', min: 0, max: 1, value: '<d>', description: "the gate's maxDrop (default 0.1)" },
     { name: 'independent', kind: 'boolean', description: 'a planned independent-sampling cell (Pass@K) instead of a sequential one' },
-    { name: 'simulations', kind: 'int', min: 20, value: '<n>', description: 'simulated run pairs per drop (default 200)' },
+    { name: 'simulations', kind: 'int', min: 20, value: '<n>', description: 'simulated run pairs per drop (default 500: each power within about ±2 points, one standard error)' },
     { name: 'seed', kind: 'int', value: '<n>', description: 'seed of the simulation (default 1)' },
     { name: 'json', kind: 'string', value: '-', description: 'print the answer as JSON instead (`-`: to stdout)' },
   ],
@@ -116,7 +116,7 @@ export function renderPower(rows: readonly PowerRow[]): string {
     const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
     out.push(
       `${row.subject}: ${metric}, ${q.tasks} tasks × ${q.repeats} repeats, baseline ${(q.rate * 100).toFixed(1)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
-      `  gate seqk.gate/2: margin ${pct(q.rule.margin)} points, maxDrop ${pct(q.rule.maxDrop)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop, seed ${q.seed ?? 1}`,
+      `  gate seqk.gate/2: margin ${pct(q.rule.margin)} points, maxDrop ${pct(q.rule.maxDrop)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
     )
     if (row.table.length === 0) {
       out.push('  the baseline solves nothing: no drop can be seen', '')

@@ -180,7 +180,7 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
     return k
   })
   const rule = { margin: num(flags.margin) ?? 0, maxDrop: num(flags['max-drop']) ?? 0.1, level: 0.95, ks }
-  const options = { seed: num(flags.seed), simulations: num(flags.simulations) }
+  const options = { seed: num(flags.seed), simulations: num(flags.simulations) ?? 500 }
   const target = num(flags.target) ?? 0.1
   const planned = flags.tasks !== undefined || flags.rate !== undefined
   if (planned && paths.length > 0) throw new UsageError('seqk power: give either a planned size (--tasks, --repeats, --rate) or run directories, not both', 'power')

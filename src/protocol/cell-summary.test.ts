@@ -117,6 +117,21 @@ describe('summariseCell', () => {
     expect(counted.seqAt[0]).toBe(0)
   })
 
+  it("censored independent samples: an errored trajectory's completed samples count, unless that leaves its task short of K", () => {
+    const p = protocol('independent', 4)
+    // Task x: one full repeat and one that errored after a sample: 5 samples, Pass@4 defined.
+    const x = [trajectory(p, 'x', 0, ['BAD', 'OK', 'BAD', 'BAD']), trajectory(p, 'x', 1, ['OK'], 'crashed')]
+    const both = summarise(p, x, { repeats: 2, errors: 'censored' })
+    expect(both.perTask[0]).toMatchObject({ samples: 5, passes: 2 })
+    // Task y: its only repeat errored after 2 samples: kept, it would leave y with 2 < 4 samples and
+    // Pass@3..4 undefined for the whole cell; dropped, y has no sample and is skipped as left out.
+    const y = [trajectory(p, 'y', 0, ['OK', 'BAD'], 'crashed'), trajectory(p, 'z', 0, ['BAD', 'BAD', 'OK', 'BAD'])]
+    const short = summarise(p, y, { errors: 'censored', thresholds: { maxErrorRate: 1 } })
+    expect(short.perTask.find((t) => t.taskId === 'y')).toMatchObject({ samples: 0, passes: 0 })
+    expect(short.passAt?.[3]).toBe(1)
+    expect(short.passAtInterval?.point).toBe(1)
+  })
+
   it('says a sequential threshold cannot be measured on an independent cell', () => {
     const p = protocol('independent', 2)
     const s = summarise(p, [trajectory(p, 'x', 0, ['OK', 'BAD'])], { thresholds: { seqAt: { 2: 0.1 } } })

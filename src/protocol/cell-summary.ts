@@ -95,12 +95,13 @@ function censoredOutcomes(byTask: ReadonlyMap<string, readonly Trajectory[]>): C
  */
 function sampleCounts(byTask: ReadonlyMap<string, readonly Trajectory[]>, K: number, policy: ErrorPolicy): SampleCounts[] {
   return [...byTask].map(([taskId, ts]) => {
-    const kept = policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts
-    return {
-      taskId,
-      n: kept.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0),
-      c: kept.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0),
-    }
+    const complete = ts.filter((t) => t.status !== 'error')
+    let kept = policy === 'left-out' ? complete : ts
+    const count = (list: readonly Trajectory[]) => list.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0)
+    // Censored: partial samples help only if the task then has the K samples Pass@K needs; a task
+    // left short would make Pass@k undefined for the whole cell, so its partial ones are dropped.
+    if (policy === 'censored' && count(kept) < K) kept = complete
+    return { taskId, n: count(kept), c: kept.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0) }
   })
 }
 

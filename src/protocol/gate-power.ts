@@ -87,7 +87,9 @@ export function gatePower(question: PowerQuestion, drop: number): number {
 
 /**
  * The smallest drop (on a 1-point grid) the gate catches in at least 80% of simulated runs, or
- * null when not even a drop of the whole rate is.
+ * null when not even a drop of the whole rate is. Found by bisection, which assumes power grows
+ * with the drop: it does in expectation, and every drop sees the same draws, so simulation noise
+ * moves the answer by a point or two at most.
  */
 export function detectableDrop(question: PowerQuestion): number | null {
   const steps = Math.floor(question.rate / STEP + 1e-9)

@@ -1,6 +1,6 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../artifacts/schemas.js'
-import { taskRates, taskTrials } from './task-rates.js'
+import { hasCensored, taskRates, taskTrials } from './task-rates.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -43,11 +43,14 @@ export interface GateRule {
   level: number
 }
 
-/** The largest repeat count of either side: the trials behind a per-task rate. */
-function finestTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, independent: boolean): number {
-  let most = 1
-  for (const row of [...a, ...b]) most = Math.max(most, taskTrials(row, k, independent))
-  return most
+/**
+ * The trials behind a per-task rate: the largest repeat count of the side with fewer. A side with
+ * more repeats has less noisy rates, but the pseudo-tasks must match the noisier side: sized to
+ * the larger count they let 1 repeat against 10 alarm a quarter of the time with no change.
+ */
+function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, independent: boolean): number {
+  const most = (rows: readonly TaskRow[]) => rows.reduce((m, row) => Math.max(m, taskTrials(row, k, independent)), 1)
+  return Math.min(most(a), most(b))
 }
 
 /**
@@ -66,15 +69,22 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   const metric = rule.independent ? 'passAt' : 'seqAt'
   const comparisons: GateComparison[] = []
   const failures: { k: number; why: string }[] = []
-  const intervals = new Map<number, ReturnType<typeof differenceInterval>>()
+  // Each gated k's p-value of "no drop beyond this margin".
+  const intervals = new Map<number, (margin: number) => number>()
+  const censored = hasCensored(a) || hasCensored(b)
   for (const k of rule.ks) {
     const x = taskRates(a, k, rule.independent)
     const y = taskRates(b, k, rule.independent)
-    const interval = differenceInterval(x, y, finestTrials(a, b, k, rule.independent), { level: rule.level })
-    intervals.set(k, interval)
-    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: interval.pDrop(rule.margin), threshold: Number.NaN })
+    const trials = commonTrials(a, b, k, rule.independent)
+    const interval = differenceInterval(x, y, trials, { level: rule.level })
+    // With censored errors, a drop must also be real with the errored repeats left out (the rule
+    // that errs upward): the censored estimate's small bias must not become "significant" at large N.
+    const leftOut = censored ? differenceInterval(taskRates(a, k, rule.independent, { censored: false }), taskRates(b, k, rule.independent, { censored: false }), trials, { level: rule.level }) : null
+    const pDrop = (margin: number) => Math.max(interval.pDrop(margin), leftOut ? leftOut.pDrop(margin) : 0)
+    intervals.set(k, pDrop)
+    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: pDrop(rule.margin), threshold: Number.NaN })
   }
-  const tasks = intervals.get(rule.K)?.tasks ?? 0
+  const tasks = a.length
   const where = (c: GateComparison) =>
     `${label}@${c.k} ${pct(c.baseline)} → ${pct(c.current)} on ${tasks} common tasks (difference ${pct(c.diff.point)} points, ${Math.round(rule.level * 100)}% CI ${pct(c.diff.lo)} to ${pct(c.diff.hi)})`
   // Fail closed: a difference that cannot be computed is never a pass.
@@ -90,8 +100,9 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   const atK = comparisons.find((c) => c.k === rule.K)
   const flagged = new Set(failures.map((f) => f.k))
   if (atK && !flagged.has(rule.K) && Number.isFinite(atK.diff.point) && atK.diff.point < -rule.maxDrop - TOLERANCE) {
-    const p0 = intervals.get(rule.K)!.pDrop(0)
-    if (p0 < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${pct(rule.maxDrop)} points and is real on its own (one-sided p = ${pValue(p0)} < ${pValue(alpha)}).` })
+    // Real on its own, beyond the margin like every other alarm: unadjusted for the other gated k.
+    const p = atK.p
+    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${pct(rule.maxDrop)} points and is real on its own (one-sided p = ${pValue(p)} < ${pValue(alpha)}).` })
   }
   return { comparisons: comparisons.sort((x, y) => x.k - y.k), failures }
 }

@@ -1,7 +1,7 @@
 import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import { errorPolicyOf, type CellSummary, type Protocol } from '../artifacts/schemas.js'
 import { protocolDifferences } from './fingerprint.js'
-import { taskRate, taskRates } from './task-rates.js'
+import { firstRepeats, repeatsOf, taskRates } from './task-rates.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 
@@ -60,6 +60,8 @@ export interface GateResult {
   gate: { protocol: string; interval: string; margin: number; maxDrop: number; level: number; ks: number[] }
   /** Why it failed, one sentence each (empty when it passed). */
   reasons: string[]
+  /** What the comparison had to adapt, pass or fail (e.g. different repeat counts). */
+  notes: string[]
   comparisons: GateComparison[]
   power: GatePower | null
   /** Tasks whose success rate at K fell, e.g. "fx/003 3/3 → 0/3". */
@@ -117,6 +119,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     pass: true,
     gate: { protocol: GATE_PROTOCOL, interval: DIFFERENCE_INTERVAL_METHOD, margin, maxDrop, level, ks },
     reasons: [],
+    notes: [],
     comparisons: [],
     power: null,
     regressed: [],
@@ -151,14 +154,32 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   }
   // A task with no measured outcome on either side (all its trajectories errored) is left out of
   // both, so the comparison stays paired.
-  const measured = common.filter((id) => Number.isFinite(taskRate(before.get(id)!, K, independent)) && Number.isFinite(taskRate(now.get(id)!, K, independent)))
+  // Like with like: where the runs have different repeat counts, each task is compared on the
+  // first repeats both have (a side with more repeats is less noisy, and the paired test assumes
+  // both sides are alike under no change: 1 repeat against 10 alarmed a quarter of the time).
+  const rowsOf = (id: string): [TaskRow, TaskRow] => {
+    const [x, y] = [before.get(id)!, now.get(id)!]
+    if (independent || repeatsOf(x) === repeatsOf(y)) return [x, y]
+    const n = Math.min(repeatsOf(x), repeatsOf(y))
+    return [firstRepeats(x, n), firstRepeats(y, n)]
+  }
+  const pairs = common.map(rowsOf)
+  const truncated = common.filter((id, i) => pairs[i]![0] !== before.get(id) || pairs[i]![1] !== now.get(id))
+  if (truncated.length > 0) {
+    const repeats = (rows: ReadonlyMap<string, TaskRow>) => Math.max(...truncated.map((id) => repeatsOf(rows.get(id)!)))
+    result.notes.push(`the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${truncated.length} tasks were compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`)
+  }
+  // Rates as the summary reads them (errored repeats censored), over the common tasks.
+  const [allBefore, allNow] = [taskRates(pairs.map((p) => p[0]), K, independent), taskRates(pairs.map((p) => p[1]), K, independent)]
+  const kept = common.map((_, i) => i).filter((i) => Number.isFinite(allBefore[i]!) && Number.isFinite(allNow[i]!))
+  const measured = kept.map((i) => common[i]!)
   if (measured.length === 0) {
     result.pass = false
     result.reasons.push('no common task has a measured outcome in both the baseline and this run (every trajectory errored on one side), so nothing can be compared; fix the errors, then accept the baseline with `vitest run -u` if it is the one that is empty.')
     return result
   }
-  const a = measured.map((id) => before.get(id)!)
-  const b = measured.map((id) => now.get(id)!)
+  const a = kept.map((i) => pairs[i]![0])
+  const b = kept.map((i) => pairs[i]![1])
   const rule: GateRule = { K, ks, independent, margin, maxDrop, level }
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
@@ -167,7 +188,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   for (const [i, id] of measured.entries()) {
     const x = ratesBefore[i]!
     const y = ratesNow[i]!
-    const text = `${id} ${solvedText(before.get(id)!, K, independent)} → ${solvedText(now.get(id)!, K, independent)}`
+    const text = `${id} ${solvedText(a[i]!, K, independent)} → ${solvedText(b[i]!, K, independent)}`
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)
   }

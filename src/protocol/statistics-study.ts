@@ -5,7 +5,7 @@
  * tables. One population model throughout, the one the issue measured with: each task's
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
-import { createRng, errorsAsFailures, errorsLeftOut, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
 import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
 import type { CellSummary } from '../artifacts/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
@@ -52,7 +52,7 @@ export interface CoverageResult {
  * How often the 95% interval of Seq@K (the summary's own method) covers the population Seq@K, over
  * `benchmarks` simulated benchmarks of `tasks` tasks drawn afresh from the population.
  */
-export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1): CoverageResult {
+export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard' | 'bootstrap' = 'korn-graubard'): CoverageResult {
   const rng = createRng(seedFrom('coverage', seed, population.a, population.b, tasks, repeats))
   const truth = populationSeqAt(population)
   const K = population.budget
@@ -62,7 +62,8 @@ export function intervalCoverage(population: AttemptPopulation, tasks: number, r
   for (let s = 0; s < benchmarks; s++) {
     const { rows } = simulateCell(rng, population, tasks, repeats)
     const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
-    const interval = rateInterval(shares, rows.map(() => repeats))
+    // The bootstrap is the percentile bootstrap over tasks (2000 resamples) that summaries used before.
+    const interval = method === 'korn-graubard' ? rateInterval(shares, rows.map(() => repeats)) : bootstrapInterval(shares, (x) => x.reduce((a, b) => a + b, 0) / x.length, { seed: s + 1, resamples: 2000 })
     if (interval.lo <= truth && truth <= interval.hi) covered++
     if (interval.hi - interval.lo < 1e-12) zero++
     width += interval.hi - interval.lo
@@ -113,31 +114,32 @@ export function gateFalseAlarms(population: AttemptPopulation, tasks: number, re
 }
 
 /**
- * Coverage of the paired difference's 95% interval at K: baseline and current from the same tasks,
- * the current run's per-attempt success scaled by `scale` (1 = no change), against the population
- * difference of Seq@K over those tasks' own rates.
+ * Coverage of the paired difference's 95% interval at K: baseline and current on the same tasks,
+ * the current run's per-attempt success scaled by `scale` (1 = no change), against the difference
+ * on those tasks (the mean of each task's change in success rate, what a gate on a fixed
+ * benchmark asks). `method: 'bootstrap'` measures the paired percentile bootstrap (2000
+ * resamples) instead, the gate's method before seqk.gate/2.
  */
-export function differenceCoverage(population: AttemptPopulation, tasks: number, repeats: number, scale: number, benchmarks: number, seed = 1): { coverage: number; zeroWidth: number } {
+export function differenceCoverage(population: AttemptPopulation, tasks: number, repeats: number, scale: number, benchmarks: number, seed = 1, method: 'gate' | 'bootstrap' = 'gate'): { coverage: number; zeroWidth: number } {
   const rng = createRng(seedFrom('difference-coverage', seed, population.a, population.b, tasks, repeats, scale))
   const K = population.budget
   const rule: GateRule = { K, ks: [K], independent: false, margin: 0, maxDrop: 1, level: 0.95 }
-  // The population difference: E over p of (1 − (1 − cp)^K) − (1 − (1 − p)^K), by a large fixed draw.
-  const draws = createRng(seedFrom('difference-truth', population.a, population.b))
-  let truth = 0
-  const M = 200_000
-  for (let i = 0; i < M; i++) {
-    const p = betaDraw(draws, population.a, population.b)
-    truth += (1 - p) ** K - (1 - p * scale) ** K
-  }
-  truth /= M
   let covered = 0
   let zero = 0
   for (let s = 0; s < benchmarks; s++) {
     const before = simulateCell(rng, population, tasks, repeats)
     const after = simulateCell(rng, population, tasks, repeats, before.p.map((p) => p * scale))
-    const { diff } = decideGate(before.rows, after.rows, rule).comparisons[0]!
-    if (diff.lo <= truth && truth <= diff.hi) covered++
-    if (diff.hi - diff.lo < 1e-12) zero++
+    const truth = before.p.reduce((sum, p) => sum + (1 - p) ** K - (1 - p * scale) ** K, 0) / tasks
+    let lo: number
+    let hi: number
+    if (method === 'gate') ({ lo, hi } = decideGate(before.rows, after.rows, rule).comparisons[0]!.diff)
+    else {
+      const share = (row: TaskRow) => row.firstSuccess.filter((f) => f !== null && f <= K).length / row.firstSuccess.length
+      const mean = (rows: readonly TaskRow[]) => rows.reduce((sum, row) => sum + share(row), 0) / rows.length
+      ;({ lo, hi } = pairedBootstrap(before.rows, after.rows, (row) => row.taskId, mean, { seed: s + 1, resamples: 2000 }))
+    }
+    if (lo <= truth && truth <= hi) covered++
+    if (hi - lo < 1e-12) zero++
   }
   return { coverage: covered / benchmarks, zeroWidth: zero / benchmarks }
 }

@@ -17,6 +17,28 @@ export function taskRate(row: TaskRow, k: number, independent: boolean): number 
   return solved / row.firstSuccess.length
 }
 
+/** Whether some row has repeats censored by an infrastructure error. */
+export function hasCensored(rows: readonly TaskRow[]): boolean {
+  return rows.some((row) => (row.censoredAt?.length ?? 0) > 0)
+}
+
+/** A task's repeats (first successes and censored ones). */
+export function repeatsOf(row: TaskRow): number {
+  return row.firstSuccess.length + (row.censoredAt?.length ?? 0)
+}
+
+/**
+ * The row cut to its first `n` repeats (first successes before censored ones: rows keep no
+ * order between the two), so two runs with different repeat counts compare like with like.
+ */
+export function firstRepeats(row: TaskRow, n: number): TaskRow {
+  if (repeatsOf(row) <= n) return row
+  const firstSuccess = row.firstSuccess.slice(0, n)
+  const censoredAt = (row.censoredAt ?? []).slice(0, Math.max(0, n - firstSuccess.length))
+  const { censoredAt: _dropped, ...rest } = row
+  return censoredAt.length > 0 ? { ...rest, firstSuccess, censoredAt } : { ...rest, firstSuccess }
+}
+
 /**
  * How many independent trials of the task a rate at k rests on: its repeats, or for Pass@k the
  * number of disjoint k-sample groups its samples hold (at least 1 for a measured task).
@@ -36,8 +58,9 @@ export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
  * has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share with the
  * rows' pooled hazards as the tail (see seqAtCurveCensored).
  */
-export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean): number[] {
-  if (independent || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
+export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean, options: { censored?: boolean } = {}): number[] {
+  // censored: false reads the rows as if errored repeats were left out (the upper bound).
+  if (independent || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
   const outcomes = rows.map(censoredRow)
   const hazards = pooledHazards(outcomes, k)
   return outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!)

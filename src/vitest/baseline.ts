@@ -83,7 +83,7 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
     status: result.pass ? 'pass' : 'fail',
     file,
     // Every verdict says what the gate could see: a green gate on too few tasks is not "no regression".
-    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...(result.power ? [result.power.sentence] : []), ...taskSetNotes(result)],
+    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...(result.power ? [result.power.sentence] : []), ...result.notes, ...taskSetNotes(result)],
     comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) }, p: finiteOrNull(c.p), threshold: finiteOrNull(c.threshold) })),
     gate: result.gate,
     power: result.power,

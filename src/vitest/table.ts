@@ -184,7 +184,7 @@ export function baselineLines(cells: readonly CellSummary[]): string[] {
     const gate = cell.gate!
     if (gate.status === 'fail' || gate.status === 'missing') for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
     // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else for (const m of gate.messages.filter((x) => /^\d+ tasks /.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
+    else for (const m of gate.messages.filter((x) => /^\d+ tasks |^the baseline has up to/.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length

@@ -1032,7 +1032,8 @@ class _Judge:
         if channel.worker_result is None and result.get("outcome") != "timeout":
             # The verdict is in: the worker may answer as soon as the output is complete.
             try:
-                write_frame(self.control.fileno(), {"t": "finish"})
+                # A load error's message says how the process ended: wait for its exit status.
+                write_frame(self.control.fileno(), {"t": "finish", "status": result.get("outcome") == "load-error"})
             except OSError:
                 pass
         worker_result = channel.worker_result

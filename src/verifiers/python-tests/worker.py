@@ -661,7 +661,7 @@ class _Worker:
             poller.register(pidfd, select.POLLIN)
         deadline = started + timeout
         open_fds = set(streams)
-        timed_out = killed = finishing = False
+        timed_out = killed = finishing = need_status = False
 
         def drain(fd, once):
             while True:
@@ -698,8 +698,11 @@ class _Worker:
                         message = None
                     if message is not None and message.get("t") == "finish" and not finishing:
                         # The judge has its verdict: done once the output is complete (both
-                        # streams closed, as the process flushed and exited) or it exits.
+                        # streams closed, as the process flushed and exited) or it exits. A
+                        # verdict that the process ended (a load error) needs how it ended:
+                        # the streams close a moment before the exit can be reaped.
                         finishing = True
+                        need_status = bool(message.get("status"))
                         deadline = min(deadline, time.monotonic() + FINISH_GRACE)
                     else:
                         # The judge's deadline passed (it names the call), or it went away.
@@ -712,10 +715,10 @@ class _Worker:
             if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
                 exited = True
                 break
-            if finishing and not open_fds:
+            if finishing and not open_fds and not need_status:
                 break
         duration = (time.monotonic() - started) * 1000
-        early = finishing and not exited and not open_fds and not killed
+        early = finishing and not exited and not open_fds and not killed and not need_status
         if early:
             # The verdict is complete: answer first, clean up while the judge reports it.
             write_frame(self.control_fd, {"t": "result", "timedOut": False, "killed": False, "exitCode": None, "exitSignal": None, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": True})
