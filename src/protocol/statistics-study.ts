@@ -48,27 +48,35 @@ export interface CoverageResult {
   meanWidth: number
 }
 
-/**
- * How often the 95% interval of Seq@K (the summary's own method) covers the population Seq@K, over
- * `benchmarks` simulated benchmarks of `tasks` tasks drawn afresh from the population.
- */
-export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard' | 'bootstrap' = 'korn-graubard'): CoverageResult {
-  const rng = createRng(seedFrom('coverage', seed, population.a, population.b, tasks, repeats))
-  const truth = populationSeqAt(population)
-  const K = population.budget
+/** Coverage, zero-width share and mean width of `benchmarks` intervals, each drawn by `draw`, around `truth`. */
+function tally(truth: number, benchmarks: number, draw: (benchmark: number) => { lo: number; hi: number }): CoverageResult {
   let covered = 0
   let zero = 0
   let width = 0
   for (let s = 0; s < benchmarks; s++) {
-    const { rows } = simulateCell(rng, population, tasks, repeats)
-    const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
-    // The bootstrap is the percentile bootstrap over tasks (2000 resamples) that summaries used before.
-    const interval = method === 'korn-graubard' ? rateInterval(shares, rows.map(() => repeats)) : bootstrapInterval(shares, (x) => x.reduce((a, b) => a + b, 0) / x.length, { seed: s + 1, resamples: 2000 })
-    if (interval.lo <= truth && truth <= interval.hi) covered++
-    if (interval.hi - interval.lo < 1e-12) zero++
-    width += interval.hi - interval.lo
+    const { lo, hi } = draw(s)
+    if (lo <= truth && truth <= hi) covered++
+    if (hi - lo < 1e-12) zero++
+    width += hi - lo
   }
   return { population: truth, coverage: covered / benchmarks, zeroWidth: zero / benchmarks, meanWidth: width / benchmarks }
+}
+
+/**
+ * How often the 95% interval of Seq@K (the summary's own method) covers the population Seq@K, over
+ * `benchmarks` simulated benchmarks of `tasks` tasks drawn afresh from the population.
+ * `method: 'bootstrap'` measures the percentile bootstrap over tasks (2000 resamples) that
+ * summaries used before.
+ */
+export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard' | 'bootstrap' = 'korn-graubard'): CoverageResult {
+  const rng = createRng(seedFrom('coverage', seed, population.a, population.b, tasks, repeats))
+  const K = population.budget
+  const mean = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
+  return tally(populationSeqAt(population), benchmarks, (s) => {
+    const { rows } = simulateCell(rng, population, tasks, repeats)
+    const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
+    return method === 'korn-graubard' ? rateInterval(shares, rows.map(() => repeats)) : bootstrapInterval(shares, mean, { seed: s + 1, resamples: 2000 })
+  })
 }
 
 /**
@@ -78,24 +86,16 @@ export function intervalCoverage(population: AttemptPopulation, tasks: number, r
  */
 export function passAtCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1): CoverageResult {
   const rng = createRng(seedFrom('pass-coverage', seed, population.a, population.b, tasks, repeats))
-  const truth = populationSeqAt(population)
   const K = population.budget
-  let covered = 0
-  let zero = 0
-  let width = 0
-  for (let s = 0; s < benchmarks; s++) {
+  return tally(populationSeqAt(population), benchmarks, () => {
     const samples = Array.from({ length: tasks }, (_, i) => {
       const p = betaDraw(rng, population.a, population.b)
       let c = 0
       for (let j = 0; j < repeats * K; j++) if (rng() < p) c++
       return { taskId: `t${i}`, n: repeats * K, c }
     })
-    const interval = passAtInterval(samples, K)
-    if (interval.lo <= truth && truth <= interval.hi) covered++
-    if (interval.hi - interval.lo < 1e-12) zero++
-    width += interval.hi - interval.lo
-  }
-  return { population: truth, coverage: covered / benchmarks, zeroWidth: zero / benchmarks, meanWidth: width / benchmarks }
+    return passAtInterval(samples, K)
+  })
 }
 
 /**
