@@ -162,3 +162,43 @@ describe('declaration', () => {
     expect(() => actors.openaiCompatible({ model: 'coder', baseURL: 'localhost:11434' })).toThrow('(got "localhost:11434")')
   })
 })
+
+describe('no secret leaves', () => {
+  it('a gateway that echoes every request header in its error body: the key appears in no message and no trajectory', async () => {
+    const key = 'sk-proj-echoed-SECRET-abcdefghijklmnop'
+    const echo = await serve((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: `bad credentials; you sent ${JSON.stringify(req.headers)}` } }))
+    })
+    try {
+      for (const model of [
+        actors.openai({ model: 'gpt-4o-mini', apiKey: key, baseURL: `${echo.url}/v1`, ...fast }),
+        actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: key, baseURL: echo.url, ...fast }),
+        actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, ...fast }),
+      ]) {
+        const error = (await ask(model).catch((e: unknown) => e)) as Error
+        expect(error.message).toContain('HTTP 401')
+        expect(error.message).not.toContain(key)
+        expect(error.message).not.toContain('echoed-SECRET')
+        const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
+        const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }) }
+        const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'binary', feedback: feedback.binary() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 2, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+        expect(trajectories[0]!.status).toBe('error')
+        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toContain('echoed-SECRET')
+      }
+    } finally {
+      await echo.close()
+    }
+  })
+
+  it("credentials in a compatible server's base URL are in no protocol and no message", async () => {
+    const port = await deadPort()
+    const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://alice:pa55word-SECRET@127.0.0.1:${port}/v1?api-key=qkey-SECRET-123`, ...fast })
+    expect(JSON.stringify(model.descriptor)).not.toMatch(/SECRET|alice/)
+    const error = (await ask(model).catch((e: unknown) => e)) as Error
+    // fetch refuses a URL with credentials before connecting; the message says so, and names the endpoint.
+    expect(error.message).toContain(`http://127.0.0.1:${port}/v1?api-key=`)
+    expect(error.message).toContain('could not connect: Request cannot be constructed from a URL that includes credentials')
+    expect(error.message).not.toMatch(/SECRET|alice/)
+  })
+})

@@ -7,6 +7,8 @@
  * it for twice as long, up to a minute).
  */
 
+import { redactUrl } from './redact.js'
+
 /** Why a connection could not be made, in words and with the system's code. */
 export interface ConnectionCause {
   code: string
@@ -138,5 +140,5 @@ export function endpointName(endpoint: string): string {
   if (bar < 0) return endpoint
   const provider = endpoint.slice(0, bar)
   const url = endpoint.slice(bar + 1)
-  return url === 'default' ? (DEFAULT_URLS[provider] ?? `${provider} (default URL)`) : url
+  return url === 'default' ? (DEFAULT_URLS[provider] ?? `${provider} (default URL)`) : redactUrl(url)
 }

@@ -4,6 +4,8 @@
  * here is capped and abortable.
  */
 
+import { redactText } from './redact.js'
+
 export interface RetryOptions {
   /** Retries after the first try (default 5). */
   maxRetries?: number
@@ -106,7 +108,8 @@ export class ProviderError extends Error {
     readonly attempts: number,
     readonly failure: FailureClass,
   ) {
-    super(message)
+    // Error bodies can echo the request's credentials (a gateway's 401 page).
+    super(redactText(message))
     this.name = 'ProviderError'
   }
 }

@@ -1,5 +1,6 @@
 import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import { isBundledSimulation } from '../models/simulated.js'
+import { redactText } from '../models/redact.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import { isPromiseLike } from './awaitable.js'
@@ -15,7 +16,8 @@ export class StageError extends Error {
     cause: unknown,
     spentBefore: readonly ModelCall[] = [],
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause })
+    // Stored in every artifact: a gateway that echoes the request's headers must not leak the key.
+    super(redactText(cause instanceof Error ? cause.message : String(cause)), { cause })
     this.name = 'StageError'
     this.calls = [...spentBefore, ...spentCalls(cause)]
   }

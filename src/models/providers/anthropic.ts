@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
+import { registerSecret } from '../redact.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
@@ -84,6 +85,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'ANTHROPIC_API_KEY is not set')
     throw new MissingApiKeyError('actors.anthropic', options.model, 'ANTHROPIC_API_KEY')
   }
+  registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
   return remoteChatModel({
     id,

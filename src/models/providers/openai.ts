@@ -1,5 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
+import { registerSecret, redactUrl } from '../redact.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
@@ -167,6 +168,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     if (options.skipWithoutKey) return unavailableModel(id, descriptor, 'OPENAI_API_KEY is not set')
     throw new MissingApiKeyError('actors.openai', options.model, 'OPENAI_API_KEY')
   }
+  registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_completion_tokens')
@@ -197,8 +199,10 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   const descriptor = {
     provider: 'openai-compatible',
     model: options.model,
-    params: definedParams({ baseURL: options.baseURL, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
+    // Part of the protocol, so without its credentials: they are not what identifies the weights.
+    params: definedParams({ baseURL: redactUrl(options.baseURL), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
+  registerSecret(options.apiKey)
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({

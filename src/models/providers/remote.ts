@@ -187,7 +187,21 @@ function diagnose(error: unknown, deadline: Deadline, key: string, timeoutMs: nu
   if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${timeoutMs} ms (timeoutMs)`, { cause: error })
   const cause = connectionCause(error)
   if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error })
+  // Any other failure to connect: name the endpoint and the innermost reason the SDK wrapped away.
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name ?? ''
+  if (/ConnectionError$/.test(name) && !/Timeout/.test(name)) return new TransportError(`${endpoint}: could not connect: ${innermostMessage(error)}`, { cause: error })
   return error
+}
+
+/** The message at the end of an error's cause chain (fetch's own reason under the SDK's "Connection error."). */
+function innermostMessage(error: unknown): string {
+  let current = error as { message?: unknown; cause?: unknown } | undefined
+  let message = String(current?.message ?? error)
+  for (let depth = 0; depth < 6 && current?.cause !== undefined && current.cause !== null; depth++) {
+    current = current.cause as { message?: unknown; cause?: unknown }
+    if (typeof current?.message === 'string' && current.message !== '') message = current.message
+  }
+  return message
 }
 
 /**

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { redactText, redactUrl, registerSecret } from './redact.js'
+
+describe('redactText', () => {
+  it('removes credential shapes whoever they belong to', () => {
+    expect(redactText('{"authorization":"Bearer abcdefgh12345678"}')).toBe('{"authorization":"Bearer [REDACTED]"}')
+    expect(redactText('key sk-ant-api03-AAAAAAAAAAAAAAAA and sk-proj-BBBBBBBBBBBBBBBBBBBB')).toBe('key [REDACTED] and [REDACTED]')
+    expect(redactText('x-api-key: hunter2hunter2, region: eu')).toBe('x-api-key: [REDACTED], region: eu')
+    expect(redactText("{'api_key': 'abcdef123456'}")).toBe("{'api_key': '[REDACTED]'}")
+  })
+
+  it('removes a registered secret in any shape, and leaves ordinary text alone', () => {
+    registerSecret('plain-secret-value-42')
+    expect(redactText('gateway said: token=plain-secret-value-42; user plain-secret-value-42')).toBe('gateway said: token=[REDACTED]; user [REDACTED]')
+    registerSecret('abc')
+    expect(redactText('abc is fine, and so is HTTP 401: Unauthorized')).toBe('abc is fine, and so is HTTP 401: Unauthorized')
+  })
+})
+
+describe('redactUrl', () => {
+  it('drops user info and credential-like query values, keeping the rest', () => {
+    expect(redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu')).toBe('https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu')
+    expect(redactUrl('http://localhost:11434/v1')).toBe('http://localhost:11434/v1')
+    expect(redactUrl('https://x.example/v1?sig=abc&token=def')).toBe('https://x.example/v1?sig=%5BREDACTED%5D&token=%5BREDACTED%5D')
+    expect(redactUrl('not a url Bearer abcdefgh12345678')).toBe('not a url Bearer [REDACTED]')
+  })
+})

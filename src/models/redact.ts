@@ -1,0 +1,71 @@
+/**
+ * No secret leaves. Provider errors are stored in trajectories, summaries, reports and blobs, and a
+ * gateway that echoes the request's headers in its error body would put the API key in all of
+ * them. Every text we store that came from a provider goes through {@link redactText}; every base
+ * URL we store or print goes through {@link redactUrl}.
+ */
+
+/** What a redacted value is replaced with. */
+export const REDACTED = '[REDACTED]'
+
+const secrets = new Set<string>()
+
+/**
+ * Registers a credential (an API key a provider was given) so that its value is redacted
+ * wherever it appears, in whatever shape a gateway echoes it. Short values are ignored: redacting
+ * a four-character "key" would mangle ordinary text.
+ */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 8) secrets.add(value)
+}
+
+// Credentials by their shape, whoever's they are: a bearer token, OpenAI and Anthropic keys, and a
+// header or field named like a credential followed by its value.
+const PATTERNS: [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
+  [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [/((?:x-api-key|api[-_]?key|authorization|access[-_]?token|client[-_]?secret|password)["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|\[REDACTED)([^"'\s,;}&]{6,})/gi, `$1${REDACTED}`],
+  // A URL's user info, and credential-like query values, inside free text.
+  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`],
+  [/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&\s"'#]+/gi, `$1${REDACTED}`],
+]
+
+/**
+ * `text` with every registered secret and every credential-shaped value replaced by [REDACTED].
+ *
+ * @example
+ * redactText('401: {"headers":{"authorization":"Bearer sk-abc…"}}') // => '401: {"headers":{"authorization":"Bearer [REDACTED]"}}'
+ */
+export function redactText(text: string): string {
+  let out = text
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
+  return out
+}
+
+const CREDENTIAL_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|secret|password|pass|sig|signature|code)$/i
+
+/**
+ * A base URL without its credentials: no user name or password, and the values of query
+ * parameters named like credentials (`api-key`, `token`, `sig`, …) replaced. The names stay, so two
+ * URLs that differ only in a key are still the same endpoint. A string that is not a URL is
+ * returned through {@link redactText}.
+ *
+ * @example
+ * redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu') // => 'https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu'
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return redactText(url)
+  }
+  const hadCredentials = parsed.username !== '' || parsed.password !== '' || [...parsed.searchParams.keys()].some((k) => CREDENTIAL_PARAM.test(k))
+  if (!hadCredentials) return url
+  parsed.username = ''
+  parsed.password = ''
+  for (const key of [...parsed.searchParams.keys()]) if (CREDENTIAL_PARAM.test(key)) parsed.searchParams.set(key, REDACTED)
+  return parsed.toString()
+}
