@@ -127,7 +127,8 @@ export const IntervalSchema = z.object({
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
 export const ThresholdResultSchema = z.object({
-  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate', 'measured']),
+  /** `finished`: the cell did not run to its end (a timeout, a crash, a cancel); its message says why. */
+  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate', 'measured', 'finished']),
   k: z.number().int().positive().nullable(),
   /** For seqAt/passAt a minimum; for maxErrorRate a maximum. */
   limit: z.number(),

@@ -1,4 +1,22 @@
-import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
+import type { CellSummary, ErrorPolicy, Protocol, Trajectory } from '../artifacts/schemas.js'
+import type { Thresholds } from '../protocol/cell-summary.js'
+
+/**
+ * What the reporter needs to summarise a cell that never finished (a Vitest timeout, a crash, a
+ * cancel) from the trajectories it had recorded: nothing a cell declared may vanish.
+ */
+export interface CellStartPlan {
+  actorId: string
+  mode: string
+  protocol: Protocol
+  fingerprint: string
+  taskIds: string[]
+  taskHashes: Record<string, string>
+  repeats: number
+  thresholds: Thresholds
+  errors: ErrorPolicy
+  file: string
+}
 
 /** Recorded when a cell starts, so the reporter can show progress against a total. */
 export interface CellStartArtifact {
@@ -6,6 +24,7 @@ export interface CellStartArtifact {
   benchmark: string
   cellId: string
   total: number
+  plan?: CellStartPlan
 }
 
 /**

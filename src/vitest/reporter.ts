@@ -6,6 +6,7 @@ import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../artifacts/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
+import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
 import { historyComparisonLines, renderBenchmarkTable } from './table.js'
@@ -98,13 +99,17 @@ export default class SeqkReporter implements Reporter {
   onTestCaseResult(testCase: TestCase): void {
     this.progress.finish(testCase.id)
     const meta = testCase.meta().seqk
-    if (meta === undefined) return
-    const parsed = CellSummarySchema.safeParse(meta)
-    if (!parsed.success) {
-      this.log(`vitest-seqk: ignoring the summary of "${testCase.fullName}": it does not match this version's schema (${describeZodError(parsed.error)})`)
+    const parsed = meta === undefined ? undefined : CellSummarySchema.safeParse(meta)
+    if (meta !== undefined && parsed?.success) {
+      this.cells.push({ ...parsed.data, file: meta.file })
       return
     }
-    this.cells.push({ ...parsed.data, file: meta.file })
+    // A cell that started and left no readable summary (a timeout, a crash, a cancel, a summary this
+    // version cannot read) is summarised from what it recorded: nothing a cell declared vanishes.
+    const unreadable = parsed && !parsed.success ? `its summary does not match this version's schema (${describeZodError(parsed.error)})` : undefined
+    const unfinished = unfinishedCell(testCase, unreadable)
+    if (unfinished) this.cells.push(unfinished)
+    else if (unreadable) this.log(`vitest-seqk: "${testCase.fullName}": ${unreadable}, and it recorded no plan to summarise it from`)
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
@@ -174,6 +179,47 @@ export default class SeqkReporter implements Reporter {
     if (this.vitest) this.vitest.logger.log(text)
     else console.log(text)
   }
+}
+
+/**
+ * The summary of a cell that did not finish, from the plan and the trajectories it recorded:
+ * failed, saying why and how far it got. Undefined for a test that is not a started seqk cell.
+ */
+function unfinishedCell(testCase: TestCase, unreadable: string | undefined): (CellSummary & { file: string }) | undefined {
+  const artifacts = testCase.artifacts()
+  const start = artifacts.find((a) => a.type === 'seqk:cell-start')
+  const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
+  if (!start || start.type !== 'seqk:cell-start' || !plan) return undefined
+  const trajectories = artifacts.flatMap((a) => (a.type === 'seqk:trajectory' ? [a.trajectory] : []))
+  const result = testCase.result()
+  const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
+  const summary = summariseCell({
+    runId: trajectories[0]?.runId ?? 'unfinished',
+    benchmark: start.benchmark,
+    cellId: start.cellId,
+    actorId: plan.actorId,
+    mode: plan.mode,
+    protocol: plan.protocol,
+    fingerprint: plan.fingerprint,
+    taskIds: plan.taskIds,
+    taskHashes: plan.taskHashes,
+    repeats: plan.repeats,
+    trajectories,
+    // The verifier's own normalisation is not available here: unmodified revisions compare trimmed answers.
+    normalise: (answer) => answer.trim(),
+    thresholds: plan.thresholds,
+    errors: plan.errors,
+    durationMs: testCase.diagnostic()?.duration ?? 0,
+  })
+  const finished = {
+    metric: 'finished' as const,
+    k: null,
+    limit: start.total,
+    actual: trajectories.length,
+    pass: false,
+    message: `the cell did not finish: ${why}; ${trajectories.length} of ${start.total} trajectories had ended (in trajectories.jsonl, and in the rates shown, which cover only them)`,
+  }
+  return { ...summary, thresholds: [finished, ...summary.thresholds], verdict: 'fail', file: plan.file }
 }
 
 function collectTrajectories(testModules: ReadonlyArray<TestModule>): Trajectory[] {

@@ -1,7 +1,9 @@
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, recordArtifact, test } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
-import { runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
+import { cellProtocol, runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
+import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js'
+import type { CellStartPlan } from './artifact-types.js'
 import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from '../protocol/history.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
@@ -78,6 +80,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
   const resolved = resolveOptions(name, options)
+  warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
       test(spec.cellId, { timeout: resolved.timeout }, async (context) => {
@@ -85,7 +88,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
         const run = currentRun()
         const file = join(run.runDir, TRAJECTORIES_FILE)
-        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats })
+        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats, plan: planOf(spec, relative(process.cwd(), context.task.file.filepath)) })
         const result: CellResult = await runCell({
           ...spec,
           runId: run.runId,
@@ -115,4 +118,33 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
       })
     }
   })
+}
+
+/** What the reporter needs to summarise this cell from its trajectories if it never finishes. */
+function planOf(spec: CellPlanInput, file: string): CellStartPlan {
+  const hashes = benchmarkHashes(spec.tasks)
+  const protocol = cellProtocol(spec, hashes.benchmark)
+  return {
+    actorId: spec.actor.id,
+    mode: spec.mode?.name ?? 'independent',
+    protocol,
+    fingerprint: protocolFingerprint(protocol),
+    taskIds: spec.tasks.map((t) => t.id),
+    taskHashes: hashes.tasks,
+    repeats: spec.repeats,
+    thresholds: spec.thresholds,
+    errors: spec.errors,
+    file,
+  }
+}
+
+type CellPlanInput = Parameters<typeof cellProtocol>[0] & Pick<CellSpec, 'repeats' | 'thresholds' | 'errors'>
+
+let warnedSetup = false
+
+/** Says once per worker when 'vitest-seqk/setup' is missing (the matchers would not exist). */
+function warnWithoutSetupFile(): void {
+  if (warnedSetup || process.env.SEQK_QUIET || (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')]) return
+  warnedSetup = true
+  console.warn("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
 }

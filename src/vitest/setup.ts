@@ -6,5 +6,7 @@ import { expect } from 'vitest'
 import { seqkMatchers } from './matchers.js'
 
 expect.extend(seqkMatchers)
+// seqEval checks for this mark and says once when the setup file is missing.
+;(globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')] = true
 
 export { seqkMatchers }

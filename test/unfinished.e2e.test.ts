@@ -1,0 +1,70 @@
+// Nothing vanishes: a cell that reaches its Vitest timeout is in summary.json, the tables and
+// pr-comment.md as failed, saying why and how far it got; the summary never says "all passed"
+// then. And a config without the seqk reporter or setup file is told what to add.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { RunSummarySchema } from '../src/artifacts/schemas.js'
+
+const root = new URL('..', import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+const config = (reporters: string, setup: boolean) => `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
+  test: { include: ['*.eval.ts'], reporters: [${reporters}]${setup ? `, setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}]` : ''} },
+})
+`
+writeFileSync(
+  join(dir, 'slow.eval.ts'),
+  `import { actors, feedback, seqEval, type ChatModel, type Verifier } from 'vitest-seqk'
+const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'no' } } } }
+const tasks = Array.from({ length: 6 }, (_, i) => ({ id: 't' + i, prompt: 'Say CORRECT. #' + i, simulation: { difficulty: 0, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+const base = actors.simulated({ profile: 'reviser' })
+// Tasks t4 and t5 hang until the test is aborted: a stalled endpoint with no timeout of its own.
+const hanging: ChatModel = { ...base, async chat(request) {
+  if (Number(request.context.taskId.slice(1)) >= 4) await new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(request.signal?.reason)))
+  return base.chat(request)
+} }
+seqEval('slow fixture', { tasks, actors: [hanging], verifier, budget: 2, repeats: 1, concurrency: 6, timeout: 1500, modes: { binary: { feedback: feedback.binary() } } })
+`,
+)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function run(runDir: string) {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, runDir) }
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_QUIET') delete env[key]
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+}
+
+describe('a cell that does not finish', () => {
+  it('is in summary.json, the table and pr-comment.md as failed, with the reason and what had ended', () => {
+    writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default'`, true))
+    const r = run('run-a')
+    expect(r.status, r.out).toBe(1)
+    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-a', 'summary.json'), 'utf8')))
+    const cell = summary.benchmarks[0]!.cells[0]!
+    expect(cell.cellId).toBe('simulated:reviser · binary')
+    expect(cell.verdict).toBe('fail')
+    expect(cell.thresholds[0]).toMatchObject({ metric: 'finished', pass: false, limit: 6, actual: 4 })
+    expect(cell.thresholds[0]!.message).toMatch(/^the cell did not finish: Test timed out in 1500ms.*; 4 of 6 trajectories had ended/)
+    expect(r.out).toMatch(/simulated:reviser · binary .* FAIL \(1\)/)
+    expect(r.out).toContain('✗ simulated:reviser · binary: the cell did not finish: Test timed out in 1500ms')
+    const markdown = readFileSync(join(dir, 'run-a', 'pr-comment.md'), 'utf8')
+    expect(markdown).not.toContain('all passed')
+    expect(markdown).toMatch(/^## ❌/)
+    expect(r.out).not.toContain('the setup file is not loaded')
+    expect(r.out).not.toContain('no seqk reporter')
+  }, 70_000)
+
+  it('without the seqk reporter or the setup file, says once what to add', () => {
+    writeFileSync(join(dir, 'vitest.config.ts'), config(`'default'`, false))
+    const r = run('run-b')
+    expect(r.out).toContain("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
+    expect(r.out).toContain("vitest-seqk: no seqk reporter in this Vitest run")
+    expect(r.out.split('the setup file is not loaded').length - 1).toBe(1)
+  }, 70_000)
+})
