@@ -4,6 +4,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, Selection, SelectionReport, TimingRow } from './report-schema.js'
+import { percent, signedPercent } from '../metrics/format.js'
 
 interface IntervalLike {
   point: number | null
@@ -16,8 +17,8 @@ export interface RenderOptions {
   color?: boolean
 }
 
-const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
-const points = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`)
+const pct = percent
+const points = signedPercent
 const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
 const rho = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(2)}`)
 

@@ -1,6 +1,7 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../artifacts/schemas.js'
 import { hasCensored, taskRates, taskTrials } from './task-rates.js'
+import { percent } from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -15,10 +16,7 @@ const meanOf = (rates: readonly number[]) => {
   return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length
 }
 
-const pct = (v: number) => {
-  const text = (v * 100).toFixed(1)
-  return text === '-0.0' ? '0.0' : text
-}
+const pct = percent
 
 export interface GateComparison {
   metric: 'seqAt' | 'passAt'

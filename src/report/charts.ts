@@ -7,6 +7,7 @@ import type { TopLevelSpec } from 'vega-lite'
 import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
 import type { CostPoint, CurvePoint, RankRow } from './data.js'
 import { paretoMask } from '../analysis/pareto.js'
+import { percent } from '../metrics/format.js'
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif'
 const INK = '#1e293b'
@@ -37,7 +38,7 @@ function frame(width: number | { step: number }, height: number) {
 type Position = PositionDef<Field>
 type Scale = { domain: string[]; range: string[] }
 const colourScale = (colours: ReadonlyMap<string, string>): Scale => ({ domain: [...colours.keys()], range: [...colours.values()] })
-const pctText = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(1)}%`)
+const pctText = (v: number | null): string => (v === null ? '—' : `${percent(v)}%`)
 
 export interface CurveRow extends CurvePoint {
   actor: string

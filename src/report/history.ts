@@ -9,6 +9,7 @@ import { dirname } from 'node:path'
 import { z } from 'zod'
 import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
+import { percent } from '../metrics/format.js'
 
 export const HISTORY_SCHEMA = 'seqk.history/1'
 /** Default history file, relative to the project root. */
@@ -126,7 +127,7 @@ function headlineOfCell(cell: CellSummary) {
   return headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
 }
 
-const pct = (v: number | null): string => (v === null ? '—' : (v * 100).toFixed(1))
+const pct = percent
 
 /**
  * Whether a history entry was written by `summary`'s own run. The run id alone is not enough: with

@@ -10,6 +10,7 @@ import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, tre
 import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'
 import { intervalMethodText } from '../metrics/index.js'
+import { signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
@@ -33,7 +34,12 @@ export interface HtmlReportOptions {
   maxFailingTests?: number
 }
 
-const pct = (v: number | null | undefined, digits = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? '—' : (v * 100).toFixed(digits))
+const pct = (v: number | null | undefined, digits = 1): string => {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—'
+  const text = (v * 100).toFixed(digits)
+  // Never "-0.0": a difference of −1e-17 is no change.
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text
+}
 const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
 const money = (v: number | null): string => (v === null ? '?' : v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`)
 const tokens = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n))
@@ -117,7 +123,7 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
     const verdict = cell.verdict === 'pass' ? '<span class="badge pass">pass</span>' : `<span class="badge fail">fail (${failed.length})</span>`
     const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
     const ci = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
-    const gain = cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`
+    const gain = cell.gain === null ? '—' : signedPercent(cell.gain)
     return `<tr data-cell="${e(cell.cellId)}">
 <td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
 ${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${pct(curve[i])}</td>`).join('')}

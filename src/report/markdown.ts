@@ -5,6 +5,7 @@
 import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
 import { sandboxText } from './data.js'
 import { rankingChanges } from '../vitest/table.js'
+import { percent, signedPercent } from '../metrics/format.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -25,7 +26,7 @@ export interface MarkdownOptions {
   reportUrl?: string
 }
 
-const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
+const pct = percent
 
 /**
  * Text for one Markdown table cell or list item: `|` would end the cell, a newline the row, and
@@ -160,7 +161,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
         label,
         ...Array.from({ length: K }, (_, i) => pct(curve[i])),
         ci,
-        cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`,
+        cell.gain === null ? '—' : signedPercent(cell.gain),
         cell.protocol.feedback ? markdownText(`${cell.protocol.feedback.kind}`) : 'none (independent)',
         `\`${markdownText(cell.fingerprint)}\``,
         verdict,

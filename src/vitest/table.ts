@@ -1,8 +1,9 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../artifacts/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
+import { percent, signedPercent } from '../metrics/format.js'
 
-const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : (v * 100).toFixed(1))
+const pct = percent
 const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
 
 function tokens(n: number): string {
@@ -65,7 +66,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
       label,
       ...Array.from({ length: K }, (_, i) => pct(curve[i])),
       ciText,
-      cell.gain === null ? '—' : `${cell.gain >= 0 ? '+' : ''}${pct(cell.gain)}`,
+      cell.gain === null ? '—' : signedPercent(cell.gain),
       share(cell.egs),
       share(cell.lgs),
       cell.unmodifiedRevisions.revisions === 0 ? '—' : pct(cell.unmodifiedRevisions.rate),
@@ -246,7 +247,7 @@ export function revisionTable(cells: readonly CellSummary[]): string[] {
 export function historyComparisonLines(comparisons: readonly { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }[]): string[] {
   return comparisons.map((c) => {
     const d = c.diff
-    const signed = (v: number | null) => (v === null ? '—' : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`)
+    const signed = (v: number | null) => signedPercent(v)
     return `history ${c.other.history} vs ${c.baseline.history} (${c.actorId} · ${c.mode}): Seq@K ${pct(c.baseline.seqAtK)} → ${pct(c.other.seqAtK)}, difference ${signed(d.point)} points (95% CI ${signed(d.lo)} to ${signed(d.hi)}) on ${c.commonTasks} common tasks`
   })
 }
