@@ -202,3 +202,14 @@ describe('no secret leaves', () => {
     expect(error.message).not.toMatch(/SECRET|alice/)
   })
 })
+
+describe('compat identity', () => {
+  it("'served' takes the base URL's place in the protocol: the same weights elsewhere keep their baseline", () => {
+    const here = actors.openaiCompatible({ model: 'qwen', baseURL: 'http://127.0.0.1:11434/v1', served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
+    const there = actors.openaiCompatible({ model: 'qwen', baseURL: 'http://gpu-box:8000/v1', served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
+    expect(here.descriptor).toEqual(there.descriptor)
+    expect(here.descriptor.params).toEqual({ served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
+    const unnamed = [actors.openaiCompatible({ model: 'qwen', baseURL: 'http://127.0.0.1:11434/v1' }), actors.openaiCompatible({ model: 'qwen', baseURL: 'http://gpu-box:8000/v1' })]
+    expect(unnamed[0]!.descriptor).not.toEqual(unnamed[1]!.descriptor)
+  })
+})

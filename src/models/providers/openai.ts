@@ -22,6 +22,12 @@ export interface OpenAIOptions extends RemoteOptions {
 export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey'> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
+  /**
+   * What the server serves, e.g. `'qwen2.5-coder-7b-instruct-q4_k_m'`: named, it takes the base
+   * URL's place in the protocol, so the same weights on another host or port keep their baseline.
+   * Without it the base URL is part of the protocol (another server may serve other weights).
+   */
+  served?: string
 }
 
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
@@ -199,8 +205,8 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   const descriptor = {
     provider: 'openai-compatible',
     model: options.model,
-    // Part of the protocol, so without its credentials: they are not what identifies the weights.
-    params: definedParams({ baseURL: redactUrl(options.baseURL), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
+    // The weights' identity: what the server serves when named, else where it is (without credentials).
+    params: definedParams({ ...(options.served ? { served: options.served } : { baseURL: redactUrl(options.baseURL) }), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
   registerSecret(options.apiKey)
   const timeoutMs = options.timeoutMs ?? 120_000
