@@ -67,8 +67,6 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   const metric = rule.independent ? 'passAt' : 'seqAt'
   const comparisons: GateComparison[] = []
   const failures: { k: number; why: string }[] = []
-  // Each gated k's p-value of "no drop beyond this margin".
-  const intervals = new Map<number, (margin: number) => number>()
   const censored = hasCensored(a) || hasCensored(b)
   for (const k of rule.ks) {
     const x = taskRates(a, k, rule.independent)
@@ -78,9 +76,8 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
     // With censored errors, a drop must also be real with the errored repeats left out (the rule
     // that errs upward): the censored estimate's small bias must not become "significant" at large N.
     const leftOut = censored ? differenceInterval(taskRates(a, k, rule.independent, { censored: false }), taskRates(b, k, rule.independent, { censored: false }), trials, { level: rule.level }) : null
-    const pDrop = (margin: number) => Math.max(interval.pDrop(margin), leftOut ? leftOut.pDrop(margin) : 0)
-    intervals.set(k, pDrop)
-    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p: pDrop(rule.margin), threshold: Number.NaN })
+    const p = Math.max(interval.pDrop(rule.margin), leftOut?.pDrop(rule.margin) ?? 0)
+    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p, threshold: Number.NaN })
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
