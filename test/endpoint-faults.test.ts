@@ -213,3 +213,12 @@ describe('compat identity', () => {
     expect(unnamed[0]!.descriptor).not.toEqual(unnamed[1]!.descriptor)
   })
 })
+
+describe('typos do not pass silently', () => {
+  it('an unknown option is an error naming the nearest valid one', () => {
+    expect(() => actors.openai({ model: 'x', apiKey: KEY, temprature: 0.7 } as never)).toThrow('actors.openai({ model: "x" }): unknown option "temprature" (did you mean "temperature"?); valid options: ')
+    expect(() => actors.anthropic({ model: 'y', apiKey: KEY, max_tokens: 10 } as never)).toThrow('unknown option "max_tokens" (did you mean "maxTokens"?)')
+    expect(() => actors.openaiCompatible({ model: 'z', baseURL: 'http://localhost:1/v1', retry: { retries: 3 } } as never)).toThrow('actors.openaiCompatible({ model: "z" }), retry: unknown option "retries" (did you mean "maxRetries"?)')
+    expect(() => actors.openai({ model: 'x', apiKey: KEY, flavour: 'vanilla' } as never)).toThrow(/unknown option "flavour"; valid options/)
+  })
+})

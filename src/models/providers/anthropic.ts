@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret } from '../redact.js'
+import { REMOTE_OPTIONS, rejectUnknownOptions, RETRY_OPTIONS } from '../unknown-options.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
@@ -72,6 +73,9 @@ function finish(reason: string | null | undefined): FinishReason {
  * actors: [actors.anthropic({ model: 'claude-sonnet-4-5', maxTokens: 4096 })]
  */
 export function anthropicModel(options: AnthropicOptions): ChatModel {
+  const where = `actors.anthropic({ model: ${JSON.stringify(options.model)} })`
+  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache'])
+  if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
   const id = options.id ?? `anthropic:${options.model}`
   const maxTokens = options.maxTokens ?? 4096
   const cache = options.cache ?? true
