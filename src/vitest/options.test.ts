@@ -51,6 +51,13 @@ describe('resolveOptions', () => {
     expect(message).toContain('budget: budget (K) must be an integer >= 1 (got 0)')
   })
 
+  it('bounds every count: an absurd budget, repeats or concurrency is an error, not an out-of-memory crash', () => {
+    expect(problemsOf({ ...base(), budget: 1e9 })).toContain('budget: budget (K) must be at most 100')
+    expect(problemsOf({ ...base(), repeats: 1e6 })).toContain('repeats: repeats must be at most 1000')
+    expect(problemsOf({ ...base(), concurrency: 1e6 })).toContain('concurrency: concurrency must be at most 1000')
+    expect(problemsOf({ ...base(), bootstrapResamples: 1e9 })).toContain('bootstrapResamples: bootstrapResamples must be at most 100000')
+  })
+
   it('rejects a threshold outside [0, 1]', () => {
     expect(problemsOf({ ...base(), modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 80 } } } } })).toContain('modes.verifier.expect.seqAt.5: a threshold must be in [0, 1]')
   })
