@@ -55,8 +55,10 @@ seqEval('gate fixture', {
 )
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+let runs = 0
 function run(env: Record<string, string>, args: string[] = []) {
-  const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, 'run'), ...env }
+  // A run directory per run: running into one that already holds a run is refused.
+  const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, `run-${++runs}`), ...env }
   for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_UPDATE_BASELINE') delete fullEnv[key]
   Object.assign(fullEnv, env)
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...args], { cwd: dir, env: fullEnv, encoding: 'utf8', timeout: 60_000 })
@@ -107,6 +109,30 @@ describe('baseline gate', () => {
     expect(r.out).toContain('and CI never writes one: run the evals locally (or with -u) and commit seqk.baseline.json')
     expect(existsSync(baselinePath)).toBe(false)
   }, 70_000)
+
+  it('a hand-edited baseline whose numbers do not add up fails naming the cell, the field and the fix; -u re-records it', () => {
+    const accepted = run({ BUDGET: '4' }, ['-u'])
+    expect(accepted.status, accepted.out).toBe(0)
+    const json = JSON.parse(readFileSync(baselinePath, 'utf8'))
+    const cell = json.benchmarks['gate fixture'].cells['simulated:reviser · verifier']
+    // Every task "solved" at attempt 99 would otherwise not count; one row duplicated; the fingerprint edited.
+    cell.perTask[3].firstSuccess[0] = 99
+    cell.perTask.push(cell.perTask[0])
+    cell.fingerprint = '0000000000000000'
+    writeFileSync(baselinePath, JSON.stringify(json))
+    const r = run({ BUDGET: '4' })
+    expect(r.status).toBe(1)
+    const at = 'seqk.baseline.json: benchmark "gate fixture", cell "simulated:reviser · verifier"'
+    expect(r.out).toContain(`${at}: fingerprint: is "0000000000000000", but the stored protocol's fingerprint is`)
+    expect(r.out).toContain(`${at}: perTask: has 31 rows, but the protocol's benchmark has 30 tasks`)
+    expect(r.out).toContain(`${at}: perTask[3] (task "t03").firstSuccess[0]: is 99, beyond the budget K = 4`)
+    expect(r.out).toContain(`${at}: perTask[30].taskId: repeats task "t00" of perTask[0]`)
+    expect(r.out).toContain('Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.')
+    const refreshed = run({ BUDGET: '4' }, ['-u'])
+    expect(refreshed.status, refreshed.out).toBe(0)
+    expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.perTask).toHaveLength(30)
+    expect(run({ BUDGET: '4' }).status).toBe(0)
+  }, 120_000)
 
   it('a hand-edited, broken baseline fails with the file and field', () => {
     writeFileSync(baselinePath, JSON.stringify({ schema: 'seqk.baseline/1', benchmarks: { 'gate fixture': { cells: { x: { fingerprint: 1 } } } } }))

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { relative } from 'node:path'
-import { readBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
+import { BASELINE_FIX, BaselineFileError, describeBaselineProblem, inspectBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
 import type { CellSummary, GateJson } from '../artifacts/schemas.js'
 import { finiteOrNull } from '../protocol/cell-summary.js'
 import { compareToBaseline, type GateOptions } from '../protocol/gate.js'
@@ -40,17 +40,21 @@ export function currentCommit(): string | null {
 export function applyBaseline(input: { path: string; benchmark: string; summary: CellSummary; mode: UpdateMode; gate: GateOptions }): GateJson {
   const { path, benchmark, summary, mode } = input
   const file = relative(process.cwd(), path) || path
-  const read = (): ReturnType<typeof readBaselineFile> => {
-    try {
-      return readBaselineFile(path)
-    } catch (error) {
-      // -u refreshes even a file this version cannot read; otherwise the error says how to fix it.
-      if (mode === 'all') return undefined
-      throw error
-    }
-  }
-  const existing = read()?.benchmarks[benchmark]?.cells[summary.cellId]
   const empty = { comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] }
+  // A baseline that cannot be read, or whose entry for this cell does not add up (a hand edit, a
+  // bad merge), fails the gate naming the file, the cell, the field and the fix; -u re-records it.
+  const unusable = (problems: readonly string[], fix: string): GateJson => ({ status: 'fail', file, messages: [...problems.map((p) => `${file}: ${p}`), ...(fix ? [fix] : [])], ...empty })
+  let inspected: ReturnType<typeof inspectBaselineFile>
+  try {
+    inspected = inspectBaselineFile(path)
+  } catch (error) {
+    if (!(error instanceof BaselineFileError)) throw error
+    // -u refreshes even a file this version cannot read.
+    if (mode !== 'all') return unusable(error.problems, error.fix)
+  }
+  const problems = (inspected?.problems ?? []).filter((p) => p.benchmark === benchmark && p.cell === summary.cellId)
+  if (problems.length > 0 && mode !== 'all') return unusable(problems.map(describeBaselineProblem), BASELINE_FIX)
+  const existing = inspected?.file.benchmarks[benchmark]?.cells[summary.cellId]
   const write = () =>
     writeBaselineCell(path, benchmark, summary.cellId, {
       fingerprint: summary.fingerprint,
