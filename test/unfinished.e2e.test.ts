@@ -67,4 +67,33 @@ describe('a cell that does not finish', () => {
     expect(r.out).toContain("vitest-seqk: no seqk reporter in this Vitest run")
     expect(r.out.split('the setup file is not loaded').length - 1).toBe(1)
   }, 70_000)
+
+  it('a cell that records malformed data is reported, not a reporter crash: the other cells and files are written', () => {
+    writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}`, true))
+    const hostile = join(dir, 'hostile.eval.ts')
+    // A component (or a future writer) that puts garbage where the reporter reads: a trajectory
+    // with no diagnostics, and a cell summary of the wrong shape.
+    writeFileSync(
+      hostile,
+      `import { recordArtifact, test } from 'vitest'
+test('forged cell', async (context) => {
+  await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: 'forged', cellId: 'x · binary', total: 1 } as never)
+  await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory: { taskId: 't0', attempts: [{ verdict: { pass: 'yes' } }] } } as never)
+  context.task.meta.seqk = { cellId: 'x · binary', seqAt: 'high' } as never
+})
+`,
+    )
+    try {
+      const r = run('run-c')
+      expect(r.out).toMatch(/vitest-seqk: "forged cell" is missing from the tables and summary.json: its summary does not match this version's schema/)
+      expect(r.out).toMatch(/seqk: left out 1 malformed trajectory record:\n {2}"forged cell": a recorded trajectory \(task t0\) is not a seqk trajectory: /)
+      expect(r.status, r.out).toBe(1)
+      // The real cell is still reported and its files written.
+      const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-c', 'summary.json'), 'utf8')))
+      expect(summary.benchmarks.map((b) => b.name)).toEqual(['slow fixture'])
+      expect(r.out).toContain('seqk: wrote summary.json, trajectories.jsonl, pr-comment.md, report.html')
+    } finally {
+      rmSync(hostile, { force: true })
+    }
+  }, 70_000)
 })

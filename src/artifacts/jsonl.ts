@@ -5,13 +5,15 @@ import { describeZodError } from './zod-errors.js'
 /**
  * Reads a JSON Lines file, validating every line. A malformed line throws an error naming the file,
  * the line and the field; only an unterminated last line, which a crash mid-write can leave, is
- * skipped and reported as `truncatedTail`.
+ * skipped and reported as `truncatedTail`. With `bytes`, only the file's first `bytes` bytes are
+ * read (what a resumed run found on disk before it appended anything).
  *
  * @example
  * const { items } = readJsonLines('run/trajectories.jsonl', TrajectorySchema, 'trajectory')
  */
-export function readJsonLines<S extends z.ZodType>(path: string, schema: S, what: string): { items: z.output<S>[]; truncatedTail: boolean } {
-  const text = readFileSync(path, 'utf8')
+export function readJsonLines<S extends z.ZodType>(path: string, schema: S, what: string, bytes?: number): { items: z.output<S>[]; truncatedTail: boolean } {
+  const raw = readFileSync(path)
+  const text = (bytes === undefined ? raw : raw.subarray(0, bytes)).toString('utf8')
   const lines = text.split('\n')
   const items: z.output<S>[] = []
   let truncatedTail = false

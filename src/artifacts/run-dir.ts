@@ -20,3 +20,5 @@ export function ensureRunDir(root: string, runsDir: string, runId: string): stri
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl'
 export const SUMMARY_FILE = 'summary.json'
+/** How Vitest was started for this run (written by the first cell), so `seqk resume` can start it again. */
+export const RUN_FILE = 'run.json'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TRAJECTORY_SCHEMA, type Trajectory } from './schemas.js'
-import { appendTrajectory, readTrajectories } from './trajectories-file.js'
+import { appendTrajectory, cutTornTail, readTrajectories } from './trajectories-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-trajectories-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -64,13 +64,13 @@ describe('appendTrajectory / readTrajectories', () => {
     const written = [trajectory('a'), trajectory('b', 1), trajectory('c', 2)]
     for (const t of written) appendTrajectory(path, t)
     expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(4)
-    expect(readTrajectories(path)).toEqual({ trajectories: written, truncatedTail: false })
+    expect(readTrajectories(path)).toEqual({ trajectories: written, truncatedTail: false, superseded: 0 })
   })
 
   it('reads an empty file as no trajectories', () => {
     const path = freshPath()
     writeFileSync(path, '')
-    expect(readTrajectories(path)).toEqual({ trajectories: [], truncatedTail: false })
+    expect(readTrajectories(path)).toEqual({ trajectories: [], truncatedTail: false, superseded: 0 })
   })
 
   it('tolerates a final line cut off by a crash mid-write, and reports it', () => {
@@ -87,7 +87,7 @@ describe('appendTrajectory / readTrajectories', () => {
   it('accepts a complete last line without a trailing newline', () => {
     const path = freshPath()
     writeFileSync(path, `${JSON.stringify(trajectory('a'))}\n${JSON.stringify(trajectory('b'))}`)
-    expect(readTrajectories(path)).toEqual({ trajectories: [trajectory('a'), trajectory('b')], truncatedTail: false })
+    expect(readTrajectories(path)).toEqual({ trajectories: [trajectory('a'), trajectory('b')], truncatedTail: false, superseded: 0 })
   })
 
   it('throws on a malformed line in the middle, naming file and line', () => {
@@ -123,5 +123,56 @@ describe('appendTrajectory / readTrajectories', () => {
   it('says where trajectories are written when the file is missing', () => {
     const path = join(dir, 'nope.jsonl')
     expect(() => readTrajectories(path)).toThrow(`${path}: no such trajectories file`)
+  })
+})
+
+describe('a resumed run\'s file', () => {
+  it('counts a trajectory once: a later line for the same run, cell, task and repeat supersedes the earlier', () => {
+    const path = freshPath()
+    const errored: Trajectory = { ...trajectory('b'), status: 'error', firstSuccess: null, error: { stage: 'actor', attempt: 1, message: 'boom' } }
+    for (const t of [trajectory('a'), errored, trajectory('c'), trajectory('b'), trajectory('b', 1)]) appendTrajectory(path, t)
+    const read = readTrajectories(path)
+    expect(read.superseded).toBe(1)
+    expect(read.trajectories.map((t) => `${t.taskId}/${t.repeat}:${t.status}`)).toEqual(['a/0:solved', 'c/0:solved', 'b/0:solved', 'b/1:solved'])
+    // Another cell's or run's line with the same task is a trajectory of its own.
+    appendTrajectory(path, { ...trajectory('a'), cellId: 'other' })
+    appendTrajectory(path, { ...trajectory('a'), runId: 'another-run' })
+    expect(readTrajectories(path)).toMatchObject({ superseded: 1 })
+    expect(readTrajectories(path).trajectories).toHaveLength(6)
+  })
+
+  it('reads only the first bytes when asked (what the file held before this run appended)', () => {
+    const path = freshPath()
+    appendTrajectory(path, trajectory('a'))
+    const bytes = readFileSync(path).length
+    appendTrajectory(path, trajectory('b'))
+    expect(readTrajectories(path, { bytes }).trajectories.map((t) => t.taskId)).toEqual(['a'])
+  })
+
+  it('cutTornTail cuts what follows the last newline, and nothing else', () => {
+    const path = freshPath()
+    appendTrajectory(path, trajectory('a'))
+    const whole = readFileSync(path, 'utf8')
+    expect(cutTornTail(path)).toBe(0)
+    const line = JSON.stringify(trajectory('b'))
+    appendFileSync(path, line.slice(0, 40))
+    expect(cutTornTail(path)).toBe(40)
+    expect(readFileSync(path, 'utf8')).toBe(whole)
+    // The next append then starts a line of its own: nothing glued onto a torn record.
+    appendTrajectory(path, trajectory('c'))
+    expect(readTrajectories(path)).toMatchObject({ truncatedTail: false, superseded: 0 })
+  })
+
+  it('cutTornTail finds a newline further back than one read (a long torn record), and empties a file with none', () => {
+    const path = freshPath()
+    appendTrajectory(path, trajectory('a'))
+    const whole = readFileSync(path, 'utf8')
+    appendFileSync(path, 'x'.repeat(200_000))
+    expect(cutTornTail(path)).toBe(200_000)
+    expect(readFileSync(path, 'utf8')).toBe(whole)
+    const none = freshPath()
+    writeFileSync(none, '{"schema":')
+    expect(cutTornTail(none)).toBe(10)
+    expect(readFileSync(none, 'utf8')).toBe('')
   })
 })

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync } from 'node:fs'
+import { appendFileSync, existsSync, openSync, closeSync, readSync, fstatSync, ftruncateSync } from 'node:fs'
 import { type Trajectory, TrajectorySchema } from './schemas.js'
 import { readJsonLines } from './jsonl.js'
 
@@ -11,17 +11,67 @@ export function appendTrajectory(path: string, trajectory: Trajectory): void {
 }
 
 export interface ReadTrajectories {
+  /** One per (run, benchmark, cell, task, repeat), in file order of each one's last line. */
   trajectories: Trajectory[]
   /** A last line cut off by a crash mid-write: reported, not fatal. */
   truncatedTail: boolean
+  /** Earlier lines for a trajectory that a later line replaced (a resumed run reran it after an error). */
+  superseded: number
+}
+
+/** What identifies one trajectory in a run: the same key twice means a resumed run reran it. */
+export function trajectoryKey(t: Pick<Trajectory, 'runId' | 'benchmark' | 'cellId' | 'taskId' | 'repeat'>): string {
+  return [t.runId, t.benchmark, t.cellId, t.taskId, t.repeat].join('\u0000')
 }
 
 /**
  * Reads and validates a `trajectories.jsonl`. A malformed line throws an error naming the file,
- * the line and the field; only an unterminated last line (a crash mid-write) is tolerated.
+ * the line and the field; only an unterminated last line (a crash mid-write) is tolerated. When a
+ * trajectory appears more than once (a resumed run reran one that had errored), the last line wins
+ * and the earlier ones are counted in `superseded`, never twice in `trajectories`.
+ *
+ * @example
+ * const { trajectories } = readTrajectories('.seqk/runs/latest-run/trajectories.jsonl')
  */
-export function readTrajectories(path: string): ReadTrajectories {
+export function readTrajectories(path: string, options: { bytes?: number } = {}): ReadTrajectories {
   if (!existsSync(path)) throw new Error(`${path}: no such trajectories file (runs write it as .seqk/runs/<run id>/trajectories.jsonl)`)
-  const { items, truncatedTail } = readJsonLines(path, TrajectorySchema, 'trajectory')
-  return { trajectories: items, truncatedTail }
+  const { items, truncatedTail } = readJsonLines(path, TrajectorySchema, 'trajectory', options.bytes)
+  const last = new Map<string, Trajectory>()
+  for (const t of items) {
+    const key = trajectoryKey(t)
+    // Delete first so the map's order is that of each trajectory's last line.
+    last.delete(key)
+    last.set(key, t)
+  }
+  return { trajectories: [...last.values()], truncatedTail, superseded: items.length - last.size }
+}
+
+/**
+ * Cuts a trajectories file back to its last complete line, so the next append starts a line of
+ * its own instead of gluing onto a record a crash cut off. Returns the bytes removed (0 when the
+ * file ends with a newline). Run it before anything appends (a resumed run does, at its start).
+ */
+export function cutTornTail(path: string): number {
+  const fd = openSync(path, 'r+')
+  try {
+    const size = fstatSync(fd).size
+    // Read backwards in chunks to the last newline: the file may be large, the torn part is small.
+    const chunk = Buffer.alloc(64 * 1024)
+    let end = size
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length)
+      const n = readSync(fd, chunk, 0, end - start, start)
+      const at = chunk.subarray(0, n).lastIndexOf(0x0a)
+      if (at >= 0) {
+        const keep = start + at + 1
+        if (keep < size) ftruncateSync(fd, keep)
+        return size - keep
+      }
+      end = start
+    }
+    if (size > 0) ftruncateSync(fd, 0)
+    return size
+  } finally {
+    closeSync(fd)
+  }
 }

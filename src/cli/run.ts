@@ -1,6 +1,7 @@
 /**
  * `seqk analyze`, `seqk select` and `seqk power`: read runs (or a planned size), print the
- * paper's tables or the gate's power, optionally write the report JSON. Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
+ * paper's tables or the gate's power, optionally write the report JSON. `seqk resume` starts
+ * Vitest again into an interrupted run's directory. Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
  * Exit codes: 0 ok (also for --help), 1 for bad input and for refusals.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -12,6 +13,8 @@ import { loadRuns, RunLoadError } from '../analysis/load-runs.js'
 import { renderAnalysis, renderSelection } from '../analysis/render.js'
 import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './args.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
+import { resumeSpec, runResume } from './resume.js'
+import { ResumeRefusedError } from '../protocol/resume.js'
 
 export interface CliIo {
   stdout: (text: string) => void
@@ -71,7 +74,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -115,13 +118,16 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   const spec = COMMANDS.find((c) => c.name === command)
   try {
     if (spec === undefined) throw new UsageError(`seqk: unknown command "${command}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`, null)
-    const { paths, flags } = parseCommand(spec, rest)
+    // `seqk resume <dir> -- <vitest args>`: what follows `--` is Vitest's, not ours.
+    const dash = spec.name === 'resume' ? rest.indexOf('--') : -1
+    const { paths, flags } = parseCommand(spec, dash >= 0 ? rest.slice(0, dash) : rest)
     if (flags.help === true) {
       io.stdout(`${commandHelp(spec)}\n`)
       return 0
     }
     const cwd = io.cwd ?? process.cwd()
     if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
+    if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
     if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))
     const color = flags.color === undefined ? io.isTTY && !io.env.NO_COLOR : flags.color === true
@@ -162,7 +168,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       io.stderr(`${error.message}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
       return 1
     }
-    if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof RangeError) {
+    if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof RangeError) {
       io.stderr(`seqk ${command}: ${error.message}\n`)
       return 1
     }

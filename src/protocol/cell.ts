@@ -11,6 +11,7 @@ import { benchmarkContentHash, benchmarkHashes, protocolFingerprint } from './fi
 import type { HistoryPolicy } from './history.js'
 import { runIndependent } from './independent.js'
 import type { PromptBuilder } from './prompt-builder.js'
+import { reuseKey } from './resume.js'
 import { runSequential, type TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
 
@@ -38,6 +39,11 @@ export interface CellSpec {
   signal?: AbortSignal
   /** Called as each trajectory ends, in completion order: append it to the artifact here. */
   onTrajectory?: (trajectory: Trajectory) => void | Promise<void>
+  /**
+   * Trajectories that already ended under this protocol (a resumed run, see `planResume`), by
+   * `reuseKey(taskId, repeat)`: returned as they are, never run again nor passed to `onTrajectory`.
+   */
+  reuse?: ReadonlyMap<string, Trajectory>
 }
 
 export interface CellResult {
@@ -95,6 +101,12 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const jobs = spec.tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
+      const kept = spec.reuse?.get(reuseKey(task.id, repeat))
+      if (kept) {
+        // A kept trajectory from another protocol would mix two runs' numbers into one.
+        if (kept.fingerprint !== fingerprint || kept.taskId !== task.id || kept.repeat !== repeat) throw new Error(`${spec.cellId}: the trajectory kept for task ${task.id}, repeat ${repeat} is not this cell's (fingerprint ${kept.fingerprint}, task ${kept.taskId}, repeat ${kept.repeat}; expected ${fingerprint}): build \`reuse\` with planResume`)
+        return kept
+      }
       const startedMs = Date.now()
       // Providers hand this signal to the SDKs as it is (see call-signal.ts).
       const scope = scopes.acquire()

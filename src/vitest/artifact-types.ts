@@ -25,6 +25,8 @@ export interface CellStartArtifact {
   cellId: string
   total: number
   plan?: CellStartPlan
+  /** In a resumed run: how many of `total` were kept from the run directory (not run again). */
+  reused?: number
 }
 
 /**
@@ -34,6 +36,8 @@ export interface CellStartArtifact {
 export interface TrajectoryArtifact {
   type: 'seqk:trajectory'
   trajectory: Trajectory
+  /** Kept from the run directory by a resumed run, not run again (already in trajectories.jsonl). */
+  reused?: boolean
 }
 
 declare module 'vitest' {

@@ -1,11 +1,12 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, isAbsolute, join, relative, resolve } from 'node:path'
+import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../artifacts/schemas.js'
+import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, type RunSummary, type Trajectory } from '../artifacts/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
+import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
@@ -51,6 +52,14 @@ export default class SeqkReporter implements Reporter {
   private writeLatest = true
   private progress: Progress
   private readonly cells: CellRecord[] = []
+  /** Why this run may not use its directory (it holds another run, or cannot be resumed). */
+  private refused: string | undefined
+  /** Recorded trajectories that do not match the schema, left out of every view and said at the end. */
+  private readonly malformed = new Set<string>()
+  /** Cells that refused to resume, each with its reason. */
+  private readonly refusals: string[] = []
+  /** What a resumed run found in its directory. */
+  private resumed: { bytes: number; cut: number; onFile: number; errored: number; superseded: number } | undefined
   private readonly options: SeqkReporterOptions
 
   constructor(options: SeqkReporterOptions = {}) {
@@ -72,14 +81,51 @@ export default class SeqkReporter implements Reporter {
 
   private startRun(): void {
     this.cells.length = 0
+    this.refused = undefined
+    this.refusals.length = 0
+    this.malformed.clear()
+    this.resumed = undefined
+    const resumeDir = process.env.SEQK_RESUME
     const fromEnv = process.env.SEQK_RUN_DIR
     const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
-    // With SEQK_RUN_DIR the run id is the folder's name, as the workers see it (run-context.ts).
-    this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
-    this.runDir = fromEnv ?? join(isAbsolute(outputDir) ? outputDir : resolve(this.root, outputDir), this.runId)
-    this.writeLatest = !fromEnv
+    const runsDir = isAbsolute(outputDir) ? outputDir : resolve(this.root, outputDir)
+    if (resumeDir) {
+      this.runDir = resolve(resumeDir)
+      // The run id is the folder's name, as the workers see it (run-context.ts), and as it was.
+      this.runId = basename(this.runDir)
+      this.writeLatest = dirname(this.runDir) === runsDir
+      this.refused = fromEnv && resolve(fromEnv) !== this.runDir ? `SEQK_RESUME (${this.runDir}) and SEQK_RUN_DIR (${resolve(fromEnv)}) name different run directories; set only SEQK_RESUME to resume a run.` : this.prepareResume()
+    } else {
+      this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
+      this.runDir = fromEnv ? resolve(fromEnv) : join(runsDir, this.runId)
+      this.writeLatest = !fromEnv
+      this.refused = this.refuseExisting()
+    }
     // One run directory for every worker: created lazily by the first cell that writes.
-    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir })
+    const invocation = { argv: process.argv.slice(2), cwd: process.cwd() }
+    const resumed = this.resumed as { bytes: number } | undefined
+    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}) })
+  }
+
+  /** A second run appended into a finished one would count its trajectories twice: refuse, and say how to resume. */
+  private refuseExisting(): string | undefined {
+    const holds = [TRAJECTORIES_FILE, SUMMARY_FILE].filter((f) => existsSync(join(this.runDir, f)))
+    if (holds.length === 0) return undefined
+    return `${this.runDir} already holds a run (${holds.join(', ')}); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${this.runDir} (or npx seqk resume ${this.runDir}). To start afresh, pick a new directory (another SEQK_RUN_DIR, or none).`
+  }
+
+  /** Checks the directory to resume and cuts a torn last line, before any worker appends. */
+  private prepareResume(): string | undefined {
+    const file = join(this.runDir, TRAJECTORIES_FILE)
+    if (!existsSync(file)) return `nothing to resume in ${this.runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>; a run that never finished a trajectory has nothing to keep: run it afresh).`
+    try {
+      const cut = cutTornTail(file)
+      const { trajectories, superseded } = readTrajectories(file)
+      this.resumed = { bytes: statSync(file).size, cut, onFile: trajectories.length, errored: trajectories.filter((t) => t.status === 'error').length, superseded }
+      return undefined
+    } catch (error) {
+      return `cannot resume ${this.runDir}: ${(error as Error).message}`
+    }
   }
 
   private progressMode(vitest: Vitest): ProgressMode {
@@ -98,6 +144,13 @@ export default class SeqkReporter implements Reporter {
 
   onTestCaseResult(testCase: TestCase): void {
     this.progress.finish(testCase.id)
+    // A cell refused its run directory (it holds another run, or its protocol changed since the
+    // run it resumes): nothing of this run may overwrite that run's summary.
+    const refusal = testCase.result().errors?.find((e) => e.name === 'ResumeRefusedError' || e.name === 'SeqkRunDirError')
+    if (refusal) {
+      this.refusals.push(`"${testCase.fullName}": ${refusal.message}`)
+      return
+    }
     const meta = testCase.meta().seqk
     const parsed = meta === undefined ? undefined : CellSummarySchema.safeParse(meta)
     if (meta !== undefined && parsed?.success) {
@@ -107,15 +160,32 @@ export default class SeqkReporter implements Reporter {
     // A cell that started and left no readable summary (a timeout, a crash, a cancel, a summary this
     // version cannot read) is summarised from what it recorded: nothing a cell declared vanishes.
     const unreadable = parsed && !parsed.success ? `its summary does not match this version's schema (${describeZodError(parsed.error)})` : undefined
-    const unfinished = unfinishedCell(testCase, unreadable)
-    if (unfinished) this.cells.push(unfinished)
-    else if (unreadable) this.log(`vitest-seqk: "${testCase.fullName}": ${unreadable}, and it recorded no plan to summarise it from`)
+    try {
+      const unfinished = unfinishedCell(testCase, unreadable, this.malformed)
+      if (unfinished) this.cells.push(unfinished)
+      else if (unreadable) this.unreported(testCase, `${unreadable}, and it recorded no plan to summarise it from`)
+    } catch (error) {
+      // A reporter that throws here would take every other cell's tables and files with it.
+      this.unreported(testCase, `it could not be summarised from what it recorded: ${(error as Error).message}`)
+    }
+  }
+
+  /** A cell the reporter cannot show: said once, loudly, and the run fails (a hidden cell is worse than none). */
+  private unreported(testCase: TestCase, why: string): void {
+    this.log(`vitest-seqk: "${testCase.fullName}" is missing from the tables and summary.json: ${why}`)
+    process.exitCode = 1
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
     this.progress.dispose()
     this.progress.clear()
+    if (this.refused || this.refusals.length > 0) {
+      // Nothing is written: the directory belongs to another run (or could not be resumed).
+      this.log(`seqk: wrote nothing to ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}`)
+      process.exitCode = 1
+      return
+    }
     if (this.cells.length === 0) return
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
     const benchmarks = new Map<string, { name: string; file: string; cells: CellSummary[] }>()
@@ -126,10 +196,17 @@ export default class SeqkReporter implements Reporter {
     }
     const blocks = [...benchmarks.values()]
     this.log('')
-    for (const b of blocks) this.log(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
+    for (const b of blocks) {
+      try {
+        this.log(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
+      } catch (error) {
+        // One table that cannot render must not cost the summary, the history or the other tables.
+        this.log(`seqk: could not render the table of "${b.name}" (its numbers are in summary.json): ${(error as Error).stack ?? String(error)}`)
+      }
+    }
     mkdirSync(this.runDir, { recursive: true })
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
-    const trajectories = collectTrajectories(testModules)
+    const trajectories = collectTrajectories(testModules, this.malformed)
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
@@ -172,6 +249,12 @@ export default class SeqkReporter implements Reporter {
     } catch (error) {
       this.log(`seqk: could not write the Markdown summary or the HTML report: ${(error as Error).stack ?? String(error)}`)
     }
+    if (this.malformed.size > 0) {
+      const shown = [...this.malformed].slice(0, 5)
+      this.log(`seqk: left out ${this.malformed.size} malformed trajectory ${this.malformed.size === 1 ? 'record' : 'records'}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`)
+      process.exitCode = 1
+    }
+    if (this.resumed) this.log(resumeLine(this.resumed, testModules))
     this.log(`seqk: wrote ${written.join(', ')} to ${this.runDir}`)
   }
 
@@ -185,12 +268,12 @@ export default class SeqkReporter implements Reporter {
  * The summary of a cell that did not finish, from the plan and the trajectories it recorded:
  * failed, saying why and how far it got. Undefined for a test that is not a started seqk cell.
  */
-function unfinishedCell(testCase: TestCase, unreadable: string | undefined): (CellSummary & { file: string }) | undefined {
+function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malformed: Set<string>): (CellSummary & { file: string }) | undefined {
   const artifacts = testCase.artifacts()
   const start = artifacts.find((a) => a.type === 'seqk:cell-start')
   const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
   if (!start || start.type !== 'seqk:cell-start' || !plan) return undefined
-  const trajectories = artifacts.flatMap((a) => (a.type === 'seqk:trajectory' ? [a.trajectory] : []))
+  const trajectories = recordedTrajectories(testCase, malformed)
   const result = testCase.result()
   const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
   const summary = summariseCell({
@@ -222,14 +305,41 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined): (Ce
   return { ...summary, thresholds: [finished, ...summary.thresholds], verdict: 'fail', file: plan.file }
 }
 
-function collectTrajectories(testModules: ReadonlyArray<TestModule>): Trajectory[] {
-  const out: Trajectory[] = []
+/** What a resume saved: trajectories kept as they were, and those run again. */
+function resumeLine(found: { cut: number; onFile: number; errored: number }, testModules: ReadonlyArray<TestModule>): string {
+  let kept = 0
+  let ran = 0
   for (const module of testModules) {
     for (const test of module.children.allTests()) {
-      for (const artifact of test.artifacts()) if (artifact.type === 'seqk:trajectory') out.push(artifact.trajectory)
+      for (const a of test.artifacts()) {
+        if (a.type !== 'seqk:trajectory') continue
+        if (a.reused) kept++
+        else ran++
+      }
     }
   }
+  const torn = found.cut > 0 ? `; a torn last line (${found.cut} bytes) was cut` : ''
+  const errored = found.errored > 0 ? ` (${found.errored} of those on file had errored: their new lines supersede them)` : ''
+  return `seqk: resumed: kept ${kept} ${kept === 1 ? 'trajectory' : 'trajectories'} that had ended, ran ${ran}${errored}${torn}`
+}
+
+/**
+ * The trajectories a test recorded, each checked against the schema: one a newer or broken
+ * writer left malformed is left out (said in the thrown-away count), never crashes a view later.
+ */
+function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Trajectory[] {
+  const out: Trajectory[] = []
+  for (const artifact of testCase.artifacts()) {
+    if (artifact.type !== 'seqk:trajectory') continue
+    const parsed = TrajectorySchema.safeParse(artifact.trajectory)
+    if (parsed.success) out.push(parsed.data)
+    else malformed.add(`"${testCase.fullName}": a recorded trajectory (task ${String((artifact.trajectory as { taskId?: unknown } | undefined)?.taskId)}) is not a seqk trajectory: ${describeZodError(parsed.error)}`)
+  }
   return out
+}
+
+function collectTrajectories(testModules: ReadonlyArray<TestModule>, malformed: Set<string>): Trajectory[] {
+  return testModules.flatMap((module) => [...module.children.allTests()].flatMap((test) => recordedTrajectories(test, malformed)))
 }
 
 export { SeqkReporter }

@@ -1,12 +1,32 @@
-import { mkdirSync } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
 import { inject } from 'vitest'
-import { DEFAULT_RUNS_DIR, newRunId } from '../artifacts/run-dir.js'
+import { DEFAULT_RUNS_DIR, RUN_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
+import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
+import type { Trajectory } from '../artifacts/schemas.js'
 
 /** The run every cell of one `vitest run` writes into. */
 export interface SeqkRun {
   runId: string
   runDir: string
+  /**
+   * Set when this run resumes `runDir` (SEQK_RESUME): cells keep the trajectories that had ended
+   * there. `bytes` is the file's length before this run appended, so a worker never mistakes a
+   * line this run wrote for one it found.
+   */
+  resume?: { bytes?: number }
+  /** Set when the reporter refused the run directory: every cell fails with this message. */
+  refused?: string
+  /** How Vitest was started (its arguments and directory), recorded so `seqk resume` can start it again. */
+  invocation?: { argv: string[]; cwd: string }
+}
+
+/** Raised by a cell when the run directory cannot be used as asked (it holds another run, or cannot be resumed). */
+export class SeqkRunDirError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'SeqkRunDirError'
+  }
 }
 
 declare module 'vitest' {
@@ -19,24 +39,70 @@ declare module 'vitest' {
 let fallback: SeqkRun | undefined
 
 /**
- * The current run directory, created on first use. `SEQK_RUN_DIR` wins; else the directory the
- * reporter provided; else (no seqk reporter configured) one per worker process under `.seqk/runs`.
+ * The current run directory, created on first use. With the seqk reporter, the directory it chose
+ * (it reads `SEQK_RESUME`, `SEQK_RUN_DIR`, `SEQK_RUN_ID` and `SEQK_OUTPUT_DIR`); without it, the
+ * same variables read here, else one directory per worker process under `.seqk/runs`. Throws
+ * {@link SeqkRunDirError} when the reporter refused the directory.
  */
 export function currentRun(): SeqkRun {
   const provided = inject('seqkRun')
   if (!provided) warnWithoutReporter()
-  const fromEnv = process.env.SEQK_RUN_DIR
-  let run: SeqkRun | undefined = fromEnv ? { runId: basename(fromEnv), runDir: fromEnv } : provided
+  if (provided?.refused) throw new SeqkRunDirError(provided.refused)
+  let run = provided
   if (!run) {
     // No seqk reporter (e.g. --reporter=blob replaced it): honour the same variables it reads.
     fallback ??= (() => {
+      const resume = process.env.SEQK_RESUME
+      const fromEnv = process.env.SEQK_RUN_DIR
+      if (resume) {
+        // The reporter cuts a torn last line before any worker starts; without it, each worker does.
+        const file = join(resume, TRAJECTORIES_FILE)
+        if (existsSync(file)) cutTornTail(file)
+        return { runId: basename(resume), runDir: resolve(resume), resume: {} }
+      }
+      if (fromEnv) return { runId: basename(fromEnv), runDir: resolve(fromEnv) }
       const runId = process.env.SEQK_RUN_ID ?? newRunId()
       return { runId, runDir: resolve(process.cwd(), process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR, runId) }
     })()
     run = fallback
   }
   mkdirSync(run.runDir, { recursive: true })
+  if (run.invocation) recordInvocation(run)
   return run
+}
+
+const recorded = new Set<string>()
+
+/** Writes `run.json` once per run directory (the first worker to get here wins; the rest find it). */
+function recordInvocation(run: SeqkRun): void {
+  if (recorded.has(run.runDir)) return
+  recorded.add(run.runDir)
+  try {
+    writeFileSync(join(run.runDir, RUN_FILE), `${JSON.stringify({ schema: 'seqk.run/1', runId: run.runId, ...run.invocation }, null, 2)}\n`, { flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+}
+
+const onFile = new Map<string, Trajectory[]>()
+
+/**
+ * The trajectories a resumed run found in its directory (read once per worker), superseded
+ * lines already dropped. Empty when the run is not a resume.
+ */
+export function resumedTrajectories(run: SeqkRun): readonly Trajectory[] {
+  if (!run.resume) return []
+  let found = onFile.get(run.runDir)
+  if (!found) {
+    const file = join(run.runDir, TRAJECTORIES_FILE)
+    try {
+      found = existsSync(file) ? readTrajectories(file, { bytes: run.resume.bytes }).trajectories : []
+    } catch (error) {
+      throw new SeqkRunDirError(`cannot resume ${run.runDir}: ${(error as Error).message}`)
+    }
+    onFile.set(run.runDir, found)
+  }
+  return found
 }
 
 let warned = false

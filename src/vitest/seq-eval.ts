@@ -9,7 +9,8 @@ import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
-import { currentRun } from './run-context.js'
+import { currentRun, resumedTrajectories } from './run-context.js'
+import { planResume } from '../protocol/resume.js'
 import { applyBaseline, updateMode } from './baseline.js'
 import './artifact-types.js'
 
@@ -88,10 +89,16 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
         const run = currentRun()
         const file = join(run.runDir, TRAJECTORIES_FILE)
-        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats, plan: planOf(spec, relative(process.cwd(), context.task.file.filepath)) })
+        const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
+        // A resumed run keeps what had ended under this protocol and runs only the rest.
+        const { reuse } = planResume(resumedTrajectories(run), { benchmark: name, cellId: spec.cellId, ...plan }, run.runDir)
+        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats, plan, ...(run.resume ? { reused: reuse.size } : {}) })
+        // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
+        for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
         const result: CellResult = await runCell({
           ...spec,
           runId: run.runId,
+          reuse,
           signal: context.signal,
           onTrajectory: async (trajectory) => {
             appendTrajectory(file, trajectory)

@@ -1,0 +1,166 @@
+// Resume (issue 15, item 4): a run killed with SIGKILL, resumed, killed again and resumed again
+// ends with the summary of one uninterrupted run, and no finished trajectory is paid for twice:
+// the test server sees zero requests for them. Errored trajectories run again and supersede their
+// old line; a torn last line is cut; an existing run directory is refused without resume, and a
+// resume is refused when the protocol changed.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, appendFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RunSummarySchema, type RunSummary } from '../src/artifacts/schemas.js'
+import { readTrajectories } from '../src/artifacts/trajectories-file.js'
+import { startTestServer, type TestServer } from '../src/testing/index.js'
+
+const root = new URL('..', import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), 'seqk-resume-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
+writeFileSync(
+  join(dir, 'vitest.config.ts'),
+  `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+})
+`,
+)
+writeFileSync(
+  join(dir, 'resume.eval.ts'),
+  `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+const tasks = Array.from({ length: 30 }, (_, i) => ({ id: 't' + i, prompt: 'Task ' + i + ': say CORRECT.' }))
+const actor = actors.openaiCompatible({ model: 'mock-coder', baseURL: process.env.SEQK_TEST_URL, apiKey: process.env.SEQK_TEST_KEY, retry: { maxRetries: 0 } })
+seqEval('resume fixture', { tasks, actors: [actor], verifier, budget: Number(process.env.SEQK_TEST_BUDGET ?? 3), repeats: 1, concurrency: 2, modes: { binary: { feedback: feedback.binary() } } })
+`,
+)
+
+let server: TestServer
+/** Tasks whose every request fails with a 500 (an infrastructure error, not a wrong answer). */
+const failing = new Set<number>()
+beforeAll(async () => {
+  server = await startTestServer({
+    responder: (request) => {
+      const task = taskOf(request.messages)
+      if (failing.has(task)) throw new Error('upstream exploded')
+      // Task i is solved at attempt i % 3 + 1, except every seventh, never solved.
+      const attempt = request.messages.filter((m) => m.role === 'assistant').length + 1
+      return { text: task % 7 === 6 || attempt <= task % 3 ? 'WRONG' : 'CORRECT', delayMs: 40 }
+    },
+  })
+})
+afterAll(async () => {
+  await server?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function taskOf(messages: readonly { role: string; content: string }[]): number {
+  const first = messages.find((m) => m.role === 'user')!.content
+  return Number(/Task (\d+):/.exec(first)![1])
+}
+
+function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['test', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
+  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key.startsWith('SEQK_RUN') || key === 'SEQK_RESUME') delete e[key]
+  return { ...e, ...extra }
+}
+
+const vitest = join(root, 'node_modules/vitest/vitest.mjs')
+const seqk = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
+
+/** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
+async function runToEnd(args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
+  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (out += d))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+  const status = await new Promise<number | null>((r) => child.on('close', r))
+  clearTimeout(timer)
+  return { status, out }
+}
+
+/** Starts `args`, and kills it and its workers with SIGKILL once `file` holds `lines` trajectories. */
+async function killAfter(args: string[], extra: Record<string, string>, file: string, lines: number): Promise<void> {
+  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: 'ignore', detached: true })
+  const exited = new Promise((r) => child.on('exit', r))
+  const deadline = Date.now() + 60_000
+  const count = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
+  while (count() < lines && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+  process.kill(-child.pid!, 'SIGKILL')
+  await exited
+  expect(count()).toBeGreaterThanOrEqual(lines)
+}
+
+const tasksOf = (from: number) => new Set(server.requests.slice(from).map((r) => taskOf(r.messages)))
+const perTask = (s: RunSummary) => s.benchmarks[0]!.cells[0]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)
+const readRun = (d: string) => RunSummarySchema.parse(JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8')))
+
+describe('resume', () => {
+  const whole = join(dir, 'whole')
+  const broken = join(dir, 'broken')
+  const file = join(broken, 'trajectories.jsonl')
+
+  it('kill -9, resume, kill -9 again, resume again: the summary of one uninterrupted run, no finished trajectory asked twice', async () => {
+    const uninterrupted = await runToEnd([vitest, 'run'], { SEQK_RUN_DIR: whole })
+    expect(uninterrupted.status, uninterrupted.out).toBe(0)
+    const requestsOfWhole = server.requests.length
+
+    // First run: task 5 errors (the server fails it), and the run is killed part-way.
+    failing.add(5)
+    let from = server.requests.length
+    await killAfter([vitest, 'run'], { SEQK_RUN_DIR: broken }, file, 8)
+    failing.clear()
+    // A crash mid-write leaves a torn last line.
+    appendFileSync(file, '{"schema":"seqk.trajectory/1","runId":"bro')
+    const first = readTrajectories(file)
+    expect(first.truncatedTail).toBe(true)
+    // Task 5 fails at its first call, long before 8 trajectories have ended.
+    expect(first.trajectories.filter((t) => t.status === 'error').map((t) => t.taskId)).toEqual(['t5'])
+    const phases = [server.requests.length - from]
+
+    // Resume, killed again part-way (a resume of a resume follows).
+    let ended = new Set(first.trajectories.filter((t) => t.status !== 'error').map((t) => Number(t.taskId.slice(1))))
+    from = server.requests.length
+    await killAfter([...seqk, 'resume', broken], {}, file, first.trajectories.length + 6)
+    expect([...tasksOf(from)].filter((t) => ended.has(t))).toEqual([])
+
+    phases.push(server.requests.length - from)
+    const second = readTrajectories(file)
+    ended = new Set(second.trajectories.filter((t) => t.status !== 'error').map((t) => Number(t.taskId.slice(1))))
+    from = server.requests.length
+    const done = await runToEnd([...seqk, 'resume', broken], {})
+    expect(done.status, done.out).toBe(0)
+    expect([...tasksOf(from)].filter((t) => ended.has(t))).toEqual([])
+    expect(done.out).toMatch(new RegExp(`seqk: resumed: kept ${ended.size} trajectories that had ended, ran ${30 - ended.size}`))
+
+    phases.push(server.requests.length - from)
+    const final = readTrajectories(file)
+    expect(final.trajectories).toHaveLength(30)
+    // The errored line is still on file, superseded by the rerun; it counts once.
+    expect(final.superseded).toBeGreaterThanOrEqual(1)
+    expect(final.trajectories.every((t) => t.status !== 'error')).toBe(true)
+    const [resumed, reference] = [readRun(broken), readRun(whole)]
+    expect(perTask(resumed)).toEqual(perTask(reference))
+    expect(resumed.benchmarks[0]!.cells[0]!.seqAt).toEqual(reference.benchmarks[0]!.cells[0]!.seqAt)
+    expect(resumed.benchmarks[0]!.cells[0]!.verdict).toBe('pass')
+    // What a resume saved: the finished trajectories' requests were not sent again.
+    console.log(`resume e2e: uninterrupted run ${requestsOfWhole} requests; killed run ${phases[0]}, killed resume ${phases[1]}, final resume ${phases[2]} (a rerun from scratch instead of the final resume: ${requestsOfWhole})`)
+  }, 180_000)
+
+  it('refuses to run into a directory that holds a run, and leaves it untouched', async () => {
+    const before = readFileSync(file)
+    const r = await runToEnd([vitest, 'run'], { SEQK_RUN_DIR: broken })
+    expect(r.status, r.out).toBe(1)
+    expect(r.out).toContain(`${broken} already holds a run (trajectories.jsonl, summary.json); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${broken}`)
+    expect(readFileSync(file).equals(before)).toBe(true)
+  }, 60_000)
+
+  it('refuses a resume whose protocol changed, naming the field, and leaves the directory untouched', async () => {
+    const before = readFileSync(file)
+    const r = await runToEnd([...seqk, 'resume', broken], { SEQK_TEST_BUDGET: '4' })
+    expect(r.status, r.out).toBe(1)
+    expect(r.out).toMatch(/cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/)
+    expect(readFileSync(file).equals(before)).toBe(true)
+  }, 60_000)
+})
