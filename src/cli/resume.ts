@@ -45,6 +45,12 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
   const runDir = resolve(io.cwd ?? process.cwd(), paths[0]!)
   const file = join(runDir, TRAJECTORIES_FILE)
   if (!existsSync(file)) throw new ResumeRefusedError(`nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>)`)
+  let trajectories
+  try {
+    trajectories = readTrajectories(file).trajectories
+  } catch (error) {
+    throw new ResumeRefusedError(`cannot resume ${runDir}: ${(error as Error).message}`)
+  }
   let recorded: z.infer<typeof RunFileSchema> | undefined
   const runFile = join(runDir, RUN_FILE)
   if (existsSync(runFile)) {
@@ -65,12 +71,6 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
     vitest = join(dirname(createRequire(join(cwd, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs')
   } catch {
     throw new ResumeRefusedError(`Vitest is not installed in ${cwd} (the directory the run started in); install it, or run SEQK_RESUME=${runDir} npx vitest … yourself`)
-  }
-  let trajectories
-  try {
-    trajectories = readTrajectories(file).trajectories
-  } catch (error) {
-    throw new ResumeRefusedError(`cannot resume ${runDir}: ${(error as Error).message}`)
   }
   const errored = trajectories.filter((t) => t.status === 'error').length
   io.stderr(`seqk resume: ${trajectories.length} trajectories on file in ${runDir}${errored > 0 ? ` (${errored} errored, to run again)` : ''}; starting vitest ${args.join(' ')}${recorded ? '' : vitestArgs ? '' : ` (no ${RUN_FILE}: pass Vitest's arguments after -- if the run had filters)`}\n`)
