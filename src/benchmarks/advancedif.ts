@@ -21,6 +21,7 @@ import {
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
+import { recognisingFailures } from './recognise.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -130,12 +131,13 @@ export function loadAdvancedIfEntries(path: string | URL, options: AdvancedIfOpt
   const format = options.format ?? (displayPath(path).toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl')
   if (format !== 'jsonl' && format !== 'csv') throw new TypeError(`${where}: format must be 'jsonl' or 'csv', got ${JSON.stringify(format)}`)
   const text = readText(path, where, 'AdvancedIF records are JSONL or CSV (see github.com/facebookresearch/AdvancedIF, examples/sample_data.jsonl); pass the file path')
-  const raws = format === 'csv' ? parseCsv(text, where) : parseJsonLines(text, where)
-  const entries = raws.map(({ line, value }): AdvancedIfEntry => {
-    const record = parseRecord(AdvancedIfRecordSchema, value, `${where}: ${format === 'csv' ? 'row on line' : 'line'} ${line}`)
-    const response = responseText(record.response)
-    return { task: advancedIfTask(record, line), record, line, subset: advancedIfSubset(record.benchmark_name)!, ...(response !== undefined ? { response } : {}) }
-  })
+  const entries = recognisingFailures(text, 'advancedif', where, (m) => new RubricBenchmarkFileError(m), () =>
+    (format === 'csv' ? parseCsv(text, where) : parseJsonLines(text, where)).map(({ line, value }): AdvancedIfEntry => {
+      const record = parseRecord(AdvancedIfRecordSchema, value, `${where}: ${format === 'csv' ? 'row on line' : 'line'} ${line}`)
+      const response = responseText(record.response)
+      return { task: advancedIfTask(record, line), record, line, subset: advancedIfSubset(record.benchmark_name)!, ...(response !== undefined ? { response } : {}) }
+    }),
+  )
   assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
   let kept = entries
   if (options.subsets !== undefined) {

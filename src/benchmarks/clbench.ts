@@ -18,6 +18,7 @@ import {
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
+import { recognisingFailures } from './recognise.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -123,15 +124,17 @@ export function clBenchTask(record: ClBenchRecord): RubricTask {
 export function loadClBenchEntries(path: string | URL, options: ClBenchOptions = {}): ClBenchEntry[] {
   const where = `loadClBench(${JSON.stringify(displayPath(path))})`
   const text = readText(path, where, 'CL-bench files are JSONL (github.com/Tencent-Hunyuan/CL-bench); pass the file path')
-  const entries = parseJsonLines(text, where).map(({ line, value }): ClBenchEntry => {
-    const id = (value as { metadata?: { task_id?: unknown } }).metadata?.task_id
-    const record = parseRecord(ClBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (task_id ${JSON.stringify(id)})` : ''}`)
-    const graded =
-      record.requirement_status !== undefined && record.score !== undefined
-        ? { requirementStatus: record.requirement_status, score: record.score, ...(record.grading_rationale !== undefined ? { rationale: record.grading_rationale } : {}) }
-        : undefined
-    return { task: clBenchTask(record), record, line, ...(record.model_output !== undefined ? { modelOutput: record.model_output } : {}), ...(graded ? { graded } : {}) }
-  })
+  const entries = recognisingFailures(text, 'clbench', where, (m) => new RubricBenchmarkFileError(m), () =>
+    parseJsonLines(text, where).map(({ line, value }): ClBenchEntry => {
+      const id = (value as { metadata?: { task_id?: unknown } }).metadata?.task_id
+      const record = parseRecord(ClBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (task_id ${JSON.stringify(id)})` : ''}`)
+      const graded =
+        record.requirement_status !== undefined && record.score !== undefined
+          ? { requirementStatus: record.requirement_status, score: record.score, ...(record.grading_rationale !== undefined ? { rationale: record.grading_rationale } : {}) }
+          : undefined
+      return { task: clBenchTask(record), record, line, ...(record.model_output !== undefined ? { modelOutput: record.model_output } : {}), ...(graded ? { graded } : {}) }
+    }),
+  )
   assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
   let kept = entries
   if (options.categories !== undefined) {

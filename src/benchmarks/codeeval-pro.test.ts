@@ -74,6 +74,25 @@ const helper: CodeEvalProRecord = {
 
 const RECORDS = [circles, repeated, truncated, renamed, helper]
 
+/** Self-written records in the MBPP Pro shape: the base problem is a `# Write a …` comment over a bare signature. */
+const squares: CodeEvalProRecord = {
+  id: 1,
+  raw_problem: '# Write a function to square a number.\ndef square(x):\n',
+  raw_solution: '    return x * x\n',
+  new_problem: '# Write a function to sum the squares of a list of numbers, using square.\ndef sum_squares(xs):\n',
+  new_solution: '    return sum(square(x) for x in xs)\n',
+  test_code: 'assert sum_squares([1, 2]) == 5\nassert sum_squares([]) == 0',
+}
+const cubes: CodeEvalProRecord = {
+  id: 2,
+  raw_problem: '# Write a function to cube a number.\nimport math\ndef cube(x):\n',
+  raw_solution: '    return x ** 3\n',
+  new_problem: '# Write a function to find the largest cube of a list, using cube.\ndef max_cube(xs):\n',
+  new_solution: '    return max(cube(x) for x in xs)\n',
+  test_code: 'assert max_cube([1, 2]) == 8',
+}
+const MBPP_RECORDS = [squares, cubes]
+
 const dir = mkdtempSync(join(tmpdir(), 'seqk-codeeval-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let fileNo = 0
@@ -83,6 +102,7 @@ function write(content: unknown, raw = false): string {
   return file
 }
 const inline = write(RECORDS)
+const mbppInline = write(MBPP_RECORDS)
 
 describe('selfInvokingPrompt', () => {
   it('is the official layout: the instruction, then one python block with both problems stripped', () => {
@@ -105,7 +125,7 @@ describe('loadHumanEvalPro / loadMbppPro on inline records', () => {
       entryPoint: 'total_area',
       metadata: { source: 'humaneval-pro', benchmark: 'HumanEval Pro', upstreamId: 1, baseFunctions: ['circle_area'], defects: [] },
     })
-    expect(loadMbppPro(inline, { ids: [1] })[0]?.id).toBe('mbpp-pro/1')
+    expect(loadMbppPro(mbppInline, { ids: [1] })[0]).toMatchObject({ id: 'mbpp-pro/1', entryPoint: 'sum_squares', metadata: { source: 'mbpp-pro', benchmark: 'MBPP Pro', baseFunctions: ['square'] } })
   })
 
   it('flags the defects from the data', () => {
@@ -149,12 +169,16 @@ describe('loadHumanEvalPro / loadMbppPro on inline records', () => {
 
   it('reads JSON Lines too, and accepts a file URL', () => {
     const jsonl = write(RECORDS.map((r) => JSON.stringify(r)).join('\n') + '\n', true)
-    expect(loadMbppPro(jsonl).map((t) => t.id)).toEqual(loadMbppPro(inline).map((t) => t.id))
-    expect(loadMbppPro(new URL(`file://${inline}`))).toHaveLength(5)
+    expect(loadHumanEvalPro(jsonl).map((t) => t.id)).toEqual(loadHumanEvalPro(inline).map((t) => t.id))
+    expect(loadHumanEvalPro(new URL(`file://${inline}`))).toHaveLength(5)
+    expect(loadMbppPro(write(MBPP_RECORDS.map((r) => JSON.stringify(r)).join('\n'), true)).map((t) => t.id)).toEqual(['mbpp-pro/1', 'mbpp-pro/2'])
   })
 
-  it('names the record (index and id), the field and what was expected for a malformed record', () => {
-    const bad = write([circles, { ...repeated, test_code: 42 }])
+  it('names the record (index, id and line), the field and what was expected for a malformed record', () => {
+    const text = JSON.stringify([circles, { ...repeated, test_code: 42 }], null, 2)
+    const bad = write(`\n${text}`, true)
+    // The record starts on the line before its id (the blank first line counts too).
+    const line = text.split('\n').findIndex((l) => l.includes('"id": 2')) + 1
     let message = ''
     try {
       loadHumanEvalPro(bad)
@@ -163,17 +187,17 @@ describe('loadHumanEvalPro / loadMbppPro on inline records', () => {
       message = (error as Error).message
     }
     expect(message).toContain(`loadHumanEvalPro(${JSON.stringify(bad)})`)
-    expect(message).toContain('record [1] (id 2) is malformed')
+    expect(message).toContain(`record [1] (id 2) on line ${line} is malformed`)
     expect(message).toContain('test_code: expected a string: the hidden tests (top-level assert statements) (got 42)')
 
-    const missing = { ...circles } as Partial<CodeEvalProRecord>
+    const missing = { ...squares } as Partial<CodeEvalProRecord>
     delete missing.new_problem
-    expect(() => loadMbppPro(write([missing]))).toThrow(/loadMbppPro\(.*\): record \[0\] \(id 1\) is malformed: new_problem: expected a string: the self-invoking problem/)
-    expect(() => loadMbppPro(write([{ ...circles, id: -1 }]))).toThrow('record [0] (id -1) is malformed: id: the task id must be a non-negative integer (got -1)')
-    expect(() => loadMbppPro(write([{ ...circles, id: null }]))).toThrow('record [0] (id null) is malformed: id: expected the task id: a non-negative integer (or a non-empty string)')
-    expect(() => loadMbppPro(write([{ ...circles, test_code: '\n\n' }]))).toThrow(/record \[0\] \(id 1\) is malformed: test_code: the hidden tests are empty/)
-    expect(() => loadMbppPro(write(['not a record']))).toThrow(/record \[0\] is malformed: \(root\)/)
-    expect(() => loadMbppPro(write([circles, circles]))).toThrow(/record \[1\] repeats id 1 of record \[0\]/)
+    expect(() => loadMbppPro(write([missing]))).toThrow(/loadMbppPro\(.*\): record \[0\] \(id 1\) on line 1 is malformed: new_problem: expected a string: the self-invoking problem/)
+    expect(() => loadMbppPro(write([{ ...squares, id: -1 }]))).toThrow('record [0] (id -1) on line 1 is malformed: id: the task id must be a non-negative integer (got -1)')
+    expect(() => loadMbppPro(write([{ ...squares, id: null }]))).toThrow('record [0] (id null) on line 1 is malformed: id: expected the task id: a non-negative integer (or a non-empty string)')
+    expect(() => loadMbppPro(write([{ ...squares, test_code: '\n\n' }]))).toThrow(/record \[0\] \(id 1\) on line 1 is malformed: test_code: the hidden tests are empty/)
+    expect(() => loadMbppPro(write(['not a record']))).toThrow(/record \[0\] on line 1 is malformed: \(root\)/)
+    expect(() => loadMbppPro(write(MBPP_RECORDS.concat(squares).map((r) => JSON.stringify(r)).join('\n\n'), true))).toThrow(/record \[2\] on line 5 repeats id 1 of record \[0\] on line 1; ids must be unique/)
   })
 
   it('says what is wrong with a file that is missing, empty or not JSON', () => {
@@ -184,6 +208,7 @@ describe('loadHumanEvalPro / loadMbppPro on inline records', () => {
     expect(() => loadMbppPro(write('', true))).toThrow(/the file is empty/)
     expect(() => loadMbppPro(write('[]', true))).toThrow(/holds no records/)
     expect(() => loadMbppPro(write('[{"id": 1,', true))).toThrow(/not valid JSON .*expected a JSON array of records as in dataset\/mbpp_pro\.json/)
+    expect(() => loadMbppPro(write('[\n  {"id": 1,\n   "raw_problem" "x"}\n]', true))).toThrow(/not valid JSON \(.* at position 31, line 3\)/)
     expect(() => loadMbppPro(write('{"id": 1}\n{oops', true))).toThrow(/line 2 is not valid JSON/)
     expect(() => loadMbppPro(write('id,prompt', true))).toThrow(/starts with "id,prompt"/)
   })
@@ -211,7 +236,7 @@ describe('referenceAnswer', () => {
   })
 
   it('detectDefects agrees with the defects on the task', () => {
-    const entries = loadCodeEvalPro(inline, { benchmark: 'mbpp-pro' })
+    const entries = loadCodeEvalPro(inline, { benchmark: 'humaneval-pro' })
     for (const e of entries) {
       expect(detectDefects(e.record)).toEqual(e.defects)
       expect(e.task.metadata?.defects).toEqual(Object.keys(e.defects).filter((d) => e.defects[d as CodeEvalProDefect]))
@@ -302,9 +327,12 @@ describe.runIf(present)('the real CodeEval-Pro files', () => {
     it('names the record and the field when one record of the real file is broken', () => {
       const records = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>[]
       records[7] = { ...records[7], raw_solution: null }
-      const broken = write(records)
+      // The upstream layout: a JSON array indented by 4, each record starting on the line before its id.
+      const text = JSON.stringify(records, null, 4)
+      const line = text.split('\n').findIndex((l) => l.trim() === '"id": 7,')
+      const broken = write(text, true)
       expect(() => loadCodeEvalPro(broken, { benchmark: benchmark as keyof typeof real })).toThrow(
-        'record [7] (id 7) is malformed: raw_solution: expected a string: the body of the base function',
+        `record [7] (id 7) on line ${line} is malformed: raw_solution: expected a string: the body of the base function`,
       )
     })
   })

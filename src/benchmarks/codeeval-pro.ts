@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { TaskSchema, type Task } from '../protocol/task.js'
+import { refuseOtherBenchmark, sniffRecords } from './recognise.js'
 import { PYTHON_BUILTINS, blankStringsAndComments, callNames, functionSpan, importLines, importedNames, topLevelDefs } from './python-source.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ export function loadCodeEvalPro(path: string | URL, options: CodeEvalProOptions 
   const where = `${upstream.loader}(${JSON.stringify(displayPath(path))})`
   checkOptions(where, options)
 
-  const records = readRecords(path, where, upstream.file)
+  const records = readRecords(path, where, benchmark)
   let entries = records.map((record): CodeEvalProEntry => ({ ...analyse(record, benchmark), record, reference: referenceAnswer(record) }))
 
   const excluded = options.excludeDefective === true ? PROMPT_DEFECTS : options.excludeDefective === false || options.excludeDefective === undefined ? [] : options.excludeDefective
@@ -324,8 +325,45 @@ function describeIds(records: readonly CodeEvalProRecord[]): string {
   return `${records.length} records`
 }
 
-/** Reads, parses and validates every record; errors name the file, the record and the field. */
-function readRecords(path: string | URL, where: string, upstreamFile: string): CodeEvalProRecord[] {
+/**
+ * The 1-based line on which each item of the top-level JSON array in `text` starts (one pass,
+ * strings and nesting skipped), so a malformed record can be named by its line.
+ */
+export function arrayItemLines(text: string): number[] {
+  const lines: number[] = []
+  let line = 1
+  let depth = 0
+  let inString = false
+  let expectItem = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (inString) {
+      if (ch === 92) i++ // a backslash escapes the next character
+      else if (ch === 34) inString = false
+      else if (ch === 10) line++
+      continue
+    }
+    if (ch === 10) {
+      line++
+      continue
+    }
+    if (ch === 32 || ch === 9 || ch === 13) continue
+    if (depth === 1 && expectItem && ch !== 93) lines.push(line)
+    expectItem = false
+    if (ch === 34) inString = true
+    else if (ch === 91 || ch === 123) {
+      depth++
+      if (depth === 1) expectItem = true
+    } else if (ch === 93 || ch === 125) depth--
+    else if (ch === 44 && depth === 1) expectItem = true
+  }
+  return lines
+}
+
+/** Reads, parses and validates every record; errors name the file, the record, its line and the field. */
+function readRecords(path: string | URL, where: string, benchmark: CodeEvalProBenchmark): CodeEvalProRecord[] {
+  const upstreamFile = UPSTREAM[benchmark].file
+  const fileError = (message: string) => new CodeEvalProFileError(message)
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -341,47 +379,67 @@ function readRecords(path: string | URL, where: string, upstreamFile: string): C
   }
 
   let raw: unknown[]
+  let lines: number[]
   const trimmed = text.trimStart()
+  // Blank lines before the first record: lines count from the file's start.
+  const leadingLines = text.slice(0, text.length - trimmed.length).split('\n').length - 1
   if (trimmed.startsWith('[')) {
     try {
       raw = JSON.parse(trimmed) as unknown[]
     } catch (error) {
-      throw new CodeEvalProFileError(`${where}: the file is not valid JSON (${(error as Error).message}); expected a JSON array of records as in dataset/${upstreamFile}`)
+      throw new CodeEvalProFileError(`${where}: the file is not valid JSON (${jsonErrorAt(error as Error, trimmed, leadingLines)}); expected a JSON array of records as in dataset/${upstreamFile}`)
     }
+    if (!Array.isArray(raw)) throw new CodeEvalProFileError(`${where}: expected a JSON array of records (as in dataset/${upstreamFile})`)
+    lines = arrayItemLines(trimmed).map((l) => l + leadingLines)
   } else if (trimmed.startsWith('{')) {
     raw = []
-    const lines = text.split('\n')
-    for (let i = 0; i < lines.length; i++) {
-      const line = (lines[i] ?? '').trim()
+    lines = []
+    const all = text.split('\n')
+    for (let i = 0; i < all.length; i++) {
+      const line = (all[i] ?? '').trim()
       if (line === '') continue
       try {
         raw.push(JSON.parse(line))
+        lines.push(i + 1)
       } catch (error) {
+        // Another benchmark's JSON Lines fail here no sooner than a torn line of ours: say which first.
+        refuseOtherBenchmark(sniffRecords(text), benchmark, where, fileError)
         throw new CodeEvalProFileError(`${where}: line ${i + 1} is not valid JSON (${(error as Error).message}); expected one record per line (JSON Lines) or one JSON array`)
       }
     }
   } else {
+    refuseOtherBenchmark(sniffRecords(text), benchmark, where, fileError)
     throw new CodeEvalProFileError(`${where}: expected a JSON array of records (as in dataset/${upstreamFile}) or JSON Lines, but the file ${trimmed === '' ? 'is empty' : `starts with ${JSON.stringify(trimmed.slice(0, 20))}`}`)
   }
   if (raw.length === 0) throw new CodeEvalProFileError(`${where}: the file holds no records`)
+  // HumanEval Pro and MBPP Pro records have one shape: the wrong file would load, as the wrong benchmark.
+  refuseOtherBenchmark(raw, benchmark, where, fileError)
 
   const records: CodeEvalProRecord[] = []
   const seen = new Map<string, number>()
+  const at = (index: number) => (lines[index] !== undefined ? ` on line ${lines[index]}` : '')
   for (let index = 0; index < raw.length; index++) {
     const item = raw[index]
     const parsed = CodeEvalProRecordSchema.safeParse(item, { reportInput: true })
     if (!parsed.success) {
       const id = typeof item === 'object' && item !== null && 'id' in item ? ` (id ${JSON.stringify((item as { id: unknown }).id)})` : ''
-      throw new CodeEvalProFileError(`${where}: record [${index}]${id} is malformed: ${describeZodError(parsed.error)}`)
+      throw new CodeEvalProFileError(`${where}: record [${index}]${id}${at(index)} is malformed: ${describeZodError(parsed.error)}`)
     }
     const key = String(parsed.data.id)
     const first = seen.get(key)
-    if (first !== undefined) throw new CodeEvalProFileError(`${where}: record [${index}] repeats id ${JSON.stringify(parsed.data.id)} of record [${first}]; ids must be unique`)
+    if (first !== undefined) throw new CodeEvalProFileError(`${where}: record [${index}]${at(index)} repeats id ${JSON.stringify(parsed.data.id)} of record [${first}]${at(first)}; ids must be unique`)
     seen.set(key, index)
     if (topLevelDefs(parsed.data.raw_problem).length === 0 && blankStringsAndComments(parsed.data.raw_problem).trim() === '') {
-      throw new CodeEvalProFileError(`${where}: record [${index}] (id ${JSON.stringify(parsed.data.id)}): raw_problem: expected the base function's signature, found only comments`)
+      throw new CodeEvalProFileError(`${where}: record [${index}] (id ${JSON.stringify(parsed.data.id)})${at(index)}: raw_problem: expected the base function's signature, found only comments`)
     }
     records.push(parsed.data)
   }
   return records
+}
+
+/** A JSON.parse message with the line of its position, when it gives a position but no line. */
+function jsonErrorAt(error: Error, parsed: string, leadingLines: number): string {
+  const position = /at position (\d+)/.exec(error.message)
+  if (!position || /\bline \d+/.test(error.message)) return error.message
+  return `${error.message}, line ${parsed.slice(0, Number(position[1])).split('\n').length + leadingLines}`
 }

@@ -17,6 +17,7 @@ import {
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
+import { recognisingFailures } from './recognise.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -84,12 +85,14 @@ export function healthBenchTask(record: HealthBenchRecord): RubricTask {
 export function loadHealthBenchEntries(path: string | URL, options: HealthBenchOptions = {}): HealthBenchEntry[] {
   const where = `loadHealthBench(${JSON.stringify(displayPath(path))})`
   const text = readText(path, where, 'HealthBench ships as 2025-05-07-06-14-12_oss_eval.jsonl (github.com/openai/simple-evals); pass its path')
-  const entries = parseJsonLines(text, where).map(({ line, value }): HealthBenchEntry => {
-    const id = (value as { prompt_id?: unknown }).prompt_id
-    const record = parseRecord(HealthBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (prompt_id ${JSON.stringify(id)})` : ''}`)
-    const ideal = record.ideal_completions_data?.ideal_completion
-    return { task: healthBenchTask(record), record, line, ...(ideal ? { idealCompletion: ideal } : {}) }
-  })
+  const entries = recognisingFailures(text, 'healthbench', where, (m) => new RubricBenchmarkFileError(m), () =>
+    parseJsonLines(text, where).map(({ line, value }): HealthBenchEntry => {
+      const id = (value as { prompt_id?: unknown }).prompt_id
+      const record = parseRecord(HealthBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (prompt_id ${JSON.stringify(id)})` : ''}`)
+      const ideal = record.ideal_completions_data?.ideal_completion
+      return { task: healthBenchTask(record), record, line, ...(ideal ? { idealCompletion: ideal } : {}) }
+    }),
+  )
   assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
   let kept = entries
   if (options.themes !== undefined) {
