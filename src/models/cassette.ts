@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { canonicalJson, sha256 } from '../protocol/fingerprint.js'
 import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
+import { redactSecrets, redactUrl } from './redact.js'
 
 /** `off`: call the model. `record`: call it and store every answer. `replay`: answer only from the cassette (a miss fails). `auto`: replay what is recorded, record what is not. */
 export type CassetteMode = 'off' | 'record' | 'replay' | 'auto'
@@ -17,7 +18,9 @@ export interface CassetteOptions {
 /**
  * What identifies one call: the model and its decoding parameters, the full message list, the
  * role, and the attempt and repeat indexes — so repeats stay independent and a revision never
- * replays another attempt's answer. No key, header or base URL is part of it.
+ * replays another attempt's answer. No key or header is part of it, and no credential: parameter
+ * values lose theirs ({@link redactUrl}: user info, `?api-key=`, key-shaped values) and messages
+ * lose every registered secret, before the key is hashed, so record and replay agree.
  */
 const CassetteKeySchema = z.object({
   provider: z.string(),
@@ -57,9 +60,31 @@ export function resolveCassette(options: CassetteOptions = {}): { mode: Cassette
   return { mode, dir: resolve(options.dir ?? process.env.SEQK_CASSETTE_DIR ?? 'cassettes') }
 }
 
+/** Parameters as a cassette stores them: string values without credentials (a custom model may put a base URL with a key there). */
+function storedParams(params: CassetteKey['params']): CassetteKey['params'] {
+  let out: CassetteKey['params'] | undefined
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string') continue
+    const clean = redactUrl(value)
+    if (clean !== value) (out ??= { ...params })[name] = clean
+  }
+  return out ?? params
+}
+
 function keyOf(model: ChatModel, request: ChatRequest): CassetteKey {
   const { role, protocol, attempt, repeat } = request.context
-  return { provider: model.descriptor.provider, model: model.descriptor.model, params: model.descriptor.params, role, protocol, attempt, repeat, cell: request.context.cell ?? null, messages: request.messages.map((m) => ({ role: m.role, content: m.content })) }
+  return {
+    provider: model.descriptor.provider,
+    model: model.descriptor.model,
+    params: storedParams(model.descriptor.params),
+    role,
+    protocol,
+    attempt,
+    repeat,
+    cell: request.context.cell ?? null,
+    // Only registered secrets: any other change to a prompt would change what is asked.
+    messages: request.messages.map((m) => ({ role: m.role, content: redactSecrets(m.content) })),
+  }
 }
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_')
@@ -99,7 +124,7 @@ export function keyDifferences(recorded: CassetteKey, want: CassetteKey): string
 export function withCassette(model: ChatModel, options: CassetteOptions = {}): ChatModel {
   const { mode, dir } = resolveCassette(options)
   if (mode === 'off') return model
-  const folder = join(dir, safe(model.descriptor.provider), safe(model.descriptor.model))
+  const folder = join(dir, safe(redactSecrets(model.descriptor.provider)), safe(redactSecrets(model.descriptor.model)))
   const pathOf = (key: CassetteKey) => join(folder, `${sha256(canonicalJson(key)).slice(0, 24)}.json`)
 
   const read = (path: string): CassetteFile => {
@@ -136,7 +161,12 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
         return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true }
       }
       if (mode === 'replay') throw new Error(missMessage(key))
-      const response = await model.chat(request)
+      const live = await model.chat(request)
+      // A configured key the provider echoed into the answer (a debugging gateway, an echo model) is
+      // not written to disk, and the run sees the answer the replay will give. Only registered
+      // secrets: a key-shaped pattern would rewrite ordinary answers and change their verdicts.
+      const text = redactSecrets(live.text)
+      const response = text === live.text ? live : { ...live, text }
       const file: CassetteFile = {
         schema: 'seqk.cassette/1',
         key,

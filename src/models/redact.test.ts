@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redactText, redactUrl, registerSecret } from './redact.js'
+import { redactSecrets, redactText, redactUrl, registerSecret, registerUrlSecrets } from './redact.js'
 
 describe('redactText', () => {
   it('removes credential shapes whoever they belong to', () => {
@@ -26,5 +26,28 @@ describe('redactUrl', () => {
     expect(redactUrl('http://localhost:11434/v1')).toBe('http://localhost:11434/v1')
     expect(redactUrl('https://x.example/v1?sig=abc&token=def')).toBe('https://x.example/v1?sig=%5BREDACTED%5D&token=%5BREDACTED%5D')
     expect(redactUrl('not a url Bearer abcdefgh12345678')).toBe('not a url Bearer [REDACTED]')
+  })
+})
+
+describe('redactSecrets', () => {
+  it('removes registered secrets and nothing else, so an answer keeps every other character', () => {
+    registerSecret('answer-secret-0042')
+    const code = 'api_key = os.environ["KEY"]\nheaders = {"Authorization": "Bearer " + token}'
+    expect(redactSecrets(code)).toBe(code)
+    expect(redactText(code)).not.toBe(code)
+    expect(redactSecrets(`${code} # answer-secret-0042`)).toBe(`${code} # [REDACTED]`)
+  })
+})
+
+describe('registerUrlSecrets', () => {
+  it("registers a URL's password and credential-like query values, as written and decoded; redactUrl does it too", () => {
+    const password = ['pw', 'a'.repeat(12)].join('-')
+    registerUrlSecrets(`https://bob:${password}@gw.example/v1?sig=ab%2Bcdefgh12&region=europe-west`)
+    expect(redactSecrets(`echo ${password} and ab+cdefgh12 and ab%2Bcdefgh12, region europe-west`)).toBe('echo [REDACTED] and [REDACTED] and [REDACTED], region europe-west')
+    const queryKey = ['qk', 'b'.repeat(12)].join('-')
+    expect(redactSecrets(queryKey)).toBe(queryKey)
+    redactUrl(`https://gw.example/v1?api-key=${queryKey}`)
+    expect(redactSecrets(`the gateway said ${queryKey}`)).toBe('the gateway said [REDACTED]')
+    registerUrlSecrets('not a url')
   })
 })

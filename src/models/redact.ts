@@ -32,14 +32,29 @@ const PATTERNS: [RegExp, string][] = [
 ]
 
 /**
+ * `text` with every registered secret (see {@link registerSecret}) replaced by [REDACTED], and
+ * nothing else: for content whose every other character matters, such as a model's answer or a
+ * prompt (a code answer may well say `api_key = os.environ[...]`, which {@link redactText} would
+ * change). A configured key echoed into an answer is still removed.
+ *
+ * @example
+ * registerSecret(key)
+ * redactSecrets(`you sent ${key}`) // => 'you sent [REDACTED]'
+ */
+export function redactSecrets(text: string): string {
+  let out = text
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  return out
+}
+
+/**
  * `text` with every registered secret and every credential-shaped value replaced by [REDACTED].
  *
  * @example
  * redactText('401: {"headers":{"authorization":"Bearer sk-abc…"}}') // => '401: {"headers":{"authorization":"Bearer [REDACTED]"}}'
  */
 export function redactText(text: string): string {
-  let out = text
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  let out = redactSecrets(text)
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
   return out
 }
@@ -47,10 +62,47 @@ export function redactText(text: string): string {
 const CREDENTIAL_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|secret|password|pass|sig|signature|code)$/i
 
 /**
+ * Registers the credentials a URL carries (its password and user name, the values of query
+ * parameters named like credentials), as written and decoded, so an echo of them in any text is
+ * redacted too (see {@link registerSecret}; short values are ignored).
+ *
+ * @example
+ * registerUrlSecrets('https://gw.example/v1?api-key=abcdef123456') // 'abcdef123456' is now redacted everywhere
+ */
+export function registerUrlSecrets(url: string): void {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return
+  }
+  const values = [parsed.username, parsed.password]
+  for (const [key, value] of parsed.searchParams) if (CREDENTIAL_PARAM.test(key)) values.push(value)
+  // As written in the URL too: a gateway may echo the raw query string.
+  for (const raw of parsed.search.slice(1).split('&')) {
+    const [key, value] = raw.split('=')
+    if (key !== undefined && value !== undefined && CREDENTIAL_PARAM.test(safeDecode(key))) values.push(value)
+  }
+  for (const value of values) {
+    registerSecret(value)
+    registerSecret(safeDecode(value))
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/**
  * A base URL without its credentials: no user name or password, and the values of query
  * parameters named like credentials (`api-key`, `token`, `sig`, …) replaced. The names stay, so two
- * URLs that differ only in a key are still the same endpoint. A string that is not a URL is
- * returned through {@link redactText}.
+ * URLs that differ only in a key are still the same endpoint. The values removed are registered
+ * as secrets ({@link registerUrlSecrets}), so an echo of them elsewhere is redacted as well. A
+ * string that is not a URL is returned through {@link redactText}.
  *
  * @example
  * redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu') // => 'https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu'
@@ -64,6 +116,7 @@ export function redactUrl(url: string): string {
   }
   const hadCredentials = parsed.username !== '' || parsed.password !== '' || [...parsed.searchParams.keys()].some((k) => CREDENTIAL_PARAM.test(k))
   if (!hadCredentials) return url
+  registerUrlSecrets(url)
   parsed.username = ''
   parsed.password = ''
   for (const key of [...parsed.searchParams.keys()]) if (CREDENTIAL_PARAM.test(key)) parsed.searchParams.set(key, REDACTED)
