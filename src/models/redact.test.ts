@@ -51,3 +51,24 @@ describe('registerUrlSecrets', () => {
     registerUrlSecrets('not a url')
   })
 })
+
+describe('where credentials enter', () => {
+  it("the actor constructors register a base URL's credentials, so an echo anywhere is redacted (also with `served`)", async () => {
+    const { actors } = await import('./index.js')
+    const [a, b, c] = ['ga', 'gb', 'gc'].map((p) => [p, 'x'.repeat(14)].join('-'))
+    actors.openai({ model: 'gpt-x', apiKey: 'unused-key-0001', baseURL: `https://gw.example/v1?api-key=${a}` })
+    actors.anthropic({ model: 'claude-x', apiKey: 'unused-key-0002', baseURL: `https://gw.example/?token=${b}` })
+    actors.openaiCompatible({ model: 'm', baseURL: `http://u:${c}@127.0.0.1:9/v1`, served: 'weights-q4' })
+    expect(redactSecrets(`${a} ${b} ${c}`)).toBe('[REDACTED] [REDACTED] [REDACTED]')
+  })
+
+  it("a custom model's credentialed parameters are stored without them in the protocol", async () => {
+    const { cellProtocol } = await import('../protocol/cell.js')
+    const { cellSpec } = await import('../protocol/test-helpers.js')
+    const secret = ['pk', 'y'.repeat(14)].join('-')
+    const model = { id: 'custom', descriptor: { provider: 'custom', model: 'm', params: { endpoint: `https://gw.example/v1?api-key=${secret}`, temperature: 0.2, note: 'plain' } }, chat: async () => ({ text: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, finishReason: 'stop' as const }) }
+    const protocol = cellProtocol(cellSpec([], model))
+    expect(JSON.stringify(protocol)).not.toContain(secret)
+    expect(protocol.actor.params).toEqual({ endpoint: 'https://gw.example/v1?api-key=%5BREDACTED%5D', temperature: 0.2, note: 'plain' })
+  })
+})

@@ -1,4 +1,5 @@
-import type { ChatModel } from '../models/chat-model.js'
+import type { ChatModel, ModelDescriptor } from '../models/chat-model.js'
+import { redactUrl } from '../models/redact.js'
 import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
@@ -67,7 +68,7 @@ export function cellProtocol(
     feedback: spec.mode ? { kind: spec.mode.feedback.kind, name: spec.mode.feedback.name, version: spec.mode.feedback.version, settings: spec.mode.feedback.settings } : null,
     history: sequential ? { name: spec.history.name, settings: spec.history.settings } : null,
     promptBuilder: spec.promptBuilder.version,
-    actor: spec.actor.descriptor,
+    actor: storedDescriptor(spec.actor.descriptor),
     budget: spec.budget,
     budgetDisclosed: sequential && spec.discloseBudget,
     errorsCountedAsFailures: spec.errors === 'failures',
@@ -75,6 +76,15 @@ export function cellProtocol(
   }
 }
 
+/**
+ * The actor's descriptor as the protocol stores it: string parameters without credentials (a
+ * custom model's base URL with `user:pass@` or `?api-key=`, a key passed as a parameter). A
+ * parameter with none is kept as it is, so fingerprints do not move.
+ */
+function storedDescriptor(descriptor: ModelDescriptor): ModelDescriptor {
+  const params = Object.fromEntries(Object.entries(descriptor.params).map(([k, v]) => [k, typeof v === 'string' ? redactUrl(v) : v]))
+  return { ...descriptor, params }
+}
 
 /**
  * Runs one cell: every task × repeat trajectory (tasks concurrently up to `concurrency`, attempts

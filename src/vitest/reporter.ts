@@ -6,6 +6,7 @@ import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, type RunSummary, type Trajectory } from '../artifacts/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
+import { redactText } from '../models/redact.js'
 import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
@@ -102,7 +103,8 @@ export default class SeqkReporter implements Reporter {
       this.refused = this.refuseExisting()
     }
     // One run directory for every worker: created lazily by the first cell that writes.
-    const invocation = { argv: process.argv.slice(2), cwd: process.cwd() }
+    // Without credentials: an argument may carry one (a --env or a URL with a key).
+    const invocation = { argv: process.argv.slice(2).map(redactText), cwd: process.cwd() }
     const resumed = this.resumed as { bytes: number } | undefined
     this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}) })
   }

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { registerSecret } from '../redact.js'
+import { registerSecret, registerUrlSecrets } from '../redact.js'
 import { REMOTE_OPTIONS, rejectUnknownOptions, RETRY_OPTIONS } from '../unknown-options.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
@@ -91,6 +91,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   }
   registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
+  if (baseURL) registerUrlSecrets(baseURL)
   return remoteChatModel({
     id,
     descriptor,

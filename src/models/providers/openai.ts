@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { registerSecret, redactUrl } from '../redact.js'
+import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
 import { REMOTE_OPTIONS, rejectUnknownOptions, RETRY_OPTIONS } from '../unknown-options.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
@@ -180,6 +180,8 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   }
   registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
+  // Credentials in the base URL (a gateway's ?api-key=) are redacted wherever they are echoed.
+  if (baseURL) registerUrlSecrets(baseURL)
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_completion_tokens')
   return remoteChatModel({
@@ -216,6 +218,8 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     params: definedParams({ ...(options.served ? { served: options.served } : { baseURL: redactUrl(options.baseURL) }), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
   registerSecret(options.apiKey)
+  // Also with `served`, which keeps the URL out of the protocol: an echo of its credentials is redacted.
+  registerUrlSecrets(options.baseURL)
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({
