@@ -27,6 +27,13 @@ describe('binary feedback', () => {
     expect(binary().settings).toEqual({ text: 'Your answer is incorrect.' })
   })
 
+  it('rejects unknown options and an empty or non-string text', () => {
+    expect(() => binary({ txt: 'Wrong.' } as never)).toThrow('feedback.binary(): unknown option "txt" (did you mean "text"?); valid options: text')
+    expect(() => binary({ text: '  ' })).toThrow(/text must be a non-empty string of at most 10000 characters/)
+    expect(() => binary({ text: 'x'.repeat(10_001) })).toThrow(/got 10001 characters/)
+    expect(() => binary({ text: 3 as never })).toThrow(/got 3/)
+  })
+
   it('has a stable kind, name and version', () => {
     expect(binary()).toMatchObject({ kind: 'binary', name: 'binary', version: '1' })
   })

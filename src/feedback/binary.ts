@@ -1,4 +1,12 @@
+import { rejectUnknownOptions } from '../models/unknown-options.js'
 import type { FeedbackMode } from './feedback-mode.js'
+
+export interface BinaryFeedbackOptions {
+  /** The message every failed attempt gets. Default `Your answer is incorrect.`; at most 10 000 characters. Part of the fingerprint. */
+  text?: string
+}
+
+const MAX_TEXT = 10_000
 
 /**
  * Binary feedback: the actor only learns that its answer failed (DESIGN §1). Nothing about the
@@ -7,8 +15,12 @@ import type { FeedbackMode } from './feedback-mode.js'
  * @example
  * seqEval('my bench', { ..., modes: { binary: { feedback: feedback.binary() } } })
  */
-export function binary(options: { text?: string } = {}): FeedbackMode {
+export function binary(options: BinaryFeedbackOptions = {}): FeedbackMode {
+  rejectUnknownOptions('feedback.binary()', options, ['text'])
   const text = options.text ?? 'Your answer is incorrect.'
+  if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_TEXT) {
+    throw new TypeError(`feedback.binary(): text must be a non-empty string of at most ${MAX_TEXT} characters (the message every failed attempt gets), got ${typeof text === 'string' ? `${text.length} characters` : String(text)}`)
+  }
   return {
     kind: 'binary',
     name: 'binary',

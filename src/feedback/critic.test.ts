@@ -104,5 +104,6 @@ describe('feedback.critic', () => {
     expect(() => critic({ rubric: 'partial', style: 'directive' } as never)).toThrow(/feedback.critic\(\): rubric: use 'aware'/)
     expect(() => critic({ rubric: 'aware' } as never)).toThrow(/style/)
     expect(() => critic({ rubric: 'aware', style: 'directive', model: 'gpt-4' } as never)).toThrow(/model: expected a chat model/)
+    expect(() => critic({ rubric: 'aware', stlye: 'directive' } as never)).toThrow('feedback.critic(): unknown option "stlye" (did you mean "style"?); valid options: model, rubric, style')
   })
 })

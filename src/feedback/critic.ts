@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { describeZodError } from '../artifacts/zod-errors.js'
-import { recordCall, withSpentCalls, type ChatModel } from '../models/chat-model.js'
+import { checkChatResponse, recordCall, withSpentCalls, type ChatModel } from '../models/chat-model.js'
+import { rejectUnknownOptions } from '../models/unknown-options.js'
 import { canonicalJson } from '../protocol/fingerprint.js'
 import { taskMessages } from '../protocol/task.js'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'
@@ -56,6 +57,7 @@ type WithActor = FeedbackInput & { actor?: ChatModel }
  * }
  */
 export function critic(options: CriticOptions): AsyncFeedbackMode {
+  if (options !== null && typeof options === 'object') rejectUnknownOptions('feedback.critic()', options, Object.keys(OptionsSchema.shape))
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) throw new TypeError(`feedback.critic(): ${describeZodError(parsed.error)}`)
   const { model, rubric, style } = options
@@ -84,11 +86,16 @@ export function critic(options: CriticOptions): AsyncFeedbackMode {
         values.rubric = criteria.map((c) => renderCriterion(c)).join('\n')
       }
       // No `task` in the context: only simulations may read it, and a critique is not an answer.
-      const response = await criticModel.chat({
-        messages: renderPrompt(prompt, values),
-        context: { role: 'critic', taskId: task.id, attempt, repeat, protocol: 'sequential' },
-        signal,
-      })
+      const response = checkChatResponse(
+        criticModel,
+        'critic',
+        await criticModel.chat({
+          messages: renderPrompt(prompt, values),
+          context: { role: 'critic', taskId: task.id, attempt, repeat, protocol: 'sequential' },
+          signal,
+        }),
+        { taskId: task.id, attempt },
+      )
       const text = response.text.trim()
       const calls = [recordCall('critic', response)]
       if (text === '') throw withSpentCalls(new Error(`feedback.critic(): critic ${criticModel.id} returned an empty critique for task ${JSON.stringify(task.id)}, attempt ${attempt} (finish reason ${response.finishReason})`), calls)

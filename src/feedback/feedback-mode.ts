@@ -1,4 +1,6 @@
-import type { ChatMessage, ChatModel, ModelCall } from '../models/chat-model.js'
+import { z } from 'zod'
+import { ModelCallSchema, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import { ComponentError, zodProblems } from '../models/component-error.js'
 import type { Task } from '../protocol/task.js'
 import type { Awaitable } from '../protocol/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
@@ -33,7 +35,9 @@ export interface FeedbackInput {
 }
 
 /**
- * Turns a failed attempt into the message the actor sees next.
+ * Turns a failed attempt into the message the actor sees next. What `render` returns is checked
+ * by the protocol ({@link checkFeedback}): anything but `{ kind: this mode's kind, text: string,
+ * calls? }` is a ComponentError that fails the cell.
  *
  * @example
  * const terse: FeedbackMode = {
@@ -54,4 +58,48 @@ export interface FeedbackMode {
 /** A feedback mode whose feedback always comes as a promise (an LLM critic). */
 export interface AsyncFeedbackMode extends FeedbackMode {
   render(input: FeedbackInput): Promise<Feedback>
+}
+
+/** What a feedback mode's `render` must return (or resolve to); unknown fields are ignored. */
+export const FeedbackSchema = z.object({
+  kind: z.enum(['binary', 'verifier', 'critic']),
+  text: z.string(),
+  calls: z.array(ModelCallSchema).optional(),
+})
+
+const FEEDBACK_KINDS: ReadonlySet<unknown> = new Set(['binary', 'verifier', 'critic'])
+
+const FEEDBACK_CONTRACT = "{ kind: the mode's own kind ('binary' | 'verifier' | 'critic'), text: string, calls?: ModelCall[] } (FeedbackSchema)"
+
+const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
+  '(root)': 'render() must return (or resolve to) { kind, text }, not a bare string; did it forget to return it?',
+  kind: "set `kind` to the mode's own `kind`: the artifacts keep the feedback's kind apart from its text",
+  text: 'put the message the actor reads in `text`, as a string',
+  calls: "leave `calls` out unless the mode called a model; each is recordCall('critic', response)",
+}
+
+/**
+ * Checks what `mode.render()` returned and returns it as FeedbackSchema reads it, or throws a
+ * ComponentError naming the mode, the field and the fix (see ComponentError for why that fails
+ * the cell rather than one trajectory). The feedback's `kind` must be the mode's own `kind`.
+ *
+ * @example
+ * const given = checkFeedback(mode, await mode.render(input), { taskId: 't1', attempt: 1 })
+ */
+export function checkFeedback(mode: Pick<FeedbackMode, 'kind' | 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Feedback {
+  // The hot path: a kind and a text and nothing else to check (a critic's calls go to zod).
+  const plain = value as Partial<Feedback> | null | undefined
+  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && FEEDBACK_KINDS.has(plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) return { kind: plain.kind, text: plain.text }
+  const parsed = FeedbackSchema.safeParse(value)
+  if (parsed.success && parsed.data.kind === mode.kind) return parsed.data
+  throw new ComponentError(
+    {
+      component: `feedback mode ${JSON.stringify(mode.name)}@${String(mode.version)}`,
+      returned: 'feedback',
+      where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
+      contract: FEEDBACK_CONTRACT,
+      hints: FEEDBACK_HINTS,
+    },
+    parsed.success ? [{ field: 'kind', message: `is ${JSON.stringify(parsed.data.kind)} but the mode's kind is ${JSON.stringify(mode.kind)}` }] : zodProblems(FeedbackSchema, value),
+  )
 }

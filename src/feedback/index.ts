@@ -12,5 +12,7 @@ export const feedback = { binary, verifier: verifierFeedback, critic }
 export { renderDiagnostics } from './verifier-feedback.js'
 export type { VerifierFeedbackOptions } from './verifier-feedback.js'
 export type { AsyncFeedbackMode, Feedback, FeedbackInput, FeedbackKind, FeedbackMode } from './feedback-mode.js'
+export { FeedbackSchema, checkFeedback } from './feedback-mode.js'
+export type { BinaryFeedbackOptions } from './binary.js'
 export { criticPrompt, type CriticOptions } from './critic.js'
 export { criterionSatisfied } from './verifier-feedback.js'

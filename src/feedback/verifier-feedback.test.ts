@@ -157,6 +157,16 @@ describe('verifierFeedback', () => {
     expect(verifierFeedback({ maxTests: 1, maxChars: 99 }).settings).toEqual({ maxTests: 1, maxChars: 99 })
   })
 
+  it('rejects unknown options, naming the nearest valid one, and bounds both caps', () => {
+    expect(() => verifierFeedback({ maxTest: 3 } as never)).toThrow('feedback.verifier(): unknown option "maxTest" (did you mean "maxTests"?); valid options: maxChars, maxTests')
+    expect(() => verifierFeedback({ maxTests: 101 })).toThrow('feedback.verifier(): maxTests must be an integer from 0 to 100, got 101')
+    expect(() => verifierFeedback({ maxChars: 1e9 })).toThrow('feedback.verifier(): maxChars must be an integer from 40 to 100000, got 1000000000')
+    expect(() => verifierFeedback({ maxChars: 39 })).toThrow(/maxChars must be an integer from 40/)
+    expect(() => verifierFeedback({ maxTests: 2.5 })).toThrow(/maxTests must be an integer/)
+    expect(() => verifierFeedback({ maxTests: '5' as never })).toThrow(/maxTests must be an integer/)
+    expect(verifierFeedback({ maxTests: 0, maxChars: 100_000 }).settings).toEqual({ maxTests: 0, maxChars: 100_000 })
+  })
+
   it('applies its options when rendering', async () => {
     const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(1), failing(2)]) }
     const { text } = await verifierFeedback({ maxTests: 1 }).render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })

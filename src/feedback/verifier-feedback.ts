@@ -1,12 +1,16 @@
+import { rejectUnknownOptions } from '../models/unknown-options.js'
 import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
 import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
 
 export interface VerifierFeedbackOptions {
-  /** At most this many failing tests are listed (default 5). */
+  /** At most this many failing tests are listed (default 5): an integer from 0 to 100. */
   maxTests?: number
-  /** The whole text is cut to this many characters (default 2000), so a huge repr cannot flood the context. */
+  /** The whole text is cut to this many characters (default 2000), so a huge repr cannot flood the context: an integer from 40 to 100 000. */
   maxChars?: number
 }
+
+/** The bounds of VerifierFeedbackOptions. */
+const BOUNDS = { maxTests: [0, 100], maxChars: [40, 100_000] } as const
 
 /** The paper's closing line for test-detail feedback (SOURCES.md, the HumanEval Pro example). */
 const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
@@ -87,6 +91,13 @@ export function renderDiagnostics(
  * seqEval('my bench', { ..., modes: { verifier: { feedback: feedback.verifier({ maxTests: 3 }) } } })
  */
 export function verifierFeedback(options: VerifierFeedbackOptions = {}): FeedbackMode {
+  rejectUnknownOptions('feedback.verifier()', options, Object.keys(BOUNDS))
+  for (const [name, [min, max]] of Object.entries(BOUNDS)) {
+    const value = (options as Record<string, unknown>)[name]
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)) {
+      throw new RangeError(`feedback.verifier(): ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+    }
+  }
   return {
     kind: 'verifier',
     name: 'verifier',

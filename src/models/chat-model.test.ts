@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ChatMessageSchema, UsageSchema, ZERO_USAGE, addUsage, throwIfAborted, type Usage } from './chat-model.js'
+import { ChatMessageSchema, ChatResponseSchema, checkChatResponse, isPlainChatResponse, UsageSchema, ZERO_USAGE, addUsage, throwIfAborted, type ChatModel, type ChatResponse, type Usage } from './chat-model.js'
+import { isComponentError, type ComponentError } from './component-error.js'
 
 const usageArb: fc.Arbitrary<Usage> = fc.record({
   inputTokens: fc.nat(1e6),
@@ -54,5 +55,74 @@ describe('schemas', () => {
     expect(ChatMessageSchema.safeParse({ role: 'tool', content: 'x' }).success).toBe(false)
     expect(UsageSchema.safeParse({ ...ZERO_USAGE, inputTokens: -1 }).success).toBe(false)
     expect(UsageSchema.safeParse({ ...ZERO_USAGE, outputTokens: 1.5 }).success).toBe(false)
+  })
+})
+
+describe('checkChatResponse', () => {
+  const model: ChatModel = { id: 'mine', descriptor: { provider: 'custom', model: 'm1', params: {} }, chat: () => Promise.reject(new Error('unused')) }
+  const good: ChatResponse = { text: 'hi', usage: ZERO_USAGE, latencyMs: 3, finishReason: 'stop' }
+
+  it('returns a valid completion as it is', () => {
+    expect(checkChatResponse(model, 'actor', good)).toBe(good)
+    const priced = { ...good, costUsd: 0.1, costUsdWithoutCache: 0.2, replayed: true, raw: { anything: 1 } }
+    expect(checkChatResponse(model, 'critic', priced)).toBe(priced)
+  })
+
+  it.each([
+    ['no text (a provider null content passed on)', { ...good, text: null }, 'text', /text: .*expected string.*Fix: put the completion in `text` as a string/],
+    ['no usage', { text: 'x', latencyMs: 1, finishReason: 'stop' }, 'usage', /usage: .*Fix: report token counts in `usage`.*ZERO_USAGE/],
+    ['fractional tokens', { ...good, usage: { ...ZERO_USAGE, outputTokens: 1.5 } }, 'usage.outputTokens', /usage\.outputTokens: .*\(got 1\.5\)/],
+    ['an unknown finish reason', { ...good, finishReason: 'end_turn' }, 'finishReason', /finishReason: .*\(got "end_turn"\).*Fix: map the provider's stop reason/],
+    ['a NaN cost', { ...good, costUsd: Number.NaN }, 'costUsd', /costUsd: /],
+    ['a bare string', 'hello', '(root)', /\(root\): .*Fix: chat\(\) must resolve to a completion object/],
+    ['nothing', undefined, '(root)', /\(root\): got undefined \(nothing was returned\)/],
+  ])('rejects %s, naming the model, the role, where, the field and the fix', (_, response, field, message) => {
+    const error = (() => {
+      try {
+        checkChatResponse(model, 'grader', response, { taskId: 't/1', attempt: 2 })
+      } catch (e) {
+        return e as ComponentError
+      }
+      throw new Error('accepted')
+    })()
+    expect(isComponentError(error)).toBe(true)
+    expect(error.fields).toContain(field)
+    expect(error.message).toMatch(/^chat model "mine" \(grader, custom:m1\) returned a malformed completion for task "t\/1", attempt 2: /)
+    expect(error.message).toMatch(message)
+  })
+
+  it('has a fast path that accepts only what ChatResponseSchema accepts (seeded property)', () => {
+    // Mostly valid fields, now and then a hostile one, so both sides of the fast path are taken.
+    const valid = (good: fc.Arbitrary<unknown>, ...bad: unknown[]): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: good, weight: 12 }, { arbitrary: fc.constantFrom(...bad), weight: 1 })
+    const count = valid(fc.nat(1000), -1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, '1', null, undefined)
+    const amount = valid(fc.double({ min: 0, max: 10, noNaN: true }), -0.01, Number.NaN, Number.POSITIVE_INFINITY, '0', null)
+    const optional = <T,>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined })
+    const usage = valid(fc.record({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count }), null, [], 'none', {})
+    const response = fc.record({
+      text: valid(fc.string({ maxLength: 5 }), null, 1, undefined),
+      usage,
+      latencyMs: amount,
+      finishReason: valid(fc.constantFrom('stop', 'length', 'refusal', 'other'), 'end_turn', '', null),
+      costUsd: optional(amount),
+      costUsdWithoutCache: optional(amount),
+      replayed: optional(valid(fc.boolean(), 'yes', 1)),
+    })
+    let fast = 0
+    fc.assert(
+      fc.property(fc.oneof({ arbitrary: response, weight: 4 }, { arbitrary: fc.anything(), weight: 1 }), (value) => {
+        if (!isPlainChatResponse(value)) return
+        fast++
+        expect(ChatResponseSchema.safeParse(value).success).toBe(true)
+      }),
+      { seed: 20261201, numRuns: 3000 },
+    )
+    expect(fast).toBeGreaterThan(300)
+    // And the other way round for well-formed ones: what zod accepts of this shape, the fast path takes too (no needless slow path).
+    fc.assert(
+      fc.property(response, (value) => {
+        if (ChatResponseSchema.safeParse(value).success) expect(isPlainChatResponse(value)).toBe(true)
+      }),
+      { seed: 20261201, numRuns: 3000 },
+    )
   })
 })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ComponentError, zodProblems } from './component-error.js'
 
 /** One chat message. Every provider and the simulated actor speak this shape. */
 export const ChatMessageSchema = z.object({
@@ -94,6 +95,89 @@ export interface ChatResponse {
 }
 
 /**
+ * What a {@link ChatModel}'s `chat()` must resolve to, checked where a completion enters the loop
+ * (the actor's in every attempt, a critic's, a grader's, a summariser's; see
+ * {@link checkChatResponse}). Unknown fields are ignored.
+ */
+export const ChatResponseSchema = z.object({
+  text: z.string(),
+  usage: UsageSchema,
+  latencyMs: z.number().nonnegative(),
+  finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
+  costUsd: z.number().nonnegative().optional(),
+  costUsdWithoutCache: z.number().nonnegative().optional(),
+  replayed: z.boolean().optional(),
+})
+
+const CHAT_RESPONSE_CONTRACT =
+  "{ text: string, usage: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } (integers >= 0), latencyMs: number >= 0, finishReason: 'stop' | 'length' | 'refusal' | 'other', costUsd?: number >= 0, costUsdWithoutCache?: number >= 0, replayed?: boolean } (see ChatResponse)"
+
+const CHAT_RESPONSE_HINTS: Readonly<Record<string, string>> = {
+  '(root)': 'chat() must resolve to a completion object; did it forget to return (or await) it?',
+  text: 'put the completion in `text` as a string ("" for an empty reply: a provider\'s null content must become "")',
+  usage: 'report token counts in `usage` as non-negative integers, or `ZERO_USAGE` when the provider reports none',
+  latencyMs: 'set `latencyMs` to the call\'s wall-clock duration in ms (a finite number >= 0)',
+  finishReason: "map the provider's stop reason to `finishReason` 'stop', 'length' (cut off by the token limit), 'refusal' or 'other'",
+  costUsd: 'leave `costUsd` out when the model has no price, else a finite number >= 0',
+  costUsdWithoutCache: 'leave `costUsdWithoutCache` out, or a finite number >= 0',
+  replayed: 'leave `replayed` out unless the completion came from a cassette (then true)',
+}
+
+const FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'length', 'refusal', 'other'])
+const isCount = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0
+const isAmount = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0
+const isOptionalAmount = (n: unknown) => n === undefined || isAmount(n)
+
+/**
+ * The hot path of {@link checkChatResponse}: a hand-written test that accepts only completions
+ * {@link ChatResponseSchema} accepts (a property test holds it to that), in a few nanoseconds
+ * instead of a zod parse per attempt. Anything it does not accept goes to zod, which decides.
+ */
+export function isPlainChatResponse(value: unknown): value is ChatResponse {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const r = value as Record<string, unknown>
+  const u = r.usage as Record<string, unknown> | null | undefined
+  return (
+    typeof r.text === 'string' &&
+    isAmount(r.latencyMs) &&
+    FINISH_REASONS.has(r.finishReason) &&
+    typeof u === 'object' &&
+    u !== null &&
+    !Array.isArray(u) &&
+    isCount(u.inputTokens) &&
+    isCount(u.outputTokens) &&
+    isCount(u.cacheReadTokens) &&
+    isCount(u.cacheWriteTokens) &&
+    isOptionalAmount(r.costUsd) &&
+    isOptionalAmount(r.costUsdWithoutCache) &&
+    (r.replayed === undefined || typeof r.replayed === 'boolean')
+  )
+}
+
+/**
+ * Checks what `model.chat()` returned in `role` and returns it, or throws a ComponentError naming
+ * the model, the field and the fix. A completion without usage or text used to crash far from
+ * its cause (while adding up a trajectory's tokens, or in a verifier); now the cell fails at once
+ * with the model's name (see ComponentError for why it is not a trajectory's infrastructure error).
+ *
+ * @example
+ * const response = checkChatResponse(actor, 'actor', await actor.chat(request), { taskId: 't1', attempt: 1 })
+ */
+export function checkChatResponse(model: ChatModel, role: ModelRole, response: unknown, at?: { taskId: string; attempt: number }): ChatResponse {
+  if (isPlainChatResponse(response) || ChatResponseSchema.safeParse(response).success) return response as ChatResponse
+  throw new ComponentError(
+    {
+      component: `chat model ${JSON.stringify(model.id)} (${role}, ${model.descriptor?.provider}:${model.descriptor?.model})`,
+      returned: 'completion',
+      where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
+      contract: CHAT_RESPONSE_CONTRACT,
+      hints: CHAT_RESPONSE_HINTS,
+    },
+    zodProblems(ChatResponseSchema, response),
+  )
+}
+
+/**
  * What identifies a model in a protocol: provider, model name and every decoding parameter.
  * It is hashed into the protocol fingerprint, so it must be plain JSON and stable.
  */
@@ -105,7 +189,9 @@ export interface ModelDescriptor {
 
 /**
  * The one chat interface the protocol speaks. Actors, critics, graders and summarisers are all
- * ChatModels; the protocol never knows which provider is behind one.
+ * ChatModels; the protocol never knows which provider is behind one. What `chat` resolves to is
+ * checked where it enters the loop ({@link checkChatResponse}): anything outside
+ * {@link ChatResponseSchema} is a ComponentError naming the model, which fails the cell.
  *
  * @example
  * const echo: ChatModel = {

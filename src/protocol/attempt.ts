@@ -1,7 +1,8 @@
-import { recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { checkChatResponse, recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
 import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
-import type { Verdict, Verifier } from '../verifiers/verifier.js'
+import { isComponentError } from '../models/component-error.js'
+import { checkVerdict, type Verdict, type Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import { isPromiseLike } from './awaitable.js'
 import type { Task } from './task.js'
@@ -36,7 +37,9 @@ export function addCost(a: number | null, b: number | null | undefined): number 
 /**
  * The StageError for a failure at `stage`, keeping the calls already billed in this attempt
  * (`spentBefore`) and those the error carries. An abort (test timeout, Ctrl-C) is rethrown as it
- * is instead: it ends the whole cell, not one trajectory. Callers `throw stageFailure(...)` from
+ * is instead: it ends the whole cell, not one trajectory. So is a ComponentError (a component
+ * nested in this stage, such as a critic's or a grader's chat model, returned a malformed value):
+ * a bug in user code fails the cell, it is not an infrastructure error (see ComponentError). Callers `throw stageFailure(...)` from
  * their own `catch`, so the common path (no failure) pays for no wrapper.
  *
  * @example
@@ -45,10 +48,16 @@ export function addCost(a: number | null, b: number | null | undefined): number 
  */
 export function stageFailure(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, error: unknown, spentBefore?: readonly ModelCall[]): StageError {
   throwIfAborted(signal)
+  if (isComponentError(error)) throw error
   return new StageError(stage, attempt, error, spentBefore)
 }
 
-/** One actor call plus its verification: the shared step of both protocols, as the attempt's record. */
+/**
+ * One actor call plus its verification: the shared step of both protocols, as the attempt's record.
+ * What the actor and the verifier return is checked (checkChatResponse, checkVerdict): a value
+ * outside its contract throws a ComponentError that fails the cell (never a pass, never a silent
+ * failure); an actor or verifier that throws ends the trajectory as an infrastructure error.
+ */
 export async function proposeAndVerify(input: {
   actor: ChatModel
   verifier: Verifier
@@ -67,7 +76,9 @@ export async function proposeAndVerify(input: {
   } catch (error) {
     throw stageFailure('actor', context.attempt, signal, error, spentBefore)
   }
-  let graded: Verdict
+  // Outside the try: a malformed completion is the model's bug, not an infrastructure error.
+  response = checkChatResponse(actor, 'actor', response, context)
+  let graded: unknown
   try {
     const origin = isBundledSimulation(actor) ? 'bundled-simulation' : 'model'
     const verifying = verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat, origin })
@@ -76,13 +87,14 @@ export async function proposeAndVerify(input: {
     // A verifier that fails after the actor answered must not lose the actor's spend.
     throw stageFailure('verifier', context.attempt, signal, error, [...spentBefore, recordCall('actor', response)])
   }
-  const { calls: graderCalls, ...verdict } = graded
+  const checked: Verdict = checkVerdict(verifier, graded, context)
+  const { calls: graderCalls, ...verdict } = checked
   return {
     index: context.attempt,
     answer: response.text,
     verdict,
-    // A grader's calls count like any helper's: per role, in the attempt's totals.
-    helperCalls: graderCalls ? [...graderCalls] : [],
+    // A grader's calls count like any helper's: per role, in the attempt's totals (a fresh array: checkVerdict parsed it).
+    helperCalls: graderCalls ?? [],
     finishReason: response.finishReason,
     usage: response.usage,
     latencyMs: response.latencyMs,

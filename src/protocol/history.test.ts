@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatModel, ChatRequest } from '../models/chat-model.js'
-import { SUMMARY_PROMPT_VERSION, fullHistory, lastHistory, summaryHistory, type Turn } from './history.js'
+import { isComponentError, type ComponentError } from '../models/component-error.js'
+import { SUMMARY_PROMPT_VERSION, checkHistoryBuild, fullHistory, HistoryBuildSchema, isPlainHistoryBuild, lastHistory, summaryHistory, type Turn } from './history.js'
 
 const PROMPT: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }]
 const context = { taskId: 't', attempt: 1, repeat: 0 }
@@ -105,5 +106,66 @@ describe('summaryHistory', () => {
     const cold = summaryHistory(summariser({ temperature: 0 }).chat)
     const hot = summaryHistory(summariser({ temperature: 1 }).chat)
     expect(cold.settings).not.toEqual(hot.settings)
+  })
+})
+
+describe('checkHistoryBuild', () => {
+  const policy = { name: 'mine' }
+  const rejection = (value: unknown): ComponentError => {
+    try {
+      checkHistoryBuild(policy, value, { taskId: 't', attempt: 2 })
+    } catch (error) {
+      if (isComponentError(error)) return error
+      throw error
+    }
+    throw new Error(`accepted ${JSON.stringify(value)}`)
+  }
+
+  it('returns a valid build (as it is on the fast path)', () => {
+    const built = { messages: [...PROMPT], calls: [] }
+    expect(checkHistoryBuild(policy, built)).toBe(built)
+  })
+
+  it.each([
+    ['a bare message list (the usual mistake)', [...PROMPT], ['(root)'], /build\(\) must return \(or resolve to\) \{ messages, calls \}, not a bare array/],
+    ['no calls', { messages: PROMPT }, ['calls'], /return `calls: \[\]` when the policy called no model/],
+    ['no messages', { messages: [], calls: [] }, ['messages'], /at least one/],
+    ['a message with an unknown role', { messages: [{ role: 'tool', content: 'x' }], calls: [] }, ['messages[0].role'], /\(got "tool"\)/],
+    ['a message without content', { messages: [{ role: 'user', content: 'x' }, { role: 'assistant' }], calls: [] }, ['messages[1].content'], /each \{ role: 'system' \| 'user' \| 'assistant', content: string \}/],
+    ['malformed calls', { messages: PROMPT, calls: [{ role: 'summariser' }] }, ['calls[0].usage'], /recordCall\('summariser', response\)/],
+  ])('rejects %s, naming the policy, the field and the fix', (_, value, fields, message) => {
+    const error = rejection(value)
+    expect(error.message).toMatch(/^history policy "mine" returned a malformed history for task "t", attempt 2: /)
+    for (const field of fields) expect(error.fields).toContain(field)
+    expect(error.message).toMatch(message)
+  })
+
+  it('has a fast path that accepts only builds HistoryBuildSchema accepts (seeded property)', () => {
+    const message = fc.oneof({ arbitrary: fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: fc.string({ maxLength: 3 }) }), weight: 20 }, { arbitrary: fc.constantFrom(null, [], { role: 'tool', content: '' }, { role: 'user' }, { role: 'user', content: 1 }), weight: 1 })
+    const build = fc.record({ messages: fc.oneof({ arbitrary: fc.array(message, { maxLength: 6 }), weight: 10 }, { arbitrary: fc.constantFrom(null, 'x', {}), weight: 1 }), calls: fc.constantFrom([], [], [], undefined, null, [{}]) })
+    let fast = 0
+    fc.assert(
+      fc.property(fc.oneof({ arbitrary: build, weight: 4 }, { arbitrary: fc.anything(), weight: 1 }), (value) => {
+        if (!isPlainHistoryBuild(value)) return
+        fast++
+        expect(HistoryBuildSchema.safeParse(value).success).toBe(true)
+      }),
+      { seed: 20261201, numRuns: 3000 },
+    )
+    expect(fast).toBeGreaterThan(300)
+  })
+})
+
+describe('summaryHistory checks', () => {
+  it('refuses a summariser that is not a chat model', () => {
+    expect(() => summaryHistory('gpt-4.1-mini' as never)).toThrow(/summaryHistory\(summariser\): expected a chat model such as actors.openai/)
+    expect(() => summaryHistory({ id: 'x' } as never)).toThrow(/expected a chat model/)
+  })
+
+  it("fails with the summariser's name when it returns a malformed completion", async () => {
+    const bad: ChatModel = { id: 'bad-summariser', descriptor: { provider: 'test', model: 'b', params: {} }, chat: async () => ({ text: undefined }) as never }
+    const error = await Promise.resolve(summaryHistory(bad).build({ prompt: PROMPT, turns: turnsOf(3), context })).catch((e: unknown) => e)
+    expect(isComponentError(error)).toBe(true)
+    expect((error as Error).message).toMatch(/^chat model "bad-summariser" \(summariser, test:b\) returned a malformed completion for task "t", attempt 1: text: /)
   })
 })

@@ -1,4 +1,6 @@
-import { recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import { z } from 'zod'
+import { ChatMessageSchema, checkChatResponse, ModelCallSchema, recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import { ComponentError, zodProblems } from '../models/component-error.js'
 import type { Awaitable } from './awaitable.js'
 import { canonicalJson } from './fingerprint.js'
 
@@ -15,9 +17,69 @@ export interface HistoryBuild {
   calls: ModelCall[]
 }
 
+/** What a history policy's `build` must return (or resolve to); unknown fields are ignored. */
+export const HistoryBuildSchema = z.object({
+  messages: z.array(ChatMessageSchema).min(1),
+  calls: z.array(ModelCallSchema),
+})
+
+const HISTORY_CONTRACT = "{ messages: { role: 'system' | 'user' | 'assistant', content: string }[] (at least one), calls: ModelCall[] ([] when no model was called) } (HistoryBuildSchema)"
+
+const HISTORY_HINTS: Readonly<Record<string, string>> = {
+  '(root)': 'build() must return (or resolve to) { messages, calls }, not a bare array; did it forget to return it?',
+  messages: "return the chat the actor sees as `messages`, at least one, each { role: 'system' | 'user' | 'assistant', content: string } (start from the `prompt` it was given)",
+  calls: "return `calls: []` when the policy called no model, else recordCall('summariser', response) for each call",
+}
+
+const ROLES: ReadonlySet<unknown> = new Set(['system', 'user', 'assistant'])
+
+/**
+ * The hot path of {@link checkHistoryBuild}: a hand-written test that accepts only builds
+ * HistoryBuildSchema accepts, with no calls (a property test holds it to that), so the growing
+ * message list is checked with a loop of typeof tests rather than a zod parse per attempt.
+ * Anything else (a summariser's calls, a malformed value) goes to zod, which decides.
+ */
+export function isPlainHistoryBuild(value: unknown): value is HistoryBuild {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const { messages, calls } = value as Record<string, unknown>
+  if (!Array.isArray(calls) || calls.length !== 0 || !Array.isArray(messages) || messages.length === 0) return false
+  for (const m of messages as unknown[]) {
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) return false
+    const { role, content } = m as Record<string, unknown>
+    if (!ROLES.has(role) || typeof content !== 'string') return false
+  }
+  return true
+}
+
+/**
+ * Checks what `policy.build()` returned and returns it as HistoryBuildSchema reads it, or throws a
+ * ComponentError naming the policy, the field and the fix (see ComponentError for why that fails
+ * the cell rather than one trajectory).
+ *
+ * @example
+ * const built = checkHistoryBuild(policy, await policy.build(input), { taskId: 't1', attempt: 2 })
+ */
+export function checkHistoryBuild(policy: Pick<HistoryPolicy, 'name'>, value: unknown, at?: { taskId: string; attempt: number }): HistoryBuild {
+  if (isPlainHistoryBuild(value)) return value
+  const parsed = HistoryBuildSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  throw new ComponentError(
+    {
+      component: `history policy ${JSON.stringify(policy.name)}`,
+      returned: 'history',
+      where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
+      contract: HISTORY_CONTRACT,
+      hints: HISTORY_HINTS,
+    },
+    zodProblems(HistoryBuildSchema, value),
+  )
+}
+
 /**
  * How H_{t-1} is shown to the actor at attempt t (DESIGN §1). It changes results, so its name and
- * settings are part of the protocol.
+ * settings are part of the protocol. What `build` returns is checked by the protocol
+ * ({@link checkHistoryBuild}): anything but `{ messages: ChatMessage[] (one or more), calls }` is
+ * a ComponentError that fails the cell.
  */
 export interface HistoryPolicy {
   name: string
@@ -78,17 +140,26 @@ function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
  * feedback stay verbatim. The paper found this can cost up to 14 points, so it is its own protocol.
  */
 export function summaryHistory(summariser: ChatModel): AsyncHistoryPolicy {
+  const model = summariser as Partial<ChatModel> | null | undefined
+  if (typeof model !== 'object' || model === null || typeof model.chat !== 'function' || typeof model.descriptor !== 'object' || model.descriptor === null) {
+    throw new TypeError(`summaryHistory(summariser): expected a chat model such as actors.openai({ model: "gpt-4.1-mini" }) (an object with id, descriptor and chat()), got ${model === null ? 'null' : typeof model}`)
+  }
   return {
     name: 'summary',
     settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, summariserParams: canonicalJson(summariser.descriptor.params), prompt: SUMMARY_PROMPT_VERSION },
     async build({ prompt, turns, context, signal }) {
       if (turns.length <= 1) return { messages: conversation(prompt, turns), calls: [] }
       const earlier = turns.slice(0, -1)
-      const response = await summariser.chat({
-        messages: summaryRequest(earlier),
-        context: { role: 'summariser', taskId: context.taskId, attempt: context.attempt, repeat: context.repeat, protocol: 'sequential' },
-        signal,
-      })
+      const response = checkChatResponse(
+        summariser,
+        'summariser',
+        await summariser.chat({
+          messages: summaryRequest(earlier),
+          context: { role: 'summariser', taskId: context.taskId, attempt: context.attempt, repeat: context.repeat, protocol: 'sequential' },
+          signal,
+        }),
+        context,
+      )
       const messages = copyOf(prompt)
       const note = `\n\nSummary of your earlier attempts and the feedback on them:\n${response.text}`
       const last = messages.at(-1)

@@ -1,10 +1,10 @@
 import type { ChatModel } from '../models/chat-model.js'
-import type { Feedback, FeedbackMode } from '../feedback/feedback-mode.js'
+import { checkFeedback, type FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import { StageError, proposeAndVerify, stageFailure } from './attempt.js'
 import { isPromiseLike } from './awaitable.js'
-import type { HistoryBuild, HistoryPolicy, Turn } from './history.js'
+import { checkHistoryBuild, type HistoryPolicy, type Turn } from './history.js'
 import type { PromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
 
@@ -34,6 +34,11 @@ export interface SequentialInput {
  * history policy shows it; a failed attempt gets feedback; the first success stops it. Every call
  * gets a fresh message list built from this trajectory alone, so no state leaks between tasks or
  * repeats. An infrastructure failure ends the trajectory as an error, keeping the attempts so far.
+ *
+ * What every component returns is checked where it enters the loop (the history policy's
+ * messages, the actor's completion, the verdict, the feedback): a value outside its contract
+ * throws a ComponentError out of the trajectory, failing the cell with the component, the field
+ * and the fix; it is never recorded as an attempt.
  */
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
@@ -46,14 +51,17 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   try {
     for (let attempt = 1; attempt <= budget; attempt++) {
       const context = { taskId: task.id, attempt, repeat }
-      let built: HistoryBuild
+      let building: unknown
       try {
         // Awaited only when it is a promise (see Awaitable): the bundled policies answer at once.
-        const building = history.build({ prompt, turns, context, signal })
-        built = isPromiseLike(building) ? await building : building
+        building = history.build({ prompt, turns, context, signal })
+        if (isPromiseLike(building)) building = await building
       } catch (error) {
         throw stageFailure('history', attempt, signal, error)
       }
+      // What user code returned is checked outside the try: a malformed value is a ComponentError
+      // that fails the cell, not an infrastructure error of this trajectory (see ComponentError).
+      const built = checkHistoryBuild(history, building, context)
       const step = await proposeAndVerify({
         actor,
         verifier,
@@ -77,7 +85,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
-      let given: Feedback
+      let rendered: unknown
       try {
         const rendering = feedback.render({
           task,
@@ -92,10 +100,11 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           actor,
           signal,
         })
-        given = isPromiseLike(rendering) ? await rendering : rendering
+        rendered = isPromiseLike(rendering) ? await rendering : rendering
       } catch (error) {
         throw stageFailure('feedback', attempt, signal, error)
       }
+      const given = checkFeedback(feedback, rendered, context)
       step.feedback = { kind: given.kind, text: given.text }
       if (given.calls?.length) step.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })

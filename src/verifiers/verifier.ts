@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ModelCallSchema } from '../models/chat-model.js'
+import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
 import type { Task } from '../protocol/task.js'
 import type { Awaitable } from '../protocol/awaitable.js'
 
@@ -79,6 +80,11 @@ export interface VerifyOptions {
  *
  * A verifier throws only for infrastructure problems (the interpreter is missing, a grader is
  * down); a wrong, broken or slow answer is a failed verdict.
+ *
+ * The protocol checks every verdict where it enters the loop ({@link checkVerdict}): one outside
+ * VerdictSchema, or whose `pass` and `diagnostics.outcome` disagree, is a ComponentError that
+ * fails the cell with the field and the fix; it never counts as a pass or a failure. The README's
+ * "Verifier contract" shows the shape and a complete custom verifier.
  */
 export interface Verifier {
   /** Stable name and version: part of the protocol fingerprint. */
@@ -97,4 +103,102 @@ export interface Verifier {
 /** A verifier whose verdicts always come as promises: every bundled one (they run code or call a grader). */
 export interface AsyncVerifier extends Verifier {
   verify(task: Task, answer: string, options?: VerifyOptions): Promise<Verdict>
+}
+
+/** The verdict's contract in one line, for error messages (the README's "Verifier contract" has it in full). */
+export const VERDICT_CONTRACT =
+  "{ pass: boolean, diagnostics: { outcome: 'passed' | 'failed' | 'load-error' | 'timeout' | 'no-answer', summary: string, tests?, error?, stdout?, stderr? }, score?: number, extracted?: string, criteria?: CriterionVerdict[], calls?: ModelCall[], durationMs?: number } (VerdictSchema; README: \"Verifier contract\")"
+
+const VERDICT_HINTS: Readonly<Record<string, string>> = {
+  '(root)': 'verify() must return (or resolve to) a verdict object; did it forget to return it?',
+  pass: 'set `pass` to the boolean true or false (a string such as "yes", a number or a missing pass is never counted, neither as a pass nor as a failure)',
+  diagnostics:
+    'add `diagnostics: { outcome, summary }`: `outcome` says how the answer did, `summary` is the one line a person (and feedback.verifier()) reads, e.g. { outcome: \'failed\', summary: \'expected 42, got 41\' }',
+  'diagnostics.outcome': "set `diagnostics.outcome` to 'passed' (when pass is true), else 'failed' (a wrong answer), 'load-error' (it did not load or parse), 'timeout' or 'no-answer' (nothing to check)",
+  'diagnostics.summary': 'set `diagnostics.summary` to a one-line string saying why, e.g. "expected 42, got 41"',
+  'diagnostics.tests': 'each of `diagnostics.tests` is { index: integer >= 0, source: string, pass: boolean, call?, expected?, actual?, error? } with string values (TestOutcomeSchema)',
+  'diagnostics.error': 'make `diagnostics.error` a string (the message), or leave it out',
+  'diagnostics.stdout': 'make `diagnostics.stdout` a string, or leave it out',
+  'diagnostics.stderr': 'make `diagnostics.stderr` a string, or leave it out',
+  score: 'make `score` a finite number, or leave it out',
+  extracted: 'make `extracted` the string that was verified, or leave it out',
+  variant: "make `variant` 'raw' or 'sanitised', or leave it out",
+  criteria: 'each of `criteria` is { id: string, text: string, met: boolean, points?: number, reason?: string } (CriterionVerdictSchema)',
+  durationMs: 'make `durationMs` a finite number >= 0, or leave it out',
+  sandbox: "make `sandbox` 'bwrap' or 'none', or leave it out",
+  calls: "leave `calls` out unless the verifier called a model; each is recordCall('grader', response)",
+}
+
+/** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */
+function contradiction(verdict: Verdict): ContractProblem | undefined {
+  const outcome = verdict.diagnostics.outcome
+  if (verdict.pass === (outcome === 'passed')) return undefined
+  return verdict.pass
+    ? { field: 'diagnostics.outcome', message: `is ${JSON.stringify(outcome)} but pass is true: a passing verdict has outcome 'passed'` }
+    : { field: 'diagnostics.outcome', message: "is 'passed' but pass is false: a failing verdict has outcome 'failed', 'load-error', 'timeout' or 'no-answer'" }
+}
+
+// The fields the fast path knows: every scalar one. A verdict with tests, criteria, calls or any
+// other field goes to zod (the verifiers that return those run code or call a model anyway).
+const PLAIN_VERDICT_KEYS: ReadonlySet<string> = new Set(['pass', 'score', 'extracted', 'variant', 'diagnostics', 'durationMs', 'sandbox'])
+const PLAIN_DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set(['outcome', 'summary', 'error', 'stdout', 'stderr'])
+const FAILED_OUTCOMES: ReadonlySet<unknown> = new Set(['failed', 'load-error', 'timeout', 'no-answer'])
+const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string'
+
+/**
+ * The hot path of {@link checkVerdict}: a hand-written test that accepts only verdicts made of the
+ * scalar fields, with `pass` and `outcome` agreeing, that VerdictSchema accepts as they are (no
+ * unknown field to drop) — a property test holds it to that — in a few nanoseconds instead of a
+ * zod parse per attempt. Anything else goes to zod, which decides and words the error.
+ */
+export function isPlainVerdict(value: unknown): value is Verdict {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  for (const key in value) if (!PLAIN_VERDICT_KEYS.has(key)) return false
+  const v = value as Record<string, unknown>
+  const d = v.diagnostics as Record<string, unknown> | null | undefined
+  if (typeof v.pass !== 'boolean' || typeof d !== 'object' || d === null || Array.isArray(d)) return false
+  for (const key in d) if (!PLAIN_DIAGNOSTICS_KEYS.has(key)) return false
+  if (v.pass ? d.outcome !== 'passed' : !FAILED_OUTCOMES.has(d.outcome)) return false
+  return (
+    typeof d.summary === 'string' &&
+    isOptionalString(d.error) &&
+    isOptionalString(d.stdout) &&
+    isOptionalString(d.stderr) &&
+    (v.score === undefined || (typeof v.score === 'number' && Number.isFinite(v.score))) &&
+    isOptionalString(v.extracted) &&
+    (v.variant === undefined || v.variant === 'raw' || v.variant === 'sanitised') &&
+    (v.durationMs === undefined || (typeof v.durationMs === 'number' && Number.isFinite(v.durationMs) && v.durationMs >= 0)) &&
+    (v.sandbox === undefined || v.sandbox === 'bwrap' || v.sandbox === 'none')
+  )
+}
+
+/**
+ * Checks what `verifier.verify()` returned and returns the verdict as VerdictSchema reads it
+ * (unknown fields dropped, so nothing unserialisable reaches an artifact), or throws a
+ * ComponentError naming the verifier, the field and the fix. Besides the shape, `pass` and
+ * `diagnostics.outcome` must agree (`pass` ⇔ `outcome: 'passed'`), so a verdict cannot say two
+ * things at once. Called by the protocol on every attempt; `at` says where, for reproduction.
+ *
+ * Without this, a verdict lacking `diagnostics.outcome` was stored and made `readTrajectories`
+ * reject the run later, one lacking `diagnostics` crashed the reporter, and `pass: 'yes'` counted
+ * silently as a failure.
+ *
+ * @example
+ * const verdict = checkVerdict(verifier, await verifier.verify(task, answer), { taskId: task.id, attempt: 1 })
+ */
+export function checkVerdict(verifier: Pick<Verifier, 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Verdict {
+  if (isPlainVerdict(value)) return value
+  const parsed = VerdictSchema.safeParse(value)
+  const problem = parsed.success ? contradiction(parsed.data) : undefined
+  if (parsed.success && problem === undefined) return parsed.data
+  throw new ComponentError(
+    {
+      component: `verifier ${JSON.stringify(verifier.name)}@${String(verifier.version)}`,
+      returned: 'verdict',
+      where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
+      contract: VERDICT_CONTRACT,
+      hints: VERDICT_HINTS,
+    },
+    problem ? [problem] : zodProblems(VerdictSchema, value),
+  )
 }

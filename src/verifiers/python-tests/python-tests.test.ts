@@ -53,6 +53,22 @@ describe('pythonTests()', () => {
     expect(() => pythonTests({ sandbox: 'docker' as never })).toThrow(/sandbox must be/)
   })
 
+  it('rejects unknown options, naming the nearest valid one', () => {
+    expect(() => pythonTests({ timeout: 3000 } as never)).toThrow('verifiers.pythonTests(): unknown option "timeout" (did you mean "timeoutMs"?); valid options: cache, maxOutputBytes, memoryMb, pool, prependSetup, python, sandbox, timeoutMs')
+    expect(() => pythonTests({ memoryMB: 512 } as never)).toThrow(/unknown option "memoryMB" \(did you mean "memoryMb"\?\)/)
+  })
+
+  it('bounds every numeric option, saying why', () => {
+    expect(pythonTests({ timeoutMs: 600_000 }).settings.timeoutMs).toBe(600_000)
+    expect(() => pythonTests({ timeoutMs: 600_001 })).toThrow(/timeoutMs must be a positive number of ms up to 600000 \(10 minutes: an attempt longer than that outlasts the cell's own timeout\), got 600001/)
+    expect(() => pythonTests({ maxOutputBytes: 2 ** 30 })).toThrow(/maxOutputBytes must be a positive integer up to 16777216/)
+    expect(() => pythonTests({ memoryMb: 1e9 })).toThrow(/memoryMb must be a number from 64 to 65536 \(64 GiB\), got 1000000000/)
+    expect(() => pythonTests({ timeoutMs: Number.NaN })).toThrow(/timeoutMs/)
+    expect(() => pythonTests({ cache: 'no' as never })).toThrow(/cache must be true or false, got no/)
+    expect(() => pythonTests({ pool: 0 as never })).toThrow(/pool must be true or false/)
+    expect(() => pythonTests({ python: 3 as never })).toThrow(/python must be the path or name of a Python 3.8\+ interpreter/)
+  })
+
   it('checkTask reports tasks without tests', () => {
     const verifier = pythonTests()
     expect(verifier.checkTask?.(task)).toEqual([])

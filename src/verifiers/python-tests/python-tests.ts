@@ -5,6 +5,7 @@
  * for `verifier` feedback. Candidate code runs sandboxed (see sandbox.ts) in warm workers (pool.ts).
  */
 import { createHash } from 'node:crypto'
+import { rejectUnknownOptions } from '../../models/unknown-options.js'
 import type { Task } from '../../protocol/task.js'
 import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
 import { hasAssertion, PYTHON_BUILTIN_NAMES } from './assertions.js'
@@ -19,7 +20,8 @@ import type { SandboxMode, SandboxOption } from './sandbox.js'
 export interface PythonTestsOptions {
   /**
    * Wall-clock limit per attempt in ms, from the start of the attempt's process to its exit.
-   * Default 3000 (the official harness's 3 s). With `pool: false` the interpreter's start is not
+   * Default 3000 (the official harness's 3 s); at most 600 000 (10 minutes, the cell's own
+   * default timeout). With `pool: false` the interpreter's start is not
    * counted either: the limit applies to the forked attempt in both modes.
    */
   timeoutMs?: number
@@ -28,7 +30,7 @@ export interface PythonTestsOptions {
    * it is 3.8+, else `python3` on PATH, resolved once to its real path (`sys.executable`).
    */
   python?: string
-  /** Cap per stream on the candidate's stdout and stderr kept in diagnostics. Default 64 KiB. */
+  /** Cap per stream on the candidate's stdout and stderr kept in diagnostics. Default 64 KiB; at most 16 MiB (it is stored with every attempt). */
   maxOutputBytes?: number
   /** Reuse verdicts of identical (setup, tests, code, settings) within the process. Default true. */
   cache?: boolean
@@ -39,7 +41,7 @@ export interface PythonTestsOptions {
    * The mode in use is `verifier.sandbox`.
    */
   sandbox?: SandboxOption
-  /** Address-space limit (RLIMIT_AS) per attempt in MiB. Default 1024. */
+  /** Address-space limit (RLIMIT_AS) per attempt in MiB. Default 1024; from 64 to 65 536 (64 GiB). */
   memoryMb?: number
   /**
    * Run the task's `setup` (the prompt's import lines) before the candidate's code. Default false:
@@ -70,6 +72,13 @@ export interface PythonTestsVerifier extends AsyncVerifier {
   /** The isolation in use (not part of the protocol: it never changes a legitimate verdict). */
   readonly sandbox: SandboxMode
 }
+
+/** The options pythonTests() knows: any other is a typo, named with the nearest valid one. */
+const PYTHON_TESTS_OPTIONS = ['timeoutMs', 'python', 'maxOutputBytes', 'cache', 'sandbox', 'memoryMb', 'prependSetup', 'pool'] as const
+/** Upper bounds of the numeric options (see PythonTestsOptions). */
+const MAX_TIMEOUT_MS = 600_000
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+const MAX_MEMORY_MB = 65_536
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
 const VERSION = '3'
@@ -103,18 +112,24 @@ export const MAX_CODE_BYTES = 1024 * 1024
  * verdict.diagnostics.summary // 'all 1 tests passed'
  */
 export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifier {
+  rejectUnknownOptions('verifiers.pythonTests()', options, PYTHON_TESTS_OPTIONS)
   const timeoutMs = options.timeoutMs ?? 3000
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024
   const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB
   const useCache = options.cache ?? true
   const usePool = options.pool ?? true
   const prependSetup = options.prependSetup ?? false
-  if (typeof prependSetup !== 'boolean') throw new RangeError(`pythonTests: prependSetup must be true or false, got ${String(prependSetup)}`)
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`pythonTests: timeoutMs must be a positive number, got ${timeoutMs}`)
-  if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0)) {
-    throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer, got ${maxOutputBytes}`)
+  for (const [name, value] of [['prependSetup', prependSetup], ['cache', useCache], ['pool', usePool]] as const) {
+    if (typeof value !== 'boolean') throw new RangeError(`pythonTests: ${name} must be true or false, got ${String(value)}`)
   }
-  if (!(Number.isFinite(memoryMb) && memoryMb >= 64)) throw new RangeError(`pythonTests: memoryMb must be a number >= 64, got ${memoryMb}`)
+  if (options.python !== undefined && (typeof options.python !== 'string' || options.python === '')) throw new RangeError(`pythonTests: python must be the path or name of a Python 3.8+ interpreter, got ${String(options.python)}`)
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
+    throw new RangeError(`pythonTests: timeoutMs must be a positive number of ms up to ${MAX_TIMEOUT_MS} (10 minutes: an attempt longer than that outlasts the cell's own timeout), got ${timeoutMs}`)
+  }
+  if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0 && maxOutputBytes <= MAX_OUTPUT_BYTES)) {
+    throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer up to ${MAX_OUTPUT_BYTES} (16 MiB: the output is stored with every attempt), got ${maxOutputBytes}`)
+  }
+  if (!(Number.isFinite(memoryMb) && memoryMb >= 64 && memoryMb <= MAX_MEMORY_MB)) throw new RangeError(`pythonTests: memoryMb must be a number from 64 to ${MAX_MEMORY_MB} (64 GiB), got ${memoryMb}`)
   const sandboxOption = options.sandbox ?? 'auto'
   if (!['auto', 'bwrap', 'none'].includes(sandboxOption)) throw new RangeError(`pythonTests: sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandboxOption)}`)
   // Decided now, synchronously, so `verifier.sandbox` can say which isolation is in use.

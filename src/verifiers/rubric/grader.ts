@@ -3,7 +3,7 @@
  * one repair round on malformed output, then an infrastructure error.
  */
 import { z } from 'zod'
-import { recordCall, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../../models/chat-model.js'
+import { checkChatResponse, recordCall, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../../models/chat-model.js'
 import type { Criterion } from './criteria.js'
 import { fill, loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from './prompt-template.js'
 import type { CriterionJudgement } from './checks.js'
@@ -122,7 +122,8 @@ function snippet(text: string): string {
  */
 async function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages: ChatMessage[], values: Record<string, string>, parse: (text: string) => T, what: string): Promise<{ value: T; calls: ModelCall[] }> {
   const calls: ModelCall[] = []
-  const first = await request.grader.chat({ messages, context: request.context, signal: request.signal })
+  // A malformed completion is the grader model's bug: a ComponentError, which fails the cell.
+  const first = checkChatResponse(request.grader, 'grader', await request.grader.chat({ messages, context: request.context, signal: request.signal }), request.context)
   calls.push(recordCall('grader', first))
   let problem: string
   try {
@@ -143,6 +144,7 @@ async function callParsed<T>(request: GradeRequest, template: PromptTemplate, me
     // its reason is shared: leave it alone).
     throw request.signal?.aborted ? error : withSpentCalls(error, calls)
   }
+  second = checkChatResponse(request.grader, 'grader', second, request.context)
   calls.push(recordCall('grader', second))
   try {
     return { value: parse(second.text), calls }

@@ -237,6 +237,26 @@ describe('verifiers.rubric: declaration checks and settings', () => {
     expect(() => rubric({ passRule: { points: 2 } })).toThrow(/passRule/)
     expect(() => rubric({ grader: {} as never })).toThrow(/grader: expected a chat model/)
     expect(() => rubric({ nope: 1 } as never)).toThrow(/nope/)
+    expect(() => rubric({ gradr: byId() } as never)).toThrow('verifiers.rubric(): unknown option "gradr" (did you mean "grader"?); valid options: cache, concurrency, grader, gradingMode, passRule, predicates')
+    expect(() => rubric({ concurrency: 101 })).toThrow(/concurrency: concurrency must be at most 100 grader calls in flight per answer \(got 101\)/)
+    expect(() => rubric({ concurrency: 0 })).toThrow(/concurrency must be an integer from 1 to 100/)
+    expect(rubric({ concurrency: 100 }).name).toBe('rubric')
+  })
+
+  it("checks what a predicate returns: a boolean or { met, reason? }, never 'yes'", async () => {
+    const task = { id: 'rx/9', prompt: 'p', criteria: [{ id: 'short', text: 'Short' }] } as Task
+    for (const returned of ['yes', 1, undefined, { met: 'true' }, { pass: true }, Promise.resolve(true)]) {
+      await expect(rubric({ predicates: { short: () => returned as never } }).verify(task, 'x')).rejects.toThrow(/^verifiers\.rubric\(\) predicate for criterion "short" returned a malformed predicate result for task "rx\/9": /)
+    }
+    expect((await rubric({ predicates: { short: () => ({ met: true, reason: 'short' }) } }).verify(task, 'x')).pass).toBe(true)
+  })
+
+  it("says 'passed' exactly when it passes, also for an empty answer (the verdict contract)", async () => {
+    const task = { id: 'rx/8', prompt: 'p', criteria: [{ id: 'no-emoji', text: 'No emoji', points: -1, check: { kind: 'regex', pattern: '\\p{Extended_Pictographic}' } }, { id: 'p', text: 'P', points: 1, check: { kind: 'max-words', limit: 5 } }] } as Task
+    const verdict = await rubric({ passRule: { points: 0.5 } }).verify(task, '')
+    // Nothing to penalise and nothing too long: an empty answer passes this rubric, and says so.
+    expect(verdict.pass).toBe(true)
+    expect(verdict.diagnostics.outcome).toBe('passed')
   })
 
   it('puts the grader, its parameters, the prompt version and hash, the mode and the pass rule in settings', () => {

@@ -5,6 +5,8 @@
 import { z } from 'zod'
 import { describeZodError } from '../../artifacts/zod-errors.js'
 import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { checkReturned, type ContractBreach } from '../../models/component-error.js'
+import { rejectUnknownOptions } from '../../models/unknown-options.js'
 import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
 import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
@@ -31,7 +33,7 @@ export interface RubricVerifierOptions {
   passRule?: PassRule
   /** Code criteria by criterion id; they win over a task's `check` and the grader. Their source is hashed into the fingerprint. */
   predicates?: Record<string, CriterionPredicate>
-  /** Grader calls in flight per answer in `per-criterion` mode (default 8). */
+  /** Grader calls in flight per answer in `per-criterion` mode (default 8, at most 100). */
   concurrency?: number
   /**
    * Reuse the grading of an identical request (same grader, prompt, conversation, answer and
@@ -60,10 +62,27 @@ const OptionsSchema = z
     gradingMode: z.enum(['per-criterion', 'all-at-once'], { message: "gradingMode: use 'per-criterion' or 'all-at-once'" }).optional(),
     passRule: PassRuleSchema.optional(),
     predicates: z.record(z.string(), z.custom<CriterionPredicate>((v) => typeof v === 'function', { message: 'expected a function (answer, task) => boolean | { met, reason }' })).optional(),
-    concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').optional(),
+    concurrency: z.number().int('concurrency must be an integer from 1 to 100').min(1, 'concurrency must be an integer from 1 to 100').max(100, 'concurrency must be at most 100 grader calls in flight per answer').optional(),
     cache: z.boolean().optional(),
   })
   .strict()
+
+const PredicateResultSchema = z.union([z.boolean(), z.object({ met: z.boolean(), reason: z.string().optional() })])
+
+/** Who broke the contract when a criterion predicate returns something else than a boolean or `{ met, reason? }`. */
+function predicateBreach(criterion: string, taskId: string): ContractBreach {
+  return {
+    component: `verifiers.rubric() predicate for criterion ${JSON.stringify(criterion)}`,
+    returned: 'predicate result',
+    where: `for task ${JSON.stringify(taskId)}`,
+    contract: 'true, false or { met: boolean, reason?: string }, returned synchronously',
+    hints: {
+      '(root)': 'return true, false or { met: boolean, reason?: string } at once (a rubric predicate is synchronous: no promise; a string such as "yes" is never counted)',
+      met: 'set `met` to the boolean true or false',
+      reason: 'make `reason` a string, or leave it out',
+    },
+  }
+}
 
 /**
  * Grades with at most `limit` gradings in flight. After the first failure no new grading starts;
@@ -111,7 +130,8 @@ async function gradePool(jobs: readonly (() => Promise<GradeResult>)[], limit: n
  * seqEval('my rubric tasks', { tasks, verifier, modes: { critic: { feedback: feedback.critic({ rubric: 'aware', style: 'directive' }) } }, ... })
  */
 export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
-  const parsed = OptionsSchema.safeParse(options)
+  rejectUnknownOptions('verifiers.rubric()', options, Object.keys(OptionsSchema.shape))
+  const parsed = OptionsSchema.safeParse(options, { reportInput: true })
   if (!parsed.success) throw new TypeError(`verifiers.rubric(): ${describeZodError(parsed.error)}`)
   const { grader, predicates = {} } = options
   const mode: GradingMode = options.gradingMode ?? 'per-criterion'
@@ -203,7 +223,8 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       criteria.forEach((c, i) => {
         const predicate = Object.hasOwn(predicates, c.id) ? predicates[c.id] : undefined
         if (predicate) {
-          const result = predicate(answer, task)
+          const returned: unknown = predicate(answer, task)
+          const result = typeof returned === 'boolean' ? returned : checkReturned(PredicateResultSchema, returned, () => predicateBreach(c.id, task.id))
           judged.set(c.id, typeof result === 'boolean' ? { met: result, reason: result ? 'predicate holds' : 'predicate fails', checkedBy: 'predicate' } : { met: result.met, reason: result.reason ?? '', checkedBy: 'predicate' })
         } else if (c.check) {
           judged.set(c.id, { ...runCheck(c.check, answer), checkedBy: 'code' })
@@ -246,7 +267,8 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       return {
         pass: decision.pass,
         score: decision.score,
-        diagnostics: { outcome: empty ? 'no-answer' : decision.pass ? 'passed' : 'failed', summary: empty ? `empty answer; ${decision.summary}` : decision.summary },
+        // `passed` exactly when it passes (the verdict contract): an empty answer can pass a rubric of penalties only.
+        diagnostics: { outcome: decision.pass ? 'passed' : empty ? 'no-answer' : 'failed', summary: empty ? `empty answer; ${decision.summary}` : decision.summary },
         criteria: verdicts,
         calls,
         durationMs: performance.now() - started,
