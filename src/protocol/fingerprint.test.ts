@@ -144,6 +144,7 @@ const CHANGES: [string, Partial<CellSpec>, string[]][] = [
   ['actor param added', { actor: actor({ temperature: 0.7, top_p: 0.9 }) }, ['actor.params.top_p']],
   ['actor model', { actor: actor(undefined, 'm-2') }, ['actor.model']],
   ["a task's tests", { tasks: [{ ...TASKS[0]!, tests: 'assert f() == 2' }, TASKS[1]!] }, ['benchmark.contentHash']],
+  ["a task's expected answer", { tasks: [{ ...TASKS[0]!, expected: '42' }, TASKS[1]!] }, ['benchmark.contentHash']],
   ["a task's setup", { tasks: [{ ...TASKS[0]!, setup: 'import os' }, TASKS[1]!] }, ['benchmark.contentHash']],
   ["a task's prompt", { tasks: [TASKS[0]!, { ...TASKS[1]!, prompt: 'Write h.' }] }, ['benchmark.contentHash']],
   ['a task more', { tasks: [...TASKS, { id: 'c', prompt: 'p' }] }, ['benchmark.tasks', 'benchmark.contentHash']],

@@ -63,8 +63,9 @@ export function benchmarkHashes(tasks: readonly Task[]): { benchmark: string; ta
 }
 
 function taskContent(t: Task) {
-  // `criteria` stays undefined when absent (canonicalJson drops it), so code tasks hash as before.
-  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null, criteria: t.criteria }
+  // `criteria` and `expected` stay undefined when absent (canonicalJson drops them), so tasks
+  // without them hash as before.
+  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null, criteria: t.criteria, expected: t.expected }
 }
 
 /** Hash of one task's id, prompt, tests and setup: a baseline compares only tasks whose hash matches. */

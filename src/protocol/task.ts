@@ -28,6 +28,11 @@ export const TaskSchema = z.object({
   setup: z.string().optional(),
   /** The function the tests call, when known. */
   entryPoint: z.string().optional(),
+  /**
+   * The expected answer, for exact-match tasks (graded by `verifiers.exactMatch()`): one string,
+   * or every accepted answer (aliases). Part of the benchmark's content hash when set.
+   */
+  expected: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
   /** Rubric criteria, for rubric tasks (graded by `verifiers.rubric()`). */
   criteria: z.array(CriterionSchema).optional(),
   /** Free-form data kept in artifacts (source, tags, split). */

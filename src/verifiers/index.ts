@@ -5,14 +5,22 @@
  * import { verifiers } from './verifiers/index.js'
  * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
  */
+import { exactMatch } from './exact-match.js'
+import { predicate } from './predicate.js'
 import { pythonTests } from './python-tests/python-tests.js'
 import { rubric } from './rubric/index.js'
 
-/** The built-in verifiers, by name. */
-export const verifiers = { pythonTests, rubric }
+/**
+ * The built-in verifiers, by name: `pythonTests` (hidden Python tests), `rubric` (criteria by
+ * code, predicate or grader model), `exactMatch` (the task's `expected` answer) and `predicate`
+ * (your own rule). A custom verifier is any object meeting the Verifier contract (README).
+ */
+export const verifiers = { pythonTests, rubric, exactMatch, predicate }
 
 export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
-export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema } from './verifier.js'
+export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema, checkVerdict, isPlainVerdict, VERDICT_CONTRACT } from './verifier.js'
+export { normaliseExact, type ExactMatchOptions, type ExactMatchSettings } from './exact-match.js'
+export type { PredicateOptions, PredicateResult, PredicateRule } from './predicate.js'
 export { extractPythonCode } from './python-tests/extract.js'
 export { PythonNotFoundError } from './python-tests/interpreter.js'
 export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from './python-tests/python-tests.js'

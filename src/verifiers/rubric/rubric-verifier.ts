@@ -7,6 +7,7 @@ import { describeZodError } from '../../artifacts/zod-errors.js'
 import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { checkReturned, type ContractBreach } from '../../models/component-error.js'
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
+import { isPromiseLike } from '../../protocol/awaitable.js'
 import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
 import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
@@ -67,7 +68,7 @@ const OptionsSchema = z
   })
   .strict()
 
-const PredicateResultSchema = z.union([z.boolean(), z.object({ met: z.boolean(), reason: z.string().optional() })])
+const PredicateObjectSchema = z.object({ met: z.boolean(), reason: z.string().optional() })
 
 /** Who broke the contract when a criterion predicate returns something else than a boolean or `{ met, reason? }`. */
 function predicateBreach(criterion: string, taskId: string): ContractBreach {
@@ -224,7 +225,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         const predicate = Object.hasOwn(predicates, c.id) ? predicates[c.id] : undefined
         if (predicate) {
           const returned: unknown = predicate(answer, task)
-          const result = typeof returned === 'boolean' ? returned : checkReturned(PredicateResultSchema, returned, () => predicateBreach(c.id, task.id))
+          const result = typeof returned === 'boolean' ? returned : checkReturned<ReturnType<CriterionPredicate>>(typeof returned === 'object' && returned !== null && !isPromiseLike(returned) ? PredicateObjectSchema : z.boolean(), returned, () => predicateBreach(c.id, task.id))
           judged.set(c.id, typeof result === 'boolean' ? { met: result, reason: result ? 'predicate holds' : 'predicate fails', checkedBy: 'predicate' } : { met: result.met, reason: result.reason ?? '', checkedBy: 'predicate' })
         } else if (c.check) {
           judged.set(c.id, { ...runCheck(c.check, answer), checkedBy: 'code' })

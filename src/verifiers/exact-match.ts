@@ -1,0 +1,133 @@
+/**
+ * The `exact-match` verifier: the answer, normalised as its options say, equals the task's
+ * expected answer (or one of them).
+ */
+import { rejectUnknownOptions } from '../models/unknown-options.js'
+import type { Task } from '../protocol/task.js'
+import type { Diagnostics, Verdict, Verifier } from './verifier.js'
+
+export interface ExactMatchOptions {
+  /** Ignore whitespace at the start and end of the answer and of the expected answer. Default true. */
+  trim?: boolean
+  /** Compare case-insensitively (both sides lower-cased with `toLowerCase()`, no locale). Default false. */
+  ignoreCase?: boolean
+  /** Treat every run of whitespace (spaces, tabs, newlines) as one space. Default false. */
+  collapseWhitespace?: boolean
+  /**
+   * Show the expected answer in the diagnostics (so `feedback.verifier()` tells the actor), as a
+   * test `answer` with expected and actual values. Default false: for an exact-match task the
+   * expected answer *is* the solution, and feedback that shows it makes every revision a copy.
+   */
+  revealExpected?: boolean
+}
+
+/** The normalisations and feedback choice of an exact-match verifier, as its settings record them. */
+export interface ExactMatchSettings {
+  trim: boolean
+  ignoreCase: boolean
+  collapseWhitespace: boolean
+  revealExpected: boolean
+  [key: string]: boolean
+}
+
+const OPTIONS = ['trim', 'ignoreCase', 'collapseWhitespace', 'revealExpected'] as const
+/** An answer or expected answer is quoted in diagnostics up to this many characters. */
+const QUOTE_CHARS = 200
+
+/**
+ * The answer as exact-match compares it: collapsed (every whitespace run to one space), trimmed
+ * and lower-cased as the settings say, in that order.
+ *
+ * @example
+ * normaliseExact('  Paris\n', { trim: true, ignoreCase: true, collapseWhitespace: false, revealExpected: false }) // 'paris'
+ */
+export function normaliseExact(text: string, settings: Pick<ExactMatchSettings, 'trim' | 'ignoreCase' | 'collapseWhitespace'>): string {
+  let out = settings.collapseWhitespace ? text.replace(/\s+/g, ' ') : text
+  if (settings.trim) out = out.trim()
+  return settings.ignoreCase ? out.toLowerCase() : out
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS - 1)}…` : text)
+}
+
+/** The expected answers of a task, or a reason it has none. */
+function expectedOf(task: Task): string[] | string {
+  const expected = (task as { expected?: unknown }).expected
+  if (expected === undefined) return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
+  const list = typeof expected === 'string' ? [expected] : expected
+  if (!Array.isArray(list) || list.length === 0 || !list.every((e) => typeof e === 'string')) return 'has an `expected` that is neither a string nor a non-empty list of strings'
+  return list
+}
+
+/**
+ * Why a failed answer failed, without giving the expected answer away: it differs only in letter
+ * case or only in whitespace, or holds an accepted answer among other text.
+ */
+function nearMiss(answer: string, expected: readonly string[], ignoreCase: boolean): string | undefined {
+  const spacing = { trim: true, ignoreCase, collapseWhitespace: true }
+  const loose = { ...spacing, ignoreCase: true }
+  if (expected.some((e) => normaliseExact(e, spacing) === normaliseExact(answer, spacing))) return 'it differs from the expected answer only in whitespace'
+  const folded = normaliseExact(answer, loose)
+  const foldedExpected = expected.map((e) => normaliseExact(e, loose)).filter((e) => e !== '')
+  if (foldedExpected.includes(folded)) return 'it differs from the expected answer in letter case (the comparison is case-sensitive)'
+  if (foldedExpected.some((e) => folded.includes(e))) return 'it holds the expected answer among other text: reply with the answer alone'
+  return undefined
+}
+
+/**
+ * Exact-match verification: the answer passes when, normalised as the options say (see
+ * {@link normaliseExact}), it equals the task's `expected` answer or one of them. For short-answer
+ * tasks (a number, a name, a label); use `verifiers.predicate()` to extract an answer first or to
+ * accept a range of answers.
+ *
+ * The normalisations and `revealExpected` are its settings, so they are part of the protocol
+ * fingerprint; the expected answers are part of the benchmark's content hash. A failed verdict's
+ * summary says how the answer missed when it was a near miss (only case, only whitespace, extra
+ * text), which `feedback.verifier()` passes on, but never the expected answer itself unless
+ * `revealExpected: true`. Tasks without `expected` are refused at declaration (`checkTask`).
+ *
+ * @example
+ * const tasks = [{ id: 'capital/fr', prompt: 'The capital of France? One word.', expected: 'Paris' }]
+ * seqEval('capitals', { tasks, verifier: verifiers.exactMatch({ ignoreCase: true }), ... })
+ */
+export function exactMatch(options: ExactMatchOptions = {}): Verifier {
+  rejectUnknownOptions('verifiers.exactMatch()', options, OPTIONS)
+  const settings: ExactMatchSettings = { trim: true, ignoreCase: false, collapseWhitespace: false, revealExpected: false }
+  for (const name of OPTIONS) {
+    const value = options[name]
+    if (value === undefined) continue
+    if (typeof value !== 'boolean') throw new TypeError(`verifiers.exactMatch(): ${name} must be true or false, got ${JSON.stringify(value) ?? String(value)}`)
+    settings[name] = value
+  }
+  return {
+    name: 'exact-match',
+    version: '1',
+    settings: { ...settings },
+    checkTask(task) {
+      const expected = expectedOf(task)
+      return typeof expected === 'string' ? [`task ${task.id}: exactMatch ${expected}`] : []
+    },
+    normalise: (answer) => normaliseExact(answer, settings),
+    verify(task, answer): Verdict {
+      const expected = expectedOf(task)
+      // A task without an expected answer cannot be verified: a broken benchmark, not a wrong answer.
+      if (typeof expected === 'string') throw new Error(`verifiers.exactMatch(): task ${JSON.stringify(task.id)} ${expected}`)
+      const normalised = normaliseExact(answer, settings)
+      const pass = expected.some((e) => normaliseExact(e, settings) === normalised)
+      const reveal: Pick<Diagnostics, 'tests'> = settings.revealExpected
+        ? { tests: [{ index: 0, source: 'answer == expected', pass, call: 'answer', expected: expected.map(quote).join(' or '), actual: quote(normalised) }] }
+        : {}
+      let diagnostics: Diagnostics
+      if (pass) {
+        diagnostics = { outcome: 'passed', summary: 'the answer matches the expected answer', ...reveal }
+      } else if (normalised.trim() === '') {
+        diagnostics = { outcome: 'no-answer', summary: 'the answer is empty', ...reveal }
+      } else {
+        const why = nearMiss(answer, expected, settings.ignoreCase)
+        diagnostics = { outcome: 'failed', summary: `the answer does not match the expected answer${why ? `: ${why}` : ''}`, ...reveal }
+      }
+      return { pass, score: pass ? 1 : 0, extracted: normalised, diagnostics }
+    },
+  }
+}
