@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AdaptiveLimiter, DEFAULT_ENDPOINT_CONCURRENCY, limiterFor } from './rate-limit.js'
 
 describe('AdaptiveLimiter', () => {
@@ -96,5 +96,105 @@ describe('AdaptiveLimiter.setMax', () => {
     limiter.setMax(2)
     await waiting
     expect(entered).toBe(true)
+  })
+})
+
+describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do not stampede)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+  const paced = (max: number) => new AdaptiveLimiter(max, { now: () => Date.now() })
+  /** Starts `n` waiting calls and records when each was let in. */
+  const queue = (limiter: AdaptiveLimiter, n: number) => {
+    const started: number[] = []
+    const calls = Array.from({ length: n }, () => limiter.acquire().then(() => started.push(Date.now())))
+    return { started, done: Promise.all(calls) }
+  }
+
+  it("a short 429 wait closes the endpoint to every call until it has passed, then they start in order of arrival", async () => {
+    const limiter = paced(4)
+    limiter.rateLimited({ retryAfterMs: 100, retryAfterExact: false })
+    expect(limiter.tryAcquire()).toBe(false)
+    const order: string[] = []
+    const first = limiter.acquire().then(() => order.push('first'))
+    const second = limiter.acquire().then(() => order.push('second'))
+    await vi.advanceTimersByTimeAsync(99)
+    expect(order).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    await Promise.all([first, second])
+    expect(order).toEqual(['first', 'second'])
+    // A wait rounded to whole seconds teaches no spacing: the next start is free (the 429 halved the limit to 2).
+    expect(limiter.spacingMs).toBe(0)
+    expect(limiter.tryAcquire()).toBe(false)
+    limiter.release()
+    expect(limiter.tryAcquire()).toBe(true)
+  })
+
+  it('an exact wait teaches a spacing between starts; successes narrow it until pacing is off', async () => {
+    const limiter = paced(8)
+    limiter.rateLimited({ retryAfterMs: 50, retryAfterExact: true })
+    expect(limiter.spacingMs).toBe(50)
+    const { started, done } = queue(limiter, 4)
+    await vi.advanceTimersByTimeAsync(1000)
+    await done
+    // The first at the server's time, the others one spacing apart, not all at once.
+    expect(started).toEqual([50, 100, 150, 200])
+    for (let i = 0; i < 10; i++) limiter.succeeded()
+    expect(limiter.spacingMs).toBeCloseTo(50 * 0.99 ** 10, 6)
+    let successes = 10
+    while (limiter.spacingMs > 0) {
+      limiter.succeeded()
+      successes++
+    }
+    // ln(0.5 / 50) / ln(0.99): pacing ends on its own once the endpoint stops answering 429.
+    expect(successes).toBe(459)
+  })
+
+  it('429s of calls that were in flight together are one event: one halving, one widening; a later one is a new event', async () => {
+    const limiter = paced(8)
+    limiter.rateLimited({ retryAfterMs: 40, retryAfterExact: true })
+    vi.advanceTimersByTime(5)
+    limiter.rateLimited({ retryAfterMs: 35, retryAfterExact: true })
+    limiter.rateLimited({ retryAfterMs: 35, retryAfterExact: true })
+    expect([limiter.current, limiter.spacingMs]).toEqual([4, 40])
+    vi.advanceTimersByTime(35)
+    // Sent after the pause: the spacing was too narrow, so it widens (or takes the new wait, if longer).
+    limiter.rateLimited({ retryAfterMs: 10, retryAfterExact: true })
+    expect(limiter.current).toBe(2)
+    expect(limiter.spacingMs).toBeCloseTo(44, 9)
+  })
+
+  it('a wait longer than a second (a quota, not a rate) is left to the call that got it', () => {
+    const limiter = paced(8)
+    limiter.rateLimited({ retryAfterMs: 30_000, retryAfterExact: true })
+    expect(limiter.current).toBe(4)
+    expect(limiter.spacingMs).toBe(0)
+    expect(limiter.tryAcquire()).toBe(true)
+  })
+
+  it('tryAcquire does not jump the queue of calls waiting for the endpoint', async () => {
+    const limiter = paced(8)
+    limiter.rateLimited({ retryAfterMs: 20, retryAfterExact: true })
+    const waiting = limiter.acquire()
+    vi.advanceTimersByTime(20)
+    // The timer has let the waiting call in; with the spacing, nobody else may start for 20 ms.
+    await waiting
+    expect(limiter.tryAcquire()).toBe(false)
+    vi.advanceTimersByTime(20)
+    expect(limiter.tryAcquire()).toBe(true)
+  })
+
+  it('a call that stops waiting leaves the queue, and no timer is left behind', async () => {
+    const limiter = paced(2)
+    limiter.rateLimited({ retryAfterMs: 500, retryAfterExact: false })
+    const controller = new AbortController()
+    const waiting = limiter.acquire(controller.signal)
+    expect(vi.getTimerCount()).toBe(1)
+    controller.abort(new Error('test ended'))
+    await expect(waiting).rejects.toThrow('test ended')
+    expect(vi.getTimerCount()).toBe(0)
   })
 })

@@ -27,6 +27,18 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(new Headers({}))).toBeUndefined()
     expect(retryAfterMs({ 'retry-after': '1' })).toBe(1000)
   })
+
+  it('says whether the wait is exact: retry-after-ms or fractional seconds are, whole seconds and dates are rounded', () => {
+    const exact = (headers: Record<string, string>) => {
+      const failure = classifyFailure(httpError(429, headers))
+      return [failure.retryAfterMs, failure.retryAfterExact]
+    }
+    expect(exact({ 'retry-after-ms': '37', 'retry-after': '1' })).toEqual([37, true])
+    expect(exact({ 'retry-after': '0.25' })).toEqual([250, true])
+    expect(exact({ 'retry-after': '1' })).toEqual([1000, false])
+    expect(exact({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })[1]).toBe(false)
+    expect(exact({})).toEqual([undefined, undefined])
+  })
 })
 
 describe('retryDelay', () => {

@@ -22,6 +22,12 @@ export interface FailureClass {
   retryable: boolean
   /** Server-requested wait, from `retry-after-ms` or `retry-after`. */
   retryAfterMs?: number
+  /**
+   * True when `retryAfterMs` is the server's exact wait (`retry-after-ms`, or `retry-after` with a
+   * fraction), false when it is only an upper bound rounded to whole seconds (`retry-after: 1`, an
+   * HTTP date): the endpoint's pacing learns the spacing of its requests from exact waits only.
+   */
+  retryAfterExact?: boolean
   rateLimited: boolean
   reason: string
 }
@@ -37,14 +43,19 @@ function header(headers: unknown, name: string): string | undefined {
 
 /** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). */
 export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  return retryAfter(headers, now)?.ms
+}
+
+/** The server's wait and whether it is exact (see {@link FailureClass.retryAfterExact}). */
+function retryAfter(headers: unknown, now: number): { ms: number; exact: boolean } | undefined {
   const ms = Number(header(headers, 'retry-after-ms'))
-  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms
+  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return { ms, exact: true }
   const raw = header(headers, 'retry-after')
   if (raw === undefined) return undefined
   const seconds = Number(raw)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  if (Number.isFinite(seconds) && seconds >= 0) return { ms: seconds * 1000, exact: !Number.isInteger(seconds) }
   const date = Date.parse(raw)
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
+  return Number.isFinite(date) ? { ms: Math.max(0, date - now), exact: false } : undefined
 }
 
 /**
@@ -60,7 +71,8 @@ export function classifyFailure(error: unknown): FailureClass {
   const message = e?.apiMessage ?? e?.message ?? String(error)
   if (status !== undefined) {
     const retryable = RETRYABLE_STATUS.has(status) || status >= 500
-    return { retryable, retryAfterMs: retryAfterMs(e.headers), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
+    const wait = retryAfter(e.headers, Date.now())
+    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
   }
   // The SDKs' error classes do not all set `name`; their constructor names are reliable.
   // Both, once each: "TypeError TypeError: terminated" said nothing twice.

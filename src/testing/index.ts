@@ -4,5 +4,6 @@
 export { startTestServer, type TestServerOptions } from './server.js'
 export { echo, rules, scripted, type ResponderRule } from './responders.js'
 export { approxTokens } from './usage.js'
+export type { RateLimitOptions } from './rate-limit.js'
 export type { Fault, FaultSpec, Responder, TestServer, TestServerApi, TestServerReply, TestServerRequest } from './types.js'
 export { rubricGrader, rubricCritic, ruleSummariser, rubricRules, scriptedGrader, ruleJudge, parseRubricRequest, parseCriteria, testServerModel, BLIND_CRITIQUE, type CriterionJudge, type RuleOptions, type ScriptedGrading, type RubricRequest, type PromptCriterion } from './rubric-responders.js'

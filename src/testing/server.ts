@@ -3,7 +3,10 @@
 // streaming code) run unchanged against it.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { z } from 'zod'
+import { describeZodError } from '../artifacts/zod-errors.js'
 import { FaultQueue, retryHeaders } from './faults.js'
+import { rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
 import { echo, normaliseReply } from './responders.js'
 import { SSE_HEADERS, writeSse } from './sse.js'
 import type { Fault, FaultSpec, Responder, TestServer, TestServerReply, TestServerRequest } from './types.js'
@@ -43,7 +46,26 @@ export interface TestServerOptions {
   port?: number
   /** Default `127.0.0.1`. */
   host?: string
+  /**
+   * Enforce a request rate, as a provider does: a token bucket of `burst` requests (default one
+   * second's worth) refilled at `requestsPerSecond`. A request beyond it gets a 429 in the
+   * provider's error shape with `retry-after` (whole seconds, rounded up) and, unless
+   * `retryAfterMs: false`, `retry-after-ms` (the exact wait); it is recorded in `requests` with
+   * `rateLimited: true` and takes no fault. Checked after credentials and the body's validation.
+   * Default: no limit.
+   *
+   * @example
+   * const server = await startTestServer({ rateLimit: { requestsPerSecond: 20, burst: 4 } })
+   */
+  rateLimit?: RateLimitOptions
 }
+
+const OptionsSchema = z.strictObject({
+  responder: z.custom<Responder>((value) => typeof value === 'function', 'expected a responder function').optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  host: z.string().min(1).optional(),
+  rateLimit: RateLimitSchema.optional(),
+})
 
 /**
  * Starts a local server speaking `POST /v1/chat/completions`, `POST /v1/responses` and
@@ -67,7 +89,11 @@ export interface TestServerOptions {
  * await server.close()
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const checked = OptionsSchema.safeParse(options)
+  if (!checked.success) throw new TypeError(`startTestServer: ${describeZodError(checked.error)}`)
   let responder: Responder = options.responder ?? echo
+  const limit = options.rateLimit
+  let bucket = limit ? new TokenBucket(limit, performance.now()) : undefined
   const requests: TestServerRequest[] = []
   const faults = new FaultQueue()
   const cache = new PromptCacheSimulator()
@@ -118,6 +144,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         body,
         headers: redact(req.headers),
         index: requests.length,
+      }
+      const verdict = bucket?.take(performance.now())
+      if (verdict && !verdict.ok) {
+        request.rateLimited = true
+        requests.push(request)
+        const wait = `${Math.ceil(verdict.waitMs)} ms`
+        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, { headers: rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true) })
       }
       requests.push(request)
       await answer({ wire, parsed: parsed.value, request, res, serial, signal: controller.signal, fail })
@@ -205,6 +238,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           requests.length = 0
           faults.clear()
           cache.clear()
+          if (limit) bucket = new TokenBucket(limit, performance.now())
         },
         close() {
           closing ??= new Promise<void>((done) => {

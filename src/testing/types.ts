@@ -38,6 +38,8 @@ export interface TestServerRequest {
   headers: Record<string, string | string[] | undefined>
   /** 0-based order of arrival since the server started (or since the last `reset()`). */
   index: number
+  /** True when the server's `rateLimit` refused it with a 429 (absent otherwise). */
+  rateLimited?: true
 }
 
 /**
@@ -131,15 +133,15 @@ export interface TestServer {
   /** `url` itself: the Anthropic SDK appends `/v1/messages`. */
   anthropicBaseURL: string
   /**
-   * Every authenticated, well-formed request received, in order of arrival (faulted ones
-   * included). Requests rejected with 400/401/404 are not recorded. Cleared in place by `reset()`.
+   * Every authenticated, well-formed request received, in order of arrival (faulted and
+   * rate-limited ones included). Requests rejected with 400/401/404 are not recorded. Cleared in place by `reset()`.
    */
   requests: TestServerRequest[]
   /** Replaces the responder for the requests that follow. */
   respondWith(responder: Responder): void
   /** Queue faults for upcoming requests: each applies to the next `times` (default 1) requests matching `match` (default all). */
   injectFaults(...faults: FaultSpec[]): void
-  /** Clears recorded requests, queued faults and the prompt-cache state; keeps the responder. */
+  /** Clears recorded requests, queued faults and the prompt-cache state, and refills the rate limit's bucket; keeps the responder. */
   reset(): void
   /** Stops listening and destroys every open socket (hanging requests included). Idempotent. */
   close(): Promise<void>

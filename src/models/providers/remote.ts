@@ -61,7 +61,7 @@ export function remoteChatModel<Client>(input: {
   const load = loadOnce(input.client)
   let client: Client | undefined
   const onFailure = (failure: FailureClass) => {
-    if (failure.rateLimited) limiter.rateLimited()
+    if (failure.rateLimited) limiter.rateLimited(failure)
   }
   const breaker = breakerFor(input.endpoint)
   const timeoutMs = options.timeoutMs ?? 120_000

@@ -1,0 +1,110 @@
+// Two figures of a cell against endpoints that push back, with the real openai SDK over real
+// sockets (`actors.openaiCompatible` against the local test server):
+// (c) throughput under a rate limit: 40 tasks × K = 5 (200 calls, a verifier that never passes, so
+//     every trajectory makes all its calls) at concurrency 8, against a server that enforces a
+//     token bucket of 20 requests a second and answers 429 with retry-after beyond it. Printed:
+//     requests served per second against the allowed rate, and against the most the bucket could
+//     have served in the cell's time (burst + rate × t, the honest ceiling); 429s; errored
+//     trajectories. Target: >= 0.85 of the allowed rate, no errored trajectory.
+// (d) time to fail against a dead endpoint: a 50-trajectory cell (25 tasks × 2 repeats) against a
+//     port with nothing listening.
+//
+// Each row runs a few times and prints every run (Vitest's own timing of a row is the wall time of
+// its cells). These figures are bound by the server's rate and by the breaker's decisions, not by
+// the harness's CPU, so the bench runs the sources; a fresh server (a fresh endpoint, so nothing
+// learned carries over between runs) per run.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { bench, describe } from 'vitest'
+import { actors, runCell } from '../src/index.js'
+import { cellSpec } from '../src/protocol/test-helpers.js'
+import { startTestServer, type RateLimitOptions } from '../src/testing/index.js'
+
+const TASKS = 40
+const K = 5
+const CONCURRENCY = 8
+const tasksOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
+
+async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsPerSecond' | 'burst'>> & RateLimitOptions, latencyMs: number): Promise<void> {
+  const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }), rateLimit: limit })
+  try {
+    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: ['sk', 'bench', 'x'.repeat(20)].join('-') })
+    const started = performance.now()
+    const { trajectories } = await runCell(cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }))
+    const seconds = (performance.now() - started) / 1000
+    const served = server.requests.filter((r) => !r.rateLimited).length
+    const refused = server.requests.length - served
+    const errored = trajectories.filter((t) => t.status === 'error').length
+    const perSecond = served / seconds
+    const ofRate = perSecond / limit.requestsPerSecond
+    const ofCeiling = served / (limit.burst + limit.requestsPerSecond * seconds)
+    const verdict = ofRate >= 0.85 && errored === 0 ? '' : ' (misses the target: >= 0.85 of the rate, no errored trajectory)'
+    console.log(
+      `rate limit ${limit.requestsPerSecond}/s, burst ${limit.burst}, ${limit.retryAfterMs === false ? 'whole-second retry-after' : 'retry-after-ms'}, ${latencyMs} ms a call: ` +
+        `${served} calls in ${seconds.toFixed(2)} s = ${perSecond.toFixed(1)}/s, ${ofRate.toFixed(3)} of the rate, ${ofCeiling.toFixed(3)} of burst + rate × t; ` +
+        `${refused} 429s; ${errored} errored trajectories${verdict}`,
+    )
+  } finally {
+    await server.close()
+  }
+}
+
+/** A port nothing listens on: bound once to learn a free one, then closed. */
+async function deadPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+// No warm-up and no time budget: exactly `iterations` runs (the functions are async, so tinybench
+// does not call them once more to find out whether they return a promise).
+const once = { time: 0, warmupTime: 0, warmupIterations: 0 }
+
+describe(`(c) throughput under a rate limit: ${TASKS} tasks × K=${K}, concurrency ${CONCURRENCY}`, () => {
+  bench(
+    '20/s, burst 5, retry-after-ms, answered at once',
+    async () => {
+      await rateLimitedCell({ requestsPerSecond: 20, burst: 5 }, 0)
+    },
+    { ...once, iterations: 3 },
+  )
+  bench(
+    '20/s, burst 5, retry-after-ms, 100 ms a call',
+    async () => {
+      await rateLimitedCell({ requestsPerSecond: 20, burst: 5 }, 100)
+    },
+    { ...once, iterations: 2 },
+  )
+  bench(
+    '20/s, burst 1 (no slack), retry-after-ms',
+    async () => {
+      await rateLimitedCell({ requestsPerSecond: 20, burst: 1 }, 0)
+    },
+    { ...once, iterations: 2 },
+  )
+  bench(
+    '20/s, burst 20, whole-second retry-after only (as Anthropic sends)',
+    async () => {
+      await rateLimitedCell({ requestsPerSecond: 20, burst: 20, retryAfterMs: false }, 0)
+    },
+    { ...once, iterations: 2 },
+  )
+})
+
+describe('(d) time to fail a 50-trajectory cell against a dead endpoint', () => {
+  bench(
+    '25 tasks × 2 repeats, K=3, concurrency 8, nothing listening',
+    async () => {
+      const port = await deadPort()
+      const actor = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
+      const started = performance.now()
+      const { trajectories } = await runCell(cellSpec(tasksOf(25), actor, { budget: 3, repeats: 2, concurrency: CONCURRENCY, errors: 'censored' }))
+      const seconds = (performance.now() - started) / 1000
+      const named = trajectories.filter((t) => t.status === 'error' && t.error?.message.includes(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)).length
+      console.log(`dead endpoint: ${trajectories.length} trajectories failed in ${seconds.toFixed(2)} s; ${named} errors name the endpoint and the cause`)
+    },
+    { ...once, iterations: 5 },
+  )
+})
