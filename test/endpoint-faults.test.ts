@@ -192,6 +192,32 @@ describe('no secret leaves', () => {
     }
   })
 
+  it('a gateway that echoes every request header in a successful answer: the key is in no answer, feedback or trajectory', async () => {
+    const key = ['sk', 'ant', 'echoed', 'SECRET', 'qrstuvwxyzabcdef'].join('-')
+    const echo = await serve((req, res) => {
+      const text = `you sent ${JSON.stringify(req.headers)}`
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (req.url?.includes('/messages')) res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }))
+      else res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }))
+    })
+    try {
+      for (const model of [
+        actors.openai({ model: 'gpt-4o-mini', apiKey: key, baseURL: `${echo.url}/v1`, ...fast }),
+        actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: key, baseURL: echo.url, ...fast }),
+        actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, ...fast }),
+      ]) {
+        const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
+        const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async (_t, answer) => ({ pass: false, diagnostics: { outcome: 'failed', summary: `wrong: ${answer}` } }) }
+        const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'binary', feedback: feedback.binary() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 2, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+        expect(trajectories[0]!.status).toBe('failed')
+        expect(trajectories[0]!.attempts[0]!.answer).toContain('[REDACTED]')
+        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toContain('echoed-SECRET')
+      }
+    } finally {
+      await echo.close()
+    }
+  })
+
   it("credentials in a compatible server's base URL are in no protocol and no message", async () => {
     const port = await deadPort()
     const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://alice:pa55word-SECRET@127.0.0.1:${port}/v1?api-key=qkey-SECRET-123`, ...fast })

@@ -5,6 +5,7 @@ import { callSignal } from '../call-signal.js'
 import { limiterFor } from '../rate-limit.js'
 import { retryAfterFailure, sleep, TransportError, type FailureClass, type RetryOptions } from '../retry.js'
 import { breakerFor, connectionCause, endpointName } from '../endpoint-health.js'
+import { redactSecrets } from '../redact.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -105,7 +106,8 @@ export function remoteChatModel<Client>(input: {
       }
       limiter.succeeded()
       return {
-        text: raw.text,
+        // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
+        text: redactSecrets(raw.text),
         usage: raw.usage,
         finishReason: raw.finishReason,
         latencyMs: performance.now() - started,
