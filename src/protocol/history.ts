@@ -31,8 +31,6 @@ const HISTORY_HINTS: Readonly<Record<string, string>> = {
   calls: "return `calls: []` when the policy called no model, else recordCall('summariser', response) for each call",
 }
 
-const ROLES: ReadonlySet<unknown> = new Set(['system', 'user', 'assistant'])
-
 /**
  * The hot path of {@link checkHistoryBuild}: a hand-written test that accepts only builds
  * HistoryBuildSchema accepts, with no calls (a property test holds it to that), so the growing
@@ -43,10 +41,11 @@ export function isPlainHistoryBuild(value: unknown): value is HistoryBuild {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const { messages, calls } = value as Record<string, unknown>
   if (!Array.isArray(calls) || calls.length !== 0 || !Array.isArray(messages) || messages.length === 0) return false
-  for (const m of messages as unknown[]) {
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) return false
-    const { role, content } = m as Record<string, unknown>
-    if (!ROLES.has(role) || typeof content !== 'string') return false
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Record<string, unknown> | null | undefined
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || typeof m.content !== 'string') return false
+    const role = m.role
+    if (role !== 'user' && role !== 'assistant' && role !== 'system') return false
   }
   return true
 }

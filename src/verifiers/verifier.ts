@@ -140,9 +140,9 @@ function contradiction(verdict: Verdict): ContractProblem | undefined {
 
 // The fields the fast path knows: every scalar one. A verdict with tests, criteria, calls or any
 // other field goes to zod (the verifiers that return those run code or call a model anyway).
-const PLAIN_VERDICT_KEYS: ReadonlySet<string> = new Set(['pass', 'score', 'extracted', 'variant', 'diagnostics', 'durationMs', 'sandbox'])
-const PLAIN_DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set(['outcome', 'summary', 'error', 'stdout', 'stderr'])
-const FAILED_OUTCOMES: ReadonlySet<unknown> = new Set(['failed', 'load-error', 'timeout', 'no-answer'])
+const isPlainVerdictKey = (key: string) => key === 'pass' || key === 'diagnostics' || key === 'score' || key === 'extracted' || key === 'durationMs' || key === 'variant' || key === 'sandbox'
+const isPlainDiagnosticsKey = (key: string) => key === 'outcome' || key === 'summary' || key === 'error' || key === 'stdout' || key === 'stderr'
+const isFailedOutcome = (o: unknown) => o === 'failed' || o === 'no-answer' || o === 'load-error' || o === 'timeout'
 const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string'
 
 /**
@@ -153,12 +153,12 @@ const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string
  */
 export function isPlainVerdict(value: unknown): value is Verdict {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  for (const key in value) if (!PLAIN_VERDICT_KEYS.has(key)) return false
+  for (const key in value) if (!isPlainVerdictKey(key)) return false
   const v = value as Record<string, unknown>
   const d = v.diagnostics as Record<string, unknown> | null | undefined
   if (typeof v.pass !== 'boolean' || typeof d !== 'object' || d === null || Array.isArray(d)) return false
-  for (const key in d) if (!PLAIN_DIAGNOSTICS_KEYS.has(key)) return false
-  if (v.pass ? d.outcome !== 'passed' : !FAILED_OUTCOMES.has(d.outcome)) return false
+  for (const key in d) if (!isPlainDiagnosticsKey(key)) return false
+  if (v.pass ? d.outcome !== 'passed' : !isFailedOutcome(d.outcome)) return false
   return (
     typeof d.summary === 'string' &&
     isOptionalString(d.error) &&
