@@ -15,7 +15,7 @@ import { TrajectorySchema, type Trajectory } from '../artifacts/schemas.js'
 import { runCell } from './cell.js'
 import { fullHistory, type HistoryPolicy } from './history.js'
 import { runIndependent } from './independent.js'
-import { defaultPromptBuilder } from './prompt-builder.js'
+import { defaultPromptBuilder, type PromptBuilder } from './prompt-builder.js'
 import { runSequential, type SequentialInput } from './sequential.js'
 import type { Task } from './task.js'
 import { cellSpec } from './test-helpers.js'
@@ -161,6 +161,31 @@ describe('a malformed history', () => {
     expect(error.message).toMatch(/^history policy "custom-history" returned a malformed history for task "task-1", attempt 1: /)
     expect(error.message).toMatch(message)
     expect(actor.calls).toBe(0)
+  })
+})
+
+describe('a malformed prompt', () => {
+  const builder = (patch: Partial<PromptBuilder>): PromptBuilder => ({ ...defaultPromptBuilder, version: 'my-prompts/1', ...patch })
+
+  it.each([
+    ['a bare string', () => 'Reply with OK.', /\(root\): .*initial\(\) must return the chat messages the actor sees first/],
+    ['no messages', () => [], /\(root\): /],
+    ['a message with a number for content', () => [{ role: 'user', content: 42 }], /\[0\]\.content: .*\(got 42\)/],
+  ])('%s from initial() fails before the actor is called (sequential and independent)', async (_, initial, message) => {
+    for (const independent of [false, true]) {
+      const actor = constantActor()
+      const promptBuilder = builder({ initial: initial as never })
+      const run = independent ? runIndependent({ task: TASK, repeat: 0, actor, verifier: verifierReturning(good(false)), promptBuilder, budget: 2 }) : sequential({ actor, promptBuilder })
+      const error = await componentError(run)
+      expect(error.message).toMatch(/^prompt builder "my-prompts\/1" returned a malformed prompt for task "task-1", attempt 1: /)
+      expect(error.message).toMatch(message)
+      expect(actor.calls).toBe(0)
+    }
+  })
+
+  it('a revision request that is not a string fails with the builder named', async () => {
+    const error = await componentError(sequential({ promptBuilder: builder({ revision: () => ({ text: 'again' }) as never }) }))
+    expect(error.message).toMatch(/^prompt builder "my-prompts\/1" returned a malformed revision request for task "task-1", attempt 1: \(root\): got an object\. Fix: revision\(\) must return the text of the next user turn as a string/)
   })
 })
 

@@ -40,7 +40,12 @@ const HISTORY_HINTS: Readonly<Record<string, string>> = {
 export function isPlainHistoryBuild(value: unknown): value is HistoryBuild {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const { messages, calls } = value as Record<string, unknown>
-  if (!Array.isArray(calls) || calls.length !== 0 || !Array.isArray(messages) || messages.length === 0) return false
+  return Array.isArray(calls) && calls.length === 0 && isPlainMessages(messages)
+}
+
+/** A non-empty list of well-formed chat messages (the fast path of the message checks; ChatMessageSchema decides otherwise). */
+export function isPlainMessages(messages: unknown): messages is ChatMessage[] {
+  if (!Array.isArray(messages) || messages.length === 0) return false
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Record<string, unknown> | null | undefined
     if (typeof m !== 'object' || m === null || Array.isArray(m) || typeof m.content !== 'string') return false
@@ -53,13 +58,16 @@ export function isPlainHistoryBuild(value: unknown): value is HistoryBuild {
 /**
  * Checks what `policy.build()` returned and returns it as HistoryBuildSchema reads it, or throws a
  * ComponentError naming the policy, the field and the fix (see ComponentError for why that fails
- * the cell rather than one trajectory).
+ * the cell rather than one trajectory). The bundled `full` and `last` policies are not checked:
+ * they only rearrange what the protocol already checked (the prompt builder's messages and
+ * replies, the actor's answers), so they cannot return a malformed history.
  *
  * @example
  * const built = checkHistoryBuild(policy, await policy.build(input), { taskId: 't1', attempt: 2 })
  */
 export function checkHistoryBuild(policy: Pick<HistoryPolicy, 'name'>, value: unknown, at?: { taskId: string; attempt: number }): HistoryBuild {
-  if (isPlainHistoryBuild(value)) return value
+  // `full` and `last` only rearrange the checked prompt, answers and replies: nothing to check.
+  if (policy === fullHistory || policy === lastHistory || isPlainHistoryBuild(value)) return value as HistoryBuild
   const parsed = HistoryBuildSchema.safeParse(value)
   if (parsed.success) return parsed.data
   throw new ComponentError(

@@ -2,7 +2,7 @@ import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt } from '../artifacts/schemas.js'
 import { StageError, proposeAndVerify } from './attempt.js'
-import type { PromptBuilder } from './prompt-builder.js'
+import { checkPrompt, type PromptBuilder } from './prompt-builder.js'
 import type { TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
 
@@ -28,7 +28,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
   const attempts: Attempt[] = []
   try {
     for (let sample = 1; sample <= budget; sample++) {
-      const messages = promptBuilder.initial(task, { budget, discloseBudget: false })
+      const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
       const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task, cell: input.cell }, signal })
       attempts.push(step)
     }

@@ -1,10 +1,14 @@
-import type { ChatMessage } from '../models/chat-model.js'
+import { z } from 'zod'
+import { ChatMessageSchema, type ChatMessage } from '../models/chat-model.js'
+import { ComponentError, shown, zodProblems, type ContractBreach } from '../models/component-error.js'
 import type { Feedback } from '../feedback/feedback-mode.js'
+import { isPlainMessages } from './history.js'
 import { taskMessages, type Task } from './task.js'
 
 /**
  * Builds what the actor sees. Its `version` is part of the protocol fingerprint: change the
- * wording, change the version.
+ * wording, change the version. What it returns is checked by the protocol ({@link checkPrompt},
+ * {@link checkRevision}): a malformed value is a ComponentError that fails the cell.
  */
 export interface PromptBuilder {
   version: string
@@ -34,4 +38,47 @@ export const defaultPromptBuilder: PromptBuilder = {
     const left = discloseBudget ? ` You have ${budget - attempt} attempts left.` : ''
     return `${feedback.text}\n\nPlease revise your answer and reply with the complete corrected solution.${left}`
   },
+}
+
+const PromptSchema = z.array(ChatMessageSchema).min(1)
+
+const breach = (builder: Pick<PromptBuilder, 'version'>, returned: string, contract: string, at: { taskId: string; attempt: number } | undefined, hints: Record<string, string>): ContractBreach => ({
+  component: `prompt builder ${JSON.stringify(builder.version)}`,
+  returned,
+  where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
+  contract,
+  hints,
+})
+
+/**
+ * Checks what `builder.initial()` returned: one or more chat messages. Returns it, or throws a
+ * ComponentError naming the builder, the field and the fix.
+ *
+ * @example
+ * const prompt = checkPrompt(builder, builder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
+ */
+export function checkPrompt(builder: Pick<PromptBuilder, 'version'>, value: unknown, at?: { taskId: string; attempt: number }): ChatMessage[] {
+  if (isPlainMessages(value)) return value
+  const parsed = PromptSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  throw new ComponentError(
+    breach(builder, 'prompt', "{ role: 'system' | 'user' | 'assistant', content: string }[] (at least one)", at, {
+      '(root)': 'initial() must return the chat messages the actor sees first, at least one (taskMessages(task) is a start)',
+    }),
+    zodProblems(PromptSchema, value),
+  )
+}
+
+/**
+ * Checks what `builder.revision()` returned: the user turn's text. Returns it, or throws a
+ * ComponentError naming the builder and the fix.
+ */
+export function checkRevision(builder: Pick<PromptBuilder, 'version'>, value: unknown, at?: { taskId: string; attempt: number }): string {
+  if (typeof value === 'string') return value
+  throw new ComponentError(
+    breach(builder, 'revision request', 'a string: the user turn after a failed attempt (the feedback text plus the request to revise)', at, {
+      '(root)': 'revision() must return the text of the next user turn as a string',
+    }),
+    [{ field: '(root)', message: `got ${shown(value)}` }],
+  )
 }

@@ -5,7 +5,7 @@ import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
 import { StageError, proposeAndVerify, stageFailure } from './attempt.js'
 import { isPromiseLike } from './awaitable.js'
 import { checkHistoryBuild, type HistoryPolicy, type Turn } from './history.js'
-import type { PromptBuilder } from './prompt-builder.js'
+import { checkPrompt, checkRevision, type PromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
 
 export interface TrajectoryOutcome {
@@ -35,14 +35,15 @@ export interface SequentialInput {
  * gets a fresh message list built from this trajectory alone, so no state leaks between tasks or
  * repeats. An infrastructure failure ends the trajectory as an error, keeping the attempts so far.
  *
- * What every component returns is checked where it enters the loop (the history policy's
- * messages, the actor's completion, the verdict, the feedback): a value outside its contract
+ * What every component returns is checked where it enters the loop (the prompt builder's prompt
+ * and replies, the history policy's messages, the actor's completion, the verdict, the feedback):
+ * a value outside its contract
  * throws a ComponentError out of the trajectory, failing the cell with the component, the field
  * and the fix; it is never recorded as an attempt.
  */
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
-  const prompt = promptBuilder.initial(task, { budget, discloseBudget })
+  const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
@@ -107,7 +108,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       const given = checkFeedback(feedback, rendered, context)
       step.feedback = { kind: given.kind, text: given.text }
       if (given.calls?.length) step.helperCalls.push(...given.calls)
-      turns.push({ answer: step.answer, reply: promptBuilder.revision(given, { attempt, budget, discloseBudget }) })
+      turns.push({ answer: step.answer, reply: checkRevision(promptBuilder, promptBuilder.revision(given, { attempt, budget, discloseBudget }), context) })
     }
     return { attempts, firstSuccess: null, error: null }
   } catch (error) {
