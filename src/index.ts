@@ -28,7 +28,7 @@ export { summariseCell, type Thresholds } from './protocol/cell-summary.js'
 export { runSequential, type SequentialInput, type TrajectoryOutcome } from './protocol/sequential.js'
 export { runIndependent, type IndependentInput } from './protocol/independent.js'
 export { fullHistory, lastHistory, summaryHistory, HistoryBuildSchema, checkHistoryBuild, isPlainHistoryBuild, type HistoryPolicy, type AsyncHistoryPolicy, type HistoryBuild, type Turn } from './protocol/history.js'
-export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
+export { defaultPromptBuilder, checkPrompt, checkRevision, type PromptBuilder } from './protocol/prompt-builder.js'
 export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonicalJson } from './protocol/fingerprint.js'
 export { TaskSchema, SimulationScriptSchema, taskMessages, type Task, type TaskInput, type SimulationScript } from './protocol/task.js'
 
