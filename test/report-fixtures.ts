@@ -145,7 +145,6 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
         taskIds: tasks,
         repeats,
         trajectories: cellTrajectories,
-        normalise: (a) => a.trim(),
         thresholds: options.thresholds?.(actor.id, mode) ?? (independent ? { passAt: { [K]: 0.3 } } : { seqAt: { [K]: 0.3 } }),
         errors: 'left-out',
         durationMs: 10,

@@ -35,7 +35,6 @@ function runSummary(): RunSummary {
     taskIds: ['t'],
     repeats: 1,
     trajectories: [],
-    normalise: (a) => a,
     thresholds: { seqAt: { 2: 0.5 } },
     errors: 'left-out',
     durationMs: 1,

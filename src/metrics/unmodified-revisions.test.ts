@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { unmodifiedRevisions } from './unmodified-revisions.js'
+import { countUnmodified, unmodifiedRevisions } from './unmodified-revisions.js'
 
 describe('unmodifiedRevisions', () => {
   it('counts attempts t >= 2 that repeat attempt t - 1 exactly', () => {
@@ -36,6 +36,18 @@ describe('unmodifiedRevisions', () => {
         if (expected > 0) expect(result.rate).toBe(result.unmodified / result.revisions)
       }),
       { seed: 42, numRuns: 200 },
+    )
+  })
+})
+
+describe('countUnmodified', () => {
+  it('agrees with unmodifiedRevisions on the flags the loop records from the same answers (seeded property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 6 }), { maxLength: 8 }), (answers) => {
+        const flags = answers.map((list) => list.map((a, i) => (i === 0 ? null : list[i - 1] === a)))
+        expect(countUnmodified(flags)).toEqual(unmodifiedRevisions(answers))
+      }),
+      { seed: 15, numRuns: 300 },
     )
   })
 })

@@ -30,3 +30,25 @@ export function unmodifiedRevisions(trajectories: readonly (readonly string[])[]
   }
   return { revisions, unmodified, rate: revisions === 0 ? Number.NaN : unmodified / revisions }
 }
+
+/**
+ * Counts unmodified revisions from the flags each attempt recorded when it ran (`null` for a first
+ * attempt or an independent sample, else whether it repeated the previous answer as the verifier
+ * normalises it), so a summary needs no verifier: it is a function of the trajectories.
+ *
+ * @example
+ * countUnmodified([[null, true, false], [null]])
+ * // => { revisions: 2, unmodified: 1, rate: 0.5 }
+ */
+export function countUnmodified(trajectories: readonly (readonly (boolean | null)[])[]): UnmodifiedRevisions {
+  let revisions = 0
+  let unmodified = 0
+  for (const flags of trajectories) {
+    for (const flag of flags) {
+      if (flag === null) continue
+      revisions += 1
+      if (flag) unmodified += 1
+    }
+  }
+  return { revisions, unmodified, rate: revisions === 0 ? Number.NaN : unmodified / revisions }
+}

@@ -39,7 +39,8 @@ function attempt(index: number, answer: string): Attempt {
 }
 
 function trajectory(p: Protocol, taskId: string, repeat: number, answers: string[], error?: string): Trajectory {
-  const attempts = answers.map((a, i) => attempt(i + 1, a))
+  // As the sequential loop records it: whether a revision repeats the previous answer (trimmed).
+  const attempts = answers.map((a, i) => ({ ...attempt(i + 1, a), unmodified: p.kind === 'independent' || i === 0 ? null : answers[i - 1]!.trim() === a.trim() }))
   const first = attempts.find((a) => a.verdict.pass)
   const firstSuccess = error ? null : (first?.index ?? null)
   return {
@@ -76,7 +77,6 @@ function summarise(p: Protocol, trajectories: Trajectory[], overrides: Partial<S
     taskIds: [...new Set(trajectories.map((t) => t.taskId))],
     repeats: 1,
     trajectories,
-    normalise: (a) => a.trim(),
     thresholds: {},
     errors: 'left-out',
     durationMs: 5,
@@ -161,11 +161,13 @@ describe('summariseCell', () => {
     expect(s.verdict).toBe('fail')
   })
 
-  it('uses the normaliser it is given for unmodified revisions', () => {
+  it('counts unmodified revisions from what each attempt recorded, without the verifier (a summary is a function of its trajectories)', () => {
     const p = protocol('sequential', 3)
     const ts = [trajectory(p, 'x', 0, ['A', 'a', 'b'])]
     expect(summarise(p, ts).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 0, rate: 0 })
-    expect(summarise(p, ts, { normalise: (a) => a.toLowerCase() }).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 1, rate: 0.5 })
+    // A verifier that normalises case marked the second attempt unmodified when it ran.
+    const marked = [{ ...ts[0]!, attempts: ts[0]!.attempts.map((a) => ({ ...a, unmodified: a.index === 2 ? true : a.unmodified })) }]
+    expect(summarise(p, marked).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 1, rate: 0.5 })
   })
 
   it('sums usage and cost over all trajectories, errored ones included', () => {

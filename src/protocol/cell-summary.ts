@@ -11,7 +11,7 @@ import {
   seqAtInterval,
   seqAtIntervalCensored,
   seqAtCurve,
-  unmodifiedRevisions,
+  countUnmodified,
   type CensoredTaskOutcomes,
   type Interval,
   type SampleCounts,
@@ -68,7 +68,6 @@ export interface SummariseInput {
   taskHashes?: Readonly<Record<string, string>>
   repeats: number
   trajectories: readonly Trajectory[]
-  normalise: (answer: string) => string
   thresholds: Thresholds
   /** How errored trajectories enter the rates (the protocol's `errors`). */
   errors: ErrorPolicy
@@ -157,7 +156,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const nextAttempt = independent ? null : nextAttemptSuccess(counted)
   const unmodified = independent
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }
-    : unmodifiedRevisions(counted.map((t) => t.attempts.map((a) => input.normalise(a.answer))))
+    : countUnmodified(counted.map((t) => t.attempts.map((a) => a.unmodified)))
 
   const spent = totals(
     trajectories.flatMap((t) => t.attempts),

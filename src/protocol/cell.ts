@@ -176,7 +176,6 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     taskHashes: hashes.tasks,
     repeats: spec.repeats,
     trajectories,
-    normalise: (a) => (spec.verifier.normalise ? spec.verifier.normalise(a) : a.trim()),
     thresholds: spec.thresholds,
     errors: spec.errors,
     durationMs: Date.now() - started,

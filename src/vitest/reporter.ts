@@ -290,8 +290,6 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
     taskHashes: plan.taskHashes,
     repeats: plan.repeats,
     trajectories,
-    // The verifier's own normalisation is not available here: unmodified revisions compare trimmed answers.
-    normalise: (answer) => answer.trim(),
     thresholds: plan.thresholds,
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
