@@ -81,6 +81,17 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
   })
 })
 
+describe('npx seqk summarize', () => {
+  it('recomputes the bundled run\'s summary.json from trajectories.jsonl and cells.jsonl alone, identical but for its own timestamp', () => {
+    const out = join(tmp, 'recomputed.json')
+    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', runDir, '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true' } })
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^seqk summarize: \d+ cells from \d+ trajectories, all passed; wrote /)
+    const recomputed = readSummary(out)
+    expect({ ...recomputed, createdAt: 'x' }).toEqual({ ...summary, createdAt: 'x' })
+  })
+})
+
 describe('--merge-reports', () => {
   it('two shards merged give the same summary.json and trajectories as the direct run', () => {
     const blobs = join(tmp, 'blobs')

@@ -14,6 +14,7 @@ import { renderAnalysis, renderSelection } from '../analysis/render.js'
 import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './args.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
+import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
 export interface CliIo {
@@ -74,7 +75,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -127,6 +128,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     }
     const cwd = io.cwd ?? process.cwd()
     if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
+    if (spec.name === 'summarize') return runSummarize(paths, flags, io)
     if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
     if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))
@@ -168,7 +170,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       io.stderr(`${error.message}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
       return 1
     }
-    if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof RangeError) {
+    if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof RangeError) {
       io.stderr(`seqk ${command}: ${error.message}\n`)
       return 1
     }

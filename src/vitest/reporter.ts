@@ -8,6 +8,7 @@ import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../
 import { writeSummary } from '../artifacts/summary-file.js'
 import { redactText } from '../models/redact.js'
 import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
+import { benchmarkBlocks, inCellOrder, unfinishedThreshold } from '../artifacts/recompute.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
@@ -190,13 +191,8 @@ export default class SeqkReporter implements Reporter {
     }
     if (this.cells.length === 0) return
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
-    const benchmarks = new Map<string, { name: string; file: string; cells: CellSummary[] }>()
-    for (const { file, ...cell } of this.cells) {
-      const key = `${file}\u0000${cell.benchmark}`
-      if (!benchmarks.has(key)) benchmarks.set(key, { name: cell.benchmark, file, cells: [] })
-      benchmarks.get(key)!.cells.push(cell)
-    }
-    const blocks = [...benchmarks.values()]
+    // By eval file, whatever order the files finished in: as `seqk summarize` orders them.
+    const blocks = benchmarkBlocks(this.cells)
     this.log('')
     for (const b of blocks) {
       try {
@@ -275,7 +271,7 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
   const start = artifacts.find((a) => a.type === 'seqk:cell-start')
   const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
   if (!start || start.type !== 'seqk:cell-start' || !plan) return undefined
-  const trajectories = recordedTrajectories(testCase, malformed)
+  const trajectories = inCellOrder(recordedTrajectories(testCase, malformed), plan.taskIds)
   const result = testCase.result()
   const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
   const summary = summariseCell({
@@ -294,15 +290,7 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
   })
-  const finished = {
-    metric: 'finished' as const,
-    k: null,
-    limit: start.total,
-    actual: trajectories.length,
-    pass: false,
-    message: `the cell did not finish: ${why}; ${trajectories.length} of ${start.total} trajectories had ended (in trajectories.jsonl, and in the rates shown, which cover only them)`,
-  }
-  return { ...summary, thresholds: [finished, ...summary.thresholds], verdict: 'fail', file: plan.file }
+  return { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail', file: plan.file }
 }
 
 /** What a resume saved: trajectories kept as they were, and those run again. */

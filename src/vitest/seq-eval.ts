@@ -8,6 +8,7 @@ import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from '..
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { appendCellRecord, CELLS_FILE } from '../artifacts/cells-file.js'
 import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
@@ -92,6 +93,12 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
         // A resumed run keeps what had ended under this protocol and runs only the rest.
         const { reuse } = planResume(resumedTrajectories(run), { benchmark: name, cellId: spec.cellId, ...plan }, run.runDir)
+        const baselinePath = resolved.baseline ? resolve(dirname(context.task.file.filepath), resolved.baseline.file) : null
+        const gateOptions = resolved.baseline ? { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed } : null
+        // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
+        const cellsFile = join(run.runDir, CELLS_FILE)
+        const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
+        appendCellRecord(cellsFile, { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null })
         await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats, plan, ...(run.resume ? { reused: reuse.size } : {}) })
         // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
         for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
@@ -105,16 +112,11 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
           },
         })
+        appendCellRecord(cellsFile, { ...record, type: 'end', durationMs: result.summary.durationMs })
         let summary = result.summary
         const misses = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
-        if (resolved.baseline) {
-          const gate = applyBaseline({
-            path: resolve(dirname(context.task.file.filepath), resolved.baseline.file),
-            benchmark: name,
-            summary,
-            mode: updateMode(context.expect.getState().snapshotState),
-            gate: { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed },
-          })
+        if (baselinePath && gateOptions) {
+          const gate = applyBaseline({ path: baselinePath, benchmark: name, summary, mode: updateMode(context.expect.getState().snapshotState), gate: gateOptions })
           const failed = gate.status === 'fail' || gate.status === 'missing'
           if (failed) misses.push(...gate.messages.map((m) => `baseline: ${m}`))
           else if (gate.status !== 'pass') await context.annotate(gate.messages.join('\n'), 'notice')

@@ -1,0 +1,85 @@
+import { appendFileSync, existsSync } from 'node:fs'
+import { z } from 'zod'
+import { ProtocolSchema } from './schemas.js'
+import { readJsonLines } from './jsonl.js'
+
+/** Beside `trajectories.jsonl`: what each cell declared, so its summary can be recomputed from the files alone. */
+export const CELLS_FILE = 'cells.jsonl'
+
+const Rates = z.record(z.string(), z.number())
+
+/**
+ * A cell as declared when it started: with its trajectories, everything `summariseCell` needs
+ * (the tasks and their hashes, repeats, thresholds, error policy) and what its baseline gate
+ * compared against. A resumed cell writes it again; the last one counts.
+ */
+export const CellStartRecordSchema = z.object({
+  schema: z.literal('seqk.cell/1'),
+  type: z.literal('start'),
+  runId: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  actorId: z.string(),
+  mode: z.string(),
+  protocol: ProtocolSchema,
+  fingerprint: z.string(),
+  taskIds: z.array(z.string()),
+  taskHashes: z.record(z.string(), z.string()),
+  repeats: z.number().int().positive(),
+  thresholds: z.object({ seqAt: Rates.optional(), passAt: Rates.optional(), maxErrorRate: z.number().optional() }),
+  errors: z.enum(['censored', 'failures', 'left-out']),
+  /** The eval file, relative to the project root. */
+  file: z.string(),
+  /** The baseline the cell is gated against: its file relative to the project root, and the gate's settings. */
+  baseline: z.object({ file: z.string(), margin: z.number(), maxDrop: z.number(), ks: z.array(z.number().int().positive()), seed: z.number().optional() }).nullable(),
+})
+export type CellStartRecord = z.infer<typeof CellStartRecordSchema>
+
+/** A cell that ran to its end, with its wall time (the one number its trajectories cannot give). */
+export const CellEndRecordSchema = z.object({
+  schema: z.literal('seqk.cell/1'),
+  type: z.literal('end'),
+  runId: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  durationMs: z.number().nonnegative(),
+})
+export type CellEndRecord = z.infer<typeof CellEndRecordSchema>
+
+export const CellRecordSchema = z.discriminatedUnion('type', [CellStartRecordSchema, CellEndRecordSchema])
+export type CellRecord = z.infer<typeof CellRecordSchema>
+
+/** Appends one record, one `write`, as the cell starts or ends. */
+export function appendCellRecord(path: string, record: CellRecord): void {
+  appendFileSync(path, `${JSON.stringify(record)}\n`)
+}
+
+/** What a run directory's `cells.jsonl` says: per cell (benchmark and cell id), its last start and its last end. */
+export interface ReadCells {
+  cells: { start: CellStartRecord; end: CellEndRecord | undefined }[]
+  truncatedTail: boolean
+}
+
+/**
+ * Reads and validates a `cells.jsonl` (errors name the file, line and field). A cell declared twice
+ * (a resumed run) is one cell: its last start, and the last end after it.
+ *
+ * @example
+ * const { cells } = readCells('.seqk/runs/20261201-101500-9f2c4a/cells.jsonl')
+ */
+export function readCells(path: string): ReadCells {
+  if (!existsSync(path)) throw new Error(`${path}: no such cells file (a run writes it beside trajectories.jsonl; runs written before it existed have none, and cannot be recomputed)`)
+  const { items, truncatedTail } = readJsonLines(path, CellRecordSchema, 'cell record')
+  const byKey = new Map<string, { start: CellStartRecord; end: CellEndRecord | undefined }>()
+  for (const record of items) {
+    const key = `${record.runId}\u0000${record.benchmark}\u0000${record.cellId}`
+    if (record.type === 'start') {
+      byKey.delete(key)
+      byKey.set(key, { start: record, end: undefined })
+    } else {
+      const cell = byKey.get(key)
+      if (cell) cell.end = record
+    }
+  }
+  return { cells: [...byKey.values()], truncatedTail }
+}

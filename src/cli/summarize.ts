@@ -1,0 +1,83 @@
+/**
+ * `seqk summarize <run dir>`: recomputes a run's summary.json from its cells.jsonl and
+ * trajectories.jsonl alone, as the run's own cells computed it.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { readCells, CELLS_FILE } from '../artifacts/cells-file.js'
+import { recomputeRun } from '../artifacts/recompute.js'
+import { RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { readTrajectories } from '../artifacts/trajectories-file.js'
+import { writeSummary } from '../artifacts/summary-file.js'
+import { applyBaseline } from '../vitest/baseline.js'
+import type { CommandSpec, FlagValues } from './args.js'
+import { UsageError } from './args.js'
+import type { CliIo } from './run.js'
+
+export const summarizeSpec: CommandSpec = {
+  name: 'summarize',
+  summary: "Recompute a run's summary.json from its trajectories.jsonl and cells.jsonl alone, as its cells computed it: the same numbers, thresholds and baseline verdicts.",
+  details: [
+    'Baselines are read, never written: a baseline the run itself wrote (locally, when it was',
+    'missing) now gates the cell it came from. A cell that did not finish is failed, with how far',
+    'it got. Writes <run dir>/summary.json unless --out says where (`-` prints it).',
+    '',
+    'Example:  npx seqk summarize .seqk/runs/20261201-101500-9f2c4a --out recomputed.json',
+  ].join('\n'),
+  flags: [{ name: 'out', kind: 'string', value: '<file>', description: 'write the summary here instead of <run dir>/summary.json (`-` prints it to stdout)' }],
+}
+
+/** A run directory that cannot be summarised; the message names the file and why. */
+export class SummarizeError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'SummarizeError'
+  }
+}
+
+/** Runs `seqk summarize`; returns its exit code. */
+export function runSummarize(paths: readonly string[], flags: FlagValues, io: CliIo): number {
+  if (paths.length !== 1) throw new UsageError(`seqk summarize: give exactly one run directory (got ${paths.length})`, 'summarize')
+  const cwd = io.cwd ?? process.cwd()
+  const runDir = resolve(cwd, paths[0]!)
+  for (const file of [TRAJECTORIES_FILE, CELLS_FILE]) {
+    if (!existsSync(join(runDir, file))) throw new SummarizeError(`nothing to summarize in ${runDir}: it has no ${file} (a run directory looks like .seqk/runs/<run id>${file === CELLS_FILE ? '; runs written before cells.jsonl existed cannot be recomputed' : ''})`)
+  }
+  let cells, trajectories
+  try {
+    cells = readCells(join(runDir, CELLS_FILE)).cells
+    trajectories = readTrajectories(join(runDir, TRAJECTORIES_FILE)).trajectories
+  } catch (error) {
+    throw new SummarizeError(`cannot summarize ${runDir}: ${(error as Error).message}`)
+  }
+  // Baseline paths are relative to the project the run started in (run.json), else to here.
+  const root = projectRoot(runDir) ?? cwd
+  const runId = cells[0]?.start.runId ?? trajectories[0]?.runId ?? runDir.split('/').pop()!
+  const summary = recomputeRun({
+    runId,
+    createdAt: new Date().toISOString(),
+    cells,
+    trajectories,
+    gate: (start, cell) => applyBaseline({ path: resolve(root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! }),
+  })
+  const out = typeof flags.out === 'string' ? flags.out : undefined
+  if (out === '-') {
+    io.stdout(`${JSON.stringify(summary, null, 2)}\n`)
+    return 0
+  }
+  const file = out === undefined ? join(runDir, SUMMARY_FILE) : resolve(cwd, out)
+  writeSummary(file, summary)
+  const count = summary.benchmarks.reduce((n, b) => n + b.cells.length, 0)
+  const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
+  io.stdout(`seqk summarize: ${count} ${count === 1 ? 'cell' : 'cells'} from ${trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${file}\n`)
+  return 0
+}
+
+function projectRoot(runDir: string): string | undefined {
+  try {
+    const recorded = JSON.parse(readFileSync(join(runDir, RUN_FILE), 'utf8')) as { cwd?: unknown }
+    return typeof recorded.cwd === 'string' ? recorded.cwd : undefined
+  } catch {
+    return undefined
+  }
+}
