@@ -16,6 +16,8 @@ function cli(args: string[]): { code: number; stdout: string; stderr: string } {
   let stdout = ''
   let stderr = ''
   const code = runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
+  // Only `seqk merge` answers with a promise; these commands answer at once.
+  if (typeof code !== 'number') throw new Error('expected a synchronous command')
   return { code, stdout, stderr }
 }
 

@@ -32,6 +32,8 @@ export const CellStartRecordSchema = z.object({
   file: z.string(),
   /** The baseline the cell is gated against: its file relative to the project root, and the gate's settings. */
   baseline: z.object({ file: z.string(), margin: z.number(), maxDrop: z.number(), ks: z.array(z.number().int().positive()), seed: z.number().optional() }).nullable(),
+  /** This machine's share of a sharded run: `taskIds` is still the whole declaration; the shard ran those with `shardOfTask(id, count) === index`. */
+  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
 })
 export type CellStartRecord = z.infer<typeof CellStartRecordSchema>
 

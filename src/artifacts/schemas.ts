@@ -270,6 +270,11 @@ export const CellSummarySchema = z.object({
   gate: GateJsonSchema.nullable().optional(),
   verdict: z.enum(['pass', 'fail']),
   durationMs: z.number().nonnegative(),
+  /**
+   * Set on one machine's share of a sharded run (`SEQK_SHARD=i/N`): the numbers cover only its
+   * tasks, and thresholds and the baseline are checked once the shards are merged (`seqk merge`).
+   */
+  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
 })
 export type CellSummary = z.infer<typeof CellSummarySchema>
 

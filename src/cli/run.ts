@@ -15,6 +15,8 @@ import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec,
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
+import { mergeSpec, runMerge } from './merge.js'
+import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
 export interface CliIo {
@@ -75,7 +77,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -106,7 +108,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
  * @example
  * const code = runCli(['analyze', '.seqk/runs/latest'], { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), isTTY: false, env: process.env })
  */
-export function runCli(argv: readonly string[], io: CliIo): number {
+export function runCli(argv: readonly string[], io: CliIo): number | Promise<number> {
   const [command, ...rest] = argv
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     io.stdout(`${mainHelp()}\n`)
@@ -129,6 +131,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     const cwd = io.cwd ?? process.cwd()
     if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
+    if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
     if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))
@@ -166,18 +169,23 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     }
     return 0
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`${error.message}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
-      return 1
-    }
-    if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof RangeError) {
-      io.stderr(`seqk ${command}: ${error.message}\n`)
-      return 1
-    }
-    // Anything else is a bug in seqk: keep the stack, still exit 1 (a failed analysis is not a pass).
-    io.stderr(`seqk ${command}: unexpected error: ${(error as Error).stack ?? String(error)}\n`)
+    return failed(command, error, io)
+  }
+}
+
+/** The exit code and message of a failed command: 1, and the stack only for what is a bug in seqk. */
+function failed(command: string, error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr(`${error.message}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
     return 1
   }
+  if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof MergeError || error instanceof RangeError) {
+    io.stderr(`seqk ${command}: ${(error as Error).message}\n`)
+    return 1
+  }
+  // Anything else is a bug in seqk: keep the stack, still exit 1 (a failed analysis is not a pass).
+  io.stderr(`seqk ${command}: unexpected error: ${(error as Error).stack ?? String(error)}\n`)
+  return 1
 }
 
 /** `seqk power`: a planned size from the flags, or every gateable cell of the given runs. */

@@ -3,7 +3,7 @@
 // compiled (`node dist/cli/seqk.js …`); everything but process wiring lives in run.ts.
 import { runCli } from './run.js'
 
-process.exitCode = runCli(process.argv.slice(2), {
+process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   isTTY: process.stdout.isTTY === true,

@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { readCells, CELLS_FILE } from '../artifacts/cells-file.js'
+import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
+import type { CellSummary, GateJson } from '../artifacts/schemas.js'
 import { recomputeRun } from '../artifacts/recompute.js'
 import { RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
@@ -58,7 +59,7 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
     createdAt: new Date().toISOString(),
     cells,
     trajectories,
-    gate: (start, cell) => applyBaseline({ path: resolve(root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! }),
+    gate: baselineGate(root),
   })
   const out = typeof flags.out === 'string' ? flags.out : undefined
   if (out === '-') {
@@ -73,7 +74,13 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   return 0
 }
 
-function projectRoot(runDir: string): string | undefined {
+/** Gates a recomputed cell against its baseline, read and never written; paths are relative to `root`. */
+export function baselineGate(root: string): (start: CellStartRecord, cell: CellSummary) => GateJson {
+  return (start, cell) => applyBaseline({ path: resolve(root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+}
+
+/** The directory a run started in, as its run.json recorded it. */
+export function projectRoot(runDir: string): string | undefined {
   try {
     const recorded = JSON.parse(readFileSync(join(runDir, RUN_FILE), 'utf8')) as { cwd?: unknown }
     return typeof recorded.cwd === 'string' ? recorded.cwd : undefined

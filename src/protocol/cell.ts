@@ -45,6 +45,11 @@ export interface CellSpec {
    * `reuseKey(taskId, repeat)`: returned as they are, never run again nor passed to `onTrajectory`.
    */
   reuse?: ReadonlyMap<string, Trajectory>
+  /**
+   * Run only these tasks (by id): a shard's share of the benchmark (see `SEQK_SHARD`). The protocol
+   * is still the whole benchmark's, so every shard's trajectories belong to one cell.
+   */
+  only?: ReadonlySet<string>
 }
 
 export interface CellResult {
@@ -109,7 +114,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   const forward = () => stop.abort(spec.signal?.reason)
   if (spec.signal?.aborted) forward()
   else spec.signal?.addEventListener('abort', forward, { once: true })
-  const jobs = spec.tasks.flatMap((task) =>
+  const tasks = spec.only ? spec.tasks.filter((t) => spec.only!.has(t.id)) : spec.tasks
+  const jobs = tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const kept = spec.reuse?.get(reuseKey(task.id, repeat))
       if (kept) {
@@ -172,7 +178,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint,
-    taskIds: spec.tasks.map((t) => t.id),
+    taskIds: tasks.map((t) => t.id),
     taskHashes: hashes.tasks,
     repeats: spec.repeats,
     trajectories,

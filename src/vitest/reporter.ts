@@ -14,8 +14,8 @@ import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
 import { historyComparisonLines, renderBenchmarkTable } from './table.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
-import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
-import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderHtmlReport, renderMarkdownSummary } from '../report/index.js'
+import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderMarkdownSummary } from '../report/index.js'
+import { gateVerdicts, runReportHtml } from '../report/views.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -225,7 +225,7 @@ export default class SeqkReporter implements Reporter {
     if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
 
     // The baseline gates, as the Markdown summary and the annotations list them.
-    const gates = blocks.flatMap((b) => b.cells.flatMap((c) => (c.gate ? [{ benchmark: b.name, cellId: c.cellId, pass: c.gate.status !== 'fail' && c.gate.status !== 'missing', message: `baseline: ${c.gate.messages.join(' ')}` }] : [])))
+    const gates = gateVerdicts(summary)
     // The summary and trajectories are on disk by now: a failure below costs a view, never data.
     try {
       const markdown = renderMarkdownSummary(summary, { changes, gates })
@@ -234,14 +234,7 @@ export default class SeqkReporter implements Reporter {
       if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
       if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) process.stdout.write(`${line}\n`)
       if (this.options.html ?? true) {
-        let analysis: string | undefined
-        try {
-          analysis = renderAnalysis(analyzeRuns([summary]))
-        } catch (error) {
-          // The report still renders; the analysis says why it could not run (e.g. one actor only).
-          analysis = `The actor analysis did not run: ${(error as Error).message}`
-        }
-        writeFileSync(join(this.runDir, 'report.html'), await renderHtmlReport({ summary, trajectories, history: historyPath ? history : undefined, analysis }))
+        writeFileSync(join(this.runDir, 'report.html'), await runReportHtml(summary, trajectories, historyPath ? history : undefined))
         written.push('report.html')
       }
     } catch (error) {

@@ -12,6 +12,7 @@ import { appendCellRecord, CELLS_FILE } from '../artifacts/cells-file.js'
 import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
+import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
 import './artifact-types.js'
 
@@ -82,6 +83,8 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
   const resolved = resolveOptions(name, options)
+  // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
+  const shard = parseShard(process.env.SEQK_SHARD)
   warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
@@ -91,6 +94,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         const run = currentRun()
         const file = join(run.runDir, TRAJECTORIES_FILE)
         const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
+        const only = shard ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id)) : undefined
         // A resumed run keeps what had ended under this protocol and runs only the rest.
         const { reuse } = planResume(resumedTrajectories(run), { benchmark: name, cellId: spec.cellId, ...plan }, run.runDir)
         const baselinePath = resolved.baseline ? resolve(dirname(context.task.file.filepath), resolved.baseline.file) : null
@@ -98,14 +102,15 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
         const cellsFile = join(run.runDir, CELLS_FILE)
         const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
-        appendCellRecord(cellsFile, { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null })
-        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: spec.tasks.length * spec.repeats, plan, ...(run.resume ? { reused: reuse.size } : {}) })
+        appendCellRecord(cellsFile, { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}) })
+        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, ...(run.resume ? { reused: reuse.size } : {}) })
         // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
         for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
         const result: CellResult = await runCell({
           ...spec,
           runId: run.runId,
           reuse,
+          only,
           signal: context.signal,
           onTrajectory: async (trajectory) => {
             appendTrajectory(file, trajectory)
@@ -113,6 +118,11 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
           },
         })
         appendCellRecord(cellsFile, { ...record, type: 'end', durationMs: result.summary.durationMs })
+        if (shard) {
+          // A shard's numbers cover a share of the tasks: thresholds and the baseline wait for `seqk merge`.
+          context.task.meta.seqk = { ...result.summary, thresholds: [], verdict: 'pass', shard, file: plan.file }
+          return
+        }
         let summary = result.summary
         const misses = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
         if (baselinePath && gateOptions) {

@@ -1,0 +1,72 @@
+/**
+ * `seqk merge <shard run dirs…> --out <dir>`: joins the run directories of a task-sharded run
+ * (`SEQK_SHARD=i/N` on N machines) into one run directory, every cell recomputed from the union
+ * of its trajectories: summary.json, the tables, the baseline verdicts, pr-comment.md and the report.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { appendCellRecord, CELLS_FILE, readCells } from '../artifacts/cells-file.js'
+import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
+import { recomputeRun } from '../artifacts/recompute.js'
+import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { writeSummary } from '../artifacts/summary-file.js'
+import { appendTrajectory, readTrajectories } from '../artifacts/trajectories-file.js'
+import { renderMarkdownSummary } from '../report/markdown.js'
+import { gateVerdicts, runReportHtml } from '../report/views.js'
+import { renderBenchmarkTable } from '../vitest/table.js'
+import type { CommandSpec, FlagValues } from './args.js'
+import { UsageError } from './args.js'
+import type { CliIo } from './run.js'
+import { baselineGate, projectRoot } from './summarize.js'
+
+export const mergeSpec: CommandSpec = {
+  name: 'merge',
+  summary: "Merge the run directories of a task-sharded run (SEQK_SHARD=i/N on N machines) into one: every cell recomputed from the union of its shards' trajectories, with its thresholds, baseline verdict, tables, pr-comment.md and report.",
+  details: [
+    'Every shard 1..N of every cell must be given, once, under one protocol; seqk refuses and',
+    'names what is missing or different otherwise. Baselines are read, never written. Exit code 1',
+    'when a merged cell fails its thresholds or its baseline gate.',
+    '',
+    'Example:  npx seqk merge shard-1 shard-2 shard-3 shard-4 --out .seqk/runs/merged',
+  ].join('\n'),
+  flags: [{ name: 'out', kind: 'string', value: '<dir>', description: 'the merged run directory to write (required; must not hold a run yet)' }],
+}
+
+/** Runs `seqk merge`; resolves to its exit code. */
+export async function runMerge(paths: readonly string[], flags: FlagValues, io: CliIo): Promise<number> {
+  const cwd = io.cwd ?? process.cwd()
+  if (paths.length === 0) throw new UsageError('seqk merge: give the shards\' run directories, e.g. seqk merge shard-1 shard-2 --out merged', 'merge')
+  if (typeof flags.out !== 'string') throw new UsageError('seqk merge: --out <dir> is required: the merged run directory to write', 'merge')
+  const out = resolve(cwd, flags.out)
+  for (const file of [TRAJECTORIES_FILE, CELLS_FILE, SUMMARY_FILE]) {
+    if (existsSync(join(out, file))) throw new MergeError(`${out} already holds a run (${file}); merge into a new directory`)
+  }
+  const runs: ShardRun[] = paths.map((p) => {
+    const dir = resolve(cwd, p)
+    for (const file of [TRAJECTORIES_FILE, CELLS_FILE]) if (!existsSync(join(dir, file))) throw new MergeError(`${dir}: no ${file}; give run directories written by seqEval (.seqk/runs/<run id>)`)
+    try {
+      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: readTrajectories(join(dir, TRAJECTORIES_FILE)).trajectories }
+    } catch (error) {
+      throw new MergeError((error as Error).message)
+    }
+  })
+  const runId = basename(out)
+  const merged = mergeShards(runs, runId)
+  const root = projectRoot(runs[0]!.dir) ?? cwd
+  const summary = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
+  mkdirSync(out, { recursive: true })
+  for (const t of merged.trajectories) appendTrajectory(join(out, TRAJECTORIES_FILE), t)
+  for (const { start, end } of merged.cells) {
+    appendCellRecord(join(out, CELLS_FILE), start)
+    if (end) appendCellRecord(join(out, CELLS_FILE), end)
+  }
+  writeSummary(join(out, SUMMARY_FILE), summary)
+  const gates = gateVerdicts(summary)
+  writeFileSync(join(out, 'pr-comment.md'), renderMarkdownSummary(summary, { gates }))
+  writeFileSync(join(out, 'report.html'), await runReportHtml(summary, merged.trajectories))
+  const color = io.isTTY && !io.env.NO_COLOR
+  for (const b of summary.benchmarks) io.stdout(`${renderBenchmarkTable(b.name, b.cells, { color })}\n\n`)
+  const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
+  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${SUMMARY_FILE}, ${TRAJECTORIES_FILE}, ${CELLS_FILE}, pr-comment.md, report.html to ${out}\n`)
+  return failed.length > 0 ? 1 : 0
+}

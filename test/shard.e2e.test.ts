@@ -1,0 +1,111 @@
+// Task-level sharding (issue 16, item 6): one eval file run as 4 shards (SEQK_SHARD=i/4) and
+// merged with `seqk merge` gives the summary, baseline verdicts and tables of the unsharded run;
+// an incomplete set of shards or shards of different protocols are refused, naming what is wrong.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
+
+const root = new URL('..', import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), 'seqk-shard-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
+writeFileSync(
+  join(dir, 'vitest.config.ts'),
+  `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+})
+`,
+)
+writeFileSync(
+  join(dir, 'shard.eval.ts'),
+  `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+const tasks = Array.from({ length: 40 }, (_, i) => ({ id: 'task-' + i, prompt: 'Say CORRECT #' + i, simulation: { difficulty: (i % 10) / 10, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+seqEval('shard fixture', {
+  tasks,
+  actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'stubborn' })],
+  verifier,
+  budget: Number(process.env.SEQK_TEST_BUDGET ?? 4),
+  repeats: 2,
+  independent: true,
+  modes: { binary: { feedback: feedback.binary(), expect: { seqAt: { 4: 0.3 } } }, verifier: { feedback: feedback.verifier() } },
+  baseline: true,
+})
+`,
+)
+
+function run(args: string[], env: Record<string, string>) {
+  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }
+  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_RESUME' || key === 'SEQK_UPDATE_BASELINE' || (key === 'SEQK_SHARD' && !env.SEQK_SHARD)) delete e[key]
+  const r = spawnSync(process.execPath, args, { cwd: dir, env: e, encoding: 'utf8', timeout: 90_000 })
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+}
+const vitest = (env: Record<string, string>) => run([join(root, 'node_modules/vitest/vitest.mjs'), 'run'], env)
+const seqk = (args: string[], env: Record<string, string> = {}) => run([join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], env)
+
+/** A run's summary without what differs between any two runs: ids, dates, wall times. */
+function comparable(summary: RunSummary) {
+  return JSON.parse(JSON.stringify(summary, (key, value) => (key === 'runId' || key === 'createdAt' || key === 'durationMs' ? undefined : value)))
+}
+
+let whole: RunSummary
+beforeAll(() => {
+  // The first unsharded run writes the baseline; the second is gated by it, as the merge will be.
+  expect(vitest({ SEQK_RUN_DIR: join(dir, 'first') }).status).toBe(0)
+  const second = vitest({ SEQK_RUN_DIR: join(dir, 'whole') })
+  expect(second.status, second.out).toBe(0)
+  whole = readSummary(join(dir, 'whole', 'summary.json'))
+  for (const i of [1, 2, 3, 4]) {
+    const shard = vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })
+    expect(shard.status, shard.out).toBe(0)
+  }
+}, 120_000)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('SEQK_SHARD and seqk merge', () => {
+  it('each shard runs its share of every cell: every task in exactly one shard', () => {
+    const shares = [1, 2, 3, 4].map((i) => readTrajectories(join(dir, `shard-${i}`, 'trajectories.jsonl')).trajectories)
+    const ids = shares.map((ts) => new Set(ts.map((t) => t.taskId)))
+    for (const set of ids) expect(set.size).toBeGreaterThan(0)
+    expect(ids.reduce((n, s) => n + s.size, 0)).toBe(40)
+    expect(new Set(ids.flatMap((s) => [...s])).size).toBe(40)
+    const cell = readSummary(join(dir, 'shard-1', 'summary.json')).benchmarks[0]!.cells[0]!
+    expect(cell.shard).toEqual({ index: 1, count: 4 })
+    expect(cell.thresholds).toEqual([])
+  })
+
+  it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', () => {
+    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-3', 'shard-4', '--out', 'merged'])
+    expect(r.status, r.out).toBe(0)
+    expect(r.out).toMatch(/seqk merge: 4 shard directories, 6 cells, 480 trajectories, all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html to /)
+    const merged = readSummary(join(dir, 'merged', 'summary.json'))
+    expect(comparable(merged)).toEqual(comparable(whole))
+    expect(merged.benchmarks[0]!.cells.every((c) => c.gate?.status === 'pass')).toBe(true)
+    expect(r.out).toContain('shard fixture — K=4, 40 tasks × 2 repeats')
+    expect(existsSync(join(dir, 'merged', 'report.html'))).toBe(true)
+    expect(readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8')).toMatch(/^## ✅/)
+    // The merged directory is a run like any other: it recomputes to the same summary.
+    const again = seqk(['summarize', 'merged', '--out', 'again.json'])
+    expect(again.status, again.out).toBe(0)
+    expect(comparable(readSummary(join(dir, 'again.json')))).toEqual(comparable(merged))
+  })
+
+  it('refuses an incomplete set of shards, naming the missing one', () => {
+    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-4', '--out', 'incomplete'])
+    expect(r.status).toBe(1)
+    expect(r.out).toMatch(/seqk merge: cell "simulated:reviser · binary" of "shard fixture": shard 3\/4 missing \(have 1\/4 in .*shard-1, 2\/4 in .*shard-2, 4\/4 in .*shard-4\); merge every shard of the run/)
+    expect(existsSync(join(dir, 'incomplete'))).toBe(false)
+  })
+
+  it('refuses shards of different protocols, naming the field', () => {
+    expect(vitest({ SEQK_RUN_DIR: join(dir, 'shard-3-other'), SEQK_SHARD: '3/4', SEQK_TEST_BUDGET: '5' }).status).toBe(0)
+    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-3-other', 'shard-4', '--out', 'mixed'])
+    expect(r.status).toBe(1)
+    expect(r.out).toMatch(/ran under different protocols in .*shard-1 and .*shard-3-other \(budget: 4 → 5\)/)
+  }, 60_000)
+})
