@@ -93,7 +93,7 @@ function mainHelp(): string {
     'Usage: seqk <command> <run dir or summary.json>... [options]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(8)}  ${c.summary.split(':')[0]}`),
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary.split(':')[0]}`),
     '',
     'Run `seqk <command> --help` for its options. Exit code 0 when done, 1 on bad input or a refusal.',
   ].join('\n')

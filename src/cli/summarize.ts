@@ -17,7 +17,7 @@ import type { CliIo } from './run.js'
 
 export const summarizeSpec: CommandSpec = {
   name: 'summarize',
-  summary: "Recompute a run's summary.json from its trajectories.jsonl and cells.jsonl alone, as its cells computed it: the same numbers, thresholds and baseline verdicts.",
+  summary: "Recompute a run's summary.json: from its trajectories.jsonl and cells.jsonl alone, as its cells computed it (the same numbers, thresholds and baseline verdicts).",
   details: [
     'Baselines are read, never written: a baseline the run itself wrote (locally, when it was',
     'missing) now gates the cell it came from. A cell that did not finish is failed, with how far',

@@ -32,6 +32,7 @@ describe('vitest-seqk/metrics', () => {
         'seqAtCurve',
         'seqAtInterval',
         'unmodifiedRevisions',
+        'countUnmodified',
       ].sort(),
     )
   })
