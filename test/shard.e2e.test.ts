@@ -77,6 +77,9 @@ describe('SEQK_SHARD and seqk merge', () => {
     const cell = readSummary(join(dir, 'shard-1', 'summary.json')).benchmarks[0]!.cells[0]!
     expect(cell.shard).toEqual({ index: 1, count: 4 })
     expect(cell.thresholds).toEqual([])
+    // Only the unsharded runs are in the history: a shard's partial numbers would bend the trend.
+    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { runId: string })
+    expect(new Set(history.map((e) => e.runId))).toEqual(new Set(['first', 'whole']))
   })
 
   it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', () => {

@@ -3,7 +3,7 @@
  * (`SEQK_SHARD=i/N` on N machines) into one run directory, every cell recomputed from the union
  * of its trajectories: summary.json, the tables, the baseline verdicts, pr-comment.md and the report.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { appendCellRecord, CELLS_FILE, readCells } from '../artifacts/cells-file.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
@@ -11,7 +11,7 @@ import { recomputeRun } from '../artifacts/recompute.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { appendTrajectory, readTrajectories } from '../artifacts/trajectories-file.js'
-import { renderMarkdownSummary } from '../report/markdown.js'
+import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderMarkdownSummary } from '../report/index.js'
 import { gateVerdicts, runReportHtml } from '../report/views.js'
 import { renderBenchmarkTable } from '../vitest/table.js'
 import type { CommandSpec, FlagValues } from './args.js'
@@ -29,7 +29,10 @@ export const mergeSpec: CommandSpec = {
     '',
     'Example:  npx seqk merge shard-1 shard-2 shard-3 shard-4 --out .seqk/runs/merged',
   ].join('\n'),
-  flags: [{ name: 'out', kind: 'string', value: '<dir>', description: 'the merged run directory to write (required; must not hold a run yet)' }],
+  flags: [
+    { name: 'out', kind: 'string', value: '<dir>', description: 'the merged run directory to write (required; must not hold a run yet)' },
+    { name: 'history', kind: 'boolean', description: 'compare with and append to the history file (SEQK_HISTORY_FILE, else .seqk/history.jsonl), as the reporter does; --no-history keeps none' },
+  ],
 }
 
 /** Runs `seqk merge`; resolves to its exit code. */
@@ -61,11 +64,20 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
     if (end) appendCellRecord(join(out, CELLS_FILE), end)
   }
   writeSummary(join(out, SUMMARY_FILE), summary)
-  const gates = gateVerdicts(summary)
-  writeFileSync(join(out, 'pr-comment.md'), renderMarkdownSummary(summary, { gates }))
-  writeFileSync(join(out, 'report.html'), await runReportHtml(summary, merged.trajectories))
   const color = io.isTTY && !io.env.NO_COLOR
   for (const b of summary.benchmarks) io.stdout(`${renderBenchmarkTable(b.name, b.cells, { color })}\n\n`)
+  // As the reporter does for an unsharded run: the change since the last run, then this one appended.
+  const historyPath = flags.history === false ? null : resolve(root, io.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE)
+  const history = historyPath ? readHistory(historyPath).entries : []
+  const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
+  if (changes.length > 0) io.stdout(`Since the last run (${historyPath}):\n${changes.map((c) => `  ${c}`).join('\n')}\n\n`)
+  if (historyPath) appendHistory(historyPath, summary, gitInfo(root))
+  const gates = gateVerdicts(summary)
+  const markdown = renderMarkdownSummary(summary, { changes, gates })
+  writeFileSync(join(out, 'pr-comment.md'), markdown)
+  if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
+  if (io.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) io.stdout(`${line}\n`)
+  writeFileSync(join(out, 'report.html'), await runReportHtml(summary, merged.trajectories, historyPath ? history : undefined))
   const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
   io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${SUMMARY_FILE}, ${TRAJECTORIES_FILE}, ${CELLS_FILE}, pr-comment.md, report.html to ${out}\n`)
   return failed.length > 0 ? 1 : 0

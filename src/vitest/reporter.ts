@@ -217,7 +217,9 @@ export default class SeqkReporter implements Reporter {
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
-    const historyPath = historyOption === false ? null : resolve(this.root, historyOption)
+    // A shard's numbers cover a share of the tasks: its cells enter the history once merged (seqk merge).
+    const sharded = blocks.some((b) => b.cells.some((c) => c.shard))
+    const historyPath = historyOption === false || sharded ? null : resolve(this.root, historyOption)
     const history = historyPath ? readHistory(historyPath).entries : []
     // Cells that moved, one line each; unchanged and first-recorded cells, one count each.
     const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
