@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type ChatModel, type Task, type Verifier } from '../src/index.js'
 import { ProviderError } from '../src/models/retry.js'
+import { deadPort } from './dead-port.js'
 
 const KEY = 'fake-key-faults-0123456789'
 const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const }
@@ -38,14 +39,6 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
   }
 }
 
-/** A port nothing listens on: bound once to learn a free one, then closed. */
-async function deadPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 const fast = { retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 10 } }
 

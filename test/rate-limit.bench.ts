@@ -13,12 +13,11 @@
 // its cells). These figures are bound by the server's rate and by the breaker's decisions, not by
 // the harness's CPU, so the bench runs the sources; a fresh server (a fresh endpoint, so nothing
 // learned carries over between runs) per run.
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { bench, describe } from 'vitest'
 import { actors, runCell } from '../src/index.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
 import { startTestServer, type RateLimitOptions } from '../src/testing/index.js'
+import { deadPort } from './dead-port.js'
 
 const TASKS = 40
 const K = 5
@@ -49,14 +48,6 @@ async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsP
   }
 }
 
-/** A port nothing listens on: bound once to learn a free one, then closed. */
-async function deadPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 // No warm-up and no time budget: exactly `iterations` runs (the functions are async, so tinybench
 // does not call them once more to find out whether they return a promise).

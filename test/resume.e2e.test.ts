@@ -4,27 +4,15 @@
 // old line; a torn last line is cut; an existing run directory is refused without resume, and a
 // resume is refused when the protocol changed.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, appendFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, type RunSummary } from '../src/artifacts/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 
-const root = new URL('..', import.meta.url).pathname
-const dir = mkdtempSync(join(tmpdir(), 'seqk-resume-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
-writeFileSync(
-  join(dir, 'vitest.config.ts'),
-  `import { defineConfig } from 'vitest/config'
-export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
-})
-`,
-)
+const dir = fixtureProject('seqk-resume-')
 writeFileSync(
   join(dir, 'resume.eval.ts'),
   `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
@@ -65,8 +53,8 @@ function env(extra: Record<string, string> = {}): Record<string, string | undefi
   return { ...e, ...extra }
 }
 
-const vitest = join(root, 'node_modules/vitest/vitest.mjs')
-const seqk = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
+const vitest = VITEST
+const seqk = SEQK
 
 /** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
 async function runToEnd(args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {

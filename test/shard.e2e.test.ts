@@ -2,25 +2,13 @@
 // merged with `seqk merge` gives the summary, baseline verdicts and tables of the unsharded run;
 // an incomplete set of shards or shards of different protocols are refused, naming what is wrong.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 
-const root = new URL('..', import.meta.url).pathname
-const dir = mkdtempSync(join(tmpdir(), 'seqk-shard-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
-writeFileSync(
-  join(dir, 'vitest.config.ts'),
-  `import { defineConfig } from 'vitest/config'
-export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
-})
-`,
-)
+const dir = fixtureProject('seqk-shard-')
 writeFileSync(
   join(dir, 'shard.eval.ts'),
   `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
@@ -45,8 +33,8 @@ function run(args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, args, { cwd: dir, env: e, encoding: 'utf8', timeout: 90_000 })
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
 }
-const vitest = (env: Record<string, string>) => run([join(root, 'node_modules/vitest/vitest.mjs'), 'run'], env)
-const seqk = (args: string[], env: Record<string, string> = {}) => run([join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], env)
+const vitest = (env: Record<string, string>) => run([VITEST, 'run'], env)
+const seqk = (args: string[], env: Record<string, string> = {}) => run([...SEQK, ...args], env)
 
 /** A run's summary without what differs between any two runs: ids, dates, wall times. */
 function comparable(summary: RunSummary) {

@@ -13,7 +13,7 @@ import { protocolFingerprint } from '../protocol/fingerprint.js'
 import { fullHistory } from '../protocol/history.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import type { Task } from '../protocol/task.js'
-import type { Verifier } from '../verifiers/verifier.js'
+import { saysCorrect } from '../protocol/test-helpers.js'
 import { applyBaseline } from '../vitest/baseline.js'
 import { BaselineFileError, baselineCellProblems, readBaselineFile, writeBaselineCell, type BaselineCellJson, type BaselineFile } from './baseline-file.js'
 import type { CellSummary, ErrorPolicy } from './schemas.js'
@@ -22,16 +22,6 @@ const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-file-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const tasks: Task[] = Array.from({ length: 8 }, (_, i) => ({ id: `t${i}`, prompt: `Say CORRECT. #${i}`, simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
-const saysCorrect: Verifier = {
-  name: 'says-correct',
-  version: '1',
-  settings: {},
-  verify(_task, answer) {
-    const pass = answer.includes('CORRECT')
-    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'expected CORRECT' } }
-  },
-}
-
 function spec(overrides: Partial<CellSpec> = {}): CellSpec {
   const actor = overrides.actor ?? simulatedActor({ profile: 'reviser' })
   const mode = overrides.mode === undefined ? { name: 'binary', feedback: binary() } : overrides.mode

@@ -5,18 +5,16 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { simulatedActor } from '../models/simulated.js'
 import { runCell, cellProtocol } from '../protocol/cell.js'
 import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js'
-import { cellSpec } from '../protocol/test-helpers.js'
+import { cellSpec, saysCorrect } from '../protocol/test-helpers.js'
 import type { Task } from '../protocol/task.js'
-import type { Verifier } from '../verifiers/verifier.js'
 import { appendCellRecord, readCells, type CellStartRecord } from './cells-file.js'
 import { recomputeCell, recomputeRun } from './recompute.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-recompute-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const says: Verifier = { name: 'says', version: '1', settings: {}, verify: (_t, a) => ({ pass: a.includes('CORRECT'), diagnostics: { outcome: a.includes('CORRECT') ? 'passed' : 'failed', summary: '' } }) }
 const tasks: Task[] = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, prompt: `#${i}`, simulation: { difficulty: i / 6, correct: ['CORRECT'], wrong: ['WRONG'] } }))
-const spec = cellSpec(tasks, simulatedActor({ profile: 'reviser' }), { verifier: says, repeats: 2, budget: 3, errors: 'censored', thresholds: { seqAt: { 3: 0.5 } } })
+const spec = cellSpec(tasks, simulatedActor({ profile: 'reviser' }), { verifier: saysCorrect, repeats: 2, budget: 3, errors: 'censored', thresholds: { seqAt: { 3: 0.5 } } })
 
 function startOf(): CellStartRecord {
   const hashes = benchmarkHashes(tasks)

@@ -4,21 +4,11 @@ import type { Trajectory } from '../artifacts/schemas.js'
 import { simulatedActor as simulated } from '../models/simulated.js'
 import { runCell, type CellSpec } from './cell.js'
 import { planResume, ResumeRefusedError, reuseKey } from './resume.js'
-import { cellSpec } from './test-helpers.js'
+import { cellSpec, saysCorrect } from './test-helpers.js'
 import type { Task } from './task.js'
-import type { Verifier } from '../verifiers/verifier.js'
 
-const says: Verifier = {
-  name: 'says-correct',
-  version: '1',
-  settings: {},
-  verify(_task, answer) {
-    const pass = answer.includes('CORRECT')
-    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'no' } }
-  },
-}
 const tasks: Task[] = Array.from({ length: 8 }, (_, i) => ({ id: `t${i}`, prompt: `Say CORRECT #${i}`, simulation: { difficulty: i / 8, correct: ['CORRECT'], wrong: ['WRONG'] } }))
-const spec = (overrides: Partial<CellSpec> = {}) => cellSpec(tasks, simulated({ profile: 'reviser', seed: 7 }), { verifier: says, repeats: 3, budget: 4, concurrency: 3, errors: 'censored', ...overrides })
+const spec = (overrides: Partial<CellSpec> = {}) => cellSpec(tasks, simulated({ profile: 'reviser', seed: 7 }), { verifier: saysCorrect, repeats: 3, budget: 4, concurrency: 3, errors: 'censored', ...overrides })
 const cellOf = (s: CellSpec, t: Trajectory) => ({ benchmark: s.benchmark, cellId: s.cellId, fingerprint: t.fingerprint, protocol: t.protocol, taskIds: s.tasks.map((x) => x.id), repeats: s.repeats })
 /** A summary without what legitimately differs between two runs of the same trajectories (wall time). */
 const numbers = (summary: object) => JSON.parse(JSON.stringify(summary, (key, value) => (key === 'durationMs' ? undefined : value)))

@@ -17,6 +17,17 @@ export const neverPasses: Verifier = {
   },
 }
 
+/** Passes an answer that says CORRECT: the simulated actors' `correct` answers in this project's tests. */
+export const saysCorrect: Verifier = {
+  name: 'says-correct',
+  version: '1',
+  settings: {},
+  verify(_task, answer) {
+    const pass = answer.includes('CORRECT')
+    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'expected CORRECT' } }
+  },
+}
+
 /** A sequential binary-feedback cell over `tasks` with `actor`; override any field. */
 export function cellSpec(tasks: readonly Task[], actor: ChatModel, overrides: Partial<CellSpec> = {}): CellSpec {
   return {

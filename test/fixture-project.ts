@@ -1,0 +1,29 @@
+// A throwaway Vitest project for end-to-end tests: this repository's node_modules, ESM, and a
+// vitest.config.ts that resolves `vitest-seqk` to the sources, runs `*.eval.ts` with the seqk
+// reporter and setup file, so a test writes eval files and runs the real CLI in it.
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const root = new URL('..', import.meta.url).pathname
+
+/** Creates the project under the system's temporary directory; the caller removes it. */
+export function fixtureProject(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
+  writeFileSync(
+    join(dir, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+})
+`,
+  )
+  return dir
+}
+
+/** The Vitest and seqk command lines, from the sources. */
+export const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
+export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
