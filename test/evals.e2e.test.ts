@@ -121,5 +121,11 @@ describe('--merge-reports', () => {
     expect(b.length).toBe(a.length)
     // One trajectory at a time, so a difference shows as a readable diff rather than a huge one.
     a.forEach((t, i) => expect(b[i], key(t)).toEqual(t))
+
+    // cells.jsonl is rebuilt from the blobs too: the merged run recomputes to its own summary.
+    const out = join(tmp, 'merged-recomputed.json')
+    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', mergedDir, '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true' } })
+    expect(r.status, r.stderr).toBe(0)
+    expect({ ...readSummary(out), createdAt: 'x' }).toEqual({ ...readSummary(join(mergedDir, 'summary.json')), createdAt: 'x' })
   }, 150_000)
 })

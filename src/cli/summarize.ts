@@ -3,7 +3,7 @@
  * trajectories.jsonl alone, as the run's own cells computed it.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
 import type { CellSummary, GateJson } from '../artifacts/schemas.js'
 import { recomputeRun } from '../artifacts/recompute.js'
@@ -53,7 +53,8 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   }
   // Baseline paths are relative to the project the run started in (run.json), else to here.
   const root = projectRoot(runDir) ?? cwd
-  const runId = cells[0]?.start.runId ?? trajectories[0]?.runId ?? runDir.split('/').pop()!
+  // A run is named after its directory (the reporter's rule), whoever's cells it holds (merged blobs).
+  const runId = basename(runDir)
   const summary = recomputeRun({
     runId,
     createdAt: new Date().toISOString(),

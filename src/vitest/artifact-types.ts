@@ -1,5 +1,6 @@
 import type { CellSummary, ErrorPolicy, Protocol, Trajectory } from '../artifacts/schemas.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
+import type { CellStartRecord } from '../artifacts/cells-file.js'
 
 /**
  * What the reporter needs to summarise a cell that never finished (a Vitest timeout, a crash, a
@@ -27,6 +28,8 @@ export interface CellStartArtifact {
   plan?: CellStartPlan
   /** In a resumed run: how many of `total` were kept from the run directory (not run again). */
   reused?: number
+  /** The cell's line of cells.jsonl, which --merge-reports rebuilds from the blobs. */
+  declared?: CellStartRecord
 }
 
 /**

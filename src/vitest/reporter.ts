@@ -9,6 +9,7 @@ import { writeSummary } from '../artifacts/summary-file.js'
 import { redactText } from '../models/redact.js'
 import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
 import { benchmarkBlocks, inCellOrder, unfinishedThreshold } from '../artifacts/recompute.js'
+import { appendCellRecord, CELLS_FILE, type CellRecord as CellLine } from '../artifacts/cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../artifacts/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
@@ -208,12 +209,15 @@ export default class SeqkReporter implements Reporter {
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
+    // And what each cell declared, so `seqk summarize` recomputes a merged run too.
+    const cellsPath = join(this.runDir, CELLS_FILE)
+    if (!existsSync(cellsPath)) for (const record of cellRecords(testModules)) appendCellRecord(cellsPath, record)
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     for (const line of historyComparisonLines(comparisons)) this.log(line)
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
     writeSummary(join(this.runDir, SUMMARY_FILE), summary)
     if (this.writeLatest) writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
-    const written = [SUMMARY_FILE, TRAJECTORIES_FILE]
+    const written = [SUMMARY_FILE, TRAJECTORIES_FILE, CELLS_FILE]
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
@@ -317,6 +321,22 @@ function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Traje
     const parsed = TrajectorySchema.safeParse(artifact.trajectory)
     if (parsed.success) out.push(parsed.data)
     else malformed.add(`"${testCase.fullName}": a recorded trajectory (task ${String((artifact.trajectory as { taskId?: unknown } | undefined)?.taskId)}) is not a seqk trajectory: ${describeZodError(parsed.error)}`)
+  }
+  return out
+}
+
+/** Each finished or started cell's cells.jsonl lines, from its artifacts and its summary. */
+function cellRecords(testModules: ReadonlyArray<TestModule>): CellLine[] {
+  const out: CellLine[] = []
+  for (const module of testModules) {
+    for (const test of module.children.allTests()) {
+      const start = test.artifacts().find((a) => a.type === 'seqk:cell-start')
+      if (start?.type !== 'seqk:cell-start' || !start.declared) continue
+      out.push(start.declared)
+      const parsed = CellSummarySchema.safeParse(test.meta().seqk)
+      const { schema, runId, benchmark, cellId } = start.declared
+      if (parsed.success) out.push({ schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs })
+    }
   }
   return out
 }

@@ -8,7 +8,7 @@ import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from '..
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
-import { appendCellRecord, CELLS_FILE } from '../artifacts/cells-file.js'
+import { appendCellRecord, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
 import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
@@ -102,8 +102,10 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
         const cellsFile = join(run.runDir, CELLS_FILE)
         const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
-        appendCellRecord(cellsFile, { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}) })
-        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, ...(run.resume ? { reused: reuse.size } : {}) })
+        const declared: CellStartRecord = { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}) }
+        appendCellRecord(cellsFile, declared)
+        // Carried in the artifact too, so --merge-reports can rebuild cells.jsonl on another machine.
+        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, declared, ...(run.resume ? { reused: reuse.size } : {}) })
         // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
         for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
         const result: CellResult = await runCell({
