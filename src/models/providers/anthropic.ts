@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets } from '../redact.js'
-import { REMOTE_OPTIONS, rejectUnknownOptions, RETRY_OPTIONS } from '../unknown-options.js'
+import { checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
@@ -76,6 +76,8 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   const where = `actors.anthropic({ model: ${JSON.stringify(options.model)} })`
   rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache'])
   if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
+  checkNumberOptions(where, options, { ...REMOTE_BOUNDS, temperature: { min: 0, max: 1, why: 'Anthropic accepts 0 to 1' } })
+  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
   const id = options.id ?? `anthropic:${options.model}`
   const maxTokens = options.maxTokens ?? 4096
   const cache = options.cache ?? true

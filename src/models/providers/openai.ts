@@ -1,7 +1,7 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
-import { REMOTE_OPTIONS, rejectUnknownOptions, RETRY_OPTIONS } from '../unknown-options.js'
+import { checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
@@ -166,6 +166,8 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   const where = `actors.openai({ model: ${JSON.stringify(options.model)} })`
   rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey'])
   if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
+  checkNumberOptions(where, options, REMOTE_BOUNDS)
+  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
   const api = options.api ?? 'chat'
   const id = options.id ?? `openai:${options.model}`
   const descriptor = {
@@ -206,6 +208,8 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   const where = `actors.openaiCompatible({ model: ${JSON.stringify(options.model)} })`
   rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'seed', 'baseURL', 'apiKey', 'served'])
   if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
+  checkNumberOptions(where, options, REMOTE_BOUNDS)
+  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
   // Without one the SDK would send a local model's calls to api.openai.com.
   if (typeof options.baseURL !== 'string' || !/^https?:\/\/[^/]/.test(options.baseURL)) {
     throw new TypeError(`actors.openaiCompatible({ model: ${JSON.stringify(options.model)} }): baseURL is required and must be the server's http(s) URL, e.g. 'http://localhost:11434/v1' (Ollama) or 'http://localhost:8000/v1' (vLLM)${options.baseURL === undefined ? '' : ` (got ${JSON.stringify(options.baseURL)})`}`)
