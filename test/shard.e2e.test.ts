@@ -51,6 +51,8 @@ beforeAll(() => {
   for (const i of [1, 2, 3, 4]) {
     const shard = vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })
     expect(shard.status, shard.out).toBe(0)
+    // The table says whose share it shows instead of a verdict it cannot give.
+    expect(shard.out).toMatch(new RegExp(`simulated:reviser · binary .* shard ${i}/4`))
   }
 }, 120_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

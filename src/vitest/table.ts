@@ -58,7 +58,8 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
     const { label, curve, interval } = curveOf(cell)
     const gateFailed = cell.gate?.status === 'fail' || cell.gate?.status === 'missing' ? 1 : 0
     const failed = cell.thresholds.filter((t) => !t.pass).length + gateFailed
-    const verdict = cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed})`)
+    // A shard's numbers cover its share of the tasks; its thresholds are checked at the merge.
+    const verdict = cell.shard ? c.dim(`shard ${cell.shard.index}/${cell.shard.count}`) : cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed})`)
     const errors = cell.errors.count === 0 ? '0' : c.yellow(String(cell.errors.count))
     const ciText = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
     return [
