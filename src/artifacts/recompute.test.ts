@@ -9,6 +9,7 @@ import { cellSpec, saysCorrect } from '../protocol/test-helpers.js'
 import type { Task } from '../protocol/task.js'
 import { appendCellRecord, readCells, type CellStartRecord } from './cells-file.js'
 import { recomputeCell, recomputeRun } from './recompute.js'
+import { summaryView } from './trajectories-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-recompute-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -27,6 +28,14 @@ describe('recomputeCell', () => {
     const { summary, trajectories } = await runCell(spec)
     const end = { schema: 'seqk.cell/1' as const, type: 'end' as const, runId: spec.runId, benchmark: spec.benchmark, cellId: spec.cellId, durationMs: summary.durationMs }
     expect(recomputeCell(startOf(), end, [...trajectories].reverse())).toEqual(summary)
+  })
+
+  it('gives the same summary from the summary views of its trajectories (no answers, output or feedback text held)', async () => {
+    const { summary, trajectories } = await runCell(spec)
+    const end = { schema: 'seqk.cell/1' as const, type: 'end' as const, runId: spec.runId, benchmark: spec.benchmark, cellId: spec.cellId, durationMs: summary.durationMs }
+    const views = trajectories.map(summaryView)
+    expect(views.every((t) => t.attempts.every((a) => a.answer === '' && a.verdict.diagnostics.summary === ''))).toBe(true)
+    expect(recomputeCell(startOf(), end, views)).toEqual(summary)
   })
 
   it('fails a cell that has no end record, or fewer trajectories than it declared, saying how far it got', async () => {

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, openSync, closeSync, readSync, fstatSync, ftruncateSync } from 'node:fs'
 import { type Trajectory, TrajectorySchema } from './schemas.js'
-import { readJsonLines } from './jsonl.js'
+import { forEachJsonLine } from './jsonl.js'
 
 /**
  * Appends one JSON line per finished trajectory. Each line is one `write` to the OS as soon as the
@@ -33,17 +33,41 @@ export function trajectoryKey(t: Pick<Trajectory, 'runId' | 'benchmark' | 'cellI
  * @example
  * const { trajectories } = readTrajectories('.seqk/runs/latest-run/trajectories.jsonl')
  */
-export function readTrajectories(path: string, options: { bytes?: number } = {}): ReadTrajectories {
+export function readTrajectories(path: string, options: { bytes?: number; view?: (t: Trajectory) => Trajectory } = {}): ReadTrajectories {
   if (!existsSync(path)) throw new Error(`${path}: no such trajectories file (runs write it as .seqk/runs/<run id>/trajectories.jsonl)`)
-  const { items, truncatedTail } = readJsonLines(path, TrajectorySchema, 'trajectory', options.bytes)
   const last = new Map<string, Trajectory>()
-  for (const t of items) {
-    const key = trajectoryKey(t)
-    // Delete first so the map's order is that of each trajectory's last line.
-    last.delete(key)
-    last.set(key, t)
+  let lines = 0
+  const { truncatedTail } = forEachJsonLine(
+    path,
+    TrajectorySchema,
+    'trajectory',
+    (t) => {
+      lines += 1
+      const key = trajectoryKey(t)
+      // Delete first so the map's order is that of each trajectory's last line.
+      last.delete(key)
+      last.set(key, options.view ? options.view(t) : t)
+    },
+    options.bytes,
+  )
+  return { trajectories: [...last.values()], truncatedTail, superseded: lines - last.size }
+}
+
+/**
+ * A trajectory as much as its summary needs: every outcome, flag, usage and cost, without the
+ * texts (answers, extracted code, test output, feedback, error bodies beyond the first line), so a
+ * run of any size is summarised in memory that does not grow with what its attempts wrote.
+ */
+export function summaryView(t: Trajectory): Trajectory {
+  return {
+    ...t,
+    attempts: t.attempts.map((a) => ({
+      ...a,
+      answer: '',
+      verdict: { ...a.verdict, extracted: undefined, ...(a.verdict.criteria ? { criteria: a.verdict.criteria.map((c) => ({ ...c, text: '', reason: undefined })) } : {}), diagnostics: { outcome: a.verdict.diagnostics.outcome, summary: '' } },
+      feedback: a.feedback ? { ...a.feedback, text: '' } : null,
+    })),
   }
-  return { trajectories: [...last.values()], truncatedTail, superseded: items.length - last.size }
 }
 
 /**

@@ -10,7 +10,9 @@ import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { recomputeRun } from '../artifacts/recompute.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
-import { appendTrajectory, readTrajectories } from '../artifacts/trajectories-file.js'
+import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
+import { forEachJsonLine } from '../artifacts/jsonl.js'
+import { TrajectorySchema } from '../artifacts/schemas.js'
 import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderMarkdownSummary } from '../report/index.js'
 import { gateVerdicts, runReportHtml } from '../report/views.js'
 import { renderBenchmarkTable } from '../vitest/table.js'
@@ -31,6 +33,7 @@ export const mergeSpec: CommandSpec = {
   ].join('\n'),
   flags: [
     { name: 'out', kind: 'string', value: '<dir>', description: 'the merged run directory to write (required; must not hold a run yet)' },
+    { name: 'report', kind: 'boolean', description: 'write report.html (default on; --no-report skips it, which holds every answer of the run in memory at once)' },
     { name: 'history', kind: 'boolean', description: 'compare with and append to the history file (SEQK_HISTORY_FILE, else .seqk/history.jsonl), as the reporter does; --no-history keeps none' },
   ],
 }
@@ -48,7 +51,8 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
     const dir = resolve(cwd, p)
     for (const file of [TRAJECTORIES_FILE, CELLS_FILE]) if (!existsSync(join(dir, file))) throw new MergeError(`${dir}: no ${file}; give run directories written by seqEval (.seqk/runs/<run id>)`)
     try {
-      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: readTrajectories(join(dir, TRAJECTORIES_FILE)).trajectories }
+      // Only what the summary needs is held; the texts are streamed to the merged file below.
+      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: readTrajectories(join(dir, TRAJECTORIES_FILE), { view: summaryView }).trajectories }
     } catch (error) {
       throw new MergeError((error as Error).message)
     }
@@ -58,7 +62,7 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   const root = projectRoot(runs[0]!.dir) ?? cwd
   const summary = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
   mkdirSync(out, { recursive: true })
-  for (const t of merged.trajectories) appendTrajectory(join(out, TRAJECTORIES_FILE), t)
+  for (const run of runs) copyTrajectories(run, join(out, TRAJECTORIES_FILE), runId)
   for (const { start, end } of merged.cells) {
     appendCellRecord(join(out, CELLS_FILE), start)
     if (end) appendCellRecord(join(out, CELLS_FILE), end)
@@ -77,8 +81,31 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   writeFileSync(join(out, 'pr-comment.md'), markdown)
   if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
   if (io.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) io.stdout(`${line}\n`)
-  writeFileSync(join(out, 'report.html'), await runReportHtml(summary, merged.trajectories, historyPath ? history : undefined))
+  const written = [SUMMARY_FILE, TRAJECTORIES_FILE, CELLS_FILE, 'pr-comment.md']
+  if (flags.report !== false) {
+    // The report's trajectory viewer shows every answer: it reads them back in full.
+    writeFileSync(join(out, 'report.html'), await runReportHtml(summary, readTrajectories(join(out, TRAJECTORIES_FILE)).trajectories, historyPath ? history : undefined))
+    written.push('report.html')
+  }
   const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
-  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${SUMMARY_FILE}, ${TRAJECTORIES_FILE}, ${CELLS_FILE}, pr-comment.md, report.html to ${out}\n`)
+  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${written.join(', ')} to ${out}\n`)
   return failed.length > 0 ? 1 : 0
+}
+
+/**
+ * Appends a shard's trajectories of the merged cells to the merged file, renamed into `runId`,
+ * streamed line by line in file order (a rerun's line still follows the errored one it supersedes).
+ */
+function copyTrajectories(run: ShardRun, file: string, runId: string): void {
+  const cells = new Set(run.cells.map(({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`))
+  let chunk = ''
+  forEachJsonLine(join(run.dir, TRAJECTORIES_FILE), TrajectorySchema, 'trajectory', (t) => {
+    if (!cells.has(`${t.runId}\u0000${t.benchmark}\u0000${t.cellId}\u0000${t.fingerprint}`)) return
+    chunk += `${JSON.stringify({ ...t, runId })}\n`
+    if (chunk.length > 1 << 20) {
+      appendFileSync(file, chunk)
+      chunk = ''
+    }
+  })
+  if (chunk) appendFileSync(file, chunk)
 }

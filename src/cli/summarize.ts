@@ -8,7 +8,7 @@ import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-
 import type { CellSummary, GateJson } from '../artifacts/schemas.js'
 import { recomputeRun } from '../artifacts/recompute.js'
 import { RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
-import { readTrajectories } from '../artifacts/trajectories-file.js'
+import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { applyBaseline } from '../vitest/baseline.js'
 import type { CommandSpec, FlagValues } from './args.js'
@@ -47,7 +47,7 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   let cells, trajectories
   try {
     cells = readCells(join(runDir, CELLS_FILE)).cells
-    trajectories = readTrajectories(join(runDir, TRAJECTORIES_FILE)).trajectories
+    trajectories = readTrajectories(join(runDir, TRAJECTORIES_FILE), { view: summaryView }).trajectories
   } catch (error) {
     throw new SummarizeError(`cannot summarize ${runDir}: ${(error as Error).message}`)
   }
