@@ -13,7 +13,7 @@ export { seqEval, SeqkThresholdError, planCells, cellId, type CellPlan } from '.
 export { resolveOptions, SeqEvalOptionsError, SeqEvalOptionsSchema, ThresholdsSchema, type SeqEvalOptions, type ResolvedOptions } from './vitest/options.js'
 export { seqkMatchers } from './vitest/matchers.js'
 export { currentRun, type SeqkRun } from './vitest/run-context.js'
-export { renderBenchmarkTable, rankingChanges } from './vitest/table.js'
+export { renderBenchmarkTable, rankingChanges } from './report/table.js'
 
 export * from './models/index.js'
 export { ChatResponseSchema, checkChatResponse, isPlainChatResponse } from './models/chat-model.js'
@@ -23,7 +23,7 @@ export { feedback, renderDiagnostics, criticPrompt, criterionSatisfied, Feedback
 export * from './verifiers/index.js'
 
 export { runCell, cellProtocol, type CellResult, type CellSpec } from './protocol/cell.js'
-export { isPromiseLike, type Awaitable } from './protocol/awaitable.js'
+export { isPromiseLike, type Awaitable } from './core/awaitable.js'
 export { summariseCell, type Thresholds } from './protocol/cell-summary.js'
 export { runSequential, type SequentialInput, type TrajectoryOutcome } from './protocol/sequential.js'
 export { runIndependent, type IndependentInput } from './protocol/independent.js'

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RunSummarySchema, TrajectorySchema, type RunSummary, type Trajectory } from '../src/artifacts/schemas.js'
+import { RunSummarySchema, TrajectorySchema, type RunSummary, type Trajectory } from '../src/core/schemas.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const fixture = fileURLToPath(new URL('./pack-fixture/', import.meta.url))

@@ -1,9 +1,9 @@
 // A small synthetic run for the report tests: trajectories built by rule, summarised by the real
 // cell summariser, so summary.json and trajectories.jsonl agree as they do in a real run.
-import { SUMMARY_SCHEMA, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type RunSummary, type Trajectory } from '../src/artifacts/schemas.js'
+import { SUMMARY_SCHEMA, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
 import { createRng } from '../src/metrics/index.js'
 import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
-import { protocolFingerprint } from '../src/protocol/fingerprint.js'
+import { protocolFingerprint } from '../src/core/fingerprint.js'
 
 export interface FakeRunOptions {
   runId?: string

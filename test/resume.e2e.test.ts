@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 
 import { join } from 'node:path'
 import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RunSummarySchema, type RunSummary } from '../src/artifacts/schemas.js'
+import { RunSummarySchema, type RunSummary } from '../src/core/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { RunSummarySchema } from '../src/artifacts/schemas.js'
+import { RunSummarySchema } from '../src/core/schemas.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))

@@ -2,7 +2,7 @@
  * The whole cross-actor analysis of one or more runs, as plain JSON (validated by
  * `AnalysisReportSchema`): what `seqk analyze` prints and writes, and what the HTML report renders.
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { AnalysisInputError, INDEPENDENT, isIndependent, passAtFromCell, seqCurveFromCell, TruncationRefusedError } from './cell-scores.js'
 import { assertComparable, ComparabilityError, crossProtocolNotes } from './comparability.js'
 import { bestNonBinaryPairs, protocolCorrelations } from './correlations.js'

@@ -3,7 +3,7 @@
  * k < K may be read from a K-run by truncation only when the actor was not told its budget
  * (DESIGN §1). Everything else in `analysis/` goes through these, so that rule lives in one place.
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { passAtK } from '../metrics/index.js'
 
 /** Thrown when an analysis would read Seq@k (k < K) from a run whose actor knew its budget K. */

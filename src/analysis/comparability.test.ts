@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunSummary } from '../artifacts/schemas.js'
+import type { RunSummary } from '../core/schemas.js'
 import { analyzeRuns, selectModels } from './analyze.js'
 import { assertComparable, ComparabilityError, comparabilityProblems, crossProtocolNotes, differencesBesidesActor } from './comparability.js'
 import { sourcedCells } from './load-runs.js'

@@ -3,8 +3,8 @@
  * compared only on protocols equal in everything but the actor. The independent cells of a
  * benchmark are compared with each other, and each feedback mode's cells with each other.
  */
-import type { CellSummary, Protocol } from '../artifacts/schemas.js'
-import { protocolDifferences } from '../protocol/fingerprint.js'
+import type { CellSummary, Protocol } from '../core/schemas.js'
+import { protocolDifferences } from '../core/fingerprint.js'
 
 /** A cell and the run it was read from (the cell's own `runId` may name the run directory instead). */
 export interface SourcedCell {

@@ -4,7 +4,7 @@
  * Sequential attempts carry history and cost more each, but often succeed sooner, so the frontier
  * of Seq@k can lie above that of Pass@k.
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { INDEPENDENT, isIndependent } from './cell-scores.js'
 import { paretoMask } from './pareto.js'
 import type { CostSuccess, CostSuccessPointJson, CostSuccessSeries } from './report-schema.js'

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { SUMMARY_FILE } from '../artifacts/run-dir.js'
-import type { RunSummary } from '../artifacts/schemas.js'
+import type { RunSummary } from '../core/schemas.js'
 import { readSummary } from '../artifacts/summary-file.js'
 import type { SourcedCell } from './comparability.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { passAtK } from '../metrics/index.js'
 import { selectModels } from './analyze.js'
 import { AnalysisInputError, TruncationRefusedError } from './cell-scores.js'

@@ -17,7 +17,7 @@
  *    groups keep their sizes) and repeating steps 2–3 on every resample.
  * Uniformly random choice (no calibration, no cost) is the baseline.
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
 import { AnalysisInputError, taskPassAt, taskSolvedBy, TruncationRefusedError, truncationProblem } from './cell-scores.js'
 import { ComparabilityError, type ComparabilityProblem } from './comparability.js'

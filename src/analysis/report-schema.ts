@@ -7,7 +7,7 @@
  * runs; `k` is a budget (number of attempts or samples).
  */
 import { z } from 'zod'
-import { IntervalSchema } from '../artifacts/schemas.js'
+import { IntervalSchema } from '../core/schemas.js'
 
 const Rate = z.number().nullable()
 const Int = z.number().int()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { revisionTimingRow, revisionTimingTable } from './revision-timing.js'
 import { simulateRun } from './simulated-runs.js'
 

@@ -3,7 +3,7 @@
  * first revision, and LGS, the share earned by the last one. A high EGS suits deployments that
  * allow few revisions; a non-zero LGS says more attempts could still help.
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { revisionTiming } from '../metrics/index.js'
 import { isIndependent } from './cell-scores.js'
 import type { TimingRow } from './report-schema.js'

@@ -5,10 +5,10 @@
  * advance: e.g. a worse first-try actor that revises well must win under Seq@K and lose under
  * Pass@K.
  */
-import { CELL_SUMMARY_SCHEMA, RunSummarySchema, SUMMARY_SCHEMA, type CellSummary, type Protocol, type RunSummary } from '../artifacts/schemas.js'
+import { CELL_SUMMARY_SCHEMA, RunSummarySchema, SUMMARY_SCHEMA, type CellSummary, type Protocol, type RunSummary } from '../core/schemas.js'
 import { createRng, passAtCurve, passAtInterval, passHatCurve, revisionTiming, seedFrom, seqAtCurve, seqAtInterval, gain, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
 import { intervalJson } from '../protocol/cell-summary.js'
-import { protocolFingerprint } from '../protocol/fingerprint.js'
+import { protocolFingerprint } from '../core/fingerprint.js'
 
 export interface SimulatedActorSpec {
   id: string

@@ -9,14 +9,14 @@ import { binary } from '../feedback/binary.js'
 import type { ChatModel } from '../models/chat-model.js'
 import { simulatedActor } from '../models/simulated.js'
 import { runCell, type CellSpec } from '../protocol/cell.js'
-import { protocolFingerprint } from '../protocol/fingerprint.js'
+import { protocolFingerprint } from '../core/fingerprint.js'
 import { fullHistory } from '../protocol/history.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import type { Task } from '../protocol/task.js'
 import { saysCorrect } from '../protocol/test-helpers.js'
 import { applyBaseline } from '../vitest/baseline.js'
 import { BaselineFileError, baselineCellProblems, readBaselineFile, writeBaselineCell, type BaselineCellJson, type BaselineFile } from './baseline-file.js'
-import type { CellSummary, ErrorPolicy } from './schemas.js'
+import type { CellSummary, ErrorPolicy } from '../core/schemas.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-file-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

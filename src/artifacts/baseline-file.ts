@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from 'node:path'
 import { z } from 'zod'
 import { passAtCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
-import { protocolFingerprint } from '../protocol/fingerprint.js'
+import { protocolFingerprint } from '../core/fingerprint.js'
 import { censoredRow } from '../protocol/task-rates.js'
-import { CellSummarySchema, errorPolicyOf, ProtocolSchema, type Protocol } from './schemas.js'
-import { describeZodError } from './zod-errors.js'
+import { CellSummarySchema, errorPolicyOf, ProtocolSchema, type Protocol } from '../core/schemas.js'
+import { describeZodError } from '../core/zod-errors.js'
 
 export const BASELINE_SCHEMA = 'seqk.baseline/1'
 const PROTOCOL_SCHEMA = 'seqk.protocol/1'

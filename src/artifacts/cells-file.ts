@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { z } from 'zod'
-import { ProtocolSchema } from './schemas.js'
+import { ProtocolSchema } from '../core/schemas.js'
 import { readJsonLines } from './jsonl.js'
 
 /** Beside `trajectories.jsonl`: what each cell declared, so its summary can be recomputed from the files alone. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { BaselineFileSchema } from './baseline-file.js'
-import { CellSummarySchema, RunSummarySchema, TrajectorySchema } from './schemas.js'
+import { CellSummarySchema, RunSummarySchema, TrajectorySchema } from '../core/schemas.js'
 
 /**
  * The JSON Schema files shipped in `schemas/`, generated from the zod schemas (never written by

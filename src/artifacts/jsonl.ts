@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
 import type { z } from 'zod'
-import { describeZodError } from './zod-errors.js'
+import { describeZodError } from '../core/zod-errors.js'
 
 /** Bytes read at a time: a run's file is streamed, never held whole. */
 const CHUNK = 1024 * 1024

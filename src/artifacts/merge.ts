@@ -1,4 +1,4 @@
-import type { Trajectory } from './schemas.js'
+import type { Trajectory } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { protocolChangeLines } from '../protocol/resume.js'
 import { shardOfTask } from '../protocol/shard.js'

@@ -1,5 +1,5 @@
-import type { CellSummary, GateJson, RunSummary, ThresholdResult, Trajectory } from './schemas.js'
-import { SUMMARY_SCHEMA } from './schemas.js'
+import type { CellSummary, GateJson, RunSummary, ThresholdResult, Trajectory } from '../core/schemas.js'
+import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'

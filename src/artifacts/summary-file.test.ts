@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { summariseCell } from '../protocol/cell-summary.js'
-import { SUMMARY_SCHEMA, type Protocol, type RunSummary } from './schemas.js'
+import { SUMMARY_SCHEMA, type Protocol, type RunSummary } from '../core/schemas.js'
 import { readSummary, writeSummary } from './summary-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-summary-'))

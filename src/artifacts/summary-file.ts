@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs'
-import { type RunSummary, RunSummarySchema } from './schemas.js'
-import { describeZodError } from './zod-errors.js'
+import { type RunSummary, RunSummarySchema } from '../core/schemas.js'
+import { describeZodError } from '../core/zod-errors.js'
 
 /** Writes `summary.json` atomically (temp file, then rename), so readers never see half a file. */
 export function writeSummary(path: string, summary: RunSummary): void {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { TRAJECTORY_SCHEMA, type Trajectory } from './schemas.js'
+import { TRAJECTORY_SCHEMA, type Trajectory } from '../core/schemas.js'
 import { appendTrajectory, cutTornTail, readTrajectories } from './trajectories-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-trajectories-'))

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, openSync, closeSync, readSync, fstatSync, ftruncateSync } from 'node:fs'
-import { type Trajectory, TrajectorySchema } from './schemas.js'
+import { type Trajectory, TrajectorySchema } from '../core/schemas.js'
 import { forEachJsonLine } from './jsonl.js'
 
 /**

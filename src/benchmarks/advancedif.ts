@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import type { ChatModel } from '../models/chat-model.js'
-import { sha256 } from '../protocol/fingerprint.js'
+import { sha256 } from '../core/fingerprint.js'
 import {
   BenchmarkMessagesSchema,
   assertUniqueIds,

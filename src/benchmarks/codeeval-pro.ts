@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { describeZodError } from '../artifacts/zod-errors.js'
+import { describeZodError } from '../core/zod-errors.js'
 import { TaskSchema, type Task } from '../protocol/task.js'
 import { refuseOtherBenchmark, sniffRecords } from './recognise.js'
 import { PYTHON_BUILTINS, blankStringsAndComments, callNames, functionSpan, importLines, importedNames, topLevelDefs } from './python-source.js'

@@ -4,7 +4,7 @@
  * power, the smallest drop caught 80% of the time, and the tasks or repeats a target drop needs.
  * Every number comes from simulating the gate's own decision (src/protocol/gate-power.ts).
  */
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { concentrationFrom } from '../metrics/population.js'
 import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
-import type { CellSummary, GateJson } from '../artifacts/schemas.js'
+import type { CellSummary, GateJson } from '../core/schemas.js'
 import { recomputeRun } from '../artifacts/recompute.js'
 import { RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'

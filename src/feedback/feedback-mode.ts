@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ModelCallSchema, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { ComponentError, zodProblems } from '../models/component-error.js'
 import type { Task } from '../protocol/task.js'
-import type { Awaitable } from '../protocol/awaitable.js'
+import type { Awaitable } from '../core/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
 /** The kinds of feedback of DESIGN §1. The text and its kind are kept apart in artifacts. */

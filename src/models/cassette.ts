@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
-import { canonicalJson, sha256 } from '../protocol/fingerprint.js'
+import { canonicalJson, sha256 } from '../core/fingerprint.js'
 import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
 import { redactSecrets, redactUrl } from './redact.js'
 

@@ -1,46 +1,9 @@
 import { z } from 'zod'
 import { ComponentError, zodProblems } from './component-error.js'
 
-/** One chat message. Every provider and the simulated actor speak this shape. */
-export const ChatMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant']),
-  content: z.string(),
-})
-export type ChatMessage = z.infer<typeof ChatMessageSchema>
-
-/** The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it. */
-export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser'
-
-/**
- * Token usage of one call. `inputTokens` counts every input token, cached ones included;
- * `cacheReadTokens` and `cacheWriteTokens` are the parts of it read from or written to a prompt
- * cache (0 where a provider has none). Providers with other conventions are normalised to this.
- */
-export const UsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cacheReadTokens: z.number().int().nonnegative(),
-  cacheWriteTokens: z.number().int().nonnegative(),
-})
-export type Usage = z.infer<typeof UsageSchema>
-
-export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
-
-/**
- * One model call as artifacts keep it: who made it, what it used and cost, and whether it came
- * from a cassette. Actor calls are flattened into the attempt; helper calls (summariser, critic,
- * grader) are listed on the attempt they served.
- */
-export const ModelCallSchema = z.object({
-  role: z.enum(['actor', 'critic', 'grader', 'summariser']),
-  usage: UsageSchema,
-  latencyMs: z.number().nonnegative(),
-  costUsd: z.number().nullable(),
-  /** What it would have cost with no prompt caching; null when unpriced. */
-  costUsdWithoutCache: z.number().nullable(),
-  replayed: z.boolean(),
-})
-export type ModelCall = z.infer<typeof ModelCallSchema>
+// The contract's schemas live in core/; re-exported here beside the interfaces that use them.
+export { ChatMessageSchema, UsageSchema, ZERO_USAGE, ModelCallSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
+import { UsageSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
 
 /** Adds usages field by field (pure). */
 export function addUsage(a: Usage, b: Usage): Usage {

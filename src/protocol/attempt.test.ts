@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Attempt } from '../artifacts/schemas.js'
+import type { Attempt } from '../core/schemas.js'
 import { ZERO_USAGE } from '../models/chat-model.js'
 import { simulatedActor } from '../models/simulated.js'
 import type { ChatModel } from '../models/chat-model.js'

@@ -3,8 +3,8 @@ import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
 import { isComponentError } from '../models/component-error.js'
 import { checkVerdict, type Verdict, type Verifier } from '../verifiers/verifier.js'
-import type { Attempt, TrajectoryError } from '../artifacts/schemas.js'
-import { isPromiseLike } from './awaitable.js'
+import type { Attempt, TrajectoryError } from '../core/schemas.js'
+import { isPromiseLike } from '../core/awaitable.js'
 import type { Task } from './task.js'
 
 /** An infrastructure failure at one stage of an attempt; ends the trajectory as `error`. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../artifacts/schemas.js'
+import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../core/schemas.js'
 import { costCurve, costUpTo, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
 import { totals } from './attempt.js'
 

@@ -17,7 +17,7 @@ import {
   type SampleCounts,
   type TaskOutcomes,
 } from '../metrics/index.js'
-import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../artifacts/schemas.js'
+import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../feedback/verifier-feedback.js'
 

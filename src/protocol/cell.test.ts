@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { CellSummarySchema, TrajectorySchema, type Trajectory } from '../artifacts/schemas.js'
+import { CellSummarySchema, TrajectorySchema, type Trajectory } from '../core/schemas.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import { passAtCurve, passHatCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
 import type { CallContext, ChatMessage, ChatModel, Usage } from '../models/chat-model.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import { runCell, type CellSpec } from './cell.js'
 import { cellSpec } from './test-helpers.js'
-import { protocolFingerprint } from './fingerprint.js'
+import { protocolFingerprint } from '../core/fingerprint.js'
 import type { Task } from './task.js'
 
 // ---- doubles ----------------------------------------------------------------------------------

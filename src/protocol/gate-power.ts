@@ -1,6 +1,6 @@
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
 import { concentrationFrom, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 import { taskRate, taskTrials } from './task-rates.js'
 

@@ -1,5 +1,5 @@
 import { differenceInterval } from '../metrics/intervals.js'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { hasCensored, taskRates, taskTrials } from './task-rates.js'
 import { percent } from '../metrics/format.js'
 

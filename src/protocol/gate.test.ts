@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CellSummary, Protocol } from '../artifacts/schemas.js'
+import type { CellSummary, Protocol } from '../core/schemas.js'
 import { compareToBaseline, type BaselineCell } from './gate.js'
 
 const protocol: Protocol = {

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { ChatMessageSchema, checkChatResponse, ModelCallSchema, recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { ComponentError, zodProblems } from '../models/component-error.js'
-import type { Awaitable } from './awaitable.js'
-import { canonicalJson } from './fingerprint.js'
+import type { Awaitable } from '../core/awaitable.js'
+import { canonicalJson } from '../core/fingerprint.js'
 
 /** One finished, failed attempt as the history keeps it. */
 export interface Turn {

@@ -1,6 +1,6 @@
 import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
-import type { Attempt } from '../artifacts/schemas.js'
+import type { Attempt } from '../core/schemas.js'
 import { StageError, proposeAndVerify } from './attempt.js'
 import { checkPrompt, type PromptBuilder } from './prompt-builder.js'
 import type { TrajectoryOutcome } from './sequential.js'

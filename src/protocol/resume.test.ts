@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Trajectory } from '../artifacts/schemas.js'
+import type { Trajectory } from '../core/schemas.js'
 import { simulatedActor as simulated } from '../models/simulated.js'
 import { runCell, type CellSpec } from './cell.js'
 import { planResume, ResumeRefusedError, reuseKey } from './resume.js'

@@ -1,5 +1,5 @@
-import type { Protocol, Trajectory } from '../artifacts/schemas.js'
-import { protocolDifferences } from './fingerprint.js'
+import type { Protocol, Trajectory } from '../core/schemas.js'
+import { protocolDifferences } from '../core/fingerprint.js'
 
 /** The key a cell looks a finished trajectory up by: its task and repeat. */
 export function reuseKey(taskId: string, repeat: number): string {

@@ -7,7 +7,7 @@
  */
 import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
 import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 
 type TaskRow = CellSummary['perTask'][number]

@@ -1,6 +1,6 @@
 import { passAtK } from '../metrics/index.js'
 import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from '../metrics/censored.js'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 
 type TaskRow = CellSummary['perTask'][number]
 

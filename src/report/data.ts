@@ -4,7 +4,7 @@
  * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
  * band at K is the summary's interval.
  */
-import type { CellSummary, Trajectory } from '../artifacts/schemas.js'
+import type { CellSummary, Trajectory } from '../core/schemas.js'
 import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
 import { censoredRow } from '../protocol/task-rates.js'
 import { competitionRanks } from '../metrics/ranks.js'

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { RunSummary } from '../artifacts/schemas.js'
+import type { RunSummary } from '../core/schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
 import { appendHistory, cellChanges, changeSinceLast, condenseChanges, gitInfo, HISTORY_SCHEMA, HistoryEntrySchema, historyEntries, readHistory, type HistoryEntry } from './history.js'
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { z } from 'zod'
-import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
+import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
 

@@ -4,8 +4,8 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { createHash } from 'node:crypto'
-import type { CellSummary, RunSummary, Trajectory } from '../artifacts/schemas.js'
-import { rankingChanges } from '../vitest/table.js'
+import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
+import { rankingChanges } from './table.js'
 import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, type TrendRow } from './charts.js'
 import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'

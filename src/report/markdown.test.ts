@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunSummary } from '../artifacts/schemas.js'
+import type { RunSummary } from '../core/schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
 import { escapeAnnotationData, escapeAnnotationProperty, githubAnnotations, markdownText, renderMarkdownSummary, seqCurvesMermaid } from './markdown.js'
 

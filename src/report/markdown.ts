@@ -2,9 +2,9 @@
  * GitHub output: a Markdown run summary (for `GITHUB_STEP_SUMMARY` and a pull-request comment)
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
-import type { CellSummary, RunSummary } from '../artifacts/schemas.js'
+import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
-import { rankingChanges } from '../vitest/table.js'
+import { rankingChanges } from './table.js'
 import { percent, signedPercent } from '../metrics/format.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */

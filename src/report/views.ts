@@ -1,4 +1,4 @@
-import type { RunSummary, Trajectory } from '../artifacts/schemas.js'
+import type { RunSummary, Trajectory } from '../core/schemas.js'
 import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
 import type { HistoryEntry } from './history.js'
 import { renderHtmlReport } from './html.js'

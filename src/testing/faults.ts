@@ -1,7 +1,7 @@
 // The fault queue: faults wait in the order they were injected; each request takes the first one
 // whose `match` accepts it, until the fault's `times` are used up.
 import { z } from 'zod'
-import { describeZodError } from '../artifacts/zod-errors.js'
+import { describeZodError } from '../core/zod-errors.js'
 import type { Fault, FaultSpec, TestServerRequest } from './types.js'
 
 const FaultSchema = z.discriminatedUnion('kind', [

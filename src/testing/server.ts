@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
-import { describeZodError } from '../artifacts/zod-errors.js'
+import { describeZodError } from '../core/zod-errors.js'
 import { FaultQueue, retryHeaders } from './faults.js'
 import { rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
 import { echo, normaliseReply } from './responders.js'

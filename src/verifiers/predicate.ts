@@ -5,7 +5,7 @@
 import { z } from 'zod'
 import { checkReturned, shown } from '../models/component-error.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
-import { isPromiseLike, type Awaitable } from '../protocol/awaitable.js'
+import { isPromiseLike, type Awaitable } from '../core/awaitable.js'
 import type { Task } from '../protocol/task.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'
 

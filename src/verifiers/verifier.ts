@@ -1,64 +1,10 @@
-import { z } from 'zod'
-import { ModelCallSchema } from '../models/chat-model.js'
 import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
 import type { Task } from '../protocol/task.js'
-import type { Awaitable } from '../protocol/awaitable.js'
+import type { Awaitable } from '../core/awaitable.js'
 
-/** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
-export const TestOutcomeSchema = z.object({
-  index: z.number().int().nonnegative(),
-  source: z.string(),
-  pass: z.boolean(),
-  call: z.string().optional(),
-  expected: z.string().optional(),
-  actual: z.string().optional(),
-  error: z.string().optional(),
-})
-export type TestOutcome = z.infer<typeof TestOutcomeSchema>
-
-/** One rubric criterion's verdict (rubric verifiers; later issues). */
-export const CriterionVerdictSchema = z.object({
-  id: z.string(),
-  text: z.string(),
-  met: z.boolean(),
-  points: z.number().optional(),
-  reason: z.string().optional(),
-  /** Whether the criterion counts in the answer's favour: `met` for a normal criterion, not met for a penalty (negative points). */
-  satisfied: z.boolean().optional(),
-  checkedBy: z.enum(['code', 'predicate', 'grader']).optional(),
-})
-export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
-
-/**
- * What a verifier saw besides pass/fail: the raw material of `verifier` feedback.
- * `outcome` separates a wrong answer from code that did not load or ran out of time.
- */
-export const DiagnosticsSchema = z.object({
-  outcome: z.enum(['passed', 'failed', 'load-error', 'timeout', 'no-answer']),
-  summary: z.string(),
-  tests: z.array(TestOutcomeSchema).optional(),
-  error: z.string().optional(),
-  stdout: z.string().optional(),
-  stderr: z.string().optional(),
-})
-export type Diagnostics = z.infer<typeof DiagnosticsSchema>
-
-export const VerdictSchema = z.object({
-  pass: z.boolean(),
-  score: z.number().optional(),
-  /** What was verified: e.g. the extracted code block. */
-  extracted: z.string().optional(),
-  /** Which form of the answer the verdict is about: as written, or sanitised (demo code cut off). */
-  variant: z.enum(['raw', 'sanitised']).optional(),
-  diagnostics: DiagnosticsSchema,
-  criteria: z.array(CriterionVerdictSchema).optional(),
-  durationMs: z.number().nonnegative().optional(),
-  /** The isolation the answer ran under (code verifiers): `bwrap` or `none`. */
-  sandbox: z.enum(['bwrap', 'none']).optional(),
-  /** Model calls the verifier made (a grader's); the protocol moves them to the attempt's helper calls. */
-  calls: z.array(ModelCallSchema).optional(),
-})
-export type Verdict = z.infer<typeof VerdictSchema>
+// The contract's schemas live in core/; re-exported here beside the Verifier interface.
+export { TestOutcomeSchema, CriterionVerdictSchema, DiagnosticsSchema, VerdictSchema, type TestOutcome, type CriterionVerdict, type Diagnostics, type Verdict } from '../core/contract.js'
+import { VerdictSchema, type Verdict } from '../core/contract.js'
 
 /** What a verification may use besides the task and the answer. */
 export interface VerifyOptions {

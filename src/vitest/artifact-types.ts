@@ -1,4 +1,4 @@
-import type { CellSummary, ErrorPolicy, Protocol, Trajectory } from '../artifacts/schemas.js'
+import type { CellSummary, ErrorPolicy, Protocol, Trajectory } from '../core/schemas.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import type { CellStartRecord } from '../artifacts/cells-file.js'
 

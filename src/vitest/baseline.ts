@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { relative } from 'node:path'
 import { BASELINE_FIX, BaselineFileError, describeBaselineProblem, inspectBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
-import type { CellSummary, GateJson } from '../artifacts/schemas.js'
+import type { CellSummary, GateJson } from '../core/schemas.js'
 import { finiteOrNull } from '../protocol/cell-summary.js'
 import { compareToBaseline, type GateOptions } from '../protocol/gate.js'
 

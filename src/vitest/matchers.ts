@@ -1,4 +1,4 @@
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import type { CellResult } from '../protocol/cell.js'
 
 type Subject = CellSummary | CellResult

@@ -6,8 +6,8 @@ import type { Verifier } from '../verifiers/verifier.js'
 import type { HistoryPolicy } from '../protocol/history.js'
 import type { PromptBuilder } from '../protocol/prompt-builder.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
-import { describeZodError } from '../artifacts/zod-errors.js'
-import type { ErrorPolicy } from '../artifacts/schemas.js'
+import { describeZodError } from '../core/zod-errors.js'
+import type { ErrorPolicy } from '../core/schemas.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 

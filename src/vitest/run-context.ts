@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path'
 import { inject } from 'vitest'
 import { DEFAULT_RUNS_DIR, RUN_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
-import type { Trajectory } from '../artifacts/schemas.js'
+import type { Trajectory } from '../core/schemas.js'
 
 /** The run every cell of one `vitest run` writes into. */
 export interface SeqkRun {

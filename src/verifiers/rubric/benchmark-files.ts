@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { describeZodError } from '../../artifacts/zod-errors.js'
+import { describeZodError } from '../../core/zod-errors.js'
 
 /** A rubric benchmark file is missing or malformed; the message names the record and the field. */
 export class RubricBenchmarkFileError extends Error {

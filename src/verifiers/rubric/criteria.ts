@@ -6,7 +6,7 @@
  * only through the verifier's options (`verifiers.rubric({ predicates })`), never on the task.
  */
 import { z } from 'zod'
-import { describeZodError } from '../../artifacts/zod-errors.js'
+import { describeZodError } from '../../core/zod-errors.js'
 import type { Task, TaskInput } from '../../protocol/task.js'
 
 const RegexCheckSchema = z

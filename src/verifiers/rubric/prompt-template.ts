@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { sha256 } from '../../protocol/fingerprint.js'
+import { sha256 } from '../../core/fingerprint.js'
 import type { ChatMessage } from '../../models/chat-model.js'
 
 export interface PromptTemplate {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { protocolFingerprint } from '../../protocol/fingerprint.js'
+import { protocolFingerprint } from '../../core/fingerprint.js'
 import type { Task } from '../../protocol/task.js'
 import { rubric, rubricCriteria, verdictCalls } from './rubric-verifier.js'
 import { RubricGraderError } from './grader.js'

@@ -3,12 +3,12 @@
  * model) and applies a pass rule.
  */
 import { z } from 'zod'
-import { describeZodError } from '../../artifacts/zod-errors.js'
+import { describeZodError } from '../../core/zod-errors.js'
 import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { checkReturned, type ContractBreach } from '../../models/component-error.js'
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
-import { isPromiseLike } from '../../protocol/awaitable.js'
-import { canonicalJson, sha256 } from '../../protocol/fingerprint.js'
+import { isPromiseLike } from '../../core/awaitable.js'
+import { canonicalJson, sha256 } from '../../core/fingerprint.js'
 import { taskMessages, type Task } from '../../protocol/task.js'
 import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
 import { runCheck, type CriterionJudgement } from './checks.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { rankingChanges, renderBenchmarkTable } from './table.js'
 
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {

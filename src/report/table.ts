@@ -1,5 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk'
-import type { CellSummary } from '../artifacts/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
 import { percent, signedPercent } from '../metrics/format.js'
 

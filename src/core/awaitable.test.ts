@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { binary } from '../feedback/binary.js'
 import { verifierFeedback } from '../feedback/verifier-feedback.js'
 import { isPromiseLike } from './awaitable.js'
-import { fullHistory, lastHistory } from './history.js'
-import { neverPasses } from './test-helpers.js'
+import { fullHistory, lastHistory } from '../protocol/history.js'
+import { neverPasses } from '../protocol/test-helpers.js'
 
 describe('isPromiseLike', () => {
   it('tells promises and thenables from plain values', () => {

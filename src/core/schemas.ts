@@ -7,8 +7,7 @@
  * strings (DESIGN §5), so "no value" is `null` and times are ISO strings.
  */
 import { z } from 'zod'
-import { ModelCallSchema, UsageSchema } from '../models/chat-model.js'
-import { VerdictSchema } from '../verifiers/verifier.js'
+import { ModelCallSchema, UsageSchema, VerdictSchema } from './contract.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)

@@ -1,0 +1,102 @@
+/**
+ * The data contract every folder speaks, at the bottom of the house (DESIGN §3): what a model
+ * call, its usage and a verdict look like on disk and in memory. It imports nothing of ours.
+ */
+import { z } from 'zod'
+
+/** One chat message. Every provider and the simulated actor speak this shape. */
+export const ChatMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant']),
+  content: z.string(),
+})
+export type ChatMessage = z.infer<typeof ChatMessageSchema>
+
+/** The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it. */
+export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser'
+
+/**
+ * Token usage of one call. `inputTokens` counts every input token, cached ones included;
+ * `cacheReadTokens` and `cacheWriteTokens` are the parts of it read from or written to a prompt
+ * cache (0 where a provider has none). Providers with other conventions are normalised to this.
+ */
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+})
+export type Usage = z.infer<typeof UsageSchema>
+
+export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
+
+/**
+ * One model call as artifacts keep it: who made it, what it used and cost, and whether it came
+ * from a cassette. Actor calls are flattened into the attempt; helper calls (summariser, critic,
+ * grader) are listed on the attempt they served.
+ */
+export const ModelCallSchema = z.object({
+  role: z.enum(['actor', 'critic', 'grader', 'summariser']),
+  usage: UsageSchema,
+  latencyMs: z.number().nonnegative(),
+  costUsd: z.number().nullable(),
+  /** What it would have cost with no prompt caching; null when unpriced. */
+  costUsdWithoutCache: z.number().nullable(),
+  replayed: z.boolean(),
+})
+export type ModelCall = z.infer<typeof ModelCallSchema>
+
+/** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
+export const TestOutcomeSchema = z.object({
+  index: z.number().int().nonnegative(),
+  source: z.string(),
+  pass: z.boolean(),
+  call: z.string().optional(),
+  expected: z.string().optional(),
+  actual: z.string().optional(),
+  error: z.string().optional(),
+})
+export type TestOutcome = z.infer<typeof TestOutcomeSchema>
+
+/** One rubric criterion's verdict (rubric verifiers; later issues). */
+export const CriterionVerdictSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  met: z.boolean(),
+  points: z.number().optional(),
+  reason: z.string().optional(),
+  /** Whether the criterion counts in the answer's favour: `met` for a normal criterion, not met for a penalty (negative points). */
+  satisfied: z.boolean().optional(),
+  checkedBy: z.enum(['code', 'predicate', 'grader']).optional(),
+})
+export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
+
+/**
+ * What a verifier saw besides pass/fail: the raw material of `verifier` feedback.
+ * `outcome` separates a wrong answer from code that did not load or ran out of time.
+ */
+export const DiagnosticsSchema = z.object({
+  outcome: z.enum(['passed', 'failed', 'load-error', 'timeout', 'no-answer']),
+  summary: z.string(),
+  tests: z.array(TestOutcomeSchema).optional(),
+  error: z.string().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+})
+export type Diagnostics = z.infer<typeof DiagnosticsSchema>
+
+export const VerdictSchema = z.object({
+  pass: z.boolean(),
+  score: z.number().optional(),
+  /** What was verified: e.g. the extracted code block. */
+  extracted: z.string().optional(),
+  /** Which form of the answer the verdict is about: as written, or sanitised (demo code cut off). */
+  variant: z.enum(['raw', 'sanitised']).optional(),
+  diagnostics: DiagnosticsSchema,
+  criteria: z.array(CriterionVerdictSchema).optional(),
+  durationMs: z.number().nonnegative().optional(),
+  /** The isolation the answer ran under (code verifiers): `bwrap` or `none`. */
+  sandbox: z.enum(['bwrap', 'none']).optional(),
+  /** Model calls the verifier made (a grader's); the protocol moves them to the attempt's helper calls. */
+  calls: z.array(ModelCallSchema).optional(),
+})
+export type Verdict = z.infer<typeof VerdictSchema>
