@@ -2,6 +2,7 @@ import type { Trajectory } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { protocolChangeLines } from '../protocol/resume.js'
 import { shardOfTask } from '../protocol/shard.js'
+import { canonicalJson } from '../core/fingerprint.js'
 
 /** One shard's run directory, read. */
 export interface ShardRun {
@@ -50,6 +51,8 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
       if (part.start.fingerprint !== first.start.fingerprint) {
         throw new MergeError(`cell ${name} ran under different protocols in ${first.run.dir} and ${part.run.dir} (${protocolChangeLines(first.start.protocol, part.start.protocol).join('; ') || 'fingerprints differ'}): shards of one run share one protocol`)
       }
+      const changed = declarationChanges(first.start, part.start)
+      if (changed.length > 0) throw new MergeError(`cell ${name} was declared differently in ${first.run.dir} and ${part.run.dir} (${changed.join('; ')}): shards of one run run the same eval`)
       if ((part.start.shard?.count ?? 1) !== count) throw new MergeError(`cell ${name} was split ${count} ways in ${first.run.dir} and ${part.start.shard?.count ?? 1} in ${part.run.dir}: every shard of one run uses the same SEQK_SHARD count`)
     }
     const byIndex = new Map<number, (typeof parts)[number]>()
@@ -82,4 +85,15 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
     cells.push({ start: { ...declared, runId }, end })
   }
   return { cells, trajectories }
+}
+
+/** The fields two shards' declarations of one cell differ in, besides the run id and the shard: `field: a → b`. */
+function declarationChanges(a: CellStartRecord, b: CellStartRecord): string[] {
+  const fields = ['actorId', 'mode', 'taskIds', 'taskHashes', 'repeats', 'thresholds', 'errors', 'file', 'baseline'] as const
+  return fields.filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f])).map((f) => `${f}: ${short(a[f])} → ${short(b[f])}`)
+}
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined'
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text
 }

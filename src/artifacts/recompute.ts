@@ -3,6 +3,7 @@ import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { shardOfTask } from '../protocol/shard.js'
 
 /** The threshold line of a cell that did not run to its end: failed, saying why and how far it got. */
 export function unfinishedThreshold(why: string, ended: number, total: number): ThresholdResult {
@@ -28,9 +29,12 @@ export function inCellOrder(trajectories: readonly Trajectory[], taskIds: readon
  * trajectories than it declared, is failed as unfinished. `gate` applies its baseline, if any.
  */
 export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undefined, onFile: readonly Trajectory[], gate?: (summary: CellSummary) => GateJson): CellSummary {
+  // A shard's cell ran its share of the declared tasks (see SEQK_SHARD), and is summarised as it was.
+  const shard = start.shard
+  const taskIds = shard ? start.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : start.taskIds
   const mine = inCellOrder(
     onFile.filter((t) => t.runId === start.runId && t.benchmark === start.benchmark && t.cellId === start.cellId && t.fingerprint === start.fingerprint && t.repeat < start.repeats),
-    start.taskIds,
+    taskIds,
   )
   let summary = summariseCell({
     runId: start.runId,
@@ -40,7 +44,7 @@ export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undef
     mode: start.mode,
     protocol: start.protocol,
     fingerprint: start.fingerprint,
-    taskIds: start.taskIds,
+    taskIds,
     taskHashes: start.taskHashes,
     repeats: start.repeats,
     trajectories: mine,
@@ -48,11 +52,13 @@ export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undef
     errors: start.errors,
     durationMs: end?.durationMs ?? 0,
   })
-  const total = start.taskIds.length * start.repeats
+  const total = taskIds.length * start.repeats
   if (!end || mine.length < total) {
     const why = end ? 'trajectories are missing from trajectories.jsonl' : 'it has no end record (a timeout, a crash or a cancel)'
-    return { ...summary, thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds], verdict: 'fail' }
+    return { ...summary, thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds], verdict: 'fail', ...(shard ? { shard } : {}) }
   }
+  // Its thresholds and baseline wait for the merge, as when it ran.
+  if (shard) return { ...summary, thresholds: [], verdict: 'pass', shard }
   if (start.baseline && gate) {
     const result = gate(summary)
     const failed = result.status === 'fail' || result.status === 'missing'

@@ -3,7 +3,7 @@
  * (`SEQK_SHARD=i/N` on N machines) into one run directory, every cell recomputed from the union
  * of its trajectories: summary.json, the tables, the baseline verdicts, pr-comment.md and the report.
  */
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { appendCellRecord, CELLS_FILE, readCells } from '../artifacts/cells-file.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
@@ -19,7 +19,7 @@ import { renderBenchmarkTable } from '../report/table.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import type { CliIo } from './run.js'
-import { baselineGate, projectRoot } from './summarize.js'
+import { baselineGate } from './summarize.js'
 
 export const mergeSpec: CommandSpec = {
   name: 'merge',
@@ -49,25 +49,32 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   }
   const runs: ShardRun[] = paths.map((p) => {
     const dir = resolve(cwd, p)
-    for (const file of [TRAJECTORIES_FILE, CELLS_FILE]) if (!existsSync(join(dir, file))) throw new MergeError(`${dir}: no ${file}; give run directories written by seqEval (.seqk/runs/<run id>)`)
+    if (!existsSync(join(dir, CELLS_FILE))) throw new MergeError(`${dir}: no ${CELLS_FILE}; give run directories written by seqEval (.seqk/runs/<run id>)`)
     try {
-      // Only what the summary needs is held; the texts are streamed to the merged file below.
-      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: readTrajectories(join(dir, TRAJECTORIES_FILE), { view: summaryView }).trajectories }
+      // Only what the summary needs is held; the texts are streamed to the merged file below. A
+      // shard none of whose tasks fell to it may have no trajectories at all.
+      const file = join(dir, TRAJECTORIES_FILE)
+      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: existsSync(file) ? readTrajectories(file, { view: summaryView }).trajectories : [] }
     } catch (error) {
       throw new MergeError((error as Error).message)
     }
   })
   const runId = basename(out)
   const merged = mergeShards(runs, runId)
-  const root = projectRoot(runs[0]!.dir) ?? cwd
+  // Baselines and the history are this checkout's: the shards may have run on other machines.
+  const root = cwd
   const summary = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
-  mkdirSync(out, { recursive: true })
-  for (const run of runs) copyTrajectories(run, join(out, TRAJECTORIES_FILE), runId)
+  // Written beside, then moved into place: a merge that fails half-way leaves no half a run at `out`.
+  const partial = `${out}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
+  mkdirSync(partial, { recursive: true })
+  appendFileSync(join(partial, TRAJECTORIES_FILE), '')
+  for (const run of runs) copyTrajectories(run, join(partial, TRAJECTORIES_FILE), runId)
   for (const { start, end } of merged.cells) {
-    appendCellRecord(join(out, CELLS_FILE), start)
-    if (end) appendCellRecord(join(out, CELLS_FILE), end)
+    appendCellRecord(join(partial, CELLS_FILE), start)
+    if (end) appendCellRecord(join(partial, CELLS_FILE), end)
   }
-  writeSummary(join(out, SUMMARY_FILE), summary)
+  writeSummary(join(partial, SUMMARY_FILE), summary)
   const color = io.isTTY && !io.env.NO_COLOR
   for (const b of summary.benchmarks) io.stdout(`${renderBenchmarkTable(b.name, b.cells, { color })}\n\n`)
   // As the reporter does for an unsharded run: the change since the last run, then this one appended.
@@ -78,15 +85,17 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   if (historyPath) appendHistory(historyPath, summary, gitInfo(root))
   const gates = gateVerdicts(summary)
   const markdown = renderMarkdownSummary(summary, { changes, gates })
-  writeFileSync(join(out, 'pr-comment.md'), markdown)
+  writeFileSync(join(partial, 'pr-comment.md'), markdown)
   if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
   if (io.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) io.stdout(`${line}\n`)
   const written = [SUMMARY_FILE, TRAJECTORIES_FILE, CELLS_FILE, 'pr-comment.md']
   if (flags.report !== false) {
     // The report's trajectory viewer shows every answer: it reads them back in full.
-    writeFileSync(join(out, 'report.html'), await runReportHtml(summary, readTrajectories(join(out, TRAJECTORIES_FILE)).trajectories, historyPath ? history : undefined))
+    writeFileSync(join(partial, 'report.html'), await runReportHtml(summary, readTrajectories(join(partial, TRAJECTORIES_FILE)).trajectories, historyPath ? history : undefined))
     written.push('report.html')
   }
+  rmSync(out, { recursive: true, force: true })
+  renameSync(partial, out)
   const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
   io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${written.join(', ')} to ${out}\n`)
   return failed.length > 0 ? 1 : 0

@@ -2,12 +2,12 @@
  * `seqk summarize <run dir>`: recomputes a run's summary.json from its cells.jsonl and
  * trajectories.jsonl alone, as the run's own cells computed it.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
 import type { CellSummary, GateJson } from '../core/schemas.js'
 import { recomputeRun } from '../artifacts/recompute.js'
-import { RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { applyBaseline } from '../vitest/baseline.js'
@@ -51,8 +51,8 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   } catch (error) {
     throw new SummarizeError(`cannot summarize ${runDir}: ${(error as Error).message}`)
   }
-  // Baseline paths are relative to the project the run started in (run.json), else to here.
-  const root = projectRoot(runDir) ?? cwd
+  // Baseline paths are relative to the project root: here, where the command runs (the run may have been made elsewhere).
+  const root = cwd
   // A run is named after its directory (the reporter's rule), whoever's cells it holds (merged blobs).
   const runId = basename(runDir)
   const summary = recomputeRun({
@@ -78,14 +78,4 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
 /** Gates a recomputed cell against its baseline, read and never written; paths are relative to `root`. */
 export function baselineGate(root: string): (start: CellStartRecord, cell: CellSummary) => GateJson {
   return (start, cell) => applyBaseline({ path: resolve(root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
-}
-
-/** The directory a run started in, as its run.json recorded it. */
-export function projectRoot(runDir: string): string | undefined {
-  try {
-    const recorded = JSON.parse(readFileSync(join(runDir, RUN_FILE), 'utf8')) as { cwd?: unknown }
-    return typeof recorded.cwd === 'string' ? recorded.cwd : undefined
-  } catch {
-    return undefined
-  }
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
@@ -7,7 +7,8 @@ import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, 
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { redactText } from '../models/redact.js'
-import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
+import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
+import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { benchmarkBlocks, inCellOrder, unfinishedThreshold } from '../artifacts/recompute.js'
 import { appendCellRecord, CELLS_FILE, type CellRecord as CellLine } from '../artifacts/cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
@@ -62,7 +63,7 @@ export default class SeqkReporter implements Reporter {
   /** Cells that refused to resume, each with its reason. */
   private readonly refusals: string[] = []
   /** What a resumed run found in its directory. */
-  private resumed: { bytes: number; cut: number; onFile: number; errored: number; superseded: number } | undefined
+  private resumed: ResumeStart | undefined
   private readonly options: SeqkReporterOptions
 
   constructor(options: SeqkReporterOptions = {}) {
@@ -79,7 +80,8 @@ export default class SeqkReporter implements Reporter {
 
   /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
   onTestRunStart(): void {
-    if (this.cells.length > 0) this.startRun()
+    // A watch-mode rerun starts afresh, a refusal included (the eval may have been fixed since).
+    if (this.cells.length > 0 || this.refused || this.refusals.length > 0) this.startRun()
   }
 
   private startRun(): void {
@@ -94,10 +96,19 @@ export default class SeqkReporter implements Reporter {
     const runsDir = isAbsolute(outputDir) ? outputDir : resolve(this.root, outputDir)
     if (resumeDir) {
       this.runDir = resolve(resumeDir)
-      // The run id is the folder's name, as the workers see it (run-context.ts), and as it was.
       this.runId = basename(this.runDir)
       this.writeLatest = dirname(this.runDir) === runsDir
-      this.refused = fromEnv && resolve(fromEnv) !== this.runDir ? `SEQK_RESUME (${this.runDir}) and SEQK_RUN_DIR (${resolve(fromEnv)}) name different run directories; set only SEQK_RESUME to resume a run.` : this.prepareResume()
+      if (fromEnv && resolve(fromEnv) !== this.runDir) this.refused = `SEQK_RESUME (${this.runDir}) and SEQK_RUN_DIR (${resolve(fromEnv)}) name different run directories; set only SEQK_RESUME to resume a run.`
+      else {
+        try {
+          const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
+          // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
+          this.runId = start.runId
+          this.resumed = start
+        } catch (error) {
+          this.refused = (error as Error).message
+        }
+      }
     } else {
       this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
       this.runDir = fromEnv ? resolve(fromEnv) : join(runsDir, this.runId)
@@ -116,20 +127,6 @@ export default class SeqkReporter implements Reporter {
     const holds = [TRAJECTORIES_FILE, SUMMARY_FILE].filter((f) => existsSync(join(this.runDir, f)))
     if (holds.length === 0) return undefined
     return `${this.runDir} already holds a run (${holds.join(', ')}); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${this.runDir} (or npx seqk resume ${this.runDir}). To start afresh, pick a new directory (another SEQK_RUN_DIR, or none).`
-  }
-
-  /** Checks the directory to resume and cuts a torn last line, before any worker appends. */
-  private prepareResume(): string | undefined {
-    const file = join(this.runDir, TRAJECTORIES_FILE)
-    if (!existsSync(file)) return `nothing to resume in ${this.runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>; a run that never finished a trajectory has nothing to keep: run it afresh).`
-    try {
-      const cut = cutTornTail(file)
-      const { trajectories, superseded } = readTrajectories(file)
-      this.resumed = { bytes: statSync(file).size, cut, onFile: trajectories.length, errored: trajectories.filter((t) => t.status === 'error').length, superseded }
-      return undefined
-    } catch (error) {
-      return `cannot resume ${this.runDir}: ${(error as Error).message}`
-    }
   }
 
   private progressMode(vitest: Vitest): ProgressMode {
@@ -186,7 +183,10 @@ export default class SeqkReporter implements Reporter {
     this.progress.clear()
     if (this.refused || this.refusals.length > 0) {
       // Nothing is written: the directory belongs to another run (or could not be resumed).
-      this.log(`seqk: wrote nothing to ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}`)
+      // With a cell refused, the others may have run: their trajectories are on file, the summary is not rewritten.
+      const what = this.refused ? 'wrote nothing to' : 'wrote no summary, tables or report to'
+      const ran = this.refused ? '' : ' (the cells that did run appended their trajectories; resume again once the refused cells are restored)'
+      this.log(`seqk: ${what} ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}${ran}`)
       process.exitCode = 1
       return
     }
@@ -226,7 +226,9 @@ export default class SeqkReporter implements Reporter {
     const historyPath = historyOption === false || sharded ? null : resolve(this.root, historyOption)
     const history = historyPath ? readHistory(historyPath).entries : []
     // Cells that moved, one line each; unchanged and first-recorded cells, one count each.
-    const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
+    // A resumed run is compared with the run before it, never with its own interrupted attempt.
+    const earlier = this.resumed ? history.filter((e) => e.runId !== this.runId) : history
+    const changes = historyPath ? condenseChanges(cellChanges(earlier, summary)) : []
     if (historyPath && changes.length > 0) this.log(`Since the last run (${displayPath(this.root, historyPath)}):\n${changes.map((c) => `  ${c}`).join('\n')}\n`)
     if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
 
@@ -273,6 +275,9 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
   const trajectories = inCellOrder(recordedTrajectories(testCase, malformed), plan.taskIds)
   const result = testCase.result()
   const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
+  // A shard's cell covers its share of the tasks only (see SEQK_SHARD).
+  const shard = start.declared?.shard
+  const taskIds = shard ? plan.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : plan.taskIds
   const summary = summariseCell({
     runId: trajectories[0]?.runId ?? 'unfinished',
     benchmark: start.benchmark,
@@ -281,7 +286,7 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
     mode: plan.mode,
     protocol: plan.protocol,
     fingerprint: plan.fingerprint,
-    taskIds: plan.taskIds,
+    taskIds,
     taskHashes: plan.taskHashes,
     repeats: plan.repeats,
     trajectories,
@@ -289,7 +294,7 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
   })
-  return { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail', file: plan.file }
+  return { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail', file: plan.file, ...(shard ? { shard } : {}) }
 }
 
 /** What a resume saved: trajectories kept as they were, and those run again. */

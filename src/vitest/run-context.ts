@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { inject } from 'vitest'
 import { DEFAULT_RUNS_DIR, RUN_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
-import { cutTornTail, readTrajectories } from '../artifacts/trajectories-file.js'
+import { readTrajectories } from '../artifacts/trajectories-file.js'
+import { prepareResume } from '../artifacts/resume-dir.js'
+import { parseShard } from '../protocol/shard.js'
 import type { Trajectory } from '../core/schemas.js'
 
 /** The run every cell of one `vitest run` writes into. */
@@ -55,10 +57,9 @@ export function currentRun(): SeqkRun {
       const resume = process.env.SEQK_RESUME
       const fromEnv = process.env.SEQK_RUN_DIR
       if (resume) {
-        // The reporter cuts a torn last line before any worker starts; without it, each worker does.
-        const file = join(resume, TRAJECTORIES_FILE)
-        if (existsSync(file)) cutTornTail(file)
-        return { runId: basename(resume), runDir: resolve(resume), resume: {} }
+        // The reporter prepares the directory before any worker starts; without it, each worker does.
+        const start = prepareResume(resolve(resume), parseShard(process.env.SEQK_SHARD))
+        return { runId: start.runId, runDir: resolve(resume), resume: {} }
       }
       if (fromEnv) return { runId: basename(fromEnv), runDir: resolve(fromEnv) }
       const runId = process.env.SEQK_RUN_ID ?? newRunId()

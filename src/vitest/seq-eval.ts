@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, recordArtifact, test } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
@@ -101,6 +102,8 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         const gateOptions = resolved.baseline ? { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed } : null
         // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
         const cellsFile = join(run.runDir, CELLS_FILE)
+        // The file exists from the cell's start, even for a shard with none of its tasks.
+        appendFileSync(file, '')
         const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
         const declared: CellStartRecord = { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}) }
         appendCellRecord(cellsFile, declared)
