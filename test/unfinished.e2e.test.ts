@@ -58,6 +58,10 @@ describe('a cell that does not finish', () => {
     expect(markdown).toMatch(/^## ❌/)
     expect(r.out).not.toContain('the setup file is not loaded')
     expect(r.out).not.toContain('no seqk reporter')
+    // The unfinished cell recomputes from the files as the reporter gave it (its reason is in cells.jsonl).
+    const again = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', join(dir, 'run-a'), '--out', '-'], { cwd: dir, encoding: 'utf8' })
+    expect(again.status, again.stderr).toBe(0)
+    expect({ ...RunSummarySchema.parse(JSON.parse(again.stdout)), createdAt: 'x' }).toEqual({ ...summary, createdAt: 'x' })
   }, 70_000)
 
   it('without the seqk reporter or the setup file, says once what to add', () => {

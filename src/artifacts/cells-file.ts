@@ -45,6 +45,8 @@ export const CellEndRecordSchema = z.object({
   benchmark: z.string(),
   cellId: z.string(),
   durationMs: z.number().nonnegative(),
+  /** Set when the cell did not run to its end (a timeout, a crash, a cancel): why, as the reporter said it. */
+  unfinished: z.string().optional(),
 })
 export type CellEndRecord = z.infer<typeof CellEndRecordSchema>
 

@@ -53,8 +53,8 @@ export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undef
     durationMs: end?.durationMs ?? 0,
   })
   const total = taskIds.length * start.repeats
-  if (!end || mine.length < total) {
-    const why = end ? 'trajectories are missing from trajectories.jsonl' : 'it has no end record (a timeout, a crash or a cancel)'
+  if (!end || end.unfinished !== undefined || mine.length < total) {
+    const why = end?.unfinished ?? (end ? 'trajectories are missing from trajectories.jsonl' : 'it has no end record (a timeout, a crash or a cancel)')
     return { ...summary, thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds], verdict: 'fail', ...(shard ? { shard } : {}) }
   }
   // Its thresholds and baseline wait for the merge, as when it ran.

@@ -8,9 +8,10 @@ import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../
 import { writeSummary } from '../artifacts/summary-file.js'
 import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
+import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { benchmarkBlocks, inCellOrder, unfinishedThreshold } from '../artifacts/recompute.js'
-import { appendCellRecord, CELLS_FILE, type CellRecord as CellLine } from '../artifacts/cells-file.js'
+import { appendCellRecord, CELLS_FILE, type CellEndRecord, type CellRecord as CellLine } from '../artifacts/cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
@@ -60,6 +61,10 @@ export default class SeqkReporter implements Reporter {
   private refused: string | undefined
   /** Recorded trajectories that do not match the schema, left out of every view and said at the end. */
   private readonly malformed = new Set<string>()
+  /** The end records of cells that did not finish, by test id (for cells.jsonl rebuilt after --merge-reports). */
+  private readonly unfinished = new Map<string, CellEndRecord>()
+  /** This run's trajectories.jsonl, read once when a cell did not finish (see unfinishedCell). */
+  private fileTrajectories: Trajectory[] | undefined
   /** Cells that refused to resume, each with its reason. */
   private readonly refusals: string[] = []
   /** What a resumed run found in its directory. */
@@ -89,6 +94,8 @@ export default class SeqkReporter implements Reporter {
     this.refused = undefined
     this.refusals.length = 0
     this.malformed.clear()
+    this.unfinished.clear()
+    this.fileTrajectories = undefined
     this.resumed = undefined
     const resumeDir = process.env.SEQK_RESUME
     const fromEnv = process.env.SEQK_RUN_DIR
@@ -162,13 +169,26 @@ export default class SeqkReporter implements Reporter {
     // version cannot read) is summarised from what it recorded: nothing a cell declared vanishes.
     const unreadable = parsed && !parsed.success ? `its summary does not match this version's schema (${describeZodError(parsed.error)})` : undefined
     try {
-      const unfinished = unfinishedCell(testCase, unreadable, this.malformed)
-      if (unfinished) this.cells.push(unfinished)
+      const unfinished = unfinishedCell(testCase, unreadable, this.malformed, () => this.onFile())
+      if (unfinished) {
+        this.cells.push(unfinished.cell)
+        this.unfinished.set(testCase.id, unfinished.end)
+        // Said in cells.jsonl too, so `seqk summarize` gives this cell as the reporter does.
+        const cellsPath = join(this.runDir, CELLS_FILE)
+        if (existsSync(cellsPath)) appendCellRecord(cellsPath, unfinished.end)
+      }
       else if (unreadable) this.unreported(testCase, `${unreadable}, and it recorded no plan to summarise it from`)
     } catch (error) {
       // A reporter that throws here would take every other cell's tables and files with it.
       this.unreported(testCase, `it could not be summarised from what it recorded: ${(error as Error).message}`)
     }
+  }
+
+  /** The run directory's trajectories, when it has them here (not after --merge-reports). */
+  private onFile(): Trajectory[] {
+    const path = join(this.runDir, TRAJECTORIES_FILE)
+    this.fileTrajectories ??= existsSync(path) ? readTrajectories(path).trajectories : []
+    return this.fileTrajectories
   }
 
   /** A cell the reporter cannot show: said once, loudly, and the run fails (a hidden cell is worse than none). */
@@ -211,7 +231,7 @@ export default class SeqkReporter implements Reporter {
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
     // And what each cell declared, so `seqk summarize` recomputes a merged run too.
     const cellsPath = join(this.runDir, CELLS_FILE)
-    if (!existsSync(cellsPath)) for (const record of cellRecords(testModules)) appendCellRecord(cellsPath, record)
+    if (!existsSync(cellsPath)) for (const record of cellRecords(testModules, this.unfinished)) appendCellRecord(cellsPath, record)
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     for (const line of historyComparisonLines(comparisons)) this.log(line)
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
@@ -267,19 +287,24 @@ export default class SeqkReporter implements Reporter {
  * The summary of a cell that did not finish, from the plan and the trajectories it recorded:
  * failed, saying why and how far it got. Undefined for a test that is not a started seqk cell.
  */
-function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malformed: Set<string>): (CellSummary & { file: string }) | undefined {
+function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malformed: Set<string>, onFile: () => Trajectory[]): { cell: CellSummary & { file: string }; end: CellEndRecord } | undefined {
   const artifacts = testCase.artifacts()
   const start = artifacts.find((a) => a.type === 'seqk:cell-start')
   const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
   if (!start || start.type !== 'seqk:cell-start' || !plan) return undefined
-  const trajectories = inCellOrder(recordedTrajectories(testCase, malformed), plan.taskIds)
+  // A trajectory that ended as the test timed out is on file before its artifact is recorded: both count.
+  const recorded = recordedTrajectories(testCase, malformed)
+  const declared = start.declared
+  const seen = new Set(recorded.map((t) => `${t.taskId}\u0000${t.repeat}`))
+  const late = declared ? onFile().filter((t) => t.runId === declared.runId && t.benchmark === declared.benchmark && t.cellId === declared.cellId && t.fingerprint === declared.fingerprint && !seen.has(`${t.taskId}\u0000${t.repeat}`)) : []
+  const trajectories = inCellOrder([...recorded, ...late], plan.taskIds)
   const result = testCase.result()
   const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
   // A shard's cell covers its share of the tasks only (see SEQK_SHARD).
   const shard = start.declared?.shard
   const taskIds = shard ? plan.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : plan.taskIds
   const summary = summariseCell({
-    runId: trajectories[0]?.runId ?? 'unfinished',
+    runId: declared?.runId ?? trajectories[0]?.runId ?? 'unfinished',
     benchmark: start.benchmark,
     cellId: start.cellId,
     actorId: plan.actorId,
@@ -294,7 +319,9 @@ function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malf
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
   })
-  return { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail', file: plan.file, ...(shard ? { shard } : {}) }
+  const cell = { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail' as const, file: plan.file, ...(shard ? { shard } : {}) }
+  const end: CellEndRecord = { schema: 'seqk.cell/1', type: 'end', runId: summary.runId, benchmark: start.benchmark, cellId: start.cellId, durationMs: summary.durationMs, unfinished: why }
+  return { cell, end }
 }
 
 /** What a resume saved: trajectories kept as they were, and those run again. */
@@ -331,7 +358,7 @@ function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Traje
 }
 
 /** Each finished or started cell's cells.jsonl lines, from its artifacts and its summary. */
-function cellRecords(testModules: ReadonlyArray<TestModule>): CellLine[] {
+function cellRecords(testModules: ReadonlyArray<TestModule>, ends: ReadonlyMap<string, CellEndRecord>): CellLine[] {
   const out: CellLine[] = []
   for (const module of testModules) {
     for (const test of module.children.allTests()) {
@@ -340,7 +367,9 @@ function cellRecords(testModules: ReadonlyArray<TestModule>): CellLine[] {
       out.push(start.declared)
       const parsed = CellSummarySchema.safeParse(test.meta().seqk)
       const { schema, runId, benchmark, cellId } = start.declared
-      if (parsed.success) out.push({ schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs })
+      const unfinished = ends.get(test.id)
+      if (unfinished) out.push(unfinished)
+      else if (parsed.success) out.push({ schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs })
     }
   }
   return out
