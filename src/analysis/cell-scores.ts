@@ -5,6 +5,7 @@
  */
 import type { CellSummary } from '../core/schemas.js'
 import { passAtK } from '../metrics/index.js'
+import { taskRate } from '../protocol/task-rates.js'
 
 /** Thrown when an analysis would read Seq@k (k < K) from a run whose actor knew its budget K. */
 export class TruncationRefusedError extends Error {
@@ -97,8 +98,9 @@ type PerTask = CellSummary['perTask'][number]
  * taskSolvedBy({ taskId: 't', firstSuccess: [1, 3, null], errors: 0, costAtK: [] }, 2) // => 1/3
  */
 export function taskSolvedBy(task: PerTask, k: number): number | null {
-  if (task.firstSuccess.length === 0) return null
-  return task.firstSuccess.filter((f) => f !== null && f <= k).length / task.firstSuccess.length
+  // The one per-task Seq@k (protocol/task-rates.ts), with "undefined" as null for the analyses.
+  const rate = taskRate(task, k, false)
+  return Number.isNaN(rate) ? null : rate
 }
 
 /**
