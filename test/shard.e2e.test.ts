@@ -2,7 +2,7 @@
 // merged with `seqk merge` gives the summary, baseline verdicts and tables of the unsharded run;
 // an incomplete set of shards or shards of different protocols are refused, naming what is wrong.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -87,6 +87,18 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(again.status, again.out).toBe(0)
     expect(comparable(readSummary(join(dir, 'again.json')))).toEqual(comparable(merged))
   })
+
+  it('a resume of a copied run directory with a -t filter keeps the run id and still writes every cell', () => {
+    cpSync(join(dir, 'whole'), join(dir, 'whole-copy'), { recursive: true })
+    rmSync(join(dir, 'whole-copy', 'summary.json'))
+    const r = seqk(['resume', 'whole-copy', '--', 'run', '-t', 'reviser · binary'])
+    expect(r.status, r.out).toBe(0)
+    expect(r.out).toContain('seqk: 5 cells of the run did not run in this resume; recomputed from')
+    expect(r.out).toMatch(/seqk: resumed: kept 80 trajectories that had ended, ran 0/)
+    const resumed = readSummary(join(dir, 'whole-copy', 'summary.json'))
+    expect(resumed.runId).toBe('whole')
+    expect(comparable(resumed)).toEqual(comparable(whole))
+  }, 60_000)
 
   it('refuses an incomplete set of shards, naming the missing one', () => {
     const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-4', '--out', 'incomplete'])

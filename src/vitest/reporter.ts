@@ -10,8 +10,9 @@ import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
-import { benchmarkBlocks, inCellOrder, unfinishedThreshold } from '../artifacts/recompute.js'
-import { appendCellRecord, CELLS_FILE, type CellEndRecord, type CellRecord as CellLine } from '../artifacts/cells-file.js'
+import { benchmarkBlocks, inCellOrder, recomputeCell, unfinishedThreshold } from '../artifacts/recompute.js'
+import { applyBaseline } from './baseline.js'
+import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord, type CellRecord as CellLine } from '../artifacts/cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
@@ -184,6 +185,27 @@ export default class SeqkReporter implements Reporter {
     }
   }
 
+  /**
+   * A resume that ran only some cells (a `-t` filter, a file left out) still writes the whole run:
+   * every other cell the directory declares is recomputed from its files, as `seqk summarize` does.
+   */
+  private keepCellsNotRun(): Trajectory[] {
+    const cellsPath = join(this.runDir, CELLS_FILE)
+    if (!existsSync(cellsPath)) return []
+    const ran = new Set(this.cells.map((c) => `${c.benchmark}\u0000${c.cellId}`))
+    const missing = readCells(cellsPath).cells.filter(({ start }) => !ran.has(`${start.benchmark}\u0000${start.cellId}`))
+    if (missing.length === 0) return []
+    const onFile = this.onFile()
+    for (const { start, end } of missing) {
+      const gate = (cell: CellSummary) => applyBaseline({ path: resolve(this.root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+      this.cells.push({ ...recomputeCell(start, end, onFile, gate), file: start.file })
+    }
+    this.log(`seqk: ${missing.length} ${missing.length === 1 ? 'cell' : 'cells'} of the run did not run in this resume; recomputed from ${this.runDir} so the summary covers the whole run`)
+    // Their trajectories, for the report's viewer.
+    const keys = new Set(missing.map(({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`))
+    return onFile.filter((t) => keys.has(`${t.runId}\u0000${t.benchmark}\u0000${t.cellId}\u0000${t.fingerprint}`))
+  }
+
   /** The run directory's trajectories, when it has them here (not after --merge-reports). */
   private onFile(): Trajectory[] {
     const path = join(this.runDir, TRAJECTORIES_FILE)
@@ -210,6 +232,7 @@ export default class SeqkReporter implements Reporter {
       process.exitCode = 1
       return
     }
+    const notRun = this.resumed ? this.keepCellsNotRun() : []
     if (this.cells.length === 0) return
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
     // By eval file, whatever order the files finished in: as `seqk summarize` orders them.
@@ -225,7 +248,7 @@ export default class SeqkReporter implements Reporter {
     }
     mkdirSync(this.runDir, { recursive: true })
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
-    const trajectories = collectTrajectories(testModules, this.malformed)
+    const trajectories = [...collectTrajectories(testModules, this.malformed), ...notRun]
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
