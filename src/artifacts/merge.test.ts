@@ -43,6 +43,16 @@ describe('mergeShards', () => {
   })
 })
 
+describe('mergeShards, a shard that never started a cell', () => {
+  it('names the directory that has no record of the cell, rather than calling the shard missing', async () => {
+    const { runs } = await shards(3)
+    const other = { ...runs[1]!.cells[0]!.start, cellId: 'simulated:reviser · verifier' }
+    // Shard 2 ran another cell only: its machine stopped before this one.
+    const broken = [runs[0]!, { ...runs[1]!, cells: [{ start: other, end: undefined }], trajectories: [] }, runs[2]!]
+    expect(() => mergeShards(broken, 'merged')).toThrow('cell "simulated:reviser · binary" of "test": shard 2/3 in /runs/shard-2 never started this cell')
+  })
+})
+
 describe('recomputeCell of a shard', () => {
   it("gives the shard's own summary: its share of the tasks, thresholds waiting for the merge", async () => {
     const { runs } = await shards(3)

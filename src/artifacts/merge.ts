@@ -64,6 +64,9 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
     }
     const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i))
     if (missing.length > 0) {
+      // A shard given whose directory never started this cell (its machine failed before) is not a missing argument.
+      const silent = missing.flatMap((i) => runs.filter((r) => r.cells.some((c) => c.start.shard?.index === i && c.start.shard.count === count)).map((r) => `shard ${i}/${count} in ${r.dir} never started this cell (see that machine's log; resume it there with SEQK_SHARD=${i}/${count})`))
+      if (silent.length > 0) throw new MergeError(`cell ${name}: ${silent.join('; ')}`)
       const have = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([i, p]) => `${i}/${count} in ${p.run.dir}`)
       throw new MergeError(`cell ${name}: ${missing.length === 1 ? 'shard' : 'shards'} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (have ${have.join(', ')}); merge every shard of the run`)
     }
