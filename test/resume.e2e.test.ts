@@ -58,7 +58,11 @@ const seqk = SEQK
 
 /** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
 async function runToEnd(args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
+  return runIn(dir, args, extra)
+}
+
+async function runIn(cwd: string, args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
+  const child = spawn(process.execPath, args, { cwd, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (d) => (out += d))
   child.stderr.on('data', (d) => (out += d))
@@ -70,7 +74,11 @@ async function runToEnd(args: string[], extra: Record<string, string>): Promise<
 
 /** Starts `args`, and kills it and its workers with SIGKILL once `file` holds `lines` trajectories. */
 async function killAfter(args: string[], extra: Record<string, string>, file: string, lines: number): Promise<void> {
-  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: 'ignore', detached: true })
+  return killAfterIn(dir, args, extra, file, lines)
+}
+
+async function killAfterIn(cwd: string, args: string[], extra: Record<string, string>, file: string, lines: number): Promise<void> {
+  const child = spawn(process.execPath, args, { cwd, env: env(extra), stdio: 'ignore', detached: true })
   const exited = new Promise((r) => child.on('exit', r))
   const deadline = Date.now() + 60_000
   const count = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
@@ -151,4 +159,36 @@ describe('resume', () => {
     expect(r.out).toMatch(/cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/)
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
+})
+
+describe('resume with simulated actors', () => {
+  const sim = fixtureProject('seqk-resume-sim-')
+  writeFileSync(
+    join(sim, 'sim.eval.ts'),
+    `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+const tasks = Array.from({ length: 40 }, (_, i) => ({ id: 't' + i, prompt: 'Say CORRECT #' + i, simulation: { difficulty: (i % 5) / 5, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+seqEval('sim fixture', { tasks, actors: [actors.simulated({ profile: 'reviser', latencyMs: 15 })], verifier, budget: 4, repeats: 2, concurrency: 2, independent: true, modes: { binary: { feedback: feedback.binary() } } })
+`,
+  )
+  afterAll(() => rmSync(sim, { recursive: true, force: true }))
+  const simEnv = (extra: Record<string, string>) => ({ ...extra, SEQK_HISTORY_FILE: join(sim, 'history.jsonl') })
+
+  it('kill -9 and resume give the per-task outcomes of an uninterrupted run', async () => {
+    const run = (args: string[], extra: Record<string, string>) => runIn(sim, args, simEnv(extra))
+    const whole = await run([VITEST, 'run'], { SEQK_RUN_DIR: join(sim, 'whole') })
+    expect(whole.status, whole.out).toBe(0)
+    const file = join(sim, 'broken', 'trajectories.jsonl')
+    await killAfterIn(sim, [VITEST, 'run'], simEnv({ SEQK_RUN_DIR: join(sim, 'broken') }), file, 20)
+    const before = readTrajectories(file).trajectories.length
+    expect(before).toBeLessThan(160)
+    const resumed = await run([...SEQK, 'resume', join(sim, 'broken')], {})
+    expect(resumed.status, resumed.out).toBe(0)
+    expect(resumed.out).toMatch(new RegExp(`seqk: resumed: kept ${before} trajectories that had ended, ran ${160 - before}`))
+    const [a, b] = [readRun(join(sim, 'whole')), readRun(join(sim, 'broken'))]
+    for (const i of [0, 1]) {
+      expect(b.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)).toEqual(a.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`))
+      expect(b.benchmarks[0]!.cells[i]!.seqAt).toEqual(a.benchmarks[0]!.cells[i]!.seqAt)
+    }
+  }, 120_000)
 })
