@@ -78,11 +78,11 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     await runHarness(request, opts)
     const [pool] = poolsOf(sandbox)
     const [pid] = pool?.pids() ?? []
-    // Freeze the zygote (the last process of the judge's tree: inside bwrap, the namespace's pid 1).
-    const zygote = descendantsOf(pid as number).at(-1)
-    const pending = runHarness({ ...request, code: 'while True:\n    pass' }, opts)
-    process.kill(zygote as number, 'SIGSTOP')
-    const run = await pending
+    // Freeze the zygote (the last process of the judge's tree: inside bwrap, the namespace's pid 1)
+    // before the attempt is sent. The worker forks ahead between attempts, so the tree is read once
+    // it has settled, and read again if the process it named is gone by the time it is stopped.
+    const zygote = await freezeLast(pid as number)
+    const run = await runHarness({ ...request, code: 'while True:\n    pass' }, opts)
     expect(run.timedOut).toBe(true)
     expect(run.result.timeoutIn).toBe('loading the code')
     expect(await eventually(() => !alive(zygote as number))).toBe(true)
@@ -180,3 +180,21 @@ describe('latency per verify', () => {
     console.info(`python-tests latency per verify (runHarness, one attempt):\n${rows.join('\n')}`)
   })
 })
+
+/** SIGSTOPs the last process of `pid`'s tree once the tree stops changing; returns its pid. */
+async function freezeLast(pid: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const before = descendantsOf(pid)
+    await new Promise((r) => setTimeout(r, 50))
+    const now = descendantsOf(pid)
+    const last = now.at(-1)
+    if (last === undefined || before.join() !== now.join()) continue
+    try {
+      process.kill(last, 'SIGSTOP')
+      return last
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
+    }
+  }
+  throw new Error(`the process tree of ${pid} never settled`)
+}
