@@ -27,3 +27,6 @@ export default defineConfig({
 /** The Vitest and seqk command lines, from the sources. */
 export const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
 export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
+
+/** Eval-file source of a verifier that passes an answer saying CORRECT (the fixtures' simulated and served answers). */
+export const SAYS_CORRECT_SOURCE = "const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }"

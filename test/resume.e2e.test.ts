@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, type RunSummary } from '../src/core/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
@@ -16,7 +16,7 @@ const dir = fixtureProject('seqk-resume-')
 writeFileSync(
   join(dir, 'resume.eval.ts'),
   `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
-const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+${SAYS_CORRECT_SOURCE}
 const tasks = Array.from({ length: 30 }, (_, i) => ({ id: 't' + i, prompt: 'Task ' + i + ': say CORRECT.' }))
 const actor = actors.openaiCompatible({ model: 'mock-coder', baseURL: process.env.SEQK_TEST_URL, apiKey: process.env.SEQK_TEST_KEY, retry: { maxRetries: 0 } })
 seqEval('resume fixture', { tasks, actors: [actor], verifier, budget: Number(process.env.SEQK_TEST_BUDGET ?? 3), repeats: 1, concurrency: 2, modes: { binary: { feedback: feedback.binary() } } })
@@ -166,7 +166,7 @@ describe('resume with simulated actors', () => {
   writeFileSync(
     join(sim, 'sim.eval.ts'),
     `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
-const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+${SAYS_CORRECT_SOURCE}
 const tasks = Array.from({ length: 40 }, (_, i) => ({ id: 't' + i, prompt: 'Say CORRECT #' + i, simulation: { difficulty: (i % 5) / 5, correct: ['CORRECT'], wrong: ['WRONG'] } }))
 seqEval('sim fixture', { tasks, actors: [actors.simulated({ profile: 'reviser', latencyMs: 15 })], verifier, budget: 4, repeats: 2, concurrency: 2, independent: true, modes: { binary: { feedback: feedback.binary() } } })
 `,

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SEQK, VITEST } from './fixture-project.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 
@@ -12,7 +12,7 @@ const dir = fixtureProject('seqk-shard-')
 writeFileSync(
   join(dir, 'shard.eval.ts'),
   `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
-const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
+${SAYS_CORRECT_SOURCE}
 const tasks = Array.from({ length: 40 }, (_, i) => ({ id: 'task-' + i, prompt: 'Say CORRECT #' + i, simulation: { difficulty: (i % 10) / 10, correct: ['CORRECT'], wrong: ['WRONG'] } }))
 seqEval('shard fixture', {
   tasks,

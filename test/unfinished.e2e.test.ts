@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
+import { SAYS_CORRECT_SOURCE } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))
@@ -20,7 +21,7 @@ export default defineConfig({
 writeFileSync(
   join(dir, 'slow.eval.ts'),
   `import { actors, feedback, seqEval, type ChatModel, type Verifier } from 'vitest-seqk'
-const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'no' } } } }
+${SAYS_CORRECT_SOURCE}
 const tasks = Array.from({ length: 6 }, (_, i) => ({ id: 't' + i, prompt: 'Say CORRECT. #' + i, simulation: { difficulty: 0, correct: ['CORRECT'], wrong: ['WRONG'] } }))
 const base = actors.simulated({ profile: 'reviser' })
 // Tasks t4 and t5 hang until the test is aborted: a stalled endpoint with no timeout of its own.
