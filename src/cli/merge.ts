@@ -3,19 +3,17 @@
  * (`SEQK_SHARD=i/N` on N machines) into one run directory, every cell recomputed from the union
  * of its trajectories: summary.json, the tables, the baseline verdicts, pr-comment.md and the report.
  */
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { appendCellRecord, CELLS_FILE, readCells } from '../artifacts/cells-file.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { recomputeRun } from '../artifacts/recompute.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
-import { writeSummary } from '../artifacts/summary-file.js'
 import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
 import { forEachJsonLine } from '../artifacts/jsonl.js'
 import { TrajectorySchema } from '../core/schemas.js'
-import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderMarkdownSummary } from '../report/index.js'
-import { gateVerdicts, runReportHtml } from '../report/views.js'
-import { renderBenchmarkTable } from '../report/table.js'
+import { DEFAULT_HISTORY_FILE } from '../report/history.js'
+import { emitRun, runEmitters, runHistory } from '../report/emitters.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import type { CliIo } from './run.js'
@@ -74,31 +72,27 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
     appendCellRecord(join(partial, CELLS_FILE), start)
     if (end) appendCellRecord(join(partial, CELLS_FILE), end)
   }
-  writeSummary(join(partial, SUMMARY_FILE), summary)
-  const color = io.isTTY && !io.env.NO_COLOR
-  for (const b of summary.benchmarks) io.stdout(`${renderBenchmarkTable(b.name, b.cells, { color })}\n\n`)
   // As the reporter does for an unsharded run: the change since the last run, then this one appended.
   const historyPath = flags.history === false ? null : resolve(root, io.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE)
-  const history = historyPath ? readHistory(historyPath).entries : []
-  const changes = historyPath ? condenseChanges(cellChanges(history, summary)) : []
-  if (changes.length > 0) io.stdout(`Since the last run (${historyPath}):\n${changes.map((c) => `  ${c}`).join('\n')}\n\n`)
-  if (historyPath) appendHistory(historyPath, summary, gitInfo(root))
-  const gates = gateVerdicts(summary)
-  const markdown = renderMarkdownSummary(summary, { changes, gates })
-  writeFileSync(join(partial, 'pr-comment.md'), markdown)
-  if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
-  if (io.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) io.stdout(`${line}\n`)
-  const written = [SUMMARY_FILE, TRAJECTORIES_FILE, CELLS_FILE, 'pr-comment.md']
-  if (flags.report !== false) {
+  const history = historyPath ? runHistory(historyPath, historyPath, summary) : undefined
+  const { written, failures } = await emitRun(runEmitters({ html: flags.report !== false }), {
+    summary,
+    runDir: partial,
+    root,
     // The report's trajectory viewer shows every answer: it reads them back in full.
-    writeFileSync(join(partial, 'report.html'), await runReportHtml(summary, readTrajectories(join(partial, TRAJECTORIES_FILE)).trajectories, historyPath ? history : undefined))
-    written.push('report.html')
-  }
+    trajectories: () => readTrajectories(join(partial, TRAJECTORIES_FILE)).trajectories,
+    ...(history ? { history } : {}),
+    color: Boolean(io.isTTY && !io.env.NO_COLOR),
+    print: (text) => io.stdout(`${text}\n`),
+    env: io.env,
+  })
+  written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)
   rmSync(out, { recursive: true, force: true })
   renameSync(partial, out)
   const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
-  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${written.join(', ')} to ${out}\n`)
-  return failed.length > 0 ? 1 : 0
+  const broken = failures.length > 0 ? `; could not write the ${failures.map((f) => f.name).join(', ')}` : ''
+  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}${broken}; wrote ${written.join(', ')} to ${out}\n`)
+  return failed.length > 0 || failures.length > 0 ? 1 : 0
 }
 
 /**

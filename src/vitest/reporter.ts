@@ -1,11 +1,10 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
-import { writeSummary } from '../artifacts/summary-file.js'
 import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
@@ -16,10 +15,9 @@ import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord, type CellR
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
-import { historyComparisonLines, renderBenchmarkTable } from '../report/table.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
-import { appendHistory, cellChanges, condenseChanges, DEFAULT_HISTORY_FILE, githubAnnotations, gitInfo, readHistory, renderMarkdownSummary } from '../report/index.js'
-import { gateVerdicts, runReportHtml } from '../report/views.js'
+import { DEFAULT_HISTORY_FILE } from '../report/history.js'
+import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -237,15 +235,6 @@ export default class SeqkReporter implements Reporter {
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
     // By eval file, whatever order the files finished in: as `seqk summarize` orders them.
     const blocks = benchmarkBlocks(this.cells)
-    this.log('')
-    for (const b of blocks) {
-      try {
-        this.log(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
-      } catch (error) {
-        // One table that cannot render must not cost the summary, the history or the other tables.
-        this.log(`seqk: could not render the table of "${b.name}" (its numbers are in summary.json): ${(error as Error).stack ?? String(error)}`)
-      }
-    }
     mkdirSync(this.runDir, { recursive: true })
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
     const trajectories = [...collectTrajectories(testModules, this.malformed), ...notRun]
@@ -256,41 +245,35 @@ export default class SeqkReporter implements Reporter {
     const cellsPath = join(this.runDir, CELLS_FILE)
     if (!existsSync(cellsPath)) for (const record of cellRecords(testModules, this.unfinished)) appendCellRecord(cellsPath, record)
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
-    for (const line of historyComparisonLines(comparisons)) this.log(line)
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
-    writeSummary(join(this.runDir, SUMMARY_FILE), summary)
-    if (this.writeLatest) writeFileSync(join(this.runDir, '..', 'latest'), `${this.runId}\n`)
-    const written = [SUMMARY_FILE, TRAJECTORIES_FILE, CELLS_FILE]
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
     // A shard's numbers cover a share of the tasks: its cells enter the history once merged (seqk merge).
     const sharded = blocks.some((b) => b.cells.some((c) => c.shard))
     const historyPath = historyOption === false || sharded ? null : resolve(this.root, historyOption)
-    const history = historyPath ? readHistory(historyPath).entries : []
-    // Cells that moved, one line each; unchanged and first-recorded cells, one count each.
     // A resumed run is compared with the run before it, never with its own interrupted attempt.
-    const earlier = this.resumed ? history.filter((e) => e.runId !== this.runId) : history
-    const changes = historyPath ? condenseChanges(cellChanges(earlier, summary)) : []
-    if (historyPath && changes.length > 0) this.log(`Since the last run (${displayPath(this.root, historyPath)}):\n${changes.map((c) => `  ${c}`).join('\n')}\n`)
-    if (historyPath) appendHistory(historyPath, summary, gitInfo(this.root))
-
-    // The baseline gates, as the Markdown summary and the annotations list them.
-    const gates = gateVerdicts(summary)
-    // The summary and trajectories are on disk by now: a failure below costs a view, never data.
+    let history: RunHistory | undefined
     try {
-      const markdown = renderMarkdownSummary(summary, { changes, gates })
-      writeFileSync(join(this.runDir, 'pr-comment.md'), markdown)
-      written.push('pr-comment.md')
-      if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`)
-      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubAnnotations(summary, { gates })) process.stdout.write(`${line}\n`)
-      if (this.options.html ?? true) {
-        writeFileSync(join(this.runDir, 'report.html'), await runReportHtml(summary, trajectories, historyPath ? history : undefined))
-        written.push('report.html')
-      }
+      history = historyPath ? runHistory(historyPath, displayPath(this.root, historyPath), summary, this.resumed ? this.runId : undefined) : undefined
     } catch (error) {
-      this.log(`seqk: could not write the Markdown summary or the HTML report: ${(error as Error).stack ?? String(error)}`)
+      this.log(`seqk: could not read the history ${historyPath}, so this run is neither compared with it nor appended to it: ${(error as Error).message}`)
+      process.exitCode = 1
     }
+    // The trajectories and cells are on disk by now: a failing output below costs a view, never data.
+    this.log('')
+    const { written, failures } = await emitRun(runEmitters({ latest: this.writeLatest, html: this.options.html ?? true }), {
+      summary,
+      runDir: this.runDir,
+      root: this.root,
+      trajectories: () => trajectories,
+      ...(history ? { history } : {}),
+      color,
+      print: (text) => this.log(text),
+      env: process.env,
+    })
+    written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)
+    if (failures.length > 0) process.exitCode = 1
     if (this.malformed.size > 0) {
       const shown = [...this.malformed].slice(0, 5)
       this.log(`seqk: left out ${this.malformed.size} malformed trajectory ${this.malformed.size === 1 ? 'record' : 'records'}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`)
