@@ -4,7 +4,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, Selection, SelectionReport, TimingRow } from './report-schema.js'
-import { percent, signedPercent } from '../metrics/format.js'
+import { money, ordinal, percent, ratio, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
   point: number | null
@@ -15,22 +15,6 @@ interface IntervalLike {
 export interface RenderOptions {
   /** Colour headings and notes (default false). */
   color?: boolean
-}
-
-const pct = percent
-const points = signedPercent
-const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
-const rho = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(2)}`)
-
-function money(v: number | null | undefined): string {
-  if (v === null || v === undefined) return '?'
-  return v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`
-}
-
-function ordinal(n: number): string {
-  const tens = n % 100
-  if (tens >= 11 && tens <= 13) return `${n}th`
-  return n % 10 === 1 ? `${n}st` : n % 10 === 2 ? `${n}nd` : n % 10 === 3 ? `${n}rd` : `${n}th`
 }
 
 function ci(interval: IntervalLike, format: (v: number | null) => string): string {
@@ -59,9 +43,9 @@ function renderRanking(r: Ranking, c: ChalkInstance): string[] {
     out.push('    no actor has both numbers')
   } else {
     const arrow = (d: number): string => (d > 0 ? `up ${d}` : d < 0 ? `down ${-d}` : '=')
-    const rows = r.actors.map((a) => [a.actorId, pct(a.pass), ordinal(a.passRank), pct(a.seq), ordinal(a.seqRank), arrow(a.rankChange)])
-    rows.push(['best–worst gap', pct(r.gaps.pass.bestWorst), '', pct(r.gaps.seq.bestWorst), '', points(r.gaps.change.bestWorst)])
-    rows.push(['mean pairwise gap', pct(r.gaps.pass.meanPairwise), '', pct(r.gaps.seq.meanPairwise), '', points(r.gaps.change.meanPairwise)])
+    const rows = r.actors.map((a) => [a.actorId, percent(a.pass), ordinal(a.passRank), percent(a.seq), ordinal(a.seqRank), arrow(a.rankChange)])
+    rows.push(['best–worst gap', percent(r.gaps.pass.bestWorst), '', percent(r.gaps.seq.bestWorst), '', signedPercent(r.gaps.change.bestWorst)])
+    rows.push(['mean pairwise gap', percent(r.gaps.pass.meanPairwise), '', percent(r.gaps.seq.meanPairwise), '', signedPercent(r.gaps.change.meanPairwise)])
     out.push(...table(['actor', `Pass@${r.k}`, 'rank', `Seq@${r.k}`, 'rank', 'change'], rows, (i) => i > 0, c, '    '))
     if (r.reversals.length === 0) out.push(`    no reversal: no pair is ordered one way by Pass@${r.k} and the other by Seq@${r.k}`)
     else out.push(`    ${c.yellow('reversals')} (above under Pass@${r.k}, below under Seq@${r.k}): ${r.reversals.map((x) => `${x.passAbove} over ${x.seqAbove}`).join('; ')}`)
@@ -78,7 +62,7 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
   out.push(
     ...table(
       ['actor', 'mode', 'Seq@1', `Seq@${K}`, `ΔSeq@${K}`, 'EGS', 'LGS', 'why undefined'],
-      rows.map((r) => [r.actorId, r.mode, pct(r.seqAt1), pct(r.seqAtK), points(r.gain), share(r.egs), share(r.lgs), r.reason ?? '']),
+      rows.map((r) => [r.actorId, r.mode, percent(r.seqAt1), percent(r.seqAtK), signedPercent(r.gain), ratio(r.egs), ratio(r.lgs), r.reason ?? '']),
       (i) => i >= 2 && i <= 6,
       c,
     ),
@@ -96,14 +80,14 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
       const cells = Array.from({ length: K }, (_, i) => {
         const p = s.points.find((x) => x.actorId === actor && x.k === i + 1)
         if (p === undefined) return ''
-        return `${pct(p.success)} ${money(p.cost)}${p.onFrontier ? '*' : ' '}`
+        return `${percent(p.success)} ${money(p.cost)}${p.onFrontier ? '*' : ' '}`
       })
       rows.push([`${s.metric} (${s.protocol})`, actor, ...cells])
     }
   }
   out.push(...table(['protocol', 'actor', ...Array.from({ length: K }, (_, i) => `k=${i + 1}`)], rows, (i) => i >= 2, c))
   if (cs.combinedFrontier.length > 0) {
-    out.push(`  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${pct(p.success)}% at ${money(p.cost)}`).join('; ')}`)
+    out.push(`  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`)
   }
   const unpriced = cs.series.flatMap((s) => s.points.filter((p) => p.reason !== null).map((p) => `${s.protocol} ${p.actorId} k=${p.k}: ${p.reason}`))
   if (unpriced.length > 0 && unpriced.length <= 6) for (const u of unpriced) out.push(c.dim(`  left out: ${u}`))
@@ -116,7 +100,7 @@ function renderCorrelations(list: readonly Correlations[], c: ChalkInstance): st
   const out = [c.bold('Correlations over actor × benchmark pairs (paper Figure 4)') + ' — Spearman with 95% bootstrap intervals over pairs']
   const ks = [...new Set(list.flatMap((x) => x.pairs.map((p) => p.k)))]
   const K = ks.length === 1 ? String(ks[0]) : 'K'
-  const fmt = (x: Correlation): string => (x.lo === null || x.hi === null ? rho(x.rho) : `${rho(x.rho)} [${rho(x.lo)}, ${rho(x.hi)}]`)
+  const fmt = (x: Correlation): string => (x.lo === null || x.hi === null ? signedRatio(x.rho) : `${signedRatio(x.rho)} [${signedRatio(x.lo)}, ${signedRatio(x.hi)}]`)
   out.push(
     ...table(
       ['Seq@k from', 'pairs', `ρ(Pass@${K}, Seq@${K})`, `ρ(ΔPass@${K}, ΔSeq@${K})`],
@@ -139,22 +123,22 @@ export function renderSelectionBlock(s: Selection, options: RenderOptions = {}):
     c.bold(`Model selection (paper Figure 2, Table 2)`) + ` — deploy with ${s.mode} feedback, scored by held-out Seq@${s.deployK}; calibrate with ${pass} or ${seq}`,
     `  ${s.actors.length} candidates (${s.actors.join(', ')}); groups A ${s.groups.a.length} and B ${s.groups.b.length} tasks (seed ${s.seed}); ${s.draws} draws per n and direction; loss and gain in points, 95% bootstrap intervals over tasks (${last?.gain.resamples ?? 0} resamples)`,
   ]
-  const rows = s.sizes.map((z) => [String(z.n), ci(z.pass.loss, pct), ci(z.seq.loss, pct), ci(z.gain, points), money(z.pass.cost), money(z.seq.cost)])
+  const rows = s.sizes.map((z) => [String(z.n), ci(z.pass.loss, percent), ci(z.seq.loss, percent), ci(z.gain, signedPercent), money(z.pass.cost), money(z.seq.cost)])
   out.push(...table(['n', `loss ${pass}`, `loss ${seq}`, `gain (${seq} − ${pass} pick)`, `cost ${pass}`, `cost ${seq}`], rows, (i) => i >= 0, c))
-  out.push(`  random choice: loss ${ci(s.random.loss, pct)}, held-out Seq@${s.deployK} ${ci(s.random.heldout, pct)}, no calibration cost`)
+  out.push(`  random choice: loss ${ci(s.random.loss, percent)}, held-out Seq@${s.deployK} ${ci(s.random.heldout, percent)}, no calibration cost`)
   const at = s.sizes.find((z) => z.n === 10) ?? last
   if (at !== undefined) {
     out.push(
-      `  at n = ${at.n}: held-out Seq@${s.deployK} of the ${pass} pick ${ci(at.pass.heldout, pct)}, of the ${seq} pick ${ci(at.seq.heldout, pct)}; gain ${ci(at.gain, points)} points; calibration cost ${money(at.pass.cost)} (${pass}) vs ${money(at.seq.cost)} (${seq})`,
+      `  at n = ${at.n}: held-out Seq@${s.deployK} of the ${pass} pick ${ci(at.pass.heldout, percent)}, of the ${seq} pick ${ci(at.seq.heldout, percent)}; gain ${ci(at.gain, signedPercent)} points; calibration cost ${money(at.pass.cost)} (${pass}) vs ${money(at.seq.cost)} (${seq})`,
     )
     const picks = (p: Record<string, number>): string =>
       Object.entries(p)
         .sort((x, y) => y[1] - x[1])
-        .map(([id, v]) => `${id} ${(v * 100).toFixed(0)}%`)
+        .map(([id, v]) => `${id} ${percent(v, { digits: 0 })}%`)
         .join(', ')
     out.push(`  picks at n = ${at.n}: ${pass} → ${picks(at.pass.picks)}; ${seq} → ${picks(at.seq.picks)}`)
   }
-  const held = s.actors.map((id) => `${id} ${pct(s.heldoutByGroup.a[id])}/${pct(s.heldoutByGroup.b[id])}`).join(', ')
+  const held = s.actors.map((id) => `${id} ${percent(s.heldoutByGroup.a[id])}/${percent(s.heldoutByGroup.b[id])}`).join(', ')
   out.push(c.dim(`  held-out Seq@${s.deployK} on A/B: ${held}`))
   if (s.excludedTasks.length > 0) out.push(c.dim(`  tasks left out: ${s.excludedTasks.map((t) => `${t.taskId} (${t.reason})`).join('; ')}`))
   for (const n of s.notes) out.push(c.dim(`  note: ${n}`))

@@ -5,6 +5,7 @@
  * Every number comes from simulating the gate's own decision (src/protocol/gate-power.ts).
  */
 import type { CellSummary } from '../core/schemas.js'
+import { percent } from '../metrics/format.js'
 import { concentrationFrom } from '../metrics/population.js'
 import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
@@ -105,7 +106,8 @@ export function questionsFromCells(cells: readonly CellSummary[], base: Omit<Gat
   })
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}`
+/** Drops, powers and gate limits are round figures of points: 10, not 10.0. */
+const whole = { digits: 0 }
 
 /** The answer as text: one block per subject. */
 export function renderPower(rows: readonly PowerRow[]): string {
@@ -115,24 +117,24 @@ export function renderPower(rows: readonly PowerRow[]): string {
     const metric = `${q.rule.independent ? 'Pass' : 'Seq'}@${q.rule.K}`
     const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
     out.push(
-      `${row.subject}: ${metric}, ${q.tasks} tasks × ${q.repeats} repeats, baseline ${(q.rate * 100).toFixed(1)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
-      `  gate seqk.gate/2: margin ${pct(q.rule.margin)} points, maxDrop ${pct(q.rule.maxDrop)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
+      `${row.subject}: ${metric}, ${q.tasks} tasks × ${q.repeats} repeats, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
+      `  gate seqk.gate/2: margin ${percent(q.rule.margin, whole)} points, maxDrop ${percent(q.rule.maxDrop, whole)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
     )
     if (row.table.length === 0) {
       out.push('  the baseline solves nothing: no drop can be seen', '')
       continue
     }
-    const cells = row.table.map((x) => [pct(x.drop), pct(x.power)])
+    const cells = row.table.map((x) => [percent(x.drop, whole), percent(x.power, whole)])
     const width = Math.max(4, ...cells.flat().map((c) => c.length))
     out.push(`  drop (points) ${cells.map(([d]) => d!.padStart(width)).join(' ')}`, `  caught (%)    ${cells.map(([, p]) => p!.padStart(width)).join(' ')}`)
-    out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${pct(TARGET_POWER)}% of the time: too few tasks to gate on` : `  smallest drop caught ${pct(TARGET_POWER)}% of the time: ${pct(row.detectableDrop)} points`)
+    out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${percent(TARGET_POWER, whole)}% of the time: too few tasks to gate on` : `  smallest drop caught ${percent(TARGET_POWER, whole)}% of the time: ${percent(row.detectableDrop, whole)} points`)
     const target = `${points(row.target)} drop`
     if (row.target > q.rate + 1e-9) out.push(`  ${target} is more than the baseline's whole rate`)
-    else if (row.tasksNeeded === q.tasks) out.push(`  ${target} is already caught ${pct(TARGET_POWER)}% of the time at this size`)
+    else if (row.tasksNeeded === q.tasks) out.push(`  ${target} is already caught ${percent(TARGET_POWER, whole)}% of the time at this size`)
     else {
       const tasks = row.tasksNeeded === null ? `more than ${MAX_TASKS} tasks` : `${row.tasksNeeded} tasks`
       const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${q.tasks} tasks` : `${row.repeatsNeeded} repeats at ${q.tasks} tasks`
-      out.push(`  to catch ${target} ${pct(TARGET_POWER)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
+      out.push(`  to catch ${target} ${percent(TARGET_POWER, whole)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
     }
     out.push('')
   }

@@ -1,24 +1,134 @@
 /**
- * A rate as points with one decimal, the one way tables, reports and messages print rates:
- * `null`/undefined/NaN as an em dash, and never "-0.0" (a difference of −1e-17 is no change).
+ * The one way numbers are printed: the terminal table, Markdown, the HTML report, `seqk analyze`,
+ * `seqk power` and the gate's messages all format through these, so a rate, a cost or a rank
+ * reads the same everywhere. Pure and dependency-free (metrics/ imports nothing of ours).
+ *
+ * Ranks are computed, not formatted, in metrics/ranks.ts (`competitionRanks`, the one tie rule);
+ * {@link ordinal} prints them.
+ */
+
+/** A digit string with its minus sign dropped when every digit is zero: "-0.0" is no change. */
+function withoutNegativeZero(text: string): string {
+  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text
+}
+
+/** Whether a value can be printed as a number at all; anything else prints as an em dash. */
+function printable(value: number | null | undefined): value is number {
+  return value !== null && value !== undefined && Number.isFinite(value)
+}
+
+export interface PercentOptions {
+  /** Decimals after the point (default 1: tables and messages; 0 where a rate is a round figure such as a power). */
+  digits?: number
+}
+
+/**
+ * A rate as points (×100, no "%" sign: the caller's heading or text says "%" or "points"), with
+ * one decimal unless `digits` says otherwise. `null`/undefined/NaN/±Infinity print as an em dash,
+ * and never "-0.0": a difference of −1e-17 is no change.
  *
  * @example
  * percent(0.8766) // => '87.7'
  * percent(-1e-17) // => '0.0'
+ * percent(0.8, { digits: 0 }) // => '80'
+ * percent(null) // => '—'
  */
-export function percent(value: number | null | undefined): string {
-  if (value === null || value === undefined || Number.isNaN(value)) return '—'
-  const text = (value * 100).toFixed(1)
-  return text === '-0.0' ? '0.0' : text
+export function percent(value: number | null | undefined, options: PercentOptions = {}): string {
+  if (!printable(value)) return '—'
+  return withoutNegativeZero((value * 100).toFixed(options.digits ?? 1))
 }
 
 /**
- * A change in points with its sign: '+3.2', '-1.0', '+0.0'.
+ * A change in points with its sign: '+3.2', '-1.0', and '+0.0' for no change (the sign follows
+ * the printed digits, so a change that rounds to zero is never "-0.0").
  *
  * @example
  * signedPercent(-0.01) // => '-1.0'
+ * signedPercent(0.032) // => '+3.2'
  */
-export function signedPercent(value: number | null | undefined): string {
-  const text = percent(value)
+export function signedPercent(value: number | null | undefined, options: PercentOptions = {}): string {
+  const text = percent(value, options)
   return text === '—' || text.startsWith('-') ? text : `+${text}`
+}
+
+/**
+ * A ratio that is not a rate (EGS, LGS, a correlation) with two decimals; `null`/undefined/NaN
+ * as an em dash, never "-0.00".
+ *
+ * @example
+ * ratio(0.5) // => '0.50'
+ * ratio(-0.001) // => '0.00'
+ */
+export function ratio(value: number | null | undefined): string {
+  return printable(value) ? withoutNegativeZero(value.toFixed(2)) : '—'
+}
+
+/**
+ * {@link ratio} with its sign, as correlations read: '+0.42', '-0.10', '+0.00'.
+ *
+ * @example
+ * signedRatio(0.421) // => '+0.42'
+ */
+export function signedRatio(value: number | null | undefined): string {
+  const text = ratio(value)
+  return text === '—' || text.startsWith('-') ? text : `+${text}`
+}
+
+/**
+ * US dollars, one rule for every table, report and chart:
+ * - `$0` for exactly zero (a free model, a replayed call) and for −0;
+ * - cents (`$1.50`, `$0.01`) from one cent up;
+ * - two significant digits below a cent (`$0.0042`, `$0.000012`, `$1.2e-7`), so a cost that is
+ *   not zero never prints as zero; what rounds up to a cent prints as `$0.01`;
+ * - `?` when unknown (`null`: a model without a price) or not a finite number: a cost we cannot
+ *   tell, which is not the em dash of a rate that does not apply.
+ *
+ * A negative amount (a saving shown as a difference) keeps its sign in front: `-$0.25`.
+ *
+ * @example
+ * money(1.5) // => '$1.50'
+ * money(0.0042) // => '$0.0042'
+ * money(0) // => '$0'
+ * money(null) // => '?'
+ */
+export function money(value: number | null | undefined): string {
+  if (!printable(value)) return '?'
+  if (value === 0) return '$0'
+  const size = Math.abs(value)
+  const sign = value < 0 ? '-' : ''
+  const small = size.toPrecision(2)
+  return `${sign}$${Number(small) < 0.01 ? small : size.toFixed(2)}`
+}
+
+/**
+ * An English ordinal, as ranks are printed: 1st 2nd 3rd 4th … 11th 12th 13th … 21st 22nd 23rd …
+ * 101st 111th 112th (11–13 of every hundred take "th").
+ *
+ * @throws RangeError when `n` is not an integer: ranks are whole numbers, and a fractional one
+ *   is an average rank (metrics/ranks.ts `averageRanks`, for Spearman) printed by mistake.
+ * @example
+ * ordinal(21) // => '21st'
+ * ordinal(112) // => '112th'
+ */
+export function ordinal(n: number): string {
+  if (!Number.isInteger(n)) throw new RangeError(`ordinal(): n must be an integer (got ${String(n)})`)
+  const last2 = Math.abs(n) % 100
+  const last = Math.abs(n) % 10
+  const suffix = last2 >= 11 && last2 <= 13 ? 'th' : last === 1 ? 'st' : last === 2 ? 'nd' : last === 3 ? 'rd' : 'th'
+  return `${n}${suffix}`
+}
+
+/**
+ * A count (of tokens) in at most four digits: as is below a thousand, then with one decimal and
+ * `k` or `M`. The unit is picked after rounding, so 999 960 prints as `1.0M`, not `1000.0k`.
+ *
+ * @example
+ * compactCount(950) // => '950'
+ * compactCount(2048) // => '2.0k'
+ * compactCount(1_234_567) // => '1.2M'
+ */
+export function compactCount(n: number): string {
+  if (Math.abs(n) < 1e3) return String(n)
+  const thousands = (n / 1e3).toFixed(1)
+  return Math.abs(Number(thousands)) < 1e3 ? `${thousands}k` : `${(n / 1e6).toFixed(1)}M`
 }

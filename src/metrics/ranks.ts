@@ -1,7 +1,11 @@
 /**
- * The one tie rule for ranking actors by a rate, and the two rankings built on it: competition
- * ranks for leaderboards (the terminal table, the report, `seqk analyze`) and average ranks for
- * Spearman's rho. One rule in one place, so a pair of actors is tied everywhere or nowhere.
+ * The one tie rule for ranking actors by a rate, and the two rankings built on it:
+ * - {@link competitionRanks}, the display ranks: every rank a person reads (the terminal table's
+ *   ranking line, the report's rank chart, `seqk analyze`'s tables and report.json), printed with
+ *   `ordinal` from metrics/format.ts;
+ * - {@link averageRanks}, a statistic: fractional ranks that only Spearman's rho consumes, never
+ *   printed (a rank of 2.5 is not a place on a leaderboard).
+ * One rule in one place, so a pair of actors is tied everywhere or nowhere.
  */
 
 /**
@@ -41,9 +45,11 @@ function tiedRuns(values: readonly number[]): number[][] {
 }
 
 /**
- * Competition ranks ("1224"), best (highest rate) first: tied actors share the better rank, as a
- * leaderboard shows them, and the next actor's rank counts everyone above it. Ties follow
- * {@link sameRate}; the map keeps the input's key order.
+ * Display ranks: standard competition ranking ("1224"), best (highest rate) first. An actor's rank
+ * is 1 + the number of actors with a strictly better rate, so tied actors share the better rank,
+ * as a leaderboard shows them. A tie is the same rate ({@link sameRate}: the same count, whatever
+ * path computed it), not the same printed digits: two rates that both print as "87.5" but come from
+ * different counts rank apart. The map keeps the input's key order.
  *
  * @throws RangeError on a non-finite rate.
  * @example
@@ -64,10 +70,10 @@ export function competitionRanks<K>(scores: ReadonlyMap<K, number>): Map<K, numb
 }
 
 /**
- * 1-based ranks, ascending, with tied values sharing the average of the ranks they span
- * ("fractional" ranking), as Spearman's rho needs: with average ranks it equals Pearson's r on the
- * ranks even with ties (where the textbook 1 − 6Σd²/(n(n²−1)) shortcut is wrong). Ties follow
- * {@link sameRate}.
+ * Statistical ranks, not display ones: 1-based, ascending, with tied values sharing the average of
+ * the ranks they span ("fractional" ranking), as Spearman's rho needs: with average ranks it
+ * equals Pearson's r on the ranks even with ties (where the textbook 1 − 6Σd²/(n(n²−1)) shortcut
+ * is wrong). Ties follow {@link sameRate}. Never printed: use {@link competitionRanks} for that.
  *
  * @throws RangeError on a non-finite value.
  * @example

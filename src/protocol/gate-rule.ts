@@ -16,7 +16,6 @@ const meanOf = (rates: readonly number[]) => {
   return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length
 }
 
-const pct = percent
 
 export interface GateComparison {
   metric: 'seqAt' | 'passAt'
@@ -81,11 +80,11 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
-    `${label}@${c.k} ${pct(c.baseline)} → ${pct(c.current)} on ${tasks} common tasks (difference ${pct(c.diff.point)} points, ${Math.round(rule.level * 100)}% CI ${pct(c.diff.lo)} to ${pct(c.diff.hi)})`
+    `${label}@${c.k} ${percent(c.baseline)} → ${percent(c.current)} on ${tasks} common tasks (difference ${percent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${percent(c.diff.lo)} to ${percent(c.diff.hi)})`
   // Fail closed: a difference that cannot be computed is never a pass.
   for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label}@${c.k}: the difference could not be computed on the common tasks.` })
   const testable = comparisons.filter((c) => Number.isFinite(c.p)).sort((x, y) => x.p - y.p || x.k - y.k)
-  const below = rule.margin === 0 ? 'zero' : `−${pct(rule.margin)} points`
+  const below = rule.margin === 0 ? 'zero' : `−${percent(rule.margin)} points`
   const family = testable.length > 1 ? `, Holm over ${testable.map((c) => `${label}@${c.k}`).join(', ')}` : ''
   for (const [j, c] of testable.entries()) {
     c.threshold = alpha / (testable.length - j)
@@ -97,7 +96,7 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   if (atK && !flagged.has(rule.K) && Number.isFinite(atK.diff.point) && atK.diff.point < -rule.maxDrop - TOLERANCE) {
     // Real on its own, beyond the margin like every other alarm: unadjusted for the other gated k.
     const p = atK.p
-    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${pct(rule.maxDrop)} points and is real on its own (one-sided p = ${pValue(p)} < ${pValue(alpha)}).` })
+    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${percent(rule.maxDrop)} points and is real on its own (one-sided p = ${pValue(p)} < ${pValue(alpha)}).` })
   }
   return { comparisons: comparisons.sort((x, y) => x.k - y.k), failures }
 }

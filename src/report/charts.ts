@@ -7,7 +7,7 @@ import type { TopLevelSpec } from 'vega-lite'
 import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
 import type { CostPoint, CurvePoint, RankRow } from './data.js'
 import { paretoMask } from '../analysis/pareto.js'
-import { percent } from '../metrics/format.js'
+import { money, percent } from '../metrics/format.js'
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif'
 const INK = '#1e293b'
@@ -111,7 +111,7 @@ export function costSpec(points: readonly CostPoint[], options: { unit: 'usd' | 
   // The same frontier as `seqk analyze` (src/analysis/pareto.ts): no point both cheaper and better.
   const mask = paretoMask(points.map((p) => ({ cost: p.cost, success: p.value })))
   const frontier = points.filter((_, i) => mask[i])
-  const fmt = (c: number) => (options.unit === 'usd' ? `$${c < 0.01 ? c.toFixed(4) : c.toFixed(3)}` : `${Math.round(c)} tokens`)
+  const fmt = (c: number) => (options.unit === 'usd' ? money(c) : `${Math.round(c)} tokens`)
   const lastK = new Map<string, number>()
   for (const p of points) lastK.set(p.cellId, Math.max(lastK.get(p.cellId) ?? 0, p.k))
   const rows = points.map((p) => ({ ...p, onFrontier: frontier.includes(p), last: lastK.get(p.cellId) === p.k, kLabel: `k=${p.k}`, label: `${p.actor} · ${options.metric}@${p.k} = ${pctText(p.value)} at ${fmt(p.cost)} per task · fp ${p.fingerprint}` }))

@@ -127,7 +127,6 @@ function headlineOfCell(cell: CellSummary) {
   return headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
 }
 
-const pct = percent
 
 /**
  * Whether a history entry was written by `summary`'s own run. The run id alone is not enough: with
@@ -168,7 +167,7 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
       if (last) {
         const before = headlineOf(last)
         if (before.k !== now.k) {
-          out.push({ kind: 'budget-changed', line: `${name}: ${label} ${pct(now.value)} (the last run of this protocol had K=${before.k}; not compared)` })
+          out.push({ kind: 'budget-changed', line: `${name}: ${label} ${percent(now.value)} (the last run of this protocol had K=${before.k}; not compared)` })
           continue
         }
         // Rounded first, so the sign always agrees with the printed digits.
@@ -176,12 +175,12 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
         const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
         const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
         const unchanged = delta === 0 || (delta === null && now.value === before.value)
-        out.push({ kind: unchanged ? 'unchanged' : 'changed', line: `${name}: ${label} ${pct(before.value)} → ${pct(now.value)}${change}` })
+        out.push({ kind: unchanged ? 'unchanged' : 'changed', line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}` })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
-        out.push({ kind: 'protocol-changed', line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${pct(now.value)} is not compared` })
+        out.push({ kind: 'protocol-changed', line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${percent(now.value)} is not compared` })
       } else {
-        out.push({ kind: 'first', line: `${name}: ${label} ${pct(now.value)} (first recorded run)` })
+        out.push({ kind: 'first', line: `${name}: ${label} ${percent(now.value)} (first recorded run)` })
       }
     }
   }

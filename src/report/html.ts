@@ -10,7 +10,7 @@ import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, tre
 import { CLIENT_JS } from './client.js'
 import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'
 import { intervalMethodText } from '../metrics/index.js'
-import { signedPercent } from '../metrics/format.js'
+import { compactCount, money, percent, ratio, signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
@@ -34,15 +34,6 @@ export interface HtmlReportOptions {
   maxFailingTests?: number
 }
 
-const pct = (v: number | null | undefined, digits = 1): string => {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '—'
-  const text = (v * 100).toFixed(digits)
-  // Never "-0.0": a difference of −1e-17 is no change.
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text
-}
-const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
-const money = (v: number | null): string => (v === null ? '?' : v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`)
-const tokens = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n))
 const settingsText = (settings: Record<string, unknown>): string =>
   Object.entries(settings)
     .map(([k, v]) => `${k} ${String(v)}`)
@@ -122,14 +113,14 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
     const failed = cell.thresholds.filter((t) => !t.pass)
     const verdict = cell.verdict === 'pass' ? '<span class="badge pass">pass</span>' : `<span class="badge fail">fail (${failed.length})</span>`
     const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
-    const ci = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
-    const gain = cell.gain === null ? '—' : signedPercent(cell.gain)
+    const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
+    const gain = signedPercent(cell.gain)
     return `<tr data-cell="${e(cell.cellId)}">
 <td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
-${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${pct(curve[i])}</td>`).join('')}
-<td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${share(cell.egs)}</td><td class="n">${share(cell.lgs)}</td>
-<td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : pct(cell.unmodifiedRevisions.rate)}</td>
-<td class="n">${cell.errors.count}</td><td class="n">${tokens(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
+${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${percent(curve[i])}</td>`).join('')}
+<td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${ratio(cell.egs)}</td><td class="n">${ratio(cell.lgs)}</td>
+<td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate)}</td>
+<td class="n">${cell.errors.count}</td><td class="n">${compactCount(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
 <td title="${e(thresholds)}">${verdict}</td><td class="proto" title="${e(protocolChips(cell).join(' · '))}">${chipsHtml(protocolChips(cell).filter((chip) => !sharedChips.includes(chip)))}</td></tr>`
   })
   const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
@@ -148,7 +139,7 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<st
       const legend = curves
         .map(({ cell, curve }) => {
           const last = curve.points[curve.points.length - 1]
-          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${pct(last?.value)}%</span><span class="ci">95% CI ${pct(last?.lo)}–${pct(last?.hi)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
+          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${percent(last?.value)}%</span><span class="ci">95% CI ${percent(last?.lo)}–${percent(last?.hi)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
         })
         .join('')
       const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
@@ -215,7 +206,7 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
         })
         const now = headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
         past.push({ actor: cell.actorId, runId: ctx.summary.runId, createdAt: ctx.summary.createdAt, commit: null, value: now.value, lo: interval?.lo ?? null, hi: interval?.hi ?? null, current: true, label: '' })
-        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${pct(r.value)}% · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
+        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${percent(r.value)}% · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
       })
       const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
       const svg = await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))
@@ -317,7 +308,7 @@ ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p
 ${cellsTable(cells, ctx)}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
-<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${Math.round(boot.level * 100)}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
+<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
 ${curves}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>

@@ -26,7 +26,6 @@ export interface MarkdownOptions {
   reportUrl?: string
 }
 
-const pct = percent
 
 /**
  * Text for one Markdown table cell or list item: `|` would end the cell, a newline the row, and
@@ -104,7 +103,7 @@ export function seqCurvesMermaid(cells: readonly CellSummary[], title = 'Seq@k (
     `  title "${mermaidText(title)}"`,
     `  x-axis "attempt k" [${Array.from({ length: K }, (_, i) => `"${i + 1}"`).join(', ')}]`,
     '  y-axis "solved (%)" 0 --> 100',
-    ...drawable.map((c) => `  line [${c.seqAt.map((v) => ((v ?? 0) * 100).toFixed(1)).join(', ')}]`),
+    ...drawable.map((c) => `  line [${c.seqAt.map((v) => percent(v ?? 0)).join(', ')}]`),
     '```',
     '',
     `Lines: ${drawable.map((c, i) => `${colour(i).emoji} ${markdownText(c.cellId)}`).join(', ')}${drawable.length > MERMAID_COLOURS.length ? ' (colours repeat after eight lines)' : ''}`,
@@ -151,7 +150,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
     out.push(`|${head.map((_, i) => (i >= 2 && i < 2 + K + 2 ? ' --: ' : ' --- ')).join('|')}|`)
     for (const cell of b.cells) {
       const { label, curve, interval } = curveOf(cell)
-      const ci = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
+      const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
       const failed = cell.thresholds.filter((t) => !t.pass).length
       const cellGates = gatesFor(b.name, [cell], gates)
       const gateFail = cellGates.filter((g) => !g.pass).length
@@ -159,9 +158,9 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       const row = [
         markdownText(cell.cellId),
         label,
-        ...Array.from({ length: K }, (_, i) => pct(curve[i])),
+        ...Array.from({ length: K }, (_, i) => percent(curve[i])),
         ci,
-        cell.gain === null ? '—' : signedPercent(cell.gain),
+        signedPercent(cell.gain),
         cell.protocol.feedback ? markdownText(`${cell.protocol.feedback.kind}`) : 'none (independent)',
         `\`${markdownText(cell.fingerprint)}\``,
         verdict,
@@ -224,7 +223,7 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
       for (const t of cell.thresholds) {
         if (!t.pass) out.push(command('error', b.file, title, `${t.message} [fingerprint ${cell.fingerprint}]`))
         else if ((t.metric === 'seqAt' || t.metric === 'passAt') && t.k === cell.budget && interval && interval.lo !== null && interval.lo < t.limit) {
-          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${pct(t.actual)}%), but its 95% interval reaches ${pct(interval.lo)}% [fingerprint ${cell.fingerprint}]`))
+          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${percent(t.actual)}%), but its 95% interval reaches ${percent(interval.lo)}% [fingerprint ${cell.fingerprint}]`))
         }
       }
       if (cell.errors.count > 0 && cell.thresholds.every((t) => t.pass)) {

@@ -95,6 +95,15 @@ describe('rankingChanges', () => {
     expect(rankingChanges(cells)).toEqual(['ranking changes from Pass@3 to Seq@3 (verifier): a 2nd → 1st, b 1st → 2nd'])
   })
 
+  it('prints ranks past 20 as ordinals ("21st", not "21th"), ties sharing the better rank', () => {
+    // 23 actors, a0 best and a22 worst under Pass@3; under Seq@3 a21 (22nd) climbs to tie a20 (21st).
+    const ids = Array.from({ length: 23 }, (_, i) => `a${i}`)
+    const pass = (i: number) => 0.99 - i * 0.01
+    const seq = (i: number) => (i === 21 ? pass(20) : i === 22 ? pass(21) - 0.001 : pass(i))
+    const cells = ids.flatMap((id, i) => [cell(id, 'independent', [0.1, 0.2, pass(i)]), cell(id, 'verifier', [0.1, 0.2, seq(i)])])
+    expect(rankingChanges(cells)).toEqual(['ranking changes from Pass@3 to Seq@3 (verifier): a21 22nd → 21st'])
+  })
+
   it('says when the order is the same, and says nothing without two independent cells', () => {
     const same = [cell('a', 'verifier', [0.4, 0.7, 0.99]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.9])]
     expect(rankingChanges(same)).toEqual(['ranking: the same under Pass@3 and Seq@3 (verifier)'])

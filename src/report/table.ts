@@ -1,18 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
-import { percent, signedPercent } from '../metrics/format.js'
-
-const pct = percent
-const share = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(2))
-
-function tokens(n: number): string {
-  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n)
-}
-
-function money(v: number | null): string {
-  return v === null ? '?' : v === 0 ? '$0' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`
-}
+import { compactCount, money, ordinal, percent, ratio, signedPercent } from '../metrics/format.js'
 
 /** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones. */
 function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
@@ -61,18 +50,18 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
     // A shard's numbers cover its share of the tasks; its thresholds are checked at the merge.
     const verdict = cell.shard ? c.dim(`shard ${cell.shard.index}/${cell.shard.count}`) : cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed})`)
     const errors = cell.errors.count === 0 ? '0' : c.yellow(String(cell.errors.count))
-    const ciText = interval && interval.lo !== null && interval.hi !== null ? `${pct(interval.lo)}–${pct(interval.hi)}` : '—'
+    const ciText = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
     return [
       cell.cellId,
       label,
-      ...Array.from({ length: K }, (_, i) => pct(curve[i])),
+      ...Array.from({ length: K }, (_, i) => percent(curve[i])),
       ciText,
-      cell.gain === null ? '—' : signedPercent(cell.gain),
-      share(cell.egs),
-      share(cell.lgs),
-      cell.unmodifiedRevisions.revisions === 0 ? '—' : pct(cell.unmodifiedRevisions.rate),
+      signedPercent(cell.gain),
+      ratio(cell.egs),
+      ratio(cell.lgs),
+      cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate),
       errors,
-      tokens(cell.usage.inputTokens + cell.usage.outputTokens),
+      compactCount(cell.usage.inputTokens + cell.usage.outputTokens),
       money(cell.costUsd),
       verdict,
     ]
@@ -96,10 +85,6 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   return out.join('\n')
 }
 
-function ordinal(n: number): string {
-  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`
-}
-
 /**
  * For cells with errored trajectories: the rate at K under the cell's error policy, next to the
  * two simple rules it lies between (errors as failures, errors left out).
@@ -113,7 +98,7 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
     const { label, curve } = curveOf(cell)
     const policy = cell.errors.policy ?? (cell.errors.countedAsFailures ? 'failures' : 'left-out')
     const how = policy === 'censored' ? 'censored from their error on' : policy === 'failures' ? 'counted as failures' : 'left out'
-    out.push(`${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${pct(curve[K - 1] ?? null)} (${pct(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${pct(bounds.leftOut[K - 1] ?? null)} with errors left out)`)
+    out.push(`${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`)
   }
   return out
 }
@@ -170,7 +155,7 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   const cached = cells.reduce((n, x) => n + x.usage.cacheReadTokens, 0)
   if (cached > 0) {
     const saved = cells.reduce((n, x) => n + (x.cache.savedUsd ?? 0), 0)
-    parts.push(`${((cached / input) * 100).toFixed(0)}% of input tokens from prompt cache, saving ${money(saved)}`)
+    parts.push(`${percent(cached / input, { digits: 0 })}% of input tokens from prompt cache, saving ${money(saved)}`)
   }
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
   if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`)
@@ -227,7 +212,7 @@ export function revisionTable(cells: readonly CellSummary[]): string[] {
   const rows = cells.filter((c) => c.criterionRepair)
   if (rows.length === 0) return []
   const header = ['cell', 'criteria repaired', 'broken later', 'next attempt: changed', 'unchanged']
-  const frac = (n: number, d: number, rate: number | null | undefined) => (d === 0 ? '—' : `${pct(rate)} (${n}/${d})`)
+  const frac = (n: number, d: number, rate: number | null | undefined) => (d === 0 ? '—' : `${percent(rate)} (${n}/${d})`)
   const body = rows.map((c) => {
     const r = c.criterionRepair!
     const next = c.nextAttemptSuccess
@@ -248,7 +233,6 @@ export function revisionTable(cells: readonly CellSummary[]): string[] {
 export function historyComparisonLines(comparisons: readonly { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }[]): string[] {
   return comparisons.map((c) => {
     const d = c.diff
-    const signed = (v: number | null) => signedPercent(v)
-    return `history ${c.other.history} vs ${c.baseline.history} (${c.actorId} · ${c.mode}): Seq@K ${pct(c.baseline.seqAtK)} → ${pct(c.other.seqAtK)}, difference ${signed(d.point)} points (95% CI ${signed(d.lo)} to ${signed(d.hi)}) on ${c.commonTasks} common tasks`
+    return `history ${c.other.history} vs ${c.baseline.history} (${c.actorId} · ${c.mode}): Seq@K ${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}, difference ${signedPercent(d.point)} points (95% CI ${signedPercent(d.lo)} to ${signedPercent(d.hi)}) on ${c.commonTasks} common tasks`
   })
 }
