@@ -129,3 +129,20 @@ describe('--merge-reports', () => {
     expect({ ...readSummary(out), createdAt: 'x' }).toEqual({ ...readSummary(join(mergedDir, 'summary.json')), createdAt: 'x' })
   }, 150_000)
 })
+
+describe('SEQK_SHARD and seqk merge', () => {
+  it("the bundled evals as two task shards, merged, give the direct run's summary.json", () => {
+    const dirs = [1, 2].map((i) => join(tmp, `task-shard-${i}`))
+    dirs.forEach((dir, i) => {
+      const shard = vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: dir, SEQK_SHARD: `${i + 1}/2` })
+      expect(shard.status, String(shard.stderr)).toBe(0)
+      expect(String(shard.stdout)).toMatch(new RegExp(`shard ${i + 1}/2`))
+    })
+    const mergedDir = join(tmp, 'task-merged')
+    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'merge', ...dirs, '--out', mergedDir], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_HISTORY_FILE: join(tmp, 'history.jsonl') } })
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0)
+    expect(r.stdout).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats')
+    const cells = (s: RunSummary) => s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))
+    expect(cells(readSummary(join(mergedDir, 'summary.json')))).toEqual(cells(summary))
+  }, 300_000)
+})

@@ -113,4 +113,17 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/ran under different protocols in .*shard-1 and .*shard-3-other \(budget: 4 → 5\)/)
   }, 60_000)
+
+  it("Vitest's file --shard with more shards than eval files points to SEQK_SHARD, on the shard and after --merge-reports", () => {
+    for (const i of [1, 2]) {
+      const r = run([VITEST, 'run', `--shard=${i}/2`, '--reporter=blob', `--outputFile=${join(dir, 'blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `file-shard-${i}`) })
+      expect(r.status).toBe(1)
+    }
+    const shard = run([VITEST, 'run', '--shard=2/2'], { SEQK_RUN_DIR: join(dir, 'file-shard-seen') })
+    expect(shard.status).toBe(1)
+    expect(shard.out).toContain("seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)")
+    const merged = run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], { SEQK_RUN_DIR: join(dir, 'file-shard-merged') })
+    expect(merged.status).toBe(1)
+    expect(merged.out).toMatch(/seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/)
+  }, 60_000)
 })

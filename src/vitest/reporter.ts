@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
-import type { TestArtifact } from 'vitest'
+import type { SerializedError, TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
@@ -15,6 +15,7 @@ import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord, type CellR
 import { summariseCell } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
+import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
@@ -217,10 +218,15 @@ export default class SeqkReporter implements Reporter {
     process.exitCode = 1
   }
 
-  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): Promise<void> {
     // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
     this.progress.dispose()
     this.progress.clear()
+    const config = this.vitest?.config
+    const shardHint = fileShardHint({ ...(config?.shard ? { shard: config.shard } : {}), merging: Boolean(config?.mergeReports), files: testModules.length, errors: unhandledErrors })
+    // Said, not failed: Vitest decides the exit code (it fails the first two cases itself, and
+    // --passWithNoTests asked it to pass the third).
+    if (shardHint) this.log(shardHint)
     if (this.refused || this.refusals.length > 0) {
       // Nothing is written: the directory belongs to another run (or could not be resumed).
       // With a cell refused, the others may have run: their trajectories are on file, the summary is not rewritten.
