@@ -1,13 +1,15 @@
 /**
  * Run summaries of simulated actors whose true behaviour is known (a first-try success chance and
- * a per-mode repair chance), built straight from seeded draws without running a protocol. The
+ * a per-mode repair chance): trajectories drawn from seeded chances without running a protocol,
+ * summarised by the same `summariseCell` as a real run. The
  * analyses are tested against them, and a report can be developed on them, with answers known in
  * advance: e.g. a worse first-try actor that revises well must win under Seq@K and lose under
  * Pass@K.
  */
-import { CELL_SUMMARY_SCHEMA, RunSummarySchema, SUMMARY_SCHEMA, type CellSummary, type Protocol, type RunSummary } from '../core/schemas.js'
-import { createRng, passAtCurve, passAtInterval, passHatCurve, revisionTiming, seedFrom, seqAtCurve, seqAtInterval, gain, type SampleCounts, type TaskOutcomes } from '../metrics/index.js'
-import { intervalJson } from '../protocol/cell-summary.js'
+import { RunSummarySchema, SUMMARY_SCHEMA, TRAJECTORY_SCHEMA, type Attempt, type CellSummary, type Protocol, type RunSummary, type Trajectory } from '../core/schemas.js'
+import { ZERO_USAGE } from '../core/contract.js'
+import { createRng, seedFrom } from '../metrics/index.js'
+import { summariseCell } from '../protocol/cell-summary.js'
 import { protocolFingerprint } from '../core/fingerprint.js'
 
 export interface SimulatedActorSpec {
@@ -41,7 +43,6 @@ export interface SimulatedRunOptions {
 }
 
 const clamp = (p: number): number => Math.min(1, Math.max(0, p))
-const orNull = (v: number): number | null => (Number.isFinite(v) ? v : null)
 
 function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: string | null): Protocol {
   const name = options.benchmark ?? 'simulated'
@@ -61,96 +62,101 @@ function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mo
   }
 }
 
+/** A simulated attempt: its verdict and price, everything else as a free, instant call. */
+function attempt(index: number, pass: boolean, costUsd: number | null, feedback: Attempt['feedback']): Attempt {
+  return {
+    index,
+    answer: pass ? 'pass' : `fail ${index}`,
+    verdict: { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'passed' : 'failed' } },
+    feedback,
+    finishReason: 'stop',
+    usage: ZERO_USAGE,
+    latencyMs: 0,
+    costUsd,
+    costUsdWithoutCache: costUsd,
+    replayed: false,
+    helperCalls: [],
+    // Every simulated revision is a new answer (`fail 2` after `fail 1`).
+    unmodified: index === 1 ? null : false,
+  }
+}
+
+/**
+ * One cell: its trajectories drawn from the actor's chances, then summarised by `summariseCell`,
+ * the code every real cell goes through, so the analyses are tested on what a run would write.
+ */
 function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: string | null): CellSummary {
   const K = options.budget
   const independent = mode === null
   const modeName = mode ?? 'independent'
   const unit = actor.costPerAttempt === undefined ? 0.001 : actor.costPerAttempt
-  const attemptCost = (t: number): number => (independent ? 1 : 1 + (t - 1) / 2) * (unit ?? 0)
-  const perTask: CellSummary['perTask'] = []
-  const outcomes: TaskOutcomes[] = []
-  const samples: SampleCounts[] = []
-  let attempts = 0
+  const attemptCost = (t: number): number | null => (unit === null ? null : (independent ? 1 : 1 + (t - 1) / 2) * unit)
+  const protocol = protocolFor(options, actor, mode)
+  const fingerprint = protocolFingerprint(protocol)
+  const runId = options.runId ?? 'simulated-run'
+  const cellId = `${actor.id} · ${modeName}`
+  const feedbackKind = mode === 'binary' ? 'binary' : 'verifier'
+  const taskIds: string[] = []
+  const trajectories: Trajectory[] = []
   for (let i = 0; i < options.tasks; i++) {
     const taskId = `task-${String(i + 1).padStart(3, '0')}`
+    taskIds.push(taskId)
     const shift = ((createRng(seedFrom(options.seed, 'difficulty', i))() * 2) - 1) * (options.difficultySpread ?? 0)
     const first = clamp(actor.firstTry + shift)
     const repair = clamp((mode === null ? 0 : actor.repair[mode] ?? 0) + shift)
-    const firstSuccess: (number | null)[] = []
-    const costs: number[][] = []
-    let passes = 0
     for (let r = 0; r < options.repeats; r++) {
       const rng = createRng(seedFrom(options.seed, actor.id, modeName, taskId, r))
-      let success: number | null = null
+      const attempts: Attempt[] = []
       if (independent) {
-        // All K samples are drawn (the unbiased Pass@k needs them); cost stops at the first success.
-        for (let t = 1; t <= K; t++) {
-          if (rng() < first) {
-            passes++
-            success ??= t
-          }
-        }
+        // All K samples are drawn: the unbiased Pass@k needs them.
+        for (let t = 1; t <= K; t++) attempts.push(attempt(t, rng() < first, attemptCost(t), null))
       } else {
-        for (let t = 1; t <= K && success === null; t++) if (rng() < (t === 1 ? first : repair)) success = t
+        for (let t = 1; t <= K; t++) {
+          const pass = rng() < (t === 1 ? first : repair)
+          attempts.push(attempt(t, pass, attemptCost(t), pass || t === K ? null : { kind: feedbackKind, text: 'failed' }))
+          if (pass) break
+        }
       }
-      attempts += independent ? K : (success ?? K)
-      firstSuccess.push(success)
-      costs.push(Array.from({ length: K }, (_, k) => {
-        let sum = 0
-        for (let t = 1; t <= Math.min(k + 1, success ?? K); t++) sum += attemptCost(t)
-        return sum
-      }))
+      const firstSuccess = attempts.find((a) => a.verdict.pass)?.index ?? null
+      const spent = attempts.reduce<number | null>((sum, a) => (sum === null || a.costUsd === null ? null : sum + a.costUsd), 0)
+      trajectories.push({
+        schema: TRAJECTORY_SCHEMA,
+        runId,
+        benchmark: protocol.benchmark.name,
+        cellId,
+        actorId: actor.id,
+        mode: modeName,
+        fingerprint,
+        protocol,
+        taskId,
+        repeat: r,
+        status: firstSuccess === null ? 'failed' : 'solved',
+        firstSuccess,
+        error: null,
+        attempts,
+        usage: ZERO_USAGE,
+        costUsd: spent,
+        startedAt: '2026-01-01T00:00:00.000Z',
+        durationMs: 0,
+      })
     }
-    const costAtK = Array.from({ length: K }, (_, k) => (unit === null ? null : costs.reduce((s, c) => s + (c[k] as number), 0) / costs.length))
-    perTask.push({ taskId, contentHash: `sim-task-${i}`, firstSuccess, errors: 0, ...(independent ? { samples: options.repeats * K, passes } : {}), costAtK })
-    outcomes.push({ taskId, firstSuccess })
-    samples.push({ taskId, n: options.repeats * K, c: passes })
   }
-  const protocol = protocolFor(options, actor, mode)
-  const disclosed = !independent && protocol.budgetDisclosed
-  const curve = seqAtCurve(outcomes, K)
-  const passCurve = independent ? passAtCurve(samples, K) : null
-  const timing = independent || disclosed ? null : revisionTiming(curve)
-  const costAtK = Array.from({ length: K }, (_, k) => (unit === null ? null : perTask.reduce((s, t) => s + (t.costAtK[k] as number), 0) / perTask.length))
-  const total = unit === null ? null : perTask.reduce((s, t) => s + (t.costAtK[K - 1] as number) * options.repeats, 0)
-  return {
-    schema: CELL_SUMMARY_SCHEMA,
-    runId: options.runId ?? 'simulated-run',
+  return summariseCell({
+    runId,
     benchmark: protocol.benchmark.name,
-    cellId: `${actor.id} · ${modeName}`,
+    cellId,
     actorId: actor.id,
     mode: modeName,
-    fingerprint: protocolFingerprint(protocol),
     protocol,
-    budget: K,
+    fingerprint,
+    taskIds,
+    taskHashes: Object.fromEntries(taskIds.map((id, i) => [id, `sim-task-${i}`])),
     repeats: options.repeats,
-    tasks: options.tasks,
-    trajectories: options.tasks * options.repeats,
-    errors: { count: 0, rate: 0, countedAsFailures: false, examples: [] },
-    seqAt: curve.map((v, k) => (disclosed && k < K - 1 ? null : orNull(v))),
-    seqAtInterval: intervalJson(seqAtInterval(outcomes, K)),
-    passAt: passCurve?.map(orNull) ?? null,
-    passAtInterval: independent ? intervalJson(passAtInterval(samples, K)) : null,
-    passHat: independent ? passHatCurve(samples, K).map(orNull) : null,
-    gain: orNull(gain(passCurve ?? curve)),
-    egs: timing?.egs ?? null,
-    lgs: timing?.lgs ?? null,
-    timingNote: independent ? 'independent sampling has no revisions' : disclosed ? 'budget disclosed to the actor: only Seq@K is valid' : (timing?.reason ?? null),
-    unmodifiedRevisions: { revisions: 0, unmodified: 0, rate: null },
-    meanAttempts: attempts / (options.tasks * options.repeats),
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    costUsd: total,
-    byRole: {},
-    costPerTrajectory: total === null ? null : total / (options.tasks * options.repeats),
-    cache: { cachedShare: null, savedUsd: null },
-    replayedCalls: 0,
-    calls: attempts,
-    perTask,
-    costAtK,
-    thresholds: [],
-    verdict: 'pass',
+    trajectories,
+    thresholds: {},
+    errors: 'failures',
     durationMs: 0,
-  }
+  })
 }
 
 /**
