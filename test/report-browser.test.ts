@@ -147,6 +147,9 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     expect(await second.locator('table.diff tr.add, table.diff tr.del').count()).toBe(ops.filter((o) => o.op !== 'equal').length)
     await second.getByRole('tab', { name: 'Answer' }).click()
     expect(await second.locator('.pane-answer').isVisible()).toBe(true)
+    expect(await second.locator('.pane-diff').isHidden()).toBe(true)
+    expect(await second.getByRole('tab', { name: 'Answer' }).getAttribute('aria-selected')).toBe('true')
+    expect(await second.getByRole('tab', { name: /^Diff/ }).getAttribute('aria-selected')).toBe('false')
     expect(await second.locator('.pane-answer pre').textContent()).toBe(target.attempts[1]!.answer)
     await second.getByRole('tab', { name: /^Diff/ }).click()
   })
@@ -159,6 +162,17 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     expect(await page.locator('#tv-cell').inputValue()).toBe(String(index))
     expect(await page.locator('#tv-task').inputValue()).toBe(task)
     expect(await page.locator('#tv-attempts article.attempt').count()).toBeGreaterThan(0)
+  })
+
+  it('opens the trajectory of a grid square from the keyboard', async () => {
+    const cell = cells().find((c) => c.mode === 'binary')!
+    const index = cells().indexOf(cell)
+    const task = cell.perTask[1]!.taskId
+    await page.locator(`#grid-0 td.gc[data-gc="${index}"][data-t="${task}"]`).focus()
+    await page.keyboard.press('Enter')
+    expect(await page.locator('#tv-cell').inputValue()).toBe(String(index))
+    expect(await page.locator('#tv-task').inputValue()).toBe(task)
+    expect(await page.locator('#tv-head .tv-title').textContent()).toContain(cell.cellId)
   })
 
   it('takes a full-page screenshot under 1.5 MB (kept in the repository like a snapshot)', async () => {
