@@ -5,7 +5,7 @@
  */
 import type { CellSummary } from '../core/schemas.js'
 import { passAtK } from '../metrics/index.js'
-import { taskRate } from '../protocol/task-rates.js'
+import { taskRate } from '../metrics/index.js'
 
 /** Thrown when an analysis would read Seq@k (k < K) from a run whose actor knew its budget K. */
 export class TruncationRefusedError extends Error {

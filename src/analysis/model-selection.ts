@@ -19,6 +19,7 @@
  */
 import type { CellSummary } from '../core/schemas.js'
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
+import { quantile } from '../metrics/bootstrap.js'
 import { AnalysisInputError, taskPassAt, taskSolvedBy, TruncationRefusedError, truncationProblem } from './cell-scores.js'
 import { ComparabilityError, type ComparabilityProblem } from './comparability.js'
 import { sameRate } from '../metrics/ranks.js'
@@ -307,16 +308,6 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
     }
   }
   return out
-}
-
-/** Type-7 quantile of ascending values (as the metrics' bootstrap), NaN when empty. */
-function quantile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  const h = (sorted.length - 1) * p
-  const below = Math.floor(h)
-  const x0 = sorted[below] as number
-  const x1 = sorted[Math.min(below + 1, sorted.length - 1)] as number
-  return x1 === x0 ? x0 : x0 + (h - below) * (x1 - x0)
 }
 
 function interval(point: number, resampled: readonly number[], level: number, resamples: number, seed: number): ProtocolSelection['loss'] {

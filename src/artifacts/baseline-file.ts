@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { z } from 'zod'
 import { passAtCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
 import { protocolFingerprint } from '../core/fingerprint.js'
-import { censoredRow } from '../protocol/task-rates.js'
+import { censoredRow } from '../metrics/task-rates.js'
 import { CellSummarySchema, errorPolicyOf, ProtocolSchema, type Protocol } from '../core/schemas.js'
 import { describeZodError } from '../core/zod-errors.js'
 

@@ -9,7 +9,7 @@ import { percent } from '../metrics/format.js'
 import { concentrationFrom } from '../metrics/population.js'
 import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
-import { taskRate, taskTrials } from '../protocol/task-rates.js'
+import { taskRate, taskTrials } from '../metrics/task-rates.js'
 import type { CommandSpec } from './args.js'
 
 export const powerSpec: CommandSpec = {

@@ -48,8 +48,12 @@ function resolveOptions(options: BootstrapOptions | undefined): ResolvedOptions 
  * (Hyndman & Fan type 7, the default of R and NumPy): h = (m - 1) p, then
  * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). Equal neighbours are returned as they
  * are, so a constant sample gives that constant exactly (and ±Infinity never turns into NaN).
+ * NaN for an empty sample. The one quantile of the package (the bootstrap and the analyses).
+ *
+ * @example
+ * quantile([1, 2, 3, 4], 0.5) // => 2.5
  */
-function quantile(sorted: ArrayLike<number>, p: number): number {
+export function quantile(sorted: ArrayLike<number>, p: number): number {
   const h = (sorted.length - 1) * p
   const below = Math.floor(h)
   const x0 = sorted[below]

@@ -33,6 +33,13 @@ describe('vitest-seqk/metrics', () => {
         'seqAtInterval',
         'unmodifiedRevisions',
         'countUnmodified',
+        'censoredRow',
+        'firstRepeats',
+        'hasCensored',
+        'repeatsOf',
+        'taskRate',
+        'taskRates',
+        'taskTrials',
       ].sort(),
     )
   })

@@ -20,3 +20,5 @@ export type { BootstrapInterval, BootstrapOptions, PairedInterval } from './boot
 export type { DifferenceInterval, Interval, IntervalOptions } from './intervals.js'
 export { DIFFERENCE_INTERVAL_METHOD, RATE_INTERVAL_METHOD, differenceInterval, intervalMethodText, rateInterval } from './intervals.js'
 export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'
+export type { TaskRow } from './task-rates.js'
+export { censoredRow, firstRepeats, hasCensored, repeatsOf, taskRate, taskRates, taskTrials } from './task-rates.js'

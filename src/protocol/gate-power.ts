@@ -2,7 +2,7 @@ import { createRng, seedFrom, type Rng } from '../metrics/index.js'
 import { concentrationFrom, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
 import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
-import { taskRate, taskTrials } from './task-rates.js'
+import { taskRate, taskTrials } from '../metrics/task-rates.js'
 
 type TaskRow = CellSummary['perTask'][number]
 

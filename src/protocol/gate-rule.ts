@@ -1,6 +1,6 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../core/schemas.js'
-import { hasCensored, taskRates, taskTrials } from './task-rates.js'
+import { hasCensored, taskRates, taskTrials } from '../metrics/task-rates.js'
 import { percent } from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]

@@ -1,7 +1,7 @@
 import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import { errorPolicyOf, type CellSummary, type Protocol } from '../core/schemas.js'
 import { protocolDifferences } from '../core/fingerprint.js'
-import { firstRepeats, repeatsOf, taskRates } from './task-rates.js'
+import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 

@@ -2,7 +2,7 @@ import { differenceInterval } from '../metrics/index.js'
 import type { CellSummary, Protocol } from '../core/schemas.js'
 import { finiteOrNull } from './cell-summary.js'
 import { protocolDifferences } from '../core/fingerprint.js'
-import { taskRates } from './task-rates.js'
+import { taskRates } from '../metrics/task-rates.js'
 
 /** The paired effect of one history policy against another on the same tasks (paper Table 6). */
 export interface HistoryComparison {

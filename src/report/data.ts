@@ -6,7 +6,7 @@
  */
 import type { CellSummary, Trajectory } from '../core/schemas.js'
 import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
-import { censoredRow } from '../protocol/task-rates.js'
+import { censoredRow } from '../metrics/task-rates.js'
 import { competitionRanks } from '../metrics/ranks.js'
 
 export interface CurvePoint {

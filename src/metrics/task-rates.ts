@@ -1,8 +1,22 @@
-import { passAtK } from '../metrics/index.js'
-import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from '../metrics/censored.js'
-import type { CellSummary } from '../core/schemas.js'
+/**
+ * Per-task rates from a cell summary's `perTask` rows: the one place the gate, the history
+ * comparison, the analyses and the power simulation read a task's rate, so none re-implements it.
+ */
+import { passAtK } from './pass-at-k.js'
+import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from './censored.js'
 
-type TaskRow = CellSummary['perTask'][number]
+/**
+ * One task's outcomes as a cell summary keeps them (`perTask[]` in summary.json): each repeat's
+ * first successful attempt (null: never), the attempts at which errored repeats were censored,
+ * and for independent sampling the samples drawn and how many passed.
+ */
+export interface TaskRow {
+  readonly taskId: string
+  readonly firstSuccess: readonly (number | null)[]
+  readonly censoredAt?: readonly number[]
+  readonly samples?: number
+  readonly passes?: number
+}
 
 /**
  * One task's success rate at k from its summary row: Seq@k as the share of its repeats solved by
@@ -31,12 +45,12 @@ export function repeatsOf(row: TaskRow): number {
  * The row cut to its first `n` repeats (first successes before censored ones: rows keep no
  * order between the two), so two runs with different repeat counts compare like with like.
  */
-export function firstRepeats(row: TaskRow, n: number): TaskRow {
+export function firstRepeats<R extends TaskRow>(row: R, n: number): R {
   if (repeatsOf(row) <= n) return row
   const firstSuccess = row.firstSuccess.slice(0, n)
   const censoredAt = (row.censoredAt ?? []).slice(0, Math.max(0, n - firstSuccess.length))
   const { censoredAt: _dropped, ...rest } = row
-  return censoredAt.length > 0 ? { ...rest, firstSuccess, censoredAt } : { ...rest, firstSuccess }
+  return (censoredAt.length > 0 ? { ...rest, firstSuccess, censoredAt } : { ...rest, firstSuccess }) as unknown as R
 }
 
 /**
