@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ModelCallSchema, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { ComponentError, zodProblems } from '../models/component-error.js'
-import type { Task } from '../protocol/task.js'
+import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
@@ -16,7 +16,8 @@ export interface Feedback {
 }
 
 export interface FeedbackInput {
-  task: Task
+  /** The task; a mode validates any task field it reads beyond the base ones (the critic: `criteria`). */
+  task: AnyTask
   /** 1-based index of the failed attempt. */
   attempt: number
   repeat: number

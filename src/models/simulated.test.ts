@@ -115,6 +115,13 @@ describe('simulatedActor: setup errors', () => {
     await expect(actor.chat({ messages: [{ role: 'user', content: 'p' }], context: ctx(task, 1) })).rejects.toThrow(/task "real-task" has no valid `simulation` script/)
   })
 
+  it('names the field of a malformed script and the fix', async () => {
+    const actor = simulatedActor({ profile: 'reviser' })
+    const task = { id: 'fixture', prompt: 'p', simulation: { difficulty: 0.5, correct: ['OK'], wrong: [] } }
+    const call = actor.chat({ messages: [{ role: 'user', content: 'p' }], context: ctx(task as Task, 1) })
+    await expect(call).rejects.toThrow(/task "fixture" has no valid `simulation` script .*\(simulation\.wrong: .*\); .*add `simulation: \{ correct: \[\.\.\.\], wrong: \[\.\.\.\] \}` to the task/)
+  })
+
   it('throws for an unknown profile, listing the profiles', () => {
     expect(() => simulatedActor({ profile: 'genius' as SimulatedProfileName })).toThrow(/unknown profile "genius"; use one of reviser, stubborn, one-shot, memoryless/)
   })

@@ -1,7 +1,36 @@
+import { z } from 'zod'
+import { describeZodError } from '../core/zod-errors.js'
 import { createRng, seedFrom } from '../metrics/random.js'
 import { sleep } from './retry.js'
-import { SimulationScriptSchema, type SimulationScript } from '../protocol/task.js'
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js'
+
+/**
+ * Answers a simulated actor chooses between for one task. Fixture data only: real benchmarks do
+ * not carry it. `correct` answers pass the task's verifier, each `wrong` answer fails it.
+ *
+ * @example
+ * const script: SimulationScript = SimulationScriptSchema.parse({ correct: ['4'], wrong: ['5', '22'] }) // difficulty 0.5
+ */
+export const SimulationScriptSchema = z.object({
+  /** 0 (easy) to 1 (hard): scales the simulated first-try and repair probabilities. */
+  difficulty: z.number().min(0).max(1).default(0.5),
+  correct: z.array(z.string().min(1)).min(1),
+  wrong: z.array(z.string().min(1)).min(1),
+})
+export type SimulationScript = z.infer<typeof SimulationScriptSchema>
+
+/**
+ * The task field the simulated actor owns: its script lives under the task's `simulation` key, and
+ * nothing else reads it (verifiers ignore it; it is not part of the benchmark's content hash).
+ * `protocol/task.ts` adds it to TaskSchema.
+ *
+ * @example
+ * const task = { id: 'add', prompt: '2 + 2?', expected: '4', simulation: { correct: ['4'], wrong: ['5'] } }
+ */
+export const SimulationTaskFieldsSchema = z.object({
+  /** The simulated actor's script for this task (fixture tasks only). */
+  simulation: SimulationScriptSchema.optional(),
+})
 
 /**
  * How a simulated actor behaves. These are simulations, not models: seeded, deterministic
@@ -74,7 +103,8 @@ function approxTokens(text: string): number {
 
 /**
  * A seeded simulated actor that answers fixture tasks from their `simulation` script (a list of
- * correct and wrong answers). It reads the conversation the way a model would: the latest user
+ * correct and wrong answers, {@link SimulationTaskFieldsSchema}): the one field of the task it
+ * reads, from the task the protocol hands simulations in the call's context. It reads the conversation the way a model would: the latest user
  * turn is the feedback, the latest assistant turn its previous answer. Draws depend only on the
  * seed, the task, the repeat and the attempt, so nothing leaks between tasks or repeats, and the
  * first attempt is the same draw under every feedback mode and in independent sampling.
@@ -133,11 +163,21 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
   }
 }
 
+/** The task's `simulation` script, validated here (its owner), or an error naming the task, the field and the fix. */
 function scriptOf(request: ChatRequest): SimulationScript {
-  const task = request.context.task as { id?: string; simulation?: unknown } | undefined
-  const parsed = SimulationScriptSchema.safeParse(task?.simulation)
+  const task = request.context.task
+  const raw = typeof task === 'object' && task !== null ? (task as { simulation?: unknown }).simulation : undefined
+  const parsed = SimulationScriptSchema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {
-    throw new Error(`simulated actor: task ${JSON.stringify(request.context.taskId)} has no valid \`simulation\` script (correct and wrong answers); simulated actors only run fixture tasks that carry one`)
+    // describeZodError names paths inside the script; say they are under `simulation`.
+    const detail = describeZodError(parsed.error)
+      .split('; ')
+      .map((p) => (p.startsWith('(root)') ? `simulation${p.slice('(root)'.length)}` : `simulation.${p}`))
+      .join('; ')
+    const problem = raw === undefined ? '' : ` (${detail})`
+    throw new Error(
+      `simulated actor: task ${JSON.stringify(request.context.taskId)} has no valid \`simulation\` script (correct and wrong answers)${problem}; simulated actors only run fixture tasks that carry one: add \`simulation: { correct: [...], wrong: [...] }\` to the task`,
+    )
   }
   return parsed.data
 }

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest'
+import { TaskBaseSchema } from '../core/task.js'
+import { SimulationTaskFieldsSchema } from '../models/simulated.js'
+import { ExactMatchTaskFieldsSchema } from '../verifiers/exact-match.js'
+import { PythonTestsTaskFieldsSchema } from '../verifiers/python-tests/task-fields.js'
+import { RubricTaskFieldsSchema } from '../verifiers/rubric/criteria.js'
 import { TaskSchema, taskMessages } from './task.js'
 
 describe('TaskSchema', () => {
+  it('is the base task plus each component’s own fields, in the order tasks have always parsed to', () => {
+    expect(Object.keys(TaskSchema.shape)).toEqual(['id', 'prompt', 'tests', 'setup', 'entryPoint', 'expected', 'criteria', 'metadata', 'simulation'])
+    const owners = [TaskBaseSchema, PythonTestsTaskFieldsSchema, ExactMatchTaskFieldsSchema, RubricTaskFieldsSchema, SimulationTaskFieldsSchema]
+    for (const owner of owners) for (const [field, schema] of Object.entries(owner.shape)) expect(TaskSchema.shape[field as keyof typeof TaskSchema.shape], field).toBe(schema)
+  })
+
   it('defaults a simulation difficulty to 0.5', () => {
     const task = TaskSchema.parse({ id: 'a', prompt: 'p', simulation: { correct: ['c'], wrong: ['w'] } })
     expect(task.simulation?.difficulty).toBe(0.5)

@@ -2,8 +2,9 @@
  * The `exact-match` verifier: the answer, normalised as its options say, equals the task's
  * expected answer (or one of them).
  */
+import { z } from 'zod'
+import type { AnyTask } from '../core/task.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
-import type { Task } from '../protocol/task.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'
 
 export interface ExactMatchOptions {
@@ -51,13 +52,28 @@ function quote(text: string): string {
   return JSON.stringify(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS - 1)}…` : text)
 }
 
+/**
+ * The task field the exact-match verifier owns; `protocol/task.ts` adds it to TaskSchema.
+ *
+ * @example
+ * ExactMatchTaskFieldsSchema.parse({ expected: ['Paris', 'paris, France'] })
+ */
+export const ExactMatchTaskFieldsSchema = z.object({
+  /**
+   * The expected answer, for exact-match tasks (graded by `verifiers.exactMatch()`): one string,
+   * or every accepted answer (aliases). Part of the benchmark's content hash when set.
+   */
+  expected: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+})
+
+const ExpectedSchema = ExactMatchTaskFieldsSchema.shape.expected.unwrap()
+
 /** The expected answers of a task, or a reason it has none. */
-function expectedOf(task: Task): string[] | string {
-  const expected = (task as { expected?: unknown }).expected
-  if (expected === undefined) return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
-  const list = typeof expected === 'string' ? [expected] : expected
-  if (!Array.isArray(list) || list.length === 0 || !list.every((e) => typeof e === 'string')) return 'has an `expected` that is neither a string nor a non-empty list of strings'
-  return list
+function expectedOf(task: AnyTask): string[] | string {
+  if (task.expected === undefined) return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
+  const parsed = ExpectedSchema.safeParse(task.expected)
+  if (!parsed.success) return 'has an `expected` that is neither a string nor a non-empty list of strings'
+  return typeof parsed.data === 'string' ? [parsed.data] : parsed.data
 }
 
 /**

@@ -6,14 +6,14 @@ import { z } from 'zod'
 import { checkReturned, shown } from '../models/component-error.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
 import { isPromiseLike, type Awaitable } from '../core/awaitable.js'
-import type { Task } from '../protocol/task.js'
+import type { AnyTask } from '../core/task.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'
 
 /** What a predicate returns: whether the answer passes, and optionally why (the feedback's words). */
 export type PredicateResult = boolean | { pass: boolean; reason?: string }
 
 /** A rule over an answer and its task; sync or async. */
-export type PredicateRule = (answer: string, task: Task) => Awaitable<PredicateResult>
+export type PredicateRule = (answer: string, task: AnyTask) => Awaitable<PredicateResult>
 
 export interface PredicateOptions {
   /**
@@ -99,19 +99,19 @@ export function predicate(fn: PredicateRule, options: PredicateOptions = {}): Ve
       throw new TypeError(`${where}: settings.${key} must be a string, a finite number, a boolean or null (it is hashed into the fingerprint), got ${shown(value)}`)
     }
   }
-  const breach = (task: Task) => () => ({
+  const breach = (task: AnyTask) => () => ({
     component: `${where} rule`,
     returned: 'predicate result',
     where: `for task ${JSON.stringify(task.id)}`,
     contract: 'true, false or { pass: boolean, reason?: string }, or a promise of one',
     hints: RESULT_HINTS,
   })
-  const judged = (task: Task, answer: string, result: unknown): Verdict => {
+  const judged = (task: AnyTask, answer: string, result: unknown): Verdict => {
     // The hot path: a boolean needs no parse.
     if (typeof result === 'boolean') return verdictOf(result, answer, rule)
     return verdictOf(checkReturned(resultSchema(result), result, breach(task)), answer, rule)
   }
-  const thrown = (task: Task, error: unknown): Verdict => {
+  const thrown = (task: AnyTask, error: unknown): Verdict => {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
     if (onThrow === 'fail') return { pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: `the answer could not be checked: ${message}`, error: message } }
     throw new Error(`${where}: the rule threw for task ${JSON.stringify(task.id)}: ${message} (return { pass: false, reason } for an answer it cannot read, or pass onThrow: 'fail')`, { cause: error })

@@ -1,5 +1,5 @@
 import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
-import type { Task } from '../protocol/task.js'
+import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 
 // The contract's schemas live in core/; re-exported here beside the Verifier interface.
@@ -38,17 +38,21 @@ export interface Verifier {
   version: string
   /** Settings that change verdicts (timeouts, pass rules): part of the fingerprint. */
   settings: Record<string, string | number | boolean | null>
-  /** Problems with a task this verifier cannot verify, checked at declaration time. */
-  checkTask?(task: Task): string[]
+  /**
+   * Problems with a task this verifier cannot verify, checked at declaration time. A verifier
+   * reads the task fields it owns (tests, criteria, expected) as `unknown` and validates them
+   * here, naming the task, the field and the fix.
+   */
+  checkTask?(task: AnyTask): string[]
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
   normalise?(answer: string): string
   /** The verdict; a promise when verifying takes I/O (running code, a grader's call). */
-  verify(task: Task, answer: string, options?: VerifyOptions): Awaitable<Verdict>
+  verify(task: AnyTask, answer: string, options?: VerifyOptions): Awaitable<Verdict>
 }
 
 /** A verifier whose verdicts always come as promises: every bundled one (they run code or call a grader). */
 export interface AsyncVerifier extends Verifier {
-  verify(task: Task, answer: string, options?: VerifyOptions): Promise<Verdict>
+  verify(task: AnyTask, answer: string, options?: VerifyOptions): Promise<Verdict>
 }
 
 /** The verdict's contract in one line, for error messages (the README's "Verifier contract" has it in full). */

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
-import type { Task } from '../../protocol/task.js'
+import type { AnyTask } from '../../core/task.js'
 import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
 import { hasAssertion, PYTHON_BUILTIN_NAMES } from './assertions.js'
 import { extractPythonCode, normalisePythonAnswer, sanitisePythonCode } from './extract.js'
@@ -15,6 +15,7 @@ import { resolveInterpreter } from './interpreter.js'
 import { DEFAULT_MEMORY_MB, runHarness } from './run-harness.js'
 import type { HarnessRequest, HarnessRun } from './run-harness.js'
 import { planSandbox, unsandboxedModelCodeError } from './sandbox.js'
+import { pythonTestsFieldsOf } from './task-fields.js'
 import type { SandboxMode, SandboxOption } from './sandbox.js'
 
 export interface PythonTestsOptions {
@@ -148,26 +149,32 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
     stats,
     sandbox: plan.mode,
 
-    checkTask(task: Task): string[] {
-      if (task.tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
-      if (task.tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
-      if (!hasAssertion(task.tests)) {
+    checkTask(task: AnyTask): string[] {
+      const fields = pythonTestsFieldsOf(task)
+      if (typeof fields === 'string') return [fields]
+      const { tests, entryPoint } = fields
+      if (tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
+      if (tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
+      if (!hasAssertion(tests)) {
         return [`task ${task.id}: its \`tests\` hold no \`assert\` (and no \`raise\`), so every answer would pass; write them as \`assert CALL == EXPECTED\` lines`]
       }
-      if (task.entryPoint !== undefined && PYTHON_BUILTIN_NAMES.has(task.entryPoint)) {
-        return [`task ${task.id}: its entryPoint \`${task.entryPoint}\` is a Python built-in, which the tests keep as Python's own (a candidate may not redefine what the tests compare with); rename the function`]
+      if (entryPoint !== undefined && PYTHON_BUILTIN_NAMES.has(entryPoint)) {
+        return [`task ${task.id}: its entryPoint \`${entryPoint}\` is a Python built-in, which the tests keep as Python's own (a candidate may not redefine what the tests compare with); rename the function`]
       }
       return []
     },
 
     normalise: normalisePythonAnswer,
 
-    async verify(task: Task, answer: string, verifyOptions: VerifyOptions = {}): Promise<Verdict> {
+    async verify(task: AnyTask, answer: string, verifyOptions: VerifyOptions = {}): Promise<Verdict> {
       const { signal } = verifyOptions
       if (signal?.aborted) throw abortReason(signal)
       // Fail closed: where `auto` found no sandbox, only this project's own simulated code may run.
       if (plan.missing !== undefined && verifyOptions.origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
-      if (task.tests === undefined || task.tests.trim() === '') {
+      const fields = pythonTestsFieldsOf(task)
+      if (typeof fields === 'string') throw new Error(`vitest-seqk python-tests: ${fields}`)
+      const { tests, setup } = fields
+      if (tests === undefined || tests.trim() === '') {
         throw new Error(`vitest-seqk python-tests: task ${task.id} has no tests to run`)
       }
       const code = extractPythonCode(answer)
@@ -181,7 +188,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         return { pass: false, extracted: code.slice(0, 2000), durationMs: 0, diagnostics: { outcome: 'load-error', summary: `the answer's code is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB, so it was not run`, error: `oversized code (${bytes} bytes)` } }
       }
       const python = (await resolveInterpreter(options.python, { preferSystem })).path
-      const request: HarnessRequest = { setup: prependSetup ? (task.setup ?? '') : '', code, tests: task.tests }
+      const request: HarnessRequest = { setup: prependSetup ? (setup ?? '') : '', code, tests }
       const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb]) : undefined
       const cached = key !== undefined ? cache.get(key) : undefined
       if (cached) {
@@ -246,7 +253,7 @@ function describeSanitised(verdict: Verdict, raw: Verdict, cut: SanitisedCode): 
 }
 
 /** Turns the judge's result into a verdict. Throws when the task's own tests or setup are broken. */
-function toVerdict(task: Task, code: string, run: HarnessRun, timeoutMs: number): Verdict {
+function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: number): Verdict {
   const output: Pick<Diagnostics, 'stdout' | 'stderr'> = {
     ...(run.stdout !== '' ? { stdout: run.stdout } : {}),
     ...(run.stderr !== '' ? { stderr: run.stderr } : {}),

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { describeZodError } from '../../core/zod-errors.js'
-import type { Task, TaskInput } from '../../protocol/task.js'
+import type { AnyTask, TaskBase, TaskBaseInput } from '../../core/task.js'
 
 const RegexCheckSchema = z
   .object({
@@ -85,11 +85,25 @@ export const CriterionSchema = z
 export type Criterion = z.infer<typeof CriterionSchema>
 export type CriterionInput = z.input<typeof CriterionSchema>
 
-/** A task with its rubric. Once `TaskSchema` has `criteria`, this is simply a Task whose criteria are set. */
-export type RubricTask = Task & { criteria: Criterion[] }
+/**
+ * The task field the rubric verifier owns; `protocol/task.ts` adds it to TaskSchema.
+ *
+ * @example
+ * RubricTaskFieldsSchema.parse({ criteria: [{ id: 'short', text: 'At most 40 words', check: { kind: 'max-words', limit: 40 } }] })
+ */
+export const RubricTaskFieldsSchema = z.object({
+  /** Rubric criteria, for rubric tasks (graded by `verifiers.rubric()`). */
+  criteria: z.array(CriterionSchema).optional(),
+})
 
-/** Input form of a rubric task, for fixtures and loaders. */
-export type RubricTaskInput = Omit<TaskInput, 'criteria'> & { criteria: CriterionInput[] }
+/** A task with its rubric: the base task and its criteria (what the benchmark loaders return). */
+export type RubricTask = TaskBase & { criteria: Criterion[] }
+
+/**
+ * Input form of a rubric task, for fixtures and loaders. Other components' fields (a simulated
+ * actor's `simulation` script) may ride along: their owners validate them, TaskSchema at seqEval().
+ */
+export type RubricTaskInput = TaskBaseInput & { criteria: CriterionInput[]; readonly [field: string]: unknown }
 
 /** A task's criteria are missing or malformed; names the task and the field. */
 export class RubricTaskError extends Error {
@@ -106,16 +120,16 @@ const parsedCriteria = new WeakMap<object, Criterion[]>()
 
 /**
  * The task's criteria, validated, or undefined when it has none. Reads `task.criteria` through
- * zod, so it works whether or not `TaskSchema` declares the field yet.
+ * zod: the rubric verifier and the critic depend on the base task only.
  *
  * @throws RubricTaskError when criteria are present but malformed or their ids repeat.
  * @example
  * const criteria = criteriaOf(task) ?? []
  */
-export function criteriaOf(task: Task): Criterion[] | undefined {
+export function criteriaOf(task: AnyTask): Criterion[] | undefined {
   const cached = parsedCriteria.get(task)
   if (cached) return cached
-  const raw = (task as { criteria?: unknown }).criteria
+  const raw = task.criteria
   if (raw === undefined) return undefined
   const parsed = CriteriaListSchema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {

@@ -9,7 +9,7 @@ import { checkReturned, type ContractBreach } from '../../models/component-error
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
 import { isPromiseLike } from '../../core/awaitable.js'
 import { canonicalJson, sha256 } from '../../core/fingerprint.js'
-import { taskMessages, type Task } from '../../protocol/task.js'
+import { taskMessages, type AnyTask } from '../../core/task.js'
 import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
 import { runCheck, type CriterionJudgement } from './checks.js'
 import { criteriaOf, satisfied, type Criterion } from './criteria.js'
@@ -23,7 +23,7 @@ import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-
  * @example
  * const predicates = { 'no-emoji': (answer: string) => !/\p{Extended_Pictographic}/u.test(answer) }
  */
-export type CriterionPredicate = (answer: string, task: Task) => boolean | { met: boolean; reason?: string }
+export type CriterionPredicate = (answer: string, task: AnyTask) => boolean | { met: boolean; reason?: string }
 
 export interface RubricVerifierOptions {
   /** The grader model for criteria with no `check` and no predicate. Its descriptor is part of the fingerprint. */
@@ -144,7 +144,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
   const cache = new Map<string, Promise<GradeResult>>()
   const counters = { graderCalls: 0, cacheHits: 0 }
 
-  const problemsOf = (task: Task): string[] => {
+  const problemsOf = (task: AnyTask): string[] => {
     let criteria: Criterion[] | undefined
     try {
       criteria = criteriaOf(task)

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { TaskBaseSchema, taskMessages, type AnyTask } from './task.js'
+
+describe('TaskBaseSchema', () => {
+  it('keeps the base fields and leaves the components’ fields to their owners', () => {
+    const task = TaskBaseSchema.parse({ id: 'a', prompt: 'p', metadata: { split: 'test' }, tests: 'assert 1', criteria: [] })
+    expect(task).toEqual({ id: 'a', prompt: 'p', metadata: { split: 'test' } })
+  })
+
+  it('rejects an empty id and an empty prompt, naming the id rule', () => {
+    const result = TaskBaseSchema.safeParse({ id: '', prompt: 'p' })
+    expect(result.error?.issues[0]?.message).toBe('a task id must be a non-empty string')
+    expect(TaskBaseSchema.safeParse({ id: 'a', prompt: '' }).success).toBe(false)
+    expect(TaskBaseSchema.safeParse({ id: 'a', prompt: [] }).success).toBe(false)
+  })
+})
+
+describe('AnyTask', () => {
+  it('types the base fields and leaves every other field unknown until its owner reads it', () => {
+    const task: AnyTask = { id: 'a', prompt: 'p', expected: 'x' }
+    const expected: unknown = task.expected
+    expect([task.id, expected]).toEqual(['a', 'x'])
+  })
+})
+
+describe('taskMessages', () => {
+  it('turns a string prompt into one user message and keeps a chat prompt as is', () => {
+    expect(taskMessages({ id: 'a', prompt: 'hello' })).toEqual([{ role: 'user', content: 'hello' }])
+    const chat = [{ role: 'system' as const, content: 's' }, { role: 'user' as const, content: 'u' }]
+    expect(taskMessages({ id: 'b', prompt: chat })).toBe(chat)
+  })
+})
