@@ -1,6 +1,7 @@
 // Child process for crash.test.ts: runs one slow cell, appending each finished trajectory, until
 // the parent kills it with SIGKILL.
-import { actors, appendTrajectory, runCell } from '../src/index.js'
+import { actors, runCell } from '../src/index.js'
+import { appendTrajectory } from '../src/artifacts/index.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
 
 const file = process.argv[2]!

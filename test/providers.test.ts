@@ -14,9 +14,9 @@ import {
   type CellSpec,
   type ChatModel,
   type Task,
-  type Trajectory,
   type Verifier,
 } from '../src/index.js'
+import type { Trajectory } from '../src/artifacts/index.js'
 import { rules, startTestServer, type TestServer } from '../src/testing/index.js'
 
 const KEY = 'fake-key-SECRET-never-written-0123456789'

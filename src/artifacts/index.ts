@@ -1,4 +1,10 @@
+// `vitest-seqk/artifacts`: reading and writing run directories (trajectories.jsonl, summary.json,
+// baselines), the versioned zod schemas of every file, protocol fingerprints, and the cell summary
+// as a pure function of trajectories (what `seqk summarize` recomputes).
 export * from '../core/schemas.js'
 export { appendTrajectory, cutTornTail, readTrajectories, trajectoryKey, type ReadTrajectories } from './trajectories-file.js'
 export { readSummary, writeSummary } from './summary-file.js'
 export { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, ensureRunDir, newRunId } from './run-dir.js'
+export { BaselineFileSchema, BaselineCellSchema, readBaselineFile, writeBaselineCell, type BaselineFile } from './baseline-file.js'
+export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonicalJson } from '../protocol/fingerprint.js'
+export { summariseCell, type SummariseInput } from '../protocol/cell-summary.js'

@@ -20,3 +20,4 @@ export {
 } from './history.js'
 export { diffLines, encodeDiff, decodeDiff, diffStats, splitLines, type DiffOp } from './diff.js'
 export { escapeHtml, jsonForScript } from './escape.js'
+export { renderBenchmarkTable, rankingChanges } from './table.js'
