@@ -12,7 +12,8 @@ import { criterionRepair } from '../src/metrics/criterion-repair.js'
 import { BLIND_CRITIQUE, rubricRules, testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
 import type { TestServer } from '../src/testing/types.js'
-import { criteriaOf, satisfied } from '../src/verifiers/rubric/criteria.js'
+import { criteriaOf } from '../src/verifiers/rubric/criteria.js'
+import { criterionSatisfied as satisfied } from '../src/core/contract.js'
 import { rubric, verdictCalls } from '../src/verifiers/rubric/rubric-verifier.js'
 
 const tasks = rubricTasks as unknown as Task[]

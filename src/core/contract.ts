@@ -71,6 +71,18 @@ export const CriterionVerdictSchema = z.object({
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
 
 /**
+ * Whether a criterion counts in the answer's favour: a met criterion, or an unmet penalty
+ * (negative points). A verdict that already says (`satisfied`) is taken at its word. The one
+ * rule the rubric verifier, its pass rule, verifier feedback and the cell summary share.
+ *
+ * @example
+ * criterionSatisfied({ met: true, points: -5 }) // false: the answer did the penalised thing
+ */
+export function criterionSatisfied(c: { met: boolean; points?: number; satisfied?: boolean }): boolean {
+  return c.satisfied ?? ((c.points ?? 0) < 0 ? !c.met : c.met)
+}
+
+/**
  * What a verifier saw besides pass/fail: the raw material of `verifier` feedback.
  * `outcome` separates a wrong answer from code that did not load or ran out of time.
  */

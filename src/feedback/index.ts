@@ -15,4 +15,3 @@ export type { AsyncFeedbackMode, Feedback, FeedbackInput, FeedbackKind, Feedback
 export { FeedbackSchema, checkFeedback } from './feedback-mode.js'
 export type { BinaryFeedbackOptions } from './binary.js'
 export { criticPrompt, type CriticOptions } from './critic.js'
-export { criterionSatisfied } from './verifier-feedback.js'

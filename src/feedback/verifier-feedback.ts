@@ -1,3 +1,4 @@
+import { criterionSatisfied } from '../core/contract.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
 import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
 import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
@@ -14,11 +15,6 @@ const BOUNDS = { maxTests: [0, 100], maxChars: [40, 100_000] } as const
 
 /** The paper's closing line for test-detail feedback (SOURCES.md, the HumanEval Pro example). */
 const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
-
-/** Whether a criterion counts in the answer's favour: met, or for a penalty (negative points) not met. */
-export function criterionSatisfied(c: { met: boolean; points?: number; satisfied?: boolean }): boolean {
-  return c.satisfied ?? ((c.points ?? 0) < 0 ? !c.met : c.met)
-}
 
 /** Said first when the answer was cut off by the token limit: the failure may be the cut, not the logic. */
 export const CUT_OFF = 'Your answer was cut off by the output token limit before it ended, so the code is incomplete. Write a shorter answer.'

@@ -19,7 +19,7 @@ import {
 } from '../metrics/index.js'
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
-import { criterionSatisfied } from '../feedback/verifier-feedback.js'
+import { criterionSatisfied } from '../core/contract.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].

@@ -8,6 +8,8 @@
  * excludes this folder), bundled to one IIFE by `../client.ts`, which `html.ts` inlines.
  */
 import type { ClientAttempt, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
+// The one money format of every table and report (metrics/ is plain code, no Node), bundled in.
+import { money } from '../../metrics/format.js'
 
 type Attrs = Record<string, string | number | boolean | null | undefined>
 type Kid = Node | string | number | null | undefined | false | readonly Kid[]
@@ -127,7 +129,7 @@ function start(dataNode: HTMLElement): void {
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
     const verdict = a.p ? '\u2713 passed' : a.o === 'load-error' ? '\u2717 did not load' : a.o === 'timeout' ? '\u2717 timed out' : a.o === 'no-answer' ? '\u2717 no answer' : '\u2717 failed'
     const meta = [a.tok + ' tokens']
-    if (a.cost !== null && a.cost !== undefined) meta.push(a.cost === 0 ? '$0' : '$' + (a.cost < 0.01 ? a.cost.toFixed(4) : a.cost.toFixed(3)))
+    if (a.cost !== null && a.cost !== undefined) meta.push(money(a.cost))
     if (a.u === true) meta.push('unmodified revision')
     if (a.fin && a.fin !== 'stop') meta.push('finish: ' + a.fin)
     const header = el(

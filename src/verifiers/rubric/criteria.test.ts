@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Task } from '../../protocol/task.js'
-import { CriterionSchema, criteriaOf, positionalId, RubricTaskError, satisfied } from './criteria.js'
+import { CriterionSchema, criteriaOf, positionalId, RubricTaskError } from './criteria.js'
+import { criterionSatisfied as satisfied } from '../../core/contract.js'
 
 const task = (criteria: unknown, id = 't1'): Task => ({ id, prompt: 'p', criteria }) as Task
 

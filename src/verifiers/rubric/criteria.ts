@@ -148,16 +148,6 @@ export function criteriaOf(task: AnyTask): Criterion[] | undefined {
   return parsed.data
 }
 
-/**
- * Whether a criterion's verdict counts in the answer's favour: a met criterion, or an unmet
- * penalty (negative points).
- *
- * @example
- * satisfied({ met: true, points: -5 }) // false: the answer did the penalised thing
- */
-export function satisfied(verdict: { met: boolean; points?: number }): boolean {
-  return verdict.points !== undefined && verdict.points < 0 ? !verdict.met : verdict.met
-}
 
 /**
  * Criterion ids `c1 … cN` in rubric order: how the benchmark loaders name criteria that have no id

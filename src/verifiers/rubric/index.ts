@@ -12,7 +12,6 @@ export {
   CriterionCheckSchema,
   criteriaOf,
   positionalId,
-  satisfied,
   RubricTaskError,
   type Criterion,
   type CriterionCheck,

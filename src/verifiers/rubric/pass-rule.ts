@@ -3,7 +3,7 @@
  */
 import { z } from 'zod'
 import type { CriterionVerdict } from '../verifier.js'
-import { satisfied } from './criteria.js'
+import { criterionSatisfied } from '../../core/contract.js'
 
 /**
  * `'all'`: every criterion satisfied (met, and penalties not met) — AdvancedIF and CL-bench, and
@@ -54,7 +54,7 @@ function round(x: number): string {
  * // => { pass: false, score: 0.5, summary: '1 of 2 criteria met; unmet: b' }
  */
 export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule): Decision {
-  const unsatisfied = verdicts.filter((v) => !satisfied(v))
+  const unsatisfied = verdicts.filter((v) => !criterionSatisfied(v))
   const penalties = unsatisfied.filter((v) => v.points !== undefined && v.points < 0).map((v) => v.id)
   const unmet = unsatisfied.filter((v) => !(v.points !== undefined && v.points < 0)).map((v) => v.id)
   const misses = [unmet.length > 0 ? `unmet: ${list(unmet)}` : '', penalties.length > 0 ? `penalised: ${list(penalties)}` : ''].filter(Boolean).join('; ')

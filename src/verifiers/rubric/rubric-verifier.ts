@@ -12,7 +12,8 @@ import { canonicalJson, sha256 } from '../../core/fingerprint.js'
 import { taskMessages, type AnyTask } from '../../core/task.js'
 import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
 import { runCheck, type CriterionJudgement } from './checks.js'
-import { criteriaOf, satisfied, type Criterion } from './criteria.js'
+import { criteriaOf, type Criterion } from './criteria.js'
+import { criterionSatisfied } from '../../core/contract.js'
 import { gradeAll, gradeOne, graderPrompt, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
 import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-rule.js'
 
@@ -262,7 +263,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       const verdicts: RubricCriterionVerdict[] = criteria.map((c) => {
         const j = judged.get(c.id)!
         const v = { id: c.id, text: c.text, met: j.met, ...(c.points !== undefined ? { points: c.points } : {}), ...(j.reason ? { reason: j.reason } : {}) }
-        return { ...v, satisfied: satisfied(v), checkedBy: j.checkedBy }
+        return { ...v, satisfied: criterionSatisfied(v), checkedBy: j.checkedBy }
       })
       const decision = decide(verdicts, passRule)
       return {
