@@ -3,18 +3,18 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { supportsColor } from 'chalk'
 import type { SerializedError, TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { CellSummarySchema, SUMMARY_SCHEMA, TrajectorySchema, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
+import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
-import { parseShard, shardOfTask } from '../protocol/shard.js'
-import { benchmarkBlocks, inCellOrder, recomputeCell, unfinishedThreshold } from '../artifacts/recompute.js'
+import { parseShard } from '../protocol/shard.js'
+import { benchmarkBlocks, recomputeCell } from '../artifacts/recompute.js'
 import { applyBaseline } from './baseline.js'
-import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord, type CellRecord as CellLine } from '../artifacts/cells-file.js'
-import { summariseCell } from '../protocol/cell-summary.js'
+import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord } from '../artifacts/cells-file.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
+import { cellRecords, collectTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
@@ -293,102 +293,6 @@ export default class SeqkReporter implements Reporter {
     if (this.vitest) this.vitest.logger.log(text)
     else console.log(text)
   }
-}
-
-/**
- * The summary of a cell that did not finish, from the plan and the trajectories it recorded:
- * failed, saying why and how far it got. Undefined for a test that is not a started seqk cell.
- */
-function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malformed: Set<string>, onFile: () => Trajectory[]): { cell: CellSummary & { file: string }; end: CellEndRecord } | undefined {
-  const artifacts = testCase.artifacts()
-  const start = artifacts.find((a) => a.type === 'seqk:cell-start')
-  const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
-  if (!start || start.type !== 'seqk:cell-start' || !plan) return undefined
-  // A trajectory that ended as the test timed out is on file before its artifact is recorded: both count.
-  const recorded = recordedTrajectories(testCase, malformed)
-  const declared = start.declared
-  const seen = new Set(recorded.map((t) => `${t.taskId}\u0000${t.repeat}`))
-  const late = declared ? onFile().filter((t) => t.runId === declared.runId && t.benchmark === declared.benchmark && t.cellId === declared.cellId && t.fingerprint === declared.fingerprint && !seen.has(`${t.taskId}\u0000${t.repeat}`)) : []
-  const trajectories = inCellOrder([...recorded, ...late], plan.taskIds)
-  const result = testCase.result()
-  const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
-  // A shard's cell covers its share of the tasks only (see SEQK_SHARD).
-  const shard = start.declared?.shard
-  const taskIds = shard ? plan.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : plan.taskIds
-  const summary = summariseCell({
-    runId: declared?.runId ?? trajectories[0]?.runId ?? 'unfinished',
-    benchmark: start.benchmark,
-    cellId: start.cellId,
-    actorId: plan.actorId,
-    mode: plan.mode,
-    protocol: plan.protocol,
-    fingerprint: plan.fingerprint,
-    taskIds,
-    taskHashes: plan.taskHashes,
-    repeats: plan.repeats,
-    trajectories,
-    thresholds: plan.thresholds,
-    errors: plan.errors,
-    durationMs: testCase.diagnostic()?.duration ?? 0,
-  })
-  const cell = { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail' as const, file: plan.file, ...(shard ? { shard } : {}) }
-  const end: CellEndRecord = { schema: 'seqk.cell/1', type: 'end', runId: summary.runId, benchmark: start.benchmark, cellId: start.cellId, durationMs: summary.durationMs, unfinished: why }
-  return { cell, end }
-}
-
-/** What a resume saved: trajectories kept as they were, and those run again. */
-function resumeLine(found: { cut: number; onFile: number; errored: number }, testModules: ReadonlyArray<TestModule>): string {
-  let kept = 0
-  let ran = 0
-  for (const module of testModules) {
-    for (const test of module.children.allTests()) {
-      for (const a of test.artifacts()) {
-        if (a.type !== 'seqk:trajectory') continue
-        if (a.reused) kept++
-        else ran++
-      }
-    }
-  }
-  const torn = found.cut > 0 ? `; a torn last line (${found.cut} bytes) was cut` : ''
-  const errored = found.errored > 0 ? ` (${found.errored} of those on file had errored: their new lines supersede them)` : ''
-  return `seqk: resumed: kept ${kept} ${kept === 1 ? 'trajectory' : 'trajectories'} that had ended, ran ${ran}${errored}${torn}`
-}
-
-/**
- * The trajectories a test recorded, each checked against the schema: one a newer or broken
- * writer left malformed is left out (said in the thrown-away count), never crashes a view later.
- */
-function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Trajectory[] {
-  const out: Trajectory[] = []
-  for (const artifact of testCase.artifacts()) {
-    if (artifact.type !== 'seqk:trajectory') continue
-    const parsed = TrajectorySchema.safeParse(artifact.trajectory)
-    if (parsed.success) out.push(parsed.data)
-    else malformed.add(`"${testCase.fullName}": a recorded trajectory (task ${String((artifact.trajectory as { taskId?: unknown } | undefined)?.taskId)}) is not a seqk trajectory: ${describeZodError(parsed.error)}`)
-  }
-  return out
-}
-
-/** Each finished or started cell's cells.jsonl lines, from its artifacts and its summary. */
-function cellRecords(testModules: ReadonlyArray<TestModule>, ends: ReadonlyMap<string, CellEndRecord>): CellLine[] {
-  const out: CellLine[] = []
-  for (const module of testModules) {
-    for (const test of module.children.allTests()) {
-      const start = test.artifacts().find((a) => a.type === 'seqk:cell-start')
-      if (start?.type !== 'seqk:cell-start' || !start.declared) continue
-      out.push(start.declared)
-      const parsed = CellSummarySchema.safeParse(test.meta().seqk)
-      const { schema, runId, benchmark, cellId } = start.declared
-      const unfinished = ends.get(test.id)
-      if (unfinished) out.push(unfinished)
-      else if (parsed.success) out.push({ schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs })
-    }
-  }
-  return out
-}
-
-function collectTrajectories(testModules: ReadonlyArray<TestModule>, malformed: Set<string>): Trajectory[] {
-  return testModules.flatMap((module) => [...module.children.allTests()].flatMap((test) => recordedTrajectories(test, malformed)))
 }
 
 export { SeqkReporter }
