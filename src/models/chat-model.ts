@@ -30,8 +30,11 @@ export interface CallContext {
   protocol: 'sequential' | 'independent'
   /** The cell's protocol fingerprint: two cells' first attempts share messages but not a cassette entry. */
   cell?: string
-  /** The task itself, for simulations. Real providers must not read it. */
-  task?: unknown
+  /**
+   * The task's `simulation` field, the simulated actor's script (it owns and validates it);
+   * real providers ignore it. Only this field travels: no provider sees the rest of the task.
+   */
+  simulation?: unknown
 }
 
 export interface ChatRequest {

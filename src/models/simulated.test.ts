@@ -49,7 +49,7 @@ async function simulate(actor: ChatModel, options: { tasks?: Task[]; feedback?: 
   })
 }
 
-const ctx = (task: Task, attempt: number, repeat = 0, protocol: CallContext['protocol'] = 'sequential'): CallContext => ({ role: 'actor', taskId: task.id, attempt, repeat, protocol, task })
+const ctx = (task: Task, attempt: number, repeat = 0, protocol: CallContext['protocol'] = 'sequential'): CallContext => ({ role: 'actor', taskId: task.id, attempt, repeat, protocol, simulation: task.simulation })
 
 async function firstAnswers(actor: ChatModel, tasks: Task[]): Promise<string[]> {
   const out: string[] = []

@@ -165,8 +165,7 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
 
 /** The task's `simulation` script, validated here (its owner), or an error naming the task, the field and the fix. */
 function scriptOf(request: ChatRequest): SimulationScript {
-  const task = request.context.task
-  const raw = typeof task === 'object' && task !== null ? (task as { simulation?: unknown }).simulation : undefined
+  const raw = request.context.simulation
   const parsed = SimulationScriptSchema.safeParse(raw, { reportInput: true })
   if (!parsed.success) {
     // describeZodError names paths inside the script; say they are under `simulation`.

@@ -93,7 +93,7 @@ describe('proposeAndVerify: who wrote the answer', () => {
     const seen: (VerifyOptions | undefined)[] = []
     return { seen, verifier: { name: 'record', version: '1', settings: {}, verify: (_task, _answer, options) => (seen.push(options), { pass: true, diagnostics: { outcome: 'passed', summary: '' } }) } }
   }
-  const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const, task }
+  const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const, simulation: task.simulation }
 
   it('tells the verifier that a bundled simulated actor wrote it, and that anything else is a model', async () => {
     const simulated = recording()

@@ -28,7 +28,7 @@ describe(`harness cost per attempt (${TASKS} tasks × K=${K} = ${TASKS * K} atte
       for (const task of tasks) {
         const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
         for (let attempt = 1; attempt <= K; attempt++) {
-          const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential', task } })
+          const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential', simulation: task.simulation } })
           const verdict = await noop.verify(task, response.text)
           const given = await feedback.render({ task, attempt, repeat: 0, answer: response.text, verdict, history: messages })
           messages.push({ role: 'assistant', content: response.text }, { role: 'user', content: given.text })

@@ -29,7 +29,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
   try {
     for (let sample = 1; sample <= budget; sample++) {
       const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
-      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', task, cell: input.cell }, signal })
+      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', simulation: task.simulation, cell: input.cell }, signal })
       attempts.push(step)
     }
   } catch (error) {

@@ -173,12 +173,12 @@ describe('runSequential: stopping', () => {
 })
 
 describe('runSequential: what the actor and the feedback see', () => {
-  it('passes a sequential actor context with the task, attempt and repeat', async () => {
+  it('passes a sequential actor context with the task id, attempt and repeat (never the task: only a simulation script travels)', async () => {
     const actor = scriptedModel(['B1', 'OK'])
     await run({ actor: actor.model, repeat: 4 })
     expect(actor.calls.map((c) => c.context)).toEqual([
-      { role: 'actor', taskId: 'task-1', attempt: 1, repeat: 4, protocol: 'sequential', task: TASK },
-      { role: 'actor', taskId: 'task-1', attempt: 2, repeat: 4, protocol: 'sequential', task: TASK },
+      { role: 'actor', taskId: 'task-1', attempt: 1, repeat: 4, protocol: 'sequential' },
+      { role: 'actor', taskId: 'task-1', attempt: 2, repeat: 4, protocol: 'sequential' },
     ])
   })
 

@@ -68,7 +68,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         verifier,
         task,
         messages: built.messages,
-        context: { role: 'actor', taskId: task.id, attempt, repeat, protocol: 'sequential', task, cell: input.cell },
+        context: { role: 'actor', taskId: task.id, attempt, repeat, protocol: 'sequential', simulation: task.simulation, cell: input.cell },
         signal,
         spentBefore: built.calls,
       })
@@ -106,7 +106,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         throw stageFailure('feedback', attempt, signal, error)
       }
       const given = checkFeedback(feedback, rendered, context)
-      step.feedback = { kind: given.kind, text: given.text }
+      // The requests the text names (verifier feedback) are kept for the derived revision annotator.
+      step.feedback = given.requests === undefined ? { kind: given.kind, text: given.text } : { kind: given.kind, text: given.text, requests: given.requests }
       if (given.calls?.length) step.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: checkRevision(promptBuilder, promptBuilder.revision(given, { attempt, budget, discloseBudget }), context) })
     }
