@@ -18,6 +18,7 @@ import type { ChildProcess } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import type { SandboxMode } from './sandbox.js'
+import { encodeFrame, FrameReader } from './frames.js'
 import { WORKER_ENV } from './sandbox.js'
 
 /** What one attempt runs: the prompt's imports, the candidate, the hidden tests. */
@@ -97,45 +98,8 @@ const STARTUP_TIMEOUT_MS = 30_000
 const BACKSTOP_MS = 10_000
 /** Idle workers are stopped after this long (restarting one costs ~50 ms). */
 const IDLE_MS = 60_000
-/**
- * Largest frame accepted from a judge. Its frames are its own (capped output, reprs cut to 500
- * characters), never raw bytes of the candidate's, so they stay far below this.
- */
-const MAX_FRAME_BYTES = 64 * 1024 * 1024
 /** Kept from a worker's own stderr, for startup errors. */
 const STDERR_KEEP = 8 * 1024
-
-/** Splits a byte stream into length-prefixed JSON frames. */
-class FrameReader {
-  private chunks: Buffer[] = []
-  private length = 0
-
-  push(chunk: Buffer): unknown[] {
-    this.chunks.push(chunk)
-    this.length += chunk.length
-    const frames: unknown[] = []
-    while (this.length >= 4) {
-      const first = this.chunks[0] as Buffer
-      const head = first.length >= 4 ? first : Buffer.concat(this.chunks)
-      const size = head.readUInt32BE(0)
-      if (size > MAX_FRAME_BYTES) throw new Error(`worker frame of ${size} bytes exceeds ${MAX_FRAME_BYTES}`)
-      if (this.length < 4 + size) break
-      const all = this.chunks.length === 1 ? first : Buffer.concat(this.chunks)
-      frames.push(JSON.parse(all.subarray(4, 4 + size).toString('utf8')))
-      const rest = all.subarray(4 + size)
-      this.chunks = rest.length > 0 ? [rest] : []
-      this.length = rest.length
-    }
-    return frames
-  }
-}
-
-function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8')
-  const head = Buffer.alloc(4)
-  head.writeUInt32BE(body.length, 0)
-  return Buffer.concat([head, body])
-}
 
 /** One worker process. */
 class Worker {
