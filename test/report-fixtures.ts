@@ -1,9 +1,10 @@
 // A small synthetic run for the report tests: trajectories built by rule, summarised by the real
 // cell summariser, so summary.json and trajectories.jsonl agree as they do in a real run.
-import { SUMMARY_SCHEMA, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
+import { SUMMARY_SCHEMA, type Attempt, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
 import { createRng } from '../src/metrics/index.js'
 import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
+import { simulatedTrajectory } from '../src/analysis/simulated-runs.js'
 
 export interface FakeRunOptions {
   runId?: string
@@ -110,26 +111,7 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
             attempts.push(attempt(taskId, i, pass, mode, i === K, options))
             if (pass && !independent) break
           }
-          const t: Trajectory = {
-            schema: TRAJECTORY_SCHEMA,
-            runId,
-            benchmark,
-            cellId,
-            actorId: actor.id,
-            mode,
-            fingerprint,
-            protocol,
-            taskId,
-            repeat: r,
-            status: firstSuccess === null ? 'failed' : 'solved',
-            firstSuccess,
-            error: null,
-            attempts,
-            usage: ZERO,
-            costUsd: 0,
-            startedAt: '2026-01-01T00:00:00.000Z',
-            durationMs: 5,
-          }
+          const t = simulatedTrajectory({ runId, benchmark, cellId, actorId: actor.id, mode, fingerprint, protocol }, taskId, r, attempts, { costUsd: 0, durationMs: 5 })
           cellTrajectories.push(t)
         }
       }

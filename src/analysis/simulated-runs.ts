@@ -81,6 +81,36 @@ function attempt(index: number, pass: boolean, costUsd: number | null, feedback:
   }
 }
 
+/** What every trajectory of one cell shares. */
+export type SimulatedCell = Pick<Trajectory, 'runId' | 'benchmark' | 'cellId' | 'actorId' | 'mode' | 'fingerprint' | 'protocol'>
+
+/**
+ * A finished trajectory of simulated attempts: solved at its first passing attempt, failed
+ * otherwise, costing what its attempts cost (unless `costUsd` says otherwise). Shared by the
+ * simulated runs and the report's test fixtures.
+ *
+ * @example
+ * simulatedTrajectory(cell, 'task-001', 0, [failedAttempt, passedAttempt]).firstSuccess // => 2
+ */
+export function simulatedTrajectory(cell: SimulatedCell, taskId: string, repeat: number, attempts: Attempt[], options: { costUsd?: number | null; durationMs?: number } = {}): Trajectory {
+  const firstSuccess = attempts.find((a) => a.verdict.pass)?.index ?? null
+  const spent = attempts.reduce<number | null>((sum, a) => (sum === null || a.costUsd === null ? null : sum + a.costUsd), 0)
+  return {
+    schema: TRAJECTORY_SCHEMA,
+    ...cell,
+    taskId,
+    repeat,
+    status: firstSuccess === null ? 'failed' : 'solved',
+    firstSuccess,
+    error: null,
+    attempts,
+    usage: ZERO_USAGE,
+    costUsd: options.costUsd === undefined ? spent : options.costUsd,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    durationMs: options.durationMs ?? 0,
+  }
+}
+
 /**
  * One cell: its trajectories drawn from the actor's chances, then summarised by `summariseCell`,
  * the code every real cell goes through, so the analyses are tested on what a run would write.
@@ -117,28 +147,7 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
           if (pass) break
         }
       }
-      const firstSuccess = attempts.find((a) => a.verdict.pass)?.index ?? null
-      const spent = attempts.reduce<number | null>((sum, a) => (sum === null || a.costUsd === null ? null : sum + a.costUsd), 0)
-      trajectories.push({
-        schema: TRAJECTORY_SCHEMA,
-        runId,
-        benchmark: protocol.benchmark.name,
-        cellId,
-        actorId: actor.id,
-        mode: modeName,
-        fingerprint,
-        protocol,
-        taskId,
-        repeat: r,
-        status: firstSuccess === null ? 'failed' : 'solved',
-        firstSuccess,
-        error: null,
-        attempts,
-        usage: ZERO_USAGE,
-        costUsd: spent,
-        startedAt: '2026-01-01T00:00:00.000Z',
-        durationMs: 0,
-      })
+      trajectories.push(simulatedTrajectory({ runId, benchmark: protocol.benchmark.name, cellId, actorId: actor.id, mode: modeName, fingerprint, protocol }, taskId, r, attempts))
     }
   }
   return summariseCell({
