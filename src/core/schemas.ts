@@ -57,8 +57,13 @@ export const AttemptSchema = z.object({
   index: z.number().int().positive(),
   answer: z.string(),
   verdict: VerdictSchema,
-  /** Feedback given on this attempt (null when it passed, was the last, or in independent sampling). */
-  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), text: z.string() }).nullable(),
+  /**
+   * Feedback given on this attempt (null when it passed, was the last, or in independent sampling).
+   * `requests`: what its text names, where the feedback is structured (verifier feedback: `test:3`
+   * for TestOutcome.index 3, `criterion:c2`); absent where it names nothing checkable, and in files
+   * written before it existed.
+   */
+  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), text: z.string(), requests: z.array(z.string()).optional() }).nullable(),
   finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
   /** The actor's call. */
   usage: UsageSchema,
@@ -177,6 +182,62 @@ export const GateJsonSchema = z.object({
 })
 export type GateJson = z.infer<typeof GateJsonSchema>
 
+/** The classes of a revision against the feedback it answered (paper §5.2.2). */
+export const REVISION_CLASSES = ['unhelpful', 'some', 'all'] as const
+export type RevisionClass = (typeof REVISION_CLASSES)[number]
+
+/**
+ * One revision's annotation: attempt t + 1 judged against the requests of attempt t's feedback.
+ * `unhelpful`: it satisfies none of them; `some`: at least one but not all; `all`: every one.
+ * The derived annotator computes it from the verdicts; an LLM annotator writes the same record.
+ */
+export const RevisionAnnotationSchema = z.object({
+  annotator: z.enum(['derived']),
+  /** The annotator's rule or prompt version, e.g. `derived/1`. */
+  version: z.string(),
+  /** Index of the revision (attempt t + 1). */
+  attempt: z.number().int().positive(),
+  requests: z.array(z.string()),
+  satisfied: z.array(z.string()),
+  /** Requests the revision's verdict did not report (e.g. code that did not load): counted as not satisfied. */
+  unobserved: z.array(z.string()),
+  class: z.enum(REVISION_CLASSES),
+})
+export type RevisionAnnotation = z.infer<typeof RevisionAnnotationSchema>
+
+const RevisionClassSummarySchema = z.object({
+  /** Annotated revisions in this class. */
+  revisions: z.number().int().nonnegative(),
+  /** Its share of the annotated revisions, pooled over revisions, with a cluster (task) interval. */
+  share: IntervalSchema,
+  /** Revisions of this class whose verdict passed. */
+  solved: z.number().int().nonnegative(),
+  /** Next-attempt success: the share of this class's revisions whose verdict passed (null point when the class is empty). */
+  success: IntervalSchema,
+})
+
+/**
+ * A cell's revisions by whether they addressed the feedback they answered (paper §5.2.2, Figure
+ * 5b): the share of annotated revisions in each class and the next-attempt success per class.
+ * Rates are pooled over revisions (the paper: 22% / 34% / 44% of 842), their intervals clustered
+ * by task (a task's revisions, over its attempts and repeats, are not independent).
+ */
+export const RevisionAnnotationSummarySchema = z.object({
+  annotator: z.enum(['derived']),
+  version: z.string(),
+  /** Revisions in the cell's counted trajectories (attempts t ≥ 2). */
+  revisions: z.number().int().nonnegative(),
+  /** Revisions the annotator could judge (derived: the previous feedback named requests). */
+  annotatable: z.number().int().nonnegative(),
+  /** Revisions annotated: all annotatable ones, or a sample of them (`sampled`). */
+  annotated: z.number().int().nonnegative(),
+  sampled: z.boolean(),
+  /** Annotated revisions with a request their verdict did not report, counted as not satisfied. */
+  unobserved: z.number().int().nonnegative(),
+  classes: z.object({ unhelpful: RevisionClassSummarySchema, some: RevisionClassSummarySchema, all: RevisionClassSummarySchema }),
+})
+export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
+
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
@@ -233,6 +294,8 @@ export const CellSummarySchema = z.object({
     })
     .nullable()
     .optional(),
+  /** Revisions by whether they addressed the feedback (sequential cells whose feedback names requests); null or absent otherwise. */
+  revisionAnnotation: RevisionAnnotationSummarySchema.nullable().optional(),
   meanAttempts: MaybeNumber,
   usage: UsageSchema,
   costUsd: MaybeNumber,

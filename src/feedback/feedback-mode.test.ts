@@ -22,6 +22,11 @@ describe('checkFeedback', () => {
     expect(checkFeedback(mode, { kind: 'verifier', text: '', calls })).toEqual({ kind: 'verifier', text: '', calls })
   })
 
+  it('keeps the requests the text names, and rejects requests that are not strings', () => {
+    expect(checkFeedback(mode, { kind: 'verifier', text: 'fix it', requests: ['test:0', 'criterion:c2'] })).toEqual({ kind: 'verifier', text: 'fix it', requests: ['test:0', 'criterion:c2'] })
+    expect(() => checkFeedback(mode, { kind: 'verifier', text: 'fix it', requests: [3] }, { taskId: 't', attempt: 1 })).toThrow(/requests/)
+  })
+
   it.each([
     ['a bare string (the usual mistake)', 'Try again.', ['(root)'], /render\(\) must return \(or resolve to\) \{ kind, text \}, not a bare string/],
     ['nothing', undefined, ['(root)'], /nothing was returned/],

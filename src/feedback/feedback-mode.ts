@@ -11,6 +11,12 @@ export type FeedbackKind = 'binary' | 'verifier' | 'critic'
 export interface Feedback {
   kind: FeedbackKind
   text: string
+  /**
+   * The requests the text names, as stable ids (`test:3`, `criterion:c2`), where the feedback is
+   * structured (verifier feedback); the derived revision annotator checks the next verdict
+   * against them. Absent for feedback that names nothing checkable (binary, a critic's prose).
+   */
+  requests?: string[]
   /** Calls an LLM critic made to write it, counted toward the trajectory. */
   calls?: ModelCall[]
 }
@@ -65,17 +71,19 @@ export interface AsyncFeedbackMode extends FeedbackMode {
 export const FeedbackSchema = z.object({
   kind: z.enum(['binary', 'verifier', 'critic']),
   text: z.string(),
+  requests: z.array(z.string()).optional(),
   calls: z.array(ModelCallSchema).optional(),
 })
 
 const FEEDBACK_KINDS: ReadonlySet<unknown> = new Set(['binary', 'verifier', 'critic'])
 
-const FEEDBACK_CONTRACT = "{ kind: the mode's own kind ('binary' | 'verifier' | 'critic'), text: string, calls?: ModelCall[] } (FeedbackSchema)"
+const FEEDBACK_CONTRACT = "{ kind: the mode's own kind ('binary' | 'verifier' | 'critic'), text: string, requests?: string[], calls?: ModelCall[] } (FeedbackSchema)"
 
 const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'render() must return (or resolve to) { kind, text }, not a bare string; did it forget to return it?',
   kind: "set `kind` to the mode's own `kind`: the artifacts keep the feedback's kind apart from its text",
   text: 'put the message the actor reads in `text`, as a string',
+  requests: 'leave `requests` out, or list the ids of what the text asks for (`test:3`, `criterion:c2`) as strings',
   calls: "leave `calls` out unless the mode called a model; each is recordCall('critic', response)",
 }
 
@@ -88,9 +96,13 @@ const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
  * const given = checkFeedback(mode, await mode.render(input), { taskId: 't1', attempt: 1 })
  */
 export function checkFeedback(mode: Pick<FeedbackMode, 'kind' | 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Feedback {
-  // The hot path: a kind and a text and nothing else to check (a critic's calls go to zod).
+  // The hot path: a kind, a text and maybe plain string requests (a critic's calls go to zod).
   const plain = value as Partial<Feedback> | null | undefined
-  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && FEEDBACK_KINDS.has(plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) return { kind: plain.kind, text: plain.text }
+  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && FEEDBACK_KINDS.has(plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) {
+    const requests = plain.requests
+    if (requests === undefined) return { kind: plain.kind, text: plain.text }
+    if (Array.isArray(requests) && requests.every((r) => typeof r === 'string')) return { kind: plain.kind, text: plain.text, requests: [...requests] }
+  }
   const parsed = FeedbackSchema.safeParse(value)
   if (parsed.success && parsed.data.kind === mode.kind) return parsed.data
   throw new ComponentError(

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Diagnostics, TestOutcome, Verdict } from '../verifiers/verifier.js'
-import { CUT_OFF, renderDiagnostics, verifierFeedback } from './verifier-feedback.js'
+import { binary } from './binary.js'
+import { CUT_OFF, renderDiagnostics, renderVerifierFeedback, verifierFeedback } from './verifier-feedback.js'
 
 const HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
 
@@ -171,5 +172,71 @@ describe('verifierFeedback', () => {
     const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(1), failing(2)]) }
     const { text } = await verifierFeedback({ maxTests: 1 }).render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
     expect(text).toContain('- … and 2 more failing tests')
+  })
+})
+
+describe('renderVerifierFeedback: the requests the text names', () => {
+  /** The ids a reader can see in the text: each `test_N` (index N − 1) and each criterion line shown. */
+  const shownTests = (text: string) => [...text.matchAll(/^- test_(\d+)/gm)].map((m) => `test:${Number(m[1]) - 1}`)
+
+  it('names each listed failing test by its TestOutcome index, in the order shown', () => {
+    const rendered = renderVerifierFeedback(failed([passing(0), failing(1), failing(3)]), undefined)
+    expect(rendered.requests).toEqual(['test:1', 'test:3'])
+    expect(rendered.text).toBe(renderDiagnostics(failed([passing(0), failing(1), failing(3)]), undefined))
+  })
+
+  it('leaves out the failing tests beyond maxTests: "… and 2 more" names none of them', () => {
+    const rendered = renderVerifierFeedback(failed([failing(0), failing(1), failing(2), failing(3)]), undefined, { maxTests: 2 })
+    expect(rendered.text).toContain('- … and 2 more failing tests')
+    expect(rendered.requests).toEqual(['test:0', 'test:1'])
+    expect(renderVerifierFeedback(failed([failing(0)]), undefined, { maxTests: 0 }).requests).toEqual([])
+  })
+
+  it('names unmet criteria (and met penalties) by id, not met or satisfied ones', () => {
+    const rendered = renderVerifierFeedback({ outcome: 'failed', summary: '' }, [
+      { id: 'c1', text: 'Mentions the dosage', met: false },
+      { id: 'c2', text: 'Is polite', met: true },
+      { id: 'c3', text: 'Insults the user', met: true, points: -5 },
+      { id: 'c4', text: 'Swears', met: false, points: -5 },
+    ])
+    expect(rendered.text).toBe(['Unmet criteria:', '- Mentions the dosage', '- Violated: Insults the user'].join('\n'))
+    expect(rendered.requests).toEqual(['criterion:c1', 'criterion:c3'])
+  })
+
+  it('names nothing for a load error, a timeout or no answer: no test or criterion is shown', () => {
+    expect(renderVerifierFeedback({ outcome: 'load-error', summary: 'x', error: 'SyntaxError', tests: [failing(0)] }, undefined).requests).toEqual([])
+    expect(renderVerifierFeedback({ outcome: 'timeout', summary: '5 s', tests: [passing(0), failing(1)] }, undefined).requests).toEqual([])
+    expect(renderVerifierFeedback({ outcome: 'no-answer', summary: 'no code' }, undefined).requests).toEqual([])
+  })
+
+  it('under maxChars, names a test only if its name survives the cut', () => {
+    const long = (i: number) => failing(i, { actual: `'${'x'.repeat(150)}'` })
+    const rendered = renderVerifierFeedback(failed([long(0), long(1), long(2), long(3)]), undefined, { maxChars: 400 })
+    expect(rendered.text).toContain('(feedback truncated)')
+    expect(rendered.requests).toEqual(shownTests(rendered.text))
+    expect(rendered.requests.length).toBeLessThan(4)
+  })
+
+  it('for any tests, caps and cut, the requests are exactly the tests whose name the text shows', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ pass: fc.boolean(), width: fc.integer({ min: 0, max: 300 }) }), { maxLength: 12 }),
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 40, max: 3000 }),
+        (specs, maxTests, maxChars) => {
+          const tests = specs.map((t, i) => (t.pass ? passing(i) : failing(i, { actual: `'${'y'.repeat(t.width)}'` })))
+          const rendered = renderVerifierFeedback(failed(tests), undefined, { maxTests, maxChars })
+          expect(rendered.requests).toEqual(shownTests(rendered.text))
+        },
+      ),
+      { seed: 42 },
+    )
+  })
+
+  it('verifierFeedback() returns them on its Feedback; binary feedback has none', async () => {
+    const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(2)]), criteria: [{ id: 'c1', text: 'Handles empty input', met: false }] }
+    const feedback = await verifierFeedback().render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    expect(feedback.requests).toEqual(['test:0', 'test:2', 'criterion:c1'])
+    expect(binary().render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })).not.toHaveProperty('requests')
   })
 })

@@ -28,20 +28,38 @@ function describeTest(test: TestOutcome): string {
   return `- ${name}: ${test.source}\n  error: ${test.error ?? 'failed'}`
 }
 
+/** A criterion as verifier feedback reads it: a verdict's criterion (its `id` names the request). */
+type FeedbackCriterion = { id?: string; text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }
+
+/** Verifier feedback's text and the requests it names (see {@link renderVerifierFeedback}). */
+export interface RenderedVerifierFeedback {
+  text: string
+  /** `test:<index>` (TestOutcome.index, shown as `test_<index + 1>`) and `criterion:<id>`, in the order shown. */
+  requests: string[]
+}
+
 /**
- * Renders a verifier's diagnostics as the paper's raw verifier feedback: "Failed test details"
- * with call / expected / actual for code, the load error or timeout otherwise, and unmet criteria
- * for rubric verdicts. Pure, so it can be unit-tested and reused by critics.
+ * Verifier feedback with the requests its text names: each failing test it lists (`test:<index>`)
+ * and each unmet criterion (`criterion:<id>`), exactly those a reader sees. Tests beyond
+ * `maxTests` are only counted ("… and 3 more"), so they are not requests; an entry cut off by
+ * `maxChars` is one only if its name survives (a test's `- test_N`, a criterion's first line).
+ * A load error, a timeout or no answer names no test or criterion: no requests.
+ *
+ * @example
+ * renderVerifierFeedback({ outcome: 'failed', summary: '', tests: [{ index: 2, source: 'assert f(1) == 2', pass: false }] }, undefined).requests
+ * // => ['test:2']
  */
-export function renderDiagnostics(
+export function renderVerifierFeedback(
   diagnostics: Diagnostics,
-  criteria: { text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }[] | undefined,
+  criteria: readonly FeedbackCriterion[] | undefined,
   options: VerifierFeedbackOptions = {},
   finishReason?: FeedbackInput['finishReason'],
-): string {
+): RenderedVerifierFeedback {
   const maxTests = options.maxTests ?? 5
   const maxChars = options.maxChars ?? 2000
   const lines: string[] = finishReason === 'length' ? [CUT_OFF] : []
+  // Each named request with the line its entry starts on and how much of it must survive the cut.
+  const named: { id: string; line: number; prefix: number }[] = []
   switch (diagnostics.outcome) {
     case 'load-error':
       lines.push('Your code failed to load:', diagnostics.error ?? diagnostics.summary)
@@ -60,14 +78,21 @@ export function renderDiagnostics(
       const failing = (diagnostics.tests ?? []).filter((t) => !t.pass)
       if (failing.length > 0) {
         lines.push('Failed test details:')
-        for (const test of failing.slice(0, maxTests)) lines.push(describeTest(test))
+        for (const test of failing.slice(0, maxTests)) {
+          named.push({ id: `test:${test.index}`, line: lines.length, prefix: `- test_${test.index + 1}`.length })
+          lines.push(describeTest(test))
+        }
         if (failing.length > maxTests) lines.push(`- … and ${failing.length - maxTests} more failing tests`)
       }
       // A penalty (negative points) counts against the answer when it is met.
       const unmet = (criteria ?? []).filter((c) => !criterionSatisfied(c))
       if (unmet.length > 0) {
         lines.push('Unmet criteria:')
-        for (const c of unmet) lines.push(`- ${(c.points ?? 0) < 0 ? `Violated: ${c.text}` : c.text}${c.reason ? ` (${c.reason})` : ''}`)
+        for (const c of unmet) {
+          const entry = `- ${(c.points ?? 0) < 0 ? `Violated: ${c.text}` : c.text}${c.reason ? ` (${c.reason})` : ''}`
+          if (c.id !== undefined) named.push({ id: `criterion:${c.id}`, line: lines.length, prefix: entry.split('\n', 1)[0]!.length })
+          lines.push(entry)
+        }
       }
       if (lines.length === 0) lines.push(diagnostics.summary || 'Your answer failed verification.')
     }
@@ -76,7 +101,25 @@ export function renderDiagnostics(
   if ((diagnostics.tests ?? []).some((t) => !t.pass) && diagnostics.outcome === 'failed') lines.push(NO_HARD_CODING)
   const text = lines.join('\n')
   const marker = '\n… (feedback truncated)'
-  return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - marker.length))}${marker}`
+  if (text.length <= maxChars) return { text, requests: named.map((r) => r.id) }
+  const kept = Math.max(0, maxChars - marker.length)
+  const starts: number[] = []
+  for (let i = 0, at = 0; i < lines.length; at += lines[i]!.length + 1, i++) starts.push(at)
+  return { text: `${text.slice(0, kept)}${marker}`, requests: named.filter((r) => starts[r.line]! + r.prefix <= kept).map((r) => r.id) }
+}
+
+/**
+ * Renders a verifier's diagnostics as the paper's raw verifier feedback: "Failed test details"
+ * with call / expected / actual for code, the load error or timeout otherwise, and unmet criteria
+ * for rubric verdicts. Pure, so it can be unit-tested and reused by critics.
+ */
+export function renderDiagnostics(
+  diagnostics: Diagnostics,
+  criteria: readonly FeedbackCriterion[] | undefined,
+  options: VerifierFeedbackOptions = {},
+  finishReason?: FeedbackInput['finishReason'],
+): string {
+  return renderVerifierFeedback(diagnostics, criteria, options, finishReason).text
 }
 
 /**
@@ -100,7 +143,8 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
     version: '2',
     settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
     render({ verdict, finishReason }) {
-      return { kind: 'verifier', text: renderDiagnostics(verdict.diagnostics, verdict.criteria, options, finishReason) }
+      // The requests the text names, so the derived revision annotator can check the next verdict against them.
+      return { kind: 'verifier', ...renderVerifierFeedback(verdict.diagnostics, verdict.criteria, options, finishReason) }
     },
   }
 }

@@ -173,6 +173,7 @@ export function differenceInterval(a: readonly number[], b: readonly number[], t
 export function intervalMethodText(method: string): string {
   const [name] = method.split('/')
   if (name === 'korn-graubard') return 'Korn–Graubard over tasks'
+  if (name === 'korn-graubard-ratio') return 'Korn–Graubard ratio, clustered by task'
   if (name === 'paired-agresti-min-t') return 'paired Agresti–Min t over tasks'
   if (name === 'percentile-bootstrap') return 'percentile bootstrap over tasks'
   return method

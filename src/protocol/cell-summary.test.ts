@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../core/schemas.js'
 import { costCurve, costUpTo, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
 import { totals } from './attempt.js'
+import { pooledShareInterval } from '../metrics/pooled-share.js'
+import { intervalJson } from './interval-json.js'
 
 function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
   return {
@@ -264,5 +266,58 @@ describe('revision analysis', () => {
     expect(s.nextAttemptSuccess).toEqual({ changed: { revisions: 2, solved: 1, rate: 0.5 }, unchanged: { revisions: 1, solved: 0, rate: 0 } })
     expect(s.criterionRepair).toMatchObject({ failedFirst: 2, repaired: 2, repairRate: 1, broken: 1 })
     expect(summarise(p, [trajectory(p, 'z', 0, ['OK'])]).criterionRepair).toBeNull()
+  })
+})
+
+describe('revision annotation (derived)', () => {
+  const tests = (passing: number[]) => [0, 1].map((index) => ({ index, source: `assert f(${index})`, pass: passing.includes(index) }))
+  const verdictOf = (pass: boolean, passing: number[], criteria: Record<string, boolean> = {}) => ({
+    pass,
+    diagnostics: { outcome: pass ? ('passed' as const) : ('failed' as const), summary: '', tests: tests(passing) },
+    criteria: Object.entries(criteria).map(([id, met]) => ({ id, text: id, met })),
+  })
+
+  it('classes each revision against the previous feedback requests and pools the shares over revisions, by hand', () => {
+    const p = { ...protocol('sequential', 3), feedback: { kind: 'verifier' as const, name: 'verifier', version: '2', settings: {} } }
+    // x: told tests 0 and 1 → fixes 0 only (some); told test 1 → fixes it and passes (all, solved).
+    const x = trajectory(p, 'x', 0, ['a', 'b', 'OK'])
+    x.attempts[0] = { ...x.attempts[0]!, verdict: verdictOf(false, []), feedback: { kind: 'verifier', text: 't', requests: ['test:0', 'test:1'] } }
+    x.attempts[1] = { ...x.attempts[1]!, verdict: verdictOf(false, [0]), feedback: { kind: 'verifier', text: 't', requests: ['test:1'] } }
+    x.attempts[2] = { ...x.attempts[2]!, verdict: verdictOf(true, [0, 1]) }
+    // y: told criterion c1 → still unmet (unhelpful); told again → meets it but breaks c2 (all, not solved).
+    const y = trajectory(p, 'y', 0, ['a', 'b', 'c'])
+    y.attempts[0] = { ...y.attempts[0]!, verdict: verdictOf(false, [0, 1], { c1: false, c2: true }), feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] } }
+    y.attempts[1] = { ...y.attempts[1]!, verdict: verdictOf(false, [0, 1], { c1: false, c2: true }), feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] } }
+    y.attempts[2] = { ...y.attempts[2]!, verdict: verdictOf(false, [0, 1], { c1: true, c2: false }) }
+    // z: feedback that names nothing (binary): its revision is not annotated.
+    const z = trajectory(p, 'z', 0, ['a', 'OK'])
+    z.attempts[0] = { ...z.attempts[0]!, feedback: { kind: 'binary', text: 'Your answer is incorrect.' } }
+    const s = summarise(p, [x, y, z], { mode: 'verifier' })
+    const interval = (clusters: { hits: number; trials: number }[]) => intervalJson(pooledShareInterval(clusters))
+    expect(s.revisionAnnotation).toEqual({
+      annotator: 'derived',
+      version: 'derived/1',
+      revisions: 5,
+      annotatable: 4,
+      annotated: 4,
+      sampled: false,
+      unobserved: 0,
+      classes: {
+        unhelpful: { revisions: 1, share: interval([{ hits: 0, trials: 2 }, { hits: 1, trials: 2 }]), solved: 0, success: interval([{ hits: 0, trials: 0 }, { hits: 0, trials: 1 }]) },
+        some: { revisions: 1, share: interval([{ hits: 1, trials: 2 }, { hits: 0, trials: 2 }]), solved: 0, success: interval([{ hits: 0, trials: 1 }, { hits: 0, trials: 0 }]) },
+        all: { revisions: 2, share: interval([{ hits: 1, trials: 2 }, { hits: 1, trials: 2 }]), solved: 1, success: interval([{ hits: 1, trials: 1 }, { hits: 0, trials: 1 }]) },
+      },
+    })
+    expect([s.revisionAnnotation!.classes.unhelpful.share.point, s.revisionAnnotation!.classes.some.share.point, s.revisionAnnotation!.classes.all.share.point]).toEqual([0.25, 0.25, 0.5])
+    expect(s.revisionAnnotation!.classes.all.success.point).toBe(0.5)
+    expect(s.revisionAnnotation!.classes.all.share.method).toBe('korn-graubard-ratio/1')
+    expect(CellSummarySchema.parse(s)).toEqual(s)
+  })
+
+  it('is null for binary and independent cells: nothing names a request', () => {
+    const p = protocol('sequential', 3)
+    expect(summarise(p, [trajectory(p, 'x', 0, ['a', 'b', 'OK'])]).revisionAnnotation).toBeNull()
+    const q = protocol('independent', 3)
+    expect(summarise(q, [trajectory(q, 'x', 0, ['a', 'b', 'OK'])]).revisionAnnotation).toBeNull()
   })
 })

@@ -17,9 +17,11 @@ import {
   type SampleCounts,
   type TaskOutcomes,
 } from '../metrics/index.js'
-import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type IntervalJson, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
+import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
+import { finiteOrNull, intervalJson } from './interval-json.js'
+import { summariseRevisionAnnotations } from './revision-annotation.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -34,22 +36,7 @@ export interface Thresholds {
   maxErrorRate?: number
 }
 
-/** NaN becomes null on disk: blobs would do it anyway (DESIGN §5), and null says "no value". */
-export function finiteOrNull(value: number): number | null {
-  return Number.isFinite(value) ? value : null
-}
-
-/** Wider than this (30 points) an interval cannot tell a strong model from a mediocre one. */
-const USEFUL_WIDTH = 0.3
-
-/** An interval on disk, with a note when it is too wide to be useful. */
-export function intervalJson(interval: Interval): IntervalJson {
-  const width = interval.hi - interval.lo
-  const note = width > USEFUL_WIDTH
-    ? `too wide to be useful: ${interval.tasks} ${interval.tasks === 1 ? 'task gives' : 'tasks give'} a ${Math.round(interval.level * 100)}% interval ${(width * 100).toFixed(0)} points wide; more tasks narrow it (about √2 narrower per doubling), more repeats much less`
-    : undefined
-  return { point: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, method: interval.method, tasks: interval.tasks, ...(note ? { note } : {}) }
-}
+export { finiteOrNull, intervalJson } from './interval-json.js'
 
 export function formatRate(value: number | null): string {
   return value === null ? 'n/a' : value.toFixed(3)
@@ -154,6 +141,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const criteriaRuns = counted.filter((t) => t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0))
   const repair = criteriaRuns.length === 0 ? null : criterionRepair(criteriaRuns.map((t) => t.attempts.map((a) => Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, criterionSatisfied(c)])))))
   const nextAttempt = independent ? null : nextAttemptSuccess(counted)
+  const annotation = independent ? null : summariseRevisionAnnotations(counted)
   const unmodified = independent
     ? { revisions: 0, unmodified: 0, rate: Number.NaN }
     : countUnmodified(counted.map((t) => t.attempts.map((a) => a.unmodified)))
@@ -221,6 +209,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
     unmodifiedRevisions: { revisions: unmodified.revisions, unmodified: unmodified.unmodified, rate: finiteOrNull(unmodified.rate) },
     criterionRepair: repair ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) } : null,
     nextAttemptSuccess: nextAttempt,
+    revisionAnnotation: annotation,
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     usage: spent.usage,
     costUsd: spent.costUsd,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, populationSeqAt, POPULATIONS } from './statistics-study.js'
+import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, REVISION_POPULATIONS } from './statistics-study.js'
 
 const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
 
@@ -85,5 +85,24 @@ describe('error bias (memoryless actor, Seq@5 = 91.9%)', () => {
     expect(Math.abs(bias.censored)).toBeLessThanOrEqual(0.01)
     expect(bias.leftOut).toBeGreaterThan(0.005)
     expect(bias.asFailures).toBeLessThan(-0.05)
+  })
+})
+
+describe('pooled share of clustered revisions (korn-graubard-ratio/1)', () => {
+  it('the population pooled share is exact: E[m·q]/E[m] for q ~ Beta(a, b), m ~ Binomial(M, 1 − q)', () => {
+    // Beta(1, 1): E[q] = 1/2, E[q²] = 1/3, so (1/2 − 1/3) / (1/2) = 1/3.
+    expect(populationPooledShare(REVISION_POPULATIONS.middle)).toBeCloseTo(1 / 3, 14)
+  })
+
+  it('covers the pooled share near its 95% level for 20–100 tasks × 1–3 repeats, where a binomial interval over revisions does not', () => {
+    for (const [name, population] of Object.entries(REVISION_POPULATIONS)) {
+      for (const [tasks, repeats] of [[20, 1], [30, 3], [100, 3]] as const) {
+        const { coverage } = pooledShareCoverage(population, tasks, repeats, 400)
+        expect(coverage, `${name} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.93)
+        expect(coverage, `${name} ${tasks}×${repeats}`).toBeLessThanOrEqual(tasks >= 100 ? 0.985 : 1)
+      }
+    }
+    // Revisions of different tasks, pooled as if independent: the naive interval promises 95% and gives about 78%.
+    expect(pooledShareCoverage(REVISION_POPULATIONS.middle, 30, 3, 400, 1, 'binomial').coverage).toBeLessThan(0.85)
   })
 })

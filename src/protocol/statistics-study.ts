@@ -7,6 +7,8 @@
  */
 import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
 import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
+import { betaQuantile } from '../metrics/distributions.js'
+import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
 import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 
@@ -189,3 +191,66 @@ export const POPULATIONS = {
   /** Seq@5 ≈ 10%. */
   low: { a: 0.1, b: 3, budget: 5 },
 } as const satisfies Record<string, AttemptPopulation>
+
+/**
+ * A population of clustered revisions: each task's chance q ~ Beta(a, b) that one of its revisions
+ * is in the class (e.g. addresses all feedback), and per repeat m ~ Binomial(revisions, 1 − q)
+ * revisions, so tasks whose revisions succeed have fewer of them (as real cells do: a revision
+ * that works ends the trajectory).
+ */
+export interface RevisionPopulation {
+  a: number
+  b: number
+  /** Most revisions per repeat (K − 1). */
+  revisions: number
+}
+
+/** The population's pooled share E[m·q] / E[m] = (E[q] − E[q²]) / (1 − E[q]), exactly. */
+export function populationPooledShare(population: RevisionPopulation): number {
+  const { a, b } = population
+  const mean = a / (a + b)
+  const square = (a * (a + 1)) / ((a + b) * (a + b + 1))
+  return (mean - square) / (1 - mean)
+}
+
+/**
+ * How often the 95% interval of a pooled share of revisions covers the population's pooled share,
+ * over `benchmarks` simulated cells of `tasks` tasks × `repeats` repeats. `method: 'binomial'` is
+ * the naive Clopper–Pearson interval over revisions as if they were independent, for contrast.
+ */
+export function pooledShareCoverage(population: RevisionPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard-ratio' | 'binomial' = 'korn-graubard-ratio'): CoverageResult {
+  const rng = createRng(seedFrom('pooled-share-coverage', seed, population.a, population.b, population.revisions, tasks, repeats))
+  return tally(populationPooledShare(population), benchmarks, () => {
+    const clusters: ClusterCount[] = Array.from({ length: tasks }, () => {
+      const q = betaDraw(rng, population.a, population.b)
+      let trials = 0
+      let hits = 0
+      for (let r = 0; r < repeats; r++) {
+        for (let j = 0; j < population.revisions; j++) {
+          if (rng() < q) continue
+          trials++
+          if (rng() < q) hits++
+        }
+      }
+      return { hits, trials }
+    })
+    if (clusters.every((c) => c.trials === 0)) return { lo: 0, hi: 1 }
+    if (method === 'korn-graubard-ratio') return pooledShareInterval(clusters)
+    const n = clusters.reduce((s, c) => s + c.trials, 0)
+    const x = clusters.reduce((s, c) => s + c.hits, 0)
+    if (n === 0) return { lo: 0, hi: 1 }
+    return { lo: x === 0 ? 0 : betaQuantile(0.025, x, n - x + 1), hi: x === n ? 1 : betaQuantile(0.975, x + 1, n - x) }
+  })
+}
+
+/** Revision populations of the study: shares low, middle and high, tasks very different or alike. */
+export const REVISION_POPULATIONS = {
+  /** Pooled share 12%, tasks very different (mostly all or nothing). */
+  low: { a: 0.3, b: 1.2, revisions: 4 },
+  /** Pooled share 33%, tasks different. */
+  middle: { a: 1, b: 1, revisions: 4 },
+  /** Pooled share 57%, tasks different. */
+  high: { a: 2, b: 0.5, revisions: 4 },
+  /** Pooled share ≈ 45%, tasks alike (little clustering). */
+  alike: { a: 10, b: 10, revisions: 4 },
+} as const satisfies Record<string, RevisionPopulation>
