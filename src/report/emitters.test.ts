@@ -65,7 +65,19 @@ describe('emitRun', () => {
     const since = again.printed.find((l) => l.startsWith('Since the last run (history.jsonl):'))
     expect(since).toMatch(/unchanged/)
     // A run is never compared with its own earlier points.
-    expect(runHistory(path, 'history.jsonl', next, next.runId).changes.join(' ')).toMatch(/unchanged/)
-    expect(runHistory(path, 'history.jsonl', next, summary.runId).changes.join(' ')).toMatch(/for the first time/)
+    expect(runHistory(path, 'history.jsonl', next, { exceptRunId: next.runId }).changes.join(' ')).toMatch(/unchanged/)
+    expect(runHistory(path, 'history.jsonl', next, { exceptRunId: summary.runId }).changes.join(' ')).toMatch(/for the first time/)
+  })
+
+  it("appends a partial run's lines marked, and leaves them out of the next run's comparisons and trend", async () => {
+    const path = join(context().runDir, '..', 'history.jsonl')
+    const partial = context()
+    await emitRun(runEmitters(), { ...partial, history: runHistory(path, 'history.jsonl', summary, { partial: 'filtered with -t x' }) })
+    expect(partial.printed).toContain('seqk: this run is partial (filtered with -t x): its lines in history.jsonl are marked so and left out of trends and "since the last run".\n')
+    const next = { ...summary, runId: '20260103-000000-abcdef' }
+    const later = runHistory(path, 'history.jsonl', next)
+    expect(later.entries).toEqual([])
+    expect(later.changes.join(' ')).toMatch(/for the first time/)
   })
 })
+

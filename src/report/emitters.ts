@@ -38,9 +38,12 @@ export interface RunHistory {
   readonly path: string
   /** As displayed in "Since the last run (…)". */
   readonly displayPath: string
+  /** The entries trends and comparisons read: partial runs' lines left out. */
   readonly entries: readonly HistoryEntry[]
   /** The cells that moved since their last run, one line each, unchanged cells counted in one. */
   readonly changes: readonly string[]
+  /** Why this run is partial, if it is: its lines are appended marked so (see HistoryEntry.partial). */
+  readonly partial?: string
 }
 
 /**
@@ -51,10 +54,11 @@ export interface RunHistory {
  * const history = runHistory('.seqk/history.jsonl', '.seqk/history.jsonl', summary)
  * history.changes // => ['all 45 cells unchanged']
  */
-export function runHistory(path: string, displayPath: string, summary: RunSummary, exceptRunId?: string): RunHistory {
-  const entries = readHistory(path).entries
-  const earlier = exceptRunId === undefined ? entries : entries.filter((e) => e.runId !== exceptRunId)
-  return { path, displayPath, entries, changes: condenseChanges(cellChanges(earlier, summary)) }
+export function runHistory(path: string, displayPath: string, summary: RunSummary, options: { exceptRunId?: string; partial?: string } = {}): RunHistory {
+  // A partial run's lines (a -t filter, a watch rerun) are no point of the benchmark's trend.
+  const entries = readHistory(path).entries.filter((e) => e.partial === undefined)
+  const earlier = options.exceptRunId === undefined ? entries : entries.filter((e) => e.runId !== options.exceptRunId)
+  return { path, displayPath, entries, changes: condenseChanges(cellChanges(earlier, summary)), ...(options.partial !== undefined ? { partial: options.partial } : {}) }
 }
 
 /** One output: writes or prints from the context, and names the file it wrote, if any. */
@@ -111,7 +115,8 @@ const history: Emitter = {
   emit({ summary, history, root, print }) {
     if (!history) return undefined
     if (history.changes.length > 0) print(`Since the last run (${history.displayPath}):\n${history.changes.map((c) => `  ${c}`).join('\n')}\n`)
-    appendHistory(history.path, summary, gitInfo(root))
+    appendHistory(history.path, summary, { ...gitInfo(root), ...(history.partial !== undefined ? { partial: history.partial } : {}) })
+    if (history.partial !== undefined) print(`seqk: this run is partial (${history.partial}): its lines in ${history.displayPath} are marked so and left out of trends and "since the last run".\n`)
     return undefined
   },
 }

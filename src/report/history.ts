@@ -39,12 +39,20 @@ export const HistoryEntrySchema = z.object({
   /** The 95% interval of the cell's headline rate at K (Seq@K, or Pass@K for independent cells). */
   interval: z.object({ lo: Rate, hi: Rate }).nullable().optional(),
   costUsd: Rate,
+  /**
+   * Set when the run measured only part of what its eval files declare (filtered with `-t`, a
+   * watch-mode rerun, skipped cells), saying why. Partial lines are kept but left out of trends
+   * and "since the last run": a filtered run's cells are not the benchmark's trend.
+   */
+  partial: z.string().optional(),
 })
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>
 
 export interface HistoryContext {
   commit: string | null
   branch?: string
+  /** Why the run is partial (see `HistoryEntry.partial`); absent for a whole run. */
+  partial?: string
 }
 
 /**
@@ -74,6 +82,7 @@ export function historyEntries(summary: RunSummary, context: HistoryContext): Hi
         passAt: cell.passAt,
         interval: headline ? { lo: headline.lo, hi: headline.hi } : null,
         costUsd: cell.costUsd,
+        ...(context.partial !== undefined ? { partial: context.partial } : {}),
       } satisfies HistoryEntry
     }),
   )

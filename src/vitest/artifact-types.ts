@@ -51,5 +51,7 @@ declare module 'vitest' {
   interface TaskMeta {
     /** The cell's summary, plain JSON, read by the seqk reporter. */
     seqk?: CellSummary & { file: string }
+    /** Set at declaration on every seqEval cell, so a skipped cell is still known as one. */
+    seqkCell?: { benchmark: string; cellId: string }
   }
 }

@@ -70,6 +70,8 @@ export default class SeqkReporter implements Reporter {
   /** What a resumed run found in its directory. */
   private resumed: ResumeStart | undefined
   private readonly options: SeqkReporterOptions
+  /** Test runs started by this Vitest process: past the first, a watch-mode rerun. */
+  private runsStarted = 0
 
   constructor(options: SeqkReporterOptions = {}) {
     this.options = options
@@ -85,6 +87,7 @@ export default class SeqkReporter implements Reporter {
 
   /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
   onTestRunStart(): void {
+    this.runsStarted++
     // A watch-mode rerun starts afresh, a refusal included (the eval may have been fixed since).
     if (this.cells.length > 0 || this.refused || this.refusals.length > 0) this.startRun()
   }
@@ -237,7 +240,16 @@ export default class SeqkReporter implements Reporter {
       return
     }
     const notRun = this.resumed ? this.keepCellsNotRun() : []
-    if (this.cells.length === 0) return
+    const pattern = config?.testNamePattern
+    if (this.cells.length === 0) {
+      // -t is a regular expression over "<file> <benchmark> <cell id>": a pasted name with ( ) or
+      // a › separator matches nothing, and Vitest would call that a pass.
+      if (pattern && !this.resumed) {
+        this.log(noCellMatched(patternText(pattern), testModules))
+        process.exitCode = 1
+      }
+      return
+    }
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
     // By eval file, whatever order the files finished in: as `seqk summarize` orders them.
     const blocks = benchmarkBlocks(this.cells)
@@ -261,7 +273,8 @@ export default class SeqkReporter implements Reporter {
     // A resumed run is compared with the run before it, never with its own interrupted attempt.
     let history: RunHistory | undefined
     try {
-      history = historyPath ? runHistory(historyPath, displayPath(this.root, historyPath), summary, this.resumed ? this.runId : undefined) : undefined
+      const partial = this.partialReason(testModules)
+      history = historyPath ? runHistory(historyPath, displayPath(this.root, historyPath), summary, { ...(this.resumed ? { exceptRunId: this.runId } : {}), ...(partial ? { partial } : {}) }) : undefined
     } catch (error) {
       this.log(`seqk: could not read the history ${historyPath}, so this run is neither compared with it nor appended to it: ${(error as Error).message}`)
       process.exitCode = 1
@@ -289,6 +302,25 @@ export default class SeqkReporter implements Reporter {
     this.log(`seqk: wrote ${written.join(', ')} to ${this.runDir}`)
   }
 
+  /**
+   * Why this run measured less than its eval files declare, for the history: a -t filter, a
+   * watch-mode rerun, skipped cells. A resume that recomputed the cells it did not run is whole.
+   */
+  private partialReason(testModules: ReadonlyArray<TestModule>): string | undefined {
+    const reasons: string[] = []
+    const pattern = this.vitest?.config.testNamePattern
+    if (pattern && !this.resumed) reasons.push(`filtered with -t ${patternText(pattern)}`)
+    if (this.vitest?.config.watch && this.runsStarted > 1) reasons.push('a watch-mode rerun')
+    let skipped = 0
+    // A resume recomputes the cells it skipped (keepCellsNotRun); with -t, skipping is the filter's.
+    if (!this.resumed && !pattern) {
+      // Cells only (seqEval marks them at declaration): a skipped unit test is not a missing cell.
+      for (const module of testModules) for (const t of module.children.allTests()) if (t.meta().seqkCell && t.result().state === 'skipped') skipped++
+    }
+    if (skipped > 0) reasons.push(`${skipped} ${skipped === 1 ? 'cell' : 'cells'} skipped`)
+    return reasons.length > 0 ? reasons.join(', ') : undefined
+  }
+
   private log(text: string): void {
     if (this.vitest) this.vitest.logger.log(text)
     else console.log(text)
@@ -301,4 +333,16 @@ export { SeqkReporter }
 function displayPath(root: string, path: string): string {
   const inside = relative(root, path)
   return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path
+}
+
+/** What to say when -t matched no cell: how Vitest matches it, and names that would. */
+function noCellMatched(pattern: string, testModules: ReadonlyArray<TestModule>): string {
+  const names = testModules.flatMap((m) => [...m.children.allTests()].map((t) => t.fullName.replace(/ > /g, ' '))).slice(0, 3)
+  const some = names.length > 0 ? ` Test names here look like: ${names.map((n) => JSON.stringify(n)).join(', ')}.` : ''
+  return `seqk: -t ${JSON.stringify(pattern)} matched no cell, so nothing was measured. Vitest matches -t as a regular expression against "<benchmark> <cell id>" (the describe and test names joined by a space): paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary"), and put a backslash before ( ) [ ] . + ? * if you paste a benchmark name.${some}`
+}
+
+/** -t as the user typed it (Vitest holds it as a RegExp). */
+function patternText(pattern: string | RegExp): string {
+  return typeof pattern === 'string' ? pattern : pattern.source
 }

@@ -89,7 +89,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
-      test(spec.cellId, { timeout: resolved.timeout }, async (context) => {
+      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId } } }, async (context) => {
         // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
         const run = currentRun()

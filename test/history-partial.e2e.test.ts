@@ -1,0 +1,66 @@
+// Honest history (issue 18, item 4): a run filtered with -t, or with skipped cells, is marked
+// partial in history.jsonl and left out of "since the last run"; a -t that matches no cell fails
+// saying how Vitest matches it, instead of a silent pass.
+import { spawnSync } from 'node:child_process'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fixtureProject, SAYS_CORRECT_SOURCE, VITEST } from './fixture-project.js'
+
+const dir = fixtureProject('seqk-partial-')
+writeFileSync(
+  join(dir, 'partial.eval.ts'),
+  `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+${SAYS_CORRECT_SOURCE}
+const tasks = Array.from({ length: 6 }, (_, i) => ({ id: 'task-' + i, prompt: 'Say CORRECT #' + i, simulation: { difficulty: i / 6, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+const remote = process.env.SEQK_TEST_REMOTE ? [actors.openai({ model: 'gpt-4.1-mini', skipWithoutKey: true })] : []
+seqEval('partial fixture (v1)', {
+  tasks,
+  actors: [actors.simulated({ profile: 'reviser' }), ...remote],
+  verifier,
+  budget: 3,
+  modes: { binary: { feedback: feedback.binary() }, verifier: { feedback: feedback.verifier() } },
+})
+`,
+)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const history = () => readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { runId: string; cellId: string; partial?: string })
+
+function vitest(args: string[], env: Record<string, string> = {}) {
+  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }
+  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'OPENAI_API_KEY' || (key.startsWith('SEQK_') && !(key in env) && key !== 'SEQK_HISTORY_FILE')) delete e[key]
+  const r = spawnSync(process.execPath, [VITEST, 'run', ...args], { cwd: dir, env: e, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+}
+
+describe('partial runs in the history', () => {
+  it('marks a -t run partial and compares the next whole run with the last whole one', () => {
+    expect(vitest([], { SEQK_RUN_ID: 'whole-1' }).status).toBe(0)
+    const filtered = vitest(['-t', 'reviser · binary'], { SEQK_RUN_ID: 'filtered' })
+    expect(filtered.status, filtered.out).toBe(0)
+    expect(filtered.out).toContain('seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".')
+    const whole = vitest([], { SEQK_RUN_ID: 'whole-2' })
+    expect(whole.status, whole.out).toBe(0)
+    // Both cells compare with whole-1: the filtered run's one cell is not "the last run" of anything.
+    expect(whole.out).toMatch(/Since the last run \(history\.jsonl\):\n {2}all 2 cells unchanged/)
+    const lines = history()
+    expect(lines.filter((l) => l.runId === 'filtered').map((l) => [l.cellId, l.partial])).toEqual([['simulated:reviser · binary', 'filtered with -t reviser · binary']])
+    expect(lines.filter((l) => l.runId !== 'filtered').every((l) => l.partial === undefined)).toBe(true)
+  }, 120_000)
+
+  it('marks a run with skipped cells partial (an actor without its key, skipWithoutKey)', () => {
+    const r = vitest([], { SEQK_RUN_ID: 'skipped', SEQK_TEST_REMOTE: '1' })
+    expect(r.status, r.out).toBe(0)
+    expect(r.out).toContain('seqk: this run is partial (2 cells skipped)')
+    expect(new Set(history().filter((l) => l.runId === 'skipped').map((l) => l.partial))).toEqual(new Set(['2 cells skipped']))
+  }, 60_000)
+
+  it('fails a -t that matches no cell, saying how Vitest matches it', () => {
+    const r = vitest(['-t', 'partial fixture (v1) › simulated:reviser · binary'], { SEQK_RUN_ID: 'nothing' })
+    expect(r.status).toBe(1)
+    expect(r.out).toContain('seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.')
+    expect(r.out).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')
+    expect(history().some((l) => l.runId === 'nothing')).toBe(false)
+  }, 60_000)
+})
