@@ -10,6 +10,8 @@ import type { Task } from '../protocol/task.js'
 import { appendCellRecord, readCells, type CellStartRecord } from './cells-file.js'
 import { recomputeCell, recomputeRun } from './recompute.js'
 import { summaryView } from './trajectories-file.js'
+import { verifierFeedback } from '../feedback/verifier-feedback.js'
+import type { Verifier } from '../verifiers/verifier.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-recompute-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -36,6 +38,27 @@ describe('recomputeCell', () => {
     const views = trajectories.map(summaryView)
     expect(views.every((t) => t.attempts.every((a) => a.answer === '' && a.verdict.diagnostics.summary === ''))).toBe(true)
     expect(recomputeCell(startOf(), end, views)).toEqual(summary)
+  })
+
+  it('gives the same revision annotation from the summary views: test outcomes and feedback requests are kept', async () => {
+    // Fails test 0 until the answer is correct; verifier feedback names it, so every revision is annotated.
+    const twoTests: Verifier = {
+      name: 'two-tests',
+      version: '1',
+      settings: {},
+      verify(_task, answer) {
+        const pass = answer.includes('CORRECT')
+        return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: 's', tests: [{ index: 0, source: 'assert a', pass }, { index: 1, source: 'assert b', pass: true }] } }
+      },
+    }
+    const verifierSpec = { ...spec, verifier: twoTests, mode: { name: 'verifier', feedback: verifierFeedback() } }
+    const { summary, trajectories } = await runCell(verifierSpec)
+    expect(summary.revisionAnnotation?.annotated).toBeGreaterThan(0)
+    const hashes = benchmarkHashes(tasks)
+    const protocol = cellProtocol(verifierSpec, hashes.benchmark)
+    const start = { ...startOf(), mode: 'verifier', protocol, fingerprint: protocolFingerprint(protocol) }
+    const end = { schema: 'seqk.cell/1' as const, type: 'end' as const, runId: spec.runId, benchmark: spec.benchmark, cellId: spec.cellId, durationMs: summary.durationMs }
+    expect(recomputeCell(start, end, trajectories.map(summaryView))).toEqual(summary)
   })
 
   it('fails a cell that has no end record, or fewer trajectories than it declared, saying how far it got', async () => {

@@ -53,10 +53,17 @@ export function readTrajectories(path: string, options: { bytes?: number; view?:
   return { trajectories: [...last.values()], truncatedTail, superseded: lines - last.size }
 }
 
+/** Each test's index and pass, its texts dropped; absent when the verdict reported no tests. */
+function testOutcomes(tests: Trajectory['attempts'][number]['verdict']['diagnostics']['tests']): { tests?: { index: number; source: string; pass: boolean }[] } {
+  return tests ? { tests: tests.map((t) => ({ index: t.index, source: '', pass: t.pass })) } : {}
+}
+
 /**
- * A trajectory as much as its summary needs: every outcome, flag, usage and cost, without the
- * texts (answers, extracted code, test output, feedback, error bodies beyond the first line), so a
- * run of any size is summarised in memory that does not grow with what its attempts wrote.
+ * A trajectory as much as its summary needs: every outcome, flag, usage and cost, each test's
+ * index and pass and the feedback's requests (the derived revision annotator reads them), without
+ * the texts (answers, extracted code, test sources and output, feedback, error bodies beyond the
+ * first line), so a run of any size is summarised in memory that does not grow with what its
+ * attempts wrote (only with how many tests they ran).
  */
 export function summaryView(t: Trajectory): Trajectory {
   return {
@@ -64,7 +71,7 @@ export function summaryView(t: Trajectory): Trajectory {
     attempts: t.attempts.map((a) => ({
       ...a,
       answer: '',
-      verdict: { ...a.verdict, extracted: undefined, ...(a.verdict.criteria ? { criteria: a.verdict.criteria.map((c) => ({ ...c, text: '', reason: undefined })) } : {}), diagnostics: { outcome: a.verdict.diagnostics.outcome, summary: '' } },
+      verdict: { ...a.verdict, extracted: undefined, ...(a.verdict.criteria ? { criteria: a.verdict.criteria.map((c) => ({ ...c, text: '', reason: undefined })) } : {}), diagnostics: { outcome: a.verdict.diagnostics.outcome, summary: '', ...testOutcomes(a.verdict.diagnostics.tests) } },
       feedback: a.feedback ? { ...a.feedback, text: '' } : null,
     })),
   }
