@@ -167,3 +167,39 @@ describe('revisionTable and historyComparisonLines', () => {
     ])
   })
 })
+
+describe('revisionAnnotationTable', () => {
+  const share = (point: number) => ({ point, lo: Math.max(0, point - 0.2), hi: Math.min(1, point + 0.2), level: 0.95, method: 'korn-graubard-ratio/1', tasks: 2 })
+  const annotated = cell('a', 'verifier', [0.5, 1], {
+    revisionAnnotation: {
+      annotator: 'derived', version: 'derived/1', revisions: 12, annotatable: 10, annotated: 10, sampled: false, unobserved: 1,
+      classes: {
+        unhelpful: { revisions: 2, share: share(0.2), solved: 0, success: share(0) },
+        some: { revisions: 3, share: share(0.3), solved: 1, success: share(1 / 3) },
+        all: { revisions: 5, share: share(0.5), solved: 4, success: share(0.8) },
+      },
+    },
+  })
+
+  it('gives class shares and next-attempt success per class in %, naming the annotator, within 120 columns', async () => {
+    const { revisionAnnotationTable } = await import('./table.js')
+    const lines = revisionAnnotationTable([annotated, cell('b', 'binary', [0.5, 1])])
+    expect(lines[0]).toBe('revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):')
+    expect(lines[1]).toMatch(/^cell\s+annotated\s+unhelpful\s+some\s+all\s+solved: unhelpful\s+some\s+all$/)
+    expect(lines).toHaveLength(3)
+    expect(lines[2]).toMatch(/^a · verifier\s+10\s+20\.0\s+30\.0\s+50\.0\s+0\.0 \(0\/2\)\s+33\.3 \(1\/3\)\s+80\.0 \(4\/5\)$/)
+    expect(revisionAnnotationTable([cell('b', 'binary', [0.5, 1])])).toEqual([])
+    const table = renderBenchmarkTable('bench', [annotated])
+    expect(table).toContain(lines[2])
+    for (const line of table.split('\n')) if (line.includes('annotat') || line.includes('verifier')) expect(line.length).toBeLessThanOrEqual(120)
+  })
+
+  it('shows an empty class as a dash and a sample as "n of m"', async () => {
+    const { revisionAnnotationTable } = await import('./table.js')
+    const sampled = cell('a', 'verifier', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotated: 4, sampled: true, classes: { ...annotated.revisionAnnotation!.classes, some: { revisions: 0, share: share(0), solved: 0, success: { point: null, lo: null, hi: null, level: 0.95, method: 'korn-graubard-ratio/1', tasks: 0 } } } } })
+    const row = revisionAnnotationTable([sampled])[2]!
+    expect(row).toMatch(/^a · verifier\s+4 of 10\s+/)
+    expect(row).toMatch(/80\.0 \(4\/5\)$/)
+    expect(row).toContain(' — ')
+  })
+})

@@ -74,6 +74,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const ranking = rankingChanges(cells)
   if (ranking.length > 0) out.push(...ranking.map((r) => ` ${r}`))
   out.push(...revisionTable(cells).map((l) => ` ${l}`))
+  out.push(...revisionAnnotationTable(cells).map((l) => ` ${l}`))
   const spending = spendingLine(cells)
   if (spending) out.push(c.dim(` ${spending}`))
   const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
@@ -227,6 +228,37 @@ export function revisionTable(cells: readonly CellSummary[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => visibleLength(r[i] ?? ''))))
   const line = (cols: string[]) => cols.map((col, i) => pad(col, widths[i]!, i > 0)).join('  ')
   return ['revision analysis (criteria, %):', line(header), ...body.map(line)]
+}
+
+/** What each annotator reads as a request, for the title of the revision annotation lines. */
+const ANNOTATOR_TEXT: Readonly<Record<string, string>> = {
+  derived: 'derived annotator: the requests are the failing tests and unmet criteria the feedback named',
+}
+
+/**
+ * Per cell with annotated revisions (paper §5.2.2, Figure 5b): the share of revisions that
+ * addressed none, some or all of the feedback they answered, and the next-attempt success of each
+ * class, pooled over revisions; their intervals (clustered by task) are in summary.json.
+ *
+ * @example
+ * revisionAnnotationTable(cells)
+ * // ['revision annotation (derived annotator: …; %):', 'cell  annotated  unhelpful …', …]
+ */
+export function revisionAnnotationTable(cells: readonly CellSummary[]): string[] {
+  const rows = cells.filter((c) => c.revisionAnnotation)
+  if (rows.length === 0) return []
+  const annotators = [...new Set(rows.map((c) => c.revisionAnnotation!.annotator))]
+  const header = ['cell', 'annotated', 'unhelpful', 'some', 'all', 'solved: unhelpful', 'some', 'all']
+  const success = (k: { revisions: number; solved: number; success: { point: number | null } }) => (k.revisions === 0 ? '—' : `${percent(k.success.point)} (${k.solved}/${k.revisions})`)
+  const body = rows.map((c) => {
+    const a = c.revisionAnnotation!
+    const { unhelpful, some, all } = a.classes
+    return [c.cellId, a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated), percent(unhelpful.share.point), percent(some.share.point), percent(all.share.point), success(unhelpful), success(some), success(all)]
+  })
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => visibleLength(r[i] ?? ''))))
+  const line = (cols: string[]) => cols.map((col, i) => pad(col, widths[i]!, i > 0)).join('  ')
+  const title = `revision annotation (${annotators.map((a) => ANNOTATOR_TEXT[a] ?? `${a} annotator`).join('; ')}; %):`
+  return [title, line(header), ...body.map(line)]
 }
 
 /** One line per history comparison: the paired effect of summarising the history. */
