@@ -88,6 +88,22 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(comparable(readSummary(join(dir, 'again.json')))).toEqual(comparable(merged))
   })
 
+  it("vitest --merge-reports over the 4 task shards' blobs gives the unsharded run too", () => {
+    for (const i of [1, 2, 3, 4]) {
+      const r = run([VITEST, 'run', '--reporter=blob', `--outputFile=${join(dir, 'task-blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `task-blob-${i}`), SEQK_SHARD: `${i}/4` })
+      expect(r.status, r.out).toBe(0)
+    }
+    const merged = run([VITEST, 'run', `--merge-reports=${join(dir, 'task-blobs')}`], { SEQK_RUN_DIR: join(dir, 'blob-merged') })
+    expect(merged.status, merged.out).toBe(0)
+    expect(merged.out).toContain("seqk: joined 4 task shards into 6 cells, each recomputed from the union of its shards' trajectories")
+    expect(merged.out).toContain('shard fixture — K=4, 40 tasks × 2 repeats')
+    expect(comparable(readSummary(join(dir, 'blob-merged', 'summary.json')))).toEqual(comparable(whole))
+    // Like any run directory, it recomputes to its own summary.
+    const again = seqk(['summarize', 'blob-merged', '--out', 'blob-again.json'])
+    expect(again.status, again.out).toBe(0)
+    expect(comparable(readSummary(join(dir, 'blob-again.json')))).toEqual(comparable(whole))
+  }, 120_000)
+
   it('a resume of a copied run directory with a -t filter keeps the run id and still writes every cell', () => {
     cpSync(join(dir, 'whole'), join(dir, 'whole-copy'), { recursive: true })
     rmSync(join(dir, 'whole-copy', 'summary.json'))

@@ -74,6 +74,14 @@ export interface ReadCells {
 export function readCells(path: string): ReadCells {
   if (!existsSync(path)) throw new Error(`${path}: no such cells file (a run writes it beside trajectories.jsonl; runs written before it existed have none, and cannot be recomputed)`)
   const { items, truncatedTail } = readJsonLines(path, CellRecordSchema, 'cell record')
+  return { cells: pairCellRecords(items), truncatedTail }
+}
+
+/**
+ * Cell records in file order, paired: each start with its end (undefined when the cell did not
+ * end). A cell started again (a resume) keeps its last start.
+ */
+export function pairCellRecords(items: readonly CellRecord[]): { start: CellStartRecord; end: CellEndRecord | undefined }[] {
   const byKey = new Map<string, { start: CellStartRecord; end: CellEndRecord | undefined }>()
   for (const record of items) {
     const key = `${record.runId}\u0000${record.benchmark}\u0000${record.cellId}`
@@ -85,5 +93,5 @@ export function readCells(path: string): ReadCells {
       if (cell) cell.end = record
     }
   }
-  return { cells: [...byKey.values()], truncatedTail }
+  return [...byKey.values()]
 }

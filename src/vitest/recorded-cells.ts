@@ -75,7 +75,7 @@ export function resumeLine(found: { cut: number; onFile: number; errored: number
  * The trajectories a test recorded, each checked against the schema: one a newer or broken
  * writer left malformed is left out (said in the thrown-away count), never crashes a view later.
  */
-function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Trajectory[] {
+export function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Trajectory[] {
   const out: Trajectory[] = []
   for (const artifact of testCase.artifacts()) {
     if (artifact.type !== 'seqk:trajectory') continue
@@ -86,25 +86,16 @@ function recordedTrajectories(testCase: TestCase, malformed: Set<string>): Traje
   return out
 }
 
-/** Each finished or started cell's cells.jsonl lines, from its artifacts and its summary. */
-export function cellRecords(testModules: ReadonlyArray<TestModule>, ends: ReadonlyMap<string, CellEndRecord>): CellRecord[] {
-  const out: CellRecord[] = []
-  for (const module of testModules) {
-    for (const test of module.children.allTests()) {
-      const start = test.artifacts().find((a) => a.type === 'seqk:cell-start')
-      if (start?.type !== 'seqk:cell-start' || !start.declared) continue
-      out.push(start.declared)
-      const parsed = CellSummarySchema.safeParse(test.meta().seqk)
-      const { schema, runId, benchmark, cellId } = start.declared
-      const unfinished = ends.get(test.id)
-      if (unfinished) out.push(unfinished)
-      else if (parsed.success) out.push({ schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs })
-    }
-  }
-  return out
-}
-
-/** Every trajectory the run's tests recorded, malformed ones left out (and named in `malformed`). */
-export function collectTrajectories(testModules: ReadonlyArray<TestModule>, malformed: Set<string>): Trajectory[] {
-  return testModules.flatMap((module) => [...module.children.allTests()].flatMap((test) => recordedTrajectories(test, malformed)))
+/**
+ * A started cell's cells.jsonl lines, from its artifacts and its summary, read when its result
+ * arrives: after --merge-reports, blobs of task shards share test ids, and only the result at
+ * hand still carries its own shard's artifacts.
+ */
+export function cellLinesOf(test: TestCase, unfinished: CellEndRecord | undefined): CellRecord[] {
+  const start = test.artifacts().find((a) => a.type === 'seqk:cell-start')
+  if (start?.type !== 'seqk:cell-start' || !start.declared) return []
+  const parsed = CellSummarySchema.safeParse(test.meta().seqk)
+  const { schema, runId, benchmark, cellId } = start.declared
+  if (unfinished) return [start.declared, unfinished]
+  return parsed.success ? [start.declared, { schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs }] : [start.declared]
 }

@@ -9,12 +9,13 @@ import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { parseShard } from '../protocol/shard.js'
-import { benchmarkBlocks, recomputeCell } from '../artifacts/recompute.js'
+import { benchmarkBlocks, recomputeCell, recomputeRun } from '../artifacts/recompute.js'
+import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { applyBaseline } from './baseline.js'
-import { appendCellRecord, CELLS_FILE, readCells, type CellEndRecord } from '../artifacts/cells-file.js'
+import { appendCellRecord, CELLS_FILE, pairCellRecords, readCells, type CellEndRecord, type CellRecord as CellLine, type CellStartRecord } from '../artifacts/cells-file.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
-import { cellRecords, collectTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
+import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
@@ -65,6 +66,9 @@ export default class SeqkReporter implements Reporter {
   private readonly unfinished = new Map<string, CellEndRecord>()
   /** This run's trajectories.jsonl, read once when a cell did not finish (see unfinishedCell). */
   private fileTrajectories: Trajectory[] | undefined
+  /** Every trajectory and cells.jsonl line the run's cells recorded, gathered as their results arrive. */
+  private readonly recordedTrajectories: Trajectory[] = []
+  private readonly recordedCells: CellLine[] = []
   /** Cells that refused to resume, each with its reason. */
   private readonly refusals: string[] = []
   /** What a resumed run found in its directory. */
@@ -94,6 +98,8 @@ export default class SeqkReporter implements Reporter {
 
   private startRun(): void {
     this.cells.length = 0
+    this.recordedTrajectories.length = 0
+    this.recordedCells.length = 0
     this.refused = undefined
     this.refusals.length = 0
     this.malformed.clear()
@@ -162,6 +168,14 @@ export default class SeqkReporter implements Reporter {
       this.refusals.push(`"${testCase.fullName}": ${refusal.message}`)
       return
     }
+    this.summariseResult(testCase)
+    // Read now, not at the end: after --merge-reports, task shards' blobs share test ids.
+    this.recordedTrajectories.push(...recordedTrajectories(testCase, this.malformed))
+    this.recordedCells.push(...cellLinesOf(testCase, this.unfinished.get(testCase.id)))
+  }
+
+  /** The cell's summary from its meta, or from what it recorded when it did not finish. */
+  private summariseResult(testCase: TestCase): void {
     const meta = testCase.meta().seqk
     const parsed = meta === undefined ? undefined : CellSummarySchema.safeParse(meta)
     if (meta !== undefined && parsed?.success) {
@@ -208,6 +222,39 @@ export default class SeqkReporter implements Reporter {
     return onFile.filter((t) => keys.has(`${t.runId}\u0000${t.benchmark}\u0000${t.cellId}\u0000${t.fingerprint}`))
   }
 
+  /**
+   * When the cells hold more than one shard of a cell (`--merge-reports` over the blobs of
+   * `SEQK_SHARD=i/N` runs), each cell recomputed once from the union of its shards' trajectories,
+   * as `seqk merge` does; its thresholds and baseline apply again. An incomplete or inconsistent
+   * set is said, and the shards are shown as they are. Undefined when there is nothing to join.
+   */
+  private joinTaskShards(records: readonly CellLine[], trajectories: readonly Trajectory[]): { trajectories: Trajectory[]; records: CellLine[] } | undefined {
+    const parts = new Map<string, number>()
+    for (const c of this.cells) if (c.shard) parts.set(`${c.benchmark}\u0000${c.cellId}`, (parts.get(`${c.benchmark}\u0000${c.cellId}`) ?? 0) + 1)
+    if (![...parts.values()].some((n) => n > 1)) return undefined
+    // One "run" per shard index: each blob's machine ran one share of every cell.
+    const byShard = new Map<number, ShardRun & { cells: { start: CellStartRecord; end: CellEndRecord | undefined }[] }>()
+    for (const cell of pairCellRecords(records)) {
+      const index = cell.start.shard?.index ?? 1
+      if (!byShard.has(index)) byShard.set(index, { dir: `the blob of shard ${index}/${cell.start.shard?.count ?? 1}`, cells: [], trajectories })
+      byShard.get(index)!.cells.push(cell)
+    }
+    let merged
+    try {
+      merged = mergeShards([...byShard.values()], this.runId)
+    } catch (error) {
+      if (!(error instanceof MergeError)) throw error
+      this.log(`seqk: the merged blobs hold shards of a task-sharded run but not one whole run (${error.message}); each shard's cells are shown as they are`)
+      return undefined
+    }
+    const gate = (start: CellStartRecord, cell: CellSummary) => applyBaseline({ path: resolve(this.root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+    const summary = recomputeRun({ runId: this.runId, createdAt: new Date().toISOString(), ...merged, gate })
+    this.cells.length = 0
+    for (const b of summary.benchmarks) for (const c of b.cells) this.cells.push({ ...c, file: b.file })
+    this.log(`seqk: joined ${byShard.size} task shards into ${merged.cells.length} ${merged.cells.length === 1 ? 'cell' : 'cells'}, each recomputed from the union of its shards' trajectories`)
+    return { trajectories: merged.trajectories, records: merged.cells.flatMap(({ start, end }) => (end ? [start, end] : [start])) }
+  }
+
   /** The run directory's trajectories, when it has them here (not after --merge-reports). */
   private onFile(): Trajectory[] {
     const path = join(this.runDir, TRAJECTORIES_FILE)
@@ -251,17 +298,21 @@ export default class SeqkReporter implements Reporter {
       return
     }
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
+    let trajectories = [...this.recordedTrajectories, ...notRun]
+    let records: CellLine[] = [...this.recordedCells]
+    // --merge-reports over the blobs of a task-sharded run: each cell, once, from all its shards.
+    const joined = this.joinTaskShards(records, trajectories)
+    if (joined) ({ trajectories, records } = joined)
     // By eval file, whatever order the files finished in: as `seqk summarize` orders them.
     const blocks = benchmarkBlocks(this.cells)
     mkdirSync(this.runDir, { recursive: true })
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
-    const trajectories = [...collectTrajectories(testModules, this.malformed), ...notRun]
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
     if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
     // And what each cell declared, so `seqk summarize` recomputes a merged run too.
     const cellsPath = join(this.runDir, CELLS_FILE)
-    if (!existsSync(cellsPath)) for (const record of cellRecords(testModules, this.unfinished)) appendCellRecord(cellsPath, record)
+    if (!existsSync(cellsPath)) for (const record of records) appendCellRecord(cellsPath, record)
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
 
