@@ -17,6 +17,8 @@ export interface FlagSpec {
 
 export interface CommandSpec {
   name: string
+  /** The help's usage line when the command takes something other than runs (default `seqk <name> <run dir or summary.json>... [options]`). */
+  usage?: string
   summary: string
   /** Help text after the flags (what the command prints, an example). */
   details: string
@@ -141,7 +143,7 @@ export function commandHelp(spec: CommandSpec): string {
   rows.push(['-h, --help', 'show this help'])
   const width = Math.max(...rows.map(([left]) => left.length))
   return [
-    `Usage: seqk ${spec.name} <run dir or summary.json>... [options]`,
+    `Usage: ${spec.usage ?? `seqk ${spec.name} <run dir or summary.json>... [options]`}`,
     '',
     spec.summary,
     '',

@@ -1,7 +1,8 @@
 /**
  * `seqk analyze`, `seqk select` and `seqk power`: read runs (or a planned size), print the
  * paper's tables or the gate's power, optionally write the report JSON. `seqk resume` starts
- * Vitest again into an interrupted run's directory. Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
+ * Vitest again into an interrupted run's directory; `seqk view` serves a run live on 127.0.0.1.
+ * Kept apart from the `#!` entry file so tests can run it in-process with fake IO.
  * Exit codes: 0 ok (also for --help), 1 for bad input and for refusals.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -16,6 +17,7 @@ import { answerPower, powerSpec, questionsFromCells, renderPower } from './power
 import { resumeSpec, runResume } from './resume.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
 import { mergeSpec, runMerge } from './merge.js'
+import { runView, viewSpec } from './view.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
@@ -77,7 +79,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -132,6 +134,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
+    if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
     if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))

@@ -1,0 +1,98 @@
+// `seqk view` as a user starts it: a child process on a temporary runs directory, its event
+// stream read over a real socket while the test appends the lines a run writes, then SIGTERM.
+import { spawn } from 'node:child_process'
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { runCli } from '../src/cli/run.js'
+import { SEQK } from './fixture-project.js'
+import { line, liveCell } from './live-fixtures.js'
+
+const io = () => {
+  const out = { stdout: '', stderr: '' }
+  return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), isTTY: false, env: {} } }
+}
+
+describe('seqk view', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'seqk-view-cli-'))
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+  it('has complete help: usage, what it serves, its flags, security and an example', async () => {
+    const { out, io: fake } = io()
+    expect(await runCli(['view', '--help'], fake)).toBe(0)
+    expect(out.stdout).toMatch(/^Usage: seqk view \[runs dir \| run dir\] \[options\]/)
+    for (const part of ['--port <n>', '--poll <ms>', '127.0.0.1', 'SEQK_OUTPUT_DIR', '/report', 'SIGTERM', 'Example:']) expect(out.stdout).toContain(part)
+    const main = io()
+    await runCli(['--help'], main.io)
+    expect(main.out.stdout).toMatch(/view\s+Watch a run live in the browser/)
+  })
+
+  it('says which port is taken and how to pick another', async () => {
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    const port = (busy.address() as { port: number }).port
+    const { out, io: fake } = io()
+    expect(await runCli(['view', tmp, '--port', String(port)], fake)).toBe(1)
+    busy.close()
+    expect(out.stderr).toContain(`port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`)
+    expect((await Promise.resolve(runCli(['view', 'a', 'b'], fake)))).toBe(1)
+  })
+
+  it('streams a run as it is written, over a real socket, and stops cleanly on SIGTERM', async () => {
+    const runs = join(tmp, 'runs')
+    const child = spawn(process.execPath, [...SEQK, 'view', runs, '--port', '0', '--poll', '100'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await expect.poll(() => stdout, { timeout: 15_000 }).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/ for .* \(not there yet: waiting for a run\)/)
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(stdout)![1])
+
+    const events: { type: string; [k: string]: unknown }[] = []
+    const req = request({ host: '127.0.0.1', port, path: '/events', headers: { host: `localhost:${port}` } }, (res) => {
+      let pending = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        pending += chunk
+        const blocks = pending.split('\n\n')
+        pending = blocks.pop()!
+        for (const block of blocks) {
+          const data = block.split('\n').find((l) => l.startsWith('data: '))
+          if (data) events.push(JSON.parse(data.slice(6)) as { type: string })
+        }
+      })
+    })
+    req.on('error', () => {})
+    req.end()
+    await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toEqual(['run'])
+    expect(events[0]).toMatchObject({ runId: null })
+
+    // A run starts: its directory, its cell, then trajectories, the last line written in two pieces.
+    const dir = join(runs, '20260101-000000-aaaaaa')
+    mkdirSync(dir, { recursive: true })
+    const cell = liveCell({ runId: 'r', tasks: ['t/1', 't/2', 't/3'] })
+    writeFileSync(join(dir, 'cells.jsonl'), line(cell.start))
+    await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toEqual(['run', 'run', 'cell-start'])
+    appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'solved')))
+    const torn = line(cell.trajectory('t/2', 0, 'error', 'HTTP 429: rate limited'))
+    appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(0, 40))
+    await expect.poll(() => events.filter((e) => e.type === 'trajectory').length, { timeout: 5000 }).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(events.filter((e) => e.type === 'trajectory')).toHaveLength(1)
+    appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(40))
+    await expect.poll(() => events.filter((e) => e.type === 'trajectory').length, { timeout: 5000 }).toBe(2)
+    expect(events.at(-1)).toMatchObject({ type: 'trajectory', taskId: 't/2', status: 'error', error: { message: 'HTTP 429: rate limited' }, progress: { done: 2, total: 3, solved: 1, errored: 1 } })
+    appendFileSync(join(dir, 'cells.jsonl'), line(cell.end()))
+    writeFileSync(join(dir, 'summary.json'), '{}')
+    await expect.poll(() => events.at(-1), { timeout: 5000 }).toEqual({ type: 'ended', report: false })
+
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stdout).toContain('seqk view: stopped')
+    expect(stderr).toBe('')
+    req.destroy()
+  }, 30_000)
+})
