@@ -8,6 +8,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
+import { CHROMIUM, hasChromium, launchChromium } from './browser.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLiveServer, type LiveServer } from '../src/report/live/server.js'
 import { renderHtmlReport } from '../src/report/html.js'
@@ -15,8 +16,6 @@ import { updateMode } from '../src/vitest/baseline.js'
 import { line, liveCell } from './live-fixtures.js'
 import { fakeRun } from './report-fixtures.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
 const SCREENSHOT = join(new URL('..', import.meta.url).pathname, 'test/__screenshots__/live.png')
 
 describe.skipIf(!hasChromium)(`the live view in headless Chromium${hasChromium ? '' : ` (skipped: no ${CHROMIUM})`}`, () => {
@@ -36,21 +35,7 @@ describe.skipIf(!hasChromium)(`the live view in headless Chromium${hasChromium ?
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'cells.jsonl'), line(cell.start))
     server = await startLiveServer({ target: runs, port: 0, pollMs: 100 })
-    const { chromium } = await import('playwright-core')
-    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1280, height: 800 },
-      deviceScaleFactor: 1,
-    })
-    // Only the server's own origin: the page must need nothing else.
-    await context.route('**/*', (route) => {
-      const url = route.request().url()
-      if (url.startsWith(server.url)) return route.continue()
-      foreignRequests.push(url)
-      return route.abort()
-    })
+    context = await launchChromium(join(tmp, 'profile'), { width: 1280, height: 800 }, (url) => url.startsWith(server.url), foreignRequests)
     page = context.pages()[0] ?? (await context.newPage())
     page.on('console', (message) => {
       if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(`${message.type()}: ${message.text()}`)

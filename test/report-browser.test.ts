@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
+import { CHROMIUM, hasChromium, launchChromium } from './browser.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary, type Trajectory } from '../src/artifacts/index.js'
 import { diffLines } from '../src/report/diff.js'
@@ -15,8 +16,6 @@ import { historyEntries } from '../src/report/history.js'
 import { renderHtmlReport } from '../src/report/html.js'
 import { updateMode } from '../src/vitest/baseline.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
 const root = new URL('..', import.meta.url).pathname
 const SCREENSHOT = join(root, 'test/__screenshots__/report.png')
 
@@ -48,21 +47,7 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     html = await renderHtmlReport({ summary, trajectories, history: earlier })
     writeFileSync(join(tmp, 'report.html'), html)
 
-    const { chromium } = await import('playwright-core')
-    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1360, height: 900 },
-      deviceScaleFactor: 1,
-    })
-    // Anything but the report itself is blocked and recorded: the page must not need it.
-    await context.route('**/*', (route) => {
-      const url = route.request().url()
-      if (url === reportUrl) return route.continue()
-      foreignRequests.push(url)
-      return route.abort()
-    })
+    context = await launchChromium(join(tmp, 'profile'), { width: 1360, height: 900 }, (url) => url === reportUrl, foreignRequests)
     page = context.pages()[0] ?? (await context.newPage())
     page.on('request', (request) => {
       if (request.url() !== reportUrl) foreignRequests.push(request.url())
