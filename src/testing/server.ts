@@ -9,6 +9,7 @@ import { FaultQueue, retryHeaders } from './faults.js'
 import { rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
 import { echo, normaliseReply } from './responders.js'
 import { SSE_HEADERS, writeSse } from './sse.js'
+import { BatchApi, BatchOptionsSchema, type BatchAnswer, type BatchOptions } from './batches.js'
 import type { Fault, FaultSpec, Responder, TestServer, TestServerReply, TestServerRequest } from './types.js'
 import { approxTokens, PromptCacheSimulator, promptChars, type AnthropicCacheUsage } from './usage.js'
 import { anthropicMessages } from './wire/anthropic-messages.js'
@@ -58,9 +59,20 @@ export interface TestServerOptions {
    * const server = await startTestServer({ rateLimit: { requestsPerSecond: 20, burst: 4 } })
    */
   rateLimit?: RateLimitOptions
+  /**
+   * How the batch endpoints behave (OpenAI `/v1/files` + `/v1/batches`, Anthropic
+   * `/v1/messages/batches`): how long a batch stays in progress at least (`delayMs`), when an
+   * unfinished one expires (`expireAfterMs`), and how many of its requests are answered at once.
+   * Each batched request is answered as the direct API would answer it (responder, faults, usage).
+   *
+   * @example
+   * const server = await startTestServer({ batches: { delayMs: 200 } })
+   */
+  batches?: BatchOptions
 }
 
 const OptionsSchema = z.strictObject({
+  batches: BatchOptionsSchema.optional(),
   responder: z.custom<Responder>((value) => typeof value === 'function', 'expected a responder function').optional(),
   port: z.number().int().min(0).max(65_535).optional(),
   host: z.string().min(1).optional(),
@@ -99,6 +111,32 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const cache = new PromptCacheSimulator()
   const inflight = new Set<AbortController>()
   let served = 0
+  let baseUrl = ''
+  const batchApi = new BatchApi(options.batches ?? {}, serveBatched, { openai: [openaiChat, openaiResponses], anthropic: anthropicMessages })
+
+  /** One request of a batch, answered as the direct API would answer it. */
+  async function serveBatched(wire: WireProtocol, body: unknown, batch: { id: string; customId: string; signal: AbortSignal }): Promise<BatchAnswer> {
+    const serial = ++served
+    const requestId = `req_test_${serial}`
+    const parsed = wire.parse(body)
+    if (!parsed.ok) return { status: 400, body: wire.errorBody(400, parsed.message, { param: parsed.param, requestId }), requestId }
+    const request: TestServerRequest = { api: wire.api, model: parsed.value.model, messages: normaliseMessages(parsed.value.blocks), stream: false, body, headers: {}, index: requests.length, batch: { id: batch.id, customId: batch.customId } }
+    requests.push(request)
+    const fault = faults.take(request)
+    if (fault?.kind === 'status') return { status: fault.status, body: wire.errorBody(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, { requestId }), requestId }
+    const cached: AnthropicCacheUsage =
+      wire.api === 'messages'
+        ? cache.anthropic(parsed.value.model, parsed.value.blocks)
+        : { cacheReadTokens: cache.openai(`${wire.api}:${parsed.value.model}`, parsed.value.blocks), cacheWriteTokens: 0, cacheWrite1hTokens: 0 }
+    let reply: TestServerReply
+    try {
+      reply = normaliseReply(await responder(request))
+    } catch (error) {
+      return { status: 500, body: wire.errorBody(500, `${SERVER_NAME}: the responder failed: ${messageOf(error)}`, { requestId }), requestId }
+    }
+    if (reply.delayMs && !(await sleep(reply.delayMs, batch.signal))) return { status: 499, body: null, requestId }
+    return { status: 200, body: wire.responseBody(complete({ wire, parsed: parsed.value, body, reply, fault, cached, serial })), requestId }
+  }
 
   const server = createServer((req, res) => void handle(req, res))
   // Keep-alive sockets are destroyed by close(); no need for the server to time them out early.
@@ -122,6 +160,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       sendJson(res, status, errorWire.errorBody(status, message, { param: extra.param, requestId }), extra.headers)
     try {
       const raw = await readBody(req)
+      if (/^\/v1\/(files|batches|messages\/batches)(\/|$)/.test(path)) {
+        if (!hasCredentials(req.headers)) return fail(401, `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``)
+        const routed = await batchApi.route(req.method ?? 'GET', path, raw, req.headers['content-type'], baseUrl)
+        if (routed) {
+          if ('json' in routed) return sendJson(res, routed.status, routed.json)
+          res.writeHead(routed.status, { 'content-type': routed.contentType, 'content-length': Buffer.byteLength(routed.text) })
+          return void res.end(routed.text)
+        }
+      }
       if (!wire || req.method !== 'POST') {
         return fail(404, `${SERVER_NAME}: no route for ${req.method} ${path}; it serves POST ${WIRES.map((w) => w.path).join(', ')}`)
       }
@@ -221,6 +268,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const address = server.address() as AddressInfo
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
       const url = `http://${host}:${address.port}`
+      baseUrl = url
       let closing: Promise<void> | undefined
       resolve({
         url,
@@ -234,7 +282,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         injectFaults(...specs: FaultSpec[]) {
           faults.add(...specs)
         },
+        batches() {
+          return batchApi.list()
+        },
         reset() {
+          batchApi.clear()
           requests.length = 0
           faults.clear()
           cache.clear()
@@ -242,6 +294,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         },
         close() {
           closing ??= new Promise<void>((done) => {
+            batchApi.close()
             server.close(() => done())
             for (const controller of inflight) controller.abort()
             server.closeAllConnections()

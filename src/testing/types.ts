@@ -40,6 +40,8 @@ export interface TestServerRequest {
   index: number
   /** True when the server's `rateLimit` refused it with a 429 (absent otherwise). */
   rateLimited?: true
+  /** Set for a request answered as part of a batch: the batch and the request's `custom_id`. */
+  batch?: { id: string; customId: string }
 }
 
 /**
@@ -145,4 +147,6 @@ export interface TestServer {
   reset(): void
   /** Stops listening and destroys every open socket (hanging requests included). Idempotent. */
   close(): Promise<void>
+  /** The batches received (OpenAI Batches and Anthropic Message Batches), with their status as a client would see it now. */
+  batches(): { id: string; provider: 'openai' | 'anthropic'; status: string; customIds: string[] }[]
 }
