@@ -23,6 +23,7 @@ import {
   type Source,
 } from './report-schema.js'
 import { revisionTimingTable } from './revision-timing.js'
+import { pooledRevisionAnnotation, revisionAnnotationSection } from './revision-annotation.js'
 
 export interface SelectionSettings {
   /** Seq@k calibration depth (default min(3, K)). */
@@ -144,7 +145,8 @@ function selectFor(b: BenchmarkCells, mode: string, settings: SelectionSettings,
 /**
  * Analyses runs the way the paper compares actors: rankings and gaps under Pass@k and Seq@k per
  * feedback mode (Table 3), Spearman correlations of levels and gains over actor × benchmark pairs
- * (Figure 4), revision timing (Table 4), cost–success points and Pareto frontiers (Figure 3), and
+ * (Figure 4), revision timing (Table 4), whether revisions addressed the feedback (Figure 5b, per
+ * benchmark and pooled over benchmarks, never across annotators), cost–success points and Pareto frontiers (Figure 3), and
  * the model-selection experiment (Figure 2, Table 2; skipped with the reason where it cannot run).
  *
  * @throws ComparabilityError when cells to be compared differ in protocol beyond the actor (the
@@ -166,7 +168,8 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
   if (cells.length === 0) notes.push('the runs hold no cells')
   const pairsByMode = new Map<string, CorrelationPair[]>()
   const binaryModes = new Set<string>()
-  const benchmarks: AnalysisReport['benchmarks'] = byBenchmark(runs).map((b) => {
+  const grouped = byBenchmark(runs)
+  const benchmarks: AnalysisReport['benchmarks'] = grouped.map((b) => {
     const bNotes: string[] = []
     const { rankings, pairs } = rankingsAndPairs(b, options.k)
     if (b.independent.size === 0) bNotes.push('no independent cells: there is no Pass@K to rank, correlate or calibrate against')
@@ -193,6 +196,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       rankings,
       timing: revisionTimingTable(b.cells, options.k),
       costSuccess: costSuccess(b.name, b.cells),
+      revisionAnnotation: revisionAnnotationSection(b.cells),
       selection: selections,
       selectionSkipped: skipped,
       notes: bNotes,
@@ -207,6 +211,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
     options: { k: options.k ?? null, seed, resamples, draws: selection === false ? 0 : selection.draws },
     benchmarks,
     correlations,
+    revisionAnnotationPooled: pooledRevisionAnnotation(grouped),
     notes,
   }
 }

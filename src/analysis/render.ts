@@ -3,7 +3,8 @@
  * every table reads the same without it (no meaning is carried by colour alone).
  */
 import { Chalk, type ChalkInstance } from 'chalk'
-import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, Selection, SelectionReport, TimingRow } from './report-schema.js'
+import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, RevisionAnnotationSection, Selection, SelectionReport, TimingRow } from './report-schema.js'
+import { annotatorText } from './revision-annotation.js'
 import { money, ordinal, percent, ratio, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
@@ -95,6 +96,50 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
   return out
 }
 
+/**
+ * Figure 5b as two tables: each actor's share of annotated revisions per class, then the
+ * next-attempt success of each class (solved/revisions), both with their intervals. `pooled` rows
+ * name their benchmarks.
+ */
+function renderRevisionAnnotation(section: RevisionAnnotationSection, c: ChalkInstance, pooled: boolean): string[] {
+  if (section.rows.length === 0) return []
+  const annotators = [...new Set(section.rows.map((r) => annotatorText(r.annotator)))]
+  const title = pooled ? 'Did revisions address the feedback? Pooled over benchmarks (paper §5.2.2, Figure 5b)' : 'Did revisions address the feedback? (paper §5.2.2, Figure 5b)'
+  const out = [c.bold(title) + ` — annotator ${annotators.join(', ')}; in %, 95% intervals${pooled ? '' : ' clustered by task'}`]
+  const several = annotators.length > 1
+  // Pooled rows name their benchmarks by a set number: the names are long and mostly shared.
+  const sets = [...new Set(section.rows.map((r) => r.benchmarks.join('\u0000')))]
+  const setOf = (r: RevisionAnnotationSection['rows'][number]): string => `set ${sets.indexOf(r.benchmarks.join('\u0000')) + 1}`
+  const who = (r: RevisionAnnotationSection['rows'][number]): string[] => [r.actorId, r.mode, ...(several ? [annotatorText(r.annotator)] : []), ...(pooled ? [`${setOf(r)} (${r.benchmarks.length})`] : [])]
+  const head = ['actor', 'mode', ...(several ? ['annotator'] : []), ...(pooled ? ['benchmarks'] : [])]
+  const lead = head.length
+  const count = (r: RevisionAnnotationSection['rows'][number]): string => (r.sampled ? `${r.annotated} of ${r.annotatable}` : String(r.annotated))
+  out.push('  share of revisions:')
+  out.push(
+    ...table(
+      [...head, 'annotated', 'unhelpful', 'some', 'all'],
+      section.rows.map((r) => [...who(r), count(r), ci(r.classes.unhelpful.share, percent), ci(r.classes.some.share, percent), ci(r.classes.all.share, percent)]),
+      (i) => i >= lead,
+      c,
+      '    ',
+    ),
+  )
+  const success = (k: RevisionAnnotationSection['rows'][number]['classes']['all']): string => (k.revisions === 0 ? '—' : `${ci(k.success, percent)} ${k.solved}/${k.revisions}`)
+  out.push('  next-attempt success by class:')
+  out.push(
+    ...table(
+      [...head, 'unhelpful', 'some', 'all'],
+      section.rows.map((r) => [...who(r), success(r.classes.unhelpful), success(r.classes.some), success(r.classes.all)]),
+      (i) => i >= lead,
+      c,
+      '    ',
+    ),
+  )
+  if (pooled) for (const [i, set] of sets.entries()) out.push(`  benchmark set ${i + 1}: ${set.split('\u0000').join(' + ')}`)
+  for (const n of section.notes) out.push(c.dim(`  note: ${n}`))
+  return out
+}
+
 function renderCorrelations(list: readonly Correlations[], c: ChalkInstance): string[] {
   if (list.length === 0) return []
   const out = [c.bold('Correlations over actor × benchmark pairs (paper Figure 4)') + ' — Spearman with 95% bootstrap intervals over pairs']
@@ -151,8 +196,9 @@ function sourcesLine(report: { sources: AnalysisReport['sources'] }): string {
 }
 
 /**
- * The analysis report as terminal text: per benchmark the rankings, revision timing, cost–success
- * and model selection; then the correlations over every benchmark; then notes.
+ * The analysis report as terminal text: per benchmark the rankings, revision timing, whether
+ * revisions addressed the feedback, cost–success and model selection; then the correlations over
+ * every benchmark, the revision classes pooled over benchmarks, and notes.
  *
  * @example
  * console.log(renderAnalysis(analyzeRuns(runs), { color: process.stdout.isTTY }))
@@ -168,11 +214,13 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
       for (const r of b.rankings) out.push(...renderRanking(r, c))
     }
     if (b.timing.length > 0) out.push('', ...renderTiming(b.timing, c))
+    if (b.revisionAnnotation.rows.length > 0) out.push('', ...renderRevisionAnnotation(b.revisionAnnotation, c, false))
     out.push('', ...renderCostSuccess(b.costSuccess, c))
     for (const s of b.selection) out.push('', renderSelectionBlock(s, options))
     for (const s of b.selectionSkipped) out.push('', c.bold('Model selection') + ` (${s.mode}): not run — ${s.reason}`)
   }
   if (report.correlations.length > 0) out.push('', ...renderCorrelations(report.correlations, c))
+  if (report.revisionAnnotationPooled.rows.length > 0) out.push('', ...renderRevisionAnnotation(report.revisionAnnotationPooled, c, true))
   if (report.notes.length > 0) out.push('', ...report.notes.map((n) => c.dim(`note: ${n}`)))
   return out.join('\n')
 }

@@ -148,6 +148,51 @@ export const CostSuccessSchema = z.object({
 })
 export type CostSuccess = z.infer<typeof CostSuccessSchema>
 
+// ── 4b. Revision annotation (paper §5.2.2, Figure 5b) ─────────────────────────────────────────
+
+/** Who judged the revisions: the annotator, its rule or prompt version, and its model (null for the derived one). */
+export const RevisionAnnotatorIdSchema = z.object({ annotator: z.string(), version: z.string(), model: z.string().nullable() })
+export type RevisionAnnotatorId = z.infer<typeof RevisionAnnotatorIdSchema>
+
+export const RevisionClassRowSchema = z.object({
+  /** Annotated revisions in this class. */
+  revisions: Int,
+  /** Its share of the annotated revisions, pooled over revisions, with its interval. */
+  share: IntervalSchema,
+  /** Revisions of this class whose verdict passed. */
+  solved: Int,
+  /** Next-attempt success of the class (null point when it is empty). */
+  success: IntervalSchema,
+})
+export type RevisionClassRow = z.infer<typeof RevisionClassRowSchema>
+
+export const RevisionAnnotationRowSchema = z.object({
+  actorId: z.string(),
+  mode: z.string(),
+  /** The benchmarks whose revisions are counted: one, or several in a pooled row. */
+  benchmarks: z.array(z.string()),
+  annotator: RevisionAnnotatorIdSchema,
+  /** Revisions (attempts t ≥ 2) in the counted trajectories. */
+  revisions: Int,
+  /** Revisions the annotator could judge. */
+  annotatable: Int,
+  /** Revisions annotated: all annotatable ones, or a sample (`sampled`). */
+  annotated: Int,
+  sampled: z.boolean(),
+  /** Annotated revisions with a request their verdict did not report (counted as not satisfied). */
+  unobserved: Int,
+  classes: z.object({ unhelpful: RevisionClassRowSchema, some: RevisionClassRowSchema, all: RevisionClassRowSchema }),
+})
+export type RevisionAnnotationRow = z.infer<typeof RevisionAnnotationRowSchema>
+
+export const RevisionAnnotationSectionSchema = z.object({
+  /** One row per actor and feedback mode with annotated revisions. */
+  rows: z.array(RevisionAnnotationRowSchema),
+  /** Cells not annotated, annotators that differ (never pooled), benchmarks left out of a pool. */
+  notes: z.array(z.string()),
+})
+export type RevisionAnnotationSection = z.infer<typeof RevisionAnnotationSectionSchema>
+
 // ── 5. Model selection (paper Figure 2, Table 2) ──────────────────────────────────────────────
 
 export const ProtocolSelectionSchema = z.object({
@@ -216,12 +261,16 @@ export const AnalysisReportSchema = z.object({
       rankings: z.array(RankingSchema),
       timing: z.array(TimingRowSchema),
       costSuccess: CostSuccessSchema,
+      /** Revisions by whether they addressed the feedback, per actor and mode (paper Figure 5b). */
+      revisionAnnotation: RevisionAnnotationSectionSchema,
       selection: z.array(SelectionSchema),
       selectionSkipped: z.array(SelectionSkippedSchema),
       notes: z.array(z.string()),
     }),
   ),
   correlations: z.array(CorrelationsSchema),
+  /** Each actor's revision classes pooled over benchmarks, per mode and annotator (the paper pools 842 revisions over four). */
+  revisionAnnotationPooled: RevisionAnnotationSectionSchema,
   notes: z.array(z.string()),
 })
 export type AnalysisReport = z.infer<typeof AnalysisReportSchema>

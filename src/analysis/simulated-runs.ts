@@ -18,6 +18,11 @@ export interface SimulatedActorSpec {
   firstTry: number
   /** Chance each revision passes after feedback, per mode name (0 for a mode not listed). */
   repair: Record<string, number>
+  /**
+   * Chance a failing revision fixes each test the verifier feedback named, per mode name (default
+   * 0.3): what the revision annotation sees. A passing revision fixes every one.
+   */
+  address?: Record<string, number>
   /** US dollars per fresh attempt (default 0.001); attempt t of a trajectory costs (1 + (t − 1)/2) times that, as history grows. Null: unpriced. */
   costPerAttempt?: number | null
 }
@@ -62,12 +67,22 @@ function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mo
   }
 }
 
+/** Tests per task in verifier-feedback cells: enough for a revision to fix some of them and not all. */
+const SIMULATED_TESTS = 3
+
 /** A simulated attempt: its verdict and price, everything else as a free, instant call. */
-function attempt(index: number, pass: boolean, costUsd: number | null, feedback: Attempt['feedback']): Attempt {
+function attempt(index: number, pass: boolean, costUsd: number | null, feedback: Attempt['feedback'], tests?: readonly boolean[]): Attempt {
   return {
     index,
     answer: pass ? 'pass' : `fail ${index}`,
-    verdict: { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'passed' : 'failed' } },
+    verdict: {
+      pass,
+      diagnostics: {
+        outcome: pass ? 'passed' : 'failed',
+        summary: pass ? 'passed' : 'failed',
+        ...(tests ? { tests: tests.map((ok, i) => ({ index: i, source: `assert test_${i + 1}()`, pass: ok })) } : {}),
+      },
+    },
     feedback,
     finishReason: 'stop',
     usage: ZERO_USAGE,
@@ -141,9 +156,28 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
         // All K samples are drawn: the unbiased Pass@k needs them.
         for (let t = 1; t <= K; t++) attempts.push(attempt(t, rng() < first, attemptCost(t), null))
       } else {
+        // Which tests fail, from a stream of its own: the pass/fail draws stay as they were.
+        const testRng = createRng(seedFrom(options.seed, actor.id, modeName, taskId, r, 'tests'))
+        const address = clamp(actor.address?.[modeName] ?? 0.3)
+        let failing: number[] = []
         for (let t = 1; t <= K; t++) {
           const pass = rng() < (t === 1 ? first : repair)
-          attempts.push(attempt(t, pass, attemptCost(t), pass || t === K ? null : { kind: feedbackKind, text: 'failed' }))
+          let tests: boolean[] | undefined
+          if (feedbackKind === 'verifier') {
+            if (pass) failing = []
+            else if (t === 1 || failing.length === 0) failing = [Math.floor(testRng() * SIMULATED_TESTS), ...Array.from({ length: SIMULATED_TESTS }, (_, i) => i).filter(() => testRng() < 0.4)]
+            else {
+              // A failing revision fixes each named test by chance; fixing all of them and still
+              // failing means it broke another ("fixed one thing, broke another").
+              const kept = failing.filter(() => testRng() >= address)
+              failing = kept.length > 0 ? kept : [Array.from({ length: SIMULATED_TESTS }, (_, i) => i).find((i) => !failing.includes(i)) ?? failing[0]!]
+            }
+            failing = [...new Set(failing)].sort((a, b) => a - b)
+            tests = Array.from({ length: SIMULATED_TESTS }, (_, i) => !failing.includes(i))
+          }
+          const feedback: Attempt['feedback'] =
+            pass || t === K ? null : feedbackKind === 'verifier' ? { kind: 'verifier', text: `failed: ${failing.map((i) => `test_${i + 1}`).join(', ')}`, requests: failing.map((i) => `test:${i}`) } : { kind: feedbackKind, text: 'failed' }
+          attempts.push(attempt(t, pass, attemptCost(t), feedback, tests))
           if (pass) break
         }
       }
