@@ -58,6 +58,9 @@ export interface ChatResponse {
   costUsdWithoutCache?: number
   /** Served from a cassette: tokens and cost are the recorded (nominal) ones. */
   replayed?: boolean
+  /** Sent through the provider's batch API: `costUsd` is the batch price, `costUsdAtListPrice` the same call at list price. */
+  batched?: boolean
+  costUsdAtListPrice?: number
 }
 
 /**

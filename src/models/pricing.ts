@@ -7,8 +7,27 @@ export const PriceSchema = z.object({
   output: z.number().nonnegative(),
   cacheRead: z.number().nonnegative().optional(),
   cacheWrite: z.number().nonnegative().optional(),
+  /**
+   * What a call sent through the provider's batch API costs, as a share of the prices above
+   * (default 0.5: OpenAI's Batch API and Anthropic's Message Batches both bill half). Cache
+   * prices apply within it where the provider allows.
+   */
+  batch: z.number().positive().max(1).optional(),
 })
 export type Price = z.infer<typeof PriceSchema>
+
+/** The batch APIs' share of the list price when a price does not say (OpenAI and Anthropic: half). */
+export const DEFAULT_BATCH_SHARE = 0.5
+
+/**
+ * The cost of a batched call: `costOf` at the price's batch share.
+ *
+ * @example
+ * batchCostOf({ inputTokens: 1e6, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, { input: 2, output: 8 }) // => 1
+ */
+export function batchCostOf(usage: Usage, price: Price): number {
+  return costOf(usage, price) * (price.batch ?? DEFAULT_BATCH_SHARE)
+}
 
 /**
  * The bundled price table: list prices per million tokens as published by the providers, dated.

@@ -43,6 +43,8 @@ export function rejectUnknownOptions(where: string, options: object, known: read
 
 /** The options every remote model shares (RemoteOptions). */
 export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette'] as const
+/** The keys of BatchOptions (the OpenAI and Anthropic models' `batch`). */
+export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit'] as const
 /** The keys of RetryOptions. */
 export const RETRY_OPTIONS = ['maxRetries', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const
 

@@ -276,10 +276,11 @@ export class BatchApi {
   }
 
   private cancel(batch: Batch, then: () => unknown): BatchResponse {
-    if (batch.doneAt === null && !batch.failed) {
-      batch.cancelAt ??= this.now()
+    // Cancelling a batch that has not ended keeps what was answered and ends the rest.
+    if (!this.ended(batch) && !batch.failed && batch.cancelAt === null) {
+      batch.cancelAt = this.now()
       batch.controller.abort()
-      this.settle(batch)
+      if (batch.doneAt === null) this.settle(batch)
     }
     return { status: 200, json: then() }
   }

@@ -1,7 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets } from '../redact.js'
-import { checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
+import { anthropicBatches } from '../batch/transports.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
@@ -18,6 +20,12 @@ export interface AnthropicOptions extends RemoteOptions {
   skipWithoutKey?: boolean
   /** Place prompt-cache breakpoints on the growing history (default true). */
   cache?: boolean
+  /**
+   * Send the calls through Anthropic's Message Batches at half the price (`true`, or options):
+   * calls that arrive together (a round of a cell) go in one batch; prompt caching still applies.
+   * Not part of the protocol; every call records that it was batched.
+   */
+  batch?: boolean | BatchOptions
 }
 
 type Block = Anthropic.TextBlockParam
@@ -74,7 +82,8 @@ function finish(reason: string | null | undefined): FinishReason {
  */
 export function anthropicModel(options: AnthropicOptions): ChatModel {
   const where = `actors.anthropic({ model: ${JSON.stringify(options.model)} })`
-  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache'])
+  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache', 'batch'])
+  if (typeof options.batch === 'object' && options.batch !== null) rejectUnknownOptions(`${where}, batch`, options.batch, BATCH_OPTIONS)
   if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
   checkNumberOptions(where, options, { ...REMOTE_BOUNDS, temperature: { min: 0, max: 1, why: 'Anthropic accepts 0 to 1' } })
   if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
@@ -94,28 +103,32 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
   if (baseURL) registerUrlSecrets(baseURL)
-  return remoteChatModel({
+  const load = async (): Promise<Anthropic> => {
+    const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
+    // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
+    // non-streaming calls with large max_tokens (DESIGN §5).
+    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
+  }
+  const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({
+    model: options.model,
+    max_tokens: maxTokens,
+    ...anthropicRequest(messages, cache),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
+  })
+  const batches = options.batch ? new BatchGatherer(anthropicBatches(load), options.batch === true ? {} : options.batch) : undefined
+  return remoteChatModel<Anthropic>({
     id,
     descriptor,
     endpoint: `anthropic|${baseURL ?? 'default'}`,
     options,
-    client: async (): Promise<Anthropic> => {
-      const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
-      // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
-      // non-streaming calls with large max_tokens (DESIGN §5).
-      return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
-    },
+    client: load,
     // No async frame of its own: the common path is one SDK promise and one `then`.
     call: (client, messages, signal): Promise<RawCompletion> => {
-      const body: Anthropic.MessageCreateParamsNonStreaming = {
-        model: options.model,
-        max_tokens: maxTokens,
-        ...anthropicRequest(messages, cache),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
-      }
+      const body = bodyOf(messages)
       return (options.stream ? client.messages.stream(body, { signal }).finalMessage() : client.messages.create(body, { signal })).then(completionOf)
     },
+    ...(batches ? { batched: (_client, messages, signal) => batches.submit(bodyOf(messages) as unknown as Record<string, unknown>, signal).then((m) => completionOf(m as Anthropic.Message)) } : {}),
   })
 }
 

@@ -1,7 +1,9 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
-import { checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
+import { openaiBatches } from '../batch/transports.js'
 import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
@@ -18,9 +20,16 @@ export interface OpenAIOptions extends RemoteOptions {
   apiKey?: string
   /** With no key, skip this actor's cells with a reason instead of failing at declaration. */
   skipWithoutKey?: boolean
+  /**
+   * Send the calls through OpenAI's Batch API at half the price (`true`, or options): calls that
+   * arrive together (a round of a cell: every trajectory's next attempt) go in one batch. Not part
+   * of the protocol (the model sees the same requests); every call records that it was batched.
+   * For nightly runs and studies, not for a pull-request gate that waits on the result.
+   */
+  batch?: boolean | BatchOptions
 }
 
-export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey'> {
+export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
   /**
@@ -126,9 +135,10 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
   return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
 }
 
-async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
+/** A Responses API request body. */
+function responsesBody(o: OpenAIOptions, messages: ChatMessage[]) {
   const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
-  const body = {
+  return {
     model: o.model,
     input: messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
     ...(instructions ? { instructions } : {}),
@@ -137,6 +147,10 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
     ...(o.reasoningEffort !== undefined ? { reasoning: { effort: o.reasoningEffort } } : {}),
     store: false,
   }
+}
+
+async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
+  const body = responsesBody(o, messages)
   let response: OpenAI.Responses.Response | undefined
   if (o.stream) {
     const stream = await openai.responses.create({ ...body, stream: true }, { signal })
@@ -146,8 +160,13 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
     if (!response) throw new EmptyResponseError('the stream ended without a completed response')
   } else {
     response = await openai.responses.create(body, { signal })
-    expectBody(response, 'output', 'Responses')
   }
+  return responsesCompletion(response)
+}
+
+/** The answer, usage and finish reason of one Responses API response. */
+function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion {
+  expectBody(response, 'output', 'Responses')
   const { text, refusal } = responseText(response)
   if (!text && !refusal && response.status === 'completed') throw new EmptyResponseError('no output text')
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
@@ -164,7 +183,8 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
  */
 export function openaiModel(options: OpenAIOptions): ChatModel {
   const where = `actors.openai({ model: ${JSON.stringify(options.model)} })`
-  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey'])
+  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey', 'batch'])
+  if (typeof options.batch === 'object' && options.batch !== null) rejectUnknownOptions(`${where}, batch`, options.batch, BATCH_OPTIONS)
   if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
   checkNumberOptions(where, options, REMOTE_BOUNDS)
   if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
@@ -186,13 +206,24 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   if (baseURL) registerUrlSecrets(baseURL)
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_completion_tokens')
-  return remoteChatModel({
+  const load = () => client(apiKey, baseURL, timeoutMs)
+  // One gatherer per model: a batch file holds one model's requests.
+  const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions'), options.batch === true ? {} : options.batch) : undefined
+  return remoteChatModel<OpenAI>({
     id,
     descriptor,
     endpoint: `openai|${baseURL ?? 'default'}`,
     options,
-    client: () => client(apiKey, baseURL, timeoutMs),
+    client: load,
     call: api === 'responses' ? (openai, messages, signal) => callResponses(openai, options, messages, signal) : (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
+    ...(batches
+      ? {
+          batched: (_openai, messages, signal) =>
+            api === 'responses'
+              ? batches.submit(responsesBody(options, messages), signal).then((r) => responsesCompletion(r as OpenAI.Responses.Response))
+              : batches.submit(Object.assign({ model: options.model, messages }, decoding), signal).then((r) => chatCompletion(r as OpenAI.ChatCompletion)),
+        }
+      : {}),
   })
 }
 

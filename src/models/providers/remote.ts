@@ -1,5 +1,6 @@
 import { throwIfAborted, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
-import { costOf, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
+import { batchCostOf, costOf, DEFAULT_BATCH_SHARE, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
+import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
 import { limiterFor } from '../rate-limit.js'
@@ -54,6 +55,12 @@ export function remoteChatModel<Client>(input: {
   client: () => Promise<Client>
   /** One SDK call. It may also throw synchronously (building the request): the caller awaits it inside its `try`. */
   call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
+  /**
+   * The same call through the provider's batch API (the model's `batch` option): it waits for
+   * the batch, however long, and rejects with a BatchDeadlineError when the call should go
+   * through the normal API instead.
+   */
+  batched?: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
   const limiter = limiterFor(input.endpoint, options.concurrency)
@@ -74,11 +81,27 @@ export function remoteChatModel<Client>(input: {
       const started = performance.now()
       const call = callSignal(request.signal)
       const signal = call.signal
-      let raw: RawCompletion
+      let raw: RawCompletion | undefined
+      const label = () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
       // The retry loop written out (see withRetries): this runs once per model call, and the common
       // case, a free slot and a first try that succeeds, then costs no closure and no extra frame.
       try {
-        for (let tries = 1; ; tries++) {
+        // Batched: one slot of a batch, not of the endpoint's concurrency, and no per-try timeout
+        // (a batch takes minutes to hours); a request that failed inside its batch is retried in the next.
+        if (input.batched) {
+          for (let tries = 1; ; tries++) {
+            try {
+              raw = await input.batched(client ?? (client = await load()), request.messages, signal)
+              break
+            } catch (error) {
+              // Past its deadline the call goes through the normal API, at the normal price.
+              if (error instanceof BatchDeadlineError) break
+              await sleep(retryAfterFailure(error, tries, retry, { signal, label, onFailure }), signal)
+            }
+          }
+        }
+        const batched = raw !== undefined
+        if (!batched) for (let tries = 1; ; tries++) {
           // A dead endpoint fails at once, by name (not retryable: the breaker already waited).
           breaker.check()
           if (!limiter.tryAcquire()) await limiter.acquire(signal)
@@ -98,21 +121,22 @@ export function remoteChatModel<Client>(input: {
             deadline.dispose()
             limiter.release()
           }
-          const label = () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
           await sleep(retryAfterFailure(failure, tries, retry, { signal, label, onFailure }), signal)
+        }
+        if (!batched) limiter.succeeded()
+        const done = raw as RawCompletion
+        return {
+          // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
+          text: redactSecrets(done.text),
+          usage: done.usage,
+          finishReason: done.finishReason,
+          latencyMs: performance.now() - started,
+          costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
+          costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
+          ...(batched ? { batched: true, ...(price ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : {}),
         }
       } finally {
         call.release()
-      }
-      limiter.succeeded()
-      return {
-        // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
-        text: redactSecrets(raw.text),
-        usage: raw.usage,
-        finishReason: raw.finishReason,
-        latencyMs: performance.now() - started,
-        costUsd: price ? costOf(raw.usage, price) : undefined,
-        costUsdWithoutCache: price ? uncachedCostOf(raw.usage, price) : undefined,
       }
     },
   }, options.cassette)

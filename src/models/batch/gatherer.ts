@@ -1,0 +1,202 @@
+/**
+ * Batching of independent model calls (issue 19): calls that arrive close together are gathered
+ * and sent as one provider batch, at the batch price. Seq@K fits batches naturally: every
+ * unfinished trajectory's next attempt is independent of the others, so a cell runs in rounds
+ * without the loop knowing: the attempts of a round arrive together (their verdicts and feedback
+ * take milliseconds next to a batch's minutes), are gathered into one batch, and the next round's
+ * revisions into the next.
+ */
+import { sleep } from '../retry.js'
+
+/** One request of a batch, as its provider's batch file or body takes it. */
+export interface BatchItem {
+  customId: string
+  /** The request body the direct API would get (model, messages, decoding parameters). */
+  body: Record<string, unknown>
+}
+
+/** How one request of a batch ended. */
+export type BatchItemOutcome =
+  | { kind: 'answered'; status: number; body: unknown }
+  | { kind: 'expired' }
+  | { kind: 'cancelled' }
+
+/** What the gatherer hears of a batch while it runs (for progress lines). */
+export interface BatchProgress {
+  batchId: string
+  provider: string
+  /** `submitted`, `in_progress`, `finalizing`, `ended`. */
+  status: string
+  done: number
+  total: number
+}
+
+/** A provider's batch API: send the items as one batch, poll it, and return every item's outcome. */
+export interface BatchTransport {
+  readonly provider: string
+  run(items: readonly BatchItem[], options: { signal: AbortSignal; pollMs: number; onProgress: (p: BatchProgress) => void; onSubmitted: (batchId: string) => void }): Promise<Map<string, BatchItemOutcome>>
+}
+
+/** The `batch` option of the OpenAI and Anthropic models. */
+export interface BatchOptions {
+  /** How often a running batch is polled, in ms (default 30 000). */
+  pollMs?: number
+  /** Calls gathered until none has arrived for this long, in ms (default 500). */
+  gatherMs?: number
+  /** The largest batch (default 10 000; OpenAI allows 50 000 per file, Anthropic 100 000). */
+  maxBatch?: number
+  /**
+   * A call not answered by a batch this long after it was first submitted goes through the
+   * normal API instead, at the normal price (default 24 hours, the providers' window). Said in
+   * the call's record (`batched: false`).
+   */
+  deadlineMs?: number
+  /** An expired or cancelled batch's requests are resubmitted up to this many times (default 2). */
+  resubmit?: number
+}
+
+/** Thrown for a call whose batch deadline passed: the caller sends it through the normal API. */
+export class BatchDeadlineError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'BatchDeadlineError'
+  }
+}
+
+/** A request's error inside a batch, with its HTTP status, so the retry loop classifies it as the direct call's error. */
+export class BatchRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message)
+    this.name = 'BatchRequestError'
+  }
+}
+
+interface Pending {
+  item: BatchItem
+  firstSubmitted: number
+  resubmits: number
+  signal: AbortSignal | undefined
+  resolve: (body: unknown) => void
+  reject: (error: unknown) => void
+}
+
+/**
+ * Gathers calls into batches for one transport. `submit` resolves with the request's response
+ * body (what the direct API would have returned) or rejects with a `BatchRequestError` (the
+ * request failed inside the batch: the caller's retry loop decides), a `BatchDeadlineError` (go
+ * direct), or the caller's abort reason. A batch all of whose callers aborted is cancelled.
+ *
+ * @example
+ * const gatherer = new BatchGatherer(openaiBatches(client, '/v1/chat/completions'), { pollMs: 1000 })
+ * const body = await gatherer.submit({ model: 'gpt-4.1-mini', messages }, signal)
+ */
+export class BatchGatherer {
+  private queue: Pending[] = []
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private serial = 0
+  private readonly pollMs: number
+  private readonly gatherMs: number
+  private readonly maxBatch: number
+  private readonly deadlineMs: number
+  private readonly resubmit: number
+  /** Every batch id this gatherer submitted (the run directory records them for a resume). */
+  readonly submitted: string[] = []
+
+  constructor(
+    private readonly transport: BatchTransport,
+    options: BatchOptions = {},
+    private readonly onProgress: (p: BatchProgress) => void = () => {},
+  ) {
+    this.pollMs = options.pollMs ?? 30_000
+    this.gatherMs = options.gatherMs ?? 500
+    this.maxBatch = options.maxBatch ?? 10_000
+    this.deadlineMs = options.deadlineMs ?? 86_400_000
+    this.resubmit = options.resubmit ?? 2
+  }
+
+  submit(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { item: { customId: `req-${++this.serial}`, body }, firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+      this.enqueue(pending)
+    })
+  }
+
+  private enqueue(pending: Pending): void {
+    this.queue.push(pending)
+    if (this.queue.length >= this.maxBatch) return this.flush()
+    // Gathered until the calls stop arriving: a round's attempts come together.
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.flush(), this.gatherMs)
+    this.timer.unref?.()
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const live = this.queue.filter((p) => !p.signal?.aborted)
+    this.queue = []
+    for (let i = 0; i < live.length; i += this.maxBatch) void this.send(live.slice(i, i + this.maxBatch))
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    const controller = new AbortController()
+    // A batch nobody waits for any more is cancelled (aborting the test cancels it).
+    const watch = () => {
+      if (batch.every((p) => p.signal?.aborted)) controller.abort(new Error('every call of the batch was aborted'))
+    }
+    for (const p of batch) p.signal?.addEventListener('abort', watch, { once: true })
+    // The earliest deadline of the batch's calls ends the wait for all of them.
+    const deadline = Math.min(...batch.map((p) => p.firstSubmitted + this.deadlineMs))
+    const timer = setTimeout(() => controller.abort(new BatchDeadlineError(`the batch did not end within its deadline (${this.deadlineMs} ms after the call was first submitted)`)), Math.max(0, deadline - Date.now()))
+    timer.unref?.()
+    let outcomes: Map<string, BatchItemOutcome>
+    try {
+      outcomes = await this.transport.run(
+        batch.map((p) => p.item),
+        { signal: controller.signal, pollMs: this.pollMs, onProgress: this.onProgress, onSubmitted: (id) => this.submitted.push(id) },
+      )
+    } catch (error) {
+      const reason = controller.signal.aborted ? controller.signal.reason : error
+      for (const p of batch) p.reject(reason)
+      return
+    } finally {
+      clearTimeout(timer)
+      for (const p of batch) p.signal?.removeEventListener('abort', watch)
+    }
+    for (const p of batch) {
+      const outcome = outcomes.get(p.item.customId)
+      if (!outcome) {
+        p.reject(new BatchRequestError(502, `the ${this.transport.provider} batch returned no result for ${p.item.customId}`, null))
+      } else if (outcome.kind === 'answered') {
+        if (outcome.status < 300) p.resolve(outcome.body)
+        else p.reject(new BatchRequestError(outcome.status, `HTTP ${outcome.status} inside the ${this.transport.provider} batch: ${errorMessage(outcome.body)}`, outcome.body))
+      } else if (p.resubmits < this.resubmit && Date.now() - p.firstSubmitted < this.deadlineMs) {
+        // An expired or cancelled batch is not the request's fault: it goes into the next batch.
+        p.resubmits++
+        this.enqueue(p)
+      } else {
+        p.reject(new BatchDeadlineError(`the request ${outcome.kind} in ${p.resubmits + 1} batches`))
+      }
+    }
+  }
+}
+
+function errorMessage(body: unknown): string {
+  const e = (body as { error?: { message?: unknown } } | null)?.error
+  return typeof e?.message === 'string' ? e.message : JSON.stringify(body)?.slice(0, 200) ?? 'no body'
+}
+
+/** Polls `check` every `pollMs` until it returns a value (abortable). */
+export async function pollUntil<T>(check: () => Promise<T | undefined>, pollMs: number, signal: AbortSignal): Promise<T> {
+  for (;;) {
+    const done = await check()
+    if (done !== undefined) return done
+    await sleep(pollMs, signal)
+  }
+}
