@@ -3,7 +3,9 @@
 // server through the real OpenAI SDK — no API key. It shows feedback that names the failed
 // criteria (a rubric-aware critic, raw verifier feedback) against feedback that does not (a
 // rubric-blind critic, binary) and independent retries, and the same cells under `full` and
-// `summary` history (paper, table 6).
+// `summary` history (paper, table 6). The critic cells' revisions are annotated by a rule-based
+// LLM annotator on the same server (did the revision address the critique? paper §5.2.2); the
+// verifier cells' by the derived annotator, from the criteria the feedback named.
 //
 // SEQK_ACTORS runs real actors instead of the simulations (the grader, critic and summariser stay
 // rule-based, so the numbers measure the actors alone). The simulated actors' cost of a summarised
@@ -20,6 +22,8 @@ afterAll(() => server.close())
 const grader = testServerModel(server, { model: 'rule-grader' })
 const criticModel = testServerModel(server, { model: 'rule-critic' })
 const summariser = testServerModel(server, { model: 'rule-summariser' })
+// A critique names its requests in prose: the annotator reads them (the derived annotator cannot).
+const annotate = { model: testServerModel(server, { model: 'rule-annotator' }) }
 
 const shared = {
   tasks: rubricTasks,
@@ -29,8 +33,8 @@ const shared = {
   budget: 5,
   repeats: 3,
   modes: {
-    'critic-aware': { feedback: feedback.critic({ model: criticModel, rubric: 'aware', style: 'directive' }), expect: { seqAt: { 5: 0.5 } } },
-    'critic-blind': { feedback: feedback.critic({ model: criticModel, rubric: 'blind', style: 'directive' }) },
+    'critic-aware': { feedback: feedback.critic({ model: criticModel, rubric: 'aware', style: 'directive' }), expect: { seqAt: { 5: 0.5 } }, annotate },
+    'critic-blind': { feedback: feedback.critic({ model: criticModel, rubric: 'blind', style: 'directive' }), annotate },
     verifier: { feedback: feedback.verifier() },
     binary: { feedback: feedback.binary() },
   },

@@ -139,6 +139,40 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     await second.getByRole('tab', { name: /^Diff/ }).click()
   })
 
+  it('charts the revision classes of the annotated cells and names the others', async () => {
+    const annotated = cells().filter((c) => c.revisionAnnotation)
+    expect(annotated.length).toBeGreaterThan(0)
+    expect(await page.locator('figure.revision-shares').getAttribute('data-cells')).toBe(String(annotated.length))
+    // One segment per class per annotated cell, and a success point per non-empty class.
+    expect(await page.locator('figure.revision-shares svg [aria-roledescription="bar"]').count()).toBe(3 * annotated.length)
+    const nonEmpty = annotated.reduce((n, c) => n + Object.values(c.revisionAnnotation!.classes).filter((k) => k.revisions > 0).length, 0)
+    expect(await page.locator('figure.revision-success svg .mark-symbol path').count()).toBe(nonEmpty)
+    for (const c of annotated) expect(await page.locator(`table.revision-classes tr[data-cell="${c.cellId}"]`).count()).toBe(1)
+    expect(await page.locator('figure.revision-shares').textContent()).toContain('annotator derived/1')
+    expect(await page.locator('[data-unannotated]').textContent()).toContain('binary feedback names no request')
+  })
+
+  it("shows each revision's class and the requests it satisfied on its attempt", async () => {
+    const cell = cells().find((c) => c.revisionAnnotation && c.revisionAnnotation.classes.some.revisions + c.revisionAnnotation.classes.all.revisions > 0)!
+    const index = cells().indexOf(cell)
+    const target = trajectories.find((t) => t.cellId === cell.cellId && t.attempts.length >= 2 && (t.attempts[0]!.feedback?.requests?.length ?? 0) > 0)!
+    await page.selectOption('#tv-cell', String(index))
+    await page.selectOption('#tv-task', target.taskId)
+    await page.selectOption('#tv-repeat', String(target.repeat))
+    await expect.poll(() => page.locator('#tv-head .tv-title').textContent()).toContain(target.taskId)
+    const requests = target.attempts[0]!.feedback!.requests!
+    const satisfied = requests.filter((r) => target.attempts[1]!.verdict.diagnostics.tests?.find((t) => `test:${t.index}` === r)?.pass === true)
+    const expected = satisfied.length === 0 ? 'unhelpful' : satisfied.length === requests.length ? 'all' : 'some'
+    const second = page.locator('#tv-attempts article.attempt').nth(1)
+    expect(await second.locator('header .revision-class').getAttribute('data-class')).toBe(expected)
+    expect(await second.locator('header .revision-class').textContent()).toContain(`(${satisfied.length} of ${requests.length})`)
+    expect(await second.locator('ul.requests li').count()).toBe(requests.length)
+    expect(await second.locator('ul.requests li[data-state="satisfied"]').count()).toBe(satisfied.length)
+    expect(await second.locator('.side h4').first().textContent()).toContain('(derived/1)')
+    // The first attempt answers no feedback: no class.
+    expect(await page.locator('#tv-attempts article.attempt').first().locator('.revision-class').count()).toBe(0)
+  })
+
   it('opens the trajectory of a grid square on click', async () => {
     const cell = cells().find((c) => c.mode === 'independent')!
     const index = cells().indexOf(cell)

@@ -23,6 +23,8 @@ export interface FakeRunOptions {
   answerFor?: (taskId: string, attempt: number) => string | undefined
   budgetDisclosed?: boolean
   history?: string
+  /** Verifier feedback names the failing test as a request, so its revisions are annotated (default true). */
+  requests?: boolean
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
@@ -54,7 +56,12 @@ function attempt(taskId: string, index: number, pass: boolean, mode: string, las
       diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'all 2 tests passed' : '1 of 2 tests failed', tests },
       durationMs: 3,
     },
-    feedback: pass || last || mode === 'independent' ? null : { kind: mode === 'verifier' ? 'verifier' : 'binary', text: feedbackText },
+    feedback:
+      pass || last || mode === 'independent'
+        ? null
+        : mode === 'verifier'
+          ? { kind: 'verifier', text: feedbackText, ...(options.requests === false ? {} : { requests: ['test:1'] }) }
+          : { kind: 'binary', text: feedbackText },
     finishReason: 'stop',
     usage: { ...ZERO, inputTokens: 100 * index, outputTokens: 50 },
     latencyMs: 1,

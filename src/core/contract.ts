@@ -11,8 +11,11 @@ export const ChatMessageSchema = z.object({
 })
 export type ChatMessage = z.infer<typeof ChatMessageSchema>
 
-/** The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it. */
-export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser'
+/**
+ * The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it.
+ * `annotator`: the LLM revision annotator (paper §5.2.2), an analysis of the run, not part of it.
+ */
+export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser' | 'annotator'
 
 /**
  * Token usage of one call. `inputTokens` counts every input token, cached ones included;
@@ -35,7 +38,7 @@ export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0
  * grader) are listed on the attempt they served.
  */
 export const ModelCallSchema = z.object({
-  role: z.enum(['actor', 'critic', 'grader', 'summariser']),
+  role: z.enum(['actor', 'critic', 'grader', 'summariser', 'annotator']),
   usage: UsageSchema,
   latencyMs: z.number().nonnegative(),
   costUsd: z.number().nullable(),

@@ -52,6 +52,74 @@ export function errorPolicyOf(protocol: Pick<Protocol, 'errors' | 'errorsCounted
   return protocol.errors ?? (protocol.errorsCountedAsFailures ? 'failures' : 'left-out')
 }
 
+/** The classes of a revision against the feedback it answered (paper §5.2.2). */
+export const REVISION_CLASSES = ['unhelpful', 'some', 'all'] as const
+export type RevisionClass = (typeof REVISION_CLASSES)[number]
+
+/**
+ * How a sampled revision was drawn (`annotate: { model, sample: n }`): `size` of the cell's
+ * `slots` revision slots (task × repeat × attempt 2..K), ranked by a seeded hash of task, repeat
+ * and attempt (`method`), so reruns, resumes and shards draw the same ones.
+ */
+export const AnnotationSampleSchema = z.object({
+  size: z.number().int().positive(),
+  slots: z.number().int().nonnegative(),
+  method: z.string(),
+})
+export type AnnotationSample = z.infer<typeof AnnotationSampleSchema>
+
+/**
+ * One revision's annotation: attempt t + 1 judged against the requests of attempt t's feedback.
+ * `unhelpful`: it satisfies none of them; `some`: it fully or partly satisfies at least one but not
+ * every one fully; `all`: it fully satisfies every one. The derived annotator computes it from the
+ * verdicts (request ids such as `test:3`); the LLM annotator writes the same record, with the
+ * requests as it read them from the feedback, and is stored on the revision's attempt.
+ */
+export const RevisionAnnotationSchema = z.object({
+  annotator: z.enum(['derived', 'llm']),
+  /** The annotator's rule or prompt version: `derived/1`, or the prompt file's id `annotator.v1@<hash>`. */
+  version: z.string(),
+  /** LLM annotator: the model, `provider:model`. */
+  model: z.string().optional(),
+  /** Index of the revision (attempt t + 1). */
+  attempt: z.number().int().positive(),
+  requests: z.array(z.string()),
+  /** The requests the revision satisfied, fully or partly. */
+  satisfied: z.array(z.string()),
+  /** LLM annotator: the requests it satisfied only partly (a subset of `satisfied`). */
+  partly: z.array(z.string()).optional(),
+  /** Requests the revision's verdict did not report (e.g. code that did not load): counted as not satisfied. */
+  unobserved: z.array(z.string()),
+  class: z.enum(REVISION_CLASSES),
+  /** LLM annotator: its one-sentence reason. */
+  reason: z.string().optional(),
+  /** Set when the revision was drawn into a sample (`annotate: { sample }`). */
+  sample: AnnotationSampleSchema.optional(),
+  /** LLM annotator: its calls (a repair included), counted in the cell's cost under the role `annotator`. */
+  calls: z.array(ModelCallSchema).optional(),
+})
+export type RevisionAnnotation = z.infer<typeof RevisionAnnotationSchema>
+
+/**
+ * An LLM annotation that failed (the model's call failed after its retries, or it answered
+ * malformed JSON twice): an infrastructure error of this annotation only, never of the
+ * trajectory. Its calls were billed and count like any annotator call.
+ */
+export const RevisionAnnotationErrorSchema = z.object({
+  annotator: z.literal('llm'),
+  version: z.string(),
+  model: z.string(),
+  attempt: z.number().int().positive(),
+  error: z.string(),
+  sample: AnnotationSampleSchema.optional(),
+  calls: z.array(ModelCallSchema),
+})
+export type RevisionAnnotationError = z.infer<typeof RevisionAnnotationErrorSchema>
+
+/** What a revision's attempt stores: an LLM annotation or its failure. */
+export const StoredRevisionAnnotationSchema = z.union([RevisionAnnotationSchema, RevisionAnnotationErrorSchema])
+export type StoredRevisionAnnotation = z.infer<typeof StoredRevisionAnnotationSchema>
+
 export const AttemptSchema = z.object({
   /** 1-based attempt (sequential) or sample (independent) index. */
   index: z.number().int().positive(),
@@ -76,6 +144,13 @@ export const AttemptSchema = z.object({
   helperCalls: z.array(ModelCallSchema),
   /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */
   unmodified: z.boolean().nullable(),
+  /**
+   * The LLM revision annotator's judgement of this revision (attempt ≥ 2) against the previous
+   * attempt's feedback, or its failure (`annotate: { model }`). Absent under the derived annotator
+   * (computed from the verdicts when summarising), for revisions outside a sample, and in files
+   * written before it existed.
+   */
+  annotation: StoredRevisionAnnotationSchema.optional(),
 })
 export type Attempt = z.infer<typeof AttemptSchema>
 
@@ -182,28 +257,6 @@ export const GateJsonSchema = z.object({
 })
 export type GateJson = z.infer<typeof GateJsonSchema>
 
-/** The classes of a revision against the feedback it answered (paper §5.2.2). */
-export const REVISION_CLASSES = ['unhelpful', 'some', 'all'] as const
-export type RevisionClass = (typeof REVISION_CLASSES)[number]
-
-/**
- * One revision's annotation: attempt t + 1 judged against the requests of attempt t's feedback.
- * `unhelpful`: it satisfies none of them; `some`: at least one but not all; `all`: every one.
- * The derived annotator computes it from the verdicts; an LLM annotator writes the same record.
- */
-export const RevisionAnnotationSchema = z.object({
-  annotator: z.enum(['derived']),
-  /** The annotator's rule or prompt version, e.g. `derived/1`. */
-  version: z.string(),
-  /** Index of the revision (attempt t + 1). */
-  attempt: z.number().int().positive(),
-  requests: z.array(z.string()),
-  satisfied: z.array(z.string()),
-  /** Requests the revision's verdict did not report (e.g. code that did not load): counted as not satisfied. */
-  unobserved: z.array(z.string()),
-  class: z.enum(REVISION_CLASSES),
-})
-export type RevisionAnnotation = z.infer<typeof RevisionAnnotationSchema>
 
 const RevisionClassSummarySchema = z.object({
   /** Annotated revisions in this class. */
@@ -223,8 +276,11 @@ const RevisionClassSummarySchema = z.object({
  * by task (a task's revisions, over its attempts and repeats, are not independent).
  */
 export const RevisionAnnotationSummarySchema = z.object({
-  annotator: z.enum(['derived']),
+  annotator: z.enum(['derived', 'llm']),
+  /** The rule or prompt version (`derived/1`, `annotator.v1@<hash>`); several joined with ` + ` if a resumed cell mixes them. */
   version: z.string(),
+  /** LLM annotator: the model (`provider:model`; several joined with ` + `). */
+  model: z.string().optional(),
   /** Revisions in the cell's counted trajectories (attempts t ≥ 2). */
   revisions: z.number().int().nonnegative(),
   /** Revisions the annotator could judge (derived: the previous feedback named requests). */
@@ -234,6 +290,15 @@ export const RevisionAnnotationSummarySchema = z.object({
   sampled: z.boolean(),
   /** Annotated revisions with a request their verdict did not report, counted as not satisfied. */
   unobserved: z.number().int().nonnegative(),
+  /** LLM annotator: annotations that failed (an infrastructure error of that annotation only), in no class. */
+  errors: z.number().int().nonnegative().optional(),
+  /** LLM annotator with `sample`: how the sample was drawn. */
+  sample: AnnotationSampleSchema.optional(),
+  /** LLM annotator: its calls and their cost in this cell (also in `byRole.annotator`; never in `costAtK`, the protocol's cost). */
+  calls: z.number().int().nonnegative().optional(),
+  costUsd: MaybeNumber.optional(),
+  /** A caution about the annotator, e.g. that it is the actor's own model or family (self-annotation). */
+  note: z.string().optional(),
   classes: z.object({ unhelpful: RevisionClassSummarySchema, some: RevisionClassSummarySchema, all: RevisionClassSummarySchema }),
 })
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>

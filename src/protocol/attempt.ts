@@ -126,20 +126,26 @@ function accumulate(into: Usage, b: Usage): void {
 }
 
 /**
- * Adds a list of attempts' calls, actor and helpers, and the calls of an attempt that failed part
- * way (`unfinished`), in total and per role (pure: only its own result is mutated).
+ * Adds a list of attempts' calls, actor, helpers and the LLM revision annotator's (stored on its
+ * record), and the calls of an attempt that failed part way (`unfinished`), in total and per role
+ * (pure: only its own result is mutated).
  */
 export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
   const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
   for (const a of attempts) {
     addCall(out, 'actor', a)
     for (const call of a.helperCalls) addCall(out, call.role, call)
+    if (a.annotation) for (const call of a.annotation.calls ?? []) addCall(out, call.role, call)
   }
   for (const call of unfinished) addCall(out, call.role, call)
   return out
 }
 
-/** A trajectory's usage and cost: {@link totals} without the per-role split, for every trajectory's record. */
+/**
+ * A trajectory's usage and cost: {@link totals} without the per-role split, for every trajectory's
+ * record. It is what the trajectory spent, the annotator's calls included; the protocol's cost at
+ * k (`costCurve`) counts only what running it takes (actor and helpers), not its analysis.
+ */
 export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): { usage: Usage; costUsd: number | null } {
   const usage = { ...ZERO_USAGE }
   let costUsd: number | null = 0
@@ -149,6 +155,12 @@ export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCa
     for (const call of a.helperCalls) {
       accumulate(usage, call.usage)
       costUsd = addCost(costUsd, call.costUsd)
+    }
+    if (a.annotation) {
+      for (const call of a.annotation.calls ?? []) {
+        accumulate(usage, call.usage)
+        costUsd = addCost(costUsd, call.costUsd)
+      }
     }
   }
   for (const call of unfinished) {

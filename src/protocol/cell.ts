@@ -13,6 +13,7 @@ import type { HistoryPolicy } from './history.js'
 import { runIndependent } from './independent.js'
 import type { PromptBuilder } from './prompt-builder.js'
 import { reuseKey } from './resume.js'
+import { revisionSample, type AnnotateSpec } from './revision-annotation.js'
 import { runSequential, type TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
 
@@ -50,6 +51,11 @@ export interface CellSpec {
    * is still the whole benchmark's, so every shard's trajectories belong to one cell.
    */
   only?: ReadonlySet<string>
+  /**
+   * How revisions are annotated (paper §5.2.2; default `derived`). Not part of the protocol: it
+   * changes nothing the actor sees, and each annotation names its annotator, model and prompt.
+   */
+  annotate?: AnnotateSpec
 }
 
 export interface CellResult {
@@ -115,6 +121,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   if (spec.signal?.aborted) forward()
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const tasks = spec.only ? spec.tasks.filter((t) => spec.only!.has(t.id)) : spec.tasks
+  // A sample is drawn over the whole benchmark, so every shard draws its share of the same one.
+  const annotate = spec.annotate?.kind === 'llm' ? { kind: 'llm' as const, annotator: spec.annotate.annotator, sample: spec.annotate.sample === undefined ? undefined : revisionSample(spec.tasks.map((t) => t.id), spec.repeats, spec.budget, spec.annotate.sample) } : spec.annotate
   const jobs = tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const kept = spec.reuse?.get(reuseKey(task.id, repeat))
@@ -129,7 +137,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       let outcome: TrajectoryOutcome
       try {
         outcome = spec.mode
-          ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, signal: scope.signal })
+          ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, annotate, signal: scope.signal })
           : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: scope.signal })
       } finally {
         scope.close()

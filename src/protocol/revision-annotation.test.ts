@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Verdict } from '../core/contract.js'
 import { TRAJECTORY_SCHEMA, type Attempt, type Trajectory } from '../core/schemas.js'
-import { annotateRevision, annotateTrajectory, requestSatisfied, summariseRevisionAnnotations } from './revision-annotation.js'
+import { annotateRevision, annotateTrajectory, modelFamily, requestSatisfied, revisionSample, selfAnnotationNote, summariseRevisionAnnotations } from './revision-annotation.js'
 
 const TESTS = 6
 const CRITERIA = ['c1', 'c2', 'c3', 'c4']
@@ -153,5 +153,56 @@ describe('annotateTrajectory / summariseRevisionAnnotations', () => {
     const attempts = [1, 2, 3].map((i) => ({ ...attempt(i, verdictWith(new Set())), feedback: i < 3 ? { kind: 'binary' as const, text: 'Your answer is incorrect.' } : null }))
     expect(annotateTrajectory(trajectoryOf('t', attempts))).toEqual([])
     expect(summariseRevisionAnnotations([trajectoryOf('t', attempts)])).toBeNull()
+  })
+})
+
+describe('revisionSample', () => {
+  const ids = Array.from({ length: 9 }, (_, i) => `task-${i}`)
+  it('draws exactly min(size, slots) slots, the same on every call, whatever the order of the tasks', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 2, max: 5 }), (size, repeats, budget) => {
+        const a = revisionSample(ids, repeats, budget, size)
+        const b = revisionSample([...ids].reverse(), repeats, budget, size)
+        const slots = ids.flatMap((id) => Array.from({ length: repeats }, (_, r) => Array.from({ length: budget - 1 }, (_, i) => [id, r, i + 2] as const)).flat())
+        expect(a.sample).toEqual({ size, slots: slots.length, method: 'hash-rank/1' })
+        const drawn = slots.filter(([id, r, t]) => a.has(id, r, t))
+        expect(drawn).toHaveLength(Math.min(size, slots.length))
+        expect(drawn).toEqual(slots.filter(([id, r, t]) => b.has(id, r, t)))
+        // Never the first attempt, nor beyond the budget.
+        expect(a.has(ids[0]!, 0, 1) || a.has(ids[0]!, 0, budget + 1)).toBe(false)
+      }),
+    )
+  })
+  it('a larger sample keeps the smaller one\'s slots (a ranking, not a fresh draw)', () => {
+    const small = revisionSample(ids, 2, 5, 10)
+    const large = revisionSample(ids, 2, 5, 30)
+    for (const id of ids) for (const r of [0, 1]) for (const t of [2, 3, 4, 5]) if (small.has(id, r, t)) expect(large.has(id, r, t)).toBe(true)
+  })
+})
+
+describe('summariseRevisionAnnotations with stored LLM annotations', () => {
+  const llm = (index: number, cls: 'unhelpful' | 'some' | 'all') => ({ annotator: 'llm' as const, version: 'annotator.v1@00000000', model: 'anthropic:claude-haiku-4-5', attempt: index, requests: ['r'], satisfied: cls === 'unhelpful' ? [] : ['r'], unobserved: [], class: cls, calls: [{ role: 'annotator' as const, usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, costUsd: 0.5, costUsdWithoutCache: 0.5, replayed: false }] })
+  it('reads the stored records over the derived annotator, counts failures apart, and sums the cost', () => {
+    const attempts = [
+      attempt(1, verdictWith(new Set()), ['test:0']),
+      { ...attempt(2, verdictWith(new Set(['test:0'])), ['test:1']), annotation: llm(2, 'unhelpful') },
+      { ...attempt(3, verdictWith(new Set()), ['test:2']), annotation: { annotator: 'llm' as const, version: 'annotator.v1@00000000', model: 'anthropic:claude-haiku-4-5', attempt: 3, error: 'HTTP 503', calls: llm(3, 'all').calls } },
+      { ...attempt(4, verdictWith(new Set(REQUEST_IDS))), annotation: llm(4, 'all') },
+    ]
+    const t = trajectoryOf('t', attempts)
+    // The derived annotator would call revision 2 "all" (test 0 passes); the LLM's record wins.
+    expect(annotateTrajectory(t, 'derived').map((a) => a.class)).toEqual(['all', 'unhelpful', 'all'])
+    expect(annotateTrajectory(t).map((a) => a.class)).toEqual(['unhelpful', 'all'])
+    const summary = summariseRevisionAnnotations([t])!
+    expect(summary).toMatchObject({ annotator: 'llm', version: 'annotator.v1@00000000', model: 'anthropic:claude-haiku-4-5', revisions: 3, annotatable: 3, annotated: 2, errors: 1, sampled: false, calls: 3, costUsd: 1.5 })
+    expect(summary.classes.all).toMatchObject({ revisions: 1, solved: 1 })
+    expect(summary.classes.unhelpful).toMatchObject({ revisions: 1, solved: 0 })
+    expect(summary.note).toBeUndefined()
+  })
+  it('warns of self-annotation: the actor\'s own model, or its family', () => {
+    expect(selfAnnotationNote('openai:gpt-4.1', { provider: 'openai', model: 'gpt-4.1', params: {} })).toMatch(/the actor's own model/)
+    expect(selfAnnotationNote('anthropic:claude-opus-4-5', { provider: 'anthropic', model: 'claude-haiku-4-5', params: {} })).toMatch(/of the actor's family \(anthropic\)/)
+    expect(selfAnnotationNote('anthropic:claude-opus-4-5', { provider: 'openai', model: 'gpt-4.1', params: {} })).toBeUndefined()
+    expect(modelFamily('openai-compatible', 'Qwen/Qwen2.5-Coder-7B')).toBe('qwen')
   })
 })

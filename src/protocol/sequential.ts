@@ -6,6 +6,8 @@ import { StageError, proposeAndVerify, stageFailure } from './attempt.js'
 import { isPromiseLike } from '../core/awaitable.js'
 import { checkHistoryBuild, type HistoryPolicy, type Turn } from './history.js'
 import { checkPrompt, checkRevision, type PromptBuilder } from './prompt-builder.js'
+import type { RevisionAnnotator } from '../feedback/annotator.js'
+import type { RevisionSample } from './revision-annotation.js'
 import type { Task } from './task.js'
 
 export interface TrajectoryOutcome {
@@ -26,6 +28,12 @@ export interface SequentialInput {
   discloseBudget: boolean
   /** The cell's fingerprint, passed to the actor's call context (record and replay key on it). */
   cell?: string
+  /**
+   * The revision annotator (paper §5.2.2): `derived` (default) keeps the requests structured
+   * feedback names; `off` drops them; `llm` annotates each revision (those `sample` drew) right
+   * after its verdict and stores the record on its attempt. Never part of what the actor sees.
+   */
+  annotate?: { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: RevisionSample }
   signal?: AbortSignal
 }
 
@@ -43,6 +51,7 @@ export interface SequentialInput {
  */
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
+  const annotate = input.annotate ?? { kind: 'derived' }
   const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
@@ -81,6 +90,12 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         const normalised = normalise(step.answer)
         step.unmodified = (previous.normalised ?? normalise(previous.answer)) === normalised
         previous = { answer: step.answer, normalised }
+        // The LLM annotator judges this revision against the feedback it answered, before the
+        // attempt is kept: a failed annotation is recorded on it, never the trajectory's error.
+        const before = attempts[attempts.length - 1]
+        if (annotate.kind === 'llm' && before?.feedback && (!annotate.sample || annotate.sample.has(task.id, repeat, attempt))) {
+          step.annotation = await annotate.annotator.annotate({ task, previous: before.answer, feedback: before.feedback, revision: step.answer, attempt, repeat, sample: annotate.sample?.sample, signal })
+        }
       }
       attempts.push(step)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
@@ -107,7 +122,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       }
       const given = checkFeedback(feedback, rendered, context)
       // The requests the text names (verifier feedback) are kept for the derived revision annotator.
-      step.feedback = given.requests === undefined ? { kind: given.kind, text: given.text } : { kind: given.kind, text: given.text, requests: given.requests }
+      step.feedback = given.requests === undefined || annotate.kind === 'off' ? { kind: given.kind, text: given.text } : { kind: given.kind, text: given.text, requests: given.requests }
       if (given.calls?.length) step.helperCalls.push(...given.calls)
       turns.push({ answer: step.answer, reply: checkRevision(promptBuilder, promptBuilder.revision(given, { attempt, budget, discloseBudget }), context) })
     }

@@ -1,8 +1,8 @@
 import { compile } from 'vega-lite'
 import { describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, withTitles } from './charts.js'
-import { costPoints, curveWithBands, rankRows } from './data.js'
+import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, revisionShareSpec, revisionSuccessSpec, trendSpec, withTitles } from './charts.js'
+import { costPoints, curveWithBands, rankRows, revisionClassPoints } from './data.js'
 
 const { summary, trajectories } = fakeRun({
   actors: [
@@ -30,6 +30,8 @@ describe('Vega-Lite specs', () => {
       ],
       { metric: 'Seq@4', colours },
     ),
+    revisionShares: revisionShareSpec(verifier.flatMap((c) => revisionClassPoints(c) ?? [])),
+    revisionSuccess: revisionSuccessSpec(verifier.flatMap((c) => revisionClassPoints(c) ?? []), { colours }),
   }
 
   it.each(Object.entries(specs))('%s compiles to Vega without warnings', (_name, spec) => {
@@ -58,6 +60,28 @@ describe('Vega-Lite specs', () => {
     const cost = await renderSvg(specs.cost)
     expect(cost).toContain('mean cost per task (USD)')
     expect(count(cost, /aria-roledescription="line mark"/g)).toBeGreaterThanOrEqual(4) // 3 actors + the frontier
+  })
+})
+
+describe('revision class charts', () => {
+  const points = verifier.flatMap((c) => revisionClassPoints(c) ?? [])
+  it('stacks one bar per annotated cell, its segments the class shares, with a tooltip naming share and interval', async () => {
+    expect(verifier.every((c) => c.revisionAnnotation)).toBe(true)
+    const svg = await renderSvg(revisionShareSpec(points))
+    expect(count(svg, /aria-roledescription="bar"/g)).toBe(3 * verifier.length)
+    // Every class of every cell has a segment with its tooltip (empty ones are zero wide).
+    expect(count(svg, /<title>sim:[^<]* · (unhelpful|addressed some|addressed all): [\d.—]+%? of \d+ revisions/g)).toBe(3 * verifier.length)
+    expect(svg).toContain('share of annotated revisions')
+    // Bars are labelled by actor (one mode here), escaped.
+    expect(svg).toContain('sim:&lt;c&gt;&amp;')
+  })
+  it('draws next-attempt success per class with error bars, no point for an empty class', async () => {
+    const svg = await renderSvg(revisionSuccessSpec(points, { colours }))
+    const nonEmpty = points.filter((p) => p.success !== null).length
+    expect(count(svg, /<title>[^<]*next attempt passed \d+ of \d+ = /g)).toBe(nonEmpty)
+    expect(nonEmpty).toBeLessThan(points.length) // the fixture's revisions are never "some"
+    expect(count(svg, /aria-roledescription="rule mark"/g)).toBe(points.filter((p) => p.successLo !== null).length)
+    expect(svg).toContain('next attempt passed')
   })
 })
 

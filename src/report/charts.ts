@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from 'vega-lite'
 // Type-only: the encoding type is not re-exported from vega-lite's main entry.
 import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
-import type { CostPoint, CurvePoint, RankRow } from './data.js'
+import { REVISION_CLASS_LABELS, type CostPoint, type CurvePoint, type RankRow, type RevisionClassPoint } from './data.js'
 import { paretoMask } from '../analysis/pareto.js'
 import { money, percent } from '../metrics/format.js'
 
@@ -176,6 +176,81 @@ export function trendSpec(rows: readonly TrendRow[], options: { metric: string; 
 }
 
 /**
+ * The revision classes' colours: a slate ramp, darker the more of the feedback was addressed. Not
+ * hues: the actors own those (the success chart colours its points by actor).
+ */
+export const REVISION_CLASS_COLOURS: Readonly<Record<keyof typeof REVISION_CLASS_LABELS, string>> = { unhelpful: '#cbd5e1', some: '#7b8ba1', all: '#1e3a5f' }
+const classScale = (): Scale => ({ domain: Object.values(REVISION_CLASS_LABELS), range: Object.values(REVISION_CLASS_COLOURS) })
+const ciText = (lo: number | null, hi: number | null): string => (lo === null || hi === null ? '' : ` (95% CI ${pctText(lo)}–${pctText(hi)})`)
+
+/**
+ * The stacked bar of revision classes: one bar per cell (rows in the order given), its segments
+ * the shares of annotated revisions that were unhelpful, addressed some or all of the feedback,
+ * each labelled with its percentage when wide enough; the intervals are in each segment's
+ * tooltip and the table beside the chart, the legend in the page (as every chart's).
+ */
+export function revisionShareSpec(points: readonly RevisionClassPoint[], options: { width?: number } = {}): TopLevelSpec {
+  const cellIds = [...new Set(points.map((p) => p.cellId))]
+  // Bars are labelled by actor, with the mode only when the cells' modes differ: cell ids are long.
+  const modes = new Set(points.map((p) => p.mode))
+  const short = (p: RevisionClassPoint) => (modes.size > 1 ? `${p.actor} · ${p.mode}` : p.actor)
+  const labels = [...new Map(points.map((p) => [p.cellId, short(p)])).values()]
+  let x0 = 0
+  let cell = ''
+  const rows = points.map((p) => {
+    if (p.cellId !== cell) [cell, x0] = [p.cellId, 0]
+    const share = p.share ?? 0
+    const row = { ...p, bar: short(p), label: REVISION_CLASS_LABELS[p.cls], x0, x1: x0 + share, mid: x0 + share / 2, pct: share >= 0.12 ? pctText(share) : '', ink: p.cls === 'unhelpful' ? INK : '#fff', tip: `${p.cellId} · ${REVISION_CLASS_LABELS[p.cls]}: ${pctText(p.share)} of ${p.annotated} revisions${ciText(p.shareLo, p.shareHi)} · fp ${p.fingerprint}` }
+    x0 += share
+    return row
+  })
+  const y: Position = { field: 'bar', type: 'nominal', sort: labels, axis: { title: null, labelLimit: 160, labelColor: INK, labelFontSize: 11, domain: false, ticks: false } }
+  return {
+    ...frame(options.width ?? 250, Math.max(1, cellIds.length) * 34),
+    data: { values: rows },
+    encoding: { y },
+    layer: [
+      {
+        mark: { type: 'bar', height: { band: 0.72 }, stroke: '#fff', strokeWidth: 1 },
+        encoding: {
+          x: { field: 'x0', type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: 'share of annotated revisions', tickCount: 5 } },
+          x2: { field: 'x1' },
+          color: { field: 'label', type: 'nominal', scale: classScale(), legend: null },
+          description: { field: 'tip' },
+        },
+      },
+      { mark: { type: 'text', fontSize: 10.5, fontWeight: 600 }, encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'pct' }, color: { field: 'ink', type: 'nominal', scale: null } } },
+    ],
+  }
+}
+
+/**
+ * Next-attempt success by revision class (paper Figure 5b): for each class, a point per cell at
+ * the share of its revisions whose verdict passed, with the interval as an error bar. An empty
+ * class has no point (no revision to succeed).
+ */
+export function revisionSuccessSpec(points: readonly RevisionClassPoint[], options: { colours: ReadonlyMap<string, string>; width?: number; height?: number }): TopLevelSpec {
+  const cellIds = [...new Set(points.map((p) => p.cellId))]
+  const rows = points
+    .filter((p) => p.success !== null)
+    .map((p) => ({ ...p, label: REVISION_CLASS_LABELS[p.cls], tip: `${p.cellId} · ${REVISION_CLASS_LABELS[p.cls]}: next attempt passed ${p.solved} of ${p.revisions} = ${pctText(p.success)}${ciText(p.successLo, p.successHi)} · fp ${p.fingerprint}` }))
+  const colour: Scale = { domain: cellIds, range: cellIds.map((id) => options.colours.get(points.find((p) => p.cellId === id)!.actor) ?? INK) }
+  const x: Position = { field: 'label', type: 'nominal', sort: Object.values(REVISION_CLASS_LABELS), scale: { domain: Object.values(REVISION_CLASS_LABELS), paddingInner: 0.3 }, axis: { title: 'revision class', labelAngle: 0, labelColor: INK, grid: false } }
+  const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: 'next attempt passed', tickCount: 5 } })
+  return {
+    ...frame(options.width ?? 290, options.height ?? 190),
+    data: { values: rows },
+    encoding: { x, xOffset: { field: 'cellId', type: 'nominal', sort: cellIds, scale: { domain: cellIds } }, color: { field: 'cellId', type: 'nominal', scale: colour, legend: null } },
+    layer: [
+      { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 }, encoding: { y: y('successLo'), y2: { field: 'successHi' } } },
+      { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'tick', thickness: 1.5, size: 8, opacity: 0.7 }, encoding: { y: y('successLo') } },
+      { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'tick', thickness: 1.5, size: 8, opacity: 0.7 }, encoding: { y: y('successHi') } },
+      { mark: { type: 'point', filled: true, size: 52, opacity: 1 }, encoding: { y: y('success'), description: { field: 'tip' } } },
+    ],
+  }
+}
+
+/**
  * Renders a Vega-Lite spec to an SVG string (no browser, no network). Points get a `<title>` from
  * their description, so the static chart still shows a tooltip on hover. Vega and Vega-Lite are
  * loaded on first use: a reporter that never writes HTML does not pay for them.
@@ -195,7 +270,7 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-/** Adds `<title>` (a native tooltip) to every symbol that has an aria-label; the label is already attribute-escaped, which is also valid text. */
+/** Adds `<title>` (a native tooltip) to every symbol and bar that has an aria-label; the label is already attribute-escaped, which is also valid text. */
 export function withTitles(svg: string): string {
-  return svg.replace(/<path((?:(?!\/>)[^>])*?aria-label="([^"]*)"(?:(?!\/>)[^>])*?aria-roledescription="(?:point|circle|symbol)"(?:(?!\/>)[^>])*)\/>/g, '<path$1><title>$2</title></path>')
+  return svg.replace(/<path((?:(?!\/>)[^>])*?aria-label="([^"]*)"(?:(?!\/>)[^>])*?aria-roledescription="(?:point|circle|symbol|bar)"(?:(?!\/>)[^>])*)\/>/g, '<path$1><title>$2</title></path>')
 }

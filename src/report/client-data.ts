@@ -19,6 +19,31 @@ export interface ClientFailingTest {
 }
 
 /**
+ * A revision's annotation as the viewer shows it (paper §5.2.2): did this attempt address the
+ * feedback the previous one got? Requests are as the feedback text names them (`test_2`, `c3`).
+ */
+export interface ClientAnnotation {
+  /** The class; absent when the annotation failed (`err`). */
+  k?: 'unhelpful' | 'some' | 'all'
+  /** Who judged, e.g. `derived/1` or `llm annotator.v1@ab12 (openai:gpt-5-mini)`. */
+  by: string
+  /** The feedback's requests. */
+  req: string[]
+  /** The requests the revision satisfied (fully or partly). */
+  sat: string[]
+  /** Of `sat`, those satisfied only partly (LLM annotator). */
+  part?: string[]
+  /** Requests the verdict did not report (counted as not satisfied). */
+  un?: string[]
+  /** The annotator's reason (LLM annotator). */
+  why?: TextRef
+  /** Why the annotation failed (an infrastructure error of this annotation only). */
+  err?: TextRef
+  /** Drawn into a sample (`annotate: { sample }`). */
+  smp?: true
+}
+
+/**
  * One attempt as the viewer reads it. Texts are indices into a shared string table: simulated
  * actors, unmodified revisions and repeated failing tests say the same things many times, and the
  * table stores each text once.
@@ -57,6 +82,8 @@ export interface ClientAttempt {
   d?: string
   /** Lines [added, removed] in `d`. */
   ds?: [number, number]
+  /** This revision's annotation against the previous attempt's feedback (cells whose revisions were annotated). */
+  ann?: ClientAnnotation
 }
 
 /** One trajectory as the viewer reads it. */

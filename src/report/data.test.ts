@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { costPoints, curveWithBands, rankRows, tokensAtK } from './data.js'
+import { costPoints, curveWithBands, rankRows, revisionClassPoints, tokensAtK, unannotatedReason } from './data.js'
 
 const { summary, trajectories } = fakeRun({ repeats: 3, tasks: ['a', 'b', 'c', 'd', 'e', 'f'] })
 const cells = summary.benchmarks[0]!.cells
@@ -89,5 +89,31 @@ describe('ranks', () => {
     expect(best.rank).toBe(1)
     expect(rankRows(cells.filter((c) => c.actorId === 'sim:quick'))).toEqual([])
     expect(rankRows(cells.filter((c) => c.mode !== 'independent'))).toEqual([])
+  })
+})
+
+describe('revisionClassPoints and unannotatedReason', () => {
+  const verifier = cells.find((c) => c.mode === 'verifier')!
+  const binary = cells.find((c) => c.mode === 'binary')!
+  it('gives an annotated cell its three classes with shares and next-attempt success from summary.json', () => {
+    const a = verifier.revisionAnnotation!
+    const points = revisionClassPoints(verifier)!
+    expect(points.map((p) => p.cls)).toEqual(['unhelpful', 'some', 'all'])
+    for (const p of points) {
+      const k = a.classes[p.cls]
+      expect(p).toMatchObject({ cellId: verifier.cellId, annotated: a.annotated, revisions: k.revisions, share: k.share.point, shareLo: k.share.lo, shareHi: k.share.hi, solved: k.solved })
+      expect(p.success).toBe(k.revisions === 0 ? null : k.success.point)
+    }
+    expect(points.reduce((n, p) => n + (p.share ?? 0), 0)).toBeCloseTo(1, 12)
+    // The fixture's revisions fix the one named test exactly when they pass: every "all" passes.
+    expect(points.find((p) => p.cls === 'all')!.success).toBe(1)
+    expect(points.find((p) => p.cls === 'unhelpful')!.success).toBe(0)
+  })
+  it('gives a cell without annotation no points, and says why', () => {
+    expect(revisionClassPoints(binary)).toBeNull()
+    expect(unannotatedReason(binary)).toBe('binary feedback names no request to check a revision against')
+    const plain = fakeRun({ modes: ['verifier'], requests: false }).summary.benchmarks[0]!.cells[0]!
+    expect(revisionClassPoints(plain)).toBeNull()
+    expect(unannotatedReason(plain)).toMatch(/named no request/)
   })
 })

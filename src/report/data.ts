@@ -176,3 +176,78 @@ export function sandboxText(cells: readonly CellSummary[]): string {
   if (none === 0) return bwrap === 0 ? '' : `code sandboxed with bubblewrap (${attempts(bwrap)})`
   return `code ran WITHOUT a sandbox in ${attempts(none)}${bwrap > 0 ? ` (bubblewrap in ${attempts(bwrap)})` : ''}`
 }
+
+/** The revision classes in the order every view shows them, with their words (paper §5.2.2). */
+export const REVISION_CLASS_LABELS = { unhelpful: 'unhelpful', some: 'addressed some', all: 'addressed all' } as const
+export type RevisionClassName = keyof typeof REVISION_CLASS_LABELS
+
+/** One cell's share of one revision class and that class's next-attempt success, for the revision charts. */
+export interface RevisionClassPoint {
+  cellId: string
+  actor: string
+  mode: string
+  fingerprint: string
+  cls: RevisionClassName
+  /** 0, 1, 2: the order of the classes in a stacked bar and on an axis. */
+  order: number
+  annotated: number
+  revisions: number
+  share: number | null
+  shareLo: number | null
+  shareHi: number | null
+  solved: number
+  /** Null when the class is empty. */
+  success: number | null
+  successLo: number | null
+  successHi: number | null
+}
+
+/**
+ * A cell's revision classes (paper Figure 5b): per class its share of the annotated revisions and
+ * its next-attempt success, with their intervals, straight from `summary.json`. Null when the cell
+ * has no annotation (independent sampling, feedback that names no request, annotation off): the
+ * report says so instead of drawing an empty chart.
+ *
+ * @example
+ * revisionClassPoints(cell)?.map((p) => [p.cls, p.share]) // => [['unhelpful', 0.3], ['some', 0.32], ['all', 0.38]]
+ */
+export function revisionClassPoints(cell: CellSummary): RevisionClassPoint[] | null {
+  const a = cell.revisionAnnotation
+  if (!a || a.annotated === 0) return null
+  return (Object.keys(REVISION_CLASS_LABELS) as RevisionClassName[]).map((cls, order) => {
+    const k = a.classes[cls]
+    const empty = k.revisions === 0
+    return {
+      cellId: cell.cellId,
+      actor: cell.actorId,
+      mode: cell.mode,
+      fingerprint: cell.fingerprint,
+      cls,
+      order,
+      annotated: a.annotated,
+      revisions: k.revisions,
+      share: k.share.point,
+      shareLo: k.share.lo,
+      shareHi: k.share.hi,
+      solved: k.solved,
+      success: empty ? null : k.success.point,
+      successLo: empty ? null : k.success.lo,
+      successHi: empty ? null : k.success.hi,
+    }
+  })
+}
+
+/**
+ * Why a sequential cell has no revision annotation, in words, for the report's note.
+ *
+ * @example
+ * unannotatedReason(binaryCell) // => 'binary feedback names no request to check a revision against'
+ */
+export function unannotatedReason(cell: CellSummary): string {
+  const f = cell.protocol.feedback
+  if (cell.protocol.kind !== 'sequential') return 'independent samples are not revisions'
+  if (cell.unmodifiedRevisions.revisions === 0) return 'no revision (every trajectory ended at attempt 1)'
+  if (f?.kind === 'binary') return 'binary feedback names no request to check a revision against'
+  if (f?.kind === 'critic') return 'critic feedback names no structured request (an LLM annotator can judge it)'
+  return 'its feedback named no request (load errors, timeouts) or annotation was off'
+}

@@ -130,3 +130,24 @@ describe('renderHtmlReport limits', () => {
     expect(dataOf(html).traj).toEqual([])
   })
 })
+
+describe('the revision analysis section', () => {
+  it('charts the annotated cells (stacked bar and success by class) with the annotator, and names the cells without', async () => {
+    const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })
+    const verifier = cells.filter((c) => c.mode === 'verifier')
+    expect(has(html, '<h3>Revision analysis: did the revision address the feedback?</h3>')).toBe(true)
+    expect(html).toContain(`<figure class="revision-shares" data-cells="${verifier.length}">`)
+    expect(html).toContain(`<figure class="revision-success" data-cells="${verifier.length}">`)
+    expect(has(html, 'annotator derived/1')).toBe(true)
+    expect(has(html, 'every annotatable revision')).toBe(true)
+    // A row of numbers per annotated cell; the binary cells are named as not annotated, with why.
+    expect(html.match(/<tr data-cell="[^"]*"><td><span class="swatch"[^>]*><\/span>[^<]*<\/td><td class="n">\d+<\/td>/g)?.length).toBeGreaterThanOrEqual(verifier.length)
+    expect(html).toMatch(/Not annotated: [^<]*binary[^<]*: binary feedback names no request to check a revision against\./)
+  })
+  it('says so, with no chart, when no cell was annotated', async () => {
+    const plain = fakeRun({ requests: false, modes: ['binary', 'verifier'] })
+    const html = await renderHtmlReport({ summary: plain.summary, trajectories: plain.trajectories })
+    expect(html).toContain('No revision of these cells was annotated, so there is no class to chart.')
+    expect(html).not.toContain('class="revision-shares"')
+  })
+})

@@ -6,10 +6,12 @@
 import { createHash } from 'node:crypto'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import { rankingChanges } from './table.js'
-import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, trendSpec, type TrendRow } from './charts.js'
+import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessSpec, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
-import type { ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
-import { costPoints, curveWithBands, rankRows, sandboxText } from './data.js'
+import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
+import { annotateTrajectory } from '../protocol/revision-annotation.js'
+import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
+import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
 import { compactCount, money, percent, ratio, signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
@@ -218,6 +220,72 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
   return `<p class="hint">Only runs with the same protocol fingerprint are joined; the diamond is this run; vertical rules are 95% intervals.</p><div class="panels">${figures.join('\n')}</div>`
 }
 
+/** What an annotator reads as a request and who decides, for the revision figure's caption. */
+function annotatorCaption(a: NonNullable<CellSummary['revisionAnnotation']>): string {
+  const id = annotatorOf(a)
+  const how =
+    id.annotator === 'derived'
+      ? 'derived from the verdicts: the requests are the failing tests and unmet criteria the feedback named, satisfied when the revision\'s verdict shows them passing'
+      : `${id.model ?? 'a model'} read the task, the previous answer, the feedback and the revision, and said which requests it satisfied`
+  return `${annotatorText(id)}: ${how}`
+}
+
+/**
+ * The revision analysis of a benchmark (paper §5.2.2, Figure 5b): for the cells whose revisions
+ * were annotated, a stacked bar per cell of the classes' shares and next-attempt success by class
+ * with its interval, then the numbers; cells without annotation are named with the reason.
+ */
+async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+  const sequential = cells.filter((c) => c.protocol.kind === 'sequential')
+  if (sequential.length === 0) return ''
+  const annotated = sequential.flatMap((cell) => {
+    const points = revisionClassPoints(cell)
+    return points ? [{ cell, points, a: cell.revisionAnnotation! }] : []
+  })
+  const without = sequential.filter((c) => !annotated.some((x) => x.cell === c))
+  const reasons = new Map<string, string[]>()
+  for (const c of without) reasons.set(unannotatedReason(c), [...(reasons.get(unannotatedReason(c)) ?? []), c.cellId])
+  const withoutNote =
+    without.length > 0 ? `<p class="note" data-unannotated="${without.length}">Not annotated: ${[...reasons].map(([why, ids]) => `${e(ids.join(', '))}: ${e(why)}`).join('; ')}.</p>` : ''
+  const head = '<h3>Revision analysis: did the revision address the feedback?</h3>'
+  if (annotated.length === 0) return `${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
+  const points = annotated.flatMap((x) => x.points)
+  const [shares, success] = await Promise.all([renderSvg(revisionShareSpec(points)), renderSvg(revisionSuccessSpec(points, { colours: ctx.colours }))])
+  const captions = [...new Set(annotated.map((x) => annotatorCaption(x.a)))]
+  const sampled = annotated.filter((x) => x.a.sampled)
+  const cellNotes = annotated.flatMap((x) => {
+    const note = (x.a as { note?: unknown }).note
+    const errors = (x.a as { errors?: unknown }).errors
+    return [
+      ...(typeof note === 'string' ? [`${x.cell.cellId}: ${note}`] : []),
+      ...(typeof errors === 'number' && errors > 0 ? [`${x.cell.cellId}: ${errors} annotation${errors === 1 ? '' : 's'} failed (in no class)`] : []),
+    ]
+  })
+  const chips = [
+    `annotator ${annotated.length > 1 && new Set(annotated.map((x) => annotatorText(annotatorOf(x.a)))).size > 1 ? 'differs by cell: not comparable across annotators' : annotatorText(annotatorOf(annotated[0]!.a))}`,
+    sampled.length > 0 ? `a sample in ${sampled.length} cell${sampled.length === 1 ? '' : 's'}` : 'every annotatable revision',
+    '95% intervals clustered by task',
+  ]
+  const classes = Object.keys(REVISION_CLASS_LABELS) as RevisionClassName[]
+  const shareCell = (k: { share: { point: number | null; lo: number | null; hi: number | null } }) => `<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
+  const successCell = (k: { revisions: number; solved: number; success: { point: number | null; lo: number | null; hi: number | null } }) =>
+    k.revisions === 0 ? '<td class="n">—</td>' : `<td class="n" title="${k.solved} of ${k.revisions} passed">${percent(k.success.point)} <span class="ci">${percent(k.success.lo)}–${percent(k.success.hi)}</span></td>`
+  const rows = annotated
+    .map(({ cell, a }) => {
+      const count = a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated)
+      return `<tr data-cell="${e(cell.cellId)}"><td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k])).join('')}${classes.map((k) => successCell(a.classes[k])).join('')}<td>${e(annotatorText(annotatorOf(a)))}</td></tr>`
+    })
+    .join('\n')
+  const classHead = classes.map((k) => `<th class="n"><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>${e(REVISION_CLASS_LABELS[k])}</th>`).join('')
+  const table = `<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th><th></th></tr><tr><th>cell</th><th class="n">annotated</th>${classHead}${classHead}<th>annotator</th></tr></thead><tbody>${rows}</tbody></table></div>`
+  return `${head}
+<p class="hint">A revision answers the previous attempt's feedback: <b>unhelpful</b> when it satisfies none of the feedback's requests, <b>addressed some</b> when at least one but not all, <b>addressed all</b> when every one. Shares are of the annotated revisions, pooled over revisions; next-attempt success is the share of a class's revisions that passed (addressing all and still failing: it broke something the feedback did not name). Annotator ${captions.map(e).join('; ')}.</p>
+<div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption><div class="svg">${shares}</div><ul class="legend">${classes.map((k) => `<li><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span><span>${e(REVISION_CLASS_LABELS[k])}</span></li>`).join('')}</ul></figure>
+<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption><div class="svg">${success}</div><ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
+${table}
+${cellNotes.length > 0 ? `<div class="callout">${cellNotes.map((n) => `<p>${e(n)}</p>`).join('')}</div>` : ''}${withoutNote}`
+}
+
 function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): string {
   const K = Math.max(...cells.map((c) => c.budget))
   const modes = modesOf(cells)
@@ -299,7 +367,7 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   const failed = cells.filter((c) => c.verdict === 'fail').length
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
-  const [curves, rank, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
+  const [curves, rank, revisions, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), revisionSection(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
   const boot = first.seqAtInterval
   return `<section class="bench" id="bench-${index}">
 <h2>${e(bench.name)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} failed</span>`}</h2>
@@ -311,6 +379,7 @@ ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
 ${curves}
+${revisions}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>
@@ -341,9 +410,69 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… [${text.length - max} more characters not kept in the report]`
 }
 
+/**
+ * A request as the feedback text names it: `test:1` is shown as `test_2`, `criterion:c3` as `c3`.
+ *
+ * @example
+ * requestLabel('test:1') // => 'test_2'
+ */
+export function requestLabel(request: string): string {
+  const test = /^test:(\d+)$/.exec(request)
+  if (test) return `test_${Number(test[1]) + 1}`
+  return request.startsWith('criterion:') ? request.slice('criterion:'.length) : request
+}
+
+/** What an attempt may store: the LLM annotator's record or its failure (absent under the derived annotator). */
+interface StoredAnnotation {
+  annotator: string
+  version: string
+  model?: string
+  requests?: string[]
+  satisfied?: string[]
+  partly?: string[]
+  unobserved?: string[]
+  class?: 'unhelpful' | 'some' | 'all'
+  reason?: string
+  error?: string
+  sample?: unknown
+}
+
+/**
+ * Each revision's annotation as the viewer shows it, by attempt index: the one the cell's summary
+ * counted. Under the derived annotator it is recomputed from the verdicts (it is not stored);
+ * under another it is the record stored on the attempt.
+ */
+function clientAnnotations(t: Trajectory, cell: CellSummary | undefined, str: (text: string) => number): Map<number, ClientAnnotation> {
+  const out = new Map<number, ClientAnnotation>()
+  const summary = cell?.revisionAnnotation
+  if (!summary) return out
+  const records: StoredAnnotation[] =
+    summary.annotator === 'derived'
+      ? annotateTrajectory(t)
+      : t.attempts.flatMap((a) => {
+          const stored = (a as { annotation?: StoredAnnotation }).annotation
+          return stored ? [{ ...stored, attempt: a.index }] : []
+        })
+  for (const r of records) {
+    const attempt = (r as { attempt?: number }).attempt
+    if (attempt === undefined) continue
+    const by = annotatorText({ annotator: r.annotator, version: r.version, model: r.model ?? null })
+    const ann: ClientAnnotation = { by, req: (r.requests ?? []).map(requestLabel), sat: (r.satisfied ?? []).map(requestLabel) }
+    if (r.class) ann.k = r.class
+    if (r.partly && r.partly.length > 0) ann.part = r.partly.map(requestLabel)
+    if (r.unobserved && r.unobserved.length > 0) ann.un = r.unobserved.map(requestLabel)
+    if (r.reason) ann.why = str(r.reason)
+    if (r.error) ann.err = str(r.error)
+    if (r.sample) ann.smp = true
+    out.set(attempt, ann)
+  }
+  return out
+}
+
 /** The compact trajectory records the viewer reads: the verified code is stored as a slice of the answer when it is one, and diffs as run lengths. */
-function clientTrajectory(t: Trajectory, c: number, options: Required<HtmlReportOptions>, table: StringTable): ClientTrajectory {
+function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefined, options: Required<HtmlReportOptions>, table: StringTable): ClientTrajectory {
   const str = (text: string) => table.add(text)
+  const annotations = clientAnnotations(t, cell, str)
   let previousCode: string | null = null
   const attempts = t.attempts.map((a): ClientAttempt => {
     const answer = clip(a.answer, options.maxAnswerChars)
@@ -385,6 +514,8 @@ function clientTrajectory(t: Trajectory, c: number, options: Required<HtmlReport
       out.d = encodeDiff(ops)
       out.ds = [stats.added, stats.removed]
     }
+    const ann = annotations.get(a.index)
+    if (ann) out.ann = ann
     previousCode = code
     return out
   })
@@ -431,7 +562,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
   const table = new StringTable()
   const traj = input.trajectories.flatMap((t) => {
     const c = cellOf(t)
-    return c === undefined ? [] : [clientTrajectory(t, c, resolved, table)]
+    return c === undefined ? [] : [clientTrajectory(t, c, allCells[c], resolved, table)]
   })
   const data: ReportData = {
     cells: allCells.map((c) => ({

@@ -174,7 +174,7 @@ describe('ruleSummariser and rubricRules', () => {
   it('routes anything else to `otherwise`, or answers a 500', async () => {
     const actor = testServerModel(server, { model: 'actor' })
     const ask = () => actor.chat({ messages: [{ role: 'user', content: 'Hello' }], context: { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' } })
-    await expect(ask()).rejects.toThrow(/neither a grader, a critic nor a summary request/)
+    await expect(ask()).rejects.toThrow(/neither a grader, a critic, a summary nor a revision annotator request/)
     server.respondWith(rubricRules({ otherwise: () => 'hi there' }))
     expect((await ask()).text).toBe('hi there')
   })

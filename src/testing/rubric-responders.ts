@@ -1,6 +1,7 @@
-// Rule-based responders for rubric work: a deterministic grader, critic and summariser the test
-// server can play, so rubric evals and tests run offline through the real SDKs. They read the
-// prompts `verifiers.rubric()`, `feedback.critic()` and the `summary` history policy send.
+// Rule-based responders for rubric work: a deterministic grader, critic, summariser and revision
+// annotator the test server can play, so rubric evals and tests run offline through the real SDKs.
+// They read the prompts `verifiers.rubric()`, `feedback.critic()`, the `summary` history policy and
+// the LLM revision annotator (`annotate: { model }`) send.
 import type { ChatModel } from '../models/chat-model.js'
 import { openaiCompatibleModel } from '../models/providers/openai.js'
 import { jsonBody, wordCount, type CriterionJudgement } from '../verifiers/rubric/checks.js'
@@ -21,6 +22,7 @@ export type RubricRequest =
   | { kind: 'grader'; mode: 'per-criterion' | 'all-at-once'; conversation: string; response: string; criteria: PromptCriterion[]; repair: boolean }
   | { kind: 'critic'; rubric: 'aware' | 'blind'; style: 'directive' | 'socratic'; conversation: string; answer: string; criteria: PromptCriterion[] }
   | { kind: 'summariser'; attempts: { answer: string; feedback: string }[] }
+  | { kind: 'annotator'; conversation: string; previous: string; feedback: string; revision: string; repair: boolean }
 
 function between(text: string, open: string, close: string, closeFollowedBy?: string): string | undefined {
   const start = text.indexOf(open)
@@ -63,6 +65,16 @@ export function parseRubricRequest(request: TestServerRequest): RubricRequest | 
   const system = request.messages.find((m) => m.role === 'system')?.content ?? ''
   const users = request.messages.filter((m) => m.role === 'user')
   const main = users[0]?.content ?? ''
+  if (system.startsWith('You annotate revisions.')) {
+    return {
+      kind: 'annotator',
+      conversation: between(main, '<conversation>\n', '\n</conversation>', '\n\n<previous_answer>') ?? '',
+      previous: between(main, '<previous_answer>\n', '\n</previous_answer>', '\n\n<feedback>') ?? '',
+      feedback: between(main, '<feedback>\n', '\n</feedback>', '\n\n<revision>') ?? '',
+      revision: between(main, '<revision>\n', '\n</revision>') ?? '',
+      repair: users.length > 1,
+    }
+  }
   if (system.startsWith('You summarise earlier attempts')) {
     const attempts: { answer: string; feedback: string }[] = []
     for (const m of main.matchAll(/### Attempt (\d+)\n([\s\S]*?)\n\n### Feedback on attempt \1\n([\s\S]*?)(?=\n\n### Attempt \d+\n|$)/g)) attempts.push({ answer: m[2]!, feedback: m[3]! })
@@ -276,10 +288,58 @@ export function ruleSummariser(): Responder {
   }
 }
 
+// The lines rubricCritic writes, each naming one criterion: [pattern, is the criterion a penalty].
+const CRITIC_LINES: readonly (readonly [RegExp, boolean])[] = [
+  [/^Unmet criterion: (.+)\. Revise your answer so that it meets it\.$/, false],
+  [/^Criterion violated: (.+)\. Remove this from your answer\.$/, true],
+  [/^Does your answer really meet this criterion: (.+)\?$/, false],
+  [/^Does your answer avoid what this criterion penalises: (.+)\?$/, true],
+]
+
+/** The one request of feedback that names nothing specific (a blind critique, binary feedback). */
+export const GENERIC_REQUEST = 'Revise the answer as the feedback asks'
+
+/**
+ * A deterministic revision annotator for the LLM annotator's prompt (`annotate: { model }`).
+ * Each line of the feedback that names a criterion the way {@link rubricCritic} writes it
+ * (`Unmet criterion: …`, `Criterion violated: …`, or its socratic questions) is one request,
+ * fully satisfied when the revision meets that criterion (avoids it, for a penalty) as
+ * {@link ruleJudge} judges it, else not. Feedback naming nothing it can read (a rubric-blind
+ * critique, binary feedback) has one request, {@link GENERIC_REQUEST}: partly satisfied when the
+ * revision changed the answer, not at all when it repeated it; a rule cannot tell whether it is
+ * fully met without the rubric, so such a revision is at best `some`.
+ *
+ * @example
+ * const server = await startTestServer({ responder: ruleAnnotator() })
+ * seqEval('…', { …, annotate: { model: testServerModel(server, { model: 'rule-annotator' }) } })
+ */
+export function ruleAnnotator(options: Omit<RuleOptions, 'fallback'> = {}): Responder {
+  return (request) => {
+    const parsed = parseRubricRequest(request)
+    if (parsed?.kind !== 'annotator') throw new Error(`ruleAnnotator: request #${request.index} is not a revision annotator request`)
+    const changed = parsed.revision.trim() !== parsed.previous.trim()
+    const requests: { request: string; satisfied: 'fully' | 'partly' | 'no' }[] = []
+    for (const line of parsed.feedback.split('\n').map((l) => l.trim())) {
+      for (const [pattern, penalty] of CRITIC_LINES) {
+        const text = pattern.exec(line)?.[1]
+        if (text === undefined) continue
+        const raw = options.judge ? options.judge({ id: '', text }, parsed.revision) : ruleJudge(text, parsed.revision)
+        const met = typeof raw === 'boolean' ? raw : raw?.met
+        requests.push({ request: penalty ? `Remove: ${text}` : text, satisfied: met === undefined ? (changed ? 'partly' : 'no') : met !== penalty ? 'fully' : 'no' })
+        break
+      }
+    }
+    if (requests.length === 0) requests.push({ request: GENERIC_REQUEST, satisfied: changed ? 'partly' : 'no' })
+    const met = requests.filter((r) => r.satisfied !== 'no').length
+    return JSON.stringify({ requests, reason: `${met} of ${requests.length} request${requests.length === 1 ? '' : 's'} addressed${changed ? '' : '; the answer is unchanged'}` })
+  }
+}
+
 /**
  * One responder for a whole rubric eval: grader requests go to {@link rubricGrader}, critic
- * requests to {@link rubricCritic}, summary requests to {@link ruleSummariser}; anything else to
- * `otherwise` (default: a 500 naming the request).
+ * requests to {@link rubricCritic}, summary requests to {@link ruleSummariser}, revision
+ * annotator requests to {@link ruleAnnotator}; anything else to `otherwise` (default: a 500
+ * naming the request).
  *
  * @example
  * const server = await startTestServer({ responder: rubricRules() })
@@ -288,13 +348,15 @@ export function rubricRules(options: RuleOptions & { otherwise?: Responder } = {
   const grader = rubricGrader(options)
   const critic = rubricCritic(options)
   const summariser = ruleSummariser()
+  const annotator = ruleAnnotator(options)
   return (request) => {
     const kind = parseRubricRequest(request)?.kind
     if (kind === 'grader') return grader(request)
     if (kind === 'critic') return critic(request)
     if (kind === 'summariser') return summariser(request)
+    if (kind === 'annotator') return annotator(request)
     if (options.otherwise) return options.otherwise(request)
-    throw new Error(`rubricRules: request #${request.index} is neither a grader, a critic nor a summary request`)
+    throw new Error(`rubricRules: request #${request.index} is neither a grader, a critic, a summary nor a revision annotator request`)
   }
 }
 

@@ -105,3 +105,33 @@ describe('resolveOptions', () => {
     expect(message.split('\n  - ').length - 1).toBeGreaterThanOrEqual(2)
   })
 })
+
+describe('resolveOptions: annotate (the revision annotator)', () => {
+  const model = { id: 'ann', descriptor: { provider: 'custom', model: 'annotator', params: {} }, chat: async () => ({ text: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, finishReason: 'stop' as const }) }
+
+  it('is derived by default; false turns it off; { model, sample } runs the LLM annotator, a mode may override it', () => {
+    expect(resolveOptions('bench', base()).modes.verifier!.annotate).toEqual({ kind: 'derived' })
+    expect(resolveOptions('bench', { ...base(), annotate: false }).modes.verifier!.annotate).toEqual({ kind: 'off' })
+    const o = resolveOptions('bench', { ...base(), annotate: { model, sample: 20 }, modes: { verifier: { feedback: feedback.verifier() }, binary: { feedback: feedback.binary(), annotate: 'derived' } } })
+    expect(o.modes.verifier!.annotate).toMatchObject({ kind: 'llm', sample: 20 })
+    expect(o.modes.binary!.annotate).toEqual({ kind: 'derived' })
+    expect(o).not.toHaveProperty('annotate')
+  })
+
+  it('shares one annotator (one cache) among the modes that use one model', () => {
+    const o = resolveOptions('bench', { ...base(), modes: { a: { feedback: feedback.verifier(), annotate: { model } }, b: { feedback: feedback.binary(), annotate: { model } } } })
+    const a = o.modes.a!.annotate
+    const b = o.modes.b!.annotate
+    expect(a.kind === 'llm' && b.kind === 'llm' && a.annotator === b.annotator).toBe(true)
+  })
+
+  it('names the field and the fix for a bad value', () => {
+    expect(problemsOf({ ...base(), annotate: 'llm' })).toMatch(/annotate: .*use 'derived'.*false, or \{ model, sample\? \}/)
+    expect(problemsOf({ ...base(), annotate: true })).toMatch(/annotate: .*use 'derived'/)
+    expect(problemsOf({ ...base(), annotate: { model, sample: 0 } })).toMatch(/annotate\.sample: sample must be an integer >= 1/)
+    expect(problemsOf({ ...base(), annotate: { model: 'gpt-4.1' } })).toMatch(/annotate\.model: expected a chat model/)
+    expect(problemsOf({ ...base(), annotate: { model, samples: 3 } })).toMatch(/annotate.*samples/)
+    expect(problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), annotate: { model, sample: 1.5 } } } })).toMatch(/modes\.v\.annotate\.sample: sample must be an integer/)
+    expect(problemsOf({ ...base(), annotate: { model: actors.simulated({ profile: 'reviser', id: 'sim-annotator' }) } })).toMatch(/annotate\.model: the simulated model sim-annotator only picks scripted answers and cannot annotate/)
+  })
+})

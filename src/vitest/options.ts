@@ -8,6 +8,8 @@ import type { PromptBuilder } from '../protocol/prompt-builder.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { ErrorPolicy } from '../core/schemas.js'
+import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
+import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 
@@ -38,10 +40,42 @@ export const ThresholdsSchema = z
   })
   .strict()
 
+const ANNOTATE_FIX = "use 'derived' (the default: free, where feedback names its requests), false, or { model, sample? } with a chat model, e.g. { model: actors.anthropic({ model: 'claude-haiku-4-5' }), sample: 50 }"
+
+const AnnotateObjectSchema = z
+  .object({
+    model: ChatModelShape,
+    sample: z.number({ message: 'sample is how many revisions per cell to annotate: an integer >= 1, or leave it out to annotate every revision' }).int('sample must be an integer >= 1').min(1, 'sample must be an integer >= 1 (leave it out to annotate every revision)').optional(),
+    cache: z.boolean({ message: 'cache must be true (the default: an identical request is served once) or false' }).optional(),
+  })
+  .strict()
+
+/** What `annotate` accepts: `'derived'`, `false`, or the LLM annotator's `{ model, sample?, cache? }`. */
+export type AnnotateInput = 'derived' | false | z.input<typeof AnnotateObjectSchema>
+
+/**
+ * `annotate`: which revision annotator runs (paper §5.2.2). Checked by hand so that an object's
+ * problems are named field by field (a union would report a bare "Invalid input").
+ */
+const AnnotateSchema = z.custom<AnnotateInput>(() => true).transform((value, ctx): 'derived' | false | z.output<typeof AnnotateObjectSchema> => {
+  if (value === 'derived' || value === false) return value
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: ANNOTATE_FIX, input: value })
+    return z.NEVER
+  }
+  const parsed = AnnotateObjectSchema.safeParse(value, { reportInput: true })
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', path: issue.path })
+  return z.NEVER
+})
+type AnnotateOption = z.output<typeof AnnotateSchema>
+
 const ModeSchema = z
   .object({
     feedback: FeedbackShape,
     expect: ThresholdsSchema.optional(),
+    /** This mode's revision annotator, over the eval's `annotate`. */
+    annotate: AnnotateSchema.optional(),
   })
   .strict()
 
@@ -70,6 +104,7 @@ export const SeqEvalOptionsSchema = z
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
+    annotate: AnnotateSchema.default('derived'),
     baseline: z
       .union([
         z.boolean(),
@@ -87,11 +122,12 @@ export const SeqEvalOptionsSchema = z
   .strict()
 
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
-export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors'> & {
+export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'> & {
   /** How errored trajectories enter the rates. */
   errors: ErrorPolicy
   tasks: Task[]
-  modes: Record<string, { feedback: FeedbackMode; expect: Thresholds }>
+  /** Each mode's feedback, thresholds and revision annotator (its own `annotate`, else the eval's). */
+  modes: Record<string, { feedback: FeedbackMode; expect: Thresholds; annotate: AnnotateSpec }>
   independent: { expect: Thresholds } | null
   /** The baseline gate, or null when the eval keeps no baseline. */
   baseline: { file: string; margin: number; maxDrop: number } | null
@@ -140,13 +176,34 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       }
     }
   }
+  // One annotator (and so one cache) per model and cache setting, shared by every mode using it.
+  const annotators = new Map<ChatModel, Map<boolean, RevisionAnnotator>>()
+  const warned = new Set<ChatModel>()
+  const annotateSpec = (option: AnnotateOption, where: string): AnnotateSpec => {
+    if (option === 'derived') return { kind: 'derived' }
+    if (option === false) return { kind: 'off' }
+    const cache = option.cache ?? true
+    if (option.model.descriptor.provider === 'simulated') problems.push(`${where}.model: the simulated model ${option.model.id} only picks scripted answers and cannot annotate; pass a chat model (a test-server model such as testServerModel(server, { model: 'rule-annotator' }) offline)`)
+    let byCache = annotators.get(option.model)
+    if (!byCache) annotators.set(option.model, (byCache = new Map()))
+    let annotator = byCache.get(cache)
+    if (!annotator) byCache.set(cache, (annotator = revisionAnnotator({ model: option.model, cache })))
+    for (const actor of o.actors) {
+      const same = actor.descriptor.provider === option.model.descriptor.provider && actor.descriptor.model === option.model.descriptor.model
+      if (!same || warned.has(actor) || process.env.SEQK_QUIET) continue
+      warned.add(actor)
+      console.warn(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`)
+    }
+    return { kind: 'llm', annotator, ...(option.sample === undefined ? {} : { sample: option.sample }) }
+  }
+  const evalAnnotate = annotateSpec(o.annotate, 'annotate')
   const modes: ResolvedOptions['modes'] = {}
   for (const [name, mode] of Object.entries(o.modes)) {
     if (name === 'independent') problems.push("modes.independent: 'independent' is reserved for the Pass@K cells; use the independent option")
     const expect = toThresholds(mode.expect)
     if (expect.passAt) problems.push(`modes.${name}.expect.passAt: Pass@k is measured by independent sampling; put it under independent: { expect: { passAt } }`)
     checkK(`modes.${name}.expect`, expect)
-    modes[name] = { feedback: mode.feedback, expect }
+    modes[name] = { feedback: mode.feedback, expect, annotate: mode.annotate === undefined ? evalAnnotate : annotateSpec(mode.annotate, `modes.${name}.annotate`) }
   }
   if (independent) {
     if (independent.expect.seqAt) problems.push('independent.expect.seqAt: Seq@k needs feedback; put it under a mode in modes')
@@ -175,5 +232,6 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
   const baseline = o.baseline === false ? null : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
-  return { ...o, tasks: o.tasks, modes, independent, baseline, errors }
+  const { annotate: _annotate, ...rest } = o
+  return { ...rest, tasks: o.tasks, modes, independent, baseline, errors }
 }

@@ -58,7 +58,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       concurrency: options.concurrency,
       errors: options.errors,
     }
-    const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect }))
+    const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect, annotate: mode.annotate }))
     if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })
     return cells
   })

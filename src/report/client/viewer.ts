@@ -7,7 +7,7 @@
  * Browser code: type-checked with the DOM library by `tsconfig.json` here (the Node program
  * excludes this folder), bundled to one IIFE by `../client.ts`, which `html.ts` inlines.
  */
-import type { ClientAttempt, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
+import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
 // The one money format of every table and report (metrics/ is plain code, no Node), bundled in.
 import { money } from '../../metrics/format.js'
 
@@ -124,6 +124,35 @@ function start(dataNode: HTMLElement): void {
     return el('tr', { class: r[0] }, el('td', { class: 'ln' }, r[1]), el('td', { class: 'ln' }, r[2]), el('td', { class: 'sg' }, r[3]), el('td', { class: 'tx' }, r[4] === '' ? '\u200b' : r[4]))
   }
 
+  const CLASS_TEXT: Record<NonNullable<ClientAnnotation['k']>, string> = { unhelpful: 'unhelpful revision', some: 'addressed some feedback', all: 'addressed all feedback' }
+  // The class as a chip in the attempt's header: what the revision did with the feedback it answered.
+  function annotationChip(ann: ClientAnnotation): HTMLElement {
+    const text = ann.k ? CLASS_TEXT[ann.k] + ' (' + ann.sat.length + ' of ' + ann.req.length + ')' : 'annotation failed'
+    return el('span', { class: 'chip revision-class', 'data-class': ann.k || 'error', title: 'judged by ' + ann.by + (ann.smp ? ' (a sampled revision)' : '') }, text)
+  }
+  // The requests, one line each: satisfied, partly, not satisfied, or not reported by the verdict.
+  function annotationDetail(ann: ClientAnnotation, prev: ClientAttempt | null): Node[] {
+    const title = 'Did it address the feedback' + (prev ? ' on attempt ' + prev.i : '') + '? (' + ann.by + (ann.smp ? ', sampled' : '') + ')'
+    const out: Node[] = [el('h4', null, title)]
+    if (ann.err !== undefined) {
+      out.push(el('p', { class: 'note' }, 'The annotation failed: ' + (S(ann.err) || '')))
+      return out
+    }
+    out.push(el('p', { class: 'note revision-verdict', 'data-class': ann.k }, ann.k ? CLASS_TEXT[ann.k] : ''))
+    out.push(
+      el(
+        'ul',
+        { class: 'requests' },
+        ann.req.map((r) => {
+          const state = ann.un && ann.un.indexOf(r) >= 0 ? 'not reported by the verdict' : ann.part && ann.part.indexOf(r) >= 0 ? 'partly satisfied' : ann.sat.indexOf(r) >= 0 ? 'satisfied' : 'not satisfied'
+          return el('li', { 'data-request': r, 'data-state': state }, (state === 'satisfied' ? '\u2713 ' : state === 'partly satisfied' ? '\u00bd ' : '\u2717 ') + r + ': ' + state)
+        }),
+      ),
+    )
+    if (ann.why !== undefined) out.push(el('p', { class: 'note' }, S(ann.why)))
+    return out
+  }
+
   function attemptCard(t: ClientTrajectory, a: ClientAttempt, prev: ClientAttempt | null, K: number): HTMLElement {
     const independent = cells[t.c]!.kind === 'independent'
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
@@ -139,6 +168,7 @@ function start(dataNode: HTMLElement): void {
       el('span', { class: 'badge ' + (a.p ? 'pass' : 'fail') }, verdict),
       el('span', { class: 'summary' }, S(a.s)),
       el('span', { class: 'meta' }, meta.join(' \u00b7 ')),
+      a.ann ? annotationChip(a.ann) : null,
     )
 
     const panes = el('div', { class: 'panes' })
@@ -168,6 +198,7 @@ function start(dataNode: HTMLElement): void {
     })
 
     const side = el('div', { class: 'side' })
+    if (a.ann) side.append(...annotationDetail(a.ann, prev))
     if (a.er !== undefined) side.append(el('h4', null, 'Error'), el('pre', { class: 'error' }, S(a.er)))
     if (a.ft && a.ft.length > 0) {
       side.append(el('h4', null, 'Failing tests (' + a.ft.length + (a.n ? ' of ' + a.n : '') + ')'))
