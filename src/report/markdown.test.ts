@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { RunSummary } from '../core/schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { escapeAnnotationData, escapeAnnotationProperty, githubAnnotations, markdownText, renderMarkdownSummary, seqCurvesMermaid } from './markdown.js'
+import { escapeAnnotationData, escapeAnnotationProperty, githubAnnotations, markdownText, renderMarkdownSummary, revisionAnnotationLines, seqCurvesMermaid } from './markdown.js'
+import { percent } from '../metrics/format.js'
 
 const { summary } = fakeRun({
   actors: [
@@ -116,5 +117,25 @@ describe('githubAnnotations', () => {
   it('escapes data and properties as GitHub requires', () => {
     expect(escapeAnnotationData('100% done\r\nnext')).toBe('100%25 done%0D%0Anext')
     expect(escapeAnnotationProperty('a: b, c%')).toBe('a%3A b%2C c%25')
+  })
+})
+
+describe('revisionAnnotationLines', () => {
+  it('gives one compact line per annotated cell, under a collapsed heading, and none without annotation', () => {
+    const { summary } = fakeRun()
+    const cells = summary.benchmarks[0]!.cells
+    const lines = revisionAnnotationLines(cells)
+    const annotated = cells.filter((c) => c.revisionAnnotation)
+    expect(annotated.map((c) => c.mode)).toEqual(['verifier', 'verifier'])
+    expect(lines).toHaveLength(annotated.length)
+    const a = annotated[0]!.revisionAnnotation!
+    expect(lines[0]).toBe(
+      `- sim:careful · verifier (${a.annotated} revisions, derived/1): unhelpful / some / all ${percent(a.classes.unhelpful.share.point)} / 0.0 / ${percent(a.classes.all.share.point)}%; next attempt passed 0.0 / — / 100.0%`,
+    )
+    const md = renderMarkdownSummary(summary)
+    expect(md).toContain('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>\n\n- sim:careful · verifier (')
+    const plain = fakeRun({ requests: false }).summary
+    expect(revisionAnnotationLines(plain.benchmarks[0]!.cells)).toEqual([])
+    expect(renderMarkdownSummary(plain)).not.toContain('Did the revisions address the feedback?')
   })
 })

@@ -4,6 +4,7 @@
  */
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
+import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { rankingChanges } from './table.js'
 import { percent, signedPercent } from '../metrics/format.js'
 
@@ -112,6 +113,28 @@ export function seqCurvesMermaid(cells: readonly CellSummary[], title = 'Seq@k (
   return lines.join('\n')
 }
 
+/**
+ * One line per cell whose revisions were annotated (paper §5.2.2, Figure 5b): the share of its
+ * revisions in each class and each class's next-attempt success, in %; the intervals are in
+ * summary.json and the HTML report. Empty when no cell was annotated.
+ *
+ * @example
+ * revisionAnnotationLines(cells)
+ * // => ['- simulated:one-shot · verifier (37 revisions, derived/1): unhelpful / some / all 29.7 / 32.4 / 37.8%; next attempt passed 0.0 / 0.0 / 64.3%']
+ */
+export function revisionAnnotationLines(cells: readonly CellSummary[]): string[] {
+  return cells.flatMap((cell) => {
+    const a = cell.revisionAnnotation
+    if (!a || a.annotated === 0) return []
+    const { unhelpful, some, all } = a.classes
+    const success = (k: typeof all) => (k.revisions === 0 ? '—' : percent(k.success.point))
+    const count = a.sampled ? `a sample of ${a.annotated} of ${a.annotatable} revisions` : `${a.annotated} revision${a.annotated === 1 ? '' : 's'}`
+    return [
+      `- ${markdownText(cell.cellId)} (${count}, ${markdownText(annotatorText(annotatorOf(a)))}): unhelpful / some / all ${percent(unhelpful.share.point)} / ${percent(some.share.point)} / ${percent(all.share.point)}%; next attempt passed ${success(unhelpful)} / ${success(some)} / ${success(all)}%`,
+    ]
+  })
+}
+
 function gatesFor(benchmark: string, cells: readonly CellSummary[], gates: readonly GateResult[]): GateResult[] {
   const ids = new Set(cells.map((c) => c.cellId))
   return gates.filter((g) => ids.has(g.cellId) && (g.benchmark === undefined || g.benchmark === benchmark))
@@ -119,8 +142,9 @@ function gatesFor(benchmark: string, cells: readonly CellSummary[], gates: reado
 
 /**
  * The run as GitHub Markdown: per benchmark the protocol, a table of cells (metric, @1..@K, 95%
- * interval at K, gain, verdict, fingerprint), the threshold and gate verdicts, ranking changes and
- * a Mermaid chart of the Seq@k curves.
+ * interval at K, gain, verdict, fingerprint), the threshold and gate verdicts, a line per cell
+ * whose revisions were annotated (did they address the feedback), ranking changes and a Mermaid
+ * chart of the Seq@k curves.
  *
  * @example
  * appendFileSync(process.env.GITHUB_STEP_SUMMARY!, renderMarkdownSummary(summary, { changes }))
@@ -179,6 +203,9 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       for (const c of [...checks, ...gateChecks].sort((x, y) => Number(x.pass) - Number(y.pass))) out.push(`- ${c.pass ? '✅' : '❌'} ${markdownText(c.cell)}: ${markdownText(c.message)}`)
       out.push('', '</details>', '')
     }
+
+    const revisions = revisionAnnotationLines(b.cells)
+    if (revisions.length > 0) out.push('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>', '', ...revisions, '', '</details>', '')
 
     const ranking = rankingChanges(b.cells)
     if (ranking.length > 0) out.push(...ranking.map((r) => `> ${markdownText(r)}`), '')
