@@ -3,7 +3,11 @@
 // index) with the per-task outcomes of the unbatched run, batched calls cost the batch price,
 // failures inside a batch are retried in the next, an expired batch is resubmitted, a batch past
 // its deadline falls back to the normal API, and aborting cancels the batch.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
 import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { lastUserMessage } from '../src/testing/responders.js'
@@ -148,4 +152,28 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
       await slow.close()
     }
   })
+
+  it('a run killed mid-batch and resumed collects that batch instead of paying twice', async () => {
+    const slow = await startTestServer({ batches: { delayMs: 300 }, responder: () => 'CORRECT' })
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-batch-resume-'))
+    useBatchLedger(() => join(dir, BATCHES_FILE))
+    const make = () => (name === 'openai' ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch }) : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch }))
+    try {
+      // The first run submits its batch and dies: nobody reads the batch's results.
+      void ask(make(), 'Task 0').catch(() => undefined)
+      await new Promise((r) => setTimeout(r, 120))
+      expect(slow.batches()).toHaveLength(1)
+      // Resumed (a new model, a new gatherer, the same run directory): the same call waits on that batch.
+      const answer = await ask(make(), 'Task 0')
+      expect(answer.text).toBe('CORRECT')
+      expect(answer.batched).toBe(true)
+      expect(slow.batches()).toHaveLength(1)
+      expect(slow.requests).toHaveLength(1)
+    } finally {
+      useBatchLedger(undefined)
+      rmSync(dir, { recursive: true, force: true })
+      await slow.close()
+    }
+  })
 })
+

@@ -6,12 +6,14 @@ function scriptedTransport(decide: (item: BatchItem, batch: number) => BatchItem
   const batches: { items: BatchItem[]; signal: AbortSignal }[] = []
   const transport: BatchTransport = {
     provider: 'Test',
-    async run(items, { signal, onSubmitted }) {
-      const n = batches.push({ items: [...items], signal })
-      onSubmitted(`batch-${n}`)
+    async submit(items, { signal }) {
+      return `batch-${batches.push({ items: [...items], signal })}`
+    },
+    async wait(batchId, { signal }) {
+      const n = Number(batchId.slice('batch-'.length))
       await new Promise((r) => setTimeout(r, 5))
       if (signal.aborted) throw signal.reason
-      return new Map(items.map((i) => [i.customId, decide(i, n)]))
+      return new Map(batches[n - 1]!.items.map((i) => [i.customId, decide(i, n)]))
     },
   }
   return { transport, batches }
@@ -62,8 +64,38 @@ describe('BatchGatherer', () => {
   })
 
   it('ends the wait at the deadline with a BatchDeadlineError', async () => {
-    const transport: BatchTransport = { provider: 'Test', run: (_items, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) }
+    const transport: BatchTransport = { provider: 'Test', submit: async () => 'batch-1', wait: (_id, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) }
     const g = new BatchGatherer(transport, { gatherMs: 1, deadlineMs: 30 })
     await expect(g.submit({ q: 1 })).rejects.toThrow(/did not end within its deadline \(30 ms/)
+  })
+})
+
+describe('BatchGatherer with a run directory ledger', () => {
+  it('a new process serves a request from the batch an earlier (killed) one submitted, without a new batch', async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { useBatchLedger } = await import('./ledger.js')
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-ledger-'))
+    useBatchLedger(() => join(dir, 'batches.jsonl'))
+    try {
+      const { transport, batches } = scriptedTransport(ok)
+      // The first process submits and is killed before it reads the results.
+      const first = new BatchGatherer(transport, { gatherMs: 1 })
+      void first.submit({ q: 'kept' })
+      await new Promise((r) => setTimeout(r, 3))
+      expect(readFileSync(join(dir, 'batches.jsonl'), 'utf8')).toMatch(/"batchId":"batch-1"/)
+      // The resumed process asks the same: it waits on batch-1 instead of sending batch-2.
+      const resumed = new BatchGatherer(transport, { gatherMs: 1 })
+      await expect(resumed.submit({ q: 'kept' })).resolves.toEqual({ echo: 'kept' })
+      expect(resumed.recovered).toBe(1)
+      expect(batches).toHaveLength(1)
+      // A request the earlier batch did not hold is sent as usual.
+      await expect(resumed.submit({ q: 'new' })).resolves.toEqual({ echo: 'new' })
+      expect(batches).toHaveLength(2)
+    } finally {
+      useBatchLedger(undefined)
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

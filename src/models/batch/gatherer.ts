@@ -6,7 +6,9 @@
  * take milliseconds next to a batch's minutes), are gathered into one batch, and the next round's
  * revisions into the next.
  */
+import { canonicalJson, sha256 } from '../../core/fingerprint.js'
 import { sleep } from '../retry.js'
+import { appendLedger, readLedger } from './ledger.js'
 
 /** One request of a batch, as its provider's batch file or body takes it. */
 export interface BatchItem {
@@ -31,10 +33,15 @@ export interface BatchProgress {
   total: number
 }
 
-/** A provider's batch API: send the items as one batch, poll it, and return every item's outcome. */
+/**
+ * A provider's batch API: `submit` sends the items as one batch and names it; `wait` polls a
+ * batch (this process's, or one a killed run submitted) until it ends and returns every item's
+ * outcome, cancelling the batch when the signal aborts.
+ */
 export interface BatchTransport {
   readonly provider: string
-  run(items: readonly BatchItem[], options: { signal: AbortSignal; pollMs: number; onProgress: (p: BatchProgress) => void; onSubmitted: (batchId: string) => void }): Promise<Map<string, BatchItemOutcome>>
+  submit(items: readonly BatchItem[], options: { signal: AbortSignal }): Promise<string>
+  wait(batchId: string, options: { signal: AbortSignal; pollMs: number; total: number; onProgress: (p: BatchProgress) => void }): Promise<Map<string, BatchItemOutcome>>
 }
 
 /** The `batch` option of the OpenAI and Anthropic models. */
@@ -77,6 +84,8 @@ export class BatchRequestError extends Error {
 
 interface Pending {
   item: BatchItem
+  /** Hash of the body: how a resumed run finds this request in a batch a killed run submitted. */
+  key: string
   firstSubmitted: number
   resubmits: number
   signal: AbortSignal | undefined
@@ -105,6 +114,12 @@ export class BatchGatherer {
   private readonly resubmit: number
   /** Every batch id this gatherer submitted (the run directory records them for a resume). */
   readonly submitted: string[] = []
+  /** Requests of batches an earlier (killed) run submitted, by body hash, not yet served. */
+  private earlier: Map<string, { batchId: string; customId: string }[]> | undefined
+  /** Those batches' outcomes, collected once each. */
+  private readonly collected = new Map<string, Promise<Map<string, BatchItemOutcome>>>()
+  /** Requests served from an earlier run's batch instead of a new one. */
+  recovered = 0
 
   constructor(
     private readonly transport: BatchTransport,
@@ -121,10 +136,42 @@ export class BatchGatherer {
   submit(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise((resolve, reject) => {
-      const pending: Pending = { item: { customId: `req-${++this.serial}`, body }, firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
+      const pending: Pending = { item: { customId: `req-${Date.now().toString(36)}-${++this.serial}`, body }, key: sha256(canonicalJson(body)), firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
-      this.enqueue(pending)
+      const earlier = this.takeEarlier(pending.key)
+      if (earlier) void this.recover(pending, earlier)
+      else this.enqueue(pending)
     })
+  }
+
+  /** A request of the same body in a batch an earlier run of this run directory submitted, if one is left. */
+  private takeEarlier(key: string): { batchId: string; customId: string } | undefined {
+    if (!this.earlier) {
+      this.earlier = new Map()
+      for (const record of readLedger()) {
+        if (record.provider !== this.transport.provider) continue
+        for (const item of record.items) {
+          if (!this.earlier.has(item.key)) this.earlier.set(item.key, [])
+          this.earlier.get(item.key)!.push({ batchId: record.batchId, customId: item.customId })
+        }
+      }
+    }
+    return this.earlier.get(key)?.shift()
+  }
+
+  /** Serves a request from the earlier batch (collected once, however long it still runs); anything but an answer sends it anew. */
+  private async recover(pending: Pending, earlier: { batchId: string; customId: string }): Promise<void> {
+    const signal = pending.signal ?? new AbortController().signal
+    let outcomes = this.collected.get(earlier.batchId)
+    if (!outcomes) {
+      outcomes = this.transport.wait(earlier.batchId, { signal, pollMs: this.pollMs, total: 0, onProgress: this.onProgress })
+      this.collected.set(earlier.batchId, outcomes)
+    }
+    const outcome = await outcomes.then((m) => m.get(earlier.customId), () => undefined)
+    if (outcome?.kind === 'answered' && outcome.status < 300) {
+      this.recovered++
+      pending.resolve(outcome.body)
+    } else if (!pending.signal?.aborted) this.enqueue(pending)
   }
 
   private enqueue(pending: Pending): void {
@@ -157,10 +204,12 @@ export class BatchGatherer {
     timer.unref?.()
     let outcomes: Map<string, BatchItemOutcome>
     try {
-      outcomes = await this.transport.run(
-        batch.map((p) => p.item),
-        { signal: controller.signal, pollMs: this.pollMs, onProgress: this.onProgress, onSubmitted: (id) => this.submitted.push(id) },
-      )
+      const batchId = await this.transport.submit(batch.map((p) => p.item), { signal: controller.signal })
+      this.submitted.push(batchId)
+      // Recorded before the wait: a run killed now finds it when resumed.
+      appendLedger({ schema: 'seqk.batch/1', provider: this.transport.provider, batchId, items: batch.map((p) => ({ customId: p.item.customId, key: p.key })), submittedAt: new Date().toISOString() })
+      this.onProgress({ batchId, provider: this.transport.provider, status: 'submitted', done: 0, total: batch.length })
+      outcomes = await this.transport.wait(batchId, { signal: controller.signal, pollMs: this.pollMs, total: batch.length, onProgress: this.onProgress })
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error
       for (const p of batch) p.reject(reason)
@@ -170,10 +219,9 @@ export class BatchGatherer {
       for (const p of batch) p.signal?.removeEventListener('abort', watch)
     }
     for (const p of batch) {
-      const outcome = outcomes.get(p.item.customId)
-      if (!outcome) {
-        p.reject(new BatchRequestError(502, `the ${this.transport.provider} batch returned no result for ${p.item.customId}`, null))
-      } else if (outcome.kind === 'answered') {
+      // A request its batch's results do not mention ended with the batch: sent again, like an expired one.
+      const outcome: BatchItemOutcome = outcomes.get(p.item.customId) ?? { kind: 'expired' }
+      if (outcome.kind === 'answered') {
         if (outcome.status < 300) p.resolve(outcome.body)
         else p.reject(new BatchRequestError(outcome.status, `HTTP ${outcome.status} inside the ${this.transport.provider} batch: ${errorMessage(outcome.body)}`, outcome.body))
       } else if (p.resubmits < this.resubmit && Date.now() - p.firstSubmitted < this.deadlineMs) {

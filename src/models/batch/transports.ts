@@ -18,25 +18,26 @@ const OPENAI_RUNNING = new Set(['validating', 'in_progress', 'finalizing', 'canc
 export function openaiBatches(client: () => Promise<OpenAI>, endpoint: '/v1/chat/completions' | '/v1/responses'): BatchTransport {
   return {
     provider: 'OpenAI',
-    async run(items, { signal, pollMs, onProgress, onSubmitted }) {
+    async submit(items, { signal }) {
       const openai = await client()
       const { toFile } = await import('openai')
       const jsonl = `${items.map((i) => JSON.stringify({ custom_id: i.customId, method: 'POST', url: endpoint, body: i.body })).join('\n')}\n`
       const file = await openai.files.create({ file: await toFile(Buffer.from(jsonl, 'utf8'), 'seqk-batch.jsonl'), purpose: 'batch' }, { signal })
-      const created = await openai.batches.create({ input_file_id: file.id, endpoint, completion_window: '24h' }, { signal })
-      onSubmitted(created.id)
-      onProgress({ batchId: created.id, provider: 'OpenAI', status: 'submitted', done: 0, total: items.length })
+      return (await openai.batches.create({ input_file_id: file.id, endpoint, completion_window: '24h' }, { signal })).id
+    },
+    async wait(batchId, { signal, pollMs, total, onProgress }) {
+      const openai = await client()
       let batch: OpenAI.Batch
       try {
         batch = await pollUntil(async () => {
-          const b = await openai.batches.retrieve(created.id, { signal })
+          const b = await openai.batches.retrieve(batchId, { signal })
           const counts = b.request_counts
-          onProgress({ batchId: b.id, provider: 'OpenAI', status: b.status === 'finalizing' ? 'finalizing' : OPENAI_RUNNING.has(b.status) ? 'in_progress' : 'ended', done: (counts?.completed ?? 0) + (counts?.failed ?? 0), total: counts?.total ?? items.length })
+          onProgress({ batchId: b.id, provider: 'OpenAI', status: b.status === 'finalizing' ? 'finalizing' : OPENAI_RUNNING.has(b.status) ? 'in_progress' : 'ended', done: (counts?.completed ?? 0) + (counts?.failed ?? 0), total: counts?.total ?? total })
           return OPENAI_RUNNING.has(b.status) ? undefined : b
         }, pollMs, signal)
       } catch (error) {
         // Aborted (the test ended, or the deadline passed): the batch is cancelled, not left running.
-        if (signal.aborted) await openai.batches.cancel(created.id).catch(() => undefined)
+        if (signal.aborted) await openai.batches.cancel(batchId).catch(() => undefined)
         throw error
       }
       if (batch.status === 'failed') {
@@ -56,9 +57,7 @@ export function openaiBatches(client: () => Promise<OpenAI>, endpoint: '/v1/chat
           else outcomes.set(entry.custom_id, { kind: 'answered', status: 500, body: { error: { message: entry.error?.message ?? 'no response' } } })
         }
       }
-      // A request the files do not mention ended with its batch.
-      const ended: BatchItemOutcome = batch.status === 'expired' ? { kind: 'expired' } : { kind: 'cancelled' }
-      for (const item of items) if (!outcomes.has(item.customId)) outcomes.set(item.customId, ended)
+      // A request the files do not mention ended with its batch (the gatherer reads a missing one so).
       return outcomes
     },
   }
@@ -85,24 +84,25 @@ const ANTHROPIC_STATUS: Record<string, number> = {
 export function anthropicBatches(client: () => Promise<Anthropic>): BatchTransport {
   return {
     provider: 'Anthropic',
-    async run(items, { signal, pollMs, onProgress, onSubmitted }) {
+    async submit(items, { signal }) {
       const anthropic = await client()
-      const created = await anthropic.messages.batches.create({ requests: items.map((i) => ({ custom_id: i.customId, params: i.body as unknown as Anthropic.MessageCreateParamsNonStreaming })) }, { signal })
-      onSubmitted(created.id)
-      onProgress({ batchId: created.id, provider: 'Anthropic', status: 'submitted', done: 0, total: items.length })
+      return (await anthropic.messages.batches.create({ requests: items.map((i) => ({ custom_id: i.customId, params: i.body as unknown as Anthropic.MessageCreateParamsNonStreaming })) }, { signal })).id
+    },
+    async wait(batchId, { signal, pollMs, total, onProgress }) {
+      const anthropic = await client()
       try {
         await pollUntil(async () => {
-          const b = await anthropic.messages.batches.retrieve(created.id, {}, { signal })
+          const b = await anthropic.messages.batches.retrieve(batchId, {}, { signal })
           const c = b.request_counts
-          onProgress({ batchId: b.id, provider: 'Anthropic', status: b.processing_status === 'ended' ? 'ended' : 'in_progress', done: c.succeeded + c.errored + c.canceled + c.expired, total: items.length })
+          onProgress({ batchId: b.id, provider: 'Anthropic', status: b.processing_status === 'ended' ? 'ended' : 'in_progress', done: c.succeeded + c.errored + c.canceled + c.expired, total: Math.max(total, c.processing + c.succeeded + c.errored + c.canceled + c.expired) })
           return b.processing_status === 'ended' ? b : undefined
         }, pollMs, signal)
       } catch (error) {
-        if (signal.aborted) await anthropic.messages.batches.cancel(created.id).catch(() => undefined)
+        if (signal.aborted) await anthropic.messages.batches.cancel(batchId).catch(() => undefined)
         throw error
       }
       const outcomes = new Map<string, BatchItemOutcome>()
-      for await (const entry of await anthropic.messages.batches.results(created.id, {}, { signal })) {
+      for await (const entry of await anthropic.messages.batches.results(batchId, {}, { signal })) {
         const r = entry.result
         if (r.type === 'succeeded') outcomes.set(entry.custom_id, { kind: 'answered', status: 200, body: r.message })
         else if (r.type === 'errored') outcomes.set(entry.custom_id, { kind: 'answered', status: ANTHROPIC_STATUS[r.error.error.type] ?? 500, body: r.error })
