@@ -175,5 +175,19 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
       await slow.close()
     }
   })
+
+  it('records a batched call in a cassette and replays it per request, batched and at its batch price, with no HTTP call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-batch-cassette-'))
+    try {
+      const recorded = await ask(models[name]({ batch, cassette: { mode: 'record', dir } }), 'Task 0')
+      expect(recorded.batched).toBe(true)
+      const before = server.requests.length
+      const replayed = await ask(models[name]({ batch, cassette: { mode: 'replay', dir } }), 'Task 0')
+      expect(server.requests.length).toBe(before)
+      expect(replayed).toMatchObject({ text: recorded.text, replayed: true, batched: true, costUsd: recorded.costUsd, costUsdAtListPrice: recorded.costUsdAtListPrice })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 

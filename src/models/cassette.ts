@@ -46,6 +46,9 @@ const CassetteFileSchema = z.object({
     finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
     costUsd: z.number().nullable(),
     costUsdWithoutCache: z.number().nullable().optional(),
+    /** Sent through a batch API: replayed with its batch price and list price, as recorded. */
+    batched: z.boolean().optional(),
+    costUsdAtListPrice: z.number().optional(),
   }),
   recordedAt: z.string(),
 })
@@ -158,7 +161,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const path = pathOf(key)
       if (mode !== 'record' && existsSync(path)) {
         const { response } = read(path)
-        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true }
+        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}) }
       }
       if (mode === 'replay') throw new Error(missMessage(key))
       const live = await model.chat(request)
@@ -170,7 +173,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const file: CassetteFile = {
         schema: 'seqk.cassette/1',
         key,
-        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null },
+        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}) },
         recordedAt: new Date().toISOString(),
       }
       mkdirSync(folder, { recursive: true })
