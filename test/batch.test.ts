@@ -77,6 +77,16 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     expect(batched.summary.costUsd! / direct.summary.costUsd!).toBeCloseTo(0.5, 10)
   })
 
+  it("sends all of an independent cell's samples in one batch, with the unbatched Pass@k", async () => {
+    const independent = (actor: ChatModel): CellSpec => ({ ...spec(actor), cellId: `${actor.id} · independent`, mode: null })
+    const direct = await runCell(independent(models[name]()))
+    server.reset()
+    const batched = await runCell(independent(models[name]({ batch })))
+    expect(batched.summary.passAt).toEqual(direct.summary.passAt)
+    expect(batched.trajectories.map((t) => t.attempts.map((a) => a.index))).toEqual(direct.trajectories.map((t) => t.attempts.map((a) => a.index)))
+    expect(server.batches().map((b) => b.customIds.length)).toEqual([6 * 3])
+  })
+
   it('answers calls that arrive together in one batch, priced at the batch share, saying so', async () => {
     const model = models[name]({ batch })
     const answers = await Promise.all(['Task 0', 'Task 2', 'Task 4'].map((t) => ask(model, t)))

@@ -178,6 +178,11 @@ export interface ChatModel {
   chat(request: ChatRequest): Promise<ChatResponse>
   /** Set when the model cannot run here (e.g. no API key and the eval opted into skipping): its cells are skipped with this reason. */
   unavailable?: string
+  /**
+   * Set when the model gathers calls into provider batches (`batch`): the loop then issues what it
+   * may issue at once together (independent sampling draws its K samples at once, one batch).
+   */
+  gathers?: boolean
 }
 
 /** Throws the signal's reason if it is aborted (so long loops stop between steps). */

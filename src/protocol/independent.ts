@@ -26,11 +26,21 @@ export interface IndependentInput {
 export async function runIndependent(input: IndependentInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, promptBuilder, budget, signal } = input
   const attempts: Attempt[] = []
+  const draw = (sample: number) => {
+    const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
+    return proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', simulation: task.simulation, cell: input.cell }, signal })
+  }
   try {
-    for (let sample = 1; sample <= budget; sample++) {
-      const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
-      const step = await proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', simulation: task.simulation, cell: input.cell }, signal })
-      attempts.push(step)
+    if (actor.gathers) {
+      // A batched actor gets all K samples at once: one batch, not K rounds. The trajectory is the
+      // one drawing them in order would give: the samples before the first that failed.
+      const settled = await Promise.allSettled(Array.from({ length: budget }, (_, i) => draw(i + 1)))
+      for (const s of settled) {
+        if (s.status === 'rejected') throw s.reason
+        attempts.push(s.value)
+      }
+    } else {
+      for (let sample = 1; sample <= budget; sample++) attempts.push(await draw(sample))
     }
   } catch (error) {
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }

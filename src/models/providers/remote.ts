@@ -76,6 +76,7 @@ export function remoteChatModel<Client>(input: {
   return withCassette({
     id: input.id,
     descriptor,
+    ...(input.batched ? { gathers: true } : {}),
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
       const started = performance.now()
