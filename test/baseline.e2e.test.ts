@@ -87,7 +87,7 @@ describe('baseline gate', () => {
   it('a weakened actor fails the gate, with the interval and the regressed tasks', () => {
     const r = run({ WEAKEN: '1' })
     expect(r.status).toBe(1)
-    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d → \d+\.\d on 30 common tasks \(difference -\d+\.\d points, 95% CI -\d+\.\d to -\d+\.\d\)/)
+    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference -\d+\.\d points, 95% CI -\d+\.\d to -\d+\.\d\)/)
     expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
   }, 70_000)
 

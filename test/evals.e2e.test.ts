@@ -45,7 +45,7 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     for (const actor of ['reviser', 'stubborn', 'one-shot']) {
       for (const mode of ['binary', 'verifier', 'independent']) expect(out).toMatch(new RegExp(`simulated:${actor} · ${mode}\\s+(Seq|Pass)\\s+\\d`))
     }
-    expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(verifier\)/)
+    expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(binary, verifier\)/)
   })
 
   it('writes summary.json with every cell and its intervals', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compactCount, money, ordinal, percent, ratio, signedPercent, signedRatio } from './format.js'
+import { compactCount, money, ordinal, percent, percentText, plural, ratio, signedPercent, signedRatio } from './format.js'
 import { competitionRanks, sameRate } from './ranks.js'
 
 const RUNS = { seed: 42, numRuns: 500 }
@@ -179,5 +179,32 @@ describe('display ranks (metrics/ranks.ts competitionRanks, printed with ordinal
   it('prints "1224" ties as a leaderboard does', () => {
     const ranks = competitionRanks(new Map([['a', 0.9], ['b', 0.7], ['c', 0.9], ['d', 0.5]]))
     expect([...ranks.values()].map(ordinal)).toEqual(['1st', '3rd', '1st', '4th'])
+  })
+})
+
+describe('plural', () => {
+  it('is singular for exactly one and plural otherwise, zero and negatives included', () => {
+    expect(plural(1, 'error')).toBe('1 error')
+    expect(plural(0, 'error')).toBe('0 errors')
+    expect(plural(2, 'cell')).toBe('2 cells')
+    expect(plural(-1, 'point')).toBe('-1 points')
+    expect(plural(1, 'trajectory', 'trajectories')).toBe('1 trajectory')
+    expect(plural(3, 'trajectory', 'trajectories')).toBe('3 trajectories')
+  })
+
+  it('agrees with English cardinal plural rules for every n in 0..1000', () => {
+    const rules = new Intl.PluralRules('en-US')
+    for (let n = 0; n <= 1000; n++) expect(plural(n, 'repeat')).toBe(rules.select(n) === 'one' ? `${n} repeat` : `${n} repeats`)
+  })
+})
+
+describe('percentText', () => {
+  it('is percent with a % sign, and an em dash alone without a number', () => {
+    expect(percentText(0.5)).toBe('50.0%')
+    expect(percentText(0.6)).toBe('60.0%')
+    expect(percentText(1)).toBe('100.0%')
+    expect(percentText(0.8, { digits: 0 })).toBe('80%')
+    expect(percentText(null)).toBe('—')
+    expect(percentText(Number.NaN)).toBe('—')
   })
 })

@@ -132,3 +132,29 @@ export function compactCount(n: number): string {
   const thousands = (n / 1e3).toFixed(1)
   return Math.abs(Number(thousands)) < 1e3 ? `${thousands}k` : `${(n / 1e6).toFixed(1)}M`
 }
+
+/**
+ * A rate with its "%" sign, for sentences (threshold and gate messages): {@link percent} and '%',
+ * or an em dash alone when there is no number.
+ *
+ * @example
+ * percentText(0.5) // => '50.0%'
+ * percentText(null) // => '—'
+ */
+export function percentText(value: number | null | undefined, options: PercentOptions = {}): string {
+  const text = percent(value, options)
+  return text === '—' ? text : `${text}%`
+}
+
+/**
+ * A count with its noun, singular for exactly one: '1 error', '2 errors', '0 cells'. The plural
+ * is the singular with an "s" unless given ('trajectory', 'trajectories').
+ *
+ * @example
+ * plural(1, 'error') // => '1 error'
+ * plural(4, 'task') // => '4 tasks'
+ * plural(3, 'trajectory', 'trajectories') // => '3 trajectories'
+ */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`
+}

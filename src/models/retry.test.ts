@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifyFailure, ProviderError, retryAfterMs, retryDelay, sleep, withRetries } from './retry.js'
+import { classifyFailure, onRetry, ProviderError, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, withRetries } from './retry.js'
 
 const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) })
 
@@ -139,5 +139,20 @@ describe('withRetries', () => {
     const c = new AbortController()
     c.abort(new Error('gone'))
     await expect(sleep(10_000, c.signal)).rejects.toThrow('gone')
+  })
+})
+
+describe('onRetry', () => {
+  it('hears each retry before its wait, not the failure that gives up, and stops when asked', () => {
+    const heard: string[] = []
+    const stop = onRetry((n) => heard.push(retryNoticeText(n)))
+    const policy = { maxRetries: 1, baseDelayMs: 1000 }
+    const delay = retryAfterFailure(httpError(429, { 'retry-after-ms': '4000' }), 1, policy, { label: 'gpt-4o (actor)', random: () => 0.5 })
+    expect(heard).toEqual([`waiting on a rate limit gpt-4o (actor) (retry 1: HTTP 429: status 429), next try in ${Math.round(delay / 1000)} s`])
+    expect(() => retryAfterFailure(httpError(503), 2, policy, { label: 'gpt-4o (actor)' })).toThrow(ProviderError)
+    expect(heard).toHaveLength(1)
+    stop()
+    retryAfterFailure(httpError(503), 1, policy, { label: 'x', random: () => 0.5 })
+    expect(heard).toHaveLength(1)
   })
 })

@@ -172,12 +172,49 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
   if (context.signal?.aborted) throw context.signal.reason
   const failure = classifyFailure(error)
   context.onFailure?.(failure)
+  const labelOf = () => (typeof context.label === 'function' ? context.label() : context.label)
   // Retries made so far (tries - 1) against the allowance, as a count of retries.
   if (!failure.retryable || tries - 1 >= (policy.maxRetries ?? 5)) {
-    const label = typeof context.label === 'function' ? context.label() : context.label
-    throw new ProviderError(`${label}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
+    throw new ProviderError(`${labelOf()}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
   }
-  return retryDelay(tries, failure, policy, context.random)
+  const delayMs = retryDelay(tries, failure, policy, context.random)
+  if (retryListeners.size > 0) {
+    const notice: RetryNotice = { label: redactText(labelOf()), retry: tries, delayMs, rateLimited: failure.rateLimited === true, reason: redactText(failure.reason) }
+    for (const listener of retryListeners) listener(notice)
+  }
+  return delayMs
+}
+
+/** A retry about to wait: what is retried, which retry it is, how long it waits and why. */
+export interface RetryNotice {
+  label: string
+  /** 1 for the first retry. */
+  retry: number
+  delayMs: number
+  /** The endpoint said 429 (a rate limit), not a failure. */
+  rateLimited: boolean
+  reason: string
+}
+
+const retryListeners = new Set<(notice: RetryNotice) => void>()
+
+/**
+ * Hears every retry of this process before its wait (live progress: a cell stuck on retries says
+ * so). Returns the function that stops listening. A listener must not throw.
+ *
+ * @example
+ * const stop = onRetry((n) => console.log(`retrying ${n.label}: ${n.reason}, waiting ${n.delayMs} ms`))
+ */
+export function onRetry(listener: (notice: RetryNotice) => void): () => void {
+  retryListeners.add(listener)
+  return () => retryListeners.delete(listener)
+}
+
+/** One short line for a retry notice: "retrying gpt-4o (actor), rate limited (HTTP 429 …), waiting 4 s". */
+export function retryNoticeText(notice: RetryNotice): string {
+  const reason = notice.reason.length > 60 ? `${notice.reason.slice(0, 59)}…` : notice.reason
+  const wait = notice.delayMs >= 1000 ? `${Math.round(notice.delayMs / 1000)} s` : `${Math.round(notice.delayMs)} ms`
+  return `${notice.rateLimited ? 'waiting on a rate limit' : 'retrying'} ${notice.label} (retry ${notice.retry}: ${reason}), next try in ${wait}`
 }
 
 /**

@@ -147,7 +147,7 @@ describe('summariseCell', () => {
     const s = summarise(p, ts, { thresholds: { seqAt: { 2: 0.9, 3: 0.9 } } })
     const [two, three] = s.thresholds
     expect(two?.message).not.toContain('CI')
-    expect(three?.message).toMatch(/\(95% CI 0\.\d{3}–[01]\.\d{3}\)$/)
+    expect(three?.message).toMatch(/\(95% CI \d+\.\d%–\d+\.\d%\)$/)
   })
 
   it('keeps at most five error examples, each naming the stage and attempt', () => {
@@ -208,6 +208,11 @@ describe('summariseCell fails closed', () => {
     expect(empty.thresholds.find((t) => t.metric === 'measured')?.message).toContain('an empty cell never passes')
     const allErrored = summarise(p, [trajectory(p, 'x', 0, [], 'boom')], { thresholds: { maxErrorRate: 1 } })
     expect(allErrored.verdict).toBe('fail')
+    // One root cause, said once with the first error; the rate threshold says why it cannot be judged.
+    expect(allErrored.thresholds.find((t) => t.metric === 'measured')?.message).toMatch(/^all 1 trajectory ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task x repeat 0, /)
+    const judged = summarise(p, [trajectory(p, 'x', 0, [], 'boom'), trajectory(p, 'y', 0, [], 'boom')], { thresholds: { seqAt: { 3: 0.3 } } })
+    expect(judged.thresholds.find((t) => t.metric === 'seqAt')?.message).toBe('Seq@3 is undefined here (all 2 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)')
+    expect(judged.thresholds.find((t) => t.metric === 'maxErrorRate')?.message).toMatch(/^2 trajectories ended in an infrastructure error \(100\.0% > allowed 0\.0%\); first: /)
     expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('pass')
   })
 })

@@ -22,6 +22,7 @@ import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
+import { percentText, plural } from '../metrics/format.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -153,10 +154,23 @@ export function summariseCell(input: SummariseInput): CellSummary {
   const errorRate = trajectories.length === 0 ? Number.NaN : errored.length / trajectories.length
   const seqJson = seqCurve.map(finiteOrNull)
   const passJson = passCurve?.map(finiteOrNull) ?? null
-  const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval })
   // Fail closed: a cell that measured nothing (no tasks, or every trajectory errored) never passes.
   const measuredAny = policy === 'failures' ? trajectories.length > 0 : trajectories.some((t) => t.status !== 'error')
-  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: 'no trajectory was measured (the cell has no tasks, or every trajectory ended in an error): an empty cell never passes' })
+  // Why a rate at k has no value, for the threshold that cannot be judged on it.
+  const undefinedWhy = (k: number): string =>
+    k > K || k < 1 || !Number.isInteger(k)
+      ? `k = ${k} is outside the budget of ${plural(K, 'attempt')}`
+      : trajectories.length === 0
+      ? 'the cell ran no trajectory'
+      : !measuredAny
+        ? `all ${plural(trajectories.length, 'trajectory', 'trajectories')} ended in an error`
+        : !independent && protocol.budgetDisclosed && k < K
+          ? `the budget was disclosed to the actor, so only Seq@${K} is defined`
+          : independent
+            ? `a task has fewer than ${k} measured samples`
+            : `no measured trajectory reached attempt ${k}`
+  const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval, undefinedWhy })
+  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: notMeasuredMessage(trajectories.length, errored[0]) })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
   const errorsByTask = new Map<string, number>()
@@ -232,12 +246,24 @@ export function summariseCell(input: SummariseInput): CellSummary {
 
 function ci(interval: Interval | null): string {
   if (!interval || !Number.isFinite(interval.lo)) return ''
-  return ` (95% CI ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)})`
+  return ` (95% CI ${percentText(interval.lo)}–${percentText(interval.hi)})`
+}
+
+/** Where the first errored trajectory stopped and why, for messages. */
+function firstErrorText(first: Trajectory | undefined): string {
+  if (!first) return ''
+  return `first: task ${first.taskId} repeat ${first.repeat}, ${first.error?.stage} at attempt ${first.error?.attempt}: ${first.error?.message.replace(/\.$/, '')}`
+}
+
+/** The one root cause of a cell that measured nothing: no trajectory, or every one errored. */
+function notMeasuredMessage(trajectories: number, first: Trajectory | undefined): string {
+  if (trajectories === 0) return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
+  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}`
 }
 
 function evaluateThresholds(
   thresholds: Thresholds,
-  values: { seqAt: (number | null)[] | null; passAt: (number | null)[] | null; errorRate: number | null; errored: readonly Trajectory[]; seqInterval: Interval; passInterval: Interval | null },
+  values: { seqAt: (number | null)[] | null; passAt: (number | null)[] | null; errorRate: number | null; errored: readonly Trajectory[]; seqInterval: Interval; passInterval: Interval | null; undefinedWhy: (k: number) => string },
 ): ThresholdResult[] {
   const out: ThresholdResult[] = []
   const rateChecks: ['seqAt' | 'passAt', string, (number | null)[] | null, Interval | null][] = [
@@ -249,9 +275,17 @@ function evaluateThresholds(
       const k = Number(kText)
       const actual = curve?.[k - 1] ?? null
       const pass = actual !== null && actual >= min
-      const why = curve === null ? `this cell does not measure ${label}@k` : actual === null ? `${label}@${k} is undefined here` : `${label}@${k} = ${actual.toFixed(3)}`
       const showCi = k === values.seqAt?.length || k === values.passAt?.length ? ci(interval) : ''
-      out.push({ metric, k, limit: min, actual, pass, message: pass ? `${why} ≥ ${min}` : `${why}, below the required ${min}${showCi}` })
+      // Fail closed: a rate that is not there cannot meet a threshold, and the message says why it is not.
+      const message =
+        curve === null
+          ? `this cell does not measure ${label}@k, so the required ${label}@${k} ≥ ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
+          : actual === null
+            ? `${label}@${k} is undefined here (${values.undefinedWhy(k)}), so the required ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
+            : pass
+              ? `${label}@${k} = ${percentText(actual)} ≥ ${percentText(min)}`
+              : `${label}@${k} = ${percentText(actual)}, below the required ${percentText(min)}${showCi}`
+      out.push({ metric, k, limit: min, actual, pass, message })
     }
   }
   const maxErrorRate = thresholds.maxErrorRate ?? 0
@@ -265,8 +299,8 @@ function evaluateThresholds(
     actual: values.errorRate,
     pass,
     message: pass
-      ? `error rate ${(rate * 100).toFixed(1)}% ≤ ${(maxErrorRate * 100).toFixed(1)}%`
-      : `${values.errored.length} trajectories ended in an infrastructure error (${(rate * 100).toFixed(1)}% > allowed ${(maxErrorRate * 100).toFixed(1)}%); first: task ${first?.taskId} repeat ${first?.repeat}, ${first?.error?.stage} at attempt ${first?.error?.attempt}: ${first?.error?.message.replace(/\.$/, '')}. Raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate errors.`,
+      ? `error rate ${percentText(rate)} ≤ ${percentText(maxErrorRate)}`
+      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. Raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate errors.`,
   })
   return out
 }

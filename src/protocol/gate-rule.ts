@@ -1,7 +1,7 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../core/schemas.js'
 import { hasCensored, taskRates, taskTrials } from '../metrics/task-rates.js'
-import { percent } from '../metrics/format.js'
+import { percent, percentText, plural, signedPercent } from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -80,7 +80,7 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
-    `${label}@${c.k} ${percent(c.baseline)} → ${percent(c.current)} on ${tasks} common tasks (difference ${percent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${percent(c.diff.lo)} to ${percent(c.diff.hi)})`
+    `${label}@${c.k} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${signedPercent(c.diff.lo)} to ${signedPercent(c.diff.hi)})`
   // Fail closed: a difference that cannot be computed is never a pass.
   for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label}@${c.k}: the difference could not be computed on the common tasks.` })
   const testable = comparisons.filter((c) => Number.isFinite(c.p)).sort((x, y) => x.p - y.p || x.k - y.k)

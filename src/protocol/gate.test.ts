@@ -47,7 +47,7 @@ describe('compareToBaseline', () => {
     const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
     const result = compareToBaseline(baseline(solvedEverywhere), current(worse))
     expect(result.pass).toBe(false)
-    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0 → 66\.7 on 20 common tasks \(difference -33\.3 points, 95% CI -\d+\.\d to -\d+\.\d\): a real drop beyond zero \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
+    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0% → 66\.7% on 20 common tasks \(difference -33\.3 points, 95% CI -\d+\.\d to -\d+\.\d\): a real drop beyond zero \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
     expect(result.regressed).toContain('t00 3/3 → 1/3')
     expect(result.regressed).toHaveLength(10)
     expect(result.reasons.at(-1)).toContain('tasks that got worse: t00 3/3 → 1/3')

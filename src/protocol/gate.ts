@@ -4,6 +4,7 @@ import { protocolDifferences } from '../core/fingerprint.js'
 import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
+import { plural } from '../metrics/format.js'
 
 export type { GateComparison, GateRule } from './gate-rule.js'
 export type { GatePower } from './gate-power.js'
@@ -167,7 +168,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const truncated = common.filter((id, i) => pairs[i]![0] !== before.get(id) || pairs[i]![1] !== now.get(id))
   if (truncated.length > 0) {
     const repeats = (rows: ReadonlyMap<string, TaskRow>) => Math.max(...truncated.map((id) => repeatsOf(rows.get(id)!)))
-    result.notes.push(`the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${truncated.length} tasks were compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`)
+    result.notes.push(`the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${plural(truncated.length, 'task')} ${truncated.length === 1 ? 'was' : 'were'} compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`)
   }
   // Rates as the summary reads them (errored repeats censored), over the common tasks.
   const [allBefore, allNow] = [taskRates(pairs.map((p) => p[0]), K, independent), taskRates(pairs.map((p) => p[1]), K, independent)]

@@ -11,7 +11,7 @@ import { SUMMARY_FILE } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { appendHistory, cellChanges, condenseChanges, gitInfo, readHistory, type HistoryEntry } from './history.js'
 import { githubAnnotations, renderMarkdownSummary } from './markdown.js'
-import { historyComparisonLines, renderBenchmarkTable } from './table.js'
+import { historyComparisonLines, renderBenchmarkTable, TABLE_WIDTH, wideFromEnv } from './table.js'
 import { gateVerdicts, runReportHtml } from './views.js'
 
 /** What every emitter reads: the run's summary, where its files go, and how to speak. */
@@ -27,6 +27,8 @@ export interface EmitContext {
   readonly history?: RunHistory
   /** Colour the terminal tables. */
   readonly color: boolean
+  /** Every column, however wide (default: `SEQK_WIDE` in `env`; else everything fits 120 columns). */
+  readonly wide?: boolean
   /** The terminal. */
   readonly print: (text: string) => void
   /** `GITHUB_STEP_SUMMARY` and `GITHUB_ACTIONS`, as the environment gives them. */
@@ -70,11 +72,11 @@ export interface Emitter {
 
 const tables: Emitter = {
   name: 'terminal tables',
-  emit({ summary, color, print }) {
+  emit({ summary, color, wide, env, print }) {
     const failed: string[] = []
     for (const b of summary.benchmarks) {
       try {
-        print(`${renderBenchmarkTable(b.name, b.cells, { color })}\n`)
+        print(`${renderBenchmarkTable(b.name, b.cells, { color, wide: wide ?? wideFromEnv(env) })}\n`)
       } catch (error) {
         // One table that cannot render must not cost the others.
         failed.push(`"${b.name}": ${(error as Error).stack ?? String(error)}`)
@@ -104,8 +106,8 @@ export const latestPointer: Emitter = {
 
 const historyComparisons: Emitter = {
   name: 'history comparisons',
-  emit({ summary, print }) {
-    for (const line of historyComparisonLines(summary.historyComparisons ?? [])) print(line)
+  emit({ summary, wide, env, print }) {
+    for (const line of historyComparisonLines(summary.historyComparisons ?? [], (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH)) print(line)
     return undefined
   },
 }

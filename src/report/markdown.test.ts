@@ -89,7 +89,7 @@ describe('githubAnnotations', () => {
     const lines = githubAnnotations(summary, { gates: [{ cellId: 'sim:b · verifier', pass: false, message: 'below baseline' }] })
     const errors = lines.filter((l) => l.startsWith('::error '))
     expect(errors).toHaveLength(3)
-    expect(errors[0]).toMatch(/^::error file=evals\/toy\.eval\.ts,title=seqk%3A toy benchmark › sim%3Aa · binary::Seq@4 = [\d.]+, below the required 0\.99/)
+    expect(errors[0]).toMatch(/^::error file=evals\/toy\.eval\.ts,title=seqk%3A toy benchmark › sim%3Aa · binary::Seq@4 = [\d.]+%25, below the required 99\.0%25/)
     expect(errors[2]).toBe('::error file=evals/toy.eval.ts,title=seqk%3A toy benchmark › sim%3Ab · verifier (gate)::below baseline')
     for (const l of lines) expect(l).not.toMatch(/[\r\n]/)
   })

@@ -63,11 +63,11 @@ describe('renderBenchmarkTable', () => {
   const cells = [cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.99])]
 
   it('shows one row per cell with the curve in percent, the interval, gain and cost, without colour codes', () => {
-    const table = renderBenchmarkTable('bench', cells)
+    const table = renderBenchmarkTable('bench', cells, { wide: true })
     const lines = table.split('\n')
-    expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeats, history full, rates in %')
+    expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
-    expect(row).toMatch(/Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+0\.50\s+0\.25\s+25\.0\s+0\s+2\.0k\s+\$0\.01\s+pass$/)
+    expect(row).toMatch(/Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/)
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
     expect(table).not.toMatch(/\u001b\[/)
@@ -81,11 +81,152 @@ describe('renderBenchmarkTable', () => {
     expect(coloured).not.toBe(plain)
   })
 
-  it('lists failed thresholds under the table', () => {
-    const failed = cell('a', 'verifier', [0.4, 0.5, 0.6], { verdict: 'fail', thresholds: [{ metric: 'seqAt', k: 3, limit: 0.8, actual: 0.6, pass: false, message: 'Seq@3 = 0.600, below the required 0.8' }] })
-    const table = renderBenchmarkTable('bench', [failed])
-    expect(table).toContain('FAIL (1)')
-    expect(table).toContain('✗ a · verifier: Seq@3 = 0.600, below the required 0.8')
+  it('prints why a cell failed under its row, one line per reason', () => {
+    const failed = cell('a', 'verifier', [0.4, 0.5, 0.6], { verdict: 'fail', thresholds: [{ metric: 'seqAt', k: 3, limit: 0.8, actual: 0.6, pass: false, message: 'Seq@3 = 60.0%, below the required 80.0%' }] })
+    const lines = renderBenchmarkTable('bench', [failed, cell('b', 'verifier', [0.5, 0.6, 0.7])]).split('\n')
+    const row = lines.findIndex((l) => l.startsWith(' a · verifier'))
+    expect(lines[row]).toMatch(/FAIL \(1\)$/)
+    expect(lines[row + 1]).toBe('   ✗ Seq@3 = 60.0%, below the required 80.0%')
+    expect(lines[row + 2]).toMatch(/^ b · verifier/)
+  })
+
+  it('says "no thresholds", not "pass", for a cell that asserts nothing, and "pass" once it does', () => {
+    const errorCheck = { metric: 'maxErrorRate' as const, k: null, limit: 0, actual: 0, pass: true, message: 'error rate 0.0% ≤ 0.0%' }
+    const bare = cell('a', 'verifier', [0.4, 0.5, 0.6], { thresholds: [errorCheck] })
+    const asserted = cell('b', 'verifier', [0.4, 0.5, 0.6], { thresholds: [{ metric: 'seqAt', k: 3, limit: 0.5, actual: 0.6, pass: true, message: 'Seq@3 = 60.0% ≥ 50.0%' }, errorCheck] })
+    const lines = renderBenchmarkTable('bench', [bare, asserted]).split('\n')
+    expect(lines.find((l) => l.startsWith(' a · verifier'))).toMatch(/no thresholds$/)
+    expect(lines.find((l) => l.startsWith(' b · verifier'))).toMatch(/\spass$/)
+  })
+
+  it('says once why a cell that measured nothing failed: no FAIL (3) for one cause, no note on its revision gain', () => {
+    const why = 'all 4 trajectories ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task t1 repeat 0, actor at attempt 1: HTTP 401: bad key'
+    const dead = cell('a', 'verifier', [Number.NaN, Number.NaN], {
+      seqAt: [null, null],
+      gain: null,
+      egs: null,
+      lgs: null,
+      timingNote: 'ΔSeq@K <= 0: no revision gain to share',
+      errors: { count: 4, rate: 1, countedAsFailures: false, policy: 'censored', examples: [], bounds: { asFailures: [0, 0], leftOut: [null, null] } },
+      verdict: 'fail',
+      thresholds: [
+        { metric: 'seqAt', k: 2, limit: 0.3, actual: null, pass: false, message: 'Seq@2 is undefined here (all 4 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)' },
+        { metric: 'maxErrorRate', k: null, limit: 0, actual: 1, pass: false, message: '4 trajectories ended in an infrastructure error (100.0% > allowed 0.0%)' },
+        { metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: why },
+      ],
+    })
+    const table = renderBenchmarkTable('bench', [dead], { wide: true })
+    expect(table).toMatch(/FAIL \(1\)$/m)
+    expect(table).toContain(`   ✗ ${why}`)
+    expect(table).not.toContain('no revision gain')
+    expect(table).not.toContain('undefined here')
+    expect(table).not.toContain('errored trajectories censored')
+  })
+
+  it('explains identical rows once, naming the modes and why', () => {
+    const perTask = [{ taskId: 't1', firstSuccess: [1, null], errors: 0, costAtK: [] }]
+    const rows = [cell('sim:a', 'critic', [0.4, 0.7], { perTask }), cell('sim:a', 'verifier', [0.4, 0.7], { perTask, costUsd: 0.5 }), cell('sim:b', 'critic', [0.4, 0.7], { perTask }), cell('sim:b', 'verifier', [0.4, 0.7], { perTask })]
+    expect(renderBenchmarkTable('bench', rows, { wide: true })).toContain('identical rows: critic = verifier for every actor (the same first success in every trajectory): a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed')
+  })
+
+  it('leaves the replay note out where every cost is $0', () => {
+    const replayed = cell('a', 'verifier', [0.5, 1], { costUsd: 0, replayedCalls: 3, calls: 4 })
+    expect(renderBenchmarkTable('bench', [replayed])).not.toContain('served without a new request')
+  })
+})
+
+/** Realistic long names: provider-prefixed model ids with dates and feedback modes with styles. */
+const ACTORS = ['openai:gpt-4.1-mini-2025-04-14', 'anthropic:claude-3-5-sonnet-20241022', 'compat:Qwen/Qwen2.5-Coder-32B-Instruct', 'simulated:stubborn', 'gemini:gemini-2.0-flash-thinking-exp-01-21', 'x']
+const MODES = ['critic-aware-directive', 'verifier', 'binary', 'independent', 'critic-blind-socratic-with-summary', 'rubric-per-criterion-feedback']
+
+function randomCells(seed: number): CellSummary[] {
+  let state = seed
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const actors = ACTORS.filter(() => random() < 0.6)
+  const modes = MODES.filter(() => random() < 0.6)
+  const out: CellSummary[] = []
+  for (const actor of actors.length > 0 ? actors : [ACTORS[0]!]) {
+    for (const mode of modes.length > 0 ? modes : ['verifier']) {
+      const curve = [0, 0, 0, 0, 0].map(() => random())
+      curve.sort((x, y) => x - y)
+      const failed = random() < 0.3
+      out.push(cell(actor, mode, curve, {
+        costUsd: random() < 0.5 ? 0 : random() * 1234,
+        usage: { inputTokens: Math.floor(random() * 9e8), outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        errors: { count: Math.floor(random() * 3000), rate: 0, countedAsFailures: false, examples: [] },
+        ...(failed ? { verdict: 'fail' as const, thresholds: [{ metric: 'seqAt' as const, k: 5, limit: 0.99, actual: curve[4]!, pass: false, message: `Seq@5 = ${(curve[4]! * 100).toFixed(1)}%, below the required 99.0% (95% CI 12.3%–99.9%) on the tasks of ${actor}` }] } : {}),
+        timingNote: random() < 0.3 ? 'ΔSeq@K <= 0: no revision gain to share' : null,
+        seqAtInterval: { point: curve[4]!, lo: curve[4]! / 2, hi: 1, level: 0.95, method: 'm', tasks: 3, note: random() < 0.5 ? 'wide' : undefined },
+      }))
+    }
+  }
+  return out
+}
+
+describe('the 120-column bound', () => {
+  it('holds for every line at K = 5 over random benchmarks of long actor and mode names', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const cells = randomCells(seed)
+      const name = seed % 2 === 0 ? 'HumanEval Pro (164 tasks, real models through an OpenAI-compatible gateway at https://gateway.example.com)' : 'bench'
+      for (const color of [false, true]) {
+        const table = renderBenchmarkTable(name, cells, { color })
+        // eslint-disable-next-line no-control-regex
+        for (const line of table.replace(/\u001b\[[0-9;]*m/g, '').split('\n')) expect(line.length, `seed ${seed}: ${line}`).toBeLessThanOrEqual(120)
+      }
+    }
+  })
+
+  it('shows every column in the wide view and names what the narrow view left out', () => {
+    const cells = randomCells(7)
+    const narrow = renderBenchmarkTable('bench', cells)
+    const wide = renderBenchmarkTable('bench', cells, { wide: true })
+    expect(wide.split('\n')[1]).toMatch(/EGS\s+LGS\s+unmod\s+errors\s+tokens\s+cost\s+verdict$/)
+    expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
+    expect(wide).not.toContain('not shown at')
+  })
+
+  it('folds a cell id too long for its column onto a line of its own, keeping it whole', () => {
+    const long = `${'openai:'.padEnd(60, 'x')} · critic-aware`
+    const lines = renderBenchmarkTable('bench', [cell(long.split(' · ')[0]!, 'critic-aware', [0.1, 0.2, 0.3, 0.4, 0.5]), cell('b', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5])]).split('\n')
+    const at = lines.indexOf(` ${long}`)
+    expect(at).toBeGreaterThan(1)
+    expect(lines[at + 1]).toMatch(/^\s+Seq\s+10\.0/)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
+  })
+
+  it('shows @1, @2, the middle and the last two k past K = 5, and says so', () => {
+    const table = renderBenchmarkTable('bench', [cell('a', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95])])
+    expect(table.split('\n')[1]).toMatch(/@1\s+@2\s+@5\s+@9\s+@10\s/)
+    expect(table).toContain('5 rates @k between')
+  })
+})
+
+describe('golden output', () => {
+  // The bundled-eval-like table with every kind of line: a failure, a cell without thresholds,
+  // identical rows, a baseline, an interval note. Committed text: any change fails until updated
+  // deliberately (vitest -u).
+  const errorCheck = { metric: 'maxErrorRate' as const, k: null, limit: 0, actual: 0, pass: true, message: 'error rate 0.0% ≤ 0.0%' }
+  const perTask = (firstSuccess: (number | null)[]) => [{ taskId: 't1', firstSuccess, errors: 0, costAtK: [] }]
+  const gate = { status: 'pass' as const, file: 'evals/seqk.baseline.json', messages: [], comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [], power: { tasks: 12, repeats: 3, detectableDrop: 0.21, at: [], sentence: '' } }
+  const golden = [
+    cell('simulated:reviser', 'critic-aware', [0.306, 0.778, 0.917, 0.972, 0.972], { perTask: perTask([1, 2]), gate, thresholds: [{ metric: 'seqAt', k: 5, limit: 0.5, actual: 0.972, pass: true, message: 'Seq@5 = 97.2% ≥ 50.0%' }, errorCheck] }),
+    cell('simulated:reviser', 'verifier', [0.306, 0.778, 0.917, 0.972, 0.972], { perTask: perTask([1, 2]), thresholds: [errorCheck] }),
+    cell('simulated:reviser', 'independent', [0.356, 0.586, 0.734, 0.828, 0.889], { thresholds: [errorCheck] }),
+    cell('simulated:stubborn', 'critic-aware', [0.472, 0.472, 0.5, 0.5, 0.528], { perTask: perTask([1, null]), verdict: 'fail', seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' }, thresholds: [{ metric: 'seqAt', k: 5, limit: 0.6, actual: 0.528, pass: false, message: 'Seq@5 = 52.8%, below the required 60.0% (95% CI 28.5%–76.1%)' }, errorCheck] }),
+    cell('simulated:stubborn', 'verifier', [0.472, 0.472, 0.5, 0.5, 0.528], { perTask: perTask([1, null]), seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' }, thresholds: [errorCheck] }),
+    cell('simulated:stubborn', 'independent', [0.572, 0.806, 0.908, 0.956, 0.979], { thresholds: [errorCheck], costUsd: 0 }),
+  ]
+
+  it('plain', async () => {
+    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden)}\n`).toMatchFileSnapshot('./__golden__/table.plain.txt')
+  })
+
+  it('coloured', async () => {
+    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden, { color: true })}\n`).toMatchFileSnapshot('./__golden__/table.color.txt')
+  })
+
+  it('wide', async () => {
+    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden, { wide: true })}\n`).toMatchFileSnapshot('./__golden__/table.wide.txt')
   })
 })
 
@@ -145,26 +286,45 @@ describe('baselineLines', () => {
       cell('c', 'verifier', [0.5, 1], { gate: gate('written', ['wrote it']) }),
       cell('d', 'verifier', [0.5, 1]),
     ]
-    expect(baselineLines(cells)).toEqual(['✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks', 'baseline evals/seqk.baseline.json: 1 cells without regression, 1 written, 1 failed'])
+    expect(baselineLines(cells)).toEqual(['✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks', 'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed'])
+    expect(baselineLines(cells, { failures: false })).toEqual(['baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed'])
     expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
   })
 })
 
 describe('revisionTable and historyComparisonLines', () => {
   it('shows criterion repair and next-attempt success for rubric cells only', async () => {
-    const { revisionTable, historyComparisonLines } = await import('./table.js')
+    const { revisionTable } = await import('./table.js')
     const rubric = cell('a', 'critic', [0.5, 1], {
       criterionRepair: { failedFirst: 10, repaired: 7, repairRate: 0.7, passedEarlier: 20, broken: 2, brokenRate: 0.1 },
       nextAttemptSuccess: { changed: { revisions: 8, solved: 6, rate: 0.75 }, unchanged: { revisions: 2, solved: 0, rate: 0 } },
     })
     const lines = revisionTable([rubric, cell('b', 'verifier', [0.5, 1])])
-    expect(lines[0]).toBe('revision analysis (criteria, %):')
+    expect(lines[0]).toBe(' revision analysis (criteria, %):')
     expect(lines).toHaveLength(3)
-    expect(lines[2]).toMatch(/^a · critic\s+70\.0 \(7\/10\)\s+10\.0 \(2\/20\)\s+75\.0 \(6\/8\)\s+0\.0 \(0\/2\)$/)
+    expect(lines[2]).toMatch(/^ a · critic\s+70\.0 \(7\/10\)\s+10\.0 \(2\/20\)\s+75\.0 \(6\/8\)\s+0\.0 \(0\/2\)$/)
     expect(revisionTable([cell('b', 'verifier', [0.5, 1])])).toEqual([])
-    expect(historyComparisonLines([{ actorId: 'a', mode: 'critic', baseline: { history: 'full', seqAtK: 0.8 }, other: { history: 'summary', seqAtK: 0.65 }, diff: { point: -0.15, lo: -0.3, hi: -0.05 }, commonTasks: 12 }])).toEqual([
-      'history summary vs full (a · critic): Seq@K 80.0 → 65.0, difference -15.0 points (95% CI -30.0 to -5.0) on 12 common tasks',
+  })
+
+  it('gives history comparisons as rows, the zero differences collapsed into one line', async () => {
+    const { historyComparisonLines } = await import('./table.js')
+    const comparison = (actorId: string, mode: string, point: number, lo: number, hi: number) => ({ actorId, mode, baseline: { history: 'full', seqAtK: 0.8 }, other: { history: 'summary', seqAtK: 0.8 + point }, diff: { point, lo, hi }, commonTasks: 12 })
+    expect(historyComparisonLines([comparison('a', 'critic', -0.15, -0.3, -0.05), comparison('b', 'critic', 0, -0.094, 0.094), comparison('b', 'binary', 1e-17, -0.05, 0.05), comparison('c', 'critic', 0, 0, 0)])).toEqual([
+      'history summary vs full: Seq@K on 12 common tasks, difference in points (paired 95% CI):',
+      ' cell        full → summary   diff  95% CI',
+      ' a · critic     80.0 → 65.0  -15.0  (-30.0 to -5.0)',
+      ' no difference (+0.0, 95% CI within ±9.4) for 3 cells: b (critic, binary), c (critic)',
     ])
+    expect(historyComparisonLines([])).toEqual([])
+  })
+})
+
+describe('wrapLine', () => {
+  it('wraps at spaces within the width, continuation lines indented, and cuts a word longer than a line', async () => {
+    const { wrapLine } = await import('./table.js')
+    expect(wrapLine(' short', 20)).toEqual([' short'])
+    expect(wrapLine(' one two three four five six', 12)).toEqual([' one two', '   three', '   four five', '   six'])
+    expect(wrapLine(`x ${'y'.repeat(25)}`, 10).every((l) => l.length <= 10)).toBe(true)
   })
 })
 
@@ -184,10 +344,10 @@ describe('revisionAnnotationTable', () => {
   it('gives class shares and next-attempt success per class in %, naming the annotator, within 120 columns', async () => {
     const { revisionAnnotationTable } = await import('./table.js')
     const lines = revisionAnnotationTable([annotated, cell('b', 'binary', [0.5, 1])])
-    expect(lines[0]).toBe('revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):')
-    expect(lines[1]).toMatch(/^cell\s+annotated\s+unhelpful\s+some\s+all\s+solved: unhelpful\s+some\s+all$/)
+    expect(lines[0]).toBe(' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):')
+    expect(lines[1]).toMatch(/^ cell\s+annotated\s+unhelpful\s+some\s+all\s+solved: unhelpful\s+some\s+all$/)
     expect(lines).toHaveLength(3)
-    expect(lines[2]).toMatch(/^a · verifier\s+10\s+20\.0\s+30\.0\s+50\.0\s+0\.0 \(0\/2\)\s+33\.3 \(1\/3\)\s+80\.0 \(4\/5\)$/)
+    expect(lines[2]).toMatch(/^ a · verifier\s+10\s+20\.0\s+30\.0\s+50\.0\s+0\.0 \(0\/2\)\s+33\.3 \(1\/3\)\s+80\.0 \(4\/5\)$/)
     expect(revisionAnnotationTable([cell('b', 'binary', [0.5, 1])])).toEqual([])
     const table = renderBenchmarkTable('bench', [annotated])
     expect(table).toContain(lines[2])
@@ -198,7 +358,7 @@ describe('revisionAnnotationTable', () => {
     const { revisionAnnotationTable } = await import('./table.js')
     const sampled = cell('a', 'verifier', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotated: 4, sampled: true, classes: { ...annotated.revisionAnnotation!.classes, some: { revisions: 0, share: share(0), solved: 0, success: { point: null, lo: null, hi: null, level: 0.95, method: 'korn-graubard-ratio/1', tasks: 0 } } } } })
     const row = revisionAnnotationTable([sampled])[2]!
-    expect(row).toMatch(/^a · verifier\s+4 of 10\s+/)
+    expect(row).toMatch(/^ a · verifier\s+4 of 10\s+/)
     expect(row).toMatch(/80\.0 \(4\/5\)$/)
     expect(row).toContain(' — ')
   })

@@ -1,7 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
-import { compactCount, money, ordinal, percent, ratio, signedPercent } from '../metrics/format.js'
+import { compactCount, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
 
 /** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones. */
 function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
@@ -19,71 +19,279 @@ function pad(text: string, width: number, right = false): string {
   return right ? fill + text : text + fill
 }
 
+/** The terminal width every printed line fits by default (a wide view lifts it: {@link wideFromEnv}). */
+export const TABLE_WIDTH = 120
+
+/** The one way to ask for the wide view from the environment: `SEQK_WIDE=1` (or `true`). */
+export function wideFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  return /^(1|true|yes)$/i.test(env.SEQK_WIDE ?? '')
+}
+
 /**
- * Renders one benchmark's cells as a table (one row per cell). Pure: colour is on only when a
- * colour level is given, and the table reads the same without it.
+ * Word-wraps one line to `width` visible columns, continuation lines indented by `indent` spaces
+ * past the line's own leading spaces; a word longer than a line is cut. Colour codes are kept
+ * only on lines that fit unchanged (wrap plain text, colour after).
+ *
+ * @example
+ * wrapLine(' a long note …', 40) // => [' a long note that', '    goes on …']
  */
-export function renderBenchmarkTable(benchmark: string, cells: readonly CellSummary[], options: { color?: boolean } = {}): string {
+export function wrapLine(line: string, width = TABLE_WIDTH, indent = 2): string[] {
+  if (visibleLength(line) <= width) return [line]
+  const lead = /^ */.exec(line)![0]
+  const words = line.slice(lead.length).split(/ +/)
+  const out: string[] = []
+  let current = lead
+  const prefix = () => (out.length === 0 ? lead : lead + ' '.repeat(indent))
+  for (let word of words) {
+    const candidate = current.trim() === '' ? prefix() + word : `${current} ${word}`
+    if (candidate.length <= width) {
+      current = candidate
+      continue
+    }
+    if (current.trim() !== '') out.push(current)
+    // A word longer than any line (a path, a URL): cut it.
+    while (prefix().length + word.length > width) {
+      const room = Math.max(1, width - prefix().length)
+      out.push(prefix() + word.slice(0, room))
+      word = word.slice(room)
+    }
+    current = prefix() + word
+  }
+  if (current.trim() !== '') out.push(current)
+  return out
+}
+
+/** Options of {@link renderBenchmarkTable}. */
+export interface TableOptions {
+  /** ANSI colours (the text is the same without them). */
+  color?: boolean
+  /** Every column and every k, however wide (default: fit `width`, leaving out what does not fit and saying so). */
+  wide?: boolean
+  /** The width the narrow view fits (default {@link TABLE_WIDTH}). */
+  width?: number
+}
+
+interface Column {
+  header: string
+  values: string[]
+  /** Right-aligned (numbers). */
+  numeric: boolean
+}
+
+/** Lays out columns two spaces apart after one leading space; the last column is not padded. */
+function layout(columns: readonly Column[]): { widths: number[]; line: (i: number | 'header') => string } {
+  const widths = columns.map((col) => Math.max(visibleLength(col.header), ...col.values.map(visibleLength)))
+  const line = (i: number | 'header') =>
+    ' ' + columns.map((col, j) => {
+      const text = i === 'header' ? col.header : (col.values[i] ?? '')
+      return j === columns.length - 1 && !col.numeric ? text : pad(text, widths[j]!, col.numeric)
+    }).join('  ')
+  return { widths, line }
+}
+
+function tableWidth(columns: readonly Column[]): number {
+  return 1 + columns.reduce((n, col) => n + Math.max(visibleLength(col.header), ...col.values.map(visibleLength)), 0) + 2 * (columns.length - 1)
+}
+
+/**
+ * Renders rows under a header within `width`: when the first column (cell ids) is what pushes it
+ * past, a row whose id is too long prints the id on a line of its own and its numbers on the next.
+ * `after(i)` adds lines under row i (failure reasons).
+ */
+function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
+  const rows = columns[0]!.values.length
+  const ids = columns[0]!.values
+  let folded = new Set<number>()
+  if (width !== null && tableWidth(columns) > width) {
+    const rest = tableWidth(columns.slice(1)) + 2 - 1
+    const room = Math.max(visibleLength(columns[0]!.header), width - rest - 1)
+    folded = new Set(ids.map((id, i) => (visibleLength(id) > room ? i : -1)).filter((i) => i >= 0))
+    columns = [{ ...columns[0]!, values: ids.map((id, i) => (folded.has(i) ? '' : id)) }, ...columns.slice(1)]
+  }
+  const { line } = layout(columns)
+  const out = [line('header')]
+  for (let i = 0; i < rows; i++) {
+    if (folded.has(i)) out.push(...wrapLine(` ${ids[i]}`, width ?? Number.POSITIVE_INFINITY))
+    out.push(line(i), ...after(i))
+  }
+  return out
+}
+
+/** The k a narrow table shows: every k up to 5, else 1, 2, the middle and the last two. */
+function shownKs(K: number, wide: boolean): number[] {
+  if (wide || K <= 5) return Array.from({ length: K }, (_, i) => i + 1)
+  return [...new Set([1, 2, Math.ceil(K / 2), K - 1, K])].sort((a, b) => a - b)
+}
+
+/** Whether the cell declared anything to check: a rate threshold, a tolerated error rate, a baseline. */
+function assertsAnything(cell: CellSummary): boolean {
+  return cell.gate !== undefined || cell.thresholds.some((t) => t.metric !== 'maxErrorRate' || t.limit > 0)
+}
+
+/** Whether the cell measured nothing (every trajectory errored, or none ran): one root cause. */
+function measuredNothing(cell: CellSummary): boolean {
+  return cell.thresholds.some((t) => t.metric === 'measured' && !t.pass)
+}
+
+/**
+ * Why a cell failed, one line per root cause: a cell that did not finish or measured nothing says
+ * so once (its thresholds cannot be judged for that reason); otherwise each missed threshold and
+ * what the baseline gate found.
+ */
+export function failureReasons(cell: CellSummary): string[] {
+  if (cell.shard) return []
+  // A cell that did not finish or measured nothing: that is the cause, its thresholds' misses follow from it.
+  const root = cell.thresholds.filter((t) => (t.metric === 'finished' || t.metric === 'measured') && !t.pass)
+  if (root.length > 0) return root.map((t) => t.message)
+  const gate = cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing') ? cell.gate.messages.map((m) => `baseline: ${m}`) : []
+  return [...cell.thresholds.filter((t) => !t.pass).map((t) => t.message), ...gate]
+}
+
+/** What a row's outcome is: fields that come from the trajectories' outcomes, not their cost. */
+function outcomeKey(cell: CellSummary): string {
+  const { curve, interval } = curveOf(cell)
+  return JSON.stringify([curve, interval?.lo, interval?.hi, cell.gain, cell.egs, cell.lgs, cell.unmodifiedRevisions, cell.errors.count, cell.perTask.map((p) => p.firstSuccess)])
+}
+
+/**
+ * Feedback modes whose rows are identical for an actor (every rate, interval and per-task first
+ * success), said once with why: the actor answered both modes' feedback the same way. For the
+ * simulated actors that is by design (they read only whether the feedback names what failed).
+ */
+export function identicalRowsNote(cells: readonly CellSummary[]): string | null {
+  const pairs = new Map<string, { actors: string[]; of: number }>()
+  const actors = [...new Set(cells.map((c) => c.actorId))]
+  for (const actor of actors) {
+    const mine = cells.filter((c) => c.actorId === actor && c.mode !== 'independent')
+    for (let i = 0; i < mine.length; i++) {
+      for (let j = i + 1; j < mine.length; j++) {
+        const key = `${mine[i]!.mode} = ${mine[j]!.mode}`
+        const entry = pairs.get(key) ?? { actors: [], of: 0 }
+        entry.of++
+        if (outcomeKey(mine[i]!) === outcomeKey(mine[j]!)) entry.actors.push(actor)
+        pairs.set(key, entry)
+      }
+    }
+  }
+  const same = [...pairs].filter(([, e]) => e.actors.length > 0)
+  if (same.length === 0) return null
+  // Pairs that hold for the same actors are said together: "critic-aware = verifier and critic-blind = binary for every actor".
+  const byWho = new Map<string, string[]>()
+  for (const [key, e] of same) {
+    const who = e.actors.length === e.of && e.of > 1 ? 'every actor' : e.actors.join(', ')
+    byWho.set(who, [...(byWho.get(who) ?? []), key])
+  }
+  const parts = [...byWho].map(([who, keys]) => `${keys.length > 1 ? `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}` : keys[0]} for ${who}`)
+  const simulated = same.every(([, e]) => e.actors.every((a) => cells.find((c) => c.actorId === a)?.protocol.actor.provider === 'simulated'))
+  const why = simulated
+    ? 'a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed'
+    : 'the actor revised alike under both feedback modes'
+  return `identical rows: ${parts.join('; ')} (the same first success in every trajectory): ${why}`
+}
+
+/**
+ * Renders one benchmark's cells as a table (one row per cell), its notes under it. Pure: colour
+ * is on only when asked, and the table reads the same without it. By default every line fits
+ * `width` (120) columns at K = 5: the table leaves out the columns that do not fit (EGS, LGS,
+ * unmod, tokens, cost, in that order of priority, cost kept first when it is not $0 everywhere)
+ * and names them with how to see them (`wide`, or SEQK_WIDE=1); notes are wrapped.
+ */
+export function renderBenchmarkTable(benchmark: string, cells: readonly CellSummary[], options: TableOptions = {}): string {
   const c: ChalkInstance = new Chalk({ level: options.color ? 1 : 0 })
   if (cells.length === 0) return ''
+  const wide = options.wide ?? false
+  const width = wide ? null : (options.width ?? TABLE_WIDTH)
+  const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width))
   const K = Math.max(...cells.map((x) => x.budget))
   const first = cells[0]!
   const history = cells.find((x) => x.protocol.history)?.protocol.history?.name ?? '—'
-  const header = [
-    'cell',
-    'metric',
-    ...Array.from({ length: K }, (_, i) => `@${i + 1}`),
-    `95% CI @${K}`,
-    `Δ@${K}`,
-    'EGS',
-    'LGS',
-    'unmod',
-    'errors',
-    'tokens',
-    'cost',
-    'verdict',
-  ]
-  const rows = cells.map((cell) => {
-    const { label, curve, interval } = curveOf(cell)
-    const gateFailed = cell.gate?.status === 'fail' || cell.gate?.status === 'missing' ? 1 : 0
-    const failed = cell.thresholds.filter((t) => !t.pass).length + gateFailed
-    // A shard's numbers cover its share of the tasks; its thresholds are checked at the merge.
-    const verdict = cell.shard ? c.dim(`shard ${cell.shard.index}/${cell.shard.count}`) : cell.verdict === 'pass' ? c.green('pass') : c.red(`FAIL (${failed})`)
-    const errors = cell.errors.count === 0 ? '0' : c.yellow(String(cell.errors.count))
-    const ciText = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
-    return [
-      cell.cellId,
-      label,
-      ...Array.from({ length: K }, (_, i) => percent(curve[i])),
-      ciText,
-      signedPercent(cell.gain),
-      ratio(cell.egs),
-      ratio(cell.lgs),
-      cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate),
-      errors,
-      compactCount(cell.usage.inputTokens + cell.usage.outputTokens),
-      money(cell.costUsd),
-      verdict,
-    ]
+  const ks = shownKs(K, wide)
+  const reasons = cells.map(failureReasons)
+  const verdicts = cells.map((cell, i) => {
+    // A shard's numbers cover its share of the tasks: its thresholds are checked at the merge.
+    if (cell.shard) return c.dim(`shard ${cell.shard.index}/${cell.shard.count}`)
+    if (cell.verdict !== 'pass') return c.red(`FAIL (${Math.max(1, reasons[i]!.length)})`)
+    return assertsAnything(cell) ? c.green('pass') : c.dim('no thresholds')
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => visibleLength(r[i] ?? ''))))
-  const numeric = (i: number) => i >= 2 && i < header.length - 1
-  const line = (cols: string[]) => ' ' + cols.map((col, i) => (i === cols.length - 1 ? col : pad(col, widths[i]!, numeric(i)))).join('  ')
-  const title = `${c.bold(benchmark)} — K=${K}, ${first.tasks} tasks × ${first.repeats} repeats, history ${history}, rates in %`
-  const out = [title, c.dim(line(header)), ...rows.map(line)]
-  const ranking = rankingChanges(cells)
-  if (ranking.length > 0) out.push(...ranking.map((r) => ` ${r}`))
-  out.push(...revisionTable(cells).map((l) => ` ${l}`))
-  out.push(...revisionAnnotationTable(cells).map((l) => ` ${l}`))
+  const curves = cells.map(curveOf)
+  const col = (header: string, values: string[], numeric = true): Column => ({ header, values, numeric })
+  const cellCol = col('cell', cells.map((x) => x.cellId), false)
+  const metricCol = col('metric', curves.map((x) => x.label), false)
+  const kCols = ks.map((k) => col(`@${k}`, curves.map((x) => percent(x.curve[k - 1]))))
+  const ciCol = col(`95% CI @${K}`, curves.map(({ interval }) => (interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—')))
+  const gainCol = col(`Δ@${K}`, cells.map((x) => signedPercent(x.gain)))
+  const egsCol = col('EGS', cells.map((x) => percent(x.egs)))
+  const lgsCol = col('LGS', cells.map((x) => percent(x.lgs)))
+  const unmodCol = col('unmod', cells.map((x) => (x.unmodifiedRevisions.revisions === 0 ? '—' : percent(x.unmodifiedRevisions.rate))))
+  const errorsCol = col('errors', cells.map((x) => (x.errors.count === 0 ? '0' : c.yellow(String(x.errors.count)))))
+  const tokensCol = col('tokens', cells.map((x) => compactCount(x.usage.inputTokens + x.usage.outputTokens)))
+  const costCol = col('cost', cells.map((x) => money(x.costUsd)))
+  const verdictCol = col('verdict', verdicts, false)
+  const ordered = [cellCol, metricCol, ...kCols, ciCol, gainCol, egsCol, lgsCol, unmodCol, errorsCol, tokensCol, costCol, verdictCol]
+  const free = cells.every((x) => x.costUsd === 0)
+  let shown = new Set(ordered)
+  if (width !== null) {
+    // Required first, then the optional columns by priority while they fit (cell ids may fold).
+    shown = new Set([cellCol, metricCol, ...kCols, ciCol, gainCol, errorsCol, verdictCol])
+    const minimal = (set: Set<Column>) => tableWidth(ordered.filter((x) => set.has(x)).map((x) => (x === cellCol ? { ...x, values: [] } : x)))
+    const cellRoom = (set: Set<Column>) => width - minimal(set)
+    const longest = Math.max(...cells.map((x) => visibleLength(x.cellId)))
+    // EGS and LGS split one gain: both or neither.
+    for (const optional of [...(free ? [] : [[costCol]]), [egsCol, lgsCol], [unmodCol], [tokensCol]]) {
+      const next = new Set([...shown, ...optional])
+      // An optional column never forces a cell id to fold.
+      if (cellRoom(next) >= longest) shown = next
+    }
+  }
+  const columns = ordered.filter((x) => shown.has(x))
+  const under = (i: number) => reasons[i]!.length === 0 || cells[i]!.verdict === 'pass' ? [] : reasons[i]!.flatMap((r) => wrap(`   ✗ ${r}`).map((l) => c.red(l)))
+  const body = fitRows(columns, width, under)
+  const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
+  const title = `${benchmark} — K=${K}, ${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}, history ${history}, ${shares}`
+  const out = [...wrap(title).map((l, i) => (i === 0 ? l.replace(benchmark, c.bold(benchmark)) : l)), c.dim(body[0]!), ...body.slice(1)]
+  const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) => out.push(...wrap(` ${line}`).map((l) => paint(l)))
+  for (const line of condensedRanking(cells)) note(line, (s) => s)
+  for (const line of revisionTable(cells, width)) out.push(line)
+  for (const line of revisionAnnotationTable(cells, width)) out.push(line)
+  const identical = identicalRowsNote(cells)
+  if (identical) note(identical)
   const spending = spendingLine(cells)
-  if (spending) out.push(c.dim(` ${spending}`))
-  const notes = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && !n.startsWith('independent')))]
-  for (const n of notes) out.push(c.dim(` note: ${n}`))
-  out.push(...errorBoundLines(cells).map((l) => c.yellow(` ${l}`)))
-  out.push(...intervalNotes(cells).map((l) => c.dim(` ${l}`)))
-  for (const cell of cells) for (const t of cell.thresholds.filter((x) => !x.pass)) out.push(c.red(` ✗ ${cell.cellId}: ${t.message}`))
-  out.push(...baselineLines(cells).map((l) => (l.startsWith('✗') ? c.red(` ${l}`) : c.dim(` ${l}`))))
+  if (spending) note(spending)
+  // Why EGS and LGS are undefined, where they are shown (the narrow view leaves them out).
+  if (shown.has(egsCol)) {
+    const timing = new Map<string, string[]>()
+    for (const cell of cells.filter((x) => x.timingNote !== null && !x.timingNote.startsWith('independent') && !measuredNothing(x))) timing.set(cell.timingNote!, [...(timing.get(cell.timingNote!) ?? []), cell.cellId])
+    for (const [text, ids] of timing) note(`note: ${text} (${ids.length === cells.filter((x) => x.mode !== 'independent').length ? 'every feedback cell' : ids.join(', ')})`)
+  } else {
+    // The budget note explains dashes in the @k columns, which are always shown.
+    const disclosed = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && n.startsWith('budget disclosed')))]
+    for (const n of disclosed) note(`note: ${n}`)
+  }
+  for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
+  for (const line of intervalNotes(cells)) note(line)
+  for (const line of baselineLines(cells, { failures: false })) note(line)
+  const hidden = ordered.filter((x) => !shown.has(x) && !kCols.includes(x))
+  const hiddenKs = K - ks.length
+  if (hidden.length > 0 || hiddenKs > 0) {
+    const names = hidden.map((x) => {
+      if (x === costCol && free) return 'cost ($0 everywhere)'
+      if (x === tokensCol) return `tokens (${compactCount(cells.reduce((n, y) => n + y.usage.inputTokens + y.usage.outputTokens, 0))} in all)`
+      return x.header
+    })
+    if (hiddenKs > 0) names.unshift(`${plural(hiddenKs, 'rate')} @k between`)
+    note(`not shown at ${width} columns: ${names.join(', ')}; wide view: SEQK_WIDE=1`)
+  }
   return out.join('\n')
+}
+
+/**
+ * The ranking lines for the terminal: modes whose change reads the same are said in one line
+ * (`(critic-aware, verifier)`), so four identical lines become one.
+ */
+function condensedRanking(cells: readonly CellSummary[]): string[] {
+  const byText = new Map<string, string[]>()
+  for (const { mode, text } of rankingByMode(cells)) byText.set(text, [...(byText.get(text) ?? []), mode])
+  return [...byText].map(([text, modes]) => text.replace('\u0000', modes.join(', ')))
 }
 
 /**
@@ -113,7 +321,7 @@ function intervalNotes(cells: readonly CellSummary[]): string[] {
     return Math.round(((i.hi ?? 0) - (i.lo ?? 0)) * 100)
   })
   const names = wide.length <= 3 ? ` (${wide.map((c) => c.cellId).join(', ')})` : ''
-  const which = wide.length === cells.length ? `all ${cells.length} cells` : `${wide.length} of ${cells.length} cells${names}`
+  const which = wide.length === cells.length ? (cells.length === 1 ? 'the cell' : `all ${cells.length} cells`) : `${wide.length} of ${plural(cells.length, 'cell')}${names}`
   const [lo, hi] = [Math.min(...widths), Math.max(...widths)]
   return [`small-N warning: the 95% interval at K is ${lo === hi ? lo : `${lo}–${hi}`} points wide in ${which}, too wide to tell close models apart; more tasks narrow it (about √2 per doubling), more repeats much less`]
 }
@@ -124,10 +332,15 @@ function intervalNotes(cells: readonly CellSummary[]): string[] {
  * last bits tie (metrics/ranks.ts), so rounding never reads as a change of order.
  */
 export function rankingChanges(cells: readonly CellSummary[]): string[] {
+  return rankingByMode(cells).map(({ mode, text }) => text.replace('\u0000', mode))
+}
+
+/** {@link rankingChanges} per mode, the mode's place in the text held by a NUL. */
+function rankingByMode(cells: readonly CellSummary[]): { mode: string; text: string }[] {
   const K = Math.max(...cells.map((x) => x.budget))
   const pass = new Map(cells.filter((x) => x.mode === 'independent' && x.passAt?.[K - 1] != null).map((x) => [x.actorId, x.passAt![K - 1]!]))
   if (pass.size < 2) return []
-  const out: string[] = []
+  const out: { mode: string; text: string }[] = []
   const modes = [...new Set(cells.filter((x) => x.mode !== 'independent').map((x) => x.mode))]
   for (const mode of modes) {
     const seq = new Map(cells.filter((x) => x.mode === mode && pass.has(x.actorId) && x.seqAt[K - 1] != null).map((x) => [x.actorId, x.seqAt[K - 1]!]))
@@ -135,8 +348,8 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
     const passRanks = competitionRanks(new Map([...pass].filter(([id]) => seq.has(id))))
     const seqRanks = competitionRanks(seq)
     const moved = [...seqRanks].filter(([id, r]) => passRanks.get(id) !== r)
-    if (moved.length === 0) out.push(`ranking: the same under Pass@${K} and Seq@${K} (${mode})`)
-    else out.push(`ranking changes from Pass@${K} to Seq@${K} (${mode}): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}`)
+    if (moved.length === 0) out.push({ mode, text: `ranking: the same under Pass@${K} and Seq@${K} (\u0000)` })
+    else out.push({ mode, text: `ranking changes from Pass@${K} to Seq@${K} (\u0000): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}` })
   }
   return out
 }
@@ -159,25 +372,29 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
     parts.push(`${percent(cached / input, { digits: 0 })}% of input tokens from prompt cache, saving ${money(saved)}`)
   }
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
-  if (replayed > 0) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`)
+  // Replays matter to money only: where every cost is $0 there is no nominal cost to explain.
+  if (replayed > 0 && (total > 0 || !known)) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`)
   return parts.length > 0 ? parts.join('; ') : null
 }
 
 /** What the baseline gate said about a benchmark's cells: failures one by one, the rest in a line. */
-export function baselineLines(cells: readonly CellSummary[]): string[] {
+export function baselineLines(cells: readonly CellSummary[], options: { failures?: boolean } = {}): string[] {
   const gated = cells.filter((x) => x.gate)
   if (gated.length === 0) return []
   const out: string[] = []
   for (const cell of gated) {
     const gate = cell.gate!
-    if (gate.status === 'fail' || gate.status === 'missing') for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
+    // The terminal table prints a failed gate's reasons under the cell's row instead.
+    if (gate.status === 'fail' || gate.status === 'missing') {
+      if (options.failures !== false) for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
+    }
     // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else for (const m of gate.messages.filter((x) => /^\d+ tasks |^the baseline has up to/.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
+    else for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
   const parts = [
-    count('pass') > 0 ? `${count('pass')} cells without regression` : '',
+    count('pass') > 0 ? `${plural(count('pass'), 'cell')} without regression` : '',
     count('written') > 0 ? `${count('written')} written` : '',
     count('updated') > 0 ? `${count('updated')} updated` : '',
     count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',
@@ -209,7 +426,7 @@ function powerText(passed: readonly CellSummary[]): string {
  * that the best later attempt met, the criteria that passed earlier and broke later, and the
  * success of revisions that changed the answer versus those that did not (paper §5.2–5.3).
  */
-export function revisionTable(cells: readonly CellSummary[]): string[] {
+export function revisionTable(cells: readonly CellSummary[], width: number | null = TABLE_WIDTH): string[] {
   const rows = cells.filter((c) => c.criterionRepair)
   if (rows.length === 0) return []
   const header = ['cell', 'criteria repaired', 'broken later', 'next attempt: changed', 'unchanged']
@@ -225,9 +442,7 @@ export function revisionTable(cells: readonly CellSummary[]): string[] {
       next ? frac(next.unchanged.solved, next.unchanged.revisions, next.unchanged.rate) : '—',
     ]
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => visibleLength(r[i] ?? ''))))
-  const line = (cols: string[]) => cols.map((col, i) => pad(col, widths[i]!, i > 0)).join('  ')
-  return ['revision analysis (criteria, %):', line(header), ...body.map(line)]
+  return [' revision analysis (criteria, %):', ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width)]
 }
 
 /** What each annotator reads as a request, for the title of the revision annotation lines. */
@@ -244,7 +459,7 @@ const ANNOTATOR_TEXT: Readonly<Record<string, string>> = {
  * revisionAnnotationTable(cells)
  * // ['revision annotation (derived annotator: …; %):', 'cell  annotated  unhelpful …', …]
  */
-export function revisionAnnotationTable(cells: readonly CellSummary[]): string[] {
+export function revisionAnnotationTable(cells: readonly CellSummary[], width: number | null = TABLE_WIDTH): string[] {
   const rows = cells.filter((c) => c.revisionAnnotation)
   if (rows.length === 0) return []
   const annotators = [...new Set(rows.map((c) => c.revisionAnnotation!.annotator))]
@@ -255,16 +470,47 @@ export function revisionAnnotationTable(cells: readonly CellSummary[]): string[]
     const { unhelpful, some, all } = a.classes
     return [c.cellId, a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated), percent(unhelpful.share.point), percent(some.share.point), percent(all.share.point), success(unhelpful), success(some), success(all)]
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => visibleLength(r[i] ?? ''))))
-  const line = (cols: string[]) => cols.map((col, i) => pad(col, widths[i]!, i > 0)).join('  ')
-  const title = `revision annotation (${annotators.map((a) => ANNOTATOR_TEXT[a] ?? `${a} annotator`).join('; ')}; %):`
-  return [title, line(header), ...body.map(line)]
+  const title = ` revision annotation (${annotators.map((a) => ANNOTATOR_TEXT[a] ?? `${a} annotator`).join('; ')}; %):`
+  return [...(width === null ? [title] : wrapLine(title, width)), ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width)]
 }
 
-/** One line per history comparison: the paired effect of summarising the history. */
-export function historyComparisonLines(comparisons: readonly { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }[]): string[] {
-  return comparisons.map((c) => {
-    const d = c.diff
-    return `history ${c.other.history} vs ${c.baseline.history} (${c.actorId} · ${c.mode}): Seq@K ${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}, difference ${signedPercent(d.point)} points (95% CI ${signedPercent(d.lo)} to ${signedPercent(d.hi)}) on ${c.commonTasks} common tasks`
-  })
+type HistoryComparisonLine = { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }
+
+/**
+ * The paired effect of summarising the history, per pair of policies: a heading, one row per
+ * cell whose Seq@K moved, and the cells with no difference (a point estimate that prints as
+ * +0.0) in one line, grouped by actor, with the widest interval among them. Within `width`.
+ *
+ * @example
+ * historyComparisonLines(summary.historyComparisons ?? [])
+ * // ['history summary vs full, Seq@K on 12 common tasks (points, paired 95% CI):', ' simulated:reviser · critic-aware  97.2 → 94.4  -2.8 (-13.2 to +8.4)', …]
+ */
+export function historyComparisonLines(comparisons: readonly HistoryComparisonLine[], width: number | null = TABLE_WIDTH): string[] {
+  const out: string[] = []
+  const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width))
+  const groups = new Map<string, HistoryComparisonLine[]>()
+  for (const c of comparisons) {
+    const key = `${c.other.history} vs ${c.baseline.history}`
+    groups.set(key, [...(groups.get(key) ?? []), c])
+  }
+  for (const [key, list] of groups) {
+    const tasks = [...new Set(list.map((c) => c.commonTasks))]
+    const onTasks = tasks.length === 1 ? ` on ${plural(tasks[0]!, 'common task')}` : ''
+    out.push(...wrap(`history ${key}: Seq@K${onTasks}, difference in points (paired 95% CI):`))
+    const zero = list.filter((c) => signedPercent(c.diff.point) === '+0.0')
+    const moved = list.filter((c) => !zero.includes(c))
+    if (moved.length > 0) {
+      const rows = moved.map((c) => [`${c.actorId} · ${c.mode}`, `${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}`, signedPercent(c.diff.point), `(${signedPercent(c.diff.lo)} to ${signedPercent(c.diff.hi)})`, ...(onTasks ? [] : [`on ${plural(c.commonTasks, 'common task')}`])])
+      const header = ['cell', `${moved[0]!.baseline.history} → ${moved[0]!.other.history}`, 'diff', '95% CI', ...(onTasks ? [] : ['tasks'])]
+      out.push(...fitRows(header.map((h, i) => ({ header: h, values: rows.map((r) => r[i]!), numeric: i === 1 || i === 2 })), width))
+    }
+    if (zero.length > 0) {
+      const byActor = new Map<string, string[]>()
+      for (const c of zero) byActor.set(c.actorId, [...(byActor.get(c.actorId) ?? []), c.mode])
+      const bound = Math.max(...zero.flatMap((c) => [Math.abs(c.diff.lo ?? 0), Math.abs(c.diff.hi ?? 0)]))
+      const who = [...byActor].map(([actor, modes]) => `${actor} (${modes.join(', ')})`).join(', ')
+      out.push(...wrap(` no difference (+0.0, 95% CI within ±${percent(bound)}) for ${plural(zero.length, 'cell')}: ${who}`))
+    }
+  }
+  return out
 }

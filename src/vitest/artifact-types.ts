@@ -43,10 +43,17 @@ export interface TrajectoryArtifact {
   reused?: boolean
 }
 
+/** What a running cell waits on (a retried endpoint, a rate limit), for live progress; at most one per cell every few seconds. */
+export interface NoticeArtifact {
+  type: 'seqk:notice'
+  text: string
+}
+
 declare module 'vitest' {
   interface TestArtifactRegistry {
     'seqk:cell-start': CellStartArtifact
     'seqk:trajectory': TrajectoryArtifact
+    'seqk:notice': NoticeArtifact
   }
   interface TaskMeta {
     /** The cell's summary, plain JSON, read by the seqk reporter. */

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { plural } from '../metrics/format.js'
 import { relative } from 'node:path'
 import { BASELINE_FIX, BaselineFileError, describeBaselineProblem, inspectBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
 import type { CellSummary, GateJson } from '../core/schemas.js'
@@ -104,8 +105,8 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
 function taskSetNotes(result: { added: string[]; removed: string[]; changed: string[] }): string[] {
   const list = (ids: string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length})` : ''}`
   const notes: string[] = []
-  if (result.added.length > 0) notes.push(`${result.added.length} tasks added since the baseline (not compared): ${list(result.added)}`)
-  if (result.removed.length > 0) notes.push(`${result.removed.length} tasks removed since the baseline: ${list(result.removed)}`)
-  if (result.changed.length > 0) notes.push(`${result.changed.length} tasks changed (prompt, tests or criteria) and left out: ${list(result.changed)}`)
+  if (result.added.length > 0) notes.push(`${plural(result.added.length, 'task')} added since the baseline (not compared): ${list(result.added)}`)
+  if (result.removed.length > 0) notes.push(`${plural(result.removed.length, 'task')} removed since the baseline: ${list(result.removed)}`)
+  if (result.changed.length > 0) notes.push(`${plural(result.changed.length, 'task')} changed (prompt, tests or criteria) and left out: ${list(result.changed)}`)
   return notes
 }

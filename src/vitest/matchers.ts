@@ -1,5 +1,6 @@
 import type { CellSummary } from '../core/schemas.js'
 import type { CellResult } from '../protocol/cell.js'
+import { percentText } from '../metrics/format.js'
 
 type Subject = CellSummary | CellResult
 
@@ -20,10 +21,11 @@ function rateMatcher(metric: 'seqAt' | 'passAt', label: string) {
     if (!Number.isInteger(k) || k < 1 || k > summary.budget) return { pass: false, message: () => `k must be an integer in 1..${summary.budget} (the budget), got ${k}` }
     const actual = curve[k - 1] ?? null
     const pass = actual !== null && actual >= min
-    const shown = actual === null ? 'undefined' : actual.toFixed(3)
+    // Fail closed: an undefined rate (nothing measured up to k) never reaches a threshold.
+    const shown = actual === null ? `undefined (no measured trajectory gives ${label}@${k}, so the threshold cannot be judged)` : percentText(actual)
     return {
       pass,
-      message: () => (this.isNot ? `expected ${summary.cellId} not to reach ${label}@${k} ≥ ${min}, but it is ${shown}` : `expected ${summary.cellId} to reach ${label}@${k} ≥ ${min}, but it is ${shown}`),
+      message: () => (this.isNot ? `expected ${summary.cellId} not to reach ${label}@${k} ≥ ${percentText(min)}, but it is ${shown}` : `expected ${summary.cellId} to reach ${label}@${k} ≥ ${percentText(min)}, but it is ${shown}`),
     }
   }
 }

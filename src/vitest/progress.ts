@@ -1,3 +1,6 @@
+import { plural } from '../metrics/format.js'
+import { TABLE_WIDTH } from '../report/table.js'
+
 /** Live progress of running cells, fed by the trajectory artifacts the tests record. */
 export type ProgressMode = 'line' | 'lines' | 'off'
 
@@ -9,7 +12,12 @@ interface CellProgress {
   errors: number
   startedAt: number
   lastPrinted: number
+  /** Quarter marks (1–3) passed and said. */
   lastQuarter: number
+  /** Lines printed between the start and the end (quarters and notices share three). */
+  middle: number
+  /** What the cell is waiting on (a retry, a rate limit), said with its next line. */
+  notice?: string
   /** Cancels the pending "started" line (lines mode). */
   cancelStarted?: () => void
 }
@@ -23,12 +31,18 @@ const defaultSchedule: Schedule = (fn, ms) => {
   return () => clearTimeout(timer)
 }
 
+/** Lines a cell may print between its start and its end in `lines` mode: the three quarter marks. */
+export const MIDDLE_LINES = 3
+
 /**
  * `line` rewrites one status line in place (a TTY with no other live renderer); `lines` prints
  * plain lines (CI logs, or a TTY shared with Vitest's own live summary, which would garble an
- * in-place line): "started" once a cell has run for a second, a line at each quarter after a quiet
- * second and at most every `intervalMs` otherwise, and "done". A cell that finishes within a second
- * prints one line.
+ * in-place line), at most five per cell: "started" once a cell has run for a second, a line at
+ * each quarter mark (25, 50, 75%) reached after a quiet second, and "done"; a cell that finishes
+ * within a second prints one line. A notice (an endpoint retried, a rate-limit wait) rides on the
+ * cell's next line, or takes an unused quarter's line when the cell has been quiet for
+ * `intervalMs`, so a cell stuck on retries says why without flooding the log. Every line fits
+ * `width` columns (the benchmark name is shortened, never the cell id).
  */
 export class Progress {
   private readonly cells = new Map<string, CellProgress>()
@@ -40,11 +54,12 @@ export class Progress {
     private readonly intervalMs = 5000,
     private readonly now: () => number = Date.now,
     private readonly schedule: Schedule = defaultSchedule,
+    private readonly width: number = TABLE_WIDTH,
   ) {}
 
   start(key: string, label: string, total: number): void {
     const t = this.now()
-    const cell: CellProgress = { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0 }
+    const cell: CellProgress = { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0, middle: 0 }
     this.cells.set(key, cell)
     if (this.mode === 'lines') {
       // Only a cell still running after a second says it started (slow models: the first
@@ -53,7 +68,7 @@ export class Progress {
         cell.cancelStarted = undefined
         if (this.cells.get(key) !== cell || cell.lastPrinted !== cell.startedAt) return
         cell.lastPrinted = this.now()
-        this.write(cell.done === 0 ? `seqk ▸ ${label}: started, ${total} trajectories\n` : `seqk ▸ ${this.describe(cell)}\n`)
+        this.print(cell, cell.done === 0 ? `started, ${plural(total, 'trajectory', 'trajectories')}${this.takeNotice(cell)}` : this.describe(cell))
       }, 1000)
     }
     this.render()
@@ -66,15 +81,28 @@ export class Progress {
     if (status === 'solved') cell.solved++
     if (status === 'error') cell.errors++
     if (this.mode === 'lines') {
-      const quarter = Math.floor((cell.done / Math.max(1, cell.total)) * 4)
+      const quarter = Math.min(MIDDLE_LINES, Math.floor((cell.done / Math.max(1, cell.total)) * 4))
       const t = this.now()
-      // Quarter marks only once a cell has been quiet for a second: fast cells print two lines.
-      const sinceLast = t - cell.lastPrinted
-      if ((quarter > cell.lastQuarter && cell.done < cell.total && sinceLast >= 1000) || sinceLast >= this.intervalMs) {
+      // Quarter marks only once a cell has been quiet for a second: fast cells print one line.
+      if (quarter > cell.lastQuarter && cell.done < cell.total && t - cell.lastPrinted >= 1000 && cell.middle < MIDDLE_LINES) {
         cell.lastQuarter = quarter
-        cell.lastPrinted = t
-        this.write(`seqk ▸ ${this.describe(cell)}\n`)
+        this.middleLine(cell, t)
       }
+    } else this.render()
+  }
+
+  /**
+   * What a running cell waits on, e.g. "retrying gpt-4o (actor): HTTP 429, waiting 4 s". Said with
+   * the cell's next line; in `lines` mode a cell quiet for `intervalMs` says it at once, within
+   * its three middle lines.
+   */
+  notice(key: string, text: string): void {
+    const cell = this.cells.get(key)
+    if (!cell) return
+    cell.notice = text
+    if (this.mode === 'lines') {
+      const t = this.now()
+      if (t - cell.lastPrinted >= this.intervalMs && cell.middle < MIDDLE_LINES && cell.lastPrinted !== cell.startedAt) this.middleLine(cell, t)
     } else this.render()
   }
 
@@ -83,7 +111,10 @@ export class Progress {
     cell?.cancelStarted?.()
     this.cells.delete(key)
     if (this.mode === 'line') this.render(true)
-    if (this.mode === 'lines' && cell) this.write(`seqk ▸ ${this.describe(cell)}, done\n`)
+    if (this.mode === 'lines' && cell) {
+      cell.notice = undefined
+      this.print(cell, `${this.describe(cell)}, done`)
+    }
   }
 
   /** Forgets every running cell and its pending lines (the run is over). */
@@ -97,10 +128,35 @@ export class Progress {
     if (this.mode === 'line') this.write('\r\x1b[2K')
   }
 
-  private describe(cell: CellProgress): string {
+  private middleLine(cell: CellProgress, t: number): void {
+    cell.middle++
+    cell.lastPrinted = t
+    this.print(cell, this.describe(cell))
+  }
+
+  /** The pending notice, as a `\u0000`-marked suffix {@link print} fits (it is cut before the label is). */
+  private takeNotice(cell: CellProgress): string {
+    const text = cell.notice ? `\u0000${cell.notice}` : ''
+    cell.notice = undefined
+    return text
+  }
+
+  private print(cell: CellProgress, text: string): void {
+    const head = `seqk ▸ ${cell.label}`
+    const [main, notice] = text.split('\u0000') as [string, string | undefined]
+    let tail = `: ${main}`
+    if (notice !== undefined) {
+      const room = this.width - head.length - tail.length - 2
+      tail += `; ${notice.length <= room || room < 25 ? notice : `${notice.slice(0, room - 1)}…`}`
+    }
+    this.write(`${fit(head, tail, this.width)}\n`)
+  }
+
+  private describe(cell: CellProgress, keepNotice = false): string {
     const rate = cell.done === 0 ? '—' : `${((cell.solved / cell.done) * 100).toFixed(0)}% solved`
-    const errors = cell.errors > 0 ? `, ${cell.errors} errors` : ''
-    return `${cell.label}: ${cell.done}/${cell.total} trajectories, ${rate}${errors}, ${((this.now() - cell.startedAt) / 1000).toFixed(1)} s`
+    const errors = cell.errors > 0 ? `, ${plural(cell.errors, 'error')}` : ''
+    const notice = keepNotice ? (cell.notice ? `; ${cell.notice}` : '') : this.takeNotice(cell)
+    return `${cell.done}/${cell.total} trajectories, ${rate}${errors}, ${((this.now() - cell.startedAt) / 1000).toFixed(1)} s${notice}`
   }
 
   private render(force = false): void {
@@ -108,7 +164,29 @@ export class Progress {
     const t = this.now()
     if (!force && t - this.lastRender < 100) return
     this.lastRender = t
-    const text = [...this.cells.values()].map((c) => this.describe(c)).join(' | ')
-    this.write(`\r\x1b[2K${text ? `seqk ▸ ${text}` : ''}`)
+    const text = [...this.cells.values()].map((c) => `${c.label}: ${this.describe(c, true)}`).join(' | ')
+    this.write(`\r\x1b[2K${text ? truncate(`seqk ▸ ${text}`, this.width) : ''}`)
   }
+}
+
+/**
+ * `head` + `tail` within `width`: the benchmark part of the head (before " › ") is shortened
+ * first, so the cell id a `-t` filter takes stays whole; then the tail is cut.
+ */
+export function fit(head: string, tail: string, width: number): string {
+  if (head.length + tail.length <= width) return head + tail
+  const at = head.lastIndexOf(' › ')
+  if (at >= 0) {
+    const keep = head.length + tail.length - width + 1
+    const bench = head.slice(0, at)
+    const prefix = 'seqk ▸ '
+    const room = bench.length - keep
+    if (room > prefix.length + 3) return `${bench.slice(0, room)}…${head.slice(at)}${tail}`
+    head = `${prefix}…${head.slice(at)}`
+  }
+  return truncate(head + tail, width)
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`
 }

@@ -20,6 +20,8 @@ import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
+import { TABLE_WIDTH, wideFromEnv, wrapLine } from '../report/table.js'
+import { skipLines } from './skipped.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -30,6 +32,11 @@ export interface SeqkReporterOptions {
   progress?: 'auto' | ProgressMode
   /** Colour the tables (default: when the terminal supports it and NO_COLOR is unset). */
   color?: boolean
+  /**
+   * Every column of the tables and every k, however wide (default: `SEQK_WIDE=1` in the
+   * environment). Without it everything printed fits 120 columns, and the tables say what they left out.
+   */
+  wide?: boolean
   /** Plain progress lines at most this often per cell, in ms (default 5000). */
   progressIntervalMs?: number
   /** Write `report.html` into the run directory (default true). */
@@ -157,6 +164,7 @@ export default class SeqkReporter implements Reporter {
   onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
     if (artifact.type === 'seqk:cell-start') this.progress.start(testCase.id, `${artifact.benchmark} › ${artifact.cellId}`, artifact.total)
     else if (artifact.type === 'seqk:trajectory') this.progress.tick(testCase.id, artifact.trajectory.status)
+    else if (artifact.type === 'seqk:notice') this.progress.notice(testCase.id, artifact.text)
   }
 
   onTestCaseResult(testCase: TestCase): void {
@@ -287,6 +295,8 @@ export default class SeqkReporter implements Reporter {
       return
     }
     const notRun = this.resumed ? this.keepCellsNotRun() : []
+    // A test skipped with a reason (data that is absent, a model without a key) says why, once.
+    for (const line of skipLines(testModules)) this.log(line)
     const pattern = config?.testNamePattern
     if (this.cells.length === 0) {
       // -t is a regular expression over "<file> <benchmark> <cell id>": a pasted name with ( ) or
@@ -339,6 +349,7 @@ export default class SeqkReporter implements Reporter {
       trajectories: () => trajectories,
       ...(history ? { history } : {}),
       color,
+      wide: this.options.wide ?? wideFromEnv(process.env),
       print: (text) => this.log(text),
       env: process.env,
     })
@@ -372,9 +383,12 @@ export default class SeqkReporter implements Reporter {
     return reasons.length > 0 ? reasons.join(', ') : undefined
   }
 
+  /** Prints `text`, each line wrapped to 120 columns unless the wide view is on (tables already fit). */
   private log(text: string): void {
-    if (this.vitest) this.vitest.logger.log(text)
-    else console.log(text)
+    const wide = this.options.wide ?? wideFromEnv(process.env)
+    const fitted = wide ? text : text.split('\n').flatMap((line) => wrapLine(line, TABLE_WIDTH, 2)).join('\n')
+    if (this.vitest) this.vitest.logger.log(fitted)
+    else console.log(fitted)
   }
 }
 

@@ -15,7 +15,11 @@ import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
+import { onRetry, retryNoticeText } from '../models/retry.js'
 import './artifact-types.js'
+
+/** Retry notices a cell records at most this often (ms). */
+const NOTICE_INTERVAL_MS = 2000
 
 /** Raised by a cell test whose thresholds or baseline gate failed; the message lists each miss. */
 export class SeqkThresholdError extends Error {
@@ -111,17 +115,31 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, declared, ...(run.resume ? { reused: reuse.size } : {}) })
         // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
         for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
-        const result: CellResult = await runCell({
-          ...spec,
-          runId: run.runId,
-          reuse,
-          only,
-          signal: context.signal,
-          onTrajectory: async (trajectory) => {
-            appendTrajectory(file, trajectory)
-            await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
-          },
+        // Retries and rate-limit waits while the cell runs, for live progress: the first at once,
+        // then at most one every few seconds (the reporter prints fewer still).
+        let lastNotice = Number.NEGATIVE_INFINITY
+        const stopNotices = onRetry((notice) => {
+          const now = Date.now()
+          if (now - lastNotice < NOTICE_INTERVAL_MS) return
+          lastNotice = now
+          void recordArtifact(context.task, { type: 'seqk:notice', text: retryNoticeText(notice) }).catch(() => {})
         })
+        let result: CellResult
+        try {
+          result = await runCell({
+            ...spec,
+            runId: run.runId,
+            reuse,
+            only,
+            signal: context.signal,
+            onTrajectory: async (trajectory) => {
+              appendTrajectory(file, trajectory)
+              await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
+            },
+          })
+        } finally {
+          stopNotices()
+        }
         appendCellRecord(cellsFile, { ...record, type: 'end', durationMs: result.summary.durationMs })
         if (shard) {
           // A shard's numbers cover a share of the tasks: thresholds and the baseline wait for `seqk merge`.
