@@ -183,6 +183,24 @@ export const REVISION_CLASS_COLOURS: Readonly<Record<keyof typeof REVISION_CLASS
 const classScale = (): Scale => ({ domain: Object.values(REVISION_CLASS_LABELS), range: Object.values(REVISION_CLASS_COLOURS) })
 const ciText = (lo: number | null, hi: number | null): string => (lo === null || hi === null ? '' : ` (95% CI ${pctText(lo)}–${pctText(hi)})`)
 
+/** The longest `provider:` prefix all ids share ('' when any id would be left empty). */
+function commonPrefix(ids: readonly string[]): string {
+  const first = ids[0] ?? ''
+  const colon = first.indexOf(':')
+  if (colon < 0) return ''
+  const prefix = first.slice(0, colon + 1)
+  return ids.every((id) => id.startsWith(prefix) && id.length > prefix.length) ? prefix : ''
+}
+
+/** Point shapes per feedback mode in the success chart, in the order the page's legend names them. */
+export const MODE_SHAPES: readonly { shape: string; glyph: string }[] = [
+  { shape: 'circle', glyph: '●' },
+  { shape: 'square', glyph: '■' },
+  { shape: 'triangle-up', glyph: '▲' },
+  { shape: 'diamond', glyph: '◆' },
+  { shape: 'cross', glyph: '✚' },
+]
+
 /**
  * The stacked bar of revision classes: one bar per cell (rows in the order given), its segments
  * the shares of annotated revisions that were unhelpful, addressed some or all of the feedback,
@@ -193,7 +211,10 @@ export function revisionShareSpec(points: readonly RevisionClassPoint[], options
   const cellIds = [...new Set(points.map((p) => p.cellId))]
   // Bars are labelled by actor, with the mode only when the cells' modes differ: cell ids are long.
   const modes = new Set(points.map((p) => p.mode))
-  const short = (p: RevisionClassPoint) => (modes.size > 1 ? `${p.actor} · ${p.mode}` : p.actor)
+  // A provider prefix every actor shares (`simulated:`) says nothing on a bar.
+  const prefix = commonPrefix(points.map((p) => p.actor))
+  const actor = (p: RevisionClassPoint) => p.actor.slice(prefix.length)
+  const short = (p: RevisionClassPoint) => (modes.size > 1 ? `${actor(p)} · ${p.mode}` : actor(p))
   const labels = [...new Map(points.map((p) => [p.cellId, short(p)])).values()]
   let x0 = 0
   let cell = ''
@@ -204,7 +225,7 @@ export function revisionShareSpec(points: readonly RevisionClassPoint[], options
     x0 += share
     return row
   })
-  const y: Position = { field: 'bar', type: 'nominal', sort: labels, axis: { title: null, labelLimit: 160, labelColor: INK, labelFontSize: 11, domain: false, ticks: false } }
+  const y: Position = { field: 'bar', type: 'nominal', sort: labels, axis: { title: null, labelLimit: 200, labelColor: INK, labelFontSize: 11, domain: false, ticks: false } }
   return {
     ...frame(options.width ?? 250, Math.max(1, cellIds.length) * 34),
     data: { values: rows },
@@ -226,14 +247,16 @@ export function revisionShareSpec(points: readonly RevisionClassPoint[], options
 
 /**
  * Next-attempt success by revision class (paper Figure 5b): for each class, a point per cell at
- * the share of its revisions whose verdict passed, with the interval as an error bar. An empty
- * class has no point (no revision to succeed).
+ * the share of its revisions whose verdict passed, with the interval as an error bar; colour is
+ * the actor, shape the feedback mode ({@link MODE_SHAPES}, in first-seen order). An empty class has
+ * no point (no revision to succeed).
  */
 export function revisionSuccessSpec(points: readonly RevisionClassPoint[], options: { colours: ReadonlyMap<string, string>; width?: number; height?: number }): TopLevelSpec {
   const cellIds = [...new Set(points.map((p) => p.cellId))]
   const rows = points
     .filter((p) => p.success !== null)
     .map((p) => ({ ...p, label: REVISION_CLASS_LABELS[p.cls], tip: `${p.cellId} · ${REVISION_CLASS_LABELS[p.cls]}: next attempt passed ${p.solved} of ${p.revisions} = ${pctText(p.success)}${ciText(p.successLo, p.successHi)} · fp ${p.fingerprint}` }))
+  const modes = [...new Set(points.map((p) => p.mode))]
   const colour: Scale = { domain: cellIds, range: cellIds.map((id) => options.colours.get(points.find((p) => p.cellId === id)!.actor) ?? INK) }
   const x: Position = { field: 'label', type: 'nominal', sort: Object.values(REVISION_CLASS_LABELS), scale: { domain: Object.values(REVISION_CLASS_LABELS), paddingInner: 0.3 }, axis: { title: 'revision class', labelAngle: 0, labelColor: INK, grid: false } }
   const y = (field: string): Position => ({ field, type: 'quantitative', scale: { domain: [0, 1], nice: false }, axis: { format: '.0%', title: 'next attempt passed', tickCount: 5 } })
@@ -245,7 +268,11 @@ export function revisionSuccessSpec(points: readonly RevisionClassPoint[], optio
       { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.7 }, encoding: { y: y('successLo'), y2: { field: 'successHi' } } },
       { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'tick', thickness: 1.5, size: 8, opacity: 0.7 }, encoding: { y: y('successLo') } },
       { transform: [{ filter: 'isValid(datum.successLo) && isValid(datum.successHi)' }], mark: { type: 'tick', thickness: 1.5, size: 8, opacity: 0.7 }, encoding: { y: y('successHi') } },
-      { mark: { type: 'point', filled: true, size: 52, opacity: 1 }, encoding: { y: y('success'), description: { field: 'tip' } } },
+      {
+        mark: { type: 'point', filled: true, size: 52, opacity: 1 },
+        // Colour is the actor; the shape tells one actor's modes apart.
+        encoding: { y: y('success'), description: { field: 'tip' }, shape: { field: 'mode', type: 'nominal', scale: { domain: modes, range: modes.map((_, i) => MODE_SHAPES[i % MODE_SHAPES.length]!.shape) }, legend: null } },
+      },
     ],
   }
 }

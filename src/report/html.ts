@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import { rankingChanges } from './table.js'
-import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessSpec, trendSpec, type TrendRow } from './charts.js'
+import { actorColours, costSpec, curveRows, curvesSpec, MODE_SHAPES, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessSpec, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
 import { annotateTrajectory } from '../protocol/revision-annotation.js'
@@ -250,6 +250,7 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
   const head = '<h3>Revision analysis: did the revision address the feedback?</h3>'
   if (annotated.length === 0) return `${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
   const points = annotated.flatMap((x) => x.points)
+  const modes = [...new Set(points.map((p) => p.mode))]
   const [shares, success] = await Promise.all([renderSvg(revisionShareSpec(points)), renderSvg(revisionSuccessSpec(points, { colours: ctx.colours }))])
   const captions = [...new Set(annotated.map((x) => annotatorCaption(x.a)))]
   const sampled = annotated.filter((x) => x.a.sampled)
@@ -281,7 +282,7 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
   return `${head}
 <p class="hint">A revision answers the previous attempt's feedback: <b>unhelpful</b> when it satisfies none of the feedback's requests, <b>addressed some</b> when at least one but not all, <b>addressed all</b> when every one. Shares are of the annotated revisions, pooled over revisions; next-attempt success is the share of a class's revisions that passed (addressing all and still failing: it broke something the feedback did not name). Annotator ${captions.map(e).join('; ')}.</p>
 <div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption><div class="svg">${shares}</div><ul class="legend">${classes.map((k) => `<li><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span><span>${e(REVISION_CLASS_LABELS[k])}</span></li>`).join('')}</ul></figure>
-<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption><div class="svg">${success}</div><ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
+<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption><div class="svg">${success}</div><ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}${modes.length > 1 ? `<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>` : ''}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
 ${table}
 ${cellNotes.length > 0 ? `<div class="callout">${cellNotes.map((n) => `<p>${e(n)}</p>`).join('')}</div>` : ''}${withoutNote}`
 }

@@ -127,7 +127,9 @@ function start(dataNode: HTMLElement): void {
   const CLASS_TEXT: Record<NonNullable<ClientAnnotation['k']>, string> = { unhelpful: 'unhelpful revision', some: 'addressed some feedback', all: 'addressed all feedback' }
   // The class as a chip in the attempt's header: what the revision did with the feedback it answered.
   function annotationChip(ann: ClientAnnotation): HTMLElement {
-    const text = ann.k ? CLASS_TEXT[ann.k] + ' (' + ann.sat.length + ' of ' + ann.req.length + ')' : 'annotation failed'
+    // Fully satisfied of all requests; partly satisfied ones (LLM annotator) counted apart.
+    const partly = ann.part ? ann.part.length : 0
+    const text = ann.k ? CLASS_TEXT[ann.k] + ' (' + (ann.sat.length - partly) + ' of ' + ann.req.length + (partly ? ', ' + partly + ' partly' : '') + ')' : 'annotation failed'
     return el('span', { class: 'chip revision-class', 'data-class': ann.k || 'error', title: 'judged by ' + ann.by + (ann.smp ? ' (a sampled revision)' : '') }, text)
   }
   // The requests, one line each: satisfied, partly, not satisfied, or not reported by the verdict.
