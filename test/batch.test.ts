@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
+import { TrajectorySchema } from '../src/core/schemas.js'
 import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { lastUserMessage } from '../src/testing/responders.js'
@@ -75,6 +76,11 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     expect(server.batches().map((b) => b.customIds.length)).toEqual([6, 3])
     expect(server.requests.every((r) => r.batch !== undefined)).toBe(true)
     expect(batched.summary.costUsd! / direct.summary.costUsd!).toBeCloseTo(0.5, 10)
+    // Every call says it was batched, with its list price (the artifacts keep both).
+    const attempts = batched.trajectories.flatMap((t) => t.attempts)
+    expect(attempts.every((a) => a.batched === true && a.costUsdAtListPrice! > 0 && Math.abs(a.costUsd! - a.costUsdAtListPrice! / 2) < 1e-15)).toBe(true)
+    expect(direct.trajectories.flatMap((t) => t.attempts).some((a) => 'batched' in a)).toBe(false)
+    for (const t of batched.trajectories) TrajectorySchema.parse(t)
   })
 
   it("sends all of an independent cell's samples in one batch, with the unbatched Pass@k", async () => {

@@ -45,6 +45,10 @@ export const ModelCallSchema = z.object({
   /** What it would have cost with no prompt caching; null when unpriced. */
   costUsdWithoutCache: z.number().nullable(),
   replayed: z.boolean(),
+  /** Sent through the provider's batch API: its cost is the batch price (absent: a direct call). */
+  batched: z.boolean().optional(),
+  /** A batched call at list price, for the saving (null when unpriced). */
+  costUsdAtListPrice: z.number().nullable().optional(),
 })
 export type ModelCall = z.infer<typeof ModelCallSchema>
 

@@ -140,6 +140,10 @@ export const AttemptSchema = z.object({
   costUsdWithoutCache: MaybeNumber,
   /** The actor's answer came from a cassette (its tokens and cost are the recorded, nominal ones). */
   replayed: z.boolean(),
+  /** Sent through the provider's batch API: its cost is the batch price (absent: a direct call). */
+  batched: z.boolean().optional(),
+  /** The batched actor call at list price, for the saving (null when unpriced). */
+  costUsdAtListPrice: z.number().nullable().optional(),
   /** Helper calls made for this attempt: the summariser before it, a critic or grader after it. */
   helperCalls: z.array(ModelCallSchema),
   /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */

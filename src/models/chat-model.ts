@@ -199,6 +199,7 @@ export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
+    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : {}),
   }
 }
 

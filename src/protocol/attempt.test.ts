@@ -45,11 +45,17 @@ describe('totals', () => {
       },
       replayedCalls: 1,
       calls: 4,
+      batch: { calls: 0, costUsd: 0, listCostUsd: 0 },
     })
   })
 
+  it('counts batched calls apart, with their list price', () => {
+    const batched = { ...attempt(1, 0.5, 0.25), batched: true, costUsdAtListPrice: 1 }
+    expect(totals([batched, attempt(2, 1, 0)]).batch).toEqual({ calls: 1, costUsd: 0.5, listCostUsd: 1 })
+  })
+
   it('is zero for no attempts and null when any cost is unknown', () => {
-    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 })
+    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } })
     expect(totals([attempt(1, 0.5, null), attempt(2, 1, 0)]).costUsd).toBeNull()
   })
 })

@@ -101,6 +101,7 @@ export async function proposeAndVerify(input: {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
+    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,
     unmodified: null,
@@ -115,6 +116,8 @@ export interface Totals {
   byRole: Partial<Record<ModelRole, { usage: Usage; costUsd: number | null; calls: number }>>
   replayedCalls: number
   calls: number
+  /** The calls sent through a batch API: how many, what they cost, and what they would have at list price. */
+  batch: { calls: number; costUsd: number | null; listCostUsd: number | null }
 }
 
 /** Adds `b` into the mutable `into`, field by field. */
@@ -131,7 +134,7 @@ function accumulate(into: Usage, b: Usage): void {
  * (pure: only its own result is mutated).
  */
 export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
-  const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0 }
+  const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } }
   for (const a of attempts) {
     addCall(out, 'actor', a)
     for (const call of a.helperCalls) addCall(out, call.role, call)
@@ -171,8 +174,13 @@ export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCa
 }
 
 /** Adds one call into `out`, in total and for its role. */
-function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean }): void {
+function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean; batched?: boolean; costUsdAtListPrice?: number | null }): void {
   accumulate(out.usage, call.usage)
+  if (call.batched) {
+    out.batch.calls++
+    out.batch.costUsd = addCost(out.batch.costUsd, call.costUsd)
+    out.batch.listCostUsd = addCost(out.batch.listCostUsd, call.costUsdAtListPrice ?? null)
+  }
   out.costUsd = addCost(out.costUsd, call.costUsd)
   out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
   out.calls++
