@@ -81,6 +81,11 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     expect(attempts.every((a) => a.batched === true && a.costUsdAtListPrice! > 0 && Math.abs(a.costUsd! - a.costUsdAtListPrice! / 2) < 1e-15)).toBe(true)
     expect(direct.trajectories.flatMap((t) => t.attempts).some((a) => 'batched' in a)).toBe(false)
     for (const t of batched.trajectories) TrajectorySchema.parse(t)
+    // The summary shows the saving against the same calls at list price; the unbatched one has no batch block.
+    expect(batched.summary.batch).toMatchObject({ calls: 9 })
+    expect(batched.summary.batch!.listCostUsd).toBeCloseTo(direct.summary.costUsd!, 12)
+    expect(batched.summary.batch!.savedUsd).toBeCloseTo(direct.summary.costUsd! / 2, 12)
+    expect(direct.summary.batch).toBeUndefined()
   })
 
   it("sends all of an independent cell's samples in one batch, with the unbatched Pass@k", async () => {

@@ -373,6 +373,11 @@ export const CellSummarySchema = z.object({
   costPerTrajectory: MaybeNumber,
   /** Prompt caching: the share of input tokens read from cache, and the cost saved against no caching. */
   cache: z.object({ cachedShare: MaybeNumber, savedUsd: MaybeNumber }),
+  /**
+   * The calls sent through a provider's batch API (present only when some were): how many, what
+   * they cost at the batch price, what they would have cost at list price, and the saving.
+   */
+  batch: z.object({ calls: z.number().int().positive(), costUsd: MaybeNumber, listCostUsd: MaybeNumber, savedUsd: MaybeNumber }).optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
   replayedCalls: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),

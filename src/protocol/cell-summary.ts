@@ -233,6 +233,9 @@ export function summariseCell(input: SummariseInput): CellSummary {
       cachedShare: finiteOrNull(spent.usage.cacheReadTokens / spent.usage.inputTokens),
       savedUsd: spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
+    ...(spent.batch.calls > 0
+      ? { batch: { calls: spent.batch.calls, costUsd: spent.batch.costUsd, listCostUsd: spent.batch.listCostUsd, savedUsd: spent.batch.costUsd === null || spent.batch.listCostUsd === null ? null : spent.batch.listCostUsd - spent.batch.costUsd } }
+      : {}),
     replayedCalls: spent.replayedCalls,
     calls: spent.calls,
     ...sandboxesOf(trajectories),
