@@ -119,6 +119,9 @@ describe('cellChanges and condenseChanges', () => {
     // A rerun where nothing moved is one line; a first run is one line.
     expect(condenseChanges(cellChanges(entries(now), withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))))).toEqual([`all ${cells.length} cells unchanged`])
     expect(condenseChanges(cellChanges([], summary))).toEqual([`${cells.length} cells recorded for the first time`])
+    // One cell: "1 cell unchanged", never "all 1 cell unchanged".
+    const one = cellChanges(entries(now), withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))).slice(0, 1)
+    expect(condenseChanges(one)).toEqual(['1 cell unchanged'])
   })
 
   it("treats an entry as this run's only when its run id and time both match (CI reuses a run directory's name)", () => {

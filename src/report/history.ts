@@ -221,7 +221,8 @@ export function condenseChanges(changes: readonly CellChange[]): string[] {
   const unchanged = changes.filter((c) => c.kind === 'unchanged').length
   const firsts = changes.filter((c) => c.kind === 'first').length
   const cells = (n: number) => `${n} ${n === 1 ? 'cell' : 'cells'}`
-  if (unchanged > 0) shown.push(shown.length === 0 && firsts === 0 ? `all ${cells(unchanged)} unchanged` : `${cells(unchanged)} unchanged`)
+  // "all 1 cell" reads oddly: a lone cell is just unchanged.
+  if (unchanged > 0) shown.push(shown.length === 0 && firsts === 0 && unchanged > 1 ? `all ${cells(unchanged)} unchanged` : `${cells(unchanged)} unchanged`)
   if (firsts > 0) shown.push(`${cells(firsts)} recorded for the first time`)
   return shown
 }

@@ -37,7 +37,7 @@ export interface SeqkReporterOptions {
    * environment). Without it everything printed fits 120 columns, and the tables say what they left out.
    */
   wide?: boolean
-  /** Plain progress lines at most this often per cell, in ms (default 5000). */
+  /** How long a cell is quiet, in ms, before a retry or rate-limit notice gets a line of its own in plain-lines mode (default 5000). */
   progressIntervalMs?: number
   /** Write `report.html` into the run directory (default true). */
   html?: boolean
