@@ -25,6 +25,10 @@ export interface FakeRunOptions {
   history?: string
   /** Verifier feedback names the failing test as a request, so its revisions are annotated (default true). */
   requests?: boolean
+  /** The server reports token usage (default true); false: every usage is 0, as from a server that sends none. */
+  usage?: boolean
+  /** An infrastructure error for this trajectory (the actor failed at attempt 1 with this message), or undefined. */
+  errorFor?: (taskId: string, repeat: number, actorId: string, mode: string) => string | undefined
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
@@ -63,7 +67,7 @@ function attempt(taskId: string, index: number, pass: boolean, mode: string, las
           ? { kind: 'verifier', text: feedbackText, ...(options.requests === false ? {} : { requests: ['test:1'] }) }
           : { kind: 'binary', text: feedbackText },
     finishReason: 'stop',
-    usage: { ...ZERO, inputTokens: 100 * index, outputTokens: 50 },
+    usage: options.usage === false ? ZERO : { ...ZERO, inputTokens: 100 * index, outputTokens: 50 },
     latencyMs: 1,
     costUsd: cost === null ? null : cost * index,
     costUsdWithoutCache: cost === null ? null : cost * index,
@@ -119,7 +123,8 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
             if (pass && !independent) break
           }
           const t = simulatedTrajectory({ runId, benchmark, cellId, actorId: actor.id, mode, fingerprint, protocol }, taskId, r, attempts, { costUsd: 0, durationMs: 5 })
-          cellTrajectories.push(t)
+          const error = options.errorFor?.(taskId, r, actor.id, mode)
+          cellTrajectories.push(error === undefined ? t : { ...t, status: 'error', firstSuccess: null, attempts: [], error: { stage: 'actor', attempt: 1, message: error } })
         }
       }
       trajectories.push(...cellTrajectories)

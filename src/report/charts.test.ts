@@ -1,7 +1,7 @@
 import { compile } from 'vega-lite'
 import { describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { actorColours, costSpec, curveRows, curvesSpec, rankSpec, renderSvg, revisionShareSpec, revisionSuccessSpec, trendSpec, withTitles } from './charts.js'
+import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, rankGap, rankSpec, renderSvg, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, withTitles, type TrendRow } from './charts.js'
 import { costPoints, curveWithBands, rankRows, revisionClassPoints } from './data.js'
 
 const { summary, trajectories } = fakeRun({
@@ -90,5 +90,41 @@ describe('withTitles', () => {
     expect(withTitles('<path aria-label="a &amp; b" role="graphics-symbol" aria-roledescription="point" d="M0"/><path d="M1"/>')).toBe(
       '<path aria-label="a &amp; b" role="graphics-symbol" aria-roledescription="point" d="M0"><title>a &amp; b</title></path><path d="M1"/>',
     )
+  })
+})
+
+describe('charts with nothing to show say so', () => {
+  const { unit, points } = costPoints(cells, trajectories)
+  it('have something to show for an ordinary run', () => {
+    expect(curvesGap(rows, 4)).toBeNull()
+    expect(costGap(points, unit)).toBeNull()
+    expect(rankGap(rankRows(cells))).toBeNull()
+    expect(revisionSuccessGap(verifier.flatMap((c) => revisionClassPoints(c) ?? []))).toBeNull()
+  })
+  it('curves: no defined rate, K = 1, or one defined k per cell (budget disclosed)', () => {
+    expect(curvesGap(rows.map((r) => ({ ...r, value: null })), 4)).toMatch(/^No rate is defined at any k/)
+    expect(curvesGap(rows.filter((r) => r.k === 1), 1)).toMatch(/^K = 1: one attempt per task/)
+    expect(curvesGap(rows.map((r) => (r.k === 4 ? r : { ...r, value: null })), 4)).toMatch(/^Only one k has a defined rate/)
+  })
+  it('cost: no point, every cost 0 (no usage reported), a single point, one cost for every point', () => {
+    expect(costGap([], 'tokens')).toMatch(/^No point to draw/)
+    expect(costGap(points.map((p) => ({ ...p, cost: 0 })), 'tokens')).toMatch(/^Every cost is 0: the models have no price and the server reported no token usage/)
+    expect(costGap(points.map((p) => ({ ...p, cost: 0 })), 'usd')).toMatch(/^Every cost is \$0/)
+    expect(costGap(points.slice(0, 1), unit)).toMatch(/^A single point/)
+    expect(costGap(points.map((p) => ({ ...p, cost: 0.0042 })), 'usd')).toBe('Every point costs the same ($0.0042 per task), so there is no trade-off to draw.')
+    expect(costGap(points.map((p) => ({ ...p, cost: 1234 })), 'tokens')).toBe('Every point costs the same (1.2k tokens per task), so there is no trade-off to draw.')
+  })
+  it('rank: too few actors, or every actor tied in every column', () => {
+    expect(rankGap([])).toMatch(/^Needs at least two actors/)
+    expect(rankGap(rankRows(cells).map((r) => ({ ...r, rank: 1 })))).toBe('Every actor ties in every column (3 actors at rank 1): no rank to change.')
+  })
+  it('trend: no run with a rate, or only one', () => {
+    const row = (createdAt: string, value: number | null): TrendRow => ({ actor: 'sim:a', runId: createdAt, createdAt, commit: null, value, lo: null, hi: null, current: false, label: '' })
+    expect(trendGap([row('2026-01-01', null), row('2026-01-02', null)])).toMatch(/^No run of these protocols has a defined rate/)
+    expect(trendGap([row('2026-01-01', null), row('2026-01-02', 0.5)])).toMatch(/^Only one run/)
+    expect(trendGap([row('2026-01-01', 0.4), row('2026-01-02', 0.5)])).toBeNull()
+  })
+  it('revision success: no class holds a revision', () => {
+    expect(revisionSuccessGap(verifier.flatMap((c) => revisionClassPoints(c) ?? []).map((p) => ({ ...p, success: null })))).toMatch(/^No revision class holds a revision/)
   })
 })

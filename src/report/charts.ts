@@ -7,7 +7,7 @@ import type { TopLevelSpec } from 'vega-lite'
 import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
 import { REVISION_CLASS_LABELS, type CostPoint, type CurvePoint, type RankRow, type RevisionClassPoint } from './data.js'
 import { paretoMask } from '../analysis/pareto.js'
-import { money, percent } from '../metrics/format.js'
+import { compactCount, money, percent, plural } from '../metrics/format.js'
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif'
 const INK = '#1e293b'
@@ -275,6 +275,69 @@ export function revisionSuccessSpec(points: readonly RevisionClassPoint[], optio
       },
     ],
   }
+}
+
+// ---- Charts with nothing to show say so: each returns the sentence the page prints instead of
+// drawing degenerate axes (every point at x = 0, one point, a flat tie), or null when the chart
+// has something to show.
+
+/**
+ * Why a panel of success curves has no curve to draw: no rate defined at any k (every trajectory
+ * errored), or no cell with a rate at two k (K = 1, or a disclosed budget: only Seq@K is valid).
+ *
+ * @example
+ * curvesGap(rows, 1) // => 'K = 1: one attempt per task, so no curve over k (the rate at k = 1 is in the table).'
+ */
+export function curvesGap(rows: readonly CurveRow[], budget: number): string | null {
+  if (!rows.some((r) => r.value !== null)) return 'No rate is defined at any k (no trajectory was measured: see the reasons under the cells), so there is no curve to draw.'
+  if (budget <= 1) return 'K = 1: one attempt per task, so no curve over k (the rate at k = 1 is in the table).'
+  const defined = new Map<string, number>()
+  for (const r of rows) if (r.value !== null) defined.set(r.actor, (defined.get(r.actor) ?? 0) + 1)
+  if (![...defined.values()].some((n) => n >= 2)) return 'Only one k has a defined rate in each cell (with the budget disclosed, only the rate at K is valid), so there is no curve over k: the rate is in the table.'
+  return null
+}
+
+/**
+ * Why a cost–success chart has nothing to show: no point, every cost 0 (no price and no token
+ * usage reported), a single point, or every point at the same cost (no trade-off to draw).
+ *
+ * @example
+ * costGap(points, 'tokens') // => 'Every cost is 0: the models have no price and the server reported no token usage, so there is no cost to set success against.'
+ */
+export function costGap(points: readonly CostPoint[], unit: 'usd' | 'tokens'): string | null {
+  if (points.length === 0) return 'No point to draw: no cell has both a cost and a defined rate at any k.'
+  if (points.every((p) => p.cost === 0)) {
+    return unit === 'usd'
+      ? 'Every cost is $0 (free or replayed calls), so there is no cost to set success against.'
+      : 'Every cost is 0: the models have no price and the server reported no token usage, so there is no cost to set success against.'
+  }
+  if (points.length === 1) return 'A single point (one cell at one budget): no trade-off to draw.'
+  const costs = new Set(points.map((p) => p.cost))
+  if (costs.size === 1) return `Every point costs the same (${unit === 'usd' ? money(points[0]!.cost) : `${compactCount(Math.round(points[0]!.cost))} tokens`} per task), so there is no trade-off to draw.`
+  return null
+}
+
+/**
+ * Why the rank-change chart has nothing to show: fewer than two actors with both kinds of cell, or
+ * every actor tied in every column (no rank to change).
+ */
+export function rankGap(rows: readonly RankRow[]): string | null {
+  if (rows.length === 0) return 'Needs at least two actors with an independent cell and a sequential one.'
+  if (rows.every((r) => r.rank === 1)) return `Every actor ties in every column (${plural(new Set(rows.map((r) => r.actor)).size, 'actor')} at rank 1): no rank to change.`
+  return null
+}
+
+/** Why a trend panel has nothing to show: no run with a defined rate, or only one. */
+export function trendGap(rows: readonly TrendRow[]): string | null {
+  const valued = rows.filter((r) => r.value !== null)
+  if (valued.length === 0) return 'No run of these protocols has a defined rate, so there is no trend to draw.'
+  if (new Set(valued.map((r) => r.createdAt)).size < 2) return 'Only one run of these protocols has a defined rate: no trend yet.'
+  return null
+}
+
+/** Why the next-attempt success chart has nothing to show: no class with a revision. */
+export function revisionSuccessGap(points: readonly RevisionClassPoint[]): string | null {
+  return points.some((p) => p.success !== null) ? null : 'No revision class holds a revision, so there is no next-attempt success to draw.'
 }
 
 /**

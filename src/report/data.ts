@@ -8,6 +8,7 @@ import type { CellSummary, Trajectory } from '../core/schemas.js'
 import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
 import { censoredRow } from '../metrics/task-rates.js'
 import { competitionRanks } from '../metrics/ranks.js'
+import { plural } from '../metrics/format.js'
 
 export interface CurvePoint {
   k: number
@@ -172,7 +173,7 @@ export function sandboxText(cells: readonly CellSummary[]): string {
     bwrap += cell.sandboxes?.bwrap ?? 0
     none += cell.sandboxes?.none ?? 0
   }
-  const attempts = (n: number): string => `${n} attempt${n === 1 ? '' : 's'}`
+  const attempts = (n: number): string => plural(n, 'attempt')
   if (none === 0) return bwrap === 0 ? '' : `code sandboxed with bubblewrap (${attempts(bwrap)})`
   return `code ran WITHOUT a sandbox in ${attempts(none)}${bwrap > 0 ? ` (bubblewrap in ${attempts(bwrap)})` : ''}`
 }

@@ -141,7 +141,7 @@ describe('the revision analysis section', () => {
     expect(has(html, 'annotator derived/1')).toBe(true)
     expect(has(html, 'every annotatable revision')).toBe(true)
     // A row of numbers per annotated cell; the binary cells are named as not annotated, with why.
-    expect(html.match(/<tr data-cell="[^"]*"><td><span class="swatch"[^>]*><\/span>[^<]*<\/td><td class="n">\d+<\/td>/g)?.length).toBeGreaterThanOrEqual(verifier.length)
+    expect(html.match(/<tr data-cell="[^"]*"><td class="name"><span class="swatch"[^>]*><\/span>[^<]*<\/td><td class="n">\d+<\/td>/g)?.length).toBeGreaterThanOrEqual(verifier.length)
     expect(html).toMatch(/Not annotated: [^<]*binary[^<]*: binary feedback names no request to check a revision against\./)
   })
   it('says so, with no chart, when no cell was annotated', async () => {
@@ -149,5 +149,67 @@ describe('the revision analysis section', () => {
     const html = await renderHtmlReport({ summary: plain.summary, trajectories: plain.trajectories })
     expect(html).toContain('No revision of these cells was annotated, so there is no class to chart.')
     expect(html).not.toContain('class="revision-shares"')
+  })
+})
+
+describe('a report that explains', () => {
+  it('prints why a failed cell failed and its errors under its row, one line per root cause', async () => {
+    const failing = fakeRun({
+      thresholds: (actor, mode) => (mode === 'independent' ? { passAt: { 4: 0.3 } } : { seqAt: actor === 'sim:careful' ? ({ 1: 0.99 } as Record<number, number>) : { 4: 0.3 } }),
+      errorFor: (task, _r, actor, mode) => (actor === 'sim:quick' ? 'connect ECONNREFUSED 127.0.0.1:9' : task === 't/2' && mode === 'binary' ? 'HTTP 500 from the server' : undefined),
+    })
+    const html = await renderHtmlReport(failing)
+    const detail = (cellId: string) => html.slice(html.indexOf(`<tr class="detail" data-detail="${cellId}">`), html.indexOf('</tr>', html.indexOf(`<tr class="detail" data-detail="${cellId}">`)))
+    // Every trajectory of sim:quick errored: the one cause, then the error with where it happened and how many more.
+    const quick = detail('sim:quick · binary')
+    expect(quick.match(/<li class="fail">/g)).toHaveLength(1)
+    expect(quick).toContain('ended in an error, so nothing was measured')
+    expect(quick).toContain('⚠ actor failed at attempt 1: connect ECONNREFUSED 127.0.0.1:9 <span class="where">(t/1 repeat 0, t/1 repeat 1, t/2 repeat 0, t/2 repeat 1, t/3 repeat 0)</span>')
+    expect(quick).toContain('5 more errors (the summary keeps 5 examples)')
+    // A missed threshold and the error rate: two causes, two lines; the badge counts them.
+    const careful = detail('sim:careful · binary')
+    expect(careful.match(/<li class="fail">/g)).toHaveLength(2)
+    expect(careful).toContain('below the required 99.0%')
+    expect(html).toMatch(/data-cell="sim:careful · binary">[\s\S]*?<span class="badge fail">fail \(2\)<\/span>/)
+    // A passing cell has no reason line, only its protocol.
+    expect(detail('sim:careful · independent')).not.toContain('class="reasons"')
+  })
+
+  it('keeps the protocol in a details row under each cell, not in a column', async () => {
+    const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })
+    expect(html).not.toContain('<th>protocol</th>')
+    for (const cell of cells) expect(html).toContain(`<tr class="detail" data-detail="${cell.cellId.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)}">`)
+    expect(html.match(/<details class="proto">/g)).toHaveLength(cells.length)
+  })
+
+  it('says "no thresholds" for a cell that asserts nothing', async () => {
+    const none = fakeRun({ thresholds: () => ({}) })
+    const html = await renderHtmlReport(none)
+    expect(html.match(/<span class="badge none">no thresholds<\/span>/g)).toHaveLength(none.summary.benchmarks[0]!.cells.length)
+  })
+
+  it('says there is no cost to chart when the server reports no usage, and draws no cost chart', async () => {
+    const free = fakeRun({ usage: false, costPerAttempt: null })
+    const html = await renderHtmlReport(free)
+    expect(html).toContain('<p class="nothing" data-nothing="cost">Every cost is 0: the models have no price and the server reported no token usage')
+    expect(html).not.toContain('<figure class="cost"')
+  })
+
+  it('says there is no curve when no rate is defined (every trajectory errored)', async () => {
+    const broken = fakeRun({ errorFor: () => 'HTTP 500' })
+    const html = await renderHtmlReport(broken)
+    expect(html.match(/<p class="nothing" data-nothing="curves">No rate is defined at any k/g)).toHaveLength(3)
+    expect(html).not.toContain('aria-roledescription="line mark"')
+    expect(html).toContain('data-nothing="cost">No point to draw')
+  })
+
+  it('names the benchmark of each cell in the viewer\'s cell list', async () => {
+    const a = fakeRun({ benchmark: 'bench A' })
+    const b = fakeRun({ benchmark: 'bench B' })
+    const summary = { ...a.summary, benchmarks: [...a.summary.benchmarks, ...b.summary.benchmarks] }
+    const html = await renderHtmlReport({ summary, trajectories: [...a.trajectories, ...b.trajectories] })
+    const select = html.slice(html.indexOf('<select id="tv-cell">'), html.indexOf('</select>', html.indexOf('<select id="tv-cell">')))
+    expect(select).toContain('>sim:quick · binary — bench A</option>')
+    expect(select).toContain('>sim:quick · binary — bench B</option>')
   })
 })

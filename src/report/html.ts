@@ -4,16 +4,16 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { createHash } from 'node:crypto'
-import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
-import { rankingChanges } from './table.js'
-import { actorColours, costSpec, curveRows, curvesSpec, MODE_SHAPES, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessSpec, trendSpec, type TrendRow } from './charts.js'
+import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
+import { failureReasons, rankingChanges } from './table.js'
+import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, MODE_SHAPES, rankGap, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
 import { annotateTrajectory } from '../protocol/revision-annotation.js'
 import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
-import { compactCount, money, percent, ratio, signedPercent } from '../metrics/format.js'
+import { compactCount, money, percent, percentText, plural, ratio, signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
@@ -57,6 +57,8 @@ export function protocolChips(cell: CellSummary): string[] {
   return chips
 }
 
+/** What a chart with nothing to show prints in its place: a sentence, never degenerate axes. */
+const nothing = (chart: string, sentence: string): string => `<p class="nothing" data-nothing="${e(chart)}">${e(sentence)}</p>`
 const chipsHtml = (chips: readonly string[]): string => `<span class="chips">${chips.map((c) => `<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${e(c)}</span>`).join('')}</span>`
 const swatch = (colour: string): string => `<span class="swatch" style="background:${colour}"></span>`
 const modeTitle = (mode: string): string => (mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`)
@@ -102,32 +104,71 @@ interface Ctx {
   byTask: Map<string, Trajectory[]>
 }
 
+/** Whether a cell declared anything to check (a rate threshold, a tolerated error rate, a baseline), as the terminal table reads it. */
+function assertsAnything(cell: CellSummary): boolean {
+  return cell.gate !== undefined || cell.thresholds.some((t) => t.metric !== 'maxErrorRate' || t.limit > 0)
+}
+
+/**
+ * A cell's infrastructure errors, one line per root cause: the recorded examples
+ * (`summary.errors.examples`) grouped by message, each with where it happened, and how many
+ * errors the summary did not keep an example of.
+ */
+export function errorReasons(cell: CellSummary): { message: string; where: string[] }[] {
+  const groups = new Map<string, string[]>()
+  for (const x of cell.errors.examples) groups.set(x.message, [...(groups.get(x.message) ?? []), `${x.taskId} repeat ${x.repeat}`])
+  return [...groups].map(([message, where]) => ({ message, where }))
+}
+
+function verdictBadge(cell: CellSummary, reasons: readonly string[]): string {
+  if (cell.shard) return `<span class="badge none">shard ${cell.shard.index}/${cell.shard.count}</span>`
+  if (cell.verdict !== 'pass') return `<span class="badge fail">fail (${Math.max(1, reasons.length)})</span>`
+  return assertsAnything(cell) ? '<span class="badge pass">pass</span>' : '<span class="badge none">no thresholds</span>'
+}
+
+/** What goes under a cell's row: why it failed and its errors, visible, then its protocol in a details element. */
+function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): string {
+  const lines: string[] = []
+  if (cell.verdict !== 'pass') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
+  const errors = errorReasons(cell)
+  for (const x of errors) lines.push(`<li class="error">⚠ ${e(x.message)} <span class="where">(${e(x.where.join(', '))})</span></li>`)
+  const unlisted = cell.errors.count - cell.errors.examples.length
+  if (unlisted > 0) lines.push(`<li class="error more">${e(plural(unlisted, 'more error'))} (the summary keeps ${e(plural(cell.errors.examples.length, 'example'))})</li>`)
+  // Opened: the whole protocol the row's numbers are defined with, shared chips included.
+  const p = cell.protocol
+  const chips = [...protocolChips(cell), `actor ${p.actor.provider}:${p.actor.model}`, `verifier ${p.verifier.name} v${p.verifier.version}`, `prompt ${p.promptBuilder}`, `errors ${errorPolicyOf(p)}`]
+  const proto = `<details class="proto"><summary>protocol${distinct.length > 0 ? ` ${chipsHtml(distinct)}` : ''}</summary>${chipsHtml(chips)}</details>`
+  return `<tr class="detail" data-detail="${e(cell.cellId)}"><td colspan="${columns}">${lines.length > 0 ? `<ul class="reasons">${lines.join('')}</ul>` : ''}${proto}</td></tr>`
+}
+
 function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
   const K = Math.max(...cells.map((c) => c.budget))
-  // Chips every row shares go above the table once; each row keeps what sets it apart (always its fingerprint).
+  // Chips every row shares go above the table once; each row's details keep what sets it apart (always its fingerprint).
   const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
   const head = [
     '<th>cell</th><th>metric</th>',
     ...Array.from({ length: K }, (_, i) => `<th class="n">@${i + 1}</th>`),
-    `<th class="n">95% CI @${K}</th><th class="n">Δ@${K}</th><th class="n">EGS</th><th class="n">LGS</th><th class="n">unmod.</th><th class="n">errors</th><th class="n">tokens</th><th class="n">cost</th><th>verdict</th><th>protocol</th>`,
+    `<th class="n">95% CI @${K}</th><th class="n">Δ@${K}</th><th class="n">EGS</th><th class="n">LGS</th><th class="n">unmod.</th><th class="n">errors</th><th class="n">tokens</th><th class="n">cost</th><th>verdict</th>`,
   ].join('')
+  const columns = K + 11
   const rows = cells.map((cell) => {
     const { label, curve, interval } = curveOf(cell)
-    const failed = cell.thresholds.filter((t) => !t.pass)
-    const verdict = cell.verdict === 'pass' ? '<span class="badge pass">pass</span>' : `<span class="badge fail">fail (${failed.length})</span>`
+    const reasons = failureReasons(cell)
     const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
     const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
     const gain = signedPercent(cell.gain)
-    return `<tr data-cell="${e(cell.cellId)}">
-<td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
+    const distinct = protocolChips(cell).filter((chip) => !sharedChips.includes(chip))
+    return `<tr class="cell" data-cell="${e(cell.cellId)}">
+<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
 ${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${percent(curve[i])}</td>`).join('')}
 <td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${ratio(cell.egs)}</td><td class="n">${ratio(cell.lgs)}</td>
 <td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate)}</td>
-<td class="n">${cell.errors.count}</td><td class="n">${compactCount(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
-<td title="${e(thresholds)}">${verdict}</td><td class="proto" title="${e(protocolChips(cell).join(' · '))}">${chipsHtml(protocolChips(cell).filter((chip) => !sharedChips.includes(chip)))}</td></tr>`
+<td class="n${cell.errors.count > 0 ? ' warn' : ''}">${cell.errors.count}</td><td class="n">${compactCount(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
+<td title="${e(thresholds)}">${verdictBadge(cell, reasons)}</td></tr>
+${cellDetail(cell, reasons, distinct, columns)}`
   })
   const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
-  return `<div class="card scroll">${caption}<table class="cells"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
+  return `<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
@@ -138,17 +179,18 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<st
       const K = Math.max(...modeCells.map((c) => c.budget))
       const curves = modeCells.map((cell) => ({ cell, curve: curveWithBands(cell) }))
       const rows = curves.flatMap(({ cell, curve }) => curveRows(cell.actorId, cell.fingerprint, curve.label, curve.points))
-      const svg = await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))
+      const gap = curvesGap(rows, K)
+      const svg = gap === null ? `<div class="svg">${await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))}</div>` : nothing('curves', gap)
       const legend = curves
         .map(({ cell, curve }) => {
           const last = curve.points[curve.points.length - 1]
-          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${percent(last?.value)}%</span><span class="ci">95% CI ${percent(last?.lo)}–${percent(last?.hi)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
+          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${percentText(last?.value)}</span>${last && last.lo !== null && last.hi !== null ? `<span class="ci">95% CI ${percent(last.lo)}–${percent(last.hi)}</span>` : ''}<span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
         })
         .join('')
       const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
       return `<figure class="curves" data-mode="${e(mode)}" data-lines="${modeCells.length}">
 <figcaption><div class="title">${e(modeTitle(mode))}</div>${chipsHtml(shared)}</figcaption>
-<div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
   return `<div class="panels">${figures.join('\n')}</div>`
@@ -157,7 +199,8 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<st
 async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
   const rows = rankRows(cells)
   const lines = rankingChanges(cells)
-  if (rows.length === 0) return `<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption><p class="note">Needs at least two actors with an independent cell and a sequential one.</p></figure>`
+  const gap = rankGap(rows)
+  if (gap !== null) return `<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption>${nothing('rank', gap)}${lines.length > 0 ? `<div class="callout">${lines.map((l) => `<p>${e(l)}</p>`).join('')}</div>` : ''}</figure>`
   const svg = await renderSvg(rankSpec(rows, { colours: ctx.colours }))
   const K = Math.max(...cells.map((c) => c.budget))
   const fps = [...new Set(rows.map((r) => r.actor))].map((a) => `<li>${swatch(ctx.colours.get(a)!)}<span>${e(a)}</span>${rows
@@ -171,18 +214,22 @@ async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<stri
 
 async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
   const { unit, points } = costPoints(cells, ctx.trajectories)
-  if (points.length === 0) return `<p class="note">No cost or token data for these cells.</p>`
+  const whole = costGap(points, unit)
+  // Nothing to show for the whole benchmark (every cost 0: a server that reports no usage): one sentence, not a panel per mode.
+  if (whole !== null && (points.length === 0 || points.every((p) => p.cost === 0))) return nothing('cost', whole)
   const maxCost = Math.max(...points.map((p) => p.cost))
   const minValue = Math.min(...points.map((p) => p.value))
   const figures = await Promise.all(
     modesOf(cells).map(async (mode) => {
       const modeCells = cells.filter((c) => c.mode === mode)
       const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
-      const svg = await renderSvg(costSpec(points.filter((p) => p.mode === mode), { unit, metric, maxCost, minValue, colours: ctx.colours }))
+      const mine = points.filter((p) => p.mode === mode)
+      const gap = costGap(mine, unit)
+      const svg = gap === null ? `<div class="svg">${await renderSvg(costSpec(mine, { unit, metric, maxCost, minValue, colours: ctx.colours }))}</div>` : nothing('cost', gap)
       const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
       return `<figure class="cost" data-mode="${e(mode)}">
 <figcaption><div class="title">Cost vs success · ${e(mode)}</div>${chipsHtml(protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp ')))}</figcaption>
-<div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
   const unitNote =
@@ -209,12 +256,13 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
         })
         const now = headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
         past.push({ actor: cell.actorId, runId: ctx.summary.runId, createdAt: ctx.summary.createdAt, commit: null, value: now.value, lo: interval?.lo ?? null, hi: interval?.hi ?? null, current: true, label: '' })
-        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${percent(r.value)}% · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
+        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${percentText(r.value)} · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
       })
       const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
-      const svg = await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))
-      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="note">${earlier(c).length} earlier run${earlier(c).length === 1 ? '' : 's'}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
-      return `<figure class="trend" data-mode="${e(mode)}"><figcaption><div class="title">${e(metric)} over runs · ${e(mode)}</div></figcaption><div class="svg">${svg}</div><ul class="legend">${legend}</ul></figure>`
+      const gap = trendGap(rows)
+      const svg = gap === null ? `<div class="svg">${await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))}</div>` : nothing('trend', gap)
+      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="note">${plural(earlier(c).length, 'earlier run')}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
+      return `<figure class="trend" data-mode="${e(mode)}"><figcaption><div class="title">${e(metric)} over runs · ${e(mode)}</div></figcaption>${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
   return `<p class="hint">Only runs with the same protocol fingerprint are joined; the diamond is this run; vertical rules are 95% intervals.</p><div class="panels">${figures.join('\n')}</div>`
@@ -251,7 +299,11 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
   if (annotated.length === 0) return `${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
   const points = annotated.flatMap((x) => x.points)
   const modes = [...new Set(points.map((p) => p.mode))]
-  const [shares, success] = await Promise.all([renderSvg(revisionShareSpec(points)), renderSvg(revisionSuccessSpec(points, { colours: ctx.colours }))])
+  const successGap = revisionSuccessGap(points)
+  const [shares, success] = await Promise.all([
+    renderSvg(revisionShareSpec(points)).then((svg) => `<div class="svg">${svg}</div>`),
+    successGap === null ? renderSvg(revisionSuccessSpec(points, { colours: ctx.colours })).then((svg) => `<div class="svg">${svg}</div>`) : nothing('revision-success', successGap),
+  ])
   const captions = [...new Set(annotated.map((x) => annotatorCaption(x.a)))]
   const sampled = annotated.filter((x) => x.a.sampled)
   const cellNotes = annotated.flatMap((x) => {
@@ -259,30 +311,32 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
     const errors = (x.a as { errors?: unknown }).errors
     return [
       ...(typeof note === 'string' ? [`${x.cell.cellId}: ${note}`] : []),
-      ...(typeof errors === 'number' && errors > 0 ? [`${x.cell.cellId}: ${errors} annotation${errors === 1 ? '' : 's'} failed (in no class)`] : []),
+      ...(typeof errors === 'number' && errors > 0 ? [`${x.cell.cellId}: ${plural(errors, 'annotation')} failed (in no class)`] : []),
     ]
   })
   const chips = [
     `annotator ${annotated.length > 1 && new Set(annotated.map((x) => annotatorText(annotatorOf(x.a)))).size > 1 ? 'differs by cell: not comparable across annotators' : annotatorText(annotatorOf(annotated[0]!.a))}`,
-    sampled.length > 0 ? `a sample in ${sampled.length} cell${sampled.length === 1 ? '' : 's'}` : 'every annotatable revision',
+    sampled.length > 0 ? `a sample in ${plural(sampled.length, 'cell')}` : 'every annotatable revision',
     '95% intervals clustered by task',
   ]
   const classes = Object.keys(REVISION_CLASS_LABELS) as RevisionClassName[]
   const shareCell = (k: { share: { point: number | null; lo: number | null; hi: number | null } }) => `<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
   const successCell = (k: { revisions: number; solved: number; success: { point: number | null; lo: number | null; hi: number | null } }) =>
     k.revisions === 0 ? '<td class="n">—</td>' : `<td class="n" title="${k.solved} of ${k.revisions} passed">${percent(k.success.point)} <span class="ci">${percent(k.success.lo)}–${percent(k.success.hi)}</span></td>`
+  // The annotator is in the chips when every cell shares it; under each cell's name only when they differ (a column would not fit 1280 px).
+  const byAnnotator = new Set(annotated.map((x) => annotatorText(annotatorOf(x.a)))).size > 1
   const rows = annotated
     .map(({ cell, a }) => {
       const count = a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated)
-      return `<tr data-cell="${e(cell.cellId)}"><td>${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k])).join('')}${classes.map((k) => successCell(a.classes[k])).join('')}<td>${e(annotatorText(annotatorOf(a)))}</td></tr>`
+      return `<tr data-cell="${e(cell.cellId)}"><td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}${byAnnotator ? `<div class="sub annotator">annotator ${e(annotatorText(annotatorOf(a)))}</div>` : ''}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k])).join('')}${classes.map((k) => successCell(a.classes[k])).join('')}</tr>`
     })
     .join('\n')
   const classHead = classes.map((k) => `<th class="n"><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>${e(REVISION_CLASS_LABELS[k])}</th>`).join('')
-  const table = `<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th><th></th></tr><tr><th>cell</th><th class="n">annotated</th>${classHead}${classHead}<th>annotator</th></tr></thead><tbody>${rows}</tbody></table></div>`
+  const table = `<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th></tr><tr><th>cell${byAnnotator ? ' · annotator' : ''}</th><th class="n">annotated</th>${classHead}${classHead}</tr></thead><tbody>${rows}</tbody></table></div>`
   return `${head}
 <p class="hint">A revision answers the previous attempt's feedback: <b>unhelpful</b> when it satisfies none of the feedback's requests, <b>addressed some</b> when at least one but not all, <b>addressed all</b> when every one. Shares are of the annotated revisions, pooled over revisions; next-attempt success is the share of a class's revisions that passed (addressing all and still failing: it broke something the feedback did not name). Annotator ${captions.map(e).join('; ')}.</p>
-<div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption><div class="svg">${shares}</div><ul class="legend">${classes.map((k) => `<li><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span><span>${e(REVISION_CLASS_LABELS[k])}</span></li>`).join('')}</ul></figure>
-<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption><div class="svg">${success}</div><ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}${modes.length > 1 ? `<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>` : ''}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
+<div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption>${shares}<ul class="legend">${classes.map((k) => `<li><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span><span>${e(REVISION_CLASS_LABELS[k])}</span></li>`).join('')}</ul></figure>
+<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption>${success}<ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}${modes.length > 1 ? `<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>` : ''}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
 ${table}
 ${cellNotes.length > 0 ? `<div class="callout">${cellNotes.map((n) => `<p>${e(n)}</p>`).join('')}</div>` : ''}${withoutNote}`
 }
@@ -355,7 +409,7 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   const lede = [
     `<code>${e(bench.file)}</code>`,
     `K=${K}`,
-    `${first.tasks} tasks × ${first.repeats} repeats`,
+    `${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}`,
     `history ${e(histories.join(', ') || '—')}`,
     `verifier ${e(p.verifier.name)} v${e(p.verifier.version)}${Object.keys(p.verifier.settings).length > 0 ? ` (${e(settingsText(p.verifier.settings))})` : ''}`,
     `prompt ${e(p.promptBuilder)}`,
@@ -584,7 +638,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
   }
 
   const cellOptions = summary.benchmarks
-    .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(c.cellId)}</option>`).join('')}</optgroup>`)
+    .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(`${c.cellId} — ${b.name}`)}</option>`).join('')}</optgroup>`)
     .join('')
   const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
   const failed = allCells.filter((c) => c.verdict === 'fail').length
@@ -608,7 +662,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 <body>
 <header class="top"><div class="wrap">
 <h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${allCells.length} cells failed</span>`}</h1>
-<p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${summary.benchmarks.length} benchmark${summary.benchmarks.length === 1 ? '' : 's'} · ${allCells.length} cells · ${totalTrajectories} trajectories · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
+<p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
 <nav class="toc">${nav}</nav>
 </div></header>
 <main class="wrap">

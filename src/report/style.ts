@@ -31,6 +31,7 @@ h4:first-child { margin-top: 0; }
 .badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 9px; border-radius: 999px; white-space: nowrap; }
 .badge.pass { color: var(--pass); background: var(--pass-bg); }
 .badge.fail { color: var(--fail); background: var(--fail-bg); }
+.badge.none { color: var(--muted); background: #f1f5f9; }
 .chips { display: inline-flex; flex-wrap: wrap; gap: 4px; margin: 4px 0; vertical-align: middle; }
 figcaption .chips, #tv-head .chips { display: flex; }
 .chip { display: inline-block; font-size: 11.5px; line-height: 1.6; padding: 0 7px; border-radius: 999px; background: #f1f5f9; color: #475569; border: 1px solid var(--line); white-space: nowrap; }
@@ -58,7 +59,28 @@ ul.legend .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
 .side-by-side { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 8px 28px; }
 .side-by-side > .svg { flex: 0 1 auto; min-width: 0; }
 .side-by-side > div:last-child { flex: 1 1 320px; min-width: 0; }
-table.cells td.proto .chips { flex-wrap: nowrap; margin: 0; }
+/* Under each cell's row: why it failed and its errors (visible), then its protocol (a details element). */
+table.cells td.name { white-space: normal; overflow-wrap: break-word; min-width: 150px; }
+table.revision-classes td.name { min-width: 230px; }
+table.cells td.name .sub { font-size: 11.5px; color: var(--muted); margin: 1px 0 0 16px; }
+table.cells td.warn { color: #b45309; font-weight: 600; }
+table.main tr.cell > td { border-bottom: 0; padding-bottom: 2px; }
+table.main tr.detail > td { white-space: normal; padding: 0 9px 6px 25px; font-size: 12px; color: var(--muted); }
+table.main tr.cell:hover, table.main tr.cell:hover + tr.detail { background: #f8fafc; }
+table.main tbody tr.detail:hover { background: inherit; }
+ul.reasons { list-style: none; margin: 0 0 3px; padding: 0; }
+ul.reasons li { margin: 1px 0; overflow-wrap: anywhere; }
+ul.reasons li.fail { color: var(--fail); }
+ul.reasons li.error { color: #92400e; }
+ul.reasons .where { color: var(--muted); }
+details.proto summary { cursor: pointer; display: flex; flex-wrap: wrap; align-items: center; gap: 0 6px; width: fit-content; }
+details.proto summary::marker { content: ''; }
+details.proto summary::before { content: '▸'; font-size: 10px; }
+details.proto[open] summary::before { content: '▾'; }
+details.proto summary .chips { margin: 0; }
+details.proto > .chips { margin: 3px 0 0; }
+.nothing { color: var(--muted); font-size: 13px; margin: 10px 0; padding: 18px 14px; border: 1px dashed var(--line); border-radius: 8px; background: #fafbfc; }
+.tv-title .bench { color: var(--muted); font-size: 13px; }
 .note { color: var(--muted); font-size: 12.5px; margin: 6px 0; }
 ul.changes { margin: 8px 0 0; padding-left: 18px; }
 /* Task × cell grid */
@@ -69,6 +91,8 @@ ul.changes { margin: 8px 0 0; padding-left: 18px; }
 table.grid { border-collapse: separate; border-spacing: 3px; font-size: 12px; font-variant-numeric: tabular-nums; }
 table.grid th { font-weight: 600; color: var(--muted); font-size: 11.5px; padding: 2px 4px; text-align: center; white-space: nowrap; }
 table.grid thead tr:first-child th { color: var(--ink); border-bottom: 2px solid var(--c, var(--line)); }
+/* Mode names wrap at their hyphens (critic-aware): the squares set the width, not the labels. */
+table.grid thead tr:last-child th { white-space: normal; vertical-align: bottom; }
 table.grid tbody th { text-align: left; font-family: var(--mono); font-weight: 500; color: var(--ink); max-width: 240px; overflow: hidden; text-overflow: ellipsis; }
 td.gc { padding: 0; min-width: 58px; height: 24px; cursor: pointer; border-radius: 5px; }
 td.gc:hover, td.gc:focus-visible { outline: 2px solid var(--ink); outline-offset: 1px; }

@@ -285,6 +285,8 @@ function start(dataNode: HTMLElement): void {
           { class: 'tv-title' },
           el('span', { class: 'swatch', style: 'background:' + cell.colour }),
           el('strong', null, cell.id),
+          // Two benchmarks may have cells of the same id: the title names the benchmark too.
+          el('span', { class: 'bench' }, benchmarks[cell.b] ? '\u00b7 ' + benchmarks[cell.b]!.name : ''),
           ' \u203a ',
           el('code', null, t.t),
           ' \u203a repeat ' + t.r,
