@@ -1,6 +1,9 @@
 // Opens the HTML report of a real run of the bundled evals in headless Chromium: no console
-// errors, no network, charts present, the grid complete, the trajectory viewer working; then
-// keeps a full-page screenshot (test/__screenshots__/report.png, refreshed by `vitest -u`) for a
+// errors, no network, charts present, the grid complete, the trajectory viewer working, tables
+// that fit 1280 px; then a page of synthetic runs that go wrong (a failed threshold, an all-errors
+// cell, a server that reports no usage, two benchmarks with the same cell ids): the reasons are
+// visible under the cells, empty charts say so, the viewer names the benchmark. Keeps full-page
+// screenshots at 1280 and 390 px (test/__screenshots__/report*.png, refreshed by `vitest -u`) for a
 // human to look at.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -12,12 +15,31 @@ import { CHROMIUM, hasChromium, launchChromium } from './browser.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary, type Trajectory } from '../src/artifacts/index.js'
 import { diffLines } from '../src/report/diff.js'
+import { fakeRun } from './report-fixtures.js'
 import { historyEntries } from '../src/report/history.js'
 import { renderHtmlReport } from '../src/report/html.js'
 import { updateMode } from '../src/vitest/baseline.js'
 
 const root = new URL('..', import.meta.url).pathname
-const SCREENSHOT = join(root, 'test/__screenshots__/report.png')
+const SCREENSHOTS = join(root, 'test/__screenshots__')
+
+/**
+ * Snapshot semantics (DESIGN §5): a screenshot is written when missing, refreshed by `vitest -u`,
+ * never in CI, so an ordinary test run does not dirty the committed picture (its run id changes
+ * every time).
+ */
+function keepScreenshot(shot: string, name: string): void {
+  const target = join(SCREENSHOTS, name)
+  const update = updateMode((expect.getState() as unknown as { snapshotState?: unknown }).snapshotState)
+  if (existsSync(target) ? update === 'all' : update !== 'none') {
+    mkdirSync(dirname(target), { recursive: true })
+    copyFileSync(shot, target)
+  }
+}
+
+/** Every table container of the page whose content is wider than it (it would scroll sideways). */
+const overflowing = (page: Page) =>
+  page.$$eval('.scroll', (els) => els.filter((el) => el.scrollWidth > el.clientWidth).map((el) => `${el.querySelector('table')?.className ?? '?'}: ${el.scrollWidth} > ${el.clientWidth}`))
 
 describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '' : ` (skipped: no ${CHROMIUM}; install it with apt-get install chromium)`}`, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'seqk-report-browser-'))
@@ -29,6 +51,7 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
   const consoleErrors: string[] = []
   const foreignRequests: string[] = []
   const reportUrl = pathToFileURL(join(tmp, 'report.html')).href
+  const failuresUrl = pathToFileURL(join(tmp, 'failures.html')).href
 
   beforeAll(async () => {
     // The bundled fixtures eval only: other eval files depend on data that may be absent.
@@ -47,7 +70,7 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     html = await renderHtmlReport({ summary, trajectories, history: earlier })
     writeFileSync(join(tmp, 'report.html'), html)
 
-    context = await launchChromium(join(tmp, 'profile'), { width: 1360, height: 900 }, (url) => url === reportUrl, foreignRequests)
+    context = await launchChromium(join(tmp, 'profile'), { width: 1280, height: 900 }, (url) => url === reportUrl || url === failuresUrl, foreignRequests)
     page = context.pages()[0] ?? (await context.newPage())
     page.on('request', (request) => {
       if (request.url() !== reportUrl) foreignRequests.push(request.url())
@@ -194,20 +217,134 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
     expect(await page.locator('#tv-head .tv-title').textContent()).toContain(cell.cellId)
   })
 
-  it('takes a full-page screenshot under 1.5 MB (kept in the repository like a snapshot)', async () => {
-    // Back to the verifier trajectory the report opens with, at the top of the page.
-    await page.goto(reportUrl, { waitUntil: 'load' })
-    const shot = join(tmp, 'report.png')
-    await page.screenshot({ path: shot, fullPage: true })
-    expect(statSync(shot).size).toBeLessThan(1.5 * 1024 * 1024)
+  it('fits its tables in 1280 px: the protocol is in a details row under each cell, not a column', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 })
+    expect(await overflowing(page)).toEqual([])
+    expect(await page.locator('table.main th', { hasText: /^protocol$/ }).count()).toBe(0)
+    const first = cells()[0]!
+    const details = page.locator(`#bench-0 tr.detail[data-detail="${first.cellId}"] details.proto`)
+    expect(await details.locator('> .chips').isVisible()).toBe(false)
+    await details.locator('summary').click()
+    expect(await details.locator('> .chips').textContent()).toContain(`fp ${first.fingerprint}`)
+    expect(await details.locator('> .chips').isVisible()).toBe(true)
+    await details.locator('summary').click()
+  })
+
+  it("names each cell's benchmark in the viewer's cell list and title", async () => {
+    const name = summary.benchmarks[0]!.name
+    const options = await page.locator('#tv-cell option').allTextContents()
+    expect(options).toEqual(cells().map((c) => `${c.cellId} — ${name}`))
+    expect(await page.locator('#tv-head .tv-title').textContent()).toContain(name)
+  })
+
+  it('takes full-page screenshots at 1280 and 390 px under 1.5 MB (kept in the repository like snapshots)', async () => {
+    for (const [width, name] of [
+      [1280, 'report.png'],
+      [390, 'report-390.png'],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 })
+      // Back to the verifier trajectory the report opens with, at the top of the page.
+      await page.goto(reportUrl, { waitUntil: 'load' })
+      // Nothing sticks out of the page sideways on a phone either: wide tables scroll in their card.
+      expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(width)
+      const shot = join(tmp, name)
+      await page.screenshot({ path: shot, fullPage: true })
+      expect(statSync(shot).size).toBeLessThan(1.5 * 1024 * 1024)
+      keepScreenshot(shot, name)
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
     expect(consoleErrors).toEqual([])
     expect(foreignRequests).toEqual([])
-    // Snapshot semantics (DESIGN §5): written when missing, refreshed by `vitest -u`, never in CI,
-    // so an ordinary test run does not dirty the committed picture (its run id changes every time).
-    const update = updateMode((expect.getState() as unknown as { snapshotState?: unknown }).snapshotState)
-    if (existsSync(SCREENSHOT) ? update === 'all' : update !== 'none') {
-      mkdirSync(dirname(SCREENSHOT), { recursive: true })
-      copyFileSync(shot, SCREENSHOT)
-    }
+  })
+
+  describe('a run that goes wrong', () => {
+    // Benchmark 0: sim:quick's every trajectory errors, sim:careful misses a threshold; benchmark 1:
+    // a server that reports no usage (and no price). The same cell ids in both.
+    const failing = fakeRun({
+      benchmark: 'failing fixture',
+      thresholds: (actor, mode) => (mode === 'independent' ? { passAt: { 4: 0.3 } } : actor === 'sim:careful' ? { seqAt: { 1: 0.99 } as Record<number, number> } : { seqAt: { 4: 0.3 } }),
+      errorFor: (_task, _r, actor) => (actor === 'sim:quick' ? 'connect ECONNREFUSED 127.0.0.1:9' : undefined),
+    })
+    const free = fakeRun({ benchmark: 'no-usage fixture', usage: false, costPerAttempt: null })
+    const run = { ...failing.summary, benchmarks: [...failing.summary.benchmarks, ...free.summary.benchmarks] }
+    let fpage: Page
+
+    beforeAll(async () => {
+      writeFileSync(join(tmp, 'failures.html'), await renderHtmlReport({ summary: run, trajectories: [...failing.trajectories, ...free.trajectories] }))
+      fpage = await context.newPage()
+      fpage.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(`${message.type()}: ${message.text()}`)
+      })
+      fpage.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`))
+      await fpage.goto(failuresUrl, { waitUntil: 'load' })
+    })
+
+    const row = (bench: number, cellId: string) => fpage.locator(`#bench-${bench} tr.cell[data-cell="${cellId}"]`)
+    const detail = (bench: number, cellId: string) => fpage.locator(`#bench-${bench} tr.detail[data-detail="${cellId}"]`)
+
+    it("shows a failed cell's reason as text right under its row, not only in a tooltip", async () => {
+      const reason = detail(0, 'sim:careful · binary').locator('li.fail')
+      expect(await reason.count()).toBe(1)
+      expect(await reason.isVisible()).toBe(true)
+      expect(await reason.textContent()).toMatch(/^✗ Seq@1 = [\d.]+%, below the required 99\.0%/)
+      expect(await row(0, 'sim:careful · binary').locator('.badge').textContent()).toBe('fail (1)')
+      // Next to the cell: the reason starts where its row ends, and belongs to no other row.
+      const [rowBox, reasonBox] = [await row(0, 'sim:careful · binary').boundingBox(), await reason.boundingBox()]
+      expect(reasonBox!.y - (rowBox!.y + rowBox!.height)).toBeGreaterThanOrEqual(-1)
+      expect(reasonBox!.y - (rowBox!.y + rowBox!.height)).toBeLessThan(8)
+      // A passing cell says nothing but its protocol.
+      expect(await detail(0, 'sim:careful · independent').locator('ul.reasons').count()).toBe(0)
+    })
+
+    it('shows why an all-errors cell measured nothing, and the error itself', async () => {
+      const lines = detail(0, 'sim:quick · verifier').locator('ul.reasons li')
+      const texts = await lines.allTextContents()
+      expect(texts[0]).toMatch(/^✗ all 10 trajectories ended in an error, so nothing was measured/)
+      expect(texts[1]).toBe('⚠ actor failed at attempt 1: connect ECONNREFUSED 127.0.0.1:9 (t/1 repeat 0, t/1 repeat 1, t/2 repeat 0, t/2 repeat 1, t/3 repeat 0)')
+      expect(texts[2]).toBe('5 more errors (the summary keeps 5 examples)')
+      for (let i = 0; i < texts.length; i++) expect(await lines.nth(i).isVisible()).toBe(true)
+      expect(await row(0, 'sim:quick · verifier').locator('td.warn').textContent()).toBe('10')
+    })
+
+    it('says there is no cost to chart for a server that reports no usage, and draws no cost chart', async () => {
+      const sentence = fpage.locator('#bench-1 [data-nothing="cost"]')
+      expect(await sentence.isVisible()).toBe(true)
+      expect(await sentence.textContent()).toContain('Every cost is 0: the models have no price and the server reported no token usage')
+      expect(await fpage.locator('#bench-1 figure.cost').count()).toBe(0)
+      // The benchmark with costs still has its charts; sim:quick, which measured nothing, has no point in them.
+      expect(await fpage.locator('#bench-0 figure.cost svg').count()).toBe(3)
+      expect(await fpage.locator('#bench-0 figure.cost svg .mark-symbol path[aria-label^="sim:quick"]').count()).toBe(0)
+    })
+
+    it('names the benchmark of cells that share an id', async () => {
+      const options = await fpage.locator('#tv-cell option').allTextContents()
+      expect(options.filter((o) => o.startsWith('sim:careful · binary'))).toEqual(['sim:careful · binary — failing fixture', 'sim:careful · binary — no-usage fixture'])
+      const second = run.benchmarks[0]!.cells.length + run.benchmarks[1]!.cells.findIndex((c) => c.cellId === 'sim:careful · binary')
+      await fpage.selectOption('#tv-cell', String(second))
+      await expect.poll(() => fpage.locator('#tv-head .tv-title').textContent()).toContain('no-usage fixture')
+    })
+
+    it('fits 1280 px, keeps the reasons in view at 390 px, and is kept as screenshots', async () => {
+      await fpage.setViewportSize({ width: 1280, height: 900 })
+      expect(await overflowing(fpage)).toEqual([])
+      // The benchmarks only (the viewer is in report.png): what a run that went wrong looks like.
+      const viewer = await fpage.locator('#trajectories').boundingBox()
+      const shot = join(tmp, 'report-failures.png')
+      await fpage.screenshot({ path: shot, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(viewer!.y + (await fpage.evaluate('window.scrollY') as number)) } })
+      expect(statSync(shot).size).toBeLessThan(1.5 * 1024 * 1024)
+      keepScreenshot(shot, 'report-failures.png')
+      await fpage.setViewportSize({ width: 390, height: 900 })
+      expect(Number(await fpage.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390)
+      // The table scrolls in its card; its reasons wrap within the screen instead of running off it.
+      const reason = detail(0, 'sim:quick · binary').locator('li.fail')
+      const box = await reason.boundingBox()
+      expect(box!.x).toBeGreaterThanOrEqual(0)
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390)
+      const narrow = join(tmp, 'report-failures-390.png')
+      await fpage.screenshot({ path: narrow, fullPage: true })
+      expect(statSync(narrow).size).toBeLessThan(1.5 * 1024 * 1024)
+      expect(consoleErrors).toEqual([])
+      expect(foreignRequests).toEqual([])
+    })
   })
 }, 120_000)

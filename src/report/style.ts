@@ -68,6 +68,8 @@ table.main tr.cell > td { border-bottom: 0; padding-bottom: 2px; }
 table.main tr.detail > td { white-space: normal; padding: 0 9px 6px 25px; font-size: 12px; color: var(--muted); }
 table.main tr.cell:hover, table.main tr.cell:hover + tr.detail { background: #f8fafc; }
 table.main tbody tr.detail:hover { background: inherit; }
+/* On a narrow screen the table scrolls sideways: the reasons stay in view and wrap at the screen's width. */
+table.main tr.detail > td > * { position: sticky; left: 25px; max-width: calc(100vw - 90px); }
 ul.reasons { list-style: none; margin: 0 0 3px; padding: 0; }
 ul.reasons li { margin: 1px 0; overflow-wrap: anywhere; }
 ul.reasons li.fail { color: var(--fail); }
@@ -141,6 +143,11 @@ table.tests td:nth-child(3) code { color: var(--fail); }
 footer { color: var(--muted); font-size: 12px; margin-top: 36px; border-top: 1px solid var(--line); padding-top: 12px; }
 @media (max-width: 800px) {
   .wrap { padding: 0 12px; }
+  .card { padding: 12px; }
+  /* Tables scroll sideways in their card: the row names stay in view. */
+  table.main td.name, table.main thead th:first-child, table.grid tbody th, table.grid thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--card); }
+  table.main td.name { min-width: 160px; max-width: 160px; font-size: 12px; box-shadow: 1px 0 0 var(--line); }
+  table.grid tbody th { max-width: 130px; }
   .panels { grid-template-columns: 1fr; }
   .attempt-body { grid-template-columns: 1fr; }
   .attempt-body > .code { border-right: 0; border-bottom: 1px solid var(--line); }
