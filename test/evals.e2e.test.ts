@@ -116,8 +116,15 @@ describe('--merge-reports', () => {
     // Cell ids repeat across benchmarks (the two rubric blocks share tasks too): the benchmark is part of the key.
     const key = (t: { benchmark?: string; cellId?: string; taskId?: string; repeat?: number }) => `${t.benchmark}|${t.cellId}|${t.taskId}|${t.repeat}`
     const sortBy = <T extends { benchmark: string; cellId: string; taskId: string; repeat: number }>(ts: T[]) => [...ts].sort((a, b) => key(a).localeCompare(key(b)))
-    const a = sortBy(readTrajectories(join(runDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map((c) => ({ ...c, latencyMs: 0, replayed: false })), verdict: { ...x.verdict, durationMs: 0 } })) }))
-    const b = sortBy(readTrajectories(join(mergedDir, 'trajectories.jsonl')).trajectories).map((t) => ({ ...stable(t), attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map((c) => ({ ...c, latencyMs: 0, replayed: false })), verdict: { ...x.verdict, durationMs: 0 } })) }))
+    // The LLM annotator's calls too: their latency and whether its cache served them vary the same way.
+    const calm = <C extends { latencyMs: number; replayed: boolean }>(c: C) => ({ ...c, latencyMs: 0, replayed: false })
+    const comparableRun = (dir: string) =>
+      sortBy(readTrajectories(join(dir, 'trajectories.jsonl')).trajectories).map((t) => ({
+        ...stable(t),
+        attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map(calm), verdict: { ...x.verdict, durationMs: 0 }, ...(x.annotation ? { annotation: { ...x.annotation, calls: x.annotation.calls?.map(calm) } } : {}) })),
+      }))
+    const a = comparableRun(runDir)
+    const b = comparableRun(mergedDir)
     expect(b.length).toBe(a.length)
     // One trajectory at a time, so a difference shows as a readable diff rather than a huge one.
     a.forEach((t, i) => expect(b[i], key(t)).toEqual(t))

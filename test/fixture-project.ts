@@ -30,3 +30,12 @@ export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'sr
 
 /** Eval-file source of a verifier that passes an answer saying CORRECT (the fixtures' simulated and served answers). */
 export const SAYS_CORRECT_SOURCE = "const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }"
+
+/**
+ * Terminal output with the reporter's word-wrapping undone: a message printed from column 0 and
+ * wrapped at 120 columns continues on lines indented by two spaces (tables and notes, which start
+ * indented, are left as they are).
+ */
+export function unwrapped(text: string): string {
+  return text.replace(/\n {2}(?=\S)/g, ' ')
+}

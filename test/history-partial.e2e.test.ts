@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { fixtureProject, SAYS_CORRECT_SOURCE, VITEST } from './fixture-project.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, unwrapped, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-partial-')
 writeFileSync(
@@ -39,7 +39,7 @@ describe('partial runs in the history', () => {
     expect(vitest([], { SEQK_RUN_ID: 'whole-1' }).status).toBe(0)
     const filtered = vitest(['-t', 'reviser · binary'], { SEQK_RUN_ID: 'filtered' })
     expect(filtered.status, filtered.out).toBe(0)
-    expect(filtered.out).toContain('seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".')
+    expect(unwrapped(filtered.out)).toContain('seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".')
     const whole = vitest([], { SEQK_RUN_ID: 'whole-2' })
     expect(whole.status, whole.out).toBe(0)
     // Both cells compare with whole-1: the filtered run's one cell is not "the last run" of anything.
@@ -59,8 +59,8 @@ describe('partial runs in the history', () => {
   it('fails a -t that matches no cell, saying how Vitest matches it', () => {
     const r = vitest(['-t', 'partial fixture (v1) › simulated:reviser · binary'], { SEQK_RUN_ID: 'nothing' })
     expect(r.status).toBe(1)
-    expect(r.out).toContain('seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.')
-    expect(r.out).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')
+    expect(unwrapped(r.out)).toContain('seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.')
+    expect(unwrapped(r.out)).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')
     expect(history().some((l) => l.runId === 'nothing')).toBe(false)
   }, 60_000)
 })

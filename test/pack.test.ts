@@ -256,9 +256,9 @@ describe('a user project with the installed package', () => {
     expect(result.code, result.output).not.toBeNull()
     // The test failure and the table both name the missed threshold.
     expect(result.output).toMatch(/SeqkThresholdError: simulated:stubborn · binary: a check failed/)
-    expect(result.output).toMatch(/Seq@3 = [\d.]+, below the required 1/)
-    expect(result.stdout).toMatch(new RegExp(`^ ${failing}\\s+Seq\\s+\\d.*FAIL \\(1\\)$`, 'm'))
-    expect(result.stdout).toMatch(/✗ simulated:stubborn · binary: Seq@3 = [\d.]+, below the required 1/)
+    expect(result.output).toMatch(/Seq@3 = [\d.]+%, below the required 100\.0%/)
+    // The failed row, and its reason printed under it.
+    expect(result.stdout).toMatch(new RegExp(`^ ${failing}\\s+Seq\\s+\\d.*FAIL \\(1\\)\\n\\s+✗ Seq@3 = [\\d.]+%, below the required 100\\.0%`, 'm'))
 
     const { summary, trajectories } = readRun(runId)
     expect(summary.benchmarks.map((b) => b.name).sort()).toEqual(['stubborn cannot make it', TINY])

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, type RunSummary } from '../src/core/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
@@ -148,7 +148,7 @@ describe('resume', () => {
     const before = readFileSync(file)
     const r = await runToEnd([vitest, 'run'], { SEQK_RUN_DIR: broken })
     expect(r.status, r.out).toBe(1)
-    expect(r.out).toContain(`${broken} already holds a run (trajectories.jsonl, summary.json); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${broken}`)
+    expect(unwrapped(r.out)).toContain(`${broken} already holds a run (trajectories.jsonl, summary.json); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${broken}`)
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
 
@@ -156,7 +156,7 @@ describe('resume', () => {
     const before = readFileSync(file)
     const r = await runToEnd([...seqk, 'resume', broken], { SEQK_TEST_BUDGET: '4' })
     expect(r.status, r.out).toBe(1)
-    expect(r.out).toMatch(/cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/)
+    expect(unwrapped(r.out)).toMatch(/cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/)
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
 })

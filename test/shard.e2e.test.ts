@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 
@@ -137,9 +137,9 @@ describe('SEQK_SHARD and seqk merge', () => {
     }
     const shard = run([VITEST, 'run', '--shard=2/2'], { SEQK_RUN_DIR: join(dir, 'file-shard-seen') })
     expect(shard.status).toBe(1)
-    expect(shard.out).toContain("seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)")
+    expect(unwrapped(shard.out)).toContain("seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)")
     const merged = run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], { SEQK_RUN_DIR: join(dir, 'file-shard-merged') })
     expect(merged.status).toBe(1)
-    expect(merged.out).toMatch(/seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/)
+    expect(unwrapped(merged.out)).toMatch(/seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/)
   }, 60_000)
 })

@@ -320,11 +320,12 @@ describe('revisionTable and historyComparisonLines', () => {
 })
 
 describe('wrapLine', () => {
-  it('wraps at spaces within the width, continuation lines indented, and cuts a word longer than a line', async () => {
+  it('wraps at spaces within the width, continuation lines indented, and keeps a word longer than a line whole (a path stays copyable)', async () => {
     const { wrapLine } = await import('./table.js')
     expect(wrapLine(' short', 20)).toEqual([' short'])
     expect(wrapLine(' one two three four five six', 12)).toEqual([' one two', '   three', '   four five', '   six'])
-    expect(wrapLine(`x ${'y'.repeat(25)}`, 10).every((l) => l.length <= 10)).toBe(true)
+    const path = `/tmp/${'y'.repeat(25)}/run`
+    expect(wrapLine(`x resume ${path} now`, 10)).toEqual(['x resume', `  ${path}`, '  now'])
   })
 })
 

@@ -29,7 +29,8 @@ export function wideFromEnv(env: Readonly<Record<string, string | undefined>>): 
 
 /**
  * Word-wraps one line to `width` visible columns, continuation lines indented by `indent` spaces
- * past the line's own leading spaces; a word longer than a line is cut. Colour codes are kept
+ * past the line's own leading spaces; a word longer than a line keeps a line of its own, whole (a
+ * path or command must stay copyable). Colour codes are kept
  * only on lines that fit unchanged (wrap plain text, colour after).
  *
  * @example
@@ -42,19 +43,15 @@ export function wrapLine(line: string, width = TABLE_WIDTH, indent = 2): string[
   const out: string[] = []
   let current = lead
   const prefix = () => (out.length === 0 ? lead : lead + ' '.repeat(indent))
-  for (let word of words) {
+  for (const word of words) {
     const candidate = current.trim() === '' ? prefix() + word : `${current} ${word}`
     if (candidate.length <= width) {
       current = candidate
       continue
     }
     if (current.trim() !== '') out.push(current)
-    // A word longer than any line (a path, a URL): cut it.
-    while (prefix().length + word.length > width) {
-      const room = Math.max(1, width - prefix().length)
-      out.push(prefix() + word.slice(0, room))
-      word = word.slice(room)
-    }
+    // A word longer than any line (a path, a URL, a command) stays whole on a line of its own: cut,
+    // it could no longer be copied from the terminal.
     current = prefix() + word
   }
   if (current.trim() !== '') out.push(current)

@@ -52,6 +52,6 @@ describe('runCell', () => {
     const [sequential] = planCells('low-level', options)
     if (!sequential) throw new Error('expected a planned cell')
     const result = await runCell({ ...sequential, runId: currentRun().runId })
-    expect(() => expect(result).toReachSeqAt(3, 1.01)).toThrow(/to reach Seq@3 ≥ 1\.01/)
+    expect(() => expect(result).toReachSeqAt(3, 1.01)).toThrow(/to reach Seq@3 ≥ 101\.0%/)
   })
 })
