@@ -213,3 +213,15 @@ describe('a report that explains', () => {
     expect(select).toContain('>sim:quick · binary — bench B</option>')
   })
 })
+
+describe('batch API savings', () => {
+  it('the report and the Markdown summary say what batched calls saved against list price', async () => {
+    const { renderMarkdownSummary } = await import('./markdown.js')
+    const run = fakeRun()
+    const cells = run.summary.benchmarks[0]!.cells
+    const batched = { ...run.summary, benchmarks: [{ ...run.summary.benchmarks[0]!, cells: cells.map((c, i) => (i === 0 ? { ...c, batch: { calls: 12, costUsd: 0.6, listCostUsd: 1.2, savedUsd: 0.6 } } : c)) }] }
+    const html = await renderHtmlReport({ summary: batched, trajectories: run.trajectories })
+    expect(html).toMatch(/<p class="hint spending">[^<]*12 calls through a batch API, saving \$0\.60 \(50\.0%\) against \$1\.20 at list price/)
+    expect(renderMarkdownSummary(batched)).toContain('12 calls through a batch API, saving $0.60 (50.0%) against $1.20 at list price')
+  })
+})

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
-import { failureReasons, rankingChanges } from './table.js'
+import { failureReasons, rankingChanges, spendingLine } from './table.js'
 import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, MODE_SHAPES, rankGap, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
@@ -430,6 +430,7 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
 ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p>`).join('')}</div>` : ''}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
+${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>` : ''}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>

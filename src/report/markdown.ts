@@ -5,7 +5,7 @@
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
-import { rankingChanges } from './table.js'
+import { rankingChanges, spendingLine } from './table.js'
 import { percent, signedPercent } from '../metrics/format.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
@@ -209,6 +209,10 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
 
     const ranking = rankingChanges(b.cells)
     if (ranking.length > 0) out.push(...ranking.map((r) => `> ${markdownText(r)}`), '')
+
+    // Money, where there is something to say (the batch APIs' saving against list price among it).
+    const spending = spendingLine(b.cells)
+    if (spending) out.push(markdownText(spending), '')
 
     const chart = seqCurvesMermaid(b.cells, `${b.name}: Seq@k (%)`)
     if (chart) out.push(chart, '')

@@ -274,6 +274,13 @@ describe('spendingLine', () => {
     expect(spendingLine([paid, free])).toBe('cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls served without a new request (a cassette, or the rubric grader\'s cache; nominal cost shown)')
     expect(spendingLine([{ ...paid, costUsd: null }])).toContain('cost ? (some models unpriced)')
   })
+
+  it('says what the batch APIs saved against the same calls at list price', async () => {
+    const { spendingLine } = await import('./table.js')
+    const batched = cell('a', 'verifier', [0.5, 1], { costUsd: 0.5, calls: 9, batch: { calls: 9, costUsd: 0.5, listCostUsd: 1, savedUsd: 0.5 } })
+    expect(spendingLine([batched])).toBe('cost $0.50; 9 calls through a batch API, saving $0.50 (50.0%) against $1.00 at list price')
+    expect(spendingLine([{ ...batched, batch: { calls: 1, costUsd: null, listCostUsd: null, savedUsd: null } }])).toContain('1 call through a batch API')
+  })
 })
 
 describe('baselineLines', () => {

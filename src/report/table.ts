@@ -353,7 +353,8 @@ function rankingByMode(cells: readonly CellSummary[]): { mode: string; text: str
 
 /**
  * One line on money when there is something to say: the total, what helpers (critics,
- * summarisers, graders) cost, the prompt-cache share and saving, and replayed calls.
+ * summarisers, graders) cost, the prompt-cache share and saving, what the batch APIs saved
+ * against list price, and replayed calls.
  */
 export function spendingLine(cells: readonly CellSummary[]): string | null {
   const parts: string[] = []
@@ -367,6 +368,14 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   if (cached > 0) {
     const saved = cells.reduce((n, x) => n + (x.cache.savedUsd ?? 0), 0)
     parts.push(`${percent(cached / input, { digits: 0 })}% of input tokens from prompt cache, saving ${money(saved)}`)
+  }
+  const batched = cells.filter((x) => x.batch)
+  if (batched.length > 0) {
+    const calls = batched.reduce((n, x) => n + x.batch!.calls, 0)
+    const list = batched.every((x) => x.batch!.listCostUsd !== null) ? batched.reduce((n, x) => n + x.batch!.listCostUsd!, 0) : null
+    const paid = batched.every((x) => x.batch!.costUsd !== null) ? batched.reduce((n, x) => n + x.batch!.costUsd!, 0) : null
+    const saving = list !== null && paid !== null && list > 0 ? `, saving ${money(list - paid)} (${percent((list - paid) / list)}%) against ${money(list)} at list price` : ''
+    parts.push(`${plural(calls, 'call')} through a batch API${saving}`)
   }
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
   // Replays matter to money only: where every cost is $0 there is no nominal cost to explain.
