@@ -16,6 +16,7 @@ import { planResume } from '../protocol/resume.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
+import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -118,12 +119,26 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         // Retries and rate-limit waits while the cell runs, for live progress: the first at once,
         // then at most one every few seconds (the reporter prints fewer still).
         let lastNotice = Number.NEGATIVE_INFINITY
-        const stopNotices = onRetry((notice) => {
+        const stopRetries = onRetry((notice) => {
           const now = Date.now()
           if (now - lastNotice < NOTICE_INTERVAL_MS) return
           lastNotice = now
           void recordArtifact(context.task, { type: 'seqk:notice', text: retryNoticeText(notice) }).catch(() => {})
         })
+        // A batched actor's batches: every change of status (submitted, finalising, ended) at once, counts throttled.
+        let lastBatch = ''
+        const stopBatches = onBatchProgress((p) => {
+          const now = Date.now()
+          const changed = `${p.batchId}:${p.status}` !== lastBatch
+          if (!changed && now - lastNotice < NOTICE_INTERVAL_MS) return
+          lastBatch = `${p.batchId}:${p.status}`
+          lastNotice = now
+          void recordArtifact(context.task, { type: 'seqk:notice', text: batchNoticeText(p) }).catch(() => {})
+        })
+        const stopNotices = () => {
+          stopRetries()
+          stopBatches()
+        }
         let result: CellResult
         try {
           result = await runCell({

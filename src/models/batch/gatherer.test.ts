@@ -99,3 +99,20 @@ describe('BatchGatherer with a run directory ledger', () => {
     }
   })
 })
+
+describe('batch progress', () => {
+  it('every listener hears a batch submitted, and the notice is one short line', async () => {
+    const { onBatchProgress, batchNoticeText } = await import('./gatherer.js')
+    const heard: string[] = []
+    const stop = onBatchProgress((p) => heard.push(batchNoticeText(p)))
+    try {
+      const { transport } = scriptedTransport(ok)
+      await new BatchGatherer(transport, { gatherMs: 1 }).submit({ q: 1 })
+    } finally {
+      stop()
+    }
+    expect(heard).toEqual(['Test batch: submitted, 1 request'])
+    expect(batchNoticeText({ batchId: 'b', provider: 'OpenAI', status: 'in_progress', done: 12, total: 40 })).toBe('OpenAI batch: in progress 12/40')
+    expect(batchNoticeText({ batchId: 'b', provider: 'Anthropic', status: 'finalizing', done: 40, total: 40 })).toBe('Anthropic batch: finalising')
+  })
+})

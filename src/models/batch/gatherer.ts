@@ -62,6 +62,26 @@ export interface BatchOptions {
   resubmit?: number
 }
 
+const progressListeners = new Set<(p: BatchProgress) => void>()
+
+/**
+ * Hears every batch's progress in this process (submitted, in progress n/m, finalizing, ended):
+ * the eval reports it as live progress. Returns the function that stops listening.
+ *
+ * @example
+ * const stop = onBatchProgress((p) => console.log(batchNoticeText(p))) // OpenAI batch: in progress 12/40
+ */
+export function onBatchProgress(listener: (p: BatchProgress) => void): () => void {
+  progressListeners.add(listener)
+  return () => progressListeners.delete(listener)
+}
+
+/** One short line for a batch's progress, for a progress line: "OpenAI batch: in progress 12/40" (the id is in batches.jsonl). */
+export function batchNoticeText(p: BatchProgress): string {
+  const status = p.status === 'in_progress' ? `in progress ${p.done}/${p.total}` : p.status === 'finalizing' ? 'finalising' : p.status === 'submitted' ? `submitted, ${p.total} ${p.total === 1 ? 'request' : 'requests'}` : p.status
+  return `${p.provider} batch: ${status}`
+}
+
 /** Thrown for a call whose batch deadline passed: the caller sends it through the normal API. */
 export class BatchDeadlineError extends Error {
   constructor(message: string) {
@@ -120,12 +140,17 @@ export class BatchGatherer {
   private readonly collected = new Map<string, Promise<Map<string, BatchItemOutcome>>>()
   /** Requests served from an earlier run's batch instead of a new one. */
   recovered = 0
+  private readonly onProgress: (p: BatchProgress) => void
 
   constructor(
     private readonly transport: BatchTransport,
     options: BatchOptions = {},
-    private readonly onProgress: (p: BatchProgress) => void = () => {},
+    onProgress: (p: BatchProgress) => void = () => {},
   ) {
+    this.onProgress = (p) => {
+      onProgress(p)
+      for (const listener of progressListeners) listener(p)
+    }
     this.pollMs = options.pollMs ?? 30_000
     this.gatherMs = options.gatherMs ?? 500
     this.maxBatch = options.maxBatch ?? 10_000

@@ -1,0 +1,99 @@
+// A batched actor in a real eval file (issue 19), run by Vitest in a child process against the
+// test server's batch API: the cell runs in rounds, its progress says what the batches are
+// doing, summary.json and the table say what batching saved, and a run killed while a batch ran
+// and then resumed collects that batch instead of paying for it again.
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { readSummary } from '../src/artifacts/index.js'
+import { startTestServer, type TestServer, type TestServerRequest } from '../src/testing/index.js'
+import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
+
+const dir = fixtureProject('seqk-batch-e2e-')
+writeFileSync(
+  join(dir, 'batch.eval.ts'),
+  `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+${SAYS_CORRECT_SOURCE}
+const tasks = Array.from({ length: 10 }, (_, i) => ({ id: 't' + i, prompt: 'Task ' + i + ': say CORRECT.' }))
+const actor = actors.openai({ model: 'gpt-4o-mini', baseURL: process.env.SEQK_TEST_URL, apiKey: process.env.SEQK_TEST_KEY, prices: { 'openai:gpt-4o-mini': { input: 0.15, output: 0.6 } }, retry: { maxRetries: 0 }, batch: { pollMs: 20, gatherMs: 150 } })
+seqEval('batch fixture', { tasks, actors: [actor], verifier, budget: 3, repeats: 1, concurrency: 10, modes: { binary: { feedback: feedback.binary() } } })
+`,
+)
+
+/** Task i is solved at attempt i % 3 + 1: three rounds of 10, 6 and 3 requests. */
+function answer(request: TestServerRequest): string {
+  const task = Number(/Task (\d+):/.exec(request.messages.find((m) => m.role === 'user')!.content)![1])
+  const attempt = request.messages.filter((m) => m.role === 'assistant').length + 1
+  return attempt <= task % 3 ? 'WRONG' : 'CORRECT'
+}
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ batches: { delayMs: 150 }, responder: answer })
+})
+beforeEach(() => server.reset())
+afterAll(async () => {
+  await server?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const e: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['batch', 'e2e', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
+  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key.startsWith('SEQK_RUN') || key === 'SEQK_RESUME') delete e[key]
+  return { ...e, ...extra }
+}
+
+/** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
+async function run(args: string[], extra: Record<string, string> = {}, killWhen?: () => boolean): Promise<{ status: number | null; out: string }> {
+  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (out += d))
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 90_000)
+  const watch = killWhen
+    ? setInterval(() => {
+        if (killWhen()) process.kill(-child.pid!, 'SIGKILL')
+      }, 10)
+    : undefined
+  const status = await new Promise<number | null>((r) => child.on('close', r))
+  clearTimeout(timer)
+  if (watch) clearInterval(watch)
+  return { status, out }
+}
+
+describe('a batched actor in an eval', () => {
+  it('runs the cell in rounds, says what the batches do, and what batching saved', async () => {
+    const r = await run([VITEST, 'run'], { SEQK_RUN_DIR: join(dir, 'whole') })
+    expect(r.status, r.out).toBe(0)
+    expect(server.batches().map((b) => b.customIds.length)).toEqual([10, 6, 3])
+    const cell = readSummary(join(dir, 'whole', 'summary.json')).benchmarks[0]!.cells[0]!
+    expect(cell.seqAt).toEqual([0.4, 0.7, 1])
+    expect(cell.batch).toMatchObject({ calls: 19 })
+    expect(cell.batch!.savedUsd! / cell.batch!.listCostUsd!).toBeCloseTo(0.5, 10)
+    // The run directory keeps its batches (for a resume), and the progress and the table say so.
+    expect(readFileSync(join(dir, 'whole', 'batches.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+    expect(r.out).toMatch(/OpenAI batch: (submitted, \d+ requests|in progress \d+\/\d+|finalising|ended)/)
+    expect(r.out).not.toMatch(/MaxListenersExceededWarning/)
+    expect(r.out).toMatch(/19 calls through a batch API, saving \$[\d.]+ \(50\.0%\) against \$[\d.]+ at list price/)
+  }, 60_000)
+
+  it('a run killed while its first batch runs, then resumed, collects that batch instead of paying twice', async () => {
+    const runDir = join(dir, 'killed')
+    // Killed once the first batch is on the server (submitted and recorded), long before it ends.
+    const slow = await startTestServer({ batches: { delayMs: 1500 }, responder: answer })
+    try {
+      const first = await run([VITEST, 'run'], { SEQK_RUN_DIR: runDir, SEQK_TEST_URL: slow.openaiBaseURL }, () => slow.batches().length > 0 && existsSync(join(runDir, 'batches.jsonl')))
+      expect(first.status).not.toBe(0)
+      expect(slow.batches()).toHaveLength(1)
+      const resumed = await run([...SEQK, 'resume', runDir], { SEQK_TEST_URL: slow.openaiBaseURL })
+      expect(resumed.status, resumed.out).toBe(0)
+      // Round 1 came from the killed run's batch: 3 batches in all, 19 requests answered, none twice.
+      expect(slow.batches().map((b) => b.customIds.length)).toEqual([10, 6, 3])
+      expect(slow.requests).toHaveLength(19)
+      expect(readSummary(join(runDir, 'summary.json')).benchmarks[0]!.cells[0]!.seqAt).toEqual([0.4, 0.7, 1])
+    } finally {
+      await slow.close()
+    }
+  }, 90_000)
+})
