@@ -72,7 +72,10 @@ describe('a batched actor in an eval', () => {
     expect(cell.batch).toMatchObject({ calls: 19 })
     expect(cell.batch!.savedUsd! / cell.batch!.listCostUsd!).toBeCloseTo(0.5, 10)
     // The run directory keeps its batches (for a resume), and the progress and the table say so.
-    expect(readFileSync(join(dir, 'whole', 'batches.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+    const ledger = readFileSync(join(dir, 'whole', 'batches.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { schema: string; status?: string })
+    expect(ledger.filter((r) => r.schema === 'seqk.batch/1')).toHaveLength(3)
+    // And each batch's changes of status, for the live view.
+    expect(ledger.filter((r) => r.schema === 'seqk.batch-status/1' && r.status === 'ended')).toHaveLength(3)
     expect(r.out).toMatch(/OpenAI batch: (submitted, \d+ requests|in progress \d+\/\d+|finalising|ended)/)
     expect(r.out).not.toMatch(/MaxListenersExceededWarning/)
     expect(r.out).toMatch(/19 calls through a batch API, saving \$[\d.]+ \(50\.0%\) against \$[\d.]+ at list price/)

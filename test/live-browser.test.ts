@@ -85,6 +85,14 @@ describe.skipIf(!hasChromium)(`the live view in headless Chromium${hasChromium ?
     expect(await page.locator('#live-state').textContent()).toBe('running · 4 of 8 trajectories')
   })
 
+  it("shows a batched actor's batches and updates a batch in place as its status changes", async () => {
+    append('batches.jsonl', { schema: 'seqk.batch/1', provider: 'OpenAI', batchId: 'batch_live_1', items: [{ customId: 'a', key: 'k' }, { customId: 'b', key: 'l' }], submittedAt: '2026-12-01T10:15:00.000Z' })
+    await expect.poll(() => page.locator('#live-batches li[data-batch="batch_live_1"]').textContent()).toContain('submitted, 2 requests · OpenAI batch batch_live_1')
+    append('batches.jsonl', { schema: 'seqk.batch-status/1', provider: 'OpenAI', batchId: 'batch_live_1', status: 'in_progress', done: 1, total: 2, at: '2026-12-01T10:15:02.000Z' })
+    await expect.poll(() => page.locator('#live-batches li[data-batch="batch_live_1"]').textContent()).toContain('in progress 1/2')
+    expect(await page.locator('#live-batches li').count()).toBe(1)
+  })
+
   it('keeps a screenshot of the page mid-run', async () => {
     const shot = join(tmp, 'live.png')
     await page.screenshot({ path: shot, fullPage: true })

@@ -147,9 +147,15 @@ export class BatchGatherer {
     options: BatchOptions = {},
     onProgress: (p: BatchProgress) => void = () => {},
   ) {
+    const said = new Map<string, string>()
     this.onProgress = (p) => {
       onProgress(p)
       for (const listener of progressListeners) listener(p)
+      // Each change of status (not every poll) goes to the run directory, for the live view.
+      const status = p.status === 'in_progress' ? `in_progress:${Math.floor((4 * p.done) / Math.max(1, p.total))}` : p.status
+      if (said.get(p.batchId) === status) return
+      said.set(p.batchId, status)
+      appendLedger({ schema: 'seqk.batch-status/1', provider: p.provider, batchId: p.batchId, status: p.status, done: p.done, total: p.total, at: new Date().toISOString() })
     }
     this.pollMs = options.pollMs ?? 30_000
     this.gatherMs = options.gatherMs ?? 500

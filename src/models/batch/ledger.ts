@@ -19,6 +19,21 @@ export const BatchLedgerRecordSchema = z.object({
 })
 export type BatchLedgerRecord = z.infer<typeof BatchLedgerRecordSchema>
 
+/**
+ * A batch's status as it changes (submitted, in progress, finalizing, ended), appended to the same
+ * file for the live view (`seqk view`); a resume reads only the batch records above.
+ */
+export const BatchStatusRecordSchema = z.object({
+  schema: z.literal('seqk.batch-status/1'),
+  provider: z.string(),
+  batchId: z.string(),
+  status: z.string(),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  at: z.string(),
+})
+export type BatchStatusRecord = z.infer<typeof BatchStatusRecordSchema>
+
 let where: (() => string | undefined) | undefined
 
 /**
@@ -58,8 +73,8 @@ export function readLedger(): BatchLedgerRecord[] {
     })
 }
 
-/** Records a submitted batch, in one write (a crash leaves at most a torn last line). */
-export function appendLedger(record: BatchLedgerRecord): void {
+/** Records a submitted batch, or a change of a batch's status, in one write (a crash leaves at most a torn last line). */
+export function appendLedger(record: BatchLedgerRecord | BatchStatusRecord): void {
   const path = ledgerPath()
   if (!path) return
   mkdirSync(dirname(path), { recursive: true })

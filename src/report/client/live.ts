@@ -6,7 +6,7 @@
  *
  * Browser code, checked by `tsconfig.json` here and bundled by `../client.ts` (`liveScript`).
  */
-import type { CellEndEvent, CellProgress, CellStartEvent, LiveEvent, MalformedEvent, TrajectoryEvent } from '../live/events.js'
+import type { BatchEvent, CellEndEvent, CellProgress, CellStartEvent, LiveEvent, MalformedEvent, TrajectoryEvent } from '../live/events.js'
 
 type Kid = Node | string | number | null | undefined | false
 
@@ -58,6 +58,9 @@ function start(root: HTMLElement): void {
   const noErrors = el('p', { class: 'empty' }, 'No errors so far.')
   const trajectories = el('ul', { class: 'live-list', id: 'live-trajectories' })
   const noTrajectories = el('p', { class: 'empty' }, 'No trajectory has finished yet.')
+  const batchList = el('ul', { class: 'live-list', id: 'live-batches' })
+  const batchRows = new Map<string, HTMLLIElement>()
+  const batchSection = el('section', { class: 'bench', hidden: '' }, el('h2', null, 'Batches'), el('p', { class: 'lede' }, "The provider batches a batched actor's calls went in: a round of a cell each."), el('div', { class: 'card' }, batchList))
   const malformed = el('ul', { class: 'live-list', id: 'live-malformed' })
   const malformedSection = el('section', { class: 'bench', hidden: '' }, el('h2', null, 'Malformed lines'), el('p', { class: 'lede' }, 'Lines of the run files that are not valid records; they are skipped.'), el('div', { class: 'card' }, malformed))
   root.append(
@@ -65,6 +68,7 @@ function start(root: HTMLElement): void {
     el('section', { class: 'bench' }, el('h2', null, 'Cells'), el('div', { class: 'card' }, noCells, table)),
     el('section', { class: 'bench' }, el('h2', null, 'Errors'), el('p', { class: 'lede' }, 'Infrastructure errors (the model, verifier or critic failed), as they happen.'), el('div', { class: 'card' }, noErrors, errors)),
     el('section', { class: 'bench' }, el('h2', null, 'Latest trajectories'), el('div', { class: 'card' }, noTrajectories, trajectories)),
+    batchSection,
     malformedSection,
   )
 
@@ -124,6 +128,9 @@ function start(root: HTMLElement): void {
     errors.replaceChildren()
     trajectories.replaceChildren()
     malformed.replaceChildren()
+    batchList.replaceChildren()
+    batchRows.clear()
+    batchSection.hidden = true
     endedBox.replaceChildren()
     endedBox.hidden = true
     malformedSection.hidden = true
@@ -157,6 +164,15 @@ function start(root: HTMLElement): void {
       prepend(errors, el('li', null, `${where} · ${e.error.stage} failed at attempt ${e.error.attempt} · ${clock()}`, el('span', { class: 'live-error-message' }, e.error.message)), KEEP.errors, noErrors)
     }
   }
+  function onBatch(e: BatchEvent): void {
+    batchSection.hidden = false
+    const status = e.status === 'in_progress' ? `in progress ${e.done}/${e.total}` : e.status === 'finalizing' ? 'finalising' : e.status === 'submitted' ? `submitted, ${plural(e.total, 'request')}` : e.status
+    const item = el('li', { 'data-batch': e.batchId, 'data-status': e.status }, el('span', { class: `st ${e.status === 'ended' ? 'solved' : 'running'}` }, status), ` · ${e.provider} batch ${e.batchId}`, el('span', { class: 'muted' }, ` · ${clock()}`))
+    const old = batchRows.get(e.batchId)
+    if (old) old.replaceWith(item)
+    else batchList.append(item)
+    batchRows.set(e.batchId, item)
+  }
   function onMalformed(e: MalformedEvent): void {
     malformedSection.hidden = false
     prepend(malformed, el('li', null, `${e.file}:${e.line}: `, el('span', { class: 'live-error-message' }, e.message)), KEEP.malformed, null)
@@ -182,6 +198,7 @@ function start(root: HTMLElement): void {
     else if (event.type === 'cell-start') onCellStart(event)
     else if (event.type === 'cell-end') onCellEnd(event)
     else if (event.type === 'trajectory') onTrajectory(event)
+    else if (event.type === 'batch') onBatch(event)
     else if (event.type === 'malformed') onMalformed(event)
     else if (event.type === 'ended') onEnded(event.report)
     status()

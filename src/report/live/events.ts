@@ -69,6 +69,16 @@ export interface MalformedEvent {
   message: string
 }
 
+/** A provider batch of the run: submitted, in progress n/m, finalizing, ended (from `batches.jsonl`). */
+export interface BatchEvent {
+  type: 'batch'
+  provider: string
+  batchId: string
+  status: string
+  done: number
+  total: number
+}
+
 /** The run ended (`summary.json` appeared), or its report became available. */
 export interface EndedEvent {
   type: 'ended'
@@ -76,4 +86,4 @@ export interface EndedEvent {
   report: boolean
 }
 
-export type LiveEvent = RunEvent | CellStartEvent | CellEndEvent | TrajectoryEvent | MalformedEvent | EndedEvent
+export type LiveEvent = RunEvent | CellStartEvent | CellEndEvent | TrajectoryEvent | BatchEvent | MalformedEvent | EndedEvent

@@ -46,6 +46,20 @@ describe('LiveRun', () => {
     expect([live.runsDir, live.since()[0]!.event]).toEqual([runs, { type: 'run', runId: '20260102-000000-bbbbbb', dir: join(runs, '20260102-000000-bbbbbb') }])
   })
 
+  it("shows a batched actor's batches from batches.jsonl: submitted, then each change of status", () => {
+    const dir = run('b1')
+    const live = follow(runs)
+    appendFileSync(join(dir, 'batches.jsonl'), line({ schema: 'seqk.batch/1', provider: 'OpenAI', batchId: 'batch_1', items: [{ customId: 'r1', key: 'k1' }, { customId: 'r2', key: 'k2' }], submittedAt: '2026-12-01T00:00:00.000Z' }))
+    appendFileSync(join(dir, 'batches.jsonl'), line({ schema: 'seqk.batch-status/1', provider: 'OpenAI', batchId: 'batch_1', status: 'in_progress', done: 1, total: 2, at: '2026-12-01T00:00:01.000Z' }) + '{"schema": "nope"}\n')
+    live.tick()
+    const events = live.since().map((e) => e.event)
+    expect(events.filter((e) => e.type === 'batch')).toEqual([
+      { type: 'batch', provider: 'OpenAI', batchId: 'batch_1', status: 'submitted', done: 0, total: 2 },
+      { type: 'batch', provider: 'OpenAI', batchId: 'batch_1', status: 'in_progress', done: 1, total: 2 },
+    ])
+    expect(events.find((e) => e.type === 'malformed')).toMatchObject({ line: 3, message: expect.stringMatching(/not a seqk batch record/) })
+  })
+
   it('turns cell and trajectory lines into progress events, counting a rerun trajectory once', () => {
     const dir = run('r1')
     const cell = liveCell({ runId: 'r1', tasks: ['a', 'b', 'c'], repeats: 2 })

@@ -13,6 +13,7 @@ import type { z } from 'zod'
 import { CELLS_FILE, CellRecordSchema } from '../../artifacts/cells-file.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../../artifacts/run-dir.js'
 import { TrajectorySchema } from '../../core/schemas.js'
+import { BATCHES_FILE, BatchLedgerRecordSchema, BatchStatusRecordSchema } from '../../models/batch/ledger.js'
 import { describeZodError } from '../../core/zod-errors.js'
 import type { LiveEvent } from './events.js'
 import { RunState } from './run-state.js'
@@ -39,6 +40,7 @@ interface Current {
   runId: string
   cells: LineTail
   trajectories: LineTail
+  batches: LineTail
   state: RunState
   ended: boolean
   report: boolean
@@ -220,7 +222,7 @@ export class LiveRun {
       return
     }
     this.known.add(basename(dir))
-    this.current = { dir, runId: basename(dir), cells: new LineTail(join(dir, CELLS_FILE)), trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)), state: new RunState(), ended: false, report: false }
+    this.current = { dir, runId: basename(dir), cells: new LineTail(join(dir, CELLS_FILE)), trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)), batches: new LineTail(join(dir, BATCHES_FILE)), state: new RunState(), ended: false, report: false }
     this.emit({ type: 'run', runId: this.current.runId, dir })
     try {
       this.readCurrent()
@@ -249,8 +251,9 @@ export class LiveRun {
     if (run === null) return
     const cells = run.cells.read()
     const trajectories = run.trajectories.read()
+    const batches = run.batches.read()
     // A file cut below what was read or replaced: start the run over (the page does too).
-    if (cells.reset || trajectories.reset) return this.open(run.dir)
+    if (cells.reset || trajectories.reset || batches.reset) return this.open(run.dir)
     for (const { text, line } of cells.lines) {
       const record = this.parse(run.cells.path, line, text, CellRecordSchema, 'cell record')
       if (record) this.emit(run.state.cell(record))
@@ -258,6 +261,13 @@ export class LiveRun {
     for (const { text, line } of trajectories.lines) {
       const t = this.parse(run.trajectories.path, line, text, TrajectorySchema, 'trajectory')
       if (t) this.emit(run.state.trajectory(t))
+    }
+    // A batched actor's batches: a submitted batch, then each change of its status.
+    for (const { text, line } of batches.lines) {
+      const record = this.parse(run.batches.path, line, text, BatchLedgerRecordSchema.or(BatchStatusRecordSchema), 'batch record')
+      if (!record) continue
+      if (record.schema === 'seqk.batch/1') this.emit({ type: 'batch', provider: record.provider, batchId: record.batchId, status: 'submitted', done: 0, total: record.items.length })
+      else this.emit({ type: 'batch', provider: record.provider, batchId: record.batchId, status: record.status, done: record.done, total: record.total })
     }
     const ended = run.ended || isFile(join(run.dir, SUMMARY_FILE))
     const report = run.report || (ended && reportComplete(join(run.dir, REPORT_FILE)))
