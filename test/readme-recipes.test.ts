@@ -1,0 +1,199 @@
+// The README's recipes — a custom verifier, a custom feedback mode, a custom actor (an agent with
+// tools) — as code that type-checks against the root's exports and runs in a tiny cell with
+// runCell. Each recipe sits between `// #region <name>` and `// #endregion` here, and the first test
+// requires the README to hold each region's code verbatim, so the two cannot drift apart.
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { actors, planCells, resolveOptions, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+
+// #region recipe-verifier
+import type { Verdict, Verifier } from 'vitest-seqk'
+
+/** Passes a JSON answer whose `total` equals the task's `metadata.total`. */
+export const jsonTotal: Verifier = {
+  name: 'json-total',
+  version: '1', // bump it whenever what passes changes: name, version and settings are the fingerprint
+  settings: { field: 'total' },
+  checkTask: (task) => (typeof task.metadata?.total === 'number' ? [] : [`task ${task.id}: needs metadata.total`]),
+  verify(task, answer): Verdict {
+    let value: unknown
+    try {
+      value = JSON.parse(answer)
+    } catch (error) {
+      return { pass: false, diagnostics: { outcome: 'load-error', summary: 'the answer is not JSON', error: String(error) } }
+    }
+    const total = (value as { total?: unknown } | null)?.total
+    if (total === undefined) return { pass: false, diagnostics: { outcome: 'no-answer', summary: 'the JSON has no "total" field' } }
+    const pass = total === task.metadata?.total
+    return { pass, score: pass ? 1 : 0, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'the total is right' : `the total ${JSON.stringify(total)} is wrong` } }
+  },
+}
+// #endregion
+
+// #region recipe-feedback
+import type { FeedbackMode } from 'vitest-seqk'
+
+/** Names the first failing test's call, never its expected value: a hint, not the answer. */
+export const firstFailure: FeedbackMode = {
+  kind: 'verifier', // what it is built from: 'binary', 'verifier' (the verdict) or 'critic' (a model)
+  name: 'first-failure',
+  version: '1', // kind, name, version and settings are the fingerprint: bump it when the text changes
+  settings: {},
+  render({ verdict }) {
+    const failed = verdict.diagnostics.tests?.find((test) => !test.pass)
+    if (failed === undefined) return { kind: 'verifier', text: `Your answer is wrong: ${verdict.diagnostics.summary}. Reply with a corrected answer.` }
+    // `requests` lets the derived annotator tell whether the revision fixed what this names.
+    return { kind: 'verifier', text: `Your answer fails \`${failed.call ?? failed.source}\`. Reply with the whole corrected answer.`, requests: [`test:${failed.index}`] }
+  },
+}
+// #endregion
+
+// #region recipe-actor
+import type { ChatMessage, Usage } from 'vitest-seqk'
+
+/** The agent's one tool: `17 * 23` → `391`. */
+function calculator(expression: string): string {
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*([-+*/])\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expression)
+  if (m === null) return `error: cannot evaluate ${JSON.stringify(expression)}`
+  const [a, b] = [Number(m[1]), Number(m[3])]
+  return String(m[2] === '+' ? a + b : m[2] === '-' ? a - b : m[2] === '*' ? a * b : a / b)
+}
+
+/**
+ * An agent with tools is an actor: a ChatModel whose chat() runs the agent loop on another model
+ * and returns the final text, with the usage and cost of every step summed.
+ */
+export function calculatorAgent(model: ChatModel, maxSteps = 4): ChatModel {
+  return {
+    id: `agent:${model.id}`,
+    // The tools and the step limit change what the actor can do: they belong in the fingerprint.
+    descriptor: { provider: 'agent', model: `${model.descriptor.provider}:${model.descriptor.model}`, params: { ...model.descriptor.params, tools: 'calculator/1', maxSteps } },
+    async chat({ messages, context, signal }): Promise<ChatResponse> {
+      const system: ChatMessage = { role: 'system', content: 'To compute, reply with exactly one line `CALL calculator: <a> <op> <b>` and wait for the result. Otherwise reply with your answer.' }
+      const conversation: ChatMessage[] = [system, ...messages]
+      let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+      let costUsd: number | undefined = 0
+      const started = performance.now()
+      for (let step = 1; ; step++) {
+        const reply = await model.chat({ messages: conversation, context, signal })
+        usage = {
+          inputTokens: usage.inputTokens + reply.usage.inputTokens,
+          outputTokens: usage.outputTokens + reply.usage.outputTokens,
+          cacheReadTokens: usage.cacheReadTokens + reply.usage.cacheReadTokens,
+          cacheWriteTokens: usage.cacheWriteTokens + reply.usage.cacheWriteTokens,
+        }
+        // One unpriced step makes the whole answer's cost unknown, never $0.
+        costUsd = costUsd === undefined || reply.costUsd === undefined ? undefined : costUsd + reply.costUsd
+        const call = /^CALL calculator:(.*)$/m.exec(reply.text)
+        if (call === null || step === maxSteps) {
+          return { text: reply.text, usage, costUsd, latencyMs: performance.now() - started, finishReason: reply.finishReason }
+        }
+        conversation.push({ role: 'assistant', content: reply.text }, { role: 'user', content: `calculator result: ${calculator(call[1] ?? '')}` })
+      }
+    },
+  }
+}
+// #endregion
+
+const recipes = readFileSync(new URL(import.meta.url), 'utf8')
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+
+/** The code of one region of this file. */
+function region(name: string): string {
+  const match = new RegExp(`// #region ${name}\\n([\\s\\S]*?)// #endregion`).exec(recipes)
+  if (match === null) throw new Error(`no region ${name}`)
+  return (match[1] as string).trim()
+}
+
+/** A scripted model: answers each call with the next reply, 10 input and 5 output tokens at $0.001. */
+function scripted(id: string, replies: (request: ChatRequest) => string): ChatModel & { calls: ChatRequest[] } {
+  const calls: ChatRequest[] = []
+  return {
+    id,
+    calls,
+    descriptor: { provider: 'scripted', model: id, params: {} },
+    async chat(request) {
+      calls.push(request)
+      return { text: replies(request), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, finishReason: 'stop', costUsd: 0.001 }
+    },
+  }
+}
+
+/** Runs the first planned cell of `options` once, as a test would. */
+async function firstCell(options: SeqEvalOptions): Promise<CellResult> {
+  const [cell] = planCells('recipe', resolveOptions('recipe', options))
+  if (cell === undefined) throw new Error('no cell planned')
+  return runCell({ ...cell, runId: 'readme-recipes' })
+}
+
+describe('the README recipes', () => {
+  it('are in the README exactly as they are here', () => {
+    for (const name of ['recipe-verifier', 'recipe-feedback', 'recipe-actor']) expect(readme, `README.md lacks the code of ${name} in test/readme-recipes.test.ts`).toContain(region(name))
+  })
+
+  it('a custom verifier: a wrong total fails with its reason, the feedback carries it, the revision passes', async () => {
+    const actor = scripted('totals', (request) => (request.context.attempt === 1 ? '{"total": 8}' : '{"total": 9}'))
+    const { summary, trajectories } = await firstCell({
+      tasks: [{ id: 'sum/1', prompt: 'Reply with JSON {"total": …}: the sum of 2, 3 and 4.', metadata: { total: 9 } }],
+      actors: [actor],
+      verifier: jsonTotal,
+      budget: 3,
+      modes: { verifier: { feedback: { kind: 'verifier', name: 'summary', version: '1', settings: {}, render: ({ verdict }) => ({ kind: 'verifier', text: verdict.diagnostics.summary }) } } },
+    })
+    expect(trajectories[0]?.attempts.map((a) => a.verdict.pass)).toEqual([false, true])
+    expect(trajectories[0]?.attempts[0]?.feedback?.text).toBe('the total 8 is wrong')
+    expect(summary.seqAt).toEqual([0, 1, 1])
+    expect(() => resolveOptions('recipe', { tasks: [{ id: 'no-total', prompt: '?' }], actors: [actor], verifier: jsonTotal, budget: 1 })).toThrow(/needs metadata\.total/)
+  })
+
+  it('a custom feedback mode: names the failing call, and the derived annotator reads its requests', async () => {
+    const body = 'def double(x):\n    return 2 * x\n\n\ndef double_all(xs):\n    return [double(x) for x in xs]'
+    const answer = (code: string) => `\`\`\`python\n${code}\n\`\`\``
+    const { summary, trajectories } = await firstCell({
+      tasks: [
+        {
+          id: 'double',
+          prompt: 'Write `double(x)`, then `double_all(xs)`, which calls it on every element.',
+          tests: 'assert double_all([1, 2]) == [2, 4]\nassert double_all([]) == []',
+          simulation: { difficulty: 1, correct: [answer(body)], wrong: [answer(body.replace('2 * x', 'x + 1'))] },
+        },
+      ],
+      actors: [actors.simulated({ profile: 'reviser', seed: 3 })],
+      verifier: verifiers.pythonTests(),
+      budget: 5,
+      repeats: 4,
+      modes: { 'first-failure': { feedback: firstFailure } },
+    })
+    const feedback = trajectories.flatMap((t) => t.attempts).flatMap((a) => (a.feedback ? [a.feedback] : []))
+    expect(feedback.length).toBeGreaterThan(0)
+    for (const given of feedback) {
+      expect(given.text).toBe('Your answer fails `double_all([1, 2])`. Reply with the whole corrected answer.')
+      expect(given.requests).toEqual(['test:0'])
+    }
+    expect(summary.revisionAnnotation?.annotated).toBeGreaterThan(0)
+    expect(summary.protocol.feedback).toMatchObject({ kind: 'verifier', name: 'first-failure', version: '1' })
+  })
+
+  it('a custom actor: the agent calls its tool, answers, and the cell counts every step', async () => {
+    const model = scripted('calc-model', ({ messages }) => {
+      const last = messages.at(-1)?.content ?? ''
+      const result = /^calculator result: (.*)$/.exec(last)
+      return result ? (result[1] as string) : 'CALL calculator: 17 * 23'
+    })
+    const agent = calculatorAgent(model)
+    const { summary, trajectories } = await firstCell({
+      tasks: [{ id: 'mul', prompt: 'What is 17 × 23? Reply with the number only.', expected: '391' }],
+      actors: [agent],
+      verifier: verifiers.exactMatch(),
+      budget: 2,
+      modes: { binary: { feedback: { kind: 'binary', name: 'failed', version: '1', settings: {}, render: () => ({ kind: 'binary', text: 'Wrong.' }) } } },
+    })
+    expect(summary.seqAt).toEqual([1, 1])
+    expect(model.calls).toHaveLength(2) // the tool call, then the answer
+    expect(model.calls[1]?.messages.at(-1)).toEqual({ role: 'user', content: 'calculator result: 391' })
+    const attempt = trajectories[0]?.attempts[0]
+    expect(attempt?.usage).toEqual({ inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 })
+    expect(attempt?.costUsd).toBeCloseTo(0.002, 10)
+    expect(summary.protocol.actor).toMatchObject({ provider: 'agent', model: 'scripted:calc-model', params: { tools: 'calculator/1', maxSteps: 4 } })
+  })
+})
