@@ -45,7 +45,7 @@ export const ModelCallSchema = z.object({
   /** What it would have cost with no prompt caching; null when unpriced. */
   costUsdWithoutCache: z.number().nullable(),
   replayed: z.boolean(),
-  /** Sent through the provider's batch API: its cost is the batch price (absent: a direct call). */
+  /** Sent through the provider's batch API: its cost is the batch price. False: a batched model's call sent direct after its batch deadline. Absent: a direct call. */
   batched: z.boolean().optional(),
   /** A batched call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),

@@ -140,7 +140,7 @@ export const AttemptSchema = z.object({
   costUsdWithoutCache: MaybeNumber,
   /** The actor's answer came from a cassette (its tokens and cost are the recorded, nominal ones). */
   replayed: z.boolean(),
-  /** Sent through the provider's batch API: its cost is the batch price (absent: a direct call). */
+  /** Sent through the provider's batch API: its cost is the batch price. False: a batched model's call sent direct after its batch deadline. Absent: a direct call. */
   batched: z.boolean().optional(),
   /** The batched actor call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),

@@ -58,7 +58,11 @@ export interface ChatResponse {
   costUsdWithoutCache?: number
   /** Served from a cassette: tokens and cost are the recorded (nominal) ones. */
   replayed?: boolean
-  /** Sent through the provider's batch API: `costUsd` is the batch price, `costUsdAtListPrice` the same call at list price. */
+  /**
+   * Sent through the provider's batch API: `costUsd` is the batch price, `costUsdAtListPrice` the
+   * same call at list price. `false`: a batched model's call that went through the normal API
+   * instead (its batch deadline passed).
+   */
   batched?: boolean
   costUsdAtListPrice?: number
 }
@@ -199,7 +203,7 @@ export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
-    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : {}),
+    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
   }
 }
 

@@ -101,7 +101,7 @@ export async function proposeAndVerify(input: {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
-    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : {}),
+    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,
     unmodified: null,

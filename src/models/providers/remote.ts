@@ -134,7 +134,8 @@ export function remoteChatModel<Client>(input: {
           latencyMs: performance.now() - started,
           costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
           costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
-          ...(batched ? { batched: true, ...(price ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : {}),
+          // A batched model's call that went direct (past its batch deadline) says so: batched false.
+          ...(batched ? { batched: true, ...(price ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
         }
       } finally {
         call.release()
