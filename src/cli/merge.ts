@@ -21,11 +21,17 @@ import { baselineGate } from './summarize.js'
 
 export const mergeSpec: CommandSpec = {
   name: 'merge',
+  usage: 'seqk merge <shard run dir>... --out <dir> [options]',
   summary: "Merge the run directories of a task-sharded run (SEQK_SHARD=i/N on N machines) into one: every cell recomputed from the union of its shards' trajectories, with its thresholds, baseline verdict, tables, pr-comment.md and report.",
   details: [
     'Every shard 1..N of every cell must be given, once, under one protocol; seqk refuses and',
     'names what is missing or different otherwise. Baselines are read, never written. Exit code 1',
     'when a merged cell fails its thresholds or its baseline gate.',
+    '',
+    'Each shard is the run directory one machine wrote with SEQK_SHARD=i/N npx vitest run …;',
+    'copy them to one machine (CI artifacts) and merge in the project root, where the baselines',
+    'and the history file are read. The merged directory gets the unsharded run\'s summary.json,',
+    'tables, pr-comment.md (and the GitHub step summary and annotations), report.html and history line.',
     '',
     'Example:  npx seqk merge shard-1 shard-2 shard-3 shard-4 --out .seqk/runs/merged',
   ].join('\n'),

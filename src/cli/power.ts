@@ -14,12 +14,17 @@ import type { CommandSpec } from './args.js'
 
 export const powerSpec: CommandSpec = {
   name: 'power',
+  usage: 'seqk power --tasks <n> --rate <0..1> [--repeats <n>] [options]\n       seqk power <run dir or summary.json>... [options]',
   summary: "What the baseline gate can see: for a planned run (--tasks, --repeats, --rate) or for the cells of finished runs, the share of simulated runs in which the gate catches a drop of 2–30 points, the smallest drop it catches 80% of the time, and how many tasks or repeats a target drop needs.",
   details: [
     'Each number simulates the gate itself (seqk.gate/2) on pairs of runs: tasks drawn with',
     "success rates around --rate (Beta, spread by --concentration: 1 = mostly easy or impossible",
     'tasks, as real benchmarks are; 100 = all alike), the second run worse on every task in',
     'proportion. Seeded (--seed): the same question gives the same answer.',
+    '',
+    'Given runs (run directories, summary.json files, or a runs directory for its newest run)',
+    'instead of a planned size, it answers for every cell with a gate, from the cell\'s own tasks,',
+    'repeats, budget and per-task rates (--concentration overrides the spread it estimates).',
     '',
     'Examples:  npx seqk power --tasks 40 --repeats 3 --rate 0.75',
     '           npx seqk power .seqk/runs/latest --target 0.05',
@@ -37,7 +42,7 @@ export const powerSpec: CommandSpec = {
     { name: 'independent', kind: 'boolean', description: 'a planned independent-sampling cell (Pass@K) instead of a sequential one' },
     { name: 'simulations', kind: 'int', min: 20, value: '<n>', description: 'simulated run pairs per drop (default 500: each power within about ±2 points, one standard error)' },
     { name: 'seed', kind: 'int', value: '<n>', description: 'seed of the simulation (default 1)' },
-    { name: 'json', kind: 'string', value: '-', description: 'print the answer as JSON instead (`-`: to stdout)' },
+    { name: 'json', kind: 'string', value: '-', description: 'print the answer as JSON to stdout instead of the table (only `-`: power writes no file)' },
   ],
 }
 

@@ -17,6 +17,7 @@ import type { CliIo } from './run.js'
 
 export const resumeSpec: CommandSpec = {
   name: 'resume',
+  usage: 'seqk resume <run dir> [-- <vitest arguments>...]',
   summary: 'Resume an interrupted run: start Vitest again into the same run directory, keeping every trajectory that had ended and running only those it lacks or that ended in an infrastructure error.',
   details: [
     'Vitest starts with the arguments the run was started with (recorded in <run dir>/run.json),',
@@ -24,7 +25,11 @@ export const resumeSpec: CommandSpec = {
     'fields; an errored trajectory that runs again supersedes its old line. The same as',
     'SEQK_RESUME=<run dir> npx vitest run ….',
     '',
-    'Example:  npx seqk resume .seqk/runs/20261201-101500-9f2c4a -- run --project evals',
+    'It takes no options of its own: everything after `--` goes to Vitest. Resume a shard with',
+    'the SEQK_SHARD=i/N it ran with; any other (or none) is refused. Exit code: Vitest\'s.',
+    '',
+    'Examples:  npx seqk resume .seqk/runs/20261201-101500-9f2c4a                  # as recorded in run.json',
+    '           npx seqk resume .seqk/runs/20261201-101500-9f2c4a -- run --project evals',
   ].join('\n'),
   flags: [],
 }

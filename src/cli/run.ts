@@ -92,12 +92,22 @@ function version(): string {
 
 function mainHelp(): string {
   return [
-    'Usage: seqk <command> <run dir or summary.json>... [options]',
+    'Usage: seqk <command> [runs, run directories or summary.json files] [options]',
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary.split(':')[0]}`),
     '',
-    'Run `seqk <command> --help` for its options. Exit code 0 when done, 1 on bad input or a refusal.',
+    'Options:',
+    '  -h, --help     this help (`seqk <command> --help`: the command\'s usage, every flag and an example)',
+    '  -v, --version  the version of vitest-seqk',
+    '',
+    'A run is a run directory (.seqk/runs/<id>), its summary.json, or a runs directory for its newest run.',
+    'Exit code 0 when done, 1 on bad input or a refusal; `merge` also 1 when a merged cell fails,',
+    '`resume` Vitest\'s own.',
+    '',
+    'Examples:  npx seqk analyze .seqk/runs            # compare the actors of the newest run',
+    '           npx seqk power --tasks 40 --repeats 3 --rate 0.75',
+    '           npx seqk view                          # watch the next run live at http://127.0.0.1:4180/',
   ].join('\n')
 }
 

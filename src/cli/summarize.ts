@@ -17,6 +17,7 @@ import type { CliIo } from './run.js'
 
 export const summarizeSpec: CommandSpec = {
   name: 'summarize',
+  usage: 'seqk summarize <run dir> [--out <file>]',
   summary: "Recompute a run's summary.json: from its trajectories.jsonl and cells.jsonl alone, as its cells computed it (the same numbers, thresholds and baseline verdicts).",
   details: [
     'Baselines are read, never written: a baseline the run itself wrote (locally, when it was',
