@@ -362,6 +362,17 @@ describe('revisionAnnotationTable', () => {
     for (const line of table.split('\n')) if (line.includes('annotat') || line.includes('verifier')) expect(line.length).toBeLessThanOrEqual(120)
   })
 
+  it('gives each annotator its own table, the LLM annotator naming its model', async () => {
+    const { revisionAnnotationTable } = await import('./table.js')
+    const llm = cell('b', 'critic', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotator: 'llm', version: 'annotator.v1@abc', model: 'openai:gpt-4.1-mini' } })
+    const lines = revisionAnnotationTable([annotated, llm])
+    expect(lines.filter((l) => l.startsWith(' revision annotation'))).toEqual([
+      ' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):',
+      ' revision annotation (LLM annotator: a model judged each revision against its feedback, openai:gpt-4.1-mini; %):',
+    ])
+    expect(lines.findIndex((l) => l.startsWith(' b · critic'))).toBeGreaterThan(lines.findIndex((l) => l.includes('LLM annotator')))
+  })
+
   it('shows an empty class as a dash and a sample as "n of m"', async () => {
     const { revisionAnnotationTable } = await import('./table.js')
     const sampled = cell('a', 'verifier', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotated: 4, sampled: true, classes: { ...annotated.revisionAnnotation!.classes, some: { revisions: 0, share: share(0), solved: 0, success: { point: null, lo: null, hi: null, level: 0.95, method: 'korn-graubard-ratio/1', tasks: 0 } } } } })

@@ -454,12 +454,14 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
 /** What each annotator reads as a request, for the title of the revision annotation lines. */
 const ANNOTATOR_TEXT: Readonly<Record<string, string>> = {
   derived: 'derived annotator: the requests are the failing tests and unmet criteria the feedback named',
+  llm: 'LLM annotator: a model judged each revision against its feedback',
 }
 
 /**
  * Per cell with annotated revisions (paper §5.2.2, Figure 5b): the share of revisions that
  * addressed none, some or all of the feedback they answered, and the next-attempt success of each
- * class, pooled over revisions; their intervals (clustered by task) are in summary.json.
+ * class, pooled over revisions; their intervals (clustered by task) are in summary.json. One
+ * table per annotator: classes from different annotators are not the same measurement.
  *
  * @example
  * revisionAnnotationTable(cells)
@@ -468,16 +470,21 @@ const ANNOTATOR_TEXT: Readonly<Record<string, string>> = {
 export function revisionAnnotationTable(cells: readonly CellSummary[], width: number | null = TABLE_WIDTH): string[] {
   const rows = cells.filter((c) => c.revisionAnnotation)
   if (rows.length === 0) return []
-  const annotators = [...new Set(rows.map((c) => c.revisionAnnotation!.annotator))]
   const header = ['cell', 'annotated', 'unhelpful', 'some', 'all', 'solved: unhelpful', 'some', 'all']
   const success = (k: { revisions: number; solved: number; success: { point: number | null } }) => (k.revisions === 0 ? '—' : `${percent(k.success.point)} (${k.solved}/${k.revisions})`)
-  const body = rows.map((c) => {
-    const a = c.revisionAnnotation!
-    const { unhelpful, some, all } = a.classes
-    return [c.cellId, a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated), percent(unhelpful.share.point), percent(some.share.point), percent(all.share.point), success(unhelpful), success(some), success(all)]
-  })
-  const title = ` revision annotation (${annotators.map((a) => ANNOTATOR_TEXT[a] ?? `${a} annotator`).join('; ')}; %):`
-  return [...(width === null ? [title] : wrapLine(title, width)), ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width)]
+  const out: string[] = []
+  for (const annotator of [...new Set(rows.map((c) => c.revisionAnnotation!.annotator))]) {
+    const mine = rows.filter((c) => c.revisionAnnotation!.annotator === annotator)
+    const body = mine.map((c) => {
+      const a = c.revisionAnnotation!
+      const { unhelpful, some, all } = a.classes
+      return [c.cellId, a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated), percent(unhelpful.share.point), percent(some.share.point), percent(all.share.point), success(unhelpful), success(some), success(all)]
+    })
+    const models = [...new Set(mine.flatMap((c) => (c.revisionAnnotation!.model ? [c.revisionAnnotation!.model] : [])))]
+    const title = ` revision annotation (${ANNOTATOR_TEXT[annotator] ?? `${annotator} annotator`}${models.length > 0 ? `, ${models.join(', ')}` : ''}; %):`
+    out.push(...(width === null ? [title] : wrapLine(title, width)), ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width))
+  }
+  return out
 }
 
 type HistoryComparisonLine = { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }
