@@ -10,11 +10,11 @@
  * grader's), keyed by their content, so cassettes key them by content too.
  */
 import { z } from 'zod'
-import { canonicalJson, sha256 } from '../core/fingerprint.js'
 import { taskMessages, type AnyTask } from '../core/task.js'
 import type { AnnotationSample, RevisionAnnotation, RevisionAnnotationError, RevisionClass } from '../core/schemas.js'
-import { checkChatResponse, copyWithSpentCalls, recordCall, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../models/chat-model.js'
+import { checkChatResponse, recordCall, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../models/chat-model.js'
 import { isComponentError } from '../models/component-error.js'
+import { callCache } from '../models/call-cache.js'
 import { redactText } from '../models/redact.js'
 import { extractJsonObject } from '../verifiers/rubric/grader.js'
 import { fill, loadPromptTemplate, renderConversation, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
@@ -157,7 +157,6 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
   const useCache = options.cache ?? true
   const prompt = annotatorPrompt()
   const modelId = `${model.descriptor.provider}:${model.descriptor.model}`
-  const cache = new Map<string, Promise<Parsed>>()
   const counters = { calls: 0, cacheHits: 0 }
 
   /** One call, then one repair call on a reply that does not parse. */
@@ -187,31 +186,7 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
     }
   }
 
-  const cached = (key: unknown, run: () => Promise<Parsed>): Promise<Parsed> => {
-    if (!useCache) {
-      counters.calls++
-      return run()
-    }
-    const k = sha256(canonicalJson(key))
-    const hit = cache.get(k)
-    if (hit) {
-      counters.cacheHits++
-      const replayed = (calls: readonly ModelCall[]) => calls.map((c) => ({ ...c, replayed: true }))
-      return hit.then(
-        (r) => ({ reply: r.reply, calls: replayed(r.calls) }),
-        (error: unknown) => {
-          throw copyWithSpentCalls(error, replayed(spentCalls(error)))
-        },
-      )
-    }
-    counters.calls++
-    const promise = run()
-    cache.set(k, promise)
-    // A failed annotation is not served again; the cache stays bounded.
-    promise.catch(() => cache.delete(k))
-    if (cache.size > 20_000) cache.delete(cache.keys().next().value!)
-    return promise
-  }
+  const cached = callCache<Parsed>({ enabled: useCache, onRun: () => counters.calls++, onHit: () => counters.cacheHits++ })
 
   return {
     model,

@@ -4,8 +4,9 @@
  */
 import { z } from 'zod'
 import { describeZodError } from '../../core/zod-errors.js'
-import { copyWithSpentCalls, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import { spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
 import { checkReturned, type ContractBreach } from '../../models/component-error.js'
+import { callCache } from '../../models/call-cache.js'
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
 import { isPromiseLike } from '../../core/awaitable.js'
 import { canonicalJson, sha256 } from '../../core/fingerprint.js'
@@ -142,7 +143,6 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
   const useCache = options.cache ?? true
   const prompt = graderPrompt(mode)
   const predicateIds = Object.keys(predicates).sort()
-  const cache = new Map<string, Promise<GradeResult>>()
   const counters = { graderCalls: 0, cacheHits: 0 }
 
   const problemsOf = (task: AnyTask): string[] => {
@@ -169,32 +169,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
   }
 
   // Dedupes identical in-flight requests too: concurrent trajectories often grade the same answer.
-  const cached = (key: unknown, run: () => Promise<GradeResult>): Promise<GradeResult> => {
-    if (!useCache) {
-      counters.graderCalls++
-      return run()
-    }
-    const k = sha256(canonicalJson(key))
-    const hit = cache.get(k)
-    if (hit) {
-      counters.cacheHits++
-      // Served again: the calls count at their nominal cost, marked replayed (a failure's too).
-      const replayed = (calls: readonly ModelCall[]) => calls.map((c) => ({ ...c, replayed: true }))
-      return hit.then(
-        (r) => ({ verdicts: r.verdicts, calls: replayed(r.calls) }),
-        (error: unknown) => {
-          throw copyWithSpentCalls(error, replayed(spentCalls(error)))
-        },
-      )
-    }
-    counters.graderCalls++
-    const promise = run()
-    cache.set(k, promise)
-    // A failed grading must not be served again; and the cache stays bounded.
-    promise.catch(() => cache.delete(k))
-    if (cache.size > 20_000) cache.delete(cache.keys().next().value!)
-    return promise
-  }
+  const cached = callCache<GradeResult>({ enabled: useCache, onRun: () => counters.graderCalls++, onHit: () => counters.cacheHits++ })
 
   return {
     name: 'rubric',
