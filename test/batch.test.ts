@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
 import { TrajectorySchema } from '../src/core/schemas.js'
-import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
+import { actors, runCell, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
+import { cellSpec } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { lastUserMessage } from '../src/testing/responders.js'
 
@@ -40,23 +41,7 @@ const verifier: Verifier = {
     return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'wrong' } }
   },
 }
-const spec = (actor: ChatModel): CellSpec => ({
-  runId: 'batch',
-  benchmark: 'batch',
-  cellId: `${actor.id} · binary`,
-  tasks,
-  actor,
-  verifier,
-  mode: { name: 'binary', feedback: feedback.binary() },
-  history: fullHistory,
-  promptBuilder: defaultPromptBuilder,
-  budget: 3,
-  repeats: 1,
-  discloseBudget: false,
-  concurrency: 16,
-  thresholds: {},
-  errors: 'left-out',
-})
+const spec = (actor: ChatModel): CellSpec => cellSpec(tasks, actor, { runId: 'batch', benchmark: 'batch', verifier, concurrency: 16 })
 
 const models = {
   openai: (extra: object = {}) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra }),
