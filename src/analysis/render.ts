@@ -5,7 +5,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, RevisionAnnotationSection, Selection, SelectionReport, TimingRow } from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
-import { money, ordinal, percent, ratio, signedPercent, signedRatio } from '../metrics/format.js'
+import { money, ordinal, percent, plural, ratio, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
   point: number | null
@@ -207,7 +207,7 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const out = [c.bold(`seqk analyze — ${sourcesLine(report)}, ${report.benchmarks.length} benchmark${report.benchmarks.length === 1 ? '' : 's'}`)]
   for (const b of report.benchmarks) {
-    out.push('', c.bold(`━━ ${b.name}`) + ` — ${b.actors.length} actors; feedback modes: ${b.modes.join(', ') || 'none'}`)
+    out.push('', c.bold(`━━ ${b.name}`) + ` — ${plural(b.actors.length, 'actor')}; feedback modes: ${b.modes.join(', ') || 'none'}`)
     for (const n of b.notes) out.push(c.dim(`  note: ${n}`))
     if (b.rankings.length > 0) {
       out.push('', c.bold('Rankings and gaps (paper Table 3)') + ' — rates in %, gaps in points')

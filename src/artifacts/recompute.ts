@@ -1,3 +1,4 @@
+import { plural } from '../metrics/format.js'
 import type { CellSummary, GateJson, RunSummary, ThresholdResult, Trajectory } from '../core/schemas.js'
 import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
@@ -13,7 +14,7 @@ export function unfinishedThreshold(why: string, ended: number, total: number): 
     limit: total,
     actual: ended,
     pass: false,
-    message: `the cell did not finish: ${why}; ${ended} of ${total} trajectories had ended (in trajectories.jsonl, and in the rates shown, which cover only them)`,
+    message: `the cell did not finish: ${why}; ${ended} of ${plural(total, 'trajectory', 'trajectories')} had ended (in trajectories.jsonl, and in the rates shown, which cover only them)`,
   }
 }
 

@@ -13,6 +13,7 @@ import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js
 import { forEachJsonLine } from '../artifacts/jsonl.js'
 import { TrajectorySchema } from '../core/schemas.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
+import { plural } from '../metrics/format.js'
 import { emitRun, runEmitters, runHistory } from '../report/emitters.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
@@ -97,7 +98,7 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   renameSync(partial, out)
   const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
   const broken = failures.length > 0 ? `; could not write the ${failures.map((f) => f.name).join(', ')}` : ''
-  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${merged.cells.length} cells, ${merged.trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}${broken}; wrote ${written.join(', ')} to ${out}\n`)
+  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${plural(merged.cells.length, 'cell')}, ${plural(merged.trajectories.length, 'trajectory', 'trajectories')}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}${broken}; wrote ${written.join(', ')} to ${out}\n`)
   return failed.length > 0 || failures.length > 0 ? 1 : 0
 }
 

@@ -5,7 +5,7 @@
  * Every number comes from simulating the gate's own decision (src/protocol/gate-power.ts).
  */
 import type { CellSummary } from '../core/schemas.js'
-import { percent } from '../metrics/format.js'
+import { percent, plural } from '../metrics/format.js'
 import { concentrationFrom } from '../metrics/population.js'
 import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
@@ -122,7 +122,7 @@ export function renderPower(rows: readonly PowerRow[]): string {
     const metric = `${q.rule.independent ? 'Pass' : 'Seq'}@${q.rule.K}`
     const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
     out.push(
-      `${row.subject}: ${metric}, ${q.tasks} tasks × ${q.repeats} repeats, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
+      `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
       `  gate seqk.gate/2: margin ${percent(q.rule.margin, whole)} points, maxDrop ${percent(q.rule.maxDrop, whole)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
     )
     if (row.table.length === 0) {
@@ -138,8 +138,8 @@ export function renderPower(rows: readonly PowerRow[]): string {
     else if (row.tasksNeeded === q.tasks) out.push(`  ${target} is already caught ${percent(TARGET_POWER, whole)}% of the time at this size`)
     else {
       const tasks = row.tasksNeeded === null ? `more than ${MAX_TASKS} tasks` : `${row.tasksNeeded} tasks`
-      const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${q.tasks} tasks` : `${row.repeatsNeeded} repeats at ${q.tasks} tasks`
-      out.push(`  to catch ${target} ${percent(TARGET_POWER, whole)}% of the time: ${tasks} at ${q.repeats} repeats, or ${repeats}`)
+      const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${plural(q.tasks, 'task')}` : `${plural(row.repeatsNeeded, 'repeat')} at ${plural(q.tasks, 'task')}`
+      out.push(`  to catch ${target} ${percent(TARGET_POWER, whole)}% of the time: ${tasks} at ${plural(q.repeats, 'repeat')}, or ${repeats}`)
     }
     out.push('')
   }

@@ -662,7 +662,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 </head>
 <body>
 <header class="top"><div class="wrap">
-<h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${allCells.length} cells failed</span>`}</h1>
+<h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${plural(allCells.length, 'cell')} failed</span>`}</h1>
 <p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
 <nav class="toc">${nav}</nav>
 </div></header>

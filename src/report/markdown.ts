@@ -6,7 +6,7 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { rankingChanges, spendingLine } from './table.js'
-import { percent, signedPercent } from '../metrics/format.js'
+import { percent, plural, signedPercent } from '../metrics/format.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -54,7 +54,7 @@ function protocolLine(cells: readonly CellSummary[]): string {
   const K = Math.max(...cells.map((c) => c.budget))
   return [
     `K=${K}`,
-    `${first.tasks} tasks × ${first.repeats} repeats`,
+    `${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}`,
     `history ${history}`,
     `verifier ${p.verifier.name} v${p.verifier.version}`,
     `prompt ${p.promptBuilder}`,
