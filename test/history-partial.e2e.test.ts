@@ -63,4 +63,38 @@ describe('partial runs in the history', () => {
     expect(unwrapped(r.out)).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')
     expect(history().some((l) => l.runId === 'nothing')).toBe(false)
   }, 60_000)
+
+  it('marks a watch-mode rerun partial (the first run of the watcher is whole)', async () => {
+    const { spawn } = await import('node:child_process')
+    const { utimesSync } = await import('node:fs')
+    // No SEQK_RUN_ID: every run of the watcher gets a run directory of its own.
+    const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
+    for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'OPENAI_API_KEY' || (key.startsWith('SEQK_') && key !== 'SEQK_HISTORY_FILE')) delete e[key]
+    const before = history().length
+    const child = spawn(process.execPath, [VITEST, '--watch'], { cwd: dir, env: e, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const wrote = () => (out.match(/seqk: wrote summary\.json/g) ?? []).length
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 50))
+      expect(ok(), out).toBe(true)
+    }
+    try {
+      await until(() => wrote() === 1)
+      // A change to the eval file reruns it: the watcher's second run.
+      const file = join(dir, 'partial.eval.ts')
+      const later = new Date(Date.now() + 2000)
+      utimesSync(file, later, later)
+      writeFileSync(file, readFileSync(file, 'utf8'))
+      await until(() => wrote() === 2)
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL')
+    }
+    expect(unwrapped(out)).toContain('seqk: this run is partial (a watch-mode rerun)')
+    const lines = history().slice(before)
+    expect(lines.map((l) => l.partial ?? 'whole')).toEqual(['whole', 'whole', 'a watch-mode rerun', 'a watch-mode rerun'])
+    expect(new Set(lines.map((l) => l.runId)).size).toBe(2)
+  }, 60_000)
 })
+
