@@ -98,6 +98,31 @@ describe('BatchGatherer with a run directory ledger', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("never serves one call another call's answer: two repeats with the same prompt stay two samples", async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { useBatchLedger } = await import('./ledger.js')
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-ledger-'))
+    useBatchLedger(() => join(dir, 'batches.jsonl'))
+    try {
+      // Each answer names the request it answered, so two answers to one prompt differ.
+      const { transport, batches } = scriptedTransport((i) => ({ kind: 'answered', status: 200, body: { answered: i.customId } }))
+      const first = new BatchGatherer(transport, { gatherMs: 1 })
+      void first.submit({ q: 'same' }, undefined, { repeat: 0 })
+      void first.submit({ q: 'same' }, undefined, { repeat: 1 })
+      await new Promise((r) => setTimeout(r, 3))
+      const sent = batches[0]!.items.map((i) => i.customId)
+      // Resumed: repeat 0 had ended and is kept; only repeat 1 asks again, and gets repeat 1's answer.
+      const resumed = new BatchGatherer(transport, { gatherMs: 1 })
+      await expect(resumed.submit({ q: 'same' }, undefined, { repeat: 1 })).resolves.toEqual({ answered: sent[1] })
+      expect(batches).toHaveLength(1)
+    } finally {
+      useBatchLedger(undefined)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('batch progress', () => {

@@ -104,7 +104,7 @@ export class BatchRequestError extends Error {
 
 interface Pending {
   item: BatchItem
-  /** Hash of the body: how a resumed run finds this request in a batch a killed run submitted. */
+  /** Hash of the call's identity and body: how a resumed run finds this request in a batch a killed run submitted. */
   key: string
   firstSubmitted: number
   resubmits: number
@@ -164,10 +164,15 @@ export class BatchGatherer {
     this.resubmit = options.resubmit ?? 2
   }
 
-  submit(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * Sends `body` in the next batch. `identity` names the call (its cell, task, repeat, attempt and
+   * role): a resumed run serves a call from a killed run's batch only when both match, so two
+   * repeats with the same prompt never share one answer.
+   */
+  submit(body: Record<string, unknown>, signal?: AbortSignal, identity: unknown = null): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise((resolve, reject) => {
-      const pending: Pending = { item: { customId: `req-${Date.now().toString(36)}-${++this.serial}`, body }, key: sha256(canonicalJson(body)), firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
+      const pending: Pending = { item: { customId: `req-${Date.now().toString(36)}-${++this.serial}`, body }, key: sha256(canonicalJson({ identity, body })), firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
       const earlier = this.takeEarlier(pending.key)
       if (earlier) void this.recover(pending, earlier)

@@ -13,7 +13,7 @@ export const BatchLedgerRecordSchema = z.object({
   schema: z.literal('seqk.batch/1'),
   provider: z.string(),
   batchId: z.string(),
-  /** Each request's custom id in the batch and the hash of its body (what a resumed call is matched by). */
+  /** Each request's custom id in the batch and the hash of its call's identity and body (what a resumed call is matched by). */
   items: z.array(z.object({ customId: z.string(), key: z.string() })),
   submittedAt: z.string(),
 })

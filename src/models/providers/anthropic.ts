@@ -4,7 +4,7 @@ import { registerSecret, registerUrlSecrets } from '../redact.js'
 import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
-import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -128,7 +128,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
       const body = bodyOf(messages)
       return (options.stream ? client.messages.stream(body, { signal }).finalMessage() : client.messages.create(body, { signal })).then(completionOf)
     },
-    ...(batches ? { batched: (_client, messages, signal) => batches.submit(bodyOf(messages) as unknown as Record<string, unknown>, signal).then((m) => completionOf(m as Anthropic.Message)) } : {}),
+    ...(batches ? { batched: (_client, messages, signal, context) => batches.submit(bodyOf(messages) as unknown as Record<string, unknown>, signal, callIdentity(context)).then((m) => completionOf(m as Anthropic.Message)) } : {}),
   })
 }
 

@@ -4,7 +4,7 @@ import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
 import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
-import { apiKeyFor, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -218,10 +218,10 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     call: api === 'responses' ? (openai, messages, signal) => callResponses(openai, options, messages, signal) : (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
     ...(batches
       ? {
-          batched: (_openai, messages, signal) =>
+          batched: (_openai, messages, signal, context) =>
             api === 'responses'
-              ? batches.submit(responsesBody(options, messages), signal).then((r) => responsesCompletion(r as OpenAI.Responses.Response))
-              : batches.submit(Object.assign({ model: options.model, messages }, decoding), signal).then((r) => chatCompletion(r as OpenAI.ChatCompletion)),
+              ? batches.submit(responsesBody(options, messages), signal, callIdentity(context)).then((r) => responsesCompletion(r as OpenAI.Responses.Response))
+              : batches.submit(Object.assign({ model: options.model, messages }, decoding), signal, callIdentity(context)).then((r) => chatCompletion(r as OpenAI.ChatCompletion)),
         }
       : {}),
   })

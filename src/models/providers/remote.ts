@@ -1,4 +1,4 @@
-import { throwIfAborted, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
+import { throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
 import { batchCostOf, costOf, DEFAULT_BATCH_SHARE, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
 import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
@@ -60,7 +60,7 @@ export function remoteChatModel<Client>(input: {
    * the batch, however long, and rejects with a BatchDeadlineError when the call should go
    * through the normal API instead.
    */
-  batched?: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
+  batched?: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined, context: CallContext) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
   const limiter = limiterFor(input.endpoint, options.concurrency)
@@ -92,7 +92,7 @@ export function remoteChatModel<Client>(input: {
         if (input.batched) {
           for (let tries = 1; ; tries++) {
             try {
-              raw = await input.batched(client ?? (client = await load()), request.messages, signal)
+              raw = await input.batched(client ?? (client = await load()), request.messages, signal, request.context)
               break
             } catch (error) {
               // Past its deadline the call goes through the normal API, at the normal price.
@@ -306,3 +306,12 @@ export function expectBody(body: unknown, field: string, api: string): void {
   if (typeof body === 'string') throw new TransportError(`malformed response: the body is not JSON but text starting ${JSON.stringify(body.slice(0, 60))} (a proxy or gateway page, not the ${api} API?)`)
   throw new TransportError(`malformed response: not a ${api} response (no ${field} list in ${JSON.stringify(body)?.slice(0, 80) ?? String(body)})`)
 }
+
+/**
+ * Which call this is, for a batch's ledger: its cell, task, repeat, attempt and role (what a
+ * cassette keys on besides the messages). Two repeats with the same prompt are different calls.
+ */
+export function callIdentity(context: CallContext): Record<string, string | number | null> {
+  return { cell: context.cell ?? null, taskId: context.taskId, repeat: context.repeat, attempt: context.attempt, role: context.role }
+}
+
