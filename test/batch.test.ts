@@ -9,8 +9,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
 import { TrajectorySchema } from '../src/core/schemas.js'
-import { actors, runCell, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
-import { cellSpec } from '../src/protocol/test-helpers.js'
+import { actors, runCell, type CellSpec, type ChatModel, type Task } from '../src/index.js'
+import { cellSpec, saysCorrect } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { lastUserMessage } from '../src/testing/responders.js'
 
@@ -32,15 +32,7 @@ beforeEach(() => {
 })
 
 const tasks: Task[] = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: say it.` }))
-const verifier: Verifier = {
-  name: 'says-correct',
-  version: '1',
-  settings: {},
-  verify(_task, answer) {
-    const pass = answer.includes('CORRECT')
-    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'wrong' } }
-  },
-}
+const verifier = saysCorrect
 const spec = (actor: ChatModel): CellSpec => cellSpec(tasks, actor, { runId: 'batch', benchmark: 'batch', verifier, concurrency: 16 })
 
 const models = {
