@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { useBatchLedger } from './ledger.js'
 import { BatchDeadlineError, BatchGatherer, BatchRequestError, type BatchItem, type BatchItemOutcome, type BatchTransport } from './gatherer.js'
 
 /** A transport whose batches end as `decide` says, recording what it was sent. */
@@ -70,15 +74,21 @@ describe('BatchGatherer', () => {
   })
 })
 
+/** Runs `body` with a ledger file of its own (a run directory's batches.jsonl), removed after. */
+async function withLedger(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'seqk-ledger-'))
+  useBatchLedger(() => join(dir, 'batches.jsonl'))
+  try {
+    await body(dir)
+  } finally {
+    useBatchLedger(undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe('BatchGatherer with a run directory ledger', () => {
   it('a new process serves a request from the batch an earlier (killed) one submitted, without a new batch', async () => {
-    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
-    const { useBatchLedger } = await import('./ledger.js')
-    const dir = mkdtempSync(join(tmpdir(), 'seqk-ledger-'))
-    useBatchLedger(() => join(dir, 'batches.jsonl'))
-    try {
+    await withLedger(async (dir) => {
       const { transport, batches } = scriptedTransport(ok)
       // The first process submits and is killed before it reads the results.
       const first = new BatchGatherer(transport, { gatherMs: 1 })
@@ -93,20 +103,11 @@ describe('BatchGatherer with a run directory ledger', () => {
       // A request the earlier batch did not hold is sent as usual.
       await expect(resumed.submit({ q: 'new' })).resolves.toEqual({ echo: 'new' })
       expect(batches).toHaveLength(2)
-    } finally {
-      useBatchLedger(undefined)
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 
   it("never serves one call another call's answer: two repeats with the same prompt stay two samples", async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
-    const { useBatchLedger } = await import('./ledger.js')
-    const dir = mkdtempSync(join(tmpdir(), 'seqk-ledger-'))
-    useBatchLedger(() => join(dir, 'batches.jsonl'))
-    try {
+    await withLedger(async () => {
       // Each answer names the request it answered, so two answers to one prompt differ.
       const { transport, batches } = scriptedTransport((i) => ({ kind: 'answered', status: 200, body: { answered: i.customId } }))
       const first = new BatchGatherer(transport, { gatherMs: 1 })
@@ -118,10 +119,7 @@ describe('BatchGatherer with a run directory ledger', () => {
       const resumed = new BatchGatherer(transport, { gatherMs: 1 })
       await expect(resumed.submit({ q: 'same' }, undefined, { repeat: 1 })).resolves.toEqual({ answered: sent[1] })
       expect(batches).toHaveLength(1)
-    } finally {
-      useBatchLedger(undefined)
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 })
 
