@@ -12,9 +12,10 @@
 import { z } from 'zod'
 import { taskMessages, type AnyTask } from '../core/task.js'
 import type { AnnotationSample, RevisionAnnotation, RevisionAnnotationError, RevisionClass } from '../core/schemas.js'
-import { checkChatResponse, recordCall, spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../models/chat-model.js'
+import { spentCalls, throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { isComponentError } from '../models/component-error.js'
 import { callCache } from '../models/call-cache.js'
+import { callWithRepair, DEFAULT_REPAIR } from '../models/repair-call.js'
 import { redactText } from '../models/redact.js'
 import { extractJsonObject } from '../verifiers/rubric/grader.js'
 import { fill, loadPromptTemplate, renderConversation, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
@@ -161,30 +162,19 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
 
   /** One call, then one repair call on a reply that does not parse. */
   const callParsed = async (messages: ChatMessage[], values: Record<string, string>, context: CallContext, signal: AbortSignal | undefined, where: string): Promise<Parsed> => {
-    const calls: ModelCall[] = []
-    const first = checkChatResponse(model, 'annotator', await model.chat({ messages, context, signal }), context)
-    calls.push(recordCall('annotator', first))
-    let problem: string
-    try {
-      return { reply: parseAnnotatorReply(first.text), calls }
-    } catch (error) {
-      problem = (error as Error).message
-    }
-    const repair = fill(prompt.repair ?? 'Your previous reply could not be used: {{problem}}\nReply again with the JSON object only.', { ...values, problem })
-    let second: ChatResponse
-    try {
-      second = await model.chat({ messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: repair }], context, signal })
-    } catch (error) {
-      throw signal?.aborted ? error : withSpentCalls(error, calls)
-    }
-    second = checkChatResponse(model, 'annotator', second, context)
-    calls.push(recordCall('annotator', second))
-    try {
-      return { reply: parseAnnotatorReply(second.text), calls }
-    } catch (error) {
-      throw withSpentCalls(new AnnotatorReplyError(`annotator ${model.id} gave malformed output twice for ${where}: ${(error as Error).message} (first: ${problem}); last reply ${snippet(second.text)}`), calls)
-    }
+    const { value, calls } = await callWithRepair({
+      model,
+      role: 'annotator',
+      messages,
+      context,
+      signal,
+      parse: parseAnnotatorReply,
+      repair: (problem) => fill(prompt.repair ?? DEFAULT_REPAIR, { ...values, problem }),
+      giveUp: (problem, first, last) => new AnnotatorReplyError(`annotator ${model.id} gave malformed output twice for ${where}: ${problem} (first: ${first}); last reply ${snippet(last)}`),
+    })
+    return { reply: value, calls }
   }
+
 
   const cached = callCache<Parsed>({ enabled: useCache, onRun: () => counters.calls++, onHit: () => counters.cacheHits++ })
 

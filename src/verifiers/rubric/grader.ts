@@ -3,7 +3,8 @@
  * one repair round on malformed output, then an infrastructure error.
  */
 import { z } from 'zod'
-import { checkChatResponse, recordCall, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall } from '../../models/chat-model.js'
+import type { CallContext, ChatMessage, ChatModel, ModelCall } from '../../models/chat-model.js'
+import { callWithRepair, DEFAULT_REPAIR } from '../../models/repair-call.js'
 import type { Criterion } from './criteria.js'
 import { fill, loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from './prompt-template.js'
 import type { CriterionJudgement } from './checks.js'
@@ -120,42 +121,17 @@ function snippet(text: string): string {
  * view (a repeated identical request would get the same answer from a temperature-0 grader), then
  * gives up with a RubricGraderError.
  */
-async function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages: ChatMessage[], values: Record<string, string>, parse: (text: string) => T, what: string): Promise<{ value: T; calls: ModelCall[] }> {
-  const calls: ModelCall[] = []
-  // A malformed completion is the grader model's bug: a ComponentError, which fails the cell.
-  const first = checkChatResponse(request.grader, 'grader', await request.grader.chat({ messages, context: request.context, signal: request.signal }), request.context)
-  calls.push(recordCall('grader', first))
-  let problem: string
-  try {
-    return { value: parse(first.text), calls }
-  } catch (error) {
-    problem = (error as Error).message
-  }
-  const repair = fill(template.repair ?? 'Your previous reply could not be used: {{problem}}\nReply again with the JSON object only.', { ...values, problem })
-  let second: ChatResponse
-  try {
-    second = await request.grader.chat({
-      messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: repair }],
-      context: request.context,
-      signal: request.signal,
-    })
-  } catch (error) {
-    // The first call was billed even though the repair failed (an abort ends the cell instead, and
-    // its reason is shared: leave it alone).
-    throw request.signal?.aborted ? error : withSpentCalls(error, calls)
-  }
-  second = checkChatResponse(request.grader, 'grader', second, request.context)
-  calls.push(recordCall('grader', second))
-  try {
-    return { value: parse(second.text), calls }
-  } catch (error) {
-    throw withSpentCalls(
-      new RubricGraderError(
-        `grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${(error as Error).message} (first: ${problem}); last reply ${snippet(second.text)}`,
-      ),
-      calls,
-    )
-  }
+function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages: ChatMessage[], values: Record<string, string>, parse: (text: string) => T, what: string): Promise<{ value: T; calls: ModelCall[] }> {
+  return callWithRepair({
+    model: request.grader,
+    role: 'grader',
+    messages,
+    context: request.context,
+    signal: request.signal,
+    parse,
+    repair: (problem) => fill(template.repair ?? DEFAULT_REPAIR, { ...values, problem }),
+    giveUp: (problem, first, last) => new RubricGraderError(`grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${problem} (first: ${first}); last reply ${snippet(last)}`),
+  })
 }
 
 /**
