@@ -7,7 +7,7 @@
  * runs; `k` is a budget (number of attempts or samples).
  */
 import { z } from 'zod'
-import { IntervalSchema } from '../core/schemas.js'
+import { IntervalSchema, RevisionClassSummarySchema } from '../core/schemas.js'
 
 const Rate = z.number().nullable()
 const Int = z.number().int()
@@ -154,16 +154,8 @@ export type CostSuccess = z.infer<typeof CostSuccessSchema>
 export const RevisionAnnotatorIdSchema = z.object({ annotator: z.string(), version: z.string(), model: z.string().nullable() })
 export type RevisionAnnotatorId = z.infer<typeof RevisionAnnotatorIdSchema>
 
-export const RevisionClassRowSchema = z.object({
-  /** Annotated revisions in this class. */
-  revisions: Int,
-  /** Its share of the annotated revisions, pooled over revisions, with its interval. */
-  share: IntervalSchema,
-  /** Revisions of this class whose verdict passed. */
-  solved: Int,
-  /** Next-attempt success of the class (null point when it is empty). */
-  success: IntervalSchema,
-})
+/** A revision class's row: the same shape as a cell summary's (`RevisionClassSummarySchema`). */
+export const RevisionClassRowSchema = RevisionClassSummarySchema
 export type RevisionClassRow = z.infer<typeof RevisionClassRowSchema>
 
 export const RevisionAnnotationRowSchema = z.object({

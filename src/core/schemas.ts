@@ -168,8 +168,11 @@ export const TrajectoryErrorSchema = z.object({
 export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
 
 export const TRAJECTORY_SCHEMA = 'seqk.trajectory/1'
-export const TrajectorySchema = z.object({
-  schema: z.literal(TRAJECTORY_SCHEMA),
+/**
+ * Which cell of which run a record belongs to, and under what protocol: the fields a trajectory
+ * and a cell summary share (in this order, after their `schema`).
+ */
+const cellOf = () => ({
   runId: z.string(),
   benchmark: z.string(),
   cellId: z.string(),
@@ -178,6 +181,11 @@ export const TrajectorySchema = z.object({
   mode: z.string(),
   fingerprint: z.string(),
   protocol: ProtocolSchema,
+})
+
+export const TrajectorySchema = z.object({
+  schema: z.literal(TRAJECTORY_SCHEMA),
+  ...cellOf(),
   taskId: z.string(),
   repeat: z.number().int().nonnegative(),
   /** `error` = an infrastructure failure (model, verifier or critic crashed), not a wrong answer. */
@@ -262,7 +270,8 @@ export const GateJsonSchema = z.object({
 export type GateJson = z.infer<typeof GateJsonSchema>
 
 
-const RevisionClassSummarySchema = z.object({
+/** One revision class of a cell (or of pooled cells): its revisions, share, solved count and next-attempt success. */
+export const RevisionClassSummarySchema = z.object({
   /** Annotated revisions in this class. */
   revisions: z.number().int().nonnegative(),
   /** Its share of the annotated revisions, pooled over revisions, with a cluster (task) interval. */
@@ -310,13 +319,7 @@ export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummary
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
-  runId: z.string(),
-  benchmark: z.string(),
-  cellId: z.string(),
-  actorId: z.string(),
-  mode: z.string(),
-  fingerprint: z.string(),
-  protocol: ProtocolSchema,
+  ...cellOf(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),

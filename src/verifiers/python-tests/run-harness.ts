@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { TestOutcomeSchema } from '../../core/contract.js'
 import { resolveInterpreter } from './interpreter.js'
 import type { Interpreter } from './interpreter.js'
 import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
@@ -21,16 +22,8 @@ export interface HarnessRequest {
   tests: string
 }
 
-/** One top-level test statement as the judge reports it (same shape as `TestOutcome`). */
-const HarnessTestSchema = z.object({
-  index: z.number().int().nonnegative(),
-  source: z.string(),
-  pass: z.boolean(),
-  call: z.string().optional(),
-  expected: z.string().optional(),
-  actual: z.string().optional(),
-  error: z.string().optional(),
-})
+/** One top-level test statement as the judge reports it: a `TestOutcome`. */
+const HarnessTestSchema = TestOutcomeSchema
 
 /**
  * The judge's result (judge.py). `tests-error`: the task's tests do not parse or its setup raised
