@@ -8,10 +8,9 @@
 // server's batch latency, not by the harness's CPU.
 import { bench, describe } from 'vitest'
 import { actors, runCell, type ChatModel } from '../src/index.js'
-import { cellSpec } from '../src/protocol/test-helpers.js'
+import { cellSpec, saysCorrect } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { lastUserMessage } from '../src/testing/responders.js'
-import type { Verifier } from '../src/verifiers/verifier.js'
 
 const TASKS = 40
 const K = 5
@@ -21,20 +20,12 @@ const PRICES = { 'openai:gpt-4o-mini': { input: 0.15, output: 0.6 }, 'anthropic:
 const tasks = Array.from({ length: TASKS }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: solve it. ${'context '.repeat(50)}` }))
 // Task i is solved at attempt (i % 6) + 1; 6 means never within K = 5.
 const solvedAt = (i: number) => (i % 6) + 1
-const verifier: Verifier = {
-  name: 'says-solved',
-  version: '1',
-  settings: {},
-  verify(_task, answer) {
-    const pass = answer.startsWith('SOLVED')
-    return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'not yet' } }
-  },
-}
+const verifier = saysCorrect
 const respond = (server: TestServer) =>
   server.respondWith((r) => {
     const i = Number(/Task (\d+)/.exec(r.messages.find((m) => m.role === 'user')?.content ?? '')?.[1])
     const attempt = r.messages.filter((m) => m.role === 'assistant').length + 1
-    return attempt >= solvedAt(i) ? `SOLVED task ${i}` : `attempt ${attempt}: ${lastUserMessage(r).length} chars read`
+    return attempt >= solvedAt(i) ? `CORRECT for task ${i}` : `attempt ${attempt}: ${lastUserMessage(r).length} chars read`
   })
 
 async function compare(provider: 'openai' | 'anthropic'): Promise<void> {
