@@ -2,13 +2,12 @@
 // test server's batch API: the cell runs in rounds, its progress says what the batches are
 // doing, summary.json and the table say what batching saved, and a run killed while a batch ran
 // and then resumed collects that batch instead of paying for it again.
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { readSummary } from '../src/artifacts/index.js'
 import { startTestServer, type TestServer, type TestServerRequest } from '../src/testing/index.js'
-import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
+import { fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-batch-e2e-')
 writeFileSync(
@@ -44,22 +43,9 @@ function env(extra: Record<string, string> = {}): Record<string, string | undefi
   return { ...e, ...extra }
 }
 
-/** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
-async function run(args: string[], extra: Record<string, string> = {}, killWhen?: () => boolean): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, args, { cwd: dir, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (out += d))
-  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 90_000)
-  const watch = killWhen
-    ? setInterval(() => {
-        if (killWhen()) process.kill(-child.pid!, 'SIGKILL')
-      }, 10)
-    : undefined
-  const status = await new Promise<number | null>((r) => child.on('close', r))
-  clearTimeout(timer)
-  if (watch) clearInterval(watch)
-  return { status, out }
+/** Runs `args` to its end (killed once `killWhen` holds). */
+function run(args: string[], extra: Record<string, string> = {}, killWhen?: () => boolean): Promise<{ status: number | null; out: string }> {
+  return runNode(args, { cwd: dir, env: env(extra), ...(killWhen ? { killWhen } : {}) })
 }
 
 describe('a batched actor in an eval', () => {

@@ -39,3 +39,29 @@ export const SAYS_CORRECT_SOURCE = "const verifier: Verifier = { name: 'says-cor
 export function unwrapped(text: string): string {
   return text.replace(/\n {2}(?=\S)/g, ' ')
 }
+
+/**
+ * Runs `node args` in `cwd` to its end without blocking this process (never spawnSync: a test
+ * server in this process must keep answering), with stdout and stderr in one string. Its whole
+ * process group is killed with SIGKILL after `timeoutMs`, or as soon as `killWhen()` holds.
+ */
+export async function runNode(args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; timeoutMs?: number; killWhen?: () => boolean }): Promise<{ status: number | null; out: string }> {
+  const { spawn } = await import('node:child_process')
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (out += d))
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // Already gone.
+    }
+  }
+  const timer = setTimeout(kill, options.timeoutMs ?? 90_000)
+  const watch = options.killWhen ? setInterval(() => options.killWhen!() && kill(), 5) : undefined
+  const status = await new Promise<number | null>((r) => child.on('close', r))
+  clearTimeout(timer)
+  clearInterval(watch)
+  return { status, out }
+}

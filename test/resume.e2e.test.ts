@@ -3,10 +3,9 @@
 // the test server sees zero requests for them. Errored trajectories run again and supersede their
 // old line; a torn last line is cut; an existing run directory is refused without resume, and a
 // resume is refused when the protocol changed.
-import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
+import { fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, type RunSummary } from '../src/core/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
@@ -61,15 +60,8 @@ async function runToEnd(args: string[], extra: Record<string, string>): Promise<
   return runIn(dir, args, extra)
 }
 
-async function runIn(cwd: string, args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
-  const child = spawn(process.execPath, args, { cwd, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (out += d))
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
-  const status = await new Promise<number | null>((r) => child.on('close', r))
-  clearTimeout(timer)
-  return { status, out }
+function runIn(cwd: string, args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
+  return runNode(args, { cwd, env: env(extra) })
 }
 
 /** Starts `args`, and kills it and its workers with SIGKILL once `file` holds `lines` trajectories. */
@@ -78,13 +70,8 @@ async function killAfter(args: string[], extra: Record<string, string>, file: st
 }
 
 async function killAfterIn(cwd: string, args: string[], extra: Record<string, string>, file: string, lines: number): Promise<void> {
-  const child = spawn(process.execPath, args, { cwd, env: env(extra), stdio: 'ignore', detached: true })
-  const exited = new Promise((r) => child.on('exit', r))
-  const deadline = Date.now() + 60_000
   const count = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
-  while (count() < lines && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-  process.kill(-child.pid!, 'SIGKILL')
-  await exited
+  await runNode(args, { cwd, env: env(extra), timeoutMs: 60_000, killWhen: () => count() >= lines })
   expect(count()).toBeGreaterThanOrEqual(lines)
 }
 
