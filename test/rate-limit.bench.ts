@@ -24,10 +24,16 @@ const K = 5
 const CONCURRENCY = 8
 const tasksOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
 
-async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsPerSecond' | 'burst'>> & RateLimitOptions, latencyMs: number): Promise<void> {
+/** OpenAI-style (the openai SDK, Chat Completions error shapes) or Anthropic-style (its SDK, the Messages API). */
+type Style = 'openai' | 'anthropic'
+
+async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsPerSecond' | 'burst'>> & RateLimitOptions, latencyMs: number, style: Style = 'openai'): Promise<void> {
+  // The SDK is loaded before the clock starts: its first import takes a second or two under load.
+  await (style === 'openai' ? import('openai') : import('@anthropic-ai/sdk'))
   const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }), rateLimit: limit })
   try {
-    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: ['sk', 'bench', 'x'.repeat(20)].join('-') })
+    const apiKey = ['sk', 'bench', 'x'.repeat(20)].join('-')
+    const actor = style === 'openai' ? actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey }) : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
     const started = performance.now()
     const { trajectories } = await runCell(cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }))
     const seconds = (performance.now() - started) / 1000
@@ -39,7 +45,7 @@ async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsP
     const ofCeiling = served / (limit.burst + limit.requestsPerSecond * seconds)
     const verdict = ofRate >= 0.85 && errored === 0 ? '' : ' (misses the target: >= 0.85 of the rate, no errored trajectory)'
     console.log(
-      `rate limit ${limit.requestsPerSecond}/s, burst ${limit.burst}, ${limit.retryAfterMs === false ? 'whole-second retry-after' : 'retry-after-ms'}, ${latencyMs} ms a call: ` +
+      `${style}-style, rate limit ${limit.requestsPerSecond}/s, burst ${limit.burst}, ${limit.retryAfterMs === false ? 'whole-second retry-after' : 'retry-after-ms'}, ${latencyMs} ms a call: ` +
         `${served} calls in ${seconds.toFixed(2)} s = ${perSecond.toFixed(1)}/s, ${ofRate.toFixed(3)} of the rate, ${ofCeiling.toFixed(3)} of burst + rate × t; ` +
         `${refused} 429s; ${errored} errored trajectories${verdict}`,
     )
@@ -82,6 +88,27 @@ describe(`(c) throughput under a rate limit: ${TASKS} tasks × K=${K}, concurren
     },
     { ...once, iterations: 2 },
   )
+})
+
+// Whole-second `retry-after` only, little burst: the spacing must be learned from the 429s themselves.
+describe(`(c2) throughput under whole-second retry-after only: ${TASKS} tasks × K=${K}, concurrency ${CONCURRENCY}`, () => {
+  for (const style of ['openai', 'anthropic'] as const) {
+    for (const [rate, burst] of [
+      [20, 1],
+      [20, 3],
+      [10, 3],
+      [5, 1],
+      [5, 3],
+    ] as const) {
+      bench(
+        `${style}-style, ${rate}/s, burst ${burst}, whole-second retry-after`,
+        async () => {
+          await rateLimitedCell({ requestsPerSecond: rate, burst, retryAfterMs: false }, 0, style)
+        },
+        { ...once, iterations: 1 },
+      )
+    }
+  }
 })
 
 describe('(d) time to fail a 50-trajectory cell against a dead endpoint', () => {

@@ -28,9 +28,9 @@ async function underLimit(limit: { requestsPerSecond: number; burst: number; ret
       return 'answer'
     },
   })
-  const started = performance.now()
   const { trajectories, summary } = await runCell(cellSpec(tasks, actor(server), { budget: BUDGET, concurrency: 8, errors: 'censored' }))
-  const seconds = (performance.now() - started) / 1000
+  // From the first answer to the last: the window the bucket's law speaks of (an SDK's first import is not in it).
+  const seconds = (served.at(-1)! - served[0]!) / 1000
   return { trajectories, summary, served, seconds, refused: server.requests.filter((r) => r.rateLimited).length }
 }
 
@@ -67,4 +67,26 @@ describe('a cell under a rate limit', () => {
     // 48 calls: 20 at once, then 20 a second after whole-second waits, about 2 s.
     expect(run.seconds).toBeLessThan(4)
   })
+
+  // Whole-second retry-after with little burst: waiting the whole second threw away most of the
+  // allowance (7% of the rate at 20/s, burst 1) and ran calls out of retries; the spacing is now
+  // learned from the 429s. The bench (test/rate-limit.bench.ts) measures the share precisely; here
+  // the bound has room for a loaded machine.
+  const styles: Record<string, (s: TestServer) => ChatModel> = {
+    'OpenAI-style': (s) => actors.openaiCompatible({ model: 'coder', baseURL: s.openaiBaseURL, apiKey: KEY }),
+    'Anthropic-style': (s) => actors.anthropic({ model: 'claude-test', apiKey: KEY, baseURL: s.anthropicBaseURL }),
+  }
+  for (const [style, actor] of Object.entries(styles)) {
+    for (const burst of [1, 3]) {
+      it(`${style}, whole-second retry-after only, burst ${burst}: no errored trajectory, the allowance mostly used`, async () => {
+        const limit = { requestsPerSecond: 20, burst, retryAfterMs: false }
+        const run = await underLimit(limit, actor)
+        expect(run.trajectories.filter((t) => t.status === 'error').map((t) => t.error?.message)).toEqual([])
+        expect(run.served).toHaveLength(tasks.length * BUDGET)
+        expect(worstExcess(run.served, limit)).toBeLessThan(0.25)
+        expect(run.served.length / (limit.burst + limit.requestsPerSecond * run.seconds)).toBeGreaterThan(0.5)
+        expect(run.refused).toBeLessThan(run.served.length)
+      })
+    }
+  }
 })

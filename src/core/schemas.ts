@@ -8,6 +8,7 @@
  */
 import { z } from 'zod'
 import { ModelCallSchema, UsageSchema, VerdictSchema } from './contract.js'
+import { FAILURE_KINDS } from './failure-kind.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -162,6 +163,8 @@ export const TrajectoryErrorSchema = z.object({
   stage: z.enum(['actor', 'verifier', 'feedback', 'history']),
   attempt: z.number().int().positive(),
   message: z.string(),
+  /** What kind of failure a model call ended with (authentication, connection, quota, …), for the advice; absent when not a model call's. */
+  kind: z.enum(FAILURE_KINDS).optional(),
   /** Calls made and billed in the failed attempt before it failed (the actor's answer, a grader's first calls); counted in the spend. */
   calls: z.array(ModelCallSchema).optional(),
 })

@@ -1,12 +1,16 @@
 /**
  * Dead endpoints fail fast and by name. A connection that cannot be made (refused, no such host,
  * a TLS failure) says nothing about the model, and retrying every call of a cell against it with
- * backoff took two minutes for 52 trajectories. After a few connection failures in a row an
- * endpoint's breaker opens: its calls fail at once, naming the endpoint and the cause, until a
- * cool-down passes and one probe call may try again (success closes the breaker, failure reopens
- * it for twice as long, up to a minute).
+ * backoff took two minutes for 52 trajectories. A port that accepts and never answers is as dead:
+ * every call spent all its tries × `timeoutMs` on it (135 s for 50 trajectories at 2 s a try).
+ * After a few such failures in a row (connection failures and timeouts alike) an endpoint's
+ * breaker opens: its calls fail at once, naming the endpoint and the cause, until a cool-down
+ * passes and one probe call may try again (success closes the breaker, failure reopens it for
+ * twice as long, up to a minute). A server that asked to wait beyond the retry cap (a quota) holds
+ * the endpoint closed until then, the same way.
  */
 
+import type { FailureKind } from '../core/failure-kind.js'
 import { redactUrl } from './redact.js'
 
 /** Why a connection could not be made, in words and with the system's code. */
@@ -54,7 +58,11 @@ export function connectionCause(error: unknown): ConnectionCause | undefined {
 
 /** Thrown instead of calling an endpoint whose breaker is open: not retryable, it names the cause. */
 export class EndpointDownError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** `connection`, `timeout` or `quota`: what closed the endpoint. */
+    readonly failureKind: FailureKind = 'connection',
+  ) {
     super(message)
     this.name = 'EndpointDownError'
   }
@@ -73,7 +81,9 @@ export class EndpointBreaker {
   #openUntil = 0
   #coolDown: number
   #probing = false
-  #last: ConnectionCause | undefined
+  #last: { cause: ConnectionCause; kind: FailureKind } | undefined
+  /** A quota's wait: every call fails with `message` until `until` (ms since the epoch). */
+  #held: { until: number; message: string } | undefined
 
   constructor(
     readonly endpoint: string,
@@ -82,16 +92,23 @@ export class EndpointBreaker {
     this.#coolDown = options.coolDownMs ?? 2000
   }
 
-  /** Throws EndpointDownError while the breaker is open; lets one probe through after the cool-down. */
+  /** Throws EndpointDownError while the breaker is open or a quota holds it; lets one probe through after the cool-down. */
   check(now = Date.now()): void {
+    if (this.#held) {
+      if (now < this.#held.until) throw new EndpointDownError(this.#held.message, 'quota')
+      this.#held = undefined
+    }
     if (this.#failures < (this.options.threshold ?? 3)) return
     if (now >= this.#openUntil && !this.#probing) {
       this.#probing = true
       return
     }
-    const cause = this.#last ? `${this.#last.text} (${this.#last.code})` : 'no connection'
+    const last = this.#last
+    const cause = last ? `${last.cause.text}${last.kind === 'timeout' ? '' : ` (${last.cause.code})`}` : 'no connection'
+    const what = last?.kind === 'timeout' ? 'tries in a row timed out' : 'connection failures in a row'
     const wait = Math.max(0, Math.ceil((this.#openUntil - now) / 1000))
-    throw new EndpointDownError(`${endpointName(this.endpoint)}: ${cause}; ${this.#failures} connection failures in a row, so calls to it fail at once${wait > 0 ? ` (next try in ${wait} s)` : ' (a probe is under way)'}`)
+    const hint = last?.kind === 'timeout' ? '; it accepts connections but does not answer (raise timeoutMs if the model needs longer)' : ''
+    throw new EndpointDownError(`${endpointName(this.endpoint)}: ${cause}; ${this.#failures} ${what}, so calls to it fail at once${wait > 0 ? ` (next try in ${wait} s)` : ' (a probe is under way)'}${hint}`, last?.kind ?? 'connection')
   }
 
   /** A call that reached the server (any HTTP answer): the endpoint is up. */
@@ -101,14 +118,28 @@ export class EndpointBreaker {
     this.#coolDown = this.options.coolDownMs ?? 2000
   }
 
-  /** A call that ended without saying anything about the endpoint (aborted, timed out): a probe may be tried again. */
+  /** A call that ended without saying anything about the endpoint (aborted): a probe may be tried again. */
   settled(): void {
     this.#probing = false
   }
 
   /** A call whose connection could not be made. */
   failed(cause: ConnectionCause, now = Date.now()): void {
-    this.#last = cause
+    this.#count({ cause, kind: 'connection' }, now)
+  }
+
+  /** A try that got no complete answer within its `timeoutMs`: as dead as a refused connection, once it happens in a row. */
+  timedOut(timeoutMs: number, now = Date.now()): void {
+    this.#count({ cause: { code: 'timeout', text: `no complete response within ${timeoutMs} ms (timeoutMs)` }, kind: 'timeout' }, now)
+  }
+
+  /** The server asked to wait beyond the retry cap: every call fails with `message` until `until` (ms since the epoch). */
+  hold(until: number, message: string): void {
+    if (!this.#held || until > this.#held.until) this.#held = { until, message }
+  }
+
+  #count(last: { cause: ConnectionCause; kind: FailureKind }, now: number): void {
+    this.#last = last
     this.#failures++
     if (this.#failures < (this.options.threshold ?? 3)) return
     if (this.#probing) this.#coolDown = Math.min(60_000, this.#coolDown * 2)

@@ -114,22 +114,82 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     return { started, done: Promise.all(calls) }
   }
 
-  it("a short 429 wait closes the endpoint to every call until it has passed, then they start in order of arrival", async () => {
+  it('a short exact 429 wait closes the endpoint to every call until it has passed, then they start in order of arrival', async () => {
     const limiter = paced(4)
-    limiter.rateLimited({ retryAfterMs: 100, retryAfterExact: false })
+    limiter.rateLimited({ retryAfterMs: 100, retryAfterExact: true })
     expect(limiter.tryAcquire()).toBe(false)
     const order: string[] = []
     const first = limiter.acquire().then(() => order.push('first'))
     const second = limiter.acquire().then(() => order.push('second'))
     await vi.advanceTimersByTimeAsync(99)
     expect(order).toEqual([])
-    await vi.advanceTimersByTimeAsync(1)
+    await vi.advanceTimersByTimeAsync(101)
     await Promise.all([first, second])
     expect(order).toEqual(['first', 'second'])
-    // A wait rounded to whole seconds teaches no spacing: the next start is free (the 429 halved the limit to 2).
-    expect(limiter.spacingMs).toBe(0)
+  })
+
+  it('a whole-second wait (an upper bound only) is not waited in full: the spacing is learned, doubling while 429s come fast', async () => {
+    const limiter = paced(8)
+    // Eight calls started together at 0; the first 429 is the event, the other six are the same one.
+    const first = limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 0 })
+    expect(first).toEqual({ newEvent: true, shared: true })
+    for (let i = 0; i < 6; i++) expect(limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 0 })).toEqual({ newEvent: false, shared: true })
+    expect(limiter.spacingMs).toBe(4)
+    // Released one spacing later, one at a time, not after a second.
+    const { started, done } = queue(limiter, 3)
+    await vi.advanceTimersByTimeAsync(20)
+    await done
+    expect(started).toEqual([4, 8, 12])
+    // Each new 429 with fewer than four successes since the last doubles the spacing...
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 12 })
+    expect(limiter.spacingMs).toBe(8)
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 21 })
+    expect(limiter.spacingMs).toBe(16)
+    // ...and once the endpoint answered a few in a row, a 429 widens it by a tenth only, from then on.
+    for (let i = 0; i < 4; i++) limiter.succeeded()
+    const narrowed = limiter.spacingMs
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 100 })
+    expect(limiter.spacingMs).toBeCloseTo(narrowed * 1.1, 9)
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 150 })
+    expect(limiter.spacingMs).toBeCloseTo(narrowed * 1.1 * 1.1, 9)
+    // Never beyond what the server said.
+    for (let i = 0; i < 40; i++) limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 200 + i })
+    expect(limiter.spacingMs).toBeLessThanOrEqual(1000)
+  })
+
+  it("5xx share one backoff per endpoint: a new one doubles it, the calls in flight with it are the same event, a success resets it", async () => {
+    const limiter = paced(8)
+    const backoffs: number[] = []
+    const backoff = (streak: number) => (backoffs.push(streak), 100 * 2 ** (streak - 1))
+    expect(limiter.serverFailed({ startedAt: 0 }, backoff)).toEqual({ newEvent: true, shared: true })
+    expect(limiter.serverFailed({ startedAt: 0 }, backoff)).toEqual({ newEvent: false, shared: true })
     expect(limiter.tryAcquire()).toBe(false)
+    const { started, done } = queue(limiter, 2)
+    await vi.advanceTimersByTimeAsync(100)
+    await done
+    expect(started).toEqual([100, 100])
+    expect(limiter.serverFailed({ startedAt: 100 }, backoff).newEvent).toBe(true)
+    expect(limiter.serverStreak).toBe(2)
+    expect(backoffs).toEqual([1, 2])
+    // A server's own retry-after, if longer, is kept.
+    vi.advanceTimersByTime(200)
+    limiter.serverFailed({ startedAt: 300, retryAfterMs: 5000 }, backoff)
+    expect(limiter.tryAcquire()).toBe(false)
+    vi.advanceTimersByTime(5000)
+    expect(limiter.tryAcquire()).toBe(true)
+    limiter.succeeded()
+    expect(limiter.serverStreak).toBe(0)
+  })
+
+  it('a wait for a slot ends at its bound with the error it is given', async () => {
+    const limiter = paced(1)
+    expect(limiter.tryAcquire()).toBe(true)
+    const waiting = limiter.acquire(undefined, 50, () => new Error('the call ran out of time'))
+    const caught = waiting.catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(50)
+    expect(await caught).toEqual(new Error('the call ran out of time'))
     limiter.release()
+    expect(vi.getTimerCount()).toBe(0)
     expect(limiter.tryAcquire()).toBe(true)
   })
 
@@ -143,28 +203,52 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     // The first at the server's time, the others one spacing apart, not all at once.
     expect(started).toEqual([50, 100, 150, 200])
     for (let i = 0; i < 10; i++) limiter.succeeded()
-    expect(limiter.spacingMs).toBeCloseTo(50 * 0.99 ** 10, 6)
+    expect(limiter.spacingMs).toBeCloseTo(50 * 0.98 ** 10, 6)
     let successes = 10
     while (limiter.spacingMs > 0) {
       limiter.succeeded()
       successes++
     }
-    // ln(0.5 / 50) / ln(0.99): pacing ends on its own once the endpoint stops answering 429.
-    expect(successes).toBe(459)
+    // ln(0.5 / 50) / ln(0.98): pacing ends on its own once the endpoint stops answering 429.
+    expect(successes).toBe(228)
   })
 
-  it('429s of calls that were in flight together are one event: one halving, one widening; a later one is a new event', async () => {
+  it('near the spacing that last got a 429 the spacing narrows slowly (probing), far from it quickly', () => {
+    const limiter = paced(8)
+    limiter.rateLimited({ retryAfterMs: 100, retryAfterExact: true })
+    vi.advanceTimersByTime(200)
+    // Too narrow at 100: widened to 110, back to 105 quickly, then a fifth of a percent a success.
+    limiter.rateLimited({ retryAfterMs: 50, retryAfterExact: true })
+    expect(limiter.spacingMs).toBeCloseTo(110, 9)
+    limiter.succeeded()
+    limiter.succeeded()
+    limiter.succeeded()
+    expect(limiter.spacingMs).toBeCloseTo(110 * 0.98 ** 3, 9)
+    const near = limiter.spacingMs
+    limiter.succeeded()
+    expect(limiter.spacingMs).toBeCloseTo(near * 0.998, 9)
+    // Well below it (the limit has loosened): quickly again.
+    while (limiter.spacingMs > 89.9) limiter.succeeded()
+    const below = limiter.spacingMs
+    limiter.succeeded()
+    expect(limiter.spacingMs).toBeCloseTo(below * 0.98, 9)
+  })
+
+  it('429s of calls that were in flight together are one event: one widening; a later one is a new event', async () => {
     const limiter = paced(8)
     limiter.rateLimited({ retryAfterMs: 40, retryAfterExact: true })
     vi.advanceTimersByTime(5)
     limiter.rateLimited({ retryAfterMs: 35, retryAfterExact: true })
     limiter.rateLimited({ retryAfterMs: 35, retryAfterExact: true })
-    expect([limiter.current, limiter.spacingMs]).toEqual([4, 40])
+    // Paced starts bound the rate: the calls in flight are not halved as well.
+    expect([limiter.current, limiter.spacingMs]).toEqual([8, 40])
     vi.advanceTimersByTime(35)
     // Sent after the pause: the spacing was too narrow, so it widens (or takes the new wait, if longer).
     limiter.rateLimited({ retryAfterMs: 10, retryAfterExact: true })
-    expect(limiter.current).toBe(2)
     expect(limiter.spacingMs).toBeCloseTo(44, 9)
+    // By start time: a call that started before the last reaction is part of it, one that started after is new.
+    expect(limiter.rateLimited({ retryAfterMs: 10, retryAfterExact: true, startedAt: 39 }).newEvent).toBe(false)
+    expect(limiter.rateLimited({ retryAfterMs: 10, retryAfterExact: true, startedAt: 41 }).newEvent).toBe(true)
   })
 
   it('a wait longer than a second (a quota, not a rate) is left to the call that got it', () => {
@@ -189,7 +273,7 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
 
   it('a call that stops waiting leaves the queue, and no timer is left behind', async () => {
     const limiter = paced(2)
-    limiter.rateLimited({ retryAfterMs: 500, retryAfterExact: false })
+    limiter.rateLimited({ retryAfterMs: 500, retryAfterExact: true })
     const controller = new AbortController()
     const waiting = limiter.acquire(controller.signal)
     expect(vi.getTimerCount()).toBe(1)

@@ -7,6 +7,23 @@ export interface RateLimitHint {
   retryAfterExact?: boolean
 }
 
+/** When the call that was pushed back had started (the limiter's clock; see {@link AdaptiveLimiter.clock}). */
+export interface PushBackCall {
+  startedAt?: number
+}
+
+/**
+ * What the endpoint made of one push-back (a 429 or a 5xx): whether it was a new event (the call
+ * started after the endpoint's last reaction, so it uses up one of the call's retries) or part of
+ * one already answered (a call that was in flight together with the first: it does not), and
+ * whether the endpoint holds the wait for every call (then the call waits for a slot, not on its
+ * own as well).
+ */
+export interface PushBack {
+  newEvent: boolean
+  shared: boolean
+}
+
 /**
  * Longest wait a 429 shares with the endpoint's other calls, and longest spacing it teaches: a
  * rate's wait (the next token is due within a second). A longer one is a quota's, or one call's
@@ -15,39 +32,77 @@ export interface RateLimitHint {
 const MAX_SHARED_WAIT_MS = 1000
 /** A new rate-limit event widens the spacing of starts by this factor (or to the server's exact wait, if longer)... */
 const SPACING_UP = 1.1
-/** ...and each success narrows it by this one, so the spacing settles where 429s are rare (about one per 10 successes). */
-const SPACING_DOWN = 0.99
+/**
+ * ...and each success narrows it: by SPACING_DOWN while it is far from the spacing that last got
+ * a 429, by SPACING_PROBE near it (from 5% above to 10% below), so the spacing comes back quickly
+ * after a widening and then probes slowly where the limit is: about one 429 per 30 successes. At
+ * a burst of 1 every 429 costs a slot the bucket could not keep, so they must be rare.
+ */
+const SPACING_DOWN = 0.98
+const SPACING_PROBE = 0.998
+const NEAR_ABOVE = 1.05
+const NEAR_BELOW = 0.9
 /** Below this spacing pacing is off again. */
 const MIN_SPACING_MS = 0.5
+/**
+ * A whole-second `retry-after: 1` says only "within a second": the spacing is learned from the
+ * 429s themselves, from this first guess, doubled while 429s come with fewer than
+ * {@link FEW_SUCCESSES} successes between them and the endpoint has never yet had that many in a
+ * row (far too fast: learning), widened by SPACING_UP once it has (doubling then, on two 429s in
+ * a row that were only timing noise, halved the rate for seconds).
+ */
+const FIRST_LEARNED_SPACING_MS = 4
+const FEW_SUCCESSES = 4
 
 /**
- * A per-endpoint limit on calls in flight and on how fast they start, adapted to 429s.
+ * A per-endpoint limit on calls in flight and on how fast they start, adapted to 429s and 5xx.
  *
- * Concurrency backs off and recovers (AIMD, as TCP does): each rate-limit event halves the number
- * of calls allowed in flight (down to 1); each success adds back a fraction of one slot, so the
- * limit climbs back to its maximum over about `max` successes per slot.
+ * Concurrency backs off and recovers (AIMD, as TCP does): each rate-limit event that says no
+ * short wait (none, or a quota's long one) halves the number of calls allowed in flight (down to
+ * 1); each success adds back a fraction of one slot, so the limit climbs back to its maximum over
+ * about `max` successes per slot.
  *
- * Starts are paced, so that calls sharing an endpoint do not stampede: a 429's `retry-after` of
- * up to a second (a rate limit's: the next request is allowed soon) closes the endpoint to every
- * call (new ones and retries) until that time, not only to the call that got it, and waiting
- * calls then start in order of arrival. When the server's wait is exact (`retry-after-ms`) it also
- * teaches a spacing between starts, about the server's interval between requests: starts are at
- * least that far apart, each success narrows the spacing a little and each new rate-limit event
- * widens it, so a cell runs at about the allowed rate with few 429s.
- * A 429 that comes back while the pause it belongs to is still running (calls that were in flight
- * together) is the same event: it neither halves nor widens again.
+ * Starts are paced, so that calls sharing an endpoint do not stampede. A 429 whose `retry-after`
+ * is up to a second (a rate limit's: the next request is allowed soon) closes the endpoint to
+ * every call (new ones and retries) and sets a spacing between starts, about the server's
+ * interval between requests; waiting calls then start one at a time, in order of arrival. An
+ * exact wait (`retry-after-ms`) is kept as it is and sets the spacing to at least itself; a
+ * whole-second one (`retry-after: 1`, an upper bound only) is not waited in full (at 20 requests
+ * a second with a burst of 1 that threw away 19 of every 20 slots): the endpoint waits one
+ * spacing, learned from the 429s (see FIRST_LEARNED_SPACING_MS). Each success narrows the
+ * spacing a little and each new rate-limit event widens it, so a cell runs at about the allowed
+ * rate with few 429s.
+ *
+ * A 5xx is the endpoint's too: a new one closes the endpoint for a backoff that doubles with
+ * each 5xx in a row (with jitter, capped) and resets on a success, instead of every call backing
+ * off on its own and running out of retries in a storm.
+ *
+ * A push-back on a call that started before the endpoint's last reaction to that kind (calls
+ * that were in flight together) is the same event: it neither halves nor widens again, and the
+ * call does not spend a retry on it (see {@link PushBack}).
  */
 export class AdaptiveLimiter {
   private limit: number
   private inFlight = 0
   private credit = 0
   private readonly waiters: (() => void)[] = []
-  /** No call starts before this time (ms on the limiter's clock), once a short 429 has set it. */
+  /** No call starts before this time (ms on the limiter's clock), once a push-back has set it. */
   #notBefore = -Infinity
   /** Least time between two starts, in ms; 0 when not pacing. */
   #spacingMs = 0
-  /** Until this time a 429 belongs to the last rate-limit event. */
+  /** The spacing that last got a 429 (too narrow, then). */
+  #tooNarrowMs = 0
+  /** Until this time a 429 of a call whose start is unknown belongs to the last rate-limit event. */
   #eventUntil = -Infinity
+  /** When the endpoint last reacted to a 429, and to a 5xx. */
+  #rateReactedAt = -Infinity
+  #serverReactedAt = -Infinity
+  /** Successes since the last rate-limit event. */
+  #sinceEvent = 0
+  /** The spacing has held for FEW_SUCCESSES successes in a row at least once: it is tuned, no longer learned. */
+  #learned = false
+  /** 5xx events in a row (no success between). */
+  #serverStreak = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   readonly #now: () => number
 
@@ -59,6 +114,11 @@ export class AdaptiveLimiter {
     checkConcurrency(maxInFlight)
     this.limit = maxInFlight
     this.#now = options.now ?? (() => performance.now())
+  }
+
+  /** The limiter's clock (ms): what a call's `startedAt` is measured on. */
+  clock(): number {
+    return this.#now()
   }
 
   /** The limit it recovers to. */
@@ -88,10 +148,15 @@ export class AdaptiveLimiter {
     return this.#spacingMs
   }
 
+  /** 5xx events in a row on this endpoint. */
+  get serverStreak(): number {
+    return this.#serverStreak
+  }
+
   /** Takes a free slot at once if there is one and the endpoint is open (no waiting, no promise). */
   tryAcquire(): boolean {
     if (this.inFlight >= this.limit || this.waiters.length > 0) return false
-    // An endpoint that never sent a short 429 costs no clock read.
+    // An endpoint that never pushed back costs no clock read.
     if (this.#notBefore === -Infinity) {
       this.inFlight++
       return true
@@ -102,24 +167,33 @@ export class AdaptiveLimiter {
     return true
   }
 
-  /** Waits for a slot and the endpoint's next start; rejects with the abort reason if `signal` aborts first. */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits for a slot and the endpoint's next start; rejects with the abort reason if `signal`
+   * aborts first, or with `onTimeout()` when `maxWaitMs` passes first (a call's whole-time bound).
+   */
+  async acquire(signal?: AbortSignal, maxWaitMs?: number, onTimeout?: () => unknown): Promise<void> {
     if (signal?.aborted) throw signal.reason
     if (this.tryAcquire()) return
     await new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
       // The slot is taken by pump() before it calls grant.
       const grant = () => {
+        clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
         resolve()
       }
-      const onAbort = () => {
+      const leave = (reason: unknown) => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
         const i = this.waiters.indexOf(grant)
         if (i >= 0) this.waiters.splice(i, 1)
         if (this.waiters.length === 0) this.#disarm()
-        reject(signal!.reason)
+        reject(reason)
       }
+      const onAbort = () => leave(signal!.reason)
       this.waiters.push(grant)
       signal?.addEventListener('abort', onAbort, { once: true })
+      if (maxWaitMs !== undefined) timer = setTimeout(() => leave(onTimeout ? onTimeout() : new Error(`no slot within ${maxWaitMs} ms`)), Math.max(0, maxWaitMs))
       this.pump()
     })
   }
@@ -130,28 +204,67 @@ export class AdaptiveLimiter {
   }
 
   /**
-   * A call got a 429. Pass what the server said (a {@link FailureClass} will do): a wait of up to
-   * a second then closes the endpoint to every call until it has passed, and an exact one teaches
-   * the spacing. A longer wait (a quota's) is left to the call that got it.
+   * A call got a 429. Pass what the server said (a {@link FailureClass} will do) and when the
+   * call started: a wait of up to a second then closes the endpoint to every call and teaches the
+   * spacing; a longer wait (a quota's, or one call's own) is left to the call that got it.
    */
-  rateLimited(hint: RateLimitHint = {}): void {
+  rateLimited(hint: RateLimitHint & PushBackCall = {}): PushBack {
     const now = this.#now()
     const ms = hint.retryAfterMs
     const wait = ms !== undefined && Number.isFinite(ms) && ms > 0 && ms <= MAX_SHARED_WAIT_MS ? ms : undefined
-    const newEvent = now >= this.#eventUntil
+    const newEvent = hint.startedAt === undefined ? now >= this.#eventUntil : hint.startedAt > this.#rateReactedAt
+    const exact = hint.retryAfterExact === true
     if (newEvent) {
-      this.limit = Math.max(1, Math.floor(this.limit / 2))
-      this.credit = 0
-      if (wait !== undefined && hint.retryAfterExact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
+      // Paced starts bound the rate on their own; halving the calls in flight as well left one
+      // call at a time, bound by its latency (13 of 20 allowed requests a second).
+      if (wait === undefined) {
+        this.limit = Math.max(1, Math.floor(this.limit / 2))
+        this.credit = 0
+      }
+      if (wait !== undefined) {
+        this.#tooNarrowMs = this.#spacingMs
+        if (exact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
+        else this.#spacingMs = Math.min(wait, Math.max(FIRST_LEARNED_SPACING_MS, this.#spacingMs * (this.#learned ? SPACING_UP : 2)))
+      }
+      this.#sinceEvent = 0
+      this.#rateReactedAt = now
     }
-    if (wait !== undefined) this.#notBefore = Math.max(this.#notBefore, now + wait)
-    if (newEvent) this.#eventUntil = Math.max(now, now + (wait ?? 0))
+    // The endpoint holds the wait for every call: an exact one in full, a whole-second one for one learned spacing.
+    const held = wait === undefined ? undefined : exact ? wait : this.#spacingMs
+    if (held !== undefined) this.#notBefore = Math.max(this.#notBefore, now + held)
+    if (newEvent) this.#eventUntil = Math.max(now, now + (held ?? 0))
+    this.pump()
+    // A call whose 429 carried no wait, or a long one, keeps its own (a per-call backoff, or the server's wait).
+    return { newEvent, shared: held !== undefined }
+  }
+
+  /**
+   * A call got a 5xx. A new event (the call started after the endpoint's last reaction to one)
+   * closes the endpoint for `backoffMs(streak)`, streak being the 5xx events in a row, or for the
+   * server's `retry-after` if that is longer.
+   */
+  serverFailed(call: PushBackCall & { retryAfterMs?: number }, backoffMs: (streak: number) => number): PushBack {
+    const now = this.#now()
+    const newEvent = call.startedAt === undefined || call.startedAt > this.#serverReactedAt
+    if (newEvent) {
+      this.#serverStreak++
+      this.#serverReactedAt = now
+      this.#notBefore = Math.max(this.#notBefore, now + Math.max(backoffMs(this.#serverStreak), call.retryAfterMs ?? 0))
+      this.pump()
+    }
+    return { newEvent, shared: true }
   }
 
   succeeded(): void {
+    if (++this.#sinceEvent >= FEW_SUCCESSES && this.#spacingMs > 0) this.#learned = true
+    this.#serverStreak = 0
     if (this.#spacingMs > 0) {
-      this.#spacingMs *= SPACING_DOWN
-      if (this.#spacingMs < MIN_SPACING_MS) this.#spacingMs = 0
+      const near = this.#spacingMs <= this.#tooNarrowMs * NEAR_ABOVE && this.#spacingMs >= this.#tooNarrowMs * NEAR_BELOW
+      this.#spacingMs *= near ? SPACING_PROBE : SPACING_DOWN
+      if (this.#spacingMs < MIN_SPACING_MS) {
+        this.#spacingMs = 0
+        this.#learned = false
+      }
     }
     if (this.limit >= this.maxInFlight) return
     this.credit += 1 / this.limit
@@ -162,10 +275,17 @@ export class AdaptiveLimiter {
     }
   }
 
-  /** A call starts now: it takes a slot, and the next one may start a spacing later. */
+  /**
+   * A call starts now: it takes a slot, and the next one may start a spacing after this one was
+   * due (not after it started: a timer that fires a few ms late on a busy machine would otherwise
+   * make every spacing that much longer).
+   */
   #start(now: number): void {
     this.inFlight++
-    if (this.#spacingMs > 0) this.#notBefore = Math.max(this.#notBefore, now + this.#spacingMs)
+    if (this.#spacingMs > 0) {
+      const due = now - this.#notBefore < this.#spacingMs ? this.#notBefore : now
+      this.#notBefore = due + this.#spacingMs
+    }
   }
 
   private pump(): void {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { classifyFailure, onRetry, ProviderError, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, withRetries } from './retry.js'
+import { beyondCap, classifyFailure, failureKindOf, onRetry, ProviderError, quotaText, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, TransportError, withRetries } from './retry.js'
+import { EndpointDownError } from './endpoint-health.js'
+import { registerSecret } from './redact.js'
 
 const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) })
 
@@ -15,6 +17,50 @@ describe('classifyFailure', () => {
     expect(classifyFailure(Object.assign(new Error('Request timed out.'), { name: 'APIConnectionTimeoutError' })).retryable).toBe(true)
     expect(classifyFailure(new Error('read ECONNRESET')).retryable).toBe(true)
     expect(classifyFailure(new Error('model does not exist')).retryable).toBe(false)
+  })
+})
+
+describe('failure kinds (the advice a person gets depends on them)', () => {
+  it('says each kind once, without repeating the status the SDK put first', () => {
+    const sdk = (status: number, message: string, extra: object = {}) => Object.assign(new Error(message), { status, headers: new Headers(), ...extra })
+    expect(classifyFailure(sdk(401, '401 Incorrect API key provided'))).toMatchObject({ kind: 'authentication', retryable: false, reason: 'HTTP 401: Incorrect API key provided', status: 401 })
+    expect(classifyFailure(sdk(403, '403 status code (no body)')).reason).toBe('HTTP 403: no body')
+    expect(classifyFailure(sdk(404, '404 The model `gpt-x` does not exist')).kind).toBe('request')
+    expect(classifyFailure(sdk(503, '503 unavailable'))).toMatchObject({ kind: 'server', retryable: true })
+    expect(classifyFailure(sdk(429, '429 Too many requests'))).toMatchObject({ kind: 'rate-limit', retryable: true, rateLimited: true })
+    // A spent quota is a 429 that no retry fixes.
+    expect(classifyFailure(sdk(429, '429 You exceeded your current quota', { code: 'insufficient_quota' }))).toMatchObject({ kind: 'quota', retryable: false, rateLimited: false })
+    expect(classifyFailure(new TransportError('http://x/v1: no complete response within 5 ms (timeoutMs)', { kind: 'timeout' }))).toMatchObject({ kind: 'timeout', retryable: true })
+    expect(classifyFailure(new TransportError('malformed response: HTML page')).kind).toBe('model-output')
+    expect(classifyFailure(new EndpointDownError('http://x/v1: connection refused', 'connection'))).toMatchObject({ kind: 'connection', retryable: false })
+    expect(classifyFailure(new SyntaxError('Unexpected token < in JSON')).kind).toBe('model-output')
+    expect(classifyFailure(new Error('something else')).kind).toBe('other')
+    expect(failureKindOf(new ProviderError('x', 1, classifyFailure(sdk(401, 'no'))))).toBe('authentication')
+    expect(failureKindOf(new Error('a verifier crashed'))).toBeUndefined()
+  })
+
+  it('a retry-after beyond the cap is a quota: not retried, and the message says what the server asked and what to do', () => {
+    const failure = classifyFailure(httpError(429, { 'retry-after': '3600' }))
+    expect(beyondCap(failure, {})).toMatchObject({ kind: 'quota', retryable: false })
+    expect(beyondCap(failure, { maxRetryAfterMs: 3_600_000 })).toBeUndefined()
+    expect(quotaText(3_600_000, 60_000)).toBe('the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait')
+    const error = (() => {
+      try {
+        retryAfterFailure(httpError(429, { 'retry-after': '3600' }), 1, {}, { label: 'gpt-x (actor)' })
+      } catch (e) {
+        return e as ProviderError
+      }
+    })()
+    expect(error?.message).toBe('gpt-x (actor): HTTP 429: status 429; the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait')
+    expect(error?.attempts).toBe(1)
+  })
+
+  it("a ProviderError holds no secret in any field: its message and its failure's reason are redacted", () => {
+    const key = ['sk', 'proj', 'field', 'x'.repeat(24)].join('-')
+    registerSecret(key)
+    const error = new ProviderError(`m (actor): HTTP 401: you sent ${key}`, 1, classifyFailure(Object.assign(new Error(`401 you sent Bearer ${key}`), { status: 401 })))
+    expect(JSON.stringify({ ...error, message: error.message, failure: error.failure })).not.toContain(key)
+    expect(error.failure.reason).toContain('[REDACTED]')
   })
 })
 
@@ -43,7 +89,7 @@ describe('retryAfterMs', () => {
 
 describe('retryDelay', () => {
   it('uses the server wait capped by maxRetryAfterMs, else jittered exponential backoff capped by maxDelayMs', () => {
-    const failure = { retryable: true, rateLimited: true, reason: '' }
+    const failure = { retryable: true, rateLimited: true, reason: '', kind: 'rate-limit' as const }
     expect(retryDelay(1, { ...failure, retryAfterMs: 120_000 }, { maxRetryAfterMs: 5000 })).toBe(5000)
     expect(retryDelay(3, failure, { baseDelayMs: 100 }, () => 0.999)).toBe(399)
     expect(retryDelay(20, failure, { baseDelayMs: 100, maxDelayMs: 1000 }, () => 0.5)).toBe(500)

@@ -4,6 +4,7 @@
  * here is capped and abortable.
  */
 
+import type { FailureKind } from '../core/failure-kind.js'
 import { redactText } from './redact.js'
 
 export interface RetryOptions {
@@ -13,7 +14,11 @@ export interface RetryOptions {
   baseDelayMs?: number
   /** Cap of one computed backoff (default 30 s). */
   maxDelayMs?: number
-  /** Cap of a server-requested `retry-after` wait (default 60 s). */
+  /**
+   * Cap of a server-requested `retry-after` wait (default 60 s). A server that asks for more (a
+   * quota's wait, not a rate's) fails the call at once, and every call to that endpoint until the
+   * wait has passed, saying what it asked.
+   */
   maxRetryAfterMs?: number
 }
 
@@ -30,6 +35,10 @@ export interface FailureClass {
   retryAfterExact?: boolean
   rateLimited: boolean
   reason: string
+  /** What kind of failure it is, for the advice a person gets (see FAILURE_FIXES). */
+  kind: FailureKind
+  /** The HTTP status, when the server answered with one. */
+  status?: number
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529])
@@ -58,34 +67,85 @@ function retryAfter(headers: unknown, now: number): { ms: number; exact: boolean
   return Number.isFinite(date) ? { ms: Math.max(0, date - now), exact: false } : undefined
 }
 
+/** The kind of a failure with an HTTP status. */
+function kindOfStatus(status: number, code: string | undefined): FailureKind {
+  if (status === 401 || status === 403) return 'authentication'
+  // OpenAI answers a spent quota with a 429 whose code says so; Anthropic and others with 402.
+  if (status === 402 || code === 'insufficient_quota' || code === 'billing_hard_limit_reached') return 'quota'
+  if (status === 429) return 'rate-limit'
+  if (status === 408) return 'timeout'
+  if (status >= 500 || status === 409) return 'server'
+  return 'request'
+}
+
+/**
+ * The SDK's message without the status it starts with: the openai SDK writes "401 Incorrect API
+ * key…", which we print after "HTTP 401: " (and "401 status code (no body)" says only "no body").
+ */
+function withoutStatus(message: string, status: number): string {
+  const rest = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message
+  return rest === 'status code (no body)' ? 'no body' : rest
+}
+
 /**
  * Classifies an SDK error by duck typing (both SDKs share the shape): HTTP 408, 409, 429, 5xx and
  * 529, connection errors, dropped streams, malformed bodies and timeouts are retryable; other
- * statuses (400, 401, 404…) are not.
+ * statuses (400, 401, 404…) are not, nor is a spent quota.
  */
 export function classifyFailure(error: unknown): FailureClass {
-  if (error instanceof TransportError) return { retryable: true, rateLimited: false, reason: error.message }
-  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown }
+  if (error instanceof TransportError) return { retryable: true, rateLimited: false, reason: error.message, kind: error.kind }
+  if (error instanceof Error && typeof (error as { failureKind?: unknown }).failureKind === 'string') {
+    // Our own refusals (an endpoint whose breaker is open, a quota's wait): not retried, already said.
+    return { retryable: false, rateLimited: false, reason: error.message, kind: (error as unknown as { failureKind: FailureKind }).failureKind }
+  }
+  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown; code?: unknown; error?: { code?: unknown; error?: { type?: unknown } } }
   const status = typeof e?.status === 'number' ? e.status : undefined
   // Anthropic's `message` is the whole JSON body; `apiMessage` (SDK 1.14) is the readable part.
   const message = e?.apiMessage ?? e?.message ?? String(error)
   if (status !== undefined) {
-    const retryable = RETRYABLE_STATUS.has(status) || status >= 500
+    const code = typeof e.code === 'string' ? e.code : typeof e.error?.code === 'string' ? e.error.code : undefined
+    const kind = kindOfStatus(status, code)
+    const retryable = kind !== 'quota' && (RETRYABLE_STATUS.has(status) || status >= 500)
     const wait = retryAfter(e.headers, Date.now())
-    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), rateLimited: status === 429, reason: `HTTP ${status}: ${message}` }
+    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), rateLimited: status === 429 && kind !== 'quota', reason: `HTTP ${status}: ${withoutStatus(message, status)}`, kind, status }
   }
   // The SDKs' error classes do not all set `name`; their constructor names are reliable.
   // Both, once each: "TypeError TypeError: terminated" said nothing twice.
   const name = [...new Set([e?.name, (error as object | undefined)?.constructor?.name].filter((n): n is string => typeof n === 'string' && n !== '' && n !== 'Error'))].join(' ')
   // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
   if (/\bSyntaxError\b/.test(name) || /could not parse|unexpected (token|end of json)/i.test(message)) {
-    return { retryable: true, rateLimited: false, reason: `malformed response: ${message}` }
+    return { retryable: true, rateLimited: false, reason: `malformed response: ${message}`, kind: 'model-output' }
   }
   // A dropped connection surfaces as `TypeError: terminated` (cause "other side closed"), not an APIError.
   if (/ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) || /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(`${message} ${String((e?.cause as Error)?.message ?? '')}`)) {
-    return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}` }
+    return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}`, kind: /Timeout/.test(name) ? 'timeout' : 'connection' }
   }
-  return { retryable: false, rateLimited: false, reason: message }
+  return { retryable: false, rateLimited: false, reason: message, kind: 'other' }
+}
+
+/** A wait in words: "3600 s", "1.5 s", "250 ms". */
+export function waitText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  const s = ms / 1000
+  return `${Number.isInteger(s) || s >= 100 ? Math.round(s) : s.toFixed(1)} s`
+}
+
+/**
+ * What a server that asks to wait beyond the cap is told: not a rate's wait but a quota's (or a
+ * bug's), which no retry should sit through.
+ *
+ * @example
+ * quotaText(3_600_000, 60_000) // 'the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait'
+ */
+export function quotaText(askedMs: number, capMs: number): string {
+  return `the server asked to wait ${waitText(askedMs)}, more than the ${waitText(capMs)} cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait`
+}
+
+/** A retryable failure whose `retry-after` is beyond the cap: the same failure, not retryable, of kind `quota`. */
+export function beyondCap(failure: FailureClass, policy: RetryOptions): FailureClass | undefined {
+  const cap = policy.maxRetryAfterMs ?? 60_000
+  if (!failure.retryable || failure.retryAfterMs === undefined || failure.retryAfterMs <= cap) return undefined
+  return { ...failure, retryable: false, rateLimited: false, kind: 'quota', reason: `${failure.reason}; ${quotaText(failure.retryAfterMs, cap)}` }
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -113,16 +173,26 @@ export function retryDelay(retry: number, failure: FailureClass, options: RetryO
   return Math.floor(random() * Math.min(cap, base * 2 ** (retry - 1)))
 }
 
-/** The call failed after every retry, or with a failure that is not worth retrying. */
+/**
+ * The call failed after every retry, or with a failure that is not worth retrying. Every field
+ * is redacted (error bodies can echo the request's credentials: a gateway's 401 page), and the
+ * SDK's own error is not kept: `console.log(error)` shows nothing a log should not hold.
+ */
 export class ProviderError extends Error {
+  readonly failure: FailureClass
   constructor(
     message: string,
     readonly attempts: number,
-    readonly failure: FailureClass,
+    failure: FailureClass,
   ) {
-    // Error bodies can echo the request's credentials (a gateway's 401 page).
     super(redactText(message))
     this.name = 'ProviderError'
+    this.failure = { ...failure, reason: redactText(failure.reason) }
+  }
+
+  /** What kind of failure ended the call (see FAILURE_FIXES). */
+  get kind(): FailureKind {
+    return this.failure.kind
   }
 }
 
@@ -170,7 +240,8 @@ export async function withRetries<T>(call: () => Promise<T>, policy: RetryOption
  */
 export function retryAfterFailure(error: unknown, tries: number, policy: RetryOptions, context: RetryCall): number {
   if (context.signal?.aborted) throw context.signal.reason
-  const failure = classifyFailure(error)
+  const classified = classifyFailure(error)
+  const failure = beyondCap(classified, policy) ?? classified
   context.onFailure?.(failure)
   const labelOf = () => (typeof context.label === 'function' ? context.label() : context.label)
   // Retries made so far (tries - 1) against the allowance, as a count of retries.
@@ -178,10 +249,7 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
     throw new ProviderError(`${labelOf()}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
   }
   const delayMs = retryDelay(tries, failure, policy, context.random)
-  if (retryListeners.size > 0) {
-    const notice: RetryNotice = { label: redactText(labelOf()), retry: tries, delayMs, rateLimited: failure.rateLimited === true, reason: redactText(failure.reason) }
-    for (const listener of retryListeners) listener(notice)
-  }
+  notifyRetry(() => ({ label: labelOf(), retry: tries, delayMs, rateLimited: failure.rateLimited === true, reason: failure.reason }))
   return delayMs
 }
 
@@ -197,6 +265,14 @@ export interface RetryNotice {
 }
 
 const retryListeners = new Set<(notice: RetryNotice) => void>()
+
+/** Tells every retry listener of a retry about to wait (the notice is built, and redacted, only when someone listens). */
+export function notifyRetry(notice: () => RetryNotice): void {
+  if (retryListeners.size === 0) return
+  const n = notice()
+  const redacted = { ...n, label: redactText(n.label), reason: redactText(n.reason) }
+  for (const listener of retryListeners) listener(redacted)
+}
 
 /**
  * Hears every retry of this process before its wait (live progress: a cell stuck on retries says
@@ -223,8 +299,25 @@ export function retryNoticeText(notice: RetryNotice): string {
  * reason a person reads.
  */
 export class TransportError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
+  /** `model-output` (a body that is not the API's) unless said: `timeout`, `connection`. */
+  readonly kind: FailureKind
+  constructor(message: string, options?: { cause?: unknown; kind?: FailureKind }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'TransportError'
+    this.kind = options?.kind ?? 'model-output'
   }
+}
+
+/**
+ * The kind of any error a model call may end with (a ProviderError's, an endpoint's refusal, a
+ * transport failure), or undefined when it is not a model call's (a verifier's crash).
+ *
+ * @example
+ * failureKindOf(providerError) // => 'authentication'
+ */
+export function failureKindOf(error: unknown): FailureKind | undefined {
+  if (error instanceof ProviderError) return error.kind
+  if (error instanceof TransportError) return error.kind
+  const own = (error as { failureKind?: unknown } | null)?.failureKind
+  return typeof own === 'string' ? (own as FailureKind) : undefined
 }

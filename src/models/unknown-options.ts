@@ -42,7 +42,7 @@ export function rejectUnknownOptions(where: string, options: object, known: read
 }
 
 /** The options every remote model shares (RemoteOptions). */
-export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette'] as const
+export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette'] as const
 /** The keys of BatchOptions (the OpenAI and Anthropic models' `batch`). */
 export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit'] as const
 /** The keys of RetryOptions. */
@@ -64,6 +64,7 @@ export interface NumberBound {
  */
 export const REMOTE_BOUNDS: Readonly<Record<string, NumberBound>> = {
   timeoutMs: { min: 1, max: 3_600_000, why: 'one hour per try; the cell has its own timeout' },
+  callTimeoutMs: { min: 1, max: 86_400_000, why: 'a day for one call, every try and wait included' },
   concurrency: { min: 1, max: 1000, integer: true, why: "more calls at once than any provider's rate limit allows" },
   temperature: { min: 0, max: 2, why: 'the providers accept 0 to 2 (Anthropic 0 to 1)' },
   maxTokens: { min: 1, max: 1_000_000, integer: true, why: 'no model answers more' },

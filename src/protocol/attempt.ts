@@ -2,6 +2,8 @@ import { checkChatResponse, recordCall, spentCalls, throwIfAborted, type CallCon
 import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
 import { isComponentError } from '../models/component-error.js'
+import { failureKindOf } from '../models/retry.js'
+import type { FailureKind } from '../core/failure-kind.js'
 import { checkVerdict, type Verdict, type Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../core/schemas.js'
 import { isPromiseLike } from '../core/awaitable.js'
@@ -21,11 +23,15 @@ export class StageError extends Error {
     super(redactText(cause instanceof Error ? cause.message : String(cause)), { cause })
     this.name = 'StageError'
     this.calls = [...spentBefore, ...spentCalls(cause)]
+    this.kind = failureKindOf(cause)
   }
+
+  /** What kind of failure a model call ended with, when it was one (see FAILURE_FIXES). */
+  readonly kind: FailureKind | undefined
 
   /** The trajectory's error record; `calls` only when something was spent, to keep artifacts small. */
   toJSON(): TrajectoryError {
-    return { stage: this.stage, attempt: this.attempt, message: this.message, ...(this.calls.length > 0 ? { calls: this.calls } : {}) }
+    return { stage: this.stage, attempt: this.attempt, message: this.message, ...(this.kind ? { kind: this.kind } : {}), ...(this.calls.length > 0 ? { calls: this.calls } : {}) }
   }
 }
 

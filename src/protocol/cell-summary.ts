@@ -1,3 +1,4 @@
+import { errorAdvice, type FailureKind } from '../core/failure-kind.js'
 import {
   criterionRepair,
   gain,
@@ -170,7 +171,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
             ? `a task has fewer than ${k} measured samples`
             : `no measured trajectory reached attempt ${k}`
   const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval, undefinedWhy })
-  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: notMeasuredMessage(trajectories.length, errored[0]) })
+  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: notMeasuredMessage(trajectories.length, errored[0], errored.map((t) => t.error?.kind)) })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
   const errorsByTask = new Map<string, number>()
@@ -259,9 +260,9 @@ function firstErrorText(first: Trajectory | undefined): string {
 }
 
 /** The one root cause of a cell that measured nothing: no trajectory, or every one errored. */
-function notMeasuredMessage(trajectories: number, first: Trajectory | undefined): string {
+function notMeasuredMessage(trajectories: number, first: Trajectory | undefined, kinds: readonly (FailureKind | undefined)[]): string {
   if (trajectories === 0) return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
-  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}`
+  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `. ${errorAdvice(kinds, false)}` : ''}`
 }
 
 function evaluateThresholds(
@@ -303,7 +304,7 @@ function evaluateThresholds(
     pass,
     message: pass
       ? `error rate ${percentText(rate)} ≤ ${percentText(maxErrorRate)}`
-      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. Raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate errors.`,
+      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. ${errorAdvice(values.errored.map((t) => t.error?.kind), true)}`,
   })
   return out
 }

@@ -43,7 +43,8 @@ const jsonl = async (openai: OpenAI, fileId: string | null | undefined) => (file
 
 describe('OpenAI Batches on the test server', () => {
   it('runs an uploaded file of requests: in_progress, finalizing, completed, one output line per request', async () => {
-    const { openai, server } = await start({ batches: { delayMs: 60 } })
+    // Long enough that the first poll sees the batch in progress on a loaded machine too.
+    const { openai, server } = await start({ batches: { delayMs: 600 } })
     const file = await upload(openai, [chatLine('a', 'one?'), chatLine('b', 'two?'), chatLine('c', 'three?')])
     const created = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
     expect(created.status).toBe('validating')

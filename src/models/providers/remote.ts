@@ -3,9 +3,9 @@ import { batchCostOf, costOf, DEFAULT_BATCH_SHARE, findPrice, uncachedCostOf, ty
 import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
-import { limiterFor } from '../rate-limit.js'
-import { retryAfterFailure, sleep, TransportError, type FailureClass, type RetryOptions } from '../retry.js'
-import { breakerFor, connectionCause, endpointName } from '../endpoint-health.js'
+import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
+import { beyondCap, classifyFailure, notifyRetry, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
+import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
 import { redactSecrets } from '../redact.js'
 
 /** What one provider call returns before pricing and timing. */
@@ -24,6 +24,12 @@ export interface RemoteOptions {
    * stream (default 120 000); a try that takes longer is a retryable timeout.
    */
   timeoutMs?: number
+  /**
+   * Longest a whole call may take in ms, every try and every wait between tries included
+   * (default 300 000, half the cell's default timeout): past it the call fails, saying so. Batched
+   * calls wait for their batch instead (the batch's `deadlineMs`).
+   */
+  callTimeoutMs?: number
   /** Our retry loop (the SDKs' own retries are off): `{ maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30000, maxRetryAfterMs: 60000 }`. */
   retry?: RetryOptions
   /**
@@ -72,7 +78,9 @@ export function remoteChatModel<Client>(input: {
     if (failure.rateLimited) limiter.rateLimited(failure)
   }
   const breaker = breakerFor(input.endpoint)
-  const timeoutMs = options.timeoutMs ?? 120_000
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+  const endpoint: Endpoint = { key: input.endpoint, limiter, breaker, retry }
   return withCassette({
     id: input.id,
     descriptor,
@@ -102,27 +110,44 @@ export function remoteChatModel<Client>(input: {
           }
         }
         const batched = raw !== undefined
-        if (!batched) for (let tries = 1; ; tries++) {
-          // A dead endpoint fails at once, by name (not retryable: the breaker already waited).
-          breaker.check()
-          if (!limiter.tryAcquire()) await limiter.acquire(signal)
-          let failure: unknown
-          const deadline = new Deadline(signal, timeoutMs)
-          try {
-            raw = await deadline.race(input.call(client ?? (client = await load()), request.messages, deadline.signal))
-            breaker.reached()
-            break
-          } catch (error) {
-            failure = diagnose(error, deadline, input.endpoint, timeoutMs)
-            const cause = connectionCause(error)
-            if (cause) breaker.failed(cause)
-            else if (deadline.timedOut || signal?.aborted) breaker.settled()
-            else breaker.reached()
-          } finally {
-            deadline.dispose()
-            limiter.release()
+        if (!batched) {
+          const ends = started + callTimeoutMs
+          // Retries spent against retry.maxRetries: a push-back shared with calls in flight together spends none.
+          let retries = 0
+          for (let tries = 1; ; tries++) {
+            // A dead endpoint, or one holding a quota's wait, fails at once, by name (not retryable).
+            breaker.check()
+            // Loaded before the try's deadline starts: an SDK's first import can take longer than a short timeoutMs.
+            const sdk = client ?? (client = await load())
+            if (!limiter.tryAcquire()) await limiter.acquire(signal, ends - performance.now(), () => callBoundError(label(), tries - 1, callTimeoutMs, 'waiting for a slot'))
+            let failure: unknown
+            let timedOutTry = false
+            const startedAt = limiter.clock()
+            const tryMs = Math.min(timeoutMs, ends - performance.now())
+            const deadline = new Deadline(signal, Math.max(1, tryMs))
+            try {
+              // The endpoint may have closed while this call waited for its slot.
+              breaker.check()
+              raw = await deadline.race(input.call(sdk, request.messages, deadline.signal))
+              breaker.reached()
+              break
+            } catch (error) {
+              failure = diagnose(error, deadline, input.endpoint, tryMs < timeoutMs ? `${Math.round(tryMs)} ms (what was left of callTimeoutMs)` : `${timeoutMs} ms (timeoutMs)`)
+              const cause = connectionCause(error)
+              timedOutTry = deadline.timedOut
+              if (cause) breaker.failed(cause)
+              else if (deadline.timedOut && tryMs >= timeoutMs) breaker.timedOut(timeoutMs)
+              else if (deadline.timedOut || signal?.aborted) breaker.settled()
+              else if (!(error instanceof Error && error.name === 'EndpointDownError')) breaker.reached()
+            } finally {
+              deadline.dispose()
+              limiter.release()
+            }
+            if (timedOutTry && tryMs < timeoutMs && !signal?.aborted) throw callBoundError(label(), tries, callTimeoutMs, 'its last try was cut short')
+            const decision = afterFailure(endpoint, failure, { tries, retries, startedAt, signal, label, ends, callTimeoutMs })
+            retries = decision.retries
+            if (decision.delayMs > 0) await sleep(decision.delayMs, signal)
           }
-          await sleep(retryAfterFailure(failure, tries, retry, { signal, label, onFailure }), signal)
         }
         if (!batched) limiter.succeeded()
         const done = raw as RawCompletion
@@ -210,15 +235,71 @@ class Deadline {
 }
 
 /** The failure a person should read: our timeout, or a connection that could not be made, named with its endpoint. */
-function diagnose(error: unknown, deadline: Deadline, key: string, timeoutMs: number): unknown {
+function diagnose(error: unknown, deadline: Deadline, key: string, limit: string): unknown {
   const endpoint = endpointName(key)
-  if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${timeoutMs} ms (timeoutMs)`, { cause: error })
+  if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${limit}`, { cause: error, kind: 'timeout' })
   const cause = connectionCause(error)
-  if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error })
+  if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error, kind: 'connection' })
   // Any other failure to connect: name the endpoint and the innermost reason the SDK wrapped away.
   const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name ?? ''
-  if (/ConnectionError$/.test(name) && !/Timeout/.test(name)) return new TransportError(`${endpoint}: could not connect: ${innermostMessage(error)}`, { cause: error })
+  if (/ConnectionError$/.test(name) && !/Timeout/.test(name)) return new TransportError(`${endpoint}: could not connect: ${innermostMessage(error)}`, { cause: error, kind: 'connection' })
   return error
+}
+
+/** Default `timeoutMs`: one try. */
+export const DEFAULT_TIMEOUT_MS = 120_000
+/** Default `callTimeoutMs`: a whole call, below the cell's default timeout (600 s) so the call's own error is what a cell reports. */
+export const DEFAULT_CALL_TIMEOUT_MS = 300_000
+
+/** What the retry decision of a direct call reads of its endpoint. */
+interface Endpoint {
+  key: string
+  limiter: AdaptiveLimiter
+  breaker: EndpointBreaker
+  retry: RetryOptions
+}
+
+function callBoundError(label: string, tries: number, callTimeoutMs: number, why: string): ProviderError {
+  const failure: FailureClass = { retryable: false, rateLimited: false, reason: `no answer within the call's ${waitText(callTimeoutMs)} bound (callTimeoutMs), ${why}`, kind: 'timeout' }
+  return new ProviderError(`${label}: ${failure.reason} (${tries} ${tries === 1 ? 'try' : 'tries'})`, tries, failure)
+}
+
+/**
+ * The decision after try `tries` of a direct call failed: the wait before the next try and the
+ * retries spent so far, or the error that ends the call (thrown). The endpoint hears of it first:
+ * a 429 or a 5xx is the endpoint's event (see AdaptiveLimiter), a wait beyond the cap holds the
+ * endpoint closed for every call (see EndpointBreaker.hold).
+ */
+function afterFailure(endpoint: Endpoint, error: unknown, call: { tries: number; retries: number; startedAt: number; signal: AbortSignal | undefined; label: () => string; ends: number; callTimeoutMs: number }): { delayMs: number; retries: number } {
+  const { retry, limiter, breaker } = endpoint
+  if (call.signal?.aborted) throw call.signal.reason
+  const classified = classifyFailure(error)
+  const quota = beyondCap(classified, retry)
+  if (quota) {
+    const asked = classified.retryAfterMs!
+    breaker.hold(Date.now() + asked, `${endpointName(endpoint.key)}: ${quotaText(asked, retry.maxRetryAfterMs ?? 60_000)}; calls to it fail at once until ${new Date(Date.now() + asked).toISOString()}`)
+    throw new ProviderError(`${call.label()}: ${quota.reason}`, call.tries, quota)
+  }
+  if (!classified.retryable) throw new ProviderError(`${call.label()}: ${classified.reason}`, call.tries, classified)
+  const maxRetries = retry.maxRetries ?? 5
+  let push: PushBack | undefined
+  if (classified.rateLimited) push = limiter.rateLimited({ ...classified, startedAt: call.startedAt })
+  else if (classified.kind === 'server') push = limiter.serverFailed({ startedAt: call.startedAt, ...(classified.retryAfterMs !== undefined ? { retryAfterMs: classified.retryAfterMs } : {}) }, (streak) => sharedBackoff(streak, retry))
+  // A storm longer than the allowance spends every call's retries, shared or not: it cannot loop.
+  const spends = push === undefined || push.newEvent || limiter.serverStreak > maxRetries
+  const retries = call.retries + (spends ? 1 : 0)
+  if (retries > maxRetries) throw new ProviderError(`${call.label()}: ${classified.reason} (gave up after ${call.tries} tries)`, call.tries, classified)
+  // The endpoint holds a shared wait for every call: this one waits for its slot, not on its own too.
+  const delayMs = push?.shared ? 0 : retryDelay(Math.max(1, retries), classified, retry)
+  if (performance.now() + delayMs >= call.ends) throw callBoundError(call.label(), call.tries, call.callTimeoutMs, `after ${classified.reason}`)
+  notifyRetry(() => ({ label: call.label(), retry: call.tries, delayMs, rateLimited: classified.rateLimited, reason: classified.reason }))
+  return { delayMs, retries }
+}
+
+/** The endpoint's backoff after `streak` 5xx events in a row: doubling from `baseDelayMs`, capped at `maxDelayMs`, with equal jitter (never 0, so it is a pause). */
+export function sharedBackoff(streak: number, policy: RetryOptions, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs ?? 30_000, (policy.baseDelayMs ?? 500) * 2 ** (streak - 1))
+  return ceiling / 2 + (random() * ceiling) / 2
 }
 
 /** The message at the end of an error's cause chain (fetch's own reason under the SDK's "Connection error."). */
