@@ -225,6 +225,48 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
   })
 })
 
+describe('advice that fits the cause', () => {
+  const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: say CORRECT.` }))
+  const failedCheck = (summary: { thresholds: { pass: boolean; message: string }[] }) => summary.thresholds.filter((t) => !t.pass).map((t) => t.message).join(' | ')
+
+  it('a wrong key: authentication, the status said once, the fix is the key, not maxErrorRate', async () => {
+    const wrongKey = await serve((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-wr****ong.', type: 'invalid_request_error', code: 'invalid_api_key' } }))
+    })
+    onTestFinished(() => wrongKey.close())
+    const actor = actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${wrongKey.url}/v1` })
+    const { trajectories, summary } = await runCell(cellSpec(tasks(2), actor, { errors: 'censored' }))
+    expect(trajectories.map((t) => t.error?.kind)).toEqual(['authentication', 'authentication'])
+    expect(trajectories[0]!.error!.message).toBe('openai:gpt-4o-mini (actor, task t0, attempt 1): HTTP 401: Incorrect API key provided: sk-wr****ong.')
+    const message = failedCheck(summary)
+    expect(message).toContain('Fix (authentication): the endpoint refused the credentials: check the API key (apiKey, OPENAI_API_KEY or ANTHROPIC_API_KEY)')
+    expect(message).not.toMatch(/maxErrorRate/)
+    expect(message).not.toMatch(/HTTP 401: 401/)
+  })
+
+  it('a mistyped port: connection, the fix is the baseURL', async () => {
+    const port = await deadPort()
+    const actor = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
+    const { trajectories, summary } = await runCell(cellSpec(tasks(4), actor, { errors: 'censored' }))
+    expect(new Set(trajectories.map((t) => t.error?.kind))).toEqual(new Set(['connection']))
+    expect(failedCheck(summary)).toContain('Fix (connection): no connection to the endpoint: check the baseURL (host and port) and that the server is running.')
+    expect(failedCheck(summary)).not.toMatch(/maxErrorRate/)
+  })
+
+  it('a few 5xx among answers: server, and there tolerating is the fix', async () => {
+    const server = await startTestServer({ responder: () => 'CORRECT' })
+    onTestFinished(() => server.close())
+    server.injectFaults({ kind: 'status', status: 500, times: 1000, match: (r) => r.messages.some((m) => m.content.startsWith('Task 0:')) })
+    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, retry: { maxRetries: 1, baseDelayMs: 5 } })
+    const { trajectories, summary } = await runCell(cellSpec(tasks(4), actor, { verifier: saysCorrect, errors: 'censored' }))
+    expect(trajectories.filter((t) => t.status === 'error').map((t) => t.error?.kind)).toEqual(['server'])
+    const message = failedCheck(summary)
+    expect(message).toContain('1 trajectory ended in an infrastructure error (25.0% > allowed 0.0%)')
+    expect(message).toContain("Fix (server): the server failed (HTTP 5xx): many such errors mean it is down or overloaded; a few such errors are noise: raise maxErrorRate in the cell's expect")
+  })
+})
+
 describe('a body that is not the API', () => {
   const providers: Record<string, (baseURL: string) => ChatModel> = {
     openai: (baseURL) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, ...fast }),
