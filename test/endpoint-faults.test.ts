@@ -2,7 +2,11 @@
 // stalls after the headers, a port with nothing listening, an HTML page with status 200. Every
 // call ends within its timeout, a dead endpoint fails a whole cell in seconds, and every error
 // names the endpoint and the cause.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inspect } from 'node:util'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type ChatModel, type Task, type Verifier } from '../src/index.js'
@@ -286,8 +290,26 @@ describe('a body that is not the API', () => {
 
 describe('declaration', () => {
   it('a compatible actor without a base URL is an error that says what to pass', () => {
-    expect(() => actors.openaiCompatible({ model: 'coder' } as never)).toThrow("actors.openaiCompatible({ model: \"coder\" }): baseURL is required and must be the server's http(s) URL, e.g. 'http://localhost:11434/v1'")
+    expect(() => actors.openaiCompatible({ model: 'coder' } as never)).toThrow("actors.openaiCompatible({ model: \"coder\" }): baseURL is required and must be the server's http(s) URL as a string, e.g. 'http://localhost:11434/v1'")
     expect(() => actors.openaiCompatible({ model: 'coder', baseURL: 'localhost:11434' })).toThrow('(got "localhost:11434")')
+  })
+
+  it('every option is bounded or refused with the fix: base URLs, keys, choices, batch settings', () => {
+    const where = 'actors.openai({ model: "gpt-x" })'
+    const cases: [() => unknown, string | RegExp][] = [
+      [() => actors.openaiCompatible({ model: 'c', baseURL: 'ftp://files.example/v1' }), `baseURL must be the server's http(s) URL, e.g.`],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: 'not a url' }), `${where}: baseURL must be the server's http(s) URL`],
+      [() => actors.openai({ model: 'gpt-x', apiKey: 12345 as never }), `${where}: apiKey must be a non-empty string (the key itself), got a number`],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, api: 'chatt' as never }), `${where}: api must be 'chat' or 'responses', got "chatt"`],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { pollMs: 0 } }), `${where}, batch: pollMs must be a number from 1 to 3600000`],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { deadlineMs: -1 } }), /batch: deadlineMs must be a number from 1 to 86400000 \(the providers' 24-hour window\), got -1/],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { maxBatch: 1e9 } }), /batch: maxBatch must be a whole number from 1 to 50000 \(the provider takes at most 50000 requests in one batch\)/],
+      [() => actors.anthropic({ model: 'claude-x', apiKey: KEY, batch: { maxBatch: 200_000 } }), /maxBatch must be a whole number from 1 to 100000/],
+      [() => actors.anthropic({ model: 'claude-x', apiKey: KEY, headers: { 'x-key': 5 } as never }), /headers must be an object of header names to string values/],
+      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, callTimeoutMs: 0 }), /callTimeoutMs must be a number from 1 to 86400000/],
+    ]
+    for (const [make, message] of cases) expect(make).toThrow(message)
+    expect(() => actors.openai({ model: 'gpt-x', apiKey: KEY, api: 'responses', batch: { pollMs: 1, deadlineMs: 86_400_000, maxBatch: 50_000 }, headers: { 'x-gateway': 'abc' } })).not.toThrow()
   })
 })
 
@@ -346,17 +368,88 @@ describe('no secret leaves', () => {
     }
   })
 
-  it("credentials in a compatible server's base URL are in no protocol and no message", async () => {
-    const port = await deadPort()
-    const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://alice:pa55word-SECRET@127.0.0.1:${port}/v1?api-key=qkey-SECRET-123`, ...fast })
-    expect(JSON.stringify(model.descriptor)).not.toMatch(/SECRET|alice/)
-    const error = (await ask(model).catch((e: unknown) => e)) as Error
-    // fetch refuses a URL with credentials before connecting; the message says so, and names the endpoint.
-    expect(error.message).toContain(`http://127.0.0.1:${port}/v1?api-key=`)
-    expect(error.message).toContain('could not connect: Request cannot be constructed from a URL that includes credentials')
-    expect(error.message).not.toMatch(/SECRET|alice/)
+  it("a base URL with credentials is refused at declaration, naming the header option, quoting none of them", () => {
+    const url = 'http://alice:pa55word-SECRET@127.0.0.1:9/v1?api-key=qkey-SECRET-123'
+    for (const make of [() => actors.openaiCompatible({ model: 'coder', baseURL: url }), () => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: url }), () => actors.anthropic({ model: 'claude-x', apiKey: KEY, baseURL: url })]) {
+      expect(make).toThrow(/baseURL must not carry credentials \(user:pass@\).*pass the key as apiKey .*headers: \{ authorization: 'Basic …' \}/i)
+      expect(() => make()).not.toThrow(/SECRET|alice/)
+    }
+    // Credentials in the query (a gateway's ?api-key=) work, and are in no protocol.
+    const model = actors.openaiCompatible({ model: 'coder', baseURL: 'http://127.0.0.1:9/v1?api-key=qkey-SECRET-123' })
+    expect(JSON.stringify(model.descriptor)).not.toMatch(/SECRET/)
+  })
+
+  it('a server that echoes the key in encoded forms (base64 of the Bearer header, URL-encoded, a Basic pair) puts none of them in answers, errors, trajectories, summaries or cassettes', async () => {
+    const key = ['sk', 'proj', 'encoded', 'SECRET', 'abcdefghijklmnop'].join('-')
+    const gatewayKey = ['gw', 'SECRET', 'qrstuvwxyz0123'].join('-')
+    const forms = (req: IncomingMessage) => {
+      const auth = String(req.headers.authorization ?? req.headers['x-api-key'] ?? '')
+      return [Buffer.from(auth).toString('base64'), Buffer.from(`x${auth}`).toString('base64url'), encodeURIComponent(auth), Buffer.from(`gw:${String(req.headers['x-gateway-key'])}`).toString('base64')].join(' ')
+    }
+    let fail = false
+    const echo = await serve((req, res) => {
+      // Every other request fails with the forms in its error body; the others answer with them.
+      fail = !fail
+      if (fail) {
+        res.writeHead(400, { 'content-type': 'application/json' })
+        return res.end(JSON.stringify({ error: { message: `bad request, you sent ${forms(req)}` } }))
+      }
+      const text = `you sent ${forms(req)}`
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (req.url?.includes('/messages')) res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }))
+      else res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }))
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-echo-cassettes-'))
+    onTestFinished(async () => {
+      await echo.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const headers = { 'x-gateway-key': gatewayKey }
+    const cassette = { mode: 'record' as const, dir }
+    const secretParts = [key.slice(3, 20), gatewayKey.slice(3, 18)]
+    const leaks = (text: string) => {
+      const found: string[] = []
+      for (const part of secretParts) {
+        if (text.includes(part)) found.push(`plain ${part}`)
+        // Decode every base64-looking run and every URL-encoded run: nothing may decode back to the key.
+        for (const run of text.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? []) {
+          for (const decoded of [Buffer.from(run, 'base64').toString('latin1'), Buffer.from(run, 'base64url').toString('latin1')]) if (decoded.includes(part.slice(0, 10))) found.push(`base64 ${run}`)
+        }
+        if (safeDecodeURI(text).includes(part)) found.push('url-encoded')
+      }
+      return found
+    }
+    for (const model of [
+      actors.openai({ model: 'gpt-4o-mini', apiKey: key, baseURL: `${echo.url}/v1`, headers, cassette, ...fast }),
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: key, baseURL: echo.url, headers, cassette, ...fast }),
+      actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, headers, cassette, ...fast }),
+    ]) {
+      // This model's first request fails, its second answers.
+      fail = false
+      const error = (await ask(model).catch((e: unknown) => e)) as ProviderError
+      const answer = await ask(model).then((r) => r.text)
+      expect(error).toBeInstanceOf(ProviderError)
+      expect(leaks(`${error.message} ${inspect(error, { depth: 10 })} ${JSON.stringify(error.failure)}`)).toEqual([])
+      expect(leaks(answer)).toEqual([])
+      const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
+      const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async (_t, a) => ({ pass: false, diagnostics: { outcome: 'failed', summary: `wrong: ${a}` } }) }
+      const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'verifier', feedback: feedback.verifier() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 3, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+      expect(leaks(JSON.stringify(trajectories))).toEqual([])
+      expect(leaks(JSON.stringify(summary))).toEqual([])
+    }
+    const written = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.json')).map((f) => readFileSync(join(dir, String(f)), 'utf8'))
+    expect(written.length).toBeGreaterThan(0)
+    expect(leaks(written.join('\n'))).toEqual([])
   })
 })
+
+function safeDecodeURI(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
 
 describe('compat identity', () => {
   it("'served' takes the base URL's place in the protocol: the same weights elsewhere keep their baseline", () => {

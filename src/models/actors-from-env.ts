@@ -1,6 +1,9 @@
 import type { ChatModel } from './chat-model.js'
 import { anthropicModel } from './providers/anthropic.js'
 import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
+import { redactText } from './redact.js'
+
+const SPEC_FORMS = 'openai:<model>, openai-responses:<model>, anthropic:<model> or compat:<model>@<base URL>'
 
 /**
  * One actor from its spec: `openai:<model>`, `openai-responses:<model>`, `anthropic:<model>` or
@@ -18,7 +21,9 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
   const colon = spec.indexOf(':')
   const kind = spec.slice(0, colon)
   const rest = spec.slice(colon + 1)
-  if (colon < 0 || !rest) throw new Error(`actor spec ${JSON.stringify(spec)}: expected openai:<model>, openai-responses:<model>, anthropic:<model> or compat:<model>@<base URL>`)
+  // A spec may carry a credential (a URL's password, a key pasted by mistake): errors quote it redacted.
+  const quoted = JSON.stringify(redactText(spec))
+  if (colon < 0 || !rest) throw new Error(`actor spec ${quoted}: expected ${SPEC_FORMS}`)
   switch (kind) {
     case 'openai':
       return openaiModel({ model: rest, temperature, maxTokens })
@@ -27,12 +32,14 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
     case 'anthropic':
       return anthropicModel({ model: rest, temperature, maxTokens })
     case 'compat': {
-      const at = rest.lastIndexOf('@')
-      if (at <= 0) throw new Error(`actor spec ${JSON.stringify(spec)}: compat needs a base URL, e.g. compat:llama3.1@http://localhost:11434/v1`)
+      // At the `@` before the URL's scheme: a URL's own `user:pass@` (or a model name with an `@`) is not the separator.
+      const at = rest.search(/@https?:\/\//i)
+      if (at <= 0) throw new Error(`actor spec ${quoted}: compat needs a model and an http(s) base URL after an @, e.g. compat:llama3.1@http://localhost:11434/v1`)
       return openaiCompatibleModel({ model: rest.slice(0, at), baseURL: rest.slice(at + 1), temperature, maxTokens })
     }
     default:
-      throw new Error(`actor spec ${JSON.stringify(spec)}: unknown provider ${JSON.stringify(kind)}; use openai, openai-responses, anthropic or compat`)
+      // Only the provider is named: the rest of an unknown spec may be anything, a key included.
+      throw new Error(`actor spec ${JSON.stringify(redactText(kind))}:…: unknown provider ${JSON.stringify(redactText(kind))}; use ${SPEC_FORMS}`)
   }
 }
 

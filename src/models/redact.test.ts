@@ -20,6 +20,30 @@ describe('redactText', () => {
   })
 })
 
+describe('a registered secret in its encoded forms', () => {
+  it('is redacted URL-encoded, and base64-encoded inside any longer base64 text, at every alignment', () => {
+    const key = ['sk', 'enc', 'K+/y'.repeat(6)].join('-')
+    registerSecret(key)
+    const shapes = [`Bearer ${key}`, `xBearer ${key}`, `xyBearer ${key}!`, `{"authorization":"Bearer ${key}"}`]
+    for (const text of shapes) {
+      for (const encoded of [Buffer.from(text).toString('base64'), Buffer.from(text).toString('base64url')]) {
+        const redacted = redactSecrets(`echo: ${encoded}`)
+        expect(redacted, text).toContain('[REDACTED]')
+        // What is left of the encoding decodes to no part of the key longer than a few characters.
+        expect(Buffer.from(redacted.replace('echo: ', '').replaceAll('[REDACTED]', ''), 'base64').toString('latin1')).not.toContain(key.slice(4, 12))
+      }
+    }
+    expect(redactSecrets(`q=${encodeURIComponent(key)}`)).toBe('q=[REDACTED]')
+  })
+
+  it("a URL's user and password are registered as a pair too, so a Basic header's base64 is redacted", () => {
+    const password = ['pw', 'z'.repeat(12)].join('-')
+    registerUrlSecrets(`https://carol:${password}@gw.example/v1`)
+    const basic = Buffer.from(`carol:${password}`).toString('base64')
+    expect(redactSecrets(`Authorization: Basic ${basic}`)).not.toContain(basic.slice(4, 16))
+  })
+})
+
 describe('redactUrl', () => {
   it('drops user info and credential-like query values, keeping the rest', () => {
     expect(redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu')).toBe('https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu')
@@ -58,7 +82,7 @@ describe('where credentials enter', () => {
     const [a, b, c] = ['ga', 'gb', 'gc'].map((p) => [p, 'x'.repeat(14)].join('-'))
     actors.openai({ model: 'gpt-x', apiKey: 'unused-key-0001', baseURL: `https://gw.example/v1?api-key=${a}` })
     actors.anthropic({ model: 'claude-x', apiKey: 'unused-key-0002', baseURL: `https://gw.example/?token=${b}` })
-    actors.openaiCompatible({ model: 'm', baseURL: `http://u:${c}@127.0.0.1:9/v1`, served: 'weights-q4' })
+    actors.openaiCompatible({ model: 'm', baseURL: `http://127.0.0.1:9/v1?key=${c}`, served: 'weights-q4' })
     expect(redactSecrets(`${a} ${b} ${c}`)).toBe('[REDACTED] [REDACTED] [REDACTED]')
   })
 

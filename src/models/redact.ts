@@ -10,13 +10,42 @@ export const REDACTED = '[REDACTED]'
 
 const secrets = new Set<string>()
 
+/** Shorter values are not registered: redacting a four-character "key" would mangle ordinary text. */
+const MIN_SECRET = 8
+
 /**
- * Registers a credential (an API key a provider was given) so that its value is redacted
- * wherever it appears, in whatever shape a gateway echoes it. Short values are ignored: redacting
- * a four-character "key" would mangle ordinary text.
+ * Registers a credential (an API key a provider was given, a header's value, a URL's password) so
+ * that its value is redacted wherever it appears, in whatever shape a gateway echoes it: as it is,
+ * URL-encoded, and base64-encoded inside any longer base64 text (a server that echoes
+ * `base64("Bearer <key>")` or a `Basic` header). Short values are ignored.
+ *
+ * @example
+ * registerSecret(key)
+ * redactSecrets(Buffer.from(`Bearer ${key}`).toString('base64')) // the key's part is [REDACTED]
  */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 8) secrets.add(value)
+  if (typeof value !== 'string' || value.length < MIN_SECRET || secrets.has(value)) return
+  for (const form of encodedForms(value)) if (form.length >= MIN_SECRET) secrets.add(form)
+}
+
+/**
+ * A secret as it is, URL-encoded, and the base64 of it at each of the three byte alignments it
+ * can have inside longer text (only the characters that depend on the secret's bytes alone, so
+ * they appear in the base64 of any text that contains it), standard and URL-safe.
+ */
+function encodedForms(value: string): string[] {
+  const forms = new Set([value, encodeURIComponent(value)])
+  const bytes = Buffer.from(value, 'utf8')
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
+    // Groups of 3 bytes become 4 characters: skip the group shared with what comes before, and the one with what comes after.
+    const start = offset === 0 ? 0 : 4
+    const end = Math.floor((offset + bytes.length) / 3) * 4
+    const inner = encoded.slice(start, end)
+    forms.add(inner)
+    forms.add(inner.replaceAll('+', '-').replaceAll('/', '_'))
+  }
+  return [...forms]
 }
 
 // Credentials by their shape, whoever's they are: a bearer token, OpenAI and Anthropic keys, and a
@@ -77,6 +106,8 @@ export function registerUrlSecrets(url: string): void {
     return
   }
   const values = [parsed.username, parsed.password]
+  // As a pair too: a Basic header is base64("user:pass").
+  if (parsed.password !== '') values.push(`${safeDecode(parsed.username)}:${safeDecode(parsed.password)}`)
   for (const [key, value] of parsed.searchParams) if (CREDENTIAL_PARAM.test(key)) values.push(value)
   // As written in the URL too: a gateway may echo the raw query string.
   for (const raw of parsed.search.slice(1).split('&')) {

@@ -3,6 +3,7 @@
  * temperature and record a protocol without it. Constructors name an unknown option and the
  * nearest valid one.
  */
+import { redactText, redactUrl } from './redact.js'
 
 /** Edit distance (Levenshtein) between two short option names. */
 function distance(a: string, b: string): number {
@@ -42,7 +43,7 @@ export function rejectUnknownOptions(where: string, options: object, known: read
 }
 
 /** The options every remote model shares (RemoteOptions). */
-export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette'] as const
+export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette', 'headers'] as const
 /** The keys of BatchOptions (the OpenAI and Anthropic models' `batch`). */
 export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit'] as const
 /** The keys of RetryOptions. */
@@ -96,4 +97,83 @@ export function checkNumberOptions(where: string, options: object, bounds: Reado
     if (!ok) problems.push(`${name} must be ${bound.integer ? 'a whole number' : 'a number'} from ${bound.min} to ${bound.max} (${bound.why}), got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
   }
   if (problems.length > 0) throw new RangeError(`${where}: ${problems.join('; ')}`)
+}
+
+/** The bounds of `batch`'s options; `maxBatch`'s upper bound is the provider's. */
+export const BATCH_BOUNDS: Readonly<Record<string, NumberBound>> = {
+  pollMs: { min: 1, max: 3_600_000, why: 'a poll at least every hour; the providers suggest minutes' },
+  gatherMs: { min: 0, max: 600_000, why: 'calls gathered for ten minutes at most' },
+  deadlineMs: { min: 1, max: 86_400_000, why: "the providers' 24-hour window" },
+  resubmit: { min: 0, max: 10, integer: true, why: 'ten expired batches are an outage' },
+}
+
+/** How the remote constructors check their options besides unknown names and number bounds. */
+export interface RemoteCheck {
+  /** Option names besides the shared ones (REMOTE_OPTIONS). */
+  known: readonly string[]
+  bounds: Readonly<Record<string, NumberBound>>
+  /** A string option's allowed values. */
+  choices?: Readonly<Record<string, readonly string[]>>
+  /** The largest batch the provider takes; undefined: the model has no `batch`. */
+  maxBatch?: number
+  baseURL: 'required' | 'optional'
+}
+
+/**
+ * Every check of a remote model's options at declaration, each error naming the option and the
+ * fix: unknown names, number bounds (its `retry` and `batch` too), string choices (`api:
+ * 'chatt'` used to be stored in the protocol), the key's and the headers' types, and the base URL
+ * (an http(s) URL without credentials; it is quoted redacted).
+ *
+ * @example
+ * checkRemoteOptions('actors.openai({ model: "gpt-x" })', options, { known: ['model', 'api'], bounds: REMOTE_BOUNDS, choices: { api: ['chat', 'responses'] }, baseURL: 'optional' })
+ */
+export function checkRemoteOptions(where: string, options: object, check: RemoteCheck): void {
+  const o = options as Record<string, unknown>
+  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, ...check.known])
+  if (isObject(o.retry)) rejectUnknownOptions(`${where}, retry`, o.retry, RETRY_OPTIONS)
+  if (isObject(o.batch)) rejectUnknownOptions(`${where}, batch`, o.batch, BATCH_OPTIONS)
+  checkNumberOptions(where, options, check.bounds)
+  if (isObject(o.retry)) checkNumberOptions(`${where}, retry`, o.retry, RETRY_BOUNDS)
+  if (isObject(o.batch) && check.maxBatch !== undefined) {
+    checkNumberOptions(`${where}, batch`, o.batch, { ...BATCH_BOUNDS, maxBatch: { min: 1, max: check.maxBatch, integer: true, why: `the provider takes at most ${check.maxBatch} requests in one batch` } })
+  }
+  for (const [name, allowed] of Object.entries(check.choices ?? {})) {
+    if (o[name] !== undefined && !allowed.includes(o[name] as string)) throw new TypeError(`${where}: ${name} must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${shownValue(o[name])}`)
+  }
+  if (o.apiKey !== undefined && (typeof o.apiKey !== 'string' || o.apiKey === '')) throw new TypeError(`${where}: apiKey must be a non-empty string (the key itself), got ${typeof o.apiKey === 'string' ? 'an empty string' : `a ${typeof o.apiKey}`}`)
+  if (o.headers !== undefined && (!isObject(o.headers) || Object.values(o.headers).some((v) => typeof v !== 'string'))) {
+    throw new TypeError(`${where}: headers must be an object of header names to string values, e.g. { 'x-api-key': process.env.GATEWAY_KEY }`)
+  }
+  if (o.baseURL !== undefined || check.baseURL === 'required') checkBaseURL(where, o.baseURL, check.baseURL === 'required')
+}
+
+/**
+ * The base URL: an http(s) URL without user info (fetch refuses those, and they would be written
+ * wherever the URL is). `name`: where it came from (the option, or `OPENAI_BASE_URL`).
+ */
+export function checkBaseURL(where: string, baseURL: unknown, required: boolean, name = 'baseURL'): void {
+  const example = "e.g. 'http://localhost:11434/v1' (Ollama) or 'http://localhost:8000/v1' (vLLM)"
+  if (typeof baseURL !== 'string') {
+    throw new TypeError(`${where}: ${name} ${required ? 'is required and ' : ''}must be the server's http(s) URL as a string, ${example}${baseURL === undefined ? '' : ` (got a ${typeof baseURL})`}`)
+  }
+  let url: URL | undefined
+  try {
+    url = new URL(baseURL)
+  } catch {
+    url = undefined
+  }
+  const shown = JSON.stringify(redactText(baseURL))
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new TypeError(`${where}: ${name} must be the server's http(s) URL, ${example} (got ${shown})`)
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError(`${where}: ${name} must not carry credentials (user:pass@): fetch refuses such URLs, and the URL is written to artifacts. Pass the key as apiKey (sent as authorization: Bearer), or send it in a header: headers: { authorization: 'Basic …' } (got ${JSON.stringify(redactUrl(baseURL))})`)
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function shownValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(redactText(value)) : String(value)
 }

@@ -1,10 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets } from '../redact.js'
-import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -82,11 +82,12 @@ function finish(reason: string | null | undefined): FinishReason {
  */
 export function anthropicModel(options: AnthropicOptions): ChatModel {
   const where = `actors.anthropic({ model: ${JSON.stringify(options.model)} })`
-  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache', 'batch'])
-  if (typeof options.batch === 'object' && options.batch !== null) rejectUnknownOptions(`${where}, batch`, options.batch, BATCH_OPTIONS)
-  if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
-  checkNumberOptions(where, options, { ...REMOTE_BOUNDS, temperature: { min: 0, max: 1, why: 'Anthropic accepts 0 to 1' } })
-  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
+  checkRemoteOptions(where, options, {
+    known: ['model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache', 'batch'],
+    bounds: { ...REMOTE_BOUNDS, temperature: { min: 0, max: 1, why: 'Anthropic accepts 0 to 1' } },
+    maxBatch: 100_000,
+    baseURL: 'optional',
+  })
   const id = options.id ?? `anthropic:${options.model}`
   const maxTokens = options.maxTokens ?? 4096
   const cache = options.cache ?? true
@@ -102,12 +103,14 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   }
   registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('ANTHROPIC_BASE_URL')
+  if (options.baseURL === undefined && baseURL !== undefined) checkBaseURL(where, baseURL, false, 'ANTHROPIC_BASE_URL')
   if (baseURL) registerUrlSecrets(baseURL)
+  registerHeaderSecrets(options.headers)
   const load = async (): Promise<Anthropic> => {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
     // non-streaming calls with large max_tokens (DESIGN §5).
-    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
+    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off', ...(options.headers ? { defaultHeaders: options.headers } : {}) })
   }
   const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({
     model: options.model,

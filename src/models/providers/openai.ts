@@ -1,10 +1,10 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
-import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -41,11 +41,11 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 }
 
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
-async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number): Promise<OpenAI> {
+async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number, headers: Record<string, string> | undefined): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
   // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
-  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off' })
+  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off', ...(headers ? { defaultHeaders: headers } : {}) })
 }
 
 function chatFinish(reason: string | null | undefined, refusal: unknown): FinishReason {
@@ -183,11 +183,13 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
  */
 export function openaiModel(options: OpenAIOptions): ChatModel {
   const where = `actors.openai({ model: ${JSON.stringify(options.model)} })`
-  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey', 'batch'])
-  if (typeof options.batch === 'object' && options.batch !== null) rejectUnknownOptions(`${where}, batch`, options.batch, BATCH_OPTIONS)
-  if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
-  checkNumberOptions(where, options, REMOTE_BOUNDS)
-  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
+  checkRemoteOptions(where, options, {
+    known: ['model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey', 'batch'],
+    bounds: REMOTE_BOUNDS,
+    choices: { api: ['chat', 'responses'], reasoningEffort: ['minimal', 'low', 'medium', 'high'] },
+    maxBatch: 50_000,
+    baseURL: 'optional',
+  })
   const api = options.api ?? 'chat'
   const id = options.id ?? `openai:${options.model}`
   const descriptor = {
@@ -202,11 +204,13 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   }
   registerSecret(apiKey)
   const baseURL = options.baseURL ?? fromEnv('OPENAI_BASE_URL')
+  if (options.baseURL === undefined && baseURL !== undefined) checkBaseURL(where, baseURL, false, 'OPENAI_BASE_URL')
   // Credentials in the base URL (a gateway's ?api-key=) are redacted wherever they are echoed.
   if (baseURL) registerUrlSecrets(baseURL)
   const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_completion_tokens')
-  const load = () => client(apiKey, baseURL, timeoutMs)
+  registerHeaderSecrets(options.headers)
+  const load = () => client(apiKey, baseURL, timeoutMs, options.headers)
   // One gatherer per model: a batch file holds one model's requests.
   const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions'), options.batch === true ? {} : options.batch) : undefined
   return remoteChatModel<OpenAI>({
@@ -237,14 +241,8 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
  */
 export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   const where = `actors.openaiCompatible({ model: ${JSON.stringify(options.model)} })`
-  rejectUnknownOptions(where, options, [...REMOTE_OPTIONS, 'model', 'temperature', 'maxTokens', 'seed', 'baseURL', 'apiKey', 'served'])
-  if (options.retry) rejectUnknownOptions(`${where}, retry`, options.retry, RETRY_OPTIONS)
-  checkNumberOptions(where, options, REMOTE_BOUNDS)
-  if (options.retry) checkNumberOptions(`${where}, retry`, options.retry, RETRY_BOUNDS)
-  // Without one the SDK would send a local model's calls to api.openai.com.
-  if (typeof options.baseURL !== 'string' || !/^https?:\/\/[^/]/.test(options.baseURL)) {
-    throw new TypeError(`actors.openaiCompatible({ model: ${JSON.stringify(options.model)} }): baseURL is required and must be the server's http(s) URL, e.g. 'http://localhost:11434/v1' (Ollama) or 'http://localhost:8000/v1' (vLLM)${options.baseURL === undefined ? '' : ` (got ${JSON.stringify(options.baseURL)})`}`)
-  }
+  // Without a base URL the SDK would send a local model's calls to api.openai.com.
+  checkRemoteOptions(where, options, { known: ['model', 'temperature', 'maxTokens', 'seed', 'baseURL', 'apiKey', 'served'], bounds: REMOTE_BOUNDS, baseURL: 'required' })
   const id = options.id ?? `compat:${options.model}`
   const descriptor = {
     provider: 'openai-compatible',
@@ -253,6 +251,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     params: definedParams({ ...(options.served ? { served: options.served } : { baseURL: redactUrl(options.baseURL) }), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
   }
   registerSecret(options.apiKey)
+  registerHeaderSecrets(options.headers)
   // Also with `served`, which keeps the URL out of the protocol: an echo of its credentials is redacted.
   registerUrlSecrets(options.baseURL)
   const timeoutMs = options.timeoutMs ?? 120_000
@@ -263,7 +262,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     endpoint: `compat|${options.baseURL}`,
     options,
     price: options.prices ? undefined : { input: 0, output: 0 },
-    client: () => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs),
+    client: () => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs, options.headers),
     call: (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
   })
 }

@@ -6,7 +6,7 @@ import { callSignal } from '../call-signal.js'
 import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
 import { beyondCap, classifyFailure, notifyRetry, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
-import { redactSecrets } from '../redact.js'
+import { redactSecrets, registerSecret } from '../redact.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -44,6 +44,12 @@ export interface RemoteOptions {
   stream?: boolean
   /** Record and replay (default: `SEQK_CASSETTE` / `SEQK_CASSETTE_DIR`, else off). */
   cassette?: CassetteOptions
+  /**
+   * Headers sent with every request, e.g. a gateway's own key (`{ 'x-gateway-key': … }`) or
+   * `{ authorization: 'Basic …' }` where a URL would have carried `user:pass@`. Their values are
+   * secrets: never written to artifacts or cassettes, redacted wherever echoed.
+   */
+  headers?: Record<string, string>
 }
 
 /**
@@ -328,6 +334,18 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
       loading = undefined
       throw error
     }))
+}
+
+/** Registers every header value as a secret, and a `Basic` header's decoded `user:pass` too. */
+export function registerHeaderSecrets(headers: Record<string, string> | undefined): void {
+  for (const value of Object.values(headers ?? {})) {
+    registerSecret(value)
+    const token = /^(?:Bearer|Basic)\s+(\S+)$/i.exec(value)?.[1]
+    if (token) {
+      registerSecret(token)
+      if (/^Basic/i.test(value)) registerSecret(Buffer.from(token, 'base64').toString('utf8'))
+    }
+  }
 }
 
 /** The first of `names` set in the environment. */
