@@ -4,6 +4,7 @@
 // old line; a torn last line is cut; an existing run directory is refused without resume, and a
 // resume is refused when the protocol changed.
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -25,9 +26,12 @@ seqEval('resume fixture', { tasks, actors: [actor], verifier, budget: Number(pro
 let server: TestServer
 /** Tasks whose every request fails with a 500 (an infrastructure error, not a wrong answer). */
 const failing = new Set<number>()
+/** While set, every answer waits for it: a run held mid-way, for as long as a test needs. */
+let gate: Promise<void> | undefined
 beforeAll(async () => {
   server = await startTestServer({
-    responder: (request) => {
+    responder: async (request) => {
+      await gate
       const task = taskOf(request.messages)
       if (failing.has(task)) throw new Error('upstream exploded')
       // Task i is solved at attempt i % 3 + 1, except every seventh, never solved.
@@ -147,6 +151,63 @@ describe('resume', () => {
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
 })
+
+describe('one writer per run directory', () => {
+  it('a second resume (and a plain SEQK_RESUME run) of a directory being resumed refuses at once, naming the holder; nothing runs twice', async () => {
+    // Before: both ran, 52 trajectories twice and 160 extra calls, the duplicates hidden as superseded.
+    const twice = join(dir, 'twice')
+    const file = join(twice, 'trajectories.jsonl')
+    await killAfter([vitest, 'run'], { SEQK_RUN_DIR: twice }, file, 4)
+    const lock = join(twice, 'seqk.lock')
+    // The killed run left its lock behind: stale, so the first resume takes it over.
+    expect(existsSync(lock)).toBe(true)
+    const stalePid = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid
+    // The first resume is held mid-way (its calls wait) until the other two have been refused.
+    let open = () => {}
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const asked = server.requests.length
+    const first = runToEnd([...seqk, 'resume', twice], {})
+    let pid = stalePid
+    await waitFor(() => {
+      const text = existsSync(lock) ? readFileSync(lock, 'utf8') : ''
+      if (text !== '') pid = (JSON.parse(text) as { pid: number }).pid
+      return pid !== stalePid && server.requests.length > asked
+    })
+    const started = performance.now()
+    const before = server.requests.length
+    const second = await runToEnd([...seqk, 'resume', twice], {})
+    const secondMs = performance.now() - started
+    expect(second.status, second.out).toBe(1)
+    expect(unwrapped(second.out)).toContain(`${twice} is in use by process ${pid} on this host`)
+    expect(secondMs).toBeLessThan(15_000)
+    // Vitest itself, with SEQK_RESUME: the reporter refuses, every cell fails, nothing is written.
+    const third = await runToEnd([vitest, 'run'], { SEQK_RESUME: twice })
+    expect(third.status, third.out).toBe(1)
+    expect(unwrapped(third.out)).toContain(`is in use by process ${pid} on this host`)
+    // Neither asked the server anything (the first's calls wait at the gate, so any request is theirs).
+    expect(server.requests.length - before).toBe(0)
+    console.log(`one writer: a second seqk resume refused in ${Math.round(secondMs)} ms (load ${loadavg()[0]!.toFixed(1)})`)
+    gate = undefined
+    open()
+    const done = await first
+    expect(done.status, done.out).toBe(0)
+    const final = readTrajectories(file)
+    expect(final.trajectories).toHaveLength(30)
+    expect(final.superseded).toBe(0)
+    expect(new Set(final.trajectories.map((t) => t.taskId)).size).toBe(30)
+    // Released at the end of the run.
+    expect(existsSync(lock)).toBe(false)
+  }, 180_000)
+})
+
+/** Polls `condition` until it holds (a condition, not a fixed sleep), for at most a minute. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const until = performance.now() + 60_000
+  while (!condition()) {
+    if (performance.now() > until) throw new Error('condition not met within a minute')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
 
 describe('resume with simulated actors', () => {
   const sim = fixtureProject('seqk-resume-sim-')

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { RUN_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { isStale, lockedMessage, readRunLock } from '../artifacts/run-lock.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { CommandSpec } from './args.js'
@@ -49,6 +50,9 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
   if (paths.length !== 1) throw new UsageError(`seqk resume: give exactly one run directory (got ${paths.length}), e.g. seqk resume .seqk/runs/<run id> -- run --project evals`, 'resume')
   const runDir = resolve(io.cwd ?? process.cwd(), paths[0]!)
   const file = join(runDir, TRAJECTORIES_FILE)
+  // Another run writing there now: refused before Vitest starts (its reporter would refuse too).
+  const holder = readRunLock(runDir)
+  if (holder && !isStale(holder)) throw new ResumeRefusedError(lockedMessage(runDir, holder))
   if (!existsSync(file)) throw new ResumeRefusedError(`nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>)`)
   let trajectories
   try {

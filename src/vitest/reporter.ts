@@ -7,6 +7,7 @@ import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, t
 import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
 import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
+import { acquireRunLock, type RunLock } from '../artifacts/run-lock.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { parseShard } from '../protocol/shard.js'
 import { benchmarkBlocks, recomputeCell, recomputeRun } from '../artifacts/recompute.js'
@@ -83,6 +84,8 @@ export default class SeqkReporter implements Reporter {
   private readonly options: SeqkReporterOptions
   /** Test runs started by this Vitest process: past the first, a watch-mode rerun. */
   private runsStarted = 0
+  /** This run's hold on a directory it was told to use (SEQK_RESUME, SEQK_RUN_DIR): one writer at a time. */
+  private lock: RunLock | undefined
 
   constructor(options: SeqkReporterOptions = {}) {
     this.options = options
@@ -123,7 +126,9 @@ export default class SeqkReporter implements Reporter {
       this.writeLatest = dirname(this.runDir) === runsDir
       if (fromEnv && resolve(fromEnv) !== this.runDir) this.refused = `SEQK_RESUME (${this.runDir}) and SEQK_RUN_DIR (${resolve(fromEnv)}) name different run directories; set only SEQK_RESUME to resume a run.`
       else {
-        try {
+        // Another run writing there now is refused before anything of the directory is read.
+        this.refused = this.takeLock()
+        if (!this.refused) try {
           const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
           // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
           this.runId = start.runId
@@ -136,13 +141,26 @@ export default class SeqkReporter implements Reporter {
       this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
       this.runDir = fromEnv ? resolve(fromEnv) : join(runsDir, this.runId)
       this.writeLatest = !fromEnv
-      this.refused = this.refuseExisting()
+      // A directory of our own naming is new; one the user named may be in use by another run.
+      this.refused = (fromEnv ? this.takeLock() : undefined) ?? this.refuseExisting()
     }
     // One run directory for every worker: created lazily by the first cell that writes.
     // Without credentials: an argument may carry one (a --env or a URL with a key).
     const invocation = { argv: process.argv.slice(2).map(redactText), cwd: process.cwd() }
     const resumed = this.resumed as { bytes: number } | undefined
     this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}) })
+  }
+
+  /** Takes the run directory's lock (see artifacts/run-lock.ts); the refusal's message when another run holds it. */
+  private takeLock(): string | undefined {
+    this.lock?.release()
+    try {
+      this.lock = acquireRunLock(this.runDir, ['vitest', ...process.argv.slice(2)].map(redactText).join(' '))
+      return undefined
+    } catch (error) {
+      this.lock = undefined
+      return (error as Error).message
+    }
   }
 
   /** A second run appended into a finished one would count its trajectories twice: refuse, and say how to resume. */
@@ -277,6 +295,16 @@ export default class SeqkReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): Promise<void> {
+    try {
+      await this.endRun(testModules, unhandledErrors)
+    } finally {
+      // The directory is free for the next run (or resume) once everything is written.
+      this.lock?.release()
+      this.lock = undefined
+    }
+  }
+
+  private async endRun(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
     // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
     this.progress.dispose()
     this.progress.clear()
