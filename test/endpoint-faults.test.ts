@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
+import { createGzip } from 'node:zlib'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type ChatModel, type Task, type Verifier } from '../src/index.js'
@@ -271,20 +272,147 @@ describe('advice that fits the cause', () => {
   })
 })
 
+describe('every byte bounded', () => {
+  /** Samples this process's resident memory while `run` runs: the peak above where it started, in MB. */
+  async function peakGrowthMb<T>(run: () => Promise<T>): Promise<{ value: T; mb: number }> {
+    const base = process.memoryUsage().rss
+    let peak = base
+    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5)
+    try {
+      const value = await run()
+      peak = Math.max(peak, process.memoryUsage().rss)
+      return { value, mb: (peak - base) / 1e6 }
+    } finally {
+      clearInterval(timer)
+    }
+  }
+  const chat = (text: string) => JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })
+
+  it('a 300 KB gzip that inflates to 300 MB is refused at the cap while it is read, memory bounded', async () => {
+    // Before: accepted, at 1 GB of resident memory.
+    const chunks: Buffer[] = []
+    const gzip = createGzip({ level: 9 })
+    gzip.on('data', (c: Buffer) => chunks.push(c))
+    const done = new Promise((r) => gzip.on('end', r))
+    const prefix = chat('X').split('"X"')
+    gzip.write(`${prefix[0]}"`)
+    const zeros = Buffer.alloc(1 << 20, 'a')
+    for (let i = 0; i < 300; i++) if (!gzip.write(zeros)) await new Promise((r) => gzip.once('drain', r))
+    gzip.end(`"${prefix[1]}`)
+    await done
+    const bomb = Buffer.concat(chunks)
+    expect(bomb.length).toBeLessThan(400_000)
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length })
+      res.end(bomb)
+    })
+    onTestFinished(() => server.close())
+    const model = actors.openaiCompatible({ model: 'coder', baseURL: `${server.url}/v1`, apiKey: KEY, ...fast })
+    const { value: error, mb } = await peakGrowthMb(() => ask(model).catch((e: unknown) => e as ProviderError))
+    expect(error).toBeInstanceOf(ProviderError)
+    expect((error as Error).message).toBe('compat:coder (actor, task t, attempt 1): the response body (more than 16 MiB decompressed) is over the 16 MiB cap (maxResponseBytes); raise maxResponseBytes if that much is expected')
+    // Refused, not retried: the same request would get the same body.
+    expect(server.requests()).toBe(1)
+    expect(mb).toBeLessThan(200)
+  })
+
+  it('a 200 MB answer is refused at the cap, by its content-length before a byte is read, or as it streams in', async () => {
+    const size = 200 * (1 << 20)
+    const [head, tail] = chat('X').split('"X"')
+    const server = await serve((req, res) => {
+      const declared = req.url?.includes('declared')
+      res.writeHead(200, { 'content-type': 'application/json', ...(declared ? { 'content-length': size + head!.length + tail!.length + 2 } : {}) })
+      res.write(`${head}"`)
+      const block = Buffer.alloc(1 << 20, 'b')
+      let sent = 0
+      const more = () => {
+        while (sent < 200) {
+          sent++
+          if (!res.write(block)) return void res.once('drain', more)
+        }
+        res.end(`"${tail}`)
+      }
+      res.on('close', () => (sent = 1000))
+      more()
+    })
+    onTestFinished(() => server.close())
+    for (const path of ['/declared/v1', '/chunked/v1']) {
+      const model = actors.openaiCompatible({ model: 'coder', baseURL: `${server.url}${path}`, apiKey: KEY, ...fast })
+      const started = performance.now()
+      const { value: error, mb } = await peakGrowthMb(() => ask(model).catch((e: unknown) => e as ProviderError))
+      expect((error as Error).message).toMatch(path.startsWith('/declared') ? /the response body \(200 MiB on the wire\) is over the 16 MiB cap \(maxResponseBytes\)/ : /the response body \(more than 16 MiB decompressed\) is over the 16 MiB cap/)
+      expect(mb).toBeLessThan(150)
+      expect(performance.now() - started).toBeLessThan(10_000)
+    }
+  })
+
+  it('an answer over maxAnswerChars is cut and recorded as such, and the revision sends the cut answer, not the whole', async () => {
+    // Before: a 50 MB answer was sent again whole on the revision and made a 105 MB trajectories file.
+    const long = 'y'.repeat(5_000_000)
+    const received: number[] = []
+    const server = await startTestServer({
+      responder: (request) => {
+        received.push(JSON.stringify(request.body).length)
+        return long
+      },
+    })
+    onTestFinished(() => server.close())
+    for (const stream of [false, true]) {
+      received.length = 0
+      const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, stream, maxAnswerChars: 100_000 })
+      const { trajectories } = await runCell(cellSpec([{ id: 't', prompt: 'write a lot' }], actor, { budget: 2 }))
+      const [first, second] = trajectories[0]!.attempts
+      expect(first!.answer.length).toBe(100_000)
+      expect(first!.finishReason).toBe('length')
+      expect(first!.cutAtChars).toBe(100_000)
+      expect(second!.answer.length).toBe(100_000)
+      // The revision's request holds the cut answer once: far below the 5 MB answer.
+      expect(received[1]!).toBeLessThan(150_000)
+      expect(JSON.stringify(trajectories).length).toBeLessThan(300_000)
+    }
+  })
+})
+
 describe('a body that is not the API', () => {
-  const providers: Record<string, (baseURL: string) => ChatModel> = {
-    openai: (baseURL) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, ...fast }),
-    anthropic: (baseURL) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, ...fast }),
+  const providers: Record<string, (baseURL: string, stream?: boolean) => ChatModel> = {
+    'openai chat': (baseURL, stream) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
+    'openai responses': (baseURL, stream) => actors.openai({ model: 'gpt-4.1-mini', api: 'responses', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
+    compat: (baseURL, stream) => actors.openaiCompatible({ model: 'coder', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
+    anthropic: (baseURL, stream) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, ...fast }),
   }
   for (const [name, make] of Object.entries(providers)) {
-    it(`${name}: an HTML page with status 200 is retried as malformed, with a reason a person can read`, async () => {
+    it(`${name}: an HTML page with status 200 is retried as malformed, saying what came (kind, size, start)`, async () => {
+      // Before, on the Responses API: "Cannot use 'in' operator…", not retried.
       const before = html.requests()
-      const error = (await ask(make(html.url)).catch((e: unknown) => e)) as Error
+      const error = (await ask(make(html.url)).catch((e: unknown) => e)) as ProviderError
       expect(error).toBeInstanceOf(ProviderError)
       expect(html.requests() - before).toBe(2)
-      expect(error.message).toMatch(/malformed response: .*(not JSON|text\/html).*\(gave up after 2 tries\)$/)
-      expect(error.message).not.toMatch(/TypeError|flatMap/)
+      expect(error.message).toMatch(/malformed response: the body is not JSON but an HTML page, 72 B, starting "<!doctype html><html><body><h1>Sign in t…" \(a proxy or gateway page, not the .* API\?\) \(gave up after 2 tries\)$/)
+      expect(error.kind).toBe('model-output')
     })
+  }
+
+  const streams: Record<string, [string, RegExp]> = {
+    'no event at all': ['', /the stream ended after 0 events/],
+    'a malformed event': ['event: message_start\ndata: {"type":"message_start","message":\n\n', /malformed response: the body or a stream event is not JSON \(Unexpected end of JSON input\)/],
+  }
+  for (const [what, [body, message]] of Object.entries(streams)) {
+    for (const [name, make] of Object.entries(providers)) {
+      it(`${name} (stream): ${what} with status 200 is retried, saying what came`, async () => {
+        // Before: Anthropic's was not retried; compat and Responses said only "empty response".
+        const server = await serve((_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' })
+          res.end(body)
+        })
+        onTestFinished(() => server.close())
+        const error = (await ask(make(server.url, true)).catch((e: unknown) => e)) as ProviderError
+        expect(error).toBeInstanceOf(ProviderError)
+        expect(server.requests()).toBe(2)
+        expect(error.message).toMatch(message)
+        expect(error.message).toMatch(/\(gave up after 2 tries\)$/)
+        expect(error.kind).toBe('model-output')
+      })
+    }
   }
 })
 

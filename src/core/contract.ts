@@ -49,6 +49,8 @@ export const ModelCallSchema = z.object({
   batched: z.boolean().optional(),
   /** A batched call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),
+  /** The answer was longer than the model's cap (`maxAnswerChars`) and was cut at this many characters. */
+  cutAtChars: z.number().int().positive().optional(),
 })
 export type ModelCall = z.infer<typeof ModelCallSchema>
 

@@ -145,6 +145,8 @@ export const AttemptSchema = z.object({
   batched: z.boolean().optional(),
   /** The batched actor call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),
+  /** The actor's answer was longer than its cap (`maxAnswerChars`) and was cut at this many characters (`finishReason` is `length`). */
+  cutAtChars: z.number().int().positive().optional(),
   /** Helper calls made for this attempt: the summariser before it, a critic or grader after it. */
   helperCalls: z.array(ModelCallSchema),
   /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */

@@ -65,6 +65,8 @@ export interface ChatResponse {
    */
   batched?: boolean
   costUsdAtListPrice?: number
+  /** The answer was longer than the model's `maxAnswerChars` and cut at this many characters. */
+  cutAtChars?: number
 }
 
 /**
@@ -204,6 +206,7 @@ export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
     ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
+    ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
   }
 }
 

@@ -94,10 +94,10 @@ function withoutStatus(message: string, status: number): string {
  */
 export function classifyFailure(error: unknown): FailureClass {
   if (error instanceof TransportError) return { retryable: true, rateLimited: false, reason: error.message, kind: error.kind }
-  if (error instanceof Error && typeof (error as { failureKind?: unknown }).failureKind === 'string') {
-    // Our own refusals (an endpoint whose breaker is open, a quota's wait): not retried, already said.
-    return { retryable: false, rateLimited: false, reason: error.message, kind: (error as unknown as { failureKind: FailureKind }).failureKind }
-  }
+  // Our own refusals (an endpoint whose breaker is open, a quota's wait, a body over its cap), also
+  // wrapped by an SDK: not retried, and already said.
+  const own = ownRefusal(error)
+  if (own) return { retryable: false, rateLimited: false, reason: own.message, kind: own.failureKind }
   const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown; code?: unknown; error?: { code?: unknown; error?: { type?: unknown } } }
   const status = typeof e?.status === 'number' ? e.status : undefined
   // Anthropic's `message` is the whole JSON body; `apiMessage` (SDK 1.14) is the readable part.
@@ -114,13 +114,26 @@ export function classifyFailure(error: unknown): FailureClass {
   const name = [...new Set([e?.name, (error as object | undefined)?.constructor?.name].filter((n): n is string => typeof n === 'string' && n !== '' && n !== 'Error'))].join(' ')
   // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
   if (/\bSyntaxError\b/.test(name) || /could not parse|unexpected (token|end of json)/i.test(message)) {
-    return { retryable: true, rateLimited: false, reason: `malformed response: ${message}`, kind: 'model-output' }
+    return { retryable: true, rateLimited: false, reason: `malformed response: the body or a stream event is not JSON (${message})`, kind: 'model-output' }
   }
   // A dropped connection surfaces as `TypeError: terminated` (cause "other side closed"), not an APIError.
   if (/ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) || /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(`${message} ${String((e?.cause as Error)?.message ?? '')}`)) {
     return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}`, kind: /Timeout/.test(name) ? 'timeout' : 'connection' }
   }
   return { retryable: false, rateLimited: false, reason: message, kind: 'other' }
+}
+
+/**
+ * The first error along `error`'s cause chain that carries our own `failureKind` (a refusal of
+ * ours: an open breaker, a quota's wait, a body over its cap), also when an SDK wrapped it.
+ */
+export function ownRefusal(error: unknown): (Error & { failureKind: FailureKind }) | undefined {
+  let current = error
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if (typeof (current as { failureKind?: unknown }).failureKind === 'string') return current as Error & { failureKind: FailureKind }
+    current = current.cause
+  }
+  return undefined
 }
 
 /** A wait in words: "3600 s", "1.5 s", "250 ms". */
@@ -318,6 +331,5 @@ export class TransportError extends Error {
 export function failureKindOf(error: unknown): FailureKind | undefined {
   if (error instanceof ProviderError) return error.kind
   if (error instanceof TransportError) return error.kind
-  const own = (error as { failureKind?: unknown } | null)?.failureKind
-  return typeof own === 'string' ? (own as FailureKind) : undefined
+  return ownRefusal(error)?.failureKind
 }

@@ -43,9 +43,9 @@ export function rejectUnknownOptions(where: string, options: object, known: read
 }
 
 /** The options every remote model shares (RemoteOptions). */
-export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette', 'headers'] as const
+export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette', 'headers', 'maxResponseBytes', 'maxAnswerChars'] as const
 /** The keys of BatchOptions (the OpenAI and Anthropic models' `batch`). */
-export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit'] as const
+export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit', 'maxResultsBytes'] as const
 /** The keys of RetryOptions. */
 export const RETRY_OPTIONS = ['maxRetries', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const
 
@@ -66,6 +66,8 @@ export interface NumberBound {
 export const REMOTE_BOUNDS: Readonly<Record<string, NumberBound>> = {
   timeoutMs: { min: 1, max: 3_600_000, why: 'one hour per try; the cell has its own timeout' },
   callTimeoutMs: { min: 1, max: 86_400_000, why: 'a day for one call, every try and wait included' },
+  maxResponseBytes: { min: 1024, max: 1024 ** 3, integer: true, why: 'from 1 kB to 1 GiB held in memory for one response' },
+  maxAnswerChars: { min: 1, max: 100_000_000, integer: true, why: 'a hundred million characters kept of one answer' },
   concurrency: { min: 1, max: 1000, integer: true, why: "more calls at once than any provider's rate limit allows" },
   temperature: { min: 0, max: 2, why: 'the providers accept 0 to 2 (Anthropic 0 to 1)' },
   maxTokens: { min: 1, max: 1_000_000, integer: true, why: 'no model answers more' },
@@ -105,6 +107,7 @@ export const BATCH_BOUNDS: Readonly<Record<string, NumberBound>> = {
   gatherMs: { min: 0, max: 600_000, why: 'calls gathered for ten minutes at most' },
   deadlineMs: { min: 1, max: 86_400_000, why: "the providers' 24-hour window" },
   resubmit: { min: 0, max: 10, integer: true, why: 'ten expired batches are an outage' },
+  maxResultsBytes: { min: 1024, max: 16 * 1024 ** 3, integer: true, why: 'from 1 kB to 16 GiB of results, read line by line' },
 }
 
 /** How the remote constructors check their options besides unknown names and number bounds. */

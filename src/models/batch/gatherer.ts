@@ -60,6 +60,8 @@ export interface BatchOptions {
   deadlineMs?: number
   /** An expired or cancelled batch's requests are resubmitted up to this many times (default 2). */
   resubmit?: number
+  /** Largest results file read, in bytes (default 512 MiB); it is read line by line. */
+  maxResultsBytes?: number
 }
 
 const progressListeners = new Set<(p: BatchProgress) => void>()

@@ -4,7 +4,9 @@ import { registerSecret, registerUrlSecrets } from '../redact.js'
 import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { boundedFetch } from '../bounded-fetch.js'
+import { TransportError } from '../retry.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -110,7 +112,8 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
     // non-streaming calls with large max_tokens (DESIGN §5).
-    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off', ...(options.headers ? { defaultHeaders: options.headers } : {}) })
+    // fetch: every body bounded (see bounded-fetch.ts).
+    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
   }
   const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({
     model: options.model,
@@ -129,7 +132,8 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     // No async frame of its own: the common path is one SDK promise and one `then`.
     call: (client, messages, signal): Promise<RawCompletion> => {
       const body = bodyOf(messages)
-      return (options.stream ? client.messages.stream(body, { signal }).finalMessage() : client.messages.create(body, { signal })).then(completionOf)
+      if (options.stream) return streamMessage(client, body, signal, options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
+      return client.messages.create(body, { signal }).then(completionOf)
     },
     ...(batches ? { batched: (_client, messages, signal, context) => batches.submit(bodyOf(messages) as unknown as Record<string, unknown>, signal, callIdentity(context)).then((m) => completionOf(m as Anthropic.Message)) } : {}),
   })
@@ -140,7 +144,37 @@ function completionOf(message: Anthropic.Message): RawCompletion {
   expectBody(message, 'content', 'Messages')
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
   if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
-    throw Object.assign(new Error('empty response: no text content'), { status: 502 })
+    throw new TransportError(`malformed response: no text content (${message.content.length} content blocks, stop_reason ${JSON.stringify(message.stop_reason)})`)
   }
   return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
+}
+
+/**
+ * A streamed Messages answer, assembled from the raw events (not the SDK's MessageStream, whose
+ * "stream ended without producing a Message" on an empty or broken stream was not retried): an
+ * empty stream or a malformed event is a retried malformed response that says what came. Past
+ * `maxChars` the rest of the text is not kept; the stream is still read, for its stop reason and
+ * usage.
+ */
+async function streamMessage(client: Anthropic, body: Anthropic.MessageCreateParamsNonStreaming, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
+  const stream = await client.messages.create({ ...body, stream: true }, { signal })
+  const answer = new CappedText(maxChars)
+  let start: Anthropic.Message | undefined
+  let stop: string | null | undefined
+  let usage: Anthropic.MessageDeltaUsage | undefined
+  let events = 0
+  for await (const event of stream) {
+    events++
+    if (event.type === 'message_start') start = event.message
+    else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.add(event.delta.text)
+    else if (event.type === 'message_delta') {
+      stop = event.delta.stop_reason ?? stop
+      usage = event.usage
+    }
+  }
+  if (!start) throw new TransportError(`malformed response: the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without message_start`)
+  if (!answer.text && stop !== 'refusal' && stop !== 'max_tokens') throw new TransportError(`malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`)
+  // The start's usage counts the input; the last delta's, the output.
+  const merged = { ...start.usage, ...(usage?.output_tokens !== undefined ? { output_tokens: usage.output_tokens } : {}) } as Anthropic.Usage
+  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}) }
 }

@@ -4,7 +4,9 @@ import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
 import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { boundedFetch } from '../bounded-fetch.js'
+import { TransportError } from '../retry.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -41,11 +43,12 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 }
 
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
-async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number, headers: Record<string, string> | undefined): Promise<OpenAI> {
+async function client(apiKey: string, baseURL: string | undefined, options: RemoteOptions & { batch?: boolean | BatchOptions }): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
   // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
-  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off', ...(headers ? { defaultHeaders: headers } : {}) })
+  // fetch: every body bounded (see bounded-fetch.ts).
+  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
 }
 
 function chatFinish(reason: string | null | undefined, refusal: unknown): FinishReason {
@@ -84,12 +87,9 @@ function responseText(response: OpenAI.Responses.Response): { text: string; refu
   return { text, refusal }
 }
 
-/** An empty answer with no finish reason is a broken response, not a model failure: retry it. */
-class EmptyResponseError extends Error {
-  readonly status = 502
-  constructor(what: string) {
-    super(`empty response: ${what}`)
-  }
+/** An empty answer with no finish reason is a broken response, not a model failure: retried, saying what came. */
+function emptyResponse(what: string): TransportError {
+  return new TransportError(`malformed response: ${what}`)
 }
 
 /** The Chat Completions decoding fields, built once per model rather than once per call. */
@@ -105,7 +105,7 @@ function chatDecoding(o: OpenAIOptions, tokenField: 'max_completion_tokens' | 'm
 /** One Chat Completions call. No async frame of its own: the common path is one SDK promise and one `then`. */
 function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
   const body = Object.assign({ model: o.model, messages }, decoding)
-  if (o.stream) return streamChat(openai, body, signal)
+  if (o.stream) return streamChat(openai, body, signal, o.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
   return openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).then(chatCompletion)
 }
 
@@ -113,26 +113,31 @@ function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unk
 function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   expectBody(completion, 'choices', 'Chat Completions')
   const choice = completion.choices?.[0]
-  if (!choice) throw new EmptyResponseError('no choices')
+  if (!choice) throw emptyResponse(`no choices in ${JSON.stringify(completion).slice(0, 80)}`)
   return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
 }
 
-/** A streamed Chat Completions answer, assembled. */
-async function streamChat(openai: OpenAI, body: { model: string; messages: ChatMessage[] }, signal: AbortSignal | undefined): Promise<RawCompletion> {
+/**
+ * A streamed Chat Completions answer, assembled. Past `maxChars` the rest of the text is not kept
+ * (the stream is still read, for its finish reason and usage; its bytes are bounded by the fetch).
+ */
+async function streamChat(openai: OpenAI, body: { model: string; messages: ChatMessage[] }, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
   const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
-  let text = ''
+  const answer = new CappedText(maxChars)
   let finish: string | null | undefined
   let refusal = ''
   let usage: OpenAI.CompletionUsage | null | undefined
+  let events = 0
   for await (const chunk of stream) {
-    const choice = chunk.choices[0]
-    text += choice?.delta?.content ?? ''
-    refusal += choice?.delta?.refusal ?? ''
+    events++
+    const choice = chunk.choices?.[0]
+    answer.add(choice?.delta?.content)
+    if (refusal.length < 1000) refusal += choice?.delta?.refusal ?? ''
     finish = choice?.finish_reason ?? finish
     usage = chunk.usage ?? usage
   }
-  if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
-  return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
+  if (finish === undefined && answer.text === '') throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} with no text and no finish reason`)
+  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}) }
 }
 
 /** A Responses API request body. */
@@ -154,12 +159,18 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
   let response: OpenAI.Responses.Response | undefined
   if (o.stream) {
     const stream = await openai.responses.create({ ...body, stream: true }, { signal })
+    let events = 0
+    let last = 'none'
     for await (const event of stream) {
+      events++
+      last = String((event as { type?: unknown }).type)
       if (event.type === 'response.completed' || event.type === 'response.incomplete') response = event.response
     }
-    if (!response) throw new EmptyResponseError('the stream ended without a completed response')
+    if (!response) throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without response.completed (the last: ${JSON.stringify(last)})`)
   } else {
-    response = await openai.responses.create(body, { signal })
+    // The plain POST, not responses.create: on a body that is not JSON (a gateway's HTML page) the
+    // SDK's helper fails with "Cannot use 'in' operator…"; this way expectBody says what came.
+    response = await openai.post<OpenAI.Responses.Response>('/responses', { body, signal })
   }
   return responsesCompletion(response)
 }
@@ -168,7 +179,7 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
 function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion {
   expectBody(response, 'output', 'Responses')
   const { text, refusal } = responseText(response)
-  if (!text && !refusal && response.status === 'completed') throw new EmptyResponseError('no output text')
+  if (!text && !refusal && response.status === 'completed') throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
   return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other' }
 }
@@ -207,10 +218,9 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   if (options.baseURL === undefined && baseURL !== undefined) checkBaseURL(where, baseURL, false, 'OPENAI_BASE_URL')
   // Credentials in the base URL (a gateway's ?api-key=) are redacted wherever they are echoed.
   if (baseURL) registerUrlSecrets(baseURL)
-  const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_completion_tokens')
   registerHeaderSecrets(options.headers)
-  const load = () => client(apiKey, baseURL, timeoutMs, options.headers)
+  const load = () => client(apiKey, baseURL, options)
   // One gatherer per model: a batch file holds one model's requests.
   const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions'), options.batch === true ? {} : options.batch) : undefined
   return remoteChatModel<OpenAI>({
@@ -254,7 +264,6 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   registerHeaderSecrets(options.headers)
   // Also with `served`, which keeps the URL out of the protocol: an echo of its credentials is redacted.
   registerUrlSecrets(options.baseURL)
-  const timeoutMs = options.timeoutMs ?? 120_000
   const decoding = chatDecoding(options, 'max_tokens')
   return remoteChatModel({
     id,
@@ -262,7 +271,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     endpoint: `compat|${options.baseURL}`,
     options,
     price: options.prices ? undefined : { input: 0, output: 0 },
-    client: () => client(options.apiKey ?? 'not-needed', options.baseURL, timeoutMs, options.headers),
+    client: () => client(options.apiKey ?? 'not-needed', options.baseURL, options),
     call: (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
   })
 }

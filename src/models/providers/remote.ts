@@ -4,15 +4,54 @@ import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
 import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
-import { beyondCap, classifyFailure, notifyRetry, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
+import { beyondCap, classifyFailure, notifyRetry, ownRefusal, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
 import { redactSecrets, registerSecret } from '../redact.js'
+import { bytesText, DEFAULT_MAX_BATCH_RESULTS_BYTES, DEFAULT_MAX_RESPONSE_BYTES, type BodyLimits } from '../bounded-fetch.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
   text: string
   usage: Usage
   finishReason: FinishReason
+  /** The answer was longer than `maxAnswerChars`: `text` is its start. */
+  cut?: boolean
+}
+
+/** Default `maxAnswerChars`: about 250 000 tokens, far beyond any answer a model gives on purpose. */
+export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000
+
+/**
+ * An answer's text, assembled from a stream's deltas and kept up to `max` characters: a server
+ * that streams without end fills no memory.
+ */
+export class CappedText {
+  text = ''
+  cut = false
+  constructor(private readonly max: number) {}
+  add(delta: string | null | undefined): void {
+    if (!delta || this.cut) return
+    if (this.text.length + delta.length <= this.max) this.text += delta
+    else {
+      this.text = cutToChars(this.text + delta.slice(0, this.max - this.text.length + 1), this.max)
+      this.cut = true
+    }
+  }
+}
+
+/** The longest start of `text` with at most `max` UTF-16 units that does not split a surrogate pair. */
+export function cutToChars(text: string, max: number): string {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return text.slice(0, end)
+}
+
+/** A model's body caps from its options (see bounded-fetch.ts). */
+export function bodyLimits(options: RemoteOptions & { batch?: boolean | { maxResultsBytes?: number } }): BodyLimits {
+  return {
+    responseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    batchResultsBytes: (typeof options.batch === 'object' ? options.batch.maxResultsBytes : undefined) ?? DEFAULT_MAX_BATCH_RESULTS_BYTES,
+  }
 }
 
 /** Options every real provider shares. */
@@ -44,6 +83,17 @@ export interface RemoteOptions {
   stream?: boolean
   /** Record and replay (default: `SEQK_CASSETTE` / `SEQK_CASSETTE_DIR`, else off). */
   cassette?: CassetteOptions
+  /**
+   * Largest response body in bytes (default 16 MiB), checked on the wire (`content-length`) and
+   * as it is read, decompressed: a body over it fails the call, naming the cap.
+   */
+  maxResponseBytes?: number
+  /**
+   * Longest answer kept, in characters (default 1 000 000): a longer one is cut there, recorded
+   * with `finishReason: 'length'` and `cutAtChars` on its call, and never sent again whole (the
+   * revision's history holds the cut answer).
+   */
+  maxAnswerChars?: number
   /**
    * Headers sent with every request, e.g. a gateway's own key (`{ 'x-gateway-key': … }`) or
    * `{ authorization: 'Basic …' }` where a URL would have carried `user:pass@`. Their values are
@@ -86,6 +136,7 @@ export function remoteChatModel<Client>(input: {
   const breaker = breakerFor(input.endpoint)
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+  const maxAnswerChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS
   const endpoint: Endpoint = { key: input.endpoint, limiter, breaker, retry }
   return withCassette({
     id: input.id,
@@ -157,11 +208,13 @@ export function remoteChatModel<Client>(input: {
         }
         if (!batched) limiter.succeeded()
         const done = raw as RawCompletion
+        const cut = done.cut === true || done.text.length > maxAnswerChars
         return {
           // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
-          text: redactSecrets(done.text),
+          text: redactSecrets(cut ? cutToChars(done.text, maxAnswerChars) : done.text),
           usage: done.usage,
-          finishReason: done.finishReason,
+          finishReason: cut ? 'length' : done.finishReason,
+          ...(cut ? { cutAtChars: maxAnswerChars } : {}),
           latencyMs: performance.now() - started,
           costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
           costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
@@ -244,6 +297,9 @@ class Deadline {
 function diagnose(error: unknown, deadline: Deadline, key: string, limit: string): unknown {
   const endpoint = endpointName(key)
   if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${limit}`, { cause: error, kind: 'timeout' })
+  // Our own refusal inside the SDK's call (a body over its cap), which the SDK wraps as a connection error.
+  const own = ownRefusal(error)
+  if (own) return own
   const cause = connectionCause(error)
   if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error, kind: 'connection' })
   // Any other failure to connect: name the endpoint and the innermost reason the SDK wrapped away.
@@ -402,8 +458,22 @@ export function definedParams(params: Record<string, string | number | boolean |
  */
 export function expectBody(body: unknown, field: string, api: string): void {
   if (body !== null && typeof body === 'object' && Array.isArray((body as Record<string, unknown>)[field])) return
-  if (typeof body === 'string') throw new TransportError(`malformed response: the body is not JSON but text starting ${JSON.stringify(body.slice(0, 60))} (a proxy or gateway page, not the ${api} API?)`)
+  if (typeof body === 'string') throw new TransportError(`malformed response: the body is not JSON but ${describeText(body)} (a proxy or gateway page, not the ${api} API?)`)
   throw new TransportError(`malformed response: not a ${api} response (no ${field} list in ${JSON.stringify(body)?.slice(0, 80) ?? String(body)})`)
+}
+
+/**
+ * What a body that is not JSON is, for a person: its kind, size and start.
+ *
+ * @example
+ * describeText('<!doctype html><html>…') // 'an HTML page, 1.2 kB, starting "<!doctype html><html>…"'
+ */
+export function describeText(text: string): string {
+  const trimmed = text.trimStart()
+  const kind = trimmed === '' ? 'an empty body' : /^<(!doctype html|html)\b/i.test(trimmed) ? 'an HTML page' : /^<\?xml/i.test(trimmed) ? 'an XML document' : 'text'
+  if (trimmed === '') return kind
+  const start = trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed
+  return `${kind}, ${bytesText(Buffer.byteLength(text))}, starting ${JSON.stringify(start)}`
 }
 
 /**
