@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
 import { TrajectorySchema } from '../src/core/schemas.js'
 import { actors, runCell, type CellSpec, type ChatModel, type Task } from '../src/index.js'
@@ -189,5 +189,65 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
       rmSync(dir, { recursive: true, force: true })
     }
   })
-})
 
+  const on = (srv: TestServer, extra: object) =>
+    name === 'openai'
+      ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: srv.openaiBaseURL, ...fast, ...extra })
+      : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: srv.anthropicBaseURL, ...fast, ...extra })
+  const sixTasks = ['Task 0', 'Task 2', 'Task 4', 'Task 6', 'Task 8', 'Task 10']
+
+  it('a malformed and a missing line in the results re-ask those two requests alone; the answered four are never sent again', async () => {
+    // Before: one malformed line failed the whole batch, every request was resubmitted, each retry
+    // a batch of its own (27–30 batches for 6 requests, all errored, answered requests paid again).
+    const hostile = await startTestServer({
+      responder: () => 'CORRECT',
+      // Only a batch's first results file: the line of its second request cut, the third's dropped.
+      batches: { rewriteResults: (lines) => (lines.length < 6 ? lines : [lines[0]!, lines[1]!.slice(0, 40), ...lines.slice(3)]) },
+    })
+    onTestFinished(() => hostile.close())
+    const model = on(hostile, { batch })
+    const answers = await Promise.all(sixTasks.map((t) => ask(model, t)))
+    expect(answers.map((a) => [a.text, a.batched])).toEqual(Array(6).fill(['CORRECT', true]))
+    expect(hostile.batches().map((b) => b.customIds.length)).toEqual([6, 2])
+    // Each request answered once, but the two whose answers could not be read.
+    const perRequest = new Map<string, number>()
+    for (const r of hostile.requests) perRequest.set(lastUserMessage(r), (perRequest.get(lastUserMessage(r)) ?? 0) + 1)
+    expect([...perRequest.values()].sort()).toEqual([1, 1, 1, 1, 2, 2])
+  })
+
+  it('a status poll that stalls is a retried timeout: the batch completes, in about two timeouts more', async () => {
+    // Before: timeoutMs did not apply to polls, and the batch waited for the cell's timeout.
+    const stalling = await startTestServer({ responder: () => 'CORRECT', batches: { stallPolls: 2 } })
+    onTestFinished(() => stalling.close())
+    const model = on(stalling, { batch, timeoutMs: 300 })
+    const started = performance.now()
+    const answers = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t)))
+    expect(answers.map((a) => [a.text, a.batched])).toEqual(Array(3).fill(['CORRECT', true]))
+    expect(stalling.batches()).toHaveLength(1)
+    expect(stalling.requests).toHaveLength(3)
+    expect(performance.now() - started).toBeLessThan(2 * 300 + 5000)
+  })
+
+  it('a batch whose polls keep failing is cancelled and its calls go direct, within (maxRetries + 1) × (timeoutMs + backoff)', async () => {
+    const stalling = await startTestServer({ responder: () => 'CORRECT', batches: { stallPolls: 1000, delayMs: 60_000 } })
+    onTestFinished(() => stalling.close())
+    const model = on(stalling, { batch, timeoutMs: 200, retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 } })
+    const started = performance.now()
+    const answers = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t)))
+    const took = performance.now() - started
+    expect(answers.map((a) => [a.text, a.batched])).toEqual(Array(3).fill(['CORRECT', false]))
+    // Three polls of 200 ms and two short backoffs, then the direct calls; margin for a loaded machine.
+    expect(took).toBeGreaterThanOrEqual(3 * 200)
+    expect(took).toBeLessThan(3 * 210 + 5000)
+    expect(stalling.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'cancelled' : 'ended'])
+    expect(stalling.requests.filter((r) => r.batch === undefined)).toHaveLength(3)
+  })
+
+  it('a results file over batch.maxResultsBytes fails its calls, naming the cap', async () => {
+    const big = await startTestServer({ responder: () => 'CORRECT '.repeat(200) })
+    onTestFinished(() => big.close())
+    const model = on(big, { batch: { ...batch, maxResultsBytes: 2048 }, retry: { maxRetries: 0 } })
+    const errors = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t).catch((e: unknown) => e as Error)))
+    for (const e of errors) expect(e.message).toMatch(/the batch results \(.*\) is over the 2 kB cap \(batch\.maxResultsBytes\); raise batch\.maxResultsBytes/)
+  })
+})

@@ -16,12 +16,25 @@ export interface BatchOptions {
   expireAfterMs?: number
   /** Requests of one batch answered at once (default 4). */
   concurrency?: number
+  /**
+   * Rewrites a batch's results before a client downloads them (OpenAI's output and error files,
+   * Anthropic's results), one JSONL line each: return the lines to serve. For faults a real
+   * provider may show: a malformed line, a missing one.
+   *
+   * @example
+   * startTestServer({ batches: { rewriteResults: (lines) => [lines[0]!.slice(0, 20), ...lines.slice(2)] } })
+   */
+  rewriteResults?: (lines: string[]) => string[]
+  /** The next this many status polls (GET of a batch) send their headers and then stall, never the body (default 0). */
+  stallPolls?: number
 }
 
 export const BatchOptionsSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().optional(),
   expireAfterMs: z.number().int().positive().optional(),
   concurrency: z.number().int().positive().max(64).optional(),
+  rewriteResults: z.custom<(lines: string[]) => string[]>((value) => typeof value === 'function', 'expected a function from lines to lines').optional(),
+  stallPolls: z.number().int().nonnegative().optional(),
 })
 
 /** One request answered for a batch: what the direct API would have returned. */
@@ -34,8 +47,8 @@ export interface BatchAnswer {
 /** Answers one request of a batch through the server's normal path (responder, faults, usage). */
 export type ServeOne = (wire: WireProtocol, body: unknown, batch: { id: string; customId: string; signal: AbortSignal }) => Promise<BatchAnswer>
 
-/** A routed response: JSON, or raw text (a file's content, JSONL results). */
-export type BatchResponse = { status: number; json: unknown } | { status: number; text: string; contentType: string }
+/** A routed response: JSON, raw text (a file's content, JSONL results), or a stall (headers, then nothing). */
+export type BatchResponse = { status: number; json: unknown } | { status: number; text: string; contentType: string } | { stall: true }
 
 /** What a test can see of the batches a server received. */
 export interface TestServerBatch {
@@ -114,13 +127,16 @@ export class BatchApi {
   private readonly files = new Map<string, StoredFile>()
   private readonly batches = new Map<string, Batch>()
   private serial = 0
+  private stallsLeft: number
 
   constructor(
     private readonly options: BatchOptions,
     private readonly serveOne: ServeOne,
     private readonly wires: { openai: readonly WireProtocol[]; anthropic: WireProtocol },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.stallsLeft = options.stallPolls ?? 0
+  }
 
   /** The batches received so far, for assertions. */
   list(): TestServerBatch[] {
@@ -135,6 +151,7 @@ export class BatchApi {
   /** Clears files and batches (the server's `reset`). */
   clear(): void {
     this.close()
+    this.stallsLeft = this.options.stallPolls ?? 0
     this.files.clear()
     this.batches.clear()
   }
@@ -145,7 +162,13 @@ export class BatchApi {
     if ((m = /^\/v1\/files\/([^/]+)$/.exec(path)) && method === 'GET') return this.fileObject(m[1]!)
     if ((m = /^\/v1\/files\/([^/]+)\/content$/.exec(path)) && method === 'GET') {
       const file = this.files.get(m[1]!)
-      return file ? { status: 200, text: file.content, contentType: 'application/octet-stream' } : notFound('openai', `No such File object: ${m[1]}`)
+      if (!file) return notFound('openai', `No such File object: ${m[1]}`)
+      return { status: 200, text: file.purpose === 'batch_output' ? this.rewritten(file.content) : file.content, contentType: 'application/octet-stream' }
+    }
+    // A status poll that stalls after its headers (batch objects, not their results).
+    if (method === 'GET' && /^\/v1\/(batches|messages\/batches)\/[^/]+$/.test(path) && this.stallsLeft > 0) {
+      this.stallsLeft--
+      return { stall: true }
     }
     if (path === '/v1/batches' && method === 'POST') return this.createOpenAi(raw)
     if ((m = /^\/v1\/batches\/([^/]+)$/.exec(path)) && method === 'GET') return this.withBatch('openai', m[1]!, (b) => ({ status: 200, json: this.openaiObject(b) }))
@@ -394,7 +417,15 @@ export class BatchApi {
       const body = o.answer.body as { error?: unknown }
       return { custom_id: item.customId, result: { type: 'errored', error: { type: 'error', error: body.error ?? body } } }
     })
-    return { status: 200, text: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, contentType: 'application/binary' }
+    return { status: 200, text: this.rewritten(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`), contentType: 'application/binary' }
+  }
+
+  /** A results file's JSONL, through `rewriteResults` when set. */
+  private rewritten(jsonl: string): string {
+    const rewrite = this.options.rewriteResults
+    if (!rewrite) return jsonl
+    const lines = jsonl.split('\n').filter((l) => l !== '')
+    return `${rewrite(lines).join('\n')}\n`
   }
 }
 

@@ -164,6 +164,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         if (!hasCredentials(req.headers)) return fail(401, `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``)
         const routed = await batchApi.route(req.method ?? 'GET', path, raw, req.headers['content-type'], baseUrl)
         if (routed) {
+          if ('stall' in routed) {
+            res.writeHead(200, { 'content-type': 'application/json' })
+            return void res.flushHeaders()
+          }
           if ('json' in routed) return sendJson(res, routed.status, routed.json)
           res.writeHead(routed.status, { 'content-type': routed.contentType, 'content-length': Buffer.byteLength(routed.text) })
           return void res.end(routed.text)

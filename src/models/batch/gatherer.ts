@@ -7,7 +7,7 @@
  * revisions into the next.
  */
 import { canonicalJson, sha256 } from '../../core/fingerprint.js'
-import { sleep } from '../retry.js'
+import { classifyFailure, retryDelay, sleep, type RetryOptions } from '../retry.js'
 import { appendLedger, readLedger } from './ledger.js'
 
 /** One request of a batch, as its provider's batch file or body takes it. */
@@ -22,6 +22,8 @@ export type BatchItemOutcome =
   | { kind: 'answered'; status: number; body: unknown }
   | { kind: 'expired' }
   | { kind: 'cancelled' }
+  /** Its result line could not be read: asked again alone, in the next batch. */
+  | { kind: 'malformed'; reason: string }
 
 /** What the gatherer hears of a batch while it runs (for progress lines). */
 export interface BatchProgress {
@@ -89,6 +91,18 @@ export class BatchDeadlineError extends Error {
   constructor(message: string) {
     super(message)
     this.name = 'BatchDeadlineError'
+  }
+}
+
+/**
+ * A batch's status polls failed `maxRetries + 1` times in a row (each within `timeoutMs`, with
+ * backoff between): the batch is cancelled and its calls go through the normal API (it is a
+ * {@link BatchDeadlineError}).
+ */
+export class BatchPollsFailedError extends BatchDeadlineError {
+  constructor(message: string) {
+    super(message)
+    this.name = 'BatchPollsFailedError'
   }
 }
 
@@ -263,11 +277,13 @@ export class BatchGatherer {
         if (outcome.status < 300) p.resolve(outcome.body)
         else p.reject(new BatchRequestError(outcome.status, `HTTP ${outcome.status} inside the ${this.transport.provider} batch: ${errorMessage(outcome.body)}`, outcome.body))
       } else if (p.resubmits < this.resubmit && Date.now() - p.firstSubmitted < this.deadlineMs) {
-        // An expired or cancelled batch is not the request's fault: it goes into the next batch.
+        // An expired or cancelled batch, or a result line that could not be read, is not the
+        // request's fault: it alone goes into the next batch (the answered ones are never sent again).
         p.resubmits++
         this.enqueue(p)
       } else {
-        p.reject(new BatchDeadlineError(`the request ${outcome.kind} in ${p.resubmits + 1} batches`))
+        const what = outcome.kind === 'malformed' ? `had a result that could not be read (${outcome.reason})` : outcome.kind
+        p.reject(new BatchDeadlineError(`the request ${what} in ${p.resubmits + 1} ${p.resubmits === 0 ? 'batch' : 'batches'}`))
       }
     }
   }
@@ -278,10 +294,28 @@ function errorMessage(body: unknown): string {
   return typeof e?.message === 'string' ? e.message : JSON.stringify(body)?.slice(0, 200) ?? 'no body'
 }
 
-/** Polls `check` every `pollMs` until it returns a value (abortable). */
-export async function pollUntil<T>(check: () => Promise<T | undefined>, pollMs: number, signal: AbortSignal): Promise<T> {
+/**
+ * Polls `check` every `pollMs` until it returns a value (abortable). A poll that fails retryably
+ * (a timeout, a 5xx, a dropped connection) is tried again with the retry policy's backoff; after
+ * `maxRetries + 1` failures in a row it throws a {@link BatchPollsFailedError}, so a batch whose
+ * polls keep failing ends within about (maxRetries + 1) × (timeoutMs + backoff).
+ */
+export async function pollUntil<T>(check: () => Promise<T | undefined>, pollMs: number, signal: AbortSignal, retry: RetryOptions = {}): Promise<T> {
+  let failures = 0
   for (;;) {
-    const done = await check()
+    let done: T | undefined
+    try {
+      done = await check()
+      failures = 0
+    } catch (error) {
+      if (signal.aborted) throw signal.reason
+      const failure = classifyFailure(error)
+      if (!failure.retryable) throw error
+      failures++
+      if (failures > (retry.maxRetries ?? 5)) throw new BatchPollsFailedError(`its status polls failed ${failures} times in a row (the last: ${failure.reason}), so the batch was cancelled and its calls go through the normal API`)
+      await sleep(retryDelay(failures, failure, retry), signal)
+      continue
+    }
     if (done !== undefined) return done
     await sleep(pollMs, signal)
   }

@@ -122,7 +122,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
   })
-  const batches = options.batch ? new BatchGatherer(anthropicBatches(load), options.batch === true ? {} : options.batch) : undefined
+  const batches = options.batch ? new BatchGatherer(anthropicBatches(load, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, retry: options.retry ?? {} }), options.batch === true ? {} : options.batch) : undefined
   return remoteChatModel<Anthropic>({
     id,
     descriptor,

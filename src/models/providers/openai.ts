@@ -222,7 +222,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   registerHeaderSecrets(options.headers)
   const load = () => client(apiKey, baseURL, options)
   // One gatherer per model: a batch file holds one model's requests.
-  const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions'), options.batch === true ? {} : options.batch) : undefined
+  const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions', { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, retry: options.retry ?? {} }), options.batch === true ? {} : options.batch) : undefined
   return remoteChatModel<OpenAI>({
     id,
     descriptor,
