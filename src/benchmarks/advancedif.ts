@@ -16,12 +16,12 @@ import {
   parseCsv,
   parseJsonLines,
   parseRecord,
-  readText,
   RubricBenchmarkFileError,
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
 import { recognisingFailures } from './recognise.js'
+import { readBenchmarkText } from './text-file.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -130,7 +130,7 @@ export function loadAdvancedIfEntries(path: string | URL, options: AdvancedIfOpt
   const where = `loadAdvancedIf(${JSON.stringify(displayPath(path))})`
   const format = options.format ?? (displayPath(path).toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl')
   if (format !== 'jsonl' && format !== 'csv') throw new TypeError(`${where}: format must be 'jsonl' or 'csv', got ${JSON.stringify(format)}`)
-  const text = readText(path, where, 'AdvancedIF records are JSONL or CSV (see github.com/facebookresearch/AdvancedIF, examples/sample_data.jsonl); pass the file path')
+  const text = readBenchmarkText(path, where, 'AdvancedIF records are JSONL or CSV (see github.com/facebookresearch/AdvancedIF, examples/sample_data.jsonl); pass the file path', (message) => new RubricBenchmarkFileError(message))
   const entries = recognisingFailures(text, 'advancedif', where, (m) => new RubricBenchmarkFileError(m), () =>
     (format === 'csv' ? parseCsv(text, where) : parseJsonLines(text, where)).map(({ line, value }): AdvancedIfEntry => {
       const record = parseRecord(AdvancedIfRecordSchema, value, `${where}: ${format === 'csv' ? 'row on line' : 'line'} ${line}`)

@@ -13,12 +13,12 @@ import {
   displayPath,
   parseJsonLines,
   parseRecord,
-  readText,
   RubricBenchmarkFileError,
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
 import { recognisingFailures } from './recognise.js'
+import { readBenchmarkText } from './text-file.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -123,7 +123,7 @@ export function clBenchTask(record: ClBenchRecord): RubricTask {
  */
 export function loadClBenchEntries(path: string | URL, options: ClBenchOptions = {}): ClBenchEntry[] {
   const where = `loadClBench(${JSON.stringify(displayPath(path))})`
-  const text = readText(path, where, 'CL-bench files are JSONL (github.com/Tencent-Hunyuan/CL-bench); pass the file path')
+  const text = readBenchmarkText(path, where, 'CL-bench files are JSONL (github.com/Tencent-Hunyuan/CL-bench); pass the file path', (message) => new RubricBenchmarkFileError(message))
   const entries = recognisingFailures(text, 'clbench', where, (m) => new RubricBenchmarkFileError(m), () =>
     parseJsonLines(text, where).map(({ line, value }): ClBenchEntry => {
       const id = (value as { metadata?: { task_id?: unknown } }).metadata?.task_id

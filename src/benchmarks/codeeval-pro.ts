@@ -6,12 +6,12 @@
  * tests, the prompt's imports as setup and the entry point the tests call, and flag the known
  * defects of the data.
  */
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { TaskSchema, type Task } from '../protocol/task.js'
 import { refuseOtherBenchmark, sniffRecords } from './recognise.js'
+import { readBenchmarkText } from './text-file.js'
 import { PYTHON_BUILTINS, blankStringsAndComments, callNames, functionSpan, importLines, importedNames, topLevelDefs } from './python-source.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -364,19 +364,8 @@ export function arrayItemLines(text: string): number[] {
 function readRecords(path: string | URL, where: string, benchmark: CodeEvalProBenchmark): CodeEvalProRecord[] {
   const upstreamFile = UPSTREAM[benchmark].file
   const fileError = (message: string) => new CodeEvalProFileError(message)
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const hint =
-      code === 'ENOENT'
-        ? `no such file. Download dataset/${upstreamFile} from github.com/CodeEval-Pro/CodeEval-Pro and pass its path (relative paths resolve from ${process.cwd()})`
-        : code === 'EISDIR'
-          ? `this is a directory; pass the path of ${upstreamFile} inside it`
-          : String((error as Error).message)
-    throw new CodeEvalProFileError(`${where}: cannot read ${displayPath(path)}: ${hint}`)
-  }
+  const hint = `Download dataset/${upstreamFile} from github.com/CodeEval-Pro/CodeEval-Pro and pass its path`
+  const text = readBenchmarkText(path, where, hint, fileError, upstreamFile)
 
   let raw: unknown[]
   let lines: number[]

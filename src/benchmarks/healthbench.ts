@@ -12,12 +12,12 @@ import {
   displayPath,
   parseJsonLines,
   parseRecord,
-  readText,
   RubricBenchmarkFileError,
   select,
   type SelectOptions,
 } from '../verifiers/rubric/benchmark-files.js'
 import { recognisingFailures } from './recognise.js'
+import { readBenchmarkText } from './text-file.js'
 import { positionalId, type RubricTask } from '../verifiers/rubric/criteria.js'
 import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier.js'
 
@@ -84,7 +84,7 @@ export function healthBenchTask(record: HealthBenchRecord): RubricTask {
  */
 export function loadHealthBenchEntries(path: string | URL, options: HealthBenchOptions = {}): HealthBenchEntry[] {
   const where = `loadHealthBench(${JSON.stringify(displayPath(path))})`
-  const text = readText(path, where, 'HealthBench ships as 2025-05-07-06-14-12_oss_eval.jsonl (github.com/openai/simple-evals); pass its path')
+  const text = readBenchmarkText(path, where, 'HealthBench ships as 2025-05-07-06-14-12_oss_eval.jsonl (github.com/openai/simple-evals); pass its path', (message) => new RubricBenchmarkFileError(message))
   const entries = recognisingFailures(text, 'healthbench', where, (m) => new RubricBenchmarkFileError(m), () =>
     parseJsonLines(text, where).map(({ line, value }): HealthBenchEntry => {
       const id = (value as { prompt_id?: unknown }).prompt_id

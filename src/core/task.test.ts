@@ -13,6 +13,14 @@ describe('TaskBaseSchema', () => {
     expect(TaskBaseSchema.safeParse({ id: 'a', prompt: '' }).success).toBe(false)
     expect(TaskBaseSchema.safeParse({ id: 'a', prompt: [] }).success).toBe(false)
   })
+
+  it('refuses an id with a control character (a newline forges a JSONL line, an escape code rewrites a terminal), naming the fix', () => {
+    for (const id of ['a\nb', 'a\rb', 'tab\there', 'esc\u001b[31m', 'del\u007f', 'c1\u0085', 'line\u2028sep']) {
+      const result = TaskBaseSchema.safeParse({ id, prompt: 'p' })
+      expect(result.error?.issues[0]?.message, JSON.stringify(id)).toMatch(/^a task id must not contain control characters \(a newline, a tab, an escape code\)/)
+    }
+    for (const id of ['HumanEval/0', 'capital fr', 'ünïcödé-✓', 'a:b@c']) expect(TaskBaseSchema.safeParse({ id, prompt: 'p' }).success, id).toBe(true)
+  })
 })
 
 describe('AnyTask', () => {

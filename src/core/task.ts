@@ -16,7 +16,13 @@ import { ChatMessageSchema, type ChatMessage } from './contract.js'
  * TaskBaseSchema.parse({ id: 'capital/fr', prompt: 'The capital of France?' })
  */
 export const TaskBaseSchema = z.object({
-  id: z.string().min(1, 'a task id must be a non-empty string'),
+  // Ids are written into JSONL lines, file names, terminal tables and reports: a newline or an
+  // escape code in one breaks them (or forges a line), so control characters are refused.
+  id: z
+    .string()
+    .min(1, 'a task id must be a non-empty string')
+    // eslint-disable-next-line no-control-regex
+    .refine((id) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id), { message: 'a task id must not contain control characters (a newline, a tab, an escape code): they break JSONL lines, tables and file names; replace them, e.g. with a space or "/"' }),
   /** The task prompt: a user message, or a whole chat (system prompt and context first). */
   prompt: z.union([z.string().min(1), z.array(ChatMessageSchema).min(1)]),
   /** Free-form data kept in artifacts (source, tags, split). */

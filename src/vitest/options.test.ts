@@ -55,6 +55,9 @@ describe('resolveOptions', () => {
     expect(problemsOf({ ...base(), budget: 1e9 })).toContain('budget: budget (K) must be at most 100')
     expect(problemsOf({ ...base(), repeats: 1e6 })).toContain('repeats: repeats must be at most 1000')
     expect(problemsOf({ ...base(), concurrency: 1e6 })).toContain('concurrency: concurrency must be at most 1000')
+    // Node's timers overflow past 2^31 - 1 ms: such a cell "timed out" at once.
+    expect(problemsOf({ ...base(), timeout: 2 ** 31 })).toContain('timeout: timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)')
+    expect(() => resolveOptions('bench', { ...base(), timeout: 2 ** 31 - 1 })).not.toThrow()
     expect(problemsOf({ ...base(), bootstrapResamples: 1e9 })).toContain('bootstrapResamples: bootstrapResamples must be at most 100000')
   })
 

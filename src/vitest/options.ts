@@ -96,7 +96,8 @@ export const SeqEvalOptionsSchema = z
     modes: z.record(z.string().min(1), ModeSchema).default({}),
     discloseBudget: z.boolean().default(false),
     concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').max(1000, 'concurrency must be at most 1000 trajectories in flight per cell').default(4),
-    timeout: z.number().int().positive('timeout is in milliseconds and must be > 0').default(10 * 60_000),
+    // Node's timers overflow past 2^31 - 1 ms (about 24.8 days) and fire at once: a longer cell timeout "timed out" immediately.
+    timeout: z.number().int().positive('timeout is in milliseconds and must be > 0').max(2 ** 31 - 1, 'timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)').default(10 * 60_000),
     seed: z.number().int().default(1),
     /** Accepted so older configs load; intervals are closed-form now (korn-graubard), so it changes nothing. */
     bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').max(100_000, 'bootstrapResamples must be at most 100000').optional(),

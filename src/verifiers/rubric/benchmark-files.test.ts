@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { BenchmarkMessagesSchema, jsonString, parseCsv, parseJsonLines, parseRecord, readText, RubricBenchmarkFileError, select } from './benchmark-files.js'
+import { BenchmarkMessagesSchema, jsonString, parseCsv, parseJsonLines, parseRecord, RubricBenchmarkFileError, select } from './benchmark-files.js'
 
 describe('parseJsonLines', () => {
   it('reads one object per non-blank line with its line number', () => {
@@ -52,16 +52,12 @@ describe('parseRecord, jsonString and BenchmarkMessagesSchema', () => {
   })
 })
 
-describe('select and readText', () => {
+describe('select', () => {
   const entries = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
   it('keeps ids and a limit, and fails on an unknown id', () => {
     expect(select(entries, { ids: ['c', 'a'] }, (e) => [e.id], 'w')).toEqual([{ id: 'a' }, { id: 'c' }])
     expect(select(entries, { limit: 2 }, (e) => [e.id], 'w')).toEqual([{ id: 'a' }, { id: 'b' }])
     expect(() => select(entries, { ids: ['z'] }, (e) => [e.id], 'w')).toThrow('w: ids: no record with id "z" in this file (3 records)')
     expect(() => select(entries, { limit: 0 }, (e) => [e.id], 'w')).toThrow('limit must be an integer >= 1')
-  })
-
-  it('says where to get a missing file', () => {
-    expect(() => readText('/nonexistent/x.jsonl', 'load("x")', 'Download it from there')).toThrow(/load\("x"\): cannot read \/nonexistent\/x.jsonl: no such file. Download it from there/)
   })
 })

@@ -2,7 +2,6 @@
  * Reading rubric benchmark files (HealthBench, AdvancedIF, CL-bench): JSON Lines and CSV, with
  * errors that name the file, the record and the field. Shared by the loaders in src/benchmarks/.
  */
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { describeZodError } from '../../core/zod-errors.js'
@@ -18,17 +17,6 @@ export class RubricBenchmarkFileError extends Error {
 /** A path as the user gave it, for messages. */
 export function displayPath(path: string | URL): string {
   return path instanceof URL ? (path.protocol === 'file:' ? fileURLToPath(path) : path.href) : path
-}
-
-/** Reads a whole file, or throws a RubricBenchmarkFileError saying where to get it. */
-export function readText(path: string | URL, where: string, hint: string): string {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? `no such file. ${hint} (relative paths resolve from ${process.cwd()})` : code === 'EISDIR' ? 'this is a directory; pass the path of the file inside it' : (error as Error).message
-    throw new RubricBenchmarkFileError(`${where}: cannot read ${displayPath(path)}: ${why}`)
-  }
 }
 
 /** One raw record and the 1-based line (JSONL) or row (CSV) it came from. */
