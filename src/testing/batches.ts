@@ -189,16 +189,22 @@ export class BatchApi {
 
   // ---- files (OpenAI) ----
 
-  private uploadFile(raw: string, contentType: string | undefined): BatchResponse {
-    const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType ?? '')
-    if (!boundary) return invalid('openai', 'expected a multipart/form-data body with `purpose` and `file` (upload with client.files.create)')
-    const parts = parseMultipart(raw, boundary[1] ?? boundary[2]!)
-    const purpose = parts.find((p) => p.name === 'purpose')?.content
-    const file = parts.find((p) => p.name === 'file')
-    if (!file) return invalid('openai', "missing the multipart field 'file'", 'file')
+  private async uploadFile(raw: string, contentType: string | undefined): Promise<BatchResponse> {
+    if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType ?? '')) return invalid('openai', 'expected a multipart/form-data body with `purpose` and `file` (upload with client.files.create)')
+    // The platform's own multipart parser (undici's), not one of ours.
+    let form: FormData
+    try {
+      form = await new Response(raw, { headers: { 'content-type': contentType! } }).formData()
+    } catch (error) {
+      return invalid('openai', `the multipart body could not be read (${error instanceof Error ? error.message : String(error)})`)
+    }
+    const purpose = form.get('purpose')
+    const file = form.get('file')
+    if (!(file instanceof Blob)) return invalid('openai', "missing the multipart field 'file'", 'file')
     if (purpose !== 'batch') return invalid('openai', `this test server stores files for purpose 'batch' only, got ${JSON.stringify(purpose)}`, 'purpose')
+    const content = await file.text()
     const id = `file-test_${++this.serial}`
-    const stored: StoredFile = { id, filename: file.filename ?? 'upload.jsonl', purpose, bytes: Buffer.byteLength(file.content), createdAt: this.now(), content: file.content }
+    const stored: StoredFile = { id, filename: file instanceof File ? file.name : 'upload.jsonl', purpose, bytes: Buffer.byteLength(content), createdAt: this.now(), content }
     this.files.set(id, stored)
     return { status: 200, json: fileJson(stored) }
   }
@@ -451,20 +457,4 @@ function notFound(provider: Batch['provider'], message: string): BatchResponse {
   return provider === 'openai'
     ? { status: 404, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } }
     : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message } } }
-}
-
-/** The fields of a multipart/form-data body (text only: the batch input is JSONL). */
-function parseMultipart(raw: string, boundary: string): { name: string; filename?: string; content: string }[] {
-  const out: { name: string; filename?: string; content: string }[] = []
-  for (const chunk of raw.split(`--${boundary}`)) {
-    const split = chunk.indexOf('\r\n\r\n')
-    if (split < 0) continue
-    const head = chunk.slice(0, split)
-    const name = /name="([^"]*)"/i.exec(head)?.[1]
-    if (name === undefined) continue
-    const filename = /filename="([^"]*)"/i.exec(head)?.[1]
-    const content = chunk.slice(split + 4).replace(/\r\n$/, '')
-    out.push({ name, ...(filename !== undefined ? { filename } : {}), content })
-  }
-  return out
 }
