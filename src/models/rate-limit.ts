@@ -85,7 +85,8 @@ export class AdaptiveLimiter {
   private limit: number
   private inFlight = 0
   private credit = 0
-  private readonly waiters: (() => void)[] = []
+  /** Waiting calls, each told the time its slot was granted (its start: what a push-back is judged by). */
+  private readonly waiters: ((at: number) => void)[] = []
   /** No call starts before this time (ms on the limiter's clock), once a push-back has set it. */
   #notBefore = -Infinity
   /** Least time between two starts, in ms; 0 when not pacing. */
@@ -168,19 +169,22 @@ export class AdaptiveLimiter {
   }
 
   /**
-   * Waits for a slot and the endpoint's next start; rejects with the abort reason if `signal`
-   * aborts first, or with `onTimeout()` when `maxWaitMs` passes first (a call's whole-time bound).
+   * Waits for a slot and the endpoint's next start, and resolves with the time it was granted
+   * (the call's start, on the limiter's clock: the caller's own reading would come a microtask
+   * later, possibly after a push-back it had no part in). Rejects with the abort reason if
+   * `signal` aborts first, or with `onTimeout()` when `maxWaitMs` passes first (a call's
+   * whole-time bound).
    */
-  async acquire(signal?: AbortSignal, maxWaitMs?: number, onTimeout?: () => unknown): Promise<void> {
+  async acquire(signal?: AbortSignal, maxWaitMs?: number, onTimeout?: () => unknown): Promise<number> {
     if (signal?.aborted) throw signal.reason
-    if (this.tryAcquire()) return
-    await new Promise<void>((resolve, reject) => {
+    if (this.tryAcquire()) return this.#now()
+    return new Promise<number>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined
       // The slot is taken by pump() before it calls grant.
-      const grant = () => {
+      const grant = (at: number) => {
         clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
-        resolve()
+        resolve(at)
       }
       const leave = (reason: unknown) => {
         clearTimeout(timer)
@@ -293,7 +297,7 @@ export class AdaptiveLimiter {
       const now = this.#now()
       if (now < this.#notBefore) return this.#arm(this.#notBefore - now)
       this.#start(now)
-      this.waiters.shift()!()
+      this.waiters.shift()!(now)
     }
   }
 

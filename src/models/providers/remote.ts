@@ -176,10 +176,9 @@ export function remoteChatModel<Client>(input: {
             breaker.check()
             // Loaded before the try's deadline starts: an SDK's first import can take longer than a short timeoutMs.
             const sdk = client ?? (client = await load())
-            if (!limiter.tryAcquire()) await limiter.acquire(signal, ends - performance.now(), () => callBoundError(label(), tries - 1, callTimeoutMs, 'waiting for a slot'))
+            const startedAt = limiter.tryAcquire() ? limiter.clock() : await limiter.acquire(signal, ends - performance.now(), () => callBoundError(label(), tries - 1, callTimeoutMs, 'waiting for a slot'))
             let failure: unknown
             let timedOutTry = false
-            const startedAt = limiter.clock()
             const tryMs = Math.min(timeoutMs, ends - performance.now())
             const deadline = new Deadline(signal, Math.max(1, tryMs))
             try {
