@@ -247,7 +247,7 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     const big = await startTestServer({ responder: () => 'CORRECT '.repeat(200) })
     onTestFinished(() => big.close())
     const model = on(big, { batch: { ...batch, maxResultsBytes: 2048 }, retry: { maxRetries: 0 } })
-    const errors = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t).catch((e: unknown) => e as Error)))
+    const errors = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t).then(() => new Error('answered'), (e: unknown) => e as Error)))
     for (const e of errors) expect(e.message).toMatch(/the batch results \(.*\) is over the 2 kB cap \(batch\.maxResultsBytes\); raise batch\.maxResultsBytes/)
   })
 })
