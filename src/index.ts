@@ -33,7 +33,7 @@ export { SimulationScriptSchema, type SimulationScript } from './models/simulate
 
 // Verifiers and feedback.
 export { verifiers, PythonNotFoundError, SandboxUnavailableError, closePythonWorkers } from './verifiers/index.js'
-export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict, ExactMatchOptions, PredicateOptions, PredicateResult, PredicateRule, PythonTestsOptions, PythonTestsVerifier, SandboxMode, SandboxOption, Criterion, CriterionCheck, CriterionInput, RubricTask, RubricTaskInput, PassRule, GradingMode, CriterionPredicate, RubricVerifier, RubricVerifierOptions } from './verifiers/index.js'
+export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict, ExactMatchOptions, ContainsOptions, RegexOptions, JsonOptions, StandardSchema, NumericOptions, OneOfOptions, PredicateOptions, PredicateResult, PredicateRule, PythonTestsOptions, PythonTestsVerifier, SandboxMode, SandboxOption, Criterion, CriterionCheck, CriterionInput, RubricTask, RubricTaskInput, PassRule, GradingMode, CriterionPredicate, RubricVerifier, RubricVerifierOptions } from './verifiers/index.js'
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
 export type { BinaryFeedbackOptions, CriticOptions, Feedback, FeedbackInput, FeedbackKind, FeedbackMode, AsyncFeedbackMode, VerifierFeedbackOptions } from './feedback/index.js'
 
@@ -55,3 +55,5 @@ export { isPromiseLike, type Awaitable } from './core/awaitable.js'
 // Public benchmarks (their records, defects and simulations: vitest-seqk/benchmarks).
 export { loadHumanEvalPro, loadMbppPro, loadCodeEvalPro, withCheckedSimulation, loadHealthBench, healthBenchVerifier, loadAdvancedIf, advancedIfVerifier, loadClBench, clBenchVerifier } from './benchmarks/index.js'
 export type { CodeEvalProOptions, CodeEvalProBenchmark, HealthBenchOptions, AdvancedIfOptions, AdvancedIfSubset, ClBenchOptions } from './benchmarks/index.js'
+// Your own tasks from a JSON Lines or CSV file.
+export { loadTasks, TaskFileError, type LoadTasksOptions, type TaskColumns, type TaskRow } from './benchmarks/load-tasks.js'

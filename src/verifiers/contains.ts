@@ -8,6 +8,7 @@ import { expectedOf } from './exact-match.js'
 import { booleanOption, choiceOption, emptyAnswer, quote, stringList } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.contains()`. */
 export interface ContainsOptions {
   /** `'all'` (default): every phrase must appear in the answer; `'any'`: at least one. */
   match?: 'all' | 'any'

@@ -22,6 +22,7 @@ export interface StandardSchema {
 }
 type StandardResult = { readonly value: unknown; readonly issues?: undefined } | { readonly issues: readonly { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] }[] }
 
+/** The options of `verifiers.json()`. */
 export interface JsonOptions {
   /**
    * What the JSON must match: a JSON Schema (an object; draft 2020-12 unless its `$schema` names

@@ -9,6 +9,7 @@ import { expectedOf } from './exact-match.js'
 import { booleanOption, choiceOption, emptyAnswer, quote } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.numeric()`. */
 export interface NumericOptions {
   /** The expected value for every task. Default: each task's `expected` (a number written as a string, or a list of them). */
   expected?: number

@@ -8,6 +8,7 @@ import { expectedOf, nearMiss, normaliseExact } from './exact-match.js'
 import { booleanOption, emptyAnswer, quote, stringList } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.oneOf(choices)`: how the answer and the choices are normalised before comparing. */
 export interface OneOfOptions {
   /** Ignore whitespace at the start and end of the answer (default true). */
   trim?: boolean

@@ -8,6 +8,7 @@ import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-opti
 import { booleanOption, emptyAnswer } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.regex()`. */
 export interface RegexOptions {
   /** Flags for a pattern given as a string (`'i'`, `'m'`, `'s'`, `'u'`, `'v'`, `'d'`); a RegExp carries its own. */
   flags?: string
