@@ -4,7 +4,8 @@
 // requires the README to hold each region's code verbatim, so the two cannot drift apart.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { actors, planCells, resolveOptions, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+import { actors, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+import { planCells, resolveOptions } from 'vitest-seqk/cells'
 
 // #region recipe-verifier
 import type { Verdict, Verifier } from 'vitest-seqk'

@@ -13,6 +13,7 @@ interface IntervalLike {
   hi: number | null
 }
 
+/** The options of the analysis's text rendering. */
 export interface RenderOptions {
   /** Colour headings and notes (default false). */
   color?: boolean

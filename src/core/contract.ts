@@ -1,5 +1,5 @@
 /**
- * The data contract every folder speaks, at the bottom of the house (DESIGN §3): what a model
+ * The data contract every folder speaks, at the bottom of the house: what a model
  * call, its usage and a verdict look like on disk and in memory. It imports nothing of ours.
  */
 import { z } from 'zod'
@@ -9,6 +9,7 @@ export const ChatMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string(),
 })
+/** One chat message: a role and its text. */
 export type ChatMessage = z.infer<typeof ChatMessageSchema>
 
 /**
@@ -28,6 +29,7 @@ export const UsageSchema = z.object({
   cacheReadTokens: z.number().int().nonnegative(),
   cacheWriteTokens: z.number().int().nonnegative(),
 })
+/** Token usage of one model call: input (cached included), output, cache reads and writes. */
 export type Usage = z.infer<typeof UsageSchema>
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
@@ -50,6 +52,7 @@ export const ModelCallSchema = z.object({
   /** A batched call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),
 })
+/** One model call as artifacts keep it: its role, usage, latency, cost and whether it was replayed. */
 export type ModelCall = z.infer<typeof ModelCallSchema>
 
 /** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
@@ -62,6 +65,7 @@ export const TestOutcomeSchema = z.object({
   actual: z.string().optional(),
   error: z.string().optional(),
 })
+/** One hidden test and how it went, with the call, expected and actual values where known. */
 export type TestOutcome = z.infer<typeof TestOutcomeSchema>
 
 /** One rubric criterion's verdict (rubric verifiers; later issues). */
@@ -75,6 +79,7 @@ export const CriterionVerdictSchema = z.object({
   satisfied: z.boolean().optional(),
   checkedBy: z.enum(['code', 'predicate', 'grader']).optional(),
 })
+/** One rubric criterion's verdict: met or not, its points and the reason. */
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
 
 /**
@@ -101,8 +106,10 @@ export const DiagnosticsSchema = z.object({
   stdout: z.string().optional(),
   stderr: z.string().optional(),
 })
+/** What a verifier saw besides pass or fail: the outcome, a one-line summary, the tests and the output. */
 export type Diagnostics = z.infer<typeof DiagnosticsSchema>
 
+/** A verifier's verdict on one answer: pass or fail, with its diagnostics, criteria and model calls. */
 export const VerdictSchema = z.object({
   pass: z.boolean(),
   score: z.number().optional(),

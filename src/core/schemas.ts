@@ -1,10 +1,10 @@
 /**
  * The one contract between the cell runner, the artifact writer, the reporter and later the gate
- * and the HTML report (STYLE.md: "one schema is the contract"). JSON Schema files in `schemas/`
+ * and the HTML report ("one schema is the contract"). JSON Schema files in `schemas/`
  * are generated from these (`npm run schemas`), never written by hand.
  *
  * Everything here is plain JSON: blobs from `--merge-reports` turn NaN into null and Dates into
- * strings (DESIGN §5), so "no value" is `null` and times are ISO strings.
+ * strings, so "no value" is `null` and times are ISO strings.
  */
 import { z } from 'zod'
 import { ModelCallSchema, UsageSchema, VerdictSchema } from './contract.js'
@@ -14,9 +14,10 @@ const Settings = z.record(z.string(), Scalar)
 /** A number that may be undefined for a stated reason (NaN in memory, null on disk). */
 const MaybeNumber = z.number().nullable()
 
+/** What identifies a model in the protocol: its provider, model name and parameters. */
 export const ModelDescriptorSchema = z.object({ provider: z.string(), model: z.string(), params: Settings })
 
-/** Every field that defines a Seq@K number (DESIGN §1). Two numbers are comparable only when these match. */
+/** Every field that defines a Seq@K number. Two numbers are comparable only when these match. */
 export const ProtocolSchema = z.object({
   schema: z.literal('seqk.protocol/1'),
   kind: z.enum(['sequential', 'independent']),
@@ -54,6 +55,7 @@ export function errorPolicyOf(protocol: Pick<Protocol, 'errors' | 'errorsCounted
 
 /** The classes of a revision against the feedback it answered (paper §5.2.2). */
 export const REVISION_CLASSES = ['unhelpful', 'some', 'all'] as const
+/** How a revision answered its feedback: unhelpful, some or all of what it named. */
 export type RevisionClass = (typeof REVISION_CLASSES)[number]
 
 /**
@@ -120,6 +122,7 @@ export type RevisionAnnotationError = z.infer<typeof RevisionAnnotationErrorSche
 export const StoredRevisionAnnotationSchema = z.union([RevisionAnnotationSchema, RevisionAnnotationErrorSchema])
 export type StoredRevisionAnnotation = z.infer<typeof StoredRevisionAnnotationSchema>
 
+/** One attempt of a trajectory: the answer, its verdict, the feedback it got and the calls it made. */
 export const AttemptSchema = z.object({
   /** 1-based attempt (sequential) or sample (independent) index. */
   index: z.number().int().positive(),
@@ -158,6 +161,7 @@ export const AttemptSchema = z.object({
 })
 export type Attempt = z.infer<typeof AttemptSchema>
 
+/** An infrastructure error that ended a trajectory early: where it happened and its message. */
 export const TrajectoryErrorSchema = z.object({
   stage: z.enum(['actor', 'verifier', 'feedback', 'history']),
   attempt: z.number().int().positive(),
@@ -167,6 +171,7 @@ export const TrajectoryErrorSchema = z.object({
 })
 export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
 
+/** The schema id of each line of `trajectories.jsonl`. */
 export const TRAJECTORY_SCHEMA = 'seqk.trajectory/1'
 /**
  * Which cell of which run a record belongs to, and under what protocol: the fields a trajectory
@@ -183,6 +188,7 @@ const cellOf = () => ({
   protocol: ProtocolSchema,
 })
 
+/** One task × repeat of a cell: its attempts in order, its protocol and how it ended. */
 export const TrajectorySchema = z.object({
   schema: z.literal(TRAJECTORY_SCHEMA),
   ...cellOf(),
@@ -200,6 +206,7 @@ export const TrajectorySchema = z.object({
 })
 export type Trajectory = z.infer<typeof TrajectorySchema>
 
+/** An interval as artifacts store it: the estimate, the bounds, the level and the method. */
 export const IntervalSchema = z.object({
   point: MaybeNumber,
   lo: MaybeNumber,
@@ -215,8 +222,10 @@ export const IntervalSchema = z.object({
   /** Set when the interval is too wide to be useful, saying what would narrow it. */
   note: z.string().optional(),
 })
+/** An interval as artifacts store it (IntervalSchema). */
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
+/** One threshold of a cell's `expect`: the metric, k, the limit, the value and whether it held. */
 export const ThresholdResultSchema = z.object({
   /** `finished`: the cell did not run to its end (a timeout, a crash, a cancel); its message says why. */
   metric: z.enum(['seqAt', 'passAt', 'maxErrorRate', 'measured', 'finished']),
@@ -316,7 +325,9 @@ export const RevisionAnnotationSummarySchema = z.object({
 })
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
 
+/** The schema id of a cell summary. */
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
+/** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
@@ -417,7 +428,9 @@ export const CellSummarySchema = z.object({
 })
 export type CellSummary = z.infer<typeof CellSummarySchema>
 
+/** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
+/** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
 export const RunSummarySchema = z.object({
   schema: z.literal(SUMMARY_SCHEMA),
   runId: z.string(),

@@ -5,7 +5,7 @@ import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
 
-/** The kinds of feedback of DESIGN §1. The text and its kind are kept apart in artifacts. */
+/** The kinds of feedback: binary, verifier and critic. The text and its kind are kept apart in artifacts. */
 export type FeedbackKind = 'binary' | 'verifier' | 'critic'
 
 export interface Feedback {
@@ -21,6 +21,7 @@ export interface Feedback {
   calls?: ModelCall[]
 }
 
+/** What a feedback mode renders from: the task, the attempt, the answer, its verdict and the history. */
 export interface FeedbackInput {
   /** The task; a mode validates any task field it reads beyond the base ones (the critic: `criteria`). */
   task: AnyTask

@@ -37,6 +37,7 @@ export interface CallContext {
   simulation?: unknown
 }
 
+/** What `chat()` is called with: the messages, the call's context and an abort signal. */
 export interface ChatRequest {
   messages: ChatMessage[]
   context: CallContext

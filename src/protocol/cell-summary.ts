@@ -43,6 +43,7 @@ export function formatRate(value: number | null): string {
   return value === null ? 'n/a' : value.toFixed(3)
 }
 
+/** What `summariseCell` computes a cell's summary from: its declaration and its trajectories. */
 export interface SummariseInput {
   runId: string
   benchmark: string
@@ -129,7 +130,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   if (independent) {
     timingNote = 'independent sampling has no revisions'
   } else if (protocol.budgetDisclosed) {
-    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k (DESIGN §1).
+    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k.
     seqCurve = seqCurve.map((v, i) => (i === K - 1 ? v : Number.NaN))
     timingNote = 'budget disclosed to the actor: only Seq@K is valid'
   } else {

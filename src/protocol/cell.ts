@@ -58,13 +58,14 @@ export interface CellSpec {
   annotate?: AnnotateSpec
 }
 
+/** What `runCell` returns: the cell's summary and its trajectories. */
 export interface CellResult {
   summary: CellSummary
   /** In (task, repeat) order, whatever order they finished in. */
   trajectories: Trajectory[]
 }
 
-/** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
+/** The protocol of a cell: every field that defines its numbers. */
 export function cellProtocol(
   spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'errors'>,
   /** The benchmark's content hash when already computed (see benchmarkHashes). */

@@ -1,7 +1,7 @@
 /**
  * Quality over time: one JSON line per cell per run in an append-only file (default
  * `.seqk/history.jsonl`), so a report or a pull request can say how Seq@K moved since the last run
- * of the same protocol. Lines are compared only when their protocol fingerprints match (DESIGN §1).
+ * of the same protocol. Lines are compared only when their protocol fingerprints match.
  */
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
@@ -11,6 +11,7 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
 
+/** The schema id of each line of `.seqk/history.jsonl`. */
 export const HISTORY_SCHEMA = 'seqk.history/1'
 /** Default history file, relative to the project root. */
 export const DEFAULT_HISTORY_FILE = '.seqk/history.jsonl'
@@ -48,6 +49,7 @@ export const HistoryEntrySchema = z.object({
 })
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>
 
+/** Where a history entry comes from: the commit, the branch, and why the run is partial. */
 export interface HistoryContext {
   commit: string | null
   branch?: string
@@ -105,6 +107,7 @@ export function appendHistory(path: string = DEFAULT_HISTORY_FILE, summary: RunS
   return entries
 }
 
+/** What `readHistory` returns: the history entries, and a cut-off last line. */
 export interface ReadHistory {
   entries: HistoryEntry[]
   /** The last line was cut off mid-write (a crash): skipped, not fatal. */

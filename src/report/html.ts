@@ -19,6 +19,7 @@ import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
 
+/** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
   summary: RunSummary
   trajectories: readonly Trajectory[]
@@ -28,6 +29,7 @@ export interface HtmlReportInput {
   analysis?: unknown
 }
 
+/** The options of the HTML report. */
 export interface HtmlReportOptions {
   /** Page title (default "Seq@K report · <run id>"). */
   title?: string

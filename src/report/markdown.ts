@@ -17,6 +17,7 @@ export interface GateResult {
   benchmark?: string
 }
 
+/** The options of the Markdown summary (the pull-request comment). */
 export interface MarkdownOptions {
   gates?: readonly GateResult[]
   /** Lines shown under a "Since the last run" heading (`condenseChanges(cellChanges(history, summary))`). */

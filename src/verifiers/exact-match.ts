@@ -8,6 +8,7 @@ import { rejectUnknownOptions } from '../models/unknown-options.js'
 import { quote } from './reference.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.exactMatch()`. */
 export interface ExactMatchOptions {
   /** Ignore whitespace at the start and end of the answer and of the expected answer. Default true. */
   trim?: boolean

@@ -34,7 +34,7 @@ export interface CellStartArtifact {
 
 /**
  * One finished trajectory, carried inline (not as a path) so blobs from other machines merge
- * with `--merge-reports` (DESIGN §5) and the reporter can show live progress.
+ * with `--merge-reports` and the reporter can show live progress.
  */
 export interface TrajectoryArtifact {
   type: 'seqk:trajectory'

@@ -121,7 +121,9 @@ export const SeqEvalOptionsSchema = z
   })
   .strict()
 
+/** The options of `seqEval(name, options)`, as you write them. */
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
+/** `seqEval` options once checked, with every default filled in. */
 export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'> & {
   /** How errored trajectories enter the rates. */
   errors: ErrorPolicy

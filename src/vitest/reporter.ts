@@ -25,6 +25,7 @@ import { skipLines } from './skipped.js'
 import './artifact-types.js'
 import './run-context.js'
 
+/** The options of the seqk reporter in your Vitest config. */
 export interface SeqkReporterOptions {
   /** Parent of run directories, relative to the Vitest root (default `.seqk/runs`, or `SEQK_OUTPUT_DIR`). */
   outputDir?: string

@@ -6,6 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
+/** The options of `actors.anthropic()`. */
 export interface AnthropicOptions extends RemoteOptions {
   model: string
   temperature?: number
@@ -106,7 +107,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   const load = async (): Promise<Anthropic> => {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
-    // non-streaming calls with large max_tokens (DESIGN §5).
+    // non-streaming calls with max_tokens of 22000 or more.
     return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
   }
   const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({

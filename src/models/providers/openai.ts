@@ -6,6 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
+/** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
   model: string
   /** `chat` (Chat Completions, default) or `responses` (Responses API). */
@@ -29,6 +30,7 @@ export interface OpenAIOptions extends RemoteOptions {
   batch?: boolean | BatchOptions
 }
 
+/** The options of `actors.openaiCompatible()`: any server that speaks the OpenAI chat protocol. */
 export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
@@ -43,7 +45,7 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
 async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
-  // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
+  // maxRetries 0: we own retries and every wait must be abortable (openai 6.49 sleeps through a whole retry-after before it sees an abort).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
   return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off' })
 }
