@@ -8,6 +8,7 @@
 // an eval there.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -136,10 +137,11 @@ beforeAll(async () => {
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.output}`)
 }, 240_000)
 
-afterAll(() => {
+// The project holds three installs of Vitest by now: on a loaded machine removing them takes a while.
+afterAll(async () => {
   if (process.env.SEQK_KEEP_TMP) console.log(`pack.test: kept ${tmp}`)
-  else rmSync(tmp, { recursive: true, force: true })
-})
+  else await rm(tmp, { recursive: true, force: true })
+}, 120_000)
 
 describe('the packed package', () => {
   it('installs with the README\'s command: -E saves the exact Vitest, the tarball as a file: dependency', () => {
