@@ -36,6 +36,18 @@ describe('loadTasks: JSON Lines', () => {
     expect(loadTasks(pathToFileURL(path), { limit: 1 })).toHaveLength(1)
   })
 
+  it('hostile: a record with __proto__ or constructor keys pollutes nothing and keeps its fields as data', () => {
+    const jsonl = file('{"id": "a", "prompt": "p", "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}\n', 'jsonl')
+    expect(loadTasks(jsonl)).toEqual([{ id: 'a', prompt: 'p' }])
+    const csv = file('id,prompt,__proto__,constructor\na,p,x,y\n')
+    // Kept in metadata, zod would drop the column: it is refused instead of lost.
+    expect(failure(() => loadTasks(csv, { map: { id: 'id', prompt: 'prompt' } }))).toMatchObject({ line: 2, field: '__proto__', message: expect.stringContaining('cannot be kept in metadata; rename it') })
+    const [task] = loadTasks(csv, { map: { id: 'id', prompt: 'prompt', metadata: ['constructor'] } })
+    expect(Object.getPrototypeOf(task!.metadata)).toBe(Object.prototype)
+    expect(Object.entries(task!.metadata!)).toEqual([['constructor', 'y']])
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it('maps records with a function, given the line', () => {
     const path = file('{"q": "2+2?", "a": 4}\n{"q": "3+3?", "a": 6}\n', 'jsonl')
     expect(loadTasks(path, { map: (row, line) => ({ id: `sum/${line}`, prompt: String(row.q), expected: String(row.a) }) })).toEqual([

@@ -148,6 +148,10 @@ function columnMapper(map: TaskColumns, file: string): (row: TaskRow, line: numb
       task[field] = row[column]
     }
     const kept = metadata ?? Object.keys(row).filter((c) => !mapped.has(c))
+    // zod's records drop this key (it would set the prototype): refuse it rather than lose it.
+    if (kept.includes('__proto__') && Object.hasOwn(row, '__proto__')) {
+      throw new TaskFileError(`${file} line ${line}: the column "__proto__" cannot be kept in metadata; rename it, or list the columns to keep in map.metadata`, file, line, '__proto__')
+    }
     const extra = Object.fromEntries(kept.filter((c) => c in row).map((c) => [c, row[c]]))
     if (Object.keys(extra).length > 0) task.metadata = extra
     return task as TaskInput

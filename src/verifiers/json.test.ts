@@ -63,6 +63,18 @@ describe('verifiers.json', () => {
     expect((await pending).diagnostics.summary).toBe('the JSON does not match the schema: at $: must start with "ok"')
   })
 
+  it('hostile: JSON nested 100 000 levels deep against a recursive schema fails, it does not break the run', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
+    expect((await verify(json(), deep)).pass).toBe(true)
+    const Nested: z.ZodType = z.lazy(() => z.array(Nested))
+    for (const schema of [{ type: 'array', items: { $ref: '#' } }, Nested]) {
+      expect(await verify(json({ schema }), deep)).toMatchObject({
+        pass: false,
+        diagnostics: { outcome: 'failed', summary: 'the JSON does not match the schema: at $: the JSON is nested too deeply to check against the schema' },
+      })
+    }
+  })
+
   it('fingerprints the schema: another schema, another hash; a zod schema as its JSON Schema', () => {
     const a = json({ schema: TOTAL }).settings
     expect(a).toMatchObject({ schema: 'json-schema', schemaHash: expect.stringMatching(/^[0-9a-f]{16}$/), schemaVersion: '1', fenced: true })

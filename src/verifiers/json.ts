@@ -95,10 +95,10 @@ function checkOf(schema: JsonOptions['schema']): { check?: Check; kind: string; 
       // Not a zod 4 schema (or not representable): the version alone stands for it.
     }
     const issues = (result: StandardResult) => (result.issues ?? []).map((i) => `at ${pathText(i.path ?? [])}: ${i.message}`)
-    const check: Check = (value) => {
+    const check: Check = guarded((value) => {
       const result = schema['~standard'].validate(value)
       return result instanceof Promise ? result.then(issues) : issues(result)
-    }
+    })
     return { check, kind: 'standard', hash }
   }
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
@@ -111,7 +111,27 @@ function checkOf(schema: JsonOptions['schema']): { check?: Check; kind: string; 
     if (error instanceof TypeError && error.message.startsWith(WHERE)) throw error
     throw new TypeError(`${WHERE}: schema is not a valid JSON Schema: ${(error as Error).message}`)
   }
-  return { check: (value) => (validate(value) ? [] : (validate.errors ?? []).map(ajvIssue)), kind: 'json-schema', hash: sha256(canonicalJson(schema)).slice(0, 16) }
+  return { check: guarded((value) => (validate(value) ? [] : (validate.errors ?? []).map(ajvIssue))), kind: 'json-schema', hash: sha256(canonicalJson(schema)).slice(0, 16) }
+}
+
+/**
+ * A check that turns a stack overflow into a problem: an answer nested thousands of levels deep
+ * makes a recursive schema's validator run out of stack, and that is a failed answer, not a
+ * broken run.
+ */
+function guarded(check: Check): Check {
+  const tooDeep = (error: unknown): string[] => {
+    if (error instanceof RangeError) return ['at $: the JSON is nested too deeply to check against the schema']
+    throw error
+  }
+  return (value) => {
+    try {
+      const problems = check(value)
+      return problems instanceof Promise ? problems.catch(tooDeep) : problems
+    } catch (error) {
+      return tooDeep(error)
+    }
+  }
 }
 
 /** Line and column (1-based) of a character offset, for a parse error a reader can find. */
