@@ -76,7 +76,8 @@ export function contains(text?: string | readonly string[] | ContainsOptions, op
       const score = match === 'all' ? found / needles.length : pass ? 1 : 0
       const adjective = given !== undefined ? 'required' : match === 'all' ? 'expected' : 'accepted'
       if (pass) {
-        const summary = match === 'all' ? `the answer contains ${needles.length === 1 ? `the ${adjective} phrase` : `all ${phrases(needles.length, adjective)}`}` : `the answer contains ${found} of ${phrases(needles.length, adjective)}`
+        const all = needles.length === 1 ? `the ${adjective} phrase` : `all ${phrases(needles.length, adjective)}`
+        const summary = `the answer contains ${match === 'all' ? all : `${found} of ${phrases(needles.length, adjective)}`}`
         return { pass, score, diagnostics: { outcome: 'passed', summary } }
       }
       const named = reveal ? `: ${missing.map(quote).join(', ')}` : ''

@@ -20,7 +20,10 @@ export interface StandardSchema {
     readonly validate: (value: unknown) => StandardResult | Promise<StandardResult>
   }
 }
-type StandardResult = { readonly value: unknown; readonly issues?: undefined } | { readonly issues: readonly { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] }[] }
+type StandardPath = readonly (PropertyKey | { readonly key: PropertyKey })[]
+type StandardResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string; readonly path?: StandardPath }[] }
 
 /** The options of `verifiers.json()`. */
 export interface JsonOptions {
@@ -72,7 +75,7 @@ const isStandard = (value: unknown): value is StandardSchema =>
   typeof value === 'object' && value !== null && typeof (value as Partial<StandardSchema>)['~standard']?.validate === 'function'
 
 /** A path as the feedback shows it: `$.items[2].name`. */
-function pathText(path: readonly (PropertyKey | { readonly key: PropertyKey })[]): string {
+function pathText(path: StandardPath): string {
   return `$${path.map((part) => (typeof part === 'object' ? part.key : part)).map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}`
 }
 
@@ -175,11 +178,16 @@ function parsed(text: string): { value: unknown } | { error: string } {
 export function json(options: JsonOptions = {}): Verifier {
   rejectUnknownOptions(WHERE, options, OPTIONS)
   const version = options.version ?? '1'
-  if (typeof version !== 'string' || version === '' || version.length > 100) throw new TypeError(`${WHERE}: version must be a non-empty string of at most 100 characters, got ${shown(version)}`)
+  if (typeof version !== 'string' || version === '' || version.length > 100) {
+    throw new TypeError(`${WHERE}: version must be a non-empty string of at most 100 characters, got ${shown(version)}`)
+  }
   const fenced = booleanOption(WHERE, 'fenced', options.fenced, true)
   const { check, kind, hash } = checkOf(options.schema)
   const judged = (text: string, problems: string[]): Verdict => {
-    if (problems.length === 0) return { pass: true, score: 1, extracted: text, diagnostics: { outcome: 'passed', summary: check ? 'the JSON matches the schema' : 'the answer is valid JSON' } }
+    if (problems.length === 0) {
+      const summary = check ? 'the JSON matches the schema' : 'the answer is valid JSON'
+      return { pass: true, score: 1, extracted: text, diagnostics: { outcome: 'passed', summary } }
+    }
     const shownProblems = problems.slice(0, MAX_ISSUES).join('; ')
     const more = problems.length > MAX_ISSUES ? `; and ${problems.length - MAX_ISSUES} more` : ''
     return { pass: false, score: 0, extracted: text, diagnostics: { outcome: 'failed', summary: `the JSON does not match the schema: ${shownProblems}${more}` } }
@@ -196,7 +204,8 @@ export function json(options: JsonOptions = {}): Verifier {
       if (answer.trim() === '') return emptyAnswer()
       const read = jsonText(answer, fenced)
       if (!('text' in read)) {
-        return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary: `the answer holds ${read.fences} code blocks; reply with one JSON value (alone, or in one code block)` } }
+        const summary = `the answer holds ${read.fences} code blocks; reply with one JSON value (alone, or in one code block)`
+        return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary } }
       }
       const result = parsed(read.text)
       if ('error' in result) {

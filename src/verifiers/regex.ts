@@ -78,7 +78,10 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
   rejectUnknownOptions(WHERE, options, OPTIONS)
   const compiled = compile(pattern, options.flags)
   if (/[gy]/.test(compiled.flags)) {
-    throw new TypeError(`${WHERE}: drop the ${compiled.flags.includes('g') ? 'g' : 'y'} flag: a global or sticky pattern resumes from its last match, so the same answer could pass and then fail`)
+    const flag = compiled.flags.includes('g') ? 'g' : 'y'
+    throw new TypeError(
+      `${WHERE}: drop the ${flag} flag: a global or sticky pattern resumes from its last match, so the same answer could pass and then fail`,
+    )
   }
   checkNumberOptions(WHERE, options, BOUNDS)
   const timeoutMs = options.timeoutMs ?? 1000
