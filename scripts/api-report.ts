@@ -39,6 +39,8 @@ export function firstSentence(doc: string): string {
     else if (!inCode && flat[i] === '(') depth++
     else if (!inCode && flat[i] === ')') depth = Math.max(0, depth - 1)
     else if (!inCode && depth === 0 && '.:;'.includes(flat[i]!) && (i === flat.length - 1 || flat[i + 1] === ' ') && !/\b(e\.g|i\.e|etc|vs)$/.test(flat.slice(0, i))) {
+      // `off`: … `record`: … is a list of values, not a sentence: show as much of it as fits.
+      if (flat[i] === ':' && flat.slice(0, i).trim().split(' ').length <= 2) return cutAtWord(flat)
       end = i
       break
     }

@@ -41,6 +41,7 @@ describe('the public API', () => {
     expect(firstSentence('Checks what {@link Verifier.verify} returned. Then more.')).toBe('Checks what Verifier.verify returned')
     expect(firstSentence('The built-in verifiers, by name: `pythonTests` (hidden tests; e.g. HumanEval).')).toBe('The built-in verifiers, by name')
     expect(firstSentence('Reads `a.b` files (one per run: see docs), e.g. the latest.')).toBe('Reads `a.b` files (one per run: see docs), e.g. the latest')
+    expect(firstSentence('`off`: call the model. `record`: store it.')).toBe('`off`: call the model. `record`: store it.')
     const long = firstSentence(`${'word '.repeat(40)}end.`)
     expect(long).toMatch(/^(word )+word…$/)
     expect(long.length).toBeLessThanOrEqual(110)
