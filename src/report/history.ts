@@ -10,6 +10,7 @@ import { z } from 'zod'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
+import { PROTOCOL_KINDS } from '../core/kinds.js'
 
 export const HISTORY_SCHEMA = 'seqk.history/1'
 /** Default history file, relative to the project root. */
@@ -29,7 +30,7 @@ export const HistoryEntrySchema = z.object({
   cellId: z.string(),
   actorId: z.string().optional(),
   mode: z.string().optional(),
-  kind: z.enum(['sequential', 'independent']).optional(),
+  kind: z.enum(PROTOCOL_KINDS).optional(),
   budget: z.number().int().positive().optional(),
   fingerprint: z.string(),
   /** Seq@k for k = 1..K (independent cells: solved by sample k). */

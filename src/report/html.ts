@@ -13,11 +13,13 @@ import { annotateTrajectory } from '../protocol/revision-annotation.js'
 import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
-import { compactCount, money, percent, percentText, plural, ratio, signedPercent } from '../metrics/format.js'
+import { percent, percentText, plural, ratio, signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
+import { costValue, tokensValue, verdictValue } from './columns.js'
+import { sumUsage } from '../core/contract.js'
 
 export interface HtmlReportInput {
   summary: RunSummary
@@ -104,10 +106,6 @@ interface Ctx {
   byTask: Map<string, Trajectory[]>
 }
 
-/** Whether a cell declared anything to check (a rate threshold, a tolerated error rate, a baseline), as the terminal table reads it. */
-function assertsAnything(cell: CellSummary): boolean {
-  return cell.gate !== undefined || cell.thresholds.some((t) => t.metric !== 'maxErrorRate' || t.limit > 0)
-}
 
 /**
  * A cell's infrastructure errors, one line per root cause: the recorded examples
@@ -120,16 +118,15 @@ export function errorReasons(cell: CellSummary): { message: string; where: strin
   return [...groups].map(([message, where]) => ({ message, where }))
 }
 
-function verdictBadge(cell: CellSummary, reasons: readonly string[]): string {
-  if (cell.shard) return `<span class="badge none">shard ${cell.shard.index}/${cell.shard.count}</span>`
-  if (cell.verdict !== 'pass') return `<span class="badge fail">fail (${Math.max(1, reasons.length)})</span>`
-  return assertsAnything(cell) ? '<span class="badge pass">pass</span>' : '<span class="badge none">no thresholds</span>'
+function verdictBadge(cell: CellSummary): string {
+  const { text, tone } = verdictValue(cell)
+  return `<span class="badge ${tone === 'pass' ? 'pass' : tone === 'fail' ? 'fail' : 'none'}">${e(text)}</span>`
 }
 
 /** What goes under a cell's row: why it failed and its errors, visible, then its protocol in a details element. */
 function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): string {
   const lines: string[] = []
-  if (cell.verdict !== 'pass') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
+  if (cell.verdict === 'fail') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
   const errors = errorReasons(cell)
   for (const x of errors) lines.push(`<li class="error">⚠ ${e(x.message)} <span class="where">(${e(x.where.join(', '))})</span></li>`)
   const unlisted = cell.errors.count - cell.errors.examples.length
@@ -163,8 +160,8 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
 ${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${percent(curve[i])}</td>`).join('')}
 <td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${ratio(cell.egs)}</td><td class="n">${ratio(cell.lgs)}</td>
 <td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate)}</td>
-<td class="n${cell.errors.count > 0 ? ' warn' : ''}">${cell.errors.count}</td><td class="n">${compactCount(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
-<td title="${e(thresholds)}">${verdictBadge(cell, reasons)}</td></tr>
+<td class="n${cell.errors.count > 0 ? ' warn' : ''}">${cell.errors.count}</td><td class="n">${e(tokensValue(cell).text)}</td><td class="n">${e(costValue(cell).text)}</td>
+<td title="${e(thresholds)}">${verdictBadge(cell)}</td></tr>
 ${cellDetail(cell, reasons, distinct, columns)}`
   })
   const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
@@ -542,7 +539,7 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
       s: str(a.verdict.diagnostics.summary),
       f: a.feedback ? { k: a.feedback.kind, t: str(a.feedback.text) } : null,
       u: a.unmodified,
-      tok: a.usage.inputTokens + a.usage.outputTokens + a.helperCalls.reduce((n, h) => n + h.usage.inputTokens + h.usage.outputTokens, 0),
+      tok: attemptTokens(a),
       cost: a.costUsd,
       fin: a.finishReason,
     }
@@ -576,6 +573,12 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
     return out
   })
   return { c, t: t.taskId, r: t.repeat, s: t.status, f: t.firstSuccess, e: t.error ? str(`${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`) : null, a: attempts }
+}
+
+/** An attempt's tokens, helper calls included; null when a call of it reported no usage. */
+function attemptTokens(a: Trajectory['attempts'][number]): number | null {
+  const { usage, unknownCalls } = sumUsage([a.usage, ...a.helperCalls.map((h) => h.usage)])
+  return usage === null || unknownCalls > 0 ? null : usage.inputTokens + usage.outputTokens
 }
 
 /** The trajectory the viewer opens with: a revised and finally solved one with verifier feedback if there is one. */

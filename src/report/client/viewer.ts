@@ -159,7 +159,7 @@ function start(dataNode: HTMLElement): void {
     const independent = cells[t.c]!.kind === 'independent'
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
     const verdict = a.p ? '\u2713 passed' : a.o === 'load-error' ? '\u2717 did not load' : a.o === 'timeout' ? '\u2717 timed out' : a.o === 'no-answer' ? '\u2717 no answer' : '\u2717 failed'
-    const meta = [a.tok + ' tokens']
+    const meta = [a.tok === null ? 'tokens unknown' : a.tok + ' tokens']
     if (a.cost !== null && a.cost !== undefined) meta.push(money(a.cost))
     if (a.u === true) meta.push('unmodified revision')
     if (a.fin && a.fin !== 'stop') meta.push('finish: ' + a.fin)

@@ -3,6 +3,7 @@
  * never whole answers. Types only (no Node, no zod), so the browser script in `../client/` reads
  * the same shapes the server writes.
  */
+import type { TrajectoryStatus } from '../../core/kinds.js'
 
 /** Which run is shown; the page starts over on each (the first event of every stream). */
 export interface RunEvent {
@@ -50,7 +51,7 @@ export interface TrajectoryEvent {
   cellId: string
   taskId: string
   repeat: number
-  status: 'solved' | 'failed' | 'error'
+  status: TrajectoryStatus
   attempts: number
   firstSuccess: number | null
   /** Set for `error`: where it failed and the message (cut to a few hundred characters). */
