@@ -117,6 +117,8 @@ export interface RunVerdict {
   entries: RunEntry[]
   /** Why the run failed, one line per failed entry or problem, in the order the outputs list them. */
   reasons: string[]
+  /** The run's own problems among `reasons` (no cell's, no file's): a malformed record, an output not written. */
+  problems: string[]
 }
 
 /**
@@ -152,10 +154,28 @@ export function runVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors'
     entries.push({ kind: 'not-run', ...n })
   }
   const ran = entries.some((e) => e.kind === 'cell')
-  if (!ran && loadErrors.length === 0) reasons.push('no cell ran, so nothing was measured: an empty run never passes')
-  reasons.push(...problems)
+  const own = [...(!ran && loadErrors.length === 0 ? ['no cell ran, so nothing was measured: an empty run never passes'] : []), ...problems]
+  reasons.push(...own)
   const status = reasons.length > 0 ? 'fail' : cells.pass > 0 ? 'pass' : 'no-thresholds'
-  return { status, cells, failedChecks, loadErrors, entries, reasons }
+  return { status, cells, failedChecks, loadErrors, entries, reasons, problems: own }
+}
+
+/**
+ * The verdict of a written summary: {@link runVerdict} of its cells and files, with the problems
+ * its stored `verdict` names beyond them (what the run found that no cell shows).
+ *
+ * @example
+ * summaryVerdict(readSummary('summary.json')).status // => 'fail'
+ */
+export function summaryVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors' | 'notRun' | 'verdict'>): RunVerdict {
+  const derived = runVerdict(summary)
+  const extra = (summary.verdict?.reasons ?? []).filter((r) => !derived.reasons.includes(r))
+  return extra.length > 0 ? runVerdict(summary, extra) : derived
+}
+
+/** The `verdict` block a summary stores, from {@link runVerdict}. */
+export function verdictBlock(v: RunVerdict): NonNullable<RunSummary['verdict']> {
+  return { status: v.status, cells: v.cells, failedChecks: v.failedChecks, reasons: v.reasons }
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { ErrorPolicy } from '../core/schemas.js'
 import { RATE_METRICS } from '../core/kinds.js'
+import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 
@@ -193,7 +194,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       const same = actor.descriptor.provider === option.model.descriptor.provider && actor.descriptor.model === option.model.descriptor.model
       if (!same || warned.has(actor) || process.env.SEQK_QUIET) continue
       warned.add(actor)
-      console.warn(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`)
+      console.warn(wrapText(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`))
     }
     return { kind: 'llm', annotator, ...(option.sample === undefined ? {} : { sample: option.sample }) }
   }

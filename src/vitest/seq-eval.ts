@@ -19,6 +19,7 @@ import { applyBaseline, updateMode } from './baseline.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
+import { wrapText } from '../core/text-layout.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -115,7 +116,8 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
-      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId } } }, async (context) => {
+      const planned = (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) * spec.repeats
+      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId, trajectories: planned } } }, async (context) => {
         // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
         const run = currentRun()
@@ -231,5 +233,5 @@ let warnedSetup = false
 function warnWithoutSetupFile(): void {
   if (warnedSetup || process.env.SEQK_QUIET || (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')]) return
   warnedSetup = true
-  console.warn("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
+  console.warn(wrapText("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles."))
 }
