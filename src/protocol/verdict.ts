@@ -185,8 +185,8 @@ export function verdictBlock(v: RunVerdict): NonNullable<RunSummary['verdict']> 
  * @example
  * runCountsText(runVerdict(summary)) // => '12 cells · all passed'
  */
-export function runCountsText(v: RunVerdict): string {
-  const total = v.entries.filter((e) => e.kind !== 'load-error').length
+export function runCountsText(v: Pick<RunVerdict, 'cells' | 'failedChecks'> & { loadErrors: readonly unknown[] }): string {
+  const total = CELL_STATUSES.reduce((n, s) => n + v.cells[s], 0)
   const parts = [`${total} ${total === 1 ? 'cell' : 'cells'}`]
   const cellChecks = v.failedChecks - v.loadErrors.length
   if (v.cells.fail > 0) parts.push(`${v.cells.fail} failed (${cellChecks} ${cellChecks === 1 ? 'check' : 'checks'})`)
