@@ -135,4 +135,6 @@ export interface ReportData {
   traj: ClientTrajectory[]
   strings: string[]
   start: ClientStart | null
+  /** Set when the page keeps only some trajectories (a big run): how many of how many, within how many bytes. */
+  kept?: { shown: number; of: number; maxBytes: number }
 }

@@ -37,6 +37,14 @@ export interface HtmlReportOptions {
   maxAnswerChars?: number
   /** Failing tests kept per attempt (default 20). */
   maxFailingTests?: number
+  /**
+   * Bytes of trajectories (answers, verdicts, feedback, diffs) the page embeds for its viewer
+   * (default 2 000 000, about 2 MB): a big run keeps a sample of every cell (errors and revised
+   * trajectories first) and says where the rest are, so the page stays small enough to open.
+   */
+  maxTrajectoryBytes?: number
+  /** Tasks each benchmark's task × cell grid shows (default 500); the rest are counted under it. */
+  maxGridTasks?: number
 }
 
 const settingsText = (settings: Record<string, unknown>): string =>
@@ -104,6 +112,7 @@ interface Ctx {
   cellIndex: Map<CellSummary, number>
   /** Trajectories by benchmark, cell and task, sorted by repeat. */
   byTask: Map<string, Trajectory[]>
+  maxGridTasks: number
 }
 
 
@@ -343,7 +352,9 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   const modes = modesOf(cells)
   const actors = [...new Set(cells.map((c) => c.actorId))]
   const columns = actors.flatMap((a) => modes.flatMap((m) => cells.filter((c) => c.actorId === a && c.mode === m)))
-  const tasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
+  const allTasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
+  const tasks = allTasks.slice(0, ctx.maxGridTasks)
+  const perTask = new Map(columns.map((c) => [c, new Map(c.perTask.map((t) => [t.taskId, t]))]))
   const actorHead = actors
     .map((a) => {
       const span = columns.filter((c) => c.actorId === a).length
@@ -354,7 +365,7 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   const body = tasks
     .map((taskId) => {
       const tds = columns.map((cell) => {
-        const task = cell.perTask.find((t) => t.taskId === taskId)
+        const task = perTask.get(cell)!.get(taskId)
         const c = ctx.cellIndex.get(cell)!
         const attrs = `class="gc" data-gc="${c}" data-t="${e(taskId)}" tabindex="0"`
         if (!task) return `<td ${attrs} title="${e(`${cell.cellId} › ${taskId}: not run`)}"><span class="avg" style="background:${ERROR}">·</span></td>`
@@ -371,9 +382,10 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
         const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error' })) : firsts.map((f, r) => ({ r, f, error: false }))
         const squares = reps
           .map(({ r, f, error }) => {
-            if (error) return `<i data-r="${r}" style="background:${ERROR}" title="repeat ${r}: infrastructure error">!</i>`
-            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d" title="repeat ${r}: not solved">✗</i>`
-            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}" title="repeat ${r}: solved at attempt ${f}">${f}</i>`
+            // The cell's title lists every repeat: a title per square would double the grid's size.
+            if (error) return `<i data-r="${r}" style="background:${ERROR}">!</i>`
+            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
+            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
           })
           .join('')
         const title = `${cell.cellId} › ${taskId}: ${firsts.map((f) => (f === null ? '✗' : `@${f}`)).join(' ')}${task.errors > 0 ? ` (${task.errors} errored)` : ''} · fp ${cell.fingerprint}`
@@ -393,7 +405,8 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
 <label><input type="radio" name="${id}-view" value="repeats" data-grid-view="${id}"> per repeat</label></span>
 <span class="grid-legend">first success at attempt ${legend}</span></div>
 <p class="hint">Averaged: the mean attempt of the first success over the repeats that succeeded; a red part is the share of repeats never solved (n/m = solved/repeats). Click a square to open its trajectory.</p>
-<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>`
+<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>
+${allTasks.length > tasks.length ? `<p class="note" data-grid-more="${allTasks.length - tasks.length}">The grid shows the first ${tasks.length} of ${allTasks.length} tasks; every task's first successes are in summary.json (perTask).</p>` : ''}`
 }
 
 async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: number, ctx: Ctx): Promise<string> {
@@ -581,6 +594,57 @@ function attemptTokens(a: Trajectory['attempts'][number]): number | null {
   return usage === null || unknownCalls > 0 ? null : usage.inputTokens + usage.outputTokens
 }
 
+/** How the viewer's trajectories are ranked for a page of limited size: errors, then revised ones, then the rest. */
+const embedRank = (t: Trajectory): number => (t.status === 'error' ? 0 : t.attempts.length > 1 ? 1 : 2)
+
+/**
+ * The trajectories the page embeds, within `maxBytes` of JSON (strings counted once): the one the
+ * viewer opens with, then every cell in turn, each its errors and revised trajectories first, so
+ * every cell keeps examples however big the run. `of` is how many there were.
+ */
+function embeddedTrajectories(
+  trajectories: readonly Trajectory[],
+  cellOf: (t: Trajectory) => number | undefined,
+  start: { c: number; t: string; r: number } | null,
+  maxBytes: number,
+  encode: (t: Trajectory, c: number) => ClientTrajectory,
+  table: StringTable,
+): { traj: ClientTrajectory[]; of: number } {
+  const byCell = new Map<number, Trajectory[]>()
+  for (const t of trajectories) {
+    const c = cellOf(t)
+    if (c === undefined) continue
+    if (!byCell.has(c)) byCell.set(c, [])
+    byCell.get(c)!.push(t)
+  }
+  const of = [...byCell.values()].reduce((n, ts) => n + ts.length, 0)
+  const queues = [...byCell.entries()].map(([c, ts]) => ({ c, ts: [...ts].sort((a, b) => embedRank(a) - embedRank(b)), next: 0 }))
+  if (start) {
+    const q = queues.find((x) => x.c === start.c)
+    const at = q ? q.ts.findIndex((t) => t.taskId === start.t && t.repeat === start.r) : -1
+    if (q && at > 0) q.ts.unshift(...q.ts.splice(at, 1))
+  }
+  const traj: ClientTrajectory[] = []
+  let bytes = 0
+  let stringBytes = 0
+  for (let open = queues.length; open > 0; ) {
+    open = 0
+    for (const q of queues) {
+      if (q.next >= q.ts.length) continue
+      open++
+      const before = table.strings.length
+      const encoded = encode(q.ts[q.next++]!, q.c)
+      const added = table.strings.slice(before).reduce((n, text) => n + text.length + 3, 0)
+      const size = JSON.stringify(encoded).length + 1
+      if (traj.length > 0 && bytes + stringBytes + size + added > maxBytes) return { traj, of }
+      traj.push(encoded)
+      bytes += size
+      stringBytes += added
+    }
+  }
+  return { traj, of }
+}
+
 /** The trajectory the viewer opens with: a revised and finally solved one with verifier feedback if there is one. */
 function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajectory) => number | undefined): { c: number; t: string; r: number } | null {
   const score = (t: Trajectory) => (t.protocol.kind === 'sequential' ? 4 : 0) + (t.attempts[0]?.feedback?.kind === 'verifier' ? 2 : 0) + (t.status === 'solved' ? 1 : 0) + Math.min(t.attempts.length, 4) * 2
@@ -601,7 +665,13 @@ function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajecto
  * writeFileSync(dir + '/report.html', html)
  */
 export async function renderHtmlReport(input: HtmlReportInput, options: HtmlReportOptions = {}): Promise<string> {
-  const resolved: Required<HtmlReportOptions> = { title: options.title ?? `Seq@K report · ${input.summary.runId}`, maxAnswerChars: options.maxAnswerChars ?? 20_000, maxFailingTests: options.maxFailingTests ?? 20 }
+  const resolved: Required<HtmlReportOptions> = {
+    title: options.title ?? `Seq@K report · ${input.summary.runId}`,
+    maxAnswerChars: options.maxAnswerChars ?? 20_000,
+    maxFailingTests: options.maxFailingTests ?? 20,
+    maxTrajectoryBytes: options.maxTrajectoryBytes ?? 2_000_000,
+    maxGridTasks: options.maxGridTasks ?? 500,
+  }
   const { summary } = input
   const allCells = summary.benchmarks.flatMap((b) => b.cells)
   const cellIndex = new Map(allCells.map((c, i) => [c, i]))
@@ -613,16 +683,14 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     byTask.get(key)!.push(t)
   }
   for (const ts of byTask.values()) ts.sort((a, b) => a.repeat - b.repeat)
-  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask }
+  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask, maxGridTasks: resolved.maxGridTasks }
   const sections = []
   for (const [i, b] of summary.benchmarks.entries()) sections.push(await benchmarkSection(b, i, ctx))
 
   const cellOf = (t: Trajectory) => cellKey.get(`${t.benchmark}\u0000${t.cellId}`)
   const table = new StringTable()
-  const traj = input.trajectories.flatMap((t) => {
-    const c = cellOf(t)
-    return c === undefined ? [] : [clientTrajectory(t, c, allCells[c], resolved, table)]
-  })
+  const start = startingPoint(input.trajectories, cellOf)
+  const { traj, of } = embeddedTrajectories(input.trajectories, cellOf, start, resolved.maxTrajectoryBytes, (t, c) => clientTrajectory(t, c, allCells[c], resolved, table), table)
   const data: ReportData = {
     cells: allCells.map((c) => ({
       b: summary.benchmarks.findIndex((b) => b.cells.includes(c)),
@@ -638,7 +706,8 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     benchmarks: summary.benchmarks.map((b) => ({ name: b.name, tasks: [...new Set(b.cells.flatMap((c) => c.perTask.map((t) => t.taskId)))] })),
     traj,
     strings: table.strings,
-    start: startingPoint(input.trajectories, cellOf),
+    start,
+    ...(traj.length < of ? { kept: { shown: traj.length, of, maxBytes: resolved.maxTrajectoryBytes } } : {}),
   }
 
   const cellOptions = summary.benchmarks
@@ -685,7 +754,7 @@ ${sections.join('\n')}
 </div>
 </section>
 ${input.analysis !== undefined ? `<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${e(typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined'))}</pre></div></section>` : ''}
-<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.traj.length} trajectories). Self-contained: no network access is needed or allowed.</footer>
+<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.kept ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file` : `${data.traj.length} trajectories`}). Self-contained: no network access is needed or allowed.</footer>
 </main>
 <script type="application/json" id="seqk-data">${jsonForScript(data)}</script>
 <script>${script}</script>

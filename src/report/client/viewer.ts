@@ -275,7 +275,16 @@ function start(dataNode: HTMLElement): void {
       head.replaceChildren()
       list.replaceChildren()
       if (!t) {
-        head.append(el('p', { class: 'note' }, 'No trajectory recorded for this task and repeat.'))
+        const kept = data.kept
+        head.append(
+          el(
+            'p',
+            { class: 'note' },
+            kept
+              ? 'This trajectory is not in the report: it keeps ' + kept.shown + ' of ' + kept.of + ' trajectories (up to ' + Math.round(kept.maxBytes / 1e6) + ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s trajectories.jsonl, and npx seqk view <run dir> pages them.'
+              : 'No trajectory recorded for this task and repeat.',
+          ),
+        )
         return
       }
       const status = t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved within K = ' + cell.K
