@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
-import { failureReasons, rankingChanges, spendingLine } from './table.js'
+import { rankingChanges, spendingLine } from './table.js'
 import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, MODE_SHAPES, rankGap, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
@@ -13,12 +13,13 @@ import { annotateTrajectory } from '../protocol/revision-annotation.js'
 import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
-import { percent, percentText, plural, ratio, signedPercent } from '../metrics/format.js'
+import { percent, percentText, plural } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
-import { costValue, tokensValue, verdictValue } from './columns.js'
+import { cellColumns, unknownUsageLine, verdictValue } from './columns.js'
+import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
 import { sumUsage } from '../core/contract.js'
 
 export interface HtmlReportInput {
@@ -65,6 +66,22 @@ export function protocolChips(cell: CellSummary): string[] {
   if (p.kind === 'sequential') chips.push(p.budgetDisclosed ? 'budget disclosed' : 'budget hidden')
   chips.push(`fp ${cell.fingerprint}`)
   return chips
+}
+
+/** The run's or a benchmark's status and counts, as every output words them. */
+function statusBadge(status: 'pass' | 'fail' | 'no-thresholds', counts: string): string {
+  const word = status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'no thresholds'
+  return `<span class="badge ${status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'none'}" data-status="${status}">${e(word)}</span> <span class="counts">${e(counts)}</span>`
+}
+
+/** What no cell row shows: files that failed to load, cells that did not run, the run's own problems. */
+function runProblems(verdict: RunVerdict, summary: RunSummary): string {
+  const items = [
+    ...verdict.loadErrors.map((x) => `<li class="fail" data-load-error="${e(x.file)}">✗ <code>${e(x.file)}</code> failed to load: ${e(x.error)}</li>`),
+    ...(summary.notRun ?? []).map((n) => `<li class="none">${e(`${n.benchmark} › ${n.cellId}`)} did not run: ${e(n.reason)}</li>`),
+    ...verdict.problems.map((p) => `<li class="fail">✗ ${e(p)}</li>`),
+  ]
+  return items.length > 0 ? `<section class="bench run-problems"><h2>Not in the tables</h2><div class="card"><ul class="reasons">${items.join('')}</ul></div></section>` : ''
 }
 
 /** What a chart with nothing to show prints in its place: a sentence, never degenerate axes. */
@@ -151,27 +168,23 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
   const K = Math.max(...cells.map((c) => c.budget))
   // Chips every row shares go above the table once; each row's details keep what sets it apart (always its fingerprint).
   const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
-  const head = [
-    '<th>cell</th><th>metric</th>',
-    ...Array.from({ length: K }, (_, i) => `<th class="n">@${i + 1}</th>`),
-    `<th class="n">95% CI @${K}</th><th class="n">Δ@${K}</th><th class="n">EGS</th><th class="n">LGS</th><th class="n">unmod.</th><th class="n">errors</th><th class="n">tokens</th><th class="n">cost</th><th>verdict</th>`,
-  ].join('')
-  const columns = K + 11
+  // The same columns, headers and texts as the terminal table and the Markdown summary.
+  const columns = cellColumns(K).filter((c) => c.outputs.includes('html'))
+  const head = columns.map((c) => `<th${c.numeric ? ' class="n"' : ''}>${e(c.header)}</th>`).join('')
+  const toneClass = (tone: string | undefined) => (tone === 'warn' ? ' warn' : '')
   const rows = cells.map((cell) => {
-    const { label, curve, interval } = curveOf(cell)
-    const reasons = failureReasons(cell)
+    const verdict = cellVerdict(cell)
+    const reasons = reasonLines(verdict)
     const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
-    const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
-    const gain = signedPercent(cell.gain)
     const distinct = protocolChips(cell).filter((chip) => !sharedChips.includes(chip))
-    return `<tr class="cell" data-cell="${e(cell.cellId)}">
-<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
-${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${percent(curve[i])}</td>`).join('')}
-<td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${ratio(cell.egs)}</td><td class="n">${ratio(cell.lgs)}</td>
-<td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate)}</td>
-<td class="n${cell.errors.count > 0 ? ' warn' : ''}">${cell.errors.count}</td><td class="n">${e(tokensValue(cell).text)}</td><td class="n">${e(costValue(cell).text)}</td>
-<td title="${e(thresholds)}">${verdictBadge(cell)}</td></tr>
-${cellDetail(cell, reasons, distinct, columns)}`
+    const tds = columns.map((c) => {
+      const v = c.value(cell, verdict)
+      if (c.id === 'cell') return `<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(v.text)}</td>`
+      if (c.id === 'verdict') return `<td title="${e(thresholds)}">${verdictBadge(cell)}</td>`
+      const cls = [c.numeric ? 'n' : '', c.id === `k${K}` ? 'at-k' : '', c.id === 'ci' ? 'ci' : ''].filter(Boolean).join(' ')
+      return `<td${cls || toneClass(v.tone) ? ` class="${cls}${toneClass(v.tone)}"` : ''}>${e(v.text)}</td>`
+    })
+    return `<tr class="cell" data-cell="${e(cell.cellId)}">${tds.join('')}</tr>\n${cellDetail(cell, reasons, distinct, columns.length)}`
   })
   const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
   return `<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
@@ -429,18 +442,20 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   ]
     .filter((part) => part !== '')
     .join(' · ')
-  const failed = cells.filter((c) => c.verdict === 'fail').length
+  // The benchmark's verdict in the words of every output (the verdict model): never "pass" for cells that checked nothing.
+  const bv = runVerdict({ benchmarks: [bench] })
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
   const [curves, rank, revisions, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), revisionSection(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
   const boot = first.seqAtInterval
   return `<section class="bench" id="bench-${index}">
-<h2>${e(bench.name)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} failed</span>`}</h2>
+<h2>${e(bench.name)} ${statusBadge(bv.status, runCountsText(bv))}</h2>
 <p class="lede">${lede}</p>
 ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p>`).join('')}</div>` : ''}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
 ${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>` : ''}
+${unknownUsageLine(cells) ? `<p class="note unknown-usage">${e(unknownUsageLine(cells)!)}</p>` : ''}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
@@ -714,7 +729,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(`${c.cellId} — ${b.name}`)}</option>`).join('')}</optgroup>`)
     .join('')
   const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
-  const failed = allCells.filter((c) => c.verdict === 'fail').length
+  const verdict = summaryVerdict(summary)
   const script = clientScript()
   if (script.toLowerCase().includes('</script')) throw new Error('report script must not contain </script')
   const scriptHash = createHash('sha256').update(script).digest('base64')
@@ -734,11 +749,12 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 </head>
 <body>
 <header class="top"><div class="wrap">
-<h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${plural(allCells.length, 'cell')} failed</span>`}</h1>
+<h1>${e(resolved.title)} ${statusBadge(verdict.status, runCountsText(verdict))}</h1>
 <p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
 <nav class="toc">${nav}</nav>
 </div></header>
 <main class="wrap">
+${runProblems(verdict, summary)}
 ${sections.join('\n')}
 <section class="viewer" id="trajectories">
 <h2>Trajectories</h2>
