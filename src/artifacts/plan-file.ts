@@ -5,6 +5,7 @@
  * summary reads the load errors from it too, so `seqk summarize` keeps them.
  */
 import { appendFileSync, existsSync } from 'node:fs'
+import { stripVTControlCharacters } from 'node:util'
 import { z } from 'zod'
 import { readJsonLines } from './jsonl.js'
 
@@ -59,7 +60,17 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
   return [...last.values()].flatMap((r) => (r.type === 'load-error' ? [{ file: r.file, error: r.error }] : []))
 }
 
-/** The first line of an error's message, as every output names a file that failed to load. */
+/**
+ * The first line of an error's message, as every output names a file that failed to load; a line
+ * that only announces what follows (`Transform failed with 1 error:`) takes the next line with it.
+ *
+ * @example
+ * firstLine('Transform failed with 1 error:\n/p/x.eval.ts:2:28: ERROR: Unexpected "}"\n…')
+ * // => 'Transform failed with 1 error: /p/x.eval.ts:2:28: ERROR: Unexpected "}"'
+ */
 export function firstLine(message: string | undefined): string {
-  return (message ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown error'
+  // Colour codes (a bundler's message) are for a terminal, not for every output.
+  const lines = stripVTControlCharacters(message ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  if (lines.length === 0) return 'unknown error'
+  return lines[0]!.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]!
 }

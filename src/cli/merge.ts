@@ -98,7 +98,7 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
     trajectories: () => readTrajectories(join(partial, TRAJECTORIES_FILE)).trajectories,
     ...(history ? { history } : {}),
     color: Boolean(io.isTTY && !io.env.NO_COLOR),
-    print: (text) => io.stdout(`${text}\n`),
+    print: (text) => io.stdout(`${wrapText(text)}\n`),
     env: io.env,
   })
   written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)

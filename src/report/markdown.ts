@@ -187,7 +187,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   out.push('_A Seq@K number is only defined together with its protocol: the fingerprint column names it._', '')
 
   if (verdict.loadErrors.length > 0) {
-    out.push(`${h(1)} Files that failed to load`, '', ...verdict.loadErrors.map((e) => `- ❌ \`${markdownText(e.file)}\`: ${markdownText(e.error)}`), '')
+    out.push(`${h(1)} Files that failed to load`, '', ...verdict.loadErrors.map((e) => `- ❌ \`${markdownText(e.file)}\`: ${markdownText(sentence(e.error))}`), '')
   }
   if (verdict.problems.length > 0) out.push(...verdict.problems.map((p) => `- ❌ ${markdownText(sentence(p))}`), '')
 

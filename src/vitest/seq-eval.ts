@@ -19,7 +19,7 @@ import { applyBaseline, updateMode } from './baseline.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
-import { wrapText } from '../core/text-layout.js'
+import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -32,7 +32,8 @@ const NOTICE_INTERVAL_MS = 2000
  */
 export class SeqkThresholdError extends Error {
   constructor(cellId: string, failed: readonly Check[], declaredAt?: string) {
-    const lines = failed.flatMap((c) => [`  - ${c.message}`, ...c.details.map((d) => `    ${d}`)])
+    // Within 120 columns as everything seqk prints (Vitest adds nothing to a message's lines).
+    const lines = failed.flatMap((c) => [...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2), ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2))])
     super(`${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed\n${lines.join('\n')}`)
     this.name = 'SeqkThresholdError'
     if (declaredAt) this.stack = `${this.name}: ${this.message}\n${declaredAt}`
