@@ -63,8 +63,8 @@ function run(env: Record<string, string>, args: string[] = []) {
   for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_UPDATE_BASELINE') delete fullEnv[key]
   Object.assign(fullEnv, env)
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...args], { cwd: dir, env: fullEnv, encoding: 'utf8', timeout: 60_000 })
-  // What it says, the wrapping at 120 columns undone.
-  return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`) }
+  // What it says, the wrapping at 120 columns undone (continuation lines joined to the line they continue).
+  return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`).replace(/\n {2,}(?=\S)/g, ' ') }
 }
 
 const baselinePath = join(dir, 'seqk.baseline.json')
