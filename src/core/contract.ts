@@ -35,13 +35,72 @@ export type Usage = z.infer<typeof UsageSchema>
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
 
 /**
+ * A call's usage as recorded: `null` when the reply reported none (an OpenAI-compatible server
+ * that sends no `usage`). Unknown is never written as zero: totals add what is known and count
+ * the calls that lacked it ({@link sumUsage}).
+ */
+export const CallUsageSchema = UsageSchema.nullable()
+
+/** Usage added over calls: the known part (null when calls were made and none reported any) and how many calls lacked it. */
+export interface UsageSum {
+  usage: Usage | null
+  /** Calls whose reply reported no usage: their tokens are in no total. */
+  unknownCalls: number
+}
+
+/**
+ * A running sum of calls' usage: what they reported, added, and how many reported none. No call
+ * at all spends zero; calls that all reported none sum to unknown (null), never to zero.
+ *
+ * @example
+ * const tally = new UsageTally()
+ * tally.add(null)
+ * tally.sum() // => { usage: null, unknownCalls: 1 }
+ */
+export class UsageTally {
+  private readonly known: Usage = { ...ZERO_USAGE }
+  private knownCalls = 0
+  private unknownCalls = 0
+
+  add(usage: Usage | null): void {
+    if (usage === null) {
+      this.unknownCalls++
+      return
+    }
+    this.knownCalls++
+    this.known.inputTokens += usage.inputTokens
+    this.known.outputTokens += usage.outputTokens
+    this.known.cacheReadTokens += usage.cacheReadTokens
+    this.known.cacheWriteTokens += usage.cacheWriteTokens
+  }
+
+  sum(): UsageSum {
+    return { usage: this.knownCalls === 0 && this.unknownCalls > 0 ? null : { ...this.known }, unknownCalls: this.unknownCalls }
+  }
+}
+
+/**
+ * Adds the known usages and counts the unknown ones (pure).
+ *
+ * @example
+ * sumUsage([{ inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, null])
+ * // => { usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, unknownCalls: 1 }
+ */
+export function sumUsage(usages: Iterable<Usage | null>): UsageSum {
+  const tally = new UsageTally()
+  for (const u of usages) tally.add(u)
+  return tally.sum()
+}
+
+/**
  * One model call as artifacts keep it: who made it, what it used and cost, and whether it came
  * from a cassette. Actor calls are flattened into the attempt; helper calls (summariser, critic,
  * grader) are listed on the attempt they served.
  */
 export const ModelCallSchema = z.object({
   role: z.enum(['actor', 'critic', 'grader', 'summariser', 'annotator']),
-  usage: UsageSchema,
+  /** Null when the reply reported no usage. */
+  usage: CallUsageSchema,
   latencyMs: z.number().nonnegative(),
   costUsd: z.number().nullable(),
   /** What it would have cost with no prompt caching; null when unpriced. */

@@ -143,7 +143,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       } finally {
         scope.close()
       }
-      const { usage, costUsd } = spend(outcome.attempts, outcome.error?.calls)
+      const { usage, usageUnknownCalls, costUsd } = spend(outcome.attempts, outcome.error?.calls)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
         runId: spec.runId,
@@ -160,6 +160,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         error: outcome.error,
         attempts: outcome.attempts,
         usage,
+        ...(usageUnknownCalls > 0 ? { usageUnknownCalls } : {}),
         costUsd,
         startedAt: isoTimestamp(startedMs),
         durationMs: Date.now() - startedMs,

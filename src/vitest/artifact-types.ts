@@ -58,7 +58,7 @@ declare module 'vitest' {
   interface TaskMeta {
     /** The cell's summary, plain JSON, read by the seqk reporter. */
     seqk?: CellSummary & { file: string }
-    /** Set at declaration on every seqEval cell, so a skipped cell is still known as one. */
-    seqkCell?: { benchmark: string; cellId: string }
+    /** Set at declaration on every seqEval cell, so a skipped cell is still known as one; `trajectories` (tasks in this shard × repeats) is what the run plans. */
+    seqkCell?: { benchmark: string; cellId: string; trajectories?: number }
   }
 }

@@ -60,11 +60,12 @@ export function anthropicRequest(messages: readonly ChatMessage[], cache: boolea
   return { ...(system ? { system } : {}), messages: turns }
 }
 
-/** Anthropic's `input_tokens` excludes cached tokens; ours counts every input token. */
-function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | undefined): Usage {
-  const read = usage?.cache_read_input_tokens ?? 0
-  const write = usage?.cache_creation_input_tokens ?? 0
-  return { inputTokens: (usage?.input_tokens ?? 0) + read + write, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: read, cacheWriteTokens: write }
+/** Anthropic's `input_tokens` excludes cached tokens; ours counts every input token. Null when the reply reported none: unknown, never zero. */
+function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | undefined): Usage | null {
+  if (typeof usage?.input_tokens !== 'number' || typeof usage.output_tokens !== 'number') return null
+  const read = usage.cache_read_input_tokens ?? 0
+  const write = usage.cache_creation_input_tokens ?? 0
+  return { inputTokens: usage.input_tokens + read + write, outputTokens: usage.output_tokens, cacheReadTokens: read, cacheWriteTokens: write }
 }
 
 function finish(reason: string | null | undefined): FinishReason {

@@ -55,22 +55,21 @@ function chatFinish(reason: string | null | undefined, refusal: unknown): Finish
   return reason === 'length' ? 'length' : reason === 'stop' || reason === 'tool_calls' || reason == null ? 'stop' : 'other'
 }
 
-function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.prompt_tokens ?? 0,
-    outputTokens: usage?.completion_tokens ?? 0,
-    cacheReadTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** A token count as the reply gave it, or undefined when it is not one. */
+const count = (n: unknown): number | undefined => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined)
+
+/** Usage of a Chat Completions reply; null when it reported none (a compatible server may send no `usage`): unknown, never zero. */
+function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.prompt_tokens), count(usage?.completion_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
-function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** Usage of a Responses reply; null when it reported none. */
+function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.input_tokens), count(usage?.output_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.input_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
 function responseText(response: OpenAI.Responses.Response): { text: string; refusal: boolean } {
