@@ -358,7 +358,8 @@ export default class SeqkReporter implements Reporter {
     if (this.cells.length === 0 && this.loadErrors.size === 0) {
       // -t is a regular expression over "<file> <benchmark> <cell id>": a pasted name with ( ) or
       // a › separator matches nothing, and Vitest would call that a pass.
-      if (pattern && !this.resumed) {
+      // Only where the run declared cells: -t over plain unit tests is no eval run's business.
+      if (pattern && !this.resumed && declaresCells(testModules)) {
         const problem = noCellMatched(patternText(pattern), testModules)
         this.log(problem)
         this.problems.push(problem)
@@ -486,6 +487,11 @@ export { SeqkReporter }
 function displayPath(root: string, path: string): string {
   const inside = relative(root, path)
   return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path
+}
+
+/** Whether any module declared a cell (seqEval marks them at declaration, filtered out or not). */
+function declaresCells(testModules: ReadonlyArray<TestModule>): boolean {
+  return testModules.some((module) => [...module.children.allTests()].some((t) => t.meta().seqkCell))
 }
 
 /** What to say when -t matched no cell: how Vitest matches it, and names that would. */
