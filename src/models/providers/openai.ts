@@ -8,6 +8,7 @@ import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
 import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
+/** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
   model: string
   /** `chat` (Chat Completions, default) or `responses` (Responses API). */
@@ -31,6 +32,7 @@ export interface OpenAIOptions extends RemoteOptions {
   batch?: boolean | BatchOptions
 }
 
+/** The options of `actors.openaiCompatible()`: any server that speaks the OpenAI chat protocol. */
 export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
@@ -45,7 +47,7 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
 async function client(apiKey: string, baseURL: string | undefined, options: RemoteOptions & { batch?: boolean | BatchOptions }): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
-  // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
+  // maxRetries 0: we own retries and every wait must be abortable (openai 6.49 sleeps through a whole retry-after before it sees an abort).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
   // fetch: every body bounded (see bounded-fetch.ts).
   return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
@@ -56,22 +58,21 @@ function chatFinish(reason: string | null | undefined, refusal: unknown): Finish
   return reason === 'length' ? 'length' : reason === 'stop' || reason === 'tool_calls' || reason == null ? 'stop' : 'other'
 }
 
-function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.prompt_tokens ?? 0,
-    outputTokens: usage?.completion_tokens ?? 0,
-    cacheReadTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** A token count as the reply gave it, or undefined when it is not one. */
+const count = (n: unknown): number | undefined => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined)
+
+/** Usage of a Chat Completions reply; null when it reported none (a compatible server may send no `usage`): unknown, never zero. */
+function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.prompt_tokens), count(usage?.completion_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
-function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** Usage of a Responses reply; null when it reported none. */
+function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.input_tokens), count(usage?.output_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.input_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
 function responseText(response: OpenAI.Responses.Response): { text: string; refusal: boolean } {

@@ -12,7 +12,8 @@ import { bytesText, DEFAULT_MAX_BATCH_RESULTS_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
   text: string
-  usage: Usage
+  /** Null when the reply reported no usage. */
+  usage: Usage | null
   finishReason: FinishReason
   /** The answer was longer than `maxAnswerChars`: `text` is its start. */
   cut?: boolean
@@ -215,10 +216,11 @@ export function remoteChatModel<Client>(input: {
           finishReason: cut ? 'length' : done.finishReason,
           ...(cut ? { cutAtChars: maxAnswerChars } : {}),
           latencyMs: performance.now() - started,
-          costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
-          costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
+          // Unknown usage has an unknown cost (undefined: null in the record), never $0.
+          costUsd: price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
+          costUsdWithoutCache: price && done.usage ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
           // A batched model's call that went direct (past its batch deadline) says so: batched false.
-          ...(batched ? { batched: true, ...(price ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
+          ...(batched ? { batched: true, ...(price && done.usage ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
         }
       } finally {
         call.release()
