@@ -119,11 +119,19 @@ describe('loadTasks: CSV', () => {
     expect(loadTasks(file('{"id": "a", "prompt": "b"}\n', 'txt'), { format: 'jsonl' })).toEqual([{ id: 'a', prompt: 'b' }])
   })
 
+  it('refuses a task id with a control character, naming the file, the line and the field', () => {
+    const csv = file('id,prompt\r\n"a\tb",hello\r\n')
+    expect(() => loadTasks(csv)).toThrow(`${csv} line 2: id: a task id must not contain control characters`)
+    expect(() => loadTasks(file('{"id": "a\\nb", "prompt": "p"}\n', 'jsonl'))).toThrow(/line 1: id: a task id must not contain control characters/)
+  })
+
   it('reads back any tasks written as CSV or as JSON Lines (seeded property)', () => {
     const cell = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\t', 'é', '1'), minLength: 1, maxLength: 12 })
+    // A task id with a control character is refused (it would break JSONL lines and tables); prompts keep theirs.
+    const id = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', 'é', '1'), minLength: 1, maxLength: 12 })
     const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`
     fc.assert(
-      fc.property(fc.uniqueArray(fc.record({ id: cell, prompt: cell, expected: cell }), { minLength: 1, maxLength: 5, selector: (t) => t.id }), (tasks) => {
+      fc.property(fc.uniqueArray(fc.record({ id, prompt: cell, expected: cell }), { minLength: 1, maxLength: 5, selector: (t) => t.id }), (tasks) => {
         const csv = ['id,prompt,expected', ...tasks.map((t) => [t.id, t.prompt, t.expected].map(quoted).join(','))].join('\r\n')
         expect(loadTasks(file(csv))).toEqual(tasks)
         expect(loadTasks(file(tasks.map((t) => JSON.stringify(t)).join('\n'), 'jsonl'))).toEqual(tasks)
