@@ -4,6 +4,7 @@
  */
 import { passAtK } from './pass-at-k.js'
 import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from './censored.js'
+import type { TaskEvidence } from './population.js'
 
 /**
  * One task's outcomes as a cell summary keeps them (`perTask[]` in summary.json): each repeat's
@@ -29,6 +30,26 @@ export function taskRate(row: TaskRow, k: number, independent: boolean): number 
   let solved = 0
   for (const f of row.firstSuccess) if (f !== null && f <= k) solved++
   return solved / row.firstSuccess.length
+}
+
+/**
+ * What a task's row says about its per-attempt (per-sample) success: the attempts that succeeded
+ * and those that failed, within the budget K. A repeat solved at attempt t is one success after
+ * t − 1 failures, an unsolved one K failures, one an error stopped at attempt t only t − 1 failures
+ * (nothing is known after it); independent sampling counts its samples.
+ */
+export function taskEvidence(row: TaskRow, K: number, independent: boolean): TaskEvidence {
+  if (independent) return { successes: row.passes ?? 0, failures: (row.samples ?? 0) - (row.passes ?? 0) }
+  let successes = 0
+  let failures = 0
+  for (const f of row.firstSuccess) {
+    if (f !== null && f <= K) {
+      successes++
+      failures += f - 1
+    } else failures += K
+  }
+  for (const c of row.censoredAt ?? []) failures += Math.min(c, K + 1) - 1
+  return { successes, failures }
 }
 
 /** Whether some row has repeats censored by an infrastructure error. */

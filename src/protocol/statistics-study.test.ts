@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, REVISION_POPULATIONS } from './statistics-study.js'
+import { differenceCoverage, errorBias, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
 
 const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
 
@@ -17,7 +17,7 @@ describe('populationSeqAt', () => {
   })
 })
 
-describe('interval coverage (korn-graubard/1)', () => {
+describe('interval coverage (korn-graubard/2)', () => {
   it('at the ceiling (Seq@5 ≈ 95%) with 10 and 20 tasks × 1 repeat: ≥ 92%, never zero-width', () => {
     for (const tasks of [10, 20]) {
       const result = intervalCoverage(POPULATIONS.ceiling, tasks, 1, 400)
@@ -77,6 +77,29 @@ describe('gate power', () => {
     // No drop: power is the false-alarm rate.
     expect(at(40, 0)).toBeLessThanOrEqual(0.05)
   })
+})
+
+describe('power the gate reports against its simulated power (within 5 points)', () => {
+  // Each: the truth, tasks × repeats, the drop and how it falls. The reported power is the gate's
+  // own estimate from one baseline and a rerun with no change, averaged over runs of the truth.
+  const settings = [
+    // One repeat: the spread is read from the two runs (it was taken as deterministic: 75% for 30%).
+    [taskRateTruth(0.8, 1), 164, 1, 0.05, 'proportional'],
+    // A concentrated drop at the ceiling with few tasks (reported 41% where 6% was simulated).
+    [taskRateTruth(0.95, 1), 20, 3, 0.1, 'concentrated'],
+    [taskRateTruth(0.75, 1), 40, 3, 0.1, 'proportional'],
+    // An actor the simulation does not assume: revisions help half as much as the first try.
+    [fadingTruth({ a: 1, b: 1, budget: 5 }, 0.5), 164, 1, 0.1, 'concentrated'],
+  ] as const
+  for (const [truth, tasks, repeats, drop, alternative] of settings) {
+    it(`${truth.name}, ${tasks} × ${repeats}, ${drop * 100}-point drop, ${alternative}`, () => {
+      const result = powerAccuracy(truth, tasks, repeats, drop, alternative, { pairs: 400, runs: 12, simulations: 200 })
+      const error = Math.hypot(result.se.simulated, result.se.reported)
+      expect(Math.abs(result.reported - result.simulated), `reported ${result.reported}, simulated ${result.simulated} (Monte-Carlo error ${error.toFixed(3)})`).toBeLessThanOrEqual(0.05)
+      // The verdict states the lower of the two alternatives.
+      expect(result.stated).toBeLessThanOrEqual(result.reported)
+    })
+  }
 })
 
 describe('error bias (memoryless actor, Seq@5 = 91.9%)', () => {

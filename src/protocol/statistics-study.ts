@@ -6,11 +6,12 @@
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
 import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
-import { betaDraw, drawFirstSuccess } from '../metrics/population.js'
+import { betaDraw, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
 import { betaQuantile } from '../metrics/distributions.js'
 import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
 import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
+import { droppedRates, gatePower, populationOf, type Alternative } from './gate-power.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -254,3 +255,100 @@ export const REVISION_POPULATIONS = {
   /** Pooled share ≈ 45%, tasks alike (little clustering). */
   alike: { a: 10, b: 10, revisions: 4 },
 } as const satisfies Record<string, RevisionPopulation>
+
+/**
+ * Where a power study's tasks come from: each task's success chance at each attempt 1..K, drawn by
+ * `draw` (a memoryless actor has the same chance at every attempt), and the population's Seq@K.
+ */
+export interface PowerTruth {
+  name: string
+  budget: number
+  mean: number
+  draw: (rng: Rng) => number[]
+}
+
+/** A truth drawn as the power simulation itself draws (q ~ Beta(mean · c, (1 − mean) · c), memoryless). */
+export function taskRateTruth(mean: number, concentration: number, budget = 5): PowerTruth {
+  const population = { mean, concentration, budget }
+  return { name: `rate ${mean}, concentration ${concentration}`, budget, mean, draw: (rng) => new Array<number>(budget).fill(perAttemptSuccess(drawTaskRate(rng, population), budget)) }
+}
+
+/** A truth of another family: per-attempt success p ~ Beta(a, b) (the coverage studies' populations). */
+export function attemptTruth(population: AttemptPopulation): PowerTruth {
+  return { name: `p ~ Beta(${population.a}, ${population.b})`, budget: population.budget, mean: populationSeqAt(population), draw: (rng) => new Array<number>(population.budget).fill(betaDraw(rng, population.a, population.b)) }
+}
+
+/**
+ * A truth the power simulation does not assume: an actor whose revisions help less than its first
+ * try (attempt t succeeds with p · factor^(t − 1), p ~ Beta(a, b)), so a task's own chance falls with
+ * each attempt, which the estimate of how much tasks differ reads as more difference than there is.
+ */
+export function fadingTruth(population: AttemptPopulation, factor: number, samples = 20000): PowerTruth {
+  const K = population.budget
+  const hazards = (p: number) => Array.from({ length: K }, (_, t) => p * factor ** t)
+  // Its Seq@K by quadrature over the Beta's quantiles is not needed for a study: a seeded mean.
+  const rng = createRng(seedFrom('fading-truth', population.a, population.b, factor))
+  let sum = 0
+  for (let i = 0; i < samples; i++) sum += 1 - hazards(betaDraw(rng, population.a, population.b)).reduce((miss, h) => miss * (1 - h), 1)
+  return { name: `p ~ Beta(${population.a}, ${population.b}), revisions × ${factor}`, budget: K, mean: sum / samples, draw: (r) => hazards(betaDraw(r, population.a, population.b)) }
+}
+
+/** A first success for a task with success chance `hazards[t − 1]` at attempt t, or null. */
+function firstSuccessOf(rng: Rng, hazards: readonly number[]): number | null {
+  for (let t = 1; t <= hazards.length; t++) if (rng() < hazards[t - 1]!) return t
+  return null
+}
+
+export interface PowerAccuracy {
+  /** The gate's power against this drop, simulated from the truth itself. */
+  simulated: number
+  /** The power the gate reports for this drop, under the same alternative, averaged over baseline runs drawn from the truth. */
+  reported: number
+  /** The power the gate's verdict states (the lower of the two alternatives), averaged likewise. */
+  stated: number
+  /** Monte-Carlo standard errors of the two averages and of the simulated power. */
+  se: { simulated: number; reported: number }
+}
+
+/**
+ * How close the power the gate reports is to its real power: `pairs` baseline/current pairs drawn
+ * from the truth, the current run worse by `drop` under `alternative`, give the simulated power;
+ * `runs` baseline runs drawn from the same truth, each compared with a rerun of its tasks with no
+ * change, give the power the gate's verdict would report (its population estimated from the two
+ * runs, {@link populationOf}), averaged.
+ */
+export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number, drop: number, alternative: Alternative, options: { pairs: number; runs: number; simulations: number; seed?: number }): PowerAccuracy {
+  const K = truth.budget
+  const rule: GateRule = { K, ks: [K], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 }
+  const rng = createRng(seedFrom('power-accuracy', options.seed ?? 1, truth.name, tasks, repeats, drop, alternative))
+  // A task of the current run keeps its timing and loses a share of its successes (see gatePower).
+  const rowsOf = (hazards: readonly (readonly number[])[], keep?: readonly number[]): TaskRow[] =>
+    hazards.map((h, i) => ({ taskId: `t${i}`, firstSuccess: Array.from({ length: repeats }, () => (keep && rng() >= keep[i]! ? null : firstSuccessOf(rng, h))), errors: 0, costAtK: [] }))
+  let caught = 0
+  for (let s = 0; s < options.pairs; s++) {
+    const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
+    const q = hazards.map((h) => 1 - h.reduce((miss, x) => miss * (1 - x), 1))
+    const keep = droppedRates(rng, q, drop, truth.mean, alternative).map((x, i) => (q[i]! > 0 ? x / q[i]! : 0))
+    if (decideGate(rowsOf(hazards), rowsOf(hazards, keep), rule).failures.length > 0) caught++
+  }
+  const reported: number[] = []
+  const stated: number[] = []
+  for (let s = 0; s < options.runs; s++) {
+    // The gate's verdict on a rerun with no change: what a green gate says it could have seen.
+    const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
+    const { spread: _spread, ...population } = populationOf(rowsOf(hazards), rule, rowsOf(hazards))
+    const question = { ...population, repeats, rule, simulations: options.simulations, seed: s + 1 }
+    const [proportional, concentrated] = [gatePower(question, drop, 'proportional'), gatePower(question, drop, 'concentrated')]
+    reported.push(alternative === 'proportional' ? proportional : concentrated)
+    stated.push(Math.min(proportional, concentrated))
+  }
+  const mean = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
+  const sd = (x: readonly number[]) => Math.sqrt(x.reduce((a, b) => a + (b - mean(x)) ** 2, 0) / Math.max(1, x.length - 1))
+  const simulated = caught / options.pairs
+  return {
+    simulated,
+    reported: mean(reported),
+    stated: mean(stated),
+    se: { simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs), reported: sd(reported) / Math.sqrt(reported.length) },
+  }
+}
