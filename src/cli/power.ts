@@ -90,7 +90,9 @@ function smallest(lo: number, hi: number, reaches: (n: number) => boolean): numb
 export function answerPower(subject: string, question: PowerQuestion, target: number): PowerRow {
   const answer = powerAnswer(question, DROPS)
   const reachable = target <= question.rate + 1e-9
-  const reaches = (q: PowerQuestion) => ALTERNATIVES.every((alternative) => gatePower(q, target, alternative) >= TARGET_POWER)
+  // The weaker alternative first: most sizes that fail, fail there, and the second is not simulated.
+  const order = [answer.alternative, ...ALTERNATIVES.filter((a) => a !== answer.alternative)]
+  const reaches = (q: PowerQuestion) => order.every((alternative) => gatePower(q, target, alternative) >= TARGET_POWER)
   return {
     subject,
     question,

@@ -80,20 +80,28 @@ const STEP = 0.01
  * stands only with chance `keep[i]` (otherwise the repeat is not solved within the budget).
  */
 function simulatedRows(rng: Rng, p: readonly number[], repeats: number, rule: GateRule, keep?: readonly number[]): TaskRow[] {
-  return p.map((pi, i) => {
-    const firstSuccess: (number | null)[] = []
-    let passes = 0
-    for (let r = 0; r < repeats; r++) {
-      if (rule.independent) for (let s = 0; s < rule.K; s++) passes += rng() < pi ? 1 : 0
-      else {
-        const f = drawFirstSuccess(rng, pi, rule.K)
-        firstSuccess.push(f !== null && keep && rng() >= keep[i]! ? null : f)
-      }
+  const rows = new Array<TaskRow>(p.length)
+  for (let i = 0; i < p.length; i++) {
+    const pi = p[i]!
+    if (rule.independent) {
+      let passes = 0
+      for (let s = 0; s < repeats * rule.K; s++) passes += rng() < pi ? 1 : 0
+      rows[i] = { taskId: TASK_IDS(i), firstSuccess: [], errors: 0, costAtK: [], samples: repeats * rule.K, passes }
+      continue
     }
-    const row: TaskRow = { taskId: `t${i}`, firstSuccess, errors: 0, costAtK: [] }
-    return rule.independent ? { ...row, samples: repeats * rule.K, passes } : row
-  })
+    const firstSuccess = new Array<number | null>(repeats)
+    for (let r = 0; r < repeats; r++) {
+      const f = drawFirstSuccess(rng, pi, rule.K)
+      firstSuccess[r] = f !== null && keep && rng() >= keep[i]! ? null : f
+    }
+    rows[i] = { taskId: TASK_IDS(i), firstSuccess, errors: 0, costAtK: [] }
+  }
+  return rows
 }
+
+// Simulated tasks' ids, made once: a power answer builds millions of rows.
+const taskIds: string[] = []
+const TASK_IDS = (i: number): string => (taskIds[i] ??= `t${i}`)
 
 /**
  * The current run's rows at the rates `after` an alternative leaves. Independent samples are drawn
@@ -103,9 +111,9 @@ function simulatedRows(rng: Rng, p: readonly number[], repeats: number, rule: Ga
  * one solved at attempt 1 about half as often after a 2-point drop, a collapse of Seq@1 no real
  * regression of that size shows (and a gate over Seq@1 would seem to see it at once).
  */
-function currentRows(rng: Rng, q: readonly number[], after: readonly number[], repeats: number, rule: GateRule): TaskRow[] {
+function currentRows(rng: Rng, q: readonly number[], p: readonly number[], after: readonly number[], repeats: number, rule: GateRule): TaskRow[] {
   if (rule.independent) return simulatedRows(rng, after.map((x) => perAttemptSuccess(x, rule.K)), repeats, rule)
-  return simulatedRows(rng, q.map((x) => perAttemptSuccess(x, rule.K)), repeats, rule, after.map((x, i) => (q[i]! > 0 ? x / q[i]! : 0)))
+  return simulatedRows(rng, p, repeats, rule, after.map((x, i) => (q[i]! > 0 ? x / q[i]! : 0)))
 }
 
 /**
@@ -152,7 +160,7 @@ export function gatePower(question: PowerQuestion, drop: number, alternative: Al
   for (const [s, q] of draws.q.entries()) {
     // The current run's own stream per simulated pair: the same for every drop.
     const rng = createRng(seedFrom(draws.currentSeed, s))
-    const after = currentRows(rng, q, droppedRates(rng, q, drop, draws.mean, alternative), question.repeats, rule)
+    const after = currentRows(rng, q, draws.p[s]!, droppedRates(rng, q, drop, draws.mean, alternative), question.repeats, rule)
     if (decideGate(draws.before[s]!, after, rule).failures.length > 0) caught++
   }
   return caught / draws.q.length
@@ -165,6 +173,8 @@ interface Draws {
   currentSeed: number
   mean: number
   q: number[][]
+  /** Each task's per-attempt success, from q. */
+  p: number[][]
   before: TaskRow[][]
 }
 
@@ -184,13 +194,16 @@ function drawsFor(question: PowerQuestion): Draws {
   const population = { mean, concentration, budget: rule.K }
   const rng = createRng(seedFrom('gate-power', key))
   const q: number[][] = []
+  const p: number[][] = []
   const before: TaskRow[][] = []
   for (let s = 0; s < simulations; s++) {
     const rates = Array.from({ length: tasks }, () => drawTaskRate(rng, population))
+    const perAttempt = rates.map((x) => perAttemptSuccess(x, rule.K))
     q.push(rates)
-    before.push(simulatedRows(rng, rates.map((x) => perAttemptSuccess(x, rule.K)), repeats, rule))
+    p.push(perAttempt)
+    before.push(simulatedRows(rng, perAttempt, repeats, rule))
   }
-  lastDraws = { key, currentSeed: seedFrom('gate-power-current', key), mean, q, before }
+  lastDraws = { key, currentSeed: seedFrom('gate-power-current', key), mean, q, p, before }
   return lastDraws
 }
 
