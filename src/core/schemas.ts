@@ -349,6 +349,8 @@ export const CellSummarySchema = z.object({
      * errors: the estimate lies between them (see `policy`). Null without errors.
      */
     bounds: z.object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) }).nullable().optional(),
+    /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
+    unmeasured: z.array(z.string()).optional(),
     examples: z.array(z.object({ taskId: z.string(), repeat: z.number().int(), message: z.string() })),
   }),
   /** Seq@k for k = 1..K (sequential cells; for independent cells the empirical "solved by sample k"). */

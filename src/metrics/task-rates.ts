@@ -3,7 +3,7 @@
  * comparison, the analyses and the power simulation read a task's rate, so none re-implements it.
  */
 import { passAtK } from './pass-at-k.js'
-import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from './censored.js'
+import { censoredShares, tailHazards, type CensoredTaskOutcomes } from './censored.js'
 import type { TaskEvidence } from './population.js'
 
 /**
@@ -91,12 +91,12 @@ export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
 /**
  * Every row's rate at k, as the cell's summary computes it: {@link taskRate}, or where some row
  * has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share with the
- * rows' pooled hazards as the tail (see seqAtCurveCensored).
+ * tails of similar tasks (see seqAtCurveCensored).
  */
 export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean, options: { censored?: boolean } = {}): number[] {
   // censored: false reads the rows as if errored repeats were left out (the upper bound).
   if (independent || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
   const outcomes = rows.map(censoredRow)
-  const hazards = pooledHazards(outcomes, k)
-  return outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!)
+  const tails = tailHazards(outcomes, k)
+  return outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!)
 }

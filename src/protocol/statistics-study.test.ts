@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { differenceCoverage, errorBias, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
+import { clopperPearsonWidth, differenceCoverage, errorBias, errorStudy, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
 
 const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
 
@@ -32,6 +32,21 @@ describe('interval coverage (korn-graubard/2)', () => {
         expect(intervalCoverage(population, tasks, repeats, 300).coverage, `${population.a}/${population.b} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.92)
       }
     }
+  })
+
+  it('at 5, 10 and 20 tasks × 1 and 3 repeats: ≥ 94% coverage and no wider than 1.05× Clopper–Pearson on the tasks', () => {
+    for (const [name, population] of [['ceiling', POPULATIONS.ceiling], ['middle', POPULATIONS.middle]] as const) {
+      const reference = (tasks: number) => clopperPearsonWidth(tasks, populationSeqAt(population))
+      for (const tasks of [5, 10, 20]) {
+        for (const repeats of [1, 3]) {
+          const result = intervalCoverage(population, tasks, repeats, 400)
+          expect(result.coverage, `${name} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.94)
+          expect(result.meanWidth / reference(tasks), `${name} ${tasks}×${repeats}`).toBeLessThanOrEqual(1.05)
+        }
+      }
+    }
+    // The reference by hand: one task gives [0, 0.975] or [0.025, 1], width 0.975 at any rate.
+    expect(clopperPearsonWidth(1, 0.3)).toBeCloseTo(0.975, 12)
   })
 
   it('Pass@5 from independent samples, at the ceiling and in the middle: ≥ 92%, never zero-width', () => {
@@ -108,6 +123,32 @@ describe('error bias (memoryless actor, Seq@5 = 91.9%)', () => {
     expect(Math.abs(bias.censored)).toBeLessThanOrEqual(0.01)
     expect(bias.leftOut).toBeGreaterThan(0.005)
     expect(bias.asFailures).toBeLessThan(-0.05)
+  })
+})
+
+describe('errors that tell (population Seq@5 = 80%, 200 tasks, about 10% of trajectories errored)', () => {
+  const population = { a: 1, b: 1.25, budget: 5 }
+  // Per-call base rates that give about 10% errored trajectories under each mechanism.
+  const settings = [
+    ['failing-attempts', 0.0145],
+    ['hard-tasks', 0.027],
+    ['hard-tasks-extreme', 0.0045],
+  ] as const
+  for (const repeats of [1, 3]) {
+    for (const [mechanism, rate] of settings) {
+      it(`${mechanism}, ${repeats} repeat${repeats === 1 ? '' : 's'}: the bias stays within 1 point, or the reported interval covers`, () => {
+        const result = errorStudy(population, 200, repeats, mechanism, rate, 80)
+        expect(result.errored).toBeGreaterThan(0.08)
+        const within = Math.abs(result.bias.censored) <= 0.01
+        // 80 benchmarks: a coverage of 95% reads as 90–100% within two standard errors.
+        expect(within || result.reported.coverage >= 0.95, `bias ${result.bias.censored}, coverage ${result.reported.coverage}`).toBe(true)
+        expect(result.reported.coverage).toBeGreaterThanOrEqual(0.94)
+      })
+    }
+  }
+
+  it('with 3 repeats, tails from similar tasks keep hard tasks that error more within 1 point', () => {
+    expect(Math.abs(errorStudy(population, 200, 3, 'hard-tasks', 0.027, 80).bias.censored)).toBeLessThanOrEqual(0.01)
   })
 })
 

@@ -5,7 +5,8 @@
  * tables. One population model throughout, the one the issue measured with: each task's
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
-import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, seqAtIntervalCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import { seqAtIntervalReported } from '../metrics/censored.js'
 import { betaDraw, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
 import { betaQuantile } from '../metrics/distributions.js'
 import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
@@ -351,4 +352,101 @@ export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number,
     stated: mean(stated),
     se: { simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs), reported: sd(reported) / Math.sqrt(reported.length) },
   }
+}
+
+/**
+ * How errors fall on trajectories in the error studies: `none`, a fixed chance per model call;
+ * `failing-attempts`, an attempt that would fail errors 5× as often as one that would succeed;
+ * `hard-tasks`, a task's chance of an error per call grows with how hard it is, (1 − q) / (1 − m)
+ * times the base rate (q its Seq@K, m the population's); `hard-tasks-extreme`, as the cube of that.
+ */
+export const ERROR_MECHANISMS = ['none', 'failing-attempts', 'hard-tasks', 'hard-tasks-extreme'] as const
+export type ErrorMechanism = (typeof ERROR_MECHANISMS)[number]
+
+/** One simulated cell's outcomes with errors falling as `mechanism` says, at base rate `rate` per call. */
+export function outcomesWithErrors(rng: Rng, population: AttemptPopulation, tasks: number, repeats: number, mechanism: ErrorMechanism, rate: number): CensoredTaskOutcomes[] {
+  const K = population.budget
+  const m = populationSeqAt(population)
+  return Array.from({ length: tasks }, (_, i) => {
+    const p = betaDraw(rng, population.a, population.b)
+    const hardness = (1 - (1 - (1 - p) ** K)) / (1 - m)
+    const perCall = mechanism === 'hard-tasks' ? rate * hardness : mechanism === 'hard-tasks-extreme' ? rate * hardness ** 3 : rate
+    const repeatsOf = Array.from({ length: repeats }, () => {
+      for (let attempt = 1; attempt <= K; attempt++) {
+        const success = rng() < p
+        const error = mechanism === 'failing-attempts' ? (success ? rate : 5 * rate) : perCall
+        if (rng() < error) return { censoredAt: attempt }
+        if (success) return { firstSuccess: attempt }
+      }
+      return { firstSuccess: null }
+    })
+    return { taskId: `t${i}`, repeats: repeatsOf }
+  })
+}
+
+export interface ErrorStudyResult {
+  population: number
+  /** Share of trajectories that errored. */
+  errored: number
+  /** Mean estimate minus the population Seq@K per policy, in rate units. */
+  bias: { censored: number; asFailures: number; leftOut: number }
+  /** Coverage and mean width of the censored interval alone and of the interval a summary reports. */
+  censored: { coverage: number; meanWidth: number }
+  reported: { coverage: number; meanWidth: number }
+  /** Monte-Carlo standard error of the censored bias. */
+  se: number
+}
+
+/**
+ * The error policies under one mechanism: over `benchmarks` simulated cells, each policy's bias
+ * against the population Seq@K, and how often the censored interval and the interval a summary
+ * reports ({@link seqAtIntervalReported}) cover it.
+ */
+export function errorStudy(population: AttemptPopulation, tasks: number, repeats: number, mechanism: ErrorMechanism, rate: number, benchmarks: number, seed = 1): ErrorStudyResult {
+  const rng = createRng(seedFrom('error-study', seed, population.a, population.b, tasks, repeats, mechanism, rate))
+  const K = population.budget
+  const truth = populationSeqAt(population)
+  const censoredValues: number[] = []
+  const sums = { asFailures: 0, leftOut: 0, errored: 0 }
+  const tallies = { censored: { covered: 0, width: 0 }, reported: { covered: 0, width: 0 } }
+  for (let s = 0; s < benchmarks; s++) {
+    const outcomes = outcomesWithErrors(rng, population, tasks, repeats, mechanism, rate)
+    censoredValues.push(seqAtCurveCensored(outcomes, K)[K - 1]!)
+    sums.asFailures += seqAtCurve(errorsAsFailures(outcomes), K)[K - 1]!
+    sums.leftOut += seqAtCurve(errorsLeftOut(outcomes), K)[K - 1]!
+    sums.errored += outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r).length, 0) / (tasks * repeats)
+    for (const [name, interval] of [['censored', seqAtIntervalCensored(outcomes, K)], ['reported', seqAtIntervalReported(outcomes, K)]] as const) {
+      if (interval.lo <= truth && truth <= interval.hi) tallies[name].covered++
+      tallies[name].width += interval.hi - interval.lo
+    }
+  }
+  const mean = censoredValues.reduce((a, b) => a + b, 0) / benchmarks
+  const sd = Math.sqrt(censoredValues.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, benchmarks - 1))
+  const rates = (t: { covered: number; width: number }) => ({ coverage: t.covered / benchmarks, meanWidth: t.width / benchmarks })
+  return {
+    population: truth,
+    errored: sums.errored / benchmarks,
+    bias: { censored: mean - truth, asFailures: sums.asFailures / benchmarks - truth, leftOut: sums.leftOut / benchmarks - truth },
+    censored: rates(tallies.censored),
+    reported: rates(tallies.reported),
+    se: sd / Math.sqrt(benchmarks),
+  }
+}
+
+/**
+ * The mean width of the exact 95% Clopper–Pearson interval for a share of `tasks` tasks at one
+ * repeat when each is solved with chance `rate`: the reference a rate's interval should approach
+ * (wider is power thrown away, narrower under-covers). Exact: a sum over the binomial.
+ */
+export function clopperPearsonWidth(tasks: number, rate: number): number {
+  let width = 0
+  let logChoose = 0
+  for (let x = 0; x <= tasks; x++) {
+    if (x > 0) logChoose += Math.log((tasks - x + 1) / x)
+    const logP = logChoose + (x > 0 ? x * Math.log(rate) : 0) + (x < tasks ? (tasks - x) * Math.log1p(-rate) : 0)
+    const lo = x === 0 ? 0 : betaQuantile(0.025, x, tasks - x + 1)
+    const hi = x === tasks ? 1 : betaQuantile(0.975, x + 1, tasks - x)
+    width += Math.exp(logP) * (hi - lo)
+  }
+  return width
 }
