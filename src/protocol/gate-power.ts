@@ -212,6 +212,9 @@ function drawsFor(question: PowerQuestion): Draws {
  * null when not even a drop of the whole rate is. Found by bisection, which assumes power grows
  * with the drop: it does in expectation, and every drop sees the same draws, so simulation noise
  * moves the answer by a point or two at most.
+ *
+ * @example
+ * detectableDrop({ tasks: 40, repeats: 3, rate: 0.75, rule }, 'concentrated') // => e.g. 0.18
  */
 export function detectableDrop(question: PowerQuestion, alternative: Alternative = 'proportional'): number | null {
   const steps = Math.floor(question.rate / STEP + 1e-9)
@@ -244,6 +247,11 @@ const ROUND_DROPS = [0.05, 0.1]
 /**
  * The question's answer under both alternatives, and which one the gate sees less of: the larger
  * detectable drop (none is larger than any), then the lower power at the round drops.
+ *
+ * @example
+ * const answer = powerAnswer({ tasks: 164, repeats: 1, rate: 0.8, concentration: 1, rule })
+ * answer.alternative // => 'concentrated' or 'proportional': the figures are that one's
+ * answer.detectableDrop // => e.g. 0.11
  */
 export function powerAnswer(question: PowerQuestion, drops: readonly number[] = ROUND_DROPS): Omit<GatePower, 'sentence'> {
   const alternatives = ALTERNATIVES.map((alternative): AlternativePower => ({
