@@ -422,12 +422,13 @@ export function intervalUnion(point: number, intervals: readonly Interval[]): In
  *
  * Why: the censored estimate assumes an error says nothing of how the trajectory would have
  * ended (missing at random, given its task and the attempts it had made). Errors that fall more on
- * hard tasks or on failing attempts break that, and then it is biased upward by up to a point per
- * 3% errored trajectories (at one repeat per task, where a task's own repeats cannot stand in) and
- * its own interval stops covering. Counting errors as failures can only err low; leaving them out
+ * hard tasks or on failing attempts break that, and then it is biased upward (at one repeat per
+ * task, where a task's own repeats cannot stand in: 1.6–5 points at 10% errored trajectories, a
+ * quarter of that at 2–3%) and its own interval stops covering. Counting errors as failures can only err low; leaving them out
  * errs high whenever errors fall on failing trajectories at least as often as on passing ones.
- * The union covers the truth under any such mechanism; below 2% the bias is within about half a
- * point and the censored interval alone is reported. scripts/statistics-tables.ts measures both.
+ * The union covers the truth under any such mechanism; at 2% the bias stays within about a
+ * point and the censored interval alone is reported. docs/statistics.md has both, measured by
+ * scripts/statistics-tables.ts.
  *
  * @example
  * seqAtIntervalReported([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method

@@ -393,7 +393,7 @@ export interface ErrorStudyResult {
   /** Coverage and mean width of the censored interval alone and of the interval a summary reports. */
   censored: { coverage: number; meanWidth: number }
   reported: { coverage: number; meanWidth: number }
-  /** Monte-Carlo standard error of the censored bias. */
+  /** Monte-Carlo standard error of the censored bias (the other policies' are alike: the same draws). */
   se: number
 }
 
