@@ -4,7 +4,7 @@
  * coverage under errors that tell and errors that do not. Seeded, so a rerun writes the same
  * tables; each figure is a mean over many simulated benchmarks, with its Monte-Carlo error.
  *
- *   npx tsx scripts/statistics-tables.ts            # rewrites the tables in docs/statistics.md (about 10 minutes on 2 cores)
+ *   npx tsx scripts/statistics-tables.ts            # rewrites docs/statistics.md's tables (about 10 min, 2 cores)
  *   npx tsx scripts/statistics-tables.ts --quick    # a tenth of the simulations, printed only
  *   npx tsx scripts/statistics-tables.ts --print    # the full tables, printed only
  *   npx tsx scripts/statistics-tables.ts --only power-accuracy,errors   # some tables

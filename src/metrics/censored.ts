@@ -133,7 +133,8 @@ const STRATUM_AT_RISK = 5
  * @throws RangeError as {@link seqAtCurveCensored}.
  * @example
  * const a = { taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }
- * tailHazards([a], 2)[0] // => the cell's hazards [{ atRisk: 2, successes: 1 }, { atRisk: 0, successes: 0 }]: a stratum needs 5 at risk
+ * tailHazards([a], 2)[0]
+ * // => the cell's hazards [{ atRisk: 2, successes: 1 }, { atRisk: 0, successes: 0 }]: a stratum needs 5 at risk
  */
 export function tailHazards(outcomes: readonly CensoredTaskOutcomes[], budget: number): AttemptHazard[][] {
   assertBudget(budget)
@@ -399,7 +400,8 @@ export const ERROR_BOUNDS_INTERVAL_METHOD = 'error-bounds-union/1'
  * first (the widest set: the as-failures interval keeps every task with a repeat).
  *
  * @example
- * intervalUnion(0.5, [{ point: 0.4, lo: 0.3, hi: 0.5, level: 0.95, method: 'a', tasks: 10 }, { point: 0.6, lo: 0.5, hi: 0.7, level: 0.95, method: 'b', tasks: 9 }])
+ * const a = { point: 0.4, lo: 0.3, hi: 0.5, level: 0.95, method: 'a', tasks: 10 }
+ * intervalUnion(0.5, [a, { ...a, point: 0.6, lo: 0.5, hi: 0.7, tasks: 9 }])
  * // => { point: 0.5, lo: 0.3, hi: 0.7, level: 0.95, method: 'error-bounds-union/1', tasks: 10 }
  */
 export function intervalUnion(point: number, intervals: readonly Interval[]): Interval {
@@ -424,14 +426,16 @@ export function intervalUnion(point: number, intervals: readonly Interval[]): In
  * ended (missing at random, given its task and the attempts it had made). Errors that fall more on
  * hard tasks or on failing attempts break that, and then it is biased upward (at one repeat per
  * task, where a task's own repeats cannot stand in: 1.6–5 points at 10% errored trajectories, a
- * quarter of that at 2–3%) and its own interval stops covering. Counting errors as failures can only err low; leaving them out
- * errs high whenever errors fall on failing trajectories at least as often as on passing ones.
+ * quarter of that at 2–3%) and its own interval stops covering. Counting errors as failures can
+ * only err low; leaving them out errs high whenever errors fall on failing trajectories at least
+ * as often as on passing ones.
  * The union covers the truth under any such mechanism; at 2% the bias stays within about a
  * point and the censored interval alone is reported. docs/statistics.md has both, measured by
  * scripts/statistics-tables.ts.
  *
  * @example
- * seqAtIntervalReported([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method
+ * const a = { taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }
+ * seqAtIntervalReported([a, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method
  * // => 'error-bounds-union/1': one of four trajectories errored
  */
 export function seqAtIntervalReported(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {

@@ -149,7 +149,8 @@ export const CONCENTRATION_RANGE = [0.05, 1000] as const
  * @param mean - the population's Pass@K, strictly between 0 and 1.
  * @example
  * // 40 tasks, half passing every sample and half none: as different as tasks get.
- * concentrationFromSamples([...Array(20).fill({ successes: 5, failures: 0 }), ...Array(20).fill({ successes: 0, failures: 5 })], 0.5, 5)
+ * const [all, none] = [{ successes: 5, failures: 0 }, { successes: 0, failures: 5 }]
+ * concentrationFromSamples([...Array(20).fill(all), ...Array(20).fill(none)], 0.5, 5)
  * // => 0.05
  */
 export function concentrationFromSamples(evidence: readonly TaskEvidence[], mean: number, budget: number): number {

@@ -308,7 +308,8 @@ export const SPREAD_TEXT: Readonly<Record<SpreadSource, string>> = {
   repeats: 'how much tasks differ read from their repeats',
   pairs: 'how much tasks differ read from how often a task fared alike in both runs',
   samples: 'how much tasks differ read from their samples',
-  assumed: 'one repeat per task cannot show how much tasks differ, so they are taken as alike, where the gate sees least',
+  assumed:
+    'one repeat per task cannot show how much tasks differ, so they are taken as alike, where the gate sees least',
 }
 
 /** Solved repeats (by K) and measured repeats of a row, errored ones left out. */

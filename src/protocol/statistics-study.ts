@@ -303,7 +303,7 @@ function firstSuccessOf(rng: Rng, hazards: readonly number[]): number | null {
 export interface PowerAccuracy {
   /** The gate's power against this drop, simulated from the truth itself. */
   simulated: number
-  /** The power the gate reports for this drop, under the same alternative, averaged over baseline runs drawn from the truth. */
+  /** The power the gate reports for this drop under the same alternative, averaged over runs of the truth. */
   reported: number
   /** The power the gate's verdict states (the lower of the two alternatives), averaged likewise. */
   stated: number
