@@ -14,6 +14,7 @@ type TaskRow = CellSummary['perTask'][number]
  * The second is the harder to see with few tasks: the same mean drop rests on a few tasks' noise.
  */
 export const ALTERNATIVES = POWER_ALTERNATIVES
+/** One of {@link ALTERNATIVES}: `proportional` or `concentrated`. */
 export type Alternative = (typeof ALTERNATIVES)[number]
 
 /** Each alternative in words, as the power sentence and `seqk power` name it. */

@@ -16,7 +16,7 @@ const meanOf = (rates: readonly number[]) => {
   return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length
 }
 
-
+/** One k the gate tested: both rates, their paired difference and the Holm step it was held to. */
 export interface GateComparison {
   metric: 'seqAt' | 'passAt'
   k: number

@@ -55,6 +55,7 @@ export interface GateOptions {
   power?: boolean
 }
 
+/** The gate's verdict on a cell against its baseline, with the evidence behind it and what it could see. */
 export interface GateResult {
   pass: boolean
   /** The gate protocol that decided ({@link GATE_PROTOCOL}) and its settings. */
