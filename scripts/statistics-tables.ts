@@ -28,6 +28,7 @@ import {
   populationSeqAt,
   POPULATIONS,
   powerAccuracy,
+  detectableDropAccuracy,
   taskRateTruth,
   type AttemptPopulation,
   type ErrorMechanism,
@@ -193,6 +194,35 @@ const sections: Section[] = [
         `Simulated: ${options.pairs} baseline/current pairs drawn from the truth, the current run worse by the drop. Reported: the gate's own estimate on a rerun with no change, from that pair alone (how much tasks differ read from repeats, or with one repeat from the two runs), averaged over ${options.runs} runs of the truth, ${options.simulations} simulated pairs each; "stated" is what the verdict says (the lower alternative). ± is one standard error. The fading truth is an actor the simulation does not assume: each revision half as likely to succeed as the attempt before. Made by ${SCRIPT}.`,
         '',
         ...table(['truth', 'tasks × repeats', 'drop', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
+      ]
+    },
+  },
+  {
+    name: 'detectable-drop',
+    build: () => {
+      const options = { pairs: scale(1000), runs: scale(20), simulations: 200 }
+      const cases: [PowerTruth, number, number][] = [
+        [taskRateTruth(0.75, 1), 40, 3],
+        [taskRateTruth(0.8, 1), 164, 1],
+        [attemptTruth({ a: 0.5, b: 0.5, budget: 5 }), 164, 1],
+        [fadingTruth({ a: 1, b: 1, budget: 5 }, 0.5), 164, 1],
+        [taskRateTruth(0.8, 1), 164, 3],
+        [taskRateTruth(0.6, 5), 500, 1],
+      ]
+      const at = (d: number | null) => (d === null ? 'none' : (d * 100).toFixed(1))
+      const rows = cases.flatMap(([truth, n, r]) =>
+        (['proportional', 'concentrated'] as const satisfies readonly Alternative[]).map((a) => {
+          const x = detectableDropAccuracy(truth, n, r, a, options)
+          const error = x.simulated === null || x.reported === null ? '—' : signed(x.reported - x.simulated)
+          return [truth.name, `${n} × ${r}`, a === 'proportional' ? 'in proportion' : 'a few tasks', at(x.simulated), `${at(x.reported)} ±${(x.se * 100).toFixed(1)}`, error, at(x.stated)]
+        }),
+      )
+      return [
+        `#### The smallest drop the gate reports it catches 80% of the time, against the simulated one (points of Seq@5)`,
+        '',
+        `Simulated: the smallest drop on a 1-point grid that fails the gate in at least 80% of ${options.pairs} baseline/current pairs drawn from the truth (about ±0.3 points). Reported: the gate's own detectable drop for that alternative on a rerun with no change, averaged over ${options.runs} runs of the truth, ± one standard error; "stated" is what the verdict says (the larger of the two alternatives'). Made by ${SCRIPT}.`,
+        '',
+        ...table(['truth', 'tasks × repeats', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
       ]
     },
   },

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { clopperPearsonWidth, differenceCoverage, errorBias, errorStudy, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
+import { clopperPearsonWidth, detectableDropAccuracy, differenceCoverage, errorBias, errorStudy, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
 
 const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
 
@@ -115,6 +115,17 @@ describe('power the gate reports against its simulated power (within 5 points)',
       expect(result.stated).toBeLessThanOrEqual(result.reported)
     })
   }
+})
+
+describe('the minimum detectable drop the gate reports against the simulated one', () => {
+  // One repeat, where it read 6 points for a drop the gate caught 80% of the time only from about 8.5.
+  it('rate 0.8, 164 × 1, drops in proportion: within 2 points (a 1-point grid and Monte-Carlo error)', () => {
+    const result = detectableDropAccuracy(taskRateTruth(0.8, 1), 164, 1, 'proportional', { pairs: 300, runs: 4, simulations: 100 })
+    expect(result.simulated).not.toBeNull()
+    expect(Math.abs(result.reported! - result.simulated!), `reported ${result.reported}, simulated ${result.simulated}`).toBeLessThanOrEqual(0.02)
+    // The verdict states the larger of the two alternatives' drops.
+    expect(result.stated!).toBeGreaterThanOrEqual(result.reported! - 1e-12)
+  })
 })
 
 describe('error bias (memoryless actor, Seq@5 = 91.9%)', () => {

@@ -12,7 +12,7 @@ import { betaQuantile } from '../metrics/distributions.js'
 import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
 import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
-import { droppedRates, gatePower, populationOf, type Alternative } from './gate-power.js'
+import { droppedRates, gatePower, populationOf, powerAnswer, TARGET_POWER, type Alternative } from './gate-power.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -319,39 +319,99 @@ export interface PowerAccuracy {
  * runs, {@link populationOf}), averaged.
  */
 export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number, drop: number, alternative: Alternative, options: { pairs: number; runs: number; simulations: number; seed?: number }): PowerAccuracy {
-  const K = truth.budget
-  const rule: GateRule = { K, ks: [K], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 }
+  const rule = studyRule(truth.budget)
   const rng = createRng(seedFrom('power-accuracy', options.seed ?? 1, truth.name, tasks, repeats, drop, alternative))
-  // A task of the current run keeps its timing and loses a share of its successes (see gatePower).
-  const rowsOf = (hazards: readonly (readonly number[])[], keep?: readonly number[]): TaskRow[] =>
-    hazards.map((h, i) => ({ taskId: `t${i}`, firstSuccess: Array.from({ length: repeats }, () => (keep && rng() >= keep[i]! ? null : firstSuccessOf(rng, h))), errors: 0, costAtK: [] }))
-  let caught = 0
-  for (let s = 0; s < options.pairs; s++) {
-    const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
-    const q = hazards.map((h) => 1 - h.reduce((miss, x) => miss * (1 - x), 1))
-    const keep = droppedRates(rng, q, drop, truth.mean, alternative).map((x, i) => (q[i]! > 0 ? x / q[i]! : 0))
-    if (decideGate(rowsOf(hazards), rowsOf(hazards, keep), rule).failures.length > 0) caught++
-  }
+  const simulated = simulatedPower(rng, truth, tasks, repeats, drop, alternative, options.pairs)
   const reported: number[] = []
   const stated: number[] = []
   for (let s = 0; s < options.runs; s++) {
     // The gate's verdict on a rerun with no change: what a green gate says it could have seen.
-    const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
-    const { spread: _spread, ...population } = populationOf(rowsOf(hazards), rule, rowsOf(hazards))
-    const question = { ...population, repeats, rule, simulations: options.simulations, seed: s + 1 }
+    const question = { ...estimatedPopulation(rng, truth, tasks, repeats), repeats, rule, simulations: options.simulations, seed: s + 1 }
     const [proportional, concentrated] = [gatePower(question, drop, 'proportional'), gatePower(question, drop, 'concentrated')]
     reported.push(alternative === 'proportional' ? proportional : concentrated)
     stated.push(Math.min(proportional, concentrated))
   }
-  const mean = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
-  const sd = (x: readonly number[]) => Math.sqrt(x.reduce((a, b) => a + (b - mean(x)) ** 2, 0) / Math.max(1, x.length - 1))
-  const simulated = caught / options.pairs
   return {
     simulated,
-    reported: mean(reported),
-    stated: mean(stated),
-    se: { simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs), reported: sd(reported) / Math.sqrt(reported.length) },
+    reported: meanOf(reported),
+    stated: meanOf(stated),
+    se: { simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs), reported: sdOf(reported) / Math.sqrt(reported.length) },
   }
+}
+
+const meanOf = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
+const sdOf = (x: readonly number[]) => Math.sqrt(x.reduce((a, b) => a + (b - meanOf(x)) ** 2, 0) / Math.max(1, x.length - 1))
+
+/** The power studies' gate: Seq@K alone, margin 0, maxDrop 10 points, 95%. */
+const studyRule = (K: number): GateRule => ({ K, ks: [K], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 })
+
+/** One cell's per-task rows drawn from per-task hazards, each success kept with chance `keep[i]`. */
+function rowsOf(rng: Rng, hazards: readonly (readonly number[])[], repeats: number, keep?: readonly number[]): TaskRow[] {
+  return hazards.map((h, i) => ({ taskId: `t${i}`, firstSuccess: Array.from({ length: repeats }, () => (keep && rng() >= keep[i]! ? null : firstSuccessOf(rng, h))), errors: 0, costAtK: [] }))
+}
+
+/** The share of `pairs` baseline/current pairs drawn from the truth, the current worse by `drop`, that fail the gate. */
+function simulatedPower(rng: Rng, truth: PowerTruth, tasks: number, repeats: number, drop: number, alternative: Alternative, pairs: number): number {
+  const rule = studyRule(truth.budget)
+  let caught = 0
+  for (let s = 0; s < pairs; s++) {
+    const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
+    const q = hazards.map((h) => 1 - h.reduce((miss, x) => miss * (1 - x), 1))
+    // A task of the current run keeps its timing and loses a share of its successes (see gatePower).
+    const keep = droppedRates(rng, q, drop, truth.mean, alternative).map((x, i) => (q[i]! > 0 ? x / q[i]! : 0))
+    if (decideGate(rowsOf(rng, hazards, repeats), rowsOf(rng, hazards, repeats, keep), rule).failures.length > 0) caught++
+  }
+  return caught / pairs
+}
+
+/** The population the gate estimates from one run of the truth and a rerun of its tasks with no change. */
+function estimatedPopulation(rng: Rng, truth: PowerTruth, tasks: number, repeats: number) {
+  const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
+  const { spread: _spread, ...population } = populationOf(rowsOf(rng, hazards, repeats), studyRule(truth.budget), rowsOf(rng, hazards, repeats))
+  return population
+}
+
+export interface DetectableDropAccuracy {
+  /** The smallest drop (1-point grid) that fails the gate in at least 80% of simulated pairs of the truth, or null. */
+  simulated: number | null
+  /** The detectable drop the gate reports for this alternative, averaged over runs of the truth (null if any run found none). */
+  reported: number | null
+  /** The one the verdict states (the larger of the two alternatives'), averaged likewise. */
+  stated: number | null
+  /** Monte-Carlo standard error of the reported average (the simulated one: about a fifth of a point). */
+  se: number
+}
+
+/**
+ * How close the minimum detectable drop the gate reports is to the real one: the real one is
+ * searched on a 1-point grid by simulated power ({@link powerAccuracy}'s pairs, `pairs` per drop),
+ * the reported one is the gate's own on `runs` reruns with no change, averaged.
+ */
+export function detectableDropAccuracy(truth: PowerTruth, tasks: number, repeats: number, alternative: Alternative, options: { pairs: number; runs: number; simulations: number; seed?: number }): DetectableDropAccuracy {
+  const rule = studyRule(truth.budget)
+  const rng = createRng(seedFrom('detectable-drop-accuracy', options.seed ?? 1, truth.name, tasks, repeats, alternative))
+  const caught = (steps: number) => simulatedPower(rng, truth, tasks, repeats, steps / 100, alternative, options.pairs) >= TARGET_POWER
+  let simulated: number | null = null
+  const top = Math.floor(truth.mean * 100 + 1e-9)
+  if (top >= 1 && caught(top)) {
+    let [lo, hi] = [0, top]
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1
+      if (caught(mid)) hi = mid
+      else lo = mid
+    }
+    simulated = hi / 100
+  }
+  const reported: (number | null)[] = []
+  const stated: (number | null)[] = []
+  for (let s = 0; s < options.runs; s++) {
+    const question = { ...estimatedPopulation(rng, truth, tasks, repeats), repeats, rule, simulations: options.simulations, seed: s + 1 }
+    const answer = powerAnswer(question)
+    reported.push(answer.alternatives.find((a) => a.alternative === alternative)!.detectableDrop)
+    stated.push(answer.detectableDrop)
+  }
+  const mean = (x: readonly (number | null)[]) => (x.some((d) => d === null) ? null : meanOf(x as number[]))
+  return { simulated, reported: mean(reported), stated: mean(stated), se: reported.some((d) => d === null) ? Number.NaN : sdOf(reported as number[]) / Math.sqrt(reported.length) }
 }
 
 /**
