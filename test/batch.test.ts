@@ -3,10 +3,10 @@
 // index) with the per-task outcomes of the unbatched run, batched calls cost the batch price,
 // failures inside a batch are retried in the next, an expired batch is resubmitted, a batch past
 // its deadline falls back to the normal API, and aborting cancels the batch.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { BATCHES_FILE, useBatchLedger } from '../src/models/batch/ledger.js'
 import { TrajectorySchema } from '../src/core/schemas.js'
 import { actors, runCell, type CellSpec, type ChatModel, type Task } from '../src/index.js'
@@ -161,8 +161,12 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     try {
       // The first run submits its batch and dies: nobody reads the batch's results.
       void ask(make(), 'Task 0').catch(() => undefined)
-      await new Promise((r) => setTimeout(r, 120))
-      expect(slow.batches()).toHaveLength(1)
+      // Until the batch is created and on record (a condition, not a sleep: under load either takes a while).
+      await vi.waitFor(() => {
+        expect(slow.batches()).toHaveLength(1)
+        const ledger = join(dir, BATCHES_FILE)
+        expect(existsSync(ledger) ? readFileSync(ledger, 'utf8') : '').toContain(slow.batches()[0]!.id)
+      }, { timeout: 20_000, interval: 10 })
       // Resumed (a new model, a new gatherer, the same run directory): the same call waits on that batch.
       const answer = await ask(make(), 'Task 0')
       expect(answer.text).toBe('CORRECT')
