@@ -143,11 +143,11 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
         : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch })
       const controller = new AbortController()
       const pending = ask(model, 'Task 0', controller.signal)
-      await new Promise((r) => setTimeout(r, 150))
+      // Aborted once the batch exists, and then cancelled: conditions polled, not sleeps.
+      await vi.waitFor(() => expect(slow.batches()).toHaveLength(1), { timeout: 20_000, interval: 10 })
       controller.abort(new Error('test ended'))
       await expect(pending).rejects.toThrow(/test ended/)
-      await new Promise((r) => setTimeout(r, 100))
-      expect(slow.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'cancelled' : 'ended'])
+      await vi.waitFor(() => expect(slow.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'cancelled' : 'ended']), { timeout: 20_000, interval: 10 })
     } finally {
       await slow.close()
     }
