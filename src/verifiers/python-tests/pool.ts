@@ -68,6 +68,11 @@ export type AttemptOutcome =
   | { kind: 'result'; frame: ResultFrame; /** Host pid of the candidate's process (sandbox `none`). */ pid?: number }
   /** The judge died during the attempt. */
   | { kind: 'lost'; reason: string }
+  /**
+   * The judge ended itself evaluating the tests (its CPU limit for a test's evaluation, SIGPROF:
+   * a loop in C code over what the answer returned). Not retried: it would loop again.
+   */
+  | { kind: 'overran' }
   /** No answer long after the timeout: the worker was killed. */
   | { kind: 'unresponsive' }
 
@@ -118,6 +123,8 @@ class Worker {
   private sandboxUid: number | undefined
   private idleTimer: NodeJS.Timeout | undefined
   private readonly exitListeners: (() => void)[] = []
+  /** The largest frame this judge sent, in bytes (what Node parsed at once). */
+  largestFrameBytes = 0
 
   constructor(private readonly spec: WorkerSpec) {
     const [file = '', ...args] = spec.argv
@@ -152,6 +159,7 @@ class Worker {
       let frames: unknown[]
       try {
         frames = reader.push(chunk)
+        this.largestFrameBytes = Math.max(this.largestFrameBytes, reader.largestFrameBytes)
       } catch (error) {
         this.stderrTail += `\nprotocol error: ${(error as Error).message}`
         this.kill()
@@ -197,7 +205,7 @@ class Worker {
         const detail = this.stderrTail.trim()
         readyReject(new Error(`vitest-seqk python-tests: the Python worker ${how} before it was ready${detail ? `:\n${detail}` : ''}\ncommand: ${describeCommand(spec.argv)}`))
       }
-      this.onGone(how)
+      this.onGone(how, signal === 'SIGPROF')
     })
   }
 
@@ -296,7 +304,7 @@ class Worker {
     }
   }
 
-  private onGone(how: string): void {
+  private onGone(how: string, overran = false): void {
     if (!this.alive) return
     this.alive = false
     this.reusable = false
@@ -306,7 +314,7 @@ class Worker {
     const settle = this.pending
     this.pending = undefined
     const detail = this.stderrTail.trim().split('\n').at(-1)?.trim()
-    settle?.({ kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
+    settle?.(overran ? { kind: 'overran' } : { kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
     for (const listener of this.exitListeners) listener()
   }
 }
@@ -325,8 +333,8 @@ export class WorkerPool {
   private readonly live = new Set<Worker>()
   private waiters: Waiter[] = []
   private closed = false
-  /** Counters for tests and benchmarks. */
-  readonly stats = { started: 0, lost: 0, retried: 0 }
+  /** Counters for tests and benchmarks; `largestFrameBytes`: the largest frame any judge sent. */
+  readonly stats = { started: 0, lost: 0, retried: 0, largestFrameBytes: 0 }
 
   constructor(
     readonly spec: WorkerSpec,
@@ -354,6 +362,7 @@ export class WorkerPool {
       try {
         outcome = await worker.run(request, limits, signal)
       } finally {
+        this.stats.largestFrameBytes = Math.max(this.stats.largestFrameBytes, worker.largestFrameBytes)
         this.release(worker)
       }
       if (outcome.kind === 'lost') this.stats.lost++
@@ -363,6 +372,15 @@ export class WorkerPool {
       }
       return outcome
     }
+  }
+
+  /**
+   * Starts a fresh judge, whose start-up runs a self-check with a known-good answer, and keeps it
+   * warm: resolves when the trusted side is sound, rejects (an infrastructure error) when not.
+   */
+  async selfCheck(signal?: AbortSignal): Promise<void> {
+    const worker = this.live.size < this.size ? await this.startWorker() : await this.acquire(signal)
+    this.release(worker)
   }
 
   /** True once closed (closeAllPools): a new one must be made. */

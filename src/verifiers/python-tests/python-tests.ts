@@ -270,7 +270,7 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
   }
   if (result.outcome === 'timeout') {
     // The judge knows which call had not returned when the time ran out.
-    const where = result.timeoutIn === undefined ? '' : result.timeoutIn === 'loading the code' ? ' while loading the code' : ` in the call ${result.timeoutIn}`
+    const where = timeoutPlace(result.timeoutIn)
     return {
       ...base,
       pass: false,
@@ -288,6 +288,14 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
     score: tests.length === 0 ? 0 : (tests.length - failed) / tests.length,
     diagnostics: { outcome: pass ? 'passed' : 'failed', summary, tests, ...output },
   }
+}
+
+/** Where the time ran out, as the summary says it. */
+function timeoutPlace(timeoutIn: string | undefined): string {
+  if (timeoutIn === undefined) return ''
+  if (timeoutIn === 'loading the code') return ' while loading the code'
+  if (timeoutIn.startsWith('the evaluation of ')) return ` in ${timeoutIn}`
+  return ` in the call ${timeoutIn}`
 }
 
 function oneLine(text: string, max = 300): string {
