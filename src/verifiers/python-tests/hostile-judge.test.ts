@@ -18,7 +18,7 @@
 //
 //   npx vitest run --project unit src/verifiers/python-tests/hostile-judge.test.ts
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
@@ -48,8 +48,8 @@ const WRONG = py('def add(a, b):', '    return a - b')
 const MAX_VERIFY_MS = 2 * TIMEOUT_MS + 4000
 /** The judge (outside every sandbox and memory limit) may hold one frame and its value, not more. */
 const MAX_JUDGE_GROWTH_MIB = 512
-/** What Node parses at once: both streams at the 64 KiB cap (UTF-8, escaped), the test records. */
-const MAX_FRAME_BYTES = 2 * 64 * 1024 + 128 * 1024
+/** What Node parses at once: both streams at their cap (UTF-8, escaped), and the test records. */
+const maxFrameBytes = (cap = 64 * 1024): number => 2 * cap + 128 * 1024
 /** Memory still charged to a worker's cgroup after a case, beyond what it held before. */
 const MAX_LEFT_CHARGED_MIB = 64
 
@@ -431,6 +431,10 @@ interface Case {
   maxMs?: number
   /** The attempt's limit: TIMEOUT_MS where the case accepts a timeout, else SPARE_TIMEOUT_MS. */
   timeoutMs?: number
+  /** The verifier's memory limit (default 1024 MiB). */
+  memoryMb?: number
+  /** The verifier's output cap per stream (default 64 KiB). */
+  maxOutputBytes?: number
   /** Node's frames bounded (MAX_FRAME_BYTES) during the verify: a flood meets the caps, not Node's event loop. */
   eventLoop?: boolean
   /** Markers in the command line of processes the candidate starts (killed afterwards whatever happens). */
@@ -1078,17 +1082,183 @@ const cases: Case[] = [
     reason: /^1 of 1 tests failed/,
     timeout: 60_000,
   },
+
+  // 11. Names the candidate chooses: the tests' namespace is the tests', never a live object the
+  //     candidate picked (round two).
+  {
+    name: '__builtins__ bound to itertools.chain, so that the tests\u2019 all() and any() would resolve through it',
+    tests: 'assert all(add(a, b) == c for a, b, c in [(1, 2, 3), (-1, 1, 0)])\nassert any(add(a, b) == 3 for a, b in [(1, 2)])',
+    code: () => py('import itertools', '__builtins__ = itertools.chain', 'def add(a, b):', '    return a - b'),
+    outcome: ['failed'],
+    reason: ASSERTED_TWICE,
+  },
+  {
+    name: '__builtins__ bound to collections.deque and isinstance to the candidate\u2019s own',
+    tests: 'assert isinstance(add(1, 2), str)\nassert all([add(1, 2) == 3])',
+    code: () => py('import collections', '__builtins__ = collections.deque', 'isinstance = lambda *a: True', 'def add(a, b):', '    return a - b'),
+    outcome: ['failed'],
+    reason: ASSERTED_TWICE,
+  },
+  {
+    name: 'itertools.count bound to the tested name, which the tests read as `7 in primes_up_to(10)` (a loop in the judge)',
+    tests: 'assert 7 in primes_up_to(10)\nassert 4 not in primes_up_to(10)',
+    code: () => py('from itertools import count as primes_up_to'),
+    outcome: ['failed'],
+    reason: /primes_up_to\(10\) returned an object of type count, not a plain value/,
+  },
+  {
+    name: 'itertools.repeat bound to the tested name, which the tests would sort without end (the judge\u2019s memory)',
+    tests: 'assert sorted(ones(5)) == [5, 5, 5]',
+    code: () => py('from itertools import repeat as ones'),
+    outcome: ['failed'],
+    reason: /ones\(5\) returned an object of type repeat, not a plain value/,
+  },
+
+  // 12. The tests' own evaluation, on plain values the candidate chose, is bounded like the
+  //     candidate: a Python loop by the deadline, memory by the attempt's limit, a C loop by the
+  //     judge's CPU limit (the judge ends itself; a fresh one's self-check makes it the answer's).
+  {
+    name: 'a size that makes the tests\u2019 own Python loop run for ages',
+    tests: 'assert sum(1 for _ in range(size(1))) == 3\nassert size(2) == 2',
+    code: () => py('def size(n):', '    return 10 ** 15'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the evaluation of assert sum\(1 for _ in range\(size\(1\)\)\) == 3 \| timed out after 1000 ms in the evaluation of .* \| not run: the attempt had timed out$/,
+  },
+  {
+    name: 'a size that makes the tests allocate 800 MB in the judge (limit 256 MiB)',
+    tests: 'assert len([0] * size(1)) == 3\nassert size(2) == 2',
+    code: () => py('def size(n):', '    return 10 ** 8'),
+    memoryMb: 256,
+    outcome: ['failed'],
+    reason: /MemoryError: the tests' evaluation exceeded the memory limit of 256 MiB/,
+  },
+  {
+    name: 'a size that makes the tests\u2019 own C loop (sum over a range) never return to Python',
+    tests: 'assert sum(range(size(1))) == 3',
+    code: () => py('def size(n):', '    return 10 ** 15'),
+    outcome: ['timeout'],
+    reason: /^timed out after 1000 ms in the evaluation of the tests$/,
+    // The judge's CPU limit is the time left plus 2 s of CPU; then a fresh judge starts and checks itself.
+    maxMs: 60_000,
+    timeout: 90_000,
+    after: (verdict) => expect(verdict.diagnostics.tests ?? []).toEqual([]),
+  },
+
+  // 13. Every attempt starts clean: no kernel object, file or memory charge of one reaches the next.
+  {
+    name: 'a POSIX message queue left for the next attempt (mq_open)',
+    code: () =>
+      py(
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'fd = libc.mq_open(b"/seqk-leftover", os.O_CREAT | os.O_RDWR, 0o600, None)',
+        'if fd == -1:',
+        "    raise OSError(ctypes.get_errno(), 'mq_open refused')",
+        "raise RuntimeError('queue %d left behind' % fd)",
+      ),
+    outcome: ['load-error'],
+    reason: /PermissionError: \[Errno 1\] mq_open refused/,
+  },
+  {
+    name: 'a new user namespace (clone and unshare with CLONE_NEWUSER)',
+    code: () =>
+      py(
+        'import ctypes, os, platform',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'libc.syscall.restype = ctypes.c_long',
+        "number = {'x86_64': 56, 'aarch64': 220}[platform.machine()]",
+        'pid = libc.syscall(ctypes.c_long(number), ctypes.c_ulong(0x10000000 | 17), None, None, None, None)',
+        'if pid == 0:',
+        '    os._exit(0)',
+        'errors = [ctypes.get_errno() if pid == -1 else 0]',
+        'errors.append(ctypes.get_errno() if libc.unshare(0x10000000) == -1 else 0)',
+        "raise RuntimeError('namespaces refused: %s' % errors)",
+      ),
+    outcome: ['load-error'],
+    reason: /RuntimeError: namespaces refused: \[1, 1\]/,
+  },
+  {
+    name: '200 MiB written to /dev/shm, charged to the worker\u2019s cgroup for the next honest answer (limit 256 MiB)',
+    // In files of 1 MiB: one file may not grow past 16 MiB (RLIMIT_FSIZE).
+    code: () => py('data = b"x" * (1 << 20)', 'for i in range(200):', "    with open('/dev/shm/seqk-leftover-%d-%d' % (id(data), i), 'wb') as f:", '        f.write(data)', "raise RuntimeError('wrote 200 MiB')"),
+    memoryMb: 256,
+    outcome: ['load-error'],
+    // Inside bubblewrap /dev is read-only.
+    reason: /RuntimeError: wrote 200 MiB|OSError: \[Errno 30\] Read-only file system|killed for using more than 256 MiB/,
+    after: async (_verdict, mode) => {
+      const honest = await verifierFor(mode, { memoryMb: 256 }).verify(task, py('def add(a, b):', ...touch(200), '    return a + b'))
+      expect(honest.pass, `an honest 200 MiB answer after it: ${describeVerdict(honest)}`).toBe(true)
+    },
+  },
+  {
+    name: '4000 directories named like working directories in /tmp and in its own temporary directory',
+    code: () =>
+      py(
+        'import os, tempfile',
+        'parent = os.path.dirname(tempfile.gettempdir())',
+        'made = 0',
+        'for place in ("/tmp", parent):',
+        '    for i in range(2000):',
+        '        try:',
+        "            os.mkdir(os.path.join(place, 'seqk-py-%d-%d' % (os.getpid(), i)))",
+        '            made += 1',
+        '        except OSError:',
+        '            break',
+        "raise RuntimeError('made %d' % made)",
+      ),
+    outcome: ['load-error'],
+    reason: /RuntimeError: made \d+/,
+  },
+
+  // 14. Big answers: nothing a candidate sends holds up Node (the answer is measured before it is
+  //     read; the output is cut to its cap after decoding, so the frame is the cap's size).
+  {
+    name: 'a 16 MiB answer',
+    code: () => py('def add(a, b):', `    return a + b  # ${'x'.repeat(16 * MiB)}`),
+    outcome: ['load-error'],
+    reason: /^the answer is over 1 MiB, over the limit of 1 MiB for its code, so it was not run \| oversized answer \(\d+ characters\)$/,
+    eventLoop: true,
+  },
+  {
+    name: '1 MiB of invalid UTF-8 on both streams under a 1 MiB output cap',
+    code: () => py('import os', 'def add(a, b):', "    os.write(1, b'\\xff' * (1 << 20))", "    os.write(2, b'\\xfe' * (1 << 20))", '    return a - b'),
+    maxOutputBytes: MiB,
+    outcome: ['failed'],
+    reason: ASSERTED_TWICE,
+    eventLoop: true,
+    after: (verdict) => {
+      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) expect(Buffer.byteLength(stream)).toBeLessThan(MiB + 200)
+    },
+  },
 ]
 
 // ---------------------------------------------------------------------------------------------
 
+const verifiers = new Map<string, PythonTestsVerifier>()
+
+/** The suite's verifier for these settings (SPARE_TIMEOUT_MS unless said otherwise), made once. */
+function verifierFor(mode: SandboxMode, settings: { timeoutMs?: number; memoryMb?: number; maxOutputBytes?: number }): PythonTestsVerifier {
+  const options = { sandbox: mode, cache: false, timeoutMs: SPARE_TIMEOUT_MS, ...settings }
+  const key = JSON.stringify(options)
+  let made = verifiers.get(key)
+  if (!made) {
+    made = pythonTests(options)
+    verifiers.set(key, made)
+  }
+  return made
+}
+
 for (const mode of ['bwrap', 'none'] as const) {
   describe.runIf(mode === 'none' || BWRAP)(`hostile candidates against the judge (sandbox: ${mode})`, () => {
-    // One pool: the timeout is per attempt, not part of a pool's identity.
-    const verifier = pythonTests({ sandbox: mode, timeoutMs: TIMEOUT_MS, cache: false })
-    const spare = pythonTests({ sandbox: mode, timeoutMs: SPARE_TIMEOUT_MS, cache: false })
+    // One pool: the limits are per attempt, not part of a pool's identity.
+    const verifier = verifierFor(mode, { timeoutMs: TIMEOUT_MS })
+    const spare = verifierFor(mode, {})
     const verifierOf = (hostile: Case): PythonTestsVerifier =>
-      (hostile.timeoutMs ?? (hostile.outcome.includes('timeout') ? TIMEOUT_MS : SPARE_TIMEOUT_MS)) === TIMEOUT_MS ? verifier : spare
+      verifierFor(mode, {
+        timeoutMs: hostile.timeoutMs ?? (hostile.outcome.includes('timeout') ? TIMEOUT_MS : SPARE_TIMEOUT_MS),
+        ...(hostile.memoryMb !== undefined ? { memoryMb: hostile.memoryMb } : {}),
+        ...(hostile.maxOutputBytes !== undefined ? { maxOutputBytes: hostile.maxOutputBytes } : {}),
+      })
 
     /** The pool still gives the right verdict to a correct and to a wrong answer, and nothing strays. */
     async function expectPoolSound(): Promise<void> {
@@ -1127,7 +1297,7 @@ for (const mode of ['bwrap', 'none'] as const) {
             const bound = hostile.maxMs ?? (used === verifier ? MAX_VERIFY_MS : 2 * SPARE_TIMEOUT_MS + 4000)
             expect.soft(elapsed, `verify took ${elapsed} ms (${text})`).toBeLessThan(bound)
             expect.soft(judgeGrowthMiB(peaks), "the judge's peak RSS grew (MiB)").toBeLessThan(MAX_JUDGE_GROWTH_MIB)
-            if (hostile.eventLoop) expect.soft(largestFrame(), 'the largest frame Node parsed (bytes)').toBeLessThan(MAX_FRAME_BYTES)
+            if (hostile.eventLoop) expect.soft(largestFrame(), 'the largest frame Node parsed (bytes)').toBeLessThan(maxFrameBytes(hostile.maxOutputBytes))
             await hostile.after?.(verdict, mode)
             for (const marker of hostile.markers ?? []) {
               // A marked process may still be on its way to exec'ing its marker: polled, not slept.
@@ -1138,7 +1308,9 @@ for (const mode of ['bwrap', 'none'] as const) {
               const settled = await eventually(() => (chargedMiB(mode) ?? 0) <= chargedBefore + MAX_LEFT_CHARGED_MIB, 5000)
               expect.soft(settled, `charged to the workers' cgroups: ${chargedMiB(mode)} MiB, was ${chargedBefore} MiB`).toBe(true)
             }
-            expect.soft(await eventually(() => newSandboxEntries(filesBefore).length === 0, 3000), `left by sandbox uids: ${newSandboxEntries(filesBefore).join(' ')}`).toBe(true)
+            // (Swept after the verdict: 4000 directories take seconds on a loaded machine.)
+            const swept = await eventually(() => newSandboxEntries(filesBefore).length === 0, 20_000)
+            expect.soft(swept, `left by sandbox uids: ${newSandboxEntries(filesBefore).slice(0, 10).join(' ')}`).toBe(true)
             await expectPoolSound()
           } finally {
             for (const marker of hostile.markers ?? []) killMarked(marker)
@@ -1169,6 +1341,47 @@ for (const mode of ['bwrap', 'none'] as const) {
         for (const segment of left) await promisify(execFile)('ipcrm', ['-m', String(segment.id)], { timeout: 5000 }).catch(() => undefined)
         expect.soft(left.map((s) => `${s.id} (${Math.round(s.bytes / MiB)} MiB)`), 'SysV segments of sandbox uids left on the host').toEqual([])
       }
+    }, 90_000)
+
+    it('keeps every earlier attempt\'s code and output out of the next one\'s reach (frames, gc, its whole memory)', async () => {
+      // The honest answer carries a token in its code and prints it; the next answer knows only the
+      // token's SHA-256 and searches its frames, the garbage collector and every byte of its own
+      // memory for it (a standby is a copy of the zygote's memory), to run the code it came with.
+      const token = randomBytes(32).toString('hex')
+      const digest = createHash('sha256').update(token).digest('hex')
+      const secret = py(`TOKEN = '${token}'`, 'print(TOKEN)', 'import sys', 'print(TOKEN, file=sys.stderr)', 'def add(a, b):', '    return a + b')
+      expect((await verifyOrFail(spare, task, secret)).pass).toBe(true)
+      const snoop = py(
+        'import gc, hashlib, re, sys',
+        `DIGEST = '${digest}'`,
+        "RUN = re.compile(rb'[0-9a-f]{64}')",
+        'def found(data):',
+        '    return any(hashlib.sha256(m.group()).hexdigest() == DIGEST for m in RUN.finditer(data))',
+        'where = []',
+        'frame = sys._getframe()',
+        'while frame is not None:',
+        '    if any(isinstance(v, str) and found(v.encode("utf-8", "replace")) for v in frame.f_locals.values()):',
+        '        where.append("frames")',
+        '    frame = frame.f_back',
+        'if any(isinstance(o, (str, bytes, bytearray)) and found(o if not isinstance(o, str) else o.encode("utf-8", "replace")) for o in gc.get_objects()):',
+        '    where.append("gc")',
+        // Every writable mapping, read in place (heap, arenas, stacks, data: where a copy would be).
+        'import ctypes',
+        'with open("/proc/self/maps") as maps:',
+        '    spans = [line.split() for line in maps]',
+        'for fields in spans:',
+        '    if not fields[1].startswith("rw"):',
+        '        continue',
+        '    start, end = (int(x, 16) for x in fields[0].split("-"))',
+        '    for at in range(start, end, 1 << 22):',
+        '        if found(ctypes.string_at(at, min(end - at, (1 << 22) + 64))):',
+        '            where.append(fields[-1] if len(fields) > 5 else "anonymous")',
+        "raise RuntimeError('found the earlier attempt in: %s' % where if where else 'nothing of the earlier attempt')",
+      )
+      const verdict = await verifyOrFail(spare, task, snoop)
+      expect(verdict.pass).toBe(false)
+      expect(describeVerdict(verdict)).toMatch(/RuntimeError: nothing of the earlier attempt/)
+      await expectPoolSound()
     }, 90_000)
 
     it('gives the right verdicts to answers verified concurrently with a process killer', async () => {

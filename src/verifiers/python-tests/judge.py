@@ -34,8 +34,8 @@ answer confirmed; anything the candidate provokes is the candidate's failure ins
 import ast
 import json
 import os
+import re
 import resource
-import shutil
 import signal
 import socket
 import struct
@@ -60,8 +60,8 @@ END_GRACE = 0.5
 KILL_WAIT = 3.0
 # The worker's own wall clock, a backstop this long after the judge's deadline (which names the call).
 WORKER_BACKSTOP_MS = 250
-# What the zygote names its working directories: the only paths the judge ever removes.
-WORKDIR_PREFIX = "seqk-py-"
+# What a judge names its private temporary directory (outside bubblewrap): seqk-judge-<its pid>-...
+PRIVATE_DIR = re.compile(r"^seqk-judge-(\d+)-[A-Za-z0-9_]+$")
 # The zygote and the memory it keeps warm, on top of the attempt's own limit, in its cgroup.
 ZYGOTE_ALLOWANCE = 64 * 1024 * 1024
 # Where no memory cgroup can be made (not root), the processes an attempt may run inside
@@ -225,7 +225,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = dict(self.config.get("env") or {})
         if self.config.get("mode") == "none":
-            self.tmp = self._private_tmp()
+            self.tmp = self.tmp or self._private_tmp()
             env["TMPDIR"] = self.tmp
         try:
             self.process = subprocess.Popen(
@@ -252,7 +252,9 @@ class Zygote:
 
     def _private_tmp(self):
         """A temporary directory of this judge's own, the zygote's uid's: its working directories
-        go there, and stopping removes it whole (no sweep of a shared /tmp a candidate can fill)."""
+        go there, a stopped zygote's files go with it, and no sweep of a shared /tmp (that any
+        candidate can fill) is ever needed. Directories of judges that died are removed first."""
+        sweep_private_dirs(self.config)
         path = tempfile.mkdtemp(prefix="seqk-judge-%d-" % os.getpid())
         if self.config.get("drop"):
             os.chown(path, self.uid, self.uid)
@@ -276,26 +278,8 @@ class Zygote:
         return self.process is None or self._exit_code(0.5) is not None
 
     def cleanup_prefix(self):
-        """How to run a command as the sandbox user (never as root: the candidate's symlinks could
-        steer a recursive delete), or [] where no privilege is dropped."""
-        drop = self.config.get("drop")
-        if not drop:
-            return []
-        return [drop, "--reuid=%d" % self.uid, "--regid=%d" % self.uid, "--clear-groups", "--no-new-privs"]
-
-    def remove_tree(self, path):
-        """`rm -rf` as the sandbox user, for a directory of this judge's own (outside bubblewrap)."""
-        if self.config.get("mode") != "none" or not isinstance(path, str) or not os.path.isabs(path) or "/../" in path:
-            return
-        if not (path == self.tmp or (self.tmp and os.path.dirname(path) == self.tmp and os.path.basename(path).startswith(WORKDIR_PREFIX))):
-            return
-        try:
-            subprocess.run(self.cleanup_prefix() + ["rm", "-rf", "--", path], env=dict(self.config.get("env") or {}), cwd="/",
-                           timeout=10, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass
-        if path == self.tmp and os.path.lexists(path) and not self.config.get("drop"):
-            shutil.rmtree(path, ignore_errors=True)
+        """How to run a command as the sandbox user, or [] where no privilege is dropped."""
+        return as_uid(self.config, self.uid)
 
     def stop(self):
         if self.control is not None:
@@ -313,8 +297,51 @@ class Zygote:
             # death signal: outside a pid namespace these outlive the zygote) dies with its cgroup.
             self.cgroup.kill_all()
         if self.tmp is not None:
-            self.remove_tree(self.tmp)
+            remove_tree(self.config, self.uid, self.tmp, keep_root=True)
+
+    def close(self):
+        self.stop()
+        if self.tmp is not None:
+            remove_tree(self.config, self.uid, self.tmp)
             self.tmp = None
+
+
+def as_uid(config, uid):
+    """How to run a command as `uid` (never as root: a candidate's symlinks could steer a
+    recursive delete), or [] where no privilege is dropped."""
+    drop = config.get("drop")
+    if not drop:
+        return []
+    return [drop, "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--no-new-privs"]
+
+
+def remove_tree(config, uid, path, keep_root=False):
+    """`rm -rf` of a private directory (or, with `keep_root`, of everything in it) as its uid,
+    after undoing the candidate's chmods."""
+    script = 'chmod -R u+rwx -- "$0" 2>/dev/null; ' + ('find "$0" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +' if keep_root else 'rm -rf -- "$0"')
+    try:
+        subprocess.run(as_uid(config, uid) + ["sh", "-c", script, path], env=dict(config.get("env") or {}), cwd="/", timeout=30,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def sweep_private_dirs(config):
+    """Removes the private temporary directories of judges that are gone (killed before they
+    could remove their own), each as its own uid."""
+    base = tempfile.gettempdir()
+    try:
+        names = [name for name in os.listdir(base) if PRIVATE_DIR.match(name)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            owner = os.lstat(path).st_uid
+        except OSError:
+            continue
+        if not os.path.exists("/proc/%s" % PRIVATE_DIR.match(name).group(1)) and (owner >= SANDBOX_UID_BASE or not config.get("drop")):
+            remove_tree(config, owner, path)
 
 
 class Judge:
@@ -336,6 +363,9 @@ class Judge:
         # their process limit.
         self.uid = SANDBOX_UID_BASE + os.getpid()
         self.zygote = Zygote(config, self.cgroup, self.uid)
+        # When each step of the current attempt ended (time.monotonic(), CLOCK_MONOTONIC like
+        # Node's hrtime and the zygote's clock): the attempt's time breakdown.
+        self.marks = {}
 
     # -- one request ----------------------------------------------------------------------------
 
@@ -388,6 +418,7 @@ class Judge:
         timeout_ms = int(float(request.get("timeoutMs", 3000)))
         attempt = Attempt(request, tree, request.get("tests") or "", timeout_ms)
         ours, started = self._hand_over(request, timeout_ms)
+        self.marks["started"] = time.monotonic()
         if started.get("t") == "result":
             ours.close()
             self.zygote.stop()
@@ -416,6 +447,7 @@ class Judge:
         message = {"t": "attempt", "timeoutMs": timeout_ms + WORKER_BACKSTOP_MS, "maxOutputBytes": request.get("maxOutputBytes")}
         try:
             send_with_fd(self.zygote.control, frame_bytes(message), theirs.fileno())
+            self.marks["handed"] = time.monotonic()
         except OSError:
             ours.close()
             raise WorkerLost("the zygote's control socket is closed")
@@ -445,6 +477,7 @@ class Judge:
             return failure("tests-error", statements, "the task's setup failed: %s" % (cut(error) if isinstance(error, str) else "?")), True
         if armed.get("t") != "armed":
             return failure("load-error", statements, "the candidate's process broke the protocol while loading"), True
+        self.marks["armed"] = time.monotonic()
         try:
             loaded = channel.receive()
         except TimeoutError:
@@ -454,7 +487,10 @@ class Judge:
             attempt.ended_in = "loading the code"
             text = "" if str(exc) == "ended" else "the candidate's process %s while loading the code" % exc
             return failure("load-error", statements, text), True
-        return self._loaded(attempt, loaded, statements), True
+        self.marks["loaded"] = time.monotonic()
+        result = self._loaded(attempt, loaded, statements)
+        self.marks["tested"] = time.monotonic()
+        return result, True
 
     def _loaded(self, attempt, loaded, statements):
         names = loaded.get("names")
@@ -491,6 +527,7 @@ class Judge:
             self._tell_zygote({"t": "kill"})
             worker_result = read_frame_blocking(self.zygote.control_fd, KILL_WAIT)
         channel.sock.close()
+        self.marks["reported"] = time.monotonic()
         if worker_result is None or worker_result.get("t") != "result":
             # The zygote died (a candidate outside a pid namespace can signal it), or it froze.
             died = self.zygote.died()
@@ -532,6 +569,8 @@ class Judge:
             if key in worker_result:
                 frame[key] = worker_result[key]
         frame["timedOut"] = result.get("outcome") == "timeout"
+        zygote_marks = worker_result.get("marks")
+        frame["marks"] = dict(zygote_marks if type(zygote_marks) is dict else {}, **self.marks)
         return frame
 
     # -- the process ----------------------------------------------------------------------------
@@ -582,12 +621,15 @@ class Judge:
                 return 2
             if request is None:
                 return 0
+            self.marks = {"received": time.monotonic()}
             frame = self._answer(request)
             frame["healthy"] = True
+            if "marks" in frame:
+                frame["marks"]["answered"] = time.monotonic()
             write_all(self.node_out, node_frame_bytes(frame))
 
     def close(self):
-        self.zygote.stop()
+        self.zygote.close()
         self.cgroup.remove()
 
 

@@ -61,6 +61,11 @@ export interface ResultFrame {
   durationMs?: number
   /** False when the judge could not clean up (it is replaced). */
   healthy?: boolean
+  /**
+   * When each step of the attempt ended, in seconds of CLOCK_MONOTONIC (the judge's and the
+   * zygote's steps, and Node's `node_sent` / `node_received`): the attempt's time breakdown.
+   */
+  marks?: Record<string, number>
 }
 
 /** How one attempt ended, seen from Node. */
@@ -118,6 +123,8 @@ class Worker {
   private attemptPid: number | undefined
   /** Host path of the attempt's temporary directory (only outside bubblewrap). */
   private attemptWorkdir: string | undefined
+  /** Outside bubblewrap: the judge's private temporary directory (removed when the judge dies). */
+  private privateTmp: string | undefined
   private stderrTail = ''
   /** The uid the judge runs its candidates as (its `ready` frame). */
   private sandboxUid: number | undefined
@@ -125,6 +132,8 @@ class Worker {
   private readonly exitListeners: (() => void)[] = []
   /** The largest frame this judge sent, in bytes (what Node parsed at once). */
   largestFrameBytes = 0
+  /** When the attempt in flight was written to the judge (monotonicSeconds). */
+  private sentAt: number | undefined
 
   constructor(private readonly spec: WorkerSpec) {
     const [file = '', ...args] = spec.argv
@@ -175,7 +184,11 @@ class Worker {
         } else if (message.type === 'started') {
           this.attemptPid = this.spec.hostPids ? message.pid : undefined
           this.attemptWorkdir = this.spec.hostPids ? message.workdir : undefined
+          const parent = this.attemptWorkdir?.slice(0, this.attemptWorkdir.lastIndexOf('/'))
+          if (parent !== undefined && /\/seqk-judge-\d+-[A-Za-z0-9_]+$/.test(parent)) this.privateTmp = parent
         } else if (message.type === 'result') {
+          const marks = (frame as ResultFrame).marks
+          if (marks !== undefined && this.sentAt !== undefined) Object.assign(marks, { node_sent: this.sentAt, node_received: monotonicSeconds() })
           const pid = this.attemptPid
           this.attemptPid = undefined
           this.attemptWorkdir = undefined
@@ -243,7 +256,9 @@ class Worker {
         finish()
         resolve(outcome)
       }
-      this.child.stdin?.write(encodeFrame({ ...request, ...limits }))
+      const frame = encodeFrame({ ...request, ...limits })
+      this.sentAt = monotonicSeconds()
+      this.child.stdin?.write(frame)
     })
   }
 
@@ -290,10 +305,11 @@ class Worker {
         // ESRCH: gone already
       }
     }
-    const workdir = this.attemptWorkdir
+    // Outside bubblewrap the attempt's directory is in its judge's private one (judge.py), which
+    // goes whole when the judge is gone: only a path made that way is ever removed.
+    const workdir = this.privateTmp ?? this.attemptWorkdir
     this.attemptWorkdir = undefined
-    // Only what the worker's mkdtemp can have made: an absolute path ending in seqk-py-XXXXXXXX.
-    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-py-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
+    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-(?:py|judge-\d+)-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
       const uid = this.sandboxUid
       const drop = this.spec.dropWith !== undefined && uid !== undefined ? [this.spec.dropWith, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs'] : []
       const [file = 'rm', ...args] = [...drop, 'rm', '-rf', '--', workdir]
@@ -517,6 +533,11 @@ export function closeAllPools(): void {
 /** Every pool of this process (tests look at their workers). */
 export function allPools(): WorkerPool[] {
   return [...pools.values()]
+}
+
+/** CLOCK_MONOTONIC in seconds, as Python's `time.monotonic()` reads it (libuv's hrtime is that clock on Linux). */
+export function monotonicSeconds(): number {
+  return Number(process.hrtime.bigint()) / 1e9
 }
 
 /** `SIGKILL` for 9, etc. */

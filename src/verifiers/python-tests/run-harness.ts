@@ -87,6 +87,8 @@ export interface HarnessRun {
   sandbox: SandboxMode
   /** The limits the attempt ran under. */
   limits: AttemptLimits
+  /** When each step of the attempt ended (see `ResultFrame.marks`), for benchmarks. */
+  marks?: Record<string, number>
 }
 
 /**
@@ -276,6 +278,7 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     stderr: frame.stderr ?? '',
     durationMs: frame.durationMs ?? performance.now() - started,
     ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
+    ...(frame.marks !== undefined ? { marks: frame.marks } : {}),
   }
 }
 

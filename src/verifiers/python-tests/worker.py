@@ -163,6 +163,7 @@ class Supervision:
         if self.pidfd is not None:
             self.poller.register(self.pidfd, select.POLLIN)
         self.duration = 0.0
+        self.marks = {}
 
     def watch(self):
         """Until the attempt is over: its process exited, its output is complete after "finish",
@@ -241,7 +242,7 @@ class Supervision:
         parts = out.parts() + err.parts()
         message = {"t": "result", "timedOut": self.timed_out, "killed": self.killed, "exitCode": exit_code, "exitSignal": exit_signal,
                    "durationMs": self.duration, "healthy": healthy, "stdout": out.sizes(), "stderr": err.sizes(),
-                   "payload": sum(len(part) for part in parts)}
+                   "payload": sum(len(part) for part in parts), "marks": dict(self.marks, zygote_answered=time.monotonic())}
         return message, parts
 
     def close(self):
@@ -275,6 +276,9 @@ class Zygote:
         self.scratch = bytearray(READ_CHUNK)
 
     def serve(self):
+        if self.sweeps:
+            # A zygote before this one may have died before it swept.
+            self._sweep_shared()
         write_frame(self.control_fd, {"t": "ready", "pid": self.pid, "uid": os.getuid(), "version": "%d.%d.%d" % sys.version_info[:3],
                                       "seccomp": seccomp.available()})
         while True:
@@ -364,16 +368,20 @@ class Zygote:
             os.close(call_sock)
             write_frame(self.control_fd, {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False})
             return False
+        marks = {"zygote_received": time.monotonic()}
         timeout = max(0.001, float(message.get("timeoutMs", 3000)) / 1000.0)
         child, problem = self._hand_over(call_sock, time.monotonic() + timeout)
+        marks["zygote_handed"] = time.monotonic()
         os.close(call_sock)
         if child is None:
             write_frame(self.control_fd, {"t": "result", "error": problem, "healthy": False})
             return False
         write_frame(self.control_fd, {"t": "started", "pid": child.pid, "workdir": child.workdir})
         run = Supervision(child, message, self.control_fd, self.scratch)
+        run.marks = marks
         try:
             run.watch()
+            marks["zygote_watched"] = time.monotonic()
             if run.complete:
                 # The verdict is complete: answer first, clean up while the judge reports it.
                 self._answer(run, None, True)
@@ -391,16 +399,19 @@ class Zygote:
         self.scratch[:] = bytes(len(self.scratch))
 
     def teardown(self, run, answered):
-        """Kills and reaps the attempt's processes, removes its files; answers when not yet done."""
+        """Kills and reaps the attempt's processes (answering, when not yet done, once they are
+        gone), then removes its files."""
         self._kill_tree(run.child.pid)
         status = self._reap(run.child.pid)
         healthy = self._reap_orphans()
         for fd in list(run.open):
             run.drain(fd, False)
-        healthy = self.clean(run.child.workdir) and healthy
         if not answered:
+            # The files go after the answer: however many the candidate made, they delay only the
+            # next attempt on this zygote, never this verdict (a zygote that cannot remove them
+            # exits, and its judge replaces it before the next attempt).
             self._answer(run, status, healthy)
-        return healthy
+        return self.clean(run.child.workdir) and healthy
 
     def teardown_fast(self, run):
         """After an early answer inside bubblewrap: kill(-1) dooms every process of the attempt
@@ -514,9 +525,10 @@ class Zygote:
 
     def _sweep_shared(self):
         """What this uid (the judge's own) wrote to /dev/shm, /tmp or /var/tmp: removed, so that it
-        reaches no later attempt and stays charged to no cgroup. Bounded: False past CLEANUP_BOUND."""
+        reaches no later attempt and stays charged to no cgroup. As long as it takes: the entries
+        are the candidate's own, each as costly to make as to remove. False if some remain."""
         uid = os.getuid()
-        deadline = time.monotonic() + CLEANUP_BOUND
+        left = False
         for place in SHARED_TMP:
             try:
                 entries = list(os.scandir(place))
@@ -526,11 +538,10 @@ class Zygote:
                 try:
                     if entry.stat(follow_symlinks=False).st_uid == uid and entry.path != self.base_tmp:
                         remove(entry.path)
+                        left = left or os.path.lexists(entry.path)
                 except OSError:
                     pass
-                if time.monotonic() > deadline:
-                    return False
-        return True
+        return not left
 
 
 def _private(path):
