@@ -46,6 +46,8 @@ JUDGE_ADDRESS_SPACE = 4 * 1024 * 1024 * 1024
 # candidate ends first, as its own timeout; the CPU limit leaves a C loop this much more.
 DEADLINE_SLACK = 0.05
 CPU_SLACK = 2.0
+# A builtin function or type passed by the tests goes by this prefix and its name (see Attempt.ref).
+BUILTIN_PREFIX = "builtins."
 # An exception's message kept for the tests (`str(e)`); feedback text is cut to MAX_TEXT.
 MAX_MESSAGE = 64 * 1024
 
@@ -94,7 +96,9 @@ class Remote:
         return "<candidate function %s>" % self._name
 
     def __getattr__(self, attr):
-        raise Boundary("the tests read %s.%s, but the candidate's functions can only be called from the judge" % (self._name, attr))
+        raise Boundary(
+            "the tests read %s.%s, but the candidate's functions can only be called from the judge" % (self._name, attr)
+        )
 
 
 class Opaque:
@@ -103,7 +107,10 @@ class Opaque:
     __slots__ = ("_text",)
 
     def __init__(self, name, reason):
-        self._text = "the tests use %s, which the candidate bound to %s (only functions and plain values cross to the judge)" % (name, reason)
+        self._text = (
+            "the tests use %s, which the candidate bound to %s (only functions and plain values cross to the judge)"
+            % (name, reason)
+        )
 
     def __repr__(self):
         return "<candidate object>"
@@ -153,8 +160,13 @@ def compiled(node, mode):
 
 
 def is_equality_assert(node):
-    return (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
-            and isinstance(node.test.ops[0], ast.Eq) and len(node.test.comparators) == 1)
+    return (
+        isinstance(node, ast.Assert)
+        and isinstance(node.test, ast.Compare)
+        and len(node.test.ops) == 1
+        and isinstance(node.test.ops[0], ast.Eq)
+        and len(node.test.comparators) == 1
+    )
 
 
 def allowed_module(name):
@@ -211,7 +223,10 @@ class EvaluationBounds:
         signal.setitimer(signal.ITIMER_PROF, remaining + CPU_SLACK)
         if self.memory_bytes:
             try:
-                resource.setrlimit(resource.RLIMIT_AS, (_address_space() + self.memory_bytes, resource.getrlimit(resource.RLIMIT_AS)[1]))
+                resource.setrlimit(
+                    resource.RLIMIT_AS,
+                    (_address_space() + self.memory_bytes, resource.getrlimit(resource.RLIMIT_AS)[1]),
+                )
             except (OSError, ValueError):
                 pass
         return self
@@ -264,8 +279,14 @@ class Attempt:
     # -- calls ------------------------------------------------------------------------------
 
     def ref(self, value):
+        """How a function the tests pass to the candidate crosses: one of its own by its name, a
+        builtin (`len`, `sorted`, `str`) as `builtins.<name>`, which the candidate's process
+        resolves in its own builtins (whatever it does there is its own computation)."""
         if type(value) is Remote and value._attempt is self:
             return value._name
+        name = getattr(value, "__name__", None)
+        if isinstance(name, str) and callable(value) and builtins.__dict__.get(name) is value:
+            return BUILTIN_PREFIX + name
         return None
 
     def call(self, name, args, kwargs):
@@ -285,7 +306,10 @@ class Attempt:
                     raise EvaluationOverrun()
 
     def _call(self, name, args, kwargs):
-        shown = cut("%s(%s)" % (name, ", ".join([safe_repr(a) for a in args] + ["%s=%s" % (k, safe_repr(v)) for k, v in kwargs.items()])))
+        shown = cut(
+            "%s(%s)"
+            % (name, ", ".join([safe_repr(a) for a in args] + ["%s=%s" % (k, safe_repr(v)) for k, v in kwargs.items()]))
+        )
         if self.closed is not None:
             raise Boundary(self.closed)
         try:
@@ -301,7 +325,9 @@ class Attempt:
             raise Boundary("timed out after %d ms in the call %s" % (self.timeout_ms, shown))
         except ChannelClosed as exc:
             self.ended_in = shown
-            self.closed = "not run: the candidate's process had %s" % ("ended" if str(exc) == "ended" else "broken the protocol")
+            self.closed = "not run: the candidate's process had %s" % (
+                "ended" if str(exc) == "ended" else "broken the protocol"
+            )
             raise Boundary("the candidate's process %s during the call %s" % (exc, shown))
         return self._reply(reply, call_id, args, shown)
 
@@ -317,7 +343,9 @@ class Attempt:
         else:
             self.call_id += 1
             call_id = self.call_id
-            self.channel.send(frame_bytes({"t": "call", "id": call_id, "name": name, "args": encoded_args, "kwargs": encoded_kwargs}))
+            self.channel.send(
+                frame_bytes({"t": "call", "id": call_id, "name": name, "args": encoded_args, "kwargs": encoded_kwargs})
+            )
         return self.channel.receive(), call_id
 
     def _reply(self, reply, call_id, args, shown):
@@ -327,7 +355,10 @@ class Attempt:
             raise Boundary("the candidate's process sent a reply that does not match the call %s" % shown)
         if kind == "notplain":
             reason = reply.get("reason")
-            raise Boundary("%s %s" % (shown, cut(reason if isinstance(reason, str) else "sent something that is not a plain value")))
+            raise Boundary(
+                "%s %s"
+                % (shown, cut(reason if isinstance(reason, str) else "sent something that is not a plain value"))
+            )
         if kind == "raise":
             raise self.exception(reply.get("exception"), shown)
         try:
@@ -353,7 +384,12 @@ class Attempt:
         message = record.get("message")
         message = message[:MAX_MESSAGE] if isinstance(message, str) else ""
         name = record.get("class")
-        exc = _rebuilt(cls, self._exception_args(record), message, name if isinstance(name, str) and name.isidentifier() else cls.__name__)
+        exc = _rebuilt(
+            cls,
+            self._exception_args(record),
+            message,
+            name if isinstance(name, str) and name.isidentifier() else cls.__name__,
+        )
         text = record.get("text")
         line = record.get("line")
         described = cut(text if isinstance(text, str) else "%s: %s" % (cls.__name__, message))
@@ -407,7 +443,9 @@ class Attempt:
             module = allowed_module(descriptor.get("module")) if descriptor.get("module") == name else None
             if module is not None:
                 return module
-            return Opaque(name, "the module %s, which the judge does not load" % cut(str(descriptor.get("module")))[:200])
+            return Opaque(
+                name, "the module %s, which the judge does not load" % cut(str(descriptor.get("module")))[:200]
+            )
         if kind == "value":
             try:
                 return decode(descriptor.get("value"), None, self.channel.deadline)
@@ -424,7 +462,12 @@ class Attempt:
         if not is_equality_assert(node):
             return None
         call = node.test.left
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.keywords or type(namespace.get(call.func.id)) is not Remote:
+        if (
+            not isinstance(call, ast.Call)
+            or not isinstance(call.func, ast.Name)
+            or call.keywords
+            or type(namespace.get(call.func.id)) is not Remote
+        ):
             return None
         try:
             ast.literal_eval(node.test.comparators[0])
@@ -445,7 +488,7 @@ class Attempt:
         the first call not answered. Bounded so that neither side's socket buffer can fill."""
         batch = []
         size = 0
-        for node in body[start:start + PREFETCH_CALLS]:
+        for node in body[start : start + PREFETCH_CALLS]:
             literal = self.literal_call(node, namespace)
             if literal is None:
                 break
@@ -458,7 +501,9 @@ class Attempt:
         frames = []
         for name, encoded_args in batch:
             self.call_id += 1
-            frames.append(frame_bytes({"t": "call", "id": self.call_id, "name": name, "args": encoded_args, "kwargs": ["d", []]}))
+            frames.append(
+                frame_bytes({"t": "call", "id": self.call_id, "name": name, "args": encoded_args, "kwargs": ["d", []]})
+            )
             self.pending.append((name, encoded_args, self.call_id))
         try:
             self.channel.send(b"".join(frames))
@@ -505,7 +550,9 @@ class Attempt:
 
     def _failure_text(self, exc):
         if isinstance(exc, MemoryError) and self.bounds.memory_bytes:
-            return "MemoryError: the tests' evaluation exceeded the memory limit of %d MiB" % (self.bounds.memory_bytes // (1024 * 1024))
+            return "MemoryError: the tests' evaluation exceeded the memory limit of %d MiB" % (
+                self.bounds.memory_bytes // (1024 * 1024)
+            )
         return describe(exc)
 
     def _equality(self, node, namespace, record):
@@ -549,7 +596,9 @@ class Attempt:
         except EvaluationOverrun:
             raise
         except BaseException as exc:  # judge-side values; a deep one may recurse
-            record["error"] = describe(exc) if type(exc) is Boundary else "comparing the values raised " + self._failure_text(exc)
+            record["error"] = (
+                describe(exc) if type(exc) is Boundary else "comparing the values raised " + self._failure_text(exc)
+            )
             return
         finally:
             self.bounds.in_tests = False

@@ -42,6 +42,8 @@ HARNESS_MODULES = ("codec", "channel", "seccomp", "sitedirs", "candidate", "work
 OFFICIAL_RECURSION_LIMIT = 1000
 # An exception's arguments are sent when their encoding is at most this large.
 MAX_ARGS_BYTES = 64 * 1024
+# How the judge names a builtin it passes (attempt.py BUILTIN_PREFIX).
+BUILTIN_PREFIX = "builtins."
 # Mutable arguments whose state after a call is sent back.
 MUTABLE = (list, dict, set, bytearray)
 # Every thread pool of a numerical library starts with one thread, as code_eval sets it: the
@@ -143,8 +145,15 @@ def exception_record(exc, namespace):
         message = str(exc)
     except BaseException:  # a broken __str__
         message = ""
-    return {"class": type(exc).__name__[:200], "builtin": _builtin_base(type(exc)), "named": named[:20], "message": message[:MAX_ARGS_BYTES],
-            "args": _plain_args(exc), "text": describe_exception(exc) + limit_hint(exc), "line": candidate_line(exc)}
+    return {
+        "class": type(exc).__name__[:200],
+        "builtin": _builtin_base(type(exc)),
+        "named": named[:20],
+        "message": message[:MAX_ARGS_BYTES],
+        "args": _plain_args(exc),
+        "text": describe_exception(exc) + limit_hint(exc),
+        "line": candidate_line(exc),
+    }
 
 
 def _depth():
@@ -172,8 +181,12 @@ class Calls:
         return self.names_of.get(id(value))
 
     def resolve(self, name):
-        target = self.namespace.get(name)
-        if target is None:
+        """A function the judge passed: one of the candidate's, or a builtin (`builtins.len`)."""
+        if name.startswith(BUILTIN_PREFIX):
+            target = getattr(builtins, name[len(BUILTIN_PREFIX):], None)
+        else:
+            target = self.namespace.get(name)
+        if target is None or not callable(target):
             raise ProtocolError("no function %r" % name)
         return target
 
@@ -200,8 +213,19 @@ class Calls:
         target = self.namespace.get(name) if isinstance(name, str) else None
         if target is None:
             text = "name %r is not defined" % name
-            return {"t": "raise", "id": call_id, "exception": {"class": "NameError", "builtin": "NameError", "named": [], "message": text,
-                                                              "args": encode((text,)), "text": "NameError: " + text, "line": None}}
+            return {
+                "t": "raise",
+                "id": call_id,
+                "exception": {
+                    "class": "NameError",
+                    "builtin": "NameError",
+                    "named": [],
+                    "message": text,
+                    "args": encode((text,)),
+                    "text": "NameError: " + text,
+                    "line": None,
+                },
+            }
         try:
             value = target(*args, **{str(k): v for k, v in kwargs.items()})
         except BaseException as exc:  # SystemExit and KeyboardInterrupt too
@@ -216,7 +240,11 @@ class Calls:
         except RecursionError:
             return {"t": "notplain", "id": call_id, "reason": "returned a value nested too deeply to send"}
         except BaseException as exc:  # the candidate's own methods, called to read its value
-            return {"t": "notplain", "id": call_id, "reason": "returned a value that could not be read: %s" % describe_exception(exc)}
+            return {
+                "t": "notplain",
+                "id": call_id,
+                "reason": "returned a value that could not be read: %s" % describe_exception(exc),
+            }
 
     def only_ours(self):
         if os.getpid() != self.own_pid:
@@ -288,7 +316,15 @@ def _isolate(link_fd, workdir, out_w, err_w, devnull):
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it; Python's default here
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
+    os.environ.update(
+        {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": workdir,
+            "TMPDIR": workdir,
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0",
+        }
+    )
     os.environ.update(THREAD_ENV)
     tempfile.tempdir = workdir
     os.mkdir(workdir, 0o700)
@@ -323,8 +359,13 @@ def _apply_limits(request, mode):
             resource.setrlimit(which, value)
         except (ValueError, OSError):
             pass
-    _limits = {"mode": mode, "memoryBytes": int(request.get("memoryBytes") or 0), "processes": int(request.get("processes") or 0),
-               "fileSizeBytes": int(request.get("fileSizeBytes", 16 << 20)), "openFiles": int(request.get("openFiles", 256))}
+    _limits = {
+        "mode": mode,
+        "memoryBytes": int(request.get("memoryBytes") or 0),
+        "processes": int(request.get("processes") or 0),
+        "fileSizeBytes": int(request.get("fileSizeBytes", 16 << 20)),
+        "openFiles": int(request.get("openFiles", 256)),
+    }
 
 
 def standby(link_fd, workdir, out_w, err_w, mode, devnull):

@@ -38,7 +38,7 @@ def write_all(fd, data):
     """Writes every byte of `data` (bytes or a memoryview) to a blocking fd."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def write_frame(fd, message):
@@ -209,12 +209,14 @@ class CallChannel:
         view = memoryview(data)
         while view:
             try:
-                view = view[os.write(self.fd, view):]
+                view = view[os.write(self.fd, view) :]
                 continue
             except BlockingIOError:
                 pass
             except OSError as exc:
-                raise ChannelClosed("ended" if exc.errno in (errno.EPIPE, errno.ECONNRESET) else "broke the channel (%s)" % exc)
+                raise ChannelClosed(
+                    "ended" if exc.errno in (errno.EPIPE, errno.ECONNRESET) else "broke the channel (%s)" % exc
+                )
             if self._wait(select.POLLOUT):
                 raise ChannelClosed("ended")
 
@@ -226,8 +228,8 @@ class CallChannel:
             raise ChannelClosed("sent a frame of %d bytes, over the limit of %d" % (length, MAX_REPLY_BYTES))
         if len(self.buffer) < 4 + length:
             return None
-        body = bytes(self.buffer[4:4 + length])
-        del self.buffer[:4 + length]
+        body = bytes(self.buffer[4 : 4 + length])
+        del self.buffer[: 4 + length]
         try:
             return parse_body(body)
         except ProtocolError as exc:

@@ -36,8 +36,17 @@ MAX_SAME_HASH = 32
 MAX_INT_HEX = 2 * 1024 * 1024
 # defaultdict factories the judge can rebuild (a defaultdict with any other factory crosses as a dict).
 DEFAULT_FACTORIES = {
-    "int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "bool": bool,
-    "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset,
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "str": str,
+    "bytes": bytes,
+    "bool": bool,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
 }
 # Every repr and error text is cut to this many characters, so an enormous value (a list of a
 # million items, a 10 MB string) cannot blow up a frame or the feedback prompt.
@@ -66,7 +75,12 @@ def describe_exception(exc):
         line = (exc.text or "").strip()
         where = (exc.filename or "").strip("<>")
         text = "%s: %s (%sline %s%s)" % (
-            type(exc).__name__, exc.msg, where + " " if where else "", exc.lineno, ": " + line if line else "")
+            type(exc).__name__,
+            exc.msg,
+            where + " " if where else "",
+            exc.lineno,
+            ": " + line if line else "",
+        )
     return cut(text)
 
 
@@ -155,18 +169,23 @@ def _as_dict(value):
     return dict(dict.items(value))
 
 
-def encode(value, ref=None, coerce=False):
-    """The tagged form of a plain value; raises NotPlain naming the first part that is not one.
-    `ref(value)` may turn a value (a function stub on the judge's side) into a name; `coerce`
-    sends what is not exactly plain as its base value (see base_value)."""
-    nodes = [0]
+class _Encoder:
+    """Tags values by exact type (see encode)."""
 
-    def pairs(items, depth):
-        return [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in items]
+    def __init__(self, ref, coerce):
+        self.ref = ref
+        self.coerce = coerce
+        self.nodes = 0
 
-    def enc(v, depth):
-        nodes[0] += 1
-        if nodes[0] > MAX_NODES:
+    def many(self, values, depth):
+        return [self.value(x, depth + 1) for x in values]
+
+    def pairs(self, items, depth):
+        return [[self.value(k, depth + 1), self.value(x, depth + 1)] for k, x in items]
+
+    def value(self, v, depth):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
             raise NotPlain("a value with more than %d parts" % MAX_NODES)
         if depth > MAX_DEPTH:
             raise NotPlain("a value nested deeper than %d levels (a cycle?)" % MAX_DEPTH)
@@ -182,48 +201,51 @@ def encode(value, ref=None, coerce=False):
         if t is str:
             return ["s", v]
         if t is list:
-            return ["l", [enc(x, depth + 1) for x in list.__iter__(v)]]
+            return ["l", self.many(list.__iter__(v), depth)]
         if t is tuple:
-            return ["t", [enc(x, depth + 1) for x in tuple.__iter__(v)]]
+            return ["t", self.many(tuple.__iter__(v), depth)]
         if t is dict:
-            return ["d", pairs(dict.items(v), depth)]
-        if t is set:
-            return ["S", [enc(x, depth + 1) for x in set.__iter__(v)]]
-        if t is frozenset:
-            return ["F", [enc(x, depth + 1) for x in frozenset.__iter__(v)]]
+            return ["d", self.pairs(dict.items(v), depth)]
+        return self.rare(v, t, depth)
+
+    def rare(self, v, t, depth):
+        if t is set or t is frozenset:
+            return ["S" if t is set else "F", self.many(t.__iter__(v), depth)]
         if t is complex:
             return ["c", float.hex(v.real), float.hex(v.imag)]
-        if t is bytes:
-            return ["y", base64.b64encode(v).decode("ascii")]
-        if t is bytearray:
-            return ["Y", base64.b64encode(bytes(v)).decode("ascii")]
+        if t is bytes or t is bytearray:
+            return ["y" if t is bytes else "Y", base64.b64encode(bytes(v)).decode("ascii")]
         if t is collections.Counter:
-            return ["C", pairs(dict.items(v), depth)]
+            return ["C", self.pairs(dict.items(v), depth)]
         if t is collections.OrderedDict:
-            return ["O", pairs(collections.OrderedDict.items(v), depth)]
+            return ["O", self.pairs(collections.OrderedDict.items(v), depth)]
         if t is collections.defaultdict:
-            return _defaultdict(v, depth)
+            return self.defaultdict(v, depth)
         if t is collections.deque:
-            return ["Q", v.maxlen, [enc(x, depth + 1) for x in collections.deque.__iter__(v)]]
-        if ref is not None:
-            name = ref(v)
-            if name is not None:
-                return ["r", name]
-        if coerce:
-            nodes[0] -= 1
-            return enc(base_value(v), depth)
+            return ["Q", v.maxlen, self.many(collections.deque.__iter__(v), depth)]
+        name = self.ref(v) if self.ref is not None else None
+        if name is not None:
+            return ["r", name]
+        if self.coerce:
+            self.nodes -= 1
+            return self.value(base_value(v), depth)
         raise NotPlain("an object of type %s, not a plain value" % type_name(v))
 
-    def _defaultdict(v, depth):
+    def defaultdict(self, v, depth):
         factory = v.default_factory
         name = None if factory is None else next((n for n, f in DEFAULT_FACTORIES.items() if f is factory), False)
         if name is not False:
-            return ["D", name, pairs(dict.items(v), depth)]
-        if coerce:
-            return ["d", pairs(dict.items(v), depth)]
+            return ["D", name, self.pairs(dict.items(v), depth)]
+        if self.coerce:
+            return ["d", self.pairs(dict.items(v), depth)]
         raise NotPlain("a defaultdict whose default factory is %s (only built-in types can cross)" % type_name(factory))
 
-    return enc(value, 0)
+
+def encode(value, ref=None, coerce=False):
+    """The tagged form of a plain value; raises NotPlain naming the first part that is not one.
+    `ref(value)` may turn a value (a function stub on the judge's side) into a name; `coerce`
+    sends what is not exactly plain as its base value (see base_value)."""
+    return _Encoder(ref, coerce).value(value, 0)
 
 
 class _Decoder:
@@ -308,7 +330,9 @@ class _Decoder:
             if tag == "c":
                 return complex(_fromhex(arg), _fromhex(node[2]))
             if tag == "D" and (arg is None or (type(arg) is str and arg in DEFAULT_FACTORIES)):
-                return collections.defaultdict(None if arg is None else DEFAULT_FACTORIES[arg], self.pairs(node[2], depth))
+                return collections.defaultdict(
+                    None if arg is None else DEFAULT_FACTORIES[arg], self.pairs(node[2], depth)
+                )
             if tag == "Q" and (arg is None or (type(arg) is int and arg >= 0)):
                 return collections.deque(self.many(node[2], depth), arg)
         raise ProtocolError("an unknown or malformed value tag %r" % tag[:20])

@@ -2,9 +2,9 @@
 candidate code.
 
 Node starts this as a long-lived process, outside the sandbox, with Node's own user (run-harness.ts
-loads codec, channel, cgroup, attempt and this module, then calls `main`):
+loads codec, channel, cgroup, attempt, sitedirs and this module, then calls `main`):
 
-    python -S -B -X utf8 [-P] -c "<loader>" 5 codec "<source>" ... judge "<source>" '<config JSON>'
+    python -S -B -X utf8 [-P] -c "<loader>" 6 codec "<source>" ... judge "<source>" '<config JSON>' 6 codec ...
 
 and speaks to it on stdin/stdout in frames (channel.py; the `type` key is Node's):
 
@@ -47,7 +47,16 @@ import traceback
 
 from attempt import JUDGE_ADDRESS_SPACE, TESTS_FILE, Attempt, JudgeBug, describe, loaded_names
 from cgroup import MemoryCgroup
-from channel import CallChannel, ChannelClosed, frame_bytes, read_frame, read_frame_blocking, send_with_fd, write_all, write_frame
+from channel import (
+    CallChannel,
+    ChannelClosed,
+    frame_bytes,
+    read_frame,
+    read_frame_blocking,
+    send_with_fd,
+    write_all,
+    write_frame,
+)
 from codec import ProtocolError, cut
 from sitedirs import add_site_dirs
 
@@ -80,8 +89,13 @@ CHILD_LIMITS = ("maxOutputBytes", "memoryBytes", "cpuSeconds", "fileSizeBytes", 
 SELF_CHECK = {
     "code": "def seqk_self_check(x):\n    return [x, x * 2, {'k': (x, 1.5)}]\n",
     "tests": "assert seqk_self_check(2) == [2, 4, {'k': (2, 1.5)}]\nassert seqk_self_check(0)[0] == 0\n",
-    "timeoutMs": 10000, "maxOutputBytes": 4096, "memoryBytes": 0, "cpuSeconds": 11, "fileSizeBytes": 1 << 20,
-    "openFiles": 64, "processes": 0,
+    "timeoutMs": 10000,
+    "maxOutputBytes": 4096,
+    "memoryBytes": 0,
+    "cpuSeconds": 11,
+    "fileSizeBytes": 1 << 20,
+    "openFiles": 64,
+    "processes": 0,
 }
 
 _SIGNAL_HINTS = {
@@ -126,7 +140,7 @@ def _fitting(raw, budget, from_end):
     low, high = 0, len(raw)
     while low < high:
         middle = (low + high + 1) // 2
-        part = raw[len(raw) - middle:] if from_end else raw[:middle]
+        part = raw[len(raw) - middle :] if from_end else raw[:middle]
         if _decoded_size(part) <= budget:
             low = middle
         else:
@@ -140,10 +154,14 @@ def output_text(head, tail, total, cap):
     kept = len(head) + len(tail)
     if total <= kept and _decoded_size(head + tail) <= cap:
         return (head + tail).decode("utf-8", "replace")
-    head = head[:_fitting(head, cap // 2, False)]
-    tail = tail[len(tail) - _fitting(tail, cap - cap // 2, True):]
+    head = head[: _fitting(head, cap // 2, False)]
+    tail = tail[len(tail) - _fitting(tail, cap - cap // 2, True) :]
     omitted = total - len(head) - len(tail)
-    return "%s\n[... %d bytes omitted ...]\n%s" % (head.decode("utf-8", "replace"), omitted, tail.decode("utf-8", "replace"))
+    return "%s\n[... %d bytes omitted ...]\n%s" % (
+        head.decode("utf-8", "replace"),
+        omitted,
+        tail.decode("utf-8", "replace"),
+    )
 
 
 def _streams(worker_result, cap):
@@ -157,8 +175,8 @@ def _streams(worker_result, cap):
             texts[name] = ""
             continue
         head_size, tail_size, total = sizes
-        head = payload[offset:offset + head_size]
-        tail = payload[offset + head_size:offset + head_size + tail_size]
+        head = payload[offset : offset + head_size]
+        tail = payload[offset + head_size : offset + head_size + tail_size]
         offset += head_size + tail_size
         texts[name] = output_text(head, tail, total, cap)
     return texts
@@ -174,7 +192,8 @@ def _signal_name(number):
 def _how_it_ended(worker_result, memory_limited, limit):
     if memory_limited:
         return "was killed for using more than %d MiB together with every process it started" % (
-            (limit or 0) // (1024 * 1024) - ZYGOTE_ALLOWANCE // (1024 * 1024))
+            (limit or 0) // (1024 * 1024) - ZYGOTE_ALLOWANCE // (1024 * 1024)
+        )
     sig, code = worker_result.get("exitSignal"), worker_result.get("exitCode")
     if sig is not None:
         return "was killed by %s%s" % (_signal_name(sig), _SIGNAL_HINTS.get(_signal_name(sig), ""))
@@ -194,7 +213,9 @@ def explain_ending(result, worker_result, stderr, memory_limited, limit):
         for key in ("error", "actual"):
             text = record.get(key)
             if isinstance(text, str) and text.startswith("the candidate's process ended during the call"):
-                record[key] = text.replace("the candidate's process ended", "the candidate's process %s" % how, 1) + suffix
+                record[key] = (
+                    text.replace("the candidate's process ended", "the candidate's process %s" % how, 1) + suffix
+                )
     if memory_limited and result.get("outcome") == "passed":
         result["outcome"] = "failed"
 
@@ -229,9 +250,16 @@ class Zygote:
             env["TMPDIR"] = self.tmp
         try:
             self.process = subprocess.Popen(
-                self.cleanup_prefix() + self._command(), stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
+                self.cleanup_prefix() + self._command(),
+                stdin=theirs.fileno(),
+                stdout=subprocess.DEVNULL,
                 stderr=None,  # the judge's stderr: Node keeps its tail for startup errors
-                cwd="/", env=env, close_fds=True, start_new_session=True, preexec_fn=self._enter)
+                cwd="/",
+                env=env,
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=self._enter,
+            )
         finally:
             theirs.close()
         self.control = ours
@@ -239,11 +267,16 @@ class Zygote:
         if ready is None or ready.get("t") != "ready":
             code = self._exit_code(1.0)
             self.stop()
-            raise RuntimeError("the candidate worker did not start (%s)" % (
-                "exit code %s" % code if code is not None else "no answer within %d s" % STARTUP_TIMEOUT))
+            raise RuntimeError(
+                "the candidate worker did not start (%s)"
+                % ("exit code %s" % code if code is not None else "no answer within %d s" % STARTUP_TIMEOUT)
+            )
         if not ready.get("seccomp"):
             self.stop()
-            raise RuntimeError("the candidate worker cannot install its seccomp filter on this machine (ctypes or the architecture is missing)")
+            raise RuntimeError(
+                "the candidate worker cannot install its seccomp filter on this machine "
+                "(ctypes or the architecture is missing)"
+            )
         self.ready = ready
 
     def _command(self):
@@ -318,10 +351,20 @@ def as_uid(config, uid):
 def remove_tree(config, uid, path, keep_root=False):
     """`rm -rf` of a private directory (or, with `keep_root`, of everything in it) as its uid,
     after undoing the candidate's chmods."""
-    script = 'chmod -R u+rwx -- "$0" 2>/dev/null; ' + ('find "$0" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +' if keep_root else 'rm -rf -- "$0"')
+    script = 'chmod -R u+rwx -- "$0" 2>/dev/null; ' + (
+        'find "$0" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +' if keep_root else 'rm -rf -- "$0"'
+    )
     try:
-        subprocess.run(as_uid(config, uid) + ["sh", "-c", script, path], env=dict(config.get("env") or {}), cwd="/", timeout=30,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            as_uid(config, uid) + ["sh", "-c", script, path],
+            env=dict(config.get("env") or {}),
+            cwd="/",
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         pass
 
@@ -340,7 +383,9 @@ def sweep_private_dirs(config):
             owner = os.lstat(path).st_uid
         except OSError:
             continue
-        if not os.path.exists("/proc/%s" % PRIVATE_DIR.match(name).group(1)) and (owner >= SANDBOX_UID_BASE or not config.get("drop")):
+        if not os.path.exists("/proc/%s" % PRIVATE_DIR.match(name).group(1)) and (
+            owner >= SANDBOX_UID_BASE or not config.get("drop")
+        ):
             remove_tree(config, owner, path)
 
 
@@ -394,8 +439,14 @@ class Judge:
                 problem = self.restart()
                 if problem is not None:
                     return result_frame(failure("harness-error", len(tree.body), problem))
-        return result_frame(failure("load-error", len(tree.body), "the sandbox's worker process died twice while running this code "
-                                    "(a self-check with a known-good answer passed in between)"))
+        return result_frame(
+            failure(
+                "load-error",
+                len(tree.body),
+                "the sandbox's worker process died twice while running this code "
+                "(a self-check with a known-good answer passed in between)",
+            )
+        )
 
     def restart(self):
         """A fresh zygote and a self-check: None when sound, else why not."""
@@ -422,7 +473,11 @@ class Judge:
         if started.get("t") == "result":
             ours.close()
             self.zygote.stop()
-            return result_frame(failure("harness-error", len(tree.body), "the worker could not start the attempt: %s" % started.get("error")))
+            return result_frame(
+                failure(
+                    "harness-error", len(tree.body), "the worker could not start the attempt: %s" % started.get("error")
+                )
+            )
         relay({"type": "started", "pid": started.get("pid"), "workdir": started.get("workdir")})
         channel = CallChannel(ours, self.zygote.control_fd, time.monotonic() + max(0.001, timeout_ms / 1000.0))
         attempt.channel = channel
@@ -430,21 +485,38 @@ class Judge:
         worker_result = self._finish(attempt, channel, result, armed, started)
         if not armed:
             return self._unarmed(worker_result, len(tree.body))
-        return self._report(attempt, result, worker_result, self.cgroup.oom_kills() > oom_before, int(request.get("maxOutputBytes", 65536)))
+        return self._report(
+            attempt,
+            result,
+            worker_result,
+            self.cgroup.oom_kills() > oom_before,
+            int(request.get("maxOutputBytes", 65536)),
+        )
 
     def _child_request(self, request, tree):
         forwarded = {k: request.get(k) for k in CHILD_LIMITS}
         if self.cgroup.path is None and self.config.get("mode") == "bwrap":
             # No cgroup: the tree's memory is bounded by processes x the per-process limit alone.
             forwarded["processes"] = min(int(forwarded.get("processes") or FALLBACK_PROCESSES), FALLBACK_PROCESSES)
-        forwarded.update({"t": "request", "code": request.get("code") or "", "setup": request.get("setup") or "", "names": loaded_names(tree)})
+        forwarded.update(
+            {
+                "t": "request",
+                "code": request.get("code") or "",
+                "setup": request.get("setup") or "",
+                "names": loaded_names(tree),
+            }
+        )
         return frame_bytes(forwarded)
 
     def _hand_over(self, request, timeout_ms):
         """Gives the zygote the attempt's call socket (the code goes to its child directly, never
         through the zygote) and waits for its child to start; raises WorkerLost."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        message = {"t": "attempt", "timeoutMs": timeout_ms + WORKER_BACKSTOP_MS, "maxOutputBytes": request.get("maxOutputBytes")}
+        message = {
+            "t": "attempt",
+            "timeoutMs": timeout_ms + WORKER_BACKSTOP_MS,
+            "maxOutputBytes": request.get("maxOutputBytes"),
+        }
         try:
             send_with_fd(self.zygote.control, frame_bytes(message), theirs.fileno())
             self.marks["handed"] = time.monotonic()
@@ -474,7 +546,14 @@ class Judge:
             return failure("load-error", statements, ""), False
         if armed.get("t") == "setup-error":
             error = armed.get("error")
-            return failure("tests-error", statements, "the task's setup failed: %s" % (cut(error) if isinstance(error, str) else "?")), True
+            return (
+                failure(
+                    "tests-error",
+                    statements,
+                    "the task's setup failed: %s" % (cut(error) if isinstance(error, str) else "?"),
+                ),
+                True,
+            )
         if armed.get("t") != "armed":
             return failure("load-error", statements, "the candidate's process broke the protocol while loading"), True
         self.marks["armed"] = time.monotonic()
@@ -482,7 +561,15 @@ class Judge:
             loaded = channel.receive()
         except TimeoutError:
             attempt.timed_out_in = "loading the code"
-            return failure("timeout", statements, "timed out after %d ms while loading the code" % attempt.timeout_ms, timeoutIn="loading the code"), True
+            return (
+                failure(
+                    "timeout",
+                    statements,
+                    "timed out after %d ms while loading the code" % attempt.timeout_ms,
+                    timeoutIn="loading the code",
+                ),
+                True,
+            )
         except ChannelClosed as exc:
             attempt.ended_in = "loading the code"
             text = "" if str(exc) == "ended" else "the candidate's process %s while loading the code" % exc
@@ -549,11 +636,19 @@ class Judge:
         """Our own set-up in the child failed before any candidate code ran."""
         code = worker_result.get("exitCode")
         if code == 71:
-            return result_frame(failure("harness-error", statements, "the attempt's process could not install the seccomp filter"))
+            return result_frame(
+                failure("harness-error", statements, "the attempt's process could not install the seccomp filter")
+            )
         if self.self_check() is None:
             raise WorkerLost("the attempt's process ended before running the code")
-        return result_frame(failure("harness-error", statements, "the attempt's process ended before running the code (exit code %s, signal %s)" % (
-            code, worker_result.get("exitSignal"))))
+        return result_frame(
+            failure(
+                "harness-error",
+                statements,
+                "the attempt's process ended before running the code (exit code %s, signal %s)"
+                % (code, worker_result.get("exitSignal")),
+            )
+        )
 
     def _report(self, attempt, result, worker_result, memory_limited, cap):
         if worker_result.get("timedOut") and result.get("outcome") != "timeout":
@@ -600,8 +695,14 @@ class Judge:
             check = self.self_check()
             detail = cut("".join(traceback.format_exception_only(type(exc), exc)).strip())
             if check is None:
-                return result_frame(failure("failed", 0, "the answer made the judge fail (%s); a self-check with a known-good answer "
-                                            "passed, so this counts against the answer" % detail))
+                return result_frame(
+                    failure(
+                        "failed",
+                        0,
+                        "the answer made the judge fail (%s); a self-check with a known-good answer "
+                        "passed, so this counts against the answer" % detail,
+                    )
+                )
             return result_frame(failure("harness-error", 0, "the judge failed (%s) and %s" % (detail, check)))
 
     def serve(self):
@@ -611,8 +712,14 @@ class Judge:
             sys.stderr.write(check + "\n")
             return 4
         uid = self.uid if self.config.get("drop") else os.getuid()
-        ready = {"type": "ready", "pid": os.getpid(), "version": "%d.%d.%d" % sys.version_info[:3], "cgroup": self.cgroup.kind, "uid": uid,
-                 "worker": self.zygote.ready}
+        ready = {
+            "type": "ready",
+            "pid": os.getpid(),
+            "version": "%d.%d.%d" % sys.version_info[:3],
+            "cgroup": self.cgroup.kind,
+            "uid": uid,
+            "worker": self.zygote.ready,
+        }
         write_all(self.node_out, node_frame_bytes(ready))
         while True:
             try:
@@ -655,7 +762,7 @@ def main(argv):
     """argv: the config (JSON), then the worker's modules as loaded here: a count, then name and
     source of each (the worker cannot read this package's files: they go on its command line)."""
     config = json.loads(argv[1]) if len(argv) > 1 else {}
-    config["modules"] = argv[2:3 + 2 * int(argv[2])] if len(argv) > 2 else []
+    config["modules"] = argv[2 : 3 + 2 * int(argv[2])] if len(argv) > 2 else []
     add_site_dirs(config.get("sites"))
     _harden()
     judge = Judge(config)

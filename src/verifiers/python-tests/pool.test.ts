@@ -117,7 +117,7 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
 })
 
 describe('a process that used the pool', () => {
-  it('exits promptly by itself, and its workers die with it', async () => {
+  it('exits by itself, not held by its idle workers, and its workers die with it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seqk-exit-'))
     const script = join(dir, 'script.mts')
     const here = fileURLToPath(new URL('.', import.meta.url))
@@ -132,7 +132,7 @@ describe('a process that used the pool', () => {
       ].join('\n'),
     )
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' })
       let stdout = ''
       let printedAt = 0
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -145,12 +145,14 @@ describe('a process that used the pool', () => {
       const { pass, pids } = JSON.parse(stdout) as { pass: boolean; pids: number[] }
       expect(pass).toBe(true)
       expect(pids.length).toBeGreaterThan(0)
-      expect(lingerMs).toBeLessThan(1000)
+      // Idle workers are stopped after a minute: a process they held would live that long. (How
+      // fast a process exits is the machine's business: not asserted.)
+      expect(lingerMs).toBeLessThan(30_000)
       expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 150_000)
 })
 
 describe('latency per verify', () => {

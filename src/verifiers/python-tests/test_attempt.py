@@ -34,9 +34,15 @@ class Names(unittest.TestCase):
         self.assertFalse(bindable("ValueError"))
         self.assertTrue(bindable("primes_up_to"))
         attempt = _attempt("assert all(add(a, b) == c for a, b, c in cases)\nassert math.isclose(0.1, x)")
-        names = {"__builtins__": {"kind": "module", "module": "itertools"}, "all": {"kind": "callable"}, "add": {"kind": "callable"},
-                 "cases": {"kind": "value", "value": encode([(1, 2, 3)])}, "math": {"kind": "module", "module": "math"},
-                 "x": {"kind": "value", "value": encode(0.1)}, "unused": {"kind": "callable"}}
+        names = {
+            "__builtins__": {"kind": "module", "module": "itertools"},
+            "all": {"kind": "callable"},
+            "add": {"kind": "callable"},
+            "cases": {"kind": "value", "value": encode([(1, 2, 3)])},
+            "math": {"kind": "module", "module": "math"},
+            "x": {"kind": "value", "value": encode(0.1)},
+            "unused": {"kind": "callable"},
+        }
         namespace = attempt.namespace(names)
         self.assertIs(namespace["__builtins__"], builtins)
         self.assertNotIn("all", namespace)
@@ -47,11 +53,13 @@ class Names(unittest.TestCase):
 
     def test_a_candidate_name_is_never_a_live_object_of_the_judge(self):
         attempt = _attempt("assert 7 in primes_up_to(10)\nassert math.pi > 3\nassert q(1)")
-        namespace = attempt.namespace({
-            "primes_up_to": {"kind": "class", "module": "itertools", "qualname": "count"},
-            "math": {"kind": "module", "module": "itertools"},
-            "q": {"kind": "module", "module": "os"},
-        })
+        namespace = attempt.namespace(
+            {
+                "primes_up_to": {"kind": "class", "module": "itertools", "qualname": "count"},
+                "math": {"kind": "module", "module": "itertools"},
+                "q": {"kind": "module", "module": "os"},
+            }
+        )
         self.assertIsNot(namespace["primes_up_to"], itertools.count)
         self.assertIs(type(namespace["primes_up_to"]), Opaque)
         self.assertIs(type(namespace["math"]), Opaque)
@@ -63,9 +71,21 @@ class Exceptions(unittest.TestCase):
         return _attempt("x").exception(record, "f()")
 
     def test_message_and_arguments_read_as_in_the_candidates_process(self):
-        for original in (KeyError("k"), KeyError(("k", 1)), ValueError(3, "three"), OSError(2, "gone"), ValueError(),
-                         UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")):
-            record = {"builtin": type(original).__name__, "named": [], "message": str(original), "args": encode(original.args), "text": "t"}
+        for original in (
+            KeyError("k"),
+            KeyError(("k", 1)),
+            ValueError(3, "three"),
+            OSError(2, "gone"),
+            ValueError(),
+            UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+        ):
+            record = {
+                "builtin": type(original).__name__,
+                "named": [],
+                "message": str(original),
+                "args": encode(original.args),
+                "text": "t",
+            }
             exc = self.rebuilt(record)
             self.assertIsInstance(exc, type(original))
             self.assertEqual(str(exc), str(original))

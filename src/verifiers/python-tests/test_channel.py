@@ -13,8 +13,19 @@ import threading
 import time
 import unittest
 
-from channel import (MAX_REPLY_BYTES, CallChannel, ChannelClosed, frame_bytes, parse_body, read_frame, read_frame_blocking,
-                     recv_fd, recv_frame_with_fd, send_with_fd, write_frame)
+from channel import (
+    MAX_REPLY_BYTES,
+    CallChannel,
+    ChannelClosed,
+    frame_bytes,
+    parse_body,
+    read_frame,
+    read_frame_blocking,
+    recv_fd,
+    recv_frame_with_fd,
+    send_with_fd,
+    write_frame,
+)
 from codec import ProtocolError
 
 SEED = 20261201
@@ -28,16 +39,23 @@ def _pair():
 class Frames(unittest.TestCase):
     def test_messages_arrive_whole_however_the_bytes_are_split(self):
         rng = random.Random(SEED)
-        messages = [{"t": "call", "id": i, "text": "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(200))) + "\ud800"}
-                    for i in range(200)]
+        messages = [
+            {
+                "t": "call",
+                "id": i,
+                "text": "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(200))) + "\ud800",
+            }
+            for i in range(200)
+        ]
         data = b"".join(frame_bytes(m) for m in messages)
         a, b = _pair()
         try:
+
             def send():
                 offset = 0
                 while offset < len(data):
                     step = rng.randrange(1, 700)
-                    a.sendall(data[offset:offset + step])
+                    a.sendall(data[offset : offset + step])
                     offset += step
                 a.shutdown(socket.SHUT_WR)
 

@@ -12,7 +12,18 @@ import math
 import random
 import unittest
 
-from codec import MAX_DEPTH, MAX_NODES, NotPlain, ProtocolError, base_value, cut, decode, describe_exception, encode, holds_set
+from codec import (
+    MAX_DEPTH,
+    MAX_NODES,
+    NotPlain,
+    ProtocolError,
+    base_value,
+    cut,
+    decode,
+    describe_exception,
+    encode,
+    holds_set,
+)
 
 SEED = 20261201
 
@@ -24,13 +35,16 @@ def _scalar(rng):
     if kind == 1:
         return rng.random() < 0.5
     if kind == 2:
-        return rng.randrange(-(10 ** 30), 10 ** 30)
+        return rng.randrange(-(10**30), 10**30)
     if kind == 3:
         return rng.choice([0.0, -0.0, 1.5, float("inf"), -float("inf"), rng.uniform(-1e300, 1e300)])
     if kind == 4:
         return complex(rng.uniform(-9, 9), rng.uniform(-9, 9))
     if kind == 5:
-        return "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0xA0, 0x3000), 0xD800, 0x1F600])) for _ in range(rng.randrange(6)))
+        return "".join(
+            chr(rng.choice([rng.randrange(32, 127), rng.randrange(0xA0, 0x3000), 0xD800, 0x1F600]))
+            for _ in range(rng.randrange(6))
+        )
     if kind == 6:
         return bytes(rng.randrange(256) for _ in range(rng.randrange(6)))
     return bytearray(rng.randrange(256) for _ in range(rng.randrange(4)))
@@ -72,9 +86,17 @@ def _same(a, b):
     if isinstance(a, complex):
         return _same(a.real, b.real) and _same(a.imag, b.imag)
     if isinstance(a, (list, tuple, collections.deque)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b)) and getattr(a, "maxlen", None) == getattr(b, "maxlen", None)
+        return (
+            len(a) == len(b)
+            and all(_same(x, y) for x, y in zip(a, b))
+            and getattr(a, "maxlen", None) == getattr(b, "maxlen", None)
+        )
     if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a) and getattr(a, "default_factory", None) == getattr(b, "default_factory", None)
+        return (
+            list(a) == list(b)
+            and all(_same(a[k], b[k]) for k in a)
+            and getattr(a, "default_factory", None) == getattr(b, "default_factory", None)
+        )
     return a == b
 
 
@@ -176,13 +198,29 @@ class Coercion(unittest.TestCase):
 
 class Refusals(unittest.TestCase):
     def test_malformed_values_are_protocol_errors(self):
-        for bad in (None, [], ["?"], ["i", 3], ["b", 2], ["b", True], ["f", "x" * 100], ["y", "!!"], ["l", 3], ["d", [[1]]],
-                    ["S", [["l", []]]], ["D", "lambda", []], ["Q", -1, []], ["r", "f"], ["c", "0x1p0"], ["i", "f" * (2 * 1024 * 1024 + 1)]):
+        for bad in (
+            None,
+            [],
+            ["?"],
+            ["i", 3],
+            ["b", 2],
+            ["b", True],
+            ["f", "x" * 100],
+            ["y", "!!"],
+            ["l", 3],
+            ["d", [[1]]],
+            ["S", [["l", []]]],
+            ["D", "lambda", []],
+            ["Q", -1, []],
+            ["r", "f"],
+            ["c", "0x1p0"],
+            ["i", "f" * (2 * 1024 * 1024 + 1)],
+        ):
             with self.assertRaises(ProtocolError, msg=repr(bad)[:80]):
                 decode(bad)
 
     def test_keys_crafted_to_collide_are_refused(self):
-        colliding = [["i", format(n * (2 ** 61 - 1), "x")] for n in range(40)]
+        colliding = [["i", format(n * (2**61 - 1), "x")] for n in range(40)]
         with self.assertRaisesRegex(ProtocolError, "share one hash"):
             decode(["S", colliding])
 
@@ -206,7 +244,10 @@ class Text(unittest.TestCase):
 
         self.assertTrue(describe_exception(Broken()).endswith("Broken: <exception str() failed>"))
         self.assertEqual(describe_exception(KeyError("k")), "KeyError: 'k'")
-        self.assertRegex(describe_exception(SyntaxError("bad", ("<candidate>", 3, 1, "x y\n"))), r"SyntaxError: bad \(candidate line 3: x y\)")
+        self.assertRegex(
+            describe_exception(SyntaxError("bad", ("<candidate>", 3, 1, "x y\n"))),
+            r"SyntaxError: bad \(candidate line 3: x y\)",
+        )
 
 
 if __name__ == "__main__":

@@ -26,14 +26,14 @@ class OutputCapture(unittest.TestCase):
             offset = 0
             while offset < len(data):
                 step = rng.randrange(1, 40)
-                capture.push(memoryview(data)[offset:offset + step])
+                capture.push(memoryview(data)[offset : offset + step])
                 offset += step
             head, tail_size, total = capture.sizes()
             kept = b"".join(bytes(part) for part in capture.parts())
             self.assertEqual(total, len(data))
             self.assertEqual(kept[:head], data[:head])
             self.assertEqual(head, min(len(data), cap // 2))
-            self.assertEqual(kept[head:], data[max(head, len(data) - (cap - cap // 2)):])
+            self.assertEqual(kept[head:], data[max(head, len(data) - (cap - cap // 2)) :])
             self.assertEqual(tail_size, len(kept) - head)
             capture.wipe()
             self.assertFalse(any(capture.head) or any(capture.tail))
@@ -61,7 +61,11 @@ def _in_filtered_child(check):
             code = 91 if not seccomp.install() else check()
         finally:
             os._exit(code)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) if hasattr(os, "waitstatus_to_exitcode") else os.waitpid(pid, 0)[1] >> 8
+    return (
+        os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if hasattr(os, "waitstatus_to_exitcode")
+        else os.waitpid(pid, 0)[1] >> 8
+    )
 
 
 @unittest.skipUnless(os.uname().machine in ("x86_64", "aarch64"), "the filter knows x86_64 and aarch64")
@@ -77,12 +81,14 @@ class Filter(unittest.TestCase):
             libc.mq_open.restype = ctypes.c_int
             fd = libc.mq_open(b"/seqk-test-queue", os.O_CREAT | os.O_RDWR, 0o600, None)
             return 0 if fd == -1 and ctypes.get_errno() == 1 else 1
+
         self.assertEqual(_in_filtered_child(check), 0)
 
     def test_a_clone_into_a_new_user_namespace_is_refused(self):
         def check():
             libc = ctypes.CDLL(None, use_errno=True)
             return 0 if libc.unshare(0x10000000) == -1 and ctypes.get_errno() == 1 else 1
+
         self.assertEqual(_in_filtered_child(check), 0)
         number = {"x86_64": 56, "aarch64": 220}[os.uname().machine]
 
@@ -93,11 +99,13 @@ class Filter(unittest.TestCase):
             if result == 0:
                 os._exit(0)
             return 0 if result == -1 and ctypes.get_errno() == 1 else 1
+
         self.assertEqual(_in_filtered_child(clone_check), 0)
 
     def test_threads_and_forks_still_work(self):
         def check():
             import threading
+
             done = []
             thread = threading.Thread(target=lambda: done.append(1))
             thread.start()
@@ -107,6 +115,7 @@ class Filter(unittest.TestCase):
                 os._exit(7)
             status = os.waitpid(pid, 0)[1]
             return 0 if done == [1] and os.WEXITSTATUS(status) == 7 else 1
+
         self.assertEqual(_in_filtered_child(check), 0)
 
     def test_the_program_allows_by_default(self):

@@ -2,9 +2,10 @@
 process per attempt (candidate.py) and supervises it. It never sees a test, nor the code.
 
 The judge (judge.py) starts it as a long-lived process, inside bubblewrap when sandboxed
-(run-harness.ts loads codec, channel, seccomp, candidate and this module, then calls `main`):
+(run-harness.ts loads codec, channel, seccomp, sitedirs, candidate and this module, then calls
+`main`):
 
-    python -S -B -X utf8 [-P] -c "<loader>" 5 codec "<source>" ... worker "<source>" <bwrap|none> <site dirs JSON> [once]
+    python -S -B -X utf8 [-P] -c "<loader>" 6 codec "<source>" ... worker "<source>" <bwrap|none> <sites> [once]
 
 fd 0 is a Unix socket to the judge (the control channel); frames as in channel.py.
 
@@ -88,28 +89,28 @@ class Capture:
         room = len(self.head) - self.head_size
         if room > 0:
             take = min(room, len(view))
-            self.head[self.head_size:self.head_size + take] = view[:take]
+            self.head[self.head_size : self.head_size + take] = view[:take]
             self.head_size += take
             view = view[take:]
         size = len(self.tail)
         if not view or size == 0:
             return
         if len(view) >= size:
-            self.tail[:] = view[len(view) - size:]
+            self.tail[:] = view[len(view) - size :]
             self.tail_end, self.tail_size = 0, size
             return
         first = min(size - self.tail_end, len(view))
-        self.tail[self.tail_end:self.tail_end + first] = view[:first]
-        self.tail[:len(view) - first] = view[first:]
+        self.tail[self.tail_end : self.tail_end + first] = view[:first]
+        self.tail[: len(view) - first] = view[first:]
         self.tail_end = (self.tail_end + len(view)) % size
         self.tail_size = min(size, self.tail_size + len(view))
 
     def parts(self):
         """The head and the tail in order, as views of the buffers."""
-        head, tail = memoryview(self.head)[:self.head_size], memoryview(self.tail)
+        head, tail = memoryview(self.head)[: self.head_size], memoryview(self.tail)
         if self.tail_size < len(self.tail):
-            return [head, tail[:self.tail_size]]
-        return [head, tail[self.tail_end:], tail[:self.tail_end]]
+            return [head, tail[: self.tail_size]]
+        return [head, tail[self.tail_end :], tail[: self.tail_end]]
 
     def sizes(self):
         return [self.head_size, self.tail_size, self.total]
@@ -240,14 +241,27 @@ class Supervision:
                 exit_signal = os.WTERMSIG(status)
         out, err = self.streams[self.child.out_r], self.streams[self.child.err_r]
         parts = out.parts() + err.parts()
-        message = {"t": "result", "timedOut": self.timed_out, "killed": self.killed, "exitCode": exit_code, "exitSignal": exit_signal,
-                   "durationMs": self.duration, "healthy": healthy, "stdout": out.sizes(), "stderr": err.sizes(),
-                   "payload": sum(len(part) for part in parts), "marks": dict(self.marks, zygote_answered=time.monotonic())}
+        message = {
+            "t": "result",
+            "timedOut": self.timed_out,
+            "killed": self.killed,
+            "exitCode": exit_code,
+            "exitSignal": exit_signal,
+            "durationMs": self.duration,
+            "healthy": healthy,
+            "stdout": out.sizes(),
+            "stderr": err.sizes(),
+            "payload": sum(len(part) for part in parts),
+            "marks": dict(self.marks, zygote_answered=time.monotonic()),
+        }
         return message, parts
 
-    def close(self):
+    def wipe(self):
         for capture in self.streams.values():
             capture.wipe()
+
+    def close(self):
+        self.wipe()
         self.child.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
@@ -279,8 +293,16 @@ class Zygote:
         if self.sweeps:
             # A zygote before this one may have died before it swept.
             self._sweep_shared()
-        write_frame(self.control_fd, {"t": "ready", "pid": self.pid, "uid": os.getuid(), "version": "%d.%d.%d" % sys.version_info[:3],
-                                      "seccomp": seccomp.available()})
+        write_frame(
+            self.control_fd,
+            {
+                "t": "ready",
+                "pid": self.pid,
+                "uid": os.getuid(),
+                "version": "%d.%d.%d" % sys.version_info[:3],
+                "seccomp": seccomp.available(),
+            },
+        )
         while True:
             if not self.once and self.standby is None:
                 self.prefork()
@@ -350,7 +372,9 @@ class Zygote:
                     return None, problem
             child, self.standby = self.standby, None
             try:
-                child.link.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, call_sock.to_bytes(4, sys.byteorder, signed=True))])
+                child.link.sendmsg(
+                    [b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, call_sock.to_bytes(4, sys.byteorder, signed=True))]
+                )
                 return child, None
             except OSError:
                 # The standby died waiting (it cannot be signalled from inside; a host OOM): anew.
@@ -364,11 +388,15 @@ class Zygote:
 
     def attempt(self, message, call_sock):
         """Runs one attempt and answers the judge; False when the zygote must be replaced."""
+        marks = {"zygote_received": time.monotonic()}
         if not self._previous_gone():
             os.close(call_sock)
-            write_frame(self.control_fd, {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False})
+            write_frame(
+                self.control_fd,
+                {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False},
+            )
             return False
-        marks = {"zygote_received": time.monotonic()}
+        marks["zygote_ready"] = time.monotonic()
         timeout = max(0.001, float(message.get("timeoutMs", 3000)) / 1000.0)
         child, problem = self._hand_over(call_sock, time.monotonic() + timeout)
         marks["zygote_handed"] = time.monotonic()
@@ -385,6 +413,7 @@ class Zygote:
             if run.complete:
                 # The verdict is complete: answer first, clean up while the judge reports it.
                 self._answer(run, None, True)
+                self._release(run)
                 return self.teardown_fast(run) if self.mode == "bwrap" else self.teardown(run, answered=True)
             return self.teardown(run, answered=False)
         finally:
@@ -397,6 +426,15 @@ class Zygote:
 
     def wipe(self):
         self.scratch[:] = bytes(len(self.scratch))
+
+    def _release(self, run):
+        """Once answered: the output wiped, the attempt's processes doomed, and the next standby
+        forked at once (from memory with nothing of this attempt), before the slower cleanup."""
+        run.wipe()
+        self.wipe()
+        self._kill_tree(run.child.pid)
+        if not self.once and self.standby is None:
+            self.prefork()
 
     def teardown(self, run, answered):
         """Kills and reaps the attempt's processes (answering, when not yet done, once they are
@@ -411,14 +449,14 @@ class Zygote:
             # next attempt on this zygote, never this verdict (a zygote that cannot remove them
             # exits, and its judge replaces it before the next attempt).
             self._answer(run, status, healthy)
+            self._release(run)
         return self.clean(run.child.workdir) and healthy
 
     def teardown_fast(self, run):
-        """After an early answer inside bubblewrap: kill(-1) dooms every process of the attempt
-        at once (SIGKILL, atomically with respect to fork), so the files can go without waiting
-        for the kernel to tear this process down; its zombie is reaped before the next attempt
-        runs (see _previous_gone)."""
-        self._kill_tree(run.child.pid)
+        """After an early answer inside bubblewrap: kill(-1) has doomed every process of the
+        attempt at once (SIGKILL, atomically with respect to fork), so the files can go without
+        waiting for the kernel to tear this process down; its zombie is reaped before the next
+        attempt runs (see _previous_gone)."""
         healthy = self.clean(run.child.workdir)
         self.reap_pending = True
         self._reap_ready()
@@ -509,7 +547,11 @@ class Zygote:
         directory, and outside bubblewrap what this uid left in the shared temporary places."""
         keep = self.standby.workdir if self.standby is not None else None
         try:
-            targets = [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)] if self.private_tmp else [workdir]
+            targets = (
+                [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)]
+                if self.private_tmp
+                else [workdir]
+            )
         except OSError:
             return False
         for path in targets:
@@ -578,7 +620,14 @@ def remove(path):
     except RecursionError:
         try:
             for command in (["chmod", "-R", "u+rwx", "--", path], ["rm", "-rf", "--", path]):
-                subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)
+                subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=10,
+                    check=False,
+                )
         except (OSError, subprocess.SubprocessError):
             pass  # the caller checks that the path is gone
 
@@ -616,7 +665,7 @@ def children_of(parent):
                 stat = handle.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) >= 2 and fields[0] != b"Z" and int(fields[1]) == parent:
             found.append(int(name))
     return found
@@ -624,7 +673,20 @@ def children_of(parent):
 
 def _preload():
     """Modules candidates commonly import, loaded once so each forked attempt finds them."""
-    for name in ("typing", "collections", "math", "re", "itertools", "functools", "heapq", "bisect", "string", "copy", "operator", "random"):
+    for name in (
+        "typing",
+        "collections",
+        "math",
+        "re",
+        "itertools",
+        "functools",
+        "heapq",
+        "bisect",
+        "string",
+        "copy",
+        "operator",
+        "random",
+    ):
         try:
             __import__(name)
         except ImportError:
