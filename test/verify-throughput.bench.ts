@@ -258,7 +258,9 @@ async function timeBreakdown(entry: CodeEvalProEntry, python: string): Promise<s
   const steps: [string, string, string][] = [
     ['node_sent', 'received', 'Node -> judge (request frame)'],
     ['received', 'handed', 'judge: read the request, hand the call socket to the zygote'],
-    ['handed', 'zygote_handed', 'zygote: the previous teardown, the socket to the standby'],
+    ['handed', 'zygote_received', "zygote: still busy with the previous attempt's cleanup"],
+    ['zygote_received', 'zygote_ready', 'zygote: the previous attempt reaped'],
+    ['zygote_ready', 'zygote_handed', 'zygote: the call socket to the standby'],
     ['zygote_handed', 'started', 'zygote -> judge (started)'],
     ['started', 'armed', "candidate's process: the code, limits, armed"],
     ['armed', 'loaded', "candidate's process: load the code"],

@@ -18,86 +18,49 @@ SECCOMP_MODE_FILTER = 2
 # would carry data to the next attempt and stay charged to the worker), and kernel surfaces no
 # test needs (io_uring, bpf, perf, userfaultfd, namespaces, mounts and the new mount API, keys,
 # modules, file handles).
-_DENIED = {
-    "x86_64": (
-        0xC000003E,
-        [
-            101,
-            310,
-            311,
-            312,
-            438,
-            434,
-            440,
-            425,
-            426,
-            427,
-            321,
-            298,
-            323,
-            308,
-            272,
-            165,
-            166,
-            155,
-            161,
-            250,
-            248,
-            249,
-            304,
-            303,
-            246,
-            320,
-            175,
-            313,
-            176,
-        ]
-        + [29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220]
-        + [240, 241, 242, 243, 244, 245]
-        + [428, 429, 430, 431, 432, 433, 442],
-    ),
-    "aarch64": (
-        0xC00000B7,
-        [
-            117,
-            270,
-            271,
-            272,
-            438,
-            434,
-            440,
-            425,
-            426,
-            427,
-            280,
-            241,
-            282,
-            268,
-            97,
-            40,
-            39,
-            41,
-            51,
-            219,
-            217,
-            218,
-            265,
-            264,
-            104,
-            294,
-            105,
-            273,
-            106,
-        ]
-        + [186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197]
-        + [180, 181, 182, 183, 184, 185]
-        + [428, 429, 430, 431, 432, 433, 442],
-    ),
+DENIED = (
+    "ptrace process_vm_readv process_vm_writev kcmp pidfd_getfd pidfd_open process_madvise "
+    "shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv msgctl "
+    "mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr "
+    "io_uring_setup io_uring_enter io_uring_register bpf perf_event_open userfaultfd "
+    "setns unshare mount umount2 pivot_root chroot open_tree move_mount fsopen fsconfig fsmount fspick mount_setattr "
+    "keyctl add_key request_key open_by_handle_at name_to_handle_at "
+    "kexec_load kexec_file_load init_module finit_module delete_module"
+).split()
+
+# The syscall numbers of each architecture the filter knows, and its AUDIT_ARCH value.
+# fmt: off
+_NUMBERS = {
+    "x86_64": (0xC000003E, {
+        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "pidfd_getfd": 438,
+        "pidfd_open": 434, "process_madvise": 440, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
+        "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70,
+        "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
+        "mq_notify": 244, "mq_getsetattr": 245, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "setns": 308,
+        "unshare": 272, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "open_tree": 428,
+        "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "keyctl": 250, "add_key": 248, "request_key": 249, "open_by_handle_at": 304, "name_to_handle_at": 303,
+        "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313, "delete_module": 176,
+        "clone": 56, "clone3": 435,
+    }),
+    "aarch64": (0xC00000B7, {
+        "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "pidfd_getfd": 438,
+        "pidfd_open": 434, "process_madvise": 440, "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
+        "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189,
+        "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "io_uring_setup": 425,
+        "io_uring_enter": 426, "io_uring_register": 427, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
+        "setns": 268, "unshare": 97, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "open_tree": 428,
+        "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "keyctl": 219, "add_key": 217, "request_key": 218, "open_by_handle_at": 265, "name_to_handle_at": 264,
+        "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273, "delete_module": 106,
+        "clone": 220, "clone3": 435,
+    }),
 }
+# fmt: on
 # clone: refused (EPERM) when its flags ask for a new namespace; clone3 (flags behind a pointer
 # a filter cannot read) answers ENOSYS, so that libc falls back to clone.
-_CLONE = {"x86_64": 56, "aarch64": 220}
-CLONE3 = 435
 CLONE_NEWNAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
 _libc = None
@@ -137,20 +100,19 @@ def program(machine=None):
     detours), refuse the denied syscalls and namespace-making clones, allow the rest. None where
     the architecture is unknown."""
     machine = machine or platform.machine()
-    arch = _DENIED.get(machine)
-    if arch is None:
+    if machine not in _NUMBERS:
         return None
-    audit_arch, denied = arch
+    audit_arch, numbers = _NUMBERS[machine]
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     eperm, enosys, allow = 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS, 0x7FFF0000
     prog = [(ld, 0, 0, 4), (jeq, 1, 0, audit_arch), (ret, 0, 0, 0x80000000), (ld, 0, 0, 0)]
     if machine == "x86_64":
         prog += [(jge, 0, 1, 0x40000000), (ret, 0, 0, eperm)]  # the x32 ABI
-    for number in denied:
-        prog += [(jeq, 0, 1, number), (ret, 0, 0, eperm)]
-    prog += [(jeq, 0, 1, CLONE3), (ret, 0, 0, enosys)]
+    for name in DENIED:
+        prog += [(jeq, 0, 1, numbers[name]), (ret, 0, 0, eperm)]
+    prog += [(jeq, 0, 1, numbers["clone3"]), (ret, 0, 0, enosys)]
     # Last, as it loads the flags over the syscall number: not clone -> allow; clone -> its flags.
-    prog += [(jeq, 0, 3, _CLONE[machine]), (ld, 0, 0, 16), (jset, 0, 1, CLONE_NEWNAMESPACES), (ret, 0, 0, eperm)]
+    prog += [(jeq, 0, 3, numbers["clone"]), (ld, 0, 0, 16), (jset, 0, 1, CLONE_NEWNAMESPACES), (ret, 0, 0, eperm)]
     prog.append((ret, 0, 0, allow))
     return prog
 

@@ -118,6 +118,11 @@ class Filter(unittest.TestCase):
 
         self.assertEqual(_in_filtered_child(check), 0)
 
+    def test_every_refused_call_has_its_number_on_every_architecture(self):
+        for machine in ("x86_64", "aarch64"):
+            x32 = 2 if machine == "x86_64" else 0
+            self.assertEqual(len(seccomp.program(machine)), 4 + x32 + 2 * len(seccomp.DENIED) + 2 + 5)
+
     def test_the_program_allows_by_default(self):
         program = seccomp.program()
         self.assertEqual(program[-1], (0x06, 0, 0, 0x7FFF0000))
