@@ -1068,7 +1068,8 @@ const cases: Case[] = [
       ),
     outcome: ['failed', 'timeout'],
     reason: /add\(1, 2\) returned a set or dict whose keys were crafted to share one hash/,
-    maxMs: TIMEOUT_MS + 2000,
+    // MAX_VERIFY_MS (6 s) still catches the quadratic decode (5 s quiet, several times that loaded)
+    // without failing a loaded CI machine on the refusal's own time.
     timeout: 60_000,
   },
   {
