@@ -22,6 +22,9 @@ const request: HarnessRequest = {
   tests: 'assert add_all([(1, 2)]) == [3]\nassert add_all([]) == []\nassert add_all([(2, 2), (0, 1)]) == [4, 1]',
 }
 
+/** The limit of an honest attempt that must pass however loaded the machine is. */
+const SPARE_TIMEOUT_MS = 20_000
+
 async function options(sandbox: SandboxMode, pool: boolean, extra: Partial<RunHarnessOptions> = {}): Promise<RunHarnessOptions> {
   return { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 3000, maxOutputBytes: 65536, sandbox, pool, ...extra }
 }
@@ -92,7 +95,8 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     expect(run.timedOut).toBe(true)
     expect(run.result.timeoutIn).toBe('loading the code')
     expect(await eventually(() => !alive(zygote as number))).toBe(true)
-    expect((await runHarness(request, opts)).result.outcome).toBe('passed')
+    // The honest answer after it gets time to spare (same pool: the limit is per attempt).
+    expect((await runHarness(request, { ...opts, timeoutMs: SPARE_TIMEOUT_MS })).result.outcome).toBe('passed')
     expect(pool?.pids()).toContain(pid)
   }, 15_000)
 
@@ -106,7 +110,7 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     const outcomes = await pending
     expect(outcomes.some((o) => /the judge process stopped answering/.test(o))).toBe(true)
     expect(await eventually(() => judges.every((judge) => !alive(judge)))).toBe(true)
-    expect((await runHarness(request, opts)).result.outcome).toBe('passed')
+    expect((await runHarness(request, { ...opts, timeoutMs: SPARE_TIMEOUT_MS })).result.outcome).toBe('passed')
   }, 30_000)
 
   it('spawn per verify (pool: false) leaves no worker running', async () => {
