@@ -51,6 +51,13 @@ const CONCURRENCY = availableParallelism()
  */
 const BROKEN_PER_TASK = process.env.SEQK_PARITY_ALL_BROKEN === '1' ? Infinity : 2
 
+/**
+ * Honest value shapes kept per task, chosen the same way (task i takes `VALUES_PER_TASK` of them
+ * starting at the i-th): every shape on about 542 × 2 / 7 tasks, so CI stays within minutes. Every
+ * shape on every task with SEQK_PARITY_ALL_VALUES=1 (~3800 more answers).
+ */
+const VALUES_PER_TASK = process.env.SEQK_PARITY_ALL_VALUES === '1' ? Infinity : 2
+
 /** The shapes the code_eval (`exec`) runner re-checks: those where `__name__` matters, and the reference. */
 const EXEC_CHECKED: ReadonlySet<Shape> = new Set<Shape>(['reference', 'demo-prints', 'demo-raises'])
 
@@ -113,7 +120,8 @@ function corpus(entries: readonly CodeEvalProEntry[]): Case[] {
       if (answer !== undefined) cases.push({ id: task.id, shape, entry, answer })
     }
     if (task.entryPoint === undefined) continue
-    for (const shape of VALUES.filter((shape) => SHAPES.includes(shape))) {
+    const values = VALUES.filter((_, v) => (v - index + VALUES.length * 542) % VALUES.length < Math.min(VALUES_PER_TASK, VALUES.length))
+    for (const shape of values.filter((shape) => SHAPES.includes(shape))) {
       const shaped = valueShape(shape, code, task.entryPoint, record.test_code, index)
       cases.push({ id: task.id, shape, entry, answer: fencedAnswer(shaped.code), ...(shaped.tests !== record.test_code ? { tests: shaped.tests } : {}) })
     }
@@ -273,6 +281,11 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       ])
       return { case: c, ours, official: verdict, ...(byExec ? { exec: byExec } : {}) }
     })
+    // An official run that timed out under the load of the others is run again alone: a 3 s limit
+    // that a fresh `import numpy` on a busy machine overruns is no verdict about the answer.
+    for (const o of outcomes) {
+      if ((o.official.sanitised ?? o.official.raw).timedOut) o.official = await file.verdict(o.case.answer, o.case.tests ?? o.case.entry.record.test_code)
+    }
     elapsedMs = performance.now() - started
     const timeouts = {
       ours: outcomes.filter((o) => !(o.ours instanceof Error) && o.ours.diagnostics.outcome === 'timeout').length,
@@ -299,11 +312,12 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     expect(references.filter((o) => !o.official.pass).map(reason)).toEqual([])
   })
 
-  it('every honest value shape passes officially on all 542 tasks', () => {
+  it('every honest value shape passes officially on every task it was applied to', () => {
     // Changing a value's type, not its value, keeps the official verdict.
+    const perShape = VALUES_PER_TASK === Infinity ? 542 : Math.floor((542 * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
     for (const shape of VALUES.filter((shape) => SHAPES.includes(shape))) {
       const mine = outcomes.filter((o) => o.case.shape === shape)
-      expect(mine, shape).toHaveLength(542)
+      expect(mine.length, shape).toBeGreaterThanOrEqual(perShape)
       expect(mine.filter((o) => !o.official.pass).map(reason), shape).toEqual([])
     }
     for (const shape of SHAPES) expect(outcomes.some((o) => o.case.shape === shape), shape).toBe(true)
