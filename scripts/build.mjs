@@ -15,8 +15,10 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 const assets = (dir) =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    // The Python harness, and the versioned prompt files critics and graders read at run time.
-    return statSync(path).isDirectory() ? assets(path) : name.endsWith('.py') || (name.endsWith('.md') && dir.endsWith('/prompts')) ? [path] : []
+    // The Python harness (not its unit tests, test_*.py), and the versioned prompt files critics
+    // and graders read at run time.
+    const python = name.endsWith('.py') && !name.startsWith('test_')
+    return statSync(path).isDirectory() ? assets(path) : python || (name.endsWith('.md') && dir.endsWith('/prompts')) ? [path] : []
   })
 for (const file of assets(join(root, 'src'))) cpSync(file, join(root, 'dist', relative(join(root, 'src'), file)))
 

@@ -1,32 +1,33 @@
 // Verification throughput on the 542 reference solutions of HumanEval Pro (164) and MBPP Pro (378),
-// in one run, on one interpreter (the real one our verifier runs: /usr/bin/python3 when sandboxed
-// or as root, see src/verifiers/python-tests/interpreter.ts), at concurrency availableParallelism()
-// and at concurrency 1:
+// three procedures interleaved in one run, on one interpreter (the one our verifier runs:
+// /usr/bin/python3 when sandboxed or as root, see src/verifiers/python-tests/interpreter.ts), at
+// concurrency 1 and 2 (availableParallelism() when it is more), ROUNDS rounds of each:
 //
-// (a) ours: the python-tests verifier with its defaults (sandbox `auto`, warm judge + forked
-//     candidate worker) and no verdict cache. Its judges are stopped before each run, so every
-//     figure includes starting them (judge, sandboxed worker, self-check), as a user's first run does.
-// (b) official: one `python file.py` process per task, as the CodeEval-Pro harness runs them: the
-//     candidate (tabs as 4 spaces), a newline, the tests, in one temporary file; 3 s timeout, killed
-//     after it; exit code 0 = pass. Started by the interpreter's real path (no launcher).
-// (c) code_eval: an exec-in-threads runner as Hugging Face `evaluate`'s code_eval metric runs
-//     programs (code_eval.py + execute.py, adapted from OpenAI human-eval's execution.py), in ONE
-//     long-lived Python process that receives every program on stdin. See CODE_EVAL_RUNNER for
-//     what is reproduced per program.
+// (a) official: one `python file.py` process per task, as the CodeEval-Pro harness runs them: the
+//     candidate (tabs as 4 spaces), a newline, the tests, in one temporary file; 3 s timeout,
+//     killed after it; exit code 0 = pass. Started by the interpreter's real path (no launcher).
+// (b) verifier: the python-tests verifier with its defaults (sandbox `auto`, warm judges each with
+//     a forked candidate worker) and no verdict cache; its judges are started (and warmed with one
+//     verify each) before the clock starts, as in a run of many cells.
+// (c) floor: test/fork-floor.py, one warm Python process forking a clean child per task that runs
+//     the same program: no judge, socket, sandbox or Node. The least a verdict costs here.
 //
-// The table gives wall time, tasks/s, passed/total and, per official procedure, its time divided by
-// ours at the same concurrency (above 1: ours is faster).
+// The table gives each procedure's wall time per round and per verdict and the verifier's ratios
+// to the official procedure (below 1: faster) and to the floor, as medians over the rounds. Then
+// one attempt's time breakdown: the median of each step over 200 sequential attempts of one task,
+// from the judges' and the zygote's clocks (CLOCK_MONOTONIC, as Node's hrtime).
 //
-// SEQK_BENCH_LAUNCHER=1 adds a footnote run: `python3` as found on PATH (a pyenv shim costs
-// ~280 ms per start). It is not a headline figure: it times the launcher, not the procedure.
+// SEQK_BENCH_CODE_EVAL=1 adds Hugging Face code_eval's exec-in-threads runner (CODE_EVAL_RUNNER).
+// SEQK_BENCH_ROUNDS sets the rounds (default 3).
 //
-//   npx vitest bench --run --project unit test/verify-throughput.bench.ts
+//   npm run bench:verify     (= npx vitest bench --run --project unit test/verify-throughput.bench.ts)
 //
 // Reads ../shared/benchmarks/ (never copied into the repository); skipped when it is absent.
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism, tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, bench, describe } from 'vitest'
 import { loadCodeEvalPro, referenceCode, type CodeEvalProEntry } from '../src/benchmarks/index.js'
 import { verifiers } from '../src/verifiers/index.js'
@@ -34,15 +35,19 @@ import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 import { resolvePython } from '../src/verifiers/python-tests/interpreter.js'
 import { closeAllPools } from '../src/verifiers/python-tests/pool.js'
+import { runHarness } from '../src/verifiers/python-tests/run-harness.js'
 
 const files = codeEvalProFiles
 const present = missingData(...Object.values(files)) === undefined
 
-const PARALLEL = availableParallelism()
-const CONCURRENCIES = [...new Set([PARALLEL, 1])]
+const CONCURRENCIES = [...new Set([1, Math.max(2, availableParallelism())])]
+const ROUNDS = Number(process.env.SEQK_BENCH_ROUNDS ?? 3)
 const TIMEOUT_MS = 3000
 const ONCE = { iterations: 1, time: 0, warmupIterations: 0, warmupTime: 0 }
-const LAUNCHER = process.env.SEQK_BENCH_LAUNCHER === '1'
+const CODE_EVAL = process.env.SEQK_BENCH_CODE_EVAL === '1'
+const FLOOR_SCRIPT = fileURLToPath(new URL('./fork-floor.py', import.meta.url))
+/** Attempts timed for the breakdown. */
+const BREAKDOWN_ATTEMPTS = 200
 
 /**
  * The per-program work of Hugging Face code_eval (evaluate/metrics/code_eval: `_compute` submits
@@ -198,39 +203,85 @@ function runOfficial(python: string, file: string): Promise<boolean> {
   })
 }
 
-/** Every program through one code_eval-style runner process with `workers` threads; passed per program. */
-function runCodeEval(python: string, runner: string, programs: readonly string[], workers: number): Promise<boolean[]> {
+/** Runs a Python script to its end (killed after `timeoutMs`): its stdout. */
+function runScript(python: string, args: readonly string[], input: string | undefined, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [runner, String(workers), String(TIMEOUT_MS / 1000)], { stdio: ['pipe', 'pipe', 'pipe'] })
-    const passed = new Array<boolean | undefined>(programs.length)
-    let buffered = ''
+    const child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' })
+    let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk
-      let newline: number
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const { id, passed: ok } = JSON.parse(buffered.slice(0, newline)) as { id: number; passed: boolean }
-        passed[id] = ok
-        buffered = buffered.slice(newline + 1)
-      }
-    })
-    // The children's tracebacks (reliability_guard leaves some) land here: kept for a failure only.
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    // The children's tracebacks land here: kept for a failure only.
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)))
     child.on('error', reject)
-    child.on('close', (code) => {
-      const missing = passed.filter((p) => p === undefined).length
-      if (code !== 0 || missing > 0) reject(new Error(`code_eval runner exited with code ${String(code)}, ${missing} results missing: ${stderr}`))
-      else resolve(passed as boolean[])
-    })
-    child.stdin.end(programs.map((program, id) => `${JSON.stringify({ id, program })}\n`).join(''))
+    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${args[0]} exited with code ${String(code)}: ${stderr}`))))
+    child.stdin.end(input ?? '')
   })
 }
 
-type Procedure = 'ours' | 'official' | 'codeEval'
-const results = new Map<string, Run>()
-const key = (procedure: Procedure, concurrency: number): string => `${procedure}@${concurrency}`
-let launcher: (Run & { python: string }) | undefined
+/** Every program through one code_eval-style runner process with `workers` threads; passed per program. */
+async function runCodeEval(python: string, runner: string, programs: readonly string[], workers: number): Promise<boolean[]> {
+  const input = programs.map((program, id) => `${JSON.stringify({ id, program })}\n`).join('')
+  const out = await runScript(python, [runner, String(workers), String(TIMEOUT_MS / 1000)], input, 600_000)
+  const passed = new Array<boolean>(programs.length).fill(false)
+  for (const line of out.split('\n').filter((l) => l.trim() !== '')) {
+    const { id, passed: ok } = JSON.parse(line) as { id: number; passed: boolean }
+    passed[id] = ok
+  }
+  return passed
+}
+
+type Procedure = 'official' | 'verifier' | 'floor' | 'codeEval'
+const NAMES: Record<Procedure, string> = {
+  official: 'official: python file.py per task',
+  verifier: 'verifier: python-tests, defaults, cache off',
+  floor: 'floor: fork a clean child per task',
+  codeEval: 'HF code_eval: exec in threads',
+}
+const runs = new Map<string, Run[]>()
+const record = (procedure: Procedure, concurrency: number, run: Run): void => {
+  const key = `${procedure}@${concurrency}`
+  runs.set(key, [...(runs.get(key) ?? []), run])
+}
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2
+}
 let sandbox = 'n/a'
+let breakdown: string[] = []
+const loads: string[] = []
+
+/** One attempt's steps, as medians over sequential attempts of one task (ms). */
+async function timeBreakdown(entry: CodeEvalProEntry, python: string): Promise<string[]> {
+  const options = { python, timeoutMs: TIMEOUT_MS, maxOutputBytes: 65536 }
+  const request = { setup: '', code: referenceCode(entry.record), tests: entry.record.test_code }
+  const steps: [string, string, string][] = [
+    ['node_sent', 'received', 'Node -> judge (request frame)'],
+    ['received', 'handed', 'judge: read the request, hand the call socket to the zygote'],
+    ['handed', 'zygote_received', "zygote: still busy with the previous attempt's cleanup"],
+    ['zygote_received', 'zygote_ready', 'zygote: the previous attempt reaped'],
+    ['zygote_ready', 'zygote_handed', 'zygote: the call socket to the standby'],
+    ['zygote_handed', 'started', 'zygote -> judge (started)'],
+    ['started', 'armed', "candidate's process: the code, limits, armed"],
+    ['armed', 'loaded', "candidate's process: load the code"],
+    ['loaded', 'tested', 'the tests: calls and comparisons'],
+    ['tested', 'zygote_watched', 'end: the process exits, its output complete'],
+    ['zygote_watched', 'reported', 'zygote -> judge (result)'],
+    ['reported', 'answered', 'judge: the result frame'],
+    ['answered', 'node_received', 'judge -> Node (result frame, parsed)'],
+    ['node_sent', 'node_received', 'total, as Node sees it'],
+  ]
+  const deltas = steps.map((): number[] => [])
+  for (let i = 0; i < BREAKDOWN_ATTEMPTS; i++) {
+    const marks = (await runHarness(request, options)).marks ?? {}
+    steps.forEach(([from, to], s) => {
+      const a = marks[from]
+      const b = marks[to]
+      if (a !== undefined && b !== undefined) deltas[s]?.push((b - a) * 1000)
+    })
+  }
+  return steps.map(([, , label], s) => `    ${label.padEnd(62)} ${median(deltas[s] ?? []).toFixed(2).padStart(7)} ms`)
+}
 
 if (present) {
   const entries: CodeEvalProEntry[] = [
@@ -239,107 +290,120 @@ if (present) {
   ]
   const dir = mkdtempSync(join(tmpdir(), 'seqk-official-'))
   // As the CodeEval-Pro harness writes them: the program (tabs as 4 spaces), a newline, the tests.
-  // code_eval runs the same text (`candidate + "\n" + test_case`).
+  // code_eval and the floor run the same text (`candidate + "\n" + test_case`).
   const sources = entries.map((e) => `${referenceCode(e.record).replace(/\t/g, '    ')}\n${e.record.test_code}`)
   const programs = sources.map((source, i) => {
     const file = join(dir, `case_${i}.py`)
     writeFileSync(file, source)
     return file
   })
+  const programsJson = join(dir, 'programs.json')
+  writeFileSync(programsJson, JSON.stringify(sources))
   const runner = join(dir, 'code_eval_runner.py')
   writeFileSync(runner, CODE_EVAL_RUNNER)
 
-  // The interpreter the verifier runs (it prefers the system one when sandboxed or as root), and
-  // the one the official procedures get: the same path, resolved the same way.
+  // The interpreter the verifier runs (it prefers the system one when sandboxed or as root); the
+  // official procedure and the floor get the same path.
   const python = (): Promise<string> => resolvePython(undefined, { preferSystem: true })
-  const oursPython = (): Promise<string> => resolvePython(undefined, { preferSystem: sandbox === 'bwrap' || process.getuid?.() === 0 })
+  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ')
 
-  afterAll(async () => {
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true })
-    const [interpreter, ourInterpreter] = await Promise.all([python(), oursPython()])
-    const seconds = (r: Run): string => `${(r.ms / 1000).toFixed(2).padStart(7)} s`
-    const rate = (r: Run): string => `${((r.total / r.ms) * 1000).toFixed(1).padStart(7)} tasks/s`
+    closeAllPools()
+    const perVerdict = (r: Run): string => `${(r.ms / r.total).toFixed(1).padStart(8)} ms`
     const lines = [
-      `verify throughput, ${entries.length} reference solutions (HumanEval Pro + MBPP Pro), interpreter ${interpreter}` +
-        (ourInterpreter === interpreter ? ' (also the verifier\'s)' : ` (THE VERIFIER RAN ${ourInterpreter})`) +
-        `, verifier sandbox ${sandbox}, ${PARALLEL} CPUs:`,
-      `  ${'procedure'.padEnd(50)} ${'conc'.padStart(4)} ${'wall'.padStart(9)} ${'rate'.padStart(15)} ${'passed'.padStart(9)}  vs ours`,
+      `verify throughput: ${entries.length} reference solutions (HumanEval Pro + MBPP Pro), ${ROUNDS} rounds interleaved, ` +
+        `verifier sandbox ${sandbox}, ${availableParallelism()} CPUs, load average (1, 5, 15 min) ${loads.join(' -> ')}`,
+      `  ${'procedure'.padEnd(44)} ${'conc'.padStart(4)} ${'wall (median)'.padStart(14)} ${'per verdict'.padStart(11)} ${'passed'.padStart(9)}`,
     ]
-    const names: Record<Procedure, string> = {
-      ours: 'python-tests verifier (defaults, cache: false)',
-      official: 'official: python file.py per task (3 s timeout)',
-      codeEval: 'HF code_eval: exec in threads, Process per program',
-    }
     for (const concurrency of CONCURRENCIES) {
-      const ours = results.get(key('ours', concurrency))
-      for (const procedure of ['ours', 'official', 'codeEval'] as const) {
-        const r = results.get(key(procedure, concurrency))
-        if (!r) continue
-        const ratio = procedure === 'ours' || !ours ? '' : `${(r.ms / ours.ms).toFixed(2)}x`
-        lines.push(`  ${names[procedure].padEnd(50)} ${String(concurrency).padStart(4)} ${seconds(r)} ${rate(r)} ${`${r.passed}/${r.total}`.padStart(9)}  ${ratio}`)
+      for (const procedure of ['official', 'verifier', 'floor', 'codeEval'] as const) {
+        const mine = runs.get(`${procedure}@${concurrency}`)
+        if (!mine) continue
+        const ms = median(mine.map((r) => r.ms))
+        const typical = { ms, passed: mine[0]?.passed ?? 0, total: mine[0]?.total ?? 0 }
+        lines.push(`  ${NAMES[procedure].padEnd(44)} ${String(concurrency).padStart(4)} ${`${(ms / 1000).toFixed(2)} s`.padStart(14)} ${perVerdict(typical)} ${`${typical.passed}/${typical.total}`.padStart(9)}`)
       }
+      // Ratios round by round (the three ran back to back), then their median.
+      const ratio = (other: Procedure): string => {
+        const ours = runs.get(`verifier@${concurrency}`) ?? []
+        const theirs = runs.get(`${other}@${concurrency}`) ?? []
+        const each = ours.map((r, i) => r.ms / (theirs[i]?.ms ?? NaN)).filter(Number.isFinite)
+        return each.length === 0 ? 'n/a' : `${median(each).toFixed(2)}x (${each.map((x) => x.toFixed(2)).join(', ')})`
+      }
+      lines.push(`  verifier / official at ${concurrency}: ${ratio('official')};  verifier / floor at ${concurrency}: ${ratio('floor')}`)
     }
-    lines.push('  vs ours: the procedure\'s wall time / ours at the same concurrency (above 1: ours is faster)')
-    if (launcher) {
-      const ours = results.get(key('ours', PARALLEL))
-      lines.push(
-        `  footnote: \`python3\` on PATH (${launcher.python}) file.py, concurrency ${PARALLEL}: ${(launcher.ms / 1000).toFixed(2)} s, ` +
-          `${launcher.passed}/${launcher.total} passed${ours ? `, ${(launcher.ms / ours.ms).toFixed(2)}x ours` : ''} (times the launcher, not the procedure)`,
-      )
-    }
+    if (breakdown.length > 0) lines.push(`  one attempt, median of ${BREAKDOWN_ATTEMPTS} sequential attempts of ${entries[0]?.task.id}:`, ...breakdown)
     console.log(lines.join('\n'))
   })
 
-  for (const concurrency of CONCURRENCIES) {
-    describe(`verify ${entries.length} reference solutions (HumanEval Pro + MBPP Pro), concurrency ${concurrency}`, () => {
-      bench(
-        'python-tests verifier (defaults, cache: false)',
-        async () => {
-          closeAllPools()
-          const verifier = verifiers.pythonTests({ cache: false })
-          sandbox = verifier.sandbox
-          const started = performance.now()
-          const verdicts = await mapConcurrent(entries, concurrency, (e) => verifier.verify(e.task, e.reference))
-          results.set(key('ours', concurrency), { ms: performance.now() - started, passed: verdicts.filter((v) => v.pass).length, total: entries.length })
-        },
-        ONCE,
-      )
-
-      bench(
-        'official: python file.py per task (3 s timeout)',
-        async () => {
-          const interpreter = await python()
-          const started = performance.now()
-          const passed = await mapConcurrent(programs, concurrency, (file) => runOfficial(interpreter, file))
-          results.set(key('official', concurrency), { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
-        },
-        ONCE,
-      )
-
-      bench(
-        'HF code_eval: one process, exec in threads, a Process per program (3 s timeout)',
-        async () => {
-          const interpreter = await python()
-          const started = performance.now()
-          const passed = await runCodeEval(interpreter, runner, sources, concurrency)
-          results.set(key('codeEval', concurrency), { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
-        },
-        ONCE,
-      )
-
-      if (LAUNCHER && concurrency === PARALLEL) {
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const concurrency of CONCURRENCIES) {
+      describe(`round ${round}, concurrency ${concurrency}: ${entries.length} reference solutions`, () => {
         bench(
-          'footnote: `python3` on PATH file.py per task (a launcher such as a pyenv shim)',
+          NAMES.official,
           async () => {
+            loads.push(load())
+            const interpreter = await python()
             const started = performance.now()
-            const passed = await mapConcurrent(programs, concurrency, (file) => runOfficial('python3', file))
-            launcher = { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length, python: execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim() }
+            const passed = await mapConcurrent(programs, concurrency, (file) => runOfficial(interpreter, file))
+            record('official', concurrency, { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
           },
           ONCE,
         )
-      }
-    })
+
+        bench(
+          NAMES.verifier,
+          async () => {
+            const verifier = verifiers.pythonTests({ cache: false })
+            sandbox = verifier.sandbox
+            // Warm: one verify per judge of the pool before the clock starts.
+            const first = entries[0] as CodeEvalProEntry
+            await Promise.all(Array.from({ length: concurrency }, () => verifier.verify(first.task, first.reference)))
+            const started = performance.now()
+            const verdicts = await mapConcurrent(entries, concurrency, (e) => verifier.verify(e.task, e.reference))
+            record('verifier', concurrency, { ms: performance.now() - started, passed: verdicts.filter((v) => v.pass).length, total: entries.length })
+          },
+          ONCE,
+        )
+
+        bench(
+          NAMES.floor,
+          async () => {
+            const interpreter = await python()
+            const started = performance.now()
+            const out = JSON.parse(await runScript(interpreter, [FLOOR_SCRIPT, programsJson, String(concurrency)], undefined, 600_000)) as { passed: number; total: number }
+            record('floor', concurrency, { ms: performance.now() - started, ...out })
+          },
+          ONCE,
+        )
+
+        if (CODE_EVAL) {
+          bench(
+            NAMES.codeEval,
+            async () => {
+              const interpreter = await python()
+              const started = performance.now()
+              const passed = await runCodeEval(interpreter, runner, sources, concurrency)
+              record('codeEval', concurrency, { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
+            },
+            ONCE,
+          )
+        }
+      })
+    }
   }
+
+  describe('one attempt, step by step', () => {
+    bench(
+      `${BREAKDOWN_ATTEMPTS} sequential attempts of one task`,
+      async () => {
+        const entry = entries[0] as CodeEvalProEntry
+        breakdown = await timeBreakdown(entry, await resolvePython(undefined, { preferSystem: true }))
+      },
+      ONCE,
+    )
+  })
 } else {
   describe.skip(`verify throughput: skipped, ${missingData(...Object.values(files))}`, () => {
     bench('python-tests verifier vs python file.py', () => {})

@@ -1,12 +1,9 @@
-"""Plain values and frames shared by the judge (judge.py) and the candidate's worker (worker.py).
+"""Plain values: what crosses between the candidate's process (worker.py) and the judge (judge.py).
 
-Node passes this file's source to both interpreters, followed by theirs (`-c codec + judge` and
-`-c codec + worker`), so both sides speak exactly the same format.
-
-A *frame* is a 4-byte big-endian length and an ASCII JSON body. A *plain value* is one of None,
-bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, and the
-standard library's collections.Counter, OrderedDict, defaultdict (with a built-in factory) and
-deque, nested at most MAX_DEPTH deep with at most MAX_NODES parts. It travels as tagged JSON:
+A *plain value* is one of None, bool, int, float, complex, str, bytes, bytearray, list, tuple,
+dict, set, frozenset, and the standard library's collections.Counter, OrderedDict, defaultdict
+(with a built-in factory) and deque, nested at most MAX_DEPTH deep with at most MAX_NODES parts.
+It travels as tagged JSON:
 
     ["n"]  ["b", 0|1]  ["i", hex]  ["f", float.hex]  ["c", re.hex, im.hex]  ["s", text]
     ["y", base64]  ["Y", base64]  ["l", [...]]  ["t", [...]]  ["d", [[k, v], ...]]
@@ -15,36 +12,49 @@ deque, nested at most MAX_DEPTH deep with at most MAX_NODES parts. It travels as
 
 Why tagged and by exact type: the judge rebuilds every value from these tags with its own types,
 so nothing the candidate defined (an `__eq__` that always says yes, a `str` subclass, a lying
-`__hash__`) ever reaches the side that compares. `["r", name]` is a reference to one of the
-candidate's functions passed as an argument (only the judge sends it). Floats go as `float.hex`
-(exact, nan and -0.0 too) and ints as hex (exempt from Python's int/str digit limit).
+`__hash__`) ever reaches the side that compares. The candidate's side sends a subclass of a plain
+type as that type (`encode(..., coerce=True)`: a namedtuple as a tuple, an IntEnum or a numpy
+integer as an int, a dict view as a set), the value the official `==` would compare by.
+`["r", name]` is a reference to one of the candidate's functions passed as an argument (only the
+judge sends it). Floats go as `float.hex` (exact, nan and -0.0 too) and ints as hex (exempt from
+Python's int/str digit limit).
 """
 
 import base64
 import collections
-import json
-import os
-import struct
+import operator
+import sys
 import time
 import traceback
 
 MAX_DEPTH = 100
 MAX_NODES = 1000000
-# Frames between our own processes (the judge and the zygote) stay below this.
-MAX_FRAME_BYTES = 32 * 1024 * 1024
-# A frame from the candidate's process larger than this is a protocol violation, never read whole:
-# JSON parsing can take some 30 bytes of memory per byte of input (`[{},{},...]`).
-MAX_REPLY_BYTES = 8 * 1024 * 1024
 # More keys of one set or dict sharing one hash than this is a crafted value: inserting n keys
 # that all collide costs n^2 comparisons (45,000 such ints took the judge 5 s).
 MAX_SAME_HASH = 32
-# defaultdict factories the judge can rebuild (anything else is not a plain value).
-DEFAULT_FACTORIES = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "bool": bool, "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset}
-
-
+# The longest int accepted, in hex digits (8 Mbit): far beyond any test, cheap to rebuild.
+MAX_INT_HEX = 2 * 1024 * 1024
+# defaultdict factories the judge can rebuild (a defaultdict with any other factory crosses as a dict).
+DEFAULT_FACTORIES = {
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "str": str,
+    "bytes": bytes,
+    "bool": bool,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+}
 # Every repr and error text is cut to this many characters, so an enormous value (a list of a
 # million items, a 10 MB string) cannot blow up a frame or the feedback prompt.
 MAX_TEXT = 500
+
+_DICT_KEYS = type({}.keys())
+_DICT_VALUES = type({}.values())
+_DICT_ITEMS = type({}.items())
 
 
 def cut(text):
@@ -58,13 +68,19 @@ def describe_exception(exc):
     """`Type: message` on one logical line (what the feedback shows); never raises."""
     try:
         text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    except BaseException:  # noqa: BLE001 - a candidate's exception may have a broken __str__
+    except BaseException:  # a candidate's exception may have a broken __str__
         text = type(exc).__name__
     # format_exception_only renders SyntaxError on several lines (text and caret): keep it compact.
     if isinstance(exc, SyntaxError):
         line = (exc.text or "").strip()
         where = (exc.filename or "").strip("<>")
-        text = "%s: %s (%sline %s%s)" % (type(exc).__name__, exc.msg, where + " " if where else "", exc.lineno, ": " + line if line else "")
+        text = "%s: %s (%sline %s%s)" % (
+            type(exc).__name__,
+            exc.msg,
+            where + " " if where else "",
+            exc.lineno,
+            ": " + line if line else "",
+        )
     return cut(text)
 
 
@@ -76,21 +92,100 @@ class ProtocolError(Exception):
     """A frame or value that does not follow the protocol (from the candidate's side: its fault)."""
 
 
-def _type_name(value):
+def type_name(value):
     try:
         return type(value).__qualname__
-    except BaseException:  # noqa: BLE001 - a metaclass may raise anything
+    except BaseException:  # a metaclass may raise anything
         return "?"
 
 
-def encode(value, ref=None):
-    """The tagged form of a plain value; raises NotPlain naming the first part that is not one.
-    `ref(value)` may turn a value (a function stub on the judge's side) into a name."""
-    state = {"nodes": 0}
+def _numpy_scalar(value):
+    """The Python value of a numpy scalar (np.int64, np.bool_, np.float32...), else None. numpy is
+    never imported here: a value can only be one of its scalars when the candidate imported it."""
+    numpy = sys.modules.get("numpy")
+    generic = getattr(numpy, "generic", None) if numpy is not None else None
+    if not isinstance(generic, type) or not isinstance(value, generic):
+        return None
+    item = value.item()
+    return None if isinstance(item, generic) else item
 
-    def enc(v, depth):
-        state["nodes"] += 1
-        if state["nodes"] > MAX_NODES:
+
+def base_value(value):
+    """The plain value the official `==` compares `value` by, for the candidate's side: a
+    subclass of a plain type as that type, a numpy scalar as its Python value, an object with
+    `__index__` that equals its index as that int, a dict's keys or items view as a set; else
+    raises NotPlain with the reason. Runs in the candidate's process: what it calls is the
+    candidate's, and whatever it returns is only the candidate's word, checked again by tag."""
+    scalar = _numpy_scalar(value)
+    if scalar is not None:
+        return scalar
+    # By the type's own MRO: isinstance() believes a `__class__` property.
+    kind = type(value)
+    for plain in (int, float, str, complex, bytes, bytearray, tuple, list, frozenset, set, collections.deque):
+        if issubclass(kind, plain):
+            return _as_base(value, plain)
+    if issubclass(kind, dict):
+        return _as_dict(value)
+    if type(value) is _DICT_KEYS:
+        return set(value)
+    if type(value) is _DICT_ITEMS:
+        try:
+            return set(value)
+        except TypeError:
+            raise NotPlain("a dict items view with unhashable values")
+    if type(value) is _DICT_VALUES:
+        raise NotPlain("a dict values view (it equals nothing but itself)")
+    if getattr(type(value), "__index__", None) is not None:
+        number = int.__int__(operator.index(value))
+        if bool(value == number):
+            return number
+    raise NotPlain("an object of type %s, not a plain value" % type_name(value))
+
+
+def _as_base(value, plain):
+    if plain is int:
+        return int.__int__(value)
+    if plain is float:
+        return float.__float__(value)
+    if plain is str:
+        return str.__str__(value)
+    if plain is complex:
+        return complex(complex.real.__get__(value), complex.imag.__get__(value))
+    if plain in (bytes, bytearray):
+        return plain(memoryview(value))
+    if plain is collections.deque:
+        return collections.deque(collections.deque.__iter__(value), value.maxlen)
+    return plain(plain.__iter__(value))
+
+
+def _as_dict(value):
+    kind = type(value)
+    if issubclass(kind, collections.Counter):
+        return collections.Counter(dict(dict.items(value)))
+    if issubclass(kind, collections.OrderedDict):
+        return collections.OrderedDict(collections.OrderedDict.items(value))
+    if issubclass(kind, collections.defaultdict) and value.default_factory in DEFAULT_FACTORIES.values():
+        return collections.defaultdict(value.default_factory, dict.items(value))
+    return dict(dict.items(value))
+
+
+class _Encoder:
+    """Tags values by exact type (see encode)."""
+
+    def __init__(self, ref, coerce):
+        self.ref = ref
+        self.coerce = coerce
+        self.nodes = 0
+
+    def many(self, values, depth):
+        return [self.value(x, depth + 1) for x in values]
+
+    def pairs(self, items, depth):
+        return [[self.value(k, depth + 1), self.value(x, depth + 1)] for k, x in items]
+
+    def value(self, v, depth):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
             raise NotPlain("a value with more than %d parts" % MAX_NODES)
         if depth > MAX_DEPTH:
             raise NotPlain("a value nested deeper than %d levels (a cycle?)" % MAX_DEPTH)
@@ -103,59 +198,72 @@ def encode(value, ref=None):
             return ["i", int.__format__(v, "x")]
         if t is float:
             return ["f", float.hex(v)]
-        if t is complex:
-            return ["c", float.hex(v.real), float.hex(v.imag)]
         if t is str:
             return ["s", v]
-        if t is bytes:
-            return ["y", base64.b64encode(v).decode("ascii")]
-        if t is bytearray:
-            return ["Y", base64.b64encode(bytes(v)).decode("ascii")]
         if t is list:
-            return ["l", [enc(x, depth + 1) for x in list.__iter__(v)]]
+            return ["l", self.many(list.__iter__(v), depth)]
         if t is tuple:
-            return ["t", [enc(x, depth + 1) for x in tuple.__iter__(v)]]
-        if t is set:
-            return ["S", [enc(x, depth + 1) for x in set.__iter__(v)]]
-        if t is frozenset:
-            return ["F", [enc(x, depth + 1) for x in frozenset.__iter__(v)]]
+            return ["t", self.many(tuple.__iter__(v), depth)]
         if t is dict:
-            return ["d", [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in dict.items(v)]]
+            return ["d", self.pairs(dict.items(v), depth)]
+        return self.rare(v, t, depth)
+
+    def rare(self, v, t, depth):
+        if t is set or t is frozenset:
+            return ["S" if t is set else "F", self.many(t.__iter__(v), depth)]
+        if t is complex:
+            return ["c", float.hex(v.real), float.hex(v.imag)]
+        if t is bytes or t is bytearray:
+            return ["y" if t is bytes else "Y", base64.b64encode(bytes(v)).decode("ascii")]
         if t is collections.Counter:
-            return ["C", [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in dict.items(v)]]
+            return ["C", self.pairs(dict.items(v), depth)]
         if t is collections.OrderedDict:
-            return ["O", [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in collections.OrderedDict.items(v)]]
+            return ["O", self.pairs(collections.OrderedDict.items(v), depth)]
         if t is collections.defaultdict:
-            factory = v.default_factory
-            name = None if factory is None else next((n for n, f in DEFAULT_FACTORIES.items() if f is factory), False)
-            if name is False:
-                raise NotPlain("a defaultdict whose default factory is %s (only built-in types can cross)" % _type_name(factory))
-            return ["D", name, [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in dict.items(v)]]
+            return self.defaultdict(v, depth)
         if t is collections.deque:
-            return ["Q", v.maxlen, [enc(x, depth + 1) for x in collections.deque.__iter__(v)]]
-        if ref is not None:
-            name = ref(v)
-            if name is not None:
-                return ["r", name]
-        raise NotPlain("an object of type %s, not a plain value" % _type_name(v))
+            return ["Q", v.maxlen, self.many(collections.deque.__iter__(v), depth)]
+        name = self.ref(v) if self.ref is not None else None
+        if name is not None:
+            return ["r", name]
+        if self.coerce:
+            self.nodes -= 1
+            return self.value(base_value(v), depth)
+        raise NotPlain("an object of type %s, not a plain value" % type_name(v))
 
-    return enc(value, 0)
+    def defaultdict(self, v, depth):
+        factory = v.default_factory
+        name = None if factory is None else next((n for n, f in DEFAULT_FACTORIES.items() if f is factory), False)
+        if name is not False:
+            return ["D", name, self.pairs(dict.items(v), depth)]
+        if self.coerce:
+            return ["d", self.pairs(dict.items(v), depth)]
+        raise NotPlain("a defaultdict whose default factory is %s (only built-in types can cross)" % type_name(factory))
 
 
-def decode(tagged, resolve=None, deadline=None):
-    """Rebuilds a plain value from its tagged form with this process's own types. Raises
-    ProtocolError for anything malformed, for keys crafted to collide, and once `deadline`
-    (time.monotonic()) passes. `resolve(name)` turns ["r", name] into a function."""
-    state = {"nodes": 0}
+def encode(value, ref=None, coerce=False):
+    """The tagged form of a plain value; raises NotPlain naming the first part that is not one.
+    `ref(value)` may turn a value (a function stub on the judge's side) into a name; `coerce`
+    sends what is not exactly plain as its base value (see base_value)."""
+    return _Encoder(ref, coerce).value(value, 0)
 
-    def items(payload):
+
+class _Decoder:
+    """Rebuilds tagged values with this process's own types (see decode)."""
+
+    def __init__(self, resolve, deadline):
+        self.resolve = resolve
+        self.deadline = deadline
+        self.nodes = 0
+
+    def items(self, payload):
         if type(payload) is not list:
             raise ProtocolError("expected a list of parts")
         return payload
 
-    def distinct_hashes(keys):
-        """The keys, once no more than MAX_SAME_HASH of them share a hash (counted in O(n):
-        the tally's own keys are distinct hash values)."""
+    def distinct_hashes(self, keys):
+        """The keys, once no more than MAX_SAME_HASH of them share a hash (counted in O(n): the
+        tally's own keys are distinct hash values)."""
         tally = {}
         for key in keys:
             h = hash(key)
@@ -165,120 +273,101 @@ def decode(tagged, resolve=None, deadline=None):
             tally[h] = count
         return keys
 
-    def pairs(payload, depth):
+    def pairs(self, payload, depth):
         out = []
-        for pair in items(payload):
+        for pair in self.items(payload):
             if type(pair) is not list or len(pair) != 2:
                 raise ProtocolError("expected [key, value] pairs")
-            out.append((dec(pair[0], depth + 1), dec(pair[1], depth + 1)))
-        distinct_hashes([k for k, _ in out])
+            out.append((self.value(pair[0], depth + 1), self.value(pair[1], depth + 1)))
+        self.distinct_hashes([k for k, _ in out])
         return out
 
-    def fromhex(text):
-        if type(text) is not str or len(text) > 64:
-            raise ProtocolError("a malformed float")
-        return float.fromhex(text)
+    def many(self, payload, depth):
+        return [self.value(x, depth + 1) for x in self.items(payload)]
 
-    def dec(node, depth):
-        state["nodes"] += 1
-        if state["nodes"] > MAX_NODES or depth > MAX_DEPTH:
+    def value(self, node, depth):
+        self.nodes += 1
+        if self.nodes > MAX_NODES or depth > MAX_DEPTH:
             raise ProtocolError("a value larger or deeper than the limits")
-        if deadline is not None and state["nodes"] & 1023 == 0 and time.monotonic() > deadline:
+        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
             raise ProtocolError("a value that took longer than the time limit to read")
         if type(node) is not list or not node or type(node[0]) is not str:
             raise ProtocolError("a value without a tag")
-        tag = node[0]
-        n = len(node)
         try:
-            if tag == "n" and n == 1:
-                return None
-            if tag == "b" and n == 2 and node[1] in (0, 1) and type(node[1]) is int:
-                return node[1] == 1
-            if tag == "i" and n == 2 and type(node[1]) is str and len(node[1]) <= 2 * 1024 * 1024:
-                return int(node[1], 16)
-            if tag == "f" and n == 2:
-                return fromhex(node[1])
-            if tag == "c" and n == 3:
-                return complex(fromhex(node[1]), fromhex(node[2]))
-            if tag == "s" and n == 2 and type(node[1]) is str:
-                return str(node[1])
-            if tag in ("y", "Y") and n == 2 and type(node[1]) is str:
-                raw = base64.b64decode(node[1].encode("ascii"), validate=True)
-                return raw if tag == "y" else bytearray(raw)
-            if tag == "l" and n == 2:
-                return [dec(x, depth + 1) for x in items(node[1])]
-            if tag == "t" and n == 2:
-                return tuple(dec(x, depth + 1) for x in items(node[1]))
-            if tag == "S" and n == 2:
-                return set(distinct_hashes([dec(x, depth + 1) for x in items(node[1])]))
-            if tag == "F" and n == 2:
-                return frozenset(distinct_hashes([dec(x, depth + 1) for x in items(node[1])]))
-            if tag == "d" and n == 2:
-                return dict(pairs(node[1], depth))
-            if tag == "C" and n == 2:
-                return collections.Counter(dict(pairs(node[1], depth)))
-            if tag == "O" and n == 2:
-                return collections.OrderedDict(pairs(node[1], depth))
-            if tag == "D" and n == 3 and (node[1] is None or node[1] in DEFAULT_FACTORIES):
-                return collections.defaultdict(None if node[1] is None else DEFAULT_FACTORIES[node[1]], pairs(node[2], depth))
-            if tag == "Q" and n == 3 and (node[1] is None or (type(node[1]) is int and node[1] >= 0)):
-                return collections.deque([dec(x, depth + 1) for x in items(node[2])], node[1])
-            if tag == "r" and n == 2 and type(node[1]) is str and resolve is not None:
-                return resolve(node[1])
+            return self.tagged(node[0], node, depth)
         except ProtocolError:
             raise
         except (TypeError, ValueError, OverflowError, UnicodeError) as exc:
             # An unhashable set element or dict key, bad base64 or hex: malformed, whoever sent it.
-            raise ProtocolError("a malformed %r value: %s" % (tag, exc))
+            raise ProtocolError("a malformed %r value: %s" % (node[0][:20], exc))
+
+    def tagged(self, tag, node, depth):
+        n = len(node)
+        arg = node[1] if n > 1 else None
+        if n == 1 and tag == "n":
+            return None
+        if n == 2:
+            if tag == "b" and type(arg) is int and arg in (0, 1):
+                return arg == 1
+            if tag == "i" and type(arg) is str and len(arg) <= MAX_INT_HEX:
+                return int(arg, 16)
+            if tag == "f":
+                return _fromhex(arg)
+            if tag == "s" and type(arg) is str:
+                return str(arg)
+            if tag in ("y", "Y") and type(arg) is str:
+                raw = base64.b64decode(arg.encode("ascii"), validate=True)
+                return raw if tag == "y" else bytearray(raw)
+            if tag in _SEQUENCES:
+                return _SEQUENCES[tag](self.many(arg, depth))
+            if tag in ("S", "F"):
+                return (set if tag == "S" else frozenset)(self.distinct_hashes(self.many(arg, depth)))
+            if tag in _MAPPINGS:
+                return _MAPPINGS[tag](self.pairs(arg, depth))
+            if tag == "r" and type(arg) is str and self.resolve is not None:
+                return self.resolve(arg)
+        if n == 3:
+            if tag == "c":
+                return complex(_fromhex(arg), _fromhex(node[2]))
+            if tag == "D" and (arg is None or (type(arg) is str and arg in DEFAULT_FACTORIES)):
+                return collections.defaultdict(
+                    None if arg is None else DEFAULT_FACTORIES[arg], self.pairs(node[2], depth)
+                )
+            if tag == "Q" and (arg is None or (type(arg) is int and arg >= 0)):
+                return collections.deque(self.many(node[2], depth), arg)
         raise ProtocolError("an unknown or malformed value tag %r" % tag[:20])
 
-    return dec(tagged, 0)
+
+_SEQUENCES = {"l": list, "t": tuple}
+_MAPPINGS = {"d": dict, "C": lambda pairs: collections.Counter(dict(pairs)), "O": collections.OrderedDict}
 
 
-def frame_bytes(message):
-    """A message as one frame (ASCII JSON, so lone surrogates survive)."""
-    body = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-    return struct.pack(">I", len(body)) + body
+def _fromhex(text):
+    if type(text) is not str or len(text) > 64:
+        raise ProtocolError("a malformed float")
+    return float.fromhex(text)
 
 
-def write_frame(fd, message):
-    data = memoryview(frame_bytes(message))
-    while data:
-        data = data[os.write(fd, data) :]
+def decode(tagged, resolve=None, deadline=None):
+    """Rebuilds a plain value from its tagged form with this process's own types. Raises
+    ProtocolError for anything malformed, for keys crafted to collide, and once `deadline`
+    (time.monotonic()) passes. `resolve(name)` turns ["r", name] into a function."""
+    return _Decoder(resolve, deadline).value(tagged, 0)
 
 
-def read_exact(fd, count):
-    """`count` bytes from a blocking fd, or None at end of file."""
-    chunks = []
-    while count > 0:
-        chunk = os.read(fd, min(count, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        count -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame(fd, limit=MAX_FRAME_BYTES):
-    """The next message from a blocking fd; None at end of file. Raises ProtocolError."""
-    header = read_exact(fd, 4)
-    if header is None:
-        return None
-    (length,) = struct.unpack(">I", header)
-    if length > limit:
-        raise ProtocolError("a frame of %d bytes (the limit is %d)" % (length, limit))
-    body = read_exact(fd, length)
-    if body is None:
-        return None
-    return parse_body(body)
-
-
-def parse_body(body):
-    # UTF-8: Node writes its frames with JSON.stringify (our own frames are ASCII, a subset).
-    try:
-        message = json.loads(body.decode("utf-8"))
-    except (ValueError, UnicodeError, RecursionError, MemoryError) as exc:
-        raise ProtocolError("a frame that is not JSON: %s" % (str(exc)[:200] or type(exc).__name__))
-    if type(message) is not dict:
-        raise ProtocolError("a frame that is not a JSON object")
-    return message
+def holds_set(tagged):
+    """True when a tagged value holds a set or frozenset anywhere."""
+    stack = [tagged]
+    while stack:
+        node = stack.pop()
+        if type(node) is not list or not node:
+            continue
+        if type(node[0]) is str:
+            # A tagged value: [tag, payload...].
+            if node[0] in ("S", "F"):
+                return True
+            stack.extend(node[1:])
+        else:
+            # A payload: a list of values or of [key, value] pairs.
+            stack.extend(node)
+    return False

@@ -20,6 +20,10 @@ const PYTHON_TAGS = new Set(['python', 'py', 'python3'])
 
 // An opening fence: up to 3 spaces of indent, 3+ backticks or tildes, then the info string.
 const OPENING_FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/
+const FENCE_START = /^ {0,3}[`~]/
+// What can open or close a Python string: a line without any leaves the string state as it was
+// (the common case, checked once, natively, instead of character by character).
+const QUOTING = /['"\\]/
 
 // Code, then a run of backticks that ends the line: a closing fence glued to the last code line.
 const GLUED_FENCE = /^(.*?[^`\s])[ \t]*(`+)[ \t]*$/
@@ -32,6 +36,8 @@ interface Fence {
 
 /** The fence a line opens, if any. */
 function openingFence(line: string): Fence | undefined {
+  // Most lines are code: a fence starts with ` or ~ within its first 4 characters.
+  if (!FENCE_START.test(line)) return undefined
   const match = OPENING_FENCE.exec(line)
   if (!match) return undefined
   const marker = match[1] ?? '```'
@@ -69,8 +75,10 @@ interface FenceEnd {
  */
 function closingFence(line: string, marker: string, quote: string): FenceEnd | undefined {
   const char = marker[0] ?? '`'
+  // Every way a block can end below needs its own fence character on the line.
+  if (!line.includes(char)) return undefined
   const trimmed = line.trim()
-  if (trimmed.length >= marker.length && [...trimmed].every((c) => c === char)) {
+  if (trimmed.length >= marker.length && trimmed === char.repeat(trimmed.length)) {
     return line.search(/\S/) <= 3 || quote === '' ? { code: '', opens: false } : undefined
   }
   if (char !== '`') return undefined
@@ -114,32 +122,60 @@ function openQuote(text: string, quote: string): { quote: string; escaped: boole
 
 /** The string open at the start of the next line: a single-quoted one ends with its line unless backslash-continued. */
 function quoteAfterLine(line: string, quote: string): string {
+  if (!QUOTING.test(line)) return quote.length === 1 ? '' : quote
   const after = openQuote(line, quote)
   return after.quote.length === 1 && !after.escaped ? '' : after.quote
 }
 
 interface Body {
-  code: string[]
-  /** The index of the first line after the block. */
+  code: string
+  /** Where the first line after the block starts in the text (past its end: no line left). */
   next: number
   closed: boolean
 }
 
-/** The lines of code from `start` up to the fence that closes them, or to the end of the text. */
-function blockBody(lines: string[], start: number, marker: string): Body {
-  const code: string[] = []
+/** Where the line that starts at `start` ends: its newline, or the end of the text. */
+function lineEnd(text: string, start: number): number {
+  const end = text.indexOf('\n', start)
+  return end < 0 ? text.length : end
+}
+
+// What a line must hold to close a block opened with ` or ~, or to open or close a Python string:
+// the lines between two hits are skipped at once (a 1 MiB answer is mostly such lines).
+const INTERESTING: Record<string, RegExp> = { '`': /[`'"\\]/g, '~': /[~'"\\]/g }
+
+/**
+ * The code of the lines from the one at offset `start` up to the fence that closes them, or to
+ * the end of the text. Lines are read one at a time only where they hold a fence character, a
+ * quote or a backslash; a run of other lines leaves every state as it was (a single-quoted string
+ * ends with its line).
+ */
+function blockBody(text: string, start: number, marker: string): Body {
+  const interesting = INTERESTING[marker[0] ?? '`'] ?? (INTERESTING['`'] as RegExp)
   let quote = ''
-  for (let i = start; i < lines.length; i++) {
-    const line = lines[i] ?? ''
-    const end = closingFence(line, marker, quote)
-    if (end !== undefined) {
-      if (end.code !== '') code.push(end.code)
-      return { code, next: end.opens ? i : i + 1, closed: true }
+  let pos = start
+  while (pos <= text.length) {
+    interesting.lastIndex = pos
+    const hit = interesting.exec(text)
+    const end = lineEnd(text, pos)
+    if (hit === null || hit.index > end) {
+      // Plain lines up to the one the next hit is on (or to the end).
+      if (quote.length === 1) quote = ''
+      if (hit === null) break
+      pos = text.lastIndexOf('\n', hit.index) + 1
+      continue
     }
-    code.push(line)
+    const line = text.slice(pos, end)
+    const fence = closingFence(line, marker, quote)
+    if (fence !== undefined) {
+      const before = pos > start ? text.slice(start, pos - 1) : undefined
+      const code = fence.code === '' ? (before ?? '') : before === undefined ? fence.code : `${before}\n${fence.code}`
+      return { code, next: fence.opens ? pos : end + 1, closed: true }
+    }
     quote = quoteAfterLine(line, quote)
+    pos = end + 1
   }
-  return { code, next: lines.length, closed: false }
+  return { code: start <= text.length ? text.slice(start) : '', next: text.length + 1, closed: false }
 }
 
 interface Block {
@@ -147,30 +183,43 @@ interface Block {
   code: string
 }
 
-/** Every fenced block in order. An unclosed last block (the answer hit its token limit) runs to the end. */
-function fencedBlocks(lines: string[]): Block[] {
-  const blocks: Block[] = []
-  let i = 0
-  while (i < lines.length) {
-    const open = openingFence(lines[i] ?? '')
-    if (!open) {
-      i++
-      continue
-    }
-    const body = blockBody(lines, i + 1, open.marker)
-    i = body.next
+// A line that may open a fence: up to 3 spaces, then ` or ~ (checked whole by openingFence).
+const FENCE_LINE = /^ {0,3}[`~]/gm
+
+/** The next line at or after offset `from` that opens a fence: its offset and fence. */
+function nextOpening(text: string, from: number): { at: number; fence: Fence } | undefined {
+  FENCE_LINE.lastIndex = from
+  for (let hit = FENCE_LINE.exec(text); hit !== null; hit = FENCE_LINE.exec(text)) {
+    const fence = openingFence(text.slice(hit.index, lineEnd(text, hit.index)))
+    if (fence) return { at: hit.index, fence }
+    FENCE_LINE.lastIndex = lineEnd(text, hit.index) + 1
+  }
+  return undefined
+}
+
+/**
+ * The first block tagged as Python, else the first untagged one (none: undefined). An unclosed
+ * last block (the answer hit its token limit) runs to the end.
+ */
+function chosenBlock(text: string): Block | undefined {
+  let untagged: Block | undefined
+  for (let open = nextOpening(text, 0); open !== undefined; ) {
+    const body = blockBody(text, lineEnd(text, open.at) + 1, open.fence.marker)
+    const { tag } = open.fence
+    if (PYTHON_TAGS.has(tag)) return { tag, code: body.code }
     // A bare fence with nothing after it closes code the model never opened a block for
     // (`def f(): ...` then ```): it is no empty block that would hide that code.
-    if (!body.closed && open.tag === '' && body.code.every((line) => line.trim() === '')) continue
-    blocks.push({ tag: open.tag, code: body.code.join('\n') })
+    if (tag === '' && untagged === undefined && (body.closed || body.code.trim() !== '')) untagged = { tag, code: body.code }
+    open = body.next <= text.length ? nextOpening(text, body.next) : undefined
   }
-  return blocks
+  return untagged
 }
 
 /** The text before its first fence (all of it when there is none), a glued fence included. */
-function beforeFirstFence(lines: string[]): string {
-  const first = lines.findIndex((line) => openingFence(line) !== undefined)
-  return blockBody(first < 0 ? lines : lines.slice(0, first), 0, '```').code.join('\n')
+function beforeFirstFence(text: string): string {
+  const first = nextOpening(text, 0)
+  if (first === undefined) return blockBody(text, 0, '```').code
+  return first.at === 0 ? '' : blockBody(text.slice(0, first.at - 1), 0, '```').code
 }
 
 /**
@@ -214,13 +263,8 @@ function beforeFirstFence(lines: string[]): string {
  * // => 'def f():\n    return 1'
  */
 export function extractPythonCode(answer: string): string {
-  const lines = answer.replace(/\r\n?/g, '\n').split('\n')
-  const blocks = fencedBlocks(lines)
-  const python = blocks.find((b) => PYTHON_TAGS.has(b.tag))
-  if (python) return python.code
-  const untagged = blocks.find((b) => b.tag === '')
-  if (untagged) return untagged.code
-  return beforeFirstFence(lines)
+  const text = answer.includes('\r') ? answer.replace(/\r\n?/g, '\n') : answer
+  return chosenBlock(text)?.code ?? beforeFirstFence(text)
 }
 
 /**
@@ -256,6 +300,7 @@ export interface SanitisedCode {
  * else at `# Example`.
  */
 const CUT_MARKERS: readonly RegExp[] = [/^if\s*\(?\s*__name__\b/, /^# ?Test/, /^# ?Example/]
+const ANY_MARKER = /__name__|# ?Test|# ?Example/
 
 /**
  * The official harness's second chance for an answer: the code cut where the model's demo or
@@ -275,6 +320,8 @@ const CUT_MARKERS: readonly RegExp[] = [/^if\s*\(?\s*__name__\b/, /^# ?Test/, /^
  * // => { code: 'def f():\n    return 1', line: 4, marker: 'if __name__ == "__main__":' }
  */
 export function sanitisePythonCode(code: string): SanitisedCode | undefined {
+  // Most code holds no marker at all: one native scan instead of a walk through every character.
+  if (!ANY_MARKER.test(code)) return undefined
   const lines = code.split('\n')
   const starts = topLevelLineStarts(code)
   for (const marker of CUT_MARKERS) {

@@ -12,6 +12,8 @@ const MAX_FRAME_BYTES = 64 * 1024 * 1024
 export class FrameReader {
   private chunks: Buffer[] = []
   private length = 0
+  /** The largest frame read so far, in bytes. */
+  largestFrameBytes = 0
 
   push(chunk: Buffer): unknown[] {
     this.chunks.push(chunk)
@@ -23,6 +25,7 @@ export class FrameReader {
       const size = head.readUInt32BE(0)
       if (size > MAX_FRAME_BYTES) throw new Error(`worker frame of ${size} bytes exceeds ${MAX_FRAME_BYTES}`)
       if (this.length < 4 + size) break
+      this.largestFrameBytes = Math.max(this.largestFrameBytes, size)
       const all = this.chunks.length === 1 ? first : Buffer.concat(this.chunks)
       frames.push(JSON.parse(all.subarray(4, 4 + size).toString('utf8')))
       const rest = all.subarray(4 + size)

@@ -3,9 +3,11 @@
 // as a failed verdict (or a timeout) with a clear reason, leave no process behind, and leave the
 // pool able to verify the next, correct answer. Under bubblewrap everything below is asserted;
 // without it (sandbox 'none') only what can be contained without namespaces.
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Task } from '../../protocol/task.js'
@@ -21,6 +23,8 @@ const PROJECT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/
 const ROOT = process.getuid?.() === 0
 const BWRAP = planSandbox('auto').mode === 'bwrap'
 const TIMEOUT_MS = 1000
+/** The limit of a case whose point is not the clock (its finite work may take seconds on a loaded machine). */
+const SPARE_TIMEOUT_MS = 20_000
 
 const task: Task = { id: 'hostile/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' }
 const CORRECT = '```python\ndef add(a, b):\n    return a + b\n```'
@@ -146,7 +150,7 @@ const cases: Case[] = [
         'raise RuntimeError("leaked: %r" % leaks if leaks else "no secrets visible; env=%s" % sorted(os.environ))',
       ].join('\n'),
     outcome: ['load-error'],
-    reason: /RuntimeError: no secrets visible; env=\['HOME', 'LANG', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'\]/,
+    reason: /RuntimeError: no secrets visible; env=\['HOME', 'LANG', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'\]/,
     modes: both,
   },
   {
@@ -251,10 +255,15 @@ const cases: Case[] = [
   (() => {
     // Where the attempts ran: their temporary directories must not outlive the killed workers
     // (outside bubblewrap they are on the host's /tmp; inside, the tmpfs dies with the sandbox).
-    const cwdLog = `/tmp/${wordMarker('cwd-log')}`
+    // The log sits in a world-writable directory of the test's own: what a sandbox uid leaves at
+    // the top of /tmp is swept after its attempt.
+    const logDir = mkdtempSync(join(tmpdir(), 'seqk-hostile-'))
+    chmodSync(logDir, 0o777)
+    const cwdLog = join(logDir, wordMarker('cwd-log'))
     return {
       name: 'killing its parent (the worker)',
-      code: () => `import os, signal\nopen("${cwdLog}", "a").write(os.getcwd() + "\\n")\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)`,
+      // (Inside bubblewrap the host's directory is not there: nothing is logged.)
+      code: () => `import os, signal\nif os.path.isdir("${logDir}"):\n    open("${cwdLog}", "a").write(os.getcwd() + "\\n")\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)`,
       // Inside bubblewrap the worker is the namespace's init: a signal from inside is ignored and
       // the candidate sleeps into its timeout. Without a pid namespace it dies; its judge replaces
       // it, checks itself with a known-good answer and runs the attempt once more.
@@ -263,10 +272,9 @@ const cases: Case[] = [
       modes: both,
       after: async (verdict, mode) => {
         expect(verdict.diagnostics.outcome).toBe(mode === 'bwrap' ? 'timeout' : 'load-error')
-        // Inside bubblewrap the log is in the sandbox's private /tmp.
         if (mode !== 'none') return
         const dirs = readFileSync(cwdLog, 'utf8').trim().split('\n')
-        rmSync(cwdLog, { force: true })
+        rmSync(logDir, { recursive: true, force: true })
         expect(dirs).toHaveLength(2)
         for (const dir of dirs) expect(dir).toMatch(/\/seqk-py-/)
         expect(await eventually(() => dirs.every((dir) => !existsSync(dir)))).toBe(true)
@@ -321,11 +329,12 @@ const cases: Case[] = [
     code: () => `open("/tmp/${pwned}-leftover", "w").write("state")\nimport os\nos.makedirs("/tmp/${pwned}-dir/sub")\nos.chmod("/tmp/${pwned}-dir", 0)\nraise RuntimeError("planted")`,
     outcome: ['load-error'],
     reason: /RuntimeError: planted/,
-    modes: bwrapOnly,
+    // Outside bubblewrap, as a uid of its own: what that uid leaves in /tmp is swept after its attempt.
+    modes: rootOrBwrap,
     after: async () => {
       const spy = await currentVerifier?.verify(
         { ...task, tests: 'assert add() == []' },
-        py('import os\ndef add():\n    return sorted(n for n in os.listdir("/tmp") if not n.startswith("seqk-py-"))'),
+        py(`import os\ndef add():\n    return sorted(n for n in os.listdir("/tmp") if n.startswith("${pwned}"))`),
       )
       expect(spy?.diagnostics.tests?.[0]?.actual).toBe('[]')
     },
@@ -355,6 +364,7 @@ afterAll(async () => {
 for (const mode of ['bwrap', 'none'] as const) {
   describe.runIf(mode === 'none' || BWRAP)(`hostile candidates (sandbox: ${mode})`, () => {
     const verifier = pythonTests({ sandbox: mode, timeoutMs: TIMEOUT_MS, cache: false })
+    const spare = pythonTests({ sandbox: mode, timeoutMs: SPARE_TIMEOUT_MS, cache: false })
 
     it('runs in the requested mode and verifies a correct answer', async () => {
       expect(verifier.sandbox).toBe(mode)
@@ -363,8 +373,8 @@ for (const mode of ['bwrap', 'none'] as const) {
 
     for (const hostile of cases.filter((c) => c.modes.includes(mode))) {
       it(`contains ${hostile.name}`, async () => {
-        currentVerifier = verifier
-        const verdict = await verifier.verify(task, py(hostile.code()))
+        currentVerifier = hostile.outcome.includes('timeout') ? verifier : spare
+        const verdict = await currentVerifier.verify(task, py(hostile.code()))
         expect(verdict.pass).toBe(false)
         expect(hostile.outcome, verdict.diagnostics.summary).toContain(verdict.diagnostics.outcome)
         expect(verdict.diagnostics.summary).toMatch(hostile.reason)
@@ -376,7 +386,7 @@ for (const mode of ['bwrap', 'none'] as const) {
         expect(await eventually(() => strayProcesses(mode).length === 0), `stray: ${strayProcesses(mode).join(' ')}`).toBe(true)
 
         // The pool still verifies a correct answer, and never grew past its size.
-        const next = await verifier.verify(task, CORRECT)
+        const next = await spare.verify(task, CORRECT)
         expect(next.pass, next.diagnostics.summary).toBe(true)
         for (const pool of allPools()) expect(pool.pids().length).toBeLessThanOrEqual(pool.size)
       })

@@ -19,13 +19,15 @@ const MIN_VERSION: readonly [number, number] = [3, 8]
 const DEFAULT_COMMANDS = ['python3', 'python']
 
 const PROBE_TIMEOUT_MS = 15_000
-// Prints the interpreter's own path, its version and the directories it loads the standard library
-// from (a sandbox must bind those read-only when they are outside /usr).
+// Prints the interpreter's own path, its version, the directories it loads the standard library
+// from (a sandbox must bind those read-only when they are outside /usr) and its site-packages
+// (`python file.py` imports third-party packages from there; the user's own are left out).
 const PROBE_SCRIPT = [
-  'import os, sys',
+  'import os, site, sys',
   'print(sys.executable)',
   'print("%d.%d.%d" % sys.version_info[:3])',
   'print(os.pathsep.join(sorted(set(p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.__file__)) if p))))',
+  'print(os.pathsep.join(p for p in getattr(site, "getsitepackages", lambda: [])() if os.path.isdir(p)))',
 ].join('; ')
 
 /** The system interpreter sandboxed runs prefer (see the module comment). */
@@ -39,6 +41,8 @@ export interface Interpreter {
   version: string
   /** `sys.prefix`, `sys.base_prefix`, the standard library's directory...: what a sandbox must bind. */
   directories: string[]
+  /** `site.getsitepackages()` that exist: third-party packages, read-only in the sandbox (their .pth files are not run). */
+  sitePackages: string[]
 }
 
 /** An infrastructure error: no usable Python interpreter. Not a verdict on any answer. */
@@ -155,14 +159,15 @@ function probe(command: string): Promise<Interpreter | { problem: string }> {
         done({ problem: `exited with code ${String(code)}${reason ? `: ${reason}` : ''}` })
         return
       }
-      const [executable = '', version = '', directories = ''] = stdout.trim().split('\n').map((line) => line.trim())
+      const [executable = '', version = '', directories = '', sites = ''] = stdout.replace(/\n$/, '').split('\n').map((line) => line.trim())
       const [major = 0, minor = 0] = version.split('.').map(Number)
       if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
         done({ problem: `is Python ${version || 'of unknown version'}, need ${MIN_VERSION.join('.')}+` })
         return
       }
       // sys.executable can be empty for embedded interpreters: then the command itself is used.
-      done({ path: executable !== '' ? executable : command, version, directories: directories.split(':').filter((d) => d !== '') })
+      const list = (text: string): string[] => text.split(':').filter((d) => d !== '')
+      done({ path: executable !== '' ? executable : command, version, directories: list(directories), sitePackages: list(sites) })
     })
   })
 }

@@ -22,6 +22,9 @@ const request: HarnessRequest = {
   tests: 'assert add_all([(1, 2)]) == [3]\nassert add_all([]) == []\nassert add_all([(2, 2), (0, 1)]) == [4, 1]',
 }
 
+/** The limit of an honest attempt that must pass however loaded the machine is. */
+const SPARE_TIMEOUT_MS = 20_000
+
 async function options(sandbox: SandboxMode, pool: boolean, extra: Partial<RunHarnessOptions> = {}): Promise<RunHarnessOptions> {
   return { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 3000, maxOutputBytes: 65536, sandbox, pool, ...extra }
 }
@@ -50,19 +53,25 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
   })
 
   it('runs attempts concurrently up to its size and queues the rest', async () => {
-    const slow: HarnessRequest = { ...request, code: `import time\ntime.sleep(0.3)\n${request.code}` }
-    const opts = await options(sandbox, true)
-    const runs = 3
-    const started = performance.now()
+    // Each attempt prints when its 0.3 s began and ended (CLOCK_MONOTONIC: one clock for the host
+    // and every sandbox): how many overlapped is read from those, not from the wall time.
+    const slow: HarnessRequest = {
+      ...request,
+      code: `import time\nstart = time.monotonic()\ntime.sleep(0.3)\nprint(start, time.monotonic())\n${request.code}`,
+    }
+    const opts = await options(sandbox, true, { timeoutMs: 20_000 })
+    await runHarness(request, opts)
     const [pool] = poolsOf(sandbox)
     const size = pool?.size ?? 1
-    const results = await Promise.all(Array.from({ length: runs * size }, () => runHarness(slow, opts)))
-    const elapsed = performance.now() - started
+    const results = await Promise.all(Array.from({ length: 3 * size }, () => runHarness(slow, opts)))
     expect(results.every((r) => r.result.outcome === 'passed')).toBe(true)
     expect(pool?.pids().length).toBeLessThanOrEqual(size)
-    // `runs` waves of 0.3 s, not runs * size of them (the timeout clock starts at the fork: waiting is free).
-    expect(elapsed).toBeLessThan(runs * 300 + 1500)
-    if (size > 1) expect(elapsed).toBeLessThan(runs * size * 300)
+    const spans = results.map((r) => r.stdout.trim().split(' ').map(Number) as [number, number])
+    const overlapping = (at: number): number => spans.filter(([from, to]) => from <= at && at < to).length
+    const most = Math.max(...spans.map(([from]) => overlapping(from)))
+    expect(most).toBeLessThanOrEqual(size)
+    // Never one at a time when there is room for more.
+    if (size > 1) expect(most).toBeGreaterThan(1)
   })
 
   it('stops every worker on closeAllPools()', async () => {
@@ -86,7 +95,8 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     expect(run.timedOut).toBe(true)
     expect(run.result.timeoutIn).toBe('loading the code')
     expect(await eventually(() => !alive(zygote as number))).toBe(true)
-    expect((await runHarness(request, opts)).result.outcome).toBe('passed')
+    // The honest answer after it gets time to spare (same pool: the limit is per attempt).
+    expect((await runHarness(request, { ...opts, timeoutMs: SPARE_TIMEOUT_MS })).result.outcome).toBe('passed')
     expect(pool?.pids()).toContain(pid)
   }, 15_000)
 
@@ -100,7 +110,7 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     const outcomes = await pending
     expect(outcomes.some((o) => /the judge process stopped answering/.test(o))).toBe(true)
     expect(await eventually(() => judges.every((judge) => !alive(judge)))).toBe(true)
-    expect((await runHarness(request, opts)).result.outcome).toBe('passed')
+    expect((await runHarness(request, { ...opts, timeoutMs: SPARE_TIMEOUT_MS })).result.outcome).toBe('passed')
   }, 30_000)
 
   it('spawn per verify (pool: false) leaves no worker running', async () => {
@@ -111,7 +121,7 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
 })
 
 describe('a process that used the pool', () => {
-  it('exits promptly by itself, and its workers die with it', async () => {
+  it('exits by itself, not held by its idle workers, and its workers die with it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seqk-exit-'))
     const script = join(dir, 'script.mts')
     const here = fileURLToPath(new URL('.', import.meta.url))
@@ -126,7 +136,7 @@ describe('a process that used the pool', () => {
       ].join('\n'),
     )
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' })
       let stdout = ''
       let printedAt = 0
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -139,46 +149,47 @@ describe('a process that used the pool', () => {
       const { pass, pids } = JSON.parse(stdout) as { pass: boolean; pids: number[] }
       expect(pass).toBe(true)
       expect(pids.length).toBeGreaterThan(0)
-      expect(lingerMs).toBeLessThan(1000)
+      // Idle workers are stopped after a minute: a process they held would live that long. (How
+      // fast a process exits is the machine's business: not asserted.)
+      expect(lingerMs).toBeLessThan(30_000)
       expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 150_000)
 })
 
 describe('latency per verify', () => {
-  /** Median and 90th percentile of `n` sequential runs, plus the first (cold) one. */
-  async function measure(sandbox: SandboxMode, pool: boolean, n: number): Promise<{ cold: number; median: number; p90: number }> {
-    closeAllPools()
-    const opts = await options(sandbox, pool)
-    const times: number[] = []
-    for (let i = 0; i <= n; i++) {
-      const started = performance.now()
-      const run = await runHarness(request, opts)
-      times.push(performance.now() - started)
-      expect(run.result.outcome).toBe('passed')
-    }
-    const [cold = 0, ...warm] = times
-    warm.sort((a, b) => a - b)
-    return { cold, median: warm[Math.floor(warm.length / 2)] ?? 0, p90: warm[Math.floor(warm.length * 0.9)] ?? 0 }
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+  /** One run's wall time. */
+  async function timed(opts: RunHarnessOptions): Promise<number> {
+    const started = performance.now()
+    const run = await runHarness(request, opts)
+    expect(run.result.outcome).toBe('passed')
+    return performance.now() - started
   }
 
+  // A ratio of the two, measured interleaved (pool, spawn, pool, ...) so that the machine's load
+  // weighs on both alike; the first (cold) run of each is left out.
   it('is several times lower through the warm pool than with a fresh interpreter per verify', async () => {
     const rows: string[] = []
     for (const sandbox of MODES) {
-      const pooled = await measure(sandbox, true, 30)
-      const spawned = await measure(sandbox, false, 15)
-      for (const [name, m] of [
-        ['pool', pooled],
-        ['spawn', spawned],
-      ] as const) {
-        rows.push(`  sandbox ${sandbox.padEnd(5)} ${name.padEnd(5)}  cold ${m.cold.toFixed(1).padStart(6)} ms  warm median ${m.median.toFixed(1).padStart(6)} ms  p90 ${m.p90.toFixed(1).padStart(6)} ms`)
+      closeAllPools()
+      const [pooledOpts, spawnedOpts] = await Promise.all([options(sandbox, true), options(sandbox, false)])
+      await timed(pooledOpts)
+      await timed(spawnedOpts)
+      const pooled: number[] = []
+      const spawned: number[] = []
+      for (let i = 0; i < 12; i++) {
+        pooled.push(await timed(pooledOpts))
+        spawned.push(await timed(spawnedOpts))
       }
-      expect(pooled.median * 2).toBeLessThan(spawned.median)
+      rows.push(`  sandbox ${sandbox.padEnd(5)}  pool median ${median(pooled).toFixed(1).padStart(6)} ms  spawn median ${median(spawned).toFixed(1).padStart(6)} ms`)
+      expect(median(pooled) * 2).toBeLessThan(median(spawned))
     }
-    console.info(`python-tests latency per verify (runHarness, one attempt):\n${rows.join('\n')}`)
-  })
+    console.info(`python-tests latency per verify (runHarness, one attempt, interleaved):\n${rows.join('\n')}`)
+  }, 120_000)
 })
 
 /** SIGSTOPs the last process of `pid`'s tree once the tree stops changing; returns its pid. */

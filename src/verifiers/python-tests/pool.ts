@@ -61,6 +61,11 @@ export interface ResultFrame {
   durationMs?: number
   /** False when the judge could not clean up (it is replaced). */
   healthy?: boolean
+  /**
+   * When each step of the attempt ended, in seconds of CLOCK_MONOTONIC (the judge's and the
+   * zygote's steps, and Node's `node_sent` / `node_received`): the attempt's time breakdown.
+   */
+  marks?: Record<string, number>
 }
 
 /** How one attempt ended, seen from Node. */
@@ -68,6 +73,11 @@ export type AttemptOutcome =
   | { kind: 'result'; frame: ResultFrame; /** Host pid of the candidate's process (sandbox `none`). */ pid?: number }
   /** The judge died during the attempt. */
   | { kind: 'lost'; reason: string }
+  /**
+   * The judge ended itself evaluating the tests (its CPU limit for a test's evaluation, SIGPROF:
+   * a loop in C code over what the answer returned). Not retried: it would loop again.
+   */
+  | { kind: 'overran' }
   /** No answer long after the timeout: the worker was killed. */
   | { kind: 'unresponsive' }
 
@@ -113,11 +123,17 @@ class Worker {
   private attemptPid: number | undefined
   /** Host path of the attempt's temporary directory (only outside bubblewrap). */
   private attemptWorkdir: string | undefined
+  /** Outside bubblewrap: the judge's private temporary directory (removed when the judge dies). */
+  private privateTmp: string | undefined
   private stderrTail = ''
   /** The uid the judge runs its candidates as (its `ready` frame). */
   private sandboxUid: number | undefined
   private idleTimer: NodeJS.Timeout | undefined
   private readonly exitListeners: (() => void)[] = []
+  /** The largest frame this judge sent, in bytes (what Node parsed at once). */
+  largestFrameBytes = 0
+  /** When the attempt in flight was written to the judge (monotonicSeconds). */
+  private sentAt: number | undefined
 
   constructor(private readonly spec: WorkerSpec) {
     const [file = '', ...args] = spec.argv
@@ -152,6 +168,7 @@ class Worker {
       let frames: unknown[]
       try {
         frames = reader.push(chunk)
+        this.largestFrameBytes = Math.max(this.largestFrameBytes, reader.largestFrameBytes)
       } catch (error) {
         this.stderrTail += `\nprotocol error: ${(error as Error).message}`
         this.kill()
@@ -167,7 +184,11 @@ class Worker {
         } else if (message.type === 'started') {
           this.attemptPid = this.spec.hostPids ? message.pid : undefined
           this.attemptWorkdir = this.spec.hostPids ? message.workdir : undefined
+          const parent = this.attemptWorkdir?.slice(0, this.attemptWorkdir.lastIndexOf('/'))
+          if (parent !== undefined && /\/seqk-judge-\d+-[A-Za-z0-9_]+$/.test(parent)) this.privateTmp = parent
         } else if (message.type === 'result') {
+          const marks = (frame as ResultFrame).marks
+          if (marks !== undefined && this.sentAt !== undefined) Object.assign(marks, { node_sent: this.sentAt, node_received: monotonicSeconds() })
           const pid = this.attemptPid
           this.attemptPid = undefined
           this.attemptWorkdir = undefined
@@ -197,7 +218,7 @@ class Worker {
         const detail = this.stderrTail.trim()
         readyReject(new Error(`vitest-seqk python-tests: the Python worker ${how} before it was ready${detail ? `:\n${detail}` : ''}\ncommand: ${describeCommand(spec.argv)}`))
       }
-      this.onGone(how)
+      this.onGone(how, signal === 'SIGPROF')
     })
   }
 
@@ -235,7 +256,9 @@ class Worker {
         finish()
         resolve(outcome)
       }
-      this.child.stdin?.write(encodeFrame({ ...request, ...limits }))
+      const frame = encodeFrame({ ...request, ...limits })
+      this.sentAt = monotonicSeconds()
+      this.child.stdin?.write(frame)
     })
   }
 
@@ -282,10 +305,11 @@ class Worker {
         // ESRCH: gone already
       }
     }
-    const workdir = this.attemptWorkdir
+    // Outside bubblewrap the attempt's directory is in its judge's private one (judge.py), which
+    // goes whole when the judge is gone: only a path made that way is ever removed.
+    const workdir = this.privateTmp ?? this.attemptWorkdir
     this.attemptWorkdir = undefined
-    // Only what the worker's mkdtemp can have made: an absolute path ending in seqk-py-XXXXXXXX.
-    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-py-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
+    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-(?:py|judge-\d+)-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
       const uid = this.sandboxUid
       const drop = this.spec.dropWith !== undefined && uid !== undefined ? [this.spec.dropWith, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs'] : []
       const [file = 'rm', ...args] = [...drop, 'rm', '-rf', '--', workdir]
@@ -296,7 +320,7 @@ class Worker {
     }
   }
 
-  private onGone(how: string): void {
+  private onGone(how: string, overran = false): void {
     if (!this.alive) return
     this.alive = false
     this.reusable = false
@@ -306,7 +330,7 @@ class Worker {
     const settle = this.pending
     this.pending = undefined
     const detail = this.stderrTail.trim().split('\n').at(-1)?.trim()
-    settle?.({ kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
+    settle?.(overran ? { kind: 'overran' } : { kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
     for (const listener of this.exitListeners) listener()
   }
 }
@@ -325,8 +349,8 @@ export class WorkerPool {
   private readonly live = new Set<Worker>()
   private waiters: Waiter[] = []
   private closed = false
-  /** Counters for tests and benchmarks. */
-  readonly stats = { started: 0, lost: 0, retried: 0 }
+  /** Counters for tests and benchmarks; `largestFrameBytes`: the largest frame any judge sent. */
+  readonly stats = { started: 0, lost: 0, retried: 0, largestFrameBytes: 0 }
 
   constructor(
     readonly spec: WorkerSpec,
@@ -354,6 +378,7 @@ export class WorkerPool {
       try {
         outcome = await worker.run(request, limits, signal)
       } finally {
+        this.stats.largestFrameBytes = Math.max(this.stats.largestFrameBytes, worker.largestFrameBytes)
         this.release(worker)
       }
       if (outcome.kind === 'lost') this.stats.lost++
@@ -363,6 +388,15 @@ export class WorkerPool {
       }
       return outcome
     }
+  }
+
+  /**
+   * Starts a fresh judge, whose start-up runs a self-check with a known-good answer, and keeps it
+   * warm: resolves when the trusted side is sound, rejects (an infrastructure error) when not.
+   */
+  async selfCheck(signal?: AbortSignal): Promise<void> {
+    const worker = this.live.size < this.size ? await this.startWorker() : await this.acquire(signal)
+    this.release(worker)
   }
 
   /** True once closed (closeAllPools): a new one must be made. */
@@ -499,6 +533,11 @@ export function closeAllPools(): void {
 /** Every pool of this process (tests look at their workers). */
 export function allPools(): WorkerPool[] {
   return [...pools.values()]
+}
+
+/** CLOCK_MONOTONIC in seconds, as Python's `time.monotonic()` reads it (libuv's hrtime is that clock on Linux). */
+export function monotonicSeconds(): number {
+  return Number(process.hrtime.bigint()) / 1e9
 }
 
 /** `SIGKILL` for 9, etc. */

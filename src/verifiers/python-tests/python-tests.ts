@@ -84,9 +84,17 @@ const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 const MAX_MEMORY_MB = 65_536
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
-const VERSION = '3'
-/** Code larger than this is not run: the verdict says it is oversized (HumanEval answers are a few KiB). */
+const VERSION = '4'
+/**
+ * An answer larger than this is not read or run: the verdict says it is oversized (HumanEval
+ * answers are a few KiB). The code is part of the answer, so it is never larger either.
+ */
 export const MAX_CODE_BYTES = 1024 * 1024
+
+/** The answer's UTF-8 size; Infinity, without counting, when its length alone is over the limit. */
+function answerBytes(answer: string): number {
+  return answer.length > MAX_CODE_BYTES ? Infinity : Buffer.byteLength(answer, 'utf8')
+}
 
 /**
  * Verifies code answers by running hidden Python tests, as HumanEval Pro / MBPP Pro do.
@@ -166,7 +174,8 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       return []
     },
 
-    normalise: normalisePythonAnswer,
+    // An oversized answer is never run: it stands for itself, unread.
+    normalise: (answer: string) => (answerBytes(answer) > MAX_CODE_BYTES ? answer : normalisePythonAnswer(answer)),
 
     async verify(task: AnyTask, answer: string, verifyOptions: VerifyOptions = {}): Promise<Verdict> {
       const { signal } = verifyOptions
@@ -179,15 +188,17 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       if (tests === undefined || tests.trim() === '') {
         throw new Error(`vitest-seqk python-tests: task ${task.id} has no tests to run`)
       }
+      // Measured before anything reads the answer: no answer, however large, holds up Node's event loop.
+      const bytes = answerBytes(answer)
+      if (bytes > MAX_CODE_BYTES) {
+        const size = bytes === Infinity ? `over ${MAX_CODE_BYTES / 1048576} MiB` : `${(bytes / 1048576).toFixed(1)} MiB`
+        const summary = `the answer is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB for its code, so it was not run`
+        const error = `oversized answer (${bytes === Infinity ? `${answer.length} characters` : `${bytes} bytes`})`
+        return { pass: false, extracted: answer.slice(0, 2000), durationMs: 0, diagnostics: { outcome: 'load-error', summary, error } }
+      }
       const code = extractPythonCode(answer)
       if (code.trim() === '') {
         return { pass: false, extracted: code, durationMs: 0, diagnostics: { outcome: 'no-answer', summary: 'the answer contains no code' } }
-      }
-
-      const bytes = Buffer.byteLength(code, 'utf8')
-      if (bytes > MAX_CODE_BYTES) {
-        const size = `${(bytes / 1048576).toFixed(1)} MiB`
-        return { pass: false, extracted: code.slice(0, 2000), durationMs: 0, diagnostics: { outcome: 'load-error', summary: `the answer's code is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB, so it was not run`, error: `oversized code (${bytes} bytes)` } }
       }
       const python = (await resolveInterpreter(options.python, { preferSystem })).path
       const request: HarnessRequest = { setup: prependSetup ? (setup ?? '') : '', code, tests }
@@ -272,7 +283,7 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
   }
   if (result.outcome === 'timeout') {
     // The judge knows which call had not returned when the time ran out.
-    const where = result.timeoutIn === undefined ? '' : result.timeoutIn === 'loading the code' ? ' while loading the code' : ` in the call ${result.timeoutIn}`
+    const where = timeoutPlace(result.timeoutIn)
     return {
       ...base,
       pass: false,
@@ -290,6 +301,14 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
     score: tests.length === 0 ? 0 : (tests.length - failed) / tests.length,
     diagnostics: { outcome: pass ? 'passed' : 'failed', summary, tests, ...output },
   }
+}
+
+/** Where the time ran out, as the summary says it. */
+function timeoutPlace(timeoutIn: string | undefined): string {
+  if (timeoutIn === undefined) return ''
+  if (timeoutIn === 'loading the code') return ' while loading the code'
+  if (timeoutIn.startsWith('the evaluation of ')) return ` in ${timeoutIn}`
+  return ` in the call ${timeoutIn}`
 }
 
 function oneLine(text: string, max = 300): string {

@@ -22,6 +22,9 @@ export interface HarnessRequest {
   tests: string
 }
 
+/** `timeoutIn` of a result whose time ran out while the judge evaluated the tests (not in a call). */
+export const EVALUATION_TIMEOUT = 'the evaluation of the tests'
+
 /** One top-level test statement as the judge reports it: a `TestOutcome`. */
 const HarnessTestSchema = TestOutcomeSchema
 
@@ -37,7 +40,10 @@ export const HarnessResultSchema = z
     statements: z.number().int().nonnegative(),
     tests: z.array(HarnessTestSchema),
     error: z.string().optional(),
-    /** The call (or "loading the code") that had not returned when the time ran out. */
+    /**
+     * The call that had not returned when the time ran out, or "loading the code", or "the
+     * evaluation of …" (the judge's own evaluation of a test, on what the answer returned).
+     */
     timeoutIn: z.string().optional(),
     /** The attempt's process tree was killed for exceeding its memory cgroup. */
     memoryLimited: z.boolean().optional(),
@@ -81,11 +87,38 @@ export interface HarnessRun {
   sandbox: SandboxMode
   /** The limits the attempt ran under. */
   limits: AttemptLimits
+  /** When each step of the attempt ended (see `ResultFrame.marks`), for benchmarks. */
+  marks?: Record<string, number>
 }
 
-/** The Python sources, next to this module in `src/` and in `dist/` (the build copies them). */
-const SOURCE_FILES = ['codec.py', 'judge.py', 'worker.py'] as const
+/**
+ * The Python modules, next to this module in `src/` and in `dist/` (the build copies them), in
+ * the order they are loaded: each imports only modules before it, and the last is the entry.
+ */
+const JUDGE_MODULES = ['codec', 'channel', 'cgroup', 'attempt', 'sitedirs', 'judge'] as const
+const WORKER_MODULES = ['codec', 'channel', 'seccomp', 'sitedirs', 'candidate', 'worker'] as const
 export const HARNESS_DIR = fileURLToPath(new URL('.', import.meta.url))
+
+/**
+ * The loader both interpreters run with `-c`: it makes a module of each (name, source) pair of its
+ * arguments, so the files keep their real imports, then calls the last one's `main` with the
+ * arguments after them. The sources travel on the command line because the sandbox user can read
+ * neither this package nor a copy of it (bwrap shows only /usr).
+ */
+export const HARNESS_LOADER = [
+  'import sys',
+  'def _seqk_load(argv):',
+  '    count = int(argv[1])',
+  '    for index in range(count):',
+  '        name, source = argv[2 + 2 * index], argv[3 + 2 * index]',
+  '        module = type(sys)(name)',
+  '        module.__file__ = name + ".py"',
+  '        sys.modules[name] = module',
+  '        exec(compile(source, name + ".py", "exec", dont_inherit=True), module.__dict__)',
+  '    sys.argv = [argv[0]] + argv[2 + 2 * count:]',
+  '    return module.main(sys.argv)',
+  'sys.exit(_seqk_load(sys.argv))',
+].join('\n')
 
 /**
  * Interpreter flags. `-S` skips `site` (faster start, no user site directory; the standard library
@@ -109,22 +142,31 @@ const FILE_SIZE_BYTES = 16 * 1024 * 1024
 const OPEN_FILES = 256
 
 interface HarnessSources {
-  /** codec.py + judge.py: the trusted side, passed with -c. */
-  judge: string
-  /** codec.py + worker.py: the candidate's side, passed with -c (the sandbox user may not read the project). */
-  worker: string
+  /** The judge's modules, as loader arguments: their count, then each name and source. */
+  judge: string[]
+  /** The worker's modules, likewise (handed to the judge, which starts the worker). */
+  worker: string[]
 }
 
 let harnessSources: Promise<HarnessSources> | undefined
 
-/** The judge's and the worker's sources; fails loudly when the build forgot to copy them. */
+function moduleArgs(names: readonly string[], sources: ReadonlyMap<string, string>): string[] {
+  return [String(names.length), ...names.flatMap((name) => [name, sources.get(name) ?? ''])]
+}
+
+/** The judge's and the worker's modules; fails loudly when the build forgot to copy them. */
 function loadHarness(): Promise<HarnessSources> {
-  harnessSources ??= Promise.all(SOURCE_FILES.map((name) => readFile(fileURLToPath(new URL(`./${name}`, import.meta.url)), 'utf8'))).then(
-    ([codec, judge, worker]) => ({ judge: `${codec}\n${judge}`, worker: `${codec}\n${worker}` }),
+  const names = [...new Set([...JUDGE_MODULES, ...WORKER_MODULES])]
+  harnessSources ??= Promise.all(names.map((name) => readFile(fileURLToPath(new URL(`./${name}.py`, import.meta.url)), 'utf8'))).then(
+    (texts) => {
+      const sources = new Map(names.map((name, i) => [name, texts[i] ?? '']))
+      return { judge: moduleArgs(JUDGE_MODULES, sources), worker: moduleArgs(WORKER_MODULES, sources) }
+    },
     (error: unknown) => {
       harnessSources = undefined
       throw new Error(
-        `vitest-seqk python-tests: a Python source (${SOURCE_FILES.join(', ')}) is missing from ${HARNESS_DIR}. They must sit next to run-harness.js (the build copies src/verifiers/python-tests/*.py).`,
+        `vitest-seqk python-tests: a Python module (${names.map((n) => `${n}.py`).join(', ')}) is missing from ${HARNESS_DIR}. ` +
+          'They must sit next to run-harness.js (the build copies src/verifiers/python-tests/*.py).',
         { cause: error },
       )
     },
@@ -188,6 +230,28 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     // The judge runs outside the candidate's reach: losing it twice is ours, not the answer's.
     throw new Error(`vitest-seqk python-tests: the judge process died twice during an attempt (${outcome.reason})`)
   }
+  if (outcome.kind === 'overran') {
+    // The judge's own evaluation of the tests spun past its CPU limit on what the answer
+    // returned: the answer's failure once a fresh judge passes its self-check, else ours.
+    try {
+      await pool.selfCheck(signal)
+    } catch (error) {
+      if (signal?.aborted) throw error
+      throw new Error('vitest-seqk python-tests: the judge ran out of CPU evaluating the tests, and a fresh judge failed its self-check', { cause: error })
+    }
+    const error = `the tests' evaluation of what the answer returned did not finish within the CPU limit of ${limits.timeoutMs} ms and more`
+    return {
+      sandbox: plan.mode,
+      limits,
+      result: { outcome: 'timeout', statements: 0, tests: [], error, timeoutIn: EVALUATION_TIMEOUT },
+      timedOut: true,
+      exitCode: null,
+      exitSignal: null,
+      stdout: '',
+      stderr: '',
+      durationMs: performance.now() - started,
+    }
+  }
   if (outcome.kind === 'unresponsive') {
     throw new Error(`vitest-seqk python-tests: the judge process stopped answering ${Math.round((performance.now() - started) / 1000)} s into an attempt whose limit is ${limits.timeoutMs} ms, and was killed`)
   }
@@ -214,6 +278,7 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     stderr: frame.stderr ?? '',
     durationMs: frame.durationMs ?? performance.now() - started,
     ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
+    ...(frame.marks !== undefined ? { marks: frame.marks } : {}),
   }
 }
 
@@ -227,12 +292,16 @@ function poolFor(plan: SandboxPlan, interpreter: Interpreter, sources: HarnessSo
   // A pool closed by closeAllPools() is replaced by sharedPool with a fresh one.
   if (known && !known.isClosed) return known
   const flags = pythonFlags(interpreter.version)
-  const worker = workerCommand(plan, interpreter, [...flags, '-c', sources.worker, 'worker', plan.mode, ...(reuse ? [] : ['once'])], { drop: false })
+  // The judge starts the worker: this prefix, the worker's modules, then its own arguments.
+  const worker = {
+    prefix: workerCommand(plan, interpreter, [...flags, '-c', HARNESS_LOADER], { drop: false }),
+    args: [plan.mode, JSON.stringify(interpreter.sitePackages), ...(reuse ? [] : ['once'])],
+  }
   // The judge prepends `setpriv` to a uid of its own (SANDBOX_UID_BASE + its pid, see judge.py).
-  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null }
+  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null, sites: interpreter.sitePackages }
   const spec: WorkerSpec = {
     // The judge runs as this process's user, outside the sandbox; it starts the worker command.
-    argv: [interpreter.path, ...flags, '-c', sources.judge, 'judge', JSON.stringify(config)],
+    argv: [interpreter.path, ...flags, '-c', HARNESS_LOADER, ...sources.judge, JSON.stringify(config), ...sources.worker],
     mode: plan.mode,
     hostPids: plan.mode === 'none',
     ...(plan.mode === 'none' && plan.setpriv ? { dropWith: plan.setpriv } : {}),

@@ -4,17 +4,17 @@
  *
  * - `bwrap` (bubblewrap): new user, pid, network, IPC, UTS and cgroup namespaces (no network at
  *   all, only loopback), a read-only view of the system directories (`/usr` and its symlinks, plus
- *   the interpreter's own directories), no `/etc`, no home or project directories, a private
- *   size-limited `/tmp` as the only writable place, an empty environment, `--die-with-parent`,
- *   `--new-session` and no further user namespaces. As root the worker first drops to uid/gid
- *   a uid of its own with `setpriv` (the judge's: 0x3F000000 + its pid, see judge.py), which
- *   also makes RLIMIT_NPROC apply (root is exempt from it).
+ *   the interpreter's own directories and site-packages, and `/etc/alternatives`), nothing else
+ *   of `/etc`, no home or project directories, a private size-limited `/tmp` as the only writable
+ *   place, an empty environment, `--die-with-parent`, `--new-session` and no further user
+ *   namespaces. As root the worker first drops to a uid of its own with `setpriv` (the judge's:
+ *   0x3F000000 + its pid, see judge.py), which also makes RLIMIT_NPROC apply (root is exempt).
  * - `none`: no namespaces. As root the worker still drops to a uid of its own (it cannot write the
  *   project, signal Node or exceed its process limit), but it can read world-readable files and
  *   reach the network.
  *
  * Both modes apply the same per-attempt resource limits, wall-clock timeout, empty environment,
- * fresh temporary directory and whole-tree cleanup (see harness.py).
+ * fresh temporary directory and whole-tree cleanup (see worker.py).
  */
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync } from 'node:fs'
@@ -179,12 +179,12 @@ export function bwrapFailureHint(apparmorRestrictsUserns: string | undefined): s
 
 /**
  * The argv (file first) that starts `command` as a worker: `setpriv` (as root), then `bwrap` with
- * the sandbox's mounts (in `bwrap` mode), then the command. `interpreter.directories` are bound
- * read-only when they are outside the system directories.
+ * the sandbox's mounts (in `bwrap` mode), then the command. `interpreter.directories` and its
+ * `sitePackages` are bound read-only when they are outside the system directories.
  */
 export function workerCommand(
   plan: SandboxPlan,
-  interpreter: { path: string; directories: readonly string[] },
+  interpreter: { path: string; directories: readonly string[]; sitePackages?: readonly string[] },
   commandArgs: readonly string[],
   options: { drop?: boolean } = {},
 ): string[] {
@@ -213,6 +213,9 @@ export function workerCommand(
       else if (kind === 'dir') argv.push('--ro-bind', top, top)
     }
     for (const dir of interpreterDirectories(interpreter)) argv.push('--ro-bind', dir, dir)
+    // Debian's alternatives (symlinks such as libblas.so.3 -> /etc/alternatives/... -> /usr/...):
+    // without them a third-party package's C library (numpy's BLAS) cannot load.
+    if (entryKind('/etc/alternatives') === 'dir') argv.push('--ro-bind', '/etc/alternatives', '/etc/alternatives')
     argv.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp')
     // Only /tmp stays writable: the root tmpfs and /dev (with /dev/shm) are made read-only.
     argv.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/tmp', '--')
@@ -222,11 +225,11 @@ export function workerCommand(
 }
 
 /** Directories outside the bound system tree that the interpreter needs (e.g. /opt/python3.12). */
-function interpreterDirectories(interpreter: { path: string; directories: readonly string[] }): string[] {
+function interpreterDirectories(interpreter: { path: string; directories: readonly string[]; sitePackages?: readonly string[] }): string[] {
   const inSystem = (dir: string): boolean => ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'].some((top) => dir === top || dir.startsWith(`${top}/`))
   const dirs = new Set<string>()
   const executableDir = interpreter.path.includes('/') ? interpreter.path.slice(0, interpreter.path.lastIndexOf('/')) : ''
-  for (const dir of [executableDir, ...interpreter.directories]) {
+  for (const dir of [executableDir, ...interpreter.directories, ...(interpreter.sitePackages ?? [])]) {
     if (dir !== '' && dir !== '/' && !inSystem(dir) && entryKind(dir) === 'dir') dirs.add(dir)
   }
   // Nested directories are covered by their parent's bind.

@@ -1,167 +1,67 @@
-"""vitest-seqk candidate worker (Python 3.8+, standard library only). Runs candidate code; never
-sees a test.
+"""vitest-seqk candidate worker (Python 3.8+, standard library only): the *zygote* that forks a
+process per attempt (candidate.py) and supervises it. It never sees a test, nor the code.
 
-The judge (judge.py) starts this as a long-lived *zygote*, inside bubblewrap when sandboxed:
+The judge (judge.py) starts it as a long-lived process, inside bubblewrap when sandboxed
+(run-harness.ts loads codec, channel, seccomp, sitedirs, candidate and this module, then calls
+`main`):
 
-    python -S -B -X utf8 [-P] -c "<codec.py + this source>" worker <bwrap|none> [once]
+    python -S -B -X utf8 [-P] -c "<loader>" 6 codec "<source>" ... worker "<source>" <bwrap|none> <sites> [once]
 
-fd 0 is a Unix socket to the judge (the control channel); frames as in codec.py.
+fd 0 is a Unix socket to the judge (the control channel); frames as in channel.py.
 
     worker -> judge  {"t": "ready", "pid", "uid", "version", "seccomp"}                 once
-    judge -> worker  {"t": "attempt", "code", "setup", "names", "timeoutMs", "maxOutputBytes",
-                      "memoryBytes", "cpuSeconds", "fileSizeBytes", "openFiles", "processes"},
-                     the attempt's call socket attached to its first bytes (SCM_RIGHTS)
+    judge -> worker  {"t": "attempt", "timeoutMs", "maxOutputBytes"}, the attempt's call
+                     socket attached to its first bytes (SCM_RIGHTS)
     worker -> judge  {"t": "started", "pid", "workdir"}
-    judge -> worker  {"t": "finish"}   the judge has its verdict: report once the output is in
-                     {"t": "kill"}     the judge's deadline passed
-    worker -> judge  {"t": "result", "timedOut", "killed", "exitCode", "exitSignal", "stdout",
-                      "stderr", "durationMs", "healthy"}
+    judge -> worker  {"t": "finish", "status"}   the judge has its verdict: report once the output is in
+                     {"t": "kill"}               the judge's deadline passed
+    worker -> judge  {"t": "result", "timedOut", "killed", "exitCode", "exitSignal", "durationMs",
+                      "healthy", "stdout": [head, tail, total], "stderr": [...], "payload": n},
+                     then the n raw bytes of stdout's head and tail and stderr's
 
-For every attempt the zygote has forked a child ahead of time (the fork and the isolation are off
-the attempt's clock): it took a new session, a fresh working directory and an empty environment,
-and once the request arrives it takes resource limits and a seccomp filter and only then runs the
-candidate. The zygote enforces the wall-clock limit, kills the child's whole process tree
+For every attempt the zygote has forked a child ahead of time, from its serving loop (a frame
+that holds nothing of any attempt: the code goes from the judge to the child directly): it took a
+new session, a working directory, an empty environment and its seccomp filter, and waits for its
+call socket. The zygote enforces the wall-clock limit, kills the child's whole process tree
 afterwards (inside bubblewrap, where the zygote is the namespace's pid 1: every other process),
-reaps it, wipes the temporary files and answers. When cleanup fails it reports `healthy: false`
-and exits, and the judge starts a fresh one.
-
-The child speaks to the judge on its own call socket (made for this attempt alone):
-
-    child -> judge   {"t": "armed"} | {"t": "setup-error", "error"}  before any candidate code runs
-    child -> judge   {"t": "loaded", "names": {name: descriptor}} | {"t": "loaded", "error": text}
-    judge -> child   {"t": "call", "id", "name", "args", "kwargs"}   arguments as plain values
-    child -> judge   {"t": "return", "id", "value", "args", "kwargs"}  (arguments after the call)
-                     | {"t": "raise", "id", "exception": {...}} | {"t": "notplain", "id", "reason"}
-    judge -> child   {"t": "end"}
-
-Everything the child sends is the candidate's word: the judge checks each frame and decodes
-every value with its own types, so a lie can only fail the candidate's own tests.
+reaps it, wipes the temporary files and answers. The output it captured lives in buffers it wipes
+after each attempt, so the next child, a copy of its memory, finds none of it. When cleanup fails
+it reports `healthy: false` and exits, and the judge starts a fresh one.
 
 Why the zygote cannot be reached by the candidate: with `--as-pid-1` it is the namespace's init
 (no bubblewrap init holding descriptors), it is not dumpable (no /proc/<pid>/fd, no ptrace), and
 the candidate's seccomp filter refuses ptrace, pidfd_getfd, process_vm_* and kcmp outright.
 """
 
-import builtins
-import ctypes
-import errno
 import fcntl
 import gc
+import json
 import os
-import platform
-import resource
 import select
 import shutil
 import signal
 import socket
-import struct
+import subprocess
 import sys
 import tempfile
 import time
 import traceback
 
-CANDIDATE_FILE = "<candidate>"
-SETUP_FILE = "<setup>"
-# The call socket sits at a high fd number, away from fds a candidate opens or closes by accident.
-CALL_FD_MIN = 200
+import seccomp
+from candidate import standby
+from channel import frame_bytes, read_frame, recv_frame_with_fd, write_frame
+from codec import ProtocolError
+from sitedirs import add_site_dirs
+
 # After the judge's "finish", how long the attempt's process may take to flush and exit.
 FINISH_GRACE = 0.5
-
-PR_SET_PDEATHSIG = 1
-PR_SET_DUMPABLE = 4
-PR_SET_CHILD_SUBREAPER = 36
-PR_SET_NO_NEW_PRIVS = 38
-PR_SET_SECCOMP = 22
-SECCOMP_MODE_FILTER = 2
-
-# Syscalls refused with EPERM: every way to reach another process's descriptors or memory
-# (ptrace, pidfd_getfd, pidfd_open, process_vm_*, kcmp, process_madvise), System V IPC (a shared
-# memory segment outlives the attempt and stays charged to the worker), and kernel surfaces no test
-# needs (io_uring, bpf, perf, userfaultfd, namespaces, mounts, keys, modules, file handles).
-_DENIED = {
-    "x86_64": (
-        0xC000003E,
-        [101, 310, 311, 312, 438, 434, 440, 425, 426, 427, 321, 298, 323, 308, 272, 165, 166, 155, 161, 250, 248, 249, 304, 303, 246, 320, 175, 313, 176]
-        + [29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220],
-    ),
-    "aarch64": (
-        0xC00000B7,
-        [117, 270, 271, 272, 438, 434, 440, 425, 426, 427, 280, 241, 282, 268, 97, 40, 39, 41, 51, 219, 217, 218, 265, 264, 104, 294, 105, 273, 106]
-        + [186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197],
-    ),
-}
-
-_libc = None
-_LIMITS = {}
-
-
-def _load_libc():
-    global _libc
-    try:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    except Exception:  # noqa: BLE001
-        _libc = None
-
-
-def _prctl(option, value, arg3=0):
-    if _libc is None:
-        return -1
-    try:
-        # Every argument as an unsigned long: a pointer passed as a plain int would be cut to 32 bits.
-        return _libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), ctypes.c_ulong(arg3), ctypes.c_ulong(0), ctypes.c_ulong(0))
-    except Exception:  # noqa: BLE001
-        return -1
-
-
-class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
-
-
-def _seccomp_program():
-    """A classic-BPF filter: kill a foreign architecture (no i386/x32 detours), refuse the denied
-    syscalls with EPERM, allow the rest. None where the architecture is unknown."""
-    arch = _DENIED.get(platform.machine())
-    if arch is None:
-        return None
-    audit_arch, denied = arch
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    eperm = 0x00050000 | errno.EPERM
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, audit_arch), (ret, 0, 0, 0x80000000), (ld, 0, 0, 0)]
-    if platform.machine() == "x86_64":
-        prog += [(jge, 0, 1, 0x40000000), (ret, 0, 0, eperm)]  # the x32 ABI
-    for number in denied:
-        prog += [(jeq, 0, 1, number), (ret, 0, 0, eperm)]
-    prog.append((ret, 0, 0, 0x7FFF0000))
-    return prog
-
-
-_FILTER = None
-
-
-def build_seccomp():
-    """The filter as a ctypes program, built once in the zygote before it forks (building it per
-    attempt cost ~0.2 ms); None where it cannot be built."""
-    global _FILTER
-    prog = _seccomp_program()
-    if prog is None or _libc is None:
-        return None
-    filters = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
-    _FILTER = (filters, _SockFprog(len(prog), filters))
-    return _FILTER
-
-
-def install_seccomp():
-    """Loads the filter into this process (and so every process it starts). True on success."""
-    built = _FILTER or build_seccomp()
-    if built is None:
-        return False
-    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-        return False
-    return _prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(built[1])) == 0
+# Cleanup of an attempt (killing, reaping, removing files) fails the zygote after this long.
+CLEANUP_BOUND = 2.0
+# Uids of the judges' own (judge.py SANDBOX_UID_BASE): only such a uid's files are swept.
+SANDBOX_UID_BASE = 0x3F000000
+# Outside bubblewrap, the shared places an attempt of a uid of its own can write to.
+SHARED_TMP = ("/dev/shm", "/tmp", "/var/tmp")
+READ_CHUNK = 65536
 
 
 def _sigkill(kill, target):
@@ -171,352 +71,203 @@ def _sigkill(kill, target):
         pass
 
 
-_cut = cut
-_describe = describe_exception
-
-
-def _limit_hint(exc):
-    """Why an error happened, when a sandbox limit caused it: the model reading the feedback
-    should learn that the environment refused, not guess at a bug."""
-    limits = _LIMITS
-    if not limits:
-        return ""
-    if isinstance(exc, MemoryError):
-        return " [sandbox: memory limit of %d MiB]" % (limits.get("memoryBytes", 0) // (1024 * 1024))
-    if not isinstance(exc, OSError):
-        return ""
-    code = getattr(exc, "errno", None)
-    if code == errno.EAGAIN and limits.get("processes"):
-        return " [sandbox: at most %d processes]" % limits["processes"]
-    if code == errno.EFBIG:
-        return " [sandbox: file size limit of %d MiB]" % (limits.get("fileSizeBytes", 0) // (1024 * 1024))
-    if code == errno.EMFILE:
-        return " [sandbox: at most %d open files]" % limits.get("openFiles", 0)
-    if code == errno.EROFS:
-        return " [sandbox: the file system is read-only outside the working directory]"
-    if code in (errno.EACCES, errno.EPERM):
-        return " [sandbox: runs as an unprivileged user]"
-    if limits.get("mode") == "bwrap":
-        network = (errno.ENETUNREACH, errno.ENETDOWN, errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL)
-        if code in network or type(exc).__name__ == "gaierror":
-            return " [sandbox: no network]"
-        if code == errno.ENOENT and isinstance(getattr(exc, "filename", None), str) and exc.filename.startswith("/"):
-            return " [sandbox: only the system directories and the working directory exist]"
-    return ""
-
-
-def _candidate_line(exc):
-    line = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == CANDIDATE_FILE:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
-
-
-def _describe_with_line(exc):
-    text = _describe(exc)
-    if isinstance(exc, SyntaxError):
-        return text
-    line = _candidate_line(exc)
-    if line is not None:
-        text = _cut("%s (candidate line %d)" % (text, line))
-    return text + _limit_hint(exc)
-
-
-# ---------------------------------------------------------------------------------------------
-# The attempt: the candidate's process.
-
-# Modules whose objects the judge loads itself, by name, when the candidate's namespace holds them
-# (pure standard-library modules: nothing the candidate names can make the judge touch files).
-_MUTABLE = (list, dict, set, bytearray)
-
-
-def _describe_name(value):
-    """What the judge needs to know about one of the candidate's names."""
-    if isinstance(value, type(os)):
-        return {"kind": "module", "module": str(getattr(value, "__name__", ""))[:200]}
-    if isinstance(value, type):
-        if issubclass(value, BaseException):
-            base = next((c.__name__ for c in value.__mro__ if getattr(builtins, c.__name__, None) is c), "Exception")
-            return {"kind": "exception", "base": base}
-        module = getattr(value, "__module__", "")
-        if module != "__main__":
-            return {"kind": "class", "module": str(module)[:200], "qualname": str(getattr(value, "__qualname__", ""))[:200]}
-        return {"kind": "callable"}
-    if callable(value):
-        return {"kind": "callable"}
-    try:
-        return {"kind": "value", "value": encode(value)}
-    except NotPlain as exc:
-        return {"kind": "opaque", "reason": str(exc)}
-
-
-def _exception_record(exc, namespace):
-    """A raised exception as the judge rebuilds it: the nearest built-in class in its MRO, the
-    candidate's own exception classes the tests can name, the message and the candidate's line."""
-    mro = type(exc).__mro__
-    builtin = next((c.__name__ for c in mro if getattr(builtins, c.__name__, None) is c), "Exception")
-    named = []
-    for cls in mro:
-        name = getattr(cls, "__name__", None)
-        if isinstance(name, str) and namespace.get(name) is cls and getattr(builtins, name, None) is not cls:
-            named.append(name)
-    try:
-        message = str(exc)
-    except BaseException:  # noqa: BLE001
-        message = ""
-    line = _candidate_line(exc)
-    return {"class": type(exc).__name__[:200], "builtin": builtin, "named": named[:20], "message": _cut(message), "text": _describe(exc) + _limit_hint(exc), "line": line}
-
-
-def _serve_calls(sock_fd, namespace, own_pid):
-    """Answers the judge's calls until it says "end"."""
-    lookup = namespace.get
-    names_of = {}
-
-    def ref(value):
-        """A function of the candidate's inside a mutated argument goes back by name."""
-        if not names_of:
-            for key, item in namespace.items():
-                if callable(item) and not isinstance(item, type):
-                    names_of.setdefault(id(item), key)
-        return names_of.get(id(value))
-
-    def resolve(name):
-        target = lookup(name)
-        if target is None:
-            raise ProtocolError("no function %r" % name)
-        return target
-
-    while True:
-        message = read_frame(sock_fd)
-        if message is None or message.get("t") != "call" or os.getpid() != own_pid:
-            return
-        call_id = message.get("id")
-        name = message.get("name")
-        try:
-            args = decode(message.get("args", ["l", []]), resolve)
-            kwargs = decode(message.get("kwargs", ["d", []]), resolve)
-        except ProtocolError as exc:
-            write_frame(sock_fd, {"t": "notplain", "id": call_id, "reason": "could not read the arguments: %s" % exc})
-            continue
-        target = lookup(name) if isinstance(name, str) else None
-        if target is None:
-            reply = {"t": "raise", "id": call_id, "exception": {"class": "NameError", "builtin": "NameError", "named": [], "message": "name %r is not defined" % name, "text": "NameError: name %r is not defined" % name, "line": None}}
-        else:
-            try:
-                value = target(*args, **{str(k): v for k, v in kwargs.items()})
-            except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
-                if os.getpid() != own_pid:
-                    os._exit(0)  # a copy made by the candidate's os.fork() never answers
-                reply = {"t": "raise", "id": call_id, "exception": _exception_record(exc, namespace)}
-            else:
-                if os.getpid() != own_pid:
-                    os._exit(0)
-                try:
-                    after = [encode(a, ref) if type(a) in _MUTABLE else None for a in args]
-                    reply = {"t": "return", "id": call_id, "value": encode(value), "args": after}
-                except NotPlain as exc:
-                    reply = {"t": "notplain", "id": call_id, "reason": "returned %s" % exc}
-                except RecursionError:
-                    reply = {"t": "notplain", "id": call_id, "reason": "returned a value nested too deeply to send"}
-        write_frame(sock_fd, reply)
-
-
-def _run_attempt(request, sock_fd, own_pid):
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    setup = request.get("setup") or ""
-    if setup:
-        # The task's own lines (prependSetup): a failure here is the task's, said before "armed",
-        # so no candidate code can have written it.
-        try:
-            exec(compile(setup, SETUP_FILE, "exec", dont_inherit=True), namespace)  # noqa: S102
-        except BaseException as exc:  # noqa: BLE001
-            write_frame(sock_fd, {"t": "setup-error", "error": _describe(exc)})
-            return
-    write_frame(sock_fd, {"t": "armed"})
-    # From here on, candidate code runs in this process: nothing it does reaches the judge except
-    # through the frames below, which the judge treats as the candidate's word.
-    try:
-        exec(compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True), namespace)  # noqa: S102
-    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
-        if os.getpid() != own_pid:
-            os._exit(0)
-        if isinstance(exc, SystemExit):
-            text = "the code called exit(%s) while loading, so no test ran" % _cut(repr(exc.code))
-        else:
-            text = _describe_with_line(exc)
-        write_frame(sock_fd, {"t": "loaded", "error": text})
-        return
-    if os.getpid() != own_pid:
-        os._exit(0)
-    names = {}
-    for name in request.get("names") or []:
-        if isinstance(name, str) and name in namespace:
-            try:
-                names[name] = _describe_name(namespace[name])
-            except BaseException as exc:  # noqa: BLE001 - a candidate's metaclass may raise
-                names[name] = {"kind": "opaque", "reason": "could not be inspected: %s" % _describe(exc)}
-    write_frame(sock_fd, {"t": "loaded", "names": names})
-    _serve_calls(sock_fd, namespace, own_pid)
-
-
-def _standby(control_fd, workdir, out_w, err_w, worker):
-    """A forked child ahead of its attempt (see _Worker._prefork): isolated already, waiting for
-    the attempt's request and call socket, so the fork and most of the set-up are off the
-    attempt's clock. Then: limits, seccomp, the candidate, its calls, exit."""
-    global _LIMITS
-    own_pid = os.getpid()
-    os.setsid()
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    os.dup2(worker.devnull, 0)
-    os.dup2(out_w, 1)
-    os.dup2(err_w, 2)
-    control = fcntl.fcntl(control_fd, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
-    # Every other descriptor closed (close_range where the kernel has it: no /proc listing).
-    os.closerange(3, control)
-    os.closerange(control + 1, 1 << 20)
-    os.set_blocking(control, True)
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # the zygote ignores it; Python's default here
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    os.environ.clear()
-    os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
-    tempfile.tempdir = workdir
-    # The candidate first in line for the OOM killer of its memory cgroup, never the zygote.
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
-    except OSError:
-        pass
-    # Not dumpable: another attempt (outside bubblewrap, same uid) cannot open this one's
-    # descriptors or memory through /proc.
-    _prctl(PR_SET_DUMPABLE, 0)
-
-    # Wait for the attempt: its call socket, then its request (the zygote's own frames).
-    link = socket.socket(fileno=control)
-    call_sock = _recv_fd(link)
-    request = read_frame(control) if call_sock is not None else None
-    if request is None:
-        os._exit(0)
-    # The working directory exists only once there is an attempt: a standby that is never used
-    # (its worker stopped) leaves nothing behind in a shared /tmp.
-    os.mkdir(workdir, 0o700)
-    os.chdir(workdir)
-    sock_fd = fcntl.fcntl(call_sock, fcntl.F_DUPFD_CLOEXEC, CALL_FD_MIN)
-    os.close(call_sock)
-    link.close()
-    os.set_blocking(sock_fd, True)
-    cpu = max(1, int(request.get("cpuSeconds", 4)))
-    limits = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_CORE, (0, 0)),
-        (resource.RLIMIT_FSIZE, (int(request.get("fileSizeBytes", 16 << 20)),) * 2),
-        (resource.RLIMIT_NOFILE, (int(request.get("openFiles", 256)),) * 2),
-    ]
-    if request.get("memoryBytes"):
-        limits.append((resource.RLIMIT_AS, (int(request["memoryBytes"]),) * 2))
-    if request.get("processes"):
-        limits.append((resource.RLIMIT_NPROC, (int(request["processes"]),) * 2))
-    for which, value in limits:
-        try:
-            resource.setrlimit(which, value)
-        except (ValueError, OSError):
-            pass
-    _LIMITS = {"mode": worker.mode, "memoryBytes": int(request.get("memoryBytes") or 0), "processes": int(request.get("processes") or 0), "fileSizeBytes": int(request.get("fileSizeBytes", 16 << 20)), "openFiles": int(request.get("openFiles", 256))}
-    if not install_seccomp():
-        # No "armed" frame: the judge knows our own set-up failed before any candidate code ran.
-        os._exit(71)
-    _run_attempt(request, sock_fd, own_pid)
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
-    # Output complete: closed now, the zygote sees it end before the kernel tears this process's
-    # memory down (~0.6 ms), and answers meanwhile.
-    for fd in (1, 2):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    # Exit now: skip the candidate's atexit handlers and non-daemon threads.
-    os._exit(0)
-
-
-# ---------------------------------------------------------------------------------------------
-# The zygote.
-
-
-class _Capture:
-    """Keeps the first and last halves of a stream up to `cap` bytes (a traceback sits at the end
-    of stderr) and counts the rest."""
+class Capture:
+    """The first and last halves of a stream up to `cap` bytes (a traceback sits at the end of
+    stderr), in fixed buffers that are wiped afterwards, and the count of the rest."""
 
     def __init__(self, cap):
-        self.cap = max(0, int(cap))
-        self.head_cap = self.cap // 2
-        self.tail_cap = self.cap - self.head_cap
-        self.head = bytearray()
-        self.tail = bytearray()
+        cap = max(0, int(cap))
+        self.head = bytearray(cap // 2)
+        self.tail = bytearray(cap - cap // 2)
+        self.head_size = 0
+        self.tail_size = 0
+        self.tail_end = 0  # where the ring's next byte goes
         self.total = 0
 
-    def push(self, chunk):
-        self.total += len(chunk)
-        room = self.head_cap - len(self.head)
+    def push(self, view):
+        self.total += len(view)
+        room = len(self.head) - self.head_size
         if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk and self.tail_cap > 0:
-            self.tail += chunk
-            if len(self.tail) > self.tail_cap:
-                del self.tail[: len(self.tail) - self.tail_cap]
+            take = min(room, len(view))
+            self.head[self.head_size : self.head_size + take] = view[:take]
+            self.head_size += take
+            view = view[take:]
+        size = len(self.tail)
+        if not view or size == 0:
+            return
+        if len(view) >= size:
+            self.tail[:] = view[len(view) - size :]
+            self.tail_end, self.tail_size = 0, size
+            return
+        first = min(size - self.tail_end, len(view))
+        self.tail[self.tail_end : self.tail_end + first] = view[:first]
+        self.tail[: len(view) - first] = view[first:]
+        self.tail_end = (self.tail_end + len(view)) % size
+        self.tail_size = min(size, self.tail_size + len(view))
 
-    def text(self):
-        omitted = self.total - len(self.head) - len(self.tail)
-        if omitted <= 0:
-            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace")
-        head = bytes(self.head).decode("utf-8", "replace")
-        tail = bytes(self.tail).decode("utf-8", "replace")
-        return "%s\n[... %d bytes omitted ...]\n%s" % (head, omitted, tail)
+    def parts(self):
+        """The head and the tail in order, as views of the buffers."""
+        head, tail = memoryview(self.head)[: self.head_size], memoryview(self.tail)
+        if self.tail_size < len(self.tail):
+            return [head, tail[: self.tail_size]]
+        return [head, tail[self.tail_end :], tail[: self.tail_end]]
 
+    def sizes(self):
+        return [self.head_size, self.tail_size, self.total]
 
-def _recv_fd(sock):
-    """The one descriptor the judge sends ahead of an attempt, or None at end of file."""
-    data, ancillary, _flags, _addr = sock.recvmsg(1, socket.CMSG_LEN(4))
-    if not data:
-        return None
-    for level, kind, payload in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS and len(payload) >= 4:
-            return int.from_bytes(payload[:4], sys.byteorder)
-    raise ProtocolError("an attempt without its call socket")
-
-
-def _recv_frame_with_fd(sock):
-    """The judge's next frame and the descriptor sent with its first bytes (an attempt's call
-    socket), or None at end of file."""
-    header = b""
-    fd = None
-    while len(header) < 4:
-        data, ancillary, _flags, _addr = sock.recvmsg(4 - len(header), socket.CMSG_LEN(4))
-        if not data:
-            return None
-        header += data
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS and len(payload) >= 4:
-                fd = int.from_bytes(payload[:4], sys.byteorder)
-    (length,) = struct.unpack(">I", header)
-    if length > MAX_FRAME_BYTES:
-        raise ProtocolError("a frame of %d bytes from the judge" % length)
-    body = read_exact(sock.fileno(), length)
-    if body is None:
-        return None
-    return parse_body(body), fd
+    def wipe(self):
+        self.head[:] = bytes(len(self.head))
+        self.tail[:] = bytes(len(self.tail))
 
 
-class _Worker:
+class Standby:
+    """A child forked ahead of its attempt (candidate.standby), and its end of things."""
+
+    def __init__(self, pid, link, out_r, err_r, workdir):
+        self.pid, self.link, self.out_r, self.err_r, self.workdir = pid, link, out_r, err_r, workdir
+
+    def close(self):
+        self.link.close()
+        for fd in (self.out_r, self.err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class Supervision:
+    """One attempt's life in the zygote, from its hand-over to its end: running, then finishing
+    once the judge has its verdict (the output is awaited), then over; how it ended (timed out,
+    killed, exited) and the output it wrote."""
+
+    def __init__(self, child, message, control_fd, scratch):
+        self.child = child
+        self.control_fd = control_fd
+        self.scratch = scratch
+        self.started = time.monotonic()
+        self.deadline = self.started + max(0.001, float(message.get("timeoutMs", 3000)) / 1000.0)
+        cap = int(message.get("maxOutputBytes") or 65536)
+        self.streams = {child.out_r: Capture(cap), child.err_r: Capture(cap)}
+        self.open = set(self.streams)
+        self.finishing = self.need_status = self.timed_out = self.killed = self.exited = False
+        self.pidfd = None
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.pidfd = os.pidfd_open(child.pid)
+            except OSError:
+                self.pidfd = None
+        self.poller = select.poll()
+        for fd in self.streams:
+            os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLIN)
+        self.poller.register(control_fd, select.POLLIN)
+        if self.pidfd is not None:
+            self.poller.register(self.pidfd, select.POLLIN)
+        self.duration = 0.0
+        self.marks = {}
+
+    def watch(self):
+        """Until the attempt is over: its process exited, its output is complete after "finish",
+        its time ran out, or the judge said "kill" (or went away)."""
+        while True:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                self.timed_out, self.killed = not self.finishing, self.finishing
+                break
+            wait_ms = remaining * 1000 if self.pidfd is not None else min(remaining * 1000, 5)
+            if any(self._event(fd) for fd, _event in self.poller.poll(max(1, int(wait_ms)))):
+                break
+            if os.waitid(os.P_PID, self.child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                self.exited = True
+                break
+            if self.finishing and not self.open and not self.need_status:
+                break
+        self.duration = (time.monotonic() - self.started) * 1000
+
+    def _event(self, fd):
+        """Handles one ready descriptor; True when the judge ended the attempt."""
+        if fd in self.open:
+            self.drain(fd, True)
+        elif fd == self.control_fd:
+            try:
+                message = read_frame(self.control_fd)
+            except ProtocolError:
+                message = None
+            if message is not None and message.get("t") == "finish" and not self.finishing:
+                # The judge has its verdict: done once the output is complete (both streams
+                # closed, as the process flushed and exited) or it exits. A verdict that the
+                # process ended (a load error) needs how it ended: the streams close a moment
+                # before the exit can be reaped.
+                self.finishing = True
+                self.need_status = bool(message.get("status"))
+                self.deadline = min(self.deadline, time.monotonic() + FINISH_GRACE)
+                return False
+            # The judge's deadline passed (it names the call), or it went away.
+            self.killed = True
+            if message is None:
+                self.poller.unregister(self.control_fd)
+            return True
+        return False
+
+    def drain(self, fd, once):
+        view = memoryview(self.scratch)
+        while True:
+            try:
+                count = os.readv(fd, [self.scratch])
+            except BlockingIOError:
+                return
+            except OSError:
+                count = 0
+            if count == 0:
+                self.poller.unregister(fd)
+                self.open.discard(fd)
+                return
+            self.streams[fd].push(view[:count])
+            if once:
+                return
+
+    @property
+    def complete(self):
+        """The verdict is in and the output complete, the process still exiting: answer first."""
+        return self.finishing and not self.exited and not self.open and not self.killed and not self.need_status
+
+    def report(self, status, healthy):
+        """The result frame and its payload (the captured output, raw)."""
+        exit_code = exit_signal = None
+        if status is not None:
+            if os.WIFEXITED(status):
+                exit_code = os.WEXITSTATUS(status)
+            elif os.WIFSIGNALED(status):
+                exit_signal = os.WTERMSIG(status)
+        out, err = self.streams[self.child.out_r], self.streams[self.child.err_r]
+        parts = out.parts() + err.parts()
+        message = {
+            "t": "result",
+            "timedOut": self.timed_out,
+            "killed": self.killed,
+            "exitCode": exit_code,
+            "exitSignal": exit_signal,
+            "durationMs": self.duration,
+            "healthy": healthy,
+            "stdout": out.sizes(),
+            "stderr": err.sizes(),
+            "payload": sum(len(part) for part in parts),
+            "marks": dict(self.marks, zygote_answered=time.monotonic()),
+        }
+        return message, parts
+
+    def wipe(self):
+        for capture in self.streams.values():
+            capture.wipe()
+
+    def close(self):
+        self.wipe()
+        self.child.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+
+class Zygote:
     def __init__(self, mode, once=False):
         self.mode = mode  # 'bwrap': pid 1 of its own pid namespace; 'none': shares the host's
         self.pid = os.getpid()
@@ -527,28 +278,49 @@ class _Worker:
         os.dup2(self.devnull, 0)
         os.dup2(self.devnull, 1)
         self.base_tmp = "/tmp" if mode == "bwrap" else tempfile.gettempdir()
+        # Everything in base_tmp is the attempts': bubblewrap's private /tmp, or the private
+        # directory the judge made for this zygote (never a shared /tmp).
+        self.private_tmp = mode == "bwrap" or _private(self.base_tmp)
         self.once = once
-        # The next attempt's process, forked ahead (pid, link, stdout, stderr, workdir).
+        # Files of the uid's own outside its private directory are swept (a uid of its judge's own).
+        self.sweeps = mode == "none" and os.getuid() >= SANDBOX_UID_BASE
         self.standby = None
-        # The last attempt still to be reaped (answered early, see _finish_fast).
+        # The last attempt still to be reaped (answered early, see teardown_fast).
         self.reap_pending = False
+        self.scratch = bytearray(READ_CHUNK)
 
     def serve(self):
-        write_frame(self.control_fd, {"t": "ready", "pid": self.pid, "uid": os.getuid(), "version": "%d.%d.%d" % sys.version_info[:3], "seccomp": _FILTER is not None})
+        if self.sweeps:
+            # A zygote before this one may have died before it swept.
+            self._sweep_shared()
+        write_frame(
+            self.control_fd,
+            {
+                "t": "ready",
+                "pid": self.pid,
+                "uid": os.getuid(),
+                "version": "%d.%d.%d" % sys.version_info[:3],
+                "seccomp": seccomp.available(),
+            },
+        )
         while True:
             if not self.once and self.standby is None:
-                self._prefork()
-            received = _recv_frame_with_fd(self.control)
+                self.prefork()
+            received = recv_frame_with_fd(self.control)
             if received is None:
                 return 0
-            request, fd = received
-            if request.get("t") != "attempt" or fd is None:
+            message, fd = received
+            if message.get("t") != "attempt" or fd is None:
                 # A "finish" or "kill" that crossed an attempt's end: nothing left to act on.
                 if fd is not None:
                     os.close(fd)
                 continue
-            if not self.attempt(request, fd):
+            healthy = self.attempt(message, fd)
+            del message, fd, received
+            if not healthy:
                 return 3
+
+    # -- standbys -------------------------------------------------------------------------------
 
     def _fork(self, deadline):
         while True:
@@ -559,20 +331,12 @@ class _Worker:
                     raise
                 time.sleep(0.01)
 
-    def _prefork(self, deadline=None):
-        """Forks the next attempt's process ahead of its request (see _standby). None on success,
-        else why not."""
-        # Named now, made by the standby when its attempt arrives (O_EXCL semantics of mkdir: a
-        # name taken meanwhile fails that attempt's set-up, before any candidate code).
+    def prefork(self, deadline=None):
+        """Forks the next attempt's process ahead of its request. None on success, else why not."""
         workdir = os.path.join(self.base_tmp, "seqk-py-" + os.urandom(8).hex())
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001
-                pass
         try:
             pid = self._fork(deadline if deadline is not None else time.monotonic() + 1.0)
         except OSError as exc:
@@ -580,197 +344,139 @@ class _Worker:
                 os.close(fd)
             ours.close()
             theirs.close()
-            self._clean_workdir(workdir)
             return "could not fork the attempt: %s" % exc
         if pid == 0:
             try:
                 ours.close()
-                _standby(theirs.fileno(), workdir, out_w, err_w, self)
-            except BaseException:  # noqa: BLE001
+                standby(theirs.fileno(), workdir, out_w, err_w, self.mode, self.devnull)
+            except BaseException:  # our own set-up failed: say why on stderr, then exit
                 try:
                     traceback.print_exc()
-                except BaseException:  # noqa: BLE001
+                except BaseException:  # stderr itself may be gone
                     pass
             finally:
                 os._exit(70)
         for fd in (out_w, err_w):
             os.close(fd)
         theirs.close()
-        self.standby = (pid, ours, out_r, err_r, workdir)
+        self.standby = Standby(pid, ours, out_r, err_r, workdir)
         return None
 
-    def attempt(self, request, call_sock):
-        """Runs one attempt and writes its result frame; False when the zygote must be replaced."""
-        timeout = max(0.001, float(request.get("timeoutMs", 3000)) / 1000.0)
-        cap = int(request.get("maxOutputBytes", 65536))
-        if self.reap_pending:
-            # The previous attempt was doomed (kill(-1)) before its answer; its teardown ran while
-            # the judge reported it. Gone now, before this attempt's code runs.
-            self.reap_pending = False
-            if not self._reap_orphans():
-                os.close(call_sock)
-                write_frame(self.control_fd, {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False})
-                return False
-        else:
-            self._reap_ready()
-        started = time.monotonic()
-        handed = False
+    def _hand_over(self, call_sock, deadline):
+        """Gives the call socket to a standby (a fresh one when the first died waiting); the child
+        or why not."""
         for _ in range(2):
             if self.standby is None:
-                problem = self._prefork(started + timeout)
+                problem = self.prefork(deadline)
                 if problem is not None:
-                    os.close(call_sock)
-                    write_frame(self.control_fd, {"t": "result", "error": problem, "healthy": False})
-                    return False
-            pid, link, out_r, err_r, workdir = self.standby
-            self.standby = None
+                    return None, problem
+            child, self.standby = self.standby, None
             try:
-                link.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", call_sock))])
-                write_frame(link.fileno(), request)
-                handed = True
+                child.link.sendmsg(
+                    [b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, call_sock.to_bytes(4, sys.byteorder, signed=True))]
+                )
+                return child, None
             except OSError:
                 # The standby died waiting (it cannot be signalled from inside; a host OOM): anew.
-                _sigkill(os.kill, pid)
-                self._reap(pid)
-                for fd in (out_r, err_r):
-                    os.close(fd)
-                self._clean_workdir(workdir)
-            link.close()
-            if handed:
-                break
-        os.close(call_sock)
-        if not handed:
-            write_frame(self.control_fd, {"t": "result", "error": "could not hand the attempt to its process", "healthy": False})
+                _sigkill(os.kill, child.pid)
+                self._reap(child.pid)
+                child.close()
+                remove(child.workdir)
+        return None, "could not hand the attempt to its process"
+
+    # -- one attempt ----------------------------------------------------------------------------
+
+    def attempt(self, message, call_sock):
+        """Runs one attempt and answers the judge; False when the zygote must be replaced."""
+        marks = {"zygote_received": time.monotonic()}
+        if not self._previous_gone():
+            os.close(call_sock)
+            write_frame(
+                self.control_fd,
+                {"t": "result", "error": "the previous attempt's processes did not die", "healthy": False},
+            )
             return False
-        started = time.monotonic()
-        write_frame(self.control_fd, {"t": "started", "pid": pid, "workdir": workdir})
-        stdout, stderr = _Capture(cap), _Capture(cap)
-        pidfd = None
-        if hasattr(os, "pidfd_open"):
-            try:
-                pidfd = os.pidfd_open(pid)
-            except OSError:
-                pidfd = None
-        poller = select.poll()
-        streams = {out_r: stdout, err_r: stderr}
-        for fd in streams:
-            os.set_blocking(fd, False)
-            poller.register(fd, select.POLLIN)
-        poller.register(self.control_fd, select.POLLIN)
-        if pidfd is not None:
-            poller.register(pidfd, select.POLLIN)
-        deadline = started + timeout
-        open_fds = set(streams)
-        timed_out = killed = finishing = need_status = False
+        marks["zygote_ready"] = time.monotonic()
+        timeout = max(0.001, float(message.get("timeoutMs", 3000)) / 1000.0)
+        child, problem = self._hand_over(call_sock, time.monotonic() + timeout)
+        marks["zygote_handed"] = time.monotonic()
+        os.close(call_sock)
+        if child is None:
+            write_frame(self.control_fd, {"t": "result", "error": problem, "healthy": False})
+            return False
+        write_frame(self.control_fd, {"t": "started", "pid": child.pid, "workdir": child.workdir})
+        run = Supervision(child, message, self.control_fd, self.scratch)
+        run.marks = marks
+        try:
+            run.watch()
+            marks["zygote_watched"] = time.monotonic()
+            if run.complete:
+                # The verdict is complete: answer first, clean up while the judge reports it.
+                self._answer(run, None, True)
+                self._release(run)
+                return self.teardown_fast(run) if self.mode == "bwrap" else self.teardown(run, answered=True)
+            return self.teardown(run, answered=False)
+        finally:
+            run.close()
+            self.wipe()
 
-        def drain(fd, once):
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except BlockingIOError:
-                    return
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    poller.unregister(fd)
-                    open_fds.discard(fd)
-                    return
-                streams[fd].push(chunk)
-                if once:
-                    return
+    def _answer(self, run, status, healthy):
+        message, parts = run.report(status, healthy)
+        write_parts(self.control_fd, [frame_bytes(message)] + parts)
 
-        exited = False
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = not finishing
-                killed = finishing
-                break
-            wait_ms = remaining * 1000 if pidfd is not None else min(remaining * 1000, 5)
-            stop = False
-            for fd, _event in poller.poll(max(1, int(wait_ms))):
-                if fd in open_fds:
-                    drain(fd, True)
-                elif fd == self.control_fd:
-                    try:
-                        message = read_frame(self.control_fd)
-                    except ProtocolError:
-                        message = None
-                    if message is not None and message.get("t") == "finish" and not finishing:
-                        # The judge has its verdict: done once the output is complete (both
-                        # streams closed, as the process flushed and exited) or it exits. A
-                        # verdict that the process ended (a load error) needs how it ended:
-                        # the streams close a moment before the exit can be reaped.
-                        finishing = True
-                        need_status = bool(message.get("status"))
-                        deadline = min(deadline, time.monotonic() + FINISH_GRACE)
-                    else:
-                        # The judge's deadline passed (it names the call), or it went away.
-                        killed = True
-                        stop = True
-                        if message is None:
-                            poller.unregister(self.control_fd)
-            if stop:
-                break
-            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                exited = True
-                break
-            if finishing and not open_fds and not need_status:
-                break
-        duration = (time.monotonic() - started) * 1000
-        early = finishing and not exited and not open_fds and not killed and not need_status
-        if early:
-            # The verdict is complete: answer first, clean up while the judge reports it.
-            write_frame(self.control_fd, {"t": "result", "timedOut": False, "killed": False, "exitCode": None, "exitSignal": None, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": True})
-            if self.mode == "bwrap":
-                return self._finish_fast(pid, (out_r, err_r), pidfd, workdir)
-        self._kill_tree(pid)
-        status = self._reap(pid)
+    def wipe(self):
+        self.scratch[:] = bytes(len(self.scratch))
+
+    def _release(self, run):
+        """Once answered: the output wiped, the attempt's processes doomed, and the next standby
+        forked at once (from memory with nothing of this attempt), before the slower cleanup."""
+        run.wipe()
+        self.wipe()
+        self._kill_tree(run.child.pid)
+        if not self.once and self.standby is None:
+            self.prefork()
+
+    def teardown(self, run, answered):
+        """Kills and reaps the attempt's processes (answering, when not yet done, once they are
+        gone), then removes its files."""
+        self._kill_tree(run.child.pid)
+        status = self._reap(run.child.pid)
         healthy = self._reap_orphans()
-        for fd in list(open_fds):
-            drain(fd, False)
-        for fd in (out_r, err_r):
-            os.close(fd)
-        if pidfd is not None:
-            os.close(pidfd)
-        healthy = self._clean_workdir(workdir) and healthy
-        if early:
-            return healthy
-        exit_code = exit_signal = None
-        if status is not None:
-            if os.WIFEXITED(status):
-                exit_code = os.WEXITSTATUS(status)
-            elif os.WIFSIGNALED(status):
-                exit_signal = os.WTERMSIG(status)
-        write_frame(self.control_fd, {"t": "result", "timedOut": timed_out, "killed": killed, "exitCode": exit_code, "exitSignal": exit_signal, "stdout": stdout.text(), "stderr": stderr.text(), "durationMs": duration, "healthy": healthy})
-        # The next attempt's process, forked while the judge reports this one.
-        if healthy and not self.once:
-            self._prefork()
-        return healthy
+        for fd in list(run.open):
+            run.drain(fd, False)
+        if not answered:
+            # The files go after the answer: however many the candidate made, they delay only the
+            # next attempt on this zygote, never this verdict (a zygote that cannot remove them
+            # exits, and its judge replaces it before the next attempt).
+            self._answer(run, status, healthy)
+            self._release(run)
+        return self.clean(run.child.workdir) and healthy
 
-    def _finish_fast(self, pid, fds, pidfd, workdir):
-        """After an early answer inside bubblewrap: kill(-1) dooms every process of the attempt
-        at once (SIGKILL, atomically with respect to fork), so the files can go and the next
-        standby be forked without waiting for the kernel to tear this process down; its zombie
-        is reaped at the next sweep."""
-        self._kill_tree(pid)
-        if not self.once:
-            self._prefork()
-        for fd in fds:
-            os.close(fd)
-        if pidfd is not None:
-            os.close(pidfd)
-        healthy = self._clean_workdir(workdir)
-        # Reaped before the next attempt's code runs (see attempt()): nothing of this one may
-        # still hold memory in the cgroup or count against the process limit then.
+    def teardown_fast(self, run):
+        """After an early answer inside bubblewrap: kill(-1) has doomed every process of the
+        attempt at once (SIGKILL, atomically with respect to fork), so the files can go without
+        waiting for the kernel to tear this process down; its zombie is reaped before the next
+        attempt runs (see _previous_gone)."""
+        healthy = self.clean(run.child.workdir)
         self.reap_pending = True
         self._reap_ready()
         return healthy
 
+    def _previous_gone(self):
+        """True once nothing of the previous attempt may still hold memory in the cgroup or count
+        against the process limit."""
+        if not self.reap_pending:
+            self._reap_ready()
+            return True
+        self.reap_pending = False
+        return self._reap_orphans()
+
+    # -- processes ------------------------------------------------------------------------------
+
     def _reap_ready(self):
         """Reaps the zombies there are now, without waiting (a dead standby is dropped). False
         when this process has no child left at all."""
-        spare = self.standby[0] if self.standby is not None else None
+        spare = self.standby.pid if self.standby is not None else None
         try:
             while True:
                 waited, _ = os.waitpid(-1, os.WNOHANG)
@@ -800,12 +506,12 @@ class _Worker:
     def _reap_orphans(self):
         """Reaps and kills what is left of the attempt (the zygote is a subreaper, or the
         namespace's init, so every orphan comes back to it), sparing the standby. True when
-        nothing of the attempt is left within 2 s."""
-        deadline = time.monotonic() + 2.0
+        nothing of the attempt is left within CLEANUP_BOUND."""
+        deadline = time.monotonic() + CLEANUP_BOUND
         while time.monotonic() < deadline:
             if not self._reap_ready():
                 return True
-            spare = self.standby[0] if self.standby is not None else None
+            spare = self.standby.pid if self.standby is not None else None
             others = [child for child in self._children() if child != spare]
             if not others:
                 return True
@@ -824,56 +530,106 @@ class _Worker:
             with open("/proc/self/task/%d/children" % self.pid) as handle:
                 return [int(pid) for pid in handle.read().split()]
         except (OSError, ValueError):
-            return _children_of(self.pid)
+            return children_of(self.pid)
 
     def _drop_standby(self):
         """Forgets a standby that died (it is re-forked before the next attempt)."""
-        if self.standby is None:
-            return
-        _pid, link, out_r, err_r, workdir = self.standby
-        self.standby = None
-        link.close()
-        for fd in (out_r, err_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        _remove(workdir)
+        if self.standby is not None:
+            child, self.standby = self.standby, None
+            child.close()
+            remove(child.workdir)
 
-    def _clean_workdir(self, workdir):
-        """Removes the attempt's files (inside bubblewrap: everything in the private /tmp but the
-        standby's fresh directory)."""
-        keep = self.standby[4] if self.standby is not None else None
-        targets = [workdir]
-        if self.mode == "bwrap":
-            try:
-                targets = [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)]
-            except OSError:
-                return False
-            targets = [path for path in targets if path != keep]
+    # -- files ----------------------------------------------------------------------------------
+
+    def clean(self, workdir):
+        """Removes the attempt's files: everything in this zygote's temporary directory (inside
+        bubblewrap its private /tmp, outside it the judge's private one) but the standby's fresh
+        directory, and outside bubblewrap what this uid left in the shared temporary places."""
+        keep = self.standby.workdir if self.standby is not None else None
+        try:
+            targets = (
+                [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)]
+                if self.private_tmp
+                else [workdir]
+            )
+        except OSError:
+            return False
         for path in targets:
-            _remove(path)
-        if self.mode == "bwrap":
+            if path != keep:
+                remove(path)
+        swept = self._sweep_shared() if self.sweeps else True
+        if not self.private_tmp:
+            return swept and not os.path.lexists(workdir)
+        try:
+            return swept and [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)] in ([], [keep])
+        except OSError:
+            return False
+
+    def _sweep_shared(self):
+        """What this uid (the judge's own) wrote to /dev/shm, /tmp or /var/tmp: removed, so that it
+        reaches no later attempt and stays charged to no cgroup. As long as it takes: the entries
+        are the candidate's own, each as costly to make as to remove. False if some remain."""
+        uid = os.getuid()
+        left = False
+        for place in SHARED_TMP:
             try:
-                return [os.path.join(self.base_tmp, name) for name in os.listdir(self.base_tmp)] in ([], [keep])
+                entries = list(os.scandir(place))
             except OSError:
-                return False
-        return not os.path.lexists(workdir)
+                continue
+            for entry in entries:
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid == uid and entry.path != self.base_tmp:
+                        remove(entry.path)
+                        left = left or os.path.lexists(entry.path)
+                except OSError:
+                    pass
+        return not left
 
 
-def _remove(path):
-    """rm -rf that also undoes a candidate's chmod (its files are the worker's uid); `rm` itself
-    where Python's walk would recurse too deep (a candidate's directory 3000 levels down)."""
+def _private(path):
+    """A directory the judge made for this zygote alone (judge.py `Zygote._private_tmp`)."""
+    try:
+        return os.path.basename(path).startswith("seqk-judge-") and os.lstat(path).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def write_parts(fd, parts):
+    """Writes the parts (bytes, memoryviews) in order with as few system calls as they need."""
+    views = [memoryview(part) for part in parts if len(part)]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]
+
+
+def remove(path):
+    """rm -rf that also undoes a candidate's chmod (its files are the worker's uid): one rmdir for
+    an empty directory; `rm` itself where Python's walk would recurse too deep (a candidate's
+    directory 3000 levels down)."""
+    try:
+        os.rmdir(path)
+        return
+    except OSError:
+        pass
     try:
         _remove_tree(path)
     except RecursionError:
         try:
-            import subprocess
-
-            subprocess.run(["chmod", "-R", "u+rwx", "--", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)
-            subprocess.run(["rm", "-rf", "--", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)
-        except Exception:  # noqa: BLE001 - the caller checks that the path is gone
-            pass
+            for command in (["chmod", "-R", "u+rwx", "--", path], ["rm", "-rf", "--", path]):
+                subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=10,
+                    check=False,
+                )
+        except (OSError, subprocess.SubprocessError):
+            pass  # the caller checks that the path is gone
 
 
 def _remove_tree(path):
@@ -895,7 +651,7 @@ def _remove_tree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _children_of(parent):
+def children_of(parent):
     found = []
     try:
         names = os.listdir("/proc")
@@ -917,32 +673,42 @@ def _children_of(parent):
 
 def _preload():
     """Modules candidates commonly import, loaded once so each forked attempt finds them."""
-    for name in ("typing", "collections", "math", "re", "itertools", "functools", "heapq", "bisect", "string", "copy", "operator", "random"):
+    for name in (
+        "typing",
+        "collections",
+        "math",
+        "re",
+        "itertools",
+        "functools",
+        "heapq",
+        "bisect",
+        "string",
+        "copy",
+        "operator",
+        "random",
+    ):
         try:
             __import__(name)
-        except Exception:  # noqa: BLE001
+        except ImportError:
             pass
 
 
-def worker_main(argv):
-    mode = argv[2] if len(argv) > 2 else "none"
+def main(argv):
+    mode = argv[1] if len(argv) > 1 else "none"
     once = len(argv) > 3 and argv[3] == "once"
-    _load_libc()
-    build_seccomp()
+    add_site_dirs(json.loads(argv[2]) if len(argv) > 2 else [])
+    seccomp.load_libc()
+    seccomp.build()
     # As the namespace's init only signals with a handler arrive from inside; Python's SIGINT
     # handler would let a candidate's kill(1, SIGINT) end the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _prctl(PR_SET_DUMPABLE, 0)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    seccomp.prctl(seccomp.PR_SET_DUMPABLE, 0)
+    seccomp.prctl(seccomp.PR_SET_CHILD_SUBREAPER, 1)
+    seccomp.prctl(seccomp.PR_SET_PDEATHSIG, signal.SIGKILL)
     if not once:
         _preload()
-    worker = _Worker(mode, once)
+    zygote = Zygote(mode, once)
     if not once and hasattr(gc, "freeze"):
         gc.collect()
         gc.freeze()
-    return worker.serve()
-
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "worker":
-    sys.exit(worker_main(sys.argv))
+    return zygote.serve()
