@@ -53,7 +53,7 @@ beforeAll(async () => {
     // The table says whose share it shows instead of a verdict it cannot give.
     expect(shard.out).toMatch(new RegExp(`simulated:reviser · binary .* shard ${i}/4`))
   }
-}, 120_000)
+}, 300_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('SEQK_SHARD and seqk merge', () => {
