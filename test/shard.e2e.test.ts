@@ -28,7 +28,8 @@ seqEval('shard fixture', {
 
 async function run(args: string[], env: Record<string, string>) {
   const r = await runNode(args, { cwd: dir, env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }), timeoutMs: 90_000 })
-  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+  // What it says, its wrapping at 120 columns undone.
+  return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`) }
 }
 const vitest = (env: Record<string, string>) => run([VITEST, 'run'], env)
 const seqk = (args: string[], env: Record<string, string> = {}) => run([...SEQK, ...args], env)
