@@ -4,6 +4,14 @@ import { defineConfig } from 'vitest/config'
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url))
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
+/** Tests under src/ that run real Python (the sandbox, the pool, reference solutions). */
+const INTEGRATION_SOURCES = [
+  'src/verifiers/python-tests/{hostile-judge,hostile,pool,python-tests,sandbox,task-fields}.test.ts',
+  'src/benchmarks/simulation-from-reference.test.ts',
+]
+/** Tests that run Vitest or the CLI as child processes, npm pack, or Chromium. */
+const E2E = ['test/*.e2e.test.ts', 'test/{analyze-cli,crash,live-browser,pack,report-browser,view-cli,workflows}.test.ts']
+
 export default defineConfig({
   // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
   // here the name points at the sources instead of the built package.
@@ -24,16 +32,39 @@ export default defineConfig({
   },
   test: {
     reporters: ['./src/vitest/reporter.ts', 'default'],
+    // By cost: `unit` starts no child process (npm run test:unit, the developer's loop), `integration`
+    // runs real Python, the test server and the SDKs, `e2e` runs Vitest children, npm pack and
+    // Chromium. `npm test` runs all three.
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts'],
+          exclude: [...INTEGRATION_SOURCES, '**/node_modules/**'],
+          setupFiles: ['./test/setup/no-child-process.ts'],
           benchmark: { include: ['src/**/*.bench.ts', 'test/**/*.bench.ts'] },
           // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
           // Vitest loads any installed dependency: benches measure what users run.
           server: { deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] } },
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts', ...INTEGRATION_SOURCES],
+          exclude: [...E2E, '**/node_modules/**'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E,
+          globalSetup: ['./test/setup/fixtures-run.ts'],
           testTimeout: 30_000,
         },
       },

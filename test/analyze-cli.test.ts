@@ -1,18 +1,16 @@
 // `seqk analyze` / `seqk select`: the argv parser and the command in-process (fast, fake IO), then
 // end to end through tsx, as a user runs it, on a run of the bundled evals and on synthetic runs.
-import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { writeSummary } from '../src/artifacts/summary-file.js'
 import { AnalysisReportSchema, SelectionReportSchema } from '../src/analysis/report-schema.js'
 import { simulateRun, type SimulatedRunOptions } from '../src/analysis/simulated-runs.js'
 import { parseCommand, UsageError } from '../src/cli/args.js'
 import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
-import { unwrapped } from './fixture-project.js'
+import { cleanEnv, root, runNode, SEQK, unwrapped } from './fixture-project.js'
 
-const root = new URL('..', import.meta.url).pathname
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-analyze-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -115,22 +113,23 @@ describe('runCli (in-process)', () => {
 
 describe('seqk from source (tsx) on a run of the bundled evals', () => {
   const runDir = join(tmp, 'evals-run')
-  const env: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1' }
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
-  const seqk = (args: string[]) => {
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
-    return { ...r, stdout: unwrapped(r.stdout), stderr: unwrapped(r.stderr) }
+  const env = cleanEnv({ CI: 'true' })
+  const seqk = async (args: string[]) => {
+    const r = await runNode([...SEQK, ...args], { cwd: root, env, timeoutMs: 60_000 })
+    return { status: r.status, stdout: unwrapped(r.stdout), stderr: unwrapped(r.stderr) }
   }
 
   beforeAll(() => {
-    // Only the offline fixtures eval: fast, and independent of other benchmarks' data.
-    const evals = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], { cwd: root, env: { ...env, SEQK_RUN_DIR: runDir }, encoding: 'utf8', timeout: 120_000 })
-    if (evals.status !== 0) throw new Error(`bundled evals failed:\n${evals.stdout}\n${evals.stderr}`)
-  }, 130_000)
+    // The e2e project's one run of the offline fixtures eval (test/setup/fixtures-run.ts), copied:
+    // other files read it too.
+    const run = inject('fixturesRun')
+    if (run.status !== 0) throw new Error(`bundled evals failed:\n${run.out}`)
+    cpSync(run.dir, runDir, { recursive: true })
+  })
 
-  it('analyze prints every table and writes the report', () => {
+  it('analyze prints every table and writes the report', async () => {
     const out = join(tmp, 'evals-analysis.json')
-    const result = seqk(['analyze', runDir, '--json', out])
+    const result = await seqk(['analyze', runDir, '--json', out])
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
     for (const heading of ['Rankings and gaps (paper Table 3)', 'Revision timing (paper Table 4)', 'Cost–success (paper Figure 3)', 'Model selection (paper Figure 2, Table 2)', 'Correlations over actor × benchmark pairs (paper Figure 4)']) {
@@ -143,12 +142,12 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
     expect(verifier?.reversals).toContainEqual({ passAbove: 'simulated:one-shot', seqAbove: 'simulated:reviser' })
   })
 
-  it('select prints the selection table and exits 0; a refusal exits 1', () => {
-    const result = seqk(['select', runDir, '--mode', 'verifier', '--draws', '50', '--resamples', '50'])
+  it('select prints the selection table and exits 0; a refusal exits 1', async () => {
+    const result = await seqk(['select', runDir, '--mode', 'verifier', '--draws', '50', '--resamples', '50'])
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/deploy with verifier feedback, scored by held-out Seq@5; calibrate with Pass@5 or Seq@3/)
     expect(result.stdout).toMatch(/random choice: loss/)
-    const refused = seqk(['select', runDir, '--k', '9'])
+    const refused = await seqk(['select', runDir, '--k', '9'])
     expect(refused.status).toBe(1)
     expect(refused.stderr).toMatch(/k must be an integer in 1\.\.5/)
   })

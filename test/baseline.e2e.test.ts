@@ -1,13 +1,12 @@
 // Baselines like snapshots, end to end in a scratch project: written on the first local run, an
 // unchanged rerun passes, a weaker actor fails with the regressed tasks listed, a protocol change
 // fails naming the changed fields, -u accepts it, and CI never writes a missing baseline.
-import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readBaselineFile } from '../src/artifacts/baseline-file.js'
-import { unwrapped } from './fixture-project.js'
+import { cleanEnv, runNode, unwrapped, VITEST } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-'))
@@ -57,12 +56,9 @@ seqEval('gate fixture', {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 let runs = 0
-function run(env: Record<string, string>, args: string[] = []) {
+async function run(env: Record<string, string>, args: string[] = []) {
   // A run directory per run: running into one that already holds a run is refused.
-  const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, `run-${++runs}`), ...env }
-  for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_UPDATE_BASELINE') delete fullEnv[key]
-  Object.assign(fullEnv, env)
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...args], { cwd: dir, env: fullEnv, encoding: 'utf8', timeout: 60_000 })
+  const r = await runNode([VITEST, 'run', ...args], { cwd: dir, env: cleanEnv({ SEQK_RUN_DIR: join(dir, `run-${++runs}`), ...env }), timeoutMs: 60_000 })
   // What it says, the wrapping at 120 columns undone (continuation lines joined to the line they continue).
   return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`).replace(/\n {2,}(?=\S)/g, ' ') }
 }
@@ -70,8 +66,8 @@ function run(env: Record<string, string>, args: string[] = []) {
 const baselinePath = join(dir, 'seqk.baseline.json')
 
 describe('baseline gate', () => {
-  it('writes a missing baseline on a local run and says so', () => {
-    const r = run({})
+  it('writes a missing baseline on a local run and says so', async () => {
+    const r = await run({})
     expect(r.status, r.out).toBe(0)
     expect(existsSync(baselinePath)).toBe(true)
     const cell = readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!
@@ -79,41 +75,41 @@ describe('baseline gate', () => {
     expect(cell.protocol.budget).toBe(5)
   }, 70_000)
 
-  it('an unchanged rerun passes', () => {
+  it('an unchanged rerun passes', async () => {
     const before = readFileSync(baselinePath, 'utf8')
-    const r = run({})
+    const r = await run({})
     expect(r.status, r.out).toBe(0)
     expect(readFileSync(baselinePath, 'utf8')).toBe(before)
   }, 70_000)
 
-  it('a weakened actor fails the gate, with the interval and the regressed tasks', () => {
-    const r = run({ WEAKEN: '1' })
+  it('a weakened actor fails the gate, with the interval and the regressed tasks', async () => {
+    const r = await run({ WEAKEN: '1' })
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference −\d+\.\d points, 95% CI −\d+\.\d–[−+]\d+\.\d\)/)
     expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
   }, 70_000)
 
-  it('a protocol change fails naming the changed field, and -u accepts it', () => {
-    const changed = run({ BUDGET: '4' })
+  it('a protocol change fails naming the changed field, and -u accepts it', async () => {
+    const changed = await run({ BUDGET: '4' })
     expect(changed.status).toBe(1)
     expect(changed.out).toContain('the protocol changed since the baseline (budget: 5 → 4)')
     expect(changed.out).toContain('accept it with `vitest run -u`')
-    const accepted = run({ BUDGET: '4' }, ['-u'])
+    const accepted = await run({ BUDGET: '4' }, ['-u'])
     expect(accepted.status, accepted.out).toBe(0)
     expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.protocol.budget).toBe(4)
-    expect(run({ BUDGET: '4' }).status).toBe(0)
+    expect((await run({ BUDGET: '4' })).status).toBe(0)
   }, 120_000)
 
-  it('CI never writes a missing baseline: it fails and says how to fix it', () => {
+  it('CI never writes a missing baseline: it fails and says how to fix it', async () => {
     rmSync(baselinePath)
-    const r = run({ CI: 'true', BUDGET: '4' })
+    const r = await run({ CI: 'true', BUDGET: '4' })
     expect(r.status).toBe(1)
     expect(r.out).toContain('and CI never writes one: run the evals locally (or with -u) and commit seqk.baseline.json')
     expect(existsSync(baselinePath)).toBe(false)
   }, 70_000)
 
-  it('a hand-edited baseline whose numbers do not add up fails naming the cell, the field and the fix; -u re-records it', () => {
-    const accepted = run({ BUDGET: '4' }, ['-u'])
+  it('a hand-edited baseline whose numbers do not add up fails naming the cell, the field and the fix; -u re-records it', async () => {
+    const accepted = await run({ BUDGET: '4' }, ['-u'])
     expect(accepted.status, accepted.out).toBe(0)
     const json = JSON.parse(readFileSync(baselinePath, 'utf8'))
     const cell = json.benchmarks['gate fixture'].cells['simulated:reviser · verifier']
@@ -122,7 +118,7 @@ describe('baseline gate', () => {
     cell.perTask.push(cell.perTask[0])
     cell.fingerprint = '0000000000000000'
     writeFileSync(baselinePath, JSON.stringify(json))
-    const r = run({ BUDGET: '4' })
+    const r = await run({ BUDGET: '4' })
     expect(r.status).toBe(1)
     const at = 'seqk.baseline.json: benchmark "gate fixture", cell "simulated:reviser · verifier"'
     expect(r.out).toContain(`${at}: fingerprint: is "0000000000000000", but the stored protocol's fingerprint is`)
@@ -130,15 +126,15 @@ describe('baseline gate', () => {
     expect(r.out).toContain(`${at}: perTask[3] (task "t03").firstSuccess[0]: is 99, beyond the budget K = 4`)
     expect(r.out).toContain(`${at}: perTask[30].taskId: repeats task "t00" of perTask[0]`)
     expect(r.out).toContain('Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.')
-    const refreshed = run({ BUDGET: '4' }, ['-u'])
+    const refreshed = await run({ BUDGET: '4' }, ['-u'])
     expect(refreshed.status, refreshed.out).toBe(0)
     expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.perTask).toHaveLength(30)
-    expect(run({ BUDGET: '4' }).status).toBe(0)
+    expect((await run({ BUDGET: '4' })).status).toBe(0)
   }, 120_000)
 
-  it('a hand-edited, broken baseline fails with the file and field', () => {
+  it('a hand-edited, broken baseline fails with the file and field', async () => {
     writeFileSync(baselinePath, JSON.stringify({ schema: 'seqk.baseline/1', benchmarks: { 'gate fixture': { cells: { x: { fingerprint: 1 } } } } }))
-    const r = run({ BUDGET: '4' })
+    const r = await run({ BUDGET: '4' })
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/seqk\.baseline\.json: not a seqk baseline \(benchmarks\.gate fixture\.cells\.x\.fingerprint: /)
   }, 70_000)

@@ -1,27 +1,32 @@
 // Runs the bundled evals exactly as `npm run evals` does, in a child process, and checks what a
 // user gets: the table in the terminal, summary.json and trajectories.jsonl, and the paper's
 // headline effect (an actor order that changes between Pass@5 and Seq@5 with verifier feedback).
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
+import { cleanEnv, root, runNode, SEQK, VITEST } from './fixture-project.js'
 
-const root = new URL('..', import.meta.url).pathname
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-e2e-'))
 const runDir = join(tmp, 'run')
-let result: ReturnType<typeof spawnSync>
+let result: Awaited<ReturnType<typeof runNode>>
 let summary: RunSummary
 
+const history = { SEQK_HISTORY_FILE: join(tmp, 'history.jsonl') }
+
+/** Vitest in this repository, as `npm run evals` runs it, to its end. */
 function vitest(args: string[], env: Record<string, string>) {
-  const fullEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_HISTORY_FILE: join(tmp, 'history.jsonl'), ...env }
-  for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST')) delete fullEnv[key]
-  return spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), ...args], { cwd: root, env: fullEnv, encoding: 'utf8', timeout: 400_000 })
+  return runNode([VITEST, ...args], { cwd: root, env: cleanEnv({ CI: 'true', ...history, ...env }), timeoutMs: 400_000 })
 }
 
-beforeAll(() => {
-  result = vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: runDir })
+/** The seqk CLI from the sources. */
+function seqk(args: string[]) {
+  return runNode([...SEQK, ...args], { cwd: root, env: cleanEnv({ CI: 'true', ...history }), timeoutMs: 120_000 })
+}
+
+beforeAll(async () => {
+  result = await vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: runDir })
   summary = readSummary(join(runDir, 'summary.json'))
 }, 420_000)
 
@@ -39,8 +44,8 @@ function stable<T extends object>(value: T): Partial<T> {
 
 describe('npm run evals (bundled fixtures, simulated actors, real Python)', () => {
   it('passes and prints one table row per cell', () => {
-    expect(result.status, String(result.stderr)).toBe(0)
-    const out = String(result.stdout)
+    expect(result.status, result.stderr).toBe(0)
+    const out = result.stdout
     expect(out).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats, history full, rates in %')
     for (const actor of ['reviser', 'stubborn', 'one-shot']) {
       for (const mode of ['binary', 'verifier', 'independent']) expect(out).toMatch(new RegExp(`simulated:${actor} · ${mode}\\s+(Seq|Pass)\\s+\\d`))
@@ -82,9 +87,9 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
 })
 
 describe('npx seqk summarize', () => {
-  it('recomputes the bundled run\'s summary.json from trajectories.jsonl and cells.jsonl alone, identical but for its own timestamp', () => {
+  it('recomputes the bundled run\'s summary.json from trajectories.jsonl and cells.jsonl alone, identical but for its own timestamp', async () => {
     const out = join(tmp, 'recomputed.json')
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', runDir, '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true' } })
+    const r = await seqk(['summarize', runDir, '--out', out])
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^seqk summarize: \d+ trajectories · \d+ cells · [^;]+;\s+wrote /)
     const recomputed = readSummary(out)
@@ -93,17 +98,17 @@ describe('npx seqk summarize', () => {
 })
 
 describe('--merge-reports', () => {
-  it('two shards merged give the same summary.json and trajectories as the direct run', () => {
+  it('two shards merged give the same summary.json and trajectories as the direct run', async () => {
     const blobs = join(tmp, 'blobs')
     // Each shard on its own "machine": its own run directory, its trajectories carried in the blob.
     for (const shard of [1, 2]) {
-      const blobRun = vitest(['run', '--project', 'evals', `--shard=${shard}/2`, '--reporter=blob', `--outputFile=${join(blobs, `blob-${shard}.json`)}`], { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) })
-      expect(blobRun.status, String(blobRun.stderr)).toBe(0)
+      const blobRun = await vitest(['run', '--project', 'evals', `--shard=${shard}/2`, '--reporter=blob', `--outputFile=${join(blobs, `blob-${shard}.json`)}`], { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) })
+      expect(blobRun.status, blobRun.stderr).toBe(0)
     }
     const mergedDir = join(tmp, 'merged')
-    const merged = vitest(['run', `--merge-reports=${blobs}`], { SEQK_RUN_DIR: mergedDir })
-    expect(merged.status, String(merged.stderr)).toBe(0)
-    expect(String(merged.stdout)).toContain('self-invoking python (fixtures) — K=5')
+    const merged = await vitest(['run', `--merge-reports=${blobs}`], { SEQK_RUN_DIR: mergedDir })
+    expect(merged.status, merged.stderr).toBe(0)
+    expect(merged.stdout).toContain('self-invoking python (fixtures) — K=5')
 
     const byName = (s: RunSummary) => [...s.benchmarks].sort((a, b) => a.name.localeCompare(b.name)).flatMap((b) => b.cells.map((c) => ({ ...stable(c), perTask: c.perTask })))
     const direct = byName(summary)
@@ -131,22 +136,22 @@ describe('--merge-reports', () => {
 
     // cells.jsonl is rebuilt from the blobs too: the merged run recomputes to its own summary.
     const out = join(tmp, 'merged-recomputed.json')
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', mergedDir, '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true' } })
+    const r = await seqk(['summarize', mergedDir, '--out', out])
     expect(r.status, r.stderr).toBe(0)
     expect({ ...readSummary(out), createdAt: 'x' }).toEqual({ ...readSummary(join(mergedDir, 'summary.json')), createdAt: 'x' })
   }, 150_000)
 })
 
 describe('SEQK_SHARD and seqk merge', () => {
-  it("the bundled evals as two task shards, merged, give the direct run's summary.json", () => {
+  it("the bundled evals as two task shards, merged, give the direct run's summary.json", async () => {
     const dirs = [1, 2].map((i) => join(tmp, `task-shard-${i}`))
-    dirs.forEach((dir, i) => {
-      const shard = vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: dir, SEQK_SHARD: `${i + 1}/2` })
-      expect(shard.status, String(shard.stderr)).toBe(0)
-      expect(String(shard.stdout)).toMatch(new RegExp(`shard ${i + 1}/2`))
-    })
+    for (const [i, dir] of dirs.entries()) {
+      const shard = await vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: dir, SEQK_SHARD: `${i + 1}/2` })
+      expect(shard.status, shard.stderr).toBe(0)
+      expect(shard.stdout).toMatch(new RegExp(`shard ${i + 1}/2`))
+    }
     const mergedDir = join(tmp, 'task-merged')
-    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'merge', ...dirs, '--out', mergedDir], { cwd: root, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_HISTORY_FILE: join(tmp, 'history.jsonl') } })
+    const r = await seqk(['merge', ...dirs, '--out', mergedDir])
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0)
     expect(r.stdout).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats')
     const cells = (s: RunSummary) => s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))

@@ -24,6 +24,23 @@ export default defineConfig({
   return dir
 }
 
+/**
+ * An environment for a child Vitest or seqk run that this machine's settings cannot steer: no
+ * VITEST*, SEQK_*, GITHUB_* or CI variable, no API key, NODE_OPTIONS or FORCE_COLOR, and NO_COLOR
+ * set; then `set` on top (a value of undefined removes a variable).
+ */
+export function cleanEnv(set: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
+  for (const key of Object.keys(env)) {
+    if (/^(VITEST|SEQK_|GITHUB_)/.test(key) || ['CI', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'FORCE_COLOR'].includes(key)) delete env[key]
+  }
+  for (const [key, value] of Object.entries(set)) {
+    if (value === undefined) delete env[key]
+    else env[key] = value
+  }
+  return env
+}
+
 /** The Vitest and seqk command lines, from the sources. */
 export const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
 export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
@@ -42,15 +59,27 @@ export function unwrapped(text: string): string {
 
 /**
  * Runs `node args` in `cwd` to its end without blocking this process (never spawnSync: a test
- * server in this process must keep answering), with stdout and stderr in one string. Its whole
- * process group is killed with SIGKILL after `timeoutMs`, or as soon as `killWhen()` holds.
+ * server in this process must keep answering): its stdout, its stderr and both in one string as
+ * they came. Its whole process group is killed with SIGKILL after `timeoutMs`, or as soon as
+ * `killWhen()` holds.
  */
-export async function runNode(args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; timeoutMs?: number; killWhen?: () => boolean }): Promise<{ status: number | null; out: string }> {
+export async function runNode(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs?: number; killWhen?: () => boolean },
+): Promise<{ status: number | null; out: string; stdout: string; stderr: string }> {
   const { spawn } = await import('node:child_process')
   const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (out += d))
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => {
+    out += d
+    stdout += d
+  })
+  child.stderr.on('data', (d) => {
+    out += d
+    stderr += d
+  })
   const kill = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL')
@@ -63,5 +92,5 @@ export async function runNode(args: readonly string[], options: { cwd: string; e
   const status = await new Promise<number | null>((r) => child.on('close', r))
   clearTimeout(timer)
   clearInterval(watch)
-  return { status, out }
+  return { status, out, stdout, stderr }
 }

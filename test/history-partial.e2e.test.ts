@@ -1,11 +1,10 @@
 // Honest history (issue 18, item 4): a run filtered with -t, or with skipped cells, is marked
 // partial in history.jsonl and left out of "since the last run"; a -t that matches no cell fails
 // saying how Vitest matches it, instead of a silent pass.
-import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { fixtureProject, SAYS_CORRECT_SOURCE, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, runNode, SAYS_CORRECT_SOURCE, unwrapped, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-partial-')
 writeFileSync(
@@ -27,20 +26,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const history = () => readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { runId: string; cellId: string; partial?: string })
 
-function vitest(args: string[], env: Record<string, string> = {}) {
-  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }
-  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'OPENAI_API_KEY' || (key.startsWith('SEQK_') && !(key in env) && key !== 'SEQK_HISTORY_FILE')) delete e[key]
-  const r = spawnSync(process.execPath, [VITEST, 'run', ...args], { cwd: dir, env: e, encoding: 'utf8', timeout: 60_000 })
+async function vitest(args: string[], env: Record<string, string> = {}) {
+  const r = await runNode([VITEST, 'run', ...args], { cwd: dir, env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }), timeoutMs: 60_000 })
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
 }
 
 describe('partial runs in the history', () => {
-  it('marks a -t run partial and compares the next whole run with the last whole one', () => {
-    expect(vitest([], { SEQK_RUN_ID: 'whole-1' }).status).toBe(0)
-    const filtered = vitest(['-t', 'reviser · binary'], { SEQK_RUN_ID: 'filtered' })
+  it('marks a -t run partial and compares the next whole run with the last whole one', async () => {
+    expect((await vitest([], { SEQK_RUN_ID: 'whole-1' })).status).toBe(0)
+    const filtered = await vitest(['-t', 'reviser · binary'], { SEQK_RUN_ID: 'filtered' })
     expect(filtered.status, filtered.out).toBe(0)
     expect(unwrapped(filtered.out)).toContain('seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".')
-    const whole = vitest([], { SEQK_RUN_ID: 'whole-2' })
+    const whole = await vitest([], { SEQK_RUN_ID: 'whole-2' })
     expect(whole.status, whole.out).toBe(0)
     // Both cells compare with whole-1: the filtered run's one cell is not "the last run" of anything.
     expect(whole.out).toMatch(/Since the last run \(history\.jsonl\):\n {2}all 2 cells unchanged/)
@@ -49,15 +46,15 @@ describe('partial runs in the history', () => {
     expect(lines.filter((l) => l.runId !== 'filtered').every((l) => l.partial === undefined)).toBe(true)
   }, 120_000)
 
-  it('marks a run with skipped cells partial (an actor without its key, skipWithoutKey)', () => {
-    const r = vitest([], { SEQK_RUN_ID: 'skipped', SEQK_TEST_REMOTE: '1' })
+  it('marks a run with skipped cells partial (an actor without its key, skipWithoutKey)', async () => {
+    const r = await vitest([], { SEQK_RUN_ID: 'skipped', SEQK_TEST_REMOTE: '1' })
     expect(r.status, r.out).toBe(0)
     expect(r.out).toContain('seqk: this run is partial (2 cells skipped)')
     expect(new Set(history().filter((l) => l.runId === 'skipped').map((l) => l.partial))).toEqual(new Set(['2 cells skipped']))
   }, 60_000)
 
-  it('fails a -t that matches no cell, saying how Vitest matches it', () => {
-    const r = vitest(['-t', 'partial fixture (v1) › simulated:reviser · binary'], { SEQK_RUN_ID: 'nothing' })
+  it('fails a -t that matches no cell, saying how Vitest matches it', async () => {
+    const r = await vitest(['-t', 'partial fixture (v1) › simulated:reviser · binary'], { SEQK_RUN_ID: 'nothing' })
     expect(r.status).toBe(1)
     expect(unwrapped(r.out)).toContain('seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.')
     expect(unwrapped(r.out)).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')

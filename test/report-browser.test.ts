@@ -5,14 +5,13 @@
 // visible under the cells, empty charts say so, the viewer names the benchmark. Keeps full-page
 // screenshots at 1280 and 390 px (test/__screenshots__/report*.png, refreshed by `vitest -u`) for a
 // human to look at.
-import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
 import { CHROMIUM, hasChromium, launchChromium } from './browser.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary, type Trajectory } from '../src/artifacts/index.js'
 import { diffLines } from '../src/report/diff.js'
 import { fakeRun } from './report-fixtures.js'
@@ -54,11 +53,11 @@ describe.skipIf(!hasChromium)(`HTML report in headless Chromium${hasChromium ? '
   const failuresUrl = pathToFileURL(join(tmp, 'failures.html')).href
 
   beforeAll(async () => {
-    // The bundled fixtures eval only: other eval files depend on data that may be absent.
-    const env: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_RUN_DIR: join(tmp, 'run') }
-    for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
-    const run = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
-    expect(run.status, run.stderr).toBe(0)
+    // The e2e project's one run of the bundled fixtures eval (test/setup/fixtures-run.ts; other
+    // eval files depend on data that may be absent), copied: other files read it too.
+    const run = inject('fixturesRun')
+    expect(run.status, run.out).toBe(0)
+    cpSync(run.dir, join(tmp, 'run'), { recursive: true })
     summary = readSummary(join(tmp, 'run', 'summary.json'))
     trajectories = readTrajectories(join(tmp, 'run', 'trajectories.jsonl')).trajectories
     // An earlier run of the same protocols a day before, so the trend and "since the last run" show.

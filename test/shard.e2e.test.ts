@@ -1,10 +1,9 @@
-// Task-level sharding (issue 16, item 6): one eval file run as 4 shards (SEQK_SHARD=i/4) and
+// Task-level sharding: one eval file run as 4 shards (SEQK_SHARD=i/4) and
 // merged with `seqk merge` gives the summary, baseline verdicts and tables of the unsharded run;
 // an incomplete set of shards or shards of different protocols are refused, naming what is wrong.
-import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fixtureProject, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 
@@ -27,11 +26,10 @@ seqEval('shard fixture', {
 `,
 )
 
-function run(args: string[], env: Record<string, string>) {
-  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }
-  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_RESUME' || key === 'SEQK_UPDATE_BASELINE' || (key === 'SEQK_SHARD' && !env.SEQK_SHARD)) delete e[key]
-  const r = spawnSync(process.execPath, args, { cwd: dir, env: e, encoding: 'utf8', timeout: 90_000 })
-  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+async function run(args: string[], env: Record<string, string>) {
+  const r = await runNode(args, { cwd: dir, env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }), timeoutMs: 90_000 })
+  // What it says, its wrapping at 120 columns undone.
+  return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`) }
 }
 const vitest = (env: Record<string, string>) => run([VITEST, 'run'], env)
 const seqk = (args: string[], env: Record<string, string> = {}) => run([...SEQK, ...args], env)
@@ -42,23 +40,25 @@ function comparable(summary: RunSummary) {
 }
 
 let whole: RunSummary
-beforeAll(() => {
+beforeAll(async () => {
   // The first unsharded run writes the baseline; the second is gated by it, as the merge will be.
-  expect(vitest({ SEQK_RUN_DIR: join(dir, 'first') }).status).toBe(0)
-  const second = vitest({ SEQK_RUN_DIR: join(dir, 'whole') })
+  expect((await vitest({ SEQK_RUN_DIR: join(dir, 'first') })).status).toBe(0)
+  const second = await vitest({ SEQK_RUN_DIR: join(dir, 'whole') })
   expect(second.status, second.out).toBe(0)
   whole = readSummary(join(dir, 'whole', 'summary.json'))
-  for (const i of [1, 2, 3, 4]) {
-    const shard = vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })
+  // The shards are separate machines' worth of work: run them together.
+  const shards = await Promise.all([1, 2, 3, 4].map((i) => vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })))
+  for (const [index, shard] of shards.entries()) {
+    const i = index + 1
     expect(shard.status, shard.out).toBe(0)
     // The table says whose share it shows instead of a verdict it cannot give.
     expect(shard.out).toMatch(new RegExp(`simulated:reviser · binary .* shard ${i}/4`))
   }
-}, 120_000)
+}, 300_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('SEQK_SHARD and seqk merge', () => {
-  it('each shard runs its share of every cell: every task in exactly one shard', () => {
+  it('each shard runs its share of every cell: every task in exactly one shard', async () => {
     const shares = [1, 2, 3, 4].map((i) => readTrajectories(join(dir, `shard-${i}`, 'trajectories.jsonl')).trajectories)
     const ids = shares.map((ts) => new Set(ts.map((t) => t.taskId)))
     for (const set of ids) expect(set.size).toBeGreaterThan(0)
@@ -72,10 +72,10 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(new Set(history.map((e) => e.runId))).toEqual(new Set(['first', 'whole']))
   })
 
-  it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', () => {
-    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-3', 'shard-4', '--out', 'merged'])
+  it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', async () => {
+    const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-3', 'shard-4', '--out', 'merged'])
     expect(r.status, r.out).toBe(0)
-    expect(r.out).toMatch(/seqk merge: 4 shard directories, 6 cells, 480 trajectories, all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html to /)
+    expect(r.out).toMatch(/seqk merge: 4 shard directories, 480 trajectories · 6 cells · all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html to /)
     const merged = readSummary(join(dir, 'merged', 'summary.json'))
     expect(comparable(merged)).toEqual(comparable(whole))
     expect(merged.benchmarks[0]!.cells.every((c) => c.gate?.status === 'pass')).toBe(true)
@@ -83,31 +83,29 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(existsSync(join(dir, 'merged', 'report.html'))).toBe(true)
     expect(readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8')).toMatch(/^## ✅/)
     // The merged directory is a run like any other: it recomputes to the same summary.
-    const again = seqk(['summarize', 'merged', '--out', 'again.json'])
+    const again = await seqk(['summarize', 'merged', '--out', 'again.json'])
     expect(again.status, again.out).toBe(0)
     expect(comparable(readSummary(join(dir, 'again.json')))).toEqual(comparable(merged))
-  })
+  }, 60_000)
 
-  it("vitest --merge-reports over the 4 task shards' blobs gives the unsharded run too", () => {
-    for (const i of [1, 2, 3, 4]) {
-      const r = run([VITEST, 'run', '--reporter=blob', `--outputFile=${join(dir, 'task-blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `task-blob-${i}`), SEQK_SHARD: `${i}/4` })
-      expect(r.status, r.out).toBe(0)
-    }
-    const merged = run([VITEST, 'run', `--merge-reports=${join(dir, 'task-blobs')}`], { SEQK_RUN_DIR: join(dir, 'blob-merged') })
+  it("vitest --merge-reports over the 4 task shards' blobs gives the unsharded run too", async () => {
+    const blobs = await Promise.all([1, 2, 3, 4].map((i) => run([VITEST, 'run', '--reporter=blob', `--outputFile=${join(dir, 'task-blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `task-blob-${i}`), SEQK_SHARD: `${i}/4` })))
+    for (const r of blobs) expect(r.status, r.out).toBe(0)
+    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'task-blobs')}`], { SEQK_RUN_DIR: join(dir, 'blob-merged') })
     expect(merged.status, merged.out).toBe(0)
     expect(merged.out).toContain("seqk: joined 4 task shards into 6 cells, each recomputed from the union of its shards' trajectories")
     expect(merged.out).toContain('shard fixture — K=4, 40 tasks × 2 repeats')
     expect(comparable(readSummary(join(dir, 'blob-merged', 'summary.json')))).toEqual(comparable(whole))
     // Like any run directory, it recomputes to its own summary.
-    const again = seqk(['summarize', 'blob-merged', '--out', 'blob-again.json'])
+    const again = await seqk(['summarize', 'blob-merged', '--out', 'blob-again.json'])
     expect(again.status, again.out).toBe(0)
     expect(comparable(readSummary(join(dir, 'blob-again.json')))).toEqual(comparable(whole))
   }, 120_000)
 
-  it('a resume of a copied run directory with a -t filter keeps the run id and still writes every cell', () => {
+  it('a resume of a copied run directory with a -t filter keeps the run id and still writes every cell', async () => {
     cpSync(join(dir, 'whole'), join(dir, 'whole-copy'), { recursive: true })
     rmSync(join(dir, 'whole-copy', 'summary.json'))
-    const r = seqk(['resume', 'whole-copy', '--', 'run', '-t', 'reviser · binary'])
+    const r = await seqk(['resume', 'whole-copy', '--', 'run', '-t', 'reviser · binary'])
     expect(r.status, r.out).toBe(0)
     expect(r.out).toContain('seqk: 5 cells of the run did not run in this resume; recomputed from')
     expect(r.out).toMatch(/seqk: resumed: kept 80 trajectories that had ended, ran 0/)
@@ -116,29 +114,29 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(comparable(resumed)).toEqual(comparable(whole))
   }, 60_000)
 
-  it('refuses an incomplete set of shards, naming the missing one', () => {
-    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-4', '--out', 'incomplete'])
+  it('refuses an incomplete set of shards, naming the missing one', async () => {
+    const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-4', '--out', 'incomplete'])
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/seqk merge: cell "simulated:reviser · binary" of "shard fixture": shard 3\/4 missing \(have 1\/4 in .*shard-1, 2\/4 in .*shard-2, 4\/4 in .*shard-4\); merge every shard of the run/)
     expect(existsSync(join(dir, 'incomplete'))).toBe(false)
-  })
+  }, 60_000)
 
-  it('refuses shards of different protocols, naming the field', () => {
-    expect(vitest({ SEQK_RUN_DIR: join(dir, 'shard-3-other'), SEQK_SHARD: '3/4', SEQK_TEST_BUDGET: '5' }).status).toBe(0)
-    const r = seqk(['merge', 'shard-1', 'shard-2', 'shard-3-other', 'shard-4', '--out', 'mixed'])
+  it('refuses shards of different protocols, naming the field', async () => {
+    expect((await vitest({ SEQK_RUN_DIR: join(dir, 'shard-3-other'), SEQK_SHARD: '3/4', SEQK_TEST_BUDGET: '5' })).status).toBe(0)
+    const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-3-other', 'shard-4', '--out', 'mixed'])
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/ran under different protocols in .*shard-1 and .*shard-3-other \(budget: 4 → 5\)/)
   }, 60_000)
 
-  it("Vitest's file --shard with more shards than eval files points to SEQK_SHARD, on the shard and after --merge-reports", () => {
+  it("Vitest's file --shard with more shards than eval files points to SEQK_SHARD, on the shard and after --merge-reports", async () => {
     for (const i of [1, 2]) {
-      const r = run([VITEST, 'run', `--shard=${i}/2`, '--reporter=blob', `--outputFile=${join(dir, 'blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `file-shard-${i}`) })
+      const r = await run([VITEST, 'run', `--shard=${i}/2`, '--reporter=blob', `--outputFile=${join(dir, 'blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `file-shard-${i}`) })
       expect(r.status).toBe(1)
     }
-    const shard = run([VITEST, 'run', '--shard=2/2'], { SEQK_RUN_DIR: join(dir, 'file-shard-seen') })
+    const shard = await run([VITEST, 'run', '--shard=2/2'], { SEQK_RUN_DIR: join(dir, 'file-shard-seen') })
     expect(shard.status).toBe(1)
     expect(unwrapped(shard.out)).toContain("seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)")
-    const merged = run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], { SEQK_RUN_DIR: join(dir, 'file-shard-merged') })
+    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], { SEQK_RUN_DIR: join(dir, 'file-shard-merged') })
     expect(merged.status).toBe(1)
     expect(unwrapped(merged.out)).toMatch(/seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/)
   }, 60_000)

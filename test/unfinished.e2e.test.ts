@@ -1,13 +1,12 @@
 // Nothing vanishes: a cell that reaches its Vitest timeout is in summary.json, the tables and
 // pr-comment.md as failed, saying why and how far it got; the summary never says "all passed"
 // then. And a config without the seqk reporter or setup file is told what to add.
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
-import { SAYS_CORRECT_SOURCE, unwrapped } from './fixture-project.js'
+import { cleanEnv, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))
@@ -34,17 +33,15 @@ seqEval('slow fixture', { tasks, actors: [hanging], verifier, budget: 2, repeats
 )
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function run(runDir: string) {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_RUN_DIR: join(dir, runDir) }
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_QUIET') delete env[key]
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 })
+async function run(runDir: string) {
+  const r = await runNode([VITEST, 'run'], { cwd: dir, env: cleanEnv({ SEQK_RUN_DIR: join(dir, runDir) }), timeoutMs: 60_000 })
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
 }
 
 describe('a cell that does not finish', () => {
-  it('is in summary.json, the table and pr-comment.md as failed, with the reason and what had ended', () => {
+  it('is in summary.json, the table and pr-comment.md as failed, with the reason and what had ended', async () => {
     writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default'`, true))
-    const r = run('run-a')
+    const r = await run('run-a')
     expect(r.status, r.out).toBe(1)
     const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-a', 'summary.json'), 'utf8')))
     const cell = summary.benchmarks[0]!.cells[0]!
@@ -61,21 +58,21 @@ describe('a cell that does not finish', () => {
     expect(r.out).not.toContain('the setup file is not loaded')
     expect(r.out).not.toContain('no seqk reporter')
     // The unfinished cell recomputes from the files as the reporter gave it (its reason is in cells.jsonl).
-    const again = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), 'summarize', join(dir, 'run-a'), '--out', '-'], { cwd: dir, encoding: 'utf8' })
+    const again = await runNode([...SEQK, 'summarize', join(dir, 'run-a'), '--out', '-'], { cwd: dir, env: cleanEnv() })
     expect(again.status, again.stderr).toBe(0)
     expect({ ...RunSummarySchema.parse(JSON.parse(again.stdout)), createdAt: 'x' }).toEqual({ ...summary, createdAt: 'x' })
   }, 70_000)
 
-  it('without the seqk reporter or the setup file, says once what to add', () => {
+  it('without the seqk reporter or the setup file, says once what to add', async () => {
     writeFileSync(join(dir, 'vitest.config.ts'), config(`'default'`, false))
-    const r = run('run-b')
+    const r = await run('run-b')
     // Wrapped at 120 columns, as everything seqk prints.
     expect(unwrapped(r.out)).toContain("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
     expect(r.out).toContain("vitest-seqk: no seqk reporter in this Vitest run")
     expect(r.out.split('the setup file is not loaded').length - 1).toBe(1)
   }, 70_000)
 
-  it('a cell that records malformed data is reported, not a reporter crash: the other cells and files are written', () => {
+  it('a cell that records malformed data is reported, not a reporter crash: the other cells and files are written', async () => {
     writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}`, true))
     const hostile = join(dir, 'hostile.eval.ts')
     // A component (or a future writer) that puts garbage where the reporter reads: a trajectory
@@ -91,7 +88,7 @@ test('forged cell', async (context) => {
 `,
     )
     try {
-      const r = run('run-c')
+      const r = await run('run-c')
       expect(r.out).toMatch(/vitest-seqk: "forged cell" is missing from the tables and summary.json: its summary does not match this version's schema/)
       expect(r.out).toMatch(/seqk: left out 1 malformed trajectory record:\n {2}"forged cell": a recorded trajectory \(task t0\) is not a seqk trajectory: /)
       expect(r.status, r.out).toBe(1)
