@@ -97,7 +97,7 @@ test('forged cell', async (context) => {
       // The real cell is still reported and its files written.
       const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-c', 'summary.json'), 'utf8')))
       expect(summary.benchmarks.map((b) => b.name)).toEqual(['slow fixture'])
-      expect(r.out).toContain('seqk: wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html')
+      expect(r.out).toContain('seqk: wrote summary.json, trajectories.jsonl, cells.jsonl, disclosure.json, pr-comment.md, report.html')
     } finally {
       rmSync(hostile, { force: true })
     }

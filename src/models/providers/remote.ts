@@ -77,6 +77,7 @@ export function remoteChatModel<Client>(input: {
     id: input.id,
     descriptor,
     ...(input.batched ? { gathers: true } : {}),
+    ...(price ? { price } : {}),
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
       const started = performance.now()
