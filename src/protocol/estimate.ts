@@ -134,13 +134,15 @@ export function estimateCell(input: EstimateInput): CellEstimate {
   const notes: string[] = []
   const sequential = kind === 'sequential'
   const sums = { expected: zeroSums(), low: zeroSums(), high: zeroSums() }
-  const unpriced = input.price === undefined && !(prior?.sameActor ?? false)
+  let unpriced = input.price === undefined && !(prior?.sameActor ?? false)
   let anyUnseen = false
   for (const task of input.tasks) {
     const promptTokens = tokensOf(input.promptBuilder.initial(task, { budget, discloseBudget: input.discloseBudget }).reduce((n, m) => n + m.content.length, 0))
     const seen = prior?.tasks.get(task.id)
     if (prior && !seen) anyUnseen = true
     const perAttempt = Array.from({ length: budget }, (_, i) => perCall(i, promptTokens, seen, input, assumed))
+    // One call of unknown cost (an unpriced actor, or a helper the previous run could not price) makes every cost unknown.
+    if (perAttempt.some((c) => c.costUsd === null)) unpriced = true
     const reach = reachRates(sequential, budget, seen, prior?.pooled)
     for (let i = 0; i < budget; i++) {
       const call = perAttempt[i]!
@@ -150,7 +152,7 @@ export function estimateCell(input: EstimateInput): CellEstimate {
       if (reach) add(sums.expected, call, repeats * reach[i]!)
     }
   }
-  if (unpriced) notes.push('the actor has no price: its cost is unknown (give it `prices`)')
+  if (unpriced) notes.push('a call has no price (the actor, or a helper call of the previous run): the cost is unknown (give every model `prices`)')
   if (prior && anyUnseen) notes.push(`tasks the previous run (${prior.runId}) did not run are estimated from its other tasks`)
   if (prior && prior.pooled.attempts.length < budget && sequential) notes.push(`the previous run reached at most attempt ${prior.pooled.attempts.length}: later attempts are extrapolated`)
   if (!prior && sequential) notes.push('no previous run of this cell: nothing says how often a trajectory stops early, so there is no expected figure, only the range')
@@ -186,6 +188,10 @@ const add = (sums: Sums, call: PerCall, weight: number): void => {
 }
 const round = (x: number): number => Number(x.toPrecision(6))
 
+// One pseudo-trajectory of the pooled share: a task seen once says 0 or 1. (Measured: 0, 1, 3 or pooled-only give the
+// same error spread in the seeded simulation of estimate.test.ts; the spread is the runs' own sampling noise.)
+const M = 1
+
 /**
  * The share of trajectories that reach each attempt: 1 at attempt 1, then as the previous run saw
  * it for this task, shrunk towards the pooled share by one pseudo-trajectory (a task seen once
@@ -197,7 +203,7 @@ function reachRates(sequential: boolean, budget: number, seen: PriorStats | unde
   if (!pooled || pooled.trajectories === 0) return undefined
   const share = (stats: PriorStats, i: number) => (stats.attempts[i]?.reached ?? 0) / stats.trajectories
   const seenUpTo = Math.min(budget, pooled.attempts.length)
-  const rates = Array.from({ length: seenUpTo }, (_, i) => (seen && seen.trajectories > 0 ? ((seen.attempts[i]?.reached ?? 0) + share(pooled, i)) / (seen.trajectories + 1) : share(pooled, i)))
+  const rates = Array.from({ length: seenUpTo }, (_, i) => (seen && seen.trajectories > 0 ? ((seen.attempts[i]?.reached ?? 0) + M * share(pooled, i)) / (seen.trajectories + M) : share(pooled, i)))
   rates[0] = 1
   const last = rates.length - 1
   const step = last >= 1 && rates[last - 1]! > 0 ? rates[last]! / rates[last - 1]! : 0

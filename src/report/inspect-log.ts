@@ -68,7 +68,7 @@ export function inspectLogs(input: InspectInput): { file: string; cell: CellSumm
   )
 }
 
-const safe = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'cell'
+const safe = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'cell'
 
 /** The EvalLog of one cell. */
 export function inspectLog(cell: CellSummary, file: string, trajectories: readonly Trajectory[], input: Pick<InspectInput, 'summary' | 'tasks' | 'card'>): Json {
