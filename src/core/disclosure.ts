@@ -70,7 +70,7 @@ export const DisclosureCardSchema = z.object({
       actorId: z.string(),
       provider: z.string(),
       model: z.string(),
-      /** The model identity that served the calls: a local simulation, the `served` weights of an OpenAI-compatible server; null when not recorded. */
+      /** The model identity that served the calls: as the provider named it in its responses, else a local simulation or the `served` weights of an OpenAI-compatible server; null when nothing says. */
       servedModel: z.string().nullable(),
       /** Sampling and decoding parameters as the protocol holds them (credentials removed). */
       params: Settings,

@@ -66,6 +66,8 @@ export interface ChatResponse {
    */
   batched?: boolean
   costUsdAtListPrice?: number
+  /** The model that served the call as the provider names it (e.g. a dated snapshot), when it says. */
+  servedModel?: string
 }
 
 /**

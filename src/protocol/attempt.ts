@@ -102,6 +102,7 @@ export async function proposeAndVerify(input: {
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
     ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
+    ...(response.servedModel ? { servedModel: response.servedModel } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,
     unmodified: null,

@@ -107,6 +107,12 @@ describe('disclosureCard', () => {
     expect(DisclosureCardSchema.safeParse(bad).success).toBe(true)
   })
 
+  it('names the served model as the provider reported it, over what the descriptor says', () => {
+    const reported = run.trajectories.map((t) => (t.actorId === 'sim:quick' ? { ...t, attempts: t.attempts.map((a, i) => ({ ...a, servedModel: i === 0 ? 'quick-2026-01-01' : 'quick-2026-02-01' })) } : t))
+    const served = disclosureCard({ summary: run.summary, starts: [], trajectories: reported, harness: HARNESS }).inference.map((a) => a.servedModel)
+    expect(served).toEqual(['simulated:sim:careful (seeded local simulation)', 'quick-2026-01-01, quick-2026-02-01'])
+  })
+
   it('breaks failures down by stage and class, counts them, and lists failed cells with their reasons', () => {
     const errored = run.trajectories.filter((t) => t.status === 'error')
     expect(card.failures.errored).toBe(errored.length)

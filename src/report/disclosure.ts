@@ -49,7 +49,9 @@ const joined = (values: readonly string[]): string | null => (values.length === 
  * The served model identity, where it is known without the provider's word: a simulated actor is
  * its own seeded simulation, and an OpenAI-compatible server's `served` names its weights.
  */
-function servedModel(provider: string, model: string, params: Record<string, unknown>): string | null {
+function servedModel(provider: string, model: string, params: Record<string, unknown>, reported: readonly string[]): string | null {
+  // What the provider said served the calls wins: a name can point at a new snapshot.
+  if (reported.length > 0) return reported.join(', ')
   if (provider === 'simulated') return `simulated:${model} (seeded local simulation${params.seed !== undefined ? `, seed ${String(params.seed)}` : ''})`
   if (typeof params.served === 'string') return params.served
   return null
@@ -85,20 +87,22 @@ export function disclosureCard(input: DisclosureInput): DisclosureCard {
   const sandboxed = cells.filter((c) => c.sandboxes)
   const sandbox = sandboxed.length === 0 ? null : { bwrap: sandboxed.reduce((n, c) => n + (c.sandboxes?.bwrap ?? 0), 0), none: sandboxed.reduce((n, c) => n + (c.sandboxes?.none ?? 0), 0) }
   const harness: HarnessFacts = { ...input.harness, verifiers, sandbox }
-  const inference = inferenceOf(cells, startOf)
+  const inference = inferenceOf(cells, startOf, input.trajectories)
   const cost = costOf(cells, startOf, input.trajectories)
   const failures = failuresOf(cells, input.trajectories)
   const card: Omit<DisclosureCard, 'completeness'> = { schema: DISCLOSURE_SCHEMA, runId: summary.runId, createdAt: summary.createdAt, benchmarks, harness, inference, cost, failures }
   return { ...card, completeness: completeness(card) }
 }
 
-function inferenceOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, CellStartRecord>): DisclosureCard['inference'] {
+function inferenceOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, CellStartRecord>, trajectories: readonly Trajectory[]): DisclosureCard['inference'] {
+  const reported = new Map<string, Set<string>>()
+  for (const t of trajectories) for (const a of t.attempts) if (a.servedModel) (reported.get(t.actorId) ?? reported.set(t.actorId, new Set()).get(t.actorId)!).add(a.servedModel)
   const byActor = new Map<string, DisclosureCard['inference'][number]>()
   for (const c of cells) {
     const { actor } = c.protocol
     let entry = byActor.get(c.actorId)
     if (!entry) {
-      entry = { actorId: c.actorId, provider: actor.provider, model: actor.model, servedModel: servedModel(actor.provider, actor.model, actor.params), params: actor.params, seed: actor.params.seed ?? null, cells: [] }
+      entry = { actorId: c.actorId, provider: actor.provider, model: actor.model, servedModel: servedModel(actor.provider, actor.model, actor.params, [...(reported.get(c.actorId) ?? [])].sort()), params: actor.params, seed: actor.params.seed ?? null, cells: [] }
       byActor.set(c.actorId, entry)
     }
     const p = c.protocol
@@ -209,7 +213,7 @@ function requiredFields(card: Omit<DisclosureCard, 'completeness'>): { field: st
     { field: 'harness.os', known: h.os !== null, fix: 'the operating system was not recorded' },
     { field: 'harness.git.commit', known: h.git.commit !== null, fix: 'run from a git work tree (with git on PATH) so the commit can be recorded' },
     { field: 'harness.git.clean', known: h.git.clean !== null, fix: 'run from a git work tree so the state of its tracked files can be recorded' },
-    ...card.inference.map((a) => ({ field: `inference["${a.actorId}"].servedModel`, known: a.servedModel !== null, fix: 'this version records the served model only for simulated actors and an OpenAI-compatible server with `served`; name the weights with `served` where you can' })),
+    ...card.inference.map((a) => ({ field: `inference["${a.actorId}"].servedModel`, known: a.servedModel !== null, fix: "the provider reported no served model (the response's `model`) and the actor names none: for an OpenAI-compatible server, name the weights with `served`" })),
     { field: 'cost.costUsd', known: card.cost.costUsd !== null, fix: 'give every model a price (`prices`): a call without one makes the total unknown' },
     { field: 'cost.wallTimeMs', known: card.cost.wallTimeMs !== null, fix: 'the run recorded no trajectories' },
   ]

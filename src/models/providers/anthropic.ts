@@ -4,7 +4,7 @@ import { registerSecret, registerUrlSecrets } from '../redact.js'
 import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface AnthropicOptions extends RemoteOptions {
   model: string
@@ -139,5 +139,5 @@ function completionOf(message: Anthropic.Message): RawCompletion {
   if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
     throw Object.assign(new Error('empty response: no text content'), { status: 502 })
   }
-  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
+  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason), ...served(message.model) }
 }

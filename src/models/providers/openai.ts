@@ -4,7 +4,7 @@ import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
 import { BATCH_OPTIONS, checkNumberOptions, REMOTE_BOUNDS, REMOTE_OPTIONS, rejectUnknownOptions, RETRY_BOUNDS, RETRY_OPTIONS } from '../unknown-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
-import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 export interface OpenAIOptions extends RemoteOptions {
   model: string
@@ -114,7 +114,7 @@ function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   expectBody(completion, 'choices', 'Chat Completions')
   const choice = completion.choices?.[0]
   if (!choice) throw new EmptyResponseError('no choices')
-  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
+  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal), ...served(completion.model) }
 }
 
 /** A streamed Chat Completions answer, assembled. */
@@ -124,7 +124,9 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
   let finish: string | null | undefined
   let refusal = ''
   let usage: OpenAI.CompletionUsage | null | undefined
+  let model: string | undefined
   for await (const chunk of stream) {
+    model = chunk.model || model
     const choice = chunk.choices[0]
     text += choice?.delta?.content ?? ''
     refusal += choice?.delta?.refusal ?? ''
@@ -132,7 +134,7 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
     usage = chunk.usage ?? usage
   }
   if (finish === undefined && text === '') throw new EmptyResponseError('the stream had no choices')
-  return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal) }
+  return { text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...served(model) }
 }
 
 /** A Responses API request body. */
@@ -170,7 +172,7 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
   const { text, refusal } = responseText(response)
   if (!text && !refusal && response.status === 'completed') throw new EmptyResponseError('no output text')
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
-  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other' }
+  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other', ...served(response.model) }
 }
 
 /**

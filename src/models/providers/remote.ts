@@ -13,6 +13,13 @@ export interface RawCompletion {
   text: string
   usage: Usage
   finishReason: FinishReason
+  /** The model the provider says served the call (its response's `model`), when it says. */
+  servedModel?: string
+}
+
+/** The served model a response names, when it names one (a gateway may leave it empty). */
+export function served(model: unknown): { servedModel?: string } {
+  return typeof model === 'string' && model !== '' ? { servedModel: model } : {}
 }
 
 /** Options every real provider shares. */
@@ -132,6 +139,7 @@ export function remoteChatModel<Client>(input: {
           text: redactSecrets(done.text),
           usage: done.usage,
           finishReason: done.finishReason,
+          ...(done.servedModel ? { servedModel: done.servedModel } : {}),
           latencyMs: performance.now() - started,
           costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
           costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
