@@ -66,11 +66,10 @@ export function junitXml(summary: RunSummary): string {
       const found = failuresOf(cell)
       const error = found.find((f) => f.kind === 'error')
       const first = error ?? found[0]
-      const name = `${cell.cellId}`
       const body = first ? `<${first.kind}${attrs({ message: first.message.split('\n')[0] ?? '', type: first.type })}>${xmlEscape(found.map((f) => `${f.name}: ${f.message}`).join('\n'))}</${first.kind}>` : ''
       if (first?.kind === 'error') errors++
       else if (first) failures++
-      cases.push(`    <testcase${attrs({ name, classname: b.name, time: seconds(cell.durationMs) })}>${body}</testcase>`)
+      cases.push(`    <testcase${attrs({ name: cell.cellId, classname: b.name, time: seconds(cell.durationMs) })}>${body}</testcase>`)
       for (const f of found) {
         if (f.kind === 'error') errors++
         else failures++

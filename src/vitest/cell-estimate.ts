@@ -12,6 +12,7 @@ import { DEFAULT_RUNS_DIR } from '../artifacts/run-dir.js'
 import { appendTaskRecords, TASKS_FILE, type TaskRecord } from '../artifacts/tasks-file.js'
 import { findPrior, finishedRuns, priorFromRun } from '../artifacts/prior-run.js'
 import { describeEstimate, estimateCell } from '../protocol/estimate.js'
+import { DEFAULT_BATCH_SHARE, type Price } from '../models/pricing.js'
 import type { CellPlan } from './seq-eval.js'
 import type { CellStartPlan } from './artifact-types.js'
 
@@ -62,12 +63,20 @@ export function cellEstimate(spec: CellPlan, plan: CellStartPlan, runId?: string
       repeats: spec.repeats,
       discloseBudget: spec.discloseBudget,
       history: spec.mode ? spec.history.name : null,
-      price: spec.actor.price,
+      price: batchedPrice(spec.actor),
       ...(prior ? { prior } : {}),
     })
   } catch {
     return undefined
   }
+}
+
+/** A batched actor's calls cost the batch share of its list price (what its calls are billed at, unless a deadline sends one direct). */
+function batchedPrice(actor: CellPlan['actor']): Price | undefined {
+  const price = actor.price
+  if (!price || !actor.gathers) return price
+  const share = price.batch ?? DEFAULT_BATCH_SHARE
+  return { input: price.input * share, output: price.output * share, ...(price.cacheRead !== undefined ? { cacheRead: price.cacheRead * share } : {}), ...(price.cacheWrite !== undefined ? { cacheWrite: price.cacheWrite * share } : {}) }
 }
 
 /** The distinct `metadata.source`, `revision` and `subset` strings of the tasks, for the disclosure card. */
