@@ -24,17 +24,67 @@ function runDir(name: string, options: { estimates?: boolean } = {}): string {
   writeSummary(join(dir, 'summary.json'), summary)
   writeFileSync(join(dir, 'trajectories.jsonl'), trajectories.map((t) => `${JSON.stringify(t)}\n`).join(''))
   for (const c of summary.benchmarks[0]!.cells) {
-    const estimate: CellEstimate = { schema: ESTIMATE_SCHEMA, trajectories: 10, budget: 4, calls: { expected: 20, low: 10, high: 40 }, inputTokens: { expected: 1, low: 1, high: 1 }, outputTokens: { expected: 1, low: 1, high: 1 }, costUsd: { expected: c.costUsd! * 1.1, low: 0, high: 1 }, basis: { kind: 'previous-run', runId: 'prev', match: 'same-protocol', tokenizer: 'chars/4', helpers: 'estimated', notes: [] } }
-    appendCellRecord(join(dir, 'cells.jsonl'), { schema: 'seqk.cell/1', type: 'start', runId: name, benchmark: c.benchmark, cellId: c.cellId, actorId: c.actorId, mode: c.mode, protocol: c.protocol, fingerprint: c.fingerprint, taskIds: c.perTask.map((t) => t.taskId), taskHashes: {}, repeats: c.repeats, thresholds: {}, errors: 'left-out', file: 'evals/toy.eval.ts', baseline: null, ...(options.estimates === false ? {} : { estimate }) })
+    const estimate: CellEstimate = {
+      schema: ESTIMATE_SCHEMA,
+      trajectories: 10,
+      budget: 4,
+      calls: { expected: 20, low: 10, high: 40 },
+      inputTokens: { expected: 1, low: 1, high: 1 },
+      outputTokens: { expected: 1, low: 1, high: 1 },
+      costUsd: { expected: c.costUsd! * 1.1, low: 0, high: 1 },
+      basis: {
+        kind: 'previous-run',
+        runId: 'prev',
+        match: 'same-protocol',
+        tokenizer: 'chars/4',
+        helpers: 'estimated',
+        notes: [],
+      },
+    }
+    appendCellRecord(join(dir, 'cells.jsonl'), {
+      schema: 'seqk.cell/1',
+      type: 'start',
+      runId: name,
+      benchmark: c.benchmark,
+      cellId: c.cellId,
+      actorId: c.actorId,
+      mode: c.mode,
+      protocol: c.protocol,
+      fingerprint: c.fingerprint,
+      taskIds: c.perTask.map((t) => t.taskId),
+      taskHashes: {},
+      repeats: c.repeats,
+      thresholds: {},
+      errors: 'left-out',
+      file: 'evals/toy.eval.ts',
+      baseline: null,
+      ...(options.estimates === false ? {} : { estimate }),
+    })
   }
-  appendTaskRecords(join(dir, 'tasks.jsonl'), ['t/1', 't/2', 't/3', 't/4', 't/5'].map((taskId) => ({ schema: 'seqk.task/1' as const, benchmark: 'toy benchmark', taskId, contentHash: 'c0ffee', messages: [{ role: 'user' as const, content: `Solve ${taskId}` }], promptBuilder: 'seqk-prompt/1' })))
+  appendTaskRecords(
+    join(dir, 'tasks.jsonl'),
+    ['t/1', 't/2', 't/3', 't/4', 't/5'].map((taskId) => ({
+      schema: 'seqk.task/1' as const,
+      benchmark: 'toy benchmark',
+      taskId,
+      contentHash: 'c0ffee',
+      messages: [{ role: 'user' as const, content: `Solve ${taskId}` }],
+      promptBuilder: 'seqk-prompt/1',
+    })),
+  )
   return dir
 }
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
+  const code = await runCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    isTTY: false,
+    env: {},
+    cwd: tmp,
+  })
   return { code, stdout, stderr }
 }
 
@@ -44,7 +94,13 @@ describe('seqk disclose', () => {
     const r = await cli(['disclose', dir, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const card = DisclosureCardSchema.parse(JSON.parse(r.stdout))
-    expect(card.harness).toMatchObject({ vitestSeqk: null, node: null, os: null, git: { commit: null, clean: null }, collected: { by: 'seqk disclose' } })
+    expect(card.harness).toMatchObject({
+      vitestSeqk: null,
+      node: null,
+      os: null,
+      git: { commit: null, clean: null },
+      collected: { by: 'seqk disclose' },
+    })
     expect(card.completeness.score).toBeLessThan(1)
     expect(card.completeness.missing.map((m) => m.field)).toContain('harness.node')
     expect(r.stderr).toMatch(/has no disclosure\.json .*: built from its files, harness facts unknown/)
@@ -61,12 +117,14 @@ describe('seqk disclose', () => {
     writeFileSync(join(dir, 'disclosure.json'), JSON.stringify({ ...built, completeness: { score: 2 } }))
     const bad = await cli(['disclose', dir])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/^seqk disclose: cannot read the card of .*disclosure\.json: not a seqk disclosure card: completeness/)
+    expect(bad.stderr).toMatch(
+      /^seqk disclose: cannot read the card of .*disclosure\.json: not a seqk disclosure card: completeness/,
+    )
   })
 })
 
 describe('seqk export', () => {
-  it('--format inspect writes one EvalLog per cell, each valid under inspect_ai\'s schema', async () => {
+  it("--format inspect writes one EvalLog per cell, each valid under inspect_ai's schema", async () => {
     const dir = runDir('inspect-run')
     const r = await cli(['export', dir, '--format', 'inspect'])
     expect(r.code, r.stderr).toBe(0)
@@ -77,7 +135,9 @@ describe('seqk export', () => {
     for (const f of files) {
       const log = JSON.parse(readFileSync(join(dir, 'inspect', f), 'utf8')) as { samples: { input: unknown }[] }
       expect(validate(log), `${f}: ${schemaErrors(validate.errors)}`).toBe(true)
-      expect(log.samples[0]!.input).toEqual([{ role: 'user', content: expect.stringMatching(/^Solve t\//), source: 'input' }])
+      expect(log.samples[0]!.input).toEqual([
+        { role: 'user', content: expect.stringMatching(/^Solve t\//), source: 'input' },
+      ])
     }
   })
 
@@ -93,8 +153,14 @@ describe('seqk export', () => {
 
   it('refuses an unknown format or a missing run, naming what would be valid', async () => {
     const dir = runDir('bad-format')
-    expect(await cli(['export', dir, '--format', 'csv'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^seqk export: --format must be inspect or junit \(got "csv"\)/) })
-    expect(await cli(['export', join(tmp, 'nowhere'), '--format', 'junit'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^seqk export: /) })
+    expect(await cli(['export', dir, '--format', 'csv'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^seqk export: --format must be inspect or junit \(got "csv"\)/),
+    })
+    expect(await cli(['export', join(tmp, 'nowhere'), '--format', 'junit'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^seqk export: /),
+    })
   })
 })
 

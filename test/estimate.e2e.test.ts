@@ -74,11 +74,22 @@ seqEval('rubric fixtures (full history)', {
 `
 
 const env = (extra: Record<string, string> = {}) => {
-  const out: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra }
+  const out: Record<string, string | undefined> = {
+    ...process.env,
+    CI: 'true',
+    NO_COLOR: '1',
+    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
+    ...extra,
+  }
   for (const key of Object.keys(out)) if (key.startsWith('VITEST')) delete out[key]
   return out
 }
-const runs = () => (existsSync(runsDir) ? readdirSync(runsDir).filter((n) => n !== 'latest').sort() : [])
+const runs = () =>
+  existsSync(runsDir)
+    ? readdirSync(runsDir)
+        .filter((n) => n !== 'latest')
+        .sort()
+    : []
 
 let first: string
 let second: string
@@ -117,10 +128,12 @@ describe('the cost estimate of the bundled evals against a priced test-server ac
     expect(Math.abs(card.cost.estimate!.error!), JSON.stringify(card.cost.estimates, null, 1)).toBeLessThanOrEqual(0.2)
     for (const e of card.cost.estimates) expect(e.basis).toMatch(/^previous run \S+ \(same-protocol\)$/)
     // Said in the report's numbers: printed for the record in the test log.
-    console.log(`estimate error of the second run: ${(card.cost.estimate!.error! * 100).toFixed(1)}% (estimated $${card.cost.estimate!.expectedUsd.toFixed(4)}, actual $${actual.toFixed(4)}); per cell: ${card.cost.estimates.map((e) => `${(e.error! * 100).toFixed(1)}%`).join(', ')}`)
+    console.log(
+      `estimate error of the second run: ${(card.cost.estimate!.error! * 100).toFixed(1)}% (estimated $${card.cost.estimate!.expectedUsd.toFixed(4)}, actual $${actual.toFixed(4)}); per cell: ${card.cost.estimates.map((e) => `${(e.error! * 100).toFixed(1)}%`).join(', ')}`,
+    )
   })
 
-  it('seqk estimate <run> prints each cell\'s estimate beside its actual cost and the error', async () => {
+  it("seqk estimate <run> prints each cell's estimate beside its actual cost and the error", async () => {
     const r = await runNode([...SEQK, 'estimate', second], { cwd: dir, env: env(), timeoutMs: 60_000 })
     expect(r.status, r.out).toBe(0)
     expect(r.out).toMatch(/self-invoking python \(fixtures\) › priced-actor · binary\n/)
@@ -130,9 +143,16 @@ describe('the cost estimate of the bundled evals against a priced test-server ac
 
   it('seqk estimate <eval file> is a dry run: every cell estimated from the newest run, no model called, no run written', async () => {
     const before = runs()
-    const r = await runNode([...SEQK, 'estimate', 'bundled.eval.ts', '--json'], { cwd: dir, env: env({ ACTOR_SEED: '3' }), timeoutMs: 280_000 })
+    const r = await runNode([...SEQK, 'estimate', 'bundled.eval.ts', '--json'], {
+      cwd: dir,
+      env: env({ ACTOR_SEED: '3' }),
+      timeoutMs: 280_000,
+    })
     expect(r.status, r.out).toBe(0)
-    const rows = JSON.parse(r.out.slice(r.out.indexOf('['))) as { cellId: string; estimate: { basis: { kind: string; runId?: string }; costUsd: { expected: number | null } } }[]
+    const rows = JSON.parse(r.out.slice(r.out.indexOf('['))) as {
+      cellId: string
+      estimate: { basis: { kind: string; runId?: string }; costUsd: { expected: number | null } }
+    }[]
     expect(rows).toHaveLength(7)
     for (const row of rows) {
       expect(row.estimate.basis).toMatchObject({ kind: 'previous-run', runId: second.split('/').at(-1) })

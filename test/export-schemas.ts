@@ -21,18 +21,27 @@ let evalLog: ValidateFunction | undefined
 export function evalLogValidator(): ValidateFunction {
   if (evalLog) return evalLog
   const doc = JSON.parse(readFileSync(INSPECT_OPENAPI, 'utf8')) as { components: { schemas: Record<string, unknown> } }
-  const defs = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', '"#/$defs/')) as Record<string, unknown>
+  const defs = JSON.parse(
+    JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', '"#/$defs/'),
+  ) as Record<string, unknown>
   // OpenAPI's `discriminator` is an annotation for code generators; JSON Schema validation ignores it (strict: false).
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   const addFormats = addFormatsImport as unknown as (a: Ajv2020) => Ajv2020
   addFormats(ajv)
-  evalLog = ajv.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: defs, $ref: '#/$defs/EvalLog' })
+  evalLog = ajv.compile({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $defs: defs,
+    $ref: '#/$defs/EvalLog',
+  })
   return evalLog
 }
 
 /** The validator's errors, one line each (path and message), for an assertion's message. */
 export function schemaErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('\n')
+  return (errors ?? [])
+    .slice(0, 20)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+    .join('\n')
 }
 
 /** Whether xmllint is installed (Debian: libxml2-utils; .ci/run installs it). */

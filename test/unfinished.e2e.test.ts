@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
+import { DisclosureCardSchema } from '../src/core/disclosure.js'
 import { SAYS_CORRECT_SOURCE } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
@@ -58,6 +59,10 @@ describe('a cell that does not finish', () => {
     const markdown = readFileSync(join(dir, 'run-a', 'pr-comment.md'), 'utf8')
     expect(markdown).not.toContain('all passed')
     expect(markdown).toMatch(/^## ❌/)
+    // The disclosure card tells the same story: the cell unfinished, with the reason, and failed.
+    const card = DisclosureCardSchema.parse(JSON.parse(readFileSync(join(dir, 'run-a', 'disclosure.json'), 'utf8')))
+    expect(card.failures.unfinishedCells).toEqual([{ benchmark: 'slow fixture', cellId: 'simulated:reviser · binary', reason: cell.thresholds[0]!.message }])
+    expect(card.failures.failedCells.map((c) => c.cellId)).toEqual(['simulated:reviser · binary'])
     expect(r.out).not.toContain('the setup file is not loaded')
     expect(r.out).not.toContain('no seqk reporter')
     // The unfinished cell recomputes from the files as the reporter gave it (its reason is in cells.jsonl).

@@ -61,8 +61,15 @@ export function priorFromRun(runDir: string, cell: EstimatedCell): PriorCell | u
   const hash = cell.protocol.benchmark.contentHash
   const candidates: [PriorCell['match'], (s: CellStartRecord) => boolean][] = [
     ['same-protocol', (s) => s.fingerprint === cell.fingerprint],
-    ['same-cell', (s) => s.benchmark === cell.benchmark && s.cellId === cell.cellId && s.protocol.kind === cell.protocol.kind],
-    ['same-benchmark-and-mode', (s) => s.protocol.benchmark.contentHash === hash && s.mode === cell.mode && s.protocol.kind === cell.protocol.kind],
+    [
+      'same-cell',
+      (s) => s.benchmark === cell.benchmark && s.cellId === cell.cellId && s.protocol.kind === cell.protocol.kind,
+    ],
+    [
+      'same-benchmark-and-mode',
+      (s) =>
+        s.protocol.benchmark.contentHash === hash && s.mode === cell.mode && s.protocol.kind === cell.protocol.kind,
+    ],
   ]
   for (const [match, test] of candidates) {
     const start = starts.find(test)
@@ -95,5 +102,7 @@ function cellTrajectories(runDir: string, start: CellStartRecord): Trajectory[] 
     }
     trajectoriesByFile.set(file, all)
   }
-  return all.filter((t) => t.benchmark === start.benchmark && t.cellId === start.cellId && t.fingerprint === start.fingerprint)
+  return all.filter(
+    (t) => t.benchmark === start.benchmark && t.cellId === start.cellId && t.fingerprint === start.fingerprint,
+  )
 }

@@ -42,7 +42,8 @@ export function appendTaskRecords(path: string, records: readonly TaskRecord[]):
 export function readTaskRecords(path: string): Map<string, TaskRecord> {
   const out = new Map<string, TaskRecord>()
   if (!existsSync(path)) return out
-  for (const record of readJsonLines(path, TaskRecordSchema, 'task record').items) out.set(taskRecordKey(record.benchmark, record.taskId), record)
+  for (const record of readJsonLines(path, TaskRecordSchema, 'task record').items)
+    out.set(taskRecordKey(record.benchmark, record.taskId), record)
   return out
 }
 

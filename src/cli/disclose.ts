@@ -20,10 +20,11 @@ import type { CliIo } from './run.js'
 export const discloseSpec: CommandSpec = {
   name: 'disclose',
   usage: 'seqk disclose <run> [--json]',
-  summary: "Print a run's disclosure card: the benchmark's identity, the harness and environment, every actor's inference settings, the cost (with the estimate made before the run and its error) and the failures, with a score of how complete it is.",
+  summary:
+    "Print a run's disclosure card: the benchmark's identity, the harness and environment, every actor's inference settings, the cost (with the estimate made before the run and its error) and the failures, with a score of how complete it is.",
   details: [
     'A run is a run directory (.seqk/runs/<id>), its summary.json, or a runs directory (its newest',
-    'run). The card is the run\'s disclosure.json, written when the run ended; a run without one gets',
+    "run). The card is the run's disclosure.json, written when the run ended; a run without one gets",
     'a card built from its files in which the harness facts are unknown (never taken from this',
     'machine today). The JSON Schema is schemas/disclosure.schema.json.',
     '',
@@ -40,15 +41,35 @@ export function cardOf(runDir: string): { card: DisclosureCard; built: boolean }
   const summary = readSummary(join(runDir, 'summary.json'))
   const path = join(runDir, TRAJECTORIES_FILE)
   const trajectories = existsSync(path) ? readTrajectories(path, { view: summaryView }).trajectories : []
-  const unknown = { vitestSeqk: null, vitest: null, node: null, python: null, sdks: {}, os: null, git: { commit: null, clean: null, branch: null } }
+  const unknown = {
+    vitestSeqk: null,
+    vitest: null,
+    node: null,
+    python: null,
+    sdks: {},
+    os: null,
+    git: { commit: null, clean: null, branch: null },
+  }
   const pythonUsed = summary.benchmarks.some((b) => b.cells.some((c) => c.protocol.verifier.name === 'python-tests'))
-  const harness = { ...unknown, pythonUsed, collected: { at: new Date().toISOString(), by: 'seqk disclose' as const, note: `the run wrote no ${DISCLOSURE_FILE}: its harness facts were not recorded when it ran` } }
+  const harness = {
+    ...unknown,
+    pythonUsed,
+    collected: {
+      at: new Date().toISOString(),
+      by: 'seqk disclose' as const,
+      note: `the run wrote no ${DISCLOSURE_FILE}: its harness facts were not recorded when it ran`,
+    },
+  }
   return { card: disclosureCard({ summary, starts: cellStarts(runDir), trajectories, harness }), built: true }
 }
 
 /** Runs `seqk disclose`; returns its exit code. */
 export function runDisclose(paths: readonly string[], flags: FlagValues, io: CliIo): number {
-  if (paths.length !== 1) throw new UsageError(`seqk disclose: give exactly one run (got ${paths.length}), e.g. seqk disclose .seqk/runs/latest`, 'disclose')
+  if (paths.length !== 1)
+    throw new UsageError(
+      `seqk disclose: give exactly one run (got ${paths.length}), e.g. seqk disclose .seqk/runs/latest`,
+      'disclose',
+    )
   const runDir = dirname(resolveSummaryPath(resolve(io.cwd ?? process.cwd(), paths[0]!)))
   let card: DisclosureCard
   let built: boolean
@@ -59,6 +80,9 @@ export function runDisclose(paths: readonly string[], flags: FlagValues, io: Cli
   }
   if (flags.json === true) io.stdout(`${JSON.stringify(card, null, 2)}\n`)
   else io.stdout(`${renderDisclosure(card)}\n`)
-  if (built) io.stderr(`seqk disclose: ${runDir} has no ${DISCLOSURE_FILE} (written by runs of vitest-seqk since it had cards): built from its files, harness facts unknown\n`)
+  if (built)
+    io.stderr(
+      `seqk disclose: ${runDir} has no ${DISCLOSURE_FILE} (written by runs of vitest-seqk since it had cards): built from its files, harness facts unknown\n`,
+    )
   return 0
 }

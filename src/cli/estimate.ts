@@ -27,30 +27,42 @@ import type { CliIo } from './run.js'
 export const estimateSpec: CommandSpec = {
   name: 'estimate',
   usage: 'seqk estimate <eval file | run> [--from <run>] [--json] [-- <vitest arguments>...]',
-  summary: 'Estimate the cost of an eval file before spending anything (expected calls, tokens and cost, and their range, per cell, from prompt sizes, prices and a previous run), or show what a run\'s cells were expected to cost beside what they did.',
+  summary:
+    "Estimate what an eval file's cells will cost before spending anything: expected calls, tokens and cost per cell and their range, from prompt sizes, prices and a previous run; or, for a run, what its cells were expected to cost beside what they did.",
   details: [
     'For an eval file, Vitest runs it with SEQK_DRY_RUN=1 under your own config: every cell',
     'computes its estimate and skips, and no model is called. Arguments after `--` go to Vitest',
     '(e.g. -- --project evals). The estimate learns per-attempt tokens and stop rates from the newest',
     'finished run beside the next run directory (or --from); without one it gives the range from',
     '"every trajectory solved at attempt 1" to "none solved", with no expected figure for sequential',
-    'cells, and assumes 400 output tokens per answer. Every run records its cells\' estimates as it',
+    "cells, and assumes 400 output tokens per answer. Every run records its cells' estimates as it",
     'starts; for a run, this prints them beside the actual cost and the error,',
     '(expected - actual) / actual.',
     '',
     'Examples:  npx seqk estimate evals/fixtures-code.eval.ts',
     '           npx seqk estimate evals/rubric-fixtures.eval.ts --from .seqk/runs/latest --json',
-    '           npx seqk estimate .seqk/runs/latest                # the estimate\'s error after a run',
+    "           npx seqk estimate .seqk/runs/latest                # the estimate's error after a run",
   ].join('\n'),
   flags: [
-    { name: 'from', kind: 'string', value: '<run>', description: 'learn from this run directory instead of the newest one beside the next run' },
+    {
+      name: 'from',
+      kind: 'string',
+      value: '<run>',
+      description: 'learn from this run directory instead of the newest one beside the next run',
+    },
     { name: 'json', kind: 'boolean', description: 'print the estimates as JSON' },
   ],
 }
 
 const DRY_RUN_TIMEOUT_MS = 600_000
 
-const EstimateLineSchema = z.object({ schema: z.literal('seqk.estimate-line/1'), benchmark: z.string(), cellId: z.string(), file: z.string(), estimate: CellEstimateSchema })
+const EstimateLineSchema = z.object({
+  schema: z.literal('seqk.estimate-line/1'),
+  benchmark: z.string(),
+  cellId: z.string(),
+  file: z.string(),
+  estimate: CellEstimateSchema,
+})
 
 /** One cell's row: its estimate and, for a finished run, what it cost. */
 export interface EstimateRow {
@@ -61,15 +73,27 @@ export interface EstimateRow {
   error?: number | null
 }
 
-const isEvalFile = (path: string): boolean => existsSync(path) && statSync(path).isFile() && /\.[cm]?[jt]sx?$/.test(path)
+const isEvalFile = (path: string): boolean =>
+  existsSync(path) && statSync(path).isFile() && /\.[cm]?[jt]sx?$/.test(path)
 
 /** Runs `seqk estimate`; returns its exit code. */
-export async function runEstimate(paths: readonly string[], flags: FlagValues, vitestArgs: readonly string[], io: CliIo): Promise<number> {
-  if (paths.length !== 1) throw new UsageError(`seqk estimate: give exactly one eval file or run (got ${paths.length}), e.g. seqk estimate evals/capitals.eval.ts`, 'estimate')
+export async function runEstimate(
+  paths: readonly string[],
+  flags: FlagValues,
+  vitestArgs: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  if (paths.length !== 1)
+    throw new UsageError(
+      `seqk estimate: give exactly one eval file or run (got ${paths.length}), e.g. seqk estimate evals/capitals.eval.ts`,
+      'estimate',
+    )
   const cwd = io.cwd ?? process.cwd()
   const target = resolve(cwd, paths[0]!)
   const from = typeof flags.from === 'string' ? dirname(resolveSummaryPath(resolve(cwd, flags.from))) : undefined
-  const rows = isEvalFile(target) ? await dryRun(target, from, vitestArgs, io) : runRows(dirname(resolveSummaryPath(target)))
+  const rows = isEvalFile(target)
+    ? await dryRun(target, from, vitestArgs, io)
+    : runRows(dirname(resolveSummaryPath(target)))
   if (flags.json === true) io.stdout(`${JSON.stringify(rows, null, 2)}\n`)
   else io.stdout(`${renderEstimates(rows)}\n`)
   return 0
@@ -84,29 +108,58 @@ export function runRows(runDir: string): EstimateRow[] {
     const estimate = starts.get(`${cell.benchmark}\u0000${cell.cellId}`)?.estimate
     if (!estimate) continue
     const actualUsd = cell.shard ? null : cell.costUsd
-    rows.push({ benchmark: cell.benchmark, cellId: cell.cellId, estimate, actualUsd, error: estimateError(estimate.costUsd.expected, actualUsd) })
+    rows.push({
+      benchmark: cell.benchmark,
+      cellId: cell.cellId,
+      estimate,
+      actualUsd,
+      error: estimateError(estimate.costUsd.expected, actualUsd),
+    })
   }
-  if (rows.length === 0) throw new InputError(`${runDir}: no cell recorded an estimate (runs record one in cells.jsonl as each cell starts, since vitest-seqk had estimates)`)
+  if (rows.length === 0)
+    throw new InputError(
+      `${runDir}: no cell recorded an estimate (runs record one in cells.jsonl as each cell starts, since vitest-seqk had estimates)`,
+    )
   return rows
 }
 
 /** Starts Vitest on `file` under SEQK_DRY_RUN and reads the estimates its cells wrote. */
-async function dryRun(file: string, from: string | undefined, vitestArgs: readonly string[], io: CliIo): Promise<EstimateRow[]> {
+async function dryRun(
+  file: string,
+  from: string | undefined,
+  vitestArgs: readonly string[],
+  io: CliIo,
+): Promise<EstimateRow[]> {
   const cwd = io.cwd ?? process.cwd()
   let vitest: string
   try {
     vitest = join(dirname(createRequire(join(cwd, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs')
   } catch {
-    throw new InputError(`Vitest is not installed in ${cwd}; install it, or run SEQK_DRY_RUN=1 npx vitest run ${file} yourself`)
+    throw new InputError(
+      `Vitest is not installed in ${cwd}; install it, or run SEQK_DRY_RUN=1 npx vitest run ${file} yourself`,
+    )
   }
   const tmp = mkdtempSync(join(tmpdir(), 'seqk-estimate-'))
   const out = join(tmp, 'estimates.jsonl')
   try {
-    const env: Record<string, string | undefined> = { ...io.env, SEQK_DRY_RUN: '1', SEQK_ESTIMATE_FILE: out, SEQK_QUIET: '1', ...(from ? { SEQK_ESTIMATE_FROM: from } : {}) }
+    const env: Record<string, string | undefined> = {
+      ...io.env,
+      SEQK_DRY_RUN: '1',
+      SEQK_ESTIMATE_FILE: out,
+      SEQK_QUIET: '1',
+      ...(from ? { SEQK_ESTIMATE_FROM: from } : {}),
+    }
     // A dry run writes nothing of its own: no run directory is made, no history is appended.
     delete env.SEQK_RESUME
-    const { status, output } = await runChild(process.execPath, [vitest, 'run', file, ...vitestArgs], { cwd, env, timeoutMs: DRY_RUN_TIMEOUT_MS })
-    if (!existsSync(out)) throw new InputError(`Vitest ran ${file} (exit code ${status ?? 'killed'}) but no cell wrote an estimate: is it an eval file of this project (matched by a Vitest project's include, with seqEval)?\n${output.trim().split('\n').slice(-20).join('\n')}`)
+    const { status, output } = await runChild(process.execPath, [vitest, 'run', file, ...vitestArgs], {
+      cwd,
+      env,
+      timeoutMs: DRY_RUN_TIMEOUT_MS,
+    })
+    if (!existsSync(out))
+      throw new InputError(
+        `Vitest ran ${file} (exit code ${status ?? 'killed'}) but no cell wrote an estimate: is it an eval file of this project (matched by a Vitest project's include, with seqEval)?\n${output.trim().split('\n').slice(-20).join('\n')}`,
+      )
     const { items } = readJsonLines(out, EstimateLineSchema, 'estimate line')
     return items.map((l) => ({ benchmark: l.benchmark, cellId: l.cellId, estimate: l.estimate }))
   } finally {
@@ -115,9 +168,18 @@ async function dryRun(file: string, from: string | undefined, vitestArgs: readon
 }
 
 /** A child process to its end (never spawnSync: this command may run inside a test), its process group killed after `timeoutMs`. */
-function runChild(command: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number }): Promise<{ status: number | null; output: string }> {
+function runChild(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+): Promise<{ status: number | null; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     let output = ''
     child.stdout.on('data', (d: Buffer) => (output += d.toString()))
     child.stderr.on('data', (d: Buffer) => (output += d.toString()))
@@ -157,10 +219,18 @@ export function renderEstimates(rows: readonly EstimateRow[]): string {
   const lines: string[] = []
   for (const row of rows) {
     const e = row.estimate
-    const basis = e.basis.kind === 'previous-run' ? `from run ${e.basis.runId} (${e.basis.match?.replaceAll('-', ' ')})` : `from prompt sizes${e.basis.helpers === 'not estimated' ? ', actor calls only' : ''}`
-    const actual = row.actualUsd === undefined ? '' : ` · actual ${money(row.actualUsd)}, error ${row.error === null || row.error === undefined ? 'unknown' : `${row.error >= 0 ? '+' : ''}${(row.error * 100).toFixed(1)}%`}`
+    const basis =
+      e.basis.kind === 'previous-run'
+        ? `from run ${e.basis.runId} (${e.basis.match?.replaceAll('-', ' ')})`
+        : `from prompt sizes${e.basis.helpers === 'not estimated' ? ', actor calls only' : ''}`
+    const actual =
+      row.actualUsd === undefined
+        ? ''
+        : ` · actual ${money(row.actualUsd)}, error ${row.error === null || row.error === undefined ? 'unknown' : `${row.error >= 0 ? '+' : ''}${(row.error * 100).toFixed(1)}%`}`
     lines.push(` ${row.benchmark} › ${row.cellId}`)
-    lines.push(`   ${plural(e.trajectories, 'trajectory', 'trajectories')} · calls ${range(e.calls, count)} · tokens in ${range(e.inputTokens, count)}, out ${range(e.outputTokens, count)}`)
+    lines.push(
+      `   ${plural(e.trajectories, 'trajectory', 'trajectories')} · calls ${range(e.calls, count)} · tokens in ${range(e.inputTokens, count)}, out ${range(e.outputTokens, count)}`,
+    )
     const open = e.costUsd.expected === null && e.costUsd.low !== e.costUsd.high ? ', no expected figure' : ''
     lines.push(`   cost ${range(e.costUsd, money)}${open}${actual} · ${basis}`)
     for (const note of e.basis.notes) lines.push(`   note: ${note}`)
@@ -170,7 +240,8 @@ export function renderEstimates(rows: readonly EstimateRow[]): string {
 }
 
 function totalLine(rows: readonly EstimateRow[]): string {
-  const sum = (pick: (r: EstimateRow) => number | null | undefined): number | null => rows.reduce<number | null>((n, r) => (n === null ? null : (pick(r) ?? null) === null ? null : n + pick(r)!), 0)
+  const sum = (pick: (r: EstimateRow) => number | null | undefined): number | null =>
+    rows.reduce<number | null>((n, r) => (n === null ? null : (pick(r) ?? null) === null ? null : n + pick(r)!), 0)
   const expected = sum((r) => r.estimate.costUsd.expected)
   const low = sum((r) => r.estimate.costUsd.low)
   const high = sum((r) => r.estimate.costUsd.high)

@@ -62,7 +62,11 @@ export const DisclosureCardSchema = z.object({
     os: z.object({ platform: z.string(), release: z.string(), version: z.string(), arch: z.string() }).nullable(),
     git: z.object({ commit: z.string().nullable(), clean: z.boolean().nullable(), branch: z.string().nullable() }),
     /** When and by what these facts were collected (a merge collects them on the merging machine). */
-    collected: z.object({ at: z.string(), by: z.enum(['reporter', 'seqk merge', 'seqk disclose']), note: z.string().optional() }),
+    collected: z.object({
+      at: z.string(),
+      by: z.enum(['reporter', 'seqk merge', 'seqk disclose']),
+      note: z.string().optional(),
+    }),
   }),
   /** One per actor. */
   inference: z.array(
@@ -84,7 +88,9 @@ export const DisclosureCardSchema = z.object({
           budget: z.number().int().positive(),
           budgetDisclosed: z.boolean(),
           repeats: z.number().int().positive(),
-          feedback: z.object({ kind: z.string(), name: z.string(), version: z.string(), settings: Settings }).nullable(),
+          feedback: z
+            .object({ kind: z.string(), name: z.string(), version: z.string(), settings: Settings })
+            .nullable(),
           history: z.object({ name: z.string(), settings: Settings }).nullable(),
           promptBuilder: z.string(),
           errors: z.string(),
@@ -97,7 +103,10 @@ export const DisclosureCardSchema = z.object({
     usage: UsageSchema,
     /** Null when a call had no price. */
     costUsd: MaybeNumber,
-    byRole: z.record(z.string(), z.object({ usage: UsageSchema, costUsd: MaybeNumber, calls: z.number().int().nonnegative() })),
+    byRole: z.record(
+      z.string(),
+      z.object({ usage: UsageSchema, costUsd: MaybeNumber, calls: z.number().int().nonnegative() }),
+    ),
     calls: z.number().int().nonnegative(),
     replayedCalls: z.number().int().nonnegative(),
     /** From the first trajectory's start to the last one's end; null without trajectories. */
@@ -105,9 +114,26 @@ export const DisclosureCardSchema = z.object({
     /** The cells' own durations added up. */
     cellTimeMs: z.number().nonnegative(),
     /** Each cell's estimate before it ran beside what it cost: error = (expected − actual) / actual. */
-    estimates: z.array(z.object({ ...CellRef, expectedUsd: MaybeNumber, lowUsd: MaybeNumber, highUsd: MaybeNumber, actualUsd: MaybeNumber, error: MaybeNumber, basis: z.string() })),
+    estimates: z.array(
+      z.object({
+        ...CellRef,
+        expectedUsd: MaybeNumber,
+        lowUsd: MaybeNumber,
+        highUsd: MaybeNumber,
+        actualUsd: MaybeNumber,
+        error: MaybeNumber,
+        basis: z.string(),
+      }),
+    ),
     /** Over the cells with both figures: expected and actual added up, and the error of the sum. */
-    estimate: z.object({ cells: z.number().int().nonnegative(), expectedUsd: z.number(), actualUsd: z.number(), error: MaybeNumber }).nullable(),
+    estimate: z
+      .object({
+        cells: z.number().int().nonnegative(),
+        expectedUsd: z.number(),
+        actualUsd: z.number(),
+        error: MaybeNumber,
+      })
+      .nullable(),
   }),
   failures: z.object({
     trajectories: z.number().int().nonnegative(),

@@ -31,7 +31,9 @@ export const EstimateBasisSchema = z.object({
   /** How prompt text was counted in tokens (`chars/4`). */
   tokenizer: z.string(),
   /** Prompts only: the assumed output tokens per actor call and feedback tokens per revision. */
-  assumed: z.object({ outputTokens: z.number().int().nonnegative(), feedbackTokens: z.number().int().nonnegative() }).optional(),
+  assumed: z
+    .object({ outputTokens: z.number().int().nonnegative(), feedbackTokens: z.number().int().nonnegative() })
+    .optional(),
   /** Whether helper calls (critic, grader, summariser, annotator) are in the figures. */
   helpers: z.enum(['estimated', 'not estimated']),
   notes: z.array(z.string()),

@@ -10,7 +10,13 @@ import type { Task } from './task.js'
 
 const PRICE: Price = { input: 2, output: 8 }
 
-function attempt(index: number, pass: boolean, inputTokens: number, outputTokens: number, helperCost: number | null = 0): Attempt {
+function attempt(
+  index: number,
+  pass: boolean,
+  inputTokens: number,
+  outputTokens: number,
+  helperCost: number | null = 0,
+): Attempt {
   const usage = { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 }
   return {
     index,
@@ -23,19 +29,41 @@ function attempt(index: number, pass: boolean, inputTokens: number, outputTokens
     costUsd: costOf(usage, PRICE),
     costUsdWithoutCache: costOf(usage, PRICE),
     replayed: false,
-    helperCalls: helperCost === null || helperCost > 0 ? [{ role: 'grader', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, costUsd: helperCost, costUsdWithoutCache: helperCost, replayed: false }] : [],
+    helperCalls:
+      helperCost === null || helperCost > 0
+        ? [
+            {
+              role: 'grader',
+              usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+              latencyMs: 1,
+              costUsd: helperCost,
+              costUsdWithoutCache: helperCost,
+              replayed: false,
+            },
+          ]
+        : [],
     unmodified: null,
   }
 }
 
 function trajectory(taskId: string, repeat: number, attempts: Attempt[]): Trajectory {
   const firstSuccess = attempts.find((a) => a.verdict.pass)?.index ?? null
-  return { taskId, repeat, attempts, firstSuccess, status: firstSuccess === null ? 'failed' : 'solved', costUsd: null } as unknown as Trajectory
+  return {
+    taskId,
+    repeat,
+    attempts,
+    firstSuccess,
+    status: firstSuccess === null ? 'failed' : 'solved',
+    costUsd: null,
+  } as unknown as Trajectory
 }
 
 const tasks = (n: number, seed = 1): Task[] => {
   const rng = createRng(seed)
-  return Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: 'p'.repeat(200 + Math.floor(rng() * 2000)) }) as Task)
+  return Array.from(
+    { length: n },
+    (_, i) => ({ id: `t${i}`, prompt: 'p'.repeat(200 + Math.floor(rng() * 2000)) }) as Task,
+  )
 }
 
 const promptTokens = (task: Task) => Math.ceil((task.prompt as string).length / 4)
@@ -44,7 +72,13 @@ const promptTokens = (task: Task) => Math.ceil((task.prompt as string).length / 
  * A cell's trajectories under a known process: task i solves attempt t with chance p_i rising by
  * `lift` per revision; each answer takes about 80 tokens, and a revision re-sends the history (full).
  */
-function simulate(list: readonly Task[], repeats: number, budget: number, seed: number, sequential = true): Trajectory[] {
+function simulate(
+  list: readonly Task[],
+  repeats: number,
+  budget: number,
+  seed: number,
+  sequential = true,
+): Trajectory[] {
   const rng = createRng(seed)
   const skill = createRng(99)
   const base = list.map(() => 0.15 + 0.6 * skill())
@@ -64,8 +98,23 @@ function simulate(list: readonly Task[], repeats: number, budget: number, seed: 
   )
 }
 
-const input = (list: readonly Task[], overrides: Partial<EstimateInput> = {}): EstimateInput => ({ kind: 'sequential', tasks: list, promptBuilder: defaultPromptBuilder, budget: 5, repeats: 3, discloseBudget: false, history: 'full', price: PRICE, ...overrides })
-const cost = (ts: readonly Trajectory[]) => ts.reduce((n, t) => n + t.attempts.reduce((m, a) => m + a.costUsd! + a.helperCalls.reduce((h, c) => h + (c.costUsd ?? 0), 0), 0), 0)
+const input = (list: readonly Task[], overrides: Partial<EstimateInput> = {}): EstimateInput => ({
+  kind: 'sequential',
+  tasks: list,
+  promptBuilder: defaultPromptBuilder,
+  budget: 5,
+  repeats: 3,
+  discloseBudget: false,
+  history: 'full',
+  price: PRICE,
+  ...overrides,
+})
+const cost = (ts: readonly Trajectory[]) =>
+  ts.reduce(
+    (n, t) =>
+      n + t.attempts.reduce((m, a) => m + a.costUsd! + a.helperCalls.reduce((h, c) => h + (c.costUsd ?? 0), 0), 0),
+    0,
+  )
 
 describe('estimateCell', () => {
   it('without a previous run: a range from "all solved at attempt 1" to "none solved", and no expected figure', () => {
@@ -74,8 +123,14 @@ describe('estimateCell', () => {
     expect(e.calls).toEqual({ expected: null, low: 12, high: 60 })
     expect(e.costUsd.expected).toBeNull()
     expect(e.inputTokens.low).toBe(3 * list.reduce((n, t) => n + promptTokens(t), 0))
-    expect(e.basis).toMatchObject({ kind: 'prompts', helpers: 'not estimated', assumed: { outputTokens: 400, feedbackTokens: 100 } })
-    expect(describeEstimate(e)).toMatch(/^\$[\d.]+–\$[\d.]+, no expected figure, 12–60 calls, 12 trajectories; from prompt sizes, actor calls only$/)
+    expect(e.basis).toMatchObject({
+      kind: 'prompts',
+      helpers: 'not estimated',
+      assumed: { outputTokens: 400, feedbackTokens: 100 },
+    })
+    expect(describeEstimate(e)).toMatch(
+      /^\$[\d.]+–\$[\d.]+, no expected figure, 12–60 calls, 12 trajectories; from prompt sizes, actor calls only$/,
+    )
   })
 
   it('independent sampling always draws K samples: its calls are known before any run', () => {
@@ -91,31 +146,64 @@ describe('estimateCell', () => {
     expect(e.basis.notes.join(' ')).toMatch(/a call has no price/)
     const prior = priorCell(simulate(list, 3, 5, 1), { runId: 'r1', match: 'same-protocol', sameActor: true })
     expect(estimateCell(input(list, { price: undefined, prior })).costUsd.expected).toBeGreaterThan(0)
-    const other = priorCell(simulate(list, 3, 5, 1), { runId: 'r1', match: 'same-benchmark-and-mode', sameActor: false })
+    const other = priorCell(simulate(list, 3, 5, 1), {
+      runId: 'r1',
+      match: 'same-benchmark-and-mode',
+      sameActor: false,
+    })
     expect(estimateCell(input(list, { price: undefined, prior: other })).costUsd.expected).toBeNull()
   })
 
   it('an unpriced helper call in the previous run makes the cost unknown', () => {
     const list = tasks(2)
-    const ts = simulate(list, 2, 3, 1).map((t) => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, helperCalls: attempt(1, true, 1, 1, null).helperCalls })) }))
-    const e = estimateCell(input(list, { budget: 3, repeats: 2, prior: priorCell(ts, { runId: 'r', match: 'same-protocol', sameActor: true }) }))
+    const ts = simulate(list, 2, 3, 1).map((t) => ({
+      ...t,
+      attempts: t.attempts.map((a) => ({ ...a, helperCalls: attempt(1, true, 1, 1, null).helperCalls })),
+    }))
+    const e = estimateCell(
+      input(list, {
+        budget: 3,
+        repeats: 2,
+        prior: priorCell(ts, { runId: 'r', match: 'same-protocol', sameActor: true }),
+      }),
+    )
     expect(e.costUsd.expected).toBeNull()
     expect(e.calls.expected).toBeGreaterThan(0)
   })
 
   it('law: low <= expected <= high for calls, tokens and cost, for any previous run, size and budget', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 }), fc.integer(), fc.boolean(), (n, repeats, budget, priorBudget, seed, sequential) => {
-        const list = tasks(n, seed)
-        // The previous run may have run fewer tasks and a smaller budget.
-        const prior = priorCell(simulate(list.slice(0, Math.max(1, n - 1)), 2, priorBudget, seed, sequential), { runId: 'r', match: 'same-cell', sameActor: true })
-        const e = estimateCell(input(list, { repeats, budget, prior, kind: sequential ? 'sequential' : 'independent', history: sequential ? 'full' : null }))
-        for (const r of [e.calls, e.inputTokens, e.outputTokens, e.costUsd]) {
-          expect(r.low!).toBeLessThanOrEqual(r.expected! * (1 + 1e-9) + 1e-9)
-          expect(r.expected!).toBeLessThanOrEqual(r.high! * (1 + 1e-9) + 1e-9)
-        }
-        expect(e.calls.low).toBeCloseTo(n * repeats * (sequential ? 1 : budget), 6)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer(),
+        fc.boolean(),
+        (n, repeats, budget, priorBudget, seed, sequential) => {
+          const list = tasks(n, seed)
+          // The previous run may have run fewer tasks and a smaller budget.
+          const prior = priorCell(simulate(list.slice(0, Math.max(1, n - 1)), 2, priorBudget, seed, sequential), {
+            runId: 'r',
+            match: 'same-cell',
+            sameActor: true,
+          })
+          const e = estimateCell(
+            input(list, {
+              repeats,
+              budget,
+              prior,
+              kind: sequential ? 'sequential' : 'independent',
+              history: sequential ? 'full' : null,
+            }),
+          )
+          for (const r of [e.calls, e.inputTokens, e.outputTokens, e.costUsd]) {
+            expect(r.low!).toBeLessThanOrEqual(r.expected! * (1 + 1e-9) + 1e-9)
+            expect(r.expected!).toBeLessThanOrEqual(r.high! * (1 + 1e-9) + 1e-9)
+          }
+          expect(e.calls.low).toBeCloseTo(n * repeats * (sequential ? 1 : budget), 6)
+        },
+      ),
       { seed: 33, numRuns: 300 },
     )
   })
@@ -124,19 +212,26 @@ describe('estimateCell', () => {
   it.for([
     { tasks: 13, within: 0.8 },
     { tasks: 40, within: 0.95 },
-  ])('a previous run of the same cell predicts the next one ($tasks tasks × 3 repeats, 200 seeded pairs): centred, within 20% in $within', ({ tasks: n, within: share }) => {
-    const list = tasks(n, 5)
-    const errors: number[] = []
-    for (let seed = 1; seed <= 200; seed++) {
-      const prior = priorCell(simulate(list, 3, 5, 2 * seed), { runId: 'prev', match: 'same-protocol', sameActor: true })
-      const next = simulate(list, 3, 5, 2 * seed + 1)
-      errors.push(estimateError(estimateCell(input(list, { prior })).costUsd.expected, cost(next))!)
-    }
-    const mean = errors.reduce((a, b) => a + b, 0) / errors.length
-    const within = errors.filter((e) => Math.abs(e) <= 0.2).length / errors.length
-    expect(Math.abs(mean)).toBeLessThan(0.03)
-    expect(within).toBeGreaterThanOrEqual(share)
-  })
+  ])(
+    'a previous run of the same cell predicts the next one ($tasks tasks × 3 repeats, 200 seeded pairs): centred, within 20% in $within',
+    ({ tasks: n, within: share }) => {
+      const list = tasks(n, 5)
+      const errors: number[] = []
+      for (let seed = 1; seed <= 200; seed++) {
+        const prior = priorCell(simulate(list, 3, 5, 2 * seed), {
+          runId: 'prev',
+          match: 'same-protocol',
+          sameActor: true,
+        })
+        const next = simulate(list, 3, 5, 2 * seed + 1)
+        errors.push(estimateError(estimateCell(input(list, { prior })).costUsd.expected, cost(next))!)
+      }
+      const mean = errors.reduce((a, b) => a + b, 0) / errors.length
+      const within = errors.filter((e) => Math.abs(e) <= 0.2).length / errors.length
+      expect(Math.abs(mean)).toBeLessThan(0.03)
+      expect(within).toBeGreaterThanOrEqual(share)
+    },
+  )
 
   it('a previous run with fewer repeats, or other tasks, still estimates a bigger run', () => {
     const list = tasks(10, 8)

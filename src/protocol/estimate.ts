@@ -53,7 +53,18 @@ export interface PriorCell {
   pooled: PriorStats
 }
 
-const emptyAttempt = (): PriorAttempt => ({ reached: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, actorCostUsd: 0, helperCalls: 0, helperInputTokens: 0, helperOutputTokens: 0, helperCostUsd: 0 })
+const emptyAttempt = (): PriorAttempt => ({
+  reached: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  actorCostUsd: 0,
+  helperCalls: 0,
+  helperInputTokens: 0,
+  helperOutputTokens: 0,
+  helperCostUsd: 0,
+})
 const addCost = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b)
 
 function addTrajectory(stats: PriorStats, t: Trajectory): void {
@@ -130,14 +141,21 @@ interface PerCall {
  */
 export function estimateCell(input: EstimateInput): CellEstimate {
   const { kind, budget, repeats, prior } = input
-  const assumed = { outputTokens: input.assumed?.outputTokens ?? DEFAULT_ASSUMED.outputTokens, feedbackTokens: input.assumed?.feedbackTokens ?? DEFAULT_ASSUMED.feedbackTokens }
+  const assumed = {
+    outputTokens: input.assumed?.outputTokens ?? DEFAULT_ASSUMED.outputTokens,
+    feedbackTokens: input.assumed?.feedbackTokens ?? DEFAULT_ASSUMED.feedbackTokens,
+  }
   const notes: string[] = []
   const sequential = kind === 'sequential'
   const sums = { expected: zeroSums(), low: zeroSums(), high: zeroSums() }
   let unpriced = input.price === undefined && !(prior?.sameActor ?? false)
   let anyUnseen = false
   for (const task of input.tasks) {
-    const promptTokens = tokensOf(input.promptBuilder.initial(task, { budget, discloseBudget: input.discloseBudget }).reduce((n, m) => n + m.content.length, 0))
+    const promptTokens = tokensOf(
+      input.promptBuilder
+        .initial(task, { budget, discloseBudget: input.discloseBudget })
+        .reduce((n, m) => n + m.content.length, 0),
+    )
     const seen = prior?.tasks.get(task.id)
     if (prior && !seen) anyUnseen = true
     const perAttempt = Array.from({ length: budget }, (_, i) => perCall(i, promptTokens, seen, input, assumed))
@@ -152,14 +170,31 @@ export function estimateCell(input: EstimateInput): CellEstimate {
       if (reach) add(sums.expected, call, repeats * reach[i]!)
     }
   }
-  if (unpriced) notes.push('a call has no price (the actor, or a helper call of the previous run): the cost is unknown (give every model `prices`)')
-  if (prior && anyUnseen) notes.push(`tasks the previous run (${prior.runId}) did not run are estimated from its other tasks`)
-  if (prior && prior.pooled.attempts.length < budget && sequential) notes.push(`the previous run reached at most attempt ${prior.pooled.attempts.length}: later attempts are extrapolated`)
-  if (!prior && sequential) notes.push('no previous run of this cell: nothing says how often a trajectory stops early, so there is no expected figure, only the range')
-  if (!prior) notes.push(`without a previous run each answer is assumed to take ${assumed.outputTokens} output tokens and each feedback text ${assumed.feedbackTokens} tokens; helper calls (critic, grader, summariser, annotator) are not in the figures`)
+  if (unpriced)
+    notes.push(
+      'a call has no price (the actor, or a helper call of the previous run): the cost is unknown (give every model `prices`)',
+    )
+  if (prior && anyUnseen)
+    notes.push(`tasks the previous run (${prior.runId}) did not run are estimated from its other tasks`)
+  if (prior && prior.pooled.attempts.length < budget && sequential)
+    notes.push(
+      `the previous run reached at most attempt ${prior.pooled.attempts.length}: later attempts are extrapolated`,
+    )
+  if (!prior && sequential)
+    notes.push(
+      'no previous run of this cell: nothing says how often a trajectory stops early, so there is no expected figure, only the range',
+    )
+  if (!prior)
+    notes.push(
+      `without a previous run each answer is assumed to take ${assumed.outputTokens} output tokens and each feedback text ${assumed.feedbackTokens} tokens; helper calls (critic, grader, summariser, annotator) are not in the figures`,
+    )
   const expectedKnown = prior !== undefined || !sequential
   const range = (key: keyof Sums): EstimateRange => ({
-    expected: expectedKnown ? (key === 'costUsd' && unpriced ? null : round(sums[expectedOrHigh(prior, sequential)][key])) : null,
+    expected: expectedKnown
+      ? key === 'costUsd' && unpriced
+        ? null
+        : round(sums[expectedOrHigh(prior, sequential)][key])
+      : null,
     low: key === 'costUsd' && unpriced ? null : round(sums.low[key]),
     high: key === 'costUsd' && unpriced ? null : round(sums.high[key]),
   })
@@ -171,11 +206,21 @@ export function estimateCell(input: EstimateInput): CellEstimate {
     helpers: prior ? 'estimated' : 'not estimated',
     notes,
   }
-  return { schema: ESTIMATE_SCHEMA, trajectories: input.tasks.length * repeats, budget, calls: range('calls'), inputTokens: range('inputTokens'), outputTokens: range('outputTokens'), costUsd: range('costUsd'), basis }
+  return {
+    schema: ESTIMATE_SCHEMA,
+    trajectories: input.tasks.length * repeats,
+    budget,
+    calls: range('calls'),
+    inputTokens: range('inputTokens'),
+    outputTokens: range('outputTokens'),
+    costUsd: range('costUsd'),
+    basis,
+  }
 }
 
 /** Independent cells without a previous run still have a known expected figure: all K samples, the high sums. */
-const expectedOrHigh = (prior: PriorCell | undefined, sequential: boolean): 'expected' | 'high' => (prior || sequential ? 'expected' : 'high')
+const expectedOrHigh = (prior: PriorCell | undefined, sequential: boolean): 'expected' | 'high' =>
+  prior || sequential ? 'expected' : 'high'
 
 type Sums = { calls: number; inputTokens: number; outputTokens: number; costUsd: number }
 const zeroSums = (): Sums => ({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 })
@@ -198,12 +243,21 @@ const M = 1
  * says 0 or 1, which over-trusts a single draw); past the attempts it saw, the last step's ratio
  * carries on. Undefined without a previous run.
  */
-function reachRates(sequential: boolean, budget: number, seen: PriorStats | undefined, pooled: PriorStats | undefined): number[] | undefined {
+function reachRates(
+  sequential: boolean,
+  budget: number,
+  seen: PriorStats | undefined,
+  pooled: PriorStats | undefined,
+): number[] | undefined {
   if (!sequential) return Array.from({ length: budget }, () => 1)
   if (!pooled || pooled.trajectories === 0) return undefined
   const share = (stats: PriorStats, i: number) => (stats.attempts[i]?.reached ?? 0) / stats.trajectories
   const seenUpTo = Math.min(budget, pooled.attempts.length)
-  const rates = Array.from({ length: seenUpTo }, (_, i) => (seen && seen.trajectories > 0 ? ((seen.attempts[i]?.reached ?? 0) + M * share(pooled, i)) / (seen.trajectories + M) : share(pooled, i)))
+  const rates = Array.from({ length: seenUpTo }, (_, i) =>
+    seen && seen.trajectories > 0
+      ? ((seen.attempts[i]?.reached ?? 0) + M * share(pooled, i)) / (seen.trajectories + M)
+      : share(pooled, i),
+  )
   rates[0] = 1
   const last = rates.length - 1
   const step = last >= 1 && rates[last - 1]! > 0 ? rates[last]! / rates[last - 1]! : 0
@@ -212,20 +266,41 @@ function reachRates(sequential: boolean, budget: number, seen: PriorStats | unde
 }
 
 /** The expected calls, tokens and cost of attempt `i + 1` for one trajectory that reaches it. */
-function perCall(i: number, promptTokens: number, seen: PriorStats | undefined, input: EstimateInput, assumed: { outputTokens: number; feedbackTokens: number }): PerCall {
+function perCall(
+  i: number,
+  promptTokens: number,
+  seen: PriorStats | undefined,
+  input: EstimateInput,
+  assumed: { outputTokens: number; feedbackTokens: number },
+): PerCall {
   const { prior, price } = input
   const independent = input.kind === 'independent'
   const fromPrior = prior ? measured(i, seen, prior.pooled, promptTokens) : undefined
   if (fromPrior) {
     const actorCost = price ? costOf(fromPrior.usage, price) : prior!.sameActor ? fromPrior.actorCostUsd : null
     const costUsd = actorCost === null || fromPrior.helperCostUsd === null ? null : actorCost + fromPrior.helperCostUsd
-    return { calls: 1 + fromPrior.helperCalls, inputTokens: fromPrior.usage.inputTokens + fromPrior.helperInputTokens, outputTokens: fromPrior.usage.outputTokens + fromPrior.helperOutputTokens, costUsd }
+    return {
+      calls: 1 + fromPrior.helperCalls,
+      inputTokens: fromPrior.usage.inputTokens + fromPrior.helperInputTokens,
+      outputTokens: fromPrior.usage.outputTokens + fromPrior.helperOutputTokens,
+      costUsd,
+    }
   }
   // Prompts only: every sample sees the prompt alone; a revision also sees earlier answers and feedback.
   const turn = assumed.outputTokens + assumed.feedbackTokens
   const history = independent || i === 0 ? 0 : input.history === 'full' ? i * turn : turn
-  const usage = { inputTokens: promptTokens + history, outputTokens: assumed.outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 }
-  return { calls: 1, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: price ? costOf(usage, price) : null }
+  const usage = {
+    inputTokens: promptTokens + history,
+    outputTokens: assumed.outputTokens,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  }
+  return {
+    calls: 1,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    costUsd: price ? costOf(usage, price) : null,
+  }
 }
 
 /**
@@ -235,7 +310,12 @@ function perCall(i: number, promptTokens: number, seen: PriorStats | undefined, 
  */
 function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, promptTokens: number) {
   const mean = (a: PriorAttempt, shift = 0) => ({
-    usage: { inputTokens: Math.max(0, a.inputTokens / a.reached + shift), outputTokens: a.outputTokens / a.reached, cacheReadTokens: a.cacheReadTokens / a.reached, cacheWriteTokens: a.cacheWriteTokens / a.reached },
+    usage: {
+      inputTokens: Math.max(0, a.inputTokens / a.reached + shift),
+      outputTokens: a.outputTokens / a.reached,
+      cacheReadTokens: a.cacheReadTokens / a.reached,
+      cacheWriteTokens: a.cacheWriteTokens / a.reached,
+    },
     actorCostUsd: a.actorCostUsd === null ? null : a.actorCostUsd / a.reached,
     helperCalls: a.helperCalls / a.reached,
     helperInputTokens: a.helperInputTokens / a.reached,
@@ -266,10 +346,21 @@ function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, p
  */
 export function describeEstimate(estimate: CellEstimate): string {
   const n = (x: number | null) => String(Math.round(x ?? 0))
-  const calls = (r: EstimateRange) => (r.low === r.high ? `${n(r.low)} calls` : r.expected === null ? `${n(r.low)}–${n(r.high)} calls` : `${n(r.expected)} calls (${n(r.low)}–${n(r.high)})`)
+  const calls = (r: EstimateRange) =>
+    r.low === r.high
+      ? `${n(r.low)} calls`
+      : r.expected === null
+        ? `${n(r.low)}–${n(r.high)} calls`
+        : `${n(r.expected)} calls (${n(r.low)}–${n(r.high)})`
   const { costUsd: cost, basis } = estimate
   const range = cost.low === cost.high ? '' : ` (range ${money(cost.low)}–${money(cost.high)})`
-  const head = cost.expected === null ? `${money(cost.low)}–${money(cost.high)}, no expected figure` : `≈ ${money(cost.expected)}${range}`
-  const from = basis.kind === 'previous-run' ? `from run ${basis.runId} (${basis.match?.replaceAll('-', ' ')})` : `from prompt sizes${basis.helpers === 'not estimated' ? ', actor calls only' : ''}`
+  const head =
+    cost.expected === null
+      ? `${money(cost.low)}–${money(cost.high)}, no expected figure`
+      : `≈ ${money(cost.expected)}${range}`
+  const from =
+    basis.kind === 'previous-run'
+      ? `from run ${basis.runId} (${basis.match?.replaceAll('-', ' ')})`
+      : `from prompt sizes${basis.helpers === 'not estimated' ? ', actor calls only' : ''}`
   return `${head}, ${calls(estimate.calls)}, ${plural(estimate.trajectories, 'trajectory', 'trajectories')}; ${from}`
 }

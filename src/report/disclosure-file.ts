@@ -28,14 +28,35 @@ export function cellStarts(runDir: string): CellStartRecord[] {
  * @example
  * const card = await runDisclosure({ summary, runDir, root: process.cwd(), trajectories, by: 'reporter' })
  */
-export async function runDisclosure(input: { summary: RunSummary; runDir: string; root: string; trajectories: readonly Trajectory[]; by: HarnessFacts['collected']['by']; note?: string }): Promise<DisclosureCard> {
+export async function runDisclosure(input: {
+  summary: RunSummary
+  runDir: string
+  root: string
+  trajectories: readonly Trajectory[]
+  by: HarnessFacts['collected']['by']
+  note?: string
+}): Promise<DisclosureCard> {
   const cells = input.summary.benchmarks.flatMap((b) => b.cells)
   const pythonUsed = cells.some((c) => c.protocol.verifier.name === 'python-tests')
   const sandboxed = cells.some((c) => (c.sandboxes?.bwrap ?? 0) > 0)
-  const harness = await collectHarness({ root: input.root, pythonUsed, sandboxed, by: input.by, ...(input.note ? { note: input.note } : {}) })
-  const card = disclosureCard({ summary: input.summary, starts: cellStarts(input.runDir), trajectories: input.trajectories, harness })
+  const harness = await collectHarness({
+    root: input.root,
+    pythonUsed,
+    sandboxed,
+    by: input.by,
+    ...(input.note ? { note: input.note } : {}),
+  })
+  const card = disclosureCard({
+    summary: input.summary,
+    starts: cellStarts(input.runDir),
+    trajectories: input.trajectories,
+    harness,
+  })
   const parsed = DisclosureCardSchema.safeParse(card)
-  if (!parsed.success) throw new Error(`the disclosure card of run ${input.summary.runId} does not match its schema (${describeZodError(parsed.error)}); this is a bug in vitest-seqk`)
+  if (!parsed.success)
+    throw new Error(
+      `the disclosure card of run ${input.summary.runId} does not match its schema (${describeZodError(parsed.error)}); this is a bug in vitest-seqk`,
+    )
   return parsed.data
 }
 
@@ -60,8 +81,18 @@ export function disclosureEmitter(by: 'reporter' | 'seqk merge' = 'reporter'): E
   return {
     name: DISCLOSURE_FILE,
     async emit({ summary, runDir, root, trajectories }) {
-      const note = by === 'seqk merge' ? 'the shards ran on other machines: the harness facts are the merging machine\'s' : undefined
-      const card = await runDisclosure({ summary, runDir, root, trajectories: await trajectories(), by, ...(note ? { note } : {}) })
+      const note =
+        by === 'seqk merge'
+          ? "the shards ran on other machines: the harness facts are the merging machine's"
+          : undefined
+      const card = await runDisclosure({
+        summary,
+        runDir,
+        root,
+        trajectories: await trajectories(),
+        by,
+        ...(note ? { note } : {}),
+      })
       writeFileSync(join(runDir, DISCLOSURE_FILE), `${JSON.stringify(card, null, 2)}\n`)
       return DISCLOSURE_FILE
     },

@@ -33,11 +33,21 @@ const estimate = (expected: number | null): CellEstimate => ({
   inputTokens: { expected: 2000, low: 1000, high: 4000 },
   outputTokens: { expected: 1000, low: 500, high: 2000 },
   costUsd: { expected, low: 0.001, high: 0.1 },
-  basis: { kind: expected === null ? 'prompts' : 'previous-run', ...(expected === null ? {} : { runId: 'prev', match: 'same-protocol' as const }), tokenizer: 'chars/4', helpers: 'estimated', notes: [] },
+  basis: {
+    kind: expected === null ? 'prompts' : 'previous-run',
+    ...(expected === null ? {} : { runId: 'prev', match: 'same-protocol' as const }),
+    tokenizer: 'chars/4',
+    helpers: 'estimated',
+    notes: [],
+  },
 })
 
 /** The start records the run's cells would have written: with provenance, and an estimate per cell. */
-function startsOf(summary: RunSummary, expected: (i: number) => number | null, source: string | null = 'toy-set'): CellStartRecord[] {
+function startsOf(
+  summary: RunSummary,
+  expected: (i: number) => number | null,
+  source: string | null = 'toy-set',
+): CellStartRecord[] {
   return summary.benchmarks.flatMap((b) =>
     b.cells.map((c, i) => ({
       schema: 'seqk.cell/1' as const,
@@ -62,34 +72,97 @@ function startsOf(summary: RunSummary, expected: (i: number) => number | null, s
   )
 }
 
-const ERRORS = ['HTTP 500: the server had an error', 'Request timed out after 120000 ms', 'connect ECONNREFUSED 127.0.0.1:9', 'HTTP 429: rate limit reached', 'SandboxUnavailableError: bubblewrap cannot run here', 'weird']
+const ERRORS = [
+  'HTTP 500: the server had an error',
+  'Request timed out after 120000 ms',
+  'connect ECONNREFUSED 127.0.0.1:9',
+  'HTTP 429: rate limit reached',
+  'SandboxUnavailableError: bubblewrap cannot run here',
+  'weird',
+]
 
 describe('disclosureCard', () => {
-  const fake = fakeRun({ errorFor: (taskId, repeat, _a, mode) => (mode === 'binary' && repeat === 0 ? ERRORS[Number(taskId.slice(2)) - 1] : undefined) })
+  const fake = fakeRun({
+    errorFor: (taskId, repeat, _a, mode) =>
+      mode === 'binary' && repeat === 0 ? ERRORS[Number(taskId.slice(2)) - 1] : undefined,
+  })
   // Code verdicts say which sandbox judged them (the fake run's python-tests verdicts do not).
-  const run = { ...fake, summary: { ...fake.summary, benchmarks: fake.summary.benchmarks.map((b) => ({ ...b, cells: b.cells.map((c) => ({ ...c, sandboxes: { bwrap: 10 } })) })) } }
-  const card = disclosureCard({ summary: run.summary, starts: startsOf(run.summary, (i) => 0.01 * (i + 1)), trajectories: run.trajectories, harness: HARNESS })
+  const run = {
+    ...fake,
+    summary: {
+      ...fake.summary,
+      benchmarks: fake.summary.benchmarks.map((b) => ({
+        ...b,
+        cells: b.cells.map((c) => ({ ...c, sandboxes: { bwrap: 10 } })),
+      })),
+    },
+  }
+  const card = disclosureCard({
+    summary: run.summary,
+    starts: startsOf(run.summary, (i) => 0.01 * (i + 1)),
+    trajectories: run.trajectories,
+    harness: HARNESS,
+  })
 
   it('validates against its zod schema and against the generated schemas/disclosure.schema.json', () => {
     expect(DisclosureCardSchema.parse(card)).toEqual(card)
-    const schema = JSON.parse(readFileSync(new URL('../../schemas/disclosure.schema.json', import.meta.url), 'utf8')) as object
+    const schema = JSON.parse(
+      readFileSync(new URL('../../schemas/disclosure.schema.json', import.meta.url), 'utf8'),
+    ) as object
     const validate = new Ajv2020({ strict: false }).compile(schema)
     expect(validate(card), JSON.stringify(validate.errors)).toBe(true)
     expect(validate({ ...card, harness: { ...card.harness, git: { commit: 1 } } })).toBe(false)
   })
 
   it('is complete when every required field is known', () => {
-    expect(card.completeness).toEqual({ score: 1, known: card.completeness.required, required: card.completeness.required, missing: [] })
-    expect(card.benchmarks).toEqual([{ name: 'toy benchmark', file: 'evals/toy.eval.ts', tasks: 5, contentHash: 'c0ffee', source: 'toy-set', revision: 'v1.2', subset: null }])
-    expect(card.inference.map((a) => a.servedModel)).toEqual(['simulated:sim:careful (seeded local simulation)', 'simulated:sim:quick (seeded local simulation)'])
+    expect(card.completeness).toEqual({
+      score: 1,
+      known: card.completeness.required,
+      required: card.completeness.required,
+      missing: [],
+    })
+    expect(card.benchmarks).toEqual([
+      {
+        name: 'toy benchmark',
+        file: 'evals/toy.eval.ts',
+        tasks: 5,
+        contentHash: 'c0ffee',
+        source: 'toy-set',
+        revision: 'v1.2',
+        subset: null,
+      },
+    ])
+    expect(card.inference.map((a) => a.servedModel)).toEqual([
+      'simulated:sim:careful (seeded local simulation)',
+      'simulated:sim:quick (seeded local simulation)',
+    ])
     expect(card.inference[0]!.cells.map((c) => c.mode)).toEqual(['binary', 'verifier', 'independent'])
   })
 
   it('names each unknown field with its fix, and scores it: no source, an unpriced call, no git, no Python, a remote actor', () => {
     const unpriced = fakeRun({ costPerAttempt: null })
-    const remote: RunSummary = { ...unpriced.summary, benchmarks: unpriced.summary.benchmarks.map((b) => ({ ...b, cells: b.cells.map((c) => ({ ...c, protocol: { ...c.protocol, actor: { provider: 'anthropic', model: 'claude-haiku-4-5', params: {} } } })) })) }
-    const harness = { ...HARNESS, python: null, git: { commit: null, clean: null, branch: null }, sdks: { openai: '6.49.0', '@anthropic-ai/sdk': null } }
-    const bad = disclosureCard({ summary: remote, starts: startsOf(remote, () => null, null), trajectories: unpriced.trajectories, harness })
+    const remote: RunSummary = {
+      ...unpriced.summary,
+      benchmarks: unpriced.summary.benchmarks.map((b) => ({
+        ...b,
+        cells: b.cells.map((c) => ({
+          ...c,
+          protocol: { ...c.protocol, actor: { provider: 'anthropic', model: 'claude-haiku-4-5', params: {} } },
+        })),
+      })),
+    }
+    const harness = {
+      ...HARNESS,
+      python: null,
+      git: { commit: null, clean: null, branch: null },
+      sdks: { openai: '6.49.0', '@anthropic-ai/sdk': null },
+    }
+    const bad = disclosureCard({
+      summary: remote,
+      starts: startsOf(remote, () => null, null),
+      trajectories: unpriced.trajectories,
+      harness,
+    })
     expect(bad.completeness.missing.map((m) => m.field)).toEqual([
       'benchmarks["toy benchmark"].source',
       'harness.python',
@@ -108,8 +181,23 @@ describe('disclosureCard', () => {
   })
 
   it('names the served model as the provider reported it, over what the descriptor says', () => {
-    const reported = run.trajectories.map((t) => (t.actorId === 'sim:quick' ? { ...t, attempts: t.attempts.map((a, i) => ({ ...a, servedModel: i === 0 ? 'quick-2026-01-01' : 'quick-2026-02-01' })) } : t))
-    const served = disclosureCard({ summary: run.summary, starts: [], trajectories: reported, harness: HARNESS }).inference.map((a) => a.servedModel)
+    const reported = run.trajectories.map((t) =>
+      t.actorId === 'sim:quick'
+        ? {
+            ...t,
+            attempts: t.attempts.map((a, i) => ({
+              ...a,
+              servedModel: i === 0 ? 'quick-2026-01-01' : 'quick-2026-02-01',
+            })),
+          }
+        : t,
+    )
+    const served = disclosureCard({
+      summary: run.summary,
+      starts: [],
+      trajectories: reported,
+      harness: HARNESS,
+    }).inference.map((a) => a.servedModel)
     expect(served).toEqual(['simulated:sim:careful (seeded local simulation)', 'quick-2026-01-01, quick-2026-02-01'])
   })
 
@@ -125,19 +213,41 @@ describe('disclosureCard', () => {
 
   it('sets each cell estimate beside its actual cost, and the error of their sums', () => {
     const cells = run.summary.benchmarks[0]!.cells
-    expect(card.cost.estimates.map((e) => e.error)).toEqual(cells.map((c, i) => (0.01 * (i + 1) - c.costUsd!) / c.costUsd!))
+    expect(card.cost.estimates.map((e) => e.error)).toEqual(
+      cells.map((c, i) => (0.01 * (i + 1) - c.costUsd!) / c.costUsd!),
+    )
     const expected = cells.reduce((n, _c, i) => n + 0.01 * (i + 1), 0)
     const actual = cells.reduce((n, c) => n + c.costUsd!, 0)
-    expect(card.cost.estimate).toEqual({ cells: cells.length, expectedUsd: expected, actualUsd: actual, error: (expected - actual) / actual })
+    expect(card.cost.estimate).toEqual({
+      cells: cells.length,
+      expectedUsd: expected,
+      actualUsd: actual,
+      error: (expected - actual) / actual,
+    })
     // A shard's cost covers its share of the tasks: no error against the whole cell's estimate.
-    const sharded = { ...run.summary, benchmarks: run.summary.benchmarks.map((b) => ({ ...b, cells: b.cells.map((c) => ({ ...c, shard: { index: 1, count: 2 } })) })) }
-    expect(disclosureCard({ summary: sharded, starts: startsOf(sharded, () => 0.5), trajectories: run.trajectories, harness: HARNESS }).cost.estimate).toBeNull()
+    const sharded = {
+      ...run.summary,
+      benchmarks: run.summary.benchmarks.map((b) => ({
+        ...b,
+        cells: b.cells.map((c) => ({ ...c, shard: { index: 1, count: 2 } })),
+      })),
+    }
+    expect(
+      disclosureCard({
+        summary: sharded,
+        starts: startsOf(sharded, () => 0.5),
+        trajectories: run.trajectories,
+        harness: HARNESS,
+      }).cost.estimate,
+    ).toBeNull()
   })
 
   it('prints every part within 120 columns, unknowns said as unknown', () => {
     const text = renderDisclosure({ ...card, harness: { ...card.harness, os: null } })
-    for (const line of text.split('\n')) expect([...stripVTControlCharacters(line)].length, line).toBeLessThanOrEqual(120)
-    for (const part of ['Benchmark', 'Harness', 'Inference', 'Cost', 'Failures', 'Completeness 100%']) expect(text).toContain(`\n${part}`)
+    for (const line of text.split('\n'))
+      expect([...stripVTControlCharacters(line)].length, line).toBeLessThanOrEqual(120)
+    for (const part of ['Benchmark', 'Harness', 'Inference', 'Cost', 'Failures', 'Completeness 100%'])
+      expect(text).toContain(`\n${part}`)
     expect(text).toContain(' OS: unknown')
   })
 
@@ -151,7 +261,12 @@ describe('gitState', () => {
   it('records the commit and whether tracked files are unchanged (untracked files do not count); nulls outside a work tree', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seqk-git-'))
     expect(await gitState(dir)).toEqual({ commit: null, clean: null, branch: null })
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir, stdio: 'ignore', timeout: 10_000 })
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
+        cwd: dir,
+        stdio: 'ignore',
+        timeout: 10_000,
+      })
     git('init', '-q', '-b', 'main')
     writeFileSync(join(dir, 'a.txt'), 'a\n')
     git('add', 'a.txt')

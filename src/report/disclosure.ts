@@ -14,7 +14,12 @@ import type { HarnessFacts } from './environment.js'
 import { TABLE_WIDTH, wrapLine } from './table.js'
 
 /** The providers whose calls go through each SDK: a run that used one must name its version. */
-const SDK_OF_PROVIDER: Readonly<Record<string, string>> = { openai: 'openai', 'openai-compatible': 'openai', 'seqk-test-server': 'openai', anthropic: '@anthropic-ai/sdk' }
+const SDK_OF_PROVIDER: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  'openai-compatible': 'openai',
+  'seqk-test-server': 'openai',
+  anthropic: '@anthropic-ai/sdk',
+}
 
 /** Infrastructure errors by class, by what their message says (the first pattern that matches). */
 const ERROR_CLASSES: readonly [string, RegExp][] = [
@@ -49,10 +54,16 @@ const joined = (values: readonly string[]): string | null => (values.length === 
  * The served model identity, where it is known without the provider's word: a simulated actor is
  * its own seeded simulation, and an OpenAI-compatible server's `served` names its weights.
  */
-function servedModel(provider: string, model: string, params: Record<string, unknown>, reported: readonly string[]): string | null {
+function servedModel(
+  provider: string,
+  model: string,
+  params: Record<string, unknown>,
+  reported: readonly string[],
+): string | null {
   // What the provider said served the calls wins: a name can point at a new snapshot.
   if (reported.length > 0) return reported.join(', ')
-  if (provider === 'simulated') return `simulated:${model} (seeded local simulation${params.seed !== undefined ? `, seed ${String(params.seed)}` : ''})`
+  if (provider === 'simulated')
+    return `simulated:${model} (seeded local simulation${params.seed !== undefined ? `, seed ${String(params.seed)}` : ''})`
   if (typeof params.served === 'string') return params.served
   return null
 }
@@ -71,7 +82,8 @@ export function disclosureCard(input: DisclosureInput): DisclosureCard {
   const startOf = new Map(starts.map((s) => [key(s.benchmark, s.cellId), s]))
   const benchmarks = summary.benchmarks.map((b) => {
     const own = starts.filter((s) => s.benchmark === b.name)
-    const values = (field: 'sources' | 'revisions' | 'subsets') => [...new Set(own.flatMap((s) => s.provenance?.[field] ?? []))].sort()
+    const values = (field: 'sources' | 'revisions' | 'subsets') =>
+      [...new Set(own.flatMap((s) => s.provenance?.[field] ?? []))].sort()
     const first = b.cells[0]
     return {
       name: b.name,
@@ -85,24 +97,59 @@ export function disclosureCard(input: DisclosureInput): DisclosureCard {
   })
   const verifiers = [...new Map(cells.map((c) => [canonicalJson(c.protocol.verifier), c.protocol.verifier])).values()]
   const sandboxed = cells.filter((c) => c.sandboxes)
-  const sandbox = sandboxed.length === 0 ? null : { bwrap: sandboxed.reduce((n, c) => n + (c.sandboxes?.bwrap ?? 0), 0), none: sandboxed.reduce((n, c) => n + (c.sandboxes?.none ?? 0), 0) }
+  const sandbox =
+    sandboxed.length === 0
+      ? null
+      : {
+          bwrap: sandboxed.reduce((n, c) => n + (c.sandboxes?.bwrap ?? 0), 0),
+          none: sandboxed.reduce((n, c) => n + (c.sandboxes?.none ?? 0), 0),
+        }
   const harness: HarnessFacts = { ...input.harness, verifiers, sandbox }
   const inference = inferenceOf(cells, startOf, input.trajectories)
   const cost = costOf(cells, startOf, input.trajectories)
   const failures = failuresOf(cells, input.trajectories)
-  const card: Omit<DisclosureCard, 'completeness'> = { schema: DISCLOSURE_SCHEMA, runId: summary.runId, createdAt: summary.createdAt, benchmarks, harness, inference, cost, failures }
+  const card: Omit<DisclosureCard, 'completeness'> = {
+    schema: DISCLOSURE_SCHEMA,
+    runId: summary.runId,
+    createdAt: summary.createdAt,
+    benchmarks,
+    harness,
+    inference,
+    cost,
+    failures,
+  }
   return { ...card, completeness: completeness(card) }
 }
 
-function inferenceOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, CellStartRecord>, trajectories: readonly Trajectory[]): DisclosureCard['inference'] {
+function inferenceOf(
+  cells: readonly CellSummary[],
+  startOf: ReadonlyMap<string, CellStartRecord>,
+  trajectories: readonly Trajectory[],
+): DisclosureCard['inference'] {
   const reported = new Map<string, Set<string>>()
-  for (const t of trajectories) for (const a of t.attempts) if (a.servedModel) (reported.get(t.actorId) ?? reported.set(t.actorId, new Set()).get(t.actorId)!).add(a.servedModel)
+  for (const t of trajectories)
+    for (const a of t.attempts)
+      if (a.servedModel)
+        (reported.get(t.actorId) ?? reported.set(t.actorId, new Set()).get(t.actorId)!).add(a.servedModel)
   const byActor = new Map<string, DisclosureCard['inference'][number]>()
   for (const c of cells) {
     const { actor } = c.protocol
     let entry = byActor.get(c.actorId)
     if (!entry) {
-      entry = { actorId: c.actorId, provider: actor.provider, model: actor.model, servedModel: servedModel(actor.provider, actor.model, actor.params, [...(reported.get(c.actorId) ?? [])].sort()), params: actor.params, seed: actor.params.seed ?? null, cells: [] }
+      entry = {
+        actorId: c.actorId,
+        provider: actor.provider,
+        model: actor.model,
+        servedModel: servedModel(
+          actor.provider,
+          actor.model,
+          actor.params,
+          [...(reported.get(c.actorId) ?? [])].sort(),
+        ),
+        params: actor.params,
+        seed: actor.params.seed ?? null,
+        cells: [],
+      }
       byActor.set(c.actorId, entry)
     }
     const p = c.protocol
@@ -124,7 +171,11 @@ function inferenceOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string,
   return [...byActor.values()]
 }
 
-function costOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, CellStartRecord>, trajectories: readonly Trajectory[]): DisclosureCard['cost'] {
+function costOf(
+  cells: readonly CellSummary[],
+  startOf: ReadonlyMap<string, CellStartRecord>,
+  trajectories: readonly Trajectory[],
+): DisclosureCard['cost'] {
   let usage: Usage = ZERO_USAGE
   let costUsd: number | null = 0
   const byRole: DisclosureCard['cost']['byRole'] = {}
@@ -133,7 +184,11 @@ function costOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, Cell
     costUsd = addCost(costUsd, c.costUsd)
     for (const [role, r] of Object.entries(c.byRole)) {
       const sum = (byRole[role] ??= { usage: ZERO_USAGE, costUsd: 0, calls: 0 })
-      byRole[role] = { usage: addUsage(sum.usage, r.usage), costUsd: addCost(sum.costUsd, r.costUsd), calls: sum.calls + r.calls }
+      byRole[role] = {
+        usage: addUsage(sum.usage, r.usage),
+        costUsd: addCost(sum.costUsd, r.costUsd),
+        calls: sum.calls + r.calls,
+      }
     }
   }
   let first = Infinity
@@ -149,8 +204,22 @@ function costOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, Cell
     if (!estimate) return []
     // A shard's cost covers its share of the tasks, the estimate the whole cell: no error between them.
     const actualUsd = c.shard ? null : c.costUsd
-    const basis = estimate.basis.kind === 'previous-run' ? `previous run ${estimate.basis.runId} (${estimate.basis.match})` : 'prompt sizes'
-    return [{ benchmark: c.benchmark, cellId: c.cellId, expectedUsd: estimate.costUsd.expected, lowUsd: estimate.costUsd.low, highUsd: estimate.costUsd.high, actualUsd, error: estimateError(estimate.costUsd.expected, actualUsd), basis }]
+    const basis =
+      estimate.basis.kind === 'previous-run'
+        ? `previous run ${estimate.basis.runId} (${estimate.basis.match})`
+        : 'prompt sizes'
+    return [
+      {
+        benchmark: c.benchmark,
+        cellId: c.cellId,
+        expectedUsd: estimate.costUsd.expected,
+        lowUsd: estimate.costUsd.low,
+        highUsd: estimate.costUsd.high,
+        actualUsd,
+        error: estimateError(estimate.costUsd.expected, actualUsd),
+        basis,
+      },
+    ]
   })
   const both = estimates.filter((e) => e.expectedUsd !== null && e.actualUsd !== null)
   const expectedUsd = both.reduce((n, e) => n + e.expectedUsd!, 0)
@@ -164,7 +233,10 @@ function costOf(cells: readonly CellSummary[], startOf: ReadonlyMap<string, Cell
     wallTimeMs: Number.isFinite(first) ? last - first : null,
     cellTimeMs: cells.reduce((n, c) => n + c.durationMs, 0),
     estimates,
-    estimate: both.length === 0 ? null : { cells: both.length, expectedUsd, actualUsd, error: estimateError(expectedUsd, actualUsd) },
+    estimate:
+      both.length === 0
+        ? null
+        : { cells: both.length, expectedUsd, actualUsd, error: estimateError(expectedUsd, actualUsd) },
   }
 }
 
@@ -181,10 +253,23 @@ function failuresOf(cells: readonly CellSummary[], trajectories: readonly Trajec
     byClass[cls] = (byClass[cls] ?? 0) + 1
     if (cls === 'timeout') timeoutErrors++
   }
-  const unfinishedCells = cells.flatMap((c) => c.thresholds.filter((t) => t.metric === 'finished' && !t.pass).map((t) => ({ benchmark: c.benchmark, cellId: c.cellId, reason: t.message })))
+  const unfinishedCells = cells.flatMap((c) =>
+    c.thresholds
+      .filter((t) => t.metric === 'finished' && !t.pass)
+      .map((t) => ({ benchmark: c.benchmark, cellId: c.cellId, reason: t.message })),
+  )
   const failedCells = cells
     .filter((c) => c.verdict === 'fail')
-    .map((c) => ({ benchmark: c.benchmark, cellId: c.cellId, reasons: [...c.thresholds.filter((t) => !t.pass).map((t) => t.message), ...(c.gate && (c.gate.status === 'fail' || c.gate.status === 'missing') ? c.gate.messages.map((m) => `baseline: ${m}`) : [])] }))
+    .map((c) => ({
+      benchmark: c.benchmark,
+      cellId: c.cellId,
+      reasons: [
+        ...c.thresholds.filter((t) => !t.pass).map((t) => t.message),
+        ...(c.gate && (c.gate.status === 'fail' || c.gate.status === 'missing')
+          ? c.gate.messages.map((m) => `baseline: ${m}`)
+          : []),
+      ],
+    }))
   return {
     trajectories: cells.reduce((n, c) => n + c.trajectories, 0),
     errored: cells.reduce((n, c) => n + c.errors.count, 0),
@@ -203,18 +288,54 @@ function failuresOf(cells: readonly CellSummary[], trajectories: readonly Trajec
 function requiredFields(card: Omit<DisclosureCard, 'completeness'>): { field: string; known: boolean; fix: string }[] {
   const h = card.harness
   const fields = [
-    ...card.benchmarks.map((b) => ({ field: `benchmarks["${b.name}"].source`, known: b.source !== null, fix: "give each task metadata.source (the benchmark loaders do; a self-written task set can say e.g. { source: 'my-team/qa-set' })" })),
+    ...card.benchmarks.map((b) => ({
+      field: `benchmarks["${b.name}"].source`,
+      known: b.source !== null,
+      fix: "give each task metadata.source (the benchmark loaders do; a self-written task set can say e.g. { source: 'my-team/qa-set' })",
+    })),
     { field: 'harness.vitestSeqk', known: h.vitestSeqk !== null, fix: "vitest-seqk's package.json could not be read" },
     { field: 'harness.vitest', known: h.vitest !== null, fix: 'Vitest could not be resolved from the project root' },
     { field: 'harness.node', known: h.node !== null, fix: 'the Node version was not recorded' },
-    ...(h.pythonUsed ? [{ field: 'harness.python', known: h.python !== null, fix: 'no Python interpreter could be resolved (set SEQK_PYTHON)' }] : []),
-    ...(h.pythonUsed ? [{ field: 'harness.sandbox', known: h.sandbox !== null, fix: 'no verdict recorded its sandbox mode' }] : []),
-    ...[...new Set(card.inference.map((a) => SDK_OF_PROVIDER[a.provider]).filter((s): s is string => s !== undefined))].map((sdk) => ({ field: `harness.sdks["${sdk}"]`, known: (h.sdks[sdk] ?? null) !== null, fix: `the ${sdk} package could not be resolved from the project` })),
+    ...(h.pythonUsed
+      ? [
+          {
+            field: 'harness.python',
+            known: h.python !== null,
+            fix: 'no Python interpreter could be resolved (set SEQK_PYTHON)',
+          },
+        ]
+      : []),
+    ...(h.pythonUsed
+      ? [{ field: 'harness.sandbox', known: h.sandbox !== null, fix: 'no verdict recorded its sandbox mode' }]
+      : []),
+    ...[
+      ...new Set(card.inference.map((a) => SDK_OF_PROVIDER[a.provider]).filter((s): s is string => s !== undefined)),
+    ].map((sdk) => ({
+      field: `harness.sdks["${sdk}"]`,
+      known: (h.sdks[sdk] ?? null) !== null,
+      fix: `the ${sdk} package could not be resolved from the project`,
+    })),
     { field: 'harness.os', known: h.os !== null, fix: 'the operating system was not recorded' },
-    { field: 'harness.git.commit', known: h.git.commit !== null, fix: 'run from a git work tree (with git on PATH) so the commit can be recorded' },
-    { field: 'harness.git.clean', known: h.git.clean !== null, fix: 'run from a git work tree so the state of its tracked files can be recorded' },
-    ...card.inference.map((a) => ({ field: `inference["${a.actorId}"].servedModel`, known: a.servedModel !== null, fix: "the provider reported no served model (the response's `model`) and the actor names none: for an OpenAI-compatible server, name the weights with `served`" })),
-    { field: 'cost.costUsd', known: card.cost.costUsd !== null, fix: 'give every model a price (`prices`): a call without one makes the total unknown' },
+    {
+      field: 'harness.git.commit',
+      known: h.git.commit !== null,
+      fix: 'run from a git work tree (with git on PATH) so the commit can be recorded',
+    },
+    {
+      field: 'harness.git.clean',
+      known: h.git.clean !== null,
+      fix: 'run from a git work tree so the state of its tracked files can be recorded',
+    },
+    ...card.inference.map((a) => ({
+      field: `inference["${a.actorId}"].servedModel`,
+      known: a.servedModel !== null,
+      fix: "the provider reported no served model (the response's `model`) and the actor names none: for an OpenAI-compatible server, name the weights with `served`",
+    })),
+    {
+      field: 'cost.costUsd',
+      known: card.cost.costUsd !== null,
+      fix: 'give every model a price (`prices`): a call without one makes the total unknown',
+    },
     { field: 'cost.wallTimeMs', known: card.cost.wallTimeMs !== null, fix: 'the run recorded no trajectories' },
   ]
   return fields
@@ -223,12 +344,19 @@ function requiredFields(card: Omit<DisclosureCard, 'completeness'>): { field: st
 function completeness(card: Omit<DisclosureCard, 'completeness'>): DisclosureCard['completeness'] {
   const fields = requiredFields(card)
   const known = fields.filter((f) => f.known).length
-  return { score: fields.length === 0 ? 1 : known / fields.length, known, required: fields.length, missing: fields.filter((f) => !f.known).map(({ field, fix }) => ({ field, fix })) }
+  return {
+    score: fields.length === 0 ? 1 : known / fields.length,
+    known,
+    required: fields.length,
+    missing: fields.filter((f) => !f.known).map(({ field, fix }) => ({ field, fix })),
+  }
 }
 
 const settingsText = (s: Record<string, unknown>): string => {
   const entries = Object.entries(s)
-  return entries.length === 0 ? 'defaults' : entries.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')
+  return entries.length === 0
+    ? 'defaults'
+    : entries.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')
 }
 const known = (v: string | null | undefined): string => v ?? 'unknown'
 
@@ -246,37 +374,75 @@ export function renderDisclosure(card: DisclosureCard): string {
   const lines: string[] = [`Disclosure card of run ${card.runId} (${card.createdAt})`, '', 'Benchmark']
   for (const b of card.benchmarks) {
     lines.push(` ${b.name} (${b.file}): ${plural(b.tasks, 'task')}, content hash ${b.contentHash}`)
-    lines.push(`   source ${known(b.source)} · revision ${b.revision ?? 'not given'} · subset ${b.subset ?? 'not given'}`)
+    lines.push(
+      `   source ${known(b.source)} · revision ${b.revision ?? 'not given'} · subset ${b.subset ?? 'not given'}`,
+    )
   }
   lines.push('', 'Harness')
-  lines.push(` vitest-seqk ${known(h.vitestSeqk)} · Vitest ${known(h.vitest)} · Node ${known(h.node)} · Python ${h.python ? `${h.python.version} (${h.python.path})` : h.pythonUsed ? 'unknown' : 'not used'}`)
-  lines.push(` SDKs: ${Object.entries(h.sdks).map(([name, v]) => `${name} ${v ?? 'not installed'}`).join(' · ')}`)
+  lines.push(
+    ` vitest-seqk ${known(h.vitestSeqk)} · Vitest ${known(h.vitest)} · Node ${known(h.node)} · Python ${h.python ? `${h.python.version} (${h.python.path})` : h.pythonUsed ? 'unknown' : 'not used'}`,
+  )
+  lines.push(
+    ` SDKs: ${Object.entries(h.sdks)
+      .map(([name, v]) => `${name} ${v ?? 'not installed'}`)
+      .join(' · ')}`,
+  )
   for (const v of h.verifiers) lines.push(` verifier ${v.name} v${v.version}: ${settingsText(v.settings)}`)
   if (h.sandbox) lines.push(` sandbox: ${h.sandbox.bwrap} attempts under bubblewrap, ${h.sandbox.none} without`)
   lines.push(` OS: ${h.os ? `${h.os.platform} ${h.os.arch}, kernel ${h.os.release} (${h.os.version})` : 'unknown'}`)
-  lines.push(` git: commit ${known(h.git.commit)}${h.git.branch ? ` on ${h.git.branch}` : ''}, tracked files ${h.git.clean === null ? 'unknown' : h.git.clean ? 'clean' : 'modified'}`)
+  lines.push(
+    ` git: commit ${known(h.git.commit)}${h.git.branch ? ` on ${h.git.branch}` : ''}, tracked files ${h.git.clean === null ? 'unknown' : h.git.clean ? 'clean' : 'modified'}`,
+  )
   lines.push(` collected ${h.collected.at} by ${h.collected.by}${h.collected.note ? ` (${h.collected.note})` : ''}`)
   lines.push('', 'Inference')
   for (const a of card.inference) {
-    lines.push(` ${a.actorId}: ${a.provider}:${a.model}, served ${known(a.servedModel)}, seed ${a.seed === null ? 'none' : String(a.seed)}`)
+    lines.push(
+      ` ${a.actorId}: ${a.provider}:${a.model}, served ${known(a.servedModel)}, seed ${a.seed === null ? 'none' : String(a.seed)}`,
+    )
     lines.push(`   parameters ${settingsText(a.params)}`)
     for (const cell of a.cells) {
-      const feedback = cell.feedback ? `${cell.feedback.kind} feedback (${cell.feedback.name} v${cell.feedback.version})` : 'independent samples'
+      const feedback = cell.feedback
+        ? `${cell.feedback.kind} feedback (${cell.feedback.name} v${cell.feedback.version})`
+        : 'independent samples'
       const history = cell.history ? `, history ${cell.history.name}` : ''
-      lines.push(`   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}`)
+      lines.push(
+        `   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}`,
+      )
     }
   }
   lines.push('', 'Cost')
-  lines.push(` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${compactCount(c.usage.inputTokens)} tokens in (${compactCount(c.usage.cacheReadTokens)} cached), ${compactCount(c.usage.outputTokens)} out`)
-  lines.push(` by role: ${Object.entries(c.byRole).map(([role, r]) => `${role} ${money(r.costUsd)} (${plural(r.calls, 'call')})`).join(' · ') || 'none'}`)
-  lines.push(` wall time ${c.wallTimeMs === null ? 'unknown' : `${(c.wallTimeMs / 1000).toFixed(1)} s`}; cells ${(c.cellTimeMs / 1000).toFixed(1)} s together`)
-  if (c.estimate) lines.push(` estimated before the run ${money(c.estimate.expectedUsd)}, actual ${money(c.estimate.actualUsd)}: error ${c.estimate.error === null ? 'unknown' : `${(c.estimate.error * 100).toFixed(1)}%`} over ${plural(c.estimate.cells, 'cell')}`)
-  else lines.push(` no cell had an expected cost before it ran${c.estimates.length > 0 ? ' (no previous run to take stop rates from)' : ''}`)
+  lines.push(
+    ` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${compactCount(c.usage.inputTokens)} tokens in (${compactCount(c.usage.cacheReadTokens)} cached), ${compactCount(c.usage.outputTokens)} out`,
+  )
+  lines.push(
+    ` by role: ${
+      Object.entries(c.byRole)
+        .map(([role, r]) => `${role} ${money(r.costUsd)} (${plural(r.calls, 'call')})`)
+        .join(' · ') || 'none'
+    }`,
+  )
+  lines.push(
+    ` wall time ${c.wallTimeMs === null ? 'unknown' : `${(c.wallTimeMs / 1000).toFixed(1)} s`}; cells ${(c.cellTimeMs / 1000).toFixed(1)} s together`,
+  )
+  if (c.estimate)
+    lines.push(
+      ` estimated before the run ${money(c.estimate.expectedUsd)}, actual ${money(c.estimate.actualUsd)}: error ${c.estimate.error === null ? 'unknown' : `${(c.estimate.error * 100).toFixed(1)}%`} over ${plural(c.estimate.cells, 'cell')}`,
+    )
+  else
+    lines.push(
+      ` no cell had an expected cost before it ran${c.estimates.length > 0 ? ' (no previous run to take stop rates from)' : ''}`,
+    )
   lines.push('', 'Failures')
-  const classes = Object.entries(f.byClass).map(([k, n]) => `${k} ${n}`).join(', ')
-  lines.push(` ${f.errored} of ${plural(f.trajectories, 'trajectory', 'trajectories')} ended in an infrastructure error${classes ? ` (${classes})` : ''}; ${f.timeouts.verdicts} attempts ran out of time`)
+  const classes = Object.entries(f.byClass)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')
+  lines.push(
+    ` ${f.errored} of ${plural(f.trajectories, 'trajectory', 'trajectories')} ended in an infrastructure error${classes ? ` (${classes})` : ''}; ${f.timeouts.verdicts} attempts ran out of time`,
+  )
   for (const u of f.unfinishedCells) lines.push(` unfinished ${u.benchmark} › ${u.cellId}: ${u.reason}`)
-  lines.push(` failed cells: ${f.failedCells.length === 0 ? 'none' : f.failedCells.map((x) => `${x.benchmark} › ${x.cellId}`).join(', ')}`)
+  lines.push(
+    ` failed cells: ${f.failedCells.length === 0 ? 'none' : f.failedCells.map((x) => `${x.benchmark} › ${x.cellId}`).join(', ')}`,
+  )
   const m = card.completeness
   lines.push('', `Completeness ${(m.score * 100).toFixed(0)}% (${m.known} of ${m.required} required fields known)`)
   for (const miss of m.missing) lines.push(` missing ${miss.field}: ${miss.fix}`)

@@ -54,7 +54,9 @@ export function installedVersion(name: string, from: string): string | null {
 
 function git(args: string[], cwd: string): Promise<string | null> {
   return new Promise((done) => {
-    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS }, (error, stdout) => done(error ? null : stdout.trim()))
+    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS }, (error, stdout) =>
+      done(error ? null : stdout.trim()),
+    )
   })
 }
 
@@ -63,8 +65,16 @@ function git(args: string[], cwd: string): Promise<string | null> {
  * outputs, do not count) and its branch; nulls outside a git work tree.
  */
 export async function gitState(root: string): Promise<HarnessFacts['git']> {
-  const [commit, status, branch] = await Promise.all([git(['rev-parse', 'HEAD'], root), git(['status', '--porcelain', '--untracked-files=no'], root), git(['rev-parse', '--abbrev-ref', 'HEAD'], root)])
-  return { commit: commit || null, clean: commit && status !== null ? status === '' : null, branch: branch && branch !== 'HEAD' ? branch : null }
+  const [commit, status, branch] = await Promise.all([
+    git(['rev-parse', 'HEAD'], root),
+    git(['status', '--porcelain', '--untracked-files=no'], root),
+    git(['rev-parse', '--abbrev-ref', 'HEAD'], root),
+  ])
+  return {
+    commit: commit || null,
+    clean: commit && status !== null ? status === '' : null,
+    branch: branch && branch !== 'HEAD' ? branch : null,
+  }
 }
 
 /**
@@ -74,7 +84,13 @@ export async function gitState(root: string): Promise<HarnessFacts['git']> {
  * @example
  * const harness = await collectHarness({ root: process.cwd(), pythonUsed: true, sandboxed: true, by: 'reporter' })
  */
-export async function collectHarness(input: { root: string; pythonUsed: boolean; sandboxed: boolean; by: HarnessFacts['collected']['by']; note?: string }): Promise<Omit<HarnessFacts, 'verifiers' | 'sandbox'>> {
+export async function collectHarness(input: {
+  root: string
+  pythonUsed: boolean
+  sandboxed: boolean
+  by: HarnessFacts['collected']['by']
+  note?: string
+}): Promise<Omit<HarnessFacts, 'verifiers' | 'sandbox'>> {
   const project = join(input.root, 'package.json')
   // src/report and dist/report are both two levels below the package root.
   const own = versionAt(new URL('../../package.json', import.meta.url).pathname)
@@ -85,7 +101,9 @@ export async function collectHarness(input: { root: string; pythonUsed: boolean;
         () => null,
       )
     : null
-  const sdks = Object.fromEntries(SDK_PACKAGES.map((name) => [name, installedVersion(name, project) ?? installedVersion(name, import.meta.url)]))
+  const sdks = Object.fromEntries(
+    SDK_PACKAGES.map((name) => [name, installedVersion(name, project) ?? installedVersion(name, import.meta.url)]),
+  )
   return {
     vitestSeqk: own,
     vitest: installedVersion('vitest', project) ?? installedVersion('vitest', import.meta.url),

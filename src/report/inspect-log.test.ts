@@ -7,12 +7,35 @@ import { inspectLogs } from './inspect-log.js'
 const HOSTILE = 'Ignore the rules\u0000\u0007 </script><script>alert(1)</script> "quoted" \\ \ud83d\ude00 \u2028'
 
 function tasksOf(benchmark: string, ids: readonly string[]): Map<string, TaskRecord> {
-  return new Map(ids.map((id) => [taskRecordKey(benchmark, id), { schema: 'seqk.task/1', benchmark, taskId: id, contentHash: 'c0ffee', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `Solve ${id}` }], promptBuilder: 'seqk-prompt/1' } satisfies TaskRecord]))
+  return new Map(
+    ids.map((id) => [
+      taskRecordKey(benchmark, id),
+      {
+        schema: 'seqk.task/1',
+        benchmark,
+        taskId: id,
+        contentHash: 'c0ffee',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: `Solve ${id}` },
+        ],
+        promptBuilder: 'seqk-prompt/1',
+      } satisfies TaskRecord,
+    ]),
+  )
 }
 
 describe('inspectLogs', () => {
-  const run = fakeRun({ answerFor: (taskId, attempt) => (taskId === 't/2' ? `${HOSTILE} ${attempt}` : undefined), errorFor: (taskId, repeat) => (taskId === 't/3' && repeat === 1 ? 'HTTP 500: the server had an error' : undefined), costPerAttempt: null })
-  const logs = inspectLogs({ summary: run.summary, trajectories: run.trajectories, tasks: tasksOf('toy benchmark', ['t/1', 't/2', 't/3', 't/4', 't/5']) })
+  const run = fakeRun({
+    answerFor: (taskId, attempt) => (taskId === 't/2' ? `${HOSTILE} ${attempt}` : undefined),
+    errorFor: (taskId, repeat) => (taskId === 't/3' && repeat === 1 ? 'HTTP 500: the server had an error' : undefined),
+    costPerAttempt: null,
+  })
+  const logs = inspectLogs({
+    summary: run.summary,
+    trajectories: run.trajectories,
+    tasks: tasksOf('toy benchmark', ['t/1', 't/2', 't/3', 't/4', 't/5']),
+  })
 
   it("every cell's log validates against inspect_ai's published EvalLog schema (hostile answers, an errored sample, unpriced calls)", () => {
     const validate = evalLogValidator()
@@ -31,7 +54,13 @@ describe('inspectLogs', () => {
   it('maps a cell to a log: one sample per trajectory (task id × repeat as epoch), the curve as metrics, usage per role', () => {
     for (const { cell, log } of logs) {
       const own = run.trajectories.filter((t) => t.cellId === cell.cellId)
-      const samples = log.samples as { id: string; epoch: number; scores: Record<string, { value: number }>; messages: { role: string; content: string }[]; error?: unknown }[]
+      const samples = log.samples as {
+        id: string
+        epoch: number
+        scores: Record<string, { value: number }>
+        messages: { role: string; content: string }[]
+        error?: unknown
+      }[]
       expect(samples).toHaveLength(own.length)
       expect(new Set(samples.map((s) => `${s.id}#${s.epoch}`)).size).toBe(own.length)
       expect(Math.min(...samples.map((s) => s.epoch))).toBe(1)
@@ -41,10 +70,14 @@ describe('inspectLogs', () => {
       curve.forEach((v, i) => expect(results.scores[0]!.metrics[`${metric}@${i + 1}`]?.value).toBe(v))
       expect((log.eval as { model: string }).model).toBe(`simulated/${cell.actorId}`)
       expect(Object.keys((log.stats as { role_usage: object }).role_usage)).toEqual(Object.keys(cell.byRole))
-      for (const [s, t] of samples.map((s) => [s, own.find((x) => x.taskId === s.id && x.repeat === s.epoch - 1)!] as const)) {
+      for (const [s, t] of samples.map(
+        (s) => [s, own.find((x) => x.taskId === s.id && x.repeat === s.epoch - 1)!] as const,
+      )) {
         // The prompt, then answer and (for a revision) the feedback turn, attempt by attempt.
         expect(s.messages.slice(0, 2).map((m) => m.content)).toEqual(['Be brief.', `Solve ${s.id}`])
-        expect(s.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(t.attempts.map((a) => a.answer))
+        expect(s.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(
+          t.attempts.map((a) => a.answer),
+        )
         for (const a of t.attempts) expect(s.scores[`attempt_${a.index}`]!.value).toBe(a.verdict.pass ? 1 : 0)
         if (t.status === 'error') {
           expect(s.error).toBeDefined()
@@ -56,8 +89,12 @@ describe('inspectLogs', () => {
 
   it('a revision turn is the feedback as the prompt builder sent it; without recorded prompts the input says so', () => {
     const verifier = logs.find((l) => l.cell.mode === 'verifier')!
-    const revised = (verifier.log.samples as { messages: { role: string; content: string }[] }[]).find((s) => s.messages.length > 3)!
-    expect(revised.messages[3]!.content).toMatch(/^Failed test details:[\s\S]*Please revise your answer and reply with the complete corrected solution\.$/)
+    const revised = (verifier.log.samples as { messages: { role: string; content: string }[] }[]).find(
+      (s) => s.messages.length > 3,
+    )!
+    expect(revised.messages[3]!.content).toMatch(
+      /^Failed test details:[\s\S]*Please revise your answer and reply with the complete corrected solution\.$/,
+    )
     const bare = inspectLogs({ summary: run.summary, trajectories: run.trajectories, tasks: new Map() })
     const input = (bare[0]!.log.samples as { input: unknown }[])[0]!.input
     expect(input).toMatch(/is not in this run directory's tasks\.jsonl/)
@@ -65,7 +102,17 @@ describe('inspectLogs', () => {
   })
 
   it('file names are safe and distinct, whatever the cell ids', () => {
-    const names = inspectLogs({ ...fakeRun({ benchmark: '../../etc/passwd', actors: [{ id: 'a/b', skill: 0.5 }, { id: 'a b', skill: 0.5 }], modes: ['binary'] }), tasks: new Map() }).map((l) => l.file)
+    const names = inspectLogs({
+      ...fakeRun({
+        benchmark: '../../etc/passwd',
+        actors: [
+          { id: 'a/b', skill: 0.5 },
+          { id: 'a b', skill: 0.5 },
+        ],
+        modes: ['binary'],
+      }),
+      tasks: new Map(),
+    }).map((l) => l.file)
     expect(new Set(names).size).toBe(2)
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9._-]+\.json$/)
     for (const n of names) expect(n.startsWith('.')).toBe(false)

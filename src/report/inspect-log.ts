@@ -59,7 +59,9 @@ export function inspectLogs(input: InspectInput): { file: string; cell: CellSumm
   const used = new Set<string>()
   return input.summary.benchmarks.flatMap((b) =>
     b.cells.map((cell) => {
-      const own = input.trajectories.filter((t) => t.benchmark === cell.benchmark && t.cellId === cell.cellId && t.fingerprint === cell.fingerprint)
+      const own = input.trajectories.filter(
+        (t) => t.benchmark === cell.benchmark && t.cellId === cell.cellId && t.fingerprint === cell.fingerprint,
+      )
       let file = `${safe(cell.benchmark)}_${safe(cell.cellId)}.json`
       for (let i = 2; used.has(file); i++) file = `${safe(cell.benchmark)}_${safe(cell.cellId)}-${i}.json`
       used.add(file)
@@ -68,10 +70,19 @@ export function inspectLogs(input: InspectInput): { file: string; cell: CellSumm
   )
 }
 
-const safe = (name: string): string => name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'cell'
+const safe = (name: string): string =>
+  name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 80) || 'cell'
 
 /** The EvalLog of one cell. */
-export function inspectLog(cell: CellSummary, file: string, trajectories: readonly Trajectory[], input: Pick<InspectInput, 'summary' | 'tasks' | 'card'>): Json {
+export function inspectLog(
+  cell: CellSummary,
+  file: string,
+  trajectories: readonly Trajectory[],
+  input: Pick<InspectInput, 'summary' | 'tasks' | 'card'>,
+): Json {
   const p = cell.protocol
   const sequential = p.kind === 'sequential'
   const metric = sequential ? 'seq' : 'pass'
@@ -85,10 +96,19 @@ export function inspectLog(cell: CellSummary, file: string, trajectories: readon
   curve.forEach((value, i) => {
     if (value !== null) metrics[`${metric}@${i + 1}`] = { name: `${metric}@${i + 1}`, value, params: {} }
   })
-  for (const [name, value] of [['ci_lo', interval?.lo], ['ci_hi', interval?.hi], ['gain', cell.gain], ['egs', cell.egs], ['lgs', cell.lgs], ['unmodified_revisions', cell.unmodifiedRevisions.rate]] as const) {
+  for (const [name, value] of [
+    ['ci_lo', interval?.lo],
+    ['ci_hi', interval?.hi],
+    ['gain', cell.gain],
+    ['egs', cell.egs],
+    ['lgs', cell.lgs],
+    ['unmodified_revisions', cell.unmodifiedRevisions.rate],
+  ] as const) {
     if (typeof value === 'number') metrics[name] = { name, value, params: {} }
   }
-  const roleUsage = Object.fromEntries(Object.entries(cell.byRole).map(([role, r]) => [role, modelUsage(r.usage, r.costUsd)]))
+  const roleUsage = Object.fromEntries(
+    Object.entries(cell.byRole).map(([role, r]) => [role, modelUsage(r.usage, r.costUsd)]),
+  )
   const actor = cell.byRole.actor
   const params = p.actor.params
   const generateConfig: Json = {}
@@ -98,7 +118,14 @@ export function inspectLog(cell: CellSummary, file: string, trajectories: readon
   const packages: Record<string, string> = {}
   if (input.card?.harness.vitestSeqk) packages['vitest-seqk'] = input.card.harness.vitestSeqk
   if (input.card?.harness.vitest) packages.vitest = input.card.harness.vitest
-  const taskArgs = { cell: cell.cellId, mode: cell.mode, budget: p.budget, repeats: cell.repeats, feedback: p.feedback?.kind ?? null, history: p.history?.name ?? null }
+  const taskArgs = {
+    cell: cell.cellId,
+    mode: cell.mode,
+    budget: p.budget,
+    repeats: cell.repeats,
+    feedback: p.feedback?.kind ?? null,
+    history: p.history?.name ?? null,
+  }
   return {
     version: INSPECT_LOG_VERSION,
     status: unfinished ? 'error' : 'success',
@@ -115,24 +142,67 @@ export function inspectLog(cell: CellSummary, file: string, trajectories: readon
       task_args: taskArgs,
       task_args_passed: taskArgs,
       solver: sequential ? 'seqk/sequential-feedback' : 'seqk/independent-samples',
-      dataset: { name: cell.benchmark, location: file, samples: p.benchmark.tasks, sample_ids: cell.perTask.map((t) => t.taskId), shuffled: false },
+      dataset: {
+        name: cell.benchmark,
+        location: file,
+        samples: p.benchmark.tasks,
+        sample_ids: cell.perTask.map((t) => t.taskId),
+        shuffled: false,
+      },
       model: modelName(cell),
       model_generate_config: generateConfig,
       model_args: params,
       config: { epochs: cell.repeats },
       packages,
-      scorers: [{ name: p.verifier.name, options: p.verifier.settings, metrics: null, metadata: { version: p.verifier.version } }],
-      metadata: { seqk: { protocol: p, fingerprint: cell.fingerprint, verdict: cell.verdict, ...(input.card?.harness.git.commit ? { commit: input.card.harness.git.commit, clean: input.card.harness.git.clean } : {}) } },
+      scorers: [
+        {
+          name: p.verifier.name,
+          options: p.verifier.settings,
+          metrics: null,
+          metadata: { version: p.verifier.version },
+        },
+      ],
+      metadata: {
+        seqk: {
+          protocol: p,
+          fingerprint: cell.fingerprint,
+          verdict: cell.verdict,
+          ...(input.card?.harness.git.commit
+            ? { commit: input.card.harness.git.commit, clean: input.card.harness.git.clean }
+            : {}),
+        },
+      },
     },
     plan: {
       name: 'plan',
-      steps: [{ solver: sequential ? 'seqk/sequential-feedback' : 'seqk/independent-samples', params: { budget: p.budget, budget_disclosed: p.budgetDisclosed, feedback: p.feedback, history: p.history, prompt_builder: p.promptBuilder }, params_passed: {} }],
+      steps: [
+        {
+          solver: sequential ? 'seqk/sequential-feedback' : 'seqk/independent-samples',
+          params: {
+            budget: p.budget,
+            budget_disclosed: p.budgetDisclosed,
+            feedback: p.feedback,
+            history: p.history,
+            prompt_builder: p.promptBuilder,
+          },
+          params_passed: {},
+        },
+      ],
       config: generateConfig,
     },
     results: {
       total_samples: p.benchmark.tasks * cell.repeats,
       completed_samples: trajectories.length,
-      scores: [{ name: 'solved', scorer: p.verifier.name, params: { k: p.budget }, metrics, scored_samples: trajectories.filter((t) => t.status !== 'error').length, unscored_samples: trajectories.filter((t) => t.status === 'error').length }],
+      scores: [
+        {
+          name: 'solved',
+          scorer: p.verifier.name,
+          params: { k: p.budget },
+          metrics,
+          scored_samples: trajectories.filter((t) => t.status !== 'error').length,
+          unscored_samples: trajectories.filter((t) => t.status === 'error').length,
+        },
+      ],
       metadata: { verdict: cell.verdict, thresholds: cell.thresholds, gate: cell.gate ?? null, errors: cell.errors },
     },
     stats: {
@@ -153,16 +223,30 @@ export function inspectLog(cell: CellSummary, file: string, trajectories: readon
 /** One trajectory as an EvalSample: the conversation, the final output, a score per attempt and whether it was solved. */
 function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, TaskRecord>): Json {
   const task = tasks.get(taskRecordKey(t.benchmark, t.taskId))
-  const input = task ? task.messages.map((m) => ({ role: m.role, content: m.content, source: 'input' })) : `(the prompt of task ${t.taskId} is not in this run directory's tasks.jsonl)`
+  const input = task
+    ? task.messages.map((m) => ({ role: m.role, content: m.content, source: 'input' }))
+    : `(the prompt of task ${t.taskId} is not in this run directory's tasks.jsonl)`
   const messages: Json[] = Array.isArray(input) ? [...input] : [{ role: 'user', content: input, source: 'input' }]
   const sequential = cell.protocol.kind === 'sequential'
   const budget = cell.protocol.budget
   const disclosed = cell.protocol.budgetDisclosed
   t.attempts.forEach((a, i) => {
     // Independent samples are K separate conversations; shown one after another, each a fresh answer to the prompt.
-    messages.push({ role: 'assistant', content: a.answer, source: 'generate', model: modelName(cell), metadata: { attempt: a.index, pass: a.verdict.pass } })
+    messages.push({
+      role: 'assistant',
+      content: a.answer,
+      source: 'generate',
+      model: modelName(cell),
+      metadata: { attempt: a.index, pass: a.verdict.pass },
+    })
     if (sequential && a.feedback && i < t.attempts.length - 1) {
-      const text = task?.promptBuilder === defaultPromptBuilder.version ? defaultPromptBuilder.revision({ kind: a.feedback.kind, text: a.feedback.text }, { attempt: a.index, budget, discloseBudget: disclosed }) : a.feedback.text
+      const text =
+        task?.promptBuilder === defaultPromptBuilder.version
+          ? defaultPromptBuilder.revision(
+              { kind: a.feedback.kind, text: a.feedback.text },
+              { attempt: a.index, budget, discloseBudget: disclosed },
+            )
+          : a.feedback.text
       messages.push({ role: 'user', content: text, source: 'input', metadata: { feedback: a.feedback.kind } })
     }
   })
@@ -175,9 +259,27 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
   }
   const scores: Record<string, Json> = {}
   for (const a of t.attempts) {
-    scores[`attempt_${a.index}`] = { value: a.verdict.pass ? 1 : 0, answer: a.verdict.extracted ?? null, explanation: a.verdict.diagnostics.summary, metadata: { outcome: a.verdict.diagnostics.outcome, ...(a.verdict.score !== undefined ? { score: a.verdict.score } : {}), feedback: a.feedback?.kind ?? null }, history: [] }
+    scores[`attempt_${a.index}`] = {
+      value: a.verdict.pass ? 1 : 0,
+      answer: a.verdict.extracted ?? null,
+      explanation: a.verdict.diagnostics.summary,
+      metadata: {
+        outcome: a.verdict.diagnostics.outcome,
+        ...(a.verdict.score !== undefined ? { score: a.verdict.score } : {}),
+        feedback: a.feedback?.kind ?? null,
+      },
+      history: [],
+    }
   }
-  if (t.status !== 'error') scores.solved = { value: t.status === 'solved' ? 1 : 0, answer: last?.answer ?? null, explanation: t.firstSuccess === null ? `not solved in ${t.attempts.length} attempts` : `solved at attempt ${t.firstSuccess}`, metadata: { first_success: t.firstSuccess }, history: [] }
+  if (t.status !== 'error')
+    scores.solved = {
+      value: t.status === 'solved' ? 1 : 0,
+      answer: last?.answer ?? null,
+      explanation:
+        t.firstSuccess === null ? `not solved in ${t.attempts.length} attempts` : `solved at attempt ${t.firstSuccess}`,
+      metadata: { first_success: t.firstSuccess },
+      history: [],
+    }
   const start = Date.parse(t.startedAt)
   return {
     id: t.taskId,
@@ -187,13 +289,25 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
     messages,
     output: {
       model: modelName(cell),
-      choices: last ? [{ message: { role: 'assistant', content: last.answer, source: 'generate', model: modelName(cell) }, stop_reason: STOP_REASONS[last.finishReason] }] : [],
+      choices: last
+        ? [
+            {
+              message: { role: 'assistant', content: last.answer, source: 'generate', model: modelName(cell) },
+              stop_reason: STOP_REASONS[last.finishReason],
+            },
+          ]
+        : [],
       completion: last?.answer ?? '',
       usage: modelUsage(usage, actorCost),
       time: t.durationMs / 1000,
     },
     scores,
-    metadata: { status: t.status, first_success: t.firstSuccess, attempts: t.attempts.length, ...(task?.metadata ? { task: task.metadata } : {}) },
+    metadata: {
+      status: t.status,
+      first_success: t.firstSuccess,
+      attempts: t.attempts.length,
+      ...(task?.metadata ? { task: task.metadata } : {}),
+    },
     store: {},
     events: [],
     model_usage: { [modelName(cell)]: modelUsage(usage, actorCost) },
@@ -203,6 +317,14 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
     completed_at: Number.isFinite(start) ? iso(start + t.durationMs) : null,
     total_time: t.durationMs / 1000,
     working_time: t.durationMs / 1000,
-    ...(t.error ? { error: { message: `${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`, traceback: '', traceback_ansi: '' } } : {}),
+    ...(t.error
+      ? {
+          error: {
+            message: `${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`,
+            traceback: '',
+            traceback_ansi: '',
+          },
+        }
+      : {}),
   }
 }

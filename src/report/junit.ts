@@ -13,7 +13,13 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g
 
 /** Text or an attribute value made safe for XML: escaped, and what XML cannot hold replaced by U+FFFD. */
 export function xmlEscape(text: string): string {
-  return text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+  return text
+    .replace(NOT_XML, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
 }
 
 const attrs = (values: Record<string, string | number>): string =>
@@ -25,7 +31,8 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3)
 
 /** A check's name as a test case: the metric, its k and its limit. */
 function checkName(t: ThresholdResult): string {
-  if (t.metric === 'seqAt' || t.metric === 'passAt') return `${t.metric === 'seqAt' ? 'Seq' : 'Pass'}@${t.k} >= ${percent(t.limit)}%`
+  if (t.metric === 'seqAt' || t.metric === 'passAt')
+    return `${t.metric === 'seqAt' ? 'Seq' : 'Pass'}@${t.k} >= ${percent(t.limit)}%`
   if (t.metric === 'maxErrorRate') return `error rate <= ${percent(t.limit)}%`
   if (t.metric === 'finished') return 'the cell finished'
   return 'measured'
@@ -46,7 +53,13 @@ function failuresOf(cell: CellSummary): CellFailure[] {
     const kind = t.metric === 'finished' || t.metric === 'measured' ? 'error' : 'failure'
     out.push({ kind, type: `seqk.${t.metric}`, name: checkName(t), message: t.message })
   }
-  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing')) out.push({ kind: 'failure', type: `seqk.baseline.${cell.gate.status}`, name: `baseline ${cell.gate.file}`, message: cell.gate.messages.join('\n') })
+  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing'))
+    out.push({
+      kind: 'failure',
+      type: `seqk.baseline.${cell.gate.status}`,
+      name: `baseline ${cell.gate.file}`,
+      message: cell.gate.messages.join('\n'),
+    })
   return out
 }
 
@@ -66,23 +79,40 @@ export function junitXml(summary: RunSummary): string {
       const found = failuresOf(cell)
       const error = found.find((f) => f.kind === 'error')
       const first = error ?? found[0]
-      const body = first ? `<${first.kind}${attrs({ message: first.message.split('\n')[0] ?? '', type: first.type })}>${xmlEscape(found.map((f) => `${f.name}: ${f.message}`).join('\n'))}</${first.kind}>` : ''
+      const body = first
+        ? `<${first.kind}${attrs({ message: first.message.split('\n')[0] ?? '', type: first.type })}>${xmlEscape(found.map((f) => `${f.name}: ${f.message}`).join('\n'))}</${first.kind}>`
+        : ''
       if (first?.kind === 'error') errors++
       else if (first) failures++
-      cases.push(`    <testcase${attrs({ name: cell.cellId, classname: b.name, time: seconds(cell.durationMs) })}>${body}</testcase>`)
+      cases.push(
+        `    <testcase${attrs({ name: cell.cellId, classname: b.name, time: seconds(cell.durationMs) })}>${body}</testcase>`,
+      )
       for (const f of found) {
         if (f.kind === 'error') errors++
         else failures++
-        cases.push(`    <testcase${attrs({ name: `${cell.cellId} › ${f.name}`, classname: b.name, time: '0.000' })}><${f.kind}${attrs({ message: f.message.split('\n')[0] ?? '', type: f.type })}>${xmlEscape(f.message)}</${f.kind}></testcase>`)
+        cases.push(
+          `    <testcase${attrs({ name: `${cell.cellId} › ${f.name}`, classname: b.name, time: '0.000' })}><${f.kind}${attrs({ message: f.message.split('\n')[0] ?? '', type: f.type })}>${xmlEscape(f.message)}</${f.kind}></testcase>`,
+        )
       }
     }
     const first = b.cells[0]
     const properties = [
       ['seqk.runId', summary.runId],
       ['seqk.file', b.file],
-      ...(first ? [['seqk.tasks', String(first.protocol.benchmark.tasks)], ['seqk.contentHash', first.protocol.benchmark.contentHash], ['seqk.budget', String(first.protocol.budget)]] : []),
+      ...(first
+        ? [
+            ['seqk.tasks', String(first.protocol.benchmark.tasks)],
+            ['seqk.contentHash', first.protocol.benchmark.contentHash],
+            ['seqk.budget', String(first.protocol.budget)],
+          ]
+        : []),
     ]
-    const out = b.cells.map((c) => `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : c.passAt ?? [])[c.budget - 1] ?? null)}%, ${c.errors.count} errors, ${c.trajectories} trajectories`).join('\n')
+    const out = b.cells
+      .map(
+        (c) =>
+          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+      )
+      .join('\n')
     const time = b.cells.reduce((n, c) => n + c.durationMs, 0)
     return [
       `  <testsuite${attrs({ name: b.name, timestamp, hostname: 'localhost', tests: cases.length, failures, errors, skipped: 0, time: seconds(time), package: 'vitest-seqk', id })}>`,

@@ -30,17 +30,24 @@ export interface EstimateLine {
   estimate: CellEstimate
 }
 
+/** How many of the newest finished runs are searched for a match (each costs a read of its cells.jsonl). */
+const PREVIOUS_RUNS_SEARCHED = 20
+
 /**
  * The previous runs an estimate may learn from: `SEQK_ESTIMATE_FROM` (one run directory) when set,
- * else the finished runs beside this one, newest first.
+ * else the newest finished runs beside this one, newest first.
  */
 function previousRuns(runId: string | undefined): string[] {
   const from = process.env.SEQK_ESTIMATE_FROM
   if (from) return [resolve(from)]
   const run = inject('seqkRun')
   const outputDir = process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
-  const runsDir = run?.runDir ? dirname(run.runDir) : isAbsolute(outputDir) ? outputDir : resolve(process.cwd(), outputDir)
-  return finishedRuns(runsDir, runId ?? run?.runId)
+  const runsDir = run?.runDir
+    ? dirname(run.runDir)
+    : isAbsolute(outputDir)
+      ? outputDir
+      : resolve(process.cwd(), outputDir)
+  return finishedRuns(runsDir, runId ?? run?.runId).slice(0, PREVIOUS_RUNS_SEARCHED)
 }
 
 /**
@@ -52,7 +59,13 @@ function previousRuns(runId: string | undefined): string[] {
  */
 export function cellEstimate(spec: CellPlan, plan: CellStartPlan, runId?: string): CellEstimate | undefined {
   try {
-    const cell = { benchmark: spec.benchmark, cellId: spec.cellId, mode: plan.mode, fingerprint: plan.fingerprint, protocol: plan.protocol }
+    const cell = {
+      benchmark: spec.benchmark,
+      cellId: spec.cellId,
+      mode: plan.mode,
+      fingerprint: plan.fingerprint,
+      protocol: plan.protocol,
+    }
     const runs = previousRuns(runId)
     const prior = process.env.SEQK_ESTIMATE_FROM ? priorFromRun(runs[0]!, cell) : findPrior(runs, cell)
     return estimateCell({
@@ -76,12 +89,20 @@ function batchedPrice(actor: CellPlan['actor']): Price | undefined {
   const price = actor.price
   if (!price || !actor.gathers) return price
   const share = price.batch ?? DEFAULT_BATCH_SHARE
-  return { input: price.input * share, output: price.output * share, ...(price.cacheRead !== undefined ? { cacheRead: price.cacheRead * share } : {}), ...(price.cacheWrite !== undefined ? { cacheWrite: price.cacheWrite * share } : {}) }
+  return {
+    input: price.input * share,
+    output: price.output * share,
+    ...(price.cacheRead !== undefined ? { cacheRead: price.cacheRead * share } : {}),
+    ...(price.cacheWrite !== undefined ? { cacheWrite: price.cacheWrite * share } : {}),
+  }
 }
 
 /** The distinct `metadata.source`, `revision` and `subset` strings of the tasks, for the disclosure card. */
 export function provenanceOf(tasks: CellPlan['tasks']): BenchmarkProvenance {
-  const distinct = (field: string) => [...new Set(tasks.map((t) => t.metadata?.[field]).filter((v): v is string => typeof v === 'string' && v !== ''))].sort()
+  const distinct = (field: string) =>
+    [
+      ...new Set(tasks.map((t) => t.metadata?.[field]).filter((v): v is string => typeof v === 'string' && v !== '')),
+    ].sort()
   return { sources: distinct('source'), revisions: distinct('revision'), subsets: distinct('subset') }
 }
 
@@ -94,11 +115,17 @@ export function dryRunNote(spec: CellPlan, plan: CellStartPlan): string | undefi
   const estimate = cellEstimate(spec, plan)
   const out = process.env.SEQK_ESTIMATE_FILE
   if (out && estimate) {
-    const line: EstimateLine = { schema: 'seqk.estimate-line/1', benchmark: spec.benchmark, cellId: spec.cellId, file: plan.file, estimate }
+    const line: EstimateLine = {
+      schema: 'seqk.estimate-line/1',
+      benchmark: spec.benchmark,
+      cellId: spec.cellId,
+      file: plan.file,
+      estimate,
+    }
     mkdirSync(dirname(out), { recursive: true })
     appendFileSync(out, `${JSON.stringify(line)}\n`)
   }
-  return `dry run (SEQK_DRY_RUN): ${estimate ? describeEstimate(estimate) : 'no estimate could be made (see the cell\'s prompt builder)'}; no model was called`
+  return `dry run (SEQK_DRY_RUN): ${estimate ? describeEstimate(estimate) : "no estimate could be made (see the cell's prompt builder)"}; no model was called`
 }
 
 // Benchmarks whose prompts this worker already wrote into a run directory (one record per task).
@@ -112,7 +139,11 @@ const promptsWritten = new Set<string>()
  * @example
  * const declared = { ...record, ...cellStartExtras(spec, plan, run) }
  */
-export function cellStartExtras(spec: CellPlan, plan: CellStartPlan, run: { runId: string; runDir: string }): { estimate?: CellEstimate; provenance: BenchmarkProvenance } {
+export function cellStartExtras(
+  spec: CellPlan,
+  plan: CellStartPlan,
+  run: { runId: string; runDir: string },
+): { estimate?: CellEstimate; provenance: BenchmarkProvenance } {
   const estimate = cellEstimate(spec, plan, run.runId)
   const key = `${run.runDir}\u0000${spec.benchmark}`
   if (!promptsWritten.has(key)) {
@@ -121,14 +152,14 @@ export function cellStartExtras(spec: CellPlan, plan: CellStartPlan, run: { runI
     let records: TaskRecord[] = []
     try {
       records = spec.tasks.map((task) => ({
-      schema: 'seqk.task/1',
-      benchmark: spec.benchmark,
-      taskId: task.id,
-      contentHash: plan.taskHashes[task.id] ?? '',
-      messages: spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
-      promptBuilder: spec.promptBuilder.version,
-      ...(typeof task.expected === 'string' ? { target: task.expected } : {}),
-      ...(task.metadata ? { metadata: task.metadata } : {}),
+        schema: 'seqk.task/1',
+        benchmark: spec.benchmark,
+        taskId: task.id,
+        contentHash: plan.taskHashes[task.id] ?? '',
+        messages: spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
+        promptBuilder: spec.promptBuilder.version,
+        ...(typeof task.expected === 'string' ? { target: task.expected } : {}),
+        ...(task.metadata ? { metadata: task.metadata } : {}),
       }))
     } catch {
       records = []
