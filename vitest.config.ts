@@ -18,6 +18,7 @@ export default defineConfig({
       { find: /^vitest-seqk\/benchmarks$/, replacement: src('benchmarks/index.ts') },
       { find: /^vitest-seqk\/setup$/, replacement: src('vitest/setup.ts') },
       { find: /^vitest-seqk\/reporter$/, replacement: src('vitest/reporter.ts') },
+      { find: /^vitest-seqk\/cells$/, replacement: src('vitest/cells.ts') },
     ],
   },
   test: {

@@ -17,6 +17,42 @@ export interface ApiName {
   documented: boolean
   /** TSDoc with an `@example`. */
   example: boolean
+  /** What it is for, in one line: the first sentence of its TSDoc (or of its schema's or type's twin), '' when it has none. */
+  purpose: string
+}
+
+/** API.md's purposes are cut to this many characters, at a word. */
+const PURPOSE_CHARS = 110
+
+/**
+ * The first sentence of a TSDoc text as one line: links and code marks kept as their text, cut at
+ * a word when longer than the line allows.
+ */
+export function firstSentence(doc: string): string {
+  const flat = doc.replace(/\{@link(?:code|plain)?\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}/g, (_, target: string, label?: string) => label?.trim() || target).replace(/\s+/g, ' ').trim()
+  // A sentence ends at a full stop, colon or semicolon followed by a space, outside backticks and brackets.
+  let inCode = false
+  let depth = 0
+  let end = flat.length
+  for (let i = 0; i < flat.length; i++) {
+    if (flat[i] === '`') inCode = !inCode
+    else if (!inCode && flat[i] === '(') depth++
+    else if (!inCode && flat[i] === ')') depth = Math.max(0, depth - 1)
+    else if (!inCode && depth === 0 && '.:;'.includes(flat[i]!) && (i === flat.length - 1 || flat[i + 1] === ' ') && !/\b(e\.g|i\.e|etc|vs)$/.test(flat.slice(0, i))) {
+      // `off`: … `record`: … is a list of values, not a sentence: show as much of it as fits.
+      if (flat[i] === ':' && flat.slice(0, i).trim().split(' ').length <= 2) return cutAtWord(flat)
+      end = i
+      break
+    }
+  }
+  return cutAtWord(flat.slice(0, end).trim())
+}
+
+/** A line cut to the purpose's width at a word, with an ellipsis when cut. */
+function cutAtWord(line: string): string {
+  if (line.length <= PURPOSE_CHARS) return line
+  const cut = line.slice(0, PURPOSE_CHARS - 1)
+  return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : cut.length)}…`
 }
 
 /** Each entry point (`vitest-seqk`, `vitest-seqk/metrics`, …) and the source file it is built from. */
@@ -67,13 +103,24 @@ export function apiReport(): Map<string, ApiName[]> {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
       const docs = symbol.getDocumentationComment(checker)
       const tags = symbol.getJsDocTags(checker)
-      return { name: exported.getName(), kind: kindOf(symbol), documented: docs.length > 0 || tags.length > 0, example: tags.some((t) => t.name === 'example') }
+      const text = ts.displayPartsToString(docs)
+      return { name: exported.getName(), kind: kindOf(symbol), documented: docs.length > 0 || tags.length > 0, example: tags.some((t) => t.name === 'example'), purpose: text ? firstSentence(text) : '' }
     })
+    // A zod schema and its inferred type say the same thing: one's purpose serves the other.
+    const byName = new Map(names.map((n) => [n.name, n]))
+    for (const n of names) {
+      if (n.purpose !== '') continue
+      const twin = byName.get(n.name.endsWith('Schema') ? n.name.slice(0, -'Schema'.length) : `${n.name}Schema`)
+      const about = lowerFirst(twin?.purpose.replace(/…$/, '') ?? '')
+      if (twin?.purpose) n.purpose = cutAtWord(n.name.endsWith('Schema') ? `The zod schema of \`${twin.name}\`: ${about}` : `What \`${twin.name}\` checks: ${about}`)
+    }
     // `export default` (the reporter) is listed by its role, not its local name.
     out.set(entry, names.sort((a, b) => a.name.localeCompare(b.name)))
   }
   return out
 }
+
+const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text)
 
 const VALUE_KINDS = new Set<ApiName['kind']>(['function', 'class', 'const', 'enum'])
 
@@ -87,7 +134,8 @@ export function renderApiReport(report: Map<string, ApiName[]>): string {
   const lines = [
     '# The public API of vitest-seqk',
     '',
-    'Every name each entry point exports, read from the sources by `scripts/api-report.ts`.',
+    'Every name each entry point exports, with its purpose (the first sentence of its TSDoc), read from',
+    'the sources by `scripts/api-report.ts`.',
     '`test/api.test.ts` fails when the exports change and this file does not: run `npm run api`',
     'to rewrite it, and review the diff as the change of the public face it is.',
     '',
@@ -95,7 +143,7 @@ export function renderApiReport(report: Map<string, ApiName[]>): string {
   for (const [entry, names] of report) {
     const runtime = names.filter(isRuntime)
     lines.push(`## \`${entry}\``, '', `${runtime.length} runtime ${runtime.length === 1 ? 'name' : 'names'}, ${names.length - runtime.length} type-only.`, '')
-    for (const n of names) lines.push(`- \`${n.name}\` (${n.kind})`)
+    for (const n of names) lines.push(`- \`${n.name}\` (${n.kind})${n.purpose ? `: ${n.purpose}` : ''}`)
     lines.push('')
   }
   return lines.join('\n')

@@ -2,9 +2,9 @@
  * vitest-seqk: declare LLM benchmark tasks as Vitest test files and measure them under sequential
  * feedback (Seq@K) next to independent sampling (Pass@K).
  *
- * This entry point holds what eval files and custom components are written with. Reading run
- * directories is `vitest-seqk/artifacts`, rendering them `vitest-seqk/report`, the benchmark
- * loaders' details `vitest-seqk/benchmarks`, cross-actor analyses `vitest-seqk/analysis`, the
+ * This entry point holds what eval files and custom components are written with. Planning cells
+ * without `seqEval` is `vitest-seqk/cells`, reading run directories `vitest-seqk/artifacts`,
+ * rendering them `vitest-seqk/report`, the benchmark loaders' details `vitest-seqk/benchmarks`, cross-actor analyses `vitest-seqk/analysis`, the
  * math `vitest-seqk/metrics`, and the test server `vitest-seqk/testing`. `API.md` lists every
  * exported name of every entry point (a test keeps it true).
  *
@@ -17,8 +17,8 @@
  */
 
 // Declaring evals.
-export { seqEval, SeqkThresholdError, planCells, type CellPlan } from './vitest/seq-eval.js'
-export { resolveOptions, SeqEvalOptionsError, type SeqEvalOptions, type ResolvedOptions } from './vitest/options.js'
+export { seqEval, SeqkThresholdError } from './vitest/seq-eval.js'
+export { SeqEvalOptionsError, type SeqEvalOptions } from './vitest/options.js'
 export type { Thresholds } from './protocol/cell-summary.js'
 export { seqkMatchers } from './vitest/matchers.js'
 export { currentRun, type SeqkRun } from './vitest/run-context.js'
@@ -33,7 +33,7 @@ export { SimulationScriptSchema, type SimulationScript } from './models/simulate
 
 // Verifiers and feedback.
 export { verifiers, PythonNotFoundError, SandboxUnavailableError, closePythonWorkers } from './verifiers/index.js'
-export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict, ExactMatchOptions, PredicateOptions, PredicateResult, PredicateRule, PythonTestsOptions, PythonTestsVerifier, SandboxMode, SandboxOption, Criterion, CriterionCheck, CriterionInput, RubricTask, RubricTaskInput, PassRule, GradingMode, CriterionPredicate, RubricVerifier, RubricVerifierOptions } from './verifiers/index.js'
+export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict, ExactMatchOptions, ContainsOptions, RegexOptions, JsonOptions, StandardSchema, NumericOptions, OneOfOptions, PredicateOptions, PredicateResult, PredicateRule, PythonTestsOptions, PythonTestsVerifier, SandboxMode, SandboxOption, Criterion, CriterionCheck, CriterionInput, RubricTask, RubricTaskInput, PassRule, GradingMode, CriterionPredicate, RubricVerifier, RubricVerifierOptions } from './verifiers/index.js'
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
 export type { BinaryFeedbackOptions, CriticOptions, Feedback, FeedbackInput, FeedbackKind, FeedbackMode, AsyncFeedbackMode, VerifierFeedbackOptions } from './feedback/index.js'
 
@@ -50,8 +50,10 @@ export { FeedbackSchema, checkFeedback } from './feedback/index.js'
 export { HistoryBuildSchema, checkHistoryBuild } from './protocol/history.js'
 export { checkPrompt, checkRevision } from './protocol/prompt-builder.js'
 export { recordCall, withSpentCalls } from './models/chat-model.js'
-export { isPromiseLike, type Awaitable } from './core/awaitable.js'
+export type { Awaitable } from './core/awaitable.js'
 
 // Public benchmarks (their records, defects and simulations: vitest-seqk/benchmarks).
 export { loadHumanEvalPro, loadMbppPro, loadCodeEvalPro, withCheckedSimulation, loadHealthBench, healthBenchVerifier, loadAdvancedIf, advancedIfVerifier, loadClBench, clBenchVerifier } from './benchmarks/index.js'
 export type { CodeEvalProOptions, CodeEvalProBenchmark, HealthBenchOptions, AdvancedIfOptions, AdvancedIfSubset, ClBenchOptions } from './benchmarks/index.js'
+// Your own tasks from a JSON Lines or CSV file.
+export { loadTasks, TaskFileError, type LoadTasksOptions, type TaskColumns, type TaskRow } from './benchmarks/load-tasks.js'

@@ -10,6 +10,7 @@ import { AnalysisReportSchema, SelectionReportSchema } from '../src/analysis/rep
 import { simulateRun, type SimulatedRunOptions } from '../src/analysis/simulated-runs.js'
 import { parseCommand, UsageError } from '../src/cli/args.js'
 import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
+import { unwrapped } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-analyze-cli-'))
@@ -33,7 +34,8 @@ function cli(args: string[]): { code: number; stdout: string; stderr: string } {
   const code = runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
   // Only `seqk merge` answers with a promise; these commands answer at once.
   if (typeof code !== 'number') throw new Error('expected a synchronous command')
-  return { code, stdout, stderr }
+  // What the output says, its wrapping at 120 columns undone (tested in cli-help.test.ts).
+  return { code, stdout: unwrapped(stdout), stderr: unwrapped(stderr) }
 }
 
 describe('parseCommand', () => {
@@ -115,7 +117,10 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
   const runDir = join(tmp, 'evals-run')
   const env: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1' }
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key]
-  const seqk = (args: string[]) => spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
+  const seqk = (args: string[]) => {
+    const r = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts'), ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })
+    return { ...r, stdout: unwrapped(r.stdout), stderr: unwrapped(r.stderr) }
+  }
 
   beforeAll(() => {
     // Only the offline fixtures eval: fast, and independent of other benchmarks' data.

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readBaselineFile } from '../src/artifacts/baseline-file.js'
+import { unwrapped } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-'))
@@ -62,7 +63,8 @@ function run(env: Record<string, string>, args: string[] = []) {
   for (const key of Object.keys(fullEnv)) if (key.startsWith('VITEST') || key === 'CI' || key === 'SEQK_UPDATE_BASELINE') delete fullEnv[key]
   Object.assign(fullEnv, env)
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...args], { cwd: dir, env: fullEnv, encoding: 'utf8', timeout: 60_000 })
-  return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
+  // What it says, the wrapping at 120 columns undone (continuation lines joined to the line they continue).
+  return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`).replace(/\n {2,}(?=\S)/g, ' ') }
 }
 
 const baselinePath = join(dir, 'seqk.baseline.json')
@@ -87,7 +89,7 @@ describe('baseline gate', () => {
   it('a weakened actor fails the gate, with the interval and the regressed tasks', () => {
     const r = run({ WEAKEN: '1' })
     expect(r.status).toBe(1)
-    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference -\d+\.\d points, 95% CI -\d+\.\d to -\d+\.\d\)/)
+    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference −\d+\.\d points, 95% CI −\d+\.\d–[−+]\d+\.\d\)/)
     expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
   }, 70_000)
 

@@ -75,6 +75,21 @@ describe.skipIf(!hasChromium)(`the live view in headless Chromium${hasChromium ?
     expect(await page.locator('#live-state').textContent()).toBe('running · 3 of 6 trajectories')
   })
 
+  it("pages a cell's trajectories on demand", async () => {
+    await row(cell.start.cellId).locator('button[data-page]').click()
+    await expect.poll(() => page.locator(`tr[data-page-of] li`).count()).toBe(3)
+    expect(await page.locator('tr[data-page-of] p.muted').textContent()).toBe('3 of 3 trajectories')
+    await row(cell.start.cellId).locator('button[data-page]').click()
+    await expect.poll(() => page.locator('tr[data-page-of]').count()).toBe(0)
+  })
+
+  it('is rendered on the server with the state at request time (a page without script, or before any event, shows the run)', async () => {
+    const response = await context.request.get(server.url)
+    const body = await response.text()
+    expect(body).toContain('>running · 3 of 6 trajectories</span>')
+    expect(body).toContain('<span class="count">3/6</span>')
+  })
+
   it('adds a cell that starts, reports a malformed line and keeps going', async () => {
     append('cells.jsonl', other.start)
     appendFileSync(join(dir, 'trajectories.jsonl'), '{"schema":"seqk.trajectory/1","status":"???"}\n')
@@ -126,7 +141,7 @@ describe.skipIf(!hasChromium)(`the live view in headless Chromium${hasChromium ?
     writeFileSync(join(next, 'cells.jsonl'), line(liveCell({ runId: '20261201-120000-aaaaaa' }).start))
     await expect.poll(() => page.locator('#live-run').textContent()).toContain('run 20261201-120000-aaaaaa')
     expect(await page.locator('#live-cells tr').count()).toBe(1)
-    expect(await page.locator('#live-ended').isHidden()).toBe(true)
+    expect(await page.locator('#live-ended').count()).toBe(0)
     expect(await page.locator('#live-state').textContent()).toBe('running · 0 of 2 trajectories')
   })
 

@@ -1,10 +1,14 @@
 // The published package, used the way a user uses it: `npm pack` (which builds dist/ and schemas/
-// through prepack), a real `npm install` of the tarball into a fresh project with its own
-// vitest.config.ts, then `vitest run --project evals` there with our reporter and setup file. The
-// project's files are in test/pack-fixture/ (type-checked here against src/ through the repo's
-// paths, and there against the packed declarations).
+// through prepack), the README's install command with the tarball (`npm i -D <tarball>
+// vitest@<pin> -E`) in a fresh project with its own vitest.config.ts, then the quick start's
+// `vitest run --config vitest.evals.config.ts` there with our reporter and setup file; a plain
+// `vitest run` runs the project's unit tests and no eval. The project's files are in
+// test/pack-fixture/ (type-checked here against src/ through the repo's paths, and there against
+// the packed declarations). Last, the lowest and the newest Vitest the peer range allows each run
+// an eval there.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,7 +17,12 @@ import { RunSummarySchema, TrajectorySchema, type RunSummary, type Trajectory } 
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const fixture = fileURLToPath(new URL('./pack-fixture/', import.meta.url))
-const repoPackage = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { name: string; version: string; devDependencies: Record<string, string> }
+const repoPackage = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  name: string
+  version: string
+  devDependencies: Record<string, string>
+  peerDependencies: Record<string, string>
+}
 
 interface Finished {
   code: number | null
@@ -72,6 +81,9 @@ function vitestInProject(args: readonly string[], env: Record<string, string> = 
   return run('npx', ['--no', '--', 'vitest', ...args], { cwd: project, env, timeoutMs: 120_000 })
 }
 
+/** The quick start's eval command: the evals' own config, so a plain `vitest` never runs them. */
+const EVALS = ['run', '--config', 'vitest.evals.config.ts']
+
 function readRun(runId: string): { summary: RunSummary; trajectories: Trajectory[]; dir: string } {
   const dir = join(project, '.seqk', 'runs', runId)
   const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')))
@@ -101,7 +113,7 @@ beforeAll(async () => {
   // The user's project: its own package.json, config, evals and unit tests; nothing from the repo
   // but the tarball.
   mkdirSync(project)
-  for (const name of ['vitest.config.ts', 'evals', 'unit']) cpSync(join(fixture, name), join(project, name), { recursive: true })
+  for (const name of ['vitest.config.ts', 'vitest.evals.config.ts', 'evals', 'unit']) cpSync(join(fixture, name), join(project, name), { recursive: true })
   const pin = (name: string): string => {
     const version = repoPackage.devDependencies[name]
     if (!version) throw new Error(`the repo's package.json pins no ${name}`)
@@ -111,31 +123,35 @@ beforeAll(async () => {
     name: 'seqk-pack-test-project',
     private: true,
     type: 'module',
-    devDependencies: {
-      '@types/node': pin('@types/node'),
-      typescript: pin('typescript'),
-      vite: pin('vite'),
-      vitest: pin('vitest'),
-      'vitest-seqk': `file:${tarball}`,
-    },
+    devDependencies: { '@types/node': pin('@types/node'), typescript: pin('typescript'), vite: pin('vite') },
   }
   writeFileSync(join(project, 'package.json'), `${JSON.stringify(userPackage, null, 2)}\n`)
   // Strict, and checks the packed .d.ts files too (skipLibCheck off).
   const tsconfig = {
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'], strict: true, noEmit: true, skipLibCheck: false },
-    include: ['evals', 'unit', 'vitest.config.ts'],
+    include: ['evals', 'unit', 'vitest.config.ts', 'vitest.evals.config.ts'],
   }
   writeFileSync(join(project, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`)
-  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 180_000 })
+  // The README's install command, with the tarball for the package name.
+  const installed = await run('npm', ['i', '-D', tarball, `vitest@${pin('vitest')}`, '-E', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 180_000 })
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.output}`)
 }, 240_000)
 
-afterAll(() => {
+// The project holds three installs of Vitest by now: on a loaded machine removing them takes a while.
+afterAll(async () => {
   if (process.env.SEQK_KEEP_TMP) console.log(`pack.test: kept ${tmp}`)
-  else rmSync(tmp, { recursive: true, force: true })
-})
+  else await rm(tmp, { recursive: true, force: true })
+}, 120_000)
 
 describe('the packed package', () => {
+  it('installs with the README\'s command: -E saves the exact Vitest, the tarball as a file: dependency', () => {
+    const saved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+    expect(saved.devDependencies.vitest).toBe(repoPackage.devDependencies.vitest)
+    expect(saved.devDependencies['vitest-seqk']).toMatch(/^file:.*vitest-seqk-[\d.]+\.tgz$/)
+    // What users install next to us is a range, not our pin.
+    expect(JSON.parse(readFileSync(join(project, 'node_modules', 'vitest-seqk', 'package.json'), 'utf8')).peerDependencies).toEqual({ vitest: '>=4.1 <5' })
+  })
+
   it('holds the build, the schemas and the runtime assets, and nothing from the workspace', () => {
     const files = tarEntries.map((entry) => entry.replace(/^package\//, ''))
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/verifiers/python-tests/judge.py', 'dist/verifiers/python-tests/worker.py', 'dist/verifiers/python-tests/codec.py', 'schemas/trajectory.schema.json', 'schemas/summary.schema.json']))
@@ -185,12 +201,13 @@ describe('the packed package', () => {
       "const metrics = await import('vitest-seqk/metrics')",
       "const reporter = await import('vitest-seqk/reporter')",
       "const main = await import('vitest-seqk')",
+      "const cells = await import('vitest-seqk/cells')",
       "const schema = await import('vitest-seqk/schemas/trajectory.schema.json', { with: { type: 'json' } })",
-      'console.log(JSON.stringify({ pass: metrics.passAtK(5, 2, 1), reporter: typeof reporter.default, seqEval: typeof main.seqEval, runCell: typeof main.runCell, schema: typeof schema.default }))',
+      'console.log(JSON.stringify({ pass: metrics.passAtK(5, 2, 1), reporter: typeof reporter.default, seqEval: typeof main.seqEval, runCell: typeof main.runCell, planCells: typeof cells.planCells, schema: typeof schema.default }))',
     ].join('\n')
     const loaded = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, timeoutMs: 30_000 })
     expect(loaded.code, loaded.output).toBe(0)
-    expect(JSON.parse(loaded.stdout.trim().split('\n').at(-1)!)).toEqual({ pass: expect.closeTo(0.4, 12), reporter: 'function', seqEval: 'function', runCell: 'function', schema: 'object' })
+    expect(JSON.parse(loaded.stdout.trim().split('\n').at(-1)!)).toEqual({ pass: expect.closeTo(0.4, 12), reporter: 'function', seqEval: 'function', runCell: 'function', planCells: 'function', schema: 'object' })
   })
 
   it('type-checks user code against the packed declarations', async () => {
@@ -200,9 +217,9 @@ describe('the packed package', () => {
 })
 
 describe('a user project with the installed package', () => {
-  it('runs `vitest run --project evals` with the seqk reporter and writes the run artifacts', async () => {
+  it('runs `vitest run --config vitest.evals.config.ts` with the seqk reporter and writes the run artifacts', async () => {
     const runId = 'pack-pass'
-    const result = await vitestInProject(['run', '--project', 'evals'], { SEQK_RUN_ID: runId })
+    const result = await vitestInProject(EVALS, { SEQK_RUN_ID: runId })
     expect(result.code, result.output).toBe(0)
 
     // The table: its title, then one row per cell.
@@ -235,11 +252,16 @@ describe('a user project with the installed package', () => {
     expect(verdicts).toContain('failed')
   }, 150_000)
 
-  it('runs `vitest run --project unit` with the metrics entry point', async () => {
-    const result = await vitestInProject(['run', '--project', 'unit'])
+  it('a plain `vitest run` runs the unit tests (with the metrics entry point) and no eval', async () => {
+    const runs = join(project, '.seqk', 'runs')
+    const before = existsSync(runs) ? readdirSync(runs).sort() : []
+    const result = await vitestInProject(['run'])
     expect(result.code, result.output).toBe(0)
     expect(result.stdout).toMatch(/unit\/metrics\.spec\.ts \(2 tests\)/)
+    expect(result.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
     expect(result.stdout).toMatch(/Tests\s+2 passed/)
+    expect(result.output).not.toMatch(/\.eval\.ts|evals\/|Seq@|no thresholds/)
+    expect(existsSync(runs) ? readdirSync(runs).sort() : []).toEqual(before)
   }, 150_000)
 
   it('fails the run on a missed threshold, names it, and still writes the artifacts', async () => {
@@ -248,7 +270,7 @@ describe('a user project with the installed package', () => {
     cpSync(join(fixture, 'negative', 'stubborn.eval.ts'), evalFile)
     let result: Finished
     try {
-      result = await vitestInProject(['run', '--project', 'evals'], { SEQK_RUN_ID: runId })
+      result = await vitestInProject(EVALS, { SEQK_RUN_ID: runId })
     } finally {
       rmSync(evalFile, { force: true })
     }
@@ -272,4 +294,35 @@ describe('a user project with the installed package', () => {
     expect(trajectories.filter((t) => t.benchmark === 'stubborn cannot make it')).toHaveLength(2 * 3)
     expect(trajectories).toHaveLength(2 * 3 + 3 * 2 * TINY_CELLS.length)
   }, 150_000)
+})
+
+describe('the Vitest peer range', () => {
+  const range = repoPackage.peerDependencies.vitest!
+  /** The range's releases as the registry has them today, oldest first. */
+  let versions: string[] = []
+  const semver = (v: string) => v.split('.').map(Number)
+  const older = (a: string, b: string) => semver(a).reduce((d, x, i) => d || x - semver(b)[i]!, 0)
+
+  beforeAll(async () => {
+    const listed = await run('npm', ['view', `vitest@${range}`, 'version', '--json'], { cwd: project, timeoutMs: 60_000 })
+    if (listed.code !== 0) throw new Error(`npm view vitest@"${range}" failed (exit ${listed.code}):\n${listed.output}`)
+    const parsed = JSON.parse(listed.stdout) as string | string[]
+    versions = (typeof parsed === 'string' ? [parsed] : parsed).filter((v) => /^\d+\.\d+\.\d+$/.test(v)).sort(older)
+    if (versions.length === 0) throw new Error(`the registry has no release of vitest in ${range}`)
+  }, 70_000)
+
+  it.for(['lowest', 'newest'] as const)('the %s Vitest of the range runs an eval in the project', { timeout: 300_000 }, async (end) => {
+    const version = end === 'lowest' ? versions[0]! : versions.at(-1)!
+    const installed = await run('npm', ['i', '-D', '-E', `vitest@${version}`, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 180_000 })
+    expect(installed.code, installed.output).toBe(0)
+    expect((await vitestInProject(['--version'])).stdout).toContain(version)
+    const runId = `pack-vitest-${version}`
+    const result = await vitestInProject(EVALS, { SEQK_RUN_ID: runId })
+    expect(result.code, `vitest ${version}:\n${result.output}`).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`${TINY} — K=3, 3 tasks × 2 repeats`))
+    const { summary, trajectories } = readRun(runId)
+    expect(summary.benchmarks[0]!.cells.map((c) => c.verdict)).toEqual(TINY_CELLS.map(() => 'pass'))
+    expect(trajectories).toHaveLength(3 * 2 * TINY_CELLS.length)
+    console.log(`pack.test: vitest ${version} (the ${end} of ${range}) ran the evals`)
+  })
 })

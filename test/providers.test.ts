@@ -89,8 +89,8 @@ describe.each(Object.keys(providers))('%s', (name) => {
     expect(revision.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
     expect(revision.messages[2]!.content).toContain('Your answer is incorrect.')
     // Usage adds up to what the server reported, and a priced model has a cost.
-    expect(summary.usage.outputTokens).toBe(trajectories.flatMap((t) => t.attempts).reduce((n, a) => n + a.usage.outputTokens, 0))
-    expect(summary.usage.inputTokens).toBeGreaterThan(0)
+    expect(summary.usage!.outputTokens).toBe(trajectories.flatMap((t) => t.attempts).reduce((n, a) => n + a.usage!.outputTokens, 0))
+    expect(summary.usage!.inputTokens).toBeGreaterThan(0)
     if (name === 'openai-compatible') expect(summary.costUsd).toBe(0)
     else expect(summary.costUsd).toBeGreaterThan(0)
     expect(summary.byRole.actor?.calls).toBe(8)
@@ -191,9 +191,9 @@ describe('Anthropic prompt caching', () => {
     server.respondWith(rules([{ match: /incorrect/, reply: 'still WRONG' }], 'WRONG'))
     const { summary, trajectories } = await runCell(spec(actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...fast }), { budget: 4 }))
     for (const t of trajectories) {
-      expect(t.attempts[0]!.usage.cacheReadTokens).toBe(0)
+      expect(t.attempts[0]!.usage!.cacheReadTokens).toBe(0)
       for (const a of t.attempts.slice(1)) {
-        expect(a.usage.cacheReadTokens).toBeGreaterThan(0)
+        expect(a.usage!.cacheReadTokens).toBeGreaterThan(0)
         expect(a.costUsd!).toBeLessThan(a.costUsdWithoutCache!)
       }
     }

@@ -4,7 +4,8 @@
 // requires the README to hold each region's code verbatim, so the two cannot drift apart.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { actors, planCells, resolveOptions, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+import { actors, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+import { planCells, resolveOptions } from 'vitest-seqk/cells'
 
 // #region recipe-verifier
 import type { Verdict, Verifier } from 'vitest-seqk'
@@ -71,17 +72,21 @@ export function calculatorAgent(model: ChatModel, maxSteps = 4): ChatModel {
     async chat({ messages, context, signal }): Promise<ChatResponse> {
       const system: ChatMessage = { role: 'system', content: 'To compute, reply with exactly one line `CALL calculator: <a> <op> <b>` and wait for the result. Otherwise reply with your answer.' }
       const conversation: ChatMessage[] = [system, ...messages]
-      let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+      let usage: Usage | null = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
       let costUsd: number | undefined = 0
       const started = performance.now()
       for (let step = 1; ; step++) {
         const reply = await model.chat({ messages: conversation, context, signal })
-        usage = {
-          inputTokens: usage.inputTokens + reply.usage.inputTokens,
-          outputTokens: usage.outputTokens + reply.usage.outputTokens,
-          cacheReadTokens: usage.cacheReadTokens + reply.usage.cacheReadTokens,
-          cacheWriteTokens: usage.cacheWriteTokens + reply.usage.cacheWriteTokens,
-        }
+        // One step that reported no usage makes the answer's usage unknown (null), never a smaller count.
+        usage =
+          usage === null || reply.usage === null
+            ? null
+            : {
+                inputTokens: usage.inputTokens + reply.usage.inputTokens,
+                outputTokens: usage.outputTokens + reply.usage.outputTokens,
+                cacheReadTokens: usage.cacheReadTokens + reply.usage.cacheReadTokens,
+                cacheWriteTokens: usage.cacheWriteTokens + reply.usage.cacheWriteTokens,
+              }
         // One unpriced step makes the whole answer's cost unknown, never $0.
         costUsd = costUsd === undefined || reply.costUsd === undefined ? undefined : costUsd + reply.costUsd
         const call = /^CALL calculator:(.*)$/m.exec(reply.text)

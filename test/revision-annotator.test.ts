@@ -125,7 +125,7 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
     expect(summary.costUsd).toBeCloseTo(cost, 12)
     expect(summary.costAtK).toEqual([0, 0, 0])
     const perRevision = cost / 6
-    console.info(`annotator cost per revision at $${PRICE.input}/$${PRICE.output} per Mtok: $${perRevision.toFixed(6)} (${calls.length} calls, ${summary.byRole.annotator!.usage.inputTokens} input and ${summary.byRole.annotator!.usage.outputTokens} output tokens for 6 revisions)`)
+    console.info(`annotator cost per revision at $${PRICE.input}/$${PRICE.output} per Mtok: $${perRevision.toFixed(6)} (${calls.length} calls, ${summary.byRole.annotator!.usage!.inputTokens} input and ${summary.byRole.annotator!.usage!.outputTokens} output tokens for 6 revisions)`)
     expect(perRevision).toBeGreaterThan(0)
 
     // Recomputed from trajectories.jsonl alone (the summary view seqk summarize reads), the same.

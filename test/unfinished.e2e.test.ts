@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
-import { SAYS_CORRECT_SOURCE } from './fixture-project.js'
+import { SAYS_CORRECT_SOURCE, unwrapped } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))
@@ -74,7 +74,8 @@ describe('a cell that does not finish', () => {
   it('without the seqk reporter or the setup file, says once what to add', () => {
     writeFileSync(join(dir, 'vitest.config.ts'), config(`'default'`, false))
     const r = run('run-b')
-    expect(r.out).toContain("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
+    // Wrapped at 120 columns, as everything seqk prints.
+    expect(unwrapped(r.out)).toContain("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
     expect(r.out).toContain("vitest-seqk: no seqk reporter in this Vitest run")
     expect(r.out.split('the setup file is not loaded').length - 1).toBe(1)
   }, 70_000)

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli } from '../src/cli/run.js'
 import { SEQK } from './fixture-project.js'
 import { line, liveCell } from './live-fixtures.js'
+import { applyEvent, emptySnapshot, type LiveEvent } from '../src/report/live/events.js'
 
 const io = () => {
   const out = { stdout: '', stderr: '' }
@@ -51,7 +52,7 @@ describe('seqk view', () => {
     await expect.poll(() => stdout, { timeout: 15_000 }).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/ for .* \(not there yet: waiting for a run\)/)
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(stdout)![1])
 
-    const events: { type: string; [k: string]: unknown }[] = []
+    const events: LiveEvent[] = []
     const req = request({ host: '127.0.0.1', port, path: '/events', headers: { host: `localhost:${port}` } }, (res) => {
       let pending = ''
       res.setEncoding('utf8')
@@ -61,33 +62,39 @@ describe('seqk view', () => {
         pending = blocks.pop()!
         for (const block of blocks) {
           const data = block.split('\n').find((l) => l.startsWith('data: '))
-          if (data) events.push(JSON.parse(data.slice(6)) as { type: string })
+          if (data) events.push(JSON.parse(data.slice(6)) as LiveEvent)
         }
       })
     })
     req.on('error', () => {})
     req.end()
-    await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toEqual(['run'])
-    expect(events[0]).toMatchObject({ runId: null })
+    // The page's own fold of the stream: the state a page shows.
+    const state = () => events.reduce(applyEvent, emptySnapshot(null, ''))
+    await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toEqual(['snapshot'])
+    expect(state().runId).toBeNull()
 
     // A run starts: its directory, its cell, then trajectories, the last line written in two pieces.
     const dir = join(runs, '20260101-000000-aaaaaa')
     mkdirSync(dir, { recursive: true })
     const cell = liveCell({ runId: 'r', tasks: ['t/1', 't/2', 't/3'] })
     writeFileSync(join(dir, 'cells.jsonl'), line(cell.start))
-    await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toEqual(['run', 'run', 'cell-start'])
+    await expect.poll(() => state().cells.map((c) => c.progress.total), { timeout: 5000 }).toEqual([3])
+    expect(state().runId).toBe('20260101-000000-aaaaaa')
     appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'solved')))
     const torn = line(cell.trajectory('t/2', 0, 'error', 'HTTP 429: rate limited'))
     appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(0, 40))
-    await expect.poll(() => events.filter((e) => e.type === 'trajectory').length, { timeout: 5000 }).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(events.filter((e) => e.type === 'trajectory')).toHaveLength(1)
+    await expect.poll(() => state().recent.length, { timeout: 5000 }).toBe(1)
+    // The torn line is not read until its newline arrives: once a later change is read, still one trajectory.
+    appendFileSync(join(dir, 'plan.jsonl'), line({ schema: 'seqk.plan/1', type: 'files', runId: 'r', files: ['a.eval.ts'] }))
+    await expect.poll(() => state().files.planned, { timeout: 5000 }).toBe(1)
+    expect(state().recent).toHaveLength(1)
     appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(40))
-    await expect.poll(() => events.filter((e) => e.type === 'trajectory').length, { timeout: 5000 }).toBe(2)
-    expect(events.at(-1)).toMatchObject({ type: 'trajectory', taskId: 't/2', status: 'error', error: { message: 'HTTP 429: rate limited' }, progress: { done: 2, total: 3, solved: 1, errored: 1 } })
+    await expect.poll(() => state().recent.length, { timeout: 5000 }).toBe(2)
+    expect(state().errors.at(-1)).toMatchObject({ taskId: 't/2', status: 'error', error: { message: 'HTTP 429: rate limited' } })
+    expect(state().cells[0]!.progress).toEqual({ done: 2, total: 3, solved: 1, failed: 0, errored: 1 })
     appendFileSync(join(dir, 'cells.jsonl'), line(cell.end()))
     writeFileSync(join(dir, 'summary.json'), '{}')
-    await expect.poll(() => events.at(-1), { timeout: 5000 }).toEqual({ type: 'ended', report: false })
+    await expect.poll(() => state().ended, { timeout: 5000 }).toEqual({ report: false, verdict: null })
 
     child.kill('SIGTERM')
     expect(await exited).toBe(0)

@@ -25,6 +25,7 @@ import {
 import { revisionTimingTable } from './revision-timing.js'
 import { pooledRevisionAnnotation, revisionAnnotationSection } from './revision-annotation.js'
 
+/** How `seqk select` calibrates: the Seq@k depth, the draws, the resamples and the largest calibration size. */
 export interface SelectionSettings {
   /** Seq@k calibration depth (default min(3, K)). */
   k?: number
@@ -36,6 +37,7 @@ export interface SelectionSettings {
   maxN?: number
 }
 
+/** The options of `analyzeRuns`: the k compared, the seed, the resamples and the model-selection section. */
 export interface AnalyzeOptions {
   /** Compare Pass@k with Seq@k at this k (default: each benchmark's budget K). */
   k?: number
@@ -47,6 +49,7 @@ export interface AnalyzeOptions {
   selection?: SelectionSettings | false
 }
 
+/** The options of `selectModels`: the selection settings and the seed. */
 export interface SelectOptions extends SelectionSettings {
   seed?: number
   /** Only this feedback mode (default: every mode with independent cells beside it). */

@@ -1,7 +1,7 @@
 /**
  * Reading Pass@k and Seq@k out of cell summaries, with the protocol's one rule about it: Seq@k for
  * k < K may be read from a K-run by truncation only when the actor was not told its budget
- * (DESIGN §1). Everything else in `analysis/` goes through these, so that rule lives in one place.
+ * (the protocol's rule). Everything else in `analysis/` goes through these, so that rule lives in one place.
  */
 import type { CellSummary } from '../core/schemas.js'
 import { passAtK } from '../metrics/index.js'

@@ -1,5 +1,5 @@
 /**
- * Refusals: a Seq@K number is defined only together with its protocol (DESIGN §1), so actors are
+ * Refusals: a Seq@K number is defined only together with its protocol, so actors are
  * compared only on protocols equal in everything but the actor. The independent cells of a
  * benchmark are compared with each other, and each feedback mode's cells with each other.
  */
@@ -12,6 +12,7 @@ export interface SourcedCell {
   runId: string
 }
 
+/** Why two cells cannot be compared: the fields in which their protocols differ. */
 export interface ComparabilityProblem {
   benchmark: string
   mode: string
@@ -129,6 +130,8 @@ export function comparabilityProblems(cells: readonly SourcedCell[]): Comparabil
 }
 
 /**
+ * Throws unless the cells can be compared: their protocols may differ in the actor only.
+ *
  * @throws ComparabilityError listing every problem found by {@link comparabilityProblems}.
  * @example
  * assertComparable(cells) // throws: "… differ in verifier.settings.timeoutMs"

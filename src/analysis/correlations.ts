@@ -8,6 +8,7 @@ import { bootstrapInterval } from '../metrics/index.js'
 import type { Correlation, CorrelationPair, Correlations } from './report-schema.js'
 import { spearman } from './spearman.js'
 
+/** The options of the rank correlations: the bootstrap's seed, resamples and confidence level. */
 export interface CorrelationOptions {
   /** Bootstrap seed (default 1). */
   seed?: number

@@ -53,6 +53,7 @@ export interface SelectionTable {
   notes: string[]
 }
 
+/** What the model-selection table is built from: one benchmark's independent and sequential cells. */
 export interface SelectionTableInput {
   benchmark: string
   mode: string
@@ -168,6 +169,7 @@ export function splitTaskGroups(taskIds: readonly string[], seed: number): { a: 
   return { a: ids.slice(0, half).sort(byCodeUnits), b: ids.slice(half).sort(byCodeUnits) }
 }
 
+/** The options of the model-selection experiment: draws, seed, resamples, level and the largest calibration size. */
 export interface ModelSelectionOptions {
   /** Calibration draws per size n and direction (default 200). */
   draws?: number

@@ -45,6 +45,7 @@ function order(ids: readonly string[], rank: ReadonlyMap<string, number>, then: 
   return [...ids].sort((x, y) => (rank.get(x) as number) - (rank.get(y) as number) || (then.get(x) as number) - (then.get(y) as number) || byCodeUnits(x, y))
 }
 
+/** What two rankings of the same actors are compared from: each actor's Pass@K and Seq@K. */
 export interface CompareRankingsInput {
   benchmark: string
   mode: string

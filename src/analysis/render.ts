@@ -5,7 +5,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, RevisionAnnotationSection, Selection, SelectionReport, TimingRow } from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
-import { money, ordinal, percent, plural, ratio, signedPercent, signedRatio } from '../metrics/format.js'
+import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
   point: number | null
@@ -13,14 +13,16 @@ interface IntervalLike {
   hi: number | null
 }
 
+/** The options of the analysis's text rendering. */
 export interface RenderOptions {
   /** Colour headings and notes (default false). */
   color?: boolean
 }
 
+/** A point and its interval, the interval as every output writes it (`80.7 (53.8–89.7)`). */
 function ci(interval: IntervalLike, format: (v: number | null) => string): string {
   if (interval.lo === null || interval.hi === null) return format(interval.point)
-  return `${format(interval.point)} [${format(interval.lo)}, ${format(interval.hi)}]`
+  return `${format(interval.point)} (${intervalText(interval.lo, interval.hi, { signed: format === signedPercent })})`
 }
 
 /** Columns padded to their widest cell; `right` marks numeric columns. */
@@ -59,11 +61,11 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
   if (rows.length === 0) return []
   const ks = [...new Set(rows.map((r) => r.k))]
   const K = ks.length === 1 ? String(ks[0]) : 'K'
-  const out = [c.bold(`Revision timing (paper Table 4)`) + ` — EGS = (Seq@2 − Seq@1)/ΔSeq@${K}, LGS = (Seq@${K} − Seq@${K === 'K' ? 'K−1' : Number(K) - 1})/ΔSeq@${K}`]
+  const out = [c.bold(`Revision timing (paper Table 4)`) + ` — EGS = (Seq@2 − Seq@1)/ΔSeq@${K}, LGS = (Seq@${K} − Seq@${K === 'K' ? 'K−1' : Number(K) - 1})/ΔSeq@${K}, in %`]
   out.push(
     ...table(
       ['actor', 'mode', 'Seq@1', `Seq@${K}`, `ΔSeq@${K}`, 'EGS', 'LGS', 'why undefined'],
-      rows.map((r) => [r.actorId, r.mode, percent(r.seqAt1), percent(r.seqAtK), signedPercent(r.gain), ratio(r.egs), ratio(r.lgs), r.reason ?? '']),
+      rows.map((r) => [r.actorId, r.mode, percent(r.seqAt1), percent(r.seqAtK), signedPercent(r.gain), percent(r.egs), percent(r.lgs), r.reason ?? '']),
       (i) => i >= 2 && i <= 6,
       c,
     ),

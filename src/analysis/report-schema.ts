@@ -1,6 +1,6 @@
 /**
  * The JSON written by `seqk analyze --json` and `seqk select --json`, and handed to the HTML
- * report: one zod schema is the contract (STYLE.md), the TypeScript types are inferred from it.
+ * report: one zod schema is the contract, the TypeScript types are inferred from it.
  *
  * Plain JSON throughout: "no value" is `null` next to a stated reason, never NaN, 0 or 1.
  * Rates are shares in [0, 1]; costs are US dollars per task (or per calibration) as priced in the
@@ -12,6 +12,7 @@ import { IntervalSchema, RevisionClassSummarySchema } from '../core/schemas.js'
 const Rate = z.number().nullable()
 const Int = z.number().int()
 
+/** An actor the analysis left out, and why. */
 export const ExcludedActorSchema = z.object({ actorId: z.string(), reason: z.string() })
 export type ExcludedActor = z.infer<typeof ExcludedActorSchema>
 
@@ -21,6 +22,7 @@ export type Source = z.infer<typeof SourceSchema>
 
 // ── 1. Rankings (paper Table 3) ───────────────────────────────────────────────────────────────
 
+/** The best–worst and mean pairwise gaps between actors under one metric. */
 export const GapsSchema = z.object({
   /** Best score minus worst score. */
   bestWorst: Rate,
@@ -29,6 +31,7 @@ export const GapsSchema = z.object({
 })
 export type Gaps = z.infer<typeof GapsSchema>
 
+/** One actor in a ranking: its Pass@K and Seq@K, their ranks and the change. */
 export const RankedActorSchema = z.object({
   actorId: z.string(),
   pass: z.number(),
@@ -40,6 +43,7 @@ export const RankedActorSchema = z.object({
   rankChange: Int,
 })
 
+/** The actors of one benchmark and mode ranked under Pass@K and Seq@K, with the gaps and reversals. */
 export const RankingSchema = z.object({
   benchmark: z.string(),
   /** The feedback mode whose Seq@k is compared with Pass@k. */
@@ -58,6 +62,7 @@ export type Ranking = z.infer<typeof RankingSchema>
 
 // ── 2. Correlations (paper Figure 4) ──────────────────────────────────────────────────────────
 
+/** One Spearman correlation with its bootstrap interval. */
 export const CorrelationSchema = z.object({
   /** Spearman's rho; null when undefined (fewer than 2 pairs, or a constant variable). */
   rho: Rate,
@@ -69,6 +74,7 @@ export const CorrelationSchema = z.object({
 })
 export type Correlation = z.infer<typeof CorrelationSchema>
 
+/** One actor's Pass@K, Seq@K and their gains: a point of the correlations. */
 export const CorrelationPairSchema = z.object({
   benchmark: z.string(),
   actorId: z.string(),
@@ -84,6 +90,7 @@ export const CorrelationPairSchema = z.object({
 })
 export type CorrelationPair = z.infer<typeof CorrelationPairSchema>
 
+/** The correlation section of the analysis: the points, and the correlations of levels and of gains. */
 export const CorrelationsSchema = z.object({
   /** A mode name, or `best non-binary` (per pair the non-binary mode with the highest Seq@k, as in the paper). */
   feedback: z.string(),
@@ -98,6 +105,7 @@ export type Correlations = z.infer<typeof CorrelationsSchema>
 
 // ── 3. Revision timing (paper Table 4) ────────────────────────────────────────────────────────
 
+/** One actor's revision timing in the analysis: Seq@K, its gain, EGS and LGS, or why they are undefined. */
 export const TimingRowSchema = z.object({
   benchmark: z.string(),
   actorId: z.string(),
@@ -127,8 +135,10 @@ export const CostSuccessPointSchema = z.object({
   /** Why the point is left out of the frontier (unpriced, or no rate), else null. */
   reason: z.string().nullable(),
 })
+/** One point of the cost–success chart as the analysis stores it. */
 export type CostSuccessPointJson = z.infer<typeof CostSuccessPointSchema>
 
+/** One actor's cost–success curve: a point per budget k. */
 export const CostSuccessSeriesSchema = z.object({
   /** `independent`, or a feedback mode name. */
   protocol: z.string(),
@@ -139,6 +149,7 @@ export const CostSuccessSeriesSchema = z.object({
 })
 export type CostSuccessSeries = z.infer<typeof CostSuccessSeriesSchema>
 
+/** One benchmark's cost–success series and their combined Pareto frontier. */
 export const CostSuccessSchema = z.object({
   benchmark: z.string(),
   series: z.array(CostSuccessSeriesSchema),
@@ -158,6 +169,7 @@ export type RevisionAnnotatorId = z.infer<typeof RevisionAnnotatorIdSchema>
 export const RevisionClassRowSchema = RevisionClassSummarySchema
 export type RevisionClassRow = z.infer<typeof RevisionClassRowSchema>
 
+/** One actor and mode in the revision-annotation section: how many revisions were annotated, and their classes. */
 export const RevisionAnnotationRowSchema = z.object({
   actorId: z.string(),
   mode: z.string(),
@@ -177,6 +189,7 @@ export const RevisionAnnotationRowSchema = z.object({
 })
 export type RevisionAnnotationRow = z.infer<typeof RevisionAnnotationRowSchema>
 
+/** The revision-annotation section of the analysis: did revisions address the feedback. */
 export const RevisionAnnotationSectionSchema = z.object({
   /** One row per actor and feedback mode with annotated revisions. */
   rows: z.array(RevisionAnnotationRowSchema),
@@ -187,6 +200,7 @@ export type RevisionAnnotationSection = z.infer<typeof RevisionAnnotationSection
 
 // ── 5. Model selection (paper Figure 2, Table 2) ──────────────────────────────────────────────
 
+/** The model-selection result under one metric: the selection loss, the held-out result, the cost and the picks. */
 export const ProtocolSelectionSchema = z.object({
   /** The calibration metric, e.g. `Pass@5` or `Seq@3`. */
   metric: z.string(),
@@ -201,6 +215,7 @@ export const ProtocolSelectionSchema = z.object({
 })
 export type ProtocolSelection = z.infer<typeof ProtocolSelectionSchema>
 
+/** The model-selection results at one calibration size n: by Pass@K, by Seq@K, and the gain. */
 export const SelectionSizeSchema = z.object({
   /** Calibration tasks drawn per selection. */
   n: Int,
@@ -211,6 +226,7 @@ export const SelectionSizeSchema = z.object({
 })
 export type SelectionSize = z.infer<typeof SelectionSizeSchema>
 
+/** One protocol's model-selection experiment. */
 export const SelectionSchema = z.object({
   benchmark: z.string(),
   /** Feedback mode of deployment (and of the Seq@k calibration). */
@@ -235,12 +251,15 @@ export const SelectionSchema = z.object({
 })
 export type Selection = z.infer<typeof SelectionSchema>
 
+/** A protocol the model-selection experiment skipped, and why. */
 export const SelectionSkippedSchema = z.object({ benchmark: z.string(), mode: z.string(), reason: z.string() })
 export type SelectionSkipped = z.infer<typeof SelectionSkippedSchema>
 
 // ── The reports ───────────────────────────────────────────────────────────────────────────────
 
+/** The schema id of `analysis.json` (`seqk analyze --json`). */
 export const ANALYSIS_SCHEMA = 'seqk.analysis/1'
+/** What `seqk analyze` writes: rankings, correlations, timing, cost–success and revision annotation across actors. */
 export const AnalysisReportSchema = z.object({
   schema: z.literal(ANALYSIS_SCHEMA),
   sources: z.array(SourceSchema),
@@ -267,7 +286,9 @@ export const AnalysisReportSchema = z.object({
 })
 export type AnalysisReport = z.infer<typeof AnalysisReportSchema>
 
+/** The schema id of the report `seqk select` writes. */
 export const SELECTION_SCHEMA = 'seqk.selection/1'
+/** What `seqk select` writes: the model-selection experiment's results. */
 export const SelectionReportSchema = z.object({
   schema: z.literal(SELECTION_SCHEMA),
   sources: z.array(SourceSchema),

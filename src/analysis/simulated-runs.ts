@@ -12,6 +12,7 @@ import { createRng, seedFrom } from '../metrics/index.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { protocolFingerprint } from '../core/fingerprint.js'
 
+/** One simulated actor of a simulated run set: its chances on a fresh attempt and after feedback, and its cost. */
 export interface SimulatedActorSpec {
   id: string
   /** Chance a fresh attempt (attempt 1, or any independent sample) passes. */
@@ -27,6 +28,7 @@ export interface SimulatedActorSpec {
   costPerAttempt?: number | null
 }
 
+/** The options of a simulated run set: the actors, the tasks, the budget and the seed. */
 export interface SimulatedRunOptions {
   actors: readonly SimulatedActorSpec[]
   /** Feedback modes; `binary` gets feedback kind binary, any other name kind verifier. */

@@ -10,6 +10,7 @@ import { describeZodError } from '../core/zod-errors.js'
 export const BASELINE_SCHEMA = 'seqk.baseline/1'
 const PROTOCOL_SCHEMA = 'seqk.protocol/1'
 
+/** One cell of a baseline file: its protocol fingerprint and per-task rates. */
 export const BaselineCellSchema = z.object({
   fingerprint: z.string(),
   protocol: ProtocolSchema,

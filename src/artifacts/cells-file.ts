@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ProtocolSchema } from '../core/schemas.js'
 import { CellEstimateSchema } from '../core/estimate.js'
 import { BenchmarkProvenanceSchema } from '../core/disclosure.js'
+import { CELL_VERDICTS } from '../core/kinds.js'
 import { readJsonLines } from './jsonl.js'
 
 /** Beside `trajectories.jsonl`: what each cell declared, so its summary can be recomputed from the files alone. */
@@ -53,6 +54,11 @@ export const CellEndRecordSchema = z.object({
   durationMs: z.number().nonnegative(),
   /** Set when the cell did not run to its end (a timeout, a crash, a cancel): why, as the reporter said it. */
   unfinished: z.string().optional(),
+  /** The cell's verdict and its failed checks, each counted once (absent in files written before they existed). */
+  verdict: z.enum(CELL_VERDICTS).optional(),
+  failedChecks: z.number().int().nonnegative().optional(),
+  /** In a resumed run: trajectories kept as they had ended in the run it resumed (all of them: the cell was kept whole). */
+  kept: z.number().int().nonnegative().optional(),
 })
 export type CellEndRecord = z.infer<typeof CellEndRecordSchema>
 

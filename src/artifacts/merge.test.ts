@@ -60,7 +60,7 @@ describe('recomputeCell of a shard', () => {
     const cell = recomputeCell(run.cells[0]!.start, run.cells[0]!.end, run.trajectories)
     expect(cell.shard).toEqual({ index: 2, count: 3 })
     expect(cell.thresholds).toEqual([])
-    expect(cell.verdict).toBe('pass')
+    expect(cell.verdict).toBe('shard')
     expect(cell.tasks).toBe(tasks.filter((t) => shardOfTask(t.id, 3) === 2).length)
   })
 })

@@ -5,6 +5,7 @@ import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { shardOfTask } from '../protocol/shard.js'
+import { storedVerdict } from '../protocol/verdict.js'
 
 /** The threshold line of a cell that did not run to its end: failed, saying why and how far it got. */
 export function unfinishedThreshold(why: string, ended: number, total: number): ThresholdResult {
@@ -59,11 +60,10 @@ export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undef
     return { ...summary, thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds], verdict: 'fail', ...(shard ? { shard } : {}) }
   }
   // Its thresholds and baseline wait for the merge, as when it ran.
-  if (shard) return { ...summary, thresholds: [], verdict: 'pass', shard }
+  if (shard) return { ...summary, thresholds: [], verdict: 'shard', shard }
   if (start.baseline && gate) {
     const result = gate(summary)
-    const failed = result.status === 'fail' || result.status === 'missing'
-    summary = { ...summary, gate: result, verdict: failed ? 'fail' : summary.verdict }
+    summary = { ...summary, gate: result, verdict: storedVerdict({ ...summary, gate: result }) }
   }
   return summary
 }

@@ -18,7 +18,9 @@ export function ensureRunDir(root: string, runsDir: string, runId: string): stri
   return dir
 }
 
+/** The name of the run directory's trajectory file (one JSON line per trajectory). */
 export const TRAJECTORIES_FILE = 'trajectories.jsonl'
+/** The name of the run directory's summary file. */
 export const SUMMARY_FILE = 'summary.json'
 /** How Vitest was started for this run (written by the first cell), so `seqk resume` can start it again. */
 export const RUN_FILE = 'run.json'

@@ -116,8 +116,17 @@ describe('appendTrajectory / readTrajectories', () => {
 
   it('rejects another schema version', () => {
     const path = freshPath()
-    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/2' })}\n`)
+    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/9' })}\n`)
     expect(() => readTrajectories(path)).toThrow(/:1: not a seqk trajectory: schema: /)
+  })
+
+  it('reads version 1 files (usage always numbers) beside version 2 ones (unknown usage null)', () => {
+    const path = freshPath()
+    const unknown = { ...trajectory('b'), usage: null, usageUnknownCalls: 1, attempts: trajectory('b').attempts.map((a) => ({ ...a, usage: null })) }
+    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/1' })}\n${JSON.stringify(unknown)}\n`)
+    const [v1, v2] = readTrajectories(path).trajectories
+    expect([v1!.schema, v1!.usage]).toEqual(['seqk.trajectory/1', trajectory('a').usage])
+    expect([v2!.schema, v2!.usage, v2!.usageUnknownCalls, v2!.attempts[0]!.usage]).toEqual(['seqk.trajectory/2', null, 1, null])
   })
 
   it('says where trajectories are written when the file is missing', () => {

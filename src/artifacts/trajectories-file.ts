@@ -10,6 +10,7 @@ export function appendTrajectory(path: string, trajectory: Trajectory): void {
   appendFileSync(path, `${JSON.stringify(trajectory)}\n`)
 }
 
+/** What `readTrajectories` returns: the trajectories, a cut-off last line, and the lines a resume superseded. */
 export interface ReadTrajectories {
   /** One per (run, benchmark, cell, task, repeat), in file order of each one's last line. */
   trajectories: Trajectory[]

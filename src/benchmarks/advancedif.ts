@@ -28,6 +28,7 @@ import { rubric, type RubricVerifier } from '../verifiers/rubric/rubric-verifier
 /** The three sub-benchmarks, by our name. */
 export type AdvancedIfSubset = 'complex-if' | 'carried-context' | 'system-steerability'
 
+/** The AdvancedIF subsets, in the order the loader reads them. */
 export const ADVANCEDIF_SUBSETS: readonly AdvancedIfSubset[] = ['complex-if', 'carried-context', 'system-steerability']
 
 /**
@@ -83,6 +84,7 @@ export const AdvancedIfRecordSchema = z.object({
 })
 export type AdvancedIfRecord = z.infer<typeof AdvancedIfRecordSchema>
 
+/** The options of `loadAdvancedIf`: which records to load and how to grade them. */
 export interface AdvancedIfOptions extends SelectOptions {
   /** Keep only these sub-benchmarks (any spelling of their names). */
   subsets?: readonly string[]

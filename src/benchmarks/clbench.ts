@@ -74,6 +74,7 @@ function initials(name: string): string {
     .join('')
 }
 
+/** The options of `loadClBench`: which records to load and how to grade them. */
 export interface ClBenchOptions extends SelectOptions {
   /** Keep only these context categories: the full name (`Domain Knowledge Reasoning`) or its initials (`DKR`, `RSA`), any case. */
   categories?: readonly string[]

@@ -85,6 +85,7 @@ export interface CodeEvalProDefects {
   referenceDoesNotCallBase: boolean
   multipleDefsInNewProblem: boolean
 }
+/** One kind of defect a HumanEval Pro or MBPP Pro record can have. */
 export type CodeEvalProDefect = keyof CodeEvalProDefects
 
 /** Defects of the prompt itself: with one of these, the prompt does not say what the tests call. */
@@ -200,6 +201,7 @@ function analyse(record: CodeEvalProRecord, benchmark: CodeEvalProBenchmark): { 
 // ---------------------------------------------------------------------------------------------
 // Files
 
+/** The options of the HumanEval Pro and MBPP Pro loaders: which records, and whether to drop defective ones. */
 export interface CodeEvalProOptions {
   /**
    * Drop flagged tasks: `true` drops the prompt defects ({@link PROMPT_DEFECTS}: the prompt does

@@ -45,6 +45,7 @@ export const HealthBenchRecordSchema = z.object({
 })
 export type HealthBenchRecord = z.infer<typeof HealthBenchRecordSchema>
 
+/** The options of `loadHealthBench`: which records to load and how to grade them. */
 export interface HealthBenchOptions extends SelectOptions {
   /** Keep only records with one of these themes (`example_tags` `theme:<name>`, e.g. `emergency_referrals`). */
   themes?: readonly string[]

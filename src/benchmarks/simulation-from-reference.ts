@@ -157,6 +157,7 @@ export function breakReference(code: string, entryPoint: string, kind: Reference
   }
 }
 
+/** The options of `simulationFromReference`: the difficulty, and the breaks that make wrong answers from the reference. */
 export interface SimulationFromReferenceOptions {
   /** The simulated task difficulty (0 easy to 1 hard). Default 0.5. */
   difficulty?: number
@@ -189,6 +190,7 @@ export function simulationFromReference(task: Task, reference: string, options: 
   return SimulationScriptSchema.parse({ difficulty: options.difficulty ?? 0.5, correct: [answer(INTROS.correct, code)], wrong })
 }
 
+/** The options of `withCheckedSimulation`: the simulation's options and the verifier that checks it. */
 export interface CheckedSimulationOptions extends SimulationFromReferenceOptions {
   /** The verifier the eval uses (e.g. `verifiers.pythonTests()`): every scripted answer is run through it. */
   verifier: Verifier

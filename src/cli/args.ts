@@ -1,7 +1,10 @@
 /**
- * A small argv parser for `seqk` (no dependency): `--flag value`, `--flag=value`, boolean flags,
- * positional paths, and `--` to end options. Errors name the flag and what would be valid.
+ * The arguments of `seqk` commands: Node's `util.parseArgs` for the syntax, checked here by kind
+ * (integers, numbers with bounds), with errors that name the flag and what would be valid, and
+ * the help text laid out within 120 columns.
  */
+import { parseArgs } from 'node:util'
+import { hangingWrap, TEXT_WIDTH, wrapText } from '../core/text-layout.js'
 
 export interface FlagSpec {
   name: string
@@ -62,9 +65,16 @@ function suggestion(name: string, known: readonly string[]): string {
   return close[0] === undefined ? '' : ` (did you mean --${close[0]}?)`
 }
 
+/** The flag a `util.parseArgs` error names (`'--k <value>'`, `'-x'`), without its value placeholder. */
+function namedFlag(message: string): string {
+  return /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? ''
+}
+
 /**
- * Parses the arguments after the command name against the command's flags. `--help`/`-h` is
- * always accepted (as the boolean flag `help`); `--no-<flag>` turns a boolean flag off.
+ * Parses the arguments after the command name against the command's flags, with Node's
+ * `util.parseArgs` (strict): `--flag value`, `--flag=value`, boolean flags and `--no-<flag>`,
+ * positional paths, `--` to end options; `--help`/`-h` is always accepted (as the boolean flag
+ * `help`). Values are then checked by kind, and every error names the flag and what is valid.
  *
  * @throws UsageError on an unknown flag, a missing or invalid value, or a value given to a boolean.
  * @example
@@ -72,48 +82,46 @@ function suggestion(name: string, known: readonly string[]): string {
  * // => { command: 'analyze', paths: ['.seqk/runs/latest'], flags: { k: 3, json: 'out.json' } }
  */
 export function parseCommand(spec: CommandSpec, argv: readonly string[]): ParsedCommand {
-  const flags: FlagValues = {}
-  const paths: string[] = []
   const byName = new Map(spec.flags.map((f) => [f.name, f]))
   const fail = (message: string): never => {
     throw new UsageError(`seqk ${spec.name}: ${message}`, spec.name)
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    if (arg === '--') {
-      paths.push(...argv.slice(i + 1))
-      break
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }])), help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+      allowNegative: true,
+    })
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string }
+    const flag = namedFlag(message)
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      if (!flag.startsWith('--')) fail(`unknown option ${flag} (options are spelled --name; see seqk ${spec.name} --help)`)
+      const name = flag.slice(2)
+      return fail(`unknown option --${name}${suggestion(name, [...byName.keys()])}`)
     }
-    if (arg === '-h' || arg === '--help') {
-      flags.help = true
-      continue
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const known = byName.get(flag.slice(2))
+      if (known?.kind === 'boolean') {
+        const given = argv.find((a) => a.startsWith(`${flag}=`))
+        return fail(`${flag} takes no value (got "${given?.slice(flag.length + 1) ?? ''}")`)
+      }
+      return fail(`${flag} needs a value${known?.value ? ` ${known.value}` : ''}`)
     }
-    if (!arg.startsWith('-') || arg === '-') {
-      paths.push(arg)
-      continue
-    }
-    if (!arg.startsWith('--')) fail(`unknown option ${arg} (options are spelled --name; see seqk ${spec.name} --help)`)
-    const eq = arg.indexOf('=')
-    let name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
-    let inline: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1)
-    let negated = false
-    if (!byName.has(name) && name.startsWith('no-') && byName.get(name.slice(3))?.kind === 'boolean') {
-      name = name.slice(3)
-      negated = true
-    }
+    throw error
+  }
+  const flags: FlagValues = {}
+  for (const [name, raw] of Object.entries(parsed.values)) {
+    if (raw === undefined) continue
     const flag = byName.get(name)
-    if (flag === undefined) return fail(`unknown option --${name}${suggestion(name, [...byName.keys()])}`)
-    if (flag.kind === 'boolean') {
-      if (inline !== undefined) fail(`--${name} takes no value (got "${inline}")`)
-      flags[name] = !negated
+    if (name === 'help' || flag === undefined || flag.kind === 'boolean') {
+      flags[name] = raw
       continue
     }
-    if (inline === undefined) {
-      const next = argv[i + 1]
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) fail(`--${name} needs a value${flag.value ? ` ${flag.value}` : ''}`)
-      inline = next as string
-      i++
-    }
+    const inline = String(raw)
     if (flag.kind === 'int') {
       const min = flag.min ?? Number.MIN_SAFE_INTEGER
       const value = /^-?\d+$/.test(inline) ? Number(inline) : Number.NaN
@@ -129,7 +137,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
       flags[name] = inline
     }
   }
-  return { command: spec.name, paths, flags }
+  return { command: spec.name, paths: parsed.positionals, flags }
 }
 
 /**
@@ -138,18 +146,19 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
  * @example
  * console.log(commandHelp(analyzeSpec))
  */
-export function commandHelp(spec: CommandSpec): string {
+export function commandHelp(spec: CommandSpec, width = TEXT_WIDTH): string {
   const rows: [string, string][] = spec.flags.map((f) => [`--${f.name}${f.value ? ` ${f.value}` : ''}`, f.description])
   rows.push(['-h, --help', 'show this help'])
-  const width = Math.max(...rows.map(([left]) => left.length))
+  const left = Math.max(...rows.map(([l]) => l.length))
   return [
-    `Usage: ${spec.usage ?? `seqk ${spec.name} <run dir or summary.json>... [options]`}`,
+    ...hangingWrap('Usage: ', spec.usage ?? `seqk ${spec.name} <run dir or summary.json>... [options]`, width),
     '',
-    spec.summary,
+    wrapText(spec.summary, width, 0),
     '',
     'Options:',
-    ...rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`),
+    // Each description wraps by words under itself, never under the flags.
+    ...rows.flatMap(([l, r]) => hangingWrap(`  ${l.padEnd(left)}  `, r, width)),
     '',
-    spec.details,
+    wrapText(spec.details, width, 2),
   ].join('\n')
 }

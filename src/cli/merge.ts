@@ -15,6 +15,9 @@ import { TrajectorySchema } from '../core/schemas.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { plural } from '../metrics/format.js'
 import { emitRun, runEmitters, runHistory } from '../report/emitters.js'
+import { planLoadErrors, PLAN_FILE } from '../artifacts/plan-file.js'
+import { runCountsText, runVerdict, verdictBlock } from '../protocol/verdict.js'
+import { wrapText } from '../core/text-layout.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import type { CliIo } from './run.js'
@@ -68,7 +71,12 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   const merged = mergeShards(runs, runId)
   // Baselines and the history are this checkout's: the shards may have run on other machines.
   const root = cwd
-  const summary = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
+  const recomputed = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
+  // A file that failed to load on any machine is a failed entry of the merged run.
+  const loadErrors = [...new Map(runs.flatMap((r) => planLoadErrors(join(r.dir, PLAN_FILE))).map((e) => [e.file, e])).values()]
+  const withErrors = { ...recomputed, ...(loadErrors.length > 0 ? { loadErrors } : {}) }
+  const verdict = runVerdict(withErrors)
+  const summary = { ...withErrors, verdict: verdictBlock(verdict) }
   // Written beside, then moved into place: a merge that fails half-way leaves no half a run at `out`.
   const partial = `${out}.partial-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
@@ -90,16 +98,17 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
     trajectories: () => readTrajectories(join(partial, TRAJECTORIES_FILE)).trajectories,
     ...(history ? { history } : {}),
     color: Boolean(io.isTTY && !io.env.NO_COLOR),
-    print: (text) => io.stdout(`${text}\n`),
+    print: (text) => io.stdout(`${wrapText(text)}\n`),
     env: io.env,
   })
   written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)
   rmSync(out, { recursive: true, force: true })
   renameSync(partial, out)
-  const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
   const broken = failures.length > 0 ? `; could not write the ${failures.map((f) => f.name).join(', ')}` : ''
-  io.stdout(`seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${plural(merged.cells.length, 'cell')}, ${plural(merged.trajectories.length, 'trajectory', 'trajectories')}${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}${broken}; wrote ${written.join(', ')} to ${out}\n`)
-  return failed.length > 0 || failures.length > 0 ? 1 : 0
+  const line = `seqk merge: ${runs.length} shard ${runs.length === 1 ? 'directory' : 'directories'}, ${plural(merged.trajectories.length, 'trajectory', 'trajectories')} · ${runCountsText(verdict)}${broken}; wrote ${written.join(', ')} to ${out}`
+  io.stdout(`${wrapText(line)}\n`)
+  for (const reason of verdict.reasons) io.stdout(`${wrapText(`  ✗ ${reason}`)}\n`)
+  return verdict.status === 'fail' || failures.length > 0 ? 1 : 0
 }
 
 /**

@@ -11,6 +11,7 @@ import { RUN_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { CommandSpec } from './args.js'
+import { wrapText } from '../core/text-layout.js'
 import { UsageError } from './args.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 import type { CliIo } from './run.js'
@@ -78,7 +79,7 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
     throw new ResumeRefusedError(`Vitest is not installed in ${cwd} (the directory the run started in); install it, or run SEQK_RESUME=${runDir} npx vitest … yourself`)
   }
   const errored = trajectories.filter((t) => t.status === 'error').length
-  io.stderr(`seqk resume: ${trajectories.length} trajectories on file in ${runDir}${errored > 0 ? ` (${errored} errored, to run again)` : ''}; starting vitest ${args.join(' ')}${recorded ? '' : vitestArgs ? '' : ` (no ${RUN_FILE}: pass Vitest's arguments after -- if the run had filters)`}\n`)
+  io.stderr(`${wrapText(`seqk resume: ${trajectories.length} trajectories on file in ${runDir}${errored > 0 ? ` (${errored} errored, to run again)` : ''}; starting vitest ${args.join(' ')}${recorded ? '' : vitestArgs ? '' : ` (no ${RUN_FILE}: pass Vitest's arguments after -- if the run had filters)`}`)}\n`)
   const env: Record<string, string | undefined> = { ...io.env, SEQK_RESUME: runDir }
   // The resumed directory is the run's: another one named here would be refused.
   delete env.SEQK_RUN_DIR

@@ -13,6 +13,7 @@ import { ComparabilityError } from '../analysis/comparability.js'
 import { loadRuns, RunLoadError } from '../analysis/load-runs.js'
 import { renderAnalysis, renderSelection } from '../analysis/render.js'
 import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './args.js'
+import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
@@ -116,6 +117,11 @@ function mainHelp(): string {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/** Text as the terminal gets it: every line within 120 columns (wrapped by words, never cutting a path), unless SEQK_WIDE. */
+function fit(text: string, io: CliIo): string {
+  return wrapText(text, wideFromEnv(io.env) ? null : TEXT_WIDTH)
+}
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
 
 /**
@@ -141,7 +147,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     const dash = spec.name === 'resume' || spec.name === 'estimate' ? rest.indexOf('--') : -1
     const { paths, flags } = parseCommand(spec, dash >= 0 ? rest.slice(0, dash) : rest)
     if (flags.help === true) {
-      io.stdout(`${commandHelp(spec)}\n`)
+      io.stdout(`${commandHelp(spec, wideFromEnv(io.env) ? Number.POSITIVE_INFINITY : TEXT_WIDTH)}\n`)
       return 0
     }
     const cwd = io.cwd ?? process.cwd()
@@ -180,12 +186,12 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
       io.stdout(`${JSON.stringify(json, null, 2)}\n`)
       return 0
     }
-    io.stdout(`${text}\n`)
+    io.stdout(`${fit(text, io)}\n`)
     if (out !== undefined) {
       const file = resolve(cwd, out)
       mkdirSync(dirname(file), { recursive: true })
       writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`)
-      io.stdout(`\nseqk: wrote ${file}\n`)
+      io.stdout(`\n${fit(`seqk: wrote ${file}`, io)}\n`)
     }
     return 0
   } catch (error) {
@@ -196,11 +202,11 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
 /** The exit code and message of a failed command: 1, and the stack only for what is a bug in seqk. */
 function failed(command: string, error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
-    io.stderr(`${error.message}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
+    io.stderr(`${fit(error.message, io)}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
     return 1
   }
   if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof MergeError || error instanceof InputError || error instanceof RangeError) {
-    io.stderr(`seqk ${command}: ${(error as Error).message}\n`)
+    io.stderr(`${fit(`seqk ${command}: ${(error as Error).message}`, io)}\n`)
     return 1
   }
   // Anything else is a bug in seqk: keep the stack, still exit 1 (a failed analysis is not a pass).
@@ -240,6 +246,6 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
   const rows = questions.map((q) => answerPower(q.subject, q.question, target))
   const out = str(flags.json)
   if (out === '-') io.stdout(`${JSON.stringify(rows, null, 2)}\n`)
-  else io.stdout(`${renderPower(rows)}\n`)
+  else io.stdout(`${fit(renderPower(rows), io)}\n`)
   return 0
 }

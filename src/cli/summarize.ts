@@ -11,6 +11,10 @@ import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { applyBaseline } from '../vitest/baseline.js'
+import { planLoadErrors, PLAN_FILE } from '../artifacts/plan-file.js'
+import { runCountsText, runVerdict, verdictBlock } from '../protocol/verdict.js'
+import { plural } from '../metrics/format.js'
+import { wrapText } from '../core/text-layout.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import type { CliIo } from './run.js'
@@ -56,13 +60,18 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   const root = cwd
   // A run is named after its directory (the reporter's rule), whoever's cells it holds (merged blobs).
   const runId = basename(runDir)
-  const summary = recomputeRun({
+  const recomputed = recomputeRun({
     runId,
     createdAt: new Date().toISOString(),
     cells,
     trajectories,
     gate: baselineGate(root),
   })
+  // The files that failed to load are in the run's plan: a failed entry here as in the run.
+  const loadErrors = planLoadErrors(join(runDir, PLAN_FILE))
+  const withErrors = { ...recomputed, ...(loadErrors.length > 0 ? { loadErrors } : {}) }
+  const verdict = runVerdict(withErrors)
+  const summary = { ...withErrors, verdict: verdictBlock(verdict) }
   const out = typeof flags.out === 'string' ? flags.out : undefined
   if (out === '-') {
     io.stdout(`${JSON.stringify(summary, null, 2)}\n`)
@@ -70,9 +79,8 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   }
   const file = out === undefined ? join(runDir, SUMMARY_FILE) : resolve(cwd, out)
   writeSummary(file, summary)
-  const count = summary.benchmarks.reduce((n, b) => n + b.cells.length, 0)
-  const failed = summary.benchmarks.flatMap((b) => b.cells.filter((c) => c.verdict === 'fail').map((c) => `${b.name} › ${c.cellId}`))
-  io.stdout(`seqk summarize: ${count} ${count === 1 ? 'cell' : 'cells'} from ${trajectories.length} trajectories${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ', all passed'}; wrote ${file}\n`)
+  io.stdout(`${wrapText(`seqk summarize: ${plural(trajectories.length, 'trajectory', 'trajectories')} · ${runCountsText(verdict)}; wrote ${file}`)}\n`)
+  for (const reason of verdict.reasons) io.stdout(`${wrapText(`  ✗ ${reason}`)}\n`)
   return 0
 }
 

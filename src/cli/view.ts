@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { DEFAULT_RUNS_DIR } from '../artifacts/run-dir.js'
 import { startLiveServer, type LiveServer } from '../report/live/server.js'
 import type { CommandSpec, FlagValues } from './args.js'
+import { wrapText } from '../core/text-layout.js'
 import { UsageError } from './args.js'
 import type { CliIo } from './run.js'
 
@@ -26,8 +27,9 @@ export const viewSpec: CommandSpec = {
     'once summary.json exists it says the run ended, and links report.html at /report.',
     '',
     'Only this machine can connect: the server listens on 127.0.0.1, answers only Host',
-    'localhost or 127.0.0.1, and serves /, /events and /report (anything else is 404). Ctrl-C',
-    '(SIGINT) or SIGTERM stops it.',
+    'localhost or 127.0.0.1, and serves /, /events, /trajectories and /report (anything else is',
+    '404). The page is rendered with the run\'s state at request time, then follows /events; a big',
+    'run\'s trajectories are paged on demand (/trajectories). Ctrl-C (SIGINT) or SIGTERM stops it.',
     '',
     'Example:  npx seqk view                 # then open http://127.0.0.1:4180/ and run npm run evals',
     '          npx seqk view .seqk/runs --port 0',
@@ -65,13 +67,13 @@ export async function runView(paths: readonly string[], flags: FlagValues, io: C
   if (port > 65535) throw new UsageError(`seqk view: --port must be at most 65535 (got ${port})`, 'view')
   let server: LiveServer
   try {
-    server = await startLiveServer({ target, port, pollMs: typeof flags.poll === 'number' ? flags.poll : undefined, onError: (message) => io.stderr(`${message}\n`) })
+    server = await startLiveServer({ target, port, pollMs: typeof flags.poll === 'number' ? flags.poll : undefined, onError: (message) => io.stderr(`${wrapText(message)}\n`) })
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') throw new UsageError(`seqk view: port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`, 'view')
     throw error
   }
-  io.stdout(`seqk view: serving ${server.url} for ${target}${existsSync(target) ? '' : ' (not there yet: waiting for a run)'}; Ctrl-C stops\n`)
+  io.stdout(`${wrapText(`seqk view: serving ${server.url} for ${target}${existsSync(target) ? '' : ' (not there yet: waiting for a run)'}; Ctrl-C stops`)}\n`)
   await stop
   await server.close()
   io.stdout('seqk view: stopped\n')

@@ -1,5 +1,5 @@
 /**
- * The data contract every folder speaks, at the bottom of the house (DESIGN §3): what a model
+ * The data contract every folder speaks, at the bottom of the house: what a model
  * call, its usage and a verdict look like on disk and in memory. It imports nothing of ours.
  */
 import { z } from 'zod'
@@ -9,6 +9,7 @@ export const ChatMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string(),
 })
+/** One chat message: a role and its text. */
 export type ChatMessage = z.infer<typeof ChatMessageSchema>
 
 /**
@@ -28,9 +29,68 @@ export const UsageSchema = z.object({
   cacheReadTokens: z.number().int().nonnegative(),
   cacheWriteTokens: z.number().int().nonnegative(),
 })
+/** Token usage of one model call: input (cached included), output, cache reads and writes. */
 export type Usage = z.infer<typeof UsageSchema>
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
+
+/**
+ * A call's usage as recorded: `null` when the reply reported none (an OpenAI-compatible server
+ * that sends no `usage`). Unknown is never written as zero: totals add what is known and count
+ * the calls that lacked it ({@link sumUsage}).
+ */
+export const CallUsageSchema = UsageSchema.nullable()
+
+/** Usage added over calls: the known part (null when calls were made and none reported any) and how many calls lacked it. */
+export interface UsageSum {
+  usage: Usage | null
+  /** Calls whose reply reported no usage: their tokens are in no total. */
+  unknownCalls: number
+}
+
+/**
+ * A running sum of calls' usage: what they reported, added, and how many reported none. No call
+ * at all spends zero; calls that all reported none sum to unknown (null), never to zero.
+ *
+ * @example
+ * const tally = new UsageTally()
+ * tally.add(null)
+ * tally.sum() // => { usage: null, unknownCalls: 1 }
+ */
+export class UsageTally {
+  private readonly known: Usage = { ...ZERO_USAGE }
+  private knownCalls = 0
+  private unknownCalls = 0
+
+  add(usage: Usage | null): void {
+    if (usage === null) {
+      this.unknownCalls++
+      return
+    }
+    this.knownCalls++
+    this.known.inputTokens += usage.inputTokens
+    this.known.outputTokens += usage.outputTokens
+    this.known.cacheReadTokens += usage.cacheReadTokens
+    this.known.cacheWriteTokens += usage.cacheWriteTokens
+  }
+
+  sum(): UsageSum {
+    return { usage: this.knownCalls === 0 && this.unknownCalls > 0 ? null : { ...this.known }, unknownCalls: this.unknownCalls }
+  }
+}
+
+/**
+ * Adds the known usages and counts the unknown ones (pure).
+ *
+ * @example
+ * sumUsage([{ inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, null])
+ * // => { usage: { inputTokens: 3, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, unknownCalls: 1 }
+ */
+export function sumUsage(usages: Iterable<Usage | null>): UsageSum {
+  const tally = new UsageTally()
+  for (const u of usages) tally.add(u)
+  return tally.sum()
+}
 
 /**
  * One model call as artifacts keep it: who made it, what it used and cost, and whether it came
@@ -39,7 +99,8 @@ export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0
  */
 export const ModelCallSchema = z.object({
   role: z.enum(['actor', 'critic', 'grader', 'summariser', 'annotator']),
-  usage: UsageSchema,
+  /** Null when the reply reported no usage. */
+  usage: CallUsageSchema,
   latencyMs: z.number().nonnegative(),
   costUsd: z.number().nullable(),
   /** What it would have cost with no prompt caching; null when unpriced. */
@@ -50,6 +111,7 @@ export const ModelCallSchema = z.object({
   /** A batched call at list price, for the saving (null when unpriced). */
   costUsdAtListPrice: z.number().nullable().optional(),
 })
+/** One model call as artifacts keep it: its role, usage, latency, cost and whether it was replayed. */
 export type ModelCall = z.infer<typeof ModelCallSchema>
 
 /** One hidden test statement and how it went. `call`/`expected`/`actual` are set for `assert CALL == EXPECTED`. */
@@ -62,6 +124,7 @@ export const TestOutcomeSchema = z.object({
   actual: z.string().optional(),
   error: z.string().optional(),
 })
+/** One hidden test and how it went, with the call, expected and actual values where known. */
 export type TestOutcome = z.infer<typeof TestOutcomeSchema>
 
 /** One rubric criterion's verdict (rubric verifiers; later issues). */
@@ -75,6 +138,7 @@ export const CriterionVerdictSchema = z.object({
   satisfied: z.boolean().optional(),
   checkedBy: z.enum(['code', 'predicate', 'grader']).optional(),
 })
+/** One rubric criterion's verdict: met or not, its points and the reason. */
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>
 
 /**
@@ -101,8 +165,10 @@ export const DiagnosticsSchema = z.object({
   stdout: z.string().optional(),
   stderr: z.string().optional(),
 })
+/** What a verifier saw besides pass or fail: the outcome, a one-line summary, the tests and the output. */
 export type Diagnostics = z.infer<typeof DiagnosticsSchema>
 
+/** A verifier's verdict on one answer: pass or fail, with its diagnostics, criteria and model calls. */
 export const VerdictSchema = z.object({
   pass: z.boolean(),
   score: z.number().optional(),

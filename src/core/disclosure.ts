@@ -6,7 +6,7 @@
  * fill it; it is never left out or shown as zero.
  */
 import { z } from 'zod'
-import { UsageSchema } from './contract.js'
+import { CallUsageSchema } from './contract.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -100,12 +100,20 @@ export const DisclosureCardSchema = z.object({
     }),
   ),
   cost: z.object({
-    usage: UsageSchema,
+    /** Null when calls were made and none reported usage. */
+    usage: CallUsageSchema,
+    /** Calls whose reply reported no usage (absent: none): `usage` leaves them out. */
+    usageUnknownCalls: z.number().int().positive().optional(),
     /** Null when a call had no price. */
     costUsd: MaybeNumber,
     byRole: z.record(
       z.string(),
-      z.object({ usage: UsageSchema, costUsd: MaybeNumber, calls: z.number().int().nonnegative() }),
+      z.object({
+        usage: CallUsageSchema,
+        usageUnknownCalls: z.number().int().positive().optional(),
+        costUsd: MaybeNumber,
+        calls: z.number().int().nonnegative(),
+      }),
     ),
     calls: z.number().int().nonnegative(),
     replayedCalls: z.number().int().nonnegative(),

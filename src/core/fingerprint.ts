@@ -31,7 +31,7 @@ export function sha256(text: string): string {
 
 /**
  * Stable 16-hex-digit fingerprint of a protocol. A Seq@K number is only defined together with its
- * protocol (DESIGN §1), so artifacts carry it and nothing compares numbers whose fingerprints differ.
+ * protocol, so artifacts carry it and nothing compares numbers whose fingerprints differ.
  *
  * @example
  * protocolFingerprint(protocol) // e.g. '3f9a0c1b2d4e5f60'

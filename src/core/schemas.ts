@@ -1,25 +1,27 @@
 /**
  * The one contract between the cell runner, the artifact writer, the reporter and later the gate
- * and the HTML report (STYLE.md: "one schema is the contract"). JSON Schema files in `schemas/`
+ * and the HTML report ("one schema is the contract"). JSON Schema files in `schemas/`
  * are generated from these (`npm run schemas`), never written by hand.
  *
  * Everything here is plain JSON: blobs from `--merge-reports` turn NaN into null and Dates into
- * strings (DESIGN §5), so "no value" is `null` and times are ISO strings.
+ * strings, so "no value" is `null` and times are ISO strings.
  */
 import { z } from 'zod'
-import { ModelCallSchema, UsageSchema, VerdictSchema } from './contract.js'
+import { CallUsageSchema, ModelCallSchema, VerdictSchema } from './contract.js'
+import { CELL_STATUSES, CELL_VERDICTS, FEEDBACK_KINDS, PROTOCOL_KINDS, RATE_METRICS, THRESHOLD_METRICS, TRAJECTORY_STATUSES } from './kinds.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
 /** A number that may be undefined for a stated reason (NaN in memory, null on disk). */
 const MaybeNumber = z.number().nullable()
 
+/** What identifies a model in the protocol: its provider, model name and parameters. */
 export const ModelDescriptorSchema = z.object({ provider: z.string(), model: z.string(), params: Settings })
 
-/** Every field that defines a Seq@K number (DESIGN §1). Two numbers are comparable only when these match. */
+/** Every field that defines a Seq@K number. Two numbers are comparable only when these match. */
 export const ProtocolSchema = z.object({
   schema: z.literal('seqk.protocol/1'),
-  kind: z.enum(['sequential', 'independent']),
+  kind: z.enum(PROTOCOL_KINDS),
   benchmark: z.object({
     name: z.string(),
     tasks: z.number().int().nonnegative(),
@@ -27,7 +29,7 @@ export const ProtocolSchema = z.object({
     contentHash: z.string(),
   }),
   verifier: z.object({ name: z.string(), version: z.string(), settings: Settings }),
-  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), name: z.string(), version: z.string(), settings: Settings }).nullable(),
+  feedback: z.object({ kind: z.enum(FEEDBACK_KINDS), name: z.string(), version: z.string(), settings: Settings }).nullable(),
   history: z.object({ name: z.string(), settings: Settings }).nullable(),
   promptBuilder: z.string(),
   actor: ModelDescriptorSchema,
@@ -54,6 +56,7 @@ export function errorPolicyOf(protocol: Pick<Protocol, 'errors' | 'errorsCounted
 
 /** The classes of a revision against the feedback it answered (paper §5.2.2). */
 export const REVISION_CLASSES = ['unhelpful', 'some', 'all'] as const
+/** How a revision answered its feedback: unhelpful, some or all of what it named. */
 export type RevisionClass = (typeof REVISION_CLASSES)[number]
 
 /**
@@ -120,6 +123,7 @@ export type RevisionAnnotationError = z.infer<typeof RevisionAnnotationErrorSche
 export const StoredRevisionAnnotationSchema = z.union([RevisionAnnotationSchema, RevisionAnnotationErrorSchema])
 export type StoredRevisionAnnotation = z.infer<typeof StoredRevisionAnnotationSchema>
 
+/** One attempt of a trajectory: the answer, its verdict, the feedback it got and the calls it made. */
 export const AttemptSchema = z.object({
   /** 1-based attempt (sequential) or sample (independent) index. */
   index: z.number().int().positive(),
@@ -131,10 +135,10 @@ export const AttemptSchema = z.object({
    * for TestOutcome.index 3, `criterion:c2`); absent where it names nothing checkable, and in files
    * written before it existed.
    */
-  feedback: z.object({ kind: z.enum(['binary', 'verifier', 'critic']), text: z.string(), requests: z.array(z.string()).optional() }).nullable(),
+  feedback: z.object({ kind: z.enum(FEEDBACK_KINDS), text: z.string(), requests: z.array(z.string()).optional() }).nullable(),
   finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
-  /** The actor's call. */
-  usage: UsageSchema,
+  /** The actor's call; null when its reply reported no usage. */
+  usage: CallUsageSchema,
   latencyMs: z.number().nonnegative(),
   costUsd: MaybeNumber,
   costUsdWithoutCache: MaybeNumber,
@@ -160,6 +164,7 @@ export const AttemptSchema = z.object({
 })
 export type Attempt = z.infer<typeof AttemptSchema>
 
+/** An infrastructure error that ended a trajectory early: where it happened and its message. */
 export const TrajectoryErrorSchema = z.object({
   stage: z.enum(['actor', 'verifier', 'feedback', 'history']),
   attempt: z.number().int().positive(),
@@ -169,7 +174,13 @@ export const TrajectoryErrorSchema = z.object({
 })
 export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
 
-export const TRAJECTORY_SCHEMA = 'seqk.trajectory/1'
+/**
+ * The trajectory schema's version. `/2`: usage a reply did not report is `null` (in `/1` files it
+ * was written as zero tokens, so their zeros may be unknowns); both read.
+ */
+export const TRAJECTORY_SCHEMA = 'seqk.trajectory/2'
+/** Every trajectory version this reader accepts (the lenient reader of older files). */
+export const TRAJECTORY_SCHEMAS = ['seqk.trajectory/1', TRAJECTORY_SCHEMA] as const
 /**
  * Which cell of which run a record belongs to, and under what protocol: the fields a trajectory
  * and a cell summary share (in this order, after their `schema`).
@@ -185,23 +196,28 @@ const cellOf = () => ({
   protocol: ProtocolSchema,
 })
 
+/** One task × repeat of a cell: its attempts in order, its protocol and how it ended. */
 export const TrajectorySchema = z.object({
-  schema: z.literal(TRAJECTORY_SCHEMA),
+  schema: z.enum(TRAJECTORY_SCHEMAS),
   ...cellOf(),
   taskId: z.string(),
   repeat: z.number().int().nonnegative(),
   /** `error` = an infrastructure failure (model, verifier or critic crashed), not a wrong answer. */
-  status: z.enum(['solved', 'failed', 'error']),
+  status: z.enum(TRAJECTORY_STATUSES),
   firstSuccess: z.number().int().positive().nullable(),
   error: TrajectoryErrorSchema.nullable(),
   attempts: z.array(AttemptSchema),
-  usage: UsageSchema,
+  /** What its calls reported, added (null when none of them reported usage). */
+  usage: CallUsageSchema,
+  /** Its calls whose reply reported no usage (absent: none); their tokens are in no total, and their cost is unknown. */
+  usageUnknownCalls: z.number().int().positive().optional(),
   costUsd: MaybeNumber,
   startedAt: z.string(),
   durationMs: z.number().nonnegative(),
 })
 export type Trajectory = z.infer<typeof TrajectorySchema>
 
+/** An interval as artifacts store it: the estimate, the bounds, the level and the method. */
 export const IntervalSchema = z.object({
   point: MaybeNumber,
   lo: MaybeNumber,
@@ -217,11 +233,13 @@ export const IntervalSchema = z.object({
   /** Set when the interval is too wide to be useful, saying what would narrow it. */
   note: z.string().optional(),
 })
+/** An interval as artifacts store it (IntervalSchema). */
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
+/** One threshold of a cell's `expect`: the metric, k, the limit, the value and whether it held. */
 export const ThresholdResultSchema = z.object({
   /** `finished`: the cell did not run to its end (a timeout, a crash, a cancel); its message says why. */
-  metric: z.enum(['seqAt', 'passAt', 'maxErrorRate', 'measured', 'finished']),
+  metric: z.enum(THRESHOLD_METRICS),
   k: z.number().int().positive().nullable(),
   /** For seqAt/passAt a minimum; for maxErrorRate a maximum. */
   limit: z.number(),
@@ -239,7 +257,7 @@ export const GateJsonSchema = z.object({
   messages: z.array(z.string()),
   comparisons: z.array(
     z.object({
-      metric: z.enum(['seqAt', 'passAt']),
+      metric: z.enum(RATE_METRICS),
       k: z.number().int().positive(),
       baseline: MaybeNumber,
       current: MaybeNumber,
@@ -318,7 +336,9 @@ export const RevisionAnnotationSummarySchema = z.object({
 })
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
 
+/** The schema id of a cell summary. */
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
+/** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
@@ -371,10 +391,13 @@ export const CellSummarySchema = z.object({
   /** Revisions by whether they addressed the feedback (sequential cells whose feedback names requests); null or absent otherwise. */
   revisionAnnotation: RevisionAnnotationSummarySchema.nullable().optional(),
   meanAttempts: MaybeNumber,
-  usage: UsageSchema,
+  /** What its calls reported, added (null when none of them reported usage). */
+  usage: CallUsageSchema,
+  /** Its calls whose reply reported no usage (absent: none): `usage` leaves them out, and the cost is unknown. */
+  usageUnknownCalls: z.number().int().positive().optional(),
   costUsd: MaybeNumber,
   /** Usage, cost and call count per role (actor, critic, grader, summariser). */
-  byRole: z.record(z.string(), z.object({ usage: UsageSchema, costUsd: MaybeNumber, calls: z.number().int().nonnegative() })),
+  byRole: z.record(z.string(), z.object({ usage: CallUsageSchema, usageUnknownCalls: z.number().int().positive().optional(), costUsd: MaybeNumber, calls: z.number().int().nonnegative() })),
   costPerTrajectory: MaybeNumber,
   /** Prompt caching: the share of input tokens read from cache, and the cost saved against no caching. */
   cache: z.object({ cachedShare: MaybeNumber, savedUsd: MaybeNumber }),
@@ -409,7 +432,12 @@ export const CellSummarySchema = z.object({
   thresholds: z.array(ThresholdResultSchema),
   /** The baseline gate, when the eval keeps a baseline. */
   gate: GateJsonSchema.nullable().optional(),
-  verdict: z.enum(['pass', 'fail']),
+  /**
+   * The cell's status (see the verdict model): `no-thresholds` when it checked nothing, `shard`
+   * for one machine's share of a task-sharded run (checked at the merge). Files written before
+   * these existed say `pass` for both.
+   */
+  verdict: z.enum(CELL_VERDICTS),
   durationMs: z.number().nonnegative(),
   /**
    * Set on one machine's share of a sharded run (`SEQK_SHARD=i/N`): the numbers cover only its
@@ -419,12 +447,31 @@ export const CellSummarySchema = z.object({
 })
 export type CellSummary = z.infer<typeof CellSummarySchema>
 
+/** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
+/** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
 export const RunSummarySchema = z.object({
   schema: z.literal(SUMMARY_SCHEMA),
   runId: z.string(),
   createdAt: z.string(),
   benchmarks: z.array(z.object({ name: z.string(), file: z.string(), cells: z.array(CellSummarySchema) })),
+  /** Eval files that failed to load or collect (a syntax error, a throw at declaration): each a failed entry of the run, with its error's first line. */
+  loadErrors: z.array(z.object({ file: z.string(), error: z.string() })).optional(),
+  /** Cells declared but not run (skipped: a model without a key, data that is absent), each with why. */
+  notRun: z.array(z.object({ file: z.string(), benchmark: z.string(), cellId: z.string(), reason: z.string() })).optional(),
+  /**
+   * The run's verdict as every output shows it: `fail` on a failed cell, a file that failed to load
+   * or a problem of the run; `pass` when something was checked and held; else `no-thresholds`.
+   * Cells by status, failed checks (each counted once) and one reason per failure.
+   */
+  verdict: z
+    .object({
+      status: z.enum(['pass', 'fail', 'no-thresholds']),
+      cells: z.object(Object.fromEntries(CELL_STATUSES.map((s) => [s, z.number().int().nonnegative()])) as Record<(typeof CELL_STATUSES)[number], z.ZodNumber>),
+      failedChecks: z.number().int().nonnegative(),
+      reasons: z.array(z.string()),
+    })
+    .optional(),
   /** Paired effects of the history policy: cells identical but for it, on the same tasks (paper Table 6). */
   historyComparisons: z
     .array(

@@ -1,6 +1,7 @@
 import { rejectUnknownOptions } from '../models/unknown-options.js'
 import type { FeedbackMode } from './feedback-mode.js'
 
+/** The options of `feedback.binary()`. */
 export interface BinaryFeedbackOptions {
   /** The message every failed attempt gets. Default `Your answer is incorrect.`; at most 10 000 characters. Part of the fingerprint. */
   text?: string
@@ -9,7 +10,7 @@ export interface BinaryFeedbackOptions {
 const MAX_TEXT = 10_000
 
 /**
- * Binary feedback: the actor only learns that its answer failed (DESIGN §1). Nothing about the
+ * Binary feedback: the actor only learns that its answer failed. Nothing about the
  * verifier's diagnostics leaks, so Seq@K under this mode measures revision from a bare signal.
  *
  * @example

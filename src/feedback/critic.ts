@@ -8,6 +8,7 @@ import { criteriaOf } from '../verifiers/rubric/criteria.js'
 import { loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
 import type { AsyncFeedbackMode, FeedbackInput } from './feedback-mode.js'
 
+/** The options of `feedback.critic()`: the critic model, its prompt style and whether it sees the rubric. */
 export interface CriticOptions {
   /** The critic model. Default: the actor critiques its own answer. Its descriptor is part of the fingerprint. */
   model?: ChatModel
@@ -38,7 +39,7 @@ export function criticPrompt(rubric: CriticOptions['rubric'], style: CriticOptio
 type WithActor = FeedbackInput & { actor?: ChatModel }
 
 /**
- * LLM critic feedback (DESIGN §1 `critic` mode; the paper's §4): a model reads the task and the
+ * LLM critic feedback (the `critic` mode; the paper's §4): a model reads the task and the
  * failed answer — and, when `rubric: 'aware'`, the task's grading criteria — and writes the
  * critique the actor sees. The paper found a rubric-aware critic repairs about twice as many
  * failed criteria as a rubric-blind one, which does no better than independent retries.

@@ -4,9 +4,10 @@ import { ComponentError, zodProblems } from '../models/component-error.js'
 import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'
+import { FEEDBACK_KINDS, isOneOf, type FeedbackKind } from '../core/kinds.js'
 
-/** The kinds of feedback of DESIGN §1. The text and its kind are kept apart in artifacts. */
-export type FeedbackKind = 'binary' | 'verifier' | 'critic'
+/** The kinds of feedback (the contract's closed list). The text and its kind are kept apart in artifacts. */
+export type { FeedbackKind }
 
 export interface Feedback {
   kind: FeedbackKind
@@ -21,6 +22,7 @@ export interface Feedback {
   calls?: ModelCall[]
 }
 
+/** What a feedback mode renders from: the task, the attempt, the answer, its verdict and the history. */
 export interface FeedbackInput {
   /** The task; a mode validates any task field it reads beyond the base ones (the critic: `criteria`). */
   task: AnyTask
@@ -69,15 +71,13 @@ export interface AsyncFeedbackMode extends FeedbackMode {
 
 /** What a feedback mode's `render` must return (or resolve to); unknown fields are ignored. */
 export const FeedbackSchema = z.object({
-  kind: z.enum(['binary', 'verifier', 'critic']),
+  kind: z.enum(FEEDBACK_KINDS),
   text: z.string(),
   requests: z.array(z.string()).optional(),
   calls: z.array(ModelCallSchema).optional(),
 })
 
-const FEEDBACK_KINDS: ReadonlySet<unknown> = new Set(['binary', 'verifier', 'critic'])
-
-const FEEDBACK_CONTRACT = "{ kind: the mode's own kind ('binary' | 'verifier' | 'critic'), text: string, requests?: string[], calls?: ModelCall[] } (FeedbackSchema)"
+const FEEDBACK_CONTRACT = `{ kind: the mode's own kind (${FEEDBACK_KINDS.map((k) => `'${k}'`).join(' | ')}), text: string, requests?: string[], calls?: ModelCall[] } (FeedbackSchema)`
 
 const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'render() must return (or resolve to) { kind, text }, not a bare string; did it forget to return it?',
@@ -98,7 +98,7 @@ const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
 export function checkFeedback(mode: Pick<FeedbackMode, 'kind' | 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Feedback {
   // The hot path: a kind, a text and maybe plain string requests (a critic's calls go to zod).
   const plain = value as Partial<Feedback> | null | undefined
-  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && FEEDBACK_KINDS.has(plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) {
+  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && isOneOf(FEEDBACK_KINDS, plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) {
     const requests = plain.requests
     if (requests === undefined) return { kind: plain.kind, text: plain.text }
     if (Array.isArray(requests) && requests.every((r) => typeof r === 'string')) return { kind: plain.kind, text: plain.text, requests: [...requests] }

@@ -3,7 +3,7 @@ import { verifierFeedback } from './verifier-feedback.js'
 import { critic } from './critic.js'
 
 /**
- * The feedback modes of DESIGN §1. `critic` (an LLM writes the critique) arrives with rubric tasks.
+ * The feedback modes: binary, verifier and critic. `critic` (an LLM writes the critique) arrives with rubric tasks.
  *
  * @example
  * modes: { binary: { feedback: feedback.binary() }, verifier: { feedback: feedback.verifier() } }

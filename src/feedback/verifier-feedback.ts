@@ -3,6 +3,7 @@ import { rejectUnknownOptions } from '../models/unknown-options.js'
 import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
 import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
 
+/** The options of `feedback.verifier()`. */
 export interface VerifierFeedbackOptions {
   /** At most this many failing tests are listed (default 5): an integer from 0 to 100. */
   maxTests?: number
@@ -13,7 +14,7 @@ export interface VerifierFeedbackOptions {
 /** The bounds of VerifierFeedbackOptions. */
 const BOUNDS = { maxTests: [0, 100], maxChars: [40, 100_000] } as const
 
-/** The paper's closing line for test-detail feedback (SOURCES.md, the HumanEval Pro example). */
+/** The paper's closing line for test-detail feedback (its HumanEval Pro example). */
 const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
 
 /** Said first when the answer was cut off by the token limit: the failure may be the cut, not the logic. */
@@ -123,7 +124,7 @@ export function renderDiagnostics(
 }
 
 /**
- * Raw verifier feedback (DESIGN §1 `verifier` mode): the failing tests with their call, expected
+ * Raw verifier feedback (the `verifier` mode): the failing tests with their call, expected
  * and actual values, or the load error / timeout, or the unmet criteria.
  *
  * @example

@@ -12,6 +12,7 @@ export interface BootstrapInterval {
   seed: number
 }
 
+/** The options of a bootstrap: resamples, confidence level and seed. */
 export interface BootstrapOptions {
   /** PRNG seed; default 1. The same seed, units and statistic give the same interval. */
   seed?: number

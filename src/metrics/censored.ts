@@ -29,7 +29,7 @@ export interface AttemptHazard {
 
 /**
  * Seq@k for k = 1..budget with errored trajectories counted as failed before their error and
- * censored from it on (issue 14, item 5): each task's Kaplan–Meier estimate of P(first success <= k)
+ * censored from it on: each task's Kaplan–Meier estimate of P(first success <= k)
  * (see {@link censoredShares}) with the cell's {@link pooledHazards} as the tail, then the mean over
  * tasks, as in {@link seqAtCurve}.
  *

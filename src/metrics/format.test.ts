@@ -1,12 +1,14 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compactCount, money, ordinal, percent, percentText, plural, ratio, signedPercent, signedRatio } from './format.js'
+import { compactCount, fraction, intervalText, MINUS, money, ordinal, percent, percentText, plural, pValueText, ratio, shareText, signedPercent, signedRatio } from './format.js'
 import { competitionRanks, sameRate } from './ranks.js'
 
 const RUNS = { seed: 42, numRuns: 500 }
 
-/** What a printed amount says, read back: "-$0.25" → -0.25, "$1.2e-7" → 1.2e-7. */
-const readMoney = (text: string): number => (text.startsWith('-') ? -1 : 1) * Number(text.replace(/^-?\$/, ''))
+/** A printed number read back: the minus sign (U+2212) as JavaScript's. */
+const read = (text: string): number => Number(text.replace(MINUS, '-'))
+/** What a printed amount says, read back: "−$0.25" → -0.25, "$1.2e-7" → 1.2e-7. */
+const readMoney = (text: string): number => (text.startsWith(MINUS) ? -1 : 1) * Number(text.replace(new RegExp(`^${MINUS}?\\$`), ''))
 
 describe('percent', () => {
   it('prints points with one decimal and never "-0.0"', () => {
@@ -30,23 +32,24 @@ describe('percent', () => {
         expect(text).not.toMatch(/^-0(\.0*)?$/)
         expect(text.split('.')[1]?.length ?? 0).toBe(digits)
         // Read back, it is the rate to within half a unit of its last digit.
-        expect(Math.abs(Number(text) / 100 - v)).toBeLessThanOrEqual(0.5 * 10 ** -digits / 100 + 1e-12)
+        expect(Math.abs(read(text) / 100 - v)).toBeLessThanOrEqual(0.5 * 10 ** -digits / 100 + 1e-12)
       }),
       RUNS,
     )
   })
 
-  it('signs a change: +, - or +0.0 for no change, the sign agreeing with the digits', () => {
+  it('signs a change: +, − or +0.0 for no change, the sign agreeing with the digits', () => {
     expect(signedPercent(0.032)).toBe('+3.2')
-    expect(signedPercent(-0.01)).toBe('-1.0')
+    expect(signedPercent(-0.01)).toBe('−1.0')
     expect(signedPercent(-1e-17)).toBe('+0.0')
     expect(signedPercent(null)).toBe('—')
-    expect(signedPercent(-0.1, { digits: 0 })).toBe('-10')
+    expect(signedPercent(-0.1, { digits: 0 })).toBe('−10')
     fc.assert(
       fc.property(fc.double({ min: -1, max: 1, noNaN: true }), (v) => {
         const text = signedPercent(v)
         expect(text.slice(1)).toBe(percent(Math.abs(v)))
-        expect(text[0]).toBe(Number(percent(v)) < 0 ? '-' : '+')
+        expect(text[0]).toBe(read(percent(v)) < 0 ? MINUS : '+')
+        expect(text).not.toContain('-')
       }),
       RUNS,
     )
@@ -59,7 +62,7 @@ describe('ratio', () => {
     expect(ratio(-0.001)).toBe('0.00')
     expect(ratio(null)).toBe('—')
     expect(signedRatio(0.421)).toBe('+0.42')
-    expect(signedRatio(-0.1)).toBe('-0.10')
+    expect(signedRatio(-0.1)).toBe('−0.10')
     expect(signedRatio(-0.001)).toBe('+0.00')
     expect(signedRatio(undefined)).toBe('—')
     fc.assert(
@@ -84,7 +87,7 @@ describe('money', () => {
     expect(money(1.2e-7)).toBe('$1.2e-7')
     // Rounds up to a cent: a cent, not "$0.010".
     expect(money(0.00999)).toBe('$0.01')
-    expect(money(-0.25)).toBe('-$0.25')
+    expect(money(-0.25)).toBe('−$0.25')
     expect(money(null)).toBe('?')
     expect(money(undefined)).toBe('?')
     expect(money(Number.NaN)).toBe('?')
@@ -95,8 +98,8 @@ describe('money', () => {
     fc.assert(
       fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), (v) => {
         const text = money(v)
-        expect(text).toMatch(/^-?\$\d/)
-        expect(text).not.toMatch(/NaN|Infinity|^-\$0$|^-\$0\.0*$/)
+        expect(text).toMatch(/^\u2212?\$\d/)
+        expect(text).not.toMatch(/NaN|Infinity|^\u2212\$0$|^\u2212\$0\.0*$/)
         if (v !== 0) expect(readMoney(text)).not.toBe(0)
       }),
       RUNS,
@@ -206,5 +209,54 @@ describe('percentText', () => {
     expect(percentText(0.8, { digits: 0 })).toBe('80%')
     expect(percentText(null)).toBe('—')
     expect(percentText(Number.NaN)).toBe('—')
+  })
+})
+
+describe('intervalText', () => {
+  it('writes every interval one way: bounds joined by an en dash, an em dash when a bound is unknown', () => {
+    expect(intervalText(0.651, 0.977)).toBe('65.1–97.7')
+    expect(intervalText(-0.132, 0.084, { signed: true })).toBe('−13.2–+8.4')
+    expect(intervalText(null, 0.5)).toBe('—')
+    expect(intervalText(0.1, Number.NaN)).toBe('—')
+    fc.assert(
+      fc.property(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.boolean(), (a, b, signed) => {
+        const [lo, hi] = [Math.min(a, b), Math.max(a, b)]
+        const text = intervalText(lo, hi, { signed })
+        const [left, right] = text.split('\u2013')
+        expect(left).toBe(signed ? signedPercent(lo) : percent(lo))
+        expect(right).toBe(signed ? signedPercent(hi) : percent(hi))
+        expect(text).not.toMatch(/-|\[|\bto\b/)
+      }),
+      RUNS,
+    )
+  })
+})
+
+describe('pValueText', () => {
+  it('prints two significant digits in decimals from 0.001 up and "< 0.001" below, never an exponent', () => {
+    expect(pValueText(0.0249)).toBe('p = 0.025')
+    expect(pValueText(0.001)).toBe('p = 0.0010')
+    expect(pValueText(8.6e-4)).toBe('p < 0.001')
+    expect(pValueText(0.5)).toBe('p = 0.50')
+    expect(pValueText(null)).toBe('p = —')
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), (p) => {
+        const text = pValueText(p)
+        expect(text).not.toMatch(/e/)
+        if (p >= 0.001) expect(Math.abs(Number(text.slice(4)) - p)).toBeLessThanOrEqual(p * 0.05 + 1e-12)
+        else expect(text).toBe('p < 0.001')
+      }),
+      RUNS,
+    )
+  })
+})
+
+describe('fraction and shareText', () => {
+  it('print a share with its counts, and a dash where there is no total (never a measured 0.0)', () => {
+    expect(fraction(3, 4)).toBe('3/4')
+    expect(fraction(0, 0)).toBe('—')
+    expect(shareText(3, 4)).toBe('75.0 (3/4)')
+    expect(shareText(0, 0)).toBe('—')
+    expect(shareText(0, 7)).toBe('0.0 (0/7)')
   })
 })

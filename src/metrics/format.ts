@@ -7,9 +7,16 @@
  * {@link ordinal} prints them.
  */
 
-/** A digit string with its minus sign dropped when every digit is zero: "-0.0" is no change. */
+/** The minus sign every printed number uses (U+2212), not the hyphen: `−1.0`, `−$0.25`. */
+export const MINUS = '\u2212'
+
+/**
+ * A digit string as printed: its minus sign dropped when every digit is zero ("-0.0" is no
+ * change), and otherwise written as {@link MINUS}.
+ */
 function withoutNegativeZero(text: string): string {
-  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text
+  if (/^-0(\.0*)?$/.test(text)) return text.slice(1)
+  return text.startsWith('-') ? MINUS + text.slice(1) : text
 }
 
 /** Whether a value can be printed as a number at all; anything else prints as an em dash. */
@@ -43,12 +50,12 @@ export function percent(value: number | null | undefined, options: PercentOption
  * the printed digits, so a change that rounds to zero is never "-0.0").
  *
  * @example
- * signedPercent(-0.01) // => '-1.0'
+ * signedPercent(-0.01) // => '−1.0'
  * signedPercent(0.032) // => '+3.2'
  */
 export function signedPercent(value: number | null | undefined, options: PercentOptions = {}): string {
   const text = percent(value, options)
-  return text === '—' || text.startsWith('-') ? text : `+${text}`
+  return text === '—' || text.startsWith(MINUS) ? text : `+${text}`
 }
 
 /**
@@ -58,6 +65,7 @@ export function signedPercent(value: number | null | undefined, options: Percent
  * @example
  * ratio(0.5) // => '0.50'
  * ratio(-0.001) // => '0.00'
+ * ratio(-0.5) // => '−0.50'
  */
 export function ratio(value: number | null | undefined): string {
   return printable(value) ? withoutNegativeZero(value.toFixed(2)) : '—'
@@ -71,7 +79,7 @@ export function ratio(value: number | null | undefined): string {
  */
 export function signedRatio(value: number | null | undefined): string {
   const text = ratio(value)
-  return text === '—' || text.startsWith('-') ? text : `+${text}`
+  return text === '—' || text.startsWith(MINUS) ? text : `+${text}`
 }
 
 /**
@@ -83,7 +91,7 @@ export function signedRatio(value: number | null | undefined): string {
  * - `?` when unknown (`null`: a model without a price) or not a finite number: a cost we cannot
  *   tell, which is not the em dash of a rate that does not apply.
  *
- * A negative amount (a saving shown as a difference) keeps its sign in front: `-$0.25`.
+ * A negative amount (a saving shown as a difference) keeps its sign in front: `−$0.25`.
  *
  * @example
  * money(1.5) // => '$1.50'
@@ -95,7 +103,7 @@ export function money(value: number | null | undefined): string {
   if (!printable(value)) return '?'
   if (value === 0) return '$0'
   const size = Math.abs(value)
-  const sign = value < 0 ? '-' : ''
+  const sign = value < 0 ? MINUS : ''
   const small = size.toPrecision(2)
   return `${sign}$${Number(small) < 0.01 ? small : size.toFixed(2)}`
 }
@@ -157,4 +165,90 @@ export function percentText(value: number | null | undefined, options: PercentOp
  */
 export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : pluralForm}`
+}
+
+export interface IntervalOptions extends PercentOptions {
+  /** Signed bounds, for a difference (`−13.2–+8.4`). */
+  signed?: boolean
+}
+
+/**
+ * An interval as every output writes it: its two bounds in points joined by an en dash
+ * (`65.1–97.7`, a difference `−13.2–+8.4`), or an em dash alone when a bound is unknown.
+ *
+ * @example
+ * intervalText(0.651, 0.977) // => '65.1–97.7'
+ * intervalText(-0.132, 0.084, { signed: true }) // => '−13.2–+8.4'
+ * intervalText(null, 0.5) // => '—'
+ */
+export function intervalText(lo: number | null | undefined, hi: number | null | undefined, options: IntervalOptions = {}): string {
+  if (!printable(lo) || !printable(hi)) return '—'
+  const bound = options.signed ? signedPercent : percent
+  return `${bound(lo, options)}\u2013${bound(hi, options)}`
+}
+
+/**
+ * A p-value as every output writes it: two significant digits in plain decimals from 0.001 up
+ * (`0.025`, `0.0010`), `< 0.001` below (never an exponent), with its `p` and relation.
+ *
+ * @example
+ * pValueText(0.0249) // => 'p = 0.025'
+ * pValueText(0.001) // => 'p = 0.0010'
+ * pValueText(8.6e-4) // => 'p < 0.001'
+ */
+export function pValueText(p: number | null | undefined): string {
+  if (!printable(p)) return 'p = —'
+  return p < 0.001 ? 'p < 0.001' : `p = ${probability(p)}`
+}
+
+/**
+ * A probability or significance level in two significant digits, plain decimals, never an
+ * exponent (`0.025`, `0.0125` → `0.013`); below 0.0001, `< 0.0001`.
+ *
+ * @example
+ * probability(0.0125) // => '0.013'
+ */
+export function probability(p: number | null | undefined): string {
+  if (!printable(p)) return '—'
+  if (p < 0.0001) return '< 0.0001'
+  const [digits, exponent] = p.toExponential(1).split('e')
+  const e = Number(exponent)
+  return e >= 0 ? p.toPrecision(2) : (Number(digits) * 10 ** e).toFixed(1 - e)
+}
+
+/**
+ * A share as a count of a total: `3/4`, or an em dash when the total is zero.
+ *
+ * @example
+ * fraction(3, 4) // => '3/4'
+ */
+export function fraction(n: number, total: number): string {
+  return total === 0 ? '—' : `${n}/${total}`
+}
+
+/**
+ * A share in points with the counts it comes from: `75.0 (3/4)`, or an em dash alone when the
+ * total is zero (no rate, and no `0.0` that would read as a measured zero).
+ *
+ * @example
+ * shareText(3, 4) // => '75.0 (3/4)'
+ * shareText(0, 0) // => '—'
+ */
+export function shareText(n: number, total: number, rate: number | null | undefined = total === 0 ? null : n / total): string {
+  return total === 0 ? '—' : `${percent(rate)} (${fraction(n, total)})`
+}
+
+/**
+ * A token total as every output writes it when some calls may not have reported usage: the
+ * count ({@link compactCount}); `≥` before it when `unknownCalls` of the calls are not in it;
+ * `unknown` when none reported any (`total` null). Never a zero for an unknown.
+ *
+ * @example
+ * tokensText(2048, 0) // => '2.0k'
+ * tokensText(2048, 3) // => '≥2.0k'
+ * tokensText(null, 12) // => 'unknown'
+ */
+export function tokensText(total: number | null, unknownCalls = 0): string {
+  if (total === null) return 'unknown'
+  return `${unknownCalls > 0 ? '≥' : ''}${compactCount(total)}`
 }

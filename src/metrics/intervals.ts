@@ -21,6 +21,7 @@ export interface Interval {
   tasks: number
 }
 
+/** The options of an interval: its confidence level. */
 export interface IntervalOptions {
   /** Confidence level in (0, 1); default 0.95. */
   level?: number

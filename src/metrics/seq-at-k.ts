@@ -20,7 +20,7 @@ export interface TaskOutcomes {
  * Averaging per task first (rather than pooling all trajectories) weights every task equally even
  * when some tasks have fewer usable repeats, as in the paper's definition. A first success later
  * than `budget` counts as a miss, so a K-run truncated to k gives exactly Seq@k (valid only when
- * the actor was not told its budget, DESIGN.md section 1). Tasks with zero repeats are skipped;
+ * the actor was not told its budget). Tasks with zero repeats are skipped;
  * when no task has a repeat every entry is NaN rather than 0.
  *
  * @returns an array of length `budget`, Seq@k at index k - 1.

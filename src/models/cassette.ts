@@ -41,7 +41,7 @@ const CassetteFileSchema = z.object({
   key: CassetteKeySchema,
   response: z.object({
     text: z.string(),
-    usage: UsageSchema,
+    usage: UsageSchema.nullable(),
     latencyMs: z.number(),
     finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
     costUsd: z.number().nullable(),

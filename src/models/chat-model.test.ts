@@ -70,7 +70,7 @@ describe('checkChatResponse', () => {
 
   it.each([
     ['no text (a provider null content passed on)', { ...good, text: null }, 'text', /text: .*expected string.*Fix: put the completion in `text` as a string/],
-    ['no usage', { text: 'x', latencyMs: 1, finishReason: 'stop' }, 'usage', /usage: .*Fix: report token counts in `usage`.*ZERO_USAGE/],
+    ['no usage field', { text: 'x', latencyMs: 1, finishReason: 'stop' }, 'usage', /usage: .*Fix: report token counts in `usage`.*or null when the provider reports none/],
     ['fractional tokens', { ...good, usage: { ...ZERO_USAGE, outputTokens: 1.5 } }, 'usage.outputTokens', /usage\.outputTokens: .*\(got 1\.5\)/],
     ['an unknown finish reason', { ...good, finishReason: 'end_turn' }, 'finishReason', /finishReason: .*\(got "end_turn"\).*Fix: map the provider's stop reason/],
     ['a NaN cost', { ...good, costUsd: Number.NaN }, 'costUsd', /costUsd: /],

@@ -38,6 +38,7 @@ export interface CallContext {
   simulation?: unknown
 }
 
+/** What `chat()` is called with: the messages, the call's context and an abort signal. */
 export interface ChatRequest {
   messages: ChatMessage[]
   context: CallContext
@@ -50,7 +51,8 @@ export type FinishReason = 'stop' | 'length' | 'refusal' | 'other'
 
 export interface ChatResponse {
   text: string
-  usage: Usage
+  /** Token usage as the reply reported it; `null` when it reported none (never zeros in its place). */
+  usage: Usage | null
   latencyMs: number
   finishReason: FinishReason
   /** Nominal cost in USD of this call (0 for simulations, undefined when the model has no price). */
@@ -77,7 +79,7 @@ export interface ChatResponse {
  */
 export const ChatResponseSchema = z.object({
   text: z.string(),
-  usage: UsageSchema,
+  usage: UsageSchema.nullable(),
   latencyMs: z.number().nonnegative(),
   finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
   costUsd: z.number().nonnegative().optional(),
@@ -86,12 +88,12 @@ export const ChatResponseSchema = z.object({
 })
 
 const CHAT_RESPONSE_CONTRACT =
-  "{ text: string, usage: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } (integers >= 0), latencyMs: number >= 0, finishReason: 'stop' | 'length' | 'refusal' | 'other', costUsd?: number >= 0, costUsdWithoutCache?: number >= 0, replayed?: boolean } (see ChatResponse)"
+  "{ text: string, usage: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } (integers >= 0) | null, latencyMs: number >= 0, finishReason: 'stop' | 'length' | 'refusal' | 'other', costUsd?: number >= 0, costUsdWithoutCache?: number >= 0, replayed?: boolean } (see ChatResponse)"
 
 const CHAT_RESPONSE_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'chat() must resolve to a completion object; did it forget to return (or await) it?',
   text: 'put the completion in `text` as a string ("" for an empty reply: a provider\'s null content must become "")',
-  usage: 'report token counts in `usage` as non-negative integers, or `ZERO_USAGE` when the provider reports none',
+  usage: 'report token counts in `usage` as non-negative integers, or null when the provider reports none (unknown, never zero)',
   latencyMs: 'set `latencyMs` to the call\'s wall-clock duration in ms (a finite number >= 0)',
   finishReason: "map the provider's stop reason to `finishReason` 'stop', 'length' (cut off by the token limit), 'refusal' or 'other'",
   costUsd: 'leave `costUsd` out when the model has no price, else a finite number >= 0',
@@ -117,13 +119,7 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     typeof r.text === 'string' &&
     isAmount(r.latencyMs) &&
     FINISH_REASONS.has(r.finishReason) &&
-    typeof u === 'object' &&
-    u !== null &&
-    !Array.isArray(u) &&
-    isCount(u.inputTokens) &&
-    isCount(u.outputTokens) &&
-    isCount(u.cacheReadTokens) &&
-    isCount(u.cacheWriteTokens) &&
+    (u === null || (typeof u === 'object' && !Array.isArray(u) && isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.cacheReadTokens) && isCount(u.cacheWriteTokens))) &&
     isOptionalAmount(r.costUsd) &&
     isOptionalAmount(r.costUsdWithoutCache) &&
     (r.replayed === undefined || typeof r.replayed === 'boolean')

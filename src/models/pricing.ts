@@ -14,6 +14,7 @@ export const PriceSchema = z.object({
    */
   batch: z.number().positive().max(1).optional(),
 })
+/** The price of one model: input, output, cache reads and writes, and its batch share. */
 export type Price = z.infer<typeof PriceSchema>
 
 /** The batch APIs' share of the list price when a price does not say (OpenAI and Anthropic: half). */

@@ -1,5 +1,5 @@
 /**
- * Our own retry loop (DESIGN §5): openai 6.49 sleeps through a whole `retry-after` before it
+ * Our own retry loop: openai 6.49 sleeps through a whole `retry-after` before it
  * notices an abort and neither SDK caps it, so clients run with `maxRetries: 0` and every wait
  * here is capped and abortable.
  */

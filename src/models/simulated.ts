@@ -68,8 +68,10 @@ export const SIMULATED_PROFILES = {
   memoryless: { firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, description: 'ignores feedback: every attempt is a fresh draw' },
 } as const satisfies Record<string, SimulatedProfile>
 
+/** The name of a bundled simulated actor profile. */
 export type SimulatedProfileName = keyof typeof SIMULATED_PROFILES
 
+/** The options of `actors.simulated()`: a profile (bundled or your own), an id, a seed and a latency. */
 export interface SimulatedActorOptions {
   /** A built-in profile name, or a custom profile. */
   profile: SimulatedProfileName | SimulatedProfile

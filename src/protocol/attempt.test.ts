@@ -37,11 +37,12 @@ describe('totals', () => {
   it('sums actor and helper usage and cost over attempts, in total and per role', () => {
     expect(totals([attempt(1, 0.5, 0.25), attempt(2, 1, 0)])).toEqual({
       usage: { inputTokens: 26, outputTokens: 6, cacheReadTokens: 2, cacheWriteTokens: 8 },
+      usageUnknownCalls: 0,
       costUsd: 1.75,
       costUsdWithoutCache: 3.25,
       byRole: {
-        actor: { usage: { inputTokens: 20, outputTokens: 4, cacheReadTokens: 2, cacheWriteTokens: 0 }, costUsd: 1.5, calls: 2 },
-        critic: { usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 8 }, costUsd: 0.25, calls: 2 },
+        actor: { usage: { inputTokens: 20, outputTokens: 4, cacheReadTokens: 2, cacheWriteTokens: 0 }, usageUnknownCalls: 0, costUsd: 1.5, calls: 2 },
+        critic: { usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 8 }, usageUnknownCalls: 0, costUsd: 0.25, calls: 2 },
       },
       replayedCalls: 1,
       calls: 4,
@@ -55,8 +56,19 @@ describe('totals', () => {
   })
 
   it('is zero for no attempts and null when any cost is unknown', () => {
-    expect(totals([])).toEqual({ usage: ZERO_USAGE, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } })
+    expect(totals([])).toEqual({ usage: ZERO_USAGE, usageUnknownCalls: 0, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } })
     expect(totals([attempt(1, 0.5, null), attempt(2, 1, 0)]).costUsd).toBeNull()
+  })
+
+  it('adds only the usage replies reported and counts the calls that reported none, never as zero', () => {
+    const unknown = { ...attempt(1, null, 0.25), usage: null }
+    const t = totals([unknown, attempt(2, 1, 0)])
+    expect(t.usage).toEqual({ inputTokens: 16, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 8 })
+    expect(t.usageUnknownCalls).toBe(1)
+    expect(t.byRole.actor).toMatchObject({ usage: { inputTokens: 10, outputTokens: 2 }, usageUnknownCalls: 1, costUsd: null })
+    // Every call without usage: unknown, not zero.
+    const none = totals([{ ...unknown, helperCalls: [] }])
+    expect([none.usage, none.usageUnknownCalls, none.byRole.actor!.usage]).toEqual([null, 1, null])
   })
 })
 
@@ -64,11 +76,12 @@ describe('spend', () => {
   it("equals totals' usage and cost for any attempts and unfinished calls", () => {
     const cost = fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null })
     const attempts = fc.array(fc.tuple(cost, cost), { maxLength: 6 }).map((costs) => costs.map(([c, h], i) => attempt(i + 1, c, h)))
-    const unfinished = fc.array(cost.map((c) => ({ role: 'grader' as const, usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3 }, latencyMs: 1, costUsd: c, costUsdWithoutCache: c, replayed: false })), { maxLength: 3 })
+    const usage = fc.option(fc.constant({ inputTokens: 5, outputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3 }), { nil: null })
+    const unfinished = fc.array(fc.tuple(cost, usage).map(([c, u]) => ({ role: 'grader' as const, usage: u, latencyMs: 1, costUsd: c, costUsdWithoutCache: c, replayed: false })), { maxLength: 3 })
     fc.assert(
       fc.property(attempts, unfinished, (as, calls) => {
         const all = totals(as, calls)
-        expect(spend(as, calls)).toEqual({ usage: all.usage, costUsd: all.costUsd })
+        expect(spend(as, calls)).toEqual({ usage: all.usage, usageUnknownCalls: all.usageUnknownCalls, costUsd: all.costUsd })
       }),
       { seed: 42, numRuns: 200 },
     )

@@ -1,4 +1,5 @@
-import { checkChatResponse, recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage, ZERO_USAGE } from '../models/chat-model.js'
+import { checkChatResponse, recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage } from '../models/chat-model.js'
+import { UsageTally } from '../core/contract.js'
 import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
 import { isComponentError } from '../models/component-error.js'
@@ -110,38 +111,45 @@ export async function proposeAndVerify(input: {
 }
 
 export interface Totals {
-  usage: Usage
+  /** What the calls reported, added; null when none of them reported usage. */
+  usage: Usage | null
+  /** Calls whose reply reported no usage. */
+  usageUnknownCalls: number
   costUsd: number | null
   costUsdWithoutCache: number | null
   /** Per role (actor, critic, grader, summariser): usage and cost. */
-  byRole: Partial<Record<ModelRole, { usage: Usage; costUsd: number | null; calls: number }>>
+  byRole: Partial<Record<ModelRole, { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null; calls: number }>>
   replayedCalls: number
   calls: number
   /** The calls sent through a batch API: how many, what they cost, and what they would have at list price. */
   batch: { calls: number; costUsd: number | null; listCostUsd: number | null }
 }
 
-/** Adds `b` into the mutable `into`, field by field. */
-function accumulate(into: Usage, b: Usage): void {
-  into.inputTokens += b.inputTokens
-  into.outputTokens += b.outputTokens
-  into.cacheReadTokens += b.cacheReadTokens
-  into.cacheWriteTokens += b.cacheWriteTokens
-}
 
 /**
  * Adds a list of attempts' calls, actor, helpers and the LLM revision annotator's (stored on its
  * record), and the calls of an attempt that failed part way (`unfinished`), in total and per role
- * (pure: only its own result is mutated).
+ * (pure: only its own result is mutated). Usage a reply did not report is counted, never added
+ * as zero.
  */
 export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
-  const out: Totals = { usage: { ...ZERO_USAGE }, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } }
-  for (const a of attempts) {
-    addCall(out, 'actor', a)
-    for (const call of a.helperCalls) addCall(out, call.role, call)
-    if (a.annotation) for (const call of a.annotation.calls ?? []) addCall(out, call.role, call)
+  const out: Totals = { usage: null, usageUnknownCalls: 0, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } }
+  const all = new UsageTally()
+  const byRole = new Map<ModelRole, UsageTally>()
+  const add = (role: ModelRole, call: Parameters<typeof addCall>[2]) => {
+    all.add(call.usage)
+    if (!byRole.has(role)) byRole.set(role, new UsageTally())
+    byRole.get(role)!.add(call.usage)
+    addCall(out, role, call)
   }
-  for (const call of unfinished) addCall(out, call.role, call)
+  for (const a of attempts) {
+    add('actor', a)
+    for (const call of a.helperCalls) add(call.role, call)
+    if (a.annotation) for (const call of a.annotation.calls ?? []) add(call.role, call)
+  }
+  for (const call of unfinished) add(call.role, call)
+  ;({ usage: out.usage, unknownCalls: out.usageUnknownCalls } = all.sum())
+  for (const [role, tally] of byRole) ({ usage: out.byRole[role]!.usage, unknownCalls: out.byRole[role]!.usageUnknownCalls } = tally.sum())
   return out
 }
 
@@ -150,33 +158,25 @@ export function totals(attempts: readonly Attempt[], unfinished: readonly ModelC
  * record. It is what the trajectory spent, the annotator's calls included; the protocol's cost at
  * k (`costCurve`) counts only what running it takes (actor and helpers), not its analysis.
  */
-export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): { usage: Usage; costUsd: number | null } {
-  const usage = { ...ZERO_USAGE }
+export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null } {
+  const tally = new UsageTally()
   let costUsd: number | null = 0
-  for (const a of attempts) {
-    accumulate(usage, a.usage)
-    costUsd = addCost(costUsd, a.costUsd)
-    for (const call of a.helperCalls) {
-      accumulate(usage, call.usage)
-      costUsd = addCost(costUsd, call.costUsd)
-    }
-    if (a.annotation) {
-      for (const call of a.annotation.calls ?? []) {
-        accumulate(usage, call.usage)
-        costUsd = addCost(costUsd, call.costUsd)
-      }
-    }
-  }
-  for (const call of unfinished) {
-    accumulate(usage, call.usage)
+  const add = (call: { usage: Usage | null; costUsd: number | null }) => {
+    tally.add(call.usage)
     costUsd = addCost(costUsd, call.costUsd)
   }
-  return { usage, costUsd }
+  for (const a of attempts) {
+    add(a)
+    for (const call of a.helperCalls) add(call)
+    for (const call of a.annotation?.calls ?? []) add(call)
+  }
+  for (const call of unfinished) add(call)
+  const { usage, unknownCalls } = tally.sum()
+  return { usage, usageUnknownCalls: unknownCalls, costUsd }
 }
 
 /** Adds one call into `out`, in total and for its role. */
-function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean; batched?: boolean; costUsdAtListPrice?: number | null }): void {
-  accumulate(out.usage, call.usage)
+function addCall(out: Totals, role: ModelRole, call: { usage: Usage | null; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean; batched?: boolean; costUsdAtListPrice?: number | null }): void {
   if (call.batched) {
     out.batch.calls++
     out.batch.costUsd = addCost(out.batch.costUsd, call.costUsd)
@@ -186,8 +186,7 @@ function addCall(out: Totals, role: ModelRole, call: { usage: Usage; costUsd: nu
   out.costUsdWithoutCache = addCost(out.costUsdWithoutCache, call.costUsdWithoutCache)
   out.calls++
   if (call.replayed) out.replayedCalls++
-  const r = (out.byRole[role] ??= { usage: { ...ZERO_USAGE }, costUsd: 0, calls: 0 })
-  accumulate(r.usage, call.usage)
+  const r = (out.byRole[role] ??= { usage: null, usageUnknownCalls: 0, costUsd: 0, calls: 0 })
   r.costUsd = addCost(r.costUsd, call.costUsd)
   r.calls++
 }

@@ -175,7 +175,7 @@ describe('summariseCell', () => {
   it('sums usage and cost over all trajectories, errored ones included', () => {
     const p = protocol('sequential', 2)
     const s = summarise(p, [trajectory(p, 'x', 0, ['a', 'OK']), trajectory(p, 'y', 0, ['a'], 'boom')], { thresholds: { maxErrorRate: 1 } })
-    expect(s.usage.inputTokens).toBe(3)
+    expect(s.usage!.inputTokens).toBe(3)
     expect(s.costUsd).toBeCloseTo(1.5, 12)
     expect(CellSummarySchema.safeParse(s).success).toBe(true)
   })
@@ -213,7 +213,9 @@ describe('summariseCell fails closed', () => {
     const judged = summarise(p, [trajectory(p, 'x', 0, [], 'boom'), trajectory(p, 'y', 0, [], 'boom')], { thresholds: { seqAt: { 3: 0.3 } } })
     expect(judged.thresholds.find((t) => t.metric === 'seqAt')?.message).toBe('Seq@3 is undefined here (all 2 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)')
     expect(judged.thresholds.find((t) => t.metric === 'maxErrorRate')?.message).toMatch(/^2 trajectories ended in an infrastructure error \(100\.0% > allowed 0\.0%\); first: /)
-    expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('pass')
+    // A cell that ran and checked nothing is no pass: it says so.
+    expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('no-thresholds')
+    expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])], { thresholds: { seqAt: { 3: 0.5 } } }).verdict).toBe('pass')
   })
 })
 

@@ -20,6 +20,8 @@ import {
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
+import type { RateMetric } from '../core/kinds.js'
+import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
 import { percentText, plural } from '../metrics/format.js'
@@ -43,6 +45,7 @@ export function formatRate(value: number | null): string {
   return value === null ? 'n/a' : value.toFixed(3)
 }
 
+/** What `summariseCell` computes a cell's summary from: its declaration and its trajectories. */
 export interface SummariseInput {
   runId: string
   benchmark: string
@@ -129,7 +132,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
   if (independent) {
     timingNote = 'independent sampling has no revisions'
   } else if (protocol.budgetDisclosed) {
-    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k (DESIGN §1).
+    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k.
     seqCurve = seqCurve.map((v, i) => (i === K - 1 ? v : Number.NaN))
     timingNote = 'budget disclosed to the actor: only Seq@K is valid'
   } else {
@@ -226,11 +229,12 @@ export function summariseCell(input: SummariseInput): CellSummary {
     revisionAnnotation: annotation,
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     usage: spent.usage,
+    ...unknownCalls(spent.usageUnknownCalls),
     costUsd: spent.costUsd,
-    byRole: Object.fromEntries(Object.entries(spent.byRole)),
+    byRole: Object.fromEntries(Object.entries(spent.byRole).map(([role, r]) => [role, { usage: r.usage, ...unknownCalls(r.usageUnknownCalls), costUsd: r.costUsd, calls: r.calls }])),
     costPerTrajectory: spent.costUsd === null || trajectories.length === 0 ? null : spent.costUsd / trajectories.length,
     cache: {
-      cachedShare: finiteOrNull(spent.usage.cacheReadTokens / spent.usage.inputTokens),
+      cachedShare: spent.usage === null ? null : finiteOrNull(spent.usage.cacheReadTokens / spent.usage.inputTokens),
       savedUsd: spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
     ...(spent.batch.calls > 0
@@ -242,9 +246,14 @@ export function summariseCell(input: SummariseInput): CellSummary {
     perTask: perTask,
     costAtK: Array.from({ length: K }, (_, i) => meanOrNull(measuredTasks.map((p) => p.costAtK[i] ?? null))),
     thresholds: results,
-    verdict: results.every((r) => r.pass) ? 'pass' : 'fail',
+    verdict: storedVerdict({ thresholds: results }),
     durationMs: input.durationMs,
   }
+}
+
+/** The count of calls that reported no usage, as summaries store it: absent when there is none. */
+function unknownCalls(n: number): { usageUnknownCalls?: number } {
+  return n > 0 ? { usageUnknownCalls: n } : {}
 }
 
 function ci(interval: Interval | null): string {
@@ -269,7 +278,7 @@ function evaluateThresholds(
   values: { seqAt: (number | null)[] | null; passAt: (number | null)[] | null; errorRate: number | null; errored: readonly Trajectory[]; seqInterval: Interval; passInterval: Interval | null; undefinedWhy: (k: number) => string },
 ): ThresholdResult[] {
   const out: ThresholdResult[] = []
-  const rateChecks: ['seqAt' | 'passAt', string, (number | null)[] | null, Interval | null][] = [
+  const rateChecks: [RateMetric, string, (number | null)[] | null, Interval | null][] = [
     ['seqAt', 'Seq', values.seqAt, values.seqInterval],
     ['passAt', 'Pass', values.passAt, values.passInterval],
   ]

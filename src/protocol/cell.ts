@@ -58,13 +58,14 @@ export interface CellSpec {
   annotate?: AnnotateSpec
 }
 
+/** What `runCell` returns: the cell's summary and its trajectories. */
 export interface CellResult {
   summary: CellSummary
   /** In (task, repeat) order, whatever order they finished in. */
   trajectories: Trajectory[]
 }
 
-/** The protocol of a cell (DESIGN §1): every field that defines its numbers. */
+/** The protocol of a cell: every field that defines its numbers. */
 export function cellProtocol(
   spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'errors'>,
   /** The benchmark's content hash when already computed (see benchmarkHashes). */
@@ -142,7 +143,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       } finally {
         scope.close()
       }
-      const { usage, costUsd } = spend(outcome.attempts, outcome.error?.calls)
+      const { usage, usageUnknownCalls, costUsd } = spend(outcome.attempts, outcome.error?.calls)
       const trajectory: Trajectory = {
         schema: TRAJECTORY_SCHEMA,
         runId: spec.runId,
@@ -159,6 +160,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         error: outcome.error,
         attempts: outcome.attempts,
         usage,
+        ...(usageUnknownCalls > 0 ? { usageUnknownCalls } : {}),
         costUsd,
         startedAt: isoTimestamp(startedMs),
         durationMs: Date.now() - startedMs,

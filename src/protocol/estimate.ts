@@ -25,6 +25,8 @@ const tokensOf = (chars: number): number => Math.ceil(chars / 4)
 /** One attempt index of a previous cell, summed over the trajectories that reached it. */
 export interface PriorAttempt {
   reached: number
+  /** Of those, the attempts whose every call reported usage: the token and cost sums are over these alone. */
+  measured: number
   inputTokens: number
   outputTokens: number
   cacheReadTokens: number
@@ -55,6 +57,7 @@ export interface PriorCell {
 
 const emptyAttempt = (): PriorAttempt => ({
   reached: 0,
+  measured: 0,
   inputTokens: 0,
   outputTokens: 0,
   cacheReadTokens: 0,
@@ -72,16 +75,21 @@ function addTrajectory(stats: PriorStats, t: Trajectory): void {
   t.attempts.forEach((attempt, i) => {
     const at = (stats.attempts[i] ??= emptyAttempt())
     at.reached++
-    at.inputTokens += attempt.usage.inputTokens
-    at.outputTokens += attempt.usage.outputTokens
-    at.cacheReadTokens += attempt.usage.cacheReadTokens
-    at.cacheWriteTokens += attempt.usage.cacheWriteTokens
-    at.actorCostUsd = addCost(at.actorCostUsd, attempt.costUsd)
+    const usage = attempt.usage
     const helpers = [...attempt.helperCalls, ...(attempt.annotation?.calls ?? [])]
+    // An attempt with a call that reported no usage still counts for the stop rates, but its tokens
+    // are unknown: counting them as zero would pull the means down, so it is left out of them.
+    if (usage === null || helpers.some((c) => c.usage === null)) return
+    at.measured++
+    at.inputTokens += usage.inputTokens
+    at.outputTokens += usage.outputTokens
+    at.cacheReadTokens += usage.cacheReadTokens
+    at.cacheWriteTokens += usage.cacheWriteTokens
+    at.actorCostUsd = addCost(at.actorCostUsd, attempt.costUsd)
     at.helperCalls += helpers.length
     for (const call of helpers) {
-      at.helperInputTokens += call.usage.inputTokens
-      at.helperOutputTokens += call.usage.outputTokens
+      at.helperInputTokens += call.usage!.inputTokens
+      at.helperOutputTokens += call.usage!.outputTokens
       at.helperCostUsd = addCost(at.helperCostUsd, call.costUsd)
     }
   })
@@ -173,6 +181,11 @@ export function estimateCell(input: EstimateInput): CellEstimate {
   if (unpriced)
     notes.push(
       'a call has no price (the actor, or a helper call of the previous run): the cost is unknown (give every model `prices`)',
+    )
+  const unmeasured = prior ? prior.pooled.attempts.reduce((n, a) => n + a.reached - a.measured, 0) : 0
+  if (unmeasured > 0)
+    notes.push(
+      `${unmeasured} attempts of the previous run had a call that reported no usage: the figures are from its other attempts`,
     )
   if (prior && anyUnseen)
     notes.push(`tasks the previous run (${prior.runId}) did not run are estimated from its other tasks`)
@@ -311,31 +324,31 @@ function perCall(
 function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, promptTokens: number) {
   const mean = (a: PriorAttempt, shift = 0) => ({
     usage: {
-      inputTokens: Math.max(0, a.inputTokens / a.reached + shift),
-      outputTokens: a.outputTokens / a.reached,
-      cacheReadTokens: a.cacheReadTokens / a.reached,
-      cacheWriteTokens: a.cacheWriteTokens / a.reached,
+      inputTokens: Math.max(0, a.inputTokens / a.measured + shift),
+      outputTokens: a.outputTokens / a.measured,
+      cacheReadTokens: a.cacheReadTokens / a.measured,
+      cacheWriteTokens: a.cacheWriteTokens / a.measured,
     },
-    actorCostUsd: a.actorCostUsd === null ? null : a.actorCostUsd / a.reached,
-    helperCalls: a.helperCalls / a.reached,
-    helperInputTokens: a.helperInputTokens / a.reached,
-    helperOutputTokens: a.helperOutputTokens / a.reached,
-    helperCostUsd: a.helperCostUsd === null ? null : a.helperCostUsd / a.reached,
+    actorCostUsd: a.actorCostUsd === null ? null : a.actorCostUsd / a.measured,
+    helperCalls: a.helperCalls / a.measured,
+    helperInputTokens: a.helperInputTokens / a.measured,
+    helperOutputTokens: a.helperOutputTokens / a.measured,
+    helperCostUsd: a.helperCostUsd === null ? null : a.helperCostUsd / a.measured,
   })
   const own = seen?.attempts[i]
-  if (own && own.reached > 0) return mean(own)
+  if (own && own.measured > 0) return mean(own)
   const first = pooled.attempts[0]
   const at = pooled.attempts[i]
-  const shift = first && first.reached > 0 ? promptTokens - first.inputTokens / first.reached : 0
-  if (at && at.reached > 0) return mean(at, shift)
+  const shift = first && first.measured > 0 ? promptTokens - first.inputTokens / first.measured : 0
+  if (at && at.measured > 0) return mean(at, shift)
   // Past what the previous run reached: its last attempt, plus one turn's growth per attempt.
-  const reached = pooled.attempts.filter((a) => a.reached > 0)
-  const last = reached.at(-1)
-  if (!last) return undefined
-  const before = reached.at(-2)
-  const growth = before ? last.inputTokens / last.reached - before.inputTokens / before.reached : 0
-  const base = mean(last, shift + Math.max(0, growth) * (i + 1 - reached.length))
-  return base
+  const lastAt = pooled.attempts.findLastIndex((a) => a.measured > 0)
+  if (lastAt < 0) return undefined
+  const last = pooled.attempts[lastAt]!
+  const beforeAt = pooled.attempts.findLastIndex((a, j) => j < lastAt && a.measured > 0)
+  const before = beforeAt >= 0 ? pooled.attempts[beforeAt]! : undefined
+  const growth = before ? (last.inputTokens / last.measured - before.inputTokens / before.measured) / (lastAt - beforeAt) : 0
+  return mean(last, shift + Math.max(0, growth) * (i - lastAt))
 }
 
 /**

@@ -1,7 +1,7 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../core/schemas.js'
 import { hasCensored, taskRates, taskTrials } from '../metrics/task-rates.js'
-import { percent, percentText, plural, signedPercent } from '../metrics/format.js'
+import { intervalText, percent, percentText, plural, probability, pValueText, signedPercent } from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -80,7 +80,7 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
-    `${label}@${c.k} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${signedPercent(c.diff.lo)} to ${signedPercent(c.diff.hi)})`
+    `${label}@${c.k} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${intervalText(c.diff.lo, c.diff.hi, { signed: true })})`
   // Fail closed: a difference that cannot be computed is never a pass.
   for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label}@${c.k}: the difference could not be computed on the common tasks.` })
   const testable = comparisons.filter((c) => Number.isFinite(c.p)).sort((x, y) => x.p - y.p || x.k - y.k)
@@ -89,19 +89,15 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
   for (const [j, c] of testable.entries()) {
     c.threshold = alpha / (testable.length - j)
     if (!(c.p < c.threshold)) break
-    failures.push({ k: c.k, why: `${where(c)}: a real drop beyond ${below} (one-sided p = ${pValue(c.p)} < ${pValue(c.threshold)}${family}).` })
+    failures.push({ k: c.k, why: `${where(c)}: a real drop beyond ${below} (one-sided ${pValueText(c.p)}, below ${probability(c.threshold)}${family}).` })
   }
   const atK = comparisons.find((c) => c.k === rule.K)
   const flagged = new Set(failures.map((f) => f.k))
   if (atK && !flagged.has(rule.K) && Number.isFinite(atK.diff.point) && atK.diff.point < -rule.maxDrop - TOLERANCE) {
     // Real on its own, beyond the margin like every other alarm: unadjusted for the other gated k.
     const p = atK.p
-    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${percent(rule.maxDrop)} points and is real on its own (one-sided p = ${pValue(p)} < ${pValue(alpha)}).` })
+    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${percent(rule.maxDrop)} points and is real on its own (one-sided ${pValueText(p)}, below ${probability(alpha)}).` })
   }
   return { comparisons: comparisons.sort((x, y) => x.k - y.k), failures }
-}
-
-function pValue(p: number): string {
-  return p >= 0.001 ? p.toFixed(p >= 0.01 ? 3 : 4) : p.toExponential(1)
 }
 

@@ -47,7 +47,7 @@ describe('compareToBaseline', () => {
     const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
     const result = compareToBaseline(baseline(solvedEverywhere), current(worse))
     expect(result.pass).toBe(false)
-    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0% → 66\.7% on 20 common tasks \(difference -33\.3 points, 95% CI -\d+\.\d to -\d+\.\d\): a real drop beyond zero \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
+    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0% → 66\.7% on 20 common tasks \(difference −33\.3 points, 95% CI −\d+\.\d–−\d+\.\d\): a real drop beyond zero \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/)
     expect(result.regressed).toContain('t00 3/3 → 1/3')
     expect(result.regressed).toHaveLength(10)
     expect(result.reasons.at(-1)).toContain('tasks that got worse: t00 3/3 → 1/3')
@@ -71,7 +71,7 @@ describe('compareToBaseline', () => {
       expect(alone.pass).toBe(true)
       const limited = compareToBaseline(baseline(solved), current(worse), { ks: [1], maxDrop: 0.01, power: false })
       expect(limited.pass).toBe(false)
-      expect(limited.reasons[0]).toMatch(/the drop exceeds the hard limit of 1\.0 points and is real on its own \(one-sided p = [\d.e-]+ < 0\.025\)\.$/)
+      expect(limited.reasons[0]).toMatch(/the drop exceeds the hard limit of 1\.0 points and is real on its own \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/)
       return
     }
     throw new Error('no drop with 0.0125 <= p < 0.025 found')

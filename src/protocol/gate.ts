@@ -98,7 +98,7 @@ function solvedText(row: TaskRow, K: number, independent: boolean): string {
 }
 
 /**
- * Compares a cell with its baseline, like with like (DESIGN: every gate compares the same
+ * Compares a cell with its baseline, like with like (every gate compares the same
  * protocol and says why it failed). A protocol change fails with the fields that changed. On the
  * same protocol, tasks are matched by id and content, and {@link decideGate} judges Seq@K (Pass@K
  * for independent cells) and any gated Seq@k on the common tasks. The result carries what the

@@ -83,7 +83,7 @@ export function checkHistoryBuild(policy: Pick<HistoryPolicy, 'name'>, value: un
 }
 
 /**
- * How H_{t-1} is shown to the actor at attempt t (DESIGN §1). It changes results, so its name and
+ * How H_{t-1} is shown to the actor at attempt t. It changes results, so its name and
  * settings are part of the protocol. What `build` returns is checked by the protocol
  * ({@link checkHistoryBuild}): anything but `{ messages: ChatMessage[] (one or more), calls }` is
  * a ComponentError that fails the cell.

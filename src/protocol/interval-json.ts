@@ -3,7 +3,7 @@ import type { Interval } from '../metrics/index.js'
 import type { IntervalJson } from '../core/schemas.js'
 
 /**
- * NaN becomes null on disk: blobs would do it anyway (DESIGN §5), and null says "no value".
+ * NaN becomes null on disk: Vitest's blob reports would do it anyway, and null says "no value".
  *
  * @example
  * finiteOrNull(Number.NaN) // => null

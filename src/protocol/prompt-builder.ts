@@ -20,7 +20,7 @@ export interface PromptBuilder {
 
 /**
  * The default prompt builder. The actor is not told its budget unless `discloseBudget` is set,
- * so Seq@k for every k <= K can be read from one K-run by truncation (DESIGN §1).
+ * so Seq@k for every k <= K can be read from one K-run by truncation.
  */
 export const defaultPromptBuilder: PromptBuilder = {
   version: 'seqk-prompt/1',

@@ -296,7 +296,7 @@ describe('runSequential: summary history', () => {
       [['summariser', SUMMARY_USAGE, 0.5]],
       [['summariser', SUMMARY_USAGE, 0.5]],
     ])
-    expect(totals(outcome.attempts).byRole.summariser).toEqual({ usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE), costUsd: 1, calls: 2 })
+    expect(totals(outcome.attempts).byRole.summariser).toEqual({ usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE), usageUnknownCalls: 0, costUsd: 1, calls: 2 })
   })
 
   it("keeps the summariser's spend when the actor or the verifier then fails in that attempt", async () => {

@@ -38,7 +38,7 @@ export interface SequentialInput {
 }
 
 /**
- * One Seq@K trajectory (DESIGN §1): attempt t sees the prompt and the history H_{t-1} as the
+ * One Seq@K trajectory: attempt t sees the prompt and the history H_{t-1} as the
  * history policy shows it; a failed attempt gets feedback; the first success stops it. Every call
  * gets a fresh message list built from this trajectory alone, so no state leaks between tasks or
  * repeats. An infrastructure failure ends the trajectory as an error, keeping the attempts so far.

@@ -32,4 +32,5 @@ export const TaskSchema = z.object({
   ...SimulationTaskFieldsSchema.shape,
 })
 export type Task = z.infer<typeof TaskSchema>
+/** A task as you write it, before TaskSchema fills in its defaults. */
 export type TaskInput = z.input<typeof TaskSchema>

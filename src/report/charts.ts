@@ -1,6 +1,6 @@
 /**
  * The report's charts as Vega-Lite specs, rendered to static SVG strings in Node at build time
- * (DESIGN §5): the page needs no chart library and no network to show them.
+ * (no browser): the page needs no chart library and no network to show them.
  */
 import type { TopLevelSpec } from 'vega-lite'
 // Type-only: the encoding type is not re-exported from vega-lite's main entry.

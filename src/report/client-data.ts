@@ -2,8 +2,9 @@
  * The report page's JSON data block (`<script type="application/json" id="seqk-data">`): written
  * by `html.ts`, read by the viewer in `client/viewer.ts`. Both sides are type-checked against
  * these types, so a change on one side fails on the other. Types only: this file is part of both
- * the Node and the browser program, and imports nothing.
+ * the Node and the browser program, and imports only the contract's closed lists (which import nothing).
  */
+import type { FeedbackKind, TrajectoryStatus } from '../core/kinds.js'
 
 /** An index into {@link ReportData.strings}. */
 export type TextRef = number
@@ -70,11 +71,11 @@ export interface ClientAttempt {
   /** Failing tests not kept in `ft`. */
   more?: number
   /** Feedback sent after this attempt. */
-  f: { k: 'binary' | 'verifier' | 'critic'; t: TextRef } | null
+  f: { k: FeedbackKind; t: TextRef } | null
   /** Revision identical to the previous attempt (null for attempt 1). */
   u: boolean | null
-  /** Tokens, helper calls included. */
-  tok: number
+  /** Tokens, helper calls included; null when a call reported no usage. */
+  tok: number | null
   cost: number | null
   /** Finish reason. */
   fin: 'stop' | 'length' | 'refusal' | 'other'
@@ -94,7 +95,7 @@ export interface ClientTrajectory {
   t: string
   /** Repeat. */
   r: number
-  s: 'solved' | 'failed' | 'error'
+  s: TrajectoryStatus
   /** First passing attempt. */
   f: number | null
   /** The infrastructure error, as one text. */
@@ -134,4 +135,6 @@ export interface ReportData {
   traj: ClientTrajectory[]
   strings: string[]
   start: ClientStart | null
+  /** Set when the page keeps only some trajectories (a big run): how many of how many, within how many bytes. */
+  kept?: { shown: number; of: number; maxBytes: number }
 }

@@ -34,7 +34,7 @@ describe('tokensAtK and costPoints', () => {
     const cell = cells.find((c) => c.mode === 'verifier')!
     const tokens = tokensAtK(cell, trajectories)
     const own = trajectories.filter((t) => t.cellId === cell.cellId)
-    const perTrajectory = (k: number) => own.map((t) => t.attempts.filter((a) => a.index <= Math.min(k, t.firstSuccess ?? k)).reduce((n, a) => n + a.usage.inputTokens + a.usage.outputTokens, 0))
+    const perTrajectory = (k: number) => own.map((t) => t.attempts.filter((a) => a.index <= Math.min(k, t.firstSuccess ?? k)).reduce((n, a) => n + a.usage!.inputTokens + a.usage!.outputTokens, 0))
     // Equal repeats per task, so the mean of task means is the plain mean.
     for (let k = 1; k <= 4; k++) expect(tokens[k - 1]).toBeCloseTo(perTrajectory(k).reduce((a, b) => a + b, 0) / own.length, 9)
     for (let k = 1; k < 4; k++) expect(tokens[k]!).toBeGreaterThanOrEqual(tokens[k - 1]!)

@@ -5,6 +5,7 @@
  * band at K is the summary's interval.
  */
 import type { CellSummary, Trajectory } from '../core/schemas.js'
+import type { Usage } from '../core/contract.js'
 import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
 import { censoredRow } from '../metrics/task-rates.js'
 import { competitionRanks } from '../metrics/ranks.js'
@@ -62,7 +63,7 @@ export function curveWithBands(cell: CellSummary): CellCurve {
  * Mean tokens (input + output, helpers included) per task of running a cell with budget k and
  * stopping at the first success, k = 1..K: the token analogue of `costAtK`, for runs whose models
  * have no price (simulated actors, local models). Errored trajectories are left out, as they are
- * from the rates.
+ * from the rates. Null at a k where a counted call reported no usage.
  */
 export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]): (number | null)[] {
   const byTask = new Map<string, Trajectory[]>()
@@ -72,6 +73,8 @@ export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]
     if (!byTask.has(t.taskId)) byTask.set(t.taskId, [])
     byTask.get(t.taskId)!.push(t)
   }
+  // A call that reported no usage makes the tokens at every k it enters unknown: null, never a smaller number.
+  const tokens = (usage: Usage | null): number => (usage === null ? Number.NaN : usage.inputTokens + usage.outputTokens)
   return Array.from({ length: cell.budget }, (_, i) => {
     const k = i + 1
     if (byTask.size === 0) return null
@@ -82,14 +85,15 @@ export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]
         const stop = Math.min(k, t.firstSuccess ?? k)
         for (const a of t.attempts) {
           if (a.index > stop) continue
-          taskSum += a.usage.inputTokens + a.usage.outputTokens
-          for (const call of a.helperCalls) taskSum += call.usage.inputTokens + call.usage.outputTokens
+          taskSum += tokens(a.usage)
+          for (const call of a.helperCalls) taskSum += tokens(call.usage)
         }
         // What an attempt that failed part way had spent, as costAtK counts it.
-        if (t.error && t.error.attempt <= stop) for (const call of t.error.calls ?? []) taskSum += call.usage.inputTokens + call.usage.outputTokens
+        if (t.error && t.error.attempt <= stop) for (const call of t.error.calls ?? []) taskSum += tokens(call.usage)
       }
       sum += taskSum / ts.length
     }
+    if (Number.isNaN(sum)) return null
     return sum / byTask.size
   })
 }

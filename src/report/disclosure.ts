@@ -171,26 +171,43 @@ function inferenceOf(
   return [...byActor.values()]
 }
 
+/** Usage added over cells or roles: null only when calls were made and none reported usage. */
+interface Spent {
+  usage: Usage | null
+  usageUnknownCalls: number
+  calls: number
+}
+
+function addSpent(a: Spent, b: { usage: Usage | null; usageUnknownCalls?: number; calls: number }): Spent {
+  const usage = a.usage === null ? b.usage : b.usage === null ? a.usage : addUsage(a.usage, b.usage)
+  return { usage, usageUnknownCalls: a.usageUnknownCalls + (b.usageUnknownCalls ?? 0), calls: a.calls + b.calls }
+}
+
+function spentFields(s: Spent): { usage: Usage | null; usageUnknownCalls?: number } {
+  // No calls at all used no tokens: that zero is known.
+  const usage = s.usage ?? (s.calls === 0 ? ZERO_USAGE : null)
+  return { usage, ...(s.usageUnknownCalls > 0 ? { usageUnknownCalls: s.usageUnknownCalls } : {}) }
+}
+
 function costOf(
   cells: readonly CellSummary[],
   startOf: ReadonlyMap<string, CellStartRecord>,
   trajectories: readonly Trajectory[],
 ): DisclosureCard['cost'] {
-  let usage: Usage = ZERO_USAGE
+  let total: Spent = { usage: null, usageUnknownCalls: 0, calls: 0 }
   let costUsd: number | null = 0
-  const byRole: DisclosureCard['cost']['byRole'] = {}
+  const roles = new Map<string, Spent & { costUsd: number | null }>()
   for (const c of cells) {
-    usage = addUsage(usage, c.usage)
+    total = addSpent(total, c)
     costUsd = addCost(costUsd, c.costUsd)
     for (const [role, r] of Object.entries(c.byRole)) {
-      const sum = (byRole[role] ??= { usage: ZERO_USAGE, costUsd: 0, calls: 0 })
-      byRole[role] = {
-        usage: addUsage(sum.usage, r.usage),
-        costUsd: addCost(sum.costUsd, r.costUsd),
-        calls: sum.calls + r.calls,
-      }
+      const sum = roles.get(role) ?? { usage: null, usageUnknownCalls: 0, calls: 0, costUsd: 0 }
+      roles.set(role, { ...addSpent(sum, r), costUsd: addCost(sum.costUsd, r.costUsd) })
     }
   }
+  const byRole: DisclosureCard['cost']['byRole'] = Object.fromEntries(
+    [...roles].map(([role, r]) => [role, { ...spentFields(r), costUsd: r.costUsd, calls: r.calls }]),
+  )
   let first = Infinity
   let last = -Infinity
   for (const t of trajectories) {
@@ -225,7 +242,7 @@ function costOf(
   const expectedUsd = both.reduce((n, e) => n + e.expectedUsd!, 0)
   const actualUsd = both.reduce((n, e) => n + e.actualUsd!, 0)
   return {
-    usage,
+    ...spentFields(total),
     costUsd,
     byRole,
     calls: cells.reduce((n, c) => n + c.calls, 0),
@@ -412,7 +429,7 @@ export function renderDisclosure(card: DisclosureCard): string {
   }
   lines.push('', 'Cost')
   lines.push(
-    ` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${compactCount(c.usage.inputTokens)} tokens in (${compactCount(c.usage.cacheReadTokens)} cached), ${compactCount(c.usage.outputTokens)} out`,
+    ` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${tokensLine(c)}`,
   )
   lines.push(
     ` by role: ${
@@ -447,4 +464,11 @@ export function renderDisclosure(card: DisclosureCard): string {
   lines.push('', `Completeness ${(m.score * 100).toFixed(0)}% (${m.known} of ${m.required} required fields known)`)
   for (const miss of m.missing) lines.push(` missing ${miss.field}: ${miss.fix}`)
   return lines.flatMap((line) => wrapLine(line, TABLE_WIDTH, 3)).join('\n')
+}
+
+function tokensLine(c: DisclosureCard['cost']): string {
+  const unknown = c.usageUnknownCalls ? `; ${plural(c.usageUnknownCalls, 'call')} reported no usage` : ''
+  if (c.usage === null) return `tokens unknown${unknown}`
+  const u = c.usage
+  return `${compactCount(u.inputTokens)} tokens in (${compactCount(u.cacheReadTokens)} cached), ${compactCount(u.outputTokens)} out${unknown}`
 }

@@ -12,7 +12,8 @@ import { writeSummary } from '../artifacts/summary-file.js'
 import { appendHistory, cellChanges, condenseChanges, gitInfo, readHistory, type HistoryEntry } from './history.js'
 import { githubAnnotations, renderMarkdownSummary } from './markdown.js'
 import { historyComparisonLines, renderBenchmarkTable, TABLE_WIDTH, wideFromEnv } from './table.js'
-import { gateVerdicts, runReportHtml } from './views.js'
+import { runReportHtml } from './views.js'
+import { runVerdictLines } from './verdict-lines.js'
 import { disclosureEmitter } from './disclosure-file.js'
 
 /** What every emitter reads: the run's summary, where its files go, and how to speak. */
@@ -88,6 +89,15 @@ const tables: Emitter = {
   },
 }
 
+/** The run's verdict under the tables: its counts, and what no table shows (files that failed to load, cells not run, problems). */
+const verdictLines: Emitter = {
+  name: 'run verdict',
+  emit({ summary, color, wide, env, print }) {
+    print(`${runVerdictLines(summary, { color, width: (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH }).join('\n')}\n`)
+    return undefined
+  },
+}
+
 const summaryFile: Emitter = {
   name: SUMMARY_FILE,
   emit({ summary, runDir }) {
@@ -124,7 +134,8 @@ const history: Emitter = {
   },
 }
 
-const markdown = (context: EmitContext): string => renderMarkdownSummary(context.summary, { changes: [...(context.history?.changes ?? [])], gates: gateVerdicts(context.summary) })
+// The baseline gate is part of each cell's verdict: it is not passed again as a gate of its own (it would count twice).
+const markdown = (context: EmitContext): string => renderMarkdownSummary(context.summary, { changes: [...(context.history?.changes ?? [])] })
 
 const prComment: Emitter = {
   name: 'pr-comment.md',
@@ -146,7 +157,7 @@ const annotations: Emitter = {
   name: 'GitHub annotations',
   emit({ summary, env, print }) {
     if (env.GITHUB_ACTIONS !== 'true') return undefined
-    for (const line of githubAnnotations(summary, { gates: gateVerdicts(summary) })) print(line)
+    for (const line of githubAnnotations(summary)) print(line)
     return undefined
   },
 }
@@ -168,7 +179,7 @@ const htmlReport: Emitter = {
  * const failures = await emitRun(runEmitters({ html: true }), context)
  */
 export function runEmitters(options: { latest?: boolean; html?: boolean; disclosure?: 'reporter' | 'seqk merge' } = {}): Emitter[] {
-  return [tables, summaryFile, disclosureEmitter(options.disclosure), ...(options.latest ? [latestPointer] : []), historyComparisons, history, prComment, stepSummary, annotations, ...(options.html === false ? [] : [htmlReport])]
+  return [tables, verdictLines, summaryFile, disclosureEmitter(options.disclosure), ...(options.latest ? [latestPointer] : []), historyComparisons, history, prComment, stepSummary, annotations, ...(options.html === false ? [] : [htmlReport])]
 }
 
 /** What a run of the emitters wrote, and which of them failed (each with why). */

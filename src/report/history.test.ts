@@ -72,6 +72,23 @@ describe('appendHistory / readHistory', () => {
   })
 })
 
+describe('a run appended again (a finished run resumed)', () => {
+  it('adds no line it already has, and a changed cell replaces its earlier point instead of adding one', () => {
+    const path = join(tmp, 'resumed.jsonl')
+    const first = withRates(summary, 'run-r', () => 0.5)
+    expect(appendHistory(path, first)).toHaveLength(cells.length)
+    // Resumed with nothing left to run: the same numbers, a new createdAt.
+    expect(appendHistory(path, { ...first, createdAt: '2026-12-02T00:00:00.000Z' })).toEqual([])
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(cells.length)
+    // Resumed after errors were rerun: one cell moved; it is one point of that run, the new one.
+    const moved = withRates(summary, 'run-r', (id) => (id === cells[0]!.cellId ? 0.75 : 0.5))
+    expect(appendHistory(path, moved).map((e) => e.cellId)).toEqual([cells[0]!.cellId])
+    const entries = readHistory(path).entries
+    expect(entries).toHaveLength(cells.length)
+    expect(entries.find((e) => e.cellId === cells[0]!.cellId)!.seqAt.at(-1)).toBe(0.75)
+  })
+})
+
 describe('changeSinceLast', () => {
   const [verifierCell, independentCell] = cells
   const entries = (s: RunSummary, commit = 'c') => historyEntries(s, { commit })

@@ -1,7 +1,7 @@
 /**
  * Quality over time: one JSON line per cell per run in an append-only file (default
  * `.seqk/history.jsonl`), so a report or a pull request can say how Seq@K moved since the last run
- * of the same protocol. Lines are compared only when their protocol fingerprints match (DESIGN §1).
+ * of the same protocol. Lines are compared only when their protocol fingerprints match.
  */
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
@@ -10,7 +10,9 @@ import { z } from 'zod'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
+import { PROTOCOL_KINDS } from '../core/kinds.js'
 
+/** The schema id of each line of `.seqk/history.jsonl`. */
 export const HISTORY_SCHEMA = 'seqk.history/1'
 /** Default history file, relative to the project root. */
 export const DEFAULT_HISTORY_FILE = '.seqk/history.jsonl'
@@ -29,7 +31,7 @@ export const HistoryEntrySchema = z.object({
   cellId: z.string(),
   actorId: z.string().optional(),
   mode: z.string().optional(),
-  kind: z.enum(['sequential', 'independent']).optional(),
+  kind: z.enum(PROTOCOL_KINDS).optional(),
   budget: z.number().int().positive().optional(),
   fingerprint: z.string(),
   /** Seq@k for k = 1..K (independent cells: solved by sample k). */
@@ -48,6 +50,7 @@ export const HistoryEntrySchema = z.object({
 })
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>
 
+/** Where a history entry comes from: the commit, the branch, and why the run is partial. */
 export interface HistoryContext {
   commit: string | null
   branch?: string
@@ -91,20 +94,29 @@ export function historyEntries(summary: RunSummary, context: HistoryContext): Hi
 /**
  * Appends a run's cells to the history file (created with its folder if missing), all lines in one
  * write so an interrupted run leaves at most one cut-off line at the end, which
- * {@link readHistory} tolerates.
+ * {@link readHistory} tolerates. Lines the file already holds for this run, with the same numbers,
+ * are not written again (a finished run resumed).
  *
  * @returns the entries written.
  * @example
  * appendHistory('.seqk/history.jsonl', summary, { commit: gitInfo().commit })
  */
 export function appendHistory(path: string = DEFAULT_HISTORY_FILE, summary: RunSummary, context: HistoryContext = { commit: null }): HistoryEntry[] {
-  const entries = historyEntries(summary, context)
+  // A run appended again (a resumed run that had finished, recomputed) adds no line it already has.
+  const had = new Set(readHistory(path).entries.filter((e) => e.runId === summary.runId).map(sameNumbers))
+  const entries = historyEntries(summary, context).filter((e) => !had.has(sameNumbers(e)))
   if (entries.length === 0) return entries
   mkdirSync(dirname(path), { recursive: true })
   appendFileSync(path, entries.map((e) => `${JSON.stringify(e)}\n`).join(''))
   return entries
 }
 
+/** The cell of a run a line is about: a later line of the same cell (a resume that changed its numbers) replaces it. */
+const cellOfRun = (e: HistoryEntry): string => JSON.stringify([e.runId, e.benchmark, e.cellId, e.fingerprint])
+/** A line's cell and numbers: the same line again says nothing new. */
+const sameNumbers = (e: HistoryEntry): string => JSON.stringify([cellOfRun(e), e.seqAt, e.passAt, e.interval ?? null, e.costUsd, e.partial ?? null])
+
+/** What `readHistory` returns: the history entries, and a cut-off last line. */
 export interface ReadHistory {
   entries: HistoryEntry[]
   /** The last line was cut off mid-write (a crash): skipped, not fatal. */
@@ -112,8 +124,8 @@ export interface ReadHistory {
 }
 
 /**
- * Reads and validates a history file. A missing file is an empty history (the first run has
- * none); a malformed line throws an error naming the file and line, except an unterminated last
+ * Reads and validates a history file, one line per cell of a run (the last, when a resumed run
+ * wrote it again). A missing file is an empty history (the first run has none); a malformed line throws an error naming the file and line, except an unterminated last
  * line, which a crash mid-write can leave.
  *
  * @example
@@ -122,7 +134,10 @@ export interface ReadHistory {
 export function readHistory(path: string = DEFAULT_HISTORY_FILE): ReadHistory {
   if (!existsSync(path)) return { entries: [], truncatedTail: false }
   const { items, truncatedTail } = readJsonLines(path, HistoryEntrySchema, 'history entry')
-  return { entries: items, truncatedTail }
+  // One point per cell of a run: a resumed run's later line of a cell replaces its earlier one.
+  const last = new Map<string, number>()
+  items.forEach((e, i) => last.set(cellOfRun(e), i))
+  return { entries: items.filter((e, i) => last.get(cellOfRun(e)) === i), truncatedTail }
 }
 
 /** Seq@K for sequential cells and Pass@K for independent ones: the number a cell is judged by. */

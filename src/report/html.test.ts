@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
 import { historyEntries, type HistoryEntry } from './history.js'
 import { protocolChips, renderHtmlReport } from './html.js'
+import type { ReportData } from './client-data.js'
 
 const HOSTILE_ANSWER = 'Sure!</script><script>alert(1)</script><!-- <img src=x onerror=alert(2)> & \u2028'
 const HOSTILE_TASK = '<img src=x onerror=alert(3)>'
@@ -23,7 +24,7 @@ function has(html: string, text: string): boolean {
   return html.includes(text)
 }
 
-function dataOf(html: string): { strings: string[]; traj: { t: string; a: { a: number }[] }[]; cells: { id: string }[] } {
+function dataOf(html: string): ReportData {
   const start = html.indexOf('<script type="application/json" id="seqk-data">')
   const from = html.indexOf('>', start) + 1
   return JSON.parse(html.slice(from, html.indexOf('</script>', from)))
@@ -122,6 +123,29 @@ describe('renderHtmlReport limits', () => {
     const long = fakeRun({ modes: ['verifier'], actors: [{ id: 'a', skill: 0.5 }], tasks: ['t'], answerFor: () => 'x'.repeat(500) })
     const html = await renderHtmlReport({ summary: long.summary, trajectories: long.trajectories }, { maxAnswerChars: 100 })
     expect(dataOf(html).strings.some((s) => s.startsWith('x'.repeat(100)) && s.includes('[400 more characters not kept in the report]'))).toBe(true)
+  })
+
+  it('keeps a big run small: a sample of every cell within the byte budget, errors first, and says where the rest are', async () => {
+    const tasks = Array.from({ length: 60 }, (_, i) => `t/${i}`)
+    const big = fakeRun({ tasks, repeats: 3, errorFor: (task) => (task === 't/7' ? 'HTTP 503' : undefined), answerFor: () => 'y'.repeat(300) })
+    const html = await renderHtmlReport({ summary: big.summary, trajectories: big.trajectories }, { maxTrajectoryBytes: 30_000, maxGridTasks: 20 })
+    const data = dataOf(html)
+    expect(data.kept).toEqual({ shown: data.traj.length, of: big.trajectories.length, maxBytes: 30_000 })
+    expect(data.traj.length).toBeLessThan(big.trajectories.length)
+    // Every cell keeps examples, its errors first.
+    expect(new Set(data.traj.map((t) => t.c)).size).toBe(data.cells.length)
+    for (const c of data.cells.keys()) {
+      const mine = data.traj.filter((t) => t.c === c)
+      // (The cell the viewer opens with puts that trajectory first.)
+      if (big.trajectories.some((t) => t.status === 'error' && t.cellId === data.cells[c]!.id)) expect(mine.slice(0, 2).map((t) => t.s)).toContain('error')
+    }
+    const json = /<script type="application\/json" id="seqk-data">(.*?)<\/script>/s.exec(html)![1]!
+    expect(json.length).toBeLessThan(30_000 * 1.2)
+    expect(html).toContain('data-grid-more="40"')
+    expect(html).toContain('The grid shows the first 20 of 60 tasks')
+    expect(html).toContain(`(${data.traj.length} of ${big.trajectories.length} trajectories in this page: the rest are in the file)`)
+    // A small run keeps every trajectory and says nothing of a budget.
+    expect(dataOf(await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })).kept).toBeUndefined()
   })
 
   it('renders a run without trajectories', async () => {

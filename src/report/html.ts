@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
-import { failureReasons, rankingChanges, spendingLine } from './table.js'
+import { rankingChanges, spendingLine } from './table.js'
 import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, MODE_SHAPES, rankGap, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, type TrendRow } from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
@@ -13,12 +13,16 @@ import { annotateTrajectory } from '../protocol/revision-annotation.js'
 import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
-import { compactCount, money, percent, percentText, plural, ratio, signedPercent } from '../metrics/format.js'
+import { percent, percentText, plural } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
+import { cellColumns, unknownUsageLine, verdictValue } from './columns.js'
+import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
+import { sumUsage } from '../core/contract.js'
 
+/** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
   summary: RunSummary
   trajectories: readonly Trajectory[]
@@ -28,6 +32,7 @@ export interface HtmlReportInput {
   analysis?: unknown
 }
 
+/** The options of the HTML report. */
 export interface HtmlReportOptions {
   /** Page title (default "Seq@K report · <run id>"). */
   title?: string
@@ -35,6 +40,14 @@ export interface HtmlReportOptions {
   maxAnswerChars?: number
   /** Failing tests kept per attempt (default 20). */
   maxFailingTests?: number
+  /**
+   * Bytes of trajectories (answers, verdicts, feedback, diffs) the page embeds for its viewer
+   * (default 2 000 000, about 2 MB): a big run keeps a sample of every cell (errors and revised
+   * trajectories first) and says where the rest are, so the page stays small enough to open.
+   */
+  maxTrajectoryBytes?: number
+  /** Tasks each benchmark's task × cell grid shows (default 500); the rest are counted under it. */
+  maxGridTasks?: number
 }
 
 const settingsText = (settings: Record<string, unknown>): string =>
@@ -55,6 +68,22 @@ export function protocolChips(cell: CellSummary): string[] {
   if (p.kind === 'sequential') chips.push(p.budgetDisclosed ? 'budget disclosed' : 'budget hidden')
   chips.push(`fp ${cell.fingerprint}`)
   return chips
+}
+
+/** The run's or a benchmark's status and counts, as every output words them. */
+function statusBadge(status: 'pass' | 'fail' | 'no-thresholds', counts: string): string {
+  const word = status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'no thresholds'
+  return `<span class="badge ${status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'none'}" data-status="${status}">${e(word)}</span> <span class="counts">${e(counts)}</span>`
+}
+
+/** What no cell row shows: files that failed to load, cells that did not run, the run's own problems. */
+function runProblems(verdict: RunVerdict, summary: RunSummary): string {
+  const items = [
+    ...verdict.loadErrors.map((x) => `<li class="fail" data-load-error="${e(x.file)}">✗ <code>${e(x.file)}</code> failed to load: ${e(x.error)}</li>`),
+    ...(summary.notRun ?? []).map((n) => `<li class="none">${e(`${n.benchmark} › ${n.cellId}`)} did not run: ${e(n.reason)}</li>`),
+    ...verdict.problems.map((p) => `<li class="fail">✗ ${e(p)}</li>`),
+  ]
+  return items.length > 0 ? `<section class="bench run-problems"><h2>Not in the tables</h2><div class="card"><ul class="reasons">${items.join('')}</ul></div></section>` : ''
 }
 
 /** What a chart with nothing to show prints in its place: a sentence, never degenerate axes. */
@@ -102,12 +131,9 @@ interface Ctx {
   cellIndex: Map<CellSummary, number>
   /** Trajectories by benchmark, cell and task, sorted by repeat. */
   byTask: Map<string, Trajectory[]>
+  maxGridTasks: number
 }
 
-/** Whether a cell declared anything to check (a rate threshold, a tolerated error rate, a baseline), as the terminal table reads it. */
-function assertsAnything(cell: CellSummary): boolean {
-  return cell.gate !== undefined || cell.thresholds.some((t) => t.metric !== 'maxErrorRate' || t.limit > 0)
-}
 
 /**
  * A cell's infrastructure errors, one line per root cause: the recorded examples
@@ -120,16 +146,15 @@ export function errorReasons(cell: CellSummary): { message: string; where: strin
   return [...groups].map(([message, where]) => ({ message, where }))
 }
 
-function verdictBadge(cell: CellSummary, reasons: readonly string[]): string {
-  if (cell.shard) return `<span class="badge none">shard ${cell.shard.index}/${cell.shard.count}</span>`
-  if (cell.verdict !== 'pass') return `<span class="badge fail">fail (${Math.max(1, reasons.length)})</span>`
-  return assertsAnything(cell) ? '<span class="badge pass">pass</span>' : '<span class="badge none">no thresholds</span>'
+function verdictBadge(cell: CellSummary): string {
+  const { text, tone } = verdictValue(cell)
+  return `<span class="badge ${tone === 'pass' ? 'pass' : tone === 'fail' ? 'fail' : 'none'}">${e(text)}</span>`
 }
 
 /** What goes under a cell's row: why it failed and its errors, visible, then its protocol in a details element. */
 function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): string {
   const lines: string[] = []
-  if (cell.verdict !== 'pass') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
+  if (cell.verdict === 'fail') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
   const errors = errorReasons(cell)
   for (const x of errors) lines.push(`<li class="error">⚠ ${e(x.message)} <span class="where">(${e(x.where.join(', '))})</span></li>`)
   const unlisted = cell.errors.count - cell.errors.examples.length
@@ -145,27 +170,23 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
   const K = Math.max(...cells.map((c) => c.budget))
   // Chips every row shares go above the table once; each row's details keep what sets it apart (always its fingerprint).
   const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
-  const head = [
-    '<th>cell</th><th>metric</th>',
-    ...Array.from({ length: K }, (_, i) => `<th class="n">@${i + 1}</th>`),
-    `<th class="n">95% CI @${K}</th><th class="n">Δ@${K}</th><th class="n">EGS</th><th class="n">LGS</th><th class="n">unmod.</th><th class="n">errors</th><th class="n">tokens</th><th class="n">cost</th><th>verdict</th>`,
-  ].join('')
-  const columns = K + 11
+  // The same columns, headers and texts as the terminal table and the Markdown summary.
+  const columns = cellColumns(K).filter((c) => c.outputs.includes('html'))
+  const head = columns.map((c) => `<th${c.numeric ? ' class="n"' : ''}>${e(c.header)}</th>`).join('')
+  const toneClass = (tone: string | undefined) => (tone === 'warn' ? ' warn' : '')
   const rows = cells.map((cell) => {
-    const { label, curve, interval } = curveOf(cell)
-    const reasons = failureReasons(cell)
+    const verdict = cellVerdict(cell)
+    const reasons = reasonLines(verdict)
     const thresholds = cell.thresholds.map((t) => `${t.pass ? '✓' : '✗'} ${t.message}`).join('\n')
-    const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
-    const gain = signedPercent(cell.gain)
     const distinct = protocolChips(cell).filter((chip) => !sharedChips.includes(chip))
-    return `<tr class="cell" data-cell="${e(cell.cellId)}">
-<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}</td><td>${label}</td>
-${Array.from({ length: K }, (_, i) => `<td class="n${i === K - 1 ? ' at-k' : ''}">${percent(curve[i])}</td>`).join('')}
-<td class="n ci">${ci}</td><td class="n">${gain}</td><td class="n">${ratio(cell.egs)}</td><td class="n">${ratio(cell.lgs)}</td>
-<td class="n">${cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate)}</td>
-<td class="n${cell.errors.count > 0 ? ' warn' : ''}">${cell.errors.count}</td><td class="n">${compactCount(cell.usage.inputTokens + cell.usage.outputTokens)}</td><td class="n">${money(cell.costUsd)}</td>
-<td title="${e(thresholds)}">${verdictBadge(cell, reasons)}</td></tr>
-${cellDetail(cell, reasons, distinct, columns)}`
+    const tds = columns.map((c) => {
+      const v = c.value(cell, verdict)
+      if (c.id === 'cell') return `<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(v.text)}</td>`
+      if (c.id === 'verdict') return `<td title="${e(thresholds)}">${verdictBadge(cell)}</td>`
+      const cls = [c.numeric ? 'n' : '', c.id === `k${K}` ? 'at-k' : '', c.id === 'ci' ? 'ci' : ''].filter(Boolean).join(' ')
+      return `<td${cls || toneClass(v.tone) ? ` class="${cls}${toneClass(v.tone)}"` : ''}>${e(v.text)}</td>`
+    })
+    return `<tr class="cell" data-cell="${e(cell.cellId)}">${tds.join('')}</tr>\n${cellDetail(cell, reasons, distinct, columns.length)}`
   })
   const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
   return `<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
@@ -346,7 +367,9 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   const modes = modesOf(cells)
   const actors = [...new Set(cells.map((c) => c.actorId))]
   const columns = actors.flatMap((a) => modes.flatMap((m) => cells.filter((c) => c.actorId === a && c.mode === m)))
-  const tasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
+  const allTasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
+  const tasks = allTasks.slice(0, ctx.maxGridTasks)
+  const perTask = new Map(columns.map((c) => [c, new Map(c.perTask.map((t) => [t.taskId, t]))]))
   const actorHead = actors
     .map((a) => {
       const span = columns.filter((c) => c.actorId === a).length
@@ -357,7 +380,7 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   const body = tasks
     .map((taskId) => {
       const tds = columns.map((cell) => {
-        const task = cell.perTask.find((t) => t.taskId === taskId)
+        const task = perTask.get(cell)!.get(taskId)
         const c = ctx.cellIndex.get(cell)!
         const attrs = `class="gc" data-gc="${c}" data-t="${e(taskId)}" tabindex="0"`
         if (!task) return `<td ${attrs} title="${e(`${cell.cellId} › ${taskId}: not run`)}"><span class="avg" style="background:${ERROR}">·</span></td>`
@@ -374,9 +397,10 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
         const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error' })) : firsts.map((f, r) => ({ r, f, error: false }))
         const squares = reps
           .map(({ r, f, error }) => {
-            if (error) return `<i data-r="${r}" style="background:${ERROR}" title="repeat ${r}: infrastructure error">!</i>`
-            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d" title="repeat ${r}: not solved">✗</i>`
-            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}" title="repeat ${r}: solved at attempt ${f}">${f}</i>`
+            // The cell's title lists every repeat: a title per square would double the grid's size.
+            if (error) return `<i data-r="${r}" style="background:${ERROR}">!</i>`
+            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
+            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
           })
           .join('')
         const title = `${cell.cellId} › ${taskId}: ${firsts.map((f) => (f === null ? '✗' : `@${f}`)).join(' ')}${task.errors > 0 ? ` (${task.errors} errored)` : ''} · fp ${cell.fingerprint}`
@@ -396,7 +420,8 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
 <label><input type="radio" name="${id}-view" value="repeats" data-grid-view="${id}"> per repeat</label></span>
 <span class="grid-legend">first success at attempt ${legend}</span></div>
 <p class="hint">Averaged: the mean attempt of the first success over the repeats that succeeded; a red part is the share of repeats never solved (n/m = solved/repeats). Click a square to open its trajectory.</p>
-<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>`
+<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>
+${allTasks.length > tasks.length ? `<p class="note" data-grid-more="${allTasks.length - tasks.length}">The grid shows the first ${tasks.length} of ${allTasks.length} tasks; every task's first successes are in summary.json (perTask).</p>` : ''}`
 }
 
 async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: number, ctx: Ctx): Promise<string> {
@@ -419,18 +444,20 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   ]
     .filter((part) => part !== '')
     .join(' · ')
-  const failed = cells.filter((c) => c.verdict === 'fail').length
+  // The benchmark's verdict in the words of every output (the verdict model): never "pass" for cells that checked nothing.
+  const bv = runVerdict({ benchmarks: [bench] })
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
   const [curves, rank, revisions, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), revisionSection(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
   const boot = first.seqAtInterval
   return `<section class="bench" id="bench-${index}">
-<h2>${e(bench.name)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} failed</span>`}</h2>
+<h2>${e(bench.name)} ${statusBadge(bv.status, runCountsText(bv))}</h2>
 <p class="lede">${lede}</p>
 ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p>`).join('')}</div>` : ''}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
 ${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>` : ''}
+${unknownUsageLine(cells) ? `<p class="note unknown-usage">${e(unknownUsageLine(cells)!)}</p>` : ''}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
@@ -542,7 +569,7 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
       s: str(a.verdict.diagnostics.summary),
       f: a.feedback ? { k: a.feedback.kind, t: str(a.feedback.text) } : null,
       u: a.unmodified,
-      tok: a.usage.inputTokens + a.usage.outputTokens + a.helperCalls.reduce((n, h) => n + h.usage.inputTokens + h.usage.outputTokens, 0),
+      tok: attemptTokens(a),
       cost: a.costUsd,
       fin: a.finishReason,
     }
@@ -578,6 +605,63 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
   return { c, t: t.taskId, r: t.repeat, s: t.status, f: t.firstSuccess, e: t.error ? str(`${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`) : null, a: attempts }
 }
 
+/** An attempt's tokens, helper calls included; null when a call of it reported no usage. */
+function attemptTokens(a: Trajectory['attempts'][number]): number | null {
+  const { usage, unknownCalls } = sumUsage([a.usage, ...a.helperCalls.map((h) => h.usage)])
+  return usage === null || unknownCalls > 0 ? null : usage.inputTokens + usage.outputTokens
+}
+
+/** How the viewer's trajectories are ranked for a page of limited size: errors, then revised ones, then the rest. */
+const embedRank = (t: Trajectory): number => (t.status === 'error' ? 0 : t.attempts.length > 1 ? 1 : 2)
+
+/**
+ * The trajectories the page embeds, within `maxBytes` of JSON (strings counted once): the one the
+ * viewer opens with, then every cell in turn, each its errors and revised trajectories first, so
+ * every cell keeps examples however big the run. `of` is how many there were.
+ */
+function embeddedTrajectories(
+  trajectories: readonly Trajectory[],
+  cellOf: (t: Trajectory) => number | undefined,
+  start: { c: number; t: string; r: number } | null,
+  maxBytes: number,
+  encode: (t: Trajectory, c: number) => ClientTrajectory,
+  table: StringTable,
+): { traj: ClientTrajectory[]; of: number } {
+  const byCell = new Map<number, Trajectory[]>()
+  for (const t of trajectories) {
+    const c = cellOf(t)
+    if (c === undefined) continue
+    if (!byCell.has(c)) byCell.set(c, [])
+    byCell.get(c)!.push(t)
+  }
+  const of = [...byCell.values()].reduce((n, ts) => n + ts.length, 0)
+  const queues = [...byCell.entries()].map(([c, ts]) => ({ c, ts: [...ts].sort((a, b) => embedRank(a) - embedRank(b)), next: 0 }))
+  if (start) {
+    const q = queues.find((x) => x.c === start.c)
+    const at = q ? q.ts.findIndex((t) => t.taskId === start.t && t.repeat === start.r) : -1
+    if (q && at > 0) q.ts.unshift(...q.ts.splice(at, 1))
+  }
+  const traj: ClientTrajectory[] = []
+  let bytes = 0
+  let stringBytes = 0
+  for (let open = queues.length; open > 0; ) {
+    open = 0
+    for (const q of queues) {
+      if (q.next >= q.ts.length) continue
+      open++
+      const before = table.strings.length
+      const encoded = encode(q.ts[q.next++]!, q.c)
+      const added = table.strings.slice(before).reduce((n, text) => n + text.length + 3, 0)
+      const size = JSON.stringify(encoded).length + 1
+      if (traj.length > 0 && bytes + stringBytes + size + added > maxBytes) return { traj, of }
+      traj.push(encoded)
+      bytes += size
+      stringBytes += added
+    }
+  }
+  return { traj, of }
+}
+
 /** The trajectory the viewer opens with: a revised and finally solved one with verifier feedback if there is one. */
 function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajectory) => number | undefined): { c: number; t: string; r: number } | null {
   const score = (t: Trajectory) => (t.protocol.kind === 'sequential' ? 4 : 0) + (t.attempts[0]?.feedback?.kind === 'verifier' ? 2 : 0) + (t.status === 'solved' ? 1 : 0) + Math.min(t.attempts.length, 4) * 2
@@ -598,7 +682,13 @@ function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajecto
  * writeFileSync(dir + '/report.html', html)
  */
 export async function renderHtmlReport(input: HtmlReportInput, options: HtmlReportOptions = {}): Promise<string> {
-  const resolved: Required<HtmlReportOptions> = { title: options.title ?? `Seq@K report · ${input.summary.runId}`, maxAnswerChars: options.maxAnswerChars ?? 20_000, maxFailingTests: options.maxFailingTests ?? 20 }
+  const resolved: Required<HtmlReportOptions> = {
+    title: options.title ?? `Seq@K report · ${input.summary.runId}`,
+    maxAnswerChars: options.maxAnswerChars ?? 20_000,
+    maxFailingTests: options.maxFailingTests ?? 20,
+    maxTrajectoryBytes: options.maxTrajectoryBytes ?? 2_000_000,
+    maxGridTasks: options.maxGridTasks ?? 500,
+  }
   const { summary } = input
   const allCells = summary.benchmarks.flatMap((b) => b.cells)
   const cellIndex = new Map(allCells.map((c, i) => [c, i]))
@@ -610,16 +700,14 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     byTask.get(key)!.push(t)
   }
   for (const ts of byTask.values()) ts.sort((a, b) => a.repeat - b.repeat)
-  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask }
+  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask, maxGridTasks: resolved.maxGridTasks }
   const sections = []
   for (const [i, b] of summary.benchmarks.entries()) sections.push(await benchmarkSection(b, i, ctx))
 
   const cellOf = (t: Trajectory) => cellKey.get(`${t.benchmark}\u0000${t.cellId}`)
   const table = new StringTable()
-  const traj = input.trajectories.flatMap((t) => {
-    const c = cellOf(t)
-    return c === undefined ? [] : [clientTrajectory(t, c, allCells[c], resolved, table)]
-  })
+  const start = startingPoint(input.trajectories, cellOf)
+  const { traj, of } = embeddedTrajectories(input.trajectories, cellOf, start, resolved.maxTrajectoryBytes, (t, c) => clientTrajectory(t, c, allCells[c], resolved, table), table)
   const data: ReportData = {
     cells: allCells.map((c) => ({
       b: summary.benchmarks.findIndex((b) => b.cells.includes(c)),
@@ -635,14 +723,15 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     benchmarks: summary.benchmarks.map((b) => ({ name: b.name, tasks: [...new Set(b.cells.flatMap((c) => c.perTask.map((t) => t.taskId)))] })),
     traj,
     strings: table.strings,
-    start: startingPoint(input.trajectories, cellOf),
+    start,
+    ...(traj.length < of ? { kept: { shown: traj.length, of, maxBytes: resolved.maxTrajectoryBytes } } : {}),
   }
 
   const cellOptions = summary.benchmarks
     .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(`${c.cellId} — ${b.name}`)}</option>`).join('')}</optgroup>`)
     .join('')
   const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
-  const failed = allCells.filter((c) => c.verdict === 'fail').length
+  const verdict = summaryVerdict(summary)
   const script = clientScript()
   if (script.toLowerCase().includes('</script')) throw new Error('report script must not contain </script')
   const scriptHash = createHash('sha256').update(script).digest('base64')
@@ -662,11 +751,12 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 </head>
 <body>
 <header class="top"><div class="wrap">
-<h1>${e(resolved.title)} ${failed === 0 ? '<span class="badge pass">all cells pass</span>' : `<span class="badge fail">${failed} of ${plural(allCells.length, 'cell')} failed</span>`}</h1>
+<h1>${e(resolved.title)} ${statusBadge(verdict.status, runCountsText(verdict))}</h1>
 <p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
 <nav class="toc">${nav}</nav>
 </div></header>
 <main class="wrap">
+${runProblems(verdict, summary)}
 ${sections.join('\n')}
 <section class="viewer" id="trajectories">
 <h2>Trajectories</h2>
@@ -682,7 +772,7 @@ ${sections.join('\n')}
 </div>
 </section>
 ${input.analysis !== undefined ? `<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${e(typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined'))}</pre></div></section>` : ''}
-<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.traj.length} trajectories). Self-contained: no network access is needed or allowed.</footer>
+<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.kept ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file` : `${data.traj.length} trajectories`}). Self-contained: no network access is needed or allowed.</footer>
 </main>
 <script type="application/json" id="seqk-data">${jsonForScript(data)}</script>
 <script>${script}</script>

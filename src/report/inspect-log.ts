@@ -7,8 +7,7 @@
  */
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { DisclosureCard } from '../core/disclosure.js'
-import type { Usage } from '../core/contract.js'
-import { addUsage, ZERO_USAGE } from '../models/chat-model.js'
+import { sumUsage, type Usage } from '../core/contract.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { taskRecordKey, type TaskRecord } from '../artifacts/tasks-file.js'
 
@@ -28,6 +27,16 @@ function modelUsage(usage: Usage, costUsd: number | null): Json {
     reasoning_tokens: null,
     total_cost: costUsd,
   }
+}
+
+/**
+ * ModelUsage entries for the usages fully known: a usage with a call that reported none is left
+ * out (inspect_ai's token counts are integers, and a partial sum would read as the whole).
+ */
+function knownUsages(entries: [string, { usage: Usage | null; usageUnknownCalls?: number; costUsd: number | null }][]): Record<string, Json> {
+  return Object.fromEntries(
+    entries.flatMap(([name, r]) => (r.usage === null || r.usageUnknownCalls ? [] : [[name, modelUsage(r.usage, r.costUsd)]])),
+  )
 }
 
 const STOP_REASONS = { stop: 'stop', length: 'max_tokens', refusal: 'content_filter', other: 'unknown' } as const
@@ -106,9 +115,7 @@ export function inspectLog(
   ] as const) {
     if (typeof value === 'number') metrics[name] = { name, value, params: {} }
   }
-  const roleUsage = Object.fromEntries(
-    Object.entries(cell.byRole).map(([role, r]) => [role, modelUsage(r.usage, r.costUsd)]),
-  )
+  const roleUsage = knownUsages(Object.entries(cell.byRole))
   const actor = cell.byRole.actor
   const params = p.actor.params
   const generateConfig: Json = {}
@@ -203,12 +210,18 @@ export function inspectLog(
           unscored_samples: trajectories.filter((t) => t.status === 'error').length,
         },
       ],
-      metadata: { verdict: cell.verdict, thresholds: cell.thresholds, gate: cell.gate ?? null, errors: cell.errors },
+      metadata: {
+        verdict: cell.verdict,
+        thresholds: cell.thresholds,
+        gate: cell.gate ?? null,
+        errors: cell.errors,
+        ...(cell.usageUnknownCalls ? { usage_unknown_calls: cell.usageUnknownCalls } : {}),
+      },
     },
     stats: {
       started_at: iso(started),
       completed_at: iso(ended),
-      model_usage: actor ? { [modelName(cell)]: modelUsage(actor.usage, actor.costUsd) } : {},
+      model_usage: actor ? knownUsages([[modelName(cell), actor]]) : {},
       role_usage: roleUsage,
       connection_limit_history: [],
     },
@@ -251,12 +264,10 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
     }
   })
   const last = t.attempts.at(-1)
-  let usage: Usage = ZERO_USAGE
+  const spent = sumUsage(t.attempts.map((a) => a.usage))
+  const usage = spent.unknownCalls > 0 ? null : spent.usage
   let actorCost: number | null = 0
-  for (const a of t.attempts) {
-    usage = addUsage(usage, a.usage)
-    actorCost = actorCost === null || a.costUsd === null ? null : actorCost + a.costUsd
-  }
+  for (const a of t.attempts) actorCost = actorCost === null || a.costUsd === null ? null : actorCost + a.costUsd
   const scores: Record<string, Json> = {}
   for (const a of t.attempts) {
     scores[`attempt_${a.index}`] = {
@@ -298,7 +309,7 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
           ]
         : [],
       completion: last?.answer ?? '',
-      usage: modelUsage(usage, actorCost),
+      usage: usage === null ? null : modelUsage(usage, actorCost),
       time: t.durationMs / 1000,
     },
     scores,
@@ -306,11 +317,12 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
       status: t.status,
       first_success: t.firstSuccess,
       attempts: t.attempts.length,
+      ...(spent.unknownCalls > 0 ? { usage_unknown_calls: spent.unknownCalls } : {}),
       ...(task?.metadata ? { task: task.metadata } : {}),
     },
     store: {},
     events: [],
-    model_usage: { [modelName(cell)]: modelUsage(usage, actorCost) },
+    model_usage: usage === null ? {} : { [modelName(cell)]: modelUsage(usage, actorCost) },
     role_usage: {},
     attachments: {},
     started_at: Number.isFinite(start) ? iso(start) : null,

@@ -18,8 +18,8 @@ describe('renderMarkdownSummary', () => {
 
   it('has a title with the overall verdict and one table row per cell', () => {
     expect(md).toMatch(/^## ❌ Seq@K run `20260101-000000-abcdef`/)
-    expect(md).toContain('| cell | metric | @1 | @2 | @3 | @4 | 95% CI @4 | Δ@4 | feedback | fingerprint | verdict |')
-    expect(md).toContain('| --- | --- | --: | --: | --: | --: | --: | --: | --- | --- | --- |')
+    expect(md).toContain('| cell | metric | @1 | @2 | @3 | @4 | 95% CI @4 | Δ@4 | errors | tokens | cost | feedback | fingerprint | verdict |')
+    expect(md).toContain('| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- | --- | --- |')
     const rows = md.split('\n').filter((l) => /^\| sim:/.test(l))
     expect(rows).toHaveLength(cells.length)
     for (const cell of cells) {
@@ -37,7 +37,7 @@ describe('renderMarkdownSummary', () => {
     expect(md).toContain('K=4 · 5 tasks × 2 repeats · history full · verifier python-tests v2 · prompt seqk-prompt/1 · budget not disclosed')
     const list = md.split('\n').filter((l) => /^- [✅❌]/.test(l))
     expect(list[0]).toMatch(/^- ❌/)
-    expect(list).toContain('- ❌ sim:b · verifier: Seq@4 fell 12.0 points below the baseline')
+    expect(list).toContain('- ❌ sim:b · verifier: Seq@4 fell 12.0 points below the baseline.')
     expect(md).toMatch(/<details open><summary>Thresholds and gates: 3 failed<\/summary>/)
     expect(md).toContain('## Since the last run\n\n- sim:b · verifier: Seq@4 90.0 → 80.0 (-10.0)')
   })
@@ -55,9 +55,12 @@ describe('renderMarkdownSummary', () => {
     expect(md).toContain(`Lines: 🟦 ${sequential[0]!.cellId}, 🟧 ${sequential[1]!.cellId}, 🟩 ${sequential[2]!.cellId}, 🟪 ${sequential[3]!.cellId}`)
   })
 
-  it('passes when every cell and gate passes', () => {
-    const ok = fakeRun({ thresholds: () => ({}) }).summary
-    expect(renderMarkdownSummary(ok, { headingLevel: 3 })).toMatch(/^### ✅ Seq@K run/)
+  it('passes when every cell and gate passes, and never calls a run that checked nothing a pass', () => {
+    const ok = fakeRun({ thresholds: (_actor, mode) => (mode === 'independent' ? { passAt: { 4: 0 } } : { seqAt: { 4: 0 } }) }).summary
+    expect(renderMarkdownSummary(ok, { headingLevel: 3 })).toMatch(/^### ✅ Seq@K run `[^`]+`\n\n\d+ cells · all passed · /)
+    const none = renderMarkdownSummary(fakeRun({ thresholds: () => ({}) }).summary)
+    expect(none).toMatch(/^## ➖ Seq@K run `[^`]+`\n\n\d+ cells · \d+ with no thresholds · /)
+    expect(none).not.toMatch(/✅/)
   })
 
   it('keeps user text from breaking the table or injecting HTML', () => {
@@ -130,7 +133,7 @@ describe('revisionAnnotationLines', () => {
     expect(lines).toHaveLength(annotated.length)
     const a = annotated[0]!.revisionAnnotation!
     expect(lines[0]).toBe(
-      `- sim:careful · verifier (${a.annotated} revisions, derived/1): unhelpful / some / all ${percent(a.classes.unhelpful.share.point)} / 0.0 / ${percent(a.classes.all.share.point)}%; next attempt passed 0.0 / — / 100.0%`,
+      `- sim:careful · verifier (${a.annotated} revisions, derived/1): unhelpful / some / all ${percent(a.classes.unhelpful.share.point)}% / 0.0% / ${percent(a.classes.all.share.point)}%; next attempt passed 0.0% / — / 100.0%`,
     )
     const md = renderMarkdownSummary(summary)
     expect(md).toContain('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>\n\n- sim:careful · verifier (')

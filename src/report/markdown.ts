@@ -6,7 +6,9 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { rankingChanges, spendingLine } from './table.js'
-import { percent, plural, signedPercent } from '../metrics/format.js'
+import { percent, percentText, plural } from '../metrics/format.js'
+import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
+import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -17,6 +19,7 @@ export interface GateResult {
   benchmark?: string
 }
 
+/** The options of the Markdown summary (the pull-request comment). */
 export interface MarkdownOptions {
   gates?: readonly GateResult[]
   /** Lines shown under a "Since the last run" heading (`condenseChanges(cellChanges(history, summary))`). */
@@ -42,9 +45,6 @@ function mermaidText(text: string): string {
   return text.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')
 }
 
-function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
-  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
-}
 
 /** The protocol in one line: what a benchmark's numbers are only defined together with. */
 function protocolLine(cells: readonly CellSummary[]): string {
@@ -120,17 +120,17 @@ export function seqCurvesMermaid(cells: readonly CellSummary[], title = 'Seq@k (
  *
  * @example
  * revisionAnnotationLines(cells)
- * // => ['- simulated:one-shot · verifier (37 revisions, derived/1): unhelpful / some / all 29.7 / 32.4 / 37.8%; next attempt passed 0.0 / 0.0 / 64.3%']
+ * // => ['- simulated:one-shot · verifier (37 revisions, derived/1): unhelpful / some / all 29.7% / 32.4% / 37.8%; next attempt passed 0.0% / — / 64.3%']
  */
 export function revisionAnnotationLines(cells: readonly CellSummary[]): string[] {
   return cells.flatMap((cell) => {
     const a = cell.revisionAnnotation
     if (!a || a.annotated === 0) return []
     const { unhelpful, some, all } = a.classes
-    const success = (k: typeof all) => (k.revisions === 0 ? '—' : percent(k.success.point))
+    const success = (k: typeof all) => (k.revisions === 0 ? '—' : percentText(k.success.point))
     const count = a.sampled ? `a sample of ${a.annotated} of ${a.annotatable} revisions` : `${a.annotated} revision${a.annotated === 1 ? '' : 's'}`
     return [
-      `- ${markdownText(cell.cellId)} (${count}, ${markdownText(annotatorText(annotatorOf(a)))}): unhelpful / some / all ${percent(unhelpful.share.point)} / ${percent(some.share.point)} / ${percent(all.share.point)}%; next attempt passed ${success(unhelpful)} / ${success(some)} / ${success(all)}%`,
+      `- ${markdownText(cell.cellId)} (${count}, ${markdownText(annotatorText(annotatorOf(a)))}): unhelpful / some / all ${percentText(unhelpful.share.point)} / ${percentText(some.share.point)} / ${percentText(all.share.point)}; next attempt passed ${success(unhelpful)} / ${success(some)} / ${success(all)}`,
     ]
   })
 }
@@ -141,10 +141,34 @@ function gatesFor(benchmark: string, cells: readonly CellSummary[], gates: reado
 }
 
 /**
- * The run as GitHub Markdown: per benchmark the protocol, a table of cells (metric, @1..@K, 95%
- * interval at K, gain, verdict, fingerprint), the threshold and gate verdicts, a line per cell
- * whose revisions were annotated (did they address the feedback), ranking changes and a Mermaid
- * chart of the Seq@k curves.
+ * Text as a sentence of a list or a paragraph: its first letter upper-case (unless it starts with
+ * an identifier such as `Seq@5`), ending with a full stop, so items never run into each other.
+ *
+ * @example
+ * sentence('tasks that got worse: a, b') // => 'Tasks that got worse: a, b.'
+ */
+export function sentence(text: string): string {
+  const trimmed = text.trim()
+  if (trimmed === '') return trimmed
+  const first = /^[a-z][a-z ]/.test(trimmed) ? trimmed[0]!.toUpperCase() + trimmed.slice(1) : trimmed
+  return /[.!?…]$/.test(first) ? first : `${first}.`
+}
+
+const STATUS_MARK: Readonly<Record<string, string>> = { pass: '✅', fail: '❌', 'no-thresholds': '➖', 'not-run': '⏭️', shard: '🧩' }
+
+/** A cell's verdict as the Markdown table shows it: the same words and count as every other output, with a mark. */
+function verdictCell(cell: CellSummary, verdict: CellVerdict, extraFailed: number): string {
+  const v = verdictValue(cell, verdict)
+  if (extraFailed > 0) return `❌ fail (${verdict.failed.length + extraFailed})`
+  return `${STATUS_MARK[verdict.status] ?? ''} ${v.text}`.trim()
+}
+
+/**
+ * The run as GitHub Markdown: the run's verdict and counts (from the verdict model every output
+ * shares), the files that failed to load, then per benchmark the protocol, a table of cells
+ * (metric, @1..@K, 95% interval at K, gain, errors, tokens, cost, feedback, fingerprint,
+ * verdict), the failed and passed checks, a line per cell whose revisions were annotated, ranking
+ * changes and a Mermaid chart of the Seq@k curves. `gates` adds checks of the caller's own.
  *
  * @example
  * appendFileSync(process.env.GITHUB_STEP_SUMMARY!, renderMarkdownSummary(summary, { changes }))
@@ -153,71 +177,75 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 5)
   const h = (n: number) => '#'.repeat(Math.min(level + n, 6))
   const gates = options.gates ?? []
-  const cells = summary.benchmarks.flatMap((b) => b.cells)
-  const failedCells = cells.filter((c) => c.verdict === 'fail').length
   const failedGates = gates.filter((g) => !g.pass).length
-  const pass = failedCells === 0 && failedGates === 0
+  const verdict = summaryVerdict(summary)
+  const status = failedGates > 0 ? 'fail' : verdict.status
   const out: string[] = []
-  out.push(`${h(0)} ${pass ? '✅' : '❌'} Seq@K run \`${summary.runId}\``, '')
-  const counts = [`${cells.length} cell${cells.length === 1 ? '' : 's'}`, failedCells > 0 ? `**${failedCells} failed**` : 'all passed']
-  if (gates.length > 0) counts.push(failedGates > 0 ? `**${failedGates} of ${gates.length} gates failed**` : `${gates.length} gate${gates.length === 1 ? '' : 's'} passed`)
-  out.push(`${counts.join(' · ')} · ${summary.createdAt}${options.reportUrl ? ` · [full report](${options.reportUrl})` : ''}`, '')
+  out.push(`${h(0)} ${STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
+  const counts = [runCountsText(verdict)]
+  if (gates.length > 0) counts.push(failedGates > 0 ? `**${failedGates} of ${gates.length} gates failed**` : `${plural(gates.length, 'gate')} passed`)
+  out.push(`${markdownText(counts.join(' · '))} · ${summary.createdAt}${options.reportUrl ? ` · [full report](${options.reportUrl})` : ''}`, '')
   out.push('_A Seq@K number is only defined together with its protocol: the fingerprint column names it._', '')
+
+  if (verdict.loadErrors.length > 0) {
+    out.push(`${h(1)} Files that failed to load`, '', ...verdict.loadErrors.map((e) => `- ❌ \`${markdownText(e.file)}\`: ${markdownText(sentence(e.error))}`), '')
+  }
+  if (verdict.problems.length > 0) out.push(...verdict.problems.map((p) => `- ❌ ${markdownText(sentence(p))}`), '')
 
   for (const b of summary.benchmarks) {
     if (b.cells.length === 0) continue
     const K = Math.max(...b.cells.map((c) => c.budget))
+    const verdicts = b.cells.map((c) => cellVerdict(c))
     out.push(`${h(1)} ${markdownText(b.name)}`, '')
     out.push(`\`${markdownText(b.file)}\` · ${markdownText(protocolLine(b.cells))} · rates in %`, '')
-    const head = ['cell', 'metric', ...Array.from({ length: K }, (_, i) => `@${i + 1}`), `95% CI @${K}`, `Δ@${K}`, 'feedback', 'fingerprint', 'verdict']
-    out.push(`| ${head.join(' | ')} |`)
-    out.push(`|${head.map((_, i) => (i >= 2 && i < 2 + K + 2 ? ' --: ' : ' --- ')).join('|')}|`)
-    for (const cell of b.cells) {
-      const { label, curve, interval } = curveOf(cell)
-      const ci = interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—'
-      const failed = cell.thresholds.filter((t) => !t.pass).length
-      const cellGates = gatesFor(b.name, [cell], gates)
-      const gateFail = cellGates.filter((g) => !g.pass).length
-      const verdict = cell.verdict === 'pass' && gateFail === 0 ? '✅ pass' : `❌ fail (${failed + gateFail})`
-      const row = [
-        markdownText(cell.cellId),
-        label,
-        ...Array.from({ length: K }, (_, i) => percent(curve[i])),
-        ci,
-        signedPercent(cell.gain),
-        cell.protocol.feedback ? markdownText(`${cell.protocol.feedback.kind}`) : 'none (independent)',
-        `\`${markdownText(cell.fingerprint)}\``,
-        verdict,
-      ]
+    const columns = cellColumns(K).filter((c) => c.outputs.includes('markdown'))
+    out.push(`| ${columns.map((c) => c.header).join(' | ')} |`)
+    out.push(`|${columns.map((c) => (c.numeric ? ' --: ' : ' --- ')).join('|')}|`)
+    for (const [i, cell] of b.cells.entries()) {
+      const extra = gatesFor(b.name, [cell], gates).filter((g) => !g.pass).length
+      const row = columns.map((c) => {
+        if (c.id === 'verdict') return verdictCell(cell, verdicts[i]!, extra)
+        const text = markdownText(c.value(cell, verdicts[i]!).text)
+        return c.id === 'fingerprint' ? `\`${text}\`` : text
+      })
       out.push(`| ${row.join(' | ')} |`)
     }
     out.push('')
 
-    // A met error-rate limit with no error at all says nothing: left out to keep the list short.
-    const checks = b.cells.flatMap((cell) => cell.thresholds.filter((t) => !(t.metric === 'maxErrorRate' && t.pass && !t.actual)).map((t) => ({ cell: cell.cellId, pass: t.pass, message: t.message })))
-    const gateChecks = gatesFor(b.name, b.cells, gates).map((g) => ({ cell: g.cellId, pass: g.pass, message: g.message }))
-    if (checks.length + gateChecks.length > 0) {
-      const failedChecks = [...checks, ...gateChecks].filter((c) => !c.pass)
-      out.push(`<details${failedChecks.length > 0 ? ' open' : ''}><summary>Thresholds and gates: ${failedChecks.length === 0 ? 'all passed' : `${failedChecks.length} failed`}</summary>`, '')
-      // Failures first: they are what a reviewer opens the comment for.
-      for (const c of [...checks, ...gateChecks].sort((x, y) => Number(x.pass) - Number(y.pass))) out.push(`- ${c.pass ? '✅' : '❌'} ${markdownText(c.cell)}: ${markdownText(c.message)}`)
+    // Each check once, failures first: a failed gate is one item, its further findings under it.
+    const items: { pass: boolean; lines: string[] }[] = []
+    for (const [i, cell] of b.cells.entries()) {
+      const v = verdicts[i]!
+      for (const c of v.failed) items.push({ pass: false, lines: [`- ❌ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`, ...c.details.map((d) => `  - ${markdownText(sentence(d))}`)] })
+      for (const c of v.passed) items.push({ pass: true, lines: [`- ✅ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`] })
+    }
+    for (const g of gatesFor(b.name, b.cells, gates)) items.push({ pass: g.pass, lines: [`- ${g.pass ? '✅' : '❌'} ${markdownText(g.cellId)}: ${markdownText(sentence(g.message))}`] })
+    if (items.length > 0) {
+      const failedChecks = items.filter((c) => !c.pass).length
+      out.push(`<details${failedChecks > 0 ? ' open' : ''}><summary>Thresholds and gates: ${failedChecks === 0 ? 'all passed' : `${failedChecks} failed`}</summary>`, '')
+      for (const item of [...items].sort((x, y) => Number(x.pass) - Number(y.pass))) out.push(...item.lines)
       out.push('', '</details>', '')
     }
 
     const revisions = revisionAnnotationLines(b.cells)
     if (revisions.length > 0) out.push('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>', '', ...revisions, '', '</details>', '')
 
-    const ranking = rankingChanges(b.cells)
-    if (ranking.length > 0) out.push(...ranking.map((r) => `> ${markdownText(r)}`), '')
+    // One paragraph each: two ranking lines must not render as one.
+    for (const r of rankingChanges(b.cells)) out.push(`> ${markdownText(sentence(r))}`, '')
 
     // Money, where there is something to say (the batch APIs' saving against list price among it).
     const spending = spendingLine(b.cells)
-    if (spending) out.push(markdownText(spending), '')
+    if (spending) out.push(markdownText(sentence(spending)), '')
+    const unknownUsage = unknownUsageLine(b.cells)
+    if (unknownUsage) out.push(`⚠️ ${markdownText(sentence(unknownUsage))}`, '')
 
     const chart = seqCurvesMermaid(b.cells, `${b.name}: Seq@k (%)`)
     if (chart) out.push(chart, '')
   }
 
+  if (summary.notRun && summary.notRun.length > 0) {
+    out.push(`${h(1)} Not run`, '', ...summary.notRun.map((n) => `- ⏭️ ${markdownText(`${n.benchmark} › ${n.cellId}`)}: ${markdownText(sentence(n.reason))}`), '')
+  }
   if (options.changes && options.changes.length > 0) {
     out.push(`${h(1)} Since the last run`, '', ...options.changes.map((c) => `- ${markdownText(c)}`), '')
   }
@@ -247,19 +275,25 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
   const out: string[] = []
   const command = (kind: 'error' | 'warning', file: string, title: string, message: string) =>
     `::${kind} file=${escapeAnnotationProperty(file)},title=${escapeAnnotationProperty(title)}::${escapeAnnotationData(message)}`
+  // A file that failed to load is a failed entry here too.
+  for (const e of summary.loadErrors ?? []) out.push(command('error', e.file, `seqk: ${e.file} failed to load`, e.error))
   for (const b of summary.benchmarks) {
     for (const cell of b.cells) {
       const title = `seqk: ${b.name} › ${cell.cellId}`
       const { label, interval } = curveOf(cell)
+      const verdict = cellVerdict(cell)
+      // One ::error per failed check, as every output counts them; a gate's findings in its message.
+      for (const c of verdict.failed) out.push(command('error', b.file, title, `${[c.message, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`))
       for (const t of cell.thresholds) {
-        if (!t.pass) out.push(command('error', b.file, title, `${t.message} [fingerprint ${cell.fingerprint}]`))
-        else if ((t.metric === 'seqAt' || t.metric === 'passAt') && t.k === cell.budget && interval && interval.lo !== null && interval.lo < t.limit) {
-          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${percent(t.actual)}%), but its 95% interval reaches ${percent(interval.lo)}% [fingerprint ${cell.fingerprint}]`))
+        if (t.pass && (t.metric === 'seqAt' || t.metric === 'passAt') && t.k === cell.budget && interval && interval.lo !== null && interval.lo < t.limit) {
+          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${percentText(t.actual)}), but its 95% interval reaches ${percentText(interval.lo)} [fingerprint ${cell.fingerprint}]`))
         }
       }
-      if (cell.errors.count > 0 && cell.thresholds.every((t) => t.pass)) {
+      if (cell.errors.count > 0 && verdict.status !== 'fail') {
         out.push(command('warning', b.file, title, `${cell.errors.count} of ${cell.trajectories} trajectories ended in an infrastructure error${cell.errors.examples[0] ? `, e.g. ${cell.errors.examples[0].message}` : ''}`))
       }
+      const unknown = unknownUsageLine([cell])
+      if (unknown) out.push(command('warning', b.file, title, unknown))
       for (const g of gatesFor(b.name, [cell], options.gates ?? [])) if (!g.pass) out.push(command('error', b.file, `${title} (gate)`, g.message))
     }
   }

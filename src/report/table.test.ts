@@ -319,7 +319,7 @@ describe('revisionTable and historyComparisonLines', () => {
     expect(historyComparisonLines([comparison('a', 'critic', -0.15, -0.3, -0.05), comparison('b', 'critic', 0, -0.094, 0.094), comparison('b', 'binary', 1e-17, -0.05, 0.05), comparison('c', 'critic', 0, 0, 0)])).toEqual([
       'history summary vs full: Seq@K on 12 common tasks, difference in points (paired 95% CI):',
       ' cell        full → summary   diff  95% CI',
-      ' a · critic     80.0 → 65.0  -15.0  (-30.0 to -5.0)',
+      ' a · critic     80.0 → 65.0  −15.0  −30.0–−5.0',
       ' no difference (+0.0, 95% CI within ±9.4) for 3 cells: b (critic, binary), c (critic)',
     ])
     expect(historyComparisonLines([])).toEqual([])

@@ -1,62 +1,15 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
-import { compactCount, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
+import { intervalText, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
+import { pad, TEXT_WIDTH, visibleLength, wideFromEnv, wrapLine } from '../core/text-layout.js'
+import { cellVerdict, reasonLines } from '../protocol/verdict.js'
+import { cellColumns, curveOf, tokensValue, unknownUsageLine, usageOfCells, type CellColumn, type Tone } from './columns.js'
 
-/** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones. */
-function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
-  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
-}
 
-/** Length without ANSI colour codes, so coloured and plain tables line up the same. */
-function visibleLength(text: string): number {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '').length
-}
-
-function pad(text: string, width: number, right = false): string {
-  const fill = ' '.repeat(Math.max(0, width - visibleLength(text)))
-  return right ? fill + text : text + fill
-}
-
-/** The terminal width every printed line fits by default (a wide view lifts it: {@link wideFromEnv}). */
-export const TABLE_WIDTH = 120
-
-/** The one way to ask for the wide view from the environment: `SEQK_WIDE=1` (or `true`). */
-export function wideFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
-  return /^(1|true|yes)$/i.test(env.SEQK_WIDE ?? '')
-}
-
-/**
- * Word-wraps one line to `width` visible columns, continuation lines indented by `indent` spaces
- * past the line's own leading spaces; a word longer than a line keeps a line of its own, whole (a
- * path or command must stay copyable). Colour codes are kept
- * only on lines that fit unchanged (wrap plain text, colour after).
- *
- * @example
- * wrapLine(' a long note …', 40) // => [' a long note that', '    goes on …']
- */
-export function wrapLine(line: string, width = TABLE_WIDTH, indent = 2): string[] {
-  if (visibleLength(line) <= width) return [line]
-  const lead = /^ */.exec(line)![0]
-  const words = line.slice(lead.length).split(/ +/)
-  const out: string[] = []
-  let current = lead
-  const prefix = () => (out.length === 0 ? lead : lead + ' '.repeat(indent))
-  for (const word of words) {
-    const candidate = current.trim() === '' ? prefix() + word : `${current} ${word}`
-    if (candidate.length <= width) {
-      current = candidate
-      continue
-    }
-    if (current.trim() !== '') out.push(current)
-    // A word longer than any line (a path, a URL, a command) stays whole on a line of its own: cut,
-    // it could no longer be copied from the terminal.
-    current = prefix() + word
-  }
-  if (current.trim() !== '') out.push(current)
-  return out
-}
+/** The width every printed line fits by default (the text layout's, kept under the table's name). */
+export const TABLE_WIDTH = TEXT_WIDTH
+export { wideFromEnv, wrapLine }
 
 /** Options of {@link renderBenchmarkTable}. */
 export interface TableOptions {
@@ -120,28 +73,18 @@ function shownKs(K: number, wide: boolean): number[] {
   return [...new Set([1, 2, Math.ceil(K / 2), K - 1, K])].sort((a, b) => a - b)
 }
 
-/** Whether the cell declared anything to check: a rate threshold, a tolerated error rate, a baseline. */
-function assertsAnything(cell: CellSummary): boolean {
-  return cell.gate !== undefined || cell.thresholds.some((t) => t.metric !== 'maxErrorRate' || t.limit > 0)
-}
-
 /** Whether the cell measured nothing (every trajectory errored, or none ran): one root cause. */
 function measuredNothing(cell: CellSummary): boolean {
   return cell.thresholds.some((t) => t.metric === 'measured' && !t.pass)
 }
 
 /**
- * Why a cell failed, one line per root cause: a cell that did not finish or measured nothing says
- * so once (its thresholds cannot be judged for that reason); otherwise each missed threshold and
- * what the baseline gate found.
+ * Why a cell failed, one line per failed check (the verdict model counts each once): a cell that
+ * did not finish or measured nothing says so once; otherwise each missed threshold, and the
+ * baseline gate's findings (one check, its further lines under it).
  */
 export function failureReasons(cell: CellSummary): string[] {
-  if (cell.shard) return []
-  // A cell that did not finish or measured nothing: that is the cause, its thresholds' misses follow from it.
-  const root = cell.thresholds.filter((t) => (t.metric === 'finished' || t.metric === 'measured') && !t.pass)
-  if (root.length > 0) return root.map((t) => t.message)
-  const gate = cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing') ? cell.gate.messages.map((m) => `baseline: ${m}`) : []
-  return [...cell.thresholds.filter((t) => !t.pass).map((t) => t.message), ...gate]
+  return reasonLines(cellVerdict(cell))
 }
 
 /** What a row's outcome is: fields that come from the trajectories' outcomes, not their cost. */
@@ -203,45 +146,42 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const first = cells[0]!
   const history = cells.find((x) => x.protocol.history)?.protocol.history?.name ?? '—'
   const ks = shownKs(K, wide)
-  const reasons = cells.map(failureReasons)
-  const verdicts = cells.map((cell, i) => {
-    // A shard's numbers cover its share of the tasks: its thresholds are checked at the merge.
-    if (cell.shard) return c.dim(`shard ${cell.shard.index}/${cell.shard.count}`)
-    if (cell.verdict !== 'pass') return c.red(`FAIL (${Math.max(1, reasons[i]!.length)})`)
-    return assertsAnything(cell) ? c.green('pass') : c.dim('no thresholds')
+  const verdicts = cells.map((cell) => cellVerdict(cell))
+  const paint: Record<NonNullable<Tone>, (t: string) => string> = { pass: c.green, fail: (t) => c.red(t.toUpperCase()), muted: c.dim, warn: c.yellow }
+  const defs = cellColumns(K, ks).filter((d) => d.outputs.includes('terminal'))
+  const toColumn = (d: CellColumn): Column & { def: CellColumn } => ({
+    def: d,
+    header: d.header,
+    numeric: d.numeric,
+    values: cells.map((cell, i) => {
+      const v = d.value(cell, verdicts[i]!)
+      return v.tone ? paint[v.tone](v.text) : v.text
+    }),
   })
-  const curves = cells.map(curveOf)
-  const col = (header: string, values: string[], numeric = true): Column => ({ header, values, numeric })
-  const cellCol = col('cell', cells.map((x) => x.cellId), false)
-  const metricCol = col('metric', curves.map((x) => x.label), false)
-  const kCols = ks.map((k) => col(`@${k}`, curves.map((x) => percent(x.curve[k - 1]))))
-  const ciCol = col(`95% CI @${K}`, curves.map(({ interval }) => (interval && interval.lo !== null && interval.hi !== null ? `${percent(interval.lo)}–${percent(interval.hi)}` : '—')))
-  const gainCol = col(`Δ@${K}`, cells.map((x) => signedPercent(x.gain)))
-  const egsCol = col('EGS', cells.map((x) => percent(x.egs)))
-  const lgsCol = col('LGS', cells.map((x) => percent(x.lgs)))
-  const unmodCol = col('unmod', cells.map((x) => (x.unmodifiedRevisions.revisions === 0 ? '—' : percent(x.unmodifiedRevisions.rate))))
-  const errorsCol = col('errors', cells.map((x) => (x.errors.count === 0 ? '0' : c.yellow(String(x.errors.count)))))
-  const tokensCol = col('tokens', cells.map((x) => compactCount(x.usage.inputTokens + x.usage.outputTokens)))
-  const costCol = col('cost', cells.map((x) => money(x.costUsd)))
-  const verdictCol = col('verdict', verdicts, false)
-  const ordered = [cellCol, metricCol, ...kCols, ciCol, gainCol, egsCol, lgsCol, unmodCol, errorsCol, tokensCol, costCol, verdictCol]
+  const ordered = defs.map(toColumn)
+  const byId = (id: string) => ordered.find((x) => x.def.id === id)!
+  const cellCol = byId('cell')
+  const costCol = byId('cost')
+  const tokensCol = byId('tokens')
+  const egsCol = byId('egs')
   const free = cells.every((x) => x.costUsd === 0)
-  let shown = new Set(ordered)
+  let shown = new Set<Column>(ordered)
   if (width !== null) {
     // Required first, then the optional columns by priority while they fit (cell ids may fold).
-    shown = new Set([cellCol, metricCol, ...kCols, ciCol, gainCol, errorsCol, verdictCol])
+    shown = new Set(ordered.filter((x) => !x.def.optional))
     const minimal = (set: Set<Column>) => tableWidth(ordered.filter((x) => set.has(x)).map((x) => (x === cellCol ? { ...x, values: [] } : x)))
     const cellRoom = (set: Set<Column>) => width - minimal(set)
     const longest = Math.max(...cells.map((x) => visibleLength(x.cellId)))
-    // EGS and LGS split one gain: both or neither.
-    for (const optional of [...(free ? [] : [[costCol]]), [egsCol, lgsCol], [unmodCol], [tokensCol]]) {
-      const next = new Set([...shown, ...optional])
+    // A column's group goes in together (EGS and LGS split one gain: both or neither); cost only where it is not $0 everywhere.
+    const groups = [...new Set(ordered.filter((x) => x.def.optional && !(x === costCol && free)).sort((a, b) => a.def.optional!.priority - b.def.optional!.priority).map((x) => x.def.optional!.group))]
+    for (const group of groups) {
+      const next = new Set([...shown, ...ordered.filter((x) => x.def.optional?.group === group)])
       // An optional column never forces a cell id to fold.
       if (cellRoom(next) >= longest) shown = next
     }
   }
   const columns = ordered.filter((x) => shown.has(x))
-  const under = (i: number) => reasons[i]!.length === 0 || cells[i]!.verdict === 'pass' ? [] : reasons[i]!.flatMap((r) => wrap(`   ✗ ${r}`).map((l) => c.red(l)))
+  const under = (i: number) => (verdicts[i]!.status !== 'fail' ? [] : verdicts[i]!.failed.flatMap((check) => [...wrap(`   ✗ ${check.message}`), ...check.details.flatMap((d) => wrap(`     ${d}`))]).map((l) => c.red(l)))
   const body = fitRows(columns, width, under)
   const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
   const title = `${benchmark} — K=${K}, ${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}, history ${history}, ${shares}`
@@ -254,6 +194,8 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   if (identical) note(identical)
   const spending = spendingLine(cells)
   if (spending) note(spending)
+  const unknownUsage = unknownUsageLine(cells)
+  if (unknownUsage) note(unknownUsage, (l) => c.yellow(l))
   // Why EGS and LGS are undefined, where they are shown (the narrow view leaves them out).
   if (shown.has(egsCol)) {
     const timing = new Map<string, string[]>()
@@ -267,12 +209,12 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
   for (const line of intervalNotes(cells)) note(line)
   for (const line of baselineLines(cells, { failures: false })) note(line)
-  const hidden = ordered.filter((x) => !shown.has(x) && !kCols.includes(x))
+  const hidden = ordered.filter((x) => !shown.has(x))
   const hiddenKs = K - ks.length
   if (hidden.length > 0 || hiddenKs > 0) {
     const names = hidden.map((x) => {
       if (x === costCol && free) return 'cost ($0 everywhere)'
-      if (x === tokensCol) return `tokens (${compactCount(cells.reduce((n, y) => n + y.usage.inputTokens + y.usage.outputTokens, 0))} in all)`
+      if (x === tokensCol) return `tokens (${tokensValue(usageOfCells(cells)).text} in all)`
       return x.header
     })
     if (hiddenKs > 0) names.unshift(`${plural(hiddenKs, 'rate')} @k between`)
@@ -363,8 +305,8 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   if (total > 0 || !known) parts.push(`cost ${money(known ? total : null)}${known ? '' : ' (some models unpriced)'}`)
   const helpers = cells.reduce((n, x) => n + Object.entries(x.byRole).filter(([role]) => role !== 'actor').reduce((m, [, r]) => m + (r.costUsd ?? 0), 0), 0)
   if (helpers > 0) parts.push(`helpers ${money(helpers)}`)
-  const input = cells.reduce((n, x) => n + x.usage.inputTokens, 0)
-  const cached = cells.reduce((n, x) => n + x.usage.cacheReadTokens, 0)
+  const input = cells.reduce((n, x) => n + (x.usage?.inputTokens ?? 0), 0)
+  const cached = cells.reduce((n, x) => n + (x.usage?.cacheReadTokens ?? 0), 0)
   if (cached > 0) {
     const saved = cells.reduce((n, x) => n + (x.cache.savedUsd ?? 0), 0)
     parts.push(`${percent(cached / input, { digits: 0 })}% of input tokens from prompt cache, saving ${money(saved)}`)
@@ -513,7 +455,7 @@ export function historyComparisonLines(comparisons: readonly HistoryComparisonLi
     const zero = list.filter((c) => signedPercent(c.diff.point) === '+0.0')
     const moved = list.filter((c) => !zero.includes(c))
     if (moved.length > 0) {
-      const rows = moved.map((c) => [`${c.actorId} · ${c.mode}`, `${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}`, signedPercent(c.diff.point), `(${signedPercent(c.diff.lo)} to ${signedPercent(c.diff.hi)})`, ...(onTasks ? [] : [`on ${plural(c.commonTasks, 'common task')}`])])
+      const rows = moved.map((c) => [`${c.actorId} · ${c.mode}`, `${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}`, signedPercent(c.diff.point), intervalText(c.diff.lo, c.diff.hi, { signed: true }), ...(onTasks ? [] : [`on ${plural(c.commonTasks, 'common task')}`])])
       const header = ['cell', `${moved[0]!.baseline.history} → ${moved[0]!.other.history}`, 'diff', '95% CI', ...(onTasks ? [] : ['tasks'])]
       out.push(...fitRows(header.map((h, i) => ({ header: h, values: rows.map((r) => r[i]!), numeric: i === 1 || i === 2 })), width))
     }

@@ -2,12 +2,6 @@ import type { RunSummary, Trajectory } from '../core/schemas.js'
 import { analyzeRuns, renderAnalysis } from '../analysis/index.js'
 import type { HistoryEntry } from './history.js'
 import { renderHtmlReport } from './html.js'
-import type { GateResult } from './markdown.js'
-
-/** Every cell's baseline gate, as the Markdown summary and the annotations list them. */
-export function gateVerdicts(summary: RunSummary): GateResult[] {
-  return summary.benchmarks.flatMap((b) => b.cells.flatMap((c) => (c.gate ? [{ benchmark: b.name, cellId: c.cellId, pass: c.gate.status !== 'fail' && c.gate.status !== 'missing', message: `baseline: ${c.gate.messages.join(' ')}` }] : [])))
-}
 
 /**
  * The HTML report of a run, with the actor analysis when it can run (it says why when it cannot:

@@ -159,6 +159,7 @@ export function ruleJudge(text: string, answer: string): CriterionJudgement | un
  */
 export type CriterionJudge = (criterion: PromptCriterion, answer: string) => CriterionJudgement | boolean | undefined
 
+/** The options of the rule-based grader and critic responders of the test server. */
 export interface RuleOptions {
   /** Judges each criterion (default: {@link ruleJudge} on the criterion text). */
   judge?: CriterionJudge

@@ -5,8 +5,10 @@
 import { z } from 'zod'
 import type { AnyTask } from '../core/task.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { quote } from './reference.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'
 
+/** The options of `verifiers.exactMatch()`. */
 export interface ExactMatchOptions {
   /** Ignore whitespace at the start and end of the answer and of the expected answer. Default true. */
   trim?: boolean
@@ -32,8 +34,6 @@ export interface ExactMatchSettings {
 }
 
 const OPTIONS = ['trim', 'ignoreCase', 'collapseWhitespace', 'revealExpected'] as const
-/** An answer or expected answer is quoted in diagnostics up to this many characters. */
-const QUOTE_CHARS = 200
 
 /**
  * The answer as exact-match compares it: collapsed (every whitespace run to one space), trimmed
@@ -46,10 +46,6 @@ export function normaliseExact(text: string, settings: Pick<ExactMatchSettings, 
   let out = settings.collapseWhitespace ? text.replace(/\s+/g, ' ') : text
   if (settings.trim) out = out.trim()
   return settings.ignoreCase ? out.toLowerCase() : out
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS - 1)}…` : text)
 }
 
 /**
@@ -68,8 +64,8 @@ export const ExactMatchTaskFieldsSchema = z.object({
 
 const ExpectedSchema = ExactMatchTaskFieldsSchema.shape.expected.unwrap()
 
-/** The expected answers of a task, or a reason it has none. */
-function expectedOf(task: AnyTask): string[] | string {
+/** The expected answers of a task, or a reason it has none (shared by the short-answer verifiers). */
+export function expectedOf(task: AnyTask): string[] | string {
   if (task.expected === undefined) return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
   const parsed = ExpectedSchema.safeParse(task.expected)
   if (!parsed.success) return 'has an `expected` that is neither a string nor a non-empty list of strings'
@@ -80,14 +76,14 @@ function expectedOf(task: AnyTask): string[] | string {
  * Why a failed answer failed, without giving the expected answer away: it differs only in letter
  * case or only in whitespace, or holds an accepted answer among other text.
  */
-function nearMiss(answer: string, expected: readonly string[], ignoreCase: boolean): string | undefined {
+export function nearMiss(answer: string, expected: readonly string[], ignoreCase: boolean, noun = 'the expected answer'): string | undefined {
   const spacing = { trim: true, ignoreCase, collapseWhitespace: true }
   const loose = { ...spacing, ignoreCase: true }
-  if (expected.some((e) => normaliseExact(e, spacing) === normaliseExact(answer, spacing))) return 'it differs from the expected answer only in whitespace'
+  if (expected.some((e) => normaliseExact(e, spacing) === normaliseExact(answer, spacing))) return `it differs from ${noun} only in whitespace`
   const folded = normaliseExact(answer, loose)
   const foldedExpected = expected.map((e) => normaliseExact(e, loose)).filter((e) => e !== '')
-  if (foldedExpected.includes(folded)) return 'it differs from the expected answer in letter case (the comparison is case-sensitive)'
-  if (foldedExpected.some((e) => folded.includes(e))) return 'it holds the expected answer among other text: reply with the answer alone'
+  if (foldedExpected.includes(folded)) return `it differs from ${noun} in letter case (the comparison is case-sensitive)`
+  if (foldedExpected.some((e) => folded.includes(e))) return `it holds ${noun} among other text: reply with the answer alone`
   return undefined
 }
 

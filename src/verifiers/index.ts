@@ -5,22 +5,35 @@
  * import { verifiers } from './verifiers/index.js'
  * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
  */
+import { contains } from './contains.js'
 import { exactMatch } from './exact-match.js'
+import { json } from './json.js'
+import { numeric } from './numeric.js'
+import { oneOf } from './one-of.js'
 import { predicate } from './predicate.js'
 import { pythonTests } from './python-tests/python-tests.js'
+import { regex } from './regex.js'
 import { rubric } from './rubric/index.js'
 
 /**
  * The built-in verifiers, by name: `pythonTests` (hidden Python tests), `rubric` (criteria by
- * code, predicate or grader model), `exactMatch` (the task's `expected` answer) and `predicate`
- * (your own rule). A custom verifier is any object meeting the Verifier contract (README).
+ * code, predicate or grader model), `exactMatch` (the task's `expected` answer), `contains`
+ * (phrases the answer must hold), `regex` (a pattern it must match), `json` (valid JSON, a JSON
+ * Schema or a zod schema), `numeric` (a number within a tolerance), `oneOf` (one of a closed set of
+ * choices) and `predicate` (your own rule). A custom verifier is any object meeting the Verifier
+ * contract (README).
  */
-export const verifiers = { pythonTests, rubric, exactMatch, predicate }
+export const verifiers = { pythonTests, rubric, exactMatch, contains, regex, json, numeric, oneOf, predicate }
 
 export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
 export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema, checkVerdict, isPlainVerdict, VERDICT_CONTRACT } from './verifier.js'
 export { normaliseExact, type ExactMatchOptions, type ExactMatchSettings } from './exact-match.js'
 export type { PredicateOptions, PredicateResult, PredicateRule } from './predicate.js'
+export type { ContainsOptions } from './contains.js'
+export type { RegexOptions } from './regex.js'
+export type { JsonOptions, StandardSchema } from './json.js'
+export { numbersIn, type NumericOptions } from './numeric.js'
+export type { OneOfOptions } from './one-of.js'
 export { extractPythonCode } from './python-tests/extract.js'
 export { PythonNotFoundError } from './python-tests/interpreter.js'
 export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from './python-tests/python-tests.js'

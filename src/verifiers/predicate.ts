@@ -15,6 +15,7 @@ export type PredicateResult = boolean | { pass: boolean; reason?: string }
 /** A rule over an answer and its task; sync or async. */
 export type PredicateRule = (answer: string, task: AnyTask) => Awaitable<PredicateResult>
 
+/** The options of `verifiers.predicate(fn)`. */
 export interface PredicateOptions {
   /**
    * The rule's name, recorded in the protocol as the verifier's `settings.rule`. Default: the

@@ -34,7 +34,7 @@ export interface CellStartArtifact {
 
 /**
  * One finished trajectory, carried inline (not as a path) so blobs from other machines merge
- * with `--merge-reports` (DESIGN §5) and the reporter can show live progress.
+ * with `--merge-reports` and the reporter can show live progress.
  */
 export interface TrajectoryArtifact {
   type: 'seqk:trajectory'
@@ -58,7 +58,7 @@ declare module 'vitest' {
   interface TaskMeta {
     /** The cell's summary, plain JSON, read by the seqk reporter. */
     seqk?: CellSummary & { file: string }
-    /** Set at declaration on every seqEval cell, so a skipped cell is still known as one. */
-    seqkCell?: { benchmark: string; cellId: string }
+    /** Set at declaration on every seqEval cell, so a skipped cell is still known as one; `trajectories` (tasks in this shard × repeats) is what the run plans. */
+    seqkCell?: { benchmark: string; cellId: string; trajectories?: number }
   }
 }

@@ -11,7 +11,7 @@ export type UpdateMode = 'all' | 'new' | 'none'
 
 /**
  * The update mode for baselines: `SEQK_UPDATE_BASELINE=1` forces `all`; otherwise Vitest's own
- * snapshot state (DESIGN §5: `'new'` by default, `'all'` with `-u`, `'none'` when CI=true).
+ * snapshot state (`'new'` by default, `'all'` with `-u`, `'none'` when CI=true).
  */
 export function updateMode(snapshotState: unknown): UpdateMode {
   if (process.env.SEQK_UPDATE_BASELINE === '1' || process.env.SEQK_UPDATE_BASELINE === 'true') return 'all'

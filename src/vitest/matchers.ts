@@ -1,6 +1,7 @@
 import type { CellSummary } from '../core/schemas.js'
 import type { CellResult } from '../protocol/cell.js'
 import { percentText } from '../metrics/format.js'
+import type { RateMetric } from '../core/kinds.js'
 
 type Subject = CellSummary | CellResult
 
@@ -12,7 +13,7 @@ function summaryOf(received: unknown): CellSummary | undefined {
   return undefined
 }
 
-function rateMatcher(metric: 'seqAt' | 'passAt', label: string) {
+function rateMatcher(metric: RateMetric, label: string) {
   return function (this: { isNot: boolean }, received: unknown, k: number, min: number) {
     const summary = summaryOf(received)
     if (!summary) return { pass: false, message: () => `expected a seqk cell result (from runCell) or cell summary, got ${typeof received}` }

@@ -8,6 +8,8 @@ import type { PromptBuilder } from '../protocol/prompt-builder.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { ErrorPolicy } from '../core/schemas.js'
+import { RATE_METRICS } from '../core/kinds.js'
+import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 
@@ -121,7 +123,9 @@ export const SeqEvalOptionsSchema = z
   })
   .strict()
 
+/** The options of `seqEval(name, options)`, as you write them. */
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
+/** `seqEval` options once checked, with every default filled in. */
 export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'> & {
   /** How errored trajectories enter the rates. */
   errors: ErrorPolicy
@@ -170,7 +174,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   const independent = o.independent === false ? null : { expect: toThresholds(o.independent === true ? undefined : o.independent.expect) }
   if (Object.keys(o.modes).length === 0 && !independent) problems.push('modes: give at least one feedback mode (e.g. { verifier: { feedback: feedback.verifier() } }) or set independent: true')
   const checkK = (where: string, thresholds: Thresholds) => {
-    for (const metric of ['seqAt', 'passAt'] as const) {
+    for (const metric of RATE_METRICS) {
       for (const k of Object.keys(thresholds[metric] ?? {}).map(Number)) {
         if (k > o.budget) problems.push(`${where}.${metric}.${k}: k = ${k} is above the budget ${o.budget}; use k <= budget or raise budget`)
       }
@@ -192,7 +196,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       const same = actor.descriptor.provider === option.model.descriptor.provider && actor.descriptor.model === option.model.descriptor.model
       if (!same || warned.has(actor) || process.env.SEQK_QUIET) continue
       warned.add(actor)
-      console.warn(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`)
+      console.warn(wrapText(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`))
     }
     return { kind: 'llm', annotator, ...(option.sample === undefined ? {} : { sample: option.sample }) }
   }

@@ -1,5 +1,6 @@
 import { plural } from '../metrics/format.js'
-import { TABLE_WIDTH } from '../report/table.js'
+import { TEXT_WIDTH as TABLE_WIDTH } from '../core/text-layout.js'
+import type { TrajectoryStatus } from '../core/kinds.js'
 
 /** Live progress of running cells, fed by the trajectory artifacts the tests record. */
 export type ProgressMode = 'line' | 'lines' | 'off'
@@ -74,7 +75,7 @@ export class Progress {
     this.render()
   }
 
-  tick(key: string, status: 'solved' | 'failed' | 'error'): void {
+  tick(key: string, status: TrajectoryStatus): void {
     const cell = this.cells.get(key)
     if (!cell) return
     cell.done++

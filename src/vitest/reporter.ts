@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { SerializedError, TestArtifact } from 'vitest'
-import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
 import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
-import { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
+import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { resolveRunLocation } from '../artifacts/run-location.js'
+import { appendPlanRecord, firstLine, PLAN_FILE } from '../artifacts/plan-file.js'
 import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
@@ -20,11 +22,13 @@ import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
-import { TABLE_WIDTH, wideFromEnv, wrapLine } from '../report/table.js'
+import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
+import { runVerdict, verdictBlock } from '../protocol/verdict.js'
 import { skipLines } from './skipped.js'
 import './artifact-types.js'
 import './run-context.js'
 
+/** The options of the seqk reporter in your Vitest config. */
 export interface SeqkReporterOptions {
   /** Parent of run directories, relative to the Vitest root (default `.seqk/runs`, or `SEQK_OUTPUT_DIR`). */
   outputDir?: string
@@ -83,6 +87,14 @@ export default class SeqkReporter implements Reporter {
   private readonly options: SeqkReporterOptions
   /** Test runs started by this Vitest process: past the first, a watch-mode rerun. */
   private runsStarted = 0
+  /**
+   * What makes this run fail besides Vitest's own failures (a hidden cell, a malformed record, an
+   * output that could not be written): gathered as they are found, and the exit code set once
+   * from them at the end.
+   */
+  private readonly problems: string[] = []
+  /** Eval files that failed to load, by file: a failed entry in every output. */
+  private readonly loadErrors = new Map<string, string>()
 
   constructor(options: SeqkReporterOptions = {}) {
     this.options = options
@@ -97,10 +109,51 @@ export default class SeqkReporter implements Reporter {
   }
 
   /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
-  onTestRunStart(): void {
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification> = []): void {
     this.runsStarted++
     // A watch-mode rerun starts afresh, a refusal included (the eval may have been fixed since).
-    if (this.cells.length > 0 || this.refused || this.refusals.length > 0) this.startRun()
+    if (this.cells.length > 0 || this.refused || this.refusals.length > 0 || this.problems.length > 0 || this.loadErrors.size > 0) this.startRun()
+    this.plan({ type: 'files', files: specifications.map((s) => this.relativeFile(s.moduleId)) })
+  }
+
+  /** A loaded eval file's cells and their planned trajectories, for the live view's total from the start. */
+  onTestModuleCollected(testModule: TestModule): void {
+    const cells = [...testModule.children.allTests()].flatMap((t) => {
+      const cell = t.meta().seqkCell
+      return cell ? [{ benchmark: cell.benchmark, cellId: cell.cellId, trajectories: cell.trajectories ?? 0 }] : []
+    })
+    if (cells.length > 0) this.plan({ type: 'file', file: this.relativeFile(testModule.moduleId), cells })
+  }
+
+  /** A file that failed to load or collect is a failed entry of the run, named with its error's first line. */
+  onTestModuleEnd(testModule: TestModule): void {
+    this.noteLoadError(testModule)
+  }
+
+  private noteLoadError(testModule: TestModule): void {
+    const errors = testModule.errors()
+    if (errors.length === 0) return
+    const file = this.relativeFile(testModule.moduleId)
+    if (this.loadErrors.has(file)) return
+    const error = firstLine(errors[0]?.message ?? errors[0]?.name)
+    this.loadErrors.set(file, error)
+    this.plan({ type: 'load-error', file, error })
+  }
+
+  /** Appends a record to the run's plan.jsonl (never for a run refused its directory). */
+  private plan(record: { type: 'files'; files: string[] } | { type: 'file'; file: string; cells: { benchmark: string; cellId: string; trajectories: number }[] } | { type: 'load-error'; file: string; error: string }): void {
+    if (this.refused || this.vitest?.config.mergeReports) return
+    try {
+      mkdirSync(this.runDir, { recursive: true })
+      appendPlanRecord(join(this.runDir, PLAN_FILE), { schema: 'seqk.plan/1', runId: this.runId, ...record })
+    } catch (error) {
+      // Only the live view's total depends on it: said, not fatal.
+      this.log(`seqk: could not write ${PLAN_FILE} in ${this.runDir}: ${(error as Error).message}`)
+    }
+  }
+
+  private relativeFile(moduleId: string): string {
+    return displayPath(this.root, moduleId)
   }
 
   private startRun(): void {
@@ -109,35 +162,28 @@ export default class SeqkReporter implements Reporter {
     this.recordedCells.length = 0
     this.refused = undefined
     this.refusals.length = 0
+    this.problems.length = 0
+    this.loadErrors.clear()
     this.malformed.clear()
     this.unfinished.clear()
     this.fileTrajectories = undefined
     this.resumed = undefined
-    const resumeDir = process.env.SEQK_RESUME
-    const fromEnv = process.env.SEQK_RUN_DIR
-    const outputDir = this.options.outputDir ?? process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
-    const runsDir = isAbsolute(outputDir) ? outputDir : resolve(this.root, outputDir)
-    if (resumeDir) {
-      this.runDir = resolve(resumeDir)
-      this.runId = basename(this.runDir)
-      this.writeLatest = dirname(this.runDir) === runsDir
-      if (fromEnv && resolve(fromEnv) !== this.runDir) this.refused = `SEQK_RESUME (${this.runDir}) and SEQK_RUN_DIR (${resolve(fromEnv)}) name different run directories; set only SEQK_RESUME to resume a run.`
-      else {
-        try {
-          const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
-          // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
-          this.runId = start.runId
-          this.resumed = start
-        } catch (error) {
-          this.refused = (error as Error).message
-        }
+    // The one reading of SEQK_RESUME, SEQK_RUN_DIR, SEQK_RUN_ID and SEQK_OUTPUT_DIR, shared with the workers.
+    const location = resolveRunLocation(process.env, { root: this.root, ...(this.options.outputDir !== undefined ? { outputDir: this.options.outputDir } : {}) })
+    this.runDir = location.runDir
+    this.runId = location.runId
+    this.writeLatest = location.writeLatest
+    if (location.conflict) this.refused = location.conflict
+    else if (location.kind === 'resume') {
+      try {
+        const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
+        // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
+        this.runId = start.runId
+        this.resumed = start
+      } catch (error) {
+        this.refused = (error as Error).message
       }
-    } else {
-      this.runId = fromEnv ? basename(fromEnv) : (process.env.SEQK_RUN_ID ?? newRunId())
-      this.runDir = fromEnv ? resolve(fromEnv) : join(runsDir, this.runId)
-      this.writeLatest = !fromEnv
-      this.refused = this.refuseExisting()
-    }
+    } else this.refused = this.refuseExisting()
     // One run directory for every worker: created lazily by the first cell that writes.
     // Without credentials: an argument may carry one (a --env or a URL with a key).
     const invocation = { argv: process.argv.slice(2).map(redactText), cwd: process.cwd() }
@@ -272,11 +318,19 @@ export default class SeqkReporter implements Reporter {
 
   /** A cell the reporter cannot show: said once, loudly, and the run fails (a hidden cell is worse than none). */
   private unreported(testCase: TestCase, why: string): void {
-    this.log(`vitest-seqk: "${testCase.fullName}" is missing from the tables and summary.json: ${why}`)
-    process.exitCode = 1
+    const problem = `"${testCase.fullName}" is missing from the tables and summary.json: ${why}`
+    this.log(`vitest-seqk: ${problem}`)
+    this.problems.push(problem)
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): Promise<void> {
+    await this.endRun(testModules, unhandledErrors)
+    // The one place the exit code is set: from the problems the run found (Vitest sets its own
+    // for failed tests; this never sets it back to 0).
+    if (this.problems.length > 0) process.exitCode = 1
+  }
+
+  private async endRun(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
     // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
     this.progress.dispose()
     this.progress.clear()
@@ -290,20 +344,25 @@ export default class SeqkReporter implements Reporter {
       // With a cell refused, the others may have run: their trajectories are on file, the summary is not rewritten.
       const what = this.refused ? 'wrote nothing to' : 'wrote no summary, tables or report to'
       const ran = this.refused ? '' : ' (the cells that did run appended their trajectories; resume again once the refused cells are restored)'
-      this.log(`seqk: ${what} ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}${ran}`)
-      process.exitCode = 1
+      const refusal = `${what} ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}${ran}`
+      this.log(`seqk: ${refusal}`)
+      this.problems.push(refusal)
       return
     }
+    // Blobs replayed by --merge-reports carry the modules' collection errors too.
+    for (const module of testModules) this.noteLoadError(module)
     const notRun = this.resumed ? this.keepCellsNotRun() : []
     // A test skipped with a reason (data that is absent, a model without a key) says why, once.
     for (const line of skipLines(testModules)) this.log(line)
     const pattern = config?.testNamePattern
-    if (this.cells.length === 0) {
+    if (this.cells.length === 0 && this.loadErrors.size === 0) {
       // -t is a regular expression over "<file> <benchmark> <cell id>": a pasted name with ( ) or
       // a › separator matches nothing, and Vitest would call that a pass.
-      if (pattern && !this.resumed) {
-        this.log(noCellMatched(patternText(pattern), testModules))
-        process.exitCode = 1
+      // Only where the run declared cells: -t over plain unit tests is no eval run's business.
+      if (pattern && !this.resumed && declaresCells(testModules)) {
+        const problem = noCellMatched(patternText(pattern), testModules)
+        this.log(problem)
+        this.problems.push(problem)
       }
       return
     }
@@ -323,8 +382,24 @@ export default class SeqkReporter implements Reporter {
     // And what each cell declared, so `seqk summarize` recomputes a merged run too.
     const cellsPath = join(this.runDir, CELLS_FILE)
     if (!existsSync(cellsPath)) for (const record of records) appendCellRecord(cellsPath, record)
+    if (this.malformed.size > 0) {
+      const shown = [...this.malformed].slice(0, 5)
+      const problem = `left out ${this.malformed.size} malformed trajectory ${this.malformed.size === 1 ? 'record' : 'records'}`
+      this.log(`seqk: ${problem}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`)
+      this.problems.push(problem)
+    }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
-    const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId: this.runId, createdAt: new Date().toISOString(), benchmarks: blocks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
+    const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
+    const skipped = this.notRunCells(testModules, Boolean(pattern && patternText(pattern)))
+    let summary: RunSummary = {
+      schema: SUMMARY_SCHEMA,
+      runId: this.runId,
+      createdAt: new Date().toISOString(),
+      benchmarks: blocks,
+      ...(loadErrors.length > 0 ? { loadErrors } : {}),
+      ...(skipped.length > 0 ? { notRun: skipped } : {}),
+      ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+    }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
@@ -337,9 +412,12 @@ export default class SeqkReporter implements Reporter {
       const partial = this.partialReason(testModules)
       history = historyPath ? runHistory(historyPath, displayPath(this.root, historyPath), summary, { ...(this.resumed ? { exceptRunId: this.runId } : {}), ...(partial ? { partial } : {}) }) : undefined
     } catch (error) {
-      this.log(`seqk: could not read the history ${historyPath}, so this run is neither compared with it nor appended to it: ${(error as Error).message}`)
-      process.exitCode = 1
+      const problem = `could not read the history ${historyPath}, so this run is neither compared with it nor appended to it: ${(error as Error).message}`
+      this.log(`seqk: ${problem}`)
+      this.problems.push(problem)
     }
+    // The verdict every output shows, with what the run found so far (a failing output below fails the run too).
+    summary = { ...summary, verdict: verdictBlock(runVerdict(summary, this.problems)) }
     // The trajectories and cells are on disk by now: a failing output below costs a view, never data.
     this.log('')
     const { written, failures } = await emitRun(runEmitters({ latest: this.writeLatest, html: this.options.html ?? true }), {
@@ -354,14 +432,25 @@ export default class SeqkReporter implements Reporter {
       env: process.env,
     })
     written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)
-    if (failures.length > 0) process.exitCode = 1
-    if (this.malformed.size > 0) {
-      const shown = [...this.malformed].slice(0, 5)
-      this.log(`seqk: left out ${this.malformed.size} malformed trajectory ${this.malformed.size === 1 ? 'record' : 'records'}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`)
-      process.exitCode = 1
-    }
+    for (const f of failures) this.problems.push(`the ${f.name} could not be written`)
     if (this.resumed) this.log(resumeLine(this.resumed, testModules))
     this.log(`seqk: wrote ${written.join(', ')} to ${this.runDir}`)
+  }
+
+  /** Cells declared but skipped (a model without a key, data that is absent), unless a -t filter skipped them. */
+  private notRunCells(testModules: ReadonlyArray<TestModule>, filtered: boolean): NonNullable<RunSummary['notRun']> {
+    const ran = new Set(this.cells.map((c) => `${c.benchmark}\u0000${c.cellId}`))
+    const out: NonNullable<RunSummary['notRun']> = []
+    for (const module of testModules) {
+      for (const t of module.children.allTests()) {
+        const cell = t.meta().seqkCell
+        const result = t.result()
+        if (!cell || result.state !== 'skipped' || ran.has(`${cell.benchmark}\u0000${cell.cellId}`)) continue
+        if (filtered && !result.note) continue
+        out.push({ file: this.relativeFile(module.moduleId), benchmark: cell.benchmark, cellId: cell.cellId, reason: result.note ?? 'skipped' })
+      }
+    }
+    return out
   }
 
   /**
@@ -386,7 +475,7 @@ export default class SeqkReporter implements Reporter {
   /** Prints `text`, each line wrapped to 120 columns unless the wide view is on (tables already fit). */
   private log(text: string): void {
     const wide = this.options.wide ?? wideFromEnv(process.env)
-    const fitted = wide ? text : text.split('\n').flatMap((line) => wrapLine(line, TABLE_WIDTH, 2)).join('\n')
+    const fitted = wrapText(text, wide ? null : TEXT_WIDTH)
     if (this.vitest) this.vitest.logger.log(fitted)
     else console.log(fitted)
   }
@@ -398,6 +487,11 @@ export { SeqkReporter }
 function displayPath(root: string, path: string): string {
   const inside = relative(root, path)
   return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path
+}
+
+/** Whether any module declared a cell (seqEval marks them at declaration, filtered out or not). */
+function declaresCells(testModules: ReadonlyArray<TestModule>): boolean {
+  return testModules.some((module) => [...module.children.allTests()].some((t) => t.meta().seqkCell))
 }
 
 /** What to say when -t matched no cell: how Vitest matches it, and names that would. */

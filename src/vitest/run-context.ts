@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { inject } from 'vitest'
-import { DEFAULT_RUNS_DIR, RUN_FILE, TRAJECTORIES_FILE, newRunId } from '../artifacts/run-dir.js'
+import { RUN_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { resolveRunLocation } from '../artifacts/run-location.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { prepareResume } from '../artifacts/resume-dir.js'
 import { parseShard } from '../protocol/shard.js'
 import type { Trajectory } from '../core/schemas.js'
+import { wrapText } from '../core/text-layout.js'
 
 /** The run every cell of one `vitest run` writes into. */
 export interface SeqkRun {
@@ -54,16 +56,13 @@ export function currentRun(): SeqkRun {
   if (!run) {
     // No seqk reporter (e.g. --reporter=blob replaced it): honour the same variables it reads.
     fallback ??= (() => {
-      const resume = process.env.SEQK_RESUME
-      const fromEnv = process.env.SEQK_RUN_DIR
-      if (resume) {
-        // The reporter prepares the directory before any worker starts; without it, each worker does.
-        const start = prepareResume(resolve(resume), parseShard(process.env.SEQK_SHARD))
-        return { runId: start.runId, runDir: resolve(resume), resume: {} }
-      }
-      if (fromEnv) return { runId: basename(fromEnv), runDir: resolve(fromEnv) }
-      const runId = process.env.SEQK_RUN_ID ?? newRunId()
-      return { runId, runDir: resolve(process.cwd(), process.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR, runId) }
+      // The reporter's own reading of the variables (resolveRunLocation), from this worker's directory.
+      const location = resolveRunLocation(process.env, { root: process.cwd() })
+      if (location.conflict) throw new SeqkRunDirError(location.conflict)
+      if (location.kind !== 'resume') return { runId: location.runId, runDir: location.runDir }
+      // The reporter prepares the directory before any worker starts; without it, each worker does.
+      const start = prepareResume(location.runDir, parseShard(process.env.SEQK_SHARD))
+      return { runId: start.runId, runDir: location.runDir, resume: {} }
     })()
     run = fallback
   }
@@ -112,5 +111,9 @@ let warned = false
 function warnWithoutReporter(): void {
   if (warned || process.env.SEQK_QUIET) return
   warned = true
-  console.warn("vitest-seqk: no seqk reporter in this Vitest run, so no tables, summary.json or report will be written (the trajectories still are). Add 'vitest-seqk/reporter' to test.reporters (e.g. reporters: ['default', 'vitest-seqk/reporter']); a --reporter=blob shard is fine: --merge-reports with the seqk reporter reports it.")
+  console.warn(
+    wrapText(
+      "vitest-seqk: no seqk reporter in this Vitest run, so no tables, summary.json or report will be written (the trajectories still are). Add 'vitest-seqk/reporter' to test.reporters (e.g. reporters: ['default', 'vitest-seqk/reporter']); a --reporter=blob shard is fine: --merge-reports with the seqk reporter reports it.",
+    ),
+  )
 }

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, recordArtifact, test } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
 import { cellProtocol, runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
@@ -18,17 +19,38 @@ import { applyBaseline, updateMode } from './baseline.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellStartExtras, dryRunNote } from './cell-estimate.js'
+import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
+import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
 const NOTICE_INTERVAL_MS = 2000
 
-/** Raised by a cell test whose thresholds or baseline gate failed; the message lists each miss. */
+/**
+ * Raised by a cell test whose thresholds or baseline gate failed; the message lists each failed
+ * check once (a gate's further findings indented under it), as every other output counts them.
+ * Its stack is the eval file's `seqEval(…)` line, where the thresholds were declared.
+ */
 export class SeqkThresholdError extends Error {
-  constructor(cellId: string, misses: string[]) {
-    super(`${cellId}: ${misses.length === 1 ? 'a check' : `${misses.length} checks`} failed\n${misses.map((m) => `  - ${m}`).join('\n')}`)
+  constructor(cellId: string, failed: readonly Check[], declaredAt?: string) {
+    // Within 120 columns as everything seqk prints (Vitest adds nothing to a message's lines).
+    const lines = failed.flatMap((c) => [...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2), ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2))])
+    super(`${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed\n${lines.join('\n')}`)
     this.name = 'SeqkThresholdError'
+    if (declaredAt) this.stack = `${this.name}: ${this.message}\n${declaredAt}`
   }
+}
+
+/** This package's own sources (src/ or dist/): frames in them are not where a user declared anything. */
+const OWN_DIR = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * The stack frame of the line that called `seqEval` (the eval file's), for the errors its cells
+ * throw: a failed threshold points where it was declared, not into this package.
+ */
+function callerFrame(stack: string | undefined): string | undefined {
+  const frames = (stack ?? '').split('\n').filter((l) => /^\s+at /.test(l))
+  return frames.find((f) => !f.includes(OWN_DIR) && !/[\\/]node_modules[\\/]/.test(f) && !f.includes('node:'))
 }
 
 function historyFor(options: ResolvedOptions, actor: ChatModel): HistoryPolicy {
@@ -89,13 +111,15 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  * })
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
+  const declaredAt = callerFrame(new Error().stack)
   const resolved = resolveOptions(name, options)
   // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
   const shard = parseShard(process.env.SEQK_SHARD)
   warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
-      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId } } }, async (context) => {
+      const planned = (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) * spec.repeats
+      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId, trajectories: planned } } }, async (context) => {
         // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
         const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
@@ -159,23 +183,30 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         } finally {
           stopNotices()
         }
-        appendCellRecord(cellsFile, { ...record, type: 'end', durationMs: result.summary.durationMs })
+        const end = { ...record, type: 'end' as const, durationMs: result.summary.durationMs, ...(run.resume ? { kept: reuse.size } : {}) }
         if (shard) {
           // A shard's numbers cover a share of the tasks: thresholds and the baseline wait for `seqk merge`.
-          context.task.meta.seqk = { ...result.summary, thresholds: [], verdict: 'pass', shard, file: plan.file }
+          appendCellRecord(cellsFile, { ...end, verdict: 'shard' })
+          context.task.meta.seqk = { ...result.summary, thresholds: [], verdict: 'shard', shard, file: plan.file }
           return
         }
         let summary = result.summary
-        const misses = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
-        if (baselinePath && gateOptions) {
-          const gate = applyBaseline({ path: baselinePath, benchmark: name, summary, mode: updateMode(context.expect.getState().snapshotState), gate: gateOptions })
-          const failed = gate.status === 'fail' || gate.status === 'missing'
-          if (failed) misses.push(...gate.messages.map((m) => `baseline: ${m}`))
-          else if (gate.status !== 'pass') await context.annotate(gate.messages.join('\n'), 'notice')
-          summary = { ...summary, gate, verdict: failed ? 'fail' : summary.verdict }
+        try {
+          if (baselinePath && gateOptions) {
+            const gate = applyBaseline({ path: baselinePath, benchmark: name, summary, mode: updateMode(context.expect.getState().snapshotState), gate: gateOptions })
+            if (gate.status === 'written' || gate.status === 'updated') await context.annotate(gate.messages.join('\n'), 'notice')
+            summary = { ...summary, gate, verdict: storedVerdict({ ...summary, gate }) }
+          }
+        } catch (error) {
+          // The cell ran to its end: its trajectories are whole, only its gate could not be read.
+          appendCellRecord(cellsFile, end)
+          throw error
         }
+        // The same verdict every output derives: each failed check once, a root cause alone.
+        const verdict = cellVerdict(summary)
+        appendCellRecord(cellsFile, { ...end, verdict: verdict.status, failedChecks: verdict.failed.length })
         context.task.meta.seqk = { ...summary, file: relative(process.cwd(), context.task.file.filepath) }
-        if (misses.length > 0) throw new SeqkThresholdError(spec.cellId, misses)
+        if (verdict.status === 'fail') throw new SeqkThresholdError(spec.cellId, verdict.failed, declaredAt)
       })
     }
   })
@@ -207,5 +238,5 @@ let warnedSetup = false
 function warnWithoutSetupFile(): void {
   if (warnedSetup || process.env.SEQK_QUIET || (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')]) return
   warnedSetup = true
-  console.warn("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.")
+  console.warn(wrapText("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles."))
 }

@@ -1,5 +1,5 @@
 /**
- * Batching of independent model calls (issue 19): calls that arrive close together are gathered
+ * Batching of independent model calls: calls that arrive close together are gathered
  * and sent as one provider batch, at the batch price. Seq@K fits batches naturally: every
  * unfinished trajectory's next attempt is independent of the others, so a cell runs in rounds
  * without the loop knowing: the attempts of a round arrive together (their verdicts and feedback

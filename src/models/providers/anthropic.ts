@@ -6,6 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
+/** The options of `actors.anthropic()`. */
 export interface AnthropicOptions extends RemoteOptions {
   model: string
   temperature?: number
@@ -59,11 +60,12 @@ export function anthropicRequest(messages: readonly ChatMessage[], cache: boolea
   return { ...(system ? { system } : {}), messages: turns }
 }
 
-/** Anthropic's `input_tokens` excludes cached tokens; ours counts every input token. */
-function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | undefined): Usage {
-  const read = usage?.cache_read_input_tokens ?? 0
-  const write = usage?.cache_creation_input_tokens ?? 0
-  return { inputTokens: (usage?.input_tokens ?? 0) + read + write, outputTokens: usage?.output_tokens ?? 0, cacheReadTokens: read, cacheWriteTokens: write }
+/** Anthropic's `input_tokens` excludes cached tokens; ours counts every input token. Null when the reply reported none: unknown, never zero. */
+function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | undefined): Usage | null {
+  if (typeof usage?.input_tokens !== 'number' || typeof usage.output_tokens !== 'number') return null
+  const read = usage.cache_read_input_tokens ?? 0
+  const write = usage.cache_creation_input_tokens ?? 0
+  return { inputTokens: usage.input_tokens + read + write, outputTokens: usage.output_tokens, cacheReadTokens: read, cacheWriteTokens: write }
 }
 
 function finish(reason: string | null | undefined): FinishReason {
@@ -106,7 +108,7 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   const load = async (): Promise<Anthropic> => {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
-    // non-streaming calls with large max_tokens (DESIGN §5).
+    // non-streaming calls with max_tokens of 22000 or more.
     return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 120_000, logLevel: 'off' })
   }
   const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({

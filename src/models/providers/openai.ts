@@ -6,6 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { apiKeyFor, callIdentity, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
+/** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
   model: string
   /** `chat` (Chat Completions, default) or `responses` (Responses API). */
@@ -29,6 +30,7 @@ export interface OpenAIOptions extends RemoteOptions {
   batch?: boolean | BatchOptions
 }
 
+/** The options of `actors.openaiCompatible()`: any server that speaks the OpenAI chat protocol. */
 export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
@@ -43,7 +45,7 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
 async function client(apiKey: string, baseURL: string | undefined, timeoutMs: number): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
-  // maxRetries 0: we own retries and every wait must be abortable (DESIGN §5).
+  // maxRetries 0: we own retries and every wait must be abortable (openai 6.49 sleeps through a whole retry-after before it sees an abort).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
   return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: 'off' })
 }
@@ -53,22 +55,21 @@ function chatFinish(reason: string | null | undefined, refusal: unknown): Finish
   return reason === 'length' ? 'length' : reason === 'stop' || reason === 'tool_calls' || reason == null ? 'stop' : 'other'
 }
 
-function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.prompt_tokens ?? 0,
-    outputTokens: usage?.completion_tokens ?? 0,
-    cacheReadTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** A token count as the reply gave it, or undefined when it is not one. */
+const count = (n: unknown): number | undefined => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined)
+
+/** Usage of a Chat Completions reply; null when it reported none (a compatible server may send no `usage`): unknown, never zero. */
+function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.prompt_tokens), count(usage?.completion_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
-function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage {
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
-  }
+/** Usage of a Responses reply; null when it reported none. */
+function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage | null {
+  const [input, output] = [count(usage?.input_tokens), count(usage?.output_tokens)]
+  if (input === undefined || output === undefined) return null
+  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.input_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
 }
 
 function responseText(response: OpenAI.Responses.Response): { text: string; refusal: boolean } {

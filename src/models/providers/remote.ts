@@ -11,7 +11,8 @@ import { redactSecrets } from '../redact.js'
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
   text: string
-  usage: Usage
+  /** Null when the reply reported no usage. */
+  usage: Usage | null
   finishReason: FinishReason
   /** The model the provider says served the call (its response's `model`), when it says. */
   servedModel?: string
@@ -141,10 +142,11 @@ export function remoteChatModel<Client>(input: {
           finishReason: done.finishReason,
           ...(done.servedModel ? { servedModel: done.servedModel } : {}),
           latencyMs: performance.now() - started,
-          costUsd: price ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
-          costUsdWithoutCache: price ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
+          // Unknown usage has an unknown cost (undefined: null in the record), never $0.
+          costUsd: price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
+          costUsdWithoutCache: price && done.usage ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
           // A batched model's call that went direct (past its batch deadline) says so: batched false.
-          ...(batched ? { batched: true, ...(price ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
+          ...(batched ? { batched: true, ...(price && done.usage ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
         }
       } finally {
         call.release()

@@ -159,7 +159,7 @@ function start(dataNode: HTMLElement): void {
     const independent = cells[t.c]!.kind === 'independent'
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
     const verdict = a.p ? '\u2713 passed' : a.o === 'load-error' ? '\u2717 did not load' : a.o === 'timeout' ? '\u2717 timed out' : a.o === 'no-answer' ? '\u2717 no answer' : '\u2717 failed'
-    const meta = [a.tok + ' tokens']
+    const meta = [a.tok === null ? 'tokens unknown' : a.tok + ' tokens']
     if (a.cost !== null && a.cost !== undefined) meta.push(money(a.cost))
     if (a.u === true) meta.push('unmodified revision')
     if (a.fin && a.fin !== 'stop') meta.push('finish: ' + a.fin)
@@ -275,7 +275,16 @@ function start(dataNode: HTMLElement): void {
       head.replaceChildren()
       list.replaceChildren()
       if (!t) {
-        head.append(el('p', { class: 'note' }, 'No trajectory recorded for this task and repeat.'))
+        const kept = data.kept
+        head.append(
+          el(
+            'p',
+            { class: 'note' },
+            kept
+              ? 'This trajectory is not in the report: it keeps ' + kept.shown + ' of ' + kept.of + ' trajectories (up to ' + Math.round(kept.maxBytes / 1e6) + ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s trajectories.jsonl, and npx seqk view <run dir> pages them.'
+              : 'No trajectory recorded for this task and repeat.',
+          ),
+        )
         return
       }
       const status = t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved within K = ' + cell.K

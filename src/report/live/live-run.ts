@@ -1,26 +1,54 @@
 /**
  * The run `seqk view` shows, followed as it is written: which run directory is the newest, the
- * lines its `cells.jsonl` and `trajectories.jsonl` gain (validated with their zod schemas), and
- * whether `summary.json` and `report.html` exist yet. Each change becomes a compact event, kept in
- * a log the page can replay from any event id (a reconnecting EventSource sends the last it saw).
+ * lines its `plan.jsonl`, `cells.jsonl` and `trajectories.jsonl` gain (validated with zod), and
+ * whether `summary.json` and `report.html` exist yet. The state is kept as one snapshot (what a
+ * page shows when it connects, and what the server renders into the page itself); each read of
+ * the files that changes it becomes one update event, kept in a short log a reconnecting page can
+ * resume from. A big run's files are caught up in pieces between requests, so the server answers
+ * at once whatever their size, and a run's trajectories are paged on demand, never replayed.
  *
  * Changes are noticed by `fs.watch` on the runs directory and the run directory, and by polling
  * as well: `fs.watch` misses events on some filesystems (network mounts, some containers).
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import type { z } from 'zod'
+import { z } from 'zod'
 import { CELLS_FILE, CellRecordSchema } from '../../artifacts/cells-file.js'
+import { PLAN_FILE, PlanRecordSchema } from '../../artifacts/plan-file.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../../artifacts/run-dir.js'
-import { TrajectorySchema } from '../../core/schemas.js'
+import { RunSummarySchema, TRAJECTORY_SCHEMAS } from '../../core/schemas.js'
+import { TRAJECTORY_STATUSES } from '../../core/kinds.js'
 import { BATCHES_FILE, BatchLedgerRecordSchema, BatchStatusRecordSchema } from '../../models/batch/ledger.js'
 import { describeZodError } from '../../core/zod-errors.js'
-import type { LiveEvent } from './events.js'
-import { RunState } from './run-state.js'
+import { runCountsText, summaryVerdict } from '../../protocol/verdict.js'
+import { applyEvent, emptySnapshot, KEEP, type LiveBatch, type LiveCell, type LiveEvent, type LiveSnapshot, type LiveTrajectory, type LiveVerdict, type MalformedLine, type UpdateEvent } from './events.js'
+import { RunState, type TrajectoryLine } from './run-state.js'
 import { isFile, LineTail } from './tail.js'
 
 export const REPORT_FILE = 'report.html'
-const RUN_FILES = [CELLS_FILE, TRAJECTORIES_FILE, SUMMARY_FILE]
+const RUN_FILES = [PLAN_FILE, CELLS_FILE, TRAJECTORIES_FILE, SUMMARY_FILE]
+/** Bytes of trajectories read per step while catching up with a run written before the server started. */
+const STEP_BYTES = 1024 * 1024
+/** Updates kept for pages that reconnect; one that missed more starts over from a snapshot. */
+const LOG_EVENTS = 500
+
+/** The fields of a trajectory line the live view reads: a light parse, no answers. */
+const TrajectoryLineSchema = z.object({
+  schema: z.enum(TRAJECTORY_SCHEMAS),
+  runId: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  taskId: z.string(),
+  repeat: z.number().int().nonnegative(),
+  status: z.enum(TRAJECTORY_STATUSES),
+  firstSuccess: z.number().int().positive().nullable(),
+  error: z.object({ stage: z.string(), attempt: z.number(), message: z.string() }).nullable(),
+  attempts: z.array(z.object({ verdict: z.object({ diagnostics: z.object({ summary: z.string() }) }) })),
+  durationMs: z.number().nonnegative(),
+})
+
+/** The verdict block and what its counts need, read from summary.json. */
+const EndedSummarySchema = z.object({ verdict: RunSummarySchema.shape.verdict, loadErrors: RunSummarySchema.shape.loadErrors })
 
 /** An event with its id (the SSE `id:` field). */
 export interface LoggedEvent {
@@ -38,12 +66,11 @@ export interface LiveRunOptions {
 interface Current {
   dir: string
   runId: string
+  plan: LineTail
   cells: LineTail
   trajectories: LineTail
   batches: LineTail
   state: RunState
-  ended: boolean
-  report: boolean
 }
 
 /** Whether a directory is a run directory: it holds a file a run writes. */
@@ -120,8 +147,52 @@ function runDirs(runsDir: string): string[] {
   return names.filter((n) => !n.startsWith('.')).map((n) => join(runsDir, n)).filter((d) => isRunDir(d))
 }
 
+/** The run's verdict from its summary.json (null when it cannot be read yet). */
+function endedVerdict(dir: string): LiveVerdict | null {
+  try {
+    const json: unknown = JSON.parse(readFileSync(join(dir, SUMMARY_FILE), 'utf8'))
+    const light = EndedSummarySchema.safeParse(json)
+    if (light.success && light.data.verdict) {
+      const v = light.data.verdict
+      return { status: v.status, text: runCountsText({ cells: v.cells, failedChecks: v.failedChecks, loadErrors: light.data.loadErrors ?? [] }), reasons: v.reasons }
+    }
+    // Written before summaries carried their verdict: derived from the cells, as every output does.
+    const full = RunSummarySchema.safeParse(json)
+    if (!full.success) return null
+    const v = summaryVerdict(full.data)
+    return { status: v.status, text: runCountsText(v), reasons: v.reasons }
+  } catch {
+    return null
+  }
+}
+
+/** What one read of the files changed, gathered into one update. */
+class Changes {
+  readonly cells = new Map<string, LiveCell>()
+  readonly recent: LiveTrajectory[] = []
+  readonly errors: LiveTrajectory[] = []
+  readonly malformed: MalformedLine[] = []
+  readonly batches = new Map<string, LiveBatch>()
+  plan = false
+
+  event(extra: Partial<UpdateEvent>, state: RunState): UpdateEvent | null {
+    const e: UpdateEvent = { type: 'update', ...extra }
+    if (this.cells.size > 0) e.cells = [...this.cells.values()]
+    if (this.recent.length > 0) e.recent = this.recent.slice(-KEEP.recent)
+    if (this.errors.length > 0) e.errors = this.errors.slice(-KEEP.errors)
+    if (this.malformed.length > 0) e.malformed = this.malformed.slice(-KEEP.malformed)
+    if (this.batches.size > 0) e.batches = [...this.batches.values()]
+    if (this.plan) {
+      e.files = state.files()
+      e.loadErrors = state.loadErrors()
+    }
+    return Object.keys(e).length > 1 ? e : null
+  }
+}
+
 /**
- * Follows the newest run of a runs directory (or one given run directory), as events.
+ * Follows the newest run of a runs directory (or one given run directory): a snapshot of its
+ * state, updated as its files grow.
  *
  * @example
  * const live = new LiveRun('.seqk/runs')
@@ -135,14 +206,18 @@ export class LiveRun {
   private readonly pollMs: number
   private readonly onError: (message: string) => void
   private current: Current | null = null
+  private state: LiveSnapshot
   private log: LoggedEvent[] = []
-  private nextId = 1
+  /** The id of the newest event (the snapshot's, when nothing changed since). */
+  private lastId = 0
   private readonly known = new Set<string>()
   private readonly listeners = new Set<(e: LoggedEvent) => void>()
   private readonly watchers = new Map<string, FSWatcher>()
   private readonly unwatchable = new Set<string>()
   private timer: NodeJS.Timeout | undefined
   private soon: NodeJS.Timeout | undefined
+  private started = false
+  private catchUp: NodeJS.Immediate | undefined
 
   /** `target`: a runs directory (it need not exist yet), its `latest` file, or one run directory. */
   constructor(target: string, options: LiveRunOptions = {}) {
@@ -159,20 +234,35 @@ export class LiveRun {
       this.runsDir = full
       this.fixed = null
     }
+    this.state = emptySnapshot(null, this.runsDir ?? full)
     for (const dir of this.runsDir ? runDirs(this.runsDir) : []) this.known.add(basename(dir))
     this.open(this.fixed ?? (this.runsDir ? newestRun(this.runsDir) : null))
   }
 
   /** The shown run's `report.html` once it is complete, else null. */
   get reportPath(): string | null {
-    return this.current?.report ? join(this.current.dir, REPORT_FILE) : null
+    return this.current && this.state.ended?.report ? join(this.current.dir, REPORT_FILE) : null
   }
 
-  /** Events after `lastId` when the log still holds them, else the whole log (which starts with a `run` event). */
+  /** The state now, and the id of the last event it includes. */
+  snapshot(): { id: number; snapshot: LiveSnapshot } {
+    return { id: this.lastId, snapshot: this.state }
+  }
+
+  /**
+   * What a page that saw event `lastId` needs: the updates after it while the log still holds
+   * them, else (and for a new page) the state as a snapshot.
+   */
   since(lastId?: number): LoggedEvent[] {
-    const first = this.log[0]?.id ?? this.nextId
-    if (lastId !== undefined && lastId >= first - 1 && lastId < this.nextId) return this.log.filter((e) => e.id > lastId)
-    return [...this.log]
+    const first = this.log[0]?.id
+    if (lastId !== undefined && lastId === this.lastId) return []
+    if (lastId !== undefined && first !== undefined && lastId >= first - 1 && lastId < this.lastId) return this.log.filter((e) => e.id > lastId)
+    return [{ id: this.lastId, event: { type: 'snapshot', snapshot: this.state } }]
+  }
+
+  /** A page of one cell's trajectories (each task and repeat once), and how many it has. */
+  page(cell: string, offset: number, limit: number): { total: number; items: LiveTrajectory[] } {
+    return this.current ? this.current.state.page(cell, offset, limit) : { total: 0, items: [] }
   }
 
   /** Calls `listener` with every new event; returns the unsubscribe. */
@@ -183,14 +273,17 @@ export class LiveRun {
 
   /** Starts watching and polling. */
   start(): void {
+    this.started = true
     this.timer ??= setInterval(() => this.tick(), this.pollMs)
     this.tick()
   }
 
   /** Stops watching and polling. */
   close(): void {
+    this.started = false
     clearInterval(this.timer)
     clearTimeout(this.soon)
+    if (this.catchUp) clearImmediate(this.catchUp)
     this.timer = undefined
     for (const w of this.watchers.values()) w.close()
     this.watchers.clear()
@@ -209,8 +302,10 @@ export class LiveRun {
   }
 
   private emit(event: LiveEvent): void {
-    const logged = { id: this.nextId++, event }
+    const logged = { id: ++this.lastId, event }
+    this.state = applyEvent(this.state, event)
     this.log.push(logged)
+    if (this.log.length > LOG_EVENTS) this.log.splice(0, this.log.length - LOG_EVENTS)
     for (const listener of this.listeners) listener(logged)
   }
 
@@ -218,12 +313,12 @@ export class LiveRun {
     this.log = []
     if (dir === null) {
       this.current = null
-      this.emit({ type: 'run', runId: null, dir: this.runsDir ?? '' })
+      this.emit({ type: 'snapshot', snapshot: emptySnapshot(null, this.runsDir ?? '') })
       return
     }
     this.known.add(basename(dir))
-    this.current = { dir, runId: basename(dir), cells: new LineTail(join(dir, CELLS_FILE)), trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)), batches: new LineTail(join(dir, BATCHES_FILE)), state: new RunState(), ended: false, report: false }
-    this.emit({ type: 'run', runId: this.current.runId, dir })
+    this.current = { dir, runId: basename(dir), plan: new LineTail(join(dir, PLAN_FILE)), cells: new LineTail(join(dir, CELLS_FILE)), trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)), batches: new LineTail(join(dir, BATCHES_FILE)), state: new RunState() }
+    this.emit({ type: 'snapshot', snapshot: emptySnapshot(this.current.runId, dir) })
     try {
       this.readCurrent()
     } catch (error) {
@@ -239,7 +334,7 @@ export class LiveRun {
     for (const d of fresh) this.known.add(basename(d))
     let next: string | null = null
     if (fresh.length > 0) next = fresh.sort((a, b) => lastWrite(b) - lastWrite(a) || basename(b).localeCompare(basename(a)))[0]!
-    else if (this.current === null || this.current.ended) {
+    else if (this.current === null || this.state.ended) {
       const newest = newestRun(this.runsDir)
       if (newest !== null && newest !== this.current?.dir && (this.current === null || lastWrite(newest) > lastWrite(this.current.dir))) next = newest
     }
@@ -249,46 +344,71 @@ export class LiveRun {
   private readCurrent(): void {
     const run = this.current
     if (run === null) return
+    const plan = run.plan.read()
     const cells = run.cells.read()
-    const trajectories = run.trajectories.read()
+    const trajectories = run.trajectories.read(STEP_BYTES)
     const batches = run.batches.read()
     // A file cut below what was read or replaced: start the run over (the page does too).
-    if (cells.reset || trajectories.reset || batches.reset) return this.open(run.dir)
+    if (plan.reset || cells.reset || trajectories.reset || batches.reset) return this.open(run.dir)
+    const changes = new Changes()
+    for (const { text, line } of plan.lines) {
+      const record = this.parse(run.plan.path, line, text, PlanRecordSchema, 'plan record', changes)
+      if (!record) continue
+      changes.plan = true
+      for (const c of run.state.plan(record)) changes.cells.set(c.key, c)
+    }
     for (const { text, line } of cells.lines) {
-      const record = this.parse(run.cells.path, line, text, CellRecordSchema, 'cell record')
-      if (record) this.emit(run.state.cell(record))
+      const record = this.parse(run.cells.path, line, text, CellRecordSchema, 'cell record', changes)
+      if (record) {
+        const c = run.state.cell(record)
+        changes.cells.set(c.key, c)
+      }
     }
     for (const { text, line } of trajectories.lines) {
-      const t = this.parse(run.trajectories.path, line, text, TrajectorySchema, 'trajectory')
-      if (t) this.emit(run.state.trajectory(t))
+      const t = this.parse(run.trajectories.path, line, text, TrajectoryLineSchema, 'trajectory', changes)
+      if (!t) continue
+      const { cell, trajectory } = run.state.trajectory(t as TrajectoryLine)
+      changes.cells.set(cell.key, cell)
+      changes.recent.push(trajectory)
+      if (trajectory.error) changes.errors.push(trajectory)
     }
     // A batched actor's batches: a submitted batch, then each change of its status.
     for (const { text, line } of batches.lines) {
-      const record = this.parse(run.batches.path, line, text, BatchLedgerRecordSchema.or(BatchStatusRecordSchema), 'batch record')
+      const record = this.parse(run.batches.path, line, text, BatchLedgerRecordSchema.or(BatchStatusRecordSchema), 'batch record', changes)
       if (!record) continue
-      if (record.schema === 'seqk.batch/1') this.emit({ type: 'batch', provider: record.provider, batchId: record.batchId, status: 'submitted', done: 0, total: record.items.length })
-      else this.emit({ type: 'batch', provider: record.provider, batchId: record.batchId, status: record.status, done: record.done, total: record.total })
+      if (record.schema === 'seqk.batch/1') changes.batches.set(record.batchId, { provider: record.provider, batchId: record.batchId, status: 'submitted', done: 0, total: record.items.length })
+      else changes.batches.set(record.batchId, { provider: record.provider, batchId: record.batchId, status: record.status, done: record.done, total: record.total })
     }
-    const ended = run.ended || isFile(join(run.dir, SUMMARY_FILE))
-    const report = run.report || (ended && reportComplete(join(run.dir, REPORT_FILE)))
-    if (ended !== run.ended || report !== run.report) {
-      run.ended = ended
-      run.report = report
-      this.emit({ type: 'ended', report })
+    const behind = trajectories.more
+    const extra: Partial<UpdateEvent> = {}
+    const reading = behind ? { bytes: run.trajectories.position, of: trajectories.size } : null
+    if (JSON.stringify(reading) !== JSON.stringify(this.state.reading)) extra.reading = reading
+    // The run ended once summary.json exists and every line before it is read.
+    if (!behind) {
+      const ended = isFile(join(run.dir, SUMMARY_FILE))
+      const report = ended && reportComplete(join(run.dir, REPORT_FILE))
+      if (ended && (this.state.ended === null || this.state.ended.report !== report)) extra.ended = { report, verdict: this.state.ended?.verdict ?? endedVerdict(run.dir) }
     }
+    const event = changes.event(extra, run.state)
+    if (event) this.emit(event)
+    // More to read: go on at once, between requests, rather than at the next poll.
+    if (behind && this.started) this.catchUp ??= setImmediate(() => {
+      this.catchUp = undefined
+      this.tick()
+    })
   }
 
-  private parse<S extends z.ZodType>(path: string, line: number, text: string, schema: S, what: string): z.output<S> | undefined {
+  private parse<S extends z.ZodType>(path: string, line: number, text: string, schema: S, what: string, changes: Changes): z.output<S> | undefined {
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
-      this.emit({ type: 'malformed', file: path, line, message: `not valid JSON; each line must be one ${what}` })
+      changes.malformed.push({ file: path, line, message: `not valid JSON; each line must be one ${what}` })
       return undefined
     }
     const parsed = schema.safeParse(json)
     if (parsed.success) return parsed.data
-    this.emit({ type: 'malformed', file: path, line, message: `not a seqk ${what}: ${describeZodError(parsed.error)}` })
+    changes.malformed.push({ file: path, line, message: `not a seqk ${what}: ${describeZodError(parsed.error)}` })
     return undefined
   }
 

@@ -1,23 +1,38 @@
 /**
  * A run's progress as records arrive: per cell the distinct trajectories finished and how they
- * ended. A pure fold over the records of `cells.jsonl` and `trajectories.jsonl`, in file order;
- * each record becomes one compact event for the page.
+ * ended, the plan's totals, the files that failed to load. A fold over the records of
+ * `plan.jsonl`, `cells.jsonl` and `trajectories.jsonl`, in file order; each record returns what
+ * it changed, which the live run gathers into one update per read.
  */
 import type { CellRecord } from '../../artifacts/cells-file.js'
-import { trajectoryKey } from '../../artifacts/trajectories-file.js'
-import type { Trajectory } from '../../core/schemas.js'
+import type { PlanRecord } from '../../artifacts/plan-file.js'
 import { shardOfTask } from '../../protocol/shard.js'
-import type { CellEndEvent, CellProgress, CellStartEvent, TrajectoryEvent } from './events.js'
+import type { LiveCell, LiveTrajectory } from './events.js'
 
 /** Longest error message and verdict summary sent to the page, in characters. */
 const MAX_MESSAGE = 600
 const MAX_SUMMARY = 160
 
+/** The fields of a trajectory the live view reads (a light parse of each line: no answers). */
+export interface TrajectoryLine {
+  runId: string
+  benchmark: string
+  cellId: string
+  taskId: string
+  repeat: number
+  status: LiveTrajectory['status']
+  firstSuccess: number | null
+  error: { stage: string; attempt: number; message: string } | null
+  attempts: { verdict: { diagnostics: { summary: string } } }[]
+  durationMs: number
+}
+
 interface CellState {
-  total: number | null
-  /** Status of each trajectory by key: a rerun (resumed) trajectory replaces its earlier line. */
-  statuses: Map<string, Trajectory['status']>
-  counts: Record<Trajectory['status'], number>
+  cell: LiveCell
+  /** Each trajectory by task and repeat: a rerun (resumed) trajectory replaces its earlier line. */
+  byKey: Map<string, LiveTrajectory>
+  /** The duration of its last end before the current start (a resumed cell's earlier run). */
+  earlierMs: number | null
 }
 
 const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
@@ -33,40 +48,71 @@ export function cellKey(record: { runId: string; benchmark: string; cellId: stri
 }
 
 /**
- * Folds records into per-cell progress, returning the event each record makes.
+ * Folds records into the run's state.
  *
  * @example
  * const state = new RunState()
- * state.cell(startRecord) // => { type: 'cell-start', …, progress: { done: 0, total: 12, … } }
- * state.trajectory(trajectory) // => { type: 'trajectory', …, progress: { done: 1, total: 12, … } }
+ * state.cell(startRecord) // => the cell, { phase: 'running', progress: { done: 0, total: 12, … } }
+ * state.trajectory(t) // => { cell: …, trajectory: … }
  */
 export class RunState {
   private readonly cells = new Map<string, CellState>()
+  /** The eval files the run queued (its last `files` record), and the files loaded or failed, by name. */
+  private planned = 0
+  private readonly loaded = new Set<string>()
+  private readonly failedToLoad = new Map<string, string>()
 
-  /** A cell's start or end record. */
-  cell(record: CellRecord): CellStartEvent | CellEndEvent {
-    const key = cellKey(record)
-    if (record.type === 'end') return { type: 'cell-end', cell: key, durationMs: record.durationMs, unfinished: record.unfinished ?? null }
-    // A shard runs only its share of the declared tasks.
-    const shard = record.shard
-    const tasks = shard ? record.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index).length : record.taskIds.length
-    const state = this.state(key)
-    state.total = tasks * record.repeats
-    return { type: 'cell-start', cell: key, benchmark: record.benchmark, cellId: record.cellId, actorId: record.actorId, mode: record.mode, progress: this.progress(state) }
+  /** A plan record: the files, a file's cells with their planned totals, or a file that failed to load. */
+  plan(record: PlanRecord): LiveCell[] {
+    if (record.type === 'files') {
+      this.planned = record.files.length
+      return []
+    }
+    this.loaded.add(record.file)
+    if (record.type === 'load-error') {
+      this.failedToLoad.set(record.file, record.error)
+      return []
+    }
+    this.failedToLoad.delete(record.file)
+    return record.cells.map((c) => {
+      const state = this.state({ runId: record.runId, benchmark: c.benchmark, cellId: c.cellId })
+      // A cell that started already counts from its start record, which knows its shard.
+      if (state.cell.phase === 'planned') state.cell = { ...state.cell, progress: { ...state.cell.progress, total: c.trajectories } }
+      return state.cell
+    })
   }
 
-  /** A finished trajectory. */
-  trajectory(t: Trajectory): TrajectoryEvent {
+  /** A cell's start or end record. */
+  cell(record: CellRecord): LiveCell {
+    const state = this.state(record)
+    if (record.type === 'start') {
+      // A shard runs only its share of the declared tasks.
+      const shard = record.shard
+      const tasks = shard ? record.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index).length : record.taskIds.length
+      state.earlierMs = state.cell.durationMs ?? state.earlierMs
+      state.cell = { ...state.cell, phase: 'running', progress: { ...state.cell.progress, total: tasks * record.repeats }, durationMs: null, unfinished: null, verdict: null, failedChecks: null }
+      return state.cell
+    }
+    const total = state.cell.progress.total
+    const kept = record.kept !== undefined && total !== null && record.kept >= total && total > 0
+    state.cell = {
+      ...state.cell,
+      phase: record.unfinished !== undefined ? 'unfinished' : kept ? 'kept' : 'ended',
+      durationMs: record.durationMs,
+      keptDurationMs: kept ? state.earlierMs : null,
+      unfinished: record.unfinished ?? null,
+      verdict: record.verdict ?? (record.unfinished !== undefined ? 'fail' : null),
+      failedChecks: record.failedChecks ?? (record.unfinished !== undefined ? 1 : null),
+    }
+    return state.cell
+  }
+
+  /** A finished trajectory: the cell it changed and its compact record. */
+  trajectory(t: TrajectoryLine): { cell: LiveCell; trajectory: LiveTrajectory } {
     const key = cellKey(t)
-    const state = this.state(key)
-    const id = trajectoryKey(t)
-    const before = state.statuses.get(id)
-    if (before !== undefined) state.counts[before] -= 1
-    state.counts[t.status] += 1
-    state.statuses.set(id, t.status)
+    const state = this.state(t)
     const last = t.attempts[t.attempts.length - 1]
-    return {
-      type: 'trajectory',
+    const trajectory: LiveTrajectory = {
       cell: key,
       benchmark: t.benchmark,
       cellId: t.cellId,
@@ -78,20 +124,59 @@ export class RunState {
       error: t.error ? { stage: t.error.stage, attempt: t.error.attempt, message: cut(t.error.message, MAX_MESSAGE) } : null,
       summary: last ? cut(last.verdict.diagnostics.summary.split('\n')[0] ?? '', MAX_SUMMARY) : '',
       durationMs: t.durationMs,
-      progress: this.progress(state),
     }
+    const id = `${t.taskId}\u0000${t.repeat}`
+    const before = state.byKey.get(id)
+    const p = { ...state.cell.progress }
+    if (before) p[countOf(before.status)] -= 1
+    else p.done += 1
+    p[countOf(t.status)] += 1
+    // A trajectory can arrive before its cell's start line is read (or without one): the cell runs.
+    state.byKey.set(id, trajectory)
+    state.cell = { ...state.cell, progress: p, phase: state.cell.phase === 'planned' ? 'running' : state.cell.phase }
+    return { cell: state.cell, trajectory }
   }
 
-  private state(key: string): CellState {
+  /** The files queued and loaded so far. */
+  files(): { planned: number; loaded: number } {
+    return { planned: Math.max(this.planned, this.loaded.size), loaded: this.loaded.size }
+  }
+
+  loadErrors(): { file: string; error: string }[] {
+    return [...this.failedToLoad].map(([file, error]) => ({ file, error }))
+  }
+
+  /** Every cell, in the order first seen. */
+  allCells(): LiveCell[] {
+    return [...this.cells.values()].map((s) => s.cell)
+  }
+
+  /**
+   * A page of a cell's trajectories (each task and repeat once, its last line), in the order
+   * they finished, with how many there are.
+   */
+  page(key: string, offset: number, limit: number): { total: number; items: LiveTrajectory[] } {
+    const state = this.cells.get(key)
+    if (!state) return { total: 0, items: [] }
+    const all = [...state.byKey.values()]
+    return { total: all.length, items: all.slice(offset, offset + limit) }
+  }
+
+  private state(record: { runId: string; benchmark: string; cellId: string }): CellState {
+    const key = cellKey(record)
     let state = this.cells.get(key)
     if (state === undefined) {
-      state = { total: null, statuses: new Map(), counts: { solved: 0, failed: 0, error: 0 } }
+      state = {
+        cell: { key, benchmark: record.benchmark, cellId: record.cellId, phase: 'planned', progress: { done: 0, total: null, solved: 0, failed: 0, errored: 0 }, durationMs: null, keptDurationMs: null, unfinished: null, verdict: null, failedChecks: null },
+        byKey: new Map(),
+        earlierMs: null,
+      }
       this.cells.set(key, state)
     }
     return state
   }
+}
 
-  private progress(state: CellState): CellProgress {
-    return { done: state.statuses.size, total: state.total, solved: state.counts.solved, failed: state.counts.failed, errored: state.counts.error }
-  }
+function countOf(status: LiveTrajectory['status']): 'solved' | 'failed' | 'errored' {
+  return status === 'error' ? 'errored' : status
 }

@@ -21,8 +21,8 @@ function get(port: number, path: string, headers: Record<string, string> = {}, m
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => {
         body += chunk
-        // An event stream never ends: the replayed events are enough.
-        if (res.headers['content-type']?.startsWith('text/event-stream') && body.includes('"cell-start"')) req.destroy()
+        // An event stream never ends: its first event (the snapshot, or the updates a page missed) is enough.
+        if (res.headers['content-type']?.startsWith('text/event-stream') && /\ndata: .*\n\n/.test(body)) req.destroy()
       })
       const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body })
       res.on('end', done)
@@ -70,15 +70,25 @@ describe('the live server', () => {
     expect(reply.headers['x-content-type-options']).toBe('nosniff')
   })
 
-  it('streams the run as server-sent events, replaying what the page has not seen', async () => {
+  it('streams the run as server-sent events: the state first, then what changed', async () => {
     const reply = await get(server.port, '/events')
     expect(reply.status).toBe(200)
     expect(reply.headers['content-type']).toBe('text/event-stream; charset=utf-8')
-    expect(reply.body).toMatch(/^retry: 1000\n\nid: 1\ndata: \{"type":"run","runId":"20260101-000000-aaaaaa"/)
-    expect(reply.body).toContain('id: 2\ndata: {"type":"cell-start"')
-    const resumed = await get(server.port, '/events', { 'last-event-id': '1' })
-    expect(resumed.body).not.toContain('"type":"run"')
-    expect(resumed.body).toContain('id: 2\n')
+    expect(reply.body).toMatch(/^retry: 1000\n\nid: 2\ndata: \{"type":"snapshot","snapshot":\{"runId":"20260101-000000-aaaaaa"/)
+    // A page rendered with the state at event 1 (or reconnecting after it) gets only the update after it.
+    const resumed = await get(server.port, '/events?since=1')
+    expect(resumed.body).toMatch(/^retry: 1000\n\nid: 2\ndata: \{"type":"update","cells":\[/)
+    expect((await get(server.port, '/events', { 'last-event-id': '1' })).body).toContain('"type":"update"')
+  })
+
+  it('renders the page with the state at request time and pages a cell\'s trajectories on demand', async () => {
+    const page = await get(server.port, '/')
+    expect(page.body).toContain('<span class="count">0/2</span>')
+    expect(page.body).toMatch(/data-last-id="\d+"/)
+    const key = /data-key="([^"]+)"/.exec(page.body)![1]!.replace(/&#39;/g, "'")
+    const empty = JSON.parse((await get(server.port, `/trajectories?cell=${encodeURIComponent(key)}&limit=5`)).body)
+    expect(empty).toEqual({ total: 0, items: [] })
+    expect(JSON.parse((await get(server.port, '/trajectories?cell=nope&offset=x')).body)).toEqual({ total: 0, items: [] })
   })
 
   it('serves the report only once it is complete', async () => {
@@ -134,8 +144,8 @@ describe('the live server', () => {
         res.setEncoding('utf8')
         res.on('data', (chunk: string) => {
           text += chunk
-          if (text.includes('"type":"ended"') && !text.includes('"trajectory"')) appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'error', 'boom')))
-          if (text.includes('"trajectory"')) {
+          if (text.includes('"type":"snapshot"') && !text.includes('"errors":[{')) appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'error', 'boom')))
+          if (text.includes('"errors":[{')) {
             req.destroy()
             resolve(text)
           }

@@ -1,7 +1,8 @@
 /**
- * The HTTP server of `seqk view`, on Node's http module: three routes on 127.0.0.1 and nothing
- * else. `/` is the live page, `/events` its server-sent event stream, `/report` the shown run's
- * finished `report.html`. No request path reaches the filesystem, so there is nothing to traverse;
+ * The HTTP server of `seqk view`, on Node's http module: four routes on 127.0.0.1 and nothing
+ * else. `/` is the live page (rendered with the state at request time), `/events` its server-sent
+ * event stream (a snapshot, then updates), `/trajectories` a page of one cell's trajectories (JSON),
+ * `/report` the shown run's finished `report.html`. No request path reaches the filesystem, so there is nothing to traverse;
  * a Host header other than localhost or 127.0.0.1 is refused (a DNS-rebinding page would send its
  * own name), and no CORS header is ever sent, so other origins cannot read a response.
  */
@@ -78,7 +79,6 @@ function sse(response: ServerResponse, logged: LoggedEvent): void {
  */
 export async function startLiveServer(options: LiveServerOptions): Promise<LiveServer> {
   const live = new LiveRun(options.target, options)
-  const page = livePage(live.runsDir ?? options.target)
   const streams = new Set<ServerResponse>()
   let port = options.port
 
@@ -87,10 +87,22 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
     if (refused !== null) return plain(response, 403, refused)
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, `${request.method ?? ''} is not served: only GET`, { Allow: 'GET, HEAD' })
     // The path is compared whole, never joined to a directory.
-    const path = (request.url ?? '/').split('?')[0]
+    const url = new URL(request.url ?? '/', 'http://localhost')
+    const path = url.pathname
     if (path === '/') {
+      const { id, snapshot } = live.snapshot()
+      const page = livePage(snapshot, id)
       response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': page.csp })
       return void response.end(request.method === 'HEAD' ? undefined : page.html)
+    }
+    if (path === '/trajectories') {
+      const count = (name: string, fallback: number, max: number) => {
+        const n = Number(url.searchParams.get(name) ?? fallback)
+        return Number.isSafeInteger(n) && n >= 0 ? Math.min(n, max) : fallback
+      }
+      const page = live.page(url.searchParams.get('cell') ?? '', count('offset', 0, Number.MAX_SAFE_INTEGER), count('limit', 50, 500))
+      response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' })
+      return void response.end(request.method === 'HEAD' ? undefined : JSON.stringify(page))
     }
     if (path === '/report') {
       const report = live.reportPath
@@ -107,7 +119,8 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
       response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' })
       if (request.method === 'HEAD') return void response.end()
       response.write('retry: 1000\n\n')
-      const last = Number(request.headers['last-event-id'])
+      // A reconnect sends the last id it saw; a page rendered with the state gives it in the URL.
+      const last = Number(request.headers['last-event-id'] ?? url.searchParams.get('since') ?? Number.NaN)
       for (const logged of live.since(Number.isSafeInteger(last) ? last : undefined)) sse(response, logged)
       const unsubscribe = live.subscribe((logged) => sse(response, logged))
       streams.add(response)
@@ -117,7 +130,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
       })
       return
     }
-    plain(response, 404, `not found: ${path} (this server has /, /events and /report)`)
+    plain(response, 404, `not found: ${path} (this server has /, /events, /trajectories and /report)`)
   }
 
   const server: Server = createServer(handle)

@@ -13,6 +13,10 @@ export interface TailRead {
   lines: { text: string; line: number }[]
   /** The file was truncated below what had been read, or replaced: `lines` start again at line 1. */
   reset: boolean
+  /** The file's size when read. */
+  size: number
+  /** `maxBytes` stopped the read before the end of the file: more is there to read. */
+  more: boolean
 }
 
 /** Bytes read at a time: a large file is read in pieces, never whole. */
@@ -43,13 +47,13 @@ export class LineTail {
     return this.offset
   }
 
-  /** Reads what was appended since the last call. */
-  read(): TailRead {
+  /** Reads what was appended since the last call, at most about `maxBytes` of it (a large file is caught up in pieces). */
+  read(maxBytes = Number.POSITIVE_INFINITY): TailRead {
     let fd: number
     try {
       fd = openSync(this.path, 'r')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], reset: false }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], reset: false, size: 0, more: false }
       throw error
     }
     try {
@@ -70,8 +74,9 @@ export class LineTail {
       const lines: TailRead['lines'] = []
       const buffer = Buffer.alloc(CHUNK)
       let position = this.offset + this.pending.length
-      while (position < stat.size) {
-        const n = readSync(fd, buffer, 0, Math.min(CHUNK, stat.size - position), position)
+      const stop = Math.min(stat.size, position + maxBytes)
+      while (position < stop) {
+        const n = readSync(fd, buffer, 0, Math.min(CHUNK, stop - position), position)
         if (n === 0) break
         position += n
         let data = this.pending.length > 0 ? Buffer.concat([this.pending, buffer.subarray(0, n)]) : buffer.subarray(0, n)
@@ -87,7 +92,7 @@ export class LineTail {
         // Copied: `buffer` is reused by the next read.
         this.pending = Buffer.from(data)
       }
-      return { lines, reset }
+      return { lines, reset, size: stat.size, more: stop < stat.size }
     } finally {
       closeSync(fd)
     }

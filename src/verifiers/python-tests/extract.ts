@@ -181,7 +181,7 @@ function beforeFirstFence(lines: string[]): string {
  * 3. failing that, the text before the first fence: the whole text when it has none.
  *
  * A block ends at its closing fence, which may be glued to the last code line (`return x```, as
- * 51 of 164 answers of one real model have it, DESIGN.md §5): the backticks and the spaces before them
+ * 51 of 164 answers of one real model have it): the backticks and the spaces before them
  * are dropped. A fence on a line of its own, a run of backticks ending a line outside a Python
  * string, or a new ```python fence closes a block; backticks inside a string (`s = "```"`, or a
  * docstring line ending with ```) do not. A block whose closing fence is missing (the answer hit its

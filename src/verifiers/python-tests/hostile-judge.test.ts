@@ -28,6 +28,9 @@ import { descendantsOf, eventually, processesWith, sleepMarker, expectCappedOutp
 const ROOT = process.getuid?.() === 0
 const BWRAP = planSandbox('auto').mode === 'bwrap'
 const TIMEOUT_MS = 1000
+// An attempt whose honest parts must finish (work the judge is slow at, like decoding a million
+// parts, or a 450 MiB answer on a loaded 2-core machine where page faults cost) gets time to spare.
+const SPARE_TIMEOUT_MS = 20_000
 const MiB = 1024 * 1024
 
 const task: Task = { id: 'hostile-judge/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' }
@@ -377,6 +380,8 @@ interface Case {
   modes?: readonly SandboxMode[]
   /** A tighter bound on the verify's duration than MAX_VERIFY_MS. */
   maxMs?: number
+  /** The attempt's limit, where its honest parts must not time out; TIMEOUT_MS otherwise. */
+  timeoutMs?: number
   /** Assert Node's event loop is never delayed more than MAX_EVENT_LOOP_DELAY_MS during the verify. */
   eventLoop?: boolean
   /** Markers in the command line of processes the candidate starts (killed afterwards whatever happens). */
@@ -842,10 +847,12 @@ const cases: Case[] = [
   {
     name: 'a list of 999,999 parts and one of 1,000,001',
     code: () => py('def add(a, b):', '    return [0] * (999998 if a == 1 else 1000001)'),
+    timeoutMs: SPARE_TIMEOUT_MS,
+    maxMs: 2 * SPARE_TIMEOUT_MS + 4000,
     // The judge's decoding of the first counts against the attempt's time: the second may not run.
     outcome: ['failed', 'timeout'],
     // (or the worker's own wall clock, 250 ms past the judge's, kills the child while the judge decodes).
-    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)|AssertionError \| (add\(-1, 1\) returned a value with more than 1000000 parts|timed out after 1000 ms in the call add\(-1, 1\)|the candidate's process was killed by SIGKILL .*during the call add\(-1, 1\))/,
+    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)|AssertionError \| (add\(-1, 1\) returned a value with more than 1000000 parts|timed out after \d+ ms in the call add\(-1, 1\)|the candidate's process was killed by SIGKILL .*during the call add\(-1, 1\))/,
   },
   {
     name: 'an argument mutated into a cycle, a defaultdict with a lambda factory, a deque with a huge maxlen',
@@ -1018,6 +1025,7 @@ const cases: Case[] = [
 for (const mode of ['bwrap', 'none'] as const) {
   describe.runIf(mode === 'none' || BWRAP)(`hostile candidates against the judge (sandbox: ${mode})`, () => {
     const verifier = pythonTests({ sandbox: mode, timeoutMs: TIMEOUT_MS, cache: false })
+    const spareVerifier = pythonTests({ sandbox: mode, timeoutMs: SPARE_TIMEOUT_MS, cache: false })
 
     /** The pool still gives the right verdict to a correct and to a wrong answer, and nothing strays. */
     async function expectPoolSound(): Promise<void> {
@@ -1045,7 +1053,8 @@ for (const mode of ['bwrap', 'none'] as const) {
           const started = performance.now()
           loop.enable()
           try {
-            const verdict = await verifyOrFail(verifier, { ...task, tests: hostile.tests ?? task.tests }, hostile.code(mode))
+            const judge = hostile.timeoutMs === SPARE_TIMEOUT_MS ? spareVerifier : verifier
+            const verdict = await verifyOrFail(judge, { ...task, tests: hostile.tests ?? task.tests }, hostile.code(mode))
             loop.disable()
             const elapsed = Math.round(performance.now() - started)
             const text = describeVerdict(verdict)
@@ -1078,15 +1087,15 @@ for (const mode of ['bwrap', 'none'] as const) {
     it('keeps a leaked SysV shared-memory segment from reaching the next attempt or outliving the pool', async () => {
       const before = new Set(hostShmSegments().map((s) => s.id))
       try {
-        const leak = await verifyOrFail(verifier, task, py(...SHM_LEAK(700)))
+        const leak = await verifyOrFail(spareVerifier, task, py(...SHM_LEAK(700)))
         expect(leak.pass).toBe(false)
         // System V IPC is refused by the seccomp filter: nothing to leak.
         expect(describeVerdict(leak)).toMatch(/PermissionError: \[Errno 1\] shmget|RuntimeError: leaked shm segment \d+/)
         // The next attempt (the same warm worker: the pool reuses the last one released) is a
         // correct answer that needs 450 MiB, well within its 1024 MiB.
-        const honest = await verifyOrFail(verifier, task, py('def add(a, b):', ...touch(450), '    return a + b'))
+        const honest = await verifyOrFail(spareVerifier, task, py('def add(a, b):', ...touch(450), '    return a + b'))
         expect.soft(honest.pass, `an honest 450 MiB answer after the leak: ${describeVerdict(honest)}`).toBe(true)
-        const visible = await verifyOrFail(verifier, { ...task, tests: "assert add(1, 2) == ''" }, py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"))
+        const visible = await verifyOrFail(spareVerifier, { ...task, tests: "assert add(1, 2) == ''" }, py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"))
         expect.soft(visible.pass, `segments the next attempt sees: ${visible.diagnostics.tests?.[0]?.actual}`).toBe(true)
       } finally {
         // Workers gone, their IPC namespaces (bwrap) with them; what is left is on the host.

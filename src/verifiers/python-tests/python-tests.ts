@@ -18,6 +18,7 @@ import { planSandbox, unsandboxedModelCodeError } from './sandbox.js'
 import { pythonTestsFieldsOf } from './task-fields.js'
 import type { SandboxMode, SandboxOption } from './sandbox.js'
 
+/** The options of `verifiers.pythonTests()`: the interpreter, the sandbox, time and memory limits. */
 export interface PythonTestsOptions {
   /**
    * Wall-clock limit per attempt in ms, from the start of the attempt's process to its exit.
@@ -68,6 +69,7 @@ export interface PythonTestsStats {
   sanitised: number
 }
 
+/** The verifier `verifiers.pythonTests()` returns. */
 export interface PythonTestsVerifier extends AsyncVerifier {
   readonly stats: Readonly<PythonTestsStats>
   /** The isolation in use (not part of the protocol: it never changes a legitimate verdict). */

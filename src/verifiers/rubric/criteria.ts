@@ -47,6 +47,7 @@ export const CriterionCheckSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
 ])
+/** A criterion checked by code: a word count, a pattern, a required or forbidden phrase. */
 export type CriterionCheck = z.infer<typeof CriterionCheckSchema>
 
 /**
@@ -82,7 +83,9 @@ export const CriterionSchema = z
       ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: `not a valid regular expression: ${(error as Error).message}` })
     }
   })
+/** One rubric criterion: its id, its text, its points and how it is checked. */
 export type Criterion = z.infer<typeof CriterionSchema>
+/** A rubric criterion as you write it, before its defaults are filled in. */
 export type CriterionInput = z.input<typeof CriterionSchema>
 
 /**

@@ -27,6 +27,7 @@ import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-
  */
 export type CriterionPredicate = (answer: string, task: AnyTask) => boolean | { met: boolean; reason?: string }
 
+/** The options of `verifiers.rubric()`: the grader, the pass rule, the predicates and the concurrency. */
 export interface RubricVerifierOptions {
   /** The grader model for criteria with no `check` and no predicate. Its descriptor is part of the fingerprint. */
   grader?: ChatModel

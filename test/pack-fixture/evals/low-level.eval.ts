@@ -1,7 +1,8 @@
-// The lower-level API: build cells with planCells + resolveOptions, run them with runCell, and
-// assert with the matchers that `vitest-seqk/setup` registers.
+// The lower-level API: build cells with planCells + resolveOptions (vitest-seqk/cells), run them
+// with runCell, and assert with the matchers that `vitest-seqk/setup` registers.
 import { describe, expect, it } from 'vitest'
-import { actors, currentRun, feedback, planCells, resolveOptions, runCell, verifiers } from 'vitest-seqk'
+import { actors, currentRun, feedback, runCell, verifiers } from 'vitest-seqk'
+import { planCells, resolveOptions } from 'vitest-seqk/cells'
 
 const doubled = `
 def double(x):

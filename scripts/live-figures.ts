@@ -1,0 +1,56 @@
+// The live view's figures at scale: how long `seqk view` takes to answer its page and its event
+// stream for a run directory (e.g. the 100 000 trajectories of scripts/big-run.ts), and how many
+// bytes a client receives before it has the whole state.
+//
+//   npx tsx scripts/live-figures.ts /tmp/big-run [path/to/report/live/server.ts]
+//
+// First paint is the page's first response (rendered with the state on the server); "state" is the
+// stream up to its first event (a snapshot), or, for a server that replays its log, up to `ended`.
+import { request } from 'node:http'
+import { resolve } from 'node:path'
+import type * as LiveServerModule from '../src/report/live/server.js'
+
+const [dir = '/tmp/big-run', serverModule = new URL('../src/report/live/server.ts', import.meta.url).pathname] = process.argv.slice(2)
+const { startLiveServer } = (await import(resolve(serverModule))) as typeof LiveServerModule
+
+function get(url: string, until: (body: string) => boolean): Promise<{ ms: number; bytes: number; firstByteMs: number }> {
+  const t0 = performance.now()
+  return new Promise((done, fail) => {
+    const req = request(url, { headers: { host: new URL(url).host } }, (res) => {
+      let body = ''
+      let bytes = 0
+      let firstByteMs = -1
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        if (firstByteMs < 0) firstByteMs = performance.now() - t0
+        bytes += Buffer.byteLength(chunk)
+        body += chunk
+        if (until(body)) {
+          req.destroy()
+          done({ ms: performance.now() - t0, bytes, firstByteMs })
+        }
+        if (body.length > 1 << 20) body = body.slice(-4096)
+      })
+      res.on('end', () => done({ ms: performance.now() - t0, bytes, firstByteMs }))
+    })
+    req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : fail(e)))
+    req.end()
+  })
+}
+
+const t0 = performance.now()
+const server = await startLiveServer({ target: dir, port: 0, pollMs: 60_000 })
+const listening = performance.now() - t0
+const page = await get(server.url, (b) => b.includes('</html>'))
+const stream = await get(`${server.url}events`, (b) => /"type":"(snapshot|ended)"/.test(b) && b.endsWith('\n\n'))
+// Until every line written before the server started is read (a server that reads all before it listens: at once).
+const caughtUp = await new Promise<number>((done) => {
+  const check = () => {
+    const state = (server.live as { snapshot?: () => { snapshot: { reading: unknown } } }).snapshot?.().snapshot
+    if (!state || state.reading === null) done(performance.now() - t0)
+    else setTimeout(check, 20)
+  }
+  check()
+})
+await server.close()
+process.stdout.write(`${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp) })}\n`)

@@ -1,0 +1,76 @@
+/**
+ * `plan.jsonl`: what a run is about to do, written by the reporter as Vitest loads the eval files,
+ * before and while cells run. The live view reads it for the run's planned trajectory total from
+ * the start (not only of the cells that started) and for the files that failed to load; the
+ * summary reads the load errors from it too, so `seqk summarize` keeps them.
+ */
+import { appendFileSync, existsSync } from 'node:fs'
+import { stripVTControlCharacters } from 'node:util'
+import { z } from 'zod'
+import { readJsonLines } from './jsonl.js'
+
+export const PLAN_FILE = 'plan.jsonl'
+
+/** The eval files of the run, as Vitest queued them (before any is loaded). */
+export const PlanFilesRecordSchema = z.object({
+  schema: z.literal('seqk.plan/1'),
+  type: z.literal('files'),
+  runId: z.string(),
+  files: z.array(z.string()),
+})
+
+/** One eval file, loaded: its cells and how many trajectories each will run (tasks in this shard × repeats). */
+export const PlanFileRecordSchema = z.object({
+  schema: z.literal('seqk.plan/1'),
+  type: z.literal('file'),
+  runId: z.string(),
+  file: z.string(),
+  cells: z.array(z.object({ benchmark: z.string(), cellId: z.string(), trajectories: z.number().int().nonnegative() })),
+})
+
+/** An eval file that failed to load or collect (a syntax error, a throw while declaring): no cell of it runs. */
+export const PlanLoadErrorRecordSchema = z.object({
+  schema: z.literal('seqk.plan/1'),
+  type: z.literal('load-error'),
+  runId: z.string(),
+  file: z.string(),
+  /** The error's first line. */
+  error: z.string(),
+})
+
+export const PlanRecordSchema = z.discriminatedUnion('type', [PlanFilesRecordSchema, PlanFileRecordSchema, PlanLoadErrorRecordSchema])
+export type PlanRecord = z.infer<typeof PlanRecordSchema>
+
+/** Appends one record, one `write`. */
+export function appendPlanRecord(path: string, record: PlanRecord): void {
+  appendFileSync(path, `${JSON.stringify(record)}\n`)
+}
+
+/**
+ * The load errors a run's plan records, the last record of each file counting (a resumed run
+ * that loads a fixed file again clears its error). Empty when there is no plan file.
+ *
+ * @example
+ * planLoadErrors('.seqk/runs/20261201-101500-9f2c4a/plan.jsonl') // => [{ file: 'evals/broken.eval.ts', error: 'SyntaxError: …' }]
+ */
+export function planLoadErrors(path: string): { file: string; error: string }[] {
+  if (!existsSync(path)) return []
+  const last = new Map<string, PlanRecord>()
+  for (const record of readJsonLines(path, PlanRecordSchema, 'plan record').items) if (record.type !== 'files') last.set(record.file, record)
+  return [...last.values()].flatMap((r) => (r.type === 'load-error' ? [{ file: r.file, error: r.error }] : []))
+}
+
+/**
+ * The first line of an error's message, as every output names a file that failed to load; a line
+ * that only announces what follows (`Transform failed with 1 error:`) takes the next line with it.
+ *
+ * @example
+ * firstLine('Transform failed with 1 error:\n/p/x.eval.ts:2:28: ERROR: Unexpected "}"\n…')
+ * // => 'Transform failed with 1 error: /p/x.eval.ts:2:28: ERROR: Unexpected "}"'
+ */
+export function firstLine(message: string | undefined): string {
+  // Colour codes (a bundler's message) are for a terminal, not for every output.
+  const lines = stripVTControlCharacters(message ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  if (lines.length === 0) return 'unknown error'
+  return lines[0]!.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]!
+}
