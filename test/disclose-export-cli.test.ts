@@ -12,6 +12,7 @@ import { DisclosureCardSchema } from '../src/core/disclosure.js'
 import { ESTIMATE_SCHEMA, type CellEstimate } from '../src/core/estimate.js'
 import { evalLogValidator, HAS_XMLLINT, schemaErrors, xmllintJunit } from './export-schemas.js'
 import { fakeRun } from './report-fixtures.js'
+import { unwrapped } from './fixture-project.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-export-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -103,7 +104,7 @@ describe('seqk disclose', () => {
     })
     expect(card.completeness.score).toBeLessThan(1)
     expect(card.completeness.missing.map((m) => m.field)).toContain('harness.node')
-    expect(r.stderr).toMatch(/has no disclosure\.json .*: built from its files, harness facts unknown/)
+    expect(unwrapped(r.stderr)).toMatch(/has no disclosure\.json .*: built from its files, harness facts unknown/)
     const text = await cli(['disclose', dir])
     expect(text.stdout).toMatch(/^Disclosure card of run old-run/)
     expect(text.stdout).toMatch(/estimated before the run \$[\d.]+, actual \$[\d.]+: error 10\.0% over 6 cells/)
@@ -117,7 +118,7 @@ describe('seqk disclose', () => {
     writeFileSync(join(dir, 'disclosure.json'), JSON.stringify({ ...built, completeness: { score: 2 } }))
     const bad = await cli(['disclose', dir])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(
+    expect(unwrapped(bad.stderr)).toMatch(
       /^seqk disclose: cannot read the card of .*disclosure\.json: not a seqk disclosure card: completeness/,
     )
   })

@@ -16,6 +16,7 @@ import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import { InputError } from './input-error.js'
 import type { CliIo } from './run.js'
+import { fit } from './fit.js'
 
 export const discloseSpec: CommandSpec = {
   name: 'disclose',
@@ -79,10 +80,10 @@ export function runDisclose(paths: readonly string[], flags: FlagValues, io: Cli
     throw new InputError(`cannot read the card of ${runDir}: ${(error as Error).message}`, { cause: error })
   }
   if (flags.json === true) io.stdout(`${JSON.stringify(card, null, 2)}\n`)
-  else io.stdout(`${renderDisclosure(card)}\n`)
+  else io.stdout(`${fit(renderDisclosure(card), io)}\n`)
   if (built)
     io.stderr(
-      `seqk disclose: ${runDir} has no ${DISCLOSURE_FILE} (written by runs of vitest-seqk since it had cards): built from its files, harness facts unknown\n`,
+      `${fit(`seqk disclose: ${runDir} has no ${DISCLOSURE_FILE} (written by runs of vitest-seqk since it had cards): built from its files, harness facts unknown`, io)}\n`,
     )
   return 0
 }

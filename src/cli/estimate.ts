@@ -23,6 +23,7 @@ import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import { InputError } from './input-error.js'
 import type { CliIo } from './run.js'
+import { fit } from './fit.js'
 
 export const estimateSpec: CommandSpec = {
   name: 'estimate',
@@ -95,7 +96,7 @@ export async function runEstimate(
     ? await dryRun(target, from, vitestArgs, io)
     : runRows(dirname(resolveSummaryPath(target)))
   if (flags.json === true) io.stdout(`${JSON.stringify(rows, null, 2)}\n`)
-  else io.stdout(`${renderEstimates(rows)}\n`)
+  else io.stdout(`${fit(renderEstimates(rows), io)}\n`)
   return 0
 }
 

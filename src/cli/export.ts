@@ -18,6 +18,7 @@ import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import { InputError } from './input-error.js'
 import type { CliIo } from './run.js'
+import { fit } from './fit.js'
 
 export const exportSpec: CommandSpec = {
   name: 'export',
@@ -81,7 +82,7 @@ export function runExport(paths: readonly string[], flags: FlagValues, io: CliIo
     writeFileSync(out, junitXml(summary))
     const cells = summary.benchmarks.reduce((n, b) => n + b.cells.length, 0)
     io.stdout(
-      `seqk export: ${plural(cells, 'cell')} of ${plural(summary.benchmarks.length, 'benchmark')} as JUnit XML; wrote ${out}\n`,
+      `${fit(`seqk export: ${plural(cells, 'cell')} of ${plural(summary.benchmarks.length, 'benchmark')} as JUnit XML; wrote ${out}`, io)}\n`,
     )
     return 0
   }
@@ -101,6 +102,8 @@ export function runExport(paths: readonly string[], flags: FlagValues, io: CliIo
   const samples = logs.reduce((n, l) => n + ((l.log.samples as unknown[] | undefined)?.length ?? 0), 0)
   const note =
     tasks.size === 0 ? ` (the run has no ${TASKS_FILE}: each sample's input says its prompt is not recorded)` : ''
-  io.stdout(`seqk export: ${plural(logs.length, 'inspect_ai log')} (${plural(samples, 'sample')}) into ${out}${note}\n`)
+  io.stdout(
+    `${fit(`seqk export: ${plural(logs.length, 'inspect_ai log')} (${plural(samples, 'sample')}) into ${out}${note}`, io)}\n`,
+  )
   return 0
 }

@@ -171,6 +171,31 @@ describe('estimateCell', () => {
     expect(e.calls.expected).toBeGreaterThan(0)
   })
 
+  it('a previous attempt whose call reported no usage is left out of the token means, never as 0 tokens', () => {
+    const list = tasks(1)
+    const at = (usage: boolean) => ({
+      ...attempt(1, true, 1000, 200),
+      ...(usage ? {} : { usage: null, costUsd: null }),
+    })
+    const known = [0, 1, 2].map((r) => trajectory(list[0]!.id, r, [at(true)]))
+    const some = [...known, trajectory(list[0]!.id, 3, [at(false)])]
+    const estimate = (ts: Trajectory[]) =>
+      estimateCell(
+        input(list, {
+          budget: 1,
+          repeats: 2,
+          prior: priorCell(ts, { runId: 'r', match: 'same-protocol', sameActor: true }),
+        }),
+      )
+    const all = estimate(known)
+    const partly = estimate(some)
+    // The same means as without the unreported attempt: its zero would have pulled them down by a quarter.
+    expect(partly.inputTokens.expected).toBe(all.inputTokens.expected)
+    expect(partly.costUsd.expected).toBe(all.costUsd.expected)
+    expect(partly.basis.notes.join(' ')).toMatch(/attempts of the previous run with a call that reported no usage: 1;/)
+    expect(all.basis.notes.join(' ')).not.toMatch(/reported no usage/)
+  })
+
   it('law: low <= expected <= high for calls, tokens and cost, for any previous run, size and budget', () => {
     fc.assert(
       fc.property(

@@ -185,7 +185,7 @@ export function estimateCell(input: EstimateInput): CellEstimate {
   const unmeasured = prior ? prior.pooled.attempts.reduce((n, a) => n + a.reached - a.measured, 0) : 0
   if (unmeasured > 0)
     notes.push(
-      `${unmeasured} attempts of the previous run had a call that reported no usage: the figures are from its other attempts`,
+      `attempts of the previous run with a call that reported no usage: ${unmeasured}; the figures are from the others`,
     )
   if (prior && anyUnseen)
     notes.push(`tasks the previous run (${prior.runId}) did not run are estimated from its other tasks`)
@@ -347,7 +347,8 @@ function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, p
   const last = pooled.attempts[lastAt]!
   const beforeAt = pooled.attempts.findLastIndex((a, j) => j < lastAt && a.measured > 0)
   const before = beforeAt >= 0 ? pooled.attempts[beforeAt]! : undefined
-  const growth = before ? (last.inputTokens / last.measured - before.inputTokens / before.measured) / (lastAt - beforeAt) : 0
+  const perTurn = (a: PriorAttempt) => a.inputTokens / a.measured
+  const growth = before ? (perTurn(last) - perTurn(before)) / (lastAt - beforeAt) : 0
   return mean(last, shift + Math.max(0, growth) * (i - lastAt))
 }
 

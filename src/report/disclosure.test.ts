@@ -242,6 +242,41 @@ describe('disclosureCard', () => {
     ).toBeNull()
   })
 
+  it('keeps usage no reply reported unknown, never 0 tokens: null when no call reported any, else counted', () => {
+    const cells = run.summary.benchmarks[0]!.cells
+    const withUnknown = (unknownAll: boolean) => {
+      const summary = {
+        ...run.summary,
+        benchmarks: run.summary.benchmarks.map((b) => ({
+          ...b,
+          cells: b.cells.map((c, i) => ({
+            ...c,
+            ...(unknownAll || i === 0 ? { usage: null, usageUnknownCalls: c.calls, costUsd: null } : {}),
+            byRole: Object.fromEntries(
+              Object.entries(c.byRole).map(([role, r]) => [
+                role,
+                unknownAll || i === 0 ? { ...r, usage: null, usageUnknownCalls: r.calls, costUsd: null } : r,
+              ]),
+            ),
+          })),
+        })),
+      }
+      return disclosureCard({ summary, starts: startsOf(summary, () => 0.5), trajectories: [], harness: HARNESS })
+    }
+    const partly = withUnknown(false)
+    expect(DisclosureCardSchema.parse(partly)).toEqual(partly)
+    expect(partly.cost.usageUnknownCalls).toBe(cells[0]!.calls)
+    expect(partly.cost.usage!.inputTokens).toBe(cells.slice(1).reduce((n, c) => n + c.usage!.inputTokens, 0))
+    expect(partly.cost.byRole.actor!.usageUnknownCalls).toBe(cells[0]!.byRole.actor!.calls)
+    expect(partly.cost.costUsd).toBeNull()
+    const none = withUnknown(true)
+    expect(none.cost.usage).toBeNull()
+    expect(none.cost.byRole.actor!.usage).toBeNull()
+    const text = stripVTControlCharacters(renderDisclosure(none))
+    expect(text).toMatch(/tokens unknown; \d+ calls reported no usage/)
+    expect(text).not.toMatch(/\b0 tokens in/)
+  })
+
   it('prints every part within 120 columns, unknowns said as unknown', () => {
     const text = renderDisclosure({ ...card, harness: { ...card.harness, os: null } })
     for (const line of text.split('\n'))

@@ -43,6 +43,49 @@ describe('inspectLogs', () => {
     for (const { file, log } of logs) expect(validate(log), `${file}:\n${schemaErrors(validate.errors)}`).toBe(true)
   })
 
+  it('usage no reply reported stays out of model_usage, never as 0 tokens, and the count is in metadata; still valid', () => {
+    const first = run.trajectories[0]!
+    const trajectories = run.trajectories.map((t) =>
+      t === first ? { ...t, attempts: t.attempts.map((a, i) => (i === 0 ? { ...a, usage: null } : a)) } : t,
+    )
+    const summary = {
+      ...run.summary,
+      benchmarks: run.summary.benchmarks.map((b) => ({
+        ...b,
+        cells: b.cells.map((c) =>
+          c.cellId === first.cellId
+            ? {
+                ...c,
+                usageUnknownCalls: 1,
+                byRole: { ...c.byRole, actor: { ...c.byRole.actor!, usageUnknownCalls: 1 } },
+              }
+            : c,
+        ),
+      })),
+    }
+    const validate = evalLogValidator()
+    const own = inspectLogs({ summary, trajectories, tasks: new Map() }).find((l) => l.cell.cellId === first.cellId)!
+    expect(validate(own.log), schemaErrors(validate.errors)).toBe(true)
+    const log = own.log as {
+      stats: { model_usage: object; role_usage: Record<string, unknown> }
+      results: { metadata: Record<string, unknown> }
+      samples: {
+        id: string
+        epoch: number
+        model_usage: object
+        output: { usage: unknown }
+        metadata: Record<string, unknown>
+      }[]
+    }
+    expect(log.stats.model_usage).toEqual({})
+    expect(log.stats.role_usage.actor).toBeUndefined()
+    expect(log.results.metadata.usage_unknown_calls).toBe(1)
+    const sample = log.samples.find((s) => s.id === first.taskId && s.epoch === first.repeat + 1)!
+    expect(sample.model_usage).toEqual({})
+    expect(sample.output.usage).toBeNull()
+    expect(sample.metadata.usage_unknown_calls).toBe(1)
+  })
+
   it('the validator is a real check: a log without its eval spec, or with a sample epoch as text, fails', () => {
     const validate = evalLogValidator()
     const { eval: _spec, ...noSpec } = logs[0]!.log

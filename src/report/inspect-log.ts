@@ -33,9 +33,13 @@ function modelUsage(usage: Usage, costUsd: number | null): Json {
  * ModelUsage entries for the usages fully known: a usage with a call that reported none is left
  * out (inspect_ai's token counts are integers, and a partial sum would read as the whole).
  */
-function knownUsages(entries: [string, { usage: Usage | null; usageUnknownCalls?: number; costUsd: number | null }][]): Record<string, Json> {
+function knownUsages(
+  entries: [string, { usage: Usage | null; usageUnknownCalls?: number; costUsd: number | null }][],
+): Record<string, Json> {
   return Object.fromEntries(
-    entries.flatMap(([name, r]) => (r.usage === null || r.usageUnknownCalls ? [] : [[name, modelUsage(r.usage, r.costUsd)]])),
+    entries.flatMap(([name, r]) =>
+      r.usage === null || r.usageUnknownCalls ? [] : [[name, modelUsage(r.usage, r.costUsd)]],
+    ),
   )
 }
 
