@@ -65,3 +65,14 @@ export function estimateError(expected: number | null, actual: number | null): n
   if (expected === null || actual === null || actual === 0) return null
   return (expected - actual) / actual
 }
+
+/**
+ * `SEQK_DRY_RUN=1` (or `true`): every cell computes its estimate and skips, no model is called,
+ * and the run writes no directory.
+ *
+ * @example
+ * isDryRun({ SEQK_DRY_RUN: '1' }) // => true
+ */
+export function isDryRun(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  return env.SEQK_DRY_RUN === '1' || env.SEQK_DRY_RUN === 'true'
+}

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { inject } from 'vitest'
 import type { BenchmarkProvenance } from '../core/disclosure.js'
-import type { CellEstimate } from '../core/estimate.js'
+import { isDryRun, type CellEstimate } from '../core/estimate.js'
 import { DEFAULT_RUNS_DIR } from '../artifacts/run-dir.js'
 import { appendTaskRecords, TASKS_FILE, type TaskRecord } from '../artifacts/tasks-file.js'
 import { findPrior, finishedRuns, priorFromRun } from '../artifacts/prior-run.js'
@@ -15,11 +15,6 @@ import { describeEstimate, estimateCell } from '../protocol/estimate.js'
 import { DEFAULT_BATCH_SHARE, type Price } from '../models/pricing.js'
 import type { CellPlan } from './seq-eval.js'
 import type { CellStartPlan } from './artifact-types.js'
-
-/** `SEQK_DRY_RUN=1` (or `true`): estimate every cell and run none. */
-export function isDryRun(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  return env.SEQK_DRY_RUN === '1' || env.SEQK_DRY_RUN === 'true'
-}
 
 /** One line of the file `SEQK_ESTIMATE_FILE` names: a dry-run cell's estimate (what `seqk estimate` reads). */
 export interface EstimateLine {
