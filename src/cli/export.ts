@@ -1,7 +1,7 @@
 /**
  * `seqk export <run> --format inspect | junit`: a run in the formats other tools read: one
  * inspect_ai EvalLog JSON per cell (`inspect view <dir>` opens them), or one JUnit XML file for CI
- * dashboards. What maps to what: docs/exports.md.
+ * dashboards. What maps to what: docs/disclosure-and-exports.md.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -30,7 +30,7 @@ export const exportSpec: CommandSpec = {
     'run). --format inspect writes <out>/<benchmark>_<cell>.json (default <run dir>/inspect/); each',
     'sample is one trajectory (the task as sample id, the repeat as epoch) with its conversation,',
     "a score per attempt and `solved`; the results hold the cell's Seq@k or Pass@k. --format junit",
-    'writes one file (default <run dir>/junit.xml). The mapping, field by field: docs/exports.md.',
+    'writes one file (default <run dir>/junit.xml). The mapping, field by field: docs/disclosure-and-exports.md.',
     '',
     'Examples:  npx seqk export .seqk/runs/latest --format inspect && inspect view --log-dir .seqk/runs/latest/inspect',
     '           npx seqk export .seqk/runs/latest --format junit --out reports/seqk-junit.xml',
