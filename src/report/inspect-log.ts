@@ -3,7 +3,7 @@
  * one log per cell, one sample per trajectory (task × repeat as sample id × epoch) with the whole
  * conversation, a score per attempt and whether it was solved, the cell's Seq@k or Pass@k curve
  * as metrics, and the token usage per model and role. Pure: `seqk export` reads the run and writes.
- * The mapping is documented field by field in docs/exports.md.
+ * The mapping is documented field by field in docs/disclosure-and-exports.md.
  */
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { DisclosureCard } from '../core/disclosure.js'
