@@ -11,6 +11,7 @@ export default defineConfig({
     alias: [
       { find: /^vitest-seqk$/, replacement: src('index.ts') },
       { find: /^vitest-seqk\/metrics$/, replacement: src('metrics/index.ts') },
+      { find: /^vitest-seqk\/gate$/, replacement: src('protocol/gate-index.ts') },
       { find: /^vitest-seqk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^vitest-seqk\/analysis$/, replacement: src('analysis/index.ts') },
       { find: /^vitest-seqk\/artifacts$/, replacement: src('artifacts/index.ts') },

@@ -1,61 +1,275 @@
 /**
- * The README's statistics tables, measured: interval coverage by setting, the gate's false alarms
- * and its power, and the bias of each error policy. Seeded, so a rerun prints the same tables.
+ * The tables of docs/statistics.md, measured: interval coverage and width by setting, the gate's
+ * false alarms, the power it reports against its simulated power, and each error policy's bias and
+ * coverage under errors that tell and errors that do not. Seeded, so a rerun writes the same
+ * tables; each figure is a mean over many simulated benchmarks, with its Monte-Carlo error.
  *
- *   npx tsx scripts/statistics-tables.ts            # under a minute
- *   npx tsx scripts/statistics-tables.ts --quick    # a tenth of the simulated benchmarks
+ *   npx tsx scripts/statistics-tables.ts            # rewrites docs/statistics.md's tables (about 10 min, 2 cores)
+ *   npx tsx scripts/statistics-tables.ts --quick    # a tenth of the simulations, printed only
+ *   npx tsx scripts/statistics-tables.ts --print    # the full tables, printed only
+ *   npx tsx scripts/statistics-tables.ts --only power-accuracy,errors   # some tables
+ *
+ * Each table sits in the doc between `<!-- statistics-tables:NAME -->` and
+ * `<!-- /statistics-tables:NAME -->`; the script replaces what is between, nothing else.
  */
-import { gatePower } from '../src/protocol/gate-power.js'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { gatePower, type Alternative } from '../src/protocol/gate-power.js'
 import type { GateRule } from '../src/protocol/gate-rule.js'
-import { differenceCoverage, errorBias, gateFalseAlarms, intervalCoverage, passAtCoverage, populationSeqAt, POPULATIONS, type AttemptPopulation } from '../src/protocol/statistics-study.js'
+import {
+  attemptTruth,
+  clopperPearsonWidth,
+  differenceCoverage,
+  errorStudy,
+  fadingTruth,
+  gateFalseAlarms,
+  intervalCoverage,
+  passAtCoverage,
+  populationSeqAt,
+  POPULATIONS,
+  powerAccuracy,
+  detectableDropAccuracy,
+  taskRateTruth,
+  type AttemptPopulation,
+  type ErrorMechanism,
+  type PowerTruth,
+} from '../src/protocol/statistics-study.js'
 
-const quick = process.argv.includes('--quick')
-const B = quick ? 100 : 1000
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const print = quick || args.includes('--print')
+const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',')) : null
+const scale = (n: number) => Math.max(20, Math.round(quick ? n / 10 : n))
+const DOC = fileURLToPath(new URL('../docs/statistics.md', import.meta.url))
+const SCRIPT = '`npx tsx scripts/statistics-tables.ts`'
+
 const pct = (x: number, digits = 1) => (x * 100).toFixed(digits)
+const signed = (x: number, digits = 1) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(digits)}`
+/** One standard error of a share measured over n draws. */
+const shareError = (p: number, n: number) => Math.sqrt(Math.max(p * (1 - p), 0.25 / n) / n)
 const K = 5
 const rule = (ks: number[]): GateRule => ({ K, ks, independent: false, margin: 0, maxDrop: 0.1, level: 0.95 })
-
-function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
-}
-
 const settings: [string, AttemptPopulation][] = Object.entries(POPULATIONS)
 
-console.log(`### Coverage of the 95% interval of Seq@5 (korn-graubard/1, ${B} simulated benchmarks per cell)\n`)
-const sizes: [number, number][] = [[10, 1], [10, 3], [10, 10], [20, 1], [20, 3], [40, 3], [40, 10], [164, 3]]
-const cell = (c: { coverage: number; zeroWidth: number; meanWidth: number }) => `${pct(c.coverage)}% (${pct(c.meanWidth, 0)})${c.zeroWidth > 0 ? `, ${pct(c.zeroWidth)}% zero-width` : ''}`
-console.log('Each cell: coverage (mean width in points).\n')
-console.log(table(['population Seq@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => cell(intervalCoverage(p, n, r, B)))])))
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)]
+}
 
-const BB = quick ? 50 : 300
-const bootSizes: [number, number][] = [[10, 1], [20, 1], [40, 3], [164, 3]]
-console.log(`\n#### What it replaced: the percentile bootstrap over tasks (2000 resamples, ${BB} benchmarks per cell)\n`)
-console.log(table(['population Seq@5', ...bootSizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...bootSizes.map(([n, r]) => cell(intervalCoverage(p, n, r, BB, 1, 'bootstrap')))])))
+/** A table's lines: its heading, what it measured, the table, and the script that made it. */
+interface Section {
+  name: string
+  build: () => string[]
+}
 
-console.log(`\n### Coverage of the 95% interval of Pass@5 (independent sampling, 5 samples per repeat; korn-graubard/1)\n`)
-console.log(table(['population Pass@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => {
-  return cell(passAtCoverage(p, n, r, B))
-})])))
+const sections: Section[] = [
+  {
+    name: 'rate-intervals',
+    build: () => {
+      const B = scale(2000)
+      const sizes = [5, 8, 10, 20, 40, 100, 500]
+      const rows = settings.flatMap(([name, p]) =>
+        [1, 3].map((r) => [
+          `${name} (${pct(populationSeqAt(p))}%)`,
+          String(r),
+          ...sizes.map((n) => {
+            const c = intervalCoverage(p, n, r, B)
+            return `${pct(c.coverage)}% · ${(c.meanWidth / clopperPearsonWidth(n, populationSeqAt(p))).toFixed(2)}×`
+          }),
+        ]),
+      )
+      return [
+        `#### Coverage of the 95% interval of Seq@5 (korn-graubard/2), and its mean width against Clopper–Pearson on the tasks at one repeat`,
+        '',
+        `Each cell: coverage · mean width ÷ the exact Clopper–Pearson interval's on N tasks at one repeat. ${B} simulated benchmarks per cell: coverage ±${pct(shareError(0.95, B))} points (one standard error at 95%; ±${pct(shareError(0.99, B))} at 99%). Made by ${SCRIPT}.`,
+        '',
+        ...table(['population Seq@5', 'repeats', ...sizes.map((n) => `${n} tasks`)], rows),
+      ]
+    },
+  },
+  {
+    name: 'bootstrap',
+    build: () => {
+      const B = scale(300)
+      const sizes: [number, number][] = [[10, 1], [20, 1], [40, 3], [164, 3]]
+      const cell = (c: { coverage: number; zeroWidth: number; meanWidth: number }) => `${pct(c.coverage)}% (${pct(c.meanWidth, 0)})${c.zeroWidth > 0 ? `, ${pct(c.zeroWidth)}% zero-width` : ''}`
+      return [
+        `#### What the intervals replaced: the percentile bootstrap over tasks, and the paired one (2000 resamples each)`,
+        '',
+        `Coverage (mean width in points) of the rate's interval, and coverage of the paired difference's with no change and with p × 0.6; ${B} simulated benchmarks per cell (±${pct(shareError(0.9, B))} points at 90%). Made by ${SCRIPT}.`,
+        '',
+        ...table(['population', 'interval', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [
+          [`${name} (${pct(populationSeqAt(p))}%)`, 'Seq@5', ...sizes.map(([n, r]) => cell(intervalCoverage(p, n, r, B, 1, 'bootstrap')))],
+          [name, 'difference, no change', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 1, B, 1, 'bootstrap').coverage)}%`)],
+          [name, 'difference, p × 0.6', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 0.6, B, 1, 'bootstrap').coverage)}%`)],
+        ])),
+      ]
+    },
+  },
+  {
+    name: 'pass-intervals',
+    build: () => {
+      const B = scale(1000)
+      const sizes: [number, number][] = [[10, 1], [10, 3], [20, 1], [40, 3], [164, 3]]
+      return [
+        `#### Coverage of the 95% interval of Pass@5 (independent sampling, 5 samples per repeat; korn-graubard/2)`,
+        '',
+        `${B} simulated benchmarks per cell (±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
+        '',
+        ...table(['population Pass@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => `${pct(passAtCoverage(p, n, r, B).coverage)}%`)])),
+      ]
+    },
+  },
+  {
+    name: 'difference-intervals',
+    build: () => {
+      const B = scale(1000)
+      const sizes: [number, number][] = [[10, 1], [10, 3], [20, 1], [20, 3], [40, 3], [164, 3]]
+      return [
+        `#### Coverage of the paired difference's 95% interval (paired-agresti-min-t/1), against the difference on the benchmark's own tasks`,
+        '',
+        `With no change and with a 40% lower per-attempt success; ${B} simulated pairs per cell (±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
+        '',
+        ...table(['population', 'change', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [1, 0.6].map((s) => [name, s === 1 ? 'none' : 'p × 0.6', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, s, B).coverage)}%`)]))),
+      ]
+    },
+  },
+  {
+    name: 'false-alarms',
+    build: () => {
+      const B = scale(2000)
+      const sizes: [number, number][] = [[8, 1], [8, 3], [10, 1], [20, 1], [20, 3], [40, 3], [164, 3]]
+      const families: [string, number[]][] = [['Seq@5', [5]], ['Seq@1..5', [1, 2, 3, 4, 5]]]
+      return [
+        `#### The gate's false alarms with no change (seqk.gate/2, margin 0, maxDrop 10 points)`,
+        '',
+        `${B} simulated pairs per cell: a rate of 2.5% is ±${pct(shareError(0.025, B))} points (one standard error). Made by ${SCRIPT}.`,
+        '',
+        ...table(['population', 'gated', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => families.map(([label, ks]) => [name, label, ...sizes.map(([n, r]) => `${pct(gateFalseAlarms(p, n, r, rule(ks), B))}%`)]))),
+      ]
+    },
+  },
+  {
+    name: 'power-by-size',
+    build: () => {
+      const S = scale(1000)
+      const drops = [0.02, 0.05, 0.1, 0.15, 0.2]
+      const sizes: [number, number][] = [[10, 1], [20, 3], [40, 3], [80, 3], [164, 1], [164, 3], [164, 5]]
+      const question = (n: number, r: number) => ({ tasks: n, repeats: r, rate: 0.75, concentration: 1, rule: rule([5]), simulations: S })
+      const rows = sizes.flatMap(([n, r]) =>
+        (['proportional', 'concentrated'] as const).map((a) => [`${n} × ${r}`, a === 'proportional' ? 'every task in proportion' : 'a few tasks broken', ...drops.map((d) => `${pct(gatePower(question(n, r), d, a), 0)}%`)]),
+      )
+      return [
+        `#### The gate's power: share of runs in which a true drop of Seq@5 fails it (rate 75%, tasks as different as real ones: concentration 1)`,
+        '',
+        `Under both ways a drop can fall; the gate's verdict and \`seqk power\` report the lower. ${S} simulated pairs per figure (±${pct(shareError(0.5, S), 0)} points at most). Made by ${SCRIPT}.`,
+        '',
+        ...table(['tasks × repeats', 'the drop falls on', ...drops.map((d) => `−${pct(d, 0)} points`)], rows),
+      ]
+    },
+  },
+  {
+    name: 'power-accuracy',
+    build: () => {
+      const options = { pairs: scale(2000), runs: scale(60), simulations: 200 }
+      const cases: [PowerTruth, number, number, number][] = [
+        [taskRateTruth(0.6, 5), 8, 1, 0.4],
+        [taskRateTruth(0.75, 1), 8, 3, 0.3],
+        [taskRateTruth(0.95, 1), 20, 3, 0.1],
+        [taskRateTruth(0.75, 1), 40, 3, 0.1],
+        [taskRateTruth(0.8, 1), 164, 1, 0.05],
+        [taskRateTruth(0.8, 1), 164, 1, 0.1],
+        [attemptTruth({ a: 0.5, b: 0.5, budget: 5 }), 164, 1, 0.1],
+        [fadingTruth({ a: 1, b: 1, budget: 5 }, 0.5), 164, 1, 0.1],
+        [taskRateTruth(0.6, 5), 500, 1, 0.03],
+      ]
+      const rows = cases.flatMap(([truth, n, r, d]) =>
+        (['proportional', 'concentrated'] as const satisfies readonly Alternative[]).map((a) => {
+          const x = powerAccuracy(truth, n, r, d, a, options)
+          return [truth.name, `${n} × ${r}`, `−${pct(d, 0)}`, a === 'proportional' ? 'in proportion' : 'a few tasks', `${pct(x.simulated, 0)}% ±${pct(x.se.simulated, 0)}`, `${pct(x.reported, 0)}% ±${pct(x.se.reported, 0)}`, signed(x.reported - x.simulated, 0), `${pct(x.stated, 0)}%`]
+        }),
+      )
+      return [
+        `#### The power the gate reports against its simulated power`,
+        '',
+        `Simulated: ${options.pairs} baseline/current pairs drawn from the truth, the current run worse by the drop. Reported: the gate's own estimate on a rerun with no change, from that pair alone (how much tasks differ read from repeats, or with one repeat from the two runs), averaged over ${options.runs} runs of the truth, ${options.simulations} simulated pairs each; "stated" is what the verdict says (the lower alternative). ± is one standard error. The fading truth is an actor the simulation does not assume: each revision half as likely to succeed as the attempt before. Made by ${SCRIPT}.`,
+        '',
+        ...table(['truth', 'tasks × repeats', 'drop', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
+      ]
+    },
+  },
+  {
+    name: 'detectable-drop',
+    build: () => {
+      const options = { pairs: scale(1000), runs: scale(20), simulations: 200 }
+      const cases: [PowerTruth, number, number][] = [
+        [taskRateTruth(0.75, 1), 40, 3],
+        [taskRateTruth(0.8, 1), 164, 1],
+        [attemptTruth({ a: 0.5, b: 0.5, budget: 5 }), 164, 1],
+        [fadingTruth({ a: 1, b: 1, budget: 5 }, 0.5), 164, 1],
+        [taskRateTruth(0.8, 1), 164, 3],
+        [taskRateTruth(0.6, 5), 500, 1],
+      ]
+      const at = (d: number | null) => (d === null ? 'none' : (d * 100).toFixed(1))
+      const rows = cases.flatMap(([truth, n, r]) =>
+        (['proportional', 'concentrated'] as const satisfies readonly Alternative[]).map((a) => {
+          const x = detectableDropAccuracy(truth, n, r, a, options)
+          const error = x.simulated === null || x.reported === null ? '—' : signed(x.reported - x.simulated)
+          return [truth.name, `${n} × ${r}`, a === 'proportional' ? 'in proportion' : 'a few tasks', at(x.simulated), `${at(x.reported)} ±${(x.se * 100).toFixed(1)}`, error, at(x.stated)]
+        }),
+      )
+      return [
+        `#### The smallest drop the gate reports it catches 80% of the time, against the simulated one (points of Seq@5)`,
+        '',
+        `Simulated: the smallest drop on a 1-point grid that fails the gate in at least 80% of ${options.pairs} baseline/current pairs drawn from the truth (about ±0.3 points). Reported: the gate's own detectable drop for that alternative on a rerun with no change, averaged over ${options.runs} runs of the truth, ± one standard error; "stated" is what the verdict says (the larger of the two alternatives'). Made by ${SCRIPT}.`,
+        '',
+        ...table(['truth', 'tasks × repeats', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
+      ]
+    },
+  },
+  {
+    name: 'errors',
+    build: () => {
+      const B = scale(400)
+      const population = { a: 1, b: 1.25, budget: 5 }
+      // Per-call base rates that give about 10% and about 2% errored trajectories.
+      const mechanisms: [ErrorMechanism, string, number, number][] = [
+        ['none', 'a fixed chance per call', 0.042, 0.0085],
+        ['failing-attempts', 'failing attempts 5× likelier', 0.0145, 0.0029],
+        ['hard-tasks', 'hard tasks likelier', 0.027, 0.0053],
+        ['hard-tasks-extreme', 'hard tasks far likelier (cubed)', 0.0045, 0.00075],
+      ]
+      const rows = mechanisms.flatMap(([m, text, ten, two]) =>
+        [1, 3].flatMap((r) =>
+          [ten, two].map((rate) => {
+            const x = errorStudy(population, 200, r, m, rate, B)
+            return [text, String(r), `${pct(x.errored)}%`, `${signed(x.bias.censored, 2)} ±${pct(x.se, 2)}`, signed(x.bias.asFailures, 2), signed(x.bias.leftOut, 2), `${pct(x.censored.coverage)}% (${pct(x.censored.meanWidth, 0)})`, `${pct(x.reported.coverage)}% (${pct(x.reported.meanWidth, 0)})`]
+          }),
+        ),
+      )
+      return [
+        `#### Error policies when errors tell and when they do not (population Seq@5 ${pct(populationSeqAt(population))}%, 200 tasks)`,
+        '',
+        `Bias in points against the population Seq@5 (± one standard error; the two simple rules' are alike, from the same draws), and the coverage (mean width in points) of the censored interval and of the interval a summary reports (the union of it and both simple rules' past 2% errored trajectories). ${B} simulated benchmarks per row (coverage ±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
+        '',
+        ...table(['errors fall on', 'repeats', 'errored', 'censored (default)', 'as failures', 'left out', 'censored interval', 'reported interval'], rows),
+      ]
+    },
+  },
+]
 
-console.log(`\n### Coverage of the paired difference's 95% interval (paired-agresti-min-t/1), against the difference on the benchmark's own tasks, with no change and a 40% lower per-attempt success\n`)
-console.log(table(['population', 'change', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [1, 0.6].map((scale) => [name, scale === 1 ? 'none' : 'p × 0.6', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, scale, B).coverage)}%`)]))))
-console.log(`\n#### What it replaced: the paired percentile bootstrap (2000 resamples, ${BB} benchmarks per cell)\n`)
-console.log(table(['population', 'change', ...bootSizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [1, 0.6].map((scale) => [name, scale === 1 ? 'none' : 'p × 0.6', ...bootSizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, scale, BB, 1, 'bootstrap').coverage)}%`)]))))
-
-console.log(`\n### The gate's false alarms with no change (seqk.gate/2, margin 0, maxDrop 10 points; ${B} pairs)\n`)
-const gateSizes: [number, number][] = [[8, 1], [8, 3], [10, 1], [20, 1], [20, 3], [40, 3], [164, 3]]
-const families: [string, number[]][] = [['Seq@5', [5]], ['Seq@1..5', [1, 2, 3, 4, 5]]]
-console.log(table(['population', 'gated', ...gateSizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => families.map(([label, ks]) => [name, label, ...gateSizes.map(([n, r]) => `${pct(gateFalseAlarms(p, n, r, rule(ks), B))}%`)]))))
-
-console.log(`\n### The gate's power: share of runs in which a true drop of Seq@5 fails it (rate 75%, tasks as different as real ones: concentration 1; ${quick ? 100 : 1000} pairs, so each figure is within about ±3 points)\n`)
-const drops = [0.02, 0.05, 0.1, 0.15, 0.2]
-const powerSizes: [number, number][] = [[10, 1], [20, 3], [40, 3], [80, 3], [164, 3], [164, 5]]
-console.log(table(['tasks × repeats', ...drops.map((d) => `−${pct(d, 0)} points`)], powerSizes.map(([n, r]) => [`${n} × ${r}`, ...drops.map((d) => `${pct(gatePower({ tasks: n, repeats: r, rate: 0.75, concentration: 1, rule: rule([5]), simulations: quick ? 100 : 1000 }, d), 0)}%`)])))
-
-console.log(`\n### Bias of Seq@5 by error policy (points; population ${pct(populationSeqAt({ a: 15, b: 21, budget: 5 }))}%, memoryless actor, 200 tasks × 3 repeats, ${quick ? 20 : 100} benchmarks)\n`)
-const errorPopulation = { a: 15, b: 21, budget: 5 }
-console.log(table(['errors per call', 'censored (default)', 'as failures', 'left out'], [0.05, 0.1].map((rate) => {
-  const bias = errorBias(errorPopulation, 200, 3, rate, quick ? 20 : 100)
-  const points = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}`
-  return [`${pct(rate, 0)}%`, points(bias.censored), points(bias.asFailures), points(bias.leftOut)]
-})))
+let doc = readFileSync(DOC, 'utf8')
+for (const section of sections) {
+  if (only && !only.has(section.name)) continue
+  const started = performance.now()
+  const lines = section.build()
+  process.stderr.write(`${section.name}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+  if (print) {
+    console.log(`${lines.join('\n')}\n`)
+    continue
+  }
+  const [open, close] = [`<!-- statistics-tables:${section.name} -->`, `<!-- /statistics-tables:${section.name} -->`]
+  const [from, to] = [doc.indexOf(open), doc.indexOf(close)]
+  if (from < 0 || to < from) throw new Error(`docs/statistics.md: no ${open} … ${close} region for the ${section.name} table; add the two markers where it belongs`)
+  doc = `${doc.slice(0, from + open.length)}\n${lines.join('\n')}\n${doc.slice(to)}`
+}
+if (!print) writeFileSync(DOC, doc)

@@ -6,25 +6,28 @@
  */
 import type { CellSummary } from '../core/schemas.js'
 import { percent, plural } from '../metrics/format.js'
-import { concentrationFrom } from '../metrics/population.js'
-import { detectableDrop, gatePower, points, TARGET_POWER, type PowerQuestion } from '../protocol/gate-power.js'
+import { ALTERNATIVES, ALTERNATIVE_TEXT, gatePower, points, populationOf, powerAnswer, SPREAD_TEXT, TARGET_POWER, type Alternative, type AlternativePower, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
-import { taskRate, taskTrials } from '../metrics/task-rates.js'
+import { taskTrials } from '../metrics/task-rates.js'
 import type { CommandSpec } from './args.js'
 
 export const powerSpec: CommandSpec = {
   name: 'power',
   usage: 'seqk power --tasks <n> --rate <0..1> [--repeats <n>] [options]\n       seqk power <run dir or summary.json>... [options]',
-  summary: "What the baseline gate can see: for a planned run (--tasks, --repeats, --rate) or for the cells of finished runs, the share of simulated runs in which the gate catches a drop of 2–30 points, the smallest drop it catches 80% of the time, and how many tasks or repeats a target drop needs.",
+  summary: "What the baseline gate can see: for a planned run (--tasks, --repeats, --rate) or for the cells of finished runs, the share of simulated runs in which the gate catches a drop of 2–30 points (on every task in proportion, and on a few broken tasks), the smallest drop it catches 80% of the time, and how many tasks or repeats a target drop needs.",
   details: [
     'Each number simulates the gate itself (seqk.gate/2) on pairs of runs: tasks drawn with',
     "success rates around --rate (Beta, spread by --concentration: 1 = mostly easy or impossible",
-    'tasks, as real benchmarks are; 100 = all alike), the second run worse on every task in',
-    'proportion. Seeded (--seed): the same question gives the same answer.',
+    'tasks, as real benchmarks are; 100 = all alike), the second run worse by the drop in two ways:',
+    'on every task in proportion, or on a few tasks broken outright. The smallest drop caught and',
+    'what a target needs are for the weaker of the two. Seeded (--seed): the same question gives',
+    'the same answer.',
     '',
     'Given runs (run directories, summary.json files, or a runs directory for its newest run)',
     'instead of a planned size, it answers for every cell with a gate, from the cell\'s own tasks,',
-    'repeats, budget and per-task rates (--concentration overrides the spread it estimates).',
+    'repeats, budget and per-task rates; how much its tasks differ is read from their repeats (with',
+    'one repeat nothing shows it, and they are taken as alike, where the gate sees least), and',
+    '--concentration overrides it.',
     '',
     'Examples:  npx seqk power --tasks 40 --repeats 3 --rate 0.75',
     '           npx seqk power .seqk/runs/latest --target 0.05',
@@ -54,12 +57,18 @@ export interface PowerRow {
   /** What the question is about: "planned" or a cell id. */
   subject: string
   question: PowerQuestion
+  /** The lower power of the two alternatives at each drop. */
   table: { drop: number; power: number }[]
+  /** The smallest drop caught 80% of the time under both alternatives. */
   detectableDrop: number | null
+  /** The alternative under which the gate sees less, whose figures `table` and `detectableDrop` are. */
+  alternative: Alternative
+  /** Each alternative on its own. */
+  alternatives: AlternativePower[]
   target: number
-  /** Tasks that reach the target at these repeats (null: more than 5000). */
+  /** Tasks that reach the target at these repeats under both alternatives (null: more than 5000). */
   tasksNeeded: number | null
-  /** Repeats that reach the target with these tasks (null: more than 20). */
+  /** Repeats that reach the target with these tasks under both alternatives (null: more than 20). */
   repeatsNeeded: number | null
 }
 
@@ -81,16 +90,20 @@ function smallest(lo: number, hi: number, reaches: (n: number) => boolean): numb
   return above
 }
 
-/** The whole answer for one question: table, detectable drop, and what the target needs. */
+/** The whole answer for one question: table, detectable drop, and what the target needs, under both alternatives. */
 export function answerPower(subject: string, question: PowerQuestion, target: number): PowerRow {
-  const table = DROPS.filter((d) => d <= question.rate + 1e-9).map((drop) => ({ drop, power: gatePower(question, drop) }))
+  const answer = powerAnswer(question, DROPS)
   const reachable = target <= question.rate + 1e-9
-  const reaches = (q: PowerQuestion) => gatePower(q, target) >= TARGET_POWER
+  // The weaker alternative first: most sizes that fail, fail there, and the second is not simulated.
+  const order = [answer.alternative, ...ALTERNATIVES.filter((a) => a !== answer.alternative)]
+  const reaches = (q: PowerQuestion) => order.every((alternative) => gatePower(q, target, alternative) >= TARGET_POWER)
   return {
     subject,
     question,
-    table,
-    detectableDrop: detectableDrop(question),
+    table: answer.at,
+    detectableDrop: answer.detectableDrop,
+    alternative: answer.alternative,
+    alternatives: answer.alternatives,
     target,
     tasksNeeded: reachable ? smallest(question.tasks, MAX_TASKS, (tasks) => reaches({ ...question, tasks })) : null,
     repeatsNeeded: reachable ? smallest(question.repeats, MAX_REPEATS, (repeats) => reaches({ ...question, repeats })) : null,
@@ -102,14 +115,15 @@ export function questionsFromCells(cells: readonly CellSummary[], base: Omit<Gat
   return cells.map((cell) => {
     const independent = cell.protocol.kind === 'independent'
     const K = cell.budget
-    const shares = cell.perTask.map((row) => taskRate(row, K, independent)).filter(Number.isFinite)
     const repeats = Math.max(1, ...cell.perTask.map((row) => taskTrials(row, K, independent)))
-    const rate = shares.length === 0 ? 0 : shares.reduce((a, b) => a + b, 0) / shares.length
     const ks = [...new Set([K, ...base.ks])].filter((k) => k >= 1 && k <= K && (independent || !cell.protocol.budgetDisclosed || k === K)).sort((x, y) => x - y)
     const rule: GateRule = { ...base, K, ks, independent }
-    return { subject: `${cell.benchmark} · ${cell.cellId}`, question: { tasks: shares.length, repeats, rate, concentration: concentrationFrom(shares, repeats), rule, ...options } }
+    return { subject: `${cell.benchmark} · ${cell.cellId}`, question: { ...populationOf(cell.perTask, rule), repeats, rule, ...options } }
   })
 }
+
+/** Each alternative as its row of the table is labelled. */
+const ROW_LABEL: Readonly<Record<Alternative, string>> = { proportional: 'every task worse in proportion', concentrated: 'a few tasks broken outright' }
 
 /** Drops, powers and gate limits are round figures of points: 10, not 10.0. */
 const whole = { digits: 0 }
@@ -121,25 +135,31 @@ export function renderPower(rows: readonly PowerRow[]): string {
     const { question: q } = row
     const metric = `${q.rule.independent ? 'Pass' : 'Seq'}@${q.rule.K}`
     const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
+    const spread = q.spread === undefined ? 'given' : SPREAD_TEXT[q.spread]
     out.push(
-      `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))}`,
+      `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))} (${spread})`,
       `  gate seqk.gate/2: margin ${percent(q.rule.margin, whole)} points, maxDrop ${percent(q.rule.maxDrop, whole)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
     )
     if (row.table.length === 0) {
       out.push('  the baseline solves nothing: no drop can be seen', '')
       continue
     }
-    const cells = row.table.map((x) => [percent(x.drop, whole), percent(x.power, whole)])
+    const labels = row.alternatives.map((a) => `  caught (%), ${ROW_LABEL[a.alternative]}`)
+    const head = Math.max('  drop (points)'.length, ...labels.map((l) => l.length))
+    const cells = [row.table.map((x) => percent(x.drop, whole)), ...row.alternatives.map((a) => a.at.map((x) => percent(x.power, whole)))]
     const width = Math.max(4, ...cells.flat().map((c) => c.length))
-    out.push(`  drop (points) ${cells.map(([d]) => d!.padStart(width)).join(' ')}`, `  caught (%)    ${cells.map(([, p]) => p!.padStart(width)).join(' ')}`)
-    out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${percent(TARGET_POWER, whole)}% of the time: too few tasks to gate on` : `  smallest drop caught ${percent(TARGET_POWER, whole)}% of the time: ${percent(row.detectableDrop, whole)} points`)
+    out.push(...['  drop (points)', ...labels].map((label, i) => `${label.padEnd(head)} ${cells[i]!.map((c) => c.padStart(width)).join(' ')}`))
+    const weaker = ALTERNATIVE_TEXT[row.alternative]
+    const other = row.alternatives.find((a) => a.alternative !== row.alternative)!
+    const besides = other.detectableDrop === null || other.detectableDrop === row.detectableDrop ? '' : `; ${percent(other.detectableDrop, whole)} with ${ALTERNATIVE_TEXT[other.alternative]}`
+    out.push(row.detectableDrop === null ? `  no drop up to the whole rate is caught ${percent(TARGET_POWER, whole)}% of the time with ${weaker}: too few tasks to gate on` : `  smallest drop caught ${percent(TARGET_POWER, whole)}% of the time: ${percent(row.detectableDrop, whole)} points, with ${weaker}${besides}`)
     const target = `${points(row.target)} drop`
     if (row.target > q.rate + 1e-9) out.push(`  ${target} is more than the baseline's whole rate`)
     else if (row.tasksNeeded === q.tasks) out.push(`  ${target} is already caught ${percent(TARGET_POWER, whole)}% of the time at this size`)
     else {
       const tasks = row.tasksNeeded === null ? `more than ${MAX_TASKS} tasks` : `${row.tasksNeeded} tasks`
       const repeats = row.repeatsNeeded === null ? `not even ${MAX_REPEATS} repeats at ${plural(q.tasks, 'task')}` : `${plural(row.repeatsNeeded, 'repeat')} at ${plural(q.tasks, 'task')}`
-      out.push(`  to catch ${target} ${percent(TARGET_POWER, whole)}% of the time: ${tasks} at ${plural(q.repeats, 'repeat')}, or ${repeats}`)
+      out.push(`  to catch ${target} ${percent(TARGET_POWER, whole)}% of the time either way: ${tasks} at ${plural(q.repeats, 'repeat')}, or ${repeats}`)
     }
     out.push('')
   }

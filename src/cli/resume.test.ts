@@ -12,7 +12,9 @@ function cli(argv: string[]) {
   let out = ''
   let err = ''
   const code = runCli(argv, { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: dir })
-  return { code, out, err }
+  // What the output says, its wrapping at 120 columns undone (a message wraps onto lines indented by two spaces).
+  const unwrap = (text: string) => text.replace(/\n {2}(?=\S)/g, ' ')
+  return { code, out: unwrap(out), err: unwrap(err) }
 }
 
 describe('seqk resume', () => {

@@ -241,7 +241,7 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
     const cells = runs.flatMap((r) => r.summary.benchmarks.flatMap((b) => b.cells))
     questions = questionsFromCells(cells, rule, options)
     const concentration = num(flags.concentration)
-    if (concentration !== undefined) for (const q of questions) q.question.concentration = concentration
+    if (concentration !== undefined) for (const q of questions) q.question = { ...q.question, concentration, spread: undefined }
   }
   const rows = questions.map((q) => answerPower(q.subject, q.question, target))
   const out = str(flags.json)

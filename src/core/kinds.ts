@@ -7,18 +7,22 @@
 
 /** The kinds of feedback a failed attempt can get: only "failed", the verifier's diagnostics, or an LLM's critique. */
 export const FEEDBACK_KINDS = ['binary', 'verifier', 'critic'] as const
+/** A kind of feedback: `binary`, `verifier` or `critic`. */
 export type FeedbackKind = (typeof FEEDBACK_KINDS)[number]
 
 /** How a cell spends its budget: attempts that see feedback (Seq@k), or independent samples (Pass@k). */
 export const PROTOCOL_KINDS = ['sequential', 'independent'] as const
+/** How a cell spends its budget: `sequential` or `independent`. */
 export type ProtocolKind = (typeof PROTOCOL_KINDS)[number]
 
 /** How a trajectory ended: solved within K, failed every attempt, or an infrastructure error. */
 export const TRAJECTORY_STATUSES = ['solved', 'failed', 'error'] as const
+/** How a trajectory ended: `solved`, `failed` or `error`. */
 export type TrajectoryStatus = (typeof TRAJECTORY_STATUSES)[number]
 
 /** The rates a threshold or a baseline gate can hold a cell to. */
 export const RATE_METRICS = ['seqAt', 'passAt'] as const
+/** A rate a threshold or gate holds a cell to: `seqAt` or `passAt`. */
 export type RateMetric = (typeof RATE_METRICS)[number]
 
 /**
@@ -26,6 +30,7 @@ export type RateMetric = (typeof RATE_METRICS)[number]
  * and that the cell ran to its end.
  */
 export const THRESHOLD_METRICS = [...RATE_METRICS, 'maxErrorRate', 'measured', 'finished'] as const
+/** What one threshold checks. */
 export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number]
 
 /**

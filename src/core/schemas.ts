@@ -223,7 +223,7 @@ export const IntervalSchema = z.object({
   lo: MaybeNumber,
   hi: MaybeNumber,
   level: z.number(),
-  /** How it was computed, with a version (`korn-graubard/1`); files written before methods were named used the percentile bootstrap. */
+  /** How it was computed, with a version (`korn-graubard/2`); files written before methods were named used the percentile bootstrap. */
   method: z.string().default('percentile-bootstrap/1'),
   /** Tasks it is computed over. */
   tasks: z.number().int().nonnegative().optional(),
@@ -248,6 +248,12 @@ export const ThresholdResultSchema = z.object({
   message: z.string(),
 })
 export type ThresholdResult = z.infer<typeof ThresholdResultSchema>
+
+/** How a true drop can fall on the tasks, as the gate's power simulates it (see src/protocol/gate-power.ts). */
+export const POWER_ALTERNATIVES = ['proportional', 'concentrated'] as const
+/** Where the power simulation read how much tasks differ. */
+export const SPREAD_SOURCES = ['repeats', 'pairs', 'samples', 'assumed'] as const
+const PowerAtSchema = z.array(z.object({ drop: z.number(), power: z.number() }))
 
 /** The baseline gate's verdict on a cell (see src/protocol/gate.ts). */
 export const GateJsonSchema = z.object({
@@ -275,7 +281,14 @@ export const GateJsonSchema = z.object({
       tasks: z.number().int().nonnegative(),
       repeats: z.number().int().nonnegative(),
       detectableDrop: MaybeNumber,
-      at: z.array(z.object({ drop: z.number(), power: z.number() })),
+      at: PowerAtSchema,
+      /** The alternative the figures are for, the one the gate sees less of: every task worse in proportion, or a few tasks broken (absent in older files: proportional). */
+      alternative: z.enum(POWER_ALTERNATIVES).optional(),
+      /** How much the tasks differ as the simulation drew them, and where that was read (`assumed`: one repeat, no second run). */
+      concentration: z.number().optional(),
+      spread: z.enum(SPREAD_SOURCES).optional(),
+      /** Each alternative on its own. */
+      alternatives: z.array(z.object({ alternative: z.enum(POWER_ALTERNATIVES), detectableDrop: MaybeNumber, at: PowerAtSchema })).optional(),
       sentence: z.string(),
     })
     .nullable()
@@ -358,6 +371,8 @@ export const CellSummarySchema = z.object({
      * errors: the estimate lies between them (see `policy`). Null without errors.
      */
     bounds: z.object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) }).nullable().optional(),
+    /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
+    unmeasured: z.array(z.string()).optional(),
     examples: z.array(z.object({ taskId: z.string(), repeat: z.number().int(), message: z.string() })),
   }),
   /** Seq@k for k = 1..K (sequential cells; for independent cells the empirical "solved by sample k"). */

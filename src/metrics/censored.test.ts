@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { AttemptHazard, CensoredTaskOutcomes, RepeatOutcome } from './censored.js'
-import { censoredShares, errorsAsFailures, errorsLeftOut, pooledHazards, ratioToNumber, seqAtCurveCensored } from './censored.js'
+import { censoredShares, ERROR_BOUNDS_INTERVAL_METHOD, errorsAsFailures, errorsLeftOut, pooledHazards, ratioToNumber, seqAtCurveCensored, seqAtIntervalCensored, seqAtIntervalReported, tailHazards } from './censored.js'
+import { seqAtInterval } from './seq-at-k.js'
 import type { Rng } from './random.js'
 import { createRng, seedFrom } from './random.js'
 import type { TaskOutcomes } from './seq-at-k.js'
@@ -454,4 +455,62 @@ describe('error bias, simulated (issue 14, item 5)', () => {
       expect(alone).toBeLessThan(carried)
     },
   )
+})
+
+describe('tailHazards', () => {
+  it("is the cell's pooled hazards for every task when each task has one repeat", () => {
+    fc.assert(
+      fc.property(fc.array(repeatArb(6).map((r) => task('t', r)), { maxLength: 30 }), fc.integer({ min: 1, max: 6 }), (outcomes, budget) => {
+        const pooled = pooledHazards(outcomes, budget)
+        for (const tail of tailHazards(outcomes, budget)) expect(tail).toEqual(pooled)
+      }),
+      { seed: 27, numRuns: 300 },
+    )
+  })
+
+  it('reads only outcomes before each attempt: a K-run truncated to k has the k-run tails, and the curve stays monotone', () => {
+    fc.assert(
+      fc.property(outcomesArb(8), fc.integer({ min: 2, max: 8 }), (outcomes, budget) => {
+        const long = tailHazards(outcomes, budget)
+        for (let k = 1; k < budget; k++) {
+          const short = tailHazards(outcomes, k)
+          long.forEach((tail, i) => expect(tail.slice(0, k)).toEqual(short[i]))
+        }
+        const curve = seqAtCurveCensored(outcomes, budget)
+        for (let k = 1; k < budget; k++) if (!Number.isNaN(curve[k]!)) expect(curve[k]).toBeGreaterThanOrEqual(curve[k - 1]!)
+      }),
+      { seed: 28, numRuns: 300 },
+    )
+  })
+
+  it("continues a task that solves from tasks that solve, not from the cell's hard tasks still running", () => {
+    // Ten tasks solve twice at attempt 1 and run a third repeat that succeeds at attempt 3; ten hard
+    // tasks fail every repeat. Task s solved twice at 1 and errored at attempt 2.
+    const solvers = Array.from({ length: 10 }, (_, i) => task(`e${i}`, solved(1), solved(1), solved(3)))
+    const hard = Array.from({ length: 10 }, (_, i) => task(`h${i}`, solved(null), solved(null), solved(null)))
+    const s = task('s', solved(1), solved(1), errored(2))
+    const outcomes = [...solvers, ...hard, s]
+    const tail = tailHazards(outcomes, 3).at(-1)!
+    // At attempt 3: the ten last repeats of solving tasks, all succeeding there.
+    expect(tail[2]).toEqual({ atRisk: 10, successes: 10 })
+    expect(censoredShares(s, 3, tail)[2]).toBe(1)
+    // The cell's pooled hazard at 3 mixes in the thirty failing repeats: 10 of 40.
+    expect(censoredShares(s, 3, pooledHazards(outcomes, 3))[2]).toBeCloseTo(2 / 3 + (1 / 3) * (10 / 40), 12)
+  })
+})
+
+describe('seqAtIntervalReported', () => {
+  const clean = Array.from({ length: 49 }, (_, i) => task(`t${i}`, solved(i % 3 === 0 ? null : 1)))
+
+  it('is the censored interval while at most 2% of trajectories errored', () => {
+    const one = [...clean, task('x', errored(2))]
+    expect(seqAtIntervalReported(one, 3)).toEqual(seqAtIntervalCensored(one, 3))
+  })
+
+  it('above 2% is the union of the censored interval and both simple rules', () => {
+    const two = [...clean, task('x', errored(2)), task('y', errored(1))]
+    const union = seqAtIntervalReported(two, 3)
+    const parts = [seqAtInterval(errorsAsFailures(two), 3), seqAtInterval(errorsLeftOut(two), 3), seqAtIntervalCensored(two, 3)]
+    expect(union).toMatchObject({ method: ERROR_BOUNDS_INTERVAL_METHOD, point: seqAtCurveCensored(two, 3)[2], lo: Math.min(...parts.map((p) => p.lo)), hi: Math.max(...parts.map((p) => p.hi)) })
+  })
 })

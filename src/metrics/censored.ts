@@ -1,4 +1,4 @@
-import type { TaskOutcomes } from './seq-at-k.js'
+import { seqAtInterval, type TaskOutcomes } from './seq-at-k.js'
 import { assertBudget } from './validation.js'
 import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 
@@ -29,25 +29,29 @@ export interface AttemptHazard {
 
 /**
  * Seq@k for k = 1..budget with errored trajectories counted as failed before their error and
- * censored from it on: each task's Kaplan–Meier estimate of P(first success <= k)
- * (see {@link censoredShares}) with the cell's {@link pooledHazards} as the tail, then the mean over
+ * censored from it on: each task's Kaplan–Meier estimate of P(first success <= k) (see
+ * {@link censoredShares}) with the tails of similar tasks ({@link tailHazards}), then the mean over
  * tasks, as in {@link seqAtCurve}.
  *
  * Why not the two simple rules: errors hit long trajectories, and long trajectories are the failing
  * ones, so leaving errored trajectories out drops failures more often than successes and biases
- * Seq@K upward, while counting them as failures charges the model for the infrastructure. Measured
- * in censored.test.ts (tasks with per-attempt success p ~ Beta(15, 21), a memoryless actor, Seq@5 =
- * 91.9%, 3 repeats, 5% of model calls erroring): left out +1.1 points, as failures -8.9, this
- * estimate +0.1 (-0.1 at 10% errors, +0.1 with one repeat); per-task Kaplan–Meier alone (S carried
- * forward when a task runs out of repeats) -1.8, and -4.4 with one repeat. Censoring at an attempt
- * is independent of the task's outcome there, which is what Kaplan–Meier assumes.
+ * Seq@K upward, while counting them as failures charges the model for the infrastructure.
+ *
+ * What it assumes: an error is missing at random given the task and the attempts made, that is,
+ * it says nothing of how the trajectory would have ended. Per-call errors that fall alike on every
+ * attempt satisfy it, and the bias stays within a few tenths of a point; errors likelier on
+ * failing attempts or on hard tasks do not, and with one repeat per task (where no task's own
+ * repeats can stand in) they bias it upward. The measured bias of each rule by mechanism is the
+ * table in docs/statistics.md (scripts/statistics-tables.ts); a summary reports the two simple
+ * rules beside it, and past 2% errored trajectories an interval that covers both
+ * ({@link seqAtIntervalReported}).
  *
  * Without censored repeats the curve equals `seqAtCurve` bit for bit. With one repeat per task it is
  * the pooled Kaplan–Meier estimate of all repeats (Efron's self-consistency). Tasks that carry no
  * information (every repeat errored at attempt 1, or no repeats) are skipped; when no task carries
  * any, every entry is NaN rather than 0. It is never below `seqAtCurve(errorsAsFailures(outcomes),
  * budget)`, and never above `seqAtCurve(errorsLeftOut(outcomes), budget)` unless some task lost every
- * repeat to an error (the left-out bound drops such a task; this estimate gives it the cell's tail).
+ * repeat to an error (the left-out bound drops such a task; this estimate gives it a tail).
  * A summary reports those two bounds next to it.
  *
  * @returns an array of length `budget`, Seq@k at index k - 1.
@@ -65,11 +69,11 @@ export interface AttemptHazard {
 export function seqAtCurveCensored(outcomes: readonly CensoredTaskOutcomes[], budget: number): number[] {
   assertBudget(budget)
   const counts = outcomes.map((task) => countAttempts(task, budget))
-  const hazards = poolCounts(counts, budget)
+  const tails = tailHazards(outcomes, budget)
   const sums = new Array<number>(budget).fill(0)
   let tasks = 0
-  for (const task of counts) {
-    const shares = sharesFromCounts(task, hazards)
+  for (const [i, task] of counts.entries()) {
+    const shares = sharesFromCounts(task, tails[i]!)
     // Every entry is NaN or none is: the task carries information at attempt 1 or not at all.
     if (Number.isNaN(shares[0])) continue
     tasks += 1
@@ -101,6 +105,63 @@ export function pooledHazards(outcomes: readonly CensoredTaskOutcomes[], budget:
   )
 }
 
+/** Below this many repeats at risk at an attempt, a stratum's hazard there is the whole cell's. */
+const STRATUM_AT_RISK = 5
+
+/**
+ * The hazards each task's Kaplan–Meier tail continues with ({@link censoredShares}), pooled over
+ * repeats of tasks in the same situation rather than over the whole cell. A task needs its tail
+ * at attempt j once none of its repeats is still running there: each one either succeeded before
+ * j or errored. Its errored repeat, had it run on, would have been the last of its task still
+ * running at j, so its hazard at j is taken from the repeats that are exactly that: at risk at j,
+ * with every other repeat of their task already done, and like the task's own, either with some
+ * of those siblings solved before j (a task that solves) or with all of them errored (a task
+ * nothing is known of, the cell's share of them). A repeat enters by its siblings' outcomes,
+ * never its own, so no stratum is bent by the selection that defines it; and by outcomes before
+ * j only, so a K-run truncated to k gives the k-run's tails.
+ *
+ * Where a stratum has fewer than 5 repeats at risk at an attempt, the cell's pooled hazard
+ * ({@link pooledHazards}) stands in there. With one repeat per task every repeat is the last of its
+ * task, and the tails are the cell's pooled hazards.
+ *
+ * Why: with the cell's pooled hazards, a censored repeat of a task that solves everything early
+ * inherited the late hazards of the cell's hardest tasks (the ones still running late), and the
+ * estimate fell below the truth; errors that fall on hard tasks push the other way, and there the
+ * strata of errored siblings carry it.
+ *
+ * @returns per task (in order), an array of length `budget`, attempt j at index j - 1.
+ * @throws RangeError as {@link seqAtCurveCensored}.
+ * @example
+ * const a = { taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }
+ * tailHazards([a], 2)[0]
+ * // => the cell's hazards [{ atRisk: 2, successes: 1 }, { atRisk: 0, successes: 0 }]: a stratum needs 5 at risk
+ */
+export function tailHazards(outcomes: readonly CensoredTaskOutcomes[], budget: number): AttemptHazard[][] {
+  assertBudget(budget)
+  const empty = () => Array.from({ length: budget }, () => ({ atRisk: 0, successes: 0 }))
+  const strata = { solving: empty(), unknown: empty() }
+  const counts = outcomes.map((task) => countAttempts(task, budget))
+  const pooled = poolCounts(counts, budget)
+  // Per task and attempt: which stratum its tail would use there, if it needs one.
+  const own = counts.map(({ atRisk, successes }) => {
+    let solvedBefore = 0
+    return atRisk.map((risk, j) => {
+      if (j > 0) solvedBefore += successes[j - 1] ?? 0
+      // The last repeat still running at j: its siblings are all done (solved or errored).
+      if (risk === 1) {
+        const stratum = solvedBefore > 0 ? strata.solving : strata.unknown
+        stratum[j]!.atRisk++
+        stratum[j]!.successes += successes[j] ?? 0
+      }
+      return solvedBefore > 0 ? 'solving' : 'unknown'
+    })
+  })
+  return own.map((kinds) => kinds.map((kind, j) => {
+    const hazard = strata[kind][j]!
+    return hazard.atRisk >= STRATUM_AT_RISK ? { ...hazard } : { ...pooled[j]! }
+  }))
+}
+
 /**
  * A task's Kaplan–Meier estimate of P(first success <= k) for k = 1..budget: its term in
  * {@link seqAtCurveCensored}, and the per-task value an interval resamples (pass the hazards of the
@@ -115,13 +176,14 @@ export function pooledHazards(outcomes: readonly CensoredTaskOutcomes[], budget:
  * `firstSuccess: null`.
  *
  * Once every remaining repeat of the task has errored (n_j = 0), nothing of the task is left to
- * estimate from, and S continues with the cell's hazards instead: S(k) = S(j - 1) * prod over the
- * attempts from j to k of (1 - successes / atRisk), an attempt with nobody at risk in the cell
- * contributing 1 (S carried forward). This is Efron's self-consistency (the censored repeat is
- * credited the chance that a repeat still running at its error succeeds by k) with the cell standing
- * in for the task. Carrying S forward instead credits no success never observed, but it is biased
- * down by 1.8 points at 3 repeats and 4.4 at 1 repeat (5% errors, see the tests): a strong model
- * solves most repeats early, so its last repeat at risk is often the one an error stops. Pass
+ * estimate from, and S continues with the given hazards instead (the summary's are those of
+ * similar tasks, {@link tailHazards}): S(k) = S(j - 1) * prod over the attempts from j to k of
+ * (1 - successes / atRisk), an attempt with nobody at risk contributing 1 (S carried forward). This
+ * is Efron's self-consistency (the censored repeat is credited the chance that a repeat still
+ * running at its error succeeds by k) with similar tasks standing in for the task. Carrying S
+ * forward instead credits no success never observed, but it is biased down by more than a point
+ * (see the tests): a strong model solves most repeats early, so its last repeat at risk is often
+ * the one an error stops. Pass
  * `pooledHazards([], budget)` (nobody at risk) to get that carry-forward estimate.
  *
  * The product is kept as an exact fraction of integers and rounded once per k, so without
@@ -308,7 +370,7 @@ export function ratioToNumber(numerator: bigint, denominator: bigint): number {
 
 /**
  * Seq@k of censored outcomes with its interval ({@link rateInterval} over each task's
- * {@link censoredShares}, the cell's hazards held fixed; a task's trials are its repeats that
+ * {@link censoredShares}, the tails of {@link tailHazards} held fixed; a task's trials are its repeats that
  * reached a verdict at attempt 1). Without censored repeats it equals `seqAtInterval`.
  *
  * @example
@@ -316,10 +378,70 @@ export function ratioToNumber(numerator: bigint, denominator: bigint): number {
  */
 export function seqAtIntervalCensored(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {
   assertBudget(k, 'k')
-  const hazards = pooledHazards(outcomes, k)
+  const tails = tailHazards(outcomes, k)
   return rateInterval(
-    outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!),
+    outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!),
     outcomes.map((task) => Math.max(1, task.repeats.filter((r) => !('censoredAt' in r && r.censoredAt !== undefined && r.censoredAt <= 1)).length)),
     options,
   )
+}
+
+/**
+ * Above this share of errored trajectories a censored rate's reported interval is the union of
+ * the intervals with errors counted as failures and with errors left out (and the censored one).
+ */
+export const ERROR_SHARE_FOR_BOUNDS = 0.02
+
+/** The method of a rate's interval that is such a union: the interval says it is no longer Korn–Graubard alone. */
+export const ERROR_BOUNDS_INTERVAL_METHOD = 'error-bounds-union/1'
+
+/**
+ * The union of intervals around a point: the lowest lo and the highest hi, over the tasks of the
+ * first (the widest set: the as-failures interval keeps every task with a repeat).
+ *
+ * @example
+ * const a = { point: 0.4, lo: 0.3, hi: 0.5, level: 0.95, method: 'a', tasks: 10 }
+ * intervalUnion(0.5, [a, { ...a, point: 0.6, lo: 0.5, hi: 0.7, tasks: 9 }])
+ * // => { point: 0.5, lo: 0.3, hi: 0.7, level: 0.95, method: 'error-bounds-union/1', tasks: 10 }
+ */
+export function intervalUnion(point: number, intervals: readonly Interval[]): Interval {
+  const finite = intervals.filter((i) => Number.isFinite(i.lo) && Number.isFinite(i.hi))
+  if (finite.length === 0 || !Number.isFinite(point)) return { ...intervals[0]!, point, lo: Number.NaN, hi: Number.NaN, method: ERROR_BOUNDS_INTERVAL_METHOD }
+  return {
+    point,
+    lo: Math.min(point, ...finite.map((i) => i.lo)),
+    hi: Math.max(point, ...finite.map((i) => i.hi)),
+    level: finite[0]!.level,
+    method: ERROR_BOUNDS_INTERVAL_METHOD,
+    tasks: Math.max(...finite.map((i) => i.tasks)),
+  }
+}
+
+/**
+ * The interval a summary reports for Seq@k of censored outcomes: {@link seqAtIntervalCensored}
+ * while at most {@link ERROR_SHARE_FOR_BOUNDS} of the trajectories errored, and above that the
+ * union of it with the intervals under the two simple rules (errors as failures, errors left out).
+ *
+ * Why: the censored estimate assumes an error says nothing of how the trajectory would have
+ * ended (missing at random, given its task and the attempts it had made). Errors that fall more on
+ * hard tasks or on failing attempts break that, and then it is biased upward (at one repeat per
+ * task, where a task's own repeats cannot stand in: 1.6–5 points at 10% errored trajectories, a
+ * quarter of that at 2–3%) and its own interval stops covering. Counting errors as failures can
+ * only err low; leaving them out errs high whenever errors fall on failing trajectories at least
+ * as often as on passing ones.
+ * The union covers the truth under any such mechanism; at 2% the bias stays within about a
+ * point and the censored interval alone is reported. docs/statistics.md has both, measured by
+ * scripts/statistics-tables.ts.
+ *
+ * @example
+ * const a = { taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }
+ * seqAtIntervalReported([a, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method
+ * // => 'error-bounds-union/1': one of four trajectories errored
+ */
+export function seqAtIntervalReported(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {
+  const censored = seqAtIntervalCensored(outcomes, k, options)
+  const repeats = outcomes.reduce((n, task) => n + task.repeats.length, 0)
+  const errored = outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r && r.censoredAt !== undefined).length, 0)
+  if (repeats === 0 || errored / repeats <= ERROR_SHARE_FOR_BOUNDS) return censored
+  return intervalUnion(censored.point, [seqAtInterval(errorsAsFailures(outcomes), k, options), seqAtInterval(errorsLeftOut(outcomes), k, options), censored])
 }

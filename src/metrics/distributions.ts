@@ -103,6 +103,20 @@ export function studentTQuantile(p: number, df: number): number {
   if (!(p > 0 && p < 1)) return p <= 0 ? -Infinity : Infinity
   if (df === Infinity) return normalQuantile(p)
   if (p < 0.5) return -studentTQuantile(1 - p, df)
+  // Intervals ask for the same few quantiles (0.975 at N − 1) thousands of times in a power
+  // simulation, and each costs some 80 incomplete-beta evaluations: remembered, per (p, df).
+  const key = `${p}/${df}`
+  const known = T_QUANTILES.get(key)
+  if (known !== undefined) return known
+  const value = tQuantileBySearch(p, df)
+  if (T_QUANTILES.size >= 4096) T_QUANTILES.clear()
+  T_QUANTILES.set(key, value)
+  return value
+}
+
+const T_QUANTILES = new Map<string, number>()
+
+function tQuantileBySearch(p: number, df: number): number {
   let lo = 0
   let hi = 1
   while (studentTCdf(hi, df) < p) hi *= 2

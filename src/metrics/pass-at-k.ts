@@ -84,7 +84,7 @@ export function passAtCurve(samples: readonly SampleCounts[], budget: number): n
  * on ⌊n / k⌋ independent k-sample groups. NaN bounds wherever {@link passAtCurve} is NaN.
  *
  * @example
- * passAtInterval([{ taskId: 'a', n: 10, c: 3 }, { taskId: 'b', n: 10, c: 0 }], 5).method // => 'korn-graubard/1'
+ * passAtInterval([{ taskId: 'a', n: 10, c: 3 }, { taskId: 'b', n: 10, c: 0 }], 5).method // => 'korn-graubard/2'
  */
 export function passAtInterval(samples: readonly SampleCounts[], k: number, options?: IntervalOptions): Interval {
   assertBudget(k, 'k')

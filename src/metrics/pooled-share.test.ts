@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { rateInterval } from './intervals.js'
+import { betaQuantile, normalQuantile, studentTQuantile } from './distributions.js'
 import { POOLED_SHARE_INTERVAL_METHOD, pooledShareInterval } from './pooled-share.js'
 
 describe('pooledShareInterval', () => {
@@ -25,8 +25,11 @@ describe('pooledShareInterval', () => {
     expect(none.hi).toBeGreaterThan(0.2)
     expect(all.hi).toBe(1)
     expect(all.lo).toBeCloseTo(1 - none.hi, 12)
-    // Ten tasks that all agree say no more than ten one-revision tasks would: 61.2–100, as rateInterval.
-    expect(all.lo).toBeCloseTo(rateInterval(new Array(10).fill(1), new Array(10).fill(1)).lo, 12)
+    // Ten tasks that all agree say no more than ten one-revision tasks would, shrunk for 9 degrees
+    // of freedom: the Clopper–Pearson bound at 10 · (z / t₉)² trials, 61.2–100.
+    const shrunk = 10 * (normalQuantile(0.975) / studentTQuantile(0.975, 9)) ** 2
+    expect(all.lo).toBeCloseTo(betaQuantile(0.025, shrunk, 1), 12)
+    expect(all.lo).toBeCloseTo(0.6118, 4)
   })
 
   it('is wider when the same revisions are clustered than when they are spread over tasks', () => {

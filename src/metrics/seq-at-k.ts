@@ -92,10 +92,10 @@ function solvedShare(task: TaskOutcomes, k: number): number {
 
 /**
  * Seq@k with its interval over tasks ({@link rateInterval}: Korn–Graubard, each task's share of
- * its repeats, the repeats its trials). Never zero-width: 10 tasks all solved give 61.2–100.
+ * its repeats, the repeats its trials). Never zero-width: 10 tasks all solved give 69.2–100.
  *
  * @example
- * seqAtInterval(outcomes, 5) // { point: 0.62, lo: 0.45, hi: 0.77, level: 0.95, method: 'korn-graubard/1', tasks: 20 }
+ * seqAtInterval(outcomes, 5) // { point: 0.62, lo: 0.45, hi: 0.77, level: 0.95, method: 'korn-graubard/2', tasks: 20 }
  */
 export function seqAtInterval(outcomes: readonly TaskOutcomes[], k: number, options?: IntervalOptions): Interval {
   assertBudget(k, 'k')

@@ -3,7 +3,8 @@
  * comparison, the analyses and the power simulation read a task's rate, so none re-implements it.
  */
 import { passAtK } from './pass-at-k.js'
-import { censoredShares, pooledHazards, type CensoredTaskOutcomes } from './censored.js'
+import { censoredShares, tailHazards, type CensoredTaskOutcomes } from './censored.js'
+import type { TaskEvidence } from './population.js'
 
 /**
  * One task's outcomes as a cell summary keeps them (`perTask[]` in summary.json): each repeat's
@@ -29,6 +30,26 @@ export function taskRate(row: TaskRow, k: number, independent: boolean): number 
   let solved = 0
   for (const f of row.firstSuccess) if (f !== null && f <= k) solved++
   return solved / row.firstSuccess.length
+}
+
+/**
+ * What a task's row says about its per-attempt (per-sample) success: the attempts that succeeded
+ * and those that failed, within the budget K. A repeat solved at attempt t is one success after
+ * t − 1 failures, an unsolved one K failures, one an error stopped at attempt t only t − 1 failures
+ * (nothing is known after it); independent sampling counts its samples.
+ */
+export function taskEvidence(row: TaskRow, K: number, independent: boolean): TaskEvidence {
+  if (independent) return { successes: row.passes ?? 0, failures: (row.samples ?? 0) - (row.passes ?? 0) }
+  let successes = 0
+  let failures = 0
+  for (const f of row.firstSuccess) {
+    if (f !== null && f <= K) {
+      successes++
+      failures += f - 1
+    } else failures += K
+  }
+  for (const c of row.censoredAt ?? []) failures += Math.min(c, K + 1) - 1
+  return { successes, failures }
 }
 
 /** Whether some row has repeats censored by an infrastructure error. */
@@ -70,12 +91,12 @@ export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
 /**
  * Every row's rate at k, as the cell's summary computes it: {@link taskRate}, or where some row
  * has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share with the
- * rows' pooled hazards as the tail (see seqAtCurveCensored).
+ * tails of similar tasks (see seqAtCurveCensored).
  */
 export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean, options: { censored?: boolean } = {}): number[] {
   // censored: false reads the rows as if errored repeats were left out (the upper bound).
   if (independent || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
   const outcomes = rows.map(censoredRow)
-  const hazards = pooledHazards(outcomes, k)
-  return outcomes.map((task) => censoredShares(task, k, hazards)[k - 1]!)
+  const tails = tailHazards(outcomes, k)
+  return outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!)
 }

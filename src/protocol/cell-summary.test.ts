@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../core/schemas.js'
-import { costCurve, costUpTo, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
+import { costCurve, costUpTo, errorIntervalNotes, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
 import { totals } from './attempt.js'
 import { pooledShareInterval } from '../metrics/pooled-share.js'
 import { intervalJson } from './interval-json.js'
@@ -132,6 +132,31 @@ describe('summariseCell', () => {
     expect(short.perTask.find((t) => t.taskId === 'y')).toMatchObject({ samples: 0, passes: 0 })
     expect(short.passAt?.[3]).toBe(1)
     expect(short.passAtInterval?.point).toBe(1)
+  })
+
+  it('past 2% errored trajectories reports the union of the intervals with errors as failures and left out, and says why', () => {
+    const p = protocol('sequential', 3)
+    const ok = Array.from({ length: 40 }, (_, i) => trajectory(p, `t${i}`, 0, i % 4 === 0 ? ['a', 'b', 'c'] : ['OK']))
+    const one = summarise(p, [...ok, trajectory(p, 'e', 0, ['a'], 'down')], { errors: 'censored', thresholds: { maxErrorRate: 1 } })
+    // 1 of 41 (2.4%): the union, wider than the censored interval on both sides it can be.
+    expect(one.seqAtInterval.method).toBe('error-bounds-union/1')
+    const alone = summarise(p, ok, { errors: 'censored' })
+    expect(one.seqAtInterval.lo!).toBeLessThan(alone.seqAtInterval.lo!)
+    expect(errorIntervalNotes(one)).toEqual([expect.stringMatching(/^Seq@3's 95% CI \(\d+\.\d%–\d+\.\d%\) is the union of its intervals with errors counted as failures and left out: 1 of 41 trajectories \(2\.4%\) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval \(it assumes an error says nothing of how the trajectory would have ended\)$/)])
+    // Without errors, the Korn–Graubard interval and no note.
+    expect(alone.seqAtInterval.method).toBe('korn-graubard/2')
+    expect(errorIntervalNotes(alone)).toEqual([])
+  })
+
+  it('counts and names a task whose every trajectory errored before a verdict, never drops it silently', () => {
+    const p = protocol('sequential', 2)
+    const ts = [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, [], 'down'), trajectory(p, 'y', 1, [], 'down'), trajectory(p, 'z', 0, ['a'], 'down')]
+    const s = summarise(p, ts, { errors: 'censored', repeats: 2, thresholds: { maxErrorRate: 1 } })
+    // z errored after a failed attempt: it is measured (failed at 1, unknown after); y is not.
+    expect(s.errors.unmeasured).toEqual(['y'])
+    expect(errorIntervalNotes(s)).toContainEqual("1 task in no rate, every trajectory errored before a verdict (y): the rate is over the other tasks, the as-failures bound counts it as failed")
+    expect(summarise(p, ts, { errors: 'failures', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured).toBeUndefined()
+    expect(summarise(p, ts, { errors: 'left-out', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured).toEqual(['y', 'z'])
   })
 
   it('says a sequential threshold cannot be measured on an independent cell', () => {

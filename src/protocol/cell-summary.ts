@@ -9,7 +9,6 @@ import {
   revisionTiming,
   seqAtCurveCensored,
   seqAtInterval,
-  seqAtIntervalCensored,
   seqAtCurve,
   countUnmodified,
   type CensoredTaskOutcomes,
@@ -17,6 +16,7 @@ import {
   type SampleCounts,
   type TaskOutcomes,
 } from '../metrics/index.js'
+import { ERROR_BOUNDS_INTERVAL_METHOD, ERROR_SHARE_FOR_BOUNDS, intervalUnion, seqAtIntervalReported } from '../metrics/censored.js'
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
@@ -79,6 +79,44 @@ function censoredOutcomes(byTask: ReadonlyMap<string, readonly Trajectory[]>): C
 }
 
 /**
+ * The tasks that enter no rate because nothing of them was measured: every trajectory errored
+ * before its first verdict (censored: a repeat that errored at attempt 1 says nothing), or under
+ * `left-out` every trajectory errored. Counted apart and said, never dropped silently.
+ */
+function unmeasuredOf(byTask: ReadonlyMap<string, readonly Trajectory[]>, policy: ErrorPolicy, samples: readonly SampleCounts[] | null): { unmeasured?: string[] } {
+  if (policy === 'failures') return {}
+  const sampled = new Map(samples?.map((x) => [x.taskId, x.n]))
+  const blind = ([id, ts]: [string, readonly Trajectory[]]) =>
+    ts.length > 0 && ts.every((t) => t.status === 'error') && (policy === 'left-out' || (samples ? sampled.get(id) === 0 : ts.every((t) => t.attempts.length === 0)))
+  const ids = [...byTask].filter(blind).map(([id]) => id)
+  return ids.length > 0 ? { unmeasured: ids } : {}
+}
+
+/**
+ * Why a cell's interval at K or its rates need a sentence of their own, for the table and the
+ * report: the interval is the union of the two simple rules' (more than 2% of its trajectories
+ * errored, and errors that tell bias the censored estimate), or some tasks enter no rate.
+ *
+ * @example
+ * errorIntervalNotes(summary) // => ['Seq@5: 12 of 90 trajectories (13.3%) errored, more than 2%: …']
+ */
+export function errorIntervalNotes(cell: CellSummary): string[] {
+  const out: string[] = []
+  const independent = cell.protocol.kind === 'independent'
+  const label = `${independent ? 'Pass' : 'Seq'}@${cell.budget}`
+  const interval = independent ? cell.passAtInterval : cell.seqAtInterval
+  if (interval?.method === ERROR_BOUNDS_INTERVAL_METHOD) {
+    out.push(`${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`)
+  }
+  const unmeasured = cell.errors.unmeasured ?? []
+  if (unmeasured.length > 0) {
+    const names = unmeasured.length <= 5 ? unmeasured.join(', ') : `${unmeasured.slice(0, 5).join(', ')}, …`
+    out.push(`${plural(unmeasured.length, 'task')} in no rate, every trajectory errored before a verdict (${names}): the rate is over the other tasks, the as-failures bound counts ${unmeasured.length === 1 ? 'it' : 'them'} as failed`)
+  }
+  return out
+}
+
+/**
  * Independent samples per task. An errored trajectory's completed samples are ordinary samples
  * (each is drawn alone), so under `censored` only its missing ones are left out; `failures` counts
  * them as failed samples, `left-out` drops the trajectory.
@@ -118,9 +156,14 @@ export function summariseCell(input: SummariseInput): CellSummary {
 
   const censoring = policy === 'censored' && !independent
   let seqCurve = censoring ? seqAtCurveCensored(censored, K) : seqAtCurve(outcomes, K)
-  const seqInterval = censoring ? seqAtIntervalCensored(censored, K) : seqAtInterval(outcomes, K)
+  const seqInterval = censoring ? seqAtIntervalReported(censored, K) : seqAtInterval(outcomes, K)
   const passCurve = independent ? passAtCurve(samples, K) : null
-  const passInterval = independent ? passAtInterval(samples, K) : null
+  // Independent sampling under `censored` drops only the missing samples; past 2% errored
+  // trajectories its interval, too, is the union with both simple rules' (see seqAtIntervalReported).
+  const passIntervalCensored = independent ? passAtInterval(samples, K) : null
+  const passInterval = passIntervalCensored && policy === 'censored' && errored.length > ERROR_SHARE_FOR_BOUNDS * trajectories.length
+    ? intervalUnion(passIntervalCensored.point, [passAtInterval(sampleCounts(byTask, K, 'failures'), K), passAtInterval(sampleCounts(byTask, K, 'left-out'), K), passIntervalCensored])
+    : passIntervalCensored
   const bounds = errored.length === 0 ? null : independent
     ? { asFailures: passAtCurve(sampleCounts(byTask, K, 'failures'), K).map(finiteOrNull), leftOut: passAtCurve(sampleCounts(byTask, K, 'left-out'), K).map(finiteOrNull) }
     : { asFailures: seqAtCurve(errorsAsFailures(censored), K).map(finiteOrNull), leftOut: seqAtCurve(errorsLeftOut(censored), K).map(finiteOrNull) }
@@ -212,6 +255,7 @@ export function summariseCell(input: SummariseInput): CellSummary {
       countedAsFailures: policy === 'failures',
       policy,
       bounds,
+      ...unmeasuredOf(byTask, policy, independent ? samples : null),
       examples: errored.slice(0, 5).map((t) => ({ taskId: t.taskId, repeat: t.repeat, message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}` })),
     },
     seqAt: seqJson,

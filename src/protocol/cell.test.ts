@@ -278,6 +278,8 @@ describe('runCell: errors', () => {
       policy: 'left-out',
       // The two simple rules, next to the estimate: c as a failure (of 4 tasks), c left out (of 3).
       bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], leftOut: [1 / 3, 2 / 3, 1] },
+      // Counted apart and said: c is in no rate.
+      unmeasured: ['c'],
       examples: [{ taskId: 'c', repeat: 0, message: 'actor failed at attempt 1: boom' }],
     })
     // a@1, d@2, b@3 over the three tasks that did not error.

@@ -16,7 +16,7 @@ const meanOf = (rates: readonly number[]) => {
   return finite.length === 0 ? Number.NaN : finite.reduce((a, b) => a + b, 0) / finite.length
 }
 
-
+/** One k the gate tested: both rates, their paired difference and the Holm step it was held to. */
 export interface GateComparison {
   metric: 'seqAt' | 'passAt'
   k: number
@@ -59,6 +59,10 @@ function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, i
  * any false alarm at (1 − level)/2 = 2.5% however many k are gated; a drop at K larger than
  * maxDrop also fails when its own p-value is below 2.5% (so at most 5% false alarms in all).
  * Rounding never decides: limits are crossed only by more than 1e-9.
+ *
+ * @example
+ * const rule = { K: 5, ks: [5], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 }
+ * decideGate(baselineCell.perTask, summary.perTask, rule).failures // => [] when no drop is real
  */
 export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: GateRule): { comparisons: GateComparison[]; failures: { k: number; why: string }[] } {
   const alpha = (1 - rule.level) / 2

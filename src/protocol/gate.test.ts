@@ -139,7 +139,14 @@ describe('compareToBaseline', () => {
     const power = result.power!
     expect(power).toMatchObject({ tasks: 20, repeats: 3 })
     expect(power.detectableDrop).toBeGreaterThan(0.05)
-    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches an? \d+-point drop of Seq@3 80% of the time \(a 5-point drop \d+%, a 10-point drop \d+%\)$/)
+    // The lower power of the two alternatives, named: 20 tasks, a few of them broken, hide a drop better.
+    expect(power.alternative).toBe('concentrated')
+    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches an? \d+-point drop of Seq@3 80% of the time when a few tasks break outright \(a 5-point drop \d+%, a 10-point drop \d+%; an? \d+-point drop when every task gets worse in proportion\)$/)
+    const [proportional, concentrated] = (['proportional', 'concentrated'] as const).map((a) => power.alternatives.find((x) => x.alternative === a)!)
+    expect(power.detectableDrop).toBe(Math.max(proportional!.detectableDrop!, concentrated!.detectableDrop!))
+    for (const [i, at] of power.at.entries()) expect(at.power).toBe(Math.min(proportional!.at[i]!.power, concentrated!.at[i]!.power))
+    // Three repeats show how much the tasks differ.
+    expect(power.spread).toBe('repeats')
     // Seeded: the same comparison says the same thing.
     expect(compareToBaseline(baseline(mixed), current(mixed)).power).toEqual(power)
     expect(compareToBaseline(baseline(mixed), current(mixed), { power: false }).power).toBeNull()

@@ -55,6 +55,7 @@ export interface GateOptions {
   power?: boolean
 }
 
+/** The gate's verdict on a cell against its baseline, with the evidence behind it and what it could see. */
 export interface GateResult {
   pass: boolean
   /** The gate protocol that decided ({@link GATE_PROTOCOL}) and its settings. */
@@ -87,9 +88,22 @@ function withoutTaskList(p: Protocol): Protocol {
   return { ...p, benchmark: { ...p.benchmark, tasks: 0, contentHash: '' }, errors: errorPolicyOf(p) }
 }
 
+/**
+ * The value at a dotted path of protocolDifferences. Keys may hold dots themselves (a simulated
+ * actor's `repair.verifier`), so each step takes the longest key the rest of the path starts with:
+ * splitting on every dot printed such a change as "undefined → undefined".
+ */
 function valueAt(p: unknown, path: string): string {
-  const v = path.split('.').reduce<unknown>((o, key) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined), p)
-  return JSON.stringify(v) ?? 'undefined'
+  let value = p
+  let rest = path
+  while (rest !== '') {
+    if (value === null || typeof value !== 'object') return 'undefined'
+    const key = Object.keys(value).filter((k) => rest === k || rest.startsWith(`${k}.`)).sort((x, y) => y.length - x.length)[0]
+    if (key === undefined) return 'undefined'
+    value = (value as Record<string, unknown>)[key]
+    rest = rest.slice(key.length + 1)
+  }
+  return JSON.stringify(value) ?? 'undefined'
 }
 
 function solvedText(row: TaskRow, K: number, independent: boolean): string {

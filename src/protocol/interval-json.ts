@@ -19,7 +19,7 @@ const USEFUL_WIDTH = 0.3
  * An interval on disk, with a note when it is too wide to be useful.
  *
  * @example
- * intervalJson(rateInterval([1, 0.5], [2, 2])).method // => 'korn-graubard/1'
+ * intervalJson(rateInterval([1, 0.5], [2, 2])).method // => 'korn-graubard/2'
  */
 export function intervalJson(interval: Interval): IntervalJson {
   const width = interval.hi - interval.lo

@@ -13,6 +13,8 @@ import { annotateTrajectory } from '../protocol/revision-annotation.js'
 import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
+import { DIFFERENCE_ESTIMAND, RATE_ESTIMAND } from '../metrics/estimands.js'
+import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { percent, percentText, plural } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
@@ -159,6 +161,7 @@ function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: rea
   for (const x of errors) lines.push(`<li class="error">⚠ ${e(x.message)} <span class="where">(${e(x.where.join(', '))})</span></li>`)
   const unlisted = cell.errors.count - cell.errors.examples.length
   if (unlisted > 0) lines.push(`<li class="error more">${e(plural(unlisted, 'more error'))} (the summary keeps ${e(plural(cell.errors.examples.length, 'example'))})</li>`)
+  for (const note of errorIntervalNotes(cell)) lines.push(`<li class="error">⚠ ${e(note)}</li>`)
   // Opened: the whole protocol the row's numbers are defined with, shared chips included.
   const p = cell.protocol
   const chips = [...protocolChips(cell), `actor ${p.actor.provider}:${p.actor.model}`, `verifier ${p.verifier.name} v${p.verifier.version}`, `prompt ${p.promptBuilder}`, `errors ${errorPolicyOf(p)}`]
@@ -460,7 +463,7 @@ ${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>
 ${unknownUsageLine(cells) ? `<p class="note unknown-usage">${e(unknownUsageLine(cells)!)}</p>` : ''}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
-<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task).</p>
+<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task), for ${e(RATE_ESTIMAND)}; a baseline's difference is for ${e(DIFFERENCE_ESTIMAND)}.</p>
 ${curves}
 ${revisions}
 <h3>Rank change</h3>

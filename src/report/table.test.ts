@@ -5,7 +5,7 @@ import { rankingChanges, renderBenchmarkTable } from './table.js'
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
   const independent = mode === 'independent'
   const K = curve.length
-  const interval = { point: curve[K - 1]!, lo: curve[K - 1]! - 0.1, hi: Math.min(1, curve[K - 1]! + 0.1), level: 0.95, method: 'korn-graubard/1', tasks: 2 }
+  const interval = { point: curve[K - 1]!, lo: curve[K - 1]! - 0.1, hi: Math.min(1, curve[K - 1]! + 0.1), level: 0.95, method: 'korn-graubard/2', tasks: 2 }
   return {
     schema: 'seqk.cell/1',
     runId: 'r',

@@ -2,6 +2,8 @@ import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
+import { intervalLegend } from '../metrics/estimands.js'
+import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wideFromEnv, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
 import { cellColumns, curveOf, tokensValue, unknownUsageLine, usageOfCells, type CellColumn, type Tone } from './columns.js'
@@ -207,7 +209,9 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
     for (const n of disclosed) note(`note: ${n}`)
   }
   for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
+  for (const line of cells.flatMap(errorIntervalNotes)) note(line, (l) => c.yellow(l))
   for (const line of intervalNotes(cells)) note(line)
+  note(intervalLegend(K))
   for (const line of baselineLines(cells, { failures: false })) note(line)
   const hidden = ordered.filter((x) => !shown.has(x))
   const hiddenKs = K - ks.length

@@ -1,0 +1,48 @@
+// `vitest-seqk/gate` from a script: two runs' summaries gated cell by cell, through the package's
+// own entry point (the alias points it at the sources).
+import { describe, expect, it } from 'vitest'
+import { baselineOf, compareCells, compareToBaseline, gateSummaries } from 'vitest-seqk/gate'
+import { simulateRun } from '../analysis/simulated-runs.js'
+
+const run = (repair: number, seed = 3) =>
+  simulateRun({ actors: [{ id: 'reviser', firstTry: 0.4, repair: { verifier: repair } }], modes: ['verifier'], tasks: 30, repeats: 2, budget: 4, seed, runId: `r${repair}` })
+
+describe('vitest-seqk/gate', () => {
+  it('passes a run against itself, with what the gate could see for every cell', () => {
+    const main = run(0.7)
+    const gate = gateSummaries(main, main, { power: true })
+    expect(gate.pass).toBe(true)
+    expect(gate.cells.map((c) => c.cellId).sort()).toEqual(['reviser · independent', 'reviser · verifier'].sort())
+    for (const cell of gate.cells) expect(cell.result.power?.sentence).toMatch(/^with 30 tasks × 2 repeats this gate catches/)
+  })
+
+  it('fails a real regression, naming the cell, and compareCells says the same as compareToBaseline', () => {
+    const main = run(0.7)
+    // The same protocol, every other task of the verifier cell never solved: a real drop.
+    const broken = main.benchmarks[0]!.cells.map((cell) =>
+      cell.mode === 'verifier' ? { ...cell, perTask: cell.perTask.map((row, i) => (i % 2 === 0 ? { ...row, firstSuccess: row.firstSuccess.map(() => null) } : row)) } : cell,
+    )
+    const branch = { ...main, benchmarks: [{ ...main.benchmarks[0]!, cells: broken }] }
+    const gate = gateSummaries(main, branch, { power: false })
+    expect(gate.pass).toBe(false)
+    expect(gate.cells.find((c) => c.cellId.endsWith('independent'))?.result.pass).toBe(true)
+    expect(gate.reasons[0]).toMatch(/^simulated · reviser · verifier: Seq@4 \d+\.\d% → \d+\.\d% on 30 common tasks .*: a real drop beyond zero/)
+    const [before, now] = [main.benchmarks[0]!.cells.find((c) => c.mode === 'verifier')!, broken.find((c) => c.mode === 'verifier')!]
+    expect(compareCells(before, now, { power: false })).toEqual(compareToBaseline(baselineOf(before), now, { power: false }))
+  })
+
+  it("names a changed actor setting whose key holds a dot with both values (a simulated actor's repair.verifier)", () => {
+    const gate = gateSummaries(run(0.9), run(0.05), { power: false })
+    expect(gate.reasons[0]).toContain('actor.params.repair.verifier: 0.9 → 0.05')
+  })
+
+  it('fails closed on a cell without a counterpart, and refuses what is not a summary, naming it', () => {
+    const main = run(0.7)
+    const fewer = { ...main, benchmarks: [{ ...main.benchmarks[0]!, cells: main.benchmarks[0]!.cells.slice(0, 1) }] }
+    const gate = gateSummaries(main, fewer, { power: false })
+    expect(gate.pass).toBe(false)
+    expect(gate.unmatched).toEqual([expect.stringMatching(/: in the baseline run but not in this one$/)])
+    expect(gateSummaries(fewer, main, { power: false }).unmatched).toEqual([expect.stringMatching(/: not in the baseline run, so nothing says it did not regress$/)])
+    expect(() => gateSummaries({ ...main, schema: 'nope' } as never, main)).toThrow(/^gateSummaries: the baseline summary is not a seqk summary: .*schema/)
+  })
+})

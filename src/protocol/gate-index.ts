@@ -1,0 +1,99 @@
+// The public face of `vitest-seqk/gate`: the baseline gate and its power, callable from a script
+// (two summary.json files, a cell and its baseline, or a planned size), with no Vitest around it.
+import { RunSummarySchema, type CellSummary, type RunSummary } from '../core/schemas.js'
+import { describeZodError } from '../core/zod-errors.js'
+import { compareToBaseline, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
+
+export { compareToBaseline, GATE_PROTOCOL } from './gate.js'
+export type { BaselineCell, GateComparison, GateOptions, GatePower, GateResult, GateRule } from './gate.js'
+export { ALTERNATIVES, detectableDrop, gatePower, powerAnswer, TARGET_POWER } from './gate-power.js'
+export type { Alternative, AlternativePower, PowerQuestion, SpreadSource } from './gate-power.js'
+export { decideGate } from './gate-rule.js'
+
+/**
+ * A cell summary as a baseline keeps it: its protocol, fingerprint and per-task outcomes, enough to
+ * recompute every number it is compared on.
+ *
+ * @param recordedAt - when the baseline run was made (a summary's `createdAt`); the gate does not read it.
+ * @example
+ * const run = readSummary('main/summary.json')
+ * const baseline = baselineOf(run.benchmarks[0].cells[0], run.createdAt)
+ */
+export function baselineOf(cell: CellSummary, recordedAt = ''): BaselineCell {
+  return { fingerprint: cell.fingerprint, protocol: cell.protocol, perTask: cell.perTask, seqAt: cell.seqAt, passAt: cell.passAt, recordedAt }
+}
+
+/**
+ * The gate on one cell against the same cell of an earlier run: {@link compareToBaseline} with the
+ * earlier summary as the baseline.
+ *
+ * @example
+ * const result = compareCells(mainCell, branchCell, { maxDrop: 0.05 })
+ * if (!result.pass) console.error(result.reasons.join('\n'))
+ */
+export function compareCells(baseline: CellSummary, current: CellSummary, options: GateOptions = {}): GateResult {
+  return compareToBaseline(baselineOf(baseline), current, options)
+}
+
+/** The gate over every cell of two runs, matched by benchmark and cell id. */
+export interface SummaryGate {
+  /** Every cell of the baseline has a counterpart that passed, and no cell is without a baseline. */
+  pass: boolean
+  cells: { benchmark: string; cellId: string; result: GateResult }[]
+  /** Cells of one run with no counterpart in the other, one sentence each (they fail the gate). */
+  unmatched: string[]
+  /** Why the gate failed, one sentence each, prefixed with the cell. */
+  reasons: string[]
+}
+
+function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
+  const parsed = RunSummarySchema.safeParse(summary)
+  if (!parsed.success) throw new Error(`gateSummaries: the ${which} summary is not a seqk summary: ${describeZodError(parsed.error)}; pass the parsed summary.json (readSummary from vitest-seqk/artifacts reads one)`)
+  return parsed.data
+}
+
+/**
+ * Gates a run against an earlier one, as the baseline gate of an eval file does, from their
+ * summary.json files: every cell of each benchmark is compared with the cell of the same id in the
+ * baseline (same protocol, paired over the common tasks, with what the gate could see). Fails
+ * closed: a cell on one side only cannot show it did not regress, so it fails the gate and says so.
+ *
+ * @param baseline - the earlier run's summary (e.g. from the main branch).
+ * @param current - this run's summary.
+ * @throws Error when either is not a valid summary, naming which and the field.
+ * @example
+ * import { readSummary } from 'vitest-seqk/artifacts'
+ * import { gateSummaries } from 'vitest-seqk/gate'
+ *
+ * const gate = gateSummaries(readSummary('main/summary.json'), readSummary('.seqk/runs/latest/summary.json'))
+ * for (const cell of gate.cells) console.log(cell.cellId, cell.result.power?.sentence)
+ * if (!gate.pass) {
+ *   console.error(gate.reasons.join('\n'))
+ *   process.exitCode = 1
+ * }
+ */
+export function gateSummaries(baseline: RunSummary, current: RunSummary, options: GateOptions = {}): SummaryGate {
+  const [before, now] = [checked(baseline, 'baseline'), checked(current, 'current')]
+  const key = (benchmark: string, cellId: string) => JSON.stringify([benchmark, cellId])
+  const earlier = new Map(before.benchmarks.flatMap((b) => b.cells.map((cell) => [key(b.name, cell.cellId), cell] as const)))
+  const seen = new Set<string>()
+  const gate: SummaryGate = { pass: true, cells: [], unmatched: [], reasons: [] }
+  for (const b of now.benchmarks) {
+    for (const cell of b.cells) {
+      const id = key(b.name, cell.cellId)
+      const base = earlier.get(id)
+      if (!base) {
+        gate.unmatched.push(`${b.name} · ${cell.cellId}: not in the baseline run, so nothing says it did not regress`)
+        continue
+      }
+      seen.add(id)
+      const result = compareToBaseline(baselineOf(base, before.createdAt), cell, options)
+      gate.cells.push({ benchmark: b.name, cellId: cell.cellId, result })
+      if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${b.name} · ${cell.cellId}: ${r}`))
+    }
+  }
+  for (const b of before.benchmarks) for (const cell of b.cells) if (!seen.has(key(b.name, cell.cellId))) gate.unmatched.push(`${b.name} · ${cell.cellId}: in the baseline run but not in this one`)
+  gate.reasons.push(...gate.unmatched)
+  gate.pass = gate.reasons.length === 0
+  return gate
+}
