@@ -10,6 +10,7 @@ import { readJsonLines } from './jsonl.js'
  */
 export const TASKS_FILE = 'tasks.jsonl'
 
+/** One line of tasks.jsonl: a task's first prompt as the prompt builder sent it, for the inspect export. */
 export const TaskRecordSchema = z.object({
   schema: z.literal('seqk.task/1'),
   benchmark: z.string(),
@@ -24,6 +25,7 @@ export const TaskRecordSchema = z.object({
   target: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 })
+/** One line of tasks.jsonl (see {@link TaskRecordSchema}). */
 export type TaskRecord = z.infer<typeof TaskRecordSchema>
 
 /** Appends the records in one write. */

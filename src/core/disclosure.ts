@@ -24,10 +24,12 @@ export const BenchmarkProvenanceSchema = z.object({
 })
 export type BenchmarkProvenance = z.infer<typeof BenchmarkProvenanceSchema>
 
+/** The disclosure card's schema version, as `schema` in disclosure.json. */
 export const DISCLOSURE_SCHEMA = 'seqk.disclosure/1'
 
 const CellRef = { benchmark: z.string(), cellId: z.string() }
 
+/** A run's disclosure card (disclosure.json): benchmarks, harness, inference, cost, failures and completeness. */
 export const DisclosureCardSchema = z.object({
   schema: z.literal(DISCLOSURE_SCHEMA),
   runId: z.string(),
@@ -164,4 +166,5 @@ export const DisclosureCardSchema = z.object({
     missing: z.array(z.object({ field: z.string(), fix: z.string() })),
   }),
 })
+/** A run's disclosure card (see {@link DisclosureCardSchema}). */
 export type DisclosureCard = z.infer<typeof DisclosureCardSchema>

@@ -40,6 +40,7 @@ export const EstimateBasisSchema = z.object({
 })
 export type EstimateBasis = z.infer<typeof EstimateBasisSchema>
 
+/** One cell's cost estimate made before it ran: calls, tokens and cost, each expected with its range, and its basis. */
 export const CellEstimateSchema = z.object({
   schema: z.literal(ESTIMATE_SCHEMA),
   /** Tasks × repeats. */
@@ -52,6 +53,7 @@ export const CellEstimateSchema = z.object({
   costUsd: EstimateRangeSchema,
   basis: EstimateBasisSchema,
 })
+/** One cell's cost estimate (see {@link CellEstimateSchema}). */
 export type CellEstimate = z.infer<typeof CellEstimateSchema>
 
 /**
