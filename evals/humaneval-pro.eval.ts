@@ -19,7 +19,9 @@ const NAME = 'HumanEval Pro (20 tasks, simulated actors)'
 
 if (existsSync(dataFile)) {
   const verifier = verifiers.pythonTests()
-  const entries = loadCodeEvalPro(dataFile, { benchmark: 'humaneval-pro', excludeDefective: true, limit: 20 })
+  // The disclosure card names the data's upstream revision and the subset rule (../shared/benchmarks/SOURCES.md).
+  const provenance = { revision: 'CodeEval-Pro/CodeEval-Pro@36f292eafc597b38535fbc8b4aafea8e5c654e3c', subset: 'first 20 tasks without a prompt defect' }
+  const entries = loadCodeEvalPro(dataFile, { benchmark: 'humaneval-pro', excludeDefective: true, limit: 20 }).map((e) => ({ ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...provenance } } }))
   const real = process.env.SEQK_ACTORS ? actorsFromEnv(() => []) : undefined
   // Real models need no scripts; simulations need checked ones.
   const tasks = real ? entries.map((e) => e.task) : await withCheckedSimulation(entries, { verifier, concurrency: 4 })

@@ -89,6 +89,11 @@ describe('every command, help text, notice and error fits 120 columns', () => {
     ['summarize', 'run-0'],
     ['resume', 'run-0'],
     ['view', '--port', '99999'],
+    ['disclose', 'run-0'],
+    ['estimate', 'run-0'],
+    ['export', 'run-0', '--format', 'junit'],
+    ['export', 'run-0', '--format', 'inspect'],
+    ['export', 'run-0'],
   ])('seqk %s', async (...argv) => {
     const text = await run(argv)
     expect(text.trim().length).toBeGreaterThan(0)

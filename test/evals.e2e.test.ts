@@ -1,12 +1,16 @@
 // Runs the bundled evals exactly as `npm run evals` does, in a child process, and checks what a
 // user gets: the table in the terminal, summary.json and trajectories.jsonl, and the paper's
 // headline effect (an actor order that changes between Pass@5 and Seq@5 with verifier feedback).
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
 import { cleanEnv, root, runNode, SEQK, VITEST } from './fixture-project.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { runCli } from '../src/cli/run.js'
+import { DisclosureCardSchema } from '../src/core/disclosure.js'
+import { evalLogValidator, HAS_XMLLINT, schemaErrors, xmllintJunit } from './export-schemas.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-e2e-'))
 const runDir = join(tmp, 'run')
@@ -157,4 +161,38 @@ describe('SEQK_SHARD and seqk merge', () => {
     const cells = (s: RunSummary) => s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))
     expect(cells(readSummary(join(mergedDir, 'summary.json')))).toEqual(cells(summary))
   }, 300_000)
+})
+
+describe('the disclosure card and the exports of the bundled run', () => {
+  it('writes disclosure.json: complete, valid under schemas/disclosure.schema.json, and telling what summary.json tells', () => {
+    const card = DisclosureCardSchema.parse(JSON.parse(readFileSync(join(runDir, 'disclosure.json'), 'utf8')))
+    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(join(root, 'schemas/disclosure.schema.json'), 'utf8')) as object)
+    expect(validate(card), JSON.stringify(validate.errors)).toBe(true)
+    expect(card.completeness.missing).toEqual([])
+    expect(card.completeness.score).toBe(1)
+    expect(card.benchmarks.map((b) => b.name)).toEqual(summary.benchmarks.map((b) => b.name))
+    expect(card.benchmarks.find((b) => b.name === FIXTURES)).toMatchObject({ tasks: 13, source: 'vitest-seqk fixtures' })
+    expect(card.harness).toMatchObject({ node: process.version, pythonUsed: true, collected: { by: 'reporter' } })
+    expect(card.harness.git.commit).toMatch(/^[0-9a-f]{40}$/)
+    const cells = summary.benchmarks.flatMap((b) => b.cells)
+    expect(card.cost.calls).toBe(cells.reduce((n, c) => n + c.calls, 0))
+    expect(card.failures.trajectories).toBe(cells.reduce((n, c) => n + c.trajectories, 0))
+    expect(card.inference.flatMap((a) => a.cells)).toHaveLength(cells.length)
+  })
+
+  it("exports every cell as an inspect_ai log valid under inspect_ai's schema, and the run as JUnit XML valid under the XSD", async () => {
+    const io = { stdout: () => {}, stderr: (t: string) => void process.stderr.write(t), isTTY: false, env: {}, cwd: root }
+    const inspectDir = join(tmp, 'inspect')
+    expect(await runCli(['export', runDir, '--format', 'inspect', '--out', inspectDir], io)).toBe(0)
+    const files = readdirSync(inspectDir)
+    expect(files).toHaveLength(summary.benchmarks.reduce((n, b) => n + b.cells.length, 0))
+    const validate = evalLogValidator()
+    for (const f of files) expect(validate(JSON.parse(readFileSync(join(inspectDir, f), 'utf8'))), `${f}: ${schemaErrors(validate.errors)}`).toBe(true)
+    const junit = join(tmp, 'junit.xml')
+    expect(await runCli(['export', runDir, '--format', 'junit', '--out', junit], io)).toBe(0)
+    if (HAS_XMLLINT) {
+      const { valid, output } = await xmllintJunit(readFileSync(junit, 'utf8'))
+      expect(valid, output).toBe(true)
+    }
+  }, 120_000)
 })

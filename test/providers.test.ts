@@ -95,6 +95,9 @@ describe.each(Object.keys(providers))('%s', (name) => {
     if (name === 'openai-compatible') expect(summary.costUsd).toBe(0)
     else expect(summary.costUsd).toBeGreaterThan(0)
     expect(summary.byRole.actor?.calls).toBe(8)
+    // Every attempt names the model the server said served it (the response's `model`), for the disclosure card.
+    const requested = { 'openai chat': 'gpt-4o-mini', 'openai responses': 'gpt-4.1-mini', anthropic: 'claude-sonnet-4-5', 'openai-compatible': 'qwen2.5-coder:7b' }[name]
+    expect(new Set(trajectories.flatMap((t) => t.attempts.map((a) => a.servedModel)))).toEqual(new Set([requested]))
   })
 })
 

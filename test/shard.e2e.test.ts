@@ -75,7 +75,7 @@ describe('SEQK_SHARD and seqk merge', () => {
   it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', async () => {
     const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-3', 'shard-4', '--out', 'merged'])
     expect(r.status, r.out).toBe(0)
-    expect(r.out).toMatch(/seqk merge: 4 shard directories, 480 trajectories · 6 cells · all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html to /)
+    expect(r.out).toMatch(/seqk merge: 4 shard directories, 480 trajectories · 6 cells · all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, disclosure.json, pr-comment.md, report.html to /)
     const merged = readSummary(join(dir, 'merged', 'summary.json'))
     expect(comparable(merged)).toEqual(comparable(whole))
     expect(merged.benchmarks[0]!.cells.every((c) => c.gate?.status === 'pass')).toBe(true)

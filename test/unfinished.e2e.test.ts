@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
+import { DisclosureCardSchema } from '../src/core/disclosure.js'
 import { cleanEnv, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
@@ -55,6 +56,10 @@ describe('a cell that does not finish', () => {
     const markdown = readFileSync(join(dir, 'run-a', 'pr-comment.md'), 'utf8')
     expect(markdown).not.toContain('all passed')
     expect(markdown).toMatch(/^## ❌/)
+    // The disclosure card tells the same story: the cell unfinished, with the reason, and failed.
+    const card = DisclosureCardSchema.parse(JSON.parse(readFileSync(join(dir, 'run-a', 'disclosure.json'), 'utf8')))
+    expect(card.failures.unfinishedCells).toEqual([{ benchmark: 'slow fixture', cellId: 'simulated:reviser · binary', reason: cell.thresholds[0]!.message }])
+    expect(card.failures.failedCells.map((c) => c.cellId)).toEqual(['simulated:reviser · binary'])
     expect(r.out).not.toContain('the setup file is not loaded')
     expect(r.out).not.toContain('no seqk reporter')
     // The unfinished cell recomputes from the files as the reporter gave it (its reason is in cells.jsonl).
@@ -95,7 +100,7 @@ test('forged cell', async (context) => {
       // The real cell is still reported and its files written.
       const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-c', 'summary.json'), 'utf8')))
       expect(summary.benchmarks.map((b) => b.name)).toEqual(['slow fixture'])
-      expect(r.out).toContain('seqk: wrote summary.json, trajectories.jsonl, cells.jsonl, pr-comment.md, report.html')
+      expect(r.out).toContain('seqk: wrote summary.json, trajectories.jsonl, cells.jsonl, disclosure.json, pr-comment.md, report.html')
     } finally {
       rmSync(hostile, { force: true })
     }

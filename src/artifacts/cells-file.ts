@@ -1,6 +1,8 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { z } from 'zod'
 import { ProtocolSchema } from '../core/schemas.js'
+import { CellEstimateSchema } from '../core/estimate.js'
+import { BenchmarkProvenanceSchema } from '../core/disclosure.js'
 import { CELL_VERDICTS } from '../core/kinds.js'
 import { readJsonLines } from './jsonl.js'
 
@@ -35,6 +37,10 @@ export const CellStartRecordSchema = z.object({
   baseline: z.object({ file: z.string(), margin: z.number(), maxDrop: z.number(), ks: z.array(z.number().int().positive()), seed: z.number().optional() }).nullable(),
   /** This machine's share of a sharded run: `taskIds` is still the whole declaration; the shard ran those with `shardOfTask(id, count) === index`. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
+  /** What the cell was expected to cost before it ran (absent in files written before estimates, and where it could not be made). */
+  estimate: CellEstimateSchema.optional(),
+  /** Where its tasks came from, as their metadata says (for the disclosure card). */
+  provenance: BenchmarkProvenanceSchema.optional(),
 })
 export type CellStartRecord = z.infer<typeof CellStartRecordSchema>
 

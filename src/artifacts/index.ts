@@ -8,3 +8,6 @@ export { DEFAULT_RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, ensureRunDir, newRun
 export { BaselineFileSchema, BaselineCellSchema, readBaselineFile, writeBaselineCell, type BaselineFile } from './baseline-file.js'
 export { protocolFingerprint, protocolDifferences, benchmarkContentHash, canonicalJson } from '../protocol/fingerprint.js'
 export { summariseCell, type SummariseInput } from '../protocol/cell-summary.js'
+export { DisclosureCardSchema, BenchmarkProvenanceSchema, DISCLOSURE_SCHEMA, type DisclosureCard, type BenchmarkProvenance } from '../core/disclosure.js'
+export { CellEstimateSchema, EstimateRangeSchema, estimateError, type CellEstimate, type EstimateRange } from '../core/estimate.js'
+export { TaskRecordSchema, readTaskRecords, TASKS_FILE, type TaskRecord } from './tasks-file.js'

@@ -90,7 +90,7 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   // As the reporter does for an unsharded run: the change since the last run, then this one appended.
   const historyPath = flags.history === false ? null : resolve(root, io.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE)
   const history = historyPath ? runHistory(historyPath, historyPath, summary) : undefined
-  const { written, failures } = await emitRun(runEmitters({ html: flags.report !== false }), {
+  const { written, failures } = await emitRun(runEmitters({ html: flags.report !== false, disclosure: 'seqk merge' }), {
     summary,
     runDir: partial,
     root,

@@ -19,6 +19,10 @@ import { resumeSpec, runResume } from './resume.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
 import { mergeSpec, runMerge } from './merge.js'
 import { runView, viewSpec } from './view.js'
+import { discloseSpec, runDisclose } from './disclose.js'
+import { InputError } from './input-error.js'
+import { estimateSpec, runEstimate } from './estimate.js'
+import { exportSpec, runExport } from './export.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
@@ -80,7 +84,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec, discloseSpec, estimateSpec, exportSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -139,8 +143,8 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
   const spec = COMMANDS.find((c) => c.name === command)
   try {
     if (spec === undefined) throw new UsageError(`seqk: unknown command "${command}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`, null)
-    // `seqk resume <dir> -- <vitest args>`: what follows `--` is Vitest's, not ours.
-    const dash = spec.name === 'resume' ? rest.indexOf('--') : -1
+    // `seqk resume <dir> -- <vitest args>` (and estimate): what follows `--` is Vitest's, not ours.
+    const dash = spec.name === 'resume' || spec.name === 'estimate' ? rest.indexOf('--') : -1
     const { paths, flags } = parseCommand(spec, dash >= 0 ? rest.slice(0, dash) : rest)
     if (flags.help === true) {
       io.stdout(`${commandHelp(spec, wideFromEnv(io.env) ? Number.POSITIVE_INFINITY : TEXT_WIDTH)}\n`)
@@ -149,6 +153,9 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     const cwd = io.cwd ?? process.cwd()
     if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
+    if (spec.name === 'disclose') return runDisclose(paths, flags, io)
+    if (spec.name === 'export') return runExport(paths, flags, io)
+    if (spec.name === 'estimate') return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
@@ -198,7 +205,7 @@ function failed(command: string, error: unknown, io: CliIo): number {
     io.stderr(`${fit(error.message, io)}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
     return 1
   }
-  if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof MergeError || error instanceof RangeError) {
+  if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof MergeError || error instanceof InputError || error instanceof RangeError) {
     io.stderr(`${fit(`seqk ${command}: ${(error as Error).message}`, io)}\n`)
     return 1
   }

@@ -151,6 +151,8 @@ export const AttemptSchema = z.object({
   costUsdAtListPrice: z.number().nullable().optional(),
   /** The actor's answer was longer than its cap (`maxAnswerChars`) and was cut at this many characters (`finishReason` is `length`). */
   cutAtChars: z.number().int().positive().optional(),
+  /** The model that served the actor's call as the provider named it (a dated snapshot); absent when it did not say, and for local simulations. */
+  servedModel: z.string().optional(),
   /** Helper calls made for this attempt: the summariser before it, a critic or grader after it. */
   helperCalls: z.array(ModelCallSchema),
   /** Revision identical (after the verifier's normalisation) to the previous attempt; null for attempt 1. */

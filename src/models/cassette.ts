@@ -49,6 +49,8 @@ const CassetteFileSchema = z.object({
     /** Sent through a batch API: replayed with its batch price and list price, as recorded. */
     batched: z.boolean().optional(),
     costUsdAtListPrice: z.number().optional(),
+    /** The model the provider said served the call, replayed as recorded. */
+    servedModel: z.string().optional(),
   }),
   recordedAt: z.string(),
 })
@@ -161,7 +163,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const path = pathOf(key)
       if (mode !== 'record' && existsSync(path)) {
         const { response } = read(path)
-        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}) }
+        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}) }
       }
       if (mode === 'replay') throw new Error(missMessage(key))
       const live = await model.chat(request)
@@ -173,7 +175,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const file: CassetteFile = {
         schema: 'seqk.cassette/1',
         key,
-        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}) },
+        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}) },
         recordedAt: new Date().toISOString(),
       }
       mkdirSync(folder, { recursive: true })

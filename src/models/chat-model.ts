@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ComponentError, zodProblems } from './component-error.js'
+import type { Price } from './pricing.js'
 
 // The contract's schemas live in core/; re-exported here beside the interfaces that use them.
 export { ChatMessageSchema, UsageSchema, ZERO_USAGE, ModelCallSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
@@ -69,6 +70,8 @@ export interface ChatResponse {
   costUsdAtListPrice?: number
   /** The answer was longer than the model's `maxAnswerChars` and cut at this many characters. */
   cutAtChars?: number
+  /** The model that served the call as the provider names it (e.g. a dated snapshot), when it says. */
+  servedModel?: string
 }
 
 /**
@@ -185,6 +188,11 @@ export interface ChatModel {
    * may issue at once together (independent sampling draws its K samples at once, one batch).
    */
   gathers?: boolean
+  /**
+   * What its calls are priced at (USD per million tokens), for cost estimates before a run;
+   * absent when it has no price (its cost is then unknown, never $0).
+   */
+  price?: Price
 }
 
 /** Throws the signal's reason if it is aborted (so long loops stop between steps). */

@@ -146,6 +146,8 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
       model: name,
       params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer, summaryRepairFactor: profile.summaryRepairFactor ?? 1 },
     },
+    // Simulations cost nothing: an estimate prices them at $0, as their calls are.
+    price: { input: 0, output: 0 },
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const started = performance.now()
       if (latencyMs > 0) await sleep(latencyMs, request.signal)

@@ -110,6 +110,7 @@ export async function proposeAndVerify(input: {
     replayed: response.replayed ?? false,
     ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
+    ...(response.servedModel ? { servedModel: response.servedModel } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,
     unmodified: null,

@@ -19,7 +19,7 @@ describe('emitRun', () => {
     const c = context()
     const { written, failures } = await emitRun(runEmitters({ latest: true }), c)
     expect(failures).toEqual([])
-    expect(written).toEqual(['summary.json', 'pr-comment.md', 'report.html'])
+    expect(written).toEqual(['summary.json', 'disclosure.json', 'pr-comment.md', 'report.html'])
     for (const f of written) expect(existsSync(join(c.runDir, f))).toBe(true)
     expect(readFileSync(join(c.runDir, '..', 'latest'), 'utf8')).toBe(`${summary.runId}\n`)
     expect(c.printed[0]).toContain(summary.benchmarks[0]!.name)
@@ -33,7 +33,7 @@ describe('emitRun', () => {
     expect(failures.map((f) => f.name)).toEqual(['broken view'])
     expect(failures[0]!.message).toContain('disk on fire')
     expect(c.printed.some((l) => l.startsWith('seqk: the broken view could not be written: Error: disk on fire'))).toBe(true)
-    expect(written).toEqual(['summary.json', 'pr-comment.md', 'report.html'])
+    expect(written).toEqual(['summary.json', 'disclosure.json', 'pr-comment.md', 'report.html'])
   })
 
   it('a real output that cannot be written (the step summary is a directory) costs that output only', async () => {
@@ -42,7 +42,7 @@ describe('emitRun', () => {
     mkdirSync(stepSummary)
     const { written, failures } = await emitRun(runEmitters(), { ...c, env: { GITHUB_STEP_SUMMARY: stepSummary } })
     expect(failures.map((f) => f.name)).toEqual(['GitHub step summary'])
-    expect(written).toEqual(['summary.json', 'pr-comment.md', 'report.html'])
+    expect(written).toEqual(['summary.json', 'disclosure.json', 'pr-comment.md', 'report.html'])
   })
 
   it('a report whose trajectories cannot be read fails alone, after the summary and the history are written', async () => {
@@ -50,7 +50,8 @@ describe('emitRun', () => {
     const path = join(c.runDir, '..', 'history.jsonl')
     const history = runHistory(path, 'history.jsonl', summary)
     const { written, failures } = await emitRun(runEmitters(), { ...c, history, trajectories: () => { throw new Error('trajectories.jsonl: unreadable') } })
-    expect(failures.map((f) => f.name)).toEqual(['report.html'])
+    // The card's failure breakdown and wall time come from the trajectories: without them it is not written either.
+    expect(failures.map((f) => f.name)).toEqual(['disclosure.json', 'report.html'])
     expect(written).toEqual(['summary.json', 'pr-comment.md'])
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(summary.benchmarks[0]!.cells.length)
   })

@@ -14,6 +14,7 @@ import { githubAnnotations, renderMarkdownSummary } from './markdown.js'
 import { historyComparisonLines, renderBenchmarkTable, TABLE_WIDTH, wideFromEnv } from './table.js'
 import { runReportHtml } from './views.js'
 import { runVerdictLines } from './verdict-lines.js'
+import { disclosureEmitter } from './disclosure-file.js'
 
 /** What every emitter reads: the run's summary, where its files go, and how to speak. */
 export interface EmitContext {
@@ -171,13 +172,14 @@ const htmlReport: Emitter = {
 
 /**
  * The outputs of a run, in the order they run: the tables first (what a person reads), then the
- * summary (what everything else reads), then the views. `latest` and `html` add or drop those two.
+ * summary (what everything else reads) and the disclosure card, then the views. `latest` and `html`
+ * add or drop those two; `disclosure` says who collects the card's harness facts (default the reporter).
  *
  * @example
  * const failures = await emitRun(runEmitters({ html: true }), context)
  */
-export function runEmitters(options: { latest?: boolean; html?: boolean } = {}): Emitter[] {
-  return [tables, verdictLines, summaryFile, ...(options.latest ? [latestPointer] : []), historyComparisons, history, prComment, stepSummary, annotations, ...(options.html === false ? [] : [htmlReport])]
+export function runEmitters(options: { latest?: boolean; html?: boolean; disclosure?: 'reporter' | 'seqk merge' } = {}): Emitter[] {
+  return [tables, verdictLines, summaryFile, disclosureEmitter(options.disclosure), ...(options.latest ? [latestPointer] : []), historyComparisons, history, prComment, stepSummary, annotations, ...(options.html === false ? [] : [htmlReport])]
 }
 
 /** What a run of the emitters wrote, and which of them failed (each with why). */

@@ -26,6 +26,7 @@ import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emi
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { runVerdict, verdictBlock } from '../protocol/verdict.js'
 import { skipLines } from './skipped.js'
+import { isDryRun } from '../core/estimate.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -145,7 +146,8 @@ export default class SeqkReporter implements Reporter {
 
   /** Appends a record to the run's plan.jsonl (never for a run refused its directory). */
   private plan(record: { type: 'files'; files: string[] } | { type: 'file'; file: string; cells: { benchmark: string; cellId: string; trajectories: number }[] } | { type: 'load-error'; file: string; error: string }): void {
-    if (this.refused || this.vitest?.config.mergeReports) return
+    // A dry run (seqk estimate) writes no run directory.
+    if (this.refused || this.vitest?.config.mergeReports || isDryRun()) return
     try {
       mkdirSync(this.runDir, { recursive: true })
       appendPlanRecord(join(this.runDir, PLAN_FILE), { schema: 'seqk.plan/1', runId: this.runId, ...record })

@@ -18,6 +18,7 @@ import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
+import { cellStartExtras, dryRunNote } from './cell-estimate.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
 import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
 import './artifact-types.js'
@@ -121,9 +122,12 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
       test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId, trajectories: planned } } }, async (context) => {
         // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
         if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
+        const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
+        // SEQK_DRY_RUN: the cell's cost estimate instead of the cell.
+        const dryRun = dryRunNote(spec, plan)
+        if (dryRun !== undefined) return context.skip(dryRun)
         const run = currentRun()
         const file = join(run.runDir, TRAJECTORIES_FILE)
-        const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
         const only = shard ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id)) : undefined
         // A resumed run keeps what had ended under this protocol and runs only the rest.
         const { reuse } = planResume(resumedTrajectories(run), { benchmark: name, cellId: spec.cellId, ...plan }, run.runDir)
@@ -134,7 +138,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         // The file exists from the cell's start, even for a shard with none of its tasks.
         appendFileSync(file, '')
         const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
-        const declared: CellStartRecord = { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}) }
+        const declared: CellStartRecord = { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}), ...cellStartExtras(spec, plan, run) }
         appendCellRecord(cellsFile, declared)
         // Carried in the artifact too, so --merge-reports can rebuild cells.jsonl on another machine.
         await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, declared, ...(run.resume ? { reused: reuse.size } : {}) })

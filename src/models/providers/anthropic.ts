@@ -6,7 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 /** The options of `actors.anthropic()`. */
 export interface AnthropicOptions extends RemoteOptions {
@@ -148,7 +148,7 @@ function completionOf(message: Anthropic.Message): RawCompletion {
   if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
     throw new TransportError(`malformed response: no text content (${message.content.length} content blocks, stop_reason ${JSON.stringify(message.stop_reason)})`)
   }
-  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason) }
+  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason), ...served(message.model) }
 }
 
 /**

@@ -6,7 +6,7 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
 
 /** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
@@ -115,7 +115,7 @@ function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   expectBody(completion, 'choices', 'Chat Completions')
   const choice = completion.choices?.[0]
   if (!choice) throw emptyResponse(`no choices in ${JSON.stringify(completion).slice(0, 80)}`)
-  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal) }
+  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal), ...served(completion.model) }
 }
 
 /**
@@ -129,8 +129,10 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
   let refusal = ''
   let usage: OpenAI.CompletionUsage | null | undefined
   let events = 0
+  let model: string | undefined
   for await (const chunk of stream) {
     events++
+    model = chunk.model || model
     const choice = chunk.choices?.[0]
     answer.add(choice?.delta?.content)
     if (refusal.length < 1000) refusal += choice?.delta?.refusal ?? ''
@@ -138,7 +140,7 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
     usage = chunk.usage ?? usage
   }
   if (finish === undefined && answer.text === '') throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} with no text and no finish reason`)
-  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}) }
+  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}), ...served(model) }
 }
 
 /** A Responses API request body. */
@@ -182,7 +184,7 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
   const { text, refusal } = responseText(response)
   if (!text && !refusal && response.status === 'completed') throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
-  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other' }
+  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other', ...served(response.model) }
 }
 
 /**

@@ -17,6 +17,13 @@ export interface RawCompletion {
   finishReason: FinishReason
   /** The answer was longer than `maxAnswerChars`: `text` is its start. */
   cut?: boolean
+  /** The model the provider says served the call (its response's `model`), when it says. */
+  servedModel?: string
+}
+
+/** The served model a response names, when it names one (a gateway may leave it empty). */
+export function served(model: unknown): { servedModel?: string } {
+  return typeof model === 'string' && model !== '' ? { servedModel: model } : {}
 }
 
 /** Default `maxAnswerChars`: about 250 000 tokens, far beyond any answer a model gives on purpose. */
@@ -143,6 +150,7 @@ export function remoteChatModel<Client>(input: {
     id: input.id,
     descriptor,
     ...(input.batched ? { gathers: true } : {}),
+    ...(price ? { price } : {}),
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
       const started = performance.now()
@@ -215,6 +223,7 @@ export function remoteChatModel<Client>(input: {
           usage: done.usage,
           finishReason: cut ? 'length' : done.finishReason,
           ...(cut ? { cutAtChars: maxAnswerChars } : {}),
+          ...(done.servedModel ? { servedModel: done.servedModel } : {}),
           latencyMs: performance.now() - started,
           // Unknown usage has an unknown cost (undefined: null in the record), never $0.
           costUsd: price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,

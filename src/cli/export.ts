@@ -1,0 +1,109 @@
+/**
+ * `seqk export <run> --format inspect | junit`: a run in the formats other tools read: one
+ * inspect_ai EvalLog JSON per cell (`inspect view <dir>` opens them), or one JUnit XML file for CI
+ * dashboards. What maps to what: docs/disclosure-and-exports.md.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { resolveSummaryPath } from '../analysis/load-runs.js'
+import { readSummary } from '../artifacts/summary-file.js'
+import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
+import { readTrajectories } from '../artifacts/trajectories-file.js'
+import { readTaskRecords, TASKS_FILE } from '../artifacts/tasks-file.js'
+import { DISCLOSURE_FILE, readDisclosure } from '../report/disclosure-file.js'
+import { inspectLogs } from '../report/inspect-log.js'
+import { junitXml } from '../report/junit.js'
+import { plural } from '../metrics/format.js'
+import type { CommandSpec, FlagValues } from './args.js'
+import { UsageError } from './args.js'
+import { InputError } from './input-error.js'
+import type { CliIo } from './run.js'
+import { fit } from './fit.js'
+
+export const exportSpec: CommandSpec = {
+  name: 'export',
+  usage: 'seqk export <run> --format inspect|junit [--out <path>]',
+  summary:
+    'Export a run for other tools: inspect_ai EvalLog JSON files, one per cell (open them with `inspect view`), or JUnit XML with one test case per cell and per failed check (for CI dashboards).',
+  details: [
+    'A run is a run directory (.seqk/runs/<id>), its summary.json, or a runs directory (its newest',
+    'run). --format inspect writes <out>/<benchmark>_<cell>.json (default <run dir>/inspect/); each',
+    'sample is one trajectory (the task as sample id, the repeat as epoch) with its conversation,',
+    "a score per attempt and `solved`; the results hold the cell's Seq@k or Pass@k. --format junit",
+    'writes one file (default <run dir>/junit.xml). The mapping, field by field: docs/disclosure-and-exports.md.',
+    '',
+    'Examples:  npx seqk export .seqk/runs/latest --format inspect && inspect view --log-dir .seqk/runs/latest/inspect',
+    '           npx seqk export .seqk/runs/latest --format junit --out reports/seqk-junit.xml',
+  ].join('\n'),
+  flags: [
+    {
+      name: 'format',
+      kind: 'string',
+      value: 'inspect|junit',
+      description: 'inspect (inspect_ai EvalLog JSON, one file per cell) or junit (one JUnit XML file)',
+    },
+    {
+      name: 'out',
+      kind: 'string',
+      value: '<path>',
+      description:
+        'a directory for inspect (default <run dir>/inspect), a file for junit (default <run dir>/junit.xml)',
+    },
+  ],
+}
+
+/** Runs `seqk export`; returns its exit code. */
+export function runExport(paths: readonly string[], flags: FlagValues, io: CliIo): number {
+  if (paths.length !== 1)
+    throw new UsageError(
+      `seqk export: give exactly one run (got ${paths.length}), e.g. seqk export .seqk/runs/latest --format inspect`,
+      'export',
+    )
+  const format = flags.format
+  if (format !== 'inspect' && format !== 'junit')
+    throw new UsageError(
+      `seqk export: --format must be inspect or junit (got ${format === undefined ? 'none' : `"${String(format)}"`})`,
+      'export',
+    )
+  const cwd = io.cwd ?? process.cwd()
+  const runDir = dirname(resolveSummaryPath(resolve(cwd, paths[0]!)))
+  const out =
+    typeof flags.out === 'string'
+      ? resolve(cwd, flags.out)
+      : join(runDir, format === 'inspect' ? 'inspect' : 'junit.xml')
+  let summary
+  try {
+    summary = readSummary(join(runDir, 'summary.json'))
+  } catch (error) {
+    throw new InputError(`cannot export ${runDir}: ${(error as Error).message}`, { cause: error })
+  }
+  if (format === 'junit') {
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, junitXml(summary))
+    const cells = summary.benchmarks.reduce((n, b) => n + b.cells.length, 0)
+    io.stdout(
+      `${fit(`seqk export: ${plural(cells, 'cell')} of ${plural(summary.benchmarks.length, 'benchmark')} as JUnit XML; wrote ${out}`, io)}\n`,
+    )
+    return 0
+  }
+  const path = join(runDir, TRAJECTORIES_FILE)
+  let trajectories, tasks, card
+  try {
+    // The conversations are the point of an inspect log: every answer and feedback text, read in full.
+    trajectories = existsSync(path) ? readTrajectories(path).trajectories : []
+    tasks = readTaskRecords(join(runDir, TASKS_FILE))
+    card = existsSync(join(runDir, DISCLOSURE_FILE)) ? readDisclosure(join(runDir, DISCLOSURE_FILE)) : undefined
+  } catch (error) {
+    throw new InputError(`cannot export ${runDir}: ${(error as Error).message}`, { cause: error })
+  }
+  const logs = inspectLogs({ summary, trajectories, tasks, ...(card ? { card } : {}) })
+  mkdirSync(out, { recursive: true })
+  for (const { file, log } of logs) writeFileSync(join(out, file), `${JSON.stringify(log)}\n`)
+  const samples = logs.reduce((n, l) => n + ((l.log.samples as unknown[] | undefined)?.length ?? 0), 0)
+  const note =
+    tasks.size === 0 ? ` (the run has no ${TASKS_FILE}: each sample's input says its prompt is not recorded)` : ''
+  io.stdout(
+    `${fit(`seqk export: ${plural(logs.length, 'inspect_ai log')} (${plural(samples, 'sample')}) into ${out}${note}`, io)}\n`,
+  )
+  return 0
+}
