@@ -4,14 +4,16 @@ import { defineConfig } from 'vitest/config'
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url))
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** Tests under src/ that start child processes: real Python (the sandbox, the pool, reference solutions). */
+/** Tests under src/ and fixtures/ that start child processes: real Python (the sandbox, the pool, reference solutions), git, xmllint. */
 const INTEGRATION_SOURCES = [
   'src/verifiers/python-tests/{hostile-judge,hostile,pool,python-tests,sandbox,task-fields}.test.ts',
   'src/benchmarks/simulation-from-reference.test.ts',
   // Spawns a child that exits, for a pid that is gone.
   'src/artifacts/run-lock.test.ts',
   // Run xmllint, or collect the environment (git, python --version) for the disclosure card.
-  'src/report/{junit,disclosure}.test.ts',
+  'src/report/{junit,disclosure,emitters}.test.ts',
+  // Smoke-tests the sandbox (bwrap, python3) at declaration.
+  'fixtures/code-tasks.test.ts',
 ]
 /** Tests that run Vitest or the CLI as child processes, npm pack, or Chromium. */
 const E2E = ['test/*.e2e.test.ts', 'test/{analyze-cli,crash,live-browser,pack,report-browser,view-cli,workflows}.test.ts']

@@ -95,7 +95,7 @@ describe('npx seqk summarize', () => {
     const out = join(tmp, 'recomputed.json')
     const r = await seqk(['summarize', runDir, '--out', out])
     expect(r.status, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^seqk summarize: \d+ trajectories · \d+ cells · [^;]+;\s+wrote /)
+    expect(r.stdout).toMatch(/^seqk summarize: \d+ trajectories · \d+ cells · [^;]+;\s+wrote\s/)
     const recomputed = readSummary(out)
     expect({ ...recomputed, createdAt: 'x' }).toEqual({ ...summary, createdAt: 'x' })
   })
