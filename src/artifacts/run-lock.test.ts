@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { acquireRunLock, isStale, LOCK_FILE, readRunLock, RunLockedError } from './run-lock.js'
+import { acquireRunLock, isStale, LOCK_FILE, ownProcessStart, readRunLock, RunLockedError } from './run-lock.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -62,6 +62,27 @@ describe('acquireRunLock', () => {
     lock.release()
     writeFileSync(join(dir, LOCK_FILE), '{"schema":"seqk.lock/1","pid":')
     acquireRunLock(dir).release()
+  })
+
+  it('takes over a lock whose holder is a zombie (killed with its parent, never reaped) or whose pid went to a later process', async () => {
+    // `true &` exits at once; its parent then becomes `sleep`, which never waits: a zombie for 5 s.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 })
+    const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))))
+    try {
+      await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5000 }).toBe('Z')
+      expect(isStale({ schema: 'seqk.lock/1', pid: zombie, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z' })).toBe(true)
+    } finally {
+      parent.kill('SIGKILL')
+    }
+    // The parent of this test process is alive, but it started at another time than the holder did.
+    const start = ownProcessStart()
+    expect(start).toBeGreaterThan(0)
+    expect(isStale({ schema: 'seqk.lock/1', pid: process.ppid, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z', processStart: start! + 1 })).toBe(true)
+    const dir = runDir()
+    acquireRunLock(dir).release()
+    const lock = acquireRunLock(dir)
+    expect(readRunLock(dir)?.processStart).toBe(start)
+    lock.release()
   })
 
   it("cannot judge another host's lock: refused, saying which file to delete if that run is gone", () => {

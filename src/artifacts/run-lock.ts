@@ -13,7 +13,15 @@ import { z } from 'zod'
 
 export const LOCK_FILE = 'seqk.lock'
 
-const HolderSchema = z.object({ schema: z.literal('seqk.lock/1'), pid: z.number().int().positive(), host: z.string(), startedAt: z.string(), command: z.string().optional() })
+const HolderSchema = z.object({
+  schema: z.literal('seqk.lock/1'),
+  pid: z.number().int().positive(),
+  host: z.string(),
+  startedAt: z.string(),
+  command: z.string().optional(),
+  /** The holder's start in clock ticks since boot (Linux /proc), telling it from a later process given the same pid. */
+  processStart: z.number().int().nonnegative().optional(),
+})
 /** Who holds a run directory. */
 export type LockHolder = z.infer<typeof HolderSchema>
 
@@ -34,8 +42,33 @@ export interface RunLock {
   release(): void
 }
 
-/** Whether a process with this pid runs on this host (EPERM: it runs, as another user). */
-export function processAlive(pid: number): boolean {
+/** A process's state letter and start time from Linux's /proc/<pid>/stat, or undefined where there is none. */
+function procStat(pid: number): { state: string; start: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // "pid (comm) state ppid …": the command may hold spaces and parentheses, so read after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return { state: fields[0] ?? '', start: Number(fields[19]) }
+  } catch {
+    return undefined
+  }
+}
+
+/** This process's start in clock ticks since boot, where Linux's /proc tells it. */
+export function ownProcessStart(): number | undefined {
+  const start = procStat(process.pid)?.start
+  return start !== undefined && Number.isSafeInteger(start) ? start : undefined
+}
+
+/**
+ * Whether a process with this pid runs on this host (EPERM: it runs, as another user). A zombie
+ * is gone (killed with its parent, it waits for an init that may never reap it, as in containers),
+ * and so is a process that started at another time than `start`: the pid was given to another.
+ */
+export function processAlive(pid: number, start?: number): boolean {
+  const stat = procStat(pid)
+  if (stat && (stat.state === 'Z' || stat.state === 'X')) return false
+  if (stat && start !== undefined && stat.start !== start) return false
   try {
     process.kill(pid, 0)
     return true
@@ -60,7 +93,7 @@ function parseHolder(path: string): LockHolder | undefined {
 
 /** Whether `holder` is known to be gone: it ran on this host and its process has ended. */
 export function isStale(holder: LockHolder): boolean {
-  return holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid)
+  return holder.host === hostname() && holder.pid !== process.pid && !processAlive(holder.pid, holder.processStart)
 }
 
 /** The refusal's words: who holds the directory, since when, and what to do. */
@@ -83,7 +116,8 @@ export function lockedMessage(runDir: string, holder: LockHolder): string {
 export function acquireRunLock(runDir: string, command?: string): RunLock {
   mkdirSync(runDir, { recursive: true })
   const path = join(runDir, LOCK_FILE)
-  const mine: LockHolder = { schema: 'seqk.lock/1', pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(command ? { command } : {}) }
+  const processStart = ownProcessStart()
+  const mine: LockHolder = { schema: 'seqk.lock/1', pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(command ? { command } : {}), ...(processStart !== undefined ? { processStart } : {}) }
   const text = `${JSON.stringify(mine)}\n`
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
