@@ -178,5 +178,5 @@ async function streamMessage(client: Anthropic, body: Anthropic.MessageCreatePar
   if (!answer.text && stop !== 'refusal' && stop !== 'max_tokens') throw new TransportError(`malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`)
   // The start's usage counts the input; the last delta's, the output.
   const merged = { ...start.usage, ...(usage?.output_tokens !== undefined ? { output_tokens: usage.output_tokens } : {}) } as Anthropic.Usage
-  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}) }
+  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}), ...served(start.model) }
 }
