@@ -112,8 +112,12 @@ function chargedMiB(mode: SandboxMode): number | undefined {
     try {
       const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n')
       const v1 = lines.map((l) => l.split(':')).find((f) => f[1]?.split(',').includes('memory'))
-      const path = v1 ? `/sys/fs/cgroup/memory${v1[2] ?? ''}/seqk-${pid}/memory.usage_in_bytes` : `/sys/fs/cgroup${lines.find((l) => l.startsWith('0::'))?.slice(3) ?? ''}/seqk-${pid}/memory.current`
-      total = (total ?? 0) + Number(readFileSync(path, 'utf8')) / MiB
+      const dir = v1 ? `/sys/fs/cgroup/memory${v1[2] ?? ''}/seqk-${pid}` : `/sys/fs/cgroup${lines.find((l) => l.startsWith('0::'))?.slice(3) ?? ''}/seqk-${pid}`
+      // What cannot be reclaimed: process memory and shared memory (tmpfs, /dev/shm). The page cache
+      // of files an attempt read stays charged after it, but the kernel reclaims it before any limit bites.
+      const stat = new Map(readFileSync(`${dir}/memory.stat`, 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string]))
+      const bytes = (...names: string[]) => names.reduce((sum, name) => sum + Number(stat.get(name) ?? 0), 0)
+      total = (total ?? 0) + (v1 ? bytes('total_rss', 'total_shmem') : bytes('anon', 'shmem')) / MiB
     } catch {
       // no cgroup (not root, or not delegated): nothing to read
     }
