@@ -11,7 +11,7 @@ import { runCli } from '../src/cli/run.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
 import { ESTIMATE_SCHEMA, type CellEstimate } from '../src/core/estimate.js'
 import { evalLogValidator, HAS_XMLLINT, schemaErrors, xmllintJunit } from './export-schemas.js'
-import { fakeRun } from './report-fixtures.js'
+import { cellStartOf, fakeRun } from './report-fixtures.js'
 import { unwrapped } from './fixture-project.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-export-cli-'))
@@ -43,22 +43,7 @@ function runDir(name: string, options: { estimates?: boolean } = {}): string {
       },
     }
     appendCellRecord(join(dir, 'cells.jsonl'), {
-      schema: 'seqk.cell/1',
-      type: 'start',
-      runId: name,
-      benchmark: c.benchmark,
-      cellId: c.cellId,
-      actorId: c.actorId,
-      mode: c.mode,
-      protocol: c.protocol,
-      fingerprint: c.fingerprint,
-      taskIds: c.perTask.map((t) => t.taskId),
-      taskHashes: {},
-      repeats: c.repeats,
-      thresholds: {},
-      errors: 'left-out',
-      file: 'evals/toy.eval.ts',
-      baseline: null,
+      ...cellStartOf(c, 'evals/toy.eval.ts', name),
       ...(options.estimates === false ? {} : { estimate }),
     })
   }

@@ -1,6 +1,7 @@
 // A small synthetic run for the report tests: trajectories built by rule, summarised by the real
 // cell summariser, so summary.json and trajectories.jsonl agree as they do in a real run.
-import { SUMMARY_SCHEMA, type Attempt, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
+import { SUMMARY_SCHEMA, type Attempt, type CellSummary, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
+import type { CellStartRecord } from '../src/artifacts/cells-file.js'
 import { createRng } from '../src/metrics/index.js'
 import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
@@ -147,4 +148,26 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
   )
   const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId, createdAt: '2026-01-01T00:00:05.000Z', benchmarks: [{ name: benchmark, file: options.file ?? 'evals/toy.eval.ts', cells }] }
   return { summary, trajectories }
+}
+
+/** The start record a summarised cell would have written to cells.jsonl (no thresholds, errors left out, no baseline). */
+export function cellStartOf(cell: CellSummary, file: string, runId = cell.runId): CellStartRecord {
+  return {
+    schema: 'seqk.cell/1',
+    type: 'start',
+    runId,
+    benchmark: cell.benchmark,
+    cellId: cell.cellId,
+    actorId: cell.actorId,
+    mode: cell.mode,
+    protocol: cell.protocol,
+    fingerprint: cell.fingerprint,
+    taskIds: cell.perTask.map((t) => t.taskId),
+    taskHashes: {},
+    repeats: cell.repeats,
+    thresholds: {},
+    errors: 'left-out',
+    file,
+    baseline: null,
+  }
 }

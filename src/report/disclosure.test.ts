@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
-import { fakeRun } from '../../test/report-fixtures.js'
+import { cellStartOf, fakeRun } from '../../test/report-fixtures.js'
 import type { CellStartRecord } from '../artifacts/cells-file.js'
 import { DisclosureCardSchema } from '../core/disclosure.js'
 import { ESTIMATE_SCHEMA, type CellEstimate } from '../core/estimate.js'
@@ -50,22 +50,7 @@ function startsOf(
 ): CellStartRecord[] {
   return summary.benchmarks.flatMap((b) =>
     b.cells.map((c, i) => ({
-      schema: 'seqk.cell/1' as const,
-      type: 'start' as const,
-      runId: c.runId,
-      benchmark: c.benchmark,
-      cellId: c.cellId,
-      actorId: c.actorId,
-      mode: c.mode,
-      protocol: c.protocol,
-      fingerprint: c.fingerprint,
-      taskIds: c.perTask.map((t) => t.taskId),
-      taskHashes: {},
-      repeats: c.repeats,
-      thresholds: {},
-      errors: 'left-out' as const,
-      file: b.file,
-      baseline: null,
+      ...cellStartOf(c, b.file),
       estimate: estimate(expected(i)),
       provenance: { sources: source ? [source] : [], revisions: ['v1.2'], subsets: [] },
     })),
