@@ -49,7 +49,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts'],
           exclude: [...INTEGRATION_SOURCES, '**/node_modules/**'],
           setupFiles: ['./test/setup/no-child-process.ts'],
-          benchmark: { include: ['src/**/*.bench.ts', 'test/**/*.bench.ts'] },
+          benchmark: { include: ['src/**/*.bench.ts'] },
           // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
           // Vitest loads any installed dependency: benches measure what users run.
           server: { deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] } },
@@ -62,6 +62,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts', ...INTEGRATION_SOURCES],
           exclude: [...E2E, '**/node_modules/**'],
+          // Benches under test/ start Python, servers or the built package's children.
+          benchmark: { include: ['test/**/*.bench.ts'] },
           testTimeout: 30_000,
         },
       },

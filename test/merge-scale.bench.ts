@@ -10,7 +10,7 @@
 //
 // Streaming, the merge's memory should not grow with what the attempts wrote (4 KiB vs 1 KiB).
 //
-//   npx vitest bench --run --project unit test/merge-scale.bench.ts
+//   npx vitest bench --run --project integration test/merge-scale.bench.ts
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -20,7 +20,7 @@
 // SEQK_BENCH_CODE_EVAL=1 adds Hugging Face code_eval's exec-in-threads runner (CODE_EVAL_RUNNER).
 // SEQK_BENCH_ROUNDS sets the rounds (default 3).
 //
-//   npm run bench:verify     (= npx vitest bench --run --project unit test/verify-throughput.bench.ts)
+//   npm run bench:verify     (= npx vitest bench --run --project integration test/verify-throughput.bench.ts)
 //
 // Reads ../shared/benchmarks/ (never copied into the repository); skipped when it is absent.
 import { execFile, spawn } from 'node:child_process'
