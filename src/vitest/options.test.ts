@@ -66,7 +66,10 @@ describe('resolveOptions', () => {
   })
 
   it('rejects an unknown feedback mode with the fix', () => {
-    expect(problemsOf({ ...base(), modes: { critic: { feedback: 'critic' } } })).toContain('modes.critic.feedback: unknown feedback mode: expected feedback.binary() or feedback.verifier()')
+    expect(problemsOf({ ...base(), modes: { critic: { feedback: 'critic' } } })).toContain('modes.critic.feedback: unknown feedback mode: expected feedback.binary(), feedback.verifier()')
+    // A hand-made mode whose kind the protocol records cannot hold is refused at declaration.
+    const custom = { ...feedback.verifier(), kind: 'hint' }
+    expect(problemsOf({ ...base(), modes: { hint: { feedback: custom } } })).toContain("kind 'binary' | 'verifier' | 'critic'")
   })
 
   it('rejects duplicate task ids', () => {

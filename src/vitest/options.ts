@@ -8,7 +8,7 @@ import type { PromptBuilder } from '../protocol/prompt-builder.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { ErrorPolicy } from '../core/schemas.js'
-import { RATE_METRICS } from '../core/kinds.js'
+import { FEEDBACK_KINDS, isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
@@ -21,8 +21,10 @@ const ChatModelShape = z.custom<ChatModel>((v) => isObject(v) && typeof v.id ===
 const VerifierShape = z.custom<Verifier>((v) => isObject(v) && typeof v.verify === 'function' && typeof v.name === 'string', {
   message: 'expected a verifier such as verifiers.pythonTests() (an object with name, version, settings and verify())',
 })
-const FeedbackShape = z.custom<FeedbackMode>((v) => isObject(v) && typeof v.render === 'function' && typeof v.kind === 'string', {
-  message: 'unknown feedback mode: expected feedback.binary() or feedback.verifier() (an object with kind, name and render())',
+// The kind is checked here, at declaration, not at the first failed attempt: the protocol records
+// and the reporter only know the closed list of kinds.
+const FeedbackShape = z.custom<FeedbackMode>((v) => isObject(v) && typeof v.render === 'function' && isOneOf(FEEDBACK_KINDS, v.kind), {
+  message: `unknown feedback mode: expected feedback.binary(), feedback.verifier() or feedback.critic() (an object with name, render() and kind ${FEEDBACK_KINDS.map((k) => `'${k}'`).join(' | ')})`,
 })
 const HistoryShape = z.custom<HistoryPolicy>((v) => isObject(v) && typeof v.build === 'function' && typeof v.name === 'string', {
   message: "expected 'full', 'last', 'summary' or a history policy object with name and build()",
