@@ -16,7 +16,9 @@ export type ChatMessage = z.infer<typeof ChatMessageSchema>
  * The role a model plays in a call. Cassettes (record/replay) and usage accounting key on it.
  * `annotator`: the LLM revision annotator (paper §5.2.2), an analysis of the run, not part of it.
  */
-export type ModelRole = 'actor' | 'critic' | 'grader' | 'summariser' | 'annotator'
+export const MODEL_ROLES = ['actor', 'critic', 'grader', 'summariser', 'annotator'] as const
+/** The role a model plays in a call: `actor`, `critic`, `grader`, `summariser` or `annotator`. */
+export type ModelRole = (typeof MODEL_ROLES)[number]
 
 /**
  * Token usage of one call. `inputTokens` counts every input token, cached ones included;
@@ -98,7 +100,7 @@ export function sumUsage(usages: Iterable<Usage | null>): UsageSum {
  * grader) are listed on the attempt they served.
  */
 export const ModelCallSchema = z.object({
-  role: z.enum(['actor', 'critic', 'grader', 'summariser', 'annotator']),
+  role: z.enum(MODEL_ROLES),
   /** Null when the reply reported no usage. */
   usage: CallUsageSchema,
   latencyMs: z.number().nonnegative(),
