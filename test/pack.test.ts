@@ -264,6 +264,12 @@ describe('a user project with the installed package', () => {
     expect(result.stdout).toMatch(/Tests\s+2 passed/)
     expect(result.output).not.toMatch(/\.eval\.ts|evals\/|Seq@|no thresholds/)
     expect(existsSync(runs) ? readdirSync(runs).sort() : []).toEqual(before)
+    // With our reporter added to a run of plain tests, as a config that lists it for every project
+    // has it: still no run directory (the plan it starts for a live view is discarded).
+    const reported = await vitestInProject(['run', '--reporter=vitest-seqk/reporter', '--reporter=default'])
+    expect(reported.code, reported.output).toBe(0)
+    expect(reported.stdout).toMatch(/Tests\s+2 passed/)
+    expect(existsSync(runs) ? readdirSync(runs).sort() : []).toEqual(before)
   }, 150_000)
 
   it('fails the run on a missed threshold, names it, and still writes the artifacts', async () => {

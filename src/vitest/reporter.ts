@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { SerializedError, TestArtifact } from 'vitest'
@@ -69,6 +69,8 @@ export default class SeqkReporter implements Reporter {
   private runDir = ''
   /** `latest` is kept only in our own runs directory, never beside a directory the user chose. */
   private writeLatest = true
+  /** Whether this run named its directory itself (not a resume, not a directory the user chose). */
+  private newDir = true
   private progress: Progress
   private readonly cells: CellRecord[] = []
   /** Why this run may not use its directory (it holds another run, or cannot be resumed). */
@@ -157,6 +159,19 @@ export default class SeqkReporter implements Reporter {
     }
   }
 
+  /**
+   * A run of plain tests (no cell, no eval file that failed to load) leaves no run directory: the
+   * plan.jsonl it wrote for a live view at the start is all it holds.
+   */
+  private discardEmptyRun(): void {
+    if (!this.newDir || this.refused || !existsSync(this.runDir)) return
+    try {
+      if (readdirSync(this.runDir).every((name) => name === PLAN_FILE)) rmSync(this.runDir, { recursive: true, force: true })
+    } catch {
+      // Tidying only: a directory left behind is harmless.
+    }
+  }
+
   private relativeFile(moduleId: string): string {
     return displayPath(this.root, moduleId)
   }
@@ -178,6 +193,7 @@ export default class SeqkReporter implements Reporter {
     this.runDir = location.runDir
     this.runId = location.runId
     this.writeLatest = location.writeLatest
+    this.newDir = location.kind === 'new'
     if (location.conflict) this.refused = location.conflict
     else if (location.kind === 'resume') {
       // Another run writing there now is refused before anything of the directory is read.
@@ -390,6 +406,7 @@ export default class SeqkReporter implements Reporter {
         this.log(problem)
         this.problems.push(problem)
       }
+      this.discardEmptyRun()
       return
     }
     const color = this.options.color ?? (supportsColor !== false && !process.env.NO_COLOR)
