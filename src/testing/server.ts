@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { FaultQueue, retryHeaders } from './faults.js'
-import { rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
+import { limitHeaders, rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
 import { echo, normaliseReply } from './responders.js'
 import { SSE_HEADERS, writeSse } from './sse.js'
 import { BatchApi, BatchOptionsSchema, type BatchAnswer, type BatchOptions } from './batches.js'
@@ -201,7 +201,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         request.rateLimited = true
         requests.push(request)
         const wait = `${Math.ceil(verdict.waitMs)} ms`
-        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, { headers: rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true) })
+        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, {
+          headers: {
+            ...rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true),
+            ...(limit?.limitHeaders === false ? {} : limitHeaders(wire.api, { requestsPerSecond: bucket!.requestsPerSecond, fullInMs: bucket!.fullInMs(performance.now()) }, Date.now())),
+          },
+        })
       }
       requests.push(request)
       await answer({ wire, parsed: parsed.value, request, res, serial, signal: controller.signal, fail })
