@@ -51,7 +51,8 @@ export interface TestServerOptions {
    * Enforce a request rate, as a provider does: a token bucket of `burst` requests (default one
    * second's worth) refilled at `requestsPerSecond`. A request beyond it gets a 429 in the
    * provider's error shape with `retry-after` (whole seconds, rounded up) and, unless
-   * `retryAfterMs: false`, `retry-after-ms` (the exact wait); it is recorded in `requests` with
+   * `retryAfterMs: false`, `retry-after-ms` (the exact wait), and unless `limitHeaders: false`
+   * the provider's request-limit headers (the rate per minute, the reset); it is recorded in `requests` with
    * `rateLimited: true` and takes no fault. Checked after credentials and the body's validation.
    * Default: no limit.
    *
