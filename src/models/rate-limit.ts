@@ -105,8 +105,6 @@ export class AdaptiveLimiter {
   #spacingMs = 0
   /** The spacing of the rate the server last stated (0: none stated): the spacing never goes below it. */
   #statedMs = 0
-  /** The last rate-limit event moved the next start forward to the server's reset. */
-  #pulled = false
   /** The spacing that last got a 429 (too narrow, then). */
   #tooNarrowMs = 0
   /** Until this time a 429 of a call whose start is unknown belongs to the last rate-limit event. */
@@ -234,10 +232,6 @@ export class AdaptiveLimiter {
     const wait = ms !== undefined && Number.isFinite(ms) && ms > 0 && ms <= MAX_SHARED_WAIT_MS ? ms : undefined
     const newEvent = hint.startedAt === undefined ? now >= this.#eventUntil : hint.startedAt > this.#rateReactedAt
     const exact = hint.retryAfterExact === true
-    // A reset sooner than the next start already due moves that start forward (see below), but
-    // not twice in a row with no success between: a reset read on a skewed clock cannot loop.
-    const reset = hint.requestsResetMs
-    const pull = newEvent && wait !== undefined && !exact && reset !== undefined && Number.isFinite(reset) && !(this.#pulled && this.#sinceEvent === 0)
     if (newEvent) {
       // Paced starts bound the rate on their own; halving the calls in flight as well left one
       // call at a time, bound by its latency (13 of 20 allowed requests a second).
@@ -260,11 +254,8 @@ export class AdaptiveLimiter {
       this.#rateReactedAt = now
     }
     // The endpoint holds the wait for every call: an exact one in full, a whole-second one for one learned spacing.
-    const held = wait === undefined ? undefined : exact ? wait : heldFor(this.#spacingMs, reset)
-    // With the reset known, the next start is when the allowance is back, even if one was due
-    // later: at a burst of 1 the slot of a start that came a few ms early would otherwise be lost.
-    if (held !== undefined) this.#notBefore = pull ? now + held : Math.max(this.#notBefore, now + held)
-    if (newEvent) this.#pulled = pull
+    const held = wait === undefined ? undefined : exact ? wait : heldFor(this.#spacingMs, hint.requestsResetMs)
+    if (held !== undefined) this.#notBefore = Math.max(this.#notBefore, now + held)
     if (newEvent) this.#eventUntil = Math.max(now, now + (held ?? 0))
     this.pump()
     // A call whose 429 carried no wait, or a long one, keeps its own (a per-call backoff, or the server's wait).
