@@ -2,16 +2,31 @@
  * Honest answers whose values have another type than the reference's, for the parity corpus
  * (test/parity.test.ts): the reference solution with its entry point wrapped so that what it
  * returns changes type but not value, as real models write it — a namedtuple where a tuple is
- * expected, a `defaultdict(lambda: 0)` for a dict, a dict's keys view for a set, an `int` or a
- * `float` subclass, numpy scalars — and one whose entry point raises a standard exception the
+ * expected, a `defaultdict(lambda: 0)` for a dict, a dict's keys view for a set, its items view
+ * for a set of pairs, an `int`, `float` or `str` subclass, an `IntEnum` member, numpy scalars — and one whose entry point raises a standard exception the
  * tests then read (`str(e)`, `e.args`). The official `==` compares by value, so each passes
  * officially exactly when the reference does.
+ *
+ * Not here, because they are no honest shapes: a dict's values view (it equals nothing but itself,
+ * so where a list is expected the official `==` fails it, and the verifier refuses it by name), and
+ * a keys or items view where a list is expected (a view is set-like: it never equals a list).
  *
  * Pure string builders, like src/benchmarks/answer-shapes.ts: no interpreter, no I/O.
  */
 
 /** The shapes, in the order the corpus builds them. */
-export const VALUE_SHAPES = ['namedtuple', 'defaultdict-lambda', 'dict-keys-view', 'int-subclass', 'float-subclass', 'numpy-scalars', 'exception-text'] as const
+export const VALUE_SHAPES = [
+  'namedtuple',
+  'defaultdict-lambda',
+  'dict-keys-view',
+  'dict-items-view',
+  'int-subclass',
+  'int-enum',
+  'float-subclass',
+  'str-subclass',
+  'numpy-scalars',
+  'exception-text',
+] as const
 export type ValueShape = (typeof VALUE_SHAPES)[number]
 
 /** One line per shape, for the corpus's table. */
@@ -19,14 +34,17 @@ export const VALUE_SHAPE_DESCRIPTIONS: Record<ValueShape, string> = {
   namedtuple: 'every tuple returned as a namedtuple',
   'defaultdict-lambda': 'every dict returned as a defaultdict(lambda: 0)',
   'dict-keys-view': "every set returned as a dict's keys view",
+  'dict-items-view': "every set of pairs with distinct first items returned as a dict's items view",
   'int-subclass': 'every int returned as an int subclass',
+  'int-enum': 'every int returned as a member of an IntEnum',
   'float-subclass': 'every float returned as a float subclass',
+  'str-subclass': 'every str returned as a str subclass',
   'numpy-scalars': 'every int, float and bool returned as a numpy scalar',
   'exception-text': 'the entry point raises a standard exception whose str() and args a probe test reads',
 }
 
 /** Python: every `base` returned (in lists and tuples too) as an honest subclass `name` of it. */
-function subclassOf(base: 'int' | 'float', name: string): string {
+function subclassOf(base: 'int' | 'float' | 'str', name: string): string {
   return [
     `class ${name}(${base}):`,
     '    pass',
@@ -71,8 +89,33 @@ const CONVERSIONS: Record<Exclude<ValueShape, 'exception-text'>, string> = {
     '        return dict.fromkeys(value).keys()',
     '    return value',
   ].join('\n'),
+  // A set of pairs is an items view's value only when no first item repeats (a dict keeps one of each).
+  'dict-items-view': [
+    'def _seqk_shape(value):',
+    '    if type(value) is list:',
+    '        return [_seqk_shape(v) for v in value]',
+    '    if type(value) is set and all(type(v) is tuple and len(v) == 2 for v in value) and len({v[0] for v in value}) == len(value):',
+    '        return dict(value).items()',
+    '    return value',
+  ].join('\n'),
   'int-subclass': subclassOf('int', 'Count'),
+  // One IntEnum per value returned, as code that names its results would define them.
+  'int-enum': [
+    'import enum as _seqk_enum',
+    '_seqk_enums = {}',
+    'def _seqk_shape(value):',
+    '    if type(value) is list:',
+    '        return [_seqk_shape(v) for v in value]',
+    '    if type(value) is tuple:',
+    '        return tuple(_seqk_shape(v) for v in value)',
+    '    if type(value) is not int:',
+    '        return value',
+    '    if value not in _seqk_enums:',
+    "        _seqk_enums[value] = _seqk_enum.IntEnum('Result', {'n': value}).n",
+    '    return _seqk_enums[value]',
+  ].join('\n'),
   'float-subclass': subclassOf('float', 'Measure'),
+  'str-subclass': subclassOf('str', 'Text'),
   // numpy imported where a number is returned, as an answer that uses it would.
   'numpy-scalars': [
     'def _seqk_shape(value):',

@@ -6,8 +6,9 @@
 // the reference (src/benchmarks/answer-shapes.ts: glued closing fence, missing imports, a demo
 // that prints or raises, prose around the block, an unclosed fence, two blocks); and the honest
 // answers whose values change type but not value (test/honest-shapes.ts: namedtuples, a
-// defaultdict with a lambda, dict views, int and float subclasses, numpy scalars where the
-// interpreter has numpy, an exception whose text and arguments a probe test reads). Each answer
+// defaultdict with a lambda, dict keys and items views, int, float and str subclasses, IntEnum
+// members, numpy scalars where the interpreter has numpy, an exception whose text and arguments a
+// probe test reads). Each answer
 // gets our verdict (`verifiers.pythonTests({ cache: false })`, the task as loadCodeEvalPro builds
 // it) and the official one (test/official-harness.ts: first ```python block up to the next ```,
 // the better of as-written and santize.py's cut, `solution + "\n" + test_code` with nothing

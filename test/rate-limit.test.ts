@@ -13,7 +13,7 @@ const tasks = Array.from({ length: 16 }, (_, i) => ({ id: `t${i}`, prompt: `task
 const BUDGET = 3
 
 /** Runs the cell against a server (rate-limited or not); returns what the server and the cell saw. */
-async function cellAgainst(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean } | undefined, actor: (server: TestServer) => ChatModel) {
+async function cellAgainst(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean } | undefined, actor: (server: TestServer) => ChatModel) {
   const served: number[] = []
   const s = await startTestServer({
     ...(limit ? { rateLimit: limit } : {}),
@@ -37,7 +37,7 @@ async function cellAgainst(limit: { requestsPerSecond: number; burst: number; re
  * run is the most this machine serves right now, so `used` (served against the lower of the two
  * ceilings, burst + rate × t and the machine's own pace × t) measures the pacing, not the load.
  */
-async function underLimit(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean }, actor: (server: TestServer) => ChatModel) {
+async function underLimit(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean }, actor: (server: TestServer) => ChatModel) {
   const free = await cellAgainst(undefined, actor)
   const ownPace = (free.served.length - 1) / free.seconds
   const run = await cellAgainst(limit, actor)
@@ -87,10 +87,11 @@ describe('a cell under a rate limit', () => {
     'OpenAI-style': (s) => actors.openaiCompatible({ model: 'coder', baseURL: s.openaiBaseURL, apiKey: KEY }),
     'Anthropic-style': (s) => actors.anthropic({ model: 'claude-test', apiKey: KEY, baseURL: s.anthropicBaseURL }),
   }
+  // With the request-limit headers both providers send on a 429 (the stated rate), and without (a gateway that strips them).
   for (const [style, actor] of Object.entries(styles)) {
-    for (const burst of [1, 3]) {
-      it(`${style}, whole-second retry-after only, burst ${burst}: no errored trajectory, the allowance mostly used`, async () => {
-        const limit = { requestsPerSecond: 20, burst, retryAfterMs: false }
+    for (const [burst, limitHeaders] of [[1, true], [3, true], [1, false], [3, false]] as const) {
+      it(`${style}, whole-second retry-after only, burst ${burst}, ${limitHeaders ? 'the rate stated' : 'no rate stated'}: no errored trajectory, the allowance mostly used`, async () => {
+        const limit = { requestsPerSecond: 20, burst, retryAfterMs: false, limitHeaders }
         const run = await underLimit(limit, actor)
         expect(run.trajectories.filter((t) => t.status === 'error').map((t) => t.error?.message)).toEqual([])
         expect(run.served).toHaveLength(tasks.length * BUDGET)

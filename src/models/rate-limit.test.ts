@@ -251,6 +251,42 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     expect(limiter.rateLimited({ retryAfterMs: 10, retryAfterExact: true, startedAt: 41 }).newEvent).toBe(true)
   })
 
+  it('a stated request rate is the spacing at once, and successes never narrow below it', async () => {
+    const limiter = paced(8)
+    // 1200 a minute is 20 a second: 50 ms, no learning from 4 ms by doubling.
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 1200, startedAt: 0 })
+    expect(limiter.spacingMs).toBe(50)
+    const { started, done } = queue(limiter, 3)
+    await vi.advanceTimersByTimeAsync(200)
+    await done
+    expect(started).toEqual([50, 100, 150])
+    for (let i = 0; i < 500; i++) limiter.succeeded()
+    expect(limiter.spacingMs).toBe(50)
+    // A 429 above the stated spacing is timing noise: a small widening, then back to the rate.
+    limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 1200, startedAt: 200 })
+    expect(limiter.spacingMs).toBeCloseTo(52.5, 9)
+    for (let i = 0; i < 10; i++) limiter.succeeded()
+    expect(limiter.spacingMs).toBeCloseTo(Math.max(50, 52.5 * 0.995 ** 10), 9)
+    // A stated rate slower than one a second is a quota's, not a spacing: the spacing is learned as without one.
+    const slow = paced(8)
+    slow.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 30, startedAt: 0 })
+    expect(slow.spacingMs).toBe(4)
+  })
+
+  it("a whole-second 429 holds the endpoint until the server's reset when that is sooner than a spacing, a tenth of one at least", async () => {
+    const holds: number[] = []
+    for (const requestsResetMs of [7, 0, 500, undefined]) {
+      const limiter = paced(8)
+      const at = Date.now()
+      limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 1200, startedAt: at, ...(requestsResetMs !== undefined ? { requestsResetMs } : {}) })
+      const { started, done } = queue(limiter, 1)
+      await vi.advanceTimersByTimeAsync(100)
+      await done
+      holds.push((started[0] as number) - at)
+    }
+    expect(holds).toEqual([7, 5, 50, 50])
+  })
+
   it('a wait longer than a second (a quota, not a rate) is left to the call that got it', () => {
     const limiter = paced(8)
     limiter.rateLimited({ retryAfterMs: 30_000, retryAfterExact: true })

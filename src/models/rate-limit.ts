@@ -5,6 +5,10 @@ export interface RateLimitHint {
   retryAfterMs?: number
   /** True when the wait is exact, not rounded up to whole seconds. */
   retryAfterExact?: boolean
+  /** The request rate the server states, per minute (its request-limit header): starts are never spaced closer. */
+  requestsPerMinute?: number
+  /** When the server says its request allowance is full again, in ms from now (its reset header). */
+  requestsResetMs?: number
 }
 
 /** When the call that was pushed back had started (the limiter's clock; see {@link AdaptiveLimiter.clock}). */
@@ -42,6 +46,14 @@ const SPACING_DOWN = 0.98
 const SPACING_PROBE = 0.998
 const NEAR_ABOVE = 1.05
 const NEAR_BELOW = 0.9
+/**
+ * With a stated rate the spacing is known from below, so a 429 above it is timing noise (a start
+ * or a request delayed on a busy machine), not a rate to learn: it widens by STATED_UP and each
+ * success narrows by STATED_DOWN, back towards the stated spacing, about one 429 per ten
+ * successes at most. Widening by SPACING_UP there left the spacing 50% above the rate under load.
+ */
+const STATED_UP = 1.05
+const STATED_DOWN = 0.995
 /** Below this spacing pacing is off again. */
 const MIN_SPACING_MS = 0.5
 /**
@@ -91,6 +103,8 @@ export class AdaptiveLimiter {
   #notBefore = -Infinity
   /** Least time between two starts, in ms; 0 when not pacing. */
   #spacingMs = 0
+  /** The spacing of the rate the server last stated (0: none stated): the spacing never goes below it. */
+  #statedMs = 0
   /** The spacing that last got a 429 (too narrow, then). */
   #tooNarrowMs = 0
   /** Until this time a 429 of a call whose start is unknown belongs to the last rate-limit event. */
@@ -227,14 +241,20 @@ export class AdaptiveLimiter {
       }
       if (wait !== undefined) {
         this.#tooNarrowMs = this.#spacingMs
-        if (exact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
+        const stated = statedSpacing(hint.requestsPerMinute)
+        if (stated > 0) {
+          // The rate is told, not guessed: nothing to learn by doubling, and no probing below it.
+          this.#statedMs = stated
+          this.#learned = true
+          this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(exact ? wait : 0, stated, this.#spacingMs * STATED_UP))
+        } else if (exact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
         else this.#spacingMs = Math.min(wait, Math.max(FIRST_LEARNED_SPACING_MS, this.#spacingMs * (this.#learned ? SPACING_UP : 2)))
       }
       this.#sinceEvent = 0
       this.#rateReactedAt = now
     }
     // The endpoint holds the wait for every call: an exact one in full, a whole-second one for one learned spacing.
-    const held = wait === undefined ? undefined : exact ? wait : this.#spacingMs
+    const held = wait === undefined ? undefined : exact ? wait : heldFor(this.#spacingMs, hint.requestsResetMs)
     if (held !== undefined) this.#notBefore = Math.max(this.#notBefore, now + held)
     if (newEvent) this.#eventUntil = Math.max(now, now + (held ?? 0))
     this.pump()
@@ -264,7 +284,8 @@ export class AdaptiveLimiter {
     this.#serverStreak = 0
     if (this.#spacingMs > 0) {
       const near = this.#spacingMs <= this.#tooNarrowMs * NEAR_ABOVE && this.#spacingMs >= this.#tooNarrowMs * NEAR_BELOW
-      this.#spacingMs *= near ? SPACING_PROBE : SPACING_DOWN
+      const down = this.#statedMs > 0 ? STATED_DOWN : near ? SPACING_PROBE : SPACING_DOWN
+      this.#spacingMs = Math.max(this.#statedMs, this.#spacingMs * down)
       if (this.#spacingMs < MIN_SPACING_MS) {
         this.#spacingMs = 0
         this.#learned = false
@@ -326,6 +347,24 @@ export class AdaptiveLimiter {
       this.release()
     }
   }
+}
+
+/**
+ * How long a whole-second 429 holds the endpoint: one spacing, or less when the server's reset
+ * says its allowance is back sooner. At a burst of 1 a 429 of a start that came a few ms early
+ * (timing noise) then costs those ms, not a whole spacing; a tenth of a spacing at least, so
+ * a reset read on a skewed clock cannot turn into a stream of immediate retries.
+ */
+function heldFor(spacingMs: number, resetMs: number | undefined): number {
+  if (resetMs === undefined || !Number.isFinite(resetMs)) return spacingMs
+  return Math.min(spacingMs, Math.max(spacingMs / 10, resetMs))
+}
+
+/** The spacing of a stated rate per minute, in ms (0 when none is stated or it is too slow to be a rate's). */
+function statedSpacing(requestsPerMinute: number | undefined): number {
+  if (requestsPerMinute === undefined || !Number.isFinite(requestsPerMinute) || requestsPerMinute <= 0) return 0
+  const ms = 60_000 / requestsPerMinute
+  return ms <= MAX_SHARED_WAIT_MS ? ms : 0
 }
 
 function checkConcurrency(max: number): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { beyondCap, classifyFailure, failureKindOf, onRetry, ProviderError, quotaText, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, TransportError, withRetries } from './retry.js'
+import { beyondCap, classifyFailure, failureKindOf, onRetry, ProviderError, quotaText, requestsResetMs, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, statedRequestsPerMinute, TransportError, withRetries } from './retry.js'
 import { EndpointDownError } from './endpoint-health.js'
 import { registerSecret } from './redact.js'
 
@@ -84,6 +84,33 @@ describe('retryAfterMs', () => {
     expect(exact({ 'retry-after': '1' })).toEqual([1000, false])
     expect(exact({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })[1]).toBe(false)
     expect(exact({})).toEqual([undefined, undefined])
+  })
+})
+
+describe('request-limit headers (the rate and reset a 429 states, OpenAI- and Anthropic-style)', () => {
+  it('reads the stated rate per minute from either provider, ignoring what is not a positive number', () => {
+    expect(statedRequestsPerMinute(new Headers({ 'x-ratelimit-limit-requests': '1200' }))).toBe(1200)
+    expect(statedRequestsPerMinute(new Headers({ 'anthropic-ratelimit-requests-limit': '50' }))).toBe(50)
+    for (const bad of ['', '0', '-5', 'lots', 'Infinity']) expect(statedRequestsPerMinute(new Headers({ 'x-ratelimit-limit-requests': bad })), bad).toBeUndefined()
+    expect(statedRequestsPerMinute(new Headers({}))).toBeUndefined()
+  })
+
+  it("reads OpenAI's reset durations and Anthropic's reset times as ms from now", () => {
+    const reset = (value: string) => requestsResetMs(new Headers({ 'x-ratelimit-reset-requests': value }))
+    expect([reset('20ms'), reset('1s'), reset('1.5s'), reset('6m0s'), reset('1h2m3s'), reset('2m500ms')]).toEqual([20, 1000, 1500, 360_000, 3_723_000, 120_500])
+    for (const bad of ['', 'soon', '5', '1d', '3s garbage']) expect(reset(bad), bad).toBeUndefined()
+    const now = Date.parse('2026-12-01T00:00:00.000Z')
+    expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': '2026-12-01T00:00:00.075Z' }), now)).toBe(75)
+    // A reset already past (a skewed clock) is no wait, never a negative one.
+    expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': '2026-11-30T23:59:59Z' }), now)).toBe(0)
+    expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': 'tomorrow' }), now)).toBeUndefined()
+  })
+
+  it('a 429 carries them to the endpoint; other statuses do not', () => {
+    const headers = { 'retry-after': '1', 'x-ratelimit-limit-requests': '300', 'x-ratelimit-reset-requests': '180ms' }
+    expect(classifyFailure(httpError(429, headers))).toMatchObject({ rateLimited: true, retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 300, requestsResetMs: 180 })
+    const server = classifyFailure(httpError(503, headers))
+    expect([server.requestsPerMinute, server.requestsResetMs]).toEqual([undefined, undefined])
   })
 })
 

@@ -33,6 +33,17 @@ export interface FailureClass {
    * HTTP date): the endpoint's pacing learns the spacing of its requests from exact waits only.
    */
   retryAfterExact?: boolean
+  /**
+   * The request rate the server says it allows, per minute (`x-ratelimit-limit-requests`, as
+   * OpenAI sends it, or `anthropic-ratelimit-requests-limit`): the endpoint never paces faster.
+   */
+  requestsPerMinute?: number
+  /**
+   * When the server says its request allowance is full again, in ms from now
+   * (`x-ratelimit-reset-requests`, a duration such as `20ms` or `6m0s`, or
+   * `anthropic-ratelimit-requests-reset`, an RFC 3339 time): finer than a whole-second `retry-after`.
+   */
+  requestsResetMs?: number
   rateLimited: boolean
   reason: string
   /** What kind of failure it is, for the advice a person gets (see FAILURE_FIXES). */
@@ -65,6 +76,44 @@ function retryAfter(headers: unknown, now: number): { ms: number; exact: boolean
   if (Number.isFinite(seconds) && seconds >= 0) return { ms: seconds * 1000, exact: !Number.isInteger(seconds) }
   const date = Date.parse(raw)
   return Number.isFinite(date) ? { ms: Math.max(0, date - now), exact: false } : undefined
+}
+
+/** Both providers state their request limit per minute on every response, a 429 included. */
+const REQUEST_LIMIT_HEADERS = ['x-ratelimit-limit-requests', 'anthropic-ratelimit-requests-limit']
+
+/** The request rate a server states (see {@link FailureClass.requestsPerMinute}); a value that is not a positive number is ignored. */
+export function statedRequestsPerMinute(headers: unknown): number | undefined {
+  for (const name of REQUEST_LIMIT_HEADERS) {
+    const raw = header(headers, name)
+    if (raw === undefined || raw.trim() === '') continue
+    const value = Number(raw)
+    if (Number.isFinite(value) && value > 0) return value
+  }
+  return undefined
+}
+
+/** A Go-style duration as OpenAI writes its resets (`20ms`, `1.5s`, `6m0s`, `1h2m3s`), in ms. */
+function durationMs(text: string): number | undefined {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }
+  let total = 0
+  let rest = text.trim()
+  if (rest === '') return undefined
+  while (rest !== '') {
+    const part = /^(\d+(?:\.\d+)?)(ms|h|m|s)/.exec(rest)
+    if (!part) return undefined
+    total += Number(part[1]) * (units[part[2]!] as number)
+    rest = rest.slice(part[0].length)
+  }
+  return total
+}
+
+/** When the server's request allowance is full again (see {@link FailureClass.requestsResetMs}). */
+export function requestsResetMs(headers: unknown, now = Date.now()): number | undefined {
+  const relative = header(headers, 'x-ratelimit-reset-requests')
+  if (relative !== undefined) return durationMs(relative)
+  const absolute = header(headers, 'anthropic-ratelimit-requests-reset')
+  const at = absolute === undefined ? NaN : Date.parse(absolute)
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined
 }
 
 /** The kind of a failure with an HTTP status. */
@@ -107,7 +156,9 @@ export function classifyFailure(error: unknown): FailureClass {
     const kind = kindOfStatus(status, code)
     const retryable = kind !== 'quota' && (RETRYABLE_STATUS.has(status) || status >= 500)
     const wait = retryAfter(e.headers, Date.now())
-    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), rateLimited: status === 429 && kind !== 'quota', reason: `HTTP ${status}: ${withoutStatus(message, status)}`, kind, status }
+    const stated = status === 429 ? statedRequestsPerMinute(e.headers) : undefined
+    const reset = status === 429 ? requestsResetMs(e.headers) : undefined
+    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), ...(stated ? { requestsPerMinute: stated } : {}), ...(reset !== undefined ? { requestsResetMs: reset } : {}), rateLimited: status === 429 && kind !== 'quota', reason: `HTTP ${status}: ${withoutStatus(message, status)}`, kind, status }
   }
   // The SDKs' error classes do not all set `name`; their constructor names are reliable.
   // Both, once each: "TypeError TypeError: terminated" said nothing twice.

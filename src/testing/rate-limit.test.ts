@@ -5,7 +5,7 @@ import OpenAI from 'openai'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './index.js'
-import { rateLimitHeaders, TokenBucket } from './rate-limit.js'
+import { limitHeaders, rateLimitHeaders, TokenBucket } from './rate-limit.js'
 
 /** A fake key, built at runtime (no key-shaped literal in the sources). */
 const KEY = ['sk', 'test', 'x'.repeat(20)].join('-')
@@ -97,6 +97,27 @@ describe('TokenBucket', () => {
   })
 })
 
+describe('limitHeaders', () => {
+  it("states the rate per minute, nothing left and the reset, in each provider's words", () => {
+    const now = Date.parse('2026-12-01T00:00:00.000Z')
+    expect(limitHeaders('chat', { requestsPerSecond: 20, fullInMs: 37.2 }, now)).toEqual({ 'x-ratelimit-limit-requests': '1200', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '38ms' })
+    expect(limitHeaders('messages', { requestsPerSecond: 0.5, fullInMs: 0 }, now)).toEqual({
+      'anthropic-ratelimit-requests-limit': '30',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': '2026-12-01T00:00:00.001Z',
+    })
+  })
+
+  it('the reset is when the bucket is full again', () => {
+    const bucket = new TokenBucket({ requestsPerSecond: 10, burst: 3 }, 0)
+    expect(bucket.fullInMs(0)).toBe(0)
+    bucket.take(0)
+    bucket.take(0)
+    expect(bucket.fullInMs(50)).toBeCloseTo(150, 9)
+    expect(bucket.fullInMs(500)).toBe(0)
+  })
+})
+
 describe('startTestServer({ rateLimit })', () => {
   let server: TestServer | undefined
   afterEach(async () => {
@@ -136,6 +157,27 @@ describe('startTestServer({ rateLimit })', () => {
     expect(refused.headers.get('retry-after')).toBe('1')
     expect(refused.headers.get('retry-after-ms')).toBeNull()
     expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } })
+  })
+
+  it('a 429 states the request limit as the provider would, unless limitHeaders is false', async () => {
+    server = await startTestServer({ rateLimit: { requestsPerSecond: 1, burst: 1 } })
+    await chat()
+    const openai = await chat()
+    expect(openai.status).toBe(429)
+    expect(openai.headers.get('x-ratelimit-limit-requests')).toBe('60')
+    expect(openai.headers.get('x-ratelimit-remaining-requests')).toBe('0')
+    expect(Number(/^(\d+)ms$/.exec(openai.headers.get('x-ratelimit-reset-requests') ?? '')?.[1])).toBeLessThanOrEqual(1000)
+    const anthropic = await messages()
+    expect(anthropic.status).toBe(429)
+    expect(anthropic.headers.get('anthropic-ratelimit-requests-limit')).toBe('60')
+    expect(Date.parse(anthropic.headers.get('anthropic-ratelimit-requests-reset') ?? '')).toBeLessThanOrEqual(Date.now() + 1000)
+    expect(anthropic.headers.get('x-ratelimit-limit-requests')).toBeNull()
+    await server.close()
+    server = await startTestServer({ rateLimit: { requestsPerSecond: 1, burst: 1, limitHeaders: false } })
+    await chat()
+    const plain = await chat()
+    expect(plain.status).toBe(429)
+    expect([plain.headers.get('retry-after'), plain.headers.get('x-ratelimit-limit-requests')]).toEqual(['1', null])
   })
 
   it('the real SDK sees a RateLimitError; a rate-limited request takes no fault; reset refills the bucket', async () => {

@@ -22,12 +22,21 @@ export interface RateLimitOptions {
    * `retry-after`, as Anthropic does.
    */
   retryAfterMs?: boolean
+  /**
+   * Send the provider's request-limit headers on a 429 (default true, as both providers do):
+   * `x-ratelimit-limit-requests`, `-remaining-requests` and `-reset-requests` on the OpenAI wires,
+   * `anthropic-ratelimit-requests-limit`, `-remaining` and `-reset` on the Messages API. The limit
+   * is the rate per minute (`requestsPerSecond × 60`, rounded), the reset when the bucket is full
+   * again; false sends only the wait headers, as a gateway that strips them would.
+   */
+  limitHeaders?: boolean
 }
 
 export const RateLimitSchema = z.strictObject({
   requestsPerSecond: z.number().positive().max(100_000),
   burst: z.number().int().min(1).max(1_000_000).optional(),
   retryAfterMs: z.boolean().optional(),
+  limitHeaders: z.boolean().optional(),
 })
 
 /** A float's rounding must not refuse a request that arrives exactly when its token is due. */
@@ -72,6 +81,12 @@ export class TokenBucket {
     return { ok: false, waitMs: Math.max(0, ((1 - this.#tokens) * 1000) / this.requestsPerSecond) }
   }
 
+  /** Ms from `now` until the bucket is full again (0 when it is). */
+  fullInMs(now: number): number {
+    this.#refill(now)
+    return Math.max(0, ((this.burst - this.#tokens) * 1000) / this.requestsPerSecond)
+  }
+
   #refill(now: number): void {
     // A clock that went backwards adds nothing (and takes nothing away).
     if (now > this.#at) {
@@ -90,4 +105,26 @@ export function rateLimitHeaders(waitMs: number, retryAfterMs = true): Record<st
   const headers: Record<string, string> = { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) }
   if (retryAfterMs) headers['retry-after-ms'] = String(Math.max(1, Math.ceil(waitMs)))
   return headers
+}
+
+/**
+ * A 429's request-limit headers in the style of `api`'s provider (see
+ * {@link RateLimitOptions.limitHeaders}): the rate per minute, nothing remaining, and when the
+ * bucket is full again (OpenAI: a duration such as `150ms`; Anthropic: an RFC 3339 time).
+ *
+ * @example
+ * limitHeaders('chat', { requestsPerSecond: 20, fullInMs: 50 }, Date.now())
+ * // { 'x-ratelimit-limit-requests': '1200', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '50ms' }
+ */
+export function limitHeaders(api: 'chat' | 'responses' | 'messages', state: { requestsPerSecond: number; fullInMs: number }, nowMs: number): Record<string, string> {
+  const limit = String(Math.max(1, Math.round(state.requestsPerSecond * 60)))
+  const fullIn = Math.max(1, Math.ceil(state.fullInMs))
+  if (api === 'messages') {
+    return {
+      'anthropic-ratelimit-requests-limit': limit,
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': new Date(nowMs + fullIn).toISOString(),
+    }
+  }
+  return { 'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': `${fullIn}ms` }
 }

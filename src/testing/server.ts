@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { FaultQueue, retryHeaders } from './faults.js'
-import { rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
+import { limitHeaders, rateLimitHeaders, RateLimitSchema, TokenBucket, type RateLimitOptions } from './rate-limit.js'
 import { echo, normaliseReply } from './responders.js'
 import { SSE_HEADERS, writeSse } from './sse.js'
 import { BatchApi, BatchOptionsSchema, type BatchAnswer, type BatchOptions } from './batches.js'
@@ -51,7 +51,8 @@ export interface TestServerOptions {
    * Enforce a request rate, as a provider does: a token bucket of `burst` requests (default one
    * second's worth) refilled at `requestsPerSecond`. A request beyond it gets a 429 in the
    * provider's error shape with `retry-after` (whole seconds, rounded up) and, unless
-   * `retryAfterMs: false`, `retry-after-ms` (the exact wait); it is recorded in `requests` with
+   * `retryAfterMs: false`, `retry-after-ms` (the exact wait), and unless `limitHeaders: false`
+   * the provider's request-limit headers (the rate per minute, the reset); it is recorded in `requests` with
    * `rateLimited: true` and takes no fault. Checked after credentials and the body's validation.
    * Default: no limit.
    *
@@ -201,7 +202,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         request.rateLimited = true
         requests.push(request)
         const wait = `${Math.ceil(verdict.waitMs)} ms`
-        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, { headers: rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true) })
+        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, {
+          headers: {
+            ...rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true),
+            ...(limit?.limitHeaders === false ? {} : limitHeaders(wire.api, { requestsPerSecond: bucket!.requestsPerSecond, fullInMs: bucket!.fullInMs(performance.now()) }, Date.now())),
+          },
+        })
       }
       requests.push(request)
       await answer({ wire, parsed: parsed.value, request, res, serial, signal: controller.signal, fail })

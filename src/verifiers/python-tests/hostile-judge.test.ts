@@ -1339,6 +1339,8 @@ for (const mode of ['bwrap', 'none'] as const) {
         expect.soft(honest.pass, `an honest 450 MiB answer after the leak: ${describeVerdict(honest)}`).toBe(true)
         const visible = await verifyOrFail(spare, { ...task, tests: "assert add(1, 2) == ''" }, py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"))
         expect.soft(visible.pass, `segments the next attempt sees: ${visible.diagnostics.tests?.[0]?.actual}`).toBe(true)
+        // And the pool's next correct and wrong answers, as after every other hostile case.
+        await expectPoolSound()
       } finally {
         // Workers gone, their IPC namespaces (bwrap) with them; what is left is on the host.
         closeAllPools()
