@@ -105,8 +105,13 @@ describe('a run cap against the test server, in two workers', () => {
   it('the terminal, pr-comment.md, the annotations and report.html say so', () => {
     expect(out).toMatch(STOPPED)
     expect(out.split('\n').some((l) => l.startsWith('::error ') && l.includes('stopped at the cost cap'))).toBe(true)
-    expect(unwrapped(readFileSync(join(runDir, 'pr-comment.md'), 'utf8'))).toMatch(STOPPED)
-    expect(readFileSync(join(runDir, 'report.html'), 'utf8')).toMatch(STOPPED)
+    const comment = unwrapped(readFileSync(join(runDir, 'pr-comment.md'), 'utf8'))
+    expect(comment).toMatch(STOPPED)
+    // The disclosure card's two lines close the comment, the second saying the cap stopped cells.
+    expect(comment).toMatch(/\n\*\*Disclosure\*\* \d+% complete [^\n]*\n\n\*\*Cost\*\* \$0\.0\d for \d+ calls [^\n]* · 2 cells stopped at the cost cap\n$/)
+    const html = readFileSync(join(runDir, 'report.html'), 'utf8')
+    expect(html).toMatch(STOPPED)
+    expect(html).toContain('<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2>')
   })
 
   it('the live view, disclosure.json and both exports say so', async () => {

@@ -23,6 +23,8 @@ import { REPORT_CSS } from './style.js'
 import { cellColumns, unknownUsageLine, verdictValue } from './columns.js'
 import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
 import { sumUsage } from '../core/contract.js'
+import type { DisclosureCard } from '../core/disclosure.js'
+import { disclosureSectionHtml } from './disclosure-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -32,6 +34,8 @@ export interface HtmlReportInput {
   history?: readonly HistoryEntry[]
   /** Further analysis shown at the end: text (e.g. `renderAnalysis` from src/analysis, shown as is) or any JSON. */
   analysis?: unknown
+  /** The run's disclosure card (`disclosure.json`): shown as a section after the benchmarks. */
+  disclosure?: DisclosureCard
 }
 
 /** The options of the HTML report. */
@@ -761,6 +765,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 <main class="wrap">
 ${runProblems(verdict, summary)}
 ${sections.join('\n')}
+${input.disclosure ? disclosureSectionHtml(input.disclosure) : ''}
 <section class="viewer" id="trajectories">
 <h2>Trajectories</h2>
 <p class="lede">Pick a cell, a task and a repeat (or click a square in a grid above): every attempt with its verdict, the failing tests, the feedback the actor got next, and a line diff against the previous attempt's code.</p>
