@@ -57,7 +57,7 @@ export default defineConfig({
   )
   writeFileSync(join(dir, 'a.eval.ts'), EVAL('capped a'))
   writeFileSync(join(dir, 'b.eval.ts'), EVAL('capped b'))
-  const env = cleanEnv({ SEQK_RUN_DIR: runDir, SEQK_MAX_COST_USD: String(CAP_USD), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), GITHUB_ACTIONS: 'true' })
+  const env = cleanEnv({ SEQK_RUN_DIR: runDir, SEQK_RUN_MAX_COST_USD: String(CAP_USD), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), GITHUB_ACTIONS: 'true' })
   const r = await runNode([VITEST, 'run'], { cwd: dir, env, timeoutMs: 240_000 })
   out = unwrapped(r.out)
   status = r.status

@@ -1,7 +1,7 @@
 /**
  * Where a cell's cost caps come from: `maxCostUsd` / `maxTokens` of `seqEval` and
  * `SEQK_CELL_MAX_COST_USD` / `SEQK_CELL_MAX_TOKENS` per cell; the reporter's options of the same
- * names and `SEQK_MAX_COST_USD` / `SEQK_MAX_TOKENS` per run (every cell of every worker, through
+ * names and `SEQK_RUN_MAX_COST_USD` / `SEQK_RUN_MAX_TOKENS` per run (every cell of every worker, through
  * the run directory's `spend.jsonl`). Where an option and a variable both set a limit, the smaller
  * one holds.
  */
@@ -13,7 +13,7 @@ import type { CellSpec } from '../protocol/cell.js'
 import type { ChatModel } from '../models/chat-model.js'
 
 /** The variables of the run's cap. */
-export const RUN_CAP_ENV = { maxCostUsd: 'SEQK_MAX_COST_USD', maxTokens: 'SEQK_MAX_TOKENS' } as const
+export const RUN_CAP_ENV = { maxCostUsd: 'SEQK_RUN_MAX_COST_USD', maxTokens: 'SEQK_RUN_MAX_TOKENS' } as const
 /** The variables of every cell's cap. */
 export const CELL_CAP_ENV = { maxCostUsd: 'SEQK_CELL_MAX_COST_USD', maxTokens: 'SEQK_CELL_MAX_TOKENS' } as const
 
@@ -30,7 +30,7 @@ export class CostCapError extends Error {
  *
  * @throws CostCapError naming the variable when its value is not a number > 0 (or an integer, for tokens).
  * @example
- * capsFromEnv({ SEQK_MAX_COST_USD: '2.5' }, RUN_CAP_ENV) // => { maxCostUsd: 2.5 }
+ * capsFromEnv({ SEQK_RUN_MAX_COST_USD: '2.5' }, RUN_CAP_ENV) // => { maxCostUsd: 2.5 }
  */
 export function capsFromEnv(env: NodeJS.ProcessEnv, names: typeof RUN_CAP_ENV | typeof CELL_CAP_ENV): CostCapLimits {
   const out: CostCapLimits = {}
@@ -69,7 +69,7 @@ const ledgers = new Map<string, SpendLedger>()
 export function cellCostCap(actor: ChatModel, cell: CostCapLimits | undefined, run: { runDir: string; costCap?: { limits: CostCapLimits; session: string } }): CellSpec['costCap'] {
   const own = tighter(cell ?? {}, capsFromEnv(process.env, CELL_CAP_ENV))
   const runLimits = run.costCap?.limits
-  for (const [limits, where] of [[own, 'the cell cap (maxCostUsd, SEQK_CELL_MAX_COST_USD)'], [runLimits, 'the run cap (maxCostUsd of the reporter, SEQK_MAX_COST_USD)']] as const) {
+  for (const [limits, where] of [[own, 'the cell cap (maxCostUsd, SEQK_CELL_MAX_COST_USD)'], [runLimits, 'the run cap (maxCostUsd of the reporter, SEQK_RUN_MAX_COST_USD)']] as const) {
     const problem = limits?.maxCostUsd !== undefined ? unpricedCapProblem(actor, where) : undefined
     if (problem) throw new CostCapError(problem)
   }

@@ -52,11 +52,11 @@ export interface SeqkReporterOptions {
   /** Append every cell's numbers to this JSONL file (default `SEQK_HISTORY_FILE`, else `.seqk/history.jsonl`; `false` to keep no history). */
   historyFile?: string | false
   /**
-   * The run's cost cap in US dollars, over every cell of every worker (also `SEQK_MAX_COST_USD`; the
+   * The run's cost cap in US dollars, over every cell of every worker (also `SEQK_RUN_MAX_COST_USD`; the
    * smaller holds). Once reached no trajectory starts and running ones stop at their next model call.
    */
   maxCostUsd?: number
-  /** The run's cap in tokens (input, cached included, plus output; also `SEQK_MAX_TOKENS`). */
+  /** The run's cap in tokens (input, cached included, plus output; also `SEQK_RUN_MAX_TOKENS`). */
   maxTokens?: number
 }
 
