@@ -124,10 +124,20 @@ export function capAmountText(limit: CapLimit, amount: number): string {
  * // => 'stopped at the cost cap (cell maxCostUsd $0.010, $0.010 spent): 6 of 20 trajectories unfinished …'
  */
 export function capMessage(stop: CapStop, counts: { capped: number; notStarted: number; total: number }): string {
-  const spent = stop.spent === null ? `${stop.limit === 'maxCostUsd' ? 'a call had no known cost' : 'a call reported no usage'}, so the cap could not be kept` : `${capAmountText(stop.limit, stop.spent)} spent`
+  const unknown = stop.limit === 'maxCostUsd' ? 'a call had no known cost' : 'a call reported no usage'
+  const spent = stop.spent === null ? `${unknown}, so the cap could not be kept` : `${capAmountText(stop.limit, stop.spent)} spent`
   const midway = counts.capped - counts.notStarted
-  const how = [counts.notStarted > 0 ? `${counts.notStarted} never started` : '', midway > 0 ? `${midway} stopped at their next model call` : ''].filter(Boolean).join(', ')
-  return `stopped at the cost cap (${stop.scope} ${stop.limit} ${capAmountText(stop.limit, stop.cap)}, ${spent}): ${counts.capped} of ${plural(counts.total, 'trajectory', 'trajectories')} unfinished (${how}); the rates cover the ${counts.total - counts.capped} that ended and the 95% CI at K also covers the unfinished as failures and as passes; resume the run (SEQK_RESUME) under a higher cap to finish it`
+  const how = [
+    counts.notStarted > 0 ? `${counts.notStarted} never started` : '',
+    midway > 0 ? `${midway} stopped at their next model call` : '',
+  ].filter(Boolean)
+  const trajectories = plural(counts.total, 'trajectory', 'trajectories')
+  return [
+    `stopped at the cost cap (${stop.scope} ${stop.limit} ${capAmountText(stop.limit, stop.cap)}, ${spent}): `,
+    `${counts.capped} of ${trajectories} unfinished (${how.join(', ')}); `,
+    `the rates cover the ${counts.total - counts.capped} that ended and the 95% CI at K also covers the unfinished `,
+    'as failures and as passes; resume the run (SEQK_RESUME) under a higher cap to finish it',
+  ].join('')
 }
 
 /**
@@ -135,7 +145,14 @@ export function capMessage(stop: CapStop, counts: { capped: number; notStarted: 
  * every call's cost as unknown, so the cap is refused before the first call rather than stopping
  * after it. The message names the actor and the fix.
  */
-export function unpricedCapProblem(actor: { id: string; price?: unknown; descriptor: { provider: string; model: string } }, where: string): string | undefined {
+export function unpricedCapProblem(
+  actor: { id: string; price?: unknown; descriptor: { provider: string; model: string } },
+  where: string,
+): string | undefined {
   if (actor.price !== undefined) return undefined
-  return `${where}: maxCostUsd cannot be kept for the actor ${actor.id} (${actor.descriptor.provider}:${actor.descriptor.model}): it has no price, so every call's cost is unknown; give it a price (e.g. prices: { '${actor.descriptor.provider}:${actor.descriptor.model}': { input, output } }), or cap maxTokens instead`
+  const key = `${actor.descriptor.provider}:${actor.descriptor.model}`
+  return [
+    `${where}: maxCostUsd cannot be kept for the actor ${actor.id} (${key}): it has no price, so every call's cost is `,
+    `unknown; give it a price (e.g. prices: { '${key}': { input, output } }), or cap maxTokens instead`,
+  ].join('')
 }

@@ -38,8 +38,13 @@ export function disclosureSectionHtml(card: DisclosureCard): string {
     if (!line.startsWith(' ')) parts.push({ heading: line, lines: [] })
     else parts.at(-1)?.lines.push(line.trim())
   }
-  const body = parts.map((p) => `<h3>${e(p.heading)}</h3><ul>${p.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ul>`).join('')
-  return `<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2><div class="card"><p class="lede">${e(title)} · <code>${DISCLOSURE_FILE}</code> in the run directory; <code>seqk disclose</code> prints it</p>${body}</div></section>`
+  const list = (lines: readonly string[]) => `<ul>${lines.map((l) => `<li>${e(l)}</li>`).join('')}</ul>`
+  const body = parts.map((p) => `<h3>${e(p.heading)}</h3>${list(p.lines)}`).join('')
+  const lede = `${e(title)} · <code>${DISCLOSURE_FILE}</code> in the run directory; <code>seqk disclose</code> prints it`
+  return [
+    '<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2>',
+    `<div class="card"><p class="lede">${lede}</p>${body}</div></section>`,
+  ].join('')
 }
 
 /**

@@ -38,7 +38,11 @@ export function capsFromEnv(env: NodeJS.ProcessEnv, names: typeof RUN_CAP_ENV | 
     const raw = env[names[key]]
     if (raw === undefined || raw.trim() === '') continue
     const parsed = CostCapLimitsSchema.safeParse({ [key]: Number(raw) })
-    if (!parsed.success) throw new CostCapError(`${names[key]}=${JSON.stringify(raw)}: ${parsed.error.issues[0]?.message ?? 'invalid'}; unset it or give e.g. ${key === 'maxCostUsd' ? '5 (US dollars)' : '200000 (tokens)'}`)
+    if (!parsed.success) {
+      const example = key === 'maxCostUsd' ? '5 (US dollars)' : '200000 (tokens)'
+      const why = parsed.error.issues[0]?.message ?? 'invalid'
+      throw new CostCapError(`${names[key]}=${JSON.stringify(raw)}: ${why}; unset it or give e.g. ${example}`)
+    }
     out[key] = parsed.data[key]
   }
   return out
@@ -66,10 +70,18 @@ const ledgers = new Map<string, SpendLedger>()
  *
  * @throws CostCapError when a USD cap applies to an actor with no price (naming it and the fix).
  */
-export function cellCostCap(actor: ChatModel, cell: CostCapLimits | undefined, run: { runDir: string; costCap?: { limits: CostCapLimits; session: string } }): CellSpec['costCap'] {
+export function cellCostCap(
+  actor: ChatModel,
+  cell: CostCapLimits | undefined,
+  run: { runDir: string; costCap?: { limits: CostCapLimits; session: string } },
+): CellSpec['costCap'] {
   const own = tighter(cell ?? {}, capsFromEnv(process.env, CELL_CAP_ENV))
   const runLimits = run.costCap?.limits
-  for (const [limits, where] of [[own, 'the cell cap (maxCostUsd, SEQK_CELL_MAX_COST_USD)'], [runLimits, 'the run cap (maxCostUsd of the reporter, SEQK_RUN_MAX_COST_USD)']] as const) {
+  const scopes = [
+    [own, 'the cell cap (maxCostUsd, SEQK_CELL_MAX_COST_USD)'],
+    [runLimits, 'the run cap (maxCostUsd of the reporter, SEQK_RUN_MAX_COST_USD)'],
+  ] as const
+  for (const [limits, where] of scopes) {
     const problem = limits?.maxCostUsd !== undefined ? unpricedCapProblem(actor, where) : undefined
     if (problem) throw new CostCapError(problem)
   }
