@@ -401,11 +401,13 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
         const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
         // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
         const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
-        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error' })) : firsts.map((f, r) => ({ r, f, error: false }))
+        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error', capped: t.status === 'capped' })) : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
         const squares = reps
-          .map(({ r, f, error }) => {
+          .map(({ r, f, error, capped }) => {
             // The cell's title lists every repeat: a title per square would double the grid's size.
             if (error) return `<i data-r="${r}" style="background:${ERROR}">!</i>`
+            // Stopped at a cost cap: unfinished, neither a pass nor a miss.
+            if (capped) return `<i data-r="${r}" data-capped="" style="background:#e5e7eb;color:#374151">…</i>`
             if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
             return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
           })
