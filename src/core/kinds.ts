@@ -15,9 +15,12 @@ export const PROTOCOL_KINDS = ['sequential', 'independent'] as const
 /** How a cell spends its budget: `sequential` or `independent`. */
 export type ProtocolKind = (typeof PROTOCOL_KINDS)[number]
 
-/** How a trajectory ended: solved within K, failed every attempt, or an infrastructure error. */
-export const TRAJECTORY_STATUSES = ['solved', 'failed', 'error'] as const
-/** How a trajectory ended: `solved`, `failed` or `error`. */
+/**
+ * How a trajectory ended: solved within K, failed every attempt, an infrastructure error, or
+ * stopped at a cost cap (unfinished: neither a pass nor a failure).
+ */
+export const TRAJECTORY_STATUSES = ['solved', 'failed', 'error', 'capped'] as const
+/** How a trajectory ended: `solved`, `failed`, `error` or `capped`. */
 export type TrajectoryStatus = (typeof TRAJECTORY_STATUSES)[number]
 
 /** The rates a threshold or a baseline gate can hold a cell to. */

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { CallUsageSchema, ModelCallSchema, VerdictSchema } from './contract.js'
 import { CELL_STATUSES, CELL_VERDICTS, FEEDBACK_KINDS, PROTOCOL_KINDS, RATE_METRICS, THRESHOLD_METRICS, TRAJECTORY_STATUSES } from './kinds.js'
 import { FAILURE_KINDS } from './failure-kind.js'
+import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -212,6 +213,8 @@ export const TrajectorySchema = z.object({
   firstSuccess: z.number().int().positive().nullable(),
   error: TrajectoryErrorSchema.nullable(),
   attempts: z.array(AttemptSchema),
+  /** Set when `status` is `capped`: the cost cap that stopped it. */
+  capped: CapStopSchema.optional(),
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,
   /** Its calls whose reply reported no usage (absent: none); their tokens are in no total, and their cost is unknown. */
@@ -426,6 +429,8 @@ export const CellSummarySchema = z.object({
    * they cost at the batch price, what they would have cost at list price, and the saving.
    */
   batch: z.object({ calls: z.number().int().positive(), costUsd: MaybeNumber, listCostUsd: MaybeNumber, savedUsd: MaybeNumber }).optional(),
+  /** Set when a cost cap stopped the cell: its trajectories that did not finish are `capped`. */
+  costCap: CellCostCapSchema.optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
   replayedCalls: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),

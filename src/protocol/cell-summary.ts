@@ -26,6 +26,7 @@ import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
 import { percentText, plural } from '../metrics/format.js'
+import { summariseCapped } from './capped-summary.js'
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -141,6 +142,13 @@ function sampleCounts(byTask: ReadonlyMap<string, readonly Trajectory[]>, K: num
  * left out; with errors the summary also gives the rates under the two simple rules as bounds.
  */
 export function summariseCell(input: SummariseInput): CellSummary {
+  // A cell stopped at a cost cap is summarised over what ended, with bounds for what did not.
+  if (input.trajectories.some((t) => t.status === 'capped')) return summariseCapped(input, summariseEnded)
+  return summariseEnded(input)
+}
+
+/** {@link summariseCell} of a cell with no capped trajectory. */
+function summariseEnded(input: SummariseInput): CellSummary {
   const { protocol, trajectories, thresholds } = input
   const policy = input.errors
   const K = protocol.budget

@@ -16,6 +16,7 @@ import { reuseKey } from './resume.js'
 import { revisionSample, type AnnotateSpec } from './revision-annotation.js'
 import { runSequential, type TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
+import { CostMeter, memoryLedger, type CapScopeSpec, type CostCapLimits, type SpendLedger } from './cost-cap.js'
 
 /** Everything one cell (actor × feedback mode, or actor × independent) needs to run. */
 export interface CellSpec {
@@ -56,6 +57,12 @@ export interface CellSpec {
    * changes nothing the actor sees, and each annotation names its annotator, model and prompt.
    */
   annotate?: AnnotateSpec
+  /**
+   * Cost caps (not part of the protocol: they decide how much is measured, not how): the cell's own
+   * limits, and the run's with the ledger every cell of the run charges. Once one is reached no new
+   * trajectory starts and running ones stop at their next model call, as `capped` trajectories.
+   */
+  costCap?: { cell?: CostCapLimits; run?: { limits: CostCapLimits; ledger: SpendLedger } }
 }
 
 /** What `runCell` returns: the cell's summary and its trajectories. */
@@ -124,6 +131,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   const tasks = spec.only ? spec.tasks.filter((t) => spec.only!.has(t.id)) : spec.tasks
   // A sample is drawn over the whole benchmark, so every shard draws its share of the same one.
   const annotate = spec.annotate?.kind === 'llm' ? { kind: 'llm' as const, annotator: spec.annotate.annotator, sample: spec.annotate.sample === undefined ? undefined : revisionSample(spec.tasks.map((t) => t.id), spec.repeats, spec.budget, spec.annotate.sample) } : spec.annotate
+  const meter = costMeterOf(spec.costCap)
   const jobs = tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const kept = spec.reuse?.get(reuseKey(task.id, repeat))
@@ -133,15 +141,23 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         return kept
       }
       const startedMs = Date.now()
-      // Providers hand this signal to the SDKs as it is (see call-signal.ts).
-      const scope = scopes.acquire()
+      // A reached cap starts no trajectory: it is recorded as capped, with no attempt.
+      const notStarted = meter?.stop(0)
       let outcome: TrajectoryOutcome
-      try {
-        outcome = spec.mode
-          ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, annotate, signal: scope.signal })
-          : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: scope.signal })
-      } finally {
-        scope.close()
+      if (notStarted) {
+        outcome = { attempts: [], firstSuccess: null, error: null, capped: notStarted }
+      } else {
+        // Providers hand this signal to the SDKs as it is (see call-signal.ts).
+        const scope = scopes.acquire()
+        try {
+          outcome = spec.mode
+            ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, annotate, signal: scope.signal, meter })
+            : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: scope.signal, meter })
+        } finally {
+          scope.close()
+        }
+        // What an attempt that failed part way had spent counts against the caps too.
+        if (outcome.error?.calls) meter?.charge(outcome.error.calls)
       }
       const { usage, usageUnknownCalls, costUsd } = spend(outcome.attempts, outcome.error?.calls)
       const trajectory: Trajectory = {
@@ -155,10 +171,11 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         protocol,
         taskId: task.id,
         repeat,
-        status: outcome.error ? 'error' : outcome.firstSuccess !== null ? 'solved' : 'failed',
+        status: outcome.capped ? 'capped' : outcome.error ? 'error' : outcome.firstSuccess !== null ? 'solved' : 'failed',
         firstSuccess: outcome.firstSuccess,
         error: outcome.error,
         attempts: outcome.attempts,
+        ...(outcome.capped ? { capped: outcome.capped } : {}),
         usage,
         ...(usageUnknownCalls > 0 ? { usageUnknownCalls } : {}),
         costUsd,
@@ -197,4 +214,13 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     durationMs: Date.now() - started,
   })
   return { summary, trajectories }
+}
+
+/** The meter of a cell's caps, or undefined when it has none (the loop then checks nothing). */
+function costMeterOf(caps: CellSpec['costCap']): CostMeter | undefined {
+  const scopes: CapScopeSpec[] = []
+  if (caps?.cell) scopes.push({ scope: 'cell', limits: caps.cell, ledger: memoryLedger() })
+  if (caps?.run) scopes.push({ scope: 'run', limits: caps.run.limits, ledger: caps.run.ledger })
+  const meter = new CostMeter(scopes)
+  return meter.active ? meter : undefined
 }

@@ -5,6 +5,7 @@ import { StageError, proposeAndVerify } from './attempt.js'
 import { checkPrompt, type PromptBuilder } from './prompt-builder.js'
 import type { TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
+import type { CostMeter } from './cost-cap.js'
 
 export interface IndependentInput {
   task: Task
@@ -16,6 +17,8 @@ export interface IndependentInput {
   /** The cell's fingerprint, passed to the actor's call context. */
   cell?: string
   signal?: AbortSignal
+  /** The cost caps: charged after each sample, asked before each one is drawn. */
+  meter?: CostMeter
 }
 
 /**
@@ -24,23 +27,32 @@ export interface IndependentInput {
  * `firstSuccess` still records the first passing sample in draw order.
  */
 export async function runIndependent(input: IndependentInput): Promise<TrajectoryOutcome> {
-  const { task, repeat, actor, verifier, promptBuilder, budget, signal } = input
+  const { task, repeat, actor, verifier, promptBuilder, budget, signal, meter } = input
   const attempts: Attempt[] = []
   const draw = (sample: number) => {
     const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
     return proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', simulation: task.simulation, cell: input.cell }, signal })
   }
   try {
+    const before = meter?.stop(0)
+    if (before) return { attempts, firstSuccess: null, error: null, capped: before }
     if (actor.gathers) {
       // A batched actor gets all K samples at once: one batch, not K rounds. The trajectory is the
       // one drawing them in order would give: the samples before the first that failed.
       const settled = await Promise.allSettled(Array.from({ length: budget }, (_, i) => draw(i + 1)))
+      for (const s of settled) if (s.status === 'fulfilled') meter?.chargeAttempt(s.value)
       for (const s of settled) {
         if (s.status === 'rejected') throw s.reason
         attempts.push(s.value)
       }
     } else {
-      for (let sample = 1; sample <= budget; sample++) attempts.push(await draw(sample))
+      for (let sample = 1; sample <= budget; sample++) {
+        const capped = sample > 1 ? meter?.stop(attempts.length) : undefined
+        if (capped) return { attempts, firstSuccess: null, error: null, capped }
+        const drawn = await draw(sample)
+        meter?.chargeAttempt(drawn)
+        attempts.push(drawn)
+      }
     }
   } catch (error) {
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }

@@ -20,6 +20,8 @@ export interface ResumePlan {
   reuse: Map<string, Trajectory>
   /** Trajectories on file that ended in an infrastructure error: run again, the new line supersedes them. */
   errored: number
+  /** Trajectories a cost cap stopped: run again under this run's cap, the new line supersedes them. */
+  capped: number
 }
 
 /** `path: was → is` for each protocol field that differs. */
@@ -31,7 +33,7 @@ export function protocolChangeLines(was: Protocol, is: Protocol): string[] {
 /**
  * Which of a cell's trajectories a resumed run keeps. Only trajectories that ended (solved or
  * failed) under exactly this cell's protocol, for a task and repeat the cell still declares, are
- * kept; errored and missing ones run again. A trajectory on file under another protocol refuses the
+ * kept; errored, capped and missing ones run again. A trajectory on file under another protocol refuses the
  * resume with the fields that changed: its numbers and new ones would not be one run.
  *
  * @example
@@ -53,10 +55,12 @@ export function planResume(
   const declared = new Set(cell.taskIds)
   const reuse = new Map<string, Trajectory>()
   let errored = 0
+  let capped = 0
   for (const t of mine) {
     if (!declared.has(t.taskId) || t.repeat >= cell.repeats) continue
     if (t.status === 'error') errored++
+    else if (t.status === 'capped') capped++
     else reuse.set(reuseKey(t.taskId, t.repeat), t)
   }
-  return { reuse, errored }
+  return { reuse, errored, capped }
 }

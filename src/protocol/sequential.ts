@@ -9,11 +9,14 @@ import { checkPrompt, checkRevision, type PromptBuilder } from './prompt-builder
 import type { RevisionAnnotator } from '../feedback/annotator.js'
 import type { RevisionSample } from './revision-annotation.js'
 import type { Task } from './task.js'
+import type { CapStop, CostMeter } from './cost-cap.js'
 
 export interface TrajectoryOutcome {
   attempts: Attempt[]
   firstSuccess: number | null
   error: TrajectoryError | null
+  /** Set when a cost cap stopped it before its next model call (its attempts so far all failed). */
+  capped?: CapStop
 }
 
 export interface SequentialInput {
@@ -35,6 +38,8 @@ export interface SequentialInput {
    */
   annotate?: { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: RevisionSample }
   signal?: AbortSignal
+  /** The cost caps: charged after each attempt and each feedback, asked before each model call. */
+  meter?: CostMeter
 }
 
 /**
@@ -50,7 +55,7 @@ export interface SequentialInput {
  * and the fix; it is never recorded as an attempt.
  */
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
-  const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal } = input
+  const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal, meter } = input
   const annotate = input.annotate ?? { kind: 'derived' }
   const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
@@ -60,6 +65,9 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   let previous: { answer: string; normalised?: string } | undefined
   try {
     for (let attempt = 1; attempt <= budget; attempt++) {
+      // Before the summariser's call as well as the actor's: a capped scope makes no new call.
+      const capped = meter?.stop(attempts.length)
+      if (capped) return { attempts, firstSuccess: null, error: null, capped }
       const context = { taskId: task.id, attempt, repeat }
       let building: unknown
       try {
@@ -98,9 +106,13 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         }
       }
       attempts.push(step)
+      meter?.chargeAttempt(step)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
+      // A critic is a model call too: none once a cap is reached.
+      const cappedBeforeFeedback = meter?.stop(attempts.length)
+      if (cappedBeforeFeedback) return { attempts, firstSuccess: null, error: null, capped: cappedBeforeFeedback }
       let rendered: unknown
       try {
         const rendering = feedback.render({
@@ -123,7 +135,10 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       const given = checkFeedback(feedback, rendered, context)
       // The requests the text names (verifier feedback) are kept for the derived revision annotator.
       step.feedback = given.requests === undefined || annotate.kind === 'off' ? { kind: given.kind, text: given.text } : { kind: given.kind, text: given.text, requests: given.requests }
-      if (given.calls?.length) step.helperCalls.push(...given.calls)
+      if (given.calls?.length) {
+        step.helperCalls.push(...given.calls)
+        meter?.charge(given.calls)
+      }
       turns.push({ answer: step.answer, reply: checkRevision(promptBuilder, promptBuilder.revision(given, { attempt, budget, discloseBudget }), context) })
     }
     return { attempts, firstSuccess: null, error: null }

@@ -69,7 +69,7 @@ export function tokensAtK(cell: CellSummary, trajectories: readonly Trajectory[]
   const byTask = new Map<string, Trajectory[]>()
   for (const t of trajectories) {
     if (t.cellId !== cell.cellId || t.benchmark !== cell.benchmark) continue
-    if (t.status === 'error' && !cell.errors.countedAsFailures) continue
+    if ((t.status === 'error' && !cell.errors.countedAsFailures) || t.status === 'capped') continue
     if (!byTask.has(t.taskId)) byTask.set(t.taskId, [])
     byTask.get(t.taskId)!.push(t)
   }

@@ -385,6 +385,16 @@ const known = (v: string | null | undefined): string => v ?? 'unknown'
  * console.log(renderDisclosure(card))
  */
 export function renderDisclosure(card: DisclosureCard): string {
+  return disclosureLines(card)
+    .flatMap((line) => wrapLine(line, TABLE_WIDTH, 3))
+    .join('\n')
+}
+
+/**
+ * The card's lines before wrapping, as `seqk disclose` and the report both show them: the title,
+ * then each part as a heading (no indent) and its lines (indented), parts apart by an empty line.
+ */
+export function disclosureLines(card: DisclosureCard): string[] {
   const h = card.harness
   const c = card.cost
   const f = card.failures
@@ -463,7 +473,7 @@ export function renderDisclosure(card: DisclosureCard): string {
   const m = card.completeness
   lines.push('', `Completeness ${(m.score * 100).toFixed(0)}% (${m.known} of ${m.required} required fields known)`)
   for (const miss of m.missing) lines.push(` missing ${miss.field}: ${miss.fix}`)
-  return lines.flatMap((line) => wrapLine(line, TABLE_WIDTH, 3)).join('\n')
+  return lines
 }
 
 function tokensLine(c: DisclosureCard['cost']): string {

@@ -15,6 +15,7 @@ import { historyComparisonLines, renderBenchmarkTable, TABLE_WIDTH, wideFromEnv 
 import { runReportHtml } from './views.js'
 import { runVerdictLines } from './verdict-lines.js'
 import { disclosureEmitter } from './disclosure-file.js'
+import { disclosureCommentLines, runCard } from './disclosure-section.js'
 
 /** What every emitter reads: the run's summary, where its files go, and how to speak. */
 export interface EmitContext {
@@ -135,7 +136,12 @@ const history: Emitter = {
 }
 
 // The baseline gate is part of each cell's verdict: it is not passed again as a gate of its own (it would count twice).
-const markdown = (context: EmitContext): string => renderMarkdownSummary(context.summary, { changes: [...(context.history?.changes ?? [])] })
+const markdown = (context: EmitContext): string => {
+  const md = renderMarkdownSummary(context.summary, { changes: [...(context.history?.changes ?? [])] })
+  // The card the disclosure emitter wrote just before: its two lines close the comment.
+  const card = runCard(context.runDir)
+  return card ? `${md.trimEnd()}\n\n${disclosureCommentLines(card).join('\n\n')}\n` : md
+}
 
 const prComment: Emitter = {
   name: 'pr-comment.md',
@@ -165,7 +171,7 @@ const annotations: Emitter = {
 const htmlReport: Emitter = {
   name: 'report.html',
   async emit({ summary, runDir, trajectories, history }) {
-    writeFileSync(join(runDir, 'report.html'), await runReportHtml(summary, await trajectories(), history ? history.entries : undefined))
+    writeFileSync(join(runDir, 'report.html'), await runReportHtml(summary, await trajectories(), history ? history.entries : undefined, runCard(runDir)))
     return 'report.html'
   },
 }

@@ -23,6 +23,8 @@ import { REPORT_CSS } from './style.js'
 import { cellColumns, unknownUsageLine, verdictValue } from './columns.js'
 import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
 import { sumUsage } from '../core/contract.js'
+import type { DisclosureCard } from '../core/disclosure.js'
+import { disclosureSectionHtml } from './disclosure-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -32,6 +34,8 @@ export interface HtmlReportInput {
   history?: readonly HistoryEntry[]
   /** Further analysis shown at the end: text (e.g. `renderAnalysis` from src/analysis, shown as is) or any JSON. */
   analysis?: unknown
+  /** The run's disclosure card (`disclosure.json`): shown as a section after the benchmarks. */
+  disclosure?: DisclosureCard
 }
 
 /** The options of the HTML report. */
@@ -397,11 +401,13 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
         const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
         // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
         const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
-        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error' })) : firsts.map((f, r) => ({ r, f, error: false }))
+        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error', capped: t.status === 'capped' })) : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
         const squares = reps
-          .map(({ r, f, error }) => {
+          .map(({ r, f, error, capped }) => {
             // The cell's title lists every repeat: a title per square would double the grid's size.
             if (error) return `<i data-r="${r}" style="background:${ERROR}">!</i>`
+            // Stopped at a cost cap: unfinished, neither a pass nor a miss.
+            if (capped) return `<i data-r="${r}" data-capped="" style="background:#e5e7eb;color:#374151">…</i>`
             if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
             return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
           })
@@ -761,6 +767,7 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
 <main class="wrap">
 ${runProblems(verdict, summary)}
 ${sections.join('\n')}
+${input.disclosure ? disclosureSectionHtml(input.disclosure) : ''}
 <section class="viewer" id="trajectories">
 <h2>Trajectories</h2>
 <p class="lede">Pick a cell, a task and a repeat (or click a square in a grid above): every attempt with its verdict, the failing tests, the feedback the actor got next, and a line diff against the previous attempt's code.</p>

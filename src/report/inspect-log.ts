@@ -210,8 +210,9 @@ export function inspectLog(
           scorer: p.verifier.name,
           params: { k: p.budget },
           metrics,
-          scored_samples: trajectories.filter((t) => t.status !== 'error').length,
-          unscored_samples: trajectories.filter((t) => t.status === 'error').length,
+          scored_samples: trajectories.filter((t) => t.status === 'solved' || t.status === 'failed').length,
+          // Errored and capped (stopped at a cost cap) trajectories have no score.
+          unscored_samples: trajectories.filter((t) => t.status === 'error' || t.status === 'capped').length,
         },
       ],
       metadata: {
@@ -286,7 +287,7 @@ function sample(t: Trajectory, cell: CellSummary, tasks: ReadonlyMap<string, Tas
       history: [],
     }
   }
-  if (t.status !== 'error')
+  if (t.status === 'solved' || t.status === 'failed')
     scores.solved = {
       value: t.status === 'solved' ? 1 : 0,
       answer: last?.answer ?? null,

@@ -141,3 +141,15 @@ describe('resolveOptions: annotate (the revision annotator)', () => {
     expect(problemsOf({ ...base(), annotate: { model: actors.simulated({ profile: 'reviser', id: 'sim-annotator' }) } })).toMatch(/annotate\.model: the simulated model sim-annotator only picks scripted answers and cannot annotate/)
   })
 })
+
+describe('resolveOptions: cost caps', () => {
+  it('accepts maxCostUsd for a priced actor and maxTokens for any, and refuses a USD cap for an unpriced actor', () => {
+    expect(resolveOptions('bench', { ...base(), maxCostUsd: 2, maxTokens: 5000 })).toMatchObject({ maxCostUsd: 2, maxTokens: 5000 })
+    // A model no bundled or given price covers.
+    const unpriced = actors.openai({ model: 'gpt-unlisted-9', apiKey: 'sk-test' })
+    expect(resolveOptions('bench', { ...base(), actors: [unpriced], maxTokens: 5000 }).maxTokens).toBe(5000)
+    expect(problemsOf({ ...base(), actors: [unpriced], maxCostUsd: 2 })).toMatch(/maxCostUsd cannot be kept for the actor openai:gpt-unlisted-9 \(openai:gpt-unlisted-9\): it has no price/)
+    expect(problemsOf({ ...base(), maxCostUsd: -1 })).toMatch(/maxCostUsd must be > 0/)
+    expect(problemsOf({ ...base(), maxTokens: 1.5 })).toMatch(/maxTokens must be an integer > 0/)
+  })
+})

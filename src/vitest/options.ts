@@ -12,6 +12,8 @@ import { FEEDBACK_KINDS, isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
+import { CostCapLimitsSchema } from '../core/cost-cap.js'
+import { unpricedCapProblem } from '../protocol/cost-cap.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 
@@ -109,6 +111,10 @@ export const SeqEvalOptionsSchema = z
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
+    /** Each cell's cost cap in US dollars (see `SEQK_CELL_MAX_COST_USD`); the run's is the reporter's. */
+    maxCostUsd: CostCapLimitsSchema.shape.maxCostUsd,
+    /** Each cell's cap in tokens, input (cached included) plus output. */
+    maxTokens: CostCapLimitsSchema.shape.maxTokens,
     annotate: AnnotateSchema.default('derived'),
     baseline: z
       .union([
@@ -233,6 +239,11 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     for (const [name, mode] of Object.entries(modes)) {
       if (mode.feedback.kind === 'critic' && mode.feedback.settings.critic === 'actor') problems.push(`modes.${name}.feedback: a critic with no model critiques with the actor, and the simulated actors (${simulated.join(', ')}) cannot; pass feedback.critic({ model, … })`)
     }
+  }
+  // A USD cap is refused here for an actor no price covers: its spend would be unknown from the first call.
+  if (o.maxCostUsd !== undefined) for (const a of o.actors) {
+    const problem = unpricedCapProblem(a, 'maxCostUsd')
+    if (problem) problems.push(problem)
   }
   const legacy = o.countErrorsAsFailures === undefined ? undefined : o.countErrorsAsFailures ? 'failures' : 'left-out'
   if (o.errors !== undefined && legacy !== undefined && o.errors !== legacy) problems.push(`countErrorsAsFailures: ${String(o.countErrorsAsFailures)} contradicts errors: '${o.errors}'; keep only errors (countErrorsAsFailures is its older spelling)`)

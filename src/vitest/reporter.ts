@@ -27,6 +27,8 @@ import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { runVerdict, verdictBlock } from '../protocol/verdict.js'
 import { skipLines } from './skipped.js'
 import { isDryRun } from '../core/estimate.js'
+import { CostCapLimitsSchema, type CostCapLimits } from '../core/cost-cap.js'
+import { capsFromEnv, RUN_CAP_ENV, tighter } from './cost-caps.js'
 import './artifact-types.js'
 import './run-context.js'
 
@@ -49,6 +51,13 @@ export interface SeqkReporterOptions {
   html?: boolean
   /** Append every cell's numbers to this JSONL file (default `SEQK_HISTORY_FILE`, else `.seqk/history.jsonl`; `false` to keep no history). */
   historyFile?: string | false
+  /**
+   * The run's cost cap in US dollars, over every cell of every worker (also `SEQK_RUN_MAX_COST_USD`; the
+   * smaller holds). Once reached no trajectory starts and running ones stop at their next model call.
+   */
+  maxCostUsd?: number
+  /** The run's cap in tokens (input, cached included, plus output; also `SEQK_RUN_MAX_TOKENS`). */
+  maxTokens?: number
 }
 
 type CellRecord = CellSummary & { file: string }
@@ -115,6 +124,23 @@ export default class SeqkReporter implements Reporter {
   }
 
   /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
+  /** The run's cost cap for the workers, counted under a session of its own (a resume continues under a new cap). */
+  private runCostCap(): { costCap?: { limits: CostCapLimits; session: string } } {
+    const options = CostCapLimitsSchema.safeParse({ maxCostUsd: this.options.maxCostUsd, maxTokens: this.options.maxTokens })
+    if (!options.success) {
+      this.refused ??= `seqk reporter options: ${options.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`
+      return {}
+    }
+    let limits: CostCapLimits
+    try {
+      limits = tighter(options.data, capsFromEnv(process.env, RUN_CAP_ENV))
+    } catch (error) {
+      this.refused ??= (error as Error).message
+      return {}
+    }
+    return Object.keys(limits).length > 0 ? { costCap: { limits, session: `${this.runId}-${process.pid}-${Date.now()}` } } : {}
+  }
+
   onTestRunStart(specifications: ReadonlyArray<TestSpecification> = []): void {
     this.runsStarted++
     // A watch-mode rerun starts afresh, a refusal included (the eval may have been fixed since).
@@ -212,7 +238,9 @@ export default class SeqkReporter implements Reporter {
     // Without credentials: an argument may carry one (a --env or a URL with a key).
     const invocation = { argv: process.argv.slice(2).map(redactText), cwd: process.cwd() }
     const resumed = this.resumed as { bytes: number } | undefined
-    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}) })
+    // Read first: a cap that cannot be read refuses the run rather than run it uncapped.
+    const costCap = this.runCostCap()
+    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}), ...costCap })
   }
 
   /** Takes the run directory's lock (see artifacts/run-lock.ts); the refusal's message when another run holds it. */

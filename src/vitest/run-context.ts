@@ -8,6 +8,8 @@ import { prepareResume } from '../artifacts/resume-dir.js'
 import { parseShard } from '../protocol/shard.js'
 import type { Trajectory } from '../core/schemas.js'
 import { wrapText } from '../core/text-layout.js'
+import type { CostCapLimits } from '../core/cost-cap.js'
+import { capsFromEnv, RUN_CAP_ENV } from './cost-caps.js'
 
 /** The run every cell of one `vitest run` writes into. */
 export interface SeqkRun {
@@ -23,6 +25,8 @@ export interface SeqkRun {
   refused?: string
   /** How Vitest was started (its arguments and directory), recorded so `seqk resume` can start it again. */
   invocation?: { argv: string[]; cwd: string }
+  /** The run's cost cap, and the session its shared spend is counted under (a resume starts a new one). */
+  costCap?: { limits: CostCapLimits; session: string }
 }
 
 /** Raised by a cell when the run directory cannot be used as asked (it holds another run, or cannot be resumed). */
@@ -59,10 +63,13 @@ export function currentRun(): SeqkRun {
       // The reporter's own reading of the variables (resolveRunLocation), from this worker's directory.
       const location = resolveRunLocation(process.env, { root: process.cwd() })
       if (location.conflict) throw new SeqkRunDirError(location.conflict)
-      if (location.kind !== 'resume') return { runId: location.runId, runDir: location.runDir }
+      // Without the reporter, the run's cap is each worker's own: no session spans the workers.
+      const limits = capsFromEnv(process.env, RUN_CAP_ENV)
+      const costCap = Object.keys(limits).length > 0 ? { costCap: { limits, session: `worker-${process.pid}-${Date.now()}` } } : {}
+      if (location.kind !== 'resume') return { runId: location.runId, runDir: location.runDir, ...costCap }
       // The reporter prepares the directory before any worker starts; without it, each worker does.
       const start = prepareResume(location.runDir, parseShard(process.env.SEQK_SHARD))
-      return { runId: start.runId, runDir: location.runDir, resume: {} }
+      return { runId: start.runId, runDir: location.runDir, resume: {}, ...costCap }
     })()
     run = fallback
   }

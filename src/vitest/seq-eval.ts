@@ -21,6 +21,7 @@ import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellStartExtras, dryRunNote } from './cell-estimate.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
 import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
+import { cellCostCap } from './cost-caps.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -85,6 +86,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       discloseBudget: options.discloseBudget,
       concurrency: options.concurrency,
       errors: options.errors,
+      ...(options.maxCostUsd !== undefined || options.maxTokens !== undefined ? { costCap: { cell: { maxCostUsd: options.maxCostUsd, maxTokens: options.maxTokens } } } : {}),
     }
     const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect, annotate: mode.annotate }))
     if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })
@@ -127,6 +129,8 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
         const dryRun = dryRunNote(spec, plan)
         if (dryRun !== undefined) return context.skip(dryRun)
         const run = currentRun()
+        // The cell's and the run's caps (a USD cap for an actor with no price fails the cell here, before any call).
+        const costCap = cellCostCap(spec.actor, spec.costCap?.cell, run)
         const file = join(run.runDir, TRAJECTORIES_FILE)
         const only = shard ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id)) : undefined
         // A resumed run keeps what had ended under this protocol and runs only the rest.
@@ -172,6 +176,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
           result = await runCell({
             ...spec,
             runId: run.runId,
+            costCap,
             reuse,
             only,
             signal: context.signal,

@@ -16,6 +16,8 @@ export interface CellProgress {
   solved: number
   failed: number
   errored: number
+  /** Stopped at a cost cap: never started, or stopped at their next model call. */
+  capped: number
 }
 
 /**

@@ -167,7 +167,7 @@ export class RunState {
     let state = this.cells.get(key)
     if (state === undefined) {
       state = {
-        cell: { key, benchmark: record.benchmark, cellId: record.cellId, phase: 'planned', progress: { done: 0, total: null, solved: 0, failed: 0, errored: 0 }, durationMs: null, keptDurationMs: null, unfinished: null, verdict: null, failedChecks: null },
+        cell: { key, benchmark: record.benchmark, cellId: record.cellId, phase: 'planned', progress: { done: 0, total: null, solved: 0, failed: 0, errored: 0, capped: 0 }, durationMs: null, keptDurationMs: null, unfinished: null, verdict: null, failedChecks: null },
         byKey: new Map(),
         earlierMs: null,
       }
@@ -177,6 +177,6 @@ export class RunState {
   }
 }
 
-function countOf(status: LiveTrajectory['status']): 'solved' | 'failed' | 'errored' {
+function countOf(status: LiveTrajectory['status']): 'solved' | 'failed' | 'errored' | 'capped' {
   return status === 'error' ? 'errored' : status
 }

@@ -51,7 +51,8 @@ function stateText(c: LiveCell): string {
   if (c.phase === 'running') return 'running'
   if (c.phase === 'unfinished') return `unfinished: ${c.unfinished ?? 'it did not run to its end'}`
   if (c.phase === 'kept') return c.keptDurationMs === null ? 'kept from the earlier run' : `kept from the earlier run (ended in ${seconds(c.keptDurationMs)} then)`
-  return c.durationMs === null ? 'ended' : `ended in ${seconds(c.durationMs)}`
+  const ended = c.durationMs === null ? 'ended' : `ended in ${seconds(c.durationMs)}`
+  return c.progress.capped > 0 ? `${ended} · stopped at the cost cap (${plural(c.progress.capped, 'trajectory', 'trajectories')} unfinished)` : ended
 }
 
 function verdictOf(c: LiveCell): { text: string; kind: BadgeKind } {
@@ -114,9 +115,9 @@ export function liveView(s: LiveSnapshot): LiveView {
     }),
     recent: [...s.recent].reverse().map((t) => ({
       status: t.status,
-      outcome: t.status === 'solved' ? `solved at attempt ${t.firstSuccess ?? t.attempts}` : t.status === 'failed' ? `failed after ${plural(t.attempts, 'attempt')}` : 'error',
+      outcome: t.status === 'solved' ? `solved at attempt ${t.firstSuccess ?? t.attempts}` : t.status === 'failed' ? `failed after ${plural(t.attempts, 'attempt')}` : t.status === 'capped' ? 'stopped at the cost cap' : 'error',
       where: where(t),
-      summary: t.status !== 'error' ? t.summary : '',
+      summary: t.status === 'solved' || t.status === 'failed' ? t.summary : '',
     })),
     errors: [...s.errors].reverse().map((t) => ({ where: `${where(t)} · ${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}`, message: t.error?.message ?? '' })),
     batches: s.batches.map((b) => ({
