@@ -14,6 +14,8 @@ import { testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
 import type { TestServer, TestServerRequest } from '../src/testing/types.js'
 import { heldOutIndices } from '../src/verifiers/python-tests/held-out.js'
+import { renderBenchmarkTable } from '../src/report/table.js'
+import { stripVTControlCharacters } from 'node:util'
 
 // Statement i of task t checks triple(BASE_t + i); the held-out ones use values no visible one has.
 const statements = (base: number, n: number) => Array.from({ length: n }, (_, i) => `assert triple(${base + i}) == ${3 * (base + i)}`)
@@ -131,6 +133,14 @@ describe('held-out tests in a run', () => {
     expect(gap.gapInterval.hi).toBe(direct.gapInterval.hi)
     expect(gap.overfitShare.point).toBe(1)
     expect(summary.seqAt).toEqual(gap.allAt)
+  })
+
+  it('says the gap under the terminal table, within 120 columns', () => {
+    const table = renderBenchmarkTable('held-out fixtures', [cells.verifier!.summary, cells.critic!.summary])
+    const text = stripVTControlCharacters(table)
+    expect(text).toContain('held-out tests, overfitter · verifier: Seq@3 100.0% on the visible tests, 0.0% on every test, gap 100.0 points')
+    expect(text.replace(/\n\s+/g, ' ')).toContain('3 of 3 visible repairs (100.0%) still fail a held-out test, 0 broke one')
+    for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(120)
   })
 
   it('records the split in the fingerprint: another seed or share is another protocol', () => {

@@ -29,7 +29,7 @@ describe('heldOutGap', () => {
     // Visible repairs: a@2 (real), b@2 (overfit, held-out 2 failed before too), d@2 (overfit, broke 5).
     expect({ repairs: gap.visibleRepairs, overfit: gap.overfit, broke: gap.broke }).toEqual({ repairs: 3, overfit: 2, broke: 1 })
     const { pDrop: _, ...expected } = differenceInterval([1, 0, 1, 0.5], [1, 1, 1, 0.5], 2)
-    expect(gap.gapInterval).toEqual(expected)
+    expect(gap.gapInterval).toEqual({ ...expected, lo: Math.max(0, expected.lo) })
     expect(gap.gapInterval.point).toBe(0.25)
     expect(gap.overfitShare).toEqual(pooledShareInterval([{ hits: 0, trials: 1 }, { hits: 1, trials: 1 }, { hits: 0, trials: 0 }, { hits: 1, trials: 1 }]))
     expect(gap.overfitShare.point).toBe(2 / 3)
@@ -75,6 +75,7 @@ describe('heldOutGap', () => {
         expect(gap.broke).toBeLessThanOrEqual(gap.overfit)
         expect(gap.overfit).toBeLessThanOrEqual(gap.visibleRepairs)
         expect(gap.gapInterval.lo).toBeLessThanOrEqual(gap.gapInterval.point)
+        expect(gap.gapInterval.lo).toBeGreaterThanOrEqual(0)
         expect(gap.gapInterval.hi).toBeGreaterThanOrEqual(gap.gapInterval.point)
       }),
       { seed: 31, numRuns: 300 },

@@ -74,7 +74,7 @@ const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : 
  * repeats are left out. Seq@k on the visible tests counts a trajectory solved at its first attempt
  * passing every visible test; on every test, at its first pass. The gap's interval is the paired
  * difference of the per-task rates at K (`differenceInterval`, the trials being the most repeats of
- * a task). The overfitting share is over visible repairs (a revision whose previous attempt failed
+ * a task), its lower bound cut at 0, below which the gap cannot be. The overfitting share is over visible repairs (a revision whose previous attempt failed
  * a visible test and which passes every visible one): those that fail a held-out test, split into
  * the ones that broke a held-out test the previous attempt passed and the ones that never fixed one.
  *
@@ -121,7 +121,9 @@ export function heldOutGap(tasks: readonly HeldOutTask[], budget: number, option
     overfit += hits
     return { hits, trials }
   })
-  const { pDrop: _pDrop, ...gap } = gapInterval
+  // The gap is never negative (a pass is a visible pass): a bound below 0 says nothing, so it is cut there.
+  const { pDrop: _pDrop, ...paired } = gapInterval
+  const gap = { ...paired, lo: Math.max(0, paired.lo) }
   return {
     visibleAt,
     allAt,
