@@ -10,6 +10,8 @@ import { defaultPromptBuilder, feedback, fullHistory, runCell, verifiers, type C
 import { cellProtocol } from '../src/protocol/cell.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { heldOutGap } from '../src/metrics/held-out-gap.js'
+import { tasks as fixtureTasks } from '../fixtures/code-tasks.js'
+import { actors } from '../src/index.js'
 import { testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
 import type { TestServer, TestServerRequest } from '../src/testing/types.js'
@@ -163,4 +165,29 @@ describe('pythonTests({ heldOut }) on its own', () => {
     expect(v.checkTask?.({ ...task, heldOutTests: [1, 1] })).toEqual([expect.stringMatching(/list a statement twice/)])
     expect(() => verifiers.pythonTests({ heldOut: { share: 0, seed: 1 } })).toThrow(/heldOut.share must be a number strictly between 0 and 1/)
   })
+})
+
+describe('the bundled held-out cell (fixtures, simulated actors)', () => {
+  it('shows the overfitter’s gap offline, and a smaller one for the reviser', async () => {
+    const cell = (profile: 'overfitter' | 'reviser') =>
+      runCell({
+        ...spec('verifier', feedback.verifier()),
+        cellId: `simulated:${profile} · verifier`,
+        tasks: fixtureTasks as Task[],
+        actor: actors.simulated({ profile }),
+        verifier: verifiers.pythonTests({ heldOut: { share: 0.5, seed: 1 } }),
+        budget: 5,
+        repeats: 3,
+        concurrency: 4,
+      })
+    const [overfitter, reviser] = [await cell('overfitter'), await cell('reviser')]
+    const gap = (r: typeof overfitter) => r.summary.heldOut!.gapAt[4]!
+    expect(overfitter.summary.errors.count).toBe(0)
+    expect(gap(overfitter)).toBeGreaterThan(0.15)
+    expect(gap(overfitter)).toBeGreaterThan(gap(reviser))
+    expect(overfitter.summary.heldOut!.overfit).toBeGreaterThan(reviser.summary.heldOut!.overfit)
+    // Its special cases are real code: some of them pass every visible test.
+    const special = overfitter.trajectories.flatMap((t) => t.attempts).filter((a) => a.answer.includes('# special cases'))
+    expect(special.some((a) => a.verdict.heldOut?.visiblePass === true && !a.verdict.pass)).toBe(true)
+  }, 120_000)
 })
