@@ -2,7 +2,12 @@
 // (the fixture's first correct answer) through the python-tests verifier, which gives the expected
 // values. Reproducible by seed; every added statement passes the reference; and the wrong answers
 // the fixtures script fail the stronger suite at least as often as the original.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
+import { runCli } from '../src/cli/run.js'
 import { tasks } from '../fixtures/code-tasks.js'
 import { strengthenTests } from '../src/benchmarks/strengthen.js'
 import type { Task } from '../src/protocol/task.js'
@@ -51,4 +56,29 @@ describe('strengthenTests on the fixtures', () => {
     for (const line of result.task.tests!.split('\n').slice(2)) expect(Number(/inverse\((-?\d+)\)/.exec(line)![1])).toBeGreaterThan(1)
     expect((await judge.verify(result.task, reference)).pass).toBe(true)
   }, 60_000)
+})
+
+describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('seqk strengthen', () => {
+  it('writes a strengthened copy of a HumanEval Pro file, the same for the same seed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-strengthen-'))
+    try {
+      // Three records of the shared file, in a temporary file of their own (nothing enters the repository).
+      const records = (JSON.parse(readFileSync(codeEvalProFiles['humaneval-pro'], 'utf8')) as { test_code: string }[]).slice(0, 3)
+      writeFileSync(join(dir, 'humaneval_pro.json'), JSON.stringify(records))
+      const run = async (out: string) => {
+        let stdout = ''
+        const code = await runCli(['strengthen', 'humaneval_pro.json', '--out', out, '--inputs', '5', '--seed', '7'], { stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false, env: {}, cwd: dir })
+        return { code, stdout, written: JSON.parse(readFileSync(join(dir, out), 'utf8')) as { test_code: string }[] }
+      }
+      const a = await run('a.json')
+      const b = await run('b.json')
+      expect(a.code).toBe(0)
+      expect(a.stdout).toMatch(/^seqk strengthen: 3 tasks, \d+ test statements added \(\d tasks unchanged\)/)
+      expect(a.written).toEqual(b.written)
+      for (const [i, r] of a.written.entries()) expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)
+      expect(a.written.some((r, i) => r.test_code.split('\n').length > records[i]!.test_code.split('\n').length + 1)).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
