@@ -72,7 +72,7 @@ describe('runCli (in-process)', () => {
     expect(cli(['--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: seqk <command>') })
     expect(cli(['analyze', '--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('--k <k>') })
     expect(cli([])).toMatchObject({ code: 1 })
-    expect(cli(['frob'])).toMatchObject({ code: 1, stderr: 'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export)\nRun `seqk --help` for usage.\n' })
+    expect(cli(['frob'])).toMatchObject({ code: 1, stderr: 'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, strengthen)\nRun `seqk --help` for usage.\n' })
     expect(cli(['analyze'])).toMatchObject({ code: 1, stderr: expect.stringContaining('seqk analyze: no runs given: pass run directories or summary.json files') })
     expect(cli(['analyze', 'missing-dir'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/seqk analyze: .*missing-dir: no such file or directory/) })
     expect(cli(['--version']).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)

@@ -2,6 +2,7 @@
  * The whole cross-actor analysis of one or more runs, as plain JSON (validated by
  * `AnalysisReportSchema`): what `seqk analyze` prints and writes, and what the HTML report renders.
  */
+import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import type { CellSummary } from '../core/schemas.js'
 import { AnalysisInputError, INDEPENDENT, isIndependent, passAtFromCell, seqCurveFromCell, TruncationRefusedError } from './cell-scores.js'
 import { assertComparable, ComparabilityError, crossProtocolNotes } from './comparability.js'
@@ -202,7 +203,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       revisionAnnotation: revisionAnnotationSection(b.cells),
       selection: selections,
       selectionSkipped: skipped,
-      notes: bNotes,
+      notes: [...bNotes, ...b.cells.flatMap((cell) => heldOutGapLine(cell) ?? [])],
     }
   })
   const correlations: Correlations[] = [...pairsByMode].map(([mode, pairs]) => protocolCorrelations(mode, pairs, { seed, resamples }))

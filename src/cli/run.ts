@@ -23,6 +23,7 @@ import { discloseSpec, runDisclose } from './disclose.js'
 import { InputError } from './input-error.js'
 import { estimateSpec, runEstimate } from './estimate.js'
 import { exportSpec, runExport } from './export.js'
+import { runStrengthen, strengthenSpec } from './strengthen.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
@@ -84,7 +85,7 @@ export const selectSpec: CommandSpec = {
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec, discloseSpec, estimateSpec, exportSpec]
+const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec, discloseSpec, estimateSpec, exportSpec, strengthenSpec]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -155,6 +156,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
     if (spec.name === 'disclose') return runDisclose(paths, flags, io)
     if (spec.name === 'export') return runExport(paths, flags, io)
+    if (spec.name === 'strengthen') return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'estimate') return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))

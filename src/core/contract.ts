@@ -172,6 +172,20 @@ export const DiagnosticsSchema = z.object({
 /** What a verifier saw besides pass or fail: the outcome, a one-line summary, the tests and the output. */
 export type Diagnostics = z.infer<typeof DiagnosticsSchema>
 
+/**
+ * Held-out tests of a verdict, by index only (their text never leaves the verifier): the statement
+ * count, the held-out indices, those that failed or did not run, and whether every visible
+ * statement passed (what Seq@k on the visible tests counts).
+ */
+export const HeldOutRecordSchema = z.object({
+  statements: z.number().int().nonnegative(),
+  tests: z.array(z.number().int().nonnegative()),
+  failed: z.array(z.number().int().nonnegative()),
+  visiblePass: z.boolean(),
+})
+/** A verdict's held-out tests by index, and whether every visible test passed. */
+export type HeldOutRecord = z.infer<typeof HeldOutRecordSchema>
+
 /** A verifier's verdict on one answer: pass or fail, with its diagnostics, criteria and model calls. */
 export const VerdictSchema = z.object({
   pass: z.boolean(),
@@ -187,5 +201,7 @@ export const VerdictSchema = z.object({
   sandbox: z.enum(['bwrap', 'none']).optional(),
   /** Model calls the verifier made (a grader's); the protocol moves them to the attempt's helper calls. */
   calls: z.array(ModelCallSchema).optional(),
+  /** Held-out tests (python-tests with `heldOut`): counted in `pass`, absent from `diagnostics`. */
+  heldOut: HeldOutRecordSchema.optional(),
 })
 export type Verdict = z.infer<typeof VerdictSchema>

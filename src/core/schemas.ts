@@ -357,6 +357,33 @@ export const RevisionAnnotationSummarySchema = z.object({
 })
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
 
+/**
+ * The feedback-overfitting gap of a cell with held-out tests: Seq@k on the visible tests against
+ * Seq@k on every test, over its trajectories that did not error, and the visible repairs (a
+ * revision that fixed every visible failure) that still fail a held-out test.
+ */
+export const HeldOutGapSummarySchema = z.object({
+  /** Trajectories it is computed over (errored ones are left out). */
+  trajectories: z.number().int().nonnegative(),
+  /** Seq@k on the visible tests, k = 1..K. */
+  visibleAt: z.array(MaybeNumber),
+  /** Seq@k on every test, k = 1..K (the verdict that counts). */
+  allAt: z.array(MaybeNumber),
+  /** visibleAt − allAt: how much of the visible Seq@k the held-out tests take back. */
+  gapAt: z.array(MaybeNumber),
+  /** The gap at K, a paired interval over tasks. */
+  gapInterval: IntervalSchema,
+  /** Revisions whose previous attempt failed a visible test and which pass every visible test. */
+  visibleRepairs: z.number().int().nonnegative(),
+  /** Of those, revisions failing a held-out test (broken or never fixed). */
+  overfit: z.number().int().nonnegative(),
+  /** Of the overfit ones, revisions that broke a held-out test the previous attempt passed. */
+  broke: z.number().int().nonnegative(),
+  /** overfit / visibleRepairs, pooled, its interval clustered by task. */
+  overfitShare: IntervalSchema,
+})
+export type HeldOutGapSummary = z.infer<typeof HeldOutGapSummarySchema>
+
 /** The schema id of a cell summary. */
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
 /** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
@@ -413,6 +440,8 @@ export const CellSummarySchema = z.object({
     .optional(),
   /** Revisions by whether they addressed the feedback (sequential cells whose feedback names requests); null or absent otherwise. */
   revisionAnnotation: RevisionAnnotationSummarySchema.nullable().optional(),
+  /** The feedback-overfitting gap (sequential cells whose verdicts hold out tests); null or absent otherwise. */
+  heldOut: HeldOutGapSummarySchema.nullable().optional(),
   meanAttempts: MaybeNumber,
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { createRng, seedFrom } from '../metrics/random.js'
 import { sleep } from './retry.js'
+import { shownCalls, specialCase } from './special-case.js'
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js'
 
 /**
@@ -53,19 +54,35 @@ export interface SimulatedProfile {
    * (`history: 'summary'`), which loses detail: the paper measured up to 14 points lost. Default 1.
    */
   summaryRepairFactor?: number
+  /**
+   * Chance a revision after feedback that shows failing calls keeps the wrong code and
+   * special-cases exactly those calls instead (overfitting the feedback; held-out tests catch it).
+   * Tried after `resubmit`, before repairing. Default 0.
+   */
+  specialCases?: number
   description: string
 }
 
 /**
  * Built-in profiles. `reviser` uses detailed feedback well; `stubborn` is better on a first try
  * but mostly resubmits; `one-shot` is strongest on a first try and poor at revising; `memoryless`
- * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K.
+ * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K; `overfitter`
+ * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests).
  */
 export const SIMULATED_PROFILES = {
   reviser: { firstTry: 0.4, repairWithDetail: 0.75, repairWithBinary: 0.3, resubmit: 0.05, changesWrongAnswer: true, summaryRepairFactor: 0.6, description: 'average first try, uses detailed feedback well' },
   stubborn: { firstTry: 0.6, repairWithDetail: 0.15, repairWithBinary: 0.1, resubmit: 0.75, changesWrongAnswer: false, summaryRepairFactor: 1, description: 'good first try, mostly resubmits the same answer' },
   'one-shot': { firstTry: 0.7, repairWithDetail: 0.25, repairWithBinary: 0.15, resubmit: 0.1, changesWrongAnswer: true, summaryRepairFactor: 0.8, description: 'strongest first try, poor at revising' },
   memoryless: { firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, description: 'ignores feedback: every attempt is a fresh draw' },
+  overfitter: {
+    firstTry: 0.4,
+    repairWithDetail: 0.3,
+    repairWithBinary: 0.3,
+    resubmit: 0,
+    changesWrongAnswer: true,
+    specialCases: 0.8,
+    description: 'special-cases the failing calls that feedback shows instead of fixing the logic',
+  },
 } as const satisfies Record<string, SimulatedProfile>
 
 /** The name of a bundled simulated actor profile. */
@@ -144,7 +161,7 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
     descriptor: {
       provider: 'simulated',
       model: name,
-      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer, summaryRepairFactor: profile.summaryRepairFactor ?? 1 },
+      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer, summaryRepairFactor: profile.summaryRepairFactor ?? 1, ...(profile.specialCases ? { specialCases: profile.specialCases } : {}) },
     },
     // Simulations cost nothing: an estimate prices them at $0, as their calls are.
     price: { input: 0, output: 0 },
@@ -193,6 +210,10 @@ function respond(profile: SimulatedProfile, script: SimulationScript, messages: 
   }
   const feedbackText = messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
   if (rng() < profile.resubmit) return previous
+  if (profile.specialCases && rng() < profile.specialCases) {
+    const calls = shownCalls(messages.slice(1).filter((m) => m.role === 'user').map((m) => m.content))
+    if (calls.length > 0) return specialCase(previous, calls)
+  }
   // Our summary history policy announces itself with this line (src/protocol/history.ts).
   const summarised = messages.some((m) => m.role === 'user' && m.content.includes('Summary of your earlier attempts'))
   const repair = (DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary) * (summarised ? (profile.summaryRepairFactor ?? 1) : 1)

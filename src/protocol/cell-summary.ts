@@ -25,8 +25,13 @@ import type { RateMetric } from '../core/kinds.js'
 import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
+import { heldOutGapSummary } from './held-out-gap.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
+
+function heldOutField(gap: CellSummary['heldOut']): { heldOut?: NonNullable<CellSummary['heldOut']> } {
+  return gap ? { heldOut: gap } : {}
+}
 
 /**
  * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
@@ -280,6 +285,8 @@ function summariseEnded(input: SummariseInput): CellSummary {
     criterionRepair: repair ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) } : null,
     nextAttemptSuccess: nextAttempt,
     revisionAnnotation: annotation,
+    // Only cells with held-out tests carry it, so every other summary reads as before.
+    ...heldOutField(heldOutGapSummary(trajectories, K, independent)),
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     usage: spent.usage,
     ...unknownCalls(spent.usageUnknownCalls),

@@ -8,7 +8,7 @@ import { TaskSchema, taskMessages } from './task.js'
 
 describe('TaskSchema', () => {
   it('is the base task plus each component’s own fields, in the order tasks have always parsed to', () => {
-    expect(Object.keys(TaskSchema.shape)).toEqual(['id', 'prompt', 'tests', 'setup', 'entryPoint', 'expected', 'criteria', 'metadata', 'simulation'])
+    expect(Object.keys(TaskSchema.shape)).toEqual(['id', 'prompt', 'tests', 'setup', 'entryPoint', 'heldOutTests', 'expected', 'criteria', 'metadata', 'simulation'])
     const owners = [TaskBaseSchema, PythonTestsTaskFieldsSchema, ExactMatchTaskFieldsSchema, RubricTaskFieldsSchema, SimulationTaskFieldsSchema]
     for (const owner of owners) for (const [field, schema] of Object.entries(owner.shape)) expect(TaskSchema.shape[field as keyof typeof TaskSchema.shape], field).toBe(schema)
   })

@@ -3,6 +3,7 @@
  * forbids any fetch), charts as inline SVG rendered at build time, and a small hand-written script
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
+import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { rankingChanges, spendingLine } from './table.js'
@@ -467,6 +468,7 @@ ${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p
 ${cellsTable(cells, ctx)}
 ${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>` : ''}
 ${unknownUsageLine(cells) ? `<p class="note unknown-usage">${e(unknownUsageLine(cells)!)}</p>` : ''}
+${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => `<p class="note held-out">${e(line)}</p>`).join('')}
 ${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task), for ${e(RATE_ESTIMAND)}; a baseline's difference is for ${e(DIFFERENCE_ESTIMAND)}.</p>

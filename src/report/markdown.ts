@@ -2,6 +2,7 @@
  * GitHub output: a Markdown run summary (for `GITHUB_STEP_SUMMARY` and a pull-request comment)
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
+import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
@@ -229,6 +230,8 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
 
     const revisions = revisionAnnotationLines(b.cells)
     if (revisions.length > 0) out.push('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>', '', ...revisions, '', '</details>', '')
+
+    for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
 
     // One paragraph each: two ranking lines must not render as one.
     for (const r of rankingChanges(b.cells)) out.push(`> ${markdownText(sentence(r))}`, '')

@@ -1,3 +1,4 @@
+import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
@@ -192,6 +193,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   for (const line of condensedRanking(cells)) note(line, (s) => s)
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
+  for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
   const identical = identicalRowsNote(cells)
   if (identical) note(identical)
   const spending = spendingLine(cells)

@@ -77,6 +77,7 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
   durationMs: 'make `durationMs` a finite number >= 0, or leave it out',
   sandbox: "make `sandbox` 'bwrap' or 'none', or leave it out",
   calls: "leave `calls` out unless the verifier called a model; each is recordCall('grader', response)",
+  heldOut: 'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
 }
 
 /** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */

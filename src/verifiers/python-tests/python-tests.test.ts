@@ -54,7 +54,7 @@ describe('pythonTests()', () => {
   })
 
   it('rejects unknown options, naming the nearest valid one', () => {
-    expect(() => pythonTests({ timeout: 3000 } as never)).toThrow('verifiers.pythonTests(): unknown option "timeout" (did you mean "timeoutMs"?); valid options: cache, maxOutputBytes, memoryMb, pool, prependSetup, python, sandbox, timeoutMs')
+    expect(() => pythonTests({ timeout: 3000 } as never)).toThrow('verifiers.pythonTests(): unknown option "timeout" (did you mean "timeoutMs"?); valid options: cache, heldOut, maxOutputBytes, memoryMb, pool, prependSetup, python, sandbox, timeoutMs')
     expect(() => pythonTests({ memoryMB: 512 } as never)).toThrow(/unknown option "memoryMB" \(did you mean "memoryMb"\?\)/)
   })
 

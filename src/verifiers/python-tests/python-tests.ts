@@ -16,6 +16,8 @@ import { DEFAULT_MEMORY_MB, runHarness } from './run-harness.js'
 import type { HarnessRequest, HarnessRun } from './run-harness.js'
 import { planSandbox, unsandboxedModelCodeError } from './sandbox.js'
 import { pythonTestsFieldsOf } from './task-fields.js'
+import { heldOutIndices, heldOutShareProblem, hideHeldOut } from './held-out.js'
+import type { HeldOutShare } from './held-out.js'
 import type { SandboxMode, SandboxOption } from './sandbox.js'
 
 /** The options of `verifiers.pythonTests()`: the interpreter, the sandbox, time and memory limits. */
@@ -57,6 +59,12 @@ export interface PythonTestsOptions {
    * start a fresh sandboxed interpreter per attempt (false, ~45-60 ms). Same isolation either way.
    */
   pool?: boolean
+  /**
+   * Hold out a share of each task's test statements from feedback, chosen by a seeded hash: their
+   * failures count in the verdict but never appear in its diagnostics (see `heldOutTests` on a task
+   * for an explicit list). The share and seed are part of the protocol. Default: none held out.
+   */
+  heldOut?: HeldOutShare
 }
 
 /** Counters of one verifier instance (observability and tests). */
@@ -77,7 +85,7 @@ export interface PythonTestsVerifier extends AsyncVerifier {
 }
 
 /** The options pythonTests() knows: any other is a typo, named with the nearest valid one. */
-const PYTHON_TESTS_OPTIONS = ['timeoutMs', 'python', 'maxOutputBytes', 'cache', 'sandbox', 'memoryMb', 'prependSetup', 'pool'] as const
+const PYTHON_TESTS_OPTIONS = ['timeoutMs', 'python', 'maxOutputBytes', 'cache', 'sandbox', 'memoryMb', 'prependSetup', 'pool', 'heldOut'] as const
 /** Upper bounds of the numeric options (see PythonTestsOptions). */
 const MAX_TIMEOUT_MS = 600_000
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -141,6 +149,9 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
     throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer up to ${MAX_OUTPUT_BYTES} (16 MiB: the output is stored with every attempt), got ${maxOutputBytes}`)
   }
   if (!(Number.isFinite(memoryMb) && memoryMb >= 64 && memoryMb <= MAX_MEMORY_MB)) throw new RangeError(`pythonTests: memoryMb must be a number from 64 to ${MAX_MEMORY_MB} (64 GiB), got ${memoryMb}`)
+  const heldOutProblem = options.heldOut === undefined ? undefined : heldOutShareProblem(options.heldOut)
+  if (heldOutProblem !== undefined) throw new RangeError(`pythonTests: ${heldOutProblem}`)
+  const heldOut = options.heldOut
   const sandboxOption = options.sandbox ?? 'auto'
   if (!['auto', 'bwrap', 'none'].includes(sandboxOption)) throw new RangeError(`pythonTests: sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandboxOption)}`)
   // Decided now, synchronously, so `verifier.sandbox` can say which isolation is in use.
@@ -155,14 +166,16 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
     // The memory limit can change verdicts (a 2 GiB allocation). The sandbox is left out of the
     // protocol on purpose: it only removes what a task's code has no business using (network,
     // the host's files), and a laptop without bubblewrap must still compare with CI's baseline.
-    settings: { timeoutMs, memoryMb, prependSetup },
+    // The split is part of the protocol too; without one the settings stay as they always were.
+    settings: { timeoutMs, memoryMb, prependSetup, ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}) },
     stats,
     sandbox: plan.mode,
 
     checkTask(task: AnyTask): string[] {
       const fields = pythonTestsFieldsOf(task)
       if (typeof fields === 'string') return [fields]
-      const { tests, entryPoint } = fields
+      const { tests, entryPoint, heldOutTests } = fields
+      if (heldOutTests !== undefined && new Set(heldOutTests).size !== heldOutTests.length) return [`task ${task.id}: its \`heldOutTests\` list a statement twice; list each held-out statement index once`]
       if (tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
       if (tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
       if (!hasAssertion(tests)) {
@@ -184,7 +197,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       if (plan.missing !== undefined && verifyOptions.origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
       const fields = pythonTestsFieldsOf(task)
       if (typeof fields === 'string') throw new Error(`vitest-seqk python-tests: ${fields}`)
-      const { tests, setup } = fields
+      const { tests, setup, heldOutTests } = fields
       if (tests === undefined || tests.trim() === '') {
         throw new Error(`vitest-seqk python-tests: task ${task.id} has no tests to run`)
       }
@@ -202,7 +215,9 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       }
       const python = (await resolveInterpreter(options.python, { preferSystem })).path
       const request: HarnessRequest = { setup: prependSetup ? (setup ?? '') : '', code, tests }
-      const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb]) : undefined
+      // A split depends on the task's id, so a held-out verdict is cached per task.
+      const split = heldOutTests !== undefined || heldOut ? JSON.stringify([task.id, heldOutTests ?? null, heldOut?.share ?? null, heldOut?.seed ?? null]) : ''
+      const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb, split]) : undefined
       const cached = key !== undefined ? cache.get(key) : undefined
       if (cached) {
         stats.cacheHits++
@@ -236,10 +251,21 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         verdict = { ...verdict, durationMs }
       }
 
+      if (split !== '') verdict = hideHeldOut(verdict, heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut))
       if (key !== undefined && cacheable) cache.set(key, verdict)
       return verdict
     },
   }
+}
+
+/** The task's held-out statements: its own list, else the verifier's share. Throws on an index past the tests. */
+function heldOutSplit(task: AnyTask, statements: number, list: readonly number[] | undefined, share: HeldOutShare | undefined) {
+  if (list === undefined) return { statements, heldOut: share ? heldOutIndices(task.id, statements, share) : [] }
+  const outside = list.find((i) => i >= statements)
+  if (statements > 0 && outside !== undefined) {
+    throw new Error(`vitest-seqk python-tests: task ${task.id} holds out test statement ${outside}, but its tests have ${statements} statements (0 to ${statements - 1}); fix \`heldOutTests\``)
+  }
+  return { statements, heldOut: [...list].sort((a, b) => a - b) }
 }
 
 function reusable(run: HarnessRun): boolean {

@@ -20,6 +20,11 @@ export const PythonTestsTaskFieldsSchema = z.object({
   setup: z.string().optional(),
   /** The function the tests call, when known. */
   entryPoint: z.string().optional(),
+  /**
+   * Test statements (0-based, in order of `tests`) whose failures feedback never shows; they still
+   * count in the verdict. Overrides the verifier's `heldOut` share for this task.
+   */
+  heldOutTests: z.array(z.number().int().nonnegative()).optional(),
 })
 export type PythonTestsTaskFields = z.infer<typeof PythonTestsTaskFieldsSchema>
 

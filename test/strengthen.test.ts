@@ -1,0 +1,84 @@
+// Strengthened tests on the bundled HumanEval-Pro-style fixtures: real Python runs each reference
+// (the fixture's first correct answer) through the python-tests verifier, which gives the expected
+// values. Reproducible by seed; every added statement passes the reference; and the wrong answers
+// the fixtures script fail the stronger suite at least as often as the original.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
+import { runCli } from '../src/cli/run.js'
+import { tasks } from '../fixtures/code-tasks.js'
+import { strengthenTests } from '../src/benchmarks/strengthen.js'
+import type { Task } from '../src/protocol/task.js'
+import { verifiers } from '../src/verifiers/index.js'
+
+const verifier = verifiers.pythonTests()
+const origin = { origin: 'bundled-simulation' as const }
+// The fixture scripts are this project's own code: they may run where no sandbox is available.
+const judge = { ...verifier, verify: (task: Task, answer: string) => verifier.verify(task, answer, origin) }
+
+describe('strengthenTests on the fixtures', () => {
+  it('adds statements every reference passes, the same ones for the same seed, and catches more wrong answers', async () => {
+    let added = 0
+    let caughtBefore = 0
+    let caughtAfter = 0
+    for (const task of tasks as Task[]) {
+      const reference = task.simulation!.correct[0]!
+      const result = await strengthenTests(task, { seed: 1, inputs: 10, reference, verifier: judge })
+      const again = await strengthenTests(task, { seed: 1, inputs: 10, reference, verifier: judge })
+      expect(again.task.tests).toBe(result.task.tests)
+      expect(result.added).toBeLessThanOrEqual(10)
+      expect(result.task.tests!.startsWith(task.tests!.trimEnd())).toBe(true)
+      expect((await judge.verify(result.task, reference)).pass, task.id).toBe(true)
+      added += result.added
+      for (const wrong of task.simulation!.wrong) {
+        const before = (await judge.verify(task, wrong)).pass
+        const after = (await judge.verify(result.task, wrong)).pass
+        // More tests can only fail more answers.
+        if (!before) expect(after).toBe(false)
+        caughtBefore += before ? 0 : 1
+        caughtAfter += after ? 0 : 1
+      }
+    }
+    expect(added).toBeGreaterThan(tasks.length * 5)
+    expect(caughtAfter).toBeGreaterThanOrEqual(caughtBefore)
+    const other = await strengthenTests(tasks[0] as Task, { seed: 2, inputs: 10, reference: tasks[0]!.simulation!.correct[0]!, verifier: judge })
+    const first = await strengthenTests(tasks[0] as Task, { seed: 1, inputs: 10, reference: tasks[0]!.simulation!.correct[0]!, verifier: judge })
+    expect(other.task.tests).not.toBe(first.task.tests)
+  }, 240_000)
+
+  it('drops inputs the reference raises on', async () => {
+    const task: Task = { id: 'strengthen/raises', prompt: 'p', tests: 'assert inverse(2) == 0.5\nassert inverse(4) == 0.25', entryPoint: 'inverse' }
+    const reference = '```python\ndef inverse(x):\n    if x <= 1:\n        raise ValueError("x must be > 1")\n    return 1 / x\n```'
+    const result = await strengthenTests(task, { seed: 3, inputs: 20, reference, verifier: judge })
+    expect(result.rejected).toBeGreaterThan(0)
+    for (const line of result.task.tests!.split('\n').slice(2)) expect(Number(/inverse\((-?\d+)\)/.exec(line)![1])).toBeGreaterThan(1)
+    expect((await judge.verify(result.task, reference)).pass).toBe(true)
+  }, 60_000)
+})
+
+describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('seqk strengthen', () => {
+  it('writes a strengthened copy of a HumanEval Pro file, the same for the same seed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-strengthen-'))
+    try {
+      // Three records of the shared file, in a temporary file of their own (nothing enters the repository).
+      const records = (JSON.parse(readFileSync(codeEvalProFiles['humaneval-pro'], 'utf8')) as { test_code: string }[]).slice(0, 3)
+      writeFileSync(join(dir, 'humaneval_pro.json'), JSON.stringify(records))
+      const run = async (out: string) => {
+        let stdout = ''
+        const code = await runCli(['strengthen', 'humaneval_pro.json', '--out', out, '--inputs', '5', '--seed', '7'], { stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false, env: {}, cwd: dir })
+        return { code, stdout, written: JSON.parse(readFileSync(join(dir, out), 'utf8')) as { test_code: string }[] }
+      }
+      const a = await run('a.json')
+      const b = await run('b.json')
+      expect(a.code).toBe(0)
+      expect(a.stdout).toMatch(/^seqk strengthen: 3 tasks, \d+ test statements added \(\d tasks unchanged\)/)
+      expect(a.written).toEqual(b.written)
+      for (const [i, r] of a.written.entries()) expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)
+      expect(a.written.some((r, i) => r.test_code.split('\n').length > records[i]!.test_code.split('\n').length + 1)).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
