@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ComponentError, zodProblems } from './component-error.js'
 import type { Price } from './pricing.js'
+import { EpisodeSchema, type Episode } from '../core/episode.js'
 import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'
 
 // The contract's schemas live in core/; re-exported here beside the interfaces that use them.
@@ -79,6 +80,8 @@ export interface ChatResponse {
   servedModel?: string
   /** The tools the model asked to call (in order; several at once for parallel calls), when `tools` were offered. */
   toolCalls?: ToolCall[]
+  /** An agent's answer: the episode of turns and tool calls that produced it (`usage` and `costUsd` are its turns', added). */
+  episode?: Episode
 }
 
 /**
@@ -95,6 +98,7 @@ export const ChatResponseSchema = z.object({
   costUsdWithoutCache: z.number().nonnegative().optional(),
   replayed: z.boolean().optional(),
   toolCalls: z.array(ToolCallSchema).optional(),
+  episode: EpisodeSchema.optional(),
 })
 
 const CHAT_RESPONSE_CONTRACT =
@@ -134,7 +138,8 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     isOptionalAmount(r.costUsdWithoutCache) &&
     (r.replayed === undefined || typeof r.replayed === 'boolean') &&
     // Tool calls go to zod, which decides: an agent's step is not the hot path of a plain attempt.
-    r.toolCalls === undefined
+    r.toolCalls === undefined &&
+    r.episode === undefined
   )
 }
 
