@@ -119,6 +119,13 @@ const FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'length', 'refusal
 const isCount = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0
 const isAmount = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0
 const isOptionalAmount = (n: unknown) => n === undefined || isAmount(n)
+const isToolCallList = (calls: unknown): boolean =>
+  Array.isArray(calls) &&
+  calls.every((c: unknown) => {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) return false
+    const call = c as Record<string, unknown>
+    return typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string'
+  })
 
 /**
  * The hot path of {@link checkChatResponse}: a hand-written test that accepts only completions
@@ -137,8 +144,8 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     isOptionalAmount(r.costUsd) &&
     isOptionalAmount(r.costUsdWithoutCache) &&
     (r.replayed === undefined || typeof r.replayed === 'boolean') &&
-    // Tool calls go to zod, which decides: an agent's step is not the hot path of a plain attempt.
-    r.toolCalls === undefined &&
+    // An agent checks every turn: its tool calls, plain strings, are checked here too.
+    (r.toolCalls === undefined || isToolCallList(r.toolCalls)) &&
     r.episode === undefined
   )
 }
