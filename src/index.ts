@@ -26,7 +26,11 @@ export { TaskSchema, type Task, type TaskInput } from './protocol/task.js'
 export type { AnyTask } from './core/task.js'
 
 // Models: actors, critics, graders and summarisers alike.
-export { actors, actorsFromEnv, actorFromSpec, SIMULATED_PROFILES, BUNDLED_PRICES, ProviderError, MissingApiKeyError } from './models/index.js'
+export { actorsFromEnv, actorFromSpec, SIMULATED_PROFILES, BUNDLED_PRICES, ProviderError, MissingApiKeyError } from './models/index.js'
+// Agents: `actors.agent` and the tools it calls.
+export { actors, tool, type AgentOptions, type AgentTool, type ToolContext, type ToolOptions } from './agents/index.js'
+export type { ToolCall, ToolDefinition, ToolTurn } from './models/tools.js'
+export type { Episode, EpisodeEndReason, EpisodeTurn, ToolCallRecord } from './core/episode.js'
 export type { SimulatedActorOptions, SimulatedProfile, SimulatedProfileName, Price, PriceTable, CassetteMode, RemoteOptions, AnthropicOptions, CompatibleOptions, OpenAIOptions } from './models/index.js'
 export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelCall, ModelDescriptor, ModelRole, Usage } from './models/index.js'
 export { SimulationScriptSchema, type SimulationScript } from './models/simulated.js'

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 const src = new URL('../src/', import.meta.url).pathname
 
 /** Bottom first: a folder may import any folder before it, and none after. */
-const ORDER = ['core', 'metrics', 'models', 'verifiers', 'feedback', 'protocol', 'benchmarks', 'artifacts', 'analysis', 'report', 'testing', 'vitest', 'cli', '(root)']
+const ORDER = ['core', 'metrics', 'models', 'verifiers', 'agents', 'feedback', 'protocol', 'benchmarks', 'artifacts', 'analysis', 'report', 'testing', 'vitest', 'cli', '(root)']
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -120,13 +120,16 @@ describe('appendTrajectory / readTrajectories', () => {
     expect(() => readTrajectories(path)).toThrow(/:1: not a seqk trajectory: schema: /)
   })
 
-  it('reads version 1 files (usage always numbers) beside version 2 ones (unknown usage null)', () => {
+  it('reads version 1 files (usage always numbers) beside version 2 ones (unknown usage null) and version 3 ones (episodes)', () => {
     const path = freshPath()
-    const unknown = { ...trajectory('b'), usage: null, usageUnknownCalls: 1, attempts: trajectory('b').attempts.map((a) => ({ ...a, usage: null })) }
-    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/1' })}\n${JSON.stringify(unknown)}\n`)
-    const [v1, v2] = readTrajectories(path).trajectories
+    const unknown = { ...trajectory('b'), schema: 'seqk.trajectory/2', usage: null, usageUnknownCalls: 1, attempts: trajectory('b').attempts.map((a) => ({ ...a, usage: null })) }
+    const episode = { turns: [{ index: 1, text: 'done', toolCalls: [{ id: 'c1', name: 'read', arguments: '{}', result: 'x', error: null, durationMs: 1 }], usage: null, costUsd: null, latencyMs: 2, replayed: false }], endedBy: 'answer' }
+    const agent = { ...trajectory('c'), attempts: trajectory('c').attempts.map((a) => ({ ...a, episode })) }
+    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/1' })}\n${JSON.stringify(unknown)}\n${JSON.stringify(agent)}\n`)
+    const [v1, v2, v3] = readTrajectories(path).trajectories
     expect([v1!.schema, v1!.usage]).toEqual(['seqk.trajectory/1', trajectory('a').usage])
     expect([v2!.schema, v2!.usage, v2!.usageUnknownCalls, v2!.attempts[0]!.usage]).toEqual(['seqk.trajectory/2', null, 1, null])
+    expect([v3!.schema, v3!.attempts[0]!.episode]).toEqual(['seqk.trajectory/3', episode])
   })
 
   it('says where trajectories are written when the file is missing', () => {

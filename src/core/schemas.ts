@@ -11,6 +11,7 @@ import { CallUsageSchema, ModelCallSchema, VerdictSchema } from './contract.js'
 import { CELL_STATUSES, CELL_VERDICTS, FEEDBACK_KINDS, PROTOCOL_KINDS, RATE_METRICS, THRESHOLD_METRICS, TRAJECTORY_STATUSES } from './kinds.js'
 import { FAILURE_KINDS } from './failure-kind.js'
 import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
+import { EpisodeSchema } from './episode.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -165,6 +166,11 @@ export const AttemptSchema = z.object({
    * written before it existed.
    */
   annotation: StoredRevisionAnnotationSchema.optional(),
+  /**
+   * An agent's attempt: its turns and tool calls in order and why it ended (`actors.agent`). Its
+   * turns' usage and cost are the attempt's `usage` and `costUsd`, added. Absent for a plain actor.
+   */
+  episode: EpisodeSchema.optional(),
 })
 export type Attempt = z.infer<typeof AttemptSchema>
 
@@ -181,12 +187,13 @@ export const TrajectoryErrorSchema = z.object({
 export type TrajectoryError = z.infer<typeof TrajectoryErrorSchema>
 
 /**
- * The trajectory schema's version. `/2`: usage a reply did not report is `null` (in `/1` files it
- * was written as zero tokens, so their zeros may be unknowns); both read.
+ * The trajectory schema's version. `/3`: an agent's attempt carries its `episode` (turns and tool
+ * calls). `/2`: usage a reply did not report is `null` (in `/1` files it was written as zero
+ * tokens, so their zeros may be unknowns). All three read.
  */
-export const TRAJECTORY_SCHEMA = 'seqk.trajectory/2'
+export const TRAJECTORY_SCHEMA = 'seqk.trajectory/3'
 /** Every trajectory version this reader accepts (the lenient reader of older files). */
-export const TRAJECTORY_SCHEMAS = ['seqk.trajectory/1', TRAJECTORY_SCHEMA] as const
+export const TRAJECTORY_SCHEMAS = ['seqk.trajectory/1', 'seqk.trajectory/2', TRAJECTORY_SCHEMA] as const
 /**
  * Which cell of which run a record belongs to, and under what protocol: the fields a trajectory
  * and a cell summary share (in this order, after their `schema`).

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { canonicalJson, sha256 } from '../core/fingerprint.js'
 import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
 import { redactSecrets, redactUrl } from './redact.js'
+import { ToolCallSchema, ToolDefinitionSchema, ToolTurnSchema, type ToolCall, type ToolTurn } from './tools.js'
 
 /** `off`: call the model. `record`: call it and store every answer. `replay`: answer only from the cassette (a miss fails). `auto`: replay what is recorded, record what is not. */
 export type CassetteMode = 'off' | 'record' | 'replay' | 'auto'
@@ -33,6 +34,9 @@ const CassetteKeySchema = z.object({
   /** The cell (its protocol fingerprint): cells share first-attempt messages, not answers. */
   cell: z.string().nullable().default(null),
   messages: z.array(ChatMessageSchema),
+  /** An agent's step: the tools offered and the episode so far (absent for a plain call, so older keys hash as before). */
+  tools: z.array(ToolDefinitionSchema).optional(),
+  turns: z.array(ToolTurnSchema).optional(),
 })
 type CassetteKey = z.infer<typeof CassetteKeySchema>
 
@@ -51,6 +55,8 @@ const CassetteFileSchema = z.object({
     costUsdAtListPrice: z.number().optional(),
     /** The model the provider said served the call, replayed as recorded. */
     servedModel: z.string().optional(),
+    /** The tools the model asked to call, replayed with their recorded ids. */
+    toolCalls: z.array(ToolCallSchema).optional(),
   }),
   recordedAt: z.string(),
 })
@@ -89,8 +95,18 @@ function keyOf(model: ChatModel, request: ChatRequest): CassetteKey {
     cell: request.context.cell ?? null,
     // Only registered secrets: any other change to a prompt would change what is asked.
     messages: request.messages.map((m) => ({ role: m.role, content: redactSecrets(m.content) })),
+    ...(request.tools?.length ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) } : {}),
+    ...(request.turns?.length ? { turns: request.turns.map(storedTurn) } : {}),
   }
 }
+
+/** A tool turn as a key stores it: without registered secrets (a tool may read one from a file). */
+function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
+  if (turn.role === 'tool') return { role: 'tool', callId: turn.callId, name: turn.name, content: redactSecrets(turn.content), isError: turn.isError }
+  return { role: 'assistant', text: redactSecrets(turn.text), toolCalls: turn.toolCalls.map(storedCall) }
+}
+
+const storedCall = (call: ToolCall): ToolCall => ({ id: call.id, name: call.name, arguments: redactSecrets(call.arguments) })
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_')
 
@@ -106,6 +122,9 @@ export function keyDifferences(recorded: CassetteKey, want: CassetteKey): string
     if (recorded[field] !== want[field]) out.push(`${field} (recorded ${JSON.stringify(recorded[field])}, now ${JSON.stringify(want[field])})`)
   }
   if (canonicalJson(recorded.params) !== canonicalJson(want.params)) out.push(`decoding parameters (recorded ${canonicalJson(recorded.params)}, now ${canonicalJson(want.params)})`)
+  if (canonicalJson(recorded.tools ?? []) !== canonicalJson(want.tools ?? [])) out.push(`tools (recorded ${(recorded.tools ?? []).map((t) => t.name).join(', ') || 'none'}, now ${(want.tools ?? []).map((t) => t.name).join(', ') || 'none'})`)
+  if ((recorded.turns ?? []).length !== (want.turns ?? []).length) out.push(`agent steps (recorded ${(recorded.turns ?? []).length} turns, now ${(want.turns ?? []).length})`)
+  else if (canonicalJson(recorded.turns ?? []) !== canonicalJson(want.turns ?? [])) out.push('the tool turns (a tool call or result differs)')
   if (recorded.messages.length !== want.messages.length) out.push(`message count (recorded ${recorded.messages.length}, now ${want.messages.length})`)
   const n = Math.min(recorded.messages.length, want.messages.length)
   for (let i = 0; i < n; i++) {
@@ -148,10 +167,13 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
     const where = `${model.id} (${key.role}, attempt ${key.attempt}, repeat ${key.repeat})`
     const files = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.json')) : []
     if (files.length === 0) return `no cassette recorded for ${where}: ${folder} is empty. Record with SEQK_CASSETTE=record (or auto).`
-    let best: { diffs: string[] } | undefined
+    let best: { diffs: string[]; distance: number } | undefined
     for (const f of files) {
-      const diffs = keyDifferences(read(join(folder, f)).key, key)
-      if (!best || diffs.length < best.diffs.length) best = { diffs }
+      const recorded = read(join(folder, f)).key
+      const diffs = keyDifferences(recorded, key)
+      // Of equally near recordings, the same step of the episode (as many turns) is the one to name.
+      const distance = diffs.length * 2 + ((recorded.turns ?? []).length === (key.turns ?? []).length ? 0 : 1)
+      if (!best || distance < best.distance) best = { diffs, distance }
     }
     return `no cassette recorded for ${where} in ${folder}; the nearest recording differs in ${best!.diffs.join('; ')}. Re-record with SEQK_CASSETTE=record (or auto).`
   }
@@ -163,7 +185,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const path = pathOf(key)
       if (mode !== 'record' && existsSync(path)) {
         const { response } = read(path)
-        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}) }
+        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}), ...(response.toolCalls?.length ? { toolCalls: response.toolCalls } : {}) }
       }
       if (mode === 'replay') throw new Error(missMessage(key))
       const live = await model.chat(request)
@@ -172,10 +194,11 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       // secrets: a key-shaped pattern would rewrite ordinary answers and change their verdicts.
       const text = redactSecrets(live.text)
       const response = text === live.text ? live : { ...live, text }
+      const toolCalls = response.toolCalls?.map(storedCall)
       const file: CassetteFile = {
         schema: 'seqk.cassette/1',
         key,
-        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}) },
+        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}), ...(toolCalls?.length ? { toolCalls } : {}) },
         recordedAt: new Date().toISOString(),
       }
       mkdirSync(folder, { recursive: true })

@@ -106,6 +106,7 @@ describe('checkChatResponse', () => {
       costUsd: optional(amount),
       costUsdWithoutCache: optional(amount),
       replayed: optional(valid(fc.boolean(), 'yes', 1)),
+      toolCalls: optional(valid(fc.array(fc.record({ id: valid(fc.string({ maxLength: 3 }), 1, null), name: fc.string({ maxLength: 3 }), arguments: valid(fc.string({ maxLength: 3 }), {}, null) }), { maxLength: 3 }), 'x', [1], null, {})),
     })
     let fast = 0
     fc.assert(

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { ComponentError, zodProblems } from './component-error.js'
 import type { Price } from './pricing.js'
+import { EpisodeSchema, type Episode } from '../core/episode.js'
+import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'
 
 // The contract's schemas live in core/; re-exported here beside the interfaces that use them.
 export { ChatMessageSchema, UsageSchema, ZERO_USAGE, ModelCallSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
@@ -44,6 +46,10 @@ export interface ChatRequest {
   context: CallContext
   /** Aborted when the test times out or is cancelled; providers must stop promptly. */
   signal?: AbortSignal
+  /** Tools the model may call (only for a model with `tools: true`; see {@link ChatModel.tools}). */
+  tools?: readonly ToolDefinition[]
+  /** The episode after `messages`: the model's earlier turns with their tool calls, and the results sent back. */
+  turns?: readonly ToolTurn[]
 }
 
 /** Why generation stopped. `length` and `refusal` are recorded, not treated as infrastructure errors. */
@@ -72,6 +78,10 @@ export interface ChatResponse {
   cutAtChars?: number
   /** The model that served the call as the provider names it (e.g. a dated snapshot), when it says. */
   servedModel?: string
+  /** The tools the model asked to call (in order; several at once for parallel calls), when `tools` were offered. */
+  toolCalls?: ToolCall[]
+  /** An agent's answer: the episode of turns and tool calls that produced it (`usage` and `costUsd` are its turns', added). */
+  episode?: Episode
 }
 
 /**
@@ -87,6 +97,8 @@ export const ChatResponseSchema = z.object({
   costUsd: z.number().nonnegative().optional(),
   costUsdWithoutCache: z.number().nonnegative().optional(),
   replayed: z.boolean().optional(),
+  toolCalls: z.array(ToolCallSchema).optional(),
+  episode: EpisodeSchema.optional(),
 })
 
 const CHAT_RESPONSE_CONTRACT =
@@ -107,6 +119,13 @@ const FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'length', 'refusal
 const isCount = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0
 const isAmount = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0
 const isOptionalAmount = (n: unknown) => n === undefined || isAmount(n)
+const isToolCallList = (calls: unknown): boolean =>
+  Array.isArray(calls) &&
+  calls.every((c: unknown) => {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) return false
+    const call = c as Record<string, unknown>
+    return typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string'
+  })
 
 /**
  * The hot path of {@link checkChatResponse}: a hand-written test that accepts only completions
@@ -124,7 +143,10 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     (u === null || (typeof u === 'object' && !Array.isArray(u) && isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.cacheReadTokens) && isCount(u.cacheWriteTokens))) &&
     isOptionalAmount(r.costUsd) &&
     isOptionalAmount(r.costUsdWithoutCache) &&
-    (r.replayed === undefined || typeof r.replayed === 'boolean')
+    (r.replayed === undefined || typeof r.replayed === 'boolean') &&
+    // An agent checks every turn: its tool calls, plain strings, are checked here too.
+    (r.toolCalls === undefined || isToolCallList(r.toolCalls)) &&
+    r.episode === undefined
   )
 }
 
@@ -193,6 +215,11 @@ export interface ChatModel {
    * absent when it has no price (its cost is then unknown, never $0).
    */
   price?: Price
+  /**
+   * Speaks the tool protocol: `chat()` accepts `tools` and `turns` and answers with `toolCalls`.
+   * A model without it is refused by an agent at declaration, never sent tools it would ignore.
+   */
+  tools?: boolean
 }
 
 /** Throws the signal's reason if it is aborted (so long loops stop between steps). */

@@ -111,6 +111,7 @@ export async function proposeAndVerify(input: {
     ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
     ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+    ...(response.episode ? { episode: response.episode } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,
     unmodified: null,

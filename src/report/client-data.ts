@@ -85,6 +85,15 @@ export interface ClientAttempt {
   ds?: [number, number]
   /** This revision's annotation against the previous attempt's feedback (cells whose revisions were annotated). */
   ann?: ClientAnnotation
+  /** An agent's episode: why it ended, and its turns with their tool calls. */
+  ep?: ClientEpisode
+}
+
+/** An agent's episode as the viewer reads it: why it ended (`e`) and each turn in order. */
+export interface ClientEpisode {
+  e: 'answer' | 'steps' | 'tokens' | 'time' | 'cost'
+  /** Turns: the model's text, its tokens (null: unknown) and cost, and its tool calls (name, arguments, result or error, ms). */
+  t: { x: TextRef; tok: number | null; cost: number | null; c: { n: string; a: TextRef; r?: TextRef; er?: TextRef; ms: number }[] }[]
 }
 
 /** One trajectory as the viewer reads it. */

@@ -118,6 +118,30 @@ describe('renderHtmlReport with history', () => {
   })
 })
 
+describe('an agent attempt in the report', () => {
+  it('carries the episode to the viewer: turns, tool calls with results or errors, why it ended; tool text stays data', async () => {
+    const agent = fakeRun({ modes: ['verifier'], actors: [{ id: 'agent:a', skill: 0.5 }], tasks: ['t'] })
+    const episode = {
+      turns: [
+        { index: 1, text: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.py"}', result: HOSTILE_ANSWER, error: null, durationMs: 3.4 }, { id: 'c2', name: 'run', arguments: '{}', result: null, error: 'the tool failed: boom', durationMs: 1 }], usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0.001, latencyMs: 2, replayed: false },
+        { index: 2, text: 'done', toolCalls: [], usage: null, costUsd: null, latencyMs: 2, replayed: false },
+      ],
+      endedBy: 'answer' as const,
+    }
+    const trajectories = agent.trajectories.map((t) => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, episode })) }))
+    const html = await renderHtmlReport({ summary: agent.summary, trajectories })
+    expect(html.match(/<script/gi)).toHaveLength(2)
+    const data = dataOf(html)
+    const ep = data.traj[0]!.a[0]!.ep!
+    const text = (ref: number | string | undefined) => (typeof ref === 'number' ? data.strings[ref] : ref)
+    expect(ep.e).toBe('answer')
+    expect(ep.t.map((turn) => [text(turn.x), turn.tok, turn.cost, turn.c.map((c) => [c.n, text(c.a), text(c.r), text(c.er), c.ms])])).toEqual([
+      ['reading', 15, 0.001, [['read_file', '{"path":"a.py"}', HOSTILE_ANSWER, undefined, 3], ['run', '{}', undefined, 'the tool failed: boom', 1]]],
+      ['done', null, null, []],
+    ])
+  })
+})
+
 describe('renderHtmlReport limits', () => {
   it('cuts very long answers with a note', async () => {
     const long = fakeRun({ modes: ['verifier'], actors: [{ id: 'a', skill: 0.5 }], tasks: ['t'], answerFor: () => 'x'.repeat(500) })

@@ -589,6 +589,15 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
       out.x = at >= 0 ? [at, at + extracted.length] : str(extracted)
     }
     if (a.verdict.diagnostics.error) out.er = str(clip(a.verdict.diagnostics.error, 4000))
+    if (a.episode) {
+      const turns = a.episode.turns.map((turn) => ({
+        x: str(clip(turn.text, 4000)),
+        tok: turn.usage ? turn.usage.inputTokens + turn.usage.outputTokens : null,
+        cost: turn.costUsd,
+        c: turn.toolCalls.map((c) => ({ n: c.name, a: str(clip(c.arguments, 2000)), ...(c.result !== null ? { r: str(clip(c.result, 2000)) } : {}), ...(c.error !== null ? { er: str(clip(c.error, 2000)) } : {}), ms: Math.round(c.durationMs) })),
+      }))
+      out.ep = { e: a.episode.endedBy, t: turns }
+    }
     const tests = a.verdict.diagnostics.tests
     if (tests) {
       out.n = tests.length

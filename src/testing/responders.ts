@@ -14,6 +14,8 @@ export function lastUserMessage(request: TestServerRequest): string {
 export function normaliseReply(reply: unknown): TestServerReply {
   if (typeof reply === 'string') return { text: reply }
   if (reply !== null && typeof reply === 'object' && typeof (reply as { text?: unknown }).text === 'string') return reply as TestServerReply
+  // A reply that only calls tools may leave its text out.
+  if (reply !== null && typeof reply === 'object' && (reply as { text?: unknown }).text === undefined && Array.isArray((reply as { toolCalls?: unknown }).toolCalls)) return { ...(reply as TestServerReply), text: '' }
   throw new TypeError(`the responder must return a string or { text: string, ... }; got ${describe(reply)}`)
 }
 

@@ -121,7 +121,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const requestId = `req_test_${serial}`
     const parsed = wire.parse(body)
     if (!parsed.ok) return { status: 400, body: wire.errorBody(400, parsed.message, { param: parsed.param, requestId }), requestId }
-    const request: TestServerRequest = { api: wire.api, model: parsed.value.model, messages: normaliseMessages(parsed.value.blocks), stream: false, body, headers: {}, index: requests.length, batch: { id: batch.id, customId: batch.customId } }
+    const request: TestServerRequest = { api: wire.api, model: parsed.value.model, messages: normaliseMessages(parsed.value.blocks), stream: false, body, headers: {}, index: requests.length, batch: { id: batch.id, customId: batch.customId }, ...toolsOf(parsed.value) }
     requests.push(request)
     const fault = faults.take(request)
     if (fault?.kind === 'status') return { status: fault.status, body: wire.errorBody(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, { requestId }), requestId }
@@ -196,6 +196,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         body,
         headers: redact(req.headers),
         index: requests.length,
+        ...toolsOf(parsed.value),
       }
       const verdict = bucket?.take(performance.now())
       if (verdict && !verdict.ok) {
@@ -331,6 +332,9 @@ function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown
   }
   const cacheWriteTokens = reply.usage?.cacheWriteTokens ?? cached.cacheWriteTokens
   const prefix = { chat: 'chatcmpl-test', responses: 'resp_test', messages: 'msg_test' }[wire.api]
+  const callPrefix = wire.api === 'messages' ? 'toolu_test' : 'call_test'
+  const toolCalls = empty ? [] : (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `${callPrefix}_${input.serial}_${i}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) }))
+  const calledChars = toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)
   return {
     id: `${prefix}_${input.serial}`,
     itemId: `msg_test_${input.serial}`,
@@ -340,7 +344,7 @@ function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown
     finishReason,
     usage: {
       inputTokens: reply.usage?.inputTokens ?? approxTokens(promptChars(parsed.blocks)),
-      outputTokens: reply.usage?.outputTokens ?? approxTokens(text.length),
+      outputTokens: reply.usage?.outputTokens ?? approxTokens(text.length + calledChars),
       cacheReadTokens: reply.usage?.cacheReadTokens ?? cached.cacheReadTokens,
       cacheWriteTokens,
       cacheWrite1hTokens: Math.min(cached.cacheWrite1hTokens, cacheWriteTokens),
@@ -348,7 +352,13 @@ function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown
     includeUsage: parsed.includeUsage,
     empty,
     body: input.body !== null && typeof input.body === 'object' ? (input.body as Record<string, unknown>) : {},
+    toolCalls,
   }
+}
+
+/** The tool fields a request records, when its body has them. */
+function toolsOf(parsed: ParsedBody): Pick<TestServerRequest, 'tools' | 'toolResults'> {
+  return { ...(parsed.tools ? { tools: parsed.tools } : {}), ...(parsed.toolResults ? { toolResults: parsed.toolResults } : {}) }
 }
 
 async function stream(res: ServerResponse, wire: WireProtocol, completion: Completion, fault: Fault | undefined, signal: AbortSignal): Promise<void> {

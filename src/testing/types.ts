@@ -42,6 +42,28 @@ export interface TestServerRequest {
   rateLimited?: true
   /** Set for a request answered as part of a batch: the batch and the request's `custom_id`. */
   batch?: { id: string; customId: string }
+  /** The tools the request offers (absent when it offers none), normalised across the three wires. */
+  tools?: { name: string; description: string; parameters: Record<string, unknown> }[]
+  /**
+   * Every tool result the conversation holds, in order (absent when it holds none): Chat `role:
+   * 'tool'` messages, Responses `function_call_output` items, Messages `tool_result` blocks.
+   * They are not in `messages`, which keep the conversation's text.
+   */
+  toolResults?: { callId: string; content: string; isError: boolean }[]
+}
+
+/**
+ * A tool call a responder asks the client to make. `id` defaults to one per request and index;
+ * `arguments` (default `{}`) is sent as JSON text (Chat, Responses) or as an object (Messages;
+ * a string that is not a JSON object is sent as `{}` there).
+ *
+ * @example
+ * const call: TestServerToolCall = { name: 'read_file', arguments: { path: 'src/app.py' } }
+ */
+export interface TestServerToolCall {
+  id?: string
+  name: string
+  arguments?: Record<string, unknown> | string
 }
 
 /**
@@ -70,6 +92,12 @@ export interface TestServerReply {
   usage?: Partial<{ inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }>
   /** Wait this long before answering (aborted when the client goes away or the server closes). */
   delayMs?: number
+  /**
+   * Tool calls to answer with (several: parallel calls), after `text` (often `''`). On the wire:
+   * Chat `tool_calls` with `finish_reason: 'tool_calls'`, Responses `function_call` items,
+   * Messages `tool_use` blocks with `stop_reason: 'tool_use'`; streamed as each wire streams them.
+   */
+  toolCalls?: TestServerToolCall[]
 }
 
 /**

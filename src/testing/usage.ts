@@ -13,6 +13,8 @@ export interface PromptBlock {
   text: string
   /** An Anthropic `cache_control` breakpoint on this block. */
   cacheControl?: { ttl: '5m' | '1h' }
+  /** A tool call's arguments or a tool's result: counted as prompt, kept out of the normalised messages. */
+  tool?: true
 }
 
 /** The test server counts about 4 characters a token. */

@@ -6,7 +6,9 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { StreamedToolCalls, type ToolTurn } from '../tools.js'
+import { anthropicToolCalls, anthropicTools, anthropicToolTurns } from './anthropic-tools.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions, type ToolExchange } from './remote.js'
 
 /** The options of `actors.anthropic()`. */
 export interface AnthropicOptions extends RemoteOptions {
@@ -39,9 +41,10 @@ const EPHEMERAL = { type: 'ephemeral' as const }
  * user turns. A revision resends the whole previous conversation plus one answer and one
  * feedback turn: the breakpoint on the second-to-last user turn sits exactly where the previous
  * call put its last one, so that prefix is read from cache, and the last one writes the prefix
- * the next revision will read. That is 3 of the 4 breakpoints the API allows.
+ * the next revision will read. That is 3 of the 4 breakpoints the API allows. An agent's episode
+ * (`turns`) follows the messages; its steps grow the history the same way.
  */
-export function anthropicRequest(messages: readonly ChatMessage[], cache: boolean): { system?: Block[]; messages: Anthropic.MessageParam[] } {
+export function anthropicRequest(messages: readonly ChatMessage[], cache: boolean, episode: readonly ToolTurn[] = []): { system?: Block[]; messages: Anthropic.MessageParam[] } {
   const systemText = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
   const turns: Anthropic.MessageParam[] = []
   for (const m of messages) {
@@ -50,6 +53,11 @@ export function anthropicRequest(messages: readonly ChatMessage[], cache: boolea
     // The API wants alternating roles; merge any consecutive same-role turns.
     if (last && last.role === m.role) (last.content as Block[]).push({ type: 'text', text: m.content })
     else turns.push({ role: m.role, content: [{ type: 'text', text: m.content }] })
+  }
+  for (const turn of anthropicToolTurns(episode)) {
+    const last = turns.at(-1)
+    if (last && last.role === turn.role) (last.content as Block[]).push(...(turn.content as Block[]))
+    else turns.push(turn)
   }
   if (cache) {
     const userTurns = turns.filter((t) => t.role === 'user').slice(-2)
@@ -73,7 +81,8 @@ function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | u
 function finish(reason: string | null | undefined): FinishReason {
   if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length'
   if (reason === 'refusal') return 'refusal'
-  return reason === 'end_turn' || reason === 'stop_sequence' ? 'stop' : 'other'
+  // tool_use: the model stopped to call tools, as it meant to.
+  return reason === 'end_turn' || reason === 'stop_sequence' || reason === 'tool_use' ? 'stop' : 'other'
 }
 
 /**
@@ -117,10 +126,11 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     // fetch: every body bounded (see bounded-fetch.ts).
     return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
   }
-  const bodyOf = (messages: ChatMessage[]): Anthropic.MessageCreateParamsNonStreaming => ({
+  const bodyOf = (messages: ChatMessage[], exchange?: ToolExchange): Anthropic.MessageCreateParamsNonStreaming => ({
     model: options.model,
     max_tokens: maxTokens,
-    ...anthropicRequest(messages, cache),
+    ...anthropicRequest(messages, cache, exchange?.turns),
+    ...(exchange?.tools.length ? { tools: anthropicTools(exchange.tools) } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
   })
@@ -131,9 +141,10 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     endpoint: `anthropic|${baseURL ?? 'default'}`,
     options,
     client: load,
+    tools: true,
     // No async frame of its own: the common path is one SDK promise and one `then`.
-    call: (client, messages, signal): Promise<RawCompletion> => {
-      const body = bodyOf(messages)
+    call: (client, messages, signal, exchange): Promise<RawCompletion> => {
+      const body = bodyOf(messages, exchange)
       if (options.stream) return streamMessage(client, body, signal, options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
       return client.messages.create(body, { signal }).then(completionOf)
     },
@@ -145,10 +156,11 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
 function completionOf(message: Anthropic.Message): RawCompletion {
   expectBody(message, 'content', 'Messages')
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
-  if (!text && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
+  const toolCalls = anthropicToolCalls(message.content)
+  if (!text && !toolCalls.length && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
     throw new TransportError(`malformed response: no text content (${message.content.length} content blocks, stop_reason ${JSON.stringify(message.stop_reason)})`)
   }
-  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason), ...served(message.model) }
+  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason), ...served(message.model), ...(toolCalls.length ? { toolCalls } : {}) }
 }
 
 /**
@@ -165,18 +177,22 @@ async function streamMessage(client: Anthropic, body: Anthropic.MessageCreatePar
   let stop: string | null | undefined
   let usage: Anthropic.MessageDeltaUsage | undefined
   let events = 0
+  const calls = new StreamedToolCalls()
   for await (const event of stream) {
     events++
     if (event.type === 'message_start') start = event.message
     else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.add(event.delta.text)
+    else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') calls.add(event.index, { id: event.content_block.id, name: event.content_block.name })
+    else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') calls.add(event.index, { arguments: event.delta.partial_json })
     else if (event.type === 'message_delta') {
       stop = event.delta.stop_reason ?? stop
       usage = event.usage
     }
   }
   if (!start) throw new TransportError(`malformed response: the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without message_start`)
-  if (!answer.text && stop !== 'refusal' && stop !== 'max_tokens') throw new TransportError(`malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`)
+  const toolCalls = calls.list()
+  if (!answer.text && !toolCalls.length && stop !== 'refusal' && stop !== 'max_tokens') throw new TransportError(`malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`)
   // The start's usage counts the input; the last delta's, the output.
   const merged = { ...start.usage, ...(usage?.output_tokens !== undefined ? { output_tokens: usage.output_tokens } : {}) } as Anthropic.Usage
-  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}), ...served(start.model) }
+  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}), ...served(start.model), ...(toolCalls.length ? { toolCalls } : {}) }
 }

@@ -6,7 +6,9 @@ import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions } from './remote.js'
+import { StreamedToolCalls } from '../tools.js'
+import { addChatToolDeltas, chatToolCalls, chatToolFields, responsesToolCalls, responsesToolFields } from './openai-tools.js'
+import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions, type ToolExchange } from './remote.js'
 
 /** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
@@ -104,8 +106,8 @@ function chatDecoding(o: OpenAIOptions, tokenField: 'max_completion_tokens' | 'm
 }
 
 /** One Chat Completions call. No async frame of its own: the common path is one SDK promise and one `then`. */
-function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
-  const body = Object.assign({ model: o.model, messages }, decoding)
+function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange): Promise<RawCompletion> {
+  const body = Object.assign({ model: o.model, messages }, exchange ? chatToolFields(messages, exchange) : {}, decoding)
   if (o.stream) return streamChat(openai, body, signal, o.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
   return openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).then(chatCompletion)
 }
@@ -115,15 +117,17 @@ function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   expectBody(completion, 'choices', 'Chat Completions')
   const choice = completion.choices?.[0]
   if (!choice) throw emptyResponse(`no choices in ${JSON.stringify(completion).slice(0, 80)}`)
-  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal), ...served(completion.model) }
+  const toolCalls = chatToolCalls(choice.message)
+  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal), ...served(completion.model), ...(toolCalls.length ? { toolCalls } : {}) }
 }
 
 /**
  * A streamed Chat Completions answer, assembled. Past `maxChars` the rest of the text is not kept
  * (the stream is still read, for its finish reason and usage; its bytes are bounded by the fetch).
  */
-async function streamChat(openai: OpenAI, body: { model: string; messages: ChatMessage[] }, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
-  const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+async function streamChat(openai: OpenAI, body: { model: string; messages: unknown[] }, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
+  const stream = await openai.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsStreaming), stream: true, stream_options: { include_usage: true } }, { signal })
+  const calls = new StreamedToolCalls()
   const answer = new CappedText(maxChars)
   let finish: string | null | undefined
   let refusal = ''
@@ -135,20 +139,25 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: ChatM
     model = chunk.model || model
     const choice = chunk.choices?.[0]
     answer.add(choice?.delta?.content)
+    addChatToolDeltas(calls, choice?.delta?.tool_calls)
     if (refusal.length < 1000) refusal += choice?.delta?.refusal ?? ''
     finish = choice?.finish_reason ?? finish
     usage = chunk.usage ?? usage
   }
   if (finish === undefined && answer.text === '') throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} with no text and no finish reason`)
-  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}), ...served(model) }
+  const toolCalls = calls.list()
+  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}), ...served(model), ...(toolCalls.length ? { toolCalls } : {}) }
 }
 
 /** A Responses API request body. */
-function responsesBody(o: OpenAIOptions, messages: ChatMessage[]) {
+function responsesBody(o: OpenAIOptions, messages: ChatMessage[], exchange?: ToolExchange) {
   const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
+  const tools = exchange ? responsesToolFields(exchange) : undefined
+  const input: OpenAI.Responses.ResponseInputItem[] = messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }))
   return {
     model: o.model,
-    input: messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
+    input: tools ? [...input, ...tools.items] : input,
+    ...(tools?.tools ? { tools: tools.tools } : {}),
     ...(instructions ? { instructions } : {}),
     ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o.maxTokens !== undefined ? { max_output_tokens: o.maxTokens } : {}),
@@ -157,8 +166,8 @@ function responsesBody(o: OpenAIOptions, messages: ChatMessage[]) {
   }
 }
 
-async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined): Promise<RawCompletion> {
-  const body = responsesBody(o, messages)
+async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange): Promise<RawCompletion> {
+  const body = responsesBody(o, messages, exchange)
   let response: OpenAI.Responses.Response | undefined
   if (o.stream) {
     const stream = await openai.responses.create({ ...body, stream: true }, { signal })
@@ -182,9 +191,10 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
 function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion {
   expectBody(response, 'output', 'Responses')
   const { text, refusal } = responseText(response)
-  if (!text && !refusal && response.status === 'completed') throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
+  const toolCalls = responsesToolCalls(response)
+  if (!text && !refusal && !toolCalls.length && response.status === 'completed') throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
-  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other', ...served(response.model) }
+  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other', ...served(response.model), ...(toolCalls.length ? { toolCalls } : {}) }
 }
 
 /**
@@ -232,7 +242,8 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     endpoint: `openai|${baseURL ?? 'default'}`,
     options,
     client: load,
-    call: api === 'responses' ? (openai, messages, signal) => callResponses(openai, options, messages, signal) : (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
+    tools: true,
+    call: api === 'responses' ? (openai, messages, signal, exchange) => callResponses(openai, options, messages, signal, exchange) : (openai, messages, signal, exchange) => callChat(openai, options, decoding, messages, signal, exchange),
     ...(batches
       ? {
           batched: (_openai, messages, signal, context) =>
@@ -275,6 +286,7 @@ export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
     options,
     price: options.prices ? undefined : { input: 0, output: 0 },
     client: () => client(options.apiKey ?? 'not-needed', options.baseURL, options),
-    call: (openai, messages, signal) => callChat(openai, options, decoding, messages, signal),
+    tools: true,
+    call: (openai, messages, signal, exchange) => callChat(openai, options, decoding, messages, signal, exchange),
   })
 }

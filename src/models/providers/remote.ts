@@ -7,6 +7,7 @@ import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.j
 import { beyondCap, classifyFailure, notifyRetry, ownRefusal, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
 import { redactSecrets, registerSecret } from '../redact.js'
+import type { ToolCall, ToolDefinition, ToolTurn } from '../tools.js'
 import { bytesText, DEFAULT_MAX_BATCH_RESULTS_BYTES, DEFAULT_MAX_RESPONSE_BYTES, type BodyLimits } from '../bounded-fetch.js'
 
 /** What one provider call returns before pricing and timing. */
@@ -19,6 +20,14 @@ export interface RawCompletion {
   cut?: boolean
   /** The model the provider says served the call (its response's `model`), when it says. */
   servedModel?: string
+  /** The tools the model asked to call. */
+  toolCalls?: ToolCall[]
+}
+
+/** The tool part of a request: what the model may call and the episode so far (see ChatRequest). */
+export interface ToolExchange {
+  tools: readonly ToolDefinition[]
+  turns: readonly ToolTurn[]
 }
 
 /** The served model a response names, when it names one (a gateway may leave it empty). */
@@ -123,8 +132,13 @@ export function remoteChatModel<Client>(input: {
   price?: Price
   /** Creates the SDK client (on first call; a failed load is tried again on the next). */
   client: () => Promise<Client>
-  /** One SDK call. It may also throw synchronously (building the request): the caller awaits it inside its `try`. */
-  call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined) => Promise<RawCompletion>
+  /**
+   * One SDK call. It may also throw synchronously (building the request): the caller awaits it inside its `try`.
+   * `exchange` is set when the request offers tools (then `tools` must be true).
+   */
+  call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange) => Promise<RawCompletion>
+  /** The provider maps tools to its wire: the model says so (`ChatModel.tools`). */
+  tools?: boolean
   /**
    * The same call through the provider's batch API (the model's `batch` option): it waits for
    * the batch, however long, and rejects with a BatchDeadlineError when the call should go
@@ -151,8 +165,10 @@ export function remoteChatModel<Client>(input: {
     descriptor,
     ...(input.batched ? { gathers: true } : {}),
     ...(price ? { price } : {}),
+    ...(input.tools ? { tools: true } : {}),
     async chat(request: ChatRequest): Promise<ChatResponse> {
       throwIfAborted(request.signal)
+      const exchange = toolExchange(input.id, request, input.tools === true)
       const started = performance.now()
       const call = callSignal(request.signal)
       const signal = call.signal
@@ -163,7 +179,8 @@ export function remoteChatModel<Client>(input: {
       try {
         // Batched: one slot of a batch, not of the endpoint's concurrency, and no per-try timeout
         // (a batch takes minutes to hours); a request that failed inside its batch is retried in the next.
-        if (input.batched) {
+        // An agent's steps go direct: each waits on the last one's tool results, a batch would hold every step for hours.
+        if (input.batched && !exchange) {
           for (let tries = 1; ; tries++) {
             try {
               raw = await input.batched(client ?? (client = await load()), request.messages, signal, request.context)
@@ -193,7 +210,7 @@ export function remoteChatModel<Client>(input: {
             try {
               // The endpoint may have closed while this call waited for its slot.
               breaker.check()
-              raw = await deadline.race(input.call(sdk, request.messages, deadline.signal))
+              raw = await deadline.race(input.call(sdk, request.messages, deadline.signal, exchange))
               breaker.reached()
               break
             } catch (error) {
@@ -224,6 +241,7 @@ export function remoteChatModel<Client>(input: {
           finishReason: cut ? 'length' : done.finishReason,
           ...(cut ? { cutAtChars: maxAnswerChars } : {}),
           ...(done.servedModel ? { servedModel: done.servedModel } : {}),
+          ...(done.toolCalls?.length ? { toolCalls: done.toolCalls.map((c) => ({ ...c, arguments: redactSecrets(c.arguments) })) } : {}),
           latencyMs: performance.now() - started,
           // Unknown usage has an unknown cost (undefined: null in the record), never $0.
           costUsd: price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
@@ -236,6 +254,16 @@ export function remoteChatModel<Client>(input: {
       }
     },
   }, options.cassette)
+}
+
+/**
+ * The request's tool part, or undefined when it offers none. A provider that does not map tools
+ * refuses them, naming itself: tools silently dropped would make an agent's model answer blind.
+ */
+function toolExchange(id: string, request: ChatRequest, supported: boolean): ToolExchange | undefined {
+  if (!request.tools?.length && !request.turns?.length) return undefined
+  if (!supported) throw new TypeError(`${id} does not speak the tool protocol: it cannot be sent tools or tool turns`)
+  return { tools: request.tools ?? [], turns: request.turns ?? [] }
 }
 
 /**

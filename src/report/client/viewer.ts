@@ -7,7 +7,7 @@
  * Browser code: type-checked with the DOM library by `tsconfig.json` here (the Node program
  * excludes this folder), bundled to one IIFE by `../client.ts`, which `html.ts` inlines.
  */
-import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
+import type { ClientAnnotation, ClientAttempt, ClientEpisode, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
 // The one money format of every table and report (metrics/ is plain code, no Node), bundled in.
 import { money } from '../../metrics/format.js'
 
@@ -155,6 +155,21 @@ function start(dataNode: HTMLElement): void {
     return out
   }
 
+  // An agent's attempt as a timeline: each turn's text and cost, then its tool calls with their results or errors.
+  function episodeTimeline(ep: ClientEpisode): HTMLElement {
+    const calls = ep.t.reduce((n, turn) => n + turn.c.length, 0)
+    const turns = ep.t.map((turn, i) =>
+      el(
+        'li',
+        null,
+        el('p', { class: 'note' }, 'Turn ' + (i + 1) + ' \u00b7 ' + (turn.tok === null ? 'tokens unknown' : turn.tok + ' tokens') + (turn.cost === null ? '' : ' \u00b7 ' + money(turn.cost))),
+        ...(S(turn.x) ? [el('pre', null, S(turn.x))] : []),
+        ...turn.c.map((c) => el('div', { class: 'tool-call ' + (c.er === undefined ? 'pass' : 'fail') }, el('code', null, c.n + '(' + (S(c.a) ?? '') + ')'), el('span', { class: 'note' }, ' ' + c.ms + ' ms'), el('pre', null, c.er === undefined ? (S(c.r) ?? '') : 'error: ' + (S(c.er) ?? '')))),
+      ),
+    )
+    return el('div', { class: 'episode' }, el('h4', null, 'Episode: ' + ep.t.length + ' turns, ' + calls + ' tool calls, ended by ' + ep.e), el('ol', null, ...turns))
+  }
+
   function attemptCard(t: ClientTrajectory, a: ClientAttempt, prev: ClientAttempt | null, K: number): HTMLElement {
     const independent = cells[t.c]!.kind === 'independent'
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
@@ -226,6 +241,7 @@ function start(dataNode: HTMLElement): void {
       )
       if (a.more) side.append(el('p', { class: 'note' }, a.more + ' more failing tests not shown'))
     } else if (a.n) side.append(el('p', { class: 'note' }, a.p ? 'All ' + a.n + ' tests passed.' : a.n + ' tests'))
+    if (a.ep) side.append(episodeTimeline(a.ep))
     if (a.f) side.append(el('h4', null, 'Feedback sent after this attempt (' + a.f.k + ')'), el('pre', { class: 'feedback' }, S(a.f.t)))
     else if (!a.p && cells[t.c]!.kind === 'sequential' && a.i < K) side.append(el('p', { class: 'note' }, 'No feedback recorded.'))
     return el('article', { class: cls, 'data-attempt': a.i }, header, el('div', { class: 'attempt-body' }, el('div', { class: 'code' }, tabs, panes), side))

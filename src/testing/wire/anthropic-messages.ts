@@ -4,19 +4,30 @@
 import { z } from 'zod'
 import { jsonEvent, type SseEvent } from '../sse.js'
 import type { PromptBlock } from '../usage.js'
-import { splitText, zodFailure, type Completion, type CompletionUsage, type ParseResult, type WireProtocol } from './shared.js'
+import { argumentsObject } from '../../models/tools.js'
+import { parametersOf, splitText, toolFields, zodFailure, type Completion, type CompletionUsage, type ParsedBody, type ParseResult, type WireProtocol } from './shared.js'
 
 const CacheControl = z.object({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() })
 const TextBlock = z.object({ type: z.literal('text'), text: z.string(), cache_control: CacheControl.nullish() })
-const Content = z.union([z.string(), z.array(TextBlock)])
+const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown(), cache_control: CacheControl.nullish() })
+const ToolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(TextBlock)]).nullish(),
+  is_error: z.boolean().nullish(),
+  cache_control: CacheControl.nullish(),
+})
+const Content = z.union([z.string(), z.array(z.discriminatedUnion('type', [TextBlock, ToolUseBlock, ToolResultBlock]))])
+const SystemContent = z.union([z.string(), z.array(TextBlock)])
 
 const MessagesBody = z.object({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
-  system: Content.nullish(),
+  system: SystemContent.nullish(),
   // SDK 1.x also types `{ role: 'system' }` messages; they are read as system prompts in place.
   messages: z.array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: Content })).min(1),
   stream: z.boolean().nullish(),
+  tools: z.array(z.object({ name: z.string().min(1), description: z.string().nullish(), input_schema: z.unknown() })).nullish(),
 })
 
 const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', refusal: 'refusal' } as const
@@ -34,9 +45,17 @@ function errorType(status: number): string {
   return 'invalid_request_error'
 }
 
-function blocksOf(role: PromptBlock['role'], message: number, content: z.infer<typeof Content>): PromptBlock[] {
+/** The prompt blocks of one message; its tool results are gathered into `results`. */
+function blocksOf(role: PromptBlock['role'], message: number, content: z.infer<typeof Content>, results: NonNullable<ParsedBody['toolResults']> = []): PromptBlock[] {
   if (typeof content === 'string') return [{ role, message, text: content }]
-  return content.map((block) => ({ role, message, text: block.text, ...(block.cache_control ? { cacheControl: { ttl: block.cache_control.ttl ?? '5m' } } : {}) }))
+  return content.map((block) => {
+    const cache = block.cache_control ? { cacheControl: { ttl: block.cache_control.ttl ?? '5m' } } : {}
+    if (block.type === 'text') return { role, message, text: block.text, ...cache }
+    if (block.type === 'tool_use') return { role, message, text: `${block.name}(${JSON.stringify(block.input)})`, tool: true as const, ...cache }
+    const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((b) => b.text).join('\n')
+    results.push({ callId: block.tool_use_id, content: text, isError: block.is_error === true })
+    return { role, message, text, tool: true as const, ...cache }
+  })
 }
 
 function messagesUsage(usage: CompletionUsage) {
@@ -52,6 +71,16 @@ function messagesUsage(usage: CompletionUsage) {
   }
 }
 
+/** `tool_use` when the answer calls tools and was not cut. */
+const stopReason = (c: Completion): string => (c.toolCalls.length && c.finishReason === 'stop' ? 'tool_use' : STOP_REASON[c.finishReason])
+
+/** The response's content blocks: the text (when there is any, or no call), then one `tool_use` per call. */
+function contentBlocks(c: Completion): unknown[] {
+  if (c.empty) return []
+  const text = c.text !== '' || c.toolCalls.length === 0 ? [{ type: 'text', text: c.text, citations: null }] : []
+  return [...text, ...c.toolCalls.map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: argumentsObject(t.arguments) }))]
+}
+
 function stopDetails(c: Completion) {
   return c.finishReason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null
 }
@@ -63,7 +92,7 @@ function message(c: Completion, content: unknown[], final: boolean, usage: Recor
     role: 'assistant',
     model: c.model,
     content,
-    stop_reason: final ? STOP_REASON[c.finishReason] : null,
+    stop_reason: final ? stopReason(c) : null,
     stop_sequence: null,
     stop_details: final ? stopDetails(c) : null,
     container: null,
@@ -82,8 +111,10 @@ export const anthropicMessages: WireProtocol = {
     const { data } = parsed
     const blocks: PromptBlock[] = []
     if (data.system !== undefined && data.system !== null) blocks.push(...blocksOf('system', -1, data.system))
-    data.messages.forEach((m, i) => blocks.push(...blocksOf(m.role, i, m.content)))
-    return { ok: true, value: { model: data.model, blocks, stream: data.stream === true, maxOutputTokens: data.max_tokens, includeUsage: true } }
+    const results: NonNullable<ParsedBody['toolResults']> = []
+    data.messages.forEach((m, i) => blocks.push(...blocksOf(m.role, i, m.content, results)))
+    const tools = (data.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? '', parameters: parametersOf(t.input_schema) }))
+    return { ok: true, value: { model: data.model, blocks, stream: data.stream === true, maxOutputTokens: data.max_tokens, includeUsage: true, ...toolFields(tools, results) } }
   },
 
   errorBody(status, message, options = {}) {
@@ -91,7 +122,7 @@ export const anthropicMessages: WireProtocol = {
   },
 
   responseBody(c: Completion) {
-    return message(c, c.empty ? [] : [{ type: 'text', text: c.text, citations: null }], true, messagesUsage(c.usage))
+    return message(c, contentBlocks(c), true, messagesUsage(c.usage))
   },
 
   streamEvents(c: Completion): SseEvent[] {
@@ -102,18 +133,29 @@ export const anthropicMessages: WireProtocol = {
       jsonEvent({ type: 'message_start', message: message(c, [], false, { ...usage, output_tokens: Math.min(1, usage.output_tokens) }) }, named),
       jsonEvent({ type: 'ping' }, named),
     ]
-    if (!c.empty) {
+    const hasText = c.text !== '' || c.toolCalls.length === 0
+    if (!c.empty && hasText) {
       events.push(jsonEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } }, named))
       for (const piece of splitText(c.text)) {
         events.push(jsonEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }, { named: true, delta: true }))
       }
       events.push(jsonEvent({ type: 'content_block_stop', index: 0 }, named))
     }
+    if (!c.empty)
+      c.toolCalls.forEach((t, i) => {
+        const index = i + (hasText ? 1 : 0)
+        // As the API streams a tool_use block: empty input first, then its JSON in pieces.
+        events.push(jsonEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: t.id, name: t.name, input: {} } }, named))
+        for (const piece of splitText(JSON.stringify(argumentsObject(t.arguments)), 3)) {
+          events.push(jsonEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }, { named: true, delta: true }))
+        }
+        events.push(jsonEvent({ type: 'content_block_stop', index }, named))
+      })
     events.push(
       jsonEvent(
         {
           type: 'message_delta',
-          delta: { stop_reason: STOP_REASON[c.finishReason], stop_sequence: null, stop_details: stopDetails(c) },
+          delta: { stop_reason: stopReason(c), stop_sequence: null, stop_details: stopDetails(c) },
           usage: {
             output_tokens: usage.output_tokens,
             input_tokens: usage.input_tokens,

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { jsonEvent, type SseEvent } from '../sse.js'
 import type { PromptBlock } from '../usage.js'
-import { openaiErrorBody, splitText, textBlocks, zodFailure, type Completion, type CompletionUsage, type ParseResult, type WireProtocol } from './shared.js'
+import { openaiErrorBody, parametersOf, splitText, textBlocks, toolFields, zodFailure, type Completion, type CompletionUsage, type ParsedBody, type ParseResult, type WireProtocol } from './shared.js'
 
 const ContentPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
@@ -15,9 +15,11 @@ const ChatBody = z.object({
   messages: z
     .array(
       z.object({
-        role: z.enum(['system', 'developer', 'user', 'assistant']),
+        role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
         // `null` is what an assistant turn with only tool calls sends; it reads as ''.
-        content: z.union([z.string(), z.array(ContentPart)]).nullable(),
+        content: z.union([z.string(), z.array(ContentPart)]).nullish(),
+        tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
+        tool_call_id: z.string().nullish(),
       }),
     )
     .min(1),
@@ -25,9 +27,13 @@ const ChatBody = z.object({
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
+  tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1), description: z.string().nullish(), parameters: z.unknown() }) })).nullish(),
 })
 
 const FINISH = { stop: 'stop', length: 'length', refusal: 'content_filter' } as const
+
+/** `tool_calls` when the answer calls tools and was not cut. */
+const finishOf = (c: Completion): string => (c.toolCalls.length && c.finishReason === 'stop' ? 'tool_calls' : FINISH[c.finishReason])
 
 function chatUsage(usage: CompletionUsage) {
   return {
@@ -48,13 +54,20 @@ export const openaiChat: WireProtocol = {
     const parsed = ChatBody.safeParse(body)
     if (!parsed.success) return zodFailure(parsed.error)
     const { data } = parsed
-    const blocks: PromptBlock[] = data.messages.flatMap((message, i) =>
-      textBlocks(
-        message.role === 'developer' ? 'system' : message.role,
-        i,
-        Array.isArray(message.content) ? message.content.map((part) => ({ text: part.type === 'text' ? part.text : part.refusal })) : message.content,
-      ),
-    )
+    const toolResults: NonNullable<ParsedBody['toolResults']> = []
+    const blocks: PromptBlock[] = data.messages.flatMap((message, i) => {
+      const content = Array.isArray(message.content) ? message.content.map((part) => ({ text: part.type === 'text' ? part.text : part.refusal })) : message.content
+      if (message.role === 'tool') {
+        const text = Array.isArray(content) ? content.map((p) => p.text).join('\n') : (content ?? '')
+        toolResults.push({ callId: message.tool_call_id ?? '', content: text, isError: false })
+        return [{ role: 'user' as const, message: i, text, tool: true as const }]
+      }
+      const calls = (message.tool_calls ?? []).map((c) => ({ role: 'assistant' as const, message: i, text: `${c.function.name}(${c.function.arguments})`, tool: true as const }))
+      // A turn of only tool calls has no text: no empty assistant message in the conversation.
+      const text = content == null && calls.length ? [] : textBlocks(message.role === 'developer' ? 'system' : message.role, i, content)
+      return [...text, ...calls]
+    })
+    const tools = (data.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? '', parameters: parametersOf(t.function.parameters) }))
     return {
       ok: true,
       value: {
@@ -63,6 +76,7 @@ export const openaiChat: WireProtocol = {
         stream: data.stream === true,
         maxOutputTokens: data.max_completion_tokens ?? data.max_tokens ?? undefined,
         includeUsage: data.stream_options?.include_usage === true,
+        ...toolFields(tools, toolResults),
       },
     }
   },
@@ -81,9 +95,15 @@ export const openaiChat: WireProtocol = {
         : [
             {
               index: 0,
-              message: { role: 'assistant', content: refusal ? null : c.text, refusal: refusal ? c.text : null, annotations: [] },
+              message: {
+                role: 'assistant',
+                content: refusal || (c.text === '' && c.toolCalls.length) ? null : c.text,
+                refusal: refusal ? c.text : null,
+                annotations: [],
+                ...(c.toolCalls.length ? { tool_calls: c.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) } : {}),
+              },
               logprobs: null,
-              finish_reason: FINISH[c.finishReason],
+              finish_reason: finishOf(c),
             },
           ],
       usage: chatUsage(c.usage),
@@ -108,7 +128,12 @@ export const openaiChat: WireProtocol = {
       const field = c.finishReason === 'refusal' ? 'refusal' : 'content'
       events.push(jsonEvent(chunk({ role: 'assistant', [field]: '' })))
       for (const piece of splitText(c.text)) events.push(jsonEvent(chunk({ [field]: piece }), { delta: true }))
-      events.push(jsonEvent(chunk({}, FINISH[c.finishReason])))
+      // As the API streams a call: its id and name first, then its arguments in pieces.
+      c.toolCalls.forEach((t, index) => {
+        events.push(jsonEvent(chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] })))
+        for (const piece of splitText(t.arguments, 3)) events.push(jsonEvent(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }), { delta: true }))
+      })
+      events.push(jsonEvent(chunk({}, finishOf(c))))
     }
     if (c.includeUsage) events.push(jsonEvent({ ...base, choices: [], usage: chatUsage(c.usage) }))
     events.push({ data: '[DONE]' })

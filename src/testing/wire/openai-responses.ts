@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { jsonEvent, type SseEvent } from '../sse.js'
 import type { PromptBlock } from '../usage.js'
-import { openaiErrorBody, splitText, textBlocks, zodFailure, type Completion, type CompletionUsage, type ParseResult, type WireProtocol } from './shared.js'
+import { openaiErrorBody, parametersOf, splitText, textBlocks, toolFields, zodFailure, type Completion, type CompletionUsage, type ParsedBody, type ParseResult, type WireProtocol } from './shared.js'
 
 const InputPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_text'), text: z.string() }),
@@ -17,17 +17,22 @@ const ResponsesBody = z.object({
     z.string(),
     z
       .array(
-        z.object({
-          type: z.literal('message').optional(),
-          role: z.enum(['user', 'assistant', 'system', 'developer']),
-          content: z.union([z.string(), z.array(InputPart)]),
-        }),
+        z.union([
+          z.object({
+            type: z.literal('message').optional(),
+            role: z.enum(['user', 'assistant', 'system', 'developer']),
+            content: z.union([z.string(), z.array(InputPart)]),
+          }),
+          z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string(), id: z.string().nullish(), status: z.string().nullish() }),
+          z.object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.string(), id: z.string().nullish(), status: z.string().nullish() }),
+        ]),
       )
       .min(1),
   ]),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
+  tools: z.array(z.object({ type: z.literal('function'), name: z.string().min(1), description: z.string().nullish(), parameters: z.unknown(), strict: z.boolean().nullish() })).nullish(),
 })
 
 function responsesUsage(usage: CompletionUsage) {
@@ -84,6 +89,18 @@ function messageItem(c: Completion, status: Status, content: unknown[]) {
   return { id: c.itemId, type: 'message', status, role: 'assistant', content }
 }
 
+function callItem(c: Completion, index: number, status: Status, args: string) {
+  const call = c.toolCalls[index]!
+  return { id: `fc_test_${c.id}_${index}`, type: 'function_call', status, call_id: call.id, name: call.name, arguments: args }
+}
+
+/** The output items: the message (when there is text, or no call), then one `function_call` per call. */
+function outputItems(c: Completion, status: Status): unknown[] {
+  if (c.empty) return []
+  const message = c.text !== '' || c.toolCalls.length === 0 ? [messageItem(c, status, [contentPart(c, c.text)])] : []
+  return [...message, ...c.toolCalls.map((call, i) => callItem(c, i, 'completed', call.arguments))]
+}
+
 /** The Responses wire. */
 export const openaiResponses: WireProtocol = {
   api: 'responses',
@@ -95,16 +112,23 @@ export const openaiResponses: WireProtocol = {
     const { data } = parsed
     const blocks: PromptBlock[] = []
     if (data.instructions) blocks.push({ role: 'system', message: -1, text: data.instructions })
+    const toolResults: NonNullable<ParsedBody['toolResults']> = []
     if (typeof data.input === 'string') blocks.push({ role: 'user', message: 0, text: data.input })
     else
       data.input.forEach((message, i) => {
+        if (message.type === 'function_call') return blocks.push({ role: 'assistant', message: i, text: `${message.name}(${message.arguments})`, tool: true })
+        if (message.type === 'function_call_output') {
+          toolResults.push({ callId: message.call_id, content: message.output, isError: false })
+          return blocks.push({ role: 'user', message: i, text: message.output, tool: true })
+        }
         const role = message.role === 'developer' ? 'system' : message.role
         const content = typeof message.content === 'string' ? message.content : message.content.map((part) => ({ text: part.type === 'refusal' ? part.refusal : part.text }))
-        blocks.push(...textBlocks(role, i, content))
+        return blocks.push(...textBlocks(role, i, content))
       })
+    const tools = (data.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? '', parameters: parametersOf(t.parameters) }))
     return {
       ok: true,
-      value: { model: data.model, blocks, stream: data.stream === true, maxOutputTokens: data.max_output_tokens ?? undefined, includeUsage: true },
+      value: { model: data.model, blocks, stream: data.stream === true, maxOutputTokens: data.max_output_tokens ?? undefined, includeUsage: true, ...toolFields(tools, toolResults) },
     }
   },
 
@@ -112,8 +136,7 @@ export const openaiResponses: WireProtocol = {
 
   responseBody(c: Completion) {
     const status = finalStatus(c)
-    const output = c.empty ? [] : [messageItem(c, status, [contentPart(c, c.text)])]
-    return responseObject(c, status, output, responsesUsage(c.usage))
+    return responseObject(c, status, outputItems(c, status), responsesUsage(c.usage))
   },
 
   streamEvents(c: Completion): SseEvent[] {
@@ -124,8 +147,8 @@ export const openaiResponses: WireProtocol = {
     const status = finalStatus(c)
     push('response.created', { response: responseObject(c, 'in_progress', [], null) })
     push('response.in_progress', { response: responseObject(c, 'in_progress', [], null) })
-    let output: unknown[] = []
-    if (!c.empty) {
+    const hasMessage = c.text !== '' || c.toolCalls.length === 0
+    if (!c.empty && hasMessage) {
       const at = { item_id: c.itemId, output_index: 0, content_index: 0 }
       const refusal = c.finishReason === 'refusal'
       push('response.output_item.added', { output_index: 0, item: messageItem(c, 'in_progress', []) })
@@ -136,11 +159,17 @@ export const openaiResponses: WireProtocol = {
       if (refusal) push('response.refusal.done', { ...at, refusal: c.text })
       else push('response.output_text.done', { ...at, text: c.text, logprobs: [] })
       push('response.content_part.done', { ...at, part: contentPart(c, c.text) })
-      const item = messageItem(c, status, [contentPart(c, c.text)])
-      push('response.output_item.done', { output_index: 0, item })
-      output = [item]
+      push('response.output_item.done', { output_index: 0, item: messageItem(c, status, [contentPart(c, c.text)]) })
     }
-    push(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(c, status, output, responsesUsage(c.usage)) })
+    if (!c.empty)
+      c.toolCalls.forEach((call, i) => {
+        const at = { item_id: callItem(c, i, 'completed', '').id, output_index: i + (hasMessage ? 1 : 0) }
+        push('response.output_item.added', { output_index: at.output_index, item: callItem(c, i, 'in_progress', '') })
+        for (const piece of splitText(call.arguments, 3)) push('response.function_call_arguments.delta', { ...at, delta: piece }, true)
+        push('response.function_call_arguments.done', { ...at, arguments: call.arguments })
+        push('response.output_item.done', { output_index: at.output_index, item: callItem(c, i, 'completed', call.arguments) })
+      })
+    push(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(c, status, outputItems(c, status), responsesUsage(c.usage)) })
     return events
   },
 

@@ -15,6 +15,10 @@ export interface ParsedBody {
   maxOutputTokens?: number
   /** Chat: `stream_options.include_usage`; the other wires always report usage. */
   includeUsage: boolean
+  /** The tools offered (absent: none). */
+  tools?: NonNullable<TestServerRequest['tools']>
+  /** The tool results in the conversation (absent: none). */
+  toolResults?: NonNullable<TestServerRequest['toolResults']>
 }
 
 /** Token usage as the server computed it (`inputTokens` includes cached tokens). */
@@ -43,6 +47,8 @@ export interface Completion {
   empty: boolean
   /** The request body, for fields a response echoes (Responses `instructions`, `max_output_tokens`). */
   body: Record<string, unknown>
+  /** The tool calls to answer with, ids and JSON arguments filled in (empty: none). */
+  toolCalls: { id: string; name: string; arguments: string }[]
 }
 
 export type ParseResult = { ok: true; value: ParsedBody } | { ok: false; message: string; param?: string }
@@ -104,6 +110,7 @@ export function zodFailure(error: z.ZodError): { ok: false; message: string; par
 export function normaliseMessages(blocks: readonly PromptBlock[]): TestServerRequest['messages'] {
   const messages: { role: 'system' | 'user' | 'assistant'; message: number; parts: string[] }[] = []
   for (const block of blocks) {
+    if (block.tool) continue
     const last = messages.at(-1)
     if (last && last.message === block.message && last.role === block.role) last.parts.push(block.text)
     else messages.push({ role: block.role, message: block.message, parts: [block.text] })
@@ -149,3 +156,11 @@ function openaiErrorKind(status: number): { type: string; code: string | null } 
 export function openaiErrorBody(status: number, message: string, options: { param?: string } = {}): unknown {
   return { error: { message, ...openaiErrorKind(status), param: options.param ?? null } }
 }
+
+/** The tool fields of a parsed body: present only when the request has them. */
+export function toolFields(tools: NonNullable<ParsedBody['tools']>, toolResults: NonNullable<ParsedBody['toolResults']>): Pick<ParsedBody, 'tools' | 'toolResults'> {
+  return { ...(tools.length ? { tools } : {}), ...(toolResults.length ? { toolResults } : {}) }
+}
+
+/** The JSON Schema a wire sent for a tool, or `{}` when it sent none. */
+export const parametersOf = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {})

@@ -1,0 +1,298 @@
+/**
+ * The agent actor: an attempt is an episode. The model is offered tools; each turn it either
+ * answers (the episode ends, the verifier judges) or calls tools, whose results go back to it in
+ * the next turn. Limits on turns, tokens, wall time and cost end the episode with that reason.
+ * Feedback and history reach the episode as they reach any actor: in its first messages.
+ */
+import { sha256, canonicalJson } from '../core/fingerprint.js'
+import { UsageTally } from '../core/contract.js'
+import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
+import { checkChatResponse, recordCall, throwIfAborted, withSpentCalls, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelCall } from '../models/chat-model.js'
+import { redactSecrets } from '../models/redact.js'
+import { cutToChars } from '../models/providers/remote.js'
+import type { ToolCall, ToolTurn } from '../models/tools.js'
+import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import type { AgentTool, ToolContext } from './tool.js'
+
+/** The options of `actors.agent()`. */
+export interface AgentOptions {
+  /** The model that drives the episode: a provider that speaks tools (`actors.openai`, `actors.anthropic`, `actors.openaiCompatible`). */
+  model: ChatModel
+  /** The tools it may call (see `tool()`); names must differ. */
+  tools: readonly AgentTool[]
+  /** Most model turns in one episode (default 20): the next turn is not asked for. */
+  maxSteps?: number
+  /** Most tokens (input and output, every turn) in one episode, checked after each turn. */
+  maxTokens?: number
+  /** Longest one episode may take in ms: a turn or tool still running is stopped. */
+  maxWallMs?: number
+  /** Most nominal cost in USD of one episode, checked after each turn (the model must have a price). */
+  maxCostUsd?: number
+  /** Longest tool result sent back and kept, in characters (default 20 000). */
+  maxResultChars?: number
+  /** Longest one tool call may run in ms (default 60 000): then it fails, and the model reads so. */
+  toolTimeoutMs?: number
+  /** Name in tables (default `agent:<model id>`). */
+  id?: string
+}
+
+const KNOWN = ['model', 'tools', 'maxSteps', 'maxTokens', 'maxWallMs', 'maxCostUsd', 'maxResultChars', 'toolTimeoutMs', 'id']
+const BOUNDS = {
+  maxSteps: { min: 1, max: 10_000, integer: true, why: 'model turns per episode' },
+  maxTokens: { min: 1, max: 1e9, integer: true, why: 'tokens per episode' },
+  maxWallMs: { min: 1, max: 86_400_000, why: 'ms per episode, at most a day' },
+  maxCostUsd: { min: 0, max: 1e6, why: 'USD per episode' },
+  maxResultChars: { min: 1, max: 10_000_000, integer: true, why: 'characters per tool result' },
+  toolTimeoutMs: { min: 1, max: 86_400_000, why: 'ms per tool call' },
+}
+
+/** What a limit's ending reports as the attempt's finish reason: a token limit is a `length`. */
+const FINISH_OF: Record<Exclude<EpisodeEndReason, 'answer'>, FinishReason> = { steps: 'other', tokens: 'length', time: 'other', cost: 'other' }
+
+/**
+ * An actor whose attempt is an episode of tool calls: the model ↔ tools loop runs until the model
+ * answers without calling a tool, or a limit is reached. Tool arguments are checked against the
+ * tool's schema first; an unknown tool, invalid arguments or a tool that throws go back to the
+ * model as the call's error, never crash the attempt. The episode (every turn and tool call,
+ * with tokens, cost and durations) is recorded on the attempt.
+ *
+ * @example
+ * const read = tool({ name: 'read', description: 'Reads a note.', parameters: z.object({ key: z.string() }), run: ({ key }) => notes[key] ?? 'none' })
+ * actors: [actors.agent({ model: actors.openai({ model: 'gpt-4.1-mini' }), tools: [read], maxSteps: 8 })]
+ */
+export function agentActor(options: AgentOptions): ChatModel {
+  const where = `actors.agent({ model: ${JSON.stringify(options?.model?.id)} })`
+  rejectUnknownOptions(where, options, KNOWN)
+  checkNumberOptions(where, options, BOUNDS)
+  const { model } = options
+  if (!model || typeof model.chat !== 'function') throw new TypeError(`${where}: model must be a chat model, e.g. actors.openai({ model: 'gpt-4.1-mini' })`)
+  if (!model.tools && !model.unavailable) throw new TypeError(`${where}: ${model.id} does not speak the tool protocol; use actors.openai, actors.anthropic or actors.openaiCompatible`)
+  if (!Array.isArray(options.tools)) throw new TypeError(`${where}: tools must be a list of tool({ name, description, parameters, run })`)
+  const byName = new Map<string, AgentTool>()
+  for (const t of options.tools) {
+    if (!t?.definition || typeof t.check !== 'function') throw new TypeError(`${where}: every tool must come from tool({ name, description, parameters, run })`)
+    if (byName.has(t.definition.name)) throw new TypeError(`${where}: two tools are named ${JSON.stringify(t.definition.name)}`)
+    byName.set(t.definition.name, t)
+  }
+  // Fail closed: a cost limit on a model with no price could never be checked.
+  if (options.maxCostUsd !== undefined && !model.price) throw new TypeError(`${where}: maxCostUsd needs a priced model, and ${model.id} has no price (set its prices option)`)
+  const definitions = options.tools.map((t) => t.definition)
+  const limits = { maxSteps: options.maxSteps ?? 20, maxTokens: options.maxTokens, maxWallMs: options.maxWallMs, maxCostUsd: options.maxCostUsd }
+  const maxResultChars = options.maxResultChars ?? 20_000
+  const toolTimeoutMs = options.toolTimeoutMs ?? 60_000
+  const id = options.id ?? `agent:${model.id}`
+  // The tools and limits change what the model does: they are part of the protocol's actor.
+  const params = Object.fromEntries(Object.entries(model.descriptor.params).map(([k, v]) => [`model.${k}`, v]))
+  const descriptor = {
+    provider: 'agent',
+    model: `${model.descriptor.provider}:${model.descriptor.model}`,
+    params: {
+      ...params,
+      tools: definitions.map((d) => d.name).join(','),
+      toolsHash: sha256(canonicalJson(definitions)).slice(0, 16),
+      maxSteps: limits.maxSteps,
+      maxResultChars,
+      ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
+      ...(limits.maxWallMs !== undefined ? { maxWallMs: limits.maxWallMs } : {}),
+      ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}),
+    },
+  }
+  return {
+    id,
+    descriptor,
+    ...(model.price ? { price: model.price } : {}),
+    ...(model.unavailable ? { unavailable: model.unavailable } : {}),
+    chat: (request) => runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs }),
+  }
+}
+
+interface EpisodeInput {
+  model: ChatModel
+  request: ChatRequest
+  definitions: AgentTool['definition'][]
+  byName: ReadonlyMap<string, AgentTool>
+  limits: { maxSteps: number; maxTokens?: number; maxWallMs?: number; maxCostUsd?: number }
+  maxResultChars: number
+  toolTimeoutMs: number
+}
+
+/** One episode: turns until an answer or a limit. */
+async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
+  const { model, request, limits } = input
+  throwIfAborted(request.signal)
+  const started = performance.now()
+  const wall = new WallClock(request.signal, limits.maxWallMs)
+  const turns: ToolTurn[] = []
+  const record: EpisodeTurn[] = []
+  const spent: ModelCall[] = []
+  const tally = new UsageTally()
+  let cost: number | null = 0
+  let last: ChatResponse | undefined
+  let endedBy: EpisodeEndReason | undefined
+  try {
+    for (let step = 1; endedBy === undefined; step++) {
+      if (step > limits.maxSteps) {
+        endedBy = 'steps'
+        break
+      }
+      const turnStarted = performance.now()
+      let response: ChatResponse
+      try {
+        response = checkChatResponse(model, 'actor', await model.chat({ messages: request.messages, context: request.context, signal: wall.signal, tools: input.definitions, turns }), request.context)
+      } catch (error) {
+        throwIfAborted(request.signal)
+        if (!wall.passed) throw withSpentCalls(error, spent)
+        // The turn stopped at the wall: what it cost is unknown (it may have been billed), never $0.
+        record.push({ index: step, text: '', toolCalls: [], usage: null, costUsd: null, latencyMs: performance.now() - turnStarted, replayed: false })
+        tally.add(null)
+        cost = null
+        endedBy = 'time'
+        break
+      }
+      last = response
+      spent.push(recordCall('actor', response))
+      tally.add(response.usage)
+      cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
+      const turn: EpisodeTurn = { index: step, text: response.text, toolCalls: [], usage: response.usage, costUsd: response.costUsd ?? null, latencyMs: response.latencyMs, replayed: response.replayed ?? false }
+      record.push(turn)
+      const calls = response.toolCalls ?? []
+      if (calls.length === 0) {
+        endedBy = 'answer'
+        break
+      }
+      turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
+      // Parallel calls run together, as the model asked for them together; results go back in its order.
+      const results = await Promise.all(calls.map((call) => runCall(call, input, wall)))
+      throwIfAborted(request.signal)
+      turn.toolCalls = results.map((r) => r.record)
+      turns.push(...results.map((r) => r.turn))
+      endedBy = limitReached(input, tally, cost, wall, spent)
+    }
+  } finally {
+    wall.dispose()
+  }
+  const reason = endedBy ?? 'answer'
+  return {
+    text: last?.text ?? '',
+    usage: tally.sum().usage,
+    latencyMs: performance.now() - started,
+    finishReason: reason === 'answer' ? (last?.finishReason ?? 'other') : FINISH_OF[reason],
+    ...(cost !== null ? { costUsd: cost } : {}),
+    ...(record.length > 0 && record.every((t) => t.replayed) ? { replayed: true } : {}),
+    episode: { turns: record, endedBy: reason },
+  }
+}
+
+/**
+ * The limit the episode has reached after a turn, or undefined. A limit that cannot be checked
+ * fails the attempt instead of being ignored: tokens a reply did not report, a cost left unknown.
+ */
+function limitReached(input: EpisodeInput, tally: UsageTally, cost: number | null, wall: WallClock, spent: readonly ModelCall[]): EpisodeEndReason | undefined {
+  const { limits, model } = input
+  if (wall.passed) return 'time'
+  if (limits.maxTokens !== undefined) {
+    const { usage, unknownCalls } = tally.sum()
+    if (unknownCalls > 0 || usage === null) throw withSpentCalls(new Error(`actors.agent: maxTokens cannot be held: ${model.id} reported no usage for a turn`), spent)
+    if (usage.inputTokens + usage.outputTokens >= limits.maxTokens) return 'tokens'
+  }
+  if (limits.maxCostUsd !== undefined) {
+    if (cost === null) throw withSpentCalls(new Error(`actors.agent: maxCostUsd cannot be held: the cost of a turn of ${model.id} is unknown`), spent)
+    if (cost >= limits.maxCostUsd) return 'cost'
+  }
+  return undefined
+}
+
+/** One tool call: the tool found, its arguments checked, its function run; any failure becomes the call's error. */
+async function runCall(call: ToolCall, input: EpisodeInput, wall: WallClock): Promise<{ record: ToolCallRecord; turn: ToolTurn }> {
+  const started = performance.now()
+  const { request } = input
+  let result: string | undefined
+  let error: string | undefined
+  const found = input.byName.get(call.name)
+  if (!found) error = `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`
+  else {
+    let args: unknown
+    try {
+      args = JSON.parse(call.arguments)
+    } catch (e) {
+      error = `the arguments are not valid JSON (${(e as Error).message})`
+    }
+    const checked = error === undefined ? found.check(args) : undefined
+    if (checked && !checked.ok) error = `invalid arguments: ${checked.problems}`
+    else if (checked?.ok) {
+      const timer = new WallClock(wall.signal, input.toolTimeoutMs)
+      const context: ToolContext = { signal: timer.signal, taskId: request.context.taskId, attempt: request.context.attempt, repeat: request.context.repeat }
+      try {
+        const out = await timer.race(Promise.resolve().then(() => found.run(checked.value, context)))
+        result = typeof out === 'string' ? out : (JSON.stringify(out) ?? String(out))
+      } catch (e) {
+        throwIfAborted(request.signal)
+        error = wall.passed ? "stopped: the agent's maxWallMs passed" : timer.passed ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)` : `the tool failed: ${(e as Error)?.message ?? String(e)}`
+      } finally {
+        timer.dispose()
+      }
+    }
+  }
+  // A tool may read a configured key from a file or the environment: it never reaches an artifact.
+  const text = result === undefined ? undefined : redactSecrets(result)
+  const capped = text === undefined ? undefined : cutToChars(text, input.maxResultChars)
+  const record: ToolCallRecord = {
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    result: capped ?? null,
+    ...(text !== undefined && capped !== text ? { resultCutAtChars: input.maxResultChars } : {}),
+    error: error ?? null,
+    durationMs: performance.now() - started,
+  }
+  const content = error !== undefined ? `error: ${error}` : capped !== text ? `${capped}\n[cut at ${input.maxResultChars} characters]` : (capped ?? '')
+  return { record, turn: { role: 'tool', callId: call.id, name: call.name, content, isError: error !== undefined } }
+}
+
+/**
+ * A time limit under a parent signal: `signal` aborts when the parent does or when `ms` pass
+ * (`passed` then says it was the limit). No limit: the parent's signal, never aborted by us.
+ */
+class WallClock {
+  readonly #controller = new AbortController()
+  readonly #timer: ReturnType<typeof setTimeout> | undefined
+  readonly #forward: () => void
+  passed = false
+
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    ms: number | undefined,
+  ) {
+    this.#forward = () => this.#controller.abort(parent?.reason)
+    if (parent?.aborted) this.#forward()
+    else parent?.addEventListener('abort', this.#forward, { once: true })
+    if (ms !== undefined)
+      this.#timer = setTimeout(() => {
+        this.passed = true
+        this.#controller.abort(new Error(`the time limit of ${ms} ms passed`))
+      }, ms)
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  /** `promise`, or a rejection as soon as the signal aborts: a tool that ignores its signal cannot hold the episode. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.#controller.signal
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        promise.catch(() => {})
+        reject(signal.reason)
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+    })
+  }
+
+  dispose(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.parent?.removeEventListener('abort', this.#forward)
+  }
+}

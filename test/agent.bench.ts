@@ -1,0 +1,102 @@
+// The agent harness's overhead per tool call: actors.agent over actors.openai against a bare
+// openai SDK tool loop making the same calls (same tools, same growing conversation, the same
+// tool run) on a zero-latency local server over real sockets. Goal: ≤ 1.05×.
+//
+// Vitest's two bench rows run one after the other, so drift moves their ratio; the paired row
+// interleaves the two loops round by round (alternating which goes first) and prints the median
+// of the per-round ratios with a seeded bootstrap interval, which is the figure to quote. The
+// sources run through Vite's transform here (not the built package), as the tests do.
+import OpenAI from 'openai'
+import { z } from 'zod'
+import { afterAll, beforeAll, bench, describe } from 'vitest'
+import { actors, tool, type CallContext, type ChatModel } from '../src/index.js'
+import { bootstrapInterval } from '../src/metrics/index.js'
+import { startTestServer, type TestServer } from '../src/testing/index.js'
+
+/** Tool calls per episode, then an answer. */
+const CALLS = 5
+const ROUNDS = 40
+const KEY = 'bench-key'
+
+let server: TestServer
+let sdk: OpenAI
+let agent: ChatModel
+const run = ({ i }: { i: number }) => `step ${i} done`
+const context: CallContext = { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' }
+const prompt = 'Take five steps, then say done.'
+
+beforeAll(async () => {
+  server = await startTestServer({
+    responder: (request) => {
+      const done = request.toolResults?.length ?? 0
+      return done < CALLS ? { text: '', toolCalls: [{ name: 'step', arguments: { i: done } }] } : 'done'
+    },
+  })
+  sdk = new OpenAI({ apiKey: KEY, baseURL: server.openaiBaseURL, maxRetries: 0 })
+  agent = actors.agent({
+    model: actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL }),
+    tools: [tool({ name: 'step', description: 'Takes a step.', parameters: z.object({ i: z.number() }), run })],
+    maxSteps: CALLS + 1,
+  })
+})
+afterAll(async () => {
+  await server.close()
+})
+
+const parameters = { type: 'object', properties: { i: { type: 'number' } }, required: ['i'], additionalProperties: false }
+
+/** What a user writes without the harness: call, run the tools, send the results, until an answer. */
+async function bareLoop(): Promise<string> {
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }]
+  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'step', description: 'Takes a step.', parameters } }]
+  for (;;) {
+    const completion = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })
+    const message = completion.choices[0]!.message
+    const calls = message.tool_calls ?? []
+    if (calls.length === 0) return message.content ?? ''
+    messages.push({ role: 'assistant', content: message.content, tool_calls: calls })
+    for (const call of calls) {
+      if (call.type !== 'function') continue
+      messages.push({ role: 'tool', tool_call_id: call.id, content: run(JSON.parse(call.function.arguments) as { i: number }) })
+    }
+  }
+}
+
+async function harness(): Promise<string> {
+  const response = await agent.chat({ messages: [{ role: 'user', content: prompt }], context })
+  if (response.episode?.endedBy !== 'answer') throw new Error(`the bench episode ended by ${response.episode?.endedBy}`)
+  return response.text
+}
+
+async function timed(loop: () => Promise<string>): Promise<number> {
+  const started = performance.now()
+  if ((await loop()) !== 'done') throw new Error('the bench episode did not answer "done"')
+  return performance.now() - started
+}
+
+describe('agent overhead per tool call (5 calls and an answer per episode)', () => {
+  bench('bare openai SDK tool loop', async () => void (await timed(bareLoop)), { iterations: 30, warmupIterations: 5 })
+  bench('actors.agent over actors.openai', async () => void (await timed(harness)), { iterations: 30, warmupIterations: 5 })
+  bench(
+    'paired: harness ÷ bare, median of interleaved rounds',
+    async () => {
+      const ratios: number[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        const harnessFirst = round % 2 === 0
+        const a = harnessFirst ? await timed(harness) : 0
+        const bare = await timed(bareLoop)
+        const b = harnessFirst ? a : await timed(harness)
+        ratios.push(b / bare)
+        server.reset()
+      }
+      const sorted = [...ratios].sort((x, y) => x - y)
+      const median = sorted[Math.floor(sorted.length / 2)]!
+      const interval = bootstrapInterval(ratios.map((r) => [r]), (rows) => {
+        const values = rows.flat().sort((x, y) => x - y)
+        return values[Math.floor(values.length / 2)]!
+      }, { seed: 32, resamples: 1000 })
+      console.log(`agent harness ÷ bare SDK tool loop, per episode of ${CALLS} tool calls: median ${median.toFixed(3)}× (95% ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)}) over ${ROUNDS} interleaved rounds`)
+    },
+    { iterations: 1, warmupIterations: 0 },
+  )
+})
