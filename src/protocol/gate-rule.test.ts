@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { TaskRow } from '../metrics/task-rates.js'
+import type { CellSummary } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 
 // 30 tasks × 4 repeats: the baseline solves every repeat; the current run solves half of each
 // task's repeats (Seq@K halves) and no task every time (Cover@1 and Seq^K fall to 0).
-const rows = (solvedRepeats: number): TaskRow[] =>
-  Array.from({ length: 30 }, (_, i) => ({ taskId: `t${i}`, firstSuccess: [1, 1, 1, 1].map((f, r) => (r < solvedRepeats ? f : null)) }))
+const rows = (solvedRepeats: number): CellSummary['perTask'] =>
+  Array.from({ length: 30 }, (_, i) => ({ taskId: `t${i}`, firstSuccess: [1, 1, 1, 1].map((f, r) => (r < solvedRepeats ? f : null)), errors: 0, costAtK: [] }))
 
 describe('decideGate on any gateable metric', () => {
   const rule = (metric?: GateRule['metric']): GateRule => ({ K: 3, ks: [3], independent: false, margin: 0, maxDrop: 0.1, level: 0.95, ...(metric ? { metric } : {}) })
