@@ -99,7 +99,7 @@ type PerTask = CellSummary['perTask'][number]
  */
 export function taskSolvedBy(task: PerTask, k: number): number | null {
   // The one per-task Seq@k (protocol/task-rates.ts), with "undefined" as null for the analyses.
-  const rate = taskRate(task, k, false)
+  const rate = taskRate(task, k, 'seqAt')
   return Number.isNaN(rate) ? null : rate
 }
 

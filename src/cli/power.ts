@@ -9,6 +9,7 @@ import { percent, plural } from '../metrics/format.js'
 import { ALTERNATIVES, ALTERNATIVE_TEXT, gatePower, points, populationOf, powerAnswer, SPREAD_TEXT, TARGET_POWER, type Alternative, type AlternativePower, type PowerQuestion } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
 import { taskTrials } from '../metrics/task-rates.js'
+import { headlineMetric } from '../metrics/registry.js'
 import type { CommandSpec } from './args.js'
 
 export const powerSpec: CommandSpec = {
@@ -115,7 +116,7 @@ export function questionsFromCells(cells: readonly CellSummary[], base: Omit<Gat
   return cells.map((cell) => {
     const independent = cell.protocol.kind === 'independent'
     const K = cell.budget
-    const repeats = Math.max(1, ...cell.perTask.map((row) => taskTrials(row, K, independent)))
+    const repeats = Math.max(1, ...cell.perTask.map((row) => taskTrials(row, K, headlineMetric(independent).id)))
     const ks = [...new Set([K, ...base.ks])].filter((k) => k >= 1 && k <= K && (independent || !cell.protocol.budgetDisclosed || k === K)).sort((x, y) => x - y)
     const rule: GateRule = { ...base, K, ks, independent }
     return { subject: `${cell.benchmark} · ${cell.cellId}`, question: { ...populationOf(cell.perTask, rule), repeats, rule, ...options } }
@@ -133,8 +134,9 @@ export function renderPower(rows: readonly PowerRow[]): string {
   const out: string[] = []
   for (const row of rows) {
     const { question: q } = row
-    const metric = `${q.rule.independent ? 'Pass' : 'Seq'}@${q.rule.K}`
-    const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map((k) => `${q.rule.independent ? 'Pass' : 'Seq'}@${k}`).join(', ')}` : `${metric} alone`
+    const { label } = headlineMetric(q.rule.independent)
+    const metric = label(q.rule.K)
+    const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map(label).join(', ')}` : `${metric} alone`
     const spread = q.spread === undefined ? 'given' : SPREAD_TEXT[q.spread]
     out.push(
       `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))} (${spread})`,

@@ -23,9 +23,12 @@ export const TRAJECTORY_STATUSES = ['solved', 'failed', 'error', 'capped'] as co
 /** How a trajectory ended: `solved`, `failed`, `error` or `capped`. */
 export type TrajectoryStatus = (typeof TRAJECTORY_STATUSES)[number]
 
-/** The rates a threshold or a baseline gate can hold a cell to. */
-export const RATE_METRICS = ['seqAt', 'passAt'] as const
-/** A rate a threshold or gate holds a cell to: `seqAt` or `passAt`. */
+/**
+ * The rates a threshold or a baseline gate can hold a cell to (the metric registry's ids: Seq@k,
+ * Pass@k, Seq^k, pass^k, Cover@τ).
+ */
+export const RATE_METRICS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt'] as const
+/** A rate a threshold or gate holds a cell to: `seqAt`, `passAt`, `seqHat`, `passHat` or `coverAt`. */
 export type RateMetric = (typeof RATE_METRICS)[number]
 
 /**

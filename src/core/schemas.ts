@@ -251,12 +251,37 @@ export const IntervalSchema = z.object({
 /** An interval as artifacts store it (IntervalSchema). */
 export type IntervalJson = z.infer<typeof IntervalSchema>
 
+/**
+ * A cell's reliability: whether it solves a task every time, not only once. Each figure is over
+ * the tries a task had here (its repeats, or its samples), which `tries` gives.
+ */
+export const ReliabilitySchema = z.object({
+  /** The most tries a task had: repeats of a sequential cell (solved within K or not), samples of an independent one. */
+  tries: z.number().int().nonnegative(),
+  /** Seq^k for k = 1..K: the share of tasks that every repeat solved within k (sequential cells; null for independent ones, whose pass^k is `passHat`). */
+  seqHat: z.array(MaybeNumber).nullable(),
+  /** The interval of Seq^K (sequential) or pass^K (independent). */
+  hatInterval: IntervalSchema,
+  /** Cover@τ at K for each τ reported (0.5, 1 and any a threshold names): the share of tasks whose success share reaches τ. */
+  coverAt: z.array(z.object({ tau: z.number(), interval: IntervalSchema })),
+  /** The whole Cover@τ curve at K, a step function: Cover(τ) = cover for τ up to each step's tau. */
+  coverCurve: z.array(z.object({ tau: z.number(), cover: z.number() })),
+  /** Outcome consistency, 1 − 4·p̂(1 − p̂) per task, its mean, and the share of tasks whose tries did not all end alike. */
+  outcome: z.object({ mean: IntervalSchema, inconsistent: IntervalSchema }),
+  /** Resource consistency, exp(−mean coefficient of variation across a task's repeats), of attempts, tokens and cost. */
+  resource: z.object({ attempts: IntervalSchema, tokens: IntervalSchema, costUsd: IntervalSchema }),
+})
+/** A cell's reliability figures (ReliabilitySchema). */
+export type Reliability = z.infer<typeof ReliabilitySchema>
+
 /** One threshold of a cell's `expect`: the metric, k, the limit, the value and whether it held. */
 export const ThresholdResultSchema = z.object({
   /** `finished`: the cell did not run to its end (a timeout, a crash, a cancel); its message says why. */
   metric: z.enum(THRESHOLD_METRICS),
   k: z.number().int().positive().nullable(),
-  /** For seqAt/passAt a minimum; for maxErrorRate a maximum. */
+  /** For coverAt, the share τ a task's tries must reach (k is then the budget). */
+  tau: z.number().optional(),
+  /** For rates a minimum; for maxErrorRate a maximum. */
   limit: z.number(),
   actual: MaybeNumber,
   pass: z.boolean(),
@@ -424,6 +449,8 @@ export const CellSummarySchema = z.object({
   passAt: z.array(MaybeNumber).nullable(),
   passAtInterval: IntervalSchema.nullable(),
   passHat: z.array(MaybeNumber).nullable(),
+  /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
+  reliability: ReliabilitySchema.nullable().optional(),
   gain: MaybeNumber,
   egs: MaybeNumber,
   lgs: MaybeNumber,

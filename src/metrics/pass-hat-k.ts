@@ -1,6 +1,7 @@
 import type { SampleCounts } from './pass-at-k.js'
 import { curveOverTasks } from './pass-at-k.js'
-import { assertCounts } from './validation.js'
+import { assertBudget, assertCounts } from './validation.js'
+import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 
 /**
  * pass^k for one task: C(c, k) / C(n, k), the chance that k tries drawn without replacement from
@@ -33,4 +34,26 @@ export function passHatK(n: number, c: number, k: number): number {
  */
 export function passHatCurve(samples: readonly SampleCounts[], budget: number): number[] {
   return curveOverTasks(samples, budget, passHatK)
+}
+
+/**
+ * pass^k with its interval over tasks ({@link rateInterval}): each task's unbiased C(c, k)/C(n, k),
+ * resting on ⌊n / k⌋ disjoint k-sample groups, as Pass@k's interval does. NaN bounds wherever
+ * {@link passHatCurve} is NaN (a task with fewer than k samples).
+ *
+ * @example
+ * passHatInterval([{ taskId: 'a', n: 10, c: 9 }, { taskId: 'b', n: 10, c: 2 }], 2).point // => (0.8 + 1/45) / 2
+ */
+export function passHatInterval(samples: readonly SampleCounts[], k: number, options?: IntervalOptions): Interval {
+  assertBudget(k, 'k')
+  const measured = samples.filter((s) => {
+    assertCounts(s.n, s.c, k, `task '${s.taskId}'`)
+    return s.n > 0
+  })
+  if (measured.some((s) => s.n < k)) return { ...rateInterval([], [], options), tasks: measured.length }
+  return rateInterval(
+    measured.map((s) => passHatK(s.n, s.c, k)),
+    measured.map((s) => Math.max(1, Math.floor(s.n / k))),
+    options,
+  )
 }

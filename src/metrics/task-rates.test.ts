@@ -16,7 +16,7 @@ describe('per-task rates', () => {
       fc.property(fc.array(row, { minLength: 1, maxLength: 20 }), (rows) => {
         const curve = seqAtCurve(rows, K)
         for (let k = 1; k <= K; k++) {
-          const rates = taskRates(rows, k, false)
+          const rates = taskRates(rows, k, 'seqAt')
           expect(rates.reduce((s, r) => s + r, 0) / rates.length).toBeCloseTo(curve[k - 1]!, 12)
         }
       }),
@@ -29,8 +29,8 @@ describe('per-task rates', () => {
       fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: K }), (n, c0, k) => {
         const c = Math.min(n, c0)
         const r: TaskRow = { taskId: 't', firstSuccess: [], samples: n, passes: c }
-        if (n < k) expect(taskRate(r, k, true)).toBeNaN()
-        else expect(taskRate(r, k, true)).toBe(passAtK(n, c, k))
+        if (n < k) expect(taskRate(r, k, 'passAt')).toBeNaN()
+        else expect(taskRate(r, k, 'passAt')).toBe(passAtK(n, c, k))
       }),
       { seed: 42, numRuns: 300 },
     )

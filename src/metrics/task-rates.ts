@@ -2,7 +2,7 @@
  * Per-task rates from a cell summary's `perTask` rows: the one place the gate, the history
  * comparison, the analyses and the power simulation read a task's rate, so none re-implements it.
  */
-import { passAtK } from './pass-at-k.js'
+import { METRICS, type MetricId } from './registry.js'
 import { censoredShares, tailHazards, type CensoredTaskOutcomes } from './censored.js'
 import type { TaskEvidence } from './population.js'
 
@@ -20,16 +20,13 @@ export interface TaskRow {
 }
 
 /**
- * One task's success rate at k from its summary row: Seq@k as the share of its repeats solved by
- * attempt k, or the unbiased Pass@k from its samples (NaN when it has too few). The one place the
- * gate, the history comparison and the power simulation read a task's rate.
+ * One task's value of a metric at k (τ for Cover@τ, read at the budget `K`) from its summary row:
+ * Seq@k as the share of its repeats solved by attempt k, the unbiased Pass@k from its samples (NaN
+ * when it has too few), and so on for each metric of the registry. The one place the gate, the
+ * history comparison and the power simulation read a task's rate.
  */
-export function taskRate(row: TaskRow, k: number, independent: boolean): number {
-  if (independent) return row.samples && row.samples >= k ? passAtK(row.samples, row.passes ?? 0, k) : Number.NaN
-  if (row.firstSuccess.length === 0) return Number.NaN
-  let solved = 0
-  for (const f of row.firstSuccess) if (f !== null && f <= k) solved++
-  return solved / row.firstSuccess.length
+export function taskRate(row: TaskRow, k: number, metric: MetricId, K = k): number {
+  return METRICS[metric].taskValue(row, k, K)
 }
 
 /**
@@ -78,9 +75,8 @@ export function firstRepeats<R extends TaskRow>(row: R, n: number): R {
  * How many independent trials of the task a rate at k rests on: its repeats, or for Pass@k the
  * number of disjoint k-sample groups its samples hold (at least 1 for a measured task).
  */
-export function taskTrials(row: TaskRow, k: number, independent: boolean): number {
-  if (independent) return Math.max(1, Math.floor((row.samples ?? 0) / k))
-  return Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
+export function taskTrials(row: TaskRow, k: number, metric: MetricId): number {
+  return METRICS[metric].trials(row, k)
 }
 
 /** A summary row as censored outcomes: its first successes, and its errored repeats where they stopped. */
@@ -89,13 +85,13 @@ export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
 }
 
 /**
- * Every row's rate at k, as the cell's summary computes it: {@link taskRate}, or where some row
- * has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share with the
- * tails of similar tasks (see seqAtCurveCensored).
+ * Every row's value at k, as the cell's summary computes it: {@link taskRate}, or for Seq@k where
+ * some row has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share
+ * with the tails of similar tasks (see seqAtCurveCensored).
  */
-export function taskRates(rows: readonly TaskRow[], k: number, independent: boolean, options: { censored?: boolean } = {}): number[] {
+export function taskRates(rows: readonly TaskRow[], k: number, metric: MetricId, options: { censored?: boolean; K?: number } = {}): number[] {
   // censored: false reads the rows as if errored repeats were left out (the upper bound).
-  if (independent || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, independent))
+  if (metric !== 'seqAt' || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, metric, options.K))
   const outcomes = rows.map(censoredRow)
   const tails = tailHazards(outcomes, k)
   return outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!)

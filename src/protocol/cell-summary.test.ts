@@ -353,3 +353,58 @@ describe('revision annotation (derived)', () => {
     expect(summarise(q, [trajectory(q, 'x', 0, ['a', 'b', 'OK'])]).revisionAnnotation).toBeNull()
   })
 })
+
+describe('reliability', () => {
+  // Task x: both repeats solved (at 1 and 2); y: one of two within 3; z: never.
+  const p = protocol('sequential', 3)
+  const ts = [
+    trajectory(p, 'x', 0, ['OK']),
+    trajectory(p, 'x', 1, ['a', 'OK']),
+    trajectory(p, 'y', 0, ['a', 'b', 'OK']),
+    trajectory(p, 'y', 1, ['a', 'b', 'c']),
+    trajectory(p, 'z', 0, ['a', 'b', 'c']),
+    trajectory(p, 'z', 1, ['a', 'b', 'c']),
+  ]
+
+  it('a sequential cell: Seq^k, Cover@τ, outcome and resource consistency, by hand', () => {
+    const s = summarise(p, ts, { repeats: 2 })
+    const r = s.reliability!
+    expect(r.tries).toBe(2)
+    expect(r.seqHat).toEqual([0, 1 / 3, 1 / 3])
+    expect(r.hatInterval.point).toBeCloseTo(1 / 3, 12)
+    expect(r.coverAt.map((c) => [c.tau, c.interval.point])).toEqual([[0.5, 2 / 3], [1, 1 / 3]])
+    expect(r.coverCurve).toEqual([{ tau: 0.5, cover: 2 / 3 }, { tau: 1, cover: 1 / 3 }])
+    // C_out: x 1, y 0, z 1; one task of three inconsistent.
+    expect(r.outcome.mean.point).toBeCloseTo(2 / 3, 12)
+    expect(r.outcome.inconsistent.point).toBeCloseTo(1 / 3, 12)
+    // Attempts: x [1, 2] (CV √2/3), y [3, 3], z [3, 3].
+    expect(r.resource.attempts.point).toBeCloseTo(Math.exp(-(Math.SQRT2 / 3) / 3), 12)
+    expect(CellSummarySchema.parse(s).reliability).toEqual(r)
+  })
+
+  it('holds a cell to Cover@τ and Seq^k, fails closed on what it does not measure, and says why', () => {
+    const s = summarise(p, ts, { repeats: 2, thresholds: { coverAt: { 1: 0.6, 0.5: 0.6 }, seqHat: { 3: 0.3 }, passHat: { 2: 0.1 } } })
+    const by = (metric: string) => s.thresholds.filter((t) => t.metric === metric)
+    expect(by('seqHat')).toMatchObject([{ k: 3, pass: true, message: 'Seq^3 = 33.3% ≥ 30.0%' }])
+    const cover = by('coverAt')
+    expect(cover.map((c) => [c.tau, c.k, c.pass])).toEqual([[0.5, 3, true], [1, 3, false]])
+    expect(cover[1]!.message).toMatch(/^Cover@1 = 33\.3%, below the required 60\.0% \(95% CI/)
+    expect(by('passHat')[0]).toMatchObject({ pass: false, actual: null })
+    expect(by('passHat')[0]!.message).toContain('this cell does not measure pass^k')
+    // τ from a threshold is computed too, beside the default 0.5 and 1.
+    const extra = summarise(p, ts, { repeats: 2, thresholds: { coverAt: { 0.25: 0.5 } } })
+    expect(extra.reliability!.coverAt.map((c) => c.tau)).toEqual([0.25, 0.5, 1])
+    expect(extra.thresholds.find((t) => t.metric === 'coverAt')).toMatchObject({ tau: 0.25, actual: 2 / 3, pass: true })
+  })
+
+  it('an independent cell: pass^K gains an interval, Cover@τ reads its samples', () => {
+    const q = protocol('independent', 2)
+    const s = summarise(q, [trajectory(q, 'x', 0, ['OK', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])], { thresholds: { passHat: { 2: 0.5 } } })
+    const r = s.reliability!
+    expect(r.seqHat).toBeNull()
+    expect(r.hatInterval.point).toBe(0.5)
+    expect(s.passHat).toEqual([0.75, 0.5])
+    expect(r.coverAt.map((c) => c.interval.point)).toEqual([1, 0.5])
+    expect(s.thresholds[0]).toMatchObject({ metric: 'passHat', k: 2, pass: true })
+  })
+})

@@ -21,7 +21,9 @@ import { ERROR_BOUNDS_INTERVAL_METHOD, ERROR_SHARE_FOR_BOUNDS, intervalUnion, se
 import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
-import type { RateMetric } from '../core/kinds.js'
+import { RATE_METRICS, type RateMetric } from '../core/kinds.js'
+import { reliabilityOf } from './cell-reliability.js'
+import { readMetric, type MeasuredCell } from './cell-metrics.js'
 import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
@@ -34,14 +36,13 @@ function heldOutField(gap: CellSummary['heldOut']): { heldOut?: NonNullable<Cell
 }
 
 /**
- * What a cell must reach. Keys of `seqAt`/`passAt` are k (1..budget), values minimum rates in [0, 1].
+ * What a cell must reach. Keys of `seqAt`/`passAt`/`seqHat`/`passHat` are k (1..budget), keys of
+ * `coverAt` shares τ in (0, 1] (Cover@τ at the budget); values are minimum rates in [0, 1].
  *
  * @example
- * { seqAt: { 3: 0.6, 5: 0.8 }, maxErrorRate: 0.05 }
+ * { seqAt: { 3: 0.6, 5: 0.8 }, coverAt: { 1: 0.5 }, maxErrorRate: 0.05 }
  */
-export interface Thresholds {
-  seqAt?: Record<number, number>
-  passAt?: Record<number, number>
+export interface Thresholds extends Partial<Record<RateMetric, Record<number, number>>> {
   /** Largest tolerated share of errored trajectories (default 0: any infrastructure error fails the cell). */
   maxErrorRate?: number
 }
@@ -229,7 +230,20 @@ function summariseEnded(input: SummariseInput): CellSummary {
           : independent
             ? `a task has fewer than ${k} measured samples`
             : `no measured trajectory reached attempt ${k}`
-  const results = evaluateThresholds(thresholds, { seqAt: independent ? null : seqJson, passAt: passJson, errorRate: finiteOrNull(errorRate), errored, seqInterval, passInterval, undefinedWhy })
+  const reliability = reliabilityOf({ K, independent, outcomes, samples, byTask, taus: Object.keys(thresholds.coverAt ?? {}).map(Number) })
+  // Told its budget, the actor may plan for K attempts: Seq^k, like Seq@k, is only valid at K.
+  if (reliability.seqHat && protocol.budgetDisclosed) reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
+  const readings: MeasuredCell = {
+    protocol,
+    budget: K,
+    seqAt: seqJson,
+    seqAtInterval: intervalJson(seqInterval),
+    passAt: passJson,
+    passAtInterval: passInterval ? intervalJson(passInterval) : null,
+    passHat: passHat?.map(finiteOrNull) ?? null,
+    reliability,
+  }
+  const results = evaluateThresholds(thresholds, readings, { errorRate: finiteOrNull(errorRate), errored, undefinedWhy })
   if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: notMeasuredMessage(trajectories.length, errored[0], errored.map((t) => t.error?.kind)) })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
@@ -272,11 +286,12 @@ function summariseEnded(input: SummariseInput): CellSummary {
       ...unmeasuredOf(byTask, policy, independent ? samples : null),
       examples: errored.slice(0, 5).map((t) => ({ taskId: t.taskId, repeat: t.repeat, message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}` })),
     },
-    seqAt: seqJson,
-    seqAtInterval: intervalJson(seqInterval),
-    passAt: passJson,
-    passAtInterval: passInterval ? intervalJson(passInterval) : null,
-    passHat: passHat?.map(finiteOrNull) ?? null,
+    seqAt: readings.seqAt,
+    seqAtInterval: readings.seqAtInterval,
+    passAt: readings.passAt,
+    passAtInterval: readings.passAtInterval,
+    passHat: readings.passHat,
+    reliability,
     gain: finiteOrNull(gain(independent ? (passCurve ?? []) : seqCurve)),
     egs,
     lgs,
@@ -316,7 +331,7 @@ function unknownCalls(n: number): { usageUnknownCalls?: number } {
   return n > 0 ? { usageUnknownCalls: n } : {}
 }
 
-function ci(interval: Interval | null): string {
+function ci(interval: Pick<Interval, 'lo' | 'hi'> | { lo: number | null; hi: number | null } | null): string {
   if (!interval || !Number.isFinite(interval.lo)) return ''
   return ` (95% CI ${percentText(interval.lo)}–${percentText(interval.hi)})`
 }
@@ -335,29 +350,31 @@ function notMeasuredMessage(trajectories: number, first: Trajectory | undefined,
 
 function evaluateThresholds(
   thresholds: Thresholds,
-  values: { seqAt: (number | null)[] | null; passAt: (number | null)[] | null; errorRate: number | null; errored: readonly Trajectory[]; seqInterval: Interval; passInterval: Interval | null; undefinedWhy: (k: number) => string },
+  cell: MeasuredCell,
+  values: { errorRate: number | null; errored: readonly Trajectory[]; undefinedWhy: (k: number) => string },
 ): ThresholdResult[] {
   const out: ThresholdResult[] = []
-  const rateChecks: [RateMetric, string, (number | null)[] | null, Interval | null][] = [
-    ['seqAt', 'Seq', values.seqAt, values.seqInterval],
-    ['passAt', 'Pass', values.passAt, values.passInterval],
-  ]
-  for (const [metric, label, curve, interval] of rateChecks) {
-    for (const [kText, min] of Object.entries(thresholds[metric] ?? {})) {
-      const k = Number(kText)
-      const actual = curve?.[k - 1] ?? null
+  for (const id of RATE_METRICS) {
+    // By index, ascending: an object lists integer keys first, so 1 would come before 0.5.
+    for (const [key, min] of Object.entries(thresholds[id] ?? {}).sort(([x], [y]) => Number(x) - Number(y))) {
+      const at = Number(key)
+      const { metric, curve, value: actual, interval } = readMetric(cell, id, at)
+      const byTau = metric.index === 'tau'
+      const k = byTau ? cell.budget : at
+      const name = metric.label(at)
       const pass = actual !== null && actual >= min
-      const showCi = k === values.seqAt?.length || k === values.passAt?.length ? ci(interval) : ''
+      const showCi = k === cell.budget ? ci(interval) : ''
+      const why = byTau ? `no task had a measured try` : values.undefinedWhy(k)
       // Fail closed: a rate that is not there cannot meet a threshold, and the message says why it is not.
       const message =
         curve === null
-          ? `this cell does not measure ${label}@k, so the required ${label}@${k} ≥ ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
+          ? `this cell does not measure ${metric.label(byTau ? 'τ' : 'k')}, so the required ${name} ≥ ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
           : actual === null
-            ? `${label}@${k} is undefined here (${values.undefinedWhy(k)}), so the required ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
+            ? `${name} is undefined here (${why}), so the required ${percentText(min)} cannot be judged (a check that cannot be judged fails)`
             : pass
-              ? `${label}@${k} = ${percentText(actual)} ≥ ${percentText(min)}`
-              : `${label}@${k} = ${percentText(actual)}, below the required ${percentText(min)}${showCi}`
-      out.push({ metric, k, limit: min, actual, pass, message })
+              ? `${name} = ${percentText(actual)} ≥ ${percentText(min)}`
+              : `${name} = ${percentText(actual)}, below the required ${percentText(min)}${showCi}`
+      out.push({ metric: id, k, ...(byTau ? { tau: at } : {}), limit: min, actual, pass, message })
     }
   }
   const maxErrorRate = thresholds.maxErrorRate ?? 0

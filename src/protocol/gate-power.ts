@@ -3,6 +3,7 @@ import { CONCENTRATION_RANGE, concentrationFromSamples, concentrationFromSpread,
 import { POWER_ALTERNATIVES, type CellSummary, type SPREAD_SOURCES } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 import { taskEvidence, taskRate, taskTrials } from '../metrics/task-rates.js'
+import { headlineMetric } from '../metrics/registry.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -283,7 +284,7 @@ export function weakerOf(alternatives: readonly AlternativePower[]): { alternati
 export function powerSentence(question: PowerQuestion, answer: Omit<GatePower, 'sentence'>): string {
   const { tasks, repeats } = question
   const size = `${tasks} ${tasks === 1 ? 'task' : 'tasks'} × ${repeats} ${repeats === 1 ? 'repeat' : 'repeats'}`
-  const metric = `${question.rule.independent ? 'Pass' : 'Seq'}@${question.rule.K}`
+  const metric = headlineMetric(question.rule.independent).label(question.rule.K)
   const others = answer.at.map((x) => `${points(x.drop)} drop ${Math.round(x.power * 100)}%`).join(', ')
   const fix = `npx seqk power --tasks ${tasks} --repeats ${repeats} --rate ${question.rate.toFixed(2)} says what would`
   const weaker = ALTERNATIVE_CLAUSE[answer.alternative]
@@ -329,11 +330,12 @@ function solvedOf(row: TaskRow, K: number): { solved: number; repeats: number } 
  */
 export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' | 'independent'>, current?: readonly TaskRow[]): { tasks: number; rate: number; concentration: number; spread: SpreadSource } {
   const { K, independent } = rule
-  const rates = rows.map((row) => taskRate(row, K, independent))
+  const metric = headlineMetric(independent).id
+  const rates = rows.map((row) => taskRate(row, K, metric))
   const measured = rows.filter((_, i) => Number.isFinite(rates[i]!))
   const finite = rates.filter(Number.isFinite)
   const rate = finite.length === 0 ? 0 : finite.reduce((a, b) => a + b, 0) / finite.length
-  const trials = measured.reduce((n, row) => n + taskTrials(row, K, independent), 0)
+  const trials = measured.reduce((n, row) => n + taskTrials(row, K, metric), 0)
   // The same half-trial edge as the simulation: a rate of 0 or 1 leaves no spread to read.
   const edge = 1 / (2 * Math.max(1, trials))
   const inside = Math.min(1 - edge, Math.max(edge, rate))
@@ -343,7 +345,7 @@ export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' 
   const fromRepeats = withinTaskVariance(counts.map((c) => c.solved), counts.map((c) => c.repeats))
   if (Number.isFinite(fromRepeats)) return { ...base, concentration: concentrationFromSpread(fromRepeats, inside), spread: 'repeats' }
   if (current && current.length === rows.length) {
-    const fromPairs = withinVarianceFromPairs(rates, current.map((row) => taskRate(row, K, false)), 1)
+    const fromPairs = withinVarianceFromPairs(rates, current.map((row) => taskRate(row, K, 'seqAt')), 1)
     if (Number.isFinite(fromPairs)) return { ...base, concentration: concentrationFromSpread(fromPairs, inside), spread: 'pairs' }
   }
   return { ...base, concentration: CONCENTRATION_RANGE[1], spread: 'assumed' }
@@ -354,7 +356,7 @@ export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' 
  * and how much its tasks differ), the size from the comparison, the rule from the gate.
  */
 export function gatePowerFor(baseline: readonly TaskRow[], current: readonly TaskRow[], rule: GateRule, seed: number): GatePower {
-  const repeats = Math.max(1, ...current.map((row) => taskTrials(row, rule.K, rule.independent)))
+  const repeats = Math.max(1, ...current.map((row) => taskTrials(row, rule.K, headlineMetric(rule.independent).id)))
   const question: PowerQuestion = { ...populationOf(baseline, rule, current), repeats, rule, seed }
   const answer = powerAnswer(question)
   return { ...answer, sentence: powerSentence(question, answer) }

@@ -1,6 +1,7 @@
 import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../core/schemas.js'
 import { hasCensored, taskRates, taskTrials } from '../metrics/task-rates.js'
+import { headlineMetric, METRICS, type MetricId } from '../metrics/registry.js'
 import { intervalText, percent, percentText, plural, probability, pValueText, signedPercent } from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]
@@ -18,7 +19,7 @@ const meanOf = (rates: readonly number[]) => {
 
 /** One k the gate tested: both rates, their paired difference and the Holm step it was held to. */
 export interface GateComparison {
-  metric: 'seqAt' | 'passAt'
+  metric: MetricId
   k: number
   baseline: number
   current: number
@@ -35,6 +36,8 @@ export interface GateRule {
   K: number
   ks: readonly number[]
   independent: boolean
+  /** The metric compared task by task (default: the cell's headline rate, Seq@k or Pass@k). */
+  metric?: MetricId
   margin: number
   maxDrop: number
   level: number
@@ -45,8 +48,8 @@ export interface GateRule {
  * more repeats has less noisy rates, but the pseudo-tasks must match the noisier side: sized to
  * the larger count they let 1 repeat against 10 alarm a quarter of the time with no change.
  */
-function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, independent: boolean): number {
-  const most = (rows: readonly TaskRow[]) => rows.reduce((m, row) => Math.max(m, taskTrials(row, k, independent)), 1)
+function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, metric: MetricId): number {
+  const most = (rows: readonly TaskRow[]) => rows.reduce((m, row) => Math.max(m, taskTrials(row, k, metric)), 1)
   return Math.min(most(a), most(b))
 }
 
@@ -66,30 +69,31 @@ function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, i
  */
 export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: GateRule): { comparisons: GateComparison[]; failures: { k: number; why: string }[] } {
   const alpha = (1 - rule.level) / 2
-  const label = rule.independent ? 'Pass' : 'Seq'
-  const metric = rule.independent ? 'passAt' : 'seqAt'
+  const definition = rule.metric ? METRICS[rule.metric] : headlineMetric(rule.independent)
+  const metric = definition.id
+  const label = definition.label
   const comparisons: GateComparison[] = []
   const failures: { k: number; why: string }[] = []
   const censored = hasCensored(a) || hasCensored(b)
   for (const k of rule.ks) {
-    const x = taskRates(a, k, rule.independent)
-    const y = taskRates(b, k, rule.independent)
-    const trials = commonTrials(a, b, k, rule.independent)
+    const x = taskRates(a, k, metric, { K: rule.K })
+    const y = taskRates(b, k, metric, { K: rule.K })
+    const trials = commonTrials(a, b, k, metric)
     const interval = differenceInterval(x, y, trials, { level: rule.level })
     // With censored errors, a drop must also be real with the errored repeats left out (the rule
     // that errs upward): the censored estimate's small bias must not become "significant" at large N.
-    const leftOut = censored ? differenceInterval(taskRates(a, k, rule.independent, { censored: false }), taskRates(b, k, rule.independent, { censored: false }), trials, { level: rule.level }) : null
+    const leftOut = censored ? differenceInterval(taskRates(a, k, metric, { censored: false, K: rule.K }), taskRates(b, k, metric, { censored: false, K: rule.K }), trials, { level: rule.level }) : null
     const p = Math.max(interval.pDrop(rule.margin), leftOut?.pDrop(rule.margin) ?? 0)
     comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p, threshold: Number.NaN })
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
-    `${label}@${c.k} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${intervalText(c.diff.lo, c.diff.hi, { signed: true })})`
+    `${label(c.k)} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${intervalText(c.diff.lo, c.diff.hi, { signed: true })})`
   // Fail closed: a difference that cannot be computed is never a pass.
-  for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label}@${c.k}: the difference could not be computed on the common tasks.` })
+  for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label(c.k)}: the difference could not be computed on the common tasks.` })
   const testable = comparisons.filter((c) => Number.isFinite(c.p)).sort((x, y) => x.p - y.p || x.k - y.k)
   const below = rule.margin === 0 ? 'zero' : `−${percent(rule.margin)} points`
-  const family = testable.length > 1 ? `, Holm over ${testable.map((c) => `${label}@${c.k}`).join(', ')}` : ''
+  const family = testable.length > 1 ? `, Holm over ${testable.map((c) => label(c.k)).join(', ')}` : ''
   for (const [j, c] of testable.entries()) {
     c.threshold = alpha / (testable.length - j)
     if (!(c.p < c.threshold)) break

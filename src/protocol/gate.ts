@@ -2,6 +2,7 @@ import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import { errorPolicyOf, type CellSummary, type Protocol } from '../core/schemas.js'
 import { protocolDifferences } from '../core/fingerprint.js'
 import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
+import { headlineMetric } from '../metrics/registry.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 import { plural } from '../metrics/format.js'
@@ -185,7 +186,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     result.notes.push(`the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${plural(truncated.length, 'task')} ${truncated.length === 1 ? 'was' : 'were'} compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`)
   }
   // Rates as the summary reads them (errored repeats censored), over the common tasks.
-  const [allBefore, allNow] = [taskRates(pairs.map((p) => p[0]), K, independent), taskRates(pairs.map((p) => p[1]), K, independent)]
+  const [allBefore, allNow] = [taskRates(pairs.map((p) => p[0]), K, headlineMetric(independent).id), taskRates(pairs.map((p) => p[1]), K, headlineMetric(independent).id)]
   const kept = common.map((_, i) => i).filter((i) => Number.isFinite(allBefore[i]!) && Number.isFinite(allNow[i]!))
   const measured = kept.map((i) => common[i]!)
   if (measured.length === 0) {
@@ -199,7 +200,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
   result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
-  const [ratesBefore, ratesNow] = [taskRates(a, K, independent), taskRates(b, K, independent)]
+  const [ratesBefore, ratesNow] = [taskRates(a, K, headlineMetric(independent).id), taskRates(b, K, headlineMetric(independent).id)]
   for (const [i, id] of measured.entries()) {
     const x = ratesBefore[i]!
     const y = ratesNow[i]!

@@ -48,7 +48,7 @@ export function historyComparisons(cells: readonly CellSummary[], options: { lev
       const byId = (c: CellSummary) => new Map(rows(c).map((r) => [r.taskId, r]))
       const [ra, rb] = [byId(a), byId(b)]
       const repeats = Math.max(1, ...ids.flatMap((id) => [ra.get(id)!.firstSuccess.length, rb.get(id)!.firstSuccess.length]))
-      const interval = differenceInterval(taskRates(ids.map((id) => ra.get(id)!), K, false), taskRates(ids.map((id) => rb.get(id)!), K, false), repeats, options)
+      const interval = differenceInterval(taskRates(ids.map((id) => ra.get(id)!), K, 'seqAt'), taskRates(ids.map((id) => rb.get(id)!), K, 'seqAt'), repeats, options)
       out.push({
         actorId: a.actorId,
         mode: a.mode,

@@ -6,12 +6,12 @@
 import type { CellSummary } from '../core/schemas.js'
 import { sumUsage } from '../core/contract.js'
 import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
+import { headlineCurve, readMetric } from '../protocol/cell-metrics.js'
+import { reliabilityMetric } from '../metrics/registry.js'
 import { intervalText, money, percent, plural, signedPercent, tokensText } from '../metrics/format.js'
 
-/** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones. */
-export function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
-  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
-}
+/** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones (the registry's headline). */
+export const curveOf = headlineCurve
 
 /** How a value should look where an output can show it (colour in the terminal, a class in HTML). */
 export type Tone = 'pass' | 'fail' | 'muted' | 'warn' | undefined
@@ -37,6 +37,8 @@ export interface CellColumn {
    * (lower first); absent for a column that is always shown. Columns sharing a group go together.
    */
   optional?: { priority: number; group: string }
+  /** Shown by the terminal only in the wide view (`wide`, SEQK_WIDE=1), so the default view keeps its columns. */
+  wideOnly?: boolean
   value(cell: CellSummary, verdict: CellVerdict): ColumnValue
 }
 
@@ -87,12 +89,32 @@ export function cellColumns(K: number, ks: readonly number[] = Array.from({ leng
       optional: { priority: 3, group: 'unmod' },
       value: (cell) => ({ text: cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate) }),
     },
+    ...reliabilityColumns(K),
     { id: 'errors', header: 'errors', numeric: true, outputs: all, value: (cell) => (cell.errors.count === 0 ? { text: '0' } : { text: String(cell.errors.count), tone: 'warn' }) },
     { id: 'tokens', header: 'tokens', numeric: true, outputs: all, optional: { priority: 4, group: 'tokens' }, value: (cell) => tokensValue(cell) },
     { id: 'cost', header: 'cost', numeric: true, outputs: all, optional: { priority: 1, group: 'cost' }, value: (cell) => costValue(cell) },
     { id: 'feedback', header: 'feedback', numeric: false, outputs: ['markdown'], value: (cell) => ({ text: cell.protocol.feedback ? cell.protocol.feedback.kind : 'none (independent)' }) },
     { id: 'fingerprint', header: 'fingerprint', numeric: false, outputs: ['markdown'], value: (cell) => ({ text: cell.fingerprint }) },
     { id: 'verdict', header: 'verdict', numeric: false, outputs: all, value: (cell, verdict) => verdictValue(cell, verdict) },
+  ]
+}
+
+/**
+ * The reliability columns of the wide view: Cover@1 (tasks solved every time), Seq^K or pass^K
+ * (every repeat, or K tries all, passing) and the mean outcome consistency, each read through the
+ * metric registry.
+ */
+function reliabilityColumns(K: number): CellColumn[] {
+  const wideOnly = { numeric: true, outputs: ['terminal'] as const, wideOnly: true }
+  return [
+    { id: 'cover1', header: 'Cover@1', ...wideOnly, value: (cell) => ({ text: percent(readMetric(cell, 'coverAt', 1).value) }) },
+    {
+      id: 'hat',
+      header: `^${K}`,
+      ...wideOnly,
+      value: (cell) => ({ text: percent(readMetric(cell, reliabilityMetric(cell.protocol.kind === 'independent').id, K).value) }),
+    },
+    { id: 'consistency', header: 'C_out', ...wideOnly, value: (cell) => ({ text: percent(cell.reliability?.outcome.mean.point) }) },
   ]
 }
 

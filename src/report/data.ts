@@ -4,6 +4,7 @@
  * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
  * band at K is the summary's interval.
  */
+import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary, Trajectory } from '../core/schemas.js'
 import type { Usage } from '../core/contract.js'
 import { passAtInterval, seqAtInterval, seqAtIntervalCensored, type SampleCounts } from '../metrics/index.js'
@@ -56,7 +57,7 @@ export function curveWithBands(cell: CellSummary): CellCurve {
         : seqAtInterval(cell.perTask, k, options)
     return { k, value, lo: band ? finite(band.lo) : null, hi: band ? finite(band.hi) : null }
   })
-  return { label: independent ? 'Pass' : 'Seq', points }
+  return { label: headlineMetric(independent).family as 'Seq' | 'Pass', points }
 }
 
 /**

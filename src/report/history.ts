@@ -3,6 +3,7 @@
  * `.seqk/history.jsonl`), so a report or a pull request can say how Seq@K moved since the last run
  * of the same protocol. Lines are compared only when their protocol fingerprints match.
  */
+import { headlineMetric } from '../metrics/registry.js'
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -144,7 +145,7 @@ export function readHistory(path: string = DEFAULT_HISTORY_FILE): ReadHistory {
 export function headlineOf(entry: Pick<HistoryEntry, 'seqAt' | 'passAt' | 'kind'>): { label: 'Seq' | 'Pass'; k: number; value: number | null } {
   const independent = entry.kind === 'independent' || (entry.kind === undefined && entry.passAt !== null)
   const curve = independent ? (entry.passAt ?? []) : entry.seqAt
-  return { label: independent ? 'Pass' : 'Seq', k: curve.length, value: curve[curve.length - 1] ?? null }
+  return { label: headlineMetric(independent).family as 'Seq' | 'Pass', k: curve.length, value: curve[curve.length - 1] ?? null }
 }
 
 function headlineOfCell(cell: CellSummary) {

@@ -21,7 +21,7 @@ import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { escapeHtml as e, jsonForScript } from './escape.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
-import { cellColumns, unknownUsageLine, verdictValue } from './columns.js'
+import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
 import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
 import { sumUsage } from '../core/contract.js'
 import type { DisclosureCard } from '../core/disclosure.js'
@@ -98,10 +98,6 @@ const nothing = (chart: string, sentence: string): string => `<p class="nothing"
 const chipsHtml = (chips: readonly string[]): string => `<span class="chips">${chips.map((c) => `<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${e(c)}</span>`).join('')}</span>`
 const swatch = (colour: string): string => `<span class="swatch" style="background:${colour}"></span>`
 const modeTitle = (mode: string): string => (mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`)
-
-function curveOf(cell: CellSummary): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
-  return cell.protocol.kind === 'independent' ? { label: 'Pass', curve: cell.passAt ?? [], interval: cell.passAtInterval } : { label: 'Seq', curve: cell.seqAt, interval: cell.seqAtInterval }
-}
 
 /** Modes in the order they first appear, sequential ones first and independent sampling last. */
 function modesOf(cells: readonly CellSummary[]): string[] {

@@ -151,7 +151,7 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const ks = shownKs(K, wide)
   const verdicts = cells.map((cell) => cellVerdict(cell))
   const paint: Record<NonNullable<Tone>, (t: string) => string> = { pass: c.green, fail: (t) => c.red(t.toUpperCase()), muted: c.dim, warn: c.yellow }
-  const defs = cellColumns(K, ks).filter((d) => d.outputs.includes('terminal'))
+  const defs = cellColumns(K, ks).filter((d) => d.outputs.includes('terminal') && (wide || !d.wideOnly))
   const toColumn = (d: CellColumn): Column & { def: CellColumn } => ({
     def: d,
     header: d.header,
@@ -213,6 +213,8 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
   for (const line of cells.flatMap(errorIntervalNotes)) note(line, (l) => c.yellow(l))
   for (const line of intervalNotes(cells)) note(line)
+  const inconsistent = lowConsistencyLine(cells)
+  if (inconsistent) note(inconsistent, (l) => c.yellow(l))
   note(intervalLegend(K))
   for (const line of baselineLines(cells, { failures: false })) note(line)
   const hidden = ordered.filter((x) => !shown.has(x))
@@ -255,6 +257,23 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
     out.push(`${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`)
   }
   return out
+}
+
+/** Below this mean outcome consistency a cell solves its tasks some of the time rather than every time. */
+export const LOW_CONSISTENCY = 0.5
+
+/**
+ * One line for the cells whose outcome consistency is low: they pass a task on some tries and
+ * fail it on others, so a rate hides that they cannot be relied on task by task.
+ */
+export function lowConsistencyLine(cells: readonly CellSummary[]): string | null {
+  const low = cells.filter((cell) => (cell.reliability?.outcome.mean.point ?? 1) < LOW_CONSISTENCY)
+  if (low.length === 0) return null
+  const each = low.map((cell) => {
+    const r = cell.reliability!
+    return `${cell.cellId} ${percent(r.outcome.mean.point)} (${percent(r.outcome.inconsistent.point)}% of tasks pass on some tries only)`
+  })
+  return `low outcome consistency (below ${percent(LOW_CONSISTENCY)}): ${each.join(', ')}; Cover@1 and Seq^K / pass^K in the wide view (SEQK_WIDE=1)`
 }
 
 /** One line for the cells whose interval at K is too wide to be useful, and what would narrow it. */

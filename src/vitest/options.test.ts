@@ -95,6 +95,19 @@ describe('resolveOptions', () => {
     expect(problemsOf({ ...base(), modes: {} })).toContain('give at least one feedback mode')
   })
 
+  it('checks the reliability thresholds: τ in (0, 1], k within the budget, each under the protocol that measures it', () => {
+    const mode = (expect: object) => ({ ...base(), modes: { v: { feedback: feedback.verifier(), expect } } })
+    expect(resolveOptions('bench', mode({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })).modes.v!.expect).toMatchObject({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })
+    expect(problemsOf(mode({ coverAt: { 2: 0.6 } }))).toContain('keys are shares τ in (0, 1]')
+    expect(problemsOf(mode({ coverAt: { 0: 0.6 } }))).toContain('keys are shares τ in (0, 1]')
+    expect(problemsOf(mode({ seqHat: { 9: 0.5 } }))).toContain('modes.v.expect.seqHat.9: k = 9 is above the budget 5')
+    expect(problemsOf(mode({ passHat: { 2: 0.5 } }))).toContain('put it under independent: { expect: { passHat } }')
+    expect(problemsOf({ ...base(), independent: { expect: { seqHat: { 2: 0.5 } } } })).toContain('Seq^k needs feedback')
+    expect(resolveOptions('bench', { ...base(), independent: { expect: { passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } } } }).independent!.expect).toMatchObject({ passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } })
+    const disclosed = problemsOf({ ...base(), discloseBudget: true, modes: { v: { feedback: feedback.binary(), expect: { seqHat: { 3: 0.5 } } } } })
+    expect(disclosed).toContain('modes.v.expect.seqHat.3: with discloseBudget only Seq^K (k = 5) is defined')
+  })
+
   it('rejects two actors with one name, and unknown options', () => {
     expect(problemsOf({ ...base(), actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'reviser' })] })).toContain('two actors are named "simulated:reviser"')
     expect(problemsOf({ ...base(), budjet: 5 })).toMatch(/budjet/)

@@ -9,6 +9,7 @@ import type { Thresholds } from '../protocol/cell-summary.js'
 import { describeZodError } from '../core/zod-errors.js'
 import type { ErrorPolicy } from '../core/schemas.js'
 import { FEEDBACK_KINDS, isOneOf, RATE_METRICS } from '../core/kinds.js'
+import { METRICS } from '../metrics/registry.js'
 import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
@@ -38,10 +39,15 @@ const PromptBuilderShape = z.custom<PromptBuilder>((v) => isObject(v) && typeof 
 const Rate = z.number({ message: 'a threshold must be a number in [0, 1]' }).min(0, 'a threshold must be in [0, 1]').max(1, 'a threshold must be in [0, 1]')
 const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate, { error: 'keys are attempt counts k (1, 2, …) and values rates in [0, 1]' })
 
+const TauRecord = z.record(z.string().regex(/^(0?\.\d*[1-9]\d*|1(\.0*)?)$/, 'keys are shares τ in (0, 1] (0.5, 1, …)'), Rate, { error: 'keys are shares τ in (0, 1] and values rates in [0, 1]' })
+
 export const ThresholdsSchema = z
   .object({
     seqAt: KRecord.optional(),
     passAt: KRecord.optional(),
+    seqHat: KRecord.optional(),
+    passHat: KRecord.optional(),
+    coverAt: TauRecord.optional(),
     maxErrorRate: Rate.optional(),
   })
   .strict()
@@ -156,7 +162,10 @@ export class SeqEvalOptionsError extends Error {
 
 function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thresholds {
   const keyed = (r: Record<string, number> | undefined) => (r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined)
-  return { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
+  const out: Thresholds = { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
+  // The reliability thresholds are set only when given, so a resolved `expect` without them reads as before.
+  for (const metric of ['seqHat', 'passHat', 'coverAt'] as const) if (raw?.[metric]) out[metric] = keyed(raw[metric])
+  return out
 }
 
 /**
@@ -184,6 +193,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   if (Object.keys(o.modes).length === 0 && !independent) problems.push('modes: give at least one feedback mode (e.g. { verifier: { feedback: feedback.verifier() } }) or set independent: true')
   const checkK = (where: string, thresholds: Thresholds) => {
     for (const metric of RATE_METRICS) {
+      if (METRICS[metric].index === 'tau') continue
       for (const k of Object.keys(thresholds[metric] ?? {}).map(Number)) {
         if (k > o.budget) problems.push(`${where}.${metric}.${k}: k = ${k} is above the budget ${o.budget}; use k <= budget or raise budget`)
       }
@@ -215,17 +225,21 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     if (name === 'independent') problems.push("modes.independent: 'independent' is reserved for the Pass@K cells; use the independent option")
     const expect = toThresholds(mode.expect)
     if (expect.passAt) problems.push(`modes.${name}.expect.passAt: Pass@k is measured by independent sampling; put it under independent: { expect: { passAt } }`)
+    if (expect.passHat) problems.push(`modes.${name}.expect.passHat: pass^k is measured by independent sampling; put it under independent: { expect: { passHat } }, or use seqHat (every repeat solved within k) here`)
     checkK(`modes.${name}.expect`, expect)
     modes[name] = { feedback: mode.feedback, expect, annotate: mode.annotate === undefined ? evalAnnotate : annotateSpec(mode.annotate, `modes.${name}.annotate`) }
   }
   if (independent) {
     if (independent.expect.seqAt) problems.push('independent.expect.seqAt: Seq@k needs feedback; put it under a mode in modes')
+    if (independent.expect.seqHat) problems.push('independent.expect.seqHat: Seq^k needs feedback; put it under a mode in modes, or use passHat (k tries all pass) here')
     checkK('independent.expect', independent.expect)
   }
   if (o.discloseBudget) {
     for (const [name, mode] of Object.entries(modes)) {
-      for (const k of Object.keys(mode.expect.seqAt ?? {}).map(Number)) {
-        if (k < o.budget) problems.push(`modes.${name}.expect.seqAt.${k}: with discloseBudget only Seq@K (k = ${o.budget}) is defined; remove it or set discloseBudget: false`)
+      for (const metric of ['seqAt', 'seqHat'] as const) {
+        for (const k of Object.keys(mode.expect[metric] ?? {}).map(Number)) {
+          if (k < o.budget) problems.push(`modes.${name}.expect.${metric}.${k}: with discloseBudget only ${METRICS[metric].label('K')} (k = ${o.budget}) is defined; remove it or set discloseBudget: false`)
+        }
       }
     }
   }

@@ -1,0 +1,92 @@
+import type { SampleCounts } from './pass-at-k.js'
+import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
+import { studentTQuantile } from './distributions.js'
+import { assertCounts } from './validation.js'
+
+/**
+ * A task's outcome consistency over its tries: C_out = 1 − 4·p̂(1 − p̂) with p̂ = c/n, 1 when every
+ * try ends the same way, 0 when half pass. NaN below two tries: one try shows no spread.
+ *
+ * @example
+ * outcomeConsistency(4, 2) // => 0
+ * outcomeConsistency(4, 4) // => 1
+ */
+export function outcomeConsistency(n: number, c: number): number {
+  assertCounts(n, c, 1)
+  if (n < 2) return Number.NaN
+  const p = c / n
+  return 1 - 4 * p * (1 - p)
+}
+
+/** A cell's outcome consistency: its mean over tasks and the share of tasks that were not consistent. */
+export interface OutcomeConsistency {
+  /** Mean over tasks of C_out, with its interval over tasks. */
+  mean: Interval
+  /** Share of tasks whose tries did not all end the same way (0 < c < n), with its interval. */
+  inconsistent: Interval
+}
+
+/**
+ * Outcome consistency over tasks with two tries or more (others are left out; NaN when none is
+ * left). The intervals are over tasks, one trial each ({@link rateInterval}): C_out is in [0, 1],
+ * and a mean of values in [0, 1] varies at most as a share does, so the share's interval holds.
+ * They are for the value a task like these would show over as many tries as it had here.
+ *
+ * @example
+ * outcomeConsistencyOf([{ taskId: 'a', n: 4, c: 2 }, { taskId: 'b', n: 4, c: 4 }]).mean.point // => 0.5
+ */
+export function outcomeConsistencyOf(tries: readonly SampleCounts[], options?: IntervalOptions): OutcomeConsistency {
+  const used = tries.filter((t) => {
+    assertCounts(t.n, t.c, 1, `task '${t.taskId}'`)
+    return t.n >= 2
+  })
+  const ones = used.map(() => 1)
+  return {
+    mean: rateInterval(used.map((t) => outcomeConsistency(t.n, t.c)), ones, options),
+    inconsistent: rateInterval(used.map((t) => (t.c > 0 && t.c < t.n ? 1 : 0)), ones, options),
+  }
+}
+
+/**
+ * The coefficient of variation of one task's use of a resource over its repeats (sample standard
+ * deviation over the mean; 0 when every repeat used the same). NaN below two values or with an
+ * unknown one (an unknown is never taken as 0).
+ *
+ * @example
+ * coefficientOfVariation([2, 2, 2]) // => 0
+ */
+export function coefficientOfVariation(values: readonly (number | null)[]): number {
+  if (values.length < 2 || values.some((v) => v === null || !Number.isFinite(v))) return Number.NaN
+  const xs = values as number[]
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+  const variance = xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)
+  if (variance === 0) return 0
+  return mean > 0 ? Math.sqrt(variance) / mean : Number.NaN
+}
+
+/**
+ * Resource consistency: exp(−mean over tasks of the coefficient of variation of a resource across
+ * a task's repeats), 1 when every repeat of every task costs the same. Tasks with fewer than two
+ * known values are left out; NaN when none is left. The interval is Student's t on the per-task
+ * coefficients, mapped through exp(−x) (monotone, so its promise carries over), clamped to (0, 1].
+ *
+ * @param perTask - for each task, the resource each of its repeats used (null: unknown).
+ * @example
+ * resourceConsistency([[3, 3], [1, 3]]).point // => exp(−0.3536) ≈ 0.702
+ */
+export function resourceConsistency(perTask: readonly (readonly (number | null)[])[], options?: IntervalOptions): Interval {
+  const level = options?.level ?? 0.95
+  const cvs = perTask.map(coefficientOfVariation).filter(Number.isFinite)
+  const n = cvs.length
+  const base = { level, method: RESOURCE_CONSISTENCY_METHOD, tasks: n }
+  if (n === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, ...base }
+  const mean = cvs.reduce((a, b) => a + b, 0) / n
+  const point = Math.exp(-mean)
+  if (n === 1) return { point, lo: 0, hi: 1, ...base }
+  const sd = Math.sqrt(cvs.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1))
+  const half = studentTQuantile(1 - (1 - level) / 2, n - 1) * (sd / Math.sqrt(n))
+  return { point, lo: Math.exp(-(mean + half)), hi: Math.min(1, Math.exp(-Math.max(0, mean - half))), ...base }
+}
+
+/** How resource consistency's interval is computed (stored next to it). */
+export const RESOURCE_CONSISTENCY_METHOD = 'exp-neg-mean-cv-t/1'

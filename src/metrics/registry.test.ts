@@ -1,0 +1,64 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { RATE_METRICS } from '../core/kinds.js'
+import { coverAt, triesWithin } from './cover-at.js'
+import { passAtCurve } from './pass-at-k.js'
+import { passHatCurve } from './pass-hat-k.js'
+import { headlineMetric, measures, METRIC_IDS, METRICS, reliabilityMetric } from './registry.js'
+import { seqAtCurve } from './seq-at-k.js'
+import { seqHatCurve } from './seq-hat-k.js'
+import type { TaskRow } from './task-rates.js'
+
+const K = 4
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+const seqRows = fc.array(fc.record({ taskId: fc.constant('t'), firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: K }), { nil: null }), { minLength: 1, maxLength: 6 }) }), { minLength: 1, maxLength: 10 })
+const sampleRows = fc.array(
+  fc.integer({ min: K, max: 12 }).chain((n) => fc.record({ taskId: fc.constant('t'), firstSuccess: fc.constant([]), samples: fc.constant(n), passes: fc.integer({ min: 0, max: n }) })),
+  { minLength: 1, maxLength: 10 },
+)
+
+describe('the metric registry', () => {
+  it('names the same metrics as the contract, each with a label, and says which protocol measures it', () => {
+    expect([...METRIC_IDS]).toEqual([...RATE_METRICS])
+    for (const id of METRIC_IDS) expect(METRICS[id].id).toBe(id)
+    expect(METRICS.coverAt.label(0.5)).toBe('Cover@0.5')
+    expect(METRICS.seqHat.label(3)).toBe('Seq^3')
+    expect(headlineMetric(true).label(5)).toBe('Pass@5')
+    expect(headlineMetric(false).family).toBe('Seq')
+    expect(reliabilityMetric(true).id).toBe('passHat')
+    expect(measures(METRICS.passAt, 'sequential')).toBe(false)
+    expect(measures(METRICS.coverAt, 'sequential') && measures(METRICS.coverAt, 'independent')).toBe(true)
+  })
+
+  it('the mean of its per-task values is the cell curve, for every metric of a sequential cell', () => {
+    fc.assert(
+      fc.property(seqRows, fc.constantFrom(0.25, 0.5, 1), (rows: TaskRow[], tau) => {
+        const seq = seqAtCurve(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
+        const hat = seqHatCurve(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
+        for (let k = 1; k <= K; k++) {
+          expect(mean(rows.map((r) => METRICS.seqAt.taskValue(r, k, K)))).toBeCloseTo(seq[k - 1]!, 12)
+          expect(mean(rows.map((r) => METRICS.seqHat.taskValue(r, k, K)))).toBeCloseTo(hat[k - 1]!, 12)
+        }
+        const tries = triesWithin(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
+        expect(mean(rows.map((r) => METRICS.coverAt.taskValue(r, tau, K)))).toBeCloseTo(coverAt(tries, tau), 12)
+      }),
+      { seed: 42, numRuns: 200 },
+    )
+  })
+
+  it('the mean of its per-task values is the cell curve, for every metric of an independent cell', () => {
+    fc.assert(
+      fc.property(sampleRows, fc.constantFrom(0.25, 0.5, 1), (rows: TaskRow[], tau) => {
+        const samples = rows.map((r) => ({ taskId: r.taskId, n: r.samples!, c: r.passes! }))
+        const pass = passAtCurve(samples, K)
+        const hat = passHatCurve(samples, K)
+        for (let k = 1; k <= K; k++) {
+          expect(mean(rows.map((r) => METRICS.passAt.taskValue(r, k, K)))).toBeCloseTo(pass[k - 1]!, 12)
+          expect(mean(rows.map((r) => METRICS.passHat.taskValue(r, k, K)))).toBeCloseTo(hat[k - 1]!, 12)
+        }
+        expect(mean(rows.map((r) => METRICS.coverAt.taskValue(r, tau, K)))).toBeCloseTo(coverAt(samples, tau), 12)
+      }),
+      { seed: 42, numRuns: 200 },
+    )
+  })
+})

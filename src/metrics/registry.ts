@@ -1,0 +1,160 @@
+/**
+ * The metrics as data: each one's id, its label, how a task's value is read from its summary row,
+ * its interval, whether a baseline gate and an `expect` threshold can hold a cell to it, and how it
+ * prints. The table, the summary, the report, thresholds, the gate, `seqk power`, history and
+ * `seqk analyze` ask this registry which metric a cell reports and how to read it, so a metric is
+ * added here once rather than decided again in every output.
+ */
+import { percent } from './format.js'
+import { passAtK } from './pass-at-k.js'
+import { passHatK } from './pass-hat-k.js'
+import type { TaskRow } from './task-rates.js'
+
+/** The metrics a threshold or a baseline gate can name (the same list as the contract's `RATE_METRICS`). */
+export const METRIC_IDS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt'] as const
+/** A metric's id: its `CellSummary` field and its `expect` key. */
+export type MetricId = (typeof METRIC_IDS)[number]
+
+/** Which protocol measures a metric. */
+export type MetricProtocol = 'sequential' | 'independent'
+
+/** One metric, as every output reads it. */
+export interface MetricDefinition {
+  readonly id: MetricId
+  /** The family a table's `metric` column shows: `Seq`, `Pass`, `Seq^`, `pass^`, `Cover`. */
+  readonly family: string
+  /** Its value's name at an index: `Seq@3`, `pass^3`, `Cover@0.5`. */
+  label(at: number | string): string
+  /** What a threshold's key is: an attempt count k, or a share τ (Cover@τ, read at the budget). */
+  readonly index: 'k' | 'tau'
+  /** The protocols whose cells measure it. */
+  readonly protocols: readonly MetricProtocol[]
+  /** Whether a baseline gate compares it task by task (paired over tasks, as Seq@K is). */
+  readonly gateable: boolean
+  /** Whether `expect` can hold a cell to a minimum of it. */
+  readonly thresholdable: boolean
+  /**
+   * A task's value at `at` from its summary row (NaN: not measured there). Cover@τ reads it at the
+   * budget `K`; the rest ignore `K`.
+   */
+  taskValue(row: TaskRow, at: number, K: number): number
+  /** The independent trials a task's value rests on, for paired intervals and power. */
+  trials(row: TaskRow, at: number): number
+  /** How its values print (a share, in %, as every rate). */
+  format(value: number | null | undefined): string
+}
+
+function solvedWithin(row: TaskRow, k: number): number {
+  let solved = 0
+  for (const f of row.firstSuccess) if (f !== null && f <= k) solved++
+  return solved
+}
+
+/** A task's tries at k: its samples and passes (independent), or its repeats and those solved by k. */
+function triesOf(row: TaskRow, k: number): { n: number; c: number } {
+  return row.samples === undefined ? { n: row.firstSuccess.length, c: solvedWithin(row, k) } : { n: row.samples, c: row.passes ?? 0 }
+}
+
+const repeatsTrials = (row: TaskRow): number => Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
+const groupTrials = (row: TaskRow, k: number): number => Math.max(1, Math.floor((row.samples ?? 0) / k))
+const format = (value: number | null | undefined): string => percent(value)
+/** c ≥ τ·n with slack, so 0.7 · 10 = 7.000000000000001 never decides (as `coverAt`). */
+const reaches = (n: number, c: number, tau: number): boolean => c >= tau * n - 1e-9
+
+/** Every metric, by id. */
+export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
+  seqAt: {
+    id: 'seqAt',
+    family: 'Seq',
+    label: (k) => `Seq@${k}`,
+    index: 'k',
+    protocols: ['sequential'],
+    gateable: true,
+    thresholdable: true,
+    taskValue: (row, k) => (row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) / row.firstSuccess.length),
+    trials: repeatsTrials,
+    format,
+  },
+  passAt: {
+    id: 'passAt',
+    family: 'Pass',
+    label: (k) => `Pass@${k}`,
+    index: 'k',
+    protocols: ['independent'],
+    gateable: true,
+    thresholdable: true,
+    taskValue: (row, k) => (row.samples && row.samples >= k ? passAtK(row.samples, row.passes ?? 0, k) : Number.NaN),
+    trials: groupTrials,
+    format,
+  },
+  seqHat: {
+    id: 'seqHat',
+    family: 'Seq^',
+    label: (k) => `Seq^${k}`,
+    index: 'k',
+    protocols: ['sequential'],
+    gateable: true,
+    thresholdable: true,
+    taskValue: (row, k) => (row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) === row.firstSuccess.length ? 1 : 0),
+    trials: () => 1,
+    format,
+  },
+  passHat: {
+    id: 'passHat',
+    family: 'pass^',
+    label: (k) => `pass^${k}`,
+    index: 'k',
+    protocols: ['independent'],
+    gateable: true,
+    thresholdable: true,
+    taskValue: (row, k) => (row.samples && row.samples >= k ? passHatK(row.samples, row.passes ?? 0, k) : Number.NaN),
+    trials: groupTrials,
+    format,
+  },
+  coverAt: {
+    id: 'coverAt',
+    family: 'Cover',
+    label: (tau) => `Cover@${tau}`,
+    index: 'tau',
+    protocols: ['sequential', 'independent'],
+    gateable: true,
+    thresholdable: true,
+    taskValue: (row, tau, K) => {
+      const { n, c } = triesOf(row, K)
+      return n === 0 ? Number.NaN : reaches(n, c, tau) ? 1 : 0
+    },
+    trials: () => 1,
+    format,
+  },
+}
+
+/**
+ * The rate a cell reports first: Seq@k for a cell with feedback, Pass@k for independent sampling.
+ * The one place that choice is made.
+ *
+ * @example
+ * headlineMetric(true).label(5) // => 'Pass@5'
+ */
+export function headlineMetric(independent: boolean): MetricDefinition {
+  return independent ? METRICS.passAt : METRICS.seqAt
+}
+
+/**
+ * The cell's "every time" rate: Seq^k for a cell with feedback, pass^k for independent sampling.
+ *
+ * @example
+ * reliabilityMetric(false).label(3) // => 'Seq^3'
+ */
+export function reliabilityMetric(independent: boolean): MetricDefinition {
+  return independent ? METRICS.passHat : METRICS.seqHat
+}
+
+/**
+ * Whether a cell of this protocol measures the metric.
+ *
+ * @example
+ * measures(METRICS.passAt, 'sequential') // => false
+ */
+export function measures(metric: MetricDefinition, protocol: MetricProtocol): boolean {
+  return metric.protocols.includes(protocol)
+}
