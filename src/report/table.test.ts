@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary } from '../core/schemas.js'
 import { rankingChanges, renderBenchmarkTable } from './table.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
   const independent = mode === 'independent'
@@ -14,19 +15,13 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     actorId,
     mode,
     fingerprint: 'f',
-    protocol: {
-      schema: 'seqk.protocol/1',
+    protocol: protocolFixture({
       kind: independent ? 'independent' : 'sequential',
       benchmark: { name: 'bench', tasks: 2, contentHash: 'h' },
-      verifier: { name: 'v', version: '1', settings: {} },
       feedback: independent ? null : { kind: 'verifier', name: mode, version: '1', settings: {} },
-      history: independent ? null : { name: 'full', settings: {} },
-      promptBuilder: 'p',
       actor: { provider: 'simulated', model: actorId, params: {} },
       budget: K,
-      budgetDisclosed: false,
-      errorsCountedAsFailures: false,
-    },
+    }),
     budget: K,
     repeats: 1,
     tasks: 2,
