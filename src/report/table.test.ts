@@ -321,16 +321,6 @@ describe('revisionTable and historyComparisonLines', () => {
   })
 })
 
-describe('wrapLine', () => {
-  it('wraps at spaces within the width, continuation lines indented, and keeps a word longer than a line whole (a path stays copyable)', async () => {
-    const { wrapLine } = await import('./table.js')
-    expect(wrapLine(' short', 20)).toEqual([' short'])
-    expect(wrapLine(' one two three four five six', 12)).toEqual([' one two', '   three', '   four five', '   six'])
-    const path = `/tmp/${'y'.repeat(25)}/run`
-    expect(wrapLine(`x resume ${path} now`, 10)).toEqual(['x resume', `  ${path}`, '  now'])
-  })
-})
-
 describe('revisionAnnotationTable', () => {
   const share = (point: number) => ({ point, lo: Math.max(0, point - 0.2), hi: Math.min(1, point + 0.2), level: 0.95, method: 'korn-graubard-ratio/1', tasks: 2 })
   const annotated = cell('a', 'verifier', [0.5, 1], {
