@@ -54,6 +54,8 @@ export default defineConfig({
           // Vitest loads any installed dependency: benches measure what users run.
           server: { deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] } },
           testTimeout: 30_000,
+          // A beforeAll that renders a report (vega) took over the default 10 s on a loaded 2-core machine.
+          hookTimeout: 30_000,
         },
       },
       {
