@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { readSummary } from '../src/artifacts/index.js'
 import { startTestServer, type TestServer, type TestServerRequest } from '../src/testing/index.js'
-import { fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-batch-e2e-')
 writeFileSync(
@@ -38,9 +38,7 @@ afterAll(async () => {
 })
 
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const e: Record<string, string | undefined> = { ...process.env, CI: 'true', NO_COLOR: '1', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['batch', 'e2e', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
-  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key.startsWith('SEQK_RUN') || key === 'SEQK_RESUME') delete e[key]
-  return { ...e, ...extra }
+  return cleanEnv({ CI: 'true', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['batch', 'e2e', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
 }
 
 /** Runs `args` to its end (killed once `killWhen` holds). */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary } from '../src/artifacts/summary-file.js'
 import { readCells } from '../src/artifacts/cells-file.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
-import { fixtureProject, root, runNode, SEQK, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, root, runNode, SEQK, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-estimate-')
 const runsDir = join(dir, '.seqk', 'runs')
@@ -73,17 +73,7 @@ seqEval('rubric fixtures (full history)', {
 })
 `
 
-const env = (extra: Record<string, string> = {}) => {
-  const out: Record<string, string | undefined> = {
-    ...process.env,
-    CI: 'true',
-    NO_COLOR: '1',
-    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
-    ...extra,
-  }
-  for (const key of Object.keys(out)) if (key.startsWith('VITEST')) delete out[key]
-  return out
-}
+const env = (extra: Record<string, string> = {}) => cleanEnv({ CI: 'true', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
 const runs = () =>
   existsSync(runsDir)
     ? readdirSync(runsDir)

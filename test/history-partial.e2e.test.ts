@@ -65,8 +65,7 @@ describe('partial runs in the history', () => {
     const { spawn } = await import('node:child_process')
     const { utimesSync } = await import('node:fs')
     // No SEQK_RUN_ID: every run of the watcher gets a run directory of its own.
-    const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
-    for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key === 'OPENAI_API_KEY' || (key.startsWith('SEQK_') && key !== 'SEQK_HISTORY_FILE')) delete e[key]
+    const e = cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl') })
     const before = history().length
     const child = spawn(process.execPath, [VITEST, '--watch'], { cwd: dir, env: e, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
     let out = ''

@@ -18,7 +18,7 @@ import type { RunSummary } from '../src/core/schemas.js'
 import { cellVerdict, runCountsText, summaryVerdict } from '../src/protocol/verdict.js'
 import { LiveRun } from '../src/report/live/live-run.js'
 import { liveView } from '../src/report/live/view.js'
-import { fixtureProject, root, runNode, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, root, runNode, VITEST } from './fixture-project.js'
 
 /** A chat-completions server that answers CORRECT and reports no usage, as some compatible servers do. */
 function noUsageServer(): Promise<Server> {
@@ -89,11 +89,7 @@ export default defineConfig({
 `,
     )
     writeFileSync(join(dir, 'agree.eval.ts'), EVAL(baseURL))
-    const env = (extra: Record<string, string>): Record<string, string | undefined> => {
-      const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra }
-      for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key.startsWith('GITHUB_')) delete e[key]
-      return { ...e, ...extra }
-    }
+    const env = (extra: Record<string, string>) => cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
     // A first, healthy run writes the baseline.
     const first = await runNode([VITEST, 'run'], { cwd: dir, env: env({ SEQK_RUN_DIR: join(dir, 'run-1') }), timeoutMs: 120_000 })
     expect(first.status, first.out).toBe(0)

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, TrajectorySchema, type RunSummary, type Trajectory } from '../src/core/schemas.js'
+import { cleanEnv } from './fixture-project.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const fixture = fileURLToPath(new URL('./pack-fixture/', import.meta.url))
@@ -39,7 +40,7 @@ interface Finished {
  */
 function run(command: string, args: readonly string[], options: { cwd: string; env?: Record<string, string>; timeoutMs: number }): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(command, args, { cwd: options.cwd, env: cleanEnv({ CI: 'true', ...options.env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -58,16 +59,6 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
       resolve({ code, signal, stdout, stderr, output: `${stdout}\n${stderr}` })
     })
   })
-}
-
-/** This process's environment without what Vitest, a debugger or an outer seqk run put there. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('VITEST') || key.startsWith('SEQK_') || key === 'NODE_OPTIONS' || key === 'FORCE_COLOR') continue
-    env[key] = value
-  }
-  return { ...env, CI: 'true', NO_COLOR: '1', ...extra }
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-pack-'))

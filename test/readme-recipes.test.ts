@@ -1,8 +1,11 @@
 // The README's recipes — a custom verifier, a custom feedback mode, a custom actor (an agent with
 // tools) — as code that type-checks against the root's exports and runs in a tiny cell with
 // runCell. Each recipe sits between `// #region <name>` and `// #endregion` here, and the first test
-// requires the README to hold each region's code verbatim, so the two cannot drift apart.
+// requires the README to hold each region's code (compared as Prettier formats it), so the two
+// cannot drift apart.
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { format, resolveConfig } from 'prettier'
 import { describe, expect, it } from 'vitest'
 import { actors, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
 import { planCells, resolveOptions } from 'vitest-seqk/cells'
@@ -110,6 +113,12 @@ function region(name: string): string {
   return (match[1] as string).trim()
 }
 
+/** TypeScript as the project's Prettier writes it: what the README and this file are compared by. */
+async function formatted(code: string): Promise<string> {
+  const config = await resolveConfig(fileURLToPath(import.meta.url))
+  return (await format(code, { ...config, parser: 'typescript' })).trim()
+}
+
 /** A scripted model: answers each call with the next reply, 10 input and 5 output tokens at $0.001. */
 function scripted(id: string, replies: (request: ChatRequest) => string): ChatModel & { calls: ChatRequest[] } {
   const calls: ChatRequest[] = []
@@ -132,9 +141,17 @@ async function firstCell(options: SeqEvalOptions): Promise<CellResult> {
 }
 
 describe('the README recipes', () => {
-  it('are in the README exactly as they are here', () => {
-    for (const name of ['recipe-verifier', 'recipe-feedback', 'recipe-actor']) expect(readme, `README.md lacks the code of ${name} in test/readme-recipes.test.ts`).toContain(region(name))
-  })
+  it('are in the README exactly as they are here (both read through the project\'s Prettier, so formatting this file keeps them equal)', async () => {
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+    for (const name of ['recipe-verifier', 'recipe-feedback', 'recipe-actor']) {
+      const code = await formatted(region(name))
+      // Only blocks that open as the recipe does (its first line, a short import) are formatted; a
+      // block that is a fragment (no parse) cannot hold a whole recipe.
+      const opening = region(name).split('\n')[0]!
+      const candidates = await Promise.all(blocks.filter((b) => b.includes(opening)).map((b) => formatted(b).catch(() => '')))
+      expect(candidates.some((block) => block.includes(code)), `README.md lacks the code of ${name} in test/readme-recipes.test.ts:\n${code}`).toBe(true)
+    }
+  }, 60_000)
 
   it('a custom verifier: a wrong total fails with its reason, the feedback carries it, the revision passes', async () => {
     const actor = scripted('totals', (request) => (request.context.attempt === 1 ? '{"total": 8}' : '{"total": 9}'))

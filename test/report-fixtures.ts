@@ -6,6 +6,7 @@ import { createRng } from '../src/metrics/index.js'
 import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { simulatedTrajectory } from '../src/analysis/simulated-runs.js'
+import { protocolFixture } from './protocol-fixture.js'
 
 export interface FakeRunOptions {
   runId?: string
@@ -95,19 +96,16 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
   const cells = actors.flatMap((actor) =>
     modes.map((mode) => {
       const independent = mode === 'independent'
-      const protocol: Protocol = {
-        schema: 'seqk.protocol/1',
+      const protocol: Protocol = protocolFixture({
         kind: independent ? 'independent' : 'sequential',
         benchmark: { name: benchmark, tasks: tasks.length, contentHash: 'c0ffee' },
         verifier: { name: 'python-tests', version: '2', settings: { timeoutMs: 3000 } },
         feedback: independent ? null : { kind: mode === 'verifier' ? 'verifier' : 'binary', name: mode, version: '1', settings: {} },
         history: independent ? null : { name: options.history ?? 'full', settings: {} },
-        promptBuilder: 'seqk-prompt/1',
         actor: { provider: 'simulated', model: actor.id, params: {} },
         budget: K,
         budgetDisclosed: options.budgetDisclosed ?? false,
-        errorsCountedAsFailures: false,
-      }
+      })
       const fingerprint = protocolFingerprint(protocol)
       const cellId = `${actor.id} · ${mode}`
       const cellTrajectories: Trajectory[] = []

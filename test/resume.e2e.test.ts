@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema, type RunSummary } from '../src/core/schemas.js'
 import { readTrajectories } from '../src/artifacts/trajectories-file.js'
@@ -51,9 +51,7 @@ function taskOf(messages: readonly { role: string; content: string }[]): number 
 }
 
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const e: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['test', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl') }
-  for (const key of Object.keys(e)) if (key.startsWith('VITEST') || key === 'CI' || key.startsWith('SEQK_RUN') || key === 'SEQK_RESUME') delete e[key]
-  return { ...e, ...extra }
+  return cleanEnv({ SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['test', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
 }
 
 const vitest = VITEST

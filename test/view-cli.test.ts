@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runCli } from '../src/cli/run.js'
-import { SEQK } from './fixture-project.js'
+import { cleanEnv, SEQK } from './fixture-project.js'
 import { line, liveCell } from './live-fixtures.js'
 import { applyEvent, emptySnapshot, type LiveEvent } from '../src/report/live/events.js'
 
@@ -43,7 +43,7 @@ describe('seqk view', () => {
 
   it('streams a run as it is written, over a real socket, and stops cleanly on SIGTERM', async () => {
     const runs = join(tmp, 'runs')
-    const child = spawn(process.execPath, [...SEQK, 'view', runs, '--port', '0', '--poll', '100'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const child = spawn(process.execPath, [...SEQK, 'view', runs, '--port', '0', '--poll', '100'], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))

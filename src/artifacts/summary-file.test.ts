@@ -5,23 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { SUMMARY_SCHEMA, type Protocol, type RunSummary } from '../core/schemas.js'
 import { readSummary, writeSummary } from './summary-file.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-summary-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const protocol: Protocol = {
-  schema: 'seqk.protocol/1',
-  kind: 'sequential',
-  benchmark: { name: 'bench', tasks: 1, contentHash: 'x' },
-  verifier: { name: 'v', version: '1', settings: {} },
-  feedback: { kind: 'binary', name: 'binary', version: '1', settings: {} },
-  history: { name: 'full', settings: {} },
-  promptBuilder: 'seqk-prompt/1',
-  actor: { provider: 'test', model: 'm', params: {} },
-  budget: 2,
-  budgetDisclosed: false,
-  errorsCountedAsFailures: false,
-}
+const protocol: Protocol = protocolFixture({ benchmark: { name: 'bench', tasks: 1, contentHash: 'x' }, budget: 2 })
 
 function runSummary(): RunSummary {
   const cell = summariseCell({

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TRAJECTORY_SCHEMA, type Trajectory } from '../core/schemas.js'
 import { appendTrajectory, cutTornTail, readTrajectories } from './trajectories-file.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-trajectories-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -19,19 +20,12 @@ function trajectory(taskId: string, repeat = 0): Trajectory {
     actorId: 'actor',
     mode: 'binary',
     fingerprint: '0123456789abcdef',
-    protocol: {
-      schema: 'seqk.protocol/1',
-      kind: 'sequential',
+    protocol: protocolFixture({
       benchmark: { name: 'bench', tasks: 3, contentHash: 'fedcba9876543210' },
       verifier: { name: 'v', version: '1', settings: { timeoutMs: 3000 } },
       feedback: { kind: 'binary', name: 'binary', version: '1', settings: { text: 'no' } },
-      history: { name: 'full', settings: {} },
-      promptBuilder: 'seqk-prompt/1',
       actor: { provider: 'test', model: 'm', params: { temperature: 0.5, seed: null } },
-      budget: 3,
-      budgetDisclosed: false,
-      errorsCountedAsFailures: false,
-    },
+    }),
     taskId,
     repeat,
     status: 'solved',

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { AttemptSchema, ProtocolSchema, TrajectoryErrorSchema } from './schemas.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
-const protocol = {
-  schema: 'seqk.protocol/1',
+const protocol = protocolFixture({
   kind: 'independent',
   benchmark: { name: 'b', tasks: 0, contentHash: 'h' },
   verifier: { name: 'v', version: '1', settings: { a: 1, b: 'x', c: true, d: null } },
-  feedback: null,
-  history: null,
-  promptBuilder: 'p',
-  actor: { provider: 'p', model: 'm', params: {} },
   budget: 1,
-  budgetDisclosed: false,
-  errorsCountedAsFailures: false,
-}
+})
 
 describe('artifact schemas', () => {
   it('accept a plain-JSON protocol and reject non-scalar settings or a zero budget', () => {

@@ -73,7 +73,7 @@ export function wrapLine(line: string, width = TEXT_WIDTH, indent = 2): string[]
  * leaves it as it is (the wide view).
  *
  * @example
- * wrapText('first line\nsecond, longer line', 12)
+ * wrapText('first line\nsecond, longer line', 13)
  * // => 'first line\nsecond,\n  longer line'
  */
 export function wrapText(text: string, width: number | null = TEXT_WIDTH, indent = 2): string {

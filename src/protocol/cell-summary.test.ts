@@ -5,21 +5,10 @@ import { costCurve, costUpTo, errorIntervalNotes, finiteOrNull, formatRate, summ
 import { totals } from './attempt.js'
 import { pooledShareInterval } from '../metrics/pooled-share.js'
 import { intervalJson } from './interval-json.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
-  return {
-    schema: 'seqk.protocol/1',
-    kind,
-    benchmark: { name: 'b', tasks: 3, contentHash: '0123456789abcdef' },
-    verifier: { name: 'v', version: '1', settings: {} },
-    feedback: kind === 'sequential' ? { kind: 'binary', name: 'binary', version: '1', settings: {} } : null,
-    history: kind === 'sequential' ? { name: 'full', settings: {} } : null,
-    promptBuilder: 'seqk-prompt/1',
-    actor: { provider: 'test', model: 'm', params: {} },
-    budget,
-    budgetDisclosed,
-    errorsCountedAsFailures: false,
-  }
+  return protocolFixture({ kind, benchmark: { name: 'b', tasks: 3, contentHash: '0123456789abcdef' }, budget, budgetDisclosed })
 }
 
 function attempt(index: number, answer: string): Attempt {

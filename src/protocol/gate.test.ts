@@ -1,20 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary, Protocol } from '../core/schemas.js'
 import { compareToBaseline, type BaselineCell } from './gate.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
-const protocol: Protocol = {
-  schema: 'seqk.protocol/1',
-  kind: 'sequential',
+const protocol: Protocol = protocolFixture({
   benchmark: { name: 'b', tasks: 20, contentHash: 'h1' },
   verifier: { name: 'v', version: '1', settings: { timeoutMs: 3000 } },
   feedback: { kind: 'verifier', name: 'verifier', version: '1', settings: {} },
-  history: { name: 'full', settings: {} },
-  promptBuilder: 'seqk-prompt/1',
   actor: { provider: 'simulated', model: 'reviser', params: { seed: 1 } },
-  budget: 3,
-  budgetDisclosed: false,
-  errorsCountedAsFailures: false,
-}
+})
 
 type Row = CellSummary['perTask'][number]
 const row = (taskId: string, firstSuccess: (number | null)[], contentHash = `c-${taskId}`): Row => ({ taskId, contentHash, firstSuccess, errors: 0, costAtK: [0, 0, 0] })

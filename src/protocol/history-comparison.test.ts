@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary, Protocol } from '../core/schemas.js'
 import { historyComparisons } from './history-comparison.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
-const protocol = (history: string, benchmark: string): Protocol => ({
-  schema: 'seqk.protocol/1',
-  kind: 'sequential',
-  benchmark: { name: benchmark, tasks: 10, contentHash: 'same-tasks' },
-  verifier: { name: 'v', version: '1', settings: {} },
-  feedback: { kind: 'critic', name: 'critic', version: '1', settings: { rubric: 'aware' } },
-  history: { name: history, settings: history === 'summary' ? { summariser: 'simulated:x' } : {} },
-  promptBuilder: 'p',
-  actor: { provider: 'simulated', model: 'reviser', params: {} },
-  budget: 2,
-  budgetDisclosed: false,
-  errorsCountedAsFailures: false,
-})
+const protocol = (history: string, benchmark: string): Protocol =>
+  protocolFixture({
+    benchmark: { name: benchmark, tasks: 10, contentHash: 'same-tasks' },
+    feedback: { kind: 'critic', name: 'critic', version: '1', settings: { rubric: 'aware' } },
+    history: { name: history, settings: history === 'summary' ? { summariser: 'simulated:x' } : {} },
+    actor: { provider: 'simulated', model: 'reviser', params: {} },
+    budget: 2,
+  })
 
 function cell(history: string, benchmark: string, solvedAt: (number | null)[]): CellSummary {
   return {

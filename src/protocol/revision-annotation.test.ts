@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Verdict } from '../core/contract.js'
 import { TRAJECTORY_SCHEMA, type Attempt, type Trajectory } from '../core/schemas.js'
 import { annotateRevision, annotateTrajectory, modelFamily, requestSatisfied, revisionSample, selfAnnotationNote, summariseRevisionAnnotations } from './revision-annotation.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 const TESTS = 6
 const CRITERIA = ['c1', 'c2', 'c3', 'c4']
@@ -37,11 +38,7 @@ function trajectoryOf(taskId: string, attempts: Attempt[]): Trajectory {
   return {
     schema: TRAJECTORY_SCHEMA,
     runId: 'r', benchmark: 'b', cellId: 'c', actorId: 'a', mode: 'verifier', fingerprint: 'f',
-    protocol: {
-      schema: 'seqk.protocol/1', kind: 'sequential', benchmark: { name: 'b', tasks: 1, contentHash: 'h' }, verifier: { name: 'v', version: '1', settings: {} },
-      feedback: { kind: 'verifier', name: 'verifier', version: '2', settings: {} }, history: { name: 'full', settings: {} }, promptBuilder: 'p',
-      actor: { provider: 't', model: 'm', params: {} }, budget: 5, budgetDisclosed: false, errorsCountedAsFailures: false,
-    },
+    protocol: protocolFixture({ feedback: { kind: 'verifier', name: 'verifier', version: '2', settings: {} }, budget: 5 }),
     taskId, repeat: 0, status: first ? 'solved' : 'failed', firstSuccess: first?.index ?? null, error: null, attempts,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0, startedAt: new Date(0).toISOString(), durationMs: 0,
   }

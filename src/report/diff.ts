@@ -1,8 +1,9 @@
 /**
- * A small line diff (longest common subsequence) for the trajectory viewer: what changed between
- * one attempt and the next. Revisions usually keep most lines, so the common head and tail are cut
- * off first and the quadratic table covers only the part that changed.
+ * A line diff for the trajectory viewer: what changed between one attempt and the next, by the
+ * maintained jsdiff (`diff`) package. Revisions usually keep most lines, so the common head and tail
+ * are cut off first and only the part that changed is diffed.
  */
+import { diffArrays } from 'diff'
 
 export type DiffOpKind = 'equal' | 'delete' | 'insert'
 
@@ -16,9 +17,9 @@ export interface DiffOp {
 
 export interface DiffOptions {
   /**
-   * Largest LCS table (changed old lines × changed new lines) to fill; beyond it the changed middle
-   * is shown as deleted then inserted, which is still a correct (if not minimal) diff. Default 4M
-   * cells (16 MB), about 2000 × 2000 changed lines.
+   * Largest changed part (changed old lines × changed new lines) to diff line by line; beyond it
+   * the changed middle is shown as deleted then inserted, which is still a correct (if not minimal)
+   * diff. Default 4M, about 2000 × 2000 changed lines.
    */
   maxCells?: number
 }
@@ -59,7 +60,7 @@ export function diffLines(before: string, after: string, options: DiffOptions = 
   for (let i = 0; i < head; i++) out.push({ op: 'equal', line: a[i]!, a: i, b: i })
   const n = a.length - head - tail
   const m = b.length - head - tail
-  if (n > 0 && m > 0 && (n + 1) * (m + 1) <= maxCells) middleByLcs(a, b, head, n, m, out)
+  if (n > 0 && m > 0 && (n + 1) * (m + 1) <= maxCells) middleByMyers(a, b, head, n, m, out)
   else {
     for (let i = 0; i < n; i++) out.push({ op: 'delete', line: a[head + i]!, a: head + i })
     for (let j = 0; j < m; j++) out.push({ op: 'insert', line: b[head + j]!, b: head + j })
@@ -68,33 +69,31 @@ export function diffLines(before: string, after: string, options: DiffOptions = 
   return out
 }
 
-/** Fills the LCS table of the changed middle (suffix lengths, so the walk below runs forwards). */
-function middleByLcs(a: readonly string[], b: readonly string[], offset: number, n: number, m: number, out: DiffOp[]): void {
-  const width = m + 1
-  const table = new Uint32Array((n + 1) * width)
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] = a[offset + i] === b[offset + j] ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!)
+/**
+ * The changed middle by jsdiff's Myers diff (a shortest edit script, so the most equal lines),
+ * each change's deletions before its insertions.
+ */
+function middleByMyers(a: readonly string[], b: readonly string[], offset: number, n: number, m: number, out: DiffOp[]): void {
+  let i = offset
+  let j = offset
+  let deleted: DiffOp[] = []
+  let inserted: DiffOp[] = []
+  const flush = () => {
+    out.push(...deleted, ...inserted)
+    deleted = []
+    inserted = []
+  }
+  for (const change of diffArrays(a.slice(offset, offset + n), b.slice(offset, offset + m))) {
+    for (const line of change.value) {
+      if (change.removed) deleted.push({ op: 'delete', line, a: i++ })
+      else if (change.added) inserted.push({ op: 'insert', line, b: j++ })
+      else {
+        flush()
+        out.push({ op: 'equal', line, a: i++, b: j++ })
+      }
     }
   }
-  let i = 0
-  let j = 0
-  while (i < n && j < m) {
-    if (a[offset + i] === b[offset + j]) {
-      out.push({ op: 'equal', line: a[offset + i]!, a: offset + i, b: offset + j })
-      i++
-      j++
-    } else if (table[(i + 1) * width + j]! >= table[i * width + j + 1]!) {
-      // Ties go to the deletion, so a replaced block reads "old lines, then new lines".
-      out.push({ op: 'delete', line: a[offset + i]!, a: offset + i })
-      i++
-    } else {
-      out.push({ op: 'insert', line: b[offset + j]!, b: offset + j })
-      j++
-    }
-  }
-  for (; i < n; i++) out.push({ op: 'delete', line: a[offset + i]!, a: offset + i })
-  for (; j < m; j++) out.push({ op: 'insert', line: b[offset + j]!, b: offset + j })
+  flush()
 }
 
 /**

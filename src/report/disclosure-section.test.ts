@@ -1,3 +1,4 @@
+import { htmlText } from './html-template.js'
 import { describe, expect, it } from 'vitest'
 import { cellStartOf, fakeRun } from '../../test/report-fixtures.js'
 import { DisclosureCardSchema } from '../core/disclosure.js'
@@ -25,7 +26,7 @@ function cardOf(benchmark: string) {
 describe('the disclosure card in the report and the PR comment', () => {
   it('the report section has every line seqk disclose prints, under its part, each escaped (hostile benchmark name)', () => {
     const card = cardOf('<img src=x onerror=alert(1)> & co')
-    const html = disclosureSectionHtml(card)
+    const html = htmlText(disclosureSectionHtml(card))
     expect(html).not.toContain('<img')
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt; &amp; co')
     const headings = [...html.matchAll(/<h3>([^<]*)<\/h3>/g)].map((m) => m[1])

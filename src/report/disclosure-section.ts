@@ -10,7 +10,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { compactCount, money, plural } from '../metrics/format.js'
 import { DISCLOSURE_FILE, readDisclosure } from './disclosure-file.js'
 import { disclosureLines } from './disclosure.js'
-import { escapeHtml as e } from './escape.js'
+import { html, type Html } from './html-template.js'
 import { markdownText } from './markdown.js'
 
 /** The card a run directory holds, or undefined when it has none (it was not written, or does not validate). */
@@ -30,7 +30,7 @@ export function runCard(runDir: string): DisclosureCard | undefined {
  * @example
  * disclosureSectionHtml(card) // => '<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2>…'
  */
-export function disclosureSectionHtml(card: DisclosureCard): string {
+export function disclosureSectionHtml(card: DisclosureCard): Html {
   const [title = '', ...rest] = disclosureLines(card)
   const parts: { heading: string; lines: string[] }[] = []
   for (const line of rest) {
@@ -38,13 +38,8 @@ export function disclosureSectionHtml(card: DisclosureCard): string {
     if (!line.startsWith(' ')) parts.push({ heading: line, lines: [] })
     else parts.at(-1)?.lines.push(line.trim())
   }
-  const list = (lines: readonly string[]) => `<ul>${lines.map((l) => `<li>${e(l)}</li>`).join('')}</ul>`
-  const body = parts.map((p) => `<h3>${e(p.heading)}</h3>${list(p.lines)}`).join('')
-  const lede = `${e(title)} · <code>${DISCLOSURE_FILE}</code> in the run directory; <code>seqk disclose</code> prints it`
-  return [
-    '<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2>',
-    `<div class="card"><p class="lede">${lede}</p>${body}</div></section>`,
-  ].join('')
+  const body = parts.map((p) => html`<h3>${p.heading}</h3><ul>${p.lines.map((l) => html`<li>${l}</li>`)}</ul>`)
+  return html`<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2><div class="card"><p class="lede">${title} · <code>${DISCLOSURE_FILE}</code> in the run directory; <code>seqk disclose</code> prints it</p>${body}</div></section>`
 }
 
 /**

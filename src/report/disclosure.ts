@@ -11,7 +11,7 @@ import type { CellStartRecord } from '../artifacts/cells-file.js'
 import { addUsage, ZERO_USAGE, type Usage } from '../models/chat-model.js'
 import { compactCount, money, plural } from '../metrics/format.js'
 import type { HarnessFacts } from './environment.js'
-import { TABLE_WIDTH, wrapLine } from './table.js'
+import { TEXT_WIDTH as TABLE_WIDTH, wrapLine } from '../core/text-layout.js'
 
 /** The providers whose calls go through each SDK: a run that used one must name its version. */
 const SDK_OF_PROVIDER: Readonly<Record<string, string>> = {

@@ -56,6 +56,17 @@ export function trustedHtml(text: string): Html {
   return markup(text)
 }
 
+/**
+ * Joins values into one piece of markup with `separator` (text, escaped) between them, as
+ * `Array.prototype.join` does for strings; `null`, `undefined` and `false` items are kept as empty.
+ *
+ * @example
+ * String(joinHtml([html`<b>a</b>`, 'b & c'], ' · ')) // => '<b>a</b> · b &amp; c'
+ */
+export function joinHtml(values: readonly HtmlValue[], separator: string): Html {
+  return markup(values.map(render).join(escapeHtml(separator)))
+}
+
 /** The markup's text, for writing to a file or a response. */
 export function htmlText(value: HtmlValue): string {
   return render(value)

@@ -91,6 +91,35 @@ describe('renderHtmlReport', () => {
   })
 })
 
+describe('renderHtmlReport with hostile text in every field a user or a server writes', () => {
+  const INJECT = '</script><script>alert(9)</script>"\'><img src=x onerror=alert(9)>'
+  it('escapes the title, benchmark, file, errors, load errors, cells that did not run and the analysis', async () => {
+    const hostile = fakeRun({
+      benchmark: `bench ${INJECT}`,
+      file: `evals/${INJECT}.eval.ts`,
+      modes: ['verifier', 'independent'],
+      errorFor: (task) => (task === 't/2' ? `HTTP 500 ${INJECT}` : undefined),
+    })
+    const summary = {
+      ...hostile.summary,
+      loadErrors: [{ file: `evals/${INJECT}.eval.ts`, error: `SyntaxError: ${INJECT}` }],
+      notRun: [{ file: 'evals/x.eval.ts', benchmark: `bench ${INJECT}`, cellId: `sim:x · ${INJECT}`, reason: `skipped ${INJECT}` }],
+    }
+    const page = await renderHtmlReport({ summary, trajectories: hostile.trajectories, analysis: INJECT }, { title: `Report ${INJECT}` })
+    // The page's own two scripts and nothing else; no injected element or attribute survives.
+    expect(page.match(/<script/gi)).toHaveLength(2)
+    expect(page.match(/<\/script/gi)).toHaveLength(2)
+    expect(has(page, '<img src=x')).toBe(false)
+    expect(has(page, '"\'>')).toBe(false)
+    const escaped = '&lt;/script&gt;&lt;script&gt;alert(9)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(9)&gt;'
+    for (const text of [`Report ${escaped}`, `bench ${escaped}`, `SyntaxError: ${escaped}`, `skipped ${escaped}`, `HTTP 500 ${escaped}`, `<pre>${escaped}</pre>`]) {
+      expect(has(page, text), text).toBe(true)
+    }
+    // The data block still carries the text as written, for the viewer to show as text.
+    expect(dataOf(page).benchmarks[0]!.name).toBe(`bench ${INJECT}`)
+  })
+})
+
 describe('renderHtmlReport with history', () => {
   it('draws a trend from earlier runs of the same protocol and says what changed', async () => {
     const earlier = fakeRun({ runId: 'run-0', seed: 3, actors: [{ id: 'sim:a', skill: 0.2 }, { id: HOSTILE_ACTOR, skill: 0.5 }], tasks: ['t/1', HOSTILE_TASK, 't/3'] })

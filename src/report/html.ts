@@ -18,7 +18,8 @@ import { DIFFERENCE_ESTIMAND, RATE_ESTIMAND } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { percent, percentText, plural } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
-import { escapeHtml as e, jsonForScript } from './escape.js'
+import { jsonForScript } from './escape.js'
+import { html, htmlText, joinHtml, trustedHtml, type Html, type HtmlValue } from './html-template.js'
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
@@ -78,26 +79,32 @@ export function protocolChips(cell: CellSummary): string[] {
 }
 
 /** The run's or a benchmark's status and counts, as every output words them. */
-function statusBadge(status: 'pass' | 'fail' | 'no-thresholds', counts: string): string {
+function statusBadge(status: 'pass' | 'fail' | 'no-thresholds', counts: string): Html {
   const word = status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'no thresholds'
-  return `<span class="badge ${status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'none'}" data-status="${status}">${e(word)}</span> <span class="counts">${e(counts)}</span>`
+  const tone = status === 'fail' ? 'fail' : status === 'pass' ? 'pass' : 'none'
+  return html`<span class="badge ${tone}" data-status="${status}">${word}</span> <span class="counts">${counts}</span>`
 }
 
 /** What no cell row shows: files that failed to load, cells that did not run, the run's own problems. */
-function runProblems(verdict: RunVerdict, summary: RunSummary): string {
+function runProblems(verdict: RunVerdict, summary: RunSummary): Html {
   const items = [
-    ...verdict.loadErrors.map((x) => `<li class="fail" data-load-error="${e(x.file)}">✗ <code>${e(x.file)}</code> failed to load: ${e(x.error)}</li>`),
-    ...(summary.notRun ?? []).map((n) => `<li class="none">${e(`${n.benchmark} › ${n.cellId}`)} did not run: ${e(n.reason)}</li>`),
-    ...verdict.problems.map((p) => `<li class="fail">✗ ${e(p)}</li>`),
+    ...verdict.loadErrors.map((x) => html`<li class="fail" data-load-error="${x.file}">✗ <code>${x.file}</code> failed to load: ${x.error}</li>`),
+    ...(summary.notRun ?? []).map((n) => html`<li class="none">${`${n.benchmark} › ${n.cellId}`} did not run: ${n.reason}</li>`),
+    ...verdict.problems.map((p) => html`<li class="fail">✗ ${p}</li>`),
   ]
-  return items.length > 0 ? `<section class="bench run-problems"><h2>Not in the tables</h2><div class="card"><ul class="reasons">${items.join('')}</ul></div></section>` : ''
+  if (items.length === 0) return html``
+  return html`<section class="bench run-problems"><h2>Not in the tables</h2><div class="card"><ul class="reasons">${items}</ul></div></section>`
 }
 
 /** What a chart with nothing to show prints in its place: a sentence, never degenerate axes. */
-const nothing = (chart: string, sentence: string): string => `<p class="nothing" data-nothing="${e(chart)}">${e(sentence)}</p>`
-const chipsHtml = (chips: readonly string[]): string => `<span class="chips">${chips.map((c) => `<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${e(c)}</span>`).join('')}</span>`
-const swatch = (colour: string): string => `<span class="swatch" style="background:${colour}"></span>`
+const nothing = (chart: string, sentence: string): Html => html`<p class="nothing" data-nothing="${chart}">${sentence}</p>`
+const chipsHtml = (chips: readonly string[]): Html =>
+  html`<span class="chips">${chips.map((c) => html`<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${c}</span>`)}</span>`
+const swatch = (colour: string): Html => html`<span class="swatch" style="background:${colour}"></span>`
 const modeTitle = (mode: string): string => (mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`)
+/** A chart's SVG, rendered by vega from our own spec: markup this package made. */
+const svgBlock = (svg: string): Html => html`<div class="svg">${trustedHtml(svg)}</div>`
+const callout = (lines: readonly string[]): Html => (lines.length > 0 ? html`<div class="callout">${lines.map((l) => html`<p>${l}</p>`)}</div>` : html``)
 
 /** Modes in the order they first appear, sequential ones first and independent sampling last. */
 function modesOf(cells: readonly CellSummary[]): string[] {
@@ -149,34 +156,44 @@ export function errorReasons(cell: CellSummary): { message: string; where: strin
   return [...groups].map(([message, where]) => ({ message, where }))
 }
 
-function verdictBadge(cell: CellSummary): string {
+function verdictBadge(cell: CellSummary): Html {
   const { text, tone } = verdictValue(cell)
-  return `<span class="badge ${tone === 'pass' ? 'pass' : tone === 'fail' ? 'fail' : 'none'}">${e(text)}</span>`
+  return html`<span class="badge ${tone === 'pass' ? 'pass' : tone === 'fail' ? 'fail' : 'none'}">${text}</span>`
 }
 
 /** What goes under a cell's row: why it failed and its errors, visible, then its protocol in a details element. */
-function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): string {
-  const lines: string[] = []
-  if (cell.verdict === 'fail') for (const r of reasons) lines.push(`<li class="fail">✗ ${e(r)}</li>`)
+function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): Html {
+  const lines: Html[] = []
+  if (cell.verdict === 'fail') for (const r of reasons) lines.push(html`<li class="fail">✗ ${r}</li>`)
   const errors = errorReasons(cell)
-  for (const x of errors) lines.push(`<li class="error">⚠ ${e(x.message)} <span class="where">(${e(x.where.join(', '))})</span></li>`)
+  for (const x of errors) lines.push(html`<li class="error">⚠ ${x.message} <span class="where">(${x.where.join(', ')})</span></li>`)
   const unlisted = cell.errors.count - cell.errors.examples.length
-  if (unlisted > 0) lines.push(`<li class="error more">${e(plural(unlisted, 'more error'))} (the summary keeps ${e(plural(cell.errors.examples.length, 'example'))})</li>`)
-  for (const note of errorIntervalNotes(cell)) lines.push(`<li class="error">⚠ ${e(note)}</li>`)
+  if (unlisted > 0) {
+    const kept = plural(cell.errors.examples.length, 'example')
+    lines.push(html`<li class="error more">${plural(unlisted, 'more error')} (the summary keeps ${kept})</li>`)
+  }
+  for (const note of errorIntervalNotes(cell)) lines.push(html`<li class="error">⚠ ${note}</li>`)
   // Opened: the whole protocol the row's numbers are defined with, shared chips included.
   const p = cell.protocol
-  const chips = [...protocolChips(cell), `actor ${p.actor.provider}:${p.actor.model}`, `verifier ${p.verifier.name} v${p.verifier.version}`, `prompt ${p.promptBuilder}`, `errors ${errorPolicyOf(p)}`]
-  const proto = `<details class="proto"><summary>protocol${distinct.length > 0 ? ` ${chipsHtml(distinct)}` : ''}</summary>${chipsHtml(chips)}</details>`
-  return `<tr class="detail" data-detail="${e(cell.cellId)}"><td colspan="${columns}">${lines.length > 0 ? `<ul class="reasons">${lines.join('')}</ul>` : ''}${proto}</td></tr>`
+  const chips = [
+    ...protocolChips(cell),
+    `actor ${p.actor.provider}:${p.actor.model}`,
+    `verifier ${p.verifier.name} v${p.verifier.version}`,
+    `prompt ${p.promptBuilder}`,
+    `errors ${errorPolicyOf(p)}`,
+  ]
+  const proto = html`<details class="proto"><summary>protocol${distinct.length > 0 && html` ${chipsHtml(distinct)}`}</summary>${chipsHtml(chips)}</details>`
+  const list = lines.length > 0 && html`<ul class="reasons">${lines}</ul>`
+  return html`<tr class="detail" data-detail="${cell.cellId}"><td colspan="${columns}">${list}${proto}</td></tr>`
 }
 
-function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
+function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
   const K = Math.max(...cells.map((c) => c.budget))
   // Chips every row shares go above the table once; each row's details keep what sets it apart (always its fingerprint).
   const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
   // The same columns, headers and texts as the terminal table and the Markdown summary.
   const columns = cellColumns(K).filter((c) => c.outputs.includes('html'))
-  const head = columns.map((c) => `<th${c.numeric ? ' class="n"' : ''}>${e(c.header)}</th>`).join('')
+  const head = columns.map((c) => html`<th${c.numeric && html` class="n"`}>${c.header}</th>`)
   const toneClass = (tone: string | undefined) => (tone === 'warn' ? ' warn' : '')
   const rows = cells.map((cell) => {
     const verdict = cellVerdict(cell)
@@ -185,18 +202,19 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): string {
     const distinct = protocolChips(cell).filter((chip) => !sharedChips.includes(chip))
     const tds = columns.map((c) => {
       const v = c.value(cell, verdict)
-      if (c.id === 'cell') return `<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(v.text)}</td>`
-      if (c.id === 'verdict') return `<td title="${e(thresholds)}">${verdictBadge(cell)}</td>`
+      if (c.id === 'cell') return html`<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${v.text}</td>`
+      if (c.id === 'verdict') return html`<td title="${thresholds}">${verdictBadge(cell)}</td>`
       const cls = [c.numeric ? 'n' : '', c.id === `k${K}` ? 'at-k' : '', c.id === 'ci' ? 'ci' : ''].filter(Boolean).join(' ')
-      return `<td${cls || toneClass(v.tone) ? ` class="${cls}${toneClass(v.tone)}"` : ''}>${e(v.text)}</td>`
+      const classes = `${cls}${toneClass(v.tone)}`
+      return html`<td${classes !== '' && html` class="${classes}"`}>${v.text}</td>`
     })
-    return `<tr class="cell" data-cell="${e(cell.cellId)}">${tds.join('')}</tr>\n${cellDetail(cell, reasons, distinct, columns.length)}`
+    return html`<tr class="cell" data-cell="${cell.cellId}">${tds}</tr>\n${cellDetail(cell, reasons, distinct, columns.length)}`
   })
-  const caption = sharedChips.length > 0 ? `<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>` : ''
-  return `<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table></div>`
+  const caption = sharedChips.length > 0 && html`<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>`
+  return html`<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
 }
 
-async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const figures = await Promise.all(
     modesOf(cells).map(async (mode) => {
       const modeCells = cells.filter((c) => c.mode === mode)
@@ -205,39 +223,41 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<st
       const curves = modeCells.map((cell) => ({ cell, curve: curveWithBands(cell) }))
       const rows = curves.flatMap(({ cell, curve }) => curveRows(cell.actorId, cell.fingerprint, curve.label, curve.points))
       const gap = curvesGap(rows, K)
-      const svg = gap === null ? `<div class="svg">${await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))}</div>` : nothing('curves', gap)
-      const legend = curves
-        .map(({ cell, curve }) => {
-          const last = curve.points[curve.points.length - 1]
-          return `<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${e(cell.actorId)}</span><span class="value">${metric}@${cell.budget} ${percentText(last?.value)}</span>${last && last.lo !== null && last.hi !== null ? `<span class="ci">95% CI ${percent(last.lo)}–${percent(last.hi)}</span>` : ''}<span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`
-        })
-        .join('')
+      const svg = gap === null ? svgBlock(await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))) : nothing('curves', gap)
+      const legend = curves.map(({ cell, curve }) => {
+        const last = curve.points[curve.points.length - 1]
+        const ci = last && last.lo !== null && last.hi !== null && html`<span class="ci">95% CI ${percent(last.lo)}–${percent(last.hi)}</span>`
+        return html`<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${cell.actorId}</span><span class="value">${metric}@${cell.budget} ${percentText(last?.value)}</span>${ci}<span class="chip fp">fp ${cell.fingerprint}</span></li>`
+      })
       const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
-      return `<figure class="curves" data-mode="${e(mode)}" data-lines="${modeCells.length}">
-<figcaption><div class="title">${e(modeTitle(mode))}</div>${chipsHtml(shared)}</figcaption>
+      return html`<figure class="curves" data-mode="${mode}" data-lines="${modeCells.length}">
+<figcaption><div class="title">${modeTitle(mode)}</div>${chipsHtml(shared)}</figcaption>
 ${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
-  return `<div class="panels">${figures.join('\n')}</div>`
+  return html`<div class="panels">${joinHtml(figures, '\n')}</div>`
 }
 
-async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const rows = rankRows(cells)
   const lines = rankingChanges(cells)
   const gap = rankGap(rows)
-  if (gap !== null) return `<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption>${nothing('rank', gap)}${lines.length > 0 ? `<div class="callout">${lines.map((l) => `<p>${e(l)}</p>`).join('')}</div>` : ''}</figure>`
+  if (gap !== null) return html`<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption>${nothing('rank', gap)}${callout(lines)}</figure>`
   const svg = await renderSvg(rankSpec(rows, { colours: ctx.colours }))
   const K = Math.max(...cells.map((c) => c.budget))
-  const fps = [...new Set(rows.map((r) => r.actor))].map((a) => `<li>${swatch(ctx.colours.get(a)!)}<span>${e(a)}</span>${rows
-    .filter((r) => r.actor === a)
-    .map((r) => `<span class="chip fp" title="${e(r.column)}">${e(r.column)}: ${e(r.fingerprint)}</span>`)
-    .join('')}</li>`)
-  return `<figure class="rank wide">
-<figcaption><div class="title">Rank change, Pass@${K} → Seq@${K}</div>${chipsHtml([`K=${K}`, `history ${[...new Set(cells.map((c) => c.protocol.history?.name).filter(Boolean))].join(', ') || '—'}`, 'ties share the better rank'])}</figcaption>
-<div class="side-by-side"><div class="svg">${svg}</div><div>${lines.length > 0 ? `<div class="callout">${lines.map((l) => `<p>${e(l)}</p>`).join('')}</div>` : ''}<ul class="legend">${fps.join('')}</ul></div></div></figure>`
+  const fps = [...new Set(rows.map((r) => r.actor))].map(
+    (a) =>
+      html`<li>${swatch(ctx.colours.get(a)!)}<span>${a}</span>${rows
+        .filter((r) => r.actor === a)
+        .map((r) => html`<span class="chip fp" title="${r.column}">${r.column}: ${r.fingerprint}</span>`)}</li>`,
+  )
+  const histories = [...new Set(cells.map((c) => c.protocol.history?.name).filter(Boolean))].join(', ') || '—'
+  return html`<figure class="rank wide">
+<figcaption><div class="title">Rank change, Pass@${K} → Seq@${K}</div>${chipsHtml([`K=${K}`, `history ${histories}`, 'ties share the better rank'])}</figcaption>
+<div class="side-by-side">${svgBlock(svg)}<div>${callout(lines)}<ul class="legend">${fps}</ul></div></div></figure>`
 }
 
-async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const { unit, points } = costPoints(cells, ctx.trajectories)
   const whole = costGap(points, unit)
   // Nothing to show for the whole benchmark (every cost 0: a server that reports no usage): one sentence, not a panel per mode.
@@ -250,10 +270,11 @@ async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<stri
       const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
       const mine = points.filter((p) => p.mode === mode)
       const gap = costGap(mine, unit)
-      const svg = gap === null ? `<div class="svg">${await renderSvg(costSpec(mine, { unit, metric, maxCost, minValue, colours: ctx.colours }))}</div>` : nothing('cost', gap)
-      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
-      return `<figure class="cost" data-mode="${e(mode)}">
-<figcaption><div class="title">Cost vs success · ${e(mode)}</div>${chipsHtml(protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp ')))}</figcaption>
+      const svg = gap === null ? svgBlock(await renderSvg(costSpec(mine, { unit, metric, maxCost, minValue, colours: ctx.colours }))) : nothing('cost', gap)
+      const legend = modeCells.map((c) => html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`)
+      const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
+      return html`<figure class="cost" data-mode="${mode}">
+<figcaption><div class="title">Cost vs success · ${mode}</div>${chipsHtml(shared)}</figcaption>
 ${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
@@ -261,14 +282,16 @@ ${svg}<ul class="legend">${legend}</ul></figure>`
     unit === 'usd'
       ? 'x: mean cost per task (USD) of running with budget k and stopping at the first success.'
       : 'x: mean tokens per task (input + output, helpers included) with budget k, stopping at the first success: the models of this run have no price, so tokens stand in for cost.'
-  return `<p class="hint">${unitNote} Numbers next to points are k. Dashed staircase: the protocol's Pareto frontier (ringed points: nothing is both cheaper and better).</p><div class="panels">${figures.join('\n')}</div>`
+  return html`<p class="hint">${unitNote} Numbers next to points are k. Dashed staircase: the protocol's Pareto frontier (ringed points: nothing is both cheaper and better).</p><div class="panels">${joinHtml(figures, '\n')}</div>`
 }
 
-async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const history = ctx.history ?? []
   const earlier = (cell: CellSummary) => history.filter((h) => !isOwnEntry(h, ctx.summary) && h.benchmark === benchmark && h.cellId === cell.cellId && h.fingerprint === cell.fingerprint)
   if (!cells.some((c) => earlier(c).length > 0)) {
-    return `<p class="note">${ctx.history ? 'No earlier run of these protocols (same fingerprint) in the history file yet.' : 'No history given: pass the entries of <code>.seqk/history.jsonl</code> to draw a trend per cell.'}</p>`
+    return ctx.history
+      ? html`<p class="note">No earlier run of these protocols (same fingerprint) in the history file yet.</p>`
+      : html`<p class="note">No history given: pass the entries of <code>.seqk/history.jsonl</code> to draw a trend per cell.</p>`
   }
   const figures = await Promise.all(
     modesOf(cells).map(async (mode) => {
@@ -285,12 +308,14 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
       })
       const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
       const gap = trendGap(rows)
-      const svg = gap === null ? `<div class="svg">${await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))}</div>` : nothing('trend', gap)
-      const legend = modeCells.map((c) => `<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${e(c.actorId)}</span><span class="note">${plural(earlier(c).length, 'earlier run')}</span><span class="chip fp">fp ${e(c.fingerprint)}</span></li>`).join('')
-      return `<figure class="trend" data-mode="${e(mode)}"><figcaption><div class="title">${e(metric)} over runs · ${e(mode)}</div></figcaption>${svg}<ul class="legend">${legend}</ul></figure>`
+      const svg = gap === null ? svgBlock(await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))) : nothing('trend', gap)
+      const legend = modeCells.map(
+        (c) => html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="note">${plural(earlier(c).length, 'earlier run')}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`,
+      )
+      return html`<figure class="trend" data-mode="${mode}"><figcaption><div class="title">${metric} over runs · ${mode}</div></figcaption>${svg}<ul class="legend">${legend}</ul></figure>`
     }),
   )
-  return `<p class="hint">Only runs with the same protocol fingerprint are joined; the diamond is this run; vertical rules are 95% intervals.</p><div class="panels">${figures.join('\n')}</div>`
+  return html`<p class="hint">Only runs with the same protocol fingerprint are joined; the diamond is this run; vertical rules are 95% intervals.</p><div class="panels">${joinHtml(figures, '\n')}</div>`
 }
 
 /** What an annotator reads as a request and who decides, for the revision figure's caption. */
@@ -308,9 +333,9 @@ function annotatorCaption(a: NonNullable<CellSummary['revisionAnnotation']>): st
  * were annotated, a stacked bar per cell of the classes' shares and next-attempt success by class
  * with its interval, then the numbers; cells without annotation are named with the reason.
  */
-async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise<string> {
+async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const sequential = cells.filter((c) => c.protocol.kind === 'sequential')
-  if (sequential.length === 0) return ''
+  if (sequential.length === 0) return html``
   const annotated = sequential.flatMap((cell) => {
     const points = revisionClassPoints(cell)
     return points ? [{ cell, points, a: cell.revisionAnnotation! }] : []
@@ -319,15 +344,19 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
   const reasons = new Map<string, string[]>()
   for (const c of without) reasons.set(unannotatedReason(c), [...(reasons.get(unannotatedReason(c)) ?? []), c.cellId])
   const withoutNote =
-    without.length > 0 ? `<p class="note" data-unannotated="${without.length}">Not annotated: ${[...reasons].map(([why, ids]) => `${e(ids.join(', '))}: ${e(why)}`).join('; ')}.</p>` : ''
-  const head = '<h3>Revision analysis: did the revision address the feedback?</h3>'
-  if (annotated.length === 0) return `${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
+    without.length > 0 &&
+    html`<p class="note" data-unannotated="${without.length}">Not annotated: ${joinHtml(
+      [...reasons].map(([why, ids]) => html`${ids.join(', ')}: ${why}`),
+      '; ',
+    )}.</p>`
+  const head = html`<h3>Revision analysis: did the revision address the feedback?</h3>`
+  if (annotated.length === 0) return html`${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
   const points = annotated.flatMap((x) => x.points)
   const modes = [...new Set(points.map((p) => p.mode))]
   const successGap = revisionSuccessGap(points)
   const [shares, success] = await Promise.all([
-    renderSvg(revisionShareSpec(points)).then((svg) => `<div class="svg">${svg}</div>`),
-    successGap === null ? renderSvg(revisionSuccessSpec(points, { colours: ctx.colours })).then((svg) => `<div class="svg">${svg}</div>`) : nothing('revision-success', successGap),
+    renderSvg(revisionShareSpec(points)).then(svgBlock),
+    successGap === null ? renderSvg(revisionSuccessSpec(points, { colours: ctx.colours })).then(svgBlock) : nothing('revision-success', successGap),
   ])
   const captions = [...new Set(annotated.map((x) => annotatorCaption(x.a)))]
   const sampled = annotated.filter((x) => x.a.sampled)
@@ -345,28 +374,36 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
     '95% intervals clustered by task',
   ]
   const classes = Object.keys(REVISION_CLASS_LABELS) as RevisionClassName[]
-  const shareCell = (k: { share: { point: number | null; lo: number | null; hi: number | null } }) => `<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
-  const successCell = (k: { revisions: number; solved: number; success: { point: number | null; lo: number | null; hi: number | null } }) =>
-    k.revisions === 0 ? '<td class="n">—</td>' : `<td class="n" title="${k.solved} of ${k.revisions} passed">${percent(k.success.point)} <span class="ci">${percent(k.success.lo)}–${percent(k.success.hi)}</span></td>`
+  type Share = { point: number | null; lo: number | null; hi: number | null }
+  const shareCell = (k: { share: Share }) => html`<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
+  const successCell = (k: { revisions: number; solved: number; success: Share }) =>
+    k.revisions === 0
+      ? html`<td class="n">—</td>`
+      : html`<td class="n" title="${k.solved} of ${k.revisions} passed">${percent(k.success.point)} <span class="ci">${percent(k.success.lo)}–${percent(k.success.hi)}</span></td>`
   // The annotator is in the chips when every cell shares it; under each cell's name only when they differ (a column would not fit 1280 px).
   const byAnnotator = new Set(annotated.map((x) => annotatorText(annotatorOf(x.a)))).size > 1
-  const rows = annotated
-    .map(({ cell, a }) => {
-      const count = a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated)
-      return `<tr data-cell="${e(cell.cellId)}"><td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${e(cell.cellId)}${byAnnotator ? `<div class="sub annotator">annotator ${e(annotatorText(annotatorOf(a)))}</div>` : ''}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k])).join('')}${classes.map((k) => successCell(a.classes[k])).join('')}</tr>`
-    })
-    .join('\n')
-  const classHead = classes.map((k) => `<th class="n"><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>${e(REVISION_CLASS_LABELS[k])}</th>`).join('')
-  const table = `<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th></tr><tr><th>cell${byAnnotator ? ' · annotator' : ''}</th><th class="n">annotated</th>${classHead}${classHead}</tr></thead><tbody>${rows}</tbody></table></div>`
-  return `${head}
-<p class="hint">A revision answers the previous attempt's feedback: <b>unhelpful</b> when it satisfies none of the feedback's requests, <b>addressed some</b> when at least one but not all, <b>addressed all</b> when every one. Shares are of the annotated revisions, pooled over revisions; next-attempt success is the share of a class's revisions that passed (addressing all and still failing: it broke something the feedback did not name). Annotator ${captions.map(e).join('; ')}.</p>
-<div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption>${shares}<ul class="legend">${classes.map((k) => `<li><span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span><span>${e(REVISION_CLASS_LABELS[k])}</span></li>`).join('')}</ul></figure>
-<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption>${success}<ul class="legend">${annotated.map(({ cell }) => `<li>${swatch(ctx.colours.get(cell.actorId)!)}${modes.length > 1 ? `<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>` : ''}<span>${e(cell.cellId)}</span><span class="chip fp">fp ${e(cell.fingerprint)}</span></li>`).join('')}</ul></figure></div>
+  const rows = annotated.map(({ cell, a }) => {
+    const count = a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated)
+    const by = byAnnotator && html`<div class="sub annotator">annotator ${annotatorText(annotatorOf(a))}</div>`
+    return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${cell.cellId}${by}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k]))}${classes.map((k) => successCell(a.classes[k]))}</tr>`
+  })
+  const classSwatch = (k: RevisionClassName) => html`<span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>`
+  const classHead = classes.map((k) => html`<th class="n">${classSwatch(k)}${REVISION_CLASS_LABELS[k]}</th>`)
+  const table = html`<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th></tr><tr><th>cell${byAnnotator && ' · annotator'}</th><th class="n">annotated</th>${classHead}${classHead}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
+  const shareLegend = classes.map((k) => html`<li>${classSwatch(k)}<span>${REVISION_CLASS_LABELS[k]}</span></li>`)
+  const successLegend = annotated.map(({ cell }) => {
+    const shape = modes.length > 1 && html`<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>`
+    return html`<li>${swatch(ctx.colours.get(cell.actorId)!)}${shape}<span>${cell.cellId}</span><span class="chip fp">fp ${cell.fingerprint}</span></li>`
+  })
+  return html`${head}
+<p class="hint">A revision answers the previous attempt's feedback: <b>unhelpful</b> when it satisfies none of the feedback's requests, <b>addressed some</b> when at least one but not all, <b>addressed all</b> when every one. Shares are of the annotated revisions, pooled over revisions; next-attempt success is the share of a class's revisions that passed (addressing all and still failing: it broke something the feedback did not name). Annotator ${captions.join('; ')}.</p>
+<div class="panels"><figure class="revision-shares" data-cells="${annotated.length}"><figcaption><div class="title">Revision classes per cell</div>${chipsHtml(chips)}</figcaption>${shares}<ul class="legend">${shareLegend}</ul></figure>
+<figure class="revision-success" data-cells="${annotated.length}"><figcaption><div class="title">Next-attempt success by class</div>${chipsHtml(['error bars: 95% interval', 'no point: no revision in the class'])}</figcaption>${success}<ul class="legend">${successLegend}</ul></figure></div>
 ${table}
-${cellNotes.length > 0 ? `<div class="callout">${cellNotes.map((n) => `<p>${e(n)}</p>`).join('')}</div>` : ''}${withoutNote}`
+${callout(cellNotes)}${withoutNote}`
 }
 
-function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): string {
+function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): Html {
   const K = Math.max(...cells.map((c) => c.budget))
   const modes = modesOf(cells)
   const actors = [...new Set(cells.map((c) => c.actorId))]
@@ -374,100 +411,99 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   const allTasks = [...new Set(columns.flatMap((c) => c.perTask.map((t) => t.taskId)))]
   const tasks = allTasks.slice(0, ctx.maxGridTasks)
   const perTask = new Map(columns.map((c) => [c, new Map(c.perTask.map((t) => [t.taskId, t]))]))
-  const actorHead = actors
-    .map((a) => {
-      const span = columns.filter((c) => c.actorId === a).length
-      return `<th colspan="${span}" style="--c:${ctx.colours.get(a)}">${swatch(ctx.colours.get(a)!)}${e(a)}</th>`
-    })
-    .join('')
-  const modeHead = columns.map((c) => `<th title="${e(c.cellId)}">${e(c.mode === 'independent' ? 'indep.' : c.mode)}</th>`).join('')
-  const body = tasks
-    .map((taskId) => {
-      const tds = columns.map((cell) => {
-        const task = perTask.get(cell)!.get(taskId)
-        const c = ctx.cellIndex.get(cell)!
-        const attrs = `class="gc" data-gc="${c}" data-t="${e(taskId)}" tabindex="0"`
-        if (!task) return `<td ${attrs} title="${e(`${cell.cellId} › ${taskId}: not run`)}"><span class="avg" style="background:${ERROR}">·</span></td>`
-        const firsts = task.firstSuccess
-        const solved = firsts.filter((f): f is number => f !== null && f <= cell.budget)
-        const meanAttempt = solved.length > 0 ? solved.reduce((a, b) => a + b, 0) / solved.length : null
-        const solvedShare = firsts.length === 0 ? 0 : solved.length / firsts.length
-        const fill = meanAttempt === null ? MISS : attemptColour(meanAttempt, K)
-        const background = solvedShare >= 1 || meanAttempt === null ? fill : `linear-gradient(90deg, ${fill} ${(solvedShare * 100).toFixed(0)}%, ${MISS} ${(solvedShare * 100).toFixed(0)}%)`
-        const ink = meanAttempt !== null && solvedShare >= 0.5 ? inkOn(meanAttempt, K) : '#7f1d1d'
-        const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
-        // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
-        const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
-        const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error', capped: t.status === 'capped' })) : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
-        const squares = reps
-          .map(({ r, f, error, capped }) => {
-            // The cell's title lists every repeat: a title per square would double the grid's size.
-            if (error) return `<i data-r="${r}" style="background:${ERROR}">!</i>`
-            // Stopped at a cost cap: unfinished, neither a pass nor a miss.
-            if (capped) return `<i data-r="${r}" data-capped="" style="background:#e5e7eb;color:#374151">…</i>`
-            if (f === null) return `<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
-            return `<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
-          })
-          .join('')
-        const title = `${cell.cellId} › ${taskId}: ${firsts.map((f) => (f === null ? '✗' : `@${f}`)).join(' ')}${task.errors > 0 ? ` (${task.errors} errored)` : ''} · fp ${cell.fingerprint}`
-        return `<td ${attrs} title="${e(title)}"><span class="avg" style="background:${background};color:${ink}">${label}</span><span class="reps">${squares}</span></td>`
+  const actorHead = actors.map((a) => {
+    const span = columns.filter((c) => c.actorId === a).length
+    return html`<th colspan="${span}" style="--c:${ctx.colours.get(a)}">${swatch(ctx.colours.get(a)!)}${a}</th>`
+  })
+  const modeHead = columns.map((c) => html`<th title="${c.cellId}">${c.mode === 'independent' ? 'indep.' : c.mode}</th>`)
+  const body = tasks.map((taskId) => {
+    const tds = columns.map((cell) => {
+      const task = perTask.get(cell)!.get(taskId)
+      const c = ctx.cellIndex.get(cell)!
+      const attrs = html`class="gc" data-gc="${c}" data-t="${taskId}" tabindex="0"`
+      if (!task) return html`<td ${attrs} title="${`${cell.cellId} › ${taskId}: not run`}"><span class="avg" style="background:${ERROR}">·</span></td>`
+      const firsts = task.firstSuccess
+      const solved = firsts.filter((f): f is number => f !== null && f <= cell.budget)
+      const meanAttempt = solved.length > 0 ? solved.reduce((a, b) => a + b, 0) / solved.length : null
+      const solvedShare = firsts.length === 0 ? 0 : solved.length / firsts.length
+      const fill = meanAttempt === null ? MISS : attemptColour(meanAttempt, K)
+      const background = solvedShare >= 1 || meanAttempt === null ? fill : `linear-gradient(90deg, ${fill} ${(solvedShare * 100).toFixed(0)}%, ${MISS} ${(solvedShare * 100).toFixed(0)}%)`
+      const ink = meanAttempt !== null && solvedShare >= 0.5 ? inkOn(meanAttempt, K) : '#7f1d1d'
+      const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
+      // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
+      const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
+      const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error', capped: t.status === 'capped' })) : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
+      const squares = reps.map(({ r, f, error, capped }) => {
+        // The cell's title lists every repeat: a title per square would double the grid's size.
+        if (error) return html`<i data-r="${r}" style="background:${ERROR}">!</i>`
+        // Stopped at a cost cap: unfinished, neither a pass nor a miss.
+        if (capped) return html`<i data-r="${r}" data-capped="" style="background:#e5e7eb;color:#374151">…</i>`
+        if (f === null) return html`<i data-r="${r}" style="background:${MISS};color:#7f1d1d">✗</i>`
+        return html`<i data-r="${r}" style="background:${attemptColour(f, K)};color:${inkOn(f, K)}">${f}</i>`
       })
-      return `<tr><th title="${e(taskId)}">${e(taskId)}</th>${tds.join('')}</tr>`
+      const title = `${cell.cellId} › ${taskId}: ${firsts.map((f) => (f === null ? '✗' : `@${f}`)).join(' ')}${task.errors > 0 ? ` (${task.errors} errored)` : ''} · fp ${cell.fingerprint}`
+      return html`<td ${attrs} title="${title}"><span class="avg" style="background:${background};color:${ink}">${label}</span><span class="reps">${squares}</span></td>`
     })
-    .join('\n')
+    return html`<tr><th title="${taskId}">${taskId}</th>${tds}</tr>`
+  })
   const id = `grid-${benchIndex}`
   const legend = [
-    ...Array.from({ length: K }, (_, i) => `<span><i style="background:${attemptColour(i + 1, K)}"></i>${i + 1}</span>`),
-    `<span><i style="background:${MISS}"></i>not solved</span>`,
-    `<span><i style="background:${ERROR}"></i>error</span>`,
-  ].join('')
-  return `<div class="grid-controls">
+    ...Array.from({ length: K }, (_, i) => html`<span><i style="background:${attemptColour(i + 1, K)}"></i>${i + 1}</span>`),
+    html`<span><i style="background:${MISS}"></i>not solved</span>`,
+    html`<span><i style="background:${ERROR}"></i>error</span>`,
+  ]
+  const more =
+    allTasks.length > tasks.length &&
+    html`<p class="note" data-grid-more="${allTasks.length - tasks.length}">The grid shows the first ${tasks.length} of ${allTasks.length} tasks; every task's first successes are in summary.json (perTask).</p>`
+  return html`<div class="grid-controls">
 <span><label><input type="radio" name="${id}-view" value="average" data-grid-view="${id}" checked> averaged over repeats</label>
 <label><input type="radio" name="${id}-view" value="repeats" data-grid-view="${id}"> per repeat</label></span>
 <span class="grid-legend">first success at attempt ${legend}</span></div>
 <p class="hint">Averaged: the mean attempt of the first success over the repeats that succeeded; a red part is the share of repeats never solved (n/m = solved/repeats). Click a square to open its trajectory.</p>
-<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${body}</tbody></table></div>
-${allTasks.length > tasks.length ? `<p class="note" data-grid-more="${allTasks.length - tasks.length}">The grid shows the first ${tasks.length} of ${allTasks.length} tasks; every task's first successes are in summary.json (perTask).</p>` : ''}`
+<div class="card scroll"><table class="grid" id="${id}" data-view="average" data-tasks="${tasks.length}" data-cells="${columns.length}"><thead><tr><th></th>${actorHead}</tr><tr><th>task</th>${modeHead}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>
+${more}`
 }
 
-async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: number, ctx: Ctx): Promise<string> {
+async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: number, ctx: Ctx): Promise<Html> {
   const cells = bench.cells
-  if (cells.length === 0) return ''
+  if (cells.length === 0) return html``
   const first = cells[0]!
   const p = first.protocol
   const K = Math.max(...cells.map((c) => c.budget))
   const histories = [...new Set(cells.map((c) => c.protocol.history?.name).filter((h): h is string => h !== undefined))]
-  const lede = [
-    `<code>${e(bench.file)}</code>`,
+  const verifierSettings = Object.keys(p.verifier.settings).length > 0 ? ` (${settingsText(p.verifier.settings)})` : ''
+  const sandbox = sandboxText(cells)
+  const lede: HtmlValue[] = [
+    html`<code>${bench.file}</code>`,
     `K=${K}`,
     `${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}`,
-    `history ${e(histories.join(', ') || '—')}`,
-    `verifier ${e(p.verifier.name)} v${e(p.verifier.version)}${Object.keys(p.verifier.settings).length > 0 ? ` (${e(settingsText(p.verifier.settings))})` : ''}`,
-    `prompt ${e(p.promptBuilder)}`,
-    `tasks hash <span class="fp">${e(p.benchmark.contentHash)}</span>`,
-    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor: only Seq@K is valid' : 'budget not disclosed (Seq@k for k &lt; K read by truncation)',
-    e(sandboxText(cells)),
+    `history ${histories.join(', ') || '—'}`,
+    `verifier ${p.verifier.name} v${p.verifier.version}${verifierSettings}`,
+    `prompt ${p.promptBuilder}`,
+    html`tasks hash <span class="fp">${p.benchmark.contentHash}</span>`,
+    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor: only Seq@K is valid' : 'budget not disclosed (Seq@k for k < K read by truncation)',
+    ...(sandbox === '' ? [] : [sandbox]),
   ]
-    .filter((part) => part !== '')
-    .join(' · ')
   // The benchmark's verdict in the words of every output (the verdict model): never "pass" for cells that checked nothing.
   const bv = runVerdict({ benchmarks: [bench] })
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
   const [curves, rank, revisions, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), revisionSection(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
   const boot = first.seqAtInterval
-  return `<section class="bench" id="bench-${index}">
-<h2>${e(bench.name)} ${statusBadge(bv.status, runCountsText(bv))}</h2>
-<p class="lede">${lede}</p>
-${ranking.length > 0 ? `<div class="callout">${ranking.map((r) => `<p>${e(r)}</p>`).join('')}</div>` : ''}
+  const spending = spendingLine(cells)
+  const unknownUsage = unknownUsageLine(cells)
+  return html`<section class="bench" id="bench-${index}">
+<h2>${bench.name} ${statusBadge(bv.status, runCountsText(bv))}</h2>
+<p class="lede">${joinHtml(lede, ' · ')}</p>
+${callout(ranking)}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
-${spendingLine(cells) ? `<p class="hint spending">${e(spendingLine(cells)!)}</p>` : ''}
-${unknownUsageLine(cells) ? `<p class="note unknown-usage">${e(unknownUsageLine(cells)!)}</p>` : ''}
-${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => `<p class="note held-out">${e(line)}</p>`).join('')}
-${changes.length > 0 ? `<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => `<li>${e(c)}</li>`).join('')}</ul></div>` : ''}
+${spending && html`<p class="hint spending">${spending}</p>`}
+${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
+${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
+${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>
-<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${e(intervalMethodText(boot.method))}; repeats stay with their task), for ${e(RATE_ESTIMAND)}; a baseline's difference is for ${e(DIFFERENCE_ESTIMAND)}.</p>
+<p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>
 ${curves}
 ${revisions}
 <h3>Rank change</h3>
@@ -743,9 +779,9 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     ...(traj.length < of ? { kept: { shown: traj.length, of, maxBytes: resolved.maxTrajectoryBytes } } : {}),
   }
 
-  const cellOptions = summary.benchmarks
-    .map((b) => `<optgroup label="${e(b.name)}">${b.cells.map((c) => `<option value="${cellIndex.get(c)}">${e(`${c.cellId} — ${b.name}`)}</option>`).join('')}</optgroup>`)
-    .join('')
+  const cellOptions = summary.benchmarks.map(
+    (b) => html`<optgroup label="${b.name}">${b.cells.map((c) => html`<option value="${cellIndex.get(c)}">${`${c.cellId} — ${b.name}`}</option>`)}</optgroup>`,
+  )
   const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
   const verdict = summaryVerdict(summary)
   const script = clientScript()
@@ -753,28 +789,37 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
   const scriptHash = createHash('sha256').update(script).digest('base64')
   // The page may run only its own script and load nothing: a policy, not just a habit.
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`
-  const nav = [...summary.benchmarks.map((b, i) => `<a href="#bench-${i}">${e(b.name)}</a>`), '<a href="#trajectories">Trajectories</a>', ...(input.analysis !== undefined ? ['<a href="#analysis">Analysis</a>'] : [])].join('')
+  const nav = [
+    ...summary.benchmarks.map((b, i) => html`<a href="#bench-${i}">${b.name}</a>`),
+    html`<a href="#trajectories">Trajectories</a>`,
+    input.analysis !== undefined && html`<a href="#analysis">Analysis</a>`,
+  ]
+  const analysisText = typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined')
+  const analysis = input.analysis !== undefined && html`<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${analysisText}</pre></div></section>`
+  const embedded = data.kept ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file` : `${data.traj.length} trajectories`
 
-  return `<!doctype html>
+  // Trusted, unescaped: the policy (quotes are part of its syntax), the stylesheet, the data block
+  // (escaped for a script element by jsonForScript) and the bundled script (checked above).
+  return htmlText(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta http-equiv="Content-Security-Policy" content="${trustedHtml(csp)}">
 <meta name="generator" content="vitest-seqk">
-<title>${e(resolved.title)}</title>
-<style>${REPORT_CSS}</style>
+<title>${resolved.title}</title>
+<style>${trustedHtml(REPORT_CSS)}</style>
 </head>
 <body>
 <header class="top"><div class="wrap">
-<h1>${e(resolved.title)} ${statusBadge(verdict.status, runCountsText(verdict))}</h1>
-<p class="meta">run <span class="fp">${e(summary.runId)}</span> · ${e(summary.createdAt)} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
+<h1>${resolved.title} ${statusBadge(verdict.status, runCountsText(verdict))}</h1>
+<p class="meta">run <span class="fp">${summary.runId}</span> · ${summary.createdAt} · ${plural(summary.benchmarks.length, 'benchmark')} · ${plural(allCells.length, 'cell')} · ${plural(totalTrajectories, 'trajectory', 'trajectories')} · a Seq@K number is only defined together with its protocol: every number here carries its history policy, feedback mode, budget and fingerprint</p>
 <nav class="toc">${nav}</nav>
 </div></header>
 <main class="wrap">
 ${runProblems(verdict, summary)}
-${sections.join('\n')}
-${input.disclosure ? disclosureSectionHtml(input.disclosure) : ''}
+${joinHtml(sections, '\n')}
+${input.disclosure && disclosureSectionHtml(input.disclosure)}
 <section class="viewer" id="trajectories">
 <h2>Trajectories</h2>
 <p class="lede">Pick a cell, a task and a repeat (or click a square in a grid above): every attempt with its verdict, the failing tests, the feedback the actor got next, and a line diff against the previous attempt's code.</p>
@@ -788,12 +833,12 @@ ${input.disclosure ? disclosureSectionHtml(input.disclosure) : ''}
 <div id="tv-attempts"><noscript><p class="note">The trajectory viewer needs JavaScript.</p></noscript></div>
 </div>
 </section>
-${input.analysis !== undefined ? `<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${e(typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined'))}</pre></div></section>` : ''}
-<footer>Generated by vitest-seqk from <code>summary.json</code> (${e(summary.schema)}) and <code>trajectories.jsonl</code> (${data.kept ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file` : `${data.traj.length} trajectories`}). Self-contained: no network access is needed or allowed.</footer>
+${analysis}
+<footer>Generated by vitest-seqk from <code>summary.json</code> (${summary.schema}) and <code>trajectories.jsonl</code> (${embedded}). Self-contained: no network access is needed or allowed.</footer>
 </main>
-<script type="application/json" id="seqk-data">${jsonForScript(data)}</script>
-<script>${script}</script>
+<script type="application/json" id="seqk-data">${trustedHtml(jsonForScript(data))}</script>
+<script>${trustedHtml(script)}</script>
 </body>
 </html>
-`
+`)
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary } from '../core/schemas.js'
 import { rankingChanges, renderBenchmarkTable } from './table.js'
+import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
   const independent = mode === 'independent'
@@ -14,19 +15,13 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     actorId,
     mode,
     fingerprint: 'f',
-    protocol: {
-      schema: 'seqk.protocol/1',
+    protocol: protocolFixture({
       kind: independent ? 'independent' : 'sequential',
       benchmark: { name: 'bench', tasks: 2, contentHash: 'h' },
-      verifier: { name: 'v', version: '1', settings: {} },
       feedback: independent ? null : { kind: 'verifier', name: mode, version: '1', settings: {} },
-      history: independent ? null : { name: 'full', settings: {} },
-      promptBuilder: 'p',
       actor: { provider: 'simulated', model: actorId, params: {} },
       budget: K,
-      budgetDisclosed: false,
-      errorsCountedAsFailures: false,
-    },
+    }),
     budget: K,
     repeats: 1,
     tasks: 2,
@@ -323,16 +318,6 @@ describe('revisionTable and historyComparisonLines', () => {
       ' no difference (+0.0, 95% CI within ±9.4) for 3 cells: b (critic, binary), c (critic)',
     ])
     expect(historyComparisonLines([])).toEqual([])
-  })
-})
-
-describe('wrapLine', () => {
-  it('wraps at spaces within the width, continuation lines indented, and keeps a word longer than a line whole (a path stays copyable)', async () => {
-    const { wrapLine } = await import('./table.js')
-    expect(wrapLine(' short', 20)).toEqual([' short'])
-    expect(wrapLine(' one two three four five six', 12)).toEqual([' one two', '   three', '   four five', '   six'])
-    const path = `/tmp/${'y'.repeat(25)}/run`
-    expect(wrapLine(`x resume ${path} now`, 10)).toEqual(['x resume', `  ${path}`, '  now'])
   })
 })
 

@@ -5,14 +5,13 @@ import { competitionRanks } from '../metrics/ranks.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
 import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
-import { pad, TEXT_WIDTH, visibleLength, wideFromEnv, wrapLine } from '../core/text-layout.js'
+import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
 import { cellColumns, curveOf, tokensValue, unknownUsageLine, usageOfCells, type CellColumn, type Tone } from './columns.js'
 
 
 /** The width every printed line fits by default (the text layout's, kept under the table's name). */
 export const TABLE_WIDTH = TEXT_WIDTH
-export { wideFromEnv, wrapLine }
 
 /** Options of {@link renderBenchmarkTable}. */
 export interface TableOptions {

@@ -5,6 +5,7 @@ import { rubric, rubricCriteria, verdictCalls } from './rubric-verifier.js'
 import { RubricGraderError } from './grader.js'
 import { askedIds, fakeModel } from './test-helpers.js'
 import { spentCalls } from '../../models/chat-model.js'
+import { protocolFixture } from '../../../test/protocol-fixture.js'
 
 const task = (criteria: unknown, id = 'rx/1'): Task => ({ id, prompt: 'Write about the sea in at most 5 words.', criteria }) as Task
 
@@ -275,7 +276,7 @@ describe('verifiers.rubric: declaration checks and settings', () => {
 
   it('changes the protocol fingerprint with the grader, its decoding, the mode and the pass rule', () => {
     const fp = (v: ReturnType<typeof rubric>) =>
-      protocolFingerprint({ schema: 'seqk.protocol/1', kind: 'sequential', benchmark: { name: 'b', tasks: 1, contentHash: 'h' }, verifier: { name: v.name, version: v.version, settings: v.settings }, feedback: null, history: null, promptBuilder: 'p', actor: { provider: 'x', model: 'y', params: {} }, budget: 3, budgetDisclosed: false, errorsCountedAsFailures: false })
+      protocolFingerprint(protocolFixture({ verifier: { name: v.name, version: v.version, settings: v.settings } }))
     const grader = (model: string, temperature = 0) => fakeModel(() => '', { model, params: { temperature } })
     const base = fp(rubric({ grader: grader('g1') }))
     expect(fp(rubric({ grader: grader('g1') }))).toBe(base)
