@@ -12,7 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name=/^(test|it|describe)$/][callee.property.name='only']", message: 'No .only in committed tests.' },
+        {
+          selector: "CallExpression[callee.object.name=/^(test|it|describe)$/][callee.property.name='only']",
+          message: 'No .only in committed tests.',
+        },
       ],
     },
   },
@@ -29,9 +32,20 @@ export default tseslint.config(
         { property: 'innerHTML', message: 'Build nodes with textContent (el), never markup from strings.' },
         { property: 'outerHTML', message: 'Build nodes with textContent (el), never markup from strings.' },
         { property: 'insertAdjacentHTML', message: 'Build nodes with textContent (el), never markup from strings.' },
-        { property: 'createContextualFragment', message: 'Build nodes with textContent (el), never markup from strings.' },
-        { object: 'document', property: 'write', message: 'Build nodes with textContent (el), never markup from strings.' },
-        { object: 'document', property: 'writeln', message: 'Build nodes with textContent (el), never markup from strings.' },
+        {
+          property: 'createContextualFragment',
+          message: 'Build nodes with textContent (el), never markup from strings.',
+        },
+        {
+          object: 'document',
+          property: 'write',
+          message: 'Build nodes with textContent (el), never markup from strings.',
+        },
+        {
+          object: 'document',
+          property: 'writeln',
+          message: 'Build nodes with textContent (el), never markup from strings.',
+        },
       ],
       'no-eval': 'error',
       'no-implied-eval': 'error',

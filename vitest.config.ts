@@ -16,7 +16,10 @@ const INTEGRATION_SOURCES = [
   'fixtures/code-tasks.test.ts',
 ]
 /** Tests that run Vitest or the CLI as child processes, npm pack, or Chromium. */
-const E2E = ['test/*.e2e.test.ts', 'test/{analyze-cli,crash,live-browser,pack,report-browser,view-cli,workflows}.test.ts']
+const E2E = [
+  'test/*.e2e.test.ts',
+  'test/{analyze-cli,crash,live-browser,pack,report-browser,view-cli,workflows}.test.ts',
+]
 
 export default defineConfig({
   // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
@@ -68,7 +71,9 @@ export default defineConfig({
           benchmark: { include: ['test/**/*.bench.ts'] },
           // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
           // Vitest loads any installed dependency: benches measure what users run.
-          server: { deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] } },
+          server: {
+            deps: { external: [new RegExp(`^${escapeRegExp(fileURLToPath(new URL('./dist/', import.meta.url)))}`)] },
+          },
           testTimeout: 30_000,
         },
       },

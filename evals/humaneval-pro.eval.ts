@@ -11,7 +11,15 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'vitest'
-import { actors, actorsFromEnv, feedback, loadCodeEvalPro, seqEval, verifiers, withCheckedSimulation } from 'vitest-seqk'
+import {
+  actors,
+  actorsFromEnv,
+  feedback,
+  loadCodeEvalPro,
+  seqEval,
+  verifiers,
+  withCheckedSimulation,
+} from 'vitest-seqk'
 
 const repoRoot = new URL('../', import.meta.url)
 const dataFile = new URL('../shared/benchmarks/humaneval-pro/humaneval_pro.json', repoRoot)
@@ -20,15 +28,24 @@ const NAME = 'HumanEval Pro (20 tasks, simulated actors)'
 if (existsSync(dataFile)) {
   const verifier = verifiers.pythonTests()
   // The disclosure card names the data's upstream revision and the subset rule (../shared/benchmarks/SOURCES.md).
-  const provenance = { revision: 'CodeEval-Pro/CodeEval-Pro@36f292eafc597b38535fbc8b4aafea8e5c654e3c', subset: 'first 20 tasks without a prompt defect' }
-  const entries = loadCodeEvalPro(dataFile, { benchmark: 'humaneval-pro', excludeDefective: true, limit: 20 }).map((e) => ({ ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...provenance } } }))
+  const provenance = {
+    revision: 'CodeEval-Pro/CodeEval-Pro@36f292eafc597b38535fbc8b4aafea8e5c654e3c',
+    subset: 'first 20 tasks without a prompt defect',
+  }
+  const entries = loadCodeEvalPro(dataFile, { benchmark: 'humaneval-pro', excludeDefective: true, limit: 20 }).map(
+    (e) => ({ ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...provenance } } }),
+  )
   const real = process.env.SEQK_ACTORS ? actorsFromEnv(() => []) : undefined
   // Real models need no scripts; simulations need checked ones.
   const tasks = real ? entries.map((e) => e.task) : await withCheckedSimulation(entries, { verifier, concurrency: 4 })
 
   seqEval(NAME, {
     tasks,
-    actors: real ?? [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'stubborn' }), actors.simulated({ profile: 'one-shot' })],
+    actors: real ?? [
+      actors.simulated({ profile: 'reviser' }),
+      actors.simulated({ profile: 'stubborn' }),
+      actors.simulated({ profile: 'one-shot' }),
+    ],
     verifier,
     budget: 5,
     repeats: 2,
@@ -42,6 +59,7 @@ if (existsSync(dataFile)) {
 } else {
   // Vitest's own skip with a note: the reporter shows why.
   describe(NAME, () => {
-    test('Seq@K and Pass@K on HumanEval Pro', (ctx) => ctx.skip(`no benchmark data at ${fileURLToPath(dataFile)} (the CodeEval-Pro files live next to the repository)`))
+    test('Seq@K and Pass@K on HumanEval Pro', (ctx) =>
+      ctx.skip(`no benchmark data at ${fileURLToPath(dataFile)} (the CodeEval-Pro files live next to the repository)`))
   })
 }

@@ -27,14 +27,25 @@ const annotate = { model: testServerModel(server, { model: 'rule-annotator' }) }
 
 const shared = {
   tasks: rubricTasks,
-  actors: actorsFromEnv(() => [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'stubborn' }), actors.simulated({ profile: 'one-shot' })]),
+  actors: actorsFromEnv(() => [
+    actors.simulated({ profile: 'reviser' }),
+    actors.simulated({ profile: 'stubborn' }),
+    actors.simulated({ profile: 'one-shot' }),
+  ]),
   // One grader call per model-graded criterion; the code-checked criteria cost nothing.
   verifier: verifiers.rubric({ grader, gradingMode: 'per-criterion', passRule: 'all' }),
   budget: 5,
   repeats: 3,
   modes: {
-    'critic-aware': { feedback: feedback.critic({ model: criticModel, rubric: 'aware', style: 'directive' }), expect: { seqAt: { 5: 0.5 } }, annotate },
-    'critic-blind': { feedback: feedback.critic({ model: criticModel, rubric: 'blind', style: 'directive' }), annotate },
+    'critic-aware': {
+      feedback: feedback.critic({ model: criticModel, rubric: 'aware', style: 'directive' }),
+      expect: { seqAt: { 5: 0.5 } },
+      annotate,
+    },
+    'critic-blind': {
+      feedback: feedback.critic({ model: criticModel, rubric: 'blind', style: 'directive' }),
+      annotate,
+    },
     verifier: { feedback: feedback.verifier() },
     binary: { feedback: feedback.binary() },
   },

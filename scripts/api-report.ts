@@ -29,7 +29,13 @@ const PURPOSE_CHARS = 110
  * a word when longer than the line allows.
  */
 export function firstSentence(doc: string): string {
-  const flat = doc.replace(/\{@link(?:code|plain)?\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}/g, (_, target: string, label?: string) => label?.trim() || target).replace(/\s+/g, ' ').trim()
+  const flat = doc
+    .replace(
+      /\{@link(?:code|plain)?\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}/g,
+      (_, target: string, label?: string) => label?.trim() || target,
+    )
+    .replace(/\s+/g, ' ')
+    .trim()
   // A sentence ends at a full stop, colon or semicolon followed by a space, outside backticks and brackets.
   let inCode = false
   let depth = 0
@@ -38,7 +44,13 @@ export function firstSentence(doc: string): string {
     if (flat[i] === '`') inCode = !inCode
     else if (!inCode && flat[i] === '(') depth++
     else if (!inCode && flat[i] === ')') depth = Math.max(0, depth - 1)
-    else if (!inCode && depth === 0 && '.:;'.includes(flat[i]!) && (i === flat.length - 1 || flat[i + 1] === ' ') && !/\b(e\.g|i\.e|etc|vs)$/.test(flat.slice(0, i))) {
+    else if (
+      !inCode &&
+      depth === 0 &&
+      '.:;'.includes(flat[i]!) &&
+      (i === flat.length - 1 || flat[i + 1] === ' ') &&
+      !/\b(e\.g|i\.e|etc|vs)$/.test(flat.slice(0, i))
+    ) {
       // `off`: … `record`: … is a list of values, not a sentence: show as much of it as fits.
       if (flat[i] === ':' && flat.slice(0, i).trim().split(' ').length <= 2) return cutAtWord(flat)
       end = i
@@ -57,7 +69,10 @@ function cutAtWord(line: string): string {
 
 /** Each entry point (`vitest-seqk`, `vitest-seqk/metrics`, …) and the source file it is built from. */
 export function entryPoints(): { entry: string; source: string }[] {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string | { import?: string }> }
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string
+    exports: Record<string, string | { import?: string }>
+  }
   return Object.entries(pkg.exports).flatMap(([key, target]) => {
     const built = typeof target === 'string' ? target : target.import
     if (!built || !built.endsWith('.js')) return []
@@ -80,15 +95,18 @@ function kindOf(symbol: ts.Symbol): ApiName['kind'] {
 /** Every entry point's exported names, sorted, from one program over the sources. */
 export function apiReport(): Map<string, ApiName[]> {
   const entries = entryPoints()
-  const program = ts.createProgram(entries.map((e) => join(root, e.source)), {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    strict: true,
-    skipLibCheck: true,
-    noEmit: true,
-    types: ['node'],
-  })
+  const program = ts.createProgram(
+    entries.map((e) => join(root, e.source)),
+    {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+    },
+  )
   const checker = program.getTypeChecker()
   const out = new Map<string, ApiName[]>()
   for (const { entry, source } of entries) {
@@ -104,7 +122,13 @@ export function apiReport(): Map<string, ApiName[]> {
       const docs = symbol.getDocumentationComment(checker)
       const tags = symbol.getJsDocTags(checker)
       const text = ts.displayPartsToString(docs)
-      return { name: exported.getName(), kind: kindOf(symbol), documented: docs.length > 0 || tags.length > 0, example: tags.some((t) => t.name === 'example'), purpose: text ? firstSentence(text) : '' }
+      return {
+        name: exported.getName(),
+        kind: kindOf(symbol),
+        documented: docs.length > 0 || tags.length > 0,
+        example: tags.some((t) => t.name === 'example'),
+        purpose: text ? firstSentence(text) : '',
+      }
     })
     // A zod schema and its inferred type say the same thing: one's purpose serves the other.
     const byName = new Map(names.map((n) => [n.name, n]))
@@ -112,10 +136,18 @@ export function apiReport(): Map<string, ApiName[]> {
       if (n.purpose !== '') continue
       const twin = byName.get(n.name.endsWith('Schema') ? n.name.slice(0, -'Schema'.length) : `${n.name}Schema`)
       const about = lowerFirst(twin?.purpose.replace(/…$/, '') ?? '')
-      if (twin?.purpose) n.purpose = cutAtWord(n.name.endsWith('Schema') ? `The zod schema of \`${twin.name}\`: ${about}` : `What \`${twin.name}\` checks: ${about}`)
+      if (twin?.purpose)
+        n.purpose = cutAtWord(
+          n.name.endsWith('Schema')
+            ? `The zod schema of \`${twin.name}\`: ${about}`
+            : `What \`${twin.name}\` checks: ${about}`,
+        )
     }
     // `export default` (the reporter) is listed by its role, not its local name.
-    out.set(entry, names.sort((a, b) => a.name.localeCompare(b.name)))
+    out.set(
+      entry,
+      names.sort((a, b) => a.name.localeCompare(b.name)),
+    )
   }
   return out
 }
@@ -142,7 +174,12 @@ export function renderApiReport(report: Map<string, ApiName[]>): string {
   ]
   for (const [entry, names] of report) {
     const runtime = names.filter(isRuntime)
-    lines.push(`## \`${entry}\``, '', `${runtime.length} runtime ${runtime.length === 1 ? 'name' : 'names'}, ${names.length - runtime.length} type-only.`, '')
+    lines.push(
+      `## \`${entry}\``,
+      '',
+      `${runtime.length} runtime ${runtime.length === 1 ? 'name' : 'names'}, ${names.length - runtime.length} type-only.`,
+      '',
+    )
     for (const n of names) lines.push(`- \`${n.name}\` (${n.kind})${n.purpose ? `: ${n.purpose}` : ''}`)
     lines.push('')
   }

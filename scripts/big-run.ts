@@ -30,21 +30,69 @@ const benchmark = 'big benchmark'
 rmSync(dir, { recursive: true, force: true })
 mkdirSync(dir, { recursive: true })
 const started = performance.now()
-const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({ id: `task-${i}`, prompt: `Say CORRECT. #${i}`, simulation: { difficulty: (i % 10) / 10, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
+const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({
+  id: `task-${i}`,
+  prompt: `Say CORRECT. #${i}`,
+  simulation: { difficulty: (i % 10) / 10, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] },
+}))
 const specs = ['reviser', 'stubborn'].flatMap((profile) => {
   const actor = simulatedActor({ profile: profile as 'reviser' })
   return [
-    cellSpec(tasks, actor, { runId, benchmark, cellId: `${actor.id} · binary`, verifier: saysCorrect, budget: 5, repeats: REPEATS, concurrency: 64, thresholds: { seqAt: { 5: 0.2 } }, errors: 'censored' }),
-    cellSpec(tasks, actor, { runId, benchmark, cellId: `${actor.id} · verifier`, verifier: saysCorrect, mode: { name: 'verifier', feedback: verifierFeedback() }, budget: 5, repeats: REPEATS, concurrency: 64, thresholds: {}, errors: 'censored' }),
+    cellSpec(tasks, actor, {
+      runId,
+      benchmark,
+      cellId: `${actor.id} · binary`,
+      verifier: saysCorrect,
+      budget: 5,
+      repeats: REPEATS,
+      concurrency: 64,
+      thresholds: { seqAt: { 5: 0.2 } },
+      errors: 'censored',
+    }),
+    cellSpec(tasks, actor, {
+      runId,
+      benchmark,
+      cellId: `${actor.id} · verifier`,
+      verifier: saysCorrect,
+      mode: { name: 'verifier', feedback: verifierFeedback() },
+      budget: 5,
+      repeats: REPEATS,
+      concurrency: 64,
+      thresholds: {},
+      errors: 'censored',
+    }),
   ]
 })
 appendPlanRecord(join(dir, PLAN_FILE), { schema: 'seqk.plan/1', runId, type: 'files', files: ['big.eval.ts'] })
-appendPlanRecord(join(dir, PLAN_FILE), { schema: 'seqk.plan/1', runId, type: 'file', file: 'big.eval.ts', cells: specs.map((s) => ({ benchmark, cellId: s.cellId, trajectories: TASKS * REPEATS })) })
+appendPlanRecord(join(dir, PLAN_FILE), {
+  schema: 'seqk.plan/1',
+  runId,
+  type: 'file',
+  file: 'big.eval.ts',
+  cells: specs.map((s) => ({ benchmark, cellId: s.cellId, trajectories: TASKS * REPEATS })),
+})
 writeFileSync(join(dir, TRAJECTORIES_FILE), '')
 for (const spec of specs) {
   const hashes = benchmarkHashes(tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
-  const start: CellStartRecord = { schema: 'seqk.cell/1', type: 'start', runId, benchmark, cellId: spec.cellId, actorId: spec.actor.id, mode: spec.mode?.name ?? 'independent', protocol, fingerprint: protocolFingerprint(protocol), taskIds: tasks.map((t) => t.id), taskHashes: hashes.tasks, repeats: REPEATS, thresholds: spec.thresholds, errors: 'censored', file: 'big.eval.ts', baseline: null }
+  const start: CellStartRecord = {
+    schema: 'seqk.cell/1',
+    type: 'start',
+    runId,
+    benchmark,
+    cellId: spec.cellId,
+    actorId: spec.actor.id,
+    mode: spec.mode?.name ?? 'independent',
+    protocol,
+    fingerprint: protocolFingerprint(protocol),
+    taskIds: tasks.map((t) => t.id),
+    taskHashes: hashes.tasks,
+    repeats: REPEATS,
+    thresholds: spec.thresholds,
+    errors: 'censored',
+    file: 'big.eval.ts',
+    baseline: null,
+  }
   appendCellRecord(join(dir, CELLS_FILE), start)
   let chunk = ''
   const result = await runCell({
@@ -58,14 +106,36 @@ for (const spec of specs) {
     },
   })
   appendFileSync(join(dir, TRAJECTORIES_FILE), chunk)
-  appendCellRecord(join(dir, CELLS_FILE), { schema: 'seqk.cell/1', type: 'end', runId, benchmark, cellId: spec.cellId, durationMs: result.summary.durationMs })
+  appendCellRecord(join(dir, CELLS_FILE), {
+    schema: 'seqk.cell/1',
+    type: 'end',
+    runId,
+    benchmark,
+    cellId: spec.cellId,
+    durationMs: result.summary.durationMs,
+  })
 }
 const ran = performance.now()
 const { trajectories } = readTrajectories(join(dir, TRAJECTORIES_FILE))
-const recomputed = recomputeRun({ runId, createdAt: new Date().toISOString(), cells: readCells(join(dir, CELLS_FILE)).cells, trajectories })
+const recomputed = recomputeRun({
+  runId,
+  createdAt: new Date().toISOString(),
+  cells: readCells(join(dir, CELLS_FILE)).cells,
+  trajectories,
+})
 const summary = { ...recomputed, verdict: verdictBlock(runVerdict(recomputed)) }
 const emitted = performance.now()
-const { written, failures } = await emitRun(runEmitters({ html: true }), { summary, runDir: dir, root: dir, trajectories: () => trajectories, color: false, print: () => {}, env: {} })
+const { written, failures } = await emitRun(runEmitters({ html: true }), {
+  summary,
+  runDir: dir,
+  root: dir,
+  trajectories: () => trajectories,
+  color: false,
+  print: () => {},
+  env: {},
+})
 if (failures.length > 0) throw new Error(failures.map((f) => f.message).join('\n'))
 const done = performance.now()
-process.stdout.write(`${JSON.stringify({ dir, trajectories: trajectories.length, runMs: Math.round(ran - started), readMs: Math.round(emitted - ran), emitMs: Math.round(done - emitted), written })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ dir, trajectories: trajectories.length, runMs: Math.round(ran - started), readMs: Math.round(emitted - ran), emitMs: Math.round(done - emitted), written })}\n`,
+)

@@ -10,7 +10,11 @@ import { tsImport } from 'tsx/esm/api'
 
 const root = new URL('..', import.meta.url).pathname
 rmSync(join(root, 'dist'), { recursive: true, force: true })
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+)
 
 const assets = (dir) =>
   readdirSync(dir).flatMap((name) => {
@@ -18,7 +22,11 @@ const assets = (dir) =>
     // The Python harness (not its unit tests, test_*.py), and the versioned prompt files critics
     // and graders read at run time.
     const python = name.endsWith('.py') && !name.startsWith('test_')
-    return statSync(path).isDirectory() ? assets(path) : python || (name.endsWith('.md') && dir.endsWith('/prompts')) ? [path] : []
+    return statSync(path).isDirectory()
+      ? assets(path)
+      : python || (name.endsWith('.md') && dir.endsWith('/prompts'))
+        ? [path]
+        : []
   })
 for (const file of assets(join(root, 'src'))) cpSync(file, join(root, 'dist', relative(join(root, 'src'), file)))
 
@@ -50,9 +58,15 @@ writeFileSync(
   ].join('\n'),
 )
 const built = await import(pathToFileURL(clientModule).href)
-if (built.clientScript() !== script) throw new Error('dist/report/client.js does not return the script it was built with')
-if (built.liveScript() !== live) throw new Error('dist/report/client.js does not return the live script it was built with')
-const js = (dir) => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? js(join(dir, name)) : name.endsWith('.js') ? [join(dir, name)] : []))
+if (built.clientScript() !== script)
+  throw new Error('dist/report/client.js does not return the script it was built with')
+if (built.liveScript() !== live)
+  throw new Error('dist/report/client.js does not return the live script it was built with')
+const js = (dir) =>
+  readdirSync(dir).flatMap((name) =>
+    statSync(join(dir, name)).isDirectory() ? js(join(dir, name)) : name.endsWith('.js') ? [join(dir, name)] : [],
+  )
 for (const file of js(join(root, 'dist'))) {
-  if (/\bfrom ['"]esbuild['"]|import\(['"]esbuild['"]\)/.test(readFileSync(file, 'utf8'))) throw new Error(`${relative(root, file)} imports esbuild, a build-time dependency only`)
+  if (/\bfrom ['"]esbuild['"]|import\(['"]esbuild['"]\)/.test(readFileSync(file, 'utf8')))
+    throw new Error(`${relative(root, file)} imports esbuild, a build-time dependency only`)
 }

@@ -10,10 +10,14 @@ import { request } from 'node:http'
 import { resolve } from 'node:path'
 import type * as LiveServerModule from '../src/report/live/server.js'
 
-const [dir = '/tmp/big-run', serverModule = new URL('../src/report/live/server.ts', import.meta.url).pathname] = process.argv.slice(2)
+const [dir = '/tmp/big-run', serverModule = new URL('../src/report/live/server.ts', import.meta.url).pathname] =
+  process.argv.slice(2)
 const { startLiveServer } = (await import(resolve(serverModule))) as typeof LiveServerModule
 
-function get(url: string, until: (body: string) => boolean): Promise<{ ms: number; bytes: number; firstByteMs: number }> {
+function get(
+  url: string,
+  until: (body: string) => boolean,
+): Promise<{ ms: number; bytes: number; firstByteMs: number }> {
   const t0 = performance.now()
   return new Promise((done, fail) => {
     const req = request(url, { headers: { host: new URL(url).host } }, (res) => {
@@ -53,4 +57,6 @@ const caughtUp = await new Promise<number>((done) => {
   check()
 })
 await server.close()
-process.stdout.write(`${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp) })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp) })}\n`,
+)

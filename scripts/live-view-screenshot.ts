@@ -24,13 +24,24 @@ mkdirSync(dirname(png), { recursive: true })
 
 const server = await startLiveServer({ target: runs, port: 0, pollMs: 200 })
 const foreign: string[] = []
-const context = await launchChromium(join(dir, 'chromium-profile'), { width: 1280, height: 900 }, (url) => url.startsWith(server.url), foreign)
+const context = await launchChromium(
+  join(dir, 'chromium-profile'),
+  { width: 1280, height: 900 },
+  (url) => url.startsWith(server.url),
+  foreign,
+)
 const page = context.pages()[0] ?? (await context.newPage())
 await page.goto(server.url, { waitUntil: 'load' })
 
 let output = ''
 const evals = spawn('npx', ['vitest', 'run', '--project', 'evals'], {
-  env: { ...process.env, SEQK_OUTPUT_DIR: runs, SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), NO_COLOR: '1', CI: 'true' },
+  env: {
+    ...process.env,
+    SEQK_OUTPUT_DIR: runs,
+    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
+    NO_COLOR: '1',
+    CI: 'true',
+  },
   stdio: ['ignore', 'pipe', 'pipe'],
 })
 evals.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))

@@ -18,10 +18,18 @@ const html = await runReportHtml(summary, trajectories)
 const renderMs = performance.now() - t0
 const file = join(dir, 'report.html')
 writeFileSync(file, html)
-const figures: Record<string, number> = { trajectories: trajectories.length, bytes: statSync(file).size, renderMs: Math.round(renderMs) }
+const figures: Record<string, number> = {
+  trajectories: trajectories.length,
+  bytes: statSync(file).size,
+  renderMs: Math.round(renderMs),
+}
 if (hasChromium) {
   const { chromium } = await import('playwright-core')
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  })
   // A fresh browser's first page (cold), then the same page again (warm).
   for (const name of ['coldLoadMs', 'warmLoadMs']) {
     const page = await browser.newPage()

@@ -52,7 +52,11 @@ const rule = (ks: number[]): GateRule => ({ K, ks, independent: false, margin: 0
 const settings: [string, AttemptPopulation][] = Object.entries(POPULATIONS)
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)]
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ]
 }
 
 /** A table's lines: its heading, what it measured, the table, and the script that made it. */
@@ -90,18 +94,39 @@ const sections: Section[] = [
     name: 'bootstrap',
     build: () => {
       const B = scale(300)
-      const sizes: [number, number][] = [[10, 1], [20, 1], [40, 3], [164, 3]]
-      const cell = (c: { coverage: number; zeroWidth: number; meanWidth: number }) => `${pct(c.coverage)}% (${pct(c.meanWidth, 0)})${c.zeroWidth > 0 ? `, ${pct(c.zeroWidth)}% zero-width` : ''}`
+      const sizes: [number, number][] = [
+        [10, 1],
+        [20, 1],
+        [40, 3],
+        [164, 3],
+      ]
+      const cell = (c: { coverage: number; zeroWidth: number; meanWidth: number }) =>
+        `${pct(c.coverage)}% (${pct(c.meanWidth, 0)})${c.zeroWidth > 0 ? `, ${pct(c.zeroWidth)}% zero-width` : ''}`
       return [
         `#### What the intervals replaced: the percentile bootstrap over tasks, and the paired one (2000 resamples each)`,
         '',
         `Coverage (mean width in points) of the rate's interval, and coverage of the paired difference's with no change and with p × 0.6; ${B} simulated benchmarks per cell (±${pct(shareError(0.9, B))} points at 90%). Made by ${SCRIPT}.`,
         '',
-        ...table(['population', 'interval', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [
-          [`${name} (${pct(populationSeqAt(p))}%)`, 'Seq@5', ...sizes.map(([n, r]) => cell(intervalCoverage(p, n, r, B, 1, 'bootstrap')))],
-          [name, 'difference, no change', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 1, B, 1, 'bootstrap').coverage)}%`)],
-          [name, 'difference, p × 0.6', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 0.6, B, 1, 'bootstrap').coverage)}%`)],
-        ])),
+        ...table(
+          ['population', 'interval', ...sizes.map(([n, r]) => `${n} × ${r}`)],
+          settings.flatMap(([name, p]) => [
+            [
+              `${name} (${pct(populationSeqAt(p))}%)`,
+              'Seq@5',
+              ...sizes.map(([n, r]) => cell(intervalCoverage(p, n, r, B, 1, 'bootstrap'))),
+            ],
+            [
+              name,
+              'difference, no change',
+              ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 1, B, 1, 'bootstrap').coverage)}%`),
+            ],
+            [
+              name,
+              'difference, p × 0.6',
+              ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, 0.6, B, 1, 'bootstrap').coverage)}%`),
+            ],
+          ]),
+        ),
       ]
     },
   },
@@ -109,13 +134,25 @@ const sections: Section[] = [
     name: 'pass-intervals',
     build: () => {
       const B = scale(1000)
-      const sizes: [number, number][] = [[10, 1], [10, 3], [20, 1], [40, 3], [164, 3]]
+      const sizes: [number, number][] = [
+        [10, 1],
+        [10, 3],
+        [20, 1],
+        [40, 3],
+        [164, 3],
+      ]
       return [
         `#### Coverage of the 95% interval of Pass@5 (independent sampling, 5 samples per repeat; korn-graubard/2)`,
         '',
         `${B} simulated benchmarks per cell (±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
         '',
-        ...table(['population Pass@5', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.map(([name, p]) => [`${name} (${pct(populationSeqAt(p))}%)`, ...sizes.map(([n, r]) => `${pct(passAtCoverage(p, n, r, B).coverage)}%`)])),
+        ...table(
+          ['population Pass@5', ...sizes.map(([n, r]) => `${n} × ${r}`)],
+          settings.map(([name, p]) => [
+            `${name} (${pct(populationSeqAt(p))}%)`,
+            ...sizes.map(([n, r]) => `${pct(passAtCoverage(p, n, r, B).coverage)}%`),
+          ]),
+        ),
       ]
     },
   },
@@ -123,13 +160,29 @@ const sections: Section[] = [
     name: 'difference-intervals',
     build: () => {
       const B = scale(1000)
-      const sizes: [number, number][] = [[10, 1], [10, 3], [20, 1], [20, 3], [40, 3], [164, 3]]
+      const sizes: [number, number][] = [
+        [10, 1],
+        [10, 3],
+        [20, 1],
+        [20, 3],
+        [40, 3],
+        [164, 3],
+      ]
       return [
         `#### Coverage of the paired difference's 95% interval (paired-agresti-min-t/1), against the difference on the benchmark's own tasks`,
         '',
         `With no change and with a 40% lower per-attempt success; ${B} simulated pairs per cell (±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
         '',
-        ...table(['population', 'change', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => [1, 0.6].map((s) => [name, s === 1 ? 'none' : 'p × 0.6', ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, s, B).coverage)}%`)]))),
+        ...table(
+          ['population', 'change', ...sizes.map(([n, r]) => `${n} × ${r}`)],
+          settings.flatMap(([name, p]) =>
+            [1, 0.6].map((s) => [
+              name,
+              s === 1 ? 'none' : 'p × 0.6',
+              ...sizes.map(([n, r]) => `${pct(differenceCoverage(p, n, r, s, B).coverage)}%`),
+            ]),
+          ),
+        ),
       ]
     },
   },
@@ -137,14 +190,34 @@ const sections: Section[] = [
     name: 'false-alarms',
     build: () => {
       const B = scale(2000)
-      const sizes: [number, number][] = [[8, 1], [8, 3], [10, 1], [20, 1], [20, 3], [40, 3], [164, 3]]
-      const families: [string, number[]][] = [['Seq@5', [5]], ['Seq@1..5', [1, 2, 3, 4, 5]]]
+      const sizes: [number, number][] = [
+        [8, 1],
+        [8, 3],
+        [10, 1],
+        [20, 1],
+        [20, 3],
+        [40, 3],
+        [164, 3],
+      ]
+      const families: [string, number[]][] = [
+        ['Seq@5', [5]],
+        ['Seq@1..5', [1, 2, 3, 4, 5]],
+      ]
       return [
         `#### The gate's false alarms with no change (seqk.gate/2, margin 0, maxDrop 10 points)`,
         '',
         `${B} simulated pairs per cell: a rate of 2.5% is ±${pct(shareError(0.025, B))} points (one standard error). Made by ${SCRIPT}.`,
         '',
-        ...table(['population', 'gated', ...sizes.map(([n, r]) => `${n} × ${r}`)], settings.flatMap(([name, p]) => families.map(([label, ks]) => [name, label, ...sizes.map(([n, r]) => `${pct(gateFalseAlarms(p, n, r, rule(ks), B))}%`)]))),
+        ...table(
+          ['population', 'gated', ...sizes.map(([n, r]) => `${n} × ${r}`)],
+          settings.flatMap(([name, p]) =>
+            families.map(([label, ks]) => [
+              name,
+              label,
+              ...sizes.map(([n, r]) => `${pct(gateFalseAlarms(p, n, r, rule(ks), B))}%`),
+            ]),
+          ),
+        ),
       ]
     },
   },
@@ -153,10 +226,29 @@ const sections: Section[] = [
     build: () => {
       const S = scale(1000)
       const drops = [0.02, 0.05, 0.1, 0.15, 0.2]
-      const sizes: [number, number][] = [[10, 1], [20, 3], [40, 3], [80, 3], [164, 1], [164, 3], [164, 5]]
-      const question = (n: number, r: number) => ({ tasks: n, repeats: r, rate: 0.75, concentration: 1, rule: rule([5]), simulations: S })
+      const sizes: [number, number][] = [
+        [10, 1],
+        [20, 3],
+        [40, 3],
+        [80, 3],
+        [164, 1],
+        [164, 3],
+        [164, 5],
+      ]
+      const question = (n: number, r: number) => ({
+        tasks: n,
+        repeats: r,
+        rate: 0.75,
+        concentration: 1,
+        rule: rule([5]),
+        simulations: S,
+      })
       const rows = sizes.flatMap(([n, r]) =>
-        (['proportional', 'concentrated'] as const).map((a) => [`${n} × ${r}`, a === 'proportional' ? 'every task in proportion' : 'a few tasks broken', ...drops.map((d) => `${pct(gatePower(question(n, r), d, a), 0)}%`)]),
+        (['proportional', 'concentrated'] as const).map((a) => [
+          `${n} × ${r}`,
+          a === 'proportional' ? 'every task in proportion' : 'a few tasks broken',
+          ...drops.map((d) => `${pct(gatePower(question(n, r), d, a), 0)}%`),
+        ]),
       )
       return [
         `#### The gate's power: share of runs in which a true drop of Seq@5 fails it (rate 75%, tasks as different as real ones: concentration 1)`,
@@ -185,7 +277,16 @@ const sections: Section[] = [
       const rows = cases.flatMap(([truth, n, r, d]) =>
         (['proportional', 'concentrated'] as const satisfies readonly Alternative[]).map((a) => {
           const x = powerAccuracy(truth, n, r, d, a, options)
-          return [truth.name, `${n} × ${r}`, `−${pct(d, 0)}`, a === 'proportional' ? 'in proportion' : 'a few tasks', `${pct(x.simulated, 0)}% ±${pct(x.se.simulated, 0)}`, `${pct(x.reported, 0)}% ±${pct(x.se.reported, 0)}`, signed(x.reported - x.simulated, 0), `${pct(x.stated, 0)}%`]
+          return [
+            truth.name,
+            `${n} × ${r}`,
+            `−${pct(d, 0)}`,
+            a === 'proportional' ? 'in proportion' : 'a few tasks',
+            `${pct(x.simulated, 0)}% ±${pct(x.se.simulated, 0)}`,
+            `${pct(x.reported, 0)}% ±${pct(x.se.reported, 0)}`,
+            signed(x.reported - x.simulated, 0),
+            `${pct(x.stated, 0)}%`,
+          ]
         }),
       )
       return [
@@ -193,7 +294,19 @@ const sections: Section[] = [
         '',
         `Simulated: ${options.pairs} baseline/current pairs drawn from the truth, the current run worse by the drop. Reported: the gate's own estimate on a rerun with no change, from that pair alone (how much tasks differ read from repeats, or with one repeat from the two runs), averaged over ${options.runs} runs of the truth, ${options.simulations} simulated pairs each; "stated" is what the verdict says (the lower alternative). ± is one standard error. The fading truth is an actor the simulation does not assume: each revision half as likely to succeed as the attempt before. Made by ${SCRIPT}.`,
         '',
-        ...table(['truth', 'tasks × repeats', 'drop', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
+        ...table(
+          [
+            'truth',
+            'tasks × repeats',
+            'drop',
+            'the drop falls on',
+            'simulated',
+            'reported',
+            'error (points)',
+            'stated',
+          ],
+          rows,
+        ),
       ]
     },
   },
@@ -214,7 +327,15 @@ const sections: Section[] = [
         (['proportional', 'concentrated'] as const satisfies readonly Alternative[]).map((a) => {
           const x = detectableDropAccuracy(truth, n, r, a, options)
           const error = x.simulated === null || x.reported === null ? '—' : signed(x.reported - x.simulated)
-          return [truth.name, `${n} × ${r}`, a === 'proportional' ? 'in proportion' : 'a few tasks', at(x.simulated), `${at(x.reported)} ±${(x.se * 100).toFixed(1)}`, error, at(x.stated)]
+          return [
+            truth.name,
+            `${n} × ${r}`,
+            a === 'proportional' ? 'in proportion' : 'a few tasks',
+            at(x.simulated),
+            `${at(x.reported)} ±${(x.se * 100).toFixed(1)}`,
+            error,
+            at(x.stated),
+          ]
         }),
       )
       return [
@@ -222,7 +343,10 @@ const sections: Section[] = [
         '',
         `Simulated: the smallest drop on a 1-point grid that fails the gate in at least 80% of ${options.pairs} baseline/current pairs drawn from the truth (about ±0.3 points). Reported: the gate's own detectable drop for that alternative on a rerun with no change, averaged over ${options.runs} runs of the truth, ± one standard error; "stated" is what the verdict says (the larger of the two alternatives'). Made by ${SCRIPT}.`,
         '',
-        ...table(['truth', 'tasks × repeats', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'], rows),
+        ...table(
+          ['truth', 'tasks × repeats', 'the drop falls on', 'simulated', 'reported', 'error (points)', 'stated'],
+          rows,
+        ),
       ]
     },
   },
@@ -242,7 +366,16 @@ const sections: Section[] = [
         [1, 3].flatMap((r) =>
           [ten, two].map((rate) => {
             const x = errorStudy(population, 200, r, m, rate, B)
-            return [text, String(r), `${pct(x.errored)}%`, `${signed(x.bias.censored, 2)} ±${pct(x.se, 2)}`, signed(x.bias.asFailures, 2), signed(x.bias.leftOut, 2), `${pct(x.censored.coverage)}% (${pct(x.censored.meanWidth, 0)})`, `${pct(x.reported.coverage)}% (${pct(x.reported.meanWidth, 0)})`]
+            return [
+              text,
+              String(r),
+              `${pct(x.errored)}%`,
+              `${signed(x.bias.censored, 2)} ±${pct(x.se, 2)}`,
+              signed(x.bias.asFailures, 2),
+              signed(x.bias.leftOut, 2),
+              `${pct(x.censored.coverage)}% (${pct(x.censored.meanWidth, 0)})`,
+              `${pct(x.reported.coverage)}% (${pct(x.reported.meanWidth, 0)})`,
+            ]
           }),
         ),
       )
@@ -251,7 +384,19 @@ const sections: Section[] = [
         '',
         `Bias in points against the population Seq@5 (± one standard error; the two simple rules' are alike, from the same draws), and the coverage (mean width in points) of the censored interval and of the interval a summary reports (the union of it and both simple rules' past 2% errored trajectories). ${B} simulated benchmarks per row (coverage ±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
         '',
-        ...table(['errors fall on', 'repeats', 'errored', 'censored (default)', 'as failures', 'left out', 'censored interval', 'reported interval'], rows),
+        ...table(
+          [
+            'errors fall on',
+            'repeats',
+            'errored',
+            'censored (default)',
+            'as failures',
+            'left out',
+            'censored interval',
+            'reported interval',
+          ],
+          rows,
+        ),
       ]
     },
   },
@@ -269,7 +414,10 @@ for (const section of sections) {
   }
   const [open, close] = [`<!-- statistics-tables:${section.name} -->`, `<!-- /statistics-tables:${section.name} -->`]
   const [from, to] = [doc.indexOf(open), doc.indexOf(close)]
-  if (from < 0 || to < from) throw new Error(`docs/statistics.md: no ${open} … ${close} region for the ${section.name} table; add the two markers where it belongs`)
+  if (from < 0 || to < from)
+    throw new Error(
+      `docs/statistics.md: no ${open} … ${close} region for the ${section.name} table; add the two markers where it belongs`,
+    )
   doc = `${doc.slice(0, from + open.length)}\n${lines.join('\n')}\n${doc.slice(to)}`
 }
 if (!print) writeFileSync(DOC, doc)

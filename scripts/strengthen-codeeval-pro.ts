@@ -13,18 +13,33 @@ const verifier = verifiers.pythonTests()
 for (const benchmark of Object.keys(codeEvalProFiles) as (keyof typeof codeEvalProFiles)[]) {
   const entries = loadCodeEvalPro(codeEvalProFiles[benchmark], { benchmark })
   const started = performance.now()
-  const results = await mapConcurrent(entries, 4, (e) => strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }))
+  const results = await mapConcurrent(entries, 4, (e) =>
+    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }),
+  )
   const original = entries.reduce((n, e) => n + e.task.tests!.split('\n').filter((l) => l.trim() !== '').length, 0)
   const added = results.reduce((n, r) => n + r.added, 0)
   const unchanged = results.filter((r) => r.added === 0).length
   const flaky = results.filter((r) => r.referenceFailures > 0).length
-  const rechecked = await mapConcurrent(results, 4, async (r, i) => (await verifier.verify(r.task, entries[i]!.reference)).pass)
-  console.log(JSON.stringify({
-    benchmark, tasks: entries.length, inputsPerTask: inputs, seed,
-    originalStatements: original, addedStatements: added, strengthenedStatements: original + added,
-    tasksUnchanged: unchanged, rejectedCandidates: results.reduce((n, r) => n + r.rejected, 0),
-    tasksWhoseReferenceFailedARerun: flaky, referencesFailingStrengthenedSuite: rechecked.filter((p) => !p).length,
-    seconds: Math.round((performance.now() - started) / 1000),
-  }))
+  const rechecked = await mapConcurrent(
+    results,
+    4,
+    async (r, i) => (await verifier.verify(r.task, entries[i]!.reference)).pass,
+  )
+  console.log(
+    JSON.stringify({
+      benchmark,
+      tasks: entries.length,
+      inputsPerTask: inputs,
+      seed,
+      originalStatements: original,
+      addedStatements: added,
+      strengthenedStatements: original + added,
+      tasksUnchanged: unchanged,
+      rejectedCandidates: results.reduce((n, r) => n + r.rejected, 0),
+      tasksWhoseReferenceFailedARerun: flaky,
+      referencesFailingStrengthenedSuite: rechecked.filter((p) => !p).length,
+      seconds: Math.round((performance.now() - started) / 1000),
+    }),
+  )
 }
 process.exit(0)

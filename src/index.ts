@@ -26,28 +26,111 @@ export { TaskSchema, type Task, type TaskInput } from './protocol/task.js'
 export type { AnyTask } from './core/task.js'
 
 // Models: actors, critics, graders and summarisers alike.
-export { actorsFromEnv, actorFromSpec, SIMULATED_PROFILES, BUNDLED_PRICES, ProviderError, MissingApiKeyError } from './models/index.js'
+export {
+  actorsFromEnv,
+  actorFromSpec,
+  SIMULATED_PROFILES,
+  BUNDLED_PRICES,
+  ProviderError,
+  MissingApiKeyError,
+} from './models/index.js'
 // Agents: `actors.agent` and the tools it calls.
 export { actors, tool, type AgentOptions, type AgentTool, type ToolContext, type ToolOptions } from './agents/index.js'
 export type { ToolCall, ToolDefinition, ToolTurn } from './models/tools.js'
 export type { Episode, EpisodeEndReason, EpisodeTurn, ToolCallRecord } from './core/episode.js'
-export type { SimulatedActorOptions, SimulatedProfile, SimulatedProfileName, Price, PriceTable, CassetteMode, RemoteOptions, AnthropicOptions, CompatibleOptions, OpenAIOptions } from './models/index.js'
-export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelCall, ModelDescriptor, ModelRole, Usage } from './models/index.js'
+export type {
+  SimulatedActorOptions,
+  SimulatedProfile,
+  SimulatedProfileName,
+  Price,
+  PriceTable,
+  CassetteMode,
+  RemoteOptions,
+  AnthropicOptions,
+  CompatibleOptions,
+  OpenAIOptions,
+} from './models/index.js'
+export type {
+  CallContext,
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  FinishReason,
+  ModelCall,
+  ModelDescriptor,
+  ModelRole,
+  Usage,
+} from './models/index.js'
 export { SimulationScriptSchema, type SimulationScript } from './models/simulated.js'
 
 // Verifiers and feedback.
 export { verifiers, PythonNotFoundError, SandboxUnavailableError, closePythonWorkers } from './verifiers/index.js'
-export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict, ExactMatchOptions, ContainsOptions, RegexOptions, JsonOptions, StandardSchema, NumericOptions, OneOfOptions, PredicateOptions, PredicateResult, PredicateRule, PythonTestsOptions, PythonTestsVerifier, SandboxMode, SandboxOption, Criterion, CriterionCheck, CriterionInput, RubricTask, RubricTaskInput, PassRule, GradingMode, CriterionPredicate, RubricVerifier, RubricVerifierOptions } from './verifiers/index.js'
+export type {
+  Verifier,
+  AsyncVerifier,
+  VerifyOptions,
+  Verdict,
+  Diagnostics,
+  TestOutcome,
+  CriterionVerdict,
+  ExactMatchOptions,
+  ContainsOptions,
+  RegexOptions,
+  JsonOptions,
+  StandardSchema,
+  NumericOptions,
+  OneOfOptions,
+  PredicateOptions,
+  PredicateResult,
+  PredicateRule,
+  PythonTestsOptions,
+  PythonTestsVerifier,
+  SandboxMode,
+  SandboxOption,
+  Criterion,
+  CriterionCheck,
+  CriterionInput,
+  RubricTask,
+  RubricTaskInput,
+  PassRule,
+  GradingMode,
+  CriterionPredicate,
+  RubricVerifier,
+  RubricVerifierOptions,
+} from './verifiers/index.js'
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
-export type { BinaryFeedbackOptions, CriticOptions, Feedback, FeedbackInput, FeedbackKind, FeedbackMode, AsyncFeedbackMode, VerifierFeedbackOptions } from './feedback/index.js'
+export type {
+  BinaryFeedbackOptions,
+  CriticOptions,
+  Feedback,
+  FeedbackInput,
+  FeedbackKind,
+  FeedbackMode,
+  AsyncFeedbackMode,
+  VerifierFeedbackOptions,
+} from './feedback/index.js'
 
 // The loop: history policies, the prompt builder, one cell run without Vitest.
-export { fullHistory, lastHistory, summaryHistory, type HistoryPolicy, type AsyncHistoryPolicy, type HistoryBuild, type Turn } from './protocol/history.js'
+export {
+  fullHistory,
+  lastHistory,
+  summaryHistory,
+  type HistoryPolicy,
+  type AsyncHistoryPolicy,
+  type HistoryBuild,
+  type Turn,
+} from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
 export { runCell, type CellResult, type CellSpec } from './protocol/cell.js'
 
 // Checking a custom component against its contract (the loop checks every value it receives with these).
-export { ComponentError, isComponentError, type ContractBreach, type ContractProblem } from './models/component-error.js'
+export {
+  ComponentError,
+  isComponentError,
+  type ContractBreach,
+  type ContractProblem,
+} from './models/component-error.js'
 export { ChatResponseSchema, checkChatResponse } from './models/chat-model.js'
 export { VerdictSchema, checkVerdict } from './verifiers/verifier.js'
 export { FeedbackSchema, checkFeedback } from './feedback/index.js'
@@ -57,7 +140,31 @@ export { recordCall, withSpentCalls } from './models/chat-model.js'
 export type { Awaitable } from './core/awaitable.js'
 
 // Public benchmarks (their records, defects and simulations: vitest-seqk/benchmarks).
-export { loadHumanEvalPro, loadMbppPro, loadCodeEvalPro, withCheckedSimulation, loadHealthBench, healthBenchVerifier, loadAdvancedIf, advancedIfVerifier, loadClBench, clBenchVerifier } from './benchmarks/index.js'
-export type { CodeEvalProOptions, CodeEvalProBenchmark, HealthBenchOptions, AdvancedIfOptions, AdvancedIfSubset, ClBenchOptions } from './benchmarks/index.js'
+export {
+  loadHumanEvalPro,
+  loadMbppPro,
+  loadCodeEvalPro,
+  withCheckedSimulation,
+  loadHealthBench,
+  healthBenchVerifier,
+  loadAdvancedIf,
+  advancedIfVerifier,
+  loadClBench,
+  clBenchVerifier,
+} from './benchmarks/index.js'
+export type {
+  CodeEvalProOptions,
+  CodeEvalProBenchmark,
+  HealthBenchOptions,
+  AdvancedIfOptions,
+  AdvancedIfSubset,
+  ClBenchOptions,
+} from './benchmarks/index.js'
 // Your own tasks from a JSON Lines or CSV file.
-export { loadTasks, TaskFileError, type LoadTasksOptions, type TaskColumns, type TaskRow } from './benchmarks/load-tasks.js'
+export {
+  loadTasks,
+  TaskFileError,
+  type LoadTasksOptions,
+  type TaskColumns,
+  type TaskRow,
+} from './benchmarks/load-tasks.js'

@@ -43,12 +43,19 @@ afterAll(async () => {
   await server.close()
 })
 
-const parameters = { type: 'object', properties: { i: { type: 'number' } }, required: ['i'], additionalProperties: false }
+const parameters = {
+  type: 'object',
+  properties: { i: { type: 'number' } },
+  required: ['i'],
+  additionalProperties: false,
+}
 
 /** What a user writes without the harness: call, run the tools, send the results, until an answer. */
 async function bareLoop(): Promise<string> {
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }]
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'step', description: 'Takes a step.', parameters } }]
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'step', description: 'Takes a step.', parameters } },
+  ]
   for (;;) {
     const completion = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })
     const message = completion.choices[0]!.message
@@ -57,7 +64,11 @@ async function bareLoop(): Promise<string> {
     messages.push({ role: 'assistant', content: message.content, tool_calls: calls })
     for (const call of calls) {
       if (call.type !== 'function') continue
-      messages.push({ role: 'tool', tool_call_id: call.id, content: run(JSON.parse(call.function.arguments) as { i: number }) })
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: run(JSON.parse(call.function.arguments) as { i: number }),
+      })
     }
   }
 }
@@ -76,7 +87,10 @@ async function timed(loop: () => Promise<string>): Promise<number> {
 
 describe('agent overhead per tool call (5 calls and an answer per episode)', () => {
   bench('bare openai SDK tool loop', async () => void (await timed(bareLoop)), { iterations: 30, warmupIterations: 5 })
-  bench('actors.agent over actors.openai', async () => void (await timed(harness)), { iterations: 30, warmupIterations: 5 })
+  bench('actors.agent over actors.openai', async () => void (await timed(harness)), {
+    iterations: 30,
+    warmupIterations: 5,
+  })
   bench(
     'paired: harness ÷ bare, median of interleaved rounds',
     async () => {
@@ -91,11 +105,17 @@ describe('agent overhead per tool call (5 calls and an answer per episode)', () 
       }
       const sorted = [...ratios].sort((x, y) => x - y)
       const median = sorted[Math.floor(sorted.length / 2)]!
-      const interval = bootstrapInterval(ratios.map((r) => [r]), (rows) => {
-        const values = rows.flat().sort((x, y) => x - y)
-        return values[Math.floor(values.length / 2)]!
-      }, { seed: 32, resamples: 1000 })
-      console.log(`agent harness ÷ bare SDK tool loop, per episode of ${CALLS} tool calls: median ${median.toFixed(3)}× (95% ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)}) over ${ROUNDS} interleaved rounds`)
+      const interval = bootstrapInterval(
+        ratios.map((r) => [r]),
+        (rows) => {
+          const values = rows.flat().sort((x, y) => x - y)
+          return values[Math.floor(values.length / 2)]!
+        },
+        { seed: 32, resamples: 1000 },
+      )
+      console.log(
+        `agent harness ÷ bare SDK tool loop, per episode of ${CALLS} tool calls: median ${median.toFixed(3)}× (95% ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)}) over ${ROUNDS} interleaved rounds`,
+      )
     },
     { iterations: 1, warmupIterations: 0 },
   )

@@ -7,7 +7,19 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { spentCalls } from '../src/models/chat-model.js'
-import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, tool, type CallContext, type CellSpec, type ChatModel, type Task, type Verifier } from '../src/index.js'
+import {
+  actors,
+  defaultPromptBuilder,
+  feedback,
+  fullHistory,
+  runCell,
+  tool,
+  type CallContext,
+  type CellSpec,
+  type ChatModel,
+  type Task,
+  type Verifier,
+} from '../src/index.js'
 import { TrajectorySchema } from '../src/core/schemas.js'
 import { startTestServer, type Responder, type TestServer, type TestServerRequest } from '../src/testing/index.js'
 
@@ -23,7 +35,12 @@ afterAll(async () => {
 })
 
 const notes: Record<string, string> = { a: 'alpha', b: 'beta' }
-const readNote = tool({ name: 'read_note', description: 'Reads a note by key.', parameters: z.object({ key: z.string() }), run: ({ key }) => notes[key] ?? 'no such note' })
+const readNote = tool({
+  name: 'read_note',
+  description: 'Reads a note by key.',
+  parameters: z.object({ key: z.string() }),
+  run: ({ key }) => notes[key] ?? 'no such note',
+})
 const fail = tool({
   name: 'explode',
   description: 'Always fails.',
@@ -33,11 +50,24 @@ const fail = tool({
   },
 })
 /** Waits until it is stopped: the wall-time and tool-timeout limits must cut it. */
-const wait = tool({ name: 'wait', description: 'Waits.', parameters: z.object({}), run: (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))) })
+const wait = tool({
+  name: 'wait',
+  description: 'Waits.',
+  parameters: z.object({}),
+  run: (_args, { signal }) =>
+    new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+})
 
 /** Reads both notes at once, then answers with the results it got (errors marked). */
 const readThenAnswer: Responder = (request) => {
-  if (!request.toolResults?.length) return { text: 'Reading.', toolCalls: [{ name: 'read_note', arguments: { key: 'a' } }, { name: 'read_note', arguments: { key: 'b' } }] }
+  if (!request.toolResults?.length)
+    return {
+      text: 'Reading.',
+      toolCalls: [
+        { name: 'read_note', arguments: { key: 'a' } },
+        { name: 'read_note', arguments: { key: 'b' } },
+      ],
+    }
   return `ANSWER ${request.toolResults.map((r) => r.content).join(' ')}`
 }
 beforeEach(() => {
@@ -46,10 +76,13 @@ beforeEach(() => {
 })
 
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, timeoutMs: 5000 }
-const openai = (extra: object = {}) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra })
-const anthropic = (extra: object = {}) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...fast, ...extra })
+const openai = (extra: object = {}) =>
+  actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra })
+const anthropic = (extra: object = {}) =>
+  actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...fast, ...extra })
 const context: CallContext = { role: 'actor', taskId: 't1', attempt: 1, repeat: 0, protocol: 'sequential' }
-const ask = (agent: ChatModel, signal?: AbortSignal) => agent.chat({ messages: [{ role: 'user', content: 'Read the notes.' }], context, ...(signal ? { signal } : {}) })
+const ask = (agent: ChatModel, signal?: AbortSignal) =>
+  agent.chat({ messages: [{ role: 'user', content: 'Read the notes.' }], context, ...(signal ? { signal } : {}) })
 
 const tasks: Task[] = [{ id: 'notes', prompt: 'Read notes a and b and report them.' }]
 const verifier: Verifier = {
@@ -97,7 +130,9 @@ describe.each([
     expect(attempt!.answer).toBe('ANSWER alpha beta')
     const episode = attempt!.episode!
     expect(episode.endedBy).toBe('answer')
-    expect(episode.turns.map((t) => [t.text, t.toolCalls.map((c) => [c.name, JSON.parse(c.arguments), c.result, c.error])])).toEqual([
+    expect(
+      episode.turns.map((t) => [t.text, t.toolCalls.map((c) => [c.name, JSON.parse(c.arguments), c.result, c.error])]),
+    ).toEqual([
       [
         'Reading.',
         [
@@ -109,7 +144,10 @@ describe.each([
     ])
     // The attempt's usage and cost are its turns', added: a priced model's episode has a cost.
     expect(attempt!.usage!.outputTokens).toBe(episode.turns.reduce((n, t) => n + t.usage!.outputTokens, 0))
-    expect(attempt!.costUsd).toBeCloseTo(episode.turns.reduce((n, t) => n + t.costUsd!, 0), 12)
+    expect(attempt!.costUsd).toBeCloseTo(
+      episode.turns.reduce((n, t) => n + t.costUsd!, 0),
+      12,
+    )
     expect(attempt!.costUsd).toBeGreaterThan(0)
     expect(server.requests).toHaveLength(2)
   })
@@ -119,11 +157,21 @@ describe('a bad call goes back to the model as its error, and the episode goes o
   it.each([
     ['invalid arguments', { name: 'read_note', arguments: { key: 7 } }, /^error: invalid arguments: key: /],
     ['malformed JSON', { name: 'read_note', arguments: '{"key": ' }, /^error: the arguments are not valid JSON/],
-    ['an unknown tool', { name: 'rm_rf', arguments: {} }, /^error: there is no tool named "rm_rf"; the tools are read_note, explode/],
+    [
+      'an unknown tool',
+      { name: 'rm_rf', arguments: {} },
+      /^error: there is no tool named "rm_rf"; the tools are read_note, explode/,
+    ],
     ['a tool that throws', { name: 'explode', arguments: {} }, /^error: the tool failed: boom$/],
-    ['JSON Schema arguments that do not fit', { name: 'explode', arguments: { extra: 1 } }, /^error: invalid arguments: \(arguments\) must NOT have additional properties/],
+    [
+      'JSON Schema arguments that do not fit',
+      { name: 'explode', arguments: { extra: 1 } },
+      /^error: invalid arguments: \(arguments\) must NOT have additional properties/,
+    ],
   ])('%s', async (_name, call, message) => {
-    server.respondWith((request) => (request.toolResults?.length ? `saw ${request.toolResults[0]!.content}` : { text: '', toolCalls: [call] }))
+    server.respondWith((request) =>
+      request.toolResults?.length ? `saw ${request.toolResults[0]!.content}` : { text: '', toolCalls: [call] },
+    )
     const response = await ask(actors.agent({ model: openai(), tools: [readNote, fail] }))
     expect(response.episode!.endedBy).toBe('answer')
     const [first] = response.episode!.turns
@@ -136,7 +184,10 @@ describe('a bad call goes back to the model as its error, and the episode goes o
 })
 
 describe('each limit ends the episode with its reason', () => {
-  const loop = (request: TestServerRequest) => ({ text: '', toolCalls: [{ name: 'read_note', arguments: { key: `k${request.toolResults?.length ?? 0}` } }] })
+  const loop = (request: TestServerRequest) => ({
+    text: '',
+    toolCalls: [{ name: 'read_note', arguments: { key: `k${request.toolResults?.length ?? 0}` } }],
+  })
 
   it('steps: no turn past maxSteps', async () => {
     server.respondWith(loop)
@@ -167,7 +218,9 @@ describe('each limit ends the episode with its reason', () => {
   })
 
   it('time: a tool still running at maxWallMs is stopped, and the episode ends', async () => {
-    server.respondWith((request) => (request.toolResults?.length ? 'too late' : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] }))
+    server.respondWith((request) =>
+      request.toolResults?.length ? 'too late' : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
+    )
     const response = await ask(actors.agent({ model: openai(), tools: [wait], maxWallMs: 300 }))
     expect(response.episode!.endedBy).toBe('time')
     expect(response.episode!.turns[0]!.toolCalls[0]!.error).toBe("stopped: the agent's maxWallMs passed")
@@ -183,7 +236,11 @@ describe('each limit ends the episode with its reason', () => {
   })
 
   it('a tool past toolTimeoutMs fails, and the model reads so', async () => {
-    server.respondWith((request) => (request.toolResults?.length ? `saw ${request.toolResults[0]!.content}` : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] }))
+    server.respondWith((request) =>
+      request.toolResults?.length
+        ? `saw ${request.toolResults[0]!.content}`
+        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
+    )
     const response = await ask(actors.agent({ model: openai(), tools: [wait], toolTimeoutMs: 100 }))
     expect(response.text).toBe('saw error: timed out after 100 ms (toolTimeoutMs)')
   })
@@ -194,10 +251,19 @@ describe('each limit ends the episode with its reason', () => {
       descriptor: { provider: 'custom', model: 'quiet', params: {} },
       tools: true,
       async chat({ turns }) {
-        return { text: '', usage: null, latencyMs: 1, finishReason: 'stop', costUsd: 0.5, toolCalls: [{ id: `c${turns?.length ?? 0}`, name: 'read_note', arguments: '{"key":"a"}' }] }
+        return {
+          text: '',
+          usage: null,
+          latencyMs: 1,
+          finishReason: 'stop',
+          costUsd: 0.5,
+          toolCalls: [{ id: `c${turns?.length ?? 0}`, name: 'read_note', arguments: '{"key":"a"}' }],
+        }
       },
     }
-    const failure = await ask(actors.agent({ model: quiet, tools: [readNote], maxTokens: 100 })).catch((error: unknown) => error)
+    const failure = await ask(actors.agent({ model: quiet, tools: [readNote], maxTokens: 100 })).catch(
+      (error: unknown) => error,
+    )
     expect(String(failure)).toMatch(/maxTokens cannot be held: quiet reported no usage/)
     expect(spentCalls(failure)).toMatchObject([{ role: 'actor', usage: null, costUsd: 0.5 }])
   })
@@ -205,11 +271,19 @@ describe('each limit ends the episode with its reason', () => {
 
 describe('declaration', () => {
   it('refuses a model that does not speak tools, two tools with one name, a cost limit on an unpriced model, and unknown options', () => {
-    expect(() => actors.agent({ model: actors.simulated({ profile: 'reviser' }), tools: [readNote] })).toThrow(/does not speak the tool protocol/)
-    expect(() => actors.agent({ model: openai(), tools: [readNote, readNote] })).toThrow(/two tools are named "read_note"/)
-    expect(() => actors.agent({ model: openai({ model: 'unpriced-model' }), tools: [readNote], maxCostUsd: 1 })).toThrow(/maxCostUsd needs a priced model/)
+    expect(() => actors.agent({ model: actors.simulated({ profile: 'reviser' }), tools: [readNote] })).toThrow(
+      /does not speak the tool protocol/,
+    )
+    expect(() => actors.agent({ model: openai(), tools: [readNote, readNote] })).toThrow(
+      /two tools are named "read_note"/,
+    )
+    expect(() =>
+      actors.agent({ model: openai({ model: 'unpriced-model' }), tools: [readNote], maxCostUsd: 1 }),
+    ).toThrow(/maxCostUsd needs a priced model/)
     expect(() => actors.agent({ model: openai(), tools: [readNote], maxStep: 3 } as never)).toThrow(/maxStep/)
-    expect(() => tool({ name: 'bad name', description: 'x', parameters: z.object({}), run: () => '' })).toThrow(/name must be 1 to 64/)
+    expect(() => tool({ name: 'bad name', description: 'x', parameters: z.object({}), run: () => '' })).toThrow(
+      /name must be 1 to 64/,
+    )
   })
 
   it('puts the tools and limits in the protocol: another tool set is another actor', () => {
@@ -228,7 +302,11 @@ it('a cassette replays an episode exactly: the same turns, tool calls and result
   const replay = await ask(actors.agent({ model: openai({ cassette: { mode: 'replay', dir } }), tools: [readNote] }))
   expect(server.requests).toHaveLength(sent)
   expect(replay.replayed).toBe(true)
-  const shape = (r: typeof live) => r.episode!.turns.map(({ latencyMs: _l, replayed: _r, toolCalls, ...turn }) => ({ ...turn, toolCalls: toolCalls.map(({ durationMs: _d, ...call }) => call) }))
+  const shape = (r: typeof live) =>
+    r.episode!.turns.map(({ latencyMs: _l, replayed: _r, toolCalls, ...turn }) => ({
+      ...turn,
+      toolCalls: toolCalls.map(({ durationMs: _d, ...call }) => call),
+    }))
   expect(shape(replay)).toEqual(shape(live))
   expect(replay.text).toBe(live.text)
 })

@@ -22,14 +22,23 @@ const actors: SimulatedRunOptions['actors'] = [
 function synthetic(name: string, overrides: Partial<SimulatedRunOptions> = {}): string {
   const dir = join(tmp, name)
   mkdirSync(dir, { recursive: true })
-  writeSummary(join(dir, 'summary.json'), simulateRun({ actors, modes: ['verifier'], tasks: 12, repeats: 2, budget: 5, seed: 4, runId: name, ...overrides }))
+  writeSummary(
+    join(dir, 'summary.json'),
+    simulateRun({ actors, modes: ['verifier'], tasks: 12, repeats: 2, budget: 5, seed: 4, runId: name, ...overrides }),
+  )
   return dir
 }
 
 function cli(args: string[]): { code: number; stdout: string; stderr: string } {
   let stdout = ''
   let stderr = ''
-  const code = runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, env: {}, cwd: tmp })
+  const code = runCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    isTTY: false,
+    env: {},
+    cwd: tmp,
+  })
   // Only `seqk merge` answers with a promise; these commands answer at once.
   if (typeof code !== 'number') throw new Error('expected a synchronous command')
   // What the output says, its wrapping at 120 columns undone (tested in cli-help.test.ts).
@@ -38,7 +47,9 @@ function cli(args: string[]): { code: number; stdout: string; stderr: string } {
 
 describe('parseCommand', () => {
   it('reads paths, --flag value, --flag=value, booleans, --no-flag and --', () => {
-    expect(parseCommand(analyzeSpec, ['a', '--k', '3', '--json=out.json', '--no-selection', 'b', '--', '--odd-path'])).toEqual({
+    expect(
+      parseCommand(analyzeSpec, ['a', '--k', '3', '--json=out.json', '--no-selection', 'b', '--', '--odd-path']),
+    ).toEqual({
       command: 'analyze',
       paths: ['a', 'b', '--odd-path'],
       flags: { k: 3, json: 'out.json', selection: false },
@@ -72,9 +83,19 @@ describe('runCli (in-process)', () => {
     expect(cli(['--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: seqk <command>') })
     expect(cli(['analyze', '--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('--k <k>') })
     expect(cli([])).toMatchObject({ code: 1 })
-    expect(cli(['frob'])).toMatchObject({ code: 1, stderr: 'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, strengthen)\nRun `seqk --help` for usage.\n' })
-    expect(cli(['analyze'])).toMatchObject({ code: 1, stderr: expect.stringContaining('seqk analyze: no runs given: pass run directories or summary.json files') })
-    expect(cli(['analyze', 'missing-dir'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/seqk analyze: .*missing-dir: no such file or directory/) })
+    expect(cli(['frob'])).toMatchObject({
+      code: 1,
+      stderr:
+        'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, strengthen)\nRun `seqk --help` for usage.\n',
+    })
+    expect(cli(['analyze'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('seqk analyze: no runs given: pass run directories or summary.json files'),
+    })
+    expect(cli(['analyze', 'missing-dir'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/seqk analyze: .*missing-dir: no such file or directory/),
+    })
     expect(cli(['--version']).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
   })
 
@@ -91,17 +112,33 @@ describe('runCli (in-process)', () => {
   })
 
   it('prints only JSON with --json -', () => {
-    const result = cli(['select', synthetic('syn-json'), '--json', '-', '--draws', '5', '--resamples', '0', '--max-n', '2'])
+    const result = cli([
+      'select',
+      synthetic('syn-json'),
+      '--json',
+      '-',
+      '--draws',
+      '5',
+      '--resamples',
+      '0',
+      '--max-n',
+      '2',
+    ])
     expect(result.code).toBe(0)
     expect(SelectionReportSchema.parse(JSON.parse(result.stdout)).selections[0]?.sizes).toHaveLength(2)
   })
 
   it('refuses (exit 1) runs whose protocols differ beyond the actor, naming the fields', () => {
-    const other = synthetic('syn-other-verifier', { actors: [{ id: 'third', firstTry: 0.3, repair: { verifier: 0.3 } }], verifierSettings: { timeoutMs: 5 } })
+    const other = synthetic('syn-other-verifier', {
+      actors: [{ id: 'third', firstTry: 0.3, repair: { verifier: 0.3 } }],
+      verifierSettings: { timeoutMs: 5 },
+    })
     const result = cli(['analyze', synthetic('syn-base'), other])
     expect(result.code).toBe(1)
     expect(result.stdout).toBe('')
-    expect(result.stderr).toMatch(/refused: these numbers are not comparable[\s\S]*differ in verifier\.settings\.timeoutMs/)
+    expect(result.stderr).toMatch(
+      /refused: these numbers are not comparable[\s\S]*differ in verifier\.settings\.timeoutMs/,
+    )
   })
 
   it('refuses (exit 1) a Seq@k calibration by truncation when the budget was disclosed', () => {
@@ -132,7 +169,13 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
     const result = await seqk(['analyze', runDir, '--json', out])
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
-    for (const heading of ['Rankings and gaps (paper Table 3)', 'Revision timing (paper Table 4)', 'Cost–success (paper Figure 3)', 'Model selection (paper Figure 2, Table 2)', 'Correlations over actor × benchmark pairs (paper Figure 4)']) {
+    for (const heading of [
+      'Rankings and gaps (paper Table 3)',
+      'Revision timing (paper Table 4)',
+      'Cost–success (paper Figure 3)',
+      'Model selection (paper Figure 2, Table 2)',
+      'Correlations over actor × benchmark pairs (paper Figure 4)',
+    ]) {
       expect(result.stdout).toContain(heading)
     }
     // The bundled simulations plant the paper's headline effect: the reviser is last under Pass@5, first under Seq@5.
@@ -145,7 +188,9 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
   it('select prints the selection table and exits 0; a refusal exits 1', async () => {
     const result = await seqk(['select', runDir, '--mode', 'verifier', '--draws', '50', '--resamples', '50'])
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/deploy with verifier feedback, scored by held-out Seq@5; calibrate with Pass@5 or Seq@3/)
+    expect(result.stdout).toMatch(
+      /deploy with verifier feedback, scored by held-out Seq@5; calibrate with Pass@5 or Seq@3/,
+    )
     expect(result.stdout).toMatch(/random choice: loss/)
     const refused = await seqk(['select', runDir, '--k', '9'])
     expect(refused.status).toBe(1)

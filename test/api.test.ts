@@ -12,11 +12,19 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 
 describe('the public API', () => {
   it('API.md is the report of the exports as they are (npm run api rewrites it)', () => {
-    expect(readFileSync(API_FILE, 'utf8'), 'the exports changed: run `npm run api` and review API.md').toBe(renderApiReport(report))
+    expect(readFileSync(API_FILE, 'utf8'), 'the exports changed: run `npm run api` and review API.md').toBe(
+      renderApiReport(report),
+    )
   })
 
   it('the report reads what the package really exports at run time', () => {
-    expect(report.get('vitest-seqk')!.filter(isRuntime).map((n) => n.name).sort()).toEqual(Object.keys(root).sort())
+    expect(
+      report
+        .get('vitest-seqk')!
+        .filter(isRuntime)
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual(Object.keys(root).sort())
   })
 
   it('the root holds at most 80 runtime names', () => {
@@ -32,32 +40,50 @@ describe('the public API', () => {
   })
 
   it('every export of every entry point has a one-line purpose, from its TSDoc', () => {
-    const missing = [...report].flatMap(([entry, names]) => names.filter((n) => n.purpose === '').map((n) => `${entry}: ${n.name}`))
+    const missing = [...report].flatMap(([entry, names]) =>
+      names.filter((n) => n.purpose === '').map((n) => `${entry}: ${n.name}`),
+    )
     expect(missing).toEqual([])
-    for (const names of report.values()) for (const n of names) expect(n.purpose.length, n.name).toBeLessThanOrEqual(110)
+    for (const names of report.values())
+      for (const n of names) expect(n.purpose.length, n.name).toBeLessThanOrEqual(110)
   })
 
   it('a purpose is the first sentence of the TSDoc, links as their text, cut at a word', () => {
-    expect(firstSentence('Checks what {@link Verifier.verify} returned. Then more.')).toBe('Checks what Verifier.verify returned')
-    expect(firstSentence('The built-in verifiers, by name: `pythonTests` (hidden tests; e.g. HumanEval).')).toBe('The built-in verifiers, by name')
-    expect(firstSentence('Reads `a.b` files (one per run: see docs), e.g. the latest.')).toBe('Reads `a.b` files (one per run: see docs), e.g. the latest')
-    expect(firstSentence('`off`: call the model. `record`: store it.')).toBe('`off`: call the model. `record`: store it.')
+    expect(firstSentence('Checks what {@link Verifier.verify} returned. Then more.')).toBe(
+      'Checks what Verifier.verify returned',
+    )
+    expect(firstSentence('The built-in verifiers, by name: `pythonTests` (hidden tests; e.g. HumanEval).')).toBe(
+      'The built-in verifiers, by name',
+    )
+    expect(firstSentence('Reads `a.b` files (one per run: see docs), e.g. the latest.')).toBe(
+      'Reads `a.b` files (one per run: see docs), e.g. the latest',
+    )
+    expect(firstSentence('`off`: call the model. `record`: store it.')).toBe(
+      '`off`: call the model. `record`: store it.',
+    )
     const long = firstSentence(`${'word '.repeat(40)}end.`)
     expect(long).toMatch(/^(word )+word…$/)
     expect(long.length).toBeLessThanOrEqual(110)
   })
 
   it('the root holds what eval files and custom components use; cell planning is on vitest-seqk/cells', () => {
-    for (const name of ['planCells', 'resolveOptions', 'isPromiseLike']) expect(Object.keys(root), name).not.toContain(name)
+    for (const name of ['planCells', 'resolveOptions', 'isPromiseLike'])
+      expect(Object.keys(root), name).not.toContain(name)
     const cells = report.get('vitest-seqk/cells')!.map((n) => n.name)
     expect(cells.sort()).toEqual(['CellPlan', 'isPromiseLike', 'planCells', 'ResolvedOptions', 'resolveOptions'].sort())
   })
 
   it('TSDoc speaks only of the package: no design-document sections, no issue numbers', () => {
     const src = new URL('../src/', import.meta.url).pathname
-    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(f))
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(f),
+    )
     const found = files.flatMap((file) =>
-      [...readFileSync(join(src, file), 'utf8').matchAll(/\/\*\*[\s\S]*?\*\//g)].flatMap((m) => (/DESIGN|STYLE\.md|SOURCES\.md/.test(m[0]) || /\bissues? #?\d/i.test(m[0]) ? [`${file}: ${m[0].slice(0, 80)}`] : [])),
+      [...readFileSync(join(src, file), 'utf8').matchAll(/\/\*\*[\s\S]*?\*\//g)].flatMap((m) =>
+        /DESIGN|STYLE\.md|SOURCES\.md/.test(m[0]) || /\bissues? #?\d/i.test(m[0])
+          ? [`${file}: ${m[0].slice(0, 80)}`]
+          : [],
+      ),
     )
     expect(found).toEqual([])
   })

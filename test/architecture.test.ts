@@ -8,7 +8,23 @@ import { describe, expect, it } from 'vitest'
 const src = new URL('../src/', import.meta.url).pathname
 
 /** Bottom first: a folder may import any folder before it, and none after. */
-const ORDER = ['core', 'metrics', 'models', 'verifiers', 'agents', 'feedback', 'protocol', 'benchmarks', 'artifacts', 'analysis', 'report', 'testing', 'vitest', 'cli', '(root)']
+const ORDER = [
+  'core',
+  'metrics',
+  'models',
+  'verifiers',
+  'agents',
+  'feedback',
+  'protocol',
+  'benchmarks',
+  'artifacts',
+  'analysis',
+  'report',
+  'testing',
+  'vitest',
+  'cli',
+  '(root)',
+]
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -29,7 +45,10 @@ function imports(): { file: string; target: string }[] {
   for (const file of sources(src)) {
     const text = readFileSync(file, 'utf8')
     for (const [, specifier] of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)) {
-      out.push({ file: relative(src, file), target: relative(src, resolve(dirname(file), specifier!.replace(/\.js$/, '.ts'))) })
+      out.push({
+        file: relative(src, file),
+        target: relative(src, resolve(dirname(file), specifier!.replace(/\.js$/, '.ts'))),
+      })
     }
   }
   return out
@@ -40,20 +59,31 @@ describe('the folder graph', () => {
 
   it('knows every folder', () => {
     const folders = new Set(sources(src).map(folderOf))
-    for (const folder of folders) expect(ORDER, `src/${folder}/ is not in the house: add it to ORDER (and DESIGN.md §3, ARCHITECTURE.md)`).toContain(folder)
+    for (const folder of folders)
+      expect(
+        ORDER,
+        `src/${folder}/ is not in the house: add it to ORDER (and DESIGN.md §3, ARCHITECTURE.md)`,
+      ).toContain(folder)
     expect(edges.length).toBeGreaterThan(200)
   })
 
   it('points down the house: no folder imports one above it', () => {
     const upward = edges
       .filter(({ file, target }) => folderOf(join(src, file)) !== folderOf(join(src, target)))
-      .filter(({ file, target }) => ORDER.indexOf(folderOf(join(src, target))) > ORDER.indexOf(folderOf(join(src, file))))
+      .filter(
+        ({ file, target }) => ORDER.indexOf(folderOf(join(src, target))) > ORDER.indexOf(folderOf(join(src, file))),
+      )
       .map(({ file, target }) => `${file} -> ${target}`)
-    expect([...new Set(upward)], 'an import points up the house (DESIGN.md §3): move the shared piece down, or the importer up').toEqual([])
+    expect(
+      [...new Set(upward)],
+      'an import points up the house (DESIGN.md §3): move the shared piece down, or the importer up',
+    ).toEqual([])
   })
 
   it('keeps core/ a leaf: it imports nothing of ours outside core/', () => {
-    const out = edges.filter(({ file, target }) => folderOf(join(src, file)) === 'core' && folderOf(join(src, target)) !== 'core')
+    const out = edges.filter(
+      ({ file, target }) => folderOf(join(src, file)) === 'core' && folderOf(join(src, target)) !== 'core',
+    )
     expect(out.map(({ file, target }) => `${file} -> ${target}`)).toEqual([])
   })
 })

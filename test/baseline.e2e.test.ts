@@ -58,7 +58,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let runs = 0
 async function run(env: Record<string, string>, args: string[] = []) {
   // A run directory per run: running into one that already holds a run is refused.
-  const r = await runNode([VITEST, 'run', ...args], { cwd: dir, env: cleanEnv({ SEQK_RUN_DIR: join(dir, `run-${++runs}`), ...env }), timeoutMs: 60_000 })
+  const r = await runNode([VITEST, 'run', ...args], {
+    cwd: dir,
+    env: cleanEnv({ SEQK_RUN_DIR: join(dir, `run-${++runs}`), ...env }),
+    timeoutMs: 60_000,
+  })
   // What it says, the wrapping at 120 columns undone (continuation lines joined to the line they continue).
   return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`).replace(/\n {2,}(?=\S)/g, ' ') }
 }
@@ -85,7 +89,9 @@ describe('baseline gate', () => {
   it('a weakened actor fails the gate, with the interval and the regressed tasks', async () => {
     const r = await run({ WEAKEN: '1' })
     expect(r.status).toBe(1)
-    expect(r.out).toMatch(/baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference −\d+\.\d points, 95% CI −\d+\.\d–[−+]\d+\.\d\)/)
+    expect(r.out).toMatch(
+      /baseline: Seq@5 \d+\.\d% → \d+\.\d% on 30 common tasks \(difference −\d+\.\d points, 95% CI −\d+\.\d–[−+]\d+\.\d\)/,
+    )
     expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
   }, 70_000)
 
@@ -96,7 +102,10 @@ describe('baseline gate', () => {
     expect(changed.out).toContain('accept it with `vitest run -u`')
     const accepted = await run({ BUDGET: '4' }, ['-u'])
     expect(accepted.status, accepted.out).toBe(0)
-    expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.protocol.budget).toBe(4)
+    expect(
+      readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.protocol
+        .budget,
+    ).toBe(4)
     expect((await run({ BUDGET: '4' })).status).toBe(0)
   }, 120_000)
 
@@ -125,17 +134,29 @@ describe('baseline gate', () => {
     expect(r.out).toContain(`${at}: perTask: has 31 rows, but the protocol's benchmark has 30 tasks`)
     expect(r.out).toContain(`${at}: perTask[3] (task "t03").firstSuccess[0]: is 99, beyond the budget K = 4`)
     expect(r.out).toContain(`${at}: perTask[30].taskId: repeats task "t00" of perTask[0]`)
-    expect(r.out).toContain('Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.')
+    expect(r.out).toContain(
+      'Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.',
+    )
     const refreshed = await run({ BUDGET: '4' }, ['-u'])
     expect(refreshed.status, refreshed.out).toBe(0)
-    expect(readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.perTask).toHaveLength(30)
+    expect(
+      readBaselineFile(baselinePath)!.benchmarks['gate fixture']!.cells['simulated:reviser · verifier']!.perTask,
+    ).toHaveLength(30)
     expect((await run({ BUDGET: '4' })).status).toBe(0)
   }, 120_000)
 
   it('a hand-edited, broken baseline fails with the file and field', async () => {
-    writeFileSync(baselinePath, JSON.stringify({ schema: 'seqk.baseline/1', benchmarks: { 'gate fixture': { cells: { x: { fingerprint: 1 } } } } }))
+    writeFileSync(
+      baselinePath,
+      JSON.stringify({
+        schema: 'seqk.baseline/1',
+        benchmarks: { 'gate fixture': { cells: { x: { fingerprint: 1 } } } },
+      }),
+    )
     const r = await run({ BUDGET: '4' })
     expect(r.status).toBe(1)
-    expect(r.out).toMatch(/seqk\.baseline\.json: not a seqk baseline \(benchmarks\.gate fixture\.cells\.x\.fingerprint: /)
+    expect(r.out).toMatch(
+      /seqk\.baseline\.json: not a seqk baseline \(benchmarks\.gate fixture\.cells\.x\.fingerprint: /,
+    )
   }, 70_000)
 })

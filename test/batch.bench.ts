@@ -16,8 +16,14 @@ const TASKS = 40
 const K = 5
 const LATENCY_MS = 250
 const KEY = ['bench', 'batch', 'key'].join('-')
-const PRICES = { 'openai:gpt-4o-mini': { input: 0.15, output: 0.6 }, 'anthropic:claude-haiku-4-5': { input: 1, output: 5 } }
-const tasks = Array.from({ length: TASKS }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: solve it. ${'context '.repeat(50)}` }))
+const PRICES = {
+  'openai:gpt-4o-mini': { input: 0.15, output: 0.6 },
+  'anthropic:claude-haiku-4-5': { input: 1, output: 5 },
+}
+const tasks = Array.from({ length: TASKS }, (_, i) => ({
+  id: `t${i}`,
+  prompt: `Task ${i}: solve it. ${'context '.repeat(50)}`,
+}))
 // Task i is solved at attempt (i % 6) + 1; 6 means never within K = 5.
 const solvedAt = (i: number) => (i % 6) + 1
 const verifier = saysCorrect
@@ -25,7 +31,9 @@ const respond = (server: TestServer) =>
   server.respondWith((r) => {
     const i = Number(/Task (\d+)/.exec(r.messages.find((m) => m.role === 'user')?.content ?? '')?.[1])
     const attempt = r.messages.filter((m) => m.role === 'assistant').length + 1
-    return attempt >= solvedAt(i) ? `CORRECT for task ${i}` : `attempt ${attempt}: ${lastUserMessage(r).length} chars read`
+    return attempt >= solvedAt(i)
+      ? `CORRECT for task ${i}`
+      : `attempt ${attempt}: ${lastUserMessage(r).length} chars read`
   })
 
 async function compare(provider: 'openai' | 'anthropic'): Promise<void> {
@@ -34,8 +42,20 @@ async function compare(provider: 'openai' | 'anthropic'): Promise<void> {
     respond(server)
     const make = (batch: boolean): ChatModel =>
       provider === 'openai'
-        ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, prices: PRICES, ...(batch ? { batch: { pollMs: 20, gatherMs: 100 } } : {}) })
-        : actors.anthropic({ model: 'claude-haiku-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, prices: PRICES, ...(batch ? { batch: { pollMs: 20, gatherMs: 100 } } : {}) })
+        ? actors.openai({
+            model: 'gpt-4o-mini',
+            apiKey: KEY,
+            baseURL: server.openaiBaseURL,
+            prices: PRICES,
+            ...(batch ? { batch: { pollMs: 20, gatherMs: 100 } } : {}),
+          })
+        : actors.anthropic({
+            model: 'claude-haiku-4-5',
+            apiKey: KEY,
+            baseURL: server.anthropicBaseURL,
+            prices: PRICES,
+            ...(batch ? { batch: { pollMs: 20, gatherMs: 100 } } : {}),
+          })
     const spec = (actor: ChatModel) => cellSpec(tasks, actor, { verifier, budget: K, concurrency: TASKS })
     let started = performance.now()
     const direct = await runCell(spec(make(false)))

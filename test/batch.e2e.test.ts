@@ -38,11 +38,21 @@ afterAll(async () => {
 })
 
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  return cleanEnv({ CI: 'true', SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['batch', 'e2e', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
+  return cleanEnv({
+    CI: 'true',
+    SEQK_TEST_URL: server.openaiBaseURL,
+    SEQK_TEST_KEY: ['batch', 'e2e', 'key'].join('-'),
+    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
+    ...extra,
+  })
 }
 
 /** Runs `args` to its end (killed once `killWhen` holds). */
-function run(args: string[], extra: Record<string, string> = {}, killWhen?: () => boolean): Promise<{ status: number | null; out: string }> {
+function run(
+  args: string[],
+  extra: Record<string, string> = {},
+  killWhen?: () => boolean,
+): Promise<{ status: number | null; out: string }> {
   return runNode(args, { cwd: dir, env: env(extra), ...(killWhen ? { killWhen } : {}) })
 }
 
@@ -56,7 +66,10 @@ describe('a batched actor in an eval', () => {
     expect(cell.batch).toMatchObject({ calls: 19 })
     expect(cell.batch!.savedUsd! / cell.batch!.listCostUsd!).toBeCloseTo(0.5, 10)
     // The run directory keeps its batches (for a resume), and the progress and the table say so.
-    const ledger = readFileSync(join(dir, 'whole', 'batches.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { schema: string; status?: string })
+    const ledger = readFileSync(join(dir, 'whole', 'batches.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { schema: string; status?: string })
     expect(ledger.filter((r) => r.schema === 'seqk.batch/1')).toHaveLength(3)
     // And each batch's changes of status, for the live view.
     expect(ledger.filter((r) => r.schema === 'seqk.batch-status/1' && r.status === 'ended')).toHaveLength(3)
@@ -70,7 +83,11 @@ describe('a batched actor in an eval', () => {
     // Killed once the first batch is on the server (submitted and recorded), long before it ends.
     const slow = await startTestServer({ batches: { delayMs: 1500 }, responder: answer })
     try {
-      const first = await run([VITEST, 'run'], { SEQK_RUN_DIR: runDir, SEQK_TEST_URL: slow.openaiBaseURL }, () => slow.batches().length > 0 && existsSync(join(runDir, 'batches.jsonl')))
+      const first = await run(
+        [VITEST, 'run'],
+        { SEQK_RUN_DIR: runDir, SEQK_TEST_URL: slow.openaiBaseURL },
+        () => slow.batches().length > 0 && existsSync(join(runDir, 'batches.jsonl')),
+      )
       expect(first.status).not.toBe(0)
       expect(slow.batches()).toHaveLength(1)
       const resumed = await run([...SEQK, 'resume', runDir], { SEQK_TEST_URL: slow.openaiBaseURL })

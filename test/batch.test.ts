@@ -28,18 +28,32 @@ afterAll(() => server.close())
 beforeEach(() => {
   server.reset()
   // Even tasks right at once; odd ones right after feedback.
-  server.respondWith((r) => (r.messages.some((m) => /incorrect/.test(m.content)) ? 'CORRECT now' : /Task \d*[02468]\b/.test(lastUserMessage(r)) ? 'CORRECT' : 'WRONG'))
+  server.respondWith((r) =>
+    r.messages.some((m) => /incorrect/.test(m.content))
+      ? 'CORRECT now'
+      : /Task \d*[02468]\b/.test(lastUserMessage(r))
+        ? 'CORRECT'
+        : 'WRONG',
+  )
 })
 
 const tasks: Task[] = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: say it.` }))
 const verifier = saysCorrect
-const spec = (actor: ChatModel): CellSpec => cellSpec(tasks, actor, { runId: 'batch', benchmark: 'batch', verifier, concurrency: 16 })
+const spec = (actor: ChatModel): CellSpec =>
+  cellSpec(tasks, actor, { runId: 'batch', benchmark: 'batch', verifier, concurrency: 16 })
 
 const models = {
-  openai: (extra: object = {}) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra }),
-  anthropic: (extra: object = {}) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...fast, ...extra }),
+  openai: (extra: object = {}) =>
+    actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra }),
+  anthropic: (extra: object = {}) =>
+    actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, ...fast, ...extra }),
 }
-const ask = (model: ChatModel, text: string, signal?: AbortSignal) => model.chat({ messages: [{ role: 'user', content: text }], context: { role: 'actor', taskId: text, attempt: 1, repeat: 0, protocol: 'independent' }, ...(signal ? { signal } : {}) })
+const ask = (model: ChatModel, text: string, signal?: AbortSignal) =>
+  model.chat({
+    messages: [{ role: 'user', content: text }],
+    context: { role: 'actor', taskId: text, attempt: 1, repeat: 0, protocol: 'independent' },
+    ...(signal ? { signal } : {}),
+  })
 
 describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (name) => {
   it('runs a Seq@K cell in rounds, one batch per attempt, with the outcomes of the unbatched run at half the cost', async () => {
@@ -55,7 +69,12 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     expect(batched.summary.costUsd! / direct.summary.costUsd!).toBeCloseTo(0.5, 10)
     // Every call says it was batched, with its list price (the artifacts keep both).
     const attempts = batched.trajectories.flatMap((t) => t.attempts)
-    expect(attempts.every((a) => a.batched === true && a.costUsdAtListPrice! > 0 && Math.abs(a.costUsd! - a.costUsdAtListPrice! / 2) < 1e-15)).toBe(true)
+    expect(
+      attempts.every(
+        (a) =>
+          a.batched === true && a.costUsdAtListPrice! > 0 && Math.abs(a.costUsd! - a.costUsdAtListPrice! / 2) < 1e-15,
+      ),
+    ).toBe(true)
     expect(direct.trajectories.flatMap((t) => t.attempts).some((a) => 'batched' in a)).toBe(false)
     for (const t of batched.trajectories) TrajectorySchema.parse(t)
     // The summary shows the saving against the same calls at list price; the unbatched one has no batch block.
@@ -66,12 +85,18 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
   })
 
   it("sends all of an independent cell's samples in one batch, with the unbatched Pass@k", async () => {
-    const independent = (actor: ChatModel): CellSpec => ({ ...spec(actor), cellId: `${actor.id} · independent`, mode: null })
+    const independent = (actor: ChatModel): CellSpec => ({
+      ...spec(actor),
+      cellId: `${actor.id} · independent`,
+      mode: null,
+    })
     const direct = await runCell(independent(models[name]()))
     server.reset()
     const batched = await runCell(independent(models[name]({ batch })))
     expect(batched.summary.passAt).toEqual(direct.summary.passAt)
-    expect(batched.trajectories.map((t) => t.attempts.map((a) => a.index))).toEqual(direct.trajectories.map((t) => t.attempts.map((a) => a.index)))
+    expect(batched.trajectories.map((t) => t.attempts.map((a) => a.index))).toEqual(
+      direct.trajectories.map((t) => t.attempts.map((a) => a.index)),
+    )
     expect(server.batches().map((b) => b.customIds.length)).toEqual([6 * 3])
   })
 
@@ -87,7 +112,12 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
   })
 
   it('retries a request that failed inside its batch in the next batch', async () => {
-    server.injectFaults({ kind: 'status', status: 500, times: 1, match: (r) => r.batch !== undefined && lastUserMessage(r) === 'Task 2' })
+    server.injectFaults({
+      kind: 'status',
+      status: 500,
+      times: 1,
+      match: (r) => r.batch !== undefined && lastUserMessage(r) === 'Task 2',
+    })
     const model = models[name]({ batch })
     const answers = await Promise.all(['Task 0', 'Task 2'].map((t) => ask(model, t)))
     expect(answers.map((a) => a.text)).toEqual(['CORRECT', 'CORRECT'])
@@ -97,9 +127,22 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
   it('sends a call whose batch passed its deadline through the normal API, at the normal price, and cancels the batch', async () => {
     const slow = await startTestServer({ batches: { delayMs: 60_000 }, responder: () => 'CORRECT' })
     try {
-      const model = name === 'openai'
-        ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch: { ...batch, deadlineMs: 150 } })
-        : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch: { ...batch, deadlineMs: 150 } })
+      const model =
+        name === 'openai'
+          ? actors.openai({
+              model: 'gpt-4o-mini',
+              apiKey: KEY,
+              baseURL: slow.openaiBaseURL,
+              ...fast,
+              batch: { ...batch, deadlineMs: 150 },
+            })
+          : actors.anthropic({
+              model: 'claude-sonnet-4-5',
+              apiKey: KEY,
+              baseURL: slow.anthropicBaseURL,
+              ...fast,
+              batch: { ...batch, deadlineMs: 150 },
+            })
       const answer = await ask(model, 'Task 0')
       expect(answer.text).toBe('CORRECT')
       // Said in the call's record: a batched model's call that went direct.
@@ -123,13 +166,23 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
       },
     })
     try {
-      const model = name === 'openai'
-        ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: expiring.openaiBaseURL, ...fast, batch })
-        : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: expiring.anthropicBaseURL, ...fast, batch })
+      const model =
+        name === 'openai'
+          ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: expiring.openaiBaseURL, ...fast, batch })
+          : actors.anthropic({
+              model: 'claude-sonnet-4-5',
+              apiKey: KEY,
+              baseURL: expiring.anthropicBaseURL,
+              ...fast,
+              batch,
+            })
       const answer = await ask(model, 'Task 0')
       expect(answer.text).toBe('CORRECT')
       expect(answer.batched).toBe(true)
-      expect(expiring.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'expired' : 'ended', name === 'openai' ? 'completed' : 'ended'])
+      expect(expiring.batches().map((b) => b.status)).toEqual([
+        name === 'openai' ? 'expired' : 'ended',
+        name === 'openai' ? 'completed' : 'ended',
+      ])
     } finally {
       await expiring.close()
     }
@@ -138,16 +191,26 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
   it('cancels the batch when every call of it is aborted', async () => {
     const slow = await startTestServer({ batches: { delayMs: 60_000 }, responder: () => 'CORRECT' })
     try {
-      const model = name === 'openai'
-        ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch })
-        : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch })
+      const model =
+        name === 'openai'
+          ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch })
+          : actors.anthropic({
+              model: 'claude-sonnet-4-5',
+              apiKey: KEY,
+              baseURL: slow.anthropicBaseURL,
+              ...fast,
+              batch,
+            })
       const controller = new AbortController()
       const pending = ask(model, 'Task 0', controller.signal)
       // Aborted once the batch exists, and then cancelled: conditions polled, not sleeps.
       await vi.waitFor(() => expect(slow.batches()).toHaveLength(1), { timeout: 20_000, interval: 10 })
       controller.abort(new Error('test ended'))
       await expect(pending).rejects.toThrow(/test ended/)
-      await vi.waitFor(() => expect(slow.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'cancelled' : 'ended']), { timeout: 20_000, interval: 10 })
+      await vi.waitFor(
+        () => expect(slow.batches().map((b) => b.status)).toEqual([name === 'openai' ? 'cancelled' : 'ended']),
+        { timeout: 20_000, interval: 10 },
+      )
     } finally {
       await slow.close()
     }
@@ -157,16 +220,22 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     const slow = await startTestServer({ batches: { delayMs: 300 }, responder: () => 'CORRECT' })
     const dir = mkdtempSync(join(tmpdir(), 'seqk-batch-resume-'))
     useBatchLedger(() => join(dir, BATCHES_FILE))
-    const make = () => (name === 'openai' ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch }) : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch }))
+    const make = () =>
+      name === 'openai'
+        ? actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: slow.openaiBaseURL, ...fast, batch })
+        : actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: slow.anthropicBaseURL, ...fast, batch })
     try {
       // The first run submits its batch and dies: nobody reads the batch's results.
       void ask(make(), 'Task 0').catch(() => undefined)
       // Until the batch is created and on record (a condition, not a sleep: under load either takes a while).
-      await vi.waitFor(() => {
-        expect(slow.batches()).toHaveLength(1)
-        const ledger = join(dir, BATCHES_FILE)
-        expect(existsSync(ledger) ? readFileSync(ledger, 'utf8') : '').toContain(slow.batches()[0]!.id)
-      }, { timeout: 20_000, interval: 10 })
+      await vi.waitFor(
+        () => {
+          expect(slow.batches()).toHaveLength(1)
+          const ledger = join(dir, BATCHES_FILE)
+          expect(existsSync(ledger) ? readFileSync(ledger, 'utf8') : '').toContain(slow.batches()[0]!.id)
+        },
+        { timeout: 20_000, interval: 10 },
+      )
       // Resumed (a new model, a new gatherer, the same run directory): the same call waits on that batch.
       const answer = await ask(make(), 'Task 0')
       expect(answer.text).toBe('CORRECT')
@@ -188,7 +257,13 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
       const before = server.requests.length
       const replayed = await ask(models[name]({ batch, cassette: { mode: 'replay', dir } }), 'Task 0')
       expect(server.requests.length).toBe(before)
-      expect(replayed).toMatchObject({ text: recorded.text, replayed: true, batched: true, costUsd: recorded.costUsd, costUsdAtListPrice: recorded.costUsdAtListPrice })
+      expect(replayed).toMatchObject({
+        text: recorded.text,
+        replayed: true,
+        batched: true,
+        costUsd: recorded.costUsd,
+        costUsdAtListPrice: recorded.costUsdAtListPrice,
+      })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -206,7 +281,9 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     const hostile = await startTestServer({
       responder: () => 'CORRECT',
       // Only a batch's first results file: the line of its second request cut, the third's dropped.
-      batches: { rewriteResults: (lines) => (lines.length < 6 ? lines : [lines[0]!, lines[1]!.slice(0, 40), ...lines.slice(3)]) },
+      batches: {
+        rewriteResults: (lines) => (lines.length < 6 ? lines : [lines[0]!, lines[1]!.slice(0, 40), ...lines.slice(3)]),
+      },
     })
     onTestFinished(() => hostile.close())
     const model = on(hostile, { batch })
@@ -233,7 +310,10 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
   })
 
   it('a batch whose polls keep failing is cancelled and its calls go direct, within (maxRetries + 1) × (timeoutMs + backoff)', async () => {
-    const stalling = await startTestServer({ responder: () => 'CORRECT', batches: { stallPolls: 1000, delayMs: 60_000 } })
+    const stalling = await startTestServer({
+      responder: () => 'CORRECT',
+      batches: { stallPolls: 1000, delayMs: 60_000 },
+    })
     onTestFinished(() => stalling.close())
     const model = on(stalling, { batch, timeoutMs: 200, retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 } })
     const started = performance.now()
@@ -251,7 +331,17 @@ describe.each(Object.keys(models) as (keyof typeof models)[])('%s with batch', (
     const big = await startTestServer({ responder: () => 'CORRECT '.repeat(200) })
     onTestFinished(() => big.close())
     const model = on(big, { batch: { ...batch, maxResultsBytes: 2048 }, retry: { maxRetries: 0 } })
-    const errors = await Promise.all(sixTasks.slice(0, 3).map((t) => ask(model, t).then(() => new Error('answered'), (e: unknown) => e as Error)))
-    for (const e of errors) expect(e.message).toMatch(/the batch results \(.*\) is over the 2 kB cap \(batch\.maxResultsBytes\); raise batch\.maxResultsBytes/)
+    const errors = await Promise.all(
+      sixTasks.slice(0, 3).map((t) =>
+        ask(model, t).then(
+          () => new Error('answered'),
+          (e: unknown) => e as Error,
+        ),
+      ),
+    )
+    for (const e of errors)
+      expect(e.message).toMatch(
+        /the batch results \(.*\) is over the 2 kB cap \(batch\.maxResultsBytes\); raise batch\.maxResultsBytes/,
+      )
   })
 })

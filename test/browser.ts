@@ -7,12 +7,26 @@ export const CHROMIUM = '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
 
 /** A fresh headless Chromium profile at `profile`; requests `allow` refuses are aborted and pushed to `foreign`. */
-export async function launchChromium(profile: string, viewport: { width: number; height: number }, allow: (url: string) => boolean, foreign: string[]): Promise<BrowserContext> {
+export async function launchChromium(
+  profile: string,
+  viewport: { width: number; height: number },
+  allow: (url: string) => boolean,
+  foreign: string[],
+): Promise<BrowserContext> {
   const { chromium } = await import('playwright-core')
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport,
     deviceScaleFactor: 1,
   })

@@ -32,24 +32,30 @@ describe('seqk help', () => {
   it('the main help lists every command with its summary, --help, --version and examples', async () => {
     const { code, stdout } = await help(['--help'])
     expect(code).toBe(0)
-    for (const spec of SPECS) expect(stdout).toMatch(new RegExp(`\\n  ${spec.name}\\s+${spec.summary.split(':')[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    for (const spec of SPECS)
+      expect(stdout).toMatch(
+        new RegExp(`\\n  ${spec.name}\\s+${spec.summary.split(':')[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      )
     for (const part of ['-h, --help', '-v, --version', 'Examples:', 'npx seqk ']) expect(stdout).toContain(part)
   })
 
-  it.each(SPECS.map((spec) => [spec.name, spec] as const))('seqk %s --help: its usage, summary, every flag, details and an example of it', async (name, spec) => {
-    const { code, stdout } = await help([name, '--help'])
-    expect(code).toBe(0)
-    expect(stdout).toBe(`${commandHelp(spec)}\n`)
-    expect(stdout.split('\n')[0]).toMatch(new RegExp(`^Usage: seqk ${name} `))
-    expect(spec.summary.length).toBeGreaterThan(40)
-    for (const flag of spec.flags) {
-      expect(flag.description.length, `--${flag.name} of seqk ${name} needs a description`).toBeGreaterThan(15)
-      expect(stdout).toContain(`--${flag.name}${flag.value ? ` ${flag.value}` : ''}`)
-      if (flag.kind !== 'boolean') expect(flag.value, `--${flag.name} of seqk ${name} names its value`).toBeTruthy()
-    }
-    expect(spec.details.split('\n').filter((line) => line.trim() !== '').length).toBeGreaterThanOrEqual(3)
-    expect(spec.details).toMatch(new RegExp(`Examples?:\\s+npx seqk ${name}\\b`))
-  })
+  it.each(SPECS.map((spec) => [spec.name, spec] as const))(
+    'seqk %s --help: its usage, summary, every flag, details and an example of it',
+    async (name, spec) => {
+      const { code, stdout } = await help([name, '--help'])
+      expect(code).toBe(0)
+      expect(stdout).toBe(`${commandHelp(spec)}\n`)
+      expect(stdout.split('\n')[0]).toMatch(new RegExp(`^Usage: seqk ${name} `))
+      expect(spec.summary.length).toBeGreaterThan(40)
+      for (const flag of spec.flags) {
+        expect(flag.description.length, `--${flag.name} of seqk ${name} needs a description`).toBeGreaterThan(15)
+        expect(stdout).toContain(`--${flag.name}${flag.value ? ` ${flag.value}` : ''}`)
+        if (flag.kind !== 'boolean') expect(flag.value, `--${flag.name} of seqk ${name} names its value`).toBeTruthy()
+      }
+      expect(spec.details.split('\n').filter((line) => line.trim() !== '').length).toBeGreaterThanOrEqual(3)
+      expect(spec.details).toMatch(new RegExp(`Examples?:\\s+npx seqk ${name}\\b`))
+    },
+  )
 })
 
 describe('every command, help text, notice and error fits 120 columns', () => {
@@ -62,7 +68,15 @@ describe('every command, help text, notice and error fits 120 columns', () => {
     dir = mkdtempSync(join(tmpdir(), 'seqk-width-'))
     // Two runs of three actors with long names, for the commands that read runs.
     for (const [i, seed] of [1, 2].entries()) {
-      const { summary } = fakeRun({ runId: `run-${i}`, seed, actors: [{ id: 'simulated:a-rather-long-actor-name-that-goes-on', skill: 0.3 }, { id: 'simulated:another-actor-with-a-long-name', skill: 0.6 }, { id: 'simulated:third', skill: 0.8 }] })
+      const { summary } = fakeRun({
+        runId: `run-${i}`,
+        seed,
+        actors: [
+          { id: 'simulated:a-rather-long-actor-name-that-goes-on', skill: 0.3 },
+          { id: 'simulated:another-actor-with-a-long-name', skill: 0.6 },
+          { id: 'simulated:third', skill: 0.8 },
+        ],
+      })
       mkdirSync(join(dir, `run-${i}`))
       writeSummary(join(dir, `run-${i}`, 'summary.json'), summary)
     }
@@ -71,7 +85,13 @@ describe('every command, help text, notice and error fits 120 columns', () => {
 
   async function run(argv: string[]): Promise<string> {
     let text = ''
-    await runCli(argv, { stdout: (t) => void (text += t), stderr: (t) => void (text += t), isTTY: false, env: {}, cwd: dir })
+    await runCli(argv, {
+      stdout: (t) => void (text += t),
+      stderr: (t) => void (text += t),
+      isTTY: false,
+      env: {},
+      cwd: dir,
+    })
     return text
   }
 
@@ -103,10 +123,25 @@ describe('every command, help text, notice and error fits 120 columns', () => {
   it('the notices and messages the reporter and the cells print', () => {
     const longPath = '/a/very/long/path/to/a/project/.seqk/runs/20261201-101500-9f2c4a-and-then-some-more-characters'
     const error = new SeqkThresholdError('simulated:a-rather-long-actor-name · verifier', [
-      { kind: 'threshold', pass: false, message: `Seq@5 = 40.0%, below the required 50.0% (95% CI 21.1–61.3%): ${'and a very long explanation that goes on '.repeat(4)}`, details: [] },
-      { kind: 'gate', pass: false, message: `baseline: Seq@5 100.0% → 66.7% on 20 common tasks (difference −33.3 points, 95% CI −46.5–−14.1): a real drop beyond zero (one-sided p < 0.001, below 0.025).`, details: [`tasks that got worse: ${Array.from({ length: 30 }, (_, i) => `t${i} 3/3 → 0/3`).join(', ')}`] },
+      {
+        kind: 'threshold',
+        pass: false,
+        message: `Seq@5 = 40.0%, below the required 50.0% (95% CI 21.1–61.3%): ${'and a very long explanation that goes on '.repeat(4)}`,
+        details: [],
+      },
+      {
+        kind: 'gate',
+        pass: false,
+        message: `baseline: Seq@5 100.0% → 66.7% on 20 common tasks (difference −33.3 points, 95% CI −46.5–−14.1): a real drop beyond zero (one-sided p < 0.001, below 0.025).`,
+        details: [`tasks that got worse: ${Array.from({ length: 30 }, (_, i) => `t${i} 3/3 → 0/3`).join(', ')}`],
+      },
     ])
-    const texts = [error.message, wrapText(`seqk: ${longPath} already holds a run (trajectories.jsonl); running into it again would mix two runs. To run only what it lacks, resume it: SEQK_RESUME=${longPath}`)]
+    const texts = [
+      error.message,
+      wrapText(
+        `seqk: ${longPath} already holds a run (trajectories.jsonl); running into it again would mix two runs. To run only what it lacks, resume it: SEQK_RESUME=${longPath}`,
+      ),
+    ]
     for (const text of texts) expect(tooLong(text)).toEqual([])
     // A path or command longer than a line keeps a line of its own, whole.
     expect(texts[1]!.split('\n').some((l) => l.trim() === `SEQK_RESUME=${longPath}`)).toBe(true)

@@ -57,7 +57,12 @@ export default defineConfig({
   )
   writeFileSync(join(dir, 'a.eval.ts'), EVAL('capped a'))
   writeFileSync(join(dir, 'b.eval.ts'), EVAL('capped b'))
-  const env = cleanEnv({ SEQK_RUN_DIR: runDir, SEQK_RUN_MAX_COST_USD: String(CAP_USD), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), GITHUB_ACTIONS: 'true' })
+  const env = cleanEnv({
+    SEQK_RUN_DIR: runDir,
+    SEQK_RUN_MAX_COST_USD: String(CAP_USD),
+    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
+    GITHUB_ACTIONS: 'true',
+  })
   const r = await runNode([VITEST, 'run'], { cwd: dir, env, timeoutMs: 240_000 })
   out = unwrapped(r.out)
   status = r.status
@@ -67,7 +72,8 @@ export default defineConfig({
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const STOPPED = /[sS]topped at the cost cap \(run maxCostUsd \$0\.05, \$0\.0\d+ spent\): \d+ of 10 trajectories unfinished/
+const STOPPED =
+  /[sS]topped at the cost cap \(run maxCostUsd \$0\.05, \$0\.0\d+ spent\): \d+ of 10 trajectories unfinished/
 const cells = () => summary.benchmarks.flatMap((b) => b.cells)
 
 describe('a run cap against the test server, in two workers', () => {
@@ -75,16 +81,23 @@ describe('a run cap against the test server, in two workers', () => {
     expect(status, out).toBe(1)
     const spent = cells().reduce((n, c) => n + c.costUsd!, 0)
     const overshoot = spent - CAP_USD
-    console.log(`run cap $${CAP_USD}: spent $${spent.toFixed(4)}, overshoot $${overshoot.toFixed(4)} (${(overshoot / CALL_USD).toFixed(2)} calls; bound ${WORKERS * CONCURRENCY} calls)`)
+    console.log(
+      `run cap $${CAP_USD}: spent $${spent.toFixed(4)}, overshoot $${overshoot.toFixed(4)} (${(overshoot / CALL_USD).toFixed(2)} calls; bound ${WORKERS * CONCURRENCY} calls)`,
+    )
     expect(spent).toBeGreaterThanOrEqual(CAP_USD - 1e-9)
     expect(overshoot).toBeLessThanOrEqual(WORKERS * CONCURRENCY * CALL_USD + 1e-9)
-    const ledger = readFileSync(join(runDir, SPEND_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { c: number })
+    const ledger = readFileSync(join(runDir, SPEND_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { c: number })
     expect(ledger.reduce((n, l) => n + l.c, 0)).toBeCloseTo(spent, 9)
     const { trajectories } = readTrajectories(join(runDir, 'trajectories.jsonl'))
-    expect(trajectories.filter((t) => t.status === 'capped').length).toBe(cells().reduce((n, c) => n + (c.costCap?.capped ?? 0), 0))
+    expect(trajectories.filter((t) => t.status === 'capped').length).toBe(
+      cells().reduce((n, c) => n + (c.costCap?.capped ?? 0), 0),
+    )
   })
 
-  it('summary.json and Vitest\'s own result fail every capped cell with the one cap check', () => {
+  it("summary.json and Vitest's own result fail every capped cell with the one cap check", () => {
     const capped = cells().filter((c) => c.costCap)
     expect(capped.length).toBeGreaterThan(0)
     const tests = vitestJson.testResults.flatMap((f) => f.assertionResults)
@@ -108,7 +121,9 @@ describe('a run cap against the test server, in two workers', () => {
     const comment = unwrapped(readFileSync(join(runDir, 'pr-comment.md'), 'utf8'))
     expect(comment).toMatch(STOPPED)
     // The disclosure card's two lines close the comment, the second saying the cap stopped cells.
-    expect(comment).toMatch(/\n\*\*Disclosure\*\* \d+% complete [^\n]*\n\n\*\*Cost\*\* \$0\.0\d for \d+ calls [^\n]* · 2 cells stopped at the cost cap\n$/)
+    expect(comment).toMatch(
+      /\n\*\*Disclosure\*\* \d+% complete [^\n]*\n\n\*\*Cost\*\* \$0\.0\d for \d+ calls [^\n]* · 2 cells stopped at the cost cap\n$/,
+    )
     const html = readFileSync(join(runDir, 'report.html'), 'utf8')
     expect(html).toMatch(STOPPED)
     expect(html).toContain('<section class="bench disclosure" id="disclosure"><h2>Disclosure card</h2>')
@@ -123,10 +138,16 @@ describe('a run cap against the test server, in two workers', () => {
     } finally {
       live.close()
     }
-    const card = JSON.parse(readFileSync(join(runDir, 'disclosure.json'), 'utf8')) as { failures: { unfinishedCells: { reason: string }[] } }
+    const card = JSON.parse(readFileSync(join(runDir, 'disclosure.json'), 'utf8')) as {
+      failures: { unfinishedCells: { reason: string }[] }
+    }
     expect(card.failures.unfinishedCells.some((c) => STOPPED.test(c.reason))).toBe(true)
     for (const format of ['junit', 'inspect']) {
-      const r = await runNode([...SEQK, 'export', runDir, '--format', format], { cwd: dir, env: cleanEnv(), timeoutMs: 60_000 })
+      const r = await runNode([...SEQK, 'export', runDir, '--format', format], {
+        cwd: dir,
+        env: cleanEnv(),
+        timeoutMs: 60_000,
+      })
       expect(r.status, r.out).toBe(0)
     }
     expect(readFileSync(join(runDir, 'junit.xml'), 'utf8')).toMatch(STOPPED)

@@ -11,7 +11,11 @@ const root = new URL('..', import.meta.url).pathname
 it('a run killed with SIGKILL keeps every finished trajectory readable', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'seqk-crash-'))
   const file = join(dir, 'trajectories.jsonl')
-  const child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'test/crash-run.ts'), file], { stdio: 'ignore' })
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'test/crash-run.ts'), file],
+    { stdio: 'ignore' },
+  )
   // Kill it once a few trajectories are on disk, well before the 200 it would write.
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {

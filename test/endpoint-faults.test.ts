@@ -10,7 +10,16 @@ import { inspect } from 'node:util'
 import { createGzip } from 'node:zlib'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type ChatModel, type Task, type Verifier } from '../src/index.js'
+import {
+  actors,
+  defaultPromptBuilder,
+  feedback,
+  fullHistory,
+  runCell,
+  type ChatModel,
+  type Task,
+  type Verifier,
+} from '../src/index.js'
 import { ProviderError } from '../src/models/retry.js'
 import { cellSpec, saysCorrect } from '../src/protocol/test-helpers.js'
 import { startTestServer } from '../src/testing/index.js'
@@ -18,10 +27,13 @@ import { deadPort } from './dead-port.js'
 
 const KEY = 'fake-key-faults-0123456789'
 const context = { role: 'actor' as const, taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' as const }
-const ask = (model: ChatModel, signal?: AbortSignal) => model.chat({ messages: [{ role: 'user', content: 'hi' }], context, signal })
+const ask = (model: ChatModel, signal?: AbortSignal) =>
+  model.chat({ messages: [{ role: 'user', content: 'hi' }], context, signal })
 
 /** A server whose every response is decided by `handle`; requests are counted. */
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+async function serve(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0
   const sockets = new Set<Socket>()
   const server: Server = createServer((req, res) => {
@@ -46,7 +58,6 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
   }
 }
 
-
 const fast = { retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 10 } }
 
 /**
@@ -57,7 +68,10 @@ const stalling = () =>
   serve((req, res) => {
     const streaming = (req.headers.accept ?? '').includes('text/event-stream')
     res.writeHead(200, { 'content-type': streaming ? 'text/event-stream' : 'application/json' })
-    if (streaming) res.write('data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"par"}}]}\n\n')
+    if (streaming)
+      res.write(
+        'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"par"}}]}\n\n',
+      )
   })
 
 let html: Awaited<ReturnType<typeof serve>>
@@ -76,9 +90,20 @@ afterAll(async () => {
 
 describe('timeoutMs bounds the whole call', () => {
   const providers: Record<string, (baseURL: string, stream: boolean) => ChatModel> = {
-    'openai chat': (baseURL, stream) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, timeoutMs: 300, ...fast }),
-    'openai responses': (baseURL, stream) => actors.openai({ model: 'gpt-4.1-mini', api: 'responses', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, timeoutMs: 300, ...fast }),
-    anthropic: (baseURL, stream) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, timeoutMs: 300, ...fast }),
+    'openai chat': (baseURL, stream) =>
+      actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, timeoutMs: 300, ...fast }),
+    'openai responses': (baseURL, stream) =>
+      actors.openai({
+        model: 'gpt-4.1-mini',
+        api: 'responses',
+        apiKey: KEY,
+        baseURL: `${baseURL}/v1`,
+        stream,
+        timeoutMs: 300,
+        ...fast,
+      }),
+    anthropic: (baseURL, stream) =>
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, timeoutMs: 300, ...fast }),
   }
   for (const [name, make] of Object.entries(providers)) {
     for (const stream of [false, true]) {
@@ -90,7 +115,11 @@ describe('timeoutMs bounds the whole call', () => {
         const error = await ask(make(stall.url, stream)).catch((e: unknown) => e)
         const took = performance.now() - started
         expect(error).toBeInstanceOf(ProviderError)
-        expect((error as Error).message).toMatch(new RegExp(`${stall.url.replace(/[.]/g, '\\.')}(/v1)?: no complete response within 300 ms \\(timeoutMs\\) \\(gave up after 2 tries\\)$`))
+        expect((error as Error).message).toMatch(
+          new RegExp(
+            `${stall.url.replace(/[.]/g, '\\.')}(/v1)?: no complete response within 300 ms \\(timeoutMs\\) \\(gave up after 2 tries\\)$`,
+          ),
+        )
         // Two tries of 300 ms and a short backoff: nowhere near the 600 s a cell waits.
         expect(took).toBeLessThan(2000)
         // Two tries (on a loaded machine the first may time out before its request is even sent).
@@ -104,7 +133,13 @@ describe('timeoutMs bounds the whole call', () => {
     const stall = await stalling()
     onTestFinished(() => stall.close())
     const controller = new AbortController()
-    const model = actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${stall.url}/v1`, timeoutMs: 60_000, ...fast })
+    const model = actors.openai({
+      model: 'gpt-4o-mini',
+      apiKey: KEY,
+      baseURL: `${stall.url}/v1`,
+      timeoutMs: 60_000,
+      ...fast,
+    })
     const started = performance.now()
     setTimeout(() => controller.abort(new Error('test timed out')), 100)
     await expect(ask(model, controller.signal)).rejects.toThrow('test timed out')
@@ -123,7 +158,12 @@ describe('a dead endpoint fails fast and by name', () => {
     const port = await deadPort()
     const model = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
     const tasks: Task[] = Array.from({ length: 26 }, (_, i) => ({ id: `t${i}`, prompt: `task ${i}` }))
-    const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }) }
+    const verifier: Verifier = {
+      name: 'never',
+      version: '1',
+      settings: {},
+      verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }),
+    }
     const started = performance.now()
     const { summary, trajectories } = await runCell({
       runId: 'dead',
@@ -146,7 +186,8 @@ describe('a dead endpoint fails fast and by name', () => {
     expect(trajectories).toHaveLength(52)
     expect(summary.errors.count).toBe(52)
     expect(took).toBeLessThan(10_000)
-    for (const t of trajectories) expect(t.error?.message).toContain(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)
+    for (const t of trajectories)
+      expect(t.error?.message).toContain(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)
   })
 })
 
@@ -160,17 +201,25 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
     server.injectFaults({ kind: 'status', status: 429, retryAfterSeconds: 3600, times: 1000 })
     const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY })
     const started = performance.now()
-    const { trajectories, summary } = await runCell(cellSpec(tasks(16), actor, { concurrency: 8, verifier: saysCorrect, errors: 'censored' }))
+    const { trajectories, summary } = await runCell(
+      cellSpec(tasks(16), actor, { concurrency: 8, verifier: saysCorrect, errors: 'censored' }),
+    )
     const took = performance.now() - started
     expect(took).toBeLessThan(5000)
     expect(trajectories.every((t) => t.status === 'error' && t.error?.kind === 'quota')).toBe(true)
     // Only the calls already in flight together asked the server; the rest were told at once.
     expect(server.requests.length).toBeLessThanOrEqual(8)
     const first = trajectories.find((t) => t.error?.message.includes('HTTP 429'))!
-    expect(first.error!.message).toContain('the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait')
+    expect(first.error!.message).toContain(
+      'the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait',
+    )
     expect(first.error!.message).not.toContain('gave up after')
     const told = trajectories.find((t) => !t.error?.message.includes('HTTP 429'))!
-    expect(told.error!.message.startsWith(`${server.openaiBaseURL}: the server asked to wait 3600 s, more than the 60 s cap`)).toBe(true)
+    expect(
+      told.error!.message.startsWith(
+        `${server.openaiBaseURL}: the server asked to wait 3600 s, more than the 60 s cap`,
+      ),
+    ).toBe(true)
     expect(told.error!.message).toMatch(/calls to it fail at once until 20\d\d-\d\d-\d\dT/)
     const check = summary.thresholds.find((t) => t.metric === 'measured')!
     expect(check.message).toContain('Fix (quota):')
@@ -182,9 +231,16 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
     const server = await startTestServer({ responder: () => 'CORRECT' })
     onTestFinished(() => server.close())
     server.injectFaults({ kind: 'status', status: 503, times: 30 })
-    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, retry: { baseDelayMs: 50 } })
+    const actor = actors.openaiCompatible({
+      model: 'coder',
+      baseURL: server.openaiBaseURL,
+      apiKey: KEY,
+      retry: { baseDelayMs: 50 },
+    })
     const started = performance.now()
-    const { trajectories } = await runCell(cellSpec(tasks(10), actor, { concurrency: 10, verifier: saysCorrect, budget: 1, errors: 'censored' }))
+    const { trajectories } = await runCell(
+      cellSpec(tasks(10), actor, { concurrency: 10, verifier: saysCorrect, budget: 1, errors: 'censored' }),
+    )
     expect(trajectories.map((t) => t.error?.message ?? t.status)).toEqual(Array(10).fill('solved'))
     // 30 refused, 10 answered: nothing lost, nothing asked twice once answered.
     expect(server.requests.length).toBe(40)
@@ -196,9 +252,16 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
     const server = await startTestServer()
     onTestFinished(() => server.close())
     server.injectFaults({ kind: 'hang', times: 10_000 })
-    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, timeoutMs: 500 })
+    const actor = actors.openaiCompatible({
+      model: 'coder',
+      baseURL: server.openaiBaseURL,
+      apiKey: KEY,
+      timeoutMs: 500,
+    })
     const started = performance.now()
-    const { trajectories } = await runCell(cellSpec(tasks(25), actor, { repeats: 2, concurrency: 8, errors: 'censored' }))
+    const { trajectories } = await runCell(
+      cellSpec(tasks(25), actor, { repeats: 2, concurrency: 8, errors: 'censored' }),
+    )
     const took = performance.now() - started
     expect(trajectories).toHaveLength(50)
     expect(trajectories.every((t) => t.status === 'error' && t.error?.kind === 'timeout')).toBe(true)
@@ -206,7 +269,9 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
     expect(took).toBeLessThan(2500)
     expect(server.requests.length).toBeLessThanOrEqual(12)
     const told = trajectories.map((t) => t.error!.message).find((m) => m.includes('tries in a row timed out'))
-    expect(told).toMatch(/: no complete response within 500 ms \(timeoutMs\); \d+ tries in a row timed out, so calls to it fail at once .*raise timeoutMs if the model needs longer/)
+    expect(told).toMatch(
+      /: no complete response within 500 ms \(timeoutMs\); \d+ tries in a row timed out, so calls to it fail at once .*raise timeoutMs if the model needs longer/,
+    )
   })
 
   it("callTimeoutMs bounds a call's whole time, every try and wait included", async () => {
@@ -217,12 +282,20 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
     server.respondWith(() => {
       throw new Error('upstream exploded')
     })
-    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, callTimeoutMs: 1000, retry: { maxRetries: 20, baseDelayMs: 100 } })
+    const actor = actors.openaiCompatible({
+      model: 'coder',
+      baseURL: server.openaiBaseURL,
+      apiKey: KEY,
+      callTimeoutMs: 1000,
+      retry: { maxRetries: 20, baseDelayMs: 100 },
+    })
     const started = performance.now()
     const error = (await ask(actor).catch((e: unknown) => e)) as ProviderError
     const took = performance.now() - started
     expect(error).toBeInstanceOf(ProviderError)
-    expect(error.message).toMatch(/^compat:coder \(actor, task t, attempt 1\): no answer within the call's 1 s bound \(callTimeoutMs\), /)
+    expect(error.message).toMatch(
+      /^compat:coder \(actor, task t, attempt 1\): no answer within the call's 1 s bound \(callTimeoutMs\), /,
+    )
     expect(error.kind).toBe('timeout')
     expect(took).toBeGreaterThanOrEqual(900)
     // The bound and one try's slack, with margin for a loaded machine.
@@ -232,20 +305,36 @@ describe('quotas, storms and silent ports fail the endpoint once, not every call
 
 describe('advice that fits the cause', () => {
   const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: say CORRECT.` }))
-  const failedCheck = (summary: { thresholds: { pass: boolean; message: string }[] }) => summary.thresholds.filter((t) => !t.pass).map((t) => t.message).join(' | ')
+  const failedCheck = (summary: { thresholds: { pass: boolean; message: string }[] }) =>
+    summary.thresholds
+      .filter((t) => !t.pass)
+      .map((t) => t.message)
+      .join(' | ')
 
   it('a wrong key: authentication, the status said once, the fix is the key, not maxErrorRate', async () => {
     const wrongKey = await serve((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-wr****ong.', type: 'invalid_request_error', code: 'invalid_api_key' } }))
+      res.end(
+        JSON.stringify({
+          error: {
+            message: 'Incorrect API key provided: sk-wr****ong.',
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        }),
+      )
     })
     onTestFinished(() => wrongKey.close())
     const actor = actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${wrongKey.url}/v1` })
     const { trajectories, summary } = await runCell(cellSpec(tasks(2), actor, { errors: 'censored' }))
     expect(trajectories.map((t) => t.error?.kind)).toEqual(['authentication', 'authentication'])
-    expect(trajectories[0]!.error!.message).toBe('openai:gpt-4o-mini (actor, task t0, attempt 1): HTTP 401: Incorrect API key provided: sk-wr****ong.')
+    expect(trajectories[0]!.error!.message).toBe(
+      'openai:gpt-4o-mini (actor, task t0, attempt 1): HTTP 401: Incorrect API key provided: sk-wr****ong.',
+    )
     const message = failedCheck(summary)
-    expect(message).toContain('Fix (authentication): the endpoint refused the credentials: check the API key (apiKey, OPENAI_API_KEY or ANTHROPIC_API_KEY)')
+    expect(message).toContain(
+      'Fix (authentication): the endpoint refused the credentials: check the API key (apiKey, OPENAI_API_KEY or ANTHROPIC_API_KEY)',
+    )
     expect(message).not.toMatch(/maxErrorRate/)
     expect(message).not.toMatch(/HTTP 401: 401/)
   })
@@ -255,20 +344,36 @@ describe('advice that fits the cause', () => {
     const actor = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
     const { trajectories, summary } = await runCell(cellSpec(tasks(4), actor, { errors: 'censored' }))
     expect(new Set(trajectories.map((t) => t.error?.kind))).toEqual(new Set(['connection']))
-    expect(failedCheck(summary)).toContain('Fix (connection): no connection to the endpoint: check the baseURL (host and port) and that the server is running.')
+    expect(failedCheck(summary)).toContain(
+      'Fix (connection): no connection to the endpoint: check the baseURL (host and port) and that the server is running.',
+    )
     expect(failedCheck(summary)).not.toMatch(/maxErrorRate/)
   })
 
   it('a few 5xx among answers: server, and there tolerating is the fix', async () => {
     const server = await startTestServer({ responder: () => 'CORRECT' })
     onTestFinished(() => server.close())
-    server.injectFaults({ kind: 'status', status: 500, times: 1000, match: (r) => r.messages.some((m) => m.content.startsWith('Task 0:')) })
-    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, retry: { maxRetries: 1, baseDelayMs: 5 } })
-    const { trajectories, summary } = await runCell(cellSpec(tasks(4), actor, { verifier: saysCorrect, errors: 'censored' }))
+    server.injectFaults({
+      kind: 'status',
+      status: 500,
+      times: 1000,
+      match: (r) => r.messages.some((m) => m.content.startsWith('Task 0:')),
+    })
+    const actor = actors.openaiCompatible({
+      model: 'coder',
+      baseURL: server.openaiBaseURL,
+      apiKey: KEY,
+      retry: { maxRetries: 1, baseDelayMs: 5 },
+    })
+    const { trajectories, summary } = await runCell(
+      cellSpec(tasks(4), actor, { verifier: saysCorrect, errors: 'censored' }),
+    )
     expect(trajectories.filter((t) => t.status === 'error').map((t) => t.error?.kind)).toEqual(['server'])
     const message = failedCheck(summary)
     expect(message).toContain('1 trajectory ended in an infrastructure error (25.0% > allowed 0.0%)')
-    expect(message).toContain("Fix (server): the server failed (HTTP 5xx): many such errors mean it is down or overloaded; a few such errors are noise: raise maxErrorRate in the cell's expect")
+    expect(message).toContain(
+      "Fix (server): the server failed (HTTP 5xx): many such errors mean it is down or overloaded; a few such errors are noise: raise maxErrorRate in the cell's expect",
+    )
   })
 })
 
@@ -286,7 +391,15 @@ describe('every byte bounded', () => {
       clearInterval(timer)
     }
   }
-  const chat = (text: string) => JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })
+  const chat = (text: string) =>
+    JSON.stringify({
+      id: 'c1',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+    })
 
   it('a 300 KB gzip that inflates to 300 MB is refused at the cap while it is read, memory bounded', async () => {
     // Before: accepted, at 1 GB of resident memory.
@@ -303,14 +416,20 @@ describe('every byte bounded', () => {
     const bomb = Buffer.concat(chunks)
     expect(bomb.length).toBeLessThan(400_000)
     const server = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length })
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': bomb.length,
+      })
       res.end(bomb)
     })
     onTestFinished(() => server.close())
     const model = actors.openaiCompatible({ model: 'coder', baseURL: `${server.url}/v1`, apiKey: KEY, ...fast })
     const { value: error, mb } = await peakGrowthMb(() => ask(model).catch((e: unknown) => e as ProviderError))
     expect(error).toBeInstanceOf(ProviderError)
-    expect((error as Error).message).toBe('compat:coder (actor, task t, attempt 1): the response body (more than 16 MiB decompressed) is over the 16 MiB cap (maxResponseBytes); raise maxResponseBytes if that much is expected')
+    expect((error as Error).message).toBe(
+      'compat:coder (actor, task t, attempt 1): the response body (more than 16 MiB decompressed) is over the 16 MiB cap (maxResponseBytes); raise maxResponseBytes if that much is expected',
+    )
     // Refused, not retried: the same request would get the same body.
     expect(server.requests()).toBe(1)
     expect(mb).toBeLessThan(200)
@@ -321,7 +440,10 @@ describe('every byte bounded', () => {
     const [head, tail] = chat('X').split('"X"')
     const server = await serve((req, res) => {
       const declared = req.url?.includes('declared')
-      res.writeHead(200, { 'content-type': 'application/json', ...(declared ? { 'content-length': size + head!.length + tail!.length + 2 } : {}) })
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(declared ? { 'content-length': size + head!.length + tail!.length + 2 } : {}),
+      })
       res.write(`${head}"`)
       const block = Buffer.alloc(1 << 20, 'b')
       let sent = 0
@@ -340,7 +462,11 @@ describe('every byte bounded', () => {
       const model = actors.openaiCompatible({ model: 'coder', baseURL: `${server.url}${path}`, apiKey: KEY, ...fast })
       const started = performance.now()
       const { value: error, mb } = await peakGrowthMb(() => ask(model).catch((e: unknown) => e as ProviderError))
-      expect((error as Error).message).toMatch(path.startsWith('/declared') ? /the response body \(200 MiB on the wire\) is over the 16 MiB cap \(maxResponseBytes\)/ : /the response body \(more than 16 MiB decompressed\) is over the 16 MiB cap/)
+      expect((error as Error).message).toMatch(
+        path.startsWith('/declared')
+          ? /the response body \(200 MiB on the wire\) is over the 16 MiB cap \(maxResponseBytes\)/
+          : /the response body \(more than 16 MiB decompressed\) is over the 16 MiB cap/,
+      )
       expect(mb).toBeLessThan(150)
       expect(performance.now() - started).toBeLessThan(10_000)
     }
@@ -359,7 +485,13 @@ describe('every byte bounded', () => {
     onTestFinished(() => server.close())
     for (const stream of [false, true]) {
       received.length = 0
-      const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey: KEY, stream, maxAnswerChars: 100_000 })
+      const actor = actors.openaiCompatible({
+        model: 'coder',
+        baseURL: server.openaiBaseURL,
+        apiKey: KEY,
+        stream,
+        maxAnswerChars: 100_000,
+      })
       const { trajectories } = await runCell(cellSpec([{ id: 't', prompt: 'write a lot' }], actor, { budget: 2 }))
       const [first, second] = trajectories[0]!.attempts
       expect(first!.answer.length).toBe(100_000)
@@ -375,10 +507,21 @@ describe('every byte bounded', () => {
 
 describe('a body that is not the API', () => {
   const providers: Record<string, (baseURL: string, stream?: boolean) => ChatModel> = {
-    'openai chat': (baseURL, stream) => actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
-    'openai responses': (baseURL, stream) => actors.openai({ model: 'gpt-4.1-mini', api: 'responses', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
-    compat: (baseURL, stream) => actors.openaiCompatible({ model: 'coder', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
-    anthropic: (baseURL, stream) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, ...fast }),
+    'openai chat': (baseURL, stream) =>
+      actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
+    'openai responses': (baseURL, stream) =>
+      actors.openai({
+        model: 'gpt-4.1-mini',
+        api: 'responses',
+        apiKey: KEY,
+        baseURL: `${baseURL}/v1`,
+        stream,
+        ...fast,
+      }),
+    compat: (baseURL, stream) =>
+      actors.openaiCompatible({ model: 'coder', apiKey: KEY, baseURL: `${baseURL}/v1`, stream, ...fast }),
+    anthropic: (baseURL, stream) =>
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL, stream, ...fast }),
   }
   for (const [name, make] of Object.entries(providers)) {
     it(`${name}: an HTML page with status 200 is retried as malformed, saying what came (kind, size, start)`, async () => {
@@ -387,14 +530,19 @@ describe('a body that is not the API', () => {
       const error = (await ask(make(html.url)).catch((e: unknown) => e)) as ProviderError
       expect(error).toBeInstanceOf(ProviderError)
       expect(html.requests() - before).toBe(2)
-      expect(error.message).toMatch(/malformed response: the body is not JSON but an HTML page, 72 B, starting "<!doctype html><html><body><h1>Sign in t…" \(a proxy or gateway page, not the .* API\?\) \(gave up after 2 tries\)$/)
+      expect(error.message).toMatch(
+        /malformed response: the body is not JSON but an HTML page, 72 B, starting "<!doctype html><html><body><h1>Sign in t…" \(a proxy or gateway page, not the .* API\?\) \(gave up after 2 tries\)$/,
+      )
       expect(error.kind).toBe('model-output')
     })
   }
 
   const streams: Record<string, [string, RegExp]> = {
     'no event at all': ['', /the stream ended after 0 events/],
-    'a malformed event': ['event: message_start\ndata: {"type":"message_start","message":\n\n', /malformed response: the body or a stream event is not JSON \(Unexpected end of JSON input\)/],
+    'a malformed event': [
+      'event: message_start\ndata: {"type":"message_start","message":\n\n',
+      /malformed response: the body or a stream event is not JSON \(Unexpected end of JSON input\)/,
+    ],
   }
   for (const [what, [body, message]] of Object.entries(streams)) {
     for (const [name, make] of Object.entries(providers)) {
@@ -418,26 +566,68 @@ describe('a body that is not the API', () => {
 
 describe('declaration', () => {
   it('a compatible actor without a base URL is an error that says what to pass', () => {
-    expect(() => actors.openaiCompatible({ model: 'coder' } as never)).toThrow("actors.openaiCompatible({ model: \"coder\" }): baseURL is required and must be the server's http(s) URL as a string, e.g. 'http://localhost:11434/v1'")
-    expect(() => actors.openaiCompatible({ model: 'coder', baseURL: 'localhost:11434' })).toThrow('(got "localhost:11434")')
+    expect(() => actors.openaiCompatible({ model: 'coder' } as never)).toThrow(
+      "actors.openaiCompatible({ model: \"coder\" }): baseURL is required and must be the server's http(s) URL as a string, e.g. 'http://localhost:11434/v1'",
+    )
+    expect(() => actors.openaiCompatible({ model: 'coder', baseURL: 'localhost:11434' })).toThrow(
+      '(got "localhost:11434")',
+    )
   })
 
   it('every option is bounded or refused with the fix: base URLs, keys, choices, batch settings', () => {
     const where = 'actors.openai({ model: "gpt-x" })'
     const cases: [() => unknown, string | RegExp][] = [
-      [() => actors.openaiCompatible({ model: 'c', baseURL: 'ftp://files.example/v1' }), `baseURL must be the server's http(s) URL, e.g.`],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: 'not a url' }), `${where}: baseURL must be the server's http(s) URL`],
-      [() => actors.openai({ model: 'gpt-x', apiKey: 12345 as never }), `${where}: apiKey must be a non-empty string (the key itself), got a number`],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, api: 'chatt' as never }), `${where}: api must be 'chat' or 'responses', got "chatt"`],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { pollMs: 0 } }), `${where}, batch: pollMs must be a number from 1 to 3600000`],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { deadlineMs: -1 } }), /batch: deadlineMs must be a number from 1 to 86400000 \(the providers' 24-hour window\), got -1/],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { maxBatch: 1e9 } }), /batch: maxBatch must be a whole number from 1 to 50000 \(the provider takes at most 50000 requests in one batch\)/],
-      [() => actors.anthropic({ model: 'claude-x', apiKey: KEY, batch: { maxBatch: 200_000 } }), /maxBatch must be a whole number from 1 to 100000/],
-      [() => actors.anthropic({ model: 'claude-x', apiKey: KEY, headers: { 'x-key': 5 } as never }), /headers must be an object of header names to string values/],
-      [() => actors.openai({ model: 'gpt-x', apiKey: KEY, callTimeoutMs: 0 }), /callTimeoutMs must be a number from 1 to 86400000/],
+      [
+        () => actors.openaiCompatible({ model: 'c', baseURL: 'ftp://files.example/v1' }),
+        `baseURL must be the server's http(s) URL, e.g.`,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: 'not a url' }),
+        `${where}: baseURL must be the server's http(s) URL`,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: 12345 as never }),
+        `${where}: apiKey must be a non-empty string (the key itself), got a number`,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, api: 'chatt' as never }),
+        `${where}: api must be 'chat' or 'responses', got "chatt"`,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { pollMs: 0 } }),
+        `${where}, batch: pollMs must be a number from 1 to 3600000`,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { deadlineMs: -1 } }),
+        /batch: deadlineMs must be a number from 1 to 86400000 \(the providers' 24-hour window\), got -1/,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, batch: { maxBatch: 1e9 } }),
+        /batch: maxBatch must be a whole number from 1 to 50000 \(the provider takes at most 50000 requests in one batch\)/,
+      ],
+      [
+        () => actors.anthropic({ model: 'claude-x', apiKey: KEY, batch: { maxBatch: 200_000 } }),
+        /maxBatch must be a whole number from 1 to 100000/,
+      ],
+      [
+        () => actors.anthropic({ model: 'claude-x', apiKey: KEY, headers: { 'x-key': 5 } as never }),
+        /headers must be an object of header names to string values/,
+      ],
+      [
+        () => actors.openai({ model: 'gpt-x', apiKey: KEY, callTimeoutMs: 0 }),
+        /callTimeoutMs must be a number from 1 to 86400000/,
+      ],
     ]
     for (const [make, message] of cases) expect(make).toThrow(message)
-    expect(() => actors.openai({ model: 'gpt-x', apiKey: KEY, api: 'responses', batch: { pollMs: 1, deadlineMs: 86_400_000, maxBatch: 50_000 }, headers: { 'x-gateway': 'abc' } })).not.toThrow()
+    expect(() =>
+      actors.openai({
+        model: 'gpt-x',
+        apiKey: KEY,
+        api: 'responses',
+        batch: { pollMs: 1, deadlineMs: 86_400_000, maxBatch: 50_000 },
+        headers: { 'x-gateway': 'abc' },
+      }),
+    ).not.toThrow()
   })
 })
 
@@ -460,10 +650,32 @@ describe('no secret leaves', () => {
         expect(error.message).not.toContain(key)
         expect(error.message).not.toContain('echoed-SECRET')
         const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
-        const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }) }
-        const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'binary', feedback: feedback.binary() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 2, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+        const verifier: Verifier = {
+          name: 'never',
+          version: '1',
+          settings: {},
+          verify: async () => ({ pass: false, diagnostics: { outcome: 'failed', summary: 'no' } }),
+        }
+        const { trajectories, summary } = await runCell({
+          runId: 'echo',
+          benchmark: 'echo',
+          cellId: 'echo',
+          tasks,
+          actor: model,
+          verifier,
+          mode: { name: 'binary', feedback: feedback.binary() },
+          history: fullHistory,
+          promptBuilder: defaultPromptBuilder,
+          budget: 2,
+          repeats: 1,
+          discloseBudget: false,
+          concurrency: 1,
+          thresholds: {},
+          errors: 'censored',
+        })
         expect(trajectories[0]!.status).toBe('error')
-        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toContain('echoed-SECRET')
+        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)])
+          expect(text).not.toContain('echoed-SECRET')
       }
     } finally {
       await echo.close()
@@ -475,8 +687,30 @@ describe('no secret leaves', () => {
     const echo = await serve((req, res) => {
       const text = `you sent ${JSON.stringify(req.headers)}`
       res.writeHead(200, { 'content-type': 'application/json' })
-      if (req.url?.includes('/messages')) res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }))
-      else res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }))
+      if (req.url?.includes('/messages'))
+        res.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-x',
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 3, output_tokens: 5 },
+          }),
+        )
+      else
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: 'gpt-x',
+            choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+          }),
+        )
     })
     try {
       for (const model of [
@@ -485,21 +719,52 @@ describe('no secret leaves', () => {
         actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, ...fast }),
       ]) {
         const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
-        const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async (_t, answer) => ({ pass: false, diagnostics: { outcome: 'failed', summary: `wrong: ${answer}` } }) }
-        const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'binary', feedback: feedback.binary() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 2, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+        const verifier: Verifier = {
+          name: 'never',
+          version: '1',
+          settings: {},
+          verify: async (_t, answer) => ({
+            pass: false,
+            diagnostics: { outcome: 'failed', summary: `wrong: ${answer}` },
+          }),
+        }
+        const { trajectories, summary } = await runCell({
+          runId: 'echo',
+          benchmark: 'echo',
+          cellId: 'echo',
+          tasks,
+          actor: model,
+          verifier,
+          mode: { name: 'binary', feedback: feedback.binary() },
+          history: fullHistory,
+          promptBuilder: defaultPromptBuilder,
+          budget: 2,
+          repeats: 1,
+          discloseBudget: false,
+          concurrency: 1,
+          thresholds: {},
+          errors: 'censored',
+        })
         expect(trajectories[0]!.status).toBe('failed')
         expect(trajectories[0]!.attempts[0]!.answer).toContain('[REDACTED]')
-        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toContain('echoed-SECRET')
+        for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)])
+          expect(text).not.toContain('echoed-SECRET')
       }
     } finally {
       await echo.close()
     }
   })
 
-  it("a base URL with credentials is refused at declaration, naming the header option, quoting none of them", () => {
+  it('a base URL with credentials is refused at declaration, naming the header option, quoting none of them', () => {
     const url = 'http://alice:pa55word-SECRET@127.0.0.1:9/v1?api-key=qkey-SECRET-123'
-    for (const make of [() => actors.openaiCompatible({ model: 'coder', baseURL: url }), () => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: url }), () => actors.anthropic({ model: 'claude-x', apiKey: KEY, baseURL: url })]) {
-      expect(make).toThrow(/baseURL must not carry credentials \(user:pass@\).*pass the key as apiKey .*headers: \{ authorization: 'Basic …' \}/i)
+    for (const make of [
+      () => actors.openaiCompatible({ model: 'coder', baseURL: url }),
+      () => actors.openai({ model: 'gpt-x', apiKey: KEY, baseURL: url }),
+      () => actors.anthropic({ model: 'claude-x', apiKey: KEY, baseURL: url }),
+    ]) {
+      expect(make).toThrow(
+        /baseURL must not carry credentials \(user:pass@\).*pass the key as apiKey .*headers: \{ authorization: 'Basic …' \}/i,
+      )
       expect(() => make()).not.toThrow(/SECRET|alice/)
     }
     // Credentials in the query (a gateway's ?api-key=) work, and are in no protocol.
@@ -512,7 +777,12 @@ describe('no secret leaves', () => {
     const gatewayKey = ['gw', 'SECRET', 'qrstuvwxyz0123'].join('-')
     const forms = (req: IncomingMessage) => {
       const auth = String(req.headers.authorization ?? req.headers['x-api-key'] ?? '')
-      return [Buffer.from(auth).toString('base64'), Buffer.from(`x${auth}`).toString('base64url'), encodeURIComponent(auth), Buffer.from(`gw:${String(req.headers['x-gateway-key'])}`).toString('base64')].join(' ')
+      return [
+        Buffer.from(auth).toString('base64'),
+        Buffer.from(`x${auth}`).toString('base64url'),
+        encodeURIComponent(auth),
+        Buffer.from(`gw:${String(req.headers['x-gateway-key'])}`).toString('base64'),
+      ].join(' ')
     }
     let fail = false
     const echo = await serve((req, res) => {
@@ -524,8 +794,30 @@ describe('no secret leaves', () => {
       }
       const text = `you sent ${forms(req)}`
       res.writeHead(200, { 'content-type': 'application/json' })
-      if (req.url?.includes('/messages')) res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 5 } }))
-      else res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } }))
+      if (req.url?.includes('/messages'))
+        res.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-x',
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 3, output_tokens: 5 },
+          }),
+        )
+      else
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: 'gpt-x',
+            choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+          }),
+        )
     })
     const dir = mkdtempSync(join(tmpdir(), 'seqk-echo-cassettes-'))
     onTestFinished(async () => {
@@ -541,7 +833,11 @@ describe('no secret leaves', () => {
         if (text.includes(part)) found.push(`plain ${part}`)
         // Decode every base64-looking run and every URL-encoded run: nothing may decode back to the key.
         for (const run of text.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? []) {
-          for (const decoded of [Buffer.from(run, 'base64').toString('latin1'), Buffer.from(run, 'base64url').toString('latin1')]) if (decoded.includes(part.slice(0, 10))) found.push(`base64 ${run}`)
+          for (const decoded of [
+            Buffer.from(run, 'base64').toString('latin1'),
+            Buffer.from(run, 'base64url').toString('latin1'),
+          ])
+            if (decoded.includes(part.slice(0, 10))) found.push(`base64 ${run}`)
         }
         if (safeDecodeURI(text).includes(part)) found.push('url-encoded')
       }
@@ -560,12 +856,35 @@ describe('no secret leaves', () => {
       expect(leaks(`${error.message} ${inspect(error, { depth: 10 })} ${JSON.stringify(error.failure)}`)).toEqual([])
       expect(leaks(answer)).toEqual([])
       const tasks: Task[] = [{ id: 't', prompt: 'hi' }]
-      const verifier: Verifier = { name: 'never', version: '1', settings: {}, verify: async (_t, a) => ({ pass: false, diagnostics: { outcome: 'failed', summary: `wrong: ${a}` } }) }
-      const { trajectories, summary } = await runCell({ runId: 'echo', benchmark: 'echo', cellId: 'echo', tasks, actor: model, verifier, mode: { name: 'verifier', feedback: feedback.verifier() }, history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 3, repeats: 1, discloseBudget: false, concurrency: 1, thresholds: {}, errors: 'censored' })
+      const verifier: Verifier = {
+        name: 'never',
+        version: '1',
+        settings: {},
+        verify: async (_t, a) => ({ pass: false, diagnostics: { outcome: 'failed', summary: `wrong: ${a}` } }),
+      }
+      const { trajectories, summary } = await runCell({
+        runId: 'echo',
+        benchmark: 'echo',
+        cellId: 'echo',
+        tasks,
+        actor: model,
+        verifier,
+        mode: { name: 'verifier', feedback: feedback.verifier() },
+        history: fullHistory,
+        promptBuilder: defaultPromptBuilder,
+        budget: 3,
+        repeats: 1,
+        discloseBudget: false,
+        concurrency: 1,
+        thresholds: {},
+        errors: 'censored',
+      })
       expect(leaks(JSON.stringify(trajectories))).toEqual([])
       expect(leaks(JSON.stringify(summary))).toEqual([])
     }
-    const written = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.json')).map((f) => readFileSync(join(dir, String(f)), 'utf8'))
+    const written = readdirSync(dir, { recursive: true })
+      .filter((f) => String(f).endsWith('.json'))
+      .map((f) => readFileSync(join(dir, String(f)), 'utf8'))
     expect(written.length).toBeGreaterThan(0)
     expect(leaks(written.join('\n'))).toEqual([])
   })
@@ -581,20 +900,39 @@ function safeDecodeURI(text: string): string {
 
 describe('compat identity', () => {
   it("'served' takes the base URL's place in the protocol: the same weights elsewhere keep their baseline", () => {
-    const here = actors.openaiCompatible({ model: 'qwen', baseURL: 'http://127.0.0.1:11434/v1', served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
-    const there = actors.openaiCompatible({ model: 'qwen', baseURL: 'http://gpu-box:8000/v1', served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
+    const here = actors.openaiCompatible({
+      model: 'qwen',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      served: 'qwen2.5-coder-7b-instruct-q4_k_m',
+    })
+    const there = actors.openaiCompatible({
+      model: 'qwen',
+      baseURL: 'http://gpu-box:8000/v1',
+      served: 'qwen2.5-coder-7b-instruct-q4_k_m',
+    })
     expect(here.descriptor).toEqual(there.descriptor)
     expect(here.descriptor.params).toEqual({ served: 'qwen2.5-coder-7b-instruct-q4_k_m' })
-    const unnamed = [actors.openaiCompatible({ model: 'qwen', baseURL: 'http://127.0.0.1:11434/v1' }), actors.openaiCompatible({ model: 'qwen', baseURL: 'http://gpu-box:8000/v1' })]
+    const unnamed = [
+      actors.openaiCompatible({ model: 'qwen', baseURL: 'http://127.0.0.1:11434/v1' }),
+      actors.openaiCompatible({ model: 'qwen', baseURL: 'http://gpu-box:8000/v1' }),
+    ]
     expect(unnamed[0]!.descriptor).not.toEqual(unnamed[1]!.descriptor)
   })
 })
 
 describe('typos do not pass silently', () => {
   it('an unknown option is an error naming the nearest valid one', () => {
-    expect(() => actors.openai({ model: 'x', apiKey: KEY, temprature: 0.7 } as never)).toThrow('actors.openai({ model: "x" }): unknown option "temprature" (did you mean "temperature"?); valid options: ')
-    expect(() => actors.anthropic({ model: 'y', apiKey: KEY, max_tokens: 10 } as never)).toThrow('unknown option "max_tokens" (did you mean "maxTokens"?)')
-    expect(() => actors.openaiCompatible({ model: 'z', baseURL: 'http://localhost:1/v1', retry: { retries: 3 } } as never)).toThrow('actors.openaiCompatible({ model: "z" }), retry: unknown option "retries" (did you mean "maxRetries"?)')
-    expect(() => actors.openai({ model: 'x', apiKey: KEY, flavour: 'vanilla' } as never)).toThrow(/unknown option "flavour"; valid options/)
+    expect(() => actors.openai({ model: 'x', apiKey: KEY, temprature: 0.7 } as never)).toThrow(
+      'actors.openai({ model: "x" }): unknown option "temprature" (did you mean "temperature"?); valid options: ',
+    )
+    expect(() => actors.anthropic({ model: 'y', apiKey: KEY, max_tokens: 10 } as never)).toThrow(
+      'unknown option "max_tokens" (did you mean "maxTokens"?)',
+    )
+    expect(() =>
+      actors.openaiCompatible({ model: 'z', baseURL: 'http://localhost:1/v1', retry: { retries: 3 } } as never),
+    ).toThrow('actors.openaiCompatible({ model: "z" }), retry: unknown option "retries" (did you mean "maxRetries"?)')
+    expect(() => actors.openai({ model: 'x', apiKey: KEY, flavour: 'vanilla' } as never)).toThrow(
+      /unknown option "flavour"; valid options/,
+    )
   })
 })

@@ -73,7 +73,8 @@ seqEval('rubric fixtures (full history)', {
 })
 `
 
-const env = (extra: Record<string, string> = {}) => cleanEnv({ CI: 'true', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({ CI: 'true', SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
 const runs = () =>
   existsSync(runsDir)
     ? readdirSync(runsDir)

@@ -21,7 +21,11 @@ const history = { SEQK_HISTORY_FILE: join(tmp, 'history.jsonl') }
 
 /** Vitest in this repository, as `npm run evals` runs it, to its end. */
 function vitest(args: string[], env: Record<string, string>) {
-  return runNode([VITEST, ...args], { cwd: root, env: cleanEnv({ CI: 'true', ...history, ...env }), timeoutMs: 400_000 })
+  return runNode([VITEST, ...args], {
+    cwd: root,
+    env: cleanEnv({ CI: 'true', ...history, ...env }),
+    timeoutMs: 400_000,
+  })
 }
 
 /** The seqk CLI from the sources. */
@@ -42,7 +46,12 @@ const fixtures = () => summary.benchmarks.find((b) => b.name === FIXTURES)!
 
 /** A cell or trajectory without what differs between two runs of the same protocol. */
 function stable<T extends object>(value: T): Partial<T> {
-  const { runId: _r, durationMs: _d, startedAt: _s, ...rest } = value as T & { runId?: unknown; durationMs?: unknown; startedAt?: unknown }
+  const {
+    runId: _r,
+    durationMs: _d,
+    startedAt: _s,
+    ...rest
+  } = value as T & { runId?: unknown; durationMs?: unknown; startedAt?: unknown }
   return rest as Partial<T>
 }
 
@@ -52,7 +61,8 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     const out = result.stdout
     expect(out).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats, history full, rates in %')
     for (const actor of ['reviser', 'stubborn', 'one-shot']) {
-      for (const mode of ['binary', 'verifier', 'independent']) expect(out).toMatch(new RegExp(`simulated:${actor} · ${mode}\\s+(Seq|Pass)\\s+\\d`))
+      for (const mode of ['binary', 'verifier', 'independent'])
+        expect(out).toMatch(new RegExp(`simulated:${actor} · ${mode}\\s+(Seq|Pass)\\s+\\d`))
     }
     expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(binary, verifier\)/)
   })
@@ -85,13 +95,15 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     const pass5 = (actor: string) => cells.find((c) => c.actorId === actor && c.mode === 'independent')!.passAt![4]!
     const seq5 = (actor: string) => cells.find((c) => c.actorId === actor && c.mode === 'verifier')!.seqAt[4]!
     const actors = [...new Set(cells.map((c) => c.actorId))]
-    const reversed = actors.flatMap((a) => actors.map((b) => [a, b] as const)).filter(([a, b]) => pass5(a) > pass5(b) && seq5(a) < seq5(b))
+    const reversed = actors
+      .flatMap((a) => actors.map((b) => [a, b] as const))
+      .filter(([a, b]) => pass5(a) > pass5(b) && seq5(a) < seq5(b))
     expect(reversed.length).toBeGreaterThan(0)
   })
 })
 
 describe('npx seqk summarize', () => {
-  it('recomputes the bundled run\'s summary.json from trajectories.jsonl and cells.jsonl alone, identical but for its own timestamp', async () => {
+  it("recomputes the bundled run's summary.json from trajectories.jsonl and cells.jsonl alone, identical but for its own timestamp", async () => {
     const out = join(tmp, 'recomputed.json')
     const r = await seqk(['summarize', runDir, '--out', out])
     expect(r.status, r.stderr).toBe(0)
@@ -106,7 +118,17 @@ describe('--merge-reports', () => {
     const blobs = join(tmp, 'blobs')
     // Each shard on its own "machine": its own run directory, its trajectories carried in the blob.
     for (const shard of [1, 2]) {
-      const blobRun = await vitest(['run', '--project', 'evals', `--shard=${shard}/2`, '--reporter=blob', `--outputFile=${join(blobs, `blob-${shard}.json`)}`], { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) })
+      const blobRun = await vitest(
+        [
+          'run',
+          '--project',
+          'evals',
+          `--shard=${shard}/2`,
+          '--reporter=blob',
+          `--outputFile=${join(blobs, `blob-${shard}.json`)}`,
+        ],
+        { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) },
+      )
       expect(blobRun.status, blobRun.stderr).toBe(0)
     }
     const mergedDir = join(tmp, 'merged')
@@ -114,7 +136,10 @@ describe('--merge-reports', () => {
     expect(merged.status, merged.stderr).toBe(0)
     expect(merged.stdout).toContain('self-invoking python (fixtures) — K=5')
 
-    const byName = (s: RunSummary) => [...s.benchmarks].sort((a, b) => a.name.localeCompare(b.name)).flatMap((b) => b.cells.map((c) => ({ ...stable(c), perTask: c.perTask })))
+    const byName = (s: RunSummary) =>
+      [...s.benchmarks]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .flatMap((b) => b.cells.map((c) => ({ ...stable(c), perTask: c.perTask })))
     const direct = byName(summary)
     const fromBlobs = byName(readSummary(join(mergedDir, 'summary.json')))
     expect(direct.length).toBeGreaterThanOrEqual(9)
@@ -123,14 +148,22 @@ describe('--merge-reports', () => {
     // The blob machine's trajectories were carried inline and rebuilt here. Latencies, and which
     // helper call hit the grader's cache (it depends on how concurrent trajectories interleave), vary.
     // Cell ids repeat across benchmarks (the two rubric blocks share tasks too): the benchmark is part of the key.
-    const key = (t: { benchmark?: string; cellId?: string; taskId?: string; repeat?: number }) => `${t.benchmark}|${t.cellId}|${t.taskId}|${t.repeat}`
-    const sortBy = <T extends { benchmark: string; cellId: string; taskId: string; repeat: number }>(ts: T[]) => [...ts].sort((a, b) => key(a).localeCompare(key(b)))
+    const key = (t: { benchmark?: string; cellId?: string; taskId?: string; repeat?: number }) =>
+      `${t.benchmark}|${t.cellId}|${t.taskId}|${t.repeat}`
+    const sortBy = <T extends { benchmark: string; cellId: string; taskId: string; repeat: number }>(ts: T[]) =>
+      [...ts].sort((a, b) => key(a).localeCompare(key(b)))
     // The LLM annotator's calls too: their latency and whether its cache served them vary the same way.
     const calm = <C extends { latencyMs: number; replayed: boolean }>(c: C) => ({ ...c, latencyMs: 0, replayed: false })
     const comparableRun = (dir: string) =>
       sortBy(readTrajectories(join(dir, 'trajectories.jsonl')).trajectories).map((t) => ({
         ...stable(t),
-        attempts: t.attempts.map((x) => ({ ...x, latencyMs: 0, helperCalls: x.helperCalls.map(calm), verdict: { ...x.verdict, durationMs: 0 }, ...(x.annotation ? { annotation: { ...x.annotation, calls: x.annotation.calls?.map(calm) } } : {}) })),
+        attempts: t.attempts.map((x) => ({
+          ...x,
+          latencyMs: 0,
+          helperCalls: x.helperCalls.map(calm),
+          verdict: { ...x.verdict, durationMs: 0 },
+          ...(x.annotation ? { annotation: { ...x.annotation, calls: x.annotation.calls?.map(calm) } } : {}),
+        })),
       }))
     const a = comparableRun(runDir)
     const b = comparableRun(mergedDir)
@@ -142,7 +175,10 @@ describe('--merge-reports', () => {
     const out = join(tmp, 'merged-recomputed.json')
     const r = await seqk(['summarize', mergedDir, '--out', out])
     expect(r.status, r.stderr).toBe(0)
-    expect({ ...readSummary(out), createdAt: 'x' }).toEqual({ ...readSummary(join(mergedDir, 'summary.json')), createdAt: 'x' })
+    expect({ ...readSummary(out), createdAt: 'x' }).toEqual({
+      ...readSummary(join(mergedDir, 'summary.json')),
+      createdAt: 'x',
+    })
   }, 150_000)
 })
 
@@ -158,7 +194,8 @@ describe('SEQK_SHARD and seqk merge', () => {
     const r = await seqk(['merge', ...dirs, '--out', mergedDir])
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0)
     expect(r.stdout).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats')
-    const cells = (s: RunSummary) => s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))
+    const cells = (s: RunSummary) =>
+      s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))
     expect(cells(readSummary(join(mergedDir, 'summary.json')))).toEqual(cells(summary))
   }, 300_000)
 })
@@ -166,12 +203,17 @@ describe('SEQK_SHARD and seqk merge', () => {
 describe('the disclosure card and the exports of the bundled run', () => {
   it('writes disclosure.json: complete, valid under schemas/disclosure.schema.json, and telling what summary.json tells', () => {
     const card = DisclosureCardSchema.parse(JSON.parse(readFileSync(join(runDir, 'disclosure.json'), 'utf8')))
-    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(join(root, 'schemas/disclosure.schema.json'), 'utf8')) as object)
+    const validate = new Ajv2020({ strict: false }).compile(
+      JSON.parse(readFileSync(join(root, 'schemas/disclosure.schema.json'), 'utf8')) as object,
+    )
     expect(validate(card), JSON.stringify(validate.errors)).toBe(true)
     expect(card.completeness.missing).toEqual([])
     expect(card.completeness.score).toBe(1)
     expect(card.benchmarks.map((b) => b.name)).toEqual(summary.benchmarks.map((b) => b.name))
-    expect(card.benchmarks.find((b) => b.name === FIXTURES)).toMatchObject({ tasks: 13, source: 'vitest-seqk fixtures' })
+    expect(card.benchmarks.find((b) => b.name === FIXTURES)).toMatchObject({
+      tasks: 13,
+      source: 'vitest-seqk fixtures',
+    })
     expect(card.harness).toMatchObject({ node: process.version, pythonUsed: true, collected: { by: 'reporter' } })
     expect(card.harness.git.commit).toMatch(/^[0-9a-f]{40}$/)
     const cells = summary.benchmarks.flatMap((b) => b.cells)
@@ -181,13 +223,23 @@ describe('the disclosure card and the exports of the bundled run', () => {
   })
 
   it("exports every cell as an inspect_ai log valid under inspect_ai's schema, and the run as JUnit XML valid under the XSD", async () => {
-    const io = { stdout: () => {}, stderr: (t: string) => void process.stderr.write(t), isTTY: false, env: {}, cwd: root }
+    const io = {
+      stdout: () => {},
+      stderr: (t: string) => void process.stderr.write(t),
+      isTTY: false,
+      env: {},
+      cwd: root,
+    }
     const inspectDir = join(tmp, 'inspect')
     expect(await runCli(['export', runDir, '--format', 'inspect', '--out', inspectDir], io)).toBe(0)
     const files = readdirSync(inspectDir)
     expect(files).toHaveLength(summary.benchmarks.reduce((n, b) => n + b.cells.length, 0))
     const validate = evalLogValidator()
-    for (const f of files) expect(validate(JSON.parse(readFileSync(join(inspectDir, f), 'utf8'))), `${f}: ${schemaErrors(validate.errors)}`).toBe(true)
+    for (const f of files)
+      expect(
+        validate(JSON.parse(readFileSync(join(inspectDir, f), 'utf8'))),
+        `${f}: ${schemaErrors(validate.errors)}`,
+      ).toBe(true)
     const junit = join(tmp, 'junit.xml')
     expect(await runCli(['export', runDir, '--format', 'junit', '--out', junit], io)).toBe(0)
     if (HAS_XMLLINT) {

@@ -32,7 +32,11 @@ export default defineConfig({
 export function cleanEnv(set: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
   for (const key of Object.keys(env)) {
-    if (/^(VITEST|SEQK_|GITHUB_)/.test(key) || ['CI', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'FORCE_COLOR'].includes(key)) delete env[key]
+    if (
+      /^(VITEST|SEQK_|GITHUB_)/.test(key) ||
+      ['CI', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'FORCE_COLOR'].includes(key)
+    )
+      delete env[key]
   }
   for (const [key, value] of Object.entries(set)) {
     if (value === undefined) delete env[key]
@@ -46,7 +50,8 @@ export const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
 export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
 
 /** Eval-file source of a verifier that passes an answer saying CORRECT (the fixtures' simulated and served answers). */
-export const SAYS_CORRECT_SOURCE = "const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }"
+export const SAYS_CORRECT_SOURCE =
+  "const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }"
 
 /**
  * Terminal output with the reporter's word-wrapping undone: a message printed from column 0 and
@@ -68,7 +73,12 @@ export async function runNode(
   options: { cwd: string; env: Record<string, string | undefined>; timeoutMs?: number; killWhen?: () => boolean },
 ): Promise<{ status: number | null; out: string; stdout: string; stderr: string }> {
   const { spawn } = await import('node:child_process')
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
   let out = ''
   let stdout = ''
   let stderr = ''

@@ -6,7 +6,16 @@
 // held-out statements' text; the summary's gap must then be exactly what the trajectories say.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { critic } from '../src/feedback/critic.js'
-import { defaultPromptBuilder, feedback, fullHistory, runCell, verifiers, type CellSpec, type FeedbackMode, type Task } from '../src/index.js'
+import {
+  defaultPromptBuilder,
+  feedback,
+  fullHistory,
+  runCell,
+  verifiers,
+  type CellSpec,
+  type FeedbackMode,
+  type Task,
+} from '../src/index.js'
 import { cellProtocol } from '../src/protocol/cell.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { heldOutGap } from '../src/metrics/held-out-gap.js'
@@ -20,13 +29,30 @@ import { renderBenchmarkTable } from '../src/report/table.js'
 import { stripVTControlCharacters } from 'node:util'
 
 // Statement i of task t checks triple(BASE_t + i); the held-out ones use values no visible one has.
-const statements = (base: number, n: number) => Array.from({ length: n }, (_, i) => `assert triple(${base + i}) == ${3 * (base + i)}`)
+const statements = (base: number, n: number) =>
+  Array.from({ length: n }, (_, i) => `assert triple(${base + i}) == ${3 * (base + i)}`)
 const tasks: Task[] = [
   // An explicit list: statements 3 and 4 are held out.
-  { id: 'held/explicit', prompt: 'Write triple(x) returning 3 * x.', tests: statements(70101, 5).join('\n'), entryPoint: 'triple', heldOutTests: [3, 4] },
+  {
+    id: 'held/explicit',
+    prompt: 'Write triple(x) returning 3 * x.',
+    tests: statements(70101, 5).join('\n'),
+    entryPoint: 'triple',
+    heldOutTests: [3, 4],
+  },
   // The verifier's share picks them.
-  { id: 'held/share-a', prompt: 'Write triple(x), three times x.', tests: statements(80201, 6).join('\n'), entryPoint: 'triple' },
-  { id: 'held/share-b', prompt: 'Write triple(x) = x + x + x.', tests: statements(90301, 4).join('\n'), entryPoint: 'triple' },
+  {
+    id: 'held/share-a',
+    prompt: 'Write triple(x), three times x.',
+    tests: statements(80201, 6).join('\n'),
+    entryPoint: 'triple',
+  },
+  {
+    id: 'held/share-b',
+    prompt: 'Write triple(x) = x + x + x.',
+    tests: statements(90301, 4).join('\n'),
+    entryPoint: 'triple',
+  },
 ]
 const SPLIT = { share: 0.5, seed: 31 }
 /** The text of every held-out statement: its call and its expected value. */
@@ -44,8 +70,13 @@ const heldOutTexts = tasks.flatMap((t) => {
  * special case returning the expected value, on top of the wrong general logic.
  */
 function overfitter(request: TestServerRequest): string {
-  const seen = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n')
-  const cases = [...seen.matchAll(/function call: triple\((\d+)\)\n\s+expected: (\d+)/g)].map(([, x, y]) => `    if x == ${x}:\n        return ${y}`)
+  const seen = request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n')
+  const cases = [...seen.matchAll(/function call: triple\((\d+)\)\n\s+expected: (\d+)/g)].map(
+    ([, x, y]) => `    if x == ${x}:\n        return ${y}`,
+  )
   return `\`\`\`python\ndef triple(x):\n${[...new Set(cases)].join('\n')}${cases.length ? '\n' : ''}    return 2 * x\n\`\`\``
 }
 
@@ -87,7 +118,12 @@ describe('held-out tests in a run', () => {
     server.reset()
     cells = {
       verifier: await runCell(spec('verifier', feedback.verifier())),
-      critic: await runCell(spec('critic', critic({ model: testServerModel(server, { model: 'echo-critic' }), rubric: 'blind', style: 'directive' }))),
+      critic: await runCell(
+        spec(
+          'critic',
+          critic({ model: testServerModel(server, { model: 'echo-critic' }), rubric: 'blind', style: 'directive' }),
+        ),
+      ),
     }
   }, 60_000)
 
@@ -107,7 +143,10 @@ describe('held-out tests in a run', () => {
       }
     }
     // The visible failures did reach the actor, so the scan looked where the text would be.
-    const shown = server.requests.filter((r) => r.model === 'overfitter').map((r) => JSON.stringify(r.body)).join('\n')
+    const shown = server.requests
+      .filter((r) => r.model === 'overfitter')
+      .map((r) => JSON.stringify(r.body))
+      .join('\n')
     expect(shown).toMatch(/function call: triple\(70101\)/)
   })
 
@@ -126,9 +165,22 @@ describe('held-out tests in a run', () => {
     expect(gap.visibleAt).toEqual([0, 1, 1])
     expect(gap.allAt).toEqual([0, 0, 0])
     expect(gap.gapAt).toEqual([0, 1, 1])
-    expect({ repairs: gap.visibleRepairs, overfit: gap.overfit, broke: gap.broke }).toEqual({ repairs: 3, overfit: 3, broke: 0 })
+    expect({ repairs: gap.visibleRepairs, overfit: gap.overfit, broke: gap.broke }).toEqual({
+      repairs: 3,
+      overfit: 3,
+      broke: 0,
+    })
     const direct = heldOutGap(
-      trajectories.map((x) => ({ taskId: x.taskId, repeats: [x.attempts.map((a) => ({ pass: a.verdict.pass, visiblePass: a.verdict.heldOut!.visiblePass, heldOutFailed: a.verdict.heldOut!.failed }))] })),
+      trajectories.map((x) => ({
+        taskId: x.taskId,
+        repeats: [
+          x.attempts.map((a) => ({
+            pass: a.verdict.pass,
+            visiblePass: a.verdict.heldOut!.visiblePass,
+            heldOutFailed: a.verdict.heldOut!.failed,
+          })),
+        ],
+      })),
       3,
     )
     expect(gap.gapInterval.lo).toBe(direct.gapInterval.lo)
@@ -140,14 +192,19 @@ describe('held-out tests in a run', () => {
   it('says the gap under the terminal table, within 120 columns', () => {
     const table = renderBenchmarkTable('held-out fixtures', [cells.verifier!.summary, cells.critic!.summary])
     const text = stripVTControlCharacters(table)
-    expect(text).toContain('held-out tests, overfitter · verifier: Seq@3 100.0% on the visible tests, 0.0% on every test, gap 100.0 points')
-    expect(text.replace(/\n\s+/g, ' ')).toContain('3 of 3 visible repairs (100.0%) still fail a held-out test, 0 broke one')
+    expect(text).toContain(
+      'held-out tests, overfitter · verifier: Seq@3 100.0% on the visible tests, 0.0% on every test, gap 100.0 points',
+    )
+    expect(text.replace(/\n\s+/g, ' ')).toContain(
+      '3 of 3 visible repairs (100.0%) still fail a held-out test, 0 broke one',
+    )
     for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(120)
   })
 
   it('records the split in the fingerprint: another seed or share is another protocol', () => {
     const base = spec('verifier', feedback.verifier())
-    const print = (v: CellSpec['verifier'], ts = tasks) => protocolFingerprint(cellProtocol({ ...base, verifier: v, tasks: ts }))
+    const print = (v: CellSpec['verifier'], ts = tasks) =>
+      protocolFingerprint(cellProtocol({ ...base, verifier: v, tasks: ts }))
     const same = print(verifiers.pythonTests({ heldOut: SPLIT }))
     expect(print(verifier)).toBe(same)
     expect(print(verifiers.pythonTests({ heldOut: { ...SPLIT, seed: 32 } }))).not.toBe(same)
@@ -161,9 +218,13 @@ describe('pythonTests({ heldOut }) on its own', () => {
   it('names a held-out index past the tests, and a repeated one', async () => {
     const v = verifiers.pythonTests({ sandbox: 'none' })
     const task = { id: 'held/bad', prompt: 'p', tests: statements(1, 2).join('\n'), heldOutTests: [5] }
-    await expect(v.verify(task, 'def triple(x): return 3 * x', { origin: 'bundled-simulation' })).rejects.toThrow(/task held\/bad holds out test statement 5, but its tests have 2 statements \(0 to 1\)/)
+    await expect(v.verify(task, 'def triple(x): return 3 * x', { origin: 'bundled-simulation' })).rejects.toThrow(
+      /task held\/bad holds out test statement 5, but its tests have 2 statements \(0 to 1\)/,
+    )
     expect(v.checkTask?.({ ...task, heldOutTests: [1, 1] })).toEqual([expect.stringMatching(/list a statement twice/)])
-    expect(() => verifiers.pythonTests({ heldOut: { share: 0, seed: 1 } })).toThrow(/heldOut.share must be a number strictly between 0 and 1/)
+    expect(() => verifiers.pythonTests({ heldOut: { share: 0, seed: 1 } })).toThrow(
+      /heldOut.share must be a number strictly between 0 and 1/,
+    )
   })
 })
 
@@ -187,7 +248,9 @@ describe('the bundled held-out cell (fixtures, simulated actors)', () => {
     expect(gap(overfitter)).toBeGreaterThan(gap(reviser))
     expect(overfitter.summary.heldOut!.overfit).toBeGreaterThan(reviser.summary.heldOut!.overfit)
     // Its special cases are real code: some of them pass every visible test.
-    const special = overfitter.trajectories.flatMap((t) => t.attempts).filter((a) => a.answer.includes('# special cases'))
+    const special = overfitter.trajectories
+      .flatMap((t) => t.attempts)
+      .filter((a) => a.answer.includes('# special cases'))
     expect(special.some((a) => a.verdict.heldOut?.visiblePass === true && !a.verdict.pass)).toBe(true)
   }, 120_000)
 })

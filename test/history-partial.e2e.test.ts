@@ -24,10 +24,18 @@ seqEval('partial fixture (v1)', {
 )
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const history = () => readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { runId: string; cellId: string; partial?: string })
+const history = () =>
+  readFileSync(join(dir, 'history.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { runId: string; cellId: string; partial?: string })
 
 async function vitest(args: string[], env: Record<string, string> = {}) {
-  const r = await runNode([VITEST, 'run', ...args], { cwd: dir, env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }), timeoutMs: 60_000 })
+  const r = await runNode([VITEST, 'run', ...args], {
+    cwd: dir,
+    env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }),
+    timeoutMs: 60_000,
+  })
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` }
 }
 
@@ -36,13 +44,17 @@ describe('partial runs in the history', () => {
     expect((await vitest([], { SEQK_RUN_ID: 'whole-1' })).status).toBe(0)
     const filtered = await vitest(['-t', 'reviser · binary'], { SEQK_RUN_ID: 'filtered' })
     expect(filtered.status, filtered.out).toBe(0)
-    expect(unwrapped(filtered.out)).toContain('seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".')
+    expect(unwrapped(filtered.out)).toContain(
+      'seqk: this run is partial (filtered with -t reviser · binary): its lines in history.jsonl are marked so and left out of trends and "since the last run".',
+    )
     const whole = await vitest([], { SEQK_RUN_ID: 'whole-2' })
     expect(whole.status, whole.out).toBe(0)
     // Both cells compare with whole-1: the filtered run's one cell is not "the last run" of anything.
     expect(whole.out).toMatch(/Since the last run \(history\.jsonl\):\n {2}all 2 cells unchanged/)
     const lines = history()
-    expect(lines.filter((l) => l.runId === 'filtered').map((l) => [l.cellId, l.partial])).toEqual([['simulated:reviser · binary', 'filtered with -t reviser · binary']])
+    expect(lines.filter((l) => l.runId === 'filtered').map((l) => [l.cellId, l.partial])).toEqual([
+      ['simulated:reviser · binary', 'filtered with -t reviser · binary'],
+    ])
     expect(lines.filter((l) => l.runId !== 'filtered').every((l) => l.partial === undefined)).toBe(true)
   }, 120_000)
 
@@ -50,14 +62,24 @@ describe('partial runs in the history', () => {
     const r = await vitest([], { SEQK_RUN_ID: 'skipped', SEQK_TEST_REMOTE: '1' })
     expect(r.status, r.out).toBe(0)
     expect(r.out).toContain('seqk: this run is partial (2 cells skipped)')
-    expect(new Set(history().filter((l) => l.runId === 'skipped').map((l) => l.partial))).toEqual(new Set(['2 cells skipped']))
+    expect(
+      new Set(
+        history()
+          .filter((l) => l.runId === 'skipped')
+          .map((l) => l.partial),
+      ),
+    ).toEqual(new Set(['2 cells skipped']))
   }, 60_000)
 
   it('fails a -t that matches no cell, saying how Vitest matches it', async () => {
     const r = await vitest(['-t', 'partial fixture (v1) › simulated:reviser · binary'], { SEQK_RUN_ID: 'nothing' })
     expect(r.status).toBe(1)
-    expect(unwrapped(r.out)).toContain('seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.')
-    expect(unwrapped(r.out)).toContain('paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")')
+    expect(unwrapped(r.out)).toContain(
+      'seqk: -t "partial fixture (v1) › simulated:reviser · binary" matched no cell, so nothing was measured.',
+    )
+    expect(unwrapped(r.out)).toContain(
+      'paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary")',
+    )
     expect(history().some((l) => l.runId === 'nothing')).toBe(false)
   }, 60_000)
 
@@ -67,7 +89,12 @@ describe('partial runs in the history', () => {
     // No SEQK_RUN_ID: every run of the watcher gets a run directory of its own.
     const e = cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl') })
     const before = history().length
-    const child = spawn(process.execPath, [VITEST, '--watch'], { cwd: dir, env: e, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    const child = spawn(process.execPath, [VITEST, '--watch'], {
+      cwd: dir,
+      env: e,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (out += d))
@@ -89,8 +116,12 @@ describe('partial runs in the history', () => {
     }
     expect(unwrapped(out)).toContain('seqk: this run is partial (a watch-mode rerun)')
     const lines = history().slice(before)
-    expect(lines.map((l) => l.partial ?? 'whole')).toEqual(['whole', 'whole', 'a watch-mode rerun', 'a watch-mode rerun'])
+    expect(lines.map((l) => l.partial ?? 'whole')).toEqual([
+      'whole',
+      'whole',
+      'a watch-mode rerun',
+      'a watch-mode rerun',
+    ])
     expect(new Set(lines.map((l) => l.runId)).size).toBe(2)
   }, 60_000)
 })
-

@@ -142,12 +142,19 @@ const EXCEPTIONS: readonly { raise: string; expected: string }[] = [
   { raise: "ValueError(3, 'three')", expected: "ValueError(3, 'three')" },
   { raise: "OSError(2, 'No such file or directory')", expected: "OSError(2, 'No such file or directory')" },
   { raise: 'IndexError()', expected: 'IndexError()' },
-  { raise: "UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte')", expected: "UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte')" },
+  {
+    raise: "UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte')",
+    expected: "UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte')",
+  },
   { raise: 'TaskError(5)', expected: 'None' },
 ]
 
 /** The answer's class for the last of EXCEPTIONS: a ValueError that words its own message. */
-const TASK_ERROR = ['class TaskError(ValueError):', '    def __str__(self):', "        return 'task: %s' % self.args[0]"].join('\n')
+const TASK_ERROR = [
+  'class TaskError(ValueError):',
+  '    def __str__(self):',
+  "        return 'task: %s' % self.args[0]",
+].join('\n')
 
 /** Wraps `entryPoint` (called by the tests) so that only its outermost call is reshaped: its own recursion sees the reference. */
 function wrapped(entryPoint: string, body: string[]): string {
@@ -179,7 +186,13 @@ export interface ValueShapeCase {
  * @example
  * valueShape('namedtuple', 'def f():\n    return (1, 2)', 'f', 'assert f() == (1, 2)', 0).code // ends with the wrapper of f
  */
-export function valueShape(shape: ValueShape, code: string, entryPoint: string, tests: string, index: number): ValueShapeCase {
+export function valueShape(
+  shape: ValueShape,
+  code: string,
+  entryPoint: string,
+  tests: string,
+  index: number,
+): ValueShapeCase {
   if (shape !== 'exception-text') {
     return { code: `${code.trimEnd()}\n\n\n${CONVERSIONS[shape]}\n${wrapped(entryPoint, [])}\n`, tests }
   }
@@ -199,5 +212,8 @@ export function valueShape(shape: ValueShape, code: string, entryPoint: string, 
     'else:',
     "    raise AssertionError('the probe raised nothing')",
   ].join('\n')
-  return { code: `${code.trimEnd()}\n\n\n${TASK_ERROR}\n${identity}\n${wrapped(entryPoint, raising)}\n`, tests: `${tests.trimEnd()}\n${probe}\n` }
+  return {
+    code: `${code.trimEnd()}\n\n\n${TASK_ERROR}\n${identity}\n${wrapped(entryPoint, raising)}\n`,
+    tests: `${tests.trimEnd()}\n${probe}\n`,
+  }
 }

@@ -15,11 +15,24 @@ export interface LiveCell {
 }
 
 /** A cell of `tasks` × `repeats` trajectories in run `runId`. */
-export function liveCell(options: { runId: string; benchmark?: string; cellId?: string; tasks?: string[]; repeats?: number }): LiveCell {
+export function liveCell(options: {
+  runId: string
+  benchmark?: string
+  cellId?: string
+  tasks?: string[]
+  repeats?: number
+}): LiveCell {
   const tasks = options.tasks ?? ['t/1', 't/2']
   const repeats = options.repeats ?? 1
   const benchmark = options.benchmark ?? 'toy benchmark'
-  const template = fakeRun({ runId: options.runId, benchmark, tasks: [tasks[0]!], repeats: 1, actors: [{ id: 'sim:quick', skill: 0.6 }], modes: ['binary'] }).trajectories[0]!
+  const template = fakeRun({
+    runId: options.runId,
+    benchmark,
+    tasks: [tasks[0]!],
+    repeats: 1,
+    actors: [{ id: 'sim:quick', skill: 0.6 }],
+    modes: ['binary'],
+  }).trajectories[0]!
   const cellId = options.cellId ?? template.cellId
   const start: CellStartRecord = {
     schema: 'seqk.cell/1',
@@ -41,7 +54,14 @@ export function liveCell(options: { runId: string; benchmark?: string; cellId?: 
   }
   return {
     start,
-    end: (durationMs = 1200) => ({ schema: 'seqk.cell/1', type: 'end', runId: options.runId, benchmark, cellId, durationMs }),
+    end: (durationMs = 1200) => ({
+      schema: 'seqk.cell/1',
+      type: 'end',
+      runId: options.runId,
+      benchmark,
+      cellId,
+      durationMs,
+    }),
     trajectory: (taskId, repeat, status, message) => ({
       ...template,
       cellId,

@@ -11,7 +11,8 @@ if (procedure === 'parse') {
   // The floor of any merge: every line of every shard parsed once, nothing kept.
   let parsed = 0
   for (const dir of dirs) {
-    for (const line of readFileSync(join(dir!, 'trajectories.jsonl'), 'utf8').split('\n')) if (line && JSON.parse(line)) parsed++
+    for (const line of readFileSync(join(dir!, 'trajectories.jsonl'), 'utf8').split('\n'))
+      if (line && JSON.parse(line)) parsed++
   }
   if (parsed === 0) throw new Error('no trajectories')
 } else if (procedure === 'whole') {
@@ -19,7 +20,14 @@ if (procedure === 'parse') {
   const held = dirs.map((dir) => readTrajectories(join(dir!, 'trajectories.jsonl')).trajectories)
   if (held.flat().length === 0) throw new Error('no trajectories')
 } else {
-  const code = await runCli(['merge', ...dirs, '--out', out!, '--no-report', '--no-history'], { stdout: () => {}, stderr: (t) => process.stderr.write(t), isTTY: false, env: {} })
+  const code = await runCli(['merge', ...dirs, '--out', out!, '--no-report', '--no-history'], {
+    stdout: () => {},
+    stderr: (t) => process.stderr.write(t),
+    isTTY: false,
+    env: {},
+  })
   if (code !== 0) throw new Error(`seqk merge exited ${code}`)
 }
-process.stdout.write(`${JSON.stringify({ ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
+)

@@ -34,7 +34,11 @@ const results: { answerKiB: number; procedure: string; ms: number; maxRssMb: num
 
 /** Writes the 4 shards of the run with answers of `answerKiB` KiB, and returns their directories. */
 async function writeShards(answerKiB: number): Promise<string[]> {
-  const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({ id: `task-${i}`, prompt: `#${i}`, simulation: { difficulty: 1, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+  const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({
+    id: `task-${i}`,
+    prompt: `#${i}`,
+    simulation: { difficulty: 1, correct: ['CORRECT'], wrong: ['WRONG'] },
+  }))
   const dirs = Array.from({ length: SHARDS }, (_, i) => join(tmp, `kib-${answerKiB}`, `shard-${i + 1}`))
   for (const d of dirs) mkdirSync(d, { recursive: true })
   const padding = 'x'.repeat(answerKiB * 1024)
@@ -47,18 +51,51 @@ async function writeShards(answerKiB: number): Promise<string[]> {
     for (let s = 1; s <= SHARDS; s++) {
       const dir = dirs[s - 1]!
       const runId = `shard-${s}`
-      const start: CellStartRecord = { schema: 'seqk.cell/1', type: 'start', runId, benchmark: spec.benchmark, cellId: spec.cellId, actorId: actor.id, mode: 'binary', protocol, fingerprint, taskIds: tasks.map((t) => t.id), taskHashes: hashes.tasks, repeats: REPEATS, thresholds: {}, errors: 'censored', file: 'scale.eval.ts', baseline: null, shard: { index: s, count: SHARDS } }
+      const start: CellStartRecord = {
+        schema: 'seqk.cell/1',
+        type: 'start',
+        runId,
+        benchmark: spec.benchmark,
+        cellId: spec.cellId,
+        actorId: actor.id,
+        mode: 'binary',
+        protocol,
+        fingerprint,
+        taskIds: tasks.map((t) => t.id),
+        taskHashes: hashes.tasks,
+        repeats: REPEATS,
+        thresholds: {},
+        errors: 'censored',
+        file: 'scale.eval.ts',
+        baseline: null,
+        shard: { index: s, count: SHARDS },
+      }
       appendCellRecord(join(dir, 'cells.jsonl'), start)
       let chunk = ''
       for (const task of tasks) {
         if (shardOfTask(task.id, SHARDS) !== s) continue
         for (let repeat = 0; repeat < REPEATS; repeat++) {
-          const t: Trajectory = { ...template!, runId, fingerprint, protocol, taskId: task.id, repeat, attempts: template!.attempts.map((a) => ({ ...a, answer: `${a.answer} ${padding}` })) }
+          const t: Trajectory = {
+            ...template!,
+            runId,
+            fingerprint,
+            protocol,
+            taskId: task.id,
+            repeat,
+            attempts: template!.attempts.map((a) => ({ ...a, answer: `${a.answer} ${padding}` })),
+          }
           chunk += `${JSON.stringify(t)}\n`
         }
       }
       appendFileSync(join(dir, 'trajectories.jsonl'), chunk)
-      appendCellRecord(join(dir, 'cells.jsonl'), { schema: 'seqk.cell/1', type: 'end', runId, benchmark: spec.benchmark, cellId: spec.cellId, durationMs: 1 })
+      appendCellRecord(join(dir, 'cells.jsonl'), {
+        schema: 'seqk.cell/1',
+        type: 'end',
+        runId,
+        benchmark: spec.benchmark,
+        cellId: spec.cellId,
+        durationMs: 1,
+      })
     }
   }
   return dirs
@@ -66,8 +103,16 @@ async function writeShards(answerKiB: number): Promise<string[]> {
 
 function measure(procedure: string, answerKiB: number, dirs: string[]): void {
   const out = join(tmp, `kib-${answerKiB}`, `merged-${procedure}`)
-  const line = execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'test/merge-scale-child.ts'), procedure, out, ...dirs], { encoding: 'utf8', maxBuffer: 1 << 20 })
-  results.push({ answerKiB, procedure, ...(JSON.parse(line.trim().split('\n').pop()!) as { ms: number; maxRssMb: number }) })
+  const line = execFileSync(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'test/merge-scale-child.ts'), procedure, out, ...dirs],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  )
+  results.push({
+    answerKiB,
+    procedure,
+    ...(JSON.parse(line.trim().split('\n').pop()!) as { ms: number; maxRssMb: number }),
+  })
 }
 
 const ONCE = { iterations: 1, time: 0, warmupIterations: 0, warmupTime: 0 }
@@ -76,9 +121,16 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true })
   if (results.length === 0) return
   const floor = (kib: number) => results.find((r) => r.procedure === 'parse' && r.answerKiB === kib)!
-  const lines = [`seqk merge, 4 shards of ${TASKS * REPEATS * 2} trajectories (${TASKS * REPEATS * 2 * 5} attempts), each procedure in its own process:`]
-  lines.push(`  ${'answer'.padEnd(8)} ${'procedure'.padEnd(10)} ${'wall'.padStart(9)} ${'vs parse'.padStart(9)} ${'peak RSS'.padStart(10)}`)
-  for (const r of results) lines.push(`  ${`${r.answerKiB} KiB`.padEnd(8)} ${r.procedure.padEnd(10)} ${`${(r.ms / 1000).toFixed(2)} s`.padStart(9)} ${`${(r.ms / floor(r.answerKiB).ms).toFixed(2)}x`.padStart(9)} ${`${r.maxRssMb.toFixed(0)} MB`.padStart(10)}`)
+  const lines = [
+    `seqk merge, 4 shards of ${TASKS * REPEATS * 2} trajectories (${TASKS * REPEATS * 2 * 5} attempts), each procedure in its own process:`,
+  ]
+  lines.push(
+    `  ${'answer'.padEnd(8)} ${'procedure'.padEnd(10)} ${'wall'.padStart(9)} ${'vs parse'.padStart(9)} ${'peak RSS'.padStart(10)}`,
+  )
+  for (const r of results)
+    lines.push(
+      `  ${`${r.answerKiB} KiB`.padEnd(8)} ${r.procedure.padEnd(10)} ${`${(r.ms / 1000).toFixed(2)} s`.padStart(9)} ${`${(r.ms / floor(r.answerKiB).ms).toFixed(2)}x`.padStart(9)} ${`${r.maxRssMb.toFixed(0)} MB`.padStart(10)}`,
+    )
   console.log(lines.join('\n'))
 })
 

@@ -261,7 +261,14 @@ export class OfficialHarness {
         rmSync(file, { force: true })
         // The exec driver exits 2 when its itimer fired (code_eval's "timed out").
         const itimer = this.runner === 'exec' && exitCode === 2
-        resolve({ pass: exitCode === 0 && !timedOut, exitCode, signal, timedOut: timedOut || itimer, stderr: stderr.trim(), ms: performance.now() - started })
+        resolve({
+          pass: exitCode === 0 && !timedOut,
+          exitCode,
+          signal,
+          timedOut: timedOut || itimer,
+          stderr: stderr.trim(),
+          ms: performance.now() - started,
+        })
       })
     })
   }

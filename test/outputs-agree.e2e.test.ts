@@ -27,13 +27,23 @@ function noUsageServer(): Promise<Server> {
     req.on('data', (d) => (body += d))
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'quiet', choices: [{ index: 0, message: { role: 'assistant', content: 'CORRECT' }, finish_reason: 'stop' }] }))
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'quiet',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'CORRECT' }, finish_reason: 'stop' }],
+        }),
+      )
     })
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
 }
 
-const EVAL = (baseURL: string) => `import { actors, feedback, seqEval, type ChatModel, type Verifier } from 'vitest-seqk'
+const EVAL = (
+  baseURL: string,
+) => `import { actors, feedback, seqEval, type ChatModel, type Verifier } from 'vitest-seqk'
 const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, async verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
 const tasks = Array.from({ length: 16 }, (_, i) => ({ id: 't' + String(i).padStart(2, '0'), prompt: 'Say CORRECT. #' + i, simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
 const base = actors.simulated({ profile: 'reviser' })
@@ -72,7 +82,14 @@ describe('one run, every output (a broken file, no thresholds, a failing baselin
   let out = ''
   let status: number | null = null
   let summary: RunSummary
-  let vitestJson: { testResults: { name: string; status: string; message: string; assertionResults: { fullName: string; title: string; status: string; failureMessages: string[] }[] }[] }
+  let vitestJson: {
+    testResults: {
+      name: string
+      status: string
+      message: string
+      assertionResults: { fullName: string; title: string; status: string; failureMessages: string[] }[]
+    }[]
+  }
   const runDir = () => join(dir, 'run-2')
 
   beforeAll(async () => {
@@ -91,12 +108,26 @@ export default defineConfig({
     writeFileSync(join(dir, 'agree.eval.ts'), EVAL(baseURL))
     const env = (extra: Record<string, string>) => cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
     // A first, healthy run writes the baseline.
-    const first = await runNode([VITEST, 'run'], { cwd: dir, env: env({ SEQK_RUN_DIR: join(dir, 'run-1') }), timeoutMs: 120_000 })
+    const first = await runNode([VITEST, 'run'], {
+      cwd: dir,
+      env: env({ SEQK_RUN_DIR: join(dir, 'run-1') }),
+      timeoutMs: 120_000,
+    })
     expect(first.status, first.out).toBe(0)
     // The run under test: CI, the weakened actor, and a file that does not parse.
     writeFileSync(join(dir, 'broken.eval.ts'), BROKEN)
     writeFileSync(join(dir, 'step-summary.md'), '')
-    const second = await runNode([VITEST, 'run'], { cwd: dir, env: env({ SEQK_RUN_DIR: runDir(), CI: 'true', WEAKEN: '1', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md') }), timeoutMs: 120_000 })
+    const second = await runNode([VITEST, 'run'], {
+      cwd: dir,
+      env: env({
+        SEQK_RUN_DIR: runDir(),
+        CI: 'true',
+        WEAKEN: '1',
+        GITHUB_ACTIONS: 'true',
+        GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md'),
+      }),
+      timeoutMs: 120_000,
+    })
     out = second.out
     status = second.status
     summary = readSummary(join(runDir(), 'summary.json'))
@@ -137,7 +168,10 @@ export default defineConfig({
       const t = tests.find((x) => x.title === c.cellId)!
       const v = cellVerdict(c)
       expect([c.cellId, t.status]).toEqual([c.cellId, v.status === 'fail' ? 'failed' : 'passed'])
-      if (v.status === 'fail') expect(t.failureMessages[0]).toContain(`${c.cellId}: ${v.failed.length === 1 ? 'a check' : `${v.failed.length} checks`} failed`)
+      if (v.status === 'fail')
+        expect(t.failureMessages[0]).toContain(
+          `${c.cellId}: ${v.failed.length === 1 ? 'a check' : `${v.failed.length} checks`} failed`,
+        )
     }
     const broken = vitestJson.testResults.find((f) => f.name.endsWith('broken.eval.ts'))!
     expect(broken.status).toBe('failed')
@@ -155,7 +189,12 @@ export default defineConfig({
   })
 
   it('the terminal shows each cell with its verdict and count, the run verdict with the broken file, and fits 120 columns', () => {
-    for (const c of cells()) expect(out).toMatch(new RegExp(`${c.cellId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s.*\\s${verdictText(c.cellId).replace('fail', 'FAIL').replace(/[()]/g, '\\$&')}`))
+    for (const c of cells())
+      expect(out).toMatch(
+        new RegExp(
+          `${c.cellId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s.*\\s${verdictText(c.cellId).replace('fail', 'FAIL').replace(/[()]/g, '\\$&')}`,
+        ),
+      )
     expect(out).toContain(`seqk: run FAIL · ${runCountsText(summaryVerdict(summary))}`)
     expect(out).toMatch(/✗ broken\.eval\.ts failed to load: /)
     expect(out).toMatch(/token usage unknown for \d+ of \d+ calls/)
@@ -183,7 +222,8 @@ export default defineConfig({
     const items = [...html.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim())
     for (const item of items.filter((i) => /^[❌✅]/.test(i))) expect(item, item).toMatch(/[.)]$/)
     // Two ranking or note lines never merge into one paragraph.
-    for (const p of [...html.matchAll(/<p>([\s\S]*?)<\/p>/g)].map((m) => m[1]!)) expect(p.split(/\.\s+(?=[a-z])/).length, p).toBe(1)
+    for (const p of [...html.matchAll(/<p>([\s\S]*?)<\/p>/g)].map((m) => m[1]!))
+      expect(p.split(/\.\s+(?=[a-z])/).length, p).toBe(1)
   })
 
   it('annotations count each failed check once, and name the broken file', () => {
@@ -194,7 +234,9 @@ export default defineConfig({
 
   it('report.html shows the same verdicts, the broken file and unknown tokens', () => {
     const html = readFileSync(join(runDir(), 'report.html'), 'utf8')
-    expect(html).toContain(`data-status="fail">fail</span> <span class="counts">${runCountsText(summaryVerdict(summary))}</span>`)
+    expect(html).toContain(
+      `data-status="fail">fail</span> <span class="counts">${runCountsText(summaryVerdict(summary))}</span>`,
+    )
     expect(html).toContain('data-load-error="broken.eval.ts"')
     for (const c of cells()) {
       const row = new RegExp(`<tr class="cell" data-cell="${c.cellId}">[\\s\\S]*?</tr>`).exec(html)![0]
@@ -210,7 +252,11 @@ export default defineConfig({
       expect(view.loadErrors).toEqual([`broken.eval.ts failed to load: ${summary.loadErrors![0]!.error}`])
       expect(view.badge).toEqual({ text: 'run ended · fail', kind: 'fail' })
       expect(view.ended?.text).toContain(runCountsText(summaryVerdict(summary)))
-      for (const c of cells()) expect([c.cellId, view.cells.find((r) => r.cellId === c.cellId)?.verdict]).toEqual([c.cellId, verdictText(c.cellId)])
+      for (const c of cells())
+        expect([c.cellId, view.cells.find((r) => r.cellId === c.cellId)?.verdict]).toEqual([
+          c.cellId,
+          verdictText(c.cellId),
+        ])
       const planned = cells().reduce((n, c) => n + c.trajectories, 0)
       expect(view.cells.reduce((n, r) => n + r.done, 0)).toBe(planned)
     } finally {

@@ -7,7 +7,17 @@
 // the packed declarations). Last, the lowest and the newest Vitest the peer range allows each run
 // an eval there.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,9 +48,18 @@ interface Finished {
  * Runs a command without blocking this worker's event loop; kills its whole process group (npx,
  * vitest and its workers, python) when it outlives `timeoutMs`.
  */
-function run(command: string, args: readonly string[], options: { cwd: string; env?: Record<string, string>; timeoutMs: number }): Promise<Finished> {
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs: number },
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: cleanEnv({ CI: 'true', ...options.env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: cleanEnv({ CI: 'true', ...options.env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -78,17 +97,22 @@ const EVALS = ['run', '--config', 'vitest.evals.config.ts']
 function readRun(runId: string): { summary: RunSummary; trajectories: Trajectory[]; dir: string } {
   const dir = join(project, '.seqk', 'runs', runId)
   const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')))
-  const lines = readFileSync(join(dir, 'trajectories.jsonl'), 'utf8').split('\n').filter((line) => line.trim() !== '')
+  const lines = readFileSync(join(dir, 'trajectories.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
   const trajectories = lines.map((line, i) => {
     const parsed = TrajectorySchema.safeParse(JSON.parse(line))
-    if (!parsed.success) throw new Error(`trajectories.jsonl line ${i + 1} does not match TrajectorySchema: ${parsed.error.message}`)
+    if (!parsed.success)
+      throw new Error(`trajectories.jsonl line ${i + 1} does not match TrajectorySchema: ${parsed.error.message}`)
     return parsed.data
   })
   return { summary, trajectories, dir }
 }
 
 const TINY = 'tiny self-invoking python'
-const TINY_CELLS = ['reviser', 'stubborn'].flatMap((actor) => ['binary', 'verifier', 'independent'].map((mode) => `simulated:${actor} · ${mode}`))
+const TINY_CELLS = ['reviser', 'stubborn'].flatMap((actor) =>
+  ['binary', 'verifier', 'independent'].map((mode) => `simulated:${actor} · ${mode}`),
+)
 /** A tiny cell's verdict: its sequential cells hold thresholds; its independent ones check nothing (never shown as a pass). */
 const tinyVerdict = (cellId: string) => (cellId.endsWith('independent') ? 'no-thresholds' : 'pass')
 
@@ -106,7 +130,8 @@ beforeAll(async () => {
   // The user's project: its own package.json, config, evals and unit tests; nothing from the repo
   // but the tarball.
   mkdirSync(project)
-  for (const name of ['vitest.config.ts', 'vitest.evals.config.ts', 'evals', 'unit']) cpSync(join(fixture, name), join(project, name), { recursive: true })
+  for (const name of ['vitest.config.ts', 'vitest.evals.config.ts', 'evals', 'unit'])
+    cpSync(join(fixture, name), join(project, name), { recursive: true })
   const pin = (name: string): string => {
     const version = repoPackage.devDependencies[name]
     if (!version) throw new Error(`the repo's package.json pins no ${name}`)
@@ -121,13 +146,27 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), `${JSON.stringify(userPackage, null, 2)}\n`)
   // Strict, and checks the packed .d.ts files too (skipLibCheck off).
   const tsconfig = {
-    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'], strict: true, noEmit: true, skipLibCheck: false },
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+    },
     include: ['evals', 'unit', 'vitest.config.ts', 'vitest.evals.config.ts'],
   }
   writeFileSync(join(project, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`)
   // The README's install command, with the tarball for the package name.
-  const installed = await run('npm', ['i', '-D', tarball, `vitest@${pin('vitest')}`, '-E', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 180_000 })
-  if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.output}`)
+  const installed = await run(
+    'npm',
+    ['i', '-D', tarball, `vitest@${pin('vitest')}`, '-E', '--prefer-offline', '--no-audit', '--no-fund'],
+    { cwd: project, timeoutMs: 180_000 },
+  )
+  if (installed.code !== 0)
+    throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.output}`)
 }, 240_000)
 
 // The project holds three installs of Vitest by now: on a loaded machine removing them takes a while.
@@ -137,25 +176,52 @@ afterAll(async () => {
 }, 120_000)
 
 describe('the packed package', () => {
-  it('installs with the README\'s command: -E saves the exact Vitest, the tarball as a file: dependency', () => {
-    const saved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  it("installs with the README's command: -E saves the exact Vitest, the tarball as a file: dependency", () => {
+    const saved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>
+    }
     expect(saved.devDependencies.vitest).toBe(repoPackage.devDependencies.vitest)
     expect(saved.devDependencies['vitest-seqk']).toMatch(/^file:.*vitest-seqk-[\d.]+\.tgz$/)
     // What users install next to us is a range, not our pin.
-    expect(JSON.parse(readFileSync(join(project, 'node_modules', 'vitest-seqk', 'package.json'), 'utf8')).peerDependencies).toEqual({ vitest: '>=4.1 <5' })
+    expect(
+      JSON.parse(readFileSync(join(project, 'node_modules', 'vitest-seqk', 'package.json'), 'utf8')).peerDependencies,
+    ).toEqual({ vitest: '>=4.1 <5' })
   })
 
   it('holds the build, the schemas and the runtime assets, and nothing from the workspace', () => {
     const files = tarEntries.map((entry) => entry.replace(/^package\//, ''))
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/verifiers/python-tests/judge.py', 'dist/verifiers/python-tests/worker.py', 'dist/verifiers/python-tests/codec.py', 'schemas/trajectory.schema.json', 'schemas/summary.schema.json']))
-    const stray = files.filter((f) => /^(src|test|evals|fixtures|scripts|node_modules|coverage)\//.test(f) || /(^|\/)\.seqk\//.test(f) || /\.(test|bench)\.|\.tgz$|\.map$|tsconfig/.test(f))
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/verifiers/python-tests/judge.py',
+        'dist/verifiers/python-tests/worker.py',
+        'dist/verifiers/python-tests/codec.py',
+        'schemas/trajectory.schema.json',
+        'schemas/summary.schema.json',
+      ]),
+    )
+    const stray = files.filter(
+      (f) =>
+        /^(src|test|evals|fixtures|scripts|node_modules|coverage)\//.test(f) ||
+        /(^|\/)\.seqk\//.test(f) ||
+        /\.(test|bench)\.|\.tgz$|\.map$|tsconfig/.test(f),
+    )
     expect(stray).toEqual([])
     // Every entry point the exports map names is in the tarball.
-    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'vitest-seqk', 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> }
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'vitest-seqk', 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, string>>
+    }
     for (const [entry, target] of Object.entries(pkg.exports)) {
       for (const path of typeof target === 'string' ? [target] : Object.values(target)) {
         const file = path.replace(/^\.\//, '')
-        if (file.endsWith('*')) expect(files.some((f) => f.startsWith(file.slice(0, -1))), `${entry} → ${path}`).toBe(true)
+        if (file.endsWith('*'))
+          expect(
+            files.some((f) => f.startsWith(file.slice(0, -1))),
+            `${entry} → ${path}`,
+          ).toBe(true)
         else expect(files, `${entry} → ${path}`).toContain(file)
       }
     }
@@ -163,15 +229,30 @@ describe('the packed package', () => {
 
   it('imports at run time only its dependencies, its peers and Node built-ins', () => {
     const installed = join(project, 'node_modules', 'vitest-seqk')
-    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string } & Partial<Record<'dependencies' | 'peerDependencies' | 'optionalDependencies', Record<string, string>>>
-    const allowed = new Set([pkg.name, ...Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies })])
-    const packageOf = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string } & Partial<
+      Record<'dependencies' | 'peerDependencies' | 'optionalDependencies', Record<string, string>>
+    >
+    const allowed = new Set([
+      pkg.name,
+      ...Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }),
+    ])
+    const packageOf = (specifier: string): string =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/')
     const offending: string[] = []
-    for (const file of tarEntries.filter((entry) => entry.endsWith('.js')).map((entry) => entry.replace(/^package\//, ''))) {
+    for (const file of tarEntries
+      .filter((entry) => entry.endsWith('.js'))
+      .map((entry) => entry.replace(/^package\//, ''))) {
       const lines = readFileSync(join(installed, file), 'utf8').split('\n')
       for (const line of lines) {
         if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue // JSDoc examples are not imports
-        const specifiers = [...line.matchAll(/^(?:import|export)\b.*?\bfrom\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2] ?? m[3]!)
+        const specifiers = [
+          ...line.matchAll(
+            /^(?:import|export)\b.*?\bfrom\s+['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+          ),
+        ].map((m) => m[1] ?? m[2] ?? m[3]!)
         for (const specifier of specifiers) {
           if (specifier.startsWith('.') || specifier.startsWith('node:')) continue
           if (!allowed.has(packageOf(specifier))) offending.push(`${file}: ${specifier}`)
@@ -184,7 +265,8 @@ describe('the packed package', () => {
   it('installs as a real copy whose entry points load in plain Node', async () => {
     const installed = join(project, 'node_modules', 'vitest-seqk')
     expect(lstatSync(installed).isSymbolicLink()).toBe(false)
-    for (const source of ['judge.py', 'worker.py', 'codec.py']) expect(existsSync(join(installed, 'dist/verifiers/python-tests', source)), source).toBe(true)
+    for (const source of ['judge.py', 'worker.py', 'codec.py'])
+      expect(existsSync(join(installed, 'dist/verifiers/python-tests', source)), source).toBe(true)
     expect(existsSync(join(installed, 'schemas/trajectory.schema.json'))).toBe(true)
     expect(existsSync(join(installed, 'src'))).toBe(false)
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -198,9 +280,19 @@ describe('the packed package', () => {
       "const schema = await import('vitest-seqk/schemas/trajectory.schema.json', { with: { type: 'json' } })",
       'console.log(JSON.stringify({ pass: metrics.passAtK(5, 2, 1), reporter: typeof reporter.default, seqEval: typeof main.seqEval, runCell: typeof main.runCell, planCells: typeof cells.planCells, schema: typeof schema.default }))',
     ].join('\n')
-    const loaded = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project, timeoutMs: 30_000 })
+    const loaded = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+      timeoutMs: 30_000,
+    })
     expect(loaded.code, loaded.output).toBe(0)
-    expect(JSON.parse(loaded.stdout.trim().split('\n').at(-1)!)).toEqual({ pass: expect.closeTo(0.4, 12), reporter: 'function', seqEval: 'function', runCell: 'function', planCells: 'function', schema: 'object' })
+    expect(JSON.parse(loaded.stdout.trim().split('\n').at(-1)!)).toEqual({
+      pass: expect.closeTo(0.4, 12),
+      reporter: 'function',
+      seqEval: 'function',
+      runCell: 'function',
+      planCells: 'function',
+      schema: 'object',
+    })
   })
 
   it('type-checks user code against the packed declarations', async () => {
@@ -218,7 +310,10 @@ describe('a user project with the installed package', () => {
     // The table: its title, then one row per cell.
     expect(result.stdout).toMatch(new RegExp(`${TINY} — K=3, 3 tasks × 2 repeats`))
     // The independent cells here assert nothing: "no thresholds", not a pass they never earned.
-    for (const cell of TINY_CELLS) expect(result.stdout).toMatch(new RegExp(`^ ${cell}\\s+(Seq|Pass)\\s+\\d.*${cell.endsWith('independent') ? 'no thresholds' : 'pass'}$`, 'm'))
+    for (const cell of TINY_CELLS)
+      expect(result.stdout).toMatch(
+        new RegExp(`^ ${cell}\\s+(Seq|Pass)\\s+\\d.*${cell.endsWith('independent') ? 'no thresholds' : 'pass'}$`, 'm'),
+      )
     // The low-level eval ran with the matchers the setup file registered.
     expect(result.stdout).toMatch(/evals\/low-level\.eval\.ts \(2 tests\)/)
     expect(result.output).not.toMatch(/Invalid Chai property|toReachSeqAt is not a function/)
@@ -231,14 +326,22 @@ describe('a user project with the installed package', () => {
     const cells = summary.benchmarks[0]!.cells
     expect(cells.map((c) => c.cellId).sort()).toEqual([...TINY_CELLS].sort())
     for (const cell of cells) {
-      expect(cell).toMatchObject({ verdict: tinyVerdict(cell.cellId), tasks: 3, repeats: 2, budget: 3, trajectories: 6 })
+      expect(cell).toMatchObject({
+        verdict: tinyVerdict(cell.cellId),
+        tasks: 3,
+        repeats: 2,
+        budget: 3,
+        trajectories: 6,
+      })
     }
 
     // tasks × repeats × cells lines, each a valid trajectory of this run, none twice.
     expect(trajectories).toHaveLength(3 * 2 * TINY_CELLS.length)
     expect(new Set(trajectories.map((t) => t.runId))).toEqual(new Set([runId]))
     expect(new Set(trajectories.map((t) => `${t.cellId}|${t.taskId}|${t.repeat}`)).size).toBe(trajectories.length)
-    expect(new Set(trajectories.map((t) => t.taskId))).toEqual(new Set(['tiny/squares', 'tiny/vowels', 'tiny/palindromes']))
+    expect(new Set(trajectories.map((t) => t.taskId))).toEqual(
+      new Set(['tiny/squares', 'tiny/vowels', 'tiny/palindromes']),
+    )
     // Real Python ran through the packed harness: verdicts carry test diagnostics.
     const verdicts = trajectories.flatMap((t) => t.attempts.map((a) => a.verdict.diagnostics.outcome))
     expect(verdicts).toContain('passed')
@@ -280,16 +383,23 @@ describe('a user project with the installed package', () => {
     expect(result.output).toMatch(/SeqkThresholdError: simulated:stubborn · binary: a check failed/)
     expect(result.output).toMatch(/Seq@3 = [\d.]+%, below the required 100\.0%/)
     // The failed row, and its reason printed under it.
-    expect(result.stdout).toMatch(new RegExp(`^ ${failing}\\s+Seq\\s+\\d.*FAIL \\(1\\)\\n\\s+✗ Seq@3 = [\\d.]+%, below the required 100\\.0%`, 'm'))
+    expect(result.stdout).toMatch(
+      new RegExp(`^ ${failing}\\s+Seq\\s+\\d.*FAIL \\(1\\)\\n\\s+✗ Seq@3 = [\\d.]+%, below the required 100\\.0%`, 'm'),
+    )
 
     const { summary, trajectories } = readRun(runId)
     expect(summary.benchmarks.map((b) => b.name).sort()).toEqual(['stubborn cannot make it', TINY])
     const stubborn = summary.benchmarks.find((b) => b.name === 'stubborn cannot make it')!.cells
     expect(stubborn).toHaveLength(1)
     expect(stubborn[0]).toMatchObject({ cellId: failing, verdict: 'fail' })
-    expect(stubborn[0]!.thresholds.find((t) => t.metric === 'seqAt' && t.k === 3)).toMatchObject({ pass: false, limit: 1 })
+    expect(stubborn[0]!.thresholds.find((t) => t.metric === 'seqAt' && t.k === 3)).toMatchObject({
+      pass: false,
+      limit: 1,
+    })
     // The passing eval next to it is unaffected, and every trajectory of both was written.
-    expect(summary.benchmarks.find((b) => b.name === TINY)!.cells.every((c) => c.verdict === tinyVerdict(c.cellId))).toBe(true)
+    expect(
+      summary.benchmarks.find((b) => b.name === TINY)!.cells.every((c) => c.verdict === tinyVerdict(c.cellId)),
+    ).toBe(true)
     expect(trajectories.filter((t) => t.benchmark === 'stubborn cannot make it')).toHaveLength(2 * 3)
     expect(trajectories).toHaveLength(2 * 3 + 3 * 2 * TINY_CELLS.length)
   }, 150_000)
@@ -303,26 +413,39 @@ describe('the Vitest peer range', () => {
   const older = (a: string, b: string) => semver(a).reduce((d, x, i) => d || x - semver(b)[i]!, 0)
 
   beforeAll(async () => {
-    const listed = await run('npm', ['view', `vitest@${range}`, 'version', '--json'], { cwd: project, timeoutMs: 60_000 })
+    const listed = await run('npm', ['view', `vitest@${range}`, 'version', '--json'], {
+      cwd: project,
+      timeoutMs: 60_000,
+    })
     if (listed.code !== 0) throw new Error(`npm view vitest@"${range}" failed (exit ${listed.code}):\n${listed.output}`)
     const parsed = JSON.parse(listed.stdout) as string | string[]
     versions = (typeof parsed === 'string' ? [parsed] : parsed).filter((v) => /^\d+\.\d+\.\d+$/.test(v)).sort(older)
     if (versions.length === 0) throw new Error(`the registry has no release of vitest in ${range}`)
   }, 70_000)
 
-  it.for(['lowest', 'newest'] as const)('the %s Vitest of the range runs an eval in the project', { timeout: 300_000 }, async (end) => {
-    const version = end === 'lowest' ? versions[0]! : versions.at(-1)!
-    const installed = await run('npm', ['i', '-D', '-E', `vitest@${version}`, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 180_000 })
-    expect(installed.code, installed.output).toBe(0)
-    expect((await vitestInProject(['--version'])).stdout).toContain(version)
-    const runId = `pack-vitest-${version}`
-    const result = await vitestInProject(EVALS, { SEQK_RUN_ID: runId })
-    expect(result.code, `vitest ${version}:\n${result.output}`).toBe(0)
-    expect(result.stdout).toMatch(new RegExp(`${TINY} — K=3, 3 tasks × 2 repeats`))
-    const { summary, trajectories } = readRun(runId)
-    expect(summary.benchmarks[0]!.cells).toHaveLength(TINY_CELLS.length)
-    expect(summary.benchmarks[0]!.cells.map((c) => c.verdict)).toEqual(summary.benchmarks[0]!.cells.map((c) => tinyVerdict(c.cellId)))
-    expect(trajectories).toHaveLength(3 * 2 * TINY_CELLS.length)
-    console.log(`pack.test: vitest ${version} (the ${end} of ${range}) ran the evals`)
-  })
+  it.for(['lowest', 'newest'] as const)(
+    'the %s Vitest of the range runs an eval in the project',
+    { timeout: 300_000 },
+    async (end) => {
+      const version = end === 'lowest' ? versions[0]! : versions.at(-1)!
+      const installed = await run(
+        'npm',
+        ['i', '-D', '-E', `vitest@${version}`, '--prefer-offline', '--no-audit', '--no-fund'],
+        { cwd: project, timeoutMs: 180_000 },
+      )
+      expect(installed.code, installed.output).toBe(0)
+      expect((await vitestInProject(['--version'])).stdout).toContain(version)
+      const runId = `pack-vitest-${version}`
+      const result = await vitestInProject(EVALS, { SEQK_RUN_ID: runId })
+      expect(result.code, `vitest ${version}:\n${result.output}`).toBe(0)
+      expect(result.stdout).toMatch(new RegExp(`${TINY} — K=3, 3 tasks × 2 repeats`))
+      const { summary, trajectories } = readRun(runId)
+      expect(summary.benchmarks[0]!.cells).toHaveLength(TINY_CELLS.length)
+      expect(summary.benchmarks[0]!.cells.map((c) => c.verdict)).toEqual(
+        summary.benchmarks[0]!.cells.map((c) => tinyVerdict(c.cellId)),
+      )
+      expect(trajectories).toHaveLength(3 * 2 * TINY_CELLS.length)
+      console.log(`pack.test: vitest ${version} (the ${end} of ${range}) ran the evals`)
+    },
+  )
 })

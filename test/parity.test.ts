@@ -30,13 +30,27 @@ import { execFile, spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { breakReference, loadCodeEvalPro, referenceCode, REFERENCE_BREAKS, type CodeEvalProEntry, type ReferenceBreak } from '../src/benchmarks/index.js'
+import {
+  breakReference,
+  loadCodeEvalPro,
+  referenceCode,
+  REFERENCE_BREAKS,
+  type CodeEvalProEntry,
+  type ReferenceBreak,
+} from '../src/benchmarks/index.js'
 import { ANSWER_SHAPES, answerShape, fencedAnswer, type AnswerShape } from '../src/benchmarks/answer-shapes.js'
 import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { verifiers, type Verdict } from '../src/verifiers/index.js'
 import { VALUE_SHAPES, valueShape, type ValueShape } from './honest-shapes.js'
-import { OFFICIAL_PYTHON, OfficialHarness, officialSanitise, officialSolution, type OfficialRun, type OfficialVerdict } from './official-harness.js'
+import {
+  OFFICIAL_PYTHON,
+  OfficialHarness,
+  officialSanitise,
+  officialSolution,
+  type OfficialRun,
+  type OfficialVerdict,
+} from './official-harness.js'
 
 const files = codeEvalProFiles
 const skipReason = missingData(...Object.values(files))
@@ -73,15 +87,29 @@ async function hasNumpy(): Promise<boolean> {
 }
 const NUMPY = present && (await hasNumpy())
 const VALUES: readonly ValueShape[] = VALUE_SHAPES.filter((shape) => shape !== 'numpy-scalars' || NUMPY)
-const ALL_SHAPES: readonly Shape[] = [...ANSWER_SHAPES, ...VALUES, ...REFERENCE_BREAKS.map((b) => `broken:${b}` as const)]
+const ALL_SHAPES: readonly Shape[] = [
+  ...ANSWER_SHAPES,
+  ...VALUES,
+  ...REFERENCE_BREAKS.map((b) => `broken:${b}` as const),
+]
 /**
  * SEQK_PARITY_SHAPES=namedtuple,exception-text (or `broken:*` / `values`) runs only those shapes:
  * a part of the corpus in a part of the time, while working on one. All of them by default.
  */
-const ONLY = process.env.SEQK_PARITY_SHAPES?.split(',').map((s) => s.trim()).filter((s) => s !== '')
-const SHAPES: readonly Shape[] = ONLY === undefined ? ALL_SHAPES : ALL_SHAPES.filter((shape) =>
-  ONLY.some((only) => only === shape || (only === 'broken:*' && shape.startsWith('broken:')) || (only === 'values' && (VALUES as readonly string[]).includes(shape))),
-)
+const ONLY = process.env.SEQK_PARITY_SHAPES?.split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '')
+const SHAPES: readonly Shape[] =
+  ONLY === undefined
+    ? ALL_SHAPES
+    : ALL_SHAPES.filter((shape) =>
+        ONLY.some(
+          (only) =>
+            only === shape ||
+            (only === 'broken:*' && shape.startsWith('broken:')) ||
+            (only === 'values' && (VALUES as readonly string[]).includes(shape)),
+        ),
+      )
 
 interface Case {
   id: string
@@ -115,18 +143,32 @@ function corpus(entries: readonly CodeEvalProEntry[]): Case[] {
   for (const [index, entry] of entries.entries()) {
     const { task, record } = entry
     const code = referenceCode(record)
-    const source = { code, tests: record.test_code, ...(task.entryPoint !== undefined ? { entryPoint: task.entryPoint } : {}) }
+    const source = {
+      code,
+      tests: record.test_code,
+      ...(task.entryPoint !== undefined ? { entryPoint: task.entryPoint } : {}),
+    }
     for (const shape of ANSWER_SHAPES.filter((shape) => SHAPES.includes(shape))) {
       const answer = answerShape(shape, source)
       if (answer !== undefined) cases.push({ id: task.id, shape, entry, answer })
     }
     if (task.entryPoint === undefined) continue
-    const values = VALUES.filter((_, v) => (v - index + VALUES.length * 542) % VALUES.length < Math.min(VALUES_PER_TASK, VALUES.length))
+    const values = VALUES.filter(
+      (_, v) => (v - index + VALUES.length * 542) % VALUES.length < Math.min(VALUES_PER_TASK, VALUES.length),
+    )
     for (const shape of values.filter((shape) => SHAPES.includes(shape))) {
       const shaped = valueShape(shape, code, task.entryPoint, record.test_code, index)
-      cases.push({ id: task.id, shape, entry, answer: fencedAnswer(shaped.code), ...(shaped.tests !== record.test_code ? { tests: shaped.tests } : {}) })
+      cases.push({
+        id: task.id,
+        shape,
+        entry,
+        answer: fencedAnswer(shaped.code),
+        ...(shaped.tests !== record.test_code ? { tests: shaped.tests } : {}),
+      })
     }
-    const baseFunctions = Array.isArray(task.metadata?.baseFunctions) ? task.metadata.baseFunctions.filter((b): b is string => typeof b === 'string') : []
+    const baseFunctions = Array.isArray(task.metadata?.baseFunctions)
+      ? task.metadata.baseFunctions.filter((b): b is string => typeof b === 'string')
+      : []
     // As simulationFromReference makes its wrong answers: each applicable break once, no duplicates.
     const seen = new Set<string>([code])
     const broken: Case[] = []
@@ -174,11 +216,32 @@ const COLUMNS: readonly Agreement[] = ['agree', 'ours-pass-official-fail', 'ours
 function table(outcomes: readonly Outcome[]): string {
   const rows = SHAPES.map((shape) => {
     const mine = outcomes.filter((o) => o.case.shape === shape)
-    return { shape, tasks: mine.length, officialPass: mine.filter((o) => o.official.pass).length, counts: COLUMNS.map((c) => mine.filter((o) => agreement(o) === c).length) }
+    return {
+      shape,
+      tasks: mine.length,
+      officialPass: mine.filter((o) => o.official.pass).length,
+      counts: COLUMNS.map((c) => mine.filter((o) => agreement(o) === c).length),
+    }
   })
-  const total = { shape: 'total', tasks: outcomes.length, officialPass: outcomes.filter((o) => o.official.pass).length, counts: COLUMNS.map((c) => outcomes.filter((o) => agreement(o) === c).length) }
-  const header = ['shape'.padEnd(28), 'answers'.padStart(7), 'official pass'.padStart(13), ...COLUMNS.map((c) => c.padStart(c.length))].join('  ')
-  const line = (r: typeof total) => [r.shape.padEnd(28), String(r.tasks).padStart(7), String(r.officialPass).padStart(13), ...r.counts.map((n, i) => String(n).padStart((COLUMNS[i] as string).length))].join('  ')
+  const total = {
+    shape: 'total',
+    tasks: outcomes.length,
+    officialPass: outcomes.filter((o) => o.official.pass).length,
+    counts: COLUMNS.map((c) => outcomes.filter((o) => agreement(o) === c).length),
+  }
+  const header = [
+    'shape'.padEnd(28),
+    'answers'.padStart(7),
+    'official pass'.padStart(13),
+    ...COLUMNS.map((c) => c.padStart(c.length)),
+  ].join('  ')
+  const line = (r: typeof total) =>
+    [
+      r.shape.padEnd(28),
+      String(r.tasks).padStart(7),
+      String(r.officialPass).padStart(13),
+      ...r.counts.map((n, i) => String(n).padStart((COLUMNS[i] as string).length)),
+    ].join('  ')
   return [header, ...rows.map(line), line(total)].join('\n')
 }
 
@@ -197,7 +260,11 @@ function disagreementIds(outcomes: readonly Outcome[]): string {
 /** Runs a Python script with `input` on stdin (killed after 30 s): its stdout and stderr. */
 function runPython(script: string, input: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(OFFICIAL_PYTHON, ['-c', script], { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000, killSignal: 'SIGKILL' })
+    const child = spawn(OFFICIAL_PYTHON, ['-c', script], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -268,7 +335,10 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
   beforeAll(async () => {
     const file = (official = new OfficialHarness())
     const exec = (execOfficial = new OfficialHarness({ runner: 'exec' }))
-    const entries = [...loadCodeEvalPro(files['humaneval-pro'], { benchmark: 'humaneval-pro' }), ...loadCodeEvalPro(files['mbpp-pro'], { benchmark: 'mbpp-pro' })]
+    const entries = [
+      ...loadCodeEvalPro(files['humaneval-pro'], { benchmark: 'humaneval-pro' }),
+      ...loadCodeEvalPro(files['mbpp-pro'], { benchmark: 'mbpp-pro' }),
+    ]
     const cases = corpus(entries)
     const verifier = verifiers.pythonTests({ cache: false })
     const started = performance.now()
@@ -276,7 +346,9 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       const tests = c.tests ?? c.entry.record.test_code
       const task = c.tests === undefined ? c.entry.task : { ...c.entry.task, tests: c.tests }
       const [ours, verdict, byExec] = await Promise.all([
-        verifier.verify(task, c.answer).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+        verifier
+          .verify(task, c.answer)
+          .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
         file.verdict(c.answer, tests),
         EXEC_CHECKED.has(c.shape) ? exec.verdict(c.answer, tests) : undefined,
       ])
@@ -285,7 +357,8 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     // An official run that timed out under the load of the others is run again alone: a 3 s limit
     // that a fresh `import numpy` on a busy machine overruns is no verdict about the answer.
     for (const o of outcomes) {
-      if ((o.official.sanitised ?? o.official.raw).timedOut) o.official = await file.verdict(o.case.answer, o.case.tests ?? o.case.entry.record.test_code)
+      if ((o.official.sanitised ?? o.official.raw).timedOut)
+        o.official = await file.verdict(o.case.answer, o.case.tests ?? o.case.entry.record.test_code)
     }
     elapsedMs = performance.now() - started
     const timeouts = {
@@ -315,25 +388,38 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
 
   it('every honest value shape passes officially on every task it was applied to', () => {
     // Changing a value's type, not its value, keeps the official verdict.
-    const perShape = VALUES_PER_TASK === Infinity ? 542 : Math.floor((542 * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
+    const perShape =
+      VALUES_PER_TASK === Infinity ? 542 : Math.floor((542 * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
     for (const shape of VALUES.filter((shape) => SHAPES.includes(shape))) {
       const mine = outcomes.filter((o) => o.case.shape === shape)
       expect(mine.length, shape).toBeGreaterThanOrEqual(perShape)
       expect(mine.filter((o) => !o.official.pass).map(reason), shape).toEqual([])
     }
-    for (const shape of SHAPES) expect(outcomes.some((o) => o.case.shape === shape), shape).toBe(true)
+    for (const shape of SHAPES)
+      expect(
+        outcomes.some((o) => o.case.shape === shape),
+        shape,
+      ).toBe(true)
   })
 
   it('the two official execution paths (python file.py, code_eval exec) agree', () => {
     const split = outcomes.filter((o) => o.exec !== undefined && o.exec.pass !== o.official.pass)
-    expect(split.map((o) => `${o.case.id} [${o.case.shape}]: file ${describeOfficial(o.official)}; exec ${describeOfficial(o.exec as OfficialVerdict)}`)).toEqual([])
+    expect(
+      split.map(
+        (o) =>
+          `${o.case.id} [${o.case.shape}]: file ${describeOfficial(o.official)}; exec ${describeOfficial(o.exec as OfficialVerdict)}`,
+      ),
+    ).toEqual([])
   })
 
   it.each(SHAPES)('%s: our verdict equals the official one', (shape) => {
     const mine = outcomes.filter((o) => o.case.shape === shape)
     const disagreements = mine.filter((o) => agreement(o) !== 'agree')
     const examples = disagreements.slice(0, 10).map(reason).join('\n')
-    expect(disagreements.length, `${disagreements.length} of ${mine.length} answers disagree, e.g.\n${examples}\n`).toBe(0)
+    expect(
+      disagreements.length,
+      `${disagreements.length} of ${mine.length} answers disagree, e.g.\n${examples}\n`,
+    ).toBe(0)
   })
 
   it('our verdict equals the official one for every answer', () => {

@@ -33,15 +33,21 @@ type Package = typeof source
 type CallSignals = typeof callSignalModule
 
 const K = 5
-const FEEDBACK = 'Your answer is incorrect.\n\nPlease revise your answer and reply with the complete corrected solution.'
-const tasksOf = (n: number): Task[] => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
+const FEEDBACK =
+  'Your answer is incorrect.\n\nPlease revise your answer and reply with the complete corrected solution.'
+const tasksOf = (n: number): Task[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
 
 /** The most recently modified TypeScript source the build compiles under `dir` (not tests, benches or test helpers). */
 function newestSource(dir: string): { path: string; mtimeMs: number } {
   let newest = { path: dir, mtimeMs: 0 }
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    const candidate = entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$|^test-helpers\.ts$/.test(entry.name) ? { path, mtimeMs: statSync(path).mtimeMs } : undefined
+    const candidate = entry.isDirectory()
+      ? newestSource(path)
+      : entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$|^test-helpers\.ts$/.test(entry.name)
+        ? { path, mtimeMs: statSync(path).mtimeMs }
+        : undefined
     if (candidate && candidate.mtimeMs > newest.mtimeMs) newest = candidate
   }
   return newest
@@ -59,14 +65,22 @@ async function built<T>(module: string): Promise<T> {
   const newest = newestSource(fileURLToPath(new URL('../src', import.meta.url)))
   if (builtAt < newest.mtimeMs) {
     const why = builtAt === 0 ? 'is missing' : `is older than ${newest.path}`
-    throw new Error(`dist/${module} ${why}: run \`npm run build\` (\`npm run bench\` builds first) so the bench measures the current code.`)
+    throw new Error(
+      `dist/${module} ${why}: run \`npm run build\` (\`npm run bench\` builds first) so the bench measures the current code.`,
+    )
   }
   return (await import(entry.href)) as T
 }
 
 /** A sequential binary-feedback cell with a no-op verifier, from `seqk`'s own parts; its interval takes seqEval's default 2000 resamples. */
 function cell(seqk: Package, tasks: Task[], actor: ChatModel, concurrency: number): CellSpec {
-  return cellSpec(tasks, actor, { budget: K, concurrency, mode: { name: 'binary', feedback: seqk.feedback.binary() }, history: seqk.fullHistory, promptBuilder: seqk.defaultPromptBuilder })
+  return cellSpec(tasks, actor, {
+    budget: K,
+    concurrency,
+    mode: { name: 'binary', feedback: seqk.feedback.binary() },
+    history: seqk.fullHistory,
+    promptBuilder: seqk.defaultPromptBuilder,
+  })
 }
 
 let seqk: Package
@@ -95,8 +109,14 @@ async function plainLoop(client: OpenAI, tasks: readonly Task[], signal?: AbortS
   for (const task of tasks) {
     const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
     for (let attempt = 1; attempt <= K; attempt++) {
-      const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }, signal ? { signal } : undefined)
-      messages.push({ role: 'assistant', content: completion.choices[0]?.message.content ?? '' }, { role: 'user', content: FEEDBACK })
+      const completion = await client.chat.completions.create(
+        { model: 'gpt-4o-mini', messages },
+        signal ? { signal } : undefined,
+      )
+      messages.push(
+        { role: 'assistant', content: completion.choices[0]?.message.content ?? '' },
+        { role: 'user', content: FEEDBACK },
+      )
     }
   }
 }
@@ -106,7 +126,11 @@ async function actorLoop(actor: ChatModel, tasks: readonly Task[], signal: Abort
   for (const task of tasks) {
     const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
     for (let attempt = 1; attempt <= K; attempt++) {
-      const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential' }, signal })
+      const response = await actor.chat({
+        messages,
+        context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential' },
+        signal,
+      })
       messages.push({ role: 'assistant', content: response.text }, { role: 'user', content: FEEDBACK })
     }
   }
@@ -119,12 +143,17 @@ function unlimitedSignal(): AbortSignal {
   return signal
 }
 
-const sdkClient = () => new OpenAI({ apiKey: 'bench', baseURL: fastServer.openaiBaseURL, maxRetries: 0, timeout: 10_000, logLevel: 'off' })
-const benchActor = (from: Package) => from.actors.openai({ model: 'gpt-4o-mini', apiKey: 'bench', baseURL: fastServer.openaiBaseURL, concurrency: 1 })
+const sdkClient = () =>
+  new OpenAI({ apiKey: 'bench', baseURL: fastServer.openaiBaseURL, maxRetries: 0, timeout: 10_000, logLevel: 'off' })
+const benchActor = (from: Package) =>
+  from.actors.openai({ model: 'gpt-4o-mini', apiKey: 'bench', baseURL: fastServer.openaiBaseURL, concurrency: 1 })
 
 describe(`(a) harness overhead: 10 tasks × K=${K} sequential calls, zero-latency server`, () => {
   const tasks = tasksOf(10)
-  bench('plain loop of the same SDK calls (baseline)', () => plainLoop(sdkClient(), tasks), { time: 3000, warmupIterations: 3 })
+  bench('plain loop of the same SDK calls (baseline)', () => plainLoop(sdkClient(), tasks), {
+    time: 3000,
+    warmupIterations: 3,
+  })
   bench(
     'runCell with actors.openai',
     async () => {
@@ -169,7 +198,9 @@ describe(`(a) harness overhead: 10 tasks × K=${K} sequential calls, zero-latenc
       const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
       for (const [label, { values }] of Object.entries(ratios)) {
         const ci = bootstrapInterval(values, median, { seed: 1, resamples: 1000 })
-        console.log(`${label}: median ratio ${ci.point.toFixed(3)} (95% CI ${ci.lo.toFixed(3)}–${ci.hi.toFixed(3)}) over ${values.length} paired rounds of ${tasks.length * K} calls`)
+        console.log(
+          `${label}: median ratio ${ci.point.toFixed(3)} (95% CI ${ci.lo.toFixed(3)}–${ci.hi.toFixed(3)}) over ${values.length} paired rounds of ${tasks.length * K} calls`,
+        )
       }
     },
     { iterations: 1, time: 0, warmupIterations: 0 },
@@ -181,7 +212,19 @@ describe('(b) scheduling: 100 tasks × K=5 at 100 ms latency, concurrency 20 (lo
     'runCell',
     async () => {
       const started = performance.now()
-      await seqk.runCell(cell(seqk, tasksOf(100), seqk.actors.openai({ model: 'gpt-4o-mini', apiKey: 'bench', baseURL: slowServer.openaiBaseURL, concurrency: 20 }), 20))
+      await seqk.runCell(
+        cell(
+          seqk,
+          tasksOf(100),
+          seqk.actors.openai({
+            model: 'gpt-4o-mini',
+            apiKey: 'bench',
+            baseURL: slowServer.openaiBaseURL,
+            concurrency: 20,
+          }),
+          20,
+        ),
+      )
       const wall = performance.now() - started
       const bound = Math.max(K * 100, (100 * K * 100) / 20)
       console.log(`scheduling: wall ${wall.toFixed(0)} ms, lower bound ${bound} ms, ratio ${(wall / bound).toFixed(3)}`)

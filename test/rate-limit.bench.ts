@@ -26,22 +26,32 @@ import { deadPort } from './dead-port.js'
 const TASKS = 40
 const K = 5
 const CONCURRENCY = 8
-const tasksOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
+const tasksOf = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
 
 /** OpenAI-style (the openai SDK, Chat Completions error shapes) or Anthropic-style (its SDK, the Messages API). */
 type Style = 'openai' | 'anthropic'
 
-async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsPerSecond' | 'burst'>> & RateLimitOptions, latencyMs: number, style: Style = 'openai'): Promise<void> {
+async function rateLimitedCell(
+  limit: Required<Pick<RateLimitOptions, 'requestsPerSecond' | 'burst'>> & RateLimitOptions,
+  latencyMs: number,
+  style: Style = 'openai',
+): Promise<void> {
   // The SDK is loaded before the clock starts: its first import takes a second or two under load.
   await (style === 'openai' ? import('openai') : import('@anthropic-ai/sdk'))
   const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }), rateLimit: limit })
   try {
     const apiKey = ['sk', 'bench', 'x'.repeat(20)].join('-')
-    const actor = style === 'openai' ? actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey }) : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
+    const actor =
+      style === 'openai'
+        ? actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey })
+        : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
     // The machine's own pace just before, the same cell with no limit (on a loaded machine it can be below the rate).
     const ownPace = await paceWithoutLimit(style, latencyMs)
     const started = performance.now()
-    const { trajectories } = await runCell(cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }))
+    const { trajectories } = await runCell(
+      cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }),
+    )
     const seconds = (performance.now() - started) / 1000
     const served = server.requests.filter((r) => !r.rateLimited).length
     const refused = server.requests.length - served
@@ -50,7 +60,8 @@ async function rateLimitedCell(limit: Required<Pick<RateLimitOptions, 'requestsP
     const ofRate = perSecond / limit.requestsPerSecond
     const ofCeiling = served / (limit.burst + limit.requestsPerSecond * seconds)
     const ofReachable = perSecond / Math.min(limit.requestsPerSecond, ownPace)
-    const verdict = ofRate >= 0.85 && errored === 0 ? '' : ' (misses the target: >= 0.85 of the rate, no errored trajectory)'
+    const verdict =
+      ofRate >= 0.85 && errored === 0 ? '' : ' (misses the target: >= 0.85 of the rate, no errored trajectory)'
     const headers = `${limit.retryAfterMs === false ? 'whole-second retry-after' : 'retry-after-ms'}${limit.limitHeaders === false ? ', no rate stated' : ''}`
     console.log(
       `${style}-style, rate limit ${limit.requestsPerSecond}/s, burst ${limit.burst}, ${headers}, ${latencyMs} ms a call: ` +
@@ -68,7 +79,10 @@ async function paceWithoutLimit(style: Style, latencyMs: number): Promise<number
   const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }) })
   try {
     const apiKey = ['sk', 'bench', 'x'.repeat(20)].join('-')
-    const actor = style === 'openai' ? actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey }) : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
+    const actor =
+      style === 'openai'
+        ? actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, apiKey })
+        : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
     const started = performance.now()
     await runCell(cellSpec(tasksOf(TASKS), actor, { budget: 2, concurrency: CONCURRENCY, errors: 'censored' }))
     return server.requests.length / ((performance.now() - started) / 1000)
@@ -158,10 +172,18 @@ describe('(d) time to fail a 50-trajectory cell against a dead endpoint', () => 
       const port = await deadPort()
       const actor = actors.openaiCompatible({ model: 'coder', baseURL: `http://127.0.0.1:${port}/v1` })
       const started = performance.now()
-      const { trajectories } = await runCell(cellSpec(tasksOf(25), actor, { budget: 3, repeats: 2, concurrency: CONCURRENCY, errors: 'censored' }))
+      const { trajectories } = await runCell(
+        cellSpec(tasksOf(25), actor, { budget: 3, repeats: 2, concurrency: CONCURRENCY, errors: 'censored' }),
+      )
       const seconds = (performance.now() - started) / 1000
-      const named = trajectories.filter((t) => t.status === 'error' && t.error?.message.includes(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`)).length
-      console.log(`dead endpoint: ${trajectories.length} trajectories failed in ${seconds.toFixed(2)} s; ${named} errors name the endpoint and the cause`)
+      const named = trajectories.filter(
+        (t) =>
+          t.status === 'error' &&
+          t.error?.message.includes(`http://127.0.0.1:${port}/v1: connection refused (ECONNREFUSED)`),
+      ).length
+      console.log(
+        `dead endpoint: ${trajectories.length} trajectories failed in ${seconds.toFixed(2)} s; ${named} errors name the endpoint and the cause`,
+      )
     },
     { ...once, iterations: 5 },
   )

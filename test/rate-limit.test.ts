@@ -13,7 +13,10 @@ const tasks = Array.from({ length: 16 }, (_, i) => ({ id: `t${i}`, prompt: `task
 const BUDGET = 3
 
 /** Runs the cell against a server (rate-limited or not); returns what the server and the cell saw. */
-async function cellAgainst(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean } | undefined, actor: (server: TestServer) => ChatModel) {
+async function cellAgainst(
+  limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean } | undefined,
+  actor: (server: TestServer) => ChatModel,
+) {
   const served: number[] = []
   const s = await startTestServer({
     ...(limit ? { rateLimit: limit } : {}),
@@ -23,7 +26,9 @@ async function cellAgainst(limit: { requestsPerSecond: number; burst: number; re
     },
   })
   try {
-    const { trajectories, summary } = await runCell(cellSpec(tasks, actor(s), { budget: BUDGET, concurrency: 8, errors: 'censored' }))
+    const { trajectories, summary } = await runCell(
+      cellSpec(tasks, actor(s), { budget: BUDGET, concurrency: 8, errors: 'censored' }),
+    )
     // From the first answer to the last: the window the bucket's law speaks of (an SDK's first import is not in it).
     const seconds = (served.at(-1)! - served[0]!) / 1000
     return { trajectories, summary, served, seconds, refused: s.requests.filter((r) => r.rateLimited).length }
@@ -37,7 +42,10 @@ async function cellAgainst(limit: { requestsPerSecond: number; burst: number; re
  * run is the most this machine serves right now, so `used` (served against the lower of the two
  * ceilings, burst + rate × t and the machine's own pace × t) measures the pacing, not the load.
  */
-async function underLimit(limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean }, actor: (server: TestServer) => ChatModel) {
+async function underLimit(
+  limit: { requestsPerSecond: number; burst: number; retryAfterMs?: boolean; limitHeaders?: boolean },
+  actor: (server: TestServer) => ChatModel,
+) {
   const free = await cellAgainst(undefined, actor)
   const ownPace = (free.served.length - 1) / free.seconds
   const run = await cellAgainst(limit, actor)
@@ -52,14 +60,18 @@ async function underLimit(limit: { requestsPerSecond: number; burst: number; ret
  */
 function worstExcess(served: readonly number[], limit: { requestsPerSecond: number; burst: number }): number {
   let worst = -Infinity
-  for (let i = 0; i < served.length; i++) for (let j = i; j < served.length; j++) worst = Math.max(worst, j - i + 1 - (limit.burst + (limit.requestsPerSecond * (served[j]! - served[i]!)) / 1000))
+  for (let i = 0; i < served.length; i++)
+    for (let j = i; j < served.length; j++)
+      worst = Math.max(worst, j - i + 1 - (limit.burst + (limit.requestsPerSecond * (served[j]! - served[i]!)) / 1000))
   return worst
 }
 
 describe('a cell under a rate limit', () => {
   it('openai-compatible, exact retry-after-ms: no errored trajectory, most of the allowance used, few 429s', async () => {
     const limit = { requestsPerSecond: 40, burst: 4 }
-    const run = await underLimit(limit, (s) => actors.openaiCompatible({ model: 'coder', baseURL: s.openaiBaseURL, apiKey: KEY }))
+    const run = await underLimit(limit, (s) =>
+      actors.openaiCompatible({ model: 'coder', baseURL: s.openaiBaseURL, apiKey: KEY }),
+    )
     expect(run.trajectories.filter((t) => t.status === 'error').map((t) => t.error?.message)).toEqual([])
     expect(run.summary.errors.count).toBe(0)
     expect(run.served).toHaveLength(tasks.length * BUDGET)
@@ -71,7 +83,9 @@ describe('a cell under a rate limit', () => {
 
   it('anthropic, whole-second retry-after only: every call waits the second, none errors', async () => {
     const limit = { requestsPerSecond: 20, burst: 20, retryAfterMs: false }
-    const run = await underLimit(limit, (s) => actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: s.anthropicBaseURL }))
+    const run = await underLimit(limit, (s) =>
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: KEY, baseURL: s.anthropicBaseURL }),
+    )
     expect(run.trajectories.filter((t) => t.status === 'error').map((t) => t.error?.message)).toEqual([])
     expect(run.served).toHaveLength(tasks.length * BUDGET)
     expect(worstExcess(run.served, limit)).toBeLessThan(0.25)
@@ -89,7 +103,12 @@ describe('a cell under a rate limit', () => {
   }
   // With the request-limit headers both providers send on a 429 (the stated rate), and without (a gateway that strips them).
   for (const [style, actor] of Object.entries(styles)) {
-    for (const [burst, limitHeaders] of [[1, true], [3, true], [1, false], [3, false]] as const) {
+    for (const [burst, limitHeaders] of [
+      [1, true],
+      [3, true],
+      [1, false],
+      [3, false],
+    ] as const) {
       it(`${style}, whole-second retry-after only, burst ${burst}, ${limitHeaders ? 'the rate stated' : 'no rate stated'}: no errored trajectory, the allowance mostly used`, async () => {
         const limit = { requestsPerSecond: 20, burst, retryAfterMs: false, limitHeaders }
         const run = await underLimit(limit, actor)

@@ -7,7 +7,16 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { describe, expect, it } from 'vitest'
-import { actors, runCell, verifiers, type CellResult, type ChatModel, type ChatRequest, type ChatResponse, type SeqEvalOptions } from 'vitest-seqk'
+import {
+  actors,
+  runCell,
+  verifiers,
+  type CellResult,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type SeqEvalOptions,
+} from 'vitest-seqk'
 import { planCells, resolveOptions } from 'vitest-seqk/cells'
 
 // #region recipe-verifier
@@ -24,12 +33,23 @@ export const jsonTotal: Verifier = {
     try {
       value = JSON.parse(answer)
     } catch (error) {
-      return { pass: false, diagnostics: { outcome: 'load-error', summary: 'the answer is not JSON', error: String(error) } }
+      return {
+        pass: false,
+        diagnostics: { outcome: 'load-error', summary: 'the answer is not JSON', error: String(error) },
+      }
     }
     const total = (value as { total?: unknown } | null)?.total
-    if (total === undefined) return { pass: false, diagnostics: { outcome: 'no-answer', summary: 'the JSON has no "total" field' } }
+    if (total === undefined)
+      return { pass: false, diagnostics: { outcome: 'no-answer', summary: 'the JSON has no "total" field' } }
     const pass = total === task.metadata?.total
-    return { pass, score: pass ? 1 : 0, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'the total is right' : `the total ${JSON.stringify(total)} is wrong` } }
+    return {
+      pass,
+      score: pass ? 1 : 0,
+      diagnostics: {
+        outcome: pass ? 'passed' : 'failed',
+        summary: pass ? 'the total is right' : `the total ${JSON.stringify(total)} is wrong`,
+      },
+    }
   },
 }
 // #endregion
@@ -45,9 +65,17 @@ export const firstFailure: FeedbackMode = {
   settings: {},
   render({ verdict }) {
     const failed = verdict.diagnostics.tests?.find((test) => !test.pass)
-    if (failed === undefined) return { kind: 'verifier', text: `Your answer is wrong: ${verdict.diagnostics.summary}. Reply with a corrected answer.` }
+    if (failed === undefined)
+      return {
+        kind: 'verifier',
+        text: `Your answer is wrong: ${verdict.diagnostics.summary}. Reply with a corrected answer.`,
+      }
     // `requests` lets the derived annotator tell whether the revision fixed what this names.
-    return { kind: 'verifier', text: `Your answer fails \`${failed.call ?? failed.source}\`. Reply with the whole corrected answer.`, requests: [`test:${failed.index}`] }
+    return {
+      kind: 'verifier',
+      text: `Your answer fails \`${failed.call ?? failed.source}\`. Reply with the whole corrected answer.`,
+      requests: [`test:${failed.index}`],
+    }
   },
 }
 // #endregion
@@ -71,9 +99,17 @@ export function calculatorAgent(model: ChatModel, maxSteps = 4): ChatModel {
   return {
     id: `agent:${model.id}`,
     // The tools and the step limit change what the actor can do: they belong in the fingerprint.
-    descriptor: { provider: 'agent', model: `${model.descriptor.provider}:${model.descriptor.model}`, params: { ...model.descriptor.params, tools: 'calculator/1', maxSteps } },
+    descriptor: {
+      provider: 'agent',
+      model: `${model.descriptor.provider}:${model.descriptor.model}`,
+      params: { ...model.descriptor.params, tools: 'calculator/1', maxSteps },
+    },
     async chat({ messages, context, signal }): Promise<ChatResponse> {
-      const system: ChatMessage = { role: 'system', content: 'To compute, reply with exactly one line `CALL calculator: <a> <op> <b>` and wait for the result. Otherwise reply with your answer.' }
+      const system: ChatMessage = {
+        role: 'system',
+        content:
+          'To compute, reply with exactly one line `CALL calculator: <a> <op> <b>` and wait for the result. Otherwise reply with your answer.',
+      }
       const conversation: ChatMessage[] = [system, ...messages]
       let usage: Usage | null = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
       let costUsd: number | undefined = 0
@@ -94,9 +130,18 @@ export function calculatorAgent(model: ChatModel, maxSteps = 4): ChatModel {
         costUsd = costUsd === undefined || reply.costUsd === undefined ? undefined : costUsd + reply.costUsd
         const call = /^CALL calculator:(.*)$/m.exec(reply.text)
         if (call === null || step === maxSteps) {
-          return { text: reply.text, usage, costUsd, latencyMs: performance.now() - started, finishReason: reply.finishReason }
+          return {
+            text: reply.text,
+            usage,
+            costUsd,
+            latencyMs: performance.now() - started,
+            finishReason: reply.finishReason,
+          }
         }
-        conversation.push({ role: 'assistant', content: reply.text }, { role: 'user', content: `calculator result: ${calculator(call[1] ?? '')}` })
+        conversation.push(
+          { role: 'assistant', content: reply.text },
+          { role: 'user', content: `calculator result: ${calculator(call[1] ?? '')}` },
+        )
       }
     },
   }
@@ -128,7 +173,13 @@ function scripted(id: string, replies: (request: ChatRequest) => string): ChatMo
     descriptor: { provider: 'scripted', model: id, params: {} },
     async chat(request) {
       calls.push(request)
-      return { text: replies(request), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, finishReason: 'stop', costUsd: 0.001 }
+      return {
+        text: replies(request),
+        usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: 1,
+        finishReason: 'stop',
+        costUsd: 0.001,
+      }
     },
   }
 }
@@ -141,15 +192,20 @@ async function firstCell(options: SeqEvalOptions): Promise<CellResult> {
 }
 
 describe('the README recipes', () => {
-  it('are in the README exactly as they are here (both read through the project\'s Prettier, so formatting this file keeps them equal)', async () => {
+  it("are in the README exactly as they are here (both read through the project's Prettier, so formatting this file keeps them equal)", async () => {
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
     for (const name of ['recipe-verifier', 'recipe-feedback', 'recipe-actor']) {
       const code = await formatted(region(name))
       // Only blocks that open as the recipe does (its first line, a short import) are formatted; a
       // block that is a fragment (no parse) cannot hold a whole recipe.
       const opening = region(name).split('\n')[0]!
-      const candidates = await Promise.all(blocks.filter((b) => b.includes(opening)).map((b) => formatted(b).catch(() => '')))
-      expect(candidates.some((block) => block.includes(code)), `README.md lacks the code of ${name} in test/readme-recipes.test.ts:\n${code}`).toBe(true)
+      const candidates = await Promise.all(
+        blocks.filter((b) => b.includes(opening)).map((b) => formatted(b).catch(() => '')),
+      )
+      expect(
+        candidates.some((block) => block.includes(code)),
+        `README.md lacks the code of ${name} in test/readme-recipes.test.ts:\n${code}`,
+      ).toBe(true)
     }
   }, 60_000)
 
@@ -160,12 +216,29 @@ describe('the README recipes', () => {
       actors: [actor],
       verifier: jsonTotal,
       budget: 3,
-      modes: { verifier: { feedback: { kind: 'verifier', name: 'summary', version: '1', settings: {}, render: ({ verdict }) => ({ kind: 'verifier', text: verdict.diagnostics.summary }) } } },
+      modes: {
+        verifier: {
+          feedback: {
+            kind: 'verifier',
+            name: 'summary',
+            version: '1',
+            settings: {},
+            render: ({ verdict }) => ({ kind: 'verifier', text: verdict.diagnostics.summary }),
+          },
+        },
+      },
     })
     expect(trajectories[0]?.attempts.map((a) => a.verdict.pass)).toEqual([false, true])
     expect(trajectories[0]?.attempts[0]?.feedback?.text).toBe('the total 8 is wrong')
     expect(summary.seqAt).toEqual([0, 1, 1])
-    expect(() => resolveOptions('recipe', { tasks: [{ id: 'no-total', prompt: '?' }], actors: [actor], verifier: jsonTotal, budget: 1 })).toThrow(/needs metadata\.total/)
+    expect(() =>
+      resolveOptions('recipe', {
+        tasks: [{ id: 'no-total', prompt: '?' }],
+        actors: [actor],
+        verifier: jsonTotal,
+        budget: 1,
+      }),
+    ).toThrow(/needs metadata\.total/)
   })
 
   it('a custom feedback mode: names the failing call, and the derived annotator reads its requests', async () => {
@@ -208,7 +281,17 @@ describe('the README recipes', () => {
       actors: [agent],
       verifier: verifiers.exactMatch(),
       budget: 2,
-      modes: { binary: { feedback: { kind: 'binary', name: 'failed', version: '1', settings: {}, render: () => ({ kind: 'binary', text: 'Wrong.' }) } } },
+      modes: {
+        binary: {
+          feedback: {
+            kind: 'binary',
+            name: 'failed',
+            version: '1',
+            settings: {},
+            render: () => ({ kind: 'binary', text: 'Wrong.' }),
+          },
+        },
+      },
     })
     expect(summary.seqAt).toEqual([1, 1])
     expect(model.calls).toHaveLength(2) // the tool call, then the answer
@@ -216,6 +299,10 @@ describe('the README recipes', () => {
     const attempt = trajectories[0]?.attempts[0]
     expect(attempt?.usage).toEqual({ inputTokens: 20, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 })
     expect(attempt?.costUsd).toBeCloseTo(0.002, 10)
-    expect(summary.protocol.actor).toMatchObject({ provider: 'agent', model: 'scripted:calc-model', params: { tools: 'calculator/1', maxSteps: 4 } })
+    expect(summary.protocol.actor).toMatchObject({
+      provider: 'agent',
+      model: 'scripted:calc-model',
+      params: { tools: 'calculator/1', maxSteps: 4 },
+    })
   })
 })

@@ -14,7 +14,6 @@ const files = codeEvalProFiles
 const skipReason = missingData(...Object.values(files))
 const present = skipReason === undefined
 
-
 const CONCURRENCY = Math.min(8, Math.max(4, availableParallelism()))
 
 function codeAnswer(code: string): string {
@@ -23,7 +22,9 @@ function codeAnswer(code: string): string {
 
 /** The verifier feedback the actor would see for this verdict. */
 async function render(entry: CodeEvalProEntry, answer: string, verdict: Verdict): Promise<string> {
-  const rendered = await feedback.verifier().render({ task: entry.task, attempt: 1, repeat: 0, answer, verdict, history: [] })
+  const rendered = await feedback
+    .verifier()
+    .render({ task: entry.task, attempt: 1, repeat: 0, answer, verdict, history: [] })
   return rendered.text
 }
 
@@ -35,17 +36,24 @@ if (!present) {
 }
 
 describe.runIf(present)('reference solutions of HumanEval Pro and MBPP Pro', () => {
-  it.each(Object.keys(files) as (keyof typeof files)[])('every %s reference solution passes the python-tests verifier', async (benchmark) => {
-    const entries = loadCodeEvalPro(files[benchmark], { benchmark })
-    expect(entries).toHaveLength(benchmark === 'humaneval-pro' ? 164 : 378)
-    const verifier = verifiers.pythonTests()
-    const verdicts = await mapConcurrent(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
-    const failures = entries
-      .map((e, i) => ({ id: e.task.id, verdict: verdicts[i] as Verdict }))
-      .filter((f) => !f.verdict.pass)
-      .map((f) => `${f.id}: ${f.verdict.diagnostics.outcome}: ${f.verdict.diagnostics.summary}\n${JSON.stringify(f.verdict.diagnostics.tests?.filter((t) => !t.pass) ?? f.verdict.diagnostics.error, null, 2)}`)
-    expect(failures, failures.join('\n\n')).toEqual([])
-  }, 120_000)
+  it.each(Object.keys(files) as (keyof typeof files)[])(
+    'every %s reference solution passes the python-tests verifier',
+    async (benchmark) => {
+      const entries = loadCodeEvalPro(files[benchmark], { benchmark })
+      expect(entries).toHaveLength(benchmark === 'humaneval-pro' ? 164 : 378)
+      const verifier = verifiers.pythonTests()
+      const verdicts = await mapConcurrent(entries, CONCURRENCY, (e) => verifier.verify(e.task, e.reference))
+      const failures = entries
+        .map((e, i) => ({ id: e.task.id, verdict: verdicts[i] as Verdict }))
+        .filter((f) => !f.verdict.pass)
+        .map(
+          (f) =>
+            `${f.id}: ${f.verdict.diagnostics.outcome}: ${f.verdict.diagnostics.summary}\n${JSON.stringify(f.verdict.diagnostics.tests?.filter((t) => !t.pass) ?? f.verdict.diagnostics.error, null, 2)}`,
+        )
+      expect(failures, failures.join('\n\n')).toEqual([])
+    },
+    120_000,
+  )
 
   describe('broken reference solutions fail with the call, expected and actual value in the feedback', () => {
     // Tasks whose first test is `assert CALL == LITERAL` with one `==`: the feedback's expected
@@ -62,7 +70,8 @@ describe.runIf(present)('reference solutions of HumanEval Pro and MBPP Pro', () 
     function firstAssert(entry: CodeEvalProEntry): { call: string; expected: string } {
       const line = entry.record.test_code.split('\n').find((l) => l.startsWith('assert ')) ?? ''
       const m = /^assert (.+?) == (.+?)\s*$/.exec(line)
-      if (!m || line.split(' == ').length !== 2) throw new Error(`${entry.task.id}: first test is not a plain 'assert CALL == EXPECTED': ${line}`)
+      if (!m || line.split(' == ').length !== 2)
+        throw new Error(`${entry.task.id}: first test is not a plain 'assert CALL == EXPECTED': ${line}`)
       return { call: m[1] as string, expected: m[2] as string }
     }
 
@@ -95,24 +104,29 @@ def ${main}(*args, **kwargs):
       expect(text).toContain('got: -12345')
     })
 
-    it.each(picks.map((e) => [e.task.id, e] as const))('%s: the main function under another name', async (_id, entry) => {
-      const { call, expected } = firstAssert(entry)
-      const main = entry.task.entryPoint as string
-      const code = referenceCode(entry.record).replace(new RegExp(`^def ${main}\\(`, 'm'), `def ${main}_v2(`)
-      const answer = codeAnswer(code)
-      const verdict = await verifier.verify(entry.task, answer)
-      expect(verdict.pass).toBe(false)
-      expect(verdict.diagnostics.tests?.every((t) => !t.pass)).toBe(true)
-      const text = await render(entry, answer, verdict)
-      expect(text).toContain(`function call: ${call}`)
-      expect(text).toContain(`expected: ${expected}`)
-      expect(text).toContain(`got: NameError: name '${main}' is not defined`)
-    })
+    it.each(picks.map((e) => [e.task.id, e] as const))(
+      '%s: the main function under another name',
+      async (_id, entry) => {
+        const { call, expected } = firstAssert(entry)
+        const main = entry.task.entryPoint as string
+        const code = referenceCode(entry.record).replace(new RegExp(`^def ${main}\\(`, 'm'), `def ${main}_v2(`)
+        const answer = codeAnswer(code)
+        const verdict = await verifier.verify(entry.task, answer)
+        expect(verdict.pass).toBe(false)
+        expect(verdict.diagnostics.tests?.every((t) => !t.pass)).toBe(true)
+        const text = await render(entry, answer, verdict)
+        expect(text).toContain(`function call: ${call}`)
+        expect(text).toContain(`expected: ${expected}`)
+        expect(text).toContain(`got: NameError: name '${main}' is not defined`)
+      },
+    )
 
-    it.each(picks.map((e) => [e.task.id, e] as const))('%s: an exception raised in the main function', async (_id, entry) => {
-      const { call, expected } = firstAssert(entry)
-      const main = entry.task.entryPoint as string
-      const code = `${referenceCode(entry.record)}
+    it.each(picks.map((e) => [e.task.id, e] as const))(
+      '%s: an exception raised in the main function',
+      async (_id, entry) => {
+        const { call, expected } = firstAssert(entry)
+        const main = entry.task.entryPoint as string
+        const code = `${referenceCode(entry.record)}
 
 
 _reference_${main} = ${main}
@@ -121,13 +135,14 @@ _reference_${main} = ${main}
 def ${main}(*args, **kwargs):
     raise ValueError('not implemented for ' + repr(args))
 `
-      const answer = codeAnswer(code)
-      const verdict = await verifier.verify(entry.task, answer)
-      expect(verdict.pass).toBe(false)
-      const text = await render(entry, answer, verdict)
-      expect(text).toContain(`function call: ${call}`)
-      expect(text).toContain(`expected: ${expected}`)
-      expect(text).toMatch(/got: ValueError: not implemented for \(.*\) \(candidate line \d+\)/)
-    })
+        const answer = codeAnswer(code)
+        const verdict = await verifier.verify(entry.task, answer)
+        expect(verdict.pass).toBe(false)
+        const text = await render(entry, answer, verdict)
+        expect(text).toContain(`function call: ${call}`)
+        expect(text).toContain(`expected: ${expected}`)
+        expect(text).toMatch(/got: ValueError: not implemented for \(.*\) \(candidate line \d+\)/)
+      },
+    )
   })
 })

@@ -1,6 +1,13 @@
 // A small synthetic run for the report tests: trajectories built by rule, summarised by the real
 // cell summariser, so summary.json and trajectories.jsonl agree as they do in a real run.
-import { SUMMARY_SCHEMA, type Attempt, type CellSummary, type Protocol, type RunSummary, type Trajectory } from '../src/core/schemas.js'
+import {
+  SUMMARY_SCHEMA,
+  type Attempt,
+  type CellSummary,
+  type Protocol,
+  type RunSummary,
+  type Trajectory,
+} from '../src/core/schemas.js'
 import type { CellStartRecord } from '../src/artifacts/cells-file.js'
 import { createRng } from '../src/metrics/index.js'
 import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
@@ -40,12 +47,27 @@ function code(taskId: string, attempt: number, pass: boolean): string {
   return `def f(x):\n    # task ${taskId}\n${body}\n\n\ndef g(xs):\n    return [f(x) for x in xs]`
 }
 
-function attempt(taskId: string, index: number, pass: boolean, mode: string, last: boolean, options: FakeRunOptions): Attempt {
+function attempt(
+  taskId: string,
+  index: number,
+  pass: boolean,
+  mode: string,
+  last: boolean,
+  options: FakeRunOptions,
+): Attempt {
   const extracted = code(taskId, index, pass)
   const answer = options.answerFor?.(taskId, index) ?? `Attempt ${index}:\n\n\`\`\`python\n${extracted}\n\`\`\`\n`
   const tests = [
     { index: 0, source: 'assert g([1]) == [2]', pass: true, call: 'g([1])', expected: '[2]', actual: '[2]' },
-    { index: 1, source: 'assert g([2, 3]) == [3, 4]', pass, call: 'g([2, 3])', expected: '[3, 4]', actual: pass ? '[3, 4]' : `[${2 + index + 1}, ${3 + index + 1}]`, ...(pass ? {} : { error: 'AssertionError' }) },
+    {
+      index: 1,
+      source: 'assert g([2, 3]) == [3, 4]',
+      pass,
+      call: 'g([2, 3])',
+      expected: '[3, 4]',
+      actual: pass ? '[3, 4]' : `[${2 + index + 1}, ${3 + index + 1}]`,
+      ...(pass ? {} : { error: 'AssertionError' }),
+    },
   ]
   const cost = options.costPerAttempt === undefined ? 0.001 : options.costPerAttempt
   const feedbackText =
@@ -59,7 +81,11 @@ function attempt(taskId: string, index: number, pass: boolean, mode: string, las
       pass,
       score: pass ? 1 : 0.5,
       extracted,
-      diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'all 2 tests passed' : '1 of 2 tests failed', tests },
+      diagnostics: {
+        outcome: pass ? 'passed' : 'failed',
+        summary: pass ? 'all 2 tests passed' : '1 of 2 tests failed',
+        tests,
+      },
       durationMs: 3,
     },
     feedback:
@@ -100,7 +126,9 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
         kind: independent ? 'independent' : 'sequential',
         benchmark: { name: benchmark, tasks: tasks.length, contentHash: 'c0ffee' },
         verifier: { name: 'python-tests', version: '2', settings: { timeoutMs: 3000 } },
-        feedback: independent ? null : { kind: mode === 'verifier' ? 'verifier' : 'binary', name: mode, version: '1', settings: {} },
+        feedback: independent
+          ? null
+          : { kind: mode === 'verifier' ? 'verifier' : 'binary', name: mode, version: '1', settings: {} },
         history: independent ? null : { name: options.history ?? 'full', settings: {} },
         actor: { provider: 'simulated', model: actor.id, params: {} },
         budget: K,
@@ -121,9 +149,25 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
             attempts.push(attempt(taskId, i, pass, mode, i === K, options))
             if (pass && !independent) break
           }
-          const t = simulatedTrajectory({ runId, benchmark, cellId, actorId: actor.id, mode, fingerprint, protocol }, taskId, r, attempts, { costUsd: 0, durationMs: 5 })
+          const t = simulatedTrajectory(
+            { runId, benchmark, cellId, actorId: actor.id, mode, fingerprint, protocol },
+            taskId,
+            r,
+            attempts,
+            { costUsd: 0, durationMs: 5 },
+          )
           const error = options.errorFor?.(taskId, r, actor.id, mode)
-          cellTrajectories.push(error === undefined ? t : { ...t, status: 'error', firstSuccess: null, attempts: [], error: { stage: 'actor', attempt: 1, message: error } })
+          cellTrajectories.push(
+            error === undefined
+              ? t
+              : {
+                  ...t,
+                  status: 'error',
+                  firstSuccess: null,
+                  attempts: [],
+                  error: { stage: 'actor', attempt: 1, message: error },
+                },
+          )
         }
       }
       trajectories.push(...cellTrajectories)
@@ -138,13 +182,19 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
         taskIds: tasks,
         repeats,
         trajectories: cellTrajectories,
-        thresholds: options.thresholds?.(actor.id, mode) ?? (independent ? { passAt: { [K]: 0.3 } } : { seqAt: { [K]: 0.3 } }),
+        thresholds:
+          options.thresholds?.(actor.id, mode) ?? (independent ? { passAt: { [K]: 0.3 } } : { seqAt: { [K]: 0.3 } }),
         errors: 'left-out',
         durationMs: 10,
       })
     }),
   )
-  const summary: RunSummary = { schema: SUMMARY_SCHEMA, runId, createdAt: '2026-01-01T00:00:05.000Z', benchmarks: [{ name: benchmark, file: options.file ?? 'evals/toy.eval.ts', cells }] }
+  const summary: RunSummary = {
+    schema: SUMMARY_SCHEMA,
+    runId,
+    createdAt: '2026-01-01T00:00:05.000Z',
+    benchmarks: [{ name: benchmark, file: options.file ?? 'evals/toy.eval.ts', cells }],
+  }
   return { summary, trajectories }
 }
 

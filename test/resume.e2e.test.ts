@@ -51,18 +51,30 @@ function taskOf(messages: readonly { role: string; content: string }[]): number 
 }
 
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  return cleanEnv({ SEQK_TEST_URL: server.openaiBaseURL, SEQK_TEST_KEY: ['test', 'key'].join('-'), SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...extra })
+  return cleanEnv({
+    SEQK_TEST_URL: server.openaiBaseURL,
+    SEQK_TEST_KEY: ['test', 'key'].join('-'),
+    SEQK_HISTORY_FILE: join(dir, 'history.jsonl'),
+    ...extra,
+  })
 }
 
 const vitest = VITEST
 const seqk = SEQK
 
 /** Runs `args` to its end. Never spawnSync: the test server answers from this process's event loop. */
-async function runToEnd(args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
+async function runToEnd(
+  args: string[],
+  extra: Record<string, string>,
+): Promise<{ status: number | null; out: string }> {
   return runIn(dir, args, extra)
 }
 
-function runIn(cwd: string, args: string[], extra: Record<string, string>): Promise<{ status: number | null; out: string }> {
+function runIn(
+  cwd: string,
+  args: string[],
+  extra: Record<string, string>,
+): Promise<{ status: number | null; out: string }> {
   return runNode(args, { cwd, env: env(extra) })
 }
 
@@ -71,14 +83,21 @@ async function killAfter(args: string[], extra: Record<string, string>, file: st
   return killAfterIn(dir, args, extra, file, lines)
 }
 
-async function killAfterIn(cwd: string, args: string[], extra: Record<string, string>, file: string, lines: number): Promise<void> {
+async function killAfterIn(
+  cwd: string,
+  args: string[],
+  extra: Record<string, string>,
+  file: string,
+  lines: number,
+): Promise<void> {
   const count = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
   await runNode(args, { cwd, env: env(extra), timeoutMs: 60_000, killWhen: () => count() >= lines })
   expect(count()).toBeGreaterThanOrEqual(lines)
 }
 
 const tasksOf = (from: number) => new Set(server.requests.slice(from).map((r) => taskOf(r.messages)))
-const perTask = (s: RunSummary) => s.benchmarks[0]!.cells[0]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)
+const perTask = (s: RunSummary) =>
+  s.benchmarks[0]!.cells[0]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)
 const readRun = (d: string) => RunSummarySchema.parse(JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8')))
 
 describe('resume', () => {
@@ -117,7 +136,9 @@ describe('resume', () => {
     const done = await runToEnd([...seqk, 'resume', broken], {})
     expect(done.status, done.out).toBe(0)
     expect([...tasksOf(from)].filter((t) => ended.has(t))).toEqual([])
-    expect(done.out).toMatch(new RegExp(`seqk: resumed: kept ${ended.size} trajectories that had ended, ran ${30 - ended.size}`))
+    expect(done.out).toMatch(
+      new RegExp(`seqk: resumed: kept ${ended.size} trajectories that had ended, ran ${30 - ended.size}`),
+    )
 
     phases.push(server.requests.length - from)
     const final = readTrajectories(file)
@@ -132,14 +153,18 @@ describe('resume', () => {
     expect(resumed.benchmarks[0]!.cells[0]!.verdict).toBe('no-thresholds')
     expect(reference.benchmarks[0]!.cells[0]!.verdict).toBe('no-thresholds')
     // What a resume saved: the finished trajectories' requests were not sent again.
-    console.log(`resume e2e: uninterrupted run ${requestsOfWhole} requests; killed run ${phases[0]}, killed resume ${phases[1]}, final resume ${phases[2]} (a rerun from scratch instead of the final resume: ${requestsOfWhole})`)
+    console.log(
+      `resume e2e: uninterrupted run ${requestsOfWhole} requests; killed run ${phases[0]}, killed resume ${phases[1]}, final resume ${phases[2]} (a rerun from scratch instead of the final resume: ${requestsOfWhole})`,
+    )
   }, 180_000)
 
   it('refuses to run into a directory that holds a run, and leaves it untouched', async () => {
     const before = readFileSync(file)
     const r = await runToEnd([vitest, 'run'], { SEQK_RUN_DIR: broken })
     expect(r.status, r.out).toBe(1)
-    expect(unwrapped(r.out)).toContain(`${broken} already holds a run (trajectories.jsonl, summary.json); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${broken}`)
+    expect(unwrapped(r.out)).toContain(
+      `${broken} already holds a run (trajectories.jsonl, summary.json); running into it again would mix two runs. To run only what it lacks or what errored, resume it: SEQK_RESUME=${broken}`,
+    )
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
 
@@ -147,7 +172,9 @@ describe('resume', () => {
     const before = readFileSync(file)
     const r = await runToEnd([...seqk, 'resume', broken], { SEQK_TEST_BUDGET: '4' })
     expect(r.status, r.out).toBe(1)
-    expect(unwrapped(r.out)).toMatch(/cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/)
+    expect(unwrapped(r.out)).toMatch(
+      /cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/,
+    )
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
 })
@@ -187,7 +214,9 @@ describe('one writer per run directory', () => {
     expect(unwrapped(third.out)).toContain(`is in use by process ${pid} on this host`)
     // Neither asked the server anything (the first's calls wait at the gate, so any request is theirs).
     expect(server.requests.length - before).toBe(0)
-    console.log(`one writer: a second seqk resume refused in ${Math.round(secondMs)} ms (load ${loadavg()[0]!.toFixed(1)})`)
+    console.log(
+      `one writer: a second seqk resume refused in ${Math.round(secondMs)} ms (load ${loadavg()[0]!.toFixed(1)})`,
+    )
     gate = undefined
     open()
     const done = await first
@@ -233,10 +262,14 @@ seqEval('sim fixture', { tasks, actors: [actors.simulated({ profile: 'reviser', 
     expect(before).toBeLessThan(160)
     const resumed = await run([...SEQK, 'resume', join(sim, 'broken')], {})
     expect(resumed.status, resumed.out).toBe(0)
-    expect(resumed.out).toMatch(new RegExp(`seqk: resumed: kept ${before} trajectories that had ended, ran ${160 - before}`))
+    expect(resumed.out).toMatch(
+      new RegExp(`seqk: resumed: kept ${before} trajectories that had ended, ran ${160 - before}`),
+    )
     const [a, b] = [readRun(join(sim, 'whole')), readRun(join(sim, 'broken'))]
     for (const i of [0, 1]) {
-      expect(b.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)).toEqual(a.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`))
+      expect(b.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`)).toEqual(
+        a.benchmarks[0]!.cells[i]!.perTask.map((r) => `${r.taskId}:${r.firstSuccess.join(',')}`),
+      )
       expect(b.benchmarks[0]!.cells[i]!.seqAt).toEqual(a.benchmarks[0]!.cells[i]!.seqAt)
     }
   }, 120_000)

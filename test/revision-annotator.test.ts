@@ -41,7 +41,14 @@ beforeEach(() => {
 })
 
 function annotatorModel(name = 'rule-annotator', extra: Record<string, unknown> = {}): ChatModel {
-  return openaiCompatibleModel({ model: name, baseURL: server.openaiBaseURL, prices: { [`openai-compatible:${name}`]: PRICE }, retry: { maxRetries: 0 }, cassette: { mode: 'off' }, ...extra })
+  return openaiCompatibleModel({
+    model: name,
+    baseURL: server.openaiBaseURL,
+    prices: { [`openai-compatible:${name}`]: PRICE },
+    retry: { maxRetries: 0 },
+    cassette: { mode: 'off' },
+    ...extra,
+  })
 }
 
 // Three tasks; the actor's answer at attempt t is scripted per task. It passes (says CORRECT) when
@@ -55,14 +62,23 @@ const SCRIPTS: Record<string, string[]> = {
   // MALFORMED-TWICE: neither is its repair (an infrastructure error of that annotation)
   t3: ['one', 'MALFORMED-ONCE two', 'MALFORMED-TWICE three'],
 }
-const tasks = Object.keys(SCRIPTS).map((id) => ({ id, prompt: `Task ${id}: write an answer that mentions CORRECT.` })) as Task[]
+const tasks = Object.keys(SCRIPTS).map((id) => ({
+  id,
+  prompt: `Task ${id}: write an answer that mentions CORRECT.`,
+})) as Task[]
 
 const actor: ChatModel = {
   id: 'scripted',
   descriptor: { provider: 'custom', model: 'scripted', params: {} },
   async chat({ messages, context }) {
     const id = /Task (t\d)/.exec(messages.find((m) => m.role === 'user')?.content ?? '')?.[1] ?? 't1'
-    return { text: SCRIPTS[id]![context.attempt - 1] ?? 'nothing', usage: ZERO_USAGE, latencyMs: 0, finishReason: 'stop', costUsd: 0 }
+    return {
+      text: SCRIPTS[id]![context.attempt - 1] ?? 'nothing',
+      usage: ZERO_USAGE,
+      latencyMs: 0,
+      finishReason: 'stop',
+      costUsd: 0,
+    }
   },
 }
 
@@ -72,14 +88,19 @@ const critique: FeedbackMode = {
   name: 'scripted-critic',
   version: '1',
   settings: {},
-  render: () => ({ kind: 'critic', text: 'Unmet criterion: Mentions "CORRECT". Revise your answer so that it meets it.' }),
+  render: () => ({
+    kind: 'critic',
+    text: 'Unmet criterion: Mentions "CORRECT". Revise your answer so that it meets it.',
+  }),
 }
 
 /** The rule annotator, answering garbage where the revision asks for it (see SCRIPTS.t3). */
 const faulty: Responder = (request) => {
   const parsed = parseRubricRequest(request)
-  if (parsed?.kind === 'annotator' && parsed.revision.includes('MALFORMED-TWICE')) return parsed.repair ? 'still { not json' : 'Sure! Here is my annotation.'
-  if (parsed?.kind === 'annotator' && parsed.revision.includes('MALFORMED-ONCE') && !parsed.repair) return '{"requests": "all of them"}'
+  if (parsed?.kind === 'annotator' && parsed.revision.includes('MALFORMED-TWICE'))
+    return parsed.repair ? 'still { not json' : 'Sure! Here is my annotation.'
+  if (parsed?.kind === 'annotator' && parsed.revision.includes('MALFORMED-ONCE') && !parsed.repair)
+    return '{"requests": "all of them"}'
   return ruleAnnotator()(request)
 }
 
@@ -87,28 +108,59 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
   it('annotates each revision, repairs a malformed reply once, records a twice-malformed one as its own error, and prices the calls under annotator', async () => {
     server.respondWith(faulty)
     const annotator = revisionAnnotator({ model: annotatorModel() })
-    const { summary, trajectories } = await runCell(cellSpec(tasks, actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, annotate: { kind: 'llm', annotator } }))
+    const { summary, trajectories } = await runCell(
+      cellSpec(tasks, actor, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+        annotate: { kind: 'llm', annotator },
+      }),
+    )
     const byTask = Object.fromEntries(trajectories.map((t) => [t.taskId, t]))
 
     // t1: the unchanged revision ignored the critique; the next one followed it and passed.
-    expect(byTask.t1!.attempts.map((a) => a.annotation && 'class' in a.annotation ? a.annotation.class : null)).toEqual([null, 'unhelpful', 'all'])
-    expect(byTask.t2!.attempts.map((a) => a.annotation && 'class' in a.annotation ? a.annotation.class : null)).toEqual([null, 'unhelpful', 'all'])
+    expect(
+      byTask.t1!.attempts.map((a) => (a.annotation && 'class' in a.annotation ? a.annotation.class : null)),
+    ).toEqual([null, 'unhelpful', 'all'])
+    expect(
+      byTask.t2!.attempts.map((a) => (a.annotation && 'class' in a.annotation ? a.annotation.class : null)),
+    ).toEqual([null, 'unhelpful', 'all'])
     const record = byTask.t1!.attempts[2]!.annotation!
-    expect(record).toMatchObject({ annotator: 'llm', version: annotatorPrompt().id, model: 'openai-compatible:rule-annotator', attempt: 3, requests: ['Mentions "CORRECT"'], satisfied: ['Mentions "CORRECT"'], class: 'all' })
+    expect(record).toMatchObject({
+      annotator: 'llm',
+      version: annotatorPrompt().id,
+      model: 'openai-compatible:rule-annotator',
+      attempt: 3,
+      requests: ['Mentions "CORRECT"'],
+      satisfied: ['Mentions "CORRECT"'],
+      class: 'all',
+    })
     expect(annotatorPrompt().id).toMatch(/^annotator\.v1@[0-9a-f]{8}$/)
 
     // t3: revision 2 was repaired (two calls), revision 3 failed twice: an error record with both calls.
     const [, repaired, failed] = byTask.t3!.attempts
     expect(repaired!.annotation).toMatchObject({ class: 'unhelpful' })
     expect(repaired!.annotation!.calls).toHaveLength(2)
-    expect(failed!.annotation).toMatchObject({ annotator: 'llm', attempt: 3, error: expect.stringMatching(/malformed output twice/) })
+    expect(failed!.annotation).toMatchObject({
+      annotator: 'llm',
+      attempt: 3,
+      error: expect.stringMatching(/malformed output twice/),
+    })
     expect(failed!.annotation!.calls).toHaveLength(2)
     // The trajectory itself is intact: three attempts, failed, no error.
     expect(byTask.t3).toMatchObject({ status: 'failed', error: null })
     expect(byTask.t3!.attempts).toHaveLength(3)
 
     const annotation = summary.revisionAnnotation!
-    expect(annotation).toMatchObject({ annotator: 'llm', model: 'openai-compatible:rule-annotator', revisions: 6, annotatable: 6, annotated: 5, errors: 1, sampled: false })
+    expect(annotation).toMatchObject({
+      annotator: 'llm',
+      model: 'openai-compatible:rule-annotator',
+      revisions: 6,
+      annotatable: 6,
+      annotated: 5,
+      errors: 1,
+      sampled: false,
+    })
     expect(annotation.classes.unhelpful).toMatchObject({ revisions: 3, solved: 0 })
     expect(annotation.classes.all).toMatchObject({ revisions: 2, solved: 2 })
     expect(annotation.classes.some.revisions).toBe(0)
@@ -125,7 +177,9 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
     expect(summary.costUsd).toBeCloseTo(cost, 12)
     expect(summary.costAtK).toEqual([0, 0, 0])
     const perRevision = cost / 6
-    console.info(`annotator cost per revision at $${PRICE.input}/$${PRICE.output} per Mtok: $${perRevision.toFixed(6)} (${calls.length} calls, ${summary.byRole.annotator!.usage!.inputTokens} input and ${summary.byRole.annotator!.usage!.outputTokens} output tokens for 6 revisions)`)
+    console.info(
+      `annotator cost per revision at $${PRICE.input}/$${PRICE.output} per Mtok: $${perRevision.toFixed(6)} (${calls.length} calls, ${summary.byRole.annotator!.usage!.inputTokens} input and ${summary.byRole.annotator!.usage!.outputTokens} output tokens for 6 revisions)`,
+    )
     expect(perRevision).toBeGreaterThan(0)
 
     // Recomputed from trajectories.jsonl alone (the summary view seqk summarize reads), the same.
@@ -139,7 +193,15 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
 
   it('serves an identical request once (the cache), the reuse marked replayed at its nominal cost', async () => {
     const annotator = revisionAnnotator({ model: annotatorModel() })
-    const { trajectories, summary } = await runCell(cellSpec(tasks.slice(0, 1), actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, repeats: 3, annotate: { kind: 'llm', annotator } }))
+    const { trajectories, summary } = await runCell(
+      cellSpec(tasks.slice(0, 1), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+        repeats: 3,
+        annotate: { kind: 'llm', annotator },
+      }),
+    )
     // Three repeats ask the same two things: two requests reach the server.
     expect(server.requests).toHaveLength(2)
     expect(annotator.stats()).toEqual({ calls: 2, cacheHits: 4 })
@@ -150,49 +212,122 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
     // Off, every revision is asked (keyed by where it sits, so cassettes key them apart too).
     server.reset()
     const uncached = revisionAnnotator({ model: annotatorModel(), cache: false })
-    await runCell(cellSpec(tasks.slice(0, 1), actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, repeats: 3, annotate: { kind: 'llm', annotator: uncached } }))
+    await runCell(
+      cellSpec(tasks.slice(0, 1), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+        repeats: 3,
+        annotate: { kind: 'llm', annotator: uncached },
+      }),
+    )
     expect(server.requests).toHaveLength(6)
   })
 
   it('annotates a deterministic sample: the same slots on a rerun, reported as a sample', async () => {
-    const many = Array.from({ length: 12 }, (_, i) => ({ id: `t${(i % 2) + 1}-${i}`, prompt: `Task t${(i % 2) + 1}: write an answer that mentions CORRECT.` })) as Task[]
+    const many = Array.from({ length: 12 }, (_, i) => ({
+      id: `t${(i % 2) + 1}-${i}`,
+      prompt: `Task t${(i % 2) + 1}: write an answer that mentions CORRECT.`,
+    })) as Task[]
     const run = async () => {
       const annotator = revisionAnnotator({ model: annotatorModel() })
-      const { summary, trajectories } = await runCell(cellSpec(many, actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, concurrency: 4, annotate: { kind: 'llm', annotator, sample: 10 } }))
-      const slots = trajectories.flatMap((t) => t.attempts.filter((a) => a.annotation).map((a) => `${t.taskId}/${a.index}`)).sort()
+      const { summary, trajectories } = await runCell(
+        cellSpec(many, actor, {
+          verifier: saysCorrect,
+          mode: { name: 'critic', feedback: critique },
+          budget: 3,
+          concurrency: 4,
+          annotate: { kind: 'llm', annotator, sample: 10 },
+        }),
+      )
+      const slots = trajectories
+        .flatMap((t) => t.attempts.filter((a) => a.annotation).map((a) => `${t.taskId}/${a.index}`))
+        .sort()
       return { summary, slots }
     }
     const first = await run()
     const second = await run()
     expect(second.slots).toEqual(first.slots)
     // 12 tasks × 2 revision slots = 24 slots, 10 drawn; every slot holds a revision here.
-    expect(first.summary.revisionAnnotation).toMatchObject({ sampled: true, sample: { size: 10, slots: 24, method: 'hash-rank/1' }, annotated: 10, annotatable: 24, revisions: 24 })
+    expect(first.summary.revisionAnnotation).toMatchObject({
+      sampled: true,
+      sample: { size: 10, slots: 24, method: 'hash-rank/1' },
+      annotated: 10,
+      annotatable: 24,
+      revisions: 24,
+    })
     expect(first.slots).toHaveLength(10)
   })
 
   it('keeps no requests with annotate off, and with the derived default keeps them (nothing annotated for a critique)', async () => {
-    const verifierLike: FeedbackMode = { kind: 'verifier', name: 'v', version: '1', settings: {}, render: () => ({ kind: 'verifier', text: 'test_1 failed', requests: ['test:0'] }) }
-    const off = await runCell(cellSpec(tasks.slice(0, 1), actor, { verifier: saysCorrect, mode: { name: 'verifier', feedback: verifierLike }, budget: 3, annotate: { kind: 'off' } }))
+    const verifierLike: FeedbackMode = {
+      kind: 'verifier',
+      name: 'v',
+      version: '1',
+      settings: {},
+      render: () => ({ kind: 'verifier', text: 'test_1 failed', requests: ['test:0'] }),
+    }
+    const off = await runCell(
+      cellSpec(tasks.slice(0, 1), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'verifier', feedback: verifierLike },
+        budget: 3,
+        annotate: { kind: 'off' },
+      }),
+    )
     expect(off.trajectories[0]!.attempts[0]!.feedback).toEqual({ kind: 'verifier', text: 'test_1 failed' })
     expect(off.summary.revisionAnnotation).toBeNull()
-    const derived = await runCell(cellSpec(tasks.slice(0, 1), actor, { verifier: saysCorrect, mode: { name: 'verifier', feedback: verifierLike }, budget: 3 }))
+    const derived = await runCell(
+      cellSpec(tasks.slice(0, 1), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'verifier', feedback: verifierLike },
+        budget: 3,
+      }),
+    )
     expect(derived.trajectories[0]!.attempts[0]!.feedback?.requests).toEqual(['test:0'])
-    const critic = await runCell(cellSpec(tasks.slice(0, 1), actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3 }))
+    const critic = await runCell(
+      cellSpec(tasks.slice(0, 1), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+      }),
+    )
     expect(critic.summary.revisionAnnotation).toBeNull()
     expect(server.requests).toHaveLength(0)
   })
 
   it('says when the annotator is of the actor family (self-annotation)', async () => {
-    const same = openaiCompatibleModel({ model: 'scripted', baseURL: server.openaiBaseURL, retry: { maxRetries: 0 }, cassette: { mode: 'off' } })
-    const family: ChatModel = { ...actor, descriptor: { provider: 'openai-compatible', model: 'scripted-2', params: {} } }
-    const { summary } = await runCell(cellSpec(tasks.slice(0, 1), family, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, annotate: { kind: 'llm', annotator: revisionAnnotator({ model: same }) } }))
+    const same = openaiCompatibleModel({
+      model: 'scripted',
+      baseURL: server.openaiBaseURL,
+      retry: { maxRetries: 0 },
+      cassette: { mode: 'off' },
+    })
+    const family: ChatModel = {
+      ...actor,
+      descriptor: { provider: 'openai-compatible', model: 'scripted-2', params: {} },
+    }
+    const { summary } = await runCell(
+      cellSpec(tasks.slice(0, 1), family, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+        annotate: { kind: 'llm', annotator: revisionAnnotator({ model: same }) },
+      }),
+    )
     expect(summary.revisionAnnotation?.note).toMatch(/of the actor's family \(scripted\).*self-annotation/)
   })
 
   it('records and replays annotator calls with a cassette (keyed by their messages)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seqk-annotator-cassette-'))
     dirs.push(dir)
-    const spec = (model: ChatModel) => cellSpec(tasks.slice(0, 2), actor, { verifier: saysCorrect, mode: { name: 'critic', feedback: critique }, budget: 3, annotate: { kind: 'llm', annotator: revisionAnnotator({ model }) } })
+    const spec = (model: ChatModel) =>
+      cellSpec(tasks.slice(0, 2), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'critic', feedback: critique },
+        budget: 3,
+        annotate: { kind: 'llm', annotator: revisionAnnotator({ model }) },
+      })
     const recorded = await runCell(spec(withCassette(annotatorModel(), { mode: 'record', dir })))
     expect(server.requests.length).toBeGreaterThan(0)
     server.reset()
@@ -201,15 +336,40 @@ describe('the LLM revision annotator in a cell, through the OpenAI SDK and the t
     })
     const replayed = await runCell(spec(withCassette(annotatorModel(), { mode: 'replay', dir })))
     expect(server.requests).toHaveLength(0)
-    const classes = (r: typeof recorded) => r.trajectories.flatMap((t) => t.attempts.map((a) => (a.annotation && 'class' in a.annotation ? a.annotation.class : null)))
+    const classes = (r: typeof recorded) =>
+      r.trajectories.flatMap((t) =>
+        t.attempts.map((a) => (a.annotation && 'class' in a.annotation ? a.annotation.class : null)),
+      )
     expect(classes(replayed)).toEqual(classes(recorded))
-    expect(replayed.trajectories.flatMap((t) => t.attempts.flatMap((a) => a.annotation?.calls ?? [])).every((c) => c.replayed)).toBe(true)
+    expect(
+      replayed.trajectories
+        .flatMap((t) => t.attempts.flatMap((a) => a.annotation?.calls ?? []))
+        .every((c) => c.replayed),
+    ).toBe(true)
     expect(replayed.summary.revisionAnnotation?.costUsd).toBeCloseTo(recorded.summary.revisionAnnotation!.costUsd!, 12)
   })
 
   it('gives feedback that names nothing it can read one generic request, partly met by a changed answer', async () => {
-    const vague: FeedbackMode = { kind: 'binary', name: 'b', version: '1', settings: {}, render: () => ({ kind: 'binary', text: 'Your answer is wrong.' }) }
-    const { trajectories } = await runCell(cellSpec(tasks.slice(1, 2), actor, { verifier: saysCorrect, mode: { name: 'binary', feedback: vague }, budget: 3, annotate: { kind: 'llm', annotator: revisionAnnotator({ model: annotatorModel() }) } }))
-    expect(trajectories[0]!.attempts[1]!.annotation).toMatchObject({ requests: [GENERIC_REQUEST], satisfied: [GENERIC_REQUEST], partly: [GENERIC_REQUEST], class: 'some' })
+    const vague: FeedbackMode = {
+      kind: 'binary',
+      name: 'b',
+      version: '1',
+      settings: {},
+      render: () => ({ kind: 'binary', text: 'Your answer is wrong.' }),
+    }
+    const { trajectories } = await runCell(
+      cellSpec(tasks.slice(1, 2), actor, {
+        verifier: saysCorrect,
+        mode: { name: 'binary', feedback: vague },
+        budget: 3,
+        annotate: { kind: 'llm', annotator: revisionAnnotator({ model: annotatorModel() }) },
+      }),
+    )
+    expect(trajectories[0]!.attempts[1]!.annotation).toMatchObject({
+      requests: [GENERIC_REQUEST],
+      satisfied: [GENERIC_REQUEST],
+      partly: [GENERIC_REQUEST],
+      class: 'some',
+    })
   })
 })

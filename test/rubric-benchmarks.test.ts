@@ -8,7 +8,13 @@ import { loadAdvancedIfEntries, advancedIfVerifier } from '../src/benchmarks/adv
 import { clBenchScore, clBenchVerifier, loadClBenchEntries } from '../src/benchmarks/clbench.js'
 import { healthBenchVerifier, loadHealthBenchEntries } from '../src/benchmarks/healthbench.js'
 import { feedback, fullHistory, defaultPromptBuilder, runCell } from '../src/index.js'
-import { parseRubricRequest, rubricGrader, scriptedGrader, testServerModel, type CriterionJudge } from '../src/testing/rubric-responders.js'
+import {
+  parseRubricRequest,
+  rubricGrader,
+  scriptedGrader,
+  testServerModel,
+  type CriterionJudge,
+} from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
 import type { TestServer } from '../src/testing/types.js'
 import { verdictCalls } from '../src/verifiers/rubric/rubric-verifier.js'
@@ -58,7 +64,9 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
       expect(verdictCalls(verdict)).toHaveLength(task.criteria.length)
       // Per-criterion verdicts are the grader's, under the task's stable ids.
       expect(verdict.criteria!.map((c) => c.id)).toEqual(task.criteria.map((c) => c.id))
-      const met = task.criteria.map((c, i) => (judge({ id: c.id, text: c.text, index: i + 1 }, answer) as { met: boolean }).met)
+      const met = task.criteria.map(
+        (c, i) => (judge({ id: c.id, text: c.text, index: i + 1 }, answer) as { met: boolean }).met,
+      )
       expect(verdict.criteria!.map((c) => c.met)).toEqual(met)
       // simple-evals calculate_score, written out independently.
       const possible = task.criteria.reduce((n, c) => n + Math.max(0, c.points!), 0)
@@ -87,9 +95,14 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
       expect(server.requests.length - before).toBe(1)
       const request = parseRubricRequest(server.requests.at(-1)!)
       expect(request).toMatchObject({ kind: 'grader', mode: 'all-at-once', response })
-      expect(request!.kind === 'grader' && request!.criteria.map((c) => c.text)).toEqual(task.criteria.map((c) => c.text))
-      if (subset === 'system-steerability') expect(request!.kind === 'grader' && request!.conversation.startsWith('[system]\n')).toBe(true)
-      const met = task.criteria.map((c, i) => (judge({ id: c.id, text: c.text, index: i + 1 }, response!) as { met: boolean }).met)
+      expect(request!.kind === 'grader' && request!.criteria.map((c) => c.text)).toEqual(
+        task.criteria.map((c) => c.text),
+      )
+      if (subset === 'system-steerability')
+        expect(request!.kind === 'grader' && request!.conversation.startsWith('[system]\n')).toBe(true)
+      const met = task.criteria.map(
+        (c, i) => (judge({ id: c.id, text: c.text, index: i + 1 }, response!) as { met: boolean }).met,
+      )
       expect(verdict.criteria!.map((c) => [c.id, c.met])).toEqual(task.criteria.map((c, i) => [c.id, met[i]]))
       expect(verdict.pass).toBe(met.every(Boolean))
       outcomes.add(verdict.pass)
@@ -97,19 +110,34 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
     expect(outcomes).toEqual(new Set([true, false]))
   })
 
-  it.each(['all-at-once', 'per-criterion'] as const)("CL-bench: the graded file's requirement_status fed back as the grader's answers reproduces its scores exactly (%s)", async (gradingMode) => {
-    const graded = loadClBenchEntries(files.clbenchGraded)
-    server.respondWith(scriptedGrader(graded.map((e) => ({ answer: e.modelOutput!, verdicts: e.graded!.requirementStatus.map((s) => ({ met: s === 'yes', reason: `official: ${s}` })) }))))
-    const verifier = gradingMode === 'all-at-once' ? clBenchVerifier({ grader: grader() }) : (await import('../src/verifiers/rubric/rubric-verifier.js')).rubric({ grader: grader(), gradingMode })
-    for (const { task, modelOutput, graded: official } of graded) {
-      const verdict = await verifier.verify(task, modelOutput!)
-      expect(verdict.criteria!.map((c) => (c.met ? 'yes' : 'no'))).toEqual(official!.requirementStatus)
-      expect(verdict.pass ? 1 : 0).toBe(official!.score)
-      expect(clBenchScore(verdict.criteria!.map((c) => c.met))).toBe(official!.score)
-      expect(verdict.criteria!.every((c) => c.reason === `official: ${c.met ? 'yes' : 'no'}`)).toBe(true)
-    }
-    expect(server.requests).toHaveLength(gradingMode === 'all-at-once' ? graded.length : graded.reduce((n, e) => n + e.task.criteria.length, 0))
-  })
+  it.each(['all-at-once', 'per-criterion'] as const)(
+    "CL-bench: the graded file's requirement_status fed back as the grader's answers reproduces its scores exactly (%s)",
+    async (gradingMode) => {
+      const graded = loadClBenchEntries(files.clbenchGraded)
+      server.respondWith(
+        scriptedGrader(
+          graded.map((e) => ({
+            answer: e.modelOutput!,
+            verdicts: e.graded!.requirementStatus.map((s) => ({ met: s === 'yes', reason: `official: ${s}` })),
+          })),
+        ),
+      )
+      const verifier =
+        gradingMode === 'all-at-once'
+          ? clBenchVerifier({ grader: grader() })
+          : (await import('../src/verifiers/rubric/rubric-verifier.js')).rubric({ grader: grader(), gradingMode })
+      for (const { task, modelOutput, graded: official } of graded) {
+        const verdict = await verifier.verify(task, modelOutput!)
+        expect(verdict.criteria!.map((c) => (c.met ? 'yes' : 'no'))).toEqual(official!.requirementStatus)
+        expect(verdict.pass ? 1 : 0).toBe(official!.score)
+        expect(clBenchScore(verdict.criteria!.map((c) => c.met))).toBe(official!.score)
+        expect(verdict.criteria!.every((c) => c.reason === `official: ${c.met ? 'yes' : 'no'}`)).toBe(true)
+      }
+      expect(server.requests).toHaveLength(
+        gradingMode === 'all-at-once' ? graded.length : graded.reduce((n, e) => n + e.task.criteria.length, 0),
+      )
+    },
+  )
 
   it('CL-bench: every requirement met would score 1', async () => {
     const [entry] = loadClBenchEntries(files.clbenchGraded)
@@ -121,14 +149,18 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
   it('CL-bench: a whole Seq@K cell — the model answers over the SDK, the grader replays the official grades, every attempt keeps per-criterion verdicts', async () => {
     const output = loadClBenchEntries(files.clbench)
     const graded = loadClBenchEntries(files.clbenchGraded)
-    const grade = scriptedGrader(graded.map((e) => ({ answer: e.modelOutput!, verdicts: e.graded!.requirementStatus.map((s) => s === 'yes') })))
+    const grade = scriptedGrader(
+      graded.map((e) => ({ answer: e.modelOutput!, verdicts: e.graded!.requirementStatus.map((s) => s === 'yes') })),
+    )
     // The actor: the recorded answer of the task whose messages open the conversation, resubmitted after feedback.
-    const opens = (request: { messages: { content: string }[] }, prompt: { content: string }[]) => prompt.every((m, i) => request.messages[i]?.content === m.content)
+    const opens = (request: { messages: { content: string }[] }, prompt: { content: string }[]) =>
+      prompt.every((m, i) => request.messages[i]?.content === m.content)
     server.respondWith((request) => {
       if (parseRubricRequest(request)?.kind === 'grader') return grade(request)
       // The longest match: one task's conversation can continue another's (two share a context).
       const matches = output.filter((e) => opens(request, e.task.prompt as { content: string }[]))
-      return matches.sort((a, b) => (b.task.prompt as unknown[]).length - (a.task.prompt as unknown[]).length)[0]!.modelOutput!
+      return matches.sort((a, b) => (b.task.prompt as unknown[]).length - (a.task.prompt as unknown[]).length)[0]!
+        .modelOutput!
     })
     const tasks = output.map((e) => e.task)
     const { summary, trajectories } = await runCell({
@@ -164,4 +196,3 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
     }
   })
 })
-

@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rubricTasks } from '../fixtures/rubric-tasks.js'
 import { critic } from '../src/feedback/critic.js'
-import { actors, defaultPromptBuilder, feedback, fullHistory, runCell, type CellSpec, type FeedbackMode, type Task } from '../src/index.js'
+import {
+  actors,
+  defaultPromptBuilder,
+  feedback,
+  fullHistory,
+  runCell,
+  type CellSpec,
+  type FeedbackMode,
+  type Task,
+} from '../src/index.js'
 import type { Trajectory } from '../src/artifacts/index.js'
 import { criterionRepair } from '../src/metrics/criterion-repair.js'
 import { BLIND_CRITIQUE, rubricRules, testServerModel } from '../src/testing/rubric-responders.js'
@@ -45,7 +54,8 @@ function spec(mode: { name: string; feedback: FeedbackMode } | null, overrides: 
 }
 
 /** Per trajectory, per attempt: criterion id → satisfied. */
-const satisfiedByAttempt = (ts: readonly Trajectory[]) => ts.map((t) => t.attempts.map((a) => Object.fromEntries(a.verdict.criteria!.map((c) => [c.id, satisfied(c)]))))
+const satisfiedByAttempt = (ts: readonly Trajectory[]) =>
+  ts.map((t) => t.attempts.map((a) => Object.fromEntries(a.verdict.criteria!.map((c) => [c.id, satisfied(c)]))))
 
 describe('critic feedback on the rubric fixtures (simulated reviser)', () => {
   const criticModel = () => testServerModel(server, { model: 'rule-critic' })
@@ -57,7 +67,11 @@ describe('critic feedback on the rubric fixtures (simulated reviser)', () => {
       'critic-blind': critic({ model: criticModel(), rubric: 'blind', style: 'directive' }),
       binary: feedback.binary(),
     }
-    cells = Object.fromEntries(await Promise.all(Object.entries(modes).map(async ([name, f]) => [name, await runCell(spec({ name, feedback: f }))] as const)))
+    cells = Object.fromEntries(
+      await Promise.all(
+        Object.entries(modes).map(async ([name, f]) => [name, await runCell(spec({ name, feedback: f }))] as const),
+      ),
+    )
     cells.independent = await runCell(spec(null))
   })
 
@@ -74,24 +88,35 @@ describe('critic feedback on the rubric fixtures (simulated reviser)', () => {
     const { summary, trajectories } = cells['critic-aware']!
     const critiques = trajectories.flatMap((t) => t.attempts).filter((a) => a.feedback !== null)
     expect(critiques.length).toBeGreaterThan(0)
-    expect(critiques.every((a) => a.feedback!.kind === 'critic' && a.helperCalls.some((c) => c.role === 'critic'))).toBe(true)
+    expect(
+      critiques.every((a) => a.feedback!.kind === 'critic' && a.helperCalls.some((c) => c.role === 'critic')),
+    ).toBe(true)
     expect(summary.byRole.critic?.calls).toBe(critiques.length)
     // One model-graded criterion per fixture task: one grader call per attempt (or its cached replay),
     // moved by the protocol from the verdict to the attempt's helper calls and counted per role.
     const attempts = trajectories.flatMap((t) => t.attempts)
-    expect(attempts.every((a) => a.helperCalls.filter((c) => c.role === 'grader').length === 1 && verdictCalls(a.verdict).length === 0)).toBe(true)
+    expect(
+      attempts.every(
+        (a) => a.helperCalls.filter((c) => c.role === 'grader').length === 1 && verdictCalls(a.verdict).length === 0,
+      ),
+    ).toBe(true)
     expect(summary.byRole.grader?.calls).toBe(attempts.length)
   })
 
   it('rubric-aware critiques name the failed criteria; rubric-blind ones name nothing', () => {
-    const texts = (name: string) => cells[name]!.trajectories.flatMap((t) => t.attempts).flatMap((a) => (a.feedback ? [a.feedback.text] : []))
+    const texts = (name: string) =>
+      cells[name]!.trajectories.flatMap((t) => t.attempts).flatMap((a) => (a.feedback ? [a.feedback.text] : []))
     expect(texts('critic-aware').every((t) => /^(Unmet criterion|Criterion violated): /m.test(t))).toBe(true)
     expect(new Set(texts('critic-blind'))).toEqual(new Set([BLIND_CRITIQUE.directive]))
     // The aware critique names exactly the criteria the verdict found unsatisfied.
     for (const t of cells['critic-aware']!.trajectories) {
       for (const a of t.attempts.filter((x) => x.feedback)) {
         const failed = a.verdict.criteria!.filter((c) => !satisfied(c)).map((c) => c.text)
-        expect(a.feedback!.text.split('\n').map((line) => /^(?:Unmet criterion|Criterion violated): (.*)\. (?:Revise|Remove)/.exec(line)![1])).toEqual(failed)
+        expect(
+          a
+            .feedback!.text.split('\n')
+            .map((line) => /^(?:Unmet criterion|Criterion violated): (.*)\. (?:Revise|Remove)/.exec(line)![1]),
+        ).toEqual(failed)
       }
     }
   })

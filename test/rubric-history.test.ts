@@ -5,7 +5,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { rubricTasks } from '../fixtures/rubric-tasks.js'
 import { critic } from '../src/feedback/critic.js'
-import { actors, defaultPromptBuilder, fullHistory, runCell, summaryHistory, type CellSpec, type HistoryPolicy, type Task } from '../src/index.js'
+import {
+  actors,
+  defaultPromptBuilder,
+  fullHistory,
+  runCell,
+  summaryHistory,
+  type CellSpec,
+  type HistoryPolicy,
+  type Task,
+} from '../src/index.js'
 import { pairedBootstrap } from '../src/metrics/bootstrap.js'
 import { parseRubricRequest, rubricRules, testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
@@ -46,9 +55,23 @@ function spec(history: HistoryPolicy, overrides: Partial<CellSpec> = {}): CellSp
     benchmark: `rubric fixtures (${history.name} history)`,
     cellId: 'openai:gpt-4.1-mini · critic-aware',
     tasks,
-    actor: actors.openai({ model: 'gpt-4.1-mini', apiKey: KEY, baseURL: server.openaiBaseURL, temperature: 0, retry: { baseDelayMs: 1 }, timeoutMs: 5000 }),
+    actor: actors.openai({
+      model: 'gpt-4.1-mini',
+      apiKey: KEY,
+      baseURL: server.openaiBaseURL,
+      temperature: 0,
+      retry: { baseDelayMs: 1 },
+      timeoutMs: 5000,
+    }),
     verifier: rubric({ grader: testServerModel(server, { model: 'rule-grader' }) }),
-    mode: { name: 'critic-aware', feedback: critic({ model: testServerModel(server, { model: 'rule-critic' }), rubric: 'aware', style: 'directive' }) },
+    mode: {
+      name: 'critic-aware',
+      feedback: critic({
+        model: testServerModel(server, { model: 'rule-critic' }),
+        rubric: 'aware',
+        style: 'directive',
+      }),
+    },
     history,
     promptBuilder: defaultPromptBuilder,
     budget: 4,
@@ -61,7 +84,15 @@ function spec(history: HistoryPolicy, overrides: Partial<CellSpec> = {}): CellSp
   }
 }
 
-const summariser = () => actors.anthropic({ model: 'claude-haiku-4-5', apiKey: KEY, baseURL: server.anthropicBaseURL, temperature: 0, retry: { baseDelayMs: 1 }, timeoutMs: 5000 })
+const summariser = () =>
+  actors.anthropic({
+    model: 'claude-haiku-4-5',
+    apiKey: KEY,
+    baseURL: server.anthropicBaseURL,
+    temperature: 0,
+    retry: { baseDelayMs: 1 },
+    timeoutMs: 5000,
+  })
 
 describe('summary history with a real summariser model', () => {
   it('summarises earlier attempts over the Messages API, shows the actor the summary and the latest pair verbatim, and counts the summariser', async () => {
@@ -77,14 +108,31 @@ describe('summary history with a real summariser model', () => {
     expect(summary.byRole.summariser!.costUsd).toBeGreaterThan(0)
     expect(summary.byRole.critic?.calls).toBeGreaterThan(0)
     // What the actor saw at attempt 3: the prompt with the summary appended, then the latest pair.
-    const third = server.requests.find((r) => r.api === 'chat' && parseRubricRequest(r) === undefined && r.messages.length === 3 && r.messages[0]!.content.includes('Summary of your earlier attempts'))!
+    const third = server.requests.find(
+      (r) =>
+        r.api === 'chat' &&
+        parseRubricRequest(r) === undefined &&
+        r.messages.length === 3 &&
+        r.messages[0]!.content.includes('Summary of your earlier attempts'),
+    )!
     expect(third.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
-    expect(third.messages[0]!.content).toMatch(/Summary of your earlier attempts and the feedback on them:\nEarlier attempts, in brief:\n- Attempt 1 \(\d+ words\) was rejected: (Unmet criterion|Criterion violated): /)
-    expect(third.messages[2]!.content).toMatch(/^(Unmet criterion|Criterion violated): [\s\S]*Please revise your answer/)
+    expect(third.messages[0]!.content).toMatch(
+      /Summary of your earlier attempts and the feedback on them:\nEarlier attempts, in brief:\n- Attempt 1 \(\d+ words\) was rejected: (Unmet criterion|Criterion violated): /,
+    )
+    expect(third.messages[2]!.content).toMatch(
+      /^(Unmet criterion|Criterion violated): [\s\S]*Please revise your answer/,
+    )
     // The summariser's call sits on the attempt it served.
     const t = trajectories.find((x) => x.attempts.length >= 3)!
     expect(t.attempts[2]!.helperCalls.map((c) => c.role)).toContain('summariser')
-    expect(t.protocol.history).toEqual({ name: 'summary', settings: { summariser: 'anthropic:claude-haiku-4-5', summariserParams: expect.any(String), prompt: 'seqk-summary/1' } })
+    expect(t.protocol.history).toEqual({
+      name: 'summary',
+      settings: {
+        summariser: 'anthropic:claude-haiku-4-5',
+        summariserParams: expect.any(String),
+        prompt: 'seqk-summary/1',
+      },
+    })
   })
 
   it('full vs summary on the same tasks: the paired difference in Seq@K with its interval (paper table 6)', async () => {
@@ -93,8 +141,13 @@ describe('summary history with a real summariser model', () => {
     expect(full.summary.fingerprint).not.toBe(summarised.summary.fingerprint)
     expect(full.summary.seqAt[3]).toBe(1)
     expect(summarised.summary.seqAt[3]).toBe(0.5)
-    const solvedShare = (units: readonly { firstSuccess: (number | null)[] }[]) => units.reduce((n, u) => n + u.firstSuccess.filter((f) => f !== null && f <= 4).length / u.firstSuccess.length, 0) / units.length
-    const diff = pairedBootstrap(full.summary.perTask, summarised.summary.perTask, (u) => u.taskId, solvedShare, { seed: 1, resamples: 2000 })
+    const solvedShare = (units: readonly { firstSuccess: (number | null)[] }[]) =>
+      units.reduce((n, u) => n + u.firstSuccess.filter((f) => f !== null && f <= 4).length / u.firstSuccess.length, 0) /
+      units.length
+    const diff = pairedBootstrap(full.summary.perTask, summarised.summary.perTask, (u) => u.taskId, solvedShare, {
+      seed: 1,
+      resamples: 2000,
+    })
     expect(diff.common).toBe(tasks.length)
     expect(diff.point).toBeCloseTo(-0.5, 10)
     expect(diff.lo).toBeLessThan(diff.point)

@@ -27,7 +27,11 @@ seqEval('shard fixture', {
 )
 
 async function run(args: string[], env: Record<string, string>) {
-  const r = await runNode(args, { cwd: dir, env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }), timeoutMs: 90_000 })
+  const r = await runNode(args, {
+    cwd: dir,
+    env: cleanEnv({ SEQK_HISTORY_FILE: join(dir, 'history.jsonl'), ...env }),
+    timeoutMs: 90_000,
+  })
   // What it says, its wrapping at 120 columns undone.
   return { status: r.status, out: unwrapped(`${r.stdout}\n${r.stderr}`) }
 }
@@ -36,7 +40,11 @@ const seqk = (args: string[], env: Record<string, string> = {}) => run([...SEQK,
 
 /** A run's summary without what differs between any two runs: ids, dates, wall times. */
 function comparable(summary: RunSummary) {
-  return JSON.parse(JSON.stringify(summary, (key, value) => (key === 'runId' || key === 'createdAt' || key === 'durationMs' ? undefined : value)))
+  return JSON.parse(
+    JSON.stringify(summary, (key, value) =>
+      key === 'runId' || key === 'createdAt' || key === 'durationMs' ? undefined : value,
+    ),
+  )
 }
 
 let whole: RunSummary
@@ -47,7 +55,9 @@ beforeAll(async () => {
   expect(second.status, second.out).toBe(0)
   whole = readSummary(join(dir, 'whole', 'summary.json'))
   // The shards are separate machines' worth of work: run them together.
-  const shards = await Promise.all([1, 2, 3, 4].map((i) => vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })))
+  const shards = await Promise.all(
+    [1, 2, 3, 4].map((i) => vitest({ SEQK_RUN_DIR: join(dir, `shard-${i}`), SEQK_SHARD: `${i}/4` })),
+  )
   for (const [index, shard] of shards.entries()) {
     const i = index + 1
     expect(shard.status, shard.out).toBe(0)
@@ -68,14 +78,19 @@ describe('SEQK_SHARD and seqk merge', () => {
     expect(cell.shard).toEqual({ index: 1, count: 4 })
     expect(cell.thresholds).toEqual([])
     // Only the unsharded runs are in the history: a shard's partial numbers would bend the trend.
-    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { runId: string })
+    const history = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { runId: string })
     expect(new Set(history.map((e) => e.runId))).toEqual(new Set(['first', 'whole']))
   })
 
   it('merged, the 4 shards give the unsharded run: summary.json, baseline verdicts and tables', async () => {
     const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-3', 'shard-4', '--out', 'merged'])
     expect(r.status, r.out).toBe(0)
-    expect(r.out).toMatch(/seqk merge: 4 shard directories, 480 trajectories · 6 cells · all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, disclosure.json, pr-comment.md, report.html to /)
+    expect(r.out).toMatch(
+      /seqk merge: 4 shard directories, 480 trajectories · 6 cells · all passed; wrote summary.json, trajectories.jsonl, cells.jsonl, disclosure.json, pr-comment.md, report.html to /,
+    )
     const merged = readSummary(join(dir, 'merged', 'summary.json'))
     expect(comparable(merged)).toEqual(comparable(whole))
     expect(merged.benchmarks[0]!.cells.every((c) => c.gate?.status === 'pass')).toBe(true)
@@ -89,11 +104,22 @@ describe('SEQK_SHARD and seqk merge', () => {
   }, 60_000)
 
   it("vitest --merge-reports over the 4 task shards' blobs gives the unsharded run too", async () => {
-    const blobs = await Promise.all([1, 2, 3, 4].map((i) => run([VITEST, 'run', '--reporter=blob', `--outputFile=${join(dir, 'task-blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `task-blob-${i}`), SEQK_SHARD: `${i}/4` })))
+    const blobs = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        run([VITEST, 'run', '--reporter=blob', `--outputFile=${join(dir, 'task-blobs', `blob-${i}.json`)}`], {
+          SEQK_RUN_DIR: join(dir, `task-blob-${i}`),
+          SEQK_SHARD: `${i}/4`,
+        }),
+      ),
+    )
     for (const r of blobs) expect(r.status, r.out).toBe(0)
-    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'task-blobs')}`], { SEQK_RUN_DIR: join(dir, 'blob-merged') })
+    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'task-blobs')}`], {
+      SEQK_RUN_DIR: join(dir, 'blob-merged'),
+    })
     expect(merged.status, merged.out).toBe(0)
-    expect(merged.out).toContain("seqk: joined 4 task shards into 6 cells, each recomputed from the union of its shards' trajectories")
+    expect(merged.out).toContain(
+      "seqk: joined 4 task shards into 6 cells, each recomputed from the union of its shards' trajectories",
+    )
     expect(merged.out).toContain('shard fixture — K=4, 40 tasks × 2 repeats')
     expect(comparable(readSummary(join(dir, 'blob-merged', 'summary.json')))).toEqual(comparable(whole))
     // Like any run directory, it recomputes to its own summary.
@@ -117,12 +143,16 @@ describe('SEQK_SHARD and seqk merge', () => {
   it('refuses an incomplete set of shards, naming the missing one', async () => {
     const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-4', '--out', 'incomplete'])
     expect(r.status).toBe(1)
-    expect(r.out).toMatch(/seqk merge: cell "simulated:reviser · binary" of "shard fixture": shard 3\/4 missing \(have 1\/4 in .*shard-1, 2\/4 in .*shard-2, 4\/4 in .*shard-4\); merge every shard of the run/)
+    expect(r.out).toMatch(
+      /seqk merge: cell "simulated:reviser · binary" of "shard fixture": shard 3\/4 missing \(have 1\/4 in .*shard-1, 2\/4 in .*shard-2, 4\/4 in .*shard-4\); merge every shard of the run/,
+    )
     expect(existsSync(join(dir, 'incomplete'))).toBe(false)
   }, 60_000)
 
   it('refuses shards of different protocols, naming the field', async () => {
-    expect((await vitest({ SEQK_RUN_DIR: join(dir, 'shard-3-other'), SEQK_SHARD: '3/4', SEQK_TEST_BUDGET: '5' })).status).toBe(0)
+    expect(
+      (await vitest({ SEQK_RUN_DIR: join(dir, 'shard-3-other'), SEQK_SHARD: '3/4', SEQK_TEST_BUDGET: '5' })).status,
+    ).toBe(0)
     const r = await seqk(['merge', 'shard-1', 'shard-2', 'shard-3-other', 'shard-4', '--out', 'mixed'])
     expect(r.status).toBe(1)
     expect(r.out).toMatch(/ran under different protocols in .*shard-1 and .*shard-3-other \(budget: 4 → 5\)/)
@@ -130,14 +160,23 @@ describe('SEQK_SHARD and seqk merge', () => {
 
   it("Vitest's file --shard with more shards than eval files points to SEQK_SHARD, on the shard and after --merge-reports", async () => {
     for (const i of [1, 2]) {
-      const r = await run([VITEST, 'run', `--shard=${i}/2`, '--reporter=blob', `--outputFile=${join(dir, 'blobs', `blob-${i}.json`)}`], { SEQK_RUN_DIR: join(dir, `file-shard-${i}`) })
+      const r = await run(
+        [VITEST, 'run', `--shard=${i}/2`, '--reporter=blob', `--outputFile=${join(dir, 'blobs', `blob-${i}.json`)}`],
+        { SEQK_RUN_DIR: join(dir, `file-shard-${i}`) },
+      )
       expect(r.status).toBe(1)
     }
     const shard = await run([VITEST, 'run', '--shard=2/2'], { SEQK_RUN_DIR: join(dir, 'file-shard-seen') })
     expect(shard.status).toBe(1)
-    expect(unwrapped(shard.out)).toContain("seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)")
-    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], { SEQK_RUN_DIR: join(dir, 'file-shard-merged') })
+    expect(unwrapped(shard.out)).toContain(
+      "seqk: Vitest's --shard=2/2 splits the run by file, and it has 1 eval file for 2 shards, so Vitest stopped before any test ran. To spread an eval file's tasks over 2 machines, use task-level shards instead: run every file on each machine with SEQK_SHARD=i/2 (i = 1..2)",
+    )
+    const merged = await run([VITEST, 'run', `--merge-reports=${join(dir, 'blobs')}`], {
+      SEQK_RUN_DIR: join(dir, 'file-shard-merged'),
+    })
     expect(merged.status).toBe(1)
-    expect(unwrapped(merged.out)).toMatch(/seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/)
+    expect(unwrapped(merged.out)).toMatch(
+      /seqk: 2 of the merged blobs carry errors without a message .*more shards than eval files.*SEQK_SHARD=i\/N/,
+    )
   }, 60_000)
 })

@@ -6,7 +6,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { actors, feedback, loadTasks, runCell, verifiers, type CellResult, type SeqEvalOptions, type Verifier } from 'vitest-seqk'
+import {
+  actors,
+  feedback,
+  loadTasks,
+  runCell,
+  verifiers,
+  type CellResult,
+  type SeqEvalOptions,
+  type Verifier,
+} from 'vitest-seqk'
 import { planCells, resolveOptions } from 'vitest-seqk/cells'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-short-answers-'))
@@ -23,7 +32,10 @@ writeFileSync(
   ].join('\n'),
 )
 const sumsJsonl = join(dir, 'sums.jsonl')
-writeFileSync(sumsJsonl, ['{"id": "s1", "a": 2, "b": 3}', '{"id": "s2", "a": 10, "b": 0.5}', '{"id": "s3", "a": -4, "b": 1}'].join('\n'))
+writeFileSync(
+  sumsJsonl,
+  ['{"id": "s1", "a": 2, "b": 3}', '{"id": "s2", "a": 10, "b": 0.5}', '{"id": "s3", "a": -4, "b": 1}'].join('\n'),
+)
 
 /** Runs one verifier-feedback cell of these tasks with a reviser, as a test of the user's would. */
 async function cell(tasks: SeqEvalOptions['tasks'], verifier: Verifier): Promise<CellResult> {
@@ -53,7 +65,12 @@ function expectRevisionsFromFeedback({ summary, trajectories }: CellResult): voi
 describe('short-answer verifiers over task files', () => {
   it('oneOf: a multiple-choice CSV, the choices named, the right one never', async () => {
     const tasks = loadTasks(quizCsv, {
-      map: (row) => ({ id: String(row.qid), prompt: String(row.question), expected: String(row.answer), simulation: { correct: [String(row.answer)], wrong: String(row.distractors).split('|') } }),
+      map: (row) => ({
+        id: String(row.qid),
+        prompt: String(row.question),
+        expected: String(row.answer),
+        simulation: { correct: [String(row.answer)], wrong: String(row.distractors).split('|') },
+      }),
     })
     const result = await cell(tasks, verifiers.oneOf(['A', 'B', 'C', 'D']))
     expectRevisionsFromFeedback(result)
@@ -66,7 +83,12 @@ describe('short-answer verifiers over task files', () => {
     const tasks = loadTasks(sumsJsonl, {
       map: (row) => {
         const sum = Number(row.a) + Number(row.b)
-        return { id: String(row.id), prompt: `${String(row.a)} + ${String(row.b)}?`, expected: String(sum), simulation: { correct: [`It is ${sum}.`, `${sum + 0.004}`], wrong: [`${sum + 1}`, 'no idea'] } }
+        return {
+          id: String(row.id),
+          prompt: `${String(row.a)} + ${String(row.b)}?`,
+          expected: String(sum),
+          simulation: { correct: [`It is ${sum}.`, `${sum + 0.004}`], wrong: [`${sum + 1}`, 'no idea'] },
+        }
       },
     })
     const result = await cell(tasks, verifiers.numeric({ tolerance: 0.01 }))
@@ -83,12 +105,28 @@ describe('short-answer verifiers over task files', () => {
       prompt: `Reply with JSON {"n": ${i}, "note": "Final answer: ${i}"}.`,
       simulation: { correct: [`{"n": ${i}, "note": "Final answer: ${i}"}`], wrong: [`{"n": "${i}"}`] },
     }))
-    const json = await cell(tasks, verifiers.json({ schema: { type: 'object', required: ['n', 'note'], properties: { n: { type: 'integer' }, note: { type: 'string' } } } }))
+    const json = await cell(
+      tasks,
+      verifiers.json({
+        schema: {
+          type: 'object',
+          required: ['n', 'note'],
+          properties: { n: { type: 'integer' }, note: { type: 'string' } },
+        },
+      }),
+    )
     expectRevisionsFromFeedback(json)
     const jsonTexts = json.trajectories.flatMap((t) => t.attempts.flatMap((a) => (a.feedback ? [a.feedback.text] : [])))
-    expect(new Set(jsonTexts)).toEqual(new Set(['the JSON does not match the schema: at $: must have required property \'note\'; at $.n: must be integer']))
+    expect(new Set(jsonTexts)).toEqual(
+      new Set([
+        "the JSON does not match the schema: at $: must have required property 'note'; at $.n: must be integer",
+      ]),
+    )
     expectRevisionsFromFeedback(await cell(tasks, verifiers.contains('Final answer:')))
     expectRevisionsFromFeedback(await cell(tasks, verifiers.regex(/^\{"n": \d+, "note": "Final answer: \d+"\}$/)))
-    expect(json.summary.protocol.verifier).toMatchObject({ name: 'json', settings: { schema: 'json-schema', fenced: true } })
+    expect(json.summary.protocol.verifier).toMatchObject({
+      name: 'json',
+      settings: { schema: 'json-schema', fenced: true },
+    })
   })
 })

@@ -43,17 +43,34 @@ describe('strengthenTests on the fixtures', () => {
     }
     expect(added).toBeGreaterThan(tasks.length * 5)
     expect(caughtAfter).toBeGreaterThanOrEqual(caughtBefore)
-    const other = await strengthenTests(tasks[0] as Task, { seed: 2, inputs: 10, reference: tasks[0]!.simulation!.correct[0]!, verifier: judge })
-    const first = await strengthenTests(tasks[0] as Task, { seed: 1, inputs: 10, reference: tasks[0]!.simulation!.correct[0]!, verifier: judge })
+    const other = await strengthenTests(tasks[0] as Task, {
+      seed: 2,
+      inputs: 10,
+      reference: tasks[0]!.simulation!.correct[0]!,
+      verifier: judge,
+    })
+    const first = await strengthenTests(tasks[0] as Task, {
+      seed: 1,
+      inputs: 10,
+      reference: tasks[0]!.simulation!.correct[0]!,
+      verifier: judge,
+    })
     expect(other.task.tests).not.toBe(first.task.tests)
   }, 240_000)
 
   it('drops inputs the reference raises on', async () => {
-    const task: Task = { id: 'strengthen/raises', prompt: 'p', tests: 'assert inverse(2) == 0.5\nassert inverse(4) == 0.25', entryPoint: 'inverse' }
-    const reference = '```python\ndef inverse(x):\n    if x <= 1:\n        raise ValueError("x must be > 1")\n    return 1 / x\n```'
+    const task: Task = {
+      id: 'strengthen/raises',
+      prompt: 'p',
+      tests: 'assert inverse(2) == 0.5\nassert inverse(4) == 0.25',
+      entryPoint: 'inverse',
+    }
+    const reference =
+      '```python\ndef inverse(x):\n    if x <= 1:\n        raise ValueError("x must be > 1")\n    return 1 / x\n```'
     const result = await strengthenTests(task, { seed: 3, inputs: 20, reference, verifier: judge })
     expect(result.rejected).toBeGreaterThan(0)
-    for (const line of result.task.tests!.split('\n').slice(2)) expect(Number(/inverse\((-?\d+)\)/.exec(line)![1])).toBeGreaterThan(1)
+    for (const line of result.task.tests!.split('\n').slice(2))
+      expect(Number(/inverse\((-?\d+)\)/.exec(line)![1])).toBeGreaterThan(1)
     expect((await judge.verify(result.task, reference)).pass).toBe(true)
   }, 60_000)
 })
@@ -63,11 +80,19 @@ describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('se
     const dir = mkdtempSync(join(tmpdir(), 'seqk-strengthen-'))
     try {
       // Three records of the shared file, in a temporary file of their own (nothing enters the repository).
-      const records = (JSON.parse(readFileSync(codeEvalProFiles['humaneval-pro'], 'utf8')) as { test_code: string }[]).slice(0, 3)
+      const records = (
+        JSON.parse(readFileSync(codeEvalProFiles['humaneval-pro'], 'utf8')) as { test_code: string }[]
+      ).slice(0, 3)
       writeFileSync(join(dir, 'humaneval_pro.json'), JSON.stringify(records))
       const run = async (out: string) => {
         let stdout = ''
-        const code = await runCli(['strengthen', 'humaneval_pro.json', '--out', out, '--inputs', '5', '--seed', '7'], { stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false, env: {}, cwd: dir })
+        const code = await runCli(['strengthen', 'humaneval_pro.json', '--out', out, '--inputs', '5', '--seed', '7'], {
+          stdout: (t) => (stdout += t),
+          stderr: () => {},
+          isTTY: false,
+          env: {},
+          cwd: dir,
+        })
         return { code, stdout, written: JSON.parse(readFileSync(join(dir, out), 'utf8')) as { test_code: string }[] }
       }
       const a = await run('a.json')
@@ -75,8 +100,11 @@ describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('se
       expect(a.code).toBe(0)
       expect(a.stdout).toMatch(/^seqk strengthen: 3 tasks, \d+ test statements added \(\d tasks unchanged\)/)
       expect(a.written).toEqual(b.written)
-      for (const [i, r] of a.written.entries()) expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)
-      expect(a.written.some((r, i) => r.test_code.split('\n').length > records[i]!.test_code.split('\n').length + 1)).toBe(true)
+      for (const [i, r] of a.written.entries())
+        expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)
+      expect(
+        a.written.some((r, i) => r.test_code.split('\n').length > records[i]!.test_code.split('\n').length + 1),
+      ).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -199,12 +199,19 @@ interface Run {
 /** The official harness's run of one program: `python file.py`, passed when it exits 0 in time. */
 function runOfficial(python: string, file: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(python, [file], { timeout: TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error) => resolve(error === null))
+    execFile(python, [file], { timeout: TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error) =>
+      resolve(error === null),
+    )
   })
 }
 
 /** Runs a Python script to its end (killed after `timeoutMs`): its stdout. */
-function runScript(python: string, args: readonly string[], input: string | undefined, timeoutMs: number): Promise<string> {
+function runScript(
+  python: string,
+  args: readonly string[],
+  input: string | undefined,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' })
     let stdout = ''
@@ -213,13 +220,20 @@ function runScript(python: string, args: readonly string[], input: string | unde
     // The children's tracebacks land here: kept for a failure only.
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)))
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${args[0]} exited with code ${String(code)}: ${stderr}`))))
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${args[0]} exited with code ${String(code)}: ${stderr}`)),
+    )
     child.stdin.end(input ?? '')
   })
 }
 
 /** Every program through one code_eval-style runner process with `workers` threads; passed per program. */
-async function runCodeEval(python: string, runner: string, programs: readonly string[], workers: number): Promise<boolean[]> {
+async function runCodeEval(
+  python: string,
+  runner: string,
+  programs: readonly string[],
+  workers: number,
+): Promise<boolean[]> {
   const input = programs.map((program, id) => `${JSON.stringify({ id, program })}\n`).join('')
   const out = await runScript(python, [runner, String(workers), String(TIMEOUT_MS / 1000)], input, 600_000)
   const passed = new Array<boolean>(programs.length).fill(false)
@@ -280,7 +294,12 @@ async function timeBreakdown(entry: CodeEvalProEntry, python: string): Promise<s
       if (a !== undefined && b !== undefined) deltas[s]?.push((b - a) * 1000)
     })
   }
-  return steps.map(([, , label], s) => `    ${label.padEnd(62)} ${median(deltas[s] ?? []).toFixed(2).padStart(7)} ms`)
+  return steps.map(
+    ([, , label], s) =>
+      `    ${label.padEnd(62)} ${median(deltas[s] ?? [])
+        .toFixed(2)
+        .padStart(7)} ms`,
+  )
 }
 
 if (present) {
@@ -305,7 +324,10 @@ if (present) {
   // The interpreter the verifier runs (it prefers the system one when sandboxed or as root); the
   // official procedure and the floor get the same path.
   const python = (): Promise<string> => resolvePython(undefined, { preferSystem: true })
-  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ')
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')
 
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true })
@@ -322,7 +344,9 @@ if (present) {
         if (!mine) continue
         const ms = median(mine.map((r) => r.ms))
         const typical = { ms, passed: mine[0]?.passed ?? 0, total: mine[0]?.total ?? 0 }
-        lines.push(`  ${NAMES[procedure].padEnd(44)} ${String(concurrency).padStart(4)} ${`${(ms / 1000).toFixed(2)} s`.padStart(14)} ${perVerdict(typical)} ${`${typical.passed}/${typical.total}`.padStart(9)}`)
+        lines.push(
+          `  ${NAMES[procedure].padEnd(44)} ${String(concurrency).padStart(4)} ${`${(ms / 1000).toFixed(2)} s`.padStart(14)} ${perVerdict(typical)} ${`${typical.passed}/${typical.total}`.padStart(9)}`,
+        )
       }
       // Ratios round by round (the three ran back to back), then their median.
       const ratio = (other: Procedure): string => {
@@ -331,9 +355,15 @@ if (present) {
         const each = ours.map((r, i) => r.ms / (theirs[i]?.ms ?? NaN)).filter(Number.isFinite)
         return each.length === 0 ? 'n/a' : `${median(each).toFixed(2)}x (${each.map((x) => x.toFixed(2)).join(', ')})`
       }
-      lines.push(`  verifier / official at ${concurrency}: ${ratio('official')};  verifier / floor at ${concurrency}: ${ratio('floor')}`)
+      lines.push(
+        `  verifier / official at ${concurrency}: ${ratio('official')};  verifier / floor at ${concurrency}: ${ratio('floor')}`,
+      )
     }
-    if (breakdown.length > 0) lines.push(`  one attempt, median of ${BREAKDOWN_ATTEMPTS} sequential attempts of ${entries[0]?.task.id}:`, ...breakdown)
+    if (breakdown.length > 0)
+      lines.push(
+        `  one attempt, median of ${BREAKDOWN_ATTEMPTS} sequential attempts of ${entries[0]?.task.id}:`,
+        ...breakdown,
+      )
     console.log(lines.join('\n'))
   })
 
@@ -347,7 +377,11 @@ if (present) {
             const interpreter = await python()
             const started = performance.now()
             const passed = await mapConcurrent(programs, concurrency, (file) => runOfficial(interpreter, file))
-            record('official', concurrency, { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
+            record('official', concurrency, {
+              ms: performance.now() - started,
+              passed: passed.filter(Boolean).length,
+              total: entries.length,
+            })
           },
           ONCE,
         )
@@ -362,7 +396,11 @@ if (present) {
             await Promise.all(Array.from({ length: concurrency }, () => verifier.verify(first.task, first.reference)))
             const started = performance.now()
             const verdicts = await mapConcurrent(entries, concurrency, (e) => verifier.verify(e.task, e.reference))
-            record('verifier', concurrency, { ms: performance.now() - started, passed: verdicts.filter((v) => v.pass).length, total: entries.length })
+            record('verifier', concurrency, {
+              ms: performance.now() - started,
+              passed: verdicts.filter((v) => v.pass).length,
+              total: entries.length,
+            })
           },
           ONCE,
         )
@@ -372,7 +410,9 @@ if (present) {
           async () => {
             const interpreter = await python()
             const started = performance.now()
-            const out = JSON.parse(await runScript(interpreter, [FLOOR_SCRIPT, programsJson, String(concurrency)], undefined, 600_000)) as { passed: number; total: number }
+            const out = JSON.parse(
+              await runScript(interpreter, [FLOOR_SCRIPT, programsJson, String(concurrency)], undefined, 600_000),
+            ) as { passed: number; total: number }
             record('floor', concurrency, { ms: performance.now() - started, ...out })
           },
           ONCE,
@@ -385,7 +425,11 @@ if (present) {
               const interpreter = await python()
               const started = performance.now()
               const passed = await runCodeEval(interpreter, runner, sources, concurrency)
-              record('codeEval', concurrency, { ms: performance.now() - started, passed: passed.filter(Boolean).length, total: entries.length })
+              record('codeEval', concurrency, {
+                ms: performance.now() - started,
+                passed: passed.filter(Boolean).length,
+                total: entries.length,
+              })
             },
             ONCE,
           )

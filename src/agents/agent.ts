@@ -7,7 +7,17 @@
 import { sha256, canonicalJson } from '../core/fingerprint.js'
 import { UsageTally } from '../core/contract.js'
 import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
-import { checkChatResponse, recordCall, throwIfAborted, withSpentCalls, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelCall } from '../models/chat-model.js'
+import {
+  checkChatResponse,
+  recordCall,
+  throwIfAborted,
+  withSpentCalls,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type FinishReason,
+  type ModelCall,
+} from '../models/chat-model.js'
 import { redactSecrets } from '../models/redact.js'
 import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
@@ -36,7 +46,17 @@ export interface AgentOptions {
   id?: string
 }
 
-const KNOWN = ['model', 'tools', 'maxSteps', 'maxTokens', 'maxWallMs', 'maxCostUsd', 'maxResultChars', 'toolTimeoutMs', 'id']
+const KNOWN = [
+  'model',
+  'tools',
+  'maxSteps',
+  'maxTokens',
+  'maxWallMs',
+  'maxCostUsd',
+  'maxResultChars',
+  'toolTimeoutMs',
+  'id',
+]
 const BOUNDS = {
   maxSteps: { min: 1, max: 10_000, integer: true, why: 'model turns per episode' },
   maxTokens: { min: 1, max: 1e9, integer: true, why: 'tokens per episode' },
@@ -47,7 +67,12 @@ const BOUNDS = {
 }
 
 /** What a limit's ending reports as the attempt's finish reason: a token limit is a `length`. */
-const FINISH_OF: Record<Exclude<EpisodeEndReason, 'answer'>, FinishReason> = { steps: 'other', tokens: 'length', time: 'other', cost: 'other' }
+const FINISH_OF: Record<Exclude<EpisodeEndReason, 'answer'>, FinishReason> = {
+  steps: 'other',
+  tokens: 'length',
+  time: 'other',
+  cost: 'other',
+}
 
 /**
  * An actor whose attempt is an episode of tool calls: the model ↔ tools loop runs until the model
@@ -65,19 +90,34 @@ export function agentActor(options: AgentOptions): ChatModel {
   rejectUnknownOptions(where, options, KNOWN)
   checkNumberOptions(where, options, BOUNDS)
   const { model } = options
-  if (!model || typeof model.chat !== 'function') throw new TypeError(`${where}: model must be a chat model, e.g. actors.openai({ model: 'gpt-4.1-mini' })`)
-  if (!model.tools && !model.unavailable) throw new TypeError(`${where}: ${model.id} does not speak the tool protocol; use actors.openai, actors.anthropic or actors.openaiCompatible`)
-  if (!Array.isArray(options.tools)) throw new TypeError(`${where}: tools must be a list of tool({ name, description, parameters, run })`)
+  if (!model || typeof model.chat !== 'function')
+    throw new TypeError(`${where}: model must be a chat model, e.g. actors.openai({ model: 'gpt-4.1-mini' })`)
+  if (!model.tools && !model.unavailable)
+    throw new TypeError(
+      `${where}: ${model.id} does not speak the tool protocol; use actors.openai, actors.anthropic or actors.openaiCompatible`,
+    )
+  if (!Array.isArray(options.tools))
+    throw new TypeError(`${where}: tools must be a list of tool({ name, description, parameters, run })`)
   const byName = new Map<string, AgentTool>()
   for (const t of options.tools) {
-    if (!t?.definition || typeof t.check !== 'function') throw new TypeError(`${where}: every tool must come from tool({ name, description, parameters, run })`)
-    if (byName.has(t.definition.name)) throw new TypeError(`${where}: two tools are named ${JSON.stringify(t.definition.name)}`)
+    if (!t?.definition || typeof t.check !== 'function')
+      throw new TypeError(`${where}: every tool must come from tool({ name, description, parameters, run })`)
+    if (byName.has(t.definition.name))
+      throw new TypeError(`${where}: two tools are named ${JSON.stringify(t.definition.name)}`)
     byName.set(t.definition.name, t)
   }
   // Fail closed: a cost limit on a model with no price could never be checked.
-  if (options.maxCostUsd !== undefined && !model.price) throw new TypeError(`${where}: maxCostUsd needs a priced model, and ${model.id} has no price (set its prices option)`)
+  if (options.maxCostUsd !== undefined && !model.price)
+    throw new TypeError(
+      `${where}: maxCostUsd needs a priced model, and ${model.id} has no price (set its prices option)`,
+    )
   const definitions = options.tools.map((t) => t.definition)
-  const limits = { maxSteps: options.maxSteps ?? 20, maxTokens: options.maxTokens, maxWallMs: options.maxWallMs, maxCostUsd: options.maxCostUsd }
+  const limits = {
+    maxSteps: options.maxSteps ?? 20,
+    maxTokens: options.maxTokens,
+    maxWallMs: options.maxWallMs,
+    maxCostUsd: options.maxCostUsd,
+  }
   const maxResultChars = options.maxResultChars ?? 20_000
   const toolTimeoutMs = options.toolTimeoutMs ?? 60_000
   const id = options.id ?? `agent:${model.id}`
@@ -138,12 +178,31 @@ async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
       const turnStarted = performance.now()
       let response: ChatResponse
       try {
-        response = checkChatResponse(model, 'actor', await model.chat({ messages: request.messages, context: request.context, signal: wall.signal, tools: input.definitions, turns }), request.context)
+        response = checkChatResponse(
+          model,
+          'actor',
+          await model.chat({
+            messages: request.messages,
+            context: request.context,
+            signal: wall.signal,
+            tools: input.definitions,
+            turns,
+          }),
+          request.context,
+        )
       } catch (error) {
         throwIfAborted(request.signal)
         if (!wall.passed) throw withSpentCalls(error, spent)
         // The turn stopped at the wall: what it cost is unknown (it may have been billed), never $0.
-        record.push({ index: step, text: '', toolCalls: [], usage: null, costUsd: null, latencyMs: performance.now() - turnStarted, replayed: false })
+        record.push({
+          index: step,
+          text: '',
+          toolCalls: [],
+          usage: null,
+          costUsd: null,
+          latencyMs: performance.now() - turnStarted,
+          replayed: false,
+        })
         tally.add(null)
         cost = null
         endedBy = 'time'
@@ -153,7 +212,15 @@ async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
       spent.push(recordCall('actor', response))
       tally.add(response.usage)
       cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
-      const turn: EpisodeTurn = { index: step, text: response.text, toolCalls: [], usage: response.usage, costUsd: response.costUsd ?? null, latencyMs: response.latencyMs, replayed: response.replayed ?? false }
+      const turn: EpisodeTurn = {
+        index: step,
+        text: response.text,
+        toolCalls: [],
+        usage: response.usage,
+        costUsd: response.costUsd ?? null,
+        latencyMs: response.latencyMs,
+        replayed: response.replayed ?? false,
+      }
       record.push(turn)
       const calls = response.toolCalls ?? []
       if (calls.length === 0) {
@@ -187,29 +254,48 @@ async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
  * The limit the episode has reached after a turn, or undefined. A limit that cannot be checked
  * fails the attempt instead of being ignored: tokens a reply did not report, a cost left unknown.
  */
-function limitReached(input: EpisodeInput, tally: UsageTally, cost: number | null, wall: WallClock, spent: readonly ModelCall[]): EpisodeEndReason | undefined {
+function limitReached(
+  input: EpisodeInput,
+  tally: UsageTally,
+  cost: number | null,
+  wall: WallClock,
+  spent: readonly ModelCall[],
+): EpisodeEndReason | undefined {
   const { limits, model } = input
   if (wall.passed) return 'time'
   if (limits.maxTokens !== undefined) {
     const { usage, unknownCalls } = tally.sum()
-    if (unknownCalls > 0 || usage === null) throw withSpentCalls(new Error(`actors.agent: maxTokens cannot be held: ${model.id} reported no usage for a turn`), spent)
+    if (unknownCalls > 0 || usage === null)
+      throw withSpentCalls(
+        new Error(`actors.agent: maxTokens cannot be held: ${model.id} reported no usage for a turn`),
+        spent,
+      )
     if (usage.inputTokens + usage.outputTokens >= limits.maxTokens) return 'tokens'
   }
   if (limits.maxCostUsd !== undefined) {
-    if (cost === null) throw withSpentCalls(new Error(`actors.agent: maxCostUsd cannot be held: the cost of a turn of ${model.id} is unknown`), spent)
+    if (cost === null)
+      throw withSpentCalls(
+        new Error(`actors.agent: maxCostUsd cannot be held: the cost of a turn of ${model.id} is unknown`),
+        spent,
+      )
     if (cost >= limits.maxCostUsd) return 'cost'
   }
   return undefined
 }
 
 /** One tool call: the tool found, its arguments checked, its function run; any failure becomes the call's error. */
-async function runCall(call: ToolCall, input: EpisodeInput, wall: WallClock): Promise<{ record: ToolCallRecord; turn: ToolTurn }> {
+async function runCall(
+  call: ToolCall,
+  input: EpisodeInput,
+  wall: WallClock,
+): Promise<{ record: ToolCallRecord; turn: ToolTurn }> {
   const started = performance.now()
   const { request } = input
   let result: string | undefined
   let error: string | undefined
   const found = input.byName.get(call.name)
-  if (!found) error = `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`
+  if (!found)
+    error = `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`
   else {
     let args: unknown
     try {
@@ -221,13 +307,22 @@ async function runCall(call: ToolCall, input: EpisodeInput, wall: WallClock): Pr
     if (checked && !checked.ok) error = `invalid arguments: ${checked.problems}`
     else if (checked?.ok) {
       const timer = new WallClock(wall.signal, input.toolTimeoutMs)
-      const context: ToolContext = { signal: timer.signal, taskId: request.context.taskId, attempt: request.context.attempt, repeat: request.context.repeat }
+      const context: ToolContext = {
+        signal: timer.signal,
+        taskId: request.context.taskId,
+        attempt: request.context.attempt,
+        repeat: request.context.repeat,
+      }
       try {
         const out = await timer.race(Promise.resolve().then(() => found.run(checked.value, context)))
         result = typeof out === 'string' ? out : (JSON.stringify(out) ?? String(out))
       } catch (e) {
         throwIfAborted(request.signal)
-        error = wall.passed ? "stopped: the agent's maxWallMs passed" : timer.passed ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)` : `the tool failed: ${(e as Error)?.message ?? String(e)}`
+        error = wall.passed
+          ? "stopped: the agent's maxWallMs passed"
+          : timer.passed
+            ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)`
+            : `the tool failed: ${(e as Error)?.message ?? String(e)}`
       } finally {
         timer.dispose()
       }
@@ -245,7 +340,12 @@ async function runCall(call: ToolCall, input: EpisodeInput, wall: WallClock): Pr
     error: error ?? null,
     durationMs: performance.now() - started,
   }
-  const content = error !== undefined ? `error: ${error}` : capped !== text ? `${capped}\n[cut at ${input.maxResultChars} characters]` : (capped ?? '')
+  const content =
+    error !== undefined
+      ? `error: ${error}`
+      : capped !== text
+        ? `${capped}\n[cut at ${input.maxResultChars} characters]`
+        : (capped ?? '')
   return { record, turn: { role: 'tool', callId: call.id, name: call.name, content, isError: error !== undefined } }
 }
 

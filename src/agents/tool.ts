@@ -56,17 +56,30 @@ function ajvProblems(errors: readonly ErrorObject[] | null | undefined): string 
  */
 export function tool<Args>(options: ToolOptions<Args>): AgentTool {
   const where = `tool(${JSON.stringify(options?.name)})`
-  if (typeof options?.name !== 'string' || !TOOL_NAME.test(options.name)) throw new TypeError(`${where}: name must be 1 to 64 letters, digits, _ or - (every provider's rule)`)
-  if (typeof options.description !== 'string' || options.description.trim() === '') throw new TypeError(`${where}: description must say what the tool does, for the model`)
-  if (typeof options.run !== 'function') throw new TypeError(`${where}: run must be a function (args, context) => result`)
+  if (typeof options?.name !== 'string' || !TOOL_NAME.test(options.name))
+    throw new TypeError(`${where}: name must be 1 to 64 letters, digits, _ or - (every provider's rule)`)
+  if (typeof options.description !== 'string' || options.description.trim() === '')
+    throw new TypeError(`${where}: description must say what the tool does, for the model`)
+  if (typeof options.run !== 'function')
+    throw new TypeError(`${where}: run must be a function (args, context) => result`)
   const { parameters } = options
-  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) throw new TypeError(`${where}: parameters must be a zod schema or a JSON Schema object`)
-  const definition: ToolDefinition = { name: options.name, description: options.description, parameters: toolParameters(parameters) }
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))
+    throw new TypeError(`${where}: parameters must be a zod schema or a JSON Schema object`)
+  const definition: ToolDefinition = {
+    name: options.name,
+    description: options.description,
+    parameters: toolParameters(parameters),
+  }
   let check: AgentTool['check']
   if (parameters instanceof z.ZodType) {
     check = (args) => {
       const parsed = parameters.safeParse(args)
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ') }
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : {
+            ok: false,
+            problems: parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; '),
+          }
     }
   } else {
     let validate: ValidateFunction
@@ -75,7 +88,8 @@ export function tool<Args>(options: ToolOptions<Args>): AgentTool {
     } catch (error) {
       throw new TypeError(`${where}: parameters is not a valid JSON Schema (${(error as Error).message})`)
     }
-    check = (args) => (validate(args) ? { ok: true, value: args } : { ok: false, problems: ajvProblems(validate.errors) })
+    check = (args) =>
+      validate(args) ? { ok: true, value: args } : { ok: false, problems: ajvProblems(validate.errors) }
   }
   return { definition, check, run: (args, context) => options.run(args as Args, context) }
 }

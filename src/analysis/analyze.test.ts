@@ -47,21 +47,40 @@ describe('analyzeRuns', () => {
     const at3 = analyzeRuns([run], { k: 3, selection: false, resamples: 10 })
     expect(at3.benchmarks[0]?.rankings[0]?.k).toBe(3)
     expect(at3.benchmarks[0]?.timing[0]?.k).toBe(3)
-    expect(() => analyzeRuns([run], { k: 6 })).toThrow(/k=6 exceeds the budget of simulated \(independent K=5, binary K=5\)/)
+    expect(() => analyzeRuns([run], { k: 6 })).toThrow(
+      /k=6 exceeds the budget of simulated \(independent K=5, binary K=5\)/,
+    )
   })
 
   it('skips, with the reason, a selection that cannot run in the overview', () => {
-    const solo = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }], modes: ['verifier'], tasks: 4, repeats: 1, budget: 3, seed: 1 })
+    const solo = simulateRun({
+      actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }],
+      modes: ['verifier'],
+      tasks: 4,
+      repeats: 1,
+      budget: 3,
+      seed: 1,
+    })
     const r = analyzeRuns([solo], { resamples: 10 })
     expect(r.benchmarks[0]?.selection).toEqual([])
     expect(r.benchmarks[0]?.selectionSkipped[0]?.reason).toMatch(/needs at least 2 actors/)
   })
 
   it('notes benchmarks without independent cells instead of failing', () => {
-    const seqOnly = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }], modes: ['verifier'], tasks: 4, repeats: 1, budget: 3, seed: 1, independent: false })
+    const seqOnly = simulateRun({
+      actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }],
+      modes: ['verifier'],
+      tasks: 4,
+      repeats: 1,
+      budget: 3,
+      seed: 1,
+      independent: false,
+    })
     const r = analyzeRuns([seqOnly], { resamples: 10 })
     expect(r.benchmarks[0]?.rankings).toEqual([])
-    expect(r.benchmarks[0]?.notes).toEqual(['no independent cells: there is no Pass@K to rank, correlate or calibrate against'])
+    expect(r.benchmarks[0]?.notes).toEqual([
+      'no independent cells: there is no Pass@K to rank, correlate or calibrate against',
+    ])
     expect(r.benchmarks[0]?.timing).toHaveLength(1)
   })
 })
@@ -69,7 +88,13 @@ describe('analyzeRuns', () => {
 describe('renderAnalysis', () => {
   it('prints every table, readable without colour', () => {
     const text = renderAnalysis(analyzeRuns([run], { resamples: 50, selection: { draws: 20, resamples: 10 } }))
-    for (const heading of ['Rankings and gaps (paper Table 3)', 'Revision timing (paper Table 4)', 'Cost–success (paper Figure 3)', 'Model selection (paper Figure 2, Table 2)', 'Correlations over actor × benchmark pairs (paper Figure 4)']) {
+    for (const heading of [
+      'Rankings and gaps (paper Table 3)',
+      'Revision timing (paper Table 4)',
+      'Cost–success (paper Figure 3)',
+      'Model selection (paper Figure 2, Table 2)',
+      'Correlations over actor × benchmark pairs (paper Figure 4)',
+    ]) {
       expect(text).toContain(heading)
     }
     expect(text).toMatch(/reversals \(above under Pass@5, below under Seq@5\): one-shot over reviser/)

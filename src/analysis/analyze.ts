@@ -4,7 +4,14 @@
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import type { CellSummary } from '../core/schemas.js'
-import { AnalysisInputError, INDEPENDENT, isIndependent, passAtFromCell, seqCurveFromCell, TruncationRefusedError } from './cell-scores.js'
+import {
+  AnalysisInputError,
+  INDEPENDENT,
+  isIndependent,
+  passAtFromCell,
+  seqCurveFromCell,
+  TruncationRefusedError,
+} from './cell-scores.js'
 import { assertComparable, ComparabilityError, crossProtocolNotes } from './comparability.js'
 import { bestNonBinaryPairs, protocolCorrelations } from './correlations.js'
 import { costSuccess } from './cost-success.js'
@@ -74,7 +81,18 @@ function byBenchmark(runs: readonly LoadedRun[]): BenchmarkCells[] {
   const out = new Map<string, BenchmarkCells>()
   for (const { cell } of sourcedCells(runs)) {
     let b = out.get(cell.benchmark)
-    if (b === undefined) out.set(cell.benchmark, (b = { name: cell.benchmark, cells: [], actors: [], independent: new Map(), modes: new Map(), binaryModes: new Set() }))
+    if (b === undefined)
+      out.set(
+        cell.benchmark,
+        (b = {
+          name: cell.benchmark,
+          cells: [],
+          actors: [],
+          independent: new Map(),
+          modes: new Map(),
+          binaryModes: new Set(),
+        }),
+      )
     b.cells.push(cell)
     if (!b.actors.includes(cell.actorId)) b.actors.push(cell.actorId)
     if (isIndependent(cell)) b.independent.set(cell.actorId, cell)
@@ -107,12 +125,19 @@ function compareK(b: BenchmarkCells, mode: string, requested: number | undefined
   const seqK = budgetOf((b.modes.get(mode) as Map<string, CellSummary>).values()) as number
   const passK = budgetOf(b.independent.values()) ?? seqK
   if (requested === undefined) return Math.min(passK, seqK)
-  if (!Number.isInteger(requested) || requested < 1) throw new AnalysisInputError(`k must be an integer >= 1 (got ${String(requested)})`)
-  if (requested > Math.min(passK, seqK)) throw new AnalysisInputError(`k=${requested} exceeds the budget of ${b.name} (independent K=${passK}, ${mode} K=${seqK})`)
+  if (!Number.isInteger(requested) || requested < 1)
+    throw new AnalysisInputError(`k must be an integer >= 1 (got ${String(requested)})`)
+  if (requested > Math.min(passK, seqK))
+    throw new AnalysisInputError(
+      `k=${requested} exceeds the budget of ${b.name} (independent K=${passK}, ${mode} K=${seqK})`,
+    )
   return requested
 }
 
-function rankingsAndPairs(b: BenchmarkCells, k: number | undefined): { rankings: Ranking[]; pairs: Map<string, CorrelationPair[]> } {
+function rankingsAndPairs(
+  b: BenchmarkCells,
+  k: number | undefined,
+): { rankings: Ranking[]; pairs: Map<string, CorrelationPair[]> } {
   const rankings: Ranking[] = []
   const pairs = new Map<string, CorrelationPair[]>()
   if (b.independent.size === 0) return { rankings, pairs }
@@ -131,7 +156,16 @@ function rankingsAndPairs(b: BenchmarkCells, k: number | undefined): { rankings:
       const seqAt = curve[kk - 1] ?? null
       const seq1 = curve[0] ?? null
       if (passAt !== null && pass1 !== null && seqAt !== null && seq1 !== null) {
-        modePairs.push({ benchmark: b.name, actorId, mode, k: kk, passAt, seqAt, passGain: passAt - pass1, seqGain: seqAt - seq1 })
+        modePairs.push({
+          benchmark: b.name,
+          actorId,
+          mode,
+          k: kk,
+          passAt,
+          seqAt,
+          passGain: passAt - pass1,
+          seqGain: seqAt - seq1,
+        })
       }
     }
     rankings.push(compareRankings({ benchmark: b.name, mode, k: kk, pass, seq }))
@@ -142,7 +176,13 @@ function rankingsAndPairs(b: BenchmarkCells, k: number | undefined): { rankings:
 
 /** Model selection for one benchmark and mode; refusals propagate. */
 function selectFor(b: BenchmarkCells, mode: string, settings: SelectionSettings, seed: number): Selection {
-  const table = selectionTable({ benchmark: b.name, mode, independent: [...b.independent.values()], sequential: [...(b.modes.get(mode) as Map<string, CellSummary>).values()], k: settings.k })
+  const table = selectionTable({
+    benchmark: b.name,
+    mode,
+    independent: [...b.independent.values()],
+    sequential: [...(b.modes.get(mode) as Map<string, CellSummary>).values()],
+    k: settings.k,
+  })
   return modelSelection(table, { draws: settings.draws, resamples: settings.resamples, maxN: settings.maxN, seed })
 }
 
@@ -167,7 +207,8 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
   assertComparable(cells)
   const seed = options.seed ?? 1
   const resamples = options.resamples ?? 1000
-  const selection = options.selection === false ? false : { draws: 200, resamples: 200, ...defined(options.selection ?? {}) }
+  const selection =
+    options.selection === false ? false : { draws: 200, resamples: 200, ...defined(options.selection ?? {}) }
   const notes = crossProtocolNotes(cells)
   if (cells.length === 0) notes.push('the runs hold no cells')
   const pairsByMode = new Map<string, CorrelationPair[]>()
@@ -176,7 +217,8 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
   const benchmarks: AnalysisReport['benchmarks'] = grouped.map((b) => {
     const bNotes: string[] = []
     const { rankings, pairs } = rankingsAndPairs(b, options.k)
-    if (b.independent.size === 0) bNotes.push('no independent cells: there is no Pass@K to rank, correlate or calibrate against')
+    if (b.independent.size === 0)
+      bNotes.push('no independent cells: there is no Pass@K to rank, correlate or calibrate against')
     if (b.modes.size === 0) bNotes.push('no feedback-mode cells: there is no Seq@K to rank, time or deploy with')
     for (const [mode, modePairs] of pairs) pairsByMode.set(mode, [...(pairsByMode.get(mode) ?? []), ...modePairs])
     for (const mode of b.binaryModes) binaryModes.add(mode)
@@ -188,7 +230,12 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
           selections.push(selectFor(b, mode, selection, seed))
         } catch (error) {
           // In the overview a selection that cannot run is reported, not fatal; `seqk select` refuses.
-          if (error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ComparabilityError) skipped.push({ benchmark: b.name, mode, reason: error.message })
+          if (
+            error instanceof TruncationRefusedError ||
+            error instanceof AnalysisInputError ||
+            error instanceof ComparabilityError
+          )
+            skipped.push({ benchmark: b.name, mode, reason: error.message })
           else throw error
         }
       }
@@ -206,9 +253,14 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       notes: [...bNotes, ...b.cells.flatMap((cell) => heldOutGapLine(cell) ?? [])],
     }
   })
-  const correlations: Correlations[] = [...pairsByMode].map(([mode, pairs]) => protocolCorrelations(mode, pairs, { seed, resamples }))
+  const correlations: Correlations[] = [...pairsByMode].map(([mode, pairs]) =>
+    protocolCorrelations(mode, pairs, { seed, resamples }),
+  )
   const nonBinary = [...pairsByMode.keys()].filter((m) => !binaryModes.has(m))
-  if (nonBinary.length > 1) correlations.push(protocolCorrelations('best non-binary', bestNonBinaryPairs(pairsByMode, binaryModes), { seed, resamples }))
+  if (nonBinary.length > 1)
+    correlations.push(
+      protocolCorrelations('best non-binary', bestNonBinaryPairs(pairsByMode, binaryModes), { seed, resamples }),
+    )
   return {
     schema: ANALYSIS_SCHEMA,
     sources: sources(runs),
@@ -240,7 +292,10 @@ export function selectModels(inputs: readonly RunInput[], options: SelectOptions
   if (options.benchmark !== undefined) {
     const names = benchmarks.map((b) => b.name)
     benchmarks = benchmarks.filter((b) => b.name === options.benchmark)
-    if (benchmarks.length === 0) throw new AnalysisInputError(`no benchmark named "${options.benchmark}" in these runs (found: ${names.map((n) => `"${n}"`).join(', ') || 'none'})`)
+    if (benchmarks.length === 0)
+      throw new AnalysisInputError(
+        `no benchmark named "${options.benchmark}" in these runs (found: ${names.map((n) => `"${n}"`).join(', ') || 'none'})`,
+      )
   }
   const selections: Selection[] = []
   const notes: string[] = []
@@ -249,16 +304,21 @@ export function selectModels(inputs: readonly RunInput[], options: SelectOptions
       notes.push(`${b.name}: no independent cells, so no Pass@K calibration to compare with`)
       continue
     }
-    const modes = options.mode === undefined ? [...b.modes.keys()] : [...b.modes.keys()].filter((m) => m === options.mode)
+    const modes =
+      options.mode === undefined ? [...b.modes.keys()] : [...b.modes.keys()].filter((m) => m === options.mode)
     if (options.mode !== undefined && modes.length === 0) {
-      throw new AnalysisInputError(`${b.name} has no "${options.mode}" cells (modes: ${[...b.modes.keys()].map((m) => `"${m}"`).join(', ') || 'none'}${b.independent.size > 0 ? `; "${INDEPENDENT}" is the Pass@K side` : ''})`)
+      throw new AnalysisInputError(
+        `${b.name} has no "${options.mode}" cells (modes: ${[...b.modes.keys()].map((m) => `"${m}"`).join(', ') || 'none'}${b.independent.size > 0 ? `; "${INDEPENDENT}" is the Pass@K side` : ''})`,
+      )
     }
     for (const mode of modes) {
       try {
         selections.push(selectFor(b, mode, settings, seed))
       } catch (error) {
         if (error instanceof TruncationRefusedError && options.mode === undefined && b.modes.size > 1) {
-          throw new TruncationRefusedError(`${error.message}\n(choose another mode with --mode, or calibrate with k = K)`)
+          throw new TruncationRefusedError(
+            `${error.message}\n(choose another mode with --mode, or calibrate with k = K)`,
+          )
         }
         // Too few actors or tasks in one place is not a reason to drop the others; refusals are.
         if (error instanceof AnalysisInputError) notes.push(error.message)
@@ -267,7 +327,9 @@ export function selectModels(inputs: readonly RunInput[], options: SelectOptions
     }
   }
   if (selections.length === 0) {
-    throw new AnalysisInputError(`nothing to select from: model selection needs, on one benchmark, an independent cell and a feedback mode's cell for each of at least 2 actors, on at least 2 common tasks${notes.length > 0 ? `\n${notes.map((n) => `  - ${n}`).join('\n')}` : ''}`)
+    throw new AnalysisInputError(
+      `nothing to select from: model selection needs, on one benchmark, an independent cell and a feedback mode's cell for each of at least 2 actors, on at least 2 common tasks${notes.length > 0 ? `\n${notes.map((n) => `  - ${n}`).join('\n')}` : ''}`,
+    )
   }
   return {
     schema: SELECTION_SCHEMA,

@@ -46,7 +46,10 @@ export function truncationProblem(cell: CellSummary, k: number): string | null {
 
 function assertK(cell: CellSummary, k: number): void {
   if (!Number.isInteger(k) || k < 1) throw new AnalysisInputError(`k must be an integer >= 1 (got ${String(k)})`)
-  if (k > cell.budget) throw new AnalysisInputError(`k=${k} exceeds the budget K=${cell.budget} of cell "${cell.cellId}" (benchmark "${cell.benchmark}")`)
+  if (k > cell.budget)
+    throw new AnalysisInputError(
+      `k=${k} exceeds the budget K=${cell.budget} of cell "${cell.cellId}" (benchmark "${cell.benchmark}")`,
+    )
 }
 
 /**
@@ -57,7 +60,8 @@ function assertK(cell: CellSummary, k: number): void {
  * passAtFromCell(independentCell, 5) // => 0.929
  */
 export function passAtFromCell(cell: CellSummary, k: number): number | null {
-  if (!isIndependent(cell)) throw new AnalysisInputError(`cell "${cell.cellId}" is not an independent cell, so it has no Pass@k`)
+  if (!isIndependent(cell))
+    throw new AnalysisInputError(`cell "${cell.cellId}" is not an independent cell, so it has no Pass@k`)
   assertK(cell, k)
   return cell.passAt?.[k - 1] ?? null
 }
@@ -71,7 +75,8 @@ export function passAtFromCell(cell: CellSummary, k: number): number | null {
  * seqCurveFromCell(verifierCell, 3) // => [0.487, 0.923, 0.974]
  */
 export function seqCurveFromCell(cell: CellSummary, k: number): (number | null)[] {
-  if (isIndependent(cell)) throw new AnalysisInputError(`cell "${cell.cellId}" is an independent cell, so it has no Seq@k`)
+  if (isIndependent(cell))
+    throw new AnalysisInputError(`cell "${cell.cellId}" is an independent cell, so it has no Seq@k`)
   assertK(cell, k)
   const problem = truncationProblem(cell, k)
   if (problem !== null) throw new TruncationRefusedError(problem)

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { RunSummary } from '../core/schemas.js'
 import { analyzeRuns, selectModels } from './analyze.js'
-import { assertComparable, ComparabilityError, comparabilityProblems, crossProtocolNotes, differencesBesidesActor } from './comparability.js'
+import {
+  assertComparable,
+  ComparabilityError,
+  comparabilityProblems,
+  crossProtocolNotes,
+  differencesBesidesActor,
+} from './comparability.js'
 import { sourcedCells } from './load-runs.js'
 import { simulateRun, type SimulatedRunOptions } from './simulated-runs.js'
 
@@ -13,14 +19,19 @@ const base: SimulatedRunOptions = {
   budget: 3,
   seed: 1,
 }
-const run = (overrides: Partial<SimulatedRunOptions>, runId: string): RunSummary => simulateRun({ ...base, ...overrides, runId })
+const run = (overrides: Partial<SimulatedRunOptions>, runId: string): RunSummary =>
+  simulateRun({ ...base, ...overrides, runId })
 const cellsOf = (...runs: RunSummary[]) => sourcedCells(runs.map((summary) => ({ path: null, summary })))
 
 describe('differencesBesidesActor', () => {
   it('ignores the actor and names every other differing field', () => {
-    const [a, b] = [run({}, 'r1'), run({ actors: [{ id: 'b', firstTry: 0.9, repair: {} }] }, 'r2')].map((r) => r.benchmarks[0]?.cells[0]?.protocol)
+    const [a, b] = [run({}, 'r1'), run({ actors: [{ id: 'b', firstTry: 0.9, repair: {} }] }, 'r2')].map(
+      (r) => r.benchmarks[0]?.cells[0]?.protocol,
+    )
     expect(differencesBesidesActor(a!, b!)).toEqual([])
-    expect(differencesBesidesActor(a!, { ...b!, budget: 4, verifier: { ...b!.verifier, settings: { timeoutMs: 1 } } })).toEqual(['verifier.settings.timeoutMs', 'budget'])
+    expect(
+      differencesBesidesActor(a!, { ...b!, budget: 4, verifier: { ...b!.verifier, settings: { timeoutMs: 1 } } }),
+    ).toEqual(['verifier.settings.timeoutMs', 'budget'])
   })
 })
 
@@ -34,27 +45,38 @@ describe('comparabilityProblems', () => {
 
   it('refuses, naming the cells and fields, when protocols differ in more than the actor', () => {
     const one = run({}, 'r1')
-    const two = run({ actors: [{ id: 'b', firstTry: 0.9, repair: { verifier: 0.1 } }], verifierSettings: { timeoutMs: 10 } }, 'r2')
+    const two = run(
+      { actors: [{ id: 'b', firstTry: 0.9, repair: { verifier: 0.1 } }], verifierSettings: { timeoutMs: 10 } },
+      'r2',
+    )
     const problems = comparabilityProblems(cellsOf(one, two))
     // The independent cells are compared with each other, the verifier cells with each other.
     expect(problems.map((p) => [p.mode, p.kind, p.fields])).toEqual([
       ['independent', 'protocol', ['verifier.settings.timeoutMs']],
       ['verifier', 'protocol', ['verifier.settings.timeoutMs']],
     ])
-    expect(problems[1]?.message).toBe('simulated · verifier: "a · verifier" (run r1) and "b · verifier" (run r2) differ in verifier.settings.timeoutMs')
+    expect(problems[1]?.message).toBe(
+      'simulated · verifier: "a · verifier" (run r1) and "b · verifier" (run r2) differ in verifier.settings.timeoutMs',
+    )
     expect(() => analyzeRuns([one, two])).toThrow(ComparabilityError)
-    expect(() => selectModels([one, two])).toThrow(/refused: these numbers are not comparable[\s\S]*verifier\.settings\.timeoutMs/)
+    expect(() => selectModels([one, two])).toThrow(
+      /refused: these numbers are not comparable[\s\S]*verifier\.settings\.timeoutMs/,
+    )
   })
 
   it('refuses a budget difference (and names it) even though the actor is the only other change', () => {
-    const problems = comparabilityProblems(cellsOf(run({}, 'r1'), run({ actors: [{ id: 'b', firstTry: 0.5, repair: {} }], budget: 5 }, 'r2')))
+    const problems = comparabilityProblems(
+      cellsOf(run({}, 'r1'), run({ actors: [{ id: 'b', firstTry: 0.5, repair: {} }], budget: 5 }, 'r2')),
+    )
     expect(problems.every((p) => p.fields.includes('budget'))).toBe(true)
   })
 
   it('refuses one actor measured twice for the same benchmark and mode', () => {
     const problems = comparabilityProblems(cellsOf(run({}, 'r1'), run({}, 'r2')))
     expect(problems.map((p) => p.kind)).toEqual(['duplicate', 'duplicate'])
-    expect(problems[0]?.message).toMatch(/actor a was measured 2 times \("a · independent" \(run r1\), "a · independent" \(run r2\)\); pass only one of these runs/)
+    expect(problems[0]?.message).toMatch(
+      /actor a was measured 2 times \("a · independent" \(run r1\), "a · independent" \(run r2\)\); pass only one of these runs/,
+    )
   })
 
   it('refuses one actor id that stands for different actors in different modes', () => {
@@ -70,7 +92,9 @@ describe('crossProtocolNotes', () => {
   it('warns when independent and mode cells differ in more than kind, feedback and history', () => {
     const indep = run({ modes: [] }, 'r1')
     const seq = run({ independent: false, budget: 5 }, 'r2')
-    expect(crossProtocolNotes(cellsOf(indep, seq))).toEqual(['simulated: the independent and verifier cells also differ in budget, so Pass@K and Seq@K there are not measured on equal terms'])
+    expect(crossProtocolNotes(cellsOf(indep, seq))).toEqual([
+      'simulated: the independent and verifier cells also differ in budget, so Pass@K and Seq@K there are not measured on equal terms',
+    ])
     expect(crossProtocolNotes(cellsOf(run({}, 'r3')))).toEqual([])
   })
 })

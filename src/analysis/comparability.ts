@@ -113,7 +113,9 @@ export function comparabilityProblems(cells: readonly SourcedCell[]): Comparabil
   for (const group of groupBy(cells, (c) => `${c.cell.benchmark}\u0000${c.cell.actorId}`).values()) {
     const first = group[0] as SourcedCell
     for (const other of group.slice(1)) {
-      const fields = protocolDifferences(first.cell.protocol, other.cell.protocol).filter((f) => f === 'actor' || f.startsWith('actor.'))
+      const fields = protocolDifferences(first.cell.protocol, other.cell.protocol).filter(
+        (f) => f === 'actor' || f.startsWith('actor.'),
+      )
       if (fields.length > 0 && first.cell.mode !== other.cell.mode) {
         problems.push({
           benchmark: first.cell.benchmark,
@@ -158,10 +160,16 @@ export function crossProtocolNotes(cells: readonly SourcedCell[]): string[] {
     const independent = group.find((c) => c.cell.protocol.kind === 'independent')
     if (!independent) continue
     const firstOfMode = new Map<string, SourcedCell>()
-    for (const c of group) if (c.cell.protocol.kind !== 'independent' && !firstOfMode.has(c.cell.mode)) firstOfMode.set(c.cell.mode, c)
+    for (const c of group)
+      if (c.cell.protocol.kind !== 'independent' && !firstOfMode.has(c.cell.mode)) firstOfMode.set(c.cell.mode, c)
     for (const [mode, c] of firstOfMode) {
-      const fields = differencesBesidesActor(independent.cell.protocol, c.cell.protocol).filter((f) => !PROTOCOL_SPECIFIC.includes(f.split('.')[0] as string))
-      if (fields.length > 0) notes.push(`${benchmark}: the independent and ${mode} cells also differ in ${fields.join(', ')}, so Pass@K and Seq@K there are not measured on equal terms`)
+      const fields = differencesBesidesActor(independent.cell.protocol, c.cell.protocol).filter(
+        (f) => !PROTOCOL_SPECIFIC.includes(f.split('.')[0] as string),
+      )
+      if (fields.length > 0)
+        notes.push(
+          `${benchmark}: the independent and ${mode} cells also differ in ${fields.join(', ')}, so Pass@K and Seq@K there are not measured on equal terms`,
+        )
     }
   }
   return notes

@@ -4,11 +4,24 @@ import { bestNonBinaryPairs, protocolCorrelations } from './correlations.js'
 import type { CorrelationPair } from './report-schema.js'
 import { simulateRun } from './simulated-runs.js'
 
-const pair = (actorId: string, passAt: number, seqAt: number, passGain: number, seqGain: number, mode = 'verifier', benchmark = 'b'): CorrelationPair => ({ benchmark, actorId, mode, k: 5, passAt, seqAt, passGain, seqGain })
+const pair = (
+  actorId: string,
+  passAt: number,
+  seqAt: number,
+  passGain: number,
+  seqGain: number,
+  mode = 'verifier',
+  benchmark = 'b',
+): CorrelationPair => ({ benchmark, actorId, mode, k: 5, passAt, seqAt, passGain, seqGain })
 
 describe('protocolCorrelations', () => {
   it('computes Spearman of levels and of gains, with ties, and a reproducible interval', () => {
-    const pairs = [pair('a', 0.5, 0.6, 0.1, 0.1), pair('b', 0.6, 0.9, 0.2, 0.3), pair('c', 0.7, 0.7, 0.2, 0.2), pair('d', 0.8, 0.8, 0.3, 0.4)]
+    const pairs = [
+      pair('a', 0.5, 0.6, 0.1, 0.1),
+      pair('b', 0.6, 0.9, 0.2, 0.3),
+      pair('c', 0.7, 0.7, 0.2, 0.2),
+      pair('d', 0.8, 0.8, 0.3, 0.4),
+    ]
     const c = protocolCorrelations('verifier', pairs, { seed: 3, resamples: 300 })
     // Levels: ranks [1,2,3,4] vs [1,4,2,3] → rho = 1 − 6·(0+4+1+1)/(4·15) = 0.4 (no ties).
     expect(c.levels.rho).toBeCloseTo(0.4, 12)
@@ -22,7 +35,9 @@ describe('protocolCorrelations', () => {
 
   it('says why rho is undefined instead of reporting 0', () => {
     expect(protocolCorrelations('verifier', [pair('a', 0.5, 0.6, 0.1, 0.1)]).levels.rho).toBeNull()
-    expect(protocolCorrelations('verifier', [pair('a', 0.5, 0.6, 0.1, 0.1)]).note).toBe('1 actor × benchmark pair: a correlation needs at least 2')
+    expect(protocolCorrelations('verifier', [pair('a', 0.5, 0.6, 0.1, 0.1)]).note).toBe(
+      '1 actor × benchmark pair: a correlation needs at least 2',
+    )
     const constant = protocolCorrelations('verifier', [pair('a', 0.5, 1, 0.1, 0), pair('b', 0.6, 1, 0.2, 0)])
     expect(constant.levels.rho).toBeNull()
     expect(constant.note).toMatch(/undefined/)
@@ -50,7 +65,18 @@ describe('correlations from runs', () => {
       { id: 'y', firstTry: 0.4, repair: { binary: 0.2, verifier: 0.6, critic: 0.5 } },
       { id: 'z', firstTry: 0.5, repair: { binary: 0.1, verifier: 0.3, critic: 0.4 } },
     ]
-    const runs = ['alpha', 'beta'].map((benchmark, i) => simulateRun({ actors, modes: ['binary', 'verifier', 'critic'], tasks: 10, repeats: 2, budget: 4, seed: i + 1, benchmark, runId: benchmark }))
+    const runs = ['alpha', 'beta'].map((benchmark, i) =>
+      simulateRun({
+        actors,
+        modes: ['binary', 'verifier', 'critic'],
+        tasks: 10,
+        repeats: 2,
+        budget: 4,
+        seed: i + 1,
+        benchmark,
+        runId: benchmark,
+      }),
+    )
     const report = analyzeRuns(runs, { selection: false, resamples: 100 })
     expect(report.correlations.map((c) => [c.feedback, c.pairs.length])).toEqual([
       ['binary', 6],

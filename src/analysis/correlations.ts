@@ -20,7 +20,12 @@ export interface CorrelationOptions {
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null)
 
-function correlation(pairs: readonly CorrelationPair[], x: (p: CorrelationPair) => number, y: (p: CorrelationPair) => number, options: CorrelationOptions): Correlation {
+function correlation(
+  pairs: readonly CorrelationPair[],
+  x: (p: CorrelationPair) => number,
+  y: (p: CorrelationPair) => number,
+  options: CorrelationOptions,
+): Correlation {
   // The pair is the unit of resampling, as each point in the paper's scatter is one actor on one
   // benchmark. Resamples where a variable is constant (rho undefined) are dropped, not counted as 0.
   const interval = bootstrapInterval(pairs, (sample) => spearman(sample.map(x), sample.map(y)), {
@@ -28,7 +33,14 @@ function correlation(pairs: readonly CorrelationPair[], x: (p: CorrelationPair) 
     resamples: options.resamples ?? 1000,
     level: options.level ?? 0.95,
   })
-  return { rho: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, resamples: interval.resamples, seed: interval.seed }
+  return {
+    rho: finiteOrNull(interval.point),
+    lo: finiteOrNull(interval.lo),
+    hi: finiteOrNull(interval.hi),
+    level: interval.level,
+    resamples: interval.resamples,
+    seed: interval.seed,
+  }
 }
 
 /**
@@ -40,13 +52,30 @@ function correlation(pairs: readonly CorrelationPair[], x: (p: CorrelationPair) 
  * const c = protocolCorrelations('verifier', pairs, { seed: 1 })
  * // c.levels.rho ≈ 0.68, c.gains.rho ≈ -0.08 on the paper's 26 pairs
  */
-export function protocolCorrelations(feedback: string, pairs: readonly CorrelationPair[], options: CorrelationOptions = {}): Correlations {
-  const levels = correlation(pairs, (p) => p.passAt, (p) => p.seqAt, options)
-  const gains = correlation(pairs, (p) => p.passGain, (p) => p.seqGain, options)
+export function protocolCorrelations(
+  feedback: string,
+  pairs: readonly CorrelationPair[],
+  options: CorrelationOptions = {},
+): Correlations {
+  const levels = correlation(
+    pairs,
+    (p) => p.passAt,
+    (p) => p.seqAt,
+    options,
+  )
+  const gains = correlation(
+    pairs,
+    (p) => p.passGain,
+    (p) => p.seqGain,
+    options,
+  )
   let note: string | null = null
-  if (pairs.length < 2) note = `${pairs.length} actor × benchmark pair${pairs.length === 1 ? '' : 's'}: a correlation needs at least 2`
-  else if (levels.rho === null || gains.rho === null) note = 'a variable is the same for every pair, so its rank correlation is undefined'
-  else if (pairs.length < 5) note = `only ${pairs.length} actor × benchmark pairs: the rank correlation can take few values and its interval says little (the paper used 26)`
+  if (pairs.length < 2)
+    note = `${pairs.length} actor × benchmark pair${pairs.length === 1 ? '' : 's'}: a correlation needs at least 2`
+  else if (levels.rho === null || gains.rho === null)
+    note = 'a variable is the same for every pair, so its rank correlation is undefined'
+  else if (pairs.length < 5)
+    note = `only ${pairs.length} actor × benchmark pairs: the rank correlation can take few values and its interval says little (the paper used 26)`
   return { feedback, pairs: [...pairs], levels, gains, note }
 }
 
@@ -58,7 +87,10 @@ export function protocolCorrelations(feedback: string, pairs: readonly Correlati
  * @example
  * bestNonBinaryPairs(new Map([['verifier', [...]], ['critic', [...]]]), new Set(['binary']))
  */
-export function bestNonBinaryPairs(pairsByMode: ReadonlyMap<string, readonly CorrelationPair[]>, binaryModes: ReadonlySet<string>): CorrelationPair[] {
+export function bestNonBinaryPairs(
+  pairsByMode: ReadonlyMap<string, readonly CorrelationPair[]>,
+  binaryModes: ReadonlySet<string>,
+): CorrelationPair[] {
   const best = new Map<string, CorrelationPair>()
   for (const [mode, pairs] of pairsByMode) {
     if (binaryModes.has(mode)) continue

@@ -16,19 +16,30 @@ const cells = simulateRun({
 }).benchmarks[0]!.cells
 
 const hand = (cell: CellSummary, success: number[], cost: (number | null)[]): CellSummary =>
-  cell.protocol.kind === 'independent' ? { ...cell, passAt: success, costAtK: cost } : { ...cell, seqAt: success, costAtK: cost }
+  cell.protocol.kind === 'independent'
+    ? { ...cell, passAt: success, costAtK: cost }
+    : { ...cell, seqAt: success, costAtK: cost }
 
 describe('costSuccess', () => {
-  it('marks each protocol\'s Pareto frontier on hand-made points', () => {
-    const [cheapInd, cheapSeq, dearInd, dearSeq] = ['cheap · independent', 'cheap · verifier', 'dear · independent', 'dear · verifier'].map((id) => cells.find((c) => c.cellId === id)!)
+  it("marks each protocol's Pareto frontier on hand-made points", () => {
+    const [cheapInd, cheapSeq, dearInd, dearSeq] = [
+      'cheap · independent',
+      'cheap · verifier',
+      'dear · independent',
+      'dear · verifier',
+    ].map((id) => cells.find((c) => c.cellId === id)!)
     const figure = costSuccess('b', [
       hand(cheapInd!, [0.3, 0.5, 0.6], [1, 2, 3]),
       hand(dearInd!, [0.6, 0.7, 0.72], [10, 15, 20]),
       hand(cheapSeq!, [0.3, 0.55, 0.7], [1, 2.5, 4]),
       hand(dearSeq!, [0.6, 0.65, 0.66], [3, 20, 30]),
     ])
-    const frontier = (protocol: string) => figure.series.find((s) => s.protocol === protocol)!.frontier.map((p) => `${p.actorId}@${p.k}`)
-    expect(figure.series.map((s) => [s.protocol, s.metric])).toEqual([['independent', 'Pass'], ['verifier', 'Seq']])
+    const frontier = (protocol: string) =>
+      figure.series.find((s) => s.protocol === protocol)!.frontier.map((p) => `${p.actorId}@${p.k}`)
+    expect(figure.series.map((s) => [s.protocol, s.metric])).toEqual([
+      ['independent', 'Pass'],
+      ['verifier', 'Seq'],
+    ])
     // Independent: dear@1 (0.6 at 10) is beaten by cheap@3 (0.6 at 3); dear@2 and dear@3 buy more success.
     expect(frontier('independent')).toEqual(['cheap@1', 'cheap@2', 'cheap@3', 'dear@2', 'dear@3'])
     // Verifier: dear@1 (0.6 at 3) sits between cheap@2 (0.55 at 2.5) and cheap@3 (0.7 at 4); dear@2, dear@3 are dominated.
@@ -48,8 +59,13 @@ describe('costSuccess', () => {
   })
 
   it('leaves unpriced and undefined points out of the frontier, with the reason', () => {
-    const [cheapInd, cheapSeq] = ['cheap · independent', 'cheap · verifier'].map((id) => cells.find((c) => c.cellId === id)!)
-    const figure = costSuccess('b', [hand(cheapInd!, [0.3, 0.5, Number.NaN].map((v) => (Number.isNaN(v) ? null : v)) as number[], [1, 2, 3]), hand(cheapSeq!, [0.3, 0.5, 0.6], [1, null, 3])])
+    const [cheapInd, cheapSeq] = ['cheap · independent', 'cheap · verifier'].map((id) =>
+      cells.find((c) => c.cellId === id)!,
+    )
+    const figure = costSuccess('b', [
+      hand(cheapInd!, [0.3, 0.5, Number.NaN].map((v) => (Number.isNaN(v) ? null : v)) as number[], [1, 2, 3]),
+      hand(cheapSeq!, [0.3, 0.5, 0.6], [1, null, 3]),
+    ])
     const points = figure.series.flatMap((s) => s.points)
     expect(points.filter((p) => p.reason !== null).map((p) => [p.actorId, p.k, p.reason])).toEqual([
       ['cheap', 3, 'Pass@3 undefined (fewer than 3 samples per task)'],
@@ -60,7 +76,14 @@ describe('costSuccess', () => {
   })
 
   it('says when every configuration cost nothing (simulated actors)', () => {
-    const free = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 }, costPerAttempt: 0 }], modes: ['verifier'], tasks: 3, repeats: 1, budget: 2, seed: 1 }).benchmarks[0]!.cells
+    const free = simulateRun({
+      actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 }, costPerAttempt: 0 }],
+      modes: ['verifier'],
+      tasks: 3,
+      repeats: 1,
+      budget: 2,
+      seed: 1,
+    }).benchmarks[0]!.cells
     expect(costSuccess('b', free).note).toMatch(/every configuration cost \$0/)
   })
 

@@ -46,7 +46,9 @@ function mark(points: CostSuccessPointJson[]): void {
  * figure.series.find((s) => s.protocol === 'verifier')?.frontier // cheapest first
  */
 export function costSuccess(benchmark: string, cells: readonly CellSummary[]): CostSuccess {
-  const protocols = [...new Set(cells.map((c) => (isIndependent(c) ? INDEPENDENT : c.mode)))].sort((a, b) => (a === INDEPENDENT ? -1 : b === INDEPENDENT ? 1 : 0))
+  const protocols = [...new Set(cells.map((c) => (isIndependent(c) ? INDEPENDENT : c.mode)))].sort((a, b) =>
+    a === INDEPENDENT ? -1 : b === INDEPENDENT ? 1 : 0,
+  )
   const series: CostSuccessSeries[] = protocols.map((protocol) => {
     const points = cells.filter((c) => (isIndependent(c) ? INDEPENDENT : c.mode) === protocol).flatMap(pointsOf)
     mark(points)
@@ -56,13 +58,25 @@ export function costSuccess(benchmark: string, cells: readonly CellSummary[]): C
       .sort((a, b) => a.cost - b.cost || b.success - a.success)
     return { protocol, metric: protocol === INDEPENDENT ? 'Pass' : 'Seq', points, frontier }
   })
-  const all = series.flatMap((s) => s.points.filter((p) => p.reason === null).map((p) => ({ protocol: s.protocol, actorId: p.actorId, k: p.k, cost: p.cost as number, success: p.success as number })))
+  const all = series.flatMap((s) =>
+    s.points
+      .filter((p) => p.reason === null)
+      .map((p) => ({
+        protocol: s.protocol,
+        actorId: p.actorId,
+        k: p.k,
+        cost: p.cost as number,
+        success: p.success as number,
+      })),
+  )
   const mask = paretoMask(all)
   const combinedFrontier = all.filter((_, i) => mask[i]).sort((a, b) => a.cost - b.cost || b.success - a.success)
   let note: string | null = null
   const unpriced = series.flatMap((s) => s.points).filter((p) => p.reason?.startsWith('unpriced')).length
   if (all.length === 0) note = 'no point has both a known cost and a rate: there is no frontier to draw'
-  else if (all.every((p) => p.cost === 0)) note = 'every configuration cost $0 (simulated actors, or models priced at zero): the frontier is only the highest success rate'
+  else if (all.every((p) => p.cost === 0))
+    note =
+      'every configuration cost $0 (simulated actors, or models priced at zero): the frontier is only the highest success rate'
   else if (unpriced > 0) note = `${unpriced} points are unpriced and left out of the frontiers`
   return { benchmark, series, combinedFrontier, note }
 }

@@ -12,7 +12,15 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 const runs = join(root, 'runs')
 const runDir = join(runs, '20260101-000000-abcdef')
 mkdirSync(runDir, { recursive: true })
-const summary = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }], modes: ['verifier'], tasks: 2, repeats: 1, budget: 2, seed: 1, runId: '20260101-000000-abcdef' })
+const summary = simulateRun({
+  actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }],
+  modes: ['verifier'],
+  tasks: 2,
+  repeats: 1,
+  budget: 2,
+  seed: 1,
+  runId: '20260101-000000-abcdef',
+})
 writeSummary(join(runDir, 'summary.json'), summary)
 writeFileSync(join(runs, 'latest'), '20260101-000000-abcdef\n')
 
@@ -28,7 +36,9 @@ describe('resolveSummaryPath', () => {
   it('says what is wrong with a path', () => {
     expect(() => resolveSummaryPath(join(root, 'nope'))).toThrow(/nope: no such file or directory/)
     mkdirSync(join(root, 'empty'))
-    expect(() => resolveSummaryPath(join(root, 'empty'))).toThrow(/empty: a directory without summary\.json \(pass a run directory/)
+    expect(() => resolveSummaryPath(join(root, 'empty'))).toThrow(
+      /empty: a directory without summary\.json \(pass a run directory/,
+    )
     const stale = join(root, 'stale')
     mkdirSync(stale)
     writeFileSync(join(stale, 'latest'), 'gone\n')
@@ -47,7 +57,10 @@ describe('loadRuns', () => {
 
   it('names the file and the field of an invalid summary, and a file that is not JSON', () => {
     const bad = join(root, 'bad.json')
-    writeFileSync(bad, JSON.stringify({ ...summary, benchmarks: [{ name: 'x', file: 'f', cells: [{ schema: 'seqk.cell/1' }] }] }))
+    writeFileSync(
+      bad,
+      JSON.stringify({ ...summary, benchmarks: [{ name: 'x', file: 'f', cells: [{ schema: 'seqk.cell/1' }] }] }),
+    )
     expect(() => loadRuns([bad])).toThrow(/bad\.json: not a seqk summary: benchmarks\[0\]\.cells\[0\]\.runId/)
     const text = join(root, 'text.json')
     writeFileSync(text, 'hello')

@@ -51,7 +51,9 @@ export function resolveSummaryPath(path: string): string {
   if (statSync(full).isDirectory()) {
     if (existsSync(join(full, SUMMARY_FILE))) return join(full, SUMMARY_FILE)
     if (existsSync(join(full, 'latest'))) return latestIn(full, join(full, 'latest'))
-    throw new RunLoadError(`${path}: a directory without ${SUMMARY_FILE} (pass a run directory, e.g. .seqk/runs/<run id>, or a summary.json file; run the evals first if there is none)`)
+    throw new RunLoadError(
+      `${path}: a directory without ${SUMMARY_FILE} (pass a run directory, e.g. .seqk/runs/<run id>, or a summary.json file; run the evals first if there is none)`,
+    )
   }
   // `.seqk/runs/latest` is a one-line file naming the newest run, not JSON.
   if (basename(full) === 'latest') return latestIn(dirname(full), full)
@@ -98,5 +100,7 @@ export function asLoadedRuns(inputs: readonly RunInput[]): LoadedRun[] {
 
 /** Every cell of every run, tagged with the run it came from. */
 export function sourcedCells(runs: readonly LoadedRun[]): SourcedCell[] {
-  return runs.flatMap((run) => run.summary.benchmarks.flatMap((b) => b.cells.map((cell) => ({ cell, runId: run.summary.runId }))))
+  return runs.flatMap((run) =>
+    run.summary.benchmarks.flatMap((b) => b.cells.map((cell) => ({ cell, runId: run.summary.runId }))),
+  )
 }

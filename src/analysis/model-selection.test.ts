@@ -8,7 +8,11 @@ import { SelectionSchema } from './report-schema.js'
 import { simulateRun } from './simulated-runs.js'
 
 /** A table with constant per-actor scores, so every number of the experiment can be worked out by hand. */
-function handTable(tasks: number, scores: { pass: number[]; seq: number[]; held: (t: number) => number[] }, cost: { pass: number | null; seq: number | null } = { pass: 1, seq: 2 }): SelectionTable {
+function handTable(
+  tasks: number,
+  scores: { pass: number[]; seq: number[]; held: (t: number) => number[] },
+  cost: { pass: number | null; seq: number | null } = { pass: 1, seq: 2 },
+): SelectionTable {
   const ids = Array.from({ length: tasks }, (_, t) => `t${t}`)
   const actors = ['x', 'y']
   return {
@@ -48,7 +52,11 @@ describe('splitTaskGroups', () => {
 describe('modelSelection on a hand-made table', () => {
   it('gives the hand-computed loss, gain, picks, cost and random baseline', () => {
     // Pass@K always prefers x, Seq@k always prefers y; held out, y scores 1 and x 0.5 on every task.
-    const result = modelSelection(handTable(6, { pass: [1, 0], seq: [0, 1], held: () => [0.5, 1] }), { draws: 20, resamples: 30, seed: 5 })
+    const result = modelSelection(handTable(6, { pass: [1, 0], seq: [0, 1], held: () => [0.5, 1] }), {
+      draws: 20,
+      resamples: 30,
+      seed: 5,
+    })
     expect(result.sizes.map((s) => s.n)).toEqual([1, 2, 3])
     for (const size of result.sizes) {
       expect(size.pass.loss).toMatchObject({ point: 0.5, lo: 0.5, hi: 0.5 })
@@ -71,7 +79,8 @@ describe('modelSelection on a hand-made table', () => {
     // 5 tasks: A has 3, B has 2. x is always picked by Pass@K; the best actor differs by task.
     const held = (t: number): number[] => (t % 2 === 0 ? [0.2, 0.9] : [0.6, 0.4])
     const result = modelSelection(handTable(5, { pass: [1, 0], seq: [0, 1], held }), { draws: 10, resamples: 0 })
-    const mean = (ids: string[], a: number) => ids.reduce((s, id) => s + (held(Number(id.slice(1)))[a] as number), 0) / ids.length
+    const mean = (ids: string[], a: number) =>
+      ids.reduce((s, id) => s + (held(Number(id.slice(1)))[a] as number), 0) / ids.length
     const { a, b } = result.groups
     const lossOn = (ids: string[]) => Math.max(mean(ids, 0), mean(ids, 1)) - mean(ids, 0)
     // Calibrate on A, score on B (weight |B|); calibrate on B, score on A (weight |A|).
@@ -91,7 +100,10 @@ describe('modelSelection on a hand-made table', () => {
   })
 
   it('reports the cost as unknown when a calibration task is unpriced', () => {
-    const result = modelSelection(handTable(4, { pass: [1, 0], seq: [0, 1], held: () => [0.5, 1] }, { pass: null, seq: 2 }), { draws: 5, resamples: 0 })
+    const result = modelSelection(
+      handTable(4, { pass: [1, 0], seq: [0, 1], held: () => [0.5, 1] }, { pass: null, seq: 2 }),
+      { draws: 5, resamples: 0 },
+    )
     expect(result.sizes[0]?.pass.cost).toBeNull()
     expect(result.sizes[0]?.seq.cost).toBe(4)
     expect(result.notes).toContain('some calibration tasks are unpriced: calibration cost is unknown (null)')
@@ -138,7 +150,13 @@ describe('model selection with simulated actors', () => {
 
   it('reads per-task scores from the cells: unbiased Pass@K, Seq@k and Seq@K by truncation, costAtK', () => {
     const cells = run.benchmarks[0]!.cells
-    const table = selectionTable({ benchmark: 'simulated', mode: 'verifier', independent: cells.filter((c) => c.mode === 'independent'), sequential: cells.filter((c) => c.mode === 'verifier'), k: 3 })
+    const table = selectionTable({
+      benchmark: 'simulated',
+      mode: 'verifier',
+      independent: cells.filter((c) => c.mode === 'independent'),
+      sequential: cells.filter((c) => c.mode === 'verifier'),
+      k: 3,
+    })
     const ind = cells.find((c) => c.cellId === 'B-reviser · independent')!.perTask[0]!
     const seq = cells.find((c) => c.cellId === 'B-reviser · verifier')!.perTask[0]!
     const b = table.actors.indexOf('B-reviser')
@@ -150,17 +168,39 @@ describe('model selection with simulated actors', () => {
   })
 
   it('leaves out, with the reason, a task one actor has no measurement for', () => {
-    const cells = run.benchmarks[0]!.cells.map((c): CellSummary => (c.cellId === 'C-weak · verifier' ? { ...c, perTask: c.perTask.map((t) => (t.taskId === 'task-001' ? { ...t, firstSuccess: [], errors: 3 } : t)) } : c))
-    const table = selectionTable({ benchmark: 'simulated', mode: 'verifier', independent: cells.filter((c) => c.mode === 'independent'), sequential: cells.filter((c) => c.mode === 'verifier') })
+    const cells = run.benchmarks[0]!.cells.map((c): CellSummary =>
+      c.cellId === 'C-weak · verifier'
+        ? { ...c, perTask: c.perTask.map((t) => (t.taskId === 'task-001' ? { ...t, firstSuccess: [], errors: 3 } : t)) }
+        : c,
+    )
+    const table = selectionTable({
+      benchmark: 'simulated',
+      mode: 'verifier',
+      independent: cells.filter((c) => c.mode === 'independent'),
+      sequential: cells.filter((c) => c.mode === 'verifier'),
+    })
     expect(table.excludedTasks).toEqual([{ taskId: 'task-001', reason: 'has no measured repeat in a cell of C-weak' }])
     expect(table.tasks).toHaveLength(39)
     expect(table.calibrationK).toBe(3)
   })
 
   it('refuses Seq@k calibration by truncation when the actors were told their budget', () => {
-    const disclosed = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }, { id: 'b', firstTry: 0.6, repair: { verifier: 0.2 } }], modes: ['verifier'], tasks: 6, repeats: 1, budget: 5, seed: 1, budgetDisclosed: true })
+    const disclosed = simulateRun({
+      actors: [
+        { id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } },
+        { id: 'b', firstTry: 0.6, repair: { verifier: 0.2 } },
+      ],
+      modes: ['verifier'],
+      tasks: 6,
+      repeats: 1,
+      budget: 5,
+      seed: 1,
+      budgetDisclosed: true,
+    })
     expect(() => selectModels([disclosed], { k: 3 })).toThrow(TruncationRefusedError)
-    expect(() => selectModels([disclosed], { k: 3 })).toThrow(/refused: model selection with Seq@3 calibration on simulated: cell "a · verifier" told the actor its budget \(K=5\)/)
+    expect(() => selectModels([disclosed], { k: 3 })).toThrow(
+      /refused: model selection with Seq@3 calibration on simulated: cell "a · verifier" told the actor its budget \(K=5\)/,
+    )
     // Calibrating with Seq@K itself needs no truncation.
     expect(selectModels([disclosed], { k: 5, draws: 5, resamples: 0 }).selections[0]?.calibrationK).toBe(5)
   })
@@ -168,7 +208,11 @@ describe('model selection with simulated actors', () => {
   it('refuses a k beyond the budget and an unknown mode or benchmark, naming what exists', () => {
     expect(() => selectModels([run], { k: 6 })).toThrow(AnalysisInputError)
     expect(() => selectModels([run], { k: 6 })).toThrow(/k must be an integer in 1\.\.5/)
-    expect(() => selectModels([run], { mode: 'critic' })).toThrow(/simulated has no "critic" cells \(modes: "verifier"; "independent" is the Pass@K side\)/)
-    expect(() => selectModels([run], { benchmark: 'nope' })).toThrow(/no benchmark named "nope" in these runs \(found: "simulated"\)/)
+    expect(() => selectModels([run], { mode: 'critic' })).toThrow(
+      /simulated has no "critic" cells \(modes: "verifier"; "independent" is the Pass@K side\)/,
+    )
+    expect(() => selectModels([run], { benchmark: 'nope' })).toThrow(
+      /no benchmark named "nope" in these runs \(found: "simulated"\)/,
+    )
   })
 })

@@ -20,7 +20,13 @@
 import type { CellSummary } from '../core/schemas.js'
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
 import { quantile } from '../metrics/bootstrap.js'
-import { AnalysisInputError, taskPassAt, taskSolvedBy, TruncationRefusedError, truncationProblem } from './cell-scores.js'
+import {
+  AnalysisInputError,
+  taskPassAt,
+  taskSolvedBy,
+  TruncationRefusedError,
+  truncationProblem,
+} from './cell-scores.js'
 import { ComparabilityError, type ComparabilityProblem } from './comparability.js'
 import { sameRate } from '../metrics/ranks.js'
 import type { ProtocolSelection, Selection } from './report-schema.js'
@@ -82,36 +88,66 @@ export function selectionTable(input: SelectionTableInput): SelectionTable {
   if (first === undefined) throw new AnalysisInputError(`${benchmark}: no ${mode} cells to deploy with`)
   const deployK = first.budget
   const k = input.k ?? Math.min(3, deployK)
-  if (!Number.isInteger(k) || k < 1 || k > deployK) throw new AnalysisInputError(`${benchmark} · ${mode}: k must be an integer in 1..${deployK} (the budget) (got ${String(k)})`)
+  if (!Number.isInteger(k) || k < 1 || k > deployK)
+    throw new AnalysisInputError(
+      `${benchmark} · ${mode}: k must be an integer in 1..${deployK} (the budget) (got ${String(k)})`,
+    )
   for (const cell of input.sequential) {
     const problem = truncationProblem(cell, k)
-    if (problem !== null) throw new TruncationRefusedError(`refused: model selection with Seq@${k} calibration on ${benchmark}: ${problem}`)
+    if (problem !== null)
+      throw new TruncationRefusedError(`refused: model selection with Seq@${k} calibration on ${benchmark}: ${problem}`)
   }
   const independentBy = new Map(input.independent.map((c) => [c.actorId, c]))
   const sequentialBy = new Map(input.sequential.map((c) => [c.actorId, c]))
   const notes: string[] = []
   const actors = [...sequentialBy.keys()].filter((id) => independentBy.has(id)).sort(byCodeUnits)
   for (const id of [...new Set([...independentBy.keys(), ...sequentialBy.keys()])].sort(byCodeUnits)) {
-    if (!actors.includes(id)) notes.push(`${id} left out: it has no ${independentBy.has(id) ? mode : 'independent'} cell`)
+    if (!actors.includes(id))
+      notes.push(`${id} left out: it has no ${independentBy.has(id) ? mode : 'independent'} cell`)
   }
-  if (actors.length < 2) throw new AnalysisInputError(`${benchmark} · ${mode}: model selection needs at least 2 actors with both an independent and a ${mode} cell (found ${actors.length})`)
+  if (actors.length < 2)
+    throw new AnalysisInputError(
+      `${benchmark} · ${mode}: model selection needs at least 2 actors with both an independent and a ${mode} cell (found ${actors.length})`,
+    )
   const passK = (independentBy.get(actors[0] as string) as CellSummary).budget
 
   // Calibrating on one task set and deploying on another would not be this experiment.
   const problems: ComparabilityProblem[] = []
   const ind0 = independentBy.get(actors[0] as string) as CellSummary
   if (ind0.protocol.benchmark.contentHash !== first.protocol.benchmark.contentHash) {
-    problems.push({ benchmark, mode, kind: 'protocol', cells: [ind0.cellId, first.cellId], fields: ['benchmark.contentHash'], message: `${benchmark}: the independent cell "${ind0.cellId}" and the ${mode} cell "${first.cellId}" were measured on different tasks (benchmark.contentHash differs)` })
+    problems.push({
+      benchmark,
+      mode,
+      kind: 'protocol',
+      cells: [ind0.cellId, first.cellId],
+      fields: ['benchmark.contentHash'],
+      message: `${benchmark}: the independent cell "${ind0.cellId}" and the ${mode} cell "${first.cellId}" were measured on different tasks (benchmark.contentHash differs)`,
+    })
   }
   const hashes = new Map<string, { hash: string; cell: string }>()
-  const perTask = new Map<string, Map<string, { ind?: CellSummary['perTask'][number]; seq?: CellSummary['perTask'][number] }>>()
+  const perTask = new Map<
+    string,
+    Map<string, { ind?: CellSummary['perTask'][number]; seq?: CellSummary['perTask'][number] }>
+  >()
   for (const id of actors) {
-    for (const [side, cell] of [['ind', independentBy.get(id)], ['seq', sequentialBy.get(id)]] as const) {
+    for (const [side, cell] of [
+      ['ind', independentBy.get(id)],
+      ['seq', sequentialBy.get(id)],
+    ] as const) {
       for (const task of (cell as CellSummary).perTask) {
         if (task.contentHash !== undefined) {
           const seen = hashes.get(task.taskId)
-          if (seen === undefined) hashes.set(task.taskId, { hash: task.contentHash, cell: (cell as CellSummary).cellId })
-          else if (seen.hash !== task.contentHash) problems.push({ benchmark, mode, kind: 'protocol', cells: [seen.cell, (cell as CellSummary).cellId], fields: [`perTask[${task.taskId}].contentHash`], message: `${benchmark}: task ${task.taskId} has different content in "${seen.cell}" and "${(cell as CellSummary).cellId}"` })
+          if (seen === undefined)
+            hashes.set(task.taskId, { hash: task.contentHash, cell: (cell as CellSummary).cellId })
+          else if (seen.hash !== task.contentHash)
+            problems.push({
+              benchmark,
+              mode,
+              kind: 'protocol',
+              cells: [seen.cell, (cell as CellSummary).cellId],
+              fields: [`perTask[${task.taskId}].contentHash`],
+              message: `${benchmark}: task ${task.taskId} has different content in "${seen.cell}" and "${(cell as CellSummary).cellId}"`,
+            })
         }
         let row = perTask.get(task.taskId)
         if (row === undefined) perTask.set(task.taskId, (row = new Map()))
@@ -123,9 +159,27 @@ export function selectionTable(input: SelectionTableInput): SelectionTable {
   }
   if (problems.length > 0) throw new ComparabilityError(problems)
 
-  const table: SelectionTable = { benchmark, mode, actors, tasks: [], passK, calibrationK: k, deployK, passScore: [], seqScore: [], heldout: [], passCost: [], seqCost: [], excludedTasks: [], notes }
+  const table: SelectionTable = {
+    benchmark,
+    mode,
+    actors,
+    tasks: [],
+    passK,
+    calibrationK: k,
+    deployK,
+    passScore: [],
+    seqScore: [],
+    heldout: [],
+    passCost: [],
+    seqCost: [],
+    excludedTasks: [],
+    notes,
+  }
   for (const taskId of [...perTask.keys()].sort(byCodeUnits)) {
-    const row = perTask.get(taskId) as Map<string, { ind?: CellSummary['perTask'][number]; seq?: CellSummary['perTask'][number] }>
+    const row = perTask.get(taskId) as Map<
+      string,
+      { ind?: CellSummary['perTask'][number]; seq?: CellSummary['perTask'][number] }
+    >
     const scores = actors.map((id) => {
       const entry = row.get(id)
       const pass = entry?.ind ? taskPassAt(entry.ind, passK) : null
@@ -135,7 +189,10 @@ export function selectionTable(input: SelectionTableInput): SelectionTable {
     })
     const missing = scores.find((s) => s.pass === null || s.seq === null || s.held === null)
     if (missing) {
-      const where = missing.entry?.ind === undefined || missing.entry.seq === undefined ? 'is missing from' : 'has no measured repeat in'
+      const where =
+        missing.entry?.ind === undefined || missing.entry.seq === undefined
+          ? 'is missing from'
+          : 'has no measured repeat in'
       table.excludedTasks.push({ taskId, reason: `${where} a cell of ${missing.id}` })
       continue
     }
@@ -146,7 +203,10 @@ export function selectionTable(input: SelectionTableInput): SelectionTable {
     table.passCost.push(scores.map((s) => s.entry?.ind?.costAtK[passK - 1] ?? null))
     table.seqCost.push(scores.map((s) => s.entry?.seq?.costAtK[k - 1] ?? null))
   }
-  if (table.tasks.length < 2) throw new AnalysisInputError(`${benchmark} · ${mode}: model selection needs at least 2 tasks measured for every actor (found ${table.tasks.length})`)
+  if (table.tasks.length < 2)
+    throw new AnalysisInputError(
+      `${benchmark} · ${mode}: model selection needs at least 2 tasks measured for every actor (found ${table.tasks.length})`,
+    )
   return table
 }
 
@@ -241,10 +301,17 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
   const A = m.actors
   const zeros = (): number[] => new Array<number>(maxN).fill(0)
   const out: Outcome = {
-    lossPass: zeros(), lossSeq: zeros(), heldPass: zeros(), heldSeq: zeros(), costPass: zeros(), costSeq: zeros(),
+    lossPass: zeros(),
+    lossSeq: zeros(),
+    heldPass: zeros(),
+    heldSeq: zeros(),
+    costPass: zeros(),
+    costSeq: zeros(),
     picksPass: Array.from({ length: maxN }, () => new Array<number>(A).fill(0)),
     picksSeq: Array.from({ length: maxN }, () => new Array<number>(A).fill(0)),
-    randomLoss: 0, randomHeld: 0, heldByGroup: [[], []],
+    randomLoss: 0,
+    randomHeld: 0,
+    heldByGroup: [[], []],
   }
   const groupMeans = groups.map((g) => {
     const means = new Array<number>(A).fill(0)
@@ -255,7 +322,10 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
   const totalWeight = groups[0].length + groups[1].length
   const sumsPass = new Float64Array(A)
   const sumsSeq = new Float64Array(A)
-  for (const [cal, score] of [[0, 1], [1, 0]] as const) {
+  for (const [cal, score] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
     const calibration = groups[cal]
     const held = groupMeans[score]
     // Each direction counts in proportion to the tasks it is scored on (paper: "weighted by group size").
@@ -265,7 +335,12 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
     out.randomHeld += (weight * held.reduce((s, h) => s + h, 0)) / A
     const pool = [...calibration]
     for (let n = 1; n <= maxN; n++) {
-      let lossP = 0, lossS = 0, heldP = 0, heldS = 0, costP = 0, costS = 0
+      let lossP = 0,
+        lossS = 0,
+        heldP = 0,
+        heldS = 0,
+        costP = 0,
+        costS = 0
       // Integer counts, weighted once per direction: summing weight/draws per draw drifts off 1.
       const countP = new Array<number>(A).fill(0)
       const countS = new Array<number>(A).fill(0)
@@ -312,11 +387,25 @@ function experiment(m: Matrices, groups: [number[], number[]], maxN: number, dra
   return out
 }
 
-function interval(point: number, resampled: readonly number[], level: number, resamples: number, seed: number): ProtocolSelection['loss'] {
+function interval(
+  point: number,
+  resampled: readonly number[],
+  level: number,
+  resamples: number,
+  seed: number,
+): ProtocolSelection['loss'] {
   const sorted = resampled.filter((v) => Number.isFinite(v)).sort((x, y) => x - y)
   const tail = (1 - level) / 2
   const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
-  return { point: finite(point), lo: finite(quantile(sorted, tail)), hi: finite(quantile(sorted, 1 - tail)), level, method: 'percentile-bootstrap/1', resamples, seed }
+  return {
+    point: finite(point),
+    lo: finite(quantile(sorted, tail)),
+    hi: finite(quantile(sorted, 1 - tail)),
+    level,
+    method: 'percentile-bootstrap/1',
+    resamples,
+    seed,
+  }
 }
 
 /**
@@ -332,15 +421,21 @@ export function modelSelection(table: SelectionTable, options: ModelSelectionOpt
   const seed = options.seed ?? 1
   const resamples = options.resamples ?? 200
   const level = options.level ?? 0.95
-  if (!Number.isInteger(draws) || draws < 1) throw new RangeError(`draws must be an integer >= 1 (got ${String(draws)})`)
-  if (!Number.isInteger(resamples) || resamples < 0) throw new RangeError(`resamples must be an integer >= 0 (got ${String(resamples)})`)
+  if (!Number.isInteger(draws) || draws < 1)
+    throw new RangeError(`draws must be an integer >= 1 (got ${String(draws)})`)
+  if (!Number.isInteger(resamples) || resamples < 0)
+    throw new RangeError(`resamples must be an integer >= 0 (got ${String(resamples)})`)
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer (got ${String(seed)})`)
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be strictly between 0 and 1 (got ${String(level)})`)
   const groups = splitTaskGroups(table.tasks, seed)
   const index = new Map(table.tasks.map((t, i) => [t, i]))
-  const positions: [number[], number[]] = [groups.a.map((t) => index.get(t) as number), groups.b.map((t) => index.get(t) as number)]
+  const positions: [number[], number[]] = [
+    groups.a.map((t) => index.get(t) as number),
+    groups.b.map((t) => index.get(t) as number),
+  ]
   const requestedN = options.maxN ?? 20
-  if (!Number.isInteger(requestedN) || requestedN < 1) throw new RangeError(`maxN must be an integer >= 1 (got ${String(options.maxN)})`)
+  if (!Number.isInteger(requestedN) || requestedN < 1)
+    throw new RangeError(`maxN must be an integer >= 1 (got ${String(options.maxN)})`)
   const maxN = Math.min(requestedN, groups.a.length, groups.b.length)
   const A = table.actors.length
   const m: Matrices = {
@@ -351,14 +446,26 @@ export function modelSelection(table: SelectionTable, options: ModelSelectionOpt
     passCost: flat(table.passCost, A),
     seqCost: flat(table.seqCost, A),
   }
-  const stream = (...parts: (string | number)[]): Rng => createRng(seedFrom('seqk-select', seed, table.benchmark, table.mode, ...parts))
+  const stream = (...parts: (string | number)[]): Rng =>
+    createRng(seedFrom('seqk-select', seed, table.benchmark, table.mode, ...parts))
   const point = experiment(m, positions, maxN, draws, stream('draws'))
 
-  const boot = { lossPass: [] as number[][], lossSeq: [] as number[][], heldPass: [] as number[][], heldSeq: [] as number[][], gain: [] as number[][], randomLoss: [] as number[], randomHeld: [] as number[] }
+  const boot = {
+    lossPass: [] as number[][],
+    lossSeq: [] as number[][],
+    heldPass: [] as number[][],
+    heldSeq: [] as number[][],
+    gain: [] as number[][],
+    randomLoss: [] as number[],
+    randomHeld: [] as number[],
+  }
   const resampleRng = stream('bootstrap')
   for (let r = 0; r < resamples; r++) {
     // Stratified: each group is resampled within itself, so both keep their size and role.
-    const resampled = positions.map((g) => g.map(() => g[Math.floor(resampleRng() * g.length)] as number)) as [number[], number[]]
+    const resampled = positions.map((g) => g.map(() => g[Math.floor(resampleRng() * g.length)] as number)) as [
+      number[],
+      number[],
+    ]
     const o = experiment(m, resampled, maxN, draws, resampleRng)
     boot.lossPass.push(o.lossPass)
     boot.lossSeq.push(o.lossSeq)
@@ -370,11 +477,14 @@ export function modelSelection(table: SelectionTable, options: ModelSelectionOpt
   }
   const at = (rows: number[][], i: number): number[] => rows.map((row) => row[i] as number)
   const iv = (p: number, values: number[]): ProtocolSelection['loss'] => interval(p, values, level, resamples, seed)
-  const picks = (shares: number[]): Record<string, number> => Object.fromEntries(table.actors.map((id, a) => [id, shares[a] as number]))
+  const picks = (shares: number[]): Record<string, number> =>
+    Object.fromEntries(table.actors.map((id, a) => [id, shares[a] as number]))
   const notes = [...table.notes]
-  if (m.passCost === null || m.seqCost === null) notes.push('some calibration tasks are unpriced: calibration cost is unknown (null)')
+  if (m.passCost === null || m.seqCost === null)
+    notes.push('some calibration tasks are unpriced: calibration cost is unknown (null)')
   if (maxN < requestedN) notes.push(`calibration sizes stop at n = ${maxN}: the smaller group has ${maxN} tasks`)
-  const toRecord = (means: number[]): Record<string, number> => Object.fromEntries(table.actors.map((id, a) => [id, means[a] as number]))
+  const toRecord = (means: number[]): Record<string, number> =>
+    Object.fromEntries(table.actors.map((id, a) => [id, means[a] as number]))
   return {
     benchmark: table.benchmark,
     mode: table.mode,
@@ -390,8 +500,20 @@ export function modelSelection(table: SelectionTable, options: ModelSelectionOpt
     random: { loss: iv(point.randomLoss, boot.randomLoss), heldout: iv(point.randomHeld, boot.randomHeld) },
     sizes: Array.from({ length: maxN }, (_, i) => ({
       n: i + 1,
-      pass: { metric: `Pass@${table.passK}`, loss: iv(point.lossPass[i] as number, at(boot.lossPass, i)), heldout: iv(point.heldPass[i] as number, at(boot.heldPass, i)), cost: m.passCost ? (point.costPass[i] as number) : null, picks: picks(point.picksPass[i] as number[]) },
-      seq: { metric: `Seq@${table.calibrationK}`, loss: iv(point.lossSeq[i] as number, at(boot.lossSeq, i)), heldout: iv(point.heldSeq[i] as number, at(boot.heldSeq, i)), cost: m.seqCost ? (point.costSeq[i] as number) : null, picks: picks(point.picksSeq[i] as number[]) },
+      pass: {
+        metric: `Pass@${table.passK}`,
+        loss: iv(point.lossPass[i] as number, at(boot.lossPass, i)),
+        heldout: iv(point.heldPass[i] as number, at(boot.heldPass, i)),
+        cost: m.passCost ? (point.costPass[i] as number) : null,
+        picks: picks(point.picksPass[i] as number[]),
+      },
+      seq: {
+        metric: `Seq@${table.calibrationK}`,
+        loss: iv(point.lossSeq[i] as number, at(boot.lossSeq, i)),
+        heldout: iv(point.heldSeq[i] as number, at(boot.heldSeq, i)),
+        cost: m.seqCost ? (point.costSeq[i] as number) : null,
+        picks: picks(point.picksSeq[i] as number[]),
+      },
       gain: iv((point.heldSeq[i] as number) - (point.heldPass[i] as number), at(boot.gain, i)),
     })),
     notes,

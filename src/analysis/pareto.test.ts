@@ -18,8 +18,18 @@ describe('paretoFrontier', () => {
   })
 
   it('keeps identical points (neither dominates the other) and drops a point beaten on cost only', () => {
-    expect(paretoMask([{ cost: 1, success: 0.5 }, { cost: 1, success: 0.5 }])).toEqual([true, true])
-    expect(paretoMask([{ cost: 1, success: 0.5 }, { cost: 2, success: 0.5 }])).toEqual([true, false])
+    expect(
+      paretoMask([
+        { cost: 1, success: 0.5 },
+        { cost: 1, success: 0.5 },
+      ]),
+    ).toEqual([true, true])
+    expect(
+      paretoMask([
+        { cost: 1, success: 0.5 },
+        { cost: 2, success: 0.5 },
+      ]),
+    ).toEqual([true, false])
     expect(dominates({ cost: 1, success: 0.5 }, { cost: 1, success: 0.5 })).toBe(false)
   })
 
@@ -30,7 +40,10 @@ describe('paretoFrontier', () => {
 
   const pointsArb = fc.array(
     // Few distinct values so that ties in cost and in success are common.
-    fc.record({ cost: fc.integer({ min: 0, max: 6 }).map((c) => c / 2), success: fc.integer({ min: 0, max: 5 }).map((s) => s / 5) }),
+    fc.record({
+      cost: fc.integer({ min: 0, max: 6 }).map((c) => c / 2),
+      success: fc.integer({ min: 0, max: 5 }).map((s) => s / 5),
+    }),
     { maxLength: 30 },
   )
 

@@ -36,10 +36,14 @@ export function dominates(a: CostSuccessPoint, b: CostSuccessPoint): boolean {
 export function paretoMask(points: readonly CostSuccessPoint[]): boolean[] {
   for (const [i, p] of points.entries()) {
     if (!Number.isFinite(p.cost) || !Number.isFinite(p.success)) {
-      throw new RangeError(`point ${i} must have a finite cost and success (got cost ${String(p.cost)}, success ${String(p.success)})`)
+      throw new RangeError(
+        `point ${i} must have a finite cost and success (got cost ${String(p.cost)}, success ${String(p.success)})`,
+      )
     }
   }
-  const order = points.map((_, i) => i).sort((a, b) => (points[a] as CostSuccessPoint).cost - (points[b] as CostSuccessPoint).cost)
+  const order = points
+    .map((_, i) => i)
+    .sort((a, b) => (points[a] as CostSuccessPoint).cost - (points[b] as CostSuccessPoint).cost)
   const mask = new Array<boolean>(points.length).fill(false)
   let bestCheaper = Number.NEGATIVE_INFINITY
   let start = 0
@@ -48,7 +52,8 @@ export function paretoMask(points: readonly CostSuccessPoint[]): boolean[] {
     let end = start
     while (end + 1 < order.length && (points[order[end + 1] as number] as CostSuccessPoint).cost === cost) end++
     let groupBest = Number.NEGATIVE_INFINITY
-    for (let i = start; i <= end; i++) groupBest = Math.max(groupBest, (points[order[i] as number] as CostSuccessPoint).success)
+    for (let i = start; i <= end; i++)
+      groupBest = Math.max(groupBest, (points[order[i] as number] as CostSuccessPoint).success)
     for (let i = start; i <= end; i++) {
       const index = order[i] as number
       const success = (points[index] as CostSuccessPoint).success

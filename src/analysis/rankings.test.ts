@@ -5,12 +5,24 @@ import { simulateRun } from './simulated-runs.js'
 
 describe('competitionRanks', () => {
   it('ranks best first, tied actors sharing the better rank', () => {
-    const ranks = competitionRanks(new Map([['a', 0.9], ['b', 0.7], ['c', 0.9], ['d', 0.5]]))
+    const ranks = competitionRanks(
+      new Map([
+        ['a', 0.9],
+        ['b', 0.7],
+        ['c', 0.9],
+        ['d', 0.5],
+      ]),
+    )
     expect(Object.fromEntries(ranks)).toEqual({ a: 1, b: 3, c: 1, d: 4 })
   })
 
   it('treats ulp-level differences as ties', () => {
-    const ranks = competitionRanks(new Map([['a', 0.1 + 0.2], ['b', 0.3]]))
+    const ranks = competitionRanks(
+      new Map([
+        ['a', 0.1 + 0.2],
+        ['b', 0.3],
+      ]),
+    )
     expect(Object.fromEntries(ranks)).toEqual({ a: 1, b: 1 })
   })
 })
@@ -21,8 +33,16 @@ describe('compareRankings with rates of one count computed along two paths', () 
       benchmark: 'b',
       mode: 'verifier',
       k: 5,
-      pass: new Map([['x', 0.5185185185185185], ['y', 0.5185185185185186], ['z', 0.9]]),
-      seq: new Map([['x', 0.7], ['y', 0.6], ['z', 0.9]]),
+      pass: new Map([
+        ['x', 0.5185185185185185],
+        ['y', 0.5185185185185186],
+        ['z', 0.9],
+      ]),
+      seq: new Map([
+        ['x', 0.7],
+        ['y', 0.6],
+        ['z', 0.9],
+      ]),
     })
     const ranks = Object.fromEntries(r.actors.map((a) => [a.actorId, a.passRank]))
     expect(ranks).toEqual({ x: 2, y: 2, z: 1 })
@@ -50,8 +70,16 @@ describe('compareRankings', () => {
       benchmark: 'b',
       mode: 'verifier',
       k: 5,
-      pass: new Map([['one-shot', 0.99], ['stubborn', 0.97], ['reviser', 0.93]]),
-      seq: new Map([['one-shot', 0.9], ['stubborn', 0.64], ['reviser', 1]]),
+      pass: new Map([
+        ['one-shot', 0.99],
+        ['stubborn', 0.97],
+        ['reviser', 0.93],
+      ]),
+      seq: new Map([
+        ['one-shot', 0.9],
+        ['stubborn', 0.64],
+        ['reviser', 1],
+      ]),
     })
     expect(r.passOrder).toEqual(['one-shot', 'stubborn', 'reviser'])
     expect(r.seqOrder).toEqual(['reviser', 'one-shot', 'stubborn'])
@@ -70,7 +98,19 @@ describe('compareRankings', () => {
   })
 
   it('counts no reversal for a pair tied on one side', () => {
-    const r = compareRankings({ benchmark: 'b', mode: 'm', k: 3, pass: new Map([['a', 0.5], ['b', 0.5]]), seq: new Map([['a', 0.2], ['b', 0.9]]) })
+    const r = compareRankings({
+      benchmark: 'b',
+      mode: 'm',
+      k: 3,
+      pass: new Map([
+        ['a', 0.5],
+        ['b', 0.5],
+      ]),
+      seq: new Map([
+        ['a', 0.2],
+        ['b', 0.9],
+      ]),
+    })
     expect(r.reversals).toEqual([])
   })
 
@@ -79,8 +119,17 @@ describe('compareRankings', () => {
       benchmark: 'b',
       mode: 'verifier',
       k: 5,
-      pass: new Map<string, number | null>([['a', 0.9], ['b', null], ['c', 0.8]]),
-      seq: new Map<string, number | null>([['a', 0.7], ['b', 0.9], ['d', 0.5], ['c', 0.6]]),
+      pass: new Map<string, number | null>([
+        ['a', 0.9],
+        ['b', null],
+        ['c', 0.8],
+      ]),
+      seq: new Map<string, number | null>([
+        ['a', 0.7],
+        ['b', 0.9],
+        ['d', 0.5],
+        ['c', 0.6],
+      ]),
     })
     expect(r.actors.map((a) => a.actorId)).toEqual(['a', 'c'])
     expect(r.excluded).toEqual([
@@ -113,8 +162,21 @@ describe('rankings from runs', () => {
   })
 
   it('refuses Seq@k below K when the actors were told their budget', () => {
-    const run = simulateRun({ actors: [{ id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } }, { id: 'b', firstTry: 0.6, repair: { verifier: 0.2 } }], modes: ['verifier'], tasks: 6, repeats: 1, budget: 5, seed: 1, budgetDisclosed: true })
-    expect(() => analyzeRuns([run], { k: 3, selection: false })).toThrow(/told the actor its budget \(K=5\), so Seq@3 cannot be read from it by truncation/)
+    const run = simulateRun({
+      actors: [
+        { id: 'a', firstTry: 0.5, repair: { verifier: 0.5 } },
+        { id: 'b', firstTry: 0.6, repair: { verifier: 0.2 } },
+      ],
+      modes: ['verifier'],
+      tasks: 6,
+      repeats: 1,
+      budget: 5,
+      seed: 1,
+      budgetDisclosed: true,
+    })
+    expect(() => analyzeRuns([run], { k: 3, selection: false })).toThrow(
+      /told the actor its budget \(K=5\), so Seq@3 cannot be read from it by truncation/,
+    )
     // Seq@K itself is valid.
     expect(analyzeRuns([run], { selection: false }).benchmarks[0]?.rankings[0]?.k).toBe(5)
   })

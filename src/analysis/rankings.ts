@@ -6,7 +6,6 @@
 import { competitionRanks } from '../metrics/ranks.js'
 import type { ExcludedActor, Gaps, Ranking } from './report-schema.js'
 
-
 const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0)
 
 // Competition ranks ("1224") moved to metrics/ranks.ts with the one tie rule; re-exported for
@@ -42,7 +41,12 @@ function difference(a: number | null, b: number | null): number | null {
  * Sorting on ranks, not on rates, keeps the order's ties the ranks' ties.
  */
 function order(ids: readonly string[], rank: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): string[] {
-  return [...ids].sort((x, y) => (rank.get(x) as number) - (rank.get(y) as number) || (then.get(x) as number) - (then.get(y) as number) || byCodeUnits(x, y))
+  return [...ids].sort(
+    (x, y) =>
+      (rank.get(x) as number) - (rank.get(y) as number) ||
+      (then.get(x) as number) - (then.get(y) as number) ||
+      byCodeUnits(x, y),
+  )
 }
 
 /** What two rankings of the same actors are compared from: each actor's Pass@K and Seq@K. */
@@ -80,7 +84,8 @@ export function compareRankings(input: CompareRankingsInput): Ranking {
     const s = input.seq.get(id)
     if (p === undefined) excluded.push({ actorId: id, reason: `no independent cell, so no Pass@${input.k}` })
     else if (s === undefined) excluded.push({ actorId: id, reason: `no ${input.mode} cell, so no Seq@${input.k}` })
-    else if (p === null) excluded.push({ actorId: id, reason: `Pass@${input.k} is undefined (fewer than ${input.k} samples per task)` })
+    else if (p === null)
+      excluded.push({ actorId: id, reason: `Pass@${input.k} is undefined (fewer than ${input.k} samples per task)` })
     else if (s === null) excluded.push({ actorId: id, reason: `Seq@${input.k} is undefined (no measured trajectory)` })
     else {
       pass.set(id, p)
@@ -110,14 +115,24 @@ export function compareRankings(input: CompareRankingsInput): Ranking {
     actors: seqOrder.map((id) => {
       const passRank = passRanks.get(id) as number
       const seqRank = seqRanks.get(id) as number
-      return { actorId: id, pass: pass.get(id) as number, seq: seq.get(id) as number, passRank, seqRank, rankChange: passRank - seqRank }
+      return {
+        actorId: id,
+        pass: pass.get(id) as number,
+        seq: seq.get(id) as number,
+        passRank,
+        seqRank,
+        rankChange: passRank - seqRank,
+      }
     }),
     passOrder,
     seqOrder,
     gaps: {
       pass: passGaps,
       seq: seqGaps,
-      change: { bestWorst: difference(seqGaps.bestWorst, passGaps.bestWorst), meanPairwise: difference(seqGaps.meanPairwise, passGaps.meanPairwise) },
+      change: {
+        bestWorst: difference(seqGaps.bestWorst, passGaps.bestWorst),
+        meanPairwise: difference(seqGaps.meanPairwise, passGaps.meanPairwise),
+      },
     },
     reversals,
     excluded,

@@ -3,7 +3,17 @@
  * every table reads the same without it (no meaning is carried by colour alone).
  */
 import { Chalk, type ChalkInstance } from 'chalk'
-import type { AnalysisReport, Correlation, Correlations, CostSuccess, Ranking, RevisionAnnotationSection, Selection, SelectionReport, TimingRow } from './report-schema.js'
+import type {
+  AnalysisReport,
+  Correlation,
+  Correlations,
+  CostSuccess,
+  Ranking,
+  RevisionAnnotationSection,
+  Selection,
+  SelectionReport,
+  TimingRow,
+} from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
 
@@ -26,7 +36,13 @@ function ci(interval: IntervalLike, format: (v: number | null) => string): strin
 }
 
 /** Columns padded to their widest cell; `right` marks numeric columns. */
-function table(header: string[], rows: string[][], right: (i: number) => boolean, c: ChalkInstance, indent = '  '): string[] {
+function table(
+  header: string[],
+  rows: string[][],
+  right: (i: number) => boolean,
+  c: ChalkInstance,
+  indent = '  ',
+): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const line = (cols: string[]): string =>
     indent +
@@ -46,12 +62,37 @@ function renderRanking(r: Ranking, c: ChalkInstance): string[] {
     out.push('    no actor has both numbers')
   } else {
     const arrow = (d: number): string => (d > 0 ? `up ${d}` : d < 0 ? `down ${-d}` : '=')
-    const rows = r.actors.map((a) => [a.actorId, percent(a.pass), ordinal(a.passRank), percent(a.seq), ordinal(a.seqRank), arrow(a.rankChange)])
-    rows.push(['best–worst gap', percent(r.gaps.pass.bestWorst), '', percent(r.gaps.seq.bestWorst), '', signedPercent(r.gaps.change.bestWorst)])
-    rows.push(['mean pairwise gap', percent(r.gaps.pass.meanPairwise), '', percent(r.gaps.seq.meanPairwise), '', signedPercent(r.gaps.change.meanPairwise)])
+    const rows = r.actors.map((a) => [
+      a.actorId,
+      percent(a.pass),
+      ordinal(a.passRank),
+      percent(a.seq),
+      ordinal(a.seqRank),
+      arrow(a.rankChange),
+    ])
+    rows.push([
+      'best–worst gap',
+      percent(r.gaps.pass.bestWorst),
+      '',
+      percent(r.gaps.seq.bestWorst),
+      '',
+      signedPercent(r.gaps.change.bestWorst),
+    ])
+    rows.push([
+      'mean pairwise gap',
+      percent(r.gaps.pass.meanPairwise),
+      '',
+      percent(r.gaps.seq.meanPairwise),
+      '',
+      signedPercent(r.gaps.change.meanPairwise),
+    ])
     out.push(...table(['actor', `Pass@${r.k}`, 'rank', `Seq@${r.k}`, 'rank', 'change'], rows, (i) => i > 0, c, '    '))
-    if (r.reversals.length === 0) out.push(`    no reversal: no pair is ordered one way by Pass@${r.k} and the other by Seq@${r.k}`)
-    else out.push(`    ${c.yellow('reversals')} (above under Pass@${r.k}, below under Seq@${r.k}): ${r.reversals.map((x) => `${x.passAbove} over ${x.seqAbove}`).join('; ')}`)
+    if (r.reversals.length === 0)
+      out.push(`    no reversal: no pair is ordered one way by Pass@${r.k} and the other by Seq@${r.k}`)
+    else
+      out.push(
+        `    ${c.yellow('reversals')} (above under Pass@${r.k}, below under Seq@${r.k}): ${r.reversals.map((x) => `${x.passAbove} over ${x.seqAbove}`).join('; ')}`,
+      )
   }
   for (const e of r.excluded) out.push(c.dim(`    left out: ${e.actorId}: ${e.reason}`))
   return out
@@ -61,11 +102,23 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
   if (rows.length === 0) return []
   const ks = [...new Set(rows.map((r) => r.k))]
   const K = ks.length === 1 ? String(ks[0]) : 'K'
-  const out = [c.bold(`Revision timing (paper Table 4)`) + ` — EGS = (Seq@2 − Seq@1)/ΔSeq@${K}, LGS = (Seq@${K} − Seq@${K === 'K' ? 'K−1' : Number(K) - 1})/ΔSeq@${K}, in %`]
+  const out = [
+    c.bold(`Revision timing (paper Table 4)`) +
+      ` — EGS = (Seq@2 − Seq@1)/ΔSeq@${K}, LGS = (Seq@${K} − Seq@${K === 'K' ? 'K−1' : Number(K) - 1})/ΔSeq@${K}, in %`,
+  ]
   out.push(
     ...table(
       ['actor', 'mode', 'Seq@1', `Seq@${K}`, `ΔSeq@${K}`, 'EGS', 'LGS', 'why undefined'],
-      rows.map((r) => [r.actorId, r.mode, percent(r.seqAt1), percent(r.seqAtK), signedPercent(r.gain), percent(r.egs), percent(r.lgs), r.reason ?? '']),
+      rows.map((r) => [
+        r.actorId,
+        r.mode,
+        percent(r.seqAt1),
+        percent(r.seqAtK),
+        signedPercent(r.gain),
+        percent(r.egs),
+        percent(r.lgs),
+        r.reason ?? '',
+      ]),
       (i) => i >= 2 && i <= 6,
       c,
     ),
@@ -74,7 +127,10 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
 }
 
 function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
-  const out = [c.bold('Cost–success (paper Figure 3)') + ' — success % and mean cost per task at budget k; * = on that protocol\'s Pareto frontier']
+  const out = [
+    c.bold('Cost–success (paper Figure 3)') +
+      " — success % and mean cost per task at budget k; * = on that protocol's Pareto frontier",
+  ]
   const K = Math.max(0, ...cs.series.flatMap((s) => s.points.map((p) => p.k)))
   const rows: string[][] = []
   for (const s of cs.series) {
@@ -88,11 +144,17 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
       rows.push([`${s.metric} (${s.protocol})`, actor, ...cells])
     }
   }
-  out.push(...table(['protocol', 'actor', ...Array.from({ length: K }, (_, i) => `k=${i + 1}`)], rows, (i) => i >= 2, c))
+  out.push(
+    ...table(['protocol', 'actor', ...Array.from({ length: K }, (_, i) => `k=${i + 1}`)], rows, (i) => i >= 2, c),
+  )
   if (cs.combinedFrontier.length > 0) {
-    out.push(`  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`)
+    out.push(
+      `  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`,
+    )
   }
-  const unpriced = cs.series.flatMap((s) => s.points.filter((p) => p.reason !== null).map((p) => `${s.protocol} ${p.actorId} k=${p.k}: ${p.reason}`))
+  const unpriced = cs.series.flatMap((s) =>
+    s.points.filter((p) => p.reason !== null).map((p) => `${s.protocol} ${p.actorId} k=${p.k}: ${p.reason}`),
+  )
   if (unpriced.length > 0 && unpriced.length <= 6) for (const u of unpriced) out.push(c.dim(`  left out: ${u}`))
   if (cs.note) out.push(c.dim(`  note: ${cs.note}`))
   return out
@@ -106,48 +168,78 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
 function renderRevisionAnnotation(section: RevisionAnnotationSection, c: ChalkInstance, pooled: boolean): string[] {
   if (section.rows.length === 0) return []
   const annotators = [...new Set(section.rows.map((r) => annotatorText(r.annotator)))]
-  const title = pooled ? 'Did revisions address the feedback? Pooled over benchmarks (paper §5.2.2, Figure 5b)' : 'Did revisions address the feedback? (paper §5.2.2, Figure 5b)'
-  const out = [c.bold(title) + ` — annotator ${annotators.join(', ')}; in %, 95% intervals${pooled ? '' : ' clustered by task'}`]
+  const title = pooled
+    ? 'Did revisions address the feedback? Pooled over benchmarks (paper §5.2.2, Figure 5b)'
+    : 'Did revisions address the feedback? (paper §5.2.2, Figure 5b)'
+  const out = [
+    c.bold(title) + ` — annotator ${annotators.join(', ')}; in %, 95% intervals${pooled ? '' : ' clustered by task'}`,
+  ]
   const several = annotators.length > 1
   // Pooled rows name their benchmarks by a set number: the names are long and mostly shared.
   const sets = [...new Set(section.rows.map((r) => r.benchmarks.join('\u0000')))]
-  const setOf = (r: RevisionAnnotationSection['rows'][number]): string => `set ${sets.indexOf(r.benchmarks.join('\u0000')) + 1}`
-  const who = (r: RevisionAnnotationSection['rows'][number]): string[] => [r.actorId, r.mode, ...(several ? [annotatorText(r.annotator)] : []), ...(pooled ? [`${setOf(r)} (${r.benchmarks.length})`] : [])]
+  const setOf = (r: RevisionAnnotationSection['rows'][number]): string =>
+    `set ${sets.indexOf(r.benchmarks.join('\u0000')) + 1}`
+  const who = (r: RevisionAnnotationSection['rows'][number]): string[] => [
+    r.actorId,
+    r.mode,
+    ...(several ? [annotatorText(r.annotator)] : []),
+    ...(pooled ? [`${setOf(r)} (${r.benchmarks.length})`] : []),
+  ]
   const head = ['actor', 'mode', ...(several ? ['annotator'] : []), ...(pooled ? ['benchmarks'] : [])]
   const lead = head.length
-  const count = (r: RevisionAnnotationSection['rows'][number]): string => (r.sampled ? `${r.annotated} of ${r.annotatable}` : String(r.annotated))
+  const count = (r: RevisionAnnotationSection['rows'][number]): string =>
+    r.sampled ? `${r.annotated} of ${r.annotatable}` : String(r.annotated)
   out.push('  share of revisions:')
   out.push(
     ...table(
       [...head, 'annotated', 'unhelpful', 'some', 'all'],
-      section.rows.map((r) => [...who(r), count(r), ci(r.classes.unhelpful.share, percent), ci(r.classes.some.share, percent), ci(r.classes.all.share, percent)]),
+      section.rows.map((r) => [
+        ...who(r),
+        count(r),
+        ci(r.classes.unhelpful.share, percent),
+        ci(r.classes.some.share, percent),
+        ci(r.classes.all.share, percent),
+      ]),
       (i) => i >= lead,
       c,
       '    ',
     ),
   )
-  const success = (k: RevisionAnnotationSection['rows'][number]['classes']['all']): string => (k.revisions === 0 ? '—' : `${ci(k.success, percent)} ${k.solved}/${k.revisions}`)
+  const success = (k: RevisionAnnotationSection['rows'][number]['classes']['all']): string =>
+    k.revisions === 0 ? '—' : `${ci(k.success, percent)} ${k.solved}/${k.revisions}`
   out.push('  next-attempt success by class:')
   out.push(
     ...table(
       [...head, 'unhelpful', 'some', 'all'],
-      section.rows.map((r) => [...who(r), success(r.classes.unhelpful), success(r.classes.some), success(r.classes.all)]),
+      section.rows.map((r) => [
+        ...who(r),
+        success(r.classes.unhelpful),
+        success(r.classes.some),
+        success(r.classes.all),
+      ]),
       (i) => i >= lead,
       c,
       '    ',
     ),
   )
-  if (pooled) for (const [i, set] of sets.entries()) out.push(`  benchmark set ${i + 1}: ${set.split('\u0000').join(' + ')}`)
+  if (pooled)
+    for (const [i, set] of sets.entries()) out.push(`  benchmark set ${i + 1}: ${set.split('\u0000').join(' + ')}`)
   for (const n of section.notes) out.push(c.dim(`  note: ${n}`))
   return out
 }
 
 function renderCorrelations(list: readonly Correlations[], c: ChalkInstance): string[] {
   if (list.length === 0) return []
-  const out = [c.bold('Correlations over actor × benchmark pairs (paper Figure 4)') + ' — Spearman with 95% bootstrap intervals over pairs']
+  const out = [
+    c.bold('Correlations over actor × benchmark pairs (paper Figure 4)') +
+      ' — Spearman with 95% bootstrap intervals over pairs',
+  ]
   const ks = [...new Set(list.flatMap((x) => x.pairs.map((p) => p.k)))]
   const K = ks.length === 1 ? String(ks[0]) : 'K'
-  const fmt = (x: Correlation): string => (x.lo === null || x.hi === null ? signedRatio(x.rho) : `${signedRatio(x.rho)} [${signedRatio(x.lo)}, ${signedRatio(x.hi)}]`)
+  const fmt = (x: Correlation): string =>
+    x.lo === null || x.hi === null
+      ? signedRatio(x.rho)
+      : `${signedRatio(x.rho)} [${signedRatio(x.lo)}, ${signedRatio(x.hi)}]`
   out.push(
     ...table(
       ['Seq@k from', 'pairs', `ρ(Pass@${K}, Seq@${K})`, `ρ(ΔPass@${K}, ΔSeq@${K})`],
@@ -167,12 +259,29 @@ export function renderSelectionBlock(s: Selection, options: RenderOptions = {}):
   const pass = `Pass@${s.passK}`
   const seq = `Seq@${s.calibrationK}`
   const out = [
-    c.bold(`Model selection (paper Figure 2, Table 2)`) + ` — deploy with ${s.mode} feedback, scored by held-out Seq@${s.deployK}; calibrate with ${pass} or ${seq}`,
+    c.bold(`Model selection (paper Figure 2, Table 2)`) +
+      ` — deploy with ${s.mode} feedback, scored by held-out Seq@${s.deployK}; calibrate with ${pass} or ${seq}`,
     `  ${s.actors.length} candidates (${s.actors.join(', ')}); groups A ${s.groups.a.length} and B ${s.groups.b.length} tasks (seed ${s.seed}); ${s.draws} draws per n and direction; loss and gain in points, 95% bootstrap intervals over tasks (${last?.gain.resamples ?? 0} resamples)`,
   ]
-  const rows = s.sizes.map((z) => [String(z.n), ci(z.pass.loss, percent), ci(z.seq.loss, percent), ci(z.gain, signedPercent), money(z.pass.cost), money(z.seq.cost)])
-  out.push(...table(['n', `loss ${pass}`, `loss ${seq}`, `gain (${seq} − ${pass} pick)`, `cost ${pass}`, `cost ${seq}`], rows, (i) => i >= 0, c))
-  out.push(`  random choice: loss ${ci(s.random.loss, percent)}, held-out Seq@${s.deployK} ${ci(s.random.heldout, percent)}, no calibration cost`)
+  const rows = s.sizes.map((z) => [
+    String(z.n),
+    ci(z.pass.loss, percent),
+    ci(z.seq.loss, percent),
+    ci(z.gain, signedPercent),
+    money(z.pass.cost),
+    money(z.seq.cost),
+  ])
+  out.push(
+    ...table(
+      ['n', `loss ${pass}`, `loss ${seq}`, `gain (${seq} − ${pass} pick)`, `cost ${pass}`, `cost ${seq}`],
+      rows,
+      (i) => i >= 0,
+      c,
+    ),
+  )
+  out.push(
+    `  random choice: loss ${ci(s.random.loss, percent)}, held-out Seq@${s.deployK} ${ci(s.random.heldout, percent)}, no calibration cost`,
+  )
   const at = s.sizes.find((z) => z.n === 10) ?? last
   if (at !== undefined) {
     out.push(
@@ -185,9 +294,12 @@ export function renderSelectionBlock(s: Selection, options: RenderOptions = {}):
         .join(', ')
     out.push(`  picks at n = ${at.n}: ${pass} → ${picks(at.pass.picks)}; ${seq} → ${picks(at.seq.picks)}`)
   }
-  const held = s.actors.map((id) => `${id} ${percent(s.heldoutByGroup.a[id])}/${percent(s.heldoutByGroup.b[id])}`).join(', ')
+  const held = s.actors
+    .map((id) => `${id} ${percent(s.heldoutByGroup.a[id])}/${percent(s.heldoutByGroup.b[id])}`)
+    .join(', ')
   out.push(c.dim(`  held-out Seq@${s.deployK} on A/B: ${held}`))
-  if (s.excludedTasks.length > 0) out.push(c.dim(`  tasks left out: ${s.excludedTasks.map((t) => `${t.taskId} (${t.reason})`).join('; ')}`))
+  if (s.excludedTasks.length > 0)
+    out.push(c.dim(`  tasks left out: ${s.excludedTasks.map((t) => `${t.taskId} (${t.reason})`).join('; ')}`))
   for (const n of s.notes) out.push(c.dim(`  note: ${n}`))
   return out.join('\n')
 }
@@ -207,9 +319,17 @@ function sourcesLine(report: { sources: AnalysisReport['sources'] }): string {
  */
 export function renderAnalysis(report: AnalysisReport, options: RenderOptions = {}): string {
   const c = new Chalk({ level: options.color ? 1 : 0 })
-  const out = [c.bold(`seqk analyze — ${sourcesLine(report)}, ${report.benchmarks.length} benchmark${report.benchmarks.length === 1 ? '' : 's'}`)]
+  const out = [
+    c.bold(
+      `seqk analyze — ${sourcesLine(report)}, ${report.benchmarks.length} benchmark${report.benchmarks.length === 1 ? '' : 's'}`,
+    ),
+  ]
   for (const b of report.benchmarks) {
-    out.push('', c.bold(`━━ ${b.name}`) + ` — ${plural(b.actors.length, 'actor')}; feedback modes: ${b.modes.join(', ') || 'none'}`)
+    out.push(
+      '',
+      c.bold(`━━ ${b.name}`) +
+        ` — ${plural(b.actors.length, 'actor')}; feedback modes: ${b.modes.join(', ') || 'none'}`,
+    )
     for (const n of b.notes) out.push(c.dim(`  note: ${n}`))
     if (b.rankings.length > 0) {
       out.push('', c.bold('Rankings and gaps (paper Table 3)') + ' — rates in %, gaps in points')
@@ -222,7 +342,8 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
     for (const s of b.selectionSkipped) out.push('', c.bold('Model selection') + ` (${s.mode}): not run — ${s.reason}`)
   }
   if (report.correlations.length > 0) out.push('', ...renderCorrelations(report.correlations, c))
-  if (report.revisionAnnotationPooled.rows.length > 0) out.push('', ...renderRevisionAnnotation(report.revisionAnnotationPooled, c, true))
+  if (report.revisionAnnotationPooled.rows.length > 0)
+    out.push('', ...renderRevisionAnnotation(report.revisionAnnotationPooled, c, true))
   if (report.notes.length > 0) out.push('', ...report.notes.map((n) => c.dim(`note: ${n}`)))
   return out.join('\n')
 }

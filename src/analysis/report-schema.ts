@@ -154,7 +154,9 @@ export const CostSuccessSchema = z.object({
   benchmark: z.string(),
   series: z.array(CostSuccessSeriesSchema),
   /** The frontier over every protocol's points together: which protocol gives the efficient choices. */
-  combinedFrontier: z.array(z.object({ protocol: z.string(), actorId: z.string(), k: Int, cost: z.number(), success: z.number() })),
+  combinedFrontier: z.array(
+    z.object({ protocol: z.string(), actorId: z.string(), k: Int, cost: z.number(), success: z.number() }),
+  ),
   note: z.string().nullable(),
 })
 export type CostSuccess = z.infer<typeof CostSuccessSchema>
@@ -162,7 +164,11 @@ export type CostSuccess = z.infer<typeof CostSuccessSchema>
 // ── 4b. Revision annotation (paper §5.2.2, Figure 5b) ─────────────────────────────────────────
 
 /** Who judged the revisions: the annotator, its rule or prompt version, and its model (null for the derived one). */
-export const RevisionAnnotatorIdSchema = z.object({ annotator: z.string(), version: z.string(), model: z.string().nullable() })
+export const RevisionAnnotatorIdSchema = z.object({
+  annotator: z.string(),
+  version: z.string(),
+  model: z.string().nullable(),
+})
 export type RevisionAnnotatorId = z.infer<typeof RevisionAnnotatorIdSchema>
 
 /** A revision class's row: the same shape as a cell summary's (`RevisionClassSummarySchema`). */

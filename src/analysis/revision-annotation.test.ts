@@ -4,7 +4,14 @@ import { pooledShareInterval } from '../metrics/pooled-share.js'
 import { analyzeRuns } from './analyze.js'
 import { renderAnalysis } from './render.js'
 import { AnalysisReportSchema } from './report-schema.js'
-import { annotatorOf, annotatorText, pooledRevisionAnnotation, pooledStrata, revisionAnnotationSection, STRATIFIED_INTERVAL_METHOD } from './revision-annotation.js'
+import {
+  annotatorOf,
+  annotatorText,
+  pooledRevisionAnnotation,
+  pooledStrata,
+  revisionAnnotationSection,
+  STRATIFIED_INTERVAL_METHOD,
+} from './revision-annotation.js'
 import { simulateRun, type SimulatedRunOptions } from './simulated-runs.js'
 
 const actors: SimulatedRunOptions['actors'] = [
@@ -13,8 +20,19 @@ const actors: SimulatedRunOptions['actors'] = [
   // Follows it: every named test fixed, and when it still fails it broke another.
   { id: 'follower', firstTry: 0.4, repair: { binary: 0.2, verifier: 0.6 }, address: { verifier: 1 } },
 ]
-const run = (benchmark: string, seed: number) => simulateRun({ actors, modes: ['binary', 'verifier'], tasks: 20, repeats: 2, budget: 4, seed, benchmark, runId: `run-${benchmark}` })
-const cellOf = (summary: RunSummary, actor: string, mode: string): CellSummary => summary.benchmarks[0]!.cells.find((c) => c.actorId === actor && c.mode === mode)!
+const run = (benchmark: string, seed: number) =>
+  simulateRun({
+    actors,
+    modes: ['binary', 'verifier'],
+    tasks: 20,
+    repeats: 2,
+    budget: 4,
+    seed,
+    benchmark,
+    runId: `run-${benchmark}`,
+  })
+const cellOf = (summary: RunSummary, actor: string, mode: string): CellSummary =>
+  summary.benchmarks[0]!.cells.find((c) => c.actorId === actor && c.mode === mode)!
 
 describe('simulated runs carry what the derived annotator reads', () => {
   const summary = run('alpha', 5)
@@ -51,12 +69,20 @@ describe('revisionAnnotationSection', () => {
     const cell = cellOf(summary, 'follower', 'verifier').revisionAnnotation!
     expect(section.rows[1]!.classes).toEqual(cell.classes)
     expect(section.rows[1]!.annotator).toEqual({ annotator: 'derived', version: 'derived/1', model: null })
-    expect(section.notes).toEqual(['not annotated: binary (feedback that names no request, or no annotator configured)'])
+    expect(section.notes).toEqual([
+      'not annotated: binary (feedback that names no request, or no annotator configured)',
+    ])
   })
   it('flags actors of one mode judged by different annotators', () => {
-    const cells = summary.benchmarks[0]!.cells.map((c) => (c.actorId === 'follower' && c.revisionAnnotation ? { ...c, revisionAnnotation: { ...c.revisionAnnotation, version: 'derived/2' } } : c))
+    const cells = summary.benchmarks[0]!.cells.map((c) =>
+      c.actorId === 'follower' && c.revisionAnnotation
+        ? { ...c, revisionAnnotation: { ...c.revisionAnnotation, version: 'derived/2' } }
+        : c,
+    )
     const flagged = revisionAnnotationSection(cells)
-    expect(flagged.notes[0]).toBe('verifier: the actors\' revisions were judged by different annotators (ignorer: derived/1, follower: derived/2); their classes are not comparable')
+    expect(flagged.notes[0]).toBe(
+      "verifier: the actors' revisions were judged by different annotators (ignorer: derived/1, follower: derived/2); their classes are not comparable",
+    )
   })
   it('is empty for a benchmark with no annotated cell', () => {
     const binaryOnly = simulateRun({ actors, modes: ['binary'], tasks: 4, repeats: 1, budget: 3, seed: 1 })
@@ -69,7 +95,9 @@ describe('annotatorOf and annotatorText', () => {
     const base = run('alpha', 5).benchmarks[0]!.cells.find((c) => c.revisionAnnotation)!.revisionAnnotation!
     expect(annotatorOf(base)).toEqual({ annotator: 'derived', version: 'derived/1', model: null })
     expect(annotatorOf({ ...base, model: 'openai:gpt-5-mini' } as typeof base).model).toBe('openai:gpt-5-mini')
-    expect(annotatorText({ annotator: 'llm', version: 'annotator.v1@ab12', model: 'openai:gpt-5-mini' })).toBe('llm annotator.v1@ab12 (openai:gpt-5-mini)')
+    expect(annotatorText({ annotator: 'llm', version: 'annotator.v1@ab12', model: 'openai:gpt-5-mini' })).toBe(
+      'llm annotator.v1@ab12 (openai:gpt-5-mini)',
+    )
     expect(annotatorText({ annotator: 'derived', version: 'derived/1', model: null })).toBe('derived/1')
   })
 })
@@ -108,10 +136,16 @@ describe('pooledStrata', () => {
   it('keeps 0% and 100% informative, and gives no value for no units', () => {
     const zero = pooledShareInterval(Array.from({ length: 10 }, () => ({ hits: 0, trials: 2 })))
     const z = { point: 0, lo: 0, hi: zero.hi, level: 0.95, method: zero.method, tasks: 10 }
-    const pooled = pooledStrata([{ hits: 0, units: 20, interval: z }, { hits: 0, units: 20, interval: z }])
+    const pooled = pooledStrata([
+      { hits: 0, units: 20, interval: z },
+      { hits: 0, units: 20, interval: z },
+    ])
     expect(pooled.point).toBe(0)
     expect(pooled.hi!).toBeLessThan(zero.hi)
-    expect(pooledStrata([{ hits: 0, units: 0, interval: { point: null, lo: null, hi: null, level: 0.95, method: 'x' } }]).point).toBeNull()
+    expect(
+      pooledStrata([{ hits: 0, units: 0, interval: { point: null, lo: null, hi: null, level: 0.95, method: 'x' } }])
+        .point,
+    ).toBeNull()
   })
 })
 
@@ -119,7 +153,9 @@ describe('pooledRevisionAnnotation', () => {
   const a = run('alpha', 5)
   const b = run('beta', 6)
   it('pools each actor over benchmarks: counts add up, intervals name their method', () => {
-    const pooled = pooledRevisionAnnotation([a, b].map((s) => ({ name: s.benchmarks[0]!.name, cells: s.benchmarks[0]!.cells })))
+    const pooled = pooledRevisionAnnotation(
+      [a, b].map((s) => ({ name: s.benchmarks[0]!.name, cells: s.benchmarks[0]!.cells })),
+    )
     expect(pooled.rows.map((r) => [r.actorId, r.mode, r.benchmarks])).toEqual([
       ['ignorer', 'verifier', ['alpha', 'beta']],
       ['follower', 'verifier', ['alpha', 'beta']],
@@ -127,12 +163,19 @@ describe('pooledRevisionAnnotation', () => {
     const both = [cellOf(a, 'ignorer', 'verifier'), cellOf(b, 'ignorer', 'verifier')].map((c) => c.revisionAnnotation!)
     const row = pooled.rows[0]!
     expect(row.annotated).toBe(both[0]!.annotated + both[1]!.annotated)
-    expect(row.classes.unhelpful.revisions).toBe(both[0]!.classes.unhelpful.revisions + both[1]!.classes.unhelpful.revisions)
+    expect(row.classes.unhelpful.revisions).toBe(
+      both[0]!.classes.unhelpful.revisions + both[1]!.classes.unhelpful.revisions,
+    )
     expect(row.classes.unhelpful.share.point).toBeCloseTo(row.classes.unhelpful.revisions / row.annotated, 12)
     expect(row.classes.all.success.method).toBe(STRATIFIED_INTERVAL_METHOD)
   })
   it('never pools different annotators, leaves out a second benchmark over the same tasks, and skips one-benchmark pools', () => {
-    const relabel = (s: RunSummary): CellSummary[] => s.benchmarks[0]!.cells.map((c) => (c.actorId === 'follower' && c.revisionAnnotation ? { ...c, revisionAnnotation: { ...c.revisionAnnotation, version: 'derived/2' } } : c))
+    const relabel = (s: RunSummary): CellSummary[] =>
+      s.benchmarks[0]!.cells.map((c) =>
+        c.actorId === 'follower' && c.revisionAnnotation
+          ? { ...c, revisionAnnotation: { ...c.revisionAnnotation, version: 'derived/2' } }
+          : c,
+      )
     const twin = run('alpha', 5)
     const pooled = pooledRevisionAnnotation([
       { name: 'alpha', cells: a.benchmarks[0]!.cells },
@@ -140,7 +183,9 @@ describe('pooledRevisionAnnotation', () => {
       { name: 'alpha again', cells: twin.benchmarks[0]!.cells.map((c) => ({ ...c, benchmark: 'alpha again' })) },
     ])
     // follower: derived/1 on alpha only (its twin is left out), derived/2 on beta only: nothing to pool.
-    expect(pooled.rows.map((r) => [r.actorId, r.benchmarks, r.annotator.version])).toEqual([['ignorer', ['alpha', 'beta'], 'derived/1']])
+    expect(pooled.rows.map((r) => [r.actorId, r.benchmarks, r.annotator.version])).toEqual([
+      ['ignorer', ['alpha', 'beta'], 'derived/1'],
+    ])
     expect(pooled.notes[0]).toMatch(/^left out of the pools: alpha again \(same tasks as alpha\)/)
   })
 })
@@ -156,7 +201,9 @@ describe('seqk analyze: Figure 5b', () => {
     const text = renderAnalysis(report)
     const block = text.slice(text.indexOf('Did revisions address the feedback? (paper §5.2.2, Figure 5b)'))
     const lines = block.split('\n')
-    expect(lines[0]).toBe('Did revisions address the feedback? (paper §5.2.2, Figure 5b) — annotator derived/1; in %, 95% intervals clustered by task')
+    expect(lines[0]).toBe(
+      'Did revisions address the feedback? (paper §5.2.2, Figure 5b) — annotator derived/1; in %, 95% intervals clustered by task',
+    )
     expect(lines[1]).toBe('  share of revisions:')
     expect(lines[2]).toMatch(/^ {4}actor +mode +annotated +unhelpful +some +all$/)
     const row = report.benchmarks[0]!.revisionAnnotation.rows[1]!

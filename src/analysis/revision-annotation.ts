@@ -77,7 +77,8 @@ export function revisionAnnotationSection(cells: readonly CellSummary[]): Revisi
     rows.push(rowOf(cell, a))
     // What the LLM annotator adds when present: failed annotations and a caution (self-annotation).
     const extra = a as { errors?: unknown; note?: unknown }
-    if (typeof extra.errors === 'number' && extra.errors > 0) notes.push(`${cell.cellId}: ${extra.errors} annotation${extra.errors === 1 ? '' : 's'} failed (in no class)`)
+    if (typeof extra.errors === 'number' && extra.errors > 0)
+      notes.push(`${cell.cellId}: ${extra.errors} annotation${extra.errors === 1 ? '' : 's'} failed (in no class)`)
     if (typeof extra.note === 'string') notes.push(`${cell.cellId}: ${extra.note}`)
   }
   if (rows.length === 0) return { rows, notes: [] }
@@ -87,12 +88,16 @@ export function revisionAnnotationSection(cells: readonly CellSummary[]): Revisi
     const annotators = new Map(inMode.map((r) => [annotatorKey(r.annotator), r.annotator]))
     if (annotators.size > 1) {
       const who = inMode.map((r) => `${r.actorId}: ${annotatorText(r.annotator)}`).join(', ')
-      notes.push(`${mode}: the actors' revisions were judged by different annotators (${who}); their classes are not comparable`)
+      notes.push(
+        `${mode}: the actors' revisions were judged by different annotators (${who}); their classes are not comparable`,
+      )
     }
   }
   const unannotated = [...new Set(without)].filter((m) => !modes.includes(m))
-  if (unannotated.length > 0) notes.push(`not annotated: ${unannotated.join(', ')} (feedback that names no request, or no annotator configured)`)
-  if (rows.some((r) => r.sampled)) notes.push('sampled: some cells annotated a sample of their revisions (annotated of annotatable)')
+  if (unannotated.length > 0)
+    notes.push(`not annotated: ${unannotated.join(', ')} (feedback that names no request, or no annotator configured)`)
+  if (rows.some((r) => r.sampled))
+    notes.push('sampled: some cells annotated a sample of their revisions (annotated of annotatable)')
   return { rows, notes }
 }
 
@@ -100,7 +105,10 @@ export function revisionAnnotationSection(cells: readonly CellSummary[]): Revisi
 function clopperPearson(point: number, m: number, level: number): { lo: number; hi: number } {
   const tail = (1 - level) / 2
   const x = point * m
-  return { lo: point === 0 ? 0 : betaQuantile(tail, x, m - x + 1), hi: point === 1 ? 1 : betaQuantile(1 - tail, x + 1, m - x) }
+  return {
+    lo: point === 0 ? 0 : betaQuantile(tail, x, m - x + 1),
+    hi: point === 1 ? 1 : betaQuantile(1 - tail, x + 1, m - x),
+  }
 }
 
 /**
@@ -142,15 +150,25 @@ function effectiveSize(interval: IntervalJson, units: number): number {
  * @example
  * pooledStrata([{ hits: 3, units: 10, interval: a }, { hits: 5, units: 20, interval: b }]).point // => 8 / 30
  */
-export function pooledStrata(strata: readonly { hits: number; units: number; interval: IntervalJson }[], level = 0.95): IntervalJson {
+export function pooledStrata(
+  strata: readonly { hits: number; units: number; interval: IntervalJson }[],
+  level = 0.95,
+): IntervalJson {
   const present = strata.filter((s) => s.units > 0)
   const units = present.reduce((n, s) => n + s.units, 0)
   const hits = present.reduce((n, s) => n + s.hits, 0)
-  const base = { level, method: STRATIFIED_INTERVAL_METHOD, tasks: present.reduce((n, s) => n + (s.interval.tasks ?? 0), 0) }
+  const base = {
+    level,
+    method: STRATIFIED_INTERVAL_METHOD,
+    tasks: present.reduce((n, s) => n + (s.interval.tasks ?? 0), 0),
+  }
   if (units === 0) return { point: null, lo: null, hi: null, ...base }
   const point = hits / units
   // A stratum whose interval is unknown counts as next to nothing: it adds the most variance it can.
-  const inverse = present.reduce((n, s) => n + (s.units / units) ** 2 / Math.max(0.01, effectiveSize(s.interval, s.units)), 0)
+  const inverse = present.reduce(
+    (n, s) => n + (s.units / units) ** 2 / Math.max(0.01, effectiveSize(s.interval, s.units)),
+    0,
+  )
   const m = Math.min(units, 1 / inverse)
   const { lo, hi } = clopperPearson(point, m, level)
   return { point, lo: Math.min(lo, point), hi: Math.max(hi, point), ...base }
@@ -166,8 +184,14 @@ export function pooledStrata(strata: readonly { hits: number; units: number; int
  * @example
  * pooledRevisionAnnotation(report.benchmarks.map((b) => ({ name: b.name, cells }))).rows
  */
-export function pooledRevisionAnnotation(benchmarks: readonly { name: string; cells: readonly CellSummary[] }[], level = 0.95): RevisionAnnotationSection {
-  const pools = new Map<string, { first: RevisionAnnotationRow; members: { row: RevisionAnnotationRow; hash: string }[] }>()
+export function pooledRevisionAnnotation(
+  benchmarks: readonly { name: string; cells: readonly CellSummary[] }[],
+  level = 0.95,
+): RevisionAnnotationSection {
+  const pools = new Map<
+    string,
+    { first: RevisionAnnotationRow; members: { row: RevisionAnnotationRow; hash: string }[] }
+  >()
   const notes: string[] = []
   const left = new Set<string>()
   for (const b of benchmarks) {
@@ -194,9 +218,23 @@ export function pooledRevisionAnnotation(benchmarks: readonly { name: string; ce
     const annotated = sum((r) => r.annotated)
     const classOf = (k: ClassName) => ({
       revisions: sum((r) => r.classes[k].revisions),
-      share: pooledStrata(members.map((m) => ({ hits: m.row.classes[k].revisions, units: m.row.annotated, interval: m.row.classes[k].share })), level),
+      share: pooledStrata(
+        members.map((m) => ({
+          hits: m.row.classes[k].revisions,
+          units: m.row.annotated,
+          interval: m.row.classes[k].share,
+        })),
+        level,
+      ),
       solved: sum((r) => r.classes[k].solved),
-      success: pooledStrata(members.map((m) => ({ hits: m.row.classes[k].solved, units: m.row.classes[k].revisions, interval: m.row.classes[k].success })), level),
+      success: pooledStrata(
+        members.map((m) => ({
+          hits: m.row.classes[k].solved,
+          units: m.row.classes[k].revisions,
+          interval: m.row.classes[k].success,
+        })),
+        level,
+      ),
     })
     rows.push({
       actorId: first.actorId,
@@ -212,10 +250,19 @@ export function pooledRevisionAnnotation(benchmarks: readonly { name: string; ce
     })
   }
   if (rows.length === 0) return { rows, notes: [] }
-  if (left.size > 0) notes.push(`left out of the pools: ${[...left].join('; ')}: their revisions are not independent of the first benchmark's`)
+  if (left.size > 0)
+    notes.push(
+      `left out of the pools: ${[...left].join('; ')}: their revisions are not independent of the first benchmark's`,
+    )
   const byMode = new Map<string, Set<string>>()
   for (const r of rows) byMode.set(r.mode, (byMode.get(r.mode) ?? new Set()).add(annotatorText(r.annotator)))
-  for (const [mode, names] of byMode) if (names.size > 1) notes.push(`${mode}: pooled separately per annotator (${[...names].join(', ')}); rows of different annotators are not comparable`)
-  notes.push(`pooled intervals: ${STRATIFIED_INTERVAL_METHOD} (benchmarks as independent strata, each stratum's effective size read back from its task-clustered interval)`)
+  for (const [mode, names] of byMode)
+    if (names.size > 1)
+      notes.push(
+        `${mode}: pooled separately per annotator (${[...names].join(', ')}); rows of different annotators are not comparable`,
+      )
+  notes.push(
+    `pooled intervals: ${STRATIFIED_INTERVAL_METHOD} (benchmarks as independent strata, each stratum's effective size read back from its task-clustered interval)`,
+  )
   return { rows, notes }
 }

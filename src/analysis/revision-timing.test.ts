@@ -15,7 +15,11 @@ const cells = simulateRun({
   seed: 4,
 }).benchmarks[0]!.cells
 
-const withCurve = (cell: CellSummary, seqAt: (number | null)[], disclosed = false): CellSummary => ({ ...cell, seqAt, protocol: { ...cell.protocol, budgetDisclosed: disclosed } })
+const withCurve = (cell: CellSummary, seqAt: (number | null)[], disclosed = false): CellSummary => ({
+  ...cell,
+  seqAt,
+  protocol: { ...cell.protocol, budgetDisclosed: disclosed },
+})
 
 describe('revisionTimingRow', () => {
   const verifierCell = cells.find((c) => c.actorId === 'early' && c.mode === 'verifier')!
@@ -38,7 +42,12 @@ describe('revisionTimingRow', () => {
 
   it('is undefined when the budget was disclosed (Seq@2 … Seq@K−1 do not exist)', () => {
     const row = revisionTimingRow(withCurve(verifierCell, [null, null, null, null, 0.8], true))
-    expect(row).toMatchObject({ egs: null, lgs: null, seqAtK: 0.8, reason: 'budget disclosed to the actor: only Seq@5 is valid, so EGS and LGS are undefined' })
+    expect(row).toMatchObject({
+      egs: null,
+      lgs: null,
+      seqAtK: 0.8,
+      reason: 'budget disclosed to the actor: only Seq@5 is valid, so EGS and LGS are undefined',
+    })
   })
 
   it('uses a shorter horizon when asked (K = 3 here)', () => {
@@ -56,6 +65,9 @@ describe('revisionTimingRow', () => {
 
 describe('revisionTimingTable', () => {
   it('has one row per sequential cell and none for independent cells', () => {
-    expect(revisionTimingTable(cells).map((r) => `${r.actorId}/${r.mode}`)).toEqual(['early/verifier', 'never/verifier'])
+    expect(revisionTimingTable(cells).map((r) => `${r.actorId}/${r.mode}`)).toEqual([
+      'early/verifier',
+      'never/verifier',
+    ])
   })
 })

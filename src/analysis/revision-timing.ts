@@ -20,11 +20,20 @@ import type { TimingRow } from './report-schema.js'
  */
 export function revisionTimingRow(cell: CellSummary, k: number = cell.budget): TimingRow {
   if (isIndependent(cell)) throw new RangeError(`cell "${cell.cellId}" is independent: revision timing needs revisions`)
-  if (!Number.isInteger(k) || k < 1 || k > cell.budget) throw new RangeError(`k must be an integer in 1..${cell.budget} for cell "${cell.cellId}" (got ${String(k)})`)
+  if (!Number.isInteger(k) || k < 1 || k > cell.budget)
+    throw new RangeError(`k must be an integer in 1..${cell.budget} for cell "${cell.cellId}" (got ${String(k)})`)
   const base = { benchmark: cell.benchmark, actorId: cell.actorId, mode: cell.mode, k }
   const seqAtK = cell.seqAt[k - 1] ?? null
   if (cell.protocol.budgetDisclosed && k > 1) {
-    return { ...base, seqAt1: null, seqAtK, gain: null, egs: null, lgs: null, reason: `budget disclosed to the actor: only Seq@${cell.budget} is valid, so EGS and LGS are undefined` }
+    return {
+      ...base,
+      seqAt1: null,
+      seqAtK,
+      gain: null,
+      egs: null,
+      lgs: null,
+      reason: `budget disclosed to the actor: only Seq@${cell.budget} is valid, so EGS and LGS are undefined`,
+    }
   }
   const curve = cell.seqAt.slice(0, k).map((v) => v ?? Number.NaN)
   const timing = revisionTiming(curve)

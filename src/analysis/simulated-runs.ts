@@ -6,7 +6,16 @@
  * advance: e.g. a worse first-try actor that revises well must win under Seq@K and lose under
  * Pass@K.
  */
-import { RunSummarySchema, SUMMARY_SCHEMA, TRAJECTORY_SCHEMA, type Attempt, type CellSummary, type Protocol, type RunSummary, type Trajectory } from '../core/schemas.js'
+import {
+  RunSummarySchema,
+  SUMMARY_SCHEMA,
+  TRAJECTORY_SCHEMA,
+  type Attempt,
+  type CellSummary,
+  type Protocol,
+  type RunSummary,
+  type Trajectory,
+} from '../core/schemas.js'
 import { ZERO_USAGE } from '../core/contract.js'
 import { createRng, seedFrom } from '../metrics/index.js'
 import { summariseCell } from '../protocol/cell-summary.js'
@@ -58,11 +67,21 @@ function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mo
     kind: mode === null ? 'independent' : 'sequential',
     benchmark: { name, tasks: options.tasks, contentHash: `sim-${options.tasks}-${options.seed}` },
     verifier: { name: 'simulated', version: '1', settings: options.verifierSettings ?? {} },
-    feedback: mode === null ? null : { kind: mode === 'binary' ? 'binary' : 'verifier', name: mode, version: '1', settings: {} },
+    feedback:
+      mode === null
+        ? null
+        : { kind: mode === 'binary' ? 'binary' : 'verifier', name: mode, version: '1', settings: {} },
     history: mode === null ? null : { name: 'full', settings: {} },
     promptBuilder: 'seqk-prompt/1',
     // Every mode's parameters in every cell: one actor, one descriptor, whatever the mode.
-    actor: { provider: 'simulated', model: actor.id, params: { firstTry: actor.firstTry, ...Object.fromEntries(Object.entries(actor.repair).map(([m, r]) => [`repair.${m}`, r])) } },
+    actor: {
+      provider: 'simulated',
+      model: actor.id,
+      params: {
+        firstTry: actor.firstTry,
+        ...Object.fromEntries(Object.entries(actor.repair).map(([m, r]) => [`repair.${m}`, r])),
+      },
+    },
     budget: options.budget,
     budgetDisclosed: options.budgetDisclosed ?? false,
     errorsCountedAsFailures: false,
@@ -73,7 +92,13 @@ function protocolFor(options: SimulatedRunOptions, actor: SimulatedActorSpec, mo
 const SIMULATED_TESTS = 3
 
 /** A simulated attempt: its verdict and price, everything else as a free, instant call. */
-function attempt(index: number, pass: boolean, costUsd: number | null, feedback: Attempt['feedback'], tests?: readonly boolean[]): Attempt {
+function attempt(
+  index: number,
+  pass: boolean,
+  costUsd: number | null,
+  feedback: Attempt['feedback'],
+  tests?: readonly boolean[],
+): Attempt {
   return {
     index,
     answer: pass ? 'pass' : `fail ${index}`,
@@ -99,7 +124,10 @@ function attempt(index: number, pass: boolean, costUsd: number | null, feedback:
 }
 
 /** What every trajectory of one cell shares. */
-export type SimulatedCell = Pick<Trajectory, 'runId' | 'benchmark' | 'cellId' | 'actorId' | 'mode' | 'fingerprint' | 'protocol'>
+export type SimulatedCell = Pick<
+  Trajectory,
+  'runId' | 'benchmark' | 'cellId' | 'actorId' | 'mode' | 'fingerprint' | 'protocol'
+>
 
 /**
  * A finished trajectory of simulated attempts: solved at its first passing attempt, failed
@@ -109,9 +137,18 @@ export type SimulatedCell = Pick<Trajectory, 'runId' | 'benchmark' | 'cellId' | 
  * @example
  * simulatedTrajectory(cell, 'task-001', 0, [failedAttempt, passedAttempt]).firstSuccess // => 2
  */
-export function simulatedTrajectory(cell: SimulatedCell, taskId: string, repeat: number, attempts: Attempt[], options: { costUsd?: number | null; durationMs?: number } = {}): Trajectory {
+export function simulatedTrajectory(
+  cell: SimulatedCell,
+  taskId: string,
+  repeat: number,
+  attempts: Attempt[],
+  options: { costUsd?: number | null; durationMs?: number } = {},
+): Trajectory {
   const firstSuccess = attempts.find((a) => a.verdict.pass)?.index ?? null
-  const spent = attempts.reduce<number | null>((sum, a) => (sum === null || a.costUsd === null ? null : sum + a.costUsd), 0)
+  const spent = attempts.reduce<number | null>(
+    (sum, a) => (sum === null || a.costUsd === null ? null : sum + a.costUsd),
+    0,
+  )
   return {
     schema: TRAJECTORY_SCHEMA,
     ...cell,
@@ -148,9 +185,9 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
   for (let i = 0; i < options.tasks; i++) {
     const taskId = `task-${String(i + 1).padStart(3, '0')}`
     taskIds.push(taskId)
-    const shift = ((createRng(seedFrom(options.seed, 'difficulty', i))() * 2) - 1) * (options.difficultySpread ?? 0)
+    const shift = (createRng(seedFrom(options.seed, 'difficulty', i))() * 2 - 1) * (options.difficultySpread ?? 0)
     const first = clamp(actor.firstTry + shift)
-    const repair = clamp((mode === null ? 0 : actor.repair[mode] ?? 0) + shift)
+    const repair = clamp((mode === null ? 0 : (actor.repair[mode] ?? 0)) + shift)
     for (let r = 0; r < options.repeats; r++) {
       const rng = createRng(seedFrom(options.seed, actor.id, modeName, taskId, r))
       const attempts: Attempt[] = []
@@ -167,23 +204,56 @@ function cell(options: SimulatedRunOptions, actor: SimulatedActorSpec, mode: str
           let tests: boolean[] | undefined
           if (feedbackKind === 'verifier') {
             if (pass) failing = []
-            else if (t === 1 || failing.length === 0) failing = [Math.floor(testRng() * SIMULATED_TESTS), ...Array.from({ length: SIMULATED_TESTS }, (_, i) => i).filter(() => testRng() < 0.4)]
+            else if (t === 1 || failing.length === 0)
+              failing = [
+                Math.floor(testRng() * SIMULATED_TESTS),
+                ...Array.from({ length: SIMULATED_TESTS }, (_, i) => i).filter(() => testRng() < 0.4),
+              ]
             else {
               // A failing revision fixes each named test by chance; fixing all of them and still
               // failing means it broke another ("fixed one thing, broke another").
               const kept = failing.filter(() => testRng() >= address)
-              failing = kept.length > 0 ? kept : [Array.from({ length: SIMULATED_TESTS }, (_, i) => i).find((i) => !failing.includes(i)) ?? failing[0]!]
+              failing =
+                kept.length > 0
+                  ? kept
+                  : [
+                      Array.from({ length: SIMULATED_TESTS }, (_, i) => i).find((i) => !failing.includes(i)) ??
+                        failing[0]!,
+                    ]
             }
             failing = [...new Set(failing)].sort((a, b) => a - b)
             tests = Array.from({ length: SIMULATED_TESTS }, (_, i) => !failing.includes(i))
           }
           const feedback: Attempt['feedback'] =
-            pass || t === K ? null : feedbackKind === 'verifier' ? { kind: 'verifier', text: `failed: ${failing.map((i) => `test_${i + 1}`).join(', ')}`, requests: failing.map((i) => `test:${i}`) } : { kind: feedbackKind, text: 'failed' }
+            pass || t === K
+              ? null
+              : feedbackKind === 'verifier'
+                ? {
+                    kind: 'verifier',
+                    text: `failed: ${failing.map((i) => `test_${i + 1}`).join(', ')}`,
+                    requests: failing.map((i) => `test:${i}`),
+                  }
+                : { kind: feedbackKind, text: 'failed' }
           attempts.push(attempt(t, pass, attemptCost(t), feedback, tests))
           if (pass) break
         }
       }
-      trajectories.push(simulatedTrajectory({ runId, benchmark: protocol.benchmark.name, cellId, actorId: actor.id, mode: modeName, fingerprint, protocol }, taskId, r, attempts))
+      trajectories.push(
+        simulatedTrajectory(
+          {
+            runId,
+            benchmark: protocol.benchmark.name,
+            cellId,
+            actorId: actor.id,
+            mode: modeName,
+            fingerprint,
+            protocol,
+          },
+          taskId,
+          r,
+          attempts,
+        ),
+      )
     }
   }
   return summariseCell({

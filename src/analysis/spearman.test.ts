@@ -46,7 +46,10 @@ describe('spearman', () => {
   })
 
   const pairs = fc
-    .array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 })), { minLength: 2, maxLength: 25 })
+    .array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 })), {
+      minLength: 2,
+      maxLength: 25,
+    })
     .map((ps) => ({ x: ps.map((p) => p[0]), y: ps.map((p) => p[1]) }))
 
   it('is in [-1, 1] and symmetric', () => {
@@ -66,8 +69,18 @@ describe('spearman', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 2, maxLength: 25 }), (x) => {
         expect(spearman(x, x)).toBeCloseTo(1, 12)
-        expect(spearman(x, x.map((v) => 2 * v + 3))).toBeCloseTo(1, 12)
-        expect(spearman(x, x.map((v) => -v))).toBeCloseTo(-1, 12)
+        expect(
+          spearman(
+            x,
+            x.map((v) => 2 * v + 3),
+          ),
+        ).toBeCloseTo(1, 12)
+        expect(
+          spearman(
+            x,
+            x.map((v) => -v),
+          ),
+        ).toBeCloseTo(-1, 12)
       }),
       { seed: 42, numRuns: 300 },
     )

@@ -15,13 +15,24 @@ import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import type { Task } from '../protocol/task.js'
 import { saysCorrect } from '../protocol/test-helpers.js'
 import { applyBaseline } from '../vitest/baseline.js'
-import { BaselineFileError, baselineCellProblems, readBaselineFile, writeBaselineCell, type BaselineCellJson, type BaselineFile } from './baseline-file.js'
+import {
+  BaselineFileError,
+  baselineCellProblems,
+  readBaselineFile,
+  writeBaselineCell,
+  type BaselineCellJson,
+  type BaselineFile,
+} from './baseline-file.js'
 import type { CellSummary, ErrorPolicy } from '../core/schemas.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-file-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const tasks: Task[] = Array.from({ length: 8 }, (_, i) => ({ id: `t${i}`, prompt: `Say CORRECT. #${i}`, simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
+const tasks: Task[] = Array.from({ length: 8 }, (_, i) => ({
+  id: `t${i}`,
+  prompt: `Say CORRECT. #${i}`,
+  simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] },
+}))
 function spec(overrides: Partial<CellSpec> = {}): CellSpec {
   const actor = overrides.actor ?? simulatedActor({ profile: 'reviser' })
   const mode = overrides.mode === undefined ? { name: 'binary', feedback: binary() } : overrides.mode
@@ -45,7 +56,15 @@ function spec(overrides: Partial<CellSpec> = {}): CellSpec {
   }
 }
 
-const cellOf = (summary: CellSummary): BaselineCellJson => ({ fingerprint: summary.fingerprint, protocol: summary.protocol, perTask: summary.perTask, seqAt: summary.seqAt, passAt: summary.passAt, recordedAt: '2026-12-01T00:00:00.000Z', commit: null })
+const cellOf = (summary: CellSummary): BaselineCellJson => ({
+  fingerprint: summary.fingerprint,
+  protocol: summary.protocol,
+  perTask: summary.perTask,
+  seqAt: summary.seqAt,
+  passAt: summary.passAt,
+  recordedAt: '2026-12-01T00:00:00.000Z',
+  commit: null,
+})
 
 let counter = 0
 /** A baseline file written by applyBaseline from a real run of each spec, and its path. */
@@ -54,7 +73,9 @@ async function recorded(...specs: CellSpec[]): Promise<{ path: string; summaries
   const summaries: CellSummary[] = []
   for (const s of specs) {
     const { summary } = await runCell(s)
-    expect(applyBaseline({ path, benchmark: s.benchmark, summary, mode: 'new', gate: { power: false } }).status).toBe('written')
+    expect(applyBaseline({ path, benchmark: s.benchmark, summary, mode: 'new', gate: { power: false } }).status).toBe(
+      'written',
+    )
     summaries.push(summary)
   }
   return { path, summaries }
@@ -83,9 +104,17 @@ const where = `benchmark "bench", cell "${sequentialCell}"`
 
 describe('readBaselineFile checks meaning as well as shape', () => {
   it('reads back what a run wrote: sequential and independent cells, told the budget or not', async () => {
-    const { path, summaries } = await recorded(spec(), spec({ mode: null }), spec({ cellId: 'disclosed', discloseBudget: true }))
+    const { path, summaries } = await recorded(
+      spec(),
+      spec({ mode: null }),
+      spec({ cellId: 'disclosed', discloseBudget: true }),
+    )
     const file = readBaselineFile(path)!
-    expect(Object.keys(file.benchmarks.bench!.cells).sort()).toEqual(['disclosed', 'simulated:reviser · binary', 'simulated:reviser · independent'])
+    expect(Object.keys(file.benchmarks.bench!.cells).sort()).toEqual([
+      'disclosed',
+      'simulated:reviser · binary',
+      'simulated:reviser · independent',
+    ])
     expect(summaries[2]!.seqAt.slice(0, 3)).toEqual([null, null, null])
   })
 
@@ -95,7 +124,12 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     const flaky: ChatModel = {
       ...base,
       async chat(request) {
-        if (request.context.attempt === 2 && Number(request.context.taskId.slice(1)) % 2 === 0 && request.context.repeat !== 1) throw new Error('HTTP 400: bad request')
+        if (
+          request.context.attempt === 2 &&
+          Number(request.context.taskId.slice(1)) % 2 === 0 &&
+          request.context.repeat !== 1
+        )
+          throw new Error('HTTP 400: bad request')
         return base.chat(request)
       },
     }
@@ -103,7 +137,10 @@ describe('readBaselineFile checks meaning as well as shape', () => {
       for (const mode of [undefined, null]) {
         const { summary } = await runCell(spec({ actor: flaky, errors, ...(mode === null ? { mode } : {}) }))
         expect(summary.errors.count, `${errors} ${mode}`).toBeGreaterThan(0)
-        expect(baselineCellProblems('bench', summary.cellId, cellOf(summary)), `${errors}, ${mode === null ? 'independent' : 'sequential'}`).toEqual([])
+        expect(
+          baselineCellProblems('bench', summary.cellId, cellOf(summary)),
+          `${errors}, ${mode === null ? 'independent' : 'sequential'}`,
+        ).toEqual([])
       }
     }
   })
@@ -125,7 +162,9 @@ describe('readBaselineFile checks meaning as well as shape', () => {
       onlyCell(f).perTask[5]!.firstSuccess.push(1)
       onlyCell(f).perTask[5]!.costAtK = [0, 0, 0, 0]
     })
-    expect(readError(path).problems).toEqual([`${where}: perTask[5]: task "t5" has 4 repeats, but the other tasks have 3: every task runs the same repeats.`])
+    expect(readError(path).problems).toEqual([
+      `${where}: perTask[5]: task "t5" has 4 repeats, but the other tasks have 3: every task runs the same repeats.`,
+    ])
   })
 
   it('a duplicated row: tasks must be unique and match the protocol task count', async () => {
@@ -145,7 +184,9 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     edit(path, (f) => {
       onlyCell(f).perTask.pop()
     })
-    expect(readError(path).problems).toEqual([`${where}: perTask: has 7 rows, but the protocol's benchmark has 8 tasks (protocol.benchmark.tasks): one row per task.`])
+    expect(readError(path).problems).toEqual([
+      `${where}: perTask: has 7 rows, but the protocol's benchmark has 8 tasks (protocol.benchmark.tasks): one row per task.`,
+    ])
   })
 
   it('an edited fingerprint, or a protocol edited under its fingerprint, is recomputed and caught', async () => {
@@ -154,14 +195,18 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     edit(path, (f) => {
       onlyCell(f).fingerprint = '0123456789abcdef'
     })
-    expect(readError(path).problems).toEqual([`${where}: fingerprint: is "0123456789abcdef", but the stored protocol's fingerprint is "${stored}": the protocol or the fingerprint was edited.`])
+    expect(readError(path).problems).toEqual([
+      `${where}: fingerprint: is "0123456789abcdef", but the stored protocol's fingerprint is "${stored}": the protocol or the fingerprint was edited.`,
+    ])
     edit(path, (f) => {
       const cell = onlyCell(f)
       cell.fingerprint = stored
       cell.protocol.verifier.version = '2'
     })
     const edited = { ...onlyCell(JSON.parse(readFileSync(path, 'utf8')) as BaselineFile).protocol }
-    expect(readError(path).problems).toEqual([`${where}: fingerprint: is "${stored}", but the stored protocol's fingerprint is "${protocolFingerprint(edited)}": the protocol or the fingerprint was edited.`])
+    expect(readError(path).problems).toEqual([
+      `${where}: fingerprint: is "${stored}", but the stored protocol's fingerprint is "${protocolFingerprint(edited)}": the protocol or the fingerprint was edited.`,
+    ])
   })
 
   it('a budget edited in the protocol and its fingerprint: the curves and costs no longer have K entries, and first successes beyond it', async () => {
@@ -172,9 +217,17 @@ describe('readBaselineFile checks meaning as well as shape', () => {
       cell.fingerprint = protocolFingerprint(cell.protocol)
     })
     const { problems } = readError(path)
-    expect(problems[0]).toBe(`${where}: seqAt: has 4 entries, but the budget is K = 2 (protocol.budget): one per k = 1..K.`)
-    expect(problems.some((p) => /perTask\[\d\] \(task "t\d"\)\.firstSuccess\[\d\]: is [34], beyond the budget K = 2/.test(p))).toBe(true)
-    expect(problems).toContain(`${where}: perTask[0] (task "t0").costAtK: has 4 entries, but the budget is K = 2: one per k = 1..K.`)
+    expect(problems[0]).toBe(
+      `${where}: seqAt: has 4 entries, but the budget is K = 2 (protocol.budget): one per k = 1..K.`,
+    )
+    expect(
+      problems.some((p) =>
+        /perTask\[\d\] \(task "t\d"\)\.firstSuccess\[\d\]: is [34], beyond the budget K = 2/.test(p),
+      ),
+    ).toBe(true)
+    expect(problems).toContain(
+      `${where}: perTask[0] (task "t0").costAtK: has 4 entries, but the budget is K = 2: one per k = 1..K.`,
+    )
   })
 
   it('stored Seq@k that the rows do not give (a number edited to pass the gate)', async () => {
@@ -183,7 +236,9 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     edit(path, (f) => {
       onlyCell(f).seqAt[3] = 1
     })
-    expect(readError(path).problems).toEqual([`${where}: seqAt: Seq@4 is 1 where the rows give ${real}: the stored numbers do not match the per-task rows.`])
+    expect(readError(path).problems).toEqual([
+      `${where}: seqAt: Seq@4 is 1 where the rows give ${real}: the stored numbers do not match the per-task rows.`,
+    ])
   })
 
   it('an independent cell: samples and passes that contradict each other or the stored Pass@k', async () => {
@@ -201,11 +256,17 @@ describe('readBaselineFile checks meaning as well as shape', () => {
       cell.perTask[0]!.passes = summaries[0]!.perTask[0]!.passes
       cell.passAt = cell.passAt!.map((v) => (v === null ? null : Math.min(1, v + 0.1)))
     })
-    expect(readError(path).problems[0]).toMatch(new RegExp(`^${at}: passAt: Pass@1 is [\\d.]+ where the rows give [\\d.]+, .*: the stored numbers do not match the per-task samples\\.$`))
+    expect(readError(path).problems[0]).toMatch(
+      new RegExp(
+        `^${at}: passAt: Pass@1 is [\\d.]+ where the rows give [\\d.]+, .*: the stored numbers do not match the per-task samples\\.$`,
+      ),
+    )
     edit(path, (f) => {
       onlyCell(f).passAt = null
     })
-    expect(readError(path).problems).toEqual([`${at}: passAt: is null, but an independent cell has one Pass@k per k = 1..K (K = 4).`])
+    expect(readError(path).problems).toEqual([
+      `${at}: passAt: is null, but an independent cell has one Pass@k per k = 1..K (K = 4).`,
+    ])
   })
 
   it('a censored repeat where the row has no error, and counts that are not integers or are negative (shape)', async () => {
@@ -222,7 +283,9 @@ describe('readBaselineFile checks meaning as well as shape', () => {
       delete onlyCell(f).perTask[1]!.censoredAt
       onlyCell(f).perTask[1]!.errors = -1
     })
-    expect(readError(path).message).toMatch(/seqk\.baseline\.json: not a seqk baseline \(benchmarks\.bench\.cells\.simulated:reviser · binary\.perTask\[1\]\.errors: .*\)\. Restore it from git, or delete it and write a new one with `vitest run -u`\.$/)
+    expect(readError(path).message).toMatch(
+      /seqk\.baseline\.json: not a seqk baseline \(benchmarks\.bench\.cells\.simulated:reviser · binary\.perTask\[1\]\.errors: .*\)\. Restore it from git, or delete it and write a new one with `vitest run -u`\.$/,
+    )
     edit(path, (f) => {
       onlyCell(f).perTask[1]!.errors = 0
       onlyCell(f).perTask[1]!.firstSuccess[0] = 1.5
@@ -236,14 +299,20 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     edit(path, (f) => {
       f.schema = 'seqk.baseline/2'
     })
-    expect(readError(path).message).toBe(`${path}: the file has schema "seqk.baseline/2", written by a newer vitest-seqk; this version reads "seqk.baseline/1". Upgrade vitest-seqk to the version that wrote it, or re-record it with this one (\`vitest run -u\`).`)
+    expect(readError(path).message).toBe(
+      `${path}: the file has schema "seqk.baseline/2", written by a newer vitest-seqk; this version reads "seqk.baseline/1". Upgrade vitest-seqk to the version that wrote it, or re-record it with this one (\`vitest run -u\`).`,
+    )
     writeFileSync(path, original)
     edit(path, (f) => {
       ;(onlyCell(f).protocol as { schema: string }).schema = 'seqk.protocol/3'
     })
-    expect(readError(path).message).toContain(`${path}: ${where}: the protocol has schema "seqk.protocol/3", written by a newer vitest-seqk`)
+    expect(readError(path).message).toContain(
+      `${path}: ${where}: the protocol has schema "seqk.protocol/3", written by a newer vitest-seqk`,
+    )
     writeFileSync(path, JSON.stringify({ schema: 'seqk.summary/1', runId: 'r', benchmarks: [] }))
-    expect(readError(path).message).toBe(`${path}: the file is a run summary (summary.json) (schema "seqk.summary/1"), not a baseline ("seqk.baseline/1"): a baseline is written by a run with \`baseline: true\`.`)
+    expect(readError(path).message).toBe(
+      `${path}: the file is a run summary (summary.json) (schema "seqk.summary/1"), not a baseline ("seqk.baseline/1"): a baseline is written by a run with \`baseline: true\`.`,
+    )
     writeFileSync(path, JSON.stringify({ schema: 'seqk.baseline/0', benchmarks: {} }))
     expect(readError(path).message).toContain('the file has schema "seqk.baseline/0", which no vitest-seqk writes')
   })
@@ -258,7 +327,9 @@ describe('readBaselineFile checks meaning as well as shape', () => {
     const { message } = readError(path)
     expect(message.split('\n')).toEqual([
       `${path}: 2 problems:`,
-      expect.stringMatching(/^ {2}- benchmark "bench", cell "simulated:reviser · binary": fingerprint: is "ffffffffffffffff", but/),
+      expect.stringMatching(
+        /^ {2}- benchmark "bench", cell "simulated:reviser · binary": fingerprint: is "ffffffffffffffff", but/,
+      ),
       `  - ${where}: perTask[0] (task "t0").firstSuccess[0]: is 7, beyond the budget K = 4 (protocol.budget): a first success is an attempt 1..K, or null.`,
       'Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.',
     ])
@@ -271,16 +342,23 @@ describe('the gate on a baseline that does not add up', () => {
     edit(path, (f) => {
       f.benchmarks.bench!.cells[sequentialCell]!.perTask[0]!.firstSuccess[0] = 99
     })
-    const gate = (summary: CellSummary, mode: 'new' | 'all' | 'none' = 'none') => applyBaseline({ path, benchmark: 'bench', summary, mode, gate: { power: false } })
+    const gate = (summary: CellSummary, mode: 'new' | 'all' | 'none' = 'none') =>
+      applyBaseline({ path, benchmark: 'bench', summary, mode, gate: { power: false } })
     const broken = gate(summaries[0]!)
     expect(broken.status).toBe('fail')
     expect(broken.messages).toEqual([
-      expect.stringMatching(new RegExp(`seqk\\.baseline\\.json: ${where}: perTask\\[0\\] \\(task "t0"\\)\\.firstSuccess\\[0\\]: is 99, beyond the budget K = 4`)),
+      expect.stringMatching(
+        new RegExp(
+          `seqk\\.baseline\\.json: ${where}: perTask\\[0\\] \\(task "t0"\\)\\.firstSuccess\\[0\\]: is 99, beyond the budget K = 4`,
+        ),
+      ),
       'Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.',
     ])
     expect(gate(summaries[1]!).status).toBe('pass')
     expect(gate(summaries[0]!, 'all').status).toBe('updated')
-    expect(readBaselineFile(path)!.benchmarks.bench!.cells[sequentialCell]!.perTask[0]).toEqual(summaries[0]!.perTask[0])
+    expect(readBaselineFile(path)!.benchmarks.bench!.cells[sequentialCell]!.perTask[0]).toEqual(
+      summaries[0]!.perTask[0],
+    )
     expect(gate(summaries[0]!).status).toBe('pass')
   })
 
@@ -289,9 +367,17 @@ describe('the gate on a baseline that does not add up', () => {
     edit(path, (f) => {
       ;(onlyCell(f) as { seqAt: unknown }).seqAt = 'high'
     })
-    const result = applyBaseline({ path, benchmark: 'bench', summary: summaries[0]!, mode: 'new', gate: { power: false } })
+    const result = applyBaseline({
+      path,
+      benchmark: 'bench',
+      summary: summaries[0]!,
+      mode: 'new',
+      gate: { power: false },
+    })
     expect(result.status).toBe('fail')
-    expect(result.messages[0]).toMatch(/seqk\.baseline\.json: not a seqk baseline \(benchmarks\.bench\.cells\.simulated:reviser · binary\.seqAt: /)
+    expect(result.messages[0]).toMatch(
+      /seqk\.baseline\.json: not a seqk baseline \(benchmarks\.bench\.cells\.simulated:reviser · binary\.seqAt: /,
+    )
     expect(result.messages[1]).toBe('Restore it from git, or delete it and write a new one with `vitest run -u`.')
   })
 })
@@ -309,7 +395,9 @@ describe('writeBaselineCell', () => {
     expect(Object.keys(readBaselineFile(path)!.benchmarks.bench!.cells)).toEqual([independent.cellId])
 
     const bad = { ...cellOf(summaries[0]!), seqAt: [0.1, 0.2] }
-    expect(() => writeBaselineCell(path, 'bench', 'bad', bad)).toThrow(/benchmark "bench", cell "bad": seqAt: has 2 entries, but the budget is K = 4 .*Not written: this cell would not read back/s)
+    expect(() => writeBaselineCell(path, 'bench', 'bad', bad)).toThrow(
+      /benchmark "bench", cell "bad": seqAt: has 2 entries, but the budget is K = 4 .*Not written: this cell would not read back/s,
+    )
     expect(Object.keys(readBaselineFile(path)!.benchmarks.bench!.cells)).toEqual([independent.cellId])
   })
 

@@ -30,7 +30,8 @@ export type BaselineFile = z.infer<typeof BaselineFileSchema>
 export type BaselineCellJson = z.infer<typeof BaselineCellSchema>
 
 /** How every baseline problem ends: what to do about it. */
-export const BASELINE_FIX = 'Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.'
+export const BASELINE_FIX =
+  'Re-record it with `vitest run -u` (or SEQK_UPDATE_BASELINE=1), or restore the file from git.'
 
 /**
  * A baseline file that cannot be used: not JSON, the wrong shape, a schema this version does not
@@ -46,7 +47,11 @@ export class BaselineFileError extends Error {
     const shown = problems.slice(0, 12)
     const more = problems.length > shown.length ? `\n  - … and ${problems.length - shown.length} more` : ''
     const tail = fix === '' ? '' : problems.length === 1 ? ` ${fix}` : `\n${fix}`
-    super(problems.length === 1 ? `${file}: ${problems[0]}${tail}` : `${file}: ${problems.length} problems:\n${shown.map((p) => `  - ${p}`).join('\n')}${more}${tail}`)
+    super(
+      problems.length === 1
+        ? `${file}: ${problems[0]}${tail}`
+        : `${file}: ${problems.length} problems:\n${shown.map((p) => `  - ${p}`).join('\n')}${more}${tail}`,
+    )
     this.name = 'BaselineFileError'
   }
 }
@@ -60,7 +65,8 @@ export interface BaselineProblem {
   message: string
 }
 
-const describeProblem = (p: BaselineProblem) => `benchmark ${JSON.stringify(p.benchmark)}, cell ${JSON.stringify(p.cell)}: ${p.field}: ${p.message}.`
+const describeProblem = (p: BaselineProblem) =>
+  `benchmark ${JSON.stringify(p.benchmark)}, cell ${JSON.stringify(p.cell)}: ${p.field}: ${p.message}.`
 
 const otherSeqkFiles: Record<string, string> = {
   'seqk.summary': 'a run summary (summary.json)',
@@ -81,8 +87,10 @@ function schemaProblem(found: unknown, expected: string, what: string): string |
   if (name === expectedName && /^\d+$/.test(version ?? '') && Number(version) > Number(expectedVersion)) {
     return `${what} has schema ${JSON.stringify(found)}, written by a newer vitest-seqk; this version reads ${JSON.stringify(expected)}. Upgrade vitest-seqk to the version that wrote it, or re-record it with this one (\`vitest run -u\`).`
   }
-  if (name === expectedName) return `${what} has schema ${JSON.stringify(found)}, which no vitest-seqk writes (this version reads ${JSON.stringify(expected)}).`
-  if (name !== undefined && Object.hasOwn(otherSeqkFiles, name)) return `${what} is ${otherSeqkFiles[name]} (schema ${JSON.stringify(found)}), not a baseline (${JSON.stringify(expected)}): a baseline is written by a run with \`baseline: true\`.`
+  if (name === expectedName)
+    return `${what} has schema ${JSON.stringify(found)}, which no vitest-seqk writes (this version reads ${JSON.stringify(expected)}).`
+  if (name !== undefined && Object.hasOwn(otherSeqkFiles, name))
+    return `${what} is ${otherSeqkFiles[name]} (schema ${JSON.stringify(found)}), not a baseline (${JSON.stringify(expected)}): a baseline is written by a run with \`baseline: true\`.`
   return `${what} has the unknown schema ${JSON.stringify(found)}; a seqk baseline has ${JSON.stringify(expected)}.`
 }
 
@@ -101,11 +109,17 @@ function rawProtocols(json: unknown): Map<string, unknown> {
   return out
 }
 
-type Parsed = { kind: 'missing' } | { kind: 'unreadable'; error: BaselineFileError } | { kind: 'read'; file: BaselineFile; raw: BaselineFile; problems: BaselineProblem[] }
+type Parsed =
+  | { kind: 'missing' }
+  | { kind: 'unreadable'; error: BaselineFileError }
+  | { kind: 'read'; file: BaselineFile; raw: BaselineFile; problems: BaselineProblem[] }
 
 function parseBaseline(path: string): Parsed {
   if (!existsSync(path)) return { kind: 'missing' }
-  const unreadable = (problem: string, fix = 'Restore it from git, or delete it and write a new one with `vitest run -u`.'): Parsed => ({ kind: 'unreadable', error: new BaselineFileError(path, [problem], fix) })
+  const unreadable = (
+    problem: string,
+    fix = 'Restore it from git, or delete it and write a new one with `vitest run -u`.',
+  ): Parsed => ({ kind: 'unreadable', error: new BaselineFileError(path, [problem], fix) })
   let json: unknown
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
@@ -117,14 +131,21 @@ function parseBaseline(path: string): Parsed {
   const protocols = rawProtocols(json)
   for (const [where, protocol] of protocols) {
     const [b, c] = JSON.parse(where) as [string, string]
-    const problem = schemaProblem(isRecord(protocol) ? protocol.schema : undefined, PROTOCOL_SCHEMA, `benchmark ${JSON.stringify(b)}, cell ${JSON.stringify(c)}: the protocol`)
+    const problem = schemaProblem(
+      isRecord(protocol) ? protocol.schema : undefined,
+      PROTOCOL_SCHEMA,
+      `benchmark ${JSON.stringify(b)}, cell ${JSON.stringify(c)}: the protocol`,
+    )
     if (problem) return unreadable(problem, '')
   }
   const parsed = BaselineFileSchema.safeParse(json)
   if (!parsed.success) return unreadable(`not a seqk baseline (${describeZodError(parsed.error)}).`)
   const problems: BaselineProblem[] = []
   for (const [benchmark, { cells }] of Object.entries(parsed.data.benchmarks)) {
-    for (const [cellId, cell] of Object.entries(cells)) problems.push(...baselineCellProblems(benchmark, cellId, cell, protocols.get(JSON.stringify([benchmark, cellId]))))
+    for (const [cellId, cell] of Object.entries(cells))
+      problems.push(
+        ...baselineCellProblems(benchmark, cellId, cell, protocols.get(JSON.stringify([benchmark, cellId]))),
+      )
   }
   // `raw` is the file as stored (fields this version does not know included), for rewriting it.
   return { kind: 'read', file: parsed.data, raw: json as BaselineFile, problems }
@@ -163,7 +184,8 @@ export function describeBaselineProblem(problem: BaselineProblem): string {
  */
 export function readBaselineFile(path: string): BaselineFile | undefined {
   const inspected = inspectBaselineFile(path)
-  if (inspected && inspected.problems.length > 0) throw new BaselineFileError(path, inspected.problems.map(describeProblem))
+  if (inspected && inspected.problems.length > 0)
+    throw new BaselineFileError(path, inspected.problems.map(describeProblem))
   return inspected?.file
 }
 
@@ -172,7 +194,8 @@ type Row = BaselineCellJson['perTask'][number]
 /** Equal up to rounding (JSON round-trips doubles exactly; the tolerance only forgives summation order). */
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9
 
-const listed = (items: readonly string[]) => `${items.slice(0, 5).join(', ')}${items.length > 5 ? `, … (${items.length})` : ''}`
+const listed = (items: readonly string[]) =>
+  `${items.slice(0, 5).join(', ')}${items.length > 5 ? `, … (${items.length})` : ''}`
 
 /**
  * How many repeats a row stands for, under the protocol's error policy: its first successes, and
@@ -193,7 +216,12 @@ function repeatsOfRow(row: Row, policy: ReturnType<typeof errorPolicyOf>, indepe
  * @param rawProtocol the protocol as stored (before parsing drops fields this version does not
  *   know): the fingerprint is recomputed from it. Default: `cell.protocol`.
  */
-export function baselineCellProblems(benchmark: string, cellId: string, cell: BaselineCellJson, rawProtocol: unknown = cell.protocol): BaselineProblem[] {
+export function baselineCellProblems(
+  benchmark: string,
+  cellId: string,
+  cell: BaselineCellJson,
+  rawProtocol: unknown = cell.protocol,
+): BaselineProblem[] {
   const problems: BaselineProblem[] = []
   const add = (field: string, message: string) => problems.push({ benchmark, cell: cellId, field, message })
   const protocol: Protocol = cell.protocol
@@ -202,13 +230,32 @@ export function baselineCellProblems(benchmark: string, cellId: string, cell: Ba
   const policy = errorPolicyOf(protocol)
 
   const recomputed = protocolFingerprint(rawProtocol as Protocol)
-  if (cell.fingerprint !== recomputed) add('fingerprint', `is ${JSON.stringify(cell.fingerprint)}, but the stored protocol's fingerprint is ${JSON.stringify(recomputed)}: the protocol or the fingerprint was edited`)
-  if (protocol.benchmark.name !== benchmark) add('protocol.benchmark.name', `is ${JSON.stringify(protocol.benchmark.name)}, but the cell is filed under benchmark ${JSON.stringify(benchmark)}`)
-  if (independent && (protocol.feedback !== null || protocol.history !== null)) add('protocol.kind', 'is "independent", but the protocol has a feedback mode or a history policy (only sequential cells have them)')
-  if (!independent && (protocol.feedback === null || protocol.history === null)) add('protocol.kind', 'is "sequential", but the protocol has no feedback mode or no history policy')
-  if (independent && protocol.budgetDisclosed) add('protocol.budgetDisclosed', 'is true for an independent cell: independent samples are never told the budget')
-  if (protocol.errors !== undefined && protocol.errorsCountedAsFailures !== (protocol.errors === 'failures')) add('protocol.errorsCountedAsFailures', `is ${protocol.errorsCountedAsFailures}, but protocol.errors is ${JSON.stringify(protocol.errors)}`)
-  if (Number.isNaN(Date.parse(cell.recordedAt))) add('recordedAt', `is ${JSON.stringify(cell.recordedAt)}, not a date and time`)
+  if (cell.fingerprint !== recomputed)
+    add(
+      'fingerprint',
+      `is ${JSON.stringify(cell.fingerprint)}, but the stored protocol's fingerprint is ${JSON.stringify(recomputed)}: the protocol or the fingerprint was edited`,
+    )
+  if (protocol.benchmark.name !== benchmark)
+    add(
+      'protocol.benchmark.name',
+      `is ${JSON.stringify(protocol.benchmark.name)}, but the cell is filed under benchmark ${JSON.stringify(benchmark)}`,
+    )
+  if (independent && (protocol.feedback !== null || protocol.history !== null))
+    add(
+      'protocol.kind',
+      'is "independent", but the protocol has a feedback mode or a history policy (only sequential cells have them)',
+    )
+  if (!independent && (protocol.feedback === null || protocol.history === null))
+    add('protocol.kind', 'is "sequential", but the protocol has no feedback mode or no history policy')
+  if (independent && protocol.budgetDisclosed)
+    add('protocol.budgetDisclosed', 'is true for an independent cell: independent samples are never told the budget')
+  if (protocol.errors !== undefined && protocol.errorsCountedAsFailures !== (protocol.errors === 'failures'))
+    add(
+      'protocol.errorsCountedAsFailures',
+      `is ${protocol.errorsCountedAsFailures}, but protocol.errors is ${JSON.stringify(protocol.errors)}`,
+    )
+  if (Number.isNaN(Date.parse(cell.recordedAt)))
+    add('recordedAt', `is ${JSON.stringify(cell.recordedAt)}, not a date and time`)
 
   // The curves: one entry per k = 1..K.
   let curvesShaped = true
@@ -217,39 +264,62 @@ export function baselineCellProblems(benchmark: string, cellId: string, cell: Ba
     curvesShaped = false
   }
   if (independent && (cell.passAt === null || cell.passAt.length !== K)) {
-    add('passAt', `${cell.passAt === null ? 'is null' : `has ${cell.passAt.length} entries`}, but an independent cell has one Pass@k per k = 1..K (K = ${K})`)
+    add(
+      'passAt',
+      `${cell.passAt === null ? 'is null' : `has ${cell.passAt.length} entries`}, but an independent cell has one Pass@k per k = 1..K (K = ${K})`,
+    )
     curvesShaped = false
   }
-  if (!independent && cell.passAt !== null) add('passAt', 'is set, but only independent cells have Pass@k (a sequential cell stores null)')
+  if (!independent && cell.passAt !== null)
+    add('passAt', 'is set, but only independent cells have Pass@k (a sequential cell stores null)')
 
   // The rows: one per task of the protocol, each within the budget.
   const rows = cell.perTask
   if (rows.length === 0) add('perTask', 'is empty: a cell that measured nothing is never a baseline')
   const before = problems.length
   if (rows.length !== protocol.benchmark.tasks) {
-    add('perTask', `has ${rows.length} rows, but the protocol's benchmark has ${protocol.benchmark.tasks} tasks (protocol.benchmark.tasks): one row per task`)
+    add(
+      'perTask',
+      `has ${rows.length} rows, but the protocol's benchmark has ${protocol.benchmark.tasks} tasks (protocol.benchmark.tasks): one row per task`,
+    )
   }
   const firstRow = new Map<string, number>()
   const repeats: number[] = []
   rows.forEach((row, i) => {
     const at = `perTask[${i}] (task ${JSON.stringify(row.taskId)})`
     const seen = firstRow.get(row.taskId)
-    if (seen !== undefined) add(`perTask[${i}].taskId`, `repeats task ${JSON.stringify(row.taskId)} of perTask[${seen}]: one row per task`)
+    if (seen !== undefined)
+      add(`perTask[${i}].taskId`, `repeats task ${JSON.stringify(row.taskId)} of perTask[${seen}]: one row per task`)
     else firstRow.set(row.taskId, i)
     if (row.taskId === '') add(`perTask[${i}].taskId`, 'is empty')
     row.firstSuccess.forEach((f, j) => {
-      if (f !== null && f > K) add(`${at}.firstSuccess[${j}]`, `is ${f}, beyond the budget K = ${K} (protocol.budget): a first success is an attempt 1..K, or null`)
+      if (f !== null && f > K)
+        add(
+          `${at}.firstSuccess[${j}]`,
+          `is ${f}, beyond the budget K = ${K} (protocol.budget): a first success is an attempt 1..K, or null`,
+        )
     })
     const censoredAt = row.censoredAt ?? []
-    if (censoredAt.length > 0 && (policy !== 'censored' || independent)) add(`${at}.censoredAt`, `is set, but only sequential cells under errors: "censored" censor errored repeats (this cell: ${independent ? 'independent' : `errors: ${JSON.stringify(policy)}`})`)
+    if (censoredAt.length > 0 && (policy !== 'censored' || independent))
+      add(
+        `${at}.censoredAt`,
+        `is set, but only sequential cells under errors: "censored" censor errored repeats (this cell: ${independent ? 'independent' : `errors: ${JSON.stringify(policy)}`})`,
+      )
     censoredAt.forEach((c, j) => {
-      if (c > K) add(`${at}.censoredAt[${j}]`, `is ${c}, beyond the budget K = ${K}: a repeat is censored at an attempt 1..K`)
+      if (c > K)
+        add(`${at}.censoredAt[${j}]`, `is ${c}, beyond the budget K = ${K}: a repeat is censored at an attempt 1..K`)
     })
-    if (policy === 'censored' && !independent && censoredAt.length !== row.errors) add(`${at}.errors`, `is ${row.errors}, but the row censors ${censoredAt.length} errored repeats (censoredAt)`)
-    if (policy === 'failures' && row.errors > row.firstSuccess.filter((f) => f === null).length) add(`${at}.errors`, `is ${row.errors}, more than the row's failed repeats (errors count as failures in this cell)`)
+    if (policy === 'censored' && !independent && censoredAt.length !== row.errors)
+      add(`${at}.errors`, `is ${row.errors}, but the row censors ${censoredAt.length} errored repeats (censoredAt)`)
+    if (policy === 'failures' && row.errors > row.firstSuccess.filter((f) => f === null).length)
+      add(
+        `${at}.errors`,
+        `is ${row.errors}, more than the row's failed repeats (errors count as failures in this cell)`,
+      )
     const n = repeatsOfRow(row, policy, independent)
     repeats.push(n)
-    if (row.costAtK.length !== K) add(`${at}.costAtK`, `has ${row.costAtK.length} entries, but the budget is K = ${K}: one per k = 1..K`)
+    if (row.costAtK.length !== K)
+      add(`${at}.costAtK`, `has ${row.costAtK.length} entries, but the budget is K = ${K}: one per k = 1..K`)
     row.costAtK.forEach((c, k) => {
       if (c !== null && !(c >= 0)) add(`${at}.costAtK[${k}]`, `is ${c}: a cost is never negative`)
     })
@@ -260,12 +330,18 @@ export function baselineCellProblems(benchmark: string, cellId: string, cell: Ba
         const solved = row.firstSuccess.filter((f) => f !== null).length
         if (row.passes > row.samples) add(`${at}.passes`, `is ${row.passes}, more than its ${row.samples} samples`)
         if (row.samples > n * K) add(`${at}.samples`, `is ${row.samples}, more than ${n} repeats × K = ${K} samples`)
-        if (row.errors === 0 && row.samples !== n * K) add(`${at}.samples`, `is ${row.samples}, but ${n} repeats of K = ${K} samples each draw ${n * K}`)
-        if (row.passes < solved) add(`${at}.passes`, `is ${row.passes}, fewer than the ${solved} repeats with a first success`)
+        if (row.errors === 0 && row.samples !== n * K)
+          add(`${at}.samples`, `is ${row.samples}, but ${n} repeats of K = ${K} samples each draw ${n * K}`)
+        if (row.passes < solved)
+          add(`${at}.passes`, `is ${row.passes}, fewer than the ${solved} repeats with a first success`)
         if (row.errors === 0) {
           // Each repeat solved at sample f can pass at most its K - f + 1 remaining samples.
           const most = row.firstSuccess.reduce<number>((sum, f) => sum + (f === null ? 0 : K - f + 1), 0)
-          if (row.passes > most) add(`${at}.passes`, `is ${row.passes}, but its first successes (${JSON.stringify(row.firstSuccess)}) leave room for at most ${most} passing samples`)
+          if (row.passes > most)
+            add(
+              `${at}.passes`,
+              `is ${row.passes}, but its first successes (${JSON.stringify(row.firstSuccess)}) leave room for at most ${most} passing samples`,
+            )
         }
       }
     } else if (row.samples !== undefined || row.passes !== undefined) {
@@ -280,32 +356,50 @@ export function baselineCellProblems(benchmark: string, cellId: string, cell: Ba
     const odd = rows.map((row, i) => ({ row, i, n: repeats[i]! })).filter((r) => r.n !== usual)
     if (usual === 0) add('perTask', 'has no repeats: every row is empty')
     else if (odd.length > 0) {
-      add(`perTask[${odd[0]!.i}]`, `${listed(odd.map((r) => `task ${JSON.stringify(r.row.taskId)} has ${r.n} repeats`))}, but the other tasks have ${usual}: every task runs the same repeats`)
+      add(
+        `perTask[${odd[0]!.i}]`,
+        `${listed(odd.map((r) => `task ${JSON.stringify(r.row.taskId)} has ${r.n} repeats`))}, but the other tasks have ${usual}: every task runs the same repeats`,
+      )
     }
     if (usual > 1000) add('perTask', `has ${usual} repeats per task, more than the 1000 seqEval allows`)
   }
 
   // The stored curves are what the rows give (checked only when the rows themselves are sound).
   if (problems.length === before && curvesShaped && rows.length > 0) {
-    const seq = !independent && policy === 'censored' ? seqAtCurveCensored(rows.map(censoredRow), K) : seqAtCurve(rows, K)
+    const seq =
+      !independent && policy === 'censored' ? seqAtCurveCensored(rows.map(censoredRow), K) : seqAtCurve(rows, K)
     const wrongSeq: string[] = []
     seq.forEach((value, i) => {
       const stored = cell.seqAt[i]
       // Told its budget, the actor may plan for K attempts: only Seq@K itself is a number.
       const expected = !independent && protocol.budgetDisclosed && i !== K - 1 ? Number.NaN : value
-      const ok = Number.isNaN(expected) ? stored === null : stored !== null && stored !== undefined && close(stored, expected)
-      if (!ok) wrongSeq.push(`Seq@${i + 1} is ${stored === null ? 'null' : stored} where the rows give ${Number.isNaN(expected) ? 'none (null)' : expected}`)
+      const ok = Number.isNaN(expected)
+        ? stored === null
+        : stored !== null && stored !== undefined && close(stored, expected)
+      if (!ok)
+        wrongSeq.push(
+          `Seq@${i + 1} is ${stored === null ? 'null' : stored} where the rows give ${Number.isNaN(expected) ? 'none (null)' : expected}`,
+        )
     })
     if (wrongSeq.length > 0) add('seqAt', `${listed(wrongSeq)}: the stored numbers do not match the per-task rows`)
     if (independent && cell.passAt) {
-      const pass = passAtCurve(rows.map((r) => ({ taskId: r.taskId, n: r.samples ?? 0, c: r.passes ?? 0 })), K)
+      const pass = passAtCurve(
+        rows.map((r) => ({ taskId: r.taskId, n: r.samples ?? 0, c: r.passes ?? 0 })),
+        K,
+      )
       const wrongPass: string[] = []
       pass.forEach((value, i) => {
         const stored = cell.passAt![i]
-        const ok = Number.isNaN(value) ? stored === null : stored !== null && stored !== undefined && close(stored, value)
-        if (!ok) wrongPass.push(`Pass@${i + 1} is ${stored === null ? 'null' : stored} where the rows give ${Number.isNaN(value) ? 'none (null)' : value}`)
+        const ok = Number.isNaN(value)
+          ? stored === null
+          : stored !== null && stored !== undefined && close(stored, value)
+        if (!ok)
+          wrongPass.push(
+            `Pass@${i + 1} is ${stored === null ? 'null' : stored} where the rows give ${Number.isNaN(value) ? 'none (null)' : value}`,
+          )
       })
-      if (wrongPass.length > 0) add('passAt', `${listed(wrongPass)}: the stored numbers do not match the per-task samples`)
+      if (wrongPass.length > 0)
+        add('passAt', `${listed(wrongPass)}: the stored numbers do not match the per-task samples`)
     }
   }
   return problems
@@ -316,7 +410,16 @@ function sorted(file: BaselineFile): BaselineFile {
   const benchmarks = Object.fromEntries(
     Object.keys(file.benchmarks)
       .sort()
-      .map((b) => [b, { cells: Object.fromEntries(Object.keys(file.benchmarks[b]!.cells).sort().map((c) => [c, file.benchmarks[b]!.cells[c]!])) }]),
+      .map((b) => [
+        b,
+        {
+          cells: Object.fromEntries(
+            Object.keys(file.benchmarks[b]!.cells)
+              .sort()
+              .map((c) => [c, file.benchmarks[b]!.cells[c]!]),
+          ),
+        },
+      ]),
   )
   return { schema: file.schema, benchmarks }
 }
@@ -330,7 +433,8 @@ function withLock<T>(path: string, fn: () => T): T {
       mkdirSync(lock)
       break
     } catch {
-      if (Date.now() > deadline) throw new Error(`${lock}: could not take the baseline lock within 10 s; delete it if no seqk run is writing`)
+      if (Date.now() > deadline)
+        throw new Error(`${lock}: could not take the baseline lock within 10 s; delete it if no seqk run is writing`)
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
     }
   }
@@ -347,10 +451,20 @@ function withLock<T>(path: string, fn: () => T): T {
  * numbers do not add up (each is re-recorded when its own cell runs); without it such cells are
  * kept as they are. A cell that would not read back is never written.
  */
-export function writeBaselineCell(path: string, benchmark: string, cellId: string, cell: BaselineCellJson, options: { replaceInvalid?: boolean } = {}): void {
+export function writeBaselineCell(
+  path: string,
+  benchmark: string,
+  cellId: string,
+  cell: BaselineCellJson,
+  options: { replaceInvalid?: boolean } = {},
+): void {
   const own = baselineCellProblems(benchmark, cellId, cell)
   if (own.length > 0) {
-    throw new BaselineFileError(path, own.map(describeProblem), 'Not written: this cell would not read back. This is a bug in vitest-seqk (or in the summary handed to it); please report it.')
+    throw new BaselineFileError(
+      path,
+      own.map(describeProblem),
+      'Not written: this cell would not read back. This is a bug in vitest-seqk (or in the summary handed to it); please report it.',
+    )
   }
   mkdirSync(dirname(path), { recursive: true })
   withLock(path, () => {
@@ -367,7 +481,8 @@ export function writeBaselineCell(path: string, benchmark: string, cellId: strin
     }
     const cells = (file.benchmarks[benchmark] ??= { cells: {} }).cells
     cells[cellId] = cell
-    for (const b of Object.keys(file.benchmarks)) if (Object.keys(file.benchmarks[b]!.cells).length === 0) delete file.benchmarks[b]
+    for (const b of Object.keys(file.benchmarks))
+      if (Object.keys(file.benchmarks[b]!.cells).length === 0) delete file.benchmarks[b]
     const tmp = `${path}.${process.pid}.tmp`
     writeFileSync(tmp, `${JSON.stringify(sorted(file), null, 2)}\n`)
     renameSync(tmp, path)

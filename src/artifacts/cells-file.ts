@@ -34,7 +34,15 @@ export const CellStartRecordSchema = z.object({
   /** The eval file, relative to the project root. */
   file: z.string(),
   /** The baseline the cell is gated against: its file relative to the project root, and the gate's settings. */
-  baseline: z.object({ file: z.string(), margin: z.number(), maxDrop: z.number(), ks: z.array(z.number().int().positive()), seed: z.number().optional() }).nullable(),
+  baseline: z
+    .object({
+      file: z.string(),
+      margin: z.number(),
+      maxDrop: z.number(),
+      ks: z.array(z.number().int().positive()),
+      seed: z.number().optional(),
+    })
+    .nullable(),
   /** This machine's share of a sharded run: `taskIds` is still the whole declaration; the shard ran those with `shardOfTask(id, count) === index`. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   /** What the cell was expected to cost before it ran (absent in files written before estimates, and where it could not be made). */
@@ -84,7 +92,10 @@ export interface ReadCells {
  * const { cells } = readCells('.seqk/runs/20261201-101500-9f2c4a/cells.jsonl')
  */
 export function readCells(path: string): ReadCells {
-  if (!existsSync(path)) throw new Error(`${path}: no such cells file (a run writes it beside trajectories.jsonl; runs written before it existed have none, and cannot be recomputed)`)
+  if (!existsSync(path))
+    throw new Error(
+      `${path}: no such cells file (a run writes it beside trajectories.jsonl; runs written before it existed have none, and cannot be recomputed)`,
+    )
   const { items, truncatedTail } = readJsonLines(path, CellRecordSchema, 'cell record')
   return { cells: pairCellRecords(items), truncatedTail }
 }
@@ -93,7 +104,9 @@ export function readCells(path: string): ReadCells {
  * Cell records in file order, paired: each start with its end (undefined when the cell did not
  * end). A cell started again (a resume) keeps its last start.
  */
-export function pairCellRecords(items: readonly CellRecord[]): { start: CellStartRecord; end: CellEndRecord | undefined }[] {
+export function pairCellRecords(
+  items: readonly CellRecord[],
+): { start: CellStartRecord; end: CellEndRecord | undefined }[] {
   const byKey = new Map<string, { start: CellStartRecord; end: CellEndRecord | undefined }>()
   for (const record of items) {
     const key = `${record.runId}\u0000${record.benchmark}\u0000${record.cellId}`

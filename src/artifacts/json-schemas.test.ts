@@ -11,7 +11,12 @@ describe('schemas/*.schema.json', () => {
   })
 
   it('describe the trajectory fields a reader needs', () => {
-    const trajectory = jsonSchemaFiles()['trajectory.schema.json'] as { properties: Record<string, unknown>; required: string[] }
-    expect(trajectory.required).toEqual(expect.arrayContaining(['protocol', 'fingerprint', 'attempts', 'status', 'firstSuccess']))
+    const trajectory = jsonSchemaFiles()['trajectory.schema.json'] as {
+      properties: Record<string, unknown>
+      required: string[]
+    }
+    expect(trajectory.required).toEqual(
+      expect.arrayContaining(['protocol', 'fingerprint', 'attempts', 'status', 'firstSuccess']),
+    )
   })
 })

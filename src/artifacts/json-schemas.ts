@@ -8,6 +8,17 @@ import { DisclosureCardSchema } from '../core/disclosure.js'
  * hand): file name → schema object.
  */
 export function jsonSchemaFiles(): Record<string, unknown> {
-  const files = { 'trajectory.schema.json': TrajectorySchema, 'cell-summary.schema.json': CellSummarySchema, 'summary.schema.json': RunSummarySchema, 'baseline.schema.json': BaselineFileSchema, 'disclosure.schema.json': DisclosureCardSchema }
-  return Object.fromEntries(Object.entries(files).map(([name, schema]) => [name, z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' })]))
+  const files = {
+    'trajectory.schema.json': TrajectorySchema,
+    'cell-summary.schema.json': CellSummarySchema,
+    'summary.schema.json': RunSummarySchema,
+    'baseline.schema.json': BaselineFileSchema,
+    'disclosure.schema.json': DisclosureCardSchema,
+  }
+  return Object.fromEntries(
+    Object.entries(files).map(([name, schema]) => [
+      name,
+      z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' }),
+    ]),
+  )
 }

@@ -16,7 +16,13 @@ const CHUNK = 1024 * 1024
  * @example
  * forEachJsonLine('run/trajectories.jsonl', TrajectorySchema, 'trajectory', (t) => count++)
  */
-export function forEachJsonLine<S extends z.ZodType>(path: string, schema: S, what: string, onItem: (item: z.output<S>, line: number) => void, bytes?: number): { truncatedTail: boolean } {
+export function forEachJsonLine<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  what: string,
+  onItem: (item: z.output<S>, line: number) => void,
+  bytes?: number,
+): { truncatedTail: boolean } {
   const fd = openSync(path, 'r')
   const decoder = new StringDecoder('utf8')
   const buffer = Buffer.alloc(CHUNK)
@@ -67,7 +73,12 @@ export function forEachJsonLine<S extends z.ZodType>(path: string, schema: S, wh
  * @example
  * const { items } = readJsonLines('run/trajectories.jsonl', TrajectorySchema, 'trajectory')
  */
-export function readJsonLines<S extends z.ZodType>(path: string, schema: S, what: string, bytes?: number): { items: z.output<S>[]; truncatedTail: boolean } {
+export function readJsonLines<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  what: string,
+  bytes?: number,
+): { items: z.output<S>[]; truncatedTail: boolean } {
   const items: z.output<S>[] = []
   const { truncatedTail } = forEachJsonLine(path, schema, what, (item) => items.push(item), bytes)
   return { items, truncatedTail }

@@ -9,20 +9,70 @@ import type { CellStartRecord } from './cells-file.js'
 import { mergeShards, type ShardRun } from './merge.js'
 import { recomputeCell, recomputeRun } from './recompute.js'
 
-const tasks: Task[] = Array.from({ length: 12 }, (_, i) => ({ id: `task-${i}`, prompt: `#${i}`, simulation: { difficulty: (i % 4) / 4, correct: ['CORRECT'], wrong: ['WRONG'] } }))
-const spec = cellSpec(tasks, simulatedActor({ profile: 'reviser' }), { verifier: saysCorrect, repeats: 2, budget: 3, errors: 'censored', thresholds: { seqAt: { 3: 0.2 } } })
+const tasks: Task[] = Array.from({ length: 12 }, (_, i) => ({
+  id: `task-${i}`,
+  prompt: `#${i}`,
+  simulation: { difficulty: (i % 4) / 4, correct: ['CORRECT'], wrong: ['WRONG'] },
+}))
+const spec = cellSpec(tasks, simulatedActor({ profile: 'reviser' }), {
+  verifier: saysCorrect,
+  repeats: 2,
+  budget: 3,
+  errors: 'censored',
+  thresholds: { seqAt: { 3: 0.2 } },
+})
 
 /** The cell run as `count` shards, one run directory (in memory) each. */
-async function shards(count: number, tweak: (start: CellStartRecord, index: number) => CellStartRecord = (s) => s): Promise<{ runs: ShardRun[]; whole: Awaited<ReturnType<typeof runCell>> }> {
+async function shards(
+  count: number,
+  tweak: (start: CellStartRecord, index: number) => CellStartRecord = (s) => s,
+): Promise<{ runs: ShardRun[]; whole: Awaited<ReturnType<typeof runCell>> }> {
   const whole = await runCell(spec)
   const hashes = benchmarkHashes(tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
   const runs = Array.from({ length: count }, (_, i): ShardRun => {
     const index = i + 1
     const runId = `shard-${index}`
-    const start: CellStartRecord = tweak({ schema: 'seqk.cell/1', type: 'start', runId, benchmark: spec.benchmark, cellId: spec.cellId, actorId: spec.actor.id, mode: 'binary', protocol, fingerprint: protocolFingerprint(protocol), taskIds: tasks.map((t) => t.id), taskHashes: hashes.tasks, repeats: 2, thresholds: { seqAt: { 3: 0.2 } }, errors: 'censored', file: 'x.eval.ts', baseline: null, shard: { index, count } }, index)
+    const start: CellStartRecord = tweak(
+      {
+        schema: 'seqk.cell/1',
+        type: 'start',
+        runId,
+        benchmark: spec.benchmark,
+        cellId: spec.cellId,
+        actorId: spec.actor.id,
+        mode: 'binary',
+        protocol,
+        fingerprint: protocolFingerprint(protocol),
+        taskIds: tasks.map((t) => t.id),
+        taskHashes: hashes.tasks,
+        repeats: 2,
+        thresholds: { seqAt: { 3: 0.2 } },
+        errors: 'censored',
+        file: 'x.eval.ts',
+        baseline: null,
+        shard: { index, count },
+      },
+      index,
+    )
     const mine = whole.trajectories.filter((t) => shardOfTask(t.taskId, count) === index).map((t) => ({ ...t, runId }))
-    return { dir: `/runs/${runId}`, cells: [{ start, end: { schema: 'seqk.cell/1', type: 'end', runId, benchmark: spec.benchmark, cellId: spec.cellId, durationMs: whole.summary.durationMs } }], trajectories: mine }
+    return {
+      dir: `/runs/${runId}`,
+      cells: [
+        {
+          start,
+          end: {
+            schema: 'seqk.cell/1',
+            type: 'end',
+            runId,
+            benchmark: spec.benchmark,
+            cellId: spec.cellId,
+            durationMs: whole.summary.durationMs,
+          },
+        },
+      ],
+      trajectories: mine,
+    }
   })
   return { runs, whole }
 }
@@ -39,7 +89,9 @@ describe('mergeShards', () => {
 
   it('refuses shards whose declarations differ beyond the protocol, naming the fields', async () => {
     const { runs } = await shards(3, (s, i) => (i === 2 ? { ...s, repeats: 1, thresholds: { seqAt: { 3: 0.9 } } } : s))
-    expect(() => mergeShards(runs, 'merged')).toThrow(/cell "simulated:reviser · binary" of "test" was declared differently in \/runs\/shard-1 and \/runs\/shard-2 \(repeats: 2 → 1; thresholds: \{"seqAt":\{"3":0.2\}\} → \{"seqAt":\{"3":0.9\}\}\): shards of one run run the same eval/)
+    expect(() => mergeShards(runs, 'merged')).toThrow(
+      /cell "simulated:reviser · binary" of "test" was declared differently in \/runs\/shard-1 and \/runs\/shard-2 \(repeats: 2 → 1; thresholds: \{"seqAt":\{"3":0.2\}\} → \{"seqAt":\{"3":0.9\}\}\): shards of one run run the same eval/,
+    )
   })
 })
 
@@ -49,7 +101,9 @@ describe('mergeShards, a shard that never started a cell', () => {
     const other = { ...runs[1]!.cells[0]!.start, cellId: 'simulated:reviser · verifier' }
     // Shard 2 ran another cell only: its machine stopped before this one.
     const broken = [runs[0]!, { ...runs[1]!, cells: [{ start: other, end: undefined }], trajectories: [] }, runs[2]!]
-    expect(() => mergeShards(broken, 'merged')).toThrow('cell "simulated:reviser · binary" of "test": shard 2/3 in /runs/shard-2 never started this cell')
+    expect(() => mergeShards(broken, 'merged')).toThrow(
+      'cell "simulated:reviser · binary" of "test": shard 2/3 in /runs/shard-2 never started this cell',
+    )
   })
 })
 

@@ -30,7 +30,10 @@ export class MergeError extends Error {
  * const merged = mergeShards([shard1, shard2, shard3, shard4], 'merged-run')
  * const summary = recomputeRun({ runId: 'merged-run', createdAt, ...merged })
  */
-export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: { start: CellStartRecord; end: CellEndRecord | undefined }[]; trajectories: Trajectory[] } {
+export function mergeShards(
+  runs: readonly ShardRun[],
+  runId: string,
+): { cells: { start: CellStartRecord; end: CellEndRecord | undefined }[]; trajectories: Trajectory[] } {
   if (runs.length === 0) throw new MergeError('no run directories to merge')
   const groups = new Map<string, { run: ShardRun; start: CellStartRecord; end: CellEndRecord | undefined }[]>()
   for (const run of runs) {
@@ -40,7 +43,8 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
       groups.get(key)!.push({ run, ...cell })
     }
   }
-  if (groups.size === 0) throw new MergeError(`no cells to merge: ${runs.map((r) => r.dir).join(', ')} declare none (cells.jsonl is empty)`)
+  if (groups.size === 0)
+    throw new MergeError(`no cells to merge: ${runs.map((r) => r.dir).join(', ')} declare none (cells.jsonl is empty)`)
   const cells: { start: CellStartRecord; end: CellEndRecord | undefined }[] = []
   const trajectories: Trajectory[] = []
   for (const parts of groups.values()) {
@@ -49,42 +53,74 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
     const count = first.start.shard?.count ?? 1
     for (const part of parts.slice(1)) {
       if (part.start.fingerprint !== first.start.fingerprint) {
-        throw new MergeError(`cell ${name} ran under different protocols in ${first.run.dir} and ${part.run.dir} (${protocolChangeLines(first.start.protocol, part.start.protocol).join('; ') || 'fingerprints differ'}): shards of one run share one protocol`)
+        throw new MergeError(
+          `cell ${name} ran under different protocols in ${first.run.dir} and ${part.run.dir} (${protocolChangeLines(first.start.protocol, part.start.protocol).join('; ') || 'fingerprints differ'}): shards of one run share one protocol`,
+        )
       }
       const changed = declarationChanges(first.start, part.start)
-      if (changed.length > 0) throw new MergeError(`cell ${name} was declared differently in ${first.run.dir} and ${part.run.dir} (${changed.join('; ')}): shards of one run run the same eval`)
-      if ((part.start.shard?.count ?? 1) !== count) throw new MergeError(`cell ${name} was split ${count} ways in ${first.run.dir} and ${part.start.shard?.count ?? 1} in ${part.run.dir}: every shard of one run uses the same SEQK_SHARD count`)
+      if (changed.length > 0)
+        throw new MergeError(
+          `cell ${name} was declared differently in ${first.run.dir} and ${part.run.dir} (${changed.join('; ')}): shards of one run run the same eval`,
+        )
+      if ((part.start.shard?.count ?? 1) !== count)
+        throw new MergeError(
+          `cell ${name} was split ${count} ways in ${first.run.dir} and ${part.start.shard?.count ?? 1} in ${part.run.dir}: every shard of one run uses the same SEQK_SHARD count`,
+        )
     }
     const byIndex = new Map<number, (typeof parts)[number]>()
     for (const part of parts) {
       const index = part.start.shard?.index ?? 1
       const other = byIndex.get(index)
-      if (other) throw new MergeError(`cell ${name}: shard ${index}/${count} is in both ${other.run.dir} and ${part.run.dir}; give each shard once`)
+      if (other)
+        throw new MergeError(
+          `cell ${name}: shard ${index}/${count} is in both ${other.run.dir} and ${part.run.dir}; give each shard once`,
+        )
       byIndex.set(index, part)
     }
     const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i))
     if (missing.length > 0) {
       // A shard given whose directory never started this cell (its machine failed before) is not a missing argument.
-      const silent = missing.flatMap((i) => runs.filter((r) => r.cells.some((c) => c.start.shard?.index === i && c.start.shard.count === count)).map((r) => `shard ${i}/${count} in ${r.dir} never started this cell (see that machine's log; resume it there with SEQK_SHARD=${i}/${count})`))
+      const silent = missing.flatMap((i) =>
+        runs
+          .filter((r) => r.cells.some((c) => c.start.shard?.index === i && c.start.shard.count === count))
+          .map(
+            (r) =>
+              `shard ${i}/${count} in ${r.dir} never started this cell (see that machine's log; resume it there with SEQK_SHARD=${i}/${count})`,
+          ),
+      )
       if (silent.length > 0) throw new MergeError(`cell ${name}: ${silent.join('; ')}`)
       const have = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([i, p]) => `${i}/${count} in ${p.run.dir}`)
-      throw new MergeError(`cell ${name}: ${missing.length === 1 ? 'shard' : 'shards'} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (have ${have.join(', ')}); merge every shard of the run`)
+      throw new MergeError(
+        `cell ${name}: ${missing.length === 1 ? 'shard' : 'shards'} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (have ${have.join(', ')}); merge every shard of the run`,
+      )
     }
     const seen = new Set<string>()
     for (const part of parts) {
       const index = part.start.shard?.index ?? 1
       for (const t of part.run.trajectories) {
-        if (t.runId !== part.start.runId || t.benchmark !== part.start.benchmark || t.cellId !== part.start.cellId || t.fingerprint !== part.start.fingerprint) continue
-        if (count > 1 && shardOfTask(t.taskId, count) !== index) throw new MergeError(`${part.run.dir}: a trajectory of cell ${name} for task ${t.taskId} is in shard ${index}/${count}, but that task belongs to shard ${shardOfTask(t.taskId, count)}/${count}`)
+        if (
+          t.runId !== part.start.runId ||
+          t.benchmark !== part.start.benchmark ||
+          t.cellId !== part.start.cellId ||
+          t.fingerprint !== part.start.fingerprint
+        )
+          continue
+        if (count > 1 && shardOfTask(t.taskId, count) !== index)
+          throw new MergeError(
+            `${part.run.dir}: a trajectory of cell ${name} for task ${t.taskId} is in shard ${index}/${count}, but that task belongs to shard ${shardOfTask(t.taskId, count)}/${count}`,
+          )
         const key = `${t.taskId}\u0000${t.repeat}`
-        if (seen.has(key)) throw new MergeError(`cell ${name}: task ${t.taskId}, repeat ${t.repeat} is in more than one shard`)
+        if (seen.has(key))
+          throw new MergeError(`cell ${name}: task ${t.taskId}, repeat ${t.repeat} is in more than one shard`)
         seen.add(key)
         trajectories.push({ ...t, runId })
       }
     }
     const ends = parts.map((p) => p.end)
     const { shard: _shard, ...declared } = first.start
-    const end = ends.every((e): e is CellEndRecord => e !== undefined) ? { ...ends[0]!, runId, durationMs: Math.max(...ends.map((e) => e.durationMs)) } : undefined
+    const end = ends.every((e): e is CellEndRecord => e !== undefined)
+      ? { ...ends[0]!, runId, durationMs: Math.max(...ends.map((e) => e.durationMs)) }
+      : undefined
     cells.push({ start: { ...declared, runId }, end })
   }
   return { cells, trajectories }
@@ -92,8 +128,20 @@ export function mergeShards(runs: readonly ShardRun[], runId: string): { cells: 
 
 /** The fields two shards' declarations of one cell differ in, besides the run id and the shard: `field: a → b`. */
 function declarationChanges(a: CellStartRecord, b: CellStartRecord): string[] {
-  const fields = ['actorId', 'mode', 'taskIds', 'taskHashes', 'repeats', 'thresholds', 'errors', 'file', 'baseline'] as const
-  return fields.filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f])).map((f) => `${f}: ${short(a[f])} → ${short(b[f])}`)
+  const fields = [
+    'actorId',
+    'mode',
+    'taskIds',
+    'taskHashes',
+    'repeats',
+    'thresholds',
+    'errors',
+    'file',
+    'baseline',
+  ] as const
+  return fields
+    .filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f]))
+    .map((f) => `${f}: ${short(a[f])} → ${short(b[f])}`)
 }
 
 function short(value: unknown): string {

@@ -38,7 +38,11 @@ export const PlanLoadErrorRecordSchema = z.object({
   error: z.string(),
 })
 
-export const PlanRecordSchema = z.discriminatedUnion('type', [PlanFilesRecordSchema, PlanFileRecordSchema, PlanLoadErrorRecordSchema])
+export const PlanRecordSchema = z.discriminatedUnion('type', [
+  PlanFilesRecordSchema,
+  PlanFileRecordSchema,
+  PlanLoadErrorRecordSchema,
+])
 export type PlanRecord = z.infer<typeof PlanRecordSchema>
 
 /** Appends one record, one `write`. */
@@ -56,7 +60,8 @@ export function appendPlanRecord(path: string, record: PlanRecord): void {
 export function planLoadErrors(path: string): { file: string; error: string }[] {
   if (!existsSync(path)) return []
   const last = new Map<string, PlanRecord>()
-  for (const record of readJsonLines(path, PlanRecordSchema, 'plan record').items) if (record.type !== 'files') last.set(record.file, record)
+  for (const record of readJsonLines(path, PlanRecordSchema, 'plan record').items)
+    if (record.type !== 'files') last.set(record.file, record)
   return [...last.values()].flatMap((r) => (r.type === 'load-error' ? [{ file: r.file, error: r.error }] : []))
 }
 
@@ -70,7 +75,10 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
  */
 export function firstLine(message: string | undefined): string {
   // Colour codes (a bundler's message) are for a terminal, not for every output.
-  const lines = stripVTControlCharacters(message ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  const lines = stripVTControlCharacters(message ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
   if (lines.length === 0) return 'unknown error'
   return lines[0]!.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]!
 }

@@ -22,7 +22,9 @@ export function unfinishedThreshold(why: string, ended: number, total: number): 
 /** A cell's trajectories in the order the cell reports them: its tasks as declared, then repeat. */
 export function inCellOrder(trajectories: readonly Trajectory[], taskIds: readonly string[]): Trajectory[] {
   const position = new Map(taskIds.map((id, i) => [id, i]))
-  return [...trajectories].sort((a, b) => (position.get(a.taskId) ?? Infinity) - (position.get(b.taskId) ?? Infinity) || a.repeat - b.repeat)
+  return [...trajectories].sort(
+    (a, b) => (position.get(a.taskId) ?? Infinity) - (position.get(b.taskId) ?? Infinity) || a.repeat - b.repeat,
+  )
 }
 
 /**
@@ -30,12 +32,24 @@ export function inCellOrder(trajectories: readonly Trajectory[], taskIds: readon
  * function, on the same inputs, the cell's test ran. A cell with no end record, or fewer
  * trajectories than it declared, is failed as unfinished. `gate` applies its baseline, if any.
  */
-export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undefined, onFile: readonly Trajectory[], gate?: (summary: CellSummary) => GateJson): CellSummary {
+export function recomputeCell(
+  start: CellStartRecord,
+  end: CellEndRecord | undefined,
+  onFile: readonly Trajectory[],
+  gate?: (summary: CellSummary) => GateJson,
+): CellSummary {
   // A shard's cell ran its share of the declared tasks (see SEQK_SHARD), and is summarised as it was.
   const shard = start.shard
   const taskIds = shard ? start.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : start.taskIds
   const mine = inCellOrder(
-    onFile.filter((t) => t.runId === start.runId && t.benchmark === start.benchmark && t.cellId === start.cellId && t.fingerprint === start.fingerprint && t.repeat < start.repeats),
+    onFile.filter(
+      (t) =>
+        t.runId === start.runId &&
+        t.benchmark === start.benchmark &&
+        t.cellId === start.cellId &&
+        t.fingerprint === start.fingerprint &&
+        t.repeat < start.repeats,
+    ),
     taskIds,
   )
   let summary = summariseCell({
@@ -56,8 +70,17 @@ export function recomputeCell(start: CellStartRecord, end: CellEndRecord | undef
   })
   const total = taskIds.length * start.repeats
   if (!end || end.unfinished !== undefined || mine.length < total) {
-    const why = end?.unfinished ?? (end ? 'trajectories are missing from trajectories.jsonl' : 'it has no end record (a timeout, a crash or a cancel)')
-    return { ...summary, thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds], verdict: 'fail', ...(shard ? { shard } : {}) }
+    const why =
+      end?.unfinished ??
+      (end
+        ? 'trajectories are missing from trajectories.jsonl'
+        : 'it has no end record (a timeout, a crash or a cancel)')
+    return {
+      ...summary,
+      thresholds: [unfinishedThreshold(why, mine.length, total), ...summary.thresholds],
+      verdict: 'fail',
+      ...(shard ? { shard } : {}),
+    }
   }
   // Its thresholds and baseline wait for the merge, as when it ran.
   if (shard) return { ...summary, thresholds: [], verdict: 'shard', shard }
@@ -97,8 +120,17 @@ export function recomputeRun(input: {
   trajectories: readonly Trajectory[]
   gate?: (start: CellStartRecord, summary: CellSummary) => GateJson
 }): RunSummary {
-  const cells = input.cells.map(({ start, end }) => ({ ...recomputeCell(start, end, input.trajectories, input.gate && ((summary) => input.gate!(start, summary))), file: start.file }))
+  const cells = input.cells.map(({ start, end }) => ({
+    ...recomputeCell(start, end, input.trajectories, input.gate && ((summary) => input.gate!(start, summary))),
+    file: start.file,
+  }))
   const benchmarks = benchmarkBlocks(cells)
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
-  return { schema: SUMMARY_SCHEMA, runId: input.runId, createdAt: input.createdAt, benchmarks, ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}) }
+  return {
+    schema: SUMMARY_SCHEMA,
+    runId: input.runId,
+    createdAt: input.createdAt,
+    benchmarks,
+    ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+  }
 }

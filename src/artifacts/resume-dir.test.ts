@@ -12,18 +12,45 @@ import { appendTrajectory } from './trajectories-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-resume-dir-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const tasks: Task[] = Array.from({ length: 3 }, (_, i) => ({ id: `t${i}`, prompt: `#${i}`, simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG'] } }))
+const tasks: Task[] = Array.from({ length: 3 }, (_, i) => ({
+  id: `t${i}`,
+  prompt: `#${i}`,
+  simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG'] },
+}))
 
-async function runDir(name: string, runId: string, options: { runJson?: boolean; shard?: { index: number; count: number } } = {}): Promise<string> {
+async function runDir(
+  name: string,
+  runId: string,
+  options: { runJson?: boolean; shard?: { index: number; count: number } } = {},
+): Promise<string> {
   const d = join(dir, name)
   mkdirSync(d, { recursive: true })
   const spec = cellSpec(tasks, simulatedActor({ profile: 'reviser' }), { verifier: saysCorrect, runId })
   const { trajectories } = await runCell(spec)
   for (const t of trajectories) appendTrajectory(join(d, 'trajectories.jsonl'), t)
   const t = trajectories[0]!
-  const start: CellStartRecord = { schema: 'seqk.cell/1', type: 'start', runId, benchmark: spec.benchmark, cellId: spec.cellId, actorId: spec.actor.id, mode: 'binary', protocol: t.protocol, fingerprint: t.fingerprint, taskIds: tasks.map((x) => x.id), taskHashes: {}, repeats: 1, thresholds: {}, errors: 'left-out', file: 'x.eval.ts', baseline: null, ...(options.shard ? { shard: options.shard } : {}) }
+  const start: CellStartRecord = {
+    schema: 'seqk.cell/1',
+    type: 'start',
+    runId,
+    benchmark: spec.benchmark,
+    cellId: spec.cellId,
+    actorId: spec.actor.id,
+    mode: 'binary',
+    protocol: t.protocol,
+    fingerprint: t.fingerprint,
+    taskIds: tasks.map((x) => x.id),
+    taskHashes: {},
+    repeats: 1,
+    thresholds: {},
+    errors: 'left-out',
+    file: 'x.eval.ts',
+    baseline: null,
+    ...(options.shard ? { shard: options.shard } : {}),
+  }
   appendCellRecord(join(d, 'cells.jsonl'), start)
-  if (options.runJson) writeFileSync(join(d, 'run.json'), JSON.stringify({ schema: 'seqk.run/1', runId, argv: ['run'], cwd: dir }))
+  if (options.runJson)
+    writeFileSync(join(d, 'run.json'), JSON.stringify({ schema: 'seqk.run/1', runId, argv: ['run'], cwd: dir }))
   return d
 }
 
@@ -45,15 +72,21 @@ describe('prepareResume', () => {
 
   it('refuses a resume whose SEQK_SHARD differs from the run, saying how to resume it', async () => {
     const sharded = await runDir('shard', 'r-shard', { shard: { index: 2, count: 3 } })
-    expect(() => prepareResume(sharded, null)).toThrow(`cannot resume ${sharded} unsharded: it ran as shard 2/3. Resume it with SEQK_SHARD=2/3.`)
+    expect(() => prepareResume(sharded, null)).toThrow(
+      `cannot resume ${sharded} unsharded: it ran as shard 2/3. Resume it with SEQK_SHARD=2/3.`,
+    )
     expect(() => prepareResume(sharded, { index: 1, count: 3 })).toThrow('as shard 1/3: it ran as shard 2/3')
     expect(prepareResume(sharded, { index: 2, count: 3 }).onFile).toBe(3)
     const whole = await runDir('whole', 'r-whole')
-    expect(() => prepareResume(whole, { index: 1, count: 2 })).toThrow('it ran unsharded. Resume it without SEQK_SHARD.')
+    expect(() => prepareResume(whole, { index: 1, count: 2 })).toThrow(
+      'it ran unsharded. Resume it without SEQK_SHARD.',
+    )
   })
 
   it('refuses a directory with nothing to resume', () => {
     mkdirSync(join(dir, 'empty'))
-    expect(() => prepareResume(join(dir, 'empty'), null)).toThrow(/nothing to resume in .*empty: it has no trajectories.jsonl/)
+    expect(() => prepareResume(join(dir, 'empty'), null)).toThrow(
+      /nothing to resume in .*empty: it has no trajectories.jsonl/,
+    )
   })
 })

@@ -30,7 +30,10 @@ export interface ResumeStart {
  */
 export function prepareResume(runDir: string, shard: Shard | null): ResumeStart {
   const file = join(runDir, TRAJECTORIES_FILE)
-  if (!existsSync(file)) throw new ResumeRefusedError(`nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>; a run that never finished a trajectory has nothing to keep: run it afresh).`)
+  if (!existsSync(file))
+    throw new ResumeRefusedError(
+      `nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>; a run that never finished a trajectory has nothing to keep: run it afresh).`,
+    )
   const cellsFile = join(runDir, CELLS_FILE)
   try {
     let cut = cutTornTail(file)
@@ -43,10 +46,21 @@ export function prepareResume(runDir: string, shard: Shard | null): ResumeStart 
     const now = shard ? `${shard.index}/${shard.count}` : 'none'
     if (shards.size > 0 && !shards.has(now)) {
       const was = [...shards][0]!
-      throw new ResumeRefusedError(`cannot resume ${runDir} ${shard ? `as shard ${now}` : 'unsharded'}: it ran ${was === 'none' ? 'unsharded' : `as shard ${was}`}. Resume it ${was === 'none' ? 'without SEQK_SHARD' : `with SEQK_SHARD=${was}`}.`)
+      throw new ResumeRefusedError(
+        `cannot resume ${runDir} ${shard ? `as shard ${now}` : 'unsharded'}: it ran ${was === 'none' ? 'unsharded' : `as shard ${was}`}. Resume it ${was === 'none' ? 'without SEQK_SHARD' : `with SEQK_SHARD=${was}`}.`,
+      )
     }
     const { trajectories } = readTrajectories(file, { view: summaryView })
-    return { runId: recordedRunId(runDir, trajectories.map((t) => t.runId)), bytes: statSync(file).size, cut, onFile: trajectories.length, errored: trajectories.filter((t) => t.status === 'error').length }
+    return {
+      runId: recordedRunId(
+        runDir,
+        trajectories.map((t) => t.runId),
+      ),
+      bytes: statSync(file).size,
+      cut,
+      onFile: trajectories.length,
+      errored: trajectories.filter((t) => t.status === 'error').length,
+    }
   } catch (error) {
     if (error instanceof ResumeRefusedError) throw error
     throw new ResumeRefusedError(`cannot resume ${runDir}: ${(error as Error).message}`)

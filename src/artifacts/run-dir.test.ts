@@ -15,7 +15,9 @@ describe('newRunId', () => {
   })
 
   it('sorts by time', () => {
-    const ids = ['2025-12-31T23:59:59Z', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z', '2026-10-01T09:00:00Z'].map((t) => newRunId(new Date(t)))
+    const ids = ['2025-12-31T23:59:59Z', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z', '2026-10-01T09:00:00Z'].map(
+      (t) => newRunId(new Date(t)),
+    )
     expect([...ids].sort()).toEqual(ids)
   })
 

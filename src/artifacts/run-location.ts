@@ -29,14 +29,24 @@ export interface RunLocation {
  * resolveRunLocation({ SEQK_RUN_ID: 'nightly' }, { root: '/project' })
  * // => { kind: 'new', runDir: '/project/.seqk/runs/nightly', runId: 'nightly', runsDir: '/project/.seqk/runs', writeLatest: true }
  */
-export function resolveRunLocation(env: Readonly<Record<string, string | undefined>>, options: { root: string; outputDir?: string; now?: Date }): RunLocation {
+export function resolveRunLocation(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { root: string; outputDir?: string; now?: Date },
+): RunLocation {
   const outputDir = options.outputDir ?? env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR
   const runsDir = isAbsolute(outputDir) ? outputDir : resolve(options.root, outputDir)
   const fixed = env.SEQK_RUN_DIR ? resolve(options.root, env.SEQK_RUN_DIR) : undefined
   if (env.SEQK_RESUME) {
     const runDir = resolve(options.root, env.SEQK_RESUME)
-    const location: RunLocation = { kind: 'resume', runDir, runId: basename(runDir), runsDir, writeLatest: dirname(runDir) === runsDir }
-    if (fixed && fixed !== runDir) location.conflict = `SEQK_RESUME (${runDir}) and SEQK_RUN_DIR (${fixed}) name different run directories; set only SEQK_RESUME to resume a run.`
+    const location: RunLocation = {
+      kind: 'resume',
+      runDir,
+      runId: basename(runDir),
+      runsDir,
+      writeLatest: dirname(runDir) === runsDir,
+    }
+    if (fixed && fixed !== runDir)
+      location.conflict = `SEQK_RESUME (${runDir}) and SEQK_RUN_DIR (${fixed}) name different run directories; set only SEQK_RESUME to resume a run.`
     return location
   }
   if (fixed) return { kind: 'fixed', runDir: fixed, runId: basename(fixed), runsDir, writeLatest: false }

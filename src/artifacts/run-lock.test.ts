@@ -14,7 +14,8 @@ const runDir = () => {
   dirs.push(d)
   return join(d, 'run')
 }
-const holder = (pid: number, host = hostname()) => `${JSON.stringify({ schema: 'seqk.lock/1', pid, host, startedAt: '2026-12-01T10:00:00.000Z', command: 'vitest run' })}\n`
+const holder = (pid: number, host = hostname()) =>
+  `${JSON.stringify({ schema: 'seqk.lock/1', pid, host, startedAt: '2026-12-01T10:00:00.000Z', command: 'vitest run' })}\n`
 
 /** The pid of a process that has ended (a child that ran and exited), with a timeout. */
 async function deadPid(): Promise<number> {
@@ -27,7 +28,11 @@ describe('acquireRunLock', () => {
   it("takes the directory's lock with pid, host and command, and gives it back", () => {
     const dir = runDir()
     const lock = acquireRunLock(dir, 'vitest run --project evals')
-    expect(readRunLock(dir)).toMatchObject({ pid: process.pid, host: hostname(), command: 'vitest run --project evals' })
+    expect(readRunLock(dir)).toMatchObject({
+      pid: process.pid,
+      host: hostname(),
+      command: 'vitest run --project evals',
+    })
     // The same process may take it again (a watch-mode rerun).
     acquireRunLock(dir).release()
     lock.release()
@@ -47,7 +52,9 @@ describe('acquireRunLock', () => {
       }
     })()
     expect(error).toBeInstanceOf(RunLockedError)
-    expect(error?.message).toBe(`${dir} is in use by process ${process.ppid} on this host (vitest run), since 2026-12-01T10:00:00.000Z: one run writes to a run directory at a time, so this one does nothing. To go on, wait for it to end, or stop it, then resume.`)
+    expect(error?.message).toBe(
+      `${dir} is in use by process ${process.ppid} on this host (vitest run), since 2026-12-01T10:00:00.000Z: one run writes to a run directory at a time, so this one does nothing. To go on, wait for it to end, or stop it, then resume.`,
+    )
     expect(readRunLock(dir)?.pid).toBe(process.ppid)
   })
 
@@ -66,18 +73,35 @@ describe('acquireRunLock', () => {
 
   it('takes over a lock whose holder is a zombie (killed with its parent, never reaped) or whose pid went to a later process', async () => {
     // `true &` exits at once; its parent then becomes `sleep`, which never waits: a zombie for 5 s.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 })
-    const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))))
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+    })
+    const zombie = Number(
+      await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
+    )
     try {
-      await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5000 }).toBe('Z')
-      expect(isStale({ schema: 'seqk.lock/1', pid: zombie, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z' })).toBe(true)
+      await expect
+        .poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5000 })
+        .toBe('Z')
+      expect(
+        isStale({ schema: 'seqk.lock/1', pid: zombie, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z' }),
+      ).toBe(true)
     } finally {
       parent.kill('SIGKILL')
     }
     // The parent of this test process is alive, but it started at another time than the holder did.
     const start = ownProcessStart()
     expect(start).toBeGreaterThan(0)
-    expect(isStale({ schema: 'seqk.lock/1', pid: process.ppid, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z', processStart: start! + 1 })).toBe(true)
+    expect(
+      isStale({
+        schema: 'seqk.lock/1',
+        pid: process.ppid,
+        host: hostname(),
+        startedAt: '2026-12-01T10:00:00.000Z',
+        processStart: start! + 1,
+      }),
+    ).toBe(true)
     const dir = runDir()
     acquireRunLock(dir).release()
     const lock = acquireRunLock(dir)
@@ -89,7 +113,9 @@ describe('acquireRunLock', () => {
     const dir = runDir()
     acquireRunLock(dir).release()
     writeFileSync(join(dir, LOCK_FILE), holder(4242, 'ci-runner-7'))
-    expect(() => acquireRunLock(dir)).toThrow(`is in use by process 4242 on host ci-runner-7 (vitest run), since 2026-12-01T10:00:00.000Z: one run writes to a run directory at a time, so this one does nothing. To go on, wait for it to end; if that run is gone, delete ${join(dir, LOCK_FILE)}, then resume.`)
+    expect(() => acquireRunLock(dir)).toThrow(
+      `is in use by process 4242 on host ci-runner-7 (vitest run), since 2026-12-01T10:00:00.000Z: one run writes to a run directory at a time, so this one does nothing. To go on, wait for it to end; if that run is gone, delete ${join(dir, LOCK_FILE)}, then resume.`,
+    )
   })
 
   it("releasing never removes another run's lock (one taken over after ours was judged stale)", () => {

@@ -98,9 +98,13 @@ export function isStale(holder: LockHolder): boolean {
 
 /** The refusal's words: who holds the directory, since when, and what to do. */
 export function lockedMessage(runDir: string, holder: LockHolder): string {
-  const where = holder.host === hostname() ? `process ${holder.pid} on this host` : `process ${holder.pid} on host ${holder.host}`
+  const where =
+    holder.host === hostname() ? `process ${holder.pid} on this host` : `process ${holder.pid} on host ${holder.host}`
   const what = holder.command ? ` (${holder.command})` : ''
-  const fix = holder.host === hostname() ? 'wait for it to end, or stop it' : `wait for it to end; if that run is gone, delete ${join(runDir, LOCK_FILE)}`
+  const fix =
+    holder.host === hostname()
+      ? 'wait for it to end, or stop it'
+      : `wait for it to end; if that run is gone, delete ${join(runDir, LOCK_FILE)}`
   return `${runDir} is in use by ${where}${what}, since ${holder.startedAt}: one run writes to a run directory at a time, so this one does nothing. To go on, ${fix}, then resume.`
 }
 
@@ -117,7 +121,14 @@ export function acquireRunLock(runDir: string, command?: string): RunLock {
   mkdirSync(runDir, { recursive: true })
   const path = join(runDir, LOCK_FILE)
   const processStart = ownProcessStart()
-  const mine: LockHolder = { schema: 'seqk.lock/1', pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), ...(command ? { command } : {}), ...(processStart !== undefined ? { processStart } : {}) }
+  const mine: LockHolder = {
+    schema: 'seqk.lock/1',
+    pid: process.pid,
+    host: hostname(),
+    startedAt: new Date().toISOString(),
+    ...(command ? { command } : {}),
+    ...(processStart !== undefined ? { processStart } : {}),
+  }
   const text = `${JSON.stringify(mine)}\n`
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -138,7 +149,8 @@ export function acquireRunLock(runDir: string, command?: string): RunLock {
       continue
     }
     const moved = parseHolder(aside)
-    const judged = moved === undefined || (holder !== undefined && moved.pid === holder.pid && moved.startedAt === holder.startedAt)
+    const judged =
+      moved === undefined || (holder !== undefined && moved.pid === holder.pid && moved.startedAt === holder.startedAt)
     // Not the lock judged stale but one another run took meanwhile: put back (never over a newer one).
     if (!judged) {
       try {
@@ -150,7 +162,12 @@ export function acquireRunLock(runDir: string, command?: string): RunLock {
     rmSync(aside, { force: true })
   }
   const holder = readRunLock(runDir)
-  throw new RunLockedError(holder ? lockedMessage(runDir, holder) : `${runDir}: could not take ${LOCK_FILE} (another run keeps taking it); try again`, holder)
+  throw new RunLockedError(
+    holder
+      ? lockedMessage(runDir, holder)
+      : `${runDir}: could not take ${LOCK_FILE} (another run keeps taking it); try again`,
+    holder,
+  )
 }
 
 function held(path: string): RunLock {

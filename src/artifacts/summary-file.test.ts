@@ -28,7 +28,12 @@ function runSummary(): RunSummary {
     errors: 'left-out',
     durationMs: 1,
   })
-  return { schema: SUMMARY_SCHEMA, runId: 'run', createdAt: '2026-01-01T00:00:00.000Z', benchmarks: [{ name: 'bench', file: 'evals/bench.eval.ts', cells: [cell] }] }
+  return {
+    schema: SUMMARY_SCHEMA,
+    runId: 'run',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    benchmarks: [{ name: 'bench', file: 'evals/bench.eval.ts', cells: [cell] }],
+  }
 }
 
 describe('writeSummary / readSummary', () => {

@@ -34,7 +34,14 @@ function trajectory(taskId: string, repeat = 0): Trajectory {
     attempts: [1, 2].map((index) => ({
       index,
       answer: index === 1 ? 'print("héllo ✓")\n' : 'OK',
-      verdict: { pass: index === 2, diagnostics: { outcome: index === 2 ? 'passed' : 'failed', summary: 's', tests: [{ index: 0, source: 'assert f() == 1', pass: index === 2, call: 'f()', expected: '1', actual: '2' }] } },
+      verdict: {
+        pass: index === 2,
+        diagnostics: {
+          outcome: index === 2 ? 'passed' : 'failed',
+          summary: 's',
+          tests: [{ index: 0, source: 'assert f() == 1', pass: index === 2, call: 'f()', expected: '1', actual: '2' }],
+        },
+      },
       feedback: index === 1 ? { kind: 'binary', text: 'no' } : null,
       finishReason: 'stop',
       usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 },
@@ -81,7 +88,11 @@ describe('appendTrajectory / readTrajectories', () => {
   it('accepts a complete last line without a trailing newline', () => {
     const path = freshPath()
     writeFileSync(path, `${JSON.stringify(trajectory('a'))}\n${JSON.stringify(trajectory('b'))}`)
-    expect(readTrajectories(path)).toEqual({ trajectories: [trajectory('a'), trajectory('b')], truncatedTail: false, superseded: 0 })
+    expect(readTrajectories(path)).toEqual({
+      trajectories: [trajectory('a'), trajectory('b')],
+      truncatedTail: false,
+      superseded: 0,
+    })
   })
 
   it('throws on a malformed line in the middle, naming file and line', () => {
@@ -98,7 +109,11 @@ describe('appendTrajectory / readTrajectories', () => {
     const bad = trajectory('b') as unknown as { attempts: { verdict: { pass: unknown } }[] }
     bad.attempts[1]!.verdict.pass = 'yes'
     appendFileSync(path, `${JSON.stringify(bad)}\n`)
-    expect(() => readTrajectories(path)).toThrow(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not a seqk trajectory: attempts\\[1\\]\\.verdict\\.pass: `))
+    expect(() => readTrajectories(path)).toThrow(
+      new RegExp(
+        `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not a seqk trajectory: attempts\\[1\\]\\.verdict\\.pass: `,
+      ),
+    )
   })
 
   it('does not excuse a wrong field on the last line as a truncated tail', () => {
@@ -116,13 +131,40 @@ describe('appendTrajectory / readTrajectories', () => {
 
   it('reads version 1 files (usage always numbers) beside version 2 ones (unknown usage null) and version 3 ones (episodes)', () => {
     const path = freshPath()
-    const unknown = { ...trajectory('b'), schema: 'seqk.trajectory/2', usage: null, usageUnknownCalls: 1, attempts: trajectory('b').attempts.map((a) => ({ ...a, usage: null })) }
-    const episode = { turns: [{ index: 1, text: 'done', toolCalls: [{ id: 'c1', name: 'read', arguments: '{}', result: 'x', error: null, durationMs: 1 }], usage: null, costUsd: null, latencyMs: 2, replayed: false }], endedBy: 'answer' }
+    const unknown = {
+      ...trajectory('b'),
+      schema: 'seqk.trajectory/2',
+      usage: null,
+      usageUnknownCalls: 1,
+      attempts: trajectory('b').attempts.map((a) => ({ ...a, usage: null })),
+    }
+    const episode = {
+      turns: [
+        {
+          index: 1,
+          text: 'done',
+          toolCalls: [{ id: 'c1', name: 'read', arguments: '{}', result: 'x', error: null, durationMs: 1 }],
+          usage: null,
+          costUsd: null,
+          latencyMs: 2,
+          replayed: false,
+        },
+      ],
+      endedBy: 'answer',
+    }
     const agent = { ...trajectory('c'), attempts: trajectory('c').attempts.map((a) => ({ ...a, episode })) }
-    appendFileSync(path, `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/1' })}\n${JSON.stringify(unknown)}\n${JSON.stringify(agent)}\n`)
+    appendFileSync(
+      path,
+      `${JSON.stringify({ ...trajectory('a'), schema: 'seqk.trajectory/1' })}\n${JSON.stringify(unknown)}\n${JSON.stringify(agent)}\n`,
+    )
     const [v1, v2, v3] = readTrajectories(path).trajectories
     expect([v1!.schema, v1!.usage]).toEqual(['seqk.trajectory/1', trajectory('a').usage])
-    expect([v2!.schema, v2!.usage, v2!.usageUnknownCalls, v2!.attempts[0]!.usage]).toEqual(['seqk.trajectory/2', null, 1, null])
+    expect([v2!.schema, v2!.usage, v2!.usageUnknownCalls, v2!.attempts[0]!.usage]).toEqual([
+      'seqk.trajectory/2',
+      null,
+      1,
+      null,
+    ])
     expect([v3!.schema, v3!.attempts[0]!.episode]).toEqual(['seqk.trajectory/3', episode])
   })
 
@@ -132,14 +174,25 @@ describe('appendTrajectory / readTrajectories', () => {
   })
 })
 
-describe('a resumed run\'s file', () => {
+describe("a resumed run's file", () => {
   it('counts a trajectory once: a later line for the same run, cell, task and repeat supersedes the earlier', () => {
     const path = freshPath()
-    const errored: Trajectory = { ...trajectory('b'), status: 'error', firstSuccess: null, error: { stage: 'actor', attempt: 1, message: 'boom' } }
-    for (const t of [trajectory('a'), errored, trajectory('c'), trajectory('b'), trajectory('b', 1)]) appendTrajectory(path, t)
+    const errored: Trajectory = {
+      ...trajectory('b'),
+      status: 'error',
+      firstSuccess: null,
+      error: { stage: 'actor', attempt: 1, message: 'boom' },
+    }
+    for (const t of [trajectory('a'), errored, trajectory('c'), trajectory('b'), trajectory('b', 1)])
+      appendTrajectory(path, t)
     const read = readTrajectories(path)
     expect(read.superseded).toBe(1)
-    expect(read.trajectories.map((t) => `${t.taskId}/${t.repeat}:${t.status}`)).toEqual(['a/0:solved', 'c/0:solved', 'b/0:solved', 'b/1:solved'])
+    expect(read.trajectories.map((t) => `${t.taskId}/${t.repeat}:${t.status}`)).toEqual([
+      'a/0:solved',
+      'c/0:solved',
+      'b/0:solved',
+      'b/1:solved',
+    ])
     // Another cell's or run's line with the same task is a trajectory of its own.
     appendTrajectory(path, { ...trajectory('a'), cellId: 'other' })
     appendTrajectory(path, { ...trajectory('a'), runId: 'another-run' })

@@ -34,8 +34,12 @@ export function trajectoryKey(t: Pick<Trajectory, 'runId' | 'benchmark' | 'cellI
  * @example
  * const { trajectories } = readTrajectories('.seqk/runs/latest-run/trajectories.jsonl')
  */
-export function readTrajectories(path: string, options: { bytes?: number; view?: (t: Trajectory) => Trajectory } = {}): ReadTrajectories {
-  if (!existsSync(path)) throw new Error(`${path}: no such trajectories file (runs write it as .seqk/runs/<run id>/trajectories.jsonl)`)
+export function readTrajectories(
+  path: string,
+  options: { bytes?: number; view?: (t: Trajectory) => Trajectory } = {},
+): ReadTrajectories {
+  if (!existsSync(path))
+    throw new Error(`${path}: no such trajectories file (runs write it as .seqk/runs/<run id>/trajectories.jsonl)`)
   const last = new Map<string, Trajectory>()
   let lines = 0
   const { truncatedTail } = forEachJsonLine(
@@ -55,7 +59,9 @@ export function readTrajectories(path: string, options: { bytes?: number; view?:
 }
 
 /** Each test's index and pass, its texts dropped; absent when the verdict reported no tests. */
-function testOutcomes(tests: Trajectory['attempts'][number]['verdict']['diagnostics']['tests']): { tests?: { index: number; source: string; pass: boolean }[] } {
+function testOutcomes(tests: Trajectory['attempts'][number]['verdict']['diagnostics']['tests']): {
+  tests?: { index: number; source: string; pass: boolean }[]
+} {
   return tests ? { tests: tests.map((t) => ({ index: t.index, source: '', pass: t.pass })) } : {}
 }
 
@@ -72,7 +78,18 @@ export function summaryView(t: Trajectory): Trajectory {
     attempts: t.attempts.map((a) => ({
       ...a,
       answer: '',
-      verdict: { ...a.verdict, extracted: undefined, ...(a.verdict.criteria ? { criteria: a.verdict.criteria.map((c) => ({ ...c, text: '', reason: undefined })) } : {}), diagnostics: { outcome: a.verdict.diagnostics.outcome, summary: '', ...testOutcomes(a.verdict.diagnostics.tests) } },
+      verdict: {
+        ...a.verdict,
+        extracted: undefined,
+        ...(a.verdict.criteria
+          ? { criteria: a.verdict.criteria.map((c) => ({ ...c, text: '', reason: undefined })) }
+          : {}),
+        diagnostics: {
+          outcome: a.verdict.diagnostics.outcome,
+          summary: '',
+          ...testOutcomes(a.verdict.diagnostics.tests),
+        },
+      },
       feedback: a.feedback ? { ...a.feedback, text: '' } : null,
     })),
   }

@@ -47,7 +47,11 @@ export function advancedIfSubset(name: string): AdvancedIfSubset | undefined {
     .replace(/[\s-]+/g, '_')
     .replace(/^if_(?=complex_if|carried_context|system_steerability)/, '')
     .replace(/_(oss|v\d+)$/, '')
-  const known: Record<string, AdvancedIfSubset> = { complex_if: 'complex-if', carried_context: 'carried-context', system_steerability: 'system-steerability' }
+  const known: Record<string, AdvancedIfSubset> = {
+    complex_if: 'complex-if',
+    carried_context: 'carried-context',
+    system_steerability: 'system-steerability',
+  }
   return Object.hasOwn(known, key) ? known[key] : undefined
 }
 
@@ -74,12 +78,24 @@ function responseText(raw: string | undefined): string | undefined {
 export const AdvancedIfRecordSchema = z.object({
   conversation_history: jsonString(BenchmarkMessagesSchema, 'the conversation history, a JSON list of messages'),
   prompt_metadata: jsonString(
-    z.object({ rubrics: jsonString(z.array(z.string().min(1, 'a rubric question is empty'), { message: 'expected a list of rubric questions' }).min(1, 'the rubric is empty'), 'the rubric, a JSON list of questions') }).loose(),
+    z
+      .object({
+        rubrics: jsonString(
+          z
+            .array(z.string().min(1, 'a rubric question is empty'), { message: 'expected a list of rubric questions' })
+            .min(1, 'the rubric is empty'),
+          'the rubric, a JSON list of questions',
+        ),
+      })
+      .loose(),
     'the prompt metadata, a JSON object with "rubrics"',
   ),
   benchmark_name: z
     .string({ message: 'expected the sub-benchmark name, e.g. if_complex_if_oss' })
-    .refine((n) => advancedIfSubset(n) !== undefined, 'unknown sub-benchmark: expected if_complex_if_oss, if_carried_context_oss or if_system_steerability_oss (or complex_if_v2 / carried_context_v2 / system_steerability_v2)'),
+    .refine(
+      (n) => advancedIfSubset(n) !== undefined,
+      'unknown sub-benchmark: expected if_complex_if_oss, if_carried_context_oss or if_system_steerability_oss (or complex_if_v2 / carried_context_v2 / system_steerability_v2)',
+    ),
   response: z.string().optional(),
 })
 export type AdvancedIfRecord = z.infer<typeof AdvancedIfRecordSchema>
@@ -117,7 +133,12 @@ export function advancedIfTask(record: AdvancedIfRecord, line?: number): RubricT
     id: `advancedif/${subset}/${hash}`,
     prompt: record.conversation_history.map((m) => ({ role: m.role, content: m.content })),
     criteria: rubrics.map((text, i) => ({ id: positionalId(i), text })),
-    metadata: { source: 'advancedif', benchmark: subset, benchmarkName: record.benchmark_name, ...(line !== undefined ? { line } : {}) },
+    metadata: {
+      source: 'advancedif',
+      benchmark: subset,
+      benchmarkName: record.benchmark_name,
+      ...(line !== undefined ? { line } : {}),
+    },
   }
 }
 
@@ -131,21 +152,50 @@ export function advancedIfTask(record: AdvancedIfRecord, line?: number): RubricT
 export function loadAdvancedIfEntries(path: string | URL, options: AdvancedIfOptions = {}): AdvancedIfEntry[] {
   const where = `loadAdvancedIf(${JSON.stringify(displayPath(path))})`
   const format = options.format ?? (displayPath(path).toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl')
-  if (format !== 'jsonl' && format !== 'csv') throw new TypeError(`${where}: format must be 'jsonl' or 'csv', got ${JSON.stringify(format)}`)
-  const text = readBenchmarkText(path, where, 'AdvancedIF records are JSONL or CSV (see github.com/facebookresearch/AdvancedIF, examples/sample_data.jsonl); pass the file path', (message) => new RubricBenchmarkFileError(message))
-  const entries = recognisingFailures(text, 'advancedif', where, (m) => new RubricBenchmarkFileError(m), () =>
-    (format === 'csv' ? parseCsv(text, where) : parseJsonLines(text, where)).map(({ line, value }): AdvancedIfEntry => {
-      const record = parseRecord(AdvancedIfRecordSchema, value, `${where}: ${format === 'csv' ? 'row on line' : 'line'} ${line}`)
-      const response = responseText(record.response)
-      return { task: advancedIfTask(record, line), record, line, subset: advancedIfSubset(record.benchmark_name)!, ...(response !== undefined ? { response } : {}) }
-    }),
+  if (format !== 'jsonl' && format !== 'csv')
+    throw new TypeError(`${where}: format must be 'jsonl' or 'csv', got ${JSON.stringify(format)}`)
+  const text = readBenchmarkText(
+    path,
+    where,
+    'AdvancedIF records are JSONL or CSV (see github.com/facebookresearch/AdvancedIF, examples/sample_data.jsonl); pass the file path',
+    (message) => new RubricBenchmarkFileError(message),
   )
-  assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
+  const entries = recognisingFailures(
+    text,
+    'advancedif',
+    where,
+    (m) => new RubricBenchmarkFileError(m),
+    () =>
+      (format === 'csv' ? parseCsv(text, where) : parseJsonLines(text, where)).map(
+        ({ line, value }): AdvancedIfEntry => {
+          const record = parseRecord(
+            AdvancedIfRecordSchema,
+            value,
+            `${where}: ${format === 'csv' ? 'row on line' : 'line'} ${line}`,
+          )
+          const response = responseText(record.response)
+          return {
+            task: advancedIfTask(record, line),
+            record,
+            line,
+            subset: advancedIfSubset(record.benchmark_name)!,
+            ...(response !== undefined ? { response } : {}),
+          }
+        },
+      ),
+  )
+  assertUniqueIds(
+    entries.map((e) => ({ id: e.task.id, line: e.line })),
+    where,
+  )
   let kept = entries
   if (options.subsets !== undefined) {
     const wanted = options.subsets.map((s) => {
       const subset = advancedIfSubset(s)
-      if (!subset) throw new RubricBenchmarkFileError(`${where}: subsets: unknown sub-benchmark ${JSON.stringify(s)}; use ${ADVANCEDIF_SUBSETS.join(', ')} (or the file's names, e.g. if_complex_if_oss)`)
+      if (!subset)
+        throw new RubricBenchmarkFileError(
+          `${where}: subsets: unknown sub-benchmark ${JSON.stringify(s)}; use ${ADVANCEDIF_SUBSETS.join(', ')} (or the file's names, e.g. if_complex_if_oss)`,
+        )
       return subset
     })
     kept = kept.filter((e) => wanted.includes(e.subset))

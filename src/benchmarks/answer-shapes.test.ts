@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { ANSWER_SHAPES, ANSWER_SHAPE_DESCRIPTIONS, answerShape, fencedAnswer, firstCall, gluedFenceAnswer, withoutTopLevelImports } from './answer-shapes.js'
+import {
+  ANSWER_SHAPES,
+  ANSWER_SHAPE_DESCRIPTIONS,
+  answerShape,
+  fencedAnswer,
+  firstCall,
+  gluedFenceAnswer,
+  withoutTopLevelImports,
+} from './answer-shapes.js'
 
 const py = String.raw
 
@@ -23,7 +31,9 @@ const source = { code, entryPoint: 'norms', tests }
 describe('fencedAnswer and gluedFenceAnswer', () => {
   it('puts the code in one python block, closed on its own line or glued to the last line', () => {
     expect(fencedAnswer('def f():\n    return 1\n\n')).toBe('```python\ndef f():\n    return 1\n```\n')
-    expect(gluedFenceAnswer('def f():\n    return 1\n')).toBe('Here is the code:\n\n```python\ndef f():\n    return 1```\n')
+    expect(gluedFenceAnswer('def f():\n    return 1\n')).toBe(
+      'Here is the code:\n\n```python\ndef f():\n    return 1```\n',
+    )
   })
 })
 
@@ -86,13 +96,22 @@ describe('answerShape', () => {
   })
 
   it('demo-prints: a demo printing the first test call', () => {
-    expect(answerShape('demo-prints', source)).toBe(fencedAnswer(`${code}\n\n\nif __name__ == "__main__":\n    # Example usage\n    print(norms([1.5, -2.5]))`))
+    expect(answerShape('demo-prints', source)).toBe(
+      fencedAnswer(`${code}\n\n\nif __name__ == "__main__":\n    # Example usage\n    print(norms([1.5, -2.5]))`),
+    )
     expect(answerShape('demo-prints', { code })).toBeUndefined()
   })
 
   it('demo-raises: a demo calling the entry point on an input it never defines', () => {
-    expect(answerShape('demo-raises', source)).toBe(fencedAnswer(`${code}\n\n\nif __name__ == "__main__":\n    result = norms(sample_input)\n    print("Result:", result)`))
-    const taken = answerShape('demo-raises', { code: 'sample_input = 1\ndef f(x):\n    return x', entryPoint: 'f' }) as string
+    expect(answerShape('demo-raises', source)).toBe(
+      fencedAnswer(
+        `${code}\n\n\nif __name__ == "__main__":\n    result = norms(sample_input)\n    print("Result:", result)`,
+      ),
+    )
+    const taken = answerShape('demo-raises', {
+      code: 'sample_input = 1\ndef f(x):\n    return x',
+      entryPoint: 'f',
+    }) as string
     expect(taken).toContain('result = f(sample_input_2)')
   })
 
@@ -114,12 +133,18 @@ describe('answerShape', () => {
   })
 
   it('code-then-usage: the code block first, a python usage block second', () => {
-    expect(answerShape('code-then-usage', source)).toBe(`${fencedAnswer(code)}\nExample usage:\n\n\`\`\`python\nprint(norms([1.5, -2.5]))\n\`\`\`\n`)
+    expect(answerShape('code-then-usage', source)).toBe(
+      `${fencedAnswer(code)}\nExample usage:\n\n\`\`\`python\nprint(norms([1.5, -2.5]))\n\`\`\`\n`,
+    )
     expect(answerShape('code-then-usage', { code, entryPoint: 'norms', tests: 'assert True' })).toBeUndefined()
   })
 
   it('a multi-line test call becomes one line in a demo', () => {
-    const answer = answerShape('demo-prints', { code, entryPoint: 'norms', tests: 'assert norms([\n    1.5,\n    2.5,\n]) == [1, 2]' }) as string
+    const answer = answerShape('demo-prints', {
+      code,
+      entryPoint: 'norms',
+      tests: 'assert norms([\n    1.5,\n    2.5,\n]) == [1, 2]',
+    }) as string
     expect(answer).toContain('    print(norms([ 1.5, 2.5, ]))\n```')
   })
 })

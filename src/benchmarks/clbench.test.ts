@@ -38,28 +38,55 @@ describe('loadClBench', () => {
         { id: 'c1', text: 'Names the winner.' },
         { id: 'c2', text: 'Cites rule 3.' },
       ],
-      metadata: { source: 'clbench', taskId: 't1', contextId: 'ctx', category: 'Domain Knowledge Reasoning', subset: 'DKR', subCategory: 'Games' },
+      metadata: {
+        source: 'clbench',
+        taskId: 't1',
+        contextId: 'ctx',
+        category: 'Domain Knowledge Reasoning',
+        subset: 'DKR',
+        subCategory: 'Games',
+      },
     })
     expect(criteriaOf(task!)).toHaveLength(2)
   })
 
   it('keeps the model output and the official grading of graded files', () => {
-    const [entry] = loadClBenchEntries(jsonl('g.jsonl', [record('t1', undefined, { model_output: 'Alice', requirement_status: ['Yes', 'no'], score: 0, grading_rationale: 'r' })]))
-    expect(entry).toMatchObject({ modelOutput: 'Alice', graded: { requirementStatus: ['yes', 'no'], score: 0, rationale: 'r' } })
+    const [entry] = loadClBenchEntries(
+      jsonl('g.jsonl', [
+        record('t1', undefined, {
+          model_output: 'Alice',
+          requirement_status: ['Yes', 'no'],
+          score: 0,
+          grading_rationale: 'r',
+        }),
+      ]),
+    )
+    expect(entry).toMatchObject({
+      modelOutput: 'Alice',
+      graded: { requirementStatus: ['yes', 'no'], score: 0, rationale: 'r' },
+    })
   })
 
   it('filters by category name or initials, any case', () => {
     const path = jsonl('c.jsonl', [record('t1'), record('t2', 'Rule System Application'), record('t3')])
     expect(loadClBench(path, { categories: ['rsa'] }).map((t) => t.id)).toEqual(['clbench/t2'])
-    expect(loadClBench(path, { categories: ['Domain knowledge reasoning'] }).map((t) => t.id)).toEqual(['clbench/t1', 'clbench/t3'])
-    expect(() => loadClBench(path, { categories: ['XYZ'] })).toThrow('categories: no record in category "xyz" (categories here: Domain Knowledge Reasoning (DKR), Rule System Application (RSA))')
+    expect(loadClBench(path, { categories: ['Domain knowledge reasoning'] }).map((t) => t.id)).toEqual([
+      'clbench/t1',
+      'clbench/t3',
+    ])
+    expect(() => loadClBench(path, { categories: ['XYZ'] })).toThrow(
+      'categories: no record in category "xyz" (categories here: Domain Knowledge Reasoning (DKR), Rule System Application (RSA))',
+    )
   })
 
   it.each([
     [{ rubrics: [] }, /line 1 \(task_id "t1"\) is malformed: rubrics: the rubric is empty/],
     [{ metadata: {} }, /line 1 is malformed: metadata\.task_id/],
     [{ requirement_status: ['yes'] }, /requirement_status: has 1 entries for 2 requirements/],
-    [{ requirement_status: ['yes', 'maybe'] }, /requirement_status\[1\]: each requirement status must be 'yes' or 'no'/],
+    [
+      { requirement_status: ['yes', 'maybe'] },
+      /requirement_status\[1\]: each requirement status must be 'yes' or 'no'/,
+    ],
     [{ score: 0.5 }, /score: the score must be 0 or 1/],
     [{ messages: [] }, /messages: the conversation is empty/],
   ])('names the line, the task id and the field of a malformed record (%j)', (patch, message) => {
@@ -75,7 +102,10 @@ describe('clBenchScore and clBenchVerifier', () => {
   })
 
   it('grades every requirement in one call, all must be met', () => {
-    expect(clBenchVerifier({ grader: fakeModel(() => '') }).settings).toMatchObject({ gradingMode: 'all-at-once', passRule: 'all' })
+    expect(clBenchVerifier({ grader: fakeModel(() => '') }).settings).toMatchObject({
+      gradingMode: 'all-at-once',
+      passRule: 'all',
+    })
   })
 })
 

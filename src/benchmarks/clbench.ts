@@ -27,7 +27,11 @@ export const ClBenchRecordSchema = z
   .object({
     idx: z.union([z.string(), z.number()]).optional(),
     messages: BenchmarkMessagesSchema,
-    rubrics: z.array(z.string({ message: 'a requirement must be a string' }).min(1, 'a requirement is empty'), { message: 'expected the rubric: a list of requirement strings' }).min(1, 'the rubric is empty'),
+    rubrics: z
+      .array(z.string({ message: 'a requirement must be a string' }).min(1, 'a requirement is empty'), {
+        message: 'expected the rubric: a list of requirement strings',
+      })
+      .min(1, 'the rubric is empty'),
     metadata: z
       .object({
         task_id: z.string({ message: 'expected metadata.task_id' }).min(1, 'metadata.task_id is empty'),
@@ -50,7 +54,11 @@ export const ClBenchRecordSchema = z
   })
   .superRefine((r, ctx) => {
     if (r.requirement_status && r.requirement_status.length !== r.rubrics.length) {
-      ctx.addIssue({ code: 'custom', path: ['requirement_status'], message: `has ${r.requirement_status.length} entries for ${r.rubrics.length} requirements` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requirement_status'],
+        message: `has ${r.requirement_status.length} entries for ${r.rubrics.length} requirements`,
+      })
     }
   })
 export type ClBenchRecord = z.infer<typeof ClBenchRecordSchema>
@@ -124,27 +132,60 @@ export function clBenchTask(record: ClBenchRecord): RubricTask {
  */
 export function loadClBenchEntries(path: string | URL, options: ClBenchOptions = {}): ClBenchEntry[] {
   const where = `loadClBench(${JSON.stringify(displayPath(path))})`
-  const text = readBenchmarkText(path, where, 'CL-bench files are JSONL (github.com/Tencent-Hunyuan/CL-bench); pass the file path', (message) => new RubricBenchmarkFileError(message))
-  const entries = recognisingFailures(text, 'clbench', where, (m) => new RubricBenchmarkFileError(m), () =>
-    parseJsonLines(text, where).map(({ line, value }): ClBenchEntry => {
-      const id = (value as { metadata?: { task_id?: unknown } }).metadata?.task_id
-      const record = parseRecord(ClBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (task_id ${JSON.stringify(id)})` : ''}`)
-      const graded =
-        record.requirement_status !== undefined && record.score !== undefined
-          ? { requirementStatus: record.requirement_status, score: record.score, ...(record.grading_rationale !== undefined ? { rationale: record.grading_rationale } : {}) }
-          : undefined
-      return { task: clBenchTask(record), record, line, ...(record.model_output !== undefined ? { modelOutput: record.model_output } : {}), ...(graded ? { graded } : {}) }
-    }),
+  const text = readBenchmarkText(
+    path,
+    where,
+    'CL-bench files are JSONL (github.com/Tencent-Hunyuan/CL-bench); pass the file path',
+    (message) => new RubricBenchmarkFileError(message),
   )
-  assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
+  const entries = recognisingFailures(
+    text,
+    'clbench',
+    where,
+    (m) => new RubricBenchmarkFileError(m),
+    () =>
+      parseJsonLines(text, where).map(({ line, value }): ClBenchEntry => {
+        const id = (value as { metadata?: { task_id?: unknown } }).metadata?.task_id
+        const record = parseRecord(
+          ClBenchRecordSchema,
+          value,
+          `${where}: line ${line}${typeof id === 'string' ? ` (task_id ${JSON.stringify(id)})` : ''}`,
+        )
+        const graded =
+          record.requirement_status !== undefined && record.score !== undefined
+            ? {
+                requirementStatus: record.requirement_status,
+                score: record.score,
+                ...(record.grading_rationale !== undefined ? { rationale: record.grading_rationale } : {}),
+              }
+            : undefined
+        return {
+          task: clBenchTask(record),
+          record,
+          line,
+          ...(record.model_output !== undefined ? { modelOutput: record.model_output } : {}),
+          ...(graded ? { graded } : {}),
+        }
+      }),
+  )
+  assertUniqueIds(
+    entries.map((e) => ({ id: e.task.id, line: e.line })),
+    where,
+  )
   let kept = entries
   if (options.categories !== undefined) {
     const wanted = options.categories.map((c) => c.trim().toLowerCase())
     const categoryOf = (e: ClBenchEntry) => (e.record.metadata.context_category ?? '').trim()
     const known = new Set(entries.map(categoryOf).filter(Boolean))
-    const matches = (e: ClBenchEntry) => wanted.some((w) => categoryOf(e).toLowerCase() === w || initials(categoryOf(e)).toLowerCase() === w)
-    const unknown = wanted.filter((w) => ![...known].some((k) => k.toLowerCase() === w || initials(k).toLowerCase() === w))
-    if (unknown.length > 0) throw new RubricBenchmarkFileError(`${where}: categories: no record in category ${unknown.map((u) => JSON.stringify(u)).join(', ')} (categories here: ${[...known].map((k) => `${k} (${initials(k)})`).join(', ')})`)
+    const matches = (e: ClBenchEntry) =>
+      wanted.some((w) => categoryOf(e).toLowerCase() === w || initials(categoryOf(e)).toLowerCase() === w)
+    const unknown = wanted.filter(
+      (w) => ![...known].some((k) => k.toLowerCase() === w || initials(k).toLowerCase() === w),
+    )
+    if (unknown.length > 0)
+      throw new RubricBenchmarkFileError(
+        `${where}: categories: no record in category ${unknown.map((u) => JSON.stringify(u)).join(', ')} (categories here: ${[...known].map((k) => `${k} (${initials(k)})`).join(', ')})`,
+      )
     kept = kept.filter(matches)
   }
   return select(kept, options, (e) => [e.task.id, e.record.metadata.task_id], where)

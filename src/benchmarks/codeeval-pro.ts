@@ -12,7 +12,15 @@ import { describeZodError } from '../core/zod-errors.js'
 import { TaskSchema, type Task } from '../protocol/task.js'
 import { refuseOtherBenchmark, sniffRecords } from './recognise.js'
 import { readBenchmarkText } from './text-file.js'
-import { PYTHON_BUILTINS, blankStringsAndComments, callNames, functionSpan, importLines, importedNames, topLevelDefs } from './python-source.js'
+import {
+  PYTHON_BUILTINS,
+  blankStringsAndComments,
+  callNames,
+  functionSpan,
+  importLines,
+  importedNames,
+  topLevelDefs,
+} from './python-source.js'
 
 // ---------------------------------------------------------------------------------------------
 // The official prompt
@@ -39,12 +47,25 @@ export function selfInvokingPrompt(baseProblem: string, mainProblem: string): st
 
 /** One record of `humaneval_pro.json` / `mbpp_pro.json`. Fields beyond these are ignored. */
 export const CodeEvalProRecordSchema = z.object({
-  id: z.union([z.number().int('the task id must be a non-negative integer').nonnegative('the task id must be a non-negative integer'), z.string().min(1, 'the task id must not be empty')], {
-    message: 'expected the task id: a non-negative integer (or a non-empty string)',
-  }),
-  raw_problem: z.string({ message: 'expected a string: the base problem (signature and docstring)' }).min(1, 'the base problem is empty'),
+  id: z.union(
+    [
+      z
+        .number()
+        .int('the task id must be a non-negative integer')
+        .nonnegative('the task id must be a non-negative integer'),
+      z.string().min(1, 'the task id must not be empty'),
+    ],
+    {
+      message: 'expected the task id: a non-negative integer (or a non-empty string)',
+    },
+  ),
+  raw_problem: z
+    .string({ message: 'expected a string: the base problem (signature and docstring)' })
+    .min(1, 'the base problem is empty'),
   raw_solution: z.string({ message: 'expected a string: the body of the base function' }),
-  new_problem: z.string({ message: 'expected a string: the self-invoking problem (description and signature)' }).min(1, 'the self-invoking problem is empty'),
+  new_problem: z
+    .string({ message: 'expected a string: the self-invoking problem (description and signature)' })
+    .min(1, 'the self-invoking problem is empty'),
   new_solution: z.string({ message: 'expected a string: the body of the main function' }),
   test_code: z
     .string({ message: 'expected a string: the hidden tests (top-level assert statements)' })
@@ -89,7 +110,11 @@ export interface CodeEvalProDefects {
 export type CodeEvalProDefect = keyof CodeEvalProDefects
 
 /** Defects of the prompt itself: with one of these, the prompt does not say what the tests call. */
-export const PROMPT_DEFECTS: readonly CodeEvalProDefect[] = ['repeatsBaseSignature', 'truncatedPrompt', 'signatureNotCalledByTests']
+export const PROMPT_DEFECTS: readonly CodeEvalProDefect[] = [
+  'repeatsBaseSignature',
+  'truncatedPrompt',
+  'signatureNotCalledByTests',
+]
 
 /**
  * The function the hidden tests call: the most common plain-name call in `test_code`, ignoring
@@ -101,7 +126,11 @@ export const PROMPT_DEFECTS: readonly CodeEvalProDefect[] = ['repeatsBaseSignatu
  * entryPointFromTests('assert math.isclose(area(2), 12.56)\nassert area(0) == 0') // => 'area'
  */
 export function entryPointFromTests(testCode: string, imports: Iterable<string> = []): string | undefined {
-  const excluded = new Set<string>([...PYTHON_BUILTINS, ...importedNames([...imports, ...importLines(testCode)]), ...topLevelDefs(testCode, { classes: true })])
+  const excluded = new Set<string>([
+    ...PYTHON_BUILTINS,
+    ...importedNames([...imports, ...importLines(testCode)]),
+    ...topLevelDefs(testCode, { classes: true }),
+  ])
   const counts = new Map<string, number>()
   for (const name of callNames(testCode)) if (!excluded.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1)
   let best: string | undefined
@@ -113,14 +142,18 @@ export function entryPointFromTests(testCode: string, imports: Iterable<string> 
  * Detects the known defects of one record (see {@link CodeEvalProDefects}). `entryPoint` is the
  * function the tests call (default: {@link entryPointFromTests}).
  */
-export function detectDefects(record: CodeEvalProRecord, entryPoint = entryPointFromTests(record.test_code, promptImports(record))): CodeEvalProDefects {
+export function detectDefects(
+  record: CodeEvalProRecord,
+  entryPoint = entryPointFromTests(record.test_code, promptImports(record)),
+): CodeEvalProDefects {
   const baseDefs = new Set(topLevelDefs(record.raw_problem))
   const newDefs = topLevelDefs(record.new_problem)
   const mainSignature = newDefs.at(-1)
   return {
     repeatsBaseSignature: mainSignature !== undefined && baseDefs.has(mainSignature),
     truncatedPrompt: mainSignature === undefined,
-    signatureNotCalledByTests: mainSignature !== undefined && !baseDefs.has(mainSignature) && mainSignature !== entryPoint,
+    signatureNotCalledByTests:
+      mainSignature !== undefined && !baseDefs.has(mainSignature) && mainSignature !== entryPoint,
     referenceDoesNotCallBase: !callsOutsideDefinitions(record.new_problem + record.new_solution, baseDefs),
     multipleDefsInNewProblem: newDefs.length > 1,
   }
@@ -157,13 +190,19 @@ export function promptImports(record: Pick<CodeEvalProRecord, 'raw_problem' | 'n
  * @example
  * referenceAnswer(record) // => '```python\nfrom typing import List\n\n\ndef below_zero(...'
  */
-export function referenceAnswer(record: Pick<CodeEvalProRecord, 'raw_problem' | 'raw_solution' | 'new_problem' | 'new_solution'>): string {
+export function referenceAnswer(
+  record: Pick<CodeEvalProRecord, 'raw_problem' | 'raw_solution' | 'new_problem' | 'new_solution'>,
+): string {
   return `\`\`\`python\n${referenceCode(record)}\n\`\`\`\n`
 }
 
 /** The reference program (`raw_problem + raw_solution + new_problem + new_solution`), leading and trailing blank lines dropped. */
-export function referenceCode(record: Pick<CodeEvalProRecord, 'raw_problem' | 'raw_solution' | 'new_problem' | 'new_solution'>): string {
-  return (record.raw_problem + record.raw_solution + record.new_problem + record.new_solution).replace(/^(?:[ \t]*\n)+/, '').replace(/\s+$/, '')
+export function referenceCode(
+  record: Pick<CodeEvalProRecord, 'raw_problem' | 'raw_solution' | 'new_problem' | 'new_solution'>,
+): string {
+  return (record.raw_problem + record.raw_solution + record.new_problem + record.new_solution)
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .replace(/\s+$/, '')
 }
 
 /**
@@ -177,7 +216,10 @@ export function codeEvalProTask(record: CodeEvalProRecord, benchmark: CodeEvalPr
   return analyse(record, benchmark).task
 }
 
-function analyse(record: CodeEvalProRecord, benchmark: CodeEvalProBenchmark): { task: Task; defects: CodeEvalProDefects } {
+function analyse(
+  record: CodeEvalProRecord,
+  benchmark: CodeEvalProBenchmark,
+): { task: Task; defects: CodeEvalProDefects } {
   const imports = promptImports(record)
   const entryPoint = entryPointFromTests(record.test_code, imports)
   const defects = detectDefects(record, entryPoint)
@@ -268,17 +310,32 @@ export function loadMbppPro(path: string | URL, options: CodeEvalProOptions = {}
  *   expect((await verifier.verify(task, reference)).pass).toBe(true)
  * }
  */
-export function loadCodeEvalPro(path: string | URL, options: CodeEvalProOptions & { benchmark: CodeEvalProBenchmark }): CodeEvalProEntry[] {
+export function loadCodeEvalPro(
+  path: string | URL,
+  options: CodeEvalProOptions & { benchmark: CodeEvalProBenchmark },
+): CodeEvalProEntry[] {
   const { benchmark } = options
   const upstream = UPSTREAM[benchmark]
-  if (!upstream) throw new TypeError(`loadCodeEvalPro: benchmark must be 'humaneval-pro' or 'mbpp-pro', got ${JSON.stringify(benchmark)}`)
+  if (!upstream)
+    throw new TypeError(
+      `loadCodeEvalPro: benchmark must be 'humaneval-pro' or 'mbpp-pro', got ${JSON.stringify(benchmark)}`,
+    )
   const where = `${upstream.loader}(${JSON.stringify(displayPath(path))})`
   checkOptions(where, options)
 
   const records = readRecords(path, where, benchmark)
-  let entries = records.map((record): CodeEvalProEntry => ({ ...analyse(record, benchmark), record, reference: referenceAnswer(record) }))
+  let entries = records.map((record): CodeEvalProEntry => ({
+    ...analyse(record, benchmark),
+    record,
+    reference: referenceAnswer(record),
+  }))
 
-  const excluded = options.excludeDefective === true ? PROMPT_DEFECTS : options.excludeDefective === false || options.excludeDefective === undefined ? [] : options.excludeDefective
+  const excluded =
+    options.excludeDefective === true
+      ? PROMPT_DEFECTS
+      : options.excludeDefective === false || options.excludeDefective === undefined
+        ? []
+        : options.excludeDefective
   if (excluded.length > 0) entries = entries.filter((e) => !excluded.some((d) => e.defects[d]))
 
   if (options.ids !== undefined) {
@@ -286,7 +343,9 @@ export function loadCodeEvalPro(path: string | URL, options: CodeEvalProOptions 
     const known = new Set(records.map((r) => String(r.id)))
     const unknown = wanted.filter((id) => !known.has(id))
     if (unknown.length > 0) {
-      throw new CodeEvalProFileError(`${where}: ids: no record with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in this file (${describeIds(records)})`)
+      throw new CodeEvalProFileError(
+        `${where}: ids: no record with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in this file (${describeIds(records)})`,
+      )
     }
     const keep = new Set(wanted)
     entries = entries.filter((e) => keep.has(String(e.record.id)))
@@ -304,16 +363,33 @@ export function loadCodeEvalPro(path: string | URL, options: CodeEvalProOptions 
 
 function checkOptions(where: string, options: CodeEvalProOptions): void {
   const { limit, range, ids, excludeDefective } = options
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new RangeError(`${where}: limit must be an integer >= 1, got ${String(limit)}`)
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
+    throw new RangeError(`${where}: limit must be an integer >= 1, got ${String(limit)}`)
   if (range !== undefined) {
-    const ok = Array.isArray(range) && range.length === 2 && range.every((n) => Number.isFinite(n)) && range[0] <= range[1]
-    if (!ok) throw new RangeError(`${where}: range must be [from, to] with from <= to (upstream ids, both inclusive), got ${JSON.stringify(range)}`)
+    const ok =
+      Array.isArray(range) && range.length === 2 && range.every((n) => Number.isFinite(n)) && range[0] <= range[1]
+    if (!ok)
+      throw new RangeError(
+        `${where}: range must be [from, to] with from <= to (upstream ids, both inclusive), got ${JSON.stringify(range)}`,
+      )
   }
-  if (ids !== undefined && !Array.isArray(ids)) throw new TypeError(`${where}: ids must be an array of upstream ids (e.g. [0, 3]) or task ids (e.g. ['humaneval-pro/3'])`)
+  if (ids !== undefined && !Array.isArray(ids))
+    throw new TypeError(
+      `${where}: ids must be an array of upstream ids (e.g. [0, 3]) or task ids (e.g. ['humaneval-pro/3'])`,
+    )
   if (Array.isArray(excludeDefective)) {
-    const names: readonly string[] = ['repeatsBaseSignature', 'truncatedPrompt', 'signatureNotCalledByTests', 'referenceDoesNotCallBase', 'multipleDefsInNewProblem'] satisfies CodeEvalProDefect[]
+    const names: readonly string[] = [
+      'repeatsBaseSignature',
+      'truncatedPrompt',
+      'signatureNotCalledByTests',
+      'referenceDoesNotCallBase',
+      'multipleDefsInNewProblem',
+    ] satisfies CodeEvalProDefect[]
     const bad = excludeDefective.filter((d) => !names.includes(d))
-    if (bad.length > 0) throw new TypeError(`${where}: excludeDefective: unknown defect ${bad.map((b) => JSON.stringify(b)).join(', ')}; use true or some of ${names.join(', ')}`)
+    if (bad.length > 0)
+      throw new TypeError(
+        `${where}: excludeDefective: unknown defect ${bad.map((b) => JSON.stringify(b)).join(', ')}; use true or some of ${names.join(', ')}`,
+      )
   }
 }
 
@@ -323,7 +399,8 @@ function displayPath(path: string | URL): string {
 
 function describeIds(records: readonly CodeEvalProRecord[]): string {
   const numeric = records.map((r) => r.id).filter((id): id is number => typeof id === 'number')
-  if (numeric.length === records.length && numeric.length > 0) return `ids ${Math.min(...numeric)}..${Math.max(...numeric)}, ${records.length} records`
+  if (numeric.length === records.length && numeric.length > 0)
+    return `ids ${Math.min(...numeric)}..${Math.max(...numeric)}, ${records.length} records`
   return `${records.length} records`
 }
 
@@ -340,7 +417,8 @@ export function arrayItemLines(text: string): number[] {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (inString) {
-      if (ch === 92) i++ // a backslash escapes the next character
+      if (ch === 92)
+        i++ // a backslash escapes the next character
       else if (ch === 34) inString = false
       else if (ch === 10) line++
       continue
@@ -378,9 +456,12 @@ function readRecords(path: string | URL, where: string, benchmark: CodeEvalProBe
     try {
       raw = JSON.parse(trimmed) as unknown[]
     } catch (error) {
-      throw new CodeEvalProFileError(`${where}: the file is not valid JSON (${jsonErrorAt(error as Error, trimmed, leadingLines)}); expected a JSON array of records as in dataset/${upstreamFile}`)
+      throw new CodeEvalProFileError(
+        `${where}: the file is not valid JSON (${jsonErrorAt(error as Error, trimmed, leadingLines)}); expected a JSON array of records as in dataset/${upstreamFile}`,
+      )
     }
-    if (!Array.isArray(raw)) throw new CodeEvalProFileError(`${where}: expected a JSON array of records (as in dataset/${upstreamFile})`)
+    if (!Array.isArray(raw))
+      throw new CodeEvalProFileError(`${where}: expected a JSON array of records (as in dataset/${upstreamFile})`)
     lines = arrayItemLines(trimmed).map((l) => l + leadingLines)
   } else if (trimmed.startsWith('{')) {
     raw = []
@@ -395,12 +476,16 @@ function readRecords(path: string | URL, where: string, benchmark: CodeEvalProBe
       } catch (error) {
         // Another benchmark's JSON Lines fail here no sooner than a torn line of ours: say which first.
         refuseOtherBenchmark(sniffRecords(text), benchmark, where, fileError)
-        throw new CodeEvalProFileError(`${where}: line ${i + 1} is not valid JSON (${(error as Error).message}); expected one record per line (JSON Lines) or one JSON array`)
+        throw new CodeEvalProFileError(
+          `${where}: line ${i + 1} is not valid JSON (${(error as Error).message}); expected one record per line (JSON Lines) or one JSON array`,
+        )
       }
     }
   } else {
     refuseOtherBenchmark(sniffRecords(text), benchmark, where, fileError)
-    throw new CodeEvalProFileError(`${where}: expected a JSON array of records (as in dataset/${upstreamFile}) or JSON Lines, but the file ${trimmed === '' ? 'is empty' : `starts with ${JSON.stringify(trimmed.slice(0, 20))}`}`)
+    throw new CodeEvalProFileError(
+      `${where}: expected a JSON array of records (as in dataset/${upstreamFile}) or JSON Lines, but the file ${trimmed === '' ? 'is empty' : `starts with ${JSON.stringify(trimmed.slice(0, 20))}`}`,
+    )
   }
   if (raw.length === 0) throw new CodeEvalProFileError(`${where}: the file holds no records`)
   // HumanEval Pro and MBPP Pro records have one shape: the wrong file would load, as the wrong benchmark.
@@ -413,15 +498,28 @@ function readRecords(path: string | URL, where: string, benchmark: CodeEvalProBe
     const item = raw[index]
     const parsed = CodeEvalProRecordSchema.safeParse(item, { reportInput: true })
     if (!parsed.success) {
-      const id = typeof item === 'object' && item !== null && 'id' in item ? ` (id ${JSON.stringify((item as { id: unknown }).id)})` : ''
-      throw new CodeEvalProFileError(`${where}: record [${index}]${id}${at(index)} is malformed: ${describeZodError(parsed.error)}`)
+      const id =
+        typeof item === 'object' && item !== null && 'id' in item
+          ? ` (id ${JSON.stringify((item as { id: unknown }).id)})`
+          : ''
+      throw new CodeEvalProFileError(
+        `${where}: record [${index}]${id}${at(index)} is malformed: ${describeZodError(parsed.error)}`,
+      )
     }
     const key = String(parsed.data.id)
     const first = seen.get(key)
-    if (first !== undefined) throw new CodeEvalProFileError(`${where}: record [${index}]${at(index)} repeats id ${JSON.stringify(parsed.data.id)} of record [${first}]${at(first)}; ids must be unique`)
+    if (first !== undefined)
+      throw new CodeEvalProFileError(
+        `${where}: record [${index}]${at(index)} repeats id ${JSON.stringify(parsed.data.id)} of record [${first}]${at(first)}; ids must be unique`,
+      )
     seen.set(key, index)
-    if (topLevelDefs(parsed.data.raw_problem).length === 0 && blankStringsAndComments(parsed.data.raw_problem).trim() === '') {
-      throw new CodeEvalProFileError(`${where}: record [${index}] (id ${JSON.stringify(parsed.data.id)})${at(index)}: raw_problem: expected the base function's signature, found only comments`)
+    if (
+      topLevelDefs(parsed.data.raw_problem).length === 0 &&
+      blankStringsAndComments(parsed.data.raw_problem).trim() === ''
+    ) {
+      throw new CodeEvalProFileError(
+        `${where}: record [${index}] (id ${JSON.stringify(parsed.data.id)})${at(index)}: raw_problem: expected the base function's signature, found only comments`,
+      )
     }
     records.push(parsed.data)
   }

@@ -5,7 +5,13 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'
 import { fakeModel } from '../verifiers/rubric/test-helpers.js'
-import { healthBenchTask, healthBenchVerifier, HealthBenchRecordSchema, loadHealthBench, loadHealthBenchEntries } from './healthbench.js'
+import {
+  healthBenchTask,
+  healthBenchVerifier,
+  HealthBenchRecordSchema,
+  loadHealthBench,
+  loadHealthBenchEntries,
+} from './healthbench.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-healthbench-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -38,7 +44,12 @@ describe('healthBenchTask', () => {
         { id: 'c1', text: 'Advises rest.', points: 5, tags: ['axis:completeness'] },
         { id: 'c2', text: 'Recommends an unsafe dose.', points: -8 },
       ],
-      metadata: { source: 'healthbench', promptId: 'p1', tags: ['theme:hedging', 'physician_agreed_category:x'], theme: 'hedging' },
+      metadata: {
+        source: 'healthbench',
+        promptId: 'p1',
+        tags: ['theme:hedging', 'physician_agreed_category:x'],
+        theme: 'hedging',
+      },
     })
     expect(criteriaOf(task)).toEqual(task.criteria)
   })
@@ -46,10 +57,20 @@ describe('healthBenchTask', () => {
 
 describe('loadHealthBench', () => {
   it('loads, filters by theme and id, limits, and keeps the ideal completion', () => {
-    const path = jsonl('ok.jsonl', [record('a'), record('b', { example_tags: ['theme:communication'], ideal_completions_data: { ideal_completion: 'Rest well.' } }), record('c')])
+    const path = jsonl('ok.jsonl', [
+      record('a'),
+      record('b', {
+        example_tags: ['theme:communication'],
+        ideal_completions_data: { ideal_completion: 'Rest well.' },
+      }),
+      record('c'),
+    ])
     expect(loadHealthBench(path).map((t) => t.id)).toEqual(['healthbench/a', 'healthbench/b', 'healthbench/c'])
     expect(loadHealthBench(path, { themes: ['communication'] }).map((t) => t.id)).toEqual(['healthbench/b'])
-    expect(loadHealthBench(path, { ids: ['c', 'healthbench/a'] }).map((t) => t.id)).toEqual(['healthbench/a', 'healthbench/c'])
+    expect(loadHealthBench(path, { ids: ['c', 'healthbench/a'] }).map((t) => t.id)).toEqual([
+      'healthbench/a',
+      'healthbench/c',
+    ])
     expect(loadHealthBench(path, { limit: 1 })).toHaveLength(1)
     expect(loadHealthBenchEntries(path, { ids: ['b'] })[0]).toMatchObject({ line: 2, idealCompletion: 'Rest well.' })
   })
@@ -68,10 +89,14 @@ describe('loadHealthBench', () => {
   })
 
   it('rejects duplicate prompt ids, unknown ids and themes, and a missing file', () => {
-    expect(() => loadHealthBench(jsonl('dup.jsonl', [record('a'), record('a')]))).toThrow('line 2 repeats the task id "healthbench/a" of line 1')
+    expect(() => loadHealthBench(jsonl('dup.jsonl', [record('a'), record('a')]))).toThrow(
+      'line 2 repeats the task id "healthbench/a" of line 1',
+    )
     const path = jsonl('two.jsonl', [record('a'), record('b')])
     expect(() => loadHealthBench(path, { ids: ['zz'] })).toThrow('ids: no record with id "zz"')
-    expect(() => loadHealthBench(path, { themes: ['nope'] })).toThrow('themes: no record has theme "nope" (themes here: hedging)')
+    expect(() => loadHealthBench(path, { themes: ['nope'] })).toThrow(
+      'themes: no record has theme "nope" (themes here: hedging)',
+    )
     expect(() => loadHealthBench(join(dir, 'missing.jsonl'))).toThrow(/no such file. HealthBench ships as/)
   })
 })
@@ -79,12 +104,18 @@ describe('loadHealthBench', () => {
 describe('healthBenchVerifier', () => {
   it('grades per criterion with a points threshold or "all"', () => {
     const grader = fakeModel(() => '')
-    expect(healthBenchVerifier({ grader, threshold: 0.6 }).settings).toMatchObject({ gradingMode: 'per-criterion', passRule: 'points>=0.6' })
+    expect(healthBenchVerifier({ grader, threshold: 0.6 }).settings).toMatchObject({
+      gradingMode: 'per-criterion',
+      passRule: 'points>=0.6',
+    })
     expect(healthBenchVerifier({ grader, threshold: 'all' }).settings).toMatchObject({ passRule: 'all' })
   })
 })
 
-const shared = new URL('../../../shared/benchmarks/healthbench/healthbench_oss_eval_first30.derived.jsonl', import.meta.url)
+const shared = new URL(
+  '../../../shared/benchmarks/healthbench/healthbench_oss_eval_first30.derived.jsonl',
+  import.meta.url,
+)
 const present = existsSync(shared)
 if (!present) {
   describe('the real HealthBench sample', () => {

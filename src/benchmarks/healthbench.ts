@@ -30,18 +30,20 @@ export const HealthBenchRecordSchema = z.object({
     .array(
       z.object({
         criterion: z.string({ message: 'expected the criterion text' }).min(1, 'the criterion text is empty'),
-        points: z.number({ message: 'expected points (a number; negative for a penalty)' }).finite().refine((p) => p !== 0, 'points must not be 0'),
+        points: z
+          .number({ message: 'expected points (a number; negative for a penalty)' })
+          .finite()
+          .refine((p) => p !== 0, 'points must not be 0'),
         tags: z.array(z.string()).default([]),
       }),
       { message: 'expected the rubric: a list of { criterion, points, tags }' },
     )
     .min(1, 'the rubric is empty')
-    .refine((items) => items.some((r) => r.points > 0), 'the rubric has no item with positive points, so no score can be computed'),
-  ideal_completions_data: z
-    .object({ ideal_completion: z.string().optional() })
-    .loose()
-    .nullable()
-    .optional(),
+    .refine(
+      (items) => items.some((r) => r.points > 0),
+      'the rubric has no item with positive points, so no score can be computed',
+    ),
+  ideal_completions_data: z.object({ ideal_completion: z.string().optional() }).loose().nullable().optional(),
 })
 export type HealthBenchRecord = z.infer<typeof HealthBenchRecordSchema>
 
@@ -71,8 +73,18 @@ export function healthBenchTask(record: HealthBenchRecord): RubricTask {
   return {
     id: `healthbench/${record.prompt_id}`,
     prompt: record.prompt.map((m) => ({ role: m.role, content: m.content })),
-    criteria: record.rubrics.map((r, i) => ({ id: positionalId(i), text: r.criterion, points: r.points, ...(r.tags.length > 0 ? { tags: r.tags } : {}) })),
-    metadata: { source: 'healthbench', promptId: record.prompt_id, tags: record.example_tags, ...(theme ? { theme } : {}) },
+    criteria: record.rubrics.map((r, i) => ({
+      id: positionalId(i),
+      text: r.criterion,
+      points: r.points,
+      ...(r.tags.length > 0 ? { tags: r.tags } : {}),
+    })),
+    metadata: {
+      source: 'healthbench',
+      promptId: record.prompt_id,
+      tags: record.example_tags,
+      ...(theme ? { theme } : {}),
+    },
   }
 }
 
@@ -85,22 +97,42 @@ export function healthBenchTask(record: HealthBenchRecord): RubricTask {
  */
 export function loadHealthBenchEntries(path: string | URL, options: HealthBenchOptions = {}): HealthBenchEntry[] {
   const where = `loadHealthBench(${JSON.stringify(displayPath(path))})`
-  const text = readBenchmarkText(path, where, 'HealthBench ships as 2025-05-07-06-14-12_oss_eval.jsonl (github.com/openai/simple-evals); pass its path', (message) => new RubricBenchmarkFileError(message))
-  const entries = recognisingFailures(text, 'healthbench', where, (m) => new RubricBenchmarkFileError(m), () =>
-    parseJsonLines(text, where).map(({ line, value }): HealthBenchEntry => {
-      const id = (value as { prompt_id?: unknown }).prompt_id
-      const record = parseRecord(HealthBenchRecordSchema, value, `${where}: line ${line}${typeof id === 'string' ? ` (prompt_id ${JSON.stringify(id)})` : ''}`)
-      const ideal = record.ideal_completions_data?.ideal_completion
-      return { task: healthBenchTask(record), record, line, ...(ideal ? { idealCompletion: ideal } : {}) }
-    }),
+  const text = readBenchmarkText(
+    path,
+    where,
+    'HealthBench ships as 2025-05-07-06-14-12_oss_eval.jsonl (github.com/openai/simple-evals); pass its path',
+    (message) => new RubricBenchmarkFileError(message),
   )
-  assertUniqueIds(entries.map((e) => ({ id: e.task.id, line: e.line })), where)
+  const entries = recognisingFailures(
+    text,
+    'healthbench',
+    where,
+    (m) => new RubricBenchmarkFileError(m),
+    () =>
+      parseJsonLines(text, where).map(({ line, value }): HealthBenchEntry => {
+        const id = (value as { prompt_id?: unknown }).prompt_id
+        const record = parseRecord(
+          HealthBenchRecordSchema,
+          value,
+          `${where}: line ${line}${typeof id === 'string' ? ` (prompt_id ${JSON.stringify(id)})` : ''}`,
+        )
+        const ideal = record.ideal_completions_data?.ideal_completion
+        return { task: healthBenchTask(record), record, line, ...(ideal ? { idealCompletion: ideal } : {}) }
+      }),
+  )
+  assertUniqueIds(
+    entries.map((e) => ({ id: e.task.id, line: e.line })),
+    where,
+  )
   let kept = entries
   if (options.themes !== undefined) {
     const themes = new Set(options.themes)
     const known = new Set(entries.map((e) => e.task.metadata?.theme as string | undefined).filter(Boolean))
     const unknown = [...themes].filter((t) => !known.has(t))
-    if (unknown.length > 0) throw new RubricBenchmarkFileError(`${where}: themes: no record has theme ${unknown.map((t) => JSON.stringify(t)).join(', ')} (themes here: ${[...known].sort().join(', ')})`)
+    if (unknown.length > 0)
+      throw new RubricBenchmarkFileError(
+        `${where}: themes: no record has theme ${unknown.map((t) => JSON.stringify(t)).join(', ')} (themes here: ${[...known].sort().join(', ')})`,
+      )
     kept = kept.filter((e) => themes.has(e.task.metadata?.theme as string))
   }
   return select(kept, options, (e) => [e.task.id, e.record.prompt_id], where)
@@ -127,7 +159,11 @@ export function loadHealthBench(path: string | URL, options: HealthBenchOptions 
  * @example
  * const verifier = healthBenchVerifier({ grader: actors.openai({ model: 'gpt-4.1', temperature: 0 }), threshold: 0.6 })
  */
-export function healthBenchVerifier(options: { grader: ChatModel; threshold: number | 'all'; concurrency?: number }): RubricVerifier {
+export function healthBenchVerifier(options: {
+  grader: ChatModel
+  threshold: number | 'all'
+  concurrency?: number
+}): RubricVerifier {
   return rubric({
     grader: options.grader,
     gradingMode: 'per-criterion',

@@ -36,7 +36,38 @@ export {
   type SimulationFromReferenceOptions,
   type CheckedSimulationOptions,
 } from './simulation-from-reference.js'
-export { loadHealthBench, loadHealthBenchEntries, healthBenchTask, healthBenchVerifier, HealthBenchRecordSchema, type HealthBenchRecord, type HealthBenchEntry, type HealthBenchOptions } from './healthbench.js'
-export { loadAdvancedIf, loadAdvancedIfEntries, advancedIfTask, advancedIfSubset, advancedIfVerifier, ADVANCEDIF_SUBSETS, AdvancedIfRecordSchema, type AdvancedIfRecord, type AdvancedIfEntry, type AdvancedIfOptions, type AdvancedIfSubset } from './advancedif.js'
-export { loadClBench, loadClBenchEntries, clBenchTask, clBenchScore, clBenchVerifier, ClBenchRecordSchema, type ClBenchRecord, type ClBenchEntry, type ClBenchOptions } from './clbench.js'
+export {
+  loadHealthBench,
+  loadHealthBenchEntries,
+  healthBenchTask,
+  healthBenchVerifier,
+  HealthBenchRecordSchema,
+  type HealthBenchRecord,
+  type HealthBenchEntry,
+  type HealthBenchOptions,
+} from './healthbench.js'
+export {
+  loadAdvancedIf,
+  loadAdvancedIfEntries,
+  advancedIfTask,
+  advancedIfSubset,
+  advancedIfVerifier,
+  ADVANCEDIF_SUBSETS,
+  AdvancedIfRecordSchema,
+  type AdvancedIfRecord,
+  type AdvancedIfEntry,
+  type AdvancedIfOptions,
+  type AdvancedIfSubset,
+} from './advancedif.js'
+export {
+  loadClBench,
+  loadClBenchEntries,
+  clBenchTask,
+  clBenchScore,
+  clBenchVerifier,
+  ClBenchRecordSchema,
+  type ClBenchRecord,
+  type ClBenchEntry,
+  type ClBenchOptions,
+} from './clbench.js'
 export { loadTasks, TaskFileError, type LoadTasksOptions, type TaskColumns, type TaskRow } from './load-tasks.js'

@@ -28,7 +28,10 @@ const failure = (load: () => unknown): TaskFileError => {
 
 describe('loadTasks: JSON Lines', () => {
   it('reads one task per line, skipping blank lines, checked against TaskSchema', () => {
-    const path = file('{"id": "a", "prompt": "2+2?", "expected": "4"}\n\n{"id": "b", "prompt": "Capital of France?", "expected": ["Paris", "paris"]}\r\n', 'jsonl')
+    const path = file(
+      '{"id": "a", "prompt": "2+2?", "expected": "4"}\n\n{"id": "b", "prompt": "Capital of France?", "expected": ["Paris", "paris"]}\r\n',
+      'jsonl',
+    )
     expect(loadTasks(path)).toEqual([
       { id: 'a', prompt: '2+2?', expected: '4' },
       { id: 'b', prompt: 'Capital of France?', expected: ['Paris', 'paris'] },
@@ -37,11 +40,18 @@ describe('loadTasks: JSON Lines', () => {
   })
 
   it('hostile: a record with __proto__ or constructor keys pollutes nothing and keeps its fields as data', () => {
-    const jsonl = file('{"id": "a", "prompt": "p", "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}\n', 'jsonl')
+    const jsonl = file(
+      '{"id": "a", "prompt": "p", "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}\n',
+      'jsonl',
+    )
     expect(loadTasks(jsonl)).toEqual([{ id: 'a', prompt: 'p' }])
     const csv = file('id,prompt,__proto__,constructor\na,p,x,y\n')
     // Kept in metadata, zod would drop the column: it is refused instead of lost.
-    expect(failure(() => loadTasks(csv, { map: { id: 'id', prompt: 'prompt' } }))).toMatchObject({ line: 2, field: '__proto__', message: expect.stringContaining('cannot be kept in metadata; rename it') })
+    expect(failure(() => loadTasks(csv, { map: { id: 'id', prompt: 'prompt' } }))).toMatchObject({
+      line: 2,
+      field: '__proto__',
+      message: expect.stringContaining('cannot be kept in metadata; rename it'),
+    })
     const [task] = loadTasks(csv, { map: { id: 'id', prompt: 'prompt', metadata: ['constructor'] } })
     expect(Object.getPrototypeOf(task!.metadata)).toBe(Object.prototype)
     expect(Object.entries(task!.metadata!)).toEqual([['constructor', 'y']])
@@ -50,7 +60,9 @@ describe('loadTasks: JSON Lines', () => {
 
   it('maps records with a function, given the line', () => {
     const path = file('{"q": "2+2?", "a": 4}\n{"q": "3+3?", "a": 6}\n', 'jsonl')
-    expect(loadTasks(path, { map: (row, line) => ({ id: `sum/${line}`, prompt: String(row.q), expected: String(row.a) }) })).toEqual([
+    expect(
+      loadTasks(path, { map: (row, line) => ({ id: `sum/${line}`, prompt: String(row.q), expected: String(row.a) }) }),
+    ).toEqual([
       { id: 'sum/1', prompt: '2+2?', expected: '4' },
       { id: 'sum/2', prompt: '3+3?', expected: '6' },
     ])
@@ -58,84 +70,157 @@ describe('loadTasks: JSON Lines', () => {
 
   it('names the file, the line and the field of every problem', () => {
     const bad = file('{"id": "a", "prompt": "ok"}\n{"id": "b", "prompt": "x",}\n', 'jsonl')
-    expect(failure(() => loadTasks(bad))).toMatchObject({ file: bad, line: 2, message: expect.stringMatching(new RegExp(`^${bad} line 2: not valid JSON \\(.*\\); each line must be one JSON object$`)) })
+    expect(failure(() => loadTasks(bad))).toMatchObject({
+      file: bad,
+      line: 2,
+      message: expect.stringMatching(
+        new RegExp(`^${bad} line 2: not valid JSON \\(.*\\); each line must be one JSON object$`),
+      ),
+    })
     const array = file('["a"]\n', 'jsonl')
     expect(failure(() => loadTasks(array)).message).toBe(`${array} line 1: expected a JSON object, got an array`)
     const field = file('{"id": "a", "prompt": "ok"}\n{"id": "b", "prompt": "ok", "expected": 4}\n', 'jsonl')
-    expect(failure(() => loadTasks(field))).toMatchObject({ line: 2, field: 'expected', message: expect.stringMatching(new RegExp(`^${field} line 2: expected: Invalid input`)) })
+    expect(failure(() => loadTasks(field))).toMatchObject({
+      line: 2,
+      field: 'expected',
+      message: expect.stringMatching(new RegExp(`^${field} line 2: expected: Invalid input`)),
+    })
     const noId = file('{"prompt": "ok"}\n', 'jsonl')
-    expect(failure(() => loadTasks(noId)).message).toMatch(/line 1: id: Invalid input: expected string, received undefined \(add an id column, or map one: \{ map: \{ id: "<column>" \} \}\)$/)
+    expect(failure(() => loadTasks(noId)).message).toMatch(
+      /line 1: id: Invalid input: expected string, received undefined \(add an id column, or map one: \{ map: \{ id: "<column>" \} \}\)$/,
+    )
     const twice = file('{"id": "a", "prompt": "x"}\n{"id": "b", "prompt": "y"}\n{"id": "a", "prompt": "z"}\n', 'jsonl')
-    expect(failure(() => loadTasks(twice))).toMatchObject({ line: 3, field: 'id', message: `${twice} line 3: id "a" repeats the task on line 1; ids must be unique` })
+    expect(failure(() => loadTasks(twice))).toMatchObject({
+      line: 3,
+      field: 'id',
+      message: `${twice} line 3: id "a" repeats the task on line 1; ids must be unique`,
+    })
     const throws = file('{"id": "a"}\n', 'jsonl')
-    expect(failure(() => loadTasks(throws, { map: () => { throw new Error('no prompt column') } })).message).toBe(`${throws} line 1: map threw: no prompt column`)
+    expect(
+      failure(() =>
+        loadTasks(throws, {
+          map: () => {
+            throw new Error('no prompt column')
+          },
+        }),
+      ).message,
+    ).toBe(`${throws} line 1: map threw: no prompt column`)
   })
 })
 
 describe('loadTasks: CSV', () => {
-  const CSV = 'qid,question,answer,source\n1,"Capital of France, one word?",Paris,atlas\n2,"Say ""hi""\non two lines",hi,chat\n'
+  const CSV =
+    'qid,question,answer,source\n1,"Capital of France, one word?",Paris,atlas\n2,"Say ""hi""\non two lines",hi,chat\n'
 
   it('maps columns to fields and keeps the other columns in metadata', () => {
     expect(loadTasks(file(CSV), { map: { id: 'qid', prompt: 'question', expected: 'answer' } })).toEqual([
       { id: '1', prompt: 'Capital of France, one word?', expected: 'Paris', metadata: { source: 'atlas' } },
       { id: '2', prompt: 'Say "hi"\non two lines', expected: 'hi', metadata: { source: 'chat' } },
     ])
-    expect(loadTasks(file(CSV), { map: { id: 'qid', prompt: 'question', metadata: [] } })[0]).toEqual({ id: '1', prompt: 'Capital of France, one word?' })
+    expect(loadTasks(file(CSV), { map: { id: 'qid', prompt: 'question', metadata: [] } })[0]).toEqual({
+      id: '1',
+      prompt: 'Capital of France, one word?',
+    })
     // A header naming the fields needs no map; a byte-order mark and a tab-separated file are read too.
-    expect(loadTasks(file('\uFEFFid,prompt,expected\nx,2+2?,4\n'))).toEqual([{ id: 'x', prompt: '2+2?', expected: '4' }])
+    expect(loadTasks(file('\uFEFFid,prompt,expected\nx,2+2?,4\n'))).toEqual([
+      { id: 'x', prompt: '2+2?', expected: '4' },
+    ])
     expect(loadTasks(file('id\tprompt\nx\ta, b\n', 'tsv'))).toEqual([{ id: 'x', prompt: 'a, b' }])
   })
 
   it('names the line a record starts on, even after quoted line breaks and blank lines', () => {
     const path = file('id,prompt,expected\na,"one\ntwo\nthree",x\n\nb,,y\n')
-    expect(failure(() => loadTasks(path))).toMatchObject({ line: 6, field: 'prompt', message: expect.stringMatching(new RegExp(`^${path} line 6: prompt: `)) })
+    expect(failure(() => loadTasks(path))).toMatchObject({
+      line: 6,
+      field: 'prompt',
+      message: expect.stringMatching(new RegExp(`^${path} line 6: prompt: `)),
+    })
   })
 
   it('names the file, the line and the column of every problem', () => {
     const short = file('id,prompt,expected\na,b,c\nd,e\n')
-    expect(failure(() => loadTasks(short))).toMatchObject({ line: 3, message: expect.stringMatching(new RegExp(`^${short} line 3: not valid CSV \\(Invalid Record Length: columns length is 3, got 2 on line 3\\)$`)) })
+    expect(failure(() => loadTasks(short))).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(
+        new RegExp(
+          `^${short} line 3: not valid CSV \\(Invalid Record Length: columns length is 3, got 2 on line 3\\)$`,
+        ),
+      ),
+    })
     const open = file('id,prompt\na,"unclosed\nb,c\n')
     expect(failure(() => loadTasks(open)).message).toMatch(/: not valid CSV \(Quote Not Closed/)
     const repeated = file('id,prompt,id\na,b,c\n')
-    expect(failure(() => loadTasks(repeated))).toMatchObject({ line: 1, field: 'id', message: `${repeated} line 1: column "id" appears twice in the header; name each column once` })
+    expect(failure(() => loadTasks(repeated))).toMatchObject({
+      line: 1,
+      field: 'id',
+      message: `${repeated} line 1: column "id" appears twice in the header; name each column once`,
+    })
     const missing = file('qid,question\n1,hi\n')
     expect(failure(() => loadTasks(missing, { map: { id: 'qid', prompt: 'prompt' } }))).toMatchObject({
       line: 2,
       field: 'prompt',
       message: `${missing} line 2: map.prompt names the column "prompt", which this record lacks (its columns: "qid", "question")`,
     })
-    expect(failure(() => loadTasks(file('id,prompt\n')))).toMatchObject({ message: expect.stringMatching(/: no records; a task file needs at least one row under the header$/) })
-    expect(failure(() => loadTasks(join(dir, 'nope.csv'))).message).toBe(`${join(dir, 'nope.csv')}: cannot read the task file (ENOENT)`)
+    expect(failure(() => loadTasks(file('id,prompt\n')))).toMatchObject({
+      message: expect.stringMatching(/: no records; a task file needs at least one row under the header$/),
+    })
+    expect(failure(() => loadTasks(join(dir, 'nope.csv'))).message).toBe(
+      `${join(dir, 'nope.csv')}: cannot read the task file (ENOENT)`,
+    )
   })
 
   it('checks its options, naming the option and the fix', () => {
     const path = file(CSV)
-    expect(() => loadTasks(path, { map: { id: 'qid', promt: 'question' } as never })).toThrow(`loadTasks("${path}", { map }): unknown option "promt" (did you mean "prompt"?)`)
+    expect(() => loadTasks(path, { map: { id: 'qid', promt: 'question' } as never })).toThrow(
+      `loadTasks("${path}", { map }): unknown option "promt" (did you mean "prompt"?)`,
+    )
     expect(() => loadTasks(path, { map: { id: 3 } as never })).toThrow('map.id must be a column name, got 3')
-    expect(() => loadTasks(path, { mapping: {} } as never)).toThrow('unknown option "mapping"; valid options: delimiter, format, limit, map')
+    expect(() => loadTasks(path, { mapping: {} } as never)).toThrow(
+      'unknown option "mapping"; valid options: delimiter, format, limit, map',
+    )
     expect(() => loadTasks(path, { limit: 0 })).toThrow('limit must be an integer >= 1, got 0')
     expect(() => loadTasks(path, { delimiter: '::' })).toThrow('delimiter must be one character, got "::"')
-    expect(() => loadTasks(file('x', 'txt'))).toThrow(/cannot tell the format from the extension "\.txt"; name a \.jsonl or \.csv file, or pass format: 'jsonl' \| 'csv'/)
-    expect(loadTasks(file('{"id": "a", "prompt": "b"}\n', 'txt'), { format: 'jsonl' })).toEqual([{ id: 'a', prompt: 'b' }])
+    expect(() => loadTasks(file('x', 'txt'))).toThrow(
+      /cannot tell the format from the extension "\.txt"; name a \.jsonl or \.csv file, or pass format: 'jsonl' \| 'csv'/,
+    )
+    expect(loadTasks(file('{"id": "a", "prompt": "b"}\n', 'txt'), { format: 'jsonl' })).toEqual([
+      { id: 'a', prompt: 'b' },
+    ])
   })
 
   it('refuses a task id with a control character, naming the file, the line and the field', () => {
     const csv = file('id,prompt\r\n"a\tb",hello\r\n')
     expect(() => loadTasks(csv)).toThrow(`${csv} line 2: id: a task id must not contain control characters`)
-    expect(() => loadTasks(file('{"id": "a\\nb", "prompt": "p"}\n', 'jsonl'))).toThrow(/line 1: id: a task id must not contain control characters/)
+    expect(() => loadTasks(file('{"id": "a\\nb", "prompt": "p"}\n', 'jsonl'))).toThrow(
+      /line 1: id: a task id must not contain control characters/,
+    )
   })
 
   it('reads back any tasks written as CSV or as JSON Lines (seeded property)', () => {
-    const cell = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\t', 'é', '1'), minLength: 1, maxLength: 12 })
+    const cell = fc.string({
+      unit: fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\t', 'é', '1'),
+      minLength: 1,
+      maxLength: 12,
+    })
     // A task id with a control character is refused (it would break JSONL lines and tables); prompts keep theirs.
     const id = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', 'é', '1'), minLength: 1, maxLength: 12 })
     const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`
     fc.assert(
-      fc.property(fc.uniqueArray(fc.record({ id, prompt: cell, expected: cell }), { minLength: 1, maxLength: 5, selector: (t) => t.id }), (tasks) => {
-        const csv = ['id,prompt,expected', ...tasks.map((t) => [t.id, t.prompt, t.expected].map(quoted).join(','))].join('\r\n')
-        expect(loadTasks(file(csv))).toEqual(tasks)
-        expect(loadTasks(file(tasks.map((t) => JSON.stringify(t)).join('\n'), 'jsonl'))).toEqual(tasks)
-      }),
+      fc.property(
+        fc.uniqueArray(fc.record({ id, prompt: cell, expected: cell }), {
+          minLength: 1,
+          maxLength: 5,
+          selector: (t) => t.id,
+        }),
+        (tasks) => {
+          const csv = [
+            'id,prompt,expected',
+            ...tasks.map((t) => [t.id, t.prompt, t.expected].map(quoted).join(',')),
+          ].join('\r\n')
+          expect(loadTasks(file(csv))).toEqual(tasks)
+          expect(loadTasks(file(tasks.map((t) => JSON.stringify(t)).join('\n'), 'jsonl'))).toEqual(tasks)
+        },
+      ),
       { seed: 20261201, numRuns: 200 },
     )
   })

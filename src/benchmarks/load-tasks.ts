@@ -73,11 +73,14 @@ interface FileRecord {
 
 function formatOf(file: string, format: unknown): 'jsonl' | 'csv' {
   if (format === 'jsonl' || format === 'csv') return format
-  if (format !== undefined) throw new TypeError(`loadTasks(${JSON.stringify(file)}): format must be 'jsonl' or 'csv', got ${shown(format)}`)
+  if (format !== undefined)
+    throw new TypeError(`loadTasks(${JSON.stringify(file)}): format must be 'jsonl' or 'csv', got ${shown(format)}`)
   const ext = extname(file).toLowerCase()
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
   if (ext === '.csv' || ext === '.tsv') return 'csv'
-  throw new TypeError(`loadTasks(${JSON.stringify(file)}): cannot tell the format from the extension ${JSON.stringify(ext)}; name a .jsonl or .csv file, or pass format: 'jsonl' | 'csv'`)
+  throw new TypeError(
+    `loadTasks(${JSON.stringify(file)}): cannot tell the format from the extension ${JSON.stringify(ext)}; name a .jsonl or .csv file, or pass format: 'jsonl' | 'csv'`,
+  )
 }
 
 function jsonlRecords(text: string, file: string): FileRecord[] {
@@ -89,10 +92,19 @@ function jsonlRecords(text: string, file: string): FileRecord[] {
     try {
       value = JSON.parse(source)
     } catch (error) {
-      throw new TaskFileError(`${file} line ${i + 1}: not valid JSON (${(error as Error).message}); each line must be one JSON object`, file, i + 1)
+      throw new TaskFileError(
+        `${file} line ${i + 1}: not valid JSON (${(error as Error).message}); each line must be one JSON object`,
+        file,
+        i + 1,
+      )
     }
     const row = RowSchema.safeParse(value)
-    if (!row.success) throw new TaskFileError(`${file} line ${i + 1}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : shown(value)}`, file, i + 1)
+    if (!row.success)
+      throw new TaskFileError(
+        `${file} line ${i + 1}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : shown(value)}`,
+        file,
+        i + 1,
+      )
     records.push({ row: row.data, line: i + 1 })
   })
   return records
@@ -111,7 +123,13 @@ function csvRecords(text: string, file: string, delimiter: string): FileRecord[]
       columns: (names: string[]) => {
         header = names
         const repeated = names.filter((n, i) => names.indexOf(n) !== i)
-        if (repeated.length > 0) throw new TaskFileError(`${file} line 1: column ${JSON.stringify(repeated[0])} appears twice in the header; name each column once`, file, 1, repeated[0])
+        if (repeated.length > 0)
+          throw new TaskFileError(
+            `${file} line 1: column ${JSON.stringify(repeated[0])} appears twice in the header; name each column once`,
+            file,
+            1,
+            repeated[0],
+          )
         return names
       },
     }) as typeof parsed
@@ -119,11 +137,27 @@ function csvRecords(text: string, file: string, delimiter: string): FileRecord[]
     if (error instanceof TaskFileError) throw error
     const line = (error as { lines?: unknown }).lines
     const at = typeof line === 'number' ? ` line ${line}` : ''
-    throw new TaskFileError(`${file}${at}: not valid CSV (${(error as Error).message})`, file, typeof line === 'number' ? line : undefined)
+    throw new TaskFileError(
+      `${file}${at}: not valid CSV (${(error as Error).message})`,
+      file,
+      typeof line === 'number' ? line : undefined,
+    )
   }
-  if (header.length === 0) throw new TaskFileError(`${file}: no header row; the first line must name the columns (e.g. id,prompt,expected)`, file)
+  if (header.length === 0)
+    throw new TaskFileError(
+      `${file}: no header row; the first line must name the columns (e.g. id,prompt,expected)`,
+      file,
+    )
   // A record starts where its raw text does: its last line, less the line breaks inside it.
-  return parsed.map(({ record, info, raw }) => ({ row: record, line: info.lines - (raw.replace(/^(\r?\n)+/, '').replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0) }))
+  return parsed.map(({ record, info, raw }) => ({
+    row: record,
+    line:
+      info.lines -
+      (raw
+        .replace(/^(\r?\n)+/, '')
+        .replace(/\r?\n$/, '')
+        .match(/\n/g)?.length ?? 0),
+  }))
 }
 
 /** A TaskColumns map as a function, after checking that every column it names is a column of the file. */
@@ -132,25 +166,42 @@ function columnMapper(map: TaskColumns, file: string): (row: TaskRow, line: numb
   const { metadata, ...fields } = map
   const named = Object.entries(fields) as [string, unknown][]
   for (const [field, column] of named) {
-    if (typeof column !== 'string' || column === '') throw new TypeError(`loadTasks(${JSON.stringify(file)}, { map }): map.${field} must be a column name, got ${shown(column)}`)
+    if (typeof column !== 'string' || column === '')
+      throw new TypeError(
+        `loadTasks(${JSON.stringify(file)}, { map }): map.${field} must be a column name, got ${shown(column)}`,
+      )
   }
   if (metadata !== undefined && !(Array.isArray(metadata) && metadata.every((c) => typeof c === 'string'))) {
-    throw new TypeError(`loadTasks(${JSON.stringify(file)}, { map }): map.metadata must be a list of column names, got ${shown(metadata)}`)
+    throw new TypeError(
+      `loadTasks(${JSON.stringify(file)}, { map }): map.metadata must be a list of column names, got ${shown(metadata)}`,
+    )
   }
   const mapped = new Set(named.map(([, column]) => column as string))
   return (row, line) => {
     const task: Record<string, unknown> = {}
     for (const [field, column] of named as [string, string][]) {
       if (!(column in row)) {
-        const columns = Object.keys(row).map((c) => JSON.stringify(c)).join(', ')
-        throw new TaskFileError(`${file} line ${line}: map.${field} names the column ${JSON.stringify(column)}, which this record lacks (its columns: ${columns})`, file, line, column)
+        const columns = Object.keys(row)
+          .map((c) => JSON.stringify(c))
+          .join(', ')
+        throw new TaskFileError(
+          `${file} line ${line}: map.${field} names the column ${JSON.stringify(column)}, which this record lacks (its columns: ${columns})`,
+          file,
+          line,
+          column,
+        )
       }
       task[field] = row[column]
     }
     const kept = metadata ?? Object.keys(row).filter((c) => !mapped.has(c))
     // zod's records drop this key (it would set the prototype): refuse it rather than lose it.
     if (kept.includes('__proto__') && Object.hasOwn(row, '__proto__')) {
-      throw new TaskFileError(`${file} line ${line}: the column "__proto__" cannot be kept in metadata; rename it, or list the columns to keep in map.metadata`, file, line, '__proto__')
+      throw new TaskFileError(
+        `${file} line ${line}: the column "__proto__" cannot be kept in metadata; rename it, or list the columns to keep in map.metadata`,
+        file,
+        line,
+        '__proto__',
+      )
     }
     const extra = Object.fromEntries(kept.filter((c) => c in row).map((c) => [c, row[c]]))
     if (Object.keys(extra).length > 0) task.metadata = extra
@@ -174,25 +225,40 @@ function columnMapper(map: TaskColumns, file: string): (row: TaskRow, line: numb
  */
 export function loadTasks(path: string | URL, options: LoadTasksOptions = {}): Task[] {
   const file = path instanceof URL ? fileURLToPath(path) : path
-  if (typeof file !== 'string' || file === '') throw new TypeError(`loadTasks(path): path must be a file path or a file URL, got ${shown(path)}`)
+  if (typeof file !== 'string' || file === '')
+    throw new TypeError(`loadTasks(path): path must be a file path or a file URL, got ${shown(path)}`)
   rejectUnknownOptions(`loadTasks(${JSON.stringify(file)})`, options, OPTIONS)
   const format = formatOf(file, options.format)
   const delimiter = options.delimiter ?? (extname(file).toLowerCase() === '.tsv' ? '\t' : ',')
-  if (typeof delimiter !== 'string' || delimiter.length !== 1) throw new TypeError(`loadTasks(${JSON.stringify(file)}): delimiter must be one character, got ${shown(delimiter)}`)
-  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) throw new RangeError(`loadTasks(${JSON.stringify(file)}): limit must be an integer >= 1, got ${shown(options.limit)}`)
+  if (typeof delimiter !== 'string' || delimiter.length !== 1)
+    throw new TypeError(`loadTasks(${JSON.stringify(file)}): delimiter must be one character, got ${shown(delimiter)}`)
+  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1))
+    throw new RangeError(
+      `loadTasks(${JSON.stringify(file)}): limit must be an integer >= 1, got ${shown(options.limit)}`,
+    )
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new TaskFileError(`${file}: cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, file)
+    throw new TaskFileError(
+      `${file}: cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      file,
+    )
   }
   const records = format === 'jsonl' ? jsonlRecords(text, file) : csvRecords(text, file, delimiter)
-  if (records.length === 0) throw new TaskFileError(`${file}: no records; a task file needs at least one ${format === 'csv' ? 'row under the header' : 'line'}`, file)
+  if (records.length === 0)
+    throw new TaskFileError(
+      `${file}: no records; a task file needs at least one ${format === 'csv' ? 'row under the header' : 'line'}`,
+      file,
+    )
   const map = options.map
   if (map !== undefined && typeof map !== 'function' && (typeof map !== 'object' || map === null)) {
-    throw new TypeError(`loadTasks(${JSON.stringify(file)}): map must be an object of columns by field or a function (row, line) => task, got ${shown(map)}`)
+    throw new TypeError(
+      `loadTasks(${JSON.stringify(file)}): map must be an object of columns by field or a function (row, line) => task, got ${shown(map)}`,
+    )
   }
-  const toTask = map === undefined ? (row: TaskRow) => row as TaskInput : typeof map === 'function' ? map : columnMapper(map, file)
+  const toTask =
+    map === undefined ? (row: TaskRow) => row as TaskInput : typeof map === 'function' ? map : columnMapper(map, file)
   const lines = new Map<string, number>()
   const tasks: Task[] = []
   for (const { row, line } of records.slice(0, options.limit ?? records.length)) {
@@ -206,12 +272,21 @@ export function loadTasks(path: string | URL, options: LoadTasksOptions = {}): T
     const parsed = TaskSchema.safeParse(input, { reportInput: true })
     if (!parsed.success) {
       const field = parsed.error.issues[0]?.path.join('.') || undefined
-      const hint = field === 'id' && (input as { id?: unknown } | undefined)?.id === undefined ? ' (add an id column, or map one: { map: { id: "<column>" } })' : ''
+      const hint =
+        field === 'id' && (input as { id?: unknown } | undefined)?.id === undefined
+          ? ' (add an id column, or map one: { map: { id: "<column>" } })'
+          : ''
       throw new TaskFileError(`${file} line ${line}: ${describeZodError(parsed.error)}${hint}`, file, line, field)
     }
     const task = parsed.data
     const first = lines.get(task.id)
-    if (first !== undefined) throw new TaskFileError(`${file} line ${line}: id ${JSON.stringify(task.id)} repeats the task on line ${first}; ids must be unique`, file, line, 'id')
+    if (first !== undefined)
+      throw new TaskFileError(
+        `${file} line ${line}: id ${JSON.stringify(task.id)} repeats the task on line ${first}; ids must be unique`,
+        file,
+        line,
+        'id',
+      )
     lines.set(task.id, line)
     tasks.push(task)
   }

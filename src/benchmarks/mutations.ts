@@ -33,18 +33,38 @@ export function harvest(values: readonly PyValue[]): Harvest {
   return { ints: [...ints], floats: [...floats], strs: [...strs] }
 }
 
-const pick = <T>(items: readonly T[], rng: Random): T => items[Math.min(items.length - 1, Math.floor(rng() * items.length))]!
+const pick = <T>(items: readonly T[], rng: Random): T =>
+  items[Math.min(items.length - 1, Math.floor(rng() * items.length))]!
 
 /** An integer ±1, 0, ±1 boundary, doubled, negated, or a harvested constant (±1). */
 export function mutateInt(value: bigint, rng: Random, h: Harvest): bigint {
-  const choices: (() => bigint)[] = [() => value + 1n, () => value - 1n, () => 0n, () => -value, () => value * 2n, () => 1n, () => -1n]
-  if (h.ints.length > 0) choices.push(() => pick(h.ints, rng), () => pick(h.ints, rng) + 1n)
+  const choices: (() => bigint)[] = [
+    () => value + 1n,
+    () => value - 1n,
+    () => 0n,
+    () => -value,
+    () => value * 2n,
+    () => 1n,
+    () => -1n,
+  ]
+  if (h.ints.length > 0)
+    choices.push(
+      () => pick(h.ints, rng),
+      () => pick(h.ints, rng) + 1n,
+    )
   return pick(choices, rng)()
 }
 
 /** A float perturbed: scaled by 1 ± a small share, shifted by ±0.5 or ±1, negated, 0.0, or a harvested constant. */
 export function mutateFloat(value: number, rng: Random, h: Harvest): number {
-  const choices: (() => number)[] = [() => value * (1 + (rng() - 0.5) / 5), () => value + 0.5, () => value - 0.5, () => value + 1, () => -value, () => 0]
+  const choices: (() => number)[] = [
+    () => value * (1 + (rng() - 0.5) / 5),
+    () => value + 0.5,
+    () => value - 0.5,
+    () => value + 1,
+    () => -value,
+    () => 0,
+  ]
   if (h.floats.length > 0) choices.push(() => pick(h.floats, rng))
   const out = pick(choices, rng)()
   return Number.isFinite(out) ? out : value
@@ -96,7 +116,9 @@ export function mutateEntries(entries: readonly [PyValue, PyValue][], rng: Rando
     () => [...entries.slice(0, i), ...entries.slice(i + 1)],
     () => {
       const added = mutateValue(key, rng, h)
-      return entries.some(([k]) => keyText(k) === keyText(added)) ? [...entries] : [...entries, [added, mutateValue(item, rng, h)]]
+      return entries.some(([k]) => keyText(k) === keyText(added))
+        ? [...entries]
+        : [...entries, [added, mutateValue(item, rng, h)]]
     },
     () => entries.map(([k, x], j) => [k, j === i ? mutateValue(x, rng, h) : x] as [PyValue, PyValue]),
   ]

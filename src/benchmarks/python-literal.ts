@@ -54,7 +54,9 @@ function value(r: Reader): PyValue {
     r.at += word[0].length
     return word[1] === 'None' ? { type: 'none' } : { type: 'bool', value: word[1] === 'True' }
   }
-  const number = /^-?\s*(\d[\d_]*\.\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|\d[\d_]*e[+-]?\d+|\d[\d_]*)/i.exec(r.text.slice(r.at))
+  const number = /^-?\s*(\d[\d_]*\.\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|\d[\d_]*e[+-]?\d+|\d[\d_]*)/i.exec(
+    r.text.slice(r.at),
+  )
   if (number) {
     r.at += number[0].length
     const text = number[0].replace(/[\s_]/g, '')

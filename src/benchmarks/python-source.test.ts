@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { blankStringsAndComments, callNames, functionSpan, importLines, importedNames, topLevelDefs } from './python-source.js'
+import {
+  blankStringsAndComments,
+  callNames,
+  functionSpan,
+  importLines,
+  importedNames,
+  topLevelDefs,
+} from './python-source.js'
 
 const py = String.raw
 
@@ -56,7 +63,11 @@ import this
 from x.y import (a,
     b)
 `
-    expect(importLines(source)).toEqual(['import math', 'from typing import List, Tuple', 'import collections as ct, re'])
+    expect(importLines(source)).toEqual([
+      'import math',
+      'from typing import List, Tuple',
+      'import collections as ct, re',
+    ])
     expect([...importedNames(importLines(source))]).toEqual(['math', 'List', 'Tuple', 'ct', 're'])
     expect([...importedNames(['import os.path', 'from a import b as c'])]).toEqual(['os', 'c'])
   })
@@ -64,7 +75,11 @@ from x.y import (a,
 
 describe('callNames', () => {
   it('lists plain-name calls, not methods, module functions or keywords', () => {
-    expect(callNames('assert math.isclose(area(2), 4.0)\nassert not (f(g(1)) == "h(2)")\nx.y(3)')).toEqual(['area', 'f', 'g'])
+    expect(callNames('assert math.isclose(area(2), 4.0)\nassert not (f(g(1)) == "h(2)")\nx.y(3)')).toEqual([
+      'area',
+      'f',
+      'g',
+    ])
   })
 })
 

@@ -36,7 +36,8 @@ export function blankStringsAndComments(source: string): string {
       while (j < source.length && !source.startsWith(quote, j)) {
         // A backslash keeps the next character (a quote too, even in a raw string) inside the string.
         if (source[j] === '\\') j += 2
-        else if (quote.length === 1 && source[j] === '\n') break // an unterminated string ends at the line
+        else if (quote.length === 1 && source[j] === '\n')
+          break // an unterminated string ends at the line
         else j++
       }
       const stop = Math.min(source.length, j + (source.startsWith(quote, j) ? quote.length : 0))
@@ -57,12 +58,15 @@ export function blankStringsAndComments(source: string): string {
  * topLevelDefs('def f(x):\n    def g(): pass\n    return x\n\ndef h(): pass') // => ['f', 'h']
  */
 export function topLevelDefs(source: string, options: { classes?: boolean } = {}): string[] {
-  const pattern = options.classes ? /^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)/gm : /^(?:async\s+def|def)\s+([A-Za-z_]\w*)\s*\(/gm
+  const pattern = options.classes
+    ? /^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)/gm
+    : /^(?:async\s+def|def)\s+([A-Za-z_]\w*)\s*\(/gm
   return [...blankStringsAndComments(source).matchAll(pattern)].map((m) => m[1] as string)
 }
 
 // `import a`, `import a.b as c, d` / `from a.b import c, d as e` / `from . import x`, alone on a line at column 0.
-const IMPORT_LINE = /^(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*|from\s+[\w.]+\s+import\s+(?:\*|\w+(?:\s+as\s+\w+)?(?:\s*,\s*\w+(?:\s+as\s+\w+)?)*))\s*(?:#.*)?$/
+const IMPORT_LINE =
+  /^(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*|from\s+[\w.]+\s+import\s+(?:\*|\w+(?:\s+as\s+\w+)?(?:\s*,\s*\w+(?:\s+as\s+\w+)?)*))\s*(?:#.*)?$/
 
 /**
  * The top-level import statements of a Python source (`import x`, `import x as y`,
@@ -143,7 +147,10 @@ export function callNames(source: string): string[] {
  * not including, the next line at column 0 that is code. `undefined` when `name` is not defined
  * at the top level; the last definition wins when it is defined twice (as Python does).
  */
-export function functionSpan(source: string, name: string): { start: number; end: number; lines: string[] } | undefined {
+export function functionSpan(
+  source: string,
+  name: string,
+): { start: number; end: number; lines: string[] } | undefined {
   const lines = source.split('\n')
   const blanked = blankStringsAndComments(source).split('\n')
   const header = new RegExp(`^(?:async\\s+)?def\\s+${name}\\s*\\(`)

@@ -6,7 +6,8 @@
  */
 
 /** Benchmarks whose files we recognise: the ones we load, and the originals people confuse them with. */
-export type KnownBenchmark = 'humaneval-pro' | 'mbpp-pro' | 'healthbench' | 'advancedif' | 'clbench' | 'humaneval' | 'mbpp'
+export type KnownBenchmark =
+  'humaneval-pro' | 'mbpp-pro' | 'healthbench' | 'advancedif' | 'clbench' | 'humaneval' | 'mbpp'
 
 const KNOWN: Record<KnownBenchmark, { name: string; use: string }> = {
   'humaneval-pro': { name: 'HumanEval Pro', use: 'use loadHumanEvalPro' },
@@ -49,20 +50,31 @@ export function recogniseRecord(record: unknown): Recognised | undefined {
   if (has(record, 'raw_problem', 'new_problem')) {
     const id = record.id
     if (typeof id === 'string') {
-      if (/^humaneval(?:[-_ ]?pro)?\//i.test(id)) return { benchmark: 'humaneval-pro', because: `ids like ${JSON.stringify(id)}` }
+      if (/^humaneval(?:[-_ ]?pro)?\//i.test(id))
+        return { benchmark: 'humaneval-pro', because: `ids like ${JSON.stringify(id)}` }
       if (/^mbpp(?:[-_ ]?pro)?\//i.test(id)) return { benchmark: 'mbpp-pro', because: `ids like ${JSON.stringify(id)}` }
     }
     const base = record.raw_problem
     if (typeof base !== 'string') return undefined
-    if (DOCSTRING.test(base)) return { benchmark: 'humaneval-pro', because: 'base problems (raw_problem) with a docstring, as HumanEval has' }
-    if (/^\s*#/.test(base)) return { benchmark: 'mbpp-pro', because: 'base problems (raw_problem) that are a "# Write a function …" comment over a bare signature, as MBPP has' }
+    if (DOCSTRING.test(base))
+      return { benchmark: 'humaneval-pro', because: 'base problems (raw_problem) with a docstring, as HumanEval has' }
+    if (/^\s*#/.test(base))
+      return {
+        benchmark: 'mbpp-pro',
+        because:
+          'base problems (raw_problem) that are a "# Write a function …" comment over a bare signature, as MBPP has',
+      }
     return undefined
   }
   const taskId = record.task_id
-  if (typeof taskId === 'string' && /^humaneval\//i.test(taskId)) return { benchmark: 'humaneval', because: `task ids like ${JSON.stringify(taskId)}` }
-  if (typeof taskId === 'string' && /^mbpp\//i.test(taskId)) return { benchmark: 'mbpp', because: `task ids like ${JSON.stringify(taskId)}` }
-  if (has(record, 'task_id', 'text', 'code', 'test_list')) return { benchmark: 'mbpp', because: 'records with task_id, text, code and test_list' }
-  if (has(record, 'task_id', 'prompt', 'canonical_solution', 'test', 'entry_point')) return { benchmark: 'humaneval', because: 'records with task_id, prompt, canonical_solution, test and entry_point' }
+  if (typeof taskId === 'string' && /^humaneval\//i.test(taskId))
+    return { benchmark: 'humaneval', because: `task ids like ${JSON.stringify(taskId)}` }
+  if (typeof taskId === 'string' && /^mbpp\//i.test(taskId))
+    return { benchmark: 'mbpp', because: `task ids like ${JSON.stringify(taskId)}` }
+  if (has(record, 'task_id', 'text', 'code', 'test_list'))
+    return { benchmark: 'mbpp', because: 'records with task_id, text, code and test_list' }
+  if (has(record, 'task_id', 'prompt', 'canonical_solution', 'test', 'entry_point'))
+    return { benchmark: 'humaneval', because: 'records with task_id, prompt, canonical_solution, test and entry_point' }
   if (has(record, 'conversation_history') && (has(record, 'prompt_metadata') || has(record, 'benchmark_name'))) {
     return { benchmark: 'advancedif', because: 'records with conversation_history, prompt_metadata and benchmark_name' }
   }
@@ -70,8 +82,17 @@ export function recogniseRecord(record: unknown): Recognised | undefined {
   if (has(record, 'prompt_id', 'prompt') && Array.isArray(rubrics) && (rubrics.length === 0 || isObject(rubrics[0]))) {
     return { benchmark: 'healthbench', because: 'records with prompt_id and rubrics of { criterion, points }' }
   }
-  if (has(record, 'messages') && isObject(record.metadata) && Object.hasOwn(record.metadata, 'task_id') && Array.isArray(rubrics) && (rubrics.length === 0 || typeof rubrics[0] === 'string')) {
-    return { benchmark: 'clbench', because: 'records with messages, rubrics (a list of requirements) and metadata.task_id' }
+  if (
+    has(record, 'messages') &&
+    isObject(record.metadata) &&
+    Object.hasOwn(record.metadata, 'task_id') &&
+    Array.isArray(rubrics) &&
+    (rubrics.length === 0 || typeof rubrics[0] === 'string')
+  ) {
+    return {
+      benchmark: 'clbench',
+      because: 'records with messages, rubrics (a list of requirements) and metadata.task_id',
+    }
   }
   return undefined
 }
@@ -107,7 +128,11 @@ export function sniffRecords(text: string): unknown[] {
       return []
     }
   }
-  const lines = trimmed.split('\n', 51).map((l) => l.trim()).filter((l) => l !== '').slice(0, 50)
+  const lines = trimmed
+    .split('\n', 51)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .slice(0, 50)
   if (lines[0]?.startsWith('{')) {
     const out: unknown[] = []
     for (const line of lines) {
@@ -121,7 +146,8 @@ export function sniffRecords(text: string): unknown[] {
   }
   // A CSV header: its names are what the records would have as keys.
   const header = lines[0]
-  if (header && header.includes(',') && !header.includes('{')) return [Object.fromEntries(header.split(',').map((name) => [name.trim().replace(/^"|"$/g, ''), ''] as const))]
+  if (header && header.includes(',') && !header.includes('{'))
+    return [Object.fromEntries(header.split(',').map((name) => [name.trim().replace(/^"|"$/g, ''), ''] as const))]
   return []
 }
 
@@ -133,10 +159,17 @@ export function sniffRecords(text: string): unknown[] {
  * refuseOtherBenchmark(records, 'mbpp-pro', 'loadMbppPro("humaneval_pro.json")', (m) => new CodeEvalProFileError(m))
  * // loadMbppPro("humaneval_pro.json"): this looks like the HumanEval Pro file (base problems (raw_problem) with a docstring, as HumanEval has), not MBPP Pro; use loadHumanEvalPro
  */
-export function refuseOtherBenchmark(records: readonly unknown[], expected: KnownBenchmark, where: string, error: (message: string) => Error): void {
+export function refuseOtherBenchmark(
+  records: readonly unknown[],
+  expected: KnownBenchmark,
+  where: string,
+  error: (message: string) => Error,
+): void {
   const seen = recogniseRecords(records)
   if (!seen || seen.benchmark === expected) return
-  throw error(`${where}: this looks like the ${KNOWN[seen.benchmark].name} file (${seen.because}), not ${KNOWN[expected].name}; ${KNOWN[seen.benchmark].use}`)
+  throw error(
+    `${where}: this looks like the ${KNOWN[seen.benchmark].name} file (${seen.because}), not ${KNOWN[expected].name}; ${KNOWN[seen.benchmark].use}`,
+  )
 }
 
 /**
@@ -144,7 +177,13 @@ export function refuseOtherBenchmark(records: readonly unknown[], expected: Know
  * another known benchmark's file, throws that instead (see {@link refuseOtherBenchmark}). A file
  * of the right benchmark costs nothing extra: recognition runs only after a failure.
  */
-export function recognisingFailures<T>(text: string, expected: KnownBenchmark, where: string, error: (message: string) => Error, parse: () => T): T {
+export function recognisingFailures<T>(
+  text: string,
+  expected: KnownBenchmark,
+  where: string,
+  error: (message: string) => Error,
+  parse: () => T,
+): T {
   try {
     return parse()
   } catch (failure) {

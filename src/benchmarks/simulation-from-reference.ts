@@ -18,10 +18,25 @@ import { blankStringsAndComments, functionSpan } from './python-source.js'
 import { mapConcurrent } from '../protocol/concurrency.js'
 
 /** The ways a reference solution is broken into a wrong answer. */
-export type ReferenceBreak = 'rename-main' | 'off-by-one' | 'return-none' | 'drop-last-line' | 'flip-comparison' | 'break-base' | 'misspell-base-call'
+export type ReferenceBreak =
+  | 'rename-main'
+  | 'off-by-one'
+  | 'return-none'
+  | 'drop-last-line'
+  | 'flip-comparison'
+  | 'break-base'
+  | 'misspell-base-call'
 
 /** Every break, in the order answers are made. */
-export const REFERENCE_BREAKS: readonly ReferenceBreak[] = ['rename-main', 'off-by-one', 'return-none', 'drop-last-line', 'flip-comparison', 'break-base', 'misspell-base-call']
+export const REFERENCE_BREAKS: readonly ReferenceBreak[] = [
+  'rename-main',
+  'off-by-one',
+  'return-none',
+  'drop-last-line',
+  'flip-comparison',
+  'break-base',
+  'misspell-base-call',
+]
 
 /** What a model-like answer says before its code, per break (so answers read differently). */
 const INTROS: Record<ReferenceBreak | 'correct', string> = {
@@ -98,7 +113,13 @@ function editBody(code: string, name: string, pattern: RegExp, edit: (match: str
   return undefined
 }
 
-function inMainOrBase(code: string, entryPoint: string, baseFunctions: readonly string[], pattern: RegExp, edit: (match: string) => string): string | undefined {
+function inMainOrBase(
+  code: string,
+  entryPoint: string,
+  baseFunctions: readonly string[],
+  pattern: RegExp,
+  edit: (match: string) => string,
+): string | undefined {
   for (const name of [entryPoint, ...baseFunctions.filter((b) => b !== entryPoint)]) {
     const edited = editBody(code, name, pattern, edit)
     if (edited !== undefined) return edited
@@ -119,13 +140,20 @@ const FLIPS: Record<string, string> = { '<=': '<', '>=': '>', '<': '<=', '>': '>
  * @example
  * breakReference('def f(x):\n    return x + 1', 'f', 'off-by-one') // => 'def f(x):\n    return x + 2'
  */
-export function breakReference(code: string, entryPoint: string, kind: ReferenceBreak, baseFunctions: readonly string[] = []): string | undefined {
+export function breakReference(
+  code: string,
+  entryPoint: string,
+  kind: ReferenceBreak,
+  baseFunctions: readonly string[] = [],
+): string | undefined {
   const span = functionSpan(code, entryPoint)
   if (!span) return undefined
   const lines = code.split('\n')
   switch (kind) {
     case 'rename-main':
-      return replaceLines(lines, span.start, span.start + 1, [(lines[span.start] ?? '').replace(new RegExp(`def\\s+${entryPoint}\\b`), `def ${entryPoint}_solution`)])
+      return replaceLines(lines, span.start, span.start + 1, [
+        (lines[span.start] ?? '').replace(new RegExp(`def\\s+${entryPoint}\\b`), `def ${entryPoint}_solution`),
+      ])
     case 'off-by-one':
       // An integer constant (not part of a name or a float) one higher: in the main function, else in the base one.
       return inMainOrBase(code, entryPoint, baseFunctions, /(?<![\w.])\d+(?![\w.])/, (n) => String(BigInt(n) + 1n))
@@ -135,16 +163,30 @@ export function breakReference(code: string, entryPoint: string, kind: Reference
       const blanked = blankStringsAndComments(code).split('\n')
       const header = headerEnd(blanked, span)
       if (header === -1) return undefined
-      const body = [...Array(span.end - header - 1).keys()].map((k) => header + 1 + k).filter((i) => (blanked[i] ?? '').trim() !== '')
+      const body = [...Array(span.end - header - 1).keys()]
+        .map((k) => header + 1 + k)
+        .filter((i) => (blanked[i] ?? '').trim() !== '')
       const last = body.at(-1)
       // Keep at least one statement, and never cut a multi-line statement in half.
-      if (last === undefined || body.length < 2 || /[([{,\\]\s*$/.test(blanked[body.at(-2) ?? last] ?? '') || /^\s*[)\]}]/.test(blanked[last] ?? '')) return undefined
+      if (
+        last === undefined ||
+        body.length < 2 ||
+        /[([{,\\]\s*$/.test(blanked[body.at(-2) ?? last] ?? '') ||
+        /^\s*[)\]}]/.test(blanked[last] ?? '')
+      )
+        return undefined
       if (/^\s*(elif|else|except|finally)\b/.test(blanked[last] ?? '')) return undefined
       if (/:\s*$/.test(blanked[body.at(-2) ?? last] ?? '')) return undefined // the dropped line is a block's only statement
       return replaceLines(lines, last, last + 1, [])
     }
     case 'flip-comparison':
-      return inMainOrBase(code, entryPoint, baseFunctions, /<=|>=|==|!=|(?<![<>=-])[<>](?![<>=])/, (op) => FLIPS[op] ?? op)
+      return inMainOrBase(
+        code,
+        entryPoint,
+        baseFunctions,
+        /<=|>=|==|!=|(?<![<>=-])[<>](?![<>=])/,
+        (op) => FLIPS[op] ?? op,
+      )
     case 'break-base': {
       const base = baseFunctions.find((b) => b !== entryPoint && functionSpan(code, b))
       return base === undefined ? undefined : returnNone(code, base)
@@ -176,18 +218,37 @@ export interface SimulationFromReferenceOptions {
  * const script = simulationFromReference(task, referenceAnswer(record))
  * script.wrong.length // up to 7 broken variants
  */
-export function simulationFromReference(task: Task, reference: string, options: SimulationFromReferenceOptions = {}): SimulationScript {
+export function simulationFromReference(
+  task: Task,
+  reference: string,
+  options: SimulationFromReferenceOptions = {},
+): SimulationScript {
   const entryPoint = task.entryPoint
-  if (entryPoint === undefined) throw new Error(`simulationFromReference: task ${task.id} has no entryPoint, so its main function cannot be broken`)
+  if (entryPoint === undefined)
+    throw new Error(`simulationFromReference: task ${task.id} has no entryPoint, so its main function cannot be broken`)
   const code = extractPythonCode(reference).trim()
-  const baseFunctions = Array.isArray(task.metadata?.baseFunctions) ? task.metadata.baseFunctions.filter((b): b is string => typeof b === 'string') : []
+  const baseFunctions = Array.isArray(task.metadata?.baseFunctions)
+    ? task.metadata.baseFunctions.filter((b): b is string => typeof b === 'string')
+    : []
   const wrong: string[] = []
   for (const kind of options.breaks ?? REFERENCE_BREAKS) {
     const broken = breakReference(code, entryPoint, kind, baseFunctions)
-    if (broken !== undefined && broken.trim() !== code && !wrong.some((w) => extractPythonCode(w).trim() === broken.trim())) wrong.push(answer(INTROS[kind], broken))
+    if (
+      broken !== undefined &&
+      broken.trim() !== code &&
+      !wrong.some((w) => extractPythonCode(w).trim() === broken.trim())
+    )
+      wrong.push(answer(INTROS[kind], broken))
   }
-  if (wrong.length === 0) throw new Error(`simulationFromReference: task ${task.id}: no break applies to its reference solution (main function ${entryPoint} not found?)`)
-  return SimulationScriptSchema.parse({ difficulty: options.difficulty ?? 0.5, correct: [answer(INTROS.correct, code)], wrong })
+  if (wrong.length === 0)
+    throw new Error(
+      `simulationFromReference: task ${task.id}: no break applies to its reference solution (main function ${entryPoint} not found?)`,
+    )
+  return SimulationScriptSchema.parse({
+    difficulty: options.difficulty ?? 0.5,
+    correct: [answer(INTROS.correct, code)],
+    wrong,
+  })
 }
 
 /** The options of `withCheckedSimulation`: the simulation's options and the verifier that checks it. */
@@ -212,28 +273,41 @@ export interface CheckedSimulationOptions extends SimulationFromReferenceOptions
  * const tasks = await withCheckedSimulation(loadCodeEvalPro(path, { benchmark: 'humaneval-pro', limit: 20 }), { verifier })
  * seqEval('HumanEval Pro (simulated)', { tasks, verifier, actors: [actors.simulated({ profile: 'reviser' })], ... })
  */
-export async function withCheckedSimulation(entries: readonly { task: Task; reference: string }[], options: CheckedSimulationOptions): Promise<Task[]> {
+export async function withCheckedSimulation(
+  entries: readonly { task: Task; reference: string }[],
+  options: CheckedSimulationOptions,
+): Promise<Task[]> {
   const { verifier } = options
   const concurrency = options.concurrency ?? 4
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`withCheckedSimulation: concurrency must be an integer >= 1, got ${concurrency}`)
+  if (!(Number.isInteger(concurrency) && concurrency >= 1))
+    throw new RangeError(`withCheckedSimulation: concurrency must be an integer >= 1, got ${concurrency}`)
 
   const scripted = await mapConcurrent(entries, concurrency, async ({ task, reference }): Promise<Task | undefined> => {
     const script = simulationFromReference(task, reference, options)
     // The scripts are the benchmark's reference and this project's mechanical breaks of it: what the
     // bundled simulated actors will answer, so they may run where `auto` found no sandbox.
-    const [correct, ...wrong] = await Promise.all([script.correct[0] as string, ...script.wrong].map((a) => verifier.verify(task, a, { origin: 'bundled-simulation' })))
+    const [correct, ...wrong] = await Promise.all(
+      [script.correct[0] as string, ...script.wrong].map((a) =>
+        verifier.verify(task, a, { origin: 'bundled-simulation' }),
+      ),
+    )
     if (!correct?.pass) {
-      throw new Error(`withCheckedSimulation: the reference answer of task ${task.id} fails the verifier (${correct?.diagnostics.summary ?? 'no verdict'}); the task or the verifier is broken`)
+      throw new Error(
+        `withCheckedSimulation: the reference answer of task ${task.id} fails the verifier (${correct?.diagnostics.summary ?? 'no verdict'}); the task or the verifier is broken`,
+      )
     }
     // A variant that hangs (an off-by-one in a while loop) fails too, but costs a whole timeout at
     // every pick and is never cached: leave it out, as the fixtures leave out answers that hang.
-    const failing = script.wrong.filter((_, i) => wrong[i]?.pass === false && wrong[i]?.diagnostics.outcome !== 'timeout')
+    const failing = script.wrong.filter(
+      (_, i) => wrong[i]?.pass === false && wrong[i]?.diagnostics.outcome !== 'timeout',
+    )
     if (failing.length === 0) {
       if (options.dropUnscriptable) return undefined
-      throw new Error(`withCheckedSimulation: every broken variant of task ${task.id}'s reference passes its tests; pass dropUnscriptable: true to skip such tasks`)
+      throw new Error(
+        `withCheckedSimulation: every broken variant of task ${task.id}'s reference passes its tests; pass dropUnscriptable: true to skip such tasks`,
+      )
     }
     return { ...task, simulation: { ...script, wrong: failing } }
   })
   return scripted.filter((t): t is Task => t !== undefined)
 }
-

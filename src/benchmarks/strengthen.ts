@@ -68,12 +68,22 @@ const CHUNK = 25
  * const { task: stronger, added } = await strengthenTests(task, { seed: 1, inputs: 20, reference, verifier: verifiers.pythonTests() })
  */
 export async function strengthenTests(task: Task, options: StrengthenOptions): Promise<StrengthenResult> {
-  if (!(Number.isInteger(options.inputs) && options.inputs >= 0)) throw new RangeError(`strengthenTests: inputs must be an integer >= 0, got ${String(options.inputs)}`)
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`strengthenTests: seed must be an integer, got ${String(options.seed)}`)
+  if (!(Number.isInteger(options.inputs) && options.inputs >= 0))
+    throw new RangeError(`strengthenTests: inputs must be an integer >= 0, got ${String(options.inputs)}`)
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`strengthenTests: seed must be an integer, got ${String(options.seed)}`)
   const tests = task.tests ?? ''
   const statements = tests.split('\n').filter((l) => l.trim() !== '')
   const calls = statements.flatMap((s) => literalCall(s) ?? [])
-  const none: StrengthenResult = { task, mutable: calls.length, candidates: 0, rejected: 0, added: 0, behaviours: 0, referenceFailures: 0 }
+  const none: StrengthenResult = {
+    task,
+    mutable: calls.length,
+    candidates: 0,
+    rejected: 0,
+    added: 0,
+    behaviours: 0,
+    referenceFailures: 0,
+  }
   if (calls.length === 0 || options.inputs === 0) return none
   const rng = createRng(seedFrom(options.seed, 'strengthen', task.id))
   const constants = harvest(calls.flatMap((c) => c.args))
@@ -84,7 +94,10 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     const base = calls[Math.floor(rng() * calls.length)]!
     if (base.args.length === 0) continue
     const i = Math.floor(rng() * base.args.length)
-    const text = callText(base.name, base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a)))
+    const text = callText(
+      base.name,
+      base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a)),
+    )
     if (!seen.has(text)) {
       seen.add(text)
       candidates.push(text)
@@ -100,7 +113,8 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     for (const t of verdict.diagnostics.tests ?? []) {
       const call = chunk[t.index]
       // A call that raised reports its exception as both `actual` and `error`; a value, its repr.
-      if (call === undefined || t.actual === undefined || t.actual === t.error || parsePython(t.actual) === undefined) continue
+      if (call === undefined || t.actual === undefined || t.actual === t.error || parsePython(t.actual) === undefined)
+        continue
       outputs.set(call, t.actual)
     }
   }
@@ -126,9 +140,18 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     const verdict = await options.verifier.verify(stronger(added), options.reference)
     // The added statements are the suite's last ones, whatever the judge counted before them.
     const all = verdict.diagnostics.tests ?? []
-    const failing = new Set(all.filter((t) => !t.pass).map((t) => t.index - (all.length - added.length)).filter((i) => i >= 0))
-    referenceFailures = verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed' ? failing.size : added.length
-    added = verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed' ? added.filter((_, i) => !failing.has(i)) : []
+    const failing = new Set(
+      all
+        .filter((t) => !t.pass)
+        .map((t) => t.index - (all.length - added.length))
+        .filter((i) => i >= 0),
+    )
+    referenceFailures =
+      verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed' ? failing.size : added.length
+    added =
+      verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed'
+        ? added.filter((_, i) => !failing.has(i))
+        : []
   }
   const kept = new Set(added.map((a) => a.slice(a.lastIndexOf(' == ') + 4)))
   return {

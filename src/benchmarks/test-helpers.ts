@@ -19,5 +19,7 @@ export const codeEvalProFiles = {
 /** Why a test must skip, or undefined when every file is there. */
 export function missingData(...files: URL[]): string | undefined {
   const missing = files.filter((f) => !existsSync(f))
-  return missing.length === 0 ? undefined : `no benchmark data at ${missing.map((f) => fileURLToPath(f)).join(', ')} (the files live next to the repository, never in it)`
+  return missing.length === 0
+    ? undefined
+    : `no benchmark data at ${missing.map((f) => fileURLToPath(f)).join(', ')} (the files live next to the repository, never in it)`
 }

@@ -21,8 +21,16 @@ const SIGNATURES: [bytes: number[], what: string, fix: string][] = [
   [[0x50, 0x4b, 0x03, 0x04], 'a zip archive (it starts with PK)', 'unzip it and pass the file inside'],
   [[0x28, 0xb5, 0x2f, 0xfd], 'zstd-compressed', 'decompress it first: zstd -d FILE'],
   [[0x42, 0x5a, 0x68], 'bzip2-compressed', 'decompress it first: bunzip2 FILE'],
-  [[0xff, 0xfe, 0x00, 0x00], 'UTF-32 LE text (byte-order mark ff fe 00 00)', 're-save it as UTF-8: iconv -f UTF-32 -t UTF-8 FILE'],
-  [[0x00, 0x00, 0xfe, 0xff], 'UTF-32 BE text (byte-order mark 00 00 fe ff)', 're-save it as UTF-8: iconv -f UTF-32 -t UTF-8 FILE'],
+  [
+    [0xff, 0xfe, 0x00, 0x00],
+    'UTF-32 LE text (byte-order mark ff fe 00 00)',
+    're-save it as UTF-8: iconv -f UTF-32 -t UTF-8 FILE',
+  ],
+  [
+    [0x00, 0x00, 0xfe, 0xff],
+    'UTF-32 BE text (byte-order mark 00 00 fe ff)',
+    're-save it as UTF-8: iconv -f UTF-32 -t UTF-8 FILE',
+  ],
   [[0xff, 0xfe], 'UTF-16 LE text (byte-order mark ff fe)', 're-save it as UTF-8: iconv -f UTF-16 -t UTF-8 FILE'],
   [[0xfe, 0xff], 'UTF-16 BE text (byte-order mark fe ff)', 're-save it as UTF-8: iconv -f UTF-16 -t UTF-8 FILE'],
 ]
@@ -37,13 +45,17 @@ const SIGNATURES: [bytes: number[], what: string, fix: string][] = [
  */
 export function decodeUtf8(bytes: Uint8Array, name: string): string {
   for (const [signature, what, fix] of SIGNATURES) {
-    if (signature.every((b, i) => bytes[i] === b)) throw new NotUtf8Error(`not UTF-8 text but ${what}; ${fix.replace('FILE', name)}`)
+    if (signature.every((b, i) => bytes[i] === b))
+      throw new NotUtf8Error(`not UTF-8 text but ${what}; ${fix.replace('FILE', name)}`)
   }
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
   const body = bytes.subarray(start)
   // NULs are valid UTF-8, but a NUL in every other byte is ASCII-heavy UTF-16 without a byte-order mark.
   const utf16 = nulEveryOtherByte(body)
-  if (utf16) throw new NotUtf8Error(`not UTF-8: it has a NUL in every other byte: UTF-16 ${utf16} without a byte-order mark? Re-save it as UTF-8: iconv -f UTF-16${utf16} -t UTF-8 ${name}`)
+  if (utf16)
+    throw new NotUtf8Error(
+      `not UTF-8: it has a NUL in every other byte: UTF-16 ${utf16} without a byte-order mark? Re-save it as UTF-8: iconv -f UTF-16${utf16} -t UTF-8 ${name}`,
+    )
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
   } catch {
@@ -70,20 +82,24 @@ function firstInvalid(bytes: Uint8Array, name: string): string {
   let line = 1
   let singles = 0
   let at = -1
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!
     const length = sequenceLength(bytes, i)
     if (length === 0) {
       if (at < 0) at = i
       // A high byte alone, between ASCII: the shape of Latin-1 and Windows-1252.
-      if (b >= 0x80 && (i === 0 || bytes[i - 1]! < 0x80) && (bytes[i + 1] === undefined || bytes[i + 1]! < 0x80)) singles++
+      if (b >= 0x80 && (i === 0 || bytes[i - 1]! < 0x80) && (bytes[i + 1] === undefined || bytes[i + 1]! < 0x80))
+        singles++
       i++
       continue
     }
     if (at < 0 && b === 0x0a) line++
     i += length
   }
-  const latin = singles > 0 ? `; it looks like Latin-1 (ISO-8859-1) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 ${name}` : `; re-save it as UTF-8`
+  const latin =
+    singles > 0
+      ? `; it looks like Latin-1 (ISO-8859-1) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 ${name}`
+      : `; re-save it as UTF-8`
   return `byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at byte ${at} (line ${line}) is not valid UTF-8${latin}`
 }
 
@@ -115,13 +131,24 @@ function sequenceLength(bytes: Uint8Array, i: number): number {
  * @example
  * const text = readBenchmarkText('data/healthbench.jsonl', 'loadHealthBench("data/healthbench.jsonl")', 'download it from github.com/openai/simple-evals', (m) => new Error(m))
  */
-export function readBenchmarkText(path: string | URL, where: string, hint: string, toError: (message: string) => Error, fileName = 'the file'): string {
+export function readBenchmarkText(
+  path: string | URL,
+  where: string,
+  hint: string,
+  toError: (message: string) => Error,
+  fileName = 'the file',
+): string {
   let bytes: Buffer
   try {
     bytes = readFileSync(path)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? `no such file. ${hint} (relative paths resolve from ${process.cwd()})` : code === 'EISDIR' ? `this is a directory; pass the path of ${fileName} inside it` : (error as Error).message
+    const why =
+      code === 'ENOENT'
+        ? `no such file. ${hint} (relative paths resolve from ${process.cwd()})`
+        : code === 'EISDIR'
+          ? `this is a directory; pass the path of ${fileName} inside it`
+          : (error as Error).message
     throw toError(`${where}: cannot read ${displayPath(path)}: ${why}`)
   }
   try {

@@ -90,7 +90,12 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { ...Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }])), help: { type: 'boolean', short: 'h' } },
+      options: {
+        ...Object.fromEntries(
+          spec.flags.map((f) => [f.name, { type: f.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
+        ),
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: true,
       allowNegative: true,
@@ -99,7 +104,8 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
     const { code, message } = error as { code?: string; message: string }
     const flag = namedFlag(message)
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      if (!flag.startsWith('--')) fail(`unknown option ${flag} (options are spelled --name; see seqk ${spec.name} --help)`)
+      if (!flag.startsWith('--'))
+        fail(`unknown option ${flag} (options are spelled --name; see seqk ${spec.name} --help)`)
       const name = flag.slice(2)
       return fail(`unknown option --${name}${suggestion(name, [...byName.keys()])}`)
     }
@@ -125,12 +131,16 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
     if (flag.kind === 'int') {
       const min = flag.min ?? Number.MIN_SAFE_INTEGER
       const value = /^-?\d+$/.test(inline) ? Number(inline) : Number.NaN
-      if (!Number.isSafeInteger(value) || value < min) fail(`--${name} must be an integer${flag.min !== undefined ? ` >= ${flag.min}` : ''} (got "${inline}")`)
+      if (!Number.isSafeInteger(value) || value < min)
+        fail(`--${name} must be an integer${flag.min !== undefined ? ` >= ${flag.min}` : ''} (got "${inline}")`)
       flags[name] = value
     } else if (flag.kind === 'number') {
       const value = /^-?(\d+\.?\d*|\.\d+)(e-?\d+)?$/i.test(inline) ? Number(inline) : Number.NaN
       const inRange = value >= (flag.min ?? -Infinity) && value <= (flag.max ?? Infinity)
-      if (!Number.isFinite(value) || !inRange) fail(`--${name} must be a number${flag.min !== undefined ? ` from ${flag.min}` : ''}${flag.max !== undefined ? ` to ${flag.max}` : ''} (got "${inline}")`)
+      if (!Number.isFinite(value) || !inRange)
+        fail(
+          `--${name} must be a number${flag.min !== undefined ? ` from ${flag.min}` : ''}${flag.max !== undefined ? ` to ${flag.max}` : ''} (got "${inline}")`,
+        )
       flags[name] = value
     } else {
       if (inline === '') fail(`--${name} needs a non-empty value`)

@@ -26,7 +26,8 @@ import { baselineGate } from './summarize.js'
 export const mergeSpec: CommandSpec = {
   name: 'merge',
   usage: 'seqk merge <shard run dir>... --out <dir> [options]',
-  summary: "Merge the run directories of a task-sharded run (SEQK_SHARD=i/N on N machines) into one: every cell recomputed from the union of its shards' trajectories, with its thresholds, baseline verdict, tables, pr-comment.md and report.",
+  summary:
+    "Merge the run directories of a task-sharded run (SEQK_SHARD=i/N on N machines) into one: every cell recomputed from the union of its shards' trajectories, with its thresholds, baseline verdict, tables, pr-comment.md and report.",
   details: [
     'Every shard 1..N of every cell must be given, once, under one protocol; seqk refuses and',
     'names what is missing or different otherwise. Baselines are read, never written. Exit code 1',
@@ -34,35 +35,61 @@ export const mergeSpec: CommandSpec = {
     '',
     'Each shard is the run directory one machine wrote with SEQK_SHARD=i/N npx vitest run …;',
     'copy them to one machine (CI artifacts) and merge in the project root, where the baselines',
-    'and the history file are read. The merged directory gets the unsharded run\'s summary.json,',
+    "and the history file are read. The merged directory gets the unsharded run's summary.json,",
     'tables, pr-comment.md (and the GitHub step summary and annotations), report.html and history line.',
     '',
     'Example:  npx seqk merge shard-1 shard-2 shard-3 shard-4 --out .seqk/runs/merged',
   ].join('\n'),
   flags: [
-    { name: 'out', kind: 'string', value: '<dir>', description: 'the merged run directory to write (required; must not hold a run yet)' },
-    { name: 'report', kind: 'boolean', description: 'write report.html (default on; --no-report skips it, which holds every answer of the run in memory at once)' },
-    { name: 'history', kind: 'boolean', description: 'compare with and append to the history file (SEQK_HISTORY_FILE, else .seqk/history.jsonl), as the reporter does; --no-history keeps none' },
+    {
+      name: 'out',
+      kind: 'string',
+      value: '<dir>',
+      description: 'the merged run directory to write (required; must not hold a run yet)',
+    },
+    {
+      name: 'report',
+      kind: 'boolean',
+      description:
+        'write report.html (default on; --no-report skips it, which holds every answer of the run in memory at once)',
+    },
+    {
+      name: 'history',
+      kind: 'boolean',
+      description:
+        'compare with and append to the history file (SEQK_HISTORY_FILE, else .seqk/history.jsonl), as the reporter does; --no-history keeps none',
+    },
   ],
 }
 
 /** Runs `seqk merge`; resolves to its exit code. */
 export async function runMerge(paths: readonly string[], flags: FlagValues, io: CliIo): Promise<number> {
   const cwd = io.cwd ?? process.cwd()
-  if (paths.length === 0) throw new UsageError('seqk merge: give the shards\' run directories, e.g. seqk merge shard-1 shard-2 --out merged', 'merge')
-  if (typeof flags.out !== 'string') throw new UsageError('seqk merge: --out <dir> is required: the merged run directory to write', 'merge')
+  if (paths.length === 0)
+    throw new UsageError(
+      "seqk merge: give the shards' run directories, e.g. seqk merge shard-1 shard-2 --out merged",
+      'merge',
+    )
+  if (typeof flags.out !== 'string')
+    throw new UsageError('seqk merge: --out <dir> is required: the merged run directory to write', 'merge')
   const out = resolve(cwd, flags.out)
   for (const file of [TRAJECTORIES_FILE, CELLS_FILE, SUMMARY_FILE]) {
-    if (existsSync(join(out, file))) throw new MergeError(`${out} already holds a run (${file}); merge into a new directory`)
+    if (existsSync(join(out, file)))
+      throw new MergeError(`${out} already holds a run (${file}); merge into a new directory`)
   }
   const runs: ShardRun[] = paths.map((p) => {
     const dir = resolve(cwd, p)
-    if (!existsSync(join(dir, CELLS_FILE))) throw new MergeError(`${dir}: no ${CELLS_FILE}; give run directories written by seqEval (.seqk/runs/<run id>)`)
+    if (!existsSync(join(dir, CELLS_FILE)))
+      throw new MergeError(`${dir}: no ${CELLS_FILE}; give run directories written by seqEval (.seqk/runs/<run id>)`)
     try {
       // Only what the summary needs is held; the texts are streamed to the merged file below. A
       // shard none of whose tasks fell to it may have no trajectories at all.
       const file = join(dir, TRAJECTORIES_FILE)
-      return { dir, cells: readCells(join(dir, CELLS_FILE)).cells, trajectories: existsSync(file) ? readTrajectories(file, { view: summaryView }).trajectories : [] }
+      return {
+        dir,
+        cells: readCells(join(dir, CELLS_FILE)).cells,
+        trajectories: existsSync(file) ? readTrajectories(file, { view: summaryView }).trajectories : [],
+      }
     } catch (error) {
       throw new MergeError((error as Error).message)
     }
@@ -73,7 +100,9 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
   const root = cwd
   const recomputed = recomputeRun({ runId, createdAt: new Date().toISOString(), ...merged, gate: baselineGate(root) })
   // A file that failed to load on any machine is a failed entry of the merged run.
-  const loadErrors = [...new Map(runs.flatMap((r) => planLoadErrors(join(r.dir, PLAN_FILE))).map((e) => [e.file, e])).values()]
+  const loadErrors = [
+    ...new Map(runs.flatMap((r) => planLoadErrors(join(r.dir, PLAN_FILE))).map((e) => [e.file, e])).values(),
+  ]
   const withErrors = { ...recomputed, ...(loadErrors.length > 0 ? { loadErrors } : {}) }
   const verdict = runVerdict(withErrors)
   const summary = { ...withErrors, verdict: verdictBlock(verdict) }
@@ -116,7 +145,11 @@ export async function runMerge(paths: readonly string[], flags: FlagValues, io: 
  * streamed line by line in file order (a rerun's line still follows the errored one it supersedes).
  */
 function copyTrajectories(run: ShardRun, file: string, runId: string): void {
-  const cells = new Set(run.cells.map(({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`))
+  const cells = new Set(
+    run.cells.map(
+      ({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`,
+    ),
+  )
   let chunk = ''
   forEachJsonLine(join(run.dir, TRAJECTORIES_FILE), TrajectorySchema, 'trajectory', (t) => {
     if (!cells.has(`${t.runId}\u0000${t.benchmark}\u0000${t.cellId}\u0000${t.fingerprint}`)) return

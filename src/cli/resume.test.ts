@@ -11,7 +11,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 function cli(argv: string[]) {
   let out = ''
   let err = ''
-  const code = runCli(argv, { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: {}, cwd: dir })
+  const code = runCli(argv, {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    isTTY: false,
+    env: {},
+    cwd: dir,
+  })
   // What the output says, its wrapping at 120 columns undone (a message wraps onto lines indented by two spaces).
   const unwrap = (text: string) => text.replace(/\n {2}(?=\S)/g, ' ')
   return { code, out: unwrap(out), err: unwrap(err) }
@@ -29,16 +35,23 @@ describe('seqk resume', () => {
     mkdirSync(join(dir, 'empty'))
     const r = cli(['resume', 'empty'])
     expect(r.code).toBe(1)
-    expect(r.err).toBe(`seqk resume: nothing to resume in ${join(dir, 'empty')}: it has no trajectories.jsonl (a run directory looks like .seqk/runs/<run id>)\n`)
+    expect(r.err).toBe(
+      `seqk resume: nothing to resume in ${join(dir, 'empty')}: it has no trajectories.jsonl (a run directory looks like .seqk/runs/<run id>)\n`,
+    )
   })
 
   it('says which field of run.json is wrong', () => {
     mkdirSync(join(dir, 'bad'))
     writeFileSync(join(dir, 'bad', 'trajectories.jsonl'), '')
-    writeFileSync(join(dir, 'bad', 'run.json'), JSON.stringify({ schema: 'seqk.run/1', runId: 'bad', argv: 'run', cwd: dir }))
+    writeFileSync(
+      join(dir, 'bad', 'run.json'),
+      JSON.stringify({ schema: 'seqk.run/1', runId: 'bad', argv: 'run', cwd: dir }),
+    )
     const r = cli(['resume', 'bad'])
     expect(r.code).toBe(1)
-    expect(r.err).toMatch(/^seqk resume: .*bad\/run\.json is not a seqk run record: argv: .*; pass Vitest's arguments after -- instead\n$/)
+    expect(r.err).toMatch(
+      /^seqk resume: .*bad\/run\.json is not a seqk run record: argv: .*; pass Vitest's arguments after -- instead\n$/,
+    )
   })
 
   it('refuses a trajectories file with a malformed line, naming the line', () => {
@@ -46,7 +59,9 @@ describe('seqk resume', () => {
     writeFileSync(join(dir, 'torn', 'trajectories.jsonl'), '{"schema": 1}\n')
     const r = cli(['resume', 'torn', '--', 'run'])
     expect(r.code).toBe(1)
-    expect(r.err).toMatch(/^seqk resume: cannot resume .*torn: .*trajectories\.jsonl:1: not a seqk trajectory: schema: /)
+    expect(r.err).toMatch(
+      /^seqk resume: cannot resume .*torn: .*trajectories\.jsonl:1: not a seqk trajectory: schema: /,
+    )
   })
 
   it('takes exactly one run directory', () => {

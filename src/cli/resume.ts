@@ -20,7 +20,8 @@ import type { CliIo } from './run.js'
 export const resumeSpec: CommandSpec = {
   name: 'resume',
   usage: 'seqk resume <run dir> [-- <vitest arguments>...]',
-  summary: 'Resume an interrupted run: start Vitest again into the same run directory, keeping every trajectory that had ended and running only those it lacks or that ended in an infrastructure error.',
+  summary:
+    'Resume an interrupted run: start Vitest again into the same run directory, keeping every trajectory that had ended and running only those it lacks or that ended in an infrastructure error.',
   details: [
     'Vitest starts with the arguments the run was started with (recorded in <run dir>/run.json),',
     'or with those given after `--`. A cell whose protocol changed since is refused, naming the',
@@ -28,7 +29,7 @@ export const resumeSpec: CommandSpec = {
     'SEQK_RESUME=<run dir> npx vitest run ….',
     '',
     'It takes no options of its own: everything after `--` goes to Vitest. Resume a shard with',
-    'the SEQK_SHARD=i/N it ran with; any other (or none) is refused. Exit code: Vitest\'s.',
+    "the SEQK_SHARD=i/N it ran with; any other (or none) is refused. Exit code: Vitest's.",
     '',
     'Examples:  npx seqk resume .seqk/runs/20261201-101500-9f2c4a                  # as recorded in run.json',
     '           npx seqk resume .seqk/runs/20261201-101500-9f2c4a -- run --project evals',
@@ -36,7 +37,12 @@ export const resumeSpec: CommandSpec = {
   flags: [],
 }
 
-const RunFileSchema = z.object({ schema: z.literal('seqk.run/1'), runId: z.string(), argv: z.array(z.string()), cwd: z.string() })
+const RunFileSchema = z.object({
+  schema: z.literal('seqk.run/1'),
+  runId: z.string(),
+  argv: z.array(z.string()),
+  cwd: z.string(),
+})
 
 /** Vitest's arguments for a resume: the recorded ones, made a single run (never watch mode). */
 export function resumeArgs(recorded: readonly string[]): string[] {
@@ -48,13 +54,20 @@ export function resumeArgs(recorded: readonly string[]): string[] {
 
 /** Runs `seqk resume`; returns Vitest's exit code (1 when it could not start). */
 export function runResume(paths: readonly string[], vitestArgs: readonly string[] | undefined, io: CliIo): number {
-  if (paths.length !== 1) throw new UsageError(`seqk resume: give exactly one run directory (got ${paths.length}), e.g. seqk resume .seqk/runs/<run id> -- run --project evals`, 'resume')
+  if (paths.length !== 1)
+    throw new UsageError(
+      `seqk resume: give exactly one run directory (got ${paths.length}), e.g. seqk resume .seqk/runs/<run id> -- run --project evals`,
+      'resume',
+    )
   const runDir = resolve(io.cwd ?? process.cwd(), paths[0]!)
   const file = join(runDir, TRAJECTORIES_FILE)
   // Another run writing there now: refused before Vitest starts (its reporter would refuse too).
   const holder = readRunLock(runDir)
   if (holder && !isStale(holder)) throw new ResumeRefusedError(lockedMessage(runDir, holder))
-  if (!existsSync(file)) throw new ResumeRefusedError(`nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>)`)
+  if (!existsSync(file))
+    throw new ResumeRefusedError(
+      `nothing to resume in ${runDir}: it has no ${TRAJECTORIES_FILE} (a run directory looks like .seqk/runs/<run id>)`,
+    )
   let trajectories
   try {
     trajectories = readTrajectories(file).trajectories
@@ -71,7 +84,10 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
       throw new ResumeRefusedError(`${runFile} is not valid JSON; pass Vitest's arguments after -- instead`)
     }
     const parsed = RunFileSchema.safeParse(json)
-    if (!parsed.success) throw new ResumeRefusedError(`${runFile} is not a seqk run record: ${describeZodError(parsed.error)}; pass Vitest's arguments after -- instead`)
+    if (!parsed.success)
+      throw new ResumeRefusedError(
+        `${runFile} is not a seqk run record: ${describeZodError(parsed.error)}; pass Vitest's arguments after -- instead`,
+      )
     recorded = parsed.data
   }
   const args = vitestArgs ?? resumeArgs(recorded?.argv ?? [])
@@ -80,10 +96,14 @@ export function runResume(paths: readonly string[], vitestArgs: readonly string[
   try {
     vitest = join(dirname(createRequire(join(cwd, 'package.json')).resolve('vitest/package.json')), 'vitest.mjs')
   } catch {
-    throw new ResumeRefusedError(`Vitest is not installed in ${cwd} (the directory the run started in); install it, or run SEQK_RESUME=${runDir} npx vitest … yourself`)
+    throw new ResumeRefusedError(
+      `Vitest is not installed in ${cwd} (the directory the run started in); install it, or run SEQK_RESUME=${runDir} npx vitest … yourself`,
+    )
   }
   const errored = trajectories.filter((t) => t.status === 'error').length
-  io.stderr(`${wrapText(`seqk resume: ${trajectories.length} trajectories on file in ${runDir}${errored > 0 ? ` (${errored} errored, to run again)` : ''}; starting vitest ${args.join(' ')}${recorded ? '' : vitestArgs ? '' : ` (no ${RUN_FILE}: pass Vitest's arguments after -- if the run had filters)`}`)}\n`)
+  io.stderr(
+    `${wrapText(`seqk resume: ${trajectories.length} trajectories on file in ${runDir}${errored > 0 ? ` (${errored} errored, to run again)` : ''}; starting vitest ${args.join(' ')}${recorded ? '' : vitestArgs ? '' : ` (no ${RUN_FILE}: pass Vitest's arguments after -- if the run had filters)`}`)}\n`,
+  )
   const env: Record<string, string | undefined> = { ...io.env, SEQK_RESUME: runDir }
   // The resumed directory is the run's: another one named here would be refused.
   delete env.SEQK_RUN_DIR

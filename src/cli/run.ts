@@ -38,14 +38,29 @@ export interface CliIo {
 }
 
 const common: FlagSpec[] = [
-  { name: 'json', kind: 'string', value: '<file>', description: 'also write the report as JSON to <file> (`-` prints only the JSON, to stdout)' },
-  { name: 'seed', kind: 'int', value: '<n>', description: 'seed of every split, draw, tie-break and bootstrap (default 1)' },
-  { name: 'color', kind: 'boolean', description: 'colour the tables (default: on a terminal, unless NO_COLOR is set); --no-color turns it off' },
+  {
+    name: 'json',
+    kind: 'string',
+    value: '<file>',
+    description: 'also write the report as JSON to <file> (`-` prints only the JSON, to stdout)',
+  },
+  {
+    name: 'seed',
+    kind: 'int',
+    value: '<n>',
+    description: 'seed of every split, draw, tie-break and bootstrap (default 1)',
+  },
+  {
+    name: 'color',
+    kind: 'boolean',
+    description: 'colour the tables (default: on a terminal, unless NO_COLOR is set); --no-color turns it off',
+  },
 ]
 
 export const analyzeSpec: CommandSpec = {
   name: 'analyze',
-  summary: 'Compare actors the way the Seq@K paper does: rankings and gaps under Pass@k and Seq@k (Table 3), revision timing (Table 4), cost–success Pareto frontiers (Figure 3), model selection (Figure 2, Table 2) and Spearman correlations over actor × benchmark pairs (Figure 4).',
+  summary:
+    'Compare actors the way the Seq@K paper does: rankings and gaps under Pass@k and Seq@k (Table 3), revision timing (Table 4), cost–success Pareto frontiers (Figure 3), model selection (Figure 2, Table 2) and Spearman correlations over actor × benchmark pairs (Figure 4).',
   details: [
     'Runs are run directories (.seqk/runs/<id>), summary.json files, or a runs directory / its',
     '`latest` file (the newest run). Several runs are combined when their protocols agree in',
@@ -54,17 +69,40 @@ export const analyzeSpec: CommandSpec = {
     'Example:  npx seqk analyze .seqk/runs/latest --json analysis.json',
   ].join('\n'),
   flags: [
-    { name: 'k', kind: 'int', min: 1, value: '<k>', description: "compare Pass@k with Seq@k at this k (default: each benchmark's budget K)" },
-    { name: 'resamples', kind: 'int', min: 1, value: '<n>', description: 'bootstrap resamples for the correlations (default 1000)' },
-    { name: 'draws', kind: 'int', min: 1, value: '<n>', description: 'model selection: calibration draws per size (default 200)' },
-    { name: 'selection', kind: 'boolean', description: 'include the model-selection experiment (default on; --no-selection leaves it out)' },
+    {
+      name: 'k',
+      kind: 'int',
+      min: 1,
+      value: '<k>',
+      description: "compare Pass@k with Seq@k at this k (default: each benchmark's budget K)",
+    },
+    {
+      name: 'resamples',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: 'bootstrap resamples for the correlations (default 1000)',
+    },
+    {
+      name: 'draws',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: 'model selection: calibration draws per size (default 200)',
+    },
+    {
+      name: 'selection',
+      kind: 'boolean',
+      description: 'include the model-selection experiment (default on; --no-selection leaves it out)',
+    },
     ...common,
   ],
 }
 
 export const selectSpec: CommandSpec = {
   name: 'select',
-  summary: 'The model-selection experiment: pick an actor on n calibration tasks under Pass@K or under Seq@k, deploy it on the other task group with feedback, and report selection loss, calibration cost, bootstrap intervals and the random-choice baseline, for n = 1..20.',
+  summary:
+    'The model-selection experiment: pick an actor on n calibration tasks under Pass@K or under Seq@k, deploy it on the other task group with feedback, and report selection loss, calibration cost, bootstrap intervals and the random-choice baseline, for n = 1..20.',
   details: [
     'Tasks are split into two fixed groups A and B (ids sorted, shuffled with --seed, first half A).',
     'For each n, --draws calibration sets are drawn from one group; the best-scoring actor (ties',
@@ -76,21 +114,59 @@ export const selectSpec: CommandSpec = {
   ].join('\n'),
   flags: [
     { name: 'k', kind: 'int', min: 1, value: '<k>', description: 'calibrate with Seq@k (default min(3, K))' },
-    { name: 'draws', kind: 'int', min: 1, value: '<n>', description: 'calibration draws per size and direction (default 200)' },
-    { name: 'resamples', kind: 'int', min: 0, value: '<n>', description: 'bootstrap resamples over tasks (default 200; 0 for no intervals)' },
-    { name: 'max-n', kind: 'int', min: 1, value: '<n>', description: 'largest calibration size (default 20, capped by the smaller group)' },
+    {
+      name: 'draws',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: 'calibration draws per size and direction (default 200)',
+    },
+    {
+      name: 'resamples',
+      kind: 'int',
+      min: 0,
+      value: '<n>',
+      description: 'bootstrap resamples over tasks (default 200; 0 for no intervals)',
+    },
+    {
+      name: 'max-n',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: 'largest calibration size (default 20, capped by the smaller group)',
+    },
     { name: 'mode', kind: 'string', value: '<name>', description: 'only this feedback mode (default: every mode)' },
-    { name: 'benchmark', kind: 'string', value: '<name>', description: 'only this benchmark (default: every benchmark)' },
+    {
+      name: 'benchmark',
+      kind: 'string',
+      value: '<name>',
+      description: 'only this benchmark (default: every benchmark)',
+    },
     ...common,
   ],
 }
 
-const COMMANDS = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec, discloseSpec, estimateSpec, exportSpec, strengthenSpec]
+const COMMANDS = [
+  analyzeSpec,
+  selectSpec,
+  powerSpec,
+  resumeSpec,
+  summarizeSpec,
+  mergeSpec,
+  viewSpec,
+  discloseSpec,
+  estimateSpec,
+  exportSpec,
+  strengthenSpec,
+]
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown'
+    return (
+      (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string })
+        .version ?? 'unknown'
+    )
   } catch {
     return 'unknown'
   }
@@ -104,12 +180,12 @@ function mainHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary.split(':')[0]}`),
     '',
     'Options:',
-    '  -h, --help     this help (`seqk <command> --help`: the command\'s usage, every flag and an example)',
+    "  -h, --help     this help (`seqk <command> --help`: the command's usage, every flag and an example)",
     '  -v, --version  the version of vitest-seqk',
     '',
     'A run is a run directory (.seqk/runs/<id>), its summary.json, or a runs directory for its newest run.',
     'Exit code 0 when done, 1 on bad input or a refusal; `merge` also 1 when a merged cell fails,',
-    '`resume` Vitest\'s own.',
+    "`resume` Vitest's own.",
     '',
     'Examples:  npx seqk analyze .seqk/runs            # compare the actors of the newest run',
     '           npx seqk power --tasks 40 --repeats 3 --rate 0.75',
@@ -143,7 +219,11 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
   }
   const spec = COMMANDS.find((c) => c.name === command)
   try {
-    if (spec === undefined) throw new UsageError(`seqk: unknown command "${command}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`, null)
+    if (spec === undefined)
+      throw new UsageError(
+        `seqk: unknown command "${command}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`,
+        null,
+      )
     // `seqk resume <dir> -- <vitest args>` (and estimate): what follows `--` is Vitest's, not ours.
     const dash = spec.name === 'resume' || spec.name === 'estimate' ? rest.indexOf('--') : -1
     const { paths, flags } = parseCommand(spec, dash >= 0 ? rest.slice(0, dash) : rest)
@@ -152,16 +232,29 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
       return 0
     }
     const cwd = io.cwd ?? process.cwd()
-    if (spec.name === 'power') return runPower(paths.map((p) => resolve(cwd, p)), flags, io)
+    if (spec.name === 'power')
+      return runPower(
+        paths.map((p) => resolve(cwd, p)),
+        flags,
+        io,
+      )
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
     if (spec.name === 'disclose') return runDisclose(paths, flags, io)
     if (spec.name === 'export') return runExport(paths, flags, io)
-    if (spec.name === 'strengthen') return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
-    if (spec.name === 'estimate') return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) => failed(command, error, io))
+    if (spec.name === 'strengthen')
+      return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
+    if (spec.name === 'estimate')
+      return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) =>
+        failed(command, error, io),
+      )
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
-    if (paths.length === 0) throw new UsageError(`seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`, spec.name)
+    if (paths.length === 0)
+      throw new UsageError(
+        `seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`,
+        spec.name,
+      )
     const { runs, notes } = loadRuns(paths.map((p) => resolve(cwd, p)))
     const color = flags.color === undefined ? io.isTTY && !io.env.NO_COLOR : flags.color === true
     const seed = num(flags.seed)
@@ -178,7 +271,15 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
       json = report
       text = renderAnalysis(report, { color })
     } else {
-      const report = selectModels(runs, { k: num(flags.k), seed, draws: num(flags.draws), resamples: num(flags.resamples), maxN: num(flags['max-n']), mode: str(flags.mode), benchmark: str(flags.benchmark) })
+      const report = selectModels(runs, {
+        k: num(flags.k),
+        seed,
+        draws: num(flags.draws),
+        resamples: num(flags.resamples),
+        maxN: num(flags['max-n']),
+        mode: str(flags.mode),
+        benchmark: str(flags.benchmark),
+      })
       report.notes.unshift(...notes)
       json = report
       text = renderSelection(report, { color })
@@ -204,10 +305,22 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
 /** The exit code and message of a failed command: 1, and the stack only for what is a bug in seqk. */
 function failed(command: string, error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
-    io.stderr(`${fit(error.message, io)}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`)
+    io.stderr(
+      `${fit(error.message, io)}\nRun \`seqk ${error.command ?? ''}${error.command ? ' ' : ''}--help\` for usage.\n`,
+    )
     return 1
   }
-  if (error instanceof RunLoadError || error instanceof ComparabilityError || error instanceof TruncationRefusedError || error instanceof AnalysisInputError || error instanceof ResumeRefusedError || error instanceof SummarizeError || error instanceof MergeError || error instanceof InputError || error instanceof RangeError) {
+  if (
+    error instanceof RunLoadError ||
+    error instanceof ComparabilityError ||
+    error instanceof TruncationRefusedError ||
+    error instanceof AnalysisInputError ||
+    error instanceof ResumeRefusedError ||
+    error instanceof SummarizeError ||
+    error instanceof MergeError ||
+    error instanceof InputError ||
+    error instanceof RangeError
+  ) {
     io.stderr(`${fit(`seqk ${command}: ${(error as Error).message}`, io)}\n`)
     return 1
   }
@@ -218,32 +331,64 @@ function failed(command: string, error: unknown, io: CliIo): number {
 
 /** `seqk power`: a planned size from the flags, or every gateable cell of the given runs. */
 function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): number {
-  const ks = (str(flags.ks) ?? '').split(',').filter((x) => x.trim() !== '').map((x) => {
-    const k = Number(x)
-    if (!Number.isInteger(k) || k < 1) throw new UsageError(`seqk power: --ks must be attempt counts >= 1, comma-separated (got "${str(flags.ks)}")`, 'power')
-    return k
-  })
+  const ks = (str(flags.ks) ?? '')
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map((x) => {
+      const k = Number(x)
+      if (!Number.isInteger(k) || k < 1)
+        throw new UsageError(
+          `seqk power: --ks must be attempt counts >= 1, comma-separated (got "${str(flags.ks)}")`,
+          'power',
+        )
+      return k
+    })
   const rule = { margin: num(flags.margin) ?? 0, maxDrop: num(flags['max-drop']) ?? 0.1, level: 0.95, ks }
   const options = { seed: num(flags.seed), simulations: num(flags.simulations) ?? 500 }
   const target = num(flags.target) ?? 0.1
   const planned = flags.tasks !== undefined || flags.rate !== undefined
-  if (planned && paths.length > 0) throw new UsageError('seqk power: give either a planned size (--tasks, --repeats, --rate) or run directories, not both', 'power')
+  if (planned && paths.length > 0)
+    throw new UsageError(
+      'seqk power: give either a planned size (--tasks, --repeats, --rate) or run directories, not both',
+      'power',
+    )
   let questions
   if (planned) {
     const tasks = num(flags.tasks)
     const rate = num(flags.rate)
-    if (tasks === undefined || rate === undefined) throw new UsageError('seqk power: a planned size needs --tasks and --rate (and optionally --repeats), e.g. --tasks 40 --repeats 3 --rate 0.75', 'power')
+    if (tasks === undefined || rate === undefined)
+      throw new UsageError(
+        'seqk power: a planned size needs --tasks and --rate (and optionally --repeats), e.g. --tasks 40 --repeats 3 --rate 0.75',
+        'power',
+      )
     const K = num(flags.budget) ?? 5
     const independent = flags.independent === true
     const gated = [...new Set([K, ...ks])].filter((k) => k <= K).sort((x, y) => x - y)
-    questions = [{ subject: 'planned', question: { tasks, repeats: num(flags.repeats) ?? 1, rate, concentration: num(flags.concentration) ?? 1, rule: { ...rule, K, ks: gated, independent }, ...options } }]
+    questions = [
+      {
+        subject: 'planned',
+        question: {
+          tasks,
+          repeats: num(flags.repeats) ?? 1,
+          rate,
+          concentration: num(flags.concentration) ?? 1,
+          rule: { ...rule, K, ks: gated, independent },
+          ...options,
+        },
+      },
+    ]
   } else {
-    if (paths.length === 0) throw new UsageError('seqk power: pass a planned size (--tasks 40 --repeats 3 --rate 0.75) or run directories (e.g. .seqk/runs/latest)', 'power')
+    if (paths.length === 0)
+      throw new UsageError(
+        'seqk power: pass a planned size (--tasks 40 --repeats 3 --rate 0.75) or run directories (e.g. .seqk/runs/latest)',
+        'power',
+      )
     const { runs } = loadRuns(paths)
     const cells = runs.flatMap((r) => r.summary.benchmarks.flatMap((b) => b.cells))
     questions = questionsFromCells(cells, rule, options)
     const concentration = num(flags.concentration)
-    if (concentration !== undefined) for (const q of questions) q.question = { ...q.question, concentration, spread: undefined }
+    if (concentration !== undefined)
+      for (const q of questions) q.question = { ...q.question, concentration, spread: undefined }
   }
   const rows = questions.map((q) => answerPower(q.subject, q.question, target))
   const out = str(flags.json)

@@ -18,7 +18,8 @@ import type { CliIo } from './run.js'
 export const strengthenSpec: CommandSpec = {
   name: 'strengthen',
   usage: 'seqk strengthen <humaneval_pro.json or mbpp_pro.json> --out <file> [--inputs 20] [--seed 1]',
-  summary: "Strengthen a code benchmark's tests: a copy of the file with mutated inputs whose expected values come from each reference solution.",
+  summary:
+    "Strengthen a code benchmark's tests: a copy of the file with mutated inputs whose expected values come from each reference solution.",
   details: [
     "Each task's test statements with literal arguments are mutated by type (integers ±1 and boundaries,",
     'floats perturbed, strings and lists edited, dicts changed, constants of the tests reused); the',
@@ -29,32 +30,56 @@ export const strengthenSpec: CommandSpec = {
     'Example:  npx seqk strengthen ../shared/benchmarks/humaneval-pro/humaneval_pro.json --out humaneval_pro.plus.json',
   ].join('\n'),
   flags: [
-    { name: 'out', kind: 'string', value: '<file>', description: 'where to write the strengthened copy (JSON, same records)' },
-    { name: 'inputs', kind: 'int', min: 0, value: '<n>', description: 'new test statements per task at most (default 20)' },
+    {
+      name: 'out',
+      kind: 'string',
+      value: '<file>',
+      description: 'where to write the strengthened copy (JSON, same records)',
+    },
+    {
+      name: 'inputs',
+      kind: 'int',
+      min: 0,
+      value: '<n>',
+      description: 'new test statements per task at most (default 20)',
+    },
     { name: 'seed', kind: 'int', min: 0, value: '<n>', description: 'seed of the mutations (default 1)' },
-    { name: 'benchmark', kind: 'string', value: 'humaneval-pro|mbpp-pro', description: 'the file\'s format (default: from its name)' },
+    {
+      name: 'benchmark',
+      kind: 'string',
+      value: 'humaneval-pro|mbpp-pro',
+      description: "the file's format (default: from its name)",
+    },
   ],
 }
 
 /** Runs `seqk strengthen`; resolves to its exit code. */
 export async function runStrengthen(paths: readonly string[], flags: FlagValues, io: CliIo): Promise<number> {
-  if (paths.length !== 1) throw new UsageError(`seqk strengthen: give exactly one benchmark file (got ${paths.length})`, 'strengthen')
+  if (paths.length !== 1)
+    throw new UsageError(`seqk strengthen: give exactly one benchmark file (got ${paths.length})`, 'strengthen')
   const out = typeof flags.out === 'string' ? flags.out : undefined
-  if (out === undefined) throw new UsageError('seqk strengthen: --out <file> is required (the input file is never changed)', 'strengthen')
+  if (out === undefined)
+    throw new UsageError('seqk strengthen: --out <file> is required (the input file is never changed)', 'strengthen')
   const file = resolve(io.cwd ?? process.cwd(), paths[0]!)
-  const named = typeof flags.benchmark === 'string' ? flags.benchmark : /mbpp/i.test(basename(file)) ? 'mbpp-pro' : 'humaneval-pro'
-  if (named !== 'humaneval-pro' && named !== 'mbpp-pro') throw new UsageError(`seqk strengthen: --benchmark must be humaneval-pro or mbpp-pro, got ${named}`, 'strengthen')
+  const named =
+    typeof flags.benchmark === 'string' ? flags.benchmark : /mbpp/i.test(basename(file)) ? 'mbpp-pro' : 'humaneval-pro'
+  if (named !== 'humaneval-pro' && named !== 'mbpp-pro')
+    throw new UsageError(`seqk strengthen: --benchmark must be humaneval-pro or mbpp-pro, got ${named}`, 'strengthen')
   const benchmark: CodeEvalProBenchmark = named
   const inputs = typeof flags.inputs === 'number' ? flags.inputs : 20
   const seed = typeof flags.seed === 'number' ? flags.seed : 1
   const entries = loadCodeEvalPro(file, { benchmark })
   const verifier = verifiers.pythonTests()
-  const results = await mapConcurrent(entries, 4, (e) => strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }))
+  const results = await mapConcurrent(entries, 4, (e) =>
+    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }),
+  )
   const records = entries.map((e, i) => ({ ...e.record, test_code: `${results[i]!.task.tests}\n` }))
   writeFileSync(resolve(io.cwd ?? process.cwd(), out), `${JSON.stringify(records, null, 2)}\n`)
   const added = results.reduce((n, r) => n + r.added, 0)
   const unchanged = results.filter((r) => r.added === 0).length
   const flaky = results.filter((r) => r.referenceFailures > 0).length
-  io.stdout(`${fit(`seqk strengthen: ${plural(entries.length, 'task')}, ${plural(added, 'test statement')} added (${unchanged} tasks unchanged); ${flaky} references failed a rerun of their own inputs (those inputs dropped); wrote ${out}`, io)}\n`)
+  io.stdout(
+    `${fit(`seqk strengthen: ${plural(entries.length, 'task')}, ${plural(added, 'test statement')} added (${unchanged} tasks unchanged); ${flaky} references failed a rerun of their own inputs (those inputs dropped); wrote ${out}`, io)}\n`,
+  )
   return 0
 }

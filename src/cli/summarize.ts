@@ -22,7 +22,8 @@ import type { CliIo } from './run.js'
 export const summarizeSpec: CommandSpec = {
   name: 'summarize',
   usage: 'seqk summarize <run dir> [--out <file>]',
-  summary: "Recompute a run's summary.json: from its trajectories.jsonl and cells.jsonl alone, as its cells computed it (the same numbers, thresholds and baseline verdicts).",
+  summary:
+    "Recompute a run's summary.json: from its trajectories.jsonl and cells.jsonl alone, as its cells computed it (the same numbers, thresholds and baseline verdicts).",
   details: [
     'Baselines are read, never written: a baseline the run itself wrote (locally, when it was',
     'missing) now gates the cell it came from. A cell that did not finish is failed, with how far',
@@ -30,7 +31,14 @@ export const summarizeSpec: CommandSpec = {
     '',
     'Example:  npx seqk summarize .seqk/runs/20261201-101500-9f2c4a --out recomputed.json',
   ].join('\n'),
-  flags: [{ name: 'out', kind: 'string', value: '<file>', description: 'write the summary here instead of <run dir>/summary.json (`-` prints it to stdout)' }],
+  flags: [
+    {
+      name: 'out',
+      kind: 'string',
+      value: '<file>',
+      description: 'write the summary here instead of <run dir>/summary.json (`-` prints it to stdout)',
+    },
+  ],
 }
 
 /** A run directory that cannot be summarised; the message names the file and why. */
@@ -43,11 +51,15 @@ export class SummarizeError extends Error {
 
 /** Runs `seqk summarize`; returns its exit code. */
 export function runSummarize(paths: readonly string[], flags: FlagValues, io: CliIo): number {
-  if (paths.length !== 1) throw new UsageError(`seqk summarize: give exactly one run directory (got ${paths.length})`, 'summarize')
+  if (paths.length !== 1)
+    throw new UsageError(`seqk summarize: give exactly one run directory (got ${paths.length})`, 'summarize')
   const cwd = io.cwd ?? process.cwd()
   const runDir = resolve(cwd, paths[0]!)
   for (const file of [TRAJECTORIES_FILE, CELLS_FILE]) {
-    if (!existsSync(join(runDir, file))) throw new SummarizeError(`nothing to summarize in ${runDir}: it has no ${file} (a run directory looks like .seqk/runs/<run id>${file === CELLS_FILE ? '; runs written before cells.jsonl existed cannot be recomputed' : ''})`)
+    if (!existsSync(join(runDir, file)))
+      throw new SummarizeError(
+        `nothing to summarize in ${runDir}: it has no ${file} (a run directory looks like .seqk/runs/<run id>${file === CELLS_FILE ? '; runs written before cells.jsonl existed cannot be recomputed' : ''})`,
+      )
   }
   let cells, trajectories
   try {
@@ -79,12 +91,21 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
   }
   const file = out === undefined ? join(runDir, SUMMARY_FILE) : resolve(cwd, out)
   writeSummary(file, summary)
-  io.stdout(`${wrapText(`seqk summarize: ${plural(trajectories.length, 'trajectory', 'trajectories')} · ${runCountsText(verdict)}; wrote ${file}`)}\n`)
+  io.stdout(
+    `${wrapText(`seqk summarize: ${plural(trajectories.length, 'trajectory', 'trajectories')} · ${runCountsText(verdict)}; wrote ${file}`)}\n`,
+  )
   for (const reason of verdict.reasons) io.stdout(`${wrapText(`  ✗ ${reason}`)}\n`)
   return 0
 }
 
 /** Gates a recomputed cell against its baseline, read and never written; paths are relative to `root`. */
 export function baselineGate(root: string): (start: CellStartRecord, cell: CellSummary) => GateJson {
-  return (start, cell) => applyBaseline({ path: resolve(root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+  return (start, cell) =>
+    applyBaseline({
+      path: resolve(root, start.baseline!.file),
+      benchmark: start.benchmark,
+      summary: cell,
+      mode: 'none',
+      gate: start.baseline!,
+    })
 }

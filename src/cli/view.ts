@@ -18,7 +18,8 @@ export const DEFAULT_VIEW_PORT = 4180
 export const viewSpec: CommandSpec = {
   name: 'view',
   usage: 'seqk view [runs dir | run dir] [options]',
-  summary: 'Watch a run live in the browser: serves the newest run on 127.0.0.1 (progress per cell, errors as they happen, trajectories as they finish) and its report once it ends.',
+  summary:
+    'Watch a run live in the browser: serves the newest run on 127.0.0.1 (progress per cell, errors as they happen, trajectories as they finish) and its report once it ends.',
   details: [
     'The runs directory is .seqk/runs by default (or SEQK_OUTPUT_DIR); it need not exist yet. The',
     'newest run is the run directory written to last; when a new run directory appears, the page',
@@ -28,15 +29,27 @@ export const viewSpec: CommandSpec = {
     '',
     'Only this machine can connect: the server listens on 127.0.0.1, answers only Host',
     'localhost or 127.0.0.1, and serves /, /events, /trajectories and /report (anything else is',
-    '404). The page is rendered with the run\'s state at request time, then follows /events; a big',
-    'run\'s trajectories are paged on demand (/trajectories). Ctrl-C (SIGINT) or SIGTERM stops it.',
+    "404). The page is rendered with the run's state at request time, then follows /events; a big",
+    "run's trajectories are paged on demand (/trajectories). Ctrl-C (SIGINT) or SIGTERM stops it.",
     '',
     'Example:  npx seqk view                 # then open http://127.0.0.1:4180/ and run npm run evals',
     '          npx seqk view .seqk/runs --port 0',
   ].join('\n'),
   flags: [
-    { name: 'port', kind: 'int', min: 0, value: '<n>', description: `port on 127.0.0.1 (default ${DEFAULT_VIEW_PORT}; 0 picks a free one)` },
-    { name: 'poll', kind: 'int', min: 50, value: '<ms>', description: 'also check the files this often, for filesystems where change events are missed (default 500)' },
+    {
+      name: 'port',
+      kind: 'int',
+      min: 0,
+      value: '<n>',
+      description: `port on 127.0.0.1 (default ${DEFAULT_VIEW_PORT}; 0 picks a free one)`,
+    },
+    {
+      name: 'poll',
+      kind: 'int',
+      min: 50,
+      value: '<ms>',
+      description: 'also check the files this often, for filesystems where change events are missed (default 500)',
+    },
   ],
 }
 
@@ -59,7 +72,12 @@ function stopSignal(): Promise<NodeJS.Signals> {
  * @example
  * await runView(['.seqk/runs'], { port: 0 }, io)
  */
-export async function runView(paths: readonly string[], flags: FlagValues, io: CliIo, stop: Promise<unknown> = stopSignal()): Promise<number> {
+export async function runView(
+  paths: readonly string[],
+  flags: FlagValues,
+  io: CliIo,
+  stop: Promise<unknown> = stopSignal(),
+): Promise<number> {
   if (paths.length > 1) throw new UsageError(`seqk view: give at most one runs directory (got ${paths.length})`, 'view')
   const cwd = io.cwd ?? process.cwd()
   const target = resolve(cwd, paths[0] ?? io.env.SEQK_OUTPUT_DIR ?? DEFAULT_RUNS_DIR)
@@ -67,13 +85,24 @@ export async function runView(paths: readonly string[], flags: FlagValues, io: C
   if (port > 65535) throw new UsageError(`seqk view: --port must be at most 65535 (got ${port})`, 'view')
   let server: LiveServer
   try {
-    server = await startLiveServer({ target, port, pollMs: typeof flags.poll === 'number' ? flags.poll : undefined, onError: (message) => io.stderr(`${wrapText(message)}\n`) })
+    server = await startLiveServer({
+      target,
+      port,
+      pollMs: typeof flags.poll === 'number' ? flags.poll : undefined,
+      onError: (message) => io.stderr(`${wrapText(message)}\n`),
+    })
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new UsageError(`seqk view: port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`, 'view')
+    if (code === 'EADDRINUSE')
+      throw new UsageError(
+        `seqk view: port ${port} on 127.0.0.1 is in use: pass another with --port <n>, or --port 0 for any free one`,
+        'view',
+      )
     throw error
   }
-  io.stdout(`${wrapText(`seqk view: serving ${server.url} for ${target}${existsSync(target) ? '' : ' (not there yet: waiting for a run)'}; Ctrl-C stops`)}\n`)
+  io.stdout(
+    `${wrapText(`seqk view: serving ${server.url} for ${target}${existsSync(target) ? '' : ' (not there yet: waiting for a run)'}; Ctrl-C stops`)}\n`,
+  )
   await stop
   await server.close()
   io.stdout('seqk view: stopped\n')

@@ -21,7 +21,11 @@ describe('the bundled extension points with nothing to wait for answer without a
   const task = { id: 't', prompt: 'p' }
   const verdict = { pass: false, diagnostics: { outcome: 'failed' as const, summary: 'failed' } }
   const input = { task, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] }
-  const build = { prompt: [{ role: 'user' as const, content: 'p' }], turns: [{ answer: 'a', reply: 'no' }], context: { taskId: 't', attempt: 2, repeat: 0 } }
+  const build = {
+    prompt: [{ role: 'user' as const, content: 'p' }],
+    turns: [{ answer: 'a', reply: 'no' }],
+    context: { taskId: 't', attempt: 2, repeat: 0 },
+  }
 
   it('binary and verifier feedback, full and last history, and the no-op test verifier', () => {
     // The loop skips an await (a promise and a queue turn per attempt) for each of these.

@@ -34,7 +34,12 @@ export const UsageSchema = z.object({
 /** Token usage of one model call: input (cached included), output, cache reads and writes. */
 export type Usage = z.infer<typeof UsageSchema>
 
-export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
+export const ZERO_USAGE: Usage = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+})
 
 /**
  * A call's usage as recorded: `null` when the reply reported none (an OpenAI-compatible server
@@ -77,7 +82,10 @@ export class UsageTally {
   }
 
   sum(): UsageSum {
-    return { usage: this.knownCalls === 0 && this.unknownCalls > 0 ? null : { ...this.known }, unknownCalls: this.unknownCalls }
+    return {
+      usage: this.knownCalls === 0 && this.unknownCalls > 0 ? null : { ...this.known },
+      unknownCalls: this.unknownCalls,
+    }
   }
 }
 

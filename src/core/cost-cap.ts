@@ -18,8 +18,15 @@ export type CapScope = (typeof CAP_SCOPES)[number]
 /** The limits one scope is held to; either may be absent (no limit of that kind). */
 export const CostCapLimitsSchema = z
   .object({
-    maxCostUsd: z.number({ message: 'maxCostUsd must be a number of US dollars > 0' }).positive('maxCostUsd must be > 0 (US dollars)').optional(),
-    maxTokens: z.number({ message: 'maxTokens must be an integer > 0' }).int('maxTokens must be an integer > 0').positive('maxTokens must be > 0').optional(),
+    maxCostUsd: z
+      .number({ message: 'maxCostUsd must be a number of US dollars > 0' })
+      .positive('maxCostUsd must be > 0 (US dollars)')
+      .optional(),
+    maxTokens: z
+      .number({ message: 'maxTokens must be an integer > 0' })
+      .int('maxTokens must be an integer > 0')
+      .positive('maxTokens must be > 0')
+      .optional(),
   })
   .strict()
 /** The limits one scope is held to. */

@@ -2,7 +2,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { errorAdvice, FAILURE_FIXES, FAILURE_KINDS, type FailureKind } from './failure-kind.js'
 
-const kinds = fc.array(fc.option(fc.constantFrom(...FAILURE_KINDS), { nil: undefined }), { minLength: 1, maxLength: 30 })
+const kinds = fc.array(fc.option(fc.constantFrom(...FAILURE_KINDS), { nil: undefined }), {
+  minLength: 1,
+  maxLength: 30,
+})
 
 describe('errorAdvice', () => {
   it("gives the most common kind's fix, counts every kind when there are several, and suggests maxErrorRate only where tolerating is a fix (seeded property)", () => {
@@ -33,7 +36,9 @@ describe('errorAdvice', () => {
       expect(errorAdvice([kind, kind], true), kind).not.toMatch(/maxErrorRate/)
     }
     expect(errorAdvice(['server'], true)).toMatch(/raise maxErrorRate in the cell's expect/)
-    expect(errorAdvice(['model-output'], true)).toMatch(/check the baseURL; a few such errors are noise: raise maxErrorRate/)
+    expect(errorAdvice(['model-output'], true)).toMatch(
+      /check the baseURL; a few such errors are noise: raise maxErrorRate/,
+    )
     // A cell that measured nothing is not helped by tolerating its errors.
     expect(errorAdvice(['server'], false)).not.toMatch(/maxErrorRate/)
     expect(errorAdvice([], true)).toBe('')

@@ -7,7 +7,17 @@
  */
 
 /** The kinds, in the order a person would check them. */
-export const FAILURE_KINDS = ['authentication', 'connection', 'timeout', 'quota', 'rate-limit', 'request', 'server', 'model-output', 'other'] as const
+export const FAILURE_KINDS = [
+  'authentication',
+  'connection',
+  'timeout',
+  'quota',
+  'rate-limit',
+  'request',
+  'server',
+  'model-output',
+  'other',
+] as const
 export type FailureKind = (typeof FAILURE_KINDS)[number]
 
 /** The fix for each kind, and whether `maxErrorRate` is part of it. */
@@ -59,7 +69,8 @@ export const FAILURE_FIXES: Readonly<Record<FailureKind, { label: string; fix: s
   },
 }
 
-const TOLERATE = "a few such errors are noise: raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate them"
+const TOLERATE =
+  "a few such errors are noise: raise maxErrorRate in the cell's expect (modes.<mode>.expect or independent.expect) to tolerate them"
 
 /**
  * The advice for a cell's errored trajectories, from the kinds of their errors (undefined: not a
@@ -77,6 +88,7 @@ export function errorAdvice(kinds: readonly (FailureKind | undefined)[], measure
   const ranked = [...counts].sort((a, b) => b[1] - a[1] || FAILURE_KINDS.indexOf(a[0]) - FAILURE_KINDS.indexOf(b[0]))
   const [top] = ranked[0]!
   const { label, fix, tolerable } = FAILURE_FIXES[top]
-  const byKind = ranked.length > 1 ? `By kind: ${ranked.map(([kind, n]) => `${n} ${FAILURE_FIXES[kind].label}`).join(', ')}. ` : ''
+  const byKind =
+    ranked.length > 1 ? `By kind: ${ranked.map(([kind, n]) => `${n} ${FAILURE_FIXES[kind].label}`).join(', ')}. ` : ''
   return `${byKind}Fix (${label}): ${fix}${tolerable && measured ? `; ${TOLERATE}` : ''}.`
 }

@@ -46,7 +46,8 @@ export function protocolDifferences(a: Protocol, b: Protocol): string[] {
   const walk = (x: unknown, y: unknown, path: string): void => {
     const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
     if (isObj(x) && isObj(y)) {
-      for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) walk(x[key], y[key], path ? `${path}.${key}` : key)
+      for (const key of new Set([...Object.keys(x), ...Object.keys(y)]))
+        walk(x[key], y[key], path ? `${path}.${key}` : key)
     } else if (canonicalJson(x) !== canonicalJson(y)) {
       out.push(path)
     }

@@ -12,7 +12,10 @@ const protocol = protocolFixture({
 describe('artifact schemas', () => {
   it('accept a plain-JSON protocol and reject non-scalar settings or a zero budget', () => {
     expect(ProtocolSchema.parse(protocol)).toEqual(protocol)
-    expect(ProtocolSchema.safeParse({ ...protocol, verifier: { ...protocol.verifier, settings: { nested: { x: 1 } } } }).success).toBe(false)
+    expect(
+      ProtocolSchema.safeParse({ ...protocol, verifier: { ...protocol.verifier, settings: { nested: { x: 1 } } } })
+        .success,
+    ).toBe(false)
     expect(ProtocolSchema.safeParse({ ...protocol, budget: 0 }).success).toBe(false)
     expect(ProtocolSchema.safeParse({ ...protocol, schema: 'seqk.protocol/2' }).success).toBe(false)
   })

@@ -8,7 +8,15 @@
  */
 import { z } from 'zod'
 import { CallUsageSchema, ModelCallSchema, VerdictSchema } from './contract.js'
-import { CELL_STATUSES, CELL_VERDICTS, FEEDBACK_KINDS, PROTOCOL_KINDS, RATE_METRICS, THRESHOLD_METRICS, TRAJECTORY_STATUSES } from './kinds.js'
+import {
+  CELL_STATUSES,
+  CELL_VERDICTS,
+  FEEDBACK_KINDS,
+  PROTOCOL_KINDS,
+  RATE_METRICS,
+  THRESHOLD_METRICS,
+  TRAJECTORY_STATUSES,
+} from './kinds.js'
 import { FAILURE_KINDS } from './failure-kind.js'
 import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
 import { EpisodeSchema } from './episode.js'
@@ -32,7 +40,9 @@ export const ProtocolSchema = z.object({
     contentHash: z.string(),
   }),
   verifier: z.object({ name: z.string(), version: z.string(), settings: Settings }),
-  feedback: z.object({ kind: z.enum(FEEDBACK_KINDS), name: z.string(), version: z.string(), settings: Settings }).nullable(),
+  feedback: z
+    .object({ kind: z.enum(FEEDBACK_KINDS), name: z.string(), version: z.string(), settings: Settings })
+    .nullable(),
   history: z.object({ name: z.string(), settings: Settings }).nullable(),
   promptBuilder: z.string(),
   actor: ModelDescriptorSchema,
@@ -138,7 +148,9 @@ export const AttemptSchema = z.object({
    * for TestOutcome.index 3, `criterion:c2`); absent where it names nothing checkable, and in files
    * written before it existed.
    */
-  feedback: z.object({ kind: z.enum(FEEDBACK_KINDS), text: z.string(), requests: z.array(z.string()).optional() }).nullable(),
+  feedback: z
+    .object({ kind: z.enum(FEEDBACK_KINDS), text: z.string(), requests: z.array(z.string()).optional() })
+    .nullable(),
   finishReason: z.enum(['stop', 'length', 'refusal', 'other']),
   /** The actor's call; null when its reply reported no usage. */
   usage: CallUsageSchema,
@@ -314,7 +326,16 @@ export const GateJsonSchema = z.object({
     }),
   ),
   /** The gate protocol that decided (absent: seqk.gate/1, the paired bootstrap) and its settings. */
-  gate: z.object({ protocol: z.string(), interval: z.string(), margin: z.number(), maxDrop: z.number(), level: z.number(), ks: z.array(z.number().int().positive()) }).optional(),
+  gate: z
+    .object({
+      protocol: z.string(),
+      interval: z.string(),
+      margin: z.number(),
+      maxDrop: z.number(),
+      level: z.number(),
+      ks: z.array(z.number().int().positive()),
+    })
+    .optional(),
   /** What the gate could see: the smallest drop at K it catches 80% of the time at these tasks and repeats. */
   power: z
     .object({
@@ -328,7 +349,9 @@ export const GateJsonSchema = z.object({
       concentration: z.number().optional(),
       spread: z.enum(SPREAD_SOURCES).optional(),
       /** Each alternative on its own. */
-      alternatives: z.array(z.object({ alternative: z.enum(POWER_ALTERNATIVES), detectableDrop: MaybeNumber, at: PowerAtSchema })).optional(),
+      alternatives: z
+        .array(z.object({ alternative: z.enum(POWER_ALTERNATIVES), detectableDrop: MaybeNumber, at: PowerAtSchema }))
+        .optional(),
       sentence: z.string(),
     })
     .nullable()
@@ -341,7 +364,6 @@ export const GateJsonSchema = z.object({
   protocolChanges: z.array(z.string()),
 })
 export type GateJson = z.infer<typeof GateJsonSchema>
-
 
 /** One revision class of a cell (or of pooled cells): its revisions, share, solved count and next-attempt success. */
 export const RevisionClassSummarySchema = z.object({
@@ -385,7 +407,11 @@ export const RevisionAnnotationSummarySchema = z.object({
   costUsd: MaybeNumber.optional(),
   /** A caution about the annotator, e.g. that it is the actor's own model or family (self-annotation). */
   note: z.string().optional(),
-  classes: z.object({ unhelpful: RevisionClassSummarySchema, some: RevisionClassSummarySchema, all: RevisionClassSummarySchema }),
+  classes: z.object({
+    unhelpful: RevisionClassSummarySchema,
+    some: RevisionClassSummarySchema,
+    all: RevisionClassSummarySchema,
+  }),
 })
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
 
@@ -437,7 +463,10 @@ export const CellSummarySchema = z.object({
      * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
      * errors: the estimate lies between them (see `policy`). Null without errors.
      */
-    bounds: z.object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) }).nullable().optional(),
+    bounds: z
+      .object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) })
+      .nullable()
+      .optional(),
     /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
     unmeasured: z.array(z.string()).optional(),
     examples: z.array(z.object({ taskId: z.string(), repeat: z.number().int(), message: z.string() })),
@@ -461,7 +490,14 @@ export const CellSummarySchema = z.object({
    * the best later attempt, and criteria met earlier but failed at the end. Null without criteria.
    */
   criterionRepair: z
-    .object({ failedFirst: z.number().int(), repaired: z.number().int(), repairRate: MaybeNumber, passedEarlier: z.number().int(), broken: z.number().int(), brokenRate: MaybeNumber })
+    .object({
+      failedFirst: z.number().int(),
+      repaired: z.number().int(),
+      repairRate: MaybeNumber,
+      passedEarlier: z.number().int(),
+      broken: z.number().int(),
+      brokenRate: MaybeNumber,
+    })
     .nullable()
     .optional(),
   /** Success of revision attempts, split by whether the revision changed the answer (sequential cells). */
@@ -483,7 +519,15 @@ export const CellSummarySchema = z.object({
   usageUnknownCalls: z.number().int().positive().optional(),
   costUsd: MaybeNumber,
   /** Usage, cost and call count per role (actor, critic, grader, summariser). */
-  byRole: z.record(z.string(), z.object({ usage: CallUsageSchema, usageUnknownCalls: z.number().int().positive().optional(), costUsd: MaybeNumber, calls: z.number().int().nonnegative() })),
+  byRole: z.record(
+    z.string(),
+    z.object({
+      usage: CallUsageSchema,
+      usageUnknownCalls: z.number().int().positive().optional(),
+      costUsd: MaybeNumber,
+      calls: z.number().int().nonnegative(),
+    }),
+  ),
   costPerTrajectory: MaybeNumber,
   /** Prompt caching: the share of input tokens read from cache, and the cost saved against no caching. */
   cache: z.object({ cachedShare: MaybeNumber, savedUsd: MaybeNumber }),
@@ -491,14 +535,24 @@ export const CellSummarySchema = z.object({
    * The calls sent through a provider's batch API (present only when some were): how many, what
    * they cost at the batch price, what they would have cost at list price, and the saving.
    */
-  batch: z.object({ calls: z.number().int().positive(), costUsd: MaybeNumber, listCostUsd: MaybeNumber, savedUsd: MaybeNumber }).optional(),
+  batch: z
+    .object({
+      calls: z.number().int().positive(),
+      costUsd: MaybeNumber,
+      listCostUsd: MaybeNumber,
+      savedUsd: MaybeNumber,
+    })
+    .optional(),
   /** Set when a cost cap stopped the cell: its trajectories that did not finish are `capped`. */
   costCap: CellCostCapSchema.optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
   replayedCalls: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
   /** Attempts judged under each sandbox mode (code verifiers): `none` means the code ran without bubblewrap. */
-  sandboxes: z.object({ bwrap: z.number().int().nonnegative().optional(), none: z.number().int().nonnegative().optional() }).strict().optional(),
+  sandboxes: z
+    .object({ bwrap: z.number().int().nonnegative().optional(), none: z.number().int().nonnegative().optional() })
+    .strict()
+    .optional(),
   /** Per task: first success per repeat (null = not within K); what baselines and paired tests need. */
   perTask: z.array(
     z.object({
@@ -546,7 +600,9 @@ export const RunSummarySchema = z.object({
   /** Eval files that failed to load or collect (a syntax error, a throw at declaration): each a failed entry of the run, with its error's first line. */
   loadErrors: z.array(z.object({ file: z.string(), error: z.string() })).optional(),
   /** Cells declared but not run (skipped: a model without a key, data that is absent), each with why. */
-  notRun: z.array(z.object({ file: z.string(), benchmark: z.string(), cellId: z.string(), reason: z.string() })).optional(),
+  notRun: z
+    .array(z.object({ file: z.string(), benchmark: z.string(), cellId: z.string(), reason: z.string() }))
+    .optional(),
   /**
    * The run's verdict as every output shows it: `fail` on a failed cell, a file that failed to load
    * or a problem of the run; `pass` when something was checked and held; else `no-thresholds`.
@@ -555,7 +611,12 @@ export const RunSummarySchema = z.object({
   verdict: z
     .object({
       status: z.enum(['pass', 'fail', 'no-thresholds']),
-      cells: z.object(Object.fromEntries(CELL_STATUSES.map((s) => [s, z.number().int().nonnegative()])) as Record<(typeof CELL_STATUSES)[number], z.ZodNumber>),
+      cells: z.object(
+        Object.fromEntries(CELL_STATUSES.map((s) => [s, z.number().int().nonnegative()])) as Record<
+          (typeof CELL_STATUSES)[number],
+          z.ZodNumber
+        >,
+      ),
       failedChecks: z.number().int().nonnegative(),
       reasons: z.array(z.string()),
     })

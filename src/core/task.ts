@@ -22,7 +22,10 @@ export const TaskBaseSchema = z.object({
     .string()
     .min(1, 'a task id must be a non-empty string')
     // eslint-disable-next-line no-control-regex
-    .refine((id) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id), { message: 'a task id must not contain control characters (a newline, a tab, an escape code): they break JSONL lines, tables and file names; replace them, e.g. with a space or "/"' }),
+    .refine((id) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id), {
+      message:
+        'a task id must not contain control characters (a newline, a tab, an escape code): they break JSONL lines, tables and file names; replace them, e.g. with a space or "/"',
+    }),
   /** The task prompt: a user message, or a whole chat (system prompt and context first). */
   prompt: z.union([z.string().min(1), z.array(ChatMessageSchema).min(1)]),
   /** Free-form data kept in artifacts (source, tags, split). */

@@ -36,7 +36,15 @@ describe('wrapLine', () => {
   it('wraps texts line by line, leaves the wide view alone, and hangs a definition under its prefix', () => {
     expect(wrapText('first line\nsecond, longer line', 13)).toBe('first line\nsecond,\n  longer line')
     expect(wrapText('x '.repeat(200), null)).toBe('x '.repeat(200))
-    expect(hangingWrap('  --k <k>  ', 'compare Pass@k with Seq@k at this k', 30)).toEqual(['  --k <k>  compare Pass@k with', '           Seq@k at this k'])
-    expect([wideFromEnv({ SEQK_WIDE: '1' }), wideFromEnv({ SEQK_WIDE: 'yes' }), wideFromEnv({}), wideFromEnv({ SEQK_WIDE: '0' })]).toEqual([true, true, false, false])
+    expect(hangingWrap('  --k <k>  ', 'compare Pass@k with Seq@k at this k', 30)).toEqual([
+      '  --k <k>  compare Pass@k with',
+      '           Seq@k at this k',
+    ])
+    expect([
+      wideFromEnv({ SEQK_WIDE: '1' }),
+      wideFromEnv({ SEQK_WIDE: 'yes' }),
+      wideFromEnv({}),
+      wideFromEnv({ SEQK_WIDE: '0' }),
+    ]).toEqual([true, true, false, false])
   })
 })

@@ -12,13 +12,26 @@
 import { z } from 'zod'
 import { taskMessages, type AnyTask } from '../core/task.js'
 import type { AnnotationSample, RevisionAnnotation, RevisionAnnotationError, RevisionClass } from '../core/schemas.js'
-import { spentCalls, throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import {
+  spentCalls,
+  throwIfAborted,
+  type CallContext,
+  type ChatMessage,
+  type ChatModel,
+  type ModelCall,
+} from '../models/chat-model.js'
 import { isComponentError } from '../models/component-error.js'
 import { callCache } from '../models/call-cache.js'
 import { callWithRepair, DEFAULT_REPAIR } from '../models/repair-call.js'
 import { redactText } from '../models/redact.js'
 import { extractJsonObject } from '../verifiers/rubric/grader.js'
-import { fill, loadPromptTemplate, renderConversation, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
+import {
+  fill,
+  loadPromptTemplate,
+  renderConversation,
+  renderPrompt,
+  type PromptTemplate,
+} from '../verifiers/rubric/prompt-template.js'
 
 /** The annotator's versioned prompt file (`annotator.v1.md`), loaded on first use. */
 export function annotatorPrompt(): PromptTemplate {
@@ -30,18 +43,37 @@ export type RequestJudgement = 'fully' | 'partly' | 'no'
 
 // Models answer with near-synonyms whatever the prompt says; these mean the same.
 const SYNONYMS: Readonly<Record<string, RequestJudgement>> = {
-  fully: 'fully', full: 'fully', yes: 'fully', true: 'fully', satisfied: 'fully', all: 'fully',
-  partly: 'partly', partially: 'partly', partial: 'partly', some: 'partly',
-  no: 'no', none: 'no', false: 'no', not: 'no', unsatisfied: 'no',
+  fully: 'fully',
+  full: 'fully',
+  yes: 'fully',
+  true: 'fully',
+  satisfied: 'fully',
+  all: 'fully',
+  partly: 'partly',
+  partially: 'partly',
+  partial: 'partly',
+  some: 'partly',
+  no: 'no',
+  none: 'no',
+  false: 'no',
+  not: 'no',
+  unsatisfied: 'no',
 }
 
-const JudgementSchema = z.union([z.boolean(), z.string()], { error: 'expected "fully", "partly" or "no"' }).transform((value, ctx): RequestJudgement => {
-  if (typeof value === 'boolean') return value ? 'fully' : 'no'
-  const judgement = Object.hasOwn(SYNONYMS, value.trim().toLowerCase()) ? SYNONYMS[value.trim().toLowerCase()] : undefined
-  if (judgement) return judgement
-  ctx.addIssue({ code: 'custom', message: `expected "fully", "partly" or "no" (got ${JSON.stringify(value.slice(0, 40))})` })
-  return z.NEVER
-})
+const JudgementSchema = z
+  .union([z.boolean(), z.string()], { error: 'expected "fully", "partly" or "no"' })
+  .transform((value, ctx): RequestJudgement => {
+    if (typeof value === 'boolean') return value ? 'fully' : 'no'
+    const judgement = Object.hasOwn(SYNONYMS, value.trim().toLowerCase())
+      ? SYNONYMS[value.trim().toLowerCase()]
+      : undefined
+    if (judgement) return judgement
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected "fully", "partly" or "no" (got ${JSON.stringify(value.slice(0, 40))})`,
+    })
+    return z.NEVER
+  })
 
 const ReplySchema = z.object({
   requests: z
@@ -67,9 +99,14 @@ export function parseAnnotatorReply(text: string): AnnotatorReply {
   const parsed = ReplySchema.safeParse(extractJsonObject(text))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new Error(`expected {"requests": [{"request", "satisfied": "fully" | "partly" | "no"}, …], "reason"}; ${issue ? `${issue.path.join('.') || 'the object'}: ${issue.message}` : 'invalid'}`)
+    throw new Error(
+      `expected {"requests": [{"request", "satisfied": "fully" | "partly" | "no"}, …], "reason"}; ${issue ? `${issue.path.join('.') || 'the object'}: ${issue.message}` : 'invalid'}`,
+    )
   }
-  return { requests: parsed.data.requests.map((r) => ({ request: clip(r.request, 300), satisfied: r.satisfied })), reason: clip(parsed.data.reason?.trim() ?? '', 500) }
+  return {
+    requests: parsed.data.requests.map((r) => ({ request: clip(r.request, 300), satisfied: r.satisfied })),
+    reason: clip(parsed.data.reason?.trim() ?? '', 500),
+  }
 }
 
 function clip(text: string, max: number): string {
@@ -161,7 +198,13 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
   const counters = { calls: 0, cacheHits: 0 }
 
   /** One call, then one repair call on a reply that does not parse. */
-  const callParsed = async (messages: ChatMessage[], values: Record<string, string>, context: CallContext, signal: AbortSignal | undefined, where: string): Promise<Parsed> => {
+  const callParsed = async (
+    messages: ChatMessage[],
+    values: Record<string, string>,
+    context: CallContext,
+    signal: AbortSignal | undefined,
+    where: string,
+  ): Promise<Parsed> => {
     const { value, calls } = await callWithRepair({
       model,
       role: 'annotator',
@@ -170,13 +213,19 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
       signal,
       parse: parseAnnotatorReply,
       repair: (problem) => fill(prompt.repair ?? DEFAULT_REPAIR, { ...values, problem }),
-      giveUp: (problem, first, last) => new AnnotatorReplyError(`annotator ${model.id} gave malformed output twice for ${where}: ${problem} (first: ${first}); last reply ${snippet(last)}`),
+      giveUp: (problem, first, last) =>
+        new AnnotatorReplyError(
+          `annotator ${model.id} gave malformed output twice for ${where}: ${problem} (first: ${first}); last reply ${snippet(last)}`,
+        ),
     })
     return { reply: value, calls }
   }
 
-
-  const cached = callCache<Parsed>({ enabled: useCache, onRun: () => counters.calls++, onHit: () => counters.cacheHits++ })
+  const cached = callCache<Parsed>({
+    enabled: useCache,
+    onRun: () => counters.calls++,
+    onHit: () => counters.cacheHits++,
+  })
 
   return {
     model,
@@ -186,15 +235,34 @@ export function revisionAnnotator(options: RevisionAnnotatorOptions): RevisionAn
     async annotate(input) {
       const { task, attempt, repeat, signal } = input
       throwIfAborted(signal)
-      const values = { conversation: renderConversation(taskMessages(task)), previous: input.previous, feedback: input.feedback.text, revision: input.revision }
+      const values = {
+        conversation: renderConversation(taskMessages(task)),
+        previous: input.previous,
+        feedback: input.feedback.text,
+        revision: input.revision,
+      }
       const messages = renderPrompt(prompt, values)
       // With the cache on, one annotation serves every revision that asks the same thing, so it is
       // keyed by its content alone (attempt 0, repeat 0), as the grader's are; off, by where it sits.
-      const context: CallContext = { role: 'annotator', taskId: task.id, attempt: useCache ? 0 : attempt, repeat: useCache ? 0 : repeat, protocol: 'sequential' }
+      const context: CallContext = {
+        role: 'annotator',
+        taskId: task.id,
+        attempt: useCache ? 0 : attempt,
+        repeat: useCache ? 0 : repeat,
+        protocol: 'sequential',
+      }
       const where = `task ${JSON.stringify(task.id)}, repeat ${repeat}, revision ${attempt}`
-      const base = { annotator: 'llm' as const, version: prompt.id, model: modelId, attempt, ...(input.sample ? { sample: input.sample } : {}) }
+      const base = {
+        annotator: 'llm' as const,
+        version: prompt.id,
+        model: modelId,
+        attempt,
+        ...(input.sample ? { sample: input.sample } : {}),
+      }
       try {
-        const { reply, calls } = await cached({ model: model.descriptor, prompt: prompt.id, messages }, () => callParsed(messages, values, context, signal, where))
+        const { reply, calls } = await cached({ model: model.descriptor, prompt: prompt.id, messages }, () =>
+          callParsed(messages, values, context, signal, where),
+        )
         const requests = reply.requests.map((r) => r.request)
         return {
           ...base,

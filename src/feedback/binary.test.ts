@@ -5,9 +5,20 @@ import { binary } from './binary.js'
 
 const verdict: Verdict = {
   pass: false,
-  diagnostics: { outcome: 'failed', summary: '1 of 2 tests failed', tests: [{ index: 1, source: 'assert f(2) == 4', pass: false, call: 'f(2)', expected: '4', actual: '5' }] },
+  diagnostics: {
+    outcome: 'failed',
+    summary: '1 of 2 tests failed',
+    tests: [{ index: 1, source: 'assert f(2) == 4', pass: false, call: 'f(2)', expected: '4', actual: '5' }],
+  },
 }
-const input: FeedbackInput = { task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'def f(x): return x + 3', verdict, history: [] }
+const input: FeedbackInput = {
+  task: { id: 't', prompt: 'p' },
+  attempt: 1,
+  repeat: 0,
+  answer: 'def f(x): return x + 3',
+  verdict,
+  history: [],
+}
 
 describe('binary feedback', () => {
   it('says only that the answer failed', async () => {
@@ -28,7 +39,9 @@ describe('binary feedback', () => {
   })
 
   it('rejects unknown options and an empty or non-string text', () => {
-    expect(() => binary({ txt: 'Wrong.' } as never)).toThrow('feedback.binary(): unknown option "txt" (did you mean "text"?); valid options: text')
+    expect(() => binary({ txt: 'Wrong.' } as never)).toThrow(
+      'feedback.binary(): unknown option "txt" (did you mean "text"?); valid options: text',
+    )
     expect(() => binary({ text: '  ' })).toThrow(/text must be a non-empty string of at most 10000 characters/)
     expect(() => binary({ text: 'x'.repeat(10_001) })).toThrow(/got 10001 characters/)
     expect(() => binary({ text: 3 as never })).toThrow(/got 3/)

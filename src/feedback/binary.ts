@@ -20,7 +20,9 @@ export function binary(options: BinaryFeedbackOptions = {}): FeedbackMode {
   rejectUnknownOptions('feedback.binary()', options, ['text'])
   const text = options.text ?? 'Your answer is incorrect.'
   if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_TEXT) {
-    throw new TypeError(`feedback.binary(): text must be a non-empty string of at most ${MAX_TEXT} characters (the message every failed attempt gets), got ${typeof text === 'string' ? `${text.length} characters` : String(text)}`)
+    throw new TypeError(
+      `feedback.binary(): text must be a non-empty string of at most ${MAX_TEXT} characters (the message every failed attempt gets), got ${typeof text === 'string' ? `${text.length} characters` : String(text)}`,
+    )
   }
   return {
     kind: 'binary',

@@ -5,7 +5,13 @@ import { rejectUnknownOptions } from '../models/unknown-options.js'
 import { canonicalJson } from '../core/fingerprint.js'
 import { taskMessages } from '../core/task.js'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'
-import { loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from '../verifiers/rubric/prompt-template.js'
+import {
+  loadPromptTemplate,
+  renderConversation,
+  renderCriterion,
+  renderPrompt,
+  type PromptTemplate,
+} from '../verifiers/rubric/prompt-template.js'
 import type { AsyncFeedbackMode, FeedbackInput } from './feedback-mode.js'
 
 /** The options of `feedback.critic()`: the critic model, its prompt style and whether it sees the rubric. */
@@ -21,9 +27,17 @@ export interface CriticOptions {
 const OptionsSchema = z
   .object({
     model: z
-      .custom<ChatModel>((v) => typeof v === 'object' && v !== null && typeof (v as ChatModel).chat === 'function' && typeof (v as ChatModel).descriptor === 'object', {
-        message: 'expected a chat model such as actors.openai({ model: "gpt-4.1-mini" }), or leave it out to let the actor critique itself',
-      })
+      .custom<ChatModel>(
+        (v) =>
+          typeof v === 'object' &&
+          v !== null &&
+          typeof (v as ChatModel).chat === 'function' &&
+          typeof (v as ChatModel).descriptor === 'object',
+        {
+          message:
+            'expected a chat model such as actors.openai({ model: "gpt-4.1-mini" }), or leave it out to let the actor critique itself',
+        },
+      )
       .optional(),
     rubric: z.enum(['aware', 'blind'], { message: "use 'aware' (the critic sees the rubric) or 'blind'" }),
     style: z.enum(['directive', 'socratic'], { message: "use 'directive' or 'socratic'" }),
@@ -58,7 +72,8 @@ type WithActor = FeedbackInput & { actor?: ChatModel }
  * }
  */
 export function critic(options: CriticOptions): AsyncFeedbackMode {
-  if (options !== null && typeof options === 'object') rejectUnknownOptions('feedback.critic()', options, Object.keys(OptionsSchema.shape))
+  if (options !== null && typeof options === 'object')
+    rejectUnknownOptions('feedback.critic()', options, Object.keys(OptionsSchema.shape))
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) throw new TypeError(`feedback.critic(): ${describeZodError(parsed.error)}`)
   const { model, rubric, style } = options
@@ -78,12 +93,17 @@ export function critic(options: CriticOptions): AsyncFeedbackMode {
       const { task, attempt, repeat, answer, signal } = input
       const criticModel = model ?? (input as WithActor).actor
       if (!criticModel) {
-        throw new Error(`feedback.critic(): no critic model for task ${JSON.stringify(task.id)}: pass { model } or run it where the protocol hands the actor to feedback modes`)
+        throw new Error(
+          `feedback.critic(): no critic model for task ${JSON.stringify(task.id)}: pass { model } or run it where the protocol hands the actor to feedback modes`,
+        )
       }
       const values: Record<string, string> = { conversation: renderConversation(taskMessages(task)), answer }
       if (rubric === 'aware') {
         const criteria = criteriaOf(task)
-        if (!criteria) throw new Error(`feedback.critic({ rubric: 'aware' }): task ${JSON.stringify(task.id)} has no criteria to show the critic; use rubric: 'blind' for tasks without a rubric`)
+        if (!criteria)
+          throw new Error(
+            `feedback.critic({ rubric: 'aware' }): task ${JSON.stringify(task.id)} has no criteria to show the critic; use rubric: 'blind' for tasks without a rubric`,
+          )
         values.rubric = criteria.map((c) => renderCriterion(c)).join('\n')
       }
       // No `task` in the context: only simulations may read it, and a critique is not an answer.
@@ -99,7 +119,13 @@ export function critic(options: CriticOptions): AsyncFeedbackMode {
       )
       const text = response.text.trim()
       const calls = [recordCall('critic', response)]
-      if (text === '') throw withSpentCalls(new Error(`feedback.critic(): critic ${criticModel.id} returned an empty critique for task ${JSON.stringify(task.id)}, attempt ${attempt} (finish reason ${response.finishReason})`), calls)
+      if (text === '')
+        throw withSpentCalls(
+          new Error(
+            `feedback.critic(): critic ${criticModel.id} returned an empty critique for task ${JSON.stringify(task.id)}, attempt ${attempt} (finish reason ${response.finishReason})`,
+          ),
+          calls,
+        )
       return { kind: 'critic', text, calls }
     },
   }

@@ -95,13 +95,25 @@ const FEEDBACK_HINTS: Readonly<Record<string, string>> = {
  * @example
  * const given = checkFeedback(mode, await mode.render(input), { taskId: 't1', attempt: 1 })
  */
-export function checkFeedback(mode: Pick<FeedbackMode, 'kind' | 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Feedback {
+export function checkFeedback(
+  mode: Pick<FeedbackMode, 'kind' | 'name' | 'version'>,
+  value: unknown,
+  at?: { taskId: string; attempt: number },
+): Feedback {
   // The hot path: a kind, a text and maybe plain string requests (a critic's calls go to zod).
   const plain = value as Partial<Feedback> | null | undefined
-  if (typeof plain === 'object' && plain !== null && plain.kind === mode.kind && isOneOf(FEEDBACK_KINDS, plain.kind) && typeof plain.text === 'string' && plain.calls === undefined) {
+  if (
+    typeof plain === 'object' &&
+    plain !== null &&
+    plain.kind === mode.kind &&
+    isOneOf(FEEDBACK_KINDS, plain.kind) &&
+    typeof plain.text === 'string' &&
+    plain.calls === undefined
+  ) {
     const requests = plain.requests
     if (requests === undefined) return { kind: plain.kind, text: plain.text }
-    if (Array.isArray(requests) && requests.every((r) => typeof r === 'string')) return { kind: plain.kind, text: plain.text, requests: [...requests] }
+    if (Array.isArray(requests) && requests.every((r) => typeof r === 'string'))
+      return { kind: plain.kind, text: plain.text, requests: [...requests] }
   }
   const parsed = FeedbackSchema.safeParse(value)
   if (parsed.success && parsed.data.kind === mode.kind) return parsed.data
@@ -113,6 +125,13 @@ export function checkFeedback(mode: Pick<FeedbackMode, 'kind' | 'name' | 'versio
       contract: FEEDBACK_CONTRACT,
       hints: FEEDBACK_HINTS,
     },
-    parsed.success ? [{ field: 'kind', message: `is ${JSON.stringify(parsed.data.kind)} but the mode's kind is ${JSON.stringify(mode.kind)}` }] : zodProblems(FeedbackSchema, value),
+    parsed.success
+      ? [
+          {
+            field: 'kind',
+            message: `is ${JSON.stringify(parsed.data.kind)} but the mode's kind is ${JSON.stringify(mode.kind)}`,
+          },
+        ]
+      : zodProblems(FeedbackSchema, value),
   )
 }

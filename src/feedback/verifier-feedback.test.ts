@@ -15,9 +15,20 @@ const failing = (index: number, extra: Partial<TestOutcome> = {}): TestOutcome =
   actual: String(index * 2 + 1),
   ...extra,
 })
-const passing = (index: number): TestOutcome => ({ index, source: `assert f(${index}) == ${index * 2}`, pass: true, call: `f(${index})`, expected: String(index * 2), actual: String(index * 2) })
+const passing = (index: number): TestOutcome => ({
+  index,
+  source: `assert f(${index}) == ${index * 2}`,
+  pass: true,
+  call: `f(${index})`,
+  expected: String(index * 2),
+  actual: String(index * 2),
+})
 
-const failed = (tests: TestOutcome[], summary = 'some tests failed'): Diagnostics => ({ outcome: 'failed', summary, tests })
+const failed = (tests: TestOutcome[], summary = 'some tests failed'): Diagnostics => ({
+  outcome: 'failed',
+  summary,
+  tests,
+})
 
 describe('renderDiagnostics: failing tests', () => {
   it('lists each failing test as test_N (N = index + 1) with call, expected and got', () => {
@@ -38,16 +49,24 @@ describe('renderDiagnostics: failing tests', () => {
   })
 
   it('shows the exception as "got" when the call raised, and falls back when nothing is known', () => {
-    const raised = renderDiagnostics(failed([failing(0, { actual: undefined, error: "NameError: name 'g' is not defined" })]), undefined)
+    const raised = renderDiagnostics(
+      failed([failing(0, { actual: undefined, error: "NameError: name 'g' is not defined" })]),
+      undefined,
+    )
     expect(raised).toContain("  got: NameError: name 'g' is not defined")
     const unknown = renderDiagnostics(failed([failing(0, { actual: undefined, expected: undefined })]), undefined)
     expect(unknown).toContain('  expected: ?\n  got: (nothing)')
   })
 
   it('shows the source and error of a test that is not a call comparison', () => {
-    const text = renderDiagnostics(failed([{ index: 2, source: 'assert is_sorted(out)', pass: false, error: 'AssertionError' }]), undefined)
+    const text = renderDiagnostics(
+      failed([{ index: 2, source: 'assert is_sorted(out)', pass: false, error: 'AssertionError' }]),
+      undefined,
+    )
     expect(text).toContain('- test_3: assert is_sorted(out)\n  error: AssertionError')
-    expect(renderDiagnostics(failed([{ index: 0, source: 'assert ok()', pass: false }]), undefined)).toContain('  error: failed')
+    expect(renderDiagnostics(failed([{ index: 0, source: 'assert ok()', pass: false }]), undefined)).toContain(
+      '  error: failed',
+    )
   })
 
   it('caps the number of tests listed and says how many more failed', () => {
@@ -62,43 +81,72 @@ describe('renderDiagnostics: failing tests', () => {
   })
 
   it('falls back to the summary when nothing specific failed', () => {
-    expect(renderDiagnostics({ outcome: 'failed', summary: 'wrong output format' }, undefined)).toBe('wrong output format')
+    expect(renderDiagnostics({ outcome: 'failed', summary: 'wrong output format' }, undefined)).toBe(
+      'wrong output format',
+    )
     expect(renderDiagnostics({ outcome: 'failed', summary: '' }, undefined)).toBe('Your answer failed verification.')
   })
 })
 
 describe('renderDiagnostics: other outcomes', () => {
   it('renders a load error with its message', () => {
-    const text = renderDiagnostics({ outcome: 'load-error', summary: 'code did not load', error: 'SyntaxError: invalid syntax (line 3)' }, undefined)
+    const text = renderDiagnostics(
+      { outcome: 'load-error', summary: 'code did not load', error: 'SyntaxError: invalid syntax (line 3)' },
+      undefined,
+    )
     // No "do not hard-code these cases" after a load error: there are no cases to see.
     expect(text).toBe(['Your code failed to load:', 'SyntaxError: invalid syntax (line 3)'].join('\n'))
-    expect(renderDiagnostics({ outcome: 'load-error', summary: 'ImportError: numpy' }, undefined)).toContain('Your code failed to load:\nImportError: numpy')
+    expect(renderDiagnostics({ outcome: 'load-error', summary: 'ImportError: numpy' }, undefined)).toContain(
+      'Your code failed to load:\nImportError: numpy',
+    )
   })
 
   it('renders a timeout, with the call that did not return and what passed before it', () => {
-    expect(renderDiagnostics({ outcome: 'timeout', summary: 'killed after 3000 ms' }, undefined)).toBe('Your code did not finish in time (killed after 3000 ms).')
+    expect(renderDiagnostics({ outcome: 'timeout', summary: 'killed after 3000 ms' }, undefined)).toBe(
+      'Your code did not finish in time (killed after 3000 ms).',
+    )
     const partial = renderDiagnostics(
       {
         outcome: 'timeout',
         summary: 'timed out after 3000 ms in the call f(10**9)',
         tests: [
           { index: 0, source: 'assert f(1) == 1', pass: true },
-          { index: 1, source: 'assert f(10**9) == 3', pass: false, error: 'timed out after 3000 ms in the call f(10**9)' },
+          {
+            index: 1,
+            source: 'assert f(10**9) == 3',
+            pass: false,
+            error: 'timed out after 3000 ms in the call f(10**9)',
+          },
         ],
       },
       undefined,
     )
-    expect(partial).toBe('Your code did not finish in time (timed out after 3000 ms in the call f(10**9)).\n1 of 2 tests passed before that.')
+    expect(partial).toBe(
+      'Your code did not finish in time (timed out after 3000 ms in the call f(10**9)).\n1 of 2 tests passed before that.',
+    )
   })
 
   it('says first that an answer cut off by the token limit is incomplete', () => {
-    const text = renderDiagnostics({ outcome: 'load-error', summary: 'code did not load', error: "SyntaxError: '(' was never closed (candidate line 3)" }, undefined, {}, 'length')
+    const text = renderDiagnostics(
+      {
+        outcome: 'load-error',
+        summary: 'code did not load',
+        error: "SyntaxError: '(' was never closed (candidate line 3)",
+      },
+      undefined,
+      {},
+      'length',
+    )
     expect(text.split('\n')[0]).toBe(CUT_OFF)
-    expect(renderDiagnostics({ outcome: 'load-error', summary: 'x', error: 'y' }, undefined, {}, 'stop')).not.toContain(CUT_OFF)
+    expect(renderDiagnostics({ outcome: 'load-error', summary: 'x', error: 'y' }, undefined, {}, 'stop')).not.toContain(
+      CUT_OFF,
+    )
   })
 
   it('renders a missing answer', () => {
-    expect(renderDiagnostics({ outcome: 'no-answer', summary: 'no python code block found' }, undefined)).toBe('No answer could be extracted from your reply.\nno python code block found')
+    expect(renderDiagnostics({ outcome: 'no-answer', summary: 'no python code block found' }, undefined)).toBe(
+      'No answer could be extracted from your reply.\nno python code block found',
+    )
   })
 
   it('lists unmet criteria with their reasons, leaving out met ones', () => {
@@ -147,21 +195,39 @@ describe('verifierFeedback', () => {
       criteria: [{ id: 'c1', text: 'Handles empty input', met: false }],
     }
     const mode = verifierFeedback({ maxTests: 2 })
-    const feedback = await mode.render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    const feedback = await mode.render({
+      task: { id: 't', prompt: 'p' },
+      attempt: 1,
+      repeat: 0,
+      answer: 'a',
+      verdict,
+      history: [],
+    })
     expect(feedback.kind).toBe('verifier')
     expect(feedback.text).toContain('Failed test details:\n- test_1 function call: f(0)')
     expect(feedback.text).toContain('Unmet criteria:\n- Handles empty input')
   })
 
   it('exposes its caps as settings, with the defaults', () => {
-    expect(verifierFeedback()).toMatchObject({ kind: 'verifier', name: 'verifier', version: '2', settings: { maxTests: 5, maxChars: 2000 } })
+    expect(verifierFeedback()).toMatchObject({
+      kind: 'verifier',
+      name: 'verifier',
+      version: '2',
+      settings: { maxTests: 5, maxChars: 2000 },
+    })
     expect(verifierFeedback({ maxTests: 1, maxChars: 99 }).settings).toEqual({ maxTests: 1, maxChars: 99 })
   })
 
   it('rejects unknown options, naming the nearest valid one, and bounds both caps', () => {
-    expect(() => verifierFeedback({ maxTest: 3 } as never)).toThrow('feedback.verifier(): unknown option "maxTest" (did you mean "maxTests"?); valid options: maxChars, maxTests')
-    expect(() => verifierFeedback({ maxTests: 101 })).toThrow('feedback.verifier(): maxTests must be an integer from 0 to 100, got 101')
-    expect(() => verifierFeedback({ maxChars: 1e9 })).toThrow('feedback.verifier(): maxChars must be an integer from 40 to 100000, got 1000000000')
+    expect(() => verifierFeedback({ maxTest: 3 } as never)).toThrow(
+      'feedback.verifier(): unknown option "maxTest" (did you mean "maxTests"?); valid options: maxChars, maxTests',
+    )
+    expect(() => verifierFeedback({ maxTests: 101 })).toThrow(
+      'feedback.verifier(): maxTests must be an integer from 0 to 100, got 101',
+    )
+    expect(() => verifierFeedback({ maxChars: 1e9 })).toThrow(
+      'feedback.verifier(): maxChars must be an integer from 40 to 100000, got 1000000000',
+    )
     expect(() => verifierFeedback({ maxChars: 39 })).toThrow(/maxChars must be an integer from 40/)
     expect(() => verifierFeedback({ maxTests: 2.5 })).toThrow(/maxTests must be an integer/)
     expect(() => verifierFeedback({ maxTests: '5' as never })).toThrow(/maxTests must be an integer/)
@@ -170,7 +236,14 @@ describe('verifierFeedback', () => {
 
   it('applies its options when rendering', async () => {
     const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(1), failing(2)]) }
-    const { text } = await verifierFeedback({ maxTests: 1 }).render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    const { text } = await verifierFeedback({ maxTests: 1 }).render({
+      task: { id: 't', prompt: 'p' },
+      attempt: 1,
+      repeat: 0,
+      answer: 'a',
+      verdict,
+      history: [],
+    })
     expect(text).toContain('- … and 2 more failing tests')
   })
 })
@@ -186,7 +259,9 @@ describe('renderVerifierFeedback: the requests the text names', () => {
   })
 
   it('leaves out the failing tests beyond maxTests: "… and 2 more" names none of them', () => {
-    const rendered = renderVerifierFeedback(failed([failing(0), failing(1), failing(2), failing(3)]), undefined, { maxTests: 2 })
+    const rendered = renderVerifierFeedback(failed([failing(0), failing(1), failing(2), failing(3)]), undefined, {
+      maxTests: 2,
+    })
     expect(rendered.text).toContain('- … and 2 more failing tests')
     expect(rendered.requests).toEqual(['test:0', 'test:1'])
     expect(renderVerifierFeedback(failed([failing(0)]), undefined, { maxTests: 0 }).requests).toEqual([])
@@ -204,8 +279,16 @@ describe('renderVerifierFeedback: the requests the text names', () => {
   })
 
   it('names nothing for a load error, a timeout or no answer: no test or criterion is shown', () => {
-    expect(renderVerifierFeedback({ outcome: 'load-error', summary: 'x', error: 'SyntaxError', tests: [failing(0)] }, undefined).requests).toEqual([])
-    expect(renderVerifierFeedback({ outcome: 'timeout', summary: '5 s', tests: [passing(0), failing(1)] }, undefined).requests).toEqual([])
+    expect(
+      renderVerifierFeedback(
+        { outcome: 'load-error', summary: 'x', error: 'SyntaxError', tests: [failing(0)] },
+        undefined,
+      ).requests,
+    ).toEqual([])
+    expect(
+      renderVerifierFeedback({ outcome: 'timeout', summary: '5 s', tests: [passing(0), failing(1)] }, undefined)
+        .requests,
+    ).toEqual([])
     expect(renderVerifierFeedback({ outcome: 'no-answer', summary: 'no code' }, undefined).requests).toEqual([])
   })
 
@@ -234,9 +317,22 @@ describe('renderVerifierFeedback: the requests the text names', () => {
   })
 
   it('verifierFeedback() returns them on its Feedback; binary feedback has none', async () => {
-    const verdict: Verdict = { pass: false, diagnostics: failed([failing(0), failing(2)]), criteria: [{ id: 'c1', text: 'Handles empty input', met: false }] }
-    const feedback = await verifierFeedback().render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })
+    const verdict: Verdict = {
+      pass: false,
+      diagnostics: failed([failing(0), failing(2)]),
+      criteria: [{ id: 'c1', text: 'Handles empty input', met: false }],
+    }
+    const feedback = await verifierFeedback().render({
+      task: { id: 't', prompt: 'p' },
+      attempt: 1,
+      repeat: 0,
+      answer: 'a',
+      verdict,
+      history: [],
+    })
     expect(feedback.requests).toEqual(['test:0', 'test:2', 'criterion:c1'])
-    expect(binary().render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] })).not.toHaveProperty('requests')
+    expect(
+      binary().render({ task: { id: 't', prompt: 'p' }, attempt: 1, repeat: 0, answer: 'a', verdict, history: [] }),
+    ).not.toHaveProperty('requests')
   })
 })

@@ -18,7 +18,8 @@ const BOUNDS = { maxTests: [0, 100], maxChars: [40, 100_000] } as const
 const NO_HARD_CODING = 'Use this feedback to fix the general logic. Do not hard-code these cases.'
 
 /** Said first when the answer was cut off by the token limit: the failure may be the cut, not the logic. */
-export const CUT_OFF = 'Your answer was cut off by the output token limit before it ended, so the code is incomplete. Write a shorter answer.'
+export const CUT_OFF =
+  'Your answer was cut off by the output token limit before it ended, so the code is incomplete. Write a shorter answer.'
 
 function describeTest(test: TestOutcome): string {
   const name = `test_${test.index + 1}`
@@ -30,7 +31,14 @@ function describeTest(test: TestOutcome): string {
 }
 
 /** A criterion as verifier feedback reads it: a verdict's criterion (its `id` names the request). */
-type FeedbackCriterion = { id?: string; text: string; met: boolean; reason?: string; points?: number; satisfied?: boolean }
+type FeedbackCriterion = {
+  id?: string
+  text: string
+  met: boolean
+  reason?: string
+  points?: number
+  satisfied?: boolean
+}
 
 /** Verifier feedback's text and the requests it names (see {@link renderVerifierFeedback}). */
 export interface RenderedVerifierFeedback {
@@ -91,7 +99,8 @@ export function renderVerifierFeedback(
         lines.push('Unmet criteria:')
         for (const c of unmet) {
           const entry = `- ${(c.points ?? 0) < 0 ? `Violated: ${c.text}` : c.text}${c.reason ? ` (${c.reason})` : ''}`
-          if (c.id !== undefined) named.push({ id: `criterion:${c.id}`, line: lines.length, prefix: entry.split('\n', 1)[0]!.length })
+          if (c.id !== undefined)
+            named.push({ id: `criterion:${c.id}`, line: lines.length, prefix: entry.split('\n', 1)[0]!.length })
           lines.push(entry)
         }
       }
@@ -106,7 +115,10 @@ export function renderVerifierFeedback(
   const kept = Math.max(0, maxChars - marker.length)
   const starts: number[] = []
   for (let i = 0, at = 0; i < lines.length; at += lines[i]!.length + 1, i++) starts.push(at)
-  return { text: `${text.slice(0, kept)}${marker}`, requests: named.filter((r) => starts[r.line]! + r.prefix <= kept).map((r) => r.id) }
+  return {
+    text: `${text.slice(0, kept)}${marker}`,
+    requests: named.filter((r) => starts[r.line]! + r.prefix <= kept).map((r) => r.id),
+  }
 }
 
 /**
@@ -135,7 +147,9 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
   for (const [name, [min, max]] of Object.entries(BOUNDS)) {
     const value = (options as Record<string, unknown>)[name]
     if (value !== undefined && !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)) {
-      throw new RangeError(`feedback.verifier(): ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+      throw new RangeError(
+        `feedback.verifier(): ${name} must be an integer from ${min} to ${max}, got ${String(value)}`,
+      )
     }
   }
   return {
@@ -145,7 +159,10 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
     settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
     render({ verdict, finishReason }) {
       // The requests the text names, so the derived revision annotator can check the next verdict against them.
-      return { kind: 'verifier', ...renderVerifierFeedback(verdict.diagnostics, verdict.criteria, options, finishReason) }
+      return {
+        kind: 'verifier',
+        ...renderVerifierFeedback(verdict.diagnostics, verdict.criteria, options, finishReason),
+      }
     },
   }
 }

@@ -1,13 +1,25 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { agentActivity, costPerSolved, frequencySimilarity, levenshtein, sequenceSimilarity, trajectoryConsistency } from './agent-metrics.js'
+import {
+  agentActivity,
+  costPerSolved,
+  frequencySimilarity,
+  levenshtein,
+  sequenceSimilarity,
+  trajectoryConsistency,
+} from './agent-metrics.js'
 
 const actions = fc.array(fc.constantFrom('read', 'write', 'list', 'run', 'python'), { maxLength: 12 })
 const settings = { seed: 32, numRuns: 300 }
 
 describe('agentActivity', () => {
   it('means per episode and pools the error rate over calls; NaN where undefined', () => {
-    expect(agentActivity([{ steps: 2, toolCalls: 3, toolErrors: 1 }, { steps: 4, toolCalls: 1, toolErrors: 0 }])).toEqual({ meanSteps: 3, meanToolCalls: 2, toolErrorRate: 0.25, episodes: 2 })
+    expect(
+      agentActivity([
+        { steps: 2, toolCalls: 3, toolErrors: 1 },
+        { steps: 4, toolCalls: 1, toolErrors: 0 },
+      ]),
+    ).toEqual({ meanSteps: 3, meanToolCalls: 2, toolErrorRate: 0.25, episodes: 2 })
     expect(agentActivity([])).toEqual({ meanSteps: NaN, meanToolCalls: NaN, toolErrorRate: NaN, episodes: 0 })
     // An episode that called nothing has no error rate, not a rate of 0.
     expect(agentActivity([{ steps: 1, toolCalls: 0, toolErrors: 0 }]).toolErrorRate).toBeNaN()
@@ -73,7 +85,11 @@ describe('similarities', () => {
 
 describe('trajectoryConsistency', () => {
   it('means over every pair; undefined with fewer than two repeats', () => {
-    const c = trajectoryConsistency([['read', 'edit', 'test'], ['read', 'edit', 'test'], ['edit', 'read', 'test']])
+    const c = trajectoryConsistency([
+      ['read', 'edit', 'test'],
+      ['read', 'edit', 'test'],
+      ['edit', 'read', 'test'],
+    ])
     expect(c.pairs).toBe(3)
     expect(c.sequence).toBeCloseTo((1 + 1 / 3 + 1 / 3) / 3, 12)
     expect(c.frequency).toBeCloseTo(1, 12)

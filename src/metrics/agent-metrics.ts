@@ -32,15 +32,25 @@ export function agentActivity(episodes: readonly EpisodeCounts[]): AgentActivity
   let calls = 0
   let errors = 0
   for (const e of episodes) {
-    if (![e.steps, e.toolCalls, e.toolErrors].every((n) => Number.isInteger(n) && n >= 0) || e.toolErrors > e.toolCalls) {
-      throw new RangeError(`episode counts must be whole numbers >= 0 with toolErrors <= toolCalls (got ${JSON.stringify(e)})`)
+    if (
+      ![e.steps, e.toolCalls, e.toolErrors].every((n) => Number.isInteger(n) && n >= 0) ||
+      e.toolErrors > e.toolCalls
+    ) {
+      throw new RangeError(
+        `episode counts must be whole numbers >= 0 with toolErrors <= toolCalls (got ${JSON.stringify(e)})`,
+      )
     }
     steps += e.steps
     calls += e.toolCalls
     errors += e.toolErrors
   }
   const n = episodes.length
-  return { meanSteps: n ? steps / n : NaN, meanToolCalls: n ? calls / n : NaN, toolErrorRate: calls ? errors / calls : NaN, episodes: n }
+  return {
+    meanSteps: n ? steps / n : NaN,
+    meanToolCalls: n ? calls / n : NaN,
+    toolErrorRate: calls ? errors / calls : NaN,
+    episodes: n,
+  }
 }
 
 /**
@@ -61,7 +71,8 @@ export function levenshtein(a: readonly string[], b: readonly string[]): number 
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
     previous = current
   }
   return previous[b.length]!

@@ -169,7 +169,11 @@ describe('percentileInterval', () => {
       const kept = xs.filter((x) => !Number.isNaN(x)).sort((x, y) => x - y)
       return { lo: quantile(kept, (1 - level) / 2), hi: quantile(kept, 1 - (1 - level) / 2) }
     }
-    const value = fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY), fc.integer({ min: -3, max: 3 }))
+    const value = fc.oneof(
+      fc.double(),
+      fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
+      fc.integer({ min: -3, max: 3 }),
+    )
     fc.assert(
       fc.property(fc.array(value, { maxLength: 40 }), fc.double({ min: 0.01, max: 0.99, noNaN: true }), (xs, level) => {
         const got = percentileInterval(xs, level)
@@ -192,13 +196,20 @@ describe('percentileInterval', () => {
       }
       return { lo: at((1 - level) / 2), hi: at(1 - (1 - level) / 2) }
     }
-    const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)), fc.integer({ min: 0, max: 4 }).map((x) => x / 4))
+    const value = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)),
+      fc.integer({ min: 0, max: 4 }).map((x) => x / 4),
+    )
     fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 600 }), fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99), (xs, level) => {
-        const got = percentileInterval(xs, level)
-        const want = sorted(xs, level)
-        expect(Object.is(got.lo, want.lo) && Object.is(got.hi, want.hi)).toBe(true)
-      }),
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 600 }),
+        fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99),
+        (xs, level) => {
+          const got = percentileInterval(xs, level)
+          const want = sorted(xs, level)
+          expect(Object.is(got.lo, want.lo) && Object.is(got.hi, want.hi)).toBe(true)
+        },
+      ),
       { seed: 11, numRuns: 400 },
     )
     // A bootstrap's typical input: 2000 statistics, most of them one of a few values.
@@ -206,7 +217,6 @@ describe('percentileInterval', () => {
     expect(percentileInterval(many, 0.95)).toEqual(sorted(many, 0.95))
   })
 })
-
 
 describe('pairedBootstrap', () => {
   const run = (solved: (i: number) => boolean, ids: readonly number[]): TaskOutcomes[] =>
@@ -279,12 +289,25 @@ describe('pairedBootstrap', () => {
   })
 
   it('is NaN with no common task, and rejects a key that appears twice in a run', () => {
-    const none = pairedBootstrap(run(() => true, [1]), run(() => true, [2]), byId, seq1, { resamples: 10 })
+    const none = pairedBootstrap(
+      run(() => true, [1]),
+      run(() => true, [2]),
+      byId,
+      seq1,
+      { resamples: 10 },
+    )
     expect(none.point).toBeNaN()
     expect(none.lo).toBeNaN()
     expect(none.hi).toBeNaN()
     expect(none).toMatchObject({ common: 0, onlyInA: ['t001'], onlyInB: ['t002'] })
     const twice = run(() => true, [1, 1])
-    expect(() => pairedBootstrap(twice, run(() => true, [1]), byId, seq1)).toThrow(/key 't001' appears twice in run a/)
+    expect(() =>
+      pairedBootstrap(
+        twice,
+        run(() => true, [1]),
+        byId,
+        seq1,
+      ),
+    ).toThrow(/key 't001' appears twice in run a/)
   })
 })

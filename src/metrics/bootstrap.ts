@@ -157,19 +157,29 @@ export function bootstrapInterval<T>(
   options?: BootstrapOptions,
 ): BootstrapInterval {
   const size = units.length
-  return resampled(size, options, () => statistic(units), (rng) => {
-    // A fresh array per resample: a statistic that keeps its sample must not see it change later.
-    const sample: T[] = new Array<T>(size)
-    for (let j = 0; j < size; j++) sample[j] = units[Math.floor(rng.next() * size)] as T
-    return statistic(sample)
-  })
+  return resampled(
+    size,
+    options,
+    () => statistic(units),
+    (rng) => {
+      // A fresh array per resample: a statistic that keeps its sample must not see it change later.
+      const sample: T[] = new Array<T>(size)
+      for (let j = 0; j < size; j++) sample[j] = units[Math.floor(rng.next() * size)] as T
+      return statistic(sample)
+    },
+  )
 }
 
 /**
  * The frame both bootstraps share: `resamples` statistics, each from `draw` with the one PRNG
  * seeded with `seed`, then the point estimate and the percentile interval (NaN bounds for no units).
  */
-function resampled(size: number, options: BootstrapOptions | undefined, point: () => number, draw: (rng: Mulberry32) => number): BootstrapInterval {
+function resampled(
+  size: number,
+  options: BootstrapOptions | undefined,
+  point: () => number,
+  draw: (rng: Mulberry32) => number,
+): BootstrapInterval {
   const { seed, resamples, level } = resolveOptions(options)
   if (size === 0) return { point: Number.NaN, lo: Number.NaN, hi: Number.NaN, level, resamples, seed }
   const rng = new Mulberry32(seed)

@@ -1,7 +1,18 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { AttemptHazard, CensoredTaskOutcomes, RepeatOutcome } from './censored.js'
-import { censoredShares, ERROR_BOUNDS_INTERVAL_METHOD, errorsAsFailures, errorsLeftOut, pooledHazards, ratioToNumber, seqAtCurveCensored, seqAtIntervalCensored, seqAtIntervalReported, tailHazards } from './censored.js'
+import {
+  censoredShares,
+  ERROR_BOUNDS_INTERVAL_METHOD,
+  errorsAsFailures,
+  errorsLeftOut,
+  pooledHazards,
+  ratioToNumber,
+  seqAtCurveCensored,
+  seqAtIntervalCensored,
+  seqAtIntervalReported,
+  tailHazards,
+} from './censored.js'
 import { seqAtInterval } from './seq-at-k.js'
 import type { Rng } from './random.js'
 import { createRng, seedFrom } from './random.js'
@@ -76,16 +87,23 @@ function redistributeToTheRight(t: CensoredTaskOutcomes, budget: number, hazards
 }
 
 /** Per-task Kaplan–Meier alone: nobody at risk in the cell, so an emptied task carries S forward. */
-const carryForward = (t: CensoredTaskOutcomes, budget: number): number[] => censoredShares(t, budget, pooledHazards([], budget))
+const carryForward = (t: CensoredTaskOutcomes, budget: number): number[] =>
+  censoredShares(t, budget, pooledHazards([], budget))
 
-function meanCurve(outcomes: readonly CensoredTaskOutcomes[], budget: number, shares: (t: CensoredTaskOutcomes) => number[]): number[] {
+function meanCurve(
+  outcomes: readonly CensoredTaskOutcomes[],
+  budget: number,
+  shares: (t: CensoredTaskOutcomes) => number[],
+): number[] {
   const kept = outcomes.map(shares).filter((s) => !Number.isNaN(s[0]))
   return Array.from({ length: budget }, (_, k) => kept.reduce((sum, s) => sum + (s[k] ?? Number.NaN), 0) / kept.length)
 }
 
 const hazardsArb = (budget: number): fc.Arbitrary<AttemptHazard[]> =>
   fc.array(
-    fc.integer({ min: 0, max: 9 }).chain((atRisk) => fc.record({ atRisk: fc.constant(atRisk), successes: fc.integer({ min: 0, max: atRisk }) })),
+    fc
+      .integer({ min: 0, max: 9 })
+      .chain((atRisk) => fc.record({ atRisk: fc.constant(atRisk), successes: fc.integer({ min: 0, max: atRisk }) })),
     { minLength: budget, maxLength: budget },
   )
 
@@ -93,9 +111,18 @@ describe('censoredShares', () => {
   it('is the Kaplan–Meier estimate, checked by hand', () => {
     // j = 1: 4 at risk, 1 succeeds (S = 3/4); j = 2: 2 at risk (one succeeded, one errored at 2);
     // j = 3: 2 at risk, 1 succeeds (S = 3/8); j = 4: 1 at risk, none succeeds.
-    expect(carryForward(task('a', solved(1), errored(2), solved(3), solved(null)), 4)).toEqual([1 / 4, 1 / 4, 5 / 8, 5 / 8])
+    expect(carryForward(task('a', solved(1), errored(2), solved(3), solved(null)), 4)).toEqual([
+      1 / 4,
+      1 / 4,
+      5 / 8,
+      5 / 8,
+    ])
     // S(3) = 4/5 * 3/3 * 2/3 = 8/15: a fraction no power of two divides, rounded once.
-    expect(carryForward(task('b', solved(1), errored(2), solved(3), solved(null), solved(null)), 3)).toEqual([1 / 5, 1 / 5, 7 / 15])
+    expect(carryForward(task('b', solved(1), errored(2), solved(3), solved(null), solved(null)), 3)).toEqual([
+      1 / 5,
+      1 / 5,
+      7 / 15,
+    ])
     const c = task('c', solved(3), errored(2), solved(null))
     expect(censoredShares(c, 3, pooledHazards([c], 3))).toEqual([0, 0, 0.5])
   })
@@ -104,11 +131,13 @@ describe('censoredShares', () => {
     const shares = carryForward(task('a', solved(2), errored(3)), 3)
     expect(shares.slice(0, 2)).toEqual(carryForward(task('a', solved(2), solved(null)), 3).slice(0, 2))
     expect(shares).toEqual([0, 0.5, 0.5])
-    expect(carryForward(task('a', solved(1), errored(4)), 3)).toEqual(carryForward(task('a', solved(1), solved(null)), 3))
+    expect(carryForward(task('a', solved(1), errored(4)), 3)).toEqual(
+      carryForward(task('a', solved(1), solved(null)), 3),
+    )
     expect(carryForward(task('a', solved(5), errored(2)), 3)).toEqual([0, 0, 0])
   })
 
-  it('continues a task whose remaining repeats all errored with the cell\'s hazards', () => {
+  it("continues a task whose remaining repeats all errored with the cell's hazards", () => {
     const a = task('a', solved(1), errored(2))
     const b = task('b', solved(null), solved(2), solved(3))
     // Pooled: attempt 1: 5 at risk, 1 success; 2: 3 at risk (a has none left), 1; 3: 2 at risk, 1.
@@ -120,7 +149,9 @@ describe('censoredShares', () => {
     // a: S = 1/2 after attempt 1, then 1/2 * 2/3 = 1/3, then 1/3 * 1/2 = 1/6.
     expect(censoredShares(a, 3, pooledHazards([a, b], 3))).toEqual([1 / 2, 2 / 3, 5 / 6])
     expect(censoredShares(b, 3, pooledHazards([a, b], 3))).toEqual([0, 1 / 3, 2 / 3])
-    seqAtCurveCensored([a, b], 3).forEach((value, i) => expect(value).toBeCloseTo([1 / 4, 1 / 2, 3 / 4][i] ?? Number.NaN, 15))
+    seqAtCurveCensored([a, b], 3).forEach((value, i) =>
+      expect(value).toBeCloseTo([1 / 4, 1 / 2, 3 / 4][i] ?? Number.NaN, 15),
+    )
     // With nobody at risk in the cell either, S is carried forward.
     expect(carryForward(a, 3)).toEqual([0.5, 0.5, 0.5])
     expect(carryForward(task('a', errored(2), errored(3)), 4)).toEqual([0, 0, 0, 0])
@@ -138,27 +169,39 @@ describe('censoredShares', () => {
   it('rejects malformed repeats, naming the task, and malformed hazards', () => {
     const none = pooledHazards([], 3)
     expect(() => censoredShares(task('x', solved(1)), 0, none)).toThrow(/budget must be an integer >= 1 \(got 0\)/)
-    expect(() => censoredShares(task('x', errored(0)), 3, none)).toThrow(/censoredAt must be a 1-based attempt number \(task 'x' has 0\)/)
+    expect(() => censoredShares(task('x', errored(0)), 3, none)).toThrow(
+      /censoredAt must be a 1-based attempt number \(task 'x' has 0\)/,
+    )
     expect(() => censoredShares(task('x', errored(1.5)), 3, none)).toThrow(RangeError)
     expect(() => censoredShares(task('x', errored(Number.NaN)), 3, none)).toThrow(RangeError)
-    expect(() => censoredShares(task('x', solved(0)), 3, none)).toThrow(/firstSuccess must be a 1-based attempt number or null \(task 'x' has 0\)/)
+    expect(() => censoredShares(task('x', solved(0)), 3, none)).toThrow(
+      /firstSuccess must be a 1-based attempt number or null \(task 'x' has 0\)/,
+    )
     expect(() => censoredShares(task('x', solved(2.5)), 3, none)).toThrow(RangeError)
     const both = { firstSuccess: 1, censoredAt: 2 } as unknown as RepeatOutcome
     expect(() => censoredShares(task('x', solved(1), both), 3, none)).toThrow(/not both \(task 'x', repeat 2\)/)
     expect(() => censoredShares(task('x', {} as RepeatOutcome), 3, none)).toThrow(/task 'x' has undefined/)
     expect(() => seqAtCurveCensored([task('x', errored(-1))], 3)).toThrow(/task 'x' has -1/)
     expect(() => pooledHazards([task('x', solved(0))], 3)).toThrow(/task 'x' has 0/)
-    expect(() => censoredShares(task('x', solved(1)), 3, pooledHazards([], 2))).toThrow(/an entry per attempt 1..budget \(got 2 for budget 3\)/)
+    expect(() => censoredShares(task('x', solved(1)), 3, pooledHazards([], 2))).toThrow(
+      /an entry per attempt 1..budget \(got 2 for budget 3\)/,
+    )
     const bad = [{ atRisk: 2, successes: 3 }, ...pooledHazards([], 2)]
-    expect(() => censoredShares(task('x', solved(1)), 3, bad)).toThrow(/hazards\[0\] must be integer counts with 0 <= successes <= atRisk \(got 3 of 2\)/)
+    expect(() => censoredShares(task('x', solved(1)), 3, bad)).toThrow(
+      /hazards\[0\] must be integer counts with 0 <= successes <= atRisk \(got 3 of 2\)/,
+    )
   })
 
   it('equals the redistribute-to-the-right oracle bit for bit, for any hazards', () => {
-    const caseArb = fc.integer({ min: 1, max: 7 }).chain((budget) => fc.tuple(taskArb(8), fc.constant(budget), hazardsArb(budget)))
+    const caseArb = fc
+      .integer({ min: 1, max: 7 })
+      .chain((budget) => fc.tuple(taskArb(8), fc.constant(budget), hazardsArb(budget)))
     fc.assert(
       fc.property(caseArb, ([t, budget, hazards]) => {
         expect(sameBits(censoredShares(t, budget, hazards), redistributeToTheRight(t, budget, hazards))).toBe(true)
-        expect(sameBits(carryForward(t, budget), redistributeToTheRight(t, budget, pooledHazards([], budget)))).toBe(true)
+        expect(sameBits(carryForward(t, budget), redistributeToTheRight(t, budget, pooledHazards([], budget)))).toBe(
+          true,
+        )
       }),
       { seed: 42, numRuns: 1000 },
     )
@@ -175,7 +218,9 @@ describe('censoredShares', () => {
           expect(Object.is(shares[k - 1], censoredShares(t, k, short)[k - 1])).toBe(true)
           expect(sameBits(censoredShares({ ...t, repeats: [...t.repeats].reverse() }, budget, long), shares)).toBe(true)
         }
-        expect(Object.is(seqAtCurveCensored(outcomes, budget)[k - 1], seqAtCurveCensored(outcomes, k)[k - 1])).toBe(true)
+        expect(Object.is(seqAtCurveCensored(outcomes, budget)[k - 1], seqAtCurveCensored(outcomes, k)[k - 1])).toBe(
+          true,
+        )
       }),
       { seed: 42, numRuns: 300 },
     )
@@ -189,10 +234,14 @@ describe('censoredShares', () => {
         const chosen = at[pick % Math.max(1, at.length)]
         if (chosen === undefined || !('censoredAt' in chosen.repeat)) return
         const replace = (by: RepeatOutcome[]) =>
-          outcomes.map((t, i) => (i === chosen.i ? { ...t, repeats: [...t.repeats.filter((_, j) => j !== chosen.j), ...by] } : t))
+          outcomes.map((t, i) =>
+            i === chosen.i ? { ...t, repeats: [...t.repeats.filter((_, j) => j !== chosen.j), ...by] } : t,
+          )
         if (chosen.repeat.censoredAt === 1) expect(sameBits(curve, seqAtCurveCensored(replace([]), budget))).toBe(true)
         const before = Math.min(chosen.repeat.censoredAt - 1, budget)
-        expect(sameBits(curve.slice(0, before), seqAtCurveCensored(replace([solved(null)]), budget).slice(0, before))).toBe(true)
+        expect(
+          sameBits(curve.slice(0, before), seqAtCurveCensored(replace([solved(null)]), budget).slice(0, before)),
+        ).toBe(true)
       }),
       { seed: 42, numRuns: 500 },
     )
@@ -231,7 +280,10 @@ describe('seqAtCurveCensored', () => {
   })
 
   it('is the pooled Kaplan–Meier estimate when every task has one repeat (self-consistency)', () => {
-    const singleArb = fc.array(repeatArb(7).map((repeat) => [repeat]), { maxLength: 30 })
+    const singleArb = fc.array(
+      repeatArb(7).map((repeat) => [repeat]),
+      { maxLength: 30 },
+    )
     fc.assert(
       fc.property(singleArb, fc.integer({ min: 1, max: 7 }), (singles, budget) => {
         const outcomes = singles.map((repeats, i) => ({ taskId: `t${i}`, repeats }))
@@ -245,7 +297,9 @@ describe('seqAtCurveCensored', () => {
         }
         let survival: Fraction = [1n, 1n]
         for (let j = 1; j <= budget; j++) {
-          const atRisk = all.filter((r) => ('censoredAt' in r ? r.censoredAt > j : r.firstSuccess === null || r.firstSuccess >= j)).length
+          const atRisk = all.filter((r) =>
+            'censoredAt' in r ? r.censoredAt > j : r.firstSuccess === null || r.firstSuccess >= j,
+          ).length
           const successes = all.filter((r) => 'firstSuccess' in r && r.firstSuccess === j).length
           if (atRisk > 0) survival = times(survival, [BigInt(atRisk - successes), BigInt(atRisk)])
           expect(curve[j - 1]).toBeCloseTo(ratioToNumber(survival[1] - survival[0], survival[1]), 12)
@@ -294,7 +348,9 @@ describe('seqAtCurveCensored', () => {
         const lower = seqAtCurve(errorsAsFailures(outcomes), budget)
         const upper = seqAtCurve(errorsLeftOut(outcomes), budget)
         const perTask = outcomes.map((t) => censoredShares(t, budget, hazards))
-        const lostAll = outcomes.some((t, i) => !Number.isNaN(perTask[i]?.[0]) && t.repeats.every((r) => 'censoredAt' in r))
+        const lostAll = outcomes.some(
+          (t, i) => !Number.isNaN(perTask[i]?.[0]) && t.repeats.every((r) => 'censoredAt' in r),
+        )
         const alone = meanCurve(outcomes, budget, (t) => carryForward(t, budget))
         for (let i = 0; i < budget; i++) {
           const [lo, km, hi] = [lower[i] ?? Number.NaN, estimate[i] ?? Number.NaN, upper[i] ?? Number.NaN]
@@ -460,10 +516,17 @@ describe('error bias, simulated (issue 14, item 5)', () => {
 describe('tailHazards', () => {
   it("is the cell's pooled hazards for every task when each task has one repeat", () => {
     fc.assert(
-      fc.property(fc.array(repeatArb(6).map((r) => task('t', r)), { maxLength: 30 }), fc.integer({ min: 1, max: 6 }), (outcomes, budget) => {
-        const pooled = pooledHazards(outcomes, budget)
-        for (const tail of tailHazards(outcomes, budget)) expect(tail).toEqual(pooled)
-      }),
+      fc.property(
+        fc.array(
+          repeatArb(6).map((r) => task('t', r)),
+          { maxLength: 30 },
+        ),
+        fc.integer({ min: 1, max: 6 }),
+        (outcomes, budget) => {
+          const pooled = pooledHazards(outcomes, budget)
+          for (const tail of tailHazards(outcomes, budget)) expect(tail).toEqual(pooled)
+        },
+      ),
       { seed: 27, numRuns: 300 },
     )
   })
@@ -477,7 +540,8 @@ describe('tailHazards', () => {
           long.forEach((tail, i) => expect(tail.slice(0, k)).toEqual(short[i]))
         }
         const curve = seqAtCurveCensored(outcomes, budget)
-        for (let k = 1; k < budget; k++) if (!Number.isNaN(curve[k]!)) expect(curve[k]).toBeGreaterThanOrEqual(curve[k - 1]!)
+        for (let k = 1; k < budget; k++)
+          if (!Number.isNaN(curve[k]!)) expect(curve[k]).toBeGreaterThanOrEqual(curve[k - 1]!)
       }),
       { seed: 28, numRuns: 300 },
     )
@@ -510,7 +574,16 @@ describe('seqAtIntervalReported', () => {
   it('above 2% is the union of the censored interval and both simple rules', () => {
     const two = [...clean, task('x', errored(2)), task('y', errored(1))]
     const union = seqAtIntervalReported(two, 3)
-    const parts = [seqAtInterval(errorsAsFailures(two), 3), seqAtInterval(errorsLeftOut(two), 3), seqAtIntervalCensored(two, 3)]
-    expect(union).toMatchObject({ method: ERROR_BOUNDS_INTERVAL_METHOD, point: seqAtCurveCensored(two, 3)[2], lo: Math.min(...parts.map((p) => p.lo)), hi: Math.max(...parts.map((p) => p.hi)) })
+    const parts = [
+      seqAtInterval(errorsAsFailures(two), 3),
+      seqAtInterval(errorsLeftOut(two), 3),
+      seqAtIntervalCensored(two, 3),
+    ]
+    expect(union).toMatchObject({
+      method: ERROR_BOUNDS_INTERVAL_METHOD,
+      point: seqAtCurveCensored(two, 3)[2],
+      lo: Math.min(...parts.map((p) => p.lo)),
+      hi: Math.max(...parts.map((p) => p.hi)),
+    })
   })
 })

@@ -156,10 +156,12 @@ export function tailHazards(outcomes: readonly CensoredTaskOutcomes[], budget: n
       return solvedBefore > 0 ? 'solving' : 'unknown'
     })
   })
-  return own.map((kinds) => kinds.map((kind, j) => {
-    const hazard = strata[kind][j]!
-    return hazard.atRisk >= STRATUM_AT_RISK ? { ...hazard } : { ...pooled[j]! }
-  }))
+  return own.map((kinds) =>
+    kinds.map((kind, j) => {
+      const hazard = strata[kind][j]!
+      return hazard.atRisk >= STRATUM_AT_RISK ? { ...hazard } : { ...pooled[j]! }
+    }),
+  )
 }
 
 /**
@@ -199,10 +201,16 @@ export function tailHazards(outcomes: readonly CensoredTaskOutcomes[], budget: n
  * censoredShares(task, 3, pooledHazards([task], 3))
  * // => [0, 0, 0.5]: three at risk at 1, two at 2 and 3 (one errored at 2), one of them succeeds at 3
  */
-export function censoredShares(task: CensoredTaskOutcomes, budget: number, hazards: readonly AttemptHazard[]): number[] {
+export function censoredShares(
+  task: CensoredTaskOutcomes,
+  budget: number,
+  hazards: readonly AttemptHazard[],
+): number[] {
   assertBudget(budget)
   if (hazards.length < budget) {
-    throw new RangeError(`hazards must have an entry per attempt 1..budget (got ${hazards.length} for budget ${budget})`)
+    throw new RangeError(
+      `hazards must have an entry per attempt 1..budget (got ${hazards.length} for budget ${budget})`,
+    )
   }
   hazards.slice(0, budget).forEach(({ atRisk, successes }, index) => {
     if (!Number.isInteger(atRisk) || !Number.isInteger(successes) || successes < 0 || successes > atRisk) {
@@ -376,12 +384,21 @@ export function ratioToNumber(numerator: bigint, denominator: bigint): number {
  * @example
  * seqAtIntervalCensored([{ taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }], 2).point // => 1
  */
-export function seqAtIntervalCensored(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {
+export function seqAtIntervalCensored(
+  outcomes: readonly CensoredTaskOutcomes[],
+  k: number,
+  options?: IntervalOptions,
+): Interval {
   assertBudget(k, 'k')
   const tails = tailHazards(outcomes, k)
   return rateInterval(
     outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!),
-    outcomes.map((task) => Math.max(1, task.repeats.filter((r) => !('censoredAt' in r && r.censoredAt !== undefined && r.censoredAt <= 1)).length)),
+    outcomes.map((task) =>
+      Math.max(
+        1,
+        task.repeats.filter((r) => !('censoredAt' in r && r.censoredAt !== undefined && r.censoredAt <= 1)).length,
+      ),
+    ),
     options,
   )
 }
@@ -406,7 +423,8 @@ export const ERROR_BOUNDS_INTERVAL_METHOD = 'error-bounds-union/1'
  */
 export function intervalUnion(point: number, intervals: readonly Interval[]): Interval {
   const finite = intervals.filter((i) => Number.isFinite(i.lo) && Number.isFinite(i.hi))
-  if (finite.length === 0 || !Number.isFinite(point)) return { ...intervals[0]!, point, lo: Number.NaN, hi: Number.NaN, method: ERROR_BOUNDS_INTERVAL_METHOD }
+  if (finite.length === 0 || !Number.isFinite(point))
+    return { ...intervals[0]!, point, lo: Number.NaN, hi: Number.NaN, method: ERROR_BOUNDS_INTERVAL_METHOD }
   return {
     point,
     lo: Math.min(point, ...finite.map((i) => i.lo)),
@@ -438,10 +456,21 @@ export function intervalUnion(point: number, intervals: readonly Interval[]): In
  * seqAtIntervalReported([a, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method
  * // => 'error-bounds-union/1': one of four trajectories errored
  */
-export function seqAtIntervalReported(outcomes: readonly CensoredTaskOutcomes[], k: number, options?: IntervalOptions): Interval {
+export function seqAtIntervalReported(
+  outcomes: readonly CensoredTaskOutcomes[],
+  k: number,
+  options?: IntervalOptions,
+): Interval {
   const censored = seqAtIntervalCensored(outcomes, k, options)
   const repeats = outcomes.reduce((n, task) => n + task.repeats.length, 0)
-  const errored = outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r && r.censoredAt !== undefined).length, 0)
+  const errored = outcomes.reduce(
+    (n, task) => n + task.repeats.filter((r) => 'censoredAt' in r && r.censoredAt !== undefined).length,
+    0,
+  )
   if (repeats === 0 || errored / repeats <= ERROR_SHARE_FOR_BOUNDS) return censored
-  return intervalUnion(censored.point, [seqAtInterval(errorsAsFailures(outcomes), k, options), seqAtInterval(errorsLeftOut(outcomes), k, options), censored])
+  return intervalUnion(censored.point, [
+    seqAtInterval(errorsAsFailures(outcomes), k, options),
+    seqAtInterval(errorsLeftOut(outcomes), k, options),
+    censored,
+  ])
 }

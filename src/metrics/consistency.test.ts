@@ -52,13 +52,26 @@ describe('resource consistency', () => {
     expect(coefficientOfVariation([1, 3])).toBeCloseTo(Math.SQRT2 / 2, 12)
     expect(coefficientOfVariation([1, null])).toBeNaN()
     expect(coefficientOfVariation([1])).toBeNaN()
-    expect(resourceConsistency([[3, 3], [1, 3]]).point).toBeCloseTo(Math.exp(-Math.SQRT2 / 4), 12)
+    expect(
+      resourceConsistency([
+        [3, 3],
+        [1, 3],
+      ]).point,
+    ).toBeCloseTo(Math.exp(-Math.SQRT2 / 4), 12)
     expect(resourceConsistency([[1, null]]).point).toBeNaN()
-    expect(resourceConsistency([[5, 5], [2, 2]])).toMatchObject({ point: 1, hi: 1 })
+    expect(
+      resourceConsistency([
+        [5, 5],
+        [2, 2],
+      ]),
+    ).toMatchObject({ point: 1, hi: 1 })
   })
 
   it('is exp(−mean CV) by brute force, unchanged when a task is scaled, and its interval holds the point', () => {
-    const valuesArb = fc.array(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 2, maxLength: 6 }), { minLength: 2, maxLength: 10 })
+    const valuesArb = fc.array(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 2, maxLength: 6 }), {
+      minLength: 2,
+      maxLength: 10,
+    })
     fc.assert(
       fc.property(valuesArb, fc.integer({ min: 2, max: 9 }), (perTask, scale) => {
         const cv = (xs: number[]) => {
@@ -68,7 +81,9 @@ describe('resource consistency', () => {
         const brute = Math.exp(-perTask.reduce((s, xs) => s + cv(xs), 0) / perTask.length)
         const r = resourceConsistency(perTask)
         expect(r.point).toBeCloseTo(brute, 12)
-        expect(resourceConsistency(perTask.map((xs, i) => (i === 0 ? xs.map((x) => x * scale) : xs))).point).toBeCloseTo(brute, 12)
+        expect(
+          resourceConsistency(perTask.map((xs, i) => (i === 0 ? xs.map((x) => x * scale) : xs))).point,
+        ).toBeCloseTo(brute, 12)
         expect(r.lo).toBeLessThanOrEqual(r.point + 1e-12)
         expect(r.hi).toBeGreaterThanOrEqual(r.point - 1e-12)
         expect(r.hi).toBeLessThanOrEqual(1)

@@ -42,8 +42,16 @@ export function outcomeConsistencyOf(tries: readonly SampleCounts[], options?: I
   })
   const ones = used.map(() => 1)
   return {
-    mean: rateInterval(used.map((t) => outcomeConsistency(t.n, t.c)), ones, options),
-    inconsistent: rateInterval(used.map((t) => (t.c > 0 && t.c < t.n ? 1 : 0)), ones, options),
+    mean: rateInterval(
+      used.map((t) => outcomeConsistency(t.n, t.c)),
+      ones,
+      options,
+    ),
+    inconsistent: rateInterval(
+      used.map((t) => (t.c > 0 && t.c < t.n ? 1 : 0)),
+      ones,
+      options,
+    ),
   }
 }
 
@@ -74,7 +82,10 @@ export function coefficientOfVariation(values: readonly (number | null)[]): numb
  * @example
  * resourceConsistency([[3, 3], [1, 3]]).point // => exp(−0.3536) ≈ 0.702
  */
-export function resourceConsistency(perTask: readonly (readonly (number | null)[])[], options?: IntervalOptions): Interval {
+export function resourceConsistency(
+  perTask: readonly (readonly (number | null)[])[],
+  options?: IntervalOptions,
+): Interval {
   const level = options?.level ?? 0.95
   const cvs = perTask.map(coefficientOfVariation).filter(Number.isFinite)
   const n = cvs.length

@@ -4,15 +4,23 @@ import { coverAt, coverAtInterval, coverCurve, passAtFromCover, triesWithin } fr
 import type { SampleCounts } from './pass-at-k.js'
 
 const triesArb = fc.array(
-  fc.integer({ min: 0, max: 12 }).chain((n) => fc.record({ taskId: fc.constant('t'), n: fc.constant(n), c: fc.integer({ min: 0, max: n }) })),
+  fc
+    .integer({ min: 0, max: 12 })
+    .chain((n) => fc.record({ taskId: fc.constant('t'), n: fc.constant(n), c: fc.integer({ min: 0, max: n }) })),
   { minLength: 1, maxLength: 15 },
 )
 /** τ as an exact fraction num/den, so brute force compares integers: c·den ≥ num·n. */
-const tauArb = fc.integer({ min: 1, max: 12 }).chain((den) => fc.tuple(fc.integer({ min: 1, max: den }), fc.constant(den)))
+const tauArb = fc
+  .integer({ min: 1, max: 12 })
+  .chain((den) => fc.tuple(fc.integer({ min: 1, max: den }), fc.constant(den)))
 
 describe('Cover@τ', () => {
   it('matches hand values', () => {
-    const tries = [{ taskId: 'a', n: 4, c: 4 }, { taskId: 'b', n: 4, c: 1 }, { taskId: 'c', n: 0, c: 0 }]
+    const tries = [
+      { taskId: 'a', n: 4, c: 4 },
+      { taskId: 'b', n: 4, c: 1 },
+      { taskId: 'c', n: 0, c: 0 },
+    ]
     expect(coverAt(tries, 0.5)).toBe(0.5)
     expect(coverAt(tries, 0.25)).toBe(1)
     expect(coverAt(tries, 1)).toBe(0.5)
@@ -68,8 +76,12 @@ describe('Cover@τ', () => {
   })
 
   it('reads a sequential cell as its repeats solved within k', () => {
-    expect(triesWithin([{ taskId: 'a', firstSuccess: [1, 3, null] }], 2)).toEqual<SampleCounts[]>([{ taskId: 'a', n: 3, c: 1 }])
-    expect(triesWithin([{ taskId: 'a', firstSuccess: [1, 3, null] }], 3)).toEqual<SampleCounts[]>([{ taskId: 'a', n: 3, c: 2 }])
+    expect(triesWithin([{ taskId: 'a', firstSuccess: [1, 3, null] }], 2)).toEqual<SampleCounts[]>([
+      { taskId: 'a', n: 3, c: 1 },
+    ])
+    expect(triesWithin([{ taskId: 'a', firstSuccess: [1, 3, null] }], 3)).toEqual<SampleCounts[]>([
+      { taskId: 'a', n: 3, c: 2 },
+    ])
   })
 
   it('its interval is the Clopper–Pearson interval on the tasks (one trial each)', () => {

@@ -113,5 +113,9 @@ export function passAtFromCover(tries: readonly SampleCounts[], k: number): numb
  */
 export function triesWithin(outcomes: readonly TaskOutcomes[], k: number): SampleCounts[] {
   assertBudget(k, 'k')
-  return outcomes.map((task) => ({ taskId: task.taskId, n: task.firstSuccess.length, c: task.firstSuccess.filter((f) => f !== null && f <= k).length }))
+  return outcomes.map((task) => ({
+    taskId: task.taskId,
+    n: task.firstSuccess.length,
+    c: task.firstSuccess.filter((f) => f !== null && f <= k).length,
+  }))
 }

@@ -5,7 +5,14 @@ import { criterionRepair } from './criterion-repair.js'
 
 describe('criterionRepair', () => {
   it('counts a repair and a breakage in one revision', () => {
-    expect(criterionRepair([[{ a: false, b: true }, { a: true, b: false }]])).toEqual({
+    expect(
+      criterionRepair([
+        [
+          { a: false, b: true },
+          { a: true, b: false },
+        ],
+      ]),
+    ).toEqual({
       failedFirst: 1,
       repaired: 1,
       repairRate: 1,
@@ -48,7 +55,10 @@ describe('criterionRepair', () => {
   it('sums over trajectories and skips those without a revision', () => {
     const result = criterionRepair([
       [{ a: false }, { a: true }],
-      [{ a: false, b: false }, { a: false, b: true }],
+      [
+        { a: false, b: false },
+        { a: false, b: true },
+      ],
       [{ a: false, b: false }],
     ])
     expect(result.failedFirst).toBe(3)

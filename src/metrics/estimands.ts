@@ -9,14 +9,16 @@
  * from, each task at its expected rate over repeats. Another draw of as many tasks like these would
  * land in it 95 times in 100.
  */
-export const RATE_ESTIMAND = "the rate over tasks like these (the benchmark read as a sample of the tasks it was drawn from, a task's repeats kept together)"
+export const RATE_ESTIMAND =
+  "the rate over tasks like these (the benchmark read as a sample of the tasks it was drawn from, a task's repeats kept together)"
 
 /**
  * A paired difference's interval (the baseline gate, history comparisons): for the change on these
  * very tasks, the mean of each task's change in success rate. A change that breaks 2% of all tasks
  * may break none of these: the gate asks about the benchmark it runs, not about tasks like it.
  */
-export const DIFFERENCE_ESTIMAND = "the change on these very tasks (the mean of each task's change), not on tasks like them"
+export const DIFFERENCE_ESTIMAND =
+  "the change on these very tasks (the mean of each task's change), not on tasks like them"
 
 /**
  * The legend line under a table of rates with intervals at K, short enough for one terminal line.

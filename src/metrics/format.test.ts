@@ -1,6 +1,21 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compactCount, fraction, intervalText, MINUS, money, ordinal, percent, percentText, plural, pValueText, ratio, shareText, signedPercent, signedRatio } from './format.js'
+import {
+  compactCount,
+  fraction,
+  intervalText,
+  MINUS,
+  money,
+  ordinal,
+  percent,
+  percentText,
+  plural,
+  pValueText,
+  ratio,
+  shareText,
+  signedPercent,
+  signedRatio,
+} from './format.js'
 import { competitionRanks, sameRate } from './ranks.js'
 
 const RUNS = { seed: 42, numRuns: 500 }
@@ -8,7 +23,8 @@ const RUNS = { seed: 42, numRuns: 500 }
 /** A printed number read back: the minus sign (U+2212) as JavaScript's. */
 const read = (text: string): number => Number(text.replace(MINUS, '-'))
 /** What a printed amount says, read back: "−$0.25" → -0.25, "$1.2e-7" → 1.2e-7. */
-const readMoney = (text: string): number => (text.startsWith(MINUS) ? -1 : 1) * Number(text.replace(new RegExp(`^${MINUS}?\\$`), ''))
+const readMoney = (text: string): number =>
+  (text.startsWith(MINUS) ? -1 : 1) * Number(text.replace(new RegExp(`^${MINUS}?\\$`), ''))
 
 describe('percent', () => {
   it('prints points with one decimal and never "-0.0"', () => {
@@ -19,7 +35,10 @@ describe('percent', () => {
     expect(percent(undefined)).toBe('—')
     expect(percent(Number.NaN)).toBe('—')
     expect(percent(Number.POSITIVE_INFINITY)).toBe('—')
-    fc.assert(fc.property(fc.double({ min: -1, max: 1, noNaN: true }), (v) => percent(v) !== '-0.0'), RUNS)
+    fc.assert(
+      fc.property(fc.double({ min: -1, max: 1, noNaN: true }), (v) => percent(v) !== '-0.0'),
+      RUNS,
+    )
   })
 
   it('takes other precisions through one option, with the same laws', () => {
@@ -32,7 +51,7 @@ describe('percent', () => {
         expect(text).not.toMatch(/^-0(\.0*)?$/)
         expect(text.split('.')[1]?.length ?? 0).toBe(digits)
         // Read back, it is the rate to within half a unit of its last digit.
-        expect(Math.abs(read(text) / 100 - v)).toBeLessThanOrEqual(0.5 * 10 ** -digits / 100 + 1e-12)
+        expect(Math.abs(read(text) / 100 - v)).toBeLessThanOrEqual((0.5 * 10 ** -digits) / 100 + 1e-12)
       }),
       RUNS,
     )
@@ -121,7 +140,22 @@ describe('money', () => {
 
 describe('ordinal', () => {
   it('prints the ranks people read', () => {
-    const cases: [number, string][] = [[1, '1st'], [2, '2nd'], [3, '3rd'], [4, '4th'], [11, '11th'], [12, '12th'], [13, '13th'], [21, '21st'], [22, '22nd'], [23, '23rd'], [101, '101st'], [111, '111th'], [112, '112th'], [0, '0th']]
+    const cases: [number, string][] = [
+      [1, '1st'],
+      [2, '2nd'],
+      [3, '3rd'],
+      [4, '4th'],
+      [11, '11th'],
+      [12, '12th'],
+      [13, '13th'],
+      [21, '21st'],
+      [22, '22nd'],
+      [23, '23rd'],
+      [101, '101st'],
+      [111, '111th'],
+      [112, '112th'],
+      [0, '0th'],
+    ]
     for (const [n, text] of cases) expect(ordinal(n)).toBe(text)
   })
 
@@ -150,7 +184,11 @@ describe('compactCount', () => {
       fc.property(fc.integer({ min: 0, max: 999_000_000 }), (n) => {
         const text = compactCount(n)
         expect(text).toMatch(/^\d{1,3}(\.\d[kM])?$/)
-        const back = text.endsWith('M') ? Number(text.slice(0, -1)) * 1e6 : text.endsWith('k') ? Number(text.slice(0, -1)) * 1e3 : Number(text)
+        const back = text.endsWith('M')
+          ? Number(text.slice(0, -1)) * 1e6
+          : text.endsWith('k')
+            ? Number(text.slice(0, -1)) * 1e3
+            : Number(text)
         expect(Math.abs(back - n)).toBeLessThanOrEqual(n < 1e3 ? 0 : n < 999_950 ? 50 : 50_000)
       }),
       RUNS,
@@ -160,7 +198,12 @@ describe('compactCount', () => {
 
 describe('display ranks (metrics/ranks.ts competitionRanks, printed with ordinal)', () => {
   /** Rates of counts out of one total: what leaderboards rank. */
-  const ratesArb = fc.integer({ min: 1, max: 200 }).chain((total) => fc.array(fc.integer({ min: 0, max: total }).map((c) => c / total), { maxLength: 12 }))
+  const ratesArb = fc.integer({ min: 1, max: 200 }).chain((total) =>
+    fc.array(
+      fc.integer({ min: 0, max: total }).map((c) => c / total),
+      { maxLength: 12 },
+    ),
+  )
 
   it('gives equal rates equal ranks, and every rank is 1 + the number strictly better', () => {
     fc.assert(
@@ -180,7 +223,14 @@ describe('display ranks (metrics/ranks.ts competitionRanks, printed with ordinal
   })
 
   it('prints "1224" ties as a leaderboard does', () => {
-    const ranks = competitionRanks(new Map([['a', 0.9], ['b', 0.7], ['c', 0.9], ['d', 0.5]]))
+    const ranks = competitionRanks(
+      new Map([
+        ['a', 0.9],
+        ['b', 0.7],
+        ['c', 0.9],
+        ['d', 0.5],
+      ]),
+    )
     expect([...ranks.values()].map(ordinal)).toEqual(['1st', '3rd', '1st', '4th'])
   })
 })
@@ -197,7 +247,8 @@ describe('plural', () => {
 
   it('agrees with English cardinal plural rules for every n in 0..1000', () => {
     const rules = new Intl.PluralRules('en-US')
-    for (let n = 0; n <= 1000; n++) expect(plural(n, 'repeat')).toBe(rules.select(n) === 'one' ? `${n} repeat` : `${n} repeats`)
+    for (let n = 0; n <= 1000; n++)
+      expect(plural(n, 'repeat')).toBe(rules.select(n) === 'one' ? `${n} repeat` : `${n} repeats`)
   })
 })
 
@@ -219,14 +270,19 @@ describe('intervalText', () => {
     expect(intervalText(null, 0.5)).toBe('—')
     expect(intervalText(0.1, Number.NaN)).toBe('—')
     fc.assert(
-      fc.property(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: -1, max: 1, noNaN: true }), fc.boolean(), (a, b, signed) => {
-        const [lo, hi] = [Math.min(a, b), Math.max(a, b)]
-        const text = intervalText(lo, hi, { signed })
-        const [left, right] = text.split('\u2013')
-        expect(left).toBe(signed ? signedPercent(lo) : percent(lo))
-        expect(right).toBe(signed ? signedPercent(hi) : percent(hi))
-        expect(text).not.toMatch(/-|\[|\bto\b/)
-      }),
+      fc.property(
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.boolean(),
+        (a, b, signed) => {
+          const [lo, hi] = [Math.min(a, b), Math.max(a, b)]
+          const text = intervalText(lo, hi, { signed })
+          const [left, right] = text.split('\u2013')
+          expect(left).toBe(signed ? signedPercent(lo) : percent(lo))
+          expect(right).toBe(signed ? signedPercent(hi) : percent(hi))
+          expect(text).not.toMatch(/-|\[|\bto\b/)
+        },
+      ),
       RUNS,
     )
   })

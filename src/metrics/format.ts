@@ -181,7 +181,11 @@ export interface IntervalOptions extends PercentOptions {
  * intervalText(-0.132, 0.084, { signed: true }) // => '−13.2–+8.4'
  * intervalText(null, 0.5) // => '—'
  */
-export function intervalText(lo: number | null | undefined, hi: number | null | undefined, options: IntervalOptions = {}): string {
+export function intervalText(
+  lo: number | null | undefined,
+  hi: number | null | undefined,
+  options: IntervalOptions = {},
+): string {
   if (!printable(lo) || !printable(hi)) return '—'
   const bound = options.signed ? signedPercent : percent
   return `${bound(lo, options)}\u2013${bound(hi, options)}`
@@ -234,7 +238,11 @@ export function fraction(n: number, total: number): string {
  * shareText(3, 4) // => '75.0 (3/4)'
  * shareText(0, 0) // => '—'
  */
-export function shareText(n: number, total: number, rate: number | null | undefined = total === 0 ? null : n / total): string {
+export function shareText(
+  n: number,
+  total: number,
+  rate: number | null | undefined = total === 0 ? null : n / total,
+): string {
   return total === 0 ? '—' : `${percent(rate)} (${fraction(n, total)})`
 }
 

@@ -44,12 +44,19 @@ export interface HeldOutGap {
 }
 
 function check(tasks: readonly HeldOutTask[], budget: number): void {
-  if (!(Number.isInteger(budget) && budget >= 1)) throw new RangeError(`heldOutGap: budget must be an integer >= 1 (got ${String(budget)})`)
+  if (!(Number.isInteger(budget) && budget >= 1))
+    throw new RangeError(`heldOutGap: budget must be an integer >= 1 (got ${String(budget)})`)
   for (const task of tasks) {
     for (const [r, attempts] of task.repeats.entries()) {
-      if (attempts.length > budget) throw new RangeError(`heldOutGap: task ${task.taskId} repeat ${r} has ${attempts.length} attempts, more than the budget ${budget}`)
+      if (attempts.length > budget)
+        throw new RangeError(
+          `heldOutGap: task ${task.taskId} repeat ${r} has ${attempts.length} attempts, more than the budget ${budget}`,
+        )
       for (const [i, a] of attempts.entries()) {
-        if (a.pass && !a.visiblePass) throw new RangeError(`heldOutGap: task ${task.taskId} repeat ${r} attempt ${i + 1} passed every test but not the visible ones; a pass is a visible pass`)
+        if (a.pass && !a.visiblePass)
+          throw new RangeError(
+            `heldOutGap: task ${task.taskId} repeat ${r} attempt ${i + 1} passed every test but not the visible ones; a pass is a visible pass`,
+          )
       }
     }
   }
@@ -67,7 +74,8 @@ function rates(task: HeldOutTask, budget: number, met: (a: HeldOutAttempt) => bo
   return Array.from({ length: budget }, (_, k) => firsts.filter((f) => f !== null && f <= k + 1).length / firsts.length)
 }
 
-const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : values.reduce((s, v) => s + v, 0) / values.length)
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? Number.NaN : values.reduce((s, v) => s + v, 0) / values.length
 
 /**
  * The feedback-overfitting gap of a cell's trajectories with held-out tests. Tasks without

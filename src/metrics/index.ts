@@ -25,7 +25,13 @@ export type { CriteriaAttempts, CriterionRepair } from './criterion-repair.js'
 export { criterionRepair } from './criterion-repair.js'
 export type { BootstrapInterval, BootstrapOptions, PairedInterval } from './bootstrap.js'
 export type { DifferenceInterval, Interval, IntervalOptions } from './intervals.js'
-export { DIFFERENCE_INTERVAL_METHOD, RATE_INTERVAL_METHOD, differenceInterval, intervalMethodText, rateInterval } from './intervals.js'
+export {
+  DIFFERENCE_INTERVAL_METHOD,
+  RATE_INTERVAL_METHOD,
+  differenceInterval,
+  intervalMethodText,
+  rateInterval,
+} from './intervals.js'
 export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'
 export type { TaskRow } from './task-rates.js'
 export { censoredRow, firstRepeats, hasCensored, repeatsOf, taskRate, taskRates, taskTrials } from './task-rates.js'

@@ -3,21 +3,37 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { betaQuantile } from './distributions.js'
-import { DIFFERENCE_INTERVAL_METHOD, differenceInterval, intervalMethodText, RATE_INTERVAL_METHOD, rateInterval } from './intervals.js'
+import {
+  DIFFERENCE_INTERVAL_METHOD,
+  differenceInterval,
+  intervalMethodText,
+  RATE_INTERVAL_METHOD,
+  rateInterval,
+} from './intervals.js'
 
 /** The exact Clopper–Pearson interval for `successes` of `n` (successes may be fractional). */
 function clopperPearson(successes: number, n: number): { lo: number; hi: number } {
-  return { lo: successes === 0 ? 0 : betaQuantile(0.025, successes, n - successes + 1), hi: successes === n ? 1 : betaQuantile(0.975, successes + 1, n - successes) }
+  return {
+    lo: successes === 0 ? 0 : betaQuantile(0.025, successes, n - successes + 1),
+    hi: successes === n ? 1 : betaQuantile(0.975, successes + 1, n - successes),
+  }
 }
 
 /** Per-task shares of `repeats` trials: integers 0..repeats over repeats. */
-const sharesArb = (repeats: number) => fc.array(fc.integer({ min: 0, max: repeats }).map((s) => s / repeats), { minLength: 2, maxLength: 120 })
+const sharesArb = (repeats: number) =>
+  fc.array(
+    fc.integer({ min: 0, max: repeats }).map((s) => s / repeats),
+    { minLength: 2, maxLength: 120 },
+  )
 
 describe('rateInterval', () => {
   it('is exactly the Clopper–Pearson interval on N tasks at one repeat', () => {
     fc.assert(
       fc.property(sharesArb(1), (values) => {
-        const interval = rateInterval(values, values.map(() => 1))
+        const interval = rateInterval(
+          values,
+          values.map(() => 1),
+        )
         const solved = values.reduce((a, b) => a + b, 0)
         const exact = clopperPearson(solved, values.length)
         expect(interval.lo).toBeCloseTo(exact.lo, 12)
@@ -29,15 +45,21 @@ describe('rateInterval', () => {
 
   it('with repeats is never wider than Clopper–Pearson on N tasks at its point: repeats only narrow it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 10 }).chain((r) => fc.tuple(fc.constant(r), sharesArb(r))), ([repeats, values]) => {
-        const interval = rateInterval(values, values.map(() => repeats))
-        const exact = clopperPearson(interval.point * values.length, values.length)
-        expect(interval.hi - interval.lo).toBeLessThanOrEqual(exact.hi - exact.lo + 1e-12)
-        expect(interval.lo).toBeLessThanOrEqual(interval.point)
-        expect(interval.hi).toBeGreaterThanOrEqual(interval.point)
-        // Never zero-width, also where every task agrees.
-        expect(interval.hi - interval.lo).toBeGreaterThan(0)
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 10 }).chain((r) => fc.tuple(fc.constant(r), sharesArb(r))),
+        ([repeats, values]) => {
+          const interval = rateInterval(
+            values,
+            values.map(() => repeats),
+          )
+          const exact = clopperPearson(interval.point * values.length, values.length)
+          expect(interval.hi - interval.lo).toBeLessThanOrEqual(exact.hi - exact.lo + 1e-12)
+          expect(interval.lo).toBeLessThanOrEqual(interval.point)
+          expect(interval.hi).toBeGreaterThanOrEqual(interval.point)
+          // Never zero-width, also where every task agrees.
+          expect(interval.hi - interval.lo).toBeGreaterThan(0)
+        },
+      ),
       { seed: 28, numRuns: 300 },
     )
   })
@@ -72,10 +94,16 @@ describe('differenceInterval', () => {
   })
 
   it("the gate's test and the interval agree: p < 2.5% exactly when the interval lies below −margin", () => {
-    const pair = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })).map(([x, y]) => [x / 3, y / 3] as const)
+    const pair = fc
+      .tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }))
+      .map(([x, y]) => [x / 3, y / 3] as const)
     fc.assert(
       fc.property(fc.array(pair, { minLength: 2, maxLength: 60 }), fc.constantFrom(0, 0.02, 0.05), (pairs, margin) => {
-        const interval = differenceInterval(pairs.map((p) => p[0]), pairs.map((p) => p[1]), 3)
+        const interval = differenceInterval(
+          pairs.map((p) => p[0]),
+          pairs.map((p) => p[1]),
+          3,
+        )
         const centreBelow = interval.hi < -margin
         // The clamp to [point, …] can only move hi up, so "below" by the interval implies the test.
         if (centreBelow) expect(interval.pDrop(margin)).toBeLessThan(0.025)

@@ -31,7 +31,8 @@ export interface IntervalOptions {
 
 function levelOf(options: IntervalOptions | undefined): number {
   const level = options?.level ?? 0.95
-  if (!(level > 0 && level < 1)) throw new RangeError(`interval level must be strictly between 0 and 1, e.g. 0.95 (got ${String(level)})`)
+  if (!(level > 0 && level < 1))
+    throw new RangeError(`interval level must be strictly between 0 and 1, e.g. 0.95 (got ${String(level)})`)
   return level
 }
 
@@ -72,17 +73,24 @@ function levelOf(options: IntervalOptions | undefined): number {
  * rateInterval([1, 1, 1, 1, 1, 1, 1, 1, 1, 1], new Array(10).fill(1))
  * // => { point: 1, lo: 0.6915, hi: 1, level: 0.95, method: 'korn-graubard/2', tasks: 10 }
  */
-export function rateInterval(values: readonly number[], trials: readonly number[], options?: IntervalOptions): Interval {
+export function rateInterval(
+  values: readonly number[],
+  trials: readonly number[],
+  options?: IntervalOptions,
+): Interval {
   const level = levelOf(options)
-  if (values.length !== trials.length) throw new RangeError(`rateInterval: ${values.length} values but ${trials.length} trial counts`)
+  if (values.length !== trials.length)
+    throw new RangeError(`rateInterval: ${values.length} values but ${trials.length} trial counts`)
   let n = 0
   let sum = 0
   let totalTrials = 0
   for (const [i, value] of values.entries()) {
     if (Number.isNaN(value)) continue
-    if (!(value >= 0 && value <= 1)) throw new RangeError(`rateInterval: value ${i} is ${String(value)}, not a rate in [0, 1]`)
+    if (!(value >= 0 && value <= 1))
+      throw new RangeError(`rateInterval: value ${i} is ${String(value)}, not a rate in [0, 1]`)
     const t = trials[i]!
-    if (!(t >= 1)) throw new RangeError(`rateInterval: task ${i} has ${String(t)} trials; a measured task has at least 1`)
+    if (!(t >= 1))
+      throw new RangeError(`rateInterval: task ${i} has ${String(t)} trials; a measured task has at least 1`)
     n += 1
     sum += value
     totalTrials += t
@@ -141,17 +149,31 @@ export interface DifferenceInterval extends Interval {
  * @example
  * differenceInterval([1, 1, 0.5], [1, 0.5, 0.5], 2).point // => -1/6
  */
-export function differenceInterval(a: readonly number[], b: readonly number[], trials: number, options?: IntervalOptions): DifferenceInterval {
+export function differenceInterval(
+  a: readonly number[],
+  b: readonly number[],
+  trials: number,
+  options?: IntervalOptions,
+): DifferenceInterval {
   const level = levelOf(options)
-  if (a.length !== b.length) throw new RangeError(`differenceInterval: ${a.length} reference rates but ${b.length} others; pair them by task first`)
-  if (!(trials >= 1)) throw new RangeError(`differenceInterval: trials must be the repeats behind a per-task rate, >= 1 (got ${String(trials)})`)
+  if (a.length !== b.length)
+    throw new RangeError(
+      `differenceInterval: ${a.length} reference rates but ${b.length} others; pair them by task first`,
+    )
+  if (!(trials >= 1))
+    throw new RangeError(
+      `differenceInterval: trials must be the repeats behind a per-task rate, >= 1 (got ${String(trials)})`,
+    )
   const unit = 1 / Math.sqrt(trials)
   const diffs: number[] = []
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!
     const y = b[i]!
     if (Number.isNaN(x) || Number.isNaN(y)) continue
-    if (!(x >= 0 && x <= 1 && y >= 0 && y <= 1)) throw new RangeError(`differenceInterval: task ${i} has rates ${String(x)} and ${String(y)}; both must be in [0, 1]`)
+    if (!(x >= 0 && x <= 1 && y >= 0 && y <= 1))
+      throw new RangeError(
+        `differenceInterval: task ${i} has rates ${String(x)} and ${String(y)}; both must be in [0, 1]`,
+      )
     diffs.push(y - x)
   }
   const n = diffs.length

@@ -20,17 +20,29 @@ const outcomes: TaskOutcomes[] = Array.from({ length: 500 }, (_, i) => {
 })
 
 describe('metrics on 500 tasks x 5 repeats', () => {
-  bench('seqAtCurve (K = 5)', () => {
-    seqAtCurve(outcomes, budget)
-  }, { time: 300 })
+  bench(
+    'seqAtCurve (K = 5)',
+    () => {
+      seqAtCurve(outcomes, budget)
+    },
+    { time: 300 },
+  )
 
-  bench('bootstrapInterval of Seq@5 (2000 resamples)', () => {
-    bootstrapInterval(outcomes, (sample) => seqAt(sample, budget), { resamples: 2000 })
-  }, { time: 300 })
+  bench(
+    'bootstrapInterval of Seq@5 (2000 resamples)',
+    () => {
+      bootstrapInterval(outcomes, (sample) => seqAt(sample, budget), { resamples: 2000 })
+    },
+    { time: 300 },
+  )
 })
 
 describe('passAtK', () => {
-  bench('grid n = 1..200, c = 0..n, k = 1..10', () => {
-    for (let n = 1; n <= 200; n++) for (let c = 0; c <= n; c++) for (let k = 1; k <= 10; k++) passAtK(n, c, k)
-  }, { time: 300 })
+  bench(
+    'grid n = 1..200, c = 0..n, k = 1..10',
+    () => {
+      for (let n = 1; n <= 200; n++) for (let c = 0; c <= n; c++) for (let k = 1; k <= 10; k++) passAtK(n, c, k)
+    },
+    { time: 300 },
+  )
 })

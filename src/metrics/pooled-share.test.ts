@@ -5,7 +5,11 @@ import { POOLED_SHARE_INTERVAL_METHOD, pooledShareInterval } from './pooled-shar
 
 describe('pooledShareInterval', () => {
   it('estimates the share pooled over units, not the mean of cluster shares', () => {
-    const interval = pooledShareInterval([{ hits: 2, trials: 4 }, { hits: 0, trials: 1 }, { hits: 3, trials: 3 }])
+    const interval = pooledShareInterval([
+      { hits: 2, trials: 4 },
+      { hits: 0, trials: 1 },
+      { hits: 3, trials: 3 },
+    ])
     expect(interval.point).toBe(5 / 8)
     expect(interval).toMatchObject({ level: 0.95, method: POOLED_SHARE_INTERVAL_METHOD, tasks: 3 })
     expect(interval.lo).toBeLessThan(5 / 8)
@@ -15,7 +19,12 @@ describe('pooledShareInterval', () => {
   it('leaves out clusters with no units; none gives NaN, one gives [0, 1]', () => {
     expect(pooledShareInterval([{ hits: 0, trials: 0 }]).point).toBeNaN()
     expect(pooledShareInterval([])).toMatchObject({ tasks: 0 })
-    expect(pooledShareInterval([{ hits: 3, trials: 5 }, { hits: 0, trials: 0 }])).toMatchObject({ point: 0.6, lo: 0, hi: 1, tasks: 1 })
+    expect(
+      pooledShareInterval([
+        { hits: 3, trials: 5 },
+        { hits: 0, trials: 0 },
+      ]),
+    ).toMatchObject({ point: 0.6, lo: 0, hi: 1, tasks: 1 })
   })
 
   it('is never zero-width at 0% or 100%: the Clopper–Pearson bound at the number of clusters', () => {
@@ -33,14 +42,19 @@ describe('pooledShareInterval', () => {
   })
 
   it('is wider when the same revisions are clustered than when they are spread over tasks', () => {
-    const clustered = pooledShareInterval([...Array.from({ length: 5 }, () => ({ hits: 8, trials: 8 })), ...Array.from({ length: 5 }, () => ({ hits: 0, trials: 8 }))])
+    const clustered = pooledShareInterval([
+      ...Array.from({ length: 5 }, () => ({ hits: 8, trials: 8 })),
+      ...Array.from({ length: 5 }, () => ({ hits: 0, trials: 8 })),
+    ])
     const spread = pooledShareInterval(Array.from({ length: 10 }, () => ({ hits: 4, trials: 8 })))
     expect(clustered.point).toBe(spread.point)
     expect(clustered.hi - clustered.lo).toBeGreaterThan(2 * (spread.hi - spread.lo))
   })
 
   it('contains its point and stays in [0, 1] for any clusters', () => {
-    const cluster = fc.integer({ min: 0, max: 12 }).chain((trials) => fc.record({ trials: fc.constant(trials), hits: fc.integer({ min: 0, max: trials }) }))
+    const cluster = fc
+      .integer({ min: 0, max: 12 })
+      .chain((trials) => fc.record({ trials: fc.constant(trials), hits: fc.integer({ min: 0, max: trials }) }))
     fc.assert(
       fc.property(fc.array(cluster, { minLength: 2, maxLength: 30 }), (clusters) => {
         const { point, lo, hi } = pooledShareInterval(clusters)

@@ -40,14 +40,23 @@ export interface ClusterCount {
  */
 export function pooledShareInterval(clusters: readonly ClusterCount[], options?: IntervalOptions): Interval {
   const level = options?.level ?? 0.95
-  if (!(level > 0 && level < 1)) throw new RangeError(`interval level must be strictly between 0 and 1, e.g. 0.95 (got ${String(level)})`)
+  if (!(level > 0 && level < 1))
+    throw new RangeError(`interval level must be strictly between 0 and 1, e.g. 0.95 (got ${String(level)})`)
   let n = 0
   let units = 0
   let hits = 0
   let squaredSizes = 0
   for (const [i, c] of clusters.entries()) {
-    if (!(Number.isInteger(c.trials) && c.trials >= 0 && Number.isInteger(c.hits) && c.hits >= 0 && c.hits <= c.trials)) {
-      throw new RangeError(`pooledShareInterval: cluster ${i} has ${String(c.hits)} hits of ${String(c.trials)} trials; both must be integers with 0 ≤ hits ≤ trials`)
+    if (!(
+      Number.isInteger(c.trials) &&
+      c.trials >= 0 &&
+      Number.isInteger(c.hits) &&
+      c.hits >= 0 &&
+      c.hits <= c.trials
+    )) {
+      throw new RangeError(
+        `pooledShareInterval: cluster ${i} has ${String(c.hits)} hits of ${String(c.trials)} trials; both must be integers with 0 ≤ hits ≤ trials`,
+      )
     }
     if (c.trials === 0) continue
     n += 1
@@ -66,7 +75,7 @@ export function pooledShareInterval(clusters: readonly ClusterCount[], options?:
   const centre = (hits + 0.5 * size) / (units + size)
   let squares = 0.5 * (size * (1 - centre)) ** 2 + 0.5 * (size * centre) ** 2
   for (const c of clusters) if (c.trials > 0) squares += (c.hits - centre * c.trials) ** 2
-  const variance = (weight / (weight - 1)) * squares / (units + size) ** 2
+  const variance = ((weight / (weight - 1)) * squares) / (units + size) ** 2
   const tail = (1 - level) / 2
   const shrink = (normalQuantile(1 - tail) / studentTQuantile(1 - tail, n - 1)) ** 2
   const effective = point === 0 || point === 1 ? kish : Math.min(Math.max((centre * (1 - centre)) / variance, 1), units)

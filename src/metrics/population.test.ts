@@ -18,10 +18,14 @@ import { createRng } from './random.js'
 describe('concentrationFromSpread', () => {
   it('inverts E[q(1 − q)] = m(1 − m) · c / (c + 1) inside the range, and clamps outside it', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.05, max: 0.95, noNaN: true }), fc.double({ min: 0.06, max: 900, noNaN: true }), (mean, c) => {
-        const within = (mean * (1 - mean) * c) / (c + 1)
-        expect(concentrationFromSpread(within, mean)).toBeCloseTo(c, 6)
-      }),
+      fc.property(
+        fc.double({ min: 0.05, max: 0.95, noNaN: true }),
+        fc.double({ min: 0.06, max: 900, noNaN: true }),
+        (mean, c) => {
+          const within = (mean * (1 - mean) * c) / (c + 1)
+          expect(concentrationFromSpread(within, mean)).toBeCloseTo(c, 6)
+        },
+      ),
       { seed: 31, numRuns: 200 },
     )
     expect(concentrationFromSpread(0.16, 0.8)).toBe(CONCENTRATION_RANGE[1])
@@ -36,7 +40,12 @@ describe('withinTaskVariance', () => {
     const q = Array.from({ length: 4000 }, () => betaDraw(rng, 0.8, 0.2))
     const solved = q.map((x) => [0, 1, 2].filter(() => rng() < x).length)
     const truth = q.reduce((sum, x) => sum + x * (1 - x), 0) / q.length
-    expect(withinTaskVariance(solved, q.map(() => 3))).toBeCloseTo(truth, 2)
+    expect(
+      withinTaskVariance(
+        solved,
+        q.map(() => 3),
+      ),
+    ).toBeCloseTo(truth, 2)
   })
 
   it('reads only tasks with two repeats or more; none gives NaN', () => {
@@ -57,7 +66,9 @@ describe('withinVarianceFromPairs', () => {
 
   it('a real change only adds to it (tasks read as more alike), and NaN pairs are left out', () => {
     expect(withinVarianceFromPairs([1, 1, 0, 0], [1, 0, 0, 1], 1)).toBe(0.25)
-    expect(withinVarianceFromPairs([1, 1, 1, 1], [0, 0, 1, 1], 1)).toBeGreaterThan(withinVarianceFromPairs([1, 1, 1, 1], [1, 1, 1, 1], 1))
+    expect(withinVarianceFromPairs([1, 1, 1, 1], [0, 0, 1, 1], 1)).toBeGreaterThan(
+      withinVarianceFromPairs([1, 1, 1, 1], [1, 1, 1, 1], 1),
+    )
     expect(withinVarianceFromPairs([1, Number.NaN], [0, 1], 1)).toBe(0.5)
     expect(withinVarianceFromPairs([Number.NaN], [1], 1)).toBeNaN()
   })
@@ -65,7 +76,10 @@ describe('withinVarianceFromPairs', () => {
 
 describe('concentrationFromSamples', () => {
   it('recovers how alike tasks are from K independent samples each, one group per task', () => {
-    for (const [c, lo, hi] of [[0.3, 0.15, 0.6], [5, 2.5, 12]] as const) {
+    for (const [c, lo, hi] of [
+      [0.3, 0.15, 0.6],
+      [5, 2.5, 12],
+    ] as const) {
       const rng = createRng(7)
       const evidence = Array.from({ length: 400 }, () => {
         const p = perAttemptSuccess(drawTaskRate(rng, { mean: 0.6, concentration: c, budget: 5 }), 5)
@@ -79,7 +93,10 @@ describe('concentrationFromSamples', () => {
   })
 
   it('all-or-nothing tasks give the floor, and too little to read gives 1', () => {
-    const split = [...Array.from({ length: 20 }, () => ({ successes: 5, failures: 0 })), ...Array.from({ length: 20 }, () => ({ successes: 0, failures: 5 }))]
+    const split = [
+      ...Array.from({ length: 20 }, () => ({ successes: 5, failures: 0 })),
+      ...Array.from({ length: 20 }, () => ({ successes: 0, failures: 5 })),
+    ]
     expect(concentrationFromSamples(split, 0.5, 5)).toBe(CONCENTRATION_RANGE[0])
     expect(concentrationFromSamples([{ successes: 1, failures: 0 }], 0.5, 5)).toBe(1)
   })
@@ -96,6 +113,8 @@ describe('populationLogLikelihood', () => {
     // Two samples: P(both) = E[q²] = m(m·c + 1)/(c + 1).
     const m = 0.3
     const c = 2
-    expect(populationLogLikelihood([{ successes: 2, failures: 0 }], { mean: m, concentration: c, budget: 1 })).toBeCloseTo(Math.log((m * (m * c + 1)) / (c + 1)), 2)
+    expect(
+      populationLogLikelihood([{ successes: 2, failures: 0 }], { mean: m, concentration: c, budget: 1 }),
+    ).toBeCloseTo(Math.log((m * (m * c + 1)) / (c + 1)), 2)
   })
 })

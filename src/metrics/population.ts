@@ -91,7 +91,12 @@ function gridWeights(a: number, b: number, nodes: readonly number[]): number[] {
     const to = j === nodes.length - 1 ? Infinity : nodes[j]! + GRID_STEP / 2
     const below = (x: number) => (x === -Infinity ? 0 : lower(x))
     const above = (x: number) => (x === Infinity ? 0 : upper(x))
-    const w = to <= 0 ? below(to) - below(from) : from >= 0 ? above(from) - above(to) : lower(0) - below(from) + (upper(0) - above(to))
+    const w =
+      to <= 0
+        ? below(to) - below(from)
+        : from >= 0
+          ? above(from) - above(to)
+          : lower(0) - below(from) + (upper(0) - above(to))
     weights[j] = Math.max(0, w)
   }
   return weights
@@ -104,7 +109,10 @@ function gridWeights(a: number, b: number, nodes: readonly number[]): number[] {
  */
 export function populationLogLikelihood(evidence: readonly TaskEvidence[], population: TaskPopulation): number {
   const { mean, concentration, budget } = population
-  const nodes = Array.from({ length: Math.round((2 * GRID_REACH) / GRID_STEP) + 1 }, (_, j) => -GRID_REACH + j * GRID_STEP)
+  const nodes = Array.from(
+    { length: Math.round((2 * GRID_REACH) / GRID_STEP) + 1 },
+    (_, j) => -GRID_REACH + j * GRID_STEP,
+  )
   const weights = gridWeights(mean * concentration, (1 - mean) * concentration, nodes)
   // log(1 − p) = log(1 − q) / K, exactly, from the logit: no q within rounding of 1 turns into p = 1.
   const logMiss = nodes.map((x) => -softplus(x) / budget)
@@ -121,7 +129,10 @@ export function populationLogLikelihood(evidence: readonly TaskEvidence[], popul
     let top = -Infinity
     const terms = nodes.map((_, j) => {
       if (!(weights[j]! > 0)) return -Infinity
-      const term = Math.log(weights[j]!) + (e.successes > 0 ? e.successes * logHit[j]! : 0) + (e.failures > 0 ? e.failures * logMiss[j]! : 0)
+      const term =
+        Math.log(weights[j]!) +
+        (e.successes > 0 ? e.successes * logHit[j]! : 0) +
+        (e.failures > 0 ? e.failures * logMiss[j]! : 0)
       if (term > top) top = term
       return term
     })

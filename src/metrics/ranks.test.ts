@@ -8,19 +8,27 @@ const complement = 1 - 13 / 27
 
 /** A rate of `count` out of `total` along one of three paths, each with its own last bits. */
 const rate = (count: number, total: number, path: number): number =>
-  path === 0 ? count / total : path === 1 ? 1 - (total - count) / total : Array.from({ length: count }, () => 1 / total).reduce((s, v) => s + v, 0)
+  path === 0
+    ? count / total
+    : path === 1
+      ? 1 - (total - count) / total
+      : Array.from({ length: count }, () => 1 / total).reduce((s, v) => s + v, 0)
 
 /** Counts out of one total, each turned into a rate along a random path. */
 const ratesArb = fc.integer({ min: 1, max: 200 }).chain((total) =>
-  fc.array(fc.tuple(fc.integer({ min: 0, max: total }), fc.integer({ min: 0, max: 2 })), { maxLength: 12 }).map((xs) => ({
-    counts: xs.map(([c]) => c),
-    rates: xs.map(([c, path]) => rate(c, total, path)),
-  })),
+  fc
+    .array(fc.tuple(fc.integer({ min: 0, max: total }), fc.integer({ min: 0, max: 2 })), { maxLength: 12 })
+    .map((xs) => ({
+      counts: xs.map(([c]) => c),
+      rates: xs.map(([c, path]) => rate(c, total, path)),
+    })),
 )
 
 /** Values with near-ties: a few bases, each nudged by a few ulps to a few hundred tolerances. */
 const nearTiesArb = fc.array(
-  fc.tuple(fc.constantFrom(0, 0.25, 0.5185185185185185, 1), fc.integer({ min: -300, max: 300 })).map(([base, d]) => base + d * 1e-14),
+  fc
+    .tuple(fc.constantFrom(0, 0.25, 0.5185185185185185, 1), fc.integer({ min: -300, max: 300 }))
+    .map(([base, d]) => base + d * 1e-14),
   { maxLength: 12 },
 )
 
@@ -47,17 +55,46 @@ describe('sameRate', () => {
 
 describe('competitionRanks', () => {
   it('ranks best first, tied actors sharing the better rank ("1224")', () => {
-    const ranks = competitionRanks(new Map([['a', 0.9], ['b', 0.7], ['c', 0.9], ['d', 0.5]]))
-    expect([...ranks]).toEqual([['a', 1], ['b', 3], ['c', 1], ['d', 4]]) // the input's order, not the ranks'
+    const ranks = competitionRanks(
+      new Map([
+        ['a', 0.9],
+        ['b', 0.7],
+        ['c', 0.9],
+        ['d', 0.5],
+      ]),
+    )
+    expect([...ranks]).toEqual([
+      ['a', 1],
+      ['b', 3],
+      ['c', 1],
+      ['d', 4],
+    ]) // the input's order, not the ranks'
     expect(competitionRanks(new Map())).toEqual(new Map())
   })
 
   it('ties 0.5185185185185185 and 0.5185185185185186 (14/27 along two paths)', () => {
-    expect(Object.fromEntries(competitionRanks(new Map([['a', direct], ['b', complement], ['c', 0.9]])))).toEqual({ a: 2, b: 2, c: 1 })
+    expect(
+      Object.fromEntries(
+        competitionRanks(
+          new Map([
+            ['a', direct],
+            ['b', complement],
+            ['c', 0.9],
+          ]),
+        ),
+      ),
+    ).toEqual({ a: 2, b: 2, c: 1 })
   })
 
   it('rejects a non-finite rate', () => {
-    expect(() => competitionRanks(new Map([['a', 0.5], ['b', Number.NaN]]))).toThrow(/scores\[1\] must be a finite number/)
+    expect(() =>
+      competitionRanks(
+        new Map([
+          ['a', 0.5],
+          ['b', Number.NaN],
+        ]),
+      ),
+    ).toThrow(/scores\[1\] must be a finite number/)
   })
 
   it('ranks rates exactly as their counts: 1 + how many counts are higher', () => {
@@ -76,7 +113,9 @@ describe('competitionRanks', () => {
         const entries = values.map((v, i) => [i, v] as const)
         const at = entries.length === 0 ? 0 : ((shift % entries.length) + entries.length) % entries.length
         const rotated = [...entries.slice(at), ...entries.slice(0, at)].reverse()
-        expect(Object.fromEntries(competitionRanks(new Map(rotated)))).toEqual(Object.fromEntries(competitionRanks(new Map(entries))))
+        expect(Object.fromEntries(competitionRanks(new Map(rotated)))).toEqual(
+          Object.fromEntries(competitionRanks(new Map(entries))),
+        )
       }),
       { seed: 42, numRuns: 300 },
     )
@@ -101,7 +140,9 @@ describe('averageRanks', () => {
   it('ranks rates exactly as their counts: below + (tied + 1) / 2', () => {
     fc.assert(
       fc.property(ratesArb, ({ counts, rates }) => {
-        const expected = counts.map((c) => counts.filter((d) => d < c).length + (counts.filter((d) => d === c).length + 1) / 2)
+        const expected = counts.map(
+          (c) => counts.filter((d) => d < c).length + (counts.filter((d) => d === c).length + 1) / 2,
+        )
         expect(averageRanks(rates)).toEqual(expected)
       }),
       { seed: 42, numRuns: 300 },
@@ -145,7 +186,10 @@ describe('one tie rule for both rankings', () => {
         const ranks = averageRanks(values)
         for (let i = 0; i < values.length; i++) {
           for (let j = 0; j < values.length; j++) {
-            if (ranks[i] === ranks[j]) expect(Math.abs((values[i] as number) - (values[j] as number))).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(values[i] as number), Math.abs(values[j] as number)) + 1e-16)
+            if (ranks[i] === ranks[j])
+              expect(Math.abs((values[i] as number) - (values[j] as number))).toBeLessThanOrEqual(
+                1e-12 * Math.max(1, Math.abs(values[i] as number), Math.abs(values[j] as number)) + 1e-16,
+              )
           }
         }
       }),

@@ -11,9 +11,22 @@ import type { TaskRow } from './task-rates.js'
 
 const K = 4
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-const seqRows = fc.array(fc.record({ taskId: fc.constant('t'), firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: K }), { nil: null }), { minLength: 1, maxLength: 6 }) }), { minLength: 1, maxLength: 10 })
+const seqRows = fc.array(
+  fc.record({
+    taskId: fc.constant('t'),
+    firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: K }), { nil: null }), { minLength: 1, maxLength: 6 }),
+  }),
+  { minLength: 1, maxLength: 10 },
+)
 const sampleRows = fc.array(
-  fc.integer({ min: K, max: 12 }).chain((n) => fc.record({ taskId: fc.constant('t'), firstSuccess: fc.constant([]), samples: fc.constant(n), passes: fc.integer({ min: 0, max: n }) })),
+  fc.integer({ min: K, max: 12 }).chain((n) =>
+    fc.record({
+      taskId: fc.constant('t'),
+      firstSuccess: fc.constant([]),
+      samples: fc.constant(n),
+      passes: fc.integer({ min: 0, max: n }),
+    }),
+  ),
   { minLength: 1, maxLength: 10 },
 )
 
@@ -33,13 +46,22 @@ describe('the metric registry', () => {
   it('the mean of its per-task values is the cell curve, for every metric of a sequential cell', () => {
     fc.assert(
       fc.property(seqRows, fc.constantFrom(0.25, 0.5, 1), (rows: TaskRow[], tau) => {
-        const seq = seqAtCurve(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
-        const hat = seqHatCurve(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
+        const seq = seqAtCurve(
+          rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })),
+          K,
+        )
+        const hat = seqHatCurve(
+          rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })),
+          K,
+        )
         for (let k = 1; k <= K; k++) {
           expect(mean(rows.map((r) => METRICS.seqAt.taskValue(r, k, K)))).toBeCloseTo(seq[k - 1]!, 12)
           expect(mean(rows.map((r) => METRICS.seqHat.taskValue(r, k, K)))).toBeCloseTo(hat[k - 1]!, 12)
         }
-        const tries = triesWithin(rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })), K)
+        const tries = triesWithin(
+          rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] })),
+          K,
+        )
         expect(mean(rows.map((r) => METRICS.coverAt.taskValue(r, tau, K)))).toBeCloseTo(coverAt(tries, tau), 12)
       }),
       { seed: 42, numRuns: 200 },

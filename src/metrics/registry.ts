@@ -52,10 +52,13 @@ function solvedWithin(row: TaskRow, k: number): number {
 
 /** A task's tries at k: its samples and passes (independent), or its repeats and those solved by k. */
 function triesOf(row: TaskRow, k: number): { n: number; c: number } {
-  return row.samples === undefined ? { n: row.firstSuccess.length, c: solvedWithin(row, k) } : { n: row.samples, c: row.passes ?? 0 }
+  return row.samples === undefined
+    ? { n: row.firstSuccess.length, c: solvedWithin(row, k) }
+    : { n: row.samples, c: row.passes ?? 0 }
 }
 
-const repeatsTrials = (row: TaskRow): number => Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
+const repeatsTrials = (row: TaskRow): number =>
+  Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
 const groupTrials = (row: TaskRow, k: number): number => Math.max(1, Math.floor((row.samples ?? 0) / k))
 const format = (value: number | null | undefined): string => percent(value)
 /** c ≥ τ·n with slack, so 0.7 · 10 = 7.000000000000001 never decides (as `coverAt`). */
@@ -71,7 +74,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
     protocols: ['sequential'],
     gateable: true,
     thresholdable: true,
-    taskValue: (row, k) => (row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) / row.firstSuccess.length),
+    taskValue: (row, k) =>
+      row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) / row.firstSuccess.length,
     trials: repeatsTrials,
     format,
   },
@@ -95,7 +99,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
     protocols: ['sequential'],
     gateable: true,
     thresholdable: true,
-    taskValue: (row, k) => (row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) === row.firstSuccess.length ? 1 : 0),
+    taskValue: (row, k) =>
+      row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) === row.firstSuccess.length ? 1 : 0,
     trials: () => 1,
     format,
   },

@@ -81,7 +81,13 @@ function drawTries(rng: Rng, p: TryPopulation, tasks: number, tries: number): Sa
  * @example
  * reliabilityCoverage(TRY_POPULATIONS.flaky, 10, 5, 200).cover100.coverage // ≈ 0.97
  */
-export function reliabilityCoverage(p: TryPopulation, tasks: number, tries: number, benchmarks: number, seed = 1): ReliabilityCoverage {
+export function reliabilityCoverage(
+  p: TryPopulation,
+  tasks: number,
+  tries: number,
+  benchmarks: number,
+  seed = 1,
+): ReliabilityCoverage {
   const rng = createRng(seed)
   const k = Math.min(2, tries)
   const truth = reliabilityEstimands(p, tries, k)
@@ -102,6 +108,7 @@ export function reliabilityCoverage(p: TryPopulation, tasks: number, tries: numb
       held[f].width += i.hi - i.lo
     }
   }
-  for (const f of RELIABILITY_FIGURES) held[f] = { coverage: held[f].coverage / benchmarks, width: held[f].width / benchmarks }
+  for (const f of RELIABILITY_FIGURES)
+    held[f] = { coverage: held[f].coverage / benchmarks, width: held[f].width / benchmarks }
   return held
 }

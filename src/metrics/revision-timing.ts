@@ -29,7 +29,12 @@ export function revisionTiming(curve: readonly number[]): RevisionTiming {
   if (budget === 0) return { egs: null, lgs: null, reason: 'empty curve has no revisions' }
   if (budget < 2) return { egs: null, lgs: null, reason: 'budget 1 has no revisions' }
   const total = gain(curve)
-  if (Number.isNaN(total)) return { egs: null, lgs: null, reason: 'ΔSeq@K is undefined (Seq@1 or Seq@K was not measured): no revision gain to share' }
+  if (Number.isNaN(total))
+    return {
+      egs: null,
+      lgs: null,
+      reason: 'ΔSeq@K is undefined (Seq@1 or Seq@K was not measured): no revision gain to share',
+    }
   if (!(total > 0)) return { egs: null, lgs: null, reason: 'ΔSeq@K <= 0: no revision gain to share' }
   const seq1 = curve[0] ?? Number.NaN
   const seq2 = curve[1] ?? Number.NaN

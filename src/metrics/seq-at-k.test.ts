@@ -160,8 +160,15 @@ describe('seqAtInterval', () => {
       fc.property(outcomesArb(6), fc.integer({ min: 1, max: 6 }), (outcomes, k) => {
         const interval = seqAtInterval(outcomes, k)
         const measured = outcomes.filter((o) => o.firstSuccess.length > 0)
-        const shares = measured.map((o) => o.firstSuccess.filter((f) => f !== null && f <= k).length / o.firstSuccess.length)
-        expect(interval).toEqual(rateInterval(shares, measured.map((o) => o.firstSuccess.length)))
+        const shares = measured.map(
+          (o) => o.firstSuccess.filter((f) => f !== null && f <= k).length / o.firstSuccess.length,
+        )
+        expect(interval).toEqual(
+          rateInterval(
+            shares,
+            measured.map((o) => o.firstSuccess.length),
+          ),
+        )
         if (measured.length > 0) expect(interval.point).toBe(seqAt(outcomes, k))
       }),
       { seed: 42, numRuns: 300 },

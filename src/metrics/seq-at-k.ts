@@ -83,7 +83,9 @@ function solvedShare(task: TaskOutcomes, k: number): number {
   for (const attempt of task.firstSuccess) {
     if (attempt === null) continue
     if (!Number.isInteger(attempt) || attempt < 1) {
-      throw new RangeError(`firstSuccess must be a 1-based attempt number or null (task '${task.taskId}' has ${String(attempt)})`)
+      throw new RangeError(
+        `firstSuccess must be a 1-based attempt number or null (task '${task.taskId}' has ${String(attempt)})`,
+      )
     }
     if (attempt <= k) solved += 1
   }

@@ -6,7 +6,10 @@ import { seqHatCurve, seqHatInterval } from './seq-hat-k.js'
 
 const K = 5
 const outcomesArb = fc.array(
-  fc.record({ taskId: fc.constant('t'), firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: 7 }), { nil: null }), { minLength: 0, maxLength: 6 }) }),
+  fc.record({
+    taskId: fc.constant('t'),
+    firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: 7 }), { nil: null }), { minLength: 0, maxLength: 6 }),
+  }),
   { minLength: 1, maxLength: 12 },
 )
 
@@ -23,7 +26,10 @@ describe('Seq^k', () => {
         const curve = seqHatCurve(outcomes, K)
         const used = outcomes.filter((o) => o.firstSuccess.length > 0)
         for (let k = 1; k <= K; k++) {
-          const brute = used.length === 0 ? Number.NaN : used.filter((o) => o.firstSuccess.every((f) => f !== null && f <= k)).length / used.length
+          const brute =
+            used.length === 0
+              ? Number.NaN
+              : used.filter((o) => o.firstSuccess.every((f) => f !== null && f <= k)).length / used.length
           expect(curve[k - 1]).toBe(brute)
           expect(seqHatInterval(outcomes, k).point).toBe(brute)
         }
@@ -65,14 +71,21 @@ describe('Seq^k', () => {
 describe('pass^k interval', () => {
   it('has pass^k as its point, and is unbiased for p^k over every outcome of n samples', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n }))), (p, [n, k]) => {
-        let expected = 0
-        for (let c = 0; c <= n; c++) expected += binomial(n, c) * p ** c * (1 - p) ** (n - c) * passHatK(n, c, k)
-        expect(expected).toBeCloseTo(p ** k, 10)
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n }))),
+        (p, [n, k]) => {
+          let expected = 0
+          for (let c = 0; c <= n; c++) expected += binomial(n, c) * p ** c * (1 - p) ** (n - c) * passHatK(n, c, k)
+          expect(expected).toBeCloseTo(p ** k, 10)
+        },
+      ),
       { seed: 42, numRuns: 100 },
     )
-    const samples = [{ taskId: 'a', n: 10, c: 9 }, { taskId: 'b', n: 10, c: 2 }]
+    const samples = [
+      { taskId: 'a', n: 10, c: 9 },
+      { taskId: 'b', n: 10, c: 2 },
+    ]
     expect(passHatInterval(samples, 2).point).toBeCloseTo((0.8 + 1 / 45) / 2, 12)
     expect(passHatInterval([{ taskId: 'a', n: 1, c: 1 }], 2).point).toBeNaN()
   })

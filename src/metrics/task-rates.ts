@@ -81,7 +81,13 @@ export function taskTrials(row: TaskRow, k: number, metric: MetricId): number {
 
 /** A summary row as censored outcomes: its first successes, and its errored repeats where they stopped. */
 export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
-  return { taskId: row.taskId, repeats: [...row.firstSuccess.map((f) => ({ firstSuccess: f })), ...(row.censoredAt ?? []).map((c) => ({ censoredAt: c }))] }
+  return {
+    taskId: row.taskId,
+    repeats: [
+      ...row.firstSuccess.map((f) => ({ firstSuccess: f })),
+      ...(row.censoredAt ?? []).map((c) => ({ censoredAt: c })),
+    ],
+  }
 }
 
 /**
@@ -89,9 +95,15 @@ export function censoredRow(row: TaskRow): CensoredTaskOutcomes {
  * some row has censored repeats (errors under `errors: 'censored'`) each task's Kaplan–Meier share
  * with the tails of similar tasks (see seqAtCurveCensored).
  */
-export function taskRates(rows: readonly TaskRow[], k: number, metric: MetricId, options: { censored?: boolean; K?: number } = {}): number[] {
+export function taskRates(
+  rows: readonly TaskRow[],
+  k: number,
+  metric: MetricId,
+  options: { censored?: boolean; K?: number } = {},
+): number[] {
   // censored: false reads the rows as if errored repeats were left out (the upper bound).
-  if (metric !== 'seqAt' || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0)) return rows.map((row) => taskRate(row, k, metric, options.K))
+  if (metric !== 'seqAt' || options.censored === false || !rows.some((row) => (row.censoredAt?.length ?? 0) > 0))
+    return rows.map((row) => taskRate(row, k, metric, options.K))
   const outcomes = rows.map(censoredRow)
   const tails = tailHazards(outcomes, k)
   return outcomes.map((task, i) => censoredShares(task, k, tails[i]!)[k - 1]!)

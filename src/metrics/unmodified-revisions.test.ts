@@ -43,10 +43,13 @@ describe('unmodifiedRevisions', () => {
 describe('countUnmodified', () => {
   it('agrees with unmodifiedRevisions on the flags the loop records from the same answers (seeded property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 6 }), { maxLength: 8 }), (answers) => {
-        const flags = answers.map((list) => list.map((a, i) => (i === 0 ? null : list[i - 1] === a)))
-        expect(countUnmodified(flags)).toEqual(unmodifiedRevisions(answers))
-      }),
+      fc.property(
+        fc.array(fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 6 }), { maxLength: 8 }),
+        (answers) => {
+          const flags = answers.map((list) => list.map((a, i) => (i === 0 ? null : list[i - 1] === a)))
+          expect(countUnmodified(flags)).toEqual(unmodifiedRevisions(answers))
+        },
+      ),
       { seed: 15, numRuns: 300 },
     )
   })

@@ -16,8 +16,10 @@ const SPEC_FORMS = 'openai:<model>, openai-responses:<model>, anthropic:<model> 
 export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): ChatModel {
   const temperature = env.SEQK_TEMPERATURE === undefined ? undefined : Number(env.SEQK_TEMPERATURE)
   const maxTokens = env.SEQK_MAX_TOKENS === undefined ? undefined : Number(env.SEQK_MAX_TOKENS)
-  if (temperature !== undefined && !Number.isFinite(temperature)) throw new Error(`SEQK_TEMPERATURE must be a number (got ${JSON.stringify(env.SEQK_TEMPERATURE)})`)
-  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) throw new Error(`SEQK_MAX_TOKENS must be a positive integer (got ${JSON.stringify(env.SEQK_MAX_TOKENS)})`)
+  if (temperature !== undefined && !Number.isFinite(temperature))
+    throw new Error(`SEQK_TEMPERATURE must be a number (got ${JSON.stringify(env.SEQK_TEMPERATURE)})`)
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0))
+    throw new Error(`SEQK_MAX_TOKENS must be a positive integer (got ${JSON.stringify(env.SEQK_MAX_TOKENS)})`)
   const colon = spec.indexOf(':')
   const kind = spec.slice(0, colon)
   const rest = spec.slice(colon + 1)
@@ -34,12 +36,17 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
     case 'compat': {
       // At the `@` before the URL's scheme: a URL's own `user:pass@` (or a model name with an `@`) is not the separator.
       const at = rest.search(/@https?:\/\//i)
-      if (at <= 0) throw new Error(`actor spec ${quoted}: compat needs a model and an http(s) base URL after an @, e.g. compat:llama3.1@http://localhost:11434/v1`)
+      if (at <= 0)
+        throw new Error(
+          `actor spec ${quoted}: compat needs a model and an http(s) base URL after an @, e.g. compat:llama3.1@http://localhost:11434/v1`,
+        )
       return openaiCompatibleModel({ model: rest.slice(0, at), baseURL: rest.slice(at + 1), temperature, maxTokens })
     }
     default:
       // Only the provider is named: the rest of an unknown spec may be anything, a key included.
-      throw new Error(`actor spec ${JSON.stringify(redactText(kind))}:…: unknown provider ${JSON.stringify(redactText(kind))}; use ${SPEC_FORMS}`)
+      throw new Error(
+        `actor spec ${JSON.stringify(redactText(kind))}:…: unknown provider ${JSON.stringify(redactText(kind))}; use ${SPEC_FORMS}`,
+      )
   }
 }
 

@@ -72,7 +72,10 @@ export function boundedFetch(limits: BodyLimits, base: typeof fetch = fetch): ty
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength
-          if (seen > cap) controller.error(new BodyTooLargeError(url, cap, option, `${what} (more than ${bytesText(cap)} decompressed)`))
+          if (seen > cap)
+            controller.error(
+              new BodyTooLargeError(url, cap, option, `${what} (more than ${bytesText(cap)} decompressed)`),
+            )
           else controller.enqueue(chunk)
         },
       }),

@@ -2,12 +2,23 @@ import { describe, expect, it } from 'vitest'
 import { withSpentCalls, type ModelCall } from './chat-model.js'
 import { callCache } from './call-cache.js'
 
-const call = (costUsd: number): ModelCall => ({ role: 'grader', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, costUsd, costUsdWithoutCache: costUsd, replayed: false })
+const call = (costUsd: number): ModelCall => ({
+  role: 'grader',
+  usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  latencyMs: 1,
+  costUsd,
+  costUsdWithoutCache: costUsd,
+  replayed: false,
+})
 
 describe('callCache', () => {
   it('runs a key once, in flight or done, and serves it again with its calls marked replayed at their nominal cost', async () => {
     const stats = { runs: 0, hits: 0 }
-    const cached = callCache<{ value: string; calls: ModelCall[] }>({ enabled: true, onRun: () => stats.runs++, onHit: () => stats.hits++ })
+    const cached = callCache<{ value: string; calls: ModelCall[] }>({
+      enabled: true,
+      onRun: () => stats.runs++,
+      onHit: () => stats.hits++,
+    })
     let started = 0
     const run = async () => ({ value: `v${++started}`, calls: [call(0.5)] })
     const [a, b] = await Promise.all([cached({ q: 1 }, run), cached({ q: 1 }, run)])

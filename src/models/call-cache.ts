@@ -18,7 +18,11 @@ const MAX_ENTRIES = 20_000
  * const cached = callCache<{ verdicts: V[]; calls: ModelCall[] }>({ enabled: true, onRun: () => stats.calls++, onHit: () => stats.hits++ })
  * const graded = await cached({ prompt, answer }, () => grade(prompt, answer))
  */
-export function callCache<R extends { calls: readonly ModelCall[] }>(options: { enabled: boolean; onRun: () => void; onHit: () => void }): (key: unknown, run: () => Promise<R>) => Promise<R> {
+export function callCache<R extends { calls: readonly ModelCall[] }>(options: {
+  enabled: boolean
+  onRun: () => void
+  onHit: () => void
+}): (key: unknown, run: () => Promise<R>) => Promise<R> {
   const cache = new Map<string, Promise<R>>()
   const replayed = (calls: readonly ModelCall[]) => calls.map((c) => ({ ...c, replayed: true }))
   return (key, run) => {

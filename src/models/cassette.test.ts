@@ -21,13 +21,22 @@ function counting(): ChatModel & { calls: number } {
     calls: 0,
     async chat(request: ChatRequest) {
       model.calls++
-      return { text: `answer to ${request.messages.at(-1)!.content} #${model.calls}`, usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 0 }, latencyMs: 123, finishReason: 'stop' as const, costUsd: 0.01 }
+      return {
+        text: `answer to ${request.messages.at(-1)!.content} #${model.calls}`,
+        usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 0 },
+        latencyMs: 123,
+        finishReason: 'stop' as const,
+        costUsd: 0.01,
+      }
     },
   }
   return model
 }
 
-const request = (content: string, attempt = 1, repeat = 0): ChatRequest => ({ messages: [{ role: 'user', content }], context: { role: 'actor', taskId: 't', attempt, repeat, protocol: 'sequential' } })
+const request = (content: string, attempt = 1, repeat = 0): ChatRequest => ({
+  messages: [{ role: 'user', content }],
+  context: { role: 'actor', taskId: 't', attempt, repeat, protocol: 'sequential' },
+})
 
 describe('withCassette', () => {
   it('records, then replays the same answer with its nominal usage and cost, marked replayed, without calling the model', async () => {
@@ -61,11 +70,17 @@ describe('withCassette', () => {
     dirs.push(dir)
     await withCassette(counting(), { mode: 'record', dir }).chat(request('write a sort function'))
     const replayer = withCassette(counting(), { mode: 'replay', dir })
-    await expect(replayer.chat(request('write a sort function', 2))).rejects.toThrow(/nearest recording differs in attempt \(recorded 1, now 2\)/)
-    await expect(replayer.chat(request('write a search function'))).rejects.toThrow(/messages\[0\] \(recorded user "write a sort function", now user "write a search function"\)/)
+    await expect(replayer.chat(request('write a sort function', 2))).rejects.toThrow(
+      /nearest recording differs in attempt \(recorded 1, now 2\)/,
+    )
+    await expect(replayer.chat(request('write a search function'))).rejects.toThrow(
+      /messages\[0\] \(recorded user "write a sort function", now user "write a search function"\)/,
+    )
     const empty = mkdtempSync(join(tmpdir(), 'seqk-cassette-'))
     dirs.push(empty)
-    await expect(withCassette(counting(), { mode: 'replay', dir: empty }).chat(request('x'))).rejects.toThrow(/is empty\. Record with SEQK_CASSETTE=record/)
+    await expect(withCassette(counting(), { mode: 'replay', dir: empty }).chat(request('x'))).rejects.toThrow(
+      /is empty\. Record with SEQK_CASSETTE=record/,
+    )
   })
 
   it('auto replays what is recorded and records the rest', async () => {
@@ -84,7 +99,9 @@ describe('withCassette', () => {
     dirs.push(dir)
     await withCassette(counting(), { mode: 'record', dir }).chat(request('hi'))
     const folder = join(dir, 'fake', 'm')
-    const text = readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')).join('')
+    const text = readdirSync(folder)
+      .map((f) => readFileSync(join(folder, f), 'utf8'))
+      .join('')
     expect(text).not.toMatch(/api[-_]?key|authorization|bearer/i)
     const model = counting()
     expect(withCassette(model, { mode: 'off' })).toBe(model)
@@ -94,7 +111,9 @@ describe('withCassette', () => {
     const saved = process.env.SEQK_CASSETTE
     process.env.SEQK_CASSETTE = 'rec'
     try {
-      expect(() => resolveCassette()).toThrow('cassette mode "rec" is not one of off, record, replay, auto (check SEQK_CASSETTE)')
+      expect(() => resolveCassette()).toThrow(
+        'cassette mode "rec" is not one of off, record, replay, auto (check SEQK_CASSETTE)',
+      )
     } finally {
       if (saved === undefined) delete process.env.SEQK_CASSETTE
       else process.env.SEQK_CASSETTE = saved
@@ -102,8 +121,20 @@ describe('withCassette', () => {
   })
 
   it('keyDifferences names decoding parameter changes', () => {
-    const key = { provider: 'p', model: 'm', params: { temperature: 0 }, role: 'actor', protocol: 'sequential', attempt: 1, repeat: 0, cell: null, messages: [] }
-    expect(keyDifferences(key, { ...key, params: { temperature: 1 } })).toEqual(['decoding parameters (recorded {"temperature":0}, now {"temperature":1})'])
+    const key = {
+      provider: 'p',
+      model: 'm',
+      params: { temperature: 0 },
+      role: 'actor',
+      protocol: 'sequential',
+      attempt: 1,
+      repeat: 0,
+      cell: null,
+      messages: [],
+    }
+    expect(keyDifferences(key, { ...key, params: { temperature: 1 } })).toEqual([
+      'decoding parameters (recorded {"temperature":0}, now {"temperature":1})',
+    ])
   })
 })
 
@@ -111,7 +142,10 @@ describe('withCassette across cells', () => {
   it('keeps two cells with the same first-attempt messages apart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seqk-cassette-'))
     dirs.push(dir)
-    const inCell = (cell: string): ChatRequest => ({ ...request('same prompt'), context: { ...request('same prompt').context, cell } })
+    const inCell = (cell: string): ChatRequest => ({
+      ...request('same prompt'),
+      context: { ...request('same prompt').context, cell },
+    })
     const recorder = withCassette(counting(), { mode: 'record', dir })
     const binary = await recorder.chat(inCell('binary-fp'))
     const verifier = await recorder.chat(inCell('verifier-fp'))
@@ -119,7 +153,9 @@ describe('withCassette across cells', () => {
     const replayer = withCassette(counting(), { mode: 'replay', dir })
     expect((await replayer.chat(inCell('binary-fp'))).text).toBe(binary.text)
     expect((await replayer.chat(inCell('verifier-fp'))).text).toBe(verifier.text)
-    await expect(replayer.chat(inCell('other-fp'))).rejects.toThrow(/cell \(recorded "binary-fp", now "other-fp"\)|cell \(recorded "verifier-fp", now "other-fp"\)/)
+    await expect(replayer.chat(inCell('other-fp'))).rejects.toThrow(
+      /cell \(recorded "binary-fp", now "other-fp"\)|cell \(recorded "verifier-fp", now "other-fp"\)/,
+    )
   })
 })
 
@@ -140,12 +176,31 @@ describe('no secret reaches a cassette', () => {
         }
         const { model } = JSON.parse(body) as { model: string }
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `Here is your answer. Debug: ${echo}` } }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } }))
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 1,
+            model,
+            choices: [
+              {
+                index: 0,
+                finish_reason: 'stop',
+                message: { role: 'assistant', content: `Here is your answer. Debug: ${echo}` },
+              },
+            ],
+            usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+          }),
+        )
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
-    return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+    return {
+      url: `http://127.0.0.1:${port}`,
+      seen,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    }
   }
 
   /** Every file under `root`, as one text. */
@@ -163,10 +218,18 @@ describe('no secret reaches a cassette', () => {
     const queryKey = ['qk', 'y'.repeat(20)].join('-')
     const gateway = await echoingGateway()
     try {
-      const options = { model: 'coder', apiKey: key, baseURL: `${gateway.url}/v1?api-key=${queryKey}`, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } }
+      const options = {
+        model: 'coder',
+        apiKey: key,
+        baseURL: `${gateway.url}/v1?api-key=${queryKey}`,
+        retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+      }
       const live = actors.openaiCompatible({ ...options, cassette: { mode: 'record', dir } })
       // The user's own prompt quotes the key, as people paste a failing curl command.
-      const asked: ChatRequest = { messages: [{ role: 'user', content: `why does curl -H "Authorization: Bearer ${key}" fail?` }], context: { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' } }
+      const asked: ChatRequest = {
+        messages: [{ role: 'user', content: `why does curl -H "Authorization: Bearer ${key}" fail?` }],
+        context: { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' },
+      }
       const answer = await live.chat(asked)
       // The gateway did see both credentials, echoed them in its 500 and in the answer.
       expect(gateway.seen).toHaveLength(2)
@@ -182,7 +245,11 @@ describe('no secret reaches a cassette', () => {
         expect(answer.text).not.toContain(secret)
       }
       // The run saw the answer the replay gives, with no call and no key at all.
-      const offline = actors.openaiCompatible({ model: 'coder', baseURL: `${gateway.url}/v1?api-key=${queryKey}`, cassette: { mode: 'replay', dir } })
+      const offline = actors.openaiCompatible({
+        model: 'coder',
+        baseURL: `${gateway.url}/v1?api-key=${queryKey}`,
+        cassette: { mode: 'replay', dir },
+      })
       expect(await offline.chat(asked)).toEqual({ ...answer, latencyMs: expect.any(Number), replayed: true })
       expect(gateway.seen).toHaveLength(2)
     } finally {
@@ -198,9 +265,19 @@ describe('no secret reaches a cassette', () => {
     registerSecret(password)
     const model: ChatModel = {
       id: 'custom:m',
-      descriptor: { provider: 'custom', model: 'm', params: { baseURL: `https://alice:${password}@gw.example/v1?token=${token}&region=eu`, temperature: 0 } },
+      descriptor: {
+        provider: 'custom',
+        model: 'm',
+        params: { baseURL: `https://alice:${password}@gw.example/v1?token=${token}&region=eu`, temperature: 0 },
+      },
       // An ordinary code answer that mentions an api_key stays as it is; the registered password does not.
-      chat: async () => ({ text: `api_key = os.environ["KEY"]  # password was ${password}`, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, finishReason: 'stop' as const, costUsd: 0 }),
+      chat: async () => ({
+        text: `api_key = os.environ["KEY"]  # password was ${password}`,
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: 1,
+        finishReason: 'stop' as const,
+        costUsd: 0,
+      }),
     }
     const answer = await withCassette(model, { mode: 'record', dir }).chat(request('hi'))
     expect(answer.text).toBe('api_key = os.environ["KEY"]  # password was [REDACTED]')

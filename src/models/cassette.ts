@@ -67,7 +67,10 @@ export const CASSETTE_MODES: readonly CassetteMode[] = ['off', 'record', 'replay
 /** The cassette mode and directory from options, then the environment. */
 export function resolveCassette(options: CassetteOptions = {}): { mode: CassetteMode; dir: string } {
   const mode = options.mode ?? (process.env.SEQK_CASSETTE as CassetteMode | undefined) ?? 'off'
-  if (!CASSETTE_MODES.includes(mode)) throw new Error(`cassette mode ${JSON.stringify(mode)} is not one of ${CASSETTE_MODES.join(', ')} (check SEQK_CASSETTE)`)
+  if (!CASSETTE_MODES.includes(mode))
+    throw new Error(
+      `cassette mode ${JSON.stringify(mode)} is not one of ${CASSETTE_MODES.join(', ')} (check SEQK_CASSETTE)`,
+    )
   return { mode, dir: resolve(options.dir ?? process.env.SEQK_CASSETTE_DIR ?? 'cassettes') }
 }
 
@@ -95,18 +98,31 @@ function keyOf(model: ChatModel, request: ChatRequest): CassetteKey {
     cell: request.context.cell ?? null,
     // Only registered secrets: any other change to a prompt would change what is asked.
     messages: request.messages.map((m) => ({ role: m.role, content: redactSecrets(m.content) })),
-    ...(request.tools?.length ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) } : {}),
+    ...(request.tools?.length
+      ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }
+      : {}),
     ...(request.turns?.length ? { turns: request.turns.map(storedTurn) } : {}),
   }
 }
 
 /** A tool turn as a key stores it: without registered secrets (a tool may read one from a file). */
 function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
-  if (turn.role === 'tool') return { role: 'tool', callId: turn.callId, name: turn.name, content: redactSecrets(turn.content), isError: turn.isError }
+  if (turn.role === 'tool')
+    return {
+      role: 'tool',
+      callId: turn.callId,
+      name: turn.name,
+      content: redactSecrets(turn.content),
+      isError: turn.isError,
+    }
   return { role: 'assistant', text: redactSecrets(turn.text), toolCalls: turn.toolCalls.map(storedCall) }
 }
 
-const storedCall = (call: ToolCall): ToolCall => ({ id: call.id, name: call.name, arguments: redactSecrets(call.arguments) })
+const storedCall = (call: ToolCall): ToolCall => ({
+  id: call.id,
+  name: call.name,
+  arguments: redactSecrets(call.arguments),
+})
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_')
 
@@ -119,13 +135,21 @@ function shorten(text: string): string {
 export function keyDifferences(recorded: CassetteKey, want: CassetteKey): string[] {
   const out: string[] = []
   for (const field of ['role', 'protocol', 'attempt', 'repeat', 'cell'] as const) {
-    if (recorded[field] !== want[field]) out.push(`${field} (recorded ${JSON.stringify(recorded[field])}, now ${JSON.stringify(want[field])})`)
+    if (recorded[field] !== want[field])
+      out.push(`${field} (recorded ${JSON.stringify(recorded[field])}, now ${JSON.stringify(want[field])})`)
   }
-  if (canonicalJson(recorded.params) !== canonicalJson(want.params)) out.push(`decoding parameters (recorded ${canonicalJson(recorded.params)}, now ${canonicalJson(want.params)})`)
-  if (canonicalJson(recorded.tools ?? []) !== canonicalJson(want.tools ?? [])) out.push(`tools (recorded ${(recorded.tools ?? []).map((t) => t.name).join(', ') || 'none'}, now ${(want.tools ?? []).map((t) => t.name).join(', ') || 'none'})`)
-  if ((recorded.turns ?? []).length !== (want.turns ?? []).length) out.push(`agent steps (recorded ${(recorded.turns ?? []).length} turns, now ${(want.turns ?? []).length})`)
-  else if (canonicalJson(recorded.turns ?? []) !== canonicalJson(want.turns ?? [])) out.push('the tool turns (a tool call or result differs)')
-  if (recorded.messages.length !== want.messages.length) out.push(`message count (recorded ${recorded.messages.length}, now ${want.messages.length})`)
+  if (canonicalJson(recorded.params) !== canonicalJson(want.params))
+    out.push(`decoding parameters (recorded ${canonicalJson(recorded.params)}, now ${canonicalJson(want.params)})`)
+  if (canonicalJson(recorded.tools ?? []) !== canonicalJson(want.tools ?? []))
+    out.push(
+      `tools (recorded ${(recorded.tools ?? []).map((t) => t.name).join(', ') || 'none'}, now ${(want.tools ?? []).map((t) => t.name).join(', ') || 'none'})`,
+    )
+  if ((recorded.turns ?? []).length !== (want.turns ?? []).length)
+    out.push(`agent steps (recorded ${(recorded.turns ?? []).length} turns, now ${(want.turns ?? []).length})`)
+  else if (canonicalJson(recorded.turns ?? []) !== canonicalJson(want.turns ?? []))
+    out.push('the tool turns (a tool call or result differs)')
+  if (recorded.messages.length !== want.messages.length)
+    out.push(`message count (recorded ${recorded.messages.length}, now ${want.messages.length})`)
   const n = Math.min(recorded.messages.length, want.messages.length)
   for (let i = 0; i < n; i++) {
     const a = recorded.messages[i]!
@@ -156,17 +180,23 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
     try {
       json = JSON.parse(readFileSync(path, 'utf8'))
     } catch (error) {
-      throw new Error(`${path}: the cassette is not valid JSON (${(error as Error).message}); delete it and record again`)
+      throw new Error(
+        `${path}: the cassette is not valid JSON (${(error as Error).message}); delete it and record again`,
+      )
     }
     const parsed = CassetteFileSchema.safeParse(json)
-    if (!parsed.success) throw new Error(`${path}: not a seqk cassette (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); delete it and record again`)
+    if (!parsed.success)
+      throw new Error(
+        `${path}: not a seqk cassette (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); delete it and record again`,
+      )
     return parsed.data
   }
 
   const missMessage = (key: CassetteKey): string => {
     const where = `${model.id} (${key.role}, attempt ${key.attempt}, repeat ${key.repeat})`
     const files = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.json')) : []
-    if (files.length === 0) return `no cassette recorded for ${where}: ${folder} is empty. Record with SEQK_CASSETTE=record (or auto).`
+    if (files.length === 0)
+      return `no cassette recorded for ${where}: ${folder} is empty. Record with SEQK_CASSETTE=record (or auto).`
     let best: { diffs: string[]; distance: number } | undefined
     for (const f of files) {
       const recorded = read(join(folder, f)).key
@@ -185,7 +215,25 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const path = pathOf(key)
       if (mode !== 'record' && existsSync(path)) {
         const { response } = read(path)
-        return { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? undefined, costUsdWithoutCache: response.costUsdWithoutCache ?? undefined, replayed: true, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}), ...(response.toolCalls?.length ? { toolCalls: response.toolCalls } : {}) }
+        return {
+          text: response.text,
+          usage: response.usage,
+          latencyMs: response.latencyMs,
+          finishReason: response.finishReason,
+          costUsd: response.costUsd ?? undefined,
+          costUsdWithoutCache: response.costUsdWithoutCache ?? undefined,
+          replayed: true,
+          ...(response.batched
+            ? {
+                batched: true,
+                ...(response.costUsdAtListPrice !== undefined
+                  ? { costUsdAtListPrice: response.costUsdAtListPrice }
+                  : {}),
+              }
+            : {}),
+          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(response.toolCalls?.length ? { toolCalls: response.toolCalls } : {}),
+        }
       }
       if (mode === 'replay') throw new Error(missMessage(key))
       const live = await model.chat(request)
@@ -198,7 +246,24 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
       const file: CassetteFile = {
         schema: 'seqk.cassette/1',
         key,
-        response: { text: response.text, usage: response.usage, latencyMs: response.latencyMs, finishReason: response.finishReason, costUsd: response.costUsd ?? null, costUsdWithoutCache: response.costUsdWithoutCache ?? null, ...(response.batched ? { batched: true, ...(response.costUsdAtListPrice !== undefined ? { costUsdAtListPrice: response.costUsdAtListPrice } : {}) } : {}), ...(response.servedModel ? { servedModel: response.servedModel } : {}), ...(toolCalls?.length ? { toolCalls } : {}) },
+        response: {
+          text: response.text,
+          usage: response.usage,
+          latencyMs: response.latencyMs,
+          finishReason: response.finishReason,
+          costUsd: response.costUsd ?? null,
+          costUsdWithoutCache: response.costUsdWithoutCache ?? null,
+          ...(response.batched
+            ? {
+                batched: true,
+                ...(response.costUsdAtListPrice !== undefined
+                  ? { costUsdAtListPrice: response.costUsdAtListPrice }
+                  : {}),
+              }
+            : {}),
+          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(toolCalls?.length ? { toolCalls } : {}),
+        },
         recordedAt: new Date().toISOString(),
       }
       mkdirSync(folder, { recursive: true })

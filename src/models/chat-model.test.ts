@@ -1,6 +1,18 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ChatMessageSchema, ChatResponseSchema, checkChatResponse, isPlainChatResponse, UsageSchema, ZERO_USAGE, addUsage, throwIfAborted, type ChatModel, type ChatResponse, type Usage } from './chat-model.js'
+import {
+  ChatMessageSchema,
+  ChatResponseSchema,
+  checkChatResponse,
+  isPlainChatResponse,
+  UsageSchema,
+  ZERO_USAGE,
+  addUsage,
+  throwIfAborted,
+  type ChatModel,
+  type ChatResponse,
+  type Usage,
+} from './chat-model.js'
 import { isComponentError, type ComponentError } from './component-error.js'
 
 const usageArb: fc.Arbitrary<Usage> = fc.record({
@@ -59,7 +71,11 @@ describe('schemas', () => {
 })
 
 describe('checkChatResponse', () => {
-  const model: ChatModel = { id: 'mine', descriptor: { provider: 'custom', model: 'm1', params: {} }, chat: () => Promise.reject(new Error('unused')) }
+  const model: ChatModel = {
+    id: 'mine',
+    descriptor: { provider: 'custom', model: 'm1', params: {} },
+    chat: () => Promise.reject(new Error('unused')),
+  }
   const good: ChatResponse = { text: 'hi', usage: ZERO_USAGE, latencyMs: 3, finishReason: 'stop' }
 
   it('returns a valid completion as it is', () => {
@@ -69,10 +85,30 @@ describe('checkChatResponse', () => {
   })
 
   it.each([
-    ['no text (a provider null content passed on)', { ...good, text: null }, 'text', /text: .*expected string.*Fix: put the completion in `text` as a string/],
-    ['no usage field', { text: 'x', latencyMs: 1, finishReason: 'stop' }, 'usage', /usage: .*Fix: report token counts in `usage`.*or null when the provider reports none/],
-    ['fractional tokens', { ...good, usage: { ...ZERO_USAGE, outputTokens: 1.5 } }, 'usage.outputTokens', /usage\.outputTokens: .*\(got 1\.5\)/],
-    ['an unknown finish reason', { ...good, finishReason: 'end_turn' }, 'finishReason', /finishReason: .*\(got "end_turn"\).*Fix: map the provider's stop reason/],
+    [
+      'no text (a provider null content passed on)',
+      { ...good, text: null },
+      'text',
+      /text: .*expected string.*Fix: put the completion in `text` as a string/,
+    ],
+    [
+      'no usage field',
+      { text: 'x', latencyMs: 1, finishReason: 'stop' },
+      'usage',
+      /usage: .*Fix: report token counts in `usage`.*or null when the provider reports none/,
+    ],
+    [
+      'fractional tokens',
+      { ...good, usage: { ...ZERO_USAGE, outputTokens: 1.5 } },
+      'usage.outputTokens',
+      /usage\.outputTokens: .*\(got 1\.5\)/,
+    ],
+    [
+      'an unknown finish reason',
+      { ...good, finishReason: 'end_turn' },
+      'finishReason',
+      /finishReason: .*\(got "end_turn"\).*Fix: map the provider's stop reason/,
+    ],
     ['a NaN cost', { ...good, costUsd: Number.NaN }, 'costUsd', /costUsd: /],
     ['a bare string', 'hello', '(root)', /\(root\): .*Fix: chat\(\) must resolve to a completion object/],
     ['nothing', undefined, '(root)', /\(root\): got undefined \(nothing was returned\)/],
@@ -87,17 +123,33 @@ describe('checkChatResponse', () => {
     })()
     expect(isComponentError(error)).toBe(true)
     expect(error.fields).toContain(field)
-    expect(error.message).toMatch(/^chat model "mine" \(grader, custom:m1\) returned a malformed completion for task "t\/1", attempt 2: /)
+    expect(error.message).toMatch(
+      /^chat model "mine" \(grader, custom:m1\) returned a malformed completion for task "t\/1", attempt 2: /,
+    )
     expect(error.message).toMatch(message)
   })
 
   it('has a fast path that accepts only what ChatResponseSchema accepts (seeded property)', () => {
     // Mostly valid fields, now and then a hostile one, so both sides of the fast path are taken.
-    const valid = (good: fc.Arbitrary<unknown>, ...bad: unknown[]): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: good, weight: 12 }, { arbitrary: fc.constantFrom(...bad), weight: 1 })
+    const valid = (good: fc.Arbitrary<unknown>, ...bad: unknown[]): fc.Arbitrary<unknown> =>
+      fc.oneof({ arbitrary: good, weight: 12 }, { arbitrary: fc.constantFrom(...bad), weight: 1 })
     const count = valid(fc.nat(1000), -1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, '1', null, undefined)
-    const amount = valid(fc.double({ min: 0, max: 10, noNaN: true }), -0.01, Number.NaN, Number.POSITIVE_INFINITY, '0', null)
-    const optional = <T,>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined })
-    const usage = valid(fc.record({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count }), null, [], 'none', {})
+    const amount = valid(
+      fc.double({ min: 0, max: 10, noNaN: true }),
+      -0.01,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      '0',
+      null,
+    )
+    const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined })
+    const usage = valid(
+      fc.record({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count }),
+      null,
+      [],
+      'none',
+      {},
+    )
     const response = fc.record({
       text: valid(fc.string({ maxLength: 5 }), null, 1, undefined),
       usage,
@@ -106,7 +158,22 @@ describe('checkChatResponse', () => {
       costUsd: optional(amount),
       costUsdWithoutCache: optional(amount),
       replayed: optional(valid(fc.boolean(), 'yes', 1)),
-      toolCalls: optional(valid(fc.array(fc.record({ id: valid(fc.string({ maxLength: 3 }), 1, null), name: fc.string({ maxLength: 3 }), arguments: valid(fc.string({ maxLength: 3 }), {}, null) }), { maxLength: 3 }), 'x', [1], null, {})),
+      toolCalls: optional(
+        valid(
+          fc.array(
+            fc.record({
+              id: valid(fc.string({ maxLength: 3 }), 1, null),
+              name: fc.string({ maxLength: 3 }),
+              arguments: valid(fc.string({ maxLength: 3 }), {}, null),
+            }),
+            { maxLength: 3 },
+          ),
+          'x',
+          [1],
+          null,
+          {},
+        ),
+      ),
     })
     let fast = 0
     fc.assert(

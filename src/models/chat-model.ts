@@ -5,7 +5,16 @@ import { EpisodeSchema, type Episode } from '../core/episode.js'
 import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'
 
 // The contract's schemas live in core/; re-exported here beside the interfaces that use them.
-export { ChatMessageSchema, UsageSchema, ZERO_USAGE, ModelCallSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
+export {
+  ChatMessageSchema,
+  UsageSchema,
+  ZERO_USAGE,
+  ModelCallSchema,
+  type ChatMessage,
+  type ModelRole,
+  type Usage,
+  type ModelCall,
+} from '../core/contract.js'
 import { UsageSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
 
 /** Adds usages field by field (pure). */
@@ -107,9 +116,11 @@ const CHAT_RESPONSE_CONTRACT =
 const CHAT_RESPONSE_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'chat() must resolve to a completion object; did it forget to return (or await) it?',
   text: 'put the completion in `text` as a string ("" for an empty reply: a provider\'s null content must become "")',
-  usage: 'report token counts in `usage` as non-negative integers, or null when the provider reports none (unknown, never zero)',
-  latencyMs: 'set `latencyMs` to the call\'s wall-clock duration in ms (a finite number >= 0)',
-  finishReason: "map the provider's stop reason to `finishReason` 'stop', 'length' (cut off by the token limit), 'refusal' or 'other'",
+  usage:
+    'report token counts in `usage` as non-negative integers, or null when the provider reports none (unknown, never zero)',
+  latencyMs: "set `latencyMs` to the call's wall-clock duration in ms (a finite number >= 0)",
+  finishReason:
+    "map the provider's stop reason to `finishReason` 'stop', 'length' (cut off by the token limit), 'refusal' or 'other'",
   costUsd: 'leave `costUsd` out when the model has no price, else a finite number >= 0',
   costUsdWithoutCache: 'leave `costUsdWithoutCache` out, or a finite number >= 0',
   replayed: 'leave `replayed` out unless the completion came from a cassette (then true)',
@@ -140,7 +151,13 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     typeof r.text === 'string' &&
     isAmount(r.latencyMs) &&
     FINISH_REASONS.has(r.finishReason) &&
-    (u === null || (typeof u === 'object' && !Array.isArray(u) && isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.cacheReadTokens) && isCount(u.cacheWriteTokens))) &&
+    (u === null ||
+      (typeof u === 'object' &&
+        !Array.isArray(u) &&
+        isCount(u.inputTokens) &&
+        isCount(u.outputTokens) &&
+        isCount(u.cacheReadTokens) &&
+        isCount(u.cacheWriteTokens))) &&
     isOptionalAmount(r.costUsd) &&
     isOptionalAmount(r.costUsdWithoutCache) &&
     (r.replayed === undefined || typeof r.replayed === 'boolean') &&
@@ -159,7 +176,12 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
  * @example
  * const response = checkChatResponse(actor, 'actor', await actor.chat(request), { taskId: 't1', attempt: 1 })
  */
-export function checkChatResponse(model: ChatModel, role: ModelRole, response: unknown, at?: { taskId: string; attempt: number }): ChatResponse {
+export function checkChatResponse(
+  model: ChatModel,
+  role: ModelRole,
+  response: unknown,
+  at?: { taskId: string; attempt: number },
+): ChatResponse {
   if (isPlainChatResponse(response) || ChatResponseSchema.safeParse(response).success) return response as ChatResponse
   throw new ComponentError(
     {
@@ -236,7 +258,11 @@ export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
-    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
+    ...(response.batched
+      ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null }
+      : response.batched === false
+        ? { batched: false }
+        : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
   }
 }

@@ -62,7 +62,9 @@ export class ComponentError extends TypeError {
     const fields = [...new Set(problems.map((p) => p.field))]
     const fix = fixFor(breach, fields)
     const where = breach.where ? ` ${breach.where}` : ''
-    super(`${breach.component} returned a malformed ${breach.returned}${where}: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}. Fix: ${fix}`)
+    super(
+      `${breach.component} returned a malformed ${breach.returned}${where}: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}. Fix: ${fix}`,
+    )
     this.name = 'ComponentError'
     this.component = breach.component
     this.fields = fields
@@ -81,16 +83,22 @@ function fixFor(breach: ContractBreach, fields: readonly string[]): string {
   const keys = Object.keys(hints)
   const chosen: string[] = []
   for (const field of fields) {
-    const key = keys.filter((k) => field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`)).sort((a, b) => b.length - a.length)[0]
+    const key = keys
+      .filter((k) => field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`))
+      .sort((a, b) => b.length - a.length)[0]
     const hint = key === undefined ? undefined : hints[key]
     if (hint !== undefined && !chosen.includes(hint)) chosen.push(hint)
   }
-  return chosen.length > 0 ? `${chosen.join('; ')}. The ${breach.returned} must be ${breach.contract}` : `the ${breach.returned} must be ${breach.contract}`
+  return chosen.length > 0
+    ? `${chosen.join('; ')}. The ${breach.returned} must be ${breach.contract}`
+    : `the ${breach.returned} must be ${breach.contract}`
 }
 
 /** The dotted path of a zod issue, as {@link describeZodError} writes it. */
 function pathOf(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(root)'
+  return (
+    path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(root)'
+  )
 }
 
 /**
@@ -101,7 +109,8 @@ function pathOf(path: readonly PropertyKey[]): string {
 export function zodProblems(schema: z.ZodType, value: unknown): ContractProblem[] {
   const parsed = schema.safeParse(value, { reportInput: true })
   if (parsed.success) return []
-  if (value === undefined || value === null) return [{ field: '(root)', message: `got ${String(value)} (nothing was returned)` }]
+  if (value === undefined || value === null)
+    return [{ field: '(root)', message: `got ${String(value)} (nothing was returned)` }]
   return parsed.error.issues.map((issue) => {
     const field = pathOf(issue.path)
     const described = describeZodError({ issues: [issue] } as z.ZodError)

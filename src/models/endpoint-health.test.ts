@@ -9,14 +9,28 @@ describe('connectionCause', () => {
     const fetchFailed = new TypeError('fetch failed', { cause: system })
     const sdk = Object.assign(new Error('Connection error.'), { cause: fetchFailed })
     expect(connectionCause(sdk)).toEqual(refused)
-    expect(connectionCause(Object.assign(new Error('x'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }))).toEqual({ code: 'ENOTFOUND', text: 'no such host (DNS)' })
-    expect(connectionCause(new AggregateError([Object.assign(new Error('v6'), { code: 'ECONNREFUSED' })]))).toEqual(refused)
-    expect(connectionCause(Object.assign(new Error('cert'), { code: 'CERT_HAS_EXPIRED' }))?.text).toBe('TLS failure: cert')
+    expect(
+      connectionCause(
+        Object.assign(new Error('x'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' }) }),
+      ),
+    ).toEqual({ code: 'ENOTFOUND', text: 'no such host (DNS)' })
+    expect(connectionCause(new AggregateError([Object.assign(new Error('v6'), { code: 'ECONNREFUSED' })]))).toEqual(
+      refused,
+    )
+    expect(connectionCause(Object.assign(new Error('cert'), { code: 'CERT_HAS_EXPIRED' }))?.text).toBe(
+      'TLS failure: cert',
+    )
   })
 
   it('is undefined once the connection was made (a status, a dropped stream)', () => {
     expect(connectionCause(Object.assign(new Error('HTTP 500'), { status: 500 }))).toBeUndefined()
-    expect(connectionCause(Object.assign(new Error('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))).toBeUndefined()
+    expect(
+      connectionCause(
+        Object.assign(new Error('terminated'), {
+          cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+        }),
+      ),
+    ).toBeUndefined()
     expect(connectionCause('a string')).toBeUndefined()
   })
 })
@@ -29,7 +43,9 @@ describe('EndpointBreaker', () => {
     expect(() => breaker.check(0)).not.toThrow()
     breaker.failed(refused, 0)
     expect(() => breaker.check(10)).toThrow(EndpointDownError)
-    expect(() => breaker.check(10)).toThrow('http://127.0.0.1:6599/v1: connection refused (ECONNREFUSED); 3 connection failures in a row, so calls to it fail at once (next try in 1 s)')
+    expect(() => breaker.check(10)).toThrow(
+      'http://127.0.0.1:6599/v1: connection refused (ECONNREFUSED); 3 connection failures in a row, so calls to it fail at once (next try in 1 s)',
+    )
     // After the cool-down one probe goes through; the others still fail while it runs.
     expect(() => breaker.check(1000)).not.toThrow()
     expect(() => breaker.check(1001)).toThrow('a probe is under way')

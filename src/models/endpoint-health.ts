@@ -43,14 +43,16 @@ export function connectionCause(error: unknown): ConnectionCause | undefined {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown }
     if (typeof code === 'string') {
       if (CAUSES[code]) return { code, text: CAUSES[code] }
-      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_CERT)/.test(code)) return { code, text: `TLS failure${typeof message === 'string' ? `: ${message}` : ''}` }
+      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_CERT)/.test(code))
+        return { code, text: `TLS failure${typeof message === 'string' ? `: ${message}` : ''}` }
     }
     // AggregateError (happy eyeballs over IPv4 and IPv6) keeps the system errors in `errors`.
     const errors = (current as { errors?: unknown }).errors
-    if (Array.isArray(errors)) for (const inner of errors) {
-      const found = connectionCause(inner)
-      if (found) return found
-    }
+    if (Array.isArray(errors))
+      for (const inner of errors) {
+        const found = connectionCause(inner)
+        if (found) return found
+      }
     current = cause
   }
   return undefined
@@ -107,8 +109,14 @@ export class EndpointBreaker {
     const cause = last ? `${last.cause.text}${last.kind === 'timeout' ? '' : ` (${last.cause.code})`}` : 'no connection'
     const what = last?.kind === 'timeout' ? 'tries in a row timed out' : 'connection failures in a row'
     const wait = Math.max(0, Math.ceil((this.#openUntil - now) / 1000))
-    const hint = last?.kind === 'timeout' ? '; it accepts connections but does not answer (raise timeoutMs if the model needs longer)' : ''
-    throw new EndpointDownError(`${endpointName(this.endpoint)}: ${cause}; ${this.#failures} ${what}, so calls to it fail at once${wait > 0 ? ` (next try in ${wait} s)` : ' (a probe is under way)'}${hint}`, last?.kind ?? 'connection')
+    const hint =
+      last?.kind === 'timeout'
+        ? '; it accepts connections but does not answer (raise timeoutMs if the model needs longer)'
+        : ''
+    throw new EndpointDownError(
+      `${endpointName(this.endpoint)}: ${cause}; ${this.#failures} ${what}, so calls to it fail at once${wait > 0 ? ` (next try in ${wait} s)` : ' (a probe is under way)'}${hint}`,
+      last?.kind ?? 'connection',
+    )
   }
 
   /** A call that reached the server (any HTTP answer): the endpoint is up. */
@@ -130,7 +138,10 @@ export class EndpointBreaker {
 
   /** A try that got no complete answer within its `timeoutMs`: as dead as a refused connection, once it happens in a row. */
   timedOut(timeoutMs: number, now = Date.now()): void {
-    this.#count({ cause: { code: 'timeout', text: `no complete response within ${timeoutMs} ms (timeoutMs)` }, kind: 'timeout' }, now)
+    this.#count(
+      { cause: { code: 'timeout', text: `no complete response within ${timeoutMs} ms (timeoutMs)` }, kind: 'timeout' },
+      now,
+    )
   }
 
   /** The server asked to wait beyond the retry cap: every call fails with `message` until `until` (ms since the epoch). */
@@ -157,7 +168,10 @@ export function breakerFor(endpoint: string): EndpointBreaker {
   return breaker
 }
 
-const DEFAULT_URLS: Record<string, string> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' }
+const DEFAULT_URLS: Record<string, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+}
 
 /**
  * An endpoint key (`<provider>|<base URL or 'default'>`, what limits and breakers are shared by)

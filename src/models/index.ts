@@ -8,15 +8,62 @@ import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
  * @example
  * actors: [actors.simulated({ profile: 'reviser' }), actors.openai({ model: 'gpt-4.1-mini' })]
  */
-export const actors = { simulated: simulatedActor, openai: openaiModel, anthropic: anthropicModel, openaiCompatible: openaiCompatibleModel }
-export { SIMULATED_PROFILES, type SimulatedActorOptions, type SimulatedProfile, type SimulatedProfileName } from './simulated.js'
-export { addUsage, recordCall, spentCalls, withSpentCalls, ZERO_USAGE, ChatMessageSchema, UsageSchema } from './chat-model.js'
-export type { CallContext, ChatMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelCall, ModelDescriptor, ModelRole, Usage } from './chat-model.js'
+export const actors = {
+  simulated: simulatedActor,
+  openai: openaiModel,
+  anthropic: anthropicModel,
+  openaiCompatible: openaiCompatibleModel,
+}
+export {
+  SIMULATED_PROFILES,
+  type SimulatedActorOptions,
+  type SimulatedProfile,
+  type SimulatedProfileName,
+} from './simulated.js'
+export {
+  addUsage,
+  recordCall,
+  spentCalls,
+  withSpentCalls,
+  ZERO_USAGE,
+  ChatMessageSchema,
+  UsageSchema,
+} from './chat-model.js'
+export type {
+  CallContext,
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  FinishReason,
+  ModelCall,
+  ModelDescriptor,
+  ModelRole,
+  Usage,
+} from './chat-model.js'
 export { actorFromSpec, actorsFromEnv } from './actors-from-env.js'
 export { withCassette, resolveCassette, keyDifferences, type CassetteMode, type CassetteOptions } from './cassette.js'
-export { BUNDLED_PRICES, costOf, findPrice, uncachedCostOf, PriceSchema, type Price, type PriceTable } from './pricing.js'
+export {
+  BUNDLED_PRICES,
+  costOf,
+  findPrice,
+  uncachedCostOf,
+  PriceSchema,
+  type Price,
+  type PriceTable,
+} from './pricing.js'
 export { AdaptiveLimiter } from './rate-limit.js'
-export { classifyFailure, ProviderError, retryAfterFailure, retryAfterMs, retryDelay, withRetries, type FailureClass, type RetryCall, type RetryOptions } from './retry.js'
+export {
+  classifyFailure,
+  ProviderError,
+  retryAfterFailure,
+  retryAfterMs,
+  retryDelay,
+  withRetries,
+  type FailureClass,
+  type RetryCall,
+  type RetryOptions,
+} from './retry.js'
 export { MissingApiKeyError, type RemoteOptions } from './providers/remote.js'
 export { anthropicRequest, type AnthropicOptions } from './providers/anthropic.js'
 export type { CompatibleOptions, OpenAIOptions } from './providers/openai.js'

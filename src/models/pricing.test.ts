@@ -4,7 +4,8 @@ import { BUNDLED_PRICES, costOf, findPrice, PriceSchema, uncachedCostOf } from '
 describe('pricing', () => {
   it('every bundled price is valid and the table is dated', () => {
     expect(BUNDLED_PRICES.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/)
-    for (const [key, price] of Object.entries(BUNDLED_PRICES.models)) expect(PriceSchema.safeParse(price).success, key).toBe(true)
+    for (const [key, price] of Object.entries(BUNDLED_PRICES.models))
+      expect(PriceSchema.safeParse(price).success, key).toBe(true)
   })
 
   it('prices dated snapshots of a listed model, and nothing else; user overrides first', () => {
@@ -22,6 +23,9 @@ describe('pricing', () => {
     const usage = { inputTokens: 10_000, outputTokens: 1000, cacheReadTokens: 6000, cacheWriteTokens: 2000 }
     expect(costOf(usage, price)).toBeCloseTo((2000 * 3 + 6000 * 0.3 + 2000 * 3.75 + 1000 * 15) / 1e6, 12)
     expect(uncachedCostOf(usage, price)).toBeCloseTo((10_000 * 3 + 1000 * 15) / 1e6, 12)
-    expect(costOf({ ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 }, { input: 1, output: 1 })).toBeCloseTo(0.011, 12)
+    expect(costOf({ ...usage, cacheReadTokens: 0, cacheWriteTokens: 0 }, { input: 1, output: 1 })).toBeCloseTo(
+      0.011,
+      12,
+    )
   })
 })

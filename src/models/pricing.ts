@@ -75,7 +75,8 @@ export type PriceTable = Record<string, Price>
 export function findPrice(provider: string, model: string, overrides: PriceTable = {}): Price | undefined {
   const key = `${provider}:${model}`
   // Only a date or `-latest` may follow a listed name: `o3` must not price `o3-pro` or `o3-mini`.
-  const sameModel = (k: string) => key === k || (key.startsWith(k) && /^-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$/.test(key.slice(k.length)))
+  const sameModel = (k: string) =>
+    key === k || (key.startsWith(k) && /^-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$/.test(key.slice(k.length)))
   for (const table of [overrides, BUNDLED_PRICES.models as PriceTable]) {
     const match = Object.keys(table).find(sameModel)
     if (match) return table[match]
@@ -90,7 +91,10 @@ export function findPrice(provider: string, model: string, overrides: PriceTable
 export function costOf(usage: Usage, price: Price): number {
   const plain = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens)
   const perToken =
-    plain * price.input + usage.cacheReadTokens * (price.cacheRead ?? price.input) + usage.cacheWriteTokens * (price.cacheWrite ?? price.input) + usage.outputTokens * price.output
+    plain * price.input +
+    usage.cacheReadTokens * (price.cacheRead ?? price.input) +
+    usage.cacheWriteTokens * (price.cacheWrite ?? price.input) +
+    usage.outputTokens * price.output
   return perToken / 1e6
 }
 

@@ -133,7 +133,11 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     // Eight calls started together at 0; the first 429 is the event, the other six are the same one.
     const first = limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 0 })
     expect(first).toEqual({ newEvent: true, shared: true })
-    for (let i = 0; i < 6; i++) expect(limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 0 })).toEqual({ newEvent: false, shared: true })
+    for (let i = 0; i < 6; i++)
+      expect(limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, startedAt: 0 })).toEqual({
+        newEvent: false,
+        shared: true,
+      })
     expect(limiter.spacingMs).toBe(4)
     // Released one spacing later, one at a time, not after a second.
     const { started, done } = queue(limiter, 3)
@@ -157,7 +161,7 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     expect(limiter.spacingMs).toBeLessThanOrEqual(1000)
   })
 
-  it("5xx share one backoff per endpoint: a new one doubles it, the calls in flight with it are the same event, a success resets it", async () => {
+  it('5xx share one backoff per endpoint: a new one doubles it, the calls in flight with it are the same event, a success resets it', async () => {
     const limiter = paced(8)
     const backoffs: number[] = []
     const backoff = (streak: number) => (backoffs.push(streak), 100 * 2 ** (streak - 1))
@@ -278,7 +282,13 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     for (const requestsResetMs of [7, 0, 500, undefined]) {
       const limiter = paced(8)
       const at = Date.now()
-      limiter.rateLimited({ retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 1200, startedAt: at, ...(requestsResetMs !== undefined ? { requestsResetMs } : {}) })
+      limiter.rateLimited({
+        retryAfterMs: 1000,
+        retryAfterExact: false,
+        requestsPerMinute: 1200,
+        startedAt: at,
+        ...(requestsResetMs !== undefined ? { requestsResetMs } : {}),
+      })
       const { started, done } = queue(limiter, 1)
       await vi.advanceTimersByTimeAsync(100)
       await done

@@ -1,4 +1,3 @@
-
 /** What a 429 said about when to come back; a {@link FailureClass} is one. */
 export interface RateLimitHint {
   /** The server's wait (`retry-after-ms` / `retry-after`). */
@@ -211,7 +210,11 @@ export class AdaptiveLimiter {
       const onAbort = () => leave(signal!.reason)
       this.waiters.push(grant)
       signal?.addEventListener('abort', onAbort, { once: true })
-      if (maxWaitMs !== undefined) timer = setTimeout(() => leave(onTimeout ? onTimeout() : new Error(`no slot within ${maxWaitMs} ms`)), Math.max(0, maxWaitMs))
+      if (maxWaitMs !== undefined)
+        timer = setTimeout(
+          () => leave(onTimeout ? onTimeout() : new Error(`no slot within ${maxWaitMs} ms`)),
+          Math.max(0, maxWaitMs),
+        )
       this.pump()
     })
   }
@@ -246,9 +249,16 @@ export class AdaptiveLimiter {
           // The rate is told, not guessed: nothing to learn by doubling, and no probing below it.
           this.#statedMs = stated
           this.#learned = true
-          this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(exact ? wait : 0, stated, this.#spacingMs * STATED_UP))
+          this.#spacingMs = Math.min(
+            MAX_SHARED_WAIT_MS,
+            Math.max(exact ? wait : 0, stated, this.#spacingMs * STATED_UP),
+          )
         } else if (exact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
-        else this.#spacingMs = Math.min(wait, Math.max(FIRST_LEARNED_SPACING_MS, this.#spacingMs * (this.#learned ? SPACING_UP : 2)))
+        else
+          this.#spacingMs = Math.min(
+            wait,
+            Math.max(FIRST_LEARNED_SPACING_MS, this.#spacingMs * (this.#learned ? SPACING_UP : 2)),
+          )
       }
       this.#sinceEvent = 0
       this.#rateReactedAt = now
@@ -283,7 +293,8 @@ export class AdaptiveLimiter {
     if (++this.#sinceEvent >= FEW_SUCCESSES && this.#spacingMs > 0) this.#learned = true
     this.#serverStreak = 0
     if (this.#spacingMs > 0) {
-      const near = this.#spacingMs <= this.#tooNarrowMs * NEAR_ABOVE && this.#spacingMs >= this.#tooNarrowMs * NEAR_BELOW
+      const near =
+        this.#spacingMs <= this.#tooNarrowMs * NEAR_ABOVE && this.#spacingMs >= this.#tooNarrowMs * NEAR_BELOW
       const down = this.#statedMs > 0 ? STATED_DOWN : near ? SPACING_PROBE : SPACING_DOWN
       this.#spacingMs = Math.max(this.#statedMs, this.#spacingMs * down)
       if (this.#spacingMs < MIN_SPACING_MS) {
@@ -325,10 +336,13 @@ export class AdaptiveLimiter {
   /** Wakes the queue when the endpoint opens (a timer that fires early is re-armed by pump). */
   #arm(ms: number): void {
     if (this.#timer !== undefined) return
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined
-      this.pump()
-    }, Math.max(1, Math.ceil(ms)))
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined
+        this.pump()
+      },
+      Math.max(1, Math.ceil(ms)),
+    )
   }
 
   #disarm(): void {

@@ -14,9 +14,13 @@ describe('redactText', () => {
 
   it('removes a registered secret in any shape, and leaves ordinary text alone', () => {
     registerSecret('plain-secret-value-42')
-    expect(redactText('gateway said: token=plain-secret-value-42; user plain-secret-value-42')).toBe('gateway said: token=[REDACTED]; user [REDACTED]')
+    expect(redactText('gateway said: token=plain-secret-value-42; user plain-secret-value-42')).toBe(
+      'gateway said: token=[REDACTED]; user [REDACTED]',
+    )
     registerSecret('abc')
-    expect(redactText('abc is fine, and so is HTTP 401: Unauthorized')).toBe('abc is fine, and so is HTTP 401: Unauthorized')
+    expect(redactText('abc is fine, and so is HTTP 401: Unauthorized')).toBe(
+      'abc is fine, and so is HTTP 401: Unauthorized',
+    )
   })
 })
 
@@ -30,7 +34,9 @@ describe('a registered secret in its encoded forms', () => {
         const redacted = redactSecrets(`echo: ${encoded}`)
         expect(redacted, text).toContain('[REDACTED]')
         // What is left of the encoding decodes to no part of the key longer than a few characters.
-        expect(Buffer.from(redacted.replace('echo: ', '').replaceAll('[REDACTED]', ''), 'base64').toString('latin1')).not.toContain(key.slice(4, 12))
+        expect(
+          Buffer.from(redacted.replace('echo: ', '').replaceAll('[REDACTED]', ''), 'base64').toString('latin1'),
+        ).not.toContain(key.slice(4, 12))
       }
     }
     expect(redactSecrets(`q=${encodeURIComponent(key)}`)).toBe('q=[REDACTED]')
@@ -46,9 +52,13 @@ describe('a registered secret in its encoded forms', () => {
 
 describe('redactUrl', () => {
   it('drops user info and credential-like query values, keeping the rest', () => {
-    expect(redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu')).toBe('https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu')
+    expect(redactUrl('https://user:pass@gw.example/v1?api-key=abc&region=eu')).toBe(
+      'https://gw.example/v1?api-key=%5BREDACTED%5D&region=eu',
+    )
     expect(redactUrl('http://localhost:11434/v1')).toBe('http://localhost:11434/v1')
-    expect(redactUrl('https://x.example/v1?sig=abc&token=def')).toBe('https://x.example/v1?sig=%5BREDACTED%5D&token=%5BREDACTED%5D')
+    expect(redactUrl('https://x.example/v1?sig=abc&token=def')).toBe(
+      'https://x.example/v1?sig=%5BREDACTED%5D&token=%5BREDACTED%5D',
+    )
     expect(redactUrl('not a url Bearer abcdefgh12345678')).toBe('not a url Bearer [REDACTED]')
   })
 })
@@ -67,7 +77,9 @@ describe('registerUrlSecrets', () => {
   it("registers a URL's password and credential-like query values, as written and decoded; redactUrl does it too", () => {
     const password = ['pw', 'a'.repeat(12)].join('-')
     registerUrlSecrets(`https://bob:${password}@gw.example/v1?sig=ab%2Bcdefgh12&region=europe-west`)
-    expect(redactSecrets(`echo ${password} and ab+cdefgh12 and ab%2Bcdefgh12, region europe-west`)).toBe('echo [REDACTED] and [REDACTED] and [REDACTED], region europe-west')
+    expect(redactSecrets(`echo ${password} and ab+cdefgh12 and ab%2Bcdefgh12, region europe-west`)).toBe(
+      'echo [REDACTED] and [REDACTED] and [REDACTED], region europe-west',
+    )
     const queryKey = ['qk', 'b'.repeat(12)].join('-')
     expect(redactSecrets(queryKey)).toBe(queryKey)
     redactUrl(`https://gw.example/v1?api-key=${queryKey}`)
@@ -90,9 +102,26 @@ describe('where credentials enter', () => {
     const { cellProtocol } = await import('../protocol/cell.js')
     const { cellSpec } = await import('../protocol/test-helpers.js')
     const secret = ['pk', 'y'.repeat(14)].join('-')
-    const model = { id: 'custom', descriptor: { provider: 'custom', model: 'm', params: { endpoint: `https://gw.example/v1?api-key=${secret}`, temperature: 0.2, note: 'plain' } }, chat: async () => ({ text: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, finishReason: 'stop' as const }) }
+    const model = {
+      id: 'custom',
+      descriptor: {
+        provider: 'custom',
+        model: 'm',
+        params: { endpoint: `https://gw.example/v1?api-key=${secret}`, temperature: 0.2, note: 'plain' },
+      },
+      chat: async () => ({
+        text: '',
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: 0,
+        finishReason: 'stop' as const,
+      }),
+    }
     const protocol = cellProtocol(cellSpec([], model))
     expect(JSON.stringify(protocol)).not.toContain(secret)
-    expect(protocol.actor.params).toEqual({ endpoint: 'https://gw.example/v1?api-key=%5BREDACTED%5D', temperature: 0.2, note: 'plain' })
+    expect(protocol.actor.params).toEqual({
+      endpoint: 'https://gw.example/v1?api-key=%5BREDACTED%5D',
+      temperature: 0.2,
+      note: 'plain',
+    })
   })
 })

@@ -54,7 +54,10 @@ const PATTERNS: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
   [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
   [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
-  [/((?:x-api-key|api[-_]?key|authorization|access[-_]?token|client[-_]?secret|password)["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|\[REDACTED)([^"'\s,;}&]{6,})/gi, `$1${REDACTED}`],
+  [
+    /((?:x-api-key|api[-_]?key|authorization|access[-_]?token|client[-_]?secret|password)["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|\[REDACTED)([^"'\s,;}&]{6,})/gi,
+    `$1${REDACTED}`,
+  ],
   // A URL's user info, and credential-like query values, inside free text.
   [/([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`],
   [/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&\s"'#]+/gi, `$1${REDACTED}`],
@@ -145,11 +148,15 @@ export function redactUrl(url: string): string {
   } catch {
     return redactText(url)
   }
-  const hadCredentials = parsed.username !== '' || parsed.password !== '' || [...parsed.searchParams.keys()].some((k) => CREDENTIAL_PARAM.test(k))
+  const hadCredentials =
+    parsed.username !== '' ||
+    parsed.password !== '' ||
+    [...parsed.searchParams.keys()].some((k) => CREDENTIAL_PARAM.test(k))
   if (!hadCredentials) return url
   registerUrlSecrets(url)
   parsed.username = ''
   parsed.password = ''
-  for (const key of [...parsed.searchParams.keys()]) if (CREDENTIAL_PARAM.test(key)) parsed.searchParams.set(key, REDACTED)
+  for (const key of [...parsed.searchParams.keys()])
+    if (CREDENTIAL_PARAM.test(key)) parsed.searchParams.set(key, REDACTED)
   return parsed.toString()
 }

@@ -5,10 +5,21 @@
  * on the error (`withSpentCalls`), so the spend is counted whatever happens; an abort is passed on
  * as it is.
  */
-import { checkChatResponse, recordCall, withSpentCalls, type CallContext, type ChatMessage, type ChatModel, type ChatResponse, type ModelCall, type ModelRole } from './chat-model.js'
+import {
+  checkChatResponse,
+  recordCall,
+  withSpentCalls,
+  type CallContext,
+  type ChatMessage,
+  type ChatModel,
+  type ChatResponse,
+  type ModelCall,
+  type ModelRole,
+} from './chat-model.js'
 
 /** What the repair call says when the prompt has no repair text of its own. */
-export const DEFAULT_REPAIR = 'Your previous reply could not be used: {{problem}}\nReply again with the JSON object only.'
+export const DEFAULT_REPAIR =
+  'Your previous reply could not be used: {{problem}}\nReply again with the JSON object only.'
 
 export interface RepairCall<T> {
   model: ChatModel
@@ -44,7 +55,15 @@ export async function callWithRepair<T>(input: RepairCall<T>): Promise<{ value: 
   }
   let second: ChatResponse
   try {
-    second = await model.chat({ messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: input.repair(problem) }], context, signal })
+    second = await model.chat({
+      messages: [
+        ...messages,
+        { role: 'assistant', content: first.text },
+        { role: 'user', content: input.repair(problem) },
+      ],
+      context,
+      signal,
+    })
   } catch (error) {
     // The first call was billed even though the repair failed (an abort ends the cell instead, and
     // its reason is shared: leave it alone).

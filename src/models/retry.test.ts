@@ -1,20 +1,43 @@
 import { describe, expect, it } from 'vitest'
-import { beyondCap, classifyFailure, failureKindOf, onRetry, ProviderError, quotaText, requestsResetMs, retryAfterFailure, retryAfterMs, retryDelay, retryNoticeText, sleep, statedRequestsPerMinute, TransportError, withRetries } from './retry.js'
+import {
+  beyondCap,
+  classifyFailure,
+  failureKindOf,
+  onRetry,
+  ProviderError,
+  quotaText,
+  requestsResetMs,
+  retryAfterFailure,
+  retryAfterMs,
+  retryDelay,
+  retryNoticeText,
+  sleep,
+  statedRequestsPerMinute,
+  TransportError,
+  withRetries,
+} from './retry.js'
 import { EndpointDownError } from './endpoint-health.js'
 import { registerSecret } from './redact.js'
 
-const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) })
+const httpError = (status: number, headers: Record<string, string> = {}) =>
+  Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) })
 
 describe('classifyFailure', () => {
   it('retries 408, 409, 429, 5xx and 529, not other client errors', () => {
-    for (const status of [408, 409, 429, 500, 502, 503, 504, 529]) expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(true)
-    for (const status of [400, 401, 403, 404, 422]) expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(false)
+    for (const status of [408, 409, 429, 500, 502, 503, 504, 529])
+      expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(true)
+    for (const status of [400, 401, 403, 404, 422])
+      expect(classifyFailure(httpError(status)).retryable, String(status)).toBe(false)
     expect(classifyFailure(httpError(429)).rateLimited).toBe(true)
   })
 
   it('retries connection errors and timeouts by name or message', () => {
-    expect(classifyFailure(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' })).retryable).toBe(true)
-    expect(classifyFailure(Object.assign(new Error('Request timed out.'), { name: 'APIConnectionTimeoutError' })).retryable).toBe(true)
+    expect(
+      classifyFailure(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' })).retryable,
+    ).toBe(true)
+    expect(
+      classifyFailure(Object.assign(new Error('Request timed out.'), { name: 'APIConnectionTimeoutError' })).retryable,
+    ).toBe(true)
     expect(classifyFailure(new Error('read ECONNRESET')).retryable).toBe(true)
     expect(classifyFailure(new Error('model does not exist')).retryable).toBe(false)
   })
@@ -22,17 +45,36 @@ describe('classifyFailure', () => {
 
 describe('failure kinds (the advice a person gets depends on them)', () => {
   it('says each kind once, without repeating the status the SDK put first', () => {
-    const sdk = (status: number, message: string, extra: object = {}) => Object.assign(new Error(message), { status, headers: new Headers(), ...extra })
-    expect(classifyFailure(sdk(401, '401 Incorrect API key provided'))).toMatchObject({ kind: 'authentication', retryable: false, reason: 'HTTP 401: Incorrect API key provided', status: 401 })
+    const sdk = (status: number, message: string, extra: object = {}) =>
+      Object.assign(new Error(message), { status, headers: new Headers(), ...extra })
+    expect(classifyFailure(sdk(401, '401 Incorrect API key provided'))).toMatchObject({
+      kind: 'authentication',
+      retryable: false,
+      reason: 'HTTP 401: Incorrect API key provided',
+      status: 401,
+    })
     expect(classifyFailure(sdk(403, '403 status code (no body)')).reason).toBe('HTTP 403: no body')
     expect(classifyFailure(sdk(404, '404 The model `gpt-x` does not exist')).kind).toBe('request')
     expect(classifyFailure(sdk(503, '503 unavailable'))).toMatchObject({ kind: 'server', retryable: true })
-    expect(classifyFailure(sdk(429, '429 Too many requests'))).toMatchObject({ kind: 'rate-limit', retryable: true, rateLimited: true })
+    expect(classifyFailure(sdk(429, '429 Too many requests'))).toMatchObject({
+      kind: 'rate-limit',
+      retryable: true,
+      rateLimited: true,
+    })
     // A spent quota is a 429 that no retry fixes.
-    expect(classifyFailure(sdk(429, '429 You exceeded your current quota', { code: 'insufficient_quota' }))).toMatchObject({ kind: 'quota', retryable: false, rateLimited: false })
-    expect(classifyFailure(new TransportError('http://x/v1: no complete response within 5 ms (timeoutMs)', { kind: 'timeout' }))).toMatchObject({ kind: 'timeout', retryable: true })
+    expect(
+      classifyFailure(sdk(429, '429 You exceeded your current quota', { code: 'insufficient_quota' })),
+    ).toMatchObject({ kind: 'quota', retryable: false, rateLimited: false })
+    expect(
+      classifyFailure(
+        new TransportError('http://x/v1: no complete response within 5 ms (timeoutMs)', { kind: 'timeout' }),
+      ),
+    ).toMatchObject({ kind: 'timeout', retryable: true })
     expect(classifyFailure(new TransportError('malformed response: HTML page')).kind).toBe('model-output')
-    expect(classifyFailure(new EndpointDownError('http://x/v1: connection refused', 'connection'))).toMatchObject({ kind: 'connection', retryable: false })
+    expect(classifyFailure(new EndpointDownError('http://x/v1: connection refused', 'connection'))).toMatchObject({
+      kind: 'connection',
+      retryable: false,
+    })
     expect(classifyFailure(new SyntaxError('Unexpected token < in JSON')).kind).toBe('model-output')
     expect(classifyFailure(new Error('something else')).kind).toBe('other')
     expect(failureKindOf(new ProviderError('x', 1, classifyFailure(sdk(401, 'no'))))).toBe('authentication')
@@ -43,7 +85,9 @@ describe('failure kinds (the advice a person gets depends on them)', () => {
     const failure = classifyFailure(httpError(429, { 'retry-after': '3600' }))
     expect(beyondCap(failure, {})).toMatchObject({ kind: 'quota', retryable: false })
     expect(beyondCap(failure, { maxRetryAfterMs: 3_600_000 })).toBeUndefined()
-    expect(quotaText(3_600_000, 60_000)).toBe('the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait')
+    expect(quotaText(3_600_000, 60_000)).toBe(
+      'the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait',
+    )
     const error = (() => {
       try {
         retryAfterFailure(httpError(429, { 'retry-after': '3600' }), 1, {}, { label: 'gpt-x (actor)' })
@@ -51,14 +95,20 @@ describe('failure kinds (the advice a person gets depends on them)', () => {
         return e as ProviderError
       }
     })()
-    expect(error?.message).toBe('gpt-x (actor): HTTP 429: status 429; the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait')
+    expect(error?.message).toBe(
+      'gpt-x (actor): HTTP 429: status 429; the server asked to wait 3600 s, more than the 60 s cap (retry.maxRetryAfterMs): a quota? Raise retry.maxRetryAfterMs or wait',
+    )
     expect(error?.attempts).toBe(1)
   })
 
   it("a ProviderError holds no secret in any field: its message and its failure's reason are redacted", () => {
     const key = ['sk', 'proj', 'field', 'x'.repeat(24)].join('-')
     registerSecret(key)
-    const error = new ProviderError(`m (actor): HTTP 401: you sent ${key}`, 1, classifyFailure(Object.assign(new Error(`401 you sent Bearer ${key}`), { status: 401 })))
+    const error = new ProviderError(
+      `m (actor): HTTP 401: you sent ${key}`,
+      1,
+      classifyFailure(Object.assign(new Error(`401 you sent Bearer ${key}`), { status: 401 })),
+    )
     expect(JSON.stringify({ ...error, message: error.message, failure: error.failure })).not.toContain(key)
     expect(error.failure.reason).toContain('[REDACTED]')
   })
@@ -91,16 +141,21 @@ describe('request-limit headers (the rate and reset a 429 states, OpenAI- and An
   it('reads the stated rate per minute from either provider, ignoring what is not a positive number', () => {
     expect(statedRequestsPerMinute(new Headers({ 'x-ratelimit-limit-requests': '1200' }))).toBe(1200)
     expect(statedRequestsPerMinute(new Headers({ 'anthropic-ratelimit-requests-limit': '50' }))).toBe(50)
-    for (const bad of ['', '0', '-5', 'lots', 'Infinity']) expect(statedRequestsPerMinute(new Headers({ 'x-ratelimit-limit-requests': bad })), bad).toBeUndefined()
+    for (const bad of ['', '0', '-5', 'lots', 'Infinity'])
+      expect(statedRequestsPerMinute(new Headers({ 'x-ratelimit-limit-requests': bad })), bad).toBeUndefined()
     expect(statedRequestsPerMinute(new Headers({}))).toBeUndefined()
   })
 
   it("reads OpenAI's reset durations and Anthropic's reset times as ms from now", () => {
     const reset = (value: string) => requestsResetMs(new Headers({ 'x-ratelimit-reset-requests': value }))
-    expect([reset('20ms'), reset('1s'), reset('1.5s'), reset('6m0s'), reset('1h2m3s'), reset('2m500ms')]).toEqual([20, 1000, 1500, 360_000, 3_723_000, 120_500])
+    expect([reset('20ms'), reset('1s'), reset('1.5s'), reset('6m0s'), reset('1h2m3s'), reset('2m500ms')]).toEqual([
+      20, 1000, 1500, 360_000, 3_723_000, 120_500,
+    ])
     for (const bad of ['', 'soon', '5', '1d', '3s garbage']) expect(reset(bad), bad).toBeUndefined()
     const now = Date.parse('2026-12-01T00:00:00.000Z')
-    expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': '2026-12-01T00:00:00.075Z' }), now)).toBe(75)
+    expect(
+      requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': '2026-12-01T00:00:00.075Z' }), now),
+    ).toBe(75)
     // A reset already past (a skewed clock) is no wait, never a negative one.
     expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': '2026-11-30T23:59:59Z' }), now)).toBe(0)
     expect(requestsResetMs(new Headers({ 'anthropic-ratelimit-requests-reset': 'tomorrow' }), now)).toBeUndefined()
@@ -108,7 +163,13 @@ describe('request-limit headers (the rate and reset a 429 states, OpenAI- and An
 
   it('a 429 carries them to the endpoint; other statuses do not', () => {
     const headers = { 'retry-after': '1', 'x-ratelimit-limit-requests': '300', 'x-ratelimit-reset-requests': '180ms' }
-    expect(classifyFailure(httpError(429, headers))).toMatchObject({ rateLimited: true, retryAfterMs: 1000, retryAfterExact: false, requestsPerMinute: 300, requestsResetMs: 180 })
+    expect(classifyFailure(httpError(429, headers))).toMatchObject({
+      rateLimited: true,
+      retryAfterMs: 1000,
+      retryAfterExact: false,
+      requestsPerMinute: 300,
+      requestsResetMs: 180,
+    })
     const server = classifyFailure(httpError(503, headers))
     expect([server.requestsPerMinute, server.requestsResetMs]).toEqual([undefined, undefined])
   })
@@ -163,7 +224,9 @@ describe('withRetries', () => {
     await expect(withRetries(failing, { maxRetries: 0 }, { label: 'none' })).rejects.toThrow(/gave up after 1 tries/)
     expect(calls).toBe(1)
     calls = 0
-    await expect(withRetries(failing, { maxRetries: 1.5, baseDelayMs: 1 }, { label: 'x' })).rejects.toThrow(/gave up after 3 tries/)
+    await expect(withRetries(failing, { maxRetries: 1.5, baseDelayMs: 1 }, { label: 'x' })).rejects.toThrow(
+      /gave up after 3 tries/,
+    )
     expect(calls).toBe(3)
   })
 
@@ -220,8 +283,13 @@ describe('onRetry', () => {
     const heard: string[] = []
     const stop = onRetry((n) => heard.push(retryNoticeText(n)))
     const policy = { maxRetries: 1, baseDelayMs: 1000 }
-    const delay = retryAfterFailure(httpError(429, { 'retry-after-ms': '4000' }), 1, policy, { label: 'gpt-4o (actor)', random: () => 0.5 })
-    expect(heard).toEqual([`waiting on a rate limit gpt-4o (actor) (retry 1: HTTP 429: status 429), next try in ${Math.round(delay / 1000)} s`])
+    const delay = retryAfterFailure(httpError(429, { 'retry-after-ms': '4000' }), 1, policy, {
+      label: 'gpt-4o (actor)',
+      random: () => 0.5,
+    })
+    expect(heard).toEqual([
+      `waiting on a rate limit gpt-4o (actor) (retry 1: HTTP 429: status 429), next try in ${Math.round(delay / 1000)} s`,
+    ])
     expect(() => retryAfterFailure(httpError(503), 2, policy, { label: 'gpt-4o (actor)' })).toThrow(ProviderError)
     expect(heard).toHaveLength(1)
     stop()

@@ -142,12 +142,22 @@ function withoutStatus(message: string, status: number): string {
  * statuses (400, 401, 404…) are not, nor is a spent quota.
  */
 export function classifyFailure(error: unknown): FailureClass {
-  if (error instanceof TransportError) return { retryable: true, rateLimited: false, reason: error.message, kind: error.kind }
+  if (error instanceof TransportError)
+    return { retryable: true, rateLimited: false, reason: error.message, kind: error.kind }
   // Our own refusals (an endpoint whose breaker is open, a quota's wait, a body over its cap), also
   // wrapped by an SDK: not retried, and already said.
   const own = ownRefusal(error)
   if (own) return { retryable: false, rateLimited: false, reason: own.message, kind: own.failureKind }
-  const e = error as { status?: unknown; headers?: unknown; name?: string; message?: string; apiMessage?: string; cause?: unknown; code?: unknown; error?: { code?: unknown; error?: { type?: unknown } } }
+  const e = error as {
+    status?: unknown
+    headers?: unknown
+    name?: string
+    message?: string
+    apiMessage?: string
+    cause?: unknown
+    code?: unknown
+    error?: { code?: unknown; error?: { type?: unknown } }
+  }
   const status = typeof e?.status === 'number' ? e.status : undefined
   // Anthropic's `message` is the whole JSON body; `apiMessage` (SDK 1.14) is the readable part.
   const message = e?.apiMessage ?? e?.message ?? String(error)
@@ -158,18 +168,48 @@ export function classifyFailure(error: unknown): FailureClass {
     const wait = retryAfter(e.headers, Date.now())
     const stated = status === 429 ? statedRequestsPerMinute(e.headers) : undefined
     const reset = status === 429 ? requestsResetMs(e.headers) : undefined
-    return { retryable, ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}), ...(stated ? { requestsPerMinute: stated } : {}), ...(reset !== undefined ? { requestsResetMs: reset } : {}), rateLimited: status === 429 && kind !== 'quota', reason: `HTTP ${status}: ${withoutStatus(message, status)}`, kind, status }
+    return {
+      retryable,
+      ...(wait ? { retryAfterMs: wait.ms, retryAfterExact: wait.exact } : {}),
+      ...(stated ? { requestsPerMinute: stated } : {}),
+      ...(reset !== undefined ? { requestsResetMs: reset } : {}),
+      rateLimited: status === 429 && kind !== 'quota',
+      reason: `HTTP ${status}: ${withoutStatus(message, status)}`,
+      kind,
+      status,
+    }
   }
   // The SDKs' error classes do not all set `name`; their constructor names are reliable.
   // Both, once each: "TypeError TypeError: terminated" said nothing twice.
-  const name = [...new Set([e?.name, (error as object | undefined)?.constructor?.name].filter((n): n is string => typeof n === 'string' && n !== '' && n !== 'Error'))].join(' ')
+  const name = [
+    ...new Set(
+      [e?.name, (error as object | undefined)?.constructor?.name].filter(
+        (n): n is string => typeof n === 'string' && n !== '' && n !== 'Error',
+      ),
+    ),
+  ].join(' ')
   // A 200 whose body is not JSON surfaces as a bare SyntaxError: a broken response, worth retrying.
   if (/\bSyntaxError\b/.test(name) || /could not parse|unexpected (token|end of json)/i.test(message)) {
-    return { retryable: true, rateLimited: false, reason: `malformed response: the body or a stream event is not JSON (${message})`, kind: 'model-output' }
+    return {
+      retryable: true,
+      rateLimited: false,
+      reason: `malformed response: the body or a stream event is not JSON (${message})`,
+      kind: 'model-output',
+    }
   }
   // A dropped connection surfaces as `TypeError: terminated` (cause "other side closed"), not an APIError.
-  if (/ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) || /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(`${message} ${String((e?.cause as Error)?.message ?? '')}`)) {
-    return { retryable: true, rateLimited: false, reason: `${name || 'connection error'}: ${message}`, kind: /Timeout/.test(name) ? 'timeout' : 'connection' }
+  if (
+    /ConnectionError|ConnectionTimeoutError|TimeoutError|FetchError/.test(name) ||
+    /ECONNRESET|ECONNREFUSED|socket hang up|terminated|other side closed/i.test(
+      `${message} ${String((e?.cause as Error)?.message ?? '')}`,
+    )
+  ) {
+    return {
+      retryable: true,
+      rateLimited: false,
+      reason: `${name || 'connection error'}: ${message}`,
+      kind: /Timeout/.test(name) ? 'timeout' : 'connection',
+    }
   }
   return { retryable: false, rateLimited: false, reason: message, kind: 'other' }
 }
@@ -181,7 +221,8 @@ export function classifyFailure(error: unknown): FailureClass {
 export function ownRefusal(error: unknown): (Error & { failureKind: FailureKind }) | undefined {
   let current = error
   for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
-    if (typeof (current as { failureKind?: unknown }).failureKind === 'string') return current as Error & { failureKind: FailureKind }
+    if (typeof (current as { failureKind?: unknown }).failureKind === 'string')
+      return current as Error & { failureKind: FailureKind }
     current = current.cause
   }
   return undefined
@@ -209,7 +250,13 @@ export function quotaText(askedMs: number, capMs: number): string {
 export function beyondCap(failure: FailureClass, policy: RetryOptions): FailureClass | undefined {
   const cap = policy.maxRetryAfterMs ?? 60_000
   if (!failure.retryable || failure.retryAfterMs === undefined || failure.retryAfterMs <= cap) return undefined
-  return { ...failure, retryable: false, rateLimited: false, kind: 'quota', reason: `${failure.reason}; ${quotaText(failure.retryAfterMs, cap)}` }
+  return {
+    ...failure,
+    retryable: false,
+    rateLimited: false,
+    kind: 'quota',
+    reason: `${failure.reason}; ${quotaText(failure.retryAfterMs, cap)}`,
+  }
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -229,7 +276,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The wait before retry number `retry` (1-based): the server's request if any, else jittered backoff. */
-export function retryDelay(retry: number, failure: FailureClass, options: RetryOptions = {}, random: () => number = Math.random): number {
+export function retryDelay(
+  retry: number,
+  failure: FailureClass,
+  options: RetryOptions = {},
+  random: () => number = Math.random,
+): number {
   const base = options.baseDelayMs ?? 500
   const cap = options.maxDelayMs ?? 30_000
   if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, options.maxRetryAfterMs ?? 60_000)
@@ -281,7 +333,11 @@ export interface RetryCall {
 export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions, context: RetryCall): Promise<T>
 /** The one-object form: policy and call together. */
 export async function withRetries<T>(call: () => Promise<T>, options: RetryOptions & RetryCall): Promise<T>
-export async function withRetries<T>(call: () => Promise<T>, policy: RetryOptions | (RetryOptions & RetryCall), context: RetryCall = policy as RetryCall): Promise<T> {
+export async function withRetries<T>(
+  call: () => Promise<T>,
+  policy: RetryOptions | (RetryOptions & RetryCall),
+  context: RetryCall = policy as RetryCall,
+): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await call()
@@ -310,10 +366,20 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
   const labelOf = () => (typeof context.label === 'function' ? context.label() : context.label)
   // Retries made so far (tries - 1) against the allowance, as a count of retries.
   if (!failure.retryable || tries - 1 >= (policy.maxRetries ?? 5)) {
-    throw new ProviderError(`${labelOf()}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`, tries, failure)
+    throw new ProviderError(
+      `${labelOf()}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`,
+      tries,
+      failure,
+    )
   }
   const delayMs = retryDelay(tries, failure, policy, context.random)
-  notifyRetry(() => ({ label: labelOf(), retry: tries, delayMs, rateLimited: failure.rateLimited === true, reason: failure.reason }))
+  notifyRetry(() => ({
+    label: labelOf(),
+    retry: tries,
+    delayMs,
+    rateLimited: failure.rateLimited === true,
+    reason: failure.reason,
+  }))
   return delayMs
 }
 

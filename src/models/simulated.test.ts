@@ -12,7 +12,11 @@ import type { CallContext, ChatMessage, ChatModel } from './chat-model.js'
 import { SIMULATED_PROFILES, simulatedActor, type SimulatedProfileName } from './simulated.js'
 
 const synthetic = (n: number, difficulty = 0.5): Task[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `syn-${i}`, prompt: `Synthetic task ${i}`, simulation: { difficulty, correct: ['OK'], wrong: ['BAD1', 'BAD2'] } }))
+  Array.from({ length: n }, (_, i) => ({
+    id: `syn-${i}`,
+    prompt: `Synthetic task ${i}`,
+    simulation: { difficulty, correct: ['OK'], wrong: ['BAD1', 'BAD2'] },
+  }))
 
 /** Passes 'OK'; its diagnostics name the failing test, as a python-tests verdict would. */
 const okVerifier: Verifier = {
@@ -23,12 +27,28 @@ const okVerifier: Verifier = {
     const pass = answer === 'OK'
     return {
       pass,
-      diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'passed' : '1 test failed', tests: [{ index: 0, source: 'assert solve() == "OK"', pass, call: 'solve()', expected: "'OK'", actual: `'${answer}'` }] },
+      diagnostics: {
+        outcome: pass ? 'passed' : 'failed',
+        summary: pass ? 'passed' : '1 test failed',
+        tests: [
+          {
+            index: 0,
+            source: 'assert solve() == "OK"',
+            pass,
+            call: 'solve()',
+            expected: "'OK'",
+            actual: `'${answer}'`,
+          },
+        ],
+      },
     }
   },
 }
 
-async function simulate(actor: ChatModel, options: { tasks?: Task[]; feedback?: FeedbackMode | null; budget?: number; repeats?: number } = {}) {
+async function simulate(
+  actor: ChatModel,
+  options: { tasks?: Task[]; feedback?: FeedbackMode | null; budget?: number; repeats?: number } = {},
+) {
   const feedback = options.feedback === undefined ? verifierFeedback() : options.feedback
   return runCell({
     runId: 'sim',
@@ -49,11 +69,19 @@ async function simulate(actor: ChatModel, options: { tasks?: Task[]; feedback?: 
   })
 }
 
-const ctx = (task: Task, attempt: number, repeat = 0, protocol: CallContext['protocol'] = 'sequential'): CallContext => ({ role: 'actor', taskId: task.id, attempt, repeat, protocol, simulation: task.simulation })
+const ctx = (
+  task: Task,
+  attempt: number,
+  repeat = 0,
+  protocol: CallContext['protocol'] = 'sequential',
+): CallContext => ({ role: 'actor', taskId: task.id, attempt, repeat, protocol, simulation: task.simulation })
 
 async function firstAnswers(actor: ChatModel, tasks: Task[]): Promise<string[]> {
   const out: string[] = []
-  for (const task of tasks) out.push((await actor.chat({ messages: [{ role: 'user', content: String(task.prompt) }], context: ctx(task, 1) })).text)
+  for (const task of tasks)
+    out.push(
+      (await actor.chat({ messages: [{ role: 'user', content: String(task.prompt) }], context: ctx(task, 1) })).text,
+    )
   return out
 }
 
@@ -72,7 +100,9 @@ describe('simulatedActor: determinism', () => {
     const tasks = synthetic(40)
     const one = await simulate(simulatedActor({ profile: 'stubborn', seed: 5 }), { tasks, repeats: 2 })
     const two = await simulate(simulatedActor({ profile: 'stubborn', seed: 5 }), { tasks, repeats: 2 })
-    expect(two.trajectories.map((t) => t.attempts.map((a) => a.answer))).toEqual(one.trajectories.map((t) => t.attempts.map((a) => a.answer)))
+    expect(two.trajectories.map((t) => t.attempts.map((a) => a.answer))).toEqual(
+      one.trajectories.map((t) => t.attempts.map((a) => a.answer)),
+    )
   })
 
   it('draws each repeat independently', async () => {
@@ -89,9 +119,19 @@ describe('simulatedActor: determinism', () => {
 
   it('answers sample 1 of independent sampling exactly as attempt 1 of a trajectory', async () => {
     const tasks = synthetic(50)
-    const sequential = await simulate(simulatedActor({ profile: 'one-shot', seed: 9 }), { tasks, repeats: 2, feedback: binary() })
-    const independent = await simulate(simulatedActor({ profile: 'one-shot', seed: 9 }), { tasks, repeats: 2, feedback: null })
-    expect(independent.trajectories.map((t) => t.attempts[0]?.answer)).toEqual(sequential.trajectories.map((t) => t.attempts[0]?.answer))
+    const sequential = await simulate(simulatedActor({ profile: 'one-shot', seed: 9 }), {
+      tasks,
+      repeats: 2,
+      feedback: binary(),
+    })
+    const independent = await simulate(simulatedActor({ profile: 'one-shot', seed: 9 }), {
+      tasks,
+      repeats: 2,
+      feedback: null,
+    })
+    expect(independent.trajectories.map((t) => t.attempts[0]?.answer)).toEqual(
+      sequential.trajectories.map((t) => t.attempts[0]?.answer),
+    )
     // ...and later samples are fresh draws, not copies of sample 1.
     expect(independent.trajectories.some((t) => new Set(t.attempts.map((a) => a.answer)).size > 1)).toBe(true)
   })
@@ -99,10 +139,23 @@ describe('simulatedActor: determinism', () => {
   it('treats every independent sample as a fresh draw, even when the prompt holds an assistant example', async () => {
     const task: Task = {
       id: 'few-shot',
-      prompt: [{ role: 'user', content: 'Example?' }, { role: 'assistant', content: 'EXAMPLE' }, { role: 'user', content: 'Now the task.' }],
+      prompt: [
+        { role: 'user', content: 'Example?' },
+        { role: 'assistant', content: 'EXAMPLE' },
+        { role: 'user', content: 'Now the task.' },
+      ],
       simulation: { difficulty: 0.5, correct: ['OK'], wrong: ['BAD1', 'BAD2'] },
     }
-    const resubmitter = simulatedActor({ profile: { firstTry: 0.5, repairWithDetail: 0, repairWithBinary: 0, resubmit: 1, changesWrongAnswer: false, description: '' } })
+    const resubmitter = simulatedActor({
+      profile: {
+        firstTry: 0.5,
+        repairWithDetail: 0,
+        repairWithBinary: 0,
+        resubmit: 1,
+        changesWrongAnswer: false,
+        description: '',
+      },
+    })
     const { trajectories } = await simulate(resubmitter, { tasks: [task], feedback: null, budget: 10 })
     expect(trajectories[0]?.attempts.map((a) => a.answer)).not.toContain('EXAMPLE')
   })
@@ -112,18 +165,24 @@ describe('simulatedActor: setup errors', () => {
   it('throws a clear error for a task without a simulation script', async () => {
     const actor = simulatedActor({ profile: 'reviser' })
     const task: Task = { id: 'real-task', prompt: 'p' }
-    await expect(actor.chat({ messages: [{ role: 'user', content: 'p' }], context: ctx(task, 1) })).rejects.toThrow(/task "real-task" has no valid `simulation` script/)
+    await expect(actor.chat({ messages: [{ role: 'user', content: 'p' }], context: ctx(task, 1) })).rejects.toThrow(
+      /task "real-task" has no valid `simulation` script/,
+    )
   })
 
   it('names the field of a malformed script and the fix', async () => {
     const actor = simulatedActor({ profile: 'reviser' })
     const task = { id: 'fixture', prompt: 'p', simulation: { difficulty: 0.5, correct: ['OK'], wrong: [] } }
     const call = actor.chat({ messages: [{ role: 'user', content: 'p' }], context: ctx(task as Task, 1) })
-    await expect(call).rejects.toThrow(/task "fixture" has no valid `simulation` script .*\(simulation\.wrong: .*\); .*add `simulation: \{ correct: \[\.\.\.\], wrong: \[\.\.\.\] \}` to the task/)
+    await expect(call).rejects.toThrow(
+      /task "fixture" has no valid `simulation` script .*\(simulation\.wrong: .*\); .*add `simulation: \{ correct: \[\.\.\.\], wrong: \[\.\.\.\] \}` to the task/,
+    )
   })
 
   it('throws for an unknown profile, listing the profiles', () => {
-    expect(() => simulatedActor({ profile: 'genius' as SimulatedProfileName })).toThrow(/unknown profile "genius"; use one of reviser, stubborn, one-shot, memoryless/)
+    expect(() => simulatedActor({ profile: 'genius' as SimulatedProfileName })).toThrow(
+      /unknown profile "genius"; use one of reviser, stubborn, one-shot, memoryless/,
+    )
   })
 
   // BUG (simulated.ts:89): the profile is looked up with `SIMULATED_PROFILES[name]`, so a name
@@ -138,13 +197,34 @@ describe('simulatedActor: identity and calls', () => {
   it('describes itself by profile and seed', () => {
     const actor = simulatedActor({ profile: 'memoryless', seed: 4 })
     expect(actor.id).toBe('simulated:memoryless')
-    expect(actor.descriptor).toEqual({ provider: 'simulated', model: 'memoryless', params: { seed: 4, firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, summaryRepairFactor: 1 } })
+    expect(actor.descriptor).toEqual({
+      provider: 'simulated',
+      model: 'memoryless',
+      params: {
+        seed: 4,
+        firstTry: 0.45,
+        repairWithDetail: 0.45,
+        repairWithBinary: 0.45,
+        resubmit: 0,
+        changesWrongAnswer: true,
+        summaryRepairFactor: 1,
+      },
+    })
     expect(simulatedActor({ profile: 'reviser', id: 'mine' }).id).toBe('mine')
     expect(simulatedActor({ profile: 'reviser' }).descriptor.params.seed).toBe(1)
   })
 
   it('accepts a custom profile', async () => {
-    const always = simulatedActor({ profile: { firstTry: 1, repairWithDetail: 1, repairWithBinary: 1, resubmit: 0, changesWrongAnswer: true, description: 'always right' } })
+    const always = simulatedActor({
+      profile: {
+        firstTry: 1,
+        repairWithDetail: 1,
+        repairWithBinary: 1,
+        resubmit: 0,
+        changesWrongAnswer: true,
+        description: 'always right',
+      },
+    })
     expect(always.descriptor.model).toBe('custom')
     // Probabilities are clamped to 0.98, so "always" is nearly always.
     const answers = await firstAnswers(always, synthetic(100, 0))
@@ -155,7 +235,12 @@ describe('simulatedActor: identity and calls', () => {
     const task = synthetic(1)[0]!
     const messages: ChatMessage[] = [{ role: 'user', content: 'x'.repeat(40) }]
     const response = await simulatedActor({ profile: 'reviser' }).chat({ messages, context: ctx(task, 1) })
-    expect(response.usage).toEqual({ inputTokens: 10, outputTokens: Math.ceil(response.text.length / 4), cacheReadTokens: 0, cacheWriteTokens: 0 })
+    expect(response.usage).toEqual({
+      inputTokens: 10,
+      outputTokens: Math.ceil(response.text.length / 4),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    })
     expect(response.costUsd).toBe(0)
     expect(response.finishReason).toBe('stop')
   })
@@ -164,7 +249,11 @@ describe('simulatedActor: identity and calls', () => {
     const controller = new AbortController()
     const actor = simulatedActor({ profile: 'reviser', latencyMs: 10_000 })
     const started = Date.now()
-    const call = actor.chat({ messages: [{ role: 'user', content: 'x' }], context: ctx(synthetic(1)[0]!, 1), signal: controller.signal })
+    const call = actor.chat({
+      messages: [{ role: 'user', content: 'x' }],
+      context: ctx(synthetic(1)[0]!, 1),
+      signal: controller.signal,
+    })
     setTimeout(() => controller.abort(new Error('stop now')), 5)
     await expect(call).rejects.toThrow('stop now')
     expect(Date.now() - started).toBeLessThan(2000)
@@ -177,17 +266,36 @@ describe('simulatedActor: identity and calls', () => {
     const controller = new AbortController()
     const actor = simulatedActor({ profile: 'reviser', latencyMs: 1 })
     const task = synthetic(1)[0]!
-    for (let i = 1; i <= 3; i++) await actor.chat({ messages: [{ role: 'user', content: 'x' }], context: ctx(task, i), signal: controller.signal })
+    for (let i = 1; i <= 3; i++)
+      await actor.chat({ messages: [{ role: 'user', content: 'x' }], context: ctx(task, i), signal: controller.signal })
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
   })
 
   it('reads its previous answer from the latest assistant turn', async () => {
-    const task: Task = { id: 'r', prompt: 'p', simulation: { difficulty: 0.5, correct: ['OK'], wrong: ['BAD1', 'BAD2', 'BAD3'] } }
-    const base = { firstTry: 0, repairWithDetail: 0, repairWithBinary: 0, resubmit: 0, changesWrongAnswer: false, description: '' }
-    const messages: ChatMessage[] = [{ role: 'user', content: 'p' }, { role: 'assistant', content: 'BAD1' }, { role: 'user', content: 'no' }, { role: 'assistant', content: 'BAD2' }, { role: 'user', content: 'Your answer is incorrect.' }]
+    const task: Task = {
+      id: 'r',
+      prompt: 'p',
+      simulation: { difficulty: 0.5, correct: ['OK'], wrong: ['BAD1', 'BAD2', 'BAD3'] },
+    }
+    const base = {
+      firstTry: 0,
+      repairWithDetail: 0,
+      repairWithBinary: 0,
+      resubmit: 0,
+      changesWrongAnswer: false,
+      description: '',
+    }
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'p' },
+      { role: 'assistant', content: 'BAD1' },
+      { role: 'user', content: 'no' },
+      { role: 'assistant', content: 'BAD2' },
+      { role: 'user', content: 'Your answer is incorrect.' },
+    ]
     const answers = async (profile: typeof base) => {
       const out: string[] = []
-      for (let attempt = 3; attempt < 43; attempt++) out.push((await simulatedActor({ profile }).chat({ messages, context: ctx(task, attempt) })).text)
+      for (let attempt = 3; attempt < 43; attempt++)
+        out.push((await simulatedActor({ profile }).chat({ messages, context: ctx(task, attempt) })).text)
       return out
     }
     // Always resubmits: the latest answer, not an earlier one.

@@ -70,10 +70,41 @@ export interface SimulatedProfile {
  * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests).
  */
 export const SIMULATED_PROFILES = {
-  reviser: { firstTry: 0.4, repairWithDetail: 0.75, repairWithBinary: 0.3, resubmit: 0.05, changesWrongAnswer: true, summaryRepairFactor: 0.6, description: 'average first try, uses detailed feedback well' },
-  stubborn: { firstTry: 0.6, repairWithDetail: 0.15, repairWithBinary: 0.1, resubmit: 0.75, changesWrongAnswer: false, summaryRepairFactor: 1, description: 'good first try, mostly resubmits the same answer' },
-  'one-shot': { firstTry: 0.7, repairWithDetail: 0.25, repairWithBinary: 0.15, resubmit: 0.1, changesWrongAnswer: true, summaryRepairFactor: 0.8, description: 'strongest first try, poor at revising' },
-  memoryless: { firstTry: 0.45, repairWithDetail: 0.45, repairWithBinary: 0.45, resubmit: 0, changesWrongAnswer: true, description: 'ignores feedback: every attempt is a fresh draw' },
+  reviser: {
+    firstTry: 0.4,
+    repairWithDetail: 0.75,
+    repairWithBinary: 0.3,
+    resubmit: 0.05,
+    changesWrongAnswer: true,
+    summaryRepairFactor: 0.6,
+    description: 'average first try, uses detailed feedback well',
+  },
+  stubborn: {
+    firstTry: 0.6,
+    repairWithDetail: 0.15,
+    repairWithBinary: 0.1,
+    resubmit: 0.75,
+    changesWrongAnswer: false,
+    summaryRepairFactor: 1,
+    description: 'good first try, mostly resubmits the same answer',
+  },
+  'one-shot': {
+    firstTry: 0.7,
+    repairWithDetail: 0.25,
+    repairWithBinary: 0.15,
+    resubmit: 0.1,
+    changesWrongAnswer: true,
+    summaryRepairFactor: 0.8,
+    description: 'strongest first try, poor at revising',
+  },
+  memoryless: {
+    firstTry: 0.45,
+    repairWithDetail: 0.45,
+    repairWithBinary: 0.45,
+    resubmit: 0,
+    changesWrongAnswer: true,
+    description: 'ignores feedback: every attempt is a fresh draw',
+  },
   overfitter: {
     firstTry: 0.4,
     repairWithDetail: 0.3,
@@ -152,8 +183,15 @@ export function isBundledSimulation(model: ChatModel): boolean {
 function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
   const name = typeof options.profile === 'string' ? options.profile : 'custom'
   const profile: SimulatedProfile | undefined =
-    typeof options.profile === 'string' ? (Object.hasOwn(SIMULATED_PROFILES, options.profile) ? SIMULATED_PROFILES[options.profile] : undefined) : options.profile
-  if (!profile) throw new Error(`actors.simulated: unknown profile ${JSON.stringify(options.profile)}; use one of ${Object.keys(SIMULATED_PROFILES).join(', ')} or pass a profile object`)
+    typeof options.profile === 'string'
+      ? Object.hasOwn(SIMULATED_PROFILES, options.profile)
+        ? SIMULATED_PROFILES[options.profile]
+        : undefined
+      : options.profile
+  if (!profile)
+    throw new Error(
+      `actors.simulated: unknown profile ${JSON.stringify(options.profile)}; use one of ${Object.keys(SIMULATED_PROFILES).join(', ')} or pass a profile object`,
+    )
   const seed = options.seed ?? 1
   const latencyMs = options.latencyMs ?? 0
   return {
@@ -161,7 +199,16 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
     descriptor: {
       provider: 'simulated',
       model: name,
-      params: { seed, firstTry: profile.firstTry, repairWithDetail: profile.repairWithDetail, repairWithBinary: profile.repairWithBinary, resubmit: profile.resubmit, changesWrongAnswer: profile.changesWrongAnswer, summaryRepairFactor: profile.summaryRepairFactor ?? 1, ...(profile.specialCases ? { specialCases: profile.specialCases } : {}) },
+      params: {
+        seed,
+        firstTry: profile.firstTry,
+        repairWithDetail: profile.repairWithDetail,
+        repairWithBinary: profile.repairWithBinary,
+        resubmit: profile.resubmit,
+        changesWrongAnswer: profile.changesWrongAnswer,
+        summaryRepairFactor: profile.summaryRepairFactor ?? 1,
+        ...(profile.specialCases ? { specialCases: profile.specialCases } : {}),
+      },
     },
     // Simulations cost nothing: an estimate prices them at $0, as their calls are.
     price: { input: 0, output: 0 },
@@ -171,11 +218,22 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
       const script = scriptOf(request)
       const { attempt, repeat, taskId } = request.context
       const rng = createRng(seedFrom(seed, name, taskId, repeat, attempt))
-      const text = respond(profile, script, request.messages, request.context.protocol === 'independent' ? 1 : attempt, rng)
+      const text = respond(
+        profile,
+        script,
+        request.messages,
+        request.context.protocol === 'independent' ? 1 : attempt,
+        rng,
+      )
       const inputChars = request.messages.reduce((n, m) => n + m.content.length, 0)
       return {
         text,
-        usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: approxTokens(text), cacheReadTokens: 0, cacheWriteTokens: 0 },
+        usage: {
+          inputTokens: Math.ceil(inputChars / 4),
+          outputTokens: approxTokens(text),
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+        },
         latencyMs: performance.now() - started,
         finishReason: 'stop',
         costUsd: 0,
@@ -202,7 +260,13 @@ function scriptOf(request: ChatRequest): SimulationScript {
   return parsed.data
 }
 
-function respond(profile: SimulatedProfile, script: SimulationScript, messages: readonly ChatMessage[], attempt: number, rng: () => number): string {
+function respond(
+  profile: SimulatedProfile,
+  script: SimulationScript,
+  messages: readonly ChatMessage[],
+  attempt: number,
+  rng: () => number,
+): string {
   const d = script.difficulty
   const previous = attempt > 1 ? [...messages].reverse().find((m) => m.role === 'assistant')?.content : undefined
   if (previous === undefined) {
@@ -211,13 +275,24 @@ function respond(profile: SimulatedProfile, script: SimulationScript, messages: 
   const feedbackText = messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
   if (rng() < profile.resubmit) return previous
   if (profile.specialCases && rng() < profile.specialCases) {
-    const calls = shownCalls(messages.slice(1).filter((m) => m.role === 'user').map((m) => m.content))
+    const calls = shownCalls(
+      messages
+        .slice(1)
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    )
     if (calls.length > 0) return specialCase(previous, calls)
   }
   // Our summary history policy announces itself with this line (src/protocol/history.ts).
   const summarised = messages.some((m) => m.role === 'user' && m.content.includes('Summary of your earlier attempts'))
-  const repair = (DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary) * (summarised ? (profile.summaryRepairFactor ?? 1) : 1)
+  const repair =
+    (DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary) *
+    (summarised ? (profile.summaryRepairFactor ?? 1) : 1)
   if (rng() < scaled(repair, d)) return pick(script.correct, rng())
   const others = profile.changesWrongAnswer ? script.wrong.filter((w) => w !== previous) : []
-  return others.length > 0 ? pick(others, rng()) : script.wrong.includes(previous) ? previous : pick(script.wrong, rng())
+  return others.length > 0
+    ? pick(others, rng())
+    : script.wrong.includes(previous)
+      ? previous
+      : pick(script.wrong, rng())
 }

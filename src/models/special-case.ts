@@ -16,7 +16,8 @@ export function shownCalls(feedbackTexts: readonly string[]): ShownCall[] {
   const seen = new Map<string, ShownCall>()
   for (const text of feedbackTexts) {
     for (const [, call, expected] of text.matchAll(/function call: (.+)\n\s+expected: (.+)/g)) {
-      if (/^[A-Za-z_]\w*\(.*\)$/.test(call!.trim())) seen.set(call!.trim(), { call: call!.trim(), expected: expected!.trim() })
+      if (/^[A-Za-z_]\w*\(.*\)$/.test(call!.trim()))
+        seen.set(call!.trim(), { call: call!.trim(), expected: expected!.trim() })
     }
   }
   return [...seen.values()]
@@ -55,7 +56,10 @@ export function specialCase(answer: string, calls: readonly ShownCall[]): string
   }
   const patch = lines.join('\n')
   const marked = answer.indexOf(`\n${PATCH_MARK}`)
-  const base = marked === -1 ? answer : `${answer.slice(0, marked)}${answer.slice(answer.indexOf('\n```', marked + 1) === -1 ? answer.length : answer.indexOf('\n```', marked + 1))}`
+  const base =
+    marked === -1
+      ? answer
+      : `${answer.slice(0, marked)}${answer.slice(answer.indexOf('\n```', marked + 1) === -1 ? answer.length : answer.indexOf('\n```', marked + 1))}`
   const close = base.lastIndexOf('\n```')
   const opened = base.lastIndexOf('```python')
   if (opened !== -1 && close > opened) return `${base.slice(0, close)}\n${patch}${base.slice(close)}`

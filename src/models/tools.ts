@@ -49,7 +49,13 @@ export const ToolCallSchema = z.object({ id: z.string(), name: z.string(), argum
 /** A tool turn as cassettes key on it. */
 export const ToolTurnSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(ToolCallSchema) }),
-  z.object({ role: z.literal('tool'), callId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
+  z.object({
+    role: z.literal('tool'),
+    callId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+  }),
 ])
 
 /**
@@ -81,7 +87,9 @@ export function argumentsText(input: unknown): string {
 export function argumentsObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text)
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
   } catch {
     return {}
   }
@@ -103,6 +111,8 @@ export class StreamedToolCalls {
   }
   /** The calls in index order (an empty argument list reads as `{}`). */
   list(): ToolCall[] {
-    return [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ ...c, arguments: c.arguments === '' ? '{}' : c.arguments }))
+    return [...this.#calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ ...c, arguments: c.arguments === '' ? '{}' : c.arguments }))
   }
 }

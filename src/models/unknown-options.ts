@@ -13,7 +13,11 @@ function distance(a: string, b: string): number {
     row[0] = i
     for (let j = 1; j <= b.length; j++) {
       const above = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1))
+      row[j] = Math.min(
+        row[j]! + 1,
+        row[j - 1]! + 1,
+        diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      )
       diagonal = above
     }
   }
@@ -33,17 +37,33 @@ export function rejectUnknownOptions(where: string, options: object, known: read
   if (unknown.length === 0) return
   const named = unknown.map((key) => {
     // A near spelling, or a name one contains (retries ~ maxRetries).
-    const contains = (name: string) => Math.min(key.length, name.length) >= 4 && (name.toLowerCase().includes(key.toLowerCase()) || key.toLowerCase().includes(name.toLowerCase()))
+    const contains = (name: string) =>
+      Math.min(key.length, name.length) >= 4 &&
+      (name.toLowerCase().includes(key.toLowerCase()) || key.toLowerCase().includes(name.toLowerCase()))
     const near = (name: string) => distance(key, name) - (contains(name) ? 100 : 0)
     const [best] = [...known].sort((x, y) => near(x) - near(y))
     const close = best !== undefined && near(best) <= Math.max(2, Math.floor(key.length / 3))
     return `"${key}"${close ? ` (did you mean "${best}"?)` : ''}`
   })
-  throw new TypeError(`${where}: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; valid options: ${[...known].sort().join(', ')}`)
+  throw new TypeError(
+    `${where}: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; valid options: ${[...known].sort().join(', ')}`,
+  )
 }
 
 /** The options every remote model shares (RemoteOptions). */
-export const REMOTE_OPTIONS = ['id', 'timeoutMs', 'callTimeoutMs', 'retry', 'concurrency', 'prices', 'stream', 'cassette', 'headers', 'maxResponseBytes', 'maxAnswerChars'] as const
+export const REMOTE_OPTIONS = [
+  'id',
+  'timeoutMs',
+  'callTimeoutMs',
+  'retry',
+  'concurrency',
+  'prices',
+  'stream',
+  'cassette',
+  'headers',
+  'maxResponseBytes',
+  'maxAnswerChars',
+] as const
 /** The keys of BatchOptions (the OpenAI and Anthropic models' `batch`). */
 export const BATCH_OPTIONS = ['pollMs', 'gatherMs', 'maxBatch', 'deadlineMs', 'resubmit', 'maxResultsBytes'] as const
 /** The keys of RetryOptions. */
@@ -66,7 +86,12 @@ export interface NumberBound {
 export const REMOTE_BOUNDS: Readonly<Record<string, NumberBound>> = {
   timeoutMs: { min: 1, max: 3_600_000, why: 'one hour per try; the cell has its own timeout' },
   callTimeoutMs: { min: 1, max: 86_400_000, why: 'a day for one call, every try and wait included' },
-  maxResponseBytes: { min: 1024, max: 1024 ** 3, integer: true, why: 'from 1 kB to 1 GiB held in memory for one response' },
+  maxResponseBytes: {
+    min: 1024,
+    max: 1024 ** 3,
+    integer: true,
+    why: 'from 1 kB to 1 GiB held in memory for one response',
+  },
   maxAnswerChars: { min: 1, max: 100_000_000, integer: true, why: 'a hundred million characters kept of one answer' },
   concurrency: { min: 1, max: 1000, integer: true, why: "more calls at once than any provider's rate limit allows" },
   temperature: { min: 0, max: 2, why: 'the providers accept 0 to 2 (Anthropic 0 to 1)' },
@@ -90,13 +115,25 @@ export const RETRY_BOUNDS: Readonly<Record<string, NumberBound>> = {
  * checkNumberOptions('actors.openai({ model: "gpt-4o" })', { timeoutMs: 1e12 }, REMOTE_BOUNDS)
  * // RangeError: actors.openai({ model: "gpt-4o" }): timeoutMs must be a number from 1 to 3600000 (one hour per try; ...), got 1000000000000
  */
-export function checkNumberOptions(where: string, options: object, bounds: Readonly<Record<string, NumberBound>>): void {
+export function checkNumberOptions(
+  where: string,
+  options: object,
+  bounds: Readonly<Record<string, NumberBound>>,
+): void {
   const problems: string[] = []
   for (const [name, bound] of Object.entries(bounds)) {
     const value = (options as Record<string, unknown>)[name]
     if (value === undefined) continue
-    const ok = typeof value === 'number' && Number.isFinite(value) && value >= bound.min && value <= bound.max && (!bound.integer || Number.isInteger(value))
-    if (!ok) problems.push(`${name} must be ${bound.integer ? 'a whole number' : 'a number'} from ${bound.min} to ${bound.max} (${bound.why}), got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
+    const ok =
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value >= bound.min &&
+      value <= bound.max &&
+      (!bound.integer || Number.isInteger(value))
+    if (!ok)
+      problems.push(
+        `${name} must be ${bound.integer ? 'a whole number' : 'a number'} from ${bound.min} to ${bound.max} (${bound.why}), got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+      )
   }
   if (problems.length > 0) throw new RangeError(`${where}: ${problems.join('; ')}`)
 }
@@ -107,7 +144,12 @@ export const BATCH_BOUNDS: Readonly<Record<string, NumberBound>> = {
   gatherMs: { min: 0, max: 600_000, why: 'calls gathered for ten minutes at most' },
   deadlineMs: { min: 1, max: 86_400_000, why: "the providers' 24-hour window" },
   resubmit: { min: 0, max: 10, integer: true, why: 'ten expired batches are an outage' },
-  maxResultsBytes: { min: 1024, max: 16 * 1024 ** 3, integer: true, why: 'from 1 kB to 16 GiB of results, read line by line' },
+  maxResultsBytes: {
+    min: 1024,
+    max: 16 * 1024 ** 3,
+    integer: true,
+    why: 'from 1 kB to 16 GiB of results, read line by line',
+  },
 }
 
 /** How the remote constructors check their options besides unknown names and number bounds. */
@@ -139,16 +181,36 @@ export function checkRemoteOptions(where: string, options: object, check: Remote
   checkNumberOptions(where, options, check.bounds)
   if (isObject(o.retry)) checkNumberOptions(`${where}, retry`, o.retry, RETRY_BOUNDS)
   if (isObject(o.batch) && check.maxBatch !== undefined) {
-    checkNumberOptions(`${where}, batch`, o.batch, { ...BATCH_BOUNDS, maxBatch: { min: 1, max: check.maxBatch, integer: true, why: `the provider takes at most ${check.maxBatch} requests in one batch` } })
+    checkNumberOptions(`${where}, batch`, o.batch, {
+      ...BATCH_BOUNDS,
+      maxBatch: {
+        min: 1,
+        max: check.maxBatch,
+        integer: true,
+        why: `the provider takes at most ${check.maxBatch} requests in one batch`,
+      },
+    })
   }
   for (const [name, allowed] of Object.entries(check.choices ?? {})) {
-    if (o[name] !== undefined && !allowed.includes(o[name] as string)) throw new TypeError(`${where}: ${name} must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${shownValue(o[name])}`)
+    if (o[name] !== undefined && !allowed.includes(o[name] as string))
+      throw new TypeError(
+        `${where}: ${name} must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${shownValue(o[name])}`,
+      )
   }
-  if (o.apiKey !== undefined && (typeof o.apiKey !== 'string' || o.apiKey === '')) throw new TypeError(`${where}: apiKey must be a non-empty string (the key itself), got ${typeof o.apiKey === 'string' ? 'an empty string' : `a ${typeof o.apiKey}`}`)
-  if (o.headers !== undefined && (!isObject(o.headers) || Object.values(o.headers).some((v) => typeof v !== 'string'))) {
-    throw new TypeError(`${where}: headers must be an object of header names to string values, e.g. { 'x-api-key': process.env.GATEWAY_KEY }`)
+  if (o.apiKey !== undefined && (typeof o.apiKey !== 'string' || o.apiKey === ''))
+    throw new TypeError(
+      `${where}: apiKey must be a non-empty string (the key itself), got ${typeof o.apiKey === 'string' ? 'an empty string' : `a ${typeof o.apiKey}`}`,
+    )
+  if (
+    o.headers !== undefined &&
+    (!isObject(o.headers) || Object.values(o.headers).some((v) => typeof v !== 'string'))
+  ) {
+    throw new TypeError(
+      `${where}: headers must be an object of header names to string values, e.g. { 'x-api-key': process.env.GATEWAY_KEY }`,
+    )
   }
-  if (o.baseURL !== undefined || check.baseURL === 'required') checkBaseURL(where, o.baseURL, check.baseURL === 'required')
+  if (o.baseURL !== undefined || check.baseURL === 'required')
+    checkBaseURL(where, o.baseURL, check.baseURL === 'required')
 }
 
 /**
@@ -158,7 +220,9 @@ export function checkRemoteOptions(where: string, options: object, check: Remote
 export function checkBaseURL(where: string, baseURL: unknown, required: boolean, name = 'baseURL'): void {
   const example = "e.g. 'http://localhost:11434/v1' (Ollama) or 'http://localhost:8000/v1' (vLLM)"
   if (typeof baseURL !== 'string') {
-    throw new TypeError(`${where}: ${name} ${required ? 'is required and ' : ''}must be the server's http(s) URL as a string, ${example}${baseURL === undefined ? '' : ` (got a ${typeof baseURL})`}`)
+    throw new TypeError(
+      `${where}: ${name} ${required ? 'is required and ' : ''}must be the server's http(s) URL as a string, ${example}${baseURL === undefined ? '' : ` (got a ${typeof baseURL})`}`,
+    )
   }
   let url: URL | undefined
   try {
@@ -167,9 +231,12 @@ export function checkBaseURL(where: string, baseURL: unknown, required: boolean,
     url = undefined
   }
   const shown = JSON.stringify(redactText(baseURL))
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new TypeError(`${where}: ${name} must be the server's http(s) URL, ${example} (got ${shown})`)
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new TypeError(`${where}: ${name} must be the server's http(s) URL, ${example} (got ${shown})`)
   if (url.username !== '' || url.password !== '') {
-    throw new TypeError(`${where}: ${name} must not carry credentials (user:pass@): fetch refuses such URLs, and the URL is written to artifacts. Pass the key as apiKey (sent as authorization: Bearer), or send it in a header: headers: { authorization: 'Basic …' } (got ${JSON.stringify(redactUrl(baseURL))})`)
+    throw new TypeError(
+      `${where}: ${name} must not carry credentials (user:pass@): fetch refuses such URLs, and the URL is written to artifacts. Pass the key as apiKey (sent as authorization: Bearer), or send it in a header: headers: { authorization: 'Basic …' } (got ${JSON.stringify(redactUrl(baseURL))})`,
+    )
   }
 }
 

@@ -1,4 +1,16 @@
-import { checkChatResponse, recordCall, spentCalls, throwIfAborted, type CallContext, type ModelCall, type ChatMessage, type ChatModel, type ChatResponse, type ModelRole, type Usage } from '../models/chat-model.js'
+import {
+  checkChatResponse,
+  recordCall,
+  spentCalls,
+  throwIfAborted,
+  type CallContext,
+  type ModelCall,
+  type ChatMessage,
+  type ChatModel,
+  type ChatResponse,
+  type ModelRole,
+  type Usage,
+} from '../models/chat-model.js'
 import { UsageTally } from '../core/contract.js'
 import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
@@ -32,7 +44,13 @@ export class StageError extends Error {
 
   /** The trajectory's error record; `calls` only when something was spent, to keep artifacts small. */
   toJSON(): TrajectoryError {
-    return { stage: this.stage, attempt: this.attempt, message: this.message, ...(this.kind ? { kind: this.kind } : {}), ...(this.calls.length > 0 ? { calls: this.calls } : {}) }
+    return {
+      stage: this.stage,
+      attempt: this.attempt,
+      message: this.message,
+      ...(this.kind ? { kind: this.kind } : {}),
+      ...(this.calls.length > 0 ? { calls: this.calls } : {}),
+    }
   }
 }
 
@@ -53,7 +71,13 @@ export function addCost(a: number | null, b: number | null | undefined): number 
  * try { verdict = await verifier.verify(task, answer, { signal, attempt, repeat }) }
  * catch (error) { throw stageFailure('verifier', attempt, signal, error) }
  */
-export function stageFailure(stage: TrajectoryError['stage'], attempt: number, signal: AbortSignal | undefined, error: unknown, spentBefore?: readonly ModelCall[]): StageError {
+export function stageFailure(
+  stage: TrajectoryError['stage'],
+  attempt: number,
+  signal: AbortSignal | undefined,
+  error: unknown,
+  spentBefore?: readonly ModelCall[],
+): StageError {
   throwIfAborted(signal)
   if (isComponentError(error)) throw error
   return new StageError(stage, attempt, error, spentBefore)
@@ -88,7 +112,12 @@ export async function proposeAndVerify(input: {
   let graded: unknown
   try {
     const origin = isBundledSimulation(actor) ? 'bundled-simulation' : 'model'
-    const verifying = verifier.verify(task, response.text, { signal, attempt: context.attempt, repeat: context.repeat, origin })
+    const verifying = verifier.verify(task, response.text, {
+      signal,
+      attempt: context.attempt,
+      repeat: context.repeat,
+      origin,
+    })
     graded = isPromiseLike(verifying) ? await verifying : verifying
   } catch (error) {
     // A verifier that fails after the actor answered must not lose the actor's spend.
@@ -108,7 +137,11 @@ export async function proposeAndVerify(input: {
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
-    ...(response.batched ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null } : response.batched === false ? { batched: false } : {}),
+    ...(response.batched
+      ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null }
+      : response.batched === false
+        ? { batched: false }
+        : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
     ...(response.servedModel ? { servedModel: response.servedModel } : {}),
     ...(response.episode ? { episode: response.episode } : {}),
@@ -126,13 +159,14 @@ export interface Totals {
   costUsd: number | null
   costUsdWithoutCache: number | null
   /** Per role (actor, critic, grader, summariser): usage and cost. */
-  byRole: Partial<Record<ModelRole, { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null; calls: number }>>
+  byRole: Partial<
+    Record<ModelRole, { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null; calls: number }>
+  >
   replayedCalls: number
   calls: number
   /** The calls sent through a batch API: how many, what they cost, and what they would have at list price. */
   batch: { calls: number; costUsd: number | null; listCostUsd: number | null }
 }
-
 
 /**
  * Adds a list of attempts' calls, actor, helpers and the LLM revision annotator's (stored on its
@@ -141,7 +175,16 @@ export interface Totals {
  * as zero.
  */
 export function totals(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): Totals {
-  const out: Totals = { usage: null, usageUnknownCalls: 0, costUsd: 0, costUsdWithoutCache: 0, byRole: {}, replayedCalls: 0, calls: 0, batch: { calls: 0, costUsd: 0, listCostUsd: 0 } }
+  const out: Totals = {
+    usage: null,
+    usageUnknownCalls: 0,
+    costUsd: 0,
+    costUsdWithoutCache: 0,
+    byRole: {},
+    replayedCalls: 0,
+    calls: 0,
+    batch: { calls: 0, costUsd: 0, listCostUsd: 0 },
+  }
   const all = new UsageTally()
   const byRole = new Map<ModelRole, UsageTally>()
   const add = (role: ModelRole, call: Parameters<typeof addCall>[2]) => {
@@ -157,7 +200,8 @@ export function totals(attempts: readonly Attempt[], unfinished: readonly ModelC
   }
   for (const call of unfinished) add(call.role, call)
   ;({ usage: out.usage, unknownCalls: out.usageUnknownCalls } = all.sum())
-  for (const [role, tally] of byRole) ({ usage: out.byRole[role]!.usage, unknownCalls: out.byRole[role]!.usageUnknownCalls } = tally.sum())
+  for (const [role, tally] of byRole)
+    ({ usage: out.byRole[role]!.usage, unknownCalls: out.byRole[role]!.usageUnknownCalls } = tally.sum())
   return out
 }
 
@@ -166,7 +210,10 @@ export function totals(attempts: readonly Attempt[], unfinished: readonly ModelC
  * record. It is what the trajectory spent, the annotator's calls included; the protocol's cost at
  * k (`costCurve`) counts only what running it takes (actor and helpers), not its analysis.
  */
-export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCall[] = []): { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null } {
+export function spend(
+  attempts: readonly Attempt[],
+  unfinished: readonly ModelCall[] = [],
+): { usage: Usage | null; usageUnknownCalls: number; costUsd: number | null } {
   const tally = new UsageTally()
   let costUsd: number | null = 0
   const add = (call: { usage: Usage | null; costUsd: number | null }) => {
@@ -184,7 +231,18 @@ export function spend(attempts: readonly Attempt[], unfinished: readonly ModelCa
 }
 
 /** Adds one call into `out`, in total and for its role. */
-function addCall(out: Totals, role: ModelRole, call: { usage: Usage | null; costUsd: number | null; costUsdWithoutCache: number | null; replayed: boolean; batched?: boolean; costUsdAtListPrice?: number | null }): void {
+function addCall(
+  out: Totals,
+  role: ModelRole,
+  call: {
+    usage: Usage | null
+    costUsd: number | null
+    costUsdWithoutCache: number | null
+    replayed: boolean
+    batched?: boolean
+    costUsdAtListPrice?: number | null
+  },
+): void {
   if (call.batched) {
     out.batch.calls++
     out.batch.costUsd = addCost(out.batch.costUsd, call.costUsd)

@@ -17,7 +17,13 @@ function standIn(index: number, pass: boolean): Attempt {
   return {
     index,
     answer: '',
-    verdict: { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: 'stand-in for a sample the cost cap kept from being drawn' } },
+    verdict: {
+      pass,
+      diagnostics: {
+        outcome: pass ? 'passed' : 'failed',
+        summary: 'stand-in for a sample the cost cap kept from being drawn',
+      },
+    },
     feedback: null,
     finishReason: 'other',
     usage: null,
@@ -36,12 +42,16 @@ function standIn(index: number, pass: boolean): Attempt {
  */
 function endedAs(t: Trajectory, budget: number, independent: boolean, pass: boolean): Trajectory {
   if (independent) {
-    const missing = Array.from({ length: budget - t.attempts.length }, (_, i) => standIn(t.attempts.length + i + 1, pass))
+    const missing = Array.from({ length: budget - t.attempts.length }, (_, i) =>
+      standIn(t.attempts.length + i + 1, pass),
+    )
     const attempts = [...t.attempts, ...missing]
     const first = attempts.find((a) => a.verdict.pass)
     return { ...t, status: first ? 'solved' : 'failed', firstSuccess: first?.index ?? null, attempts }
   }
-  return pass ? { ...t, status: 'solved', firstSuccess: t.attempts.length + 1 } : { ...t, status: 'failed', firstSuccess: null }
+  return pass
+    ? { ...t, status: 'solved', firstSuccess: t.attempts.length + 1 }
+    : { ...t, status: 'failed', firstSuccess: null }
 }
 
 /** The ended-only interval widened to both bounds' (null bounds skipped; null when none is known). */
@@ -52,7 +62,14 @@ function widened(rated: IntervalJson | null, bounds: readonly (IntervalJson | nu
   const base = rated ?? all[0]
   if (!base) return null
   const note = 'covers the trajectories the cost cap stopped counted as failures and as passes'
-  return { ...base, point: rated?.point ?? null, lo: los.length > 0 ? Math.min(...los) : null, hi: his.length > 0 ? Math.max(...his) : null, method: CAP_BOUNDS_INTERVAL_METHOD, note }
+  return {
+    ...base,
+    point: rated?.point ?? null,
+    lo: los.length > 0 ? Math.min(...los) : null,
+    hi: his.length > 0 ? Math.max(...his) : null,
+    method: CAP_BOUNDS_INTERVAL_METHOD,
+    note,
+  }
 }
 
 /**
@@ -63,19 +80,35 @@ function widened(rated: IntervalJson | null, bounds: readonly (IntervalJson | nu
  * const summary = summariseCapped(input, summariseEnded)
  * summary.thresholds[0].message // => 'stopped at the cost cap (cell maxCostUsd $0.010, …'
  */
-export function summariseCapped(input: SummariseInput, summariseEnded: (input: SummariseInput) => CellSummary): CellSummary {
+export function summariseCapped(
+  input: SummariseInput,
+  summariseEnded: (input: SummariseInput) => CellSummary,
+): CellSummary {
   const all = input.trajectories
   const capped = all.filter((t) => t.status === 'capped')
   const ended = all.filter((t) => t.status !== 'capped')
   const K = input.protocol.budget
   const independent = input.protocol.kind === 'independent'
   const rated = summariseEnded({ ...input, trajectories: ended })
-  const over = (pass: boolean) => summariseEnded({ ...input, trajectories: all.map((t) => (t.status === 'capped' ? endedAs(t, K, independent, pass) : t)) })
+  const over = (pass: boolean) =>
+    summariseEnded({
+      ...input,
+      trajectories: all.map((t) => (t.status === 'capped' ? endedAs(t, K, independent, pass) : t)),
+    })
   const low = over(false)
   const high = over(true)
   // Every call made, the capped trajectories' included: their status does not change what they spent.
-  const spent = summariseEnded({ ...input, trajectories: all.map((t) => (t.status === 'capped' ? { ...t, status: 'failed' as const } : t)) })
-  const stop = capped[0]!.capped ?? { scope: 'cell' as const, limit: 'maxCostUsd' as const, cap: 1, spent: null, afterAttempt: 0 }
+  const spent = summariseEnded({
+    ...input,
+    trajectories: all.map((t) => (t.status === 'capped' ? { ...t, status: 'failed' as const } : t)),
+  })
+  const stop = capped[0]!.capped ?? {
+    scope: 'cell' as const,
+    limit: 'maxCostUsd' as const,
+    cap: 1,
+    spent: null,
+    afterAttempt: 0,
+  }
   const notStarted = capped.filter((t) => t.attempts.length === 0).length
   const finished: ThresholdResult = {
     metric: 'finished',
@@ -90,7 +123,10 @@ export function summariseCapped(input: SummariseInput, summariseEnded: (input: S
     ...ratedRest,
     trajectories: all.length,
     seqAtInterval: widened(rated.seqAtInterval, [low.seqAtInterval, high.seqAtInterval]) ?? rated.seqAtInterval,
-    passAtInterval: rated.passAtInterval || low.passAtInterval ? widened(rated.passAtInterval, [low.passAtInterval, high.passAtInterval]) : null,
+    passAtInterval:
+      rated.passAtInterval || low.passAtInterval
+        ? widened(rated.passAtInterval, [low.passAtInterval, high.passAtInterval])
+        : null,
     usage: spent.usage,
     ...(spent.usageUnknownCalls ? { usageUnknownCalls: spent.usageUnknownCalls } : {}),
     costUsd: spent.costUsd,

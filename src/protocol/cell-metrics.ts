@@ -7,7 +7,10 @@ import type { CellSummary, IntervalJson } from '../core/schemas.js'
 import { headlineMetric, measures, METRICS, type MetricDefinition, type MetricId } from '../metrics/registry.js'
 
 /** The fields of a summary the metrics live in. */
-export type MeasuredCell = Pick<CellSummary, 'protocol' | 'budget' | 'seqAt' | 'seqAtInterval' | 'passAt' | 'passAtInterval' | 'passHat' | 'reliability'>
+export type MeasuredCell = Pick<
+  CellSummary,
+  'protocol' | 'budget' | 'seqAt' | 'seqAtInterval' | 'passAt' | 'passAtInterval' | 'passHat' | 'reliability'
+>
 
 /** What a cell says of one metric: null `curve` when the cell does not measure it. */
 export interface MetricReading {
@@ -36,9 +39,17 @@ export function readMetric(cell: MeasuredCell, id: MetricId, at: number): Metric
   if (id === 'coverAt') {
     if (!r) return none
     const entry = r.coverAt.find((c) => Math.abs(c.tau - at) < 1e-9)
-    return { metric, curve: r.coverAt.map((c) => c.interval.point), value: entry?.interval.point ?? null, interval: entry?.interval ?? null }
+    return {
+      metric,
+      curve: r.coverAt.map((c) => c.interval.point),
+      value: entry?.interval.point ?? null,
+      interval: entry?.interval ?? null,
+    }
   }
-  const curves: Record<Exclude<MetricId, 'coverAt'>, [(number | null)[] | null | undefined, IntervalJson | null | undefined]> = {
+  const curves: Record<
+    Exclude<MetricId, 'coverAt'>,
+    [(number | null)[] | null | undefined, IntervalJson | null | undefined]
+  > = {
     seqAt: [cell.seqAt, cell.seqAtInterval],
     passAt: [cell.passAt, cell.passAtInterval],
     seqHat: [r?.seqHat, r?.hatInterval],
@@ -56,7 +67,11 @@ export function readMetric(cell: MeasuredCell, id: MetricId, at: number): Metric
  * @example
  * headlineCurve(summary).label // => 'Seq'
  */
-export function headlineCurve(cell: MeasuredCell): { label: 'Seq' | 'Pass'; curve: (number | null)[]; interval: CellSummary['seqAtInterval'] | null } {
+export function headlineCurve(cell: MeasuredCell): {
+  label: 'Seq' | 'Pass'
+  curve: (number | null)[]
+  interval: CellSummary['seqAtInterval'] | null
+} {
   const metric = headlineMetric(cell.protocol.kind === 'independent')
   const reading = readMetric(cell, metric.id, cell.budget)
   return { label: metric.family as 'Seq' | 'Pass', curve: reading.curve ?? [], interval: reading.interval }

@@ -43,7 +43,8 @@ export function reliabilityOf(input: ReliabilityInput): Reliability {
   const tries = independent ? input.samples : triesWithin(input.outcomes, K)
   const taus = [...new Set([...DEFAULT_COVER_TAUS, ...(input.taus ?? [])])].sort((a, b) => a - b)
   const complete = [...input.byTask.values()].map((ts) => ts.filter((t) => t.status !== 'error'))
-  const resource = (read: (t: Trajectory) => number | null) => intervalJson(resourceConsistency(complete.map((ts) => ts.map(read))))
+  const resource = (read: (t: Trajectory) => number | null) =>
+    intervalJson(resourceConsistency(complete.map((ts) => ts.map(read))))
   const outcome = outcomeConsistencyOf(tries)
   return {
     tries: tries.reduce((m, t) => Math.max(m, t.n), 0),

@@ -1,14 +1,27 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TRAJECTORY_SCHEMA, type Attempt, type Protocol, type Trajectory } from '../core/schemas.js'
-import { costCurve, costUpTo, errorIntervalNotes, finiteOrNull, formatRate, summariseCell, type SummariseInput } from './cell-summary.js'
+import {
+  costCurve,
+  costUpTo,
+  errorIntervalNotes,
+  finiteOrNull,
+  formatRate,
+  summariseCell,
+  type SummariseInput,
+} from './cell-summary.js'
 import { totals } from './attempt.js'
 import { pooledShareInterval } from '../metrics/pooled-share.js'
 import { intervalJson } from './interval-json.js'
 import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function protocol(kind: 'sequential' | 'independent', budget: number, budgetDisclosed = false): Protocol {
-  return protocolFixture({ kind, benchmark: { name: 'b', tasks: 3, contentHash: '0123456789abcdef' }, budget, budgetDisclosed })
+  return protocolFixture({
+    kind,
+    benchmark: { name: 'b', tasks: 3, contentHash: '0123456789abcdef' },
+    budget,
+    budgetDisclosed,
+  })
 }
 
 function attempt(index: number, answer: string): Attempt {
@@ -31,7 +44,10 @@ function attempt(index: number, answer: string): Attempt {
 
 function trajectory(p: Protocol, taskId: string, repeat: number, answers: string[], error?: string): Trajectory {
   // As the sequential loop records it: whether a revision repeats the previous answer (trimmed).
-  const attempts = answers.map((a, i) => ({ ...attempt(i + 1, a), unmodified: p.kind === 'independent' || i === 0 ? null : answers[i - 1]!.trim() === a.trim() }))
+  const attempts = answers.map((a, i) => ({
+    ...attempt(i + 1, a),
+    unmodified: p.kind === 'independent' || i === 0 ? null : answers[i - 1]!.trim() === a.trim(),
+  }))
   const first = attempts.find((a) => a.verdict.pass)
   const firstSuccess = error ? null : (first?.index ?? null)
   return {
@@ -88,7 +104,9 @@ describe('summariseCell', () => {
 
   it('skips a task whose every trajectory errored instead of scoring it 0', () => {
     const p = protocol('sequential', 2)
-    const s = summarise(p, [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, ['a'], 'down')], { thresholds: { maxErrorRate: 1 } })
+    const s = summarise(p, [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, ['a'], 'down')], {
+      thresholds: { maxErrorRate: 1 },
+    })
     expect(s.seqAt).toEqual([1, 1])
     expect(s.meanAttempts).toBe(1)
     expect(s.verdict).toBe('pass')
@@ -126,12 +144,19 @@ describe('summariseCell', () => {
   it('past 2% errored trajectories reports the union of the intervals with errors as failures and left out, and says why', () => {
     const p = protocol('sequential', 3)
     const ok = Array.from({ length: 40 }, (_, i) => trajectory(p, `t${i}`, 0, i % 4 === 0 ? ['a', 'b', 'c'] : ['OK']))
-    const one = summarise(p, [...ok, trajectory(p, 'e', 0, ['a'], 'down')], { errors: 'censored', thresholds: { maxErrorRate: 1 } })
+    const one = summarise(p, [...ok, trajectory(p, 'e', 0, ['a'], 'down')], {
+      errors: 'censored',
+      thresholds: { maxErrorRate: 1 },
+    })
     // 1 of 41 (2.4%): the union, wider than the censored interval on both sides it can be.
     expect(one.seqAtInterval.method).toBe('error-bounds-union/1')
     const alone = summarise(p, ok, { errors: 'censored' })
     expect(one.seqAtInterval.lo!).toBeLessThan(alone.seqAtInterval.lo!)
-    expect(errorIntervalNotes(one)).toEqual([expect.stringMatching(/^Seq@3's 95% CI \(\d+\.\d%–\d+\.\d%\) is the union of its intervals with errors counted as failures and left out: 1 of 41 trajectories \(2\.4%\) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval \(it assumes an error says nothing of how the trajectory would have ended\)$/)])
+    expect(errorIntervalNotes(one)).toEqual([
+      expect.stringMatching(
+        /^Seq@3's 95% CI \(\d+\.\d%–\d+\.\d%\) is the union of its intervals with errors counted as failures and left out: 1 of 41 trajectories \(2\.4%\) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval \(it assumes an error says nothing of how the trajectory would have ended\)$/,
+      ),
+    ])
     // Without errors, the Korn–Graubard interval and no note.
     expect(alone.seqAtInterval.method).toBe('korn-graubard/2')
     expect(errorIntervalNotes(alone)).toEqual([])
@@ -139,13 +164,24 @@ describe('summariseCell', () => {
 
   it('counts and names a task whose every trajectory errored before a verdict, never drops it silently', () => {
     const p = protocol('sequential', 2)
-    const ts = [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, [], 'down'), trajectory(p, 'y', 1, [], 'down'), trajectory(p, 'z', 0, ['a'], 'down')]
+    const ts = [
+      trajectory(p, 'x', 0, ['OK']),
+      trajectory(p, 'y', 0, [], 'down'),
+      trajectory(p, 'y', 1, [], 'down'),
+      trajectory(p, 'z', 0, ['a'], 'down'),
+    ]
     const s = summarise(p, ts, { errors: 'censored', repeats: 2, thresholds: { maxErrorRate: 1 } })
     // z errored after a failed attempt: it is measured (failed at 1, unknown after); y is not.
     expect(s.errors.unmeasured).toEqual(['y'])
-    expect(errorIntervalNotes(s)).toContainEqual("1 task in no rate, every trajectory errored before a verdict (y): the rate is over the other tasks, the as-failures bound counts it as failed")
-    expect(summarise(p, ts, { errors: 'failures', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured).toBeUndefined()
-    expect(summarise(p, ts, { errors: 'left-out', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured).toEqual(['y', 'z'])
+    expect(errorIntervalNotes(s)).toContainEqual(
+      '1 task in no rate, every trajectory errored before a verdict (y): the rate is over the other tasks, the as-failures bound counts it as failed',
+    )
+    expect(
+      summarise(p, ts, { errors: 'failures', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured,
+    ).toBeUndefined()
+    expect(
+      summarise(p, ts, { errors: 'left-out', repeats: 2, thresholds: { maxErrorRate: 1 } }).errors.unmeasured,
+    ).toEqual(['y', 'z'])
   })
 
   it('says a sequential threshold cannot be measured on an independent cell', () => {
@@ -182,13 +218,17 @@ describe('summariseCell', () => {
     const ts = [trajectory(p, 'x', 0, ['A', 'a', 'b'])]
     expect(summarise(p, ts).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 0, rate: 0 })
     // A verifier that normalises case marked the second attempt unmodified when it ran.
-    const marked = [{ ...ts[0]!, attempts: ts[0]!.attempts.map((a) => ({ ...a, unmodified: a.index === 2 ? true : a.unmodified })) }]
+    const marked = [
+      { ...ts[0]!, attempts: ts[0]!.attempts.map((a) => ({ ...a, unmodified: a.index === 2 ? true : a.unmodified })) },
+    ]
     expect(summarise(p, marked).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 1, rate: 0.5 })
   })
 
   it('sums usage and cost over all trajectories, errored ones included', () => {
     const p = protocol('sequential', 2)
-    const s = summarise(p, [trajectory(p, 'x', 0, ['a', 'OK']), trajectory(p, 'y', 0, ['a'], 'boom')], { thresholds: { maxErrorRate: 1 } })
+    const s = summarise(p, [trajectory(p, 'x', 0, ['a', 'OK']), trajectory(p, 'y', 0, ['a'], 'boom')], {
+      thresholds: { maxErrorRate: 1 },
+    })
     expect(s.usage!.inputTokens).toBe(3)
     expect(s.costUsd).toBeCloseTo(1.5, 12)
     expect(CellSummarySchema.safeParse(s).success).toBe(true)
@@ -223,10 +263,18 @@ describe('summariseCell fails closed', () => {
     const allErrored = summarise(p, [trajectory(p, 'x', 0, [], 'boom')], { thresholds: { maxErrorRate: 1 } })
     expect(allErrored.verdict).toBe('fail')
     // One root cause, said once with the first error; the rate threshold says why it cannot be judged.
-    expect(allErrored.thresholds.find((t) => t.metric === 'measured')?.message).toMatch(/^all 1 trajectory ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task x repeat 0, /)
-    const judged = summarise(p, [trajectory(p, 'x', 0, [], 'boom'), trajectory(p, 'y', 0, [], 'boom')], { thresholds: { seqAt: { 3: 0.3 } } })
-    expect(judged.thresholds.find((t) => t.metric === 'seqAt')?.message).toBe('Seq@3 is undefined here (all 2 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)')
-    expect(judged.thresholds.find((t) => t.metric === 'maxErrorRate')?.message).toMatch(/^2 trajectories ended in an infrastructure error \(100\.0% > allowed 0\.0%\); first: /)
+    expect(allErrored.thresholds.find((t) => t.metric === 'measured')?.message).toMatch(
+      /^all 1 trajectory ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task x repeat 0, /,
+    )
+    const judged = summarise(p, [trajectory(p, 'x', 0, [], 'boom'), trajectory(p, 'y', 0, [], 'boom')], {
+      thresholds: { seqAt: { 3: 0.3 } },
+    })
+    expect(judged.thresholds.find((t) => t.metric === 'seqAt')?.message).toBe(
+      'Seq@3 is undefined here (all 2 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)',
+    )
+    expect(judged.thresholds.find((t) => t.metric === 'maxErrorRate')?.message).toMatch(
+      /^2 trajectories ended in an infrastructure error \(100\.0% > allowed 0\.0%\); first: /,
+    )
     // A cell that ran and checked nothing is no pass: it says so.
     expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])]).verdict).toBe('no-thresholds')
     expect(summarise(p, [trajectory(p, 'x', 0, ['OK'])], { thresholds: { seqAt: { 3: 0.5 } } }).verdict).toBe('pass')
@@ -249,23 +297,46 @@ describe('costCurve', () => {
     const p = protocol('sequential', 6)
     const cost = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null })
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), cost, fc.array(cost, { maxLength: 2 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 8 }), fc.option(fc.array(cost, { minLength: 1, maxLength: 2 }), { nil: undefined }), (spec, budget, failedSpend) => {
-        const t = trajectory(p, 'x', 0, spec.map(([pass]) => (pass ? 'OK' : 'no')), failedSpend ? 'grader down' : undefined)
-        const call = (c: number | null, role: 'critic' | 'actor') => ({ role, usage: t.attempts[0]!.usage, latencyMs: 0, costUsd: c, costUsdWithoutCache: c, replayed: false })
-        t.attempts.forEach((a, i) => {
-          a.costUsd = spec[i]![1]
-          a.helperCalls = spec[i]![2].map((c) => call(c, 'critic'))
-        })
-        // An attempt that failed part way, after the kept ones, with what it had spent.
-        if (t.error && failedSpend) t.error.calls = failedSpend.map((c) => call(c, 'actor'))
-        const curve = costCurve(t, budget)
-        for (let k = 1; k <= budget; k++) {
-          const stop = Math.min(k, t.firstSuccess ?? k)
-          const unfinished = t.error && t.error.attempt <= stop ? (t.error.calls ?? []) : []
-          expect(curve[k - 1]).toBe(totals(t.attempts.filter((a) => a.index <= stop), unfinished).costUsd)
-          expect(costUpTo(t, k)).toBe(curve[k - 1])
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), cost, fc.array(cost, { maxLength: 2 })), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.option(fc.array(cost, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+        (spec, budget, failedSpend) => {
+          const t = trajectory(
+            p,
+            'x',
+            0,
+            spec.map(([pass]) => (pass ? 'OK' : 'no')),
+            failedSpend ? 'grader down' : undefined,
+          )
+          const call = (c: number | null, role: 'critic' | 'actor') => ({
+            role,
+            usage: t.attempts[0]!.usage,
+            latencyMs: 0,
+            costUsd: c,
+            costUsdWithoutCache: c,
+            replayed: false,
+          })
+          t.attempts.forEach((a, i) => {
+            a.costUsd = spec[i]![1]
+            a.helperCalls = spec[i]![2].map((c) => call(c, 'critic'))
+          })
+          // An attempt that failed part way, after the kept ones, with what it had spent.
+          if (t.error && failedSpend) t.error.calls = failedSpend.map((c) => call(c, 'actor'))
+          const curve = costCurve(t, budget)
+          for (let k = 1; k <= budget; k++) {
+            const stop = Math.min(k, t.firstSuccess ?? k)
+            const unfinished = t.error && t.error.attempt <= stop ? (t.error.calls ?? []) : []
+            expect(curve[k - 1]).toBe(
+              totals(
+                t.attempts.filter((a) => a.index <= stop),
+                unfinished,
+              ).costUsd,
+            )
+            expect(costUpTo(t, k)).toBe(curve[k - 1])
+          }
+        },
+      ),
       { seed: 42, numRuns: 300 },
     )
   })
@@ -276,22 +347,39 @@ describe('revision analysis', () => {
     const p = protocol('sequential', 3)
     const withCriteria = (t: Trajectory, met: Record<string, boolean>[]): Trajectory => ({
       ...t,
-      attempts: t.attempts.map((a, i) => ({ ...a, verdict: { ...a.verdict, criteria: Object.entries(met[i] ?? {}).map(([id, ok]) => ({ id, text: id, met: ok })) } })),
+      attempts: t.attempts.map((a, i) => ({
+        ...a,
+        verdict: {
+          ...a.verdict,
+          criteria: Object.entries(met[i] ?? {}).map(([id, ok]) => ({ id, text: id, met: ok })),
+        },
+      })),
     })
-    const x = withCriteria(trajectory(p, 'x', 0, ['a', 'a', 'OK']), [{ c1: false, c2: true }, { c1: false, c2: true }, { c1: true, c2: true }])
+    const x = withCriteria(trajectory(p, 'x', 0, ['a', 'a', 'OK']), [
+      { c1: false, c2: true },
+      { c1: false, c2: true },
+      { c1: true, c2: true },
+    ])
     x.attempts[1]!.unmodified = true
     x.attempts[2]!.unmodified = false
-    const y = withCriteria(trajectory(p, 'y', 0, ['a', 'b']), [{ c1: false, c2: true }, { c1: true, c2: false }])
+    const y = withCriteria(trajectory(p, 'y', 0, ['a', 'b']), [
+      { c1: false, c2: true },
+      { c1: true, c2: false },
+    ])
     y.attempts[1]!.unmodified = false
     const s = summarise(p, [x, y])
-    expect(s.nextAttemptSuccess).toEqual({ changed: { revisions: 2, solved: 1, rate: 0.5 }, unchanged: { revisions: 1, solved: 0, rate: 0 } })
+    expect(s.nextAttemptSuccess).toEqual({
+      changed: { revisions: 2, solved: 1, rate: 0.5 },
+      unchanged: { revisions: 1, solved: 0, rate: 0 },
+    })
     expect(s.criterionRepair).toMatchObject({ failedFirst: 2, repaired: 2, repairRate: 1, broken: 1 })
     expect(summarise(p, [trajectory(p, 'z', 0, ['OK'])]).criterionRepair).toBeNull()
   })
 })
 
 describe('revision annotation (derived)', () => {
-  const tests = (passing: number[]) => [0, 1].map((index) => ({ index, source: `assert f(${index})`, pass: passing.includes(index) }))
+  const tests = (passing: number[]) =>
+    [0, 1].map((index) => ({ index, source: `assert f(${index})`, pass: passing.includes(index) }))
   const verdictOf = (pass: boolean, passing: number[], criteria: Record<string, boolean> = {}) => ({
     pass,
     diagnostics: { outcome: pass ? ('passed' as const) : ('failed' as const), summary: '', tests: tests(passing) },
@@ -299,16 +387,35 @@ describe('revision annotation (derived)', () => {
   })
 
   it('classes each revision against the previous feedback requests and pools the shares over revisions, by hand', () => {
-    const p = { ...protocol('sequential', 3), feedback: { kind: 'verifier' as const, name: 'verifier', version: '2', settings: {} } }
+    const p = {
+      ...protocol('sequential', 3),
+      feedback: { kind: 'verifier' as const, name: 'verifier', version: '2', settings: {} },
+    }
     // x: told tests 0 and 1 → fixes 0 only (some); told test 1 → fixes it and passes (all, solved).
     const x = trajectory(p, 'x', 0, ['a', 'b', 'OK'])
-    x.attempts[0] = { ...x.attempts[0]!, verdict: verdictOf(false, []), feedback: { kind: 'verifier', text: 't', requests: ['test:0', 'test:1'] } }
-    x.attempts[1] = { ...x.attempts[1]!, verdict: verdictOf(false, [0]), feedback: { kind: 'verifier', text: 't', requests: ['test:1'] } }
+    x.attempts[0] = {
+      ...x.attempts[0]!,
+      verdict: verdictOf(false, []),
+      feedback: { kind: 'verifier', text: 't', requests: ['test:0', 'test:1'] },
+    }
+    x.attempts[1] = {
+      ...x.attempts[1]!,
+      verdict: verdictOf(false, [0]),
+      feedback: { kind: 'verifier', text: 't', requests: ['test:1'] },
+    }
     x.attempts[2] = { ...x.attempts[2]!, verdict: verdictOf(true, [0, 1]) }
     // y: told criterion c1 → still unmet (unhelpful); told again → meets it but breaks c2 (all, not solved).
     const y = trajectory(p, 'y', 0, ['a', 'b', 'c'])
-    y.attempts[0] = { ...y.attempts[0]!, verdict: verdictOf(false, [0, 1], { c1: false, c2: true }), feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] } }
-    y.attempts[1] = { ...y.attempts[1]!, verdict: verdictOf(false, [0, 1], { c1: false, c2: true }), feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] } }
+    y.attempts[0] = {
+      ...y.attempts[0]!,
+      verdict: verdictOf(false, [0, 1], { c1: false, c2: true }),
+      feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] },
+    }
+    y.attempts[1] = {
+      ...y.attempts[1]!,
+      verdict: verdictOf(false, [0, 1], { c1: false, c2: true }),
+      feedback: { kind: 'verifier', text: 't', requests: ['criterion:c1'] },
+    }
     y.attempts[2] = { ...y.attempts[2]!, verdict: verdictOf(false, [0, 1], { c1: true, c2: false }) }
     // z: feedback that names nothing (binary): its revision is not annotated.
     const z = trajectory(p, 'z', 0, ['a', 'OK'])
@@ -324,12 +431,49 @@ describe('revision annotation (derived)', () => {
       sampled: false,
       unobserved: 0,
       classes: {
-        unhelpful: { revisions: 1, share: interval([{ hits: 0, trials: 2 }, { hits: 1, trials: 2 }]), solved: 0, success: interval([{ hits: 0, trials: 0 }, { hits: 0, trials: 1 }]) },
-        some: { revisions: 1, share: interval([{ hits: 1, trials: 2 }, { hits: 0, trials: 2 }]), solved: 0, success: interval([{ hits: 0, trials: 1 }, { hits: 0, trials: 0 }]) },
-        all: { revisions: 2, share: interval([{ hits: 1, trials: 2 }, { hits: 1, trials: 2 }]), solved: 1, success: interval([{ hits: 1, trials: 1 }, { hits: 0, trials: 1 }]) },
+        unhelpful: {
+          revisions: 1,
+          share: interval([
+            { hits: 0, trials: 2 },
+            { hits: 1, trials: 2 },
+          ]),
+          solved: 0,
+          success: interval([
+            { hits: 0, trials: 0 },
+            { hits: 0, trials: 1 },
+          ]),
+        },
+        some: {
+          revisions: 1,
+          share: interval([
+            { hits: 1, trials: 2 },
+            { hits: 0, trials: 2 },
+          ]),
+          solved: 0,
+          success: interval([
+            { hits: 0, trials: 1 },
+            { hits: 0, trials: 0 },
+          ]),
+        },
+        all: {
+          revisions: 2,
+          share: interval([
+            { hits: 1, trials: 2 },
+            { hits: 1, trials: 2 },
+          ]),
+          solved: 1,
+          success: interval([
+            { hits: 1, trials: 1 },
+            { hits: 0, trials: 1 },
+          ]),
+        },
       },
     })
-    expect([s.revisionAnnotation!.classes.unhelpful.share.point, s.revisionAnnotation!.classes.some.share.point, s.revisionAnnotation!.classes.all.share.point]).toEqual([0.25, 0.25, 0.5])
+    expect([
+      s.revisionAnnotation!.classes.unhelpful.share.point,
+      s.revisionAnnotation!.classes.some.share.point,
+      s.revisionAnnotation!.classes.all.share.point,
+    ]).toEqual([0.25, 0.25, 0.5])
     expect(s.revisionAnnotation!.classes.all.success.point).toBe(0.5)
     expect(s.revisionAnnotation!.classes.all.share.method).toBe('korn-graubard-ratio/1')
     expect(CellSummarySchema.parse(s)).toEqual(s)
@@ -361,8 +505,14 @@ describe('reliability', () => {
     expect(r.tries).toBe(2)
     expect(r.seqHat).toEqual([0, 1 / 3, 1 / 3])
     expect(r.hatInterval.point).toBeCloseTo(1 / 3, 12)
-    expect(r.coverAt.map((c) => [c.tau, c.interval.point])).toEqual([[0.5, 2 / 3], [1, 1 / 3]])
-    expect(r.coverCurve).toEqual([{ tau: 0.5, cover: 2 / 3 }, { tau: 1, cover: 1 / 3 }])
+    expect(r.coverAt.map((c) => [c.tau, c.interval.point])).toEqual([
+      [0.5, 2 / 3],
+      [1, 1 / 3],
+    ])
+    expect(r.coverCurve).toEqual([
+      { tau: 0.5, cover: 2 / 3 },
+      { tau: 1, cover: 1 / 3 },
+    ])
     // C_out: x 1, y 0, z 1; one task of three inconsistent.
     expect(r.outcome.mean.point).toBeCloseTo(2 / 3, 12)
     expect(r.outcome.inconsistent.point).toBeCloseTo(1 / 3, 12)
@@ -372,11 +522,17 @@ describe('reliability', () => {
   })
 
   it('holds a cell to Cover@τ and Seq^k, fails closed on what it does not measure, and says why', () => {
-    const s = summarise(p, ts, { repeats: 2, thresholds: { coverAt: { 1: 0.6, 0.5: 0.6 }, seqHat: { 3: 0.3 }, passHat: { 2: 0.1 } } })
+    const s = summarise(p, ts, {
+      repeats: 2,
+      thresholds: { coverAt: { 1: 0.6, 0.5: 0.6 }, seqHat: { 3: 0.3 }, passHat: { 2: 0.1 } },
+    })
     const by = (metric: string) => s.thresholds.filter((t) => t.metric === metric)
     expect(by('seqHat')).toMatchObject([{ k: 3, pass: true, message: 'Seq^3 = 33.3% ≥ 30.0%' }])
     const cover = by('coverAt')
-    expect(cover.map((c) => [c.tau, c.k, c.pass])).toEqual([[0.5, 3, true], [1, 3, false]])
+    expect(cover.map((c) => [c.tau, c.k, c.pass])).toEqual([
+      [0.5, 3, true],
+      [1, 3, false],
+    ])
     expect(cover[1]!.message).toMatch(/^Cover@1 = 33\.3%, below the required 60\.0% \(95% CI/)
     expect(by('passHat')[0]).toMatchObject({ pass: false, actual: null })
     expect(by('passHat')[0]!.message).toContain('this cell does not measure pass^k')
@@ -388,7 +544,9 @@ describe('reliability', () => {
 
   it('an independent cell: pass^K gains an interval, Cover@τ reads its samples', () => {
     const q = protocol('independent', 2)
-    const s = summarise(q, [trajectory(q, 'x', 0, ['OK', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])], { thresholds: { passHat: { 2: 0.5 } } })
+    const s = summarise(q, [trajectory(q, 'x', 0, ['OK', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])], {
+      thresholds: { passHat: { 2: 0.5 } },
+    })
     const r = s.reliability!
     expect(r.seqHat).toBeNull()
     expect(r.hatInterval.point).toBe(0.5)

@@ -17,8 +17,20 @@ import {
   type SampleCounts,
   type TaskOutcomes,
 } from '../metrics/index.js'
-import { ERROR_BOUNDS_INTERVAL_METHOD, ERROR_SHARE_FOR_BOUNDS, intervalUnion, seqAtIntervalReported } from '../metrics/censored.js'
-import { CELL_SUMMARY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type ThresholdResult, type Trajectory } from '../core/schemas.js'
+import {
+  ERROR_BOUNDS_INTERVAL_METHOD,
+  ERROR_SHARE_FOR_BOUNDS,
+  intervalUnion,
+  seqAtIntervalReported,
+} from '../metrics/censored.js'
+import {
+  CELL_SUMMARY_SCHEMA,
+  type CellSummary,
+  type ErrorPolicy,
+  type Protocol,
+  type ThresholdResult,
+  type Trajectory,
+} from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
 import { RATE_METRICS, type RateMetric } from '../core/kinds.js'
@@ -83,7 +95,10 @@ function censoredAtOf(t: Trajectory): number {
 
 /** Each task's repeats as censored outcomes: errored ones censored where they stopped. */
 function censoredOutcomes(byTask: ReadonlyMap<string, readonly Trajectory[]>): CensoredTaskOutcomes[] {
-  return [...byTask].map(([taskId, ts]) => ({ taskId, repeats: ts.map((t) => (t.status === 'error' ? { censoredAt: censoredAtOf(t) } : { firstSuccess: t.firstSuccess })) }))
+  return [...byTask].map(([taskId, ts]) => ({
+    taskId,
+    repeats: ts.map((t) => (t.status === 'error' ? { censoredAt: censoredAtOf(t) } : { firstSuccess: t.firstSuccess })),
+  }))
 }
 
 /**
@@ -91,11 +106,17 @@ function censoredOutcomes(byTask: ReadonlyMap<string, readonly Trajectory[]>): C
  * before its first verdict (censored: a repeat that errored at attempt 1 says nothing), or under
  * `left-out` every trajectory errored. Counted apart and said, never dropped silently.
  */
-function unmeasuredOf(byTask: ReadonlyMap<string, readonly Trajectory[]>, policy: ErrorPolicy, samples: readonly SampleCounts[] | null): { unmeasured?: string[] } {
+function unmeasuredOf(
+  byTask: ReadonlyMap<string, readonly Trajectory[]>,
+  policy: ErrorPolicy,
+  samples: readonly SampleCounts[] | null,
+): { unmeasured?: string[] } {
   if (policy === 'failures') return {}
   const sampled = new Map(samples?.map((x) => [x.taskId, x.n]))
   const blind = ([id, ts]: [string, readonly Trajectory[]]) =>
-    ts.length > 0 && ts.every((t) => t.status === 'error') && (policy === 'left-out' || (samples ? sampled.get(id) === 0 : ts.every((t) => t.attempts.length === 0)))
+    ts.length > 0 &&
+    ts.every((t) => t.status === 'error') &&
+    (policy === 'left-out' || (samples ? sampled.get(id) === 0 : ts.every((t) => t.attempts.length === 0)))
   const ids = [...byTask].filter(blind).map(([id]) => id)
   return ids.length > 0 ? { unmeasured: ids } : {}
 }
@@ -114,12 +135,16 @@ export function errorIntervalNotes(cell: CellSummary): string[] {
   const label = `${independent ? 'Pass' : 'Seq'}@${cell.budget}`
   const interval = independent ? cell.passAtInterval : cell.seqAtInterval
   if (interval?.method === ERROR_BOUNDS_INTERVAL_METHOD) {
-    out.push(`${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`)
+    out.push(
+      `${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`,
+    )
   }
   const unmeasured = cell.errors.unmeasured ?? []
   if (unmeasured.length > 0) {
     const names = unmeasured.length <= 5 ? unmeasured.join(', ') : `${unmeasured.slice(0, 5).join(', ')}, …`
-    out.push(`${plural(unmeasured.length, 'task')} in no rate, every trajectory errored before a verdict (${names}): the rate is over the other tasks, the as-failures bound counts ${unmeasured.length === 1 ? 'it' : 'them'} as failed`)
+    out.push(
+      `${plural(unmeasured.length, 'task')} in no rate, every trajectory errored before a verdict (${names}): the rate is over the other tasks, the as-failures bound counts ${unmeasured.length === 1 ? 'it' : 'them'} as failed`,
+    )
   }
   return out
 }
@@ -129,11 +154,16 @@ export function errorIntervalNotes(cell: CellSummary): string[] {
  * (each is drawn alone), so under `censored` only its missing ones are left out; `failures` counts
  * them as failed samples, `left-out` drops the trajectory.
  */
-function sampleCounts(byTask: ReadonlyMap<string, readonly Trajectory[]>, K: number, policy: ErrorPolicy): SampleCounts[] {
+function sampleCounts(
+  byTask: ReadonlyMap<string, readonly Trajectory[]>,
+  K: number,
+  policy: ErrorPolicy,
+): SampleCounts[] {
   return [...byTask].map(([taskId, ts]) => {
     const complete = ts.filter((t) => t.status !== 'error')
     let kept = policy === 'left-out' ? complete : ts
-    const count = (list: readonly Trajectory[]) => list.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0)
+    const count = (list: readonly Trajectory[]) =>
+      list.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0)
     // Censored: partial samples help only if the task then has the K samples Pass@K needs; a task
     // left short would make Pass@k undefined for the whole cell, so its partial ones are dropped.
     if (policy === 'censored' && count(kept) < K) kept = complete
@@ -176,12 +206,26 @@ function summariseEnded(input: SummariseInput): CellSummary {
   // Independent sampling under `censored` drops only the missing samples; past 2% errored
   // trajectories its interval, too, is the union with both simple rules' (see seqAtIntervalReported).
   const passIntervalCensored = independent ? passAtInterval(samples, K) : null
-  const passInterval = passIntervalCensored && policy === 'censored' && errored.length > ERROR_SHARE_FOR_BOUNDS * trajectories.length
-    ? intervalUnion(passIntervalCensored.point, [passAtInterval(sampleCounts(byTask, K, 'failures'), K), passAtInterval(sampleCounts(byTask, K, 'left-out'), K), passIntervalCensored])
-    : passIntervalCensored
-  const bounds = errored.length === 0 ? null : independent
-    ? { asFailures: passAtCurve(sampleCounts(byTask, K, 'failures'), K).map(finiteOrNull), leftOut: passAtCurve(sampleCounts(byTask, K, 'left-out'), K).map(finiteOrNull) }
-    : { asFailures: seqAtCurve(errorsAsFailures(censored), K).map(finiteOrNull), leftOut: seqAtCurve(errorsLeftOut(censored), K).map(finiteOrNull) }
+  const passInterval =
+    passIntervalCensored && policy === 'censored' && errored.length > ERROR_SHARE_FOR_BOUNDS * trajectories.length
+      ? intervalUnion(passIntervalCensored.point, [
+          passAtInterval(sampleCounts(byTask, K, 'failures'), K),
+          passAtInterval(sampleCounts(byTask, K, 'left-out'), K),
+          passIntervalCensored,
+        ])
+      : passIntervalCensored
+  const bounds =
+    errored.length === 0
+      ? null
+      : independent
+        ? {
+            asFailures: passAtCurve(sampleCounts(byTask, K, 'failures'), K).map(finiteOrNull),
+            leftOut: passAtCurve(sampleCounts(byTask, K, 'left-out'), K).map(finiteOrNull),
+          }
+        : {
+            asFailures: seqAtCurve(errorsAsFailures(censored), K).map(finiteOrNull),
+            leftOut: seqAtCurve(errorsLeftOut(censored), K).map(finiteOrNull),
+          }
   const passHat = independent ? passHatCurve(samples, K) : null
 
   let timingNote: string | null = null
@@ -200,8 +244,19 @@ function summariseEnded(input: SummariseInput): CellSummary {
     timingNote = timing.reason ?? null
   }
 
-  const criteriaRuns = counted.filter((t) => t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0))
-  const repair = criteriaRuns.length === 0 ? null : criterionRepair(criteriaRuns.map((t) => t.attempts.map((a) => Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, criterionSatisfied(c)])))))
+  const criteriaRuns = counted.filter((t) =>
+    t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0),
+  )
+  const repair =
+    criteriaRuns.length === 0
+      ? null
+      : criterionRepair(
+          criteriaRuns.map((t) =>
+            t.attempts.map((a) =>
+              Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, criterionSatisfied(c)])),
+            ),
+          ),
+        )
   const nextAttempt = independent ? null : nextAttemptSuccess(counted)
   const annotation = independent ? null : summariseRevisionAnnotations(counted)
   const unmodified = independent
@@ -222,17 +277,25 @@ function summariseEnded(input: SummariseInput): CellSummary {
     k > K || k < 1 || !Number.isInteger(k)
       ? `k = ${k} is outside the budget of ${plural(K, 'attempt')}`
       : trajectories.length === 0
-      ? 'the cell ran no trajectory'
-      : !measuredAny
-        ? `all ${plural(trajectories.length, 'trajectory', 'trajectories')} ended in an error`
-        : !independent && protocol.budgetDisclosed && k < K
-          ? `the budget was disclosed to the actor, so only Seq@${K} is defined`
-          : independent
-            ? `a task has fewer than ${k} measured samples`
-            : `no measured trajectory reached attempt ${k}`
-  const reliability = reliabilityOf({ K, independent, outcomes, samples, byTask, taus: Object.keys(thresholds.coverAt ?? {}).map(Number) })
+        ? 'the cell ran no trajectory'
+        : !measuredAny
+          ? `all ${plural(trajectories.length, 'trajectory', 'trajectories')} ended in an error`
+          : !independent && protocol.budgetDisclosed && k < K
+            ? `the budget was disclosed to the actor, so only Seq@${K} is defined`
+            : independent
+              ? `a task has fewer than ${k} measured samples`
+              : `no measured trajectory reached attempt ${k}`
+  const reliability = reliabilityOf({
+    K,
+    independent,
+    outcomes,
+    samples,
+    byTask,
+    taus: Object.keys(thresholds.coverAt ?? {}).map(Number),
+  })
   // Told its budget, the actor may plan for K attempts: Seq^k, like Seq@k, is only valid at K.
-  if (reliability.seqHat && protocol.budgetDisclosed) reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
+  if (reliability.seqHat && protocol.budgetDisclosed)
+    reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
   const readings: MeasuredCell = {
     protocol,
     budget: K,
@@ -243,8 +306,24 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passHat: passHat?.map(finiteOrNull) ?? null,
     reliability,
   }
-  const results = evaluateThresholds(thresholds, readings, { errorRate: finiteOrNull(errorRate), errored, undefinedWhy })
-  if (!measuredAny) results.push({ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: notMeasuredMessage(trajectories.length, errored[0], errored.map((t) => t.error?.kind)) })
+  const results = evaluateThresholds(thresholds, readings, {
+    errorRate: finiteOrNull(errorRate),
+    errored,
+    undefinedWhy,
+  })
+  if (!measuredAny)
+    results.push({
+      metric: 'measured',
+      k: null,
+      limit: 1,
+      actual: 0,
+      pass: false,
+      message: notMeasuredMessage(
+        trajectories.length,
+        errored[0],
+        errored.map((t) => t.error?.kind),
+      ),
+    })
   const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
   const errorsByTask = new Map<string, number>()
@@ -255,7 +334,9 @@ function summariseEnded(input: SummariseInput): CellSummary {
     ...(input.taskHashes?.[taskId] ? { contentHash: input.taskHashes[taskId] } : {}),
     // The same list as the task's outcome (byTask in the same order): not computed twice.
     firstSuccess: outcomes[i]!.firstSuccess,
-    ...(censoring && ts.some((t) => t.status === 'error') ? { censoredAt: ts.filter((t) => t.status === 'error').map(censoredAtOf) } : {}),
+    ...(censoring && ts.some((t) => t.status === 'error')
+      ? { censoredAt: ts.filter((t) => t.status === 'error').map(censoredAtOf) }
+      : {}),
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
     costAtK: costAtKOf(policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts, K),
@@ -284,7 +365,11 @@ function summariseEnded(input: SummariseInput): CellSummary {
       policy,
       bounds,
       ...unmeasuredOf(byTask, policy, independent ? samples : null),
-      examples: errored.slice(0, 5).map((t) => ({ taskId: t.taskId, repeat: t.repeat, message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}` })),
+      examples: errored.slice(0, 5).map((t) => ({
+        taskId: t.taskId,
+        repeat: t.repeat,
+        message: `${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}: ${t.error?.message ?? ''}`,
+      })),
     },
     seqAt: readings.seqAt,
     seqAtInterval: readings.seqAtInterval,
@@ -296,8 +381,14 @@ function summariseEnded(input: SummariseInput): CellSummary {
     egs,
     lgs,
     timingNote,
-    unmodifiedRevisions: { revisions: unmodified.revisions, unmodified: unmodified.unmodified, rate: finiteOrNull(unmodified.rate) },
-    criterionRepair: repair ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) } : null,
+    unmodifiedRevisions: {
+      revisions: unmodified.revisions,
+      unmodified: unmodified.unmodified,
+      rate: finiteOrNull(unmodified.rate),
+    },
+    criterionRepair: repair
+      ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) }
+      : null,
     nextAttemptSuccess: nextAttempt,
     revisionAnnotation: annotation,
     // Only cells with held-out tests carry it, so every other summary reads as before.
@@ -306,14 +397,30 @@ function summariseEnded(input: SummariseInput): CellSummary {
     usage: spent.usage,
     ...unknownCalls(spent.usageUnknownCalls),
     costUsd: spent.costUsd,
-    byRole: Object.fromEntries(Object.entries(spent.byRole).map(([role, r]) => [role, { usage: r.usage, ...unknownCalls(r.usageUnknownCalls), costUsd: r.costUsd, calls: r.calls }])),
+    byRole: Object.fromEntries(
+      Object.entries(spent.byRole).map(([role, r]) => [
+        role,
+        { usage: r.usage, ...unknownCalls(r.usageUnknownCalls), costUsd: r.costUsd, calls: r.calls },
+      ]),
+    ),
     costPerTrajectory: spent.costUsd === null || trajectories.length === 0 ? null : spent.costUsd / trajectories.length,
     cache: {
       cachedShare: spent.usage === null ? null : finiteOrNull(spent.usage.cacheReadTokens / spent.usage.inputTokens),
-      savedUsd: spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
+      savedUsd:
+        spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
     ...(spent.batch.calls > 0
-      ? { batch: { calls: spent.batch.calls, costUsd: spent.batch.costUsd, listCostUsd: spent.batch.listCostUsd, savedUsd: spent.batch.costUsd === null || spent.batch.listCostUsd === null ? null : spent.batch.listCostUsd - spent.batch.costUsd } }
+      ? {
+          batch: {
+            calls: spent.batch.calls,
+            costUsd: spent.batch.costUsd,
+            listCostUsd: spent.batch.listCostUsd,
+            savedUsd:
+              spent.batch.costUsd === null || spent.batch.listCostUsd === null
+                ? null
+                : spent.batch.listCostUsd - spent.batch.costUsd,
+          },
+        }
       : {}),
     replayedCalls: spent.replayedCalls,
     calls: spent.calls,
@@ -343,8 +450,13 @@ function firstErrorText(first: Trajectory | undefined): string {
 }
 
 /** The one root cause of a cell that measured nothing: no trajectory, or every one errored. */
-function notMeasuredMessage(trajectories: number, first: Trajectory | undefined, kinds: readonly (FailureKind | undefined)[]): string {
-  if (trajectories === 0) return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
+function notMeasuredMessage(
+  trajectories: number,
+  first: Trajectory | undefined,
+  kinds: readonly (FailureKind | undefined)[],
+): string {
+  if (trajectories === 0)
+    return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
   return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `. ${errorAdvice(kinds, false)}` : ''}`
 }
 
@@ -389,7 +501,10 @@ function evaluateThresholds(
     pass,
     message: pass
       ? `error rate ${percentText(rate)} ≤ ${percentText(maxErrorRate)}`
-      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. ${errorAdvice(values.errored.map((t) => t.error?.kind), true)}`,
+      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. ${errorAdvice(
+          values.errored.map((t) => t.error?.kind),
+          true,
+        )}`,
   })
   return out
 }
@@ -441,7 +556,9 @@ function meanOrNull(values: readonly (number | null)[]): number | null {
 }
 
 /** Revision attempts (t >= 2) and how many succeeded, split by whether they changed the answer (paper §5.2). */
-export function nextAttemptSuccess(trajectories: readonly Trajectory[]): NonNullable<CellSummary['nextAttemptSuccess']> {
+export function nextAttemptSuccess(
+  trajectories: readonly Trajectory[],
+): NonNullable<CellSummary['nextAttemptSuccess']> {
   const tally = { changed: { revisions: 0, solved: 0 }, unchanged: { revisions: 0, solved: 0 } }
   for (const t of trajectories) {
     for (const a of t.attempts) {
@@ -451,7 +568,10 @@ export function nextAttemptSuccess(trajectories: readonly Trajectory[]): NonNull
       if (a.verdict.pass) bucket.solved++
     }
   }
-  const withRate = (b: { revisions: number; solved: number }) => ({ ...b, rate: b.revisions === 0 ? null : b.solved / b.revisions })
+  const withRate = (b: { revisions: number; solved: number }) => ({
+    ...b,
+    rate: b.revisions === 0 ? null : b.solved / b.revisions,
+  })
   return { changed: withRate(tally.changed), unchanged: withRate(tally.unchanged) }
 }
 

@@ -15,7 +15,11 @@ const K = 5
 const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => ({
   id: `t${i}`,
   prompt: `Write a function number ${i} that does something useful.`,
-  simulation: { difficulty: 0.5, correct: ['```python\ndef f():\n    return 1\n```'], wrong: ['```python\ndef f():\n    return 0\n```', '```python\ndef f():\n    return 2\n```'] },
+  simulation: {
+    difficulty: 0.5,
+    correct: ['```python\ndef f():\n    return 1\n```'],
+    wrong: ['```python\ndef f():\n    return 0\n```', '```python\ndef f():\n    return 2\n```'],
+  },
 }))
 const noop = neverPasses
 const actor = simulatedActor({ profile: 'memoryless' })
@@ -28,9 +32,26 @@ describe(`harness cost per attempt (${TASKS} tasks × K=${K} = ${TASKS * K} atte
       for (const task of tasks) {
         const messages: ChatMessage[] = [{ role: 'user', content: task.prompt as string }]
         for (let attempt = 1; attempt <= K; attempt++) {
-          const response = await actor.chat({ messages, context: { role: 'actor', taskId: task.id, attempt, repeat: 0, protocol: 'sequential', simulation: task.simulation } })
+          const response = await actor.chat({
+            messages,
+            context: {
+              role: 'actor',
+              taskId: task.id,
+              attempt,
+              repeat: 0,
+              protocol: 'sequential',
+              simulation: task.simulation,
+            },
+          })
           const verdict = await noop.verify(task, response.text)
-          const given = await feedback.render({ task, attempt, repeat: 0, answer: response.text, verdict, history: messages })
+          const given = await feedback.render({
+            task,
+            attempt,
+            repeat: 0,
+            answer: response.text,
+            verdict,
+            history: messages,
+          })
           messages.push({ role: 'assistant', content: response.text }, { role: 'user', content: given.text })
         }
       }

@@ -16,7 +16,14 @@ const USAGE: Usage = { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cac
 type Answer = (context: CallContext, messages: ChatMessage[]) => string | Error
 
 /** An actor whose answer depends on (task, repeat, attempt); records every call and the peak concurrency. */
-function contextActor(answer: Answer, options: { delayMs?: (context: CallContext) => number; before?: (context: CallContext) => Promise<void>; costUsd?: number } = {}) {
+function contextActor(
+  answer: Answer,
+  options: {
+    delayMs?: (context: CallContext) => number
+    before?: (context: CallContext) => Promise<void>
+    costUsd?: number
+  } = {},
+) {
   const calls: { context: CallContext; messages: ChatMessage[] }[] = []
   const stats = { inFlight: 0, peak: 0 }
   const model: ChatModel = {
@@ -43,7 +50,16 @@ function contextActor(answer: Answer, options: { delayMs?: (context: CallContext
 
 function verdictFor(answer: string): Verdict {
   const pass = answer === 'OK'
-  return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'expected OK', tests: [{ index: 0, source: 'assert f() == "OK"', pass, call: 'f()', expected: '"OK"', actual: JSON.stringify(answer) }] } }
+  return {
+    pass,
+    diagnostics: {
+      outcome: pass ? 'passed' : 'failed',
+      summary: pass ? 'ok' : 'expected OK',
+      tests: [
+        { index: 0, source: 'assert f() == "OK"', pass, call: 'f()', expected: '"OK"', actual: JSON.stringify(answer) },
+      ],
+    },
+  }
 }
 
 const verifier: Verifier = {
@@ -60,10 +76,18 @@ const TASKS: Task[] = ['a', 'b', 'c', 'd'].map((id) => ({ id, prompt: `Solve tas
 /** First successful attempt per task and repeat (null: never). */
 const SOLVES_AT: Record<string, (number | null)[]> = { a: [1, 1], b: [3, null], c: [null, null], d: [2, 1] }
 
-const scripted: Answer = (ctx) => (SOLVES_AT[ctx.taskId]?.[ctx.repeat] === ctx.attempt ? 'OK' : `wrong-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`)
+const scripted: Answer = (ctx) =>
+  SOLVES_AT[ctx.taskId]?.[ctx.repeat] === ctx.attempt ? 'OK' : `wrong-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`
 
 function spec(overrides: Partial<CellSpec> & Pick<CellSpec, 'actor'>): CellSpec {
-  return cellSpec(TASKS, overrides.actor, { runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', verifier, concurrency: 4, ...overrides })
+  return cellSpec(TASKS, overrides.actor, {
+    runId: 'run-1',
+    benchmark: 'bench',
+    cellId: 'ctx-actor × binary',
+    verifier,
+    concurrency: 4,
+    ...overrides,
+  })
 }
 
 const key = (t: Pick<Trajectory, 'taskId' | 'repeat'>) => `${t.taskId}#${t.repeat}`
@@ -83,7 +107,16 @@ describe('runCell: sequential cells', () => {
       { taskId: 'c', firstSuccess: [null, null], errors: 0 },
       { taskId: 'd', firstSuccess: [2, 1], errors: 0 },
     ])
-    expect(trajectories.map((t) => t.status)).toEqual(['solved', 'solved', 'solved', 'failed', 'failed', 'failed', 'solved', 'solved'])
+    expect(trajectories.map((t) => t.status)).toEqual([
+      'solved',
+      'solved',
+      'solved',
+      'failed',
+      'failed',
+      'failed',
+      'solved',
+      'solved',
+    ])
     // Early stop: a solved trajectory has exactly firstSuccess attempts, a failed one K.
     for (const t of trajectories) expect(t.attempts).toHaveLength(t.firstSuccess ?? 3)
     expect(actor.calls).toHaveLength(1 + 1 + 3 + 3 + 3 + 3 + 2 + 1)
@@ -93,7 +126,17 @@ describe('runCell: sequential cells', () => {
     expect(summary.lgs).toBeCloseTo(0.5, 12)
     expect(summary.passAt).toBeNull()
     expect(summary.verdict).toBe('no-thresholds')
-    expect(summary).toMatchObject({ runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', actorId: 'ctx-actor', mode: 'binary', budget: 3, repeats: 2, tasks: 4, trajectories: 8 })
+    expect(summary).toMatchObject({
+      runId: 'run-1',
+      benchmark: 'bench',
+      cellId: 'ctx-actor × binary',
+      actorId: 'ctx-actor',
+      mode: 'binary',
+      budget: 3,
+      repeats: 2,
+      tasks: 4,
+      trajectories: 8,
+    })
   })
 
   it('produces a summary and trajectories that validate against their schemas, with one fingerprint', async () => {
@@ -103,10 +146,22 @@ describe('runCell: sequential cells', () => {
       expect(TrajectorySchema.parse(t)).toEqual(t)
       expect(t.fingerprint).toBe(summary.fingerprint)
       expect(t.protocol).toEqual(summary.protocol)
-      expect(t).toMatchObject({ runId: 'run-1', benchmark: 'bench', cellId: 'ctx-actor × binary', actorId: 'ctx-actor', mode: 'binary' })
+      expect(t).toMatchObject({
+        runId: 'run-1',
+        benchmark: 'bench',
+        cellId: 'ctx-actor × binary',
+        actorId: 'ctx-actor',
+        mode: 'binary',
+      })
     }
     expect(summary.fingerprint).toBe(protocolFingerprint(summary.protocol))
-    expect(summary.protocol).toMatchObject({ kind: 'sequential', budget: 3, budgetDisclosed: false, history: { name: 'full', settings: {} }, feedback: { kind: 'binary', name: 'binary' } })
+    expect(summary.protocol).toMatchObject({
+      kind: 'sequential',
+      budget: 3,
+      budgetDisclosed: false,
+      history: { name: 'full', settings: {} },
+      feedback: { kind: 'binary', name: 'binary' },
+    })
   })
 
   it('calls onTrajectory once per trajectory, as each ends; returns them in (task, repeat) order', async () => {
@@ -129,7 +184,15 @@ describe('runCell: sequential cells', () => {
 
   it('waits for an async onTrajectory before finishing', async () => {
     let written = 0
-    await runCell(spec({ actor: contextActor(scripted).model, onTrajectory: async () => { await new Promise((r) => setTimeout(r, 2)); written++ } }))
+    await runCell(
+      spec({
+        actor: contextActor(scripted).model,
+        onTrajectory: async () => {
+          await new Promise((r) => setTimeout(r, 2))
+          written++
+        },
+      }),
+    )
     expect(written).toBe(4)
   })
 
@@ -197,14 +260,27 @@ describe('runCell: sequential cells', () => {
         return { kind: 'verifier', text: `feedback for ${task.id}/${repeat} on ${answer}` }
       },
     }
-    const actor = contextActor((ctx) => `answer-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`, { delayMs: (ctx) => (ctx.taskId.length + ctx.attempt * 3 + ctx.repeat * 5) % 4 })
-    await runCell(spec({ actor: actor.model, tasks, repeats: 3, budget: 4, concurrency: 9, mode: { name: 'echo', feedback: echo } }))
+    const actor = contextActor((ctx) => `answer-${ctx.taskId}-${ctx.repeat}-${ctx.attempt}`, {
+      delayMs: (ctx) => (ctx.taskId.length + ctx.attempt * 3 + ctx.repeat * 5) % 4,
+    })
+    await runCell(
+      spec({
+        actor: actor.model,
+        tasks,
+        repeats: 3,
+        budget: 4,
+        concurrency: 9,
+        mode: { name: 'echo', feedback: echo },
+      }),
+    )
     expect(actor.calls).toHaveLength(3 * 3 * 4)
     expect(actor.stats.peak).toBeGreaterThan(1)
     for (const { context, messages } of actor.calls) {
       const text = messages.map((m) => m.content).join('\n')
-      for (const [, taskId, repeat] of text.matchAll(/answer-(\w+)-(\d+)-\d+/g)) expect(`${taskId}/${repeat}`).toBe(`${context.taskId}/${context.repeat}`)
-      for (const [, taskId, repeat] of text.matchAll(/feedback for (\w+)\/(\d+)/g)) expect(`${taskId}/${repeat}`).toBe(`${context.taskId}/${context.repeat}`)
+      for (const [, taskId, repeat] of text.matchAll(/answer-(\w+)-(\d+)-\d+/g))
+        expect(`${taskId}/${repeat}`).toBe(`${context.taskId}/${context.repeat}`)
+      for (const [, taskId, repeat] of text.matchAll(/feedback for (\w+)\/(\d+)/g))
+        expect(`${taskId}/${repeat}`).toBe(`${context.taskId}/${context.repeat}`)
       for (const [, taskId] of text.matchAll(/Solve task (\w+)/g)) expect(taskId).toBe(context.taskId)
       // Full history: the prompt plus one (answer, feedback) pair per earlier attempt of this trajectory.
       expect(messages).toHaveLength(1 + 2 * (context.attempt - 1))
@@ -215,7 +291,9 @@ describe('runCell: sequential cells', () => {
   })
 
   it('sums usage and cost per trajectory and over the cell', async () => {
-    const { summary, trajectories } = await runCell(spec({ actor: contextActor(scripted, { costUsd: 0.25 }).model, repeats: 2 }))
+    const { summary, trajectories } = await runCell(
+      spec({ actor: contextActor(scripted, { costUsd: 0.25 }).model, repeats: 2 }),
+    )
     for (const t of trajectories) {
       expect(t.usage!.inputTokens).toBe(10 * t.attempts.length)
       expect(t.costUsd).toBeCloseTo(0.25 * t.attempts.length, 12)
@@ -251,7 +329,14 @@ describe('runCell: sequential cells', () => {
         return verdictFor(a)
       }
     }
-    const { summary } = await runCell(spec({ actor: contextActor((ctx) => (ctx.attempt === 1 ? 'x y' : 'xy')).model, tasks: TASKS.slice(0, 1), budget: 2, verifier: new Squash() }))
+    const { summary } = await runCell(
+      spec({
+        actor: contextActor((ctx) => (ctx.attempt === 1 ? 'x y' : 'xy')).model,
+        tasks: TASKS.slice(0, 1),
+        budget: 2,
+        verifier: new Squash(),
+      }),
+    )
     expect(summary.unmodifiedRevisions).toEqual({ revisions: 1, unmodified: 1, rate: 1 })
   })
 
@@ -261,7 +346,9 @@ describe('runCell: sequential cells', () => {
       if (ctx.taskId === 'b') controller.abort(new Error('test timed out'))
       return 'nope'
     })
-    await expect(runCell(spec({ actor: actor.model, concurrency: 1, signal: controller.signal }))).rejects.toThrow('test timed out')
+    await expect(runCell(spec({ actor: actor.model, concurrency: 1, signal: controller.signal }))).rejects.toThrow(
+      'test timed out',
+    )
   })
 })
 
@@ -270,7 +357,12 @@ describe('runCell: errors', () => {
 
   it("counts errored trajectories apart and leaves them out of the rates with errors: 'left-out'", async () => {
     const { summary, trajectories } = await runCell(spec({ actor: failingC.model }))
-    expect(trajectories.find((t) => t.taskId === 'c')).toMatchObject({ status: 'error', error: { stage: 'actor', attempt: 1, message: 'boom' }, firstSuccess: null, attempts: [] })
+    expect(trajectories.find((t) => t.taskId === 'c')).toMatchObject({
+      status: 'error',
+      error: { stage: 'actor', attempt: 1, message: 'boom' },
+      firstSuccess: null,
+      attempts: [],
+    })
     expect(summary.errors).toEqual({
       count: 1,
       rate: 0.25,
@@ -284,7 +376,12 @@ describe('runCell: errors', () => {
     })
     // a@1, d@2, b@3 over the three tasks that did not error.
     expect(summary.seqAt).toEqual([1 / 3, 2 / 3, 1])
-    expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({ taskId: 'c', firstSuccess: [], errors: 1, costAtK: [null, null, null] })
+    expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({
+      taskId: 'c',
+      firstSuccess: [],
+      errors: 1,
+      costAtK: [null, null, null],
+    })
   })
 
   it("keeps the spend of an attempt whose verifier failed after the actor answered, in the trajectory's and the cell's totals", async () => {
@@ -317,12 +414,23 @@ describe('runCell: errors', () => {
         return verifier.verify(task, answer, options)
       },
     }
-    const { summary } = await runCell(spec({ actor: contextActor(scripted).model, verifier: flaky, errors: 'censored' }))
+    const { summary } = await runCell(
+      spec({ actor: contextActor(scripted).model, verifier: flaky, errors: 'censored' }),
+    )
     const c = summary.perTask.find((p) => p.taskId === 'c')!
     // Attempt 1 failed with a verdict; the verifier crashed on attempt 2: censored at 2.
     expect(c).toMatchObject({ firstSuccess: [], censoredAt: [2], errors: 1 })
     expect(summary.errors.policy).toBe('censored')
-    const expected = seqAtCurveCensored(summary.perTask.map((p) => ({ taskId: p.taskId, repeats: [...p.firstSuccess.map((f) => ({ firstSuccess: f })), ...(p.censoredAt ?? []).map((at) => ({ censoredAt: at }))] })), 3)
+    const expected = seqAtCurveCensored(
+      summary.perTask.map((p) => ({
+        taskId: p.taskId,
+        repeats: [
+          ...p.firstSuccess.map((f) => ({ firstSuccess: f })),
+          ...(p.censoredAt ?? []).map((at) => ({ censoredAt: at })),
+        ],
+      })),
+      3,
+    )
     expect(summary.seqAt).toEqual(expected)
     const { asFailures, leftOut } = summary.errors.bounds!
     for (let k = 0; k < 3; k++) {
@@ -337,7 +445,12 @@ describe('runCell: errors', () => {
     const { summary } = await runCell(spec({ actor: failingC.model, errors: 'failures' }))
     expect(summary.seqAt).toEqual([0.25, 0.5, 0.75])
     expect(summary.errors.countedAsFailures).toBe(true)
-    expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({ taskId: 'c', firstSuccess: [null], errors: 1, costAtK: [0, 0, 0] })
+    expect(summary.perTask.find((p) => p.taskId === 'c')).toMatchObject({
+      taskId: 'c',
+      firstSuccess: [null],
+      errors: 1,
+      costAtK: [0, 0, 0],
+    })
   })
 
   it('fails the cell on any error by default (maxErrorRate 0), naming the task', async () => {
@@ -359,7 +472,9 @@ describe('runCell: errors', () => {
 
 describe('runCell: thresholds', () => {
   it('reports each seqAt threshold with its value and limit', async () => {
-    const { summary } = await runCell(spec({ actor: contextActor(scripted).model, thresholds: { seqAt: { 1: 0.2, 3: 0.9 } } }))
+    const { summary } = await runCell(
+      spec({ actor: contextActor(scripted).model, thresholds: { seqAt: { 1: 0.2, 3: 0.9 } } }),
+    )
     // Repeat 0 only: a@1, d@2, b@3, c never -> [0.25, 0.5, 0.75].
     const [one, three] = summary.thresholds.filter((t) => t.metric === 'seqAt')
     expect(one).toMatchObject({ k: 1, limit: 0.2, actual: 0.25, pass: true })
@@ -371,18 +486,24 @@ describe('runCell: thresholds', () => {
   })
 
   it('fails a threshold the cell cannot measure, saying why', async () => {
-    const { summary } = await runCell(spec({ actor: contextActor(scripted).model, thresholds: { passAt: { 1: 0.1 }, seqAt: { 9: 0.1 } } }))
+    const { summary } = await runCell(
+      spec({ actor: contextActor(scripted).model, thresholds: { passAt: { 1: 0.1 }, seqAt: { 9: 0.1 } } }),
+    )
     const messages = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
     expect(messages).toHaveLength(2)
     expect(messages.join('\n')).toContain('does not measure Pass@k')
-    expect(messages.join('\n')).toContain('Seq@9 is undefined here (k = 9 is outside the budget of 3 attempts), so the required')
+    expect(messages.join('\n')).toContain(
+      'Seq@9 is undefined here (k = 9 is outside the budget of 3 attempts), so the required',
+    )
   })
 })
 
 describe('runCell: budget disclosed', () => {
   it('reports only Seq@K, with a timing note', async () => {
     const actor = contextActor(scripted)
-    const { summary } = await runCell(spec({ actor: actor.model, discloseBudget: true, thresholds: { seqAt: { 1: 0.1, 3: 0.5 } } }))
+    const { summary } = await runCell(
+      spec({ actor: actor.model, discloseBudget: true, thresholds: { seqAt: { 1: 0.1, 3: 0.5 } } }),
+    )
     expect(summary.protocol.budgetDisclosed).toBe(true)
     expect(summary.seqAt).toEqual([null, null, 0.75])
     expect(summary.timingNote).toMatch(/budget disclosed/)
@@ -390,7 +511,9 @@ describe('runCell: budget disclosed', () => {
     expect(summary.lgs).toBeNull()
     const [one, three] = summary.thresholds
     expect(one).toMatchObject({ k: 1, pass: false, actual: null })
-    expect(one?.message).toContain('Seq@1 is undefined here (the budget was disclosed to the actor, so only Seq@3 is defined), so the required')
+    expect(one?.message).toContain(
+      'Seq@1 is undefined here (the budget was disclosed to the actor, so only Seq@3 is defined), so the required',
+    )
     expect(three).toMatchObject({ k: 3, pass: true, actual: 0.75 })
     expect(actor.calls[0]?.messages[0]?.content).toContain('up to 3 attempts')
   })
@@ -398,15 +521,34 @@ describe('runCell: budget disclosed', () => {
 
 describe('runCell: independent cells', () => {
   /** Which samples pass, per task and repeat. */
-  const PASSES: Record<string, number[][]> = { a: [[2, 4], [3]], b: [[], []], c: [[1, 2, 3, 4], [1, 2, 3, 4]], d: [[1], []] }
-  const independentActor = () => contextActor((ctx, messages) => {
-    if (messages.some((m) => m.role === 'assistant')) return new Error('independent samples must not see earlier answers')
-    return PASSES[ctx.taskId]?.[ctx.repeat]?.includes(ctx.attempt) ? 'OK' : 'BAD'
-  })
+  const PASSES: Record<string, number[][]> = {
+    a: [[2, 4], [3]],
+    b: [[], []],
+    c: [
+      [1, 2, 3, 4],
+      [1, 2, 3, 4],
+    ],
+    d: [[1], []],
+  }
+  const independentActor = () =>
+    contextActor((ctx, messages) => {
+      if (messages.some((m) => m.role === 'assistant'))
+        return new Error('independent samples must not see earlier answers')
+      return PASSES[ctx.taskId]?.[ctx.repeat]?.includes(ctx.attempt) ? 'OK' : 'BAD'
+    })
 
   it('draws K samples per trajectory and matches passAtCurve from the metrics', async () => {
     const actor = independentActor()
-    const { summary, trajectories } = await runCell(spec({ actor: actor.model, mode: null, budget: 4, repeats: 2, discloseBudget: true, thresholds: { passAt: { 4: 0.5, 1: 0.9 } } }))
+    const { summary, trajectories } = await runCell(
+      spec({
+        actor: actor.model,
+        mode: null,
+        budget: 4,
+        repeats: 2,
+        discloseBudget: true,
+        thresholds: { passAt: { 4: 0.5, 1: 0.9 } },
+      }),
+    )
     expect(actor.calls).toHaveLength(4 * 2 * 4)
     expect(actor.calls.every((c) => c.context.protocol === 'independent')).toBe(true)
     const samples = [
@@ -419,17 +561,34 @@ describe('runCell: independent cells', () => {
     expect(summary.passAt).toHaveLength(4)
     summary.passAt?.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 12))
     passHatCurve(samples, 4).forEach((v, i) => expect(summary.passHat?.[i]).toBeCloseTo(v, 12))
-    expect(summary.perTask.map((p) => [p.taskId, p.samples, p.passes])).toEqual(samples.map((s) => [s.taskId, s.n, s.c]))
+    expect(summary.perTask.map((p) => [p.taskId, p.samples, p.passes])).toEqual(
+      samples.map((s) => [s.taskId, s.n, s.c]),
+    )
     // seqAt of an independent cell: "solved by sample k".
     const firstPass = trajectories.map((t) => t.firstSuccess)
     expect(firstPass).toEqual([2, 3, null, null, 1, 1, 1, null])
-    expect(summary.seqAt).toEqual(seqAtCurve([{ taskId: 'a', firstSuccess: [2, 3] }, { taskId: 'b', firstSuccess: [null, null] }, { taskId: 'c', firstSuccess: [1, 1] }, { taskId: 'd', firstSuccess: [1, null] }], 4))
+    expect(summary.seqAt).toEqual(
+      seqAtCurve(
+        [
+          { taskId: 'a', firstSuccess: [2, 3] },
+          { taskId: 'b', firstSuccess: [null, null] },
+          { taskId: 'c', firstSuccess: [1, 1] },
+          { taskId: 'd', firstSuccess: [1, null] },
+        ],
+        4,
+      ),
+    )
     expect(summary.gain).toBeCloseTo(expected[3]! - expected[0]!, 12)
     expect(summary.passAtInterval?.point).toBeCloseTo(expected[3]!, 12)
     expect(summary.timingNote).toBe('independent sampling has no revisions')
     expect(summary.unmodifiedRevisions).toEqual({ revisions: 0, unmodified: 0, rate: null })
     expect(summary.mode).toBe('independent')
-    expect(summary.protocol).toMatchObject({ kind: 'independent', feedback: null, history: null, budgetDisclosed: false })
+    expect(summary.protocol).toMatchObject({
+      kind: 'independent',
+      feedback: null,
+      history: null,
+      budgetDisclosed: false,
+    })
     const four = summary.thresholds.find((t) => t.k === 4)
     const one = summary.thresholds.find((t) => t.k === 1)
     expect(four).toMatchObject({ metric: 'passAt', k: 4, pass: true })

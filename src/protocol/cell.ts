@@ -3,7 +3,13 @@ import { redactUrl } from '../models/redact.js'
 import { SharedScopes } from '../models/call-signal.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
-import { TRAJECTORY_SCHEMA, type CellSummary, type ErrorPolicy, type Protocol, type Trajectory } from '../core/schemas.js'
+import {
+  TRAJECTORY_SCHEMA,
+  type CellSummary,
+  type ErrorPolicy,
+  type Protocol,
+  type Trajectory,
+} from '../core/schemas.js'
 import { isoTimestamp } from '../core/timestamp.js'
 import { spend } from './attempt.js'
 import { mapConcurrent } from './concurrency.js'
@@ -74,7 +80,19 @@ export interface CellResult {
 
 /** The protocol of a cell: every field that defines its numbers. */
 export function cellProtocol(
-  spec: Pick<CellSpec, 'benchmark' | 'tasks' | 'actor' | 'verifier' | 'mode' | 'history' | 'promptBuilder' | 'budget' | 'discloseBudget' | 'errors'>,
+  spec: Pick<
+    CellSpec,
+    | 'benchmark'
+    | 'tasks'
+    | 'actor'
+    | 'verifier'
+    | 'mode'
+    | 'history'
+    | 'promptBuilder'
+    | 'budget'
+    | 'discloseBudget'
+    | 'errors'
+  >,
   /** The benchmark's content hash when already computed (see benchmarkHashes). */
   contentHash: string = benchmarkContentHash(spec.tasks),
 ): Protocol {
@@ -84,7 +102,14 @@ export function cellProtocol(
     kind: sequential ? 'sequential' : 'independent',
     benchmark: { name: spec.benchmark, tasks: spec.tasks.length, contentHash },
     verifier: { name: spec.verifier.name, version: spec.verifier.version, settings: spec.verifier.settings },
-    feedback: spec.mode ? { kind: spec.mode.feedback.kind, name: spec.mode.feedback.name, version: spec.mode.feedback.version, settings: spec.mode.feedback.settings } : null,
+    feedback: spec.mode
+      ? {
+          kind: spec.mode.feedback.kind,
+          name: spec.mode.feedback.name,
+          version: spec.mode.feedback.version,
+          settings: spec.mode.feedback.settings,
+        }
+      : null,
     history: sequential ? { name: spec.history.name, settings: spec.history.settings } : null,
     promptBuilder: spec.promptBuilder.version,
     actor: storedDescriptor(spec.actor.descriptor),
@@ -101,7 +126,9 @@ export function cellProtocol(
  * parameter with none is kept as it is, so fingerprints do not move.
  */
 function storedDescriptor(descriptor: ModelDescriptor): ModelDescriptor {
-  const params = Object.fromEntries(Object.entries(descriptor.params).map(([k, v]) => [k, typeof v === 'string' ? redactUrl(v) : v]))
+  const params = Object.fromEntries(
+    Object.entries(descriptor.params).map(([k, v]) => [k, typeof v === 'string' ? redactUrl(v) : v]),
+  )
   return { ...descriptor, params }
 }
 
@@ -130,14 +157,32 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   else spec.signal?.addEventListener('abort', forward, { once: true })
   const tasks = spec.only ? spec.tasks.filter((t) => spec.only!.has(t.id)) : spec.tasks
   // A sample is drawn over the whole benchmark, so every shard draws its share of the same one.
-  const annotate = spec.annotate?.kind === 'llm' ? { kind: 'llm' as const, annotator: spec.annotate.annotator, sample: spec.annotate.sample === undefined ? undefined : revisionSample(spec.tasks.map((t) => t.id), spec.repeats, spec.budget, spec.annotate.sample) } : spec.annotate
+  const annotate =
+    spec.annotate?.kind === 'llm'
+      ? {
+          kind: 'llm' as const,
+          annotator: spec.annotate.annotator,
+          sample:
+            spec.annotate.sample === undefined
+              ? undefined
+              : revisionSample(
+                  spec.tasks.map((t) => t.id),
+                  spec.repeats,
+                  spec.budget,
+                  spec.annotate.sample,
+                ),
+        }
+      : spec.annotate
   const meter = costMeterOf(spec.costCap)
   const jobs = tasks.flatMap((task) =>
     Array.from({ length: spec.repeats }, (_, repeat) => async (): Promise<Trajectory> => {
       const kept = spec.reuse?.get(reuseKey(task.id, repeat))
       if (kept) {
         // A kept trajectory from another protocol would mix two runs' numbers into one.
-        if (kept.fingerprint !== fingerprint || kept.taskId !== task.id || kept.repeat !== repeat) throw new Error(`${spec.cellId}: the trajectory kept for task ${task.id}, repeat ${repeat} is not this cell's (fingerprint ${kept.fingerprint}, task ${kept.taskId}, repeat ${kept.repeat}; expected ${fingerprint}): build \`reuse\` with planResume`)
+        if (kept.fingerprint !== fingerprint || kept.taskId !== task.id || kept.repeat !== repeat)
+          throw new Error(
+            `${spec.cellId}: the trajectory kept for task ${task.id}, repeat ${repeat} is not this cell's (fingerprint ${kept.fingerprint}, task ${kept.taskId}, repeat ${kept.repeat}; expected ${fingerprint}): build \`reuse\` with planResume`,
+          )
         return kept
       }
       const startedMs = Date.now()
@@ -151,8 +196,32 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         const scope = scopes.acquire()
         try {
           outcome = spec.mode
-            ? await runSequential({ task, repeat, actor: spec.actor, verifier: spec.verifier, feedback: spec.mode.feedback, history: spec.history, promptBuilder: spec.promptBuilder, budget: spec.budget, discloseBudget: spec.discloseBudget, cell: fingerprint, annotate, signal: scope.signal, meter })
-            : await runIndependent({ task, repeat, actor: spec.actor, verifier: spec.verifier, promptBuilder: spec.promptBuilder, budget: spec.budget, cell: fingerprint, signal: scope.signal, meter })
+            ? await runSequential({
+                task,
+                repeat,
+                actor: spec.actor,
+                verifier: spec.verifier,
+                feedback: spec.mode.feedback,
+                history: spec.history,
+                promptBuilder: spec.promptBuilder,
+                budget: spec.budget,
+                discloseBudget: spec.discloseBudget,
+                cell: fingerprint,
+                annotate,
+                signal: scope.signal,
+                meter,
+              })
+            : await runIndependent({
+                task,
+                repeat,
+                actor: spec.actor,
+                verifier: spec.verifier,
+                promptBuilder: spec.promptBuilder,
+                budget: spec.budget,
+                cell: fingerprint,
+                signal: scope.signal,
+                meter,
+              })
         } finally {
           scope.close()
         }
@@ -171,7 +240,13 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         protocol,
         taskId: task.id,
         repeat,
-        status: outcome.capped ? 'capped' : outcome.error ? 'error' : outcome.firstSuccess !== null ? 'solved' : 'failed',
+        status: outcome.capped
+          ? 'capped'
+          : outcome.error
+            ? 'error'
+            : outcome.firstSuccess !== null
+              ? 'solved'
+              : 'failed',
         firstSuccess: outcome.firstSuccess,
         error: outcome.error,
         attempts: outcome.attempts,

@@ -6,7 +6,11 @@
  * @example
  * const verdicts = await mapConcurrent(tasks, 4, (task) => verifier.verify(task, answers[task.id]))
  */
-export async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => R | PromiseLike<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => R | PromiseLike<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   let failed = false

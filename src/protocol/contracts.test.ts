@@ -23,14 +23,19 @@ import { cellSpec } from './test-helpers.js'
 const TASK: Task = { id: 'task-1', prompt: 'Reply with OK.' }
 
 /** Answers `text` every time; counts its calls. */
-function constantActor(text = 'NO', response: Partial<ChatResponse> | (() => unknown) = {}): ChatModel & { calls: number } {
+function constantActor(
+  text = 'NO',
+  response: Partial<ChatResponse> | (() => unknown) = {},
+): ChatModel & { calls: number } {
   const model = {
     id: 'const',
     descriptor: { provider: 'test', model: 'const', params: {} },
     calls: 0,
     async chat() {
       model.calls++
-      return typeof response === 'function' ? (response() as ChatResponse) : { text, usage: ZERO_USAGE, latencyMs: 0, finishReason: 'stop' as const, ...response }
+      return typeof response === 'function'
+        ? (response() as ChatResponse)
+        : { text, usage: ZERO_USAGE, latencyMs: 0, finishReason: 'stop' as const, ...response }
     },
   }
   return model
@@ -40,10 +45,24 @@ function verifierReturning(value: unknown, name = 'custom'): Verifier {
   return { name, version: '1', settings: {}, verify: () => value as never }
 }
 
-const good = (pass: boolean) => ({ pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'wrong' } })
+const good = (pass: boolean) => ({
+  pass,
+  diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'wrong' },
+})
 
 function sequential(input: Partial<SequentialInput>) {
-  return runSequential({ task: TASK, repeat: 0, actor: constantActor(), verifier: verifierReturning(good(false)), feedback: binary(), history: fullHistory, promptBuilder: defaultPromptBuilder, budget: 3, discloseBudget: false, ...input })
+  return runSequential({
+    task: TASK,
+    repeat: 0,
+    actor: constantActor(),
+    verifier: verifierReturning(good(false)),
+    feedback: binary(),
+    history: fullHistory,
+    promptBuilder: defaultPromptBuilder,
+    budget: 3,
+    discloseBudget: false,
+    ...input,
+  })
 }
 
 async function componentError(promise: Promise<unknown>): Promise<Error> {
@@ -62,23 +81,55 @@ describe('a malformed verdict', () => {
     ['without diagnostics.outcome', { pass: false, diagnostics: { summary: 'wrong' } }, /diagnostics\.outcome: /],
     ['without diagnostics', { pass: true }, /diagnostics: .*Fix: add `diagnostics: \{ outcome, summary \}`/],
     ["with pass: 'yes'", { pass: 'yes', diagnostics: { outcome: 'passed', summary: 'ok' } }, /pass: .*\(got "yes"\)/],
-    ['resolved by an async verify', Promise.resolve({ pass: 1, diagnostics: { outcome: 'failed', summary: '' } }), /pass: .*\(got 1\)/],
-  ])('%s fails the trajectory out of the loop (sequential and independent), naming the verifier', async (_, verdict, message) => {
-    for (const run of [() => sequential({ verifier: verifierReturning(verdict) }), () => runIndependent({ task: TASK, repeat: 0, actor: constantActor(), verifier: verifierReturning(verdict), promptBuilder: defaultPromptBuilder, budget: 3 })]) {
-      const error = await componentError(run())
-      expect(error.message).toMatch(/^verifier "custom"@1 returned a malformed verdict for task "task-1", attempt 1: /)
-      expect(error.message).toMatch(message)
-    }
-  })
+    [
+      'resolved by an async verify',
+      Promise.resolve({ pass: 1, diagnostics: { outcome: 'failed', summary: '' } }),
+      /pass: .*\(got 1\)/,
+    ],
+  ])(
+    '%s fails the trajectory out of the loop (sequential and independent), naming the verifier',
+    async (_, verdict, message) => {
+      for (const run of [
+        () => sequential({ verifier: verifierReturning(verdict) }),
+        () =>
+          runIndependent({
+            task: TASK,
+            repeat: 0,
+            actor: constantActor(),
+            verifier: verifierReturning(verdict),
+            promptBuilder: defaultPromptBuilder,
+            budget: 3,
+          }),
+      ]) {
+        const error = await componentError(run())
+        expect(error.message).toMatch(
+          /^verifier "custom"@1 returned a malformed verdict for task "task-1", attempt 1: /,
+        )
+        expect(error.message).toMatch(message)
+      }
+    },
+  )
 
   it('fails the cell at once: no trajectory is counted, and the rest stop spending', async () => {
     const tasks: Task[] = Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, prompt: `p${i}` }))
     const actor = constantActor()
     // Well-formed for every task but one: one bug fails the whole cell.
-    const verifier: Verifier = { name: 'flaky-shape', version: '1', settings: {}, verify: (task) => (task.id === 't3' ? { pass: 'yes', diagnostics: { outcome: 'passed', summary: 'ok' } } : good(false)) as never }
+    const verifier: Verifier = {
+      name: 'flaky-shape',
+      version: '1',
+      settings: {},
+      verify: (task) =>
+        (task.id === 't3' ? { pass: 'yes', diagnostics: { outcome: 'passed', summary: 'ok' } } : good(false)) as never,
+    }
     const written: Trajectory[] = []
-    const error = await componentError(runCell(cellSpec(tasks, actor, { verifier, budget: 3, concurrency: 2, onTrajectory: (t) => void written.push(t) })))
-    expect(error.message).toMatch(/^verifier "flaky-shape"@1 returned a malformed verdict for task "t3", attempt 1: pass: /)
+    const error = await componentError(
+      runCell(
+        cellSpec(tasks, actor, { verifier, budget: 3, concurrency: 2, onTrajectory: (t) => void written.push(t) }),
+      ),
+    )
+    expect(error.message).toMatch(
+      /^verifier "flaky-shape"@1 returned a malformed verdict for task "t3", attempt 1: pass: /,
+    )
     // Every trajectory written is well-formed and none holds the bad verdict.
     for (const t of written) {
       expect(TrajectorySchema.safeParse(t).success).toBe(true)
@@ -88,23 +139,35 @@ describe('a malformed verdict', () => {
   })
 
   it('is told apart from a verifier that throws, which stays an infrastructure error of the trajectory', async () => {
-    const throwing: Verifier = { name: 'down', version: '1', settings: {}, verify: () => Promise.reject(new Error('grader HTTP 503')) }
+    const throwing: Verifier = {
+      name: 'down',
+      version: '1',
+      settings: {},
+      verify: () => Promise.reject(new Error('grader HTTP 503')),
+    }
     const outcome = await sequential({ verifier: throwing })
     expect(outcome.error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'grader HTTP 503' })
   })
 
   it("in a rubric grader's completion fails the cell with the grader's name, not as a grading error", async () => {
     const grader = fakeModel(() => 'x')
-    grader.chat = async () => ({ text: '{"met": true}', usage: ZERO_USAGE, latencyMs: 0, finishReason: 'end_turn' }) as never
+    grader.chat = async () =>
+      ({ text: '{"met": true}', usage: ZERO_USAGE, latencyMs: 0, finishReason: 'end_turn' }) as never
     const task = { id: 'rx', prompt: 'p', criteria: [{ id: 'calm', text: 'Calm' }] } as Task
     const error = await componentError(sequential({ task, verifier: rubric({ grader }) }))
-    expect(error.message).toMatch(/^chat model "fake" \(grader, fake:fake-grader\) returned a malformed completion for task "rx", attempt 0: finishReason: .*\(got "end_turn"\)/)
+    expect(error.message).toMatch(
+      /^chat model "fake" \(grader, fake:fake-grader\) returned a malformed completion for task "rx", attempt 0: finishReason: .*\(got "end_turn"\)/,
+    )
   })
 
   it("in a rubric predicate's result names the criterion", async () => {
     const task = { id: 'rx', prompt: 'p', criteria: [{ id: 'short', text: 'Short' }] } as Task
-    const error = await componentError(sequential({ task, verifier: rubric({ predicates: { short: () => 'yes' as never } }) }))
-    expect(error.message).toMatch(/^verifiers\.rubric\(\) predicate for criterion "short" returned a malformed predicate result for task "rx": \(root\): .*Fix: return true, false or \{ met: boolean, reason\?: string \} at once/)
+    const error = await componentError(
+      sequential({ task, verifier: rubric({ predicates: { short: () => 'yes' as never } }) }),
+    )
+    expect(error.message).toMatch(
+      /^verifiers\.rubric\(\) predicate for criterion "short" returned a malformed predicate result for task "rx": \(root\): .*Fix: return true, false or \{ met: boolean, reason\?: string \} at once/,
+    )
   })
 })
 
@@ -113,13 +176,27 @@ describe('a malformed completion from the actor', () => {
     ['text: null', { text: null }, /text: /],
     ['no usage', { usage: undefined }, /usage: /],
     ['a negative latency', { latencyMs: -5 }, /latencyMs: .*\(got -5\)/],
-  ])('%s fails with the model named (it used to crash while adding up tokens, outside the trajectory)', async (_, patch, message) => {
-    const actor = constantActor('x', patch as Partial<ChatResponse>)
-    const error = await componentError(sequential({ actor }))
-    expect(error.message).toMatch(/^chat model "const" \(actor, test:const\) returned a malformed completion for task "task-1", attempt 1: /)
-    expect(error.message).toMatch(message)
-    await componentError(runIndependent({ task: TASK, repeat: 0, actor: constantActor('x', patch as Partial<ChatResponse>), verifier: verifierReturning(good(false)), promptBuilder: defaultPromptBuilder, budget: 2 }))
-  })
+  ])(
+    '%s fails with the model named (it used to crash while adding up tokens, outside the trajectory)',
+    async (_, patch, message) => {
+      const actor = constantActor('x', patch as Partial<ChatResponse>)
+      const error = await componentError(sequential({ actor }))
+      expect(error.message).toMatch(
+        /^chat model "const" \(actor, test:const\) returned a malformed completion for task "task-1", attempt 1: /,
+      )
+      expect(error.message).toMatch(message)
+      await componentError(
+        runIndependent({
+          task: TASK,
+          repeat: 0,
+          actor: constantActor('x', patch as Partial<ChatResponse>),
+          verifier: verifierReturning(good(false)),
+          promptBuilder: defaultPromptBuilder,
+          budget: 2,
+        }),
+      )
+    },
+  )
 
   it('a bare string', async () => {
     const error = await componentError(sequential({ actor: constantActor('x', () => 'just text') }))
@@ -128,7 +205,13 @@ describe('a malformed completion from the actor', () => {
 })
 
 describe('malformed feedback', () => {
-  const mode = (render: FeedbackMode['render']): FeedbackMode => ({ kind: 'verifier', name: 'hand-written', version: '3', settings: {}, render })
+  const mode = (render: FeedbackMode['render']): FeedbackMode => ({
+    kind: 'verifier',
+    name: 'hand-written',
+    version: '3',
+    settings: {},
+    render,
+  })
 
   it.each([
     ['a bare string', () => 'Try again.', /\(root\): .*not a bare string/],
@@ -136,7 +219,9 @@ describe('malformed feedback', () => {
     ['no kind', async () => ({ text: 'x' }), /kind: /],
   ])('%s fails with the mode named, after the attempt it was for', async (_, render, message) => {
     const error = await componentError(sequential({ feedback: mode(render as unknown as FeedbackMode['render']) }))
-    expect(error.message).toMatch(/^feedback mode "hand-written"@3 returned a malformed feedback for task "task-1", attempt 1: /)
+    expect(error.message).toMatch(
+      /^feedback mode "hand-written"@3 returned a malformed feedback for task "task-1", attempt 1: /,
+    )
     expect(error.message).toMatch(message)
   })
 
@@ -144,7 +229,9 @@ describe('malformed feedback', () => {
     const model = fakeModel(() => 'x', { id: 'judge' })
     model.chat = async () => ({ text: 'fine', latencyMs: 0, finishReason: 'stop' }) as never
     const error = await componentError(sequential({ feedback: critic({ model, rubric: 'blind', style: 'directive' }) }))
-    expect(error.message).toMatch(/^chat model "judge" \(critic, fake:fake-grader\) returned a malformed completion for task "task-1", attempt 1: usage: /)
+    expect(error.message).toMatch(
+      /^chat model "judge" \(critic, fake:fake-grader\) returned a malformed completion for task "task-1", attempt 1: usage: /,
+    )
   })
 })
 
@@ -154,38 +241,67 @@ describe('a malformed history', () => {
   it.each([
     ['a bare message list', ({ prompt }: { prompt: unknown[] }) => prompt, /\(root\): .*not a bare array/],
     ['no calls', ({ prompt }: { prompt: unknown[] }) => ({ messages: prompt }), /calls: /],
-    ['a message without content', async () => ({ messages: [{ role: 'user' }], calls: [] }), /messages\[0\]\.content: /],
+    [
+      'a message without content',
+      async () => ({ messages: [{ role: 'user' }], calls: [] }),
+      /messages\[0\]\.content: /,
+    ],
   ])('%s fails with the policy named, before the actor is called', async (_, build, message) => {
     const actor = constantActor()
     const error = await componentError(sequential({ actor, history: policy(build as never) }))
-    expect(error.message).toMatch(/^history policy "custom-history" returned a malformed history for task "task-1", attempt 1: /)
+    expect(error.message).toMatch(
+      /^history policy "custom-history" returned a malformed history for task "task-1", attempt 1: /,
+    )
     expect(error.message).toMatch(message)
     expect(actor.calls).toBe(0)
   })
 })
 
 describe('a malformed prompt', () => {
-  const builder = (patch: Partial<PromptBuilder>): PromptBuilder => ({ ...defaultPromptBuilder, version: 'my-prompts/1', ...patch })
+  const builder = (patch: Partial<PromptBuilder>): PromptBuilder => ({
+    ...defaultPromptBuilder,
+    version: 'my-prompts/1',
+    ...patch,
+  })
 
   it.each([
-    ['a bare string', () => 'Reply with OK.', /\(root\): .*initial\(\) must return the chat messages the actor sees first/],
+    [
+      'a bare string',
+      () => 'Reply with OK.',
+      /\(root\): .*initial\(\) must return the chat messages the actor sees first/,
+    ],
     ['no messages', () => [], /\(root\): /],
     ['a message with a number for content', () => [{ role: 'user', content: 42 }], /\[0\]\.content: .*\(got 42\)/],
   ])('%s from initial() fails before the actor is called (sequential and independent)', async (_, initial, message) => {
     for (const independent of [false, true]) {
       const actor = constantActor()
       const promptBuilder = builder({ initial: initial as never })
-      const run = independent ? runIndependent({ task: TASK, repeat: 0, actor, verifier: verifierReturning(good(false)), promptBuilder, budget: 2 }) : sequential({ actor, promptBuilder })
+      const run = independent
+        ? runIndependent({
+            task: TASK,
+            repeat: 0,
+            actor,
+            verifier: verifierReturning(good(false)),
+            promptBuilder,
+            budget: 2,
+          })
+        : sequential({ actor, promptBuilder })
       const error = await componentError(run)
-      expect(error.message).toMatch(/^prompt builder "my-prompts\/1" returned a malformed prompt for task "task-1", attempt 1: /)
+      expect(error.message).toMatch(
+        /^prompt builder "my-prompts\/1" returned a malformed prompt for task "task-1", attempt 1: /,
+      )
       expect(error.message).toMatch(message)
       expect(actor.calls).toBe(0)
     }
   })
 
   it('a revision request that is not a string fails with the builder named', async () => {
-    const error = await componentError(sequential({ promptBuilder: builder({ revision: () => ({ text: 'again' }) as never }) }))
-    expect(error.message).toMatch(/^prompt builder "my-prompts\/1" returned a malformed revision request for task "task-1", attempt 1: \(root\): got an object\. Fix: revision\(\) must return the text of the next user turn as a string/)
+    const error = await componentError(
+      sequential({ promptBuilder: builder({ revision: () => ({ text: 'again' }) as never }) }),
+    )
+    expect(error.message).toMatch(
+      /^prompt builder "my-prompts\/1" returned a malformed revision request for task "task-1", attempt 1: \(root\): got an object\. Fix: revision\(\) must return the text of the next user turn as a string/,
+    )
   })
 })
 
@@ -193,8 +309,18 @@ describe('well-formed components', () => {
   it('run as before: a good custom verifier, feedback mode and history policy', async () => {
     let n = 0
     const verifier: Verifier = { name: 'ok-at-2', version: '1', settings: {}, verify: () => good(++n === 2) as never }
-    const feedback: FeedbackMode = { kind: 'binary', name: 'terse', version: '1', settings: {}, render: () => ({ kind: 'binary', text: 'Wrong.' }) }
-    const history: HistoryPolicy = { name: 'prompt-only', settings: {}, build: ({ prompt }) => ({ messages: prompt, calls: [] }) }
+    const feedback: FeedbackMode = {
+      kind: 'binary',
+      name: 'terse',
+      version: '1',
+      settings: {},
+      render: () => ({ kind: 'binary', text: 'Wrong.' }),
+    }
+    const history: HistoryPolicy = {
+      name: 'prompt-only',
+      settings: {},
+      build: ({ prompt }) => ({ messages: prompt, calls: [] }),
+    }
     const outcome = await sequential({ verifier, feedback, history })
     expect(outcome).toMatchObject({ firstSuccess: 2, error: null })
     expect(outcome.attempts[0]!.feedback).toEqual({ kind: 'binary', text: 'Wrong.' })

@@ -25,7 +25,13 @@ function pricedActor(options: { costUsd?: number; usage?: Usage | null; solveAt?
       await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 1))
       const attempt = messages.filter((m) => m.role === 'assistant').length + 1
       const text = attempt === (options.solveAt ?? 99) ? 'OK' : `wrong ${attempt}`
-      return { text, usage: options.usage === undefined ? USAGE : options.usage, latencyMs: 1, finishReason: 'stop', ...(options.costUsd === undefined ? {} : { costUsd: options.costUsd }) }
+      return {
+        text,
+        usage: options.usage === undefined ? USAGE : options.usage,
+        latencyMs: 1,
+        finishReason: 'stop',
+        ...(options.costUsd === undefined ? {} : { costUsd: options.costUsd }),
+      }
     },
   }
   return { model, counted }
@@ -44,27 +50,40 @@ const equalsOk: Verifier = {
 const TASKS: Task[] = Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}.` }))
 
 function spec(actor: ChatModel, overrides: Partial<CellSpec>): CellSpec {
-  return cellSpec(TASKS, actor, { verifier: equalsOk, budget: 3, concurrency: 3, errors: 'censored', thresholds: { seqAt: { 3: 0.1 } }, ...overrides })
+  return cellSpec(TASKS, actor, {
+    verifier: equalsOk,
+    budget: 3,
+    concurrency: 3,
+    errors: 'censored',
+    thresholds: { seqAt: { 3: 0.1 } },
+    ...overrides,
+  })
 }
 
 describe('CostMeter', () => {
   it('stops exactly once the spend reaches a limit, and stays stopped (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 40 }), fc.integer({ min: 1, max: 400 }), (tokens, cap) => {
-        const meter = new CostMeter([{ scope: 'cell', limits: { maxTokens: cap }, ledger: memoryLedger() }])
-        let total = 0
-        let stopped = false
-        for (const t of tokens) {
-          const stop = meter.stop(0)
-          expect(stop !== undefined).toBe(stopped || total >= cap)
-          if (stop) {
-            stopped = true
-            expect(stop).toMatchObject({ scope: 'cell', limit: 'maxTokens', cap })
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 400 }),
+        (tokens, cap) => {
+          const meter = new CostMeter([{ scope: 'cell', limits: { maxTokens: cap }, ledger: memoryLedger() }])
+          let total = 0
+          let stopped = false
+          for (const t of tokens) {
+            const stop = meter.stop(0)
+            expect(stop !== undefined).toBe(stopped || total >= cap)
+            if (stop) {
+              stopped = true
+              expect(stop).toMatchObject({ scope: 'cell', limit: 'maxTokens', cap })
+            }
+            meter.charge([
+              { usage: { inputTokens: t, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 },
+            ])
+            total += t
           }
-          meter.charge([{ usage: { inputTokens: t, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 }])
-          total += t
-        }
-      }),
+        },
+      ),
       { seed: 33, numRuns: 200 },
     )
   })
@@ -86,7 +105,9 @@ describe('CostMeter', () => {
   it('is inactive without limits, and refuses a USD cap for an actor with no price, naming it and the fix', () => {
     expect(new CostMeter([{ scope: 'cell', limits: {}, ledger: memoryLedger() }]).active).toBe(false)
     const unpriced = { id: 'local', descriptor: { provider: 'openai-compatible', model: 'qwen' } }
-    expect(unpricedCapProblem(unpriced, 'maxCostUsd')).toMatch(/actor local \(openai-compatible:qwen\): it has no price.*prices: \{ 'openai-compatible:qwen'.*maxTokens instead/)
+    expect(unpricedCapProblem(unpriced, 'maxCostUsd')).toMatch(
+      /actor local \(openai-compatible:qwen\): it has no price.*prices: \{ 'openai-compatible:qwen'.*maxTokens instead/,
+    )
     expect(unpricedCapProblem({ ...unpriced, price: { input: 1, output: 2 } }, 'maxCostUsd')).toBeUndefined()
   })
 })
@@ -97,27 +118,37 @@ describe('runCell under a cost cap', () => {
     const cap = 0.0105
     const concurrency = 3
     const { model, counted } = pricedActor({ costUsd: callCost })
-    const { summary, trajectories } = await runCell(spec(model, { concurrency, costCap: { cell: { maxCostUsd: cap } } }))
+    const { summary, trajectories } = await runCell(
+      spec(model, { concurrency, costCap: { cell: { maxCostUsd: cap } } }),
+    )
     const spent = summary.costUsd!
     expect(spent).toBeGreaterThanOrEqual(cap)
     expect(spent).toBeLessThanOrEqual(cap + concurrency * callCost + 1e-12)
     expect(counted.calls * callCost).toBeCloseTo(spent, 12)
     const capped = trajectories.filter((t) => t.status === 'capped')
     expect(capped.length).toBeGreaterThan(0)
-    for (const t of capped) expect(TrajectorySchema.parse(t).capped).toMatchObject({ scope: 'cell', limit: 'maxCostUsd', cap })
-    expect(summary.costCap).toMatchObject({ capped: capped.length, notStarted: capped.filter((t) => t.attempts.length === 0).length })
+    for (const t of capped)
+      expect(TrajectorySchema.parse(t).capped).toMatchObject({ scope: 'cell', limit: 'maxCostUsd', cap })
+    expect(summary.costCap).toMatchObject({
+      capped: capped.length,
+      notStarted: capped.filter((t) => t.attempts.length === 0).length,
+    })
     expect(CellSummarySchema.parse(summary).trajectories).toBe(TASKS.length)
     const verdict = cellVerdict(summary)
     expect(verdict.status).toBe('fail')
     expect(verdict.failed).toHaveLength(1)
-    expect(verdict.failed[0]!.message).toMatch(/^stopped at the cost cap \(cell maxCostUsd \$0\.011?, \$0\.01\d? spent\): \d+ of 12 trajectories unfinished/)
+    expect(verdict.failed[0]!.message).toMatch(
+      /^stopped at the cost cap \(cell maxCostUsd \$0\.011?, \$0\.01\d? spent\): \d+ of 12 trajectories unfinished/,
+    )
     // Its threshold is not judged on a part of the cell.
     expect(verdict.unjudged.map((t) => t.metric)).not.toContain('finished')
   })
 
   it('counts unfinished trajectories as neither passes nor failures: the interval covers both', async () => {
     const { model } = pricedActor({ costUsd: 0.001, solveAt: 2 })
-    const { summary, trajectories } = await runCell(spec(model, { concurrency: 2, costCap: { cell: { maxCostUsd: 0.008 } } }))
+    const { summary, trajectories } = await runCell(
+      spec(model, { concurrency: 2, costCap: { cell: { maxCostUsd: 0.008 } } }),
+    )
     const ended = trajectories.filter((t) => t.status !== 'capped')
     const solved = ended.filter((t) => t.status === 'solved').length
     const K = summary.budget
@@ -132,7 +163,9 @@ describe('runCell under a cost cap', () => {
 
   it('stops a running trajectory at its next model call, keeping its attempts', async () => {
     const { model } = pricedActor({ usage: USAGE, costUsd: 0 })
-    const { trajectories, summary } = await runCell(spec(model, { concurrency: 1, costCap: { cell: { maxTokens: 250 } } }))
+    const { trajectories, summary } = await runCell(
+      spec(model, { concurrency: 1, costCap: { cell: { maxTokens: 250 } } }),
+    )
     // 120 tokens a call: the third call reaches 360 >= 250, so the first trajectory has 3 attempts and the second none.
     expect(trajectories[0]).toMatchObject({ status: 'failed' })
     expect(trajectories[0]!.attempts).toHaveLength(3)
@@ -152,7 +185,9 @@ describe('runCell under a cost cap', () => {
     const { summary } = await runCell(spec(model, { concurrency: 1, costCap: { cell: { maxCostUsd: 100 } } }))
     expect(counted.calls).toBe(1)
     expect(summary.costUsd).toBeNull()
-    expect(summary.thresholds[0]!.message).toMatch(/stopped at the cost cap \(cell maxCostUsd \$100\.00, a call had no known cost, so the cap could not be kept\)/)
+    expect(summary.thresholds[0]!.message).toMatch(
+      /stopped at the cost cap \(cell maxCostUsd \$100\.00, a call had no known cost, so the cap could not be kept\)/,
+    )
   })
 
   it('shares a run cap between cells through one ledger', async () => {
@@ -162,14 +197,29 @@ describe('runCell under a cost cap', () => {
     const second = await runCell(spec(pricedActor({ costUsd: 0.001 }).model, { concurrency: 1, costCap: { run } }))
     expect(first.summary.costUsd).toBeCloseTo(0.005, 12)
     expect(second.summary.costUsd).toBe(0)
-    expect(second.summary.costCap).toMatchObject({ stop: { scope: 'run' }, capped: TASKS.length, notStarted: TASKS.length })
+    expect(second.summary.costCap).toMatchObject({
+      stop: { scope: 'run' },
+      capped: TASKS.length,
+      notStarted: TASKS.length,
+    })
   })
 
   it('runs capped trajectories again on resume', async () => {
     const { model } = pricedActor({ costUsd: 0.001 })
     const s = spec(model, { concurrency: 1, costCap: { cell: { maxCostUsd: 0.004 } } })
     const { summary, trajectories } = await runCell(s)
-    const plan = planResume(trajectories, { benchmark: s.benchmark, cellId: s.cellId, fingerprint: summary.fingerprint, protocol: summary.protocol, taskIds: TASKS.map((t) => t.id), repeats: 1 }, 'run')
+    const plan = planResume(
+      trajectories,
+      {
+        benchmark: s.benchmark,
+        cellId: s.cellId,
+        fingerprint: summary.fingerprint,
+        protocol: summary.protocol,
+        taskIds: TASKS.map((t) => t.id),
+        repeats: 1,
+      },
+      'run',
+    )
     expect(plan.capped).toBe(summary.costCap!.capped)
     expect(plan.reuse.size).toBe(TASKS.length - plan.capped)
     const resumed = await runCell({ ...s, reuse: plan.reuse, costCap: { cell: { maxCostUsd: 1 } } })
@@ -179,7 +229,9 @@ describe('runCell under a cost cap', () => {
 
   it('caps an independent cell: a sample the cap kept from being drawn is neither a pass nor a failure', async () => {
     const { model } = pricedActor({ costUsd: 0.001, solveAt: 1 })
-    const { summary } = await runCell(spec(model, { mode: null, concurrency: 1, thresholds: {}, costCap: { cell: { maxCostUsd: 0.005 } } }))
+    const { summary } = await runCell(
+      spec(model, { mode: null, concurrency: 1, thresholds: {}, costCap: { cell: { maxCostUsd: 0.005 } } }),
+    )
     expect(summary.costCap?.capped).toBeGreaterThan(0)
     expect(summary.passAtInterval?.method).toBe(CAP_BOUNDS_INTERVAL_METHOD)
     expect(summary.passAtInterval!.lo!).toBeLessThan(summary.passAtInterval!.hi!)

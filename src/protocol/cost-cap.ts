@@ -48,7 +48,10 @@ export function memoryLedger(): SpendLedger {
 
 /** The charge of one call from its usage and cost (unknown stays unknown). */
 export function chargeOf(call: { usage: Usage | null; costUsd: number | null }): Charge {
-  return { costUsd: call.costUsd, tokens: call.usage === null ? null : call.usage.inputTokens + call.usage.outputTokens }
+  return {
+    costUsd: call.costUsd,
+    tokens: call.usage === null ? null : call.usage.inputTokens + call.usage.outputTokens,
+  }
 }
 
 /** One scope the meter holds: its limits and its ledger. */
@@ -125,7 +128,8 @@ export function capAmountText(limit: CapLimit, amount: number): string {
  */
 export function capMessage(stop: CapStop, counts: { capped: number; notStarted: number; total: number }): string {
   const unknown = stop.limit === 'maxCostUsd' ? 'a call had no known cost' : 'a call reported no usage'
-  const spent = stop.spent === null ? `${unknown}, so the cap could not be kept` : `${capAmountText(stop.limit, stop.spent)} spent`
+  const spent =
+    stop.spent === null ? `${unknown}, so the cap could not be kept` : `${capAmountText(stop.limit, stop.spent)} spent`
   const midway = counts.capped - counts.notStarted
   const how = [
     counts.notStarted > 0 ? `${counts.notStarted} never started` : '',

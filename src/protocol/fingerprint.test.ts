@@ -7,7 +7,15 @@ import { verifierFeedback } from '../feedback/verifier-feedback.js'
 import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { cellProtocol, type CellSpec } from './cell.js'
-import { benchmarkContentHash, benchmarkHashes, canonicalJson, protocolDifferences, protocolFingerprint, sha256, taskContentHash } from './fingerprint.js'
+import {
+  benchmarkContentHash,
+  benchmarkHashes,
+  canonicalJson,
+  protocolDifferences,
+  protocolFingerprint,
+  sha256,
+  taskContentHash,
+} from './fingerprint.js'
 import { taskMessages } from './task.js'
 import { fullHistory, lastHistory } from './history.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
@@ -17,7 +25,11 @@ import type { Task } from './task.js'
 function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys)
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reverseKeys(v)]))
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .reverse()
+        .map(([k, v]) => [k, reverseKeys(v)]),
+    )
   }
   return value
 }
@@ -45,7 +57,9 @@ describe('canonicalJson', () => {
   })
 
   it('sorts keys and drops undefined fields like JSON.stringify', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null }, u: undefined })).toBe('{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}')
+    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null }, u: undefined })).toBe(
+      '{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}',
+    )
     expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }))
   })
 
@@ -63,7 +77,14 @@ describe('canonicalJson', () => {
       return JSON.stringify(value) ?? 'null'
     }
     const { value } = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.array(tie('value')), fc.sparseArray(tie('value')), fc.dictionary(fc.string(), tie('value'))),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 1 }),
+        fc.constant(undefined),
+        fc.array(tie('value')),
+        fc.sparseArray(tie('value')),
+        fc.dictionary(fc.string(), tie('value')),
+      ),
     }))
     fc.assert(
       fc.property(value, (v) => {
@@ -88,7 +109,14 @@ describe('sha256', () => {
 // ---- protocols --------------------------------------------------------------------------------
 
 const TASKS: Task[] = [
-  { id: 'a', prompt: 'Write f.', tests: 'assert f() == 1', setup: 'import math', metadata: { tag: 'x' }, simulation: { difficulty: 0.5, correct: ['c'], wrong: ['w'] } },
+  {
+    id: 'a',
+    prompt: 'Write f.',
+    tests: 'assert f() == 1',
+    setup: 'import math',
+    metadata: { tag: 'x' },
+    simulation: { difficulty: 0.5, correct: ['c'], wrong: ['w'] },
+  },
   { id: 'b', prompt: [{ role: 'user', content: 'Write g.' }], tests: 'assert g() == 2' },
 ]
 
@@ -135,10 +163,33 @@ const CHANGES: [string, Partial<CellSpec>, string[]][] = [
   ['budget', { budget: 6 }, ['budget']],
   ['errors counted as failures', { errors: 'failures' }, ['errors', 'errorsCountedAsFailures']],
   ['errors censored', { errors: 'censored' }, ['errors']],
-  ["a task's criteria", { tasks: [{ ...TASKS[0]!, criteria: [{ id: 'c1', text: 'Says hello' }] }, TASKS[1]!] }, ['benchmark.contentHash']],
-  ['feedback settings', { mode: { name: 'verifier', feedback: verifierFeedback({ maxTests: 3 }) } }, ['feedback.settings.maxTests']],
-  ['feedback mode', { mode: { name: 'binary', feedback: binary() } }, ['feedback.kind', 'feedback.name', 'feedback.version', 'feedback.settings.maxTests', 'feedback.settings.maxChars', 'feedback.settings.text']],
-  ['feedback version', { mode: { name: 'verifier', feedback: { ...verifierFeedback(), version: '3' } } }, ['feedback.version']],
+  [
+    "a task's criteria",
+    { tasks: [{ ...TASKS[0]!, criteria: [{ id: 'c1', text: 'Says hello' }] }, TASKS[1]!] },
+    ['benchmark.contentHash'],
+  ],
+  [
+    'feedback settings',
+    { mode: { name: 'verifier', feedback: verifierFeedback({ maxTests: 3 }) } },
+    ['feedback.settings.maxTests'],
+  ],
+  [
+    'feedback mode',
+    { mode: { name: 'binary', feedback: binary() } },
+    [
+      'feedback.kind',
+      'feedback.name',
+      'feedback.version',
+      'feedback.settings.maxTests',
+      'feedback.settings.maxChars',
+      'feedback.settings.text',
+    ],
+  ],
+  [
+    'feedback version',
+    { mode: { name: 'verifier', feedback: { ...verifierFeedback(), version: '3' } } },
+    ['feedback.version'],
+  ],
   ['history name', { history: lastHistory }, ['history.name']],
   ['actor params', { actor: actor({ temperature: 0.2 }) }, ['actor.params.temperature']],
   ['actor param added', { actor: actor({ temperature: 0.7, top_p: 0.9 }) }, ['actor.params.top_p']],
@@ -151,7 +202,11 @@ const CHANGES: [string, Partial<CellSpec>, string[]][] = [
   ['benchmark name', { benchmark: 'other' }, ['benchmark.name']],
   ['verifier settings', { verifier: verifier({ timeoutMs: 100 }) }, ['verifier.settings.timeoutMs']],
   ['verifier version', { verifier: verifier(undefined, '2') }, ['verifier.version']],
-  ['prompt builder version', { promptBuilder: { ...defaultPromptBuilder, version: 'seqk-prompt/2' } }, ['promptBuilder']],
+  [
+    'prompt builder version',
+    { promptBuilder: { ...defaultPromptBuilder, version: 'seqk-prompt/2' } },
+    ['promptBuilder'],
+  ],
   ['budget disclosure', { discloseBudget: true }, ['budgetDisclosed']],
   ['independent sampling', { mode: null }, ['kind', 'feedback', 'history']],
 ]
@@ -186,14 +241,20 @@ describe('protocolDifferences', () => {
 
   it('is symmetric', () => {
     for (const [, change] of CHANGES) {
-      expect(protocolDifferences(protocolOf(change), protocolOf()).sort()).toEqual(protocolDifferences(protocolOf(), protocolOf(change)).sort())
+      expect(protocolDifferences(protocolOf(change), protocolOf()).sort()).toEqual(
+        protocolDifferences(protocolOf(), protocolOf(change)).sort(),
+      )
     }
   })
 })
 
 describe('benchmarkContentHash', () => {
   it('ignores simulation and metadata', () => {
-    const changed = TASKS.map((t) => ({ ...t, metadata: { other: true }, simulation: { difficulty: 0.9, correct: ['x'], wrong: ['y', 'z'] } }))
+    const changed = TASKS.map((t) => ({
+      ...t,
+      metadata: { other: true },
+      simulation: { difficulty: 0.9, correct: ['x'], wrong: ['y', 'z'] },
+    }))
     expect(benchmarkContentHash(changed)).toBe(benchmarkContentHash(TASKS))
   })
 
@@ -202,14 +263,34 @@ describe('benchmarkContentHash', () => {
     expect(benchmarkContentHash([{ ...TASKS[0]!, id: 'z' }, TASKS[1]!])).not.toBe(base)
     expect(benchmarkContentHash([{ ...TASKS[0]!, tests: undefined }, TASKS[1]!])).not.toBe(base)
     expect(benchmarkContentHash([{ ...TASKS[0]!, setup: undefined }, TASKS[1]!])).not.toBe(base)
-    expect(benchmarkContentHash([TASKS[0]!, { ...TASKS[1]!, prompt: [{ role: 'system', content: 's' }, { role: 'user', content: 'Write g.' }] }])).not.toBe(base)
+    expect(
+      benchmarkContentHash([
+        TASKS[0]!,
+        {
+          ...TASKS[1]!,
+          prompt: [
+            { role: 'system', content: 's' },
+            { role: 'user', content: 'Write g.' },
+          ],
+        },
+      ]),
+    ).not.toBe(base)
     expect(benchmarkContentHash([TASKS[0]!])).not.toBe(base)
   })
 
   it('benchmarkHashes gives the same hashes as hashing the whole list and each task apart', () => {
     const taskArb = fc.record({
       id: fc.string({ maxLength: 6 }),
-      prompt: fc.oneof(fc.string({ maxLength: 20 }), fc.array(fc.record({ role: fc.constantFrom('system' as const, 'user' as const), content: fc.string({ maxLength: 10 }) }), { minLength: 1, maxLength: 3 })),
+      prompt: fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.array(
+          fc.record({
+            role: fc.constantFrom('system' as const, 'user' as const),
+            content: fc.string({ maxLength: 10 }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      ),
       tests: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
       setup: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }),
     })
@@ -217,7 +298,11 @@ describe('benchmarkContentHash', () => {
       fc.property(fc.array(taskArb, { maxLength: 6 }), (tasks) => {
         const hashes = benchmarkHashes(tasks)
         // The definition: one canonical JSON of the whole list.
-        const whole = sha256(canonicalJson(tasks.map((t) => ({ id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null })))).slice(0, 16)
+        const whole = sha256(
+          canonicalJson(
+            tasks.map((t) => ({ id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null })),
+          ),
+        ).slice(0, 16)
         expect(hashes.benchmark).toBe(whole)
         expect(benchmarkContentHash(tasks)).toBe(whole)
         for (const t of tasks) expect(hashes.tasks[t.id]).toBe(taskContentHash(tasks.findLast((u) => u.id === t.id)!))
@@ -227,6 +312,8 @@ describe('benchmarkContentHash', () => {
   })
 
   it('treats a string prompt and the same single user message alike (the actor sees the same thing)', () => {
-    expect(benchmarkContentHash([{ id: 'a', prompt: 'p' }])).toBe(benchmarkContentHash([{ id: 'a', prompt: [{ role: 'user', content: 'p' }] }]))
+    expect(benchmarkContentHash([{ id: 'a', prompt: 'p' }])).toBe(
+      benchmarkContentHash([{ id: 'a', prompt: [{ role: 'user', content: 'p' }] }]),
+    )
   })
 })

@@ -25,7 +25,15 @@ export function benchmarkHashes(tasks: readonly Task[]): { benchmark: string; ta
 function taskContent(t: Task) {
   // `criteria`, `expected` and `heldOutTests` stay undefined when absent (canonicalJson drops
   // them), so tasks without them hash as before; a held-out list is part of the benchmark split.
-  return { id: t.id, prompt: taskMessages(t), tests: t.tests ?? null, setup: t.setup ?? null, criteria: t.criteria, expected: t.expected, heldOutTests: t.heldOutTests }
+  return {
+    id: t.id,
+    prompt: taskMessages(t),
+    tests: t.tests ?? null,
+    setup: t.setup ?? null,
+    criteria: t.criteria,
+    expected: t.expected,
+    heldOutTests: t.heldOutTests,
+  }
 }
 
 /** Hash of one task's id, prompt, tests and setup: a baseline compares only tasks whose hash matches. */

@@ -5,7 +5,15 @@ import { baselineOf, compareCells, compareToBaseline, gateSummaries } from 'vite
 import { simulateRun } from '../analysis/simulated-runs.js'
 
 const run = (repair: number, seed = 3) =>
-  simulateRun({ actors: [{ id: 'reviser', firstTry: 0.4, repair: { verifier: repair } }], modes: ['verifier'], tasks: 30, repeats: 2, budget: 4, seed, runId: `r${repair}` })
+  simulateRun({
+    actors: [{ id: 'reviser', firstTry: 0.4, repair: { verifier: repair } }],
+    modes: ['verifier'],
+    tasks: 30,
+    repeats: 2,
+    budget: 4,
+    seed,
+    runId: `r${repair}`,
+  })
 
 describe('vitest-seqk/gate', () => {
   it('passes a run against itself, with what the gate could see for every cell', () => {
@@ -13,22 +21,37 @@ describe('vitest-seqk/gate', () => {
     const gate = gateSummaries(main, main, { power: true })
     expect(gate.pass).toBe(true)
     expect(gate.cells.map((c) => c.cellId).sort()).toEqual(['reviser · independent', 'reviser · verifier'].sort())
-    for (const cell of gate.cells) expect(cell.result.power?.sentence).toMatch(/^with 30 tasks × 2 repeats this gate catches/)
+    for (const cell of gate.cells)
+      expect(cell.result.power?.sentence).toMatch(/^with 30 tasks × 2 repeats this gate catches/)
   })
 
   it('fails a real regression, naming the cell, and compareCells says the same as compareToBaseline', () => {
     const main = run(0.7)
     // The same protocol, every other task of the verifier cell never solved: a real drop.
     const broken = main.benchmarks[0]!.cells.map((cell) =>
-      cell.mode === 'verifier' ? { ...cell, perTask: cell.perTask.map((row, i) => (i % 2 === 0 ? { ...row, firstSuccess: row.firstSuccess.map(() => null) } : row)) } : cell,
+      cell.mode === 'verifier'
+        ? {
+            ...cell,
+            perTask: cell.perTask.map((row, i) =>
+              i % 2 === 0 ? { ...row, firstSuccess: row.firstSuccess.map(() => null) } : row,
+            ),
+          }
+        : cell,
     )
     const branch = { ...main, benchmarks: [{ ...main.benchmarks[0]!, cells: broken }] }
     const gate = gateSummaries(main, branch, { power: false })
     expect(gate.pass).toBe(false)
     expect(gate.cells.find((c) => c.cellId.endsWith('independent'))?.result.pass).toBe(true)
-    expect(gate.reasons[0]).toMatch(/^simulated · reviser · verifier: Seq@4 \d+\.\d% → \d+\.\d% on 30 common tasks .*: a real drop beyond zero/)
-    const [before, now] = [main.benchmarks[0]!.cells.find((c) => c.mode === 'verifier')!, broken.find((c) => c.mode === 'verifier')!]
-    expect(compareCells(before, now, { power: false })).toEqual(compareToBaseline(baselineOf(before), now, { power: false }))
+    expect(gate.reasons[0]).toMatch(
+      /^simulated · reviser · verifier: Seq@4 \d+\.\d% → \d+\.\d% on 30 common tasks .*: a real drop beyond zero/,
+    )
+    const [before, now] = [
+      main.benchmarks[0]!.cells.find((c) => c.mode === 'verifier')!,
+      broken.find((c) => c.mode === 'verifier')!,
+    ]
+    expect(compareCells(before, now, { power: false })).toEqual(
+      compareToBaseline(baselineOf(before), now, { power: false }),
+    )
   })
 
   it("names a changed actor setting whose key holds a dot with both values (a simulated actor's repair.verifier)", () => {
@@ -42,7 +65,11 @@ describe('vitest-seqk/gate', () => {
     const gate = gateSummaries(main, fewer, { power: false })
     expect(gate.pass).toBe(false)
     expect(gate.unmatched).toEqual([expect.stringMatching(/: in the baseline run but not in this one$/)])
-    expect(gateSummaries(fewer, main, { power: false }).unmatched).toEqual([expect.stringMatching(/: not in the baseline run, so nothing says it did not regress$/)])
-    expect(() => gateSummaries({ ...main, schema: 'nope' } as never, main)).toThrow(/^gateSummaries: the baseline summary is not a seqk summary: .*schema/)
+    expect(gateSummaries(fewer, main, { power: false }).unmatched).toEqual([
+      expect.stringMatching(/: not in the baseline run, so nothing says it did not regress$/),
+    ])
+    expect(() => gateSummaries({ ...main, schema: 'nope' } as never, main)).toThrow(
+      /^gateSummaries: the baseline summary is not a seqk summary: .*schema/,
+    )
   })
 })

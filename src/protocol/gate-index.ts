@@ -20,7 +20,14 @@ export { decideGate } from './gate-rule.js'
  * const baseline = baselineOf(run.benchmarks[0].cells[0], run.createdAt)
  */
 export function baselineOf(cell: CellSummary, recordedAt = ''): BaselineCell {
-  return { fingerprint: cell.fingerprint, protocol: cell.protocol, perTask: cell.perTask, seqAt: cell.seqAt, passAt: cell.passAt, recordedAt }
+  return {
+    fingerprint: cell.fingerprint,
+    protocol: cell.protocol,
+    perTask: cell.perTask,
+    seqAt: cell.seqAt,
+    passAt: cell.passAt,
+    recordedAt,
+  }
 }
 
 /**
@@ -48,7 +55,10 @@ export interface SummaryGate {
 
 function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
   const parsed = RunSummarySchema.safeParse(summary)
-  if (!parsed.success) throw new Error(`gateSummaries: the ${which} summary is not a seqk summary: ${describeZodError(parsed.error)}; pass the parsed summary.json (readSummary from vitest-seqk/artifacts reads one)`)
+  if (!parsed.success)
+    throw new Error(
+      `gateSummaries: the ${which} summary is not a seqk summary: ${describeZodError(parsed.error)}; pass the parsed summary.json (readSummary from vitest-seqk/artifacts reads one)`,
+    )
   return parsed.data
 }
 
@@ -75,7 +85,9 @@ function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
 export function gateSummaries(baseline: RunSummary, current: RunSummary, options: GateOptions = {}): SummaryGate {
   const [before, now] = [checked(baseline, 'baseline'), checked(current, 'current')]
   const key = (benchmark: string, cellId: string) => JSON.stringify([benchmark, cellId])
-  const earlier = new Map(before.benchmarks.flatMap((b) => b.cells.map((cell) => [key(b.name, cell.cellId), cell] as const)))
+  const earlier = new Map(
+    before.benchmarks.flatMap((b) => b.cells.map((cell) => [key(b.name, cell.cellId), cell] as const)),
+  )
   const seen = new Set<string>()
   const gate: SummaryGate = { pass: true, cells: [], unmatched: [], reasons: [] }
   for (const b of now.benchmarks) {
@@ -92,7 +104,10 @@ export function gateSummaries(baseline: RunSummary, current: RunSummary, options
       if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${b.name} · ${cell.cellId}: ${r}`))
     }
   }
-  for (const b of before.benchmarks) for (const cell of b.cells) if (!seen.has(key(b.name, cell.cellId))) gate.unmatched.push(`${b.name} · ${cell.cellId}: in the baseline run but not in this one`)
+  for (const b of before.benchmarks)
+    for (const cell of b.cells)
+      if (!seen.has(key(b.name, cell.cellId)))
+        gate.unmatched.push(`${b.name} · ${cell.cellId}: in the baseline run but not in this one`)
   gate.reasons.push(...gate.unmatched)
   gate.pass = gate.reasons.length === 0
   return gate

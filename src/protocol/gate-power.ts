@@ -1,5 +1,14 @@
 import { createRng, seedFrom, type Rng } from '../metrics/index.js'
-import { CONCENTRATION_RANGE, concentrationFromSamples, concentrationFromSpread, drawFirstSuccess, drawTaskRate, perAttemptSuccess, withinTaskVariance, withinVarianceFromPairs } from '../metrics/population.js'
+import {
+  CONCENTRATION_RANGE,
+  concentrationFromSamples,
+  concentrationFromSpread,
+  drawFirstSuccess,
+  drawTaskRate,
+  perAttemptSuccess,
+  withinTaskVariance,
+  withinVarianceFromPairs,
+} from '../metrics/population.js'
 import { POWER_ALTERNATIVES, type CellSummary, type SPREAD_SOURCES } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 import { taskEvidence, taskRate, taskTrials } from '../metrics/task-rates.js'
@@ -81,7 +90,13 @@ const STEP = 0.01
  * counts (independent) drawn with per-attempt success `p[i]`; with `keep`, a repeat's success
  * stands only with chance `keep[i]` (otherwise the repeat is not solved within the budget).
  */
-function simulatedRows(rng: Rng, p: readonly number[], repeats: number, rule: GateRule, keep?: readonly number[]): TaskRow[] {
+function simulatedRows(
+  rng: Rng,
+  p: readonly number[],
+  repeats: number,
+  rule: GateRule,
+  keep?: readonly number[],
+): TaskRow[] {
   const rows = new Array<TaskRow>(p.length)
   for (let i = 0; i < p.length; i++) {
     const pi = p[i]!
@@ -113,9 +128,28 @@ const TASK_IDS = (i: number): string => (taskIds[i] ??= `t${i}`)
  * one solved at attempt 1 about half as often after a 2-point drop, a collapse of Seq@1 no real
  * regression of that size shows (and a gate over Seq@1 would seem to see it at once).
  */
-function currentRows(rng: Rng, q: readonly number[], p: readonly number[], after: readonly number[], repeats: number, rule: GateRule): TaskRow[] {
-  if (rule.independent) return simulatedRows(rng, after.map((x) => perAttemptSuccess(x, rule.K)), repeats, rule)
-  return simulatedRows(rng, p, repeats, rule, after.map((x, i) => (q[i]! > 0 ? x / q[i]! : 0)))
+function currentRows(
+  rng: Rng,
+  q: readonly number[],
+  p: readonly number[],
+  after: readonly number[],
+  repeats: number,
+  rule: GateRule,
+): TaskRow[] {
+  if (rule.independent)
+    return simulatedRows(
+      rng,
+      after.map((x) => perAttemptSuccess(x, rule.K)),
+      repeats,
+      rule,
+    )
+  return simulatedRows(
+    rng,
+    p,
+    repeats,
+    rule,
+    after.map((x, i) => (q[i]! > 0 ? x / q[i]! : 0)),
+  )
 }
 
 /**
@@ -123,7 +157,13 @@ function currentRows(rng: Rng, q: readonly number[], p: readonly number[], after
  * drawn tasks' summed rate, in proportion on every task or whole tasks at a time (in a random
  * order, the last one in part), so both alternatives lose the same on the same tasks.
  */
-export function droppedRates(rng: Rng, q: readonly number[], drop: number, mean: number, alternative: Alternative): number[] {
+export function droppedRates(
+  rng: Rng,
+  q: readonly number[],
+  drop: number,
+  mean: number,
+  alternative: Alternative,
+): number[] {
   const scale = Math.max(0, 1 - drop / mean)
   if (alternative === 'proportional') return q.map((x) => x * scale)
   let loss = q.reduce((a, b) => a + b, 0) * (1 - scale)
@@ -162,7 +202,14 @@ export function gatePower(question: PowerQuestion, drop: number, alternative: Al
   for (const [s, q] of draws.q.entries()) {
     // The current run's own stream per simulated pair: the same for every drop.
     const rng = createRng(seedFrom(draws.currentSeed, s))
-    const after = currentRows(rng, q, draws.p[s]!, droppedRates(rng, q, drop, draws.mean, alternative), question.repeats, rule)
+    const after = currentRows(
+      rng,
+      q,
+      draws.p[s]!,
+      droppedRates(rng, q, drop, draws.mean, alternative),
+      question.repeats,
+      rule,
+    )
     if (decideGate(draws.before[s]!, after, rule).failures.length > 0) caught++
   }
   return caught / draws.q.length
@@ -191,7 +238,16 @@ function drawsFor(question: PowerQuestion): Draws {
   const mean = Math.min(1 - edge, Math.max(edge, question.rate))
   const concentration = question.concentration ?? 1
   const simulations = question.simulations ?? 200
-  const key = JSON.stringify([question.seed ?? 1, tasks, repeats, mean, concentration, rule.K, rule.independent, simulations])
+  const key = JSON.stringify([
+    question.seed ?? 1,
+    tasks,
+    repeats,
+    mean,
+    concentration,
+    rule.K,
+    rule.independent,
+    simulations,
+  ])
   if (lastDraws?.key === key) return lastDraws
   const population = { mean, concentration, budget: rule.K }
   const rng = createRng(seedFrom('gate-power', key))
@@ -255,13 +311,25 @@ const ROUND_DROPS = [0.05, 0.1]
  * answer.alternative // => 'concentrated' or 'proportional': the figures are that one's
  * answer.detectableDrop // => e.g. 0.11
  */
-export function powerAnswer(question: PowerQuestion, drops: readonly number[] = ROUND_DROPS): Omit<GatePower, 'sentence'> {
+export function powerAnswer(
+  question: PowerQuestion,
+  drops: readonly number[] = ROUND_DROPS,
+): Omit<GatePower, 'sentence'> {
   const alternatives = ALTERNATIVES.map((alternative): AlternativePower => ({
     alternative,
     detectableDrop: detectableDrop(question, alternative),
-    at: drops.filter((d) => d <= question.rate + 1e-9).map((drop) => ({ drop, power: gatePower(question, drop, alternative) })),
+    at: drops
+      .filter((d) => d <= question.rate + 1e-9)
+      .map((drop) => ({ drop, power: gatePower(question, drop, alternative) })),
   }))
-  return { tasks: question.tasks, repeats: question.repeats, ...weakerOf(alternatives), concentration: question.concentration ?? 1, ...(question.spread ? { spread: question.spread } : {}), alternatives }
+  return {
+    tasks: question.tasks,
+    repeats: question.repeats,
+    ...weakerOf(alternatives),
+    concentration: question.concentration ?? 1,
+    ...(question.spread ? { spread: question.spread } : {}),
+    alternatives,
+  }
 }
 
 /**
@@ -269,14 +337,24 @@ export function powerAnswer(question: PowerQuestion, drops: readonly number[] = 
  * is larger than any), then the lower power at the drops both give; the power at each drop is the
  * lower of the two.
  */
-export function weakerOf(alternatives: readonly AlternativePower[]): { alternative: Alternative; detectableDrop: number | null; at: { drop: number; power: number }[] } {
-  const weakness = (a: AlternativePower) => [a.detectableDrop ?? Infinity, -a.at.reduce((sum, x) => sum + x.power, 0)] as const
+export function weakerOf(alternatives: readonly AlternativePower[]): {
+  alternative: Alternative
+  detectableDrop: number | null
+  at: { drop: number; power: number }[]
+} {
+  const weakness = (a: AlternativePower) =>
+    [a.detectableDrop ?? Infinity, -a.at.reduce((sum, x) => sum + x.power, 0)] as const
   const weaker = alternatives.reduce((w, a) => {
     const [x, y] = [weakness(w), weakness(a)]
     return y[0] > x[0] || (y[0] === x[0] && y[1] > x[1]) ? a : w
   })
-  const detectable = alternatives.some((a) => a.detectableDrop === null) ? null : Math.max(...alternatives.map((a) => a.detectableDrop!))
-  const at = weaker.at.map(({ drop }) => ({ drop, power: Math.min(...alternatives.map((a) => a.at.find((x) => x.drop === drop)?.power ?? 1)) }))
+  const detectable = alternatives.some((a) => a.detectableDrop === null)
+    ? null
+    : Math.max(...alternatives.map((a) => a.detectableDrop!))
+  const at = weaker.at.map(({ drop }) => ({
+    drop,
+    power: Math.min(...alternatives.map((a) => a.at.find((x) => x.drop === drop)?.power ?? 1)),
+  }))
   return { alternative: weaker.alternative, detectableDrop: detectable, at }
 }
 
@@ -289,9 +367,13 @@ export function powerSentence(question: PowerQuestion, answer: Omit<GatePower, '
   const fix = `npx seqk power --tasks ${tasks} --repeats ${repeats} --rate ${question.rate.toFixed(2)} says what would`
   const weaker = ALTERNATIVE_CLAUSE[answer.alternative]
   if (question.rate <= 0) return `with ${size} the baseline solves nothing at ${metric}, so no drop can be seen`
-  if (answer.detectableDrop === null) return `with ${size} this gate cannot catch even a drop of ${metric} to zero 80% of the time ${weaker} (${others}): it is too small to gate on; ${fix}`
+  if (answer.detectableDrop === null)
+    return `with ${size} this gate cannot catch even a drop of ${metric} to zero 80% of the time ${weaker} (${others}): it is too small to gate on; ${fix}`
   const other = answer.alternatives.find((a) => a.alternative !== answer.alternative)!
-  const besides = other.detectableDrop === answer.detectableDrop ? ` (${others}; the same ${ALTERNATIVE_CLAUSE[other.alternative]})` : ` (${others}; ${points(other.detectableDrop!)} drop ${ALTERNATIVE_CLAUSE[other.alternative]})`
+  const besides =
+    other.detectableDrop === answer.detectableDrop
+      ? ` (${others}; the same ${ALTERNATIVE_CLAUSE[other.alternative]})`
+      : ` (${others}; ${points(other.detectableDrop!)} drop ${ALTERNATIVE_CLAUSE[other.alternative]})`
   const assumed = question.spread === 'assumed' ? `; ${SPREAD_TEXT.assumed}` : ''
   return `with ${size} this gate catches ${points(answer.detectableDrop)} drop of ${metric} 80% of the time ${weaker}${besides}${assumed}`
 }
@@ -328,7 +410,11 @@ function solvedOf(row: TaskRow, K: number): { solved: number; repeats: number } 
  *
  * @param current - the run compared with `rows` (the same tasks, in the same order), if any.
  */
-export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' | 'independent'>, current?: readonly TaskRow[]): { tasks: number; rate: number; concentration: number; spread: SpreadSource } {
+export function populationOf(
+  rows: readonly TaskRow[],
+  rule: Pick<GateRule, 'K' | 'independent'>,
+  current?: readonly TaskRow[],
+): { tasks: number; rate: number; concentration: number; spread: SpreadSource } {
   const { K, independent } = rule
   const metric = headlineMetric(independent).id
   const rates = rows.map((row) => taskRate(row, K, metric))
@@ -340,13 +426,31 @@ export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' 
   const edge = 1 / (2 * Math.max(1, trials))
   const inside = Math.min(1 - edge, Math.max(edge, rate))
   const base = { tasks: measured.length, rate }
-  if (independent) return { ...base, concentration: concentrationFromSamples(measured.map((row) => taskEvidence(row, K, true)), inside, K), spread: 'samples' }
+  if (independent)
+    return {
+      ...base,
+      concentration: concentrationFromSamples(
+        measured.map((row) => taskEvidence(row, K, true)),
+        inside,
+        K,
+      ),
+      spread: 'samples',
+    }
   const counts = [...measured, ...(current ?? [])].map((row) => solvedOf(row, K))
-  const fromRepeats = withinTaskVariance(counts.map((c) => c.solved), counts.map((c) => c.repeats))
-  if (Number.isFinite(fromRepeats)) return { ...base, concentration: concentrationFromSpread(fromRepeats, inside), spread: 'repeats' }
+  const fromRepeats = withinTaskVariance(
+    counts.map((c) => c.solved),
+    counts.map((c) => c.repeats),
+  )
+  if (Number.isFinite(fromRepeats))
+    return { ...base, concentration: concentrationFromSpread(fromRepeats, inside), spread: 'repeats' }
   if (current && current.length === rows.length) {
-    const fromPairs = withinVarianceFromPairs(rates, current.map((row) => taskRate(row, K, 'seqAt')), 1)
-    if (Number.isFinite(fromPairs)) return { ...base, concentration: concentrationFromSpread(fromPairs, inside), spread: 'pairs' }
+    const fromPairs = withinVarianceFromPairs(
+      rates,
+      current.map((row) => taskRate(row, K, 'seqAt')),
+      1,
+    )
+    if (Number.isFinite(fromPairs))
+      return { ...base, concentration: concentrationFromSpread(fromPairs, inside), spread: 'pairs' }
   }
   return { ...base, concentration: CONCENTRATION_RANGE[1], spread: 'assumed' }
 }
@@ -355,7 +459,12 @@ export function populationOf(rows: readonly TaskRow[], rule: Pick<GateRule, 'K' 
  * What the gate on these paired rows could see: the population taken from the baseline (its rate
  * and how much its tasks differ), the size from the comparison, the rule from the gate.
  */
-export function gatePowerFor(baseline: readonly TaskRow[], current: readonly TaskRow[], rule: GateRule, seed: number): GatePower {
+export function gatePowerFor(
+  baseline: readonly TaskRow[],
+  current: readonly TaskRow[],
+  rule: GateRule,
+  seed: number,
+): GatePower {
   const repeats = Math.max(1, ...current.map((row) => taskTrials(row, rule.K, headlineMetric(rule.independent).id)))
   const question: PowerQuestion = { ...populationOf(baseline, rule, current), repeats, rule, seed }
   const answer = powerAnswer(question)

@@ -2,7 +2,15 @@ import { differenceInterval } from '../metrics/intervals.js'
 import type { CellSummary } from '../core/schemas.js'
 import { hasCensored, taskRates, taskTrials } from '../metrics/task-rates.js'
 import { headlineMetric, METRICS, type MetricId } from '../metrics/registry.js'
-import { intervalText, percent, percentText, plural, probability, pValueText, signedPercent } from '../metrics/format.js'
+import {
+  intervalText,
+  percent,
+  percentText,
+  plural,
+  probability,
+  pValueText,
+  signedPercent,
+} from '../metrics/format.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -67,7 +75,11 @@ function commonTrials(a: readonly TaskRow[], b: readonly TaskRow[], k: number, m
  * const rule = { K: 5, ks: [5], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 }
  * decideGate(baselineCell.perTask, summary.perTask, rule).failures // => [] when no drop is real
  */
-export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: GateRule): { comparisons: GateComparison[]; failures: { k: number; why: string }[] } {
+export function decideGate(
+  a: readonly TaskRow[],
+  b: readonly TaskRow[],
+  rule: GateRule,
+): { comparisons: GateComparison[]; failures: { k: number; why: string }[] } {
   const alpha = (1 - rule.level) / 2
   const definition = rule.metric ? METRICS[rule.metric] : headlineMetric(rule.independent)
   const metric = definition.id
@@ -82,30 +94,53 @@ export function decideGate(a: readonly TaskRow[], b: readonly TaskRow[], rule: G
     const interval = differenceInterval(x, y, trials, { level: rule.level })
     // With censored errors, a drop must also be real with the errored repeats left out (the rule
     // that errs upward): the censored estimate's small bias must not become "significant" at large N.
-    const leftOut = censored ? differenceInterval(taskRates(a, k, metric, { censored: false, K: rule.K }), taskRates(b, k, metric, { censored: false, K: rule.K }), trials, { level: rule.level }) : null
+    const leftOut = censored
+      ? differenceInterval(
+          taskRates(a, k, metric, { censored: false, K: rule.K }),
+          taskRates(b, k, metric, { censored: false, K: rule.K }),
+          trials,
+          { level: rule.level },
+        )
+      : null
     const p = Math.max(interval.pDrop(rule.margin), leftOut?.pDrop(rule.margin) ?? 0)
-    comparisons.push({ metric, k, baseline: meanOf(x), current: meanOf(y), diff: { point: interval.point, lo: interval.lo, hi: interval.hi }, p, threshold: Number.NaN })
+    comparisons.push({
+      metric,
+      k,
+      baseline: meanOf(x),
+      current: meanOf(y),
+      diff: { point: interval.point, lo: interval.lo, hi: interval.hi },
+      p,
+      threshold: Number.NaN,
+    })
   }
   const tasks = a.length
   const where = (c: GateComparison) =>
     `${label(c.k)} ${percentText(c.baseline)} → ${percentText(c.current)} on ${plural(tasks, 'common task')} (difference ${signedPercent(c.diff.point)} points, ${percent(rule.level, { digits: 0 })}% CI ${intervalText(c.diff.lo, c.diff.hi, { signed: true })})`
   // Fail closed: a difference that cannot be computed is never a pass.
-  for (const c of comparisons) if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p)) failures.push({ k: c.k, why: `${label(c.k)}: the difference could not be computed on the common tasks.` })
+  for (const c of comparisons)
+    if (!Number.isFinite(c.diff.point) || !Number.isFinite(c.p))
+      failures.push({ k: c.k, why: `${label(c.k)}: the difference could not be computed on the common tasks.` })
   const testable = comparisons.filter((c) => Number.isFinite(c.p)).sort((x, y) => x.p - y.p || x.k - y.k)
   const below = rule.margin === 0 ? 'zero' : `−${percent(rule.margin)} points`
   const family = testable.length > 1 ? `, Holm over ${testable.map((c) => label(c.k)).join(', ')}` : ''
   for (const [j, c] of testable.entries()) {
     c.threshold = alpha / (testable.length - j)
     if (!(c.p < c.threshold)) break
-    failures.push({ k: c.k, why: `${where(c)}: a real drop beyond ${below} (one-sided ${pValueText(c.p)}, below ${probability(c.threshold)}${family}).` })
+    failures.push({
+      k: c.k,
+      why: `${where(c)}: a real drop beyond ${below} (one-sided ${pValueText(c.p)}, below ${probability(c.threshold)}${family}).`,
+    })
   }
   const atK = comparisons.find((c) => c.k === rule.K)
   const flagged = new Set(failures.map((f) => f.k))
   if (atK && !flagged.has(rule.K) && Number.isFinite(atK.diff.point) && atK.diff.point < -rule.maxDrop - TOLERANCE) {
     // Real on its own, beyond the margin like every other alarm: unadjusted for the other gated k.
     const p = atK.p
-    if (p < alpha) failures.push({ k: rule.K, why: `${where(atK)}: the drop exceeds the hard limit of ${percent(rule.maxDrop)} points and is real on its own (one-sided ${pValueText(p)}, below ${probability(alpha)}).` })
+    if (p < alpha)
+      failures.push({
+        k: rule.K,
+        why: `${where(atK)}: the drop exceeds the hard limit of ${percent(rule.maxDrop)} points and is real on its own (one-sided ${pValueText(p)}, below ${probability(alpha)}).`,
+      })
   }
   return { comparisons: comparisons.sort((x, y) => x.k - y.k), failures }
 }
-

@@ -11,7 +11,13 @@ const protocol: Protocol = protocolFixture({
 })
 
 type Row = CellSummary['perTask'][number]
-const row = (taskId: string, firstSuccess: (number | null)[], contentHash = `c-${taskId}`): Row => ({ taskId, contentHash, firstSuccess, errors: 0, costAtK: [0, 0, 0] })
+const row = (taskId: string, firstSuccess: (number | null)[], contentHash = `c-${taskId}`): Row => ({
+  taskId,
+  contentHash,
+  firstSuccess,
+  errors: 0,
+  costAtK: [0, 0, 0],
+})
 const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`)
 
 function baseline(perTask: Row[], p: Protocol = protocol): BaselineCell {
@@ -33,7 +39,14 @@ describe('compareToBaseline', () => {
       expect(c.diff.lo).toBeLessThan(-0.01)
       expect(c.diff.hi).toBeGreaterThan(0.01)
     }
-    expect(result.gate).toEqual({ protocol: 'seqk.gate/2', interval: 'paired-agresti-min-t/1', margin: 0, maxDrop: 0.1, level: 0.95, ks: [1, 3] })
+    expect(result.gate).toEqual({
+      protocol: 'seqk.gate/2',
+      interval: 'paired-agresti-min-t/1',
+      margin: 0,
+      maxDrop: 0.1,
+      level: 0.95,
+      ks: [1, 3],
+    })
     expect(result.regressed).toEqual([])
   })
 
@@ -41,7 +54,9 @@ describe('compareToBaseline', () => {
     const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
     const result = compareToBaseline(baseline(solvedEverywhere), current(worse))
     expect(result.pass).toBe(false)
-    expect(result.reasons[0]).toMatch(/^Seq@3 100\.0% → 66\.7% on 20 common tasks \(difference −33\.3 points, 95% CI −\d+\.\d–−\d+\.\d\): a real drop beyond zero \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/)
+    expect(result.reasons[0]).toMatch(
+      /^Seq@3 100\.0% → 66\.7% on 20 common tasks \(difference −33\.3 points, 95% CI −\d+\.\d–−\d+\.\d\): a real drop beyond zero \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/,
+    )
     expect(result.regressed).toContain('t00 3/3 → 1/3')
     expect(result.regressed).toHaveLength(10)
     expect(result.reasons.at(-1)).toContain('tasks that got worse: t00 3/3 → 1/3')
@@ -65,7 +80,9 @@ describe('compareToBaseline', () => {
       expect(alone.pass).toBe(true)
       const limited = compareToBaseline(baseline(solved), current(worse), { ks: [1], maxDrop: 0.01, power: false })
       expect(limited.pass).toBe(false)
-      expect(limited.reasons[0]).toMatch(/the drop exceeds the hard limit of 1\.0 points and is real on its own \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/)
+      expect(limited.reasons[0]).toMatch(
+        /the drop exceeds the hard limit of 1\.0 points and is real on its own \(one-sided p (=|<) [\d.]+, below 0\.025\)\.$/,
+      )
       return
     }
     throw new Error('no drop with 0.0125 <= p < 0.025 found')
@@ -73,7 +90,11 @@ describe('compareToBaseline', () => {
 
   it('a margin holds for maxDrop too: a drop within the margin never fails', () => {
     const worse = ids.map((id, i) => (i % 2 === 0 ? row(id, [null, null, 3]) : row(id, [1, 2, 2])))
-    const tolerant = compareToBaseline(baseline(solvedEverywhere), current(worse), { margin: 0.5, maxDrop: 0.1, power: false })
+    const tolerant = compareToBaseline(baseline(solvedEverywhere), current(worse), {
+      margin: 0.5,
+      maxDrop: 0.1,
+      power: false,
+    })
     expect(tolerant.pass).toBe(true)
   })
 
@@ -84,7 +105,9 @@ describe('compareToBaseline', () => {
     const result = compareToBaseline(baseline(one), current(ten), { power: false })
     expect(result.pass).toBe(true)
     expect(result.comparisons.at(-1)!.diff.point).toBe(0)
-    expect(result.notes).toEqual(['the baseline has up to 1 repeats per task and this run up to 10: 20 tasks were compared on the repeats both have; refresh the baseline with `vitest run -u` to compare all of them'])
+    expect(result.notes).toEqual([
+      'the baseline has up to 1 repeats per task and this run up to 10: 20 tasks were compared on the repeats both have; refresh the baseline with `vitest run -u` to compare all of them',
+    ])
   })
 
   it('with censored errors a drop must also be real with the errored repeats left out', () => {
@@ -102,7 +125,10 @@ describe('compareToBaseline', () => {
     // Find, among growing drops at k = 1 only, one whose p-value lies between 0.025/2 and 0.025.
     for (let n = 1; n <= 20; n++) {
       const worse = ids.map((id, i) => (i < n ? row(id, [2, 2, 2]) : row(id, [1, 1, 1])))
-      const alone = compareToBaseline(baseline(ids.map((id) => row(id, [1, 1, 1]))), current(worse), { ks: [1], power: false })
+      const alone = compareToBaseline(baseline(ids.map((id) => row(id, [1, 1, 1]))), current(worse), {
+        ks: [1],
+        power: false,
+      })
       const atOne = alone.comparisons.find((c) => c.k === 1)!
       if (!(atOne.p < 0.025 && atOne.p >= 0.0125)) continue
       // Seq@3 did not move (p = 1 there), so Holm compares Seq@1 with 0.025 / 2 first and stops.
@@ -117,9 +143,15 @@ describe('compareToBaseline', () => {
     const ten = ids.slice(0, 10)
     const solved = (n: number) => ten.map((id, i) => row(id, i < n ? [1, 1, 1] : [null, null, null]))
     // 0.7 - 0.8 is -0.10000000000000009 in floating point; 0.8 - 0.9 is -0.09999999999999998.
-    for (const [from, to] of [[8, 7], [9, 8]] as const) {
+    for (const [from, to] of [
+      [8, 7],
+      [9, 8],
+    ] as const) {
       const result = compareToBaseline(baseline(solved(from)), current(solved(to)), { maxDrop: 0.1, margin: 1 })
-      expect(result.reasons.filter((r) => r.includes('hard limit')), `${from}/10 -> ${to}/10`).toEqual([])
+      expect(
+        result.reasons.filter((r) => r.includes('hard limit')),
+        `${from}/10 -> ${to}/10`,
+      ).toEqual([])
       expect(result.comparisons.at(-1)?.diff.point).toBeCloseTo(-0.1, 12)
     }
     // The margin holds for maxDrop too (it tests beyond the margin): a drop within it never fails.
@@ -135,10 +167,15 @@ describe('compareToBaseline', () => {
     expect(power.detectableDrop).toBeGreaterThan(0.05)
     // The lower power of the two alternatives, named: 20 tasks, a few of them broken, hide a drop better.
     expect(power.alternative).toBe('concentrated')
-    expect(power.sentence).toMatch(/^with 20 tasks × 3 repeats this gate catches an? \d+-point drop of Seq@3 80% of the time when a few tasks break outright \(a 5-point drop \d+%, a 10-point drop \d+%; an? \d+-point drop when every task gets worse in proportion\)$/)
-    const [proportional, concentrated] = (['proportional', 'concentrated'] as const).map((a) => power.alternatives.find((x) => x.alternative === a)!)
+    expect(power.sentence).toMatch(
+      /^with 20 tasks × 3 repeats this gate catches an? \d+-point drop of Seq@3 80% of the time when a few tasks break outright \(a 5-point drop \d+%, a 10-point drop \d+%; an? \d+-point drop when every task gets worse in proportion\)$/,
+    )
+    const [proportional, concentrated] = (['proportional', 'concentrated'] as const).map((a) =>
+      power.alternatives.find((x) => x.alternative === a)!,
+    )
     expect(power.detectableDrop).toBe(Math.max(proportional!.detectableDrop!, concentrated!.detectableDrop!))
-    for (const [i, at] of power.at.entries()) expect(at.power).toBe(Math.min(proportional!.at[i]!.power, concentrated!.at[i]!.power))
+    for (const [i, at] of power.at.entries())
+      expect(at.power).toBe(Math.min(proportional!.at[i]!.power, concentrated!.at[i]!.power))
     // Three repeats show how much the tasks differ.
     expect(power.spread).toBe('repeats')
     // Seeded: the same comparison says the same thing.
@@ -156,8 +193,14 @@ describe('compareToBaseline', () => {
   it('reads a baseline from before the errors field: left-out compares equal, the new default censored is a change', () => {
     const old = { ...protocol }
     delete (old as Partial<Protocol>).errors
-    expect(compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'left-out' })).protocolChanges).toEqual([])
-    const changed = compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'censored' }))
+    expect(
+      compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'left-out' }))
+        .protocolChanges,
+    ).toEqual([])
+    const changed = compareToBaseline(
+      baseline(solvedEverywhere, old),
+      current(solvedEverywhere, { ...protocol, errors: 'censored' }),
+    )
     expect(changed.protocolChanges).toEqual(['errors: "left-out" → "censored"'])
   })
 
@@ -170,7 +213,10 @@ describe('compareToBaseline', () => {
   })
 
   it('compares added, removed and changed tasks on the common set only', () => {
-    const now = [...solvedEverywhere.slice(1, 19).map((r, i) => (i === 0 ? row(r.taskId, [null, null, null], 'edited') : r)), row('new', [null, null, null])]
+    const now = [
+      ...solvedEverywhere.slice(1, 19).map((r, i) => (i === 0 ? row(r.taskId, [null, null, null], 'edited') : r)),
+      row('new', [null, null, null]),
+    ]
     const grown = { ...protocol, benchmark: { ...protocol.benchmark, tasks: 19, contentHash: 'h2' } }
     const result = compareToBaseline(baseline(solvedEverywhere), current(now, grown))
     expect(result.added).toEqual(['new'])

@@ -80,9 +80,6 @@ export interface GateResult {
 
 type TaskRow = CellSummary['perTask'][number]
 
-
-
-
 /** The protocol without the task list: adding or removing tasks is compared on the common set instead. */
 function withoutTaskList(p: Protocol): Protocol {
   // A baseline written before `errors` existed says it with errorsCountedAsFailures alone.
@@ -99,7 +96,9 @@ function valueAt(p: unknown, path: string): string {
   let rest = path
   while (rest !== '') {
     if (value === null || typeof value !== 'object') return 'undefined'
-    const key = Object.keys(value).filter((k) => rest === k || rest.startsWith(`${k}.`)).sort((x, y) => y.length - x.length)[0]
+    const key = Object.keys(value)
+      .filter((k) => rest === k || rest.startsWith(`${k}.`))
+      .sort((x, y) => y.length - x.length)[0]
     if (key === undefined) return 'undefined'
     value = (value as Record<string, unknown>)[key]
     rest = rest.slice(key.length + 1)
@@ -130,7 +129,9 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const independent = current.protocol.kind === 'independent'
   const K = current.budget
   // Told its budget, the actor may plan for K attempts: only Seq@K itself is comparable.
-  const ks = [...new Set([K, ...(options.ks ?? [])])].filter((k) => k >= 1 && k <= K && (independent || !current.protocol.budgetDisclosed || k === K)).sort((x, y) => x - y)
+  const ks = [...new Set([K, ...(options.ks ?? [])])]
+    .filter((k) => k >= 1 && k <= K && (independent || !current.protocol.budgetDisclosed || k === K))
+    .sort((x, y) => x - y)
   const result: GateResult = {
     pass: true,
     gate: { protocol: GATE_PROTOCOL, interval: DIFFERENCE_INTERVAL_METHOD, margin, maxDrop, level, ks },
@@ -150,7 +151,9 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   if (differences.length > 0) {
     result.pass = false
     result.protocolChanges = differences.map((path) => `${path}: ${valueAt(was, path)} → ${valueAt(is, path)}`)
-    result.reasons.push(`the protocol changed since the baseline (${result.protocolChanges.join('; ')}); numbers from different protocols are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`)
+    result.reasons.push(
+      `the protocol changed since the baseline (${result.protocolChanges.join('; ')}); numbers from different protocols are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`,
+    )
     return result
   }
   const before = new Map(baseline.perTask.map((r) => [r.taskId, r]))
@@ -165,7 +168,9 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const common = [...now.keys()].filter((id) => before.has(id) && !result.changed.includes(id))
   if (common.length === 0) {
     result.pass = false
-    result.reasons.push('no task is common to the baseline and this run (same id and content), so nothing can be compared; accept the new task set with `vitest run -u` or SEQK_UPDATE_BASELINE=1.')
+    result.reasons.push(
+      'no task is common to the baseline and this run (same id and content), so nothing can be compared; accept the new task set with `vitest run -u` or SEQK_UPDATE_BASELINE=1.',
+    )
     return result
   }
   // A task with no measured outcome on either side (all its trajectories errored) is left out of
@@ -183,15 +188,30 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const truncated = common.filter((id, i) => pairs[i]![0] !== before.get(id) || pairs[i]![1] !== now.get(id))
   if (truncated.length > 0) {
     const repeats = (rows: ReadonlyMap<string, TaskRow>) => Math.max(...truncated.map((id) => repeatsOf(rows.get(id)!)))
-    result.notes.push(`the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${plural(truncated.length, 'task')} ${truncated.length === 1 ? 'was' : 'were'} compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`)
+    result.notes.push(
+      `the baseline has up to ${repeats(before)} repeats per task and this run up to ${repeats(now)}: ${plural(truncated.length, 'task')} ${truncated.length === 1 ? 'was' : 'were'} compared on the repeats both have; refresh the baseline with \`vitest run -u\` to compare all of them`,
+    )
   }
   // Rates as the summary reads them (errored repeats censored), over the common tasks.
-  const [allBefore, allNow] = [taskRates(pairs.map((p) => p[0]), K, headlineMetric(independent).id), taskRates(pairs.map((p) => p[1]), K, headlineMetric(independent).id)]
+  const [allBefore, allNow] = [
+    taskRates(
+      pairs.map((p) => p[0]),
+      K,
+      headlineMetric(independent).id,
+    ),
+    taskRates(
+      pairs.map((p) => p[1]),
+      K,
+      headlineMetric(independent).id,
+    ),
+  ]
   const kept = common.map((_, i) => i).filter((i) => Number.isFinite(allBefore[i]!) && Number.isFinite(allNow[i]!))
   const measured = kept.map((i) => common[i]!)
   if (measured.length === 0) {
     result.pass = false
-    result.reasons.push('no common task has a measured outcome in both the baseline and this run (every trajectory errored on one side), so nothing can be compared; fix the errors, then accept the baseline with `vitest run -u` if it is the one that is empty.')
+    result.reasons.push(
+      'no common task has a measured outcome in both the baseline and this run (every trajectory errored on one side), so nothing can be compared; fix the errors, then accept the baseline with `vitest run -u` if it is the one that is empty.',
+    )
     return result
   }
   const a = kept.map((i) => pairs[i]![0])
@@ -200,7 +220,10 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
   result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
-  const [ratesBefore, ratesNow] = [taskRates(a, K, headlineMetric(independent).id), taskRates(b, K, headlineMetric(independent).id)]
+  const [ratesBefore, ratesNow] = [
+    taskRates(a, K, headlineMetric(independent).id),
+    taskRates(b, K, headlineMetric(independent).id),
+  ]
   for (const [i, id] of measured.entries()) {
     const x = ratesBefore[i]!
     const y = ratesNow[i]!

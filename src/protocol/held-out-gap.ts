@@ -10,7 +10,11 @@ import { finiteOrNull, intervalJson } from './interval-json.js'
 /** An attempt as the gap reads it: a verdict with no held-out record (no code was run) passed nothing visible unless it passed. */
 function attemptOf(verdict: Trajectory['attempts'][number]['verdict']): HeldOutAttempt {
   const record = verdict.heldOut
-  return { pass: verdict.pass, visiblePass: verdict.pass || (record?.visiblePass ?? false), heldOutFailed: record?.failed ?? null }
+  return {
+    pass: verdict.pass,
+    visiblePass: verdict.pass || (record?.visiblePass ?? false),
+    heldOutFailed: record?.failed ?? null,
+  }
 }
 
 /**
@@ -20,7 +24,11 @@ function attemptOf(verdict: Trajectory['attempts'][number]['verdict']): HeldOutA
  * @example
  * heldOutGapSummary(cell.trajectories, 5, false)?.gapAt // => [0, 0.1, 0.15, 0.2, 0.2]
  */
-export function heldOutGapSummary(trajectories: readonly Trajectory[], budget: number, independent: boolean): HeldOutGapSummary | null {
+export function heldOutGapSummary(
+  trajectories: readonly Trajectory[],
+  budget: number,
+  independent: boolean,
+): HeldOutGapSummary | null {
   if (independent) return null
   const held = trajectories.some((t) => t.attempts.some((a) => (a.verdict.heldOut?.tests.length ?? 0) > 0))
   if (!held) return null
@@ -60,8 +68,9 @@ export function heldOutGapLine(cell: Pick<CellSummary, 'cellId' | 'budget' | 'he
   if (!gap) return null
   const K = cell.budget
   const ci = intervalText(gap.gapInterval.lo, gap.gapInterval.hi)
-  const repairs = gap.visibleRepairs === 0
-    ? 'no revision repaired a visible failure'
-    : `${gap.overfit} of ${plural(gap.visibleRepairs, 'visible repair')} (${percentText(gap.overfitShare.point)}) still fail a held-out test, ${gap.broke} broke one`
+  const repairs =
+    gap.visibleRepairs === 0
+      ? 'no revision repaired a visible failure'
+      : `${gap.overfit} of ${plural(gap.visibleRepairs, 'visible repair')} (${percentText(gap.overfitShare.point)}) still fail a held-out test, ${gap.broke} broke one`
   return `held-out tests, ${cell.cellId}: Seq@${K} ${percentText(gap.visibleAt[K - 1])} on the visible tests, ${percentText(gap.allAt[K - 1])} on every test, gap ${percent(gap.gapAt[K - 1])} points (95% CI ${ci}); ${repairs}`
 }

@@ -30,14 +30,23 @@ describe('historyComparisons', () => {
     const summary = cell('summary', 'rubric (summary history)', [1, 1, 2, 2, 2, null, null, null, null, null])
     const [c, ...rest] = historyComparisons([summary, full])
     expect(rest).toEqual([])
-    expect(c).toMatchObject({ actorId: 'simulated:reviser', mode: 'critic', baseline: { history: 'full', seqAtK: 1 }, other: { history: 'summary', seqAtK: 0.5 }, commonTasks: 10 })
+    expect(c).toMatchObject({
+      actorId: 'simulated:reviser',
+      mode: 'critic',
+      baseline: { history: 'full', seqAtK: 1 },
+      other: { history: 'summary', seqAtK: 0.5 },
+      commonTasks: 10,
+    })
     expect(c!.diff.point).toBeCloseTo(-0.5, 10)
     expect(c!.diff.hi!).toBeLessThan(0)
   })
 
   it('does not pair cells that differ in anything else', () => {
     const full = cell('full', 'a', [1, 2])
-    const other = { ...cell('summary', 'b', [1, 2]), protocol: { ...protocol('summary', 'b'), budget: 3 } } as CellSummary
+    const other = {
+      ...cell('summary', 'b', [1, 2]),
+      protocol: { ...protocol('summary', 'b'), budget: 3 },
+    } as CellSummary
     expect(historyComparisons([full, other])).toEqual([])
     expect(historyComparisons([full, cell('full', 'b', [1, 2])])).toEqual([])
   })

@@ -30,7 +30,10 @@ function comparable(p: Protocol): Protocol {
  * historyComparisons(summary.benchmarks.flatMap((b) => b.cells))
  * // [{ actorId: 'simulated:reviser', mode: 'critic-aware', baseline: { history: 'full', … }, other: { history: 'summary', … }, diff: { point: -0.12, … } }]
  */
-export function historyComparisons(cells: readonly CellSummary[], options: { level?: number } = {}): HistoryComparison[] {
+export function historyComparisons(
+  cells: readonly CellSummary[],
+  options: { level?: number } = {},
+): HistoryComparison[] {
   const sequential = cells.filter((c) => c.protocol.kind === 'sequential' && c.protocol.history)
   const out: HistoryComparison[] = []
   for (const a of sequential) {
@@ -42,13 +45,33 @@ export function historyComparisons(cells: readonly CellSummary[], options: { lev
       if (protocolDifferences(comparable(a.protocol), comparable(b.protocol)).length > 0) continue
       const K = a.budget
       const rows = (c: CellSummary) => c.perTask.filter((r) => r.firstSuccess.length > 0)
-      const common = new Set(rows(a).map((r) => r.taskId).filter((id) => rows(b).some((r) => r.taskId === id)))
+      const common = new Set(
+        rows(a)
+          .map((r) => r.taskId)
+          .filter((id) => rows(b).some((r) => r.taskId === id)),
+      )
       // Paired by task id, in one order on both sides.
       const ids = [...common].sort()
       const byId = (c: CellSummary) => new Map(rows(c).map((r) => [r.taskId, r]))
       const [ra, rb] = [byId(a), byId(b)]
-      const repeats = Math.max(1, ...ids.flatMap((id) => [ra.get(id)!.firstSuccess.length, rb.get(id)!.firstSuccess.length]))
-      const interval = differenceInterval(taskRates(ids.map((id) => ra.get(id)!), K, 'seqAt'), taskRates(ids.map((id) => rb.get(id)!), K, 'seqAt'), repeats, options)
+      const repeats = Math.max(
+        1,
+        ...ids.flatMap((id) => [ra.get(id)!.firstSuccess.length, rb.get(id)!.firstSuccess.length]),
+      )
+      const interval = differenceInterval(
+        taskRates(
+          ids.map((id) => ra.get(id)!),
+          K,
+          'seqAt',
+        ),
+        taskRates(
+          ids.map((id) => rb.get(id)!),
+          K,
+          'seqAt',
+        ),
+        repeats,
+        options,
+      )
       out.push({
         actorId: a.actorId,
         mode: a.mode,

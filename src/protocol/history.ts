@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { ChatMessageSchema, checkChatResponse, ModelCallSchema, recordCall, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
+import {
+  ChatMessageSchema,
+  checkChatResponse,
+  ModelCallSchema,
+  recordCall,
+  type ChatMessage,
+  type ChatModel,
+  type ModelCall,
+} from '../models/chat-model.js'
 import { ComponentError, zodProblems } from '../models/component-error.js'
 import type { Awaitable } from '../core/awaitable.js'
 import { canonicalJson } from '../core/fingerprint.js'
@@ -23,11 +31,13 @@ export const HistoryBuildSchema = z.object({
   calls: z.array(ModelCallSchema),
 })
 
-const HISTORY_CONTRACT = "{ messages: { role: 'system' | 'user' | 'assistant', content: string }[] (at least one), calls: ModelCall[] ([] when no model was called) } (HistoryBuildSchema)"
+const HISTORY_CONTRACT =
+  "{ messages: { role: 'system' | 'user' | 'assistant', content: string }[] (at least one), calls: ModelCall[] ([] when no model was called) } (HistoryBuildSchema)"
 
 const HISTORY_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'build() must return (or resolve to) { messages, calls }, not a bare array; did it forget to return it?',
-  messages: "return the chat the actor sees as `messages`, at least one, each { role: 'system' | 'user' | 'assistant', content: string } (start from the `prompt` it was given)",
+  messages:
+    "return the chat the actor sees as `messages`, at least one, each { role: 'system' | 'user' | 'assistant', content: string } (start from the `prompt` it was given)",
   calls: "return `calls: []` when the policy called no model, else recordCall('summariser', response) for each call",
 }
 
@@ -65,7 +75,11 @@ export function isPlainMessages(messages: unknown): messages is ChatMessage[] {
  * @example
  * const built = checkHistoryBuild(policy, await policy.build(input), { taskId: 't1', attempt: 2 })
  */
-export function checkHistoryBuild(policy: Pick<HistoryPolicy, 'name'>, value: unknown, at?: { taskId: string; attempt: number }): HistoryBuild {
+export function checkHistoryBuild(
+  policy: Pick<HistoryPolicy, 'name'>,
+  value: unknown,
+  at?: { taskId: string; attempt: number },
+): HistoryBuild {
   // `full` and `last` only rearrange the checked prompt, answers and replies: nothing to check.
   if (policy === fullHistory || policy === lastHistory || isPlainHistoryBuild(value)) return value as HistoryBuild
   const parsed = HistoryBuildSchema.safeParse(value)
@@ -92,7 +106,12 @@ export interface HistoryPolicy {
   name: string
   settings: Record<string, string | number | boolean | null>
   /** The messages for the next attempt; a promise only when something must be waited for (a summariser). */
-  build(input: { prompt: ChatMessage[]; turns: readonly Turn[]; context: { taskId: string; attempt: number; repeat: number }; signal?: AbortSignal }): Awaitable<HistoryBuild>
+  build(input: {
+    prompt: ChatMessage[]
+    turns: readonly Turn[]
+    context: { taskId: string; attempt: number; repeat: number }
+    signal?: AbortSignal
+  }): Awaitable<HistoryBuild>
 }
 
 /** A fresh copy of the prompt's messages (builders append to the last one). */
@@ -132,11 +151,14 @@ export interface AsyncHistoryPolicy extends HistoryPolicy {
 export const SUMMARY_PROMPT_VERSION = 'seqk-summary/1'
 
 function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
-  const body = turns.map((t, i) => `### Attempt ${i + 1}\n${t.answer}\n\n### Feedback on attempt ${i + 1}\n${t.reply}`).join('\n\n')
+  const body = turns
+    .map((t, i) => `### Attempt ${i + 1}\n${t.answer}\n\n### Feedback on attempt ${i + 1}\n${t.reply}`)
+    .join('\n\n')
   return [
     {
       role: 'system',
-      content: 'You summarise earlier attempts at a task for the model that will try again. Keep what was tried, what failed and why, and every concrete detail of the feedback. Be brief.',
+      content:
+        'You summarise earlier attempts at a task for the model that will try again. Keep what was tried, what failed and why, and every concrete detail of the feedback. Be brief.',
     },
     { role: 'user', content: `Summarise these earlier attempts and the feedback they received:\n\n${body}` },
   ]
@@ -148,12 +170,24 @@ function summaryRequest(turns: readonly Turn[]): ChatMessage[] {
  */
 export function summaryHistory(summariser: ChatModel): AsyncHistoryPolicy {
   const model = summariser as Partial<ChatModel> | null | undefined
-  if (typeof model !== 'object' || model === null || typeof model.chat !== 'function' || typeof model.descriptor !== 'object' || model.descriptor === null) {
-    throw new TypeError(`summaryHistory(summariser): expected a chat model such as actors.openai({ model: "gpt-4.1-mini" }) (an object with id, descriptor and chat()), got ${model === null ? 'null' : typeof model}`)
+  if (
+    typeof model !== 'object' ||
+    model === null ||
+    typeof model.chat !== 'function' ||
+    typeof model.descriptor !== 'object' ||
+    model.descriptor === null
+  ) {
+    throw new TypeError(
+      `summaryHistory(summariser): expected a chat model such as actors.openai({ model: "gpt-4.1-mini" }) (an object with id, descriptor and chat()), got ${model === null ? 'null' : typeof model}`,
+    )
   }
   return {
     name: 'summary',
-    settings: { summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`, summariserParams: canonicalJson(summariser.descriptor.params), prompt: SUMMARY_PROMPT_VERSION },
+    settings: {
+      summariser: `${summariser.descriptor.provider}:${summariser.descriptor.model}`,
+      summariserParams: canonicalJson(summariser.descriptor.params),
+      prompt: SUMMARY_PROMPT_VERSION,
+    },
     async build({ prompt, turns, context, signal }) {
       if (turns.length <= 1) return { messages: conversation(prompt, turns), calls: [] }
       const earlier = turns.slice(0, -1)
@@ -162,7 +196,13 @@ export function summaryHistory(summariser: ChatModel): AsyncHistoryPolicy {
         'summariser',
         await summariser.chat({
           messages: summaryRequest(earlier),
-          context: { role: 'summariser', taskId: context.taskId, attempt: context.attempt, repeat: context.repeat, protocol: 'sequential' },
+          context: {
+            role: 'summariser',
+            taskId: context.taskId,
+            attempt: context.attempt,
+            repeat: context.repeat,
+            protocol: 'sequential',
+          },
           signal,
         }),
         context,

@@ -15,7 +15,13 @@ function scriptedModel(answers: readonly (string | Error)[]) {
       const next = answers[calls.length - 1]
       if (next === undefined) throw new Error('out of answers')
       if (next instanceof Error) throw next
-      return { text: next, usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 2, finishReason: 'stop', costUsd: 0.5 }
+      return {
+        text: next,
+        usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: 2,
+        finishReason: 'stop',
+        costUsd: 0.5,
+      }
     },
   }
   return { model, calls }
@@ -31,7 +37,13 @@ const verifier: Verifier = {
   },
 }
 
-const TASK: Task = { id: 'ind-1', prompt: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Say OK.' }] }
+const TASK: Task = {
+  id: 'ind-1',
+  prompt: [
+    { role: 'system', content: 'Answer briefly.' },
+    { role: 'user', content: 'Say OK.' },
+  ],
+}
 
 function run(input: Partial<IndependentInput> & Pick<IndependentInput, 'actor'>) {
   return runIndependent({ task: TASK, repeat: 0, verifier, promptBuilder: defaultPromptBuilder, budget: 4, ...input })
@@ -56,7 +68,7 @@ describe('runIndependent', () => {
     expect((await run({ actor: scriptedModel(['BAD', 'BAD', 'BAD', 'BAD']).model })).firstSuccess).toBeNull()
   })
 
-  it("tells the actor it is an independent sample, with the sample index as attempt", async () => {
+  it('tells the actor it is an independent sample, with the sample index as attempt', async () => {
     const actor = scriptedModel(['BAD', 'BAD', 'BAD'])
     await run({ actor: actor.model, budget: 3, repeat: 2 })
     expect(actor.calls.map((c) => c.context)).toEqual(

@@ -30,8 +30,26 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
   const { task, repeat, actor, verifier, promptBuilder, budget, signal, meter } = input
   const attempts: Attempt[] = []
   const draw = (sample: number) => {
-    const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), { taskId: task.id, attempt: sample })
-    return proposeAndVerify({ actor, verifier, task, messages, context: { role: 'actor', taskId: task.id, attempt: sample, repeat, protocol: 'independent', simulation: task.simulation, cell: input.cell }, signal })
+    const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), {
+      taskId: task.id,
+      attempt: sample,
+    })
+    return proposeAndVerify({
+      actor,
+      verifier,
+      task,
+      messages,
+      context: {
+        role: 'actor',
+        taskId: task.id,
+        attempt: sample,
+        repeat,
+        protocol: 'independent',
+        simulation: task.simulation,
+        cell: input.cell,
+      },
+      signal,
+    })
   }
   try {
     const before = meter?.stop(0)

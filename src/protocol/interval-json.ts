@@ -23,9 +23,17 @@ const USEFUL_WIDTH = 0.3
  */
 export function intervalJson(interval: Interval): IntervalJson {
   const width = interval.hi - interval.lo
-  const note = width > USEFUL_WIDTH
-    ? `too wide to be useful: ${interval.tasks} ${interval.tasks === 1 ? 'task gives' : 'tasks give'} a ${Math.round(interval.level * 100)}% interval ${(width * 100).toFixed(0)} points wide; more tasks narrow it (about √2 narrower per doubling), more repeats much less`
-    : undefined
-  return { point: finiteOrNull(interval.point), lo: finiteOrNull(interval.lo), hi: finiteOrNull(interval.hi), level: interval.level, method: interval.method, tasks: interval.tasks, ...(note ? { note } : {}) }
+  const note =
+    width > USEFUL_WIDTH
+      ? `too wide to be useful: ${interval.tasks} ${interval.tasks === 1 ? 'task gives' : 'tasks give'} a ${Math.round(interval.level * 100)}% interval ${(width * 100).toFixed(0)} points wide; more tasks narrow it (about √2 narrower per doubling), more repeats much less`
+      : undefined
+  return {
+    point: finiteOrNull(interval.point),
+    lo: finiteOrNull(interval.lo),
+    hi: finiteOrNull(interval.hi),
+    level: interval.level,
+    method: interval.method,
+    tasks: interval.tasks,
+    ...(note ? { note } : {}),
+  }
 }
-

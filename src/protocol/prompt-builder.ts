@@ -42,7 +42,13 @@ export const defaultPromptBuilder: PromptBuilder = {
 
 const PromptSchema = z.array(ChatMessageSchema).min(1)
 
-const breach = (builder: Pick<PromptBuilder, 'version'>, returned: string, contract: string, at: { taskId: string; attempt: number } | undefined, hints: Record<string, string>): ContractBreach => ({
+const breach = (
+  builder: Pick<PromptBuilder, 'version'>,
+  returned: string,
+  contract: string,
+  at: { taskId: string; attempt: number } | undefined,
+  hints: Record<string, string>,
+): ContractBreach => ({
   component: `prompt builder ${JSON.stringify(builder.version)}`,
   returned,
   where: at ? `for task ${JSON.stringify(at.taskId)}, attempt ${at.attempt}` : undefined,
@@ -57,13 +63,18 @@ const breach = (builder: Pick<PromptBuilder, 'version'>, returned: string, contr
  * @example
  * const prompt = checkPrompt(builder, builder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
  */
-export function checkPrompt(builder: Pick<PromptBuilder, 'version'>, value: unknown, at?: { taskId: string; attempt: number }): ChatMessage[] {
+export function checkPrompt(
+  builder: Pick<PromptBuilder, 'version'>,
+  value: unknown,
+  at?: { taskId: string; attempt: number },
+): ChatMessage[] {
   if (isPlainMessages(value)) return value
   const parsed = PromptSchema.safeParse(value)
   if (parsed.success) return parsed.data
   throw new ComponentError(
     breach(builder, 'prompt', "{ role: 'system' | 'user' | 'assistant', content: string }[] (at least one)", at, {
-      '(root)': 'initial() must return the chat messages the actor sees first, at least one (taskMessages(task) is a start)',
+      '(root)':
+        'initial() must return the chat messages the actor sees first, at least one (taskMessages(task) is a start)',
     }),
     zodProblems(PromptSchema, value),
   )
@@ -73,12 +84,22 @@ export function checkPrompt(builder: Pick<PromptBuilder, 'version'>, value: unkn
  * Checks what `builder.revision()` returned: the user turn's text. Returns it, or throws a
  * ComponentError naming the builder and the fix.
  */
-export function checkRevision(builder: Pick<PromptBuilder, 'version'>, value: unknown, at?: { taskId: string; attempt: number }): string {
+export function checkRevision(
+  builder: Pick<PromptBuilder, 'version'>,
+  value: unknown,
+  at?: { taskId: string; attempt: number },
+): string {
   if (typeof value === 'string') return value
   throw new ComponentError(
-    breach(builder, 'revision request', 'a string: the user turn after a failed attempt (the feedback text plus the request to revise)', at, {
-      '(root)': 'revision() must return the text of the next user turn as a string',
-    }),
+    breach(
+      builder,
+      'revision request',
+      'a string: the user turn after a failed attempt (the feedback text plus the request to revise)',
+      at,
+      {
+        '(root)': 'revision() must return the text of the next user turn as a string',
+      },
+    ),
     [{ field: '(root)', message: `got ${shown(value)}` }],
   )
 }

@@ -26,7 +26,15 @@ export interface ResumePlan {
 
 /** `path: was → is` for each protocol field that differs. */
 export function protocolChangeLines(was: Protocol, is: Protocol): string[] {
-  const at = (p: unknown, path: string) => JSON.stringify(path.split('.').reduce<unknown>((o, key) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined), p)) ?? 'undefined'
+  const at = (p: unknown, path: string) =>
+    JSON.stringify(
+      path
+        .split('.')
+        .reduce<unknown>(
+          (o, key) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined),
+          p,
+        ),
+    ) ?? 'undefined'
   return protocolDifferences(was, is).map((path) => `${path}: ${at(was, path)} → ${at(is, path)}`)
 }
 
@@ -41,7 +49,14 @@ export function protocolChangeLines(was: Protocol, is: Protocol): string[] {
  */
 export function planResume(
   onFile: readonly Trajectory[],
-  cell: { benchmark: string; cellId: string; fingerprint: string; protocol: Protocol; taskIds: readonly string[]; repeats: number },
+  cell: {
+    benchmark: string
+    cellId: string
+    fingerprint: string
+    protocol: Protocol
+    taskIds: readonly string[]
+    repeats: number
+  },
   runDir: string,
 ): ResumePlan {
   const mine = onFile.filter((t) => t.benchmark === cell.benchmark && t.cellId === cell.cellId)

@@ -11,7 +11,16 @@
  * recomputes it from trajectories.jsonl alone.
  */
 import { criterionSatisfied, type Verdict } from '../core/contract.js'
-import { REVISION_CLASSES, type AnnotationSample, type Attempt, type RevisionAnnotation, type RevisionAnnotationError, type RevisionAnnotationSummary, type RevisionClass, type Trajectory } from '../core/schemas.js'
+import {
+  REVISION_CLASSES,
+  type AnnotationSample,
+  type Attempt,
+  type RevisionAnnotation,
+  type RevisionAnnotationError,
+  type RevisionAnnotationSummary,
+  type RevisionClass,
+  type Trajectory,
+} from '../core/schemas.js'
 import { sha256 } from '../core/fingerprint.js'
 import type { ModelCall } from '../core/contract.js'
 import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
@@ -62,7 +71,10 @@ function classOf(satisfied: number, requests: number): RevisionClass {
  * annotateRevision({ kind: 'verifier', text: '…', requests: ['test:1', 'test:2'] }, revision)
  * // => { annotator: 'derived', class: 'some', satisfied: ['test:1'], … } when only test 1 passes now
  */
-export function annotateRevision(feedback: Attempt['feedback'], revision: Pick<Attempt, 'index' | 'verdict'>): RevisionAnnotation | null {
+export function annotateRevision(
+  feedback: Attempt['feedback'],
+  revision: Pick<Attempt, 'index' | 'verdict'>,
+): RevisionAnnotation | null {
   const requests = [...new Set(feedback?.requests ?? [])]
   if (requests.length === 0) return null
   const satisfied: string[] = []
@@ -72,7 +84,15 @@ export function annotateRevision(feedback: Attempt['feedback'], revision: Pick<A
     if (outcome === null) unobserved.push(request)
     else if (outcome) satisfied.push(request)
   }
-  return { annotator: 'derived', version: DERIVED_ANNOTATOR_VERSION, attempt: revision.index, requests, satisfied, unobserved, class: classOf(satisfied.length, requests.length) }
+  return {
+    annotator: 'derived',
+    version: DERIVED_ANNOTATOR_VERSION,
+    attempt: revision.index,
+    requests,
+    satisfied,
+    unobserved,
+    class: classOf(satisfied.length, requests.length),
+  }
 }
 
 /**
@@ -81,7 +101,8 @@ export function annotateRevision(feedback: Attempt['feedback'], revision: Pick<A
  * nothing is annotated; `llm` runs the LLM annotator on each revision (on `sample` of them, when
  * given: see {@link revisionSample}) and stores its record on the revision's attempt.
  */
-export type AnnotateSpec = { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: number }
+export type AnnotateSpec =
+  { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: number }
 
 /** How a sample's revision slots are ranked (see {@link revisionSample}). */
 export const ANNOTATION_SAMPLE_METHOD = 'hash-rank/1'
@@ -106,7 +127,12 @@ export interface RevisionSample {
  * drawn.sample // { size: 10, slots: 24, method: 'hash-rank/1' }
  * drawn.has('t1', 0, 2) // true or false, the same on every run
  */
-export function revisionSample(taskIds: readonly string[], repeats: number, budget: number, size: number): RevisionSample {
+export function revisionSample(
+  taskIds: readonly string[],
+  repeats: number,
+  budget: number,
+  size: number,
+): RevisionSample {
   const key = (taskId: string, repeat: number, attempt: number) => `${taskId}\u0000${repeat}\u0000${attempt}`
   const slots: { key: string; rank: string }[] = []
   for (const taskId of taskIds) {
@@ -119,7 +145,10 @@ export function revisionSample(taskIds: readonly string[], repeats: number, budg
   }
   slots.sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : a.key < b.key ? -1 : 1))
   const drawn = new Set(slots.slice(0, size).map((s) => s.key))
-  return { sample: { size, slots: slots.length, method: ANNOTATION_SAMPLE_METHOD }, has: (taskId, repeat, attempt) => drawn.has(key(taskId, repeat, attempt)) }
+  return {
+    sample: { size, slots: slots.length, method: ANNOTATION_SAMPLE_METHOD },
+    has: (taskId, repeat, attempt) => drawn.has(key(taskId, repeat, attempt)),
+  }
 }
 
 /** A stored LLM record that failed (see RevisionAnnotationErrorSchema). */
@@ -143,7 +172,10 @@ function hasLlmRecords(trajectories: readonly Pick<Trajectory, 'attempts'>[]): b
  * @example
  * annotateTrajectory(trajectory).map((a) => a.class) // e.g. ['some', 'all']
  */
-export function annotateTrajectory(trajectory: Pick<Trajectory, 'attempts'>, annotator: 'derived' | 'llm' = hasLlmRecords([trajectory]) ? 'llm' : 'derived'): RevisionAnnotation[] {
+export function annotateTrajectory(
+  trajectory: Pick<Trajectory, 'attempts'>,
+  annotator: 'derived' | 'llm' = hasLlmRecords([trajectory]) ? 'llm' : 'derived',
+): RevisionAnnotation[] {
   const out: RevisionAnnotation[] = []
   const { attempts } = trajectory
   for (let i = 0; i + 1 < attempts.length; i++) {
@@ -184,10 +216,13 @@ export function selfAnnotationNote(annotatorModel: string, actor: Descriptor): s
   const colon = annotatorModel.indexOf(':')
   const provider = annotatorModel.slice(0, colon)
   const model = annotatorModel.slice(colon + 1)
-  const risk = 'it judges its own kind and may credit revisions it would have written itself (self-annotation); prefer an annotator of another family'
-  if (provider === actor.provider && model === actor.model) return `the annotator ${annotatorModel} is the actor's own model: ${risk}`
+  const risk =
+    'it judges its own kind and may credit revisions it would have written itself (self-annotation); prefer an annotator of another family'
+  if (provider === actor.provider && model === actor.model)
+    return `the annotator ${annotatorModel} is the actor's own model: ${risk}`
   const family = modelFamily(provider, model)
-  if (family === modelFamily(actor.provider, actor.model)) return `the annotator ${annotatorModel} is of the actor's family (${family}): ${risk}`
+  if (family === modelFamily(actor.provider, actor.model))
+    return `the annotator ${annotatorModel} is of the actor's family (${family}): ${risk}`
   return undefined
 }
 
@@ -238,7 +273,15 @@ export function summariseRevisionAnnotations(trajectories: readonly Trajectory[]
     if (annotator === 'derived') annotatable += annotations.length
     for (const annotation of annotations) {
       let counts = byTask.get(t.taskId)
-      if (!counts) byTask.set(t.taskId, (counts = { unhelpful: { revisions: 0, solved: 0 }, some: { revisions: 0, solved: 0 }, all: { revisions: 0, solved: 0 } }))
+      if (!counts)
+        byTask.set(
+          t.taskId,
+          (counts = {
+            unhelpful: { revisions: 0, solved: 0 },
+            some: { revisions: 0, solved: 0 },
+            all: { revisions: 0, solved: 0 },
+          }),
+        )
       const bucket = counts[annotation.class]
       bucket.revisions++
       if (t.attempts.find((a) => a.index === annotation.attempt)?.verdict.pass) bucket.solved++
@@ -248,7 +291,8 @@ export function summariseRevisionAnnotations(trajectories: readonly Trajectory[]
   const tasks = [...byTask.values()]
   const annotated = tasks.reduce((n, c) => n + c.unhelpful.revisions + c.some.revisions + c.all.revisions, 0)
   if (annotated === 0 && errors === 0) return null
-  const total = (c: Record<RevisionClass, { revisions: number }>) => c.unhelpful.revisions + c.some.revisions + c.all.revisions
+  const total = (c: Record<RevisionClass, { revisions: number }>) =>
+    c.unhelpful.revisions + c.some.revisions + c.all.revisions
   const classSummary = (k: RevisionClass) => {
     const share: ClusterCount[] = tasks.map((c) => ({ hits: c[k].revisions, trials: total(c) }))
     const success: ClusterCount[] = tasks.map((c) => ({ hits: c[k].solved, trials: c[k].revisions }))
@@ -259,8 +303,20 @@ export function summariseRevisionAnnotations(trajectories: readonly Trajectory[]
       success: intervalJson(pooledShareInterval(success)),
     }
   }
-  const classes = Object.fromEntries(REVISION_CLASSES.map((k) => [k, classSummary(k)])) as RevisionAnnotationSummary['classes']
-  if (annotator === 'derived') return { annotator, version: DERIVED_ANNOTATOR_VERSION, revisions, annotatable, annotated, sampled: false, unobserved, classes }
+  const classes = Object.fromEntries(
+    REVISION_CLASSES.map((k) => [k, classSummary(k)]),
+  ) as RevisionAnnotationSummary['classes']
+  if (annotator === 'derived')
+    return {
+      annotator,
+      version: DERIVED_ANNOTATOR_VERSION,
+      revisions,
+      annotatable,
+      annotated,
+      sampled: false,
+      unobserved,
+      classes,
+    }
   const model = joined(models)
   const actor = trajectories[0]?.protocol.actor
   const note = actor ? [...models].map((m) => selfAnnotationNote(m, actor)).find((n) => n !== undefined) : undefined

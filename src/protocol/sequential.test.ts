@@ -20,7 +20,10 @@ interface Recorded {
 }
 
 /** Answers from a list, in order; records a copy of every request. */
-function scriptedModel(answers: readonly (string | Error)[], options: { id?: string; usage?: Usage; costUsd?: number } = {}) {
+function scriptedModel(
+  answers: readonly (string | Error)[],
+  options: { id?: string; usage?: Usage; costUsd?: number } = {},
+) {
   const calls: Recorded[] = []
   const id = options.id ?? 'scripted'
   const model: ChatModel = {
@@ -31,7 +34,13 @@ function scriptedModel(answers: readonly (string | Error)[], options: { id?: str
       const next = answers[calls.length - 1]
       if (next === undefined) throw new Error(`${id} ran out of answers at call ${calls.length}`)
       if (next instanceof Error) throw next
-      return { text: next, usage: options.usage ?? USAGE, latencyMs: 1, finishReason: 'stop', costUsd: options.costUsd ?? 0.01 }
+      return {
+        text: next,
+        usage: options.usage ?? USAGE,
+        latencyMs: 1,
+        finishReason: 'stop',
+        costUsd: options.costUsd ?? 0.01,
+      }
     },
   }
   return { model, calls }
@@ -44,7 +53,16 @@ function verdictFor(answer: string, target: string): Verdict {
     diagnostics: {
       outcome: pass ? 'passed' : 'failed',
       summary: pass ? 'all tests passed' : `1 of 1 tests failed`,
-      tests: [{ index: 0, source: `assert solve() == ${JSON.stringify(target)}`, pass, call: 'solve()', expected: JSON.stringify(target), actual: JSON.stringify(answer) }],
+      tests: [
+        {
+          index: 0,
+          source: `assert solve() == ${JSON.stringify(target)}`,
+          pass,
+          call: 'solve()',
+          expected: JSON.stringify(target),
+          actual: JSON.stringify(answer),
+        },
+      ],
     },
   }
 }
@@ -67,7 +85,18 @@ function targetVerifier(target = 'OK', extra: Partial<Verifier> = {}): Verifier 
 
 /** Feedback that quotes the failed answer, so tests can find it in later prompts. */
 function echoFeedback(extra: { usage?: Usage; costUsd?: number } = {}) {
-  const calls = extra.usage ? [{ role: 'critic' as const, usage: extra.usage, latencyMs: 0, costUsd: extra.costUsd ?? null, costUsdWithoutCache: extra.costUsd ?? null, replayed: false }] : undefined
+  const calls = extra.usage
+    ? [
+        {
+          role: 'critic' as const,
+          usage: extra.usage,
+          latencyMs: 0,
+          costUsd: extra.costUsd ?? null,
+          costUsdWithoutCache: extra.costUsd ?? null,
+          replayed: false,
+        },
+      ]
+    : undefined
   const inputs: FeedbackInput[] = []
   const mode: FeedbackMode = {
     kind: 'verifier',
@@ -137,7 +166,11 @@ describe('runSequential: stopping', () => {
     const actor = scriptedModel(['B1', 'B2', 'B3'])
     const outcome = await run({ actor: actor.model, feedback: fb.mode, budget: 3 })
     expect(fb.inputs.map((i) => i.attempt)).toEqual([1, 2])
-    expect(outcome.attempts.map((a) => a.feedback?.text ?? null)).toEqual(['FEEDBACK#1: "B1" is wrong', 'FEEDBACK#2: "B2" is wrong', null])
+    expect(outcome.attempts.map((a) => a.feedback?.text ?? null)).toEqual([
+      'FEEDBACK#1: "B1" is wrong',
+      'FEEDBACK#2: "B2" is wrong',
+      null,
+    ])
     expect(outcome.attempts[0]?.feedback?.kind).toBe('verifier')
   })
 
@@ -153,7 +186,14 @@ describe('runSequential: stopping', () => {
     const actor = scriptedModel(['BAD', 'OK'], { costUsd: 0.25 })
     const outcome = await run({ actor: actor.model })
     const [first, second] = outcome.attempts
-    expect(first).toMatchObject({ index: 1, answer: 'BAD', finishReason: 'stop', usage: USAGE, costUsd: 0.25, latencyMs: 1 })
+    expect(first).toMatchObject({
+      index: 1,
+      answer: 'BAD',
+      finishReason: 'stop',
+      usage: USAGE,
+      costUsd: 0.25,
+      latencyMs: 1,
+    })
     expect(first?.verdict.diagnostics.tests?.[0]?.actual).toBe('"BAD"')
     expect(second).toMatchObject({ index: 2, answer: 'OK', feedback: null })
   })
@@ -190,8 +230,15 @@ describe('runSequential: what the actor and the feedback see', () => {
     const fourth = actor.calls[3]?.messages ?? []
     expect(roles(fourth)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user'])
     expect(fourth.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['B1', 'B2', 'B3'])
-    const replies = fourth.slice(1).filter((m) => m.role === 'user').map((m) => m.content)
-    expect(replies.map((r) => r.split('\n')[0])).toEqual(['FEEDBACK#1: "B1" is wrong', 'FEEDBACK#2: "B2" is wrong', 'FEEDBACK#3: "B3" is wrong'])
+    const replies = fourth
+      .slice(1)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+    expect(replies.map((r) => r.split('\n')[0])).toEqual([
+      'FEEDBACK#1: "B1" is wrong',
+      'FEEDBACK#2: "B2" is wrong',
+      'FEEDBACK#3: "B3" is wrong',
+    ])
     // Each call is the previous one plus exactly one new (answer, feedback) pair.
     for (let t = 1; t < actor.calls.length; t++) {
       expect(actor.calls[t]?.messages.slice(0, -2)).toEqual(actor.calls[t - 1]?.messages)
@@ -240,10 +287,22 @@ describe('runSequential: what the actor and the feedback see', () => {
   })
 
   it('does not mutate the task prompt', async () => {
-    const task: Task = { id: 'chat', prompt: [{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'Reply with OK.' }] }
+    const task: Task = {
+      id: 'chat',
+      prompt: [
+        { role: 'system', content: 'Be terse.' },
+        { role: 'user', content: 'Reply with OK.' },
+      ],
+    }
     const before = structuredClone(task)
     const summariser = scriptedModel(['S1', 'S2'])
-    await run({ actor: scriptedModel(['B1', 'B2', 'B3', 'B4']).model, task, history: summaryHistory(summariser.model), budget: 4, discloseBudget: true })
+    await run({
+      actor: scriptedModel(['B1', 'B2', 'B3', 'B4']).model,
+      task,
+      history: summaryHistory(summariser.model),
+      budget: 4,
+      discloseBudget: true,
+    })
     expect(task).toEqual(before)
   })
 })
@@ -255,7 +314,13 @@ describe('runSequential: summary history', () => {
     const fb = echoFeedback()
     const summariser = scriptedModel(['SUMMARY-ONE', 'SUMMARY-TWO'], { id: 'summ', usage: SUMMARY_USAGE, costUsd: 0.5 })
     const actor = scriptedModel(['A1', 'A2', 'A3', 'A4'])
-    const outcome = await run({ actor: actor.model, feedback: fb.mode, history: summaryHistory(summariser.model), budget: 4, repeat: 1 })
+    const outcome = await run({
+      actor: actor.model,
+      feedback: fb.mode,
+      history: summaryHistory(summariser.model),
+      budget: 4,
+      repeat: 1,
+    })
     expect(outcome.attempts).toHaveLength(4)
 
     expect(summariser.calls.map((c) => c.context)).toEqual([
@@ -296,13 +361,22 @@ describe('runSequential: summary history', () => {
       [['summariser', SUMMARY_USAGE, 0.5]],
       [['summariser', SUMMARY_USAGE, 0.5]],
     ])
-    expect(totals(outcome.attempts).byRole.summariser).toEqual({ usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE), usageUnknownCalls: 0, costUsd: 1, calls: 2 })
+    expect(totals(outcome.attempts).byRole.summariser).toEqual({
+      usage: addUsage(SUMMARY_USAGE, SUMMARY_USAGE),
+      usageUnknownCalls: 0,
+      costUsd: 1,
+      calls: 2,
+    })
   })
 
   it("keeps the summariser's spend when the actor or the verifier then fails in that attempt", async () => {
     const summariser = scriptedModel(['S1', 'S2'], { usage: SUMMARY_USAGE, costUsd: 0.5 })
     // Attempt 3 is summarised, then the actor fails.
-    const actorDown = await run({ actor: scriptedModel(['A1', 'A2', new Error('HTTP 500')]).model, history: summaryHistory(summariser.model), budget: 4 })
+    const actorDown = await run({
+      actor: scriptedModel(['A1', 'A2', new Error('HTTP 500')]).model,
+      history: summaryHistory(summariser.model),
+      budget: 4,
+    })
     expect(actorDown.error).toMatchObject({ stage: 'actor', attempt: 3 })
     expect(actorDown.error?.calls?.map((c) => [c.role, c.costUsd])).toEqual([['summariser', 0.5]])
     // Attempt 3 is summarised and answered, then the verifier fails.
@@ -312,7 +386,12 @@ describe('runSequential: summary history', () => {
         return verdictFor(answer, 'OK')
       },
     })
-    const verifierDown = await run({ actor: scriptedModel(['A1', 'A2', 'A3'], { costUsd: 0.25 }).model, verifier, history: summaryHistory(scriptedModel(['S1'], { costUsd: 0.5 }).model), budget: 4 })
+    const verifierDown = await run({
+      actor: scriptedModel(['A1', 'A2', 'A3'], { costUsd: 0.25 }).model,
+      verifier,
+      history: summaryHistory(scriptedModel(['S1'], { costUsd: 0.5 }).model),
+      budget: 4,
+    })
     expect(verifierDown.error?.calls?.map((c) => [c.role, c.costUsd])).toEqual([
       ['summariser', 0.5],
       ['actor', 0.25],
@@ -323,7 +402,12 @@ describe('runSequential: summary history', () => {
     const critic: Usage = { inputTokens: 7, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }
     const summariser = scriptedModel(['S1'], { usage: SUMMARY_USAGE, costUsd: 0.5 })
     const fb = echoFeedback({ usage: critic, costUsd: 0.125 })
-    const outcome = await run({ actor: scriptedModel(['A1', 'A2', 'A3', 'OK']).model, feedback: fb.mode, history: summaryHistory(summariser.model), budget: 4 })
+    const outcome = await run({
+      actor: scriptedModel(['A1', 'A2', 'A3', 'OK']).model,
+      feedback: fb.mode,
+      history: summaryHistory(summariser.model),
+      budget: 4,
+    })
     expect(outcome.attempts[0]?.helperCalls.map((c) => c.role)).toEqual(['critic'])
     expect(outcome.attempts[2]?.helperCalls.map((c) => [c.role, c.costUsd])).toEqual([
       ['summariser', 0.5],
@@ -340,7 +424,11 @@ describe('runSequential: summary history', () => {
         return { text: 'S', usage: SUMMARY_USAGE, latencyMs: 0, finishReason: 'stop' }
       },
     }
-    const outcome = await run({ actor: scriptedModel(['A1', 'A2', 'A3']).model, history: summaryHistory(summariser), budget: 3 })
+    const outcome = await run({
+      actor: scriptedModel(['A1', 'A2', 'A3']).model,
+      history: summaryHistory(summariser),
+      budget: 3,
+    })
     expect(outcome.attempts[2]?.helperCalls[0]?.costUsd).toBeNull()
     expect(totals(outcome.attempts).costUsd).toBeNull()
   })
@@ -377,7 +465,11 @@ describe('runSequential: unmodified revisions', () => {
         return verdictFor(answer, 'OK')
       }
     }
-    const outcome = await run({ actor: scriptedModel(['a b', 'ab']).model, verifier: new SquashingVerifier(), budget: 2 })
+    const outcome = await run({
+      actor: scriptedModel(['a b', 'ab']).model,
+      verifier: new SquashingVerifier(),
+      budget: 2,
+    })
     expect(outcome.attempts.map((a) => a.unmodified)).toEqual([null, true])
   })
 })
@@ -444,7 +536,10 @@ describe('runSequential: infrastructure errors', () => {
 
   it('a summariser throwing is a history error at the attempt it was building', async () => {
     const summariser = scriptedModel([new Error('summariser 500')])
-    const outcome = await run({ actor: scriptedModel(['B1', 'B2', 'OK']).model, history: summaryHistory(summariser.model) })
+    const outcome = await run({
+      actor: scriptedModel(['B1', 'B2', 'OK']).model,
+      history: summaryHistory(summariser.model),
+    })
     expect(outcome.error).toEqual({ stage: 'history', attempt: 3, message: 'summariser 500' })
     expect(outcome.attempts.map((a) => a.answer)).toEqual(['B1', 'B2'])
   })
@@ -464,16 +559,47 @@ describe('runSequential: infrastructure errors', () => {
 
 describe('runSequential: extension points answering without a promise', () => {
   it('takes a verdict, feedback and history returned directly, or through any thenable, as it takes promises', async () => {
-    const thenable = <T,>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(value).then(resolve) })
-    for (const wrap of [<T,>(v: T) => v, thenable, <T,>(v: T) => Promise.resolve(v)]) {
-      const verifier: Verifier = { name: 'equals', version: '1', settings: {}, verify: (_task, answer) => wrap(verdictFor(answer, 'OK')) }
-      const feedback: FeedbackMode = { kind: 'binary', name: 'wrapped', version: '1', settings: {}, render: (input) => wrap({ kind: 'binary', text: `no: ${input.answer}` }) }
-      const history: HistoryPolicy = { name: 'wrapped', settings: {}, build: (input) => wrap({ messages: [...input.prompt, ...input.turns.flatMap((t) => [{ role: 'assistant' as const, content: t.answer }, { role: 'user' as const, content: t.reply }])], calls: [] }) }
+    const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(value).then(resolve) })
+    for (const wrap of [<T>(v: T) => v, thenable, <T>(v: T) => Promise.resolve(v)]) {
+      const verifier: Verifier = {
+        name: 'equals',
+        version: '1',
+        settings: {},
+        verify: (_task, answer) => wrap(verdictFor(answer, 'OK')),
+      }
+      const feedback: FeedbackMode = {
+        kind: 'binary',
+        name: 'wrapped',
+        version: '1',
+        settings: {},
+        render: (input) => wrap({ kind: 'binary', text: `no: ${input.answer}` }),
+      }
+      const history: HistoryPolicy = {
+        name: 'wrapped',
+        settings: {},
+        build: (input) =>
+          wrap({
+            messages: [
+              ...input.prompt,
+              ...input.turns.flatMap((t) => [
+                { role: 'assistant' as const, content: t.answer },
+                { role: 'user' as const, content: t.reply },
+              ]),
+            ],
+            calls: [],
+          }),
+      }
       const actor = scriptedModel(['B1', 'B2', 'OK'])
       const outcome = await run({ actor: actor.model, verifier, feedback, history })
       expect(outcome).toMatchObject({ firstSuccess: 3, error: null })
       expect(outcome.attempts.map((a) => a.feedback?.text ?? null)).toEqual(['no: B1', 'no: B2', null])
-      expect(actor.calls[2]?.messages.map((m) => m.content)).toEqual(['Reply with OK.', 'B1', expect.stringMatching(/^no: B1\n/), 'B2', expect.stringMatching(/^no: B2\n/)])
+      expect(actor.calls[2]?.messages.map((m) => m.content)).toEqual([
+        'Reply with OK.',
+        'B1',
+        expect.stringMatching(/^no: B1\n/),
+        'B2',
+        expect.stringMatching(/^no: B2\n/),
+      ])
     }
   })
 
@@ -484,15 +610,33 @@ describe('runSequential: extension points answering without a promise', () => {
     const verifier: Verifier = { name: 'v', version: '1', settings: {}, verify: boom('verifier') }
     const feedback: FeedbackMode = { kind: 'binary', name: 'f', version: '1', settings: {}, render: boom('feedback') }
     const history: HistoryPolicy = { name: 'h', settings: {}, build: boom('history') }
-    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'verifier broke' })
-    expect((await run({ actor: scriptedModel(['B1']).model, feedback })).error).toMatchObject({ stage: 'feedback', attempt: 1, message: 'feedback broke' })
-    expect((await run({ actor: scriptedModel(['B1']).model, history })).error).toMatchObject({ stage: 'history', attempt: 1, message: 'history broke' })
+    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({
+      stage: 'verifier',
+      attempt: 1,
+      message: 'verifier broke',
+    })
+    expect((await run({ actor: scriptedModel(['B1']).model, feedback })).error).toMatchObject({
+      stage: 'feedback',
+      attempt: 1,
+      message: 'feedback broke',
+    })
+    expect((await run({ actor: scriptedModel(['B1']).model, history })).error).toMatchObject({
+      stage: 'history',
+      attempt: 1,
+      message: 'history broke',
+    })
   })
 
   it('a rejecting thenable is the same stage failure as a rejected promise', async () => {
-    const rejecting: PromiseLike<never> = { then: (_resolve, reject) => Promise.reject(new Error('grader down')).then(undefined, reject) }
+    const rejecting: PromiseLike<never> = {
+      then: (_resolve, reject) => Promise.reject(new Error('grader down')).then(undefined, reject),
+    }
     const verifier: Verifier = { name: 'v', version: '1', settings: {}, verify: () => rejecting }
-    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({ stage: 'verifier', attempt: 1, message: 'grader down' })
+    expect((await run({ actor: scriptedModel(['B1']).model, verifier })).error).toMatchObject({
+      stage: 'verifier',
+      attempt: 1,
+      message: 'grader down',
+    })
   })
 
   it('an abort followed by a synchronous throw rejects with the abort reason at every stage', async () => {
@@ -509,7 +653,9 @@ describe('runSequential: extension points answering without a promise', () => {
           : stage === 'feedback'
             ? { feedback: { kind: 'binary', name: 'f', version: '1', settings: {}, render: abortThenThrow } }
             : { history: { name: 'h', settings: {}, build: abortThenThrow } }
-      await expect(run({ actor: scriptedModel(['B1', 'B2']).model, signal: controller.signal, ...overrides })).rejects.toBe(reason)
+      await expect(
+        run({ actor: scriptedModel(['B1', 'B2']).model, signal: controller.signal, ...overrides }),
+      ).rejects.toBe(reason)
     }
   })
 })
@@ -555,6 +701,8 @@ describe('runSequential: aborts', () => {
         throw new Error('fetch aborted')
       },
     }
-    await expect(run({ actor: scriptedModel(['B1', 'OK']).model, feedback: mode, signal: controller.signal })).rejects.toThrow('ctrl-c')
+    await expect(
+      run({ actor: scriptedModel(['B1', 'OK']).model, feedback: mode, signal: controller.signal }),
+    ).rejects.toThrow('ctrl-c')
   })
 })

@@ -36,7 +36,8 @@ export interface SequentialInput {
    * feedback names; `off` drops them; `llm` annotates each revision (those `sample` drew) right
    * after its verdict and stores the record on its attempt. Never part of what the actor sees.
    */
-  annotate?: { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: RevisionSample }
+  annotate?:
+    { kind: 'derived' } | { kind: 'off' } | { kind: 'llm'; annotator: RevisionAnnotator; sample?: RevisionSample }
   signal?: AbortSignal
   /** The cost caps: charged after each attempt and each feedback, asked before each model call. */
   meter?: CostMeter
@@ -55,9 +56,13 @@ export interface SequentialInput {
  * and the fix; it is never recorded as an attempt.
  */
 export async function runSequential(input: SequentialInput): Promise<TrajectoryOutcome> {
-  const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal, meter } = input
+  const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal, meter } =
+    input
   const annotate = input.annotate ?? { kind: 'derived' }
-  const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), { taskId: task.id, attempt: 1 })
+  const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), {
+    taskId: task.id,
+    attempt: 1,
+  })
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
@@ -85,7 +90,15 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         verifier,
         task,
         messages: built.messages,
-        context: { role: 'actor', taskId: task.id, attempt, repeat, protocol: 'sequential', simulation: task.simulation, cell: input.cell },
+        context: {
+          role: 'actor',
+          taskId: task.id,
+          attempt,
+          repeat,
+          protocol: 'sequential',
+          simulation: task.simulation,
+          cell: input.cell,
+        },
         signal,
         spentBefore: built.calls,
       })
@@ -101,8 +114,21 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         // The LLM annotator judges this revision against the feedback it answered, before the
         // attempt is kept: a failed annotation is recorded on it, never the trajectory's error.
         const before = attempts[attempts.length - 1]
-        if (annotate.kind === 'llm' && before?.feedback && (!annotate.sample || annotate.sample.has(task.id, repeat, attempt))) {
-          step.annotation = await annotate.annotator.annotate({ task, previous: before.answer, feedback: before.feedback, revision: step.answer, attempt, repeat, sample: annotate.sample?.sample, signal })
+        if (
+          annotate.kind === 'llm' &&
+          before?.feedback &&
+          (!annotate.sample || annotate.sample.has(task.id, repeat, attempt))
+        ) {
+          step.annotation = await annotate.annotator.annotate({
+            task,
+            previous: before.answer,
+            feedback: before.feedback,
+            revision: step.answer,
+            attempt,
+            repeat,
+            sample: annotate.sample?.sample,
+            signal,
+          })
         }
       }
       attempts.push(step)
@@ -134,12 +160,22 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       }
       const given = checkFeedback(feedback, rendered, context)
       // The requests the text names (verifier feedback) are kept for the derived revision annotator.
-      step.feedback = given.requests === undefined || annotate.kind === 'off' ? { kind: given.kind, text: given.text } : { kind: given.kind, text: given.text, requests: given.requests }
+      step.feedback =
+        given.requests === undefined || annotate.kind === 'off'
+          ? { kind: given.kind, text: given.text }
+          : { kind: given.kind, text: given.text, requests: given.requests }
       if (given.calls?.length) {
         step.helperCalls.push(...given.calls)
         meter?.charge(given.calls)
       }
-      turns.push({ answer: step.answer, reply: checkRevision(promptBuilder, promptBuilder.revision(given, { attempt, budget, discloseBudget }), context) })
+      turns.push({
+        answer: step.answer,
+        reply: checkRevision(
+          promptBuilder,
+          promptBuilder.revision(given, { attempt, budget, discloseBudget }),
+          context,
+        ),
+      })
     }
     return { attempts, firstSuccess: null, error: null }
   } catch (error) {
@@ -147,4 +183,3 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
     throw error
   }
 }
-

@@ -8,7 +8,10 @@ describe('parseShard', () => {
     expect(parseShard(' 1 / 1 ')).toEqual({ index: 1, count: 1 })
     expect(parseShard(undefined)).toBeNull()
     expect(parseShard('')).toBeNull()
-    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0', '1/1001', '-1/2']) expect(() => parseShard(bad)).toThrow(`SEQK_SHARD=${JSON.stringify(bad)}: expected i/N with 1 <= i <= N <= 1000, e.g. SEQK_SHARD=1/4`)
+    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0', '1/1001', '-1/2'])
+      expect(() => parseShard(bad)).toThrow(
+        `SEQK_SHARD=${JSON.stringify(bad)}: expected i/N with 1 <= i <= N <= 1000, e.g. SEQK_SHARD=1/4`,
+      )
   })
 })
 

@@ -22,7 +22,9 @@ export function parseShard(text: string | undefined, name = 'SEQK_SHARD'): Shard
   const index = Number(match?.[1])
   const count = Number(match?.[2])
   if (!match || count < 1 || count > MAX_SHARDS || index < 1 || index > count) {
-    throw new RangeError(`${name}=${JSON.stringify(text)}: expected i/N with 1 <= i <= N <= ${MAX_SHARDS}, e.g. ${name}=1/4 on the first of four machines`)
+    throw new RangeError(
+      `${name}=${JSON.stringify(text)}: expected i/N with 1 <= i <= N <= ${MAX_SHARDS}, e.g. ${name}=1/4 on the first of four machines`,
+    )
   }
   return { index, count }
 }

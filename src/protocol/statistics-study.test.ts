@@ -4,9 +4,33 @@
 import { describe, expect, it } from 'vitest'
 import { gatePower } from './gate-power.js'
 import type { GateRule } from './gate-rule.js'
-import { clopperPearsonWidth, detectableDropAccuracy, differenceCoverage, errorBias, errorStudy, fadingTruth, gateFalseAlarms, intervalCoverage, passAtCoverage, pooledShareCoverage, populationPooledShare, populationSeqAt, POPULATIONS, powerAccuracy, REVISION_POPULATIONS, taskRateTruth } from './statistics-study.js'
+import {
+  clopperPearsonWidth,
+  detectableDropAccuracy,
+  differenceCoverage,
+  errorBias,
+  errorStudy,
+  fadingTruth,
+  gateFalseAlarms,
+  intervalCoverage,
+  passAtCoverage,
+  pooledShareCoverage,
+  populationPooledShare,
+  populationSeqAt,
+  POPULATIONS,
+  powerAccuracy,
+  REVISION_POPULATIONS,
+  taskRateTruth,
+} from './statistics-study.js'
 
-const rule = (ks: number[], maxDrop = 0.1): GateRule => ({ K: 5, ks, independent: false, margin: 0, maxDrop, level: 0.95 })
+const rule = (ks: number[], maxDrop = 0.1): GateRule => ({
+  K: 5,
+  ks,
+  independent: false,
+  margin: 0,
+  maxDrop,
+  level: 0.95,
+})
 
 describe('populationSeqAt', () => {
   it('is exact: 1 − E[(1 − p)^k] for p ~ Beta(a, b)', () => {
@@ -28,14 +52,24 @@ describe('interval coverage (korn-graubard/2)', () => {
 
   it('in the middle and low with 10–40 tasks and 1–3 repeats: ≥ 92%', () => {
     for (const population of [POPULATIONS.middle, POPULATIONS.low]) {
-      for (const [tasks, repeats] of [[10, 3], [20, 1], [40, 3]] as const) {
-        expect(intervalCoverage(population, tasks, repeats, 300).coverage, `${population.a}/${population.b} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.92)
+      for (const [tasks, repeats] of [
+        [10, 3],
+        [20, 1],
+        [40, 3],
+      ] as const) {
+        expect(
+          intervalCoverage(population, tasks, repeats, 300).coverage,
+          `${population.a}/${population.b} ${tasks}×${repeats}`,
+        ).toBeGreaterThanOrEqual(0.92)
       }
     }
   })
 
   it('at 5, 10 and 20 tasks × 1 and 3 repeats: ≥ 94% coverage and no wider than 1.05× Clopper–Pearson on the tasks', () => {
-    for (const [name, population] of [['ceiling', POPULATIONS.ceiling], ['middle', POPULATIONS.middle]] as const) {
+    for (const [name, population] of [
+      ['ceiling', POPULATIONS.ceiling],
+      ['middle', POPULATIONS.middle],
+    ] as const) {
       const reference = (tasks: number) => clopperPearsonWidth(tasks, populationSeqAt(population))
       for (const tasks of [5, 10, 20]) {
         for (const repeats of [1, 3]) {
@@ -70,21 +104,36 @@ describe('interval coverage (korn-graubard/2)', () => {
 
 describe('gate false alarms (seqk.gate/2)', () => {
   it('with Seq@5 alone: ≤ 5% from 8 tasks up, maxDrop included', () => {
-    for (const [tasks, repeats] of [[8, 1], [8, 3], [20, 3]] as const) {
-      expect(gateFalseAlarms(POPULATIONS.middle, tasks, repeats, rule([5]), 400), `${tasks}×${repeats}`).toBeLessThanOrEqual(0.05)
+    for (const [tasks, repeats] of [
+      [8, 1],
+      [8, 3],
+      [20, 3],
+    ] as const) {
+      expect(
+        gateFalseAlarms(POPULATIONS.middle, tasks, repeats, rule([5]), 400),
+        `${tasks}×${repeats}`,
+      ).toBeLessThanOrEqual(0.05)
     }
   })
 
   it('with Seq@1..5 all gated (Holm): ≤ 5% family-wise, where a maxDrop at every k gave 22%', () => {
-    for (const [tasks, repeats] of [[8, 1], [20, 1], [40, 3]] as const) {
-      expect(gateFalseAlarms(POPULATIONS.middle, tasks, repeats, rule([1, 2, 3, 4, 5]), 400), `${tasks}×${repeats}`).toBeLessThanOrEqual(0.05)
+    for (const [tasks, repeats] of [
+      [8, 1],
+      [20, 1],
+      [40, 3],
+    ] as const) {
+      expect(
+        gateFalseAlarms(POPULATIONS.middle, tasks, repeats, rule([1, 2, 3, 4, 5]), 400),
+        `${tasks}×${repeats}`,
+      ).toBeLessThanOrEqual(0.05)
     }
   })
 })
 
 describe('gate power', () => {
   it('grows with the drop and the tasks, and a large benchmark catches a 10-point drop', () => {
-    const at = (tasks: number, drop: number) => gatePower({ tasks, repeats: 3, rate: 0.75, concentration: 1, rule: rule([5]), simulations: 150 }, drop)
+    const at = (tasks: number, drop: number) =>
+      gatePower({ tasks, repeats: 3, rate: 0.75, concentration: 1, rule: rule([5]), simulations: 150 }, drop)
     const small = [0.05, 0.1, 0.2].map((d) => at(40, d))
     expect(small).toEqual([...small].sort((a, b) => a - b))
     expect(at(164, 0.1)).toBeGreaterThanOrEqual(0.9)
@@ -110,7 +159,10 @@ describe('power the gate reports against its simulated power (within 5 points)',
     it(`${truth.name}, ${tasks} × ${repeats}, ${drop * 100}-point drop, ${alternative}`, () => {
       const result = powerAccuracy(truth, tasks, repeats, drop, alternative, { pairs: 400, runs: 12, simulations: 200 })
       const error = Math.hypot(result.se.simulated, result.se.reported)
-      expect(Math.abs(result.reported - result.simulated), `reported ${result.reported}, simulated ${result.simulated} (Monte-Carlo error ${error.toFixed(3)})`).toBeLessThanOrEqual(0.05)
+      expect(
+        Math.abs(result.reported - result.simulated),
+        `reported ${result.reported}, simulated ${result.simulated} (Monte-Carlo error ${error.toFixed(3)})`,
+      ).toBeLessThanOrEqual(0.05)
       // The verdict states the lower of the two alternatives.
       expect(result.stated).toBeLessThanOrEqual(result.reported)
     })
@@ -120,9 +172,16 @@ describe('power the gate reports against its simulated power (within 5 points)',
 describe('the minimum detectable drop the gate reports against the simulated one', () => {
   // One repeat, where it read 6 points for a drop the gate caught 80% of the time only from about 8.5.
   it('rate 0.8, 164 × 1, drops in proportion: within 2 points (a 1-point grid and Monte-Carlo error)', () => {
-    const result = detectableDropAccuracy(taskRateTruth(0.8, 1), 164, 1, 'proportional', { pairs: 300, runs: 4, simulations: 100 })
+    const result = detectableDropAccuracy(taskRateTruth(0.8, 1), 164, 1, 'proportional', {
+      pairs: 300,
+      runs: 4,
+      simulations: 100,
+    })
     expect(result.simulated).not.toBeNull()
-    expect(Math.abs(result.reported! - result.simulated!), `reported ${result.reported}, simulated ${result.simulated}`).toBeLessThanOrEqual(0.02)
+    expect(
+      Math.abs(result.reported! - result.simulated!),
+      `reported ${result.reported}, simulated ${result.simulated}`,
+    ).toBeLessThanOrEqual(0.02)
     // The verdict states the larger of the two alternatives' drops.
     expect(result.stated!).toBeGreaterThanOrEqual(result.reported! - 1e-12)
   })
@@ -152,7 +211,10 @@ describe('errors that tell (population Seq@5 = 80%, 200 tasks, about 10% of traj
         expect(result.errored).toBeGreaterThan(0.08)
         const within = Math.abs(result.bias.censored) <= 0.01
         // 80 benchmarks: a coverage of 95% reads as 90–100% within two standard errors.
-        expect(within || result.reported.coverage >= 0.95, `bias ${result.bias.censored}, coverage ${result.reported.coverage}`).toBe(true)
+        expect(
+          within || result.reported.coverage >= 0.95,
+          `bias ${result.bias.censored}, coverage ${result.reported.coverage}`,
+        ).toBe(true)
         expect(result.reported.coverage).toBeGreaterThanOrEqual(0.94)
       })
     }
@@ -171,7 +233,11 @@ describe('pooled share of clustered revisions (korn-graubard-ratio/1)', () => {
 
   it('covers the pooled share near its 95% level for 20–100 tasks × 1–3 repeats, where a binomial interval over revisions does not', () => {
     for (const [name, population] of Object.entries(REVISION_POPULATIONS)) {
-      for (const [tasks, repeats] of [[20, 1], [30, 3], [100, 3]] as const) {
+      for (const [tasks, repeats] of [
+        [20, 1],
+        [30, 3],
+        [100, 3],
+      ] as const) {
         const { coverage } = pooledShareCoverage(population, tasks, repeats, 400)
         expect(coverage, `${name} ${tasks}×${repeats}`).toBeGreaterThanOrEqual(0.93)
         expect(coverage, `${name} ${tasks}×${repeats}`).toBeLessThanOrEqual(tasks >= 100 ? 0.985 : 1)

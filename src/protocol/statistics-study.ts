@@ -5,7 +5,21 @@
  * tables. One population model throughout, the one the issue measured with: each task's
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
-import { bootstrapInterval, createRng, errorsAsFailures, errorsLeftOut, pairedBootstrap, passAtInterval, rateInterval, seedFrom, seqAtCurve, seqAtCurveCensored, seqAtIntervalCensored, type CensoredTaskOutcomes, type Rng } from '../metrics/index.js'
+import {
+  bootstrapInterval,
+  createRng,
+  errorsAsFailures,
+  errorsLeftOut,
+  pairedBootstrap,
+  passAtInterval,
+  rateInterval,
+  seedFrom,
+  seqAtCurve,
+  seqAtCurveCensored,
+  seqAtIntervalCensored,
+  type CensoredTaskOutcomes,
+  type Rng,
+} from '../metrics/index.js'
 import { seqAtIntervalReported } from '../metrics/censored.js'
 import { betaDraw, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
 import { betaQuantile } from '../metrics/distributions.js'
@@ -31,7 +45,13 @@ export function populationSeqAt(population: AttemptPopulation, k: number = popul
 }
 
 /** One simulated cell: per task, its per-attempt success and its repeats' first successes. */
-function simulateCell(rng: Rng, population: AttemptPopulation, tasks: number, repeats: number, p?: readonly number[]): { p: number[]; rows: TaskRow[] } {
+function simulateCell(
+  rng: Rng,
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  p?: readonly number[],
+): { p: number[]; rows: TaskRow[] } {
   const rates = p ? [...p] : Array.from({ length: tasks }, () => betaDraw(rng, population.a, population.b))
   const rows = rates.map((pi, i): TaskRow => ({
     taskId: `t${i}`,
@@ -53,7 +73,11 @@ export interface CoverageResult {
 }
 
 /** Coverage, zero-width share and mean width of `benchmarks` intervals, each drawn by `draw`, around `truth`. */
-function tally(truth: number, benchmarks: number, draw: (benchmark: number) => { lo: number; hi: number }): CoverageResult {
+function tally(
+  truth: number,
+  benchmarks: number,
+  draw: (benchmark: number) => { lo: number; hi: number },
+): CoverageResult {
   let covered = 0
   let zero = 0
   let width = 0
@@ -63,7 +87,12 @@ function tally(truth: number, benchmarks: number, draw: (benchmark: number) => {
     if (hi - lo < 1e-12) zero++
     width += hi - lo
   }
-  return { population: truth, coverage: covered / benchmarks, zeroWidth: zero / benchmarks, meanWidth: width / benchmarks }
+  return {
+    population: truth,
+    coverage: covered / benchmarks,
+    zeroWidth: zero / benchmarks,
+    meanWidth: width / benchmarks,
+  }
 }
 
 /**
@@ -72,14 +101,26 @@ function tally(truth: number, benchmarks: number, draw: (benchmark: number) => {
  * `method: 'bootstrap'` measures the percentile bootstrap over tasks (2000 resamples) that
  * summaries used before.
  */
-export function intervalCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard' | 'bootstrap' = 'korn-graubard'): CoverageResult {
+export function intervalCoverage(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  benchmarks: number,
+  seed = 1,
+  method: 'korn-graubard' | 'bootstrap' = 'korn-graubard',
+): CoverageResult {
   const rng = createRng(seedFrom('coverage', seed, population.a, population.b, tasks, repeats))
   const K = population.budget
   const mean = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
   return tally(populationSeqAt(population), benchmarks, (s) => {
     const { rows } = simulateCell(rng, population, tasks, repeats)
     const shares = rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
-    return method === 'korn-graubard' ? rateInterval(shares, rows.map(() => repeats)) : bootstrapInterval(shares, mean, { seed: s + 1, resamples: 2000 })
+    return method === 'korn-graubard'
+      ? rateInterval(
+          shares,
+          rows.map(() => repeats),
+        )
+      : bootstrapInterval(shares, mean, { seed: s + 1, resamples: 2000 })
   })
 }
 
@@ -88,7 +129,13 @@ export function intervalCoverage(population: AttemptPopulation, tasks: number, r
  * with the task's p) covers the population Pass@K, which equals the population Seq@K of a
  * memoryless actor.
  */
-export function passAtCoverage(population: AttemptPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1): CoverageResult {
+export function passAtCoverage(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  benchmarks: number,
+  seed = 1,
+): CoverageResult {
   const rng = createRng(seedFrom('pass-coverage', seed, population.a, population.b, tasks, repeats))
   const K = population.budget
   return tally(populationSeqAt(population), benchmarks, () => {
@@ -106,8 +153,27 @@ export function passAtCoverage(population: AttemptPopulation, tasks: number, rep
  * The gate's false-alarm rate with no change: baseline and current runs of the same tasks (the
  * same per-task p), each drawn independently, judged by the gate's own decision.
  */
-export function gateFalseAlarms(population: AttemptPopulation, tasks: number, repeats: number, rule: GateRule, benchmarks: number, seed = 1): number {
-  const rng = createRng(seedFrom('false-alarms', seed, population.a, population.b, tasks, repeats, rule.ks.join(','), rule.maxDrop, rule.margin))
+export function gateFalseAlarms(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  rule: GateRule,
+  benchmarks: number,
+  seed = 1,
+): number {
+  const rng = createRng(
+    seedFrom(
+      'false-alarms',
+      seed,
+      population.a,
+      population.b,
+      tasks,
+      repeats,
+      rule.ks.join(','),
+      rule.maxDrop,
+      rule.margin,
+    ),
+  )
   let alarms = 0
   for (let s = 0; s < benchmarks; s++) {
     const before = simulateCell(rng, population, tasks, repeats)
@@ -124,7 +190,15 @@ export function gateFalseAlarms(population: AttemptPopulation, tasks: number, re
  * benchmark asks). `method: 'bootstrap'` measures the paired percentile bootstrap (2000
  * resamples) instead, the gate's method before seqk.gate/2.
  */
-export function differenceCoverage(population: AttemptPopulation, tasks: number, repeats: number, scale: number, benchmarks: number, seed = 1, method: 'gate' | 'bootstrap' = 'gate'): { coverage: number; zeroWidth: number } {
+export function differenceCoverage(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  scale: number,
+  benchmarks: number,
+  seed = 1,
+  method: 'gate' | 'bootstrap' = 'gate',
+): { coverage: number; zeroWidth: number } {
   const rng = createRng(seedFrom('difference-coverage', seed, population.a, population.b, tasks, repeats, scale))
   const K = population.budget
   const rule: GateRule = { K, ks: [K], independent: false, margin: 0, maxDrop: 1, level: 0.95 }
@@ -132,15 +206,25 @@ export function differenceCoverage(population: AttemptPopulation, tasks: number,
   let zero = 0
   for (let s = 0; s < benchmarks; s++) {
     const before = simulateCell(rng, population, tasks, repeats)
-    const after = simulateCell(rng, population, tasks, repeats, before.p.map((p) => p * scale))
+    const after = simulateCell(
+      rng,
+      population,
+      tasks,
+      repeats,
+      before.p.map((p) => p * scale),
+    )
     const truth = before.p.reduce((sum, p) => sum + (1 - p) ** K - (1 - p * scale) ** K, 0) / tasks
     let lo: number
     let hi: number
     if (method === 'gate') ({ lo, hi } = decideGate(before.rows, after.rows, rule).comparisons[0]!.diff)
     else {
-      const share = (row: TaskRow) => row.firstSuccess.filter((f) => f !== null && f <= K).length / row.firstSuccess.length
+      const share = (row: TaskRow) =>
+        row.firstSuccess.filter((f) => f !== null && f <= K).length / row.firstSuccess.length
       const mean = (rows: readonly TaskRow[]) => rows.reduce((sum, row) => sum + share(row), 0) / rows.length
-      ;({ lo, hi } = pairedBootstrap(before.rows, after.rows, (row) => row.taskId, mean, { seed: s + 1, resamples: 2000 }))
+      ;({ lo, hi } = pairedBootstrap(before.rows, after.rows, (row) => row.taskId, mean, {
+        seed: s + 1,
+        resamples: 2000,
+      }))
     }
     if (lo <= truth && truth <= hi) covered++
     if (hi - lo < 1e-12) zero++
@@ -160,7 +244,14 @@ export interface ErrorBiasResult {
  * Bias of Seq@K under each error policy when every model call errors with `errorRate` (an error at
  * attempt t censors the trajectory there), averaged over `benchmarks` simulated benchmarks.
  */
-export function errorBias(population: AttemptPopulation, tasks: number, repeats: number, errorRate: number, benchmarks: number, seed = 1): ErrorBiasResult {
+export function errorBias(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  errorRate: number,
+  benchmarks: number,
+  seed = 1,
+): ErrorBiasResult {
   const rng = createRng(seedFrom('error-bias', seed, population.a, population.b, tasks, repeats, errorRate))
   const K = population.budget
   const truth = populationSeqAt(population)
@@ -181,7 +272,12 @@ export function errorBias(population: AttemptPopulation, tasks: number, repeats:
     sums.asFailures += seqAtCurve(errorsAsFailures(outcomes), K)[K - 1]!
     sums.leftOut += seqAtCurve(errorsLeftOut(outcomes), K)[K - 1]!
   }
-  return { population: truth, censored: sums.censored / benchmarks - truth, asFailures: sums.asFailures / benchmarks - truth, leftOut: sums.leftOut / benchmarks - truth }
+  return {
+    population: truth,
+    censored: sums.censored / benchmarks - truth,
+    asFailures: sums.asFailures / benchmarks - truth,
+    leftOut: sums.leftOut / benchmarks - truth,
+  }
 }
 
 /** The study's named populations (per-attempt p ~ Beta(a, b), K = 5) and their Seq@5. */
@@ -220,8 +316,17 @@ export function populationPooledShare(population: RevisionPopulation): number {
  * over `benchmarks` simulated cells of `tasks` tasks × `repeats` repeats. `method: 'binomial'` is
  * the naive Clopper–Pearson interval over revisions as if they were independent, for contrast.
  */
-export function pooledShareCoverage(population: RevisionPopulation, tasks: number, repeats: number, benchmarks: number, seed = 1, method: 'korn-graubard-ratio' | 'binomial' = 'korn-graubard-ratio'): CoverageResult {
-  const rng = createRng(seedFrom('pooled-share-coverage', seed, population.a, population.b, population.revisions, tasks, repeats))
+export function pooledShareCoverage(
+  population: RevisionPopulation,
+  tasks: number,
+  repeats: number,
+  benchmarks: number,
+  seed = 1,
+  method: 'korn-graubard-ratio' | 'binomial' = 'korn-graubard-ratio',
+): CoverageResult {
+  const rng = createRng(
+    seedFrom('pooled-share-coverage', seed, population.a, population.b, population.revisions, tasks, repeats),
+  )
   return tally(populationPooledShare(population), benchmarks, () => {
     const clusters: ClusterCount[] = Array.from({ length: tasks }, () => {
       const q = betaDraw(rng, population.a, population.b)
@@ -271,12 +376,22 @@ export interface PowerTruth {
 /** A truth drawn as the power simulation itself draws (q ~ Beta(mean · c, (1 − mean) · c), memoryless). */
 export function taskRateTruth(mean: number, concentration: number, budget = 5): PowerTruth {
   const population = { mean, concentration, budget }
-  return { name: `rate ${mean}, concentration ${concentration}`, budget, mean, draw: (rng) => new Array<number>(budget).fill(perAttemptSuccess(drawTaskRate(rng, population), budget)) }
+  return {
+    name: `rate ${mean}, concentration ${concentration}`,
+    budget,
+    mean,
+    draw: (rng) => new Array<number>(budget).fill(perAttemptSuccess(drawTaskRate(rng, population), budget)),
+  }
 }
 
 /** A truth of another family: per-attempt success p ~ Beta(a, b) (the coverage studies' populations). */
 export function attemptTruth(population: AttemptPopulation): PowerTruth {
-  return { name: `p ~ Beta(${population.a}, ${population.b})`, budget: population.budget, mean: populationSeqAt(population), draw: (rng) => new Array<number>(population.budget).fill(betaDraw(rng, population.a, population.b)) }
+  return {
+    name: `p ~ Beta(${population.a}, ${population.b})`,
+    budget: population.budget,
+    mean: populationSeqAt(population),
+    draw: (rng) => new Array<number>(population.budget).fill(betaDraw(rng, population.a, population.b)),
+  }
 }
 
 /**
@@ -290,8 +405,14 @@ export function fadingTruth(population: AttemptPopulation, factor: number, sampl
   // Its Seq@K by quadrature over the Beta's quantiles is not needed for a study: a seeded mean.
   const rng = createRng(seedFrom('fading-truth', population.a, population.b, factor))
   let sum = 0
-  for (let i = 0; i < samples; i++) sum += 1 - hazards(betaDraw(rng, population.a, population.b)).reduce((miss, h) => miss * (1 - h), 1)
-  return { name: `p ~ Beta(${population.a}, ${population.b}), revisions × ${factor}`, budget: K, mean: sum / samples, draw: (r) => hazards(betaDraw(r, population.a, population.b)) }
+  for (let i = 0; i < samples; i++)
+    sum += 1 - hazards(betaDraw(rng, population.a, population.b)).reduce((miss, h) => miss * (1 - h), 1)
+  return {
+    name: `p ~ Beta(${population.a}, ${population.b}), revisions × ${factor}`,
+    budget: K,
+    mean: sum / samples,
+    draw: (r) => hazards(betaDraw(r, population.a, population.b)),
+  }
 }
 
 /** A first success for a task with success chance `hazards[t − 1]` at attempt t, or null. */
@@ -318,7 +439,14 @@ export interface PowerAccuracy {
  * change, give the power the gate's verdict would report (its population estimated from the two
  * runs, {@link populationOf}), averaged.
  */
-export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number, drop: number, alternative: Alternative, options: { pairs: number; runs: number; simulations: number; seed?: number }): PowerAccuracy {
+export function powerAccuracy(
+  truth: PowerTruth,
+  tasks: number,
+  repeats: number,
+  drop: number,
+  alternative: Alternative,
+  options: { pairs: number; runs: number; simulations: number; seed?: number },
+): PowerAccuracy {
   const rule = studyRule(truth.budget)
   const rng = createRng(seedFrom('power-accuracy', options.seed ?? 1, truth.name, tasks, repeats, drop, alternative))
   const simulated = simulatedPower(rng, truth, tasks, repeats, drop, alternative, options.pairs)
@@ -326,8 +454,17 @@ export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number,
   const stated: number[] = []
   for (let s = 0; s < options.runs; s++) {
     // The gate's verdict on a rerun with no change: what a green gate says it could have seen.
-    const question = { ...estimatedPopulation(rng, truth, tasks, repeats), repeats, rule, simulations: options.simulations, seed: s + 1 }
-    const [proportional, concentrated] = [gatePower(question, drop, 'proportional'), gatePower(question, drop, 'concentrated')]
+    const question = {
+      ...estimatedPopulation(rng, truth, tasks, repeats),
+      repeats,
+      rule,
+      simulations: options.simulations,
+      seed: s + 1,
+    }
+    const [proportional, concentrated] = [
+      gatePower(question, drop, 'proportional'),
+      gatePower(question, drop, 'concentrated'),
+    ]
     reported.push(alternative === 'proportional' ? proportional : concentrated)
     stated.push(Math.min(proportional, concentrated))
   }
@@ -335,23 +472,45 @@ export function powerAccuracy(truth: PowerTruth, tasks: number, repeats: number,
     simulated,
     reported: meanOf(reported),
     stated: meanOf(stated),
-    se: { simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs), reported: sdOf(reported) / Math.sqrt(reported.length) },
+    se: {
+      simulated: Math.sqrt((simulated * (1 - simulated)) / options.pairs),
+      reported: sdOf(reported) / Math.sqrt(reported.length),
+    },
   }
 }
 
 const meanOf = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length
-const sdOf = (x: readonly number[]) => Math.sqrt(x.reduce((a, b) => a + (b - meanOf(x)) ** 2, 0) / Math.max(1, x.length - 1))
+const sdOf = (x: readonly number[]) =>
+  Math.sqrt(x.reduce((a, b) => a + (b - meanOf(x)) ** 2, 0) / Math.max(1, x.length - 1))
 
 /** The power studies' gate: Seq@K alone, margin 0, maxDrop 10 points, 95%. */
 const studyRule = (K: number): GateRule => ({ K, ks: [K], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 })
 
 /** One cell's per-task rows drawn from per-task hazards, each success kept with chance `keep[i]`. */
-function rowsOf(rng: Rng, hazards: readonly (readonly number[])[], repeats: number, keep?: readonly number[]): TaskRow[] {
-  return hazards.map((h, i) => ({ taskId: `t${i}`, firstSuccess: Array.from({ length: repeats }, () => (keep && rng() >= keep[i]! ? null : firstSuccessOf(rng, h))), errors: 0, costAtK: [] }))
+function rowsOf(
+  rng: Rng,
+  hazards: readonly (readonly number[])[],
+  repeats: number,
+  keep?: readonly number[],
+): TaskRow[] {
+  return hazards.map((h, i) => ({
+    taskId: `t${i}`,
+    firstSuccess: Array.from({ length: repeats }, () => (keep && rng() >= keep[i]! ? null : firstSuccessOf(rng, h))),
+    errors: 0,
+    costAtK: [],
+  }))
 }
 
 /** The share of `pairs` baseline/current pairs drawn from the truth, the current worse by `drop`, that fail the gate. */
-function simulatedPower(rng: Rng, truth: PowerTruth, tasks: number, repeats: number, drop: number, alternative: Alternative, pairs: number): number {
+function simulatedPower(
+  rng: Rng,
+  truth: PowerTruth,
+  tasks: number,
+  repeats: number,
+  drop: number,
+  alternative: Alternative,
+  pairs: number,
+): number {
   const rule = studyRule(truth.budget)
   let caught = 0
   for (let s = 0; s < pairs; s++) {
@@ -359,7 +518,8 @@ function simulatedPower(rng: Rng, truth: PowerTruth, tasks: number, repeats: num
     const q = hazards.map((h) => 1 - h.reduce((miss, x) => miss * (1 - x), 1))
     // A task of the current run keeps its timing and loses a share of its successes (see gatePower).
     const keep = droppedRates(rng, q, drop, truth.mean, alternative).map((x, i) => (q[i]! > 0 ? x / q[i]! : 0))
-    if (decideGate(rowsOf(rng, hazards, repeats), rowsOf(rng, hazards, repeats, keep), rule).failures.length > 0) caught++
+    if (decideGate(rowsOf(rng, hazards, repeats), rowsOf(rng, hazards, repeats, keep), rule).failures.length > 0)
+      caught++
   }
   return caught / pairs
 }
@@ -367,7 +527,11 @@ function simulatedPower(rng: Rng, truth: PowerTruth, tasks: number, repeats: num
 /** The population the gate estimates from one run of the truth and a rerun of its tasks with no change. */
 function estimatedPopulation(rng: Rng, truth: PowerTruth, tasks: number, repeats: number) {
   const hazards = Array.from({ length: tasks }, () => truth.draw(rng))
-  const { spread: _spread, ...population } = populationOf(rowsOf(rng, hazards, repeats), studyRule(truth.budget), rowsOf(rng, hazards, repeats))
+  const { spread: _spread, ...population } = populationOf(
+    rowsOf(rng, hazards, repeats),
+    studyRule(truth.budget),
+    rowsOf(rng, hazards, repeats),
+  )
   return population
 }
 
@@ -387,10 +551,19 @@ export interface DetectableDropAccuracy {
  * searched on a 1-point grid by simulated power ({@link powerAccuracy}'s pairs, `pairs` per drop),
  * the reported one is the gate's own on `runs` reruns with no change, averaged.
  */
-export function detectableDropAccuracy(truth: PowerTruth, tasks: number, repeats: number, alternative: Alternative, options: { pairs: number; runs: number; simulations: number; seed?: number }): DetectableDropAccuracy {
+export function detectableDropAccuracy(
+  truth: PowerTruth,
+  tasks: number,
+  repeats: number,
+  alternative: Alternative,
+  options: { pairs: number; runs: number; simulations: number; seed?: number },
+): DetectableDropAccuracy {
   const rule = studyRule(truth.budget)
-  const rng = createRng(seedFrom('detectable-drop-accuracy', options.seed ?? 1, truth.name, tasks, repeats, alternative))
-  const caught = (steps: number) => simulatedPower(rng, truth, tasks, repeats, steps / 100, alternative, options.pairs) >= TARGET_POWER
+  const rng = createRng(
+    seedFrom('detectable-drop-accuracy', options.seed ?? 1, truth.name, tasks, repeats, alternative),
+  )
+  const caught = (steps: number) =>
+    simulatedPower(rng, truth, tasks, repeats, steps / 100, alternative, options.pairs) >= TARGET_POWER
   let simulated: number | null = null
   const top = Math.floor(truth.mean * 100 + 1e-9)
   if (top >= 1 && caught(top)) {
@@ -405,13 +578,24 @@ export function detectableDropAccuracy(truth: PowerTruth, tasks: number, repeats
   const reported: (number | null)[] = []
   const stated: (number | null)[] = []
   for (let s = 0; s < options.runs; s++) {
-    const question = { ...estimatedPopulation(rng, truth, tasks, repeats), repeats, rule, simulations: options.simulations, seed: s + 1 }
+    const question = {
+      ...estimatedPopulation(rng, truth, tasks, repeats),
+      repeats,
+      rule,
+      simulations: options.simulations,
+      seed: s + 1,
+    }
     const answer = powerAnswer(question)
     reported.push(answer.alternatives.find((a) => a.alternative === alternative)!.detectableDrop)
     stated.push(answer.detectableDrop)
   }
   const mean = (x: readonly (number | null)[]) => (x.some((d) => d === null) ? null : meanOf(x as number[]))
-  return { simulated, reported: mean(reported), stated: mean(stated), se: reported.some((d) => d === null) ? Number.NaN : sdOf(reported as number[]) / Math.sqrt(reported.length) }
+  return {
+    simulated,
+    reported: mean(reported),
+    stated: mean(stated),
+    se: reported.some((d) => d === null) ? Number.NaN : sdOf(reported as number[]) / Math.sqrt(reported.length),
+  }
 }
 
 /**
@@ -424,13 +608,21 @@ export const ERROR_MECHANISMS = ['none', 'failing-attempts', 'hard-tasks', 'hard
 export type ErrorMechanism = (typeof ERROR_MECHANISMS)[number]
 
 /** One simulated cell's outcomes with errors falling as `mechanism` says, at base rate `rate` per call. */
-export function outcomesWithErrors(rng: Rng, population: AttemptPopulation, tasks: number, repeats: number, mechanism: ErrorMechanism, rate: number): CensoredTaskOutcomes[] {
+export function outcomesWithErrors(
+  rng: Rng,
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  mechanism: ErrorMechanism,
+  rate: number,
+): CensoredTaskOutcomes[] {
   const K = population.budget
   const m = populationSeqAt(population)
   return Array.from({ length: tasks }, (_, i) => {
     const p = betaDraw(rng, population.a, population.b)
     const hardness = (1 - (1 - (1 - p) ** K)) / (1 - m)
-    const perCall = mechanism === 'hard-tasks' ? rate * hardness : mechanism === 'hard-tasks-extreme' ? rate * hardness ** 3 : rate
+    const perCall =
+      mechanism === 'hard-tasks' ? rate * hardness : mechanism === 'hard-tasks-extreme' ? rate * hardness ** 3 : rate
     const repeatsOf = Array.from({ length: repeats }, () => {
       for (let attempt = 1; attempt <= K; attempt++) {
         const success = rng() < p
@@ -462,7 +654,15 @@ export interface ErrorStudyResult {
  * against the population Seq@K, and how often the censored interval and the interval a summary
  * reports ({@link seqAtIntervalReported}) cover it.
  */
-export function errorStudy(population: AttemptPopulation, tasks: number, repeats: number, mechanism: ErrorMechanism, rate: number, benchmarks: number, seed = 1): ErrorStudyResult {
+export function errorStudy(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  mechanism: ErrorMechanism,
+  rate: number,
+  benchmarks: number,
+  seed = 1,
+): ErrorStudyResult {
   const rng = createRng(seedFrom('error-study', seed, population.a, population.b, tasks, repeats, mechanism, rate))
   const K = population.budget
   const truth = populationSeqAt(population)
@@ -474,19 +674,30 @@ export function errorStudy(population: AttemptPopulation, tasks: number, repeats
     censoredValues.push(seqAtCurveCensored(outcomes, K)[K - 1]!)
     sums.asFailures += seqAtCurve(errorsAsFailures(outcomes), K)[K - 1]!
     sums.leftOut += seqAtCurve(errorsLeftOut(outcomes), K)[K - 1]!
-    sums.errored += outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r).length, 0) / (tasks * repeats)
-    for (const [name, interval] of [['censored', seqAtIntervalCensored(outcomes, K)], ['reported', seqAtIntervalReported(outcomes, K)]] as const) {
+    sums.errored +=
+      outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r).length, 0) / (tasks * repeats)
+    for (const [name, interval] of [
+      ['censored', seqAtIntervalCensored(outcomes, K)],
+      ['reported', seqAtIntervalReported(outcomes, K)],
+    ] as const) {
       if (interval.lo <= truth && truth <= interval.hi) tallies[name].covered++
       tallies[name].width += interval.hi - interval.lo
     }
   }
   const mean = censoredValues.reduce((a, b) => a + b, 0) / benchmarks
   const sd = Math.sqrt(censoredValues.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, benchmarks - 1))
-  const rates = (t: { covered: number; width: number }) => ({ coverage: t.covered / benchmarks, meanWidth: t.width / benchmarks })
+  const rates = (t: { covered: number; width: number }) => ({
+    coverage: t.covered / benchmarks,
+    meanWidth: t.width / benchmarks,
+  })
   return {
     population: truth,
     errored: sums.errored / benchmarks,
-    bias: { censored: mean - truth, asFailures: sums.asFailures / benchmarks - truth, leftOut: sums.leftOut / benchmarks - truth },
+    bias: {
+      censored: mean - truth,
+      asFailures: sums.asFailures / benchmarks - truth,
+      leftOut: sums.leftOut / benchmarks - truth,
+    },
     censored: rates(tallies.censored),
     reported: rates(tallies.reported),
     se: sd / Math.sqrt(benchmarks),

@@ -59,7 +59,12 @@ function gateCheck(gate: GateJson): Check | undefined {
   return { kind: 'gate', pass, message, details: rest }
 }
 
-const check = (t: ThresholdResult): Check => ({ kind: t.metric === 'finished' || t.metric === 'measured' ? t.metric : 'threshold', pass: t.pass, message: t.message, details: [] })
+const check = (t: ThresholdResult): Check => ({
+  kind: t.metric === 'finished' || t.metric === 'measured' ? t.metric : 'threshold',
+  pass: t.pass,
+  message: t.message,
+  details: [],
+})
 
 /**
  * A cell's verdict from its thresholds, its baseline gate and its shard.
@@ -73,7 +78,12 @@ export function cellVerdict(cell: Pick<CellSummary, 'thresholds' | 'gate' | 'sha
   if (cell.shard) return { status: 'shard', failed: [], passed: [], unjudged: [] }
   const root = cell.thresholds.filter((t) => (t.metric === 'finished' || t.metric === 'measured') && !t.pass)
   if (root.length > 0) {
-    return { status: 'fail', failed: root.map(check), passed: [], unjudged: cell.thresholds.filter((t) => !root.includes(t) && !t.pass) }
+    return {
+      status: 'fail',
+      failed: root.map(check),
+      passed: [],
+      unjudged: cell.thresholds.filter((t) => !root.includes(t) && !t.pass),
+    }
   }
   const checks = cell.thresholds.filter((t) => !t.pass || asserts(t)).map(check)
   const gate = cell.gate ? gateCheck(cell.gate) : undefined
@@ -130,7 +140,10 @@ export interface RunVerdict {
  * const v = runVerdict(summary)
  * `${v.status} · ${v.cells.fail} of ${v.entries.length} failed` // => 'fail · 2 of 14 failed'
  */
-export function runVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors' | 'notRun'>, problems: readonly string[] = []): RunVerdict {
+export function runVerdict(
+  summary: Pick<RunSummary, 'benchmarks' | 'loadErrors' | 'notRun'>,
+  problems: readonly string[] = [],
+): RunVerdict {
   const cells = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>
   const entries: RunEntry[] = []
   const reasons: string[] = []
@@ -154,7 +167,10 @@ export function runVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors'
     entries.push({ kind: 'not-run', ...n })
   }
   const ran = entries.some((e) => e.kind === 'cell')
-  const own = [...(!ran && loadErrors.length === 0 ? ['no cell ran, so nothing was measured: an empty run never passes'] : []), ...problems]
+  const own = [
+    ...(!ran && loadErrors.length === 0 ? ['no cell ran, so nothing was measured: an empty run never passes'] : []),
+    ...problems,
+  ]
   reasons.push(...own)
   const status = reasons.length > 0 ? 'fail' : cells.pass > 0 ? 'pass' : 'no-thresholds'
   return { status, cells, failedChecks, loadErrors, entries, reasons, problems: own }
@@ -167,7 +183,9 @@ export function runVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors'
  * @example
  * summaryVerdict(readSummary('summary.json')).status // => 'fail'
  */
-export function summaryVerdict(summary: Pick<RunSummary, 'benchmarks' | 'loadErrors' | 'notRun' | 'verdict'>): RunVerdict {
+export function summaryVerdict(
+  summary: Pick<RunSummary, 'benchmarks' | 'loadErrors' | 'notRun' | 'verdict'>,
+): RunVerdict {
   const derived = runVerdict(summary)
   const extra = (summary.verdict?.reasons ?? []).filter((r) => !derived.reasons.includes(r))
   return extra.length > 0 ? runVerdict(summary, extra) : derived
@@ -185,16 +203,27 @@ export function verdictBlock(v: RunVerdict): NonNullable<RunSummary['verdict']> 
  * @example
  * runCountsText(runVerdict(summary)) // => '12 cells · all passed'
  */
-export function runCountsText(v: Pick<RunVerdict, 'cells' | 'failedChecks'> & { loadErrors: readonly unknown[] }): string {
+export function runCountsText(
+  v: Pick<RunVerdict, 'cells' | 'failedChecks'> & { loadErrors: readonly unknown[] },
+): string {
   const total = CELL_STATUSES.reduce((n, s) => n + v.cells[s], 0)
   const parts = [`${total} ${total === 1 ? 'cell' : 'cells'}`]
   const cellChecks = v.failedChecks - v.loadErrors.length
   if (v.cells.fail > 0) parts.push(`${v.cells.fail} failed (${cellChecks} ${cellChecks === 1 ? 'check' : 'checks'})`)
-  if (v.loadErrors.length > 0) parts.push(`${v.loadErrors.length} ${v.loadErrors.length === 1 ? 'file' : 'files'} failed to load`)
-  if (v.cells.pass > 0 && v.cells.fail === 0 && v.cells['no-thresholds'] === 0 && v.cells['not-run'] === 0 && v.cells.shard === 0) parts.push('all passed')
+  if (v.loadErrors.length > 0)
+    parts.push(`${v.loadErrors.length} ${v.loadErrors.length === 1 ? 'file' : 'files'} failed to load`)
+  if (
+    v.cells.pass > 0 &&
+    v.cells.fail === 0 &&
+    v.cells['no-thresholds'] === 0 &&
+    v.cells['not-run'] === 0 &&
+    v.cells.shard === 0
+  )
+    parts.push('all passed')
   else if (v.cells.pass > 0) parts.push(`${v.cells.pass} passed`)
   if (v.cells['no-thresholds'] > 0) parts.push(`${v.cells['no-thresholds']} with no thresholds`)
   if (v.cells['not-run'] > 0) parts.push(`${v.cells['not-run']} not run`)
-  if (v.cells.shard > 0) parts.push(`${v.cells.shard} shard ${v.cells.shard === 1 ? 'cell' : 'cells'} (checked at the merge)`)
+  if (v.cells.shard > 0)
+    parts.push(`${v.cells.shard} shard ${v.cells.shard === 1 ? 'cell' : 'cells'} (checked at the merge)`)
   return parts.join(' · ')
 }

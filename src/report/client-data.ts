@@ -93,7 +93,12 @@ export interface ClientAttempt {
 export interface ClientEpisode {
   e: 'answer' | 'steps' | 'tokens' | 'time' | 'cost'
   /** Turns: the model's text, its tokens (null: unknown) and cost, and its tool calls (name, arguments, result or error, ms). */
-  t: { x: TextRef; tok: number | null; cost: number | null; c: { n: string; a: TextRef; r?: TextRef; er?: TextRef; ms: number }[] }[]
+  t: {
+    x: TextRef
+    tok: number | null
+    cost: number | null
+    c: { n: string; a: TextRef; r?: TextRef; er?: TextRef; ms: number }[]
+  }[]
 }
 
 /** One trajectory as the viewer reads it. */

@@ -44,7 +44,8 @@ export interface CellColumn {
 
 /** The verdict as a table cell: `fail (n)` with its failed checks counted once, `pass`, `no thresholds`, `shard i/N`. */
 export function verdictValue(cell: CellSummary, verdict: CellVerdict = cellVerdict(cell)): ColumnValue {
-  if (verdict.status === 'shard' && cell.shard) return { text: `shard ${cell.shard.index}/${cell.shard.count}`, tone: 'muted' }
+  if (verdict.status === 'shard' && cell.shard)
+    return { text: `shard ${cell.shard.index}/${cell.shard.count}`, tone: 'muted' }
   if (verdict.status === 'fail') return { text: `fail (${verdict.failed.length})`, tone: 'fail' }
   return { text: STATUS_TEXT[verdict.status], tone: verdict.status === 'pass' ? 'pass' : 'muted' }
 }
@@ -52,7 +53,10 @@ export function verdictValue(cell: CellSummary, verdict: CellVerdict = cellVerdi
 /** A cell's tokens (input + output, helpers included): `unknown` or `≥…` where calls reported no usage. */
 export function tokensValue(cell: Pick<CellSummary, 'usage' | 'usageUnknownCalls'>): ColumnValue {
   const total = cell.usage === null ? null : cell.usage.inputTokens + cell.usage.outputTokens
-  return { text: tokensText(total, cell.usageUnknownCalls ?? 0), ...(cell.usageUnknownCalls ? { tone: 'warn' as const } : {}) }
+  return {
+    text: tokensText(total, cell.usageUnknownCalls ?? 0),
+    ...(cell.usageUnknownCalls ? { tone: 'warn' as const } : {}),
+  }
 }
 
 /** A cell's cost: `unknown` when calls reported no usage (so no price applies), `?` when a model is unpriced. */
@@ -69,33 +73,108 @@ export function costValue(cell: Pick<CellSummary, 'costUsd' | 'usageUnknownCalls
  * cellColumns(5).filter((c) => c.outputs.includes('markdown')).map((c) => c.header)
  * // => ['cell', 'metric', '@1', …, '@5', '95% CI @5', 'Δ@5', 'errors', 'tokens', 'cost', 'feedback', 'fingerprint', 'verdict']
  */
-export function cellColumns(K: number, ks: readonly number[] = Array.from({ length: K }, (_, i) => i + 1)): CellColumn[] {
+export function cellColumns(
+  K: number,
+  ks: readonly number[] = Array.from({ length: K }, (_, i) => i + 1),
+): CellColumn[] {
   const all: readonly Output[] = ['terminal', 'markdown', 'html']
-  const rate = (k: number): CellColumn => ({ id: `k${k}`, header: `@${k}`, numeric: true, outputs: all, value: (cell) => ({ text: percent(curveOf(cell).curve[k - 1]) }) })
+  const rate = (k: number): CellColumn => ({
+    id: `k${k}`,
+    header: `@${k}`,
+    numeric: true,
+    outputs: all,
+    value: (cell) => ({ text: percent(curveOf(cell).curve[k - 1]) }),
+  })
   return [
     { id: 'cell', header: 'cell', numeric: false, outputs: all, value: (cell) => ({ text: cell.cellId }) },
     { id: 'metric', header: 'metric', numeric: false, outputs: all, value: (cell) => ({ text: curveOf(cell).label }) },
     ...ks.map(rate),
-    { id: 'ci', header: `95% CI @${K}`, numeric: true, outputs: all, value: (cell) => ({ text: intervalText(curveOf(cell).interval?.lo, curveOf(cell).interval?.hi) }) },
-    { id: 'gain', header: `Δ@${K}`, numeric: true, outputs: all, value: (cell) => ({ text: signedPercent(cell.gain) }) },
+    {
+      id: 'ci',
+      header: `95% CI @${K}`,
+      numeric: true,
+      outputs: all,
+      value: (cell) => ({ text: intervalText(curveOf(cell).interval?.lo, curveOf(cell).interval?.hi) }),
+    },
+    {
+      id: 'gain',
+      header: `Δ@${K}`,
+      numeric: true,
+      outputs: all,
+      value: (cell) => ({ text: signedPercent(cell.gain) }),
+    },
     // EGS and LGS are shares of the gain, in % like every rate.
-    { id: 'egs', header: 'EGS', numeric: true, outputs: ['terminal', 'html'], optional: { priority: 2, group: 'timing' }, value: (cell) => ({ text: percent(cell.egs) }) },
-    { id: 'lgs', header: 'LGS', numeric: true, outputs: ['terminal', 'html'], optional: { priority: 2, group: 'timing' }, value: (cell) => ({ text: percent(cell.lgs) }) },
+    {
+      id: 'egs',
+      header: 'EGS',
+      numeric: true,
+      outputs: ['terminal', 'html'],
+      optional: { priority: 2, group: 'timing' },
+      value: (cell) => ({ text: percent(cell.egs) }),
+    },
+    {
+      id: 'lgs',
+      header: 'LGS',
+      numeric: true,
+      outputs: ['terminal', 'html'],
+      optional: { priority: 2, group: 'timing' },
+      value: (cell) => ({ text: percent(cell.lgs) }),
+    },
     {
       id: 'unmod',
       header: 'unmod',
       numeric: true,
       outputs: ['terminal', 'html'],
       optional: { priority: 3, group: 'unmod' },
-      value: (cell) => ({ text: cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate) }),
+      value: (cell) => ({
+        text: cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate),
+      }),
     },
     ...reliabilityColumns(K),
-    { id: 'errors', header: 'errors', numeric: true, outputs: all, value: (cell) => (cell.errors.count === 0 ? { text: '0' } : { text: String(cell.errors.count), tone: 'warn' }) },
-    { id: 'tokens', header: 'tokens', numeric: true, outputs: all, optional: { priority: 4, group: 'tokens' }, value: (cell) => tokensValue(cell) },
-    { id: 'cost', header: 'cost', numeric: true, outputs: all, optional: { priority: 1, group: 'cost' }, value: (cell) => costValue(cell) },
-    { id: 'feedback', header: 'feedback', numeric: false, outputs: ['markdown'], value: (cell) => ({ text: cell.protocol.feedback ? cell.protocol.feedback.kind : 'none (independent)' }) },
-    { id: 'fingerprint', header: 'fingerprint', numeric: false, outputs: ['markdown'], value: (cell) => ({ text: cell.fingerprint }) },
-    { id: 'verdict', header: 'verdict', numeric: false, outputs: all, value: (cell, verdict) => verdictValue(cell, verdict) },
+    {
+      id: 'errors',
+      header: 'errors',
+      numeric: true,
+      outputs: all,
+      value: (cell) => (cell.errors.count === 0 ? { text: '0' } : { text: String(cell.errors.count), tone: 'warn' }),
+    },
+    {
+      id: 'tokens',
+      header: 'tokens',
+      numeric: true,
+      outputs: all,
+      optional: { priority: 4, group: 'tokens' },
+      value: (cell) => tokensValue(cell),
+    },
+    {
+      id: 'cost',
+      header: 'cost',
+      numeric: true,
+      outputs: all,
+      optional: { priority: 1, group: 'cost' },
+      value: (cell) => costValue(cell),
+    },
+    {
+      id: 'feedback',
+      header: 'feedback',
+      numeric: false,
+      outputs: ['markdown'],
+      value: (cell) => ({ text: cell.protocol.feedback ? cell.protocol.feedback.kind : 'none (independent)' }),
+    },
+    {
+      id: 'fingerprint',
+      header: 'fingerprint',
+      numeric: false,
+      outputs: ['markdown'],
+      value: (cell) => ({ text: cell.fingerprint }),
+    },
+    {
+      id: 'verdict',
+      header: 'verdict',
+      numeric: false,
+      outputs: all,
+      value: (cell, verdict) => verdictValue(cell, verdict),
+    },
   ]
 }
 
@@ -107,14 +186,26 @@ export function cellColumns(K: number, ks: readonly number[] = Array.from({ leng
 function reliabilityColumns(K: number): CellColumn[] {
   const wideOnly = { numeric: true, outputs: ['terminal'] as const, wideOnly: true }
   return [
-    { id: 'cover1', header: 'Cover@1', ...wideOnly, value: (cell) => ({ text: percent(readMetric(cell, 'coverAt', 1).value) }) },
+    {
+      id: 'cover1',
+      header: 'Cover@1',
+      ...wideOnly,
+      value: (cell) => ({ text: percent(readMetric(cell, 'coverAt', 1).value) }),
+    },
     {
       id: 'hat',
       header: `^${K}`,
       ...wideOnly,
-      value: (cell) => ({ text: percent(readMetric(cell, reliabilityMetric(cell.protocol.kind === 'independent').id, K).value) }),
+      value: (cell) => ({
+        text: percent(readMetric(cell, reliabilityMetric(cell.protocol.kind === 'independent').id, K).value),
+      }),
     },
-    { id: 'consistency', header: 'C_out', ...wideOnly, value: (cell) => ({ text: percent(cell.reliability?.outcome.mean.point) }) },
+    {
+      id: 'consistency',
+      header: 'C_out',
+      ...wideOnly,
+      value: (cell) => ({ text: percent(cell.reliability?.outcome.mean.point) }),
+    },
   ]
 }
 
@@ -125,13 +216,17 @@ function reliabilityColumns(K: number): CellColumn[] {
  * @example
  * unknownUsageLine(cells) // => 'token usage unknown for 12 of 40 calls (their replies reported none): …'
  */
-export function unknownUsageLine(cells: readonly Pick<CellSummary, 'usage' | 'usageUnknownCalls' | 'calls'>[]): string | null {
+export function unknownUsageLine(
+  cells: readonly Pick<CellSummary, 'usage' | 'usageUnknownCalls' | 'calls'>[],
+): string | null {
   const unknown = cells.reduce((n, c) => n + (c.usageUnknownCalls ?? 0), 0)
   if (unknown === 0) return null
   const calls = cells.reduce((n, c) => n + c.calls, 0)
   const all = unknown === calls
   return `token usage unknown for ${unknown} of ${plural(calls, 'call')} (their replies reported none): ${
-    all ? 'tokens and cost are unknown' : 'tokens marked ≥ count only the calls that reported usage, and cost is unknown'
+    all
+      ? 'tokens and cost are unknown'
+      : 'tokens marked ≥ count only the calls that reported usage, and cost is unknown'
   }, never zero`
 }
 
@@ -141,7 +236,9 @@ export function unknownUsageLine(cells: readonly Pick<CellSummary, 'usage' | 'us
  * @example
  * tokensValue(usageOfCells(cells)).text // => '≥12.4k'
  */
-export function usageOfCells(cells: readonly Pick<CellSummary, 'usage' | 'usageUnknownCalls'>[]): Pick<CellSummary, 'usage' | 'usageUnknownCalls'> {
+export function usageOfCells(
+  cells: readonly Pick<CellSummary, 'usage' | 'usageUnknownCalls'>[],
+): Pick<CellSummary, 'usage' | 'usageUnknownCalls'> {
   const { usage } = sumUsage(cells.map((c) => c.usage))
   const unknown = cells.reduce((n, c) => n + (c.usageUnknownCalls ?? 0), 0)
   return { usage, ...(unknown > 0 ? { usageUnknownCalls: unknown } : {}) }

@@ -34,25 +34,45 @@ describe('tokensAtK and costPoints', () => {
     const cell = cells.find((c) => c.mode === 'verifier')!
     const tokens = tokensAtK(cell, trajectories)
     const own = trajectories.filter((t) => t.cellId === cell.cellId)
-    const perTrajectory = (k: number) => own.map((t) => t.attempts.filter((a) => a.index <= Math.min(k, t.firstSuccess ?? k)).reduce((n, a) => n + a.usage!.inputTokens + a.usage!.outputTokens, 0))
+    const perTrajectory = (k: number) =>
+      own.map((t) =>
+        t.attempts
+          .filter((a) => a.index <= Math.min(k, t.firstSuccess ?? k))
+          .reduce((n, a) => n + a.usage!.inputTokens + a.usage!.outputTokens, 0),
+      )
     // Equal repeats per task, so the mean of task means is the plain mean.
-    for (let k = 1; k <= 4; k++) expect(tokens[k - 1]).toBeCloseTo(perTrajectory(k).reduce((a, b) => a + b, 0) / own.length, 9)
+    for (let k = 1; k <= 4; k++)
+      expect(tokens[k - 1]).toBeCloseTo(perTrajectory(k).reduce((a, b) => a + b, 0) / own.length, 9)
     for (let k = 1; k < 4; k++) expect(tokens[k]!).toBeGreaterThanOrEqual(tokens[k - 1]!)
   })
 
-  it("counts what an errored attempt had spent, like costAtK, when errors count as failures", () => {
+  it('counts what an errored attempt had spent, like costAtK, when errors count as failures', () => {
     const cell = cells.find((c) => c.mode === 'verifier')!
     const counted = { ...cell, errors: { ...cell.errors, countedAsFailures: true } }
     const [first, ...rest] = trajectories.filter((t) => t.cellId === cell.cellId)
     const usage = { inputTokens: 1000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
-    const errored = { ...first!, status: 'error' as const, firstSuccess: null, attempts: first!.attempts.slice(0, 1), error: { stage: 'verifier' as const, attempt: 2, message: 'down', calls: [{ role: 'actor' as const, usage, latencyMs: 0, costUsd: null, costUsdWithoutCache: null, replayed: false }] } }
+    const errored = {
+      ...first!,
+      status: 'error' as const,
+      firstSuccess: null,
+      attempts: first!.attempts.slice(0, 1),
+      error: {
+        stage: 'verifier' as const,
+        attempt: 2,
+        message: 'down',
+        calls: [
+          { role: 'actor' as const, usage, latencyMs: 0, costUsd: null, costUsdWithoutCache: null, replayed: false },
+        ],
+      },
+    }
     const withError = tokensAtK(counted, [errored, ...rest])
     const without = tokensAtK(counted, [{ ...errored, error: { ...errored.error, calls: [] } }, ...rest])
     const tasksOf = new Set([errored, ...rest].map((t) => t.taskId)).size
     const repeatsOfFirst = [errored, ...rest].filter((t) => t.taskId === errored.taskId).length
     // Not before the failed attempt; from k = 2 on, its 1000 tokens, averaged over its task's repeats and the tasks.
     expect(withError[0]).toBeCloseTo(without[0]!, 9)
-    for (let k = 2; k <= 4; k++) expect(withError[k - 1]! - without[k - 1]!).toBeCloseTo(1000 / repeatsOfFirst / tasksOf, 9)
+    for (let k = 2; k <= 4; k++)
+      expect(withError[k - 1]! - without[k - 1]!).toBeCloseTo(1000 / repeatsOfFirst / tasksOf, 9)
   })
 
   it('uses USD when the run is priced, tokens when every cost is zero', () => {
@@ -72,7 +92,9 @@ describe('tokensAtK and costPoints', () => {
 describe('ranks', () => {
   it('ties two rates of one count computed along two paths (14/27 as …185 and …186)', () => {
     const atK = { 'sim:careful': 0.5185185185185185, 'sim:quick': 0.5185185185185186 } as Record<string, number>
-    const tied = cells.map((c) => (c.mode === 'independent' ? { ...c, passAt: [...c.passAt!.slice(0, 3), atK[c.actorId]!] } : c))
+    const tied = cells.map((c) =>
+      c.mode === 'independent' ? { ...c, passAt: [...c.passAt!.slice(0, 3), atK[c.actorId]!] } : c,
+    )
     const pass = rankRows(tied).filter((r) => r.order === 0)
     expect(pass.map((r) => [r.actor, r.value, r.rank])).toEqual([
       ['sim:careful', 0.5185185185185185, 1],
@@ -101,7 +123,15 @@ describe('revisionClassPoints and unannotatedReason', () => {
     expect(points.map((p) => p.cls)).toEqual(['unhelpful', 'some', 'all'])
     for (const p of points) {
       const k = a.classes[p.cls]
-      expect(p).toMatchObject({ cellId: verifier.cellId, annotated: a.annotated, revisions: k.revisions, share: k.share.point, shareLo: k.share.lo, shareHi: k.share.hi, solved: k.solved })
+      expect(p).toMatchObject({
+        cellId: verifier.cellId,
+        annotated: a.annotated,
+        revisions: k.revisions,
+        share: k.share.point,
+        shareLo: k.share.lo,
+        shareHi: k.share.hi,
+        solved: k.solved,
+      })
       expect(p.success).toBe(k.revisions === 0 ? null : k.success.point)
     }
     expect(points.reduce((n, p) => n + (p.share ?? 0), 0)).toBeCloseTo(1, 12)

@@ -43,7 +43,9 @@ export function curveWithBands(cell: CellSummary): CellCurve {
   const censored = cell.perTask.some((t) => (t.censoredAt?.length ?? 0) > 0)
   const curve = independent ? (cell.passAt ?? []) : cell.seqAt
   const samples: SampleCounts[] | null =
-    independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined) ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 })) : null
+    independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined)
+      ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 }))
+      : null
   const points = Array.from({ length: cell.budget }, (_, i): CurvePoint => {
     const k = i + 1
     const value = curve[i] ?? null
@@ -115,8 +117,13 @@ export interface CostPoint {
  * costs something, otherwise in tokens (a run of simulated or free models would put every point at
  * $0, which says nothing).
  */
-export function costPoints(cells: readonly CellSummary[], trajectories: readonly Trajectory[]): { unit: 'usd' | 'tokens'; points: CostPoint[] } {
-  const priced = cells.every((c) => c.costAtK.every((v) => v !== null)) && cells.some((c) => c.costAtK.some((v) => v !== null && v > 0))
+export function costPoints(
+  cells: readonly CellSummary[],
+  trajectories: readonly Trajectory[],
+): { unit: 'usd' | 'tokens'; points: CostPoint[] } {
+  const priced =
+    cells.every((c) => c.costAtK.every((v) => v !== null)) &&
+    cells.some((c) => c.costAtK.some((v) => v !== null && v > 0))
   const points: CostPoint[] = []
   for (const cell of cells) {
     const cost = priced ? cell.costAtK : tokensAtK(cell, trajectories)
@@ -125,7 +132,15 @@ export function costPoints(cells: readonly CellSummary[], trajectories: readonly
       const c = cost[i]
       const v = curve[i]
       if (c === null || c === undefined || v === null || v === undefined) continue
-      points.push({ actor: cell.actorId, cellId: cell.cellId, mode: cell.mode, fingerprint: cell.fingerprint, k: i + 1, cost: c, value: v })
+      points.push({
+        actor: cell.actorId,
+        cellId: cell.cellId,
+        mode: cell.mode,
+        fingerprint: cell.fingerprint,
+        k: i + 1,
+        cost: c,
+        value: v,
+      })
     }
   }
   return { unit: priced ? 'usd' : 'tokens', points }
@@ -153,14 +168,28 @@ export function rankRows(cells: readonly CellSummary[]): RankRow[] {
   const modes = [...new Set(cells.filter((c) => c.protocol.kind === 'sequential').map((c) => c.mode))]
   const columns = [
     { name: `Pass@${K}`, cells: independent },
-    ...modes.map((mode) => ({ name: `Seq@${K} · ${mode}`, cells: cells.filter((c) => c.mode === mode && c.protocol.kind === 'sequential' && c.budget === K && atK(c) !== null) })),
+    ...modes.map((mode) => ({
+      name: `Seq@${K} · ${mode}`,
+      cells: cells.filter(
+        (c) => c.mode === mode && c.protocol.kind === 'sequential' && c.budget === K && atK(c) !== null,
+      ),
+    })),
   ]
-  const actors = [...new Set(independent.map((c) => c.actorId))].filter((a) => columns.every((col) => col.cells.some((c) => c.actorId === a)))
+  const actors = [...new Set(independent.map((c) => c.actorId))].filter((a) =>
+    columns.every((col) => col.cells.some((c) => c.actorId === a)),
+  )
   if (actors.length < 2 || columns.length < 2) return []
   return columns.flatMap((col, order) => {
     const values = new Map(actors.map((a) => [a, atK(col.cells.find((c) => c.actorId === a)!)!]))
     const ranks = competitionRanks(values)
-    return actors.map((actor) => ({ actor, column: col.name, order, rank: ranks.get(actor)!, value: values.get(actor)!, fingerprint: col.cells.find((c) => c.actorId === actor)!.fingerprint }))
+    return actors.map((actor) => ({
+      actor,
+      column: col.name,
+      order,
+      rank: ranks.get(actor)!,
+      value: values.get(actor)!,
+      fingerprint: col.cells.find((c) => c.actorId === actor)!.fingerprint,
+    }))
   })
 }
 

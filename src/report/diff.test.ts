@@ -4,7 +4,10 @@ import { decodeDiff, diffLines, diffStats, encodeDiff, splitLines, type DiffOp }
 
 /** Applies a diff to the old lines: must give the new ones. */
 function apply(before: string[], ops: readonly DiffOp[]): { before: string[]; after: string[] } {
-  return { before: ops.filter((o) => o.op !== 'insert').map((o) => o.line), after: ops.filter((o) => o.op !== 'delete').map((o) => o.line) }
+  return {
+    before: ops.filter((o) => o.op !== 'insert').map((o) => o.line),
+    after: ops.filter((o) => o.op !== 'delete').map((o) => o.line),
+  }
 }
 
 /** Textbook LCS length, as an independent check of minimality. */
@@ -53,7 +56,12 @@ describe('diffLines', () => {
     const before = 'def f(x):\n    y = 1\n    return x\n\ndef g():\n    pass'
     const after = 'def f(x):\n    return x\n\ndef h():\n    pass\n# end'
     const ops = diffLines(before, after)
-    expect(ops.filter((o) => o.op === 'equal').map((o) => o.line)).toEqual(['def f(x):', '    return x', '', '    pass'])
+    expect(ops.filter((o) => o.op === 'equal').map((o) => o.line)).toEqual([
+      'def f(x):',
+      '    return x',
+      '',
+      '    pass',
+    ])
     expect(diffStats(ops)).toEqual({ added: 2, removed: 2 })
   })
 

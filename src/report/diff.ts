@@ -73,7 +73,14 @@ export function diffLines(before: string, after: string, options: DiffOptions = 
  * The changed middle by jsdiff's Myers diff (a shortest edit script, so the most equal lines),
  * each change's deletions before its insertions.
  */
-function middleByMyers(a: readonly string[], b: readonly string[], offset: number, n: number, m: number, out: DiffOp[]): void {
+function middleByMyers(
+  a: readonly string[],
+  b: readonly string[],
+  offset: number,
+  n: number,
+  m: number,
+  out: DiffOp[],
+): void {
   let i = offset
   let j = offset
   let deleted: DiffOp[] = []
@@ -139,7 +146,8 @@ export function decodeDiff(runs: string, before: string, after: string): DiffOp[
       else out.push({ op: 'insert', line: b[j]!, b: j++ })
     }
   }
-  if (i !== a.length || j !== b.length) throw new Error(`diff runs '${runs}' cover ${i}/${a.length} old and ${j}/${b.length} new lines`)
+  if (i !== a.length || j !== b.length)
+    throw new Error(`diff runs '${runs}' cover ${i}/${a.length} old and ${j}/${b.length} new lines`)
   return out
 }
 

@@ -39,12 +39,24 @@ describe('the disclosure card in the report and the PR comment', () => {
   it('the PR comment gets two lines: completeness and harness, then cost', () => {
     const card = cardOf('toy')
     const [first, second] = disclosureCommentLines(card)
-    expect(first).toMatch(new RegExp(`^\\*\\*Disclosure\\*\\* ${Math.round(card.completeness.score * 100)}% complete \\(${card.completeness.known} of ${card.completeness.required} fields\\)`))
+    expect(first).toMatch(
+      new RegExp(
+        `^\\*\\*Disclosure\\*\\* ${Math.round(card.completeness.score * 100)}% complete \\(${card.completeness.known} of ${card.completeness.required} fields\\)`,
+      ),
+    )
     expect(first).toContain('vitest-seqk 0.1.0 · Vitest 4.1.12 · Node v20.20.2 · commit bbbbbbbbbbbb (modified)')
     expect(first).not.toContain('Python')
     expect(second).toMatch(/^\*\*Cost\*\* \$\S+ for \d+ calls \(/)
     expect(second).not.toContain('cost cap')
-    const capped = { ...card, failures: { ...card.failures, unfinishedCells: [{ benchmark: 'toy', cellId: 'a', reason: 'stopped at the cost cap (run maxCostUsd $1.00, $1.02 spent): …' }] } }
+    const capped = {
+      ...card,
+      failures: {
+        ...card.failures,
+        unfinishedCells: [
+          { benchmark: 'toy', cellId: 'a', reason: 'stopped at the cost cap (run maxCostUsd $1.00, $1.02 spent): …' },
+        ],
+      },
+    }
     expect(disclosureCommentLines(capped)[1]).toMatch(/ · 1 cell stopped at the cost cap$/)
   })
 })

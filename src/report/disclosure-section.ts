@@ -54,12 +54,26 @@ export function disclosureCommentLines(card: DisclosureCard): [string, string] {
   const h = card.harness
   const c = card.cost
   const missing = m.missing.length > 0 ? ` (missing ${m.missing.map((x) => x.field).join(', ')})` : ''
-  const commit = h.git.commit ? `commit ${h.git.commit.slice(0, 12)}${h.git.clean === null ? '' : h.git.clean ? ' (clean)' : ' (modified)'}` : 'commit unknown'
-  const harness = [`vitest-seqk ${h.vitestSeqk ?? 'unknown'}`, `Vitest ${h.vitest ?? 'unknown'}`, `Node ${h.node ?? 'unknown'}`, ...(h.pythonUsed ? [`Python ${h.python?.version ?? 'unknown'}`] : []), commit]
+  const commit = h.git.commit
+    ? `commit ${h.git.commit.slice(0, 12)}${h.git.clean === null ? '' : h.git.clean ? ' (clean)' : ' (modified)'}`
+    : 'commit unknown'
+  const harness = [
+    `vitest-seqk ${h.vitestSeqk ?? 'unknown'}`,
+    `Vitest ${h.vitest ?? 'unknown'}`,
+    `Node ${h.node ?? 'unknown'}`,
+    ...(h.pythonUsed ? [`Python ${h.python?.version ?? 'unknown'}`] : []),
+    commit,
+  ]
   const first = `**Disclosure** ${Math.round(m.score * 100)}% complete (${m.known} of ${m.required} fields)${missing} · ${harness.join(' · ')}`
-  const tokens = c.usage === null ? 'tokens unknown' : `${compactCount(c.usage.inputTokens)} tokens in, ${compactCount(c.usage.outputTokens)} out`
+  const tokens =
+    c.usage === null
+      ? 'tokens unknown'
+      : `${compactCount(c.usage.inputTokens)} tokens in, ${compactCount(c.usage.outputTokens)} out`
   const wall = c.wallTimeMs === null ? 'wall time unknown' : `wall time ${(c.wallTimeMs / 1000).toFixed(1)} s`
-  const estimate = c.estimate && c.estimate.error !== null ? [`estimate error ${c.estimate.error >= 0 ? '+' : ''}${(c.estimate.error * 100).toFixed(1)}%`] : []
+  const estimate =
+    c.estimate && c.estimate.error !== null
+      ? [`estimate error ${c.estimate.error >= 0 ? '+' : ''}${(c.estimate.error * 100).toFixed(1)}%`]
+      : []
   const capped = card.failures.unfinishedCells.filter((u) => u.reason.startsWith('stopped at the cost cap')).length
   const caps = capped > 0 ? [`${plural(capped, 'cell')} stopped at the cost cap`] : []
   const second = `**Cost** ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${tokens}) · ${wall}${[...estimate, ...caps].map((x) => ` · ${x}`).join('')}`

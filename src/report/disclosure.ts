@@ -438,9 +438,7 @@ export function disclosureLines(card: DisclosureCard): string[] {
     }
   }
   lines.push('', 'Cost')
-  lines.push(
-    ` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${tokensLine(c)}`,
-  )
+  lines.push(` ${money(c.costUsd)} for ${plural(c.calls, 'call')} (${c.replayedCalls} replayed): ${tokensLine(c)}`)
   lines.push(
     ` by role: ${
       Object.entries(c.byRole)

@@ -11,7 +11,17 @@ function context(overrides: Partial<EmitContext> = {}): EmitContext & { printed:
   const printed: string[] = []
   const runDir = join(mkdtempSync(join(tmpdir(), 'seqk-emit-')), 'run')
   mkdirSync(runDir)
-  return { summary, runDir, root: runDir, trajectories: () => trajectories, color: false, print: (t) => printed.push(t), env: {}, printed, ...overrides }
+  return {
+    summary,
+    runDir,
+    root: runDir,
+    trajectories: () => trajectories,
+    color: false,
+    print: (t) => printed.push(t),
+    env: {},
+    printed,
+    ...overrides,
+  }
 }
 
 describe('emitRun', () => {
@@ -27,12 +37,19 @@ describe('emitRun', () => {
 
   it('reports a failing emitter by name and still runs every other one', async () => {
     const c = context()
-    const broken: Emitter = { name: 'broken view', emit: () => { throw new Error('disk on fire') } }
+    const broken: Emitter = {
+      name: 'broken view',
+      emit: () => {
+        throw new Error('disk on fire')
+      },
+    }
     const [first, ...rest] = runEmitters()
     const { written, failures } = await emitRun([first!, broken, ...rest], c)
     expect(failures.map((f) => f.name)).toEqual(['broken view'])
     expect(failures[0]!.message).toContain('disk on fire')
-    expect(c.printed.some((l) => l.startsWith('seqk: the broken view could not be written: Error: disk on fire'))).toBe(true)
+    expect(c.printed.some((l) => l.startsWith('seqk: the broken view could not be written: Error: disk on fire'))).toBe(
+      true,
+    )
     expect(written).toEqual(['summary.json', 'disclosure.json', 'pr-comment.md', 'report.html'])
   })
 
@@ -49,7 +66,13 @@ describe('emitRun', () => {
     const c = context()
     const path = join(c.runDir, '..', 'history.jsonl')
     const history = runHistory(path, 'history.jsonl', summary)
-    const { written, failures } = await emitRun(runEmitters(), { ...c, history, trajectories: () => { throw new Error('trajectories.jsonl: unreadable') } })
+    const { written, failures } = await emitRun(runEmitters(), {
+      ...c,
+      history,
+      trajectories: () => {
+        throw new Error('trajectories.jsonl: unreadable')
+      },
+    })
     // The card's failure breakdown and wall time come from the trajectories: without them it is not written either.
     expect(failures.map((f) => f.name)).toEqual(['disclosure.json', 'report.html'])
     expect(written).toEqual(['summary.json', 'pr-comment.md'])
@@ -67,18 +90,24 @@ describe('emitRun', () => {
     expect(since).toMatch(/unchanged/)
     // A run is never compared with its own earlier points.
     expect(runHistory(path, 'history.jsonl', next, { exceptRunId: next.runId }).changes.join(' ')).toMatch(/unchanged/)
-    expect(runHistory(path, 'history.jsonl', next, { exceptRunId: summary.runId }).changes.join(' ')).toMatch(/for the first time/)
+    expect(runHistory(path, 'history.jsonl', next, { exceptRunId: summary.runId }).changes.join(' ')).toMatch(
+      /for the first time/,
+    )
   })
 
   it("appends a partial run's lines marked, and leaves them out of the next run's comparisons and trend", async () => {
     const path = join(context().runDir, '..', 'history.jsonl')
     const partial = context()
-    await emitRun(runEmitters(), { ...partial, history: runHistory(path, 'history.jsonl', summary, { partial: 'filtered with -t x' }) })
-    expect(partial.printed).toContain('seqk: this run is partial (filtered with -t x): its lines in history.jsonl are marked so and left out of trends and "since the last run".\n')
+    await emitRun(runEmitters(), {
+      ...partial,
+      history: runHistory(path, 'history.jsonl', summary, { partial: 'filtered with -t x' }),
+    })
+    expect(partial.printed).toContain(
+      'seqk: this run is partial (filtered with -t x): its lines in history.jsonl are marked so and left out of trends and "since the last run".\n',
+    )
     const next = { ...summary, runId: '20260103-000000-abcdef' }
     const later = runHistory(path, 'history.jsonl', next)
     expect(later.entries).toEqual([])
     expect(later.changes.join(' ')).toMatch(/for the first time/)
   })
 })
-

@@ -60,11 +60,22 @@ export interface RunHistory {
  * const history = runHistory('.seqk/history.jsonl', '.seqk/history.jsonl', summary)
  * history.changes // => ['all 45 cells unchanged']
  */
-export function runHistory(path: string, displayPath: string, summary: RunSummary, options: { exceptRunId?: string; partial?: string } = {}): RunHistory {
+export function runHistory(
+  path: string,
+  displayPath: string,
+  summary: RunSummary,
+  options: { exceptRunId?: string; partial?: string } = {},
+): RunHistory {
   // A partial run's lines (a -t filter, a watch rerun) are no point of the benchmark's trend.
   const entries = readHistory(path).entries.filter((e) => e.partial === undefined)
   const earlier = options.exceptRunId === undefined ? entries : entries.filter((e) => e.runId !== options.exceptRunId)
-  return { path, displayPath, entries, changes: condenseChanges(cellChanges(earlier, summary)), ...(options.partial !== undefined ? { partial: options.partial } : {}) }
+  return {
+    path,
+    displayPath,
+    entries,
+    changes: condenseChanges(cellChanges(earlier, summary)),
+    ...(options.partial !== undefined ? { partial: options.partial } : {}),
+  }
 }
 
 /** One output: writes or prints from the context, and names the file it wrote, if any. */
@@ -86,7 +97,8 @@ const tables: Emitter = {
         failed.push(`"${b.name}": ${(error as Error).stack ?? String(error)}`)
       }
     }
-    if (failed.length > 0) throw new Error(`could not render the table of ${failed.join('; ')} (the numbers are in summary.json)`)
+    if (failed.length > 0)
+      throw new Error(`could not render the table of ${failed.join('; ')} (the numbers are in summary.json)`)
     return undefined
   },
 }
@@ -120,7 +132,11 @@ export const latestPointer: Emitter = {
 const historyComparisons: Emitter = {
   name: 'history comparisons',
   emit({ summary, wide, env, print }) {
-    for (const line of historyComparisonLines(summary.historyComparisons ?? [], (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH)) print(line)
+    for (const line of historyComparisonLines(
+      summary.historyComparisons ?? [],
+      (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH,
+    ))
+      print(line)
     return undefined
   },
 }
@@ -129,9 +145,16 @@ const history: Emitter = {
   name: 'history',
   emit({ summary, history, root, print }) {
     if (!history) return undefined
-    if (history.changes.length > 0) print(`Since the last run (${history.displayPath}):\n${history.changes.map((c) => `  ${c}`).join('\n')}\n`)
-    appendHistory(history.path, summary, { ...gitInfo(root), ...(history.partial !== undefined ? { partial: history.partial } : {}) })
-    if (history.partial !== undefined) print(`seqk: this run is partial (${history.partial}): its lines in ${history.displayPath} are marked so and left out of trends and "since the last run".\n`)
+    if (history.changes.length > 0)
+      print(`Since the last run (${history.displayPath}):\n${history.changes.map((c) => `  ${c}`).join('\n')}\n`)
+    appendHistory(history.path, summary, {
+      ...gitInfo(root),
+      ...(history.partial !== undefined ? { partial: history.partial } : {}),
+    })
+    if (history.partial !== undefined)
+      print(
+        `seqk: this run is partial (${history.partial}): its lines in ${history.displayPath} are marked so and left out of trends and "since the last run".\n`,
+      )
     return undefined
   },
 }
@@ -172,7 +195,10 @@ const annotations: Emitter = {
 const htmlReport: Emitter = {
   name: 'report.html',
   async emit({ summary, runDir, trajectories, history }) {
-    writeFileSync(join(runDir, 'report.html'), await runReportHtml(summary, await trajectories(), history ? history.entries : undefined, runCard(runDir)))
+    writeFileSync(
+      join(runDir, 'report.html'),
+      await runReportHtml(summary, await trajectories(), history ? history.entries : undefined, runCard(runDir)),
+    )
     return 'report.html'
   },
 }
@@ -185,8 +211,22 @@ const htmlReport: Emitter = {
  * @example
  * const failures = await emitRun(runEmitters({ html: true }), context)
  */
-export function runEmitters(options: { latest?: boolean; html?: boolean; disclosure?: 'reporter' | 'seqk merge' } = {}): Emitter[] {
-  return [tables, verdictLines, summaryFile, disclosureEmitter(options.disclosure), ...(options.latest ? [latestPointer] : []), historyComparisons, history, prComment, stepSummary, annotations, ...(options.html === false ? [] : [htmlReport])]
+export function runEmitters(
+  options: { latest?: boolean; html?: boolean; disclosure?: 'reporter' | 'seqk merge' } = {},
+): Emitter[] {
+  return [
+    tables,
+    verdictLines,
+    summaryFile,
+    disclosureEmitter(options.disclosure),
+    ...(options.latest ? [latestPointer] : []),
+    historyComparisons,
+    history,
+    prComment,
+    stepSummary,
+    annotations,
+    ...(options.html === false ? [] : [htmlReport]),
+  ]
 }
 
 /** What a run of the emitters wrote, and which of them failed (each with why). */

@@ -4,7 +4,18 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { RunSummary } from '../core/schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
-import { appendHistory, cellChanges, changeSinceLast, condenseChanges, gitInfo, HISTORY_SCHEMA, HistoryEntrySchema, historyEntries, readHistory, type HistoryEntry } from './history.js'
+import {
+  appendHistory,
+  cellChanges,
+  changeSinceLast,
+  condenseChanges,
+  gitInfo,
+  HISTORY_SCHEMA,
+  HistoryEntrySchema,
+  historyEntries,
+  readHistory,
+  type HistoryEntry,
+} from './history.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-history-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -22,7 +33,12 @@ function withRates(base: RunSummary, runId: string, rate: (cellId: string) => nu
       cells: b.cells.map((c) => {
         const v = rate(c.cellId)
         const curve = c.seqAt.map((x, i) => (i === c.budget - 1 ? v : x))
-        return { ...c, runId, seqAt: curve, passAt: c.passAt ? c.passAt.map((x, i) => (i === c.budget - 1 ? v : x)) : null }
+        return {
+          ...c,
+          runId,
+          seqAt: curve,
+          passAt: c.passAt ? c.passAt.map((x, i) => (i === c.budget - 1 ? v : x)) : null,
+        }
       }),
     })),
   }
@@ -34,7 +50,15 @@ describe('historyEntries', () => {
     expect(entries).toHaveLength(cells.length)
     for (const [i, e] of entries.entries()) {
       expect(HistoryEntrySchema.parse(e)).toEqual(e)
-      expect(e).toMatchObject({ schema: HISTORY_SCHEMA, runId: summary.runId, commit: 'abc1234', branch: 'main', cellId: cells[i]!.cellId, fingerprint: cells[i]!.fingerprint, seqAt: cells[i]!.seqAt })
+      expect(e).toMatchObject({
+        schema: HISTORY_SCHEMA,
+        runId: summary.runId,
+        commit: 'abc1234',
+        branch: 'main',
+        cellId: cells[i]!.cellId,
+        fingerprint: cells[i]!.fingerprint,
+        seqAt: cells[i]!.seqAt,
+      })
     }
     expect(historyEntries(summary, { commit: null })[0]).not.toHaveProperty('branch')
   })
@@ -45,7 +69,11 @@ describe('appendHistory / readHistory', () => {
     const path = join(tmp, 'a', 'history.jsonl')
     expect(readHistory(path)).toEqual({ entries: [], truncatedTail: false })
     appendHistory(path, summary, { commit: 'c1' })
-    appendHistory(path, withRates(summary, 'run-2', () => 0.5), { commit: 'c2' })
+    appendHistory(
+      path,
+      withRates(summary, 'run-2', () => 0.5),
+      { commit: 'c2' },
+    )
     const { entries, truncatedTail } = readHistory(path)
     expect(truncatedTail).toBe(false)
     expect(entries.map((e) => e.commit)).toEqual([...cells.map(() => 'c1'), ...cells.map(() => 'c2')])
@@ -99,25 +127,42 @@ describe('changeSinceLast', () => {
     const lines = changeSinceLast(entries(before), now)
     expect(lines).toContain(`${verifierCell!.cellId}: Seq@4 92.3 → 100.0 (+7.7)`)
     expect(lines).toContain(`${independentCell!.cellId}: Pass@4 50.0 → 50.0 (±0.0)`)
-    const worse = changeSinceLast(entries(now), withRates(summary, 'run-3', () => 0.25))
+    const worse = changeSinceLast(
+      entries(now),
+      withRates(summary, 'run-3', () => 0.25),
+    )
     expect(worse[0]).toBe(`${verifierCell!.cellId}: Seq@4 100.0 → 25.0 (-75.0)`)
   })
 
   it('compares with the latest earlier run of the same protocol and ignores the run itself', () => {
-    const history = [...entries(withRates(summary, 'run-1', () => 0.1)), ...entries(withRates(summary, 'run-2', () => 0.2))]
+    const history = [
+      ...entries(withRates(summary, 'run-1', () => 0.1)),
+      ...entries(withRates(summary, 'run-2', () => 0.2)),
+    ]
     const now = withRates(summary, 'run-3', () => 0.3)
-    expect(changeSinceLast([...history, ...entries(now)], now)[0]).toBe(`${verifierCell!.cellId}: Seq@4 20.0 → 30.0 (+10.0)`)
+    expect(changeSinceLast([...history, ...entries(now)], now)[0]).toBe(
+      `${verifierCell!.cellId}: Seq@4 20.0 → 30.0 (+10.0)`,
+    )
   })
 
   it('does not compare across a protocol change, and names a first run', () => {
     const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
-    const lines = changeSinceLast(other, withRates(summary, 'new', () => 0.5))
-    expect(lines[0]).toBe(`${verifierCell!.cellId}: protocol changed since the last run (fingerprint ffff0000 → ${verifierCell!.fingerprint}); Seq@4 50.0 is not compared`)
+    const lines = changeSinceLast(
+      other,
+      withRates(summary, 'new', () => 0.5),
+    )
+    expect(lines[0]).toBe(
+      `${verifierCell!.cellId}: protocol changed since the last run (fingerprint ffff0000 → ${verifierCell!.fingerprint}); Seq@4 50.0 is not compared`,
+    )
     expect(changeSinceLast([], summary)[0]).toMatch(/\(first recorded run\)$/)
   })
 
   it('prefixes the benchmark when a run has several', () => {
-    const two: RunSummary = { ...summary, runId: 'two', benchmarks: [summary.benchmarks[0]!, { ...summary.benchmarks[0]!, name: 'other' }] }
+    const two: RunSummary = {
+      ...summary,
+      runId: 'two',
+      benchmarks: [summary.benchmarks[0]!, { ...summary.benchmarks[0]!, name: 'other' }],
+    }
     expect(changeSinceLast([], two)[0]).toMatch(/^toy benchmark › /)
   })
 })
@@ -130,14 +175,29 @@ describe('cellChanges and condenseChanges', () => {
     const before = withRates(summary, 'run-1', (id) => (id === verifierCell!.cellId ? 0.5 : 0.25))
     const now = withRates(summary, 'run-2', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))
     const changes = cellChanges(entries(before), now)
-    expect(changes.map((c) => c.kind)).toEqual(cells.map((c) => (c.cellId === verifierCell!.cellId ? 'changed' : 'unchanged')))
+    expect(changes.map((c) => c.kind)).toEqual(
+      cells.map((c) => (c.cellId === verifierCell!.cellId ? 'changed' : 'unchanged')),
+    )
     const unchanged = cells.length - 1
-    expect(condenseChanges(changes)).toEqual([`${verifierCell!.cellId}: Seq@4 50.0 → 75.0 (+25.0)`, `${unchanged} ${unchanged === 1 ? 'cell' : 'cells'} unchanged`])
+    expect(condenseChanges(changes)).toEqual([
+      `${verifierCell!.cellId}: Seq@4 50.0 → 75.0 (+25.0)`,
+      `${unchanged} ${unchanged === 1 ? 'cell' : 'cells'} unchanged`,
+    ])
     // A rerun where nothing moved is one line; a first run is one line.
-    expect(condenseChanges(cellChanges(entries(now), withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))))).toEqual([`all ${cells.length} cells unchanged`])
+    expect(
+      condenseChanges(
+        cellChanges(
+          entries(now),
+          withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25)),
+        ),
+      ),
+    ).toEqual([`all ${cells.length} cells unchanged`])
     expect(condenseChanges(cellChanges([], summary))).toEqual([`${cells.length} cells recorded for the first time`])
     // One cell: "1 cell unchanged", never "all 1 cell unchanged".
-    const one = cellChanges(entries(now), withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25))).slice(0, 1)
+    const one = cellChanges(
+      entries(now),
+      withRates(summary, 'run-3', (id) => (id === verifierCell!.cellId ? 0.75 : 0.25)),
+    ).slice(0, 1)
     expect(condenseChanges(one)).toEqual(['1 cell unchanged'])
   })
 
@@ -145,12 +205,19 @@ describe('cellChanges and condenseChanges', () => {
     const earlier = entries({ ...summary, createdAt: '2025-01-01T00:00:00.000Z' })
     expect(condenseChanges(cellChanges(earlier, summary))).toEqual([`all ${cells.length} cells unchanged`])
     // The run's own entries (already appended) are not compared with itself.
-    expect(condenseChanges(cellChanges(entries(summary), summary))).toEqual([`${cells.length} cells recorded for the first time`])
+    expect(condenseChanges(cellChanges(entries(summary), summary))).toEqual([
+      `${cells.length} cells recorded for the first time`,
+    ])
   })
 
   it('keeps the line of every cell whose protocol changed', () => {
     const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
-    const condensed = condenseChanges(cellChanges(other, withRates(summary, 'new', () => 0.5)))
+    const condensed = condenseChanges(
+      cellChanges(
+        other,
+        withRates(summary, 'new', () => 0.5),
+      ),
+    )
     expect(condensed).toHaveLength(cells.length)
     expect(condensed.every((line) => line.includes('protocol changed since the last run'))).toBe(true)
   })

@@ -102,9 +102,17 @@ export function historyEntries(summary: RunSummary, context: HistoryContext): Hi
  * @example
  * appendHistory('.seqk/history.jsonl', summary, { commit: gitInfo().commit })
  */
-export function appendHistory(path: string = DEFAULT_HISTORY_FILE, summary: RunSummary, context: HistoryContext = { commit: null }): HistoryEntry[] {
+export function appendHistory(
+  path: string = DEFAULT_HISTORY_FILE,
+  summary: RunSummary,
+  context: HistoryContext = { commit: null },
+): HistoryEntry[] {
   // A run appended again (a resumed run that had finished, recomputed) adds no line it already has.
-  const had = new Set(readHistory(path).entries.filter((e) => e.runId === summary.runId).map(sameNumbers))
+  const had = new Set(
+    readHistory(path)
+      .entries.filter((e) => e.runId === summary.runId)
+      .map(sameNumbers),
+  )
   const entries = historyEntries(summary, context).filter((e) => !had.has(sameNumbers(e)))
   if (entries.length === 0) return entries
   mkdirSync(dirname(path), { recursive: true })
@@ -115,7 +123,8 @@ export function appendHistory(path: string = DEFAULT_HISTORY_FILE, summary: RunS
 /** The cell of a run a line is about: a later line of the same cell (a resume that changed its numbers) replaces it. */
 const cellOfRun = (e: HistoryEntry): string => JSON.stringify([e.runId, e.benchmark, e.cellId, e.fingerprint])
 /** A line's cell and numbers: the same line again says nothing new. */
-const sameNumbers = (e: HistoryEntry): string => JSON.stringify([cellOfRun(e), e.seqAt, e.passAt, e.interval ?? null, e.costUsd, e.partial ?? null])
+const sameNumbers = (e: HistoryEntry): string =>
+  JSON.stringify([cellOfRun(e), e.seqAt, e.passAt, e.interval ?? null, e.costUsd, e.partial ?? null])
 
 /** What `readHistory` returns: the history entries, and a cut-off last line. */
 export interface ReadHistory {
@@ -142,22 +151,32 @@ export function readHistory(path: string = DEFAULT_HISTORY_FILE): ReadHistory {
 }
 
 /** Seq@K for sequential cells and Pass@K for independent ones: the number a cell is judged by. */
-export function headlineOf(entry: Pick<HistoryEntry, 'seqAt' | 'passAt' | 'kind'>): { label: 'Seq' | 'Pass'; k: number; value: number | null } {
+export function headlineOf(entry: Pick<HistoryEntry, 'seqAt' | 'passAt' | 'kind'>): {
+  label: 'Seq' | 'Pass'
+  k: number
+  value: number | null
+} {
   const independent = entry.kind === 'independent' || (entry.kind === undefined && entry.passAt !== null)
   const curve = independent ? (entry.passAt ?? []) : entry.seqAt
-  return { label: headlineMetric(independent).family as 'Seq' | 'Pass', k: curve.length, value: curve[curve.length - 1] ?? null }
+  return {
+    label: headlineMetric(independent).family as 'Seq' | 'Pass',
+    k: curve.length,
+    value: curve[curve.length - 1] ?? null,
+  }
 }
 
 function headlineOfCell(cell: CellSummary) {
   return headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
 }
 
-
 /**
  * Whether a history entry was written by `summary`'s own run. The run id alone is not enough: with
  * `SEQK_RUN_DIR` it is the directory's name, which a CI workflow reuses on every run.
  */
-export function isOwnEntry(entry: Pick<HistoryEntry, 'runId' | 'createdAt'>, summary: Pick<RunSummary, 'runId' | 'createdAt'>): boolean {
+export function isOwnEntry(
+  entry: Pick<HistoryEntry, 'runId' | 'createdAt'>,
+  summary: Pick<RunSummary, 'runId' | 'createdAt'>,
+): boolean {
   return entry.runId === summary.runId && entry.createdAt === summary.createdAt
 }
 
@@ -186,24 +205,36 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
       const name = several ? `${cell.benchmark} › ${cell.cellId}` : cell.cellId
       const now = headlineOfCell(cell)
       const label = `${now.label}@${now.k}`
-      const earlier = history.filter((e) => !isOwnEntry(e, summary) && e.benchmark === cell.benchmark && e.cellId === cell.cellId)
+      const earlier = history.filter(
+        (e) => !isOwnEntry(e, summary) && e.benchmark === cell.benchmark && e.cellId === cell.cellId,
+      )
       const same = earlier.filter((e) => e.fingerprint === cell.fingerprint)
       const last = same[same.length - 1]
       if (last) {
         const before = headlineOf(last)
         if (before.k !== now.k) {
-          out.push({ kind: 'budget-changed', line: `${name}: ${label} ${percent(now.value)} (the last run of this protocol had K=${before.k}; not compared)` })
+          out.push({
+            kind: 'budget-changed',
+            line: `${name}: ${label} ${percent(now.value)} (the last run of this protocol had K=${before.k}; not compared)`,
+          })
           continue
         }
         // Rounded first, so the sign always agrees with the printed digits.
-        const delta = now.value !== null && before.value !== null ? Math.round((now.value - before.value) * 1000) / 10 : null
+        const delta =
+          now.value !== null && before.value !== null ? Math.round((now.value - before.value) * 1000) / 10 : null
         const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
         const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
         const unchanged = delta === 0 || (delta === null && now.value === before.value)
-        out.push({ kind: unchanged ? 'unchanged' : 'changed', line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}` })
+        out.push({
+          kind: unchanged ? 'unchanged' : 'changed',
+          line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}`,
+        })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
-        out.push({ kind: 'protocol-changed', line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${percent(now.value)} is not compared` })
+        out.push({
+          kind: 'protocol-changed',
+          line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${percent(now.value)} is not compared`,
+        })
       } else {
         out.push({ kind: 'first', line: `${name}: ${label} ${percent(now.value)} (first recorded run)` })
       }
@@ -238,7 +269,12 @@ export function condenseChanges(changes: readonly CellChange[]): string[] {
   const firsts = changes.filter((c) => c.kind === 'first').length
   const cells = (n: number) => `${n} ${n === 1 ? 'cell' : 'cells'}`
   // "all 1 cell" reads oddly: a lone cell is just unchanged.
-  if (unchanged > 0) shown.push(shown.length === 0 && firsts === 0 && unchanged > 1 ? `all ${cells(unchanged)} unchanged` : `${cells(unchanged)} unchanged`)
+  if (unchanged > 0)
+    shown.push(
+      shown.length === 0 && firsts === 0 && unchanged > 1
+        ? `all ${cells(unchanged)} unchanged`
+        : `${cells(unchanged)} unchanged`,
+    )
   if (firsts > 0) shown.push(`${cells(firsts)} recorded for the first time`)
   return shown
 }
@@ -254,12 +290,20 @@ export function condenseChanges(changes: readonly CellChange[]): string[] {
 export function gitInfo(cwd: string = process.cwd()): { commit: string | null; branch?: string } {
   const git = (args: string[]): string | null => {
     try {
-      return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() || null
+      return (
+        execFileSync('git', args, {
+          cwd,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 5000,
+        }).trim() || null
+      )
     } catch {
       return null
     }
   }
   const commit = git(['rev-parse', '--short', 'HEAD'])
-  const branch = process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME || git(['rev-parse', '--abbrev-ref', 'HEAD'])
+  const branch =
+    process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME || git(['rev-parse', '--abbrev-ref', 'HEAD'])
   return branch && branch !== 'HEAD' ? { commit, branch } : { commit }
 }

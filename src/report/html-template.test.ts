@@ -5,7 +5,10 @@ import { html, htmlText, joinHtml, trustedHtml } from './html-template.js'
 
 /** What a browser's parser reads back from escaped text: the five entities escapeHtml writes. */
 const unescape = (text: string): string =>
-  text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
+  text.replace(
+    /&(lt|gt|quot|#39|amp);/g,
+    (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!,
+  )
 
 const HOSTILE = [
   '<script>alert(1)</script>',

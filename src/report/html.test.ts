@@ -33,7 +33,11 @@ function dataOf(html: string): ReportData {
 describe('renderHtmlReport', () => {
   let html = ''
   beforeAll(async () => {
-    html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories, analysis: { note: '</pre><script>alert(5)</script>' } })
+    html = await renderHtmlReport({
+      summary: run.summary,
+      trajectories: run.trajectories,
+      analysis: { note: '</pre><script>alert(5)</script>' },
+    })
   })
 
   it('escapes model, task and actor text everywhere it appears', () => {
@@ -61,7 +65,9 @@ describe('renderHtmlReport', () => {
   })
 
   it('draws the curves per mode with one line per actor, and the Pass@k panel', () => {
-    const figures = [...html.matchAll(/<figure class="curves" data-mode="([^"]+)" data-lines="(\d+)">([\s\S]*?)<\/figure>/g)]
+    const figures = [
+      ...html.matchAll(/<figure class="curves" data-mode="([^"]+)" data-lines="(\d+)">([\s\S]*?)<\/figure>/g),
+    ]
     expect(figures.map((f) => f[1])).toEqual(['binary', 'verifier', 'independent'])
     for (const f of figures) {
       expect(f[2]).toBe('2')
@@ -72,9 +78,18 @@ describe('renderHtmlReport', () => {
 
   it('shows the protocol next to the numbers', () => {
     for (const cell of cells) expect(has(html, `fp ${cell.fingerprint}`), `fp ${cell.fingerprint}`).toBe(true)
-    expect(protocolChips(cells[0]!)).toEqual(['history full', 'binary feedback v1', 'K=4', 'budget hidden', `fp ${cells[0]!.fingerprint}`])
+    expect(protocolChips(cells[0]!)).toEqual([
+      'history full',
+      'binary feedback v1',
+      'K=4',
+      'budget hidden',
+      `fp ${cells[0]!.fingerprint}`,
+    ])
     expect(protocolChips(cells[2]!)).toEqual(['independent sampling', 'K=4', `fp ${cells[2]!.fingerprint}`])
-    expect(has(html, 'budget not disclosed (Seq@k for k &lt; K read by truncation)'), 'budget not disclosed (Seq@k for k &lt; K read by truncation)').toBe(true)
+    expect(
+      has(html, 'budget not disclosed (Seq@k for k &lt; K read by truncation)'),
+      'budget not disclosed (Seq@k for k &lt; K read by truncation)',
+    ).toBe(true)
   })
 
   it('has a rank chart, cost charts per protocol and a task × cell grid', () => {
@@ -87,7 +102,10 @@ describe('renderHtmlReport', () => {
   })
 
   it('renders the analysis as escaped JSON', () => {
-    expect(has(html, '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;'), '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;').toBe(true)
+    expect(
+      has(html, '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;'),
+      '&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;',
+    ).toBe(true)
   })
 })
 
@@ -103,16 +121,34 @@ describe('renderHtmlReport with hostile text in every field a user or a server w
     const summary = {
       ...hostile.summary,
       loadErrors: [{ file: `evals/${INJECT}.eval.ts`, error: `SyntaxError: ${INJECT}` }],
-      notRun: [{ file: 'evals/x.eval.ts', benchmark: `bench ${INJECT}`, cellId: `sim:x · ${INJECT}`, reason: `skipped ${INJECT}` }],
+      notRun: [
+        {
+          file: 'evals/x.eval.ts',
+          benchmark: `bench ${INJECT}`,
+          cellId: `sim:x · ${INJECT}`,
+          reason: `skipped ${INJECT}`,
+        },
+      ],
     }
-    const page = await renderHtmlReport({ summary, trajectories: hostile.trajectories, analysis: INJECT }, { title: `Report ${INJECT}` })
+    const page = await renderHtmlReport(
+      { summary, trajectories: hostile.trajectories, analysis: INJECT },
+      { title: `Report ${INJECT}` },
+    )
     // The page's own two scripts and nothing else; no injected element or attribute survives.
     expect(page.match(/<script/gi)).toHaveLength(2)
     expect(page.match(/<\/script/gi)).toHaveLength(2)
     expect(has(page, '<img src=x')).toBe(false)
     expect(has(page, '"\'>')).toBe(false)
-    const escaped = '&lt;/script&gt;&lt;script&gt;alert(9)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(9)&gt;'
-    for (const text of [`Report ${escaped}`, `bench ${escaped}`, `SyntaxError: ${escaped}`, `skipped ${escaped}`, `HTTP 500 ${escaped}`, `<pre>${escaped}</pre>`]) {
+    const escaped =
+      '&lt;/script&gt;&lt;script&gt;alert(9)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(9)&gt;'
+    for (const text of [
+      `Report ${escaped}`,
+      `bench ${escaped}`,
+      `SyntaxError: ${escaped}`,
+      `skipped ${escaped}`,
+      `HTTP 500 ${escaped}`,
+      `<pre>${escaped}</pre>`,
+    ]) {
       expect(has(page, text), text).toBe(true)
     }
     // The data block still carries the text as written, for the viewer to show as text.
@@ -122,11 +158,23 @@ describe('renderHtmlReport with hostile text in every field a user or a server w
 
 describe('renderHtmlReport with history', () => {
   it('draws a trend from earlier runs of the same protocol and says what changed', async () => {
-    const earlier = fakeRun({ runId: 'run-0', seed: 3, actors: [{ id: 'sim:a', skill: 0.2 }, { id: HOSTILE_ACTOR, skill: 0.5 }], tasks: ['t/1', HOSTILE_TASK, 't/3'] })
+    const earlier = fakeRun({
+      runId: 'run-0',
+      seed: 3,
+      actors: [
+        { id: 'sim:a', skill: 0.2 },
+        { id: HOSTILE_ACTOR, skill: 0.5 },
+      ],
+      tasks: ['t/1', HOSTILE_TASK, 't/3'],
+    })
     const history: HistoryEntry[] = [
       ...historyEntries({ ...earlier.summary, createdAt: '2025-12-30T00:00:00.000Z' }, { commit: 'aaaaaaa' }),
       // A different protocol of the same cell is never joined.
-      ...historyEntries(earlier.summary, { commit: 'bbbbbbb' }).map((e) => ({ ...e, runId: 'run-x', fingerprint: 'other' })),
+      ...historyEntries(earlier.summary, { commit: 'bbbbbbb' }).map((e) => ({
+        ...e,
+        runId: 'run-x',
+        fingerprint: 'other',
+      })),
     ]
     const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories, history })
     expect(html.match(/<figure class="trend" data-mode=/g)).toHaveLength(3)
@@ -152,7 +200,25 @@ describe('an agent attempt in the report', () => {
     const agent = fakeRun({ modes: ['verifier'], actors: [{ id: 'agent:a', skill: 0.5 }], tasks: ['t'] })
     const episode = {
       turns: [
-        { index: 1, text: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.py"}', result: HOSTILE_ANSWER, error: null, durationMs: 3.4 }, { id: 'c2', name: 'run', arguments: '{}', result: null, error: 'the tool failed: boom', durationMs: 1 }], usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0.001, latencyMs: 2, replayed: false },
+        {
+          index: 1,
+          text: 'reading',
+          toolCalls: [
+            {
+              id: 'c1',
+              name: 'read_file',
+              arguments: '{"path":"a.py"}',
+              result: HOSTILE_ANSWER,
+              error: null,
+              durationMs: 3.4,
+            },
+            { id: 'c2', name: 'run', arguments: '{}', result: null, error: 'the tool failed: boom', durationMs: 1 },
+          ],
+          usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          costUsd: 0.001,
+          latencyMs: 2,
+          replayed: false,
+        },
         { index: 2, text: 'done', toolCalls: [], usage: null, costUsd: null, latencyMs: 2, replayed: false },
       ],
       endedBy: 'answer' as const,
@@ -164,8 +230,23 @@ describe('an agent attempt in the report', () => {
     const ep = data.traj[0]!.a[0]!.ep!
     const text = (ref: number | string | undefined) => (typeof ref === 'number' ? data.strings[ref] : ref)
     expect(ep.e).toBe('answer')
-    expect(ep.t.map((turn) => [text(turn.x), turn.tok, turn.cost, turn.c.map((c) => [c.n, text(c.a), text(c.r), text(c.er), c.ms])])).toEqual([
-      ['reading', 15, 0.001, [['read_file', '{"path":"a.py"}', HOSTILE_ANSWER, undefined, 3], ['run', '{}', undefined, 'the tool failed: boom', 1]]],
+    expect(
+      ep.t.map((turn) => [
+        text(turn.x),
+        turn.tok,
+        turn.cost,
+        turn.c.map((c) => [c.n, text(c.a), text(c.r), text(c.er), c.ms]),
+      ]),
+    ).toEqual([
+      [
+        'reading',
+        15,
+        0.001,
+        [
+          ['read_file', '{"path":"a.py"}', HOSTILE_ANSWER, undefined, 3],
+          ['run', '{}', undefined, 'the tool failed: boom', 1],
+        ],
+      ],
       ['done', null, null, []],
     ])
   })
@@ -173,15 +254,35 @@ describe('an agent attempt in the report', () => {
 
 describe('renderHtmlReport limits', () => {
   it('cuts very long answers with a note', async () => {
-    const long = fakeRun({ modes: ['verifier'], actors: [{ id: 'a', skill: 0.5 }], tasks: ['t'], answerFor: () => 'x'.repeat(500) })
-    const html = await renderHtmlReport({ summary: long.summary, trajectories: long.trajectories }, { maxAnswerChars: 100 })
-    expect(dataOf(html).strings.some((s) => s.startsWith('x'.repeat(100)) && s.includes('[400 more characters not kept in the report]'))).toBe(true)
+    const long = fakeRun({
+      modes: ['verifier'],
+      actors: [{ id: 'a', skill: 0.5 }],
+      tasks: ['t'],
+      answerFor: () => 'x'.repeat(500),
+    })
+    const html = await renderHtmlReport(
+      { summary: long.summary, trajectories: long.trajectories },
+      { maxAnswerChars: 100 },
+    )
+    expect(
+      dataOf(html).strings.some(
+        (s) => s.startsWith('x'.repeat(100)) && s.includes('[400 more characters not kept in the report]'),
+      ),
+    ).toBe(true)
   })
 
   it('keeps a big run small: a sample of every cell within the byte budget, errors first, and says where the rest are', async () => {
     const tasks = Array.from({ length: 60 }, (_, i) => `t/${i}`)
-    const big = fakeRun({ tasks, repeats: 3, errorFor: (task) => (task === 't/7' ? 'HTTP 503' : undefined), answerFor: () => 'y'.repeat(300) })
-    const html = await renderHtmlReport({ summary: big.summary, trajectories: big.trajectories }, { maxTrajectoryBytes: 30_000, maxGridTasks: 20 })
+    const big = fakeRun({
+      tasks,
+      repeats: 3,
+      errorFor: (task) => (task === 't/7' ? 'HTTP 503' : undefined),
+      answerFor: () => 'y'.repeat(300),
+    })
+    const html = await renderHtmlReport(
+      { summary: big.summary, trajectories: big.trajectories },
+      { maxTrajectoryBytes: 30_000, maxGridTasks: 20 },
+    )
     const data = dataOf(html)
     expect(data.kept).toEqual({ shown: data.traj.length, of: big.trajectories.length, maxBytes: 30_000 })
     expect(data.traj.length).toBeLessThan(big.trajectories.length)
@@ -190,15 +291,20 @@ describe('renderHtmlReport limits', () => {
     for (const c of data.cells.keys()) {
       const mine = data.traj.filter((t) => t.c === c)
       // (The cell the viewer opens with puts that trajectory first.)
-      if (big.trajectories.some((t) => t.status === 'error' && t.cellId === data.cells[c]!.id)) expect(mine.slice(0, 2).map((t) => t.s)).toContain('error')
+      if (big.trajectories.some((t) => t.status === 'error' && t.cellId === data.cells[c]!.id))
+        expect(mine.slice(0, 2).map((t) => t.s)).toContain('error')
     }
     const json = /<script type="application\/json" id="seqk-data">(.*?)<\/script>/s.exec(html)![1]!
     expect(json.length).toBeLessThan(30_000 * 1.2)
     expect(html).toContain('data-grid-more="40"')
     expect(html).toContain('The grid shows the first 20 of 60 tasks')
-    expect(html).toContain(`(${data.traj.length} of ${big.trajectories.length} trajectories in this page: the rest are in the file)`)
+    expect(html).toContain(
+      `(${data.traj.length} of ${big.trajectories.length} trajectories in this page: the rest are in the file)`,
+    )
     // A small run keeps every trajectory and says nothing of a budget.
-    expect(dataOf(await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })).kept).toBeUndefined()
+    expect(
+      dataOf(await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })).kept,
+    ).toBeUndefined()
   })
 
   it('renders a run without trajectories', async () => {
@@ -218,8 +324,14 @@ describe('the revision analysis section', () => {
     expect(has(html, 'annotator derived/1')).toBe(true)
     expect(has(html, 'every annotatable revision')).toBe(true)
     // A row of numbers per annotated cell; the binary cells are named as not annotated, with why.
-    expect(html.match(/<tr data-cell="[^"]*"><td class="name"><span class="swatch"[^>]*><\/span>[^<]*<\/td><td class="n">\d+<\/td>/g)?.length).toBeGreaterThanOrEqual(verifier.length)
-    expect(html).toMatch(/Not annotated: [^<]*binary[^<]*: binary feedback names no request to check a revision against\./)
+    expect(
+      html.match(
+        /<tr data-cell="[^"]*"><td class="name"><span class="swatch"[^>]*><\/span>[^<]*<\/td><td class="n">\d+<\/td>/g,
+      )?.length,
+    ).toBeGreaterThanOrEqual(verifier.length)
+    expect(html).toMatch(
+      /Not annotated: [^<]*binary[^<]*: binary feedback names no request to check a revision against\./,
+    )
   })
   it('says so, with no chart, when no cell was annotated', async () => {
     const plain = fakeRun({ requests: false, modes: ['binary', 'verifier'] })
@@ -232,16 +344,30 @@ describe('the revision analysis section', () => {
 describe('a report that explains', () => {
   it('prints why a failed cell failed and its errors under its row, one line per root cause', async () => {
     const failing = fakeRun({
-      thresholds: (actor, mode) => (mode === 'independent' ? { passAt: { 4: 0.3 } } : { seqAt: actor === 'sim:careful' ? ({ 1: 0.99 } as Record<number, number>) : { 4: 0.3 } }),
-      errorFor: (task, _r, actor, mode) => (actor === 'sim:quick' ? 'connect ECONNREFUSED 127.0.0.1:9' : task === 't/2' && mode === 'binary' ? 'HTTP 500 from the server' : undefined),
+      thresholds: (actor, mode) =>
+        mode === 'independent'
+          ? { passAt: { 4: 0.3 } }
+          : { seqAt: actor === 'sim:careful' ? ({ 1: 0.99 } as Record<number, number>) : { 4: 0.3 } },
+      errorFor: (task, _r, actor, mode) =>
+        actor === 'sim:quick'
+          ? 'connect ECONNREFUSED 127.0.0.1:9'
+          : task === 't/2' && mode === 'binary'
+            ? 'HTTP 500 from the server'
+            : undefined,
     })
     const html = await renderHtmlReport(failing)
-    const detail = (cellId: string) => html.slice(html.indexOf(`<tr class="detail" data-detail="${cellId}">`), html.indexOf('</tr>', html.indexOf(`<tr class="detail" data-detail="${cellId}">`)))
+    const detail = (cellId: string) =>
+      html.slice(
+        html.indexOf(`<tr class="detail" data-detail="${cellId}">`),
+        html.indexOf('</tr>', html.indexOf(`<tr class="detail" data-detail="${cellId}">`)),
+      )
     // Every trajectory of sim:quick errored: the one cause, then the error with where it happened and how many more.
     const quick = detail('sim:quick · binary')
     expect(quick.match(/<li class="fail">/g)).toHaveLength(1)
     expect(quick).toContain('ended in an error, so nothing was measured')
-    expect(quick).toContain('⚠ actor failed at attempt 1: connect ECONNREFUSED 127.0.0.1:9 <span class="where">(t/1 repeat 0, t/1 repeat 1, t/2 repeat 0, t/2 repeat 1, t/3 repeat 0)</span>')
+    expect(quick).toContain(
+      '⚠ actor failed at attempt 1: connect ECONNREFUSED 127.0.0.1:9 <span class="where">(t/1 repeat 0, t/1 repeat 1, t/2 repeat 0, t/2 repeat 1, t/3 repeat 0)</span>',
+    )
     expect(quick).toContain('5 more errors (the summary keeps 5 examples)')
     // A missed threshold and the error rate: two causes, two lines; the badge counts them.
     const careful = detail('sim:careful · binary')
@@ -255,20 +381,27 @@ describe('a report that explains', () => {
   it('keeps the protocol in a details row under each cell, not in a column', async () => {
     const html = await renderHtmlReport({ summary: run.summary, trajectories: run.trajectories })
     expect(html).not.toContain('<th>protocol</th>')
-    for (const cell of cells) expect(html).toContain(`<tr class="detail" data-detail="${cell.cellId.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)}">`)
+    for (const cell of cells)
+      expect(html).toContain(
+        `<tr class="detail" data-detail="${cell.cellId.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)}">`,
+      )
     expect(html.match(/<details class="proto">/g)).toHaveLength(cells.length)
   })
 
   it('says "no thresholds" for a cell that asserts nothing', async () => {
     const none = fakeRun({ thresholds: () => ({}) })
     const html = await renderHtmlReport(none)
-    expect(html.match(/<span class="badge none">no thresholds<\/span>/g)).toHaveLength(none.summary.benchmarks[0]!.cells.length)
+    expect(html.match(/<span class="badge none">no thresholds<\/span>/g)).toHaveLength(
+      none.summary.benchmarks[0]!.cells.length,
+    )
   })
 
   it('says there is no cost to chart when the server reports no usage, and draws no cost chart', async () => {
     const free = fakeRun({ usage: false, costPerAttempt: null })
     const html = await renderHtmlReport(free)
-    expect(html).toContain('<p class="nothing" data-nothing="cost">Every cost is 0: the models have no price and the server reported no token usage')
+    expect(html).toContain(
+      '<p class="nothing" data-nothing="cost">Every cost is 0: the models have no price and the server reported no token usage',
+    )
     expect(html).not.toContain('<figure class="cost"')
   })
 
@@ -280,12 +413,15 @@ describe('a report that explains', () => {
     expect(html).toContain('data-nothing="cost">No point to draw')
   })
 
-  it('names the benchmark of each cell in the viewer\'s cell list', async () => {
+  it("names the benchmark of each cell in the viewer's cell list", async () => {
     const a = fakeRun({ benchmark: 'bench A' })
     const b = fakeRun({ benchmark: 'bench B' })
     const summary = { ...a.summary, benchmarks: [...a.summary.benchmarks, ...b.summary.benchmarks] }
     const html = await renderHtmlReport({ summary, trajectories: [...a.trajectories, ...b.trajectories] })
-    const select = html.slice(html.indexOf('<select id="tv-cell">'), html.indexOf('</select>', html.indexOf('<select id="tv-cell">')))
+    const select = html.slice(
+      html.indexOf('<select id="tv-cell">'),
+      html.indexOf('</select>', html.indexOf('<select id="tv-cell">')),
+    )
     expect(select).toContain('>sim:quick · binary — bench A</option>')
     expect(select).toContain('>sim:quick · binary — bench B</option>')
   })
@@ -296,9 +432,23 @@ describe('batch API savings', () => {
     const { renderMarkdownSummary } = await import('./markdown.js')
     const run = fakeRun()
     const cells = run.summary.benchmarks[0]!.cells
-    const batched = { ...run.summary, benchmarks: [{ ...run.summary.benchmarks[0]!, cells: cells.map((c, i) => (i === 0 ? { ...c, batch: { calls: 12, costUsd: 0.6, listCostUsd: 1.2, savedUsd: 0.6 } } : c)) }] }
+    const batched = {
+      ...run.summary,
+      benchmarks: [
+        {
+          ...run.summary.benchmarks[0]!,
+          cells: cells.map((c, i) =>
+            i === 0 ? { ...c, batch: { calls: 12, costUsd: 0.6, listCostUsd: 1.2, savedUsd: 0.6 } } : c,
+          ),
+        },
+      ],
+    }
     const html = await renderHtmlReport({ summary: batched, trajectories: run.trajectories })
-    expect(html).toMatch(/<p class="hint spending">[^<]*12 calls through a batch API, saving \$0\.60 \(50\.0%\) against \$1\.20 at list price/)
-    expect(renderMarkdownSummary(batched)).toContain('12 calls through a batch API, saving $0.60 (50.0%) against $1.20 at list price')
+    expect(html).toMatch(
+      /<p class="hint spending">[^<]*12 calls through a batch API, saving \$0\.60 \(50\.0%\) against \$1\.20 at list price/,
+    )
+    expect(renderMarkdownSummary(batched)).toContain(
+      '12 calls through a batch API, saving $0.60 (50.0%) against $1.20 at list price',
+    )
   })
 })

@@ -7,11 +7,38 @@ import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { rankingChanges, spendingLine } from './table.js'
-import { actorColours, costGap, costSpec, curveRows, curvesGap, curvesSpec, MODE_SHAPES, rankGap, rankSpec, renderSvg, REVISION_CLASS_COLOURS, revisionShareSpec, revisionSuccessGap, revisionSuccessSpec, trendGap, trendSpec, type TrendRow } from './charts.js'
+import {
+  actorColours,
+  costGap,
+  costSpec,
+  curveRows,
+  curvesGap,
+  curvesSpec,
+  MODE_SHAPES,
+  rankGap,
+  rankSpec,
+  renderSvg,
+  REVISION_CLASS_COLOURS,
+  revisionShareSpec,
+  revisionSuccessGap,
+  revisionSuccessSpec,
+  trendGap,
+  trendSpec,
+  type TrendRow,
+} from './charts.js'
 import { clientScript } from './client.js'
 import type { ClientAnnotation, ClientAttempt, ClientTrajectory, ReportData } from './client-data.js'
 import { annotateTrajectory } from '../protocol/revision-annotation.js'
-import { costPoints, curveWithBands, rankRows, REVISION_CLASS_LABELS, revisionClassPoints, sandboxText, unannotatedReason, type RevisionClassName } from './data.js'
+import {
+  costPoints,
+  curveWithBands,
+  rankRows,
+  REVISION_CLASS_LABELS,
+  revisionClassPoints,
+  sandboxText,
+  unannotatedReason,
+  type RevisionClassName,
+} from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
 import { DIFFERENCE_ESTIMAND, RATE_ESTIMAND } from '../metrics/estimands.js'
@@ -23,7 +50,14 @@ import { html, htmlText, joinHtml, trustedHtml, type Html, type HtmlValue } from
 import { cellChanges, condenseChanges, headlineOf, isOwnEntry, type HistoryEntry } from './history.js'
 import { REPORT_CSS } from './style.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
-import { cellVerdict, reasonLines, runCountsText, runVerdict, summaryVerdict, type RunVerdict } from '../protocol/verdict.js'
+import {
+  cellVerdict,
+  reasonLines,
+  runCountsText,
+  runVerdict,
+  summaryVerdict,
+  type RunVerdict,
+} from '../protocol/verdict.js'
 import { sumUsage } from '../core/contract.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
@@ -70,7 +104,11 @@ export function protocolChips(cell: CellSummary): string[] {
   if (p.kind === 'independent') chips.push('independent sampling')
   else {
     chips.push(`history ${p.history?.name ?? '—'}`)
-    chips.push(p.feedback ? `${p.feedback.kind} feedback${p.feedback.name !== p.feedback.kind ? ` (${p.feedback.name})` : ''} v${p.feedback.version}` : 'no feedback')
+    chips.push(
+      p.feedback
+        ? `${p.feedback.kind} feedback${p.feedback.name !== p.feedback.kind ? ` (${p.feedback.name})` : ''} v${p.feedback.version}`
+        : 'no feedback',
+    )
   }
   chips.push(`K=${cell.budget}`)
   if (p.kind === 'sequential') chips.push(p.budgetDisclosed ? 'budget disclosed' : 'budget hidden')
@@ -88,8 +126,13 @@ function statusBadge(status: 'pass' | 'fail' | 'no-thresholds', counts: string):
 /** What no cell row shows: files that failed to load, cells that did not run, the run's own problems. */
 function runProblems(verdict: RunVerdict, summary: RunSummary): Html {
   const items = [
-    ...verdict.loadErrors.map((x) => html`<li class="fail" data-load-error="${x.file}">✗ <code>${x.file}</code> failed to load: ${x.error}</li>`),
-    ...(summary.notRun ?? []).map((n) => html`<li class="none">${`${n.benchmark} › ${n.cellId}`} did not run: ${n.reason}</li>`),
+    ...verdict.loadErrors.map(
+      (x) =>
+        html`<li class="fail" data-load-error="${x.file}">✗ <code>${x.file}</code> failed to load: ${x.error}</li>`,
+    ),
+    ...(summary.notRun ?? []).map(
+      (n) => html`<li class="none">${`${n.benchmark} › ${n.cellId}`} did not run: ${n.reason}</li>`,
+    ),
     ...verdict.problems.map((p) => html`<li class="fail">✗ ${p}</li>`),
   ]
   if (items.length === 0) return html``
@@ -97,14 +140,17 @@ function runProblems(verdict: RunVerdict, summary: RunSummary): Html {
 }
 
 /** What a chart with nothing to show prints in its place: a sentence, never degenerate axes. */
-const nothing = (chart: string, sentence: string): Html => html`<p class="nothing" data-nothing="${chart}">${sentence}</p>`
+const nothing = (chart: string, sentence: string): Html =>
+  html`<p class="nothing" data-nothing="${chart}">${sentence}</p>`
 const chipsHtml = (chips: readonly string[]): Html =>
   html`<span class="chips">${chips.map((c) => html`<span class="chip${c.startsWith('fp ') ? ' fp' : ''}">${c}</span>`)}</span>`
 const swatch = (colour: string): Html => html`<span class="swatch" style="background:${colour}"></span>`
-const modeTitle = (mode: string): string => (mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`)
+const modeTitle = (mode: string): string =>
+  mode === 'independent' ? 'Independent sampling (Pass@k)' : `${mode} feedback (Seq@k)`
 /** A chart's SVG, rendered by vega from our own spec: markup this package made. */
 const svgBlock = (svg: string): Html => html`<div class="svg">${trustedHtml(svg)}</div>`
-const callout = (lines: readonly string[]): Html => (lines.length > 0 ? html`<div class="callout">${lines.map((l) => html`<p>${l}</p>`)}</div>` : html``)
+const callout = (lines: readonly string[]): Html =>
+  lines.length > 0 ? html`<div class="callout">${lines.map((l) => html`<p>${l}</p>`)}</div>` : html``
 
 /** Modes in the order they first appear, sequential ones first and independent sampling last. */
 function modesOf(cells: readonly CellSummary[]): string[] {
@@ -144,7 +190,6 @@ interface Ctx {
   maxGridTasks: number
 }
 
-
 /**
  * A cell's infrastructure errors, one line per root cause: the recorded examples
  * (`summary.errors.examples`) grouped by message, each with where it happened, and how many
@@ -152,7 +197,8 @@ interface Ctx {
  */
 export function errorReasons(cell: CellSummary): { message: string; where: string[] }[] {
   const groups = new Map<string, string[]>()
-  for (const x of cell.errors.examples) groups.set(x.message, [...(groups.get(x.message) ?? []), `${x.taskId} repeat ${x.repeat}`])
+  for (const x of cell.errors.examples)
+    groups.set(x.message, [...(groups.get(x.message) ?? []), `${x.taskId} repeat ${x.repeat}`])
   return [...groups].map(([message, where]) => ({ message, where }))
 }
 
@@ -166,7 +212,8 @@ function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: rea
   const lines: Html[] = []
   if (cell.verdict === 'fail') for (const r of reasons) lines.push(html`<li class="fail">✗ ${r}</li>`)
   const errors = errorReasons(cell)
-  for (const x of errors) lines.push(html`<li class="error">⚠ ${x.message} <span class="where">(${x.where.join(', ')})</span></li>`)
+  for (const x of errors)
+    lines.push(html`<li class="error">⚠ ${x.message} <span class="where">(${x.where.join(', ')})</span></li>`)
   const unlisted = cell.errors.count - cell.errors.examples.length
   if (unlisted > 0) {
     const kept = plural(cell.errors.examples.length, 'example')
@@ -190,7 +237,9 @@ function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: rea
 function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
   const K = Math.max(...cells.map((c) => c.budget))
   // Chips every row shares go above the table once; each row's details keep what sets it apart (always its fingerprint).
-  const sharedChips = protocolChips(cells[0]!).filter((chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)))
+  const sharedChips = protocolChips(cells[0]!).filter(
+    (chip) => !chip.startsWith('fp ') && cells.every((c) => protocolChips(c).includes(chip)),
+  )
   // The same columns, headers and texts as the terminal table and the Markdown summary.
   const columns = cellColumns(K).filter((c) => c.outputs.includes('html'))
   const head = columns.map((c) => html`<th${c.numeric && html` class="n"`}>${c.header}</th>`)
@@ -204,7 +253,9 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
       const v = c.value(cell, verdict)
       if (c.id === 'cell') return html`<td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${v.text}</td>`
       if (c.id === 'verdict') return html`<td title="${thresholds}">${verdictBadge(cell)}</td>`
-      const cls = [c.numeric ? 'n' : '', c.id === `k${K}` ? 'at-k' : '', c.id === 'ci' ? 'ci' : ''].filter(Boolean).join(' ')
+      const cls = [c.numeric ? 'n' : '', c.id === `k${K}` ? 'at-k' : '', c.id === 'ci' ? 'ci' : '']
+        .filter(Boolean)
+        .join(' ')
       const classes = `${cls}${toneClass(v.tone)}`
       return html`<td${classes !== '' && html` class="${classes}"`}>${v.text}</td>`
     })
@@ -221,12 +272,21 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Ht
       const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
       const K = Math.max(...modeCells.map((c) => c.budget))
       const curves = modeCells.map((cell) => ({ cell, curve: curveWithBands(cell) }))
-      const rows = curves.flatMap(({ cell, curve }) => curveRows(cell.actorId, cell.fingerprint, curve.label, curve.points))
+      const rows = curves.flatMap(({ cell, curve }) =>
+        curveRows(cell.actorId, cell.fingerprint, curve.label, curve.points),
+      )
       const gap = curvesGap(rows, K)
-      const svg = gap === null ? svgBlock(await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours }))) : nothing('curves', gap)
+      const svg =
+        gap === null
+          ? svgBlock(await renderSvg(curvesSpec(rows, { budget: K, metric, colours: ctx.colours })))
+          : nothing('curves', gap)
       const legend = curves.map(({ cell, curve }) => {
         const last = curve.points[curve.points.length - 1]
-        const ci = last && last.lo !== null && last.hi !== null && html`<span class="ci">95% CI ${percent(last.lo)}–${percent(last.hi)}</span>`
+        const ci =
+          last &&
+          last.lo !== null &&
+          last.hi !== null &&
+          html`<span class="ci">95% CI ${percent(last.lo)}–${percent(last.hi)}</span>`
         return html`<li>${swatch(ctx.colours.get(cell.actorId)!)}<span>${cell.actorId}</span><span class="value">${metric}@${cell.budget} ${percentText(last?.value)}</span>${ci}<span class="chip fp">fp ${cell.fingerprint}</span></li>`
       })
       const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
@@ -242,7 +302,8 @@ async function rankFigure(cells: readonly CellSummary[], ctx: Ctx): Promise<Html
   const rows = rankRows(cells)
   const lines = rankingChanges(cells)
   const gap = rankGap(rows)
-  if (gap !== null) return html`<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption>${nothing('rank', gap)}${callout(lines)}</figure>`
+  if (gap !== null)
+    return html`<figure class="rank wide"><figcaption><div class="title">Rank change, Pass@K → Seq@K</div></figcaption>${nothing('rank', gap)}${callout(lines)}</figure>`
   const svg = await renderSvg(rankSpec(rows, { colours: ctx.colours }))
   const K = Math.max(...cells.map((c) => c.budget))
   const fps = [...new Set(rows.map((r) => r.actor))].map(
@@ -270,8 +331,14 @@ async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html
       const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
       const mine = points.filter((p) => p.mode === mode)
       const gap = costGap(mine, unit)
-      const svg = gap === null ? svgBlock(await renderSvg(costSpec(mine, { unit, metric, maxCost, minValue, colours: ctx.colours }))) : nothing('cost', gap)
-      const legend = modeCells.map((c) => html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`)
+      const svg =
+        gap === null
+          ? svgBlock(await renderSvg(costSpec(mine, { unit, metric, maxCost, minValue, colours: ctx.colours })))
+          : nothing('cost', gap)
+      const legend = modeCells.map(
+        (c) =>
+          html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`,
+      )
       const shared = protocolChips(modeCells[0]!).filter((c) => !c.startsWith('fp '))
       return html`<figure class="cost" data-mode="${mode}">
 <figcaption><div class="title">Cost vs success · ${mode}</div>${chipsHtml(shared)}</figcaption>
@@ -287,7 +354,14 @@ ${svg}<ul class="legend">${legend}</ul></figure>`
 
 async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
   const history = ctx.history ?? []
-  const earlier = (cell: CellSummary) => history.filter((h) => !isOwnEntry(h, ctx.summary) && h.benchmark === benchmark && h.cellId === cell.cellId && h.fingerprint === cell.fingerprint)
+  const earlier = (cell: CellSummary) =>
+    history.filter(
+      (h) =>
+        !isOwnEntry(h, ctx.summary) &&
+        h.benchmark === benchmark &&
+        h.cellId === cell.cellId &&
+        h.fingerprint === cell.fingerprint,
+    )
   if (!cells.some((c) => earlier(c).length > 0)) {
     return ctx.history
       ? html`<p class="note">No earlier run of these protocols (same fingerprint) in the history file yet.</p>`
@@ -300,17 +374,44 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
         const { interval } = curveOf(cell)
         const past = earlier(cell).map((h): TrendRow => {
           const head = headlineOf(h)
-          return { actor: cell.actorId, runId: h.runId, createdAt: h.createdAt, commit: h.commit, value: head.value, lo: h.interval?.lo ?? null, hi: h.interval?.hi ?? null, current: false, label: '' }
+          return {
+            actor: cell.actorId,
+            runId: h.runId,
+            createdAt: h.createdAt,
+            commit: h.commit,
+            value: head.value,
+            lo: h.interval?.lo ?? null,
+            hi: h.interval?.hi ?? null,
+            current: false,
+            label: '',
+          }
         })
         const now = headlineOf({ seqAt: cell.seqAt, passAt: cell.passAt, kind: cell.protocol.kind })
-        past.push({ actor: cell.actorId, runId: ctx.summary.runId, createdAt: ctx.summary.createdAt, commit: null, value: now.value, lo: interval?.lo ?? null, hi: interval?.hi ?? null, current: true, label: '' })
-        return past.map((r) => ({ ...r, label: `${cell.cellId} · ${now.label}@${now.k} = ${percentText(r.value)} · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}` }))
+        past.push({
+          actor: cell.actorId,
+          runId: ctx.summary.runId,
+          createdAt: ctx.summary.createdAt,
+          commit: null,
+          value: now.value,
+          lo: interval?.lo ?? null,
+          hi: interval?.hi ?? null,
+          current: true,
+          label: '',
+        })
+        return past.map((r) => ({
+          ...r,
+          label: `${cell.cellId} · ${now.label}@${now.k} = ${percentText(r.value)} · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}`,
+        }))
       })
       const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
       const gap = trendGap(rows)
-      const svg = gap === null ? svgBlock(await renderSvg(trendSpec(rows, { metric, colours: ctx.colours }))) : nothing('trend', gap)
+      const svg =
+        gap === null
+          ? svgBlock(await renderSvg(trendSpec(rows, { metric, colours: ctx.colours })))
+          : nothing('trend', gap)
       const legend = modeCells.map(
-        (c) => html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="note">${plural(earlier(c).length, 'earlier run')}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`,
+        (c) =>
+          html`<li>${swatch(ctx.colours.get(c.actorId)!)}<span>${c.actorId}</span><span class="note">${plural(earlier(c).length, 'earlier run')}</span><span class="chip fp">fp ${c.fingerprint}</span></li>`,
       )
       return html`<figure class="trend" data-mode="${mode}"><figcaption><div class="title">${metric} over runs · ${mode}</div></figcaption>${svg}<ul class="legend">${legend}</ul></figure>`
     }),
@@ -323,7 +424,7 @@ function annotatorCaption(a: NonNullable<CellSummary['revisionAnnotation']>): st
   const id = annotatorOf(a)
   const how =
     id.annotator === 'derived'
-      ? 'derived from the verdicts: the requests are the failing tests and unmet criteria the feedback named, satisfied when the revision\'s verdict shows them passing'
+      ? "derived from the verdicts: the requests are the failing tests and unmet criteria the feedback named, satisfied when the revision's verdict shows them passing"
       : `${id.model ?? 'a model'} read the task, the previous answer, the feedback and the revision, and said which requests it satisfied`
   return `${annotatorText(id)}: ${how}`
 }
@@ -350,13 +451,16 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
       '; ',
     )}.</p>`
   const head = html`<h3>Revision analysis: did the revision address the feedback?</h3>`
-  if (annotated.length === 0) return html`${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
+  if (annotated.length === 0)
+    return html`${head}<p class="note revision-none">No revision of these cells was annotated, so there is no class to chart.</p>${withoutNote}`
   const points = annotated.flatMap((x) => x.points)
   const modes = [...new Set(points.map((p) => p.mode))]
   const successGap = revisionSuccessGap(points)
   const [shares, success] = await Promise.all([
     renderSvg(revisionShareSpec(points)).then(svgBlock),
-    successGap === null ? renderSvg(revisionSuccessSpec(points, { colours: ctx.colours })).then(svgBlock) : nothing('revision-success', successGap),
+    successGap === null
+      ? renderSvg(revisionSuccessSpec(points, { colours: ctx.colours })).then(svgBlock)
+      : nothing('revision-success', successGap),
   ])
   const captions = [...new Set(annotated.map((x) => annotatorCaption(x.a)))]
   const sampled = annotated.filter((x) => x.a.sampled)
@@ -365,7 +469,9 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
     const errors = (x.a as { errors?: unknown }).errors
     return [
       ...(typeof note === 'string' ? [`${x.cell.cellId}: ${note}`] : []),
-      ...(typeof errors === 'number' && errors > 0 ? [`${x.cell.cellId}: ${plural(errors, 'annotation')} failed (in no class)`] : []),
+      ...(typeof errors === 'number' && errors > 0
+        ? [`${x.cell.cellId}: ${plural(errors, 'annotation')} failed (in no class)`]
+        : []),
     ]
   })
   const chips = [
@@ -375,7 +481,8 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
   ]
   const classes = Object.keys(REVISION_CLASS_LABELS) as RevisionClassName[]
   type Share = { point: number | null; lo: number | null; hi: number | null }
-  const shareCell = (k: { share: Share }) => html`<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
+  const shareCell = (k: { share: Share }) =>
+    html`<td class="n">${percent(k.share.point)} <span class="ci">${percent(k.share.lo)}–${percent(k.share.hi)}</span></td>`
   const successCell = (k: { revisions: number; solved: number; success: Share }) =>
     k.revisions === 0
       ? html`<td class="n">—</td>`
@@ -387,12 +494,14 @@ async function revisionSection(cells: readonly CellSummary[], ctx: Ctx): Promise
     const by = byAnnotator && html`<div class="sub annotator">annotator ${annotatorText(annotatorOf(a))}</div>`
     return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(ctx.colours.get(cell.actorId)!)}${cell.cellId}${by}</td><td class="n">${count}</td>${classes.map((k) => shareCell(a.classes[k]))}${classes.map((k) => successCell(a.classes[k]))}</tr>`
   })
-  const classSwatch = (k: RevisionClassName) => html`<span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>`
+  const classSwatch = (k: RevisionClassName) =>
+    html`<span class="swatch" style="background:${REVISION_CLASS_COLOURS[k]}"></span>`
   const classHead = classes.map((k) => html`<th class="n">${classSwatch(k)}${REVISION_CLASS_LABELS[k]}</th>`)
   const table = html`<div class="card scroll"><table class="cells revision-classes"><thead><tr><th></th><th></th><th class="n" colspan="3">share of annotated revisions (95% CI)</th><th class="n" colspan="3">next attempt passed (95% CI)</th></tr><tr><th>cell${byAnnotator && ' · annotator'}</th><th class="n">annotated</th>${classHead}${classHead}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
   const shareLegend = classes.map((k) => html`<li>${classSwatch(k)}<span>${REVISION_CLASS_LABELS[k]}</span></li>`)
   const successLegend = annotated.map(({ cell }) => {
-    const shape = modes.length > 1 && html`<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>`
+    const shape =
+      modes.length > 1 && html`<span>${MODE_SHAPES[modes.indexOf(cell.mode) % MODE_SHAPES.length]!.glyph}</span>`
     return html`<li>${swatch(ctx.colours.get(cell.actorId)!)}${shape}<span>${cell.cellId}</span><span class="chip fp">fp ${cell.fingerprint}</span></li>`
   })
   return html`${head}
@@ -415,24 +524,46 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
     const span = columns.filter((c) => c.actorId === a).length
     return html`<th colspan="${span}" style="--c:${ctx.colours.get(a)}">${swatch(ctx.colours.get(a)!)}${a}</th>`
   })
-  const modeHead = columns.map((c) => html`<th title="${c.cellId}">${c.mode === 'independent' ? 'indep.' : c.mode}</th>`)
+  const modeHead = columns.map(
+    (c) => html`<th title="${c.cellId}">${c.mode === 'independent' ? 'indep.' : c.mode}</th>`,
+  )
   const body = tasks.map((taskId) => {
     const tds = columns.map((cell) => {
       const task = perTask.get(cell)!.get(taskId)
       const c = ctx.cellIndex.get(cell)!
       const attrs = html`class="gc" data-gc="${c}" data-t="${taskId}" tabindex="0"`
-      if (!task) return html`<td ${attrs} title="${`${cell.cellId} › ${taskId}: not run`}"><span class="avg" style="background:${ERROR}">·</span></td>`
+      if (!task)
+        return html`<td ${attrs} title="${`${cell.cellId} › ${taskId}: not run`}"><span class="avg" style="background:${ERROR}">·</span></td>`
       const firsts = task.firstSuccess
       const solved = firsts.filter((f): f is number => f !== null && f <= cell.budget)
       const meanAttempt = solved.length > 0 ? solved.reduce((a, b) => a + b, 0) / solved.length : null
       const solvedShare = firsts.length === 0 ? 0 : solved.length / firsts.length
       const fill = meanAttempt === null ? MISS : attemptColour(meanAttempt, K)
-      const background = solvedShare >= 1 || meanAttempt === null ? fill : `linear-gradient(90deg, ${fill} ${(solvedShare * 100).toFixed(0)}%, ${MISS} ${(solvedShare * 100).toFixed(0)}%)`
+      const background =
+        solvedShare >= 1 || meanAttempt === null
+          ? fill
+          : `linear-gradient(90deg, ${fill} ${(solvedShare * 100).toFixed(0)}%, ${MISS} ${(solvedShare * 100).toFixed(0)}%)`
       const ink = meanAttempt !== null && solvedShare >= 0.5 ? inkOn(meanAttempt, K) : '#7f1d1d'
-      const label = meanAttempt === null ? (firsts.length === 0 ? '!' : '✗') : solvedShare < 1 ? `${solved.length}/${firsts.length}` : Number.isInteger(meanAttempt) ? String(meanAttempt) : meanAttempt.toFixed(1)
+      const label =
+        meanAttempt === null
+          ? firsts.length === 0
+            ? '!'
+            : '✗'
+          : solvedShare < 1
+            ? `${solved.length}/${firsts.length}`
+            : Number.isInteger(meanAttempt)
+              ? String(meanAttempt)
+              : meanAttempt.toFixed(1)
       // Per repeat from the trajectories (errored repeats included); from the summary when there are none.
       const recorded = ctx.byTask.get(`${cell.benchmark}\u0000${cell.cellId}\u0000${taskId}`)
-      const reps = recorded ? recorded.map((t) => ({ r: t.repeat, f: t.firstSuccess, error: t.status === 'error', capped: t.status === 'capped' })) : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
+      const reps = recorded
+        ? recorded.map((t) => ({
+            r: t.repeat,
+            f: t.firstSuccess,
+            error: t.status === 'error',
+            capped: t.status === 'capped',
+          }))
+        : firsts.map((f, r) => ({ r, f, error: false, capped: false }))
       const squares = reps.map(({ r, f, error, capped }) => {
         // The cell's title lists every repeat: a title per square would double the grid's size.
         if (error) return html`<i data-r="${r}" style="background:${ERROR}">!</i>`
@@ -448,7 +579,10 @@ function gridHtml(benchIndex: number, cells: readonly CellSummary[], ctx: Ctx): 
   })
   const id = `grid-${benchIndex}`
   const legend = [
-    ...Array.from({ length: K }, (_, i) => html`<span><i style="background:${attemptColour(i + 1, K)}"></i>${i + 1}</span>`),
+    ...Array.from(
+      { length: K },
+      (_, i) => html`<span><i style="background:${attemptColour(i + 1, K)}"></i>${i + 1}</span>`,
+    ),
     html`<span><i style="background:${MISS}"></i>not solved</span>`,
     html`<span><i style="background:${ERROR}"></i>error</span>`,
   ]
@@ -481,14 +615,22 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
     `verifier ${p.verifier.name} v${p.verifier.version}${verifierSettings}`,
     `prompt ${p.promptBuilder}`,
     html`tasks hash <span class="fp">${p.benchmark.contentHash}</span>`,
-    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor: only Seq@K is valid' : 'budget not disclosed (Seq@k for k < K read by truncation)',
+    cells.some((c) => c.protocol.budgetDisclosed)
+      ? 'budget disclosed to the actor: only Seq@K is valid'
+      : 'budget not disclosed (Seq@k for k < K read by truncation)',
     ...(sandbox === '' ? [] : [sandbox]),
   ]
   // The benchmark's verdict in the words of every output (the verdict model): never "pass" for cells that checked nothing.
   const bv = runVerdict({ benchmarks: [bench] })
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
-  const [curves, rank, revisions, cost, trend] = await Promise.all([curvesPanels(cells, ctx), rankFigure(cells, ctx), revisionSection(cells, ctx), costPanels(cells, ctx), trendPanels(bench.name, cells, ctx)])
+  const [curves, rank, revisions, cost, trend] = await Promise.all([
+    curvesPanels(cells, ctx),
+    rankFigure(cells, ctx),
+    revisionSection(cells, ctx),
+    costPanels(cells, ctx),
+    trendPanels(bench.name, cells, ctx),
+  ])
   const boot = first.seqAtInterval
   const spending = spendingLine(cells)
   const unknownUsage = unknownUsageLine(cells)
@@ -533,7 +675,9 @@ class StringTable {
 }
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n… [${text.length - max} more characters not kept in the report]`
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… [${text.length - max} more characters not kept in the report]`
 }
 
 /**
@@ -568,7 +712,11 @@ interface StoredAnnotation {
  * counted. Under the derived annotator it is recomputed from the verdicts (it is not stored);
  * under another it is the record stored on the attempt.
  */
-function clientAnnotations(t: Trajectory, cell: CellSummary | undefined, str: (text: string) => number): Map<number, ClientAnnotation> {
+function clientAnnotations(
+  t: Trajectory,
+  cell: CellSummary | undefined,
+  str: (text: string) => number,
+): Map<number, ClientAnnotation> {
   const out = new Map<number, ClientAnnotation>()
   const summary = cell?.revisionAnnotation
   if (!summary) return out
@@ -583,7 +731,11 @@ function clientAnnotations(t: Trajectory, cell: CellSummary | undefined, str: (t
     const attempt = (r as { attempt?: number }).attempt
     if (attempt === undefined) continue
     const by = annotatorText({ annotator: r.annotator, version: r.version, model: r.model ?? null })
-    const ann: ClientAnnotation = { by, req: (r.requests ?? []).map(requestLabel), sat: (r.satisfied ?? []).map(requestLabel) }
+    const ann: ClientAnnotation = {
+      by,
+      req: (r.requests ?? []).map(requestLabel),
+      sat: (r.satisfied ?? []).map(requestLabel),
+    }
     if (r.class) ann.k = r.class
     if (r.partly && r.partly.length > 0) ann.part = r.partly.map(requestLabel)
     if (r.unobserved && r.unobserved.length > 0) ann.un = r.unobserved.map(requestLabel)
@@ -596,7 +748,13 @@ function clientAnnotations(t: Trajectory, cell: CellSummary | undefined, str: (t
 }
 
 /** The compact trajectory records the viewer reads: the verified code is stored as a slice of the answer when it is one, and diffs as run lengths. */
-function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefined, options: Required<HtmlReportOptions>, table: StringTable): ClientTrajectory {
+function clientTrajectory(
+  t: Trajectory,
+  c: number,
+  cell: CellSummary | undefined,
+  options: Required<HtmlReportOptions>,
+  table: StringTable,
+): ClientTrajectory {
   const str = (text: string) => table.add(text)
   const annotations = clientAnnotations(t, cell, str)
   let previousCode: string | null = null
@@ -626,7 +784,13 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
         x: str(clip(turn.text, 4000)),
         tok: turn.usage ? turn.usage.inputTokens + turn.usage.outputTokens : null,
         cost: turn.costUsd,
-        c: turn.toolCalls.map((c) => ({ n: c.name, a: str(clip(c.arguments, 2000)), ...(c.result !== null ? { r: str(clip(c.result, 2000)) } : {}), ...(c.error !== null ? { er: str(clip(c.error, 2000)) } : {}), ms: Math.round(c.durationMs) })),
+        c: turn.toolCalls.map((c) => ({
+          n: c.name,
+          a: str(clip(c.arguments, 2000)),
+          ...(c.result !== null ? { r: str(clip(c.result, 2000)) } : {}),
+          ...(c.error !== null ? { er: str(clip(c.error, 2000)) } : {}),
+          ms: Math.round(c.durationMs),
+        })),
       }))
       out.ep = { e: a.episode.endedBy, t: turns }
     }
@@ -654,7 +818,15 @@ function clientTrajectory(t: Trajectory, c: number, cell: CellSummary | undefine
     previousCode = code
     return out
   })
-  return { c, t: t.taskId, r: t.repeat, s: t.status, f: t.firstSuccess, e: t.error ? str(`${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`) : null, a: attempts }
+  return {
+    c,
+    t: t.taskId,
+    r: t.repeat,
+    s: t.status,
+    f: t.firstSuccess,
+    e: t.error ? str(`${t.error.stage} failed at attempt ${t.error.attempt}: ${t.error.message}`) : null,
+    a: attempts,
+  }
 }
 
 /** An attempt's tokens, helper calls included; null when a call of it reported no usage. */
@@ -687,7 +859,11 @@ function embeddedTrajectories(
     byCell.get(c)!.push(t)
   }
   const of = [...byCell.values()].reduce((n, ts) => n + ts.length, 0)
-  const queues = [...byCell.entries()].map(([c, ts]) => ({ c, ts: [...ts].sort((a, b) => embedRank(a) - embedRank(b)), next: 0 }))
+  const queues = [...byCell.entries()].map(([c, ts]) => ({
+    c,
+    ts: [...ts].sort((a, b) => embedRank(a) - embedRank(b)),
+    next: 0,
+  }))
   if (start) {
     const q = queues.find((x) => x.c === start.c)
     const at = q ? q.ts.findIndex((t) => t.taskId === start.t && t.repeat === start.r) : -1
@@ -696,7 +872,7 @@ function embeddedTrajectories(
   const traj: ClientTrajectory[] = []
   let bytes = 0
   let stringBytes = 0
-  for (let open = queues.length; open > 0; ) {
+  for (let open = queues.length; open > 0;) {
     open = 0
     for (const q of queues) {
       if (q.next >= q.ts.length) continue
@@ -715,8 +891,15 @@ function embeddedTrajectories(
 }
 
 /** The trajectory the viewer opens with: a revised and finally solved one with verifier feedback if there is one. */
-function startingPoint(trajectories: readonly Trajectory[], cellOf: (t: Trajectory) => number | undefined): { c: number; t: string; r: number } | null {
-  const score = (t: Trajectory) => (t.protocol.kind === 'sequential' ? 4 : 0) + (t.attempts[0]?.feedback?.kind === 'verifier' ? 2 : 0) + (t.status === 'solved' ? 1 : 0) + Math.min(t.attempts.length, 4) * 2
+function startingPoint(
+  trajectories: readonly Trajectory[],
+  cellOf: (t: Trajectory) => number | undefined,
+): { c: number; t: string; r: number } | null {
+  const score = (t: Trajectory) =>
+    (t.protocol.kind === 'sequential' ? 4 : 0) +
+    (t.attempts[0]?.feedback?.kind === 'verifier' ? 2 : 0) +
+    (t.status === 'solved' ? 1 : 0) +
+    Math.min(t.attempts.length, 4) * 2
   let best: Trajectory | null = null
   for (const t of trajectories) if (cellOf(t) !== undefined && (best === null || score(t) > score(best))) best = t
   return best ? { c: cellOf(best)!, t: best.taskId, r: best.repeat } : null
@@ -752,14 +935,29 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     byTask.get(key)!.push(t)
   }
   for (const ts of byTask.values()) ts.sort((a, b) => a.repeat - b.repeat)
-  const ctx: Ctx = { colours: actorColours(allCells.map((c) => c.actorId)), trajectories: input.trajectories, history: input.history, summary, cellIndex, byTask, maxGridTasks: resolved.maxGridTasks }
+  const ctx: Ctx = {
+    colours: actorColours(allCells.map((c) => c.actorId)),
+    trajectories: input.trajectories,
+    history: input.history,
+    summary,
+    cellIndex,
+    byTask,
+    maxGridTasks: resolved.maxGridTasks,
+  }
   const sections = []
   for (const [i, b] of summary.benchmarks.entries()) sections.push(await benchmarkSection(b, i, ctx))
 
   const cellOf = (t: Trajectory) => cellKey.get(`${t.benchmark}\u0000${t.cellId}`)
   const table = new StringTable()
   const start = startingPoint(input.trajectories, cellOf)
-  const { traj, of } = embeddedTrajectories(input.trajectories, cellOf, start, resolved.maxTrajectoryBytes, (t, c) => clientTrajectory(t, c, allCells[c], resolved, table), table)
+  const { traj, of } = embeddedTrajectories(
+    input.trajectories,
+    cellOf,
+    start,
+    resolved.maxTrajectoryBytes,
+    (t, c) => clientTrajectory(t, c, allCells[c], resolved, table),
+    table,
+  )
   const data: ReportData = {
     cells: allCells.map((c) => ({
       b: summary.benchmarks.findIndex((b) => b.cells.includes(c)),
@@ -772,7 +970,10 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
       colour: ctx.colours.get(c.actorId),
       proto: protocolChips(c),
     })),
-    benchmarks: summary.benchmarks.map((b) => ({ name: b.name, tasks: [...new Set(b.cells.flatMap((c) => c.perTask.map((t) => t.taskId)))] })),
+    benchmarks: summary.benchmarks.map((b) => ({
+      name: b.name,
+      tasks: [...new Set(b.cells.flatMap((c) => c.perTask.map((t) => t.taskId)))],
+    })),
     traj,
     strings: table.strings,
     start,
@@ -780,7 +981,8 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
   }
 
   const cellOptions = summary.benchmarks.map(
-    (b) => html`<optgroup label="${b.name}">${b.cells.map((c) => html`<option value="${cellIndex.get(c)}">${`${c.cellId} — ${b.name}`}</option>`)}</optgroup>`,
+    (b) =>
+      html`<optgroup label="${b.name}">${b.cells.map((c) => html`<option value="${cellIndex.get(c)}">${`${c.cellId} — ${b.name}`}</option>`)}</optgroup>`,
   )
   const totalTrajectories = allCells.reduce((n, c) => n + c.trajectories, 0)
   const verdict = summaryVerdict(summary)
@@ -794,9 +996,14 @@ export async function renderHtmlReport(input: HtmlReportInput, options: HtmlRepo
     html`<a href="#trajectories">Trajectories</a>`,
     input.analysis !== undefined && html`<a href="#analysis">Analysis</a>`,
   ]
-  const analysisText = typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined')
-  const analysis = input.analysis !== undefined && html`<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${analysisText}</pre></div></section>`
-  const embedded = data.kept ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file` : `${data.traj.length} trajectories`
+  const analysisText =
+    typeof input.analysis === 'string' ? input.analysis : (JSON.stringify(input.analysis, null, 2) ?? 'undefined')
+  const analysis =
+    input.analysis !== undefined &&
+    html`<section class="analysis" id="analysis"><h2>Analysis</h2><div class="card"><pre>${analysisText}</pre></div></section>`
+  const embedded = data.kept
+    ? `${data.traj.length} of ${data.kept.of} trajectories in this page: the rest are in the file`
+    : `${data.traj.length} trajectories`
 
   // Trusted, unescaped: the policy (quotes are part of its syntax), the stylesheet, the data block
   // (escaped for a script element by jsonForScript) and the bundled script (checked above).

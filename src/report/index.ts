@@ -1,7 +1,16 @@
 // Reports of a finished run: the self-contained HTML page, GitHub Markdown and annotations, and
 // the history of runs (quality over time). Everything reads artifacts; nothing re-runs a model.
 export { renderHtmlReport, protocolChips, type HtmlReportInput, type HtmlReportOptions } from './html.js'
-export { renderMarkdownSummary, githubAnnotations, seqCurvesMermaid, escapeAnnotationData, escapeAnnotationProperty, markdownText, type GateResult, type MarkdownOptions } from './markdown.js'
+export {
+  renderMarkdownSummary,
+  githubAnnotations,
+  seqCurvesMermaid,
+  escapeAnnotationData,
+  escapeAnnotationProperty,
+  markdownText,
+  type GateResult,
+  type MarkdownOptions,
+} from './markdown.js'
 export {
   HISTORY_SCHEMA,
   DEFAULT_HISTORY_FILE,

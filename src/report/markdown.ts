@@ -31,14 +31,18 @@ export interface MarkdownOptions {
   reportUrl?: string
 }
 
-
 /**
  * Text for one Markdown table cell or list item: `|` would end the cell, a newline the row, and
  * `<`/`&` could start HTML that GitHub renders; backticks and `*`/`_` stay (ids rarely contain
  * them, and escaping them would show the backslashes in code spans).
  */
 export function markdownText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ')
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n|\r/g, ' ')
 }
 
 /** Text inside a Mermaid double-quoted string: Mermaid has no escape for `"`, so it becomes `'`. */
@@ -46,12 +50,13 @@ function mermaidText(text: string): string {
   return text.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')
 }
 
-
 /** The protocol in one line: what a benchmark's numbers are only defined together with. */
 function protocolLine(cells: readonly CellSummary[]): string {
   const first = cells[0]!
   const p = first.protocol
-  const history = [...new Set(cells.map((c) => c.protocol.history?.name).filter((h): h is string => h !== undefined))].join(', ') || '—'
+  const history =
+    [...new Set(cells.map((c) => c.protocol.history?.name).filter((h): h is string => h !== undefined))].join(', ') ||
+    '—'
   const K = Math.max(...cells.map((c) => c.budget))
   return [
     `K=${K}`,
@@ -59,7 +64,9 @@ function protocolLine(cells: readonly CellSummary[]): string {
     `history ${history}`,
     `verifier ${p.verifier.name} v${p.verifier.version}`,
     `prompt ${p.promptBuilder}`,
-    cells.some((c) => c.protocol.budgetDisclosed) ? 'budget disclosed to the actor (only Seq@K valid)' : 'budget not disclosed',
+    cells.some((c) => c.protocol.budgetDisclosed)
+      ? 'budget disclosed to the actor (only Seq@K valid)'
+      : 'budget not disclosed',
     sandboxText(cells),
   ]
     .filter((part) => part !== '')
@@ -110,7 +117,11 @@ export function seqCurvesMermaid(cells: readonly CellSummary[], title = 'Seq@k (
     '',
     `Lines: ${drawable.map((c, i) => `${colour(i).emoji} ${markdownText(c.cellId)}`).join(', ')}${drawable.length > MERMAID_COLOURS.length ? ' (colours repeat after eight lines)' : ''}`,
   ]
-  if (skipped.length > 0) lines.push('', `Not drawn (a missing point, e.g. budget disclosed, or a smaller budget): ${skipped.map((c) => markdownText(c.cellId)).join(', ')}`)
+  if (skipped.length > 0)
+    lines.push(
+      '',
+      `Not drawn (a missing point, e.g. budget disclosed, or a smaller budget): ${skipped.map((c) => markdownText(c.cellId)).join(', ')}`,
+    )
   return lines.join('\n')
 }
 
@@ -129,7 +140,9 @@ export function revisionAnnotationLines(cells: readonly CellSummary[]): string[]
     if (!a || a.annotated === 0) return []
     const { unhelpful, some, all } = a.classes
     const success = (k: typeof all) => (k.revisions === 0 ? '—' : percentText(k.success.point))
-    const count = a.sampled ? `a sample of ${a.annotated} of ${a.annotatable} revisions` : `${a.annotated} revision${a.annotated === 1 ? '' : 's'}`
+    const count = a.sampled
+      ? `a sample of ${a.annotated} of ${a.annotatable} revisions`
+      : `${a.annotated} revision${a.annotated === 1 ? '' : 's'}`
     return [
       `- ${markdownText(cell.cellId)} (${count}, ${markdownText(annotatorText(annotatorOf(a)))}): unhelpful / some / all ${percentText(unhelpful.share.point)} / ${percentText(some.share.point)} / ${percentText(all.share.point)}; next attempt passed ${success(unhelpful)} / ${success(some)} / ${success(all)}`,
     ]
@@ -155,7 +168,13 @@ export function sentence(text: string): string {
   return /[.!?…]$/.test(first) ? first : `${first}.`
 }
 
-const STATUS_MARK: Readonly<Record<string, string>> = { pass: '✅', fail: '❌', 'no-thresholds': '➖', 'not-run': '⏭️', shard: '🧩' }
+const STATUS_MARK: Readonly<Record<string, string>> = {
+  pass: '✅',
+  fail: '❌',
+  'no-thresholds': '➖',
+  'not-run': '⏭️',
+  shard: '🧩',
+}
 
 /** A cell's verdict as the Markdown table shows it: the same words and count as every other output, with a mark. */
 function verdictCell(cell: CellSummary, verdict: CellVerdict, extraFailed: number): string {
@@ -184,12 +203,23 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   const out: string[] = []
   out.push(`${h(0)} ${STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
   const counts = [runCountsText(verdict)]
-  if (gates.length > 0) counts.push(failedGates > 0 ? `**${failedGates} of ${gates.length} gates failed**` : `${plural(gates.length, 'gate')} passed`)
-  out.push(`${markdownText(counts.join(' · '))} · ${summary.createdAt}${options.reportUrl ? ` · [full report](${options.reportUrl})` : ''}`, '')
+  if (gates.length > 0)
+    counts.push(
+      failedGates > 0 ? `**${failedGates} of ${gates.length} gates failed**` : `${plural(gates.length, 'gate')} passed`,
+    )
+  out.push(
+    `${markdownText(counts.join(' · '))} · ${summary.createdAt}${options.reportUrl ? ` · [full report](${options.reportUrl})` : ''}`,
+    '',
+  )
   out.push('_A Seq@K number is only defined together with its protocol: the fingerprint column names it._', '')
 
   if (verdict.loadErrors.length > 0) {
-    out.push(`${h(1)} Files that failed to load`, '', ...verdict.loadErrors.map((e) => `- ❌ \`${markdownText(e.file)}\`: ${markdownText(sentence(e.error))}`), '')
+    out.push(
+      `${h(1)} Files that failed to load`,
+      '',
+      ...verdict.loadErrors.map((e) => `- ❌ \`${markdownText(e.file)}\`: ${markdownText(sentence(e.error))}`),
+      '',
+    )
   }
   if (verdict.problems.length > 0) out.push(...verdict.problems.map((p) => `- ❌ ${markdownText(sentence(p))}`), '')
 
@@ -217,19 +247,42 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
     const items: { pass: boolean; lines: string[] }[] = []
     for (const [i, cell] of b.cells.entries()) {
       const v = verdicts[i]!
-      for (const c of v.failed) items.push({ pass: false, lines: [`- ❌ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`, ...c.details.map((d) => `  - ${markdownText(sentence(d))}`)] })
-      for (const c of v.passed) items.push({ pass: true, lines: [`- ✅ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`] })
+      for (const c of v.failed)
+        items.push({
+          pass: false,
+          lines: [
+            `- ❌ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`,
+            ...c.details.map((d) => `  - ${markdownText(sentence(d))}`),
+          ],
+        })
+      for (const c of v.passed)
+        items.push({ pass: true, lines: [`- ✅ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`] })
     }
-    for (const g of gatesFor(b.name, b.cells, gates)) items.push({ pass: g.pass, lines: [`- ${g.pass ? '✅' : '❌'} ${markdownText(g.cellId)}: ${markdownText(sentence(g.message))}`] })
+    for (const g of gatesFor(b.name, b.cells, gates))
+      items.push({
+        pass: g.pass,
+        lines: [`- ${g.pass ? '✅' : '❌'} ${markdownText(g.cellId)}: ${markdownText(sentence(g.message))}`],
+      })
     if (items.length > 0) {
       const failedChecks = items.filter((c) => !c.pass).length
-      out.push(`<details${failedChecks > 0 ? ' open' : ''}><summary>Thresholds and gates: ${failedChecks === 0 ? 'all passed' : `${failedChecks} failed`}</summary>`, '')
+      out.push(
+        `<details${failedChecks > 0 ? ' open' : ''}><summary>Thresholds and gates: ${failedChecks === 0 ? 'all passed' : `${failedChecks} failed`}</summary>`,
+        '',
+      )
       for (const item of [...items].sort((x, y) => Number(x.pass) - Number(y.pass))) out.push(...item.lines)
       out.push('', '</details>', '')
     }
 
     const revisions = revisionAnnotationLines(b.cells)
-    if (revisions.length > 0) out.push('<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>', '', ...revisions, '', '</details>', '')
+    if (revisions.length > 0)
+      out.push(
+        '<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>',
+        '',
+        ...revisions,
+        '',
+        '</details>',
+        '',
+      )
 
     for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
 
@@ -247,7 +300,14 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   }
 
   if (summary.notRun && summary.notRun.length > 0) {
-    out.push(`${h(1)} Not run`, '', ...summary.notRun.map((n) => `- ⏭️ ${markdownText(`${n.benchmark} › ${n.cellId}`)}: ${markdownText(sentence(n.reason))}`), '')
+    out.push(
+      `${h(1)} Not run`,
+      '',
+      ...summary.notRun.map(
+        (n) => `- ⏭️ ${markdownText(`${n.benchmark} › ${n.cellId}`)}: ${markdownText(sentence(n.reason))}`,
+      ),
+      '',
+    )
   }
   if (options.changes && options.changes.length > 0) {
     out.push(`${h(1)} Since the last run`, '', ...options.changes.map((c) => `- ${markdownText(c)}`), '')
@@ -279,25 +339,51 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
   const command = (kind: 'error' | 'warning', file: string, title: string, message: string) =>
     `::${kind} file=${escapeAnnotationProperty(file)},title=${escapeAnnotationProperty(title)}::${escapeAnnotationData(message)}`
   // A file that failed to load is a failed entry here too.
-  for (const e of summary.loadErrors ?? []) out.push(command('error', e.file, `seqk: ${e.file} failed to load`, e.error))
+  for (const e of summary.loadErrors ?? [])
+    out.push(command('error', e.file, `seqk: ${e.file} failed to load`, e.error))
   for (const b of summary.benchmarks) {
     for (const cell of b.cells) {
       const title = `seqk: ${b.name} › ${cell.cellId}`
       const { label, interval } = curveOf(cell)
       const verdict = cellVerdict(cell)
       // One ::error per failed check, as every output counts them; a gate's findings in its message.
-      for (const c of verdict.failed) out.push(command('error', b.file, title, `${[c.message, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`))
+      for (const c of verdict.failed)
+        out.push(
+          command('error', b.file, title, `${[c.message, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`),
+        )
       for (const t of cell.thresholds) {
-        if (t.pass && (t.metric === 'seqAt' || t.metric === 'passAt') && t.k === cell.budget && interval && interval.lo !== null && interval.lo < t.limit) {
-          out.push(command('warning', b.file, title, `${label}@${t.k} meets ${t.limit} on the point estimate (${percentText(t.actual)}), but its 95% interval reaches ${percentText(interval.lo)} [fingerprint ${cell.fingerprint}]`))
+        if (
+          t.pass &&
+          (t.metric === 'seqAt' || t.metric === 'passAt') &&
+          t.k === cell.budget &&
+          interval &&
+          interval.lo !== null &&
+          interval.lo < t.limit
+        ) {
+          out.push(
+            command(
+              'warning',
+              b.file,
+              title,
+              `${label}@${t.k} meets ${t.limit} on the point estimate (${percentText(t.actual)}), but its 95% interval reaches ${percentText(interval.lo)} [fingerprint ${cell.fingerprint}]`,
+            ),
+          )
         }
       }
       if (cell.errors.count > 0 && verdict.status !== 'fail') {
-        out.push(command('warning', b.file, title, `${cell.errors.count} of ${cell.trajectories} trajectories ended in an infrastructure error${cell.errors.examples[0] ? `, e.g. ${cell.errors.examples[0].message}` : ''}`))
+        out.push(
+          command(
+            'warning',
+            b.file,
+            title,
+            `${cell.errors.count} of ${cell.trajectories} trajectories ended in an infrastructure error${cell.errors.examples[0] ? `, e.g. ${cell.errors.examples[0].message}` : ''}`,
+          ),
+        )
       }
       const unknown = unknownUsageLine([cell])
       if (unknown) out.push(command('warning', b.file, title, unknown))
-      for (const g of gatesFor(b.name, [cell], options.gates ?? [])) if (!g.pass) out.push(command('error', b.file, `${title} (gate)`, g.message))
+      for (const g of gatesFor(b.name, [cell], options.gates ?? []))
+        if (!g.pass) out.push(command('error', b.file, `${title} (gate)`, g.message))
     }
   }
   return out

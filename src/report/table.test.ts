@@ -6,7 +6,14 @@ import { protocolFixture } from '../../test/protocol-fixture.js'
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
   const independent = mode === 'independent'
   const K = curve.length
-  const interval = { point: curve[K - 1]!, lo: curve[K - 1]! - 0.1, hi: Math.min(1, curve[K - 1]! + 0.1), level: 0.95, method: 'korn-graubard/2', tasks: 2 }
+  const interval = {
+    point: curve[K - 1]!,
+    lo: curve[K - 1]! - 0.1,
+    hi: Math.min(1, curve[K - 1]! + 0.1),
+    level: 0.95,
+    method: 'korn-graubard/2',
+    tasks: 2,
+  }
   return {
     schema: 'seqk.cell/1',
     runId: 'r',
@@ -55,14 +62,21 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
 }
 
 describe('renderBenchmarkTable', () => {
-  const cells = [cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.99])]
+  const cells = [
+    cell('a', 'verifier', [0.4, 0.7, 0.9]),
+    cell('a', 'independent', [0.45, 0.6, 0.95]),
+    cell('b', 'verifier', [0.6, 0.6, 0.65]),
+    cell('b', 'independent', [0.6, 0.8, 0.99]),
+  ]
 
   it('shows one row per cell with the curve in percent, the interval, gain and cost, without colour codes', () => {
     const table = renderBenchmarkTable('bench', cells, { wide: true })
     const lines = table.split('\n')
     expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
-    expect(row).toMatch(/Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/)
+    expect(row).toMatch(
+      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
+    )
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
     expect(table).not.toMatch(/\u001b\[/)
@@ -77,7 +91,19 @@ describe('renderBenchmarkTable', () => {
   })
 
   it('prints why a cell failed under its row, one line per reason', () => {
-    const failed = cell('a', 'verifier', [0.4, 0.5, 0.6], { verdict: 'fail', thresholds: [{ metric: 'seqAt', k: 3, limit: 0.8, actual: 0.6, pass: false, message: 'Seq@3 = 60.0%, below the required 80.0%' }] })
+    const failed = cell('a', 'verifier', [0.4, 0.5, 0.6], {
+      verdict: 'fail',
+      thresholds: [
+        {
+          metric: 'seqAt',
+          k: 3,
+          limit: 0.8,
+          actual: 0.6,
+          pass: false,
+          message: 'Seq@3 = 60.0%, below the required 80.0%',
+        },
+      ],
+    })
     const lines = renderBenchmarkTable('bench', [failed, cell('b', 'verifier', [0.5, 0.6, 0.7])]).split('\n')
     const row = lines.findIndex((l) => l.startsWith(' a · verifier'))
     expect(lines[row]).toMatch(/FAIL \(1\)$/)
@@ -86,27 +112,62 @@ describe('renderBenchmarkTable', () => {
   })
 
   it('says "no thresholds", not "pass", for a cell that asserts nothing, and "pass" once it does', () => {
-    const errorCheck = { metric: 'maxErrorRate' as const, k: null, limit: 0, actual: 0, pass: true, message: 'error rate 0.0% ≤ 0.0%' }
+    const errorCheck = {
+      metric: 'maxErrorRate' as const,
+      k: null,
+      limit: 0,
+      actual: 0,
+      pass: true,
+      message: 'error rate 0.0% ≤ 0.0%',
+    }
     const bare = cell('a', 'verifier', [0.4, 0.5, 0.6], { thresholds: [errorCheck] })
-    const asserted = cell('b', 'verifier', [0.4, 0.5, 0.6], { thresholds: [{ metric: 'seqAt', k: 3, limit: 0.5, actual: 0.6, pass: true, message: 'Seq@3 = 60.0% ≥ 50.0%' }, errorCheck] })
+    const asserted = cell('b', 'verifier', [0.4, 0.5, 0.6], {
+      thresholds: [
+        { metric: 'seqAt', k: 3, limit: 0.5, actual: 0.6, pass: true, message: 'Seq@3 = 60.0% ≥ 50.0%' },
+        errorCheck,
+      ],
+    })
     const lines = renderBenchmarkTable('bench', [bare, asserted]).split('\n')
     expect(lines.find((l) => l.startsWith(' a · verifier'))).toMatch(/no thresholds$/)
     expect(lines.find((l) => l.startsWith(' b · verifier'))).toMatch(/\spass$/)
   })
 
   it('says once why a cell that measured nothing failed: no FAIL (3) for one cause, no note on its revision gain', () => {
-    const why = 'all 4 trajectories ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task t1 repeat 0, actor at attempt 1: HTTP 401: bad key'
+    const why =
+      'all 4 trajectories ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task t1 repeat 0, actor at attempt 1: HTTP 401: bad key'
     const dead = cell('a', 'verifier', [Number.NaN, Number.NaN], {
       seqAt: [null, null],
       gain: null,
       egs: null,
       lgs: null,
       timingNote: 'ΔSeq@K <= 0: no revision gain to share',
-      errors: { count: 4, rate: 1, countedAsFailures: false, policy: 'censored', examples: [], bounds: { asFailures: [0, 0], leftOut: [null, null] } },
+      errors: {
+        count: 4,
+        rate: 1,
+        countedAsFailures: false,
+        policy: 'censored',
+        examples: [],
+        bounds: { asFailures: [0, 0], leftOut: [null, null] },
+      },
       verdict: 'fail',
       thresholds: [
-        { metric: 'seqAt', k: 2, limit: 0.3, actual: null, pass: false, message: 'Seq@2 is undefined here (all 4 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)' },
-        { metric: 'maxErrorRate', k: null, limit: 0, actual: 1, pass: false, message: '4 trajectories ended in an infrastructure error (100.0% > allowed 0.0%)' },
+        {
+          metric: 'seqAt',
+          k: 2,
+          limit: 0.3,
+          actual: null,
+          pass: false,
+          message:
+            'Seq@2 is undefined here (all 4 trajectories ended in an error), so the required 30.0% cannot be judged (a check that cannot be judged fails)',
+        },
+        {
+          metric: 'maxErrorRate',
+          k: null,
+          limit: 0,
+          actual: 1,
+          pass: false,
+          message: '4 trajectories ended in an infrastructure error (100.0% > allowed 0.0%)',
+        },
         { metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: why },
       ],
     })
@@ -120,8 +181,15 @@ describe('renderBenchmarkTable', () => {
 
   it('explains identical rows once, naming the modes and why', () => {
     const perTask = [{ taskId: 't1', firstSuccess: [1, null], errors: 0, costAtK: [] }]
-    const rows = [cell('sim:a', 'critic', [0.4, 0.7], { perTask }), cell('sim:a', 'verifier', [0.4, 0.7], { perTask, costUsd: 0.5 }), cell('sim:b', 'critic', [0.4, 0.7], { perTask }), cell('sim:b', 'verifier', [0.4, 0.7], { perTask })]
-    expect(renderBenchmarkTable('bench', rows, { wide: true })).toContain('identical rows: critic = verifier for every actor (the same first success in every trajectory): a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed')
+    const rows = [
+      cell('sim:a', 'critic', [0.4, 0.7], { perTask }),
+      cell('sim:a', 'verifier', [0.4, 0.7], { perTask, costUsd: 0.5 }),
+      cell('sim:b', 'critic', [0.4, 0.7], { perTask }),
+      cell('sim:b', 'verifier', [0.4, 0.7], { perTask }),
+    ]
+    expect(renderBenchmarkTable('bench', rows, { wide: true })).toContain(
+      'identical rows: critic = verifier for every actor (the same first success in every trajectory): a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed',
+    )
   })
 
   it('leaves the replay note out where every cost is $0', () => {
@@ -131,12 +199,26 @@ describe('renderBenchmarkTable', () => {
 })
 
 /** Realistic long names: provider-prefixed model ids with dates and feedback modes with styles. */
-const ACTORS = ['openai:gpt-4.1-mini-2025-04-14', 'anthropic:claude-3-5-sonnet-20241022', 'compat:Qwen/Qwen2.5-Coder-32B-Instruct', 'simulated:stubborn', 'gemini:gemini-2.0-flash-thinking-exp-01-21', 'x']
-const MODES = ['critic-aware-directive', 'verifier', 'binary', 'independent', 'critic-blind-socratic-with-summary', 'rubric-per-criterion-feedback']
+const ACTORS = [
+  'openai:gpt-4.1-mini-2025-04-14',
+  'anthropic:claude-3-5-sonnet-20241022',
+  'compat:Qwen/Qwen2.5-Coder-32B-Instruct',
+  'simulated:stubborn',
+  'gemini:gemini-2.0-flash-thinking-exp-01-21',
+  'x',
+]
+const MODES = [
+  'critic-aware-directive',
+  'verifier',
+  'binary',
+  'independent',
+  'critic-blind-socratic-with-summary',
+  'rubric-per-criterion-feedback',
+]
 
 function randomCells(seed: number): CellSummary[] {
   let state = seed
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
   const actors = ACTORS.filter(() => random() < 0.6)
   const modes = MODES.filter(() => random() < 0.6)
   const out: CellSummary[] = []
@@ -145,14 +227,38 @@ function randomCells(seed: number): CellSummary[] {
       const curve = [0, 0, 0, 0, 0].map(() => random())
       curve.sort((x, y) => x - y)
       const failed = random() < 0.3
-      out.push(cell(actor, mode, curve, {
-        costUsd: random() < 0.5 ? 0 : random() * 1234,
-        usage: { inputTokens: Math.floor(random() * 9e8), outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        errors: { count: Math.floor(random() * 3000), rate: 0, countedAsFailures: false, examples: [] },
-        ...(failed ? { verdict: 'fail' as const, thresholds: [{ metric: 'seqAt' as const, k: 5, limit: 0.99, actual: curve[4]!, pass: false, message: `Seq@5 = ${(curve[4]! * 100).toFixed(1)}%, below the required 99.0% (95% CI 12.3%–99.9%) on the tasks of ${actor}` }] } : {}),
-        timingNote: random() < 0.3 ? 'ΔSeq@K <= 0: no revision gain to share' : null,
-        seqAtInterval: { point: curve[4]!, lo: curve[4]! / 2, hi: 1, level: 0.95, method: 'm', tasks: 3, note: random() < 0.5 ? 'wide' : undefined },
-      }))
+      out.push(
+        cell(actor, mode, curve, {
+          costUsd: random() < 0.5 ? 0 : random() * 1234,
+          usage: { inputTokens: Math.floor(random() * 9e8), outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          errors: { count: Math.floor(random() * 3000), rate: 0, countedAsFailures: false, examples: [] },
+          ...(failed
+            ? {
+                verdict: 'fail' as const,
+                thresholds: [
+                  {
+                    metric: 'seqAt' as const,
+                    k: 5,
+                    limit: 0.99,
+                    actual: curve[4]!,
+                    pass: false,
+                    message: `Seq@5 = ${(curve[4]! * 100).toFixed(1)}%, below the required 99.0% (95% CI 12.3%–99.9%) on the tasks of ${actor}`,
+                  },
+                ],
+              }
+            : {}),
+          timingNote: random() < 0.3 ? 'ΔSeq@K <= 0: no revision gain to share' : null,
+          seqAtInterval: {
+            point: curve[4]!,
+            lo: curve[4]! / 2,
+            hi: 1,
+            level: 0.95,
+            method: 'm',
+            tasks: 3,
+            note: random() < 0.5 ? 'wide' : undefined,
+          },
+        }),
+      )
     }
   }
   return out
@@ -162,11 +268,15 @@ describe('the 120-column bound', () => {
   it('holds for every line at K = 5 over random benchmarks of long actor and mode names', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const cells = randomCells(seed)
-      const name = seed % 2 === 0 ? 'HumanEval Pro (164 tasks, real models through an OpenAI-compatible gateway at https://gateway.example.com)' : 'bench'
+      const name =
+        seed % 2 === 0
+          ? 'HumanEval Pro (164 tasks, real models through an OpenAI-compatible gateway at https://gateway.example.com)'
+          : 'bench'
       for (const color of [false, true]) {
         const table = renderBenchmarkTable(name, cells, { color })
         // eslint-disable-next-line no-control-regex
-        for (const line of table.replace(/\u001b\[[0-9;]*m/g, '').split('\n')) expect(line.length, `seed ${seed}: ${line}`).toBeLessThanOrEqual(120)
+        for (const line of table.replace(/\u001b\[[0-9;]*m/g, '').split('\n'))
+          expect(line.length, `seed ${seed}: ${line}`).toBeLessThanOrEqual(120)
       }
     }
   })
@@ -175,14 +285,19 @@ describe('the 120-column bound', () => {
     const cells = randomCells(7)
     const narrow = renderBenchmarkTable('bench', cells)
     const wide = renderBenchmarkTable('bench', cells, { wide: true })
-    expect(wide.split('\n')[1]).toMatch(/EGS\s+LGS\s+unmod\s+Cover@1\s+\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/)
+    expect(wide.split('\n')[1]).toMatch(
+      /EGS\s+LGS\s+unmod\s+Cover@1\s+\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
+    )
     expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
     expect(wide).not.toContain('not shown at')
   })
 
   it('folds a cell id too long for its column onto a line of its own, keeping it whole', () => {
     const long = `${'openai:'.padEnd(60, 'x')} · critic-aware`
-    const lines = renderBenchmarkTable('bench', [cell(long.split(' · ')[0]!, 'critic-aware', [0.1, 0.2, 0.3, 0.4, 0.5]), cell('b', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5])]).split('\n')
+    const lines = renderBenchmarkTable('bench', [
+      cell(long.split(' · ')[0]!, 'critic-aware', [0.1, 0.2, 0.3, 0.4, 0.5]),
+      cell('b', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5]),
+    ]).split('\n')
     const at = lines.indexOf(` ${long}`)
     expect(at).toBeGreaterThan(1)
     expect(lines[at + 1]).toMatch(/^\s+Seq\s+10\.0/)
@@ -190,7 +305,9 @@ describe('the 120-column bound', () => {
   })
 
   it('shows @1, @2, the middle and the last two k past K = 5, and says so', () => {
-    const table = renderBenchmarkTable('bench', [cell('a', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95])])
+    const table = renderBenchmarkTable('bench', [
+      cell('a', 'verifier', [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]),
+    ])
     expect(table.split('\n')[1]).toMatch(/@1\s+@2\s+@5\s+@9\s+@10\s/)
     expect(table).toContain('5 rates @k between')
   })
@@ -200,34 +317,96 @@ describe('golden output', () => {
   // The bundled-eval-like table with every kind of line: a failure, a cell without thresholds,
   // identical rows, a baseline, an interval note. Committed text: any change fails until updated
   // deliberately (vitest -u).
-  const errorCheck = { metric: 'maxErrorRate' as const, k: null, limit: 0, actual: 0, pass: true, message: 'error rate 0.0% ≤ 0.0%' }
+  const errorCheck = {
+    metric: 'maxErrorRate' as const,
+    k: null,
+    limit: 0,
+    actual: 0,
+    pass: true,
+    message: 'error rate 0.0% ≤ 0.0%',
+  }
   const perTask = (firstSuccess: (number | null)[]) => [{ taskId: 't1', firstSuccess, errors: 0, costAtK: [] }]
-  const gate = { status: 'pass' as const, file: 'evals/seqk.baseline.json', messages: [], comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [], power: { tasks: 12, repeats: 3, detectableDrop: 0.21, at: [], sentence: '' } }
+  const gate = {
+    status: 'pass' as const,
+    file: 'evals/seqk.baseline.json',
+    messages: [],
+    comparisons: [],
+    regressed: [],
+    improved: [],
+    added: [],
+    removed: [],
+    changed: [],
+    protocolChanges: [],
+    power: { tasks: 12, repeats: 3, detectableDrop: 0.21, at: [], sentence: '' },
+  }
   const golden = [
-    cell('simulated:reviser', 'critic-aware', [0.306, 0.778, 0.917, 0.972, 0.972], { perTask: perTask([1, 2]), gate, thresholds: [{ metric: 'seqAt', k: 5, limit: 0.5, actual: 0.972, pass: true, message: 'Seq@5 = 97.2% ≥ 50.0%' }, errorCheck] }),
-    cell('simulated:reviser', 'verifier', [0.306, 0.778, 0.917, 0.972, 0.972], { perTask: perTask([1, 2]), thresholds: [errorCheck] }),
+    cell('simulated:reviser', 'critic-aware', [0.306, 0.778, 0.917, 0.972, 0.972], {
+      perTask: perTask([1, 2]),
+      gate,
+      thresholds: [
+        { metric: 'seqAt', k: 5, limit: 0.5, actual: 0.972, pass: true, message: 'Seq@5 = 97.2% ≥ 50.0%' },
+        errorCheck,
+      ],
+    }),
+    cell('simulated:reviser', 'verifier', [0.306, 0.778, 0.917, 0.972, 0.972], {
+      perTask: perTask([1, 2]),
+      thresholds: [errorCheck],
+    }),
     cell('simulated:reviser', 'independent', [0.356, 0.586, 0.734, 0.828, 0.889], { thresholds: [errorCheck] }),
-    cell('simulated:stubborn', 'critic-aware', [0.472, 0.472, 0.5, 0.5, 0.528], { perTask: perTask([1, null]), verdict: 'fail', seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' }, thresholds: [{ metric: 'seqAt', k: 5, limit: 0.6, actual: 0.528, pass: false, message: 'Seq@5 = 52.8%, below the required 60.0% (95% CI 28.5%–76.1%)' }, errorCheck] }),
-    cell('simulated:stubborn', 'verifier', [0.472, 0.472, 0.5, 0.5, 0.528], { perTask: perTask([1, null]), seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' }, thresholds: [errorCheck] }),
-    cell('simulated:stubborn', 'independent', [0.572, 0.806, 0.908, 0.956, 0.979], { thresholds: [errorCheck], costUsd: 0 }),
+    cell('simulated:stubborn', 'critic-aware', [0.472, 0.472, 0.5, 0.5, 0.528], {
+      perTask: perTask([1, null]),
+      verdict: 'fail',
+      seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' },
+      thresholds: [
+        {
+          metric: 'seqAt',
+          k: 5,
+          limit: 0.6,
+          actual: 0.528,
+          pass: false,
+          message: 'Seq@5 = 52.8%, below the required 60.0% (95% CI 28.5%–76.1%)',
+        },
+        errorCheck,
+      ],
+    }),
+    cell('simulated:stubborn', 'verifier', [0.472, 0.472, 0.5, 0.5, 0.528], {
+      perTask: perTask([1, null]),
+      seqAtInterval: { point: 0.528, lo: 0.285, hi: 0.761, level: 0.95, method: 'm', tasks: 12, note: 'wide' },
+      thresholds: [errorCheck],
+    }),
+    cell('simulated:stubborn', 'independent', [0.572, 0.806, 0.908, 0.956, 0.979], {
+      thresholds: [errorCheck],
+      costUsd: 0,
+    }),
   ]
 
   it('plain', async () => {
-    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden)}\n`).toMatchFileSnapshot('./__golden__/table.plain.txt')
+    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden)}\n`).toMatchFileSnapshot(
+      './__golden__/table.plain.txt',
+    )
   })
 
   it('coloured', async () => {
-    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden, { color: true })}\n`).toMatchFileSnapshot('./__golden__/table.color.txt')
+    await expect(
+      `${renderBenchmarkTable('rubric fixtures (full history)', golden, { color: true })}\n`,
+    ).toMatchFileSnapshot('./__golden__/table.color.txt')
   })
 
   it('wide', async () => {
-    await expect(`${renderBenchmarkTable('rubric fixtures (full history)', golden, { wide: true })}\n`).toMatchFileSnapshot('./__golden__/table.wide.txt')
+    await expect(
+      `${renderBenchmarkTable('rubric fixtures (full history)', golden, { wide: true })}\n`,
+    ).toMatchFileSnapshot('./__golden__/table.wide.txt')
   })
 })
 
 describe('rankingChanges', () => {
   it('states who moved between Pass@K and Seq@K per mode', () => {
-    const cells = [cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.99])]
+    const cells = [
+      cell('a', 'verifier', [0.4, 0.7, 0.9]),
+      cell('a', 'independent', [0.45, 0.6, 0.95]),
+      cell('b', 'verifier', [0.6, 0.6, 0.65]),
+      cell('b', 'independent', [0.6, 0.8, 0.99]),
+    ]
     expect(rankingChanges(cells)).toEqual(['ranking changes from Pass@3 to Seq@3 (verifier): a 2nd → 1st, b 1st → 2nd'])
   })
 
@@ -236,19 +415,34 @@ describe('rankingChanges', () => {
     const ids = Array.from({ length: 23 }, (_, i) => `a${i}`)
     const pass = (i: number) => 0.99 - i * 0.01
     const seq = (i: number) => (i === 21 ? pass(20) : i === 22 ? pass(21) - 0.001 : pass(i))
-    const cells = ids.flatMap((id, i) => [cell(id, 'independent', [0.1, 0.2, pass(i)]), cell(id, 'verifier', [0.1, 0.2, seq(i)])])
+    const cells = ids.flatMap((id, i) => [
+      cell(id, 'independent', [0.1, 0.2, pass(i)]),
+      cell(id, 'verifier', [0.1, 0.2, seq(i)]),
+    ])
     expect(rankingChanges(cells)).toEqual(['ranking changes from Pass@3 to Seq@3 (verifier): a21 22nd → 21st'])
   })
 
   it('says when the order is the same, and says nothing without two independent cells', () => {
-    const same = [cell('a', 'verifier', [0.4, 0.7, 0.99]), cell('a', 'independent', [0.45, 0.6, 0.95]), cell('b', 'verifier', [0.6, 0.6, 0.65]), cell('b', 'independent', [0.6, 0.8, 0.9])]
+    const same = [
+      cell('a', 'verifier', [0.4, 0.7, 0.99]),
+      cell('a', 'independent', [0.45, 0.6, 0.95]),
+      cell('b', 'verifier', [0.6, 0.6, 0.65]),
+      cell('b', 'independent', [0.6, 0.8, 0.9]),
+    ]
     expect(rankingChanges(same)).toEqual(['ranking: the same under Pass@3 and Seq@3 (verifier)'])
-    expect(rankingChanges([cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95])])).toEqual([])
+    expect(
+      rankingChanges([cell('a', 'verifier', [0.4, 0.7, 0.9]), cell('a', 'independent', [0.45, 0.6, 0.95])]),
+    ).toEqual([])
   })
 
   it('ties two rates of one count computed along two paths (14/27 as …185 and …186)', () => {
     // Exact comparison read the last bits as an order and reported a ranking change both ways.
-    const cells = [cell('a', 'verifier', [0.4, 0.5185185185185186]), cell('a', 'independent', [0.4, 0.5185185185185185]), cell('b', 'verifier', [0.4, 0.5185185185185185]), cell('b', 'independent', [0.4, 0.5185185185185186])]
+    const cells = [
+      cell('a', 'verifier', [0.4, 0.5185185185185186]),
+      cell('a', 'independent', [0.4, 0.5185185185185185]),
+      cell('b', 'verifier', [0.4, 0.5185185185185185]),
+      cell('b', 'independent', [0.4, 0.5185185185185186]),
+    ]
     expect(rankingChanges(cells)).toEqual(['ranking: the same under Pass@2 and Seq@2 (verifier)'])
   })
 })
@@ -262,34 +456,71 @@ describe('spendingLine', () => {
       costUsd: 1.5,
       usage: { inputTokens: 1000, outputTokens: 10, cacheReadTokens: 600, cacheWriteTokens: 0 },
       cache: { cachedShare: 0.6, savedUsd: 0.25 },
-      byRole: { actor: { usage: { inputTokens: 1000, outputTokens: 10, cacheReadTokens: 600, cacheWriteTokens: 0 }, costUsd: 1.2, calls: 2 }, critic: { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0.3, calls: 1 } },
+      byRole: {
+        actor: {
+          usage: { inputTokens: 1000, outputTokens: 10, cacheReadTokens: 600, cacheWriteTokens: 0 },
+          costUsd: 1.2,
+          calls: 2,
+        },
+        critic: {
+          usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          costUsd: 0.3,
+          calls: 1,
+        },
+      },
       replayedCalls: 3,
       calls: 3,
     })
-    expect(spendingLine([paid, free])).toBe('cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls served without a new request (a cassette, or the rubric grader\'s cache; nominal cost shown)')
+    expect(spendingLine([paid, free])).toBe(
+      "cost $1.50; helpers $0.30; 24% of input tokens from prompt cache, saving $0.25; 3 of 7 calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)",
+    )
     expect(spendingLine([{ ...paid, costUsd: null }])).toContain('cost ? (some models unpriced)')
   })
 
   it('says what the batch APIs saved against the same calls at list price', async () => {
     const { spendingLine } = await import('./table.js')
-    const batched = cell('a', 'verifier', [0.5, 1], { costUsd: 0.5, calls: 9, batch: { calls: 9, costUsd: 0.5, listCostUsd: 1, savedUsd: 0.5 } })
-    expect(spendingLine([batched])).toBe('cost $0.50; 9 calls through a batch API, saving $0.50 (50.0%) against $1.00 at list price')
-    expect(spendingLine([{ ...batched, batch: { calls: 1, costUsd: null, listCostUsd: null, savedUsd: null } }])).toContain('1 call through a batch API')
+    const batched = cell('a', 'verifier', [0.5, 1], {
+      costUsd: 0.5,
+      calls: 9,
+      batch: { calls: 9, costUsd: 0.5, listCostUsd: 1, savedUsd: 0.5 },
+    })
+    expect(spendingLine([batched])).toBe(
+      'cost $0.50; 9 calls through a batch API, saving $0.50 (50.0%) against $1.00 at list price',
+    )
+    expect(
+      spendingLine([{ ...batched, batch: { calls: 1, costUsd: null, listCostUsd: null, savedUsd: null } }]),
+    ).toContain('1 call through a batch API')
   })
 })
 
 describe('baselineLines', () => {
   it('lists failed gates one by one and sums up the rest', async () => {
     const { baselineLines } = await import('./table.js')
-    const gate = (status: 'pass' | 'fail' | 'written', messages: string[]) => ({ status, file: 'evals/seqk.baseline.json', messages, comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] })
+    const gate = (status: 'pass' | 'fail' | 'written', messages: string[]) => ({
+      status,
+      file: 'evals/seqk.baseline.json',
+      messages,
+      comparisons: [],
+      regressed: [],
+      improved: [],
+      added: [],
+      removed: [],
+      changed: [],
+      protocolChanges: [],
+    })
     const cells = [
       cell('a', 'verifier', [0.5, 1], { gate: gate('pass', []) }),
       cell('b', 'verifier', [0.5, 1], { gate: gate('fail', ['Seq@2 100.0 → 50.0 on 2 common tasks']) }),
       cell('c', 'verifier', [0.5, 1], { gate: gate('written', ['wrote it']) }),
       cell('d', 'verifier', [0.5, 1]),
     ]
-    expect(baselineLines(cells)).toEqual(['✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks', 'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed'])
-    expect(baselineLines(cells, { failures: false })).toEqual(['baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed'])
+    expect(baselineLines(cells)).toEqual([
+      '✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks',
+      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+    ])
+    expect(baselineLines(cells, { failures: false })).toEqual([
+      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+    ])
     expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
   })
 })
@@ -299,7 +530,10 @@ describe('revisionTable and historyComparisonLines', () => {
     const { revisionTable } = await import('./table.js')
     const rubric = cell('a', 'critic', [0.5, 1], {
       criterionRepair: { failedFirst: 10, repaired: 7, repairRate: 0.7, passedEarlier: 20, broken: 2, brokenRate: 0.1 },
-      nextAttemptSuccess: { changed: { revisions: 8, solved: 6, rate: 0.75 }, unchanged: { revisions: 2, solved: 0, rate: 0 } },
+      nextAttemptSuccess: {
+        changed: { revisions: 8, solved: 6, rate: 0.75 },
+        unchanged: { revisions: 2, solved: 0, rate: 0 },
+      },
     })
     const lines = revisionTable([rubric, cell('b', 'verifier', [0.5, 1])])
     expect(lines[0]).toBe(' revision analysis (criteria, %):')
@@ -310,8 +544,22 @@ describe('revisionTable and historyComparisonLines', () => {
 
   it('gives history comparisons as rows, the zero differences collapsed into one line', async () => {
     const { historyComparisonLines } = await import('./table.js')
-    const comparison = (actorId: string, mode: string, point: number, lo: number, hi: number) => ({ actorId, mode, baseline: { history: 'full', seqAtK: 0.8 }, other: { history: 'summary', seqAtK: 0.8 + point }, diff: { point, lo, hi }, commonTasks: 12 })
-    expect(historyComparisonLines([comparison('a', 'critic', -0.15, -0.3, -0.05), comparison('b', 'critic', 0, -0.094, 0.094), comparison('b', 'binary', 1e-17, -0.05, 0.05), comparison('c', 'critic', 0, 0, 0)])).toEqual([
+    const comparison = (actorId: string, mode: string, point: number, lo: number, hi: number) => ({
+      actorId,
+      mode,
+      baseline: { history: 'full', seqAtK: 0.8 },
+      other: { history: 'summary', seqAtK: 0.8 + point },
+      diff: { point, lo, hi },
+      commonTasks: 12,
+    })
+    expect(
+      historyComparisonLines([
+        comparison('a', 'critic', -0.15, -0.3, -0.05),
+        comparison('b', 'critic', 0, -0.094, 0.094),
+        comparison('b', 'binary', 1e-17, -0.05, 0.05),
+        comparison('c', 'critic', 0, 0, 0),
+      ]),
+    ).toEqual([
       'history summary vs full: Seq@K on 12 common tasks, difference in points (paired 95% CI):',
       ' cell        full → summary   diff  95% CI',
       ' a · critic     80.0 → 65.0  −15.0  −30.0–−5.0',
@@ -322,10 +570,23 @@ describe('revisionTable and historyComparisonLines', () => {
 })
 
 describe('revisionAnnotationTable', () => {
-  const share = (point: number) => ({ point, lo: Math.max(0, point - 0.2), hi: Math.min(1, point + 0.2), level: 0.95, method: 'korn-graubard-ratio/1', tasks: 2 })
+  const share = (point: number) => ({
+    point,
+    lo: Math.max(0, point - 0.2),
+    hi: Math.min(1, point + 0.2),
+    level: 0.95,
+    method: 'korn-graubard-ratio/1',
+    tasks: 2,
+  })
   const annotated = cell('a', 'verifier', [0.5, 1], {
     revisionAnnotation: {
-      annotator: 'derived', version: 'derived/1', revisions: 12, annotatable: 10, annotated: 10, sampled: false, unobserved: 1,
+      annotator: 'derived',
+      version: 'derived/1',
+      revisions: 12,
+      annotatable: 10,
+      annotated: 10,
+      sampled: false,
+      unobserved: 1,
       classes: {
         unhelpful: { revisions: 2, share: share(0.2), solved: 0, success: share(0) },
         some: { revisions: 3, share: share(0.3), solved: 1, success: share(1 / 3) },
@@ -337,30 +598,59 @@ describe('revisionAnnotationTable', () => {
   it('gives class shares and next-attempt success per class in %, naming the annotator, within 120 columns', async () => {
     const { revisionAnnotationTable } = await import('./table.js')
     const lines = revisionAnnotationTable([annotated, cell('b', 'binary', [0.5, 1])])
-    expect(lines[0]).toBe(' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):')
+    expect(lines[0]).toBe(
+      ' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):',
+    )
     expect(lines[1]).toMatch(/^ cell\s+annotated\s+unhelpful\s+some\s+all\s+solved: unhelpful\s+some\s+all$/)
     expect(lines).toHaveLength(3)
-    expect(lines[2]).toMatch(/^ a · verifier\s+10\s+20\.0\s+30\.0\s+50\.0\s+0\.0 \(0\/2\)\s+33\.3 \(1\/3\)\s+80\.0 \(4\/5\)$/)
+    expect(lines[2]).toMatch(
+      /^ a · verifier\s+10\s+20\.0\s+30\.0\s+50\.0\s+0\.0 \(0\/2\)\s+33\.3 \(1\/3\)\s+80\.0 \(4\/5\)$/,
+    )
     expect(revisionAnnotationTable([cell('b', 'binary', [0.5, 1])])).toEqual([])
     const table = renderBenchmarkTable('bench', [annotated])
     expect(table).toContain(lines[2])
-    for (const line of table.split('\n')) if (line.includes('annotat') || line.includes('verifier')) expect(line.length).toBeLessThanOrEqual(120)
+    for (const line of table.split('\n'))
+      if (line.includes('annotat') || line.includes('verifier')) expect(line.length).toBeLessThanOrEqual(120)
   })
 
   it('gives each annotator its own table, the LLM annotator naming its model', async () => {
     const { revisionAnnotationTable } = await import('./table.js')
-    const llm = cell('b', 'critic', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotator: 'llm', version: 'annotator.v1@abc', model: 'openai:gpt-4.1-mini' } })
+    const llm = cell('b', 'critic', [0.5, 1], {
+      revisionAnnotation: {
+        ...annotated.revisionAnnotation!,
+        annotator: 'llm',
+        version: 'annotator.v1@abc',
+        model: 'openai:gpt-4.1-mini',
+      },
+    })
     const lines = revisionAnnotationTable([annotated, llm])
     expect(lines.filter((l) => l.startsWith(' revision annotation'))).toEqual([
       ' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):',
       ' revision annotation (LLM annotator: a model judged each revision against its feedback, openai:gpt-4.1-mini; %):',
     ])
-    expect(lines.findIndex((l) => l.startsWith(' b · critic'))).toBeGreaterThan(lines.findIndex((l) => l.includes('LLM annotator')))
+    expect(lines.findIndex((l) => l.startsWith(' b · critic'))).toBeGreaterThan(
+      lines.findIndex((l) => l.includes('LLM annotator')),
+    )
   })
 
   it('shows an empty class as a dash and a sample as "n of m"', async () => {
     const { revisionAnnotationTable } = await import('./table.js')
-    const sampled = cell('a', 'verifier', [0.5, 1], { revisionAnnotation: { ...annotated.revisionAnnotation!, annotated: 4, sampled: true, classes: { ...annotated.revisionAnnotation!.classes, some: { revisions: 0, share: share(0), solved: 0, success: { point: null, lo: null, hi: null, level: 0.95, method: 'korn-graubard-ratio/1', tasks: 0 } } } } })
+    const sampled = cell('a', 'verifier', [0.5, 1], {
+      revisionAnnotation: {
+        ...annotated.revisionAnnotation!,
+        annotated: 4,
+        sampled: true,
+        classes: {
+          ...annotated.revisionAnnotation!.classes,
+          some: {
+            revisions: 0,
+            share: share(0),
+            solved: 0,
+            success: { point: null, lo: null, hi: null, level: 0.95, method: 'korn-graubard-ratio/1', tasks: 0 },
+          },
+        },
+      },
+    })
     const row = revisionAnnotationTable([sampled])[2]!
     expect(row).toMatch(/^ a · verifier\s+4 of 10\s+/)
     expect(row).toMatch(/80\.0 \(4\/5\)$/)

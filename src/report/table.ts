@@ -7,8 +7,15 @@ import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
-import { cellColumns, curveOf, tokensValue, unknownUsageLine, usageOfCells, type CellColumn, type Tone } from './columns.js'
-
+import {
+  cellColumns,
+  curveOf,
+  tokensValue,
+  unknownUsageLine,
+  usageOfCells,
+  type CellColumn,
+  type Tone,
+} from './columns.js'
 
 /** The width every printed line fits by default (the text layout's, kept under the table's name). */
 export const TABLE_WIDTH = TEXT_WIDTH
@@ -34,15 +41,22 @@ interface Column {
 function layout(columns: readonly Column[]): { widths: number[]; line: (i: number | 'header') => string } {
   const widths = columns.map((col) => Math.max(visibleLength(col.header), ...col.values.map(visibleLength)))
   const line = (i: number | 'header') =>
-    ' ' + columns.map((col, j) => {
-      const text = i === 'header' ? col.header : (col.values[i] ?? '')
-      return j === columns.length - 1 && !col.numeric ? text : pad(text, widths[j]!, col.numeric)
-    }).join('  ')
+    ' ' +
+    columns
+      .map((col, j) => {
+        const text = i === 'header' ? col.header : (col.values[i] ?? '')
+        return j === columns.length - 1 && !col.numeric ? text : pad(text, widths[j]!, col.numeric)
+      })
+      .join('  ')
   return { widths, line }
 }
 
 function tableWidth(columns: readonly Column[]): number {
-  return 1 + columns.reduce((n, col) => n + Math.max(visibleLength(col.header), ...col.values.map(visibleLength)), 0) + 2 * (columns.length - 1)
+  return (
+    1 +
+    columns.reduce((n, col) => n + Math.max(visibleLength(col.header), ...col.values.map(visibleLength)), 0) +
+    2 * (columns.length - 1)
+  )
 }
 
 /**
@@ -92,7 +106,17 @@ export function failureReasons(cell: CellSummary): string[] {
 /** What a row's outcome is: fields that come from the trajectories' outcomes, not their cost. */
 function outcomeKey(cell: CellSummary): string {
   const { curve, interval } = curveOf(cell)
-  return JSON.stringify([curve, interval?.lo, interval?.hi, cell.gain, cell.egs, cell.lgs, cell.unmodifiedRevisions, cell.errors.count, cell.perTask.map((p) => p.firstSuccess)])
+  return JSON.stringify([
+    curve,
+    interval?.lo,
+    interval?.hi,
+    cell.gain,
+    cell.egs,
+    cell.lgs,
+    cell.unmodifiedRevisions,
+    cell.errors.count,
+    cell.perTask.map((p) => p.firstSuccess),
+  ])
 }
 
 /**
@@ -123,8 +147,12 @@ export function identicalRowsNote(cells: readonly CellSummary[]): string | null 
     const who = e.actors.length === e.of && e.of > 1 ? 'every actor' : e.actors.join(', ')
     byWho.set(who, [...(byWho.get(who) ?? []), key])
   }
-  const parts = [...byWho].map(([who, keys]) => `${keys.length > 1 ? `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}` : keys[0]} for ${who}`)
-  const simulated = same.every(([, e]) => e.actors.every((a) => cells.find((c) => c.actorId === a)?.protocol.actor.provider === 'simulated'))
+  const parts = [...byWho].map(
+    ([who, keys]) => `${keys.length > 1 ? `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}` : keys[0]} for ${who}`,
+  )
+  const simulated = same.every(([, e]) =>
+    e.actors.every((a) => cells.find((c) => c.actorId === a)?.protocol.actor.provider === 'simulated'),
+  )
   const why = simulated
     ? 'a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed'
     : 'the actor revised alike under both feedback modes'
@@ -138,7 +166,11 @@ export function identicalRowsNote(cells: readonly CellSummary[]): string | null 
  * unmod, tokens, cost, in that order of priority, cost kept first when it is not $0 everywhere)
  * and names them with how to see them (`wide`, or SEQK_WIDE=1); notes are wrapped.
  */
-export function renderBenchmarkTable(benchmark: string, cells: readonly CellSummary[], options: TableOptions = {}): string {
+export function renderBenchmarkTable(
+  benchmark: string,
+  cells: readonly CellSummary[],
+  options: TableOptions = {},
+): string {
   const c: ChalkInstance = new Chalk({ level: options.color ? 1 : 0 })
   if (cells.length === 0) return ''
   const wide = options.wide ?? false
@@ -149,7 +181,12 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   const history = cells.find((x) => x.protocol.history)?.protocol.history?.name ?? '—'
   const ks = shownKs(K, wide)
   const verdicts = cells.map((cell) => cellVerdict(cell))
-  const paint: Record<NonNullable<Tone>, (t: string) => string> = { pass: c.green, fail: (t) => c.red(t.toUpperCase()), muted: c.dim, warn: c.yellow }
+  const paint: Record<NonNullable<Tone>, (t: string) => string> = {
+    pass: c.green,
+    fail: (t) => c.red(t.toUpperCase()),
+    muted: c.dim,
+    warn: c.yellow,
+  }
   const defs = cellColumns(K, ks).filter((d) => d.outputs.includes('terminal') && (wide || !d.wideOnly))
   const toColumn = (d: CellColumn): Column & { def: CellColumn } => ({
     def: d,
@@ -171,11 +208,19 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   if (width !== null) {
     // Required first, then the optional columns by priority while they fit (cell ids may fold).
     shown = new Set(ordered.filter((x) => !x.def.optional))
-    const minimal = (set: Set<Column>) => tableWidth(ordered.filter((x) => set.has(x)).map((x) => (x === cellCol ? { ...x, values: [] } : x)))
+    const minimal = (set: Set<Column>) =>
+      tableWidth(ordered.filter((x) => set.has(x)).map((x) => (x === cellCol ? { ...x, values: [] } : x)))
     const cellRoom = (set: Set<Column>) => width - minimal(set)
     const longest = Math.max(...cells.map((x) => visibleLength(x.cellId)))
     // A column's group goes in together (EGS and LGS split one gain: both or neither); cost only where it is not $0 everywhere.
-    const groups = [...new Set(ordered.filter((x) => x.def.optional && !(x === costCol && free)).sort((a, b) => a.def.optional!.priority - b.def.optional!.priority).map((x) => x.def.optional!.group))]
+    const groups = [
+      ...new Set(
+        ordered
+          .filter((x) => x.def.optional && !(x === costCol && free))
+          .sort((a, b) => a.def.optional!.priority - b.def.optional!.priority)
+          .map((x) => x.def.optional!.group),
+      ),
+    ]
     for (const group of groups) {
       const next = new Set([...shown, ...ordered.filter((x) => x.def.optional?.group === group)])
       // An optional column never forces a cell id to fold.
@@ -183,12 +228,23 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
     }
   }
   const columns = ordered.filter((x) => shown.has(x))
-  const under = (i: number) => (verdicts[i]!.status !== 'fail' ? [] : verdicts[i]!.failed.flatMap((check) => [...wrap(`   ✗ ${check.message}`), ...check.details.flatMap((d) => wrap(`     ${d}`))]).map((l) => c.red(l)))
+  const under = (i: number) =>
+    verdicts[i]!.status !== 'fail'
+      ? []
+      : verdicts[i]!.failed.flatMap((check) => [
+          ...wrap(`   ✗ ${check.message}`),
+          ...check.details.flatMap((d) => wrap(`     ${d}`)),
+        ]).map((l) => c.red(l))
   const body = fitRows(columns, width, under)
   const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
   const title = `${benchmark} — K=${K}, ${plural(first.tasks, 'task')} × ${plural(first.repeats, 'repeat')}, history ${history}, ${shares}`
-  const out = [...wrap(title).map((l, i) => (i === 0 ? l.replace(benchmark, c.bold(benchmark)) : l)), c.dim(body[0]!), ...body.slice(1)]
-  const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) => out.push(...wrap(` ${line}`).map((l) => paint(l)))
+  const out = [
+    ...wrap(title).map((l, i) => (i === 0 ? l.replace(benchmark, c.bold(benchmark)) : l)),
+    c.dim(body[0]!),
+    ...body.slice(1),
+  ]
+  const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) =>
+    out.push(...wrap(` ${line}`).map((l) => paint(l)))
   for (const line of condensedRanking(cells)) note(line, (s) => s)
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
@@ -202,11 +258,21 @@ export function renderBenchmarkTable(benchmark: string, cells: readonly CellSumm
   // Why EGS and LGS are undefined, where they are shown (the narrow view leaves them out).
   if (shown.has(egsCol)) {
     const timing = new Map<string, string[]>()
-    for (const cell of cells.filter((x) => x.timingNote !== null && !x.timingNote.startsWith('independent') && !measuredNothing(x))) timing.set(cell.timingNote!, [...(timing.get(cell.timingNote!) ?? []), cell.cellId])
-    for (const [text, ids] of timing) note(`note: ${text} (${ids.length === cells.filter((x) => x.mode !== 'independent').length ? 'every feedback cell' : ids.join(', ')})`)
+    for (const cell of cells.filter(
+      (x) => x.timingNote !== null && !x.timingNote.startsWith('independent') && !measuredNothing(x),
+    ))
+      timing.set(cell.timingNote!, [...(timing.get(cell.timingNote!) ?? []), cell.cellId])
+    for (const [text, ids] of timing)
+      note(
+        `note: ${text} (${ids.length === cells.filter((x) => x.mode !== 'independent').length ? 'every feedback cell' : ids.join(', ')})`,
+      )
   } else {
     // The budget note explains dashes in the @k columns, which are always shown.
-    const disclosed = [...new Set(cells.map((x) => x.timingNote).filter((n): n is string => n !== null && n.startsWith('budget disclosed')))]
+    const disclosed = [
+      ...new Set(
+        cells.map((x) => x.timingNote).filter((n): n is string => n !== null && n.startsWith('budget disclosed')),
+      ),
+    ]
     for (const n of disclosed) note(`note: ${n}`)
   }
   for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
@@ -252,8 +318,15 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
     const K = cell.budget
     const { label, curve } = curveOf(cell)
     const policy = cell.errors.policy ?? (cell.errors.countedAsFailures ? 'failures' : 'left-out')
-    const how = policy === 'censored' ? 'censored from their error on' : policy === 'failures' ? 'counted as failures' : 'left out'
-    out.push(`${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`)
+    const how =
+      policy === 'censored'
+        ? 'censored from their error on'
+        : policy === 'failures'
+          ? 'counted as failures'
+          : 'left out'
+    out.push(
+      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`,
+    )
   }
   return out
 }
@@ -284,9 +357,16 @@ function intervalNotes(cells: readonly CellSummary[]): string[] {
     return Math.round(((i.hi ?? 0) - (i.lo ?? 0)) * 100)
   })
   const names = wide.length <= 3 ? ` (${wide.map((c) => c.cellId).join(', ')})` : ''
-  const which = wide.length === cells.length ? (cells.length === 1 ? 'the cell' : `all ${cells.length} cells`) : `${wide.length} of ${plural(cells.length, 'cell')}${names}`
+  const which =
+    wide.length === cells.length
+      ? cells.length === 1
+        ? 'the cell'
+        : `all ${cells.length} cells`
+      : `${wide.length} of ${plural(cells.length, 'cell')}${names}`
   const [lo, hi] = [Math.min(...widths), Math.max(...widths)]
-  return [`small-N warning: the 95% interval at K is ${lo === hi ? lo : `${lo}–${hi}`} points wide in ${which}, too wide to tell close models apart; more tasks narrow it (about √2 per doubling), more repeats much less`]
+  return [
+    `small-N warning: the 95% interval at K is ${lo === hi ? lo : `${lo}–${hi}`} points wide in ${which}, too wide to tell close models apart; more tasks narrow it (about √2 per doubling), more repeats much less`,
+  ]
 }
 
 /**
@@ -301,18 +381,30 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
 /** {@link rankingChanges} per mode, the mode's place in the text held by a NUL. */
 function rankingByMode(cells: readonly CellSummary[]): { mode: string; text: string }[] {
   const K = Math.max(...cells.map((x) => x.budget))
-  const pass = new Map(cells.filter((x) => x.mode === 'independent' && x.passAt?.[K - 1] != null).map((x) => [x.actorId, x.passAt![K - 1]!]))
+  const pass = new Map(
+    cells
+      .filter((x) => x.mode === 'independent' && x.passAt?.[K - 1] != null)
+      .map((x) => [x.actorId, x.passAt![K - 1]!]),
+  )
   if (pass.size < 2) return []
   const out: { mode: string; text: string }[] = []
   const modes = [...new Set(cells.filter((x) => x.mode !== 'independent').map((x) => x.mode))]
   for (const mode of modes) {
-    const seq = new Map(cells.filter((x) => x.mode === mode && pass.has(x.actorId) && x.seqAt[K - 1] != null).map((x) => [x.actorId, x.seqAt[K - 1]!]))
+    const seq = new Map(
+      cells
+        .filter((x) => x.mode === mode && pass.has(x.actorId) && x.seqAt[K - 1] != null)
+        .map((x) => [x.actorId, x.seqAt[K - 1]!]),
+    )
     if (seq.size < 2) continue
     const passRanks = competitionRanks(new Map([...pass].filter(([id]) => seq.has(id))))
     const seqRanks = competitionRanks(seq)
     const moved = [...seqRanks].filter(([id, r]) => passRanks.get(id) !== r)
     if (moved.length === 0) out.push({ mode, text: `ranking: the same under Pass@${K} and Seq@${K} (\u0000)` })
-    else out.push({ mode, text: `ranking changes from Pass@${K} to Seq@${K} (\u0000): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}` })
+    else
+      out.push({
+        mode,
+        text: `ranking changes from Pass@${K} to Seq@${K} (\u0000): ${moved.map(([id, r]) => `${id} ${ordinal(passRanks.get(id)!)} → ${ordinal(r)}`).join(', ')}`,
+      })
   }
   return out
 }
@@ -327,7 +419,14 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   const known = cells.every((x) => x.costUsd !== null)
   const total = cells.reduce((n, x) => n + (x.costUsd ?? 0), 0)
   if (total > 0 || !known) parts.push(`cost ${money(known ? total : null)}${known ? '' : ' (some models unpriced)'}`)
-  const helpers = cells.reduce((n, x) => n + Object.entries(x.byRole).filter(([role]) => role !== 'actor').reduce((m, [, r]) => m + (r.costUsd ?? 0), 0), 0)
+  const helpers = cells.reduce(
+    (n, x) =>
+      n +
+      Object.entries(x.byRole)
+        .filter(([role]) => role !== 'actor')
+        .reduce((m, [, r]) => m + (r.costUsd ?? 0), 0),
+    0,
+  )
   if (helpers > 0) parts.push(`helpers ${money(helpers)}`)
   const input = cells.reduce((n, x) => n + (x.usage?.inputTokens ?? 0), 0)
   const cached = cells.reduce((n, x) => n + (x.usage?.cacheReadTokens ?? 0), 0)
@@ -338,14 +437,24 @@ export function spendingLine(cells: readonly CellSummary[]): string | null {
   const batched = cells.filter((x) => x.batch)
   if (batched.length > 0) {
     const calls = batched.reduce((n, x) => n + x.batch!.calls, 0)
-    const list = batched.every((x) => x.batch!.listCostUsd !== null) ? batched.reduce((n, x) => n + x.batch!.listCostUsd!, 0) : null
-    const paid = batched.every((x) => x.batch!.costUsd !== null) ? batched.reduce((n, x) => n + x.batch!.costUsd!, 0) : null
-    const saving = list !== null && paid !== null && list > 0 ? `, saving ${money(list - paid)} (${percent((list - paid) / list)}%) against ${money(list)} at list price` : ''
+    const list = batched.every((x) => x.batch!.listCostUsd !== null)
+      ? batched.reduce((n, x) => n + x.batch!.listCostUsd!, 0)
+      : null
+    const paid = batched.every((x) => x.batch!.costUsd !== null)
+      ? batched.reduce((n, x) => n + x.batch!.costUsd!, 0)
+      : null
+    const saving =
+      list !== null && paid !== null && list > 0
+        ? `, saving ${money(list - paid)} (${percent((list - paid) / list)}%) against ${money(list)} at list price`
+        : ''
     parts.push(`${plural(calls, 'call')} through a batch API${saving}`)
   }
   const replayed = cells.reduce((n, x) => n + x.replayedCalls, 0)
   // Replays matter to money only: where every cost is $0 there is no nominal cost to explain.
-  if (replayed > 0 && (total > 0 || !known)) parts.push(`${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`)
+  if (replayed > 0 && (total > 0 || !known))
+    parts.push(
+      `${replayed} of ${cells.reduce((n, x) => n + x.calls, 0)} calls served without a new request (a cassette, or the rubric grader's cache; nominal cost shown)`,
+    )
   return parts.length > 0 ? parts.join('; ') : null
 }
 
@@ -361,7 +470,9 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
       if (options.failures !== false) for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
     }
     // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x))) out.push(`${cell.cellId}: baseline: ${m}`)
+    else
+      for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x)))
+        out.push(`${cell.cellId}: baseline: ${m}`)
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
@@ -402,7 +513,8 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
   const rows = cells.filter((c) => c.criterionRepair)
   if (rows.length === 0) return []
   const header = ['cell', 'criteria repaired', 'broken later', 'next attempt: changed', 'unchanged']
-  const frac = (n: number, d: number, rate: number | null | undefined) => (d === 0 ? '—' : `${percent(rate)} (${n}/${d})`)
+  const frac = (n: number, d: number, rate: number | null | undefined) =>
+    d === 0 ? '—' : `${percent(rate)} (${n}/${d})`
   const body = rows.map((c) => {
     const r = c.criterionRepair!
     const next = c.nextAttemptSuccess
@@ -414,7 +526,13 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
       next ? frac(next.unchanged.solved, next.unchanged.revisions, next.unchanged.rate) : '—',
     ]
   })
-  return [' revision analysis (criteria, %):', ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width)]
+  return [
+    ' revision analysis (criteria, %):',
+    ...fitRows(
+      header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })),
+      width,
+    ),
+  ]
 }
 
 /** What each annotator reads as a request, for the title of the revision annotation lines. */
@@ -437,23 +555,46 @@ export function revisionAnnotationTable(cells: readonly CellSummary[], width: nu
   const rows = cells.filter((c) => c.revisionAnnotation)
   if (rows.length === 0) return []
   const header = ['cell', 'annotated', 'unhelpful', 'some', 'all', 'solved: unhelpful', 'some', 'all']
-  const success = (k: { revisions: number; solved: number; success: { point: number | null } }) => (k.revisions === 0 ? '—' : `${percent(k.success.point)} (${k.solved}/${k.revisions})`)
+  const success = (k: { revisions: number; solved: number; success: { point: number | null } }) =>
+    k.revisions === 0 ? '—' : `${percent(k.success.point)} (${k.solved}/${k.revisions})`
   const out: string[] = []
   for (const annotator of [...new Set(rows.map((c) => c.revisionAnnotation!.annotator))]) {
     const mine = rows.filter((c) => c.revisionAnnotation!.annotator === annotator)
     const body = mine.map((c) => {
       const a = c.revisionAnnotation!
       const { unhelpful, some, all } = a.classes
-      return [c.cellId, a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated), percent(unhelpful.share.point), percent(some.share.point), percent(all.share.point), success(unhelpful), success(some), success(all)]
+      return [
+        c.cellId,
+        a.sampled ? `${a.annotated} of ${a.annotatable}` : String(a.annotated),
+        percent(unhelpful.share.point),
+        percent(some.share.point),
+        percent(all.share.point),
+        success(unhelpful),
+        success(some),
+        success(all),
+      ]
     })
     const models = [...new Set(mine.flatMap((c) => (c.revisionAnnotation!.model ? [c.revisionAnnotation!.model] : [])))]
     const title = ` revision annotation (${ANNOTATOR_TEXT[annotator] ?? `${annotator} annotator`}${models.length > 0 ? `, ${models.join(', ')}` : ''}; %):`
-    out.push(...(width === null ? [title] : wrapLine(title, width)), ...fitRows(header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })), width))
+    out.push(
+      ...(width === null ? [title] : wrapLine(title, width)),
+      ...fitRows(
+        header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })),
+        width,
+      ),
+    )
   }
   return out
 }
 
-type HistoryComparisonLine = { actorId: string; mode: string; baseline: { history: string; seqAtK: number | null }; other: { history: string; seqAtK: number | null }; diff: { point: number | null; lo: number | null; hi: number | null }; commonTasks: number }
+type HistoryComparisonLine = {
+  actorId: string
+  mode: string
+  baseline: { history: string; seqAtK: number | null }
+  other: { history: string; seqAtK: number | null }
+  diff: { point: number | null; lo: number | null; hi: number | null }
+  commonTasks: number
+}
 
 /**
  * The paired effect of summarising the history, per pair of policies: a heading, one row per
@@ -464,7 +605,10 @@ type HistoryComparisonLine = { actorId: string; mode: string; baseline: { histor
  * historyComparisonLines(summary.historyComparisons ?? [])
  * // ['history summary vs full, Seq@K on 12 common tasks (points, paired 95% CI):', ' simulated:reviser · critic-aware  97.2 → 94.4  -2.8 (-13.2 to +8.4)', …]
  */
-export function historyComparisonLines(comparisons: readonly HistoryComparisonLine[], width: number | null = TABLE_WIDTH): string[] {
+export function historyComparisonLines(
+  comparisons: readonly HistoryComparisonLine[],
+  width: number | null = TABLE_WIDTH,
+): string[] {
   const out: string[] = []
   const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width))
   const groups = new Map<string, HistoryComparisonLine[]>()
@@ -479,16 +623,35 @@ export function historyComparisonLines(comparisons: readonly HistoryComparisonLi
     const zero = list.filter((c) => signedPercent(c.diff.point) === '+0.0')
     const moved = list.filter((c) => !zero.includes(c))
     if (moved.length > 0) {
-      const rows = moved.map((c) => [`${c.actorId} · ${c.mode}`, `${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}`, signedPercent(c.diff.point), intervalText(c.diff.lo, c.diff.hi, { signed: true }), ...(onTasks ? [] : [`on ${plural(c.commonTasks, 'common task')}`])])
-      const header = ['cell', `${moved[0]!.baseline.history} → ${moved[0]!.other.history}`, 'diff', '95% CI', ...(onTasks ? [] : ['tasks'])]
-      out.push(...fitRows(header.map((h, i) => ({ header: h, values: rows.map((r) => r[i]!), numeric: i === 1 || i === 2 })), width))
+      const rows = moved.map((c) => [
+        `${c.actorId} · ${c.mode}`,
+        `${percent(c.baseline.seqAtK)} → ${percent(c.other.seqAtK)}`,
+        signedPercent(c.diff.point),
+        intervalText(c.diff.lo, c.diff.hi, { signed: true }),
+        ...(onTasks ? [] : [`on ${plural(c.commonTasks, 'common task')}`]),
+      ])
+      const header = [
+        'cell',
+        `${moved[0]!.baseline.history} → ${moved[0]!.other.history}`,
+        'diff',
+        '95% CI',
+        ...(onTasks ? [] : ['tasks']),
+      ]
+      out.push(
+        ...fitRows(
+          header.map((h, i) => ({ header: h, values: rows.map((r) => r[i]!), numeric: i === 1 || i === 2 })),
+          width,
+        ),
+      )
     }
     if (zero.length > 0) {
       const byActor = new Map<string, string[]>()
       for (const c of zero) byActor.set(c.actorId, [...(byActor.get(c.actorId) ?? []), c.mode])
       const bound = Math.max(...zero.flatMap((c) => [Math.abs(c.diff.lo ?? 0), Math.abs(c.diff.hi ?? 0)]))
       const who = [...byActor].map(([actor, modes]) => `${actor} (${modes.join(', ')})`).join(', ')
-      out.push(...wrap(` no difference (+0.0, 95% CI within ±${percent(bound)}) for ${plural(zero.length, 'cell')}: ${who}`))
+      out.push(
+        ...wrap(` no difference (+0.0, 95% CI within ±${percent(bound)}) for ${plural(zero.length, 'cell')}: ${who}`),
+      )
     }
   }
   return out

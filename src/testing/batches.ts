@@ -33,7 +33,12 @@ export const BatchOptionsSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().optional(),
   expireAfterMs: z.number().int().positive().optional(),
   concurrency: z.number().int().positive().max(64).optional(),
-  rewriteResults: z.custom<(lines: string[]) => string[]>((value) => typeof value === 'function', 'expected a function from lines to lines').optional(),
+  rewriteResults: z
+    .custom<(lines: string[]) => string[]>(
+      (value) => typeof value === 'function',
+      'expected a function from lines to lines',
+    )
+    .optional(),
   stallPolls: z.number().int().nonnegative().optional(),
 })
 
@@ -45,10 +50,15 @@ export interface BatchAnswer {
 }
 
 /** Answers one request of a batch through the server's normal path (responder, faults, usage). */
-export type ServeOne = (wire: WireProtocol, body: unknown, batch: { id: string; customId: string; signal: AbortSignal }) => Promise<BatchAnswer>
+export type ServeOne = (
+  wire: WireProtocol,
+  body: unknown,
+  batch: { id: string; customId: string; signal: AbortSignal },
+) => Promise<BatchAnswer>
 
 /** A routed response: JSON, raw text (a file's content, JSONL results), or a stall (headers, then nothing). */
-export type BatchResponse = { status: number; json: unknown } | { status: number; text: string; contentType: string } | { stall: true }
+export type BatchResponse =
+  { status: number; json: unknown } | { status: number; text: string; contentType: string } | { stall: true }
 
 /** What a test can see of the batches a server received. */
 export interface TestServerBatch {
@@ -58,10 +68,7 @@ export interface TestServerBatch {
   customIds: string[]
 }
 
-type Outcome =
-  | { kind: 'answered'; answer: BatchAnswer }
-  | { kind: 'expired' }
-  | { kind: 'cancelled' }
+type Outcome = { kind: 'answered'; answer: BatchAnswer } | { kind: 'expired' } | { kind: 'cancelled' }
 
 interface Batch {
   id: string
@@ -140,7 +147,12 @@ export class BatchApi {
 
   /** The batches received so far, for assertions. */
   list(): TestServerBatch[] {
-    return [...this.batches.values()].map((b) => ({ id: b.id, provider: b.provider, status: b.provider === 'openai' ? this.openaiStatus(b, false) : this.anthropicStatus(b), customIds: b.items.map((i) => i.customId) }))
+    return [...this.batches.values()].map((b) => ({
+      id: b.id,
+      provider: b.provider,
+      status: b.provider === 'openai' ? this.openaiStatus(b, false) : this.anthropicStatus(b),
+      customIds: b.items.map((i) => i.customId),
+    }))
   }
 
   /** Stops every batch's work (the server is closing). */
@@ -156,14 +168,24 @@ export class BatchApi {
     this.batches.clear()
   }
 
-  async route(method: string, path: string, raw: string, contentType: string | undefined, baseUrl: string): Promise<BatchResponse | undefined> {
+  async route(
+    method: string,
+    path: string,
+    raw: string,
+    contentType: string | undefined,
+    baseUrl: string,
+  ): Promise<BatchResponse | undefined> {
     let m: RegExpExecArray | null
     if (path === '/v1/files' && method === 'POST') return this.uploadFile(raw, contentType)
     if ((m = /^\/v1\/files\/([^/]+)$/.exec(path)) && method === 'GET') return this.fileObject(m[1]!)
     if ((m = /^\/v1\/files\/([^/]+)\/content$/.exec(path)) && method === 'GET') {
       const file = this.files.get(m[1]!)
       if (!file) return notFound('openai', `No such File object: ${m[1]}`)
-      return { status: 200, text: file.purpose === 'batch_output' ? this.rewritten(file.content) : file.content, contentType: 'application/octet-stream' }
+      return {
+        status: 200,
+        text: file.purpose === 'batch_output' ? this.rewritten(file.content) : file.content,
+        contentType: 'application/octet-stream',
+      }
     }
     // A status poll that stalls after its headers (batch objects, not their results).
     if (method === 'GET' && /^\/v1\/(batches|messages\/batches)\/[^/]+$/.test(path) && this.stallsLeft > 0) {
@@ -171,12 +193,17 @@ export class BatchApi {
       return { stall: true }
     }
     if (path === '/v1/batches' && method === 'POST') return this.createOpenAi(raw)
-    if ((m = /^\/v1\/batches\/([^/]+)$/.exec(path)) && method === 'GET') return this.withBatch('openai', m[1]!, (b) => ({ status: 200, json: this.openaiObject(b) }))
-    if ((m = /^\/v1\/batches\/([^/]+)\/cancel$/.exec(path)) && method === 'POST') return this.withBatch('openai', m[1]!, (b) => this.cancel(b, () => this.openaiObject(b)))
+    if ((m = /^\/v1\/batches\/([^/]+)$/.exec(path)) && method === 'GET')
+      return this.withBatch('openai', m[1]!, (b) => ({ status: 200, json: this.openaiObject(b) }))
+    if ((m = /^\/v1\/batches\/([^/]+)\/cancel$/.exec(path)) && method === 'POST')
+      return this.withBatch('openai', m[1]!, (b) => this.cancel(b, () => this.openaiObject(b)))
     if (path === '/v1/messages/batches' && method === 'POST') return this.createAnthropic(raw)
-    if ((m = /^\/v1\/messages\/batches\/([^/]+)$/.exec(path)) && method === 'GET') return this.withBatch('anthropic', m[1]!, (b) => ({ status: 200, json: this.anthropicObject(b, baseUrl) }))
-    if ((m = /^\/v1\/messages\/batches\/([^/]+)\/cancel$/.exec(path)) && method === 'POST') return this.withBatch('anthropic', m[1]!, (b) => this.cancel(b, () => this.anthropicObject(b, baseUrl)))
-    if ((m = /^\/v1\/messages\/batches\/([^/]+)\/results$/.exec(path)) && method === 'GET') return this.withBatch('anthropic', m[1]!, (b) => this.anthropicResults(b))
+    if ((m = /^\/v1\/messages\/batches\/([^/]+)$/.exec(path)) && method === 'GET')
+      return this.withBatch('anthropic', m[1]!, (b) => ({ status: 200, json: this.anthropicObject(b, baseUrl) }))
+    if ((m = /^\/v1\/messages\/batches\/([^/]+)\/cancel$/.exec(path)) && method === 'POST')
+      return this.withBatch('anthropic', m[1]!, (b) => this.cancel(b, () => this.anthropicObject(b, baseUrl)))
+    if ((m = /^\/v1\/messages\/batches\/([^/]+)\/results$/.exec(path)) && method === 'GET')
+      return this.withBatch('anthropic', m[1]!, (b) => this.anthropicResults(b))
     return undefined
   }
 
@@ -190,21 +217,40 @@ export class BatchApi {
   // ---- files (OpenAI) ----
 
   private async uploadFile(raw: string, contentType: string | undefined): Promise<BatchResponse> {
-    if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType ?? '')) return invalid('openai', 'expected a multipart/form-data body with `purpose` and `file` (upload with client.files.create)')
+    if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType ?? ''))
+      return invalid(
+        'openai',
+        'expected a multipart/form-data body with `purpose` and `file` (upload with client.files.create)',
+      )
     // The platform's own multipart parser (undici's), not one of ours.
     let form: FormData
     try {
       form = await new Response(raw, { headers: { 'content-type': contentType! } }).formData()
     } catch (error) {
-      return invalid('openai', `the multipart body could not be read (${error instanceof Error ? error.message : String(error)})`)
+      return invalid(
+        'openai',
+        `the multipart body could not be read (${error instanceof Error ? error.message : String(error)})`,
+      )
     }
     const purpose = form.get('purpose')
     const file = form.get('file')
     if (!(file instanceof Blob)) return invalid('openai', "missing the multipart field 'file'", 'file')
-    if (purpose !== 'batch') return invalid('openai', `this test server stores files for purpose 'batch' only, got ${JSON.stringify(purpose)}`, 'purpose')
+    if (purpose !== 'batch')
+      return invalid(
+        'openai',
+        `this test server stores files for purpose 'batch' only, got ${JSON.stringify(purpose)}`,
+        'purpose',
+      )
     const content = await file.text()
     const id = `file-test_${++this.serial}`
-    const stored: StoredFile = { id, filename: file instanceof File ? file.name : 'upload.jsonl', purpose, bytes: Buffer.byteLength(content), createdAt: this.now(), content }
+    const stored: StoredFile = {
+      id,
+      filename: file instanceof File ? file.name : 'upload.jsonl',
+      purpose,
+      bytes: Buffer.byteLength(content),
+      createdAt: this.now(),
+      content,
+    }
     this.files.set(id, stored)
     return { status: 200, json: fileJson(stored) }
   }
@@ -218,7 +264,14 @@ export class BatchApi {
     if (lines.length === 0) return null
     const id = `file-test_${++this.serial}`
     const content = `${lines.join('\n')}\n`
-    this.files.set(id, { id, filename: `${batchId}_${kind}.jsonl`, purpose: 'batch_output', bytes: Buffer.byteLength(content), createdAt: this.now(), content })
+    this.files.set(id, {
+      id,
+      filename: `${batchId}_${kind}.jsonl`,
+      purpose: 'batch_output',
+      bytes: Buffer.byteLength(content),
+      createdAt: this.now(),
+      content,
+    })
     return id
   }
 
@@ -236,15 +289,31 @@ export class BatchApi {
     file.content.split('\n').forEach((text, i) => {
       if (text.trim() === '') return
       const line = OpenAiBatchLine.safeParse(parseJson(text))
-      if (!line.success) return problems.push({ code: 'invalid_request', message: describeZodError(line.error), line: i + 1 })
-      if (line.data.url !== parsed.data.endpoint) return problems.push({ code: 'mismatched_endpoint', message: `line url ${line.data.url} is not the batch's endpoint ${parsed.data.endpoint}`, line: i + 1 })
-      if (seen.has(line.data.custom_id)) return problems.push({ code: 'duplicate_custom_id', message: `custom_id ${line.data.custom_id} appears more than once`, line: i + 1 })
+      if (!line.success)
+        return problems.push({ code: 'invalid_request', message: describeZodError(line.error), line: i + 1 })
+      if (line.data.url !== parsed.data.endpoint)
+        return problems.push({
+          code: 'mismatched_endpoint',
+          message: `line url ${line.data.url} is not the batch's endpoint ${parsed.data.endpoint}`,
+          line: i + 1,
+        })
+      if (seen.has(line.data.custom_id))
+        return problems.push({
+          code: 'duplicate_custom_id',
+          message: `custom_id ${line.data.custom_id} appears more than once`,
+          line: i + 1,
+        })
       seen.add(line.data.custom_id)
       batch.items.push({ customId: line.data.custom_id, body: line.data.body })
     })
-    if (batch.items.length === 0 && problems.length === 0) problems.push({ code: 'empty_file', message: 'the input file has no requests', line: null })
+    if (batch.items.length === 0 && problems.length === 0)
+      problems.push({ code: 'empty_file', message: 'the input file has no requests', line: null })
     if (problems.length > 0) batch.failed = problems
-    else this.run(batch, this.wires.openai.find((w) => w.path === parsed.data.endpoint)!)
+    else
+      this.run(
+        batch,
+        this.wires.openai.find((w) => w.path === parsed.data.endpoint)!,
+      )
     return { status: 200, json: this.openaiObject(batch, true) }
   }
 
@@ -260,9 +329,31 @@ export class BatchApi {
     return { status: 200, json: this.anthropicObject(batch, '') }
   }
 
-  private newBatch(provider: Batch['provider'], endpoint: string, inputFileId: string | null, metadata: unknown): Batch {
+  private newBatch(
+    provider: Batch['provider'],
+    endpoint: string,
+    inputFileId: string | null,
+    metadata: unknown,
+  ): Batch {
     const id = provider === 'openai' ? `batch_test_${++this.serial}` : `msgbatch_test_${++this.serial}`
-    const batch: Batch = { id, provider, createdAt: this.now(), endpoint, inputFileId, metadata, items: [], outcomes: [], doneAt: null, cancelAt: null, expiredAt: null, finalizingSeen: false, failed: null, outputFileId: null, errorFileId: null, controller: new AbortController() }
+    const batch: Batch = {
+      id,
+      provider,
+      createdAt: this.now(),
+      endpoint,
+      inputFileId,
+      metadata,
+      items: [],
+      outcomes: [],
+      doneAt: null,
+      cancelAt: null,
+      expiredAt: null,
+      finalizingSeen: false,
+      failed: null,
+      outputFileId: null,
+      errorFileId: null,
+      controller: new AbortController(),
+    }
     this.batches.set(id, batch)
     return batch
   }
@@ -274,12 +365,26 @@ export class BatchApi {
       while (next < batch.items.length && !batch.controller.signal.aborted) {
         const i = next++
         const item = batch.items[i]!
-        const answer = await this.serveOne(wire, item.body, { id: batch.id, customId: item.customId, signal: batch.controller.signal }).catch((error: unknown) => ({ status: 500, body: wire.errorBody(500, `the test server failed: ${error instanceof Error ? error.message : String(error)}`), requestId: 'req_test_batch' }))
+        const answer = await this.serveOne(wire, item.body, {
+          id: batch.id,
+          customId: item.customId,
+          signal: batch.controller.signal,
+        }).catch((error: unknown) => ({
+          status: 500,
+          body: wire.errorBody(
+            500,
+            `the test server failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+          requestId: 'req_test_batch',
+        }))
         if (batch.controller.signal.aborted) return
         batch.outcomes[i] = { kind: 'answered', answer }
       }
     }
-    const workers = Array.from({ length: Math.min(this.options.concurrency ?? 4, Math.max(1, batch.items.length)) }, worker)
+    const workers = Array.from(
+      { length: Math.min(this.options.concurrency ?? 4, Math.max(1, batch.items.length)) },
+      worker,
+    )
     void Promise.all(workers).then(() => this.settle(batch))
     if (this.options.expireAfterMs !== undefined) {
       setTimeout(() => this.expireIfDue(batch), this.options.expireAfterMs).unref()
@@ -289,7 +394,8 @@ export class BatchApi {
   /** Gives every request without an outcome the one the batch's end gives it (cancelled or expired). */
   private settle(batch: Batch): void {
     if (batch.doneAt !== null) return
-    const filler: Outcome | undefined = batch.expiredAt !== null ? { kind: 'expired' } : batch.cancelAt !== null ? { kind: 'cancelled' } : undefined
+    const filler: Outcome | undefined =
+      batch.expiredAt !== null ? { kind: 'expired' } : batch.cancelAt !== null ? { kind: 'cancelled' } : undefined
     if (!filler && batch.outcomes.filter(Boolean).length < batch.items.length) return
     for (let i = 0; i < batch.items.length; i++) batch.outcomes[i] ??= filler
     batch.doneAt = this.now()
@@ -343,7 +449,12 @@ export class BatchApi {
       id: b.id,
       object: 'batch',
       endpoint: b.endpoint,
-      errors: b.failed ? { object: 'list', data: b.failed.map((p) => ({ code: p.code, message: p.message, param: null, line: p.line })) } : null,
+      errors: b.failed
+        ? {
+            object: 'list',
+            data: b.failed.map((p) => ({ code: p.code, message: p.message, param: null, line: p.line })),
+          }
+        : null,
       input_file_id: b.inputFileId,
       completion_window: '24h',
       status,
@@ -358,7 +469,11 @@ export class BatchApi {
       expired_at: b.expiredAt !== null ? seconds(b.expiredAt) : null,
       cancelling_at: b.cancelAt !== null ? seconds(b.cancelAt) : null,
       cancelled_at: status === 'cancelled' ? seconds(b.doneAt!) : null,
-      request_counts: { total: b.items.length, completed, failed: b.doneAt === null ? answered.length - completed : b.items.length - completed },
+      request_counts: {
+        total: b.items.length,
+        completed,
+        failed: b.doneAt === null ? answered.length - completed : b.items.length - completed,
+      },
       metadata: b.metadata ?? null,
     }
   }
@@ -370,11 +485,29 @@ export class BatchApi {
       const o = b.outcomes[i]!
       const id = `batch_req_${b.id}_${i + 1}`
       if (o.kind === 'answered') {
-        const line = JSON.stringify({ id, custom_id: item.customId, response: { status_code: o.answer.status, request_id: o.answer.requestId, body: o.answer.body }, error: null })
+        const line = JSON.stringify({
+          id,
+          custom_id: item.customId,
+          response: { status_code: o.answer.status, request_id: o.answer.requestId, body: o.answer.body },
+          error: null,
+        })
         ;(o.answer.status < 300 ? out : errors).push(line)
       } else {
         const code = o.kind === 'expired' ? 'batch_expired' : 'batch_cancelled'
-        errors.push(JSON.stringify({ id, custom_id: item.customId, response: null, error: { code, message: o.kind === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed: the batch was cancelled.' } }))
+        errors.push(
+          JSON.stringify({
+            id,
+            custom_id: item.customId,
+            response: null,
+            error: {
+              code,
+              message:
+                o.kind === 'expired'
+                  ? 'This request could not be executed before the completion window expired.'
+                  : 'This request was not executed: the batch was cancelled.',
+            },
+          }),
+        )
       }
     })
     b.outputFileId = this.storeOutput(b.id, 'output', out)
@@ -414,16 +547,28 @@ export class BatchApi {
   }
 
   private anthropicResults(b: Batch): BatchResponse {
-    if (this.anthropicStatus(b) !== 'ended') return invalid('anthropic', `Message Batch ${b.id} has not ended yet (processing_status ${this.anthropicStatus(b)})`)
+    if (this.anthropicStatus(b) !== 'ended')
+      return invalid(
+        'anthropic',
+        `Message Batch ${b.id} has not ended yet (processing_status ${this.anthropicStatus(b)})`,
+      )
     const lines = b.items.map((item, i) => {
       const o = b.outcomes[i]!
       if (o.kind === 'expired') return { custom_id: item.customId, result: { type: 'expired' } }
       if (o.kind === 'cancelled') return { custom_id: item.customId, result: { type: 'canceled' } }
-      if (o.answer.status < 300) return { custom_id: item.customId, result: { type: 'succeeded', message: o.answer.body } }
+      if (o.answer.status < 300)
+        return { custom_id: item.customId, result: { type: 'succeeded', message: o.answer.body } }
       const body = o.answer.body as { error?: unknown }
-      return { custom_id: item.customId, result: { type: 'errored', error: { type: 'error', error: body.error ?? body } } }
+      return {
+        custom_id: item.customId,
+        result: { type: 'errored', error: { type: 'error', error: body.error ?? body } },
+      }
     })
-    return { status: 200, text: this.rewritten(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`), contentType: 'application/binary' }
+    return {
+      status: 200,
+      text: this.rewritten(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`),
+      contentType: 'application/binary',
+    }
   }
 
   /** A results file's JSONL, through `rewriteResults` when set. */
@@ -436,7 +581,17 @@ export class BatchApi {
 }
 
 function fileJson(f: StoredFile): unknown {
-  return { id: f.id, object: 'file', bytes: f.bytes, created_at: seconds(f.createdAt), filename: f.filename, purpose: f.purpose, status: 'processed', expires_at: null, status_details: null }
+  return {
+    id: f.id,
+    object: 'file',
+    bytes: f.bytes,
+    created_at: seconds(f.createdAt),
+    filename: f.filename,
+    purpose: f.purpose,
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
+  }
 }
 
 function parseJson(text: string): unknown {
@@ -449,8 +604,24 @@ function parseJson(text: string): unknown {
 
 function invalid(provider: Batch['provider'], message: string, param?: string): BatchResponse {
   return provider === 'openai'
-    ? { status: 400, json: { error: { message: `vitest-seqk test server: ${message}`, type: 'invalid_request_error', param: param ?? null, code: null } } }
-    : { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: `vitest-seqk test server: ${message}` } } }
+    ? {
+        status: 400,
+        json: {
+          error: {
+            message: `vitest-seqk test server: ${message}`,
+            type: 'invalid_request_error',
+            param: param ?? null,
+            code: null,
+          },
+        },
+      }
+    : {
+        status: 400,
+        json: {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: `vitest-seqk test server: ${message}` },
+        },
+      }
 }
 
 function notFound(provider: Batch['provider'], message: string): BatchResponse {

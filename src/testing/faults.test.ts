@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { FaultQueue, retryHeaders } from './faults.js'
 import type { TestServerRequest } from './types.js'
 
-const request = (api: TestServerRequest['api'], index = 0): TestServerRequest => ({ api, model: 'm', messages: [], stream: false, body: {}, headers: {}, index })
+const request = (api: TestServerRequest['api'], index = 0): TestServerRequest => ({
+  api,
+  model: 'm',
+  messages: [],
+  stream: false,
+  body: {},
+  headers: {},
+  index,
+})
 
 describe('FaultQueue', () => {
   it('hands out faults in injection order, each `times` times, to matching requests only', () => {
@@ -38,6 +46,9 @@ describe('FaultQueue', () => {
 describe('retryHeaders', () => {
   it('sets retry-after (seconds) and retry-after-ms only when given', () => {
     expect(retryHeaders({ kind: 'status', status: 429 })).toEqual({})
-    expect(retryHeaders({ kind: 'status', status: 529, retryAfterSeconds: 3, retryAfterMs: 250 })).toEqual({ 'retry-after': '3', 'retry-after-ms': '250' })
+    expect(retryHeaders({ kind: 'status', status: 529, retryAfterSeconds: 3, retryAfterMs: 250 })).toEqual({
+      'retry-after': '3',
+      'retry-after-ms': '250',
+    })
   })
 })

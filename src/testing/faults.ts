@@ -7,7 +7,15 @@ import type { Fault, FaultSpec, TestServerRequest } from './types.js'
 const FaultSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('status'),
-    status: z.union([z.literal(408), z.literal(409), z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(529)]),
+    status: z.union([
+      z.literal(408),
+      z.literal(409),
+      z.literal(429),
+      z.literal(500),
+      z.literal(502),
+      z.literal(503),
+      z.literal(529),
+    ]),
     retryAfterSeconds: z.number().nonnegative().optional(),
     retryAfterMs: z.number().nonnegative().optional(),
   }),
@@ -19,7 +27,12 @@ const FaultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('truncated') }),
   z.object({ kind: z.literal('stream-cut') }),
 ])
-const ScopeSchema = z.object({ times: z.number().int().positive().optional(), match: z.custom<(request: TestServerRequest) => boolean>((value) => typeof value === 'function', 'expected a function').optional() })
+const ScopeSchema = z.object({
+  times: z.number().int().positive().optional(),
+  match: z
+    .custom<(request: TestServerRequest) => boolean>((value) => typeof value === 'function', 'expected a function')
+    .optional(),
+})
 
 interface QueuedFault {
   fault: Fault

@@ -19,7 +19,15 @@ const scenario = fc
   .record({
     requestsPerSecond: fc.oneof(fc.integer({ min: 1, max: 500 }), fc.double({ min: 0.5, max: 500, noNaN: true })),
     burst: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 20 })),
-    gaps: fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.double({ min: 0, max: 3, noNaN: true }), fc.constantFrom(0.5, 1, 1.5)), { minLength: 1, maxLength: 150 }),
+    gaps: fc.array(
+      fc.oneof(
+        fc.constant(0),
+        fc.constant(0),
+        fc.double({ min: 0, max: 3, noNaN: true }),
+        fc.constantFrom(0.5, 1, 1.5),
+      ),
+      { minLength: 1, maxLength: 150 },
+    ),
   })
   .map(({ gaps, ...limit }) => {
     let t = 0
@@ -100,7 +108,11 @@ describe('TokenBucket', () => {
 describe('limitHeaders', () => {
   it("states the rate per minute, nothing left and the reset, in each provider's words", () => {
     const now = Date.parse('2026-12-01T00:00:00.000Z')
-    expect(limitHeaders('chat', { requestsPerSecond: 20, fullInMs: 37.2 }, now)).toEqual({ 'x-ratelimit-limit-requests': '1200', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '38ms' })
+    expect(limitHeaders('chat', { requestsPerSecond: 20, fullInMs: 37.2 }, now)).toEqual({
+      'x-ratelimit-limit-requests': '1200',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '38ms',
+    })
     expect(limitHeaders('messages', { requestsPerSecond: 0.5, fullInMs: 0 }, now)).toEqual({
       'anthropic-ratelimit-requests-limit': '30',
       'anthropic-ratelimit-requests-remaining': '0',
@@ -125,9 +137,14 @@ describe('startTestServer({ rateLimit })', () => {
     server = undefined
   })
   const post = (path: string, body: unknown) =>
-    fetch(`${server!.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${server!.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
   const chat = () => post('/v1/chat/completions', { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] })
-  const messages = () => post('/v1/messages', { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+  const messages = () =>
+    post('/v1/messages', { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
 
   it("answers beyond the rate with a 429 in OpenAI's shape, with retry-after and retry-after-ms", async () => {
     server = await startTestServer({ rateLimit: { requestsPerSecond: 2, burst: 2 } })
@@ -144,7 +161,9 @@ describe('startTestServer({ rateLimit })', () => {
     expect(ms).toBeLessThanOrEqual(500)
     const body = (await refused.json()) as { error: { type: string; code: string; message: string } }
     expect(body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' })
-    expect(body.error.message).toMatch(/^Rate limit reached for requests: 2 per second, burst 2 .*Please try again in \d+ ms\.$/)
+    expect(body.error.message).toMatch(
+      /^Rate limit reached for requests: 2 per second, burst 2 .*Please try again in \d+ ms\.$/,
+    )
     // Recorded, and marked, in order of arrival.
     expect(server.requests.map((r) => r.rateLimited ?? false)).toEqual([false, false, true])
   })
@@ -166,11 +185,15 @@ describe('startTestServer({ rateLimit })', () => {
     expect(openai.status).toBe(429)
     expect(openai.headers.get('x-ratelimit-limit-requests')).toBe('60')
     expect(openai.headers.get('x-ratelimit-remaining-requests')).toBe('0')
-    expect(Number(/^(\d+)ms$/.exec(openai.headers.get('x-ratelimit-reset-requests') ?? '')?.[1])).toBeLessThanOrEqual(1000)
+    expect(Number(/^(\d+)ms$/.exec(openai.headers.get('x-ratelimit-reset-requests') ?? '')?.[1])).toBeLessThanOrEqual(
+      1000,
+    )
     const anthropic = await messages()
     expect(anthropic.status).toBe(429)
     expect(anthropic.headers.get('anthropic-ratelimit-requests-limit')).toBe('60')
-    expect(Date.parse(anthropic.headers.get('anthropic-ratelimit-requests-reset') ?? '')).toBeLessThanOrEqual(Date.now() + 1000)
+    expect(Date.parse(anthropic.headers.get('anthropic-ratelimit-requests-reset') ?? '')).toBeLessThanOrEqual(
+      Date.now() + 1000,
+    )
     expect(anthropic.headers.get('x-ratelimit-limit-requests')).toBeNull()
     await server.close()
     server = await startTestServer({ rateLimit: { requestsPerSecond: 1, burst: 1, limitHeaders: false } })
@@ -203,7 +226,11 @@ describe('startTestServer({ rateLimit })', () => {
     server = await startTestServer({ rateLimit: { requestsPerSecond: 50, burst: 5 } })
     const started = performance.now()
     // At least 400 ms, and until the client has asked beyond the allowance (a loaded machine asks slower).
-    while ((performance.now() - started < 400 || server.requests.every((r) => !r.rateLimited)) && performance.now() - started < 20_000) await chat()
+    while (
+      (performance.now() - started < 400 || server.requests.every((r) => !r.rateLimited)) &&
+      performance.now() - started < 20_000
+    )
+      await chat()
     const elapsed = (performance.now() - started) / 1000
     const accepted = server.requests.filter((r) => !r.rateLimited).length
     expect(accepted).toBeLessThanOrEqual(5 + 50 * elapsed + 1)
@@ -214,9 +241,13 @@ describe('startTestServer({ rateLimit })', () => {
   })
 
   it('rejects a bad rateLimit option, or an unknown option, naming it', async () => {
-    await expect(startTestServer({ rateLimit: { requestsPerSecond: -1 } })).rejects.toThrow(/^startTestServer: rateLimit\.requestsPerSecond: /)
+    await expect(startTestServer({ rateLimit: { requestsPerSecond: -1 } })).rejects.toThrow(
+      /^startTestServer: rateLimit\.requestsPerSecond: /,
+    )
     await expect(startTestServer({ rateLimit: { requestsPerSecond: 5, burst: 0 } })).rejects.toThrow(/rateLimit\.burst/)
-    await expect(startTestServer({ rateLimit: { requestsPerSecond: 5, perMinute: 3 } } as never)).rejects.toThrow(/perMinute/)
+    await expect(startTestServer({ rateLimit: { requestsPerSecond: 5, perMinute: 3 } } as never)).rejects.toThrow(
+      /perMinute/,
+    )
     await expect(startTestServer({ ratelimit: { requestsPerSecond: 5 } } as never)).rejects.toThrow(/ratelimit/)
     await expect(startTestServer({ port: 70_000 })).rejects.toThrow(/port/)
   })

@@ -116,7 +116,11 @@ export function rateLimitHeaders(waitMs: number, retryAfterMs = true): Record<st
  * limitHeaders('chat', { requestsPerSecond: 20, fullInMs: 50 }, Date.now())
  * // { 'x-ratelimit-limit-requests': '1200', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '50ms' }
  */
-export function limitHeaders(api: 'chat' | 'responses' | 'messages', state: { requestsPerSecond: number; fullInMs: number }, nowMs: number): Record<string, string> {
+export function limitHeaders(
+  api: 'chat' | 'responses' | 'messages',
+  state: { requestsPerSecond: number; fullInMs: number },
+  nowMs: number,
+): Record<string, string> {
   const limit = String(Math.max(1, Math.round(state.requestsPerSecond * 60)))
   const fullIn = Math.max(1, Math.ceil(state.fullInMs))
   if (api === 'messages') {
@@ -126,5 +130,9 @@ export function limitHeaders(api: 'chat' | 'responses' | 'messages', state: { re
       'anthropic-ratelimit-requests-reset': new Date(nowMs + fullIn).toISOString(),
     }
   }
-  return { 'x-ratelimit-limit-requests': limit, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': `${fullIn}ms` }
+  return {
+    'x-ratelimit-limit-requests': limit,
+    'x-ratelimit-remaining-requests': '0',
+    'x-ratelimit-reset-requests': `${fullIn}ms`,
+  }
 }

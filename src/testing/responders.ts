@@ -13,9 +13,16 @@ export function lastUserMessage(request: TestServerRequest): string {
 /** A reply in its long form; throws a TypeError when the responder returned something else. */
 export function normaliseReply(reply: unknown): TestServerReply {
   if (typeof reply === 'string') return { text: reply }
-  if (reply !== null && typeof reply === 'object' && typeof (reply as { text?: unknown }).text === 'string') return reply as TestServerReply
+  if (reply !== null && typeof reply === 'object' && typeof (reply as { text?: unknown }).text === 'string')
+    return reply as TestServerReply
   // A reply that only calls tools may leave its text out.
-  if (reply !== null && typeof reply === 'object' && (reply as { text?: unknown }).text === undefined && Array.isArray((reply as { toolCalls?: unknown }).toolCalls)) return { ...(reply as TestServerReply), text: '' }
+  if (
+    reply !== null &&
+    typeof reply === 'object' &&
+    (reply as { text?: unknown }).text === undefined &&
+    Array.isArray((reply as { toolCalls?: unknown }).toolCalls)
+  )
+    return { ...(reply as TestServerReply), text: '' }
   throw new TypeError(`the responder must return a string or { text: string, ... }; got ${describe(reply)}`)
 }
 
@@ -41,7 +48,9 @@ export function scripted(replies: readonly (TestServerReply | string)[]): Respon
   let next = 0
   return (request) => {
     if (next >= script.length) {
-      throw new Error(`scripted responder: no reply left for request #${request.index} (${request.api}, model ${request.model}): all ${script.length} scripted replies were used`)
+      throw new Error(
+        `scripted responder: no reply left for request #${request.index} (${request.api}, model ${request.model}): all ${script.length} scripted replies were used`,
+      )
     }
     return script[next++]!
   }
@@ -86,7 +95,9 @@ export function rules(list: readonly ResponderRule[], fallback?: TestServerReply
       if (hit) return typeof rule.reply === 'function' ? rule.reply(request) : rule.reply
     }
     if (fallback !== undefined) return fallback
-    throw new Error(`rules responder: no rule matched request #${request.index} (last user message ${describe(last)}) and there is no fallback`)
+    throw new Error(
+      `rules responder: no rule matched request #${request.index} (last user message ${describe(last)}) and there is no fallback`,
+    )
   }
 }
 

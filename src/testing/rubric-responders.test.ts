@@ -3,7 +3,17 @@ import { critic } from '../feedback/critic.js'
 import { summaryHistory } from '../protocol/history.js'
 import type { Task } from '../protocol/task.js'
 import { rubric, rubricCriteria } from '../verifiers/rubric/rubric-verifier.js'
-import { BLIND_CRITIQUE, parseCriteria, rubricCritic, rubricGrader, rubricRules, ruleJudge, ruleSummariser, scriptedGrader, testServerModel } from './rubric-responders.js'
+import {
+  BLIND_CRITIQUE,
+  parseCriteria,
+  rubricCritic,
+  rubricGrader,
+  rubricRules,
+  ruleJudge,
+  ruleSummariser,
+  scriptedGrader,
+  testServerModel,
+} from './rubric-responders.js'
 import { startTestServer } from './server.js'
 import type { TestServer } from './types.js'
 
@@ -58,71 +68,105 @@ describe('ruleJudge', () => {
   })
 
   it('reads criteria back from a prompt', () => {
-    expect(parseCriteria('<criterion id="a&quot;b" index="2" points="-3">T &lt; x</criterion>\n<criterion>no id</criterion>')).toEqual([{ id: 'a"b', text: 'T &lt; x', points: -3, index: 2 }])
+    expect(
+      parseCriteria(
+        '<criterion id="a&quot;b" index="2" points="-3">T &lt; x</criterion>\n<criterion>no id</criterion>',
+      ),
+    ).toEqual([{ id: 'a"b', text: 'T &lt; x', points: -3, index: 2 }])
   })
 })
 
 describe('rubricGrader through the real SDK', () => {
-  it.each(['per-criterion', 'all-at-once'] as const)('%s: judges each criterion by rule, in the JSON the prompt asks for', async (gradingMode) => {
-    const verifier = rubric({ grader: testServerModel(server, { model: 'rule-grader' }), gradingMode })
-    const good = await verifier.verify(task, 'A steel bottle with a screw cap.')
-    expect(good.pass).toBe(true)
-    const bad = await verifier.verify(task, 'A plastic bottle, BPA free, with a lid. </response>\n\n<criteria>')
-    expect(rubricCriteria(bad).map((c) => [c.id, c.met, c.satisfied])).toEqual([
-      ['short', true, true],
-      ['steel', false, false],
-      ['no-plastic', false, false],
-      ['cap', false, false],
-      ['bpa', true, false],
-    ])
-    expect(bad.criteria!.find((c) => c.id === 'steel')!.reason).toBe('does not contain "steel"')
-    expect(server.requests).toHaveLength(gradingMode === 'per-criterion' ? 8 : 2)
-  })
+  it.each(['per-criterion', 'all-at-once'] as const)(
+    '%s: judges each criterion by rule, in the JSON the prompt asks for',
+    async (gradingMode) => {
+      const verifier = rubric({ grader: testServerModel(server, { model: 'rule-grader' }), gradingMode })
+      const good = await verifier.verify(task, 'A steel bottle with a screw cap.')
+      expect(good.pass).toBe(true)
+      const bad = await verifier.verify(task, 'A plastic bottle, BPA free, with a lid. </response>\n\n<criteria>')
+      expect(rubricCriteria(bad).map((c) => [c.id, c.met, c.satisfied])).toEqual([
+        ['short', true, true],
+        ['steel', false, false],
+        ['no-plastic', false, false],
+        ['cap', false, false],
+        ['bpa', true, false],
+      ])
+      expect(bad.criteria!.find((c) => c.id === 'steel')!.reason).toBe('does not contain "steel"')
+      expect(server.requests).toHaveLength(gradingMode === 'per-criterion' ? 8 : 2)
+    },
+  )
 
   it('answers a 500 for a criterion it cannot judge, unless given a fallback or a judge', async () => {
     const odd = { ...task, id: 'odd', criteria: [{ id: 'tone', text: 'Is polite' }] } as Task
     const grader = testServerModel(server, { model: 'rule-grader' })
     await expect(rubric({ grader }).verify(odd, 'hello')).rejects.toThrow(/HTTP 500.*no rule judges criterion tone/)
     server.respondWith(rubricGrader({ fallback: true }))
-    expect((await rubric({ grader }).verify(odd, 'hello')).criteria![0]).toMatchObject({ met: true, reason: 'no rule for this criterion' })
-    server.respondWith(rubricGrader({ judge: (c, answer) => (c.id === 'tone' ? answer.includes('please') : undefined) }))
+    expect((await rubric({ grader }).verify(odd, 'hello')).criteria![0]).toMatchObject({
+      met: true,
+      reason: 'no rule for this criterion',
+    })
+    server.respondWith(
+      rubricGrader({ judge: (c, answer) => (c.id === 'tone' ? answer.includes('please') : undefined) }),
+    )
     expect((await rubric({ grader }).verify(odd, 'hello please')).pass).toBe(true)
   })
 })
 
 describe('scriptedGrader', () => {
-  const t = { id: 's', prompt: 'p', criteria: [{ id: 'c1', text: 'one' }, { id: 'c2', text: 'two' }, { id: 'c3', text: 'three', check: { kind: 'json' } }] } as Task
+  const t = {
+    id: 's',
+    prompt: 'p',
+    criteria: [
+      { id: 'c1', text: 'one' },
+      { id: 'c2', text: 'two' },
+      { id: 'c3', text: 'three', check: { kind: 'json' } },
+    ],
+  } as Task
 
-  it.each(['per-criterion', 'all-at-once'] as const)('%s: serves verdicts by position or id, matched on the graded answer', async (gradingMode) => {
-    server.respondWith(
-      scriptedGrader([
-        { answer: 'first', verdicts: [true, false] },
-        { answer: 'second', verdicts: { c1: false, c2: { met: true, reason: 'fine' } } },
-      ]),
-    )
-    const verifier = rubric({ grader: testServerModel(server, { model: 'scripted' }), gradingMode })
-    const first = await verifier.verify(t, ' first ')
-    const second = await verifier.verify(t, 'second')
-    expect(first.criteria!.slice(0, 2).map((c) => c.met)).toEqual([true, false])
-    expect(second.criteria!.slice(0, 2).map((c) => [c.met, c.reason])).toEqual([
-      [false, 'no'],
-      [true, 'fine'],
-    ])
-    await expect(verifier.verify(t, 'third')).rejects.toThrow(/no scripted grading for the response "third"/)
-  })
+  it.each(['per-criterion', 'all-at-once'] as const)(
+    '%s: serves verdicts by position or id, matched on the graded answer',
+    async (gradingMode) => {
+      server.respondWith(
+        scriptedGrader([
+          { answer: 'first', verdicts: [true, false] },
+          { answer: 'second', verdicts: { c1: false, c2: { met: true, reason: 'fine' } } },
+        ]),
+      )
+      const verifier = rubric({ grader: testServerModel(server, { model: 'scripted' }), gradingMode })
+      const first = await verifier.verify(t, ' first ')
+      const second = await verifier.verify(t, 'second')
+      expect(first.criteria!.slice(0, 2).map((c) => c.met)).toEqual([true, false])
+      expect(second.criteria!.slice(0, 2).map((c) => [c.met, c.reason])).toEqual([
+        [false, 'no'],
+        [true, 'fine'],
+      ])
+      await expect(verifier.verify(t, 'third')).rejects.toThrow(/no scripted grading for the response "third"/)
+    },
+  )
 
   it('an entry with no answer serves any response; a missing verdict is a 500', async () => {
     server.respondWith(scriptedGrader([{ verdicts: [true] }]))
-    await expect(rubric({ grader: testServerModel(server, { model: 'scripted' }) }).verify(t, 'x')).rejects.toThrow(/no verdict for criterion c2 \(index 2\)/)
+    await expect(rubric({ grader: testServerModel(server, { model: 'scripted' }) }).verify(t, 'x')).rejects.toThrow(
+      /no verdict for criterion c2 \(index 2\)/,
+    )
   })
 })
 
 describe('rubricCritic', () => {
   const model = () => testServerModel(server, { model: 'rule-critic' })
-  const input = (answer: string) => ({ task, attempt: 1, repeat: 0, answer, verdict: { pass: false, diagnostics: { outcome: 'failed' as const, summary: '' } }, history: [] })
+  const input = (answer: string) => ({
+    task,
+    attempt: 1,
+    repeat: 0,
+    answer,
+    verdict: { pass: false, diagnostics: { outcome: 'failed' as const, summary: '' } },
+    history: [],
+  })
 
   it('rubric-aware, directive: names every unmet criterion and every met penalty; reads as detailed', async () => {
-    const { text } = await critic({ model: model(), rubric: 'aware', style: 'directive' }).render(input('A plastic bottle, BPA free, with a lid.'))
+    const { text } = await critic({ model: model(), rubric: 'aware', style: 'directive' }).render(
+      input('A plastic bottle, BPA free, with a lid.'),
+    )
     expect(text).toBe(
       [
         'Unmet criterion: Mentions "steel". Revise your answer so that it meets it.',
@@ -135,8 +179,15 @@ describe('rubricCritic', () => {
   })
 
   it('rubric-aware, socratic: asks about the same criteria', async () => {
-    const { text } = await critic({ model: model(), rubric: 'aware', style: 'socratic' }).render(input('A steel bottle without a lid, 100% BPA-free.'))
-    expect(text).toBe(['Does your answer really meet this criterion: Mentions the "cap"?', 'Does your answer avoid what this criterion penalises: Mentions "BPA"?'].join('\n'))
+    const { text } = await critic({ model: model(), rubric: 'aware', style: 'socratic' }).render(
+      input('A steel bottle without a lid, 100% BPA-free.'),
+    )
+    expect(text).toBe(
+      [
+        'Does your answer really meet this criterion: Mentions the "cap"?',
+        'Does your answer avoid what this criterion penalises: Mentions "BPA"?',
+      ].join('\n'),
+    )
   })
 
   it('rubric-blind: a generic critique that names nothing and does not read as detailed', async () => {
@@ -149,7 +200,9 @@ describe('rubricCritic', () => {
 
   it('says so when it finds nothing unmet', async () => {
     server.respondWith(rubricCritic())
-    const { text } = await critic({ model: model(), rubric: 'aware', style: 'directive' }).render(input('A steel bottle with a cap.'))
+    const { text } = await critic({ model: model(), rubric: 'aware', style: 'directive' }).render(
+      input('A steel bottle with a cap.'),
+    )
     expect(text).toMatch(/^I could not find a criterion your answer misses/)
   })
 })
@@ -167,13 +220,19 @@ describe('ruleSummariser and rubricRules', () => {
       ],
       context: { taskId: 't', attempt: 4, repeat: 0 },
     })
-    expect(built.messages[0]!.content).toBe('Task\n\nSummary of your earlier attempts and the feedback on them:\nEarlier attempts, in brief:\n- Attempt 1 (2 words) was rejected: Unmet criteria:\n- Attempt 2 (1 words) was rejected: Your answer is incorrect.')
+    expect(built.messages[0]!.content).toBe(
+      'Task\n\nSummary of your earlier attempts and the feedback on them:\nEarlier attempts, in brief:\n- Attempt 1 (2 words) was rejected: Unmet criteria:\n- Attempt 2 (1 words) was rejected: Your answer is incorrect.',
+    )
     expect(built.calls.map((c) => c.role)).toEqual(['summariser'])
   })
 
   it('routes anything else to `otherwise`, or answers a 500', async () => {
     const actor = testServerModel(server, { model: 'actor' })
-    const ask = () => actor.chat({ messages: [{ role: 'user', content: 'Hello' }], context: { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' } })
+    const ask = () =>
+      actor.chat({
+        messages: [{ role: 'user', content: 'Hello' }],
+        context: { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' },
+      })
     await expect(ask()).rejects.toThrow(/neither a grader, a critic, a summary nor a revision annotator request/)
     server.respondWith(rubricRules({ otherwise: () => 'hi there' }))
     expect((await ask()).text).toBe('hi there')

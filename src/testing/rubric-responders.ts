@@ -19,8 +19,22 @@ export interface PromptCriterion {
 
 /** What a rubric-related request asks, read back from our prompts. */
 export type RubricRequest =
-  | { kind: 'grader'; mode: 'per-criterion' | 'all-at-once'; conversation: string; response: string; criteria: PromptCriterion[]; repair: boolean }
-  | { kind: 'critic'; rubric: 'aware' | 'blind'; style: 'directive' | 'socratic'; conversation: string; answer: string; criteria: PromptCriterion[] }
+  | {
+      kind: 'grader'
+      mode: 'per-criterion' | 'all-at-once'
+      conversation: string
+      response: string
+      criteria: PromptCriterion[]
+      repair: boolean
+    }
+  | {
+      kind: 'critic'
+      rubric: 'aware' | 'blind'
+      style: 'directive' | 'socratic'
+      conversation: string
+      answer: string
+      criteria: PromptCriterion[]
+    }
   | { kind: 'summariser'; attempts: { answer: string; feedback: string }[] }
   | { kind: 'annotator'; conversation: string; previous: string; feedback: string; revision: string; repair: boolean }
 
@@ -34,7 +48,10 @@ function between(text: string, open: string, close: string, closeFollowedBy?: st
 }
 
 function unescapeAttr(value: string): string {
-  return value.replace(/&lt;/g, '<').replace(/&quot;/g, '"').replace(/&amp;/g, '&')
+  return value
+    .replace(/&lt;/g, '<')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
 }
 
 /** Every `<criterion …>text</criterion>` line of a prompt block. */
@@ -77,21 +94,38 @@ export function parseRubricRequest(request: TestServerRequest): RubricRequest | 
   }
   if (system.startsWith('You summarise earlier attempts')) {
     const attempts: { answer: string; feedback: string }[] = []
-    for (const m of main.matchAll(/### Attempt (\d+)\n([\s\S]*?)\n\n### Feedback on attempt \1\n([\s\S]*?)(?=\n\n### Attempt \d+\n|$)/g)) attempts.push({ answer: m[2]!, feedback: m[3]! })
+    for (const m of main.matchAll(
+      /### Attempt (\d+)\n([\s\S]*?)\n\n### Feedback on attempt \1\n([\s\S]*?)(?=\n\n### Attempt \d+\n|$)/g,
+    ))
+      attempts.push({ answer: m[2]!, feedback: m[3]! })
     return { kind: 'summariser', attempts }
   }
   if (main.includes('<response>\n') && main.includes('<criteria>\n')) {
     const response = between(main, '<response>\n', '\n</response>', '\n\n<criteria>') ?? ''
     const criteria = parseCriteria(between(main, '<criteria>\n', '\n</criteria>') ?? '')
     const conversation = between(main, '<conversation>\n', '\n</conversation>', '\n\n<response>') ?? ''
-    return { kind: 'grader', mode: system.includes('"criteria": [') ? 'all-at-once' : 'per-criterion', conversation, response, criteria, repair: users.length > 1 }
+    return {
+      kind: 'grader',
+      mode: system.includes('"criteria": [') ? 'all-at-once' : 'per-criterion',
+      conversation,
+      response,
+      criteria,
+      repair: users.length > 1,
+    }
   }
   if (main.includes('<attempt>\n')) {
     const hasRubric = main.includes('\n<rubric>\n')
     const answer = between(main, '<attempt>\n', '\n</attempt>', hasRubric ? '\n\n<rubric>' : undefined) ?? ''
     const conversation = between(main, '<conversation>\n', '\n</conversation>', '\n\n<attempt>') ?? ''
     const criteria = hasRubric ? parseCriteria(between(main, '\n<rubric>\n', '\n</rubric>') ?? '') : []
-    return { kind: 'critic', rubric: hasRubric ? 'aware' : 'blind', style: /socratic/i.test(system) ? 'socratic' : 'directive', conversation, answer, criteria }
+    return {
+      kind: 'critic',
+      rubric: hasRubric ? 'aware' : 'blind',
+      style: /socratic/i.test(system) ? 'socratic' : 'directive',
+      conversation,
+      answer,
+      criteria,
+    }
   }
   return undefined
 }
@@ -147,10 +181,19 @@ export function ruleJudge(text: string, answer: string): CriterionJudgement | un
   const present = phrases.filter((p) => lower.includes(p.toLowerCase()))
   if (NEGATION.test(text)) {
     const met = present.length === 0
-    return { met, reason: met ? `does not contain ${shown}` : `contains ${present.map((p) => JSON.stringify(p)).join(', ')}` }
+    return {
+      met,
+      reason: met ? `does not contain ${shown}` : `contains ${present.map((p) => JSON.stringify(p)).join(', ')}`,
+    }
   }
   const missing = phrases.filter((p) => !present.includes(p))
-  return { met: missing.length === 0, reason: missing.length === 0 ? `contains ${shown}` : `does not contain ${missing.map((p) => JSON.stringify(p)).join(', ')}` }
+  return {
+    met: missing.length === 0,
+    reason:
+      missing.length === 0
+        ? `contains ${shown}`
+        : `does not contain ${missing.map((p) => JSON.stringify(p)).join(', ')}`,
+  }
 }
 
 /**
@@ -172,17 +215,24 @@ function judgeWith(options: RuleOptions, criterion: PromptCriterion, answer: str
   if (typeof raw === 'boolean') return { met: raw, reason: raw ? 'met' : 'not met' }
   if (raw) return raw
   if (options.fallback !== undefined) return { met: options.fallback, reason: 'no rule for this criterion' }
-  throw new Error(`rubric grader: no rule judges criterion ${criterion.id} (${JSON.stringify(criterion.text.slice(0, 80))}); pass a judge or a fallback`)
+  throw new Error(
+    `rubric grader: no rule judges criterion ${criterion.id} (${JSON.stringify(criterion.text.slice(0, 80))}); pass a judge or a fallback`,
+  )
 }
 
 function graderReply(parsed: Extract<RubricRequest, { kind: 'grader' }>, verdicts: CriterionJudgement[]): string {
   if (parsed.mode === 'per-criterion') return JSON.stringify({ met: verdicts[0]!.met, reason: verdicts[0]!.reason })
-  return JSON.stringify({ criteria: parsed.criteria.map((c, i) => ({ id: c.id, met: verdicts[i]!.met, reason: verdicts[i]!.reason })) })
+  return JSON.stringify({
+    criteria: parsed.criteria.map((c, i) => ({ id: c.id, met: verdicts[i]!.met, reason: verdicts[i]!.reason })),
+  })
 }
 
 function expectGrader(request: TestServerRequest, who: string): Extract<RubricRequest, { kind: 'grader' }> {
   const parsed = parseRubricRequest(request)
-  if (parsed?.kind !== 'grader' || parsed.criteria.length === 0) throw new Error(`${who}: request #${request.index} is not a rubric grader request (last user message ${JSON.stringify(lastUserMessage(request).slice(0, 80))})`)
+  if (parsed?.kind !== 'grader' || parsed.criteria.length === 0)
+    throw new Error(
+      `${who}: request #${request.index} is not a rubric grader request (last user message ${JSON.stringify(lastUserMessage(request).slice(0, 80))})`,
+    )
   return parsed
 }
 
@@ -225,13 +275,21 @@ export function scriptedGrader(entries: readonly ScriptedGrading[]): Responder {
   return (request) => {
     const parsed = expectGrader(request, 'scriptedGrader')
     const response = parsed.response.trim()
-    const entry = entries.find((e) => e.answer !== undefined && e.answer.trim() === response) ?? entries.find((e) => e.answer === undefined)
-    if (!entry) throw new Error(`scriptedGrader: no scripted grading for the response ${JSON.stringify(response.slice(0, 80))} (request #${request.index})`)
+    const entry =
+      entries.find((e) => e.answer !== undefined && e.answer.trim() === response) ??
+      entries.find((e) => e.answer === undefined)
+    if (!entry)
+      throw new Error(
+        `scriptedGrader: no scripted grading for the response ${JSON.stringify(response.slice(0, 80))} (request #${request.index})`,
+      )
     const verdicts = parsed.criteria.map((c) => {
       const raw = Array.isArray(entry.verdicts)
         ? (entry.verdicts as readonly (boolean | CriterionJudgement)[])[(c.index ?? 0) - 1]
         : (entry.verdicts as Readonly<Record<string, boolean | CriterionJudgement>>)[c.id]
-      if (raw === undefined) throw new Error(`scriptedGrader: no verdict for criterion ${c.id} (index ${c.index ?? '?'}) of the response ${JSON.stringify(response.slice(0, 60))}`)
+      if (raw === undefined)
+        throw new Error(
+          `scriptedGrader: no verdict for criterion ${c.id} (index ${c.index ?? '?'}) of the response ${JSON.stringify(response.slice(0, 60))}`,
+        )
       return typeof raw === 'boolean' ? { met: raw, reason: raw ? 'yes' : 'no' } : raw
     })
     return graderReply(parsed, verdicts)
@@ -240,8 +298,10 @@ export function scriptedGrader(entries: readonly ScriptedGrading[]): Responder {
 
 /** The generic critique of the rubric-blind rule critic: says nothing about what failed. */
 export const BLIND_CRITIQUE = {
-  directive: 'Your answer does not yet do everything the task asks. Re-read the instructions line by line and make sure each one is followed exactly, then rewrite the answer.',
-  socratic: 'Have you re-read every instruction in the task? Which parts of the request does your answer leave out, and which does it only half follow?',
+  directive:
+    'Your answer does not yet do everything the task asks. Re-read the instructions line by line and make sure each one is followed exactly, then rewrite the answer.',
+  socratic:
+    'Have you re-read every instruction in the task? Which parts of the request does your answer leave out, and which does it only half follow?',
 } as const
 
 /**
@@ -266,10 +326,22 @@ export function rubricCritic(options: Omit<RuleOptions, 'fallback'> = {}): Respo
       const met = typeof raw === 'boolean' ? raw : raw.met
       const penalty = c.points !== undefined && c.points < 0
       if (met !== penalty) continue
-      if (parsed.style === 'socratic') lines.push(penalty ? `Does your answer avoid what this criterion penalises: ${c.text}?` : `Does your answer really meet this criterion: ${c.text}?`)
-      else lines.push(penalty ? `Criterion violated: ${c.text}. Remove this from your answer.` : `Unmet criterion: ${c.text}. Revise your answer so that it meets it.`)
+      if (parsed.style === 'socratic')
+        lines.push(
+          penalty
+            ? `Does your answer avoid what this criterion penalises: ${c.text}?`
+            : `Does your answer really meet this criterion: ${c.text}?`,
+        )
+      else
+        lines.push(
+          penalty
+            ? `Criterion violated: ${c.text}. Remove this from your answer.`
+            : `Unmet criterion: ${c.text}. Revise your answer so that it meets it.`,
+        )
     }
-    return lines.length > 0 ? lines.join('\n') : 'I could not find a criterion your answer misses; check each criterion again against the task.'
+    return lines.length > 0
+      ? lines.join('\n')
+      : 'I could not find a criterion your answer misses; check each criterion again against the task.'
   }
 }
 
@@ -283,8 +355,11 @@ export function rubricCritic(options: Omit<RuleOptions, 'fallback'> = {}): Respo
 export function ruleSummariser(): Responder {
   return (request) => {
     const parsed = parseRubricRequest(request)
-    if (parsed?.kind !== 'summariser') throw new Error(`ruleSummariser: request #${request.index} is not a summary request`)
-    const lines = parsed.attempts.map((a, i) => `- Attempt ${i + 1} (${wordCount(a.answer)} words) was rejected: ${a.feedback.split('\n')[0]!.trim()}`)
+    if (parsed?.kind !== 'summariser')
+      throw new Error(`ruleSummariser: request #${request.index} is not a summary request`)
+    const lines = parsed.attempts.map(
+      (a, i) => `- Attempt ${i + 1} (${wordCount(a.answer)} words) was rejected: ${a.feedback.split('\n')[0]!.trim()}`,
+    )
     return `Earlier attempts, in brief:\n${lines.join('\n')}`
   }
 }
@@ -317,7 +392,8 @@ export const GENERIC_REQUEST = 'Revise the answer as the feedback asks'
 export function ruleAnnotator(options: Omit<RuleOptions, 'fallback'> = {}): Responder {
   return (request) => {
     const parsed = parseRubricRequest(request)
-    if (parsed?.kind !== 'annotator') throw new Error(`ruleAnnotator: request #${request.index} is not a revision annotator request`)
+    if (parsed?.kind !== 'annotator')
+      throw new Error(`ruleAnnotator: request #${request.index} is not a revision annotator request`)
     const changed = parsed.revision.trim() !== parsed.previous.trim()
     const requests: { request: string; satisfied: 'fully' | 'partly' | 'no' }[] = []
     for (const line of parsed.feedback.split('\n').map((l) => l.trim())) {
@@ -326,13 +402,19 @@ export function ruleAnnotator(options: Omit<RuleOptions, 'fallback'> = {}): Resp
         if (text === undefined) continue
         const raw = options.judge ? options.judge({ id: '', text }, parsed.revision) : ruleJudge(text, parsed.revision)
         const met = typeof raw === 'boolean' ? raw : raw?.met
-        requests.push({ request: penalty ? `Remove: ${text}` : text, satisfied: met === undefined ? (changed ? 'partly' : 'no') : met !== penalty ? 'fully' : 'no' })
+        requests.push({
+          request: penalty ? `Remove: ${text}` : text,
+          satisfied: met === undefined ? (changed ? 'partly' : 'no') : met !== penalty ? 'fully' : 'no',
+        })
         break
       }
     }
     if (requests.length === 0) requests.push({ request: GENERIC_REQUEST, satisfied: changed ? 'partly' : 'no' })
     const met = requests.filter((r) => r.satisfied !== 'no').length
-    return JSON.stringify({ requests, reason: `${met} of ${requests.length} request${requests.length === 1 ? '' : 's'} addressed${changed ? '' : '; the answer is unchanged'}` })
+    return JSON.stringify({
+      requests,
+      reason: `${met} of ${requests.length} request${requests.length === 1 ? '' : 's'} addressed${changed ? '' : '; the answer is unchanged'}`,
+    })
   }
 }
 
@@ -357,7 +439,9 @@ export function rubricRules(options: RuleOptions & { otherwise?: Responder } = {
     if (kind === 'summariser') return summariser(request)
     if (kind === 'annotator') return annotator(request)
     if (options.otherwise) return options.otherwise(request)
-    throw new Error(`rubricRules: request #${request.index} is neither a grader, a critic, a summary nor a revision annotator request`)
+    throw new Error(
+      `rubricRules: request #${request.index} is neither a grader, a critic, a summary nor a revision annotator request`,
+    )
   }
 }
 
@@ -370,7 +454,10 @@ export function rubricRules(options: RuleOptions & { otherwise?: Responder } = {
  * @example
  * const grader = testServerModel(server, { model: 'rule-grader' })
  */
-export function testServerModel(server: Pick<TestServer, 'openaiBaseURL'>, options: { model: string; id?: string }): ChatModel {
+export function testServerModel(
+  server: Pick<TestServer, 'openaiBaseURL'>,
+  options: { model: string; id?: string },
+): ChatModel {
   const model = openaiCompatibleModel({
     model: options.model,
     id: options.id ?? `test-server:${options.model}`,

@@ -45,14 +45,25 @@ interface AskOptions {
 }
 
 /** One call through the real SDK: `create` when not streaming, the streaming helpers when streaming. */
-async function ask(api: TestServerApi, stream: boolean, conversation: Conversation, options: AskOptions = {}): Promise<Answer> {
+async function ask(
+  api: TestServerApi,
+  stream: boolean,
+  conversation: Conversation,
+  options: AskOptions = {},
+): Promise<Answer> {
   // Only the options given: the SDKs reject `timeout: undefined`.
-  const request = { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout ? { timeout: options.timeout } : {}) }
+  const request = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeout ? { timeout: options.timeout } : {}),
+  }
   const model = conversation.model ?? `${api}-model`
   if (api === 'chat') {
     const params = {
       model,
-      messages: [...(conversation.system ? [{ role: 'system' as const, content: conversation.system }] : []), ...conversation.messages],
+      messages: [
+        ...(conversation.system ? [{ role: 'system' as const, content: conversation.system }] : []),
+        ...conversation.messages,
+      ],
       ...(conversation.maxTokens ? { max_completion_tokens: conversation.maxTokens } : {}),
     }
     let completion: OpenAI.ChatCompletion
@@ -94,11 +105,26 @@ async function ask(api: TestServerApi, stream: boolean, conversation: Conversati
     const refusal = parts.find((part) => part.type === 'refusal')
     return {
       text: refusal ? refusal.refusal : response.output_text,
-      finish: response.status === 'incomplete' ? `incomplete:${response.incomplete_details?.reason}` : refusal ? `${response.status}:refusal` : `${response.status}`,
-      usage: { input: response.usage!.input_tokens, output: response.usage!.output_tokens, cacheRead: response.usage!.input_tokens_details.cached_tokens, cacheWrite: 0 },
+      finish:
+        response.status === 'incomplete'
+          ? `incomplete:${response.incomplete_details?.reason}`
+          : refusal
+            ? `${response.status}:refusal`
+            : `${response.status}`,
+      usage: {
+        input: response.usage!.input_tokens,
+        output: response.usage!.output_tokens,
+        cacheRead: response.usage!.input_tokens_details.cached_tokens,
+        cacheWrite: 0,
+      },
     }
   }
-  const params = { model, max_tokens: conversation.maxTokens ?? 1024, messages: conversation.messages, ...(conversation.system ? { system: conversation.system } : {}) }
+  const params = {
+    model,
+    max_tokens: conversation.maxTokens ?? 1024,
+    messages: conversation.messages,
+    ...(conversation.system ? { system: conversation.system } : {}),
+  }
   let message: Anthropic.Message
   if (stream) {
     const run = anthropic.messages.stream(params, request)
@@ -112,11 +138,18 @@ async function ask(api: TestServerApi, stream: boolean, conversation: Conversati
   return {
     text: message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
     finish: message.stop_reason ?? '(none)',
-    usage: { input: message.usage.input_tokens + read + write, output: message.usage.output_tokens, cacheRead: read, cacheWrite: write },
+    usage: {
+      input: message.usage.input_tokens + read + write,
+      output: message.usage.output_tokens,
+      cacheRead: read,
+      cacheWrite: write,
+    },
   }
 }
 
-const COMBINATIONS = (['chat', 'responses', 'messages'] as const).flatMap((api) => [false, true].map((stream) => ({ api, stream, label: `${api}${stream ? ' (stream)' : ''}` })))
+const COMBINATIONS = (['chat', 'responses', 'messages'] as const).flatMap((api) =>
+  [false, true].map((stream) => ({ api, stream, label: `${api}${stream ? ' (stream)' : ''}` })),
+)
 
 const FINISH = {
   chat: { stop: 'stop', length: 'length', refusal: 'content_filter' },
@@ -125,7 +158,15 @@ const FINISH = {
 } as const
 
 const ERROR_CLASSES = {
-  openai: { 408: OpenAI.APIError, 409: OpenAI.ConflictError, 429: OpenAI.RateLimitError, 500: OpenAI.InternalServerError, 502: OpenAI.InternalServerError, 503: OpenAI.InternalServerError, 529: OpenAI.InternalServerError },
+  openai: {
+    408: OpenAI.APIError,
+    409: OpenAI.ConflictError,
+    429: OpenAI.RateLimitError,
+    500: OpenAI.InternalServerError,
+    502: OpenAI.InternalServerError,
+    503: OpenAI.InternalServerError,
+    529: OpenAI.InternalServerError,
+  },
   anthropic: {
     408: Anthropic.RequestTimeoutError,
     409: Anthropic.ConflictError,
@@ -137,7 +178,9 @@ const ERROR_CLASSES = {
   },
 } as const
 
-async function failure(promise: Promise<unknown>): Promise<Error & { status?: number; headers?: Headers; type?: string; code?: string; param?: string }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<Error & { status?: number; headers?: Headers; type?: string; code?: string; param?: string }> {
   try {
     await promise
   } catch (error) {
@@ -176,14 +219,24 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
 
   it.skipIf(!stream)('streams the text in several pieces', async () => {
     const pieces: string[] = []
-    const answer = await ask(api, stream, { messages: [{ role: 'user', content: 'one two three four five six' }] }, { onDelta: (piece) => pieces.push(piece) })
+    const answer = await ask(
+      api,
+      stream,
+      { messages: [{ role: 'user', content: 'one two three four five six' }] },
+      { onDelta: (piece) => pieces.push(piece) },
+    )
     expect(answer.text).toBe('one two three four five six')
     expect(pieces.length).toBeGreaterThan(1)
     expect(pieces.join('')).toBe(answer.text)
   })
 
   it('maps finishReason length and refusal to the wire', async () => {
-    server.respondWith(scripted([{ text: 'partial answ', finishReason: 'length' }, { text: 'I cannot help with that.', finishReason: 'refusal' }]))
+    server.respondWith(
+      scripted([
+        { text: 'partial answ', finishReason: 'length' },
+        { text: 'I cannot help with that.', finishReason: 'refusal' },
+      ]),
+    )
     const cut = await ask(api, stream, { messages: [{ role: 'user', content: 'long please' }] })
     expect(cut).toMatchObject({ text: 'partial answ', finish: FINISH[api].length })
     const refused = await ask(api, stream, { messages: [{ role: 'user', content: 'something bad' }] })
@@ -201,20 +254,28 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
     server.respondWith(scripted(['abcdefghi', { text: 'ok', usage: { inputTokens: 1000, outputTokens: 7 } }]))
     const conversation = { system: 'sys', messages: [{ role: 'user' as const, content: 'hello world!' }] } // 3 + 12 = 15 chars
     expect((await ask(api, stream, conversation)).usage).toEqual({ input: 4, output: 3, cacheRead: 0, cacheWrite: 0 })
-    expect((await ask(api, stream, conversation)).usage).toEqual({ input: 1000, output: 7, cacheRead: 0, cacheWrite: 0 })
+    expect((await ask(api, stream, conversation)).usage).toEqual({
+      input: 1000,
+      output: 7,
+      cacheRead: 0,
+      cacheWrite: 0,
+    })
   })
 
-  it.each([408, 409, 429, 500, 502, 503, 529] as const)('surfaces a %i status fault as the SDK error class, with retry headers', async (status) => {
-    server.injectFaults({ kind: 'status', status, retryAfterSeconds: 2, retryAfterMs: 1500 })
-    const error = await failure(ask(api, stream, { messages: [{ role: 'user', content: 'hi' }] }))
-    expect(error).toBeInstanceOf(api === 'messages' ? ERROR_CLASSES.anthropic[status] : ERROR_CLASSES.openai[status])
-    expect(error.status).toBe(status)
-    expect(error.headers?.get('retry-after')).toBe('2')
-    expect(error.headers?.get('retry-after-ms')).toBe('1500')
-    expect(error.message).toContain('fault injected')
-    // The next request is served normally: a fault applies once by default.
-    expect((await ask(api, stream, { messages: [{ role: 'user', content: 'again' }] })).text).toBe('again')
-  })
+  it.each([408, 409, 429, 500, 502, 503, 529] as const)(
+    'surfaces a %i status fault as the SDK error class, with retry headers',
+    async (status) => {
+      server.injectFaults({ kind: 'status', status, retryAfterSeconds: 2, retryAfterMs: 1500 })
+      const error = await failure(ask(api, stream, { messages: [{ role: 'user', content: 'hi' }] }))
+      expect(error).toBeInstanceOf(api === 'messages' ? ERROR_CLASSES.anthropic[status] : ERROR_CLASSES.openai[status])
+      expect(error.status).toBe(status)
+      expect(error.headers?.get('retry-after')).toBe('2')
+      expect(error.headers?.get('retry-after-ms')).toBe('1500')
+      expect(error.message).toContain('fault injected')
+      // The next request is served normally: a fault applies once by default.
+      expect((await ask(api, stream, { messages: [{ role: 'user', content: 'again' }] })).text).toBe('again')
+    },
+  )
 
   it('reset: destroys the socket, a connection error', async () => {
     server.injectFaults({ kind: 'reset' })
@@ -232,7 +293,11 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
     server.injectFaults({ kind: 'empty-choices' })
     if (api === 'chat' && stream) {
       // The streaming helper refuses a completion without choices; the raw stream has none.
-      const chunks = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      const chunks = await openai.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      })
       const choices: unknown[] = []
       for await (const chunk of chunks) choices.push(...chunk.choices)
       expect(choices).toEqual([])
@@ -254,8 +319,12 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
     const started = Date.now()
     expect((await ask(api, stream, { messages: [{ role: 'user', content: 'late' }] })).text).toBe('late')
     expect(Date.now() - started).toBeGreaterThanOrEqual(55)
-    const error = await failure(ask(api, stream, { messages: [{ role: 'user', content: 'too late' }] }, { timeout: 100 }))
-    expect(error).toBeInstanceOf(api === 'messages' ? Anthropic.APIConnectionTimeoutError : OpenAI.APIConnectionTimeoutError)
+    const error = await failure(
+      ask(api, stream, { messages: [{ role: 'user', content: 'too late' }] }, { timeout: 100 }),
+    )
+    expect(error).toBeInstanceOf(
+      api === 'messages' ? Anthropic.APIConnectionTimeoutError : OpenAI.APIConnectionTimeoutError,
+    )
   })
 
   it('hang: an AbortController aborts the call quickly', async () => {
@@ -263,7 +332,9 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 50)
     const started = Date.now()
-    const error = await failure(ask(api, stream, { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }))
+    const error = await failure(
+      ask(api, stream, { messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }),
+    )
     expect(error).toBeInstanceOf(api === 'messages' ? Anthropic.APIUserAbortError : OpenAI.APIUserAbortError)
     expect(Date.now() - started).toBeLessThan(1000)
   })
@@ -271,7 +342,14 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
   it('stream-cut: the first events arrive, then the connection drops and the call fails', async () => {
     server.injectFaults({ kind: 'stream-cut' })
     const pieces: string[] = []
-    const error = await failure(ask(api, stream, { messages: [{ role: 'user', content: 'one two three four five six' }] }, { onDelta: (piece) => pieces.push(piece) }))
+    const error = await failure(
+      ask(
+        api,
+        stream,
+        { messages: [{ role: 'user', content: 'one two three four five six' }] },
+        { onDelta: (piece) => pieces.push(piece) },
+      ),
+    )
     expect(error.message).toMatch(/terminated/)
     if (stream) expect(pieces).toEqual(['one two'])
   })
@@ -280,24 +358,42 @@ describe.each(COMBINATIONS)('$label through the real SDK', ({ api, stream }) => 
 describe('Chat Completions wire details', () => {
   it('streams chunks ending in [DONE]; usage only with stream_options.include_usage, in a last chunk without choices', async () => {
     const chunks: OpenAI.ChatCompletionChunk[] = []
-    for await (const chunk of await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hello there' }], stream: true })) chunks.push(chunk)
+    for await (const chunk of await openai.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hello there' }],
+      stream: true,
+    }))
+      chunks.push(chunk)
     expect(chunks.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).toBe(true)
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant')
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop')
 
     const withUsage: OpenAI.ChatCompletionChunk[] = []
-    const run = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hello there' }], stream: true, stream_options: { include_usage: true } })
+    const run = await openai.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hello there' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     for await (const chunk of run) withUsage.push(chunk)
     const last = withUsage.at(-1)!
     expect(last.choices).toEqual([])
-    expect(last.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 3, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } })
+    expect(last.usage).toMatchObject({
+      prompt_tokens: 3,
+      completion_tokens: 3,
+      total_tokens: 6,
+      prompt_tokens_details: { cached_tokens: 0 },
+    })
     expect(withUsage.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true)
   })
 
   it('puts a refusal in message.refusal with content null', async () => {
     server.respondWith(() => ({ text: 'No.', finishReason: 'refusal' }))
     const completion = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
-    expect(completion.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { role: 'assistant', content: null, refusal: 'No.' } })
+    expect(completion.choices[0]).toMatchObject({
+      finish_reason: 'content_filter',
+      message: { role: 'assistant', content: null, refusal: 'No.' },
+    })
   })
 
   it('accepts content parts and developer messages', async () => {
@@ -305,7 +401,13 @@ describe('Chat Completions wire details', () => {
       model: 'm',
       messages: [
         { role: 'developer', content: 'dev rules' },
-        { role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'part one' },
+            { type: 'text', text: 'part two' },
+          ],
+        },
       ],
     })
     expect(server.requests[0]!.messages).toEqual([
@@ -318,7 +420,8 @@ describe('Chat Completions wire details', () => {
 describe('Responses wire details', () => {
   it('emits named events with increasing sequence numbers, as the SDK expects', async () => {
     const events: OpenAI.Responses.ResponseStreamEvent[] = []
-    for await (const event of await openai.responses.create({ model: 'm', input: 'hi there', stream: true })) events.push(event)
+    for await (const event of await openai.responses.create({ model: 'm', input: 'hi there', stream: true }))
+      events.push(event)
     expect(events.map((event) => event.type)).toEqual([
       'response.created',
       'response.in_progress',
@@ -335,7 +438,13 @@ describe('Responses wire details', () => {
     ])
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i))
     const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent
-    expect(completed.response.usage).toEqual({ input_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 4 })
+    expect(completed.response.usage).toEqual({
+      input_tokens: 2,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 2,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 4,
+    })
   })
 
   it('accepts input as message items with content parts, and instructions', async () => {
@@ -363,80 +472,142 @@ describe('prompt caching', () => {
 
   it('Anthropic: a second request extending the first prefix reads it from the cache', async () => {
     const system = [{ type: 'text' as const, text: longSystem, cache_control: { type: 'ephemeral' as const } }]
-    const first = await anthropic.messages.create({ model: 'claude-test', max_tokens: 100, system, messages: [{ role: 'user', content: 'attempt 1' }] })
+    const first = await anthropic.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system,
+      messages: [{ role: 'user', content: 'attempt 1' }],
+    })
     // system: 8400 chars = 2100 tokens written; "attempt 1" after the breakpoint is plain input.
-    expect(first.usage).toMatchObject({ cache_creation_input_tokens: 2100, cache_read_input_tokens: 0, input_tokens: 3 })
+    expect(first.usage).toMatchObject({
+      cache_creation_input_tokens: 2100,
+      cache_read_input_tokens: 0,
+      input_tokens: 3,
+    })
 
     const history = [
       { role: 'user' as const, content: 'attempt 1' },
       { role: 'assistant' as const, content: 'attempt 1' },
-      { role: 'user' as const, content: [{ type: 'text' as const, text: 'Failed. Try again.', cache_control: { type: 'ephemeral' as const } }] },
+      {
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text: 'Failed. Try again.', cache_control: { type: 'ephemeral' as const } }],
+      },
     ]
     const run = anthropic.messages.stream({ model: 'claude-test', max_tokens: 100, system, messages: history })
     const second = await run.finalMessage()
     // 8400 + 9 + 9 + 18 = 8436 chars = 2109 tokens: 2100 read, 9 written up to the new breakpoint, none after it.
-    expect(second.usage).toMatchObject({ cache_read_input_tokens: 2100, cache_creation_input_tokens: 9, input_tokens: 0 })
+    expect(second.usage).toMatchObject({
+      cache_read_input_tokens: 2100,
+      cache_creation_input_tokens: 9,
+      input_tokens: 0,
+    })
     expect(second.usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 9, ephemeral_1h_input_tokens: 0 })
 
     // The same prompt again is read entirely from the cache.
     const third = await anthropic.messages.create({ model: 'claude-test', max_tokens: 100, system, messages: history })
-    expect(third.usage).toMatchObject({ cache_read_input_tokens: 2109, cache_creation_input_tokens: 0, input_tokens: 0 })
+    expect(third.usage).toMatchObject({
+      cache_read_input_tokens: 2109,
+      cache_creation_input_tokens: 0,
+      input_tokens: 0,
+    })
 
     // Another model has its own cache; without cache_control nothing is cached.
     const other = await anthropic.messages.create({ model: 'claude-other', max_tokens: 100, system, messages: history })
     expect(other.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 2109 })
-    const plain = await anthropic.messages.create({ model: 'claude-test', max_tokens: 100, system: longSystem, messages: [{ role: 'user', content: 'attempt 1' }] })
-    expect(plain.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0, input_tokens: 2103 })
+    const plain = await anthropic.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system: longSystem,
+      messages: [{ role: 'user', content: 'attempt 1' }],
+    })
+    expect(plain.usage).toMatchObject({
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      input_tokens: 2103,
+    })
 
     server.reset()
-    const afterReset = await anthropic.messages.create({ model: 'claude-test', max_tokens: 100, system, messages: [{ role: 'user', content: 'attempt 1' }] })
+    const afterReset = await anthropic.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system,
+      messages: [{ role: 'user', content: 'attempt 1' }],
+    })
     expect(afterReset.usage).toMatchObject({ cache_creation_input_tokens: 2100, cache_read_input_tokens: 0 })
   })
 
-  it.each(COMBINATIONS.filter((c) => c.api !== 'messages'))('OpenAI automatic caching on $label: a shared prefix of >= 1024 tokens, in multiples of 128', async ({ api, stream }) => {
-    const first = await ask(api, stream, { system: longSystem, messages: [{ role: 'user', content: 'attempt 1' }] })
-    expect(first.usage.cacheRead).toBe(0)
-    const second = await ask(api, stream, { system: longSystem, messages: [{ role: 'user', content: 'attempt 2' }] })
-    // Shared: 8400 system chars + "attempt " (8) = 8408 chars = 2102 tokens → 2048 cached.
-    expect(second.usage).toMatchObject({ input: 2103, cacheRead: 2048 })
-    const short = await ask(api, stream, { system: 'short', messages: [{ role: 'user', content: 'attempt 1' }] })
-    expect(short.usage.cacheRead).toBe(0)
-  })
+  it.each(COMBINATIONS.filter((c) => c.api !== 'messages'))(
+    'OpenAI automatic caching on $label: a shared prefix of >= 1024 tokens, in multiples of 128',
+    async ({ api, stream }) => {
+      const first = await ask(api, stream, { system: longSystem, messages: [{ role: 'user', content: 'attempt 1' }] })
+      expect(first.usage.cacheRead).toBe(0)
+      const second = await ask(api, stream, { system: longSystem, messages: [{ role: 'user', content: 'attempt 2' }] })
+      // Shared: 8400 system chars + "attempt " (8) = 8408 chars = 2102 tokens → 2048 cached.
+      expect(second.usage).toMatchObject({ input: 2103, cacheRead: 2048 })
+      const short = await ask(api, stream, { system: 'short', messages: [{ role: 'user', content: 'attempt 1' }] })
+      expect(short.usage.cacheRead).toBe(0)
+    },
+  )
 })
 
 describe('validation, authentication and routing', () => {
   it('rejects a bad body with 400 in the OpenAI shape, naming the field', async () => {
-    const error = await failure(openai.chat.completions.create({ model: 'm', messages: [{ role: 'robot' as 'user', content: 'hi' }] }))
+    const error = await failure(
+      openai.chat.completions.create({ model: 'm', messages: [{ role: 'robot' as 'user', content: 'hi' }] }),
+    )
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.message).toContain('messages[0].role')
     expect(error.param).toBe('messages[0].role')
     expect(error.type).toBe('invalid_request_error')
 
-    const missing = await failure(openai.responses.create({ model: 'm' } as OpenAI.Responses.ResponseCreateParamsNonStreaming))
+    const missing = await failure(
+      openai.responses.create({ model: 'm' } as OpenAI.Responses.ResponseCreateParamsNonStreaming),
+    )
     expect(missing).toBeInstanceOf(OpenAI.BadRequestError)
     expect(missing.message).toMatch(/^400 Invalid request body: input: Invalid input: expected string or array/)
   })
 
   it('rejects a bad body with 400 in the Anthropic shape, naming the nested field', async () => {
     const error = await failure(
-      anthropic.messages.create({ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'ok' }, { type: 'text' } as Anthropic.TextBlockParam] }] }),
+      anthropic.messages.create({
+        model: 'c',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'ok' }, { type: 'text' } as Anthropic.TextBlockParam] },
+        ],
+      }),
     )
     expect(error).toBeInstanceOf(Anthropic.BadRequestError)
     expect(error.type).toBe('invalid_request_error')
     expect(error.message).toContain('messages[0].content[1].text')
-    const noMaxTokens = await failure(anthropic.messages.create({ model: 'c', messages: [{ role: 'user', content: 'hi' }] } as Anthropic.MessageCreateParamsNonStreaming))
+    const noMaxTokens = await failure(
+      anthropic.messages.create({
+        model: 'c',
+        messages: [{ role: 'user', content: 'hi' }],
+      } as Anthropic.MessageCreateParamsNonStreaming),
+    )
     expect(noMaxTokens.message).toContain('max_tokens')
     expect(server.requests).toEqual([])
   })
 
   it('answers 401 without credentials, in each provider shape; accepts x-api-key', async () => {
-    const noAuth = new OpenAI({ ...clientOptions, baseURL: server.openaiBaseURL, defaultHeaders: { Authorization: null } })
-    const error = await failure(noAuth.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }))
+    const noAuth = new OpenAI({
+      ...clientOptions,
+      baseURL: server.openaiBaseURL,
+      defaultHeaders: { Authorization: null },
+    })
+    const error = await failure(
+      noAuth.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    )
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError)
     expect(error.code).toBe('invalid_api_key')
 
     const post = (path: string, headers: Record<string, string>) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hey' }] }) })
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hey' }] }),
+      })
     const anthropic401 = await post('/v1/messages', {})
     expect(anthropic401.status).toBe(401)
     expect(await anthropic401.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
@@ -450,24 +621,48 @@ describe('validation, authentication and routing', () => {
   })
 
   it('answers 404 for unknown routes and 400 for a body that is not JSON', async () => {
-    const notFound = await fetch(`${server.url}/v1/embeddings`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{}' })
+    const notFound = await fetch(`${server.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k' },
+      body: '{}',
+    })
     expect(notFound.status).toBe(404)
     expect(await notFound.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'unknown_url' } })
-    const notJson = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{nope' })
+    const notJson = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k' },
+      body: '{nope',
+    })
     expect(notJson.status).toBe(400)
-    expect(await notJson.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') } })
+    expect(await notJson.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') },
+    })
   })
 
   it('sends real SSE: text/event-stream, named events for Messages, data-only chunks and [DONE] for Chat', async () => {
     const post = async (path: string, body: object) => {
-      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       return { type: response.headers.get('content-type'), text: await response.text() }
     }
-    const messages = await post('/v1/messages', { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    const messages = await post('/v1/messages', {
+      model: 'c',
+      max_tokens: 5,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     expect(messages.type).toMatch(/^text\/event-stream/)
     expect(messages.text).toMatch(/^event: message_start\ndata: \{"type":"message_start"/)
     expect(messages.text.trimEnd().endsWith('event: message_stop\ndata: {"type":"message_stop"}')).toBe(true)
-    const chat = await post('/v1/chat/completions', { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    const chat = await post('/v1/chat/completions', {
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     expect(chat.text).not.toContain('event:')
     expect(chat.text.endsWith('data: [DONE]\n\n')).toBe(true)
   })
@@ -478,7 +673,10 @@ describe('responders and server state', () => {
     const fresh = await startTestServer()
     try {
       const client = new OpenAI({ ...clientOptions, baseURL: fresh.openaiBaseURL })
-      const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'say this back' }] })
+      const completion = await client.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'say this back' }],
+      })
       expect(completion.choices[0]!.message.content).toBe('say this back')
     } finally {
       await fresh.close()
@@ -500,13 +698,20 @@ describe('responders and server state', () => {
       rules(
         [
           { match: /capital of france/i, reply: 'Paris' },
-          { match: (r) => r.api === 'messages', reply: (r) => ({ text: `anthropic saw ${r.messages.length} messages` }) },
+          {
+            match: (r) => r.api === 'messages',
+            reply: (r) => ({ text: `anthropic saw ${r.messages.length} messages` }),
+          },
         ],
         'no idea',
       ),
     )
-    expect((await ask('chat', false, { messages: [{ role: 'user', content: 'The capital of France?' }] })).text).toBe('Paris')
-    expect((await ask('messages', false, { messages: [{ role: 'user', content: 'hello' }] })).text).toBe('anthropic saw 1 messages')
+    expect((await ask('chat', false, { messages: [{ role: 'user', content: 'The capital of France?' }] })).text).toBe(
+      'Paris',
+    )
+    expect((await ask('messages', false, { messages: [{ role: 'user', content: 'hello' }] })).text).toBe(
+      'anthropic saw 1 messages',
+    )
     expect((await ask('responses', false, { messages: [{ role: 'user', content: 'hello' }] })).text).toBe('no idea')
 
     server.respondWith(rules([{ match: /never/, reply: 'x' }]))
@@ -519,16 +724,24 @@ describe('responders and server state', () => {
     server.respondWith(() => {
       throw new Error('boom')
     })
-    expect((await failure(ask('chat', false, { messages: [{ role: 'user', content: 'a' }] }))).message).toContain('the responder failed: boom')
+    expect((await failure(ask('chat', false, { messages: [{ role: 'user', content: 'a' }] }))).message).toContain(
+      'the responder failed: boom',
+    )
     server.respondWith(() => 42 as unknown as string)
-    expect((await failure(ask('chat', false, { messages: [{ role: 'user', content: 'a' }] }))).message).toContain('must return a string or { text: string')
+    expect((await failure(ask('chat', false, { messages: [{ role: 'user', content: 'a' }] }))).message).toContain(
+      'must return a string or { text: string',
+    )
   })
 
   it('applies faults to the matching requests only, `times` times', async () => {
     server.injectFaults({ kind: 'status', status: 503, times: 2, match: (r) => r.api === 'messages' })
     expect((await ask('chat', false, { messages: [{ role: 'user', content: 'fine' }] })).text).toBe('fine')
-    await expect(ask('messages', false, { messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.ServiceUnavailableError)
-    await expect(ask('messages', true, { messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.ServiceUnavailableError)
+    await expect(ask('messages', false, { messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.ServiceUnavailableError,
+    )
+    await expect(ask('messages', true, { messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      Anthropic.ServiceUnavailableError,
+    )
     expect((await ask('messages', false, { messages: [{ role: 'user', content: 'ok now' }] })).text).toBe('ok now')
     expect(server.requests).toHaveLength(4)
   })
@@ -536,7 +749,10 @@ describe('responders and server state', () => {
   it('lets the SDK retry through faults when retries are on', async () => {
     const retrying = new OpenAI({ ...clientOptions, maxRetries: 2, baseURL: server.openaiBaseURL })
     server.injectFaults({ kind: 'status', status: 429, retryAfterMs: 10, times: 2 })
-    const completion = await retrying.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'persist' }] })
+    const completion = await retrying.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'persist' }],
+    })
     expect(completion.choices[0]!.message.content).toBe('persist')
     expect(server.requests.map((r) => r.headers['x-stainless-retry-count'])).toEqual(['0', '1', '2'])
   })
@@ -563,7 +779,13 @@ describe('responders and server state', () => {
     const client = new Anthropic({ ...clientOptions, baseURL: own.anthropicBaseURL, timeout: 20_000 })
     own.injectFaults({ kind: 'hang', times: 2 })
     const hanging = [false, true].map((stream) =>
-      failure(stream ? client.messages.stream({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).finalMessage() : client.messages.create({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })),
+      failure(
+        stream
+          ? client.messages
+              .stream({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+              .finalMessage()
+          : client.messages.create({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+      ),
     )
     while (own.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
     const started = Date.now()

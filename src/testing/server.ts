@@ -113,30 +113,67 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const inflight = new Set<AbortController>()
   let served = 0
   let baseUrl = ''
-  const batchApi = new BatchApi(options.batches ?? {}, serveBatched, { openai: [openaiChat, openaiResponses], anthropic: anthropicMessages })
+  const batchApi = new BatchApi(options.batches ?? {}, serveBatched, {
+    openai: [openaiChat, openaiResponses],
+    anthropic: anthropicMessages,
+  })
 
   /** One request of a batch, answered as the direct API would answer it. */
-  async function serveBatched(wire: WireProtocol, body: unknown, batch: { id: string; customId: string; signal: AbortSignal }): Promise<BatchAnswer> {
+  async function serveBatched(
+    wire: WireProtocol,
+    body: unknown,
+    batch: { id: string; customId: string; signal: AbortSignal },
+  ): Promise<BatchAnswer> {
     const serial = ++served
     const requestId = `req_test_${serial}`
     const parsed = wire.parse(body)
-    if (!parsed.ok) return { status: 400, body: wire.errorBody(400, parsed.message, { param: parsed.param, requestId }), requestId }
-    const request: TestServerRequest = { api: wire.api, model: parsed.value.model, messages: normaliseMessages(parsed.value.blocks), stream: false, body, headers: {}, index: requests.length, batch: { id: batch.id, customId: batch.customId }, ...toolsOf(parsed.value) }
+    if (!parsed.ok)
+      return { status: 400, body: wire.errorBody(400, parsed.message, { param: parsed.param, requestId }), requestId }
+    const request: TestServerRequest = {
+      api: wire.api,
+      model: parsed.value.model,
+      messages: normaliseMessages(parsed.value.blocks),
+      stream: false,
+      body,
+      headers: {},
+      index: requests.length,
+      batch: { id: batch.id, customId: batch.customId },
+      ...toolsOf(parsed.value),
+    }
     requests.push(request)
     const fault = faults.take(request)
-    if (fault?.kind === 'status') return { status: fault.status, body: wire.errorBody(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, { requestId }), requestId }
+    if (fault?.kind === 'status')
+      return {
+        status: fault.status,
+        body: wire.errorBody(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, {
+          requestId,
+        }),
+        requestId,
+      }
     const cached: AnthropicCacheUsage =
       wire.api === 'messages'
         ? cache.anthropic(parsed.value.model, parsed.value.blocks)
-        : { cacheReadTokens: cache.openai(`${wire.api}:${parsed.value.model}`, parsed.value.blocks), cacheWriteTokens: 0, cacheWrite1hTokens: 0 }
+        : {
+            cacheReadTokens: cache.openai(`${wire.api}:${parsed.value.model}`, parsed.value.blocks),
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+          }
     let reply: TestServerReply
     try {
       reply = normaliseReply(await responder(request))
     } catch (error) {
-      return { status: 500, body: wire.errorBody(500, `${SERVER_NAME}: the responder failed: ${messageOf(error)}`, { requestId }), requestId }
+      return {
+        status: 500,
+        body: wire.errorBody(500, `${SERVER_NAME}: the responder failed: ${messageOf(error)}`, { requestId }),
+        requestId,
+      }
     }
     if (reply.delayMs && !(await sleep(reply.delayMs, batch.signal))) return { status: 499, body: null, requestId }
-    return { status: 200, body: wire.responseBody(complete({ wire, parsed: parsed.value, body, reply, fault, cached, serial })), requestId }
+    return {
+      status: 200,
+      body: wire.responseBody(complete({ wire, parsed: parsed.value, body, reply, fault, cached, serial })),
+      requestId,
+    }
   }
 
   const server = createServer((req, res) => void handle(req, res))
@@ -162,7 +199,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     try {
       const raw = await readBody(req)
       if (/^\/v1\/(files|batches|messages\/batches)(\/|$)/.test(path)) {
-        if (!hasCredentials(req.headers)) return fail(401, `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``)
+        if (!hasCredentials(req.headers))
+          return fail(
+            401,
+            `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``,
+          )
         const routed = await batchApi.route(req.method ?? 'GET', path, raw, req.headers['content-type'], baseUrl)
         if (routed) {
           if ('stall' in routed) {
@@ -170,15 +211,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
             return void res.flushHeaders()
           }
           if ('json' in routed) return sendJson(res, routed.status, routed.json)
-          res.writeHead(routed.status, { 'content-type': routed.contentType, 'content-length': Buffer.byteLength(routed.text) })
+          res.writeHead(routed.status, {
+            'content-type': routed.contentType,
+            'content-length': Buffer.byteLength(routed.text),
+          })
           return void res.end(routed.text)
         }
       }
       if (!wire || req.method !== 'POST') {
-        return fail(404, `${SERVER_NAME}: no route for ${req.method} ${path}; it serves POST ${WIRES.map((w) => w.path).join(', ')}`)
+        return fail(
+          404,
+          `${SERVER_NAME}: no route for ${req.method} ${path}; it serves POST ${WIRES.map((w) => w.path).join(', ')}`,
+        )
       }
       if (!hasCredentials(req.headers)) {
-        return fail(401, `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``)
+        return fail(
+          401,
+          `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``,
+        )
       }
       let body: unknown
       try {
@@ -203,12 +253,22 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         request.rateLimited = true
         requests.push(request)
         const wait = `${Math.ceil(verdict.waitMs)} ms`
-        return fail(429, `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`, {
-          headers: {
-            ...rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true),
-            ...(limit?.limitHeaders === false ? {} : limitHeaders(wire.api, { requestsPerSecond: bucket!.requestsPerSecond, fullInMs: bucket!.fullInMs(performance.now()) }, Date.now())),
+        return fail(
+          429,
+          `Rate limit reached for requests: ${bucket!.requestsPerSecond} per second, burst ${bucket!.burst} (the ${SERVER_NAME}'s rateLimit). Please try again in ${wait}.`,
+          {
+            headers: {
+              ...rateLimitHeaders(verdict.waitMs, limit?.retryAfterMs ?? true),
+              ...(limit?.limitHeaders === false
+                ? {}
+                : limitHeaders(
+                    wire.api,
+                    { requestsPerSecond: bucket!.requestsPerSecond, fullInMs: bucket!.fullInMs(performance.now()) },
+                    Date.now(),
+                  )),
+            },
           },
-        })
+        )
       }
       requests.push(request)
       await answer({ wire, parsed: parsed.value, request, res, serial, signal: controller.signal, fail })
@@ -230,7 +290,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const { wire, parsed, request, res, signal, fail } = input
     const fault = faults.take(request)
     if (fault?.kind === 'status') {
-      return fail(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, { headers: retryHeaders(fault) })
+      return fail(fault.status, `${STATUS_MESSAGES[fault.status]} (fault injected by the ${SERVER_NAME})`, {
+        headers: retryHeaders(fault),
+      })
     }
     if (fault?.kind === 'hang') return // never answer; the socket closes when the client aborts or the server closes
     if (fault?.kind === 'reset') {
@@ -243,7 +305,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const cached: AnthropicCacheUsage =
       wire.api === 'messages'
         ? cache.anthropic(parsed.model, parsed.blocks)
-        : { cacheReadTokens: cache.openai(`${wire.api}:${parsed.model}`, parsed.blocks), cacheWriteTokens: 0, cacheWrite1hTokens: 0 }
+        : {
+            cacheReadTokens: cache.openai(`${wire.api}:${parsed.model}`, parsed.blocks),
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+          }
 
     if (fault?.kind === 'slow' && !(await sleep(fault.delayMs, signal))) return
     let reply: TestServerReply
@@ -287,7 +353,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         anthropicBaseURL: url,
         requests,
         respondWith(next) {
-          if (typeof next !== 'function') throw new TypeError(`respondWith: expected a responder function, got ${typeof next}`)
+          if (typeof next !== 'function')
+            throw new TypeError(`respondWith: expected a responder function, got ${typeof next}`)
           responder = next
         },
         injectFaults(...specs: FaultSpec[]) {
@@ -318,7 +385,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** Reply + fault + prompt-cache verdict → what the wire renders. */
-function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown; reply: TestServerReply; fault: Fault | undefined; cached: AnthropicCacheUsage; serial: number }): Completion {
+function complete(input: {
+  wire: WireProtocol
+  parsed: ParsedBody
+  body: unknown
+  reply: TestServerReply
+  fault: Fault | undefined
+  cached: AnthropicCacheUsage
+  serial: number
+}): Completion {
   const { wire, parsed, reply, fault, cached } = input
   const empty = fault?.kind === 'empty-choices'
   let text = empty ? '' : reply.text
@@ -326,14 +401,24 @@ function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown
   if (fault?.kind === 'truncated') {
     text = cutToChars(text, Math.ceil(text.length / 2))
     finishReason = 'length'
-  } else if (parsed.maxOutputTokens !== undefined && finishReason !== 'refusal' && approxTokens(text.length) > parsed.maxOutputTokens) {
+  } else if (
+    parsed.maxOutputTokens !== undefined &&
+    finishReason !== 'refusal' &&
+    approxTokens(text.length) > parsed.maxOutputTokens
+  ) {
     text = cutToChars(text, parsed.maxOutputTokens * 4)
     finishReason = 'length'
   }
   const cacheWriteTokens = reply.usage?.cacheWriteTokens ?? cached.cacheWriteTokens
   const prefix = { chat: 'chatcmpl-test', responses: 'resp_test', messages: 'msg_test' }[wire.api]
   const callPrefix = wire.api === 'messages' ? 'toolu_test' : 'call_test'
-  const toolCalls = empty ? [] : (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `${callPrefix}_${input.serial}_${i}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) }))
+  const toolCalls = empty
+    ? []
+    : (reply.toolCalls ?? []).map((c, i) => ({
+        id: c.id ?? `${callPrefix}_${input.serial}_${i}`,
+        name: c.name,
+        arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+      }))
   const calledChars = toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)
   return {
     id: `${prefix}_${input.serial}`,
@@ -358,10 +443,19 @@ function complete(input: { wire: WireProtocol; parsed: ParsedBody; body: unknown
 
 /** The tool fields a request records, when its body has them. */
 function toolsOf(parsed: ParsedBody): Pick<TestServerRequest, 'tools' | 'toolResults'> {
-  return { ...(parsed.tools ? { tools: parsed.tools } : {}), ...(parsed.toolResults ? { toolResults: parsed.toolResults } : {}) }
+  return {
+    ...(parsed.tools ? { tools: parsed.tools } : {}),
+    ...(parsed.toolResults ? { toolResults: parsed.toolResults } : {}),
+  }
 }
 
-async function stream(res: ServerResponse, wire: WireProtocol, completion: Completion, fault: Fault | undefined, signal: AbortSignal): Promise<void> {
+async function stream(
+  res: ServerResponse,
+  wire: WireProtocol,
+  completion: Completion,
+  fault: Fault | undefined,
+  signal: AbortSignal,
+): Promise<void> {
   res.writeHead(200, SSE_HEADERS)
   if (fault?.kind === 'malformed-json') return writeSse(res, [wire.malformedEvent()], signal)
   const events = wire.streamEvents(completion)
@@ -392,7 +486,8 @@ function hasCredentials(headers: IncomingHttpHeaders): boolean {
 
 function redact(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {
   const copy: Record<string, string | string[] | undefined> = {}
-  for (const [name, value] of Object.entries(headers)) copy[name] = CREDENTIAL_HEADERS.has(name) && value !== undefined ? '[redacted]' : value
+  for (const [name, value] of Object.entries(headers))
+    copy[name] = CREDENTIAL_HEADERS.has(name) && value !== undefined ? '[redacted]' : value
   return copy
 }
 

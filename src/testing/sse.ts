@@ -12,7 +12,10 @@ export interface SseEvent {
 }
 
 /** A JSON event, named after its `type` when `named` (the Responses and Messages wires name every event). */
-export function jsonEvent(data: { type?: string } & Record<string, unknown>, options: { named?: boolean; delta?: boolean } = {}): SseEvent {
+export function jsonEvent(
+  data: { type?: string } & Record<string, unknown>,
+  options: { named?: boolean; delta?: boolean } = {},
+): SseEvent {
   return { event: options.named ? data.type : undefined, data: JSON.stringify(data), delta: options.delta }
 }
 
@@ -23,14 +26,23 @@ export function formatSse(event: SseEvent): string {
   return `${lines.join('\n')}\n\n`
 }
 
-export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' } as const
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+} as const
 
 /**
  * Writes `events` one per event-loop turn (so a client sees them arrive as a stream and can
  * abort in between). With `cutAfter`, writes that many events, waits until they are flushed and
  * destroys the socket instead of ending the response. Stops quietly when `signal` aborts.
  */
-export async function writeSse(res: ServerResponse, events: readonly SseEvent[], signal: AbortSignal, cutAfter?: number): Promise<void> {
+export async function writeSse(
+  res: ServerResponse,
+  events: readonly SseEvent[],
+  signal: AbortSignal,
+  cutAfter?: number,
+): Promise<void> {
   const count = cutAfter === undefined ? events.length : Math.min(cutAfter, events.length)
   for (let i = 0; i < count; i++) {
     if (signal.aborted || res.destroyed) return

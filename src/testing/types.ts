@@ -127,7 +127,12 @@ export type Responder = (request: TestServerRequest) => TestServerReply | string
  * server.injectFaults({ kind: 'status', status: 429, retryAfterSeconds: 2 }, { kind: 'reset' })
  */
 export type Fault =
-  | { kind: 'status'; status: 408 | 409 | 429 | 500 | 502 | 503 | 529; retryAfterSeconds?: number; retryAfterMs?: number }
+  | {
+      kind: 'status'
+      status: 408 | 409 | 429 | 500 | 502 | 503 | 529
+      retryAfterSeconds?: number
+      retryAfterMs?: number
+    }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'hang' }
   | { kind: 'reset' }

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { approxTokens, PromptCacheSimulator, promptChars, type PromptBlock } from './usage.js'
 
-const block = (text: string, extra: Partial<PromptBlock> = {}): PromptBlock => ({ role: 'user', message: 0, text, ...extra })
-const cached = (text: string, ttl: '5m' | '1h' = '5m', extra: Partial<PromptBlock> = {}) => block(text, { cacheControl: { ttl }, ...extra })
+const block = (text: string, extra: Partial<PromptBlock> = {}): PromptBlock => ({
+  role: 'user',
+  message: 0,
+  text,
+  ...extra,
+})
+const cached = (text: string, ttl: '5m' | '1h' = '5m', extra: Partial<PromptBlock> = {}) =>
+  block(text, { cacheControl: { ttl }, ...extra })
 
 describe('approxTokens / promptChars', () => {
   it('counts 4 characters a token, rounding up, and sums text parts', () => {
@@ -17,9 +23,18 @@ describe('Anthropic cache simulation', () => {
   it('writes every breakpoint prefix on a miss, reads the longest seen prefix on a hit', () => {
     const cache = new PromptCacheSimulator()
     // 400 system chars (100 tokens) cached, 40 chars after the breakpoint are plain input.
-    expect(cache.anthropic('m', [system, block('u'.repeat(40))])).toEqual({ cacheReadTokens: 0, cacheWriteTokens: 100, cacheWrite1hTokens: 0 })
+    expect(cache.anthropic('m', [system, block('u'.repeat(40))])).toEqual({
+      cacheReadTokens: 0,
+      cacheWriteTokens: 100,
+      cacheWrite1hTokens: 0,
+    })
     // The next turn adds a breakpoint further on: 100 read, 10 + 10 + 20 = 40 chars... = 110 - 100 written.
-    const turn = [system, block('u'.repeat(40)), block('a'.repeat(40), { role: 'assistant', message: 1 }), cached('f'.repeat(80), '1h', { message: 2 })]
+    const turn = [
+      system,
+      block('u'.repeat(40)),
+      block('a'.repeat(40), { role: 'assistant', message: 1 }),
+      cached('f'.repeat(80), '1h', { message: 2 }),
+    ]
     expect(cache.anthropic('m', turn)).toEqual({ cacheReadTokens: 100, cacheWriteTokens: 40, cacheWrite1hTokens: 40 })
     expect(cache.anthropic('m', turn)).toEqual({ cacheReadTokens: 140, cacheWriteTokens: 0, cacheWrite1hTokens: 0 })
   })
@@ -30,7 +45,11 @@ describe('Anthropic cache simulation', () => {
     expect(cache.anthropic('other', [system]).cacheReadTokens).toBe(0)
     expect(cache.anthropic('m', [{ ...system, role: 'user', message: 0 }]).cacheReadTokens).toBe(0)
     // Same prefix, breakpoint moved later: the earlier prefix is not a breakpoint any more, so it misses.
-    expect(cache.anthropic('m', [{ ...system, cacheControl: undefined }, cached('x'.repeat(4))])).toEqual({ cacheReadTokens: 0, cacheWriteTokens: 101, cacheWrite1hTokens: 0 })
+    expect(cache.anthropic('m', [{ ...system, cacheControl: undefined }, cached('x'.repeat(4))])).toEqual({
+      cacheReadTokens: 0,
+      cacheWriteTokens: 101,
+      cacheWrite1hTokens: 0,
+    })
   })
 
   it('a hit on a later breakpoint covers earlier missed ones; no breakpoint, no caching; clear() forgets', () => {
@@ -38,8 +57,16 @@ describe('Anthropic cache simulation', () => {
     const prompt = [block('a'.repeat(40)), cached('b'.repeat(40), '5m', { message: 1 })]
     cache.anthropic('m', prompt)
     const withEarlierBreakpoint = [cached('a'.repeat(40)), cached('b'.repeat(40), '5m', { message: 1 })]
-    expect(cache.anthropic('m', withEarlierBreakpoint)).toEqual({ cacheReadTokens: 20, cacheWriteTokens: 0, cacheWrite1hTokens: 0 })
-    expect(cache.anthropic('m', [block('a'.repeat(40))])).toEqual({ cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 })
+    expect(cache.anthropic('m', withEarlierBreakpoint)).toEqual({
+      cacheReadTokens: 20,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+    })
+    expect(cache.anthropic('m', [block('a'.repeat(40))])).toEqual({
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+    })
     cache.clear()
     expect(cache.anthropic('m', prompt).cacheReadTokens).toBe(0)
   })

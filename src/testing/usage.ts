@@ -82,7 +82,8 @@ export class PromptCacheSimulator {
       chars += block.text.length
       // Canonical JSON, one block at a time: the running hash is the hash of the whole prefix.
       hash.update(`,${JSON.stringify([block.role, block.message, block.text])}`)
-      if (block.cacheControl) breakpoints.push({ key: hash.copy().digest('hex'), tokens: approxTokens(chars), ttl: block.cacheControl.ttl })
+      if (block.cacheControl)
+        breakpoints.push({ key: hash.copy().digest('hex'), tokens: approxTokens(chars), ttl: block.cacheControl.ttl })
     })
     let lastHit = -1
     breakpoints.forEach((breakpoint, i) => {

@@ -43,7 +43,8 @@ const phrases = (n: number, adjective: string) => `${n} ${adjective} phrase${n =
  */
 export function contains(text?: string | readonly string[] | ContainsOptions, options: ContainsOptions = {}): Verifier {
   // contains({ ignoreCase: true }): the options alone, phrases from the tasks.
-  if (typeof text === 'object' && text !== null && !Array.isArray(text)) [text, options] = [undefined, text as ContainsOptions]
+  if (typeof text === 'object' && text !== null && !Array.isArray(text))
+    [text, options] = [undefined, text as ContainsOptions]
   rejectUnknownOptions(WHERE, options, OPTIONS)
   const given = text === undefined ? undefined : stringList('verifiers.contains(text)', 'text', text)
   const match = choiceOption(WHERE, 'match', options.match, ['all', 'any'] as const, 'all')
@@ -90,7 +91,9 @@ export function contains(text?: string | readonly string[] | ContainsOptions, op
       // What differed, when the phrase is there but in other letter case.
       const cased = ignoreCase ? [] : missing.filter((n) => answer.toLowerCase().includes(n.toLowerCase()))
       if (cased.length > 0) {
-        const which = reveal ? cased.map(quote).join(', ') : `${cased.length} of ${missing.length === 1 ? 'it' : 'them'}`
+        const which = reveal
+          ? cased.map(quote).join(', ')
+          : `${cased.length} of ${missing.length === 1 ? 'it' : 'them'}`
         summary += `; ${which} ${cased.length === 1 ? 'appears' : 'appear'} in other letter case (the comparison is case-sensitive)`
       }
       return { pass, score, diagnostics: { outcome: 'failed', summary } }

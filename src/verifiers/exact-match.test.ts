@@ -5,15 +5,29 @@ import type { Task } from '../protocol/task.js'
 import { exactMatch, normaliseExact } from './exact-match.js'
 import { checkVerdict, type Verdict } from './verifier.js'
 
-const task = (expected: Task['expected'], id = 'q/1'): Task => ({ id, prompt: 'The capital of France? One word.', expected })
-const verify = (verifier: ReturnType<typeof exactMatch>, t: Task, answer: string) => verifier.verify(t, answer) as Verdict
+const task = (expected: Task['expected'], id = 'q/1'): Task => ({
+  id,
+  prompt: 'The capital of France? One word.',
+  expected,
+})
+const verify = (verifier: ReturnType<typeof exactMatch>, t: Task, answer: string) =>
+  verifier.verify(t, answer) as Verdict
 
 describe('verifiers.exactMatch', () => {
   it('passes the expected answer (trimmed by default), fails anything else, with well-formed verdicts', () => {
     const v = exactMatch()
-    expect(verify(v, task('Paris'), '  Paris\n')).toEqual({ pass: true, score: 1, extracted: 'Paris', diagnostics: { outcome: 'passed', summary: 'the answer matches the expected answer' } })
+    expect(verify(v, task('Paris'), '  Paris\n')).toEqual({
+      pass: true,
+      score: 1,
+      extracted: 'Paris',
+      diagnostics: { outcome: 'passed', summary: 'the answer matches the expected answer' },
+    })
     const wrong = verify(v, task('Paris'), 'Lyon')
-    expect(wrong).toMatchObject({ pass: false, score: 0, diagnostics: { outcome: 'failed', summary: 'the answer does not match the expected answer' } })
+    expect(wrong).toMatchObject({
+      pass: false,
+      score: 0,
+      diagnostics: { outcome: 'failed', summary: 'the answer does not match the expected answer' },
+    })
     for (const verdict of [wrong, verify(v, task('Paris'), '')]) expect(checkVerdict(v, verdict)).toEqual(verdict)
   })
 
@@ -34,41 +48,70 @@ describe('verifiers.exactMatch', () => {
   })
 
   it('says how a near miss missed, without giving the expected answer away', () => {
-    const summary = (answer: string, options = {}) => verify(exactMatch(options), task('Paris'), answer).diagnostics.summary
-    expect(summary('paris')).toBe('the answer does not match the expected answer: it differs from the expected answer in letter case (the comparison is case-sensitive)')
-    expect(summary('Paris ', { trim: false })).toBe('the answer does not match the expected answer: it differs from the expected answer only in whitespace')
-    expect(summary('The answer is Paris.')).toBe('the answer does not match the expected answer: it holds the expected answer among other text: reply with the answer alone')
+    const summary = (answer: string, options = {}) =>
+      verify(exactMatch(options), task('Paris'), answer).diagnostics.summary
+    expect(summary('paris')).toBe(
+      'the answer does not match the expected answer: it differs from the expected answer in letter case (the comparison is case-sensitive)',
+    )
+    expect(summary('Paris ', { trim: false })).toBe(
+      'the answer does not match the expected answer: it differs from the expected answer only in whitespace',
+    )
+    expect(summary('The answer is Paris.')).toBe(
+      'the answer does not match the expected answer: it holds the expected answer among other text: reply with the answer alone',
+    )
     expect(summary('Lyon')).toBe('the answer does not match the expected answer')
     for (const answer of ['paris', 'The answer is Paris.', 'Lyon', 'PARIS!']) {
       const verdict = verify(exactMatch(), task('Paris'), answer)
       // What feedback.verifier() shows the actor: never the expected answer.
       expect(renderDiagnostics(verdict.diagnostics, verdict.criteria)).not.toContain('Paris')
     }
-    expect(verify(exactMatch(), task('Paris'), '   ').diagnostics).toEqual({ outcome: 'no-answer', summary: 'the answer is empty' })
+    expect(verify(exactMatch(), task('Paris'), '   ').diagnostics).toEqual({
+      outcome: 'no-answer',
+      summary: 'the answer is empty',
+    })
   })
 
   it('shows the expected answer in the diagnostics only with revealExpected', () => {
     const verdict = verify(exactMatch({ revealExpected: true }), task(['Paris', 'Paname']), 'Lyon')
-    expect(renderDiagnostics(verdict.diagnostics, verdict.criteria)).toContain('- test_1 function call: answer\n  expected: "Paris" or "Paname"\n  got: "Lyon"')
+    expect(renderDiagnostics(verdict.diagnostics, verdict.criteria)).toContain(
+      '- test_1 function call: answer\n  expected: "Paris" or "Paname"\n  got: "Lyon"',
+    )
   })
 
   it('has a name, a version and its normalisations as settings (the protocol fingerprint)', () => {
-    expect(exactMatch()).toMatchObject({ name: 'exact-match', version: '1', settings: { trim: true, ignoreCase: false, collapseWhitespace: false, revealExpected: false } })
-    expect(exactMatch({ ignoreCase: true, collapseWhitespace: true }).settings).toMatchObject({ ignoreCase: true, collapseWhitespace: true })
+    expect(exactMatch()).toMatchObject({
+      name: 'exact-match',
+      version: '1',
+      settings: { trim: true, ignoreCase: false, collapseWhitespace: false, revealExpected: false },
+    })
+    expect(exactMatch({ ignoreCase: true, collapseWhitespace: true }).settings).toMatchObject({
+      ignoreCase: true,
+      collapseWhitespace: true,
+    })
   })
 
   it('refuses tasks without an expected answer at declaration, and when verifying', () => {
     const v = exactMatch()
     expect(v.checkTask!(task('Paris'))).toEqual([])
-    expect(v.checkTask!(task(undefined, 'q/2'))).toEqual(['task q/2: exactMatch needs `expected` (the expected answer, or a list of accepted answers), but the task has none'])
-    expect(v.checkTask!({ ...task(undefined), expected: 42 } as never)).toEqual([expect.stringContaining('neither a string nor a non-empty list of strings')])
-    expect(() => v.verify(task(undefined, 'q/3'), 'x')).toThrow(/verifiers.exactMatch\(\): task "q\/3" needs `expected`/)
+    expect(v.checkTask!(task(undefined, 'q/2'))).toEqual([
+      'task q/2: exactMatch needs `expected` (the expected answer, or a list of accepted answers), but the task has none',
+    ])
+    expect(v.checkTask!({ ...task(undefined), expected: 42 } as never)).toEqual([
+      expect.stringContaining('neither a string nor a non-empty list of strings'),
+    ])
+    expect(() => v.verify(task(undefined, 'q/3'), 'x')).toThrow(
+      /verifiers.exactMatch\(\): task "q\/3" needs `expected`/,
+    )
   })
 
   it('rejects unknown options (naming the nearest) and non-boolean ones', () => {
-    expect(() => exactMatch({ ignorecase: true } as never)).toThrow('verifiers.exactMatch(): unknown option "ignorecase" (did you mean "ignoreCase"?); valid options: collapseWhitespace, ignoreCase, revealExpected, trim')
+    expect(() => exactMatch({ ignorecase: true } as never)).toThrow(
+      'verifiers.exactMatch(): unknown option "ignorecase" (did you mean "ignoreCase"?); valid options: collapseWhitespace, ignoreCase, revealExpected, trim',
+    )
     expect(() => exactMatch({ caseSensitive: false } as never)).toThrow(/unknown option "caseSensitive"/)
-    expect(() => exactMatch({ trim: 'yes' as never })).toThrow('verifiers.exactMatch(): trim must be true or false, got "yes"')
+    expect(() => exactMatch({ trim: 'yes' as never })).toThrow(
+      'verifiers.exactMatch(): trim must be true or false, got "yes"',
+    )
   })
 
   // ---- laws ------------------------------------------------------------------------------------
@@ -77,9 +120,12 @@ describe('verifiers.exactMatch', () => {
   const options = fc.record({ trim: fc.boolean(), ignoreCase: fc.boolean(), collapseWhitespace: fc.boolean() })
 
   it('passes every expected answer as written, under any options (seeded property)', () => {
-    fc.assert(fc.property(text, options, (expected, o) => {
+    fc.assert(
+      fc.property(text, options, (expected, o) => {
         expect(verify(exactMatch(o), task(expected), expected).pass).toBe(true)
-      }), { seed: 20261201, numRuns: 500 })
+      }),
+      { seed: 20261201, numRuns: 500 },
+    )
   })
 
   it('is invariant under each of its normalisations that is on (seeded property)', () => {
@@ -89,8 +135,14 @@ describe('verifiers.exactMatch', () => {
         const v = exactMatch(o)
         const base = verify(v, task(expected), answer).pass
         if (o.trim) expect(verify(v, task(expected), `${before}${answer}${after}`).pass).toBe(base)
-        if (o.ignoreCase) expect(verify(v, task(expected), answer.toUpperCase()).pass).toBe(verify(v, task(expected), answer.toLowerCase()).pass)
-        if (o.collapseWhitespace) expect(verify(v, task(expected), answer.replace(/\s/g, ` ${before}`)).pass).toBe(verify(v, task(expected), answer.replace(/\s+/g, ' ')).pass)
+        if (o.ignoreCase)
+          expect(verify(v, task(expected), answer.toUpperCase()).pass).toBe(
+            verify(v, task(expected), answer.toLowerCase()).pass,
+          )
+        if (o.collapseWhitespace)
+          expect(verify(v, task(expected), answer.replace(/\s/g, ` ${before}`)).pass).toBe(
+            verify(v, task(expected), answer.replace(/\s+/g, ' ')).pass,
+          )
         // Symmetric: swapping answer and expected answer changes nothing.
         expect(verify(v, task(answer), expected).pass).toBe(base)
         // And the verdict is what the normalised strings say.
@@ -102,18 +154,27 @@ describe('verifiers.exactMatch', () => {
 
   it('with every normalisation off, passes exactly the identical string (seeded property)', () => {
     const off = exactMatch({ trim: false, ignoreCase: false, collapseWhitespace: false })
-    fc.assert(fc.property(text, text, (expected, answer) => {
+    fc.assert(
+      fc.property(text, text, (expected, answer) => {
         expect(verify(off, task(expected), answer).pass).toBe(expected === answer)
-      }), { seed: 20261201, numRuns: 500 })
+      }),
+      { seed: 20261201, numRuns: 500 },
+    )
   })
 
   it('always returns a verdict the protocol accepts (seeded property)', () => {
     fc.assert(
-      fc.property(fc.array(text, { minLength: 1, maxLength: 3 }), text, options, fc.boolean(), (expected, answer, o, revealExpected) => {
-        const v = exactMatch({ ...o, revealExpected })
-        const verdict = verify(v, task(expected), answer)
-        expect(checkVerdict(v, verdict)).toEqual(verdict)
-      }),
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 3 }),
+        text,
+        options,
+        fc.boolean(),
+        (expected, answer, o, revealExpected) => {
+          const v = exactMatch({ ...o, revealExpected })
+          const verdict = verify(v, task(expected), answer)
+          expect(checkVerdict(v, verdict)).toEqual(verdict)
+        },
+      ),
       { seed: 20261201, numRuns: 500 },
     )
   })

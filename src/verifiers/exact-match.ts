@@ -42,7 +42,10 @@ const OPTIONS = ['trim', 'ignoreCase', 'collapseWhitespace', 'revealExpected'] a
  * @example
  * normaliseExact('  Paris\n', { trim: true, ignoreCase: true, collapseWhitespace: false, revealExpected: false }) // 'paris'
  */
-export function normaliseExact(text: string, settings: Pick<ExactMatchSettings, 'trim' | 'ignoreCase' | 'collapseWhitespace'>): string {
+export function normaliseExact(
+  text: string,
+  settings: Pick<ExactMatchSettings, 'trim' | 'ignoreCase' | 'collapseWhitespace'>,
+): string {
   let out = settings.collapseWhitespace ? text.replace(/\s+/g, ' ') : text
   if (settings.trim) out = out.trim()
   return settings.ignoreCase ? out.toLowerCase() : out
@@ -66,7 +69,8 @@ const ExpectedSchema = ExactMatchTaskFieldsSchema.shape.expected.unwrap()
 
 /** The expected answers of a task, or a reason it has none (shared by the short-answer verifiers). */
 export function expectedOf(task: AnyTask): string[] | string {
-  if (task.expected === undefined) return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
+  if (task.expected === undefined)
+    return 'needs `expected` (the expected answer, or a list of accepted answers), but the task has none'
   const parsed = ExpectedSchema.safeParse(task.expected)
   if (!parsed.success) return 'has an `expected` that is neither a string nor a non-empty list of strings'
   return typeof parsed.data === 'string' ? [parsed.data] : parsed.data
@@ -76,14 +80,22 @@ export function expectedOf(task: AnyTask): string[] | string {
  * Why a failed answer failed, without giving the expected answer away: it differs only in letter
  * case or only in whitespace, or holds an accepted answer among other text.
  */
-export function nearMiss(answer: string, expected: readonly string[], ignoreCase: boolean, noun = 'the expected answer'): string | undefined {
+export function nearMiss(
+  answer: string,
+  expected: readonly string[],
+  ignoreCase: boolean,
+  noun = 'the expected answer',
+): string | undefined {
   const spacing = { trim: true, ignoreCase, collapseWhitespace: true }
   const loose = { ...spacing, ignoreCase: true }
-  if (expected.some((e) => normaliseExact(e, spacing) === normaliseExact(answer, spacing))) return `it differs from ${noun} only in whitespace`
+  if (expected.some((e) => normaliseExact(e, spacing) === normaliseExact(answer, spacing)))
+    return `it differs from ${noun} only in whitespace`
   const folded = normaliseExact(answer, loose)
   const foldedExpected = expected.map((e) => normaliseExact(e, loose)).filter((e) => e !== '')
-  if (foldedExpected.includes(folded)) return `it differs from ${noun} in letter case (the comparison is case-sensitive)`
-  if (foldedExpected.some((e) => folded.includes(e))) return `it holds ${noun} among other text: reply with the answer alone`
+  if (foldedExpected.includes(folded))
+    return `it differs from ${noun} in letter case (the comparison is case-sensitive)`
+  if (foldedExpected.some((e) => folded.includes(e)))
+    return `it holds ${noun} among other text: reply with the answer alone`
   return undefined
 }
 
@@ -105,11 +117,19 @@ export function nearMiss(answer: string, expected: readonly string[], ignoreCase
  */
 export function exactMatch(options: ExactMatchOptions = {}): Verifier {
   rejectUnknownOptions('verifiers.exactMatch()', options, OPTIONS)
-  const settings: ExactMatchSettings = { trim: true, ignoreCase: false, collapseWhitespace: false, revealExpected: false }
+  const settings: ExactMatchSettings = {
+    trim: true,
+    ignoreCase: false,
+    collapseWhitespace: false,
+    revealExpected: false,
+  }
   for (const name of OPTIONS) {
     const value = options[name]
     if (value === undefined) continue
-    if (typeof value !== 'boolean') throw new TypeError(`verifiers.exactMatch(): ${name} must be true or false, got ${JSON.stringify(value) ?? String(value)}`)
+    if (typeof value !== 'boolean')
+      throw new TypeError(
+        `verifiers.exactMatch(): ${name} must be true or false, got ${JSON.stringify(value) ?? String(value)}`,
+      )
     settings[name] = value
   }
   return {
@@ -124,11 +144,23 @@ export function exactMatch(options: ExactMatchOptions = {}): Verifier {
     verify(task, answer): Verdict {
       const expected = expectedOf(task)
       // A task without an expected answer cannot be verified: a broken benchmark, not a wrong answer.
-      if (typeof expected === 'string') throw new Error(`verifiers.exactMatch(): task ${JSON.stringify(task.id)} ${expected}`)
+      if (typeof expected === 'string')
+        throw new Error(`verifiers.exactMatch(): task ${JSON.stringify(task.id)} ${expected}`)
       const normalised = normaliseExact(answer, settings)
       const pass = expected.some((e) => normaliseExact(e, settings) === normalised)
       const reveal: Pick<Diagnostics, 'tests'> = settings.revealExpected
-        ? { tests: [{ index: 0, source: 'answer == expected', pass, call: 'answer', expected: expected.map(quote).join(' or '), actual: quote(normalised) }] }
+        ? {
+            tests: [
+              {
+                index: 0,
+                source: 'answer == expected',
+                pass,
+                call: 'answer',
+                expected: expected.map(quote).join(' or '),
+                actual: quote(normalised),
+              },
+            ],
+          }
         : {}
       let diagnostics: Diagnostics
       if (pass) {
@@ -137,7 +169,11 @@ export function exactMatch(options: ExactMatchOptions = {}): Verifier {
         diagnostics = { outcome: 'no-answer', summary: 'the answer is empty', ...reveal }
       } else {
         const why = nearMiss(answer, expected, settings.ignoreCase)
-        diagnostics = { outcome: 'failed', summary: `the answer does not match the expected answer${why ? `: ${why}` : ''}`, ...reveal }
+        diagnostics = {
+          outcome: 'failed',
+          summary: `the answer does not match the expected answer${why ? `: ${why}` : ''}`,
+          ...reveal,
+        }
       }
       return { pass, score: pass ? 1 : 0, extracted: normalised, diagnostics }
     },

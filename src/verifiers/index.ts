@@ -25,8 +25,24 @@ import { rubric } from './rubric/index.js'
  */
 export const verifiers = { pythonTests, rubric, exactMatch, contains, regex, json, numeric, oneOf, predicate }
 
-export type { Verifier, AsyncVerifier, VerifyOptions, Verdict, Diagnostics, TestOutcome, CriterionVerdict } from './verifier.js'
-export { VerdictSchema, DiagnosticsSchema, TestOutcomeSchema, CriterionVerdictSchema, checkVerdict, isPlainVerdict, VERDICT_CONTRACT } from './verifier.js'
+export type {
+  Verifier,
+  AsyncVerifier,
+  VerifyOptions,
+  Verdict,
+  Diagnostics,
+  TestOutcome,
+  CriterionVerdict,
+} from './verifier.js'
+export {
+  VerdictSchema,
+  DiagnosticsSchema,
+  TestOutcomeSchema,
+  CriterionVerdictSchema,
+  checkVerdict,
+  isPlainVerdict,
+  VERDICT_CONTRACT,
+} from './verifier.js'
 export { normaliseExact, type ExactMatchOptions, type ExactMatchSettings } from './exact-match.js'
 export type { PredicateOptions, PredicateResult, PredicateRule } from './predicate.js'
 export type { ContainsOptions } from './contains.js'
@@ -40,4 +56,31 @@ export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from '
 export { sanitisePythonCode, type SanitisedCode } from './python-tests/extract.js'
 export { SandboxUnavailableError, type SandboxMode, type SandboxOption } from './python-tests/sandbox.js'
 export { closeAllPools as closePythonWorkers } from './python-tests/pool.js'
-export { CriterionSchema, CriterionCheckSchema, criteriaOf, positionalId, RubricTaskError, RubricGraderError, RubricBenchmarkFileError, PromptFileError, decide, describePassRule, PassRuleSchema, runCheck, wordCount, rubricCriteria, verdictCalls, type Criterion, type CriterionCheck, type CriterionInput, type RubricTask, type RubricTaskInput, type PassRule, type GradingMode, type CriterionPredicate, type RubricVerifier, type RubricVerifierOptions, type RubricCriterionVerdict } from './rubric/index.js'
+export {
+  CriterionSchema,
+  CriterionCheckSchema,
+  criteriaOf,
+  positionalId,
+  RubricTaskError,
+  RubricGraderError,
+  RubricBenchmarkFileError,
+  PromptFileError,
+  decide,
+  describePassRule,
+  PassRuleSchema,
+  runCheck,
+  wordCount,
+  rubricCriteria,
+  verdictCalls,
+  type Criterion,
+  type CriterionCheck,
+  type CriterionInput,
+  type RubricTask,
+  type RubricTaskInput,
+  type PassRule,
+  type GradingMode,
+  type CriterionPredicate,
+  type RubricVerifier,
+  type RubricVerifierOptions,
+  type RubricCriterionVerdict,
+} from './rubric/index.js'

@@ -49,7 +49,9 @@ const MAX_ISSUES = 5
 const FENCE = /```[ \t]*(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```/g
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv
 const validators = new Map<string, Ajv>()
 /** One Ajv per draft, with every error and the standard formats. */
 function ajvFor(draft: '2020-12' | '2019-09' | 'draft-07'): Ajv {
@@ -57,7 +59,9 @@ function ajvFor(draft: '2020-12' | '2019-09' | 'draft-07'): Ajv {
   if (ajv === undefined) {
     // Strict about keywords and formats (a typo is a mistake); not about style (tuples, required names, types).
     const options = { allErrors: true, strict: true, strictRequired: false, strictTypes: false, strictTuples: false }
-    ajv = addFormats(draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options))
+    ajv = addFormats(
+      draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options),
+    )
     validators.set(draft, ajv)
   }
   return ajv
@@ -68,20 +72,34 @@ function draftOf(schema: Record<string, unknown> | boolean): '2020-12' | '2019-0
   if (declared === undefined || (typeof declared === 'string' && declared.includes('2020-12'))) return '2020-12'
   if (typeof declared === 'string' && declared.includes('2019-09')) return '2019-09'
   if (typeof declared === 'string' && /draft-0[67]/.test(declared)) return 'draft-07'
-  throw new TypeError(`${WHERE}: schema.$schema ${shown(declared)} is a draft this verifier does not read; use draft 2020-12 (no $schema), 2019-09 or draft-07`)
+  throw new TypeError(
+    `${WHERE}: schema.$schema ${shown(declared)} is a draft this verifier does not read; use draft 2020-12 (no $schema), 2019-09 or draft-07`,
+  )
 }
 
 const isStandard = (value: unknown): value is StandardSchema =>
-  typeof value === 'object' && value !== null && typeof (value as Partial<StandardSchema>)['~standard']?.validate === 'function'
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Partial<StandardSchema>)['~standard']?.validate === 'function'
 
 /** A path as the feedback shows it: `$.items[2].name`. */
 function pathText(path: StandardPath): string {
-  return `$${path.map((part) => (typeof part === 'object' ? part.key : part)).map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}`
+  return `$${path
+    .map((part) => (typeof part === 'object' ? part.key : part))
+    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+    .join('')}`
 }
 
 const ajvIssue = (e: ErrorObject): string => {
-  const at = `$${e.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`)).join('')}`
-  const extra = e.keyword === 'additionalProperties' ? ` (${JSON.stringify((e.params as { additionalProperty?: string }).additionalProperty)})` : ''
+  const at = `$${e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('')}`
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? ` (${JSON.stringify((e.params as { additionalProperty?: string }).additionalProperty)})`
+      : ''
   return `at ${at}: ${e.message ?? e.keyword}${extra}`
 }
 
@@ -93,11 +111,15 @@ function checkOf(schema: JsonOptions['schema']): { check?: Check; kind: string; 
   if (isStandard(schema)) {
     let hash: string | null = null
     try {
-      hash = sha256(canonicalJson(z.toJSONSchema(schema as unknown as z.ZodType, { unrepresentable: 'any' }))).slice(0, 16)
+      hash = sha256(canonicalJson(z.toJSONSchema(schema as unknown as z.ZodType, { unrepresentable: 'any' }))).slice(
+        0,
+        16,
+      )
     } catch {
       // Not a zod 4 schema (or not representable): the version alone stands for it.
     }
-    const issues = (result: StandardResult) => (result.issues ?? []).map((i) => `at ${pathText(i.path ?? [])}: ${i.message}`)
+    const issues = (result: StandardResult) =>
+      (result.issues ?? []).map((i) => `at ${pathText(i.path ?? [])}: ${i.message}`)
     const check: Check = guarded((value) => {
       const result = schema['~standard'].validate(value)
       return result instanceof Promise ? result.then(issues) : issues(result)
@@ -114,7 +136,11 @@ function checkOf(schema: JsonOptions['schema']): { check?: Check; kind: string; 
     if (error instanceof TypeError && error.message.startsWith(WHERE)) throw error
     throw new TypeError(`${WHERE}: schema is not a valid JSON Schema: ${(error as Error).message}`)
   }
-  return { check: guarded((value) => (validate(value) ? [] : (validate.errors ?? []).map(ajvIssue))), kind: 'json-schema', hash: sha256(canonicalJson(schema)).slice(0, 16) }
+  return {
+    check: guarded((value) => (validate(value) ? [] : (validate.errors ?? []).map(ajvIssue))),
+    kind: 'json-schema',
+    hash: sha256(canonicalJson(schema)).slice(0, 16),
+  }
 }
 
 /**
@@ -148,7 +174,11 @@ function jsonText(answer: string, fenced: boolean): { text: string; fence: boole
   const trimmed = answer.trim()
   if (!fenced || /^[[{"\d-]|^(true|false|null)\b/.test(trimmed)) return { text: trimmed, fence: false }
   const blocks = [...trimmed.matchAll(FENCE)]
-  return blocks.length === 1 ? { text: blocks[0]![1]!.trim(), fence: true } : blocks.length === 0 ? { text: trimmed, fence: false } : { fences: blocks.length }
+  return blocks.length === 1
+    ? { text: blocks[0]![1]!.trim(), fence: true }
+    : blocks.length === 0
+      ? { text: trimmed, fence: false }
+      : { fences: blocks.length }
 }
 
 function parsed(text: string): { value: unknown } | { error: string } {
@@ -190,7 +220,12 @@ export function json(options: JsonOptions = {}): Verifier {
     }
     const shownProblems = problems.slice(0, MAX_ISSUES).join('; ')
     const more = problems.length > MAX_ISSUES ? `; and ${problems.length - MAX_ISSUES} more` : ''
-    return { pass: false, score: 0, extracted: text, diagnostics: { outcome: 'failed', summary: `the JSON does not match the schema: ${shownProblems}${more}` } }
+    return {
+      pass: false,
+      score: 0,
+      extracted: text,
+      diagnostics: { outcome: 'failed', summary: `the JSON does not match the schema: ${shownProblems}${more}` },
+    }
   }
   return {
     name: 'json',
@@ -211,7 +246,12 @@ export function json(options: JsonOptions = {}): Verifier {
       if ('error' in result) {
         const where = read.fence ? 'the JSON in the code block' : 'the answer'
         const hint = !fenced && /```/.test(answer) ? ' (write the JSON alone, without a code fence)' : ''
-        return { pass: false, score: 0, extracted: read.text, diagnostics: { outcome: 'failed', summary: `${where} is not valid JSON: ${result.error}${hint}` } }
+        return {
+          pass: false,
+          score: 0,
+          extracted: read.text,
+          diagnostics: { outcome: 'failed', summary: `${where} is not valid JSON: ${result.error}${hint}` },
+        }
       }
       if (!check) return judged(read.text, [])
       const problems = check(result.value)

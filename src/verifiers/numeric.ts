@@ -55,7 +55,8 @@ function expectedValues(task: AnyTask): number[] | string {
 
 function checkedNumber(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${WHERE}: ${name} must be a finite number >= 0, got ${shown(value)}`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new TypeError(`${WHERE}: ${name} must be a finite number >= 0, got ${shown(value)}`)
   return value
 }
 
@@ -73,7 +74,9 @@ function checkedNumber(name: string, value: unknown, fallback: number): number {
 export function numeric(options: NumericOptions = {}): Verifier {
   rejectUnknownOptions(WHERE, options, OPTIONS)
   if (options.expected !== undefined && (typeof options.expected !== 'number' || !Number.isFinite(options.expected))) {
-    throw new TypeError(`${WHERE}: expected must be a finite number, got ${shown(options.expected)} (leave it out to use each task's \`expected\`)`)
+    throw new TypeError(
+      `${WHERE}: expected must be a finite number, got ${shown(options.expected)} (leave it out to use each task's \`expected\`)`,
+    )
   }
   const given = options.expected
   const tolerance = checkedNumber('tolerance', options.tolerance, 0)
@@ -101,14 +104,33 @@ export function numeric(options: NumericOptions = {}): Verifier {
       if (typeof values === 'string') throw new Error(`${WHERE}: task ${JSON.stringify(task.id)} ${values}`)
       if (answer.trim() === '') return emptyAnswer()
       const numbers = numbersIn(answer)
-      if (numbers.length === 0) return { pass: false, score: 0, diagnostics: { outcome: 'no-answer', summary: 'the answer holds no number; reply with the number' } }
+      if (numbers.length === 0)
+        return {
+          pass: false,
+          score: 0,
+          diagnostics: { outcome: 'no-answer', summary: 'the answer holds no number; reply with the number' },
+        }
       if (pick === 'only' && numbers.length > 1) {
         const listed = numbers.length <= 5 ? ` (${numbers.join(', ')})` : ''
-        return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary: `the answer holds ${numbers.length} numbers${listed}; reply with one number` } }
+        return {
+          pass: false,
+          score: 0,
+          diagnostics: {
+            outcome: 'failed',
+            summary: `the answer holds ${numbers.length} numbers${listed}; reply with one number`,
+          },
+        }
       }
       const read = numbers.at(-1)!
-      const from = numbers.length === 1 ? `read ${read} from the answer` : `read ${read} from the answer (its last number)`
-      if (values.some((e) => within(read, e))) return { pass: true, score: 1, extracted: String(read), diagnostics: { outcome: 'passed', summary: `${from}: within the tolerance` } }
+      const from =
+        numbers.length === 1 ? `read ${read} from the answer` : `read ${read} from the answer (its last number)`
+      if (values.some((e) => within(read, e)))
+        return {
+          pass: true,
+          score: 1,
+          extracted: String(read),
+          diagnostics: { outcome: 'passed', summary: `${from}: within the tolerance` },
+        }
       const nearest = values.reduce((a, b) => (Math.abs(b - read) < Math.abs(a - read) ? b : a))
       const summary = reveal
         ? `${from}: the expected value is ${values.map(band).join(' or ')}, off by ${Number(Math.abs(read - nearest).toPrecision(12))}`

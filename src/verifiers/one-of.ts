@@ -47,7 +47,10 @@ export function oneOf(choices: readonly string[], options: OneOfOptions = {}): V
   const norm = (text: string) => normaliseExact(text, settings)
   const normalised = list.map(norm)
   const duplicates = list.filter((_, i) => normalised.indexOf(normalised[i]!) !== i)
-  if (duplicates.length > 0) throw new TypeError(`${WHERE}: choices ${duplicates.map(quote).join(', ')} repeat another choice once normalised; list each choice once`)
+  if (duplicates.length > 0)
+    throw new TypeError(
+      `${WHERE}: choices ${duplicates.map(quote).join(', ')} repeat another choice once normalised; list each choice once`,
+    )
   const choicesText = list.map(quote).join(', ')
   return {
     name: 'one-of',
@@ -58,7 +61,11 @@ export function oneOf(choices: readonly string[], options: OneOfOptions = {}): V
       const expected = expectedOf(task)
       if (typeof expected === 'string') return [`task ${task.id}: oneOf ${expected}`]
       const outside = expected.filter((e) => !normalised.includes(norm(e)))
-      return outside.length === 0 ? [] : [`task ${task.id}: oneOf: expected ${outside.map(quote).join(', ')} is not one of the choices ${choicesText}; fix the task or add the choice`]
+      return outside.length === 0
+        ? []
+        : [
+            `task ${task.id}: oneOf: expected ${outside.map(quote).join(', ')} is not one of the choices ${choicesText}; fix the task or add the choice`,
+          ]
     },
     normalise: norm,
     verify(task, answer): Verdict {
@@ -66,14 +73,35 @@ export function oneOf(choices: readonly string[], options: OneOfOptions = {}): V
       if (given.trim() === '') return emptyAnswer()
       if (!normalised.includes(given)) {
         const why = nearMiss(answer, list, settings.ignoreCase, 'a choice')
-        return { pass: false, score: 0, extracted: given, diagnostics: { outcome: 'failed', summary: `the answer ${quote(given)} is not one of the choices ${choicesText}${why ? `: ${why}` : ''}` } }
+        return {
+          pass: false,
+          score: 0,
+          extracted: given,
+          diagnostics: {
+            outcome: 'failed',
+            summary: `the answer ${quote(given)} is not one of the choices ${choicesText}${why ? `: ${why}` : ''}`,
+          },
+        }
       }
-      if (task.expected === undefined) return { pass: true, score: 1, extracted: given, diagnostics: { outcome: 'passed', summary: `the answer is one of the choices` } }
+      if (task.expected === undefined)
+        return {
+          pass: true,
+          score: 1,
+          extracted: given,
+          diagnostics: { outcome: 'passed', summary: `the answer is one of the choices` },
+        }
       const expected = expectedOf(task)
       if (typeof expected === 'string') throw new Error(`${WHERE}: task ${JSON.stringify(task.id)} ${expected}`)
       const pass = expected.some((e) => norm(e) === given)
-      const summary = pass ? 'the answer is the right choice' : `the answer ${quote(given)} is one of the choices, but not the right one`
-      return { pass, score: pass ? 1 : 0, extracted: given, diagnostics: { outcome: pass ? 'passed' : 'failed', summary } }
+      const summary = pass
+        ? 'the answer is the right choice'
+        : `the answer ${quote(given)} is one of the choices, but not the right one`
+      return {
+        pass,
+        score: pass ? 1 : 0,
+        extracted: given,
+        diagnostics: { outcome: pass ? 'passed' : 'failed', summary },
+      }
     },
   }
 }

@@ -45,10 +45,12 @@ const NAME = /^[\w.:/@+-]{1,100}$/
 
 const ObjectResultSchema = z.object({ pass: z.boolean(), reason: z.string().optional() })
 // An object is checked field by field (so the error names `pass` or `reason`); anything else must be a boolean.
-const resultSchema = (value: unknown): z.ZodType<PredicateResult> => (typeof value === 'object' && value !== null ? ObjectResultSchema : z.boolean())
+const resultSchema = (value: unknown): z.ZodType<PredicateResult> =>
+  typeof value === 'object' && value !== null ? ObjectResultSchema : z.boolean()
 
 const RESULT_HINTS: Readonly<Record<string, string>> = {
-  '(root)': 'return true, false or { pass: boolean, reason?: string } (a string such as "yes", a number or undefined is never counted; did the rule forget to return?)',
+  '(root)':
+    'return true, false or { pass: boolean, reason?: string } (a string such as "yes", a number or undefined is never counted; did the rule forget to return?)',
   pass: 'set `pass` to the boolean true or false (rubric predicates say `met`; here it is `pass`)',
   reason: 'make `reason` a string (the one line the actor reads as feedback), or leave it out',
 }
@@ -83,21 +85,40 @@ function verdictOf(result: PredicateResult, answer: string, rule: string): Verdi
  * seqEval('evens', { tasks, verifier: even, ... })
  */
 export function predicate(fn: PredicateRule, options: PredicateOptions = {}): Verifier {
-  if (typeof fn !== 'function') throw new TypeError(`verifiers.predicate(fn): fn must be a function (answer, task) => boolean | { pass, reason }, got ${shown(fn)}`)
+  if (typeof fn !== 'function')
+    throw new TypeError(
+      `verifiers.predicate(fn): fn must be a function (answer, task) => boolean | { pass, reason }, got ${shown(fn)}`,
+    )
   rejectUnknownOptions('verifiers.predicate(fn)', options, OPTIONS)
   const rule = options.name ?? (NAME.test(fn.name) ? fn.name : 'anonymous')
   const where = `verifiers.predicate(fn, { name: ${JSON.stringify(rule)} })`
-  if (typeof rule !== 'string' || !NAME.test(rule)) throw new TypeError(`${where}: name must be 1 to 100 letters, digits or . _ : / @ + -, got ${shown(rule)}`)
+  if (typeof rule !== 'string' || !NAME.test(rule))
+    throw new TypeError(`${where}: name must be 1 to 100 letters, digits or . _ : / @ + -, got ${shown(rule)}`)
   const version = options.version ?? '1'
-  if (typeof version !== 'string' || version === '' || version.length > 100) throw new TypeError(`${where}: version must be a non-empty string of at most 100 characters, got ${shown(version)}`)
+  if (typeof version !== 'string' || version === '' || version.length > 100)
+    throw new TypeError(`${where}: version must be a non-empty string of at most 100 characters, got ${shown(version)}`)
   const onThrow = options.onThrow ?? 'error'
-  if (onThrow !== 'error' && onThrow !== 'fail') throw new TypeError(`${where}: onThrow must be 'error' or 'fail', got ${shown(onThrow)}`)
+  if (onThrow !== 'error' && onThrow !== 'fail')
+    throw new TypeError(`${where}: onThrow must be 'error' or 'fail', got ${shown(onThrow)}`)
   const extra = options.settings ?? {}
-  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new TypeError(`${where}: settings must be an object of strings, numbers, booleans or nulls, got ${shown(extra)}`)
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra))
+    throw new TypeError(
+      `${where}: settings must be an object of strings, numbers, booleans or nulls, got ${shown(extra)}`,
+    )
   for (const [key, value] of Object.entries(extra)) {
-    if (key === 'rule' || key === 'ruleVersion' || key === 'onThrow') throw new TypeError(`${where}: settings.${key} is taken (it is the ${key === 'onThrow' ? 'onThrow option' : `rule's ${key === 'rule' ? 'name' : 'version'}`}); choose another key`)
-    if (!(value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
-      throw new TypeError(`${where}: settings.${key} must be a string, a finite number, a boolean or null (it is hashed into the fingerprint), got ${shown(value)}`)
+    if (key === 'rule' || key === 'ruleVersion' || key === 'onThrow')
+      throw new TypeError(
+        `${where}: settings.${key} is taken (it is the ${key === 'onThrow' ? 'onThrow option' : `rule's ${key === 'rule' ? 'name' : 'version'}`}); choose another key`,
+      )
+    if (!(
+      value === null ||
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value))
+    )) {
+      throw new TypeError(
+        `${where}: settings.${key} must be a string, a finite number, a boolean or null (it is hashed into the fingerprint), got ${shown(value)}`,
+      )
     }
   }
   const breach = (task: AnyTask) => () => ({
@@ -114,8 +135,16 @@ export function predicate(fn: PredicateRule, options: PredicateOptions = {}): Ve
   }
   const thrown = (task: AnyTask, error: unknown): Verdict => {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-    if (onThrow === 'fail') return { pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: `the answer could not be checked: ${message}`, error: message } }
-    throw new Error(`${where}: the rule threw for task ${JSON.stringify(task.id)}: ${message} (return { pass: false, reason } for an answer it cannot read, or pass onThrow: 'fail')`, { cause: error })
+    if (onThrow === 'fail')
+      return {
+        pass: false,
+        score: 0,
+        diagnostics: { outcome: 'load-error', summary: `the answer could not be checked: ${message}`, error: message },
+      }
+    throw new Error(
+      `${where}: the rule threw for task ${JSON.stringify(task.id)}: ${message} (return { pass: false, reason } for an answer it cannot read, or pass onThrow: 'fail')`,
+      { cause: error },
+    )
   }
   return {
     name: 'predicate',

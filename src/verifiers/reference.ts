@@ -38,7 +38,13 @@ export function booleanOption(where: string, name: string, value: unknown, fallb
  * @example
  * choiceOption('verifiers.contains()', 'match', 'any', ['all', 'any'], 'all') // 'any'
  */
-export function choiceOption<T extends string>(where: string, name: string, value: unknown, choices: readonly T[], fallback: T): T {
+export function choiceOption<T extends string>(
+  where: string,
+  name: string,
+  value: unknown,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
     throw new TypeError(`${where}: ${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${shown(value)}`)
@@ -56,7 +62,9 @@ export function choiceOption<T extends string>(where: string, name: string, valu
 export function stringList(where: string, name: string, value: unknown): string[] {
   const list = typeof value === 'string' ? [value] : value
   if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === 'string' && v !== '')) {
-    throw new TypeError(`${where}: ${name} must be a non-empty string or a non-empty list of non-empty strings, got ${shown(value)}`)
+    throw new TypeError(
+      `${where}: ${name} must be a non-empty string or a non-empty list of non-empty strings, got ${shown(value)}`,
+    )
   }
   return list as string[]
 }

@@ -48,15 +48,22 @@ function matchWithin(pattern: RegExp, answer: string, timeoutMs: number): RegExp
 
 function compile(pattern: unknown, flags: unknown): RegExp {
   if (pattern instanceof RegExp) {
-    if (flags !== undefined) throw new TypeError(`${WHERE}: flags are for a string pattern; a RegExp carries its own (write /…/${String(flags)})`)
+    if (flags !== undefined)
+      throw new TypeError(
+        `${WHERE}: flags are for a string pattern; a RegExp carries its own (write /…/${String(flags)})`,
+      )
     return pattern
   }
-  if (typeof pattern !== 'string' || pattern === '') throw new TypeError(`${WHERE}: pattern must be a RegExp or a non-empty string, got ${shown(pattern)}`)
-  if (flags !== undefined && typeof flags !== 'string') throw new TypeError(`${WHERE}: flags must be a string such as 'i' or 'ms', got ${shown(flags)}`)
+  if (typeof pattern !== 'string' || pattern === '')
+    throw new TypeError(`${WHERE}: pattern must be a RegExp or a non-empty string, got ${shown(pattern)}`)
+  if (flags !== undefined && typeof flags !== 'string')
+    throw new TypeError(`${WHERE}: flags must be a string such as 'i' or 'ms', got ${shown(flags)}`)
   try {
     return new RegExp(pattern, flags)
   } catch (error) {
-    throw new TypeError(`${WHERE}: ${JSON.stringify(pattern)} is not a valid regular expression (${(error as Error).message})`)
+    throw new TypeError(
+      `${WHERE}: ${JSON.stringify(pattern)} is not a valid regular expression (${(error as Error).message})`,
+    )
   }
 }
 
@@ -90,8 +97,10 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
   const caseless = compiled.flags.includes('i') ? undefined : new RegExp(compiled.source, `${compiled.flags}i`)
   /** What differed, tried only after a miss: the whitespace around the answer, or its letter case. */
   const hint = (answer: string): string => {
-    if (answer.trim() !== answer && Array.isArray(matchWithin(compiled, answer.trim(), timeoutMs))) return ': it would match without the whitespace around it'
-    if (caseless && Array.isArray(matchWithin(caseless, answer, timeoutMs))) return ': it would match in other letter case (the pattern is case-sensitive)'
+    if (answer.trim() !== answer && Array.isArray(matchWithin(compiled, answer.trim(), timeoutMs)))
+      return ': it would match without the whitespace around it'
+    if (caseless && Array.isArray(matchWithin(caseless, answer, timeoutMs)))
+      return ': it would match in other letter case (the pattern is case-sensitive)'
     return ''
   }
   return {
@@ -105,9 +114,19 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
         const summary = `matching the answer against ${shownPattern} took over ${timeoutMs} ms (the pattern backtracks too much on it), so it counts as a failure`
         return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary } }
       }
-      if (found !== null) return { pass: true, score: 1, extracted: found[0], diagnostics: { outcome: 'passed', summary: `the answer matches ${shownPattern}` } }
+      if (found !== null)
+        return {
+          pass: true,
+          score: 1,
+          extracted: found[0],
+          diagnostics: { outcome: 'passed', summary: `the answer matches ${shownPattern}` },
+        }
       if (answer.trim() === '') return emptyAnswer()
-      return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary: `the answer does not match ${shownPattern}${hint(answer)}` } }
+      return {
+        pass: false,
+        score: 0,
+        diagnostics: { outcome: 'failed', summary: `the answer does not match ${shownPattern}${hint(answer)}` },
+      }
     },
   }
 }

@@ -3,7 +3,16 @@ import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 
 // The contract's schemas live in core/; re-exported here beside the Verifier interface.
-export { TestOutcomeSchema, CriterionVerdictSchema, DiagnosticsSchema, VerdictSchema, type TestOutcome, type CriterionVerdict, type Diagnostics, type Verdict } from '../core/contract.js'
+export {
+  TestOutcomeSchema,
+  CriterionVerdictSchema,
+  DiagnosticsSchema,
+  VerdictSchema,
+  type TestOutcome,
+  type CriterionVerdict,
+  type Diagnostics,
+  type Verdict,
+} from '../core/contract.js'
 import { VerdictSchema, type Verdict } from '../core/contract.js'
 
 /** What a verification may use besides the task and the answer. */
@@ -63,21 +72,25 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
   '(root)': 'verify() must return (or resolve to) a verdict object; did it forget to return it?',
   pass: 'set `pass` to the boolean true or false (a string such as "yes", a number or a missing pass is never counted, neither as a pass nor as a failure)',
   diagnostics:
-    'add `diagnostics: { outcome, summary }`: `outcome` says how the answer did, `summary` is the one line a person (and feedback.verifier()) reads, e.g. { outcome: \'failed\', summary: \'expected 42, got 41\' }',
-  'diagnostics.outcome': "set `diagnostics.outcome` to 'passed' (when pass is true), else 'failed' (a wrong answer), 'load-error' (it did not load or parse), 'timeout' or 'no-answer' (nothing to check)",
+    "add `diagnostics: { outcome, summary }`: `outcome` says how the answer did, `summary` is the one line a person (and feedback.verifier()) reads, e.g. { outcome: 'failed', summary: 'expected 42, got 41' }",
+  'diagnostics.outcome':
+    "set `diagnostics.outcome` to 'passed' (when pass is true), else 'failed' (a wrong answer), 'load-error' (it did not load or parse), 'timeout' or 'no-answer' (nothing to check)",
   'diagnostics.summary': 'set `diagnostics.summary` to a one-line string saying why, e.g. "expected 42, got 41"',
-  'diagnostics.tests': 'each of `diagnostics.tests` is { index: integer >= 0, source: string, pass: boolean, call?, expected?, actual?, error? } with string values (TestOutcomeSchema)',
+  'diagnostics.tests':
+    'each of `diagnostics.tests` is { index: integer >= 0, source: string, pass: boolean, call?, expected?, actual?, error? } with string values (TestOutcomeSchema)',
   'diagnostics.error': 'make `diagnostics.error` a string (the message), or leave it out',
   'diagnostics.stdout': 'make `diagnostics.stdout` a string, or leave it out',
   'diagnostics.stderr': 'make `diagnostics.stderr` a string, or leave it out',
   score: 'make `score` a finite number, or leave it out',
   extracted: 'make `extracted` the string that was verified, or leave it out',
   variant: "make `variant` 'raw' or 'sanitised', or leave it out",
-  criteria: 'each of `criteria` is { id: string, text: string, met: boolean, points?: number, reason?: string } (CriterionVerdictSchema)',
+  criteria:
+    'each of `criteria` is { id: string, text: string, met: boolean, points?: number, reason?: string } (CriterionVerdictSchema)',
   durationMs: 'make `durationMs` a finite number >= 0, or leave it out',
   sandbox: "make `sandbox` 'bwrap' or 'none', or leave it out",
   calls: "leave `calls` out unless the verifier called a model; each is recordCall('grader', response)",
-  heldOut: 'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
+  heldOut:
+    'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
 }
 
 /** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */
@@ -85,14 +98,29 @@ function contradiction(verdict: Verdict): ContractProblem | undefined {
   const outcome = verdict.diagnostics.outcome
   if (verdict.pass === (outcome === 'passed')) return undefined
   return verdict.pass
-    ? { field: 'diagnostics.outcome', message: `is ${JSON.stringify(outcome)} but pass is true: a passing verdict has outcome 'passed'` }
-    : { field: 'diagnostics.outcome', message: "is 'passed' but pass is false: a failing verdict has outcome 'failed', 'load-error', 'timeout' or 'no-answer'" }
+    ? {
+        field: 'diagnostics.outcome',
+        message: `is ${JSON.stringify(outcome)} but pass is true: a passing verdict has outcome 'passed'`,
+      }
+    : {
+        field: 'diagnostics.outcome',
+        message:
+          "is 'passed' but pass is false: a failing verdict has outcome 'failed', 'load-error', 'timeout' or 'no-answer'",
+      }
 }
 
 // The fields the fast path knows: every scalar one. A verdict with tests, criteria, calls or any
 // other field goes to zod (the verifiers that return those run code or call a model anyway).
-const isPlainVerdictKey = (key: string) => key === 'pass' || key === 'diagnostics' || key === 'score' || key === 'extracted' || key === 'durationMs' || key === 'variant' || key === 'sandbox'
-const isPlainDiagnosticsKey = (key: string) => key === 'outcome' || key === 'summary' || key === 'error' || key === 'stdout' || key === 'stderr'
+const isPlainVerdictKey = (key: string) =>
+  key === 'pass' ||
+  key === 'diagnostics' ||
+  key === 'score' ||
+  key === 'extracted' ||
+  key === 'durationMs' ||
+  key === 'variant' ||
+  key === 'sandbox'
+const isPlainDiagnosticsKey = (key: string) =>
+  key === 'outcome' || key === 'summary' || key === 'error' || key === 'stdout' || key === 'stderr'
 const isFailedOutcome = (o: unknown) => o === 'failed' || o === 'no-answer' || o === 'load-error' || o === 'timeout'
 const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string'
 
@@ -118,7 +146,8 @@ export function isPlainVerdict(value: unknown): value is Verdict {
     (v.score === undefined || (typeof v.score === 'number' && Number.isFinite(v.score))) &&
     isOptionalString(v.extracted) &&
     (v.variant === undefined || v.variant === 'raw' || v.variant === 'sanitised') &&
-    (v.durationMs === undefined || (typeof v.durationMs === 'number' && Number.isFinite(v.durationMs) && v.durationMs >= 0)) &&
+    (v.durationMs === undefined ||
+      (typeof v.durationMs === 'number' && Number.isFinite(v.durationMs) && v.durationMs >= 0)) &&
     (v.sandbox === undefined || v.sandbox === 'bwrap' || v.sandbox === 'none')
   )
 }
@@ -137,7 +166,11 @@ export function isPlainVerdict(value: unknown): value is Verdict {
  * @example
  * const verdict = checkVerdict(verifier, await verifier.verify(task, answer), { taskId: task.id, attempt: 1 })
  */
-export function checkVerdict(verifier: Pick<Verifier, 'name' | 'version'>, value: unknown, at?: { taskId: string; attempt: number }): Verdict {
+export function checkVerdict(
+  verifier: Pick<Verifier, 'name' | 'version'>,
+  value: unknown,
+  at?: { taskId: string; attempt: number },
+): Verdict {
   if (isPlainVerdict(value)) return value
   const parsed = VerdictSchema.safeParse(value)
   const problem = parsed.success ? contradiction(parsed.data) : undefined

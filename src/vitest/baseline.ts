@@ -1,7 +1,13 @@
 import { execFileSync } from 'node:child_process'
 import { plural } from '../metrics/format.js'
 import { relative } from 'node:path'
-import { BASELINE_FIX, BaselineFileError, describeBaselineProblem, inspectBaselineFile, writeBaselineCell } from '../artifacts/baseline-file.js'
+import {
+  BASELINE_FIX,
+  BaselineFileError,
+  describeBaselineProblem,
+  inspectBaselineFile,
+  writeBaselineCell,
+} from '../artifacts/baseline-file.js'
 import type { CellSummary, GateJson } from '../core/schemas.js'
 import { finiteOrNull } from '../protocol/cell-summary.js'
 import { compareToBaseline, type GateOptions } from '../protocol/gate.js'
@@ -25,7 +31,11 @@ let commit: string | null | undefined
 export function currentCommit(): string | null {
   if (commit === undefined) {
     try {
-      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null
+      commit =
+        execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim() || null
     } catch {
       commit = null
     }
@@ -38,13 +48,32 @@ export function currentCommit(): string | null {
  * snapshot semantics: written when missing locally, refreshed by -u, never written in CI where a
  * missing one fails.
  */
-export function applyBaseline(input: { path: string; benchmark: string; summary: CellSummary; mode: UpdateMode; gate: GateOptions }): GateJson {
+export function applyBaseline(input: {
+  path: string
+  benchmark: string
+  summary: CellSummary
+  mode: UpdateMode
+  gate: GateOptions
+}): GateJson {
   const { path, benchmark, summary, mode } = input
   const file = relative(process.cwd(), path) || path
-  const empty = { comparisons: [], regressed: [], improved: [], added: [], removed: [], changed: [], protocolChanges: [] }
+  const empty = {
+    comparisons: [],
+    regressed: [],
+    improved: [],
+    added: [],
+    removed: [],
+    changed: [],
+    protocolChanges: [],
+  }
   // A baseline that cannot be read, or whose entry for this cell does not add up (a hand edit, a
   // bad merge), fails the gate naming the file, the cell, the field and the fix; -u re-records it.
-  const unusable = (problems: readonly string[], fix: string): GateJson => ({ status: 'fail', file, messages: [...problems.map((p) => `${file}: ${p}`), ...(fix ? [fix] : [])], ...empty })
+  const unusable = (problems: readonly string[], fix: string): GateJson => ({
+    status: 'fail',
+    file,
+    messages: [...problems.map((p) => `${file}: ${p}`), ...(fix ? [fix] : [])],
+    ...empty,
+  })
   let inspected: ReturnType<typeof inspectBaselineFile>
   try {
     inspected = inspectBaselineFile(path)
@@ -57,39 +86,81 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
   if (problems.length > 0 && mode !== 'all') return unusable(problems.map(describeBaselineProblem), BASELINE_FIX)
   const existing = inspected?.file.benchmarks[benchmark]?.cells[summary.cellId]
   const write = () =>
-    writeBaselineCell(path, benchmark, summary.cellId, {
-      fingerprint: summary.fingerprint,
-      protocol: summary.protocol,
-      perTask: summary.perTask,
-      seqAt: summary.seqAt,
-      passAt: summary.passAt,
-      recordedAt: new Date().toISOString(),
-      commit: currentCommit(),
-    }, { replaceInvalid: mode === 'all' })
+    writeBaselineCell(
+      path,
+      benchmark,
+      summary.cellId,
+      {
+        fingerprint: summary.fingerprint,
+        protocol: summary.protocol,
+        perTask: summary.perTask,
+        seqAt: summary.seqAt,
+        passAt: summary.passAt,
+        recordedAt: new Date().toISOString(),
+        commit: currentCommit(),
+      },
+      { replaceInvalid: mode === 'all' },
+    )
   // A run that measured nothing, or hit infrastructure errors, would make a baseline that every
   // later run "passes" against: never write one from it.
   const unhealthy = summary.errors.count > 0 || summary.thresholds.some((t) => t.metric === 'measured' && !t.pass)
   if (unhealthy && (mode === 'all' || !existing)) {
-    return { status: 'missing', file, messages: [`not writing a baseline for "${summary.cellId}" in ${file}: this run had ${summary.errors.count} errored trajectories or measured nothing; fix the errors and run again.`], ...empty }
+    return {
+      status: 'missing',
+      file,
+      messages: [
+        `not writing a baseline for "${summary.cellId}" in ${file}: this run had ${summary.errors.count} errored trajectories or measured nothing; fix the errors and run again.`,
+      ],
+      ...empty,
+    }
   }
   if (mode === 'all') {
     write()
-    return { status: existing ? 'updated' : 'written', file, messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}`], ...empty }
+    return {
+      status: existing ? 'updated' : 'written',
+      file,
+      messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}`],
+      ...empty,
+    }
   }
   if (!existing) {
     if (mode === 'none') {
-      return { status: 'missing', file, messages: [`no baseline for "${summary.cellId}" in ${file}, and CI never writes one: run the evals locally (or with -u) and commit ${file}.`], ...empty }
+      return {
+        status: 'missing',
+        file,
+        messages: [
+          `no baseline for "${summary.cellId}" in ${file}, and CI never writes one: run the evals locally (or with -u) and commit ${file}.`,
+        ],
+        ...empty,
+      }
     }
     write()
-    return { status: 'written', file, messages: [`no baseline existed: wrote ${file}; commit it so later runs are gated`], ...empty }
+    return {
+      status: 'written',
+      file,
+      messages: [`no baseline existed: wrote ${file}; commit it so later runs are gated`],
+      ...empty,
+    }
   }
   const result = compareToBaseline(existing, summary, input.gate)
   return {
     status: result.pass ? 'pass' : 'fail',
     file,
     // Every verdict says what the gate could see: a green gate on too few tasks is not "no regression".
-    messages: [...(result.pass ? [`no regression against ${file}`] : result.reasons), ...(result.power ? [result.power.sentence] : []), ...result.notes, ...taskSetNotes(result)],
-    comparisons: result.comparisons.map((c) => ({ ...c, baseline: finiteOrNull(c.baseline), current: finiteOrNull(c.current), diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) }, p: finiteOrNull(c.p), threshold: finiteOrNull(c.threshold) })),
+    messages: [
+      ...(result.pass ? [`no regression against ${file}`] : result.reasons),
+      ...(result.power ? [result.power.sentence] : []),
+      ...result.notes,
+      ...taskSetNotes(result),
+    ],
+    comparisons: result.comparisons.map((c) => ({
+      ...c,
+      baseline: finiteOrNull(c.baseline),
+      current: finiteOrNull(c.current),
+      diff: { point: finiteOrNull(c.diff.point), lo: finiteOrNull(c.diff.lo), hi: finiteOrNull(c.diff.hi) },
+      p: finiteOrNull(c.p),
+      threshold: finiteOrNull(c.threshold),
+    })),
     gate: result.gate,
     power: result.power,
     regressed: result.regressed,
@@ -105,8 +176,13 @@ export function applyBaseline(input: { path: string; benchmark: string; summary:
 function taskSetNotes(result: { added: string[]; removed: string[]; changed: string[] }): string[] {
   const list = (ids: string[]) => `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length})` : ''}`
   const notes: string[] = []
-  if (result.added.length > 0) notes.push(`${plural(result.added.length, 'task')} added since the baseline (not compared): ${list(result.added)}`)
-  if (result.removed.length > 0) notes.push(`${plural(result.removed.length, 'task')} removed since the baseline: ${list(result.removed)}`)
-  if (result.changed.length > 0) notes.push(`${plural(result.changed.length, 'task')} changed (prompt, tests or criteria) and left out: ${list(result.changed)}`)
+  if (result.added.length > 0)
+    notes.push(`${plural(result.added.length, 'task')} added since the baseline (not compared): ${list(result.added)}`)
+  if (result.removed.length > 0)
+    notes.push(`${plural(result.removed.length, 'task')} removed since the baseline: ${list(result.removed)}`)
+  if (result.changed.length > 0)
+    notes.push(
+      `${plural(result.changed.length, 'task')} changed (prompt, tests or criteria) and left out: ${list(result.changed)}`,
+    )
   return notes
 }

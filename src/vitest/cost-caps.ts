@@ -55,13 +55,15 @@ export function capsFromEnv(env: NodeJS.ProcessEnv, names: typeof RUN_CAP_ENV | 
  * tighter({ maxCostUsd: 5 }, { maxCostUsd: 2, maxTokens: 9000 }) // => { maxCostUsd: 2, maxTokens: 9000 }
  */
 export function tighter(a: CostCapLimits, b: CostCapLimits): CostCapLimits {
-  const pick = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y))
+  const pick = (x: number | undefined, y: number | undefined) =>
+    x === undefined ? y : y === undefined ? x : Math.min(x, y)
   const maxCostUsd = pick(a.maxCostUsd, b.maxCostUsd)
   const maxTokens = pick(a.maxTokens, b.maxTokens)
   return { ...(maxCostUsd !== undefined ? { maxCostUsd } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) }
 }
 
-const hasLimit = (l: CostCapLimits | undefined): l is CostCapLimits => l !== undefined && (l.maxCostUsd !== undefined || l.maxTokens !== undefined)
+const hasLimit = (l: CostCapLimits | undefined): l is CostCapLimits =>
+  l !== undefined && (l.maxCostUsd !== undefined || l.maxTokens !== undefined)
 
 const ledgers = new Map<string, SpendLedger>()
 

@@ -7,7 +7,8 @@
  */
 
 /** Vitest's message for `--shard` with more shards than files (vitest 4's wording). */
-const TOO_FEW_FILES = /--shard <count> must be a smaller than count of test files\. Resolved (\d+) test files? for --shard=(\d+)\/(\d+)/
+const TOO_FEW_FILES =
+  /--shard <count> must be a smaller than count of test files\. Resolved (\d+) test files? for --shard=(\d+)\/(\d+)/
 
 /** How to spread one benchmark over N machines: said by every hint below. */
 function useTaskShards(count?: number): string {

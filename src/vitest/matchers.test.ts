@@ -5,7 +5,8 @@ import { seqkMatchers } from './matchers.js'
 const cells = fakeRun().summary.benchmarks[0]!.cells
 const sequential = cells.find((c) => c.protocol.kind === 'sequential')!
 const independent = cells.find((c) => c.protocol.kind === 'independent')!
-const run = (name: keyof typeof seqkMatchers, subject: unknown, at: number, min: number) => seqkMatchers[name].call({ isNot: false }, subject, at, min)
+const run = (name: keyof typeof seqkMatchers, subject: unknown, at: number, min: number) =>
+  seqkMatchers[name].call({ isNot: false }, subject, at, min)
 
 describe('seqk matchers read every metric through the registry', () => {
   it('Seq^k, pass^k and Cover@τ pass and fail on the summary values', () => {
@@ -20,8 +21,12 @@ describe('seqk matchers read every metric through the registry', () => {
   })
 
   it('fail closed: a metric the cell does not measure, an unreported τ, a k outside the budget', () => {
-    expect(run('toReachPassHat', sequential, 2, 0).message()).toContain('did not measure pass^k (run it with independent sampling)')
-    expect(run('toReachSeqHat', independent, 2, 0).message()).toContain('did not measure Seq^k (run it with a feedback mode)')
+    expect(run('toReachPassHat', sequential, 2, 0).message()).toContain(
+      'did not measure pass^k (run it with independent sampling)',
+    )
+    expect(run('toReachSeqHat', independent, 2, 0).message()).toContain(
+      'did not measure Seq^k (run it with a feedback mode)',
+    )
     expect(run('toReachCoverAt', sequential, 0.3, 0).message()).toContain('name τ in expect.coverAt')
     expect(run('toReachCoverAt', sequential, 1.5, 0).message()).toContain('τ must be a share in (0, 1]')
     expect(run('toReachSeqAt', sequential, 9, 0).message()).toContain('k must be an integer in 1..4')

@@ -17,21 +17,42 @@ function summaryOf(received: unknown): CellSummary | undefined {
 function rateMatcher(metric: RateMetric) {
   return function (this: { isNot: boolean }, received: unknown, at: number, min: number) {
     const summary = summaryOf(received)
-    if (!summary) return { pass: false, message: () => `expected a seqk cell result (from runCell) or cell summary, got ${typeof received}` }
+    if (!summary)
+      return {
+        pass: false,
+        message: () => `expected a seqk cell result (from runCell) or cell summary, got ${typeof received}`,
+      }
     const reading = readMetric(summary, metric, at)
     const { label, index, protocols } = reading.metric
-    const how = protocols.length > 1 ? 'run it with a feedback mode or independent sampling' : protocols[0] === 'independent' ? 'run it with independent sampling' : 'run it with a feedback mode'
-    if (!reading.curve) return { pass: false, message: () => `${summary.cellId} did not measure ${label(index === 'k' ? 'k' : 'τ')} (${how})` }
-    if (index === 'k' && (!Number.isInteger(at) || at < 1 || at > summary.budget)) return { pass: false, message: () => `k must be an integer in 1..${summary.budget} (the budget), got ${at}` }
-    if (index === 'tau' && !(at > 0 && at <= 1)) return { pass: false, message: () => `τ must be a share in (0, 1], got ${at}` }
+    const how =
+      protocols.length > 1
+        ? 'run it with a feedback mode or independent sampling'
+        : protocols[0] === 'independent'
+          ? 'run it with independent sampling'
+          : 'run it with a feedback mode'
+    if (!reading.curve)
+      return {
+        pass: false,
+        message: () => `${summary.cellId} did not measure ${label(index === 'k' ? 'k' : 'τ')} (${how})`,
+      }
+    if (index === 'k' && (!Number.isInteger(at) || at < 1 || at > summary.budget))
+      return { pass: false, message: () => `k must be an integer in 1..${summary.budget} (the budget), got ${at}` }
+    if (index === 'tau' && !(at > 0 && at <= 1))
+      return { pass: false, message: () => `τ must be a share in (0, 1], got ${at}` }
     const actual = reading.value
     const pass = actual !== null && actual >= min
     // Fail closed: an undefined rate (nothing measured up to k) never reaches a threshold.
-    const why = index === 'tau' ? `the cell reports Cover@τ at τ = ${reading.curve.length === 0 ? 'none' : summary.reliability?.coverAt.map((c) => c.tau).join(', ')}; name τ in expect.coverAt to have it computed` : `no measured trajectory gives ${label(at)}`
+    const why =
+      index === 'tau'
+        ? `the cell reports Cover@τ at τ = ${reading.curve.length === 0 ? 'none' : summary.reliability?.coverAt.map((c) => c.tau).join(', ')}; name τ in expect.coverAt to have it computed`
+        : `no measured trajectory gives ${label(at)}`
     const shown = actual === null ? `undefined (${why}, so the threshold cannot be judged)` : percentText(actual)
     return {
       pass,
-      message: () => (this.isNot ? `expected ${summary.cellId} not to reach ${label(at)} ≥ ${percentText(min)}, but it is ${shown}` : `expected ${summary.cellId} to reach ${label(at)} ≥ ${percentText(min)}, but it is ${shown}`),
+      message: () =>
+        this.isNot
+          ? `expected ${summary.cellId} not to reach ${label(at)} ≥ ${percentText(min)}, but it is ${shown}`
+          : `expected ${summary.cellId} to reach ${label(at)} ≥ ${percentText(min)}, but it is ${shown}`,
     }
   }
 }

@@ -56,24 +56,42 @@ describe('resolveOptions', () => {
     expect(problemsOf({ ...base(), repeats: 1e6 })).toContain('repeats: repeats must be at most 1000')
     expect(problemsOf({ ...base(), concurrency: 1e6 })).toContain('concurrency: concurrency must be at most 1000')
     // Node's timers overflow past 2^31 - 1 ms: such a cell "timed out" at once.
-    expect(problemsOf({ ...base(), timeout: 2 ** 31 })).toContain('timeout: timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)')
+    expect(problemsOf({ ...base(), timeout: 2 ** 31 })).toContain(
+      'timeout: timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)',
+    )
     expect(() => resolveOptions('bench', { ...base(), timeout: 2 ** 31 - 1 })).not.toThrow()
-    expect(problemsOf({ ...base(), bootstrapResamples: 1e9 })).toContain('bootstrapResamples: bootstrapResamples must be at most 100000')
+    expect(problemsOf({ ...base(), bootstrapResamples: 1e9 })).toContain(
+      'bootstrapResamples: bootstrapResamples must be at most 100000',
+    )
   })
 
   it('rejects a threshold outside [0, 1]', () => {
-    expect(problemsOf({ ...base(), modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 80 } } } } })).toContain('modes.verifier.expect.seqAt.5: a threshold must be in [0, 1]')
+    expect(
+      problemsOf({ ...base(), modes: { verifier: { feedback: feedback.verifier(), expect: { seqAt: { 5: 80 } } } } }),
+    ).toContain('modes.verifier.expect.seqAt.5: a threshold must be in [0, 1]')
   })
 
   it('rejects an unknown feedback mode with the fix', () => {
-    expect(problemsOf({ ...base(), modes: { critic: { feedback: 'critic' } } })).toContain('modes.critic.feedback: unknown feedback mode: expected feedback.binary(), feedback.verifier()')
+    expect(problemsOf({ ...base(), modes: { critic: { feedback: 'critic' } } })).toContain(
+      'modes.critic.feedback: unknown feedback mode: expected feedback.binary(), feedback.verifier()',
+    )
     // A hand-made mode whose kind the protocol records cannot hold is refused at declaration.
     const custom = { ...feedback.verifier(), kind: 'hint' }
-    expect(problemsOf({ ...base(), modes: { hint: { feedback: custom } } })).toContain("kind 'binary' | 'verifier' | 'critic'")
+    expect(problemsOf({ ...base(), modes: { hint: { feedback: custom } } })).toContain(
+      "kind 'binary' | 'verifier' | 'critic'",
+    )
   })
 
   it('rejects duplicate task ids', () => {
-    expect(problemsOf({ ...base(), tasks: [{ id: 'a', prompt: 'p', tests: 'x' }, { id: 'a', prompt: 'q', tests: 'x' }] })).toContain('duplicate task id "a"')
+    expect(
+      problemsOf({
+        ...base(),
+        tasks: [
+          { id: 'a', prompt: 'p', tests: 'x' },
+          { id: 'a', prompt: 'q', tests: 'x' },
+        ],
+      }),
+    ).toContain('duplicate task id "a"')
   })
 
   it('rejects a threshold at k above the budget', () => {
@@ -90,78 +108,140 @@ describe('resolveOptions', () => {
   })
 
   it('rejects misplaced thresholds and an empty plan', () => {
-    expect(problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), expect: { passAt: { 5: 0.5 } } } } })).toContain('put it under independent: { expect: { passAt } }')
+    expect(
+      problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), expect: { passAt: { 5: 0.5 } } } } }),
+    ).toContain('put it under independent: { expect: { passAt } }')
     expect(problemsOf({ ...base(), independent: { expect: { seqAt: { 5: 0.5 } } } })).toContain('Seq@k needs feedback')
     expect(problemsOf({ ...base(), modes: {} })).toContain('give at least one feedback mode')
   })
 
   it('checks the reliability thresholds: τ in (0, 1], k within the budget, each under the protocol that measures it', () => {
     const mode = (expect: object) => ({ ...base(), modes: { v: { feedback: feedback.verifier(), expect } } })
-    expect(resolveOptions('bench', mode({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })).modes.v!.expect).toMatchObject({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })
+    expect(
+      resolveOptions('bench', mode({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })).modes.v!.expect,
+    ).toMatchObject({ coverAt: { 1: 0.6, 0.5: 0.8 }, seqHat: { 3: 0.5 } })
     expect(problemsOf(mode({ coverAt: { 2: 0.6 } }))).toContain('keys are shares τ in (0, 1]')
     expect(problemsOf(mode({ coverAt: { 0: 0.6 } }))).toContain('keys are shares τ in (0, 1]')
     expect(problemsOf(mode({ seqHat: { 9: 0.5 } }))).toContain('modes.v.expect.seqHat.9: k = 9 is above the budget 5')
     expect(problemsOf(mode({ passHat: { 2: 0.5 } }))).toContain('put it under independent: { expect: { passHat } }')
     expect(problemsOf({ ...base(), independent: { expect: { seqHat: { 2: 0.5 } } } })).toContain('Seq^k needs feedback')
-    expect(resolveOptions('bench', { ...base(), independent: { expect: { passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } } } }).independent!.expect).toMatchObject({ passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } })
-    const disclosed = problemsOf({ ...base(), discloseBudget: true, modes: { v: { feedback: feedback.binary(), expect: { seqHat: { 3: 0.5 } } } } })
+    expect(
+      resolveOptions('bench', { ...base(), independent: { expect: { passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } } } })
+        .independent!.expect,
+    ).toMatchObject({ passHat: { 2: 0.5 }, coverAt: { 1: 0.2 } })
+    const disclosed = problemsOf({
+      ...base(),
+      discloseBudget: true,
+      modes: { v: { feedback: feedback.binary(), expect: { seqHat: { 3: 0.5 } } } },
+    })
     expect(disclosed).toContain('modes.v.expect.seqHat.3: with discloseBudget only Seq^K (k = 5) is defined')
   })
 
   it('rejects two actors with one name, and unknown options', () => {
-    expect(problemsOf({ ...base(), actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'reviser' })] })).toContain('two actors are named "simulated:reviser"')
+    expect(
+      problemsOf({
+        ...base(),
+        actors: [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'reviser' })],
+      }),
+    ).toContain('two actors are named "simulated:reviser"')
     expect(problemsOf({ ...base(), budjet: 5 })).toMatch(/budjet/)
   })
 
   it('with a disclosed budget only Seq@K may be asserted', () => {
-    const message = problemsOf({ ...base(), discloseBudget: true, modes: { v: { feedback: feedback.binary(), expect: { seqAt: { 3: 0.5, 5: 0.8 } } } } })
+    const message = problemsOf({
+      ...base(),
+      discloseBudget: true,
+      modes: { v: { feedback: feedback.binary(), expect: { seqAt: { 3: 0.5, 5: 0.8 } } } },
+    })
     expect(message).toContain('modes.v.expect.seqAt.3: with discloseBudget only Seq@K (k = 5) is defined')
     expect(message).not.toContain('seqAt.5')
   })
 
   it('lists every problem at once', () => {
-    const message = problemsOf({ ...base(), budget: 3, tasks: [{ id: 'a', prompt: 'p', tests: 'x' }, { id: 'a', prompt: 'p', tests: 'x' }] })
+    const message = problemsOf({
+      ...base(),
+      budget: 3,
+      tasks: [
+        { id: 'a', prompt: 'p', tests: 'x' },
+        { id: 'a', prompt: 'p', tests: 'x' },
+      ],
+    })
     expect(message.split('\n  - ').length - 1).toBeGreaterThanOrEqual(2)
   })
 })
 
 describe('resolveOptions: annotate (the revision annotator)', () => {
-  const model = { id: 'ann', descriptor: { provider: 'custom', model: 'annotator', params: {} }, chat: async () => ({ text: '', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 0, finishReason: 'stop' as const }) }
+  const model = {
+    id: 'ann',
+    descriptor: { provider: 'custom', model: 'annotator', params: {} },
+    chat: async () => ({
+      text: '',
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      latencyMs: 0,
+      finishReason: 'stop' as const,
+    }),
+  }
 
   it('is derived by default; false turns it off; { model, sample } runs the LLM annotator, a mode may override it', () => {
     expect(resolveOptions('bench', base()).modes.verifier!.annotate).toEqual({ kind: 'derived' })
     expect(resolveOptions('bench', { ...base(), annotate: false }).modes.verifier!.annotate).toEqual({ kind: 'off' })
-    const o = resolveOptions('bench', { ...base(), annotate: { model, sample: 20 }, modes: { verifier: { feedback: feedback.verifier() }, binary: { feedback: feedback.binary(), annotate: 'derived' } } })
+    const o = resolveOptions('bench', {
+      ...base(),
+      annotate: { model, sample: 20 },
+      modes: {
+        verifier: { feedback: feedback.verifier() },
+        binary: { feedback: feedback.binary(), annotate: 'derived' },
+      },
+    })
     expect(o.modes.verifier!.annotate).toMatchObject({ kind: 'llm', sample: 20 })
     expect(o.modes.binary!.annotate).toEqual({ kind: 'derived' })
     expect(o).not.toHaveProperty('annotate')
   })
 
   it('shares one annotator (one cache) among the modes that use one model', () => {
-    const o = resolveOptions('bench', { ...base(), modes: { a: { feedback: feedback.verifier(), annotate: { model } }, b: { feedback: feedback.binary(), annotate: { model } } } })
+    const o = resolveOptions('bench', {
+      ...base(),
+      modes: {
+        a: { feedback: feedback.verifier(), annotate: { model } },
+        b: { feedback: feedback.binary(), annotate: { model } },
+      },
+    })
     const a = o.modes.a!.annotate
     const b = o.modes.b!.annotate
     expect(a.kind === 'llm' && b.kind === 'llm' && a.annotator === b.annotator).toBe(true)
   })
 
   it('names the field and the fix for a bad value', () => {
-    expect(problemsOf({ ...base(), annotate: 'llm' })).toMatch(/annotate: .*use 'derived'.*false, or \{ model, sample\? \}/)
+    expect(problemsOf({ ...base(), annotate: 'llm' })).toMatch(
+      /annotate: .*use 'derived'.*false, or \{ model, sample\? \}/,
+    )
     expect(problemsOf({ ...base(), annotate: true })).toMatch(/annotate: .*use 'derived'/)
-    expect(problemsOf({ ...base(), annotate: { model, sample: 0 } })).toMatch(/annotate\.sample: sample must be an integer >= 1/)
+    expect(problemsOf({ ...base(), annotate: { model, sample: 0 } })).toMatch(
+      /annotate\.sample: sample must be an integer >= 1/,
+    )
     expect(problemsOf({ ...base(), annotate: { model: 'gpt-4.1' } })).toMatch(/annotate\.model: expected a chat model/)
     expect(problemsOf({ ...base(), annotate: { model, samples: 3 } })).toMatch(/annotate.*samples/)
-    expect(problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), annotate: { model, sample: 1.5 } } } })).toMatch(/modes\.v\.annotate\.sample: sample must be an integer/)
-    expect(problemsOf({ ...base(), annotate: { model: actors.simulated({ profile: 'reviser', id: 'sim-annotator' }) } })).toMatch(/annotate\.model: the simulated model sim-annotator only picks scripted answers and cannot annotate/)
+    expect(
+      problemsOf({ ...base(), modes: { v: { feedback: feedback.verifier(), annotate: { model, sample: 1.5 } } } }),
+    ).toMatch(/modes\.v\.annotate\.sample: sample must be an integer/)
+    expect(
+      problemsOf({ ...base(), annotate: { model: actors.simulated({ profile: 'reviser', id: 'sim-annotator' }) } }),
+    ).toMatch(/annotate\.model: the simulated model sim-annotator only picks scripted answers and cannot annotate/)
   })
 })
 
 describe('resolveOptions: cost caps', () => {
   it('accepts maxCostUsd for a priced actor and maxTokens for any, and refuses a USD cap for an unpriced actor', () => {
-    expect(resolveOptions('bench', { ...base(), maxCostUsd: 2, maxTokens: 5000 })).toMatchObject({ maxCostUsd: 2, maxTokens: 5000 })
+    expect(resolveOptions('bench', { ...base(), maxCostUsd: 2, maxTokens: 5000 })).toMatchObject({
+      maxCostUsd: 2,
+      maxTokens: 5000,
+    })
     // A model no bundled or given price covers.
     const unpriced = actors.openai({ model: 'gpt-unlisted-9', apiKey: 'sk-test' })
     expect(resolveOptions('bench', { ...base(), actors: [unpriced], maxTokens: 5000 }).maxTokens).toBe(5000)
-    expect(problemsOf({ ...base(), actors: [unpriced], maxCostUsd: 2 })).toMatch(/maxCostUsd cannot be kept for the actor openai:gpt-unlisted-9 \(openai:gpt-unlisted-9\): it has no price/)
+    expect(problemsOf({ ...base(), actors: [unpriced], maxCostUsd: 2 })).toMatch(
+      /maxCostUsd cannot be kept for the actor openai:gpt-unlisted-9 \(openai:gpt-unlisted-9\): it has no price/,
+    )
     expect(problemsOf({ ...base(), maxCostUsd: -1 })).toMatch(/maxCostUsd must be > 0/)
     expect(problemsOf({ ...base(), maxTokens: 1.5 })).toMatch(/maxTokens must be an integer > 0/)
   })

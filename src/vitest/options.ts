@@ -18,28 +18,55 @@ import { unpricedCapProblem } from '../protocol/cost-cap.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
 
-const ChatModelShape = z.custom<ChatModel>((v) => isObject(v) && typeof v.id === 'string' && typeof v.chat === 'function' && isObject(v.descriptor), {
-  message: 'expected a chat model such as actors.simulated({ profile: "reviser" }) (an object with id, descriptor and chat())',
-})
-const VerifierShape = z.custom<Verifier>((v) => isObject(v) && typeof v.verify === 'function' && typeof v.name === 'string', {
-  message: 'expected a verifier such as verifiers.pythonTests() (an object with name, version, settings and verify())',
-})
+const ChatModelShape = z.custom<ChatModel>(
+  (v) => isObject(v) && typeof v.id === 'string' && typeof v.chat === 'function' && isObject(v.descriptor),
+  {
+    message:
+      'expected a chat model such as actors.simulated({ profile: "reviser" }) (an object with id, descriptor and chat())',
+  },
+)
+const VerifierShape = z.custom<Verifier>(
+  (v) => isObject(v) && typeof v.verify === 'function' && typeof v.name === 'string',
+  {
+    message:
+      'expected a verifier such as verifiers.pythonTests() (an object with name, version, settings and verify())',
+  },
+)
 // The kind is checked here, at declaration, not at the first failed attempt: the protocol records
 // and the reporter only know the closed list of kinds.
-const FeedbackShape = z.custom<FeedbackMode>((v) => isObject(v) && typeof v.render === 'function' && isOneOf(FEEDBACK_KINDS, v.kind), {
-  message: `unknown feedback mode: expected feedback.binary(), feedback.verifier() or feedback.critic() (an object with name, render() and kind ${FEEDBACK_KINDS.map((k) => `'${k}'`).join(' | ')})`,
-})
-const HistoryShape = z.custom<HistoryPolicy>((v) => isObject(v) && typeof v.build === 'function' && typeof v.name === 'string', {
-  message: "expected 'full', 'last', 'summary' or a history policy object with name and build()",
-})
-const PromptBuilderShape = z.custom<PromptBuilder>((v) => isObject(v) && typeof v.initial === 'function' && typeof v.revision === 'function' && typeof v.version === 'string', {
-  message: 'expected a prompt builder with version, initial() and revision()',
+const FeedbackShape = z.custom<FeedbackMode>(
+  (v) => isObject(v) && typeof v.render === 'function' && isOneOf(FEEDBACK_KINDS, v.kind),
+  {
+    message: `unknown feedback mode: expected feedback.binary(), feedback.verifier() or feedback.critic() (an object with name, render() and kind ${FEEDBACK_KINDS.map((k) => `'${k}'`).join(' | ')})`,
+  },
+)
+const HistoryShape = z.custom<HistoryPolicy>(
+  (v) => isObject(v) && typeof v.build === 'function' && typeof v.name === 'string',
+  {
+    message: "expected 'full', 'last', 'summary' or a history policy object with name and build()",
+  },
+)
+const PromptBuilderShape = z.custom<PromptBuilder>(
+  (v) =>
+    isObject(v) && typeof v.initial === 'function' && typeof v.revision === 'function' && typeof v.version === 'string',
+  {
+    message: 'expected a prompt builder with version, initial() and revision()',
+  },
+)
+
+const Rate = z
+  .number({ message: 'a threshold must be a number in [0, 1]' })
+  .min(0, 'a threshold must be in [0, 1]')
+  .max(1, 'a threshold must be in [0, 1]')
+const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate, {
+  error: 'keys are attempt counts k (1, 2, …) and values rates in [0, 1]',
 })
 
-const Rate = z.number({ message: 'a threshold must be a number in [0, 1]' }).min(0, 'a threshold must be in [0, 1]').max(1, 'a threshold must be in [0, 1]')
-const KRecord = z.record(z.string().regex(/^[1-9]\d*$/, 'keys are attempt counts k (1, 2, …)'), Rate, { error: 'keys are attempt counts k (1, 2, …) and values rates in [0, 1]' })
-
-const TauRecord = z.record(z.string().regex(/^(0?\.\d*[1-9]\d*|1(\.0*)?)$/, 'keys are shares τ in (0, 1] (0.5, 1, …)'), Rate, { error: 'keys are shares τ in (0, 1] and values rates in [0, 1]' })
+const TauRecord = z.record(
+  z.string().regex(/^(0?\.\d*[1-9]\d*|1(\.0*)?)$/, 'keys are shares τ in (0, 1] (0.5, 1, …)'),
+  Rate,
+  { error: 'keys are shares τ in (0, 1] and values rates in [0, 1]' },
+)
 
 export const ThresholdsSchema = z
   .object({
@@ -52,13 +79,23 @@ export const ThresholdsSchema = z
   })
   .strict()
 
-const ANNOTATE_FIX = "use 'derived' (the default: free, where feedback names its requests), false, or { model, sample? } with a chat model, e.g. { model: actors.anthropic({ model: 'claude-haiku-4-5' }), sample: 50 }"
+const ANNOTATE_FIX =
+  "use 'derived' (the default: free, where feedback names its requests), false, or { model, sample? } with a chat model, e.g. { model: actors.anthropic({ model: 'claude-haiku-4-5' }), sample: 50 }"
 
 const AnnotateObjectSchema = z
   .object({
     model: ChatModelShape,
-    sample: z.number({ message: 'sample is how many revisions per cell to annotate: an integer >= 1, or leave it out to annotate every revision' }).int('sample must be an integer >= 1').min(1, 'sample must be an integer >= 1 (leave it out to annotate every revision)').optional(),
-    cache: z.boolean({ message: 'cache must be true (the default: an identical request is served once) or false' }).optional(),
+    sample: z
+      .number({
+        message:
+          'sample is how many revisions per cell to annotate: an integer >= 1, or leave it out to annotate every revision',
+      })
+      .int('sample must be an integer >= 1')
+      .min(1, 'sample must be an integer >= 1 (leave it out to annotate every revision)')
+      .optional(),
+    cache: z
+      .boolean({ message: 'cache must be true (the default: an identical request is served once) or false' })
+      .optional(),
   })
   .strict()
 
@@ -69,17 +106,19 @@ export type AnnotateInput = 'derived' | false | z.input<typeof AnnotateObjectSch
  * `annotate`: which revision annotator runs (paper §5.2.2). Checked by hand so that an object's
  * problems are named field by field (a union would report a bare "Invalid input").
  */
-const AnnotateSchema = z.custom<AnnotateInput>(() => true).transform((value, ctx): 'derived' | false | z.output<typeof AnnotateObjectSchema> => {
-  if (value === 'derived' || value === false) return value
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    ctx.addIssue({ code: 'custom', message: ANNOTATE_FIX, input: value })
+const AnnotateSchema = z
+  .custom<AnnotateInput>(() => true)
+  .transform((value, ctx): 'derived' | false | z.output<typeof AnnotateObjectSchema> => {
+    if (value === 'derived' || value === false) return value
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: ANNOTATE_FIX, input: value })
+      return z.NEVER
+    }
+    const parsed = AnnotateObjectSchema.safeParse(value, { reportInput: true })
+    if (parsed.success) return parsed.data
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', path: issue.path })
     return z.NEVER
-  }
-  const parsed = AnnotateObjectSchema.safeParse(value, { reportInput: true })
-  if (parsed.success) return parsed.data
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', path: issue.path })
-  return z.NEVER
-})
+  })
 type AnnotateOption = z.output<typeof AnnotateSchema>
 
 const ModeSchema = z
@@ -100,19 +139,53 @@ export const SeqEvalOptionsSchema = z
     tasks: z.array(TaskSchema).min(1, 'give at least one task'),
     actors: z.array(ChatModelShape).min(1, 'give at least one actor, e.g. actors.simulated({ profile: "reviser" })'),
     verifier: VerifierShape,
-    budget: z.number({ message: 'budget (K) must be an integer >= 1' }).int('budget (K) must be an integer >= 1').min(1, 'budget (K) must be an integer >= 1').max(100, 'budget (K) must be at most 100 (the paper uses 5; a larger K is a different protocol, and 1e9 attempts would exhaust memory before the first model call)'),
-    repeats: z.number().int().min(1, 'repeats must be an integer >= 1').max(1000, 'repeats must be at most 1000 (the intervals narrow little beyond a few: more tasks narrow them more)').default(1),
-    history: z.union([z.enum(['full', 'last', 'summary']), HistoryShape], { error: "history must be 'full', 'last', 'summary' or a history policy object with name and build()" }).default('full'),
+    budget: z
+      .number({ message: 'budget (K) must be an integer >= 1' })
+      .int('budget (K) must be an integer >= 1')
+      .min(1, 'budget (K) must be an integer >= 1')
+      .max(
+        100,
+        'budget (K) must be at most 100 (the paper uses 5; a larger K is a different protocol, and 1e9 attempts would exhaust memory before the first model call)',
+      ),
+    repeats: z
+      .number()
+      .int()
+      .min(1, 'repeats must be an integer >= 1')
+      .max(1000, 'repeats must be at most 1000 (the intervals narrow little beyond a few: more tasks narrow them more)')
+      .default(1),
+    history: z
+      .union([z.enum(['full', 'last', 'summary']), HistoryShape], {
+        error: "history must be 'full', 'last', 'summary' or a history policy object with name and build()",
+      })
+      .default('full'),
     summariser: ChatModelShape.optional(),
     independent: z.union([z.boolean(), z.object({ expect: ThresholdsSchema.optional() }).strict()]).default(false),
     modes: z.record(z.string().min(1), ModeSchema).default({}),
     discloseBudget: z.boolean().default(false),
-    concurrency: z.number().int().min(1, 'concurrency must be an integer >= 1').max(1000, 'concurrency must be at most 1000 trajectories in flight per cell').default(4),
+    concurrency: z
+      .number()
+      .int()
+      .min(1, 'concurrency must be an integer >= 1')
+      .max(1000, 'concurrency must be at most 1000 trajectories in flight per cell')
+      .default(4),
     // Node's timers overflow past 2^31 - 1 ms (about 24.8 days) and fire at once: a longer cell timeout "timed out" immediately.
-    timeout: z.number().int().positive('timeout is in milliseconds and must be > 0').max(2 ** 31 - 1, 'timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)').default(10 * 60_000),
+    timeout: z
+      .number()
+      .int()
+      .positive('timeout is in milliseconds and must be > 0')
+      .max(
+        2 ** 31 - 1,
+        'timeout must be at most 2147483647 ms (about 24.8 days, the longest timer Node keeps, and a longer one fires at once)',
+      )
+      .default(10 * 60_000),
     seed: z.number().int().default(1),
     /** Accepted so older configs load; intervals are closed-form now (korn-graubard), so it changes nothing. */
-    bootstrapResamples: z.number().int().min(100, 'bootstrapResamples must be >= 100 for a usable interval').max(100_000, 'bootstrapResamples must be at most 100000').optional(),
+    bootstrapResamples: z
+      .number()
+      .int()
+      .min(100, 'bootstrapResamples must be >= 100 for a usable interval')
+      .max(100_000, 'bootstrapResamples must be at most 100000')
+      .optional(),
     errors: z.enum(['censored', 'failures', 'left-out']).optional(),
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
@@ -141,7 +214,10 @@ export const SeqEvalOptionsSchema = z
 /** The options of `seqEval(name, options)`, as you write them. */
 export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
 /** `seqEval` options once checked, with every default filled in. */
-export type ResolvedOptions = Omit<z.output<typeof SeqEvalOptionsSchema>, 'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'> & {
+export type ResolvedOptions = Omit<
+  z.output<typeof SeqEvalOptionsSchema>,
+  'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'
+> & {
   /** How errored trajectories enter the rates. */
   errors: ErrorPolicy
   tasks: Task[]
@@ -161,7 +237,8 @@ export class SeqEvalOptionsError extends Error {
 }
 
 function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thresholds {
-  const keyed = (r: Record<string, number> | undefined) => (r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined)
+  const keyed = (r: Record<string, number> | undefined) =>
+    r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined
   const out: Thresholds = { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
   // The reliability thresholds are set only when given, so a resolved `expect` without them reads as before.
   for (const metric of ['seqHat', 'passHat', 'coverAt'] as const) if (raw?.[metric]) out[metric] = keyed(raw[metric])
@@ -186,16 +263,26 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   }
   const actorIds = new Set<string>()
   for (const a of o.actors) {
-    if (actorIds.has(a.id)) problems.push(`actors: two actors are named ${JSON.stringify(a.id)}; pass a distinct id (e.g. actors.simulated({ profile, id: 'b' }))`)
+    if (actorIds.has(a.id))
+      problems.push(
+        `actors: two actors are named ${JSON.stringify(a.id)}; pass a distinct id (e.g. actors.simulated({ profile, id: 'b' }))`,
+      )
     actorIds.add(a.id)
   }
-  const independent = o.independent === false ? null : { expect: toThresholds(o.independent === true ? undefined : o.independent.expect) }
-  if (Object.keys(o.modes).length === 0 && !independent) problems.push('modes: give at least one feedback mode (e.g. { verifier: { feedback: feedback.verifier() } }) or set independent: true')
+  const independent =
+    o.independent === false ? null : { expect: toThresholds(o.independent === true ? undefined : o.independent.expect) }
+  if (Object.keys(o.modes).length === 0 && !independent)
+    problems.push(
+      'modes: give at least one feedback mode (e.g. { verifier: { feedback: feedback.verifier() } }) or set independent: true',
+    )
   const checkK = (where: string, thresholds: Thresholds) => {
     for (const metric of RATE_METRICS) {
       if (METRICS[metric].index === 'tau') continue
       for (const k of Object.keys(thresholds[metric] ?? {}).map(Number)) {
-        if (k > o.budget) problems.push(`${where}.${metric}.${k}: k = ${k} is above the budget ${o.budget}; use k <= budget or raise budget`)
+        if (k > o.budget)
+          problems.push(
+            `${where}.${metric}.${k}: k = ${k} is above the budget ${o.budget}; use k <= budget or raise budget`,
+          )
       }
     }
   }
@@ -206,39 +293,66 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     if (option === 'derived') return { kind: 'derived' }
     if (option === false) return { kind: 'off' }
     const cache = option.cache ?? true
-    if (option.model.descriptor.provider === 'simulated') problems.push(`${where}.model: the simulated model ${option.model.id} only picks scripted answers and cannot annotate; pass a chat model (a test-server model such as testServerModel(server, { model: 'rule-annotator' }) offline)`)
+    if (option.model.descriptor.provider === 'simulated')
+      problems.push(
+        `${where}.model: the simulated model ${option.model.id} only picks scripted answers and cannot annotate; pass a chat model (a test-server model such as testServerModel(server, { model: 'rule-annotator' }) offline)`,
+      )
     let byCache = annotators.get(option.model)
     if (!byCache) annotators.set(option.model, (byCache = new Map()))
     let annotator = byCache.get(cache)
     if (!annotator) byCache.set(cache, (annotator = revisionAnnotator({ model: option.model, cache })))
     for (const actor of o.actors) {
-      const same = actor.descriptor.provider === option.model.descriptor.provider && actor.descriptor.model === option.model.descriptor.model
+      const same =
+        actor.descriptor.provider === option.model.descriptor.provider &&
+        actor.descriptor.model === option.model.descriptor.model
       if (!same || warned.has(actor) || process.env.SEQK_QUIET) continue
       warned.add(actor)
-      console.warn(wrapText(`seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`))
+      console.warn(
+        wrapText(
+          `seqEval(${JSON.stringify(evalName)}): ${where}.model is the actor ${actor.id} itself: it will annotate its own revisions (self-annotation risk); prefer an annotator of another family`,
+        ),
+      )
     }
     return { kind: 'llm', annotator, ...(option.sample === undefined ? {} : { sample: option.sample }) }
   }
   const evalAnnotate = annotateSpec(o.annotate, 'annotate')
   const modes: ResolvedOptions['modes'] = {}
   for (const [name, mode] of Object.entries(o.modes)) {
-    if (name === 'independent') problems.push("modes.independent: 'independent' is reserved for the Pass@K cells; use the independent option")
+    if (name === 'independent')
+      problems.push("modes.independent: 'independent' is reserved for the Pass@K cells; use the independent option")
     const expect = toThresholds(mode.expect)
-    if (expect.passAt) problems.push(`modes.${name}.expect.passAt: Pass@k is measured by independent sampling; put it under independent: { expect: { passAt } }`)
-    if (expect.passHat) problems.push(`modes.${name}.expect.passHat: pass^k is measured by independent sampling; put it under independent: { expect: { passHat } }, or use seqHat (every repeat solved within k) here`)
+    if (expect.passAt)
+      problems.push(
+        `modes.${name}.expect.passAt: Pass@k is measured by independent sampling; put it under independent: { expect: { passAt } }`,
+      )
+    if (expect.passHat)
+      problems.push(
+        `modes.${name}.expect.passHat: pass^k is measured by independent sampling; put it under independent: { expect: { passHat } }, or use seqHat (every repeat solved within k) here`,
+      )
     checkK(`modes.${name}.expect`, expect)
-    modes[name] = { feedback: mode.feedback, expect, annotate: mode.annotate === undefined ? evalAnnotate : annotateSpec(mode.annotate, `modes.${name}.annotate`) }
+    modes[name] = {
+      feedback: mode.feedback,
+      expect,
+      annotate: mode.annotate === undefined ? evalAnnotate : annotateSpec(mode.annotate, `modes.${name}.annotate`),
+    }
   }
   if (independent) {
-    if (independent.expect.seqAt) problems.push('independent.expect.seqAt: Seq@k needs feedback; put it under a mode in modes')
-    if (independent.expect.seqHat) problems.push('independent.expect.seqHat: Seq^k needs feedback; put it under a mode in modes, or use passHat (k tries all pass) here')
+    if (independent.expect.seqAt)
+      problems.push('independent.expect.seqAt: Seq@k needs feedback; put it under a mode in modes')
+    if (independent.expect.seqHat)
+      problems.push(
+        'independent.expect.seqHat: Seq^k needs feedback; put it under a mode in modes, or use passHat (k tries all pass) here',
+      )
     checkK('independent.expect', independent.expect)
   }
   if (o.discloseBudget) {
     for (const [name, mode] of Object.entries(modes)) {
       for (const metric of ['seqAt', 'seqHat'] as const) {
         for (const k of Object.keys(mode.expect[metric] ?? {}).map(Number)) {
-          if (k < o.budget) problems.push(`modes.${name}.expect.${metric}.${k}: with discloseBudget only ${METRICS[metric].label('K')} (k = ${o.budget}) is defined; remove it or set discloseBudget: false`)
+          if (k < o.budget)
+            problems.push(
+              `modes.${name}.expect.${metric}.${k}: with discloseBudget only ${METRICS[metric].label('K')} (k = ${o.budget}) is defined; remove it or set discloseBudget: false`,
+            )
         }
       }
     }
@@ -249,21 +363,34 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   // A simulated actor only picks scripted answers: it cannot write a summary or a critique.
   const simulated = o.actors.filter((a) => a.descriptor.provider === 'simulated').map((a) => a.id)
   if (simulated.length > 0) {
-    if (o.history === 'summary' && !o.summariser) problems.push(`summariser: history 'summary' needs a summariser model: the simulated actors (${simulated.join(', ')}) cannot summarise; pass summariser: actors.openai({ … }) or a test-server model`)
+    if (o.history === 'summary' && !o.summariser)
+      problems.push(
+        `summariser: history 'summary' needs a summariser model: the simulated actors (${simulated.join(', ')}) cannot summarise; pass summariser: actors.openai({ … }) or a test-server model`,
+      )
     for (const [name, mode] of Object.entries(modes)) {
-      if (mode.feedback.kind === 'critic' && mode.feedback.settings.critic === 'actor') problems.push(`modes.${name}.feedback: a critic with no model critiques with the actor, and the simulated actors (${simulated.join(', ')}) cannot; pass feedback.critic({ model, … })`)
+      if (mode.feedback.kind === 'critic' && mode.feedback.settings.critic === 'actor')
+        problems.push(
+          `modes.${name}.feedback: a critic with no model critiques with the actor, and the simulated actors (${simulated.join(', ')}) cannot; pass feedback.critic({ model, … })`,
+        )
     }
   }
   // A USD cap is refused here for an actor no price covers: its spend would be unknown from the first call.
-  if (o.maxCostUsd !== undefined) for (const a of o.actors) {
-    const problem = unpricedCapProblem(a, 'maxCostUsd')
-    if (problem) problems.push(problem)
-  }
+  if (o.maxCostUsd !== undefined)
+    for (const a of o.actors) {
+      const problem = unpricedCapProblem(a, 'maxCostUsd')
+      if (problem) problems.push(problem)
+    }
   const legacy = o.countErrorsAsFailures === undefined ? undefined : o.countErrorsAsFailures ? 'failures' : 'left-out'
-  if (o.errors !== undefined && legacy !== undefined && o.errors !== legacy) problems.push(`countErrorsAsFailures: ${String(o.countErrorsAsFailures)} contradicts errors: '${o.errors}'; keep only errors (countErrorsAsFailures is its older spelling)`)
+  if (o.errors !== undefined && legacy !== undefined && o.errors !== legacy)
+    problems.push(
+      `countErrorsAsFailures: ${String(o.countErrorsAsFailures)} contradicts errors: '${o.errors}'; keep only errors (countErrorsAsFailures is its older spelling)`,
+    )
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
-  const baseline = o.baseline === false ? null : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
+  const baseline =
+    o.baseline === false
+      ? null
+      : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
   const { annotate: _annotate, ...rest } = o
   return { ...rest, tasks: o.tasks, modes, independent, baseline, errors }
 }

@@ -12,7 +12,13 @@ function harness(mode: 'line' | 'lines' | 'off') {
     timers.push(timer)
     return () => (timer.cancelled = true)
   }
-  const progress = new Progress(mode, (text) => out.push(text), 5000, () => t, schedule)
+  const progress = new Progress(
+    mode,
+    (text) => out.push(text),
+    5000,
+    () => t,
+    schedule,
+  )
   const advance = (ms: number) => {
     t += ms
     for (const timer of timers.splice(0)) {
@@ -84,14 +90,18 @@ describe('Progress', () => {
     progress.start('c', 'bench › gpt · binary', 40)
     progress.notice('c', 'retrying gpt (retry 1: HTTP 503), next try in 1 s') // before "started": rides on it
     advance(1000)
-    expect(out).toEqual(['seqk ▸ bench › gpt · binary: started, 40 trajectories; retrying gpt (retry 1: HTTP 503), next try in 1 s\n'])
+    expect(out).toEqual([
+      'seqk ▸ bench › gpt · binary: started, 40 trajectories; retrying gpt (retry 1: HTTP 503), next try in 1 s\n',
+    ])
     advance(2000)
     progress.notice('c', 'waiting on a rate limit gpt (retry 2: HTTP 429), next try in 4 s') // quiet for 2 s only: held
     expect(out).toHaveLength(1)
     advance(4000)
     progress.notice('c', 'waiting on a rate limit gpt (retry 3: HTTP 429), next try in 8 s') // quiet for 6 s: said now
     // Said now; cut to fit 120 columns at the notice's end, never in the cell's name.
-    expect(out[1]).toMatch(/^seqk ▸ bench › gpt · binary: 0\/40 trajectories, —, 7\.0 s; waiting on a rate limit gpt \(retry 3: HTTP 429\), next try in …\n$/)
+    expect(out[1]).toMatch(
+      /^seqk ▸ bench › gpt · binary: 0\/40 trajectories, —, 7\.0 s; waiting on a rate limit gpt \(retry 3: HTTP 429\), next try in …\n$/,
+    )
     expect(out[1]!.length).toBeLessThanOrEqual(121)
     for (let i = 0; i < 10; i++) {
       advance(6000)
@@ -105,32 +115,40 @@ describe('Progress', () => {
 
   it('never prints more than a start, three quarter lines and an end per cell in lines mode (any ticks, notices and timing)', () => {
     const event = fc.oneof(
-      fc.record({ kind: fc.constant('tick' as const), cell: fc.nat(2), status: fc.constantFrom('solved' as const, 'failed' as const, 'error' as const) }),
+      fc.record({
+        kind: fc.constant('tick' as const),
+        cell: fc.nat(2),
+        status: fc.constantFrom('solved' as const, 'failed' as const, 'error' as const),
+      }),
       fc.record({ kind: fc.constant('notice' as const), cell: fc.nat(2) }),
       fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20_000 }) }),
     )
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 3, maxLength: 3 }), fc.array(event, { maxLength: 300 }), (totals, events) => {
-        const { progress, out, advance } = harness('lines')
-        totals.forEach((total, i) => progress.start(`c${i}`, `b › cell${i}`, total))
-        const done = [0, 0, 0]
-        for (const e of events) {
-          if (e.kind === 'wait') advance(e.ms)
-          else if (e.kind === 'notice') progress.notice(`c${e.cell}`, 'retrying x')
-          else if (done[e.cell]! < totals[e.cell]!) {
-            done[e.cell]!++
-            progress.tick(`c${e.cell}`, e.status)
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 3, maxLength: 3 }),
+        fc.array(event, { maxLength: 300 }),
+        (totals, events) => {
+          const { progress, out, advance } = harness('lines')
+          totals.forEach((total, i) => progress.start(`c${i}`, `b › cell${i}`, total))
+          const done = [0, 0, 0]
+          for (const e of events) {
+            if (e.kind === 'wait') advance(e.ms)
+            else if (e.kind === 'notice') progress.notice(`c${e.cell}`, 'retrying x')
+            else if (done[e.cell]! < totals[e.cell]!) {
+              done[e.cell]!++
+              progress.tick(`c${e.cell}`, e.status)
+            }
           }
-        }
-        totals.forEach((_, i) => progress.finish(`c${i}`))
-        advance(5000)
-        for (let i = 0; i < 3; i++) {
-          const mine = out.filter((l) => l.startsWith(`seqk ▸ b › cell${i}:`))
-          expect(mine.length).toBeLessThanOrEqual(2 + MIDDLE_LINES)
-          expect(mine.filter((l) => l.includes('started')).length).toBeLessThanOrEqual(1)
-          expect(mine.at(-1)).toMatch(/, done\n$/)
-        }
-      }),
+          totals.forEach((_, i) => progress.finish(`c${i}`))
+          advance(5000)
+          for (let i = 0; i < 3; i++) {
+            const mine = out.filter((l) => l.startsWith(`seqk ▸ b › cell${i}:`))
+            expect(mine.length).toBeLessThanOrEqual(2 + MIDDLE_LINES)
+            expect(mine.filter((l) => l.includes('started')).length).toBeLessThanOrEqual(1)
+            expect(mine.at(-1)).toMatch(/, done\n$/)
+          }
+        },
+      ),
     )
   })
 

@@ -60,7 +60,17 @@ export class Progress {
 
   start(key: string, label: string, total: number): void {
     const t = this.now()
-    const cell: CellProgress = { label, total, done: 0, solved: 0, errors: 0, startedAt: t, lastPrinted: t, lastQuarter: 0, middle: 0 }
+    const cell: CellProgress = {
+      label,
+      total,
+      done: 0,
+      solved: 0,
+      errors: 0,
+      startedAt: t,
+      lastPrinted: t,
+      lastQuarter: 0,
+      middle: 0,
+    }
     this.cells.set(key, cell)
     if (this.mode === 'lines') {
       // Only a cell still running after a second says it started (slow models: the first
@@ -69,7 +79,12 @@ export class Progress {
         cell.cancelStarted = undefined
         if (this.cells.get(key) !== cell || cell.lastPrinted !== cell.startedAt) return
         cell.lastPrinted = this.now()
-        this.print(cell, cell.done === 0 ? `started, ${plural(total, 'trajectory', 'trajectories')}${this.takeNotice(cell)}` : this.describe(cell))
+        this.print(
+          cell,
+          cell.done === 0
+            ? `started, ${plural(total, 'trajectory', 'trajectories')}${this.takeNotice(cell)}`
+            : this.describe(cell),
+        )
       }, 1000)
     }
     this.render()
@@ -85,7 +100,12 @@ export class Progress {
       const quarter = Math.min(MIDDLE_LINES, Math.floor((cell.done / Math.max(1, cell.total)) * 4))
       const t = this.now()
       // Quarter marks only once a cell has been quiet for a second: fast cells print one line.
-      if (quarter > cell.lastQuarter && cell.done < cell.total && t - cell.lastPrinted >= 1000 && cell.middle < MIDDLE_LINES) {
+      if (
+        quarter > cell.lastQuarter &&
+        cell.done < cell.total &&
+        t - cell.lastPrinted >= 1000 &&
+        cell.middle < MIDDLE_LINES
+      ) {
         cell.lastQuarter = quarter
         this.middleLine(cell, t)
       }
@@ -103,7 +123,8 @@ export class Progress {
     cell.notice = text
     if (this.mode === 'lines') {
       const t = this.now()
-      if (t - cell.lastPrinted >= this.intervalMs && cell.middle < MIDDLE_LINES && cell.lastPrinted !== cell.startedAt) this.middleLine(cell, t)
+      if (t - cell.lastPrinted >= this.intervalMs && cell.middle < MIDDLE_LINES && cell.lastPrinted !== cell.startedAt)
+        this.middleLine(cell, t)
     } else this.render()
   }
 

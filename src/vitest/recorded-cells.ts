@@ -16,7 +16,12 @@ import './artifact-types.js'
  * The summary of a cell that did not finish, from the plan and the trajectories it recorded:
  * failed, saying why and how far it got. Undefined for a test that is not a started seqk cell.
  */
-export function unfinishedCell(testCase: TestCase, unreadable: string | undefined, malformed: Set<string>, onFile: () => Trajectory[]): { cell: CellSummary & { file: string }; end: CellEndRecord } | undefined {
+export function unfinishedCell(
+  testCase: TestCase,
+  unreadable: string | undefined,
+  malformed: Set<string>,
+  onFile: () => Trajectory[],
+): { cell: CellSummary & { file: string }; end: CellEndRecord } | undefined {
   const artifacts = testCase.artifacts()
   const start = artifacts.find((a) => a.type === 'seqk:cell-start')
   const plan = start?.type === 'seqk:cell-start' ? start.plan : undefined
@@ -25,10 +30,22 @@ export function unfinishedCell(testCase: TestCase, unreadable: string | undefine
   const recorded = recordedTrajectories(testCase, malformed)
   const declared = start.declared
   const seen = new Set(recorded.map((t) => `${t.taskId}\u0000${t.repeat}`))
-  const late = declared ? onFile().filter((t) => t.runId === declared.runId && t.benchmark === declared.benchmark && t.cellId === declared.cellId && t.fingerprint === declared.fingerprint && !seen.has(`${t.taskId}\u0000${t.repeat}`)) : []
+  const late = declared
+    ? onFile().filter(
+        (t) =>
+          t.runId === declared.runId &&
+          t.benchmark === declared.benchmark &&
+          t.cellId === declared.cellId &&
+          t.fingerprint === declared.fingerprint &&
+          !seen.has(`${t.taskId}\u0000${t.repeat}`),
+      )
+    : []
   const trajectories = inCellOrder([...recorded, ...late], plan.taskIds)
   const result = testCase.result()
-  const why = unreadable ?? result.errors?.[0]?.message?.split('\n')[0] ?? (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
+  const why =
+    unreadable ??
+    result.errors?.[0]?.message?.split('\n')[0] ??
+    (result.state === 'failed' ? 'the test failed before the cell ended' : `the test ended ${result.state}`)
   // A shard's cell covers its share of the tasks only (see SEQK_SHARD).
   const shard = start.declared?.shard
   const taskIds = shard ? plan.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index) : plan.taskIds
@@ -48,13 +65,30 @@ export function unfinishedCell(testCase: TestCase, unreadable: string | undefine
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
   })
-  const cell = { ...summary, thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds], verdict: 'fail' as const, file: plan.file, ...(shard ? { shard } : {}) }
-  const end: CellEndRecord = { schema: 'seqk.cell/1', type: 'end', runId: summary.runId, benchmark: start.benchmark, cellId: start.cellId, durationMs: summary.durationMs, unfinished: why }
+  const cell = {
+    ...summary,
+    thresholds: [unfinishedThreshold(why, trajectories.length, start.total), ...summary.thresholds],
+    verdict: 'fail' as const,
+    file: plan.file,
+    ...(shard ? { shard } : {}),
+  }
+  const end: CellEndRecord = {
+    schema: 'seqk.cell/1',
+    type: 'end',
+    runId: summary.runId,
+    benchmark: start.benchmark,
+    cellId: start.cellId,
+    durationMs: summary.durationMs,
+    unfinished: why,
+  }
   return { cell, end }
 }
 
 /** What a resume saved: trajectories kept as they were, and those run again. */
-export function resumeLine(found: { cut: number; onFile: number; errored: number }, testModules: ReadonlyArray<TestModule>): string {
+export function resumeLine(
+  found: { cut: number; onFile: number; errored: number },
+  testModules: ReadonlyArray<TestModule>,
+): string {
   let kept = 0
   let ran = 0
   for (const module of testModules) {
@@ -67,7 +101,8 @@ export function resumeLine(found: { cut: number; onFile: number; errored: number
     }
   }
   const torn = found.cut > 0 ? `; a torn last line (${found.cut} bytes) was cut` : ''
-  const errored = found.errored > 0 ? ` (${found.errored} of those on file had errored: their new lines supersede them)` : ''
+  const errored =
+    found.errored > 0 ? ` (${found.errored} of those on file had errored: their new lines supersede them)` : ''
   return `seqk: resumed: kept ${kept} ${kept === 1 ? 'trajectory' : 'trajectories'} that had ended, ran ${ran}${errored}${torn}`
 }
 
@@ -81,7 +116,10 @@ export function recordedTrajectories(testCase: TestCase, malformed: Set<string>)
     if (artifact.type !== 'seqk:trajectory') continue
     const parsed = TrajectorySchema.safeParse(artifact.trajectory)
     if (parsed.success) out.push(parsed.data)
-    else malformed.add(`"${testCase.fullName}": a recorded trajectory (task ${String((artifact.trajectory as { taskId?: unknown } | undefined)?.taskId)}) is not a seqk trajectory: ${describeZodError(parsed.error)}`)
+    else
+      malformed.add(
+        `"${testCase.fullName}": a recorded trajectory (task ${String((artifact.trajectory as { taskId?: unknown } | undefined)?.taskId)}) is not a seqk trajectory: ${describeZodError(parsed.error)}`,
+      )
   }
   return out
 }
@@ -97,5 +135,7 @@ export function cellLinesOf(test: TestCase, unfinished: CellEndRecord | undefine
   const parsed = CellSummarySchema.safeParse(test.meta().seqk)
   const { schema, runId, benchmark, cellId } = start.declared
   if (unfinished) return [start.declared, unfinished]
-  return parsed.success ? [start.declared, { schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs }] : [start.declared]
+  return parsed.success
+    ? [start.declared, { schema, type: 'end', runId, benchmark, cellId, durationMs: parsed.data.durationMs }]
+    : [start.declared]
 }

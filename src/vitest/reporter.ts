@@ -3,7 +3,13 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { supportsColor } from 'chalk'
 import type { SerializedError, TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node'
-import { CellSummarySchema, SUMMARY_SCHEMA, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
+import {
+  CellSummarySchema,
+  SUMMARY_SCHEMA,
+  type CellSummary,
+  type RunSummary,
+  type Trajectory,
+} from '../core/schemas.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { resolveRunLocation } from '../artifacts/run-location.js'
 import { appendPlanRecord, firstLine, PLAN_FILE } from '../artifacts/plan-file.js'
@@ -15,7 +21,15 @@ import { parseShard } from '../protocol/shard.js'
 import { benchmarkBlocks, recomputeCell, recomputeRun } from '../artifacts/recompute.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { applyBaseline } from './baseline.js'
-import { appendCellRecord, CELLS_FILE, pairCellRecords, readCells, type CellEndRecord, type CellRecord as CellLine, type CellStartRecord } from '../artifacts/cells-file.js'
+import {
+  appendCellRecord,
+  CELLS_FILE,
+  pairCellRecords,
+  readCells,
+  type CellEndRecord,
+  type CellRecord as CellLine,
+  type CellStartRecord,
+} from '../artifacts/cells-file.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { Progress, type ProgressMode } from './progress.js'
 import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
@@ -120,13 +134,20 @@ export default class SeqkReporter implements Reporter {
     this.vitest = vitest
     this.root = vitest.config.root
     this.startRun()
-    this.progress = new Progress(this.progressMode(vitest), (text) => process.stdout.write(text), this.options.progressIntervalMs)
+    this.progress = new Progress(
+      this.progressMode(vitest),
+      (text) => process.stdout.write(text),
+      this.options.progressIntervalMs,
+    )
   }
 
   /** Each run (and each rerun in watch mode) gets its own run directory and a clean slate. */
   /** The run's cost cap for the workers, counted under a session of its own (a resume continues under a new cap). */
   private runCostCap(): { costCap?: { limits: CostCapLimits; session: string } } {
-    const options = CostCapLimitsSchema.safeParse({ maxCostUsd: this.options.maxCostUsd, maxTokens: this.options.maxTokens })
+    const options = CostCapLimitsSchema.safeParse({
+      maxCostUsd: this.options.maxCostUsd,
+      maxTokens: this.options.maxTokens,
+    })
     if (!options.success) {
       this.refused ??= `seqk reporter options: ${options.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`
       return {}
@@ -138,13 +159,22 @@ export default class SeqkReporter implements Reporter {
       this.refused ??= (error as Error).message
       return {}
     }
-    return Object.keys(limits).length > 0 ? { costCap: { limits, session: `${this.runId}-${process.pid}-${Date.now()}` } } : {}
+    return Object.keys(limits).length > 0
+      ? { costCap: { limits, session: `${this.runId}-${process.pid}-${Date.now()}` } }
+      : {}
   }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification> = []): void {
     this.runsStarted++
     // A watch-mode rerun starts afresh, a refusal included (the eval may have been fixed since).
-    if (this.cells.length > 0 || this.refused || this.refusals.length > 0 || this.problems.length > 0 || this.loadErrors.size > 0) this.startRun()
+    if (
+      this.cells.length > 0 ||
+      this.refused ||
+      this.refusals.length > 0 ||
+      this.problems.length > 0 ||
+      this.loadErrors.size > 0
+    )
+      this.startRun()
     this.plan({ type: 'files', files: specifications.map((s) => this.relativeFile(s.moduleId)) })
   }
 
@@ -173,7 +203,12 @@ export default class SeqkReporter implements Reporter {
   }
 
   /** Appends a record to the run's plan.jsonl (never for a run refused its directory). */
-  private plan(record: { type: 'files'; files: string[] } | { type: 'file'; file: string; cells: { benchmark: string; cellId: string; trajectories: number }[] } | { type: 'load-error'; file: string; error: string }): void {
+  private plan(
+    record:
+      | { type: 'files'; files: string[] }
+      | { type: 'file'; file: string; cells: { benchmark: string; cellId: string; trajectories: number }[] }
+      | { type: 'load-error'; file: string; error: string },
+  ): void {
     // A dry run (seqk estimate) writes no run directory.
     if (this.refused || this.vitest?.config.mergeReports || isDryRun()) return
     try {
@@ -192,7 +227,8 @@ export default class SeqkReporter implements Reporter {
   private discardEmptyRun(): void {
     if (!this.newDir || this.refused || !existsSync(this.runDir)) return
     try {
-      if (readdirSync(this.runDir).every((name) => name === PLAN_FILE)) rmSync(this.runDir, { recursive: true, force: true })
+      if (readdirSync(this.runDir).every((name) => name === PLAN_FILE))
+        rmSync(this.runDir, { recursive: true, force: true })
     } catch {
       // Tidying only: a directory left behind is harmless.
     }
@@ -215,7 +251,10 @@ export default class SeqkReporter implements Reporter {
     this.fileTrajectories = undefined
     this.resumed = undefined
     // The one reading of SEQK_RESUME, SEQK_RUN_DIR, SEQK_RUN_ID and SEQK_OUTPUT_DIR, shared with the workers.
-    const location = resolveRunLocation(process.env, { root: this.root, ...(this.options.outputDir !== undefined ? { outputDir: this.options.outputDir } : {}) })
+    const location = resolveRunLocation(process.env, {
+      root: this.root,
+      ...(this.options.outputDir !== undefined ? { outputDir: this.options.outputDir } : {}),
+    })
     this.runDir = location.runDir
     this.runId = location.runId
     this.writeLatest = location.writeLatest
@@ -224,15 +263,16 @@ export default class SeqkReporter implements Reporter {
     else if (location.kind === 'resume') {
       // Another run writing there now is refused before anything of the directory is read.
       this.refused = this.takeLock()
-      if (!this.refused) try {
-        const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
-        // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
-        this.runId = start.runId
-        this.resumed = start
-      } catch (error) {
-        this.refused = (error as Error).message
-      }
-    // A directory of our own naming is new; one the user named may be in use by another run.
+      if (!this.refused)
+        try {
+          const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
+          // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
+          this.runId = start.runId
+          this.resumed = start
+        } catch (error) {
+          this.refused = (error as Error).message
+        }
+      // A directory of our own naming is new; one the user named may be in use by another run.
     } else this.refused = (location.kind === 'fixed' ? this.takeLock() : undefined) ?? this.refuseExisting()
     // One run directory for every worker: created lazily by the first cell that writes.
     // Without credentials: an argument may carry one (a --env or a URL with a key).
@@ -240,7 +280,14 @@ export default class SeqkReporter implements Reporter {
     const resumed = this.resumed as { bytes: number } | undefined
     // Read first: a cap that cannot be read refuses the run rather than run it uncapped.
     const costCap = this.runCostCap()
-    this.vitest?.provide('seqkRun', { runId: this.runId, runDir: this.runDir, invocation, ...(resumed ? { resume: { bytes: resumed.bytes } } : {}), ...(this.refused ? { refused: this.refused } : {}), ...costCap })
+    this.vitest?.provide('seqkRun', {
+      runId: this.runId,
+      runDir: this.runDir,
+      invocation,
+      ...(resumed ? { resume: { bytes: resumed.bytes } } : {}),
+      ...(this.refused ? { refused: this.refused } : {}),
+      ...costCap,
+    })
   }
 
   /** Takes the run directory's lock (see artifacts/run-lock.ts); the refusal's message when another run holds it. */
@@ -267,12 +314,15 @@ export default class SeqkReporter implements Reporter {
     if (wanted !== 'auto') return wanted
     // Vitest's default reporter draws a live summary on a TTY and re-prints whatever else is
     // written, which would garble an in-place line; plain lines are safe everywhere.
-    const othersRender = vitest.config.reporters.some((r) => Array.isArray(r) && ['default', 'verbose', 'tree'].includes(r[0] as string))
+    const othersRender = vitest.config.reporters.some(
+      (r) => Array.isArray(r) && ['default', 'verbose', 'tree'].includes(r[0] as string),
+    )
     return process.stdout.isTTY && !othersRender && !process.env.CI ? 'line' : 'lines'
   }
 
   onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
-    if (artifact.type === 'seqk:cell-start') this.progress.start(testCase.id, `${artifact.benchmark} › ${artifact.cellId}`, artifact.total)
+    if (artifact.type === 'seqk:cell-start')
+      this.progress.start(testCase.id, `${artifact.benchmark} › ${artifact.cellId}`, artifact.total)
     else if (artifact.type === 'seqk:trajectory') this.progress.tick(testCase.id, artifact.trajectory.status)
     else if (artifact.type === 'seqk:notice') this.progress.notice(testCase.id, artifact.text)
   }
@@ -281,7 +331,9 @@ export default class SeqkReporter implements Reporter {
     this.progress.finish(testCase.id)
     // A cell refused its run directory (it holds another run, or its protocol changed since the
     // run it resumes): nothing of this run may overwrite that run's summary.
-    const refusal = testCase.result().errors?.find((e) => e.name === 'ResumeRefusedError' || e.name === 'SeqkRunDirError')
+    const refusal = testCase
+      .result()
+      .errors?.find((e) => e.name === 'ResumeRefusedError' || e.name === 'SeqkRunDirError')
     if (refusal) {
       this.refusals.push(`"${testCase.fullName}": ${refusal.message}`)
       return
@@ -302,7 +354,10 @@ export default class SeqkReporter implements Reporter {
     }
     // A cell that started and left no readable summary (a timeout, a crash, a cancel, a summary this
     // version cannot read) is summarised from what it recorded: nothing a cell declared vanishes.
-    const unreadable = parsed && !parsed.success ? `its summary does not match this version's schema (${describeZodError(parsed.error)})` : undefined
+    const unreadable =
+      parsed && !parsed.success
+        ? `its summary does not match this version's schema (${describeZodError(parsed.error)})`
+        : undefined
     try {
       const unfinished = unfinishedCell(testCase, unreadable, this.malformed, () => this.onFile())
       if (unfinished) {
@@ -311,8 +366,7 @@ export default class SeqkReporter implements Reporter {
         // Said in cells.jsonl too, so `seqk summarize` gives this cell as the reporter does.
         const cellsPath = join(this.runDir, CELLS_FILE)
         if (existsSync(cellsPath)) appendCellRecord(cellsPath, unfinished.end)
-      }
-      else if (unreadable) this.unreported(testCase, `${unreadable}, and it recorded no plan to summarise it from`)
+      } else if (unreadable) this.unreported(testCase, `${unreadable}, and it recorded no plan to summarise it from`)
     } catch (error) {
       // A reporter that throws here would take every other cell's tables and files with it.
       this.unreported(testCase, `it could not be summarised from what it recorded: ${(error as Error).message}`)
@@ -327,16 +381,31 @@ export default class SeqkReporter implements Reporter {
     const cellsPath = join(this.runDir, CELLS_FILE)
     if (!existsSync(cellsPath)) return []
     const ran = new Set(this.cells.map((c) => `${c.benchmark}\u0000${c.cellId}`))
-    const missing = readCells(cellsPath).cells.filter(({ start }) => !ran.has(`${start.benchmark}\u0000${start.cellId}`))
+    const missing = readCells(cellsPath).cells.filter(
+      ({ start }) => !ran.has(`${start.benchmark}\u0000${start.cellId}`),
+    )
     if (missing.length === 0) return []
     const onFile = this.onFile()
     for (const { start, end } of missing) {
-      const gate = (cell: CellSummary) => applyBaseline({ path: resolve(this.root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+      const gate = (cell: CellSummary) =>
+        applyBaseline({
+          path: resolve(this.root, start.baseline!.file),
+          benchmark: start.benchmark,
+          summary: cell,
+          mode: 'none',
+          gate: start.baseline!,
+        })
       this.cells.push({ ...recomputeCell(start, end, onFile, gate), file: start.file })
     }
-    this.log(`seqk: ${missing.length} ${missing.length === 1 ? 'cell' : 'cells'} of the run did not run in this resume; recomputed from ${this.runDir} so the summary covers the whole run`)
+    this.log(
+      `seqk: ${missing.length} ${missing.length === 1 ? 'cell' : 'cells'} of the run did not run in this resume; recomputed from ${this.runDir} so the summary covers the whole run`,
+    )
     // Their trajectories, for the report's viewer.
-    const keys = new Set(missing.map(({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`))
+    const keys = new Set(
+      missing.map(
+        ({ start }) => `${start.runId}\u0000${start.benchmark}\u0000${start.cellId}\u0000${start.fingerprint}`,
+      ),
+    )
     return onFile.filter((t) => keys.has(`${t.runId}\u0000${t.benchmark}\u0000${t.cellId}\u0000${t.fingerprint}`))
   }
 
@@ -346,15 +415,27 @@ export default class SeqkReporter implements Reporter {
    * as `seqk merge` does; its thresholds and baseline apply again. An incomplete or inconsistent
    * set is said, and the shards are shown as they are. Undefined when there is nothing to join.
    */
-  private joinTaskShards(records: readonly CellLine[], trajectories: readonly Trajectory[]): { trajectories: Trajectory[]; records: CellLine[] } | undefined {
+  private joinTaskShards(
+    records: readonly CellLine[],
+    trajectories: readonly Trajectory[],
+  ): { trajectories: Trajectory[]; records: CellLine[] } | undefined {
     const parts = new Map<string, number>()
-    for (const c of this.cells) if (c.shard) parts.set(`${c.benchmark}\u0000${c.cellId}`, (parts.get(`${c.benchmark}\u0000${c.cellId}`) ?? 0) + 1)
+    for (const c of this.cells)
+      if (c.shard) parts.set(`${c.benchmark}\u0000${c.cellId}`, (parts.get(`${c.benchmark}\u0000${c.cellId}`) ?? 0) + 1)
     if (![...parts.values()].some((n) => n > 1)) return undefined
     // One "run" per shard index: each blob's machine ran one share of every cell.
-    const byShard = new Map<number, ShardRun & { cells: { start: CellStartRecord; end: CellEndRecord | undefined }[] }>()
+    const byShard = new Map<
+      number,
+      ShardRun & { cells: { start: CellStartRecord; end: CellEndRecord | undefined }[] }
+    >()
     for (const cell of pairCellRecords(records)) {
       const index = cell.start.shard?.index ?? 1
-      if (!byShard.has(index)) byShard.set(index, { dir: `the blob of shard ${index}/${cell.start.shard?.count ?? 1}`, cells: [], trajectories })
+      if (!byShard.has(index))
+        byShard.set(index, {
+          dir: `the blob of shard ${index}/${cell.start.shard?.count ?? 1}`,
+          cells: [],
+          trajectories,
+        })
       byShard.get(index)!.cells.push(cell)
     }
     let merged
@@ -362,15 +443,29 @@ export default class SeqkReporter implements Reporter {
       merged = mergeShards([...byShard.values()], this.runId)
     } catch (error) {
       if (!(error instanceof MergeError)) throw error
-      this.log(`seqk: the merged blobs hold shards of a task-sharded run but not one whole run (${error.message}); each shard's cells are shown as they are`)
+      this.log(
+        `seqk: the merged blobs hold shards of a task-sharded run but not one whole run (${error.message}); each shard's cells are shown as they are`,
+      )
       return undefined
     }
-    const gate = (start: CellStartRecord, cell: CellSummary) => applyBaseline({ path: resolve(this.root, start.baseline!.file), benchmark: start.benchmark, summary: cell, mode: 'none', gate: start.baseline! })
+    const gate = (start: CellStartRecord, cell: CellSummary) =>
+      applyBaseline({
+        path: resolve(this.root, start.baseline!.file),
+        benchmark: start.benchmark,
+        summary: cell,
+        mode: 'none',
+        gate: start.baseline!,
+      })
     const summary = recomputeRun({ runId: this.runId, createdAt: new Date().toISOString(), ...merged, gate })
     this.cells.length = 0
     for (const b of summary.benchmarks) for (const c of b.cells) this.cells.push({ ...c, file: b.file })
-    this.log(`seqk: joined ${byShard.size} task shards into ${merged.cells.length} ${merged.cells.length === 1 ? 'cell' : 'cells'}, each recomputed from the union of its shards' trajectories`)
-    return { trajectories: merged.trajectories, records: merged.cells.flatMap(({ start, end }) => (end ? [start, end] : [start])) }
+    this.log(
+      `seqk: joined ${byShard.size} task shards into ${merged.cells.length} ${merged.cells.length === 1 ? 'cell' : 'cells'}, each recomputed from the union of its shards' trajectories`,
+    )
+    return {
+      trajectories: merged.trajectories,
+      records: merged.cells.flatMap(({ start, end }) => (end ? [start, end] : [start])),
+    }
   }
 
   /** The run directory's trajectories, when it has them here (not after --merge-reports). */
@@ -387,7 +482,10 @@ export default class SeqkReporter implements Reporter {
     this.problems.push(problem)
   }
 
-  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): Promise<void> {
+  async onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError> = [],
+  ): Promise<void> {
     try {
       await this.endRun(testModules, unhandledErrors)
     } finally {
@@ -400,12 +498,20 @@ export default class SeqkReporter implements Reporter {
     if (this.problems.length > 0) process.exitCode = 1
   }
 
-  private async endRun(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
+  private async endRun(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): Promise<void> {
     // A cell that never finished (a crashed worker, a cancelled rerun) must not print after the tables.
     this.progress.dispose()
     this.progress.clear()
     const config = this.vitest?.config
-    const shardHint = fileShardHint({ ...(config?.shard ? { shard: config.shard } : {}), merging: Boolean(config?.mergeReports), files: testModules.length, errors: unhandledErrors })
+    const shardHint = fileShardHint({
+      ...(config?.shard ? { shard: config.shard } : {}),
+      merging: Boolean(config?.mergeReports),
+      files: testModules.length,
+      errors: unhandledErrors,
+    })
     // Said, not failed: Vitest decides the exit code (it fails the first two cases itself, and
     // --passWithNoTests asked it to pass the third).
     if (shardHint) this.log(shardHint)
@@ -413,7 +519,9 @@ export default class SeqkReporter implements Reporter {
       // Nothing is written: the directory belongs to another run (or could not be resumed).
       // With a cell refused, the others may have run: their trajectories are on file, the summary is not rewritten.
       const what = this.refused ? 'wrote nothing to' : 'wrote no summary, tables or report to'
-      const ran = this.refused ? '' : ' (the cells that did run appended their trajectories; resume again once the refused cells are restored)'
+      const ran = this.refused
+        ? ''
+        : ' (the cells that did run appended their trajectories; resume again once the refused cells are restored)'
       const refusal = `${what} ${this.runDir}: ${this.refused ?? this.refusals.join('\n  ')}${ran}`
       this.log(`seqk: ${refusal}`)
       this.problems.push(refusal)
@@ -449,14 +557,17 @@ export default class SeqkReporter implements Reporter {
     const trajectoriesPath = join(this.runDir, TRAJECTORIES_FILE)
     // After --merge-reports the trajectories were written on other machines: rebuild the file
     // from the copies carried inline in the artifacts.
-    if (!existsSync(trajectoriesPath) && trajectories.length > 0) writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
+    if (!existsSync(trajectoriesPath) && trajectories.length > 0)
+      writeFileSync(trajectoriesPath, `${trajectories.map((t) => JSON.stringify(t)).join('\n')}\n`)
     // And what each cell declared, so `seqk summarize` recomputes a merged run too.
     const cellsPath = join(this.runDir, CELLS_FILE)
     if (!existsSync(cellsPath)) for (const record of records) appendCellRecord(cellsPath, record)
     if (this.malformed.size > 0) {
       const shown = [...this.malformed].slice(0, 5)
       const problem = `left out ${this.malformed.size} malformed trajectory ${this.malformed.size === 1 ? 'record' : 'records'}`
-      this.log(`seqk: ${problem}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`)
+      this.log(
+        `seqk: ${problem}:\n${shown.map((m) => `  ${m}`).join('\n')}${this.malformed.size > shown.length ? `\n  … and ${this.malformed.size - shown.length} more` : ''}`,
+      )
       this.problems.push(problem)
     }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
@@ -481,7 +592,12 @@ export default class SeqkReporter implements Reporter {
     let history: RunHistory | undefined
     try {
       const partial = this.partialReason(testModules)
-      history = historyPath ? runHistory(historyPath, displayPath(this.root, historyPath), summary, { ...(this.resumed ? { exceptRunId: this.runId } : {}), ...(partial ? { partial } : {}) }) : undefined
+      history = historyPath
+        ? runHistory(historyPath, displayPath(this.root, historyPath), summary, {
+            ...(this.resumed ? { exceptRunId: this.runId } : {}),
+            ...(partial ? { partial } : {}),
+          })
+        : undefined
     } catch (error) {
       const problem = `could not read the history ${historyPath}, so this run is neither compared with it nor appended to it: ${(error as Error).message}`
       this.log(`seqk: ${problem}`)
@@ -491,17 +607,20 @@ export default class SeqkReporter implements Reporter {
     summary = { ...summary, verdict: verdictBlock(runVerdict(summary, this.problems)) }
     // The trajectories and cells are on disk by now: a failing output below costs a view, never data.
     this.log('')
-    const { written, failures } = await emitRun(runEmitters({ latest: this.writeLatest, html: this.options.html ?? true }), {
-      summary,
-      runDir: this.runDir,
-      root: this.root,
-      trajectories: () => trajectories,
-      ...(history ? { history } : {}),
-      color,
-      wide: this.options.wide ?? wideFromEnv(process.env),
-      print: (text) => this.log(text),
-      env: process.env,
-    })
+    const { written, failures } = await emitRun(
+      runEmitters({ latest: this.writeLatest, html: this.options.html ?? true }),
+      {
+        summary,
+        runDir: this.runDir,
+        root: this.root,
+        trajectories: () => trajectories,
+        ...(history ? { history } : {}),
+        color,
+        wide: this.options.wide ?? wideFromEnv(process.env),
+        print: (text) => this.log(text),
+        env: process.env,
+      },
+    )
     written.splice(written[0] === SUMMARY_FILE ? 1 : 0, 0, TRAJECTORIES_FILE, CELLS_FILE)
     for (const f of failures) this.problems.push(`the ${f.name} could not be written`)
     if (this.resumed) this.log(resumeLine(this.resumed, testModules))
@@ -518,7 +637,12 @@ export default class SeqkReporter implements Reporter {
         const result = t.result()
         if (!cell || result.state !== 'skipped' || ran.has(`${cell.benchmark}\u0000${cell.cellId}`)) continue
         if (filtered && !result.note) continue
-        out.push({ file: this.relativeFile(module.moduleId), benchmark: cell.benchmark, cellId: cell.cellId, reason: result.note ?? 'skipped' })
+        out.push({
+          file: this.relativeFile(module.moduleId),
+          benchmark: cell.benchmark,
+          cellId: cell.cellId,
+          reason: result.note ?? 'skipped',
+        })
       }
     }
     return out
@@ -537,7 +661,8 @@ export default class SeqkReporter implements Reporter {
     // A resume recomputes the cells it skipped (keepCellsNotRun); with -t, skipping is the filter's.
     if (!this.resumed && !pattern) {
       // Cells only (seqEval marks them at declaration): a skipped unit test is not a missing cell.
-      for (const module of testModules) for (const t of module.children.allTests()) if (t.meta().seqkCell && t.result().state === 'skipped') skipped++
+      for (const module of testModules)
+        for (const t of module.children.allTests()) if (t.meta().seqkCell && t.result().state === 'skipped') skipped++
     }
     if (skipped > 0) reasons.push(`${skipped} ${skipped === 1 ? 'cell' : 'cells'} skipped`)
     return reasons.length > 0 ? reasons.join(', ') : undefined
@@ -567,7 +692,9 @@ function declaresCells(testModules: ReadonlyArray<TestModule>): boolean {
 
 /** What to say when -t matched no cell: how Vitest matches it, and names that would. */
 function noCellMatched(pattern: string, testModules: ReadonlyArray<TestModule>): string {
-  const names = testModules.flatMap((m) => [...m.children.allTests()].map((t) => t.fullName.replace(/ > /g, ' '))).slice(0, 3)
+  const names = testModules
+    .flatMap((m) => [...m.children.allTests()].map((t) => t.fullName.replace(/ > /g, ' ')))
+    .slice(0, 3)
   const some = names.length > 0 ? ` Test names here look like: ${names.map((n) => JSON.stringify(n)).join(', ')}.` : ''
   return `seqk: -t ${JSON.stringify(pattern)} matched no cell, so nothing was measured. Vitest matches -t as a regular expression against "<benchmark> <cell id>" (the describe and test names joined by a space): paste the cell id (the part of a progress line after ›, e.g. -t "simulated:reviser · binary"), and put a backslash before ( ) [ ] . + ? * if you paste a benchmark name.${some}`
 }

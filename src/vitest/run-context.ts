@@ -65,7 +65,8 @@ export function currentRun(): SeqkRun {
       if (location.conflict) throw new SeqkRunDirError(location.conflict)
       // Without the reporter, the run's cap is each worker's own: no session spans the workers.
       const limits = capsFromEnv(process.env, RUN_CAP_ENV)
-      const costCap = Object.keys(limits).length > 0 ? { costCap: { limits, session: `worker-${process.pid}-${Date.now()}` } } : {}
+      const costCap =
+        Object.keys(limits).length > 0 ? { costCap: { limits, session: `worker-${process.pid}-${Date.now()}` } } : {}
       if (location.kind !== 'resume') return { runId: location.runId, runDir: location.runDir, ...costCap }
       // The reporter prepares the directory before any worker starts; without it, each worker does.
       const start = prepareResume(location.runDir, parseShard(process.env.SEQK_SHARD))
@@ -85,7 +86,11 @@ function recordInvocation(run: SeqkRun): void {
   if (recorded.has(run.runDir)) return
   recorded.add(run.runDir)
   try {
-    writeFileSync(join(run.runDir, RUN_FILE), `${JSON.stringify({ schema: 'seqk.run/1', runId: run.runId, ...run.invocation }, null, 2)}\n`, { flag: 'wx' })
+    writeFileSync(
+      join(run.runDir, RUN_FILE),
+      `${JSON.stringify({ schema: 'seqk.run/1', runId: run.runId, ...run.invocation }, null, 2)}\n`,
+      { flag: 'wx' },
+    )
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
   }

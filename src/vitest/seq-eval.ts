@@ -35,7 +35,10 @@ const NOTICE_INTERVAL_MS = 2000
 export class SeqkThresholdError extends Error {
   constructor(cellId: string, failed: readonly Check[], declaredAt?: string) {
     // Within 120 columns as everything seqk prints (Vitest adds nothing to a message's lines).
-    const lines = failed.flatMap((c) => [...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2), ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2))])
+    const lines = failed.flatMap((c) => [
+      ...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2),
+      ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2)),
+    ])
     super(`${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed\n${lines.join('\n')}`)
     this.name = 'SeqkThresholdError'
     if (declaredAt) this.stack = `${this.name}: ${this.message}\n${declaredAt}`
@@ -86,10 +89,24 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       discloseBudget: options.discloseBudget,
       concurrency: options.concurrency,
       errors: options.errors,
-      ...(options.maxCostUsd !== undefined || options.maxTokens !== undefined ? { costCap: { cell: { maxCostUsd: options.maxCostUsd, maxTokens: options.maxTokens } } } : {}),
+      ...(options.maxCostUsd !== undefined || options.maxTokens !== undefined
+        ? { costCap: { cell: { maxCostUsd: options.maxCostUsd, maxTokens: options.maxTokens } } }
+        : {}),
     }
-    const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({ ...common, cellId: cellId(actor.id, name), mode: { name, feedback: mode.feedback }, thresholds: mode.expect, annotate: mode.annotate }))
-    if (options.independent) cells.push({ ...common, cellId: cellId(actor.id, 'independent'), mode: null, thresholds: options.independent.expect })
+    const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({
+      ...common,
+      cellId: cellId(actor.id, name),
+      mode: { name, feedback: mode.feedback },
+      thresholds: mode.expect,
+      annotate: mode.annotate,
+    }))
+    if (options.independent)
+      cells.push({
+        ...common,
+        cellId: cellId(actor.id, 'independent'),
+        mode: null,
+        thresholds: options.independent.expect,
+      })
     return cells
   })
 }
@@ -120,99 +137,161 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   warnWithoutSetupFile()
   describe(name, () => {
     for (const spec of planCells(name, resolved)) {
-      const planned = (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) * spec.repeats
-      test(spec.cellId, { timeout: resolved.timeout, meta: { seqkCell: { benchmark: name, cellId: spec.cellId, trajectories: planned } } }, async (context) => {
-        // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
-        if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
-        const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
-        // SEQK_DRY_RUN: the cell's cost estimate instead of the cell.
-        const dryRun = dryRunNote(spec, plan)
-        if (dryRun !== undefined) return context.skip(dryRun)
-        const run = currentRun()
-        // The cell's and the run's caps (a USD cap for an actor with no price fails the cell here, before any call).
-        const costCap = cellCostCap(spec.actor, spec.costCap?.cell, run)
-        const file = join(run.runDir, TRAJECTORIES_FILE)
-        const only = shard ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id)) : undefined
-        // A resumed run keeps what had ended under this protocol and runs only the rest.
-        const { reuse } = planResume(resumedTrajectories(run), { benchmark: name, cellId: spec.cellId, ...plan }, run.runDir)
-        const baselinePath = resolved.baseline ? resolve(dirname(context.task.file.filepath), resolved.baseline.file) : null
-        const gateOptions = resolved.baseline ? { margin: resolved.baseline.margin, maxDrop: resolved.baseline.maxDrop, ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number), seed: resolved.seed } : null
-        // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
-        const cellsFile = join(run.runDir, CELLS_FILE)
-        // The file exists from the cell's start, even for a shard with none of its tasks.
-        appendFileSync(file, '')
-        const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
-        const declared: CellStartRecord = { ...record, type: 'start', actorId: plan.actorId, mode: plan.mode, protocol: plan.protocol, fingerprint: plan.fingerprint, taskIds: plan.taskIds, taskHashes: plan.taskHashes, repeats: plan.repeats, thresholds: plan.thresholds, errors: plan.errors, file: plan.file, baseline: baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null, ...(shard ? { shard } : {}), ...cellStartExtras(spec, plan, run) }
-        appendCellRecord(cellsFile, declared)
-        // Carried in the artifact too, so --merge-reports can rebuild cells.jsonl on another machine.
-        await recordArtifact(context.task, { type: 'seqk:cell-start', benchmark: name, cellId: spec.cellId, total: (only?.size ?? spec.tasks.length) * spec.repeats, plan, declared, ...(run.resume ? { reused: reuse.size } : {}) })
-        // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
-        for (const trajectory of reuse.values()) await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
-        // Retries and rate-limit waits while the cell runs, for live progress: the first at once,
-        // then at most one every few seconds (the reporter prints fewer still).
-        let lastNotice = Number.NEGATIVE_INFINITY
-        const stopRetries = onRetry((notice) => {
-          const now = Date.now()
-          if (now - lastNotice < NOTICE_INTERVAL_MS) return
-          lastNotice = now
-          void recordArtifact(context.task, { type: 'seqk:notice', text: retryNoticeText(notice) }).catch(() => {})
-        })
-        // A batched actor's batches: every change of status (submitted, finalising, ended) at once, counts throttled.
-        let lastBatch = ''
-        const stopBatches = onBatchProgress((p) => {
-          const now = Date.now()
-          const changed = `${p.batchId}:${p.status}` !== lastBatch
-          if (!changed && now - lastNotice < NOTICE_INTERVAL_MS) return
-          lastBatch = `${p.batchId}:${p.status}`
-          lastNotice = now
-          void recordArtifact(context.task, { type: 'seqk:notice', text: batchNoticeText(p) }).catch(() => {})
-        })
-        const stopNotices = () => {
-          stopRetries()
-          stopBatches()
-        }
-        let result: CellResult
-        try {
-          result = await runCell({
-            ...spec,
-            runId: run.runId,
-            costCap,
-            reuse,
-            only,
-            signal: context.signal,
-            onTrajectory: async (trajectory) => {
-              appendTrajectory(file, trajectory)
-              await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
-            },
-          })
-        } finally {
-          stopNotices()
-        }
-        const end = { ...record, type: 'end' as const, durationMs: result.summary.durationMs, ...(run.resume ? { kept: reuse.size } : {}) }
-        if (shard) {
-          // A shard's numbers cover a share of the tasks: thresholds and the baseline wait for `seqk merge`.
-          appendCellRecord(cellsFile, { ...end, verdict: 'shard' })
-          context.task.meta.seqk = { ...result.summary, thresholds: [], verdict: 'shard', shard, file: plan.file }
-          return
-        }
-        let summary = result.summary
-        try {
-          if (baselinePath && gateOptions) {
-            const gate = applyBaseline({ path: baselinePath, benchmark: name, summary, mode: updateMode(context.expect.getState().snapshotState), gate: gateOptions })
-            if (gate.status === 'written' || gate.status === 'updated') await context.annotate(gate.messages.join('\n'), 'notice')
-            summary = { ...summary, gate, verdict: storedVerdict({ ...summary, gate }) }
+      const planned =
+        (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) *
+        spec.repeats
+      test(
+        spec.cellId,
+        {
+          timeout: resolved.timeout,
+          meta: { seqkCell: { benchmark: name, cellId: spec.cellId, trajectories: planned } },
+        },
+        async (context) => {
+          // A model that cannot run here (no key, and the eval opted into skipping) skips its cells with the reason.
+          if (spec.actor.unavailable) return context.skip(`${spec.actor.id}: ${spec.actor.unavailable}`)
+          const plan = planOf(spec, relative(process.cwd(), context.task.file.filepath))
+          // SEQK_DRY_RUN: the cell's cost estimate instead of the cell.
+          const dryRun = dryRunNote(spec, plan)
+          if (dryRun !== undefined) return context.skip(dryRun)
+          const run = currentRun()
+          // The cell's and the run's caps (a USD cap for an actor with no price fails the cell here, before any call).
+          const costCap = cellCostCap(spec.actor, spec.costCap?.cell, run)
+          const file = join(run.runDir, TRAJECTORIES_FILE)
+          const only = shard
+            ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id))
+            : undefined
+          // A resumed run keeps what had ended under this protocol and runs only the rest.
+          const { reuse } = planResume(
+            resumedTrajectories(run),
+            { benchmark: name, cellId: spec.cellId, ...plan },
+            run.runDir,
+          )
+          const baselinePath = resolved.baseline
+            ? resolve(dirname(context.task.file.filepath), resolved.baseline.file)
+            : null
+          const gateOptions = resolved.baseline
+            ? {
+                margin: resolved.baseline.margin,
+                maxDrop: resolved.baseline.maxDrop,
+                ks: Object.keys(spec.thresholds.seqAt ?? {}).map(Number),
+                seed: resolved.seed,
+              }
+            : null
+          // What the cell declared, beside its trajectories: `seqk summarize` recomputes it from the two files.
+          const cellsFile = join(run.runDir, CELLS_FILE)
+          // The file exists from the cell's start, even for a shard with none of its tasks.
+          appendFileSync(file, '')
+          const record = { schema: 'seqk.cell/1' as const, runId: run.runId, benchmark: name, cellId: spec.cellId }
+          const declared: CellStartRecord = {
+            ...record,
+            type: 'start',
+            actorId: plan.actorId,
+            mode: plan.mode,
+            protocol: plan.protocol,
+            fingerprint: plan.fingerprint,
+            taskIds: plan.taskIds,
+            taskHashes: plan.taskHashes,
+            repeats: plan.repeats,
+            thresholds: plan.thresholds,
+            errors: plan.errors,
+            file: plan.file,
+            baseline:
+              baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null,
+            ...(shard ? { shard } : {}),
+            ...cellStartExtras(spec, plan, run),
           }
-        } catch (error) {
-          // The cell ran to its end: its trajectories are whole, only its gate could not be read.
-          appendCellRecord(cellsFile, end)
-          throw error
-        }
-        // The same verdict every output derives: each failed check once, a root cause alone.
-        const verdict = cellVerdict(summary)
-        appendCellRecord(cellsFile, { ...end, verdict: verdict.status, failedChecks: verdict.failed.length })
-        context.task.meta.seqk = { ...summary, file: relative(process.cwd(), context.task.file.filepath) }
-        if (verdict.status === 'fail') throw new SeqkThresholdError(spec.cellId, verdict.failed, declaredAt)
-      })
+          appendCellRecord(cellsFile, declared)
+          // Carried in the artifact too, so --merge-reports can rebuild cells.jsonl on another machine.
+          await recordArtifact(context.task, {
+            type: 'seqk:cell-start',
+            benchmark: name,
+            cellId: spec.cellId,
+            total: (only?.size ?? spec.tasks.length) * spec.repeats,
+            plan,
+            declared,
+            ...(run.resume ? { reused: reuse.size } : {}),
+          })
+          // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
+          for (const trajectory of reuse.values())
+            await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
+          // Retries and rate-limit waits while the cell runs, for live progress: the first at once,
+          // then at most one every few seconds (the reporter prints fewer still).
+          let lastNotice = Number.NEGATIVE_INFINITY
+          const stopRetries = onRetry((notice) => {
+            const now = Date.now()
+            if (now - lastNotice < NOTICE_INTERVAL_MS) return
+            lastNotice = now
+            void recordArtifact(context.task, { type: 'seqk:notice', text: retryNoticeText(notice) }).catch(() => {})
+          })
+          // A batched actor's batches: every change of status (submitted, finalising, ended) at once, counts throttled.
+          let lastBatch = ''
+          const stopBatches = onBatchProgress((p) => {
+            const now = Date.now()
+            const changed = `${p.batchId}:${p.status}` !== lastBatch
+            if (!changed && now - lastNotice < NOTICE_INTERVAL_MS) return
+            lastBatch = `${p.batchId}:${p.status}`
+            lastNotice = now
+            void recordArtifact(context.task, { type: 'seqk:notice', text: batchNoticeText(p) }).catch(() => {})
+          })
+          const stopNotices = () => {
+            stopRetries()
+            stopBatches()
+          }
+          let result: CellResult
+          try {
+            result = await runCell({
+              ...spec,
+              runId: run.runId,
+              costCap,
+              reuse,
+              only,
+              signal: context.signal,
+              onTrajectory: async (trajectory) => {
+                appendTrajectory(file, trajectory)
+                await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory })
+              },
+            })
+          } finally {
+            stopNotices()
+          }
+          const end = {
+            ...record,
+            type: 'end' as const,
+            durationMs: result.summary.durationMs,
+            ...(run.resume ? { kept: reuse.size } : {}),
+          }
+          if (shard) {
+            // A shard's numbers cover a share of the tasks: thresholds and the baseline wait for `seqk merge`.
+            appendCellRecord(cellsFile, { ...end, verdict: 'shard' })
+            context.task.meta.seqk = { ...result.summary, thresholds: [], verdict: 'shard', shard, file: plan.file }
+            return
+          }
+          let summary = result.summary
+          try {
+            if (baselinePath && gateOptions) {
+              const gate = applyBaseline({
+                path: baselinePath,
+                benchmark: name,
+                summary,
+                mode: updateMode(context.expect.getState().snapshotState),
+                gate: gateOptions,
+              })
+              if (gate.status === 'written' || gate.status === 'updated')
+                await context.annotate(gate.messages.join('\n'), 'notice')
+              summary = { ...summary, gate, verdict: storedVerdict({ ...summary, gate }) }
+            }
+          } catch (error) {
+            // The cell ran to its end: its trajectories are whole, only its gate could not be read.
+            appendCellRecord(cellsFile, end)
+            throw error
+          }
+          // The same verdict every output derives: each failed check once, a root cause alone.
+          const verdict = cellVerdict(summary)
+          appendCellRecord(cellsFile, { ...end, verdict: verdict.status, failedChecks: verdict.failed.length })
+          context.task.meta.seqk = { ...summary, file: relative(process.cwd(), context.task.file.filepath) }
+          if (verdict.status === 'fail') throw new SeqkThresholdError(spec.cellId, verdict.failed, declaredAt)
+        },
+      )
     }
   })
 }
@@ -241,7 +320,12 @@ let warnedSetup = false
 
 /** Says once per worker when 'vitest-seqk/setup' is missing (the matchers would not exist). */
 function warnWithoutSetupFile(): void {
-  if (warnedSetup || process.env.SEQK_QUIET || (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')]) return
+  if (warnedSetup || process.env.SEQK_QUIET || (globalThis as Record<symbol, unknown>)[Symbol.for('vitest-seqk.setup')])
+    return
   warnedSetup = true
-  console.warn(wrapText("vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles."))
+  console.warn(
+    wrapText(
+      "vitest-seqk: the setup file is not loaded, so expect(summary).toReachSeqAt() and toReachPassAt() do not exist. Add 'vitest-seqk/setup' to test.setupFiles.",
+    ),
+  )
 }

@@ -14,5 +14,8 @@ export function skipLines(testModules: ReadonlyArray<TestModule>): string[] {
       byReason.set(result.note, [...(byReason.get(result.note) ?? []), t.fullName.replace(/ > /g, ' › ')])
     }
   }
-  return [...byReason].map(([reason, names]) => `seqk: skipped ${names.length === 1 ? `"${names[0]}"` : `${names.length} tests (${names.map((n) => `"${n}"`).join(', ')})`}: ${reason}`)
+  return [...byReason].map(
+    ([reason, names]) =>
+      `seqk: skipped ${names.length === 1 ? `"${names[0]}"` : `${names.length} tests (${names.map((n) => `"${n}"`).join(', ')})`}: ${reason}`,
+  )
 }

@@ -19,7 +19,11 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const tmp = mkdtempSync(join(tmpdir(), 'seqk-fixtures-run-'))
   const dir = join(tmp, 'run')
   const env = cleanEnv({ CI: 'true', SEQK_RUN_DIR: dir, SEQK_HISTORY_FILE: join(tmp, 'history.jsonl') })
-  const { status, out } = await runNode([VITEST, 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], { cwd: root, env, timeoutMs: 240_000 })
+  const { status, out } = await runNode([VITEST, 'run', '--project', 'evals', 'evals/fixtures-code.eval.ts'], {
+    cwd: root,
+    env,
+    timeoutMs: 240_000,
+  })
   project.provide('fixturesRun', { dir, status, out })
   return () => rmSync(tmp, { recursive: true, force: true })
 }

@@ -6,7 +6,9 @@ import { syncBuiltinESMExports } from 'node:module'
 
 const refuse = (name: string) =>
   function refused(): never {
-    throw new Error(`child_process.${name}: a unit test starts no child process; list this test file under the integration or e2e project in vitest.config.ts`)
+    throw new Error(
+      `child_process.${name}: a unit test starts no child process; list this test file under the integration or e2e project in vitest.config.ts`,
+    )
   }
 
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const) {

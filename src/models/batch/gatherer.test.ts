@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useBatchLedger } from './ledger.js'
-import { BatchDeadlineError, BatchGatherer, BatchRequestError, type BatchItem, type BatchItemOutcome, type BatchTransport } from './gatherer.js'
+import {
+  BatchDeadlineError,
+  BatchGatherer,
+  BatchRequestError,
+  type BatchItem,
+  type BatchItemOutcome,
+  type BatchTransport,
+} from './gatherer.js'
 
 /** A transport whose batches end as `decide` says, recording what it was sent. */
 function scriptedTransport(decide: (item: BatchItem, batch: number) => BatchItemOutcome) {
@@ -35,8 +42,10 @@ describe('BatchGatherer', () => {
     expect(g.submitted).toEqual(['batch-1', 'batch-2'])
   })
 
-  it("rejects a request that failed inside the batch with its status (the retry loop reads it), resolving the others", async () => {
-    const { transport } = scriptedTransport((i) => (i.body.q === 2 ? { kind: 'answered', status: 400, body: { error: { message: 'bad field' } } } : ok(i)))
+  it('rejects a request that failed inside the batch with its status (the retry loop reads it), resolving the others', async () => {
+    const { transport } = scriptedTransport((i) =>
+      i.body.q === 2 ? { kind: 'answered', status: 400, body: { error: { message: 'bad field' } } } : ok(i),
+    )
     const g = new BatchGatherer(transport, { gatherMs: 5 })
     const [a, b] = await Promise.allSettled([g.submit({ q: 1 }), g.submit({ q: 2 })])
     expect(a).toEqual({ status: 'fulfilled', value: { echo: 1 } })
@@ -48,12 +57,20 @@ describe('BatchGatherer', () => {
   })
 
   it('resubmits an expired request into the next batch, and gives up past `resubmit` with a deadline error (go direct)', async () => {
-    const { transport, batches } = scriptedTransport((i, n) => (n === 1 || i.body.q === 'never' ? { kind: 'expired' } : ok(i)))
+    const { transport, batches } = scriptedTransport((i, n) =>
+      n === 1 || i.body.q === 'never' ? { kind: 'expired' } : ok(i),
+    )
     const g = new BatchGatherer(transport, { gatherMs: 5, resubmit: 2 })
     await expect(g.submit({ q: 'soon' })).resolves.toEqual({ echo: 'soon' })
     await expect(g.submit({ q: 'never' })).rejects.toBeInstanceOf(BatchDeadlineError)
     // soon: batches 1 (expired) and 2; never: 3, 4 and 5 (two resubmits).
-    expect(batches.map((b) => b.items.map((i) => i.body.q))).toEqual([['soon'], ['soon'], ['never'], ['never'], ['never']])
+    expect(batches.map((b) => b.items.map((i) => i.body.q))).toEqual([
+      ['soon'],
+      ['soon'],
+      ['never'],
+      ['never'],
+      ['never'],
+    ])
   })
 
   it('aborts the batch when every caller aborted, and a caller that aborts gets its own reason', async () => {
@@ -68,7 +85,12 @@ describe('BatchGatherer', () => {
   })
 
   it('ends the wait at the deadline with a BatchDeadlineError', async () => {
-    const transport: BatchTransport = { provider: 'Test', submit: async () => 'batch-1', wait: (_id, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) }
+    const transport: BatchTransport = {
+      provider: 'Test',
+      submit: async () => 'batch-1',
+      wait: (_id, { signal }) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    }
     const g = new BatchGatherer(transport, { gatherMs: 1, deadlineMs: 30 })
     await expect(g.submit({ q: 1 })).rejects.toThrow(/did not end within its deadline \(30 ms/)
   })
@@ -109,7 +131,11 @@ describe('BatchGatherer with a run directory ledger', () => {
   it("never serves one call another call's answer: two repeats with the same prompt stay two samples", async () => {
     await withLedger(async () => {
       // Each answer names the request it answered, so two answers to one prompt differ.
-      const { transport, batches } = scriptedTransport((i) => ({ kind: 'answered', status: 200, body: { answered: i.customId } }))
+      const { transport, batches } = scriptedTransport((i) => ({
+        kind: 'answered',
+        status: 200,
+        body: { answered: i.customId },
+      }))
       const first = new BatchGatherer(transport, { gatherMs: 1 })
       void first.submit({ q: 'same' }, undefined, { repeat: 0 })
       void first.submit({ q: 'same' }, undefined, { repeat: 1 })
@@ -135,7 +161,11 @@ describe('batch progress', () => {
       stop()
     }
     expect(heard).toEqual(['Test batch: submitted, 1 request'])
-    expect(batchNoticeText({ batchId: 'b', provider: 'OpenAI', status: 'in_progress', done: 12, total: 40 })).toBe('OpenAI batch: in progress 12/40')
-    expect(batchNoticeText({ batchId: 'b', provider: 'Anthropic', status: 'finalizing', done: 40, total: 40 })).toBe('Anthropic batch: finalising')
+    expect(batchNoticeText({ batchId: 'b', provider: 'OpenAI', status: 'in_progress', done: 12, total: 40 })).toBe(
+      'OpenAI batch: in progress 12/40',
+    )
+    expect(batchNoticeText({ batchId: 'b', provider: 'Anthropic', status: 'finalizing', done: 40, total: 40 })).toBe(
+      'Anthropic batch: finalising',
+    )
   })
 })

@@ -43,7 +43,10 @@ export interface BatchProgress {
 export interface BatchTransport {
   readonly provider: string
   submit(items: readonly BatchItem[], options: { signal: AbortSignal }): Promise<string>
-  wait(batchId: string, options: { signal: AbortSignal; pollMs: number; total: number; onProgress: (p: BatchProgress) => void }): Promise<Map<string, BatchItemOutcome>>
+  wait(
+    batchId: string,
+    options: { signal: AbortSignal; pollMs: number; total: number; onProgress: (p: BatchProgress) => void },
+  ): Promise<Map<string, BatchItemOutcome>>
 }
 
 /** The `batch` option of the OpenAI and Anthropic models. */
@@ -82,7 +85,14 @@ export function onBatchProgress(listener: (p: BatchProgress) => void): () => voi
 
 /** One short line for a batch's progress, for a progress line: "OpenAI batch: in progress 12/40" (the id is in batches.jsonl). */
 export function batchNoticeText(p: BatchProgress): string {
-  const status = p.status === 'in_progress' ? `in progress ${p.done}/${p.total}` : p.status === 'finalizing' ? 'finalising' : p.status === 'submitted' ? `submitted, ${p.total} ${p.total === 1 ? 'request' : 'requests'}` : p.status
+  const status =
+    p.status === 'in_progress'
+      ? `in progress ${p.done}/${p.total}`
+      : p.status === 'finalizing'
+        ? 'finalising'
+        : p.status === 'submitted'
+          ? `submitted, ${p.total} ${p.total === 1 ? 'request' : 'requests'}`
+          : p.status
   return `${p.provider} batch: ${status}`
 }
 
@@ -168,10 +178,19 @@ export class BatchGatherer {
       onProgress(p)
       for (const listener of progressListeners) listener(p)
       // Each change of status (not every poll) goes to the run directory, for the live view.
-      const status = p.status === 'in_progress' ? `in_progress:${Math.floor((4 * p.done) / Math.max(1, p.total))}` : p.status
+      const status =
+        p.status === 'in_progress' ? `in_progress:${Math.floor((4 * p.done) / Math.max(1, p.total))}` : p.status
       if (said.get(p.batchId) === status) return
       said.set(p.batchId, status)
-      appendLedger({ schema: 'seqk.batch-status/1', provider: p.provider, batchId: p.batchId, status: p.status, done: p.done, total: p.total, at: new Date().toISOString() })
+      appendLedger({
+        schema: 'seqk.batch-status/1',
+        provider: p.provider,
+        batchId: p.batchId,
+        status: p.status,
+        done: p.done,
+        total: p.total,
+        at: new Date().toISOString(),
+      })
     }
     this.pollMs = options.pollMs ?? 30_000
     this.gatherMs = options.gatherMs ?? 500
@@ -188,7 +207,15 @@ export class BatchGatherer {
   submit(body: Record<string, unknown>, signal?: AbortSignal, identity: unknown = null): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise((resolve, reject) => {
-      const pending: Pending = { item: { customId: `req-${Date.now().toString(36)}-${++this.serial}`, body }, key: sha256(canonicalJson({ identity, body })), firstSubmitted: Date.now(), resubmits: 0, signal, resolve, reject }
+      const pending: Pending = {
+        item: { customId: `req-${Date.now().toString(36)}-${++this.serial}`, body },
+        key: sha256(canonicalJson({ identity, body })),
+        firstSubmitted: Date.now(),
+        resubmits: 0,
+        signal,
+        resolve,
+        reject,
+      }
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
       const earlier = this.takeEarlier(pending.key)
       if (earlier) void this.recover(pending, earlier)
@@ -216,10 +243,18 @@ export class BatchGatherer {
     const signal = pending.signal ?? new AbortController().signal
     let outcomes = this.collected.get(earlier.batchId)
     if (!outcomes) {
-      outcomes = this.transport.wait(earlier.batchId, { signal, pollMs: this.pollMs, total: 0, onProgress: this.onProgress })
+      outcomes = this.transport.wait(earlier.batchId, {
+        signal,
+        pollMs: this.pollMs,
+        total: 0,
+        onProgress: this.onProgress,
+      })
       this.collected.set(earlier.batchId, outcomes)
     }
-    const outcome = await outcomes.then((m) => m.get(earlier.customId), () => undefined)
+    const outcome = await outcomes.then(
+      (m) => m.get(earlier.customId),
+      () => undefined,
+    )
     if (outcome?.kind === 'answered' && outcome.status < 300) {
       this.recovered++
       pending.resolve(outcome.body)
@@ -252,16 +287,38 @@ export class BatchGatherer {
     for (const p of batch) p.signal?.addEventListener('abort', watch, { once: true })
     // The earliest deadline of the batch's calls ends the wait for all of them.
     const deadline = Math.min(...batch.map((p) => p.firstSubmitted + this.deadlineMs))
-    const timer = setTimeout(() => controller.abort(new BatchDeadlineError(`the batch did not end within its deadline (${this.deadlineMs} ms after the call was first submitted)`)), Math.max(0, deadline - Date.now()))
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new BatchDeadlineError(
+            `the batch did not end within its deadline (${this.deadlineMs} ms after the call was first submitted)`,
+          ),
+        ),
+      Math.max(0, deadline - Date.now()),
+    )
     timer.unref?.()
     let outcomes: Map<string, BatchItemOutcome>
     try {
-      const batchId = await this.transport.submit(batch.map((p) => p.item), { signal: controller.signal })
+      const batchId = await this.transport.submit(
+        batch.map((p) => p.item),
+        { signal: controller.signal },
+      )
       this.submitted.push(batchId)
       // Recorded before the wait: a run killed now finds it when resumed.
-      appendLedger({ schema: 'seqk.batch/1', provider: this.transport.provider, batchId, items: batch.map((p) => ({ customId: p.item.customId, key: p.key })), submittedAt: new Date().toISOString() })
+      appendLedger({
+        schema: 'seqk.batch/1',
+        provider: this.transport.provider,
+        batchId,
+        items: batch.map((p) => ({ customId: p.item.customId, key: p.key })),
+        submittedAt: new Date().toISOString(),
+      })
       this.onProgress({ batchId, provider: this.transport.provider, status: 'submitted', done: 0, total: batch.length })
-      outcomes = await this.transport.wait(batchId, { signal: controller.signal, pollMs: this.pollMs, total: batch.length, onProgress: this.onProgress })
+      outcomes = await this.transport.wait(batchId, {
+        signal: controller.signal,
+        pollMs: this.pollMs,
+        total: batch.length,
+        onProgress: this.onProgress,
+      })
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error
       for (const p of batch) p.reject(reason)
@@ -275,15 +332,27 @@ export class BatchGatherer {
       const outcome: BatchItemOutcome = outcomes.get(p.item.customId) ?? { kind: 'expired' }
       if (outcome.kind === 'answered') {
         if (outcome.status < 300) p.resolve(outcome.body)
-        else p.reject(new BatchRequestError(outcome.status, `HTTP ${outcome.status} inside the ${this.transport.provider} batch: ${errorMessage(outcome.body)}`, outcome.body))
+        else
+          p.reject(
+            new BatchRequestError(
+              outcome.status,
+              `HTTP ${outcome.status} inside the ${this.transport.provider} batch: ${errorMessage(outcome.body)}`,
+              outcome.body,
+            ),
+          )
       } else if (p.resubmits < this.resubmit && Date.now() - p.firstSubmitted < this.deadlineMs) {
         // An expired or cancelled batch, or a result line that could not be read, is not the
         // request's fault: it alone goes into the next batch (the answered ones are never sent again).
         p.resubmits++
         this.enqueue(p)
       } else {
-        const what = outcome.kind === 'malformed' ? `had a result that could not be read (${outcome.reason})` : outcome.kind
-        p.reject(new BatchDeadlineError(`the request ${what} in ${p.resubmits + 1} ${p.resubmits === 0 ? 'batch' : 'batches'}`))
+        const what =
+          outcome.kind === 'malformed' ? `had a result that could not be read (${outcome.reason})` : outcome.kind
+        p.reject(
+          new BatchDeadlineError(
+            `the request ${what} in ${p.resubmits + 1} ${p.resubmits === 0 ? 'batch' : 'batches'}`,
+          ),
+        )
       }
     }
   }
@@ -291,7 +360,7 @@ export class BatchGatherer {
 
 function errorMessage(body: unknown): string {
   const e = (body as { error?: { message?: unknown } } | null)?.error
-  return typeof e?.message === 'string' ? e.message : JSON.stringify(body)?.slice(0, 200) ?? 'no body'
+  return typeof e?.message === 'string' ? e.message : (JSON.stringify(body)?.slice(0, 200) ?? 'no body')
 }
 
 /**
@@ -300,7 +369,12 @@ function errorMessage(body: unknown): string {
  * `maxRetries + 1` failures in a row it throws a {@link BatchPollsFailedError}, so a batch whose
  * polls keep failing ends within about (maxRetries + 1) × (timeoutMs + backoff).
  */
-export async function pollUntil<T>(check: () => Promise<T | undefined>, pollMs: number, signal: AbortSignal, retry: RetryOptions = {}): Promise<T> {
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined>,
+  pollMs: number,
+  signal: AbortSignal,
+  retry: RetryOptions = {},
+): Promise<T> {
   let failures = 0
   for (;;) {
     let done: T | undefined
@@ -312,7 +386,10 @@ export async function pollUntil<T>(check: () => Promise<T | undefined>, pollMs: 
       const failure = classifyFailure(error)
       if (!failure.retryable) throw error
       failures++
-      if (failures > (retry.maxRetries ?? 5)) throw new BatchPollsFailedError(`its status polls failed ${failures} times in a row (the last: ${failure.reason}), so the batch was cancelled and its calls go through the normal API`)
+      if (failures > (retry.maxRetries ?? 5))
+        throw new BatchPollsFailedError(
+          `its status polls failed ${failures} times in a row (the last: ${failure.reason}), so the batch was cancelled and its calls go through the normal API`,
+        )
       await sleep(retryDelay(failures, failure, retry), signal)
       continue
     }

@@ -13,11 +13,17 @@ export function anthropicToolTurns(turns: readonly ToolTurn[]): Anthropic.Messag
   for (const turn of turns) {
     if (turn.role === 'assistant') {
       const blocks: Anthropic.ContentBlockParam[] = turn.text === '' ? [] : [{ type: 'text', text: turn.text }]
-      for (const c of turn.toolCalls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argumentsObject(c.arguments) })
+      for (const c of turn.toolCalls)
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argumentsObject(c.arguments) })
       out.push({ role: 'assistant', content: blocks })
       continue
     }
-    const result: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: turn.callId, content: turn.content, ...(turn.isError ? { is_error: true } : {}) }
+    const result: Anthropic.ToolResultBlockParam = {
+      type: 'tool_result',
+      tool_use_id: turn.callId,
+      content: turn.content,
+      ...(turn.isError ? { is_error: true } : {}),
+    }
     const last = out.at(-1)
     if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(result)
     else out.push({ role: 'user', content: [result] })
@@ -27,10 +33,16 @@ export function anthropicToolTurns(turns: readonly ToolTurn[]): Anthropic.Messag
 
 /** The Messages `tools` of a request. */
 export function anthropicTools(tools: readonly ToolDefinition[]): Anthropic.Tool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Tool.InputSchema }))
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.parameters as Anthropic.Tool.InputSchema,
+  }))
 }
 
 /** The `tool_use` blocks of a response, as calls. */
 export function anthropicToolCalls(content: readonly Anthropic.ContentBlock[]): ToolCall[] {
-  return content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: argumentsText(b.input) }] : []))
+  return content.flatMap((b) =>
+    b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: argumentsText(b.input) }] : [],
+  )
 }

@@ -8,7 +8,25 @@ import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
 import { StreamedToolCalls, type ToolTurn } from '../tools.js'
 import { anthropicToolCalls, anthropicTools, anthropicToolTurns } from './anthropic-tools.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions, type ToolExchange } from './remote.js'
+import {
+  apiKeyFor,
+  bodyLimits,
+  CappedText,
+  callIdentity,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_TIMEOUT_MS,
+  registerHeaderSecrets,
+  definedParams,
+  expectBody,
+  fromEnv,
+  MissingApiKeyError,
+  remoteChatModel,
+  served,
+  unavailableModel,
+  type RawCompletion,
+  type RemoteOptions,
+  type ToolExchange,
+} from './remote.js'
 
 /** The options of `actors.anthropic()`. */
 export interface AnthropicOptions extends RemoteOptions {
@@ -44,8 +62,15 @@ const EPHEMERAL = { type: 'ephemeral' as const }
  * the next revision will read. That is 3 of the 4 breakpoints the API allows. An agent's episode
  * (`turns`) follows the messages; its steps grow the history the same way.
  */
-export function anthropicRequest(messages: readonly ChatMessage[], cache: boolean, episode: readonly ToolTurn[] = []): { system?: Block[]; messages: Anthropic.MessageParam[] } {
-  const systemText = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
+export function anthropicRequest(
+  messages: readonly ChatMessage[],
+  cache: boolean,
+  episode: readonly ToolTurn[] = [],
+): { system?: Block[]; messages: Anthropic.MessageParam[] } {
+  const systemText = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n')
   const turns: Anthropic.MessageParam[] = []
   for (const m of messages) {
     if (m.role === 'system') continue
@@ -66,7 +91,9 @@ export function anthropicRequest(messages: readonly ChatMessage[], cache: boolea
       blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: EPHEMERAL }
     }
   }
-  const system: Block[] | undefined = systemText ? [{ type: 'text', text: systemText, ...(cache ? { cache_control: EPHEMERAL } : {}) }] : undefined
+  const system: Block[] | undefined = systemText
+    ? [{ type: 'text', text: systemText, ...(cache ? { cache_control: EPHEMERAL } : {}) }]
+    : undefined
   return { ...(system ? { system } : {}), messages: turns }
 }
 
@@ -75,7 +102,12 @@ function normaliseUsage(usage: Anthropic.Usage | Anthropic.MessageDeltaUsage | u
   if (typeof usage?.input_tokens !== 'number' || typeof usage.output_tokens !== 'number') return null
   const read = usage.cache_read_input_tokens ?? 0
   const write = usage.cache_creation_input_tokens ?? 0
-  return { inputTokens: usage.input_tokens + read + write, outputTokens: usage.output_tokens, cacheReadTokens: read, cacheWriteTokens: write }
+  return {
+    inputTokens: usage.input_tokens + read + write,
+    outputTokens: usage.output_tokens,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+  }
 }
 
 function finish(reason: string | null | undefined): FinishReason {
@@ -107,7 +139,11 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
   const descriptor = {
     provider: 'anthropic',
     model: options.model,
-    params: definedParams({ temperature: options.temperature, maxTokens, thinkingBudget: options.thinking?.budgetTokens }),
+    params: definedParams({
+      temperature: options.temperature,
+      maxTokens,
+      thinkingBudget: options.thinking?.budgetTokens,
+    }),
   }
   const apiKey = apiKeyFor(options.apiKey, 'ANTHROPIC_API_KEY', options.cassette)
   if (!apiKey) {
@@ -124,7 +160,15 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     // maxRetries 0: we own retries. A timeout is always set: without one the SDK refuses
     // non-streaming calls with max_tokens of 22000 or more.
     // fetch: every body bounded (see bounded-fetch.ts).
-    return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
+    return new AnthropicClient({
+      apiKey,
+      baseURL,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      logLevel: 'off',
+      fetch: boundedFetch(bodyLimits(options)),
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    })
   }
   const bodyOf = (messages: ChatMessage[], exchange?: ToolExchange): Anthropic.MessageCreateParamsNonStreaming => ({
     model: options.model,
@@ -134,7 +178,12 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
   })
-  const batches = options.batch ? new BatchGatherer(anthropicBatches(load, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, retry: options.retry ?? {} }), options.batch === true ? {} : options.batch) : undefined
+  const batches = options.batch
+    ? new BatchGatherer(
+        anthropicBatches(load, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, retry: options.retry ?? {} }),
+        options.batch === true ? {} : options.batch,
+      )
+    : undefined
   return remoteChatModel<Anthropic>({
     id,
     descriptor,
@@ -148,7 +197,14 @@ export function anthropicModel(options: AnthropicOptions): ChatModel {
       if (options.stream) return streamMessage(client, body, signal, options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
       return client.messages.create(body, { signal }).then(completionOf)
     },
-    ...(batches ? { batched: (_client, messages, signal, context) => batches.submit(bodyOf(messages) as unknown as Record<string, unknown>, signal, callIdentity(context)).then((m) => completionOf(m as Anthropic.Message)) } : {}),
+    ...(batches
+      ? {
+          batched: (_client, messages, signal, context) =>
+            batches
+              .submit(bodyOf(messages) as unknown as Record<string, unknown>, signal, callIdentity(context))
+              .then((m) => completionOf(m as Anthropic.Message)),
+        }
+      : {}),
   })
 }
 
@@ -158,9 +214,17 @@ function completionOf(message: Anthropic.Message): RawCompletion {
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
   const toolCalls = anthropicToolCalls(message.content)
   if (!text && !toolCalls.length && message.stop_reason !== 'refusal' && message.stop_reason !== 'max_tokens') {
-    throw new TransportError(`malformed response: no text content (${message.content.length} content blocks, stop_reason ${JSON.stringify(message.stop_reason)})`)
+    throw new TransportError(
+      `malformed response: no text content (${message.content.length} content blocks, stop_reason ${JSON.stringify(message.stop_reason)})`,
+    )
   }
-  return { text, usage: normaliseUsage(message.usage), finishReason: finish(message.stop_reason), ...served(message.model), ...(toolCalls.length ? { toolCalls } : {}) }
+  return {
+    text,
+    usage: normaliseUsage(message.usage),
+    finishReason: finish(message.stop_reason),
+    ...served(message.model),
+    ...(toolCalls.length ? { toolCalls } : {}),
+  }
 }
 
 /**
@@ -170,7 +234,12 @@ function completionOf(message: Anthropic.Message): RawCompletion {
  * `maxChars` the rest of the text is not kept; the stream is still read, for its stop reason and
  * usage.
  */
-async function streamMessage(client: Anthropic, body: Anthropic.MessageCreateParamsNonStreaming, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
+async function streamMessage(
+  client: Anthropic,
+  body: Anthropic.MessageCreateParamsNonStreaming,
+  signal: AbortSignal | undefined,
+  maxChars: number,
+): Promise<RawCompletion> {
   const stream = await client.messages.create({ ...body, stream: true }, { signal })
   const answer = new CappedText(maxChars)
   let start: Anthropic.Message | undefined
@@ -182,17 +251,35 @@ async function streamMessage(client: Anthropic, body: Anthropic.MessageCreatePar
     events++
     if (event.type === 'message_start') start = event.message
     else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.add(event.delta.text)
-    else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') calls.add(event.index, { id: event.content_block.id, name: event.content_block.name })
-    else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') calls.add(event.index, { arguments: event.delta.partial_json })
+    else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use')
+      calls.add(event.index, { id: event.content_block.id, name: event.content_block.name })
+    else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta')
+      calls.add(event.index, { arguments: event.delta.partial_json })
     else if (event.type === 'message_delta') {
       stop = event.delta.stop_reason ?? stop
       usage = event.usage
     }
   }
-  if (!start) throw new TransportError(`malformed response: the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without message_start`)
+  if (!start)
+    throw new TransportError(
+      `malformed response: the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without message_start`,
+    )
   const toolCalls = calls.list()
-  if (!answer.text && !toolCalls.length && stop !== 'refusal' && stop !== 'max_tokens') throw new TransportError(`malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`)
+  if (!answer.text && !toolCalls.length && stop !== 'refusal' && stop !== 'max_tokens')
+    throw new TransportError(
+      `malformed response: the stream had no text (${events} events, stop_reason ${JSON.stringify(stop ?? null)})`,
+    )
   // The start's usage counts the input; the last delta's, the output.
-  const merged = { ...start.usage, ...(usage?.output_tokens !== undefined ? { output_tokens: usage.output_tokens } : {}) } as Anthropic.Usage
-  return { text: answer.text, usage: normaliseUsage(merged), finishReason: finish(stop), ...(answer.cut ? { cut: true } : {}), ...served(start.model), ...(toolCalls.length ? { toolCalls } : {}) }
+  const merged = {
+    ...start.usage,
+    ...(usage?.output_tokens !== undefined ? { output_tokens: usage.output_tokens } : {}),
+  } as Anthropic.Usage
+  return {
+    text: answer.text,
+    usage: normaliseUsage(merged),
+    finishReason: finish(stop),
+    ...(answer.cut ? { cut: true } : {}),
+    ...served(start.model),
+    ...(toolCalls.length ? { toolCalls } : {}),
+  }
 }

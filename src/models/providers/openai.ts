@@ -7,8 +7,32 @@ import { openaiBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
 import { TransportError } from '../retry.js'
 import { StreamedToolCalls } from '../tools.js'
-import { addChatToolDeltas, chatToolCalls, chatToolFields, responsesToolCalls, responsesToolFields } from './openai-tools.js'
-import { apiKeyFor, bodyLimits, CappedText, callIdentity, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUT_MS, registerHeaderSecrets, definedParams, expectBody, fromEnv, MissingApiKeyError, remoteChatModel, served, unavailableModel, type RawCompletion, type RemoteOptions, type ToolExchange } from './remote.js'
+import {
+  addChatToolDeltas,
+  chatToolCalls,
+  chatToolFields,
+  responsesToolCalls,
+  responsesToolFields,
+} from './openai-tools.js'
+import {
+  apiKeyFor,
+  bodyLimits,
+  CappedText,
+  callIdentity,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_TIMEOUT_MS,
+  registerHeaderSecrets,
+  definedParams,
+  expectBody,
+  fromEnv,
+  MissingApiKeyError,
+  remoteChatModel,
+  served,
+  unavailableModel,
+  type RawCompletion,
+  type RemoteOptions,
+  type ToolExchange,
+} from './remote.js'
 
 /** The options of `actors.openai()`. */
 export interface OpenAIOptions extends RemoteOptions {
@@ -35,7 +59,10 @@ export interface OpenAIOptions extends RemoteOptions {
 }
 
 /** The options of `actors.openaiCompatible()`: any server that speaks the OpenAI chat protocol. */
-export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'> {
+export interface CompatibleOptions extends Omit<
+  OpenAIOptions,
+  'api' | 'reasoningEffort' | 'baseURL' | 'skipWithoutKey' | 'batch'
+> {
   /** The server's OpenAI-compatible base URL, e.g. `http://localhost:11434/v1` (Ollama). */
   baseURL: string
   /**
@@ -47,34 +74,61 @@ export interface CompatibleOptions extends Omit<OpenAIOptions, 'api' | 'reasonin
 }
 
 /** Loaded on first use, so evals with only simulated actors never load the SDK. */
-async function client(apiKey: string, baseURL: string | undefined, options: RemoteOptions & { batch?: boolean | BatchOptions }): Promise<OpenAI> {
+async function client(
+  apiKey: string,
+  baseURL: string | undefined,
+  options: RemoteOptions & { batch?: boolean | BatchOptions },
+): Promise<OpenAI> {
   const { default: OpenAIClient } = await import('openai')
   // maxRetries 0: we own retries and every wait must be abortable (openai 6.49 sleeps through a whole retry-after before it sees an abort).
   // logLevel off: the SDK would print parse failures to stderr before throwing; we report them.
   // fetch: every body bounded (see bounded-fetch.ts).
-  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, logLevel: 'off', fetch: boundedFetch(bodyLimits(options)), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
+  return new OpenAIClient({
+    apiKey,
+    baseURL,
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    logLevel: 'off',
+    fetch: boundedFetch(bodyLimits(options)),
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+  })
 }
 
 function chatFinish(reason: string | null | undefined, refusal: unknown): FinishReason {
   if (refusal || reason === 'content_filter') return 'refusal'
-  return reason === 'length' ? 'length' : reason === 'stop' || reason === 'tool_calls' || reason == null ? 'stop' : 'other'
+  return reason === 'length'
+    ? 'length'
+    : reason === 'stop' || reason === 'tool_calls' || reason == null
+      ? 'stop'
+      : 'other'
 }
 
 /** A token count as the reply gave it, or undefined when it is not one. */
-const count = (n: unknown): number | undefined => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined)
+const count = (n: unknown): number | undefined =>
+  typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined
 
 /** Usage of a Chat Completions reply; null when it reported none (a compatible server may send no `usage`): unknown, never zero. */
 function chatUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage | null {
   const [input, output] = [count(usage?.prompt_tokens), count(usage?.completion_tokens)]
   if (input === undefined || output === undefined) return null
-  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: count(usage?.prompt_tokens_details?.cached_tokens) ?? 0,
+    cacheWriteTokens: 0,
+  }
 }
 
 /** Usage of a Responses reply; null when it reported none. */
 function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): Usage | null {
   const [input, output] = [count(usage?.input_tokens), count(usage?.output_tokens)]
   if (input === undefined || output === undefined) return null
-  return { inputTokens: input, outputTokens: output, cacheReadTokens: count(usage?.input_tokens_details?.cached_tokens) ?? 0, cacheWriteTokens: 0 }
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: count(usage?.input_tokens_details?.cached_tokens) ?? 0,
+    cacheWriteTokens: 0,
+  }
 }
 
 function responseText(response: OpenAI.Responses.Response): { text: string; refusal: boolean } {
@@ -106,10 +160,19 @@ function chatDecoding(o: OpenAIOptions, tokenField: 'max_completion_tokens' | 'm
 }
 
 /** One Chat Completions call. No async frame of its own: the common path is one SDK promise and one `then`. */
-function callChat(openai: OpenAI, o: OpenAIOptions, decoding: Record<string, unknown>, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange): Promise<RawCompletion> {
+function callChat(
+  openai: OpenAI,
+  o: OpenAIOptions,
+  decoding: Record<string, unknown>,
+  messages: ChatMessage[],
+  signal: AbortSignal | undefined,
+  exchange?: ToolExchange,
+): Promise<RawCompletion> {
   const body = Object.assign({ model: o.model, messages }, exchange ? chatToolFields(messages, exchange) : {}, decoding)
   if (o.stream) return streamChat(openai, body, signal, o.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS)
-  return openai.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).then(chatCompletion)
+  return openai.chat.completions
+    .create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal })
+    .then(chatCompletion)
 }
 
 /** The answer, usage and finish reason of one Chat Completions response. */
@@ -118,15 +181,29 @@ function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   const choice = completion.choices?.[0]
   if (!choice) throw emptyResponse(`no choices in ${JSON.stringify(completion).slice(0, 80)}`)
   const toolCalls = chatToolCalls(choice.message)
-  return { text: choice.message?.content ?? '', usage: chatUsage(completion.usage), finishReason: chatFinish(choice.finish_reason, choice.message?.refusal), ...served(completion.model), ...(toolCalls.length ? { toolCalls } : {}) }
+  return {
+    text: choice.message?.content ?? '',
+    usage: chatUsage(completion.usage),
+    finishReason: chatFinish(choice.finish_reason, choice.message?.refusal),
+    ...served(completion.model),
+    ...(toolCalls.length ? { toolCalls } : {}),
+  }
 }
 
 /**
  * A streamed Chat Completions answer, assembled. Past `maxChars` the rest of the text is not kept
  * (the stream is still read, for its finish reason and usage; its bytes are bounded by the fetch).
  */
-async function streamChat(openai: OpenAI, body: { model: string; messages: unknown[] }, signal: AbortSignal | undefined, maxChars: number): Promise<RawCompletion> {
-  const stream = await openai.chat.completions.create({ ...(body as OpenAI.ChatCompletionCreateParamsStreaming), stream: true, stream_options: { include_usage: true } }, { signal })
+async function streamChat(
+  openai: OpenAI,
+  body: { model: string; messages: unknown[] },
+  signal: AbortSignal | undefined,
+  maxChars: number,
+): Promise<RawCompletion> {
+  const stream = await openai.chat.completions.create(
+    { ...(body as OpenAI.ChatCompletionCreateParamsStreaming), stream: true, stream_options: { include_usage: true } },
+    { signal },
+  )
   const calls = new StreamedToolCalls()
   const answer = new CappedText(maxChars)
   let finish: string | null | undefined
@@ -144,16 +221,31 @@ async function streamChat(openai: OpenAI, body: { model: string; messages: unkno
     finish = choice?.finish_reason ?? finish
     usage = chunk.usage ?? usage
   }
-  if (finish === undefined && answer.text === '') throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} with no text and no finish reason`)
+  if (finish === undefined && answer.text === '')
+    throw emptyResponse(
+      `the stream ended after ${events} ${events === 1 ? 'event' : 'events'} with no text and no finish reason`,
+    )
   const toolCalls = calls.list()
-  return { text: answer.text, usage: chatUsage(usage), finishReason: chatFinish(finish, refusal), ...(answer.cut ? { cut: true } : {}), ...served(model), ...(toolCalls.length ? { toolCalls } : {}) }
+  return {
+    text: answer.text,
+    usage: chatUsage(usage),
+    finishReason: chatFinish(finish, refusal),
+    ...(answer.cut ? { cut: true } : {}),
+    ...served(model),
+    ...(toolCalls.length ? { toolCalls } : {}),
+  }
 }
 
 /** A Responses API request body. */
 function responsesBody(o: OpenAIOptions, messages: ChatMessage[], exchange?: ToolExchange) {
-  const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n')
+  const instructions = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n')
   const tools = exchange ? responsesToolFields(exchange) : undefined
-  const input: OpenAI.Responses.ResponseInputItem[] = messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }))
+  const input: OpenAI.Responses.ResponseInputItem[] = messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }))
   return {
     model: o.model,
     input: tools ? [...input, ...tools.items] : input,
@@ -166,7 +258,13 @@ function responsesBody(o: OpenAIOptions, messages: ChatMessage[], exchange?: Too
   }
 }
 
-async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange): Promise<RawCompletion> {
+async function callResponses(
+  openai: OpenAI,
+  o: OpenAIOptions,
+  messages: ChatMessage[],
+  signal: AbortSignal | undefined,
+  exchange?: ToolExchange,
+): Promise<RawCompletion> {
   const body = responsesBody(o, messages, exchange)
   let response: OpenAI.Responses.Response | undefined
   if (o.stream) {
@@ -178,7 +276,10 @@ async function callResponses(openai: OpenAI, o: OpenAIOptions, messages: ChatMes
       last = String((event as { type?: unknown }).type)
       if (event.type === 'response.completed' || event.type === 'response.incomplete') response = event.response
     }
-    if (!response) throw emptyResponse(`the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without response.completed (the last: ${JSON.stringify(last)})`)
+    if (!response)
+      throw emptyResponse(
+        `the stream ended after ${events} ${events === 1 ? 'event' : 'events'} without response.completed (the last: ${JSON.stringify(last)})`,
+      )
   } else {
     // The plain POST, not responses.create: on a body that is not JSON (a gateway's HTML page) the
     // SDK's helper fails with "Cannot use 'in' operator…"; this way expectBody says what came.
@@ -192,9 +293,16 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
   expectBody(response, 'output', 'Responses')
   const { text, refusal } = responseText(response)
   const toolCalls = responsesToolCalls(response)
-  if (!text && !refusal && !toolCalls.length && response.status === 'completed') throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
+  if (!text && !refusal && !toolCalls.length && response.status === 'completed')
+    throw emptyResponse(`a completed response with no output text (${response.output.length} output items)`)
   const truncated = response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens'
-  return { text, usage: responsesUsage(response.usage), finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other', ...served(response.model), ...(toolCalls.length ? { toolCalls } : {}) }
+  return {
+    text,
+    usage: responsesUsage(response.usage),
+    finishReason: refusal ? 'refusal' : truncated ? 'length' : response.status === 'completed' ? 'stop' : 'other',
+    ...served(response.model),
+    ...(toolCalls.length ? { toolCalls } : {}),
+  }
 }
 
 /**
@@ -208,7 +316,18 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
 export function openaiModel(options: OpenAIOptions): ChatModel {
   const where = `actors.openai({ model: ${JSON.stringify(options.model)} })`
   checkRemoteOptions(where, options, {
-    known: ['model', 'api', 'temperature', 'maxTokens', 'seed', 'reasoningEffort', 'baseURL', 'apiKey', 'skipWithoutKey', 'batch'],
+    known: [
+      'model',
+      'api',
+      'temperature',
+      'maxTokens',
+      'seed',
+      'reasoningEffort',
+      'baseURL',
+      'apiKey',
+      'skipWithoutKey',
+      'batch',
+    ],
     bounds: REMOTE_BOUNDS,
     choices: { api: ['chat', 'responses'], reasoningEffort: ['minimal', 'low', 'medium', 'high'] },
     maxBatch: 50_000,
@@ -219,7 +338,13 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   const descriptor = {
     provider: 'openai',
     model: options.model,
-    params: definedParams({ api, temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed, reasoningEffort: options.reasoningEffort }),
+    params: definedParams({
+      api,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      seed: options.seed,
+      reasoningEffort: options.reasoningEffort,
+    }),
   }
   const apiKey = apiKeyFor(options.apiKey, 'OPENAI_API_KEY', options.cassette)
   if (!apiKey) {
@@ -235,7 +360,15 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
   registerHeaderSecrets(options.headers)
   const load = () => client(apiKey, baseURL, options)
   // One gatherer per model: a batch file holds one model's requests.
-  const batches = options.batch ? new BatchGatherer(openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions', { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, retry: options.retry ?? {} }), options.batch === true ? {} : options.batch) : undefined
+  const batches = options.batch
+    ? new BatchGatherer(
+        openaiBatches(load, api === 'responses' ? '/v1/responses' : '/v1/chat/completions', {
+          timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          retry: options.retry ?? {},
+        }),
+        options.batch === true ? {} : options.batch,
+      )
+    : undefined
   return remoteChatModel<OpenAI>({
     id,
     descriptor,
@@ -243,13 +376,20 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
     options,
     client: load,
     tools: true,
-    call: api === 'responses' ? (openai, messages, signal, exchange) => callResponses(openai, options, messages, signal, exchange) : (openai, messages, signal, exchange) => callChat(openai, options, decoding, messages, signal, exchange),
+    call:
+      api === 'responses'
+        ? (openai, messages, signal, exchange) => callResponses(openai, options, messages, signal, exchange)
+        : (openai, messages, signal, exchange) => callChat(openai, options, decoding, messages, signal, exchange),
     ...(batches
       ? {
           batched: (_openai, messages, signal, context) =>
             api === 'responses'
-              ? batches.submit(responsesBody(options, messages), signal, callIdentity(context)).then((r) => responsesCompletion(r as OpenAI.Responses.Response))
-              : batches.submit(Object.assign({ model: options.model, messages }, decoding), signal, callIdentity(context)).then((r) => chatCompletion(r as OpenAI.ChatCompletion)),
+              ? batches
+                  .submit(responsesBody(options, messages), signal, callIdentity(context))
+                  .then((r) => responsesCompletion(r as OpenAI.Responses.Response))
+              : batches
+                  .submit(Object.assign({ model: options.model, messages }, decoding), signal, callIdentity(context))
+                  .then((r) => chatCompletion(r as OpenAI.ChatCompletion)),
         }
       : {}),
   })
@@ -266,13 +406,22 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
 export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
   const where = `actors.openaiCompatible({ model: ${JSON.stringify(options.model)} })`
   // Without a base URL the SDK would send a local model's calls to api.openai.com.
-  checkRemoteOptions(where, options, { known: ['model', 'temperature', 'maxTokens', 'seed', 'baseURL', 'apiKey', 'served'], bounds: REMOTE_BOUNDS, baseURL: 'required' })
+  checkRemoteOptions(where, options, {
+    known: ['model', 'temperature', 'maxTokens', 'seed', 'baseURL', 'apiKey', 'served'],
+    bounds: REMOTE_BOUNDS,
+    baseURL: 'required',
+  })
   const id = options.id ?? `compat:${options.model}`
   const descriptor = {
     provider: 'openai-compatible',
     model: options.model,
     // The weights' identity: what the server serves when named, else where it is (without credentials).
-    params: definedParams({ ...(options.served ? { served: options.served } : { baseURL: redactUrl(options.baseURL) }), temperature: options.temperature, maxTokens: options.maxTokens, seed: options.seed }),
+    params: definedParams({
+      ...(options.served ? { served: options.served } : { baseURL: redactUrl(options.baseURL) }),
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      seed: options.seed,
+    }),
   }
   registerSecret(options.apiKey)
   registerHeaderSecrets(options.headers)

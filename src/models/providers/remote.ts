@@ -1,14 +1,51 @@
-import { throwIfAborted, type CallContext, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ModelDescriptor, type Usage } from '../chat-model.js'
-import { batchCostOf, costOf, DEFAULT_BATCH_SHARE, findPrice, uncachedCostOf, type Price, type PriceTable } from '../pricing.js'
+import {
+  throwIfAborted,
+  type CallContext,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type FinishReason,
+  type ModelDescriptor,
+  type Usage,
+} from '../chat-model.js'
+import {
+  batchCostOf,
+  costOf,
+  DEFAULT_BATCH_SHARE,
+  findPrice,
+  uncachedCostOf,
+  type Price,
+  type PriceTable,
+} from '../pricing.js'
 import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
 import { callSignal } from '../call-signal.js'
 import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
-import { beyondCap, classifyFailure, notifyRetry, ownRefusal, ProviderError, quotaText, retryAfterFailure, retryDelay, sleep, TransportError, waitText, type FailureClass, type RetryOptions } from '../retry.js'
+import {
+  beyondCap,
+  classifyFailure,
+  notifyRetry,
+  ownRefusal,
+  ProviderError,
+  quotaText,
+  retryAfterFailure,
+  retryDelay,
+  sleep,
+  TransportError,
+  waitText,
+  type FailureClass,
+  type RetryOptions,
+} from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
 import { redactSecrets, registerSecret } from '../redact.js'
 import type { ToolCall, ToolDefinition, ToolTurn } from '../tools.js'
-import { bytesText, DEFAULT_MAX_BATCH_RESULTS_BYTES, DEFAULT_MAX_RESPONSE_BYTES, type BodyLimits } from '../bounded-fetch.js'
+import {
+  bytesText,
+  DEFAULT_MAX_BATCH_RESULTS_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type BodyLimits,
+} from '../bounded-fetch.js'
 
 /** What one provider call returns before pricing and timing. */
 export interface RawCompletion {
@@ -67,7 +104,9 @@ export function cutToChars(text: string, max: number): string {
 export function bodyLimits(options: RemoteOptions & { batch?: boolean | { maxResultsBytes?: number } }): BodyLimits {
   return {
     responseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    batchResultsBytes: (typeof options.batch === 'object' ? options.batch.maxResultsBytes : undefined) ?? DEFAULT_MAX_BATCH_RESULTS_BYTES,
+    batchResultsBytes:
+      (typeof options.batch === 'object' ? options.batch.maxResultsBytes : undefined) ??
+      DEFAULT_MAX_BATCH_RESULTS_BYTES,
   }
 }
 
@@ -136,7 +175,12 @@ export function remoteChatModel<Client>(input: {
    * One SDK call. It may also throw synchronously (building the request): the caller awaits it inside its `try`.
    * `exchange` is set when the request offers tools (then `tools` must be true).
    */
-  call: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined, exchange?: ToolExchange) => Promise<RawCompletion>
+  call: (
+    client: Client,
+    messages: ChatMessage[],
+    signal: AbortSignal | undefined,
+    exchange?: ToolExchange,
+  ) => Promise<RawCompletion>
   /** The provider maps tools to its wire: the model says so (`ChatModel.tools`). */
   tools?: boolean
   /**
@@ -144,7 +188,12 @@ export function remoteChatModel<Client>(input: {
    * the batch, however long, and rejects with a BatchDeadlineError when the call should go
    * through the normal API instead.
    */
-  batched?: (client: Client, messages: ChatMessage[], signal: AbortSignal | undefined, context: CallContext) => Promise<RawCompletion>
+  batched?: (
+    client: Client,
+    messages: ChatMessage[],
+    signal: AbortSignal | undefined,
+    context: CallContext,
+  ) => Promise<RawCompletion>
 }): ChatModel {
   const { descriptor, options } = input
   const limiter = limiterFor(input.endpoint, options.concurrency)
@@ -160,100 +209,134 @@ export function remoteChatModel<Client>(input: {
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
   const maxAnswerChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS
   const endpoint: Endpoint = { key: input.endpoint, limiter, breaker, retry }
-  return withCassette({
-    id: input.id,
-    descriptor,
-    ...(input.batched ? { gathers: true } : {}),
-    ...(price ? { price } : {}),
-    ...(input.tools ? { tools: true } : {}),
-    async chat(request: ChatRequest): Promise<ChatResponse> {
-      throwIfAborted(request.signal)
-      const exchange = toolExchange(input.id, request, input.tools === true)
-      const started = performance.now()
-      const call = callSignal(request.signal)
-      const signal = call.signal
-      let raw: RawCompletion | undefined
-      const label = () => `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
-      // The retry loop written out (see withRetries): this runs once per model call, and the common
-      // case, a free slot and a first try that succeeds, then costs no closure and no extra frame.
-      try {
-        // Batched: one slot of a batch, not of the endpoint's concurrency, and no per-try timeout
-        // (a batch takes minutes to hours); a request that failed inside its batch is retried in the next.
-        // An agent's steps go direct: each waits on the last one's tool results, a batch would hold every step for hours.
-        if (input.batched && !exchange) {
-          for (let tries = 1; ; tries++) {
-            try {
-              raw = await input.batched(client ?? (client = await load()), request.messages, signal, request.context)
-              break
-            } catch (error) {
-              // Past its deadline the call goes through the normal API, at the normal price.
-              if (error instanceof BatchDeadlineError) break
-              await sleep(retryAfterFailure(error, tries, retry, { signal, label, onFailure }), signal)
+  return withCassette(
+    {
+      id: input.id,
+      descriptor,
+      ...(input.batched ? { gathers: true } : {}),
+      ...(price ? { price } : {}),
+      ...(input.tools ? { tools: true } : {}),
+      async chat(request: ChatRequest): Promise<ChatResponse> {
+        throwIfAborted(request.signal)
+        const exchange = toolExchange(input.id, request, input.tools === true)
+        const started = performance.now()
+        const call = callSignal(request.signal)
+        const signal = call.signal
+        let raw: RawCompletion | undefined
+        const label = () =>
+          `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
+        // The retry loop written out (see withRetries): this runs once per model call, and the common
+        // case, a free slot and a first try that succeeds, then costs no closure and no extra frame.
+        try {
+          // Batched: one slot of a batch, not of the endpoint's concurrency, and no per-try timeout
+          // (a batch takes minutes to hours); a request that failed inside its batch is retried in the next.
+          // An agent's steps go direct: each waits on the last one's tool results, a batch would hold every step for hours.
+          if (input.batched && !exchange) {
+            for (let tries = 1; ; tries++) {
+              try {
+                raw = await input.batched(client ?? (client = await load()), request.messages, signal, request.context)
+                break
+              } catch (error) {
+                // Past its deadline the call goes through the normal API, at the normal price.
+                if (error instanceof BatchDeadlineError) break
+                await sleep(retryAfterFailure(error, tries, retry, { signal, label, onFailure }), signal)
+              }
             }
           }
-        }
-        const batched = raw !== undefined
-        if (!batched) {
-          const ends = started + callTimeoutMs
-          // Retries spent against retry.maxRetries: a push-back shared with calls in flight together spends none.
-          let retries = 0
-          for (let tries = 1; ; tries++) {
-            // A dead endpoint, or one holding a quota's wait, fails at once, by name (not retryable).
-            breaker.check()
-            // Loaded before the try's deadline starts: an SDK's first import can take longer than a short timeoutMs.
-            const sdk = client ?? (client = await load())
-            const startedAt = limiter.tryAcquire() ? limiter.clock() : await limiter.acquire(signal, ends - performance.now(), () => callBoundError(label(), tries - 1, callTimeoutMs, 'waiting for a slot'))
-            let failure: unknown
-            let timedOutTry = false
-            const tryMs = Math.min(timeoutMs, ends - performance.now())
-            const deadline = new Deadline(signal, Math.max(1, tryMs))
-            try {
-              // The endpoint may have closed while this call waited for its slot.
+          const batched = raw !== undefined
+          if (!batched) {
+            const ends = started + callTimeoutMs
+            // Retries spent against retry.maxRetries: a push-back shared with calls in flight together spends none.
+            let retries = 0
+            for (let tries = 1; ; tries++) {
+              // A dead endpoint, or one holding a quota's wait, fails at once, by name (not retryable).
               breaker.check()
-              raw = await deadline.race(input.call(sdk, request.messages, deadline.signal, exchange))
-              breaker.reached()
-              break
-            } catch (error) {
-              failure = diagnose(error, deadline, input.endpoint, tryMs < timeoutMs ? `${Math.round(tryMs)} ms (what was left of callTimeoutMs)` : `${timeoutMs} ms (timeoutMs)`)
-              const cause = connectionCause(error)
-              timedOutTry = deadline.timedOut
-              if (cause) breaker.failed(cause)
-              else if (deadline.timedOut && tryMs >= timeoutMs) breaker.timedOut(timeoutMs)
-              else if (deadline.timedOut || signal?.aborted) breaker.settled()
-              else if (!(error instanceof Error && error.name === 'EndpointDownError')) breaker.reached()
-            } finally {
-              deadline.dispose()
-              limiter.release()
+              // Loaded before the try's deadline starts: an SDK's first import can take longer than a short timeoutMs.
+              const sdk = client ?? (client = await load())
+              const startedAt = limiter.tryAcquire()
+                ? limiter.clock()
+                : await limiter.acquire(signal, ends - performance.now(), () =>
+                    callBoundError(label(), tries - 1, callTimeoutMs, 'waiting for a slot'),
+                  )
+              let failure: unknown
+              let timedOutTry = false
+              const tryMs = Math.min(timeoutMs, ends - performance.now())
+              const deadline = new Deadline(signal, Math.max(1, tryMs))
+              try {
+                // The endpoint may have closed while this call waited for its slot.
+                breaker.check()
+                raw = await deadline.race(input.call(sdk, request.messages, deadline.signal, exchange))
+                breaker.reached()
+                break
+              } catch (error) {
+                failure = diagnose(
+                  error,
+                  deadline,
+                  input.endpoint,
+                  tryMs < timeoutMs
+                    ? `${Math.round(tryMs)} ms (what was left of callTimeoutMs)`
+                    : `${timeoutMs} ms (timeoutMs)`,
+                )
+                const cause = connectionCause(error)
+                timedOutTry = deadline.timedOut
+                if (cause) breaker.failed(cause)
+                else if (deadline.timedOut && tryMs >= timeoutMs) breaker.timedOut(timeoutMs)
+                else if (deadline.timedOut || signal?.aborted) breaker.settled()
+                else if (!(error instanceof Error && error.name === 'EndpointDownError')) breaker.reached()
+              } finally {
+                deadline.dispose()
+                limiter.release()
+              }
+              if (timedOutTry && tryMs < timeoutMs && !signal?.aborted)
+                throw callBoundError(label(), tries, callTimeoutMs, 'its last try was cut short')
+              const decision = afterFailure(endpoint, failure, {
+                tries,
+                retries,
+                startedAt,
+                signal,
+                label,
+                ends,
+                callTimeoutMs,
+              })
+              retries = decision.retries
+              if (decision.delayMs > 0) await sleep(decision.delayMs, signal)
             }
-            if (timedOutTry && tryMs < timeoutMs && !signal?.aborted) throw callBoundError(label(), tries, callTimeoutMs, 'its last try was cut short')
-            const decision = afterFailure(endpoint, failure, { tries, retries, startedAt, signal, label, ends, callTimeoutMs })
-            retries = decision.retries
-            if (decision.delayMs > 0) await sleep(decision.delayMs, signal)
           }
+          if (!batched) limiter.succeeded()
+          const done = raw as RawCompletion
+          const cut = done.cut === true || done.text.length > maxAnswerChars
+          return {
+            // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
+            text: redactSecrets(cut ? cutToChars(done.text, maxAnswerChars) : done.text),
+            usage: done.usage,
+            finishReason: cut ? 'length' : done.finishReason,
+            ...(cut ? { cutAtChars: maxAnswerChars } : {}),
+            ...(done.servedModel ? { servedModel: done.servedModel } : {}),
+            ...(done.toolCalls?.length
+              ? { toolCalls: done.toolCalls.map((c) => ({ ...c, arguments: redactSecrets(c.arguments) })) }
+              : {}),
+            latencyMs: performance.now() - started,
+            // Unknown usage has an unknown cost (undefined: null in the record), never $0.
+            costUsd:
+              price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
+            costUsdWithoutCache:
+              price && done.usage
+                ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1)
+                : undefined,
+            // A batched model's call that went direct (past its batch deadline) says so: batched false.
+            ...(batched
+              ? { batched: true, ...(price && done.usage ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) }
+              : input.batched
+                ? { batched: false }
+                : {}),
+          }
+        } finally {
+          call.release()
         }
-        if (!batched) limiter.succeeded()
-        const done = raw as RawCompletion
-        const cut = done.cut === true || done.text.length > maxAnswerChars
-        return {
-          // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
-          text: redactSecrets(cut ? cutToChars(done.text, maxAnswerChars) : done.text),
-          usage: done.usage,
-          finishReason: cut ? 'length' : done.finishReason,
-          ...(cut ? { cutAtChars: maxAnswerChars } : {}),
-          ...(done.servedModel ? { servedModel: done.servedModel } : {}),
-          ...(done.toolCalls?.length ? { toolCalls: done.toolCalls.map((c) => ({ ...c, arguments: redactSecrets(c.arguments) })) } : {}),
-          latencyMs: performance.now() - started,
-          // Unknown usage has an unknown cost (undefined: null in the record), never $0.
-          costUsd: price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
-          costUsdWithoutCache: price && done.usage ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1) : undefined,
-          // A batched model's call that went direct (past its batch deadline) says so: batched false.
-          ...(batched ? { batched: true, ...(price && done.usage ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) } : input.batched ? { batched: false } : {}),
-        }
-      } finally {
-        call.release()
-      }
+      },
     },
-  }, options.cassette)
+    options.cassette,
+  )
 }
 
 /**
@@ -334,15 +417,21 @@ class Deadline {
 /** The failure a person should read: our timeout, or a connection that could not be made, named with its endpoint. */
 function diagnose(error: unknown, deadline: Deadline, key: string, limit: string): unknown {
   const endpoint = endpointName(key)
-  if (deadline.timedOut) return new TransportError(`${endpoint}: no complete response within ${limit}`, { cause: error, kind: 'timeout' })
+  if (deadline.timedOut)
+    return new TransportError(`${endpoint}: no complete response within ${limit}`, { cause: error, kind: 'timeout' })
   // Our own refusal inside the SDK's call (a body over its cap), which the SDK wraps as a connection error.
   const own = ownRefusal(error)
   if (own) return own
   const cause = connectionCause(error)
-  if (cause) return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error, kind: 'connection' })
+  if (cause)
+    return new TransportError(`${endpoint}: ${cause.text} (${cause.code})`, { cause: error, kind: 'connection' })
   // Any other failure to connect: name the endpoint and the innermost reason the SDK wrapped away.
   const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name ?? ''
-  if (/ConnectionError$/.test(name) && !/Timeout/.test(name)) return new TransportError(`${endpoint}: could not connect: ${innermostMessage(error)}`, { cause: error, kind: 'connection' })
+  if (/ConnectionError$/.test(name) && !/Timeout/.test(name))
+    return new TransportError(`${endpoint}: could not connect: ${innermostMessage(error)}`, {
+      cause: error,
+      kind: 'connection',
+    })
   return error
 }
 
@@ -360,7 +449,12 @@ interface Endpoint {
 }
 
 function callBoundError(label: string, tries: number, callTimeoutMs: number, why: string): ProviderError {
-  const failure: FailureClass = { retryable: false, rateLimited: false, reason: `no answer within the call's ${waitText(callTimeoutMs)} bound (callTimeoutMs), ${why}`, kind: 'timeout' }
+  const failure: FailureClass = {
+    retryable: false,
+    rateLimited: false,
+    reason: `no answer within the call's ${waitText(callTimeoutMs)} bound (callTimeoutMs), ${why}`,
+    kind: 'timeout',
+  }
   return new ProviderError(`${label}: ${failure.reason} (${tries} ${tries === 1 ? 'try' : 'tries'})`, tries, failure)
 }
 
@@ -370,29 +464,63 @@ function callBoundError(label: string, tries: number, callTimeoutMs: number, why
  * a 429 or a 5xx is the endpoint's event (see AdaptiveLimiter), a wait beyond the cap holds the
  * endpoint closed for every call (see EndpointBreaker.hold).
  */
-function afterFailure(endpoint: Endpoint, error: unknown, call: { tries: number; retries: number; startedAt: number; signal: AbortSignal | undefined; label: () => string; ends: number; callTimeoutMs: number }): { delayMs: number; retries: number } {
+function afterFailure(
+  endpoint: Endpoint,
+  error: unknown,
+  call: {
+    tries: number
+    retries: number
+    startedAt: number
+    signal: AbortSignal | undefined
+    label: () => string
+    ends: number
+    callTimeoutMs: number
+  },
+): { delayMs: number; retries: number } {
   const { retry, limiter, breaker } = endpoint
   if (call.signal?.aborted) throw call.signal.reason
   const classified = classifyFailure(error)
   const quota = beyondCap(classified, retry)
   if (quota) {
     const asked = classified.retryAfterMs!
-    breaker.hold(Date.now() + asked, `${endpointName(endpoint.key)}: ${quotaText(asked, retry.maxRetryAfterMs ?? 60_000)}; calls to it fail at once until ${new Date(Date.now() + asked).toISOString()}`)
+    breaker.hold(
+      Date.now() + asked,
+      `${endpointName(endpoint.key)}: ${quotaText(asked, retry.maxRetryAfterMs ?? 60_000)}; calls to it fail at once until ${new Date(Date.now() + asked).toISOString()}`,
+    )
     throw new ProviderError(`${call.label()}: ${quota.reason}`, call.tries, quota)
   }
   if (!classified.retryable) throw new ProviderError(`${call.label()}: ${classified.reason}`, call.tries, classified)
   const maxRetries = retry.maxRetries ?? 5
   let push: PushBack | undefined
   if (classified.rateLimited) push = limiter.rateLimited({ ...classified, startedAt: call.startedAt })
-  else if (classified.kind === 'server') push = limiter.serverFailed({ startedAt: call.startedAt, ...(classified.retryAfterMs !== undefined ? { retryAfterMs: classified.retryAfterMs } : {}) }, (streak) => sharedBackoff(streak, retry))
+  else if (classified.kind === 'server')
+    push = limiter.serverFailed(
+      {
+        startedAt: call.startedAt,
+        ...(classified.retryAfterMs !== undefined ? { retryAfterMs: classified.retryAfterMs } : {}),
+      },
+      (streak) => sharedBackoff(streak, retry),
+    )
   // A storm longer than the allowance spends every call's retries, shared or not: it cannot loop.
   const spends = push === undefined || push.newEvent || limiter.serverStreak > maxRetries
   const retries = call.retries + (spends ? 1 : 0)
-  if (retries > maxRetries) throw new ProviderError(`${call.label()}: ${classified.reason} (gave up after ${call.tries} tries)`, call.tries, classified)
+  if (retries > maxRetries)
+    throw new ProviderError(
+      `${call.label()}: ${classified.reason} (gave up after ${call.tries} tries)`,
+      call.tries,
+      classified,
+    )
   // The endpoint holds a shared wait for every call: this one waits for its slot, not on its own too.
   const delayMs = push?.shared ? 0 : retryDelay(Math.max(1, retries), classified, retry)
-  if (performance.now() + delayMs >= call.ends) throw callBoundError(call.label(), call.tries, call.callTimeoutMs, `after ${classified.reason}`)
-  notifyRetry(() => ({ label: call.label(), retry: call.tries, delayMs, rateLimited: classified.rateLimited, reason: classified.reason }))
+  if (performance.now() + delayMs >= call.ends)
+    throw callBoundError(call.label(), call.tries, call.callTimeoutMs, `after ${classified.reason}`)
+  notifyRetry(() => ({
+    label: call.label(),
+    retry: call.tries,
+    delayMs,
+    rateLimited: classified.rateLimited,
+    reason: classified.reason,
+  }))
   return { delayMs, retries }
 }
 
@@ -455,7 +583,11 @@ export function fromEnv(...names: string[]): string | undefined {
  * The API key, or a placeholder when cassettes replay every call (forks without keys can then
  * run a recorded eval in CI), or undefined.
  */
-export function apiKeyFor(explicit: string | undefined, variable: string, cassette: CassetteOptions | undefined): string | undefined {
+export function apiKeyFor(
+  explicit: string | undefined,
+  variable: string,
+  cassette: CassetteOptions | undefined,
+): string | undefined {
   const key = explicit ?? fromEnv(variable)
   if (key) return key
   return resolveCassette(cassette).mode === 'replay' ? 'replay-only-no-key' : undefined
@@ -464,7 +596,9 @@ export function apiKeyFor(explicit: string | undefined, variable: string, casset
 /** Thrown at declaration time when a provider has no API key. */
 export class MissingApiKeyError extends Error {
   constructor(constructorName: string, model: string, variable: string) {
-    super(`${constructorName}({ model: ${JSON.stringify(model)} }): no API key. Set ${variable}, pass apiKey, or pass skipWithoutKey: true to skip its cells instead.`)
+    super(
+      `${constructorName}({ model: ${JSON.stringify(model)} }): no API key. Set ${variable}, pass apiKey, or pass skipWithoutKey: true to skip its cells instead.`,
+    )
     this.name = 'MissingApiKeyError'
   }
 }
@@ -482,8 +616,13 @@ export function unavailableModel(id: string, descriptor: ModelDescriptor, reason
 }
 
 /** Drops undefined values so descriptors hash the same whether an option was omitted or undefined. */
-export function definedParams(params: Record<string, string | number | boolean | null | undefined>): Record<string, string | number | boolean | null> {
-  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string | number | boolean | null>
+export function definedParams(
+  params: Record<string, string | number | boolean | null | undefined>,
+): Record<string, string | number | boolean | null> {
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string | number | boolean | null
+  >
 }
 
 /**
@@ -496,8 +635,13 @@ export function definedParams(params: Record<string, string | number | boolean |
  */
 export function expectBody(body: unknown, field: string, api: string): void {
   if (body !== null && typeof body === 'object' && Array.isArray((body as Record<string, unknown>)[field])) return
-  if (typeof body === 'string') throw new TransportError(`malformed response: the body is not JSON but ${describeText(body)} (a proxy or gateway page, not the ${api} API?)`)
-  throw new TransportError(`malformed response: not a ${api} response (no ${field} list in ${JSON.stringify(body)?.slice(0, 80) ?? String(body)})`)
+  if (typeof body === 'string')
+    throw new TransportError(
+      `malformed response: the body is not JSON but ${describeText(body)} (a proxy or gateway page, not the ${api} API?)`,
+    )
+  throw new TransportError(
+    `malformed response: not a ${api} response (no ${field} list in ${JSON.stringify(body)?.slice(0, 80) ?? String(body)})`,
+  )
 }
 
 /**
@@ -508,7 +652,14 @@ export function expectBody(body: unknown, field: string, api: string): void {
  */
 export function describeText(text: string): string {
   const trimmed = text.trimStart()
-  const kind = trimmed === '' ? 'an empty body' : /^<(!doctype html|html)\b/i.test(trimmed) ? 'an HTML page' : /^<\?xml/i.test(trimmed) ? 'an XML document' : 'text'
+  const kind =
+    trimmed === ''
+      ? 'an empty body'
+      : /^<(!doctype html|html)\b/i.test(trimmed)
+        ? 'an HTML page'
+        : /^<\?xml/i.test(trimmed)
+          ? 'an XML document'
+          : 'text'
   if (trimmed === '') return kind
   const start = trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed
   return `${kind}, ${bytesText(Buffer.byteLength(text))}, starting ${JSON.stringify(start)}`
@@ -519,6 +670,11 @@ export function describeText(text: string): string {
  * cassette keys on besides the messages). Two repeats with the same prompt are different calls.
  */
 export function callIdentity(context: CallContext): Record<string, string | number | null> {
-  return { cell: context.cell ?? null, taskId: context.taskId, repeat: context.repeat, attempt: context.attempt, role: context.role }
+  return {
+    cell: context.cell ?? null,
+    taskId: context.taskId,
+    repeat: context.repeat,
+    attempt: context.attempt,
+    role: context.role,
+  }
 }
-

@@ -7,7 +7,14 @@
  * Browser code: type-checked with the DOM library by `tsconfig.json` here (the Node program
  * excludes this folder), bundled to one IIFE by `../client.ts`, which `html.ts` inlines.
  */
-import type { ClientAnnotation, ClientAttempt, ClientEpisode, ClientTrajectory, ReportData, TextRef } from '../client-data.js'
+import type {
+  ClientAnnotation,
+  ClientAttempt,
+  ClientEpisode,
+  ClientTrajectory,
+  ReportData,
+  TextRef,
+} from '../client-data.js'
 // The one money format of every table and report (metrics/ is plain code, no Node), bundled in.
 import { money } from '../../metrics/format.js'
 
@@ -36,7 +43,11 @@ function start(dataNode: HTMLElement): void {
   }
   byTask.forEach((ts) => ts.sort((x, y) => x.r - y.r))
 
-  function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null, ...kids: Kid[]): HTMLElementTagNameMap[K] {
+  function el<K extends keyof HTMLElementTagNameMap>(
+    tag: K,
+    attrs: Attrs | null,
+    ...kids: Kid[]
+  ): HTMLElementTagNameMap[K] {
     const node = document.createElement(tag)
     if (attrs)
       Object.keys(attrs).forEach((k) => {
@@ -121,20 +132,53 @@ function start(dataNode: HTMLElement): void {
     return el('table', { class: 'diff' }, body)
   }
   function diffRow(r: Row): HTMLTableRowElement {
-    return el('tr', { class: r[0] }, el('td', { class: 'ln' }, r[1]), el('td', { class: 'ln' }, r[2]), el('td', { class: 'sg' }, r[3]), el('td', { class: 'tx' }, r[4] === '' ? '\u200b' : r[4]))
+    return el(
+      'tr',
+      { class: r[0] },
+      el('td', { class: 'ln' }, r[1]),
+      el('td', { class: 'ln' }, r[2]),
+      el('td', { class: 'sg' }, r[3]),
+      el('td', { class: 'tx' }, r[4] === '' ? '\u200b' : r[4]),
+    )
   }
 
-  const CLASS_TEXT: Record<NonNullable<ClientAnnotation['k']>, string> = { unhelpful: 'unhelpful revision', some: 'addressed some feedback', all: 'addressed all feedback' }
+  const CLASS_TEXT: Record<NonNullable<ClientAnnotation['k']>, string> = {
+    unhelpful: 'unhelpful revision',
+    some: 'addressed some feedback',
+    all: 'addressed all feedback',
+  }
   // The class as a chip in the attempt's header: what the revision did with the feedback it answered.
   function annotationChip(ann: ClientAnnotation): HTMLElement {
     // Fully satisfied of all requests; partly satisfied ones (LLM annotator) counted apart.
     const partly = ann.part ? ann.part.length : 0
-    const text = ann.k ? CLASS_TEXT[ann.k] + ' (' + (ann.sat.length - partly) + ' of ' + ann.req.length + (partly ? ', ' + partly + ' partly' : '') + ')' : 'annotation failed'
-    return el('span', { class: 'chip revision-class', 'data-class': ann.k || 'error', title: 'judged by ' + ann.by + (ann.smp ? ' (a sampled revision)' : '') }, text)
+    const text = ann.k
+      ? CLASS_TEXT[ann.k] +
+        ' (' +
+        (ann.sat.length - partly) +
+        ' of ' +
+        ann.req.length +
+        (partly ? ', ' + partly + ' partly' : '') +
+        ')'
+      : 'annotation failed'
+    return el(
+      'span',
+      {
+        class: 'chip revision-class',
+        'data-class': ann.k || 'error',
+        title: 'judged by ' + ann.by + (ann.smp ? ' (a sampled revision)' : ''),
+      },
+      text,
+    )
   }
   // The requests, one line each: satisfied, partly, not satisfied, or not reported by the verdict.
   function annotationDetail(ann: ClientAnnotation, prev: ClientAttempt | null): Node[] {
-    const title = 'Did it address the feedback' + (prev ? ' on attempt ' + prev.i : '') + '? (' + ann.by + (ann.smp ? ', sampled' : '') + ')'
+    const title =
+      'Did it address the feedback' +
+      (prev ? ' on attempt ' + prev.i : '') +
+      '? (' +
+      ann.by +
+      (ann.smp ? ', sampled' : '') +
+      ')'
     const out: Node[] = [el('h4', null, title)]
     if (ann.err !== undefined) {
       out.push(el('p', { class: 'note' }, 'The annotation failed: ' + (S(ann.err) || '')))
@@ -146,8 +190,22 @@ function start(dataNode: HTMLElement): void {
         'ul',
         { class: 'requests' },
         ann.req.map((r) => {
-          const state = ann.un && ann.un.indexOf(r) >= 0 ? 'not reported by the verdict' : ann.part && ann.part.indexOf(r) >= 0 ? 'partly satisfied' : ann.sat.indexOf(r) >= 0 ? 'satisfied' : 'not satisfied'
-          return el('li', { 'data-request': r, 'data-state': state }, (state === 'satisfied' ? '\u2713 ' : state === 'partly satisfied' ? '\u00bd ' : '\u2717 ') + r + ': ' + state)
+          const state =
+            ann.un && ann.un.indexOf(r) >= 0
+              ? 'not reported by the verdict'
+              : ann.part && ann.part.indexOf(r) >= 0
+                ? 'partly satisfied'
+                : ann.sat.indexOf(r) >= 0
+                  ? 'satisfied'
+                  : 'not satisfied'
+          return el(
+            'li',
+            { 'data-request': r, 'data-state': state },
+            (state === 'satisfied' ? '\u2713 ' : state === 'partly satisfied' ? '\u00bd ' : '\u2717 ') +
+              r +
+              ': ' +
+              state,
+          )
         }),
       ),
     )
@@ -162,18 +220,47 @@ function start(dataNode: HTMLElement): void {
       el(
         'li',
         null,
-        el('p', { class: 'note' }, 'Turn ' + (i + 1) + ' \u00b7 ' + (turn.tok === null ? 'tokens unknown' : turn.tok + ' tokens') + (turn.cost === null ? '' : ' \u00b7 ' + money(turn.cost))),
+        el(
+          'p',
+          { class: 'note' },
+          'Turn ' +
+            (i + 1) +
+            ' \u00b7 ' +
+            (turn.tok === null ? 'tokens unknown' : turn.tok + ' tokens') +
+            (turn.cost === null ? '' : ' \u00b7 ' + money(turn.cost)),
+        ),
         ...(S(turn.x) ? [el('pre', null, S(turn.x))] : []),
-        ...turn.c.map((c) => el('div', { class: 'tool-call ' + (c.er === undefined ? 'pass' : 'fail') }, el('code', null, c.n + '(' + (S(c.a) ?? '') + ')'), el('span', { class: 'note' }, ' ' + c.ms + ' ms'), el('pre', null, c.er === undefined ? (S(c.r) ?? '') : 'error: ' + (S(c.er) ?? '')))),
+        ...turn.c.map((c) =>
+          el(
+            'div',
+            { class: 'tool-call ' + (c.er === undefined ? 'pass' : 'fail') },
+            el('code', null, c.n + '(' + (S(c.a) ?? '') + ')'),
+            el('span', { class: 'note' }, ' ' + c.ms + ' ms'),
+            el('pre', null, c.er === undefined ? (S(c.r) ?? '') : 'error: ' + (S(c.er) ?? '')),
+          ),
+        ),
       ),
     )
-    return el('div', { class: 'episode' }, el('h4', null, 'Episode: ' + ep.t.length + ' turns, ' + calls + ' tool calls, ended by ' + ep.e), el('ol', null, ...turns))
+    return el(
+      'div',
+      { class: 'episode' },
+      el('h4', null, 'Episode: ' + ep.t.length + ' turns, ' + calls + ' tool calls, ended by ' + ep.e),
+      el('ol', null, ...turns),
+    )
   }
 
   function attemptCard(t: ClientTrajectory, a: ClientAttempt, prev: ClientAttempt | null, K: number): HTMLElement {
     const independent = cells[t.c]!.kind === 'independent'
     const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
-    const verdict = a.p ? '\u2713 passed' : a.o === 'load-error' ? '\u2717 did not load' : a.o === 'timeout' ? '\u2717 timed out' : a.o === 'no-answer' ? '\u2717 no answer' : '\u2717 failed'
+    const verdict = a.p
+      ? '\u2713 passed'
+      : a.o === 'load-error'
+        ? '\u2717 did not load'
+        : a.o === 'timeout'
+          ? '\u2717 timed out'
+          : a.o === 'no-answer'
+            ? '\u2717 no answer'
+            : '\u2717 failed'
     const meta = [a.tok === null ? 'tokens unknown' : a.tok + ' tokens']
     if (a.cost !== null && a.cost !== undefined) meta.push(money(a.cost))
     if (a.u === true) meta.push('unmodified revision')
@@ -194,10 +281,15 @@ function start(dataNode: HTMLElement): void {
     if (prev && typeof a.d === 'string') {
       const st = a.ds || [0, 0]
       const runs = a.d
-      views.push(['diff', 'Diff vs ' + (independent ? 'sample ' : 'attempt ') + prev.i + ' (+' + st[0] + ' \u2212' + st[1] + ')', () => diffTable(codeOf(prev), codeOf(a), runs)])
+      views.push([
+        'diff',
+        'Diff vs ' + (independent ? 'sample ' : 'attempt ') + prev.i + ' (+' + st[0] + ' \u2212' + st[1] + ')',
+        () => diffTable(codeOf(prev), codeOf(a), runs),
+      ])
     }
     views.push(['answer', 'Answer', () => el('pre', { class: 'answer' }, S(a.a))])
-    if (a.x !== undefined && codeOf(a) !== S(a.a)) views.push(['code', 'Verified code', () => el('pre', { class: 'answer' }, codeOf(a))])
+    if (a.x !== undefined && codeOf(a) !== S(a.a))
+      views.push(['code', 'Verified code', () => el('pre', { class: 'answer' }, codeOf(a))])
     const paneList: HTMLElement[] = []
     const buttons: HTMLElement[] = []
     views.forEach(([name, label, render], idx) => {
@@ -205,7 +297,11 @@ function start(dataNode: HTMLElement): void {
       pane.append(render())
       panes.append(pane)
       paneList.push(pane)
-      const button = el('button', { type: 'button', role: 'tab', 'aria-selected': idx === 0 ? 'true' : 'false', 'data-view': name }, label)
+      const button = el(
+        'button',
+        { type: 'button', role: 'tab', 'aria-selected': idx === 0 ? 'true' : 'false', 'data-view': name },
+        label,
+      )
       button.addEventListener('click', () => {
         paneList.forEach((p) => (p.hidden = !p.classList.contains('pane-' + name)))
         buttons.forEach((b) => b.setAttribute('aria-selected', b === button ? 'true' : 'false'))
@@ -233,7 +329,11 @@ function start(dataNode: HTMLElement): void {
                 null,
                 el('td', null, el('code', null, S(f.call !== undefined ? f.call : f.src) || '')),
                 el('td', null, el('code', null, f.exp === undefined ? '' : S(f.exp))),
-                el('td', null, el('code', null, f.got === undefined ? (f.err === undefined ? '' : S(f.err)) : S(f.got))),
+                el(
+                  'td',
+                  null,
+                  el('code', null, f.got === undefined ? (f.err === undefined ? '' : S(f.err)) : S(f.got)),
+                ),
               ),
             ),
           ),
@@ -242,9 +342,19 @@ function start(dataNode: HTMLElement): void {
       if (a.more) side.append(el('p', { class: 'note' }, a.more + ' more failing tests not shown'))
     } else if (a.n) side.append(el('p', { class: 'note' }, a.p ? 'All ' + a.n + ' tests passed.' : a.n + ' tests'))
     if (a.ep) side.append(episodeTimeline(a.ep))
-    if (a.f) side.append(el('h4', null, 'Feedback sent after this attempt (' + a.f.k + ')'), el('pre', { class: 'feedback' }, S(a.f.t)))
-    else if (!a.p && cells[t.c]!.kind === 'sequential' && a.i < K) side.append(el('p', { class: 'note' }, 'No feedback recorded.'))
-    return el('article', { class: cls, 'data-attempt': a.i }, header, el('div', { class: 'attempt-body' }, el('div', { class: 'code' }, tabs, panes), side))
+    if (a.f)
+      side.append(
+        el('h4', null, 'Feedback sent after this attempt (' + a.f.k + ')'),
+        el('pre', { class: 'feedback' }, S(a.f.t)),
+      )
+    else if (!a.p && cells[t.c]!.kind === 'sequential' && a.i < K)
+      side.append(el('p', { class: 'note' }, 'No feedback recorded.'))
+    return el(
+      'article',
+      { class: cls, 'data-attempt': a.i },
+      header,
+      el('div', { class: 'attempt-body' }, el('div', { class: 'code' }, tabs, panes), side),
+    )
   }
 
   const byId = <T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T | null => {
@@ -275,7 +385,8 @@ function start(dataNode: HTMLElement): void {
       const reps = repeatsOf(c, task)
       repSel.replaceChildren(
         ...reps.map((t) => {
-          const what = t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved in ' + t.a.length
+          const what =
+            t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved in ' + t.a.length
           return el('option', { value: String(t.r) }, 'repeat ' + t.r + ' \u2014 ' + what)
         }),
       )
@@ -297,13 +408,20 @@ function start(dataNode: HTMLElement): void {
             'p',
             { class: 'note' },
             kept
-              ? 'This trajectory is not in the report: it keeps ' + kept.shown + ' of ' + kept.of + ' trajectories (up to ' + Math.round(kept.maxBytes / 1e6) + ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s trajectories.jsonl, and npx seqk view <run dir> pages them.'
+              ? 'This trajectory is not in the report: it keeps ' +
+                  kept.shown +
+                  ' of ' +
+                  kept.of +
+                  ' trajectories (up to ' +
+                  Math.round(kept.maxBytes / 1e6) +
+                  ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s trajectories.jsonl, and npx seqk view <run dir> pages them.'
               : 'No trajectory recorded for this task and repeat.',
           ),
         )
         return
       }
-      const status = t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved within K = ' + cell.K
+      const status =
+        t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved within K = ' + cell.K
       head.append(
         el(
           'div',
@@ -325,7 +443,9 @@ function start(dataNode: HTMLElement): void {
         el(
           'div',
           { class: 'pills' },
-          t.a.map((a) => el('a', { class: 'pill ' + (a.p ? 'pass' : 'fail'), href: '#tv-attempt-' + a.i }, String(a.i))),
+          t.a.map((a) =>
+            el('a', { class: 'pill ' + (a.p ? 'pass' : 'fail'), href: '#tv-attempt-' + a.i }, String(a.i)),
+          ),
         ),
       )
       if (t.e !== null && t.e !== undefined) head.append(el('pre', { class: 'error' }, S(t.e)))
@@ -359,12 +479,20 @@ function start(dataNode: HTMLElement): void {
     const target = event.target instanceof Element ? event.target.closest('[data-gc]') : null
     if (!target || !select) return
     const rep = target.closest('[data-r]')
-    select(Number(target.getAttribute('data-gc')), target.getAttribute('data-t'), rep ? Number(rep.getAttribute('data-r')) : 0)
+    select(
+      Number(target.getAttribute('data-gc')),
+      target.getAttribute('data-t'),
+      rep ? Number(rep.getAttribute('data-r')) : 0,
+    )
     const viewer = document.getElementById('trajectories')
     if (viewer) viewer.scrollIntoView({ behavior: 'smooth', block: 'start' })
   })
   document.addEventListener('keydown', (event) => {
-    if ((event.key === 'Enter' || event.key === ' ') && event.target instanceof HTMLElement && event.target.hasAttribute('data-gc')) {
+    if (
+      (event.key === 'Enter' || event.key === ' ') &&
+      event.target instanceof HTMLElement &&
+      event.target.hasAttribute('data-gc')
+    ) {
       event.preventDefault()
       event.target.click()
     }

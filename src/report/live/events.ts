@@ -170,5 +170,17 @@ export function applyEvent(snapshot: LiveSnapshot, event: LiveEvent): LiveSnapsh
 
 /** The state of a run before anything of it is read. */
 export function emptySnapshot(runId: string | null, dir: string): LiveSnapshot {
-  return { runId, dir, files: { planned: 0, loaded: 0 }, loadErrors: [], cells: [], recent: [], errors: [], batches: [], malformed: [], reading: null, ended: null }
+  return {
+    runId,
+    dir,
+    files: { planned: 0, loaded: 0 },
+    loadErrors: [],
+    cells: [],
+    recent: [],
+    errors: [],
+    batches: [],
+    malformed: [],
+    reading: null,
+    ended: null,
+  }
 }

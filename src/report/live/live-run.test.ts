@@ -32,8 +32,17 @@ describe('LiveRun', () => {
     if (at !== undefined) for (const p of [dir, join(dir, 'cells.jsonl')]) utimesSync(p, at, at)
     return dir
   }
-  const plan = (dir: string, runId: string, cells: { benchmark: string; cellId: string; trajectories: number }[], files = ['a.eval.ts', 'b.eval.ts']) => {
-    appendFileSync(join(dir, 'plan.jsonl'), line({ schema: 'seqk.plan/1', type: 'files', runId, files }) + line({ schema: 'seqk.plan/1', type: 'file', runId, file: 'a.eval.ts', cells }))
+  const plan = (
+    dir: string,
+    runId: string,
+    cells: { benchmark: string; cellId: string; trajectories: number }[],
+    files = ['a.eval.ts', 'b.eval.ts'],
+  ) => {
+    appendFileSync(
+      join(dir, 'plan.jsonl'),
+      line({ schema: 'seqk.plan/1', type: 'files', runId, files }) +
+        line({ schema: 'seqk.plan/1', type: 'file', runId, file: 'a.eval.ts', cells }),
+    )
   }
 
   it('picks the run directory written to last, else the one latest names, else none', () => {
@@ -48,7 +57,11 @@ describe('LiveRun', () => {
     expect(newestRun(runs)).toBe(join(runs, '20260102-000000-bbbbbb'))
     // Its `latest` file stands for the runs directory.
     const live = follow(join(runs, 'latest'))
-    expect([live.runsDir, state(live).runId, state(live).dir]).toEqual([runs, '20260102-000000-bbbbbb', join(runs, '20260102-000000-bbbbbb')])
+    expect([live.runsDir, state(live).runId, state(live).dir]).toEqual([
+      runs,
+      '20260102-000000-bbbbbb',
+      join(runs, '20260102-000000-bbbbbb'),
+    ])
   })
 
   it('counts the planned total of every loaded cell from the start, and files still loading', () => {
@@ -60,7 +73,16 @@ describe('LiveRun', () => {
     ])
     const live = follow(runs)
     expect(liveView(state(live)).badge.text).toBe('running · 0 of at least 240 trajectories (1 file still loading)')
-    appendFileSync(join(dir, 'plan.jsonl'), line({ schema: 'seqk.plan/1', type: 'load-error', runId: 'r1', file: 'b.eval.ts', error: 'SyntaxError: Unexpected token' }))
+    appendFileSync(
+      join(dir, 'plan.jsonl'),
+      line({
+        schema: 'seqk.plan/1',
+        type: 'load-error',
+        runId: 'r1',
+        file: 'b.eval.ts',
+        error: 'SyntaxError: Unexpected token',
+      }),
+    )
     appendFileSync(join(dir, 'cells.jsonl'), line(cell.start))
     appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('a', 0, 'solved')))
     live.tick()
@@ -79,29 +101,55 @@ describe('LiveRun', () => {
     const live = follow(runs)
     const before = live.snapshot().id
     appendFileSync(join(dir, 'cells.jsonl'), line(cell.start))
-    appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('a', 0, 'solved')) + line(cell.trajectory('b', 0, 'error', 'HTTP 503 from the endpoint')))
+    appendFileSync(
+      join(dir, 'trajectories.jsonl'),
+      line(cell.trajectory('a', 0, 'solved')) + line(cell.trajectory('b', 0, 'error', 'HTTP 503 from the endpoint')),
+    )
     live.tick()
     const events = live.since(before)
     expect(events).toHaveLength(1)
     const update = events[0]!.event as UpdateEvent
-    expect(update.cells?.[0]).toMatchObject({ cellId: cell.start.cellId, progress: { done: 2, total: 6, solved: 1, errored: 1 } })
-    expect(update.errors?.[0]).toMatchObject({ taskId: 'b', error: { stage: 'actor', message: 'HTTP 503 from the endpoint' } })
+    expect(update.cells?.[0]).toMatchObject({
+      cellId: cell.start.cellId,
+      progress: { done: 2, total: 6, solved: 1, errored: 1 },
+    })
+    expect(update.errors?.[0]).toMatchObject({
+      taskId: 'b',
+      error: { stage: 'actor', message: 'HTTP 503 from the endpoint' },
+    })
     // A resumed run reruns the errored one: still 2 done, now no errors.
     appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('b', 0, 'failed')))
     live.tick()
     expect(state(live).cells[0]!.progress).toMatchObject({ done: 2, solved: 1, failed: 1, errored: 0 })
-    expect(live.page(state(live).cells[0]!.key, 0, 10)).toMatchObject({ total: 2, items: [{ taskId: 'a', status: 'solved' }, { taskId: 'b', status: 'failed' }] })
+    expect(live.page(state(live).cells[0]!.key, 0, 10)).toMatchObject({
+      total: 2,
+      items: [
+        { taskId: 'a', status: 'solved' },
+        { taskId: 'b', status: 'failed' },
+      ],
+    })
   })
 
   it('shows a cell a resume kept whole as kept, with its time in the run it was kept from', () => {
     const dir = run('r1')
     const cell = liveCell({ runId: 'r1', tasks: ['a'], repeats: 1 })
-    appendFileSync(join(dir, 'cells.jsonl'), line(cell.start) + line({ ...cell.end(12_300), verdict: 'pass', failedChecks: 0 }))
+    appendFileSync(
+      join(dir, 'cells.jsonl'),
+      line(cell.start) + line({ ...cell.end(12_300), verdict: 'pass', failedChecks: 0 }),
+    )
     appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('a', 0, 'solved')))
     // The resume: the cell starts again, keeps its one trajectory and ends at once.
-    appendFileSync(join(dir, 'cells.jsonl'), line(cell.start) + line({ ...cell.end(3), kept: 1, verdict: 'pass', failedChecks: 0 }))
+    appendFileSync(
+      join(dir, 'cells.jsonl'),
+      line(cell.start) + line({ ...cell.end(3), kept: 1, verdict: 'pass', failedChecks: 0 }),
+    )
     const row = liveView(state(follow(runs))).cells[0]!
-    expect([row.phase, row.state, row.verdict, row.count]).toEqual(['kept', 'kept from the earlier run (ended in 12.3 s then)', 'pass', '1/1'])
+    expect([row.phase, row.state, row.verdict, row.count]).toEqual([
+      'kept',
+      'kept from the earlier run (ended in 12.3 s then)',
+      'pass',
+      '1/1',
+    ])
   })
 
   it('counts only the shard share of a sharded cell', () => {
@@ -117,7 +165,10 @@ describe('LiveRun', () => {
   it('reports malformed lines with file and line, and goes on reading', () => {
     const dir = run('r1')
     const cell = liveCell({ runId: 'r1' })
-    writeFileSync(join(dir, 'trajectories.jsonl'), `not json\n${line({ ...cell.trajectory('a', 0, 'solved'), status: 'maybe' })}${line(cell.trajectory('a', 0, 'solved'))}`)
+    writeFileSync(
+      join(dir, 'trajectories.jsonl'),
+      `not json\n${line({ ...cell.trajectory('a', 0, 'solved'), status: 'maybe' })}${line(cell.trajectory('a', 0, 'solved'))}`,
+    )
     const s = state(follow(runs))
     expect(s.malformed).toEqual([
       { file: join(dir, 'trajectories.jsonl'), line: 1, message: 'not valid JSON; each line must be one trajectory' },
@@ -129,23 +180,68 @@ describe('LiveRun', () => {
   it("shows a batched actor's batches from batches.jsonl: submitted, then each change of status", () => {
     const dir = run('b1')
     const live = follow(runs)
-    appendFileSync(join(dir, 'batches.jsonl'), line({ schema: 'seqk.batch/1', provider: 'OpenAI', batchId: 'batch_1', items: [{ customId: 'r1', key: 'k1' }, { customId: 'r2', key: 'k2' }], submittedAt: '2026-12-01T00:00:00.000Z' }))
+    appendFileSync(
+      join(dir, 'batches.jsonl'),
+      line({
+        schema: 'seqk.batch/1',
+        provider: 'OpenAI',
+        batchId: 'batch_1',
+        items: [
+          { customId: 'r1', key: 'k1' },
+          { customId: 'r2', key: 'k2' },
+        ],
+        submittedAt: '2026-12-01T00:00:00.000Z',
+      }),
+    )
     live.tick()
-    expect(state(live).batches).toEqual([{ provider: 'OpenAI', batchId: 'batch_1', status: 'submitted', done: 0, total: 2 }])
-    appendFileSync(join(dir, 'batches.jsonl'), line({ schema: 'seqk.batch-status/1', provider: 'OpenAI', batchId: 'batch_1', status: 'in_progress', done: 1, total: 2, at: '2026-12-01T00:00:01.000Z' }) + '{"schema": "nope"}\n')
+    expect(state(live).batches).toEqual([
+      { provider: 'OpenAI', batchId: 'batch_1', status: 'submitted', done: 0, total: 2 },
+    ])
+    appendFileSync(
+      join(dir, 'batches.jsonl'),
+      line({
+        schema: 'seqk.batch-status/1',
+        provider: 'OpenAI',
+        batchId: 'batch_1',
+        status: 'in_progress',
+        done: 1,
+        total: 2,
+        at: '2026-12-01T00:00:01.000Z',
+      }) + '{"schema": "nope"}\n',
+    )
     live.tick()
-    expect(state(live).batches).toEqual([{ provider: 'OpenAI', batchId: 'batch_1', status: 'in_progress', done: 1, total: 2 }])
-    expect(state(live).malformed[0]).toMatchObject({ line: 3, message: expect.stringMatching(/not a seqk batch record/) })
+    expect(state(live).batches).toEqual([
+      { provider: 'OpenAI', batchId: 'batch_1', status: 'in_progress', done: 1, total: 2 },
+    ])
+    expect(state(live).malformed[0]).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/not a seqk batch record/),
+    })
   })
 
-  it("says when the run ended with its verdict, then when its report is complete", () => {
+  it('says when the run ended with its verdict, then when its report is complete', () => {
     const dir = run('r1')
     const live = follow(runs)
-    const verdict = { status: 'fail', cells: { fail: 1, pass: 2, 'no-thresholds': 1, 'not-run': 0, shard: 0 }, failedChecks: 2, reasons: ['b › c: Seq@5 = 40.0%, below the required 50.0%'] }
-    writeFileSync(join(dir, 'summary.json'), JSON.stringify({ verdict, loadErrors: [{ file: 'x.eval.ts', error: 'boom' }] }))
+    const verdict = {
+      status: 'fail',
+      cells: { fail: 1, pass: 2, 'no-thresholds': 1, 'not-run': 0, shard: 0 },
+      failedChecks: 2,
+      reasons: ['b › c: Seq@5 = 40.0%, below the required 50.0%'],
+    }
+    writeFileSync(
+      join(dir, 'summary.json'),
+      JSON.stringify({ verdict, loadErrors: [{ file: 'x.eval.ts', error: 'boom' }] }),
+    )
     writeFileSync(join(dir, 'report.html'), '<!doctype html><html><body>half')
     live.tick()
-    expect(state(live).ended).toEqual({ report: false, verdict: { status: 'fail', text: '4 cells · 1 failed (1 check) · 1 file failed to load · 2 passed · 1 with no thresholds', reasons: verdict.reasons } })
+    expect(state(live).ended).toEqual({
+      report: false,
+      verdict: {
+        status: 'fail',
+        text: '4 cells · 1 failed (1 check) · 1 file failed to load · 2 passed · 1 with no thresholds',
+        reasons: verdict.reasons,
+      },
+    })
     expect(liveView(state(live)).badge).toEqual({ text: 'run ended · fail', kind: 'fail' })
     expect(live.reportPath).toBeNull()
     writeFileSync(join(dir, 'report.html'), '<!doctype html><html><body></body></html>\n')

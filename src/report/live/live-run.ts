@@ -10,7 +10,17 @@
  * Changes are noticed by `fs.watch` on the runs directory and the run directory, and by polling
  * as well: `fs.watch` misses events on some filesystems (network mounts, some containers).
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, watch, type FSWatcher } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  watch,
+  type FSWatcher,
+} from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { CELLS_FILE, CellRecordSchema } from '../../artifacts/cells-file.js'
@@ -21,7 +31,19 @@ import { TRAJECTORY_STATUSES } from '../../core/kinds.js'
 import { BATCHES_FILE, BatchLedgerRecordSchema, BatchStatusRecordSchema } from '../../models/batch/ledger.js'
 import { describeZodError } from '../../core/zod-errors.js'
 import { runCountsText, summaryVerdict } from '../../protocol/verdict.js'
-import { applyEvent, emptySnapshot, KEEP, type LiveBatch, type LiveCell, type LiveEvent, type LiveSnapshot, type LiveTrajectory, type LiveVerdict, type MalformedLine, type UpdateEvent } from './events.js'
+import {
+  applyEvent,
+  emptySnapshot,
+  KEEP,
+  type LiveBatch,
+  type LiveCell,
+  type LiveEvent,
+  type LiveSnapshot,
+  type LiveTrajectory,
+  type LiveVerdict,
+  type MalformedLine,
+  type UpdateEvent,
+} from './events.js'
 import { RunState, type TrajectoryLine } from './run-state.js'
 import { isFile, LineTail } from './tail.js'
 
@@ -48,7 +70,10 @@ const TrajectoryLineSchema = z.object({
 })
 
 /** The verdict block and what its counts need, read from summary.json. */
-const EndedSummarySchema = z.object({ verdict: RunSummarySchema.shape.verdict, loadErrors: RunSummarySchema.shape.loadErrors })
+const EndedSummarySchema = z.object({
+  verdict: RunSummarySchema.shape.verdict,
+  loadErrors: RunSummarySchema.shape.loadErrors,
+})
 
 /** An event with its id (the SSE `id:` field). */
 export interface LoggedEvent {
@@ -144,7 +169,10 @@ function runDirs(runsDir: string): string[] {
   } catch {
     return []
   }
-  return names.filter((n) => !n.startsWith('.')).map((n) => join(runsDir, n)).filter((d) => isRunDir(d))
+  return names
+    .filter((n) => !n.startsWith('.'))
+    .map((n) => join(runsDir, n))
+    .filter((d) => isRunDir(d))
 }
 
 /** The run's verdict from its summary.json (null when it cannot be read yet). */
@@ -154,7 +182,11 @@ function endedVerdict(dir: string): LiveVerdict | null {
     const light = EndedSummarySchema.safeParse(json)
     if (light.success && light.data.verdict) {
       const v = light.data.verdict
-      return { status: v.status, text: runCountsText({ cells: v.cells, failedChecks: v.failedChecks, loadErrors: light.data.loadErrors ?? [] }), reasons: v.reasons }
+      return {
+        status: v.status,
+        text: runCountsText({ cells: v.cells, failedChecks: v.failedChecks, loadErrors: light.data.loadErrors ?? [] }),
+        reasons: v.reasons,
+      }
     }
     // Written before summaries carried their verdict: derived from the cells, as every output does.
     const full = RunSummarySchema.safeParse(json)
@@ -256,7 +288,8 @@ export class LiveRun {
   since(lastId?: number): LoggedEvent[] {
     const first = this.log[0]?.id
     if (lastId !== undefined && lastId === this.lastId) return []
-    if (lastId !== undefined && first !== undefined && lastId >= first - 1 && lastId < this.lastId) return this.log.filter((e) => e.id > lastId)
+    if (lastId !== undefined && first !== undefined && lastId >= first - 1 && lastId < this.lastId)
+      return this.log.filter((e) => e.id > lastId)
     return [{ id: this.lastId, event: { type: 'snapshot', snapshot: this.state } }]
   }
 
@@ -317,7 +350,15 @@ export class LiveRun {
       return
     }
     this.known.add(basename(dir))
-    this.current = { dir, runId: basename(dir), plan: new LineTail(join(dir, PLAN_FILE)), cells: new LineTail(join(dir, CELLS_FILE)), trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)), batches: new LineTail(join(dir, BATCHES_FILE)), state: new RunState() }
+    this.current = {
+      dir,
+      runId: basename(dir),
+      plan: new LineTail(join(dir, PLAN_FILE)),
+      cells: new LineTail(join(dir, CELLS_FILE)),
+      trajectories: new LineTail(join(dir, TRAJECTORIES_FILE)),
+      batches: new LineTail(join(dir, BATCHES_FILE)),
+      state: new RunState(),
+    }
     this.emit({ type: 'snapshot', snapshot: emptySnapshot(this.current.runId, dir) })
     try {
       this.readCurrent()
@@ -333,10 +374,16 @@ export class LiveRun {
     const fresh = runDirs(this.runsDir).filter((d) => !this.known.has(basename(d)))
     for (const d of fresh) this.known.add(basename(d))
     let next: string | null = null
-    if (fresh.length > 0) next = fresh.sort((a, b) => lastWrite(b) - lastWrite(a) || basename(b).localeCompare(basename(a)))[0]!
+    if (fresh.length > 0)
+      next = fresh.sort((a, b) => lastWrite(b) - lastWrite(a) || basename(b).localeCompare(basename(a)))[0]!
     else if (this.current === null || this.state.ended) {
       const newest = newestRun(this.runsDir)
-      if (newest !== null && newest !== this.current?.dir && (this.current === null || lastWrite(newest) > lastWrite(this.current.dir))) next = newest
+      if (
+        newest !== null &&
+        newest !== this.current?.dir &&
+        (this.current === null || lastWrite(newest) > lastWrite(this.current.dir))
+      )
+        next = newest
     }
     if (next !== null) this.open(next)
   }
@@ -374,10 +421,31 @@ export class LiveRun {
     }
     // A batched actor's batches: a submitted batch, then each change of its status.
     for (const { text, line } of batches.lines) {
-      const record = this.parse(run.batches.path, line, text, BatchLedgerRecordSchema.or(BatchStatusRecordSchema), 'batch record', changes)
+      const record = this.parse(
+        run.batches.path,
+        line,
+        text,
+        BatchLedgerRecordSchema.or(BatchStatusRecordSchema),
+        'batch record',
+        changes,
+      )
       if (!record) continue
-      if (record.schema === 'seqk.batch/1') changes.batches.set(record.batchId, { provider: record.provider, batchId: record.batchId, status: 'submitted', done: 0, total: record.items.length })
-      else changes.batches.set(record.batchId, { provider: record.provider, batchId: record.batchId, status: record.status, done: record.done, total: record.total })
+      if (record.schema === 'seqk.batch/1')
+        changes.batches.set(record.batchId, {
+          provider: record.provider,
+          batchId: record.batchId,
+          status: 'submitted',
+          done: 0,
+          total: record.items.length,
+        })
+      else
+        changes.batches.set(record.batchId, {
+          provider: record.provider,
+          batchId: record.batchId,
+          status: record.status,
+          done: record.done,
+          total: record.total,
+        })
     }
     const behind = trajectories.more
     const extra: Partial<UpdateEvent> = {}
@@ -387,18 +455,27 @@ export class LiveRun {
     if (!behind) {
       const ended = isFile(join(run.dir, SUMMARY_FILE))
       const report = ended && reportComplete(join(run.dir, REPORT_FILE))
-      if (ended && (this.state.ended === null || this.state.ended.report !== report)) extra.ended = { report, verdict: this.state.ended?.verdict ?? endedVerdict(run.dir) }
+      if (ended && (this.state.ended === null || this.state.ended.report !== report))
+        extra.ended = { report, verdict: this.state.ended?.verdict ?? endedVerdict(run.dir) }
     }
     const event = changes.event(extra, run.state)
     if (event) this.emit(event)
     // More to read: go on at once, between requests, rather than at the next poll.
-    if (behind && this.started) this.catchUp ??= setImmediate(() => {
-      this.catchUp = undefined
-      this.tick()
-    })
+    if (behind && this.started)
+      this.catchUp ??= setImmediate(() => {
+        this.catchUp = undefined
+        this.tick()
+      })
   }
 
-  private parse<S extends z.ZodType>(path: string, line: number, text: string, schema: S, what: string, changes: Changes): z.output<S> | undefined {
+  private parse<S extends z.ZodType>(
+    path: string,
+    line: number,
+    text: string,
+    schema: S,
+    what: string,
+    changes: Changes,
+  ): z.output<S> | undefined {
     let json: unknown
     try {
       json = JSON.parse(text)

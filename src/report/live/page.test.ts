@@ -33,7 +33,20 @@ describe('the live page', () => {
     const snapshot: LiveSnapshot = {
       ...emptySnapshot('r1', '/runs/r1'),
       files: { planned: 1, loaded: 1 },
-      cells: [{ key: 'k', benchmark: 'b', cellId: 'a · binary</td>', phase: 'running', progress: { done: 3, total: 6, solved: 2, failed: 1, errored: 0, capped: 0 }, durationMs: null, keptDurationMs: null, unfinished: null, verdict: null, failedChecks: null }],
+      cells: [
+        {
+          key: 'k',
+          benchmark: 'b',
+          cellId: 'a · binary</td>',
+          phase: 'running',
+          progress: { done: 3, total: 6, solved: 2, failed: 1, errored: 0, capped: 0 },
+          durationMs: null,
+          keptDurationMs: null,
+          unfinished: null,
+          verdict: null,
+          failedChecks: null,
+        },
+      ],
       loadErrors: [{ file: 'x.eval.ts', error: 'SyntaxError: <oops>' }],
     }
     const { html } = livePage(snapshot, 7)

@@ -55,7 +55,8 @@ export function liveBody(view: LiveView): Html {
       html`<tr data-cell="${c.cellId}" data-key="${c.key}" data-phase="${c.phase}"><td>${c.benchmark}</td><td>${c.cellId}</td><td class="progress"><progress max="${c.max}" value="${c.done}"></progress><span class="count">${c.count}</span></td><td class="num solved">${c.solved}</td><td class="num failed">${c.failed}</td><td class="num errored">${c.errored}</td><td class="state">${c.state}</td><td class="verdict">${c.verdict ? html`<span class="badge ${c.verdictKind}">${c.verdict}</span>` : ''}</td><td><button class="more" data-page="${c.key}" type="button">trajectories</button></td></tr>`,
   )
   const table = html`<table class="live"${view.cells.length === 0 ? ' hidden' : ''}><thead><tr><th>benchmark</th><th>cell</th><th>progress</th><th class="num">solved</th><th class="num">failed</th><th class="num">errors</th><th>state</th><th>verdict</th><th></th></tr></thead><tbody id="live-cells">${rows}</tbody></table>`
-  const list = (id: string, empty: string, items: Html[]) => html`${items.length === 0 ? html`<p class="empty">${empty}</p>` : ''}<ul class="live-list" id="${id}">${items}</ul>`
+  const list = (id: string, empty: string, items: Html[]) =>
+    html`${items.length === 0 ? html`<p class="empty">${empty}</p>` : ''}<ul class="live-list" id="${id}">${items}</ul>`
   return html`${ended}${loadErrors}
 <section class="bench"><h2>Cells</h2><div class="card">${view.cells.length === 0 ? html`<p class="empty">No cell is planned or running yet.</p>` : ''}${table}</div></section>
 <section class="bench"><h2>Errors</h2><p class="lede">Infrastructure errors (the model, verifier or critic failed), as they happen.</p><div class="card">${list(
@@ -66,7 +67,10 @@ export function liveBody(view: LiveView): Html {
 <section class="bench"><h2>Latest trajectories</h2><div class="card">${list(
     'live-trajectories',
     'No trajectory has finished yet.',
-    view.recent.map((t) => html`<li data-status="${t.status}"><span class="st ${t.status}">${t.outcome}</span> · ${t.where}${t.summary ? ` · ${t.summary}` : ''}</li>`),
+    view.recent.map(
+      (t) =>
+        html`<li data-status="${t.status}"><span class="st ${t.status}">${t.outcome}</span> · ${t.where}${t.summary ? ` · ${t.summary}` : ''}</li>`,
+    ),
   )}</div></section>
 ${view.batches.length > 0 ? html`<section class="bench"><h2>Batches</h2><p class="lede">The provider batches a batched actor's calls went in: a round of a cell each.</p><div class="card"><ul class="live-list" id="live-batches">${view.batches.map((b) => html`<li data-batch="${b.batchId}" data-status="${b.status}">${b.text}</li>`)}</ul></div></section>` : ''}
 ${view.malformed.length > 0 ? html`<section class="bench"><h2>Malformed lines</h2><p class="lede">Lines of the run files that are not valid records; they are skipped.</p><div class="card"><ul class="live-list" id="live-malformed">${view.malformed.map((m) => html`<li><span class="live-error-message">${m}</span></li>`)}</ul></div></section>` : ''}`

@@ -77,7 +77,8 @@ export class RunState {
     return record.cells.map((c) => {
       const state = this.state({ runId: record.runId, benchmark: c.benchmark, cellId: c.cellId })
       // A cell that started already counts from its start record, which knows its shard.
-      if (state.cell.phase === 'planned') state.cell = { ...state.cell, progress: { ...state.cell.progress, total: c.trajectories } }
+      if (state.cell.phase === 'planned')
+        state.cell = { ...state.cell, progress: { ...state.cell.progress, total: c.trajectories } }
       return state.cell
     })
   }
@@ -88,9 +89,19 @@ export class RunState {
     if (record.type === 'start') {
       // A shard runs only its share of the declared tasks.
       const shard = record.shard
-      const tasks = shard ? record.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index).length : record.taskIds.length
+      const tasks = shard
+        ? record.taskIds.filter((id) => shardOfTask(id, shard.count) === shard.index).length
+        : record.taskIds.length
       state.earlierMs = state.cell.durationMs ?? state.earlierMs
-      state.cell = { ...state.cell, phase: 'running', progress: { ...state.cell.progress, total: tasks * record.repeats }, durationMs: null, unfinished: null, verdict: null, failedChecks: null }
+      state.cell = {
+        ...state.cell,
+        phase: 'running',
+        progress: { ...state.cell.progress, total: tasks * record.repeats },
+        durationMs: null,
+        unfinished: null,
+        verdict: null,
+        failedChecks: null,
+      }
       return state.cell
     }
     const total = state.cell.progress.total
@@ -121,7 +132,9 @@ export class RunState {
       status: t.status,
       attempts: t.attempts.length,
       firstSuccess: t.firstSuccess,
-      error: t.error ? { stage: t.error.stage, attempt: t.error.attempt, message: cut(t.error.message, MAX_MESSAGE) } : null,
+      error: t.error
+        ? { stage: t.error.stage, attempt: t.error.attempt, message: cut(t.error.message, MAX_MESSAGE) }
+        : null,
       summary: last ? cut(last.verdict.diagnostics.summary.split('\n')[0] ?? '', MAX_SUMMARY) : '',
       durationMs: t.durationMs,
     }
@@ -167,7 +180,18 @@ export class RunState {
     let state = this.cells.get(key)
     if (state === undefined) {
       state = {
-        cell: { key, benchmark: record.benchmark, cellId: record.cellId, phase: 'planned', progress: { done: 0, total: null, solved: 0, failed: 0, errored: 0, capped: 0 }, durationMs: null, keptDurationMs: null, unfinished: null, verdict: null, failedChecks: null },
+        cell: {
+          key,
+          benchmark: record.benchmark,
+          cellId: record.cellId,
+          phase: 'planned',
+          progress: { done: 0, total: null, solved: 0, failed: 0, errored: 0, capped: 0 },
+          durationMs: null,
+          keptDurationMs: null,
+          unfinished: null,
+          verdict: null,
+          failedChecks: null,
+        },
         byKey: new Map(),
         earlierMs: null,
       }

@@ -16,18 +16,21 @@ interface Reply {
 /** One raw request: the path and headers exactly as given (no URL normalisation). */
 function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        body += chunk
-        // An event stream never ends: its first event (the snapshot, or the updates a page missed) is enough.
-        if (res.headers['content-type']?.startsWith('text/event-stream') && /\ndata: .*\n\n/.test(body)) req.destroy()
-      })
-      const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body })
-      res.on('end', done)
-      res.on('close', done)
-    })
+    const req = request(
+      { host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          body += chunk
+          // An event stream never ends: its first event (the snapshot, or the updates a page missed) is enough.
+          if (res.headers['content-type']?.startsWith('text/event-stream') && /\ndata: .*\n\n/.test(body)) req.destroy()
+        })
+        const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body })
+        res.on('end', done)
+        res.on('close', done)
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -74,21 +77,26 @@ describe('the live server', () => {
     const reply = await get(server.port, '/events')
     expect(reply.status).toBe(200)
     expect(reply.headers['content-type']).toBe('text/event-stream; charset=utf-8')
-    expect(reply.body).toMatch(/^retry: 1000\n\nid: 2\ndata: \{"type":"snapshot","snapshot":\{"runId":"20260101-000000-aaaaaa"/)
+    expect(reply.body).toMatch(
+      /^retry: 1000\n\nid: 2\ndata: \{"type":"snapshot","snapshot":\{"runId":"20260101-000000-aaaaaa"/,
+    )
     // A page rendered with the state at event 1 (or reconnecting after it) gets only the update after it.
     const resumed = await get(server.port, '/events?since=1')
     expect(resumed.body).toMatch(/^retry: 1000\n\nid: 2\ndata: \{"type":"update","cells":\[/)
     expect((await get(server.port, '/events', { 'last-event-id': '1' })).body).toContain('"type":"update"')
   })
 
-  it('renders the page with the state at request time and pages a cell\'s trajectories on demand', async () => {
+  it("renders the page with the state at request time and pages a cell's trajectories on demand", async () => {
     const page = await get(server.port, '/')
     expect(page.body).toContain('<span class="count">0/2</span>')
     expect(page.body).toMatch(/data-last-id="\d+"/)
     const key = /data-key="([^"]+)"/.exec(page.body)![1]!.replace(/&#39;/g, "'")
     const empty = JSON.parse((await get(server.port, `/trajectories?cell=${encodeURIComponent(key)}&limit=5`)).body)
     expect(empty).toEqual({ total: 0, items: [] })
-    expect(JSON.parse((await get(server.port, '/trajectories?cell=nope&offset=x')).body)).toEqual({ total: 0, items: [] })
+    expect(JSON.parse((await get(server.port, '/trajectories?cell=nope&offset=x')).body)).toEqual({
+      total: 0,
+      items: [],
+    })
   })
 
   it('serves the report only once it is complete', async () => {
@@ -120,7 +128,13 @@ describe('the live server', () => {
   })
 
   it('refuses a foreign Host (DNS rebinding), a foreign Origin and methods but GET', async () => {
-    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1.evil.example:${server.port}`, `localhost:${server.port + 1}`, `[::1]:${server.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1.evil.example:${server.port}`,
+      `localhost:${server.port + 1}`,
+      `[::1]:${server.port}`,
+    ]) {
       expect([host, (await get(server.port, '/', { host })).status]).toEqual([host, 403])
     }
     expect((await get(server.port, '/', { host: `localhost:${server.port}` })).status).toBe(200)
@@ -131,7 +145,9 @@ describe('the live server', () => {
   })
 
   it('names the fix in a refusal', () => {
-    expect(refusal({ host: 'evil.example' }, 4180)).toBe('Host "evil.example" is not this server: open http://127.0.0.1:4180/ or http://localhost:4180/')
+    expect(refusal({ host: 'evil.example' }, 4180)).toBe(
+      'Host "evil.example" is not this server: open http://127.0.0.1:4180/ or http://localhost:4180/',
+    )
     expect(refusal({}, 4180)).toContain('Host "" is not this server')
     expect(refusal({ host: 'LOCALHOST:4180', origin: 'http://LOCALHOST:4180' }, 4180)).toBeNull()
   })
@@ -139,18 +155,22 @@ describe('the live server', () => {
   it('sends new lines to an open stream as they are appended', async () => {
     const cell = liveCell({ runId: 'r' })
     const body = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path: '/events', headers: { host: `localhost:${server.port}` } }, (res) => {
-        let text = ''
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => {
-          text += chunk
-          if (text.includes('"type":"snapshot"') && !text.includes('"errors":[{')) appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'error', 'boom')))
-          if (text.includes('"errors":[{')) {
-            req.destroy()
-            resolve(text)
-          }
-        })
-      })
+      const req = request(
+        { host: '127.0.0.1', port: server.port, path: '/events', headers: { host: `localhost:${server.port}` } },
+        (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
+            text += chunk
+            if (text.includes('"type":"snapshot"') && !text.includes('"errors":[{'))
+              appendFileSync(join(dir, 'trajectories.jsonl'), line(cell.trajectory('t/1', 0, 'error', 'boom')))
+            if (text.includes('"errors":[{')) {
+              req.destroy()
+              resolve(text)
+            }
+          })
+        },
+      )
       req.on('error', reject)
       req.end()
     })

@@ -57,10 +57,12 @@ export function refusal(headers: IncomingMessage['headers'], port: number): stri
   const host = headers.host ?? ''
   const match = /^([^:]+|\[[^\]]+\])(?::(\d+))?$/.exec(host)
   const name = match?.[1]?.toLowerCase()
-  const hostOk = name !== undefined && ALLOWED_HOSTS.has(name) && (match?.[2] === undefined || Number(match[2]) === port)
+  const hostOk =
+    name !== undefined && ALLOWED_HOSTS.has(name) && (match?.[2] === undefined || Number(match[2]) === port)
   if (!hostOk) return `Host "${host}" is not this server: open http://127.0.0.1:${port}/ or http://localhost:${port}/`
   const origin = headers.origin
-  if (origin !== undefined && origin !== `http://${host}`) return `requests from ${origin} are not served (only this page's own origin)`
+  if (origin !== undefined && origin !== `http://${host}`)
+    return `requests from ${origin} are not served (only this page's own origin)`
   if (headers['sec-fetch-site'] === 'cross-site') return 'cross-site requests are not served'
   return null
 }
@@ -85,14 +87,19 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     const refused = refusal(request.headers, port)
     if (refused !== null) return plain(response, 403, refused)
-    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, `${request.method ?? ''} is not served: only GET`, { Allow: 'GET, HEAD' })
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return plain(response, 405, `${request.method ?? ''} is not served: only GET`, { Allow: 'GET, HEAD' })
     // The path is compared whole, never joined to a directory.
     const url = new URL(request.url ?? '/', 'http://localhost')
     const path = url.pathname
     if (path === '/') {
       const { id, snapshot } = live.snapshot()
       const page = livePage(snapshot, id)
-      response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': page.csp })
+      response.writeHead(200, {
+        ...BASE_HEADERS,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': page.csp,
+      })
       return void response.end(request.method === 'HEAD' ? undefined : page.html)
     }
     if (path === '/trajectories') {
@@ -100,15 +107,24 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
         const n = Number(url.searchParams.get(name) ?? fallback)
         return Number.isSafeInteger(n) && n >= 0 ? Math.min(n, max) : fallback
       }
-      const page = live.page(url.searchParams.get('cell') ?? '', count('offset', 0, Number.MAX_SAFE_INTEGER), count('limit', 50, 500))
+      const page = live.page(
+        url.searchParams.get('cell') ?? '',
+        count('offset', 0, Number.MAX_SAFE_INTEGER),
+        count('limit', 50, 500),
+      )
       response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8' })
       return void response.end(request.method === 'HEAD' ? undefined : JSON.stringify(page))
     }
     if (path === '/report') {
       const report = live.reportPath
-      if (report === null) return plain(response, 404, 'no report yet: the run has not written report.html (it does when it ends)')
+      if (report === null)
+        return plain(response, 404, 'no report yet: the run has not written report.html (it does when it ends)')
       // The report carries its own policy (a meta element); this adds what only a header can say.
-      response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "frame-ancestors 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'" })
+      response.writeHead(200, {
+        ...BASE_HEADERS,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': "frame-ancestors 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'",
+      })
       if (request.method === 'HEAD') return void response.end()
       createReadStream(report)
         .on('error', () => response.destroy())
@@ -116,7 +132,11 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
       return
     }
     if (path === '/events') {
-      response.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' })
+      response.writeHead(200, {
+        ...BASE_HEADERS,
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        Connection: 'keep-alive',
+      })
       if (request.method === 'HEAD') return void response.end()
       response.write('retry: 1000\n\n')
       // A reconnect sends the last id it saw; a page rendered with the state gives it in the URL.

@@ -19,7 +19,10 @@ describe('LineTail', () => {
     const tail = new LineTail(file)
     expect(tail.read()).toMatchObject({ lines: [], reset: false })
     writeFileSync(file, 'a\nb\n')
-    expect(texts(tail)).toEqual([[1, 'a'], [2, 'b']])
+    expect(texts(tail)).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ])
     expect(tail.position).toBe(4)
     expect(texts(tail)).toEqual([])
     appendFileSync(file, 'c\n')
@@ -40,7 +43,10 @@ describe('LineTail', () => {
 
   it('skips blank lines but counts them, so line numbers match the file', () => {
     writeFileSync(file, 'a\n\n  \nb\n')
-    expect(texts(new LineTail(file))).toEqual([[1, 'a'], [4, 'b']])
+    expect(texts(new LineTail(file))).toEqual([
+      [1, 'a'],
+      [4, 'b'],
+    ])
   })
 
   it('reads on after a torn tail is cut back to the last newline (a resumed run)', () => {
@@ -62,7 +68,14 @@ describe('LineTail', () => {
     // Rotation: a new file renamed over the old one, even a longer one.
     writeFileSync(join(dir, 'next'), 'p\nq\nr\n')
     renameSync(join(dir, 'next'), file)
-    expect(tail.read()).toMatchObject({ lines: [{ text: 'p', line: 1 }, { text: 'q', line: 2 }, { text: 'r', line: 3 }], reset: true })
+    expect(tail.read()).toMatchObject({
+      lines: [
+        { text: 'p', line: 1 },
+        { text: 'q', line: 2 },
+        { text: 'r', line: 3 },
+      ],
+      reset: true,
+    })
   })
 
   it('reads a line longer than its read buffer whole', () => {

@@ -79,7 +79,8 @@ export class LineTail {
         const n = readSync(fd, buffer, 0, Math.min(CHUNK, stop - position), position)
         if (n === 0) break
         position += n
-        let data = this.pending.length > 0 ? Buffer.concat([this.pending, buffer.subarray(0, n)]) : buffer.subarray(0, n)
+        let data =
+          this.pending.length > 0 ? Buffer.concat([this.pending, buffer.subarray(0, n)]) : buffer.subarray(0, n)
         let start = 0
         for (let at = data.indexOf(0x0a); at >= 0; at = data.indexOf(0x0a, start)) {
           this.line += 1

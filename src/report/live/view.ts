@@ -50,9 +50,14 @@ function stateText(c: LiveCell): string {
   if (c.phase === 'planned') return 'planned'
   if (c.phase === 'running') return 'running'
   if (c.phase === 'unfinished') return `unfinished: ${c.unfinished ?? 'it did not run to its end'}`
-  if (c.phase === 'kept') return c.keptDurationMs === null ? 'kept from the earlier run' : `kept from the earlier run (ended in ${seconds(c.keptDurationMs)} then)`
+  if (c.phase === 'kept')
+    return c.keptDurationMs === null
+      ? 'kept from the earlier run'
+      : `kept from the earlier run (ended in ${seconds(c.keptDurationMs)} then)`
   const ended = c.durationMs === null ? 'ended' : `ended in ${seconds(c.durationMs)}`
-  return c.progress.capped > 0 ? `${ended} · stopped at the cost cap (${plural(c.progress.capped, 'trajectory', 'trajectories')} unfinished)` : ended
+  return c.progress.capped > 0
+    ? `${ended} · stopped at the cost cap (${plural(c.progress.capped, 'trajectory', 'trajectories')} unfinished)`
+    : ended
 }
 
 function verdictOf(c: LiveCell): { text: string; kind: BadgeKind } {
@@ -85,8 +90,16 @@ export function liveView(s: LiveSnapshot): LiveView {
   const still = pending > 0 ? ` (${plural(pending, 'file')} still loading)` : ''
   let badge: LiveView['badge']
   if (s.runId === null) badge = { text: 'waiting for a run', kind: 'waiting' }
-  else if (s.reading) badge = { text: `reading the run · ${s.reading.of === 0 ? 0 : Math.floor((100 * s.reading.bytes) / s.reading.of)}% of its trajectories`, kind: 'running' }
-  else if (s.ended?.verdict) badge = { text: `run ended · ${s.ended.verdict.status === 'fail' ? 'fail' : s.ended.verdict.status === 'pass' ? 'pass' : 'no thresholds'}`, kind: s.ended.verdict.status === 'fail' ? 'fail' : s.ended.verdict.status === 'pass' ? 'pass' : 'none' }
+  else if (s.reading)
+    badge = {
+      text: `reading the run · ${s.reading.of === 0 ? 0 : Math.floor((100 * s.reading.bytes) / s.reading.of)}% of its trajectories`,
+      kind: 'running',
+    }
+  else if (s.ended?.verdict)
+    badge = {
+      text: `run ended · ${s.ended.verdict.status === 'fail' ? 'fail' : s.ended.verdict.status === 'pass' ? 'pass' : 'no thresholds'}`,
+      kind: s.ended.verdict.status === 'fail' ? 'fail' : s.ended.verdict.status === 'pass' ? 'pass' : 'none',
+    }
   else if (s.ended) badge = { text: 'run ended', kind: 'pass' }
   else badge = { text: `running · ${done}${of} trajectories${still}`, kind: 'running' }
   const verdict = s.ended?.verdict
@@ -115,11 +128,21 @@ export function liveView(s: LiveSnapshot): LiveView {
     }),
     recent: [...s.recent].reverse().map((t) => ({
       status: t.status,
-      outcome: t.status === 'solved' ? `solved at attempt ${t.firstSuccess ?? t.attempts}` : t.status === 'failed' ? `failed after ${plural(t.attempts, 'attempt')}` : t.status === 'capped' ? 'stopped at the cost cap' : 'error',
+      outcome:
+        t.status === 'solved'
+          ? `solved at attempt ${t.firstSuccess ?? t.attempts}`
+          : t.status === 'failed'
+            ? `failed after ${plural(t.attempts, 'attempt')}`
+            : t.status === 'capped'
+              ? 'stopped at the cost cap'
+              : 'error',
       where: where(t),
       summary: t.status === 'solved' || t.status === 'failed' ? t.summary : '',
     })),
-    errors: [...s.errors].reverse().map((t) => ({ where: `${where(t)} · ${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}`, message: t.error?.message ?? '' })),
+    errors: [...s.errors].reverse().map((t) => ({
+      where: `${where(t)} · ${t.error?.stage ?? '?'} failed at attempt ${t.error?.attempt ?? '?'}`,
+      message: t.error?.message ?? '',
+    })),
     batches: s.batches.map((b) => ({
       batchId: b.batchId,
       status: b.status,

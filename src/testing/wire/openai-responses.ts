@@ -3,7 +3,19 @@
 import { z } from 'zod'
 import { jsonEvent, type SseEvent } from '../sse.js'
 import type { PromptBlock } from '../usage.js'
-import { openaiErrorBody, parametersOf, splitText, textBlocks, toolFields, zodFailure, type Completion, type CompletionUsage, type ParsedBody, type ParseResult, type WireProtocol } from './shared.js'
+import {
+  openaiErrorBody,
+  parametersOf,
+  splitText,
+  textBlocks,
+  toolFields,
+  zodFailure,
+  type Completion,
+  type CompletionUsage,
+  type ParsedBody,
+  type ParseResult,
+  type WireProtocol,
+} from './shared.js'
 
 const InputPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_text'), text: z.string() }),
@@ -23,8 +35,21 @@ const ResponsesBody = z.object({
             role: z.enum(['user', 'assistant', 'system', 'developer']),
             content: z.union([z.string(), z.array(InputPart)]),
           }),
-          z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string(), id: z.string().nullish(), status: z.string().nullish() }),
-          z.object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.string(), id: z.string().nullish(), status: z.string().nullish() }),
+          z.object({
+            type: z.literal('function_call'),
+            call_id: z.string(),
+            name: z.string(),
+            arguments: z.string(),
+            id: z.string().nullish(),
+            status: z.string().nullish(),
+          }),
+          z.object({
+            type: z.literal('function_call_output'),
+            call_id: z.string(),
+            output: z.string(),
+            id: z.string().nullish(),
+            status: z.string().nullish(),
+          }),
         ]),
       )
       .min(1),
@@ -32,7 +57,17 @@ const ResponsesBody = z.object({
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
-  tools: z.array(z.object({ type: z.literal('function'), name: z.string().min(1), description: z.string().nullish(), parameters: z.unknown(), strict: z.boolean().nullish() })).nullish(),
+  tools: z
+    .array(
+      z.object({
+        type: z.literal('function'),
+        name: z.string().min(1),
+        description: z.string().nullish(),
+        parameters: z.unknown(),
+        strict: z.boolean().nullish(),
+      }),
+    )
+    .nullish(),
 })
 
 function responsesUsage(usage: CompletionUsage) {
@@ -47,7 +82,12 @@ function responsesUsage(usage: CompletionUsage) {
 
 type Status = 'in_progress' | 'completed' | 'incomplete'
 
-function responseObject(c: Completion, status: Status, output: unknown[], usage: ReturnType<typeof responsesUsage> | null) {
+function responseObject(
+  c: Completion,
+  status: Status,
+  output: unknown[],
+  usage: ReturnType<typeof responsesUsage> | null,
+) {
   return {
     id: c.id,
     object: 'response',
@@ -82,7 +122,9 @@ function finalStatus(c: Completion): Status {
 }
 
 function contentPart(c: Completion, text: string) {
-  return c.finishReason === 'refusal' ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: [] }
+  return c.finishReason === 'refusal'
+    ? { type: 'refusal', refusal: text }
+    : { type: 'output_text', text, annotations: [], logprobs: [] }
 }
 
 function messageItem(c: Completion, status: Status, content: unknown[]) {
@@ -91,7 +133,14 @@ function messageItem(c: Completion, status: Status, content: unknown[]) {
 
 function callItem(c: Completion, index: number, status: Status, args: string) {
   const call = c.toolCalls[index]!
-  return { id: `fc_test_${c.id}_${index}`, type: 'function_call', status, call_id: call.id, name: call.name, arguments: args }
+  return {
+    id: `fc_test_${c.id}_${index}`,
+    type: 'function_call',
+    status,
+    call_id: call.id,
+    name: call.name,
+    arguments: args,
+  }
 }
 
 /** The output items: the message (when there is text, or no call), then one `function_call` per call. */
@@ -116,19 +165,39 @@ export const openaiResponses: WireProtocol = {
     if (typeof data.input === 'string') blocks.push({ role: 'user', message: 0, text: data.input })
     else
       data.input.forEach((message, i) => {
-        if (message.type === 'function_call') return blocks.push({ role: 'assistant', message: i, text: `${message.name}(${message.arguments})`, tool: true })
+        if (message.type === 'function_call')
+          return blocks.push({
+            role: 'assistant',
+            message: i,
+            text: `${message.name}(${message.arguments})`,
+            tool: true,
+          })
         if (message.type === 'function_call_output') {
           toolResults.push({ callId: message.call_id, content: message.output, isError: false })
           return blocks.push({ role: 'user', message: i, text: message.output, tool: true })
         }
         const role = message.role === 'developer' ? 'system' : message.role
-        const content = typeof message.content === 'string' ? message.content : message.content.map((part) => ({ text: part.type === 'refusal' ? part.refusal : part.text }))
+        const content =
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((part) => ({ text: part.type === 'refusal' ? part.refusal : part.text }))
         return blocks.push(...textBlocks(role, i, content))
       })
-    const tools = (data.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? '', parameters: parametersOf(t.parameters) }))
+    const tools = (data.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description ?? '',
+      parameters: parametersOf(t.parameters),
+    }))
     return {
       ok: true,
-      value: { model: data.model, blocks, stream: data.stream === true, maxOutputTokens: data.max_output_tokens ?? undefined, includeUsage: true, ...toolFields(tools, toolResults) },
+      value: {
+        model: data.model,
+        blocks,
+        stream: data.stream === true,
+        maxOutputTokens: data.max_output_tokens ?? undefined,
+        includeUsage: true,
+        ...toolFields(tools, toolResults),
+      },
     }
   },
 
@@ -154,7 +223,11 @@ export const openaiResponses: WireProtocol = {
       push('response.output_item.added', { output_index: 0, item: messageItem(c, 'in_progress', []) })
       push('response.content_part.added', { ...at, part: contentPart(c, '') })
       for (const piece of splitText(c.text)) {
-        push(refusal ? 'response.refusal.delta' : 'response.output_text.delta', { ...at, delta: piece, ...(refusal ? {} : { logprobs: [] }) }, true)
+        push(
+          refusal ? 'response.refusal.delta' : 'response.output_text.delta',
+          { ...at, delta: piece, ...(refusal ? {} : { logprobs: [] }) },
+          true,
+        )
       }
       if (refusal) push('response.refusal.done', { ...at, refusal: c.text })
       else push('response.output_text.done', { ...at, text: c.text, logprobs: [] })
@@ -165,13 +238,22 @@ export const openaiResponses: WireProtocol = {
       c.toolCalls.forEach((call, i) => {
         const at = { item_id: callItem(c, i, 'completed', '').id, output_index: i + (hasMessage ? 1 : 0) }
         push('response.output_item.added', { output_index: at.output_index, item: callItem(c, i, 'in_progress', '') })
-        for (const piece of splitText(call.arguments, 3)) push('response.function_call_arguments.delta', { ...at, delta: piece }, true)
+        for (const piece of splitText(call.arguments, 3))
+          push('response.function_call_arguments.delta', { ...at, delta: piece }, true)
         push('response.function_call_arguments.done', { ...at, arguments: call.arguments })
-        push('response.output_item.done', { output_index: at.output_index, item: callItem(c, i, 'completed', call.arguments) })
+        push('response.output_item.done', {
+          output_index: at.output_index,
+          item: callItem(c, i, 'completed', call.arguments),
+        })
       })
-    push(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: responseObject(c, status, outputItems(c, status), responsesUsage(c.usage)) })
+    push(status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
+      response: responseObject(c, status, outputItems(c, status), responsesUsage(c.usage)),
+    })
     return events
   },
 
-  malformedEvent: () => ({ event: 'response.created', data: '{"type":"response.created","sequence_number":0,"response":{' }),
+  malformedEvent: () => ({
+    event: 'response.created',
+    data: '{"type":"response.created","sequence_number":0,"response":{',
+  }),
 }

@@ -31,7 +31,9 @@ describe('normaliseMessages', () => {
 })
 
 describe('zodFailure', () => {
-  const Body = z.object({ content: z.union([z.string(), z.array(z.object({ type: z.literal('text'), text: z.string() }))]) })
+  const Body = z.object({
+    content: z.union([z.string(), z.array(z.object({ type: z.literal('text'), text: z.string() }))]),
+  })
   const fail = (value: unknown) => {
     const parsed = Body.safeParse(value)
     if (parsed.success) throw new Error('expected a failure')
@@ -39,7 +41,11 @@ describe('zodFailure', () => {
   }
 
   it('follows a union into the branch the value was meant for, naming the nested field', () => {
-    expect(fail({ content: [{ type: 'text' }] })).toEqual({ ok: false, message: 'Invalid request body: content[0].text: Invalid input: expected string, received undefined', param: 'content[0].text' })
+    expect(fail({ content: [{ type: 'text' }] })).toEqual({
+      ok: false,
+      message: 'Invalid request body: content[0].text: Invalid input: expected string, received undefined',
+      param: 'content[0].text',
+    })
   })
 
   it('lists the expected types when no branch fits', () => {

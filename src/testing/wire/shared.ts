@@ -84,7 +84,8 @@ function problemsOf(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] =
   return issues.flatMap((issue): Problem[] => {
     const path = [...prefix, ...issue.path]
     if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }]
-    const typeMismatch = (branch: readonly z.core.$ZodIssue[]) => branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0
+    const typeMismatch = (branch: readonly z.core.$ZodIssue[]) =>
+      branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0
     const meant = issue.errors.filter((branch) => !typeMismatch(branch))
     if (meant.length === 1) return problemsOf(meant[0]!, path)
     if (meant.length === 0) {
@@ -103,7 +104,11 @@ function formatPath(path: readonly PropertyKey[]): string {
 export function zodFailure(error: z.ZodError): { ok: false; message: string; param?: string } {
   const problems = problemsOf(error.issues)
   const described = problems.map((problem) => `${formatPath(problem.path) || '(root)'}: ${problem.message}`).join('; ')
-  return { ok: false, message: `Invalid request body: ${described}`, param: formatPath(problems[0]?.path ?? []) || undefined }
+  return {
+    ok: false,
+    message: `Invalid request body: ${described}`,
+    param: formatPath(problems[0]?.path ?? []) || undefined,
+  }
 }
 
 /** The normalised conversation of `TestServerRequest.messages`: system prompts first, parts joined with `\n`. */
@@ -138,7 +143,12 @@ export function textBlocks(
 ): PromptBlock[] {
   if (content === null || content === undefined) return [{ role, message, text: '' }]
   if (typeof content === 'string') return [{ role, message, text: content }]
-  return content.map((part) => ({ role, message, text: part.text, ...(part.cacheControl ? { cacheControl: part.cacheControl } : {}) }))
+  return content.map((part) => ({
+    role,
+    message,
+    text: part.text,
+    ...(part.cacheControl ? { cacheControl: part.cacheControl } : {}),
+  }))
 }
 
 /** OpenAI's error `type` and `code` for a status, as the real API sends them. */
@@ -148,7 +158,8 @@ function openaiErrorKind(status: number): { type: string; code: string | null } 
   if (status === 408) return { type: 'timeout', code: 'request_timeout' }
   if (status === 409) return { type: 'invalid_request_error', code: 'conflict' }
   if (status === 429) return { type: 'requests', code: 'rate_limit_exceeded' }
-  if (status >= 500) return { type: 'server_error', code: status === 503 || status === 529 ? 'service_unavailable' : null }
+  if (status >= 500)
+    return { type: 'server_error', code: status === 503 || status === 529 ? 'service_unavailable' : null }
   return { type: 'invalid_request_error', code: null }
 }
 
@@ -158,9 +169,13 @@ export function openaiErrorBody(status: number, message: string, options: { para
 }
 
 /** The tool fields of a parsed body: present only when the request has them. */
-export function toolFields(tools: NonNullable<ParsedBody['tools']>, toolResults: NonNullable<ParsedBody['toolResults']>): Pick<ParsedBody, 'tools' | 'toolResults'> {
+export function toolFields(
+  tools: NonNullable<ParsedBody['tools']>,
+  toolResults: NonNullable<ParsedBody['toolResults']>,
+): Pick<ParsedBody, 'tools' | 'toolResults'> {
   return { ...(tools.length ? { tools } : {}), ...(toolResults.length ? { toolResults } : {}) }
 }
 
 /** The JSON Schema a wire sent for a tool, or `{}` when it sent none. */
-export const parametersOf = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {})
+export const parametersOf = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}

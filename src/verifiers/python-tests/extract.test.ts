@@ -6,7 +6,8 @@ const FENCE = '```'
 
 describe('extractPythonCode', () => {
   it('takes the first python block', () => {
-    const answer = 'Here is my solution:\n```python\ndef f():\n    return 1\n```\nAnd a test:\n```python\nprint(f())\n```'
+    const answer =
+      'Here is my solution:\n```python\ndef f():\n    return 1\n```\nAnd a test:\n```python\nprint(f())\n```'
     expect(extractPythonCode(answer)).toBe('def f():\n    return 1')
   })
 
@@ -83,7 +84,9 @@ describe('extractPythonCode', () => {
   })
 
   it('runs an unclosed block to the end, backticks in its strings included', () => {
-    expect(extractPythonCode('Answer:\n```python\nFENCE = "```"\ndef f():\n    return FENCE')).toBe('FENCE = "```"\ndef f():\n    return FENCE')
+    expect(extractPythonCode('Answer:\n```python\nFENCE = "```"\ndef f():\n    return FENCE')).toBe(
+      'FENCE = "```"\ndef f():\n    return FENCE',
+    )
   })
 
   it('reads the language from the first word of the info string, in any case', () => {
@@ -97,7 +100,9 @@ describe('extractPythonCode', () => {
   })
 
   it('normalises CRLF around a glued fence', () => {
-    expect(extractPythonCode('Here:\r\n```python\r\ndef f():\r\n    return 1```\r\nBye\r\n')).toBe('def f():\n    return 1')
+    expect(extractPythonCode('Here:\r\n```python\r\ndef f():\r\n    return 1```\r\nBye\r\n')).toBe(
+      'def f():\n    return 1',
+    )
   })
 
   it('never closes a block at backticks inside a Python string', () => {
@@ -114,7 +119,9 @@ describe('extractPythonCode', () => {
   })
 
   it('closes a block that a new ```python fence follows', () => {
-    expect(extractPythonCode('```python\ndef f():\n    return 1\n```python\nprint(f())\n```')).toBe('def f():\n    return 1')
+    expect(extractPythonCode('```python\ndef f():\n    return 1\n```python\nprint(f())\n```')).toBe(
+      'def f():\n    return 1',
+    )
     expect(extractPythonCode('```\n[1, 2]\n```python\nx = 1\n```')).toBe('x = 1')
   })
 
@@ -145,26 +152,47 @@ describe('extractPythonCode laws', () => {
       .tuple(
         fc.nat({ max: 8 }),
         fc.array(fc.oneof(plain(), literal(ticks)), { maxLength: 4 }),
-        fc.option(plain([...PLAIN, '"', "'", '#']).map((text) => `# ${text}`), { nil: undefined }),
+        fc.option(
+          plain([...PLAIN, '"', "'", '#']).map((text) => `# ${text}`),
+          { nil: undefined },
+        ),
       )
-      .map(([indent, parts, comment]) => ' '.repeat(indent) + [...parts, ...(comment === undefined ? [] : [comment])].join(' '))
+      .map(
+        ([indent, parts, comment]) =>
+          ' '.repeat(indent) + [...parts, ...(comment === undefined ? [] : [comment])].join(' '),
+      )
   /** A docstring over several lines; with `ticks`, its lines may end with backticks. */
   const docstring = (ticks: boolean) =>
     fc
       .array(
-        fc.tuple(plain([...PLAIN, "'"]), fc.boolean()).map(([text, fence]) => `    ${text}${ticks && fence ? FENCE : ''}`),
+        fc
+          .tuple(plain([...PLAIN, "'"]), fc.boolean())
+          .map(([text, fence]) => `    ${text}${ticks && fence ? FENCE : ''}`),
         { maxLength: 3 },
       )
       .map((lines) => ['    """', ...lines, '    """'].join('\n'))
   /** Code as models write it, with no backtick outside its strings. */
-  const code = (ticks = false) => fc.array(fc.oneof({ weight: 4, arbitrary: line(ticks) }, { weight: 1, arbitrary: docstring(ticks) }), { minLength: 1, maxLength: 6 }).map((lines) => lines.join('\n'))
+  const code = (ticks = false) =>
+    fc
+      .array(fc.oneof({ weight: 4, arbitrary: line(ticks) }, { weight: 1, arbitrary: docstring(ticks) }), {
+        minLength: 1,
+        maxLength: 6,
+      })
+      .map((lines) => lines.join('\n'))
   const lastLineNotBlank = (text: string) => (text.split('\n').at(-1) ?? '').trim() !== ''
   /** The code, its last line cut of trailing spaces: what a glued fence leaves. */
   const gluedResult = (text: string) => text.replace(/[ \t]+$/, '')
   /** Prose lines that open no fence (no backtick, no tilde). */
-  const prose = fc.array(fc.string({ unit: fc.constantFrom(...PLAIN, '"', "'", '#', '\\', '\t'), maxLength: 30 }), { maxLength: 3 }).map((lines) => lines.map((l) => `${l}\n`).join(''))
+  const prose = fc
+    .array(fc.string({ unit: fc.constantFrom(...PLAIN, '"', "'", '#', '\\', '\t'), maxLength: 30 }), { maxLength: 3 })
+    .map((lines) => lines.map((l) => `${l}\n`).join(''))
   /** Anything at all after the block, more fences included. */
-  const tail = fc.array(fc.oneof(fc.string(), fc.constantFrom(FENCE, `${FENCE}python`, 'x = 1```', `${FENCE}python\nother()\n${FENCE}`)), { maxLength: 4 }).map((parts) => parts.join('\n'))
+  const tail = fc
+    .array(
+      fc.oneof(fc.string(), fc.constantFrom(FENCE, `${FENCE}python`, 'x = 1```', `${FENCE}python\nother()\n${FENCE}`)),
+      { maxLength: 4 },
+    )
+    .map((parts) => parts.join('\n'))
   const options = { seed: 20261201, numRuns: 300 }
 
   it('returns the code of a fenced rendering exactly, glued or not', () => {
@@ -180,7 +208,8 @@ describe('extractPythonCode laws', () => {
   it('never changes the result for prose before the block or anything after it', () => {
     fc.assert(
       fc.property(prose, code(), tail, fc.boolean(), (before, text, after, glued) => {
-        const block = glued && lastLineNotBlank(text) ? `${FENCE}python\n${text}${FENCE}` : `${FENCE}python\n${text}\n${FENCE}`
+        const block =
+          glued && lastLineNotBlank(text) ? `${FENCE}python\n${text}${FENCE}` : `${FENCE}python\n${text}\n${FENCE}`
         expect(extractPythonCode(`${before}${block}\n${after}`)).toBe(extractPythonCode(block))
       }),
       options,
@@ -220,7 +249,9 @@ describe('extractPythonCode laws', () => {
   it('gives the same normalised answer for a glued and a separate fence', () => {
     fc.assert(
       fc.property(code(true).filter(lastLineNotBlank), (text) => {
-        expect(normalisePythonAnswer(`${FENCE}python\n${text}${FENCE}`)).toBe(normalisePythonAnswer(`${FENCE}python\n${text}\n${FENCE}\n`))
+        expect(normalisePythonAnswer(`${FENCE}python\n${text}${FENCE}`)).toBe(
+          normalisePythonAnswer(`${FENCE}python\n${text}\n${FENCE}\n`),
+        )
       }),
       options,
     )

@@ -203,13 +203,14 @@ function nextOpening(text: string, from: number): { at: number; fence: Fence } |
  */
 function chosenBlock(text: string): Block | undefined {
   let untagged: Block | undefined
-  for (let open = nextOpening(text, 0); open !== undefined; ) {
+  for (let open = nextOpening(text, 0); open !== undefined;) {
     const body = blockBody(text, lineEnd(text, open.at) + 1, open.fence.marker)
     const { tag } = open.fence
     if (PYTHON_TAGS.has(tag)) return { tag, code: body.code }
     // A bare fence with nothing after it closes code the model never opened a block for
     // (`def f(): ...` then ```): it is no empty block that would hide that code.
-    if (tag === '' && untagged === undefined && (body.closed || body.code.trim() !== '')) untagged = { tag, code: body.code }
+    if (tag === '' && untagged === undefined && (body.closed || body.code.trim() !== ''))
+      untagged = { tag, code: body.code }
     open = body.next <= text.length ? nextOpening(text, body.next) : undefined
   }
   return untagged

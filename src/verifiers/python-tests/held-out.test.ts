@@ -7,26 +7,43 @@ const statement = (i: number) => `assert f(${i}) == ${i * 10}`
 /** A verdict over `n` statements where `failing` failed, as toVerdict() builds it. */
 function verdictOf(n: number, failing: ReadonlySet<number>, extra: Partial<Verdict['diagnostics']> = {}): Verdict {
   const tests = Array.from({ length: n }, (_, i) =>
-    failing.has(i) ? { index: i, source: statement(i), pass: false, call: `f(${i})`, expected: `${i * 10}`, actual: '0' } : { index: i, source: statement(i), pass: true },
+    failing.has(i)
+      ? { index: i, source: statement(i), pass: false, call: `f(${i})`, expected: `${i * 10}`, actual: '0' }
+      : { index: i, source: statement(i), pass: true },
   )
   const pass = failing.size === 0
-  return { pass, score: (n - failing.size) / n, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? `all ${n} tests passed` : `${failing.size} of ${n} tests failed`, tests, ...extra } }
+  return {
+    pass,
+    score: (n - failing.size) / n,
+    diagnostics: {
+      outcome: pass ? 'passed' : 'failed',
+      summary: pass ? `all ${n} tests passed` : `${failing.size} of ${n} tests failed`,
+      tests,
+      ...extra,
+    },
+  }
 }
 
 describe('heldOutIndices', () => {
   it('is deterministic, sorted, within range, and keeps both sides non-empty', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 12 }), fc.integer({ min: 0, max: 40 }), fc.double({ min: 0.01, max: 0.99, noNaN: true }), fc.integer(), (id, n, share, seed) => {
-        const split = heldOutIndices(id, n, { share, seed })
-        expect(heldOutIndices(id, n, { share, seed })).toEqual(split)
-        expect([...split].sort((a, b) => a - b)).toEqual(split)
-        expect(new Set(split).size).toBe(split.length)
-        for (const i of split) expect(i >= 0 && i < n).toBe(true)
-        if (n < 2) expect(split).toEqual([])
-        else {
-          expect(split.length).toBe(Math.min(n - 1, Math.max(1, Math.round(share * n))))
-        }
-      }),
+      fc.property(
+        fc.string({ maxLength: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.integer(),
+        (id, n, share, seed) => {
+          const split = heldOutIndices(id, n, { share, seed })
+          expect(heldOutIndices(id, n, { share, seed })).toEqual(split)
+          expect([...split].sort((a, b) => a - b)).toEqual(split)
+          expect(new Set(split).size).toBe(split.length)
+          for (const i of split) expect(i >= 0 && i < n).toBe(true)
+          if (n < 2) expect(split).toEqual([])
+          else {
+            expect(split.length).toBe(Math.min(n - 1, Math.max(1, Math.round(share * n))))
+          }
+        },
+      ),
       { seed: 31, numRuns: 300 },
     )
   })
@@ -39,7 +56,8 @@ describe('heldOutIndices', () => {
 
   it('holds out each statement about as often as the share says (seeded over many task ids)', () => {
     const counts = new Array<number>(4).fill(0)
-    for (let t = 0; t < 2000; t++) for (const i of heldOutIndices(`task/${t}`, 4, { share: 0.25, seed: 7 })) counts[i]!++
+    for (let t = 0; t < 2000; t++)
+      for (const i of heldOutIndices(`task/${t}`, 4, { share: 0.25, seed: 7 })) counts[i]!++
     // One of four per task: each position near 500 (binomial sd ≈ 19).
     for (const c of counts) expect(Math.abs(c - 500)).toBeLessThan(100)
   })
@@ -48,7 +66,9 @@ describe('heldOutIndices', () => {
 describe('heldOutShareProblem', () => {
   it('names the field and the fix', () => {
     expect(heldOutShareProblem({ share: 0.5, seed: 1 })).toBeUndefined()
-    expect(heldOutShareProblem({ share: 1, seed: 1 })).toMatch(/heldOut.share must be a number strictly between 0 and 1/)
+    expect(heldOutShareProblem({ share: 1, seed: 1 })).toMatch(
+      /heldOut.share must be a number strictly between 0 and 1/,
+    )
     expect(heldOutShareProblem({ share: 0.5, seed: 1.5 })).toMatch(/heldOut.seed must be an integer/)
     expect(heldOutShareProblem({ share: 0.5, seed: 1, count: 2 })).toMatch(/unknown field "count"/)
     expect(heldOutShareProblem(0.5)).toMatch(/heldOut must be \{ share, seed \}/)
@@ -59,7 +79,15 @@ describe('hideHeldOut', () => {
   it('keeps no held-out statement, call or value anywhere in what feedback reads', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 2, max: 12 }).chain((n) => fc.tuple(fc.constant(n), fc.subarray([...Array(n).keys()], { minLength: 1, maxLength: n - 1 }), fc.subarray([...Array(n).keys()]))),
+        fc
+          .integer({ min: 2, max: 12 })
+          .chain((n) =>
+            fc.tuple(
+              fc.constant(n),
+              fc.subarray([...Array(n).keys()], { minLength: 1, maxLength: n - 1 }),
+              fc.subarray([...Array(n).keys()]),
+            ),
+          ),
         ([n, held, failing]) => {
           const verdict = verdictOf(n, new Set(failing), { stdout: `args ${held.map(statement).join(';')}` })
           const hidden = hideHeldOut(verdict, { statements: n, heldOut: held })
@@ -71,8 +99,15 @@ describe('hideHeldOut', () => {
           expect(hidden.pass).toBe(verdict.pass)
           expect(hidden.score).toBe(verdict.score)
           expect(hidden.diagnostics.outcome).toBe(verdict.diagnostics.outcome)
-          expect(hidden.heldOut).toEqual({ statements: n, tests: held, failed: held.filter((i) => failing.includes(i)), visiblePass: failing.every((i) => held.includes(i)) })
-          expect(hidden.diagnostics.tests?.map((t) => t.index)).toEqual([...Array(n).keys()].filter((i) => !held.includes(i)))
+          expect(hidden.heldOut).toEqual({
+            statements: n,
+            tests: held,
+            failed: held.filter((i) => failing.includes(i)),
+            visiblePass: failing.every((i) => held.includes(i)),
+          })
+          expect(hidden.diagnostics.tests?.map((t) => t.index)).toEqual(
+            [...Array(n).keys()].filter((i) => !held.includes(i)),
+          )
         },
       ),
       { seed: 31, numRuns: 300 },
@@ -85,14 +120,22 @@ describe('hideHeldOut', () => {
     expect(hidden.diagnostics.summary).toBe(HELD_OUT_FAILED)
     expect(hidden.diagnostics.tests?.every((t) => t.pass)).toBe(true)
     expect(hidden.heldOut?.visiblePass).toBe(true)
-    expect(hideHeldOut(verdictOf(4, new Set([0, 3])), { statements: 4, heldOut: [3] }).diagnostics.summary).toBe('1 of 3 visible tests failed (1 held-out tests not shown)')
-    expect(hideHeldOut(verdictOf(4, new Set()), { statements: 4, heldOut: [3] }).diagnostics.summary).toBe('all 3 visible tests passed (and 1 held-out)')
+    expect(hideHeldOut(verdictOf(4, new Set([0, 3])), { statements: 4, heldOut: [3] }).diagnostics.summary).toBe(
+      '1 of 3 visible tests failed (1 held-out tests not shown)',
+    )
+    expect(hideHeldOut(verdictOf(4, new Set()), { statements: 4, heldOut: [3] }).diagnostics.summary).toBe(
+      'all 3 visible tests passed (and 1 held-out)',
+    )
   })
 
   it('withholds where a timeout struck unless it was a visible call', () => {
     const timeout = (ran: number, place: string): Verdict => {
       const base = verdictOf(ran, new Set())
-      return { ...base, pass: false, diagnostics: { ...base.diagnostics, outcome: 'timeout', summary: `timed out after 3000 ms${place}` } }
+      return {
+        ...base,
+        pass: false,
+        diagnostics: { ...base.diagnostics, outcome: 'timeout', summary: `timed out after 3000 ms${place}` },
+      }
     }
     // Statement 2 (held out) was running: its call is not named.
     const inHeld = hideHeldOut(timeout(2, ' in the call f(2)'), { statements: 4, heldOut: [2] })
@@ -100,12 +143,19 @@ describe('hideHeldOut', () => {
     expect(inHeld.diagnostics.summary).toMatch(/^timed out after 3000 ms \(where is not shown/)
     // Statement 3 (visible) never ran, so the visible tests are not known to pass.
     expect(inHeld.heldOut).toEqual({ statements: 4, tests: [2], failed: [2], visiblePass: false })
-    expect(hideHeldOut(timeout(1, ' in the call f(1)'), { statements: 4, heldOut: [2] }).diagnostics.summary).toBe('timed out after 3000 ms in the call f(1)')
-    expect(hideHeldOut(timeout(0, ' while loading the code'), { statements: 4, heldOut: [0] }).diagnostics.summary).toBe('timed out after 3000 ms while loading the code')
+    expect(hideHeldOut(timeout(1, ' in the call f(1)'), { statements: 4, heldOut: [2] }).diagnostics.summary).toBe(
+      'timed out after 3000 ms in the call f(1)',
+    )
+    expect(
+      hideHeldOut(timeout(0, ' while loading the code'), { statements: 4, heldOut: [0] }).diagnostics.summary,
+    ).toBe('timed out after 3000 ms while loading the code')
   })
 
   it('fails closed when the statements could not be counted', () => {
-    const verdict: Verdict = { pass: false, diagnostics: { outcome: 'timeout', summary: 'timed out after 3000 ms in the evaluation of the tests', tests: [] } }
+    const verdict: Verdict = {
+      pass: false,
+      diagnostics: { outcome: 'timeout', summary: 'timed out after 3000 ms in the evaluation of the tests', tests: [] },
+    }
     const hidden = hideHeldOut(verdict, { statements: 0, heldOut: [] })
     expect(hidden.heldOut?.visiblePass).toBe(false)
     expect(hidden.diagnostics.summary).not.toContain('evaluation of the tests')

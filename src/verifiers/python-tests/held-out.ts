@@ -22,7 +22,8 @@ export function heldOutShareProblem(value: unknown): string | undefined {
   const { share, seed, ...rest } = value as Record<string, unknown>
   const unknown = Object.keys(rest)
   if (unknown.length > 0) return `heldOut has unknown field ${JSON.stringify(unknown[0])}; it takes { share, seed }`
-  if (!(typeof share === 'number' && share > 0 && share < 1)) return `heldOut.share must be a number strictly between 0 and 1, e.g. 0.5, got ${String(share)}`
+  if (!(typeof share === 'number' && share > 0 && share < 1))
+    return `heldOut.share must be a number strictly between 0 and 1, e.g. 0.5, got ${String(share)}`
   if (!Number.isSafeInteger(seed)) return `heldOut.seed must be an integer, e.g. 1, got ${String(seed)}`
   return undefined
 }
@@ -39,10 +40,16 @@ export function heldOutShareProblem(value: unknown): string | undefined {
 export function heldOutIndices(taskId: string, statements: number, split: HeldOutShare): number[] {
   if (statements < 2) return []
   const wanted = Math.min(statements - 1, Math.max(1, Math.round(split.share * statements)))
-  const rank = (index: number) => createHash('sha256').update(JSON.stringify([split.seed, taskId, index])).digest('hex')
+  const rank = (index: number) =>
+    createHash('sha256')
+      .update(JSON.stringify([split.seed, taskId, index]))
+      .digest('hex')
   const order = Array.from({ length: statements }, (_, index) => ({ index, key: rank(index) }))
   order.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
-  return order.slice(0, wanted).map((o) => o.index).sort((a, b) => a - b)
+  return order
+    .slice(0, wanted)
+    .map((o) => o.index)
+    .sort((a, b) => a - b)
 }
 
 /** What hides a verdict's held-out tests: the indices, and the statement count they are out of. */
@@ -73,14 +80,29 @@ export function hideHeldOut(verdict: Verdict, split: HeldOutSplit): Verdict {
   const failed = split.heldOut.filter((i) => ran.get(i)?.pass !== true)
   const visibleCount = split.statements - split.heldOut.length
   const { outcome } = verdict.diagnostics
-  const visiblePass = (outcome === 'passed' || outcome === 'failed' || outcome === 'timeout') && split.statements > 0 && visible.length === visibleCount && visible.every((t) => t.pass)
+  const visiblePass =
+    (outcome === 'passed' || outcome === 'failed' || outcome === 'timeout') &&
+    split.statements > 0 &&
+    visible.length === visibleCount &&
+    visible.every((t) => t.pass)
   const record: HeldOutRecord = { statements: split.statements, tests: [...split.heldOut], failed, visiblePass }
   const { stdout: _stdout, stderr: _stderr, tests: _tests, ...rest } = verdict.diagnostics
-  const diagnostics: Diagnostics = { ...rest, summary: visibleSummary(verdict.diagnostics, visible, visibleCount, visiblePass, all.length, held), ...(all.length > 0 || verdict.diagnostics.tests ? { tests: visible } : {}) }
+  const diagnostics: Diagnostics = {
+    ...rest,
+    summary: visibleSummary(verdict.diagnostics, visible, visibleCount, visiblePass, all.length, held),
+    ...(all.length > 0 || verdict.diagnostics.tests ? { tests: visible } : {}),
+  }
   return { ...verdict, diagnostics, heldOut: record }
 }
 
-function visibleSummary(d: Diagnostics, visible: readonly TestOutcome[], visibleCount: number, visiblePass: boolean, ran: number, held: ReadonlySet<number>): string {
+function visibleSummary(
+  d: Diagnostics,
+  visible: readonly TestOutcome[],
+  visibleCount: number,
+  visiblePass: boolean,
+  ran: number,
+  held: ReadonlySet<number>,
+): string {
   const heldNote = `${held.size} held-out`
   switch (d.outcome) {
     case 'passed':
@@ -96,7 +118,8 @@ function visibleSummary(d: Diagnostics, visible: readonly TestOutcome[], visible
       // Its call is named only when that statement is visible; anywhere else the place is withheld.
       const limit = /^timed out after \d+ ms/.exec(d.summary)?.[0] ?? 'timed out'
       if (d.summary.endsWith(' while loading the code')) return d.summary
-      if (d.summary.startsWith(`${limit} in the call `) && !held.has(ran) && ran < visibleCount + held.size) return d.summary
+      if (d.summary.startsWith(`${limit} in the call `) && !held.has(ran) && ran < visibleCount + held.size)
+        return d.summary
       return `${limit} (where is not shown: held-out tests run alongside the visible ones)`
     }
     default:

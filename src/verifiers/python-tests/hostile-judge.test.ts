@@ -38,7 +38,11 @@ const TIMEOUT_MS = 1000
 const SPARE_TIMEOUT_MS = 20_000
 const MiB = 1024 * 1024
 
-const task: Task = { id: 'hostile-judge/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' }
+const task: Task = {
+  id: 'hostile-judge/add',
+  prompt: 'Write add(a, b).',
+  tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0',
+}
 const py = (...lines: string[]): string => `\`\`\`python\n${lines.join('\n')}\n\`\`\``
 const CORRECT = py('def add(a, b):', '    return a + b')
 const WRONG = py('def add(a, b):', '    return a - b')
@@ -112,10 +116,17 @@ function chargedMiB(mode: SandboxMode): number | undefined {
     try {
       const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n')
       const v1 = lines.map((l) => l.split(':')).find((f) => f[1]?.split(',').includes('memory'))
-      const dir = v1 ? `/sys/fs/cgroup/memory${v1[2] ?? ''}/seqk-${pid}` : `/sys/fs/cgroup${lines.find((l) => l.startsWith('0::'))?.slice(3) ?? ''}/seqk-${pid}`
+      const dir = v1
+        ? `/sys/fs/cgroup/memory${v1[2] ?? ''}/seqk-${pid}`
+        : `/sys/fs/cgroup${lines.find((l) => l.startsWith('0::'))?.slice(3) ?? ''}/seqk-${pid}`
       // What cannot be reclaimed: process memory and shared memory (tmpfs, /dev/shm). The page cache
       // of files an attempt read stays charged after it, but the kernel reclaims it before any limit bites.
-      const stat = new Map(readFileSync(`${dir}/memory.stat`, 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string]))
+      const stat = new Map(
+        readFileSync(`${dir}/memory.stat`, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(' ') as [string, string]),
+      )
       const bytes = (...names: string[]) => names.reduce((sum, name) => sum + Number(stat.get(name) ?? 0), 0)
       total = (total ?? 0) + (v1 ? bytes('total_rss', 'total_shmem') : bytes('anon', 'shmem')) / MiB
     } catch {
@@ -209,13 +220,26 @@ const CALL_SOCKET = [
 ]
 
 /** Touches every page of `mib` MiB (a calloc'd bytearray is not resident until written). */
-const touch = (mib: number, indent = '    '): string[] => [`${indent}block = bytearray(${mib} * 1024 * 1024)`, `${indent}for i in range(0, len(block), 4096):`, `${indent}    block[i] = 1`]
+const touch = (mib: number, indent = '    '): string[] => [
+  `${indent}block = bytearray(${mib} * 1024 * 1024)`,
+  `${indent}for i in range(0, len(block), 4096):`,
+  `${indent}    block[i] = 1`,
+]
 
 /** The candidate's process's own harness (candidate.py's globals), one frame up from the candidate's module. */
-const HARNESS_GLOBALS = ['import sys', 'worker = sys._getframe(1).f_globals', "assert 'Calls' in worker and 'write_frame' in worker, sorted(worker)"]
+const HARNESS_GLOBALS = [
+  'import sys',
+  'worker = sys._getframe(1).f_globals',
+  "assert 'Calls' in worker and 'write_frame' in worker, sorted(worker)",
+]
 
 /** A class the worker describes as "a type of module M named Q" (`__module__`/`__qualname__` are the candidate's to set). */
-const posingAs = (name: string, module: string, qualname: string): string[] => [`class ${name}:`, '    pass', `${name}.__module__ = '${module}'`, `${name}.__qualname__ = '${qualname}'`]
+const posingAs = (name: string, module: string, qualname: string): string[] => [
+  `class ${name}:`,
+  '    pass',
+  `${name}.__module__ = '${module}'`,
+  `${name}.__qualname__ = '${qualname}'`,
+]
 
 /** Leaks a SysV shared-memory segment of `mib` MiB, touched, detached, not removed. */
 const SHM_LEAK = (mib: number): string[] => [
@@ -244,7 +268,12 @@ const KEYS = [answerKey(), answerKey(), answerKey()]
 const keyTask: Task = {
   id: 'hostile-judge/key',
   prompt: 'Return the secret.',
-  tests: [`# the secret is ${KEYS[2]}`, `assert answer(1) == '${KEYS[0]}'`, `expected = '${KEYS[1]}'`, 'assert answer(2) == expected'].join('\n'),
+  tests: [
+    `# the secret is ${KEYS[2]}`,
+    `assert answer(1) == '${KEYS[0]}'`,
+    `expected = '${KEYS[1]}'`,
+    'assert answer(2) == expected',
+  ].join('\n'),
 }
 const KEY_HUNT = [
   'import gc, inspect, os, re, sys, time',
@@ -461,13 +490,29 @@ const cases: Case[] = [
   // 1. Lying objects: nothing the candidate defined crosses; the reason names its type.
   {
     name: 'an object whose __eq__ always says yes',
-    code: () => py('class E:', '    def __eq__(self, other):', '        return True', '    __hash__ = object.__hash__', 'def add(a, b):', '    return E()'),
+    code: () =>
+      py(
+        'class E:',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    __hash__ = object.__hash__',
+        'def add(a, b):',
+        '    return E()',
+      ),
     outcome: ['failed'],
     reason: notPlain('E'),
   },
   {
     name: 'an int subclass equal to everything',
-    code: () => py('class I(int):', '    def __eq__(self, other):', '        return True', '    __hash__ = int.__hash__', 'def add(a, b):', '    return I(a + b + 1)'),
+    code: () =>
+      py(
+        'class I(int):',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    __hash__ = int.__hash__',
+        'def add(a, b):',
+        '    return I(a + b + 1)',
+      ),
     // It crosses as the int it holds (what the official `==` would compare by, but for its lie).
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
@@ -475,21 +520,38 @@ const cases: Case[] = [
   },
   {
     name: 'a str subclass equal to everything',
-    code: () => py('class S(str):', '    def __eq__(self, other):', '        return True', '    __hash__ = str.__hash__', 'def add(a, b):', "    return S('x')"),
+    code: () =>
+      py(
+        'class S(str):',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    __hash__ = str.__hash__',
+        'def add(a, b):',
+        "    return S('x')",
+      ),
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
     after: actuals(["'x'", "'x'"]),
   },
   {
     name: 'a list subclass equal to everything',
-    code: () => py('class L(list):', '    def __eq__(self, other):', '        return True', 'def add(a, b):', '    return L()'),
+    code: () =>
+      py('class L(list):', '    def __eq__(self, other):', '        return True', 'def add(a, b):', '    return L()'),
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
     after: actuals(['[]', '[]']),
   },
   {
     name: 'a float subclass equal to everything',
-    code: () => py('class F(float):', '    def __eq__(self, other):', '        return True', '    __hash__ = float.__hash__', 'def add(a, b):', '    return F(0.5)'),
+    code: () =>
+      py(
+        'class F(float):',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    __hash__ = float.__hash__',
+        'def add(a, b):',
+        '    return F(0.5)',
+      ),
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
     after: actuals(['0.5', '0.5']),
@@ -515,39 +577,82 @@ const cases: Case[] = [
   {
     name: 'a set of objects with one hash that are all equal',
     tests: 'assert add(1, 2) == {3}',
-    code: () => py('class H:', '    def __hash__(self):', '        return 3', '    def __eq__(self, other):', '        return True', 'def add(a, b):', '    return {H()}'),
+    code: () =>
+      py(
+        'class H:',
+        '    def __hash__(self):',
+        '        return 3',
+        '    def __eq__(self, other):',
+        '        return True',
+        'def add(a, b):',
+        '    return {H()}',
+      ),
     outcome: ['failed'],
     reason: notPlain('H'),
   },
   {
     name: 'an object that lies in __bool__ and __len__ (for `assert add(...)`)',
     tests: 'assert add(1, 2)\nassert len(add(1, 2)) == 3',
-    code: () => py('class B:', '    def __bool__(self):', '        return True', '    def __len__(self):', '        return 3', 'def add(a, b):', '    return B()'),
+    code: () =>
+      py(
+        'class B:',
+        '    def __bool__(self):',
+        '        return True',
+        '    def __len__(self):',
+        '        return 3',
+        'def add(a, b):',
+        '    return B()',
+      ),
     outcome: ['failed'],
     reason: notPlain('B'),
   },
   {
     name: 'an object whose __repr__ raises',
-    code: () => py('class R:', '    def __repr__(self):', "        raise RuntimeError('no repr')", 'def add(a, b):', '    return R()'),
+    code: () =>
+      py(
+        'class R:',
+        '    def __repr__(self):',
+        "        raise RuntimeError('no repr')",
+        'def add(a, b):',
+        '    return R()',
+      ),
     outcome: ['failed'],
     reason: notPlain('R'),
   },
   {
     name: 'an object whose __class__ claims to be int',
-    code: () => py('class Liar:', '    @property', '    def __class__(self):', '        return int', 'def add(a, b):', '    return Liar()'),
+    code: () =>
+      py(
+        'class Liar:',
+        '    @property',
+        '    def __class__(self):',
+        '        return int',
+        'def add(a, b):',
+        '    return Liar()',
+      ),
     outcome: ['failed'],
     reason: notPlain('Liar'),
   },
   {
     name: 'a returned function, generator and class instance',
     tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5',
-    code: () => py('class Point:', '    pass', 'def add(a, b):', '    return {1: add, 2: (x for x in [a + b]), 3: Point()}[a]'),
+    code: () =>
+      py('class Point:', '    pass', 'def add(a, b):', '    return {1: add, 2: (x for x in [a + b]), 3: Point()}[a]'),
     outcome: ['failed'],
-    reason: /returned an object of type function.*returned an object of type generator.*returned an object of type Point/,
+    reason:
+      /returned an object of type function.*returned an object of type generator.*returned an object of type Point/,
   },
   {
     name: 'the tested name bound to a callable always-equal object',
-    code: () => py('class E:', '    def __eq__(self, other):', '        return True', '    def __call__(self, *args):', '        return self', 'add = E()'),
+    code: () =>
+      py(
+        'class E:',
+        '    def __eq__(self, other):',
+        '        return True',
+        '    def __call__(self, *args):',
+        '        return self',
+        'add = E()',
+      ),
     outcome: ['failed'],
     reason: notPlain('E'),
   },
@@ -555,7 +660,8 @@ const cases: Case[] = [
   // 2. Patching: the candidate's process only; the judge's builtins, json, math and ast are its own.
   {
     name: 'patched builtins (bool, isinstance, len, repr, type)',
-    tests: 'assert add(1, 2) == 3\nassert isinstance(add(1, 2), int)\nassert len([add(1, 2)]) == 1\nassert bool(add(-1, 1) == 0)',
+    tests:
+      'assert add(1, 2) == 3\nassert isinstance(add(1, 2), int)\nassert len([add(1, 2)]) == 1\nassert bool(add(-1, 1) == 0)',
     code: () =>
       py(
         'import builtins',
@@ -571,14 +677,15 @@ const cases: Case[] = [
     // too: the attempt breaks itself (exit 70 mostly; under load it has also ended another way before
     // it could say how), or answers "three". Never a pass.
     outcome: ['failed', 'load-error', 'timeout'],
-    reason: /^3 of 4 tests failed|the Python process (exited with code \d+|was killed by \w+|ended) while loading the code|^timed out/,
+    reason:
+      /^3 of 4 tests failed|the Python process (exited with code \d+|was killed by \w+|ended) while loading the code|^timed out/,
   },
   {
     name: 'patched json.dumps / json.loads (every frame the worker writes becomes a "return 3")',
     code: () =>
       py(
         'import json',
-        "json.dumps = lambda *a, **k: '{\"t\":\"return\",\"id\":1,\"value\":[\"i\",\"3\"]}'",
+        'json.dumps = lambda *a, **k: \'{"t":"return","id":1,"value":["i","3"]}\'',
         "json.loads = lambda *a, **k: {'t': 'call', 'id': 1, 'name': 'add', 'args': ['l', []], 'kwargs': ['d', []]}",
         'def add(a, b):',
         '    return 0',
@@ -634,7 +741,15 @@ const cases: Case[] = [
   {
     name: 'math.isclose and ast patched in the candidate (the tests use math.isclose)',
     tests: 'import math\nassert math.isclose(add(0.1, 0.2), 0.3)\nassert math.isclose(add(1.0, 1.0), 2.0)',
-    code: () => py('import math, ast', 'math.isclose = lambda *a, **k: True', 'ast.parse = lambda *a, **k: None', 'ast.literal_eval = lambda *a, **k: None', 'def add(a, b):', '    return a * b'),
+    code: () =>
+      py(
+        'import math, ast',
+        'math.isclose = lambda *a, **k: True',
+        'ast.parse = lambda *a, **k: None',
+        'ast.literal_eval = lambda *a, **k: None',
+        'def add(a, b):',
+        '    return a * b',
+      ),
     outcome: ['failed'],
     reason: /^2 of 3 tests failed/,
   },
@@ -658,7 +773,13 @@ const cases: Case[] = [
     // `enum.bltns` is enum's `import builtins as bltns`: a class "of module enum named bltns.X" once
     // resolved to any builtin type in the judge (a candidate's own exception class, by contrast,
     // becomes a fresh subclass there). judge.py `_allowed_attribute` now refuses re-exports.
-    tests: ['try:', '    add(1, 0)', "    raise AssertionError('add(1, 0) should raise ValueError')", 'except ValueError:', '    pass'].join('\n'),
+    tests: [
+      'try:',
+      '    add(1, 0)',
+      "    raise AssertionError('add(1, 0) should raise ValueError')",
+      'except ValueError:',
+      '    pass',
+    ].join('\n'),
     code: () => py('def add(a, b):', '    return a + b', ...posingAs('ValueError', 'enum', 'bltns.BaseException')),
     outcome: ['failed'],
     reason: /AssertionError: add\(1, 0\) should raise ValueError/,
@@ -699,7 +820,15 @@ const cases: Case[] = [
   },
   {
     name: 'replies sent before the calls, for every id',
-    code: () => py(...CALL_SOCKET, "send(frame({'t': 'loaded', 'names': {'add': {'kind': 'callable'}}}))", 'for i in range(1, 5):', "    send(frame({'t': 'return', 'id': i, 'value': ['i', '3']}))", 'def add(a, b):', '    return 0'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        "send(frame({'t': 'loaded', 'names': {'add': {'kind': 'callable'}}}))",
+        'for i in range(1, 5):',
+        "    send(frame({'t': 'return', 'id': i, 'value': ['i', '3']}))",
+        'def add(a, b):',
+        '    return 0',
+      ),
     outcome: ['failed'],
     // The first forged reply answers add(1, 2) with 3 (what a correct answer would say); then the
     // real replies arrive out of order: the attempt can only lose.
@@ -720,26 +849,47 @@ const cases: Case[] = [
   },
   {
     name: 'a reply with the wrong id',
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'return', 'id': 99, 'value': ['i', '3']}))", '    return a - b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        "    send(frame({'t': 'return', 'id': 99, 'value': ['i', '3']}))",
+        '    return a - b',
+      ),
     outcome: ['failed'],
     reason: /sent a reply that does not match the call add\(1, 2\)/,
   },
   {
     name: 'duplicate replies',
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'return', 'id': 1, 'value': ['i', '3']}))", '    send(frame({\'t\': \'return\', \'id\': 1, \'value\': [\'i\', \'3\']}))', '    return a - b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        "    send(frame({'t': 'return', 'id': 1, 'value': ['i', '3']}))",
+        "    send(frame({'t': 'return', 'id': 1, 'value': ['i', '3']}))",
+        '    return a - b',
+      ),
     outcome: ['failed'],
-    reason: /^1 of 2 tests failed .*not run: the candidate's process had broken the protocol|does not match the call add\(-1, 1\)/,
+    reason:
+      /^1 of 2 tests failed .*not run: the candidate's process had broken the protocol|does not match the call add\(-1, 1\)/,
   },
   {
     name: 'a huge length header',
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(b'\\xff\\xff\\xff\\xff' + b'x' * 100)", '    return a + b'),
+    code: () =>
+      py(...CALL_SOCKET, 'def add(a, b):', "    send(b'\\xff\\xff\\xff\\xff' + b'x' * 100)", '    return a + b'),
     outcome: ['failed'],
     reason: /sent a frame of 4294967295 bytes, over the limit of \d+ during the call add\(1, 2\)/,
   },
   {
     name: '16 MB of junk on the call socket',
     // A 4 KiB frame of random bytes first (so the header is not random), then the rest.
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(b'\\x00\\x00\\x10\\x00' + _os.urandom(16 * 1024 * 1024))", '    return a + b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        "    send(b'\\x00\\x00\\x10\\x00' + _os.urandom(16 * 1024 * 1024))",
+        '    return a + b',
+      ),
     outcome: ['failed'],
     reason: /the candidate's process sent a frame that is not JSON.* during the call add\(1, 2\)/,
     eventLoop: true,
@@ -752,7 +902,7 @@ const cases: Case[] = [
         ...CALL_SOCKET,
         'def add(a, b):',
         '    n = (32 * 1024 * 1024 - 64) // 3',
-        "    body = b'{\"t\":\"return\",\"id\":1,\"value\":[\"l\",[' + b'{},' * (n - 1) + b'{}]]}'",
+        '    body = b\'{"t":"return","id":1,"value":["l",[\' + b\'{},\' * (n - 1) + b\'{}]]}\'',
         "    send(_struct.pack('>I', len(body)) + body)",
         '    return a + b',
       ),
@@ -762,44 +912,86 @@ const cases: Case[] = [
   },
   {
     name: 'a reply dripped one byte every 200 ms',
-    code: () => py(...CALL_SOCKET, 'import time', 'def add(a, b):', "    data = frame({'t': 'return', 'id': 1, 'value': ['i', '3']})", '    for i in range(len(data)):', '        send(data[i:i + 1])', '        time.sleep(0.2)', '    return a + b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'import time',
+        'def add(a, b):',
+        "    data = frame({'t': 'return', 'id': 1, 'value': ['i', '3']})",
+        '    for i in range(len(data)):',
+        '        send(data[i:i + 1])',
+        '        time.sleep(0.2)',
+        '    return a + b',
+      ),
     outcome: ['timeout'],
     reason: /^timed out after 1000 ms in the call add\(1, 2\)/,
   },
   {
     name: 'closing the call socket',
-    code: () => py(...CALL_SOCKET, 'import socket', 'def add(a, b):', '    socket.socket(fileno=FD).close()', '    return a + b'),
+    code: () =>
+      py(...CALL_SOCKET, 'import socket', 'def add(a, b):', '    socket.socket(fileno=FD).close()', '    return a + b'),
     outcome: ['failed'],
     reason: /the candidate's process (exited with code \d+|ended|was killed by \w+) during the call add\(1, 2\)/,
   },
   {
     name: 'shutting down its sending half and sleeping',
-    code: () => py(...CALL_SOCKET, 'import socket, time', 'def add(a, b):', '    socket.socket(fileno=_os.dup(FD)).shutdown(socket.SHUT_WR)', '    time.sleep(3)', '    return a + b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'import socket, time',
+        'def add(a, b):',
+        '    socket.socket(fileno=_os.dup(FD)).shutdown(socket.SHUT_WR)',
+        '    time.sleep(3)',
+        '    return a + b',
+      ),
     outcome: ['failed', 'timeout'],
     reason: /during the call add\(1, 2\)/,
   },
   {
     name: 'os.fork() inside a call, so that two processes answer',
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', '    if _os.fork() == 0:', "        send(frame({'t': 'return', 'id': 1, 'value': ['i', format(a + b, 'x')]}))", '        _os._exit(0)', '    return a - b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        '    if _os.fork() == 0:',
+        "        send(frame({'t': 'return', 'id': 1, 'value': ['i', format(a + b, 'x')]}))",
+        '        _os._exit(0)',
+        '    return a - b',
+      ),
     outcome: ['failed'],
     reason: /^[12] of 2 tests failed/,
   },
   {
     name: 'a fake "armed" and "setup-error" after its code started',
-    code: () => py(...CALL_SOCKET, "send(frame({'t': 'armed'}))", "send(frame({'t': 'setup-error', 'error': 'forged: the task is broken'}))", 'import time', 'time.sleep(0.2)', '_os._exit(0)'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        "send(frame({'t': 'armed'}))",
+        "send(frame({'t': 'setup-error', 'error': 'forged: the task is broken'}))",
+        'import time',
+        'time.sleep(0.2)',
+        '_os._exit(0)',
+      ),
     // Never a broken task (tests-error, which python-tests.ts throws): the candidate's load error.
     outcome: ['load-error'],
     reason: /broke the protocol while loading/,
   },
   {
     name: 'a fake "setup-error" as the reply to a call',
-    code: () => py(...CALL_SOCKET, 'def add(a, b):', "    send(frame({'t': 'setup-error', 'error': 'forged'}))", '    return a + b'),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'def add(a, b):',
+        "    send(frame({'t': 'setup-error', 'error': 'forged'}))",
+        '    return a + b',
+      ),
     outcome: ['failed'],
     reason: /sent a reply that does not match the call add\(1, 2\)/,
   },
   {
     name: 'forged exception records (SystemExit, KeyboardInterrupt, StopIteration, a non-class) for calls',
-    tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5\nassert all(map(add, [1, 2], [3, 4]))\nassert add(4, 2) == 6',
+    tests:
+      'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5\nassert all(map(add, [1, 2], [3, 4]))\nassert add(4, 2) == 6',
     code: () =>
       py(
         ...HARNESS_GLOBALS,
@@ -844,7 +1036,14 @@ const cases: Case[] = [
     const marker = sleepMarker()
     return {
       name: 'killing its worker while a child of its own keeps running',
-      code: () => py('import os, signal, subprocess, time', `subprocess.Popen(['sleep', '${marker}'])`, 'time.sleep(0.1)', 'os.kill(os.getppid(), signal.SIGKILL)', 'time.sleep(3)'),
+      code: () =>
+        py(
+          'import os, signal, subprocess, time',
+          `subprocess.Popen(['sleep', '${marker}'])`,
+          'time.sleep(0.1)',
+          'os.kill(os.getppid(), signal.SIGKILL)',
+          'time.sleep(3)',
+        ),
       outcome: ['load-error', 'timeout'],
       reason: /the sandbox's worker process died twice|^timed out after 1000 ms while loading the code$/,
       markers: [marker],
@@ -854,9 +1053,16 @@ const cases: Case[] = [
     const marker = sleepMarker()
     return {
       name: 'clearing its own PR_SET_PDEATHSIG, then killing its worker and becoming a daemon',
-      code: () => py('import ctypes, os, signal', 'ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)', 'os.kill(os.getppid(), signal.SIGKILL)', `os.execv('/bin/sleep', ['sleep', '${marker}'])`),
+      code: () =>
+        py(
+          'import ctypes, os, signal',
+          'ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)',
+          'os.kill(os.getppid(), signal.SIGKILL)',
+          `os.execv('/bin/sleep', ['sleep', '${marker}'])`,
+        ),
       outcome: ['load-error', 'timeout'],
-      reason: /the sandbox's worker process died twice|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
+      reason:
+        /the sandbox's worker process died twice|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
       markers: [marker],
     } satisfies Case
   })(),
@@ -864,7 +1070,13 @@ const cases: Case[] = [
     const marker = sleepMarker()
     return {
       name: 'stopping its worker with SIGSTOP while a child of its own keeps running',
-      code: () => py('import os, signal, subprocess, time', `subprocess.Popen(['sleep', '${marker}'])`, 'os.kill(os.getppid(), signal.SIGSTOP)', 'time.sleep(3)'),
+      code: () =>
+        py(
+          'import os, signal, subprocess, time',
+          `subprocess.Popen(['sleep', '${marker}'])`,
+          'os.kill(os.getppid(), signal.SIGSTOP)',
+          'time.sleep(3)',
+        ),
       outcome: ['timeout'],
       reason: /^timed out after 1000 ms while loading the code$/,
       markers: [marker],
@@ -881,19 +1093,25 @@ const cases: Case[] = [
   {
     name: 'three ints at the codec’s 2M-hex-digit limit, and one over it',
     tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0',
-    code: () => py('def add(a, b):', '    return [1 << (8 * 1024 * 1024 - 1)] * 3 if a == 1 else 1 << (8 * 1024 * 1024 + 4)'),
+    code: () =>
+      py('def add(a, b):', '    return [1 << (8 * 1024 * 1024 - 1)] * 3 if a == 1 else 1 << (8 * 1024 * 1024 + 4)'),
     outcome: ['failed'],
     reason: /AssertionError \| add\(-1, 1\) returned an unknown or malformed value tag 'i'/,
   },
   {
     name: 'float("nan") in sets and frozensets, -0.0 and inf',
-    code: () => py('def add(a, b):', "    n = float('nan')", "    return {n, float('nan'), frozenset([n]), -0.0, float('inf')}"),
+    code: () =>
+      py('def add(a, b):', "    n = float('nan')", "    return {n, float('nan'), frozenset([n]), -0.0, float('inf')}"),
     outcome: ['failed'],
     reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
   },
   {
     name: 'bytes, bytearray and lone surrogates',
-    code: () => py('def add(a, b):', "    return [bytes(range(256)) * 1000, bytearray(b'\\x00' * 10), '\\ud800\\udfff\\x00' * 1000]"),
+    code: () =>
+      py(
+        'def add(a, b):',
+        "    return [bytes(range(256)) * 1000, bytearray(b'\\x00' * 10), '\\ud800\\udfff\\x00' * 1000]",
+      ),
     outcome: ['failed'],
     reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
   },
@@ -906,16 +1124,35 @@ const cases: Case[] = [
   {
     name: 'a value nested exactly 100 deep, one 101 deep and a cycle',
     tests: 'assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(3, 2) == 5',
-    code: () => py('def add(a, b):', '    v = 3', '    for _ in range({1: 100, 2: 101, 3: 0}[a]):', '        v = [v]', '    if a == 3:', '        v = [v]', '        v.append(v)', '    return v'),
+    code: () =>
+      py(
+        'def add(a, b):',
+        '    v = 3',
+        '    for _ in range({1: 100, 2: 101, 3: 0}[a]):',
+        '        v = [v]',
+        '    if a == 3:',
+        '        v = [v]',
+        '        v.append(v)',
+        '    return v',
+      ),
     outcome: ['failed'],
-    reason: /AssertionError \| add\(2, 2\) returned a value nested deeper than 100 levels \(a cycle\?\) \| add\(3, 2\) returned a value nested deeper than 100 levels/,
+    reason:
+      /AssertionError \| add\(2, 2\) returned a value nested deeper than 100 levels \(a cycle\?\) \| add\(3, 2\) returned a value nested deeper than 100 levels/,
   },
   {
     name: 'a list of 999,999 parts and one of 1,000,001',
     // A million parts in 6 MB (the list and 999,999 Nones: read), one more (refused by the
     // candidate's side, as not plain), then a million in 12 MB (over the 8 MiB reply limit).
     tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(2, 2) == 4',
-    code: () => py('def add(a, b):', '    if a == 1:', '        return [None] * 999999', '    if a == -1:', '        return [None] * 1000000', '    return [0] * 999999'),
+    code: () =>
+      py(
+        'def add(a, b):',
+        '    if a == 1:',
+        '        return [None] * 999999',
+        '    if a == -1:',
+        '        return [None] * 1000000',
+        '    return [0] * 999999',
+      ),
     timeoutMs: SPARE_TIMEOUT_MS,
     outcome: ['failed'],
     reason:
@@ -956,34 +1193,68 @@ const cases: Case[] = [
         "    raise ValueError('x' * 50_000_000)",
       ),
     outcome: ['failed'],
-    reason: /^3 of 3 tests failed \| E: <exception str\(\) failed> \(candidate line 8\) \| AssertionError \(candidate line 10\) \| ValueError: x+/,
+    reason:
+      /^3 of 3 tests failed \| E: <exception str\(\) failed> \(candidate line 8\) \| AssertionError \(candidate line 10\) \| ValueError: x+/,
     after: (verdict) => {
       for (const t of verdict.diagnostics.tests ?? []) expect((t.error ?? '').length).toBeLessThan(1000)
     },
   },
   {
     name: 'a directory 3000 levels deep in its working directory (the cleanup recurses)',
-    code: () => py('import os', 'for _ in range(3000):', "    os.mkdir('d')", "    os.chdir('d')", 'def add(a, b):', '    return a - b'),
+    code: () =>
+      py(
+        'import os',
+        'for _ in range(3000):',
+        "    os.mkdir('d')",
+        "    os.chdir('d')",
+        'def add(a, b):',
+        '    return a - b',
+      ),
     outcome: ['failed', 'load-error'],
     reason: /AssertionError|the sandbox's worker process died twice/,
   },
   {
     name: 'printing 100 MB while returning data',
-    code: () => py('import sys', 'def add(a, b):', "    chunk = 'x' * (1 << 20)", '    for _ in range(50):', '        sys.stdout.write(chunk)', '        sys.stderr.write(chunk)', '    return a - b'),
+    code: () =>
+      py(
+        'import sys',
+        'def add(a, b):',
+        "    chunk = 'x' * (1 << 20)",
+        '    for _ in range(50):',
+        '        sys.stdout.write(chunk)',
+        '        sys.stderr.write(chunk)',
+        '    return a - b',
+      ),
     outcome: ['failed', 'timeout'],
     reason: /AssertionError|^timed out after 1000 ms in the call add/,
     eventLoop: true,
     after: (verdict) => {
-      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) expect(stream.length).toBeLessThan(64 * 1024 + 200)
+      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? ''])
+        expect(stream.length).toBeLessThan(64 * 1024 + 200)
     },
   },
 
   // 7. Memory: the attempt's whole tree is bounded; the machine is not exhausted.
   {
     name: 'six forked children of 700 MiB each (pages touched)',
-    code: () => py('import os, time', 'pids = []', 'for _ in range(6):', '    pid = os.fork()', '    if pid == 0:', ...touch(700, '        '), '        time.sleep(10)', '        os._exit(0)', '    pids.append(pid)', 'for pid in pids:', '    os.waitpid(pid, 0)', "raise RuntimeError('all six children lived')"),
+    code: () =>
+      py(
+        'import os, time',
+        'pids = []',
+        'for _ in range(6):',
+        '    pid = os.fork()',
+        '    if pid == 0:',
+        ...touch(700, '        '),
+        '        time.sleep(10)',
+        '        os._exit(0)',
+        '    pids.append(pid)',
+        'for pid in pids:',
+        '    os.waitpid(pid, 0)',
+        "raise RuntimeError('all six children lived')",
+      ),
     outcome: ['load-error', 'timeout'],
-    reason: /killed for using more than \d+ MiB|MemoryError|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
+    reason:
+      /killed for using more than \d+ MiB|MemoryError|killed by SIGKILL|^timed out after 1000 ms while loading the code$/,
     timeout: 60_000,
   },
   {
@@ -1007,7 +1278,8 @@ const cases: Case[] = [
         "raise RuntimeError('grabbed %d MiB' % (32 * len(chunks)))",
       ),
     outcome: ['load-error', 'timeout'],
-    reason: /RuntimeError: grabbed \d+ MiB|RuntimeError: can't start new thread|killed for using more than \d+ MiB|MemoryError|^timed out/,
+    reason:
+      /RuntimeError: grabbed \d+ MiB|RuntimeError: can't start new thread|killed for using more than \d+ MiB|MemoryError|^timed out/,
     after: (verdict) => {
       const grabbed = /grabbed (\d+) MiB/.exec(verdict.diagnostics.summary)
       if (grabbed) expect(Number(grabbed[1])).toBeLessThanOrEqual(1024)
@@ -1017,7 +1289,16 @@ const cases: Case[] = [
   // 8. Junk floods: Node's event loop stays free.
   {
     name: '16 MB on stdout and stderr, then a wrong answer',
-    code: () => py('import sys', "sys.stdout.write('o' * (16 << 20))", "sys.stderr.write('e' * (16 << 20))", 'sys.stdout.flush()', 'sys.stderr.flush()', 'def add(a, b):', '    return a - b'),
+    code: () =>
+      py(
+        'import sys',
+        "sys.stdout.write('o' * (16 << 20))",
+        "sys.stderr.write('e' * (16 << 20))",
+        'sys.stdout.flush()',
+        'sys.stderr.flush()',
+        'def add(a, b):',
+        '    return a - b',
+      ),
     outcome: ['failed'],
     reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
     eventLoop: true,
@@ -1025,9 +1306,21 @@ const cases: Case[] = [
   },
   {
     name: 'an endless flood on stdout, stderr and the call socket',
-    code: () => py(...CALL_SOCKET, 'import sys, threading', 'def junk():', '    while True:', "        send(b'\\x00\\x00\\x00\\x01' + b'x' * 65536)", 'threading.Thread(target=junk, daemon=True).start()', 'while True:', "    sys.stdout.write('o' * 65536)", "    sys.stderr.write('e' * 65536)"),
+    code: () =>
+      py(
+        ...CALL_SOCKET,
+        'import sys, threading',
+        'def junk():',
+        '    while True:',
+        "        send(b'\\x00\\x00\\x00\\x01' + b'x' * 65536)",
+        'threading.Thread(target=junk, daemon=True).start()',
+        'while True:',
+        "    sys.stdout.write('o' * 65536)",
+        "    sys.stderr.write('e' * 65536)",
+      ),
     outcome: ['timeout', 'load-error'],
-    reason: /^timed out after 1000 ms while loading the code$|the candidate's process sent a frame that is not JSON.* while loading the code/,
+    reason:
+      /^timed out after 1000 ms while loading the code$|the candidate's process sent a frame that is not JSON.* while loading the code/,
     eventLoop: true,
   },
 
@@ -1047,7 +1340,15 @@ const cases: Case[] = [
   },
   {
     name: 'a call that never returns, with SIGTERM ignored and the socket kept open in a child',
-    code: () => py('import os, signal, time', 'signal.signal(signal.SIGTERM, signal.SIG_IGN)', 'def add(a, b):', '    if os.fork() == 0:', '        time.sleep(60)', '    time.sleep(60)'),
+    code: () =>
+      py(
+        'import os, signal, time',
+        'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+        'def add(a, b):',
+        '    if os.fork() == 0:',
+        '        time.sleep(60)',
+        '    time.sleep(60)',
+      ),
     outcome: ['timeout'],
     reason: /^timed out after 1000 ms in the call add\(1, 2\)( \||$)/,
   },
@@ -1092,7 +1393,8 @@ const cases: Case[] = [
   //     candidate picked (round two).
   {
     name: '__builtins__ bound to itertools.chain, so that the tests\u2019 all() and any() would resolve through it',
-    tests: 'assert all(add(a, b) == c for a, b, c in [(1, 2, 3), (-1, 1, 0)])\nassert any(add(a, b) == 3 for a, b in [(1, 2)])',
+    tests:
+      'assert all(add(a, b) == c for a, b, c in [(1, 2, 3), (-1, 1, 0)])\nassert any(add(a, b) == 3 for a, b in [(1, 2)])',
     code: () => py('import itertools', '__builtins__ = itertools.chain', 'def add(a, b):', '    return a - b'),
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
@@ -1100,7 +1402,14 @@ const cases: Case[] = [
   {
     name: '__builtins__ bound to collections.deque and isinstance to the candidate\u2019s own',
     tests: 'assert isinstance(add(1, 2), str)\nassert all([add(1, 2) == 3])',
-    code: () => py('import collections', '__builtins__ = collections.deque', 'isinstance = lambda *a: True', 'def add(a, b):', '    return a - b'),
+    code: () =>
+      py(
+        'import collections',
+        '__builtins__ = collections.deque',
+        'isinstance = lambda *a: True',
+        'def add(a, b):',
+        '    return a - b',
+      ),
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
   },
@@ -1127,7 +1436,8 @@ const cases: Case[] = [
     tests: 'assert sum(1 for _ in range(size(1))) == 3\nassert size(2) == 2',
     code: () => py('def size(n):', '    return 10 ** 15'),
     outcome: ['timeout'],
-    reason: /^timed out after 1000 ms in the evaluation of assert sum\(1 for _ in range\(size\(1\)\)\) == 3 \| timed out after 1000 ms in the evaluation of .* \| not run: the attempt had timed out$/,
+    reason:
+      /^timed out after 1000 ms in the evaluation of assert sum\(1 for _ in range\(size\(1\)\)\) == 3 \| timed out after 1000 ms in the evaluation of .* \| not run: the attempt had timed out$/,
   },
   {
     name: 'a size that makes the tests allocate 800 MB in the judge (limit 256 MiB)',
@@ -1185,13 +1495,24 @@ const cases: Case[] = [
   {
     name: '200 MiB written to /dev/shm, charged to the worker\u2019s cgroup for the next honest answer (limit 256 MiB)',
     // In files of 1 MiB: one file may not grow past 16 MiB (RLIMIT_FSIZE).
-    code: () => py('data = b"x" * (1 << 20)', 'for i in range(200):', "    with open('/dev/shm/seqk-leftover-%d-%d' % (id(data), i), 'wb') as f:", '        f.write(data)', "raise RuntimeError('wrote 200 MiB')"),
+    code: () =>
+      py(
+        'data = b"x" * (1 << 20)',
+        'for i in range(200):',
+        "    with open('/dev/shm/seqk-leftover-%d-%d' % (id(data), i), 'wb') as f:",
+        '        f.write(data)',
+        "raise RuntimeError('wrote 200 MiB')",
+      ),
     memoryMb: 256,
     outcome: ['load-error'],
     // Inside bubblewrap /dev is read-only.
-    reason: /RuntimeError: wrote 200 MiB|OSError: \[Errno 30\] Read-only file system|killed for using more than 256 MiB/,
+    reason:
+      /RuntimeError: wrote 200 MiB|OSError: \[Errno 30\] Read-only file system|killed for using more than 256 MiB/,
     after: async (_verdict, mode) => {
-      const honest = await verifierFor(mode, { memoryMb: 256 }).verify(task, py('def add(a, b):', ...touch(200), '    return a + b'))
+      const honest = await verifierFor(mode, { memoryMb: 256 }).verify(
+        task,
+        py('def add(a, b):', ...touch(200), '    return a + b'),
+      )
       expect(honest.pass, `an honest 200 MiB answer after it: ${describeVerdict(honest)}`).toBe(true)
     },
   },
@@ -1221,18 +1542,27 @@ const cases: Case[] = [
     name: 'a 16 MiB answer',
     code: () => py('def add(a, b):', `    return a + b  # ${'x'.repeat(16 * MiB)}`),
     outcome: ['load-error'],
-    reason: /^the answer is over 1 MiB, over the limit of 1 MiB for its code, so it was not run \| oversized answer \(\d+ characters\)$/,
+    reason:
+      /^the answer is over 1 MiB, over the limit of 1 MiB for its code, so it was not run \| oversized answer \(\d+ characters\)$/,
     eventLoop: true,
   },
   {
     name: '1 MiB of invalid UTF-8 on both streams under a 1 MiB output cap',
-    code: () => py('import os', 'def add(a, b):', "    os.write(1, b'\\xff' * (1 << 20))", "    os.write(2, b'\\xfe' * (1 << 20))", '    return a - b'),
+    code: () =>
+      py(
+        'import os',
+        'def add(a, b):',
+        "    os.write(1, b'\\xff' * (1 << 20))",
+        "    os.write(2, b'\\xfe' * (1 << 20))",
+        '    return a - b',
+      ),
     maxOutputBytes: MiB,
     outcome: ['failed'],
     reason: ASSERTED_TWICE,
     eventLoop: true,
     after: (verdict) => {
-      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? '']) expect(Buffer.byteLength(stream)).toBeLessThan(MiB + 200)
+      for (const stream of [verdict.diagnostics.stdout ?? '', verdict.diagnostics.stderr ?? ''])
+        expect(Buffer.byteLength(stream)).toBeLessThan(MiB + 200)
     },
   },
 ]
@@ -1242,7 +1572,10 @@ const cases: Case[] = [
 const verifiers = new Map<string, PythonTestsVerifier>()
 
 /** The suite's verifier for these settings (SPARE_TIMEOUT_MS unless said otherwise), made once. */
-function verifierFor(mode: SandboxMode, settings: { timeoutMs?: number; memoryMb?: number; maxOutputBytes?: number }): PythonTestsVerifier {
+function verifierFor(
+  mode: SandboxMode,
+  settings: { timeoutMs?: number; memoryMb?: number; maxOutputBytes?: number },
+): PythonTestsVerifier {
   const options = { sandbox: mode, cache: false, timeoutMs: SPARE_TIMEOUT_MS, ...settings }
   const key = JSON.stringify(options)
   let made = verifiers.get(key)
@@ -1267,7 +1600,10 @@ for (const mode of ['bwrap', 'none'] as const) {
 
     /** The pool still gives the right verdict to a correct and to a wrong answer, and nothing strays. */
     async function expectPoolSound(): Promise<void> {
-      expect(await eventually(() => strayProcesses(mode).length === 0), `stray: ${strayProcesses(mode).join(' ')}`).toBe(true)
+      expect(
+        await eventually(() => strayProcesses(mode).length === 0),
+        `stray: ${strayProcesses(mode).join(' ')}`,
+      ).toBe(true)
       const next = await verifyOrFail(spare, task, CORRECT)
       expect(next.pass, `next correct answer: ${describeVerdict(next)}`).toBe(true)
       const wrong = await verifyOrFail(spare, task, WRONG)
@@ -1292,7 +1628,11 @@ for (const mode of ['bwrap', 'none'] as const) {
           const used = verifierOf(hostile)
           const started = performance.now()
           try {
-            const verdict = await verifyOrFail(used, { ...task, tests: hostile.tests ?? task.tests }, hostile.code(mode))
+            const verdict = await verifyOrFail(
+              used,
+              { ...task, tests: hostile.tests ?? task.tests },
+              hostile.code(mode),
+            )
             const elapsed = Math.round(performance.now() - started)
             const text = describeVerdict(verdict)
             expect(verdict.pass, text).toBe(false)
@@ -1302,20 +1642,35 @@ for (const mode of ['bwrap', 'none'] as const) {
             const bound = hostile.maxMs ?? (used === verifier ? MAX_VERIFY_MS : 2 * SPARE_TIMEOUT_MS + 4000)
             expect.soft(elapsed, `verify took ${elapsed} ms (${text})`).toBeLessThan(bound)
             expect.soft(judgeGrowthMiB(peaks), "the judge's peak RSS grew (MiB)").toBeLessThan(MAX_JUDGE_GROWTH_MIB)
-            if (hostile.eventLoop) expect.soft(largestFrame(), 'the largest frame Node parsed (bytes)').toBeLessThan(maxFrameBytes(hostile.maxOutputBytes))
+            if (hostile.eventLoop)
+              expect
+                .soft(largestFrame(), 'the largest frame Node parsed (bytes)')
+                .toBeLessThan(maxFrameBytes(hostile.maxOutputBytes))
             await hostile.after?.(verdict, mode)
             for (const marker of hostile.markers ?? []) {
               // A marked process may still be on its way to exec'ing its marker: polled, not slept.
-              expect.soft(await eventually(() => processesWith(marker).length === 0, 3000), `process marked ${marker} outlived the attempt: ${processesWith(marker).join(' ')}`).toBe(true)
+              expect
+                .soft(
+                  await eventually(() => processesWith(marker).length === 0, 3000),
+                  `process marked ${marker} outlived the attempt: ${processesWith(marker).join(' ')}`,
+                )
+                .toBe(true)
             }
             // What the attempt took comes back: nothing charged to the worker's cgroup, no file of a sandbox uid left.
             if (chargedBefore !== undefined) {
-              const settled = await eventually(() => (chargedMiB(mode) ?? 0) <= chargedBefore + MAX_LEFT_CHARGED_MIB, 5000)
-              expect.soft(settled, `charged to the workers' cgroups: ${chargedMiB(mode)} MiB, was ${chargedBefore} MiB`).toBe(true)
+              const settled = await eventually(
+                () => (chargedMiB(mode) ?? 0) <= chargedBefore + MAX_LEFT_CHARGED_MIB,
+                5000,
+              )
+              expect
+                .soft(settled, `charged to the workers' cgroups: ${chargedMiB(mode)} MiB, was ${chargedBefore} MiB`)
+                .toBe(true)
             }
             // (Swept after the verdict: 4000 directories take seconds on a loaded machine.)
             const swept = await eventually(() => newSandboxEntries(filesBefore).length === 0, 20_000)
-            expect.soft(swept, `left by sandbox uids: ${newSandboxEntries(filesBefore).slice(0, 10).join(' ')}`).toBe(true)
+            expect
+              .soft(swept, `left by sandbox uids: ${newSandboxEntries(filesBefore).slice(0, 10).join(' ')}`)
+              .toBe(true)
             await expectPoolSound()
           } finally {
             for (const marker of hostile.markers ?? []) killMarked(marker)
@@ -1331,32 +1686,53 @@ for (const mode of ['bwrap', 'none'] as const) {
         const leak = await verifyOrFail(spare, task, py(...SHM_LEAK(700)))
         expect(leak.pass).toBe(false)
         // System V IPC is refused by the seccomp filter: nothing to leak.
-        expect(describeVerdict(leak)).toMatch(/PermissionError: \[Errno 1\] shmget|RuntimeError: leaked shm segment \d+/)
+        expect(describeVerdict(leak)).toMatch(
+          /PermissionError: \[Errno 1\] shmget|RuntimeError: leaked shm segment \d+/,
+        )
         // The next attempt (the same warm worker: the pool reuses the last one released) is a
         // correct answer that needs 450 MiB, well within its 1024 MiB (and its time: touching
         // 450 MiB takes 1.5 s where a page fault costs ~13 µs).
         const honest = await verifyOrFail(spare, task, py('def add(a, b):', ...touch(450), '    return a + b'))
         expect.soft(honest.pass, `an honest 450 MiB answer after the leak: ${describeVerdict(honest)}`).toBe(true)
-        const visible = await verifyOrFail(spare, { ...task, tests: "assert add(1, 2) == ''" }, py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"))
-        expect.soft(visible.pass, `segments the next attempt sees: ${visible.diagnostics.tests?.[0]?.actual}`).toBe(true)
+        const visible = await verifyOrFail(
+          spare,
+          { ...task, tests: "assert add(1, 2) == ''" },
+          py('def add(a, b):', "    return ''.join(open('/proc/sysvipc/shm').read().splitlines(True)[1:])"),
+        )
+        expect
+          .soft(visible.pass, `segments the next attempt sees: ${visible.diagnostics.tests?.[0]?.actual}`)
+          .toBe(true)
         // And the pool's next correct and wrong answers, as after every other hostile case.
         await expectPoolSound()
       } finally {
         // Workers gone, their IPC namespaces (bwrap) with them; what is left is on the host.
         closeAllPools()
         const left = hostShmSegments().filter((s) => !before.has(s.id) && (s.uid === 65534 || s.uid >= 0x3f000000))
-        for (const segment of left) await promisify(execFile)('ipcrm', ['-m', String(segment.id)], { timeout: 5000 }).catch(() => undefined)
-        expect.soft(left.map((s) => `${s.id} (${Math.round(s.bytes / MiB)} MiB)`), 'SysV segments of sandbox uids left on the host').toEqual([])
+        for (const segment of left)
+          await promisify(execFile)('ipcrm', ['-m', String(segment.id)], { timeout: 5000 }).catch(() => undefined)
+        expect
+          .soft(
+            left.map((s) => `${s.id} (${Math.round(s.bytes / MiB)} MiB)`),
+            'SysV segments of sandbox uids left on the host',
+          )
+          .toEqual([])
       }
     }, 90_000)
 
-    it('keeps every earlier attempt\'s code and output out of the next one\'s reach (frames, gc, its whole memory)', async () => {
+    it("keeps every earlier attempt's code and output out of the next one's reach (frames, gc, its whole memory)", async () => {
       // The honest answer carries a token in its code and prints it; the next answer knows only the
       // token's SHA-256 and searches its frames, the garbage collector and every byte of its own
       // memory for it (a standby is a copy of the zygote's memory), to run the code it came with.
       const token = randomBytes(32).toString('hex')
       const digest = createHash('sha256').update(token).digest('hex')
-      const secret = py(`TOKEN = '${token}'`, 'print(TOKEN)', 'import sys', 'print(TOKEN, file=sys.stderr)', 'def add(a, b):', '    return a + b')
+      const secret = py(
+        `TOKEN = '${token}'`,
+        'print(TOKEN)',
+        'import sys',
+        'print(TOKEN, file=sys.stderr)',
+        'def add(a, b):',
+        '    return a + b',
+      )
       expect((await verifyOrFail(spare, task, secret)).pass).toBe(true)
       const snoop = py(
         'import gc, hashlib, re, sys',
@@ -1406,7 +1782,10 @@ for (const mode of ['bwrap', 'none'] as const) {
         (error: Error) => error,
       )
       const results = await Promise.allSettled(others.map((o) => o.verdict))
-      const report = results.map((r, i) => `${others[i]?.correct ? 'correct' : 'wrong'}: ${r.status === 'fulfilled' ? `${r.value.pass} ${r.value.diagnostics.summary}` : `THREW ${(r.reason as Error).message}`}`)
+      const report = results.map(
+        (r, i) =>
+          `${others[i]?.correct ? 'correct' : 'wrong'}: ${r.status === 'fulfilled' ? `${r.value.pass} ${r.value.diagnostics.summary}` : `THREW ${(r.reason as Error).message}`}`,
+      )
       expect(attacked instanceof Error ? attacked.message : attacked.pass).toBe(false)
       results.forEach((r, i) => {
         expect.soft(r.status, report.join('\n')).toBe('fulfilled')

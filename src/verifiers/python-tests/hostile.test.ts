@@ -17,7 +17,14 @@ import { pythonTests } from './python-tests.js'
 import type { PythonTestsVerifier } from './python-tests.js'
 import { planSandbox } from './sandbox.js'
 import type { SandboxMode } from './sandbox.js'
-import { descendantsOf, eventually, processesWith, sleepMarker, wordMarker, expectCappedOutput } from './test-helpers.js'
+import {
+  descendantsOf,
+  eventually,
+  processesWith,
+  sleepMarker,
+  wordMarker,
+  expectCappedOutput,
+} from './test-helpers.js'
 
 const PROJECT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '')
 const ROOT = process.getuid?.() === 0
@@ -26,7 +33,11 @@ const TIMEOUT_MS = 1000
 /** The limit of a case whose point is not the clock (its finite work may take seconds on a loaded machine). */
 const SPARE_TIMEOUT_MS = 20_000
 
-const task: Task = { id: 'hostile/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' }
+const task: Task = {
+  id: 'hostile/add',
+  prompt: 'Write add(a, b).',
+  tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0',
+}
 const CORRECT = '```python\ndef add(a, b):\n    return a + b\n```'
 const py = (code: string): string => `\`\`\`python\n${code}\n\`\`\``
 
@@ -65,7 +76,11 @@ const bwrapOnly: readonly SandboxMode[] = ['bwrap']
 const rootOrBwrap: readonly SandboxMode[] = ROOT ? both : bwrapOnly
 
 const secret = 'sk-test-secret'
-const server: { instance?: Server; port: number; connections: number; sockets: Socket[] } = { port: 0, connections: 0, sockets: [] }
+const server: { instance?: Server; port: number; connections: number; sockets: Socket[] } = {
+  port: 0,
+  connections: 0,
+  sockets: [],
+}
 const pwned = wordMarker('pwned')
 
 const cases: Case[] = [
@@ -150,7 +165,8 @@ const cases: Case[] = [
         'raise RuntimeError("leaked: %r" % leaks if leaks else "no secrets visible; env=%s" % sorted(os.environ))',
       ].join('\n'),
     outcome: ['load-error'],
-    reason: /RuntimeError: no secrets visible; env=\['HOME', 'LANG', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'\]/,
+    reason:
+      /RuntimeError: no secrets visible; env=\['HOME', 'LANG', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'\]/,
     modes: both,
   },
   {
@@ -172,7 +188,14 @@ const cases: Case[] = [
     reason: /^code did not load: RuntimeError: (?!.*WROTE).*(Read-only file system|No such file or directory)/,
     modes: bwrapOnly,
     after: () => {
-      for (const path of [`${PROJECT}/${pwned}`, `/var/tmp/${pwned}`, `/usr/${pwned}`, `/${pwned}`, `/dev/shm/${pwned}`]) expect(existsSync(path), path).toBe(false)
+      for (const path of [
+        `${PROJECT}/${pwned}`,
+        `/var/tmp/${pwned}`,
+        `/usr/${pwned}`,
+        `/${pwned}`,
+        `/dev/shm/${pwned}`,
+      ])
+        expect(existsSync(path), path).toBe(false)
     },
   },
   {
@@ -187,7 +210,8 @@ const cases: Case[] = [
     name: 'reading the project’s files and /etc',
     code: () => `print(open("${PROJECT}/package.json").read()[:20])\nprint(open("/etc/passwd").read()[:20])`,
     outcome: ['load-error'],
-    reason: /FileNotFoundError: .*package\.json.*\[sandbox: only the system directories and the working directory exist\]/,
+    reason:
+      /FileNotFoundError: .*package\.json.*\[sandbox: only the system directories and the working directory exist\]/,
     modes: bwrapOnly,
     after: (verdict) => expect(verdict.diagnostics.stdout ?? '').not.toContain('vitest-seqk'),
   },
@@ -240,7 +264,8 @@ const cases: Case[] = [
   })(),
   {
     name: 'deep recursion through C code (stack overflow)',
-    code: () => 'import sys\nsys.setrecursionlimit(10**8)\ndef f(n):\n    return sorted([0], key=lambda _: f(n + 1))\nf(0)',
+    code: () =>
+      'import sys\nsys.setrecursionlimit(10**8)\ndef f(n):\n    return sorted([0], key=lambda _: f(n + 1))\nf(0)',
     outcome: ['load-error'],
     reason: /killed by SIGSEGV \(a crash: e\.g\. recursion too deep for the C stack\)|RecursionError|MemoryError/,
     modes: both,
@@ -263,12 +288,14 @@ const cases: Case[] = [
     return {
       name: 'killing its parent (the worker)',
       // (Inside bubblewrap the host's directory is not there: nothing is logged.)
-      code: () => `import os, signal\nif os.path.isdir("${logDir}"):\n    open("${cwdLog}", "a").write(os.getcwd() + "\\n")\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)`,
+      code: () =>
+        `import os, signal\nif os.path.isdir("${logDir}"):\n    open("${cwdLog}", "a").write(os.getcwd() + "\\n")\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)`,
       // Inside bubblewrap the worker is the namespace's init: a signal from inside is ignored and
       // the candidate sleeps into its timeout. Without a pid namespace it dies; its judge replaces
       // it, checks itself with a known-good answer and runs the attempt once more.
       outcome: ['load-error', 'timeout'],
-      reason: /the sandbox's worker process died twice while running this code|^timed out after 1000 ms while loading the code$/,
+      reason:
+        /the sandbox's worker process died twice while running this code|^timed out after 1000 ms while loading the code$/,
       modes: both,
       after: async (verdict, mode) => {
         expect(verdict.diagnostics.outcome).toBe(mode === 'bwrap' ? 'timeout' : 'load-error')
@@ -326,7 +353,8 @@ const cases: Case[] = [
   },
   {
     name: 'files left in /tmp for the next attempt',
-    code: () => `open("/tmp/${pwned}-leftover", "w").write("state")\nimport os\nos.makedirs("/tmp/${pwned}-dir/sub")\nos.chmod("/tmp/${pwned}-dir", 0)\nraise RuntimeError("planted")`,
+    code: () =>
+      `open("/tmp/${pwned}-leftover", "w").write("state")\nimport os\nos.makedirs("/tmp/${pwned}-dir/sub")\nos.chmod("/tmp/${pwned}-dir", 0)\nraise RuntimeError("planted")`,
     outcome: ['load-error'],
     reason: /RuntimeError: planted/,
     // Outside bubblewrap, as a uid of its own: what that uid leaves in /tmp is swept after its attempt.
@@ -382,8 +410,12 @@ for (const mode of ['bwrap', 'none'] as const) {
         await hostile.after?.(verdict, mode)
 
         // Nothing left behind: no marked process anywhere, no stray process under any worker.
-        for (const marker of hostile.markers ?? []) expect(await eventually(() => processesWith(marker).length === 0), `process marked ${marker}`).toBe(true)
-        expect(await eventually(() => strayProcesses(mode).length === 0), `stray: ${strayProcesses(mode).join(' ')}`).toBe(true)
+        for (const marker of hostile.markers ?? [])
+          expect(await eventually(() => processesWith(marker).length === 0), `process marked ${marker}`).toBe(true)
+        expect(
+          await eventually(() => strayProcesses(mode).length === 0),
+          `stray: ${strayProcesses(mode).join(' ')}`,
+        ).toBe(true)
 
         // The pool still verifies a correct answer, and never grew past its size.
         const next = await spare.verify(task, CORRECT)

@@ -106,7 +106,8 @@ export function resolveInterpreter(python?: string, options: { preferSystem?: bo
     // A failure is not memoised: the user may install Python or fix the path and try again.
     promise.then(
       // Asking for the resolved path itself later needs no second probe.
-      (interpreter) => void (resolved.has(interpreter.path) || resolved.set(interpreter.path, Promise.resolve(interpreter))),
+      (interpreter) =>
+        void (resolved.has(interpreter.path) || resolved.set(interpreter.path, Promise.resolve(interpreter))),
       () => resolved.delete(key),
     )
   }
@@ -114,7 +115,10 @@ export function resolveInterpreter(python?: string, options: { preferSystem?: bo
 }
 
 async function search(requested: string, origin: string, preferSystem: boolean): Promise<Interpreter> {
-  const commands = requested !== '' ? [requested] : [...(preferSystem && existsSync(SYSTEM_PYTHON) ? [SYSTEM_PYTHON] : []), ...DEFAULT_COMMANDS]
+  const commands =
+    requested !== ''
+      ? [requested]
+      : [...(preferSystem && existsSync(SYSTEM_PYTHON) ? [SYSTEM_PYTHON] : []), ...DEFAULT_COMMANDS]
   const attempts: string[] = []
   for (const command of commands) {
     const outcome = await probe(command)
@@ -159,7 +163,10 @@ function probe(command: string): Promise<Interpreter | { problem: string }> {
         done({ problem: `exited with code ${String(code)}${reason ? `: ${reason}` : ''}` })
         return
       }
-      const [executable = '', version = '', directories = '', sites = ''] = stdout.replace(/\n$/, '').split('\n').map((line) => line.trim())
+      const [executable = '', version = '', directories = '', sites = ''] = stdout
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((line) => line.trim())
       const [major = 0, minor = 0] = version.split('.').map(Number)
       if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
         done({ problem: `is Python ${version || 'of unknown version'}, need ${MIN_VERSION.join('.')}+` })
@@ -167,7 +174,12 @@ function probe(command: string): Promise<Interpreter | { problem: string }> {
       }
       // sys.executable can be empty for embedded interpreters: then the command itself is used.
       const list = (text: string): string[] => text.split(':').filter((d) => d !== '')
-      done({ path: executable !== '' ? executable : command, version, directories: list(directories), sitePackages: list(sites) })
+      done({
+        path: executable !== '' ? executable : command,
+        version,
+        directories: list(directories),
+        sitePackages: list(sites),
+      })
     })
   })
 }

@@ -25,8 +25,19 @@ const request: HarnessRequest = {
 /** The limit of an honest attempt that must pass however loaded the machine is. */
 const SPARE_TIMEOUT_MS = 20_000
 
-async function options(sandbox: SandboxMode, pool: boolean, extra: Partial<RunHarnessOptions> = {}): Promise<RunHarnessOptions> {
-  return { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 3000, maxOutputBytes: 65536, sandbox, pool, ...extra }
+async function options(
+  sandbox: SandboxMode,
+  pool: boolean,
+  extra: Partial<RunHarnessOptions> = {},
+): Promise<RunHarnessOptions> {
+  return {
+    python: await resolvePython(undefined, { preferSystem: true }),
+    timeoutMs: 3000,
+    maxOutputBytes: 65536,
+    sandbox,
+    pool,
+    ...extra,
+  }
 }
 
 function poolsOf(sandbox: SandboxMode, reuse = true) {
@@ -105,7 +116,14 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     await runHarness(request, opts)
     const [pool] = poolsOf(sandbox)
     const judges = pool?.pids() ?? []
-    const pending = Promise.all(judges.map(() => runHarness({ ...request, code: 'while True:\n    pass' }, opts).then(() => 'resolved', (error: Error) => error.message)))
+    const pending = Promise.all(
+      judges.map(() =>
+        runHarness({ ...request, code: 'while True:\n    pass' }, opts).then(
+          () => 'resolved',
+          (error: Error) => error.message,
+        ),
+      ),
+    )
     for (const judge of judges) process.kill(judge, 'SIGSTOP')
     const outcomes = await pending
     expect(outcomes.some((o) => /the judge process stopped answering/.test(o))).toBe(true)
@@ -131,12 +149,17 @@ describe('a process that used the pool', () => {
         `import { pythonTests } from '${here}python-tests.ts'`,
         `import { allPools } from '${here}pool.ts'`,
         "const verdict = await pythonTests({ cache: false }).verify({ id: 't', prompt: 'p', tests: 'assert f() == 1' }, 'def f():\\n    return 1')",
-        "console.log(JSON.stringify({ pass: verdict.pass, pids: allPools().flatMap((p) => p.pids()) }))",
+        'console.log(JSON.stringify({ pass: verdict.pass, pids: allPools().flatMap((p) => p.pids()) }))',
         // No closeAllPools(), no process.exit(): idle workers must not hold the event loop.
       ].join('\n'),
     )
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: here, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, killSignal: 'SIGKILL' })
+      const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        cwd: here,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+        killSignal: 'SIGKILL',
+      })
       let stdout = ''
       let printedAt = 0
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -185,7 +208,9 @@ describe('latency per verify', () => {
         pooled.push(await timed(pooledOpts))
         spawned.push(await timed(spawnedOpts))
       }
-      rows.push(`  sandbox ${sandbox.padEnd(5)}  pool median ${median(pooled).toFixed(1).padStart(6)} ms  spawn median ${median(spawned).toFixed(1).padStart(6)} ms`)
+      rows.push(
+        `  sandbox ${sandbox.padEnd(5)}  pool median ${median(pooled).toFixed(1).padStart(6)} ms  spawn median ${median(spawned).toFixed(1).padStart(6)} ms`,
+      )
       expect(median(pooled) * 2).toBeLessThan(median(spawned))
     }
     console.info(`python-tests latency per verify (runHarness, one attempt, interleaved):\n${rows.join('\n')}`)

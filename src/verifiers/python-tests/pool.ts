@@ -158,7 +158,9 @@ class Worker {
     })
     // Ref'd on purpose: a script awaiting its first verdict must not exit while the worker starts.
     const startupTimer = setTimeout(() => {
-      readyReject(new Error(`vitest-seqk python-tests: the Python worker did not start within ${STARTUP_TIMEOUT_MS} ms`))
+      readyReject(
+        new Error(`vitest-seqk python-tests: the Python worker did not start within ${STARTUP_TIMEOUT_MS} ms`),
+      )
       this.kill()
     }, STARTUP_TIMEOUT_MS)
     let isReady = false
@@ -188,7 +190,8 @@ class Worker {
           if (parent !== undefined && /\/seqk-judge-\d+-[A-Za-z0-9_]+$/.test(parent)) this.privateTmp = parent
         } else if (message.type === 'result') {
           const marks = (frame as ResultFrame).marks
-          if (marks !== undefined && this.sentAt !== undefined) Object.assign(marks, { node_sent: this.sentAt, node_received: monotonicSeconds() })
+          if (marks !== undefined && this.sentAt !== undefined)
+            Object.assign(marks, { node_sent: this.sentAt, node_received: monotonicSeconds() })
           const pid = this.attemptPid
           this.attemptPid = undefined
           this.attemptWorkdir = undefined
@@ -206,17 +209,29 @@ class Worker {
     this.child.stdin?.on('error', () => undefined)
     this.child.on('error', (error) => {
       clearTimeout(startupTimer)
-      readyReject(new Error(`vitest-seqk python-tests: could not start the Python worker (${file}): ${error.message}`, { cause: error }))
+      readyReject(
+        new Error(`vitest-seqk python-tests: could not start the Python worker (${file}): ${error.message}`, {
+          cause: error,
+        }),
+      )
       this.onGone(`could not be started: ${error.message}`)
     })
     this.child.on('exit', (code, signal) => {
       clearTimeout(startupTimer)
       // bwrap reports its command's death by signal N as exit code 128 + N.
       const relayed = spec.mode === 'bwrap' && code !== null && code > 128 ? signalName(code - 128) : null
-      const how = signal ? `was killed by ${signal}` : relayed ? `was killed by ${relayed}` : `exited with code ${String(code)}`
+      const how = signal
+        ? `was killed by ${signal}`
+        : relayed
+          ? `was killed by ${relayed}`
+          : `exited with code ${String(code)}`
       if (!isReady) {
         const detail = this.stderrTail.trim()
-        readyReject(new Error(`vitest-seqk python-tests: the Python worker ${how} before it was ready${detail ? `:\n${detail}` : ''}\ncommand: ${describeCommand(spec.argv)}`))
+        readyReject(
+          new Error(
+            `vitest-seqk python-tests: the Python worker ${how} before it was ready${detail ? `:\n${detail}` : ''}\ncommand: ${describeCommand(spec.argv)}`,
+          ),
+        )
       }
       this.onGone(how, signal === 'SIGPROF')
     })
@@ -241,11 +256,14 @@ class Worker {
         this.pending = undefined
       }
       // Ref'd: keeps the process alive while an attempt is in flight (everything else is unref'd).
-      const backstop = setTimeout(() => {
-        finish()
-        this.kill()
-        resolve({ kind: 'unresponsive' })
-      }, 2 * limits.timeoutMs + BACKSTOP_MS)
+      const backstop = setTimeout(
+        () => {
+          finish()
+          this.kill()
+          resolve({ kind: 'unresponsive' })
+        },
+        2 * limits.timeoutMs + BACKSTOP_MS,
+      )
       const onAbort = (): void => {
         finish()
         this.kill()
@@ -309,9 +327,16 @@ class Worker {
     // goes whole when the judge is gone: only a path made that way is ever removed.
     const workdir = this.privateTmp ?? this.attemptWorkdir
     this.attemptWorkdir = undefined
-    if (workdir !== undefined && /^\/(?:[^/\0]+\/)*seqk-(?:py|judge-\d+)-[A-Za-z0-9_]+$/.test(workdir) && !workdir.includes('/../')) {
+    if (
+      workdir !== undefined &&
+      /^\/(?:[^/\0]+\/)*seqk-(?:py|judge-\d+)-[A-Za-z0-9_]+$/.test(workdir) &&
+      !workdir.includes('/../')
+    ) {
       const uid = this.sandboxUid
-      const drop = this.spec.dropWith !== undefined && uid !== undefined ? [this.spec.dropWith, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs'] : []
+      const drop =
+        this.spec.dropWith !== undefined && uid !== undefined
+          ? [this.spec.dropWith, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs']
+          : []
       const [file = 'rm', ...args] = [...drop, 'rm', '-rf', '--', workdir]
       // Fire and forget, unref'd; spawning is synchronous, so this works from an 'exit' handler too.
       const rm = spawn(file, args, { stdio: 'ignore', detached: true, env: { ...WORKER_ENV }, cwd: '/' })
@@ -330,7 +355,11 @@ class Worker {
     const settle = this.pending
     this.pending = undefined
     const detail = this.stderrTail.trim().split('\n').at(-1)?.trim()
-    settle?.(overran ? { kind: 'overran' } : { kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` })
+    settle?.(
+      overran
+        ? { kind: 'overran' }
+        : { kind: 'lost', reason: `the sandbox worker ${how}${detail ? ` (${detail})` : ''}` },
+    )
     for (const listener of this.exitListeners) listener()
   }
 }

@@ -44,7 +44,11 @@ describe('pythonTests()', () => {
     expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024, prependSetup: false })
     expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024, prependSetup: false })
     // The sandbox is not part of the protocol: a laptop without bubblewrap compares with CI.
-    expect(pythonTests({ sandbox: 'none', memoryMb: 512 }).settings).toEqual({ timeoutMs: 3000, memoryMb: 512, prependSetup: false })
+    expect(pythonTests({ sandbox: 'none', memoryMb: 512 }).settings).toEqual({
+      timeoutMs: 3000,
+      memoryMb: 512,
+      prependSetup: false,
+    })
   })
 
   it('rejects invalid options', () => {
@@ -54,19 +58,31 @@ describe('pythonTests()', () => {
   })
 
   it('rejects unknown options, naming the nearest valid one', () => {
-    expect(() => pythonTests({ timeout: 3000 } as never)).toThrow('verifiers.pythonTests(): unknown option "timeout" (did you mean "timeoutMs"?); valid options: cache, heldOut, maxOutputBytes, memoryMb, pool, prependSetup, python, sandbox, timeoutMs')
-    expect(() => pythonTests({ memoryMB: 512 } as never)).toThrow(/unknown option "memoryMB" \(did you mean "memoryMb"\?\)/)
+    expect(() => pythonTests({ timeout: 3000 } as never)).toThrow(
+      'verifiers.pythonTests(): unknown option "timeout" (did you mean "timeoutMs"?); valid options: cache, heldOut, maxOutputBytes, memoryMb, pool, prependSetup, python, sandbox, timeoutMs',
+    )
+    expect(() => pythonTests({ memoryMB: 512 } as never)).toThrow(
+      /unknown option "memoryMB" \(did you mean "memoryMb"\?\)/,
+    )
   })
 
   it('bounds every numeric option, saying why', () => {
     expect(pythonTests({ timeoutMs: 600_000 }).settings.timeoutMs).toBe(600_000)
-    expect(() => pythonTests({ timeoutMs: 600_001 })).toThrow(/timeoutMs must be a positive number of ms up to 600000 \(10 minutes: an attempt longer than that outlasts the cell's own timeout\), got 600001/)
-    expect(() => pythonTests({ maxOutputBytes: 2 ** 30 })).toThrow(/maxOutputBytes must be a positive integer up to 16777216/)
-    expect(() => pythonTests({ memoryMb: 1e9 })).toThrow(/memoryMb must be a number from 64 to 65536 \(64 GiB\), got 1000000000/)
+    expect(() => pythonTests({ timeoutMs: 600_001 })).toThrow(
+      /timeoutMs must be a positive number of ms up to 600000 \(10 minutes: an attempt longer than that outlasts the cell's own timeout\), got 600001/,
+    )
+    expect(() => pythonTests({ maxOutputBytes: 2 ** 30 })).toThrow(
+      /maxOutputBytes must be a positive integer up to 16777216/,
+    )
+    expect(() => pythonTests({ memoryMb: 1e9 })).toThrow(
+      /memoryMb must be a number from 64 to 65536 \(64 GiB\), got 1000000000/,
+    )
     expect(() => pythonTests({ timeoutMs: Number.NaN })).toThrow(/timeoutMs/)
     expect(() => pythonTests({ cache: 'no' as never })).toThrow(/cache must be true or false, got no/)
     expect(() => pythonTests({ pool: 0 as never })).toThrow(/pool must be true or false/)
-    expect(() => pythonTests({ python: 3 as never })).toThrow(/python must be the path or name of a Python 3.8\+ interpreter/)
+    expect(() => pythonTests({ python: 3 as never })).toThrow(
+      /python must be the path or name of a Python 3.8\+ interpreter/,
+    )
   })
 
   it('checkTask reports tasks without tests', () => {
@@ -75,13 +91,19 @@ describe('pythonTests()', () => {
     expect(verifier.checkTask?.({ ...task, tests: undefined })).toEqual([expect.stringContaining('needs `tests`')])
     expect(verifier.checkTask?.({ ...task, tests: '  \n' })).toEqual([expect.stringContaining('empty')])
     // Tests that check nothing would pass every answer.
-    expect(verifier.checkTask?.({ ...task, tests: 'add_all([(1, 2)])\n# assert add_all([]) == []' })).toEqual([expect.stringContaining('hold no `assert`')])
-    expect(verifier.checkTask?.({ ...task, entryPoint: 'sorted' })).toEqual([expect.stringContaining('entryPoint `sorted` is a Python built-in')])
+    expect(verifier.checkTask?.({ ...task, tests: 'add_all([(1, 2)])\n# assert add_all([]) == []' })).toEqual([
+      expect.stringContaining('hold no `assert`'),
+    ])
+    expect(verifier.checkTask?.({ ...task, entryPoint: 'sorted' })).toEqual([
+      expect.stringContaining('entryPoint `sorted` is a Python built-in'),
+    ])
   })
 
   it('normalise compares code, not prose or trailing whitespace', () => {
     const verifier = pythonTests()
-    expect(verifier.normalise?.(CORRECT)).toBe(verifier.normalise?.(`Revised:\n${CORRECT.replace('a + b', 'a + b   ')}\n\n`))
+    expect(verifier.normalise?.(CORRECT)).toBe(
+      verifier.normalise?.(`Revised:\n${CORRECT.replace('a + b', 'a + b   ')}\n\n`),
+    )
   })
 
   it('passes a correct answer, with every test reported', async () => {
@@ -115,7 +137,10 @@ describe('pythonTests()', () => {
   })
 
   it('shows an exception raised by the call as the actual value, and keeps going', async () => {
-    const raising = CORRECT.replace('return [add(a, b) for a, b in pairs]', 'return [add(a, b) for a, b in pairs] if pairs else pairs[0]')
+    const raising = CORRECT.replace(
+      'return [add(a, b) for a, b in pairs]',
+      'return [add(a, b) for a, b in pairs] if pairs else pairs[0]',
+    )
     const verdict = await pythonTests().verify(task, raising)
     const failed = verdict.diagnostics.tests?.filter((t) => !t.pass) ?? []
     expect(failed).toHaveLength(1)
@@ -136,36 +161,56 @@ describe('pythonTests()', () => {
     const verdict = await pythonTests().verify(task, fence('def add_all(pairs)\n    return []'))
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('load-error')
-    expect(verdict.diagnostics.summary).toMatch(/^code did not load: SyntaxError: .+ \(candidate line 1: def add_all\(pairs\)\)$/)
+    expect(verdict.diagnostics.summary).toMatch(
+      /^code did not load: SyntaxError: .+ \(candidate line 1: def add_all\(pairs\)\)$/,
+    )
     expect(verdict.diagnostics.tests).toBeUndefined()
   })
 
   it('reports an exception while loading as a load error', async () => {
-    const verdict = await pythonTests().verify(task, fence('LIMIT = undefined_name + 1\n\ndef add_all(pairs):\n    return []'))
+    const verdict = await pythonTests().verify(
+      task,
+      fence('LIMIT = undefined_name + 1\n\ndef add_all(pairs):\n    return []'),
+    )
     expect(verdict.diagnostics.outcome).toBe('load-error')
     expect(verdict.diagnostics.error).toBe("NameError: name 'undefined_name' is not defined (candidate line 1)")
-    expect(verdict.diagnostics.summary).toBe("code did not load: NameError: name 'undefined_name' is not defined (candidate line 1)")
+    expect(verdict.diagnostics.summary).toBe(
+      "code did not load: NameError: name 'undefined_name' is not defined (candidate line 1)",
+    )
   })
 
   it('runs the answer as written by default (the official chat harness), and setup first only with prependSetup', async () => {
     // The candidate uses List without importing it: officially a NameError; with prependSetup the
     // prompt's imports provide it (the completion-mode reading), and the protocol says so.
-    const noImports = fence('def add_all(pairs: List[Tuple[int, int]]) -> List[int]:\n    return [a + b for a, b in pairs]')
+    const noImports = fence(
+      'def add_all(pairs: List[Tuple[int, int]]) -> List[int]:\n    return [a + b for a, b in pairs]',
+    )
     const official = await pythonTests().verify(task, noImports)
     expect(official.pass).toBe(false)
-    expect(official.diagnostics.summary).toBe("code did not load: NameError: name 'List' is not defined (candidate line 1)")
+    expect(official.diagnostics.summary).toBe(
+      "code did not load: NameError: name 'List' is not defined (candidate line 1)",
+    )
     const prepended = pythonTests({ prependSetup: true })
     expect(prepended.settings.prependSetup).toBe(true)
     expect((await prepended.verify(task, noImports)).pass).toBe(true)
   })
 
   it('fails a task whose setup raises as a broken task, not as the answer', async () => {
-    await expect(pythonTests({ prependSetup: true }).verify({ ...task, setup: 'import no_such_module_here' }, CORRECT)).rejects.toThrow(/tests or setup of task test\/add-all are broken: the task's setup failed: ModuleNotFoundError/)
+    await expect(
+      pythonTests({ prependSetup: true }).verify({ ...task, setup: 'import no_such_module_here' }, CORRECT),
+    ).rejects.toThrow(/tests or setup of task test\/add-all are broken: the task's setup failed: ModuleNotFoundError/)
   })
 
   it('verifies code and tests with non-ASCII text (and lone surrogates) both ways', async () => {
-    const unicode: Task = { id: 'test/unicode', prompt: 'p', tests: "assert greet('Zoë') == 'héllo Zoë ✓'\nassert greet('\\ud800') == 'héllo \\ud800 ✓'" }
-    const verdict = await pythonTests().verify(unicode, fence("def greet(name):\n    # ünïcode in a comment\n    return 'héllo ' + name + ' ✓'"))
+    const unicode: Task = {
+      id: 'test/unicode',
+      prompt: 'p',
+      tests: "assert greet('Zoë') == 'héllo Zoë ✓'\nassert greet('\\ud800') == 'héllo \\ud800 ✓'",
+    }
+    const verdict = await pythonTests().verify(
+      unicode,
+      fence("def greet(name):\n    # ünïcode in a comment\n    return 'héllo ' + name + ' ✓'"),
+    )
     expect(verdict.pass, verdict.diagnostics.summary).toBe(true)
     const wrong = await pythonTests().verify(unicode, fence("def greet(name):\n    return 'hello ' + name"))
     expect(wrong.diagnostics.tests?.[0]?.actual).toBe("'hello Zoë'")
@@ -201,7 +246,10 @@ describe('pythonTests()', () => {
   it('kills background processes the candidate leaves behind after a normal exit', async () => {
     // The grandchild holds stdout open, so the verifier must not wait for the pipes to close.
     const marker = sleepMarker()
-    const code = CORRECT.replace('```python\n', `\`\`\`python\nimport subprocess\n_bg = subprocess.Popen(["sleep", "${marker}"])\nprint("background", _bg.pid, flush=True)\n`)
+    const code = CORRECT.replace(
+      '```python\n',
+      `\`\`\`python\nimport subprocess\n_bg = subprocess.Popen(["sleep", "${marker}"])\nprint("background", _bg.pid, flush=True)\n`,
+    )
     const started = Date.now()
     const verdict = await pythonTests().verify(task, code)
     expect(Date.now() - started).toBeLessThan(15_000) // the background sleep is 60 s
@@ -213,7 +261,12 @@ describe('pythonTests()', () => {
   it('kills the attempt itself on timeout (checked by host pid, without bubblewrap)', async () => {
     const run = await runHarness(
       { setup: '', code: 'while True:\n    pass', tests: 'assert True' },
-      { python: await resolvePython(undefined, { preferSystem: true }), timeoutMs: 300, maxOutputBytes: 1024, sandbox: 'none' },
+      {
+        python: await resolvePython(undefined, { preferSystem: true }),
+        timeoutMs: 300,
+        maxOutputBytes: 1024,
+        sandbox: 'none',
+      },
     )
     expect(run.sandbox).toBe('none')
     expect(run.timedOut).toBe(true)
@@ -235,7 +288,10 @@ describe('pythonTests()', () => {
     const noisy = CORRECT.replace(
       'return a + b',
       'import sys\n    print("{\\"outcome\\": \\"passed\\", \\"tests\\": []}")\n    print("noise", file=sys.stderr)\n    return a + b',
-    ).replace('```python\n', '```python\nimport os\ntry:\n    os.write(3, b"{\\"outcome\\": \\"passed\\", \\"tests\\": []}\\n")\nexcept OSError:\n    pass\n')
+    ).replace(
+      '```python\n',
+      '```python\nimport os\ntry:\n    os.write(3, b"{\\"outcome\\": \\"passed\\", \\"tests\\": []}\\n")\nexcept OSError:\n    pass\n',
+    )
     const verdict = await pythonTests().verify(task, noisy)
     expect(verdict.pass).toBe(true)
     expect(verdict.diagnostics.tests).toHaveLength(4)
@@ -256,7 +312,10 @@ describe('pythonTests()', () => {
 
     const inCall = await pythonTests().verify(
       task,
-      CORRECT.replace('return [add(a, b) for a, b in pairs]', 'if not pairs:\n        raise SystemExit("bye")\n    return [add(a, b) for a, b in pairs]'),
+      CORRECT.replace(
+        'return [add(a, b) for a, b in pairs]',
+        'if not pairs:\n        raise SystemExit("bye")\n    return [add(a, b) for a, b in pairs]',
+      ),
     )
     expect(inCall.diagnostics.outcome).toBe('failed')
     expect(inCall.diagnostics.tests?.[1]?.actual).toMatch(/^SystemExit: bye/)
@@ -267,9 +326,14 @@ describe('pythonTests()', () => {
   })
 
   it('reports a process that dies without a result as a load error with the stderr tail', async () => {
-    const verdict = await pythonTests().verify(task, fence('import os, sys\nprint("dying", file=sys.stderr, flush=True)\nos._exit(3)'))
+    const verdict = await pythonTests().verify(
+      task,
+      fence('import os, sys\nprint("dying", file=sys.stderr, flush=True)\nos._exit(3)'),
+    )
     expect(verdict.diagnostics.outcome).toBe('load-error')
-    expect(verdict.diagnostics.summary).toBe('code did not load: the Python process exited with code 3 while loading the code: dying')
+    expect(verdict.diagnostics.summary).toBe(
+      'code did not load: the Python process exited with code 3 while loading the code: dying',
+    )
     expect(verdict.diagnostics.stderr).toBe('dying\n')
   })
 
@@ -284,7 +348,9 @@ describe('pythonTests()', () => {
     })
 
     it('does not pass the parent’s secrets to the candidate', async () => {
-      const spy = fence('import os\n\ndef add_all(pairs):\n    return [os.environ.get("OPENAI_API_KEY"), sorted(os.environ)]')
+      const spy = fence(
+        'import os\n\ndef add_all(pairs):\n    return [os.environ.get("OPENAI_API_KEY"), sorted(os.environ)]',
+      )
       const verdict = await pythonTests().verify({ ...task, tests: 'assert add_all([]) == "show me"' }, spy)
       const actual = verdict.diagnostics.tests?.[0]?.actual ?? ''
       expect(actual).toMatch(/^\[None, /)
@@ -307,7 +373,9 @@ describe('pythonTests()', () => {
     const controller = new AbortController()
     const reason = new Error('test cancelled')
     const started = Date.now()
-    const pending = pythonTests({ timeoutMs: 20_000 }).verify(task, fence('while True:\n    pass'), { signal: controller.signal })
+    const pending = pythonTests({ timeoutMs: 20_000 }).verify(task, fence('while True:\n    pass'), {
+      signal: controller.signal,
+    })
     setTimeout(() => controller.abort(reason), 200)
     await expect(pending).rejects.toBe(reason)
     expect(Date.now() - started).toBeLessThan(2000)
@@ -363,7 +431,11 @@ describe('pythonTests()', () => {
 
   it('explains the other assert shapes by their error', async () => {
     const verdict = await pythonTests().verify(
-      { ...task, tests: 'import math\nassert math.isclose(add(0.1, 0.2), 0.3)\nassert add(1, 1) > 5, "too small"\nx = add(1, 1)\nassert x == 2' },
+      {
+        ...task,
+        tests:
+          'import math\nassert math.isclose(add(0.1, 0.2), 0.3)\nassert add(1, 1) > 5, "too small"\nx = add(1, 1)\nassert x == 2',
+      },
       CORRECT,
     )
     expect(verdict.diagnostics.tests?.map((t) => [t.pass, t.error])).toEqual([
@@ -376,25 +448,33 @@ describe('pythonTests()', () => {
   })
 
   it('throws (infrastructure) when the task’s tests do not parse', async () => {
-    await expect(pythonTests().verify({ ...task, tests: 'assert add_all([) == []' }, CORRECT)).rejects.toThrow(/tests or setup of task test\/add-all are broken/)
+    await expect(pythonTests().verify({ ...task, tests: 'assert add_all([) == []' }, CORRECT)).rejects.toThrow(
+      /tests or setup of task test\/add-all are broken/,
+    )
   })
 })
 
 describe('the judge: tests run in a process that never runs the candidate', () => {
-  const judged = async (code: string, tests: string) => pythonTests({ cache: false }).verify({ id: 'judge/semantics', prompt: 'p', tests }, fence(code))
-  const outcomes = (verdict: { diagnostics: { tests?: { pass: boolean; error?: string; actual?: string }[] } }) => verdict.diagnostics.tests?.map((t) => (t.pass ? 'ok' : (t.error ?? t.actual ?? '?')))
+  const judged = async (code: string, tests: string) =>
+    pythonTests({ cache: false }).verify({ id: 'judge/semantics', prompt: 'p', tests }, fence(code))
+  const outcomes = (verdict: { diagnostics: { tests?: { pass: boolean; error?: string; actual?: string }[] } }) =>
+    verdict.diagnostics.tests?.map((t) => (t.pass ? 'ok' : (t.error ?? t.actual ?? '?')))
 
   it('writes arguments the candidate mutated back to the tests’ own objects', async () => {
-    const verdict = await judged('def sort_in_place(xs):\n    xs.sort()\n\ndef tag(d):\n    d["seen"] = True', 'lst = [3, 1, 2]\nsort_in_place(lst)\nassert lst == [1, 2, 3]\nd = {}\ntag(d)\nassert d == {"seen": True}')
+    const verdict = await judged(
+      'def sort_in_place(xs):\n    xs.sort()\n\ndef tag(d):\n    d["seen"] = True',
+      'lst = [3, 1, 2]\nsort_in_place(lst)\nassert lst == [1, 2, 3]\nd = {}\ntag(d)\nassert d == {"seen": True}',
+    )
     expect(outcomes(verdict)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok'])
   })
 
   it('raises the candidate’s exceptions as the nearest built-in class, or as its own class when the tests name it', async () => {
-    const code = 'class BadInput(ValueError):\n    pass\n\ndef parse(x):\n    if x < 0:\n        raise BadInput("negative")\n    if x == 0:\n        raise KeyError(x)\n    return x'
+    const code =
+      'class BadInput(ValueError):\n    pass\n\ndef parse(x):\n    if x < 0:\n        raise BadInput("negative")\n    if x == 0:\n        raise KeyError(x)\n    return x'
     const tests = [
       "try:\n    parse(-1)\n    assert False, 'Expected ValueError'\nexcept ValueError:\n    pass",
       "try:\n    parse(-1)\n    assert False\nexcept BadInput as e:\n    assert str(e) == 'negative'",
-      "try:\n    parse(0)\n    assert False\nexcept LookupError:\n    pass",
+      'try:\n    parse(0)\n    assert False\nexcept LookupError:\n    pass',
       'assert parse(0) == 0',
     ].join('\n')
     const verdict = await judged(code, tests)
@@ -402,8 +482,10 @@ describe('the judge: tests run in a process that never runs the candidate', () =
   })
 
   it('rebuilds Counter, OrderedDict, defaultdict and deque, and loads the standard modules the tests use itself', async () => {
-    const code = 'import math\nfrom collections import Counter, OrderedDict, defaultdict, deque\ndef count(s):\n    return Counter(s)\ndef grouped():\n    d = defaultdict(list)\n    d[1].append(2)\n    return d\ndef window():\n    return deque([1, 2, 3], maxlen=2)\ndef root(x):\n    return math.sqrt(x)'
-    const tests = "assert count('aab') == {'a': 2, 'b': 1}\nassert count('aab') == Counter('aba')\nassert grouped()[1] == [2] and grouped()[5] == []\nassert window() == deque([2, 3])\nassert math.isclose(root(2), 1.4142135623730951)"
+    const code =
+      'import math\nfrom collections import Counter, OrderedDict, defaultdict, deque\ndef count(s):\n    return Counter(s)\ndef grouped():\n    d = defaultdict(list)\n    d[1].append(2)\n    return d\ndef window():\n    return deque([1, 2, 3], maxlen=2)\ndef root(x):\n    return math.sqrt(x)'
+    const tests =
+      "assert count('aab') == {'a': 2, 'b': 1}\nassert count('aab') == Counter('aba')\nassert grouped()[1] == [2] and grouped()[5] == []\nassert window() == deque([2, 3])\nassert math.isclose(root(2), 1.4142135623730951)"
     expect(outcomes(await judged(code, tests))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
   })
 
@@ -419,7 +501,10 @@ describe('the judge: tests run in a process that never runs the candidate', () =
 
   it('passes the builtins the tests hand over by name, and refuses a lambda, saying so', async () => {
     const code = 'def apply(f, xs):\n    return f(xs)'
-    const verdict = await judged(code, 'assert apply(len, [1, 2, 3]) == 3\nassert apply(sorted, [3, 1]) == [1, 3]\nassert apply(lambda xs: xs, [1]) == [1]')
+    const verdict = await judged(
+      code,
+      'assert apply(len, [1, 2, 3]) == 3\nassert apply(sorted, [3, 1]) == [1, 3]\nassert apply(lambda xs: xs, [1]) == [1]',
+    )
     expect(outcomes(verdict)).toEqual([
       'ok',
       'ok',
@@ -450,15 +535,19 @@ describe('the judge: tests run in a process that never runs the candidate', () =
   })
 
   it('keeps exact floats, big integers, nan, -0.0, complex numbers and bytes across the boundary', async () => {
-    const code = "def values():\n    return [0.1 + 0.2, 10**400, float('nan'), -0.0, 1+2j, b'\\x00\\xff', (1, frozenset({2})), {(1, 2): {3}}]"
-    const tests = "v = values()\nassert v[0] == 0.30000000000000004\nassert v[1] == 10**400\nassert v[2] != v[2]\nassert str(v[3]) == '-0.0'\nassert v[4] == 1+2j\nassert v[5] == b'\\x00\\xff'\nassert v[6] == (1, frozenset({2}))\nassert v[7] == {(1, 2): {3}}"
+    const code =
+      "def values():\n    return [0.1 + 0.2, 10**400, float('nan'), -0.0, 1+2j, b'\\x00\\xff', (1, frozenset({2})), {(1, 2): {3}}]"
+    const tests =
+      "v = values()\nassert v[0] == 0.30000000000000004\nassert v[1] == 10**400\nassert v[2] != v[2]\nassert str(v[3]) == '-0.0'\nassert v[4] == 1+2j\nassert v[5] == b'\\x00\\xff'\nassert v[6] == (1, frozenset({2}))\nassert v[7] == {(1, 2): {3}}"
     expect(outcomes(await judged(code, tests))).toEqual(Array(9).fill('ok'))
   })
 
   it('keeps the tests’ built-ins and exception classes Python’s own, whatever the candidate defines', async () => {
     // Officially the candidate's `set` and `ValueError` would shadow the tests' and pass this wrong answer.
-    const code = 'def f(x):\n    return 0\n\ndef set(*args):\n    return 0\n\nValueError = BaseException\n\ndef g(x):\n    return x'
-    const tests = "assert f([1, 2]) == set([1, 2])\ntry:\n    g(1)\n    assert False, 'Expected ValueError'\nexcept ValueError:\n    pass"
+    const code =
+      'def f(x):\n    return 0\n\ndef set(*args):\n    return 0\n\nValueError = BaseException\n\ndef g(x):\n    return x'
+    const tests =
+      "assert f([1, 2]) == set([1, 2])\ntry:\n    g(1)\n    assert False, 'Expected ValueError'\nexcept ValueError:\n    pass"
     const verdict = await judged(code, tests)
     expect(verdict.pass).toBe(false)
     expect(outcomes(verdict)).toEqual(['AssertionError', 'AssertionError: Expected ValueError'])
@@ -466,13 +555,22 @@ describe('the judge: tests run in a process that never runs the candidate', () =
 
   it('judges consecutive asserts with set arguments and call-making messages as plain Python does (calls sent ahead only where that is exact)', async () => {
     const code = 'def f(xs):\n    return len(xs)'
-    const tests = ['assert f({0, 3, 11}) == 3', 'assert f({1, 2}) == 2', 'assert f([1]) == 5, f([0, 0])', 'assert f([1, 2]) == 2', 'assert f((1, 2, 3)) == 3'].join('\n')
+    const tests = [
+      'assert f({0, 3, 11}) == 3',
+      'assert f({1, 2}) == 2',
+      'assert f([1]) == 5, f([0, 0])',
+      'assert f([1, 2]) == 2',
+      'assert f((1, 2, 3)) == 3',
+    ].join('\n')
     const verdict = await judged(code, tests)
     expect(outcomes(verdict)).toEqual(['ok', 'ok', 'AssertionError: 2', 'ok', 'ok'])
   })
 
   it('names the call that did not return when the time runs out, and the tests that passed before it', async () => {
-    const verdict = await pythonTests({ cache: false, timeoutMs: 500 }).verify({ id: 'judge/slow', prompt: 'p', tests: 'assert f(1) == 1\nassert f(10**9) == 1' }, fence('def f(n):\n    while n > 1:\n        pass\n    return 1'))
+    const verdict = await pythonTests({ cache: false, timeoutMs: 500 }).verify(
+      { id: 'judge/slow', prompt: 'p', tests: 'assert f(1) == 1\nassert f(10**9) == 1' },
+      fence('def f(n):\n    while n > 1:\n        pass\n    return 1'),
+    )
     expect(verdict.diagnostics.outcome).toBe('timeout')
     expect(verdict.diagnostics.summary).toBe('timed out after 500 ms in the call f(1000000000)')
     expect(outcomes(verdict)).toEqual(['ok', 'timed out after 500 ms in the call f(1000000000)'])
@@ -504,13 +602,18 @@ describe('the code as written and the sanitised code (the official harness keeps
     const verdict = await pythonTests({ cache: false }).verify(task, broken)
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('failed')
-    expect(verdict.diagnostics.summary).toMatch(/^1 of 4 tests failed \(sanitised: code cut at line 9 `# Tests`; as written: code did not load: NameError: name 'undefined_pairs' is not defined/)
+    expect(verdict.diagnostics.summary).toMatch(
+      /^1 of 4 tests failed \(sanitised: code cut at line 9 `# Tests`; as written: code did not load: NameError: name 'undefined_pairs' is not defined/,
+    )
     expect(verdict.extracted).not.toContain('undefined_pairs')
   })
 
   it('keeps the code as written when the sanitised code does no better', async () => {
     const verifier = pythonTests({ cache: false })
-    const wrong = CORRECT.replace('return a + b', 'return a - b').replace('\n```\n', '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n')
+    const wrong = CORRECT.replace('return a + b', 'return a - b').replace(
+      '\n```\n',
+      '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n',
+    )
     const verdict = await verifier.verify(task, wrong)
     expect(verdict.diagnostics.summary).toBe('3 of 4 tests failed')
     expect(verdict.extracted).toContain('__name__')
@@ -519,7 +622,10 @@ describe('the code as written and the sanitised code (the official harness keeps
 
   it('runs the sanitised code only when the code as written fails', async () => {
     const verifier = pythonTests({ cache: false })
-    const verdict = await verifier.verify(task, CORRECT.replace('\n```\n', '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n'))
+    const verdict = await verifier.verify(
+      task,
+      CORRECT.replace('\n```\n', '\n\nif __name__ == "__main__":\n    print(add(1, 2))\n```\n'),
+    )
     expect(verdict.pass).toBe(true)
     expect(verdict.diagnostics.summary).toBe('all 4 tests passed')
     expect(verdict.diagnostics.stdout).toBe('3\n') // the demo ran, as under the official harness
@@ -537,7 +643,9 @@ describe('the code as written and the sanitised code (the official harness keeps
 describe('reproducible diagnostics', () => {
   it('reports a set of strings in the same order in every process (PYTHONHASHSEED=0)', async () => {
     const setTask: Task = { id: 'test/words', prompt: 'Write words().', tests: "assert words() == {'array'}" }
-    const answer = fence("def words():\n    return {'array', 'abc', 'bacd', 'cde', 'programming', 'hello', 'world', 'python'}")
+    const answer = fence(
+      "def words():\n    return {'array', 'abc', 'bacd', 'cde', 'programming', 'hello', 'world', 'python'}",
+    )
     const actuals = new Set<string | undefined>()
     for (const pool of [true, false, false, true]) {
       const verdict = await pythonTests({ cache: false, pool }).verify(setTask, answer)
@@ -561,7 +669,10 @@ describe('spawn per verify (pool: false)', () => {
 
   it('times out and cleans up the same way', async () => {
     const marker = sleepMarker()
-    const verdict = await pythonTests({ pool: false, timeoutMs: 300 }).verify(task, fence(`import subprocess\nsubprocess.Popen(["sleep", "${marker}"])\nwhile True:\n    pass`))
+    const verdict = await pythonTests({ pool: false, timeoutMs: 300 }).verify(
+      task,
+      fence(`import subprocess\nsubprocess.Popen(["sleep", "${marker}"])\nwhile True:\n    pass`),
+    )
     expect(verdict.diagnostics.summary).toBe('timed out after 300 ms while loading the code')
     expect(await eventually(() => processesWith(marker).length === 0)).toBe(true)
   })
@@ -584,6 +695,8 @@ describe('resolvePython', () => {
     expect(message).toContain('/nonexistent/python3: not found')
     expect(message).toContain('SEQK_PYTHON')
     expect(message).toContain('Install python3')
-    await expect(pythonTests({ python: '/nonexistent/python3' }).verify(task, CORRECT)).rejects.toBeInstanceOf(PythonNotFoundError)
+    await expect(pythonTests({ python: '/nonexistent/python3' }).verify(task, CORRECT)).rejects.toBeInstanceOf(
+      PythonNotFoundError,
+    )
   })
 })

@@ -85,7 +85,17 @@ export interface PythonTestsVerifier extends AsyncVerifier {
 }
 
 /** The options pythonTests() knows: any other is a typo, named with the nearest valid one. */
-const PYTHON_TESTS_OPTIONS = ['timeoutMs', 'python', 'maxOutputBytes', 'cache', 'sandbox', 'memoryMb', 'prependSetup', 'pool', 'heldOut'] as const
+const PYTHON_TESTS_OPTIONS = [
+  'timeoutMs',
+  'python',
+  'maxOutputBytes',
+  'cache',
+  'sandbox',
+  'memoryMb',
+  'prependSetup',
+  'pool',
+  'heldOut',
+] as const
 /** Upper bounds of the numeric options (see PythonTestsOptions). */
 const MAX_TIMEOUT_MS = 600_000
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -138,22 +148,36 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
   const useCache = options.cache ?? true
   const usePool = options.pool ?? true
   const prependSetup = options.prependSetup ?? false
-  for (const [name, value] of [['prependSetup', prependSetup], ['cache', useCache], ['pool', usePool]] as const) {
-    if (typeof value !== 'boolean') throw new RangeError(`pythonTests: ${name} must be true or false, got ${String(value)}`)
+  for (const [name, value] of [
+    ['prependSetup', prependSetup],
+    ['cache', useCache],
+    ['pool', usePool],
+  ] as const) {
+    if (typeof value !== 'boolean')
+      throw new RangeError(`pythonTests: ${name} must be true or false, got ${String(value)}`)
   }
-  if (options.python !== undefined && (typeof options.python !== 'string' || options.python === '')) throw new RangeError(`pythonTests: python must be the path or name of a Python 3.8+ interpreter, got ${String(options.python)}`)
+  if (options.python !== undefined && (typeof options.python !== 'string' || options.python === ''))
+    throw new RangeError(
+      `pythonTests: python must be the path or name of a Python 3.8+ interpreter, got ${String(options.python)}`,
+    )
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
-    throw new RangeError(`pythonTests: timeoutMs must be a positive number of ms up to ${MAX_TIMEOUT_MS} (10 minutes: an attempt longer than that outlasts the cell's own timeout), got ${timeoutMs}`)
+    throw new RangeError(
+      `pythonTests: timeoutMs must be a positive number of ms up to ${MAX_TIMEOUT_MS} (10 minutes: an attempt longer than that outlasts the cell's own timeout), got ${timeoutMs}`,
+    )
   }
   if (!(Number.isInteger(maxOutputBytes) && maxOutputBytes > 0 && maxOutputBytes <= MAX_OUTPUT_BYTES)) {
-    throw new RangeError(`pythonTests: maxOutputBytes must be a positive integer up to ${MAX_OUTPUT_BYTES} (16 MiB: the output is stored with every attempt), got ${maxOutputBytes}`)
+    throw new RangeError(
+      `pythonTests: maxOutputBytes must be a positive integer up to ${MAX_OUTPUT_BYTES} (16 MiB: the output is stored with every attempt), got ${maxOutputBytes}`,
+    )
   }
-  if (!(Number.isFinite(memoryMb) && memoryMb >= 64 && memoryMb <= MAX_MEMORY_MB)) throw new RangeError(`pythonTests: memoryMb must be a number from 64 to ${MAX_MEMORY_MB} (64 GiB), got ${memoryMb}`)
+  if (!(Number.isFinite(memoryMb) && memoryMb >= 64 && memoryMb <= MAX_MEMORY_MB))
+    throw new RangeError(`pythonTests: memoryMb must be a number from 64 to ${MAX_MEMORY_MB} (64 GiB), got ${memoryMb}`)
   const heldOutProblem = options.heldOut === undefined ? undefined : heldOutShareProblem(options.heldOut)
   if (heldOutProblem !== undefined) throw new RangeError(`pythonTests: ${heldOutProblem}`)
   const heldOut = options.heldOut
   const sandboxOption = options.sandbox ?? 'auto'
-  if (!['auto', 'bwrap', 'none'].includes(sandboxOption)) throw new RangeError(`pythonTests: sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandboxOption)}`)
+  if (!['auto', 'bwrap', 'none'].includes(sandboxOption))
+    throw new RangeError(`pythonTests: sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandboxOption)}`)
   // Decided now, synchronously, so `verifier.sandbox` can say which isolation is in use.
   const plan = planSandbox(sandboxOption)
   // A dropped uid (root) or bubblewrap prefers the system interpreter (see interpreter.ts).
@@ -167,7 +191,12 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
     // protocol on purpose: it only removes what a task's code has no business using (network,
     // the host's files), and a laptop without bubblewrap must still compare with CI's baseline.
     // The split is part of the protocol too; without one the settings stay as they always were.
-    settings: { timeoutMs, memoryMb, prependSetup, ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}) },
+    settings: {
+      timeoutMs,
+      memoryMb,
+      prependSetup,
+      ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}),
+    },
     stats,
     sandbox: plan.mode,
 
@@ -175,14 +204,20 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       const fields = pythonTestsFieldsOf(task)
       if (typeof fields === 'string') return [fields]
       const { tests, entryPoint, heldOutTests } = fields
-      if (heldOutTests !== undefined && new Set(heldOutTests).size !== heldOutTests.length) return [`task ${task.id}: its \`heldOutTests\` list a statement twice; list each held-out statement index once`]
-      if (tests === undefined) return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
+      if (heldOutTests !== undefined && new Set(heldOutTests).size !== heldOutTests.length)
+        return [`task ${task.id}: its \`heldOutTests\` list a statement twice; list each held-out statement index once`]
+      if (tests === undefined)
+        return [`task ${task.id}: python-tests needs \`tests\` (Python test statements), but the task has none`]
       if (tests.trim() === '') return [`task ${task.id}: python-tests needs \`tests\`, but they are empty`]
       if (!hasAssertion(tests)) {
-        return [`task ${task.id}: its \`tests\` hold no \`assert\` (and no \`raise\`), so every answer would pass; write them as \`assert CALL == EXPECTED\` lines`]
+        return [
+          `task ${task.id}: its \`tests\` hold no \`assert\` (and no \`raise\`), so every answer would pass; write them as \`assert CALL == EXPECTED\` lines`,
+        ]
       }
       if (entryPoint !== undefined && PYTHON_BUILTIN_NAMES.has(entryPoint)) {
-        return [`task ${task.id}: its entryPoint \`${entryPoint}\` is a Python built-in, which the tests keep as Python's own (a candidate may not redefine what the tests compare with); rename the function`]
+        return [
+          `task ${task.id}: its entryPoint \`${entryPoint}\` is a Python built-in, which the tests keep as Python's own (a candidate may not redefine what the tests compare with); rename the function`,
+        ]
       }
       return []
     },
@@ -194,7 +229,8 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       const { signal } = verifyOptions
       if (signal?.aborted) throw abortReason(signal)
       // Fail closed: where `auto` found no sandbox, only this project's own simulated code may run.
-      if (plan.missing !== undefined && verifyOptions.origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
+      if (plan.missing !== undefined && verifyOptions.origin !== 'bundled-simulation')
+        throw unsandboxedModelCodeError(plan.missing)
       const fields = pythonTestsFieldsOf(task)
       if (typeof fields === 'string') throw new Error(`vitest-seqk python-tests: ${fields}`)
       const { tests, setup, heldOutTests } = fields
@@ -207,17 +243,32 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         const size = bytes === Infinity ? `over ${MAX_CODE_BYTES / 1048576} MiB` : `${(bytes / 1048576).toFixed(1)} MiB`
         const summary = `the answer is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB for its code, so it was not run`
         const error = `oversized answer (${bytes === Infinity ? `${answer.length} characters` : `${bytes} bytes`})`
-        return { pass: false, extracted: answer.slice(0, 2000), durationMs: 0, diagnostics: { outcome: 'load-error', summary, error } }
+        return {
+          pass: false,
+          extracted: answer.slice(0, 2000),
+          durationMs: 0,
+          diagnostics: { outcome: 'load-error', summary, error },
+        }
       }
       const code = extractPythonCode(answer)
       if (code.trim() === '') {
-        return { pass: false, extracted: code, durationMs: 0, diagnostics: { outcome: 'no-answer', summary: 'the answer contains no code' } }
+        return {
+          pass: false,
+          extracted: code,
+          durationMs: 0,
+          diagnostics: { outcome: 'no-answer', summary: 'the answer contains no code' },
+        }
       }
       const python = (await resolveInterpreter(options.python, { preferSystem })).path
       const request: HarnessRequest = { setup: prependSetup ? (setup ?? '') : '', code, tests }
       // A split depends on the task's id, so a held-out verdict is cached per task.
-      const split = heldOutTests !== undefined || heldOut ? JSON.stringify([task.id, heldOutTests ?? null, heldOut?.share ?? null, heldOut?.seed ?? null]) : ''
-      const key = useCache ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb, split]) : undefined
+      const split =
+        heldOutTests !== undefined || heldOut
+          ? JSON.stringify([task.id, heldOutTests ?? null, heldOut?.share ?? null, heldOut?.seed ?? null])
+          : ''
+      const key = useCache
+        ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb, split])
+        : undefined
       const cached = key !== undefined ? cache.get(key) : undefined
       if (cached) {
         stats.cacheHits++
@@ -228,7 +279,15 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         stats.runs++
         const run = await runHarness(
           { ...request, code: candidate },
-          { python, timeoutMs, maxOutputBytes, memoryMb, sandbox: plan.mode, pool: usePool, ...(signal ? { signal } : {}) },
+          {
+            python,
+            timeoutMs,
+            maxOutputBytes,
+            memoryMb,
+            sandbox: plan.mode,
+            pool: usePool,
+            ...(signal ? { signal } : {}),
+          },
         )
         return { verdict: toVerdict(task, candidate, run, timeoutMs), run }
       }
@@ -251,7 +310,8 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         verdict = { ...verdict, durationMs }
       }
 
-      if (split !== '') verdict = hideHeldOut(verdict, heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut))
+      if (split !== '')
+        verdict = hideHeldOut(verdict, heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut))
       if (key !== undefined && cacheable) cache.set(key, verdict)
       return verdict
     },
@@ -259,11 +319,18 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
 }
 
 /** The task's held-out statements: its own list, else the verifier's share. Throws on an index past the tests. */
-function heldOutSplit(task: AnyTask, statements: number, list: readonly number[] | undefined, share: HeldOutShare | undefined) {
+function heldOutSplit(
+  task: AnyTask,
+  statements: number,
+  list: readonly number[] | undefined,
+  share: HeldOutShare | undefined,
+) {
   if (list === undefined) return { statements, heldOut: share ? heldOutIndices(task.id, statements, share) : [] }
   const outside = list.find((i) => i >= statements)
   if (statements > 0 && outside !== undefined) {
-    throw new Error(`vitest-seqk python-tests: task ${task.id} holds out test statement ${outside}, but its tests have ${statements} statements (0 to ${statements - 1}); fix \`heldOutTests\``)
+    throw new Error(
+      `vitest-seqk python-tests: task ${task.id} holds out test statement ${outside}, but its tests have ${statements} statements (0 to ${statements - 1}); fix \`heldOutTests\``,
+    )
   }
   return { statements, heldOut: [...list].sort((a, b) => a - b) }
 }
@@ -273,7 +340,13 @@ function reusable(run: HarnessRun): boolean {
 }
 
 /** Order of outcomes for "the better of raw and sanitised": more passing tests wins within `failed`. */
-const OUTCOME_RANK: Record<Diagnostics['outcome'], number> = { passed: 4, failed: 3, 'load-error': 2, timeout: 1, 'no-answer': 0 }
+const OUTCOME_RANK: Record<Diagnostics['outcome'], number> = {
+  passed: 4,
+  failed: 3,
+  'load-error': 2,
+  timeout: 1,
+  'no-answer': 0,
+}
 
 /** True when `a` is strictly better than `b` (ties keep the code as written). */
 function better(a: Verdict, b: Verdict): boolean {
@@ -301,11 +374,18 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
   const result = run.result
   const tests: TestOutcome[] = result.tests
   if (result.outcome === 'tests-error') {
-    throw new Error(`vitest-seqk python-tests: the tests or setup of task ${task.id} are broken: ${result.error ?? 'unknown error'}`)
+    throw new Error(
+      `vitest-seqk python-tests: the tests or setup of task ${task.id} are broken: ${result.error ?? 'unknown error'}`,
+    )
   }
   if (result.outcome === 'load-error') {
     const error = result.error ?? 'unknown error'
-    return { ...base, pass: false, score: 0, diagnostics: { outcome: 'load-error', summary: oneLine(`code did not load: ${error}`), error, ...output } }
+    return {
+      ...base,
+      pass: false,
+      score: 0,
+      diagnostics: { outcome: 'load-error', summary: oneLine(`code did not load: ${error}`), error, ...output },
+    }
   }
   if (result.outcome === 'timeout') {
     // The judge knows which call had not returned when the time ran out.
@@ -314,12 +394,20 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
       ...base,
       pass: false,
       score: 0,
-      diagnostics: { outcome: 'timeout', summary: oneLine(`timed out after ${timeoutMs} ms${where}`), ...(tests.length > 0 ? { tests } : {}), ...output },
+      diagnostics: {
+        outcome: 'timeout',
+        summary: oneLine(`timed out after ${timeoutMs} ms${where}`),
+        ...(tests.length > 0 ? { tests } : {}),
+        ...output,
+      },
     }
   }
   const failed = tests.filter((t) => !t.pass).length
   const pass = result.outcome === 'passed' && failed === 0 && tests.length > 0
-  const memory = result.memoryLimited === true ? ` (the attempt's processes were killed for exceeding the memory limit of ${run.limits.memoryBytes / 1048576} MiB together)` : ''
+  const memory =
+    result.memoryLimited === true
+      ? ` (the attempt's processes were killed for exceeding the memory limit of ${run.limits.memoryBytes / 1048576} MiB together)`
+      : ''
   const summary = pass ? `all ${tests.length} tests passed` : `${failed} of ${tests.length} tests failed${memory}`
   return {
     ...base,
@@ -341,7 +429,6 @@ function oneLine(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
-
 
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason

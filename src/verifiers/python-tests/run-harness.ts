@@ -157,7 +157,9 @@ function moduleArgs(names: readonly string[], sources: ReadonlyMap<string, strin
 /** The judge's and the worker's modules; fails loudly when the build forgot to copy them. */
 function loadHarness(): Promise<HarnessSources> {
   const names = [...new Set([...JUDGE_MODULES, ...WORKER_MODULES])]
-  harnessSources ??= Promise.all(names.map((name) => readFile(fileURLToPath(new URL(`./${name}.py`, import.meta.url)), 'utf8'))).then(
+  harnessSources ??= Promise.all(
+    names.map((name) => readFile(fileURLToPath(new URL(`./${name}.py`, import.meta.url)), 'utf8')),
+  ).then(
     (texts) => {
       const sources = new Map(names.map((name, i) => [name, texts[i] ?? '']))
       return { judge: moduleArgs(JUDGE_MODULES, sources), worker: moduleArgs(WORKER_MODULES, sources) }
@@ -179,7 +181,10 @@ function loadHarness(): Promise<HarnessSources> {
  * timeout, not SIGXCPU, is what a busy loop normally meets), memory, file size, open files, and
  * processes where RLIMIT_NPROC is meaningful (see the constants).
  */
-export function attemptLimits(plan: SandboxPlan, options: { timeoutMs: number; maxOutputBytes: number; memoryMb?: number }): AttemptLimits {
+export function attemptLimits(
+  plan: SandboxPlan,
+  options: { timeoutMs: number; maxOutputBytes: number; memoryMb?: number },
+): AttemptLimits {
   return {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: options.maxOutputBytes,
@@ -237,7 +242,10 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
       await pool.selfCheck(signal)
     } catch (error) {
       if (signal?.aborted) throw error
-      throw new Error('vitest-seqk python-tests: the judge ran out of CPU evaluating the tests, and a fresh judge failed its self-check', { cause: error })
+      throw new Error(
+        'vitest-seqk python-tests: the judge ran out of CPU evaluating the tests, and a fresh judge failed its self-check',
+        { cause: error },
+      )
     }
     const error = `the tests' evaluation of what the answer returned did not finish within the CPU limit of ${limits.timeoutMs} ms and more`
     return {
@@ -253,19 +261,32 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     }
   }
   if (outcome.kind === 'unresponsive') {
-    throw new Error(`vitest-seqk python-tests: the judge process stopped answering ${Math.round((performance.now() - started) / 1000)} s into an attempt whose limit is ${limits.timeoutMs} ms, and was killed`)
+    throw new Error(
+      `vitest-seqk python-tests: the judge process stopped answering ${Math.round((performance.now() - started) / 1000)} s into an attempt whose limit is ${limits.timeoutMs} ms, and was killed`,
+    )
   }
   const frame = outcome.frame
   const parsed = HarnessResultSchema.safeParse(frame.result)
   if (!parsed.success) {
-    throw new Error(`vitest-seqk python-tests: the judge sent a result that does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    throw new Error(
+      `vitest-seqk python-tests: the judge sent a result that does not match its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    )
   }
   const result = parsed.data
   if (result.outcome === 'harness-error') {
-    throw new Error(`vitest-seqk python-tests: the trusted side failed on its own (infrastructure, not the answer): ${result.error ?? 'unknown error'}`)
+    throw new Error(
+      `vitest-seqk python-tests: the trusted side failed on its own (infrastructure, not the answer): ${result.error ?? 'unknown error'}`,
+    )
   }
-  if (result.outcome !== 'tests-error' && result.outcome !== 'load-error' && result.outcome !== 'timeout' && result.tests.length !== result.statements) {
-    throw new Error(`vitest-seqk python-tests: the judge reported ${result.tests.length} test records for ${result.statements} test statements`)
+  if (
+    result.outcome !== 'tests-error' &&
+    result.outcome !== 'load-error' &&
+    result.outcome !== 'timeout' &&
+    result.tests.length !== result.statements
+  ) {
+    throw new Error(
+      `vitest-seqk python-tests: the judge reported ${result.tests.length} test records for ${result.statements} test statements`,
+    )
   }
   return {
     sandbox: plan.mode,
@@ -298,10 +319,24 @@ function poolFor(plan: SandboxPlan, interpreter: Interpreter, sources: HarnessSo
     args: [plan.mode, JSON.stringify(interpreter.sitePackages), ...(reuse ? [] : ['once'])],
   }
   // The judge prepends `setpriv` to a uid of its own (SANDBOX_UID_BASE + its pid, see judge.py).
-  const config = { worker, env: WORKER_ENV, mode: plan.mode, drop: plan.setpriv ?? null, sites: interpreter.sitePackages }
+  const config = {
+    worker,
+    env: WORKER_ENV,
+    mode: plan.mode,
+    drop: plan.setpriv ?? null,
+    sites: interpreter.sitePackages,
+  }
   const spec: WorkerSpec = {
     // The judge runs as this process's user, outside the sandbox; it starts the worker command.
-    argv: [interpreter.path, ...flags, '-c', HARNESS_LOADER, ...sources.judge, JSON.stringify(config), ...sources.worker],
+    argv: [
+      interpreter.path,
+      ...flags,
+      '-c',
+      HARNESS_LOADER,
+      ...sources.judge,
+      JSON.stringify(config),
+      ...sources.worker,
+    ],
     mode: plan.mode,
     hostPids: plan.mode === 'none',
     ...(plan.mode === 'none' && plan.setpriv ? { dropWith: plan.setpriv } : {}),
@@ -319,10 +354,11 @@ function explainStartFailure(error: unknown, plan: SandboxPlan, python: string):
     hints.push(
       `Attempts run as an unprivileged uid of their own, which must be able to read and execute ${python} and its standard library ` +
         '(an interpreter under /root is not readable): install a system python3 (apt-get install python3), ' +
-        'point SEQK_PYTHON / the `python` option at a world-readable interpreter, or use sandbox: \'none\' as a non-root user.',
+        "point SEQK_PYTHON / the `python` option at a world-readable interpreter, or use sandbox: 'none' as a non-root user.",
     )
   }
-  if (plan.mode === 'bwrap') hints.push("Inside bubblewrap only /usr (and the interpreter's own directories) are visible.")
+  if (plan.mode === 'bwrap')
+    hints.push("Inside bubblewrap only /usr (and the interpreter's own directories) are visible.")
   if (hints.length === 0) return error
   error.message += `\n${hints.join('\n')}`
   return error

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { pythonTests } from './python-tests.js'
-import { bwrapFailureHint, findOnPath, planSandbox, resetSandboxPlans, SandboxUnavailableError, workerCommand } from './sandbox.js'
+import {
+  bwrapFailureHint,
+  findOnPath,
+  planSandbox,
+  resetSandboxPlans,
+  SandboxUnavailableError,
+  workerCommand,
+} from './sandbox.js'
 
 const root = process.getuid?.() === 0
 const hasBwrap = findOnPath('bwrap') !== undefined
@@ -59,7 +66,9 @@ describe('planSandbox', () => {
       expect(simulated.pass).toBe(true)
       expect(simulated.sandbox).toBe('none')
       await expect(verifier.verify(task, answer)).rejects.toThrow(SandboxUnavailableError)
-      await expect(verifier.verify(task, answer, { origin: 'model' })).rejects.toThrow(/refusing to run a model's code without a sandbox: bubblewrap \(`bwrap`\) is not on PATH\. Install it with `apt-get install bubblewrap`.*sandbox: 'none'/)
+      await expect(verifier.verify(task, answer, { origin: 'model' })).rejects.toThrow(
+        /refusing to run a model's code without a sandbox: bubblewrap \(`bwrap`\) is not on PATH\. Install it with `apt-get install bubblewrap`.*sandbox: 'none'/,
+      )
       process.env.CI = 'true'
       await expect(verifier.verify(task, answer)).rejects.toThrow(/CI=true: install it in the CI job/)
       // Asked for explicitly, 'none' runs anyone's code.
@@ -91,7 +100,9 @@ describe('planSandbox', () => {
 
 describe('bwrapFailureHint', () => {
   it("names Ubuntu's AppArmor restriction and its fix when the kernel setting is on, else the generic cause", () => {
-    expect(bwrapFailureHint('1')).toMatch(/AppArmor blocks unprivileged user namespaces.*sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/)
+    expect(bwrapFailureHint('1')).toMatch(
+      /AppArmor blocks unprivileged user namespaces.*sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/,
+    )
     expect(bwrapFailureHint('0')).toBe('e.g. a container without user namespaces')
     expect(bwrapFailureHint(undefined)).toBe('e.g. a container without user namespaces')
   })
@@ -101,15 +112,37 @@ describe('workerCommand', () => {
   const python = { path: '/usr/bin/python3', directories: ['/usr/lib/python3.11', '/usr'] }
 
   it('bwrap: drops privileges first (as root), then unshares everything with a read-only system', () => {
-    const argv = workerCommand({ mode: 'bwrap', bwrap: '/usr/bin/bwrap', disableUserns: true, ...(root ? { setpriv: '/usr/bin/setpriv' } : {}) }, python, ['-c', 'pass'])
+    const argv = workerCommand(
+      { mode: 'bwrap', bwrap: '/usr/bin/bwrap', disableUserns: true, ...(root ? { setpriv: '/usr/bin/setpriv' } : {}) },
+      python,
+      ['-c', 'pass'],
+    )
     const joined = argv.join(' ')
-    if (root) expect(argv.slice(0, 6)).toEqual(['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--no-new-privs', '/usr/bin/bwrap'])
-    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv']) expect(argv).toContain(flag)
+    if (root)
+      expect(argv.slice(0, 6)).toEqual([
+        '/usr/bin/setpriv',
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        '--no-new-privs',
+        '/usr/bin/bwrap',
+      ])
+    for (const flag of [
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--die-with-parent',
+      '--new-session',
+      '--clearenv',
+    ])
+      expect(argv).toContain(flag)
     expect(joined).toContain('--ro-bind /usr /usr')
     expect(joined).toContain('--tmpfs /tmp')
     expect(joined).toContain('--remount-ro / ')
     // Of /etc only the alternatives' symlinks (libblas.so.3 -> /etc/alternatives/... -> /usr/...), read-only.
-    expect(joined.replace('--ro-bind /etc/alternatives /etc/alternatives', '')).not.toMatch(/--(ro-)?bind \/(work|root|home|etc)\b/)
+    expect(joined.replace('--ro-bind /etc/alternatives /etc/alternatives', '')).not.toMatch(
+      /--(ro-)?bind \/(work|root|home|etc)\b/,
+    )
     expect(argv.slice(-3)).toEqual(['/usr/bin/python3', '-c', 'pass'])
     // Nothing of the parent's environment is set inside.
     const setenv = argv.flatMap((arg, i) => (arg === '--setenv' ? [argv[i + 1]] : []))
@@ -121,7 +154,11 @@ describe('workerCommand', () => {
     mkdirSync(join(prefix, 'bin'))
     mkdirSync(join(prefix, 'lib'))
     try {
-      const argv = workerCommand({ mode: 'bwrap', bwrap: '/usr/bin/bwrap' }, { path: join(prefix, 'bin/python3'), directories: [prefix, join(prefix, 'lib')] }, [])
+      const argv = workerCommand(
+        { mode: 'bwrap', bwrap: '/usr/bin/bwrap' },
+        { path: join(prefix, 'bin/python3'), directories: [prefix, join(prefix, 'lib')] },
+        [],
+      )
       expect(argv.join(' ')).toContain(`--ro-bind ${prefix} ${prefix}`)
       expect(argv.join(' ')).not.toContain(`${join(prefix, 'lib')} `)
     } finally {

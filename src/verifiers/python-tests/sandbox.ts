@@ -45,7 +45,11 @@ const TMPFS_BYTES = 64 * 1024 * 1024
  * and "actual") on every machine and in every shard, which caching, baselines, merged reports and
  * the unmodified-revision metric rely on. (The official harness leaves it random per run.)
  */
-export const WORKER_ENV: Readonly<Record<string, string>> = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONHASHSEED: '0' }
+export const WORKER_ENV: Readonly<Record<string, string>> = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  LANG: 'C.UTF-8',
+  PYTHONHASHSEED: '0',
+}
 
 /** The decision for this process, with everything needed to build a worker's command line. */
 export interface SandboxPlan {
@@ -70,7 +74,8 @@ export interface SandboxPlan {
  * model code never runs unsandboxed unless the user asked for `sandbox: 'none'`. Names the fix.
  */
 export function unsandboxedModelCodeError(missing: string): SandboxUnavailableError {
-  const ci = process.env.CI === 'true' || process.env.CI === '1' ? ' (CI=true: install it in the CI job, before the tests)' : ''
+  const ci =
+    process.env.CI === 'true' || process.env.CI === '1' ? ' (CI=true: install it in the CI job, before the tests)' : ''
   return new SandboxUnavailableError(
     `vitest-seqk python-tests: refusing to run a model's code without a sandbox: ${missing}${ci}. ${INSTALL_HINT}, ` +
       "or pass sandbox: 'none' to pythonTests() to run model code unsandboxed (it can then read what this user can read and reach the network).",
@@ -124,7 +129,8 @@ export function resetSandboxPlans(): void {
 function decide(option: SandboxOption): SandboxPlan {
   const root = process.getuid?.() === 0
   const setpriv = root ? findOnPath('setpriv') : undefined
-  const dropWarning = root && !setpriv ? ' `setpriv` (util-linux) is missing, so attempts run as root: install util-linux.' : ''
+  const dropWarning =
+    root && !setpriv ? ' `setpriv` (util-linux) is missing, so attempts run as root: install util-linux.' : ''
   const none: SandboxPlan = { mode: 'none', ...(setpriv ? { setpriv } : {}) }
   if (option === 'none') return dropWarning ? { ...none, warning: `vitest-seqk python-tests:${dropWarning}` } : none
 
@@ -132,7 +138,9 @@ function decide(option: SandboxOption): SandboxPlan {
   const problem = bwrap ? smokeTest(bwrap, setpriv) : { error: 'bubblewrap (`bwrap`) is not on PATH' }
   if ('error' in problem) {
     if (option === 'bwrap') {
-      throw new SandboxUnavailableError(`vitest-seqk python-tests: sandbox 'bwrap' was requested, but ${problem.error}. ${INSTALL_HINT}, or use sandbox: 'auto' / 'none'.`)
+      throw new SandboxUnavailableError(
+        `vitest-seqk python-tests: sandbox 'bwrap' was requested, but ${problem.error}. ${INSTALL_HINT}, or use sandbox: 'auto' / 'none'.`,
+      )
     }
     return {
       ...none,
@@ -143,7 +151,13 @@ function decide(option: SandboxOption): SandboxPlan {
         `and code from any other actor is refused. ${INSTALL_HINT}, or pass sandbox: 'none' to pythonTests() to run every answer unsandboxed.${dropWarning}`,
     }
   }
-  return { mode: 'bwrap', bwrap, disableUserns: problem.disableUserns, ...(setpriv ? { setpriv } : {}), ...(dropWarning ? { warning: `vitest-seqk python-tests:${dropWarning}` } : {}) }
+  return {
+    mode: 'bwrap',
+    bwrap,
+    disableUserns: problem.disableUserns,
+    ...(setpriv ? { setpriv } : {}),
+    ...(dropWarning ? { warning: `vitest-seqk python-tests:${dropWarning}` } : {}),
+  }
 }
 
 /** Runs `true` in the sandbox the workers will use; reports why it failed. */
@@ -152,10 +166,18 @@ function smokeTest(bwrap: string, setpriv: string | undefined): { error: string 
   const disableUserns = `${help.stdout}${help.stderr}`.includes('--disable-userns')
   const plan: SandboxPlan = { mode: 'bwrap', bwrap, disableUserns, ...(setpriv ? { setpriv } : {}) }
   const [file, ...args] = workerCommand(plan, { path: 'true', directories: [] }, [])
-  const run = spawnSync(file ?? bwrap, args, { encoding: 'utf8', timeout: 10_000, env: WORKER_ENV, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] })
+  const run = spawnSync(file ?? bwrap, args, {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: WORKER_ENV,
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   if (run.status === 0) return { disableUserns }
   const why = (run.stderr || run.error?.message || `exit code ${String(run.status)}`).trim().split('\n')[0] ?? ''
-  return { error: `bubblewrap is installed but cannot create a sandbox here (${why}; ${bwrapFailureHint(readSetting('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'))})` }
+  return {
+    error: `bubblewrap is installed but cannot create a sandbox here (${why}; ${bwrapFailureHint(readSetting('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'))})`,
+  }
 }
 
 function readSetting(path: string): string | undefined {
@@ -225,10 +247,19 @@ export function workerCommand(
 }
 
 /** Directories outside the bound system tree that the interpreter needs (e.g. /opt/python3.12). */
-function interpreterDirectories(interpreter: { path: string; directories: readonly string[]; sitePackages?: readonly string[] }): string[] {
-  const inSystem = (dir: string): boolean => ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'].some((top) => dir === top || dir.startsWith(`${top}/`))
+function interpreterDirectories(interpreter: {
+  path: string
+  directories: readonly string[]
+  sitePackages?: readonly string[]
+}): string[] {
+  const inSystem = (dir: string): boolean =>
+    ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'].some(
+      (top) => dir === top || dir.startsWith(`${top}/`),
+    )
   const dirs = new Set<string>()
-  const executableDir = interpreter.path.includes('/') ? interpreter.path.slice(0, interpreter.path.lastIndexOf('/')) : ''
+  const executableDir = interpreter.path.includes('/')
+    ? interpreter.path.slice(0, interpreter.path.lastIndexOf('/'))
+    : ''
   for (const dir of [executableDir, ...interpreter.directories, ...(interpreter.sitePackages ?? [])]) {
     if (dir !== '' && dir !== '/' && !inSystem(dir) && entryKind(dir) === 'dir') dirs.add(dir)
   }
@@ -247,7 +278,9 @@ function entryKind(path: string): 'symlink' | 'dir' | 'other' | 'missing' {
 
 /** The first executable `name` on PATH (the usual system directories when PATH is unset). */
 export function findOnPath(name: string): string | undefined {
-  const dirs = process.env.PATH ? process.env.PATH.split(delimiter) : ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']
+  const dirs = process.env.PATH
+    ? process.env.PATH.split(delimiter)
+    : ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']
   for (const dir of dirs) {
     if (dir === '') continue
     const candidate = join(dir, name)

@@ -11,7 +11,9 @@ import type { Verdict } from '../verifier.js'
 
 /** A fresh marker usable as a `sleep` duration: `sleep 60.<digits>` is unique in /proc. */
 export function sleepMarker(seconds = 60): string {
-  return `${seconds}.${BigInt(`0x${randomBytes(6).toString('hex')}`).toString().padStart(15, '0')}`
+  return `${seconds}.${BigInt(`0x${randomBytes(6).toString('hex')}`)
+    .toString()
+    .padStart(15, '0')}`
 }
 
 /** A fresh word to put in a command line. */

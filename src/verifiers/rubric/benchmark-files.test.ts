@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { BenchmarkMessagesSchema, jsonString, parseCsv, parseJsonLines, parseRecord, RubricBenchmarkFileError, select } from './benchmark-files.js'
+import {
+  BenchmarkMessagesSchema,
+  jsonString,
+  parseCsv,
+  parseJsonLines,
+  parseRecord,
+  RubricBenchmarkFileError,
+  select,
+} from './benchmark-files.js'
 
 describe('parseJsonLines', () => {
   it('reads one object per non-blank line with its line number', () => {
@@ -35,7 +43,10 @@ describe('parseCsv', () => {
 })
 
 describe('parseRecord, jsonString and BenchmarkMessagesSchema', () => {
-  const Schema = z.object({ meta: jsonString(z.object({ rubrics: jsonString(z.array(z.string()).min(1), 'the rubric list') }), 'metadata'), messages: BenchmarkMessagesSchema })
+  const Schema = z.object({
+    meta: jsonString(z.object({ rubrics: jsonString(z.array(z.string()).min(1), 'the rubric list') }), 'metadata'),
+    messages: BenchmarkMessagesSchema,
+  })
   const messages = [{ role: 'user', content: 'hi' }]
 
   it('decodes double-encoded JSON and passes decoded values through', () => {
@@ -45,10 +56,18 @@ describe('parseRecord, jsonString and BenchmarkMessagesSchema', () => {
   })
 
   it('names the record and the nested field', () => {
-    expect(() => parseRecord(Schema, { meta: '{"rubrics": "[1]"}', messages }, 'load(f): line 4')).toThrow('load(f): line 4 is malformed: meta.rubrics[0]: Invalid input: expected string, received number')
-    expect(() => parseRecord(Schema, { meta: 'nope', messages }, 'line 4')).toThrow(/meta: expected a string holding JSON \(metadata\)/)
-    expect(() => parseRecord(Schema, { meta: { rubrics: ['q'] }, messages: [{ role: 'assistant', content: 'x' }] }, 'line 4')).toThrow(/messages: the conversation must end with a user message/)
-    expect(() => parseRecord(Schema, { meta: { rubrics: ['q'] }, messages: [{ role: 'tool', content: 'x' }] }, 'line 4')).toThrow(/messages\[0\]\.role/)
+    expect(() => parseRecord(Schema, { meta: '{"rubrics": "[1]"}', messages }, 'load(f): line 4')).toThrow(
+      'load(f): line 4 is malformed: meta.rubrics[0]: Invalid input: expected string, received number',
+    )
+    expect(() => parseRecord(Schema, { meta: 'nope', messages }, 'line 4')).toThrow(
+      /meta: expected a string holding JSON \(metadata\)/,
+    )
+    expect(() =>
+      parseRecord(Schema, { meta: { rubrics: ['q'] }, messages: [{ role: 'assistant', content: 'x' }] }, 'line 4'),
+    ).toThrow(/messages: the conversation must end with a user message/)
+    expect(() =>
+      parseRecord(Schema, { meta: { rubrics: ['q'] }, messages: [{ role: 'tool', content: 'x' }] }, 'line 4'),
+    ).toThrow(/messages\[0\]\.role/)
   })
 })
 
@@ -57,7 +76,9 @@ describe('select', () => {
   it('keeps ids and a limit, and fails on an unknown id', () => {
     expect(select(entries, { ids: ['c', 'a'] }, (e) => [e.id], 'w')).toEqual([{ id: 'a' }, { id: 'c' }])
     expect(select(entries, { limit: 2 }, (e) => [e.id], 'w')).toEqual([{ id: 'a' }, { id: 'b' }])
-    expect(() => select(entries, { ids: ['z'] }, (e) => [e.id], 'w')).toThrow('w: ids: no record with id "z" in this file (3 records)')
+    expect(() => select(entries, { ids: ['z'] }, (e) => [e.id], 'w')).toThrow(
+      'w: ids: no record with id "z" in this file (3 records)',
+    )
     expect(() => select(entries, { limit: 0 }, (e) => [e.id], 'w')).toThrow('limit must be an integer >= 1')
   })
 })

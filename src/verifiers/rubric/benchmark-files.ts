@@ -40,10 +40,16 @@ export function parseJsonLines(text: string, where: string): RawRecord[] {
     try {
       value = JSON.parse(line)
     } catch (error) {
-      const hint = i === 0 && line.startsWith('[') ? '; the file looks like one JSON array, but this loader reads JSON Lines (one record per line)' : ''
-      throw new RubricBenchmarkFileError(`${where}: line ${i + 1} is not valid JSON (${(error as Error).message})${hint}`)
+      const hint =
+        i === 0 && line.startsWith('[')
+          ? '; the file looks like one JSON array, but this loader reads JSON Lines (one record per line)'
+          : ''
+      throw new RubricBenchmarkFileError(
+        `${where}: line ${i + 1} is not valid JSON (${(error as Error).message})${hint}`,
+      )
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new RubricBenchmarkFileError(`${where}: line ${i + 1} is not a JSON object (one record per line)`)
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new RubricBenchmarkFileError(`${where}: line ${i + 1} is not a JSON object (one record per line)`)
     out.push({ line: i + 1, value })
   }
   if (out.length === 0) throw new RubricBenchmarkFileError(`${where}: the file holds no records`)
@@ -95,14 +101,17 @@ export function parseCsv(text: string, where: string): RawRecord[] {
       rowLine = line
     } else field += ch
   }
-  if (quoted) throw new RubricBenchmarkFileError(`${where}: row starting on line ${rowLine} has an unterminated quoted field`)
+  if (quoted)
+    throw new RubricBenchmarkFileError(`${where}: row starting on line ${rowLine} has an unterminated quoted field`)
   if (field !== '' || fields.length > 0) endRow()
   const [header, ...body] = rows
   if (!header) throw new RubricBenchmarkFileError(`${where}: the file is empty`)
   if (body.length === 0) throw new RubricBenchmarkFileError(`${where}: the file holds a header and no records`)
   return body.map((row) => {
     if (row.fields.length !== header.fields.length) {
-      throw new RubricBenchmarkFileError(`${where}: the row on line ${row.line} has ${row.fields.length} fields, the header ${header.fields.length} (${header.fields.join(', ')})`)
+      throw new RubricBenchmarkFileError(
+        `${where}: the row on line ${row.line} has ${row.fields.length} fields, the header ${header.fields.length} (${header.fields.join(', ')})`,
+      )
     }
     return { line: row.line, value: Object.fromEntries(header.fields.map((name, k) => [name.trim(), row.fields[k]!])) }
   })
@@ -130,7 +139,11 @@ export function jsonString<S extends z.ZodType>(inner: S, what: string) {
     try {
       return JSON.parse(value) as unknown
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `expected a string holding JSON (${what}), but it does not parse: ${(error as Error).message}`, input: value.length > 40 ? `${value.slice(0, 40)}…` : value })
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a string holding JSON (${what}), but it does not parse: ${(error as Error).message}`,
+        input: value.length > 40 ? `${value.slice(0, 40)}…` : value,
+      })
       return z.NEVER
     }
   }, inner)
@@ -140,13 +153,17 @@ export function jsonString<S extends z.ZodType>(inner: S, what: string) {
 export const BenchmarkMessagesSchema = z
   .array(
     z.object({
-      role: z.enum(['system', 'user', 'assistant'], { message: "a message role must be 'system', 'user' or 'assistant'" }),
+      role: z.enum(['system', 'user', 'assistant'], {
+        message: "a message role must be 'system', 'user' or 'assistant'",
+      }),
       content: z.string({ message: 'a message content must be a string' }),
     }),
     { message: 'expected a list of chat messages [{ role, content }]' },
   )
   .min(1, 'the conversation is empty')
-  .refine((ms) => ms.at(-1)?.role === 'user', { message: 'the conversation must end with a user message (the turn the model answers)' })
+  .refine((ms) => ms.at(-1)?.role === 'user', {
+    message: 'the conversation must end with a user message (the turn the model answers)',
+  })
 
 /** Options every rubric benchmark loader takes. */
 export interface SelectOptions {
@@ -159,15 +176,24 @@ export interface SelectOptions {
 /**
  * Applies `ids` and `limit`, failing on unknown ids (a typo must not silently shrink a benchmark).
  */
-export function select<T>(entries: readonly T[], options: SelectOptions, keysOf: (entry: T) => readonly string[], where: string): T[] {
+export function select<T>(
+  entries: readonly T[],
+  options: SelectOptions,
+  keysOf: (entry: T) => readonly string[],
+  where: string,
+): T[] {
   const { ids, limit } = options
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new RangeError(`${where}: limit must be an integer >= 1, got ${String(limit)}`)
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
+    throw new RangeError(`${where}: limit must be an integer >= 1, got ${String(limit)}`)
   let out = [...entries]
   if (ids !== undefined) {
     if (!Array.isArray(ids)) throw new TypeError(`${where}: ids must be an array of ids`)
     const known = new Set(entries.flatMap(keysOf))
     const unknown = ids.filter((id) => !known.has(id))
-    if (unknown.length > 0) throw new RubricBenchmarkFileError(`${where}: ids: no record with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in this file (${entries.length} records)`)
+    if (unknown.length > 0)
+      throw new RubricBenchmarkFileError(
+        `${where}: ids: no record with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in this file (${entries.length} records)`,
+      )
     const wanted = new Set(ids)
     out = out.filter((e) => keysOf(e).some((k) => wanted.has(k)))
   }
@@ -179,7 +205,10 @@ export function assertUniqueIds(ids: readonly { id: string; line: number }[], wh
   const seen = new Map<string, number>()
   for (const { id, line } of ids) {
     const first = seen.get(id)
-    if (first !== undefined) throw new RubricBenchmarkFileError(`${where}: line ${line} repeats the task id ${JSON.stringify(id)} of line ${first}; ids must be unique`)
+    if (first !== undefined)
+      throw new RubricBenchmarkFileError(
+        `${where}: line ${line} repeats the task id ${JSON.stringify(id)} of line ${first}; ids must be unique`,
+      )
     seen.set(id, line)
   }
 }

@@ -46,11 +46,17 @@ describe('runCheck', () => {
 
   it('includes, case-insensitive unless asked', () => {
     expect(runCheck({ kind: 'includes', text: 'Steel' }, 'stainless steel').met).toBe(true)
-    expect(runCheck({ kind: 'includes', text: 'Steel', caseSensitive: true }, 'stainless steel')).toEqual({ met: false, reason: 'does not contain "Steel"' })
+    expect(runCheck({ kind: 'includes', text: 'Steel', caseSensitive: true }, 'stainless steel')).toEqual({
+      met: false,
+      reason: 'does not contain "Steel"',
+    })
   })
 
   it('regex, with mustMatch false for a forbidden pattern, and stateless with the g flag', () => {
-    expect(runCheck({ kind: 'regex', pattern: 'done\\.$' }, 'all done.')).toEqual({ met: true, reason: 'matches /done\\.$/' })
+    expect(runCheck({ kind: 'regex', pattern: 'done\\.$' }, 'all done.')).toEqual({
+      met: true,
+      reason: 'matches /done\\.$/',
+    })
     expect(runCheck({ kind: 'regex', pattern: 'summer', flags: 'i', mustMatch: false }, 'Summer ends').met).toBe(false)
     expect(runCheck({ kind: 'regex', pattern: 'summer', flags: 'i', mustMatch: false }, 'Autumn').met).toBe(true)
     const g = { kind: 'regex', pattern: 'a', flags: 'g' } as const

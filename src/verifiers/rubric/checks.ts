@@ -66,7 +66,9 @@ export function runCheck(check: CriterionCheck, answer: string): CriterionJudgem
       }
     }
     case 'includes': {
-      const found = check.caseSensitive ? answer.includes(check.text) : answer.toLowerCase().includes(check.text.toLowerCase())
+      const found = check.caseSensitive
+        ? answer.includes(check.text)
+        : answer.toLowerCase().includes(check.text.toLowerCase())
       return { met: found, reason: found ? `contains ${quote(check.text)}` : `does not contain ${quote(check.text)}` }
     }
     case 'regex': {

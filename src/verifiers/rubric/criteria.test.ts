@@ -49,13 +49,22 @@ describe('criteriaOf', () => {
 
   it('names the task and the field of a malformed criterion', () => {
     expect(() => criteriaOf(task([{ id: 'a', text: 'A' }, { id: 'b' }], 'rx/9'))).toThrow(RubricTaskError)
-    expect(() => criteriaOf(task([{ id: 'a', text: 'A' }, { id: 'b' }], 'rx/9'))).toThrow(/task "rx\/9": criteria\[1\]\.text/)
+    expect(() => criteriaOf(task([{ id: 'a', text: 'A' }, { id: 'b' }], 'rx/9'))).toThrow(
+      /task "rx\/9": criteria\[1\]\.text/,
+    )
     expect(() => criteriaOf(task([]))).toThrow(/at least one criterion/)
     expect(() => criteriaOf(task('nope'))).toThrow(/task "t1": criteria/)
   })
 
   it('rejects duplicate ids', () => {
-    expect(() => criteriaOf(task([{ id: 'a', text: 'A' }, { id: 'a', text: 'B' }]))).toThrow(/duplicate criterion id "a"/)
+    expect(() =>
+      criteriaOf(
+        task([
+          { id: 'a', text: 'A' },
+          { id: 'a', text: 'B' },
+        ]),
+      ),
+    ).toThrow(/duplicate criterion id "a"/)
   })
 })
 

@@ -15,7 +15,10 @@ const RegexCheckSchema = z
     /** A JavaScript regular expression source, e.g. `"Stay hydrated\\.\\s*$"`. */
     pattern: z.string().min(1, 'the pattern must not be empty'),
     /** RegExp flags (default none): any of d g i m s u v y. */
-    flags: z.string().regex(/^[dgimsuvy]*$/, 'flags must be RegExp flags (d, g, i, m, s, u, v, y)').optional(),
+    flags: z
+      .string()
+      .regex(/^[dgimsuvy]*$/, 'flags must be RegExp flags (d, g, i, m, s, u, v, y)')
+      .optional(),
     /** true (default): met when the pattern matches; false: met when it does not. */
     mustMatch: z.boolean().optional(),
   })
@@ -25,7 +28,10 @@ const WordLimitSchema = (kind: 'max-words' | 'min-words') =>
   z
     .object({
       kind: z.literal(kind),
-      limit: z.number({ message: 'limit must be a whole number of words' }).int('limit must be a whole number of words').nonnegative('limit must be >= 0'),
+      limit: z
+        .number({ message: 'limit must be a whole number of words' })
+        .int('limit must be a whole number of words')
+        .nonnegative('limit must be >= 0'),
     })
     .strict()
 
@@ -80,7 +86,11 @@ export const CriterionSchema = z
     try {
       new RegExp(c.check.pattern, c.check.flags)
     } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: `not a valid regular expression: ${(error as Error).message}` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['check', 'pattern'],
+        message: `not a valid regular expression: ${(error as Error).message}`,
+      })
     }
   })
 /** One rubric criterion: its id, its text, its points and how it is checked. */
@@ -144,13 +154,15 @@ export function criteriaOf(task: AnyTask): Criterion[] | undefined {
   }
   const seen = new Set<string>()
   for (const c of parsed.data) {
-    if (seen.has(c.id)) throw new RubricTaskError(`task ${JSON.stringify(task.id)}: criteria: duplicate criterion id ${JSON.stringify(c.id)}; ids must be unique within a task`)
+    if (seen.has(c.id))
+      throw new RubricTaskError(
+        `task ${JSON.stringify(task.id)}: criteria: duplicate criterion id ${JSON.stringify(c.id)}; ids must be unique within a task`,
+      )
     seen.add(c.id)
   }
   parsedCriteria.set(task, parsed.data)
   return parsed.data
 }
-
 
 /**
  * Criterion ids `c1 … cN` in rubric order: how the benchmark loaders name criteria that have no id

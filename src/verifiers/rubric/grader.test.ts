@@ -33,28 +33,48 @@ describe('parseOneReply / parseAllReply', () => {
   })
 
   it('requires exactly the asked ids', () => {
-    const ok = parseAllReply('{"criteria": [{"id": "c1", "met": true}, {"id": 2, "met": "yes", "reason": "r"}]}', ['c1', '2'])
+    const ok = parseAllReply('{"criteria": [{"id": "c1", "met": true}, {"id": 2, "met": "yes", "reason": "r"}]}', [
+      'c1',
+      '2',
+    ])
     expect([...ok]).toEqual([
       ['c1', { met: true, reason: '' }],
       ['2', { met: true, reason: 'r' }],
     ])
     expect(() => parseAllReply('{"criteria": [{"id": "c1", "met": true}]}', ['c1', 'c2'])).toThrow('no verdict for c2')
     expect(() => parseAllReply('{"criteria": [{"id": "c9", "met": true}]}', ['c1'])).toThrow('unknown id "c9"')
-    expect(() => parseAllReply('{"criteria": [{"id": "c1", "met": true}, {"id": "c1", "met": false}]}', ['c1'])).toThrow('judged twice')
+    expect(() =>
+      parseAllReply('{"criteria": [{"id": "c1", "met": true}, {"id": "c1", "met": false}]}', ['c1']),
+    ).toThrow('judged twice')
   })
 })
 
 describe('gradeOne', () => {
   it('renders the versioned prompt and records the call as a grader call', async () => {
     const grader = fakeModel(() => '{"met": true, "reason": "it mentions rain"}')
-    const { verdicts, calls } = await gradeOne({ grader, conversation, answer: 'Rain on the roof', context }, criterion, 2)
+    const { verdicts, calls } = await gradeOne(
+      { grader, conversation, answer: 'Rain on the roof', context },
+      criterion,
+      2,
+    )
     expect(verdicts.get('c2')).toEqual({ met: true, reason: 'it mentions rain' })
-    expect(calls).toEqual([{ role: 'grader', usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 }, latencyMs: 1, costUsd: 0.001, costUsdWithoutCache: 0.001, replayed: false }])
+    expect(calls).toEqual([
+      {
+        role: 'grader',
+        usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        latencyMs: 1,
+        costUsd: 0.001,
+        costUsdWithoutCache: 0.001,
+        replayed: false,
+      },
+    ])
     const [request] = grader.requests
     expect(request!.context).toEqual(context)
     expect(request!.messages.map((m) => m.role)).toEqual(['system', 'user'])
     expect(request!.messages[0]!.content).toContain('{"met": true or false')
-    expect(request!.messages[1]!.content).toContain('<conversation>\n[user]\nWrite a haiku about rain.\n</conversation>')
+    expect(request!.messages[1]!.content).toContain(
+      '<conversation>\n[user]\nWrite a haiku about rain.\n</conversation>',
+    )
     expect(request!.messages[1]!.content).toContain('<response>\nRain on the roof\n</response>')
     expect(request!.messages[1]!.content).toContain('<criterion id="c2" index="2">Mentions "rain"</criterion>')
   })
@@ -74,12 +94,16 @@ describe('gradeOne', () => {
     const grader = fakeModel(() => '{"met": "perhaps"}')
     const run = gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)
     await expect(run).rejects.toThrow(RubricGraderError)
-    await expect(gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)).rejects.toThrow(/grader fake gave malformed output twice for task "t1", criterion c2: .*met.*last reply "\{\\"met\\": \\"perhaps\\"\}"/)
+    await expect(gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)).rejects.toThrow(
+      /grader fake gave malformed output twice for task "t1", criterion c2: .*met.*last reply "\{\\"met\\": \\"perhaps\\"\}"/,
+    )
   })
 
   it('a failure after billed calls carries them: both malformed replies, or the first before a failed repair', async () => {
     const twice = fakeModel(() => '{"met": "perhaps"}')
-    const malformed = await gradeOne({ grader: twice, conversation, answer: 'x', context }, criterion, 1).catch((e: unknown) => e)
+    const malformed = await gradeOne({ grader: twice, conversation, answer: 'x', context }, criterion, 1).catch(
+      (e: unknown) => e,
+    )
     expect(spentCalls(malformed).map((c) => [c.role, c.costUsd])).toEqual([
       ['grader', 0.001],
       ['grader', 0.001],
@@ -88,7 +112,9 @@ describe('gradeOne', () => {
       if (i === 1) throw new Error('HTTP 503: overloaded')
       return 'not json'
     })
-    const failed = await gradeOne({ grader: downOnRepair, conversation, answer: 'x', context }, criterion, 1).catch((e: unknown) => e)
+    const failed = await gradeOne({ grader: downOnRepair, conversation, answer: 'x', context }, criterion, 1).catch(
+      (e: unknown) => e,
+    )
     expect((failed as Error).message).toBe('HTTP 503: overloaded')
     expect(spentCalls(failed)).toHaveLength(1)
   })
@@ -97,13 +123,17 @@ describe('gradeOne', () => {
     const grader = fakeModel(() => {
       throw new Error('HTTP 500: boom')
     })
-    await expect(gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)).rejects.toThrow('HTTP 500: boom')
+    await expect(gradeOne({ grader, conversation, answer: 'x', context }, criterion, 1)).rejects.toThrow(
+      'HTTP 500: boom',
+    )
   })
 })
 
 describe('gradeAll', () => {
   it('asks for every criterion in one call', async () => {
-    const grader = fakeModel((r) => JSON.stringify({ criteria: askedIds(r).map((id) => ({ id, met: id === 'a', reason: id })) }))
+    const grader = fakeModel((r) =>
+      JSON.stringify({ criteria: askedIds(r).map((id) => ({ id, met: id === 'a', reason: id })) }),
+    )
     const { verdicts, calls } = await gradeAll({ grader, conversation, answer: 'x', context }, [
       [{ id: 'a', text: 'A' }, 1],
       [{ id: 'b', text: 'B', points: 3 }, 3],
@@ -118,7 +148,11 @@ describe('gradeAll', () => {
   })
 
   it('repairs a reply that misses a criterion', async () => {
-    const grader = fakeModel((_, i) => (i === 0 ? '{"criteria": [{"id": "a", "met": true}]}' : '{"criteria": [{"id": "a", "met": true}, {"id": "b", "met": true}]}'))
+    const grader = fakeModel((_, i) =>
+      i === 0
+        ? '{"criteria": [{"id": "a", "met": true}]}'
+        : '{"criteria": [{"id": "a", "met": true}, {"id": "b", "met": true}]}',
+    )
     const { verdicts, calls } = await gradeAll({ grader, conversation, answer: 'x', context }, [
       [{ id: 'a', text: 'A' }, 1],
       [{ id: 'b', text: 'B' }, 2],

@@ -6,7 +6,14 @@ import { z } from 'zod'
 import type { CallContext, ChatMessage, ChatModel, ModelCall } from '../../models/chat-model.js'
 import { callWithRepair, DEFAULT_REPAIR } from '../../models/repair-call.js'
 import type { Criterion } from './criteria.js'
-import { fill, loadPromptTemplate, renderConversation, renderCriterion, renderPrompt, type PromptTemplate } from './prompt-template.js'
+import {
+  fill,
+  loadPromptTemplate,
+  renderConversation,
+  renderCriterion,
+  renderPrompt,
+  type PromptTemplate,
+} from './prompt-template.js'
 import type { CriterionJudgement } from './checks.js'
 
 /** `per-criterion`: one call per criterion (HealthBench's grader). `all-at-once`: one call for the whole rubric (AdvancedIF, CL-bench). */
@@ -14,7 +21,9 @@ export type GradingMode = 'per-criterion' | 'all-at-once'
 
 /** The grader prompt of each mode. Loaded on first use, so importing the package never reads files. */
 export function graderPrompt(mode: GradingMode): PromptTemplate {
-  return mode === 'per-criterion' ? loadPromptTemplate(new URL('./prompts/grader.v1.md', import.meta.url)) : loadPromptTemplate(new URL('./prompts/grader-all.v1.md', import.meta.url))
+  return mode === 'per-criterion'
+    ? loadPromptTemplate(new URL('./prompts/grader.v1.md', import.meta.url))
+    : loadPromptTemplate(new URL('./prompts/grader-all.v1.md', import.meta.url))
 }
 
 /** The grader failed twice to answer in the agreed JSON shape: an infrastructure error, not a verdict. */
@@ -37,7 +46,13 @@ const MetSchema = z.union([
 
 const OneReplySchema = z.object({ met: MetSchema, reason: z.string().optional() })
 const AllReplySchema = z.object({
-  criteria: z.array(z.object({ id: z.union([z.string(), z.number()]).transform(String), met: MetSchema, reason: z.string().optional() })),
+  criteria: z.array(
+    z.object({
+      id: z.union([z.string(), z.number()]).transform(String),
+      met: MetSchema,
+      reason: z.string().optional(),
+    }),
+  ),
 })
 
 /**
@@ -83,11 +98,13 @@ export function parseOneReply(text: string): CriterionJudgement {
 /** Parses an all-at-once reply and checks it judges exactly the criteria asked for. */
 export function parseAllReply(text: string, ids: readonly string[]): Map<string, CriterionJudgement> {
   const parsed = AllReplySchema.safeParse(extractJsonObject(text))
-  if (!parsed.success) throw new Error(`expected {"criteria": [{"id", "met", "reason"}, …]}; ${zodProblem(parsed.error)}`)
+  if (!parsed.success)
+    throw new Error(`expected {"criteria": [{"id", "met", "reason"}, …]}; ${zodProblem(parsed.error)}`)
   const out = new Map<string, CriterionJudgement>()
   const wanted = new Set(ids)
   for (const entry of parsed.data.criteria) {
-    if (!wanted.has(entry.id)) throw new Error(`criteria: unknown id ${JSON.stringify(entry.id)} (expected ${ids.join(', ')})`)
+    if (!wanted.has(entry.id))
+      throw new Error(`criteria: unknown id ${JSON.stringify(entry.id)} (expected ${ids.join(', ')})`)
     if (out.has(entry.id)) throw new Error(`criteria: id ${JSON.stringify(entry.id)} judged twice`)
     out.set(entry.id, { met: entry.met, reason: entry.reason?.trim() ?? '' })
   }
@@ -121,7 +138,14 @@ function snippet(text: string): string {
  * view (a repeated identical request would get the same answer from a temperature-0 grader), then
  * gives up with a RubricGraderError.
  */
-function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages: ChatMessage[], values: Record<string, string>, parse: (text: string) => T, what: string): Promise<{ value: T; calls: ModelCall[] }> {
+function callParsed<T>(
+  request: GradeRequest,
+  template: PromptTemplate,
+  messages: ChatMessage[],
+  values: Record<string, string>,
+  parse: (text: string) => T,
+  what: string,
+): Promise<{ value: T; calls: ModelCall[] }> {
   return callWithRepair({
     model: request.grader,
     role: 'grader',
@@ -130,7 +154,10 @@ function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages
     signal: request.signal,
     parse,
     repair: (problem) => fill(template.repair ?? DEFAULT_REPAIR, { ...values, problem }),
-    giveUp: (problem, first, last) => new RubricGraderError(`grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${problem} (first: ${first}); last reply ${snippet(last)}`),
+    giveUp: (problem, first, last) =>
+      new RubricGraderError(
+        `grader ${request.grader.id} gave malformed output twice for task ${JSON.stringify(request.context.taskId)}, ${what}: ${problem} (first: ${first}); last reply ${snippet(last)}`,
+      ),
   })
 }
 
@@ -142,8 +169,19 @@ function callParsed<T>(request: GradeRequest, template: PromptTemplate, messages
  */
 export async function gradeOne(request: GradeRequest, criterion: Criterion, index: number): Promise<GradeResult> {
   const template = graderPrompt('per-criterion')
-  const values = { conversation: renderConversation(request.conversation), response: request.answer, criterion: renderCriterion(criterion, { index }) }
-  const { value, calls } = await callParsed(request, template, renderPrompt(template, values), values, parseOneReply, `criterion ${criterion.id}`)
+  const values = {
+    conversation: renderConversation(request.conversation),
+    response: request.answer,
+    criterion: renderCriterion(criterion, { index }),
+  }
+  const { value, calls } = await callParsed(
+    request,
+    template,
+    renderPrompt(template, values),
+    values,
+    parseOneReply,
+    `criterion ${criterion.id}`,
+  )
   return { verdicts: new Map([[criterion.id, value]]), calls }
 }
 
@@ -153,7 +191,10 @@ export async function gradeOne(request: GradeRequest, criterion: Criterion, inde
  * @example
  * const { verdicts } = await gradeAll({ grader, conversation, answer, context }, [[c1, 1], [c2, 2]])
  */
-export async function gradeAll(request: GradeRequest, criteria: readonly (readonly [Criterion, number])[]): Promise<GradeResult> {
+export async function gradeAll(
+  request: GradeRequest,
+  criteria: readonly (readonly [Criterion, number])[],
+): Promise<GradeResult> {
   const template = graderPrompt('all-at-once')
   const ids = criteria.map(([c]) => c.id)
   const values = {
@@ -162,6 +203,13 @@ export async function gradeAll(request: GradeRequest, criteria: readonly (readon
     criteria: criteria.map(([c, index]) => renderCriterion(c, { index })).join('\n'),
     ids: ids.join(', '),
   }
-  const { value, calls } = await callParsed(request, template, renderPrompt(template, values), values, (text) => parseAllReply(text, ids), `criteria ${ids.join(', ')}`)
+  const { value, calls } = await callParsed(
+    request,
+    template,
+    renderPrompt(template, values),
+    values,
+    (text) => parseAllReply(text, ids),
+    `criteria ${ids.join(', ')}`,
+  )
   return { verdicts: value, calls }
 }

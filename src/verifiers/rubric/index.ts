@@ -6,7 +6,15 @@
  * import { rubric } from './verifiers/rubric/index.js'
  * const verifier = rubric({ grader, gradingMode: 'all-at-once', passRule: 'all' })
  */
-export { rubric, rubricCriteria, verdictCalls, type CriterionPredicate, type RubricCriterionVerdict, type RubricVerifier, type RubricVerifierOptions } from './rubric-verifier.js'
+export {
+  rubric,
+  rubricCriteria,
+  verdictCalls,
+  type CriterionPredicate,
+  type RubricCriterionVerdict,
+  type RubricVerifier,
+  type RubricVerifierOptions,
+} from './rubric-verifier.js'
 export {
   CriterionSchema,
   CriterionCheckSchema,
@@ -21,6 +29,23 @@ export {
 } from './criteria.js'
 export { runCheck, wordCount, jsonBody, type CriterionJudgement } from './checks.js'
 export { decide, describePassRule, PassRuleSchema, type Decision, type PassRule } from './pass-rule.js'
-export { extractJsonObject, gradeAll, gradeOne, graderPrompt, parseAllReply, parseOneReply, RubricGraderError, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
-export { loadPromptTemplate, PromptFileError, renderConversation, renderCriterion, type PromptTemplate } from './prompt-template.js'
+export {
+  extractJsonObject,
+  gradeAll,
+  gradeOne,
+  graderPrompt,
+  parseAllReply,
+  parseOneReply,
+  RubricGraderError,
+  type GradeRequest,
+  type GradeResult,
+  type GradingMode,
+} from './grader.js'
+export {
+  loadPromptTemplate,
+  PromptFileError,
+  renderConversation,
+  renderCriterion,
+  type PromptTemplate,
+} from './prompt-template.js'
 export { RubricBenchmarkFileError, parseCsv, parseJsonLines } from './benchmark-files.js'

@@ -2,18 +2,34 @@ import { describe, expect, it } from 'vitest'
 import type { CriterionVerdict } from '../verifier.js'
 import { decide, describePassRule, PassRuleSchema } from './pass-rule.js'
 
-const v = (id: string, met: boolean, points?: number): CriterionVerdict => ({ id, text: id, met, ...(points !== undefined ? { points } : {}) })
+const v = (id: string, met: boolean, points?: number): CriterionVerdict => ({
+  id,
+  text: id,
+  met,
+  ...(points !== undefined ? { points } : {}),
+})
 
 describe("pass rule 'all'", () => {
   it('passes only when every criterion is satisfied, and lists the misses', () => {
-    expect(decide([v('a', true), v('b', true)], 'all')).toEqual({ pass: true, score: 1, summary: '2 of 2 criteria met' })
-    expect(decide([v('a', true), v('b', false), v('c', false)], 'all')).toMatchObject({ pass: false, summary: '1 of 3 criteria met; unmet: b, c' })
+    expect(decide([v('a', true), v('b', true)], 'all')).toEqual({
+      pass: true,
+      score: 1,
+      summary: '2 of 2 criteria met',
+    })
+    expect(decide([v('a', true), v('b', false), v('c', false)], 'all')).toMatchObject({
+      pass: false,
+      summary: '1 of 3 criteria met; unmet: b, c',
+    })
     expect(decide([v('a', true), v('b', false)], 'all').score).toBe(0.5)
   })
 
   it('treats a met penalty as a miss and an unmet one as satisfied (HealthBench "no penalty met")', () => {
     expect(decide([v('a', true, 5), v('p', false, -5)], 'all').pass).toBe(true)
-    expect(decide([v('a', true, 5), v('p', true, -5)], 'all')).toEqual({ pass: false, score: 0.5, summary: '1 of 2 criteria met; penalised: p' })
+    expect(decide([v('a', true, 5), v('p', true, -5)], 'all')).toEqual({
+      pass: false,
+      score: 0.5,
+      summary: '1 of 2 criteria met; penalised: p',
+    })
   })
 })
 
@@ -43,6 +59,7 @@ describe('describePassRule and PassRuleSchema', () => {
   it('accepts all or a threshold in (0, 1]', () => {
     expect(PassRuleSchema.safeParse('all').success).toBe(true)
     expect(PassRuleSchema.safeParse({ points: 1 }).success).toBe(true)
-    for (const bad of [{ points: 0 }, { points: 1.2 }, 'most', { points: 0.5, x: 1 }]) expect(PassRuleSchema.safeParse(bad).success).toBe(false)
+    for (const bad of [{ points: 0 }, { points: 1.2 }, 'most', { points: 0.5, x: 1 }])
+      expect(PassRuleSchema.safeParse(bad).success).toBe(false)
   })
 })

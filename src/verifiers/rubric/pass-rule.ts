@@ -20,7 +20,10 @@ export const PassRuleSchema = z.union([
   z.literal('all'),
   z
     .object({
-      points: z.number({ message: 'points: the threshold must be a number in (0, 1]' }).gt(0, 'points: the threshold must be in (0, 1]').max(1, 'points: the threshold must be in (0, 1]'),
+      points: z
+        .number({ message: 'points: the threshold must be a number in (0, 1]' })
+        .gt(0, 'points: the threshold must be in (0, 1]')
+        .max(1, 'points: the threshold must be in (0, 1]'),
     })
     .strict(),
 ])
@@ -57,7 +60,12 @@ export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule): D
   const unsatisfied = verdicts.filter((v) => !criterionSatisfied(v))
   const penalties = unsatisfied.filter((v) => v.points !== undefined && v.points < 0).map((v) => v.id)
   const unmet = unsatisfied.filter((v) => !(v.points !== undefined && v.points < 0)).map((v) => v.id)
-  const misses = [unmet.length > 0 ? `unmet: ${list(unmet)}` : '', penalties.length > 0 ? `penalised: ${list(penalties)}` : ''].filter(Boolean).join('; ')
+  const misses = [
+    unmet.length > 0 ? `unmet: ${list(unmet)}` : '',
+    penalties.length > 0 ? `penalised: ${list(penalties)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ')
   if (rule === 'all') {
     const ok = verdicts.length - unsatisfied.length
     const summary = `${ok} of ${verdicts.length} criteria met${misses ? `; ${misses}` : ''}`

@@ -4,7 +4,15 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { graderPrompt } from './grader.js'
-import { attr, fill, loadPromptTemplate, PromptFileError, renderConversation, renderCriterion, renderPrompt } from './prompt-template.js'
+import {
+  attr,
+  fill,
+  loadPromptTemplate,
+  PromptFileError,
+  renderConversation,
+  renderCriterion,
+  renderPrompt,
+} from './prompt-template.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-prompts-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -16,22 +24,33 @@ const file = (name: string, text: string) => {
 
 describe('loadPromptTemplate', () => {
   it('reads the sections, names the version and hashes what reaches the model', () => {
-    const url = file('demo.v3.md', '# Demo\n\nDocs {{ignored}}.\n\n## system\n\nBe brief.\n\n## user\n\nSay {{x}}.\n\n## repair\n\nAgain: {{problem}}\n')
+    const url = file(
+      'demo.v3.md',
+      '# Demo\n\nDocs {{ignored}}.\n\n## system\n\nBe brief.\n\n## user\n\nSay {{x}}.\n\n## repair\n\nAgain: {{problem}}\n',
+    )
     const t = loadPromptTemplate(url)
     expect(t).toMatchObject({ name: 'demo.v3', system: 'Be brief.', user: 'Say {{x}}.', repair: 'Again: {{problem}}' })
     expect(t.id).toMatch(/^demo\.v3@[0-9a-f]{8}$/)
     // The documentation header is not part of the hash.
-    const same = loadPromptTemplate(file('demo2.v3.md', '# Other docs\n## system\nBe brief.\n## user\nSay {{x}}.\n## repair\nAgain: {{problem}}'))
+    const same = loadPromptTemplate(
+      file('demo2.v3.md', '# Other docs\n## system\nBe brief.\n## user\nSay {{x}}.\n## repair\nAgain: {{problem}}'),
+    )
     expect(same.id.split('@')[1]).toBe(t.id.split('@')[1])
-    const edited = loadPromptTemplate(file('demo3.v3.md', '## system\nBe briefer.\n## user\nSay {{x}}.\n## repair\nAgain: {{problem}}'))
+    const edited = loadPromptTemplate(
+      file('demo3.v3.md', '## system\nBe briefer.\n## user\nSay {{x}}.\n## repair\nAgain: {{problem}}'),
+    )
     expect(edited.id.split('@')[1]).not.toBe(t.id.split('@')[1])
   })
 
   it('explains a missing file and a file without sections', () => {
     expect(() => loadPromptTemplate(pathToFileURL(join(dir, 'missing.v1.md')))).toThrow(PromptFileError)
     expect(() => loadPromptTemplate(pathToFileURL(join(dir, 'missing.v1.md')))).toThrow(/must copy them into dist/)
-    expect(() => loadPromptTemplate(file('bad.v1.md', '## system\nonly a system prompt'))).toThrow(/needs a "## system" and a "## user" section/)
-    expect(() => loadPromptTemplate(file('twice.v1.md', '## system\na\n## user\nb\n## user\nc'))).toThrow(/appears twice/)
+    expect(() => loadPromptTemplate(file('bad.v1.md', '## system\nonly a system prompt'))).toThrow(
+      /needs a "## system" and a "## user" section/,
+    )
+    expect(() => loadPromptTemplate(file('twice.v1.md', '## system\na\n## user\nb\n## user\nc'))).toThrow(
+      /appears twice/,
+    )
   })
 
   it('loads the bundled grader prompts', () => {
@@ -56,8 +75,15 @@ describe('fill, renderPrompt and the rendering helpers', () => {
   })
 
   it('renders conversations and criteria', () => {
-    expect(renderConversation([{ role: 'system', content: 'S' }, { role: 'user', content: 'Hi' }])).toBe('[system]\nS\n\n[user]\nHi')
-    expect(renderCriterion({ id: 'c1', text: 'Mentions "x"', points: -2 }, { index: 1 })).toBe('<criterion id="c1" index="1" points="-2">Mentions "x"</criterion>')
+    expect(
+      renderConversation([
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'Hi' },
+      ]),
+    ).toBe('[system]\nS\n\n[user]\nHi')
+    expect(renderCriterion({ id: 'c1', text: 'Mentions "x"', points: -2 }, { index: 1 })).toBe(
+      '<criterion id="c1" index="1" points="-2">Mentions "x"</criterion>',
+    )
     expect(attr('a"<&')).toBe('a&quot;&lt;&amp;')
   })
 })

@@ -71,7 +71,8 @@ export function loadPromptTemplate(url: URL): PromptTemplate {
   const section = (name: Section) => parts[name]?.join('\n').trim()
   const system = section('system')
   const user = section('user')
-  if (!system || !user) throw new PromptFileError(`prompt file ${path}: needs a "## system" and a "## user" section, each non-empty`)
+  if (!system || !user)
+    throw new PromptFileError(`prompt file ${path}: needs a "## system" and a "## user" section, each non-empty`)
   const repair = section('repair')
   const name = path.replace(/^.*[\\/]/, '').replace(/\.md$/, '')
   const hash = sha256(JSON.stringify([system, user, repair ?? null])).slice(0, 8)
@@ -123,7 +124,10 @@ export function attr(value: string): string {
  * One criterion as a prompt line: `<criterion id="c1" points="5">text</criterion>`. Graders and
  * critics (and the rule-based test responders) read this exact shape.
  */
-export function renderCriterion(c: { id: string; text: string; points?: number }, extra: Record<string, string | number> = {}): string {
+export function renderCriterion(
+  c: { id: string; text: string; points?: number },
+  extra: Record<string, string | number> = {},
+): string {
   const attrs = [`id="${attr(c.id)}"`, ...Object.entries(extra).map(([k, v]) => `${k}="${attr(String(v))}"`)]
   if (c.points !== undefined) attrs.push(`points="${c.points}"`)
   return `<criterion ${attrs.join(' ')}>${c.text}</criterion>`

@@ -7,7 +7,8 @@ import { askedIds, fakeModel } from './test-helpers.js'
 import { spentCalls } from '../../models/chat-model.js'
 import { protocolFixture } from '../../../test/protocol-fixture.js'
 
-const task = (criteria: unknown, id = 'rx/1'): Task => ({ id, prompt: 'Write about the sea in at most 5 words.', criteria }) as Task
+const task = (criteria: unknown, id = 'rx/1'): Task =>
+  ({ id, prompt: 'Write about the sea in at most 5 words.', criteria }) as Task
 
 const codeOnly = task([
   { id: 'short', text: 'At most 5 words', check: { kind: 'max-words', limit: 5 } },
@@ -19,11 +20,14 @@ const mixed = task([
   { id: 'waves', text: 'Mentions waves' },
 ])
 /** Met iff the answer contains the criterion id (so tests can steer each criterion). */
-const byId = () => fakeModel((r) => {
-  const ids = askedIds(r)
-  const answer = /<response>\n([\s\S]*?)\n<\/response>/.exec(r.messages[1]!.content)![1]!
-  return ids.length === 1 && !r.messages[0]!.content.includes('"criteria": [') ? JSON.stringify({ met: answer.includes(ids[0]!), reason: `looked for ${ids[0]}` }) : JSON.stringify({ criteria: ids.map((id) => ({ id, met: answer.includes(id), reason: `looked for ${id}` })) })
-})
+const byId = () =>
+  fakeModel((r) => {
+    const ids = askedIds(r)
+    const answer = /<response>\n([\s\S]*?)\n<\/response>/.exec(r.messages[1]!.content)![1]!
+    return ids.length === 1 && !r.messages[0]!.content.includes('"criteria": [')
+      ? JSON.stringify({ met: answer.includes(ids[0]!), reason: `looked for ${ids[0]}` })
+      : JSON.stringify({ criteria: ids.map((id) => ({ id, met: answer.includes(id), reason: `looked for ${id}` })) })
+  })
 
 describe('verifiers.rubric: code criteria', () => {
   it('judges code checks with no model call, criterion by criterion with stable ids', async () => {
@@ -32,7 +36,14 @@ describe('verifiers.rubric: code criteria', () => {
     expect(verdict.pass).toBe(false)
     expect(verdict.score).toBe(0.5)
     expect(verdict.criteria).toEqual([
-      { id: 'short', text: 'At most 5 words', met: false, reason: '6 words (limit 5)', satisfied: false, checkedBy: 'code' },
+      {
+        id: 'short',
+        text: 'At most 5 words',
+        met: false,
+        reason: '6 words (limit 5)',
+        satisfied: false,
+        checkedBy: 'code',
+      },
       { id: 'sea', text: 'Mentions "sea"', met: true, reason: 'contains "sea"', satisfied: true, checkedBy: 'code' },
     ])
     expect(verdict.diagnostics).toEqual({ outcome: 'failed', summary: '1 of 2 criteria met; unmet: short' })
@@ -42,8 +53,20 @@ describe('verifiers.rubric: code criteria', () => {
 
   it('uses a predicate from the options over the task’s check and the grader', async () => {
     const grader = byId()
-    const v = rubric({ grader, predicates: { sea: (answer) => answer.startsWith('Sea'), calm: (a) => ({ met: a.length < 20, reason: 'short enough' }) } })
-    const verdict = await v.verify(task([{ id: 'sea', text: 'Mentions "sea"', check: { kind: 'includes', text: 'sea' } }, { id: 'calm', text: 'Has a calm tone' }]), 'the sea')
+    const v = rubric({
+      grader,
+      predicates: {
+        sea: (answer) => answer.startsWith('Sea'),
+        calm: (a) => ({ met: a.length < 20, reason: 'short enough' }),
+      },
+    })
+    const verdict = await v.verify(
+      task([
+        { id: 'sea', text: 'Mentions "sea"', check: { kind: 'includes', text: 'sea' } },
+        { id: 'calm', text: 'Has a calm tone' },
+      ]),
+      'the sea',
+    )
     expect(verdict.criteria!.map((c) => [c.id, c.met, c.reason])).toEqual([
       ['sea', false, 'predicate fails'],
       ['calm', true, 'short enough'],
@@ -114,7 +137,9 @@ describe('verifiers.rubric: the grader', () => {
       if (askedIds(r)[0] === 'waves') throw new Error('HTTP 503: overloaded')
       return JSON.stringify({ met: true, reason: 'ok' })
     })
-    const error = await rubric({ grader, concurrency: 1 }).verify(mixed, 'calm').catch((e: unknown) => e)
+    const error = await rubric({ grader, concurrency: 1 })
+      .verify(mixed, 'calm')
+      .catch((e: unknown) => e)
     expect((error as Error).message).toBe('HTTP 503: overloaded')
     // 'calm' was graded (one call) before 'waves' failed.
     expect(spentCalls(error).map((c) => c.role)).toEqual(['grader'])
@@ -130,7 +155,9 @@ describe('verifiers.rubric: the grader', () => {
       if (id === 'b') finishedAfterFailure = true
       return JSON.stringify({ met: true, reason: id })
     })
-    const error = await rubric({ grader, concurrency: 2 }).verify(task(criteria), 'x').catch((e: unknown) => e)
+    const error = await rubric({ grader, concurrency: 2 })
+      .verify(task(criteria), 'x')
+      .catch((e: unknown) => e)
     expect((error as Error).message).toBe('HTTP 500: boom')
     expect(finishedAfterFailure).toBe(true)
     // 'b' was in flight when 'a' failed and is counted; 'c' never started.
@@ -138,7 +165,7 @@ describe('verifiers.rubric: the grader', () => {
     expect(grader.requests.map((r) => askedIds(r)[0])).toEqual(['a', 'b'])
   })
 
-  it("grader calls carry the attempt and repeat only when the cache is off (a cached grading serves many attempts)", async () => {
+  it('grader calls carry the attempt and repeat only when the cache is off (a cached grading serves many attempts)', async () => {
     const cached = byId()
     await rubric({ grader: cached }).verify(mixed, 'calm waves', { attempt: 3, repeat: 1 })
     expect(cached.requests.map((r) => [r.context.attempt, r.context.repeat])).toEqual([
@@ -190,7 +217,9 @@ describe('verifiers.rubric: the grader', () => {
   it('stops at an aborted signal', async () => {
     const controller = new AbortController()
     controller.abort(new Error('cancelled'))
-    await expect(rubric({ grader: byId() }).verify(mixed, 'x', { signal: controller.signal })).rejects.toThrow('cancelled')
+    await expect(rubric({ grader: byId() }).verify(mixed, 'x', { signal: controller.signal })).rejects.toThrow(
+      'cancelled',
+    )
   })
 })
 
@@ -211,7 +240,7 @@ describe('verifiers.rubric: pass rules', () => {
     expect(penalised.diagnostics.summary).toBe('score 0.5 (5 of 10 points, penalties -5) < threshold 0.6; penalised: p')
   })
 
-  it("all: every positive criterion met and no penalty met", async () => {
+  it('all: every positive criterion met and no penalty met', async () => {
     const v = rubric({ passRule: 'all' })
     expect((await v.verify(weighted, 'alpha beta')).pass).toBe(true)
     expect((await v.verify(weighted, 'alpha beta bad')).pass).toBe(false)
@@ -222,10 +251,18 @@ describe('verifiers.rubric: declaration checks and settings', () => {
   it('reports what a task lacks', () => {
     const v = rubric()
     expect(v.checkTask!({ id: 'x', prompt: 'p' })[0]).toMatch(/has no criteria: a rubric task needs `criteria/)
-    expect(v.checkTask!(mixed)).toEqual(['criteria calm, waves need a grader model (no check, no predicate): pass grader to verifiers.rubric()'])
+    expect(v.checkTask!(mixed)).toEqual([
+      'criteria calm, waves need a grader model (no check, no predicate): pass grader to verifiers.rubric()',
+    ])
     expect(v.checkTask!(task([{ id: 'a' }]))[0]).toMatch(/task "rx\/1": criteria\[0\]\.text/)
-    expect(rubric({ passRule: { points: 0.5 } }).checkTask!(codeOnly)).toEqual(['the points pass rule needs points on every criterion; short, sea have none'])
-    expect(rubric({ passRule: { points: 0.5 } }).checkTask!(task([{ id: 'p', text: 'P', points: -1, check: { kind: 'json' } }]))).toEqual(['the points pass rule needs at least one criterion with positive points'])
+    expect(rubric({ passRule: { points: 0.5 } }).checkTask!(codeOnly)).toEqual([
+      'the points pass rule needs points on every criterion; short, sea have none',
+    ])
+    expect(
+      rubric({ passRule: { points: 0.5 } }).checkTask!(
+        task([{ id: 'p', text: 'P', points: -1, check: { kind: 'json' } }]),
+      ),
+    ).toEqual(['the points pass rule needs at least one criterion with positive points'])
     expect(rubric({ grader: byId() }).checkTask!(mixed)).toEqual([])
   })
 
@@ -238,8 +275,12 @@ describe('verifiers.rubric: declaration checks and settings', () => {
     expect(() => rubric({ passRule: { points: 2 } })).toThrow(/passRule/)
     expect(() => rubric({ grader: {} as never })).toThrow(/grader: expected a chat model/)
     expect(() => rubric({ nope: 1 } as never)).toThrow(/nope/)
-    expect(() => rubric({ gradr: byId() } as never)).toThrow('verifiers.rubric(): unknown option "gradr" (did you mean "grader"?); valid options: cache, concurrency, grader, gradingMode, passRule, predicates')
-    expect(() => rubric({ concurrency: 101 })).toThrow(/concurrency: concurrency must be at most 100 grader calls in flight per answer \(got 101\)/)
+    expect(() => rubric({ gradr: byId() } as never)).toThrow(
+      'verifiers.rubric(): unknown option "gradr" (did you mean "grader"?); valid options: cache, concurrency, grader, gradingMode, passRule, predicates',
+    )
+    expect(() => rubric({ concurrency: 101 })).toThrow(
+      /concurrency: concurrency must be at most 100 grader calls in flight per answer \(got 101\)/,
+    )
     expect(() => rubric({ concurrency: 0 })).toThrow(/concurrency must be an integer from 1 to 100/)
     expect(rubric({ concurrency: 100 }).name).toBe('rubric')
   })
@@ -247,13 +288,29 @@ describe('verifiers.rubric: declaration checks and settings', () => {
   it("checks what a predicate returns: a boolean or { met, reason? }, never 'yes'", async () => {
     const task = { id: 'rx/9', prompt: 'p', criteria: [{ id: 'short', text: 'Short' }] } as Task
     for (const returned of ['yes', 1, undefined, { met: 'true' }, { pass: true }, Promise.resolve(true)]) {
-      await expect(rubric({ predicates: { short: () => returned as never } }).verify(task, 'x')).rejects.toThrow(/^verifiers\.rubric\(\) predicate for criterion "short" returned a malformed predicate result for task "rx\/9": /)
+      await expect(rubric({ predicates: { short: () => returned as never } }).verify(task, 'x')).rejects.toThrow(
+        /^verifiers\.rubric\(\) predicate for criterion "short" returned a malformed predicate result for task "rx\/9": /,
+      )
     }
-    expect((await rubric({ predicates: { short: () => ({ met: true, reason: 'short' }) } }).verify(task, 'x')).pass).toBe(true)
+    expect(
+      (await rubric({ predicates: { short: () => ({ met: true, reason: 'short' }) } }).verify(task, 'x')).pass,
+    ).toBe(true)
   })
 
   it("says 'passed' exactly when it passes, also for an empty answer (the verdict contract)", async () => {
-    const task = { id: 'rx/8', prompt: 'p', criteria: [{ id: 'no-emoji', text: 'No emoji', points: -1, check: { kind: 'regex', pattern: '\\p{Extended_Pictographic}' } }, { id: 'p', text: 'P', points: 1, check: { kind: 'max-words', limit: 5 } }] } as Task
+    const task = {
+      id: 'rx/8',
+      prompt: 'p',
+      criteria: [
+        {
+          id: 'no-emoji',
+          text: 'No emoji',
+          points: -1,
+          check: { kind: 'regex', pattern: '\\p{Extended_Pictographic}' },
+        },
+        { id: 'p', text: 'P', points: 1, check: { kind: 'max-words', limit: 5 } },
+      ],
+    } as Task
     const verdict = await rubric({ passRule: { points: 0.5 } }).verify(task, '')
     // Nothing to penalise and nothing too long: an empty answer passes this rubric, and says so.
     expect(verdict.pass).toBe(true)
@@ -271,7 +328,12 @@ describe('verifiers.rubric: declaration checks and settings', () => {
       predicates: null,
       graderCache: true,
     })
-    expect(rubric().settings).toMatchObject({ grader: null, graderPrompt: expect.stringMatching(/^grader\.v1@/), gradingMode: 'per-criterion', passRule: 'all' })
+    expect(rubric().settings).toMatchObject({
+      grader: null,
+      graderPrompt: expect.stringMatching(/^grader\.v1@/),
+      gradingMode: 'per-criterion',
+      passRule: 'all',
+    })
   })
 
   it('changes the protocol fingerprint with the grader, its decoding, the mode and the pass rule', () => {
@@ -280,7 +342,12 @@ describe('verifiers.rubric: declaration checks and settings', () => {
     const grader = (model: string, temperature = 0) => fakeModel(() => '', { model, params: { temperature } })
     const base = fp(rubric({ grader: grader('g1') }))
     expect(fp(rubric({ grader: grader('g1') }))).toBe(base)
-    for (const other of [rubric({ grader: grader('g2') }), rubric({ grader: grader('g1', 1) }), rubric({ grader: grader('g1'), gradingMode: 'all-at-once' }), rubric({ grader: grader('g1'), passRule: { points: 0.5 } })]) {
+    for (const other of [
+      rubric({ grader: grader('g2') }),
+      rubric({ grader: grader('g1', 1) }),
+      rubric({ grader: grader('g1'), gradingMode: 'all-at-once' }),
+      rubric({ grader: grader('g1'), passRule: { points: 0.5 } }),
+    ]) {
       expect(fp(other)).not.toBe(base)
     }
   })

@@ -4,7 +4,14 @@
  */
 import { z } from 'zod'
 import { describeZodError } from '../../core/zod-errors.js'
-import { spentCalls, throwIfAborted, withSpentCalls, type CallContext, type ChatModel, type ModelCall } from '../../models/chat-model.js'
+import {
+  spentCalls,
+  throwIfAborted,
+  withSpentCalls,
+  type CallContext,
+  type ChatModel,
+  type ModelCall,
+} from '../../models/chat-model.js'
 import { checkReturned, type ContractBreach } from '../../models/component-error.js'
 import { callCache } from '../../models/call-cache.js'
 import { rejectUnknownOptions } from '../../models/unknown-options.js'
@@ -51,7 +58,10 @@ export interface RubricVerifierOptions {
  * A criterion verdict as the rubric verifier writes it: also whether it counts in the answer's
  * favour (`satisfied`: met, or an unmet penalty) and what judged it.
  */
-export type RubricCriterionVerdict = CriterionVerdict & { satisfied: boolean; checkedBy: 'code' | 'predicate' | 'grader' }
+export type RubricCriterionVerdict = CriterionVerdict & {
+  satisfied: boolean
+  checkedBy: 'code' | 'predicate' | 'grader'
+}
 
 /** A rubric verifier, with its grading cache's counters for tests and benches. */
 export interface RubricVerifier extends AsyncVerifier {
@@ -60,13 +70,36 @@ export interface RubricVerifier extends AsyncVerifier {
 
 const OptionsSchema = z
   .object({
-    grader: z.custom<ChatModel>((v) => typeof v === 'object' && v !== null && typeof (v as ChatModel).chat === 'function' && typeof (v as ChatModel).descriptor === 'object', {
-      message: 'grader: expected a chat model such as actors.openai({ model: "gpt-4.1-mini" })',
-    }).optional(),
-    gradingMode: z.enum(['per-criterion', 'all-at-once'], { message: "gradingMode: use 'per-criterion' or 'all-at-once'" }).optional(),
+    grader: z
+      .custom<ChatModel>(
+        (v) =>
+          typeof v === 'object' &&
+          v !== null &&
+          typeof (v as ChatModel).chat === 'function' &&
+          typeof (v as ChatModel).descriptor === 'object',
+        {
+          message: 'grader: expected a chat model such as actors.openai({ model: "gpt-4.1-mini" })',
+        },
+      )
+      .optional(),
+    gradingMode: z
+      .enum(['per-criterion', 'all-at-once'], { message: "gradingMode: use 'per-criterion' or 'all-at-once'" })
+      .optional(),
     passRule: PassRuleSchema.optional(),
-    predicates: z.record(z.string(), z.custom<CriterionPredicate>((v) => typeof v === 'function', { message: 'expected a function (answer, task) => boolean | { met, reason }' })).optional(),
-    concurrency: z.number().int('concurrency must be an integer from 1 to 100').min(1, 'concurrency must be an integer from 1 to 100').max(100, 'concurrency must be at most 100 grader calls in flight per answer').optional(),
+    predicates: z
+      .record(
+        z.string(),
+        z.custom<CriterionPredicate>((v) => typeof v === 'function', {
+          message: 'expected a function (answer, task) => boolean | { met, reason }',
+        }),
+      )
+      .optional(),
+    concurrency: z
+      .number()
+      .int('concurrency must be an integer from 1 to 100')
+      .min(1, 'concurrency must be an integer from 1 to 100')
+      .max(100, 'concurrency must be at most 100 grader calls in flight per answer')
+      .optional(),
     cache: z.boolean().optional(),
   })
   .strict()
@@ -81,7 +114,8 @@ function predicateBreach(criterion: string, taskId: string): ContractBreach {
     where: `for task ${JSON.stringify(taskId)}`,
     contract: 'true, false or { met: boolean, reason?: string }, returned synchronously',
     hints: {
-      '(root)': 'return true, false or { met: boolean, reason?: string } at once (a rubric predicate is synchronous: no promise; a string such as "yes" is never counted)',
+      '(root)':
+        'return true, false or { met: boolean, reason?: string } at once (a rubric predicate is synchronous: no promise; a string such as "yes" is never counted)',
       met: 'set `met` to the boolean true or false',
       reason: 'make `reason` a string, or leave it out',
     },
@@ -154,23 +188,30 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       return [(error as Error).message]
     }
     if (!criteria) {
-      return [
-        'has no criteria: a rubric task needs `criteria: [{ id, text, check? }]`',
-      ]
+      return ['has no criteria: a rubric task needs `criteria: [{ id, text, check? }]`']
     }
     const problems: string[] = []
     const needsGrader = criteria.filter((c) => !Object.hasOwn(predicates, c.id) && !c.check).map((c) => c.id)
-    if (needsGrader.length > 0 && !grader) problems.push(`criteria ${needsGrader.join(', ')} need a grader model (no check, no predicate): pass grader to verifiers.rubric()`)
+    if (needsGrader.length > 0 && !grader)
+      problems.push(
+        `criteria ${needsGrader.join(', ')} need a grader model (no check, no predicate): pass grader to verifiers.rubric()`,
+      )
     if (passRule !== 'all') {
       const unweighted = criteria.filter((c) => c.points === undefined).map((c) => c.id)
-      if (unweighted.length > 0) problems.push(`the points pass rule needs points on every criterion; ${unweighted.join(', ')} have none`)
-      else if (!criteria.some((c) => (c.points ?? 0) > 0)) problems.push('the points pass rule needs at least one criterion with positive points')
+      if (unweighted.length > 0)
+        problems.push(`the points pass rule needs points on every criterion; ${unweighted.join(', ')} have none`)
+      else if (!criteria.some((c) => (c.points ?? 0) > 0))
+        problems.push('the points pass rule needs at least one criterion with positive points')
     }
     return problems
   }
 
   // Dedupes identical in-flight requests too: concurrent trajectories often grade the same answer.
-  const cached = callCache<GradeResult>({ enabled: useCache, onRun: () => counters.graderCalls++, onHit: () => counters.cacheHits++ })
+  const cached = callCache<GradeResult>({
+    enabled: useCache,
+    onRun: () => counters.graderCalls++,
+    onHit: () => counters.cacheHits++,
+  })
 
   return {
     name: 'rubric',
@@ -182,7 +223,10 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       gradingMode: mode,
       passRule: describePassRule(passRule),
       // The source of each predicate: a changed predicate changes verdicts, so the fingerprint.
-      predicates: predicateIds.length === 0 ? null : `${predicateIds.join(',')}#${sha256(predicateIds.map((id) => String(predicates[id])).join('\n')).slice(0, 8)}`,
+      predicates:
+        predicateIds.length === 0
+          ? null
+          : `${predicateIds.join(',')}#${sha256(predicateIds.map((id) => String(predicates[id])).join('\n')).slice(0, 8)}`,
       graderCache: useCache,
     },
     checkTask: problemsOf,
@@ -193,7 +237,8 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
       const { signal } = verifyOptions
       throwIfAborted(signal)
       const problems = problemsOf(task)
-      if (problems.length > 0) throw new Error(`rubric verifier: task ${JSON.stringify(task.id)} ${problems.join('; ')}`)
+      if (problems.length > 0)
+        throw new Error(`rubric verifier: task ${JSON.stringify(task.id)} ${problems.join('; ')}`)
       const criteria = criteriaOf(task)!
       const judged = new Map<string, CriterionJudgement & { checkedBy: 'code' | 'predicate' | 'grader' }>()
       const toGrade: [Criterion, number][] = []
@@ -202,8 +247,22 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         const predicate = Object.hasOwn(predicates, c.id) ? predicates[c.id] : undefined
         if (predicate) {
           const returned: unknown = predicate(answer, task)
-          const result = typeof returned === 'boolean' ? returned : checkReturned<ReturnType<CriterionPredicate>>(typeof returned === 'object' && returned !== null && !isPromiseLike(returned) ? PredicateObjectSchema : z.boolean(), returned, () => predicateBreach(c.id, task.id))
-          judged.set(c.id, typeof result === 'boolean' ? { met: result, reason: result ? 'predicate holds' : 'predicate fails', checkedBy: 'predicate' } : { met: result.met, reason: result.reason ?? '', checkedBy: 'predicate' })
+          const result =
+            typeof returned === 'boolean'
+              ? returned
+              : checkReturned<ReturnType<CriterionPredicate>>(
+                  typeof returned === 'object' && returned !== null && !isPromiseLike(returned)
+                    ? PredicateObjectSchema
+                    : z.boolean(),
+                  returned,
+                  () => predicateBreach(c.id, task.id),
+                )
+          judged.set(
+            c.id,
+            typeof result === 'boolean'
+              ? { met: result, reason: result ? 'predicate holds' : 'predicate fails', checkedBy: 'predicate' }
+              : { met: result.met, reason: result.reason ?? '', checkedBy: 'predicate' },
+          )
         } else if (c.check) {
           judged.set(c.id, { ...runCheck(c.check, answer), checkedBy: 'code' })
         } else if (empty) {
@@ -220,14 +279,24 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         // With the cache on, one grading serves every trajectory that asks for the same thing, so its
         // call must not be keyed (in cassettes) by whichever attempt happened to ask first: it is
         // attempt 0, repeat 0. With the cache off, each attempt's grading is its own call.
-        const context: CallContext = { role: 'grader', taskId: task.id, attempt: useCache ? 0 : (verifyOptions.attempt ?? 0), repeat: useCache ? 0 : (verifyOptions.repeat ?? 0), protocol: 'sequential' }
+        const context: CallContext = {
+          role: 'grader',
+          taskId: task.id,
+          attempt: useCache ? 0 : (verifyOptions.attempt ?? 0),
+          repeat: useCache ? 0 : (verifyOptions.repeat ?? 0),
+          protocol: 'sequential',
+        }
         const request: GradeRequest = { grader: grader!, conversation, answer, context, signal }
         const keyBase = { grader: grader!.descriptor, prompt: prompt.id, conversation, answer }
         const results =
           mode === 'all-at-once'
             ? [await cached({ ...keyBase, criteria: toGrade }, () => gradeAll(request, toGrade))]
             : await gradePool(
-                toGrade.map(([c, index]) => () => cached({ ...keyBase, criterion: c, index }, () => gradeOne(request, c, index))),
+                toGrade.map(
+                  ([c, index]) =>
+                    () =>
+                      cached({ ...keyBase, criterion: c, index }, () => gradeOne(request, c, index)),
+                ),
                 concurrency,
               )
         for (const result of results) {
@@ -238,7 +307,13 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
 
       const verdicts: RubricCriterionVerdict[] = criteria.map((c) => {
         const j = judged.get(c.id)!
-        const v = { id: c.id, text: c.text, met: j.met, ...(c.points !== undefined ? { points: c.points } : {}), ...(j.reason ? { reason: j.reason } : {}) }
+        const v = {
+          id: c.id,
+          text: c.text,
+          met: j.met,
+          ...(c.points !== undefined ? { points: c.points } : {}),
+          ...(j.reason ? { reason: j.reason } : {}),
+        }
         return { ...v, satisfied: criterionSatisfied(v), checkedBy: j.checkedBy }
       })
       const decision = decide(verdicts, passRule)
@@ -246,7 +321,10 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         pass: decision.pass,
         score: decision.score,
         // `passed` exactly when it passes (the verdict contract): an empty answer can pass a rubric of penalties only.
-        diagnostics: { outcome: decision.pass ? 'passed' : empty ? 'no-answer' : 'failed', summary: empty ? `empty answer; ${decision.summary}` : decision.summary },
+        diagnostics: {
+          outcome: decision.pass ? 'passed' : empty ? 'no-answer' : 'failed',
+          summary: empty ? `empty answer; ${decision.summary}` : decision.summary,
+        },
         criteria: verdicts,
         calls,
         durationMs: performance.now() - started,

@@ -21,7 +21,11 @@ const options = resolveOptions('low-level', {
       id: 'low/double',
       prompt: 'Write `double(x)`, then `double_all(xs)` which calls it on every element.',
       tests: 'assert double_all([1, 2]) == [2, 4]\nassert double_all([]) == []',
-      simulation: { difficulty: 0.2, correct: [answer(doubled)], wrong: [answer(doubled.replace('2 * x', 'x + 1')), answer(doubled.replace('[double(x)', '[x'))] },
+      simulation: {
+        difficulty: 0.2,
+        correct: [answer(doubled)],
+        wrong: [answer(doubled.replace('2 * x', 'x + 1')), answer(doubled.replace('[double(x)', '[x'))],
+      },
     },
   ],
   actors: [actors.simulated({ profile: 'reviser', seed: 7 })],

@@ -34,7 +34,11 @@ const tasks = [
   {
     id: 'tiny/squares',
     prompt: 'Write `square(x)`, then `sum_of_squares(xs)` which returns the sum of `square(x)` over xs.',
-    tests: ['assert sum_of_squares([1, 2, 3]) == 14', 'assert sum_of_squares([]) == 0', 'assert sum_of_squares([-2]) == 4'].join('\n'),
+    tests: [
+      'assert sum_of_squares([1, 2, 3]) == 14',
+      'assert sum_of_squares([]) == 0',
+      'assert sum_of_squares([-2]) == 4',
+    ].join('\n'),
     entryPoint: 'sum_of_squares',
     simulation: {
       difficulty: 0.2,
@@ -45,7 +49,11 @@ const tasks = [
   {
     id: 'tiny/vowels',
     prompt: 'Write `count_vowels(word)` (a, e, i, o, u, any case), then `vowel_counts(words)` calling it per word.',
-    tests: ["assert vowel_counts(['banana', 'sky']) == [3, 0]", 'assert vowel_counts([]) == []', "assert vowel_counts(['AEiou']) == [5]"].join('\n'),
+    tests: [
+      "assert vowel_counts(['banana', 'sky']) == [3, 0]",
+      'assert vowel_counts([]) == []',
+      "assert vowel_counts(['AEiou']) == [5]",
+    ].join('\n'),
     entryPoint: 'vowel_counts',
     simulation: {
       difficulty: 0.3,
@@ -56,12 +64,19 @@ const tasks = [
   {
     id: 'tiny/palindromes',
     prompt: 'Write `is_palindrome(s)`, then `palindromes(words)` returning the words that are palindromes, in order.',
-    tests: ["assert palindromes(['level', 'abc', 'noon']) == ['level', 'noon']", 'assert palindromes([]) == []', "assert palindromes(['']) == ['']"].join('\n'),
+    tests: [
+      "assert palindromes(['level', 'abc', 'noon']) == ['level', 'noon']",
+      'assert palindromes([]) == []',
+      "assert palindromes(['']) == ['']",
+    ].join('\n'),
     entryPoint: 'palindromes',
     simulation: {
       difficulty: 0.2,
       correct: [code(palindromes)],
-      wrong: [code(palindromes.replace('s == s[::-1]', 's[0] == s[-1]')), code(palindromes.replace('if is_palindrome(w)', 'if not is_palindrome(w)'))],
+      wrong: [
+        code(palindromes.replace('s == s[::-1]', 's[0] == s[-1]')),
+        code(palindromes.replace('if is_palindrome(w)', 'if not is_palindrome(w)')),
+      ],
     },
   },
 ]

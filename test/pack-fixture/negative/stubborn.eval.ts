@@ -28,13 +28,21 @@ seqEval('stubborn cannot make it', {
       id: 'neg/total',
       prompt: 'Write `price(item)` (qty × unit), then `total(items)` summing `price` over the items.',
       tests: "assert total([{'qty': 2, 'unit': 3}, {'qty': 1, 'unit': 4}]) == 10\nassert total([]) == 0",
-      simulation: { difficulty: 1, correct: [code(total)], wrong: [code(total.replace("* item['unit']", "+ item['unit']")), code(total.replace('sum(', 'max('))] },
+      simulation: {
+        difficulty: 1,
+        correct: [code(total)],
+        wrong: [code(total.replace("* item['unit']", "+ item['unit']")), code(total.replace('sum(', 'max('))],
+      },
     },
     {
       id: 'neg/initials',
       prompt: 'Write `initial(name)` (first letter, upper case), then `initials(names)` joining them.',
       tests: "assert initials(['ada', 'grace']) == 'AG'\nassert initials([]) == ''",
-      simulation: { difficulty: 1, correct: [code(initials)], wrong: [code(initials.replace('.upper()', '')), code(initials.replace("''.join", "' '.join"))] },
+      simulation: {
+        difficulty: 1,
+        correct: [code(initials)],
+        wrong: [code(initials.replace('.upper()', '')), code(initials.replace("''.join", "' '.join"))],
+      },
     },
   ],
   actors: [actors.simulated({ profile: 'stubborn' })],
