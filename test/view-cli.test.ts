@@ -114,7 +114,7 @@ describe('seqk view', () => {
       status: 'error',
       error: { message: 'HTTP 429: rate limited' },
     })
-    expect(state().cells[0]!.progress).toEqual({ done: 2, total: 3, solved: 1, failed: 0, errored: 1 })
+    expect(state().cells[0]!.progress).toEqual({ done: 2, total: 3, solved: 1, failed: 0, errored: 1, capped: 0 })
     appendFileSync(join(dir, 'cells.jsonl'), line(cell.end()))
     writeFileSync(join(dir, 'summary.json'), '{}')
     await expect.poll(() => state().ended, { timeout: 5000 }).toEqual({ report: false, verdict: null })

@@ -72,17 +72,18 @@ describe('acquireRunLock', () => {
   })
 
   it('takes over a lock whose holder is a zombie (killed with its parent, never reaped) or whose pid went to a later process', async () => {
-    // `true &` exits at once; its parent then becomes `sleep`, which never waits: a zombie for 5 s.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], {
+    // The background `sleep 1` ends after the shell became `sleep 8`, which never waits: a zombie until
+    // then (a child that ended before the exec could be reaped by the shell itself).
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 8'], {
       stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 10_000,
+      timeout: 12_000,
     })
     const zombie = Number(
       await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
     )
     try {
       await expect
-        .poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5000 })
+        .poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 7000 })
         .toBe('Z')
       expect(
         isStale({ schema: 'seqk.lock/1', pid: zombie, host: hostname(), startedAt: '2026-12-01T10:00:00.000Z' }),
