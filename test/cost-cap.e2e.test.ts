@@ -153,5 +153,5 @@ describe('a run cap against the test server, in two workers', () => {
     expect(readFileSync(join(runDir, 'junit.xml'), 'utf8')).toMatch(STOPPED)
     const logs = readdirSync(join(runDir, 'inspect')).map((f) => readFileSync(join(runDir, 'inspect', f), 'utf8'))
     expect(logs.some((l) => STOPPED.test(l))).toBe(true)
-  })
+  }, 120_000)
 })

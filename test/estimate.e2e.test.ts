@@ -130,7 +130,7 @@ describe('the cost estimate of the bundled evals against a priced test-server ac
     expect(r.out).toMatch(/self-invoking python \(fixtures\) › priced-actor · binary\n/)
     expect(r.out).toMatch(/actual \$\d\.\d{2}[^,]*, error [+-]\d+\.\d%/)
     expect(r.out).toMatch(/total over 7 cells: ≈ \$[\d.]+ \(\$[\d.]+–\$[\d.]+\); actual \$[\d.]+, error [+-]\d+\.\d%/)
-  })
+  }, 120_000)
 
   it('seqk estimate <eval file> is a dry run: every cell estimated from the newest run, no model called, no run written', async () => {
     const before = runs()
