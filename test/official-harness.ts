@@ -226,6 +226,10 @@ export class OfficialHarness {
     if (known) return known
     const running = this.spawnProgram(program)
     this.memo?.set(program, running)
+    // A timeout says how busy the machine was, not what the program does: never reuse one.
+    void running.then((run) => {
+      if (run.timedOut && this.memo?.get(program) === running) this.memo.delete(program)
+    })
     return running
   }
 

@@ -330,6 +330,7 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
   let execOfficial: OfficialHarness | undefined
   let outcomes: Outcome[] = []
   let elapsedMs = 0
+  let rerunNote = ''
 
   // ~9300 answers: some minutes on a quiet 2-core machine, several times that on a loaded one.
   beforeAll(async () => {
@@ -355,11 +356,20 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       return { case: c, ours, official: verdict, ...(byExec ? { exec: byExec } : {}) }
     })
     // An official run that timed out under the load of the others is run again alone: a 3 s limit
-    // that a fresh `import numpy` on a busy machine overruns is no verdict about the answer.
-    for (const o of outcomes) {
-      if ((o.official.sanitised ?? o.official.raw).timedOut)
-        o.official = await file.verdict(o.case.answer, o.case.tests ?? o.case.entry.record.test_code)
+    // that a fresh `import numpy` on a busy machine overruns is no verdict about the answer. One that
+    // still overruns it (a machine loaded by other work) gets a 20 s limit, and the log counts them.
+    const timedOut = (o: Outcome) => (o.official.sanitised ?? o.official.raw).timedOut
+    const testsOf = (o: Outcome) => o.case.tests ?? o.case.entry.record.test_code
+    const firstTimeouts = outcomes.filter(timedOut).length
+    for (const o of outcomes.filter(timedOut)) o.official = await file.verdict(o.case.answer, testsOf(o))
+    const slow = new OfficialHarness({ timeoutMs: 20_000, memo: false })
+    const stillTimedOut = outcomes.filter(timedOut)
+    try {
+      for (const o of stillTimedOut) o.official = await slow.verdict(o.case.answer, testsOf(o))
+    } finally {
+      slow.close()
     }
+    rerunNote = `official 3 s timeouts under load: ${firstTimeouts}, of which ${stillTimedOut.length} overran 3 s again alone and were run with 20 s`
     elapsedMs = performance.now() - started
     const timeouts = {
       ours: outcomes.filter((o) => !(o.ours instanceof Error) && o.ours.diagnostics.outcome === 'timeout').length,
@@ -369,7 +379,7 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       `parity corpus: ${entries.length} tasks, ${cases.length} answers (broken copies: ${BROKEN_PER_TASK === Infinity ? 'all' : `${BROKEN_PER_TASK} per task, sampled`}; ` +
         `numpy ${NUMPY ? 'installed: numpy-scalars included' : `not installed in ${OFFICIAL_PYTHON}: numpy-scalars left out`}), ` +
         `concurrency ${CONCURRENCY}, ${(elapsedMs / 1000).toFixed(1)} s; official runs: ${file.runs} file, ${exec.runs} exec; ` +
-        `timeouts: ours ${timeouts.ours}, official ${timeouts.official}\n${table(outcomes)}${disagreementIds(outcomes)}`,
+        `timeouts: ours ${timeouts.ours}, official ${timeouts.official} (${rerunNote})\n${table(outcomes)}${disagreementIds(outcomes)}`,
     )
   }, 1_800_000)
 
