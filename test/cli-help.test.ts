@@ -18,9 +18,19 @@ import { powerSpec } from '../src/cli/power.js'
 import { resumeSpec } from '../src/cli/resume.js'
 import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
 import { summarizeSpec } from '../src/cli/summarize.js'
+import { suitesSpec } from '../src/cli/suites.js'
 import { viewSpec } from '../src/cli/view.js'
 
-const SPECS: CommandSpec[] = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec]
+const SPECS: CommandSpec[] = [
+  analyzeSpec,
+  selectSpec,
+  powerSpec,
+  resumeSpec,
+  summarizeSpec,
+  mergeSpec,
+  viewSpec,
+  suitesSpec,
+]
 
 async function help(argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = ''

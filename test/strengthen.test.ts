@@ -99,6 +99,12 @@ describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('se
       const b = await run('b.json')
       expect(a.code).toBe(0)
       expect(a.stdout).toMatch(/^seqk strengthen: 3 tasks, \d+ test statements added \(\d tasks unchanged\)/)
+      // The first three references pass their own tests, old and new: each flag names no task.
+      expect(a.stdout.split('\n').slice(1, 4)).toEqual([
+        '  references failing their original tests: 0',
+        '  failing a rerun of their own new inputs (those inputs dropped): 0',
+        '  failing the strengthened suite: 0',
+      ])
       expect(a.written).toEqual(b.written)
       for (const [i, r] of a.written.entries())
         expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)

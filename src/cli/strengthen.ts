@@ -25,7 +25,9 @@ export const strengthenSpec: CommandSpec = {
     'floats perturbed, strings and lists edited, dicts changed, constants of the tests reused); the',
     'reference solution runs each input in the python-tests verifier (its sandbox and 3 s limit);',
     'inputs it raises on or times out on are dropped; at most --inputs are kept per task, distinct',
-    "outputs first. The same seed gives the same file. It prints the suite's size before and after.",
+    'outputs first. The same seed gives the same file. It prints the number of added statements and',
+    'flags, by task id, references that fail their original tests, fail a rerun of their own new inputs',
+    '(a time limit hit under load, or a stateful or random reference), or fail the strengthened suite.',
     '',
     'Example:  npx seqk strengthen ../shared/benchmarks/humaneval-pro/humaneval_pro.json --out humaneval_pro.plus.json',
   ].join('\n'),
@@ -70,16 +72,34 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const seed = typeof flags.seed === 'number' ? flags.seed : 1
   const entries = loadCodeEvalPro(file, { benchmark })
   const verifier = verifiers.pythonTests()
+  // Each reference on its own tests first: one that fails them is a defective task as given.
+  const original = await mapConcurrent(entries, 4, async (e) => (await verifier.verify(e.task, e.reference)).pass)
   const results = await mapConcurrent(entries, 4, (e) =>
     strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }),
+  )
+  // And on the strengthened suite as written: every added statement passed it once already.
+  const final = await mapConcurrent(
+    results,
+    4,
+    async (r, i) => (await verifier.verify(r.task, entries[i]!.reference)).pass,
   )
   const records = entries.map((e, i) => ({ ...e.record, test_code: `${results[i]!.task.tests}\n` }))
   writeFileSync(resolve(io.cwd ?? process.cwd(), out), `${JSON.stringify(records, null, 2)}\n`)
   const added = results.reduce((n, r) => n + r.added, 0)
   const unchanged = results.filter((r) => r.added === 0).length
-  const flaky = results.filter((r) => r.referenceFailures > 0).length
+  const ids = (keep: (i: number) => boolean) => entries.flatMap((e, i) => (keep(i) ? [e.task.id] : []))
+  const idList = (list: string[]) => (list.length === 0 ? '' : ` (${list.join(', ')})`)
+  const flaky = ids((i) => results[i]!.referenceFailures > 0)
+  const failsOriginal = ids((i) => !original[i])
+  const failsFinal = ids((i) => !final[i])
   io.stdout(
-    `${fit(`seqk strengthen: ${plural(entries.length, 'task')}, ${plural(added, 'test statement')} added (${unchanged} tasks unchanged); ${flaky} references failed a rerun of their own inputs (those inputs dropped); wrote ${out}`, io)}\n`,
+    `${fit(`seqk strengthen: ${plural(entries.length, 'task')}, ${plural(added, 'test statement')} added (${unchanged} tasks unchanged); wrote ${out}`, io)}\n`,
   )
+  for (const [what, list] of [
+    ['references failing their original tests', failsOriginal],
+    ['failing a rerun of their own new inputs (those inputs dropped)', flaky],
+    ['failing the strengthened suite', failsFinal],
+  ] as const)
+    io.stdout(`${fit(`  ${what}: ${list.length}${idList(list)}`, io)}\n`)
   return 0
 }

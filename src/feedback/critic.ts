@@ -104,7 +104,12 @@ export function critic(options: CriticOptions): AsyncFeedbackMode {
           throw new Error(
             `feedback.critic({ rubric: 'aware' }): task ${JSON.stringify(task.id)} has no criteria to show the critic; use rubric: 'blind' for tasks without a rubric`,
           )
-        values.rubric = criteria.map((c) => renderCriterion(c)).join('\n')
+        // Criteria the verdict holds out of feedback are held out of the critic's rubric too.
+        const held = new Set(input.verdict.criteria ? (input.verdict.heldOut?.tests ?? []) : [])
+        values.rubric = criteria
+          .filter((_, i) => !held.has(i))
+          .map((c) => renderCriterion(c))
+          .join('\n')
       }
       // No `task` in the context: only simulations may read it, and a critique is not an answer.
       const response = checkChatResponse(

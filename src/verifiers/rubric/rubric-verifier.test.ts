@@ -276,7 +276,7 @@ describe('verifiers.rubric: declaration checks and settings', () => {
     expect(() => rubric({ grader: {} as never })).toThrow(/grader: expected a chat model/)
     expect(() => rubric({ nope: 1 } as never)).toThrow(/nope/)
     expect(() => rubric({ gradr: byId() } as never)).toThrow(
-      'verifiers.rubric(): unknown option "gradr" (did you mean "grader"?); valid options: cache, concurrency, grader, gradingMode, passRule, predicates',
+      'verifiers.rubric(): unknown option "gradr" (did you mean "grader"?); valid options: cache, concurrency, grader, gradingMode, heldOut, passRule, predicates',
     )
     expect(() => rubric({ concurrency: 101 })).toThrow(
       /concurrency: concurrency must be at most 100 grader calls in flight per answer \(got 101\)/,

@@ -22,6 +22,7 @@ import type { AsyncVerifier, CriterionVerdict, Verdict } from '../verifier.js'
 import { runCheck, type CriterionJudgement } from './checks.js'
 import { criteriaOf, type Criterion } from './criteria.js'
 import { criterionSatisfied } from '../../core/contract.js'
+import { heldOutIndices, heldOutShareProblem, type HeldOutShare } from '../python-tests/held-out.js'
 import { gradeAll, gradeOne, graderPrompt, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
 import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-rule.js'
 
@@ -52,6 +53,13 @@ export interface RubricVerifierOptions {
    * grading keeps its nominal tokens and cost and is marked `replayed`.
    */
   cache?: boolean
+  /**
+   * Hold out a share of each task's criteria from feedback: they count in the verdict, but the
+   * verdict's `criteria` and summary (what verifier feedback, critics and annotators read) keep
+   * only the visible ones. The split is seeded by task id (as `pythonTests({ heldOut })`) and is
+   * in `settings`, so the fingerprint. Needs the pass rule `'all'` and `per-criterion` grading.
+   */
+  heldOut?: HeldOutShare
 }
 
 /**
@@ -101,6 +109,8 @@ const OptionsSchema = z
       .max(100, 'concurrency must be at most 100 grader calls in flight per answer')
       .optional(),
     cache: z.boolean().optional(),
+    // Checked by heldOutShareProblem below, whose message names the field and the fix.
+    heldOut: z.unknown().optional(),
   })
   .strict()
 
@@ -176,6 +186,19 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
   const passRule: PassRule = options.passRule ?? 'all'
   const concurrency = options.concurrency ?? 8
   const useCache = options.cache ?? true
+  const heldOut = options.heldOut
+  if (heldOut) {
+    const problem = heldOutShareProblem(heldOut)
+    if (problem) throw new TypeError(`verifiers.rubric(): ${problem}`)
+    if (passRule !== 'all')
+      throw new TypeError(
+        "verifiers.rubric(): heldOut needs passRule 'all' (whether the visible criteria pass is not defined under a points threshold)",
+      )
+    if (mode !== 'per-criterion')
+      throw new TypeError(
+        "verifiers.rubric(): heldOut needs gradingMode 'per-criterion' (a grader that sees every criterion at once may name a held-out one in a visible one's reason)",
+      )
+  }
   const prompt = graderPrompt(mode)
   const predicateIds = Object.keys(predicates).sort()
   const counters = { graderCalls: 0, cacheHits: 0 }
@@ -228,6 +251,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
           ? null
           : `${predicateIds.join(',')}#${sha256(predicateIds.map((id) => String(predicates[id])).join('\n')).slice(0, 8)}`,
       graderCache: useCache,
+      ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}),
     },
     checkTask: problemsOf,
     normalise: (answer) => answer.trim(),
@@ -317,7 +341,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         return { ...v, satisfied: criterionSatisfied(v), checkedBy: j.checkedBy }
       })
       const decision = decide(verdicts, passRule)
-      return {
+      const verdict: Verdict = {
         pass: decision.pass,
         score: decision.score,
         // `passed` exactly when it passes (the verdict contract): an empty answer can pass a rubric of penalties only.
@@ -329,7 +353,39 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         calls,
         durationMs: performance.now() - started,
       }
+      return heldOut
+        ? hideHeldOutCriteria(verdict, verdicts, heldOutIndices(task.id, verdicts.length, heldOut), empty)
+        : verdict
     },
+  }
+}
+
+/** The summary of a verdict whose visible criteria were all met but whose held-out criteria were not. */
+export const HELD_OUT_CRITERIA_FAILED =
+  'every visible criterion was met, but the answer failed criteria that feedback does not show'
+
+/**
+ * The verdict as feedback may see it: `criteria` keeps the visible ones only and the summary
+ * counts only them (and says when held-out criteria failed, never which); `pass`, `score` and
+ * `outcome` still come from every criterion, and `heldOut` records the split by criterion index.
+ */
+function hideHeldOutCriteria(
+  verdict: Verdict,
+  all: readonly RubricCriterionVerdict[],
+  held: readonly number[],
+  empty: boolean,
+): Verdict {
+  if (held.length === 0) return verdict
+  const out = new Set(held)
+  const visible = all.filter((_, i) => !out.has(i))
+  const failed = held.filter((i) => !all[i]!.satisfied)
+  const shown = decide(visible, 'all')
+  const summary = shown.pass && failed.length > 0 ? `${shown.summary}; ${HELD_OUT_CRITERIA_FAILED}` : shown.summary
+  return {
+    ...verdict,
+    diagnostics: { ...verdict.diagnostics, summary: empty ? `empty answer; ${summary}` : summary },
+    criteria: visible,
+    heldOut: { statements: all.length, tests: [...held], failed, visiblePass: shown.pass },
   }
 }
 
