@@ -95,18 +95,20 @@ function figureTd(i: IntervalJson | null | undefined, what: string): Html {
   return html`<td class="n" data-figure="${what}">${percent(i.point)}${ci}</td>`
 }
 
+/** The line of each feedback mode in the Cover@τ chart, in first-seen order, with its name for the legend. */
+const DASHES: readonly { dash: number[]; name: string }[] = [
+  { dash: [1, 0], name: 'solid' },
+  { dash: [6, 3], name: 'dashed' },
+  { dash: [2, 2], name: 'dotted' },
+  { dash: [8, 3, 2, 3], name: 'dash-dot' },
+]
+
 /** The Vega-Lite spec of the Cover@τ curves: a step line per cell, colour by actor, dash by mode. */
 export function coverSpec(
   rows: readonly (CoverVertex & { cell: string; actor: string; mode: string })[],
   colours: ReadonlyMap<string, string>,
 ): TopLevelSpec {
   const modes = [...new Set(rows.map((r) => r.mode))]
-  const dashes: number[][] = [
-    [1, 0],
-    [6, 3],
-    [2, 2],
-    [8, 3, 2, 3],
-  ]
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     width: 360,
@@ -147,7 +149,7 @@ export function coverSpec(
       strokeDash: {
         field: 'mode',
         type: 'nominal',
-        scale: { domain: modes, range: modes.map((_, i) => dashes[i % dashes.length]!) },
+        scale: { domain: modes, range: modes.map((_, i) => DASHES[i % DASHES.length]!.dash) },
         legend: null,
       },
       detail: { field: 'cell', type: 'nominal' },
@@ -157,13 +159,13 @@ export function coverSpec(
 }
 
 /** The four numbers' cell: value (with interval at K), marked when it came from another protocol's cell. */
-function numberTd(n: FourNumber | null, what: string, label: string): Html {
+function numberTd(n: FourNumber | null, what: string, label: string, suffix?: string): Html {
   if (!n || !known(n.value)) return html`<td class="n unknown" data-four="${what}">unknown</td>`
   const ci =
     n.interval && known(n.interval.lo) && known(n.interval.hi)
       ? html` <span class="ci">${percent(n.interval.lo)}–${percent(n.interval.hi)}</span>`
       : ''
-  return html`<td class="n" data-four="${what}" title="${`${label} of ${n.cellId}`}">${percent(n.value)}${ci}</td>`
+  return html`<td class="n" data-four="${what}" title="${`${label} of ${n.cellId}`}">${percent(n.value)}${ci}${suffix && html` <span class="sub">${suffix}</span>`}</td>`
 }
 
 /**
@@ -193,13 +195,11 @@ export async function reliabilitySectionHtml(
     drawn.length === 0
       ? html`<p class="note" data-nothing="cover">No cell measured a task, so there is no Cover@τ curve to draw.</p>`
       : html`<div class="svg">${trustedHtml(await renderSvg(coverSpec(rows, options.colours)))}</div>`
-  const legend = cells.map((cell) => {
-    const at = (tau: number) => cell.reliability?.coverAt.find((c) => Math.abs(c.tau - tau) < 1e-9)?.interval.point
-    const text = measuredReliability(cell)
-      ? `Cover@0.5 ${percent(at(0.5))}% · Cover@1 ${percent(at(1))}%`
-      : 'unknown: no task measured'
-    return html`<li>${swatch(cell)}<span>${cell.cellId}</span><span class="value">${text}</span></li>`
-  })
+  // Colour is the actor, the line the mode (the spec's order: modes as the drawn cells first show them).
+  const actorsSeen = [...new Set(cells.map((c) => c.actorId))]
+  const modesDrawn = [...new Set(drawn.map((c) => c.mode))]
+  const undrawn = cells.filter((c) => !measuredReliability(c))
+  const legend = html`<li>${actorsSeen.map((a) => html`<span>${html`<span class="swatch" style="background:${options.colours.get(a) ?? '#64748b'}"></span>`}${a}</span>`)}</li><li>${modesDrawn.map((m, i) => html`<span>${DASHES[i % DASHES.length]!.name} ${m}</span>`)}</li>${undrawn.length > 0 && html`<li class="note">not drawn, unknown: no task measured (${undrawn.map((c) => c.cellId).join(', ')})</li>`}`
   const tries = (cell: CellSummary) =>
     cell.protocol.kind === 'independent' ? 'samples' : `repeats, solved within ${cell.budget}`
 
@@ -212,7 +212,7 @@ export async function reliabilitySectionHtml(
       : 'unknown'
     return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(cell)}${cell.cellId}</td><td class="n" title="${tries(cell)}">${r ? r.tries : 'unknown'}</td>${figureTd(at(0.5), 'cover50')}${figureTd(at(1), 'cover100')}<td class="n sub">${hatLabel(cell)}</td>${figureTd(r?.hatInterval, 'hat')}${figureTd(r?.outcome.mean, 'consistency')}${figureTd(r?.outcome.inconsistent, 'inconsistent')}<td class="n" data-figure="resource">${res}</td></tr>`
   })
-  const table = html`<div class="card scroll"><table class="cells reliability"><thead><tr><th>cell</th><th class="n">tries</th><th class="n">Cover@0.5</th><th class="n">Cover@1</th><th class="n" colspan="2">Seq^K / pass^K</th><th class="n">outcome consistency</th><th class="n">inconsistent tasks</th><th class="n">resource consistency: attempts · tokens · cost</th></tr></thead><tbody>${joinHtml(tableRows, '\n')}</tbody></table></div>`
+  const table = html`<div class="card scroll"><table class="cells reliability"><thead><tr><th>cell</th><th class="n">tries</th><th class="n">Cover@0.5</th><th class="n">Cover@1</th><th class="n" colspan="2">Seq^K / pass^K</th><th class="n">outcome<br>consistency</th><th class="n">inconsistent<br>tasks</th><th class="n">resource consistency<br>attempts · tokens · cost</th></tr></thead><tbody>${joinHtml(tableRows, '\n')}</tbody></table></div>`
 
   // The strip: the benchmark's tasks in one order for every cell, so a column is one task.
   const allTasks = [...new Set(cells.flatMap((c) => c.perTask.map((t) => t.taskId)))]
@@ -234,7 +234,7 @@ export async function reliabilitySectionHtml(
       `${counts.never} never`,
       ...(counts.unknown > 0 ? [`${counts.unknown} unknown`] : []),
     ].join(' · ')
-    return html`<tr class="strip" ${attrs}><td class="name">${swatch(cell)}${cell.cellId}</td><td><span class="squares">${squares}</span></td><td class="n counts">${said}</td></tr>`
+    return html`<tr class="strip" ${attrs}><td class="name">${swatch(cell)}${cell.cellId}</td><td class="tasks"><span class="squares">${squares}</span></td><td class="n counts">${said}</td></tr>`
   })
   const stripLegend = (Object.keys(CONSISTENCY_COLOURS) as TaskConsistency[]).map(
     (k) =>
@@ -243,7 +243,7 @@ export async function reliabilitySectionHtml(
   const more =
     allTasks.length > shown.length &&
     html`<p class="note">The strips show the first ${shown.length} of ${allTasks.length} tasks; every task's tries are in summary.json (perTask).</p>`
-  const strip = html`<div class="grid-controls"><span class="grid-legend">each square a task, over its tries: ${stripLegend}</span></div><div class="card scroll"><table class="consistency-strips" data-tasks="${shown.length}"><tbody>${joinHtml(strips, '\n')}</tbody></table></div>${more}`
+  const strip = html`<div class="grid-legend">each square a task, over its tries: ${stripLegend}</div><div class="scroll"><table class="consistency-strips" data-tasks="${shown.length}"><tbody>${joinHtml(strips, '\n')}</tbody></table></div>${more}`
 
   const four = fourNumbers(cells)
   const seqModes = [...new Set(four.flatMap((f) => f.seqAtK.map((s) => s.mode)))]
@@ -252,13 +252,12 @@ export async function reliabilitySectionHtml(
     const swatchOf = html`<span class="swatch" style="background:${options.colours.get(f.actorId) ?? '#64748b'}"></span>`
     const single = f.singleTry
     const singleLabel = single ? `${single.source}${single.deterministic ? ' at temperature 0' : ''}` : 'a single try'
-    const tag = single && html` <span class="sub">${single.deterministic ? 'T=0' : single.source}</span>`
     const seq = seqModes.map((m) =>
       numberTd(f.seqAtK.find((s) => s.mode === m)?.number ?? null, `seq-${m}`, `Seq@K (${m})`),
     )
-    return html`<tr data-actor="${f.actorId}"><td class="name">${swatchOf}${f.actorId}</td>${numberTd(single, 'single', singleLabel)}<td class="sub">${tag}</td>${numberTd(f.passAtK, 'passAtK', `Pass@${f.passAtK?.k ?? K}`)}${numberTd(f.passHatK, 'passHatK', `pass^${f.passHatK?.k ?? K}`)}${seq}</tr>`
+    return html`<tr data-actor="${f.actorId}"><td class="name">${swatchOf}${f.actorId}</td>${numberTd(single, 'single', singleLabel, single?.deterministic ? 'T=0' : single?.source === 'Seq@1' ? 'Seq@1' : undefined)}${numberTd(f.passAtK, 'passAtK', `Pass@${f.passAtK?.k ?? K}`)}${numberTd(f.passHatK, 'passHatK', `pass^${f.passHatK?.k ?? K}`)}${seq}</tr>`
   })
-  const fourTable = html`<div class="card scroll"><table class="cells four-numbers"><thead><tr><th>actor</th><th class="n" colspan="2">single try (Pass@1)</th><th class="n">coverage Pass@${K}</th><th class="n">pass^${K}</th>${seqModes.map((m) => html`<th class="n">Seq@${K} ${m}</th>`)}</tr></thead><tbody>${joinHtml(fourRows, '\n')}</tbody></table></div>`
+  const fourTable = html`<div class="card scroll"><table class="cells four-numbers"><thead><tr><th>actor</th><th class="n">single try (Pass@1)</th><th class="n">coverage Pass@${K}</th><th class="n">pass^${K}</th>${seqModes.map((m) => html`<th class="n">Seq@${K} ${m}</th>`)}</tr></thead><tbody>${joinHtml(fourRows, '\n')}</tbody></table></div>`
 
   const oneTry = cells.filter((c) => measuredReliability(c) && c.reliability!.tries < 2)
   const oneTryNote =
@@ -267,13 +266,12 @@ export async function reliabilitySectionHtml(
 
   return html`<h3 class="reliability">Reliability: does it solve a task every time?</h3>
 <p class="hint">A task's tries are its repeats, each solved within K or not (sequential cells), or its samples (independent cells). <b>Cover@τ</b>: the share of tasks whose success share over their tries reaches τ (Cover@1: solved every time; Pass@k = ∫ Cover(τ)·k(1−τ)^(k−1) dτ). <b>Seq^K / pass^K</b>: the chance that every one of r repeats solves a task within K (sequential), that K samples all pass (independent). <b>Outcome consistency</b>: 1 − 4·p̂(1 − p̂) per task, 1 when every try ends alike. <b>Resource consistency</b>: exp(−mean coefficient of variation) of attempts, tokens and cost across a task's repeats. Every figure depends on the number of tries and is for tasks like these; 95% intervals clustered by task.</p>
-<div class="panels"><figure class="cover" data-lines="${drawn.length}"><figcaption><div class="title">Cover@τ over τ</div></figcaption>${chart}<ul class="legend">${legend}</ul></figure></div>
+<div class="panels reliability"><figure class="cover" data-lines="${drawn.length}"><figcaption><div class="title">Cover@τ over τ</div></figcaption>${chart}<ul class="legend">${legend}</ul></figure>
+<figure class="strips"><figcaption><div class="title">Consistency per task</div></figcaption>${strip}</figure></div>
 <h4>The four numbers per actor</h4>
 ${fourTable}
 <p class="note">A single try (Pass@1, at temperature 0 when the actor ran so; else a sequential cell's first attempt, before any feedback), coverage at the largest k run, pass^K, and Seq@K under the run's budget. Unknown: the run measured no such cell.</p>
 <h4>Reliability per cell</h4>
 ${table}
-${oneTryNote}
-<h4>Consistency per task</h4>
-${strip}`
+${oneTryNote}`
 }
