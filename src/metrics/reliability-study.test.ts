@@ -31,6 +31,20 @@ describe('the reliability intervals keep their promise (seeded coverage study, s
   }
 })
 
+describe('pass^k at a larger k keeps its promise (⌊n/k⌋ trials per task)', () => {
+  for (const [name, population] of Object.entries(TRY_POPULATIONS)) {
+    for (const [tries, k] of [
+      [5, 5],
+      [10, 5],
+      [10, 3],
+    ] as const) {
+      it(`${name} tasks, N = 10, ${tries} samples: pass^${k}'s 95% interval covers at least 94% of 400 benchmarks`, () => {
+        expect(reliabilityCoverage(population, 10, tries, 400, 11, k).passHat.coverage).toBeGreaterThanOrEqual(0.94)
+      })
+    }
+  }
+})
+
 describe("resource consistency's interval keeps its promise (seeded coverage study)", () => {
   it('the estimand is exp(−E[CV]): constant tasks give 1, and a huge benchmark lands on it', () => {
     expect(resourceEstimand({ kind: 'mixed', constant: 1, sigma: 1 }, 3, 1000)).toBe(1)

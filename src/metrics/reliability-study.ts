@@ -76,7 +76,7 @@ function drawTries(rng: Rng, p: TryPopulation, tasks: number, tries: number): Sa
 
 /**
  * The coverage of each reliability interval over `benchmarks` simulated benchmarks of `tasks`
- * tasks with `tries` tries each; pass^k at k = 2 (at most the tries).
+ * tasks with `tries` tries each; pass^k at k = `passK` (default 2, at most the tries).
  *
  * @example
  * reliabilityCoverage(TRY_POPULATIONS.flaky, 10, 5, 200).cover100.coverage // ≈ 0.97
@@ -87,9 +87,10 @@ export function reliabilityCoverage(
   tries: number,
   benchmarks: number,
   seed = 1,
+  passK = 2,
 ): ReliabilityCoverage {
   const rng = createRng(seed)
-  const k = Math.min(2, tries)
+  const k = Math.min(passK, tries)
   const truth = reliabilityEstimands(p, tries, k)
   const held = Object.fromEntries(RELIABILITY_FIGURES.map((f) => [f, { coverage: 0, width: 0 }])) as ReliabilityCoverage
   for (let b = 0; b < benchmarks; b++) {
