@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary, type Trajectory } from '../src/artifacts/index.js'
 import { diffLines } from '../src/report/diff.js'
 import { fakeRun } from './report-fixtures.js'
+import { percent } from '../src/metrics/format.js'
+import { fourNumbers } from '../src/protocol/four-numbers.js'
 import { historyEntries } from '../src/report/history.js'
 import { renderHtmlReport } from '../src/report/html.js'
 import { updateMode } from '../src/vitest/baseline.js'
@@ -239,6 +241,55 @@ describe.skipIf(!hasChromium)(
       expect(await page.locator('#tv-attempts article.attempt').first().locator('.revision-class').count()).toBe(0)
     })
 
+    it('shows the reliability section as summary.json says: Cover@τ lines, figures, strips and the four numbers', async () => {
+      const section = page.locator('#bench-0')
+      // A step line per cell that measured a task.
+      const measured = cells().filter((c) => (c.reliability?.tries ?? 0) > 0)
+      expect(measured.length).toBe(cells().length)
+      expect(await section.locator('figure.cover').getAttribute('data-lines')).toBe(String(measured.length))
+      expect(await section.locator('figure.cover svg .mark-line path').count()).toBe(measured.length)
+      expect((await section.locator('figure.cover svg').boundingBox())!.width).toBeGreaterThan(250)
+      for (const cell of cells()) {
+        const r = cell.reliability!
+        const row = section.locator(`table.reliability tr[data-cell="${cell.cellId}"]`)
+        const at = (tau: number) => r.coverAt.find((c) => c.tau === tau)!.interval
+        const text = (i: { point: number | null; lo: number | null; hi: number | null }) =>
+          `${percent(i.point)} ${percent(i.lo)}–${percent(i.hi)}`
+        expect(await row.locator('[data-figure="cover50"]').textContent()).toBe(text(at(0.5)))
+        expect(await row.locator('[data-figure="cover100"]').textContent()).toBe(text(at(1)))
+        expect(await row.locator('[data-figure="hat"]').textContent()).toBe(text(r.hatInterval))
+        expect(await row.locator('[data-figure="consistency"]').textContent()).toBe(text(r.outcome.mean))
+        // The strip: a square per task, its always share Cover@1, its sometimes share the inconsistent share.
+        const strip = section.locator(`tr.strip[data-cell="${cell.cellId}"]`)
+        expect(await strip.locator('.squares i').count()).toBe(cell.tasks)
+        const count = async (k: string) => Number(await strip.getAttribute(`data-${k}`))
+        const tasks = cell.tasks - (await count('unknown'))
+        expect((await count('always')) / tasks).toBeCloseTo(at(1).point!, 9)
+        expect((await count('sometimes')) / tasks).toBeCloseTo(r.outcome.inconsistent.point!, 9)
+        expect(await strip.locator('.squares i.always').count()).toBe(await count('always'))
+        expect(await strip.locator('.squares i').first().isVisible()).toBe(true)
+      }
+      // The four numbers: one row per actor, each as summary.json holds it.
+      const rows = fourNumbers(cells())
+      expect(await section.locator('table.four-numbers tbody tr').count()).toBe(actors())
+      for (const f of rows) {
+        const row = section.locator(`table.four-numbers tr[data-actor="${f.actorId}"]`)
+        const independent = cells().find((c) => c.actorId === f.actorId && c.protocol.kind === 'independent')!
+        const K = independent.budget
+        expect(await row.locator('[data-four="single"]').textContent()).toBe(percent(independent.passAt![0]))
+        expect(await row.locator('[data-four="passAtK"]').textContent()).toMatch(
+          new RegExp(`^${percent(independent.passAt![K - 1])} `),
+        )
+        expect(await row.locator('[data-four="passHatK"]').textContent()).toMatch(
+          new RegExp(`^${percent(independent.passHat![K - 1])} `),
+        )
+        for (const seq of cells().filter((c) => c.actorId === f.actorId && c.protocol.kind === 'sequential'))
+          expect(await row.locator(`[data-four="seq-${seq.mode}"]`).textContent()).toMatch(
+            new RegExp(`^${percent(seq.seqAt[seq.budget - 1])} `),
+          )
+      }
+    })
+
     it('opens the trajectory of a grid square on click', async () => {
       const cell = cells().find((c) => c.mode === 'independent')!
       const index = cells().indexOf(cell)
@@ -329,7 +380,7 @@ describe.skipIf(!hasChromium)(
         })
         fpage.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`))
         await fpage.goto(failuresUrl, { waitUntil: 'load' })
-      })
+      }, 60_000)
 
       const row = (bench: number, cellId: string) => fpage.locator(`#bench-${bench} tr.cell[data-cell="${cellId}"]`)
       const detail = (bench: number, cellId: string) =>
@@ -373,6 +424,26 @@ describe.skipIf(!hasChromium)(
         expect(await fpage.locator('#bench-0 figure.cost svg .mark-symbol path[aria-label^="sim:quick"]').count()).toBe(
           0,
         )
+      })
+
+      it('says unknown, never 0, in the reliability section for a cell that measured nothing', async () => {
+        for (const mode of ['binary', 'verifier', 'independent']) {
+          const id = `sim:quick · ${mode}`
+          const row = fpage.locator(`#bench-0 table.reliability tr[data-cell="${id}"]`)
+          for (const f of ['cover50', 'cover100', 'hat', 'consistency', 'inconsistent'])
+            expect(await row.locator(`[data-figure="${f}"]`).textContent()).toBe('unknown')
+          const strip = fpage.locator(`#bench-0 tr.strip[data-cell="${id}"]`)
+          expect(await strip.locator('.squares i.unknown').count()).toBe(await strip.locator('.squares i').count())
+        }
+        const four = fpage.locator('#bench-0 table.four-numbers tr[data-actor="sim:quick"] td.n')
+        expect(new Set(await four.allTextContents())).toEqual(new Set(['unknown']))
+        // sim:quick draws no Cover@τ line; the others do.
+        const cells0 = run.benchmarks[0]!.cells
+        const lines = fpage.locator('#bench-0 figure.cover')
+        expect(await lines.getAttribute('data-lines')).toBe(
+          String(cells0.filter((c) => c.actorId !== 'sim:quick').length),
+        )
+        expect(await lines.locator('ul.legend').textContent()).toContain('unknown: no task measured')
       })
 
       it('names the benchmark of cells that share an id', async () => {

@@ -61,6 +61,7 @@ import {
 import { sumUsage } from '../core/contract.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
+import { reliabilitySectionHtml } from './reliability-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -624,12 +625,13 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
   const bv = runVerdict({ benchmarks: [bench] })
   const ranking = rankingChanges(cells)
   const changes = ctx.history ? condenseChanges(cellChanges(ctx.history, { ...ctx.summary, benchmarks: [bench] })) : []
-  const [curves, rank, revisions, cost, trend] = await Promise.all([
+  const [curves, rank, revisions, cost, trend, reliability] = await Promise.all([
     curvesPanels(cells, ctx),
     rankFigure(cells, ctx),
     revisionSection(cells, ctx),
     costPanels(cells, ctx),
     trendPanels(bench.name, cells, ctx),
+    reliabilitySectionHtml(cells, { colours: ctx.colours, maxTasks: ctx.maxGridTasks }),
   ])
   const boot = first.seqAtInterval
   const spending = spendingLine(cells)
@@ -648,6 +650,7 @@ ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul cl
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>
 ${curves}
 ${revisions}
+${reliability}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>

@@ -141,6 +141,15 @@ table.tests th { text-align: left; color: var(--muted); font-weight: 600; paddin
 table.tests td { padding: 4px 6px; border-bottom: 1px solid #f1f5f9; vertical-align: top; word-break: break-word; }
 table.tests td:nth-child(3) code { color: var(--fail); }
 footer { color: var(--muted); font-size: 12px; margin-top: 36px; border-top: 1px solid var(--line); padding-top: 12px; }
+table.consistency-strips { border-collapse: collapse; font-size: 12px; width: 100%; }
+table.consistency-strips td { padding: 3px 6px; vertical-align: middle; border-bottom: 1px solid #f1f5f9; }
+table.consistency-strips td.name { white-space: nowrap; width: 1%; }
+table.consistency-strips td.counts { white-space: nowrap; width: 1%; color: var(--muted); font-variant-numeric: tabular-nums; }
+.panels.reliability { grid-template-columns: minmax(0, 400px) minmax(0, 1fr); }
+table.consistency-strips td.tasks { width: 100%; }
+.squares { display: flex; flex-wrap: wrap; gap: 2px; }
+.squares i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; }
+td.unknown { color: var(--muted); font-style: italic; }
 @media (max-width: 800px) {
   .wrap { padding: 0 12px; }
   .card { padding: 12px; }
@@ -148,7 +157,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 36px; border-top: 1px
   table.main td.name, table.main thead th:first-child, table.grid tbody th, table.grid thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--card); }
   table.main td.name { min-width: 160px; max-width: 160px; font-size: 12px; box-shadow: 1px 0 0 var(--line); }
   table.grid tbody th { max-width: 130px; }
-  .panels { grid-template-columns: 1fr; }
+  .panels, .panels.reliability { grid-template-columns: 1fr; }
   .attempt-body { grid-template-columns: 1fr; }
   .attempt-body > .code { border-right: 0; border-bottom: 1px solid var(--line); }
   .tv-controls { grid-template-columns: 1fr; }
