@@ -24,6 +24,7 @@ import { InputError } from './input-error.js'
 import { estimateSpec, runEstimate } from './estimate.js'
 import { exportSpec, runExport } from './export.js'
 import { runStrengthen, strengthenSpec } from './strengthen.js'
+import { runStability, stabilitySpec } from './stability.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
@@ -158,6 +159,7 @@ const COMMANDS = [
   estimateSpec,
   exportSpec,
   strengthenSpec,
+  stabilitySpec,
 ]
 
 function version(): string {
@@ -243,6 +245,8 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'export') return runExport(paths, flags, io)
     if (spec.name === 'strengthen')
       return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
+    if (spec.name === 'stability')
+      return runStability(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'estimate')
       return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) =>
         failed(command, error, io),
