@@ -86,7 +86,7 @@ describe('verdictAgreement', () => {
                 ),
               )
           if (pairs.some((k) => k === null)) expect(a.kappa).toBeNull()
-          else expect(a.kappa!).toBeCloseTo(pairs.reduce((s, k) => s + k!, 0) / pairs.length, 12)
+          else expect(a.kappa!).toBeCloseTo(pairs.reduce<number>((s, k) => s + k!, 0) / pairs.length, 12)
           const stable = items.every((v) => v.every((x) => x === v[0]))
           expect(a.identical === 1).toBe(stable)
           expect(a.flipped === 0).toBe(stable)
