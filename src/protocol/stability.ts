@@ -5,6 +5,7 @@
  * flips, the tasks whose time is within 2× of the time limit with the limit that would make them
  * stable, and, for verdicts with criteria (LLM graders), the self-agreement per criterion.
  */
+import { z } from 'zod'
 import type { AnyTask } from '../core/task.js'
 import type { Verdict } from '../core/contract.js'
 import { verdictAgreement, type VerdictAgreement } from '../metrics/verdict-agreement.js'
@@ -209,3 +210,58 @@ export async function measureStability(
     criterionAgreement: criterionItems.length > 0 ? verdictAgreement(criterionItems) : null,
   }
 }
+
+/** What an eval reads of a `seqk stability --json` report: the verifier it measured and its unstable tasks. */
+export const StabilityReportFileSchema = z.object({
+  schema: z.literal(STABILITY_SCHEMA, {
+    message: `expected a \`seqk stability --json\` report (schema ${STABILITY_SCHEMA})`,
+  }),
+  verifier: z.object({
+    name: z.string(),
+    version: z.string(),
+    settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  }),
+  unstableTasks: z.array(z.string()),
+})
+
+/**
+ * The tasks a stability report (the text of a `seqk stability --json` file) saw flip, when it
+ * measured this verifier with the same name, version and settings; otherwise a problem naming
+ * the field and the fix (a report at another time limit says nothing about this one).
+ *
+ * @example
+ * knownUnstableFrom(readFileSync('stability.json', 'utf8'), 'stability.json', verifiers.pythonTests())
+ * // => { tasks: ['humaneval-pro/55'] }
+ */
+export function knownUnstableFrom(
+  text: string,
+  file: string,
+  verifier: Pick<Verifier, 'name' | 'version' | 'settings'>,
+): { tasks: string[] } | { problem: string } {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { problem: `${file} is not JSON; write it with seqk stability <benchmark file> --json ${file}` }
+  }
+  const parsed = StabilityReportFileSchema.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    return {
+      problem: `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; write it with seqk stability --json`,
+    }
+  }
+  const measured = parsed.data.verifier
+  const same =
+    measured.name === verifier.name &&
+    measured.version === verifier.version &&
+    canonical(measured.settings) === canonical(verifier.settings)
+  if (!same)
+    return {
+      problem: `${file}: verifier: measured ${measured.name} ${measured.version} ${canonical(measured.settings)}, but this eval's verifier is ${verifier.name} ${verifier.version} ${canonical(verifier.settings)}; run seqk stability again with the same settings (e.g. --timeout-ms)`,
+    }
+  return { tasks: parsed.data.unstableTasks }
+}
+
+const canonical = (settings: Record<string, unknown>) =>
+  JSON.stringify(Object.fromEntries(Object.entries(settings).sort(([a], [b]) => a.localeCompare(b))))
