@@ -19,8 +19,18 @@ import { resumeSpec } from '../src/cli/resume.js'
 import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
 import { summarizeSpec } from '../src/cli/summarize.js'
 import { viewSpec } from '../src/cli/view.js'
+import { stabilitySpec } from '../src/cli/stability.js'
 
-const SPECS: CommandSpec[] = [analyzeSpec, selectSpec, powerSpec, resumeSpec, summarizeSpec, mergeSpec, viewSpec]
+const SPECS: CommandSpec[] = [
+  analyzeSpec,
+  selectSpec,
+  powerSpec,
+  resumeSpec,
+  summarizeSpec,
+  mergeSpec,
+  viewSpec,
+  stabilitySpec,
+]
 
 async function help(argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = ''
