@@ -12,7 +12,12 @@ import { verdictAgreement, type VerdictAgreement } from '../metrics/verdict-agre
 import type { Verifier } from '../verifiers/verifier.js'
 import { mapConcurrent } from './concurrency.js'
 
-/** The schema id of a stability report. */
+/**
+ * The schema id of a stability report.
+ *
+ * @example
+ * JSON.parse(readFileSync('stability.json', 'utf8')).schema === STABILITY_SCHEMA // a seqk stability --json file
+ */
 export const STABILITY_SCHEMA = 'seqk.stability/1'
 
 /** One task and the answer whose verdict should not change: a reference solution, or a graded answer. */
