@@ -10,6 +10,9 @@ import { measureStability, STABILITY_SCHEMA, type StabilityReport } from '../src
 import type { Task } from '../src/protocol/task.js'
 import { closeAllPools } from '../src/verifiers/python-tests/pool.js'
 import { pythonTests } from '../src/verifiers/python-tests/python-tests.js'
+import { rubricGrader, testServerModel } from '../src/testing/rubric-responders.js'
+import { startTestServer } from '../src/testing/server.js'
+import { rubric } from '../src/verifiers/rubric/rubric-verifier.js'
 
 afterAll(() => closeAllPools())
 
@@ -129,4 +132,44 @@ describe('seqk stability', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 180_000)
+})
+
+describe('measureStability with an LLM grader (the openai SDK on the local test server)', () => {
+  it("gives each criterion's self-agreement: a flickering criterion flips, a steady one does not; a cached grader is refused", async () => {
+    // The grader meets `tone` on every other request it sees (a grader that flickers), `facts` always.
+    let toneCalls = 0
+    const server = await startTestServer({
+      responder: rubricGrader({ judge: (c) => (c.id === 'tone' ? toneCalls++ % 2 === 0 : true) }),
+    })
+    try {
+      const grader = testServerModel(server, { model: 'rule-grader' })
+      const task = {
+        id: 'rubric/1',
+        prompt: 'Explain the result politely.',
+        criteria: [
+          { id: 'facts', text: 'States the result correctly' },
+          { id: 'tone', text: 'Is polite' },
+        ],
+      }
+      const report = await measureStability(
+        [{ task, answer: 'The result is 4, thank you.' }],
+        rubric({ grader, cache: false }),
+        {
+          repeats: 3,
+          concurrency: 1,
+        },
+      )
+      const criteria = Object.fromEntries(report.tasks[0]!.criteria.map((c) => [c.id, c.agreement]))
+      expect(criteria.facts).toMatchObject({ items: 1, flipped: 0, identical: 1 })
+      expect(criteria.tone).toMatchObject({ items: 1, flipped: 1, identical: 0 })
+      expect(report.unstableTasks).toEqual(['rubric/1'])
+      expect(report.criterionAgreement).toMatchObject({ items: 2, flipped: 1, identical: 0.5 })
+      expect(report.timeoutMs).toBeNull()
+      await expect(
+        measureStability([{ task, answer: 'The result is 4, thank you.' }], rubric({ grader }), { repeats: 2 }),
+      ).rejects.toThrow(/cache: false/)
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
 })

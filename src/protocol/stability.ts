@@ -100,7 +100,10 @@ function median(values: readonly number[]): number | null {
 
 /** A verifier's verdict cache would answer repeats without judging again: a report from it would show no flips that it could not see. */
 function cacheHitsOf(verifier: Verifier): number | undefined {
-  const stats = (verifier as { stats?: { cacheHits?: unknown } }).stats
+  // python-tests keeps its counters in a `stats` object, the rubric verifier behind a `stats()` call.
+  const raw = (verifier as { stats?: unknown }).stats
+  const stats = (typeof raw === 'function' ? (raw as () => unknown).call(verifier) : raw) as
+    { cacheHits?: unknown } | undefined
   return typeof stats?.cacheHits === 'number' ? stats.cacheHits : undefined
 }
 
@@ -185,7 +188,7 @@ export async function measureStability(
       const hits = cacheHitsOf(verifier)
       if (hitsBefore !== undefined && hits !== undefined && hits > hitsBefore)
         throw new RangeError(
-          `stability: verifier ${verifier.name} answered from its verdict cache, so a repeat judged nothing; create it with cache: false (e.g. verifiers.pythonTests({ cache: false }))`,
+          `stability: verifier ${verifier.name} answered from its verdict cache, so a repeat judged nothing; create it with cache: false (e.g. verifiers.pythonTests({ cache: false }) or verifiers.rubric({ grader, cache: false }))`,
         )
       seen[i]!.push({ concurrency: load, verdict })
       options.onVerdict?.(++done, total)
