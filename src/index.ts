@@ -123,6 +123,14 @@ export {
 } from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
 export { runCell, type CellResult, type CellSpec } from './protocol/cell.js'
+export {
+  measureStability,
+  STABILITY_SCHEMA,
+  type StabilityItem,
+  type StabilityOptions,
+  type StabilityReport,
+  type TaskStability,
+} from './protocol/stability.js'
 
 // Checking a custom component against its contract (the loop checks every value it receives with these).
 export {

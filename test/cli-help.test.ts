@@ -20,6 +20,7 @@ import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
 import { summarizeSpec } from '../src/cli/summarize.js'
 import { suitesSpec } from '../src/cli/suites.js'
 import { viewSpec } from '../src/cli/view.js'
+import { stabilitySpec } from '../src/cli/stability.js'
 
 const SPECS: CommandSpec[] = [
   analyzeSpec,
@@ -30,6 +31,7 @@ const SPECS: CommandSpec[] = [
   mergeSpec,
   viewSpec,
   suitesSpec,
+  stabilitySpec,
 ]
 
 async function help(argv: string[]): Promise<{ code: number; stdout: string }> {

@@ -3,6 +3,7 @@
  * `AnalysisReportSchema`): what `seqk analyze` prints and writes, and what the HTML report renders.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import type { CellSummary } from '../core/schemas.js'
 import {
   AnalysisInputError,
@@ -250,7 +251,11 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       revisionAnnotation: revisionAnnotationSection(b.cells),
       selection: selections,
       selectionSkipped: skipped,
-      notes: [...bNotes, ...b.cells.flatMap((cell) => heldOutGapLine(cell) ?? [])],
+      notes: [
+        ...bNotes,
+        ...b.cells.flatMap((cell) => heldOutGapLine(cell) ?? []),
+        ...b.cells.flatMap((cell) => verifierUnstableLine(cell) ?? []),
+      ],
     }
   })
   const correlations: Correlations[] = [...pairsByMode].map(([mode, pairs]) =>

@@ -49,6 +49,8 @@ export const CellStartRecordSchema = z.object({
   estimate: CellEstimateSchema.optional(),
   /** Where its tasks came from, as their metadata says (for the disclosure card). */
   provenance: BenchmarkProvenanceSchema.optional(),
+  /** Tasks the eval's `stability` report saw flip: the summary's `verifierUnstable.reported` (absent without a report). */
+  knownUnstable: z.array(z.string()).optional(),
 })
 export type CellStartRecord = z.infer<typeof CellStartRecordSchema>
 

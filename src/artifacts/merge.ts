@@ -138,6 +138,7 @@ function declarationChanges(a: CellStartRecord, b: CellStartRecord): string[] {
     'errors',
     'file',
     'baseline',
+    'knownUnstable',
   ] as const
   return fields
     .filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f]))

@@ -67,6 +67,7 @@ export function recomputeCell(
     thresholds: start.thresholds,
     errors: start.errors,
     durationMs: end?.durationMs ?? 0,
+    ...(start.knownUnstable ? { knownUnstable: start.knownUnstable } : {}),
   })
   const total = taskIds.length * start.repeats
   if (!end || end.unfinished !== undefined || mine.length < total) {

@@ -25,6 +25,7 @@ import { estimateSpec, runEstimate } from './estimate.js'
 import { exportSpec, runExport } from './export.js'
 import { runStrengthen, strengthenSpec } from './strengthen.js'
 import { runSuites, suitesSpec } from './suites.js'
+import { runStability, stabilitySpec } from './stability.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
 
@@ -160,6 +161,7 @@ const COMMANDS = [
   exportSpec,
   strengthenSpec,
   suitesSpec,
+  stabilitySpec,
 ]
 
 function version(): string {
@@ -246,6 +248,8 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'strengthen')
       return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'suites') return runSuites(paths, flags, io)
+    if (spec.name === 'stability')
+      return runStability(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'estimate')
       return runEstimate(paths, flags, dash >= 0 ? rest.slice(dash + 1) : [], io).catch((error: unknown) =>
         failed(command, error, io),

@@ -512,6 +512,12 @@ export const CellSummarySchema = z.object({
   revisionAnnotation: RevisionAnnotationSummarySchema.nullable().optional(),
   /** The feedback-overfitting gap (sequential cells whose verdicts hold out tests); null or absent otherwise. */
   heldOut: HeldOutGapSummarySchema.nullable().optional(),
+  /**
+   * Tasks on which the verifier is known to be unstable (absent when none): `inRun`, an unmodified
+   * revision got another verdict than the same answer one attempt before, in this run; `reported`,
+   * a `seqk stability` report given to the eval (`stability`) saw the reference's verdict flip.
+   */
+  verifierUnstable: z.object({ inRun: z.array(z.string()), reported: z.array(z.string()).optional() }).optional(),
   meanAttempts: MaybeNumber,
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,

@@ -58,6 +58,8 @@ describe('vitest-seqk/metrics', () => {
         'taskRate',
         'taskRates',
         'taskTrials',
+        'cohensKappa',
+        'verdictAgreement',
       ].sort(),
     )
   })

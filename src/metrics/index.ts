@@ -17,6 +17,8 @@ export { coefficientOfVariation, outcomeConsistency, outcomeConsistencyOf, resou
 export type { MetricDefinition, MetricId, MetricProtocol } from './registry.js'
 export { headlineMetric, measures, METRIC_IDS, METRICS, reliabilityMetric } from './registry.js'
 export { gain } from './gains.js'
+export type { VerdictAgreement } from './verdict-agreement.js'
+export { cohensKappa, verdictAgreement } from './verdict-agreement.js'
 export type { RevisionTiming } from './revision-timing.js'
 export { revisionTiming } from './revision-timing.js'
 export type { UnmodifiedRevisions } from './unmodified-revisions.js'

@@ -40,9 +40,15 @@ import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
 import { heldOutGapSummary } from './held-out-gap.js'
+import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
 
+function verifierUnstableField(known: CellSummary['verifierUnstable']): {
+  verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
+} {
+  return known ? { verifierUnstable: known } : {}
+}
 function heldOutField(gap: CellSummary['heldOut']): { heldOut?: NonNullable<CellSummary['heldOut']> } {
   return gap ? { heldOut: gap } : {}
 }
@@ -83,6 +89,8 @@ export interface SummariseInput {
   /** How errored trajectories enter the rates (the protocol's `errors`). */
   errors: ErrorPolicy
   durationMs: number
+  /** Tasks a `seqk stability` report saw flip for this cell's verifier (the eval's `stability`); the summary's `verifierUnstable.reported`. */
+  knownUnstable?: readonly string[]
 }
 
 /**
@@ -393,6 +401,8 @@ function summariseEnded(input: SummariseInput): CellSummary {
     revisionAnnotation: annotation,
     // Only cells with held-out tests carry it, so every other summary reads as before.
     ...heldOutField(heldOutGapSummary(trajectories, K, independent)),
+    // Only cells whose verifier is known to be unstable carry it.
+    ...verifierUnstableField(verifierUnstableOf(trajectories, input.knownUnstable, input.taskIds)),
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     usage: spent.usage,
     ...unknownCalls(spent.usageUnknownCalls),

@@ -45,6 +45,8 @@ export interface CellSpec {
   thresholds: Thresholds
   /** How errored trajectories enter the rates: `censored` (default in seqEval), `failures` or `left-out`. */
   errors: ErrorPolicy
+  /** Tasks a `seqk stability` report saw flip for this verifier (seqEval's `stability`); the summary says so. */
+  knownUnstable?: readonly string[]
   signal?: AbortSignal
   /** Called as each trajectory ends, in completion order: append it to the artifact here. */
   onTrajectory?: (trajectory: Trajectory) => void | Promise<void>
@@ -287,6 +289,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     thresholds: spec.thresholds,
     errors: spec.errors,
     durationMs: Date.now() - started,
+    ...(spec.knownUnstable ? { knownUnstable: spec.knownUnstable } : {}),
   })
   return { summary, trajectories }
 }

@@ -4,6 +4,7 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
 import { rankingChanges, spendingLine } from './table.js'
@@ -645,6 +646,7 @@ ${cellsTable(cells, ctx)}
 ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
+${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>

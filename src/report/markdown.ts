@@ -3,6 +3,7 @@
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
@@ -285,6 +286,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       )
 
     for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
+    for (const line of b.cells.map(verifierUnstableLine)) if (line) out.push(markdownText(sentence(line)), '')
 
     // One paragraph each: two ranking lines must not render as one.
     for (const r of rankingChanges(b.cells)) out.push(`> ${markdownText(sentence(r))}`, '')

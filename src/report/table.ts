@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
@@ -249,6 +250,7 @@ export function renderBenchmarkTable(
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
+  for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
   const identical = identicalRowsNote(cells)
   if (identical) note(identical)
   const spending = spendingLine(cells)

@@ -17,6 +17,8 @@ export interface CellStartPlan {
   thresholds: Thresholds
   errors: ErrorPolicy
   file: string
+  /** Tasks the eval's stability report saw flip (absent without one). */
+  knownUnstable?: string[]
 }
 
 /** Recorded when a cell starts, so the reporter can show progress against a total. */

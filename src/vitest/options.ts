@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { z } from 'zod'
+import { knownUnstableFrom } from '../protocol/stability.js'
 import { TaskSchema, type Task } from '../protocol/task.js'
 import type { ChatModel } from '../models/chat-model.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
@@ -208,6 +211,14 @@ export const SeqEvalOptionsSchema = z
           .strict(),
       ])
       .default(false),
+    /**
+     * A `seqk stability --json` report of this eval's verifier (path relative to the working
+     * directory): cells say when their verifier is known to be unstable on any of their tasks.
+     */
+    stability: z
+      .string({ message: 'stability must be the path of a seqk stability --json report, e.g. "stability.json"' })
+      .min(1, 'stability must be the path of a seqk stability --json report, e.g. "stability.json"')
+      .optional(),
   })
   .strict()
 
@@ -226,6 +237,8 @@ export type ResolvedOptions = Omit<
   independent: { expect: Thresholds } | null
   /** The baseline gate, or null when the eval keeps no baseline. */
   baseline: { file: string; margin: number; maxDrop: number } | null
+  /** The tasks the `stability` report saw flip (absent without a report). */
+  knownUnstable?: string[]
 }
 
 /** Thrown at declaration time: names the eval, the option and the fix. */
@@ -385,6 +398,22 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     problems.push(
       `countErrorsAsFailures: ${String(o.countErrorsAsFailures)} contradicts errors: '${o.errors}'; keep only errors (countErrorsAsFailures is its older spelling)`,
     )
+  let knownUnstable: string[] | undefined
+  if (o.stability !== undefined) {
+    let text: string | undefined
+    try {
+      text = readFileSync(resolve(o.stability), 'utf8')
+    } catch {
+      problems.push(
+        `stability: cannot read ${o.stability}; write it with npx seqk stability <benchmark file> --json ${o.stability}`,
+      )
+    }
+    if (text !== undefined) {
+      const known = knownUnstableFrom(text, o.stability, o.verifier)
+      if ('problem' in known) problems.push(`stability: ${known.problem}`)
+      else knownUnstable = known.tasks
+    }
+  }
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
   const baseline =
@@ -392,5 +421,5 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       ? null
       : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
   const { annotate: _annotate, ...rest } = o
-  return { ...rest, tasks: o.tasks, modes, independent, baseline, errors }
+  return { ...rest, tasks: o.tasks, modes, independent, baseline, errors, ...(knownUnstable ? { knownUnstable } : {}) }
 }

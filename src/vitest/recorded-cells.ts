@@ -64,6 +64,7 @@ export function unfinishedCell(
     thresholds: plan.thresholds,
     errors: plan.errors,
     durationMs: testCase.diagnostic()?.duration ?? 0,
+    ...(plan.knownUnstable ? { knownUnstable: plan.knownUnstable } : {}),
   })
   const cell = {
     ...summary,

@@ -89,6 +89,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       discloseBudget: options.discloseBudget,
       concurrency: options.concurrency,
       errors: options.errors,
+      ...(options.knownUnstable ? { knownUnstable: options.knownUnstable } : {}),
       ...(options.maxCostUsd !== undefined || options.maxTokens !== undefined
         ? { costCap: { cell: { maxCostUsd: options.maxCostUsd, maxTokens: options.maxTokens } } }
         : {}),
@@ -195,6 +196,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             thresholds: plan.thresholds,
             errors: plan.errors,
             file: plan.file,
+            ...(plan.knownUnstable ? { knownUnstable: plan.knownUnstable } : {}),
             baseline:
               baselinePath && gateOptions ? { file: relative(process.cwd(), baselinePath), ...gateOptions } : null,
             ...(shard ? { shard } : {}),
@@ -311,10 +313,12 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
     thresholds: spec.thresholds,
     errors: spec.errors,
     file,
+    ...(spec.knownUnstable ? { knownUnstable: [...spec.knownUnstable] } : {}),
   }
 }
 
-type CellPlanInput = Parameters<typeof cellProtocol>[0] & Pick<CellSpec, 'repeats' | 'thresholds' | 'errors'>
+type CellPlanInput = Parameters<typeof cellProtocol>[0] &
+  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable'>
 
 let warnedSetup = false
 
