@@ -148,12 +148,22 @@ describe('the workspace tools', () => {
     const small = await Workspace.create({}, workspaceSettings('test', { maxBytes: 100_000 }))
     try {
       await call(small, 'run_command', { command: 'head -c 200000 /dev/zero > big' })
-      await expect(call(small, 'list_files', {})).rejects.toThrow(/over its size limit of 100000 bytes and was emptied/)
+      await expect(call(small, 'list_files', {})).rejects.toThrow(
+        /over its size limit of 100000 bytes or 2000 entries and was emptied/,
+      )
       expect(await small.snapshot()).toEqual({ files: {}, tooLarge: true })
     } finally {
       await small.dispose()
     }
     expect(existsSync(small.dir)).toBe(false)
+    // A flood of empty files is over the limit too: the walk that checks the size stops at 2000 entries.
+    const many = await Workspace.create({}, workspaceSettings('test', {}))
+    try {
+      await call(many, 'run_command', { command: 'mkdir d && cd d && seq 2500 | xargs touch' })
+      await expect(call(many, 'read_file', { path: 'x' })).rejects.toThrow(/was emptied/)
+    } finally {
+      await many.dispose()
+    }
   })
 })
 

@@ -182,7 +182,7 @@ export class Workspace {
         if (!stat?.isDirectory()) throw new WorkspacePathError(`${JSON.stringify(path)} is not a directory`)
       }
       const lines: string[] = []
-      await walk(start, parts.join('/'), (entry) => {
+      const cut = await walk(start, parts.join('/'), (entry) => {
         lines.push(
           entry.kind === 'dir'
             ? `${entry.path}/`
@@ -191,6 +191,7 @@ export class Workspace {
               : `${entry.path} (${entry.kind}, not followed)`,
         )
       })
+      if (cut) lines.push(`(more entries than the ${MAX_ENTRIES} listed)`)
       return lines.length === 0 ? '(empty)' : lines.join('\n')
     })
   }
@@ -212,15 +213,14 @@ export class Workspace {
       })
       // The workspace is a host directory, outside the sandbox's size-limited /tmp: its size is checked after each command.
       let bytes = 0
-      let over = false
-      await walk(this.dir, '', (entry) => {
+      // Stopped early: past the size limit, or past the entries a walk reads (a flood of small files).
+      const over = await walk(this.dir, '', (entry) => {
         bytes += entry.size
-        if (bytes > settings.maxBytes) over = true
-        return over
+        return bytes > settings.maxBytes
       })
       if (over) {
         await rm(this.dir, { recursive: true, force: true })
-        this.#emptied = `the workspace went over its size limit of ${settings.maxBytes} bytes and was emptied`
+        this.#emptied = `the workspace went over its size limit of ${settings.maxBytes} bytes or ${MAX_ENTRIES} entries and was emptied`
         await mkdir(this.dir, { mode: 0o755 })
         await this.#own(this.dir)
       }
@@ -234,13 +234,13 @@ export class Workspace {
       if (this.#emptied !== undefined) return { files: {}, tooLarge: true }
       const found: { path: string; size: number }[] = []
       let bytes = 0
-      await walk(this.dir, '', (entry) => {
+      const stopped = await walk(this.dir, '', (entry) => {
         if (entry.kind !== 'file') return false
         bytes += entry.size
         found.push(entry)
         return bytes > SNAPSHOT_MAX_BYTES
       })
-      if (bytes > SNAPSHOT_MAX_BYTES) return { files: {}, tooLarge: true }
+      if (stopped) return { files: {}, tooLarge: true }
       const files: Record<string, string> = {}
       for (const { path } of found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
         const parts = path.split('/')
@@ -350,11 +350,15 @@ interface Entry {
   size: number
 }
 
-/** Walks the tree under `dir` depth-first in name order, never following a symlink; `visit` returning true stops. */
+/**
+ * Walks the tree under `dir` depth-first in name order, never following a symlink. True when it
+ * stopped early: `visit` returned true, or more than {@link MAX_ENTRIES} entries were seen.
+ */
 async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolean | void): Promise<boolean> {
   let seen = 0
   const go = async (at: string, rel: string): Promise<boolean> => {
-    const names = (await readdir(at)).sort()
+    // A directory a command made unreadable (mode 000) is left out, as if empty.
+    const names = (await readdir(at).catch(() => [] as string[])).sort()
     for (const name of names) {
       if (++seen > MAX_ENTRIES) return true
       const path = rel === '' ? name : `${rel}/${name}`
