@@ -35,7 +35,15 @@ export {
   MissingApiKeyError,
 } from './models/index.js'
 // Agents: `actors.agent` and the tools it calls.
-export { actors, tool, type AgentOptions, type AgentTool, type ToolContext, type ToolOptions } from './agents/index.js'
+export {
+  actors,
+  tool,
+  type AgentOptions,
+  type AgentTool,
+  type ToolContext,
+  type ToolOptions,
+  type WorkspaceOptions,
+} from './agents/index.js'
 export type { ToolCall, ToolDefinition, ToolTurn } from './models/tools.js'
 export type { Episode, EpisodeEndReason, EpisodeTurn, ToolCallRecord } from './core/episode.js'
 export type {
@@ -81,6 +89,8 @@ export type {
   StandardSchema,
   NumericOptions,
   OneOfOptions,
+  ToolCallsOptions,
+  ExpectedToolCall,
   PredicateOptions,
   PredicateResult,
   PredicateRule,

@@ -23,6 +23,13 @@ import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
 import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
 import type { AgentTool, ToolContext } from './tool.js'
+import {
+  Workspace,
+  workspaceSettings,
+  workspaceTools,
+  type WorkspaceOptions,
+  type WorkspaceSettings,
+} from './workspace.js'
 
 /** The options of `actors.agent()`. */
 export interface AgentOptions {
@@ -42,6 +49,13 @@ export interface AgentOptions {
   maxResultChars?: number
   /** Longest one tool call may run in ms (default 60 000): then it fails, and the model reads so. */
   toolTimeoutMs?: number
+  /**
+   * A fresh workspace per attempt, seeded from the task's `files`, with the built-in tools
+   * `read_file`, `write_file`, `list_files`, `run_command` and `run_python` (commands run in the
+   * Python verifier's sandbox). `true` for the defaults. Its files at the episode's end go to the
+   * verifier (`verifiers.pythonTests({ workspace: true })`).
+   */
+  workspace?: WorkspaceOptions | true
   /** Name in tables (default `agent:<model id>`). */
   id?: string
 }
@@ -55,6 +69,7 @@ const KNOWN = [
   'maxCostUsd',
   'maxResultChars',
   'toolTimeoutMs',
+  'workspace',
   'id',
 ]
 const BOUNDS = {
@@ -99,11 +114,15 @@ export function agentActor(options: AgentOptions): ChatModel {
   if (!Array.isArray(options.tools))
     throw new TypeError(`${where}: tools must be a list of tool({ name, description, parameters, run })`)
   const byName = new Map<string, AgentTool>()
-  for (const t of options.tools) {
+  const workspace = options.workspace === undefined ? undefined : workspaceSettings(where, options.workspace)
+  const allTools = workspace ? [...workspaceTools(), ...options.tools] : options.tools
+  for (const t of allTools) {
     if (!t?.definition || typeof t.check !== 'function')
       throw new TypeError(`${where}: every tool must come from tool({ name, description, parameters, run })`)
     if (byName.has(t.definition.name))
-      throw new TypeError(`${where}: two tools are named ${JSON.stringify(t.definition.name)}`)
+      throw new TypeError(
+        `${where}: two tools are named ${JSON.stringify(t.definition.name)}${workspace ? ' (the workspace adds read_file, write_file, list_files, run_command and run_python)' : ''}`,
+      )
     byName.set(t.definition.name, t)
   }
   // Fail closed: a cost limit on a model with no price could never be checked.
@@ -111,7 +130,7 @@ export function agentActor(options: AgentOptions): ChatModel {
     throw new TypeError(
       `${where}: maxCostUsd needs a priced model, and ${model.id} has no price (set its prices option)`,
     )
-  const definitions = options.tools.map((t) => t.definition)
+  const definitions = allTools.map((t) => t.definition)
   const limits = {
     maxSteps: options.maxSteps ?? 20,
     maxTokens: options.maxTokens,
@@ -135,6 +154,16 @@ export function agentActor(options: AgentOptions): ChatModel {
       ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
       ...(limits.maxWallMs !== undefined ? { maxWallMs: limits.maxWallMs } : {}),
       ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}),
+      // Its limits can change what a command does (a timeout, a memory error): part of the protocol.
+      ...(workspace
+        ? {
+            'workspace.timeoutMs': workspace.timeoutMs,
+            'workspace.memoryMb': workspace.memoryMb,
+            'workspace.maxOutputBytes': workspace.maxOutputBytes,
+            'workspace.maxReadBytes': workspace.maxReadBytes,
+            'workspace.maxBytes': workspace.maxBytes,
+          }
+        : {}),
     },
   }
   return {
@@ -142,7 +171,8 @@ export function agentActor(options: AgentOptions): ChatModel {
     descriptor,
     ...(model.price ? { price: model.price } : {}),
     ...(model.unavailable ? { unavailable: model.unavailable } : {}),
-    chat: (request) => runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs }),
+    chat: (request) =>
+      runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs, workspace }),
   }
 }
 
@@ -154,10 +184,24 @@ interface EpisodeInput {
   limits: { maxSteps: number; maxTokens?: number; maxWallMs?: number; maxCostUsd?: number }
   maxResultChars: number
   toolTimeoutMs: number
+  workspace: WorkspaceSettings | undefined
+}
+
+/** One episode, in a fresh workspace when the agent has one: its files at the end go with the answer. */
+async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
+  if (!input.workspace) return runTurns(input, undefined)
+  throwIfAborted(input.request.signal)
+  const workspace = await Workspace.create(input.request.context.files, input.workspace)
+  try {
+    const response = await runTurns(input, workspace)
+    return { ...response, workspace: await workspace.snapshot() }
+  } finally {
+    await workspace.dispose()
+  }
 }
 
 /** One episode: turns until an answer or a limit. */
-async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
+async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): Promise<ChatResponse> {
   const { model, request, limits } = input
   throwIfAborted(request.signal)
   const started = performance.now()
@@ -229,7 +273,7 @@ async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
       }
       turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
       // Parallel calls run together, as the model asked for them together; results go back in its order.
-      const results = await Promise.all(calls.map((call) => runCall(call, input, wall)))
+      const results = await Promise.all(calls.map((call) => runCall(call, input, wall, workspace)))
       throwIfAborted(request.signal)
       turn.toolCalls = results.map((r) => r.record)
       turns.push(...results.map((r) => r.turn))
@@ -288,6 +332,7 @@ async function runCall(
   call: ToolCall,
   input: EpisodeInput,
   wall: WallClock,
+  workspace: Workspace | undefined,
 ): Promise<{ record: ToolCallRecord; turn: ToolTurn }> {
   const started = performance.now()
   const { request } = input
@@ -312,6 +357,7 @@ async function runCall(
         taskId: request.context.taskId,
         attempt: request.context.attempt,
         repeat: request.context.repeat,
+        ...(workspace ? { workspace } : {}),
       }
       try {
         const out = await timer.race(Promise.resolve().then(() => found.run(checked.value, context)))

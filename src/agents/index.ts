@@ -12,3 +12,4 @@ import { agentActor } from './agent.js'
 export const actors = { ...modelActors, agent: agentActor }
 export { agentActor, type AgentOptions } from './agent.js'
 export { tool, type AgentTool, type ToolContext, type ToolOptions } from './tool.js'
+export { Workspace, WorkspaceTaskFieldsSchema, workspaceTools, type WorkspaceOptions } from './workspace.js'

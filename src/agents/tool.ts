@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import { TOOL_NAME, toolParameters, type ToolDefinition } from '../models/tools.js'
+import type { Workspace } from './workspace.js'
 
 /** What a tool's function is handed besides its arguments: where it runs, and a signal to stop. */
 export interface ToolContext {
@@ -14,6 +15,8 @@ export interface ToolContext {
   taskId: string
   attempt: number
   repeat: number
+  /** The attempt's workspace, when the agent has one (`actors.agent({ workspace })`). */
+  workspace?: Workspace
 }
 
 /** The options of {@link tool}. */

@@ -54,3 +54,16 @@ export const EpisodeSchema = z.object({
 })
 /** An agent's attempt: its turns in order and why it ended. */
 export type Episode = z.infer<typeof EpisodeSchema>
+
+/**
+ * An agent's workspace at the end of its episode: every regular file (symlinks and other
+ * entries left out), by path relative to the workspace, as UTF-8 text. What
+ * `verifiers.pythonTests({ workspace: true })` judges. `tooLarge`: the files were over the
+ * snapshot's limit (or the workspace over its size limit), so none are given and the verdict fails.
+ */
+export const WorkspaceSnapshotSchema = z.object({
+  files: z.record(z.string(), z.string()),
+  tooLarge: z.boolean().optional(),
+})
+/** An agent's workspace at the end of its episode (see {@link WorkspaceSnapshotSchema}). */
+export type WorkspaceSnapshot = z.infer<typeof WorkspaceSnapshotSchema>

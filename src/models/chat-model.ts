@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ComponentError, zodProblems } from './component-error.js'
 import type { Price } from './pricing.js'
-import { EpisodeSchema, type Episode } from '../core/episode.js'
+import { EpisodeSchema, WorkspaceSnapshotSchema, type Episode, type WorkspaceSnapshot } from '../core/episode.js'
 import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'
 
 // The contract's schemas live in core/; re-exported here beside the interfaces that use them.
@@ -47,6 +47,8 @@ export interface CallContext {
    * real providers ignore it. Only this field travels: no provider sees the rest of the task.
    */
   simulation?: unknown
+  /** The task's `files` field: the seed of an agent's workspace (`actors.agent({ workspace })` validates it). */
+  files?: unknown
 }
 
 /** What `chat()` is called with: the messages, the call's context and an abort signal. */
@@ -91,6 +93,8 @@ export interface ChatResponse {
   toolCalls?: ToolCall[]
   /** An agent's answer: the episode of turns and tool calls that produced it (`usage` and `costUsd` are its turns', added). */
   episode?: Episode
+  /** An agent's workspace as the episode left it (`actors.agent({ workspace })`), for a verifier that judges files. */
+  workspace?: WorkspaceSnapshot
 }
 
 /**
@@ -108,6 +112,7 @@ export const ChatResponseSchema = z.object({
   replayed: z.boolean().optional(),
   toolCalls: z.array(ToolCallSchema).optional(),
   episode: EpisodeSchema.optional(),
+  workspace: WorkspaceSnapshotSchema.optional(),
 })
 
 const CHAT_RESPONSE_CONTRACT =
@@ -163,7 +168,8 @@ export function isPlainChatResponse(value: unknown): value is ChatResponse {
     (r.replayed === undefined || typeof r.replayed === 'boolean') &&
     // An agent checks every turn: its tool calls, plain strings, are checked here too.
     (r.toolCalls === undefined || isToolCallList(r.toolCalls)) &&
-    r.episode === undefined
+    r.episode === undefined &&
+    r.workspace === undefined
   )
 }
 

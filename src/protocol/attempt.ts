@@ -117,6 +117,8 @@ export async function proposeAndVerify(input: {
       attempt: context.attempt,
       repeat: context.repeat,
       origin,
+      ...(response.workspace ? { workspace: response.workspace } : {}),
+      ...(response.episode ? { episode: response.episode } : {}),
     })
     graded = isPromiseLike(verifying) ? await verifying : verifying
   } catch (error) {

@@ -46,6 +46,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
         repeat,
         protocol: 'independent',
         simulation: task.simulation,
+        ...(task.files !== undefined ? { files: task.files } : {}),
         cell: input.cell,
       },
       signal,

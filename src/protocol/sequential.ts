@@ -97,6 +97,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           repeat,
           protocol: 'sequential',
           simulation: task.simulation,
+          ...(task.files !== undefined ? { files: task.files } : {}),
           cell: input.cell,
         },
         signal,

@@ -1,3 +1,5 @@
+import { WorkspaceTaskFieldsSchema } from '../agents/workspace.js'
+import { ToolCallsTaskFieldsSchema } from '../verifiers/tool-calls.js'
 import { describe, expect, it } from 'vitest'
 import { TaskBaseSchema } from '../core/task.js'
 import { SimulationTaskFieldsSchema } from '../models/simulated.js'
@@ -19,6 +21,8 @@ describe('TaskSchema', () => {
       'criteria',
       'metadata',
       'simulation',
+      'files',
+      'expectedToolCalls',
     ])
     const owners = [
       TaskBaseSchema,
@@ -26,6 +30,8 @@ describe('TaskSchema', () => {
       ExactMatchTaskFieldsSchema,
       RubricTaskFieldsSchema,
       SimulationTaskFieldsSchema,
+      WorkspaceTaskFieldsSchema,
+      ToolCallsTaskFieldsSchema,
     ]
     for (const owner of owners)
       for (const [field, schema] of Object.entries(owner.shape))

@@ -8,6 +8,8 @@ import { SimulationTaskFieldsSchema } from '../models/simulated.js'
 import { ExactMatchTaskFieldsSchema } from '../verifiers/exact-match.js'
 import { PythonTestsTaskFieldsSchema } from '../verifiers/python-tests/task-fields.js'
 import { RubricTaskFieldsSchema } from '../verifiers/rubric/criteria.js'
+import { WorkspaceTaskFieldsSchema } from '../agents/workspace.js'
+import { ToolCallsTaskFieldsSchema } from '../verifiers/tool-calls.js'
 
 export { taskMessages } from '../core/task.js'
 export { SimulationScriptSchema, type SimulationScript } from '../models/simulated.js'
@@ -17,7 +19,7 @@ export { SimulationScriptSchema, type SimulationScript } from '../models/simulat
  * ignored by it; each verifier checks at declaration time that the fields it needs are present.
  * Its fields, in this order (the order tasks have always parsed to): `id`, `prompt` (core/task.ts);
  * `tests`, `setup`, `entryPoint` (python-tests); `expected` (exact-match); `criteria` (rubric);
- * `metadata` (core/task.ts); `simulation` (the simulated actor).
+ * `metadata` (core/task.ts); `simulation` (the simulated actor); `files` (an agent's workspace); `expectedToolCalls` (tool-calls).
  *
  * @example
  * const task: Task = TaskSchema.parse({ id: 'capital/fr', prompt: 'The capital of France? One word.', expected: 'Paris' })
@@ -30,6 +32,8 @@ export const TaskSchema = z.object({
   ...RubricTaskFieldsSchema.shape,
   metadata: TaskBaseSchema.shape.metadata,
   ...SimulationTaskFieldsSchema.shape,
+  ...WorkspaceTaskFieldsSchema.shape,
+  ...ToolCallsTaskFieldsSchema.shape,
 })
 export type Task = z.infer<typeof TaskSchema>
 /** A task as you write it, before TaskSchema fills in its defaults. */

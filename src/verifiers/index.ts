@@ -14,16 +14,28 @@ import { predicate } from './predicate.js'
 import { pythonTests } from './python-tests/python-tests.js'
 import { regex } from './regex.js'
 import { rubric } from './rubric/index.js'
+import { toolCalls } from './tool-calls.js'
 
 /**
  * The built-in verifiers, by name: `pythonTests` (hidden Python tests), `rubric` (criteria by
  * code, predicate or grader model), `exactMatch` (the task's `expected` answer), `contains`
  * (phrases the answer must hold), `regex` (a pattern it must match), `json` (valid JSON, a JSON
  * Schema or a zod schema), `numeric` (a number within a tolerance), `oneOf` (one of a closed set of
- * choices) and `predicate` (your own rule). A custom verifier is any object meeting the Verifier
+ * choices), `toolCalls` (an agent called the expected tools with the expected arguments) and `predicate` (your own rule). A custom verifier is any object meeting the Verifier
  * contract (README).
  */
-export const verifiers = { pythonTests, rubric, exactMatch, contains, regex, json, numeric, oneOf, predicate }
+export const verifiers = {
+  pythonTests,
+  rubric,
+  exactMatch,
+  contains,
+  regex,
+  json,
+  numeric,
+  oneOf,
+  predicate,
+  toolCalls,
+}
 
 export type {
   Verifier,
@@ -50,6 +62,7 @@ export type { RegexOptions } from './regex.js'
 export type { JsonOptions, StandardSchema } from './json.js'
 export { numbersIn, type NumericOptions } from './numeric.js'
 export type { OneOfOptions } from './one-of.js'
+export type { ExpectedToolCall, ToolCallsOptions } from './tool-calls.js'
 export { extractPythonCode } from './python-tests/extract.js'
 export { PythonNotFoundError } from './python-tests/interpreter.js'
 export type { PythonTestsOptions, PythonTestsStats, PythonTestsVerifier } from './python-tests/python-tests.js'

@@ -1,6 +1,7 @@
 import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
 import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
+import type { Episode, WorkspaceSnapshot } from '../core/episode.js'
 
 // The contract's schemas live in core/; re-exported here beside the Verifier interface.
 export {
@@ -28,6 +29,10 @@ export interface VerifyOptions {
    * whether the answer may run where no sandbox is available.
    */
   origin?: 'model' | 'bundled-simulation'
+  /** An agent's workspace as its episode left it, when the actor has one (`actors.agent({ workspace })`). */
+  workspace?: WorkspaceSnapshot
+  /** An agent's episode (its turns and tool calls), when the actor is an agent. */
+  episode?: Episode
 }
 
 /**

@@ -65,6 +65,14 @@ export interface PythonTestsOptions {
    * for an explicit list). The share and seed are part of the protocol. Default: none held out.
    */
   heldOut?: HeldOutShare
+  /**
+   * Judge an agent's workspace instead of its answer's text (`actors.agent({ workspace })`): the
+   * workspace's files are written into the attempt's directory, every top-level module (a
+   * `name.py` not named `test*`) is imported with `from name import *`, and the task's tests run
+   * against those names, in the same sandbox and limits. An attempt without a workspace is an
+   * error (the actor is not an agent with a workspace). Default false.
+   */
+  workspace?: boolean
 }
 
 /** Counters of one verifier instance (observability and tests). */
@@ -95,6 +103,7 @@ const PYTHON_TESTS_OPTIONS = [
   'prependSetup',
   'pool',
   'heldOut',
+  'workspace',
 ] as const
 /** Upper bounds of the numeric options (see PythonTestsOptions). */
 const MAX_TIMEOUT_MS = 600_000
@@ -148,8 +157,10 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
   const useCache = options.cache ?? true
   const usePool = options.pool ?? true
   const prependSetup = options.prependSetup ?? false
+  const judgeWorkspace = options.workspace ?? false
   for (const [name, value] of [
     ['prependSetup', prependSetup],
+    ['workspace', judgeWorkspace],
     ['cache', useCache],
     ['pool', usePool],
   ] as const) {
@@ -196,6 +207,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       memoryMb,
       prependSetup,
       ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}),
+      ...(judgeWorkspace ? { workspace: true } : {}),
     },
     stats,
     sandbox: plan.mode,
@@ -237,8 +249,14 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       if (tests === undefined || tests.trim() === '') {
         throw new Error(`vitest-seqk python-tests: task ${task.id} has no tests to run`)
       }
+      let program: string | undefined
+      if (judgeWorkspace) {
+        const built = workspaceProgram(task, verifyOptions.workspace)
+        if (typeof built !== 'string') return built
+        program = built
+      }
       // Measured before anything reads the answer: no answer, however large, holds up Node's event loop.
-      const bytes = answerBytes(answer)
+      const bytes = program !== undefined ? 0 : answerBytes(answer)
       if (bytes > MAX_CODE_BYTES) {
         const size = bytes === Infinity ? `over ${MAX_CODE_BYTES / 1048576} MiB` : `${(bytes / 1048576).toFixed(1)} MiB`
         const summary = `the answer is ${size}, over the limit of ${MAX_CODE_BYTES / 1048576} MiB for its code, so it was not run`
@@ -250,7 +268,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
           diagnostics: { outcome: 'load-error', summary, error },
         }
       }
-      const code = extractPythonCode(answer)
+      const code = program ?? extractPythonCode(answer)
       if (code.trim() === '') {
         return {
           pass: false,
@@ -298,7 +316,7 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       let cacheable = reusable(raw.run)
       // The official harness scores the code as written and the sanitised code and keeps the
       // better; per answer here, so a failing demo under `if __name__` does not sink right code.
-      const sanitised = raw.verdict.pass ? undefined : sanitisePythonCode(code)
+      const sanitised = raw.verdict.pass || program !== undefined ? undefined : sanitisePythonCode(code)
       if (sanitised) {
         const cut = await attempt(sanitised.code)
         cacheable &&= reusable(cut.run)
@@ -316,6 +334,59 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       return verdict
     },
   }
+}
+
+/** A workspace's top-level module: `name.py`, `name` an identifier not starting with `test`. */
+const WORKSPACE_MODULE = /^(?!test)[A-Za-z_][A-Za-z0-9_]*\.py$/
+
+/**
+ * The program that judges a workspace: it writes the files into the attempt's own directory and
+ * imports every top-level module's names, so the tests call them as they would a code answer's.
+ * A verdict instead when there is nothing to run; an error when the attempt has no workspace.
+ */
+function workspaceProgram(task: AnyTask, snapshot: VerifyOptions['workspace']): string | Verdict {
+  if (snapshot === undefined)
+    throw new Error(
+      `vitest-seqk python-tests: pythonTests({ workspace: true }) judges an agent's workspace, but the attempt at task ${task.id} has none; use actors.agent({ workspace: true, ... }) as the actor`,
+    )
+  const paths = Object.keys(snapshot.files).sort()
+  const bytes = paths.reduce((sum, p) => sum + Buffer.byteLength(p) + Buffer.byteLength(snapshot.files[p] ?? ''), 0)
+  if (snapshot.tooLarge === true || bytes > MAX_CODE_BYTES)
+    return {
+      pass: false,
+      durationMs: 0,
+      extracted: '',
+      diagnostics: {
+        outcome: 'load-error',
+        summary: `the workspace's files are over the limit of ${MAX_CODE_BYTES / 1048576} MiB, so they were not run`,
+        error: 'oversized workspace',
+      },
+    }
+  const unsafe = paths.find((p) => p.startsWith('/') || p.split('/').includes('..') || p.includes('\0'))
+  if (unsafe !== undefined)
+    throw new Error(`vitest-seqk python-tests: the workspace holds a path outside it: ${JSON.stringify(unsafe)}`)
+  const modules = paths.filter((p) => WORKSPACE_MODULE.test(p)).map((p) => p.slice(0, -3))
+  if (modules.length === 0)
+    return {
+      pass: false,
+      durationMs: 0,
+      extracted: paths.join('\n'),
+      diagnostics: { outcome: 'no-answer', summary: 'the workspace holds no top-level Python module to test' },
+    }
+  // JSON strings are Python string literals (JSON.stringify never writes `\/`).
+  const files = `{${paths.map((p) => `${JSON.stringify(p)}: ${JSON.stringify(snapshot.files[p])}`).join(', ')}}`
+  return [
+    'import os as _seqk_os, sys as _seqk_sys',
+    `for _seqk_path, _seqk_text in ${files}.items():`,
+    '    if _seqk_os.path.dirname(_seqk_path):',
+    '        _seqk_os.makedirs(_seqk_os.path.dirname(_seqk_path), exist_ok=True)',
+    '    with open(_seqk_path, "w", encoding="utf-8") as _seqk_file:',
+    '        _seqk_file.write(_seqk_text)',
+    '_seqk_sys.path.insert(0, _seqk_os.getcwd())',
+    'del _seqk_os, _seqk_sys, _seqk_path, _seqk_text, _seqk_file',
+    ...modules.map((m) => `from ${m} import *`),
+    '',
+  ].join('\n')
 }
 
 /** The task's held-out statements: its own list, else the verifier's share. Throws on an index past the tests. */

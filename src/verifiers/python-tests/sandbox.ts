@@ -35,6 +35,9 @@ export type SandboxMode = 'bwrap' | 'none'
 export const SANDBOX_UID = 65534
 export const SANDBOX_GID = 65534
 
+/** Where an agent's workspace appears inside the sandbox (see `workerCommand`'s `workspace`). */
+export const WORKSPACE_MOUNT = '/workspace'
+
 /** Size of the sandbox's private /tmp (tmpfs, held in memory): every file an attempt writes. */
 const TMPFS_BYTES = 64 * 1024 * 1024
 
@@ -208,7 +211,7 @@ export function workerCommand(
   plan: SandboxPlan,
   interpreter: { path: string; directories: readonly string[]; sitePackages?: readonly string[] },
   commandArgs: readonly string[],
-  options: { drop?: boolean } = {},
+  options: { drop?: boolean; workspace?: string } = {},
 ): string[] {
   const argv: string[] = []
   // `drop: false`: the caller (the judge) drops privileges itself, to a uid of its own.
@@ -239,8 +242,18 @@ export function workerCommand(
     // without them a third-party package's C library (numpy's BLAS) cannot load.
     if (entryKind('/etc/alternatives') === 'dir') argv.push('--ro-bind', '/etc/alternatives', '/etc/alternatives')
     argv.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMPFS_BYTES), '--tmpfs', '/tmp')
+    // An agent's workspace (a host directory of its own) is the one other writable place.
+    if (options.workspace !== undefined) argv.push('--bind', options.workspace, WORKSPACE_MOUNT)
     // Only /tmp stays writable: the root tmpfs and /dev (with /dev/shm) are made read-only.
-    argv.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/tmp', '--')
+    argv.push(
+      '--remount-ro',
+      '/dev',
+      '--remount-ro',
+      '/',
+      '--chdir',
+      options.workspace ? WORKSPACE_MOUNT : '/tmp',
+      '--',
+    )
   }
   argv.push(interpreter.path, ...commandArgs)
   return argv

@@ -1,0 +1,261 @@
+// An agent's workspace and its built-in tools, for real: bubblewrap, Python, the openai SDK over
+// the test server. Hostile arguments (paths out of the workspace, symlinks a command made, escapes
+// from the sandbox, floods of output, the API key in the environment) are contained; the files the
+// agent left are what pythonTests({ workspace: true }) judges.
+import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import {
+  actors,
+  defaultPromptBuilder,
+  feedback,
+  fullHistory,
+  runCell,
+  verifiers,
+  type CellSpec,
+  type Task,
+  type Verifier,
+} from '../src/index.js'
+import { Workspace, workspaceSettings, workspaceTools } from '../src/agents/workspace.js'
+import { planSandbox } from '../src/verifiers/python-tests/sandbox.js'
+import { startTestServer, type TestServer } from '../src/testing/index.js'
+
+const KEY = 'fake-key-SECRET-never-written-0123456789'
+const bwrap = planSandbox('auto').mode === 'bwrap'
+const settings = workspaceSettings('test', { timeoutMs: 5000, maxOutputBytes: 4096 })
+const signal = new AbortController().signal
+const byName = Object.fromEntries(workspaceTools().map((t) => [t.definition.name, t]))
+const context = (workspace: Workspace) => ({ signal, taskId: 't', attempt: 1, repeat: 0, workspace })
+/** Runs a built-in tool as the agent does: its arguments checked, then its function. */
+async function call(workspace: Workspace, name: string, args: object): Promise<string> {
+  const tool = byName[name]!
+  const checked = tool.check(args)
+  if (!checked.ok) throw new Error(checked.problems)
+  return String(await tool.run(checked.value, context(workspace)))
+}
+
+const outside = join(tmpdir(), `seqk-outside-${process.pid}.txt`)
+let workspace: Workspace
+beforeAll(() => writeFileSync(outside, 'host secret\n'))
+afterAll(() => rmSync(outside, { force: true }))
+beforeEach(async () => {
+  workspace = await Workspace.create(
+    { 'calc.py': 'def add(a, b):\n    return a - b\n', 'pkg/util.py': 'X = 1\n' },
+    settings,
+  )
+  return () => workspace.dispose()
+})
+
+describe('the workspace tools', () => {
+  it('read, write and list the files of the workspace', async () => {
+    expect(await call(workspace, 'read_file', { path: 'calc.py' })).toContain('return a - b')
+    expect(await call(workspace, 'write_file', { path: 'new/dir/a.txt', content: 'hi' })).toBe(
+      'wrote 2 bytes to new/dir/a.txt',
+    )
+    expect(await call(workspace, 'list_files', {})).toBe(
+      ['calc.py (32 bytes)', 'new/', 'new/dir/', 'new/dir/a.txt (2 bytes)', 'pkg/', 'pkg/util.py (6 bytes)'].join('\n'),
+    )
+    expect(await workspace.snapshot()).toEqual({
+      files: { 'calc.py': 'def add(a, b):\n    return a - b\n', 'new/dir/a.txt': 'hi', 'pkg/util.py': 'X = 1\n' },
+    })
+  })
+
+  it.each([
+    ['../x', /leaves the workspace/],
+    ['pkg/../../x', /leaves the workspace/],
+    ['/etc/passwd', /is absolute/],
+    [outside, /is absolute/],
+    ['a\0b', /NUL/],
+  ])('refuses the path %j', async (path, message) => {
+    await expect(call(workspace, 'read_file', { path })).rejects.toThrow(message)
+    await expect(call(workspace, 'write_file', { path, content: 'x' })).rejects.toThrow(message)
+    expect(readFileSync(outside, 'utf8')).toBe('host secret\n')
+  })
+
+  it.runIf(bwrap)('never follows a symlink a command made to a place outside the workspace', async () => {
+    const made = await call(workspace, 'run_command', {
+      command: `ln -s ${outside} leak && ln -s / root && ln -s /etc sys && echo made`,
+    })
+    expect(made).toMatch(/^exit code 0\n--- stdout ---\nmade/)
+    // The links exist (the sandbox's own view), but the host side reads, writes and lists none of them.
+    await expect(call(workspace, 'read_file', { path: 'leak' })).rejects.toThrow(/symlink/)
+    await expect(call(workspace, 'read_file', { path: 'root/etc/passwd' })).rejects.toThrow(/symlink/)
+    await expect(call(workspace, 'write_file', { path: 'leak', content: 'overwritten' })).rejects.toThrow(/symlink/)
+    await expect(call(workspace, 'write_file', { path: 'sys/x', content: 'x' })).rejects.toThrow(/symlink/)
+    await expect(call(workspace, 'list_files', { path: 'root' })).rejects.toThrow(/not a directory/)
+    expect(await call(workspace, 'list_files', {})).toContain('leak (symlink, not followed)')
+    expect(readFileSync(outside, 'utf8')).toBe('host secret\n')
+    // Inside the sandbox the link points at nothing: the host's file is not there.
+    expect(await call(workspace, 'run_command', { command: 'cat leak; cat root/etc/passwd' })).toMatch(
+      /No such file or directory[\s\S]*No such file or directory/,
+    )
+    // The verifier gets regular files only.
+    expect(Object.keys((await workspace.snapshot()).files).sort()).toEqual(['calc.py', 'pkg/util.py'])
+  })
+
+  it.runIf(bwrap)(
+    'contains commands that try to leave: no host files, no writes outside, no network, no key',
+    async () => {
+      const previous = process.env.OPENAI_API_KEY
+      process.env.OPENAI_API_KEY = KEY
+      try {
+        const out = await call(workspace, 'run_command', {
+          command: [
+            'id -u',
+            `cat ${outside}`,
+            'cat /etc/passwd',
+            'touch /usr/x',
+            'env',
+            'cat /proc/self/environ',
+            'ls /root /home',
+          ].join('; '),
+        })
+        expect(out).not.toContain('host secret')
+        expect(out).not.toContain(KEY)
+        expect(out).not.toMatch(/root:x:0/)
+        expect(out).toMatch(/Read-only file system/)
+        expect(out).toMatch(/^65534$/m)
+        const net = await call(workspace, 'run_python', {
+          code: 'import socket\ntry:\n    socket.create_connection(("1.1.1.1", 80), timeout=2)\n    print("CONNECTED")\nexcept OSError as e:\n    print("refused", e)\n',
+        })
+        expect(net).toMatch(/refused/)
+        expect(net).not.toContain('CONNECTED')
+      } finally {
+        if (previous === undefined) delete process.env.OPENAI_API_KEY
+        else process.env.OPENAI_API_KEY = previous
+      }
+    },
+  )
+
+  it.runIf(bwrap)('caps huge outputs and kills a flood; a command past its time is killed', async () => {
+    const big = await call(workspace, 'run_command', { command: 'head -c 200000 /dev/zero | tr "\\0" a' })
+    expect(big).toMatch(/^exit code 0\n--- stdout \(first 4096 of 200000 bytes\) ---\na{4096}\n--- stderr ---\n$/)
+    const flood = await call(workspace, 'run_command', { command: 'yes' })
+    expect(flood).toMatch(/^was killed for writing far more output than is kept/)
+    const slow = await workspaceSettings('test', { timeoutMs: 300 })
+    const short = await Workspace.create({}, slow)
+    try {
+      expect(await call(short, 'run_command', { command: 'sleep 30' })).toMatch(
+        /^timed out after 300 ms and was killed/,
+      )
+    } finally {
+      await short.dispose()
+    }
+  })
+
+  it.runIf(bwrap)('empties a workspace that grows past its size limit, and its tools then fail', async () => {
+    const small = await Workspace.create({}, workspaceSettings('test', { maxBytes: 100_000 }))
+    try {
+      await call(small, 'run_command', { command: 'head -c 200000 /dev/zero > big' })
+      await expect(call(small, 'list_files', {})).rejects.toThrow(
+        /over its size limit of 100000 bytes or 2000 entries and was emptied/,
+      )
+      expect(await small.snapshot()).toEqual({ files: {}, tooLarge: true })
+    } finally {
+      await small.dispose()
+    }
+    expect(existsSync(small.dir)).toBe(false)
+    // A flood of empty files is over the limit too: the walk that checks the size stops at 2000 entries.
+    const many = await Workspace.create({}, workspaceSettings('test', {}))
+    try {
+      await call(many, 'run_command', { command: 'mkdir d && cd d && seq 2500 | xargs touch' })
+      await expect(call(many, 'read_file', { path: 'x' })).rejects.toThrow(/was emptied/)
+    } finally {
+      await many.dispose()
+    }
+  })
+})
+
+describe.runIf(bwrap)('an agent repairs a workspace and pythonTests({ workspace: true }) judges its files', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  const task: Task = {
+    id: 'repair/calc',
+    prompt: 'The tests in test_calc.py fail. Fix calc.py.',
+    files: {
+      'calc.py': 'def add(a, b):\n    return a - b\n',
+      'test_calc.py': 'from calc import add\nassert add(2, 3) == 5\nprint("ok")\n',
+    },
+    tests: 'assert add(2, 3) == 5\nassert add(-1, 1) == 0',
+  }
+  const steps = (fix: boolean) => [
+    { name: 'list_files', arguments: {} },
+    { name: 'read_file', arguments: { path: 'calc.py' } },
+    ...(fix
+      ? [{ name: 'write_file', arguments: { path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' } }]
+      : []),
+    { name: 'run_command', arguments: { command: 'python3 test_calc.py' } },
+  ]
+
+  const cell = (verifier: Verifier): CellSpec => ({
+    runId: 'ws',
+    benchmark: 'ws',
+    cellId: 'agent · verifier',
+    tasks: [task],
+    actor: actors.agent({
+      model: actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, timeoutMs: 5000 }),
+      tools: [],
+      workspace: { timeoutMs: 5000 },
+    }),
+    verifier,
+    mode: { name: 'verifier', feedback: feedback.verifier() },
+    history: fullHistory,
+    promptBuilder: defaultPromptBuilder,
+    budget: 1,
+    repeats: 1,
+    discloseBudget: false,
+    concurrency: 1,
+    thresholds: {},
+    errors: 'left-out',
+  })
+
+  it.each([
+    [true, 'solved'],
+    [false, 'failed'],
+  ])('fix %s: %s', async (fix, status) => {
+    server.reset()
+    server.respondWith((request) => {
+      const done = request.toolResults?.length ?? 0
+      const next = steps(fix)[done]
+      return next ? { text: '', toolCalls: [next] } : 'done'
+    })
+    const { trajectories } = await runCell(cell(verifiers.pythonTests({ workspace: true })))
+    const [trajectory] = trajectories
+    expect(trajectory!.status).toBe(status)
+    const attempt = trajectory!.attempts[0]!
+    const calls = attempt.episode!.turns.flatMap((t) => t.toolCalls)
+    expect(calls.map((c) => c.name)).toEqual(steps(fix).map((s) => s.name))
+    const run = calls.at(-1)!.result!
+    expect(run).toMatch(fix ? /^exit code 0\n--- stdout ---\nok/ : /^exit code 1\n[\s\S]*AssertionError/)
+    expect(attempt.verdict.diagnostics.summary).toBe(fix ? 'all 2 tests passed' : '2 of 2 tests failed')
+  })
+
+  it('verifiers.toolCalls() judges the episode the protocol hands it', async () => {
+    server.reset()
+    server.respondWith((request) => {
+      const next = steps(false)[request.toolResults?.length ?? 0]
+      return next ? { text: '', toolCalls: [next] } : 'done'
+    })
+    const expectedToolCalls = [{ name: 'read_file', arguments: { path: 'calc.py' } }, { name: 'write_file' }]
+    const { trajectories } = await runCell({
+      ...cell(verifiers.toolCalls({ order: 'strict' })),
+      tasks: [{ ...task, expectedToolCalls }],
+    })
+    const verdict = trajectories[0]!.attempts[0]!.verdict
+    expect(verdict.pass).toBe(false)
+    expect(verdict.diagnostics.summary).toBe('1 of 2 expected tool calls was not made: write_file()')
+  })
+
+  it('an attempt without a workspace is an error, never a verdict', async () => {
+    await expect(
+      verifiers.pythonTests({ workspace: true }).verify(task, 'def add(a, b): return a + b'),
+    ).rejects.toThrow(
+      /judges an agent's workspace, but the attempt at task repair\/calc has none; use actors\.agent\(\{ workspace: true/,
+    )
+  })
+})
