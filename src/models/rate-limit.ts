@@ -364,7 +364,10 @@ export class AdaptiveLimiter {
    * turn into a stream of immediate retries). False when there is no reset to read.
    */
   #sync(now: number, hint: RateLimitHint & PushBackCall): boolean {
-    if (!hasReset(hint)) return (this.#synced = false)
+    if (!hasReset(hint)) {
+      this.#capacity = 1
+      return (this.#synced = false)
+    }
     const resetMs = hint.requestsResetMs
     // On a 429 the bucket holds less than one token: the reset refills between burst - 1 and
     // burst tokens. The small allowance rounds a reset a ms short of a whole token down, never up.
@@ -391,15 +394,24 @@ export class AdaptiveLimiter {
   }
 
   /**
-   * A call starts now: it takes a slot and a token of the pacing's bucket. A start that comes
-   * late (a timer that fires a few ms late on a busy machine) banks the lost time up to the
-   * bucket's capacity, as the server does: with a capacity of 1 none, since the server's
-   * bucket, which cannot hold more than one token, lost that time too.
+   * A call starts now: it takes a slot and a token of the pacing's bucket. Synced with the
+   * server's, a start that comes late (a timer that fires a few ms late on a busy machine) banks
+   * the lost time up to the bucket's capacity, as the server does: with a capacity of 1 none,
+   * since the server's bucket, which cannot hold more than one token, lost that time too.
    */
   #start(now: number): void {
     this.inFlight++
     this.#recentStarts[this.#startCount++ % RECENT_STARTS] = now
-    if (this.#spacingMs > 0) this.#tat = Math.max(this.#tat, now) + this.#spacingMs
+    if (this.#spacingMs === 0) return
+    if (this.#synced) this.#tat = Math.max(this.#tat, now) + this.#spacingMs
+    // Not synced, the spacing is learned (or stated without a reset) and no 429 corrects the
+    // phase: the next start is a spacing after this one was due, so that a timer firing late does
+    // not make the rate lower than the spacing says and the learning narrow it below the server's.
+    else {
+      // Due when the endpoint opened (after a hold, not before it: the next start a spacing after that).
+      const due = Math.max(this.#tat, this.#notBefore)
+      this.#tat = (now - due < this.#spacingMs ? due : now) + this.#spacingMs
+    }
   }
 
   private pump(): void {
