@@ -297,6 +297,70 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     expect(holds).toEqual([7, 5, 50, 50])
   })
 
+  it("a 429's reset gives the pacing the server's bucket: its capacity, and a late start banks only what it holds", async () => {
+    const startsAfterIdle = async (requestsResetMs: number) => {
+      vi.setSystemTime(0)
+      const limiter = paced(8)
+      // 20 a second: a reset of 150 ms refills 3 tokens (a burst of 3), one of 30 ms less than one (a burst of 1).
+      limiter.rateLimited({
+        retryAfterMs: 1000,
+        retryAfterExact: false,
+        requestsPerMinute: 1200,
+        requestsResetMs,
+        startedAt: 0,
+      })
+      const first = queue(limiter, 2)
+      await vi.advanceTimersByTimeAsync(200)
+      await first.done
+      // Idle until 1000 ms: the server's bucket is full again, and so is the pacing's.
+      await vi.advanceTimersByTimeAsync(1000 - Date.now())
+      const { started, done } = queue(limiter, 4)
+      await vi.advanceTimersByTimeAsync(300)
+      await done
+      return { capacity: limiter.capacity, first: first.started, started }
+    }
+    // The first start when the server's next token is there (at the reset, less the tokens beyond one).
+    expect(await startsAfterIdle(150)).toEqual({ capacity: 3, first: [50, 100], started: [1000, 1000, 1000, 1050] })
+    expect(await startsAfterIdle(30)).toEqual({ capacity: 1, first: [30, 80], started: [1000, 1050, 1100, 1150] })
+  })
+
+  it("a 429's reset sooner than the pacing's schedule moves the next start up (the waiting calls' timer too), after the calls started since", async () => {
+    const limiter = paced(8)
+    limiter.rateLimited({
+      retryAfterMs: 1000,
+      retryAfterExact: false,
+      requestsPerMinute: 1200,
+      requestsResetMs: 30,
+      startedAt: 0,
+    })
+    const { started, done } = queue(limiter, 3)
+    await vi.advanceTimersByTimeAsync(40)
+    expect(started).toEqual([30])
+    // The call started at 30 came back refused at 40: the server's token is there at 45, not at the schedule's 80.
+    limiter.rateLimited({
+      retryAfterMs: 1000,
+      retryAfterExact: false,
+      requestsPerMinute: 1200,
+      requestsResetMs: 5,
+      startedAt: 30,
+    })
+    await vi.advanceTimersByTimeAsync(10)
+    expect(started).toEqual([30, 46])
+    // A refusal of the call started at 30 after the one at 46 had started: that one takes the next token first.
+    vi.advanceTimersByTime(4)
+    limiter.rateLimited({
+      retryAfterMs: 1000,
+      retryAfterExact: false,
+      requestsPerMinute: 1200,
+      requestsResetMs: 10,
+      startedAt: 30,
+    })
+    await vi.advanceTimersByTimeAsync(200)
+    await done
+    // At 54: the reset (10) and one spacing (51: the first 429 of the call started at 30 widened it by 2%).
+    expect(started).toEqual([30, 46, 115])
+  })
+
   it('a wait longer than a second (a quota, not a rate) is left to the call that got it', () => {
     const limiter = paced(8)
     limiter.rateLimited({ retryAfterMs: 30_000, retryAfterExact: true })
