@@ -10,6 +10,7 @@ seqEval('self-invoking python (fixtures)', {
     actors.simulated({ profile: 'reviser' }),
     actors.simulated({ profile: 'stubborn' }),
     actors.simulated({ profile: 'one-shot' }),
+    actors.simulated({ profile: 'flaky' }),
   ]),
   verifier: verifiers.pythonTests(),
   budget: 5,

@@ -175,6 +175,7 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
       'Cost–success (paper Figure 3)',
       'Model selection (paper Figure 2, Table 2)',
       'Correlations over actor × benchmark pairs (paper Figure 4)',
+      'Reliability: does it, every time',
     ]) {
       expect(result.stdout).toContain(heading)
     }
@@ -183,6 +184,20 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
     const report = AnalysisReportSchema.parse(JSON.parse(readFileSync(out, 'utf8')))
     const verifier = report.benchmarks[0]?.rankings.find((r) => r.mode === 'verifier')
     expect(verifier?.reversals).toContainEqual({ passAbove: 'simulated:one-shot', seqAbove: 'simulated:reviser' })
+    // The capable but inconsistent actor: second by Seq@5 with verifier feedback, last by pass^5.
+    const reliability = report.benchmarks[0]?.reliability.find((r) => r.mode === 'verifier')
+    const byPassHat = reliability?.rankings.find((r) => r.metric === 'pass^5')
+    expect(byPassHat?.differsFromSeq).toBe(true)
+    expect(byPassHat?.ranks.find((r) => r.actorId === 'simulated:flaky')).toEqual({
+      actorId: 'simulated:flaky',
+      rank: 4,
+      seqRank: 2,
+    })
+    expect(reliability?.notes).toContainEqual(
+      expect.stringMatching(
+        /^verifier: the ranking by pass\^5 differs from the ranking by Seq@5: .*simulated:flaky 2nd → 4th/,
+      ),
+    )
   })
 
   it('select prints the selection table and exits 0; a refusal exits 1', async () => {

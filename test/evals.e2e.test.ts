@@ -60,16 +60,17 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     expect(result.status, result.stderr).toBe(0)
     const out = result.stdout
     expect(out).toContain('self-invoking python (fixtures) — K=5, 13 tasks × 3 repeats, history full, rates in %')
-    for (const actor of ['reviser', 'stubborn', 'one-shot']) {
+    for (const actor of ['reviser', 'stubborn', 'one-shot', 'flaky']) {
       for (const mode of ['binary', 'verifier', 'independent'])
         expect(out).toMatch(new RegExp(`simulated:${actor} · ${mode}\\s+(Seq|Pass)\\s+\\d`))
     }
-    expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(binary, verifier\)/)
+    expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(binary\)/)
+    expect(out).toMatch(/ranking changes from Pass@5 to Seq@5 \(verifier\)/)
   })
 
   it('writes summary.json with every cell and its intervals', () => {
     const cells = fixtures().cells
-    expect(cells).toHaveLength(9)
+    expect(cells).toHaveLength(12)
     for (const cell of cells) {
       expect(cell.verdict).toBe('pass')
       expect(cell.trajectories).toBe(39)
@@ -83,9 +84,9 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     const { trajectories: all, truncatedTail } = readTrajectories(join(runDir, 'trajectories.jsonl'))
     expect(truncatedTail).toBe(false)
     const trajectories = all.filter((t) => t.benchmark === FIXTURES)
-    expect(trajectories).toHaveLength(9 * 39)
+    expect(trajectories).toHaveLength(12 * 39)
     const fingerprints = new Set(trajectories.map((t) => t.fingerprint))
-    expect(fingerprints.size).toBe(9)
+    expect(fingerprints.size).toBe(12)
     const revised = trajectories.find((t) => t.mode === 'verifier' && t.attempts.length > 1)!
     expect(revised.attempts[0]!.feedback?.text).toMatch(/Failed test details:|failed to load/)
   })
@@ -99,6 +100,19 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
       .flatMap((a) => actors.map((b) => [a, b] as const))
       .filter(([a, b]) => pass5(a) > pass5(b) && seq5(a) < seq5(b))
     expect(reversed.length).toBeGreaterThan(0)
+  })
+
+  it("shows an actor whose rank by pass^5 differs from its rank by Seq@5: the capable but inconsistent 'flaky'", () => {
+    const cells = fixtures().cells
+    const actors = [...new Set(cells.map((c) => c.actorId))]
+    const at = (actor: string, mode: string, read: (c: (typeof cells)[number]) => number) =>
+      read(cells.find((c) => c.actorId === actor && c.mode === mode)!)
+    const rank = (actor: string, score: (a: string) => number) =>
+      1 + actors.filter((o) => score(o) > score(actor)).length
+    const passHat5 = (a: string) => at(a, 'independent', (c) => c.passHat![4]!)
+    const seq5 = (a: string) => at(a, 'verifier', (c) => c.seqAt[4]!)
+    expect(rank('simulated:flaky', passHat5)).toBe(actors.length)
+    expect(rank('simulated:flaky', seq5)).toBeLessThan(rank('simulated:flaky', passHat5))
   })
 })
 

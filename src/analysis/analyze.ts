@@ -19,6 +19,7 @@ import { costSuccess } from './cost-success.js'
 import { asLoadedRuns, sourcedCells, type LoadedRun, type RunInput } from './load-runs.js'
 import { modelSelection, selectionTable } from './model-selection.js'
 import { compareRankings } from './rankings.js'
+import { reliabilitySections } from './reliability.js'
 import {
   ANALYSIS_SCHEMA,
   SELECTION_SCHEMA,
@@ -223,6 +224,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
     if (b.modes.size === 0) bNotes.push('no feedback-mode cells: there is no Seq@K to rank, time or deploy with')
     for (const [mode, modePairs] of pairs) pairsByMode.set(mode, [...(pairsByMode.get(mode) ?? []), ...modePairs])
     for (const mode of b.binaryModes) binaryModes.add(mode)
+    const reliability = reliabilitySections(b.name, b.independent, b.modes)
     const selections: Selection[] = []
     const skipped: SelectionSkipped[] = []
     if (selection !== false && b.independent.size > 0) {
@@ -246,6 +248,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       actors: b.actors,
       modes: [...b.modes.keys()],
       rankings,
+      reliability,
       timing: revisionTimingTable(b.cells, options.k),
       costSuccess: costSuccess(b.name, b.cells),
       revisionAnnotation: revisionAnnotationSection(b.cells),

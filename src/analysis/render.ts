@@ -9,6 +9,7 @@ import type {
   Correlations,
   CostSuccess,
   Ranking,
+  ReliabilitySection,
   RevisionAnnotationSection,
   Selection,
   SelectionReport,
@@ -95,6 +96,43 @@ function renderRanking(r: Ranking, c: ChalkInstance): string[] {
       )
   }
   for (const e of r.excluded) out.push(c.dim(`    left out: ${e.actorId}: ${e.reason}`))
+  return out
+}
+
+/**
+ * The four numbers per actor (a single try, Pass@K, pass^K, Seq@K) and the mode's Seq^K and
+ * Cover@1, each with the actor's rank by it, then a line per ranking that differs from Seq@K's
+ * and per pair whose single try and rate at K disagree.
+ */
+function renderReliability(s: ReliabilitySection, c: ChalkInstance): string[] {
+  const K = s.k
+  const P = s.passK
+  const rankOf = (metric: string, actorId: string): string => {
+    const r = s.rankings.find((x) => x.metric === metric)?.ranks.find((x) => x.actorId === actorId)
+    return r ? ` ${ordinal(r.rank)}` : ''
+  }
+  const seqRank = (actorId: string): string => {
+    const r = s.rankings[0]?.ranks.find((x) => x.actorId === actorId)
+    return r ? ` ${ordinal(r.seqRank)}` : ''
+  }
+  const single = s.rows[0]?.singleTry.label ?? 'Pass@1'
+  const header = ['actor', single, `Pass@${P ?? 'K'}`, `pass^${P ?? 'K'}`, `Seq@${K}`, `Seq^${K}`, 'Cover@1']
+  const rows = s.rows.map((r) => [
+    r.actorId,
+    percent(r.singleTry.value) + rankOf('Pass@1', r.actorId),
+    percent(r.passAtK) + rankOf(`Pass@${P}`, r.actorId),
+    percent(r.passHatK) + rankOf(`pass^${P}`, r.actorId),
+    percent(r.seqAtK) + seqRank(r.actorId),
+    percent(r.seqHatK) + rankOf(`Seq^${K}`, r.actorId),
+    percent(r.coverAt1) + rankOf('Cover@1', r.actorId),
+  ])
+  const out = [
+    `  ${c.bold(`${s.mode} feedback`)}: the four numbers (a single try, Pass@${P ?? 'K'}, pass^${P ?? 'K'}, Seq@${K}) and the mode's Seq^${K} and Cover@1, each with its rank`,
+  ]
+  out.push(...table(header, rows, (i) => i > 0, c, '    '))
+  const differing = s.rankings.filter((r) => r.differsFromSeq).map((r) => r.metric)
+  if (differing.length === 0) out.push(`    every ranking agrees with the ranking by Seq@${K}`)
+  for (const n of s.notes) out.push(`    ${c.yellow('•')} ${n.slice(s.mode.length + 2)}`)
   return out
 }
 
@@ -334,6 +372,10 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
     if (b.rankings.length > 0) {
       out.push('', c.bold('Rankings and gaps (paper Table 3)') + ' — rates in %, gaps in points')
       for (const r of b.rankings) out.push(...renderRanking(r, c))
+    }
+    if (b.reliability.length > 0) {
+      out.push('', c.bold('Reliability: does it, every time') + ' — rates in %, each with its rank')
+      for (const r of b.reliability) out.push(...renderReliability(r, c))
     }
     if (b.timing.length > 0) out.push('', ...renderTiming(b.timing, c))
     if (b.revisionAnnotation.rows.length > 0) out.push('', ...renderRevisionAnnotation(b.revisionAnnotation, c, false))

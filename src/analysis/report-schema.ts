@@ -60,6 +60,75 @@ export const RankingSchema = z.object({
 })
 export type Ranking = z.infer<typeof RankingSchema>
 
+// ── 1b. Reliability: the four numbers and the rankings by each metric ─────────────────────────
+
+/** One actor's four numbers on one benchmark and mode, and the mode cell's own reliability rates. */
+export const ReliabilityRowSchema = z.object({
+  actorId: z.string(),
+  /** A single try: Pass@1 of the independent cell (its label says when it ran at temperature 0). */
+  singleTry: z.object({ label: z.string(), value: Rate }),
+  /** Coverage at the largest k run: Pass@K of the independent cell. */
+  passAtK: Rate,
+  /** pass^K of the independent cell: all K samples pass. */
+  passHatK: Rate,
+  /** Seq@K under the mode: completion under the run's retry budget. */
+  seqAtK: Rate,
+  /** Seq^K under the mode: every repeat solves the task within K. */
+  seqHatK: Rate,
+  /** Cover@1 under the mode: the share of tasks solved within K in every repeat. */
+  coverAt1: Rate,
+})
+export type ReliabilityRow = z.infer<typeof ReliabilityRowSchema>
+
+/** The actors ranked by one metric next to their ranks by Seq@K, over the actors that have both. */
+export const MetricRankingSchema = z.object({
+  /** Its label at the budget, e.g. `pass^5`, `Cover@1`, `Pass@1`. */
+  metric: z.string(),
+  /** Best first (ties by Seq@K rank, then id). */
+  order: z.array(z.string()),
+  /** Competition ranks under this metric and under Seq@K, per actor. */
+  ranks: z.array(z.object({ actorId: z.string(), rank: Int, seqRank: Int })),
+  /** True when some actor's rank differs from its rank by Seq@K. */
+  differsFromSeq: z.boolean(),
+  /** Pairs ordered one way by this metric and the other way by Seq@K (ties are not an order). */
+  reversals: z.array(z.object({ metricAbove: z.string(), seqAbove: z.string() })),
+})
+export type MetricRanking = z.infer<typeof MetricRankingSchema>
+
+/**
+ * A pair of actors where the one better at K (Seq@K or Pass@K) is worse at the single try
+ * (Pass@1), and the tasks where that happens and where the reverse does.
+ */
+export const SingleShotReversalSchema = z.object({
+  /** `Seq@5` or `Pass@5`: the rate at K the pair is ordered by. */
+  against: z.string(),
+  /** Above at K, below at Pass@1. */
+  betterAtK: z.string(),
+  /** Below at K, above at Pass@1. */
+  betterAtOne: z.string(),
+  /** Tasks where `betterAtK` has the lower Pass@1 and the higher rate at K. */
+  tasks: z.array(z.string()),
+  /** Tasks the other way round: `betterAtK` has the higher Pass@1 and the lower rate at K. */
+  reverseTasks: z.array(z.string()),
+})
+export type SingleShotReversal = z.infer<typeof SingleShotReversalSchema>
+
+/** One benchmark and mode's reliability view. */
+export const ReliabilitySectionSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** The mode's budget K (Seq@K, Seq^K, Cover@1 at K). */
+  k: Int,
+  /** The independent cells' budget (Pass@K, pass^K), null without independent cells. */
+  passK: Int.nullable(),
+  rows: z.array(ReliabilityRowSchema),
+  rankings: z.array(MetricRankingSchema),
+  singleShot: z.array(SingleShotReversalSchema),
+  /** One sentence per ranking that differs from Seq@K's and per single-shot reversal. */
+  notes: z.array(z.string()),
+})
+export type ReliabilitySection = z.infer<typeof ReliabilitySectionSchema>
+
 // ── 2. Correlations (paper Figure 4) ──────────────────────────────────────────────────────────
 
 /** One Spearman correlation with its bootstrap interval. */
@@ -276,6 +345,8 @@ export const AnalysisReportSchema = z.object({
       actors: z.array(z.string()),
       modes: z.array(z.string()),
       rankings: z.array(RankingSchema),
+      /** Per mode: the four numbers per actor and the rankings by each reliability metric against Seq@K. */
+      reliability: z.array(ReliabilitySectionSchema),
       timing: z.array(TimingRowSchema),
       costSuccess: CostSuccessSchema,
       /** Revisions by whether they addressed the feedback, per actor and mode (paper Figure 5b). */

@@ -4,7 +4,7 @@ import { RATE_METRICS } from '../core/kinds.js'
 import { coverAt, triesWithin } from './cover-at.js'
 import { passAtCurve } from './pass-at-k.js'
 import { passHatCurve } from './pass-hat-k.js'
-import { headlineMetric, measures, METRIC_IDS, METRICS, reliabilityMetric } from './registry.js'
+import { headlineMetric, measures, METRIC_IDS, METRICS, metricWithRole, reliabilityMetric } from './registry.js'
 import { seqAtCurve } from './seq-at-k.js'
 import { seqHatCurve } from './seq-hat-k.js'
 import type { TaskRow } from './task-rates.js'
@@ -41,6 +41,35 @@ describe('the metric registry', () => {
     expect(reliabilityMetric(true).id).toBe('passHat')
     expect(measures(METRICS.passAt, 'sequential')).toBe(false)
     expect(measures(METRICS.coverAt, 'sequential') && measures(METRICS.coverAt, 'independent')).toBe(true)
+  })
+
+  it('gives each protocol exactly one headline and one reliability metric, read from the metrics themselves', () => {
+    for (const protocol of ['sequential', 'independent'] as const) {
+      for (const role of ['headline', 'reliability'] as const) {
+        const found = METRIC_IDS.filter((id) => METRICS[id].role === role && measures(METRICS[id], protocol))
+        expect(found).toHaveLength(1)
+        expect(metricWithRole(role, protocol).id).toBe(found[0])
+      }
+    }
+    expect(headlineMetric('sequential').id).toBe('seqAt')
+    expect(headlineMetric('independent')).toBe(headlineMetric(true))
+    expect(reliabilityMetric('sequential').id).toBe('seqHat')
+  })
+
+  it("a metric's curve is the mean of its per-task values, for every metric read at k", () => {
+    fc.assert(
+      fc.property(fc.oneof(seqRows, sampleRows), (rows: TaskRow[]) => {
+        for (const id of METRIC_IDS) {
+          const metric = METRICS[id]
+          if (!metric.curve || !measures(metric, rows[0]!.samples === undefined ? 'sequential' : 'independent'))
+            continue
+          const curve = metric.curve(rows, K)
+          for (let k = 1; k <= K; k++)
+            expect(curve[k - 1]).toBeCloseTo(mean(rows.map((r) => metric.taskValue(r, k, K))), 12)
+        }
+      }),
+      { seed: 7, numRuns: 200 },
+    )
   })
 
   it('the mean of its per-task values is the cell curve, for every metric of a sequential cell', () => {

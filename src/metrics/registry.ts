@@ -6,8 +6,10 @@
  * added here once rather than decided again in every output.
  */
 import { percent } from './format.js'
-import { passAtK } from './pass-at-k.js'
-import { passHatK } from './pass-hat-k.js'
+import { passAtCurve, passAtK } from './pass-at-k.js'
+import { passHatCurve, passHatK } from './pass-hat-k.js'
+import { seqAtCurve } from './seq-at-k.js'
+import { seqHatCurve } from './seq-hat-k.js'
 import type { TaskRow } from './task-rates.js'
 
 /** The metrics a threshold or a baseline gate can name (the same list as the contract's `RATE_METRICS`). */
@@ -17,6 +19,13 @@ export type MetricId = (typeof METRIC_IDS)[number]
 
 /** Which protocol measures a metric. */
 export type MetricProtocol = 'sequential' | 'independent'
+
+/**
+ * What a metric is to the cells that measure it: the `headline` rate a row shows first and a gate
+ * judges by default (Seq@k, Pass@k), or the `reliability` ("every time") rate of the wide view
+ * (Seq^k, pass^k). Each protocol has one of each; the rest have no role.
+ */
+export type MetricRole = 'headline' | 'reliability'
 
 /** One metric, as every output reads it. */
 export interface MetricDefinition {
@@ -42,6 +51,13 @@ export interface MetricDefinition {
   trials(row: TaskRow, at: number): number
   /** How its values print (a share, in %, as every rate). */
   format(value: number | null | undefined): string
+  /** Its role for the protocols that measure it, if it has one. */
+  readonly role?: MetricRole
+  /**
+   * Its curve over k = 1..K from a cell's task rows (NaN where undefined), for the metrics read at
+   * k: the same function the summary's own curve comes from.
+   */
+  curve?(rows: readonly TaskRow[], K: number): number[]
 }
 
 function solvedWithin(row: TaskRow, k: number): number {
@@ -61,6 +77,10 @@ const repeatsTrials = (row: TaskRow): number =>
   Math.max(1, row.firstSuccess.length + (row.censoredAt ?? []).filter((c) => c > 1).length)
 const groupTrials = (row: TaskRow, k: number): number => Math.max(1, Math.floor((row.samples ?? 0) / k))
 const format = (value: number | null | undefined): string => percent(value)
+const outcomesOf = (rows: readonly TaskRow[]) =>
+  rows.map((r) => ({ taskId: r.taskId, firstSuccess: [...r.firstSuccess] }))
+const samplesOf = (rows: readonly TaskRow[]) =>
+  rows.map((r) => ({ taskId: r.taskId, n: r.samples ?? 0, c: r.passes ?? 0 }))
 /** c ≥ τ·n with slack, so 0.7 · 10 = 7.000000000000001 never decides (as `coverAt`). */
 const reaches = (n: number, c: number, tau: number): boolean => c >= tau * n - 1e-9
 
@@ -78,6 +98,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
       row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) / row.firstSuccess.length,
     trials: repeatsTrials,
     format,
+    role: 'headline',
+    curve: (rows, K) => seqAtCurve(outcomesOf(rows), K),
   },
   passAt: {
     id: 'passAt',
@@ -90,6 +112,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
     taskValue: (row, k) => (row.samples && row.samples >= k ? passAtK(row.samples, row.passes ?? 0, k) : Number.NaN),
     trials: groupTrials,
     format,
+    role: 'headline',
+    curve: (rows, K) => passAtCurve(samplesOf(rows), K),
   },
   seqHat: {
     id: 'seqHat',
@@ -103,6 +127,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
       row.firstSuccess.length === 0 ? Number.NaN : solvedWithin(row, k) === row.firstSuccess.length ? 1 : 0,
     trials: () => 1,
     format,
+    role: 'reliability',
+    curve: (rows, K) => seqHatCurve(outcomesOf(rows), K),
   },
   passHat: {
     id: 'passHat',
@@ -115,6 +141,8 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
     taskValue: (row, k) => (row.samples && row.samples >= k ? passHatK(row.samples, row.passes ?? 0, k) : Number.NaN),
     trials: groupTrials,
     format,
+    role: 'reliability',
+    curve: (rows, K) => passHatCurve(samplesOf(rows), K),
   },
   coverAt: {
     id: 'coverAt',
@@ -133,25 +161,45 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
   },
 }
 
+/** A protocol as the registry reads it: its kind, or `true` for independent sampling (as the cells' `independent` flag). */
+export type ProtocolOf = MetricProtocol | boolean
+
+const kindOf = (protocol: ProtocolOf): MetricProtocol =>
+  typeof protocol === 'boolean' ? (protocol ? 'independent' : 'sequential') : protocol
+
 /**
- * The rate a cell reports first: Seq@k for a cell with feedback, Pass@k for independent sampling.
- * The one place that choice is made.
+ * The metric that has `role` for cells of this protocol, read from the registry (each protocol has
+ * exactly one per role; the registry's test holds it to that).
  *
  * @example
+ * metricWithRole('reliability', 'sequential').id // => 'seqHat'
+ */
+export function metricWithRole(role: MetricRole, protocol: ProtocolOf): MetricDefinition {
+  const kind = kindOf(protocol)
+  const found = METRIC_IDS.map((id) => METRICS[id]).find((m) => m.role === role && m.protocols.includes(kind))
+  if (!found) throw new Error(`metric registry: no ${role} metric for ${kind} cells`)
+  return found
+}
+
+/**
+ * The rate a cell reports first: Seq@k for a cell with feedback, Pass@k for independent sampling.
+ *
+ * @example
+ * headlineMetric('independent').label(5) // => 'Pass@5'
  * headlineMetric(true).label(5) // => 'Pass@5'
  */
-export function headlineMetric(independent: boolean): MetricDefinition {
-  return independent ? METRICS.passAt : METRICS.seqAt
+export function headlineMetric(protocol: ProtocolOf): MetricDefinition {
+  return metricWithRole('headline', protocol)
 }
 
 /**
  * The cell's "every time" rate: Seq^k for a cell with feedback, pass^k for independent sampling.
  *
  * @example
- * reliabilityMetric(false).label(3) // => 'Seq^3'
+ * reliabilityMetric('sequential').label(3) // => 'Seq^3'
  */
-export function reliabilityMetric(independent: boolean): MetricDefinition {
-  return independent ? METRICS.passHat : METRICS.seqHat
+export function reliabilityMetric(protocol: ProtocolOf): MetricDefinition {
+  return metricWithRole('reliability', protocol)
 }
 
 /**

@@ -350,6 +350,24 @@ describe('simulatedActor: profiles show up statistically (200 synthetic tasks)',
     expect(seqAt(reviser.summary, 5)).toBeGreaterThan(seqAt(oneShot.summary, 5) + 0.03)
   })
 
+  it('flaky is capable but inconsistent: above one-shot by Seq@5 with any feedback, far below it by Pass@1 and pass^5', async () => {
+    const tasks = synthetic(200)
+    const flaky = simulatedActor({ profile: 'flaky' })
+    const oneShot = simulatedActor({ profile: 'one-shot' })
+    for (const feedback of [binary(), verifierFeedback()]) {
+      const [f, o] = [await simulate(flaky, { tasks, feedback }), await simulate(oneShot, { tasks, feedback })]
+      expect(seqAt(f.summary, 5)).toBeGreaterThan(seqAt(o.summary, 5) + 0.05)
+    }
+    const [f, o] = [
+      (await simulate(flaky, { tasks, feedback: null })).summary,
+      (await simulate(oneShot, { tasks, feedback: null })).summary,
+    ]
+    expect(f.passAt![0]!).toBeLessThan(o.passAt![0]! - 0.2)
+    // pass^5 ≈ p^5: 0.35^5 ≈ 0.5% against 0.7^5 ≈ 17% on tasks of difficulty 0.5.
+    expect(f.passHat![4]!).toBeLessThan(0.03)
+    expect(o.passHat![4]!).toBeGreaterThan(f.passHat![4]! + 0.08)
+  })
+
   it('harder tasks lower the first-try rate', async () => {
     const actor = simulatedActor({ profile: 'reviser' })
     const easy = (await firstAnswers(actor, synthetic(300, 0))).filter((a) => a === 'OK').length / 300

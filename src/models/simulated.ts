@@ -66,7 +66,9 @@ export interface SimulatedProfile {
 /**
  * Built-in profiles. `reviser` uses detailed feedback well; `stubborn` is better on a first try
  * but mostly resubmits; `one-shot` is strongest on a first try and poor at revising; `memoryless`
- * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K; `overfitter`
+ * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K; `flaky` is
+ * capable but inconsistent (a weak single try, strong repair under any feedback: high Seq@K and
+ * Pass@K, low pass^K and Cover@1); `overfitter`
  * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests).
  */
 export const SIMULATED_PROFILES = {
@@ -104,6 +106,16 @@ export const SIMULATED_PROFILES = {
     resubmit: 0,
     changesWrongAnswer: true,
     description: 'ignores feedback: every attempt is a fresh draw',
+  },
+  flaky: {
+    firstTry: 0.35,
+    repairWithDetail: 0.8,
+    repairWithBinary: 0.6,
+    resubmit: 0,
+    changesWrongAnswer: true,
+    summaryRepairFactor: 0.8,
+    description:
+      'capable but inconsistent: a weak single try that gets there with any feedback, so it solves most tasks some of the time and few every time',
   },
   overfitter: {
     firstTry: 0.4,

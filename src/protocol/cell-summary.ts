@@ -35,7 +35,9 @@ import { addCost, totals } from './attempt.js'
 import { criterionSatisfied } from '../core/contract.js'
 import { RATE_METRICS, type RateMetric } from '../core/kinds.js'
 import { reliabilityOf } from './cell-reliability.js'
-import { readMetric, type MeasuredCell } from './cell-metrics.js'
+import { headlineCurve, readMetric, type MeasuredCell } from './cell-metrics.js'
+import { headlineMetric } from '../metrics/registry.js'
+import type { TaskRow } from '../metrics/task-rates.js'
 import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
@@ -139,9 +141,9 @@ function unmeasuredOf(
  */
 export function errorIntervalNotes(cell: CellSummary): string[] {
   const out: string[] = []
-  const independent = cell.protocol.kind === 'independent'
-  const label = `${independent ? 'Pass' : 'Seq'}@${cell.budget}`
-  const interval = independent ? cell.passAtInterval : cell.seqAtInterval
+  const headline = headlineCurve(cell)
+  const label = `${headline.label}@${cell.budget}`
+  const interval = headline.interval
   if (interval?.method === ERROR_BOUNDS_INTERVAL_METHOD) {
     out.push(
       `${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`,
@@ -155,6 +157,14 @@ export function errorIntervalNotes(cell: CellSummary): string[] {
     )
   }
   return out
+}
+
+/** Each task's outcomes, and its samples where the cell drew them, as the registry's task rows. */
+function taskRowsOf(outcomes: readonly TaskOutcomes[], samples: readonly SampleCounts[]): TaskRow[] {
+  return outcomes.map((o, i) => {
+    const s = samples[i]
+    return s ? { taskId: o.taskId, firstSuccess: o.firstSuccess, samples: s.n, passes: s.c } : o
+  })
 }
 
 /**
@@ -197,6 +207,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
   const policy = input.errors
   const K = protocol.budget
   const independent = protocol.kind === 'independent'
+  const headline = headlineMetric(protocol.kind)
   const errored = trajectories.filter((t) => t.status === 'error')
   const counted = policy === 'left-out' ? trajectories.filter((t) => t.status !== 'error') : trajectories
 
@@ -222,18 +233,16 @@ function summariseEnded(input: SummariseInput): CellSummary {
           passIntervalCensored,
         ])
       : passIntervalCensored
-  const bounds =
-    errored.length === 0
-      ? null
-      : independent
-        ? {
-            asFailures: passAtCurve(sampleCounts(byTask, K, 'failures'), K).map(finiteOrNull),
-            leftOut: passAtCurve(sampleCounts(byTask, K, 'left-out'), K).map(finiteOrNull),
-          }
-        : {
-            asFailures: seqAtCurve(errorsAsFailures(censored), K).map(finiteOrNull),
-            leftOut: seqAtCurve(errorsLeftOut(censored), K).map(finiteOrNull),
-          }
+  // The headline rate under the two simple rules, each read by the registry's own curve.
+  const boundUnder = (rule: 'failures' | 'left-out') =>
+    headline.curve!(
+      taskRowsOf(
+        rule === 'failures' ? errorsAsFailures(censored) : errorsLeftOut(censored),
+        independent ? sampleCounts(byTask, K, rule) : [],
+      ),
+      K,
+    ).map(finiteOrNull)
+  const bounds = errored.length === 0 ? null : { asFailures: boundUnder('failures'), leftOut: boundUnder('left-out') }
   const passHat = independent ? passHatCurve(samples, K) : null
 
   let timingNote: string | null = null
@@ -289,7 +298,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
         : !measuredAny
           ? `all ${plural(trajectories.length, 'trajectory', 'trajectories')} ended in an error`
           : !independent && protocol.budgetDisclosed && k < K
-            ? `the budget was disclosed to the actor, so only Seq@${K} is defined`
+            ? `the budget was disclosed to the actor, so only ${headline.label(K)} is defined`
             : independent
               ? `a task has fewer than ${k} measured samples`
               : `no measured trajectory reached attempt ${k}`
@@ -385,7 +394,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
     reliability,
-    gain: finiteOrNull(gain(independent ? (passCurve ?? []) : seqCurve)),
+    gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
     egs,
     lgs,
     timingNote,

@@ -236,6 +236,62 @@ describe('compareToBaseline', () => {
     expect(result.regressed[0]).toBe('t00 6/6 samples → 0/6 samples')
   })
 
+  describe('on a metric other than the headline (the registry says which can be gated)', () => {
+    // Half the tasks solved in every repeat, half never; then every task solved in two repeats of
+    // three: Seq@3 rises (50% → 67%) while Seq^3 and Cover@1 (every repeat) fall to 0.
+    const steady = ids.map((id, i) => row(id, i < 10 ? [1, 1, 1] : [null, null, null]))
+    const flaky = ids.map((id) => row(id, [1, null, 2]))
+
+    it('gates Seq^K: a drop the headline does not show fails, paired by task, with the tasks that got worse', () => {
+      expect(compareToBaseline(baseline(steady), current(flaky)).pass).toBe(true)
+      const result = compareToBaseline(baseline(steady), current(flaky), { metric: 'seqHat' })
+      expect(result.pass).toBe(false)
+      expect(result.comparisons).toEqual([
+        expect.objectContaining({ metric: 'seqHat', k: 3, baseline: 0.5, current: 0 }),
+      ])
+      expect(result.reasons[0]).toMatch(/^Seq\^3 50\.0% → 0\.0% on 20 common tasks/)
+      expect(result.regressed).toHaveLength(10)
+      expect(result.improved).toHaveLength(0)
+      // The power simulation models drops of the headline only: no figure, and a note instead of a guess.
+      expect(result.power).toBeNull()
+      expect(result.notes).toContain(
+        'no power figure for a gate on Seq^3: the power simulation models drops of Seq@3 only',
+      )
+    })
+
+    it('gates Cover@τ at the shares asked (default τ = 1), read at the budget', () => {
+      const result = compareToBaseline(baseline(steady), current(flaky), { metric: 'coverAt' })
+      expect(result.comparisons.map((c) => [c.metric, c.k])).toEqual([['coverAt', 1]])
+      expect(result.pass).toBe(false)
+      // Two of three repeats is at least half: Cover@0.5 rises, so a gate at τ = 0.5 alone passes.
+      const half = compareToBaseline(baseline(steady), current(flaky), { metric: 'coverAt', ks: [0.5], power: false })
+      expect(half.comparisons[0]).toMatchObject({ k: 0.5, baseline: 0.5, current: 1 })
+      expect(half.pass).toBe(true)
+    })
+
+    it('fails closed on a metric the cell does not measure, or a share outside (0, 1]', () => {
+      const passHat = compareToBaseline(baseline(steady), current(steady), { metric: 'passHat' })
+      expect(passHat.pass).toBe(false)
+      expect(passHat.reasons[0]).toBe(
+        'sequential cells do not measure pass^k, so a gate on it cannot be judged; gate on Seq@3 or a metric this cell measures.',
+      )
+      const tau = compareToBaseline(baseline(steady), current(steady), { metric: 'coverAt', ks: [2] })
+      expect(tau.pass).toBe(false)
+      expect(tau.reasons[0]).toMatch(/^no share τ in \(0, 1\] to gate Cover@τ at/)
+    })
+
+    it('gates pass^K on independent cells', () => {
+      const p: Protocol = { ...protocol, kind: 'independent', feedback: null, history: null }
+      const before = ids.map((id) => ({ ...row(id, [1]), samples: 6, passes: 6 }))
+      const after = ids.map((id) => ({ ...row(id, [1]), samples: 6, passes: 4 }))
+      const result = compareToBaseline(baseline(before, p), current(after, p), { metric: 'passHat', power: false })
+      // pass^3 of 4 passes in 6 samples: C(4,3)/C(6,3) = 0.2.
+      expect(result.comparisons[0]).toMatchObject({ metric: 'passHat', k: 3, baseline: 1 })
+      expect(result.comparisons[0]!.current).toBeCloseTo(0.2, 12)
+      expect(result.pass).toBe(false)
+    })
+  })
+
   it('nothing in common is a failure that says so', () => {
     const result = compareToBaseline(baseline(solvedEverywhere), current([row('other', [1])]))
     expect(result.pass).toBe(false)

@@ -2,7 +2,7 @@ import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import { errorPolicyOf, type CellSummary, type Protocol } from '../core/schemas.js'
 import { protocolDifferences } from '../core/fingerprint.js'
 import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
-import { headlineMetric } from '../metrics/registry.js'
+import { headlineMetric, measures, METRICS, type MetricId } from '../metrics/registry.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 import { plural } from '../metrics/format.js'
@@ -54,6 +54,15 @@ export interface GateOptions {
   seed?: number
   /** Simulate the gate's power (the smallest drop it catches 80% of the time). Default true. */
   power?: boolean
+  /**
+   * The metric gated, any gateable one of the registry that the cell's protocol measures (default:
+   * the headline rate, Seq@k or Pass@k): e.g. `passHat` gates pass^K, `coverAt` Cover@τ. For a
+   * metric read at k, `ks` are attempt counts (K always among them); for Cover@τ they are shares
+   * τ (default [1]), read at the budget, and `maxDrop`, a limit at K, does not apply. The power
+   * simulation models drops of the headline rate only, so another metric's gate has `power: null`
+   * and a note saying so.
+   */
+  metric?: MetricId
 }
 
 /** The gate's verdict on a cell against its baseline, with the evidence behind it and what it could see. */
@@ -128,10 +137,15 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const level = options.level ?? 0.95
   const independent = current.protocol.kind === 'independent'
   const K = current.budget
+  const headline = headlineMetric(current.protocol.kind)
+  const gated = options.metric ? METRICS[options.metric] : headline
+  const byTau = gated.index === 'tau'
   // Told its budget, the actor may plan for K attempts: only Seq@K itself is comparable.
-  const ks = [...new Set([K, ...(options.ks ?? [])])]
-    .filter((k) => k >= 1 && k <= K && (independent || !current.protocol.budgetDisclosed || k === K))
-    .sort((x, y) => x - y)
+  const ks = byTau
+    ? [...new Set(options.ks ?? [1])].filter((tau) => tau > 0 && tau <= 1).sort((x, y) => x - y)
+    : [...new Set([K, ...(options.ks ?? [])])]
+        .filter((k) => k >= 1 && k <= K && (independent || !current.protocol.budgetDisclosed || k === K))
+        .sort((x, y) => x - y)
   const result: GateResult = {
     pass: true,
     gate: { protocol: GATE_PROTOCOL, interval: DIFFERENCE_INTERVAL_METHOD, margin, maxDrop, level, ks },
@@ -145,6 +159,18 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     removed: [],
     changed: [],
     protocolChanges: [],
+  }
+  // Fail closed: a metric the gate cannot judge on this cell is a failed gate, never a pass.
+  if (!gated.gateable || !measures(gated, current.protocol.kind) || ks.length === 0) {
+    result.pass = false
+    result.reasons.push(
+      !gated.gateable
+        ? `${gated.label(byTau ? 'τ' : 'k')} cannot be gated; gate on ${headline.label(K)} or another gateable metric.`
+        : ks.length === 0
+          ? `no share τ in (0, 1] to gate ${gated.label('τ')} at (ks: ${JSON.stringify(options.ks)}).`
+          : `${current.protocol.kind} cells do not measure ${gated.label(byTau ? 'τ' : 'k')}, so a gate on it cannot be judged; gate on ${headline.label(K)} or a metric this cell measures.`,
+    )
+    return result
   }
   const [was, is] = [withoutTaskList(baseline.protocol), withoutTaskList(current.protocol)]
   const differences = protocolDifferences(was, is)
@@ -197,12 +223,12 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     taskRates(
       pairs.map((p) => p[0]),
       K,
-      headlineMetric(independent).id,
+      headline.id,
     ),
     taskRates(
       pairs.map((p) => p[1]),
       K,
-      headlineMetric(independent).id,
+      headline.id,
     ),
   ]
   const kept = common.map((_, i) => i).filter((i) => Number.isFinite(allBefore[i]!) && Number.isFinite(allNow[i]!))
@@ -216,14 +242,13 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   }
   const a = kept.map((i) => pairs[i]![0])
   const b = kept.map((i) => pairs[i]![1])
-  const rule: GateRule = { K, ks, independent, margin, maxDrop, level }
+  const rule: GateRule = { K, ks, independent, ...(options.metric ? { metric: gated.id } : {}), margin, maxDrop, level }
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
   result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
-  const [ratesBefore, ratesNow] = [
-    taskRates(a, K, headlineMetric(independent).id),
-    taskRates(b, K, headlineMetric(independent).id),
-  ]
+  // Per task, the gated metric at K (Cover@τ: at the smallest gated τ).
+  const at = byTau ? ks[0]! : K
+  const [ratesBefore, ratesNow] = [taskRates(a, at, gated.id, { K }), taskRates(b, at, gated.id, { K })]
   for (const [i, id] of measured.entries()) {
     const x = ratesBefore[i]!
     const y = ratesNow[i]!
@@ -231,7 +256,11 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)
   }
-  if (options.power !== false) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
+  if (options.power !== false && gated.id === headline.id) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
+  else if (options.power !== false)
+    result.notes.push(
+      `no power figure for a gate on ${gated.label(at)}: the power simulation models drops of ${headline.label(K)} only`,
+    )
   if (result.reasons.length > 0) {
     result.pass = false
     if (result.regressed.length > 0) result.reasons.push(`tasks that got worse: ${result.regressed.join(', ')}`)

@@ -14,6 +14,7 @@ import {
   HistoryEntrySchema,
   historyEntries,
   readHistory,
+  singleShotShift,
   type HistoryEntry,
 } from './history.js'
 
@@ -164,6 +165,53 @@ describe('changeSinceLast', () => {
       benchmarks: [summary.benchmarks[0]!, { ...summary.benchmarks[0]!, name: 'other' }],
     }
     expect(changeSinceLast([], two)[0]).toMatch(/^toy benchmark › /)
+  })
+})
+
+describe('the single try against the rate at K', () => {
+  /** The run with each cell's first point (Pass@1, Seq@1) and last point (Pass@K, Seq@K) set. */
+  function withEnds(base: RunSummary, runId: string, first: number, last: number): RunSummary {
+    const ends = (curve: (number | null)[]) =>
+      curve.map((x, i) => (i === 0 ? first : i === curve.length - 1 ? last : x))
+    return {
+      ...base,
+      runId,
+      benchmarks: base.benchmarks.map((b) => ({
+        ...b,
+        cells: b.cells.map((c) => ({ ...c, runId, seqAt: ends(c.seqAt), passAt: c.passAt ? ends(c.passAt) : null })),
+      })),
+    }
+  }
+  const entries = (s: RunSummary) => historyEntries(s, { commit: 'c' })
+
+  it('flags a cell whose Pass@1 (Seq@1) fell while its rate at K rose, and the reverse', () => {
+    const before = withEnds(summary, 'run-1', 0.6, 0.8)
+    const better = cellChanges(entries(before), withEnds(summary, 'run-2', 0.5, 0.9))
+    for (const change of better) {
+      expect(change.singleShot).toBe('fell')
+      expect(change.line).toMatch(/; (Pass|Seq)@1, the single try, fell 60\.0 → 50\.0 while (Pass|Seq)@4 rose$/)
+    }
+    const worse = cellChanges(entries(before), withEnds(summary, 'run-2', 0.7, 0.7))
+    for (const change of worse) {
+      expect(change.singleShot).toBe('rose')
+      expect(change.line).toMatch(/the single try, rose 60\.0 → 70\.0 while (Pass|Seq)@4 fell$/)
+    }
+    // Both moving the same way, or either not moving, is no reversal.
+    for (const [first, last] of [
+      [0.7, 0.9],
+      [0.6, 0.9],
+      [0.5, 0.8],
+    ] as const)
+      for (const change of cellChanges(entries(before), withEnds(summary, 'run-2', first, last)))
+        expect(change.singleShot).toBeUndefined()
+  })
+
+  it('decides on the printed tenths of a point, and says nothing where either end is unknown', () => {
+    expect(singleShotShift([0.6, 0.8], [0.6 - 4e-4, 0.9])).toBeNull()
+    expect(singleShotShift([0.6, 0.8], [0.6 - 6e-4, 0.9])).toEqual({ direction: 'fell', first: -0.1, last: 10 })
+    expect(singleShotShift([null, 0.8], [0.5, 0.9])).toBeNull()
+    expect(singleShotShift([0.6, 0.8], [0.5, null])).toBeNull()
+    expect(singleShotShift([0.6], [0.5])).toBeNull()
   })
 })
 

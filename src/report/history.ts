@@ -185,6 +185,37 @@ export interface CellChange {
   /** `changed` and `unchanged` compare two runs of the same protocol (unchanged: the same to 0.1 point). */
   kind: 'changed' | 'unchanged' | 'protocol-changed' | 'budget-changed' | 'first'
   line: string
+  /**
+   * Set when the single try (Pass@1; Seq@1 for a cell with feedback, the same first attempt) moved
+   * against the headline rate at K: `fell` when it fell while the rate at K rose, `rose` the reverse.
+   */
+  singleShot?: 'fell' | 'rose'
+}
+
+/** A change in points, rounded first so its sign agrees with the printed digits (null: unknown). */
+function pointsMoved(before: number | null | undefined, now: number | null | undefined): number | null {
+  if (before === null || before === undefined || now === null || now === undefined) return null
+  return Math.round((now - before) * 1000) / 10
+}
+
+/**
+ * Whether the single try moved against the rate at K between two runs of a cell: its first
+ * point (Pass@1, or Seq@1) and its last (Pass@K, or Seq@K), each moved by at least 0.1 point.
+ *
+ * @example
+ * singleShotShift([0.6, 0.8], [0.5, 0.9]) // => { direction: 'fell', first: -10, last: 10 }
+ */
+export function singleShotShift(
+  before: readonly (number | null)[],
+  now: readonly (number | null)[],
+): { direction: 'fell' | 'rose'; first: number; last: number } | null {
+  if (before.length < 2 || before.length !== now.length) return null
+  const first = pointsMoved(before[0], now[0])
+  const last = pointsMoved(before[before.length - 1], now[now.length - 1])
+  if (first === null || last === null) return null
+  if (first < 0 && last > 0) return { direction: 'fell', first, last }
+  if (first > 0 && last < 0) return { direction: 'rose', first, last }
+  return null
 }
 
 /**
@@ -225,9 +256,17 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
         const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
         const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
         const unchanged = delta === 0 || (delta === null && now.value === before.value)
+        const curve = (e: { seqAt: (number | null)[]; passAt: (number | null)[] | null }) =>
+          now.label === 'Pass' ? (e.passAt ?? []) : e.seqAt
+        const shift = singleShotShift(curve(last), curve(cell))
+        const one = `${now.label}@1`
+        const shot = !shift
+          ? ''
+          : `; ${one}, the single try, ${shift.direction} ${percent(curve(last)[0])} → ${percent(curve(cell)[0])} while ${label} ${shift.direction === 'fell' ? 'rose' : 'fell'}`
         out.push({
           kind: unchanged ? 'unchanged' : 'changed',
-          line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}`,
+          line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}${shot}`,
+          ...(shift ? { singleShot: shift.direction } : {}),
         })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
