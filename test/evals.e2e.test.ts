@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary, readTrajectories, type RunSummary } from '../src/artifacts/index.js'
-import { cleanEnv, root, runNode, SEQK, VITEST } from './fixture-project.js'
+import { cleanEnv, limiter, root, runNode, SEQK, VITEST } from './fixture-project.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { runCli } from '../src/cli/run.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
@@ -33,10 +33,44 @@ function seqk(args: string[]) {
   return runNode([...SEQK, ...args], { cwd: root, env: cleanEnv({ CI: 'true', ...history }), timeoutMs: 120_000 })
 }
 
+/** The blobs of the two file shards (`--shard`), in their own directory. */
+const blobs = join(tmp, 'blobs')
+/** The run directories of the two task shards (SEQK_SHARD). */
+const taskShardDirs = [1, 2].map((i) => join(tmp, `task-shard-${i}`))
+let fileShards: Awaited<ReturnType<typeof runNode>>[]
+let taskShards: Awaited<ReturnType<typeof runNode>>[]
+
 beforeAll(async () => {
-  result = await vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: runDir })
+  // The direct run and the four shard runs read nothing of one another: they run side by side (the
+  // shards are other machines' work), two at a time; the tests compare what they wrote.
+  const slot = limiter(2)
+  const direct = slot(() => vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: runDir }))
+  // Each file shard on its own "machine": its own run directory, its trajectories carried in the blob.
+  const fileShardRuns = [1, 2].map((shard) =>
+    slot(() =>
+      vitest(
+        [
+          'run',
+          '--project',
+          'evals',
+          `--shard=${shard}/2`,
+          '--reporter=blob',
+          `--outputFile=${join(blobs, `blob-${shard}.json`)}`,
+        ],
+        { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) },
+      ),
+    ),
+  )
+  const taskShardRuns = taskShardDirs.map((dir, i) =>
+    slot(() => vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: dir, SEQK_SHARD: `${i + 1}/2` })),
+  )
+  ;[result, fileShards, taskShards] = await Promise.all([
+    direct,
+    Promise.all(fileShardRuns),
+    Promise.all(taskShardRuns),
+  ])
   summary = readSummary(join(runDir, 'summary.json'))
-}, 420_000)
+}, 870_000)
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -115,22 +149,7 @@ describe('npx seqk summarize', () => {
 
 describe('--merge-reports', () => {
   it('two shards merged give the same summary.json and trajectories as the direct run', async () => {
-    const blobs = join(tmp, 'blobs')
-    // Each shard on its own "machine": its own run directory, its trajectories carried in the blob.
-    for (const shard of [1, 2]) {
-      const blobRun = await vitest(
-        [
-          'run',
-          '--project',
-          'evals',
-          `--shard=${shard}/2`,
-          '--reporter=blob',
-          `--outputFile=${join(blobs, `blob-${shard}.json`)}`,
-        ],
-        { SEQK_RUN_DIR: join(tmp, `shard-${shard}`) },
-      )
-      expect(blobRun.status, blobRun.stderr).toBe(0)
-    }
+    for (const blobRun of fileShards) expect(blobRun.status, blobRun.stderr).toBe(0)
     const mergedDir = join(tmp, 'merged')
     const merged = await vitest(['run', `--merge-reports=${blobs}`], { SEQK_RUN_DIR: mergedDir })
     expect(merged.status, merged.stderr).toBe(0)
@@ -179,14 +198,13 @@ describe('--merge-reports', () => {
       ...readSummary(join(mergedDir, 'summary.json')),
       createdAt: 'x',
     })
-  }, 150_000)
+  }, 120_000)
 })
 
 describe('SEQK_SHARD and seqk merge', () => {
   it("the bundled evals as two task shards, merged, give the direct run's summary.json", async () => {
-    const dirs = [1, 2].map((i) => join(tmp, `task-shard-${i}`))
-    for (const [i, dir] of dirs.entries()) {
-      const shard = await vitest(['run', '--project', 'evals'], { SEQK_RUN_DIR: dir, SEQK_SHARD: `${i + 1}/2` })
+    const dirs = taskShardDirs
+    for (const [i, shard] of taskShards.entries()) {
       expect(shard.status, shard.stderr).toBe(0)
       expect(shard.stdout).toMatch(new RegExp(`shard ${i + 1}/2`))
     }
@@ -197,7 +215,7 @@ describe('SEQK_SHARD and seqk merge', () => {
     const cells = (s: RunSummary) =>
       s.benchmarks.flatMap((b) => b.cells.map((c) => ({ benchmark: b.name, ...stable(c), perTask: c.perTask })))
     expect(cells(readSummary(join(mergedDir, 'summary.json')))).toEqual(cells(summary))
-  }, 300_000)
+  }, 120_000)
 })
 
 describe('the disclosure card and the exports of the bundled run', () => {
