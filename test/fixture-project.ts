@@ -104,3 +104,24 @@ export async function runNode(
   clearInterval(watch)
   return { status, out, stdout, stderr }
 }
+
+/**
+ * At most `limit` of the jobs given to the returned function run at once; the others wait their
+ * turn. For a file that starts many child runs side by side without starting them all together.
+ */
+export function limiter(limit: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const waiting: (() => void)[] = []
+  return async (job) => {
+    // A slot is free, or one that frees is handed over to the first waiter.
+    if (active < limit) active++
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      return await job()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else active--
+    }
+  }
+}
