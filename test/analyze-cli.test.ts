@@ -8,8 +8,9 @@ import { writeSummary } from '../src/artifacts/summary-file.js'
 import { AnalysisReportSchema, SelectionReportSchema } from '../src/analysis/report-schema.js'
 import { simulateRun, type SimulatedRunOptions } from '../src/analysis/simulated-runs.js'
 import { parseCommand, UsageError } from '../src/cli/args.js'
-import { analyzeSpec, runCli, selectSpec } from '../src/cli/run.js'
+import { analyzeSpec, selectSpec } from '../src/cli/run.js'
 import { cleanEnv, root, runNode, SEQK, unwrapped } from './fixture-project.js'
+import { inProcessCli, type CliResult } from './in-process-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-analyze-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -29,20 +30,10 @@ function synthetic(name: string, overrides: Partial<SimulatedRunOptions> = {}): 
   return dir
 }
 
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = ''
-  let stderr = ''
-  const code = runCli(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    isTTY: false,
-    env: {},
-    cwd: tmp,
-  })
-  // Only `seqk merge` answers with a promise; these commands answer at once.
-  if (typeof code !== 'number') throw new Error('expected a synchronous command')
+function cli(args: string[]): CliResult {
+  const r = inProcessCli(args, tmp)
   // What the output says, its wrapping at 120 columns undone (tested in cli-help.test.ts).
-  return { code, stdout: unwrapped(stdout), stderr: unwrapped(stderr) }
+  return { code: r.code, stdout: unwrapped(r.stdout), stderr: unwrapped(r.stderr) }
 }
 
 describe('parseCommand', () => {

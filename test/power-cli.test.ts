@@ -7,25 +7,12 @@ import { writeSummary } from '../src/artifacts/summary-file.js'
 import { simulateRun } from '../src/analysis/simulated-runs.js'
 import { parseCommand, UsageError } from '../src/cli/args.js'
 import { powerSpec } from '../src/cli/power.js'
-import { runCli } from '../src/cli/run.js'
+import { inProcessCli } from './in-process-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-power-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = ''
-  let stderr = ''
-  const code = runCli(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    isTTY: false,
-    env: {},
-    cwd: tmp,
-  })
-  // Only `seqk merge` answers with a promise; these commands answer at once.
-  if (typeof code !== 'number') throw new Error('expected a synchronous command')
-  return { code, stdout, stderr }
-}
+const cli = (args: string[]) => inProcessCli(args, tmp)
 
 /** The output with its 120-column wrapping undone (every line break and indent read as one space), for sentences. */
 const flat = (text: string) => text.replace(/ *\n */g, ' ')

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { writeSummary } from '../src/artifacts/summary-file.js'
 import { simulateRun, type SimulatedRunOptions } from '../src/analysis/simulated-runs.js'
 import type { RunSummary } from '../src/core/schemas.js'
-import { runCli } from '../src/cli/run.js'
+import { inProcessCli } from './in-process-cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'seqk-suites-cli-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -27,18 +27,7 @@ function write(name: string, summary: RunSummary): string {
 const original = write('original', simulateRun({ ...base, seed: 4, benchmark: 'code', runId: 'original' }))
 const stronger = write('stronger', simulateRun({ ...base, seed: 6, benchmark: 'code+', runId: 'stronger' }))
 
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = ''
-  let stderr = ''
-  const code = runCli(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    isTTY: false,
-    env: {},
-    cwd: tmp,
-  }) as number
-  return { code, stdout, stderr }
-}
+const cli = (args: string[]) => inProcessCli(args, tmp)
 
 describe('seqk suites', () => {
   it('prints both suites side by side for every actor and mode, and the same as JSON', () => {
