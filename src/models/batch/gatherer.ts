@@ -299,9 +299,12 @@ export class BatchGatherer {
     timer.unref?.()
     let outcomes: Map<string, BatchItemOutcome>
     try {
+      // The submission is not cut short by an abort: a batch the server created but whose id never
+      // reached us could not be cancelled (and would be paid for). Each of its requests is bounded by
+      // timeoutMs; the wait below sees an abort at once and cancels the batch.
       const batchId = await this.transport.submit(
         batch.map((p) => p.item),
-        { signal: controller.signal },
+        { signal: new AbortController().signal },
       )
       this.submitted.push(batchId)
       // Recorded before the wait: a run killed now finds it when resumed.
