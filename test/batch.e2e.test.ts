@@ -47,6 +47,15 @@ function env(extra: Record<string, string> = {}): Record<string, string | undefi
   })
 }
 
+/** The ledger at `path` holds a whole batch record (its line and the line's end). */
+function ledgerHoldsABatch(path: string): boolean {
+  if (!existsSync(path)) return false
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .some((line) => line.includes('"schema":"seqk.batch/1"'))
+}
+
 /** Runs `args` to its end (killed once `killWhen` holds). */
 function run(
   args: string[],
@@ -73,20 +82,23 @@ describe('a batched actor in an eval', () => {
     expect(ledger.filter((r) => r.schema === 'seqk.batch/1')).toHaveLength(3)
     // And each batch's changes of status, for the live view.
     expect(ledger.filter((r) => r.schema === 'seqk.batch-status/1' && r.status === 'ended')).toHaveLength(3)
-    expect(r.out).toMatch(/OpenAI batch: (submitted, \d+ requests|in progress \d+\/\d+|finalising|ended)/)
+    // A progress line is cut to the terminal's width ("submitted, 6 r…"): the status word is enough.
+    expect(r.out).toMatch(/OpenAI batch: (submitted|in progress|finalising|ended)/)
     expect(r.out).not.toMatch(/MaxListenersExceededWarning/)
     expect(r.out).toMatch(/19 calls through a batch API, saving \$[\d.]+ \(50\.0%\) against \$[\d.]+ at list price/)
   }, 60_000)
 
   it('a run killed while its first batch runs, then resumed, collects that batch instead of paying twice', async () => {
     const runDir = join(dir, 'killed')
-    // Killed once the first batch is on the server (submitted and recorded), long before it ends.
+    // Killed once the first batch is on the server and its record is whole in the ledger (a file that
+    // exists may not hold its line yet: a kill between the append's open and write leaves it empty,
+    // and that batch could not be collected), long before it ends.
     const slow = await startTestServer({ batches: { delayMs: 1500 }, responder: answer })
     try {
       const first = await run(
         [VITEST, 'run'],
         { SEQK_RUN_DIR: runDir, SEQK_TEST_URL: slow.openaiBaseURL },
-        () => slow.batches().length > 0 && existsSync(join(runDir, 'batches.jsonl')),
+        () => slow.batches().length > 0 && ledgerHoldsABatch(join(runDir, 'batches.jsonl')),
       )
       expect(first.status).not.toBe(0)
       expect(slow.batches()).toHaveLength(1)
