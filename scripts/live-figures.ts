@@ -5,7 +5,10 @@
 //   npx tsx scripts/live-figures.ts /tmp/big-run [path/to/report/live/server.ts]
 //
 // First paint is the page's first response (rendered with the state on the server); "state" is the
-// stream up to its first event (a snapshot), or, for a server that replays its log, up to `ended`.
+// stream up to its first event (a snapshot), or, for a server that replays its log, up to `ended`;
+// "caught up" is when every line written before the server started is read; then one page of the
+// last cell's trajectories (what the page fetches when a cell is opened), and the process's memory.
+// Prints one JSON line (test/report-live-scale.bench.ts reads it).
 import { request } from 'node:http'
 import { resolve } from 'node:path'
 import type * as LiveServerModule from '../src/report/live/server.js'
@@ -42,10 +45,17 @@ function get(
   })
 }
 
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since)
+  return Math.round((user + system) / 1000)
+}
 const t0 = performance.now()
+const cpu0 = process.cpuUsage()
 const server = await startLiveServer({ target: dir, port: 0, pollMs: 60_000 })
 const listening = performance.now() - t0
 const page = await get(server.url, (b) => b.includes('</html>'))
+// On a loaded machine the wall time is mostly waiting for a core: the CPU the process spent is the steadier figure.
+const firstPaintCpuMs = cpuMs(cpu0)
 const stream = await get(`${server.url}events`, (b) => /"type":"(snapshot|ended)"/.test(b) && b.endsWith('\n\n'))
 // Until every line written before the server started is read (a server that reads all before it listens: at once).
 const caughtUp = await new Promise<number>((done) => {
@@ -56,7 +66,16 @@ const caughtUp = await new Promise<number>((done) => {
   }
   check()
 })
+const caughtUpCpuMs = cpuMs(cpu0)
+const rssCaughtUpMb = process.memoryUsage().rss / 2 ** 20
+const cells = (server.live as { snapshot?: () => { snapshot: { cells: { key: string }[] } } }).snapshot?.().snapshot
+  .cells
+const last = cells?.at(-1)?.key
+const trajectories = last
+  ? await get(`${server.url}trajectories?cell=${encodeURIComponent(last)}&offset=0&limit=50`, () => false)
+  : { ms: -1, bytes: 0 }
 await server.close()
+const mb = (n: number) => Math.round(n * 10) / 10
 process.stdout.write(
-  `${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp) })}\n`,
+  `${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), firstPaintCpuMs, pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp), caughtUpCpuMs, pageOfTrajectoriesMs: Math.round(trajectories.ms), pageOfTrajectoriesBytes: trajectories.bytes, rssCaughtUpMb: mb(rssCaughtUpMb), maxRssMb: mb(process.resourceUsage().maxRSS / 1024) })}\n`,
 )
