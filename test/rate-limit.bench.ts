@@ -9,7 +9,11 @@
 //     limit, just before: under load a 2-core machine may not reach 20 calls a second at all).
 //     Target: >= 0.85 of the allowed rate, no errored trajectory. (c2) with whole-second
 //     retry-after only, the request rate stated in the 429's headers as both providers do; (c3)
-//     without those headers.
+//     without those headers. Each row also prints this process's event-loop delay over the cell
+//     (p50 / p99) and, at a burst of 1, the time the server's bucket held a token nobody took
+//     (from the times it checked requests): the test server runs in this process, so a loop
+//     stalled by a loaded machine idles the bucket whatever the pacing does, and those figures
+//     tell that loss from the pacing's.
 // (d) time to fail against a dead endpoint: a 50-trajectory cell (25 tasks × 2 repeats) against a
 //     port with nothing listening.
 //
@@ -17,6 +21,7 @@
 // its cells). These figures are bound by the server's rate and by the breaker's decisions, not by
 // the harness's CPU, so the bench runs the sources; a fresh server (a fresh endpoint, so nothing
 // learned carries over between runs) per run.
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { bench, describe } from 'vitest'
 import { actors, runCell } from '../src/index.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
@@ -48,11 +53,14 @@ async function rateLimitedCell(
         : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
     // The machine's own pace just before, the same cell with no limit (on a loaded machine it can be below the rate).
     const ownPace = await paceWithoutLimit(style, latencyMs)
+    const loop = monitorEventLoopDelay({ resolution: 5 })
+    loop.enable()
     const started = performance.now()
     const { trajectories } = await runCell(
       cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }),
     )
     const seconds = (performance.now() - started) / 1000
+    loop.disable()
     const served = server.requests.filter((r) => !r.rateLimited).length
     const refused = server.requests.length - served
     const errored = trajectories.filter((t) => t.status === 'error').length
@@ -67,11 +75,52 @@ async function rateLimitedCell(
       `${style}-style, rate limit ${limit.requestsPerSecond}/s, burst ${limit.burst}, ${headers}, ${latencyMs} ms a call: ` +
         `${served} calls in ${seconds.toFixed(2)} s = ${perSecond.toFixed(1)}/s, ${ofRate.toFixed(3)} of the rate, ${ofCeiling.toFixed(3)} of burst + rate × t, ` +
         `${ofReachable.toFixed(3)} of the lower of the rate and this machine's own pace (${ownPace.toFixed(1)}/s); ` +
-        `${refused} 429s; ${errored} errored trajectories${verdict}`,
+        `${refused} 429s; ${errored} errored trajectories${verdict}; ` +
+        `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms` +
+        idleText(server.requests, limit),
     )
   } finally {
     await server.close()
   }
+}
+
+/**
+ * At a burst of 1, the time the bucket held a token nobody took (each accepted request's check
+ * after the previous one's plus a spacing), split by whether a 429 came between the two: with a
+ * bucket of one token that time is lost for good, to the pacing (after a 429) or to a late start.
+ */
+function idleText(
+  requests: readonly { rateLimited?: true; rateCheckedAt?: number }[],
+  limit: { requestsPerSecond: number; burst: number },
+): string {
+  if (limit.burst !== 1) return ''
+  const spacing = 1000 / limit.requestsPerSecond
+  const idle = { after429: 0, gaps429: 0, clean: 0, gapsClean: 0 }
+  let previous: number | undefined
+  let refusedBetween = false
+  for (const r of requests) {
+    if (r.rateLimited) refusedBetween = true
+    else if (r.rateCheckedAt !== undefined) {
+      if (previous !== undefined) {
+        const lost = r.rateCheckedAt - (previous + spacing)
+        if (refusedBetween) {
+          idle.after429 += lost
+          idle.gaps429++
+        } else {
+          idle.clean += lost
+          idle.gapsClean++
+        }
+      }
+      previous = r.rateCheckedAt
+      refusedBetween = false
+    }
+  }
+  const each = (ms: number, n: number) => (n === 0 ? 0 : ms / n).toFixed(1)
+  return (
+    `; token idle ${((idle.after429 + idle.clean) / 1000).toFixed(2)} s: ${(idle.after429 / 1000).toFixed(2)} s after a 429 ` +
+    `(${each(idle.after429, idle.gaps429)} ms × ${idle.gaps429}), ${(idle.clean / 1000).toFixed(2)} s without ` +
+    `(${each(idle.clean, idle.gapsClean)} ms × ${idle.gapsClean})`
+  )
 }
 
 /** Calls a second the same cell makes against a server with no limit (a fresh endpoint, as every row has). */

@@ -345,8 +345,9 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
       startedAt: 30,
     })
     await vi.advanceTimersByTimeAsync(10)
-    expect(started).toEqual([30, 46])
-    // A refusal of the call started at 30 after the one at 46 had started: that one takes the next token first.
+    // Due at 45.1 (a tenth of a spacing at least): let in at 45, within a timer's slack, not on the next whole ms.
+    expect(started).toEqual([30, 45])
+    // A refusal of the call started at 30 after the one at 45 had started: that one takes the next token first.
     vi.advanceTimersByTime(4)
     limiter.rateLimited({
       retryAfterMs: 1000,
@@ -358,7 +359,7 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
     await vi.advanceTimersByTimeAsync(200)
     await done
     // At 54: the reset (10) and one spacing (51: the first 429 of the call started at 30 widened it by 2%).
-    expect(started).toEqual([30, 46, 115])
+    expect(started).toEqual([30, 45, 115])
   })
 
   it('a wait longer than a second (a quota, not a rate) is left to the call that got it', () => {

@@ -248,7 +248,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         index: requests.length,
         ...toolsOf(parsed.value),
       }
-      const verdict = bucket?.take(performance.now())
+      const checkedAt = performance.now()
+      const verdict = bucket?.take(checkedAt)
+      // The bucket's own clock reading: the law a test checks holds on these times exactly (a responder's are later, and skewed).
+      if (bucket) request.rateCheckedAt = checkedAt
       if (verdict && !verdict.ok) {
         request.rateLimited = true
         requests.push(request)

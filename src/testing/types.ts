@@ -40,6 +40,12 @@ export interface TestServerRequest {
   index: number
   /** True when the server's `rateLimit` refused it with a 429 (absent otherwise). */
   rateLimited?: true
+  /**
+   * When the server's `rateLimit` checked it (`performance.now()` in ms, the token bucket's own
+   * clock; absent without a `rateLimit`): the accepted requests' times obey the bucket's law
+   * exactly, at most `burst + requestsPerSecond × t / 1000` in any window of `t` ms.
+   */
+  rateCheckedAt?: number
   /** Set for a request answered as part of a batch: the batch and the request's `custom_id`. */
   batch?: { id: string; customId: string }
   /** The tools the request offers (absent when it offers none), normalised across the three wires. */
