@@ -6,17 +6,9 @@
 // trajectory field an actor sees is scanned for the held-out criteria's text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { critic } from '../src/feedback/critic.js'
-import {
-  defaultPromptBuilder,
-  feedback,
-  fullHistory,
-  runCell,
-  verifiers,
-  type AnyTask,
-  type CellSpec,
-  type FeedbackMode,
-} from '../src/index.js'
+import { feedback, runCell, verifiers, type AnyTask, type CellSpec, type FeedbackMode } from '../src/index.js'
 import { cellProtocol } from '../src/protocol/cell.js'
+import { cellSpecFixture } from './protocol-fixture.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
@@ -57,7 +49,7 @@ afterAll(() => server.close())
 
 const verifier = verifiers.rubric({ heldOut: SPLIT })
 function spec(name: string, mode: FeedbackMode): CellSpec {
-  return {
+  return cellSpecFixture({
     runId: 'held-out-criteria',
     benchmark: 'held-out criteria',
     cellId: `overfitter · ${name}`,
@@ -65,15 +57,7 @@ function spec(name: string, mode: FeedbackMode): CellSpec {
     actor: testServerModel(server, { model: 'overfitter' }),
     verifier,
     mode: { name, feedback: mode },
-    history: fullHistory,
-    promptBuilder: defaultPromptBuilder,
-    budget: 3,
-    repeats: 1,
-    discloseBudget: false,
-    concurrency: 3,
-    thresholds: {},
-    errors: 'left-out',
-  }
+  })
 }
 
 describe('verifiers.rubric({ heldOut }) on its own', () => {
