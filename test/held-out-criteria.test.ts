@@ -9,6 +9,7 @@ import { critic } from '../src/feedback/critic.js'
 import { feedback, runCell, verifiers, type AnyTask, type CellSpec, type FeedbackMode } from '../src/index.js'
 import { cellProtocol } from '../src/protocol/cell.js'
 import { cellSpecFixture } from './protocol-fixture.js'
+import { heldOutGapLine } from '../src/protocol/held-out-gap.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
@@ -128,6 +129,9 @@ describe('held-out criteria in a run', () => {
       expect(summary.heldOut!.visibleAt).toEqual([0, 1, 1])
       expect(summary.heldOut!.allAt).toEqual([0, 0, 0])
       expect(summary.seqAt).toEqual([0, 0, 0])
+      expect(heldOutGapLine(summary)).toMatch(
+        /^held-out criteria, overfitter · \w+: Seq@3 100\.0% on the visible criteria, 0\.0% on every criterion, gap 100\.0 points .*still fail a held-out criterion/,
+      )
     }
   })
 
