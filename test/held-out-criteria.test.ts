@@ -6,17 +6,10 @@
 // trajectory field an actor sees is scanned for the held-out criteria's text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { critic } from '../src/feedback/critic.js'
-import {
-  defaultPromptBuilder,
-  feedback,
-  fullHistory,
-  runCell,
-  verifiers,
-  type AnyTask,
-  type CellSpec,
-  type FeedbackMode,
-} from '../src/index.js'
+import { feedback, runCell, verifiers, type AnyTask, type CellSpec, type FeedbackMode } from '../src/index.js'
 import { cellProtocol } from '../src/protocol/cell.js'
+import { cellSpecFixture } from './protocol-fixture.js'
+import { heldOutGapLine } from '../src/protocol/held-out-gap.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { testServerModel } from '../src/testing/rubric-responders.js'
 import { startTestServer } from '../src/testing/server.js'
@@ -57,7 +50,7 @@ afterAll(() => server.close())
 
 const verifier = verifiers.rubric({ heldOut: SPLIT })
 function spec(name: string, mode: FeedbackMode): CellSpec {
-  return {
+  return cellSpecFixture({
     runId: 'held-out-criteria',
     benchmark: 'held-out criteria',
     cellId: `overfitter · ${name}`,
@@ -65,15 +58,7 @@ function spec(name: string, mode: FeedbackMode): CellSpec {
     actor: testServerModel(server, { model: 'overfitter' }),
     verifier,
     mode: { name, feedback: mode },
-    history: fullHistory,
-    promptBuilder: defaultPromptBuilder,
-    budget: 3,
-    repeats: 1,
-    discloseBudget: false,
-    concurrency: 3,
-    thresholds: {},
-    errors: 'left-out',
-  }
+  })
 }
 
 describe('verifiers.rubric({ heldOut }) on its own', () => {
@@ -144,6 +129,9 @@ describe('held-out criteria in a run', () => {
       expect(summary.heldOut!.visibleAt).toEqual([0, 1, 1])
       expect(summary.heldOut!.allAt).toEqual([0, 0, 0])
       expect(summary.seqAt).toEqual([0, 0, 0])
+      expect(heldOutGapLine(summary)).toMatch(
+        /^held-out criteria, overfitter · \w+: Seq@3 100\.0% on the visible criteria, 0\.0% on every criterion, gap 100\.0 points .*still fail a held-out criterion/,
+      )
     }
   })
 

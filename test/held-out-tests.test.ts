@@ -6,17 +6,9 @@
 // held-out statements' text; the summary's gap must then be exactly what the trajectories say.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { critic } from '../src/feedback/critic.js'
-import {
-  defaultPromptBuilder,
-  feedback,
-  fullHistory,
-  runCell,
-  verifiers,
-  type CellSpec,
-  type FeedbackMode,
-  type Task,
-} from '../src/index.js'
+import { feedback, runCell, verifiers, type CellSpec, type FeedbackMode, type Task } from '../src/index.js'
 import { cellProtocol } from '../src/protocol/cell.js'
+import { cellSpecFixture } from './protocol-fixture.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { heldOutGap } from '../src/metrics/held-out-gap.js'
 import { tasks as fixtureTasks } from '../fixtures/code-tasks.js'
@@ -93,7 +85,7 @@ afterAll(() => server.close())
 
 const verifier = verifiers.pythonTests({ heldOut: SPLIT })
 function spec(name: string, mode: FeedbackMode): CellSpec {
-  return {
+  return cellSpecFixture({
     runId: 'held-out',
     benchmark: 'held-out fixtures',
     cellId: `overfitter · ${name}`,
@@ -101,15 +93,7 @@ function spec(name: string, mode: FeedbackMode): CellSpec {
     actor: testServerModel(server, { model: 'overfitter' }),
     verifier,
     mode: { name, feedback: mode },
-    history: fullHistory,
-    promptBuilder: defaultPromptBuilder,
-    budget: 3,
-    repeats: 1,
-    discloseBudget: false,
-    concurrency: 3,
-    thresholds: {},
-    errors: 'left-out',
-  }
+  })
 }
 
 describe('held-out tests in a run', () => {

@@ -416,11 +416,13 @@ export const RevisionAnnotationSummarySchema = z.object({
 export type RevisionAnnotationSummary = z.infer<typeof RevisionAnnotationSummarySchema>
 
 /**
- * The feedback-overfitting gap of a cell with held-out tests: Seq@k on the visible tests against
- * Seq@k on every test, over its trajectories that did not error, and the visible repairs (a
- * revision that fixed every visible failure) that still fail a held-out test.
+ * The feedback-overfitting gap of a cell with held-out tests (or rubric criteria): Seq@k on the
+ * visible tests against Seq@k on every test, over its trajectories that did not error, and the
+ * visible repairs (a revision that fixed every visible failure) that still fail a held-out test.
  */
 export const HeldOutGapSummarySchema = z.object({
+  /** What was held out: test statements (python-tests) or rubric criteria (absent in older files: tests). */
+  over: z.enum(['tests', 'criteria']).optional(),
   /** Trajectories it is computed over (errored ones are left out). */
   trajectories: z.number().int().nonnegative(),
   /** Seq@k on the visible tests, k = 1..K. */

@@ -93,5 +93,30 @@ describe('heldOutGapLine', () => {
       /^held-out tests, sim:overfit · verifier: Seq@3 100\.0% on the visible tests, 50\.0% on every test, gap 50\.0 points \(95% CI 0\.0–100\.0\); 2 of 2 visible repairs \(100\.0%\) still fail a held-out test, 0 broke one$/,
     )
     expect(heldOutGapLine({ cellId: 'c', budget: 3 })).toBeNull()
+    expect(heldOut.over).toBe('tests')
+  })
+
+  it('says criteria for a rubric cell (its verdicts carry criteria), and tests for an older summary without `over`', () => {
+    const rubric = (t: Trajectory): Trajectory => ({
+      ...t,
+      attempts: t.attempts.map((a) => ({
+        ...a,
+        verdict: {
+          ...a.verdict,
+          criteria: [{ id: 'c0', text: 'visible', met: a.verdict.heldOut?.visiblePass ?? false }],
+        },
+      })),
+    })
+    const heldOut = heldOutGapSummary(
+      [rubric(trajectory('a', ['X', 'VIS', 'OK'])), rubric(trajectory('b', ['X', 'VIS', 'VIS']))],
+      3,
+      false,
+    )!
+    expect(heldOut.over).toBe('criteria')
+    expect(heldOutGapLine({ cellId: 'sim:overfit · verifier', budget: 3, heldOut })).toBe(
+      'held-out criteria, sim:overfit · verifier: Seq@3 100.0% on the visible criteria, 50.0% on every criterion, gap 50.0 points (95% CI 0.0–100.0); 2 of 2 visible repairs (100.0%) still fail a held-out criterion, 0 broke one',
+    )
+    const { over: _over, ...older } = heldOut
+    expect(heldOutGapLine({ cellId: 'c', budget: 3, heldOut: older })).toMatch(/^held-out tests, c: .* on every test,/)
   })
 })

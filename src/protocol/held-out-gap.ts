@@ -18,7 +18,7 @@ function attemptOf(verdict: Trajectory['attempts'][number]['verdict']): HeldOutA
 }
 
 /**
- * The gap of a sequential cell whose verdicts hold out tests, over its trajectories that did not
+ * The gap of a sequential cell whose verdicts hold out tests or criteria, over its trajectories that did not
  * error; null for an independent cell or when no verdict held out a test.
  *
  * @example
@@ -41,7 +41,10 @@ export function heldOutGapSummary(
   }
   const tasks: HeldOutTask[] = [...byTask].map(([taskId, repeats]) => ({ taskId, repeats }))
   const gap = heldOutGap(tasks, budget)
+  // A rubric verdict keeps its visible criteria in `criteria`; a python-tests verdict has none.
+  const criteria = complete.some((t) => t.attempts.some((a) => a.verdict.heldOut && a.verdict.criteria))
   return {
+    over: criteria ? 'criteria' : 'tests',
     trajectories: complete.length,
     visibleAt: gap.visibleAt.map(finiteOrNull),
     allAt: gap.allAt.map(finiteOrNull),
@@ -54,23 +57,33 @@ export function heldOutGapSummary(
   }
 }
 
+/** The sentence's nouns: what a cell held out, as its summary says (older files: tests). */
+function nouns(over: HeldOutGapSummary['over']) {
+  return over === 'criteria'
+    ? { plural: 'criteria', every: 'every criterion', one: 'a held-out criterion' }
+    : { plural: 'tests', every: 'every test', one: 'a held-out test' }
+}
+
 /**
- * The one sentence every output prints for a cell with held-out tests: Seq@K on the visible tests
- * and on every test, the gap with its interval, and the visible repairs that still fail a held-out
- * test. Null for a cell without held-out tests.
+ * The one sentence every output prints for a cell with held-out tests or criteria: Seq@K on the
+ * visible ones and on all of them, the gap with its interval, and the visible repairs that still
+ * fail a held-out one. Null for a cell that holds nothing out.
  *
  * @example
  * heldOutGapLine(cell)
  * // => 'held-out tests, overfitter · verifier: Seq@3 100.0% on the visible tests, 0.0% on every test, gap 100.0 points (95% CI …); 3 of 3 visible repairs (100.0%) still fail a held-out test, 0 broke one'
+ * heldOutGapLine(rubricCell)
+ * // => 'held-out criteria, overfitter · verifier: Seq@3 100.0% on the visible criteria, 0.0% on every criterion, gap 100.0 points (95% CI …); …'
  */
 export function heldOutGapLine(cell: Pick<CellSummary, 'cellId' | 'budget' | 'heldOut'>): string | null {
   const gap = cell.heldOut
   if (!gap) return null
   const K = cell.budget
+  const n = nouns(gap.over)
   const ci = intervalText(gap.gapInterval.lo, gap.gapInterval.hi)
   const repairs =
     gap.visibleRepairs === 0
       ? 'no revision repaired a visible failure'
-      : `${gap.overfit} of ${plural(gap.visibleRepairs, 'visible repair')} (${percentText(gap.overfitShare.point)}) still fail a held-out test, ${gap.broke} broke one`
-  return `held-out tests, ${cell.cellId}: Seq@${K} ${percentText(gap.visibleAt[K - 1])} on the visible tests, ${percentText(gap.allAt[K - 1])} on every test, gap ${percent(gap.gapAt[K - 1])} points (95% CI ${ci}); ${repairs}`
+      : `${gap.overfit} of ${plural(gap.visibleRepairs, 'visible repair')} (${percentText(gap.overfitShare.point)}) still fail ${n.one}, ${gap.broke} broke one`
+  return `held-out ${n.plural}, ${cell.cellId}: Seq@${K} ${percentText(gap.visibleAt[K - 1])} on the visible ${n.plural}, ${percentText(gap.allAt[K - 1])} on ${n.every}, gap ${percent(gap.gapAt[K - 1])} points (95% CI ${ci}); ${repairs}`
 }

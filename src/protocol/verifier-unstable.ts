@@ -4,11 +4,47 @@
  * `seqk stability` report given to the eval. Pure, like the rest of the cell summary; the one
  * sentence every output prints comes from here.
  */
-import type { CellSummary, Trajectory } from '../core/schemas.js'
+import type { CellSummary } from '../core/schemas.js'
 import { plural } from '../metrics/format.js'
 
 /** The cell summary's `verifierUnstable` block. */
 export type VerifierUnstable = NonNullable<CellSummary['verifierUnstable']>
+
+/** What {@link verifierUnstableOf} reads of a trajectory (a full one, or the live view's light parse of its line). */
+export interface UnstableEvidence {
+  taskId: string
+  attempts: readonly { unmodified?: boolean | null; verdict: { pass?: boolean } }[]
+}
+
+/** The trajectory holds an unmodified revision (the same answer as one attempt before) with another verdict. */
+export function gaveOneAnswerTwoVerdicts(t: UnstableEvidence): boolean {
+  for (let i = 1; i < t.attempts.length; i++) {
+    const attempt = t.attempts[i]!
+    const before = t.attempts[i - 1]!.verdict.pass
+    if (attempt.unmodified === true && attempt.verdict.pass !== undefined && before !== undefined)
+      if (attempt.verdict.pass !== before) return true
+  }
+  return false
+}
+
+/**
+ * The block from its parts: the tasks that flipped in the run, and the report's unstable tasks
+ * that are in the cell; undefined when there are none.
+ *
+ * @example
+ * verifierUnstableFrom(['t1'], undefined, ['t1', 't2']) // => { inRun: ['t1'] }
+ */
+export function verifierUnstableFrom(
+  inRun: Iterable<string>,
+  reported: readonly string[] | undefined,
+  taskIds: readonly string[],
+): VerifierUnstable | undefined {
+  const flipped = [...new Set(inRun)].sort()
+  const inCell = new Set(taskIds)
+  const named = [...new Set(reported ?? [])].filter((id) => inCell.has(id)).sort()
+  if (flipped.length === 0 && named.length === 0) return undefined
+  return { inRun: flipped, ...(reported !== undefined ? { reported: named } : {}) }
+}
 
 /**
  * Tasks whose trajectories hold an unmodified revision with another verdict than the attempt
@@ -20,26 +56,18 @@ export type VerifierUnstable = NonNullable<CellSummary['verifierUnstable']>
  * // => { inRun: [], reported: ['humaneval-pro/55'] }
  */
 export function verifierUnstableOf(
-  trajectories: readonly Trajectory[],
+  trajectories: readonly UnstableEvidence[],
   reported: readonly string[] | undefined,
   taskIds: readonly string[],
 ): VerifierUnstable | undefined {
-  const inRun = new Set<string>()
-  for (const t of trajectories)
-    for (let i = 1; i < t.attempts.length; i++) {
-      const attempt = t.attempts[i]!
-      if (attempt.unmodified === true && attempt.verdict.pass !== t.attempts[i - 1]!.verdict.pass) inRun.add(t.taskId)
-    }
-  const inCell = new Set(taskIds)
-  const named = [...new Set(reported ?? [])].filter((id) => inCell.has(id)).sort()
-  if (inRun.size === 0 && named.length === 0) return undefined
-  return { inRun: [...inRun].sort(), ...(reported !== undefined ? { reported: named } : {}) }
+  const inRun = trajectories.filter(gaveOneAnswerTwoVerdicts).map((t) => t.taskId)
+  return verifierUnstableFrom(inRun, reported, taskIds)
 }
 
 const listed = (ids: readonly string[]) => (ids.length <= 5 ? ids.join(', ') : `${ids.slice(0, 5).join(', ')}, …`)
 
 /**
- * The one sentence the table, Markdown, HTML report and `seqk analyze` print for a cell whose
+ * The one sentence the table, Markdown, HTML report, JUnit export, live view and `seqk analyze` print for a cell whose
  * verifier is known to be unstable; null for every other cell.
  *
  * @example

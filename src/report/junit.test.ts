@@ -3,6 +3,7 @@ import { HAS_XMLLINT, xmllintJunit } from '../../test/export-schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
 import type { RunSummary } from '../core/schemas.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { junitXml, xmlEscape } from './junit.js'
 
 const HOSTILE = 'x\u0000\u0007 ]]> <b>&amp;</b> "q" \'a\' \ud83d\ude00'
@@ -46,6 +47,15 @@ function mixedRun(): RunSummary {
   }
 }
 
+/** A run whose second cell's verifier is known to be unstable (a reported flip and one in the run). */
+function unstableRun(): RunSummary {
+  const { summary } = fakeRun({ thresholds: () => ({}) })
+  const cells = summary.benchmarks[0]!.cells.map((c, i) =>
+    i === 1 ? { ...c, verifierUnstable: { inRun: ['t/1'], reported: ['t/2'] } } : c,
+  )
+  return { ...summary, benchmarks: [{ ...summary.benchmarks[0]!, cells }] }
+}
+
 const attribute = (xml: string, element: string, name: string): string[] =>
   [...xml.matchAll(new RegExp(`<${element}\\b[^>]*\\s${name}="([^"]*)"`, 'g'))].map((m) => m[1]!)
 
@@ -53,7 +63,7 @@ describe('junitXml', () => {
   it.skipIf(!HAS_XMLLINT)(
     'validates against the Ant JUnit XSD: passing, failing and unfinished cells, hostile names and messages',
     async () => {
-      for (const summary of [fakeRun({ thresholds: () => ({}) }).summary, mixedRun()]) {
+      for (const summary of [fakeRun({ thresholds: () => ({}) }).summary, mixedRun(), unstableRun()]) {
         const { valid, output } = await xmllintJunit(junitXml(summary))
         expect(valid, output).toBe(true)
       }
@@ -87,6 +97,22 @@ describe('junitXml', () => {
     ])
     expect(xml).toContain(`name="${xmlEscape(`${first!.cells[1]!.cellId} › Seq@2 >= 99.0%`)}"`)
     expect(xml.match(/<testcase /g)).toHaveLength(first!.cells.length + failedChecks.length + second!.cells.length)
+  })
+
+  it('says a verifier is unstable as every other output does: the same sentence in system-out, the cell in a property', () => {
+    const summary = unstableRun()
+    const cell = summary.benchmarks[0]!.cells[1]!
+    const line = verifierUnstableLine(cell)!
+    expect(line).toMatch(/^verifier unstable, /)
+    const xml = junitXml(summary)
+    const out = /<system-out>([^<]*)<\/system-out>/.exec(xml)![1]!
+    expect(out.split('\n')).toContain(xmlEscape(line))
+    expect(attribute(xml, 'property', 'name')).toContain('seqk.verifierUnstable')
+    expect(xml).toContain(`<property name="seqk.verifierUnstable" value="${xmlEscape(cell.cellId)}"/>`)
+    // A run whose verifier is not known to be unstable says nothing of it.
+    expect(junitXml(fakeRun({ thresholds: () => ({}) }).summary)).not.toMatch(
+      /verifier unstable|seqk\.verifierUnstable/,
+    )
   })
 
   it('escapes what XML cannot hold as text', () => {

@@ -3,9 +3,13 @@
  * benchmark, one `testcase` per cell, and one more per failed check of a cell (a threshold, the
  * baseline gate, an unfinished cell), so a dashboard lists what failed by name. Written to pass
  * the strictest common JUnit schema (every suite with `properties`, `system-out`, `system-err`).
+ * A suite's `system-out` holds each cell's line and the notes every output prints (the held-out
+ * gap, a verifier known to be unstable); `seqk.verifierUnstable` names the cells whose verifier is.
  */
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
+import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 
 // Characters XML 1.0 cannot hold at all, even escaped.
 // eslint-disable-next-line no-control-regex
@@ -96,9 +100,12 @@ export function junitXml(summary: RunSummary): string {
       }
     }
     const first = b.cells[0]
+    const unstable = b.cells.filter((c) => verifierUnstableLine(c) !== null).map((c) => c.cellId)
     const properties = [
       ['seqk.runId', summary.runId],
       ['seqk.file', b.file],
+      // Cells whose verifier is known to be unstable: a dashboard can flag them without reading system-out.
+      ...(unstable.length > 0 ? [['seqk.verifierUnstable', unstable.join(', ')]] : []),
       ...(first
         ? [
             ['seqk.tasks', String(first.protocol.benchmark.tasks)],
@@ -107,12 +114,15 @@ export function junitXml(summary: RunSummary): string {
           ]
         : []),
     ]
-    const out = b.cells
-      .map(
+    const out = [
+      ...b.cells.map(
         (c) =>
           `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%, ${c.errors.count} errors, ${c.trajectories} trajectories`,
-      )
-      .join('\n')
+      ),
+      // The notes the terminal table and the report print under the benchmark, in the same words.
+      ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
+    ].join('\n')
     const time = b.cells.reduce((n, c) => n + c.durationMs, 0)
     return [
       `  <testsuite${attrs({ name: b.name, timestamp, hostname: 'localhost', tests: cases.length, failures, errors, skipped: 0, time: seconds(time), package: 'vitest-seqk', id })}>`,

@@ -69,7 +69,12 @@ function start(root: HTMLElement): void {
           el('td', { class: 'num solved' }, c.solved),
           el('td', { class: 'num failed' }, c.failed),
           el('td', { class: 'num errored' }, c.errored),
-          el('td', { class: 'state' }, c.state),
+          el(
+            'td',
+            { class: 'state' },
+            c.state,
+            c.unstable ? el('div', { class: 'note verifier-unstable' }, c.unstable) : null,
+          ),
           el('td', { class: 'verdict' }, c.verdict ? el('span', { class: `badge ${c.verdictKind}` }, c.verdict) : null),
           el('td', null, button),
         ),

@@ -42,6 +42,12 @@ export interface LiveCell {
   /** Its verdict and failed checks, as the end record says them (null until it ends, and in files written before they existed). */
   verdict: CellVerdictStatus | null
   failedChecks: number | null
+  /**
+   * The sentence every output prints when the cell's verifier is known to be unstable (an
+   * unmodified revision got another verdict in this run, or the eval's stability report saw a
+   * task flip; `verifierUnstableLine`); null otherwise. Set as the evidence arrives.
+   */
+  verifierUnstable: string | null
 }
 
 /** One finished trajectory (a line of `trajectories.jsonl`), without its answers. */

@@ -152,6 +152,40 @@ describe('LiveRun', () => {
     ])
   })
 
+  it('says the verifier is unstable as the summary will: a reported flip from the start record, an unmodified revision with another verdict as it arrives', () => {
+    const dir = run('r1')
+    const cell = liveCell({ runId: 'r1', tasks: ['a', 'b'], repeats: 1 })
+    // The report names b and a task of another cell; only b is this cell's.
+    appendFileSync(join(dir, 'cells.jsonl'), line({ ...cell.start, knownUnstable: ['b', 'elsewhere'] }))
+    const live = follow(runs)
+    const row = () => liveView(state(live)).cells[0]!
+    expect(row().unstable).toBe(
+      `verifier unstable, ${cell.start.cellId}: the stability report saw 1 reference flip (b); a pass or failure on it may not reproduce (seqk stability)`,
+    )
+    const base = cell.trajectory('a', 0, 'failed')
+    const attempt = base.attempts[0]!
+    const twice = (unmodified: boolean) => ({
+      ...base,
+      attempts: [
+        { ...attempt, index: 1, verdict: { ...attempt.verdict, pass: false } },
+        { ...attempt, index: 2, unmodified, verdict: { ...attempt.verdict, pass: true } },
+      ],
+    })
+    // A changed answer that passes says nothing about the verifier; the same answer that passes does.
+    appendFileSync(join(dir, 'trajectories.jsonl'), line(twice(false)))
+    live.tick()
+    expect(row().unstable).toMatch(/the stability report saw 1 reference flip \(b\); a pass/)
+    appendFileSync(join(dir, 'trajectories.jsonl'), line(twice(true)))
+    live.tick()
+    expect(row().unstable).toBe(
+      `verifier unstable, ${cell.start.cellId}: 1 task gave one answer two verdicts in this run (a); the stability report saw 1 reference flip (b); a pass or failure on them may not reproduce (seqk stability)`,
+    )
+    const plain = liveCell({ runId: 'r1', benchmark: 'other', tasks: ['a'], repeats: 1 })
+    appendFileSync(join(dir, 'cells.jsonl'), line(plain.start))
+    live.tick()
+    expect(liveView(state(live)).cells[1]!.unstable).toBe('')
+  })
+
   it('counts only the shard share of a sharded cell', () => {
     const dir = run('r1')
     const cell = liveCell({ runId: 'r1', tasks: Array.from({ length: 20 }, (_, i) => `task-${i}`), repeats: 3 })

@@ -65,7 +65,12 @@ const TrajectoryLineSchema = z.object({
   status: z.enum(TRAJECTORY_STATUSES),
   firstSuccess: z.number().int().positive().nullable(),
   error: z.object({ stage: z.string(), attempt: z.number(), message: z.string() }).nullable(),
-  attempts: z.array(z.object({ verdict: z.object({ diagnostics: z.object({ summary: z.string() }) }) })),
+  attempts: z.array(
+    z.object({
+      unmodified: z.boolean().nullable().optional(),
+      verdict: z.object({ pass: z.boolean().optional(), diagnostics: z.object({ summary: z.string() }) }),
+    }),
+  ),
   durationMs: z.number().nonnegative(),
 })
 

@@ -45,6 +45,7 @@ describe('the live page', () => {
           unfinished: null,
           verdict: null,
           failedChecks: null,
+          verifierUnstable: null,
         },
       ],
       loadErrors: [{ file: 'x.eval.ts', error: 'SyntaxError: <oops>' }],

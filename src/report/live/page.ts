@@ -23,6 +23,7 @@ table.live th, table.live td { text-align: left; padding: 5px 8px; border-bottom
 table.live td.num, table.live th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.live progress { width: 120px; vertical-align: middle; margin-right: 6px; }
 table.live tr.page td { background: #f8fafc; }
+table.live .verifier-unstable { color: var(--fail); margin: 2px 0 0; }
 ul.live-list { list-style: none; margin: 0; padding: 0; font-size: 13px; }
 ul.live-list li { padding: 5px 0; border-bottom: 1px solid var(--line); }
 ul.live-list li:last-child { border-bottom: 0; }
@@ -52,7 +53,7 @@ export function liveBody(view: LiveView): Html {
       : ''
   const rows = view.cells.map(
     (c) =>
-      html`<tr data-cell="${c.cellId}" data-key="${c.key}" data-phase="${c.phase}"><td>${c.benchmark}</td><td>${c.cellId}</td><td class="progress"><progress max="${c.max}" value="${c.done}"></progress><span class="count">${c.count}</span></td><td class="num solved">${c.solved}</td><td class="num failed">${c.failed}</td><td class="num errored">${c.errored}</td><td class="state">${c.state}</td><td class="verdict">${c.verdict ? html`<span class="badge ${c.verdictKind}">${c.verdict}</span>` : ''}</td><td><button class="more" data-page="${c.key}" type="button">trajectories</button></td></tr>`,
+      html`<tr data-cell="${c.cellId}" data-key="${c.key}" data-phase="${c.phase}"><td>${c.benchmark}</td><td>${c.cellId}</td><td class="progress"><progress max="${c.max}" value="${c.done}"></progress><span class="count">${c.count}</span></td><td class="num solved">${c.solved}</td><td class="num failed">${c.failed}</td><td class="num errored">${c.errored}</td><td class="state">${c.state}${c.unstable ? html`<div class="note verifier-unstable">${c.unstable}</div>` : ''}</td><td class="verdict">${c.verdict ? html`<span class="badge ${c.verdictKind}">${c.verdict}</span>` : ''}</td><td><button class="more" data-page="${c.key}" type="button">trajectories</button></td></tr>`,
   )
   const table = html`<table class="live"${view.cells.length === 0 ? ' hidden' : ''}><thead><tr><th>benchmark</th><th>cell</th><th>progress</th><th class="num">solved</th><th class="num">failed</th><th class="num">errors</th><th>state</th><th>verdict</th><th></th></tr></thead><tbody id="live-cells">${rows}</tbody></table>`
   const list = (id: string, empty: string, items: Html[]) =>

@@ -7,6 +7,11 @@
 import type { CellRecord } from '../../artifacts/cells-file.js'
 import type { PlanRecord } from '../../artifacts/plan-file.js'
 import { shardOfTask } from '../../protocol/shard.js'
+import {
+  gaveOneAnswerTwoVerdicts,
+  verifierUnstableFrom,
+  verifierUnstableLine,
+} from '../../protocol/verifier-unstable.js'
 import type { LiveCell, LiveTrajectory } from './events.js'
 
 /** Longest error message and verdict summary sent to the page, in characters. */
@@ -23,7 +28,7 @@ export interface TrajectoryLine {
   status: LiveTrajectory['status']
   firstSuccess: number | null
   error: { stage: string; attempt: number; message: string } | null
-  attempts: { verdict: { diagnostics: { summary: string } } }[]
+  attempts: { unmodified?: boolean | null; verdict: { pass?: boolean; diagnostics: { summary: string } } }[]
   durationMs: number
 }
 
@@ -33,6 +38,11 @@ interface CellState {
   byKey: Map<string, LiveTrajectory>
   /** The duration of its last end before the current start (a resumed cell's earlier run). */
   earlierMs: number | null
+  /** Trajectories (by task and repeat) that gave one answer two verdicts: the verifier flipped in this run. */
+  flipped: Map<string, string>
+  /** From the start record: the cell's tasks and the tasks the eval's stability report saw flip. */
+  taskIds: readonly string[]
+  reported: readonly string[] | undefined
 }
 
 const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
@@ -102,6 +112,9 @@ export class RunState {
         verdict: null,
         failedChecks: null,
       }
+      state.taskIds = record.taskIds
+      state.reported = record.knownUnstable
+      state.cell = { ...state.cell, verifierUnstable: unstableLine(state) }
       return state.cell
     }
     const total = state.cell.progress.total
@@ -146,7 +159,14 @@ export class RunState {
     p[countOf(t.status)] += 1
     // A trajectory can arrive before its cell's start line is read (or without one): the cell runs.
     state.byKey.set(id, trajectory)
-    state.cell = { ...state.cell, progress: p, phase: state.cell.phase === 'planned' ? 'running' : state.cell.phase }
+    if (gaveOneAnswerTwoVerdicts(t)) state.flipped.set(id, t.taskId)
+    else state.flipped.delete(id)
+    state.cell = {
+      ...state.cell,
+      progress: p,
+      phase: state.cell.phase === 'planned' ? 'running' : state.cell.phase,
+      verifierUnstable: unstableLine(state),
+    }
     return { cell: state.cell, trajectory }
   }
 
@@ -191,14 +211,24 @@ export class RunState {
           unfinished: null,
           verdict: null,
           failedChecks: null,
+          verifierUnstable: null,
         },
         byKey: new Map(),
         earlierMs: null,
+        flipped: new Map(),
+        taskIds: [],
+        reported: undefined,
       }
       this.cells.set(key, state)
     }
     return state
   }
+}
+
+/** The cell's verifier-unstable sentence from what is known so far, as the summary will say it. */
+function unstableLine(state: CellState): string | null {
+  const known = verifierUnstableFrom(state.flipped.values(), state.reported, state.taskIds)
+  return verifierUnstableLine({ cellId: state.cell.cellId, ...(known ? { verifierUnstable: known } : {}) })
 }
 
 function countOf(status: LiveTrajectory['status']): 'solved' | 'failed' | 'errored' | 'capped' {

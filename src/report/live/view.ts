@@ -25,6 +25,8 @@ export interface LiveCellRow {
   /** `pass`, `fail (2)`, `no thresholds`, `shard`; empty until the cell ends. */
   verdict: string
   verdictKind: BadgeKind
+  /** The verifier-unstable sentence every output prints for the cell (`verifierUnstableLine`); empty when none. */
+  unstable: string
 }
 
 export interface LiveView {
@@ -124,6 +126,7 @@ export function liveView(s: LiveSnapshot): LiveView {
         state: stateText(c),
         verdict: v.text,
         verdictKind: v.kind,
+        unstable: c.verifierUnstable ?? '',
       }
     }),
     recent: [...s.recent].reverse().map((t) => ({
