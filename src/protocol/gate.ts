@@ -68,9 +68,9 @@ export interface GateOptions {
    * The metric gated, any gateable one of the registry that the cell's protocol measures (default:
    * the headline rate, Seq@k or Pass@k): e.g. `passHat` gates pass^K, `coverAt` Cover@τ. For a
    * metric read at k, `ks` are attempt counts (K always among them); for Cover@τ they are shares
-   * τ (default [1]), read at the budget, and `maxDrop`, a limit at K, does not apply. The power
-   * simulation models drops of the headline rate only, so another metric's gate has `power: null`
-   * and a note saying so.
+   * τ (default [1]), read at the budget, and `maxDrop`, a limit at K, does not apply. Its power
+   * figure is for drops of that metric (the simulation finds the drop of the rate at K that costs
+   * it exactly that much).
    *
    * Or a role, resolved per cell from the registry so one setting gates every cell of a run like
    * with like: `'headline'` (Seq@k or Pass@k) or `'reliability'` (Seq^k for a cell with feedback,
@@ -308,11 +308,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)
   }
-  if (options.power !== false && gated.id === headline.id) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
-  else if (options.power !== false)
-    result.notes.push(
-      `no power figure for a gate on ${gated.label(at)}: the power simulation models drops of ${headline.label(K)} only`,
-    )
+  if (options.power !== false) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
   if (result.reasons.length > 0) {
     result.pass = false
     if (result.regressed.length > 0) result.reasons.push(`tasks that got worse: ${result.regressed.join(', ')}`)
