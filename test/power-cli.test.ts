@@ -115,4 +115,31 @@ describe('seqk power', () => {
       stderr: expect.stringContaining('not both'),
     })
   })
+
+  it('gates a reliability metric with --metric: drops of that metric, out of its own baseline, and says which flag is wrong', () => {
+    const { code, stdout } = cli([
+      'power',
+      '--tasks',
+      '40',
+      '--repeats',
+      '3',
+      '--rate',
+      '0.75',
+      '--metric',
+      'reliability',
+      '--simulations',
+      '100',
+    ])
+    expect(code).toBe(0)
+    // Seq^5 of tasks drawn around Seq@5 75%: every one of 3 repeats must succeed, so its baseline is lower.
+    const [, rate] = /^planned: Seq\^5, 40 tasks × 3 repeats, baseline (\d+\.\d)% \(Seq@5 75\.0%\)/.exec(stdout) ?? []
+    expect(Number(rate)).toBeGreaterThan(40)
+    expect(Number(rate)).toBeLessThan(75)
+    expect(flat(stdout)).toContain('Seq^5 alone')
+    const wrong = cli(['power', '--tasks', '40', '--rate', '0.75', '--metric', 'passHat'])
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stderr).toContain('--metric passHat is not measured by sequential cells; add --independent')
+    const typo = cli(['power', '--tasks', '40', '--rate', '0.75', '--metric', 'pass^k'])
+    expect(flat(typo.stderr)).toContain('seqk power: --metric: "pass^k" is neither a metric nor a role')
+  })
 })

@@ -51,7 +51,7 @@ describe('the reliability view of seqk analyze', () => {
       for (const row of s.rows) {
         const ind = cellOf(row.actorId, 'independent')!
         const cell = cellOf(row.actorId, s.mode)!
-        expect(row.singleTry).toEqual({ label: 'Pass@1', value: ind.passAt![0] })
+        expect(row.singleTry).toEqual({ label: 'Pass@1', value: ind.passAt![0], source: 'Pass@1', cellId: ind.cellId })
         expect(row.passAtK).toBe(ind.passAt![ind.budget - 1])
         expect(row.passHatK).toBe(ind.passHat![ind.budget - 1])
         expect(row.seqAtK).toBe(cell.seqAt[cell.budget - 1])
@@ -99,7 +99,7 @@ describe('the reliability view of seqk analyze', () => {
     expect(text).toMatch(/reviser is above \S+ by Seq@5 but below it by Pass@1, the single try/)
   })
 
-  it('leaves an actor without an independent cell unknown, never 0, and out of the rankings it has no number for', () => {
+  it('gives an actor without an independent cell its sequential first attempt as the single try, labelled Seq@1, and leaves Pass@K and pass^K unknown (never 0)', () => {
     const partial: RunSummary = {
       ...run,
       benchmarks: [
@@ -108,9 +108,18 @@ describe('the reliability view of seqk analyze', () => {
     }
     const s = analyzeRuns([partial], { resamples: 20, selection: false }).benchmarks[0]!.reliability[0]!
     const row = s.rows.find((r) => r.actorId === 'stubborn')!
-    expect([row.singleTry.value, row.passAtK, row.passHatK]).toEqual([null, null, null])
+    // Its first attempt (binary before verifier, in cell-id order) has had no feedback yet: one try.
+    const first = cellOf('stubborn', 'binary')!
+    expect(row.singleTry).toEqual({
+      label: 'Seq@1 (first attempt of binary)',
+      value: first.seqAt[0],
+      source: 'Seq@1',
+      cellId: first.cellId,
+    })
+    expect([row.passAtK, row.passHatK]).toEqual([null, null])
     expect(row.seqAtK).not.toBeNull()
-    for (const metric of ['Pass@1', 'Pass@5', 'pass^5'])
+    expect(s.rankings.find((r) => r.metric === 'Pass@1')!.order).toContain('stubborn')
+    for (const metric of ['Pass@5', 'pass^5'])
       expect(s.rankings.find((r) => r.metric === metric)!.order).not.toContain('stubborn')
     expect(s.rankings.find((r) => r.metric === 'Cover@1')!.order).toContain('stubborn')
   })

@@ -10,6 +10,7 @@ import { competitionRanks } from '../metrics/ranks.js'
 import { METRICS } from '../metrics/registry.js'
 import { ordinal, percent } from '../metrics/format.js'
 import { readMetric } from '../protocol/cell-metrics.js'
+import { fourNumbers, singleTryLabel, type FourNumbers } from '../protocol/four-numbers.js'
 import type { MetricRanking, ReliabilityRow, ReliabilitySection, SingleShotReversal } from './report-schema.js'
 
 const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0)
@@ -17,12 +18,6 @@ const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 
 /** A cell's metric at `at` (k, or τ for Cover@τ), null when it has none or the cell is missing. */
 function valueOf(cell: CellSummary | undefined, id: keyof typeof METRICS, at: number): number | null {
   return cell ? readMetric(cell, id, at).value : null
-}
-
-/** The label of the single try: Pass@1, said to be at temperature 0 when the independent cell's actor ran there. */
-function singleTryLabel(cell: CellSummary | undefined): string {
-  const temperature = cell?.protocol.actor.params?.temperature
-  return temperature === 0 ? 'Pass@1 (temperature 0)' : 'Pass@1'
 }
 
 /**
@@ -122,8 +117,10 @@ function singleShotNote(mode: string, s: SingleShotReversal): string {
 
 /**
  * The reliability view of one benchmark: one section per feedback mode, over the actors with a
- * cell in that mode (their independent cell, where they have one, gives the single try, Pass@K and
- * pass^K). Unknown is null, never 0: an actor without an independent cell has no Pass@1.
+ * cell in that mode. The single try, Pass@K and pass^K are the report's own four numbers
+ * (`fourNumbers`): an actor's independent cell gives them; without one its single try is Seq@1 of
+ * a sequential cell (the same first attempt, before any feedback), labelled so, and its Pass@K and
+ * pass^K are unknown. Unknown is null, never 0.
  *
  * @example
  * reliabilitySections('fixtures', independentByActor, modes)[0]?.notes
@@ -135,17 +132,32 @@ export function reliabilitySections(
   modes: ReadonlyMap<string, ReadonlyMap<string, CellSummary>>,
 ): ReliabilitySection[] {
   const passK = [...independent.values()][0]?.budget ?? null
+  const all = [...independent.values(), ...[...modes.values()].flatMap((m) => [...m.values()])]
+  const four = new Map(fourNumbers(all).map((f) => [f.actorId, f]))
+  const byId = new Map(all.map((c) => [c.cellId, c]))
+  /** Per task, the single try's values from the cell it came from. */
+  const onePerTask = (id: string): Map<string, number> => {
+    const single = four.get(id)?.singleTry
+    const cell = single ? byId.get(single.cellId) : undefined
+    return cell && single ? perTask(cell, single.source === 'Pass@1' ? 'passAt' : 'seqAt', 1) : new Map()
+  }
   return [...modes].map(([mode, cells]) => {
     const K = [...cells.values()][0]?.budget ?? 0
     const actors = [...cells.keys()].sort(byCodeUnits)
     const rows: ReliabilityRow[] = actors.map((actorId) => {
-      const ind = independent.get(actorId)
+      const f: FourNumbers | undefined = four.get(actorId)
       const cell = cells.get(actorId)!
+      const single = f?.singleTry ?? null
       return {
         actorId,
-        singleTry: { label: singleTryLabel(ind), value: valueOf(ind, 'passAt', 1) },
-        passAtK: ind ? valueOf(ind, 'passAt', ind.budget) : null,
-        passHatK: ind ? valueOf(ind, 'passHat', ind.budget) : null,
+        singleTry: {
+          label: singleTryLabel(single),
+          value: single?.value ?? null,
+          source: single?.source ?? null,
+          cellId: single?.cellId ?? null,
+        },
+        passAtK: f?.passAtK?.value ?? null,
+        passHatK: f?.passHatK?.value ?? null,
         seqAtK: valueOf(cell, 'seqAt', K),
         seqHatK: valueOf(cell, 'seqHat', K),
         coverAt1: valueOf(cell, 'coverAt', 1),
@@ -165,10 +177,10 @@ export function reliabilitySections(
         column((r) => r.seqHatK),
         seq,
       ),
+      ...(rows.some((r) => r.singleTry.value !== null) ? [rankAgainstSeq(METRICS.passAt.label(1), pass1, seq)] : []),
       ...(passK === null
         ? []
         : [
-            rankAgainstSeq(METRICS.passAt.label(1), pass1, seq),
             rankAgainstSeq(
               METRICS.passAt.label(passK),
               column((r) => r.passAtK),
@@ -181,21 +193,17 @@ export function reliabilitySections(
             ),
           ]),
     ]
-    const onePerTask = (id: string) => {
-      const ind = independent.get(id)
-      return ind ? perTask(ind, 'passAt', 1) : new Map<string, number>()
-    }
-    const singleShot =
-      passK === null
+    const singleShot = [
+      ...singleShotReversals(
+        METRICS.seqAt.label(K),
+        seq,
+        pass1,
+        (id) => perTask(cells.get(id)!, 'seqAt', K),
+        onePerTask,
+      ),
+      ...(passK === null
         ? []
         : [
-            ...singleShotReversals(
-              METRICS.seqAt.label(K),
-              seq,
-              pass1,
-              (id) => perTask(cells.get(id)!, 'seqAt', K),
-              onePerTask,
-            ),
             ...singleShotReversals(
               METRICS.passAt.label(passK),
               column((r) => r.passAtK),
@@ -206,7 +214,8 @@ export function reliabilitySections(
               },
               onePerTask,
             ),
-          ]
+          ]),
+    ]
     const notes = [
       ...rankings.filter((r) => r.differsFromSeq).map((r) => rankingNote(mode, K, r)),
       ...singleShot.map((s) => singleShotNote(mode, s)),

@@ -115,11 +115,16 @@ function renderReliability(s: ReliabilitySection, c: ChalkInstance): string[] {
     const r = s.rankings[0]?.ranks.find((x) => x.actorId === actorId)
     return r ? ` ${ordinal(r.seqRank)}` : ''
   }
-  const single = s.rows[0]?.singleTry.label ?? 'Pass@1'
+  // One source for the whole column names it in the header; mixed sources mark each Seq@1 value
+  // (a sequential cell's first attempt, for an actor with no independent cell) and say so below.
+  const labels = [...new Set(s.rows.filter((r) => r.singleTry.source !== null).map((r) => r.singleTry.label))]
+  const mixed = labels.length > 1
+  const single = mixed ? 'single try' : (labels[0] ?? 'Pass@1')
+  const fromSeq = s.rows.filter((r) => r.singleTry.source === 'Seq@1')
   const header = ['actor', single, `Pass@${P ?? 'K'}`, `pass^${P ?? 'K'}`, `Seq@${K}`, `Seq^${K}`, 'Cover@1']
   const rows = s.rows.map((r) => [
     r.actorId,
-    percent(r.singleTry.value) + rankOf('Pass@1', r.actorId),
+    percent(r.singleTry.value) + (mixed && r.singleTry.source === 'Seq@1' ? '*' : '') + rankOf('Pass@1', r.actorId),
     percent(r.passAtK) + rankOf(`Pass@${P}`, r.actorId),
     percent(r.passHatK) + rankOf(`pass^${P}`, r.actorId),
     percent(r.seqAtK) + seqRank(r.actorId),
@@ -130,6 +135,10 @@ function renderReliability(s: ReliabilitySection, c: ChalkInstance): string[] {
     `  ${c.bold(`${s.mode} feedback`)}: the four numbers (a single try, Pass@${P ?? 'K'}, pass^${P ?? 'K'}, Seq@${K}) and the mode's Seq^${K} and Cover@1, each with its rank`,
   ]
   out.push(...table(header, rows, (i) => i > 0, c, '    '))
+  if (fromSeq.length > 0)
+    out.push(
+      `    ${mixed ? '* ' : ''}single try of ${fromSeq.map((r) => `${r.actorId}: ${r.singleTry.label}`).join(', ')} (no independent cell; the first attempt sees the same prompt and no feedback yet, so it is the same single try, from its repeats)`,
+    )
   const differing = s.rankings.filter((r) => r.differsFromSeq).map((r) => r.metric)
   if (differing.length === 0) out.push(`    every ranking agrees with the ranking by Seq@${K}`)
   for (const n of s.notes) out.push(`    ${c.yellow('•')} ${n.slice(s.mode.length + 2)}`)

@@ -65,8 +65,19 @@ export type Ranking = z.infer<typeof RankingSchema>
 /** One actor's four numbers on one benchmark and mode, and the mode cell's own reliability rates. */
 export const ReliabilityRowSchema = z.object({
   actorId: z.string(),
-  /** A single try: Pass@1 of the independent cell (its label says when it ran at temperature 0). */
-  singleTry: z.object({ label: z.string(), value: Rate }),
+  /**
+   * A single try, as the report's four numbers give it: Pass@1 of the independent cell (its label
+   * says when it ran at temperature 0), else Seq@1 of a sequential cell whose actor was not told its
+   * budget (its first attempt, before any feedback: the same try), null when neither measured it.
+   */
+  singleTry: z.object({
+    label: z.string(),
+    value: Rate,
+    /** Which rate it is: `Pass@1`, `Seq@1`, or null when no cell measured a single try. */
+    source: z.enum(['Pass@1', 'Seq@1']).nullable(),
+    /** The cell it was read from. */
+    cellId: z.string().nullable(),
+  }),
   /** Coverage at the largest k run: Pass@K of the independent cell. */
   passAtK: Rate,
   /** pass^K of the independent cell: all K samples pass. */

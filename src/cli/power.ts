@@ -9,7 +9,9 @@ import { percent, plural } from '../metrics/format.js'
 import {
   ALTERNATIVES,
   ALTERNATIVE_TEXT,
+  gatedMetric,
   gatePower,
+  metricRate,
   points,
   populationOf,
   powerAnswer,
@@ -20,6 +22,7 @@ import {
   type PowerQuestion,
 } from '../protocol/gate-power.js'
 import type { GateRule } from '../protocol/gate-rule.js'
+import { gateMetricOf, type GateMetric } from '../protocol/gate.js'
 import { taskTrials } from '../metrics/task-rates.js'
 import { headlineMetric } from '../metrics/registry.js'
 import type { CommandSpec } from './args.js'
@@ -44,7 +47,13 @@ export const powerSpec: CommandSpec = {
     'one repeat nothing shows it, and they are taken as alike, where the gate sees least), and',
     '--concentration overrides it.',
     '',
+    '--metric gates another metric than the headline (Seq@K, Pass@K): reliability (Seq^K with',
+    'feedback, pass^K independent), seqHat, passHat or coverAt (Cover@1). Its drops are drops of that',
+    'metric: each simulated run loses the rate at K (in proportion, or on a few tasks) that costs it',
+    'exactly the drop in expectation; --rate stays the rate at K the tasks are drawn around.',
+    '',
     'Examples:  npx seqk power --tasks 40 --repeats 3 --rate 0.75',
+    '           npx seqk power --tasks 40 --repeats 3 --rate 0.75 --metric reliability',
     '           npx seqk power .seqk/runs/latest --target 0.05',
   ].join('\n'),
   flags: [
@@ -99,6 +108,13 @@ export const powerSpec: CommandSpec = {
       name: 'independent',
       kind: 'boolean',
       description: 'a planned independent-sampling cell (Pass@K) instead of a sequential one',
+    },
+    {
+      name: 'metric',
+      kind: 'string',
+      value: '<metric>',
+      description:
+        'the metric gated: headline (default), reliability (Seq^K / pass^K), seqAt, passAt, seqHat, passHat, coverAt (Cover@1)',
     },
     {
       name: 'simulations',
@@ -161,7 +177,7 @@ function smallest(lo: number, hi: number, reaches: (n: number) => boolean): numb
 /** The whole answer for one question: table, detectable drop, and what the target needs, under both alternatives. */
 export function answerPower(subject: string, question: PowerQuestion, target: number): PowerRow {
   const answer = powerAnswer(question, DROPS)
-  const reachable = target <= question.rate + 1e-9
+  const reachable = target <= metricRate(question) + 1e-9
   // The weaker alternative first: most sizes that fail, fail there, and the second is not simulated.
   const order = [answer.alternative, ...ALTERNATIVES.filter((a) => a !== answer.alternative)]
   const reaches = (q: PowerQuestion) => order.every((alternative) => gatePower(q, target, alternative) >= TARGET_POWER)
@@ -183,17 +199,27 @@ export function answerPower(subject: string, question: PowerQuestion, target: nu
 /** A question per gateable cell of finished runs: its size, its rate, its tasks' spread. */
 export function questionsFromCells(
   cells: readonly CellSummary[],
-  base: Omit<GateRule, 'K' | 'independent' | 'ks'> & { ks: number[] },
+  base: Omit<GateRule, 'K' | 'independent' | 'ks' | 'metric'> & { ks: number[] },
   options: { seed?: number; simulations?: number },
+  metric?: GateMetric,
 ): { subject: string; question: PowerQuestion }[] {
-  return cells.map((cell) => {
+  // A named metric is asked of the cells that measure it (a role: of every cell, as its protocol has it).
+  const measured = cells.filter((cell) => {
+    const m = gateMetricOf(metric, cell.protocol.kind, 'seqk power: --metric')
+    return !m || m.protocols.includes(cell.protocol.kind)
+  })
+  return measured.map((cell) => {
     const independent = cell.protocol.kind === 'independent'
     const K = cell.budget
     const repeats = Math.max(1, ...cell.perTask.map((row) => taskTrials(row, K, headlineMetric(independent).id)))
-    const ks = [...new Set([K, ...base.ks])]
-      .filter((k) => k >= 1 && k <= K && (independent || !cell.protocol.budgetDisclosed || k === K))
-      .sort((x, y) => x - y)
-    const rule: GateRule = { ...base, K, ks, independent }
+    const gated = gateMetricOf(metric, cell.protocol.kind, 'seqk power: --metric')
+    const ks =
+      gated?.index === 'tau'
+        ? [1]
+        : [...new Set([K, ...base.ks])]
+            .filter((k) => k >= 1 && k <= K && (independent || !cell.protocol.budgetDisclosed || k === K))
+            .sort((x, y) => x - y)
+    const rule: GateRule = { ...base, K, ks, independent, ...(gated ? { metric: gated.id } : {}) }
     return {
       subject: `${cell.benchmark} · ${cell.cellId}`,
       question: { ...populationOf(cell.perTask, rule), repeats, rule, ...options },
@@ -215,12 +241,14 @@ export function renderPower(rows: readonly PowerRow[]): string {
   const out: string[] = []
   for (const row of rows) {
     const { question: q } = row
-    const { label } = headlineMetric(q.rule.independent)
-    const metric = label(q.rule.K)
+    const gated = gatedMetric(q.rule)
+    const { label } = gated.metric
+    const metric = label(gated.at)
     const family = q.rule.ks.length > 1 ? `Holm over ${q.rule.ks.map(label).join(', ')}` : `${metric} alone`
+    const rate = metricRate(q)
     const spread = q.spread === undefined ? 'given' : SPREAD_TEXT[q.spread]
     out.push(
-      `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(q.rate)}%, concentration ${Number((q.concentration ?? 1).toPrecision(3))} (${spread})`,
+      `${row.subject}: ${metric}, ${plural(q.tasks, 'task')} × ${plural(q.repeats, 'repeat')}, baseline ${percent(rate)}%${metric === headlineMetric(q.rule.independent).label(q.rule.K) ? '' : ` (${headlineMetric(q.rule.independent).label(q.rule.K)} ${percent(q.rate)}%)`}, concentration ${Number((q.concentration ?? 1).toPrecision(3))} (${spread})`,
       `  gate seqk.gate/2: margin ${percent(q.rule.margin, whole)} points, maxDrop ${percent(q.rule.maxDrop, whole)} points, ${family}; ${q.simulations ?? 200} simulated run pairs per drop (each power ±${(50 / Math.sqrt(q.simulations ?? 200)).toFixed(0)} points at most, one standard error), seed ${q.seed ?? 1}`,
     )
     if (row.table.length === 0) {
@@ -251,7 +279,7 @@ export function renderPower(rows: readonly PowerRow[]): string {
         : `  smallest drop caught ${percent(TARGET_POWER, whole)}% of the time: ${percent(row.detectableDrop, whole)} points, with ${weaker}${besides}`,
     )
     const target = `${points(row.target)} drop`
-    if (row.target > q.rate + 1e-9) out.push(`  ${target} is more than the baseline's whole rate`)
+    if (row.target > rate + 1e-9) out.push(`  ${target} is more than the baseline's whole rate`)
     else if (row.tasksNeeded === q.tasks)
       out.push(`  ${target} is already caught ${percent(TARGET_POWER, whole)}% of the time at this size`)
     else {

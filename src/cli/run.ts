@@ -28,6 +28,7 @@ import { runSuites, suitesSpec } from './suites.js'
 import { runStability, stabilitySpec } from './stability.js'
 import { MergeError } from '../artifacts/merge.js'
 import { ResumeRefusedError } from '../protocol/resume.js'
+import { gateMetricOf, type GateMetric } from '../protocol/gate.js'
 
 export interface CliIo {
   stdout: (text: string) => void
@@ -337,6 +338,22 @@ function failed(command: string, error: unknown, io: CliIo): number {
 }
 
 /** `seqk power`: a planned size from the flags, or every gateable cell of the given runs. */
+/** `--metric` for this protocol, or a UsageError naming the flag, the value and what it takes. */
+function powerMetric(metric: string | undefined, kind: 'sequential' | 'independent') {
+  let found
+  try {
+    found = gateMetricOf(metric, kind, 'seqk power: --metric')
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'power')
+  }
+  if (found && !found.protocols.includes(kind))
+    throw new UsageError(
+      `seqk power: --metric ${metric} is not measured by ${kind} cells; ${kind === 'sequential' ? 'add --independent' : 'drop --independent'}, or use --metric reliability`,
+      'power',
+    )
+  return found
+}
+
 function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): number {
   const ks = (str(flags.ks) ?? '')
     .split(',')
@@ -370,7 +387,9 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
       )
     const K = num(flags.budget) ?? 5
     const independent = flags.independent === true
-    const gated = [...new Set([K, ...ks])].filter((k) => k <= K).sort((x, y) => x - y)
+    const kind = independent ? 'independent' : 'sequential'
+    const metric = powerMetric(str(flags.metric), kind)
+    const gated = metric?.index === 'tau' ? [1] : [...new Set([K, ...ks])].filter((k) => k <= K).sort((x, y) => x - y)
     questions = [
       {
         subject: 'planned',
@@ -379,7 +398,7 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
           repeats: num(flags.repeats) ?? 1,
           rate,
           concentration: num(flags.concentration) ?? 1,
-          rule: { ...rule, K, ks: gated, independent },
+          rule: { ...rule, K, ks: gated, independent, ...(metric ? { metric: metric.id } : {}) },
           ...options,
         },
       },
@@ -392,7 +411,14 @@ function runPower(paths: readonly string[], flags: FlagValues, io: CliIo): numbe
       )
     const { runs } = loadRuns(paths)
     const cells = runs.flatMap((r) => r.summary.benchmarks.flatMap((b) => b.cells))
-    questions = questionsFromCells(cells, rule, options)
+    const metric = str(flags.metric)
+    powerMetric(metric, 'sequential')
+    questions = questionsFromCells(cells, rule, options, metric as GateMetric | undefined)
+    if (questions.length === 0)
+      throw new UsageError(
+        `seqk power: no cell of these runs measures --metric ${metric}; use reliability (each cell's own Seq^K or pass^K) or a metric their protocols measure`,
+        'power',
+      )
     const concentration = num(flags.concentration)
     if (concentration !== undefined)
       for (const q of questions) q.question = { ...q.question, concentration, spread: undefined }

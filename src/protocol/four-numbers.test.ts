@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fakeRun } from '../../test/report-fixtures.js'
 import type { CellSummary } from '../core/schemas.js'
-import { fourNumbers } from './four-numbers.js'
+import { fourNumbers, singleTryLabel } from './four-numbers.js'
 
 const run = fakeRun({
   actors: [
@@ -47,12 +47,18 @@ describe('fourNumbers', () => {
     const sequential = cells.filter((c) => c.protocol.kind === 'sequential')
     const row = fourNumbers(sequential)[0]!
     const first = sequential.find((c) => c.actorId === row.actorId)!
-    expect(row.singleTry).toMatchObject({ value: first.seqAt[0], source: 'Seq@1' })
+    expect(row.singleTry).toMatchObject({ value: first.seqAt[0], source: 'Seq@1', mode: first.mode })
+    expect(singleTryLabel(row.singleTry)).toBe(`Seq@1 (first attempt of ${first.mode})`)
+    // Whatever order an output reads the cells in, it picks the same first attempt.
+    expect(fourNumbers([...sequential].reverse()).find((r) => r.actorId === row.actorId)!.singleTry).toEqual(
+      row.singleTry,
+    )
     expect(row.passAtK).toBeNull()
     expect(row.passHatK).toBeNull()
     // Told its budget, the actor may plan for K attempts: its Seq@1 is not a single try.
     const disclosed = sequential.map((c) => ({ ...c, protocol: { ...c.protocol, budgetDisclosed: true } }))
     expect(fourNumbers(disclosed)[0]!.singleTry).toBeNull()
+    expect(singleTryLabel(null)).toBe('a single try')
     // An all-errors cell: its numbers are null, not 0.
     const failing = fakeRun({
       tasks: ['t/1'],

@@ -20,10 +20,19 @@ export interface FourNumbers {
   actorId: string
   /**
    * A single try: Pass@1 of an independent cell (the one at temperature 0 when there is one), else
-   * Seq@1 of a sequential cell (its first attempt has had no feedback yet, so it is one try), null
-   * when neither measured it.
+   * Seq@1 of a sequential cell whose actor was not told its budget (its first attempt sees the same
+   * prompt as an independent sample and no feedback yet: the same single try, estimated from the
+   * repeats), null when neither measured it. Every output that shows it reads it here and names
+   * its source with {@link singleTryLabel}.
    */
-  singleTry: (FourNumber & { deterministic: boolean; source: 'Pass@1' | 'Seq@1' }) | null
+  singleTry:
+    | (FourNumber & {
+        deterministic: boolean
+        source: 'Pass@1' | 'Seq@1'
+        /** The feedback mode of the sequential cell a Seq@1 came from (null for Pass@1). */
+        mode: string | null
+      })
+    | null
   /** Pass@K of the independent cell: coverage at the largest k run. */
   passAtK: FourNumber | null
   /** pass^K of the independent cell: the chance that all K tries solve a task. */
@@ -56,7 +65,13 @@ export function fourNumbers(cells: readonly CellSummary[]): FourNumbers[] {
       [...list].sort((a, b) => b.budget - a.budget || Number(atZero(b)) - Number(atZero(a)))[0]
     const ind = pick(independent)
     const deterministic = independent.find(atZero) ?? ind
-    const firstSeq = sequential.find((c) => !c.protocol.budgetDisclosed && valueAt(c.seqAt, 1) !== null)
+    // Order-free, so every output that reads these cells (in whatever order) picks the same one:
+    // temperature 0 first, then the cell id in code-unit order.
+    const firstSeq = sequential
+      .filter((c) => !c.protocol.budgetDisclosed && valueAt(c.seqAt, 1) !== null)
+      .sort(
+        (a, b) => Number(atZero(b)) - Number(atZero(a)) || (a.cellId < b.cellId ? -1 : a.cellId > b.cellId ? 1 : 0),
+      )[0]
     const singleTry = deterministic
       ? {
           value: valueAt(deterministic.passAt, 1),
@@ -65,6 +80,7 @@ export function fourNumbers(cells: readonly CellSummary[]): FourNumbers[] {
           cellId: deterministic.cellId,
           deterministic: atZero(deterministic),
           source: 'Pass@1' as const,
+          mode: null,
         }
       : firstSeq
         ? {
@@ -74,6 +90,7 @@ export function fourNumbers(cells: readonly CellSummary[]): FourNumbers[] {
             cellId: firstSeq.cellId,
             deterministic: atZero(firstSeq),
             source: 'Seq@1' as const,
+            mode: firstSeq.mode,
           }
         : null
     return {
@@ -101,4 +118,18 @@ export function fourNumbers(cells: readonly CellSummary[]): FourNumbers[] {
       })),
     }
   })
+}
+
+/**
+ * The words every output names a single try's source with: `Pass@1`, `Pass@1 at temperature 0`,
+ * or `Seq@1 (first attempt of <mode>)` when the actor has no independent cell and its sequential
+ * cell's first attempt (no feedback yet) is the single try; `a single try` when none was measured.
+ *
+ * @example
+ * singleTryLabel(fourNumbers(cells)[0]!.singleTry) // => 'Seq@1 (first attempt of verifier)'
+ */
+export function singleTryLabel(single: FourNumbers['singleTry']): string {
+  if (!single) return 'a single try'
+  const temperature = single.deterministic ? ' at temperature 0' : ''
+  return single.source === 'Pass@1' ? `Pass@1${temperature}` : `Seq@1${temperature} (first attempt of ${single.mode})`
 }

@@ -72,4 +72,39 @@ describe('vitest-seqk/gate', () => {
       /^gateSummaries: the baseline summary is not a seqk summary: .*schema/,
     )
   })
+
+  it("gates every cell on its own protocol's reliability rate with metric: 'reliability', like with like", () => {
+    const main = run(0.7)
+    // Same protocol and Seq@4 kept on most tasks, but half the tasks now solved in one repeat of two:
+    // Seq^4 (every repeat) falls while the headline rate falls less.
+    const inconsistent = main.benchmarks[0]!.cells.map((cell) =>
+      cell.mode === 'verifier'
+        ? {
+            ...cell,
+            perTask: cell.perTask.map((row, i) =>
+              i % 2 === 0 ? { ...row, firstSuccess: row.firstSuccess.map((f, r) => (r === 0 ? f : null)) } : row,
+            ),
+          }
+        : cell,
+    )
+    const branch = { ...main, benchmarks: [{ ...main.benchmarks[0]!, cells: inconsistent }] }
+    const gate = gateSummaries(main, branch, { metric: 'reliability', power: false })
+    const metricOf = (mode: string) =>
+      gate.cells.find((c) => c.cellId.endsWith(mode))!.result.comparisons.map((c) => [c.metric, c.k])
+    expect(metricOf('verifier')).toEqual([['seqHat', 4]])
+    expect(metricOf('independent')).toEqual([['passHat', 4]])
+    expect(gate.cells.find((c) => c.cellId.endsWith('independent'))!.result.pass).toBe(true)
+    expect(gate.reasons[0]).toMatch(/^simulated · reviser · verifier: Seq\^4 \d+\.\d% → \d+\.\d% on 30 common tasks/)
+    // The headline role is the default's metric.
+    expect(
+      gateSummaries(main, branch, { metric: 'headline', power: false }).cells.map((c) => c.result.comparisons),
+    ).toEqual(gateSummaries(main, branch, { power: false }).cells.map((c) => c.result.comparisons))
+    // A typo is the setting's error, naming the field and what it takes, before any cell is judged.
+    expect(() => gateSummaries(main, branch, { metric: 'pass^k' as never })).toThrow(
+      /^gateSummaries: options\.metric: "pass\^k" is neither a metric nor a role; use 'headline' .*'reliability' .*seqAt, passAt, seqHat, passHat, coverAt$/,
+    )
+    expect(() =>
+      compareCells(main.benchmarks[0]!.cells[0]!, main.benchmarks[0]!.cells[0]!, { metric: 'Seq^4' as never }),
+    ).toThrow(/^GateOptions\.metric: "Seq\^4" is neither/)
+  })
 })

@@ -2,10 +2,10 @@
 // (two summary.json files, a cell and its baseline, or a planned size), with no Vitest around it.
 import { RunSummarySchema, type CellSummary, type RunSummary } from '../core/schemas.js'
 import { describeZodError } from '../core/zod-errors.js'
-import { compareToBaseline, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
+import { compareToBaseline, gateMetricOf, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
 
-export { compareToBaseline, GATE_PROTOCOL } from './gate.js'
-export type { BaselineCell, GateComparison, GateOptions, GatePower, GateResult, GateRule } from './gate.js'
+export { compareToBaseline, GATE_PROTOCOL, gateMetricOf } from './gate.js'
+export type { BaselineCell, GateComparison, GateMetric, GateOptions, GatePower, GateResult, GateRule } from './gate.js'
 export { ALTERNATIVES, detectableDrop, gatePower, powerAnswer, TARGET_POWER } from './gate-power.js'
 export type { Alternative, AlternativePower, PowerQuestion, SpreadSource } from './gate-power.js'
 export { decideGate } from './gate-rule.js'
@@ -70,7 +70,11 @@ function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
  *
  * @param baseline - the earlier run's summary (e.g. from the main branch).
  * @param current - this run's summary.
- * @throws Error when either is not a valid summary, naming which and the field.
+ * With `metric: 'reliability'` every cell is gated on its own protocol's "every time" rate
+ * (Seq^K with feedback, pass^K for independent sampling) against the same cell of the baseline.
+ *
+ * @throws Error when either is not a valid summary, naming which and the field, or when
+ *   `options.metric` names neither a metric nor a role.
  * @example
  * import { readSummary } from 'vitest-seqk/artifacts'
  * import { gateSummaries } from 'vitest-seqk/gate'
@@ -84,6 +88,8 @@ function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
  */
 export function gateSummaries(baseline: RunSummary, current: RunSummary, options: GateOptions = {}): SummaryGate {
   const [before, now] = [checked(baseline, 'baseline'), checked(current, 'current')]
+  // A bad setting is the caller's to fix before any cell is judged (not a failed gate per cell).
+  gateMetricOf(options.metric, 'sequential', 'gateSummaries: options.metric')
   const key = (benchmark: string, cellId: string) => JSON.stringify([benchmark, cellId])
   const earlier = new Map(
     before.benchmarks.flatMap((b) => b.cells.map((cell) => [key(b.name, cell.cellId), cell] as const)),

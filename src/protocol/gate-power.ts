@@ -12,7 +12,7 @@ import {
 import { POWER_ALTERNATIVES, type CellSummary, type SPREAD_SOURCES } from '../core/schemas.js'
 import { decideGate, type GateRule } from './gate-rule.js'
 import { taskEvidence, taskRate, taskTrials } from '../metrics/task-rates.js'
-import { headlineMetric } from '../metrics/registry.js'
+import { headlineMetric, METRICS, type MetricDefinition } from '../metrics/registry.js'
 
 type TaskRow = CellSummary['perTask'][number]
 
@@ -164,16 +164,31 @@ export function droppedRates(
   mean: number,
   alternative: Alternative,
 ): number[] {
-  const scale = Math.max(0, 1 - drop / mean)
-  if (alternative === 'proportional') return q.map((x) => x * scale)
-  let loss = q.reduce((a, b) => a + b, 0) * (1 - scale)
-  const out = [...q]
-  const order = q.map((_, i) => i)
-  // Fisher–Yates: which tasks a regression breaks has nothing to do with their order.
+  return applyDrop(q, drop, mean, alternative, alternative === 'proportional' ? [] : breakOrder(rng, q.length))
+}
+
+/** The order a concentrated drop breaks tasks in (Fisher–Yates: it has nothing to do with their order). */
+function breakOrder(rng: Rng, n: number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i)
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1))
     ;[order[i], order[j]] = [order[j]!, order[i]!]
   }
+  return order
+}
+
+/** {@link droppedRates} with the order tasks break in given, so the same drop can be tried at several sizes. */
+function applyDrop(
+  q: readonly number[],
+  drop: number,
+  mean: number,
+  alternative: Alternative,
+  order: readonly number[],
+): number[] {
+  const scale = Math.max(0, 1 - drop / mean)
+  if (alternative === 'proportional') return q.map((x) => x * scale)
+  let loss = q.reduce((a, b) => a + b, 0) * (1 - scale)
+  const out = [...q]
   for (const i of order) {
     if (loss <= 0) break
     const taken = Math.min(out[i]!, loss)
@@ -181,6 +196,92 @@ export function droppedRates(
     loss -= taken
   }
   return out
+}
+
+/** The metric a rule gates (its headline rate unless it names another) and the index its drop is read at. */
+export function gatedMetric(rule: GateRule): { metric: MetricDefinition; at: number } {
+  const metric = rule.metric ? METRICS[rule.metric] : headlineMetric(rule.independent)
+  return { metric, at: metric.index === 'tau' ? Math.min(...rule.ks) : rule.K }
+}
+
+/** P(Binomial(n, t) ≥ c). */
+function binomialTail(n: number, t: number, c: number): number {
+  if (c <= 0) return 1
+  if (c > n) return 0
+  let term = Math.pow(1 - t, n)
+  let below = 0
+  for (let i = 0; i < c; i++) {
+    below += term
+    term *= ((n - i) / (i + 1)) * (t / (1 - t))
+  }
+  return t >= 1 ? 1 : Math.max(0, Math.min(1, 1 - below))
+}
+
+/**
+ * A task's expected value of the gated metric, as the simulation draws it from its rate at K
+ * (`q`: Seq@K, or Pass@K of independent samples): the headline itself; Seq^K, every one of r
+ * repeats solved (q^r); pass^K, K samples all passing (p^K, p the per-sample success); Cover@τ,
+ * the chance a task's share over its tries reaches τ (r repeats, or r·K samples).
+ */
+export function expectedTaskValue(q: number, repeats: number, rule: GateRule): number {
+  const { metric, at } = gatedMetric(rule)
+  const p = perAttemptSuccess(q, rule.K)
+  switch (metric.id) {
+    case 'seqHat':
+      return Math.pow(q, repeats)
+    case 'passHat':
+      return Math.pow(p, at)
+    case 'coverAt': {
+      const [n, t] = rule.independent ? [repeats * rule.K, p] : [repeats, q]
+      return binomialTail(n, t, Math.ceil(at * n - 1e-9))
+    }
+    default:
+      return q
+  }
+}
+
+const meanValue = (q: readonly number[], repeats: number, rule: GateRule): number =>
+  q.reduce((sum, x) => sum + expectedTaskValue(x, repeats, rule), 0) / Math.max(1, q.length)
+
+/**
+ * The rates after a true drop of `drop` in the gated metric: for the headline, {@link droppedRates};
+ * for another metric, the drop of the rate at K (in the same alternative, on the same tasks) whose
+ * expected loss of that metric over these tasks is exactly `drop`, found by bisection (the loss
+ * grows with the drop of the rate). A drop beyond what the tasks hold leaves every task at 0.
+ */
+function droppedFor(
+  rng: Rng,
+  q: readonly number[],
+  drop: number,
+  mean: number,
+  alternative: Alternative,
+  repeats: number,
+  rule: GateRule,
+): number[] {
+  if (!rule.metric || rule.metric === headlineMetric(rule.independent).id)
+    return droppedRates(rng, q, drop, mean, alternative)
+  const order = alternative === 'proportional' ? [] : breakOrder(rng, q.length)
+  const target = meanValue(q, repeats, rule) - drop
+  if (target <= TARGET_EPSILON) return q.map(() => 0)
+  let [lo, hi] = [0, mean]
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2
+    if (meanValue(applyDrop(q, mid, mean, alternative, order), repeats, rule) > target) lo = mid
+    else hi = mid
+  }
+  return applyDrop(q, hi, mean, alternative, order)
+}
+const TARGET_EPSILON = 1e-12
+
+/**
+ * The gated metric's expected value over the question's simulated baselines: the rate its drops
+ * are out of (the headline's is the question's own rate).
+ */
+export function metricRate(question: PowerQuestion): number {
+  const { metric } = gatedMetric(question.rule)
+  if (metric.id === headlineMetric(question.rule.independent).id) return question.rate
+  const { q } = drawsFor(question)
+  return q.reduce((sum, rates) => sum + meanValue(rates, question.repeats, question.rule), 0) / Math.max(1, q.length)
 }
 
 /**
@@ -206,7 +307,7 @@ export function gatePower(question: PowerQuestion, drop: number, alternative: Al
       rng,
       q,
       draws.p[s]!,
-      droppedRates(rng, q, drop, draws.mean, alternative),
+      droppedFor(rng, q, drop, draws.mean, alternative, question.repeats, rule),
       question.repeats,
       rule,
     )
@@ -275,7 +376,7 @@ function drawsFor(question: PowerQuestion): Draws {
  * detectableDrop({ tasks: 40, repeats: 3, rate: 0.75, rule }, 'concentrated') // => e.g. 0.18
  */
 export function detectableDrop(question: PowerQuestion, alternative: Alternative = 'proportional'): number | null {
-  const steps = Math.floor(question.rate / STEP + 1e-9)
+  const steps = Math.floor(metricRate(question) / STEP + 1e-9)
   if (steps < 1 || gatePower(question, steps * STEP, alternative) < TARGET_POWER) return null
   let lo = 0
   let hi = steps
@@ -315,12 +416,11 @@ export function powerAnswer(
   question: PowerQuestion,
   drops: readonly number[] = ROUND_DROPS,
 ): Omit<GatePower, 'sentence'> {
+  const rate = metricRate(question)
   const alternatives = ALTERNATIVES.map((alternative): AlternativePower => ({
     alternative,
     detectableDrop: detectableDrop(question, alternative),
-    at: drops
-      .filter((d) => d <= question.rate + 1e-9)
-      .map((drop) => ({ drop, power: gatePower(question, drop, alternative) })),
+    at: drops.filter((d) => d <= rate + 1e-9).map((drop) => ({ drop, power: gatePower(question, drop, alternative) })),
   }))
   return {
     tasks: question.tasks,
@@ -362,11 +462,13 @@ export function weakerOf(alternatives: readonly AlternativePower[]): {
 export function powerSentence(question: PowerQuestion, answer: Omit<GatePower, 'sentence'>): string {
   const { tasks, repeats } = question
   const size = `${tasks} ${tasks === 1 ? 'task' : 'tasks'} × ${repeats} ${repeats === 1 ? 'repeat' : 'repeats'}`
-  const metric = headlineMetric(question.rule.independent).label(question.rule.K)
+  const gated = gatedMetric(question.rule)
+  const metric = gated.metric.label(gated.at)
   const others = answer.at.map((x) => `${points(x.drop)} drop ${Math.round(x.power * 100)}%`).join(', ')
-  const fix = `npx seqk power --tasks ${tasks} --repeats ${repeats} --rate ${question.rate.toFixed(2)} says what would`
+  const flag = question.rule.metric && question.rule.metric !== headlineMetric(question.rule.independent).id
+  const fix = `npx seqk power --tasks ${tasks} --repeats ${repeats} --rate ${question.rate.toFixed(2)}${flag ? ` --metric ${question.rule.metric}` : ''} says what would`
   const weaker = ALTERNATIVE_CLAUSE[answer.alternative]
-  if (question.rate <= 0) return `with ${size} the baseline solves nothing at ${metric}, so no drop can be seen`
+  if (metricRate(question) <= 0) return `with ${size} the baseline solves nothing at ${metric}, so no drop can be seen`
   if (answer.detectableDrop === null)
     return `with ${size} this gate cannot catch even a drop of ${metric} to zero 80% of the time ${weaker} (${others}): it is too small to gate on; ${fix}`
   const other = answer.alternatives.find((a) => a.alternative !== answer.alternative)!

@@ -252,11 +252,8 @@ describe('compareToBaseline', () => {
       expect(result.reasons[0]).toMatch(/^Seq\^3 50\.0% → 0\.0% on 20 common tasks/)
       expect(result.regressed).toHaveLength(10)
       expect(result.improved).toHaveLength(0)
-      // The power simulation models drops of the headline only: no figure, and a note instead of a guess.
-      expect(result.power).toBeNull()
-      expect(result.notes).toContain(
-        'no power figure for a gate on Seq^3: the power simulation models drops of Seq@3 only',
-      )
+      // What the gate could see is said in drops of the metric it gates.
+      expect(result.power?.sentence).toMatch(/drop of Seq\^3 80% of the time|even a drop of Seq\^3 to zero/)
     })
 
     it('gates Cover@τ at the shares asked (default τ = 1), read at the budget', () => {

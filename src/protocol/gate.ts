@@ -2,7 +2,17 @@ import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
 import { errorPolicyOf, type CellSummary, type Protocol } from '../core/schemas.js'
 import { protocolDifferences } from '../core/fingerprint.js'
 import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
-import { headlineMetric, measures, METRICS, type MetricId } from '../metrics/registry.js'
+import {
+  headlineMetric,
+  measures,
+  METRIC_IDS,
+  METRICS,
+  metricWithRole,
+  type MetricDefinition,
+  type MetricId,
+  type MetricProtocol,
+  type MetricRole,
+} from '../metrics/registry.js'
 import { decideGate, TOLERANCE, type GateComparison, type GateRule } from './gate-rule.js'
 import { gatePowerFor, type GatePower } from './gate-power.js'
 import { plural } from '../metrics/format.js'
@@ -58,11 +68,45 @@ export interface GateOptions {
    * The metric gated, any gateable one of the registry that the cell's protocol measures (default:
    * the headline rate, Seq@k or Pass@k): e.g. `passHat` gates pass^K, `coverAt` Cover@τ. For a
    * metric read at k, `ks` are attempt counts (K always among them); for Cover@τ they are shares
-   * τ (default [1]), read at the budget, and `maxDrop`, a limit at K, does not apply. The power
-   * simulation models drops of the headline rate only, so another metric's gate has `power: null`
-   * and a note saying so.
+   * τ (default [1]), read at the budget, and `maxDrop`, a limit at K, does not apply. Its power
+   * figure is for drops of that metric (the simulation finds the drop of the rate at K that costs
+   * it exactly that much).
+   *
+   * Or a role, resolved per cell from the registry so one setting gates every cell of a run like
+   * with like: `'headline'` (Seq@k or Pass@k) or `'reliability'` (Seq^k for a cell with feedback,
+   * pass^k for independent sampling), each compared only with the same cell of the baseline, on
+   * the same protocol fingerprint.
    */
-  metric?: MetricId
+  metric?: GateMetric
+}
+
+/** What `GateOptions.metric` names: a metric of the registry, or the role whose metric each cell's protocol has. */
+export type GateMetric = MetricId | MetricRole
+
+const GATE_ROLES: readonly MetricRole[] = ['headline', 'reliability']
+
+/**
+ * The metric a gate setting names for a cell of this protocol: the metric itself, or the one with
+ * that role for the protocol. Throws, naming the field and the values it takes, for anything else
+ * (a typo fails the gate's setup, never silently gates the headline rate).
+ *
+ * @param field - where the setting was read, for the error (e.g. `gateSummaries options.metric`).
+ * @example
+ * gateMetricOf('reliability', 'independent').id // => 'passHat'
+ */
+export function gateMetricOf(
+  metric: unknown,
+  protocol: MetricProtocol,
+  field = 'GateOptions.metric',
+): MetricDefinition | undefined {
+  if (metric === undefined) return undefined
+  if (typeof metric === 'string' && (GATE_ROLES as readonly string[]).includes(metric))
+    return metricWithRole(metric as MetricRole, protocol)
+  if (typeof metric === 'string' && (METRIC_IDS as readonly string[]).includes(metric))
+    return METRICS[metric as MetricId]
+  throw new Error(
+    `${field}: ${JSON.stringify(metric)} is neither a metric nor a role; use 'headline' (Seq@k or Pass@k), 'reliability' (Seq^k for cells with feedback, pass^k for independent cells) or a metric id: ${METRIC_IDS.join(', ')}`,
+  )
 }
 
 /** The gate's verdict on a cell against its baseline, with the evidence behind it and what it could see. */
@@ -138,7 +182,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   const independent = current.protocol.kind === 'independent'
   const K = current.budget
   const headline = headlineMetric(current.protocol.kind)
-  const gated = options.metric ? METRICS[options.metric] : headline
+  const gated = gateMetricOf(options.metric, current.protocol.kind) ?? headline
   const byTau = gated.index === 'tau'
   // Told its budget, the actor may plan for K attempts: only Seq@K itself is comparable.
   const ks = byTau
@@ -242,7 +286,15 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
   }
   const a = kept.map((i) => pairs[i]![0])
   const b = kept.map((i) => pairs[i]![1])
-  const rule: GateRule = { K, ks, independent, ...(options.metric ? { metric: gated.id } : {}), margin, maxDrop, level }
+  const rule: GateRule = {
+    K,
+    ks,
+    independent,
+    ...(options.metric !== undefined ? { metric: gated.id } : {}),
+    margin,
+    maxDrop,
+    level,
+  }
   const decision = decideGate(a, b, rule)
   result.comparisons = decision.comparisons
   result.reasons.push(...decision.failures.sort((x, y) => x.k - y.k).map((f) => f.why))
@@ -256,11 +308,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     if (y < x - TOLERANCE) result.regressed.push(text)
     else if (y > x + TOLERANCE) result.improved.push(text)
   }
-  if (options.power !== false && gated.id === headline.id) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
-  else if (options.power !== false)
-    result.notes.push(
-      `no power figure for a gate on ${gated.label(at)}: the power simulation models drops of ${headline.label(K)} only`,
-    )
+  if (options.power !== false) result.power = gatePowerFor(a, b, rule, options.seed ?? 1)
   if (result.reasons.length > 0) {
     result.pass = false
     if (result.regressed.length > 0) result.reasons.push(`tasks that got worse: ${result.regressed.join(', ')}`)
