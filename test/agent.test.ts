@@ -152,6 +152,8 @@ describe.each([
     )
     expect(attempt!.costUsd).toBeGreaterThan(0)
     expect(server.requests).toHaveLength(2)
+    // What served the turns, as the provider said: the disclosure card's served model.
+    expect(attempt!.servedModel).toBe(server.requests[0]!.model)
   })
 })
 

@@ -208,6 +208,7 @@ export function simulatedAgent(options: SimulatedAgentOptions): ChatModel {
         latencyMs: performance.now() - started,
         finishReason: 'stop',
         costUsd: 0,
+        servedModel: `simulated-agent:${name} (seeded local simulation, seed ${seed})`,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
       }
     },
