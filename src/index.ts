@@ -43,6 +43,11 @@ export {
   type ToolContext,
   type ToolOptions,
   type WorkspaceOptions,
+  SIMULATED_AGENT_PROFILES,
+  type RepairScript,
+  type SimulatedAgentOptions,
+  type SimulatedAgentProfile,
+  type SimulatedAgentProfileName,
 } from './agents/index.js'
 export type { ToolCall, ToolDefinition, ToolTurn } from './models/tools.js'
 export type { Episode, EpisodeEndReason, EpisodeTurn, ToolCallRecord } from './core/episode.js'

@@ -251,6 +251,39 @@ describe.runIf(bwrap)('an agent repairs a workspace and pythonTests({ workspace:
     expect(verdict.diagnostics.summary).toBe('1 of 2 expected tool calls was not made: write_file()')
   })
 
+  it('hostile arguments from the model over the SDK are contained, and the episode goes on to its answer', async () => {
+    server.reset()
+    const hostile = [
+      { name: 'read_file', arguments: { path: '../../../../etc/passwd' } },
+      { name: 'write_file', arguments: { path: outside, content: 'overwritten' } },
+      { name: 'run_command', arguments: { command: `cat ${outside}; echo escaped > ${outside}; cat /etc/shadow` } },
+      { name: 'run_python', arguments: { code: 'import os\nprint(sorted(os.environ))' } },
+    ]
+    server.respondWith((request) => {
+      const next = hostile[request.toolResults?.length ?? 0]
+      return next ? { text: '', toolCalls: [next] } : 'done'
+    })
+    const previous = process.env.OPENAI_API_KEY
+    process.env.OPENAI_API_KEY = KEY
+    try {
+      const { trajectories } = await runCell(cell(verifiers.pythonTests({ workspace: true })))
+      const attempt = trajectories[0]!.attempts[0]!
+      expect(attempt.episode!.endedBy).toBe('answer')
+      const [read, write, command, python] = attempt.episode!.turns.flatMap((t) => t.toolCalls)
+      expect(read!.error).toMatch(/leaves the workspace/)
+      expect(write!.error).toMatch(/is absolute/)
+      expect(command!.result).not.toContain('host secret')
+      expect(command!.result).toMatch(/No such file or directory|Read-only file system|Permission denied/)
+      expect(python!.result).not.toContain('OPENAI_API_KEY')
+      expect(readFileSync(outside, 'utf8')).toBe('host secret\n')
+      // The verifier judged the files the agent left: the task's, unrepaired.
+      expect(attempt.verdict.pass).toBe(false)
+    } finally {
+      if (previous === undefined) delete process.env.OPENAI_API_KEY
+      else process.env.OPENAI_API_KEY = previous
+    }
+  })
+
   it('an attempt without a workspace is an error, never a verdict', async () => {
     await expect(
       verifiers.pythonTests({ workspace: true }).verify(task, 'def add(a, b): return a + b'),

@@ -118,6 +118,8 @@ describe.each([
   ['openai chat', () => openai()],
   ['openai chat, streamed', () => openai({ stream: true })],
   ['openai responses', () => openai({ api: 'responses', model: 'gpt-4.1-mini' })],
+  ['openai responses, streamed', () => openai({ api: 'responses', model: 'gpt-4.1-mini', stream: true })],
+  ['anthropic', () => anthropic()],
   ['anthropic, streamed', () => anthropic({ stream: true })],
 ])('%s', (_name, model) => {
   it('runs an episode per attempt and records every turn and tool call on the trajectory', async () => {
@@ -150,6 +152,8 @@ describe.each([
     )
     expect(attempt!.costUsd).toBeGreaterThan(0)
     expect(server.requests).toHaveLength(2)
+    // What served the turns, as the provider said: the disclosure card's served model.
+    expect(attempt!.servedModel).toBe(server.requests[0]!.model)
   })
 })
 

@@ -1,7 +1,8 @@
 // Runs the bundled evals exactly as `npm run evals` does, in a child process (in CI: checks the run
 // of `npm run evals` that .ci/run made just before), and checks what a user gets: the table in the
 // terminal, summary.json and trajectories.jsonl, and the paper's headline effect (an actor order
-// that changes between Pass@5 and Seq@5 with verifier feedback).
+// that changes between Pass@5 and Seq@5 with verifier feedback), and the agent benchmark's
+// (simulated agent profiles ordered differently by Seq@3 and Pass@3, with their agent metrics).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -188,6 +189,79 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     const seq5 = (a: string) => at(a, 'verifier', (c) => c.seqAt[4]!)
     expect(rank('simulated:flaky', passHat5)).toBe(actors.length)
     expect(rank('simulated:flaky', seq5)).toBeLessThan(rank('simulated:flaky', passHat5))
+  })
+})
+
+const AGENTS = 'repository repair (agents, fixtures)'
+const PROFILES = ['repairs', 'thrashes', 'stops-early']
+
+describe('the bundled agent benchmark (simulated agents, real workspace tools and sandbox)', () => {
+  const bench = () => summary.benchmarks.find((b) => b.name === AGENTS)!
+  const cellOf = (profile: string, mode: string) =>
+    bench().cells.find((c) => c.actorId === `agent:${profile}` && c.mode === mode)!
+
+  it('prints its table and the agent table: every profile with its agent metrics and how its episodes ended', () => {
+    const out = result.stdout
+    expect(out).toContain(`${AGENTS} — K=3, 5 tasks × 2 repeats, history full`)
+    expect(out).toMatch(/agents \(per attempt; tool errors in %; consistency 0–1/)
+    for (const profile of PROFILES)
+      for (const mode of ['verifier', 'independent'])
+        expect(out).toMatch(
+          new RegExp(
+            `agent:${profile} · ${mode}\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+\\d+\\.\\d\\s+\\$0\\s+(\\d\\.\\d\\d|—)\\s+(\\d\\.\\d\\d|—)\\s+answer \\d+`,
+          ),
+        )
+  })
+
+  it('keeps the agent metrics and the trajectory consistency of each profile in summary.json', () => {
+    expect(bench().cells).toHaveLength(6)
+    expect(bench().file).toBe('evals/agent-repair.eval.ts')
+    for (const cell of bench().cells) {
+      const agent = cell.agent!
+      expect(agent.episodes).toBeGreaterThan(0)
+      expect(agent.meanToolCalls).toBeGreaterThan(1)
+      expect(agent.costPerSolvedUsd).toBe(0)
+      expect(Object.values(agent.endedBy).reduce((a, b) => a + b, 0)).toBe(agent.episodes)
+    }
+    // Every independent cell solves some task on two samples: its consistency is measured.
+    for (const profile of PROFILES) expect(cellOf(profile, 'independent').agent!.consistency.tasks).toBeGreaterThan(0)
+    // The thrasher makes the most tool calls, fails some (stray reads), and acts least consistently.
+    const thrash = cellOf('thrashes', 'independent').agent!
+    for (const other of ['repairs', 'stops-early']) {
+      const a = cellOf(other, 'independent').agent!
+      expect(thrash.meanToolCalls!).toBeGreaterThan(a.meanToolCalls!)
+      expect(thrash.consistency.sequence!).toBeLessThan(a.consistency.sequence!)
+    }
+    expect(thrash.toolErrorRate!).toBeGreaterThan(0)
+    expect(cellOf('repairs', 'independent').agent!.toolErrorRate).toBe(0)
+    // Every tool call an attempt made is on its trajectory, its workspace judged by the sandboxed verifier.
+    const { trajectories } = readTrajectories(join(runDir, 'trajectories.jsonl'))
+    const ran = trajectories.filter((t) => t.benchmark === AGENTS)
+    expect(ran).toHaveLength(6 * 10)
+    for (const t of ran)
+      for (const a of t.attempts) {
+        expect(a.episode!.turns.length).toBeGreaterThan(1)
+        expect(a.verdict.sandbox).toBe('bwrap')
+      }
+  })
+
+  it('ranks the profiles differently by Seq@3 (verifier feedback) than by Pass@3', () => {
+    const rank = (score: (p: string) => number) =>
+      [...PROFILES].sort((a, b) => score(b) - score(a) || a.localeCompare(b))
+    const bySeq = rank((p) => cellOf(p, 'verifier').seqAt[2]!)
+    const byPass = rank((p) => cellOf(p, 'independent').passAt![2]!)
+    expect(bySeq).not.toEqual(byPass)
+    // The one that repairs from feedback is first under feedback and last on independent tries.
+    expect(bySeq[0]).toBe('repairs')
+    expect(byPass.at(-1)).toBe('repairs')
+    expect(result.stdout).toMatch(/ranking changes from Pass@3 to Seq@3 \(verifier\): agent:repairs 3rd → 1st/)
+  })
+
+  it('shows the agent section in report.html', () => {
+    const page = readFileSync(join(runDir, 'report.html'), 'utf8')
+    expect(page).toContain('<h3>Agents</h3>')
+    for (const profile of PROFILES) expect(page).toContain(`<tr data-cell="agent:${profile} · verifier">`)
+    expect(page).toMatch(/data-metric="sequence">\d\.\d\d</)
   })
 })
 

@@ -213,6 +213,7 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
   let cost: number | null = 0
   let last: ChatResponse | undefined
   let endedBy: EpisodeEndReason | undefined
+  const served = new Set<string>()
   try {
     for (let step = 1; endedBy === undefined; step++) {
       if (step > limits.maxSteps) {
@@ -253,6 +254,7 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         break
       }
       last = response
+      if (response.servedModel) served.add(response.servedModel)
       spent.push(recordCall('actor', response))
       tally.add(response.usage)
       cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
@@ -290,6 +292,8 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
     finishReason: reason === 'answer' ? (last?.finishReason ?? 'other') : FINISH_OF[reason],
     ...(cost !== null ? { costUsd: cost } : {}),
     ...(record.length > 0 && record.every((t) => t.replayed) ? { replayed: true } : {}),
+    // What served the turns, as the provider said (the disclosure card's served model).
+    ...(served.size > 0 ? { servedModel: [...served].join(', ') } : {}),
     episode: { turns: record, endedBy: reason },
   }
 }

@@ -19,7 +19,7 @@ import {
 } from './kinds.js'
 import { FAILURE_KINDS } from './failure-kind.js'
 import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
-import { EpisodeSchema } from './episode.js'
+import { EPISODE_END_REASONS, EpisodeSchema } from './episode.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -447,6 +447,35 @@ export type HeldOutGapSummary = z.infer<typeof HeldOutGapSummarySchema>
 /** The schema id of a cell summary. */
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
 /** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
+/**
+ * A cell's agent metrics (cells whose attempts are episodes, `actors.agent`): steps and tool calls
+ * per attempt, the pooled tool error rate, how episodes ended, cost per success, and trajectory
+ * consistency over successful repeats (the mean over tasks with at least two; see
+ * `trajectoryConsistency` in vitest-seqk/metrics).
+ */
+export const AgentSummarySchema = z.object({
+  episodes: z.number().int().nonnegative(),
+  meanSteps: MaybeNumber,
+  meanToolCalls: MaybeNumber,
+  toolErrorRate: MaybeNumber,
+  /** Episodes by why they ended: `answer`, or the limit (`steps`, `tokens`, `time`, `cost`). */
+  endedBy: z.partialRecord(z.enum(EPISODE_END_REASONS), z.number().int().positive()),
+  /** Successes: solved trajectories (sequential cells) or passing samples (independent cells). */
+  solved: z.number().int().nonnegative(),
+  /** The cell's cost over its successes; null when a cost is unknown or nothing was solved. */
+  costPerSolvedUsd: MaybeNumber,
+  consistency: z.object({
+    /** Mean pairwise 1 − normalised edit distance between the action-name sequences. */
+    sequence: MaybeNumber,
+    /** Mean pairwise 1 − Jensen–Shannon distance between the action-frequency vectors. */
+    frequency: MaybeNumber,
+    /** Tasks with at least two successful repeats (the mean's count). */
+    tasks: z.number().int().nonnegative(),
+  }),
+})
+/** A cell's agent metrics (see {@link AgentSummarySchema}). */
+export type AgentSummary = z.infer<typeof AgentSummarySchema>
+
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
@@ -521,6 +550,8 @@ export const CellSummarySchema = z.object({
    */
   verifierUnstable: z.object({ inRun: z.array(z.string()), reported: z.array(z.string()).optional() }).optional(),
   meanAttempts: MaybeNumber,
+  /** Agent metrics, for cells whose attempts are episodes of tool calls (absent otherwise). */
+  agent: AgentSummarySchema.optional(),
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,
   /** Its calls whose reply reported no usage (absent: none): `usage` leaves them out, and the cost is unknown. */

@@ -150,3 +150,95 @@ export function trajectoryConsistency(repeats: readonly (readonly string[])[]): 
   }
   return { sequence: pairs ? sequence / pairs : NaN, frequency: pairs ? frequency / pairs : NaN, pairs }
 }
+
+/**
+ * A cell's agent metrics as summaries keep them (the `agent` block of a cell summary): its
+ * episodes' activity, how they ended, what a solved task cost, and the trajectory consistency of
+ * its successful repeats. Null where undefined (NaN does not survive JSON).
+ */
+export interface AgentSummaryValues {
+  /** Attempts that ran an episode. */
+  episodes: number
+  meanSteps: number | null
+  meanToolCalls: number | null
+  toolErrorRate: number | null
+  /** Episodes by why they ended (`answer`, or the limit that ended them); reasons with none are left out. */
+  endedBy: Readonly<Record<string, number>>
+  /** Successes (solved trajectories, or passing independent samples) the cost is shared by. */
+  solved: number
+  /** The cell's cost over its successes; null when a cost is unknown or nothing was solved. */
+  costPerSolvedUsd: number | null
+  /** Trajectory consistency over successful repeats, the mean over tasks with at least two of them. */
+  consistency: { sequence: number | null; frequency: number | null; tasks: number }
+}
+
+/** One agent metric, as the table and the report read it from a cell's `agent` block. */
+export interface AgentMetricDefinition {
+  readonly id: 'meanSteps' | 'meanToolCalls' | 'toolErrorRate' | 'costPerSolvedUsd' | 'sequence' | 'frequency'
+  /** Its column header. */
+  readonly header: string
+  /** What it is, for legends. */
+  readonly description: string
+  value(agent: AgentSummaryValues): number | null
+  format(value: number | null): string
+}
+
+const oneDecimal = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : v.toFixed(1))
+const share = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : (v * 100).toFixed(1))
+const usd = (v: number | null) =>
+  v === null || !Number.isFinite(v) ? '—' : v === 0 ? '$0' : v < 0.01 ? `$${v.toPrecision(2)}` : `$${v.toFixed(2)}`
+const twoDecimals = (v: number | null) => (v === null || !Number.isFinite(v) ? '—' : v.toFixed(2))
+
+/**
+ * The agent metrics in the order every output shows them: steps and tool calls per attempt, the
+ * tool error rate (in %), cost per solved task, and the two trajectory consistencies (0 to 1).
+ *
+ * @example
+ * AGENT_METRICS.map((m) => `${m.header} ${m.format(m.value(cell.agent))}`)
+ */
+export const AGENT_METRICS: readonly AgentMetricDefinition[] = [
+  {
+    id: 'meanSteps',
+    header: 'steps/att',
+    description: 'model turns per attempt',
+    value: (a) => a.meanSteps,
+    format: oneDecimal,
+  },
+  {
+    id: 'meanToolCalls',
+    header: 'calls/att',
+    description: 'tool calls per attempt',
+    value: (a) => a.meanToolCalls,
+    format: oneDecimal,
+  },
+  {
+    id: 'toolErrorRate',
+    header: 'tool err %',
+    description: 'share of tool calls that failed (pooled over calls)',
+    value: (a) => a.toolErrorRate,
+    format: share,
+  },
+  {
+    id: 'costPerSolvedUsd',
+    header: '$/solved',
+    description: "the cell's cost over its successes",
+    value: (a) => a.costPerSolvedUsd,
+    format: usd,
+  },
+  {
+    id: 'sequence',
+    header: 'consist. seq',
+    description:
+      'trajectory consistency: mean pairwise 1 − normalised edit distance of the action sequences of successful repeats',
+    value: (a) => a.consistency.sequence,
+    format: twoDecimals,
+  },
+  {
+    id: 'frequency',
+    header: 'consist. freq',
+    description:
+      'trajectory consistency: mean pairwise 1 − Jensen–Shannon distance of the action frequencies of successful repeats',
+    value: (a) => a.consistency.frequency,
+    format: twoDecimals,
+  },
+]

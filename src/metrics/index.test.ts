@@ -8,6 +8,13 @@ describe('vitest-seqk/metrics', () => {
     expect(Object.keys(metrics).sort()).toEqual(
       [
         'DIFFERENCE_INTERVAL_METHOD',
+        'AGENT_METRICS',
+        'agentActivity',
+        'costPerSolved',
+        'frequencySimilarity',
+        'levenshtein',
+        'sequenceSimilarity',
+        'trajectoryConsistency',
         'RATE_INTERVAL_METHOD',
         'bootstrapInterval',
         'differenceInterval',

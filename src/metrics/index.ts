@@ -37,3 +37,19 @@ export {
 export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'
 export type { TaskRow } from './task-rates.js'
 export { censoredRow, firstRepeats, hasCensored, repeatsOf, taskRate, taskRates, taskTrials } from './task-rates.js'
+export type {
+  AgentActivity,
+  AgentMetricDefinition,
+  AgentSummaryValues,
+  EpisodeCounts,
+  TrajectoryConsistency,
+} from './agent-metrics.js'
+export {
+  AGENT_METRICS,
+  agentActivity,
+  costPerSolved,
+  frequencySimilarity,
+  levenshtein,
+  sequenceSimilarity,
+  trajectoryConsistency,
+} from './agent-metrics.js'

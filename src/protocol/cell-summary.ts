@@ -45,11 +45,15 @@ import { heldOutGapSummary } from './held-out-gap.js'
 import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
+import { agentSummaryOf } from './cell-agent.js'
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
 } {
   return known ? { verifierUnstable: known } : {}
+}
+function agentField(agent: CellSummary['agent']): { agent?: NonNullable<CellSummary['agent']> } {
+  return agent ? { agent } : {}
 }
 function heldOutField(gap: CellSummary['heldOut']): { heldOut?: NonNullable<CellSummary['heldOut']> } {
   return gap ? { heldOut: gap } : {}
@@ -413,6 +417,8 @@ function summariseEnded(input: SummariseInput): CellSummary {
     // Only cells whose verifier is known to be unstable carry it.
     ...verifierUnstableField(verifierUnstableOf(trajectories, input.knownUnstable, input.taskIds)),
     meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
+    // Only agents' cells (attempts that are episodes) carry it.
+    ...agentField(agentSummaryOf(trajectories, independent, spent.costUsd)),
     usage: spent.usage,
     ...unknownCalls(spent.usageUnknownCalls),
     costUsd: spent.costUsd,

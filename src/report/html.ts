@@ -63,6 +63,7 @@ import { sumUsage } from '../core/contract.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
+import { agentSectionHtml } from './agent-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -653,6 +654,7 @@ ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul cl
 ${curves}
 ${revisions}
 ${reliability}
+${agentSectionHtml(cells)}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>

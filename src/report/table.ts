@@ -3,6 +3,7 @@ import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
 import { competitionRanks } from '../metrics/ranks.js'
+import { AGENT_METRICS } from '../metrics/agent-metrics.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent } from '../metrics/format.js'
 import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
@@ -249,6 +250,7 @@ export function renderBenchmarkTable(
   for (const line of condensedRanking(cells)) note(line, (s) => s)
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
+  for (const line of agentTable(cells, width)) out.push(line)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
   const identical = identicalRowsNote(cells)
@@ -534,6 +536,41 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
       header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })),
       width,
     ),
+  ]
+}
+
+/** How a cell's episodes ended, most common first: `answer 40 · steps 2`. */
+export function endedByText(endedBy: Readonly<Record<string, number>>): string {
+  return Object.entries(endedBy)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(' · ')
+}
+
+/**
+ * Per agent cell (attempts that are episodes of tool calls): the agent metrics of the registry
+ * (`AGENT_METRICS`: steps and tool calls per attempt, tool error rate, cost per solved task,
+ * trajectory consistency by sequence and by frequency, over successful repeats) and how its
+ * episodes ended. Nothing for cells without episodes.
+ *
+ * @example
+ * agentTable(cells) // [' agents (…):', ' cell  steps/att  calls/att …', …]
+ */
+export function agentTable(cells: readonly CellSummary[], width: number | null = TABLE_WIDTH): string[] {
+  const rows = cells.filter((c) => c.agent)
+  if (rows.length === 0) return []
+  const columns: Column[] = [
+    { header: 'cell', values: rows.map((c) => c.cellId), numeric: false },
+    ...AGENT_METRICS.map((m) => ({
+      header: m.header,
+      values: rows.map((c) => m.format(m.value(c.agent!))),
+      numeric: true,
+    })),
+    { header: 'ended by', values: rows.map((c) => endedByText(c.agent!.endedBy)), numeric: false },
+  ]
+  return [
+    ' agents (per attempt; tool errors in %; consistency 0–1 over the successful repeats of each task):',
+    ...fitRows(columns, width),
   ]
 }
 
