@@ -4,6 +4,11 @@
  * whose `content-length` (the bytes on the wire, compressed or not) is over the cap, and counts
  * the body as it is read, decompressed, failing the read as soon as it passes the cap, so no more
  * than the cap is ever held. The error names the cap and the option that raises it.
+ *
+ * A body with a `content-length` within the cap and no `content-encoding` is handed over as it
+ * came: HTTP/1.1 framing ends it at that length (undici, Node's fetch, reads no byte past it and
+ * fails a shorter one), and nothing inflates it, so it cannot pass the cap. Counting it would pipe
+ * every answer through a second stream, the larger part of the harness's cost per model call.
  */
 import type { FailureKind } from '../core/failure-kind.js'
 
@@ -43,6 +48,8 @@ export function bytesText(bytes: number): string {
 
 /** Whether a URL is a batch's results download (OpenAI file content, Anthropic batch results). */
 function isBatchResults(url: string): boolean {
+  // Most calls are answers: a glance at the string before a URL is parsed for its path.
+  if (!url.includes('/content') && !url.includes('/results')) return false
   return /\/files\/[^/]+\/content$|\/messages\/batches\/[^/]+\/results$/.test(new URL(url).pathname)
 }
 
@@ -61,12 +68,14 @@ export function boundedFetch(limits: BodyLimits, base: typeof fetch = fetch): ty
     const cap = batch ? limits.batchResultsBytes : limits.responseBytes
     const option = batch ? 'batch.maxResultsBytes' : 'maxResponseBytes'
     const what = batch ? 'the batch results' : 'the response body'
-    const declared = Number(response.headers.get('content-length'))
+    const length = response.headers.get('content-length')
+    const declared = length !== null && /^\d+$/.test(length) ? Number(length) : NaN
     if (Number.isFinite(declared) && declared > cap) {
       await response.body?.cancel().catch(() => {})
       throw new BodyTooLargeError(url, cap, option, `${what} (${bytesText(declared)} on the wire)`)
     }
-    if (!response.body) return response
+    // Framed by its length, not inflated: it cannot pass the cap (see the module comment).
+    if (!response.body || (Number.isFinite(declared) && !response.headers.has('content-encoding'))) return response
     let seen = 0
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({

@@ -20,7 +20,7 @@ import {
 } from '../pricing.js'
 import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
-import { callSignal } from '../call-signal.js'
+import { callSignal, type CallSignal } from '../call-signal.js'
 import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
 import {
   beyondCap,
@@ -220,8 +220,12 @@ export function remoteChatModel<Client>(input: {
         throwIfAborted(request.signal)
         const exchange = toolExchange(input.id, request, input.tools === true)
         const started = performance.now()
-        const call = callSignal(request.signal)
-        const signal = call.signal
+        // The SDK never sees this signal on the direct path, only each try's Deadline (a fresh one it
+        // may leave its listener on); our own waits remove theirs. A batch hands its signal on, so it
+        // gets the linked one (see callSignal), released when the call ends.
+        const batch = exchange ? undefined : input.batched
+        const call = batch ? callSignal(request.signal) : UNLINKED
+        const signal = batch ? call.signal : request.signal
         let raw: RawCompletion | undefined
         const label = () =>
           `${input.id} (${request.context.role}, task ${request.context.taskId}, attempt ${request.context.attempt})`
@@ -231,10 +235,10 @@ export function remoteChatModel<Client>(input: {
           // Batched: one slot of a batch, not of the endpoint's concurrency, and no per-try timeout
           // (a batch takes minutes to hours); a request that failed inside its batch is retried in the next.
           // An agent's steps go direct: each waits on the last one's tool results, a batch would hold every step for hours.
-          if (input.batched && !exchange) {
+          if (batch) {
             for (let tries = 1; ; tries++) {
               try {
-                raw = await input.batched(client ?? (client = await load()), request.messages, signal, request.context)
+                raw = await batch(client ?? (client = await load()), request.messages, signal, request.context)
                 break
               } catch (error) {
                 // Past its deadline the call goes through the normal API, at the normal price.
@@ -338,6 +342,9 @@ export function remoteChatModel<Client>(input: {
     options.cassette,
   )
 }
+
+/** The direct path's call signal: the caller's own, nothing to release. */
+const UNLINKED: CallSignal = { signal: undefined, release: () => {} }
 
 /**
  * The request's tool part, or undefined when it offers none. A provider that does not map tools
