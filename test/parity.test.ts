@@ -365,7 +365,9 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       ...loadCodeEvalPro(files['humaneval-pro'], { benchmark: 'humaneval-pro' }),
       ...loadCodeEvalPro(files['mbpp-pro'], { benchmark: 'mbpp-pro' }),
     ]
-    applies = PRUNE_VALUES
+    // Only when a probed shape is in the corpus (SEQK_PARITY_SHAPES may leave them all out).
+    const probed = PRUNE_VALUES && SHAPES.some((shape) => (PROBED_SHAPES as readonly Shape[]).includes(shape))
+    applies = probed
       ? await probeValueShapes(
           entries.flatMap(({ task, record }) =>
             task.entryPoint === undefined
@@ -427,7 +429,9 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     }
     const probeNote =
       applies === undefined
-        ? 'every value shape on every task (SEQK_PARITY_ALL_VALUES=1)'
+        ? PRUNE_VALUES
+          ? 'no probed value shape in the corpus'
+          : 'every value shape on every task (SEQK_PARITY_ALL_VALUES=1)'
         : `value shapes left out where they change no value (probe unfinished on ${[...applies.values()].filter((a) => a === undefined).length} tasks: all kept there)`
     rerunNote = `unsettled under load (a timeout on any side or a disagreement): ${rerun[0]} run again alone, ${rerun[1]} of them then with 20 s on every side`
     elapsedMs = performance.now() - started
