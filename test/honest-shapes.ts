@@ -132,6 +132,15 @@ const CONVERSIONS: Record<Exclude<ValueShape, 'exception-text'>, string> = {
 }
 
 /**
+ * The Python source of a shape's conversion: it defines `_seqk_shape(value)`, which returns `value`
+ * in the shape's type (test/value-shape-probe.ts runs each on the reference's own values to learn
+ * which shapes change anything on a task).
+ */
+export function valueConversion(shape: Exclude<ValueShape, 'exception-text'>): string {
+  return CONVERSIONS[shape]
+}
+
+/**
  * The exceptions the exception-text shape raises, by task (cycled): how the answer raises it, and
  * how the probe test builds the one it must equal (`None`: the answer's own class, checked by its
  * name, text and arguments).

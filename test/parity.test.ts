@@ -43,6 +43,7 @@ import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js
 import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { verifiers, type Verdict } from '../src/verifiers/index.js'
 import { VALUE_SHAPES, valueShape, type ValueShape } from './honest-shapes.js'
+import { PROBED_SHAPES, probeValueShapes, type ShapeApplicability } from './value-shape-probe.js'
 import {
   OFFICIAL_PYTHON,
   OfficialHarness,
@@ -67,12 +68,26 @@ const CONCURRENCY = availableParallelism()
 const BROKEN_PER_TASK = process.env.SEQK_PARITY_ALL_BROKEN === '1' ? Infinity : 2
 
 /**
- * Honest value shapes kept per task: every shape on every one of the 542 tasks (11 × 542 answers,
- * about a minute more than a sample on a quiet 2-core machine: the promise is "on every task").
- * SEQK_PARITY_SAMPLE_VALUES=1 keeps two per task, chosen the same way as the broken copies (task i
- * takes two of them starting at the i-th), while working on something else.
+ * Honest value shapes kept per task: every shape on every one of the 542 tasks where it changes a
+ * value (the promise is "on every task"). SEQK_PARITY_SAMPLE_VALUES=1 keeps two per task, chosen
+ * the same way as the broken copies (task i takes two of them starting at the i-th), while working
+ * on something else.
  */
 const VALUES_PER_TASK = process.env.SEQK_PARITY_SAMPLE_VALUES === '1' ? 2 : Infinity
+
+/**
+ * A conversion shape on a task whose entry point never returns a value of the converted type (a
+ * keys view where no set is returned) returns the reference's very values through one more
+ * wrapper: its two verdicts are the reference's, run again. The probe (test/value-shape-probe.ts,
+ * one fork per task) finds those tasks and the corpus leaves such answers out. Measured
+ * 2026-12-02 on the 542 tasks, the eight probed shapes change a value on: namedtuple 60,
+ * defaultdict-lambda 24, dict-keys-view 6, dict-items-view 4, int-subclass 354, int-enum 354,
+ * float-subclass 42, str-subclass 99 (943 of 4 336): 3 393 of the 10 934 answers (31 %) were
+ * reruns of the reference. The probe costs ~67 ms of CPU per task, an answer ~200 ms (ours and
+ * the official run). The wrapper itself stays checked on every task (exception-text), and so
+ * does numpy-scalars (not probed). SEQK_PARITY_ALL_VALUES=1 keeps every shape on every task.
+ */
+const PRUNE_VALUES = process.env.SEQK_PARITY_ALL_VALUES !== '1'
 
 /** The shapes the code_eval (`exec`) runner re-checks: those where `__name__` matters, and the reference. */
 const EXEC_CHECKED: ReadonlySet<Shape> = new Set<Shape>(['reference', 'demo-prints', 'demo-raises'])
@@ -138,8 +153,14 @@ function agreement(o: Outcome): Agreement {
   return o.ours.pass ? 'ours-pass-official-fail' : 'ours-fail-official-pass'
 }
 
+/** Whether the corpus keeps `shape` on task `id`: unless the probe showed that it changes no value there. */
+function keepsValue(applies: ShapeApplicability | undefined, id: string, shape: ValueShape): boolean {
+  if (applies === undefined || !(PROBED_SHAPES as readonly ValueShape[]).includes(shape)) return true
+  return applies.get(id)?.has(shape) ?? true
+}
+
 /** The corpus: every shape that applies to every task, and a sample of its broken copies. */
-function corpus(entries: readonly CodeEvalProEntry[]): Case[] {
+function corpus(entries: readonly CodeEvalProEntry[], applies?: ShapeApplicability): Case[] {
   const cases: Case[] = []
   for (const [index, entry] of entries.entries()) {
     const { task, record } = entry
@@ -157,7 +178,7 @@ function corpus(entries: readonly CodeEvalProEntry[]): Case[] {
     const values = VALUES.filter(
       (_, v) => (v - index + VALUES.length * 542) % VALUES.length < Math.min(VALUES_PER_TASK, VALUES.length),
     )
-    for (const shape of values.filter((shape) => SHAPES.includes(shape))) {
+    for (const shape of values.filter((shape) => SHAPES.includes(shape) && keepsValue(applies, task.id, shape))) {
       const shaped = valueShape(shape, code, task.entryPoint, record.test_code, index)
       cases.push({
         id: task.id,
@@ -334,8 +355,9 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
   let outcomes: Outcome[] = []
   let elapsedMs = 0
   let rerunNote = ''
+  let applies: ShapeApplicability | undefined
 
-  // ~9300 answers: some minutes on a quiet 2-core machine, several times that on a loaded one.
+  // ~7500 answers: some minutes on a quiet 2-core machine, several times that on a loaded one.
   beforeAll(async () => {
     const file = (official = new OfficialHarness())
     const exec = (execOfficial = new OfficialHarness({ runner: 'exec' }))
@@ -343,7 +365,19 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       ...loadCodeEvalPro(files['humaneval-pro'], { benchmark: 'humaneval-pro' }),
       ...loadCodeEvalPro(files['mbpp-pro'], { benchmark: 'mbpp-pro' }),
     ]
-    const cases = corpus(entries)
+    // Only when a probed shape is in the corpus (SEQK_PARITY_SHAPES may leave them all out).
+    const probed = PRUNE_VALUES && SHAPES.some((shape) => (PROBED_SHAPES as readonly Shape[]).includes(shape))
+    applies = probed
+      ? await probeValueShapes(
+          entries.flatMap(({ task, record }) =>
+            task.entryPoint === undefined
+              ? []
+              : [{ id: task.id, code: referenceCode(record), entryPoint: task.entryPoint, tests: record.test_code }],
+          ),
+          CONCURRENCY,
+        )
+      : undefined
+    const cases = corpus(entries, applies)
     const verifier = verifiers.pythonTests({ cache: false })
     const started = performance.now()
     outcomes = await mapConcurrent(cases, CONCURRENCY, async (c): Promise<Outcome> => {
@@ -393,6 +427,12 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       slowFile.close()
       slowExec.close()
     }
+    const probeNote =
+      applies === undefined
+        ? PRUNE_VALUES
+          ? 'no probed value shape in the corpus'
+          : 'every value shape on every task (SEQK_PARITY_ALL_VALUES=1)'
+        : `value shapes left out where they change no value (probe unfinished on ${[...applies.values()].filter((a) => a === undefined).length} tasks: all kept there)`
     rerunNote = `unsettled under load (a timeout on any side or a disagreement): ${rerun[0]} run again alone, ${rerun[1]} of them then with 20 s on every side`
     elapsedMs = performance.now() - started
     const timeouts = {
@@ -402,7 +442,7 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     console.log(
       `parity corpus: ${entries.length} tasks, ${cases.length} answers (broken copies: ${BROKEN_PER_TASK === Infinity ? 'all' : `${BROKEN_PER_TASK} per task, sampled`}; ` +
         `numpy ${NUMPY ? 'installed: numpy-scalars included' : `not installed in ${OFFICIAL_PYTHON}: numpy-scalars left out`}), ` +
-        `concurrency ${CONCURRENCY}, ${(elapsedMs / 1000).toFixed(1)} s; official runs: ${file.runs} file, ${exec.runs} exec; ` +
+        `${probeNote}; concurrency ${CONCURRENCY}, ${(elapsedMs / 1000).toFixed(1)} s; official runs: ${file.runs} file, ${exec.runs} exec; ` +
         `timeouts: ours ${timeouts.ours}, official ${timeouts.official} (${rerunNote})\n${table(outcomes)}${disagreementIds(outcomes)}`,
     )
   }, 1_800_000)
@@ -424,9 +464,12 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     // Changing a value's type, not its value, keeps the official verdict.
     const perShape =
       VALUES_PER_TASK === Infinity ? 542 : Math.floor((542 * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
+    const redundant = (shape: ValueShape) =>
+      [...(applies?.entries() ?? [])].filter(([id]) => !keepsValue(applies, id, shape)).length
     for (const shape of VALUES.filter((shape) => SHAPES.includes(shape))) {
       const mine = outcomes.filter((o) => o.case.shape === shape)
-      expect(mine.length, shape).toBeGreaterThanOrEqual(perShape)
+      // Every task, less those where the probe showed the shape changes no value.
+      expect(mine.length, shape).toBeGreaterThanOrEqual(perShape - redundant(shape))
       expect(mine.filter((o) => !o.official.pass).map(reason), shape).toEqual([])
     }
     for (const shape of SHAPES)
