@@ -61,6 +61,18 @@ describe('the workspace tools', () => {
     })
   })
 
+  it("leaves Python's bytecode cache out of the snapshot: binary, stamped with a time, never judged", async () => {
+    await call(workspace, 'write_file', { path: '__pycache__/calc.cpython-311.pyc', content: 'stamp' })
+    await call(workspace, 'write_file', { path: 'pkg/__pycache__/util.cpython-311.pyc', content: 'stamp' })
+    await call(workspace, 'write_file', { path: 'pkg/__pycache__.py', content: 'Y = 2\n' })
+    if (bwrap) expect(await call(workspace, 'run_python', { code: 'import calc, pkg.util' })).toMatch(/^exit code 0/)
+    expect(Object.keys((await workspace.snapshot()).files).sort()).toEqual([
+      'calc.py',
+      'pkg/__pycache__.py',
+      'pkg/util.py',
+    ])
+  })
+
   it.each([
     ['../x', /leaves the workspace/],
     ['pkg/../../x', /leaves the workspace/],

@@ -308,6 +308,18 @@ describe('--merge-reports', () => {
           helperCalls: x.helperCalls.map(calm),
           verdict: { ...x.verdict, durationMs: 0 },
           ...(x.annotation ? { annotation: { ...x.annotation, calls: x.annotation.calls?.map(calm) } } : {}),
+          // An agent's turns and tool calls are timed too.
+          ...(x.episode
+            ? {
+                episode: {
+                  ...x.episode,
+                  turns: x.episode.turns.map((turn) => ({
+                    ...calm(turn),
+                    toolCalls: turn.toolCalls.map((call) => ({ ...call, durationMs: 0 })),
+                  })),
+                },
+              }
+            : {}),
         })),
       }))
     const a = comparableRun(runDir)

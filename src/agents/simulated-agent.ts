@@ -59,6 +59,9 @@ export interface SimulatedAgentProfile {
  * detailed feedback well; `thrashes` has a better first try but rewrites the file several times
  * in one episode, with stray reads, and its revisions mostly break it again; `stops-early` has
  * the best first try, never runs the tests, and on a revision mostly stops without an edit.
+ *
+ * @example
+ * Object.keys(SIMULATED_AGENT_PROFILES) // => ['repairs', 'thrashes', 'stops-early']
  */
 export const SIMULATED_AGENT_PROFILES = {
   repairs: {

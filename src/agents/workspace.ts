@@ -228,13 +228,18 @@ export class Workspace {
     })
   }
 
-  /** Every regular file as text, for the verifier; `tooLarge` past {@link SNAPSHOT_MAX_BYTES} or once emptied. */
+  /**
+   * Every regular file as text, for the verifier, leaving out `__pycache__` directories;
+   * `tooLarge` past {@link SNAPSHOT_MAX_BYTES} or once emptied.
+   */
   snapshot(): Promise<WorkspaceSnapshot> {
     return this.#serial(async () => {
       if (this.#emptied !== undefined) return { files: {}, tooLarge: true }
       const found: { path: string; size: number }[] = []
       let bytes = 0
       const stopped = await walk(this.dir, '', (entry) => {
+        // Python's bytecode cache: binary, stamped with the time it was written, and never read by the verifier (it runs with -B).
+        if (entry.kind === 'dir' && entry.path.split('/').at(-1) === '__pycache__') return 'skip'
         if (entry.kind !== 'file') return false
         bytes += entry.size
         found.push(entry)
@@ -353,8 +358,9 @@ interface Entry {
 /**
  * Walks the tree under `dir` depth-first in name order, never following a symlink. True when it
  * stopped early: `visit` returned true, or more than {@link MAX_ENTRIES} entries were seen.
+ * `visit` returning `'skip'` for a directory leaves its contents out.
  */
-async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolean | void): Promise<boolean> {
+async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolean | 'skip' | void): Promise<boolean> {
   let seen = 0
   const go = async (at: string, rel: string): Promise<boolean> => {
     // A directory a command made unreadable (mode 000) is left out, as if empty.
@@ -365,8 +371,9 @@ async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolea
       const stat = await lstat(join(at, name)).catch(() => undefined)
       if (!stat) continue
       const kind = stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : 'other'
-      if (visit({ path, kind, size: kind === 'file' ? stat.size : 0 }) === true) return true
-      if (kind === 'dir' && (await go(join(at, name), path))) return true
+      const verdict = visit({ path, kind, size: kind === 'file' ? stat.size : 0 })
+      if (verdict === true) return true
+      if (kind === 'dir' && verdict !== 'skip' && (await go(join(at, name), path))) return true
     }
     return false
   }

@@ -56,8 +56,8 @@ export const EpisodeSchema = z.object({
 export type Episode = z.infer<typeof EpisodeSchema>
 
 /**
- * An agent's workspace at the end of its episode: every regular file (symlinks and other
- * entries left out), by path relative to the workspace, as UTF-8 text. What
+ * An agent's workspace at the end of its episode: every regular file (symlinks, other
+ * entries and Python's `__pycache__` directories left out), by path relative to the workspace, as UTF-8 text. What
  * `verifiers.pythonTests({ workspace: true })` judges. `tooLarge`: the files were over the
  * snapshot's limit (or the workspace over its size limit), so none are given and the verdict fails.
  */

@@ -446,7 +446,6 @@ export type HeldOutGapSummary = z.infer<typeof HeldOutGapSummarySchema>
 
 /** The schema id of a cell summary. */
 export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
-/** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 /**
  * A cell's agent metrics (cells whose attempts are episodes, `actors.agent`): steps and tool calls
  * per attempt, the pooled tool error rate, how episodes ended, cost per success, and trajectory
@@ -476,6 +475,7 @@ export const AgentSummarySchema = z.object({
 /** A cell's agent metrics (see {@link AgentSummarySchema}). */
 export type AgentSummary = z.infer<typeof AgentSummarySchema>
 
+/** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
@@ -626,6 +626,7 @@ export const CellSummarySchema = z.object({
    */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
 })
+/** What `CellSummarySchema` checks: one cell's summary. */
 export type CellSummary = z.infer<typeof CellSummarySchema>
 
 /** The schema id of `summary.json`. */
