@@ -186,7 +186,7 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
     })
     expect(reliability?.notes).toContainEqual(
       expect.stringMatching(
-        /^verifier: the ranking by pass\^5 differs from the ranking by Seq@5: .*simulated:flaky 2nd → 4th/,
+        /^verifier: the ranking changes from pass\^5 to Seq@5: .*simulated:flaky 4th → 2nd/,
       ),
     )
   })

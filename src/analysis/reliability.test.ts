@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
+import { ordinal } from '../metrics/format.js'
 import { analyzeRuns } from './analyze.js'
 import { rankAgainstSeq } from './reliability.js'
 import { renderAnalysis } from './render.js'
@@ -80,10 +81,13 @@ describe('the reliability view of seqk analyze', () => {
         expect(x.tasks).toEqual(ids.filter((id) => oneA.get(id)! < oneB.get(id)! && kA.get(id)! > kB.get(id)!))
         expect(x.reverseTasks).toEqual(ids.filter((id) => oneA.get(id)! > oneB.get(id)! && kA.get(id)! < kB.get(id)!))
       }
-      for (const r of s.rankings.filter((r) => r.differsFromSeq))
-        expect(s.notes.some((n) => n.includes(`the ranking by ${r.metric} differs from the ranking by Seq@5`))).toBe(
-          true,
-        )
+      for (const r of s.rankings.filter((r) => r.differsFromSeq)) {
+        const note = s.notes.find((n) => n.includes(`the ranking changes from ${r.metric} to Seq@5:`))
+        expect(note).toBeDefined()
+        // The same direction as the table's "ranking changes from Pass@K to Seq@K": this metric's place, then Seq@K's.
+        for (const x of r.ranks.filter((x) => x.rank !== x.seqRank))
+          expect(note).toContain(`${x.actorId} ${ordinal(x.rank)} → ${ordinal(x.seqRank)}`)
+      }
       expect(s.notes.length).toBe(s.rankings.filter((r) => r.differsFromSeq).length + s.singleShot.length)
     }
     // The reviser's weak single try and strong repair plant the reversal in the verifier mode.

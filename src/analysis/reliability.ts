@@ -98,12 +98,15 @@ const FEW = 4
 const names = (ids: readonly string[]): string =>
   ids.length <= FEW ? ids.join(', ') : `${ids.slice(0, FEW).join(', ')} and ${ids.length - FEW} more`
 
-/** The sentence for a ranking that differs from Seq@K's: each actor that moved, from its Seq@K place to this one's. */
+/**
+ * The sentence for a ranking that differs from Seq@K's: each actor that moved, from its place by
+ * this metric to its Seq@K place (the direction of the table's "ranking changes from Pass@K to Seq@K").
+ */
 function rankingNote(mode: string, K: number, r: MetricRanking): string {
   const moves = r.ranks
     .filter((x) => x.rank !== x.seqRank)
-    .map((x) => `${x.actorId} ${ordinal(x.seqRank)} → ${ordinal(x.rank)}`)
-  return `${mode}: the ranking by ${r.metric} differs from the ranking by Seq@${K}: ${moves.join(', ')}`
+    .map((x) => `${x.actorId} ${ordinal(x.rank)} → ${ordinal(x.seqRank)}`)
+  return `${mode}: the ranking changes from ${r.metric} to Seq@${K}: ${moves.join(', ')}`
 }
 
 function singleShotNote(mode: string, s: SingleShotReversal): string {
@@ -124,7 +127,7 @@ function singleShotNote(mode: string, s: SingleShotReversal): string {
  *
  * @example
  * reliabilitySections('fixtures', independentByActor, modes)[0]?.notes
- * // => ['verifier: the ranking by pass^5 differs from the ranking by Seq@5: simulated:reviser 1st → 3rd, …']
+ * // => ['verifier: the ranking changes from pass^5 to Seq@5: simulated:reviser 3rd → 1st, …']
  */
 export function reliabilitySections(
   benchmark: string,
