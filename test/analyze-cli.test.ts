@@ -185,9 +185,7 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
       seqRank: 2,
     })
     expect(reliability?.notes).toContainEqual(
-      expect.stringMatching(
-        /^verifier: the ranking changes from pass\^5 to Seq@5: .*simulated:flaky 4th → 2nd/,
-      ),
+      expect.stringMatching(/^verifier: the ranking changes from pass\^5 to Seq@5: .*simulated:flaky 4th → 2nd/),
     )
   })
 
