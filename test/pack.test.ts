@@ -91,6 +91,20 @@ function vitestInProject(args: readonly string[], env: Record<string, string> = 
   return run('npx', ['--no', '--', 'vitest', ...args], { cwd: project, env, timeoutMs: 120_000 })
 }
 
+/**
+ * `npm <args>` against the registry in the temporary project. npm waits up to five minutes on a
+ * stalled fetch by default: here a fetch gives up after 60 s and npm retries it, and an install
+ * that still hangs past its time is run once more (the registry's hang is not the package's fault;
+ * both tries are in the output when both fail).
+ */
+async function npmInProject(args: readonly string[]): Promise<Finished> {
+  const flags = ['--fetch-timeout=60000', '--fetch-retries=4', '--fetch-retry-maxtimeout=20000']
+  const first = await run('npm', [...args, ...flags], { cwd: project, timeoutMs: 180_000 })
+  if (first.code !== null) return first
+  const second = await run('npm', [...args, ...flags], { cwd: project, timeoutMs: 180_000 })
+  return { ...second, output: `${first.output}\n[pack.test] tried again:\n${second.output}` }
+}
+
 /** The quick start's eval command: the evals' own config, so a plain `vitest` never runs them. */
 const EVALS = ['run', '--config', 'vitest.evals.config.ts']
 
@@ -160,14 +174,19 @@ beforeAll(async () => {
   }
   writeFileSync(join(project, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`)
   // The README's install command, with the tarball for the package name.
-  const installed = await run(
-    'npm',
-    ['i', '-D', tarball, `vitest@${pin('vitest')}`, '-E', '--prefer-offline', '--no-audit', '--no-fund'],
-    { cwd: project, timeoutMs: 180_000 },
-  )
+  const installed = await npmInProject([
+    'i',
+    '-D',
+    tarball,
+    `vitest@${pin('vitest')}`,
+    '-E',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+  ])
   if (installed.code !== 0)
     throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.output}`)
-}, 240_000)
+}, 420_000)
 
 // The project holds three installs of Vitest by now: on a loaded machine removing them takes a while.
 afterAll(async () => {
@@ -425,14 +444,18 @@ describe('the Vitest peer range', () => {
 
   it.for(['lowest', 'newest'] as const)(
     'the %s Vitest of the range runs an eval in the project',
-    { timeout: 300_000 },
+    { timeout: 480_000 },
     async (end) => {
       const version = end === 'lowest' ? versions[0]! : versions.at(-1)!
-      const installed = await run(
-        'npm',
-        ['i', '-D', '-E', `vitest@${version}`, '--prefer-offline', '--no-audit', '--no-fund'],
-        { cwd: project, timeoutMs: 180_000 },
-      )
+      const installed = await npmInProject([
+        'i',
+        '-D',
+        '-E',
+        `vitest@${version}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ])
       expect(installed.code, installed.output).toBe(0)
       expect((await vitestInProject(['--version'])).stdout).toContain(version)
       const runId = `pack-vitest-${version}`
