@@ -58,6 +58,35 @@ describe('strengthenTests on the fixtures', () => {
     expect(other.task.tests).not.toBe(first.task.tests)
   }, 240_000)
 
+  it('keeps the same inputs however slow the machine: calls that add up past the limit together each get a verify of their own', async () => {
+    // Candidates of 0.3 s each: past a 2 s limit together in one chunk, far within it alone.
+    const slow = verifiers.pythonTests({ timeoutMs: 2000 })
+    const single: string[] = []
+    const slowJudge = {
+      ...slow,
+      verify: (task: Task, answer: string) => {
+        if (!task.tests!.includes('\n')) single.push(task.tests!)
+        return slow.verify(task, answer, origin)
+      },
+    }
+    const task: Task = {
+      id: 'strengthen/slow',
+      prompt: 'p',
+      tests: 'assert double(2) == 4\nassert double(5) == 10',
+      entryPoint: 'double',
+    }
+    const reference = '```python\nimport time\n\ndef double(x):\n    time.sleep(0.3)\n    return 2 * x\n```'
+    const result = await strengthenTests(task, { seed: 4, inputs: 2, reference, verifier: slowJudge })
+    // The chunk of every candidate timed out; those it did not finish were probed one by one, and all finished.
+    expect(result.candidates).toBeGreaterThanOrEqual(7)
+    expect(single.length).toBeGreaterThan(0)
+    expect(result.timedOut).toBe(0)
+    expect(result.rejected).toBe(0)
+    expect(result.added).toBe(2)
+    expect(result.referenceFailures).toBe(0)
+    expect((await slowJudge.verify(result.task, reference)).pass).toBe(true)
+  }, 120_000)
+
   it('drops inputs the reference raises on', async () => {
     const task: Task = {
       id: 'strengthen/raises',

@@ -41,6 +41,12 @@ export interface StrengthenResult {
   behaviours: number
   /** Statements of the strengthened suite the reference failed when rerun (a flaky or stateful reference): dropped from `added`. */
   referenceFailures: number
+  /**
+   * Candidates that ran past the verifier's time limit on their own: dropped (counted in
+   * `rejected` too). Whether a call near the limit finishes depends on the machine's speed, so a
+   * task with any is reproducible by seed only on a machine as fast.
+   */
+  timedOut: number
 }
 
 /** `assert CALL == EXPECTED` split at the `==` whose left side is a call with literal arguments. */
@@ -83,6 +89,7 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     added: 0,
     behaviours: 0,
     referenceFailures: 0,
+    timedOut: 0,
   }
   if (calls.length === 0 || options.inputs === 0) return none
   const rng = createRng(seedFrom(options.seed, 'strengthen', task.id))
@@ -105,18 +112,35 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
   }
   // The reference's output for each candidate: `== object()` never holds, so the judge reports it.
   const outputs = new Map<string, string>()
-  for (let from = 0; from < candidates.length; from += CHUNK) {
-    const chunk = candidates.slice(from, from + CHUNK)
-    const probe = { ...task, tests: chunk.map((c) => `assert ${c} == object()`).join('\n') }
-    delete (probe as { heldOutTests?: unknown }).heldOutTests
-    const verdict = await options.verifier.verify(probe, options.reference)
-    for (const t of verdict.diagnostics.tests ?? []) {
+  /**
+   * Runs `chunk` in one verify. When the time limit cut it short: the candidates it never reached
+   * ("not run") and the one running when it was cut (the last that has a result).
+   */
+  const probe = async (chunk: readonly string[]): Promise<string[]> => {
+    const tests = { ...task, tests: chunk.map((c) => `assert ${c} == object()`).join('\n') }
+    delete (tests as { heldOutTests?: unknown }).heldOutTests
+    const verdict = await options.verifier.verify(tests, options.reference)
+    const results = verdict.diagnostics.tests ?? []
+    for (const t of results) {
       const call = chunk[t.index]
       // A call that raised reports its exception as both `actual` and `error`; a value, its repr.
       if (call === undefined || t.actual === undefined || t.actual === t.error || parsePython(t.actual) === undefined)
         continue
       outputs.set(call, t.actual)
     }
+    if (verdict.diagnostics.outcome !== 'timeout') return []
+    const reached = results.filter((t) => t.actual !== undefined).map((t) => t.index)
+    const cut = reached.length === 0 ? -1 : Math.max(...reached)
+    return chunk.filter((_, i) => i === cut || !reached.includes(i))
+  }
+  let timedOut = 0
+  for (let from = 0; from < candidates.length; from += CHUNK) {
+    const chunk = candidates.slice(from, from + CHUNK)
+    const unreached = await probe(chunk)
+    // Slow calls that add up past the limit in one chunk must not decide which inputs are kept (that
+    // would depend on the machine's speed): each unreached one gets a verify, and its limit, of its own.
+    if (chunk.length === 1) timedOut += unreached.length
+    else for (const call of unreached) timedOut += (await probe([call])).length
   }
   // Greedy cover: the first input of each distinct output, in draw order, then the rest.
   const byOutput = new Set<string>()
@@ -162,5 +186,6 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     added: added.length,
     behaviours: kept.size,
     referenceFailures,
+    timedOut,
   }
 }

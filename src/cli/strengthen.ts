@@ -27,7 +27,9 @@ export const strengthenSpec: CommandSpec = {
     'inputs it raises on or times out on are dropped; at most --inputs are kept per task, distinct',
     'outputs first. The same seed gives the same file. It prints the number of added statements and',
     'flags, by task id, references that fail their original tests, fail a rerun of their own new inputs',
-    '(a time limit hit under load, or a stateful or random reference), or fail the strengthened suite.',
+    '(a time limit hit under load, or a stateful or random reference), or fail the strengthened suite,',
+    'and tasks with an input the reference cannot finish within the limit on its own (which ones',
+    "depends on the machine's speed).",
     '',
     'Example:  npx seqk strengthen ../shared/benchmarks/humaneval-pro/humaneval_pro.json --out humaneval_pro.plus.json',
   ].join('\n'),
@@ -90,6 +92,7 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const ids = (keep: (i: number) => boolean) => entries.flatMap((e, i) => (keep(i) ? [e.task.id] : []))
   const idList = (list: string[]) => (list.length === 0 ? '' : ` (${list.join(', ')})`)
   const flaky = ids((i) => results[i]!.referenceFailures > 0)
+  const slow = ids((i) => results[i]!.timedOut > 0)
   const failsOriginal = ids((i) => !original[i])
   const failsFinal = ids((i) => !final[i])
   io.stdout(
@@ -99,6 +102,7 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
     ['references failing their original tests', failsOriginal],
     ['failing a rerun of their own new inputs (those inputs dropped)', flaky],
     ['failing the strengthened suite', failsFinal],
+    ['with inputs over the time limit on their own (dropped; reproducible only on a machine as fast)', slow],
   ] as const)
     io.stdout(`${fit(`  ${what}: ${list.length}${idList(list)}`, io)}\n`)
   return 0
