@@ -47,6 +47,8 @@ for (const benchmark of Object.keys(codeEvalProFiles) as (keyof typeof codeEvalP
       perTaskAfter: { mean: sum(after) / after.length, median: median(after), max: Math.max(...after) },
       tasksUnchanged: ids((i) => results[i]!.added === 0),
       rejectedCandidates: sum(results.map((r) => r.rejected)),
+      overStepBudget: sum(results.map((r) => r.overBudget)),
+      overTimeLimitAlone: ids((i) => results[i]!.timedOut > 0),
       referencesFailingOriginalSuite: ids((i) => !original[i]),
       referencesFailingARerun: ids((i) => results[i]!.referenceFailures > 0),
       referencesFailingStrengthenedSuite: ids((i) => !rechecked[i]),

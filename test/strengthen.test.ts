@@ -87,6 +87,57 @@ describe('strengthenTests on the fixtures', () => {
     expect((await slowJudge.verify(result.task, reference)).pass).toBe(true)
   }, 120_000)
 
+  it('drops inputs by counted steps, not time: the same inputs under any time limit, whatever the reference catches', async () => {
+    // Cost grows with n; the tests' own calls are cheap, mutations (doubling, constants) are not all.
+    const task: Task = {
+      id: 'strengthen/steps',
+      prompt: 'p',
+      tests: 'assert count_up(30) == 30\nassert count_up(400) == 400\nassert count_up(2) == 2',
+      entryPoint: 'count_up',
+    }
+    // `from __future__` must stay first; `except Exception` must not swallow the budget's end.
+    const reference = [
+      '```python',
+      'from __future__ import annotations',
+      '',
+      'def count_up(n: int) -> int:',
+      '    total = 0',
+      '    for _ in range(n):',
+      '        try:',
+      '            total += 1',
+      '        except Exception:',
+      '            pass',
+      '    return total',
+      '```',
+    ].join('\n')
+    const strengthen = (timeoutMs: number) => {
+      const v = verifiers.pythonTests({ timeoutMs })
+      const j = { ...v, verify: (t: Task, a: string) => v.verify(t, a, origin) }
+      return strengthenTests(task, { seed: 5, inputs: 12, reference, verifier: j, maxSteps: 1000 })
+    }
+    const [short, long] = [await strengthen(3000), await strengthen(20_000)]
+    expect(long.task.tests).toBe(short.task.tests)
+    expect(short.overBudget).toBeGreaterThan(0)
+    expect(short.timedOut).toBe(0)
+    // About three line events per loop turn: n above ~330 is over a 1000-step budget, and never kept.
+    const kept = short.task
+      .tests!.split('\n')
+      .slice(3)
+      .map((l) => Number(/count_up\((-?\d+)\)/.exec(l)![1]))
+    expect(kept.length).toBeGreaterThan(0)
+    for (const n of kept) expect(n).toBeLessThan(340)
+    expect((await judge.verify(short.task, reference)).pass).toBe(true)
+  }, 120_000)
+
+  it('refuses a step budget that is not a positive integer', async () => {
+    const task = tasks[0] as Task
+    const reference = task.simulation!.correct[0]!
+    for (const maxSteps of [0, -1, 1.5, Number.NaN])
+      await expect(strengthenTests(task, { seed: 1, inputs: 2, reference, verifier: judge, maxSteps })).rejects.toThrow(
+        /maxSteps must be an integer >= 1/,
+      )
+  })
+
   it('drops inputs the reference raises on', async () => {
     const task: Task = {
       id: 'strengthen/raises',
@@ -134,6 +185,9 @@ describe.runIf(missingData(codeEvalProFiles['humaneval-pro']) === undefined)('se
         '  failing a rerun of their own new inputs (those inputs dropped): 0',
         '  failing the strengthened suite: 0',
       ])
+      expect(a.stdout).toMatch(
+        /\n {2}new inputs over the step budget of 500000 \(dropped, the same on any machine\): \d+\n/,
+      )
       expect(a.written).toEqual(b.written)
       for (const [i, r] of a.written.entries())
         expect(r.test_code.startsWith(records[i]!.test_code.trimEnd())).toBe(true)

@@ -37,6 +37,12 @@ export {
   type CheckedSimulationOptions,
 } from './simulation-from-reference.js'
 export {
+  strengthenTests,
+  DEFAULT_MAX_STEPS,
+  type StrengthenOptions,
+  type StrengthenResult,
+} from './strengthen.js'
+export {
   loadHealthBench,
   loadHealthBenchEntries,
   healthBenchTask,

@@ -8,6 +8,7 @@
 import { createRng, seedFrom } from '../metrics/random.js'
 import type { Task } from '../protocol/task.js'
 import type { Verifier } from '../verifiers/verifier.js'
+import { extractPythonCode } from '../verifiers/python-tests/extract.js'
 import { harvest, mutateValue } from './mutations.js'
 import { parseCallArguments, parsePython, printPython, type PyValue } from './python-literal.js'
 
@@ -23,7 +24,21 @@ export interface StrengthenOptions {
   verifier: Verifier
   /** Candidates tried per kept input before giving up (default 4). */
   candidatesPerInput?: number
+  /**
+   * Line steps the reference may take on one candidate input (default {@link DEFAULT_MAX_STEPS}),
+   * counted by a tracer rather than timed, so that the same inputs are kept on any machine:
+   * a candidate over it is dropped. Original tests are never held to it.
+   */
+  maxSteps?: number
 }
+
+/**
+ * Default of {@link StrengthenOptions.maxSteps}: about 0.1 s of traced reference on a quiet
+ * machine, a second at ten times the load, well within a 3 s limit; the original tests of the
+ * shared HumanEval Pro and MBPP Pro take at most 126 105 steps per call except two tasks' (8.5
+ * and 15 million).
+ */
+export const DEFAULT_MAX_STEPS = 500_000
 
 /** What strengthening one task did. */
 export interface StrengthenResult {
@@ -33,7 +48,7 @@ export interface StrengthenResult {
   mutable: number
   /** Candidate inputs run through the reference. */
   candidates: number
-  /** Candidates the reference raised on, timed out on, or returned a value that is no literal for. */
+  /** Candidates the reference raised on, timed out on, went over the step budget on, or returned a value that is no literal for. */
   rejected: number
   /** New statements in the strengthened suite. */
   added: number
@@ -41,10 +56,13 @@ export interface StrengthenResult {
   behaviours: number
   /** Statements of the strengthened suite the reference failed when rerun (a flaky or stateful reference): dropped from `added`. */
   referenceFailures: number
+  /** Candidates on which the reference went over `maxSteps`: dropped (counted in `rejected` too), the same on any machine. */
+  overBudget: number
   /**
-   * Candidates that ran past the verifier's time limit on their own: dropped (counted in
-   * `rejected` too). Whether a call near the limit finishes depends on the machine's speed, so a
-   * task with any is reproducible by seed only on a machine as fast.
+   * Candidates that ran past the verifier's time limit on their own while within the step budget
+   * (time spent outside Python code, in a builtin on a huge value): dropped (counted in `rejected`
+   * too). Whether such a call finishes depends on the machine's speed, so a task with any is
+   * reproducible by seed only on a machine as fast.
    */
   timedOut: number
 }
@@ -61,6 +79,53 @@ function literalCall(statement: string): { name: string; args: PyValue[] } | und
 }
 
 const callText = (name: string, args: readonly PyValue[]) => `${name}(${args.map(printPython).join(', ')})`
+
+/** The exception the probe's step counter raises in the candidate's process when a call runs over the budget. */
+const OVER_BUDGET = '_SeqkOverBudget'
+
+/**
+ * The reference with a step counter beside it: `_seqk_steps(name, *args)` calls the named
+ * function under a tracer that counts line events (deterministic for a given interpreter, unlike
+ * time) and raises `_SeqkOverBudget` once the budget is spent. The tests' calls run in the
+ * candidate's process, reached by name with plain values, so the counter sits with the reference.
+ * Its own stop derives from BaseException so that the reference's `except Exception` cannot
+ * swallow it. Inserted after any `from __future__` line, which must stay first, and before the
+ * rest, which a sanitiser may cut at `if __name__`.
+ */
+function withStepCounter(reference: string, maxSteps: number): string {
+  const code = extractPythonCode(reference)
+  const counter = [
+    `class ${OVER_BUDGET}(Exception):`,
+    '    pass',
+    'def _seqk_steps(_seqk_name, *args):',
+    '    import sys',
+    `    left = [${maxSteps}]`,
+    '    class Over(BaseException):',
+    '        pass',
+    '    def local(frame, event, arg):',
+    "        if event == 'line':",
+    '            left[0] -= 1',
+    '            if left[0] < 0:',
+    '                raise Over()',
+    '        return local',
+    '    function = globals()[_seqk_name]',
+    '    previous = sys.gettrace()',
+    '    sys.settrace(lambda frame, event, arg: local)',
+    '    try:',
+    '        return function(*args)',
+    '    except Over:',
+    `        raise ${OVER_BUDGET}('over the step budget of ${maxSteps}') from None`,
+    '    finally:',
+    '        sys.settrace(previous)',
+    '',
+  ].join('\n')
+  const lines = code.split('\n')
+  let at = 0
+  lines.forEach((line, i) => {
+    if (/^from\s+__future__\s+import\b/.test(line)) at = i + 1
+  })
+  return ['```python', ...lines.slice(0, at), counter, ...lines.slice(at), '```'].join('\n')
+}
 /** Reference runs are chunked so one slow input costs one chunk, not the whole task. */
 const CHUNK = 25
 
@@ -89,41 +154,58 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     added: 0,
     behaviours: 0,
     referenceFailures: 0,
+    overBudget: 0,
     timedOut: 0,
   }
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
+  if (!(Number.isSafeInteger(maxSteps) && maxSteps >= 1))
+    throw new RangeError(`strengthenTests: maxSteps must be an integer >= 1, got ${String(options.maxSteps)}`)
   if (calls.length === 0 || options.inputs === 0) return none
   const rng = createRng(seedFrom(options.seed, 'strengthen', task.id))
   const constants = harvest(calls.flatMap((c) => c.args))
   const seen = new Set(calls.map((c) => callText(c.name, c.args)))
   const candidates: string[] = []
+  /** Each candidate's call through the step counter (a plain function name), or as written. */
+  const counted = new Map<string, string>()
   const wanted = options.inputs * (options.candidatesPerInput ?? 4)
   for (let tries = 0; tries < wanted * 5 && candidates.length < wanted; tries++) {
     const base = calls[Math.floor(rng() * calls.length)]!
     if (base.args.length === 0) continue
     const i = Math.floor(rng() * base.args.length)
+    const mutated = mutateValue(base.args[i]!, rng, constants)
     const text = callText(
       base.name,
-      base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a)),
+      base.args.map((a, j) => (j === i ? mutated : a)),
     )
     if (!seen.has(text)) {
       seen.add(text)
       candidates.push(text)
+      const args = base.args.map((a, j) => (j === i ? mutated : a))
+      counted.set(
+        text,
+        /^[A-Za-z_]\w*$/.test(base.name)
+          ? `_seqk_steps(${printPython({ type: 'str', value: base.name })}, ${args.map(printPython).join(', ')})`
+          : text,
+      )
     }
   }
   // The reference's output for each candidate: `== object()` never holds, so the judge reports it.
   const outputs = new Map<string, string>()
+  const overBudget = new Set<string>()
+  const withCounter = withStepCounter(options.reference, maxSteps)
   /**
    * Runs `chunk` in one verify. When the time limit cut it short: the candidates it never reached
    * ("not run") and the one running when it was cut (the last that has a result).
    */
   const probe = async (chunk: readonly string[]): Promise<string[]> => {
-    const tests = { ...task, tests: chunk.map((c) => `assert ${c} == object()`).join('\n') }
+    const tests = { ...task, tests: chunk.map((c) => `assert ${counted.get(c)!} == object()`).join('\n') }
     delete (tests as { heldOutTests?: unknown }).heldOutTests
-    const verdict = await options.verifier.verify(tests, options.reference)
+    const verdict = await options.verifier.verify(tests, withCounter)
     const results = verdict.diagnostics.tests ?? []
     for (const t of results) {
       const call = chunk[t.index]
       // A call that raised reports its exception as both `actual` and `error`; a value, its repr.
+      if (call !== undefined && t.error?.startsWith(`${OVER_BUDGET}:`) === true) overBudget.add(call)
       if (call === undefined || t.actual === undefined || t.actual === t.error || parsePython(t.actual) === undefined)
         continue
       outputs.set(call, t.actual)
@@ -161,21 +243,27 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
   const stronger = (lines: readonly string[]) => ({ ...task, tests: [tests.trimEnd(), ...lines].join('\n') })
   let referenceFailures = 0
   if (added.length > 0) {
-    const verdict = await options.verifier.verify(stronger(added), options.reference)
-    // The added statements are the suite's last ones, whatever the judge counted before them.
-    const all = verdict.diagnostics.tests ?? []
-    const failing = new Set(
-      all
-        .filter((t) => !t.pass)
-        .map((t) => t.index - (all.length - added.length))
-        .filter((i) => i >= 0),
-    )
-    referenceFailures =
-      verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed' ? failing.size : added.length
-    added =
-      verdict.diagnostics.outcome === 'failed' || verdict.diagnostics.outcome === 'passed'
-        ? added.filter((_, i) => !failing.has(i))
-        : []
+    /** Indices (into `added`) of the statements the reference fails in `suite`, or undefined when it did not finish. */
+    const failingIn = async (suite: Task): Promise<Set<number> | undefined> => {
+      const verdict = await options.verifier.verify(suite, options.reference)
+      if (verdict.diagnostics.outcome !== 'failed' && verdict.diagnostics.outcome !== 'passed') return undefined
+      // The added statements are the suite's last ones, whatever the judge counted before them.
+      const all = verdict.diagnostics.tests ?? []
+      return new Set(
+        all
+          .filter((t) => !t.pass)
+          .map((t) => t.index - (all.length - added.length))
+          .filter((i) => i >= 0),
+      )
+    }
+    // After the original tests (a stateful reference shows there); when those alone run out of time
+    // on this machine (two shared tasks' take a second of CPU), the added ones, each within the step
+    // budget, are rerun on their own, so a slow machine does not decide whether they are kept.
+    const alone: Task = { ...task, tests: added.join('\n') }
+    delete (alone as { heldOutTests?: unknown }).heldOutTests
+    const failing = (await failingIn(stronger(added))) ?? (await failingIn(alone))
+    referenceFailures = failing?.size ?? added.length
+    added = failing === undefined ? [] : added.filter((_, i) => !failing.has(i))
   }
   const kept = new Set(added.map((a) => a.slice(a.lastIndexOf(' == ') + 4)))
   return {
@@ -186,6 +274,7 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     added: added.length,
     behaviours: kept.size,
     referenceFailures,
+    overBudget: overBudget.size,
     timedOut,
   }
 }

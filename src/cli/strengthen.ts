@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { loadCodeEvalPro, type CodeEvalProBenchmark } from '../benchmarks/codeeval-pro.js'
-import { strengthenTests } from '../benchmarks/strengthen.js'
+import { DEFAULT_MAX_STEPS, strengthenTests } from '../benchmarks/strengthen.js'
 import { plural } from '../metrics/format.js'
 import { mapConcurrent } from '../protocol/concurrency.js'
 import { verifiers } from '../verifiers/index.js'
@@ -24,12 +24,13 @@ export const strengthenSpec: CommandSpec = {
     "Each task's test statements with literal arguments are mutated by type (integers ±1 and boundaries,",
     'floats perturbed, strings and lists edited, dicts changed, constants of the tests reused); the',
     'reference solution runs each input in the python-tests verifier (its sandbox and 3 s limit);',
-    'inputs it raises on or times out on are dropped; at most --inputs are kept per task, distinct',
-    'outputs first. The same seed gives the same file. It prints the number of added statements and',
-    'flags, by task id, references that fail their original tests, fail a rerun of their own new inputs',
-    '(a time limit hit under load, or a stateful or random reference), or fail the strengthened suite,',
-    'and tasks with an input the reference cannot finish within the limit on its own (which ones',
-    "depends on the machine's speed).",
+    'inputs it raises on, takes more than --max-steps line steps on (counted, not timed, so the same',
+    'on any machine) or times out on are dropped; at most --inputs are kept per task, distinct outputs',
+    'first. The same seed gives the same file. It prints the number of added statements and flags, by',
+    'task id, references that fail their original tests, fail a rerun of their own new inputs (a',
+    'stateful or random reference), or fail the strengthened suite, and tasks with an input the',
+    'reference cannot finish within the time limit on its own though within the step budget (time',
+    "in a builtin; which ones depends on the machine's speed).",
     '',
     'Example:  npx seqk strengthen ../shared/benchmarks/humaneval-pro/humaneval_pro.json --out humaneval_pro.plus.json',
   ].join('\n'),
@@ -48,6 +49,13 @@ export const strengthenSpec: CommandSpec = {
       description: 'new test statements per task at most (default 20)',
     },
     { name: 'seed', kind: 'int', min: 0, value: '<n>', description: 'seed of the mutations (default 1)' },
+    {
+      name: 'max-steps',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: `line steps the reference may take on one new input (default ${DEFAULT_MAX_STEPS})`,
+    },
     {
       name: 'benchmark',
       kind: 'string',
@@ -72,12 +80,13 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const benchmark: CodeEvalProBenchmark = named
   const inputs = typeof flags.inputs === 'number' ? flags.inputs : 20
   const seed = typeof flags.seed === 'number' ? flags.seed : 1
+  const maxSteps = typeof flags['max-steps'] === 'number' ? flags['max-steps'] : DEFAULT_MAX_STEPS
   const entries = loadCodeEvalPro(file, { benchmark })
   const verifier = verifiers.pythonTests()
   // Each reference on its own tests first: one that fails them is a defective task as given.
   const original = await mapConcurrent(entries, 4, async (e) => (await verifier.verify(e.task, e.reference)).pass)
   const results = await mapConcurrent(entries, 4, (e) =>
-    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier }),
+    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier, maxSteps }),
   )
   // And on the strengthened suite as written: every added statement passed it once already.
   const final = await mapConcurrent(
@@ -88,6 +97,7 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const records = entries.map((e, i) => ({ ...e.record, test_code: `${results[i]!.task.tests}\n` }))
   writeFileSync(resolve(io.cwd ?? process.cwd(), out), `${JSON.stringify(records, null, 2)}\n`)
   const added = results.reduce((n, r) => n + r.added, 0)
+  const overBudget = results.reduce((n, r) => n + r.overBudget, 0)
   const unchanged = results.filter((r) => r.added === 0).length
   const ids = (keep: (i: number) => boolean) => entries.flatMap((e, i) => (keep(i) ? [e.task.id] : []))
   const idList = (list: string[]) => (list.length === 0 ? '' : ` (${list.join(', ')})`)
@@ -102,8 +112,11 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
     ['references failing their original tests', failsOriginal],
     ['failing a rerun of their own new inputs (those inputs dropped)', flaky],
     ['failing the strengthened suite', failsFinal],
-    ['with inputs over the time limit on their own (dropped; reproducible only on a machine as fast)', slow],
+    ["with an input over the time limit alone (dropped; depends on the machine's speed)", slow],
   ] as const)
     io.stdout(`${fit(`  ${what}: ${list.length}${idList(list)}`, io)}\n`)
+  io.stdout(
+    `${fit(`  new inputs over the step budget of ${maxSteps} (dropped, the same on any machine): ${overBudget}`, io)}\n`,
+  )
   return 0
 }
