@@ -249,6 +249,72 @@ describe('each limit ends the episode with its reason', () => {
     expect(response.text).toBe('saw error: timed out after 100 ms (toolTimeoutMs)')
   })
 
+  it('a tool that ignores its signal is still stopped at toolTimeoutMs; its signal, read late, is aborted', async () => {
+    let late: boolean | undefined
+    const stubborn = tool({
+      name: 'wait',
+      description: 'Waits, never looking at its signal.',
+      parameters: z.object({}),
+      run: async (_args, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        late = context.signal.aborted
+        return 'finished late'
+      },
+    })
+    server.respondWith((request) =>
+      request.toolResults?.length
+        ? `saw ${request.toolResults[0]!.content}`
+        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
+    )
+    const response = await ask(actors.agent({ model: openai(), tools: [stubborn], toolTimeoutMs: 50 }))
+    expect(response.text).toBe('saw error: timed out after 50 ms (toolTimeoutMs)')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(late).toBe(true)
+  })
+
+  it("with no maxWallMs, the caller's abort still stops a tool that ignores its signal, with the caller's reason", async () => {
+    let started = false
+    const forever = tool({
+      name: 'wait',
+      description: 'Never returns.',
+      parameters: z.object({}),
+      run: () => {
+        started = true
+        return new Promise(() => {})
+      },
+    })
+    server.respondWith(() => ({ text: '', toolCalls: [{ name: 'wait', arguments: {} }] }))
+    const controller = new AbortController()
+    const episode = ask(actors.agent({ model: openai(), tools: [forever] }), controller.signal)
+    await expect.poll(() => started).toBe(true)
+    controller.abort(new Error('the test was cancelled'))
+    await expect(episode).rejects.toThrow('the test was cancelled')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a tool that reads its signal gets one that aborts at maxWallMs, with maxWallMs as the reason it reads', async () => {
+    let reason: unknown
+    const listening = tool({
+      name: 'wait',
+      description: 'Waits for its signal.',
+      parameters: z.object({}),
+      run: (_args, { signal }) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => {
+            reason = signal.reason
+            reject(signal.reason as Error)
+          }),
+        ),
+    })
+    server.respondWith((request) =>
+      request.toolResults?.length ? 'too late' : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
+    )
+    const response = await ask(actors.agent({ model: openai(), tools: [listening], maxWallMs: 150 }))
+    expect(response.episode!.endedBy).toBe('time')
+    expect(response.episode!.turns[0]!.toolCalls[0]!.error).toBe("stopped: the agent's maxWallMs passed")
+    expect(String((reason as Error)?.message)).toMatch(/time limit of 150 ms passed/)
+  })
+
   it('a token limit it cannot check fails the attempt, keeping the spend (a custom model that reports no usage)', async () => {
     const quiet: ChatModel = {
       id: 'quiet',
