@@ -16,10 +16,7 @@
 // cell does (a harness must be cancellable; what the SDK spends honouring a signal is its own cost).
 // A further loop sends the same conversations through the provider layer alone (actor.chat, no
 // protocol), splitting the overhead into the provider layer's and the protocol's.
-import { readdirSync, statSync } from 'node:fs'
 import { setMaxListeners } from 'node:events'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import * as source from '../src/index.js'
@@ -28,6 +25,7 @@ import { bootstrapInterval } from '../src/metrics/index.js'
 import type * as callSignalModule from '../src/models/call-signal.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
+import { built } from './built-package.js'
 
 type Package = typeof source
 type CallSignals = typeof callSignalModule
@@ -37,40 +35,6 @@ const FEEDBACK =
   'Your answer is incorrect.\n\nPlease revise your answer and reply with the complete corrected solution.'
 const tasksOf = (n: number): Task[] =>
   Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: write the function.` }))
-
-/** The most recently modified TypeScript source the build compiles under `dir` (not tests, benches or test helpers). */
-function newestSource(dir: string): { path: string; mtimeMs: number } {
-  let newest = { path: dir, mtimeMs: 0 }
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    const candidate = entry.isDirectory()
-      ? newestSource(path)
-      : entry.name.endsWith('.ts') && !/\.(test|bench)\.ts$|^test-helpers\.ts$/.test(entry.name)
-        ? { path, mtimeMs: statSync(path).mtimeMs }
-        : undefined
-    if (candidate && candidate.mtimeMs > newest.mtimeMs) newest = candidate
-  }
-  return newest
-}
-
-/** A module of the built package, after checking the build is there and newer than every source. */
-async function built<T>(module: string): Promise<T> {
-  const entry = new URL(`../dist/${module}`, import.meta.url)
-  let builtAt = 0
-  try {
-    builtAt = statSync(entry).mtimeMs
-  } catch {
-    // No build: reported below.
-  }
-  const newest = newestSource(fileURLToPath(new URL('../src', import.meta.url)))
-  if (builtAt < newest.mtimeMs) {
-    const why = builtAt === 0 ? 'is missing' : `is older than ${newest.path}`
-    throw new Error(
-      `dist/${module} ${why}: run \`npm run build\` (\`npm run bench\` builds first) so the bench measures the current code.`,
-    )
-  }
-  return (await import(entry.href)) as T
-}
 
 /** A sequential binary-feedback cell with a no-op verifier, from `seqk`'s own parts; its interval takes seqEval's default 2000 resamples. */
 function cell(seqk: Package, tasks: Task[], actor: ChatModel, concurrency: number): CellSpec {
