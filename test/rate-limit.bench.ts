@@ -9,24 +9,35 @@
 //     limit, just before: under load a 2-core machine may not reach 20 calls a second at all).
 //     Target: >= 0.85 of the allowed rate, no errored trajectory. (c2) with whole-second
 //     retry-after only, the request rate stated in the 429's headers as both providers do; (c3)
-//     without those headers. Each row also prints this process's event-loop delay over the cell
-//     (p50 / p99) and, at a burst of 1, the time the server's bucket held a token nobody took
-//     (from the times it checked requests): the test server runs in this process, so a loop
-//     stalled by a loaded machine idles the bucket whatever the pacing does, and those figures
-//     tell that loss from the pacing's.
+//     without those headers. The test server runs in a child process of its own
+//     (test/rate-limit-server.ts; in this process a loop stalled by the client's work or a loaded
+//     machine delayed the server's reads too, which idles a bucket of one token whatever the
+//     pacing does): a stall of this process's loop now delays the client's starts only, as it
+//     would against a real provider. Each row also prints the event-loop delay over the cell
+//     (p50 / p99) of this process and of the server's, the load average at its end, and, at a
+//     burst of 1, the time the server's bucket held a token nobody took (from the times it checked
+//     requests, on the server's clock), after a 429 and without: those figures tell a loss to the
+//     pacing from one to a stalled loop.
 // (d) time to fail against a dead endpoint: a 50-trajectory cell (25 tasks × 2 repeats) against a
 //     port with nothing listening.
+//
+// Run: `npx vitest bench --run --project integration test/rate-limit.bench.ts` (a row or a group:
+// add `-t '(c3)'` or a part of the row's name). Without `--project`, every project whose default
+// bench include matches this file (integration, e2e, evals) runs it, one after another: three
+// times over, each measuring under the load of the others' servers.
 //
 // Each row runs a few times and prints every run (Vitest's own timing of a row is the wall time of
 // its cells). These figures are bound by the server's rate and by the breaker's decisions, not by
 // the harness's CPU, so the bench runs the sources; a fresh server (a fresh endpoint, so nothing
 // learned carries over between runs) per run.
+import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { bench, describe } from 'vitest'
 import { actors, runCell } from '../src/index.js'
 import { cellSpec } from '../src/protocol/test-helpers.js'
-import { startTestServer, type RateLimitOptions } from '../src/testing/index.js'
+import type { RateLimitOptions } from '../src/testing/index.js'
 import { deadPort } from './dead-port.js'
+import { startServerChild } from './rate-limit-server.js'
 
 const TASKS = 40
 const K = 5
@@ -44,7 +55,7 @@ async function rateLimitedCell(
 ): Promise<void> {
   // The SDK is loaded before the clock starts: its first import takes a second or two under load.
   await (style === 'openai' ? import('openai') : import('@anthropic-ai/sdk'))
-  const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }), rateLimit: limit })
+  const server = await startServerChild({ rateLimit: limit, latencyMs })
   try {
     const apiKey = ['sk', 'bench', 'x'.repeat(20)].join('-')
     const actor =
@@ -55,14 +66,16 @@ async function rateLimitedCell(
     const ownPace = await paceWithoutLimit(style, latencyMs)
     const loop = monitorEventLoopDelay({ resolution: 5 })
     loop.enable()
+    server.mark()
     const started = performance.now()
     const { trajectories } = await runCell(
       cellSpec(tasksOf(TASKS), actor, { budget: K, concurrency: CONCURRENCY, errors: 'censored' }),
     )
     const seconds = (performance.now() - started) / 1000
     loop.disable()
-    const served = server.requests.filter((r) => !r.rateLimited).length
-    const refused = server.requests.length - served
+    const seen = await server.report()
+    const served = seen.requests.filter((r) => !r.rateLimited).length
+    const refused = seen.requests.length - served
     const errored = trajectories.filter((t) => t.status === 'error').length
     const perSecond = served / seconds
     const ofRate = perSecond / limit.requestsPerSecond
@@ -76,8 +89,10 @@ async function rateLimitedCell(
         `${served} calls in ${seconds.toFixed(2)} s = ${perSecond.toFixed(1)}/s, ${ofRate.toFixed(3)} of the rate, ${ofCeiling.toFixed(3)} of burst + rate × t, ` +
         `${ofReachable.toFixed(3)} of the lower of the rate and this machine's own pace (${ownPace.toFixed(1)}/s); ` +
         `${refused} 429s; ${errored} errored trajectories${verdict}; ` +
-        `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms` +
-        idleText(server.requests, limit),
+        `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms ` +
+        `(the server's process: p50 ${seen.loopP50Ms.toFixed(1)} ms, p99 ${seen.loopP99Ms.toFixed(1)} ms)` +
+        idleText(seen.requests, limit) +
+        `; load ${loadavg()[0]!.toFixed(1)}`,
     )
   } finally {
     await server.close()
@@ -125,7 +140,7 @@ function idleText(
 
 /** Calls a second the same cell makes against a server with no limit (a fresh endpoint, as every row has). */
 async function paceWithoutLimit(style: Style, latencyMs: number): Promise<number> {
-  const server = await startTestServer({ responder: () => ({ text: 'answer', delayMs: latencyMs }) })
+  const server = await startServerChild({ latencyMs })
   try {
     const apiKey = ['sk', 'bench', 'x'.repeat(20)].join('-')
     const actor =
@@ -134,7 +149,8 @@ async function paceWithoutLimit(style: Style, latencyMs: number): Promise<number
         : actors.anthropic({ model: 'claude-sonnet-4-5', baseURL: server.anthropicBaseURL, apiKey })
     const started = performance.now()
     await runCell(cellSpec(tasksOf(TASKS), actor, { budget: 2, concurrency: CONCURRENCY, errors: 'censored' }))
-    return server.requests.length / ((performance.now() - started) / 1000)
+    const seconds = (performance.now() - started) / 1000
+    return (await server.report()).requests.length / seconds
   } finally {
     await server.close()
   }
@@ -201,6 +217,7 @@ describe(`(c3) whole-second retry-after, no rate stated: ${TASKS} tasks × K=${K
   for (const style of ['openai', 'anthropic'] as const) {
     for (const [rate, burst] of [
       [20, 1],
+      [20, 3],
       [5, 1],
     ] as const) {
       bench(

@@ -1,3 +1,5 @@
+import { afterRefusal, afterSuccess, FEW_SUCCESSES, refusalHoldMs, type LearnedSpacing } from './learned-spacing.js'
+
 /** What a 429 said about when to come back; a {@link FailureClass} is one. */
 export interface RateLimitHint {
   /** The server's wait (`retry-after-ms` / `retry-after`). */
@@ -63,15 +65,6 @@ const SYNCED_UP = 1.02
 const SYNCED_DOWN = 0.99
 /** Below this spacing pacing is off again. */
 const MIN_SPACING_MS = 0.5
-/**
- * A whole-second `retry-after: 1` says only "within a second": the spacing is learned from the
- * 429s themselves, from this first guess, doubled while 429s come with fewer than
- * {@link FEW_SUCCESSES} successes between them and the endpoint has never yet had that many in a
- * row (far too fast: learning), widened by SPACING_UP once it has (doubling then, on two 429s in
- * a row that were only timing noise, halved the rate for seconds).
- */
-const FIRST_LEARNED_SPACING_MS = 4
-const FEW_SUCCESSES = 4
 /** See AdaptiveLimiter's #sync: a reset this fraction of a token short of a whole one counts one token less. */
 const CAPACITY_SLACK = 0.1
 /**
@@ -100,7 +93,8 @@ const RECENT_STARTS = 16
  * exact wait (`retry-after-ms`) is kept as it is and sets the spacing to at least itself; a
  * whole-second one (`retry-after: 1`, an upper bound only) is not waited in full (at 20 requests
  * a second with a burst of 1 that threw away 19 of every 20 slots): the endpoint waits one
- * spacing, learned from the 429s (see FIRST_LEARNED_SPACING_MS). Each success narrows the
+ * spacing learned from the 429s, once learned a tenth of one after a success, and the next start
+ * comes then (see learned-spacing.ts). Each success narrows the
  * spacing a little and each new rate-limit event widens it, so a cell runs at about the allowed
  * rate with few 429s.
  *
@@ -149,6 +143,10 @@ export class AdaptiveLimiter {
   #sinceEvent = 0
   /** The spacing has held for FEW_SUCCESSES successes in a row at least once: it is tuned, no longer learned. */
   #learned = false
+  /** The last rate-limit event said whole seconds and no rate: the spacing is learned-spacing.ts's. */
+  #unstated = false
+  /** How long that event's 429 holds the endpoint (refusalHoldMs). */
+  #unstatedHoldMs = 0
   /** 5xx events in a row (no success between). */
   #serverStreak = 0
   #timer: ReturnType<typeof setTimeout> | undefined
@@ -295,11 +293,14 @@ export class AdaptiveLimiter {
             Math.max(exact ? wait : 0, stated, this.#spacingMs * (hasReset(hint) ? SYNCED_UP : STATED_UP)),
           )
         } else if (exact) this.#spacingMs = Math.min(MAX_SHARED_WAIT_MS, Math.max(wait, this.#spacingMs * SPACING_UP))
-        else
-          this.#spacingMs = Math.min(
-            wait,
-            Math.max(FIRST_LEARNED_SPACING_MS, this.#spacingMs * (this.#learned ? SPACING_UP : 2)),
-          )
+        else {
+          // Whole seconds and no rate stated: learned from the 429s (see learned-spacing.ts).
+          const before = this.#learnedState()
+          const after = afterRefusal(before, wait)
+          this.#unstatedHoldMs = this.#unstated ? refusalHoldMs(before, after) : after.spacingMs
+          this.#spacingMs = after.spacingMs
+        }
+        this.#unstated = !exact && stated === 0 && this.#statedMs === 0
       }
       this.#sinceEvent = 0
       this.#rateReactedAt = now
@@ -309,7 +310,8 @@ export class AdaptiveLimiter {
     // limiter's schedule (a start that came a few ms early then costs those ms, not a slot).
     const synced = wait !== undefined && this.#statedMs > 0 ? this.#sync(now, hint) : false
     // The endpoint holds the wait for every call: an exact one in full, a whole-second one for one
-    // learned spacing (or until the synced pacing's next start).
+    // learned spacing (a tenth of one after a success, once learned) or until the synced pacing's
+    // next start.
     const held =
       wait === undefined
         ? undefined
@@ -317,8 +319,16 @@ export class AdaptiveLimiter {
           ? wait
           : synced
             ? Math.max(0, this.#opensAt() - now)
-            : heldFor(this.#spacingMs, hint.requestsResetMs)
+            : heldFor(this.#unstated ? this.#unstatedHoldMs : this.#spacingMs, hint.requestsResetMs)
     if (held !== undefined && !(synced && !exact)) this.#notBefore = Math.max(this.#notBefore, now + held)
+    // Learned, a 429 moves the pacing's next start to the hold's end (a tenth of a spacing after a
+    // success: the token is most likely due within a few ms), not a spacing after the refused
+    // start: at a burst of 1 that cost the server's bucket a whole slot per 429. A call started
+    // since takes its token first.
+    if (held !== undefined && newEvent && this.#unstated && !exact) {
+      const later = hint.startedAt === undefined ? undefined : this.#lastStartSince(hint.startedAt)
+      this.#tat = Math.max(now + held, later === undefined ? -Infinity : later + this.#spacingMs)
+    }
     if (newEvent) this.#eventUntil = Math.max(now, now + (held ?? 0))
     this.pump()
     // A call whose 429 carried no wait, or a long one, keeps its own (a per-call backoff, or the server's wait).
@@ -343,9 +353,19 @@ export class AdaptiveLimiter {
   }
 
   succeeded(): void {
-    if (++this.#sinceEvent >= FEW_SUCCESSES && this.#spacingMs > 0) this.#learned = true
     this.#serverStreak = 0
-    if (this.#spacingMs > 0) {
+    if (this.#unstated && this.#spacingMs > 0) {
+      const next = afterSuccess(this.#learnedState())
+      this.#spacingMs = next.spacingMs
+      this.#sinceEvent = next.sinceRefusal
+      this.#learned = next.learned
+      this.#tooNarrowMs = next.tooNarrowMs
+      if (next.spacingMs === 0) {
+        this.#capacity = 1
+        this.#unstated = false
+      }
+    } else if (++this.#sinceEvent >= FEW_SUCCESSES && this.#spacingMs > 0) this.#learned = true
+    if (this.#spacingMs > 0 && !this.#unstated) {
       const near =
         this.#spacingMs <= this.#tooNarrowMs * NEAR_ABOVE && this.#spacingMs >= this.#tooNarrowMs * NEAR_BELOW
       const down = this.#statedMs > 0 ? (this.#synced ? SYNCED_DOWN : STATED_DOWN) : near ? SPACING_PROBE : SPACING_DOWN
@@ -388,6 +408,23 @@ export class AdaptiveLimiter {
     return true
   }
 
+  /** The learned spacing's state, as learned-spacing.ts sees it. */
+  #learnedState(): LearnedSpacing {
+    return {
+      spacingMs: this.#spacingMs,
+      tooNarrowMs: this.#tooNarrowMs,
+      sinceRefusal: this.#sinceEvent,
+      learned: this.#learned,
+    }
+  }
+
+  /** The latest start after `at` among the last RECENT_STARTS, if any. */
+  #lastStartSince(at: number): number | undefined {
+    let last: number | undefined
+    for (const t of this.#recentStarts) if (t > at && (last === undefined || t > last)) last = t
+    return last
+  }
+
   /** Starts after `at` among the last RECENT_STARTS. */
   #startsSince(at: number): number {
     let n = 0
@@ -412,7 +449,12 @@ export class AdaptiveLimiter {
     this.#recentStarts[this.#startCount++ % RECENT_STARTS] = now
     if (this.#spacingMs === 0) return
     if (this.#synced) this.#tat = Math.max(this.#tat, now) + this.#spacingMs
-    // Not synced, the spacing is learned (or stated without a reset) and no 429 corrects the
+    // Learned from whole-second 429s (the server's burst unknown), a start that came late banks
+    // nothing: at a burst of 1 the next start a spacing after the due time came early to a bucket
+    // that had lost that time too, and its 429 widened the spacing for nothing. A larger bucket
+    // banks the lateness itself.
+    else if (this.#unstated) this.#tat = now + this.#spacingMs
+    // Not synced, the spacing is exact (or stated without a reset) and no 429 corrects the
     // phase: the next start is a spacing after this one was due, so that a timer firing late does
     // not make the rate lower than the spacing says and the learning narrow it below the server's.
     else {
