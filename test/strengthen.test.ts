@@ -129,6 +129,20 @@ describe('strengthenTests on the fixtures', () => {
     expect((await judge.verify(short.task, reference)).pass).toBe(true)
   }, 120_000)
 
+  it('keeps the inputs of a builtin the tests call, a name the reference does not define', async () => {
+    const task: Task = {
+      id: 'strengthen/builtin',
+      prompt: 'p',
+      tests: 'assert abs(-3) == 3\nassert abs(4) == 4',
+      entryPoint: 'twice',
+    }
+    const reference = '```python\ndef twice(x):\n    return 2 * x\n```'
+    const result = await strengthenTests(task, { seed: 2, inputs: 4, reference, verifier: judge })
+    expect(result.rejected).toBe(0)
+    expect(result.added).toBe(4)
+    for (const line of result.task.tests!.split('\n').slice(2)) expect(line).toMatch(/^assert abs\(-?\d+\) == \d+$/)
+  }, 60_000)
+
   it('refuses a step budget that is not a positive integer', async () => {
     const task = tasks[0] as Task
     const reference = task.simulation!.correct[0]!

@@ -108,7 +108,8 @@ function withStepCounter(reference: string, maxSteps: number): string {
     '            if left[0] < 0:',
     '                raise Over()',
     '        return local',
-    '    function = globals()[_seqk_name]',
+    // A name the tests call that the reference does not define is a builtin (`abs(-2)`).
+    "    function = globals()[_seqk_name] if _seqk_name in globals() else getattr(__import__('builtins'), _seqk_name)",
     '    previous = sys.gettrace()',
     '    sys.settrace(lambda frame, event, arg: local)',
     '    try:',
@@ -172,15 +173,11 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     const base = calls[Math.floor(rng() * calls.length)]!
     if (base.args.length === 0) continue
     const i = Math.floor(rng() * base.args.length)
-    const mutated = mutateValue(base.args[i]!, rng, constants)
-    const text = callText(
-      base.name,
-      base.args.map((a, j) => (j === i ? mutated : a)),
-    )
+    const args = base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a))
+    const text = callText(base.name, args)
     if (!seen.has(text)) {
       seen.add(text)
       candidates.push(text)
-      const args = base.args.map((a, j) => (j === i ? mutated : a))
       counted.set(
         text,
         /^[A-Za-z_]\w*$/.test(base.name)
