@@ -155,6 +155,26 @@ describe('seqk from source (tsx) on a run of the bundled evals', () => {
     cpSync(run.dir, runDir, { recursive: true })
   })
 
+  it('a reader that stops early (| head) ends the output, not the command: exit 0, no stack trace, the --json file written', async () => {
+    const out = join(tmp, 'evals-analysis-head.json')
+    const { spawn } = await import('node:child_process')
+    const child = spawn(process.execPath, [...SEQK, 'analyze', runDir, '--json', out], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    // Like `head -1`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy())
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    clearTimeout(timer)
+    expect(stderr).toBe('')
+    expect(status).toBe(0)
+    AnalysisReportSchema.parse(JSON.parse(readFileSync(out, 'utf8')))
+  })
+
   it('analyze prints every table and writes the report', async () => {
     const out = join(tmp, 'evals-analysis.json')
     const result = await seqk(['analyze', runDir, '--json', out])
