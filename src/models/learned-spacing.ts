@@ -105,7 +105,7 @@ export function afterSuccess(state: LearnedSpacing): LearnedSpacing {
  *
  * @example
  * const tuned = { spacingMs: 50, tooNarrowMs: 45, sinceRefusal: 12, learned: true }
- * refusalHoldMs(tuned, afterRefusal(tuned, 1000)) // 5.5
+ * refusalHoldMs(tuned, afterRefusal(tuned, 1000)) // 5.15 (a tenth of 50 × 1.03)
  */
 export function refusalHoldMs(previous: LearnedSpacing, next: LearnedSpacing): number {
   return previous.learned && previous.sinceRefusal > 0 ? next.spacingMs * SHORT_HOLD : next.spacingMs
