@@ -82,7 +82,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
-          globalSetup: ['./test/setup/fixtures-run.ts'],
+          // The package built once (child runs load it natively, as users do) and one shared run of the bundled fixtures eval.
+          globalSetup: ['./test/setup/e2e.ts'],
           testTimeout: 30_000,
         },
       },

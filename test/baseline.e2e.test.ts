@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readBaselineFile } from '../src/artifacts/baseline-file.js'
-import { cleanEnv, runNode, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, PACKAGE, runNode, SEQK_ALIAS, unwrapped, VITEST } from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-baseline-'))
@@ -15,8 +15,8 @@ writeFileSync(
   join(dir, 'vitest.config.ts'),
   `import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default'] },
+  ${SEQK_ALIAS},
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(PACKAGE.reporter)}, 'default'] },
 })
 `,
 )

@@ -13,7 +13,7 @@ import type { RunSummary } from '../src/core/schemas.js'
 import { cellVerdict } from '../src/protocol/verdict.js'
 import { LiveRun } from '../src/report/live/live-run.js'
 import { liveView } from '../src/report/live/view.js'
-import { cleanEnv, fixtureProject, root, runNode, SEQK, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, PACKAGE, runNode, SEQK, SEQK_ALIAS, unwrapped, VITEST } from './fixture-project.js'
 
 // Every call: 1000 input and 250 output tokens at $2 / $8 per million = $0.004.
 const CALL_USD = 0.004
@@ -23,7 +23,7 @@ const CONCURRENCY = 2
 
 const EVAL = (name: string) => `import { afterAll } from 'vitest'
 import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
-import { startTestServer } from ${JSON.stringify(join(root, 'src/testing/index.ts'))}
+import { startTestServer } from ${JSON.stringify(PACKAGE.testing)}
 const server = await startTestServer({ responder: () => ({ text: 'WRONG', delayMs: 15, usage: { inputTokens: 1000, outputTokens: 250, cacheReadTokens: 0, cacheWriteTokens: 0 } }) })
 afterAll(() => server.close())
 const verifier: Verifier = { name: 'says-correct', version: '1', settings: {}, verify(_t, answer) { const pass = answer.includes('CORRECT'); return { pass, diagnostics: { outcome: pass ? 'passed' : 'failed', summary: pass ? 'ok' : 'say CORRECT' } } } }
@@ -50,8 +50,8 @@ beforeAll(async () => {
     join(dir, 'vitest.config.ts'),
     `import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], maxWorkers: ${WORKERS}, reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, ['json', { outputFile: 'vitest.json' }]], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+  ${SEQK_ALIAS},
+  test: { include: ['*.eval.ts'], maxWorkers: ${WORKERS}, reporters: [${JSON.stringify(PACKAGE.reporter)}, ['json', { outputFile: 'vitest.json' }]], setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
 })
 `,
   )

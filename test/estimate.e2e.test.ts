@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSummary } from '../src/artifacts/summary-file.js'
 import { readCells } from '../src/artifacts/cells-file.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
-import { cleanEnv, fixtureProject, root, runNode, SEQK, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, PACKAGE, root, runNode, SEQK, VITEST } from './fixture-project.js'
 
 const dir = fixtureProject('seqk-estimate-')
 const runsDir = join(dir, '.seqk', 'runs')
@@ -18,7 +18,7 @@ const runsDir = join(dir, '.seqk', 'runs')
 /** An actor on the test server that answers from each task's scripted answers, seeded, priced at $2 / $8 per million tokens. */
 const EVAL = `import { afterAll } from 'vitest'
 import { actors, feedback, seqEval, verifiers } from 'vitest-seqk'
-import { rubricRules, startTestServer, testServerModel } from ${JSON.stringify(join(root, 'src/testing/index.ts'))}
+import { rubricRules, startTestServer, testServerModel } from ${JSON.stringify(PACKAGE.testing)}
 import { tasks as codeTasks } from ${JSON.stringify(join(root, 'fixtures/code-tasks.ts'))}
 import { rubricTasks } from ${JSON.stringify(join(root, 'fixtures/rubric-tasks.ts'))}
 

@@ -1,11 +1,56 @@
 // A throwaway Vitest project for end-to-end tests: this repository's node_modules, ESM, and a
-// vitest.config.ts that resolves `vitest-seqk` to the sources, runs `*.eval.ts` with the seqk
-// reporter and setup file, so a test writes eval files and runs the real CLI in it.
+// vitest.config.ts that resolves `vitest-seqk` to the package under test, runs `*.eval.ts` with the
+// seqk reporter and setup file, so a test writes eval files and runs the real CLI in it.
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inject } from 'vitest'
 
 export const root = new URL('..', import.meta.url).pathname
+
+/** The files child runs load vitest-seqk from, and the `seqk` command line. */
+export interface PackageUnderTest {
+  index: string
+  reporter: string
+  setup: string
+  /** The `vitest-seqk/testing` entry (the test server), for eval files that start one. */
+  testing: string
+  /** `node` arguments that run the `seqk` command. */
+  seqk: readonly string[]
+}
+
+/**
+ * The package child runs use: in the e2e project, the copy its global setup built for this run
+ * (test/setup/built-package.ts), loaded natively as an installed package is; elsewhere (a global
+ * setup, another project) the sources, through Vite and tsx.
+ */
+function packageUnderTest(): PackageUnderTest {
+  let dir: string | undefined
+  try {
+    dir = inject('seqkPackage')
+  } catch {
+    // A global setup runs outside any test file: there is no provided context to read.
+  }
+  if (dir === undefined)
+    return {
+      index: join(root, 'src/index.ts'),
+      reporter: join(root, 'src/vitest/reporter.ts'),
+      setup: join(root, 'src/vitest/setup.ts'),
+      testing: join(root, 'src/testing/index.ts'),
+      seqk: [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')],
+    }
+  return {
+    index: join(dir, 'dist/index.js'),
+    reporter: join(dir, 'dist/vitest/reporter.js'),
+    setup: join(dir, 'dist/vitest/setup.js'),
+    testing: join(dir, 'dist/testing/index.js'),
+    seqk: [join(dir, 'dist/cli/seqk.js')],
+  }
+}
+export const PACKAGE = packageUnderTest()
+
+/** A config's `resolve` entry that resolves the bare `vitest-seqk` to the package under test. */
+export const SEQK_ALIAS = `resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(PACKAGE.index)} }] }`
 
 /** Creates the project under the system's temporary directory; the caller removes it. */
 export function fixtureProject(prefix: string): string {
@@ -16,8 +61,8 @@ export function fixtureProject(prefix: string): string {
     join(dir, 'vitest.config.ts'),
     `import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+  ${SEQK_ALIAS},
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(PACKAGE.reporter)}], setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
 })
 `,
   )
@@ -45,9 +90,9 @@ export function cleanEnv(set: Record<string, string | undefined> = {}): Record<s
   return env
 }
 
-/** The Vitest and seqk command lines, from the sources. */
+/** The Vitest command line, and seqk's (of the package under test). */
 export const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
-export const SEQK = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/seqk.ts')]
+export const SEQK = PACKAGE.seqk
 
 /** Eval-file source of a verifier that passes an answer saying CORRECT (the fixtures' simulated and served answers). */
 export const SAYS_CORRECT_SOURCE =

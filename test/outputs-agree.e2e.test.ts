@@ -18,7 +18,7 @@ import type { RunSummary } from '../src/core/schemas.js'
 import { cellVerdict, runCountsText, summaryVerdict } from '../src/protocol/verdict.js'
 import { LiveRun } from '../src/report/live/live-run.js'
 import { liveView } from '../src/report/live/view.js'
-import { cleanEnv, fixtureProject, root, runNode, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, PACKAGE, runNode, SEQK_ALIAS, VITEST } from './fixture-project.js'
 
 /** A chat-completions server that answers CORRECT and reports no usage, as some compatible servers do. */
 function noUsageServer(): Promise<Server> {
@@ -100,8 +100,8 @@ describe('one run, every output (a broken file, no thresholds, a failing baselin
       join(dir, 'vitest.config.ts'),
       `import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default', ['json', { outputFile: 'vitest.json' }]], setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}] },
+  ${SEQK_ALIAS},
+  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(PACKAGE.reporter)}, 'default', ['json', { outputFile: 'vitest.json' }]], setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
 })
 `,
     )

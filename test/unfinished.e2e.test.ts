@@ -7,15 +7,24 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RunSummarySchema } from '../src/core/schemas.js'
 import { DisclosureCardSchema } from '../src/core/disclosure.js'
-import { cleanEnv, runNode, SAYS_CORRECT_SOURCE, SEQK, unwrapped, VITEST } from './fixture-project.js'
+import {
+  cleanEnv,
+  PACKAGE,
+  runNode,
+  SAYS_CORRECT_SOURCE,
+  SEQK,
+  SEQK_ALIAS,
+  unwrapped,
+  VITEST,
+} from './fixture-project.js'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'seqk-unfinished-'))
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
 const config = (reporters: string, setup: boolean) => `import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(join(root, 'src/index.ts'))} }] },
-  test: { include: ['*.eval.ts'], reporters: [${reporters}]${setup ? `, setupFiles: [${JSON.stringify(join(root, 'src/vitest/setup.ts'))}]` : ''} },
+  ${SEQK_ALIAS},
+  test: { include: ['*.eval.ts'], reporters: [${reporters}]${setup ? `, setupFiles: [${JSON.stringify(PACKAGE.setup)}]` : ''} },
 })
 `
 writeFileSync(
@@ -45,10 +54,7 @@ async function run(runDir: string) {
 
 describe('a cell that does not finish', () => {
   it('is in summary.json, the table and pr-comment.md as failed, with the reason and what had ended', async () => {
-    writeFileSync(
-      join(dir, 'vitest.config.ts'),
-      config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}, 'default'`, true),
-    )
+    writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(PACKAGE.reporter)}, 'default'`, true))
     const r = await run('run-a')
     expect(r.status, r.out).toBe(1)
     const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'run-a', 'summary.json'), 'utf8')))
@@ -96,10 +102,7 @@ describe('a cell that does not finish', () => {
   }, 70_000)
 
   it('a cell that records malformed data is reported, not a reporter crash: the other cells and files are written', async () => {
-    writeFileSync(
-      join(dir, 'vitest.config.ts'),
-      config(`${JSON.stringify(join(root, 'src/vitest/reporter.ts'))}`, true),
-    )
+    writeFileSync(join(dir, 'vitest.config.ts'), config(`${JSON.stringify(PACKAGE.reporter)}`, true))
     const hostile = join(dir, 'hostile.eval.ts')
     // A component (or a future writer) that puts garbage where the reporter reads: a trajectory
     // with no diagnostics, and a cell summary of the wrong shape.

@@ -1,7 +1,7 @@
-// Global setup of the `e2e` project: one run of the bundled fixtures eval (offline, simulated
-// actors, real Python), shared by every test that reads a real run (`inject('fixturesRun')`), so
-// the eval runs once per test run instead of once per file. Tests copy the directory before they
-// write into it (copyFixturesRun).
+// Part of the `e2e` project's global setup (e2e.ts): one run of the bundled fixtures eval (offline,
+// simulated actors, real Python), shared by every test that reads a real run
+// (`inject('fixturesRun')`), so the eval runs once per test run instead of once per file. Tests
+// copy the directory before they write into it (copyFixturesRun).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
