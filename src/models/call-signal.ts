@@ -136,7 +136,7 @@ export function callSignal(signal: AbortSignal | undefined): CallSignal {
  * signal itself is `controller`'s when one is given (a provider's try hands it to the SDK, so it
  * takes a pooled one), else made only when read: a fresh AbortSignal and its first listener cost
  * about 13 µs on Node 20, a tenth of the agent harness's budget per tool call (test/agent.bench.ts).
- * One primitive for a provider's try (its Deadline) and an agent's tool call (its ToolClock).
+ * One primitive for a provider's try (its Deadline), an agent's tool call and an episode's wall time.
  *
  * @example
  * const limit = new TimeLimit(request.signal, 5_000, (ms) => new Error(`timed out after ${ms} ms`))
