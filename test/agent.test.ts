@@ -272,6 +272,47 @@ describe('each limit ends the episode with its reason', () => {
     expect(late).toBe(true)
   })
 
+  it('a tool that answers at once is never timed (its result stands); a thenable that never settles is stopped at toolTimeoutMs', async () => {
+    let kept: { signal: AbortSignal } | undefined
+    let liveDuringCall: boolean | undefined
+    const busy = tool({
+      name: 'busy',
+      description: 'Answers at once, after a few busy milliseconds.',
+      parameters: z.object({}),
+      run: (_args, context) => {
+        const until = performance.now() + 15
+        while (performance.now() < until);
+        liveDuringCall = !context.signal.aborted
+        kept = context
+        return 'busy done'
+      },
+    })
+    const hanging = tool({
+      name: 'hang',
+      description: 'Returns a thenable that never settles.',
+      parameters: z.object({}),
+      run: () => ({ then: () => {} }),
+    })
+    server.respondWith((request) =>
+      request.toolResults?.length
+        ? `saw ${request.toolResults.map((r) => r.content).join(' | ')}`
+        : {
+            text: '',
+            toolCalls: [
+              { name: 'busy', arguments: {} },
+              { name: 'hang', arguments: {} },
+            ],
+          },
+    )
+    const response = await ask(actors.agent({ model: openai(), tools: [busy, hanging], toolTimeoutMs: 5 }))
+    expect(response.text).toBe('saw busy done | error: timed out after 5 ms (toolTimeoutMs)')
+    expect(liveDuringCall).toBe(true)
+    // Its signal, read after the call ended, starts no limit of its own: it is never aborted.
+    const late = kept!.signal
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(late.aborted).toBe(false)
+  })
+
   it("with no maxWallMs, the caller's abort still stops a tool that ignores its signal, with the caller's reason", async () => {
     let started = false
     const forever = tool({

@@ -61,40 +61,49 @@ function isBatchResults(url: string): boolean {
  * new OpenAI({ apiKey, fetch: boundedFetch({ responseBytes: 16 << 20, batchResultsBytes: 512 << 20 }) })
  */
 export function boundedFetch(limits: BodyLimits, base: typeof fetch = fetch): typeof fetch {
-  return async (input, init) => {
-    const response = await base(input, init)
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
-    const batch = isBatchResults(url)
-    const cap = batch ? limits.batchResultsBytes : limits.responseBytes
-    const option = batch ? 'batch.maxResultsBytes' : 'maxResponseBytes'
-    const what = batch ? 'the batch results' : 'the response body'
-    const length = response.headers.get('content-length')
-    const declared = length !== null && /^\d+$/.test(length) ? Number(length) : NaN
-    if (Number.isFinite(declared) && declared > cap) {
-      await response.body?.cancel().catch(() => {})
-      throw new BodyTooLargeError(url, cap, option, `${what} (${bytesText(declared)} on the wire)`)
-    }
-    // Framed by its length, not inflated: it cannot pass the cap (see the module comment).
-    if (!response.body || (Number.isFinite(declared) && !response.headers.has('content-encoding'))) return response
-    let seen = 0
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength
-          if (seen > cap)
-            controller.error(
-              new BodyTooLargeError(url, cap, option, `${what} (more than ${bytesText(cap)} decompressed)`),
-            )
-          else controller.enqueue(chunk)
-        },
-      }),
-    )
-    // The body is already decompressed: its old length and encoding no longer describe it.
-    const headers = new Headers(response.headers)
-    headers.delete('content-length')
-    headers.delete('content-encoding')
-    const bounded = new Response(counted, { status: response.status, statusText: response.statusText, headers })
-    Object.defineProperty(bounded, 'url', { value: response.url })
-    return bounded
+  // No async frame of its own: the SDK awaits the result, and the common path checks in one `then`.
+  return (input, init) => base(input, init).then((response) => bounded(response, input, limits))
+}
+
+/** `response`, refused or counted as it is read when it could pass its cap (see the module comment). */
+function bounded(
+  response: Response,
+  input: Parameters<typeof fetch>[0],
+  limits: BodyLimits,
+): Response | Promise<never> {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+  const batch = isBatchResults(url)
+  const cap = batch ? limits.batchResultsBytes : limits.responseBytes
+  const option = batch ? 'batch.maxResultsBytes' : 'maxResponseBytes'
+  const what = batch ? 'the batch results' : 'the response body'
+  const length = response.headers.get('content-length')
+  const declared = length !== null && /^\d+$/.test(length) ? Number(length) : NaN
+  if (Number.isFinite(declared) && declared > cap) {
+    const refused = new BodyTooLargeError(url, cap, option, `${what} (${bytesText(declared)} on the wire)`)
+    return Promise.resolve(response.body?.cancel())
+      .catch(() => {})
+      .then(() => Promise.reject(refused))
   }
+  // Framed by its length, not inflated: it cannot pass the cap (see the module comment).
+  if (!response.body || (Number.isFinite(declared) && !response.headers.has('content-encoding'))) return response
+  let seen = 0
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength
+        if (seen > cap)
+          controller.error(
+            new BodyTooLargeError(url, cap, option, `${what} (more than ${bytesText(cap)} decompressed)`),
+          )
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+  // The body is already decompressed: its old length and encoding no longer describe it.
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  headers.delete('content-encoding')
+  const out = new Response(counted, { status: response.status, statusText: response.statusText, headers })
+  Object.defineProperty(out, 'url', { value: response.url })
+  return out
 }

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { callSignal, scopeSignal, SharedScopes } from './call-signal.js'
+import { callSignal, scopeSignal, SharedScopes, TimeLimit } from './call-signal.js'
 
 describe('scopeSignal', () => {
   it('aborts with its parent, with the same reason, and unlinks on close', () => {
@@ -128,5 +128,81 @@ describe('callSignal', () => {
     expect(live.signal?.aborted).toBe(true)
     expect((live.signal?.reason as Error).message).toBe('cancelled')
     expect(callSignal(test.signal).signal?.aborted).toBe(true)
+  })
+})
+
+describe('TimeLimit', () => {
+  const late = (ms: number) => new Error(`past ${ms} ms`)
+  const never = new Promise<string>(() => {})
+
+  it('stops at its time: the race rejects with the time reason, passed says so, its signal (made on read) is aborted', async () => {
+    const limit = new TimeLimit(undefined, 20, late)
+    await expect(limit.race(never)).rejects.toThrow('past 20 ms')
+    expect(limit.passed).toBe(true)
+    expect(limit.stopped).toBe(true)
+    expect(limit.signal.aborted).toBe(true)
+    expect((limit.signal.reason as Error).message).toBe('past 20 ms')
+    limit.dispose()
+  })
+
+  it("stops when its parent aborts, with the parent's reason, not passed; and unlinks on dispose", async () => {
+    const parent = new AbortController()
+    const limit = new TimeLimit(parent.signal, 60_000, late)
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1)
+    const raced = limit.race(never)
+    parent.abort(new Error('cancelled'))
+    await expect(raced).rejects.toThrow('cancelled')
+    expect(limit.passed).toBe(false)
+    limit.dispose()
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0)
+
+    const other = new AbortController()
+    const done = new TimeLimit(other.signal, 60_000, late)
+    expect(await done.race(Promise.resolve('answer'))).toBe('answer')
+    done.dispose()
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0)
+    other.abort()
+    expect(done.stopped).toBe(false)
+  })
+
+  it('under an aborted parent it is stopped at once, and races reject without waiting for the work', async () => {
+    const parent = new AbortController()
+    parent.abort(new Error('gone'))
+    const limit = new TimeLimit(parent.signal, 60_000, late)
+    expect(limit.stopped).toBe(true)
+    await expect(limit.race(never)).rejects.toThrow('gone')
+    expect(limit.signal.aborted).toBe(true)
+    limit.dispose()
+  })
+
+  it("aborts a given controller when it stops (a provider's try hands that signal to the SDK); a disposed limit never fires", async () => {
+    const controller = new AbortController()
+    const limit = new TimeLimit(undefined, 10, late, controller)
+    expect(limit.signal).toBe(controller.signal)
+    await expect(limit.race(never)).rejects.toThrow('past 10 ms')
+    expect(controller.signal.aborted).toBe(true)
+
+    const kept = new AbortController()
+    const quiet = new TimeLimit(undefined, 10, late, kept)
+    quiet.dispose()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(kept.signal.aborted).toBe(false)
+    expect(quiet.passed).toBe(false)
+  })
+
+  it('an abandoned race drops the late error of the work it raced (no unhandled rejection)', async () => {
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const limit = new TimeLimit(undefined, 5, late)
+      const work = new Promise<string>((_resolve, reject) => setTimeout(() => reject(new Error('late failure')), 20))
+      await expect(limit.race(work)).rejects.toThrow('past 5 ms')
+      limit.dispose()
+      await new Promise((resolve) => setTimeout(resolve, 40))
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    expect(unhandled).toEqual([])
   })
 })

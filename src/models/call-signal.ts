@@ -128,3 +128,98 @@ export function callSignal(signal: AbortSignal | undefined): CallSignal {
   else signal.addEventListener('abort', forward, { once: true })
   return { signal: own.signal, release: () => signal.removeEventListener('abort', forward) }
 }
+
+/**
+ * One call's time limit under a parent signal: it stops the call when `ms` pass (`passed` then
+ * says it was the limit) or when the parent aborts, whichever is first. The timer and the parent's
+ * abort reject {@link TimeLimit.race} directly, with no listener on the limit's own signal; the
+ * signal itself is `controller`'s when one is given (a provider's try hands it to the SDK, so it
+ * takes a pooled one), else made only when read: a fresh AbortSignal and its first listener cost
+ * about 13 µs on Node 20, a tenth of the agent harness's budget per tool call (test/agent.bench.ts).
+ * One primitive for a provider's try (its Deadline), an agent's tool call and an episode's wall time.
+ *
+ * @example
+ * const limit = new TimeLimit(request.signal, 5_000, (ms) => new Error(`timed out after ${ms} ms`))
+ * try { return await limit.race(work(limit.signal)) } finally { limit.dispose() }
+ */
+export class TimeLimit {
+  #controller: AbortController | undefined
+  readonly #timer: ReturnType<typeof setTimeout>
+  readonly #forward: (() => void) | undefined
+  /** Rejects the race of {@link TimeLimit.race}, once one runs. */
+  #reject: ((reason: unknown) => void) | undefined
+  /** Why the call was stopped, once it was. */
+  #stopped: { reason: unknown } | undefined
+  passed = false
+
+  /**
+   * @param timeout the reason a stop by the time limit gives, from `ms` (a module-level
+   *   function: no closure per call)
+   * @param controller aborted on a stop; the limit's `signal` is its signal
+   */
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    ms: number,
+    timeout: (ms: number) => unknown,
+    controller?: AbortController,
+  ) {
+    this.#controller = controller
+    this.#timer = setTimeout(() => {
+      this.passed = true
+      this.#stop(timeout(ms))
+    }, ms)
+    if (parent?.aborted) this.#stop(parent.reason)
+    else if (parent) {
+      this.#forward = () => this.#stop(parent.reason)
+      parent.addEventListener('abort', this.#forward, { once: true })
+    }
+  }
+
+  #stop(reason: unknown): void {
+    if (this.#stopped) return
+    this.#stopped = { reason }
+    this.#controller?.abort(reason)
+    this.#reject?.(reason)
+  }
+
+  /** Whether the call was stopped (the time limit passed or the parent aborted). */
+  get stopped(): boolean {
+    return this.#stopped !== undefined
+  }
+
+  /** Aborted when the call is stopped (at once if it already was). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#stopped) this.#controller.abort(this.#stopped.reason)
+    }
+    return this.#controller.signal
+  }
+
+  /**
+   * `promise`, or a rejection with the stop's reason as soon as the call is stopped: work that
+   * ignores its signal (a tool, an SDK whose retry of a broken gzip stream kept reading for 55 s)
+   * cannot hold the caller past the limit.
+   */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.#stopped) {
+      promise.catch(() => {})
+      return Promise.reject(this.#stopped.reason)
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = (reason) => {
+        // The abandoned work may still settle; its result is dropped, its error must not go unhandled.
+        promise.catch(() => {})
+        reject(reason)
+      }
+      promise.then(resolve, reject)
+    })
+  }
+
+  /** Ends the limit: the timer cleared, the parent unlinked. */
+  dispose(): void {
+    clearTimeout(this.#timer)
+    this.#reject = undefined
+    if (this.#forward) this.parent?.removeEventListener('abort', this.#forward)
+  }
+}

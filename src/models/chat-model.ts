@@ -257,20 +257,21 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 
 /** The artifact record of one response in `role`. */
 export function recordCall(role: ModelRole, response: ChatResponse): ModelCall {
-  return {
+  // Assigned, not spread: an agent records every turn (a spread of a conditional object costs a runtime call).
+  const call: ModelCall = {
     role,
     usage: response.usage,
     latencyMs: response.latencyMs,
     costUsd: response.costUsd ?? null,
     costUsdWithoutCache: response.costUsdWithoutCache ?? response.costUsd ?? null,
     replayed: response.replayed ?? false,
-    ...(response.batched
-      ? { batched: true, costUsdAtListPrice: response.costUsdAtListPrice ?? null }
-      : response.batched === false
-        ? { batched: false }
-        : {}),
-    ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
   }
+  if (response.batched) {
+    call.batched = true
+    call.costUsdAtListPrice = response.costUsdAtListPrice ?? null
+  } else if (response.batched === false) call.batched = false
+  if (response.cutAtChars !== undefined) call.cutAtChars = response.cutAtChars
+  return call
 }
 
 const SPENT = Symbol.for('vitest-seqk.spentCalls')

@@ -12,36 +12,39 @@ export function chatToolFields(
   exchange: ToolExchange,
 ): { messages: OpenAI.ChatCompletionMessageParam[]; tools?: OpenAI.ChatCompletionTool[] } {
   const out: OpenAI.ChatCompletionMessageParam[] = messages.map((m) => ({ role: m.role, content: m.content }))
+  // Every turn of the episode is mapped again on each call: assigned, not spread (a spread of a
+  // conditional object costs a runtime call on Node 20).
   for (const turn of exchange.turns) {
     if (turn.role === 'tool') out.push({ role: 'tool', tool_call_id: turn.callId, content: turn.content })
-    else
-      out.push({
+    else {
+      // An assistant turn with only tool calls sends null content, as the API documents.
+      const message: OpenAI.ChatCompletionAssistantMessageParam = {
         role: 'assistant',
-        // An assistant turn with only tool calls sends null content, as the API documents.
         content: turn.text === '' ? null : turn.text,
-        ...(turn.toolCalls.length
-          ? {
-              tool_calls: turn.toolCalls.map((c) => ({
-                id: c.id,
-                type: 'function' as const,
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            }
-          : {}),
-      })
+      }
+      if (turn.toolCalls.length)
+        message.tool_calls = turn.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: c.arguments },
+        }))
+      out.push(message)
+    }
   }
   const tools = exchange.tools.map((t) => ({
     type: 'function' as const,
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }))
-  return { messages: out, ...(tools.length ? { tools } : {}) }
+  return tools.length ? { messages: out, tools } : { messages: out }
 }
 
 /** The function calls of a Chat Completions message. */
 export function chatToolCalls(message: OpenAI.ChatCompletionMessage | undefined): ToolCall[] {
-  return (message?.tool_calls ?? []).flatMap((c) =>
-    c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
-  )
+  const calls: ToolCall[] = []
+  // A loop, not flatMap: this runs on every turn, and V8's flatMap allocates an array per element.
+  for (const c of message?.tool_calls ?? [])
+    if (c.type === 'function') calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments })
+  return calls
 }
 
 /** Adds one streamed chunk's tool-call deltas. */

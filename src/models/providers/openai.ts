@@ -181,13 +181,15 @@ function chatCompletion(completion: OpenAI.ChatCompletion): RawCompletion {
   const choice = completion.choices?.[0]
   if (!choice) throw emptyResponse(`no choices in ${JSON.stringify(completion).slice(0, 80)}`)
   const toolCalls = chatToolCalls(choice.message)
-  return {
+  // Assigned, not spread: this runs on every call (see remoteChatModel's response).
+  const raw: RawCompletion = {
     text: choice.message?.content ?? '',
     usage: chatUsage(completion.usage),
     finishReason: chatFinish(choice.finish_reason, choice.message?.refusal),
-    ...served(completion.model),
-    ...(toolCalls.length ? { toolCalls } : {}),
   }
+  if (typeof completion.model === 'string' && completion.model !== '') raw.servedModel = completion.model
+  if (toolCalls.length) raw.toolCalls = toolCalls
+  return raw
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from '../pricing.js'
 import { BatchDeadlineError } from '../batch/gatherer.js'
 import { resolveCassette, withCassette, type CassetteOptions } from '../cassette.js'
-import { callSignal, type CallSignal } from '../call-signal.js'
+import { callSignal, TimeLimit, type CallSignal } from '../call-signal.js'
 import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.js'
 import {
   beyondCap,
@@ -282,10 +282,10 @@ export function remoteChatModel<Client>(input: {
                     : `${timeoutMs} ms (timeoutMs)`,
                 )
                 const cause = connectionCause(error)
-                timedOutTry = deadline.timedOut
+                timedOutTry = deadline.passed
                 if (cause) breaker.failed(cause)
-                else if (deadline.timedOut && tryMs >= timeoutMs) breaker.timedOut(timeoutMs)
-                else if (deadline.timedOut || signal?.aborted) breaker.settled()
+                else if (deadline.passed && tryMs >= timeoutMs) breaker.timedOut(timeoutMs)
+                else if (deadline.passed || signal?.aborted) breaker.settled()
                 else if (!(error instanceof Error && error.name === 'EndpointDownError')) breaker.reached()
               } finally {
                 deadline.dispose()
@@ -309,31 +309,31 @@ export function remoteChatModel<Client>(input: {
           if (!batched) limiter.succeeded()
           const done = raw as RawCompletion
           const cut = done.cut === true || done.text.length > maxAnswerChars
-          return {
+          // Built field by field, in the order a literal with spreads would give: a spread of a
+          // conditional object costs a runtime call, about 0.7 µs for this object on Node 20, on every call.
+          const response = {
             // A gateway may echo the request's headers into the answer: the configured key never reaches an artifact.
             text: redactSecrets(cut ? cutToChars(done.text, maxAnswerChars) : done.text),
             usage: done.usage,
             finishReason: cut ? 'length' : done.finishReason,
-            ...(cut ? { cutAtChars: maxAnswerChars } : {}),
-            ...(done.servedModel ? { servedModel: done.servedModel } : {}),
-            ...(done.toolCalls?.length
-              ? { toolCalls: done.toolCalls.map((c) => ({ ...c, arguments: redactSecrets(c.arguments) })) }
-              : {}),
-            latencyMs: performance.now() - started,
-            // Unknown usage has an unknown cost (undefined: null in the record), never $0.
-            costUsd:
-              price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined,
-            costUsdWithoutCache:
-              price && done.usage
-                ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1)
-                : undefined,
-            // A batched model's call that went direct (past its batch deadline) says so: batched false.
-            ...(batched
-              ? { batched: true, ...(price && done.usage ? { costUsdAtListPrice: costOf(done.usage, price) } : {}) }
-              : input.batched
-                ? { batched: false }
-                : {}),
-          }
+          } as ChatResponse
+          if (cut) response.cutAtChars = maxAnswerChars
+          if (done.servedModel) response.servedModel = done.servedModel
+          if (done.toolCalls?.length) response.toolCalls = redactedCalls(done.toolCalls)
+          response.latencyMs = performance.now() - started
+          // Unknown usage has an unknown cost (undefined: null in the record), never $0.
+          response.costUsd =
+            price && done.usage ? (batched ? batchCostOf(done.usage, price) : costOf(done.usage, price)) : undefined
+          response.costUsdWithoutCache =
+            price && done.usage
+              ? uncachedCostOf(done.usage, price) * (batched ? (price.batch ?? DEFAULT_BATCH_SHARE) : 1)
+              : undefined
+          // A batched model's call that went direct (past its batch deadline) says so: batched false.
+          if (batched) {
+            response.batched = true
+            if (price && done.usage) response.costUsdAtListPrice = costOf(done.usage, price)
+          } else if (input.batched) response.batched = false
+          return response
         } finally {
           call.release()
         }
@@ -341,6 +341,17 @@ export function remoteChatModel<Client>(input: {
     },
     options.cassette,
   )
+}
+
+/** The calls with every configured secret redacted from their arguments: the provider's own list when none holds one (the common case). */
+function redactedCalls(calls: ToolCall[]): ToolCall[] {
+  let out: ToolCall[] | undefined
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    const args = redactSecrets(call.arguments)
+    if (args !== call.arguments) (out ??= calls.slice())[i] = { ...call, arguments: args }
+  }
+  return out ?? calls
 }
 
 /** The direct path's call signal: the caller's own, nothing to release. */
@@ -371,81 +382,33 @@ const TRY_SIGNAL_USES = 8
 /** Most controllers kept free: about the calls a process has in flight at once. */
 const MAX_FREE_TRY_SIGNALS = 64
 
+/** The reason a try's deadline gives. */
+const tryTimedOut = (ms: number) => new TransportError(`timed out after ${ms} ms`)
+
 /**
  * One try's deadline: a signal that aborts when the caller's does or when `ms` have passed,
- * whichever is first. The SDKs' own `timeout` covers only the wait for headers; this one covers the
- * body and every gap of a stream too. Its controller may have served earlier tries (see
- * freeTrySignals), never one in flight, and never an aborted one.
+ * whichever is first (`passed` then says it was the time). The SDKs' own `timeout` covers only the
+ * wait for headers; this one covers the body and every gap of a stream too. Its controller may
+ * have served earlier tries (see freeTrySignals), never one in flight, and never an aborted one.
  */
-class Deadline {
+class Deadline extends TimeLimit {
   readonly #lease: { controller: AbortController; uses: number }
-  readonly #timer: ReturnType<typeof setTimeout>
-  readonly #forward: (() => void) | undefined
-  /** Rejects the race of {@link Deadline.race}: called directly, no listener on our own signal. */
-  #reject: ((reason: unknown) => void) | undefined
-  timedOut = false
 
-  constructor(
-    private readonly parent: AbortSignal | undefined,
-    ms: number,
-  ) {
-    this.#lease = freeTrySignals.pop() ?? { controller: new AbortController(), uses: 0 }
-    this.#lease.uses++
-    this.#timer = setTimeout(() => {
-      this.timedOut = true
-      this.#abort(new TransportError(`timed out after ${ms} ms`))
-    }, ms)
-    if (parent?.aborted) this.#abort(parent.reason)
-    else if (parent) {
-      this.#forward = () => this.#abort(parent.reason)
-      parent.addEventListener('abort', this.#forward, { once: true })
-    }
-  }
-
-  #abort(reason: unknown): void {
-    this.#lease.controller.abort(reason)
-    this.#reject?.(reason)
-  }
-
-  get signal(): AbortSignal {
-    return this.#lease.controller.signal
-  }
-
-  /**
-   * `promise`, or the abort's reason as soon as the deadline passes or the caller aborts: an SDK
-   * that ignores an abort (a retry of a stream whose gzip body broke kept reading for 55 s) cannot
-   * hold the call past its deadline.
-   */
-  race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.#lease.controller.signal
-    if (signal.aborted) {
-      promise.catch(() => {})
-      return Promise.reject(signal.reason)
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.#reject = (reason) => {
-        // The abandoned call may still settle; its result is dropped, its error must not go unhandled.
-        promise.catch(() => {})
-        reject(reason)
-      }
-      promise.then(resolve, reject)
-    })
+  constructor(parent: AbortSignal | undefined, ms: number) {
+    const lease = freeTrySignals.pop() ?? { controller: new AbortController(), uses: 0 }
+    lease.uses++
+    super(parent, ms, tryTimedOut, lease.controller)
+    this.#lease = lease
   }
 
   /**
    * Ends the try. Called once its SDK call has settled (resolved: the body read; rejected: the
    * SDK is done with it) or been abandoned by an abort, which retires the controller.
    */
-  dispose(): void {
-    clearTimeout(this.#timer)
-    this.#reject = undefined
-    if (this.#forward) this.parent?.removeEventListener('abort', this.#forward)
+  override dispose(): void {
+    super.dispose()
     const lease = this.#lease
-    if (
-      !lease.controller.signal.aborted &&
-      lease.uses < TRY_SIGNAL_USES &&
-      freeTrySignals.length < MAX_FREE_TRY_SIGNALS
-    )
+    if (!this.stopped && lease.uses < TRY_SIGNAL_USES && freeTrySignals.length < MAX_FREE_TRY_SIGNALS)
       freeTrySignals.push(lease)
   }
 }
@@ -453,7 +416,7 @@ class Deadline {
 /** The failure a person should read: our timeout, or a connection that could not be made, named with its endpoint. */
 function diagnose(error: unknown, deadline: Deadline, key: string, limit: string): unknown {
   const endpoint = endpointName(key)
-  if (deadline.timedOut)
+  if (deadline.passed)
     return new TransportError(`${endpoint}: no complete response within ${limit}`, { cause: error, kind: 'timeout' })
   // Our own refusal inside the SDK's call (a body over its cap), which the SDK wraps as a connection error.
   const own = ownRefusal(error)
