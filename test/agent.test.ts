@@ -268,8 +268,31 @@ describe('each limit ends the episode with its reason', () => {
     )
     const response = await ask(actors.agent({ model: openai(), tools: [stubborn], toolTimeoutMs: 50 }))
     expect(response.text).toBe('saw error: timed out after 50 ms (toolTimeoutMs)')
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(late).toBe(true)
+    await expect.poll(() => late, { timeout: 10_000 }).toBe(true)
+  })
+
+  it('a tool that spreads its context keeps the signal, and it aborts at toolTimeoutMs', async () => {
+    let spread: { signal?: AbortSignal; taskId: string; extra: number } | undefined
+    const spreading = tool({
+      name: 'wait',
+      description: 'Passes its context on, spread, to a helper that waits on its signal.',
+      parameters: z.object({}),
+      run: async (_args, context) => {
+        spread = { ...context, extra: 1 }
+        const { signal } = spread
+        await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new Error('aborted'))))
+      },
+    })
+    server.respondWith((request) =>
+      request.toolResults?.length
+        ? `saw ${request.toolResults[0]!.content}`
+        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
+    )
+    const response = await ask(actors.agent({ model: openai(), tools: [spreading], toolTimeoutMs: 50 }))
+    expect(response.text).toBe('saw error: timed out after 50 ms (toolTimeoutMs)')
+    expect(spread).toMatchObject({ taskId: expect.any(String), extra: 1 })
+    expect(spread!.signal).toBeInstanceOf(AbortSignal)
+    await expect.poll(() => spread!.signal!.aborted, { timeout: 10_000 }).toBe(true)
   })
 
   it('a tool that answers at once is never timed (its result stands); a thenable that never settles is stopped at toolTimeoutMs', async () => {

@@ -366,7 +366,7 @@ async function runCall(
       try {
         // The episode was stopped before the call (its wall time passed): the tool is not started.
         if (wall.signal?.aborted) throw wall.signal.reason
-        let out = found.run(checked.value, new ToolCallContext(run, request.context, workspace))
+        let out = found.run(checked.value, toolContext(run, request.context, workspace))
         if (isThenable(out)) out = await run.limit().race(Promise.resolve(out))
         result = typeof out === 'string' ? out : (JSON.stringify(out) ?? String(out))
       } catch (e) {
@@ -438,24 +438,20 @@ class ToolRun {
   }
 }
 
-/** What a tool's function is handed: a class, not a literal with a getter (about 0.9 µs a call on Node 20). */
-class ToolCallContext implements ToolContext {
-  readonly #run: ToolRun
-  readonly taskId: string
-  readonly attempt: number
-  readonly repeat: number
-  declare readonly workspace?: Workspace
-
-  constructor(run: ToolRun, context: ChatRequest['context'], workspace: Workspace | undefined) {
-    this.#run = run
-    this.taskId = context.taskId
-    this.attempt = context.attempt
-    this.repeat = context.repeat
-    if (workspace) this.workspace = workspace
-  }
-
-  get signal(): AbortSignal {
-    return this.#run.signal()
+/**
+ * What a tool's function is handed: a literal whose `signal` is an own, enumerable getter, so a tool
+ * that spreads its context (`{ ...context, extra }`) keeps the signal (a class's prototype getter
+ * would be dropped by the spread; the literal costs about 0.9 µs more a call).
+ */
+function toolContext(run: ToolRun, context: ChatRequest['context'], workspace: Workspace | undefined): ToolContext {
+  return {
+    get signal() {
+      return run.signal()
+    },
+    taskId: context.taskId,
+    attempt: context.attempt,
+    repeat: context.repeat,
+    ...(workspace ? { workspace } : {}),
   }
 }
 
