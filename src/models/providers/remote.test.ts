@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadOnce, remoteChatModel } from './remote.js'
+import { freeTrySignals, loadOnce, remoteChatModel } from './remote.js'
 
 describe('loadOnce', () => {
   it('loads on first use only, and tries again after a failed load', async () => {
@@ -35,6 +35,8 @@ describe('remoteChatModel: one try, one signal of its own', () => {
     })
 
   it("reuses a finished try's signal, never one a try aborted, and never one in flight", async () => {
+    // The list is the process's: another file's tries in this worker may have left leases near retirement.
+    freeTrySignals.length = 0
     const seen: AbortSignal[] = []
     let hang = false
     const model = modelOf((signal) => {

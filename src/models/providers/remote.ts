@@ -375,9 +375,11 @@ function toolExchange(id: string, request: ChatRequest, supported: boolean): Too
  * aborts only its own request. openai 6.49 leaves its listener on the signal it was given (the
  * Anthropic SDK removes its own when the body settles): a controller is retired after
  * {@link TRY_SIGNAL_USES} tries, so at most that many such listeners, each holding one finished
- * request's controller, ever sit on one, below Node's warning at 11.
+ * request's controller, ever sit on one, below Node's warning at 11. Exported for its tests, which
+ * start from an empty list (a lease near its last use, left by an earlier test in the same worker,
+ * would retire after one try).
  */
-const freeTrySignals: { controller: AbortController; uses: number }[] = []
+export const freeTrySignals: { controller: AbortController; uses: number }[] = []
 const TRY_SIGNAL_USES = 8
 /** Most controllers kept free: about the calls a process has in flight at once. */
 const MAX_FREE_TRY_SIGNALS = 64
