@@ -75,6 +75,11 @@ beforeEach(() => {
   server.respondWith(readThenAnswer)
 })
 
+/** Calls the `wait` tool once, then says what it read back. */
+const waitThenSay: Responder = (request) =>
+  request.toolResults?.length
+    ? `saw ${request.toolResults[0]!.content}`
+    : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] }
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, timeoutMs: 5000 }
 const openai = (extra: object = {}) =>
   actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra })
@@ -240,11 +245,7 @@ describe('each limit ends the episode with its reason', () => {
   })
 
   it('a tool past toolTimeoutMs fails, and the model reads so', async () => {
-    server.respondWith((request) =>
-      request.toolResults?.length
-        ? `saw ${request.toolResults[0]!.content}`
-        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
-    )
+    server.respondWith(waitThenSay)
     const response = await ask(actors.agent({ model: openai(), tools: [wait], toolTimeoutMs: 100 }))
     expect(response.text).toBe('saw error: timed out after 100 ms (toolTimeoutMs)')
   })
@@ -261,11 +262,7 @@ describe('each limit ends the episode with its reason', () => {
         return 'finished late'
       },
     })
-    server.respondWith((request) =>
-      request.toolResults?.length
-        ? `saw ${request.toolResults[0]!.content}`
-        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
-    )
+    server.respondWith(waitThenSay)
     const response = await ask(actors.agent({ model: openai(), tools: [stubborn], toolTimeoutMs: 50 }))
     expect(response.text).toBe('saw error: timed out after 50 ms (toolTimeoutMs)')
     await expect.poll(() => late, { timeout: 10_000 }).toBe(true)
@@ -283,11 +280,7 @@ describe('each limit ends the episode with its reason', () => {
         await new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new Error('aborted'))))
       },
     })
-    server.respondWith((request) =>
-      request.toolResults?.length
-        ? `saw ${request.toolResults[0]!.content}`
-        : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] },
-    )
+    server.respondWith(waitThenSay)
     const response = await ask(actors.agent({ model: openai(), tools: [spreading], toolTimeoutMs: 50 }))
     expect(response.text).toBe('saw error: timed out after 50 ms (toolTimeoutMs)')
     expect(spread).toMatchObject({ taskId: expect.any(String), extra: 1 })

@@ -13,10 +13,13 @@ import { strengthenTests } from '../src/benchmarks/strengthen.js'
 import type { Task } from '../src/protocol/task.js'
 import { verifiers } from '../src/verifiers/index.js'
 
-const verifier = verifiers.pythonTests()
 const origin = { origin: 'bundled-simulation' as const }
-// The fixture scripts are this project's own code: they may run where no sandbox is available.
-const judge = { ...verifier, verify: (task: Task, answer: string) => verifier.verify(task, answer, origin) }
+/** A python-tests verifier for the fixture scripts, this project's own code: they may run where no sandbox is available. */
+const judgeOf = (verifier: ReturnType<typeof verifiers.pythonTests>) => ({
+  ...verifier,
+  verify: (task: Task, answer: string) => verifier.verify(task, answer, origin),
+})
+const judge = judgeOf(verifiers.pythonTests())
 
 describe('strengthenTests on the fixtures', () => {
   it('adds statements every reference passes, the same ones for the same seed, and catches more wrong answers', async () => {
@@ -111,9 +114,8 @@ describe('strengthenTests on the fixtures', () => {
       '```',
     ].join('\n')
     const strengthen = (timeoutMs: number) => {
-      const v = verifiers.pythonTests({ timeoutMs })
-      const j = { ...v, verify: (t: Task, a: string) => v.verify(t, a, origin) }
-      return strengthenTests(task, { seed: 5, inputs: 12, reference, verifier: j, maxSteps: 1000 })
+      const verifier = judgeOf(verifiers.pythonTests({ timeoutMs }))
+      return strengthenTests(task, { seed: 5, inputs: 12, reference, verifier, maxSteps: 1000 })
     }
     const [short, long] = [await strengthen(3000), await strengthen(20_000)]
     expect(long.task.tests).toBe(short.task.tests)
