@@ -495,13 +495,18 @@ describe('AdaptiveLimiter against a whole-second retry-after bucket, no rate sta
       const accepted = run.requests.filter((r) => !r.rateLimited)
       expect(accepted).toHaveLength(tasks.length * BUDGET)
       // Served against the lower of the bucket's ceiling (burst + rate × t) and this machine's own pace × t.
+      // Above 0.6, not 0.7: the own pace is measured in the run before, and a load that changes
+      // between the two runs moved the share to 0.67 (six busy processes on two cores). Pacing
+      // twice too wide, the regression this guards against, serves at most half.
       const ceiling = Math.min(burst + limit.requestsPerSecond * run.seconds, ownPace * run.seconds)
-      expect(accepted.length / ceiling).toBeGreaterThan(0.7)
-      // At a burst of 1 every ms a token waits is lost: the median time from a token's due time to
-      // the next accepted request, over the gaps with a 429 in them once the spacing is learned
-      // (from the 16th accepted request on; before, it doubles from 4 ms and each 429 holds a
-      // whole spacing), was more than a whole token's (50 ms; 1.2 of it in this test) when every
-      // 429 held a whole spacing. No 429 at all after learning costs nothing, and passes.
+      expect(accepted.length / ceiling).toBeGreaterThan(0.6)
+      // At a burst of 1 every ms a token waits is lost: the time from a token's due time to the
+      // next accepted request, over the gaps with a 429 in them once the spacing is learned (from
+      // the 16th accepted request on; before, it doubles from 4 ms and each 429 holds a whole
+      // spacing). When every 429 held a whole spacing, every such gap lost 47 ms or more (of the
+      // 50 ms token); now most lose 5–11 ms. A loaded machine adds late timers to some gaps (26–67 ms
+      // at load 3–6, once the median of five), never fewer ms to any: the lowest quarter is the
+      // figure, not the median. No 429 at all after learning costs nothing, and passes.
       if (burst === 1) {
         const spacing = 1000 / limit.requestsPerSecond
         const lost: number[] = []
@@ -519,7 +524,7 @@ describe('AdaptiveLimiter against a whole-second retry-after bucket, no rate sta
           }
         }
         lost.sort((a, b) => a - b)
-        if (lost.length > 0) expect(lost[Math.floor(lost.length / 2)]! / spacing).toBeLessThan(0.5)
+        if (lost.length > 0) expect(lost[Math.floor(lost.length / 4)]! / spacing).toBeLessThan(0.5)
       }
     })
   }
