@@ -13,6 +13,11 @@
 // error. The paired row also times the sources through Vite's transform, for comparison (the same
 // in two runs at load 2.4: 1.187× built against 1.179× from the sources, then 1.119× both).
 //
+// The paired row also splits the extra time by layer: the same built provider (actors.openai, the
+// agent's own model object) driven by a hand-written tool loop, against the bare loop (the provider:
+// its retry loop, per-try deadline, limiter, breaker, bounded fetch, redaction and pricing) and
+// against the harness (the agent layer: turn records, argument checks, tool limits, usage tally).
+//
 // SEQK_BENCH_MAX_RATIO=1.05 makes the claim a check: the paired row fails when the interval's
 // lower end is above it (the harness is then slower than that beyond the noise of this run);
 // SEQK_BENCH_ROUNDS sets the paired rounds (default 100).
@@ -23,7 +28,7 @@ import OpenAI from 'openai'
 import { z } from 'zod'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import * as source from '../src/index.js'
-import type { CallContext, ChatModel } from '../src/index.js'
+import type { CallContext, ChatModel, ToolDefinition, ToolTurn } from '../src/index.js'
 import { bootstrapInterval } from '../src/metrics/index.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 import { built } from './built-package.js'
@@ -39,6 +44,8 @@ let sdk: OpenAI
 /** The harness as users run it (the built package), and the same from the sources through Vite. */
 let agent: ChatModel
 let agentFromSource: ChatModel
+/** The built agent's own model: what the provider-only loop drives. */
+let provider: ChatModel
 const run = ({ i }: { i: number }) => `step ${i} done`
 const context: CallContext = { role: 'actor', taskId: 't', attempt: 1, repeat: 0, protocol: 'sequential' }
 const prompt = 'Take five steps, then say done.'
@@ -51,14 +58,18 @@ beforeAll(async () => {
     },
   })
   sdk = new OpenAI({ apiKey: KEY, baseURL: server.openaiBaseURL, maxRetries: 0 })
-  const harnessOf = ({ actors, tool }: typeof source) =>
+  const harnessOf = ({ actors, tool }: typeof source, model: ChatModel) =>
     actors.agent({
-      model: actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL }),
+      model,
       tools: [tool({ name: 'step', description: 'Takes a step.', parameters: z.object({ i: z.number() }), run })],
       maxSteps: CALLS + 1,
     })
-  agent = harnessOf(await built<typeof source>('index.js'))
-  agentFromSource = harnessOf(source)
+  const modelOf = ({ actors }: typeof source) =>
+    actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL })
+  const builtPackage = await built<typeof source>('index.js')
+  provider = modelOf(builtPackage)
+  agent = harnessOf(builtPackage, provider)
+  agentFromSource = harnessOf(source, modelOf(source))
 })
 afterAll(async () => {
   await server.close()
@@ -94,6 +105,28 @@ async function bareLoop(): Promise<string> {
   }
 }
 
+const definitions: ToolDefinition[] = [{ name: 'step', description: 'Takes a step.', parameters }]
+
+/** The provider alone: the agent's model driven by a hand-written tool loop (what actors.agent adds is not run). */
+async function providerLoop(): Promise<string> {
+  const messages = [{ role: 'user' as const, content: prompt }]
+  const turns: ToolTurn[] = []
+  for (;;) {
+    const response = await provider.chat({ messages, context, tools: definitions, turns })
+    const calls = response.toolCalls ?? []
+    if (calls.length === 0) return response.text
+    turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
+    for (const call of calls)
+      turns.push({
+        role: 'tool',
+        callId: call.id,
+        name: call.name,
+        content: run(JSON.parse(call.arguments) as { i: number }),
+        isError: false,
+      })
+  }
+}
+
 async function harnessWith(actor: ChatModel): Promise<string> {
   const response = await actor.chat({ messages: [{ role: 'user', content: prompt }], context })
   if (response.episode?.endedBy !== 'answer') throw new Error(`the bench episode ended by ${response.episode?.endedBy}`)
@@ -124,6 +157,8 @@ describe('agent overhead per tool call (5 calls and an answer per episode)', () 
     async () => {
       const ratios: number[] = []
       const sourceRatios: number[] = []
+      const providerRatios: number[] = []
+      const agentLayerRatios: number[] = []
       const extras: number[] = []
       const bares: number[] = []
       const harnesses: number[] = []
@@ -134,6 +169,9 @@ describe('agent overhead per tool call (5 calls and an answer per episode)', () 
         const bare = await timed(bareLoop)
         const b = harnessFirst ? a : await timed(harness)
         sourceRatios.push((await timed(harnessFromSource)) / bare)
+        const providerOnly = await timed(providerLoop)
+        providerRatios.push(providerOnly / bare)
+        agentLayerRatios.push(b / providerOnly)
         ratios.push(b / bare)
         extras.push((b - bare) / CALLS)
         bares.push(bare)
@@ -151,6 +189,7 @@ describe('agent overhead per tool call (5 calls and an answer per episode)', () 
         [
           `agent harness ÷ bare SDK tool loop, per tool call (${CALLS} per episode, and an answer): median ${median.toFixed(3)}× (95% ${interval.lo.toFixed(3)}–${interval.hi.toFixed(3)}) over ${ROUNDS} interleaved rounds`,
           `  the sources through Vite's transform instead of the built package: median ${medianOf(sourceRatios).toFixed(3)}×`,
+          `  by layer: the provider alone (actors.openai in a hand-written tool loop) ÷ bare ${medianOf(providerRatios).toFixed(3)}×, the harness ÷ the provider alone ${medianOf(agentLayerRatios).toFixed(3)}×`,
           `  episode medians: bare ${medianOf(bares).toFixed(2)} ms, harness ${medianOf(harnesses).toFixed(2)} ms; the harness's extra per tool call ${(medianOf(extras) * 1000).toFixed(0)} µs; load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} (2 cores)`,
         ].join('\n'),
       )
