@@ -349,6 +349,34 @@ describe('each limit ends the episode with its reason', () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it("parallel calls, one answered at once and one that never settles: the caller's abort ends the episode with its reason, nothing left unhandled", async () => {
+    let started = false
+    const forever = tool({
+      name: 'wait',
+      description: 'Never returns.',
+      parameters: z.object({}),
+      run: () => {
+        started = true
+        return new Promise(() => {})
+      },
+    })
+    server.respondWith(() => ({
+      text: '',
+      toolCalls: [
+        { name: 'read_note', arguments: { key: 'a' } },
+        { name: 'wait', arguments: {} },
+        { name: 'read_note', arguments: { key: 'b' } },
+      ],
+    }))
+    const controller = new AbortController()
+    const episode = ask(actors.agent({ model: openai(), tools: [readNote, forever] }), controller.signal)
+    await expect.poll(() => started).toBe(true)
+    controller.abort(new Error('the test was cancelled'))
+    // An unhandled rejection from a call left behind would fail this file's run.
+    await expect(episode).rejects.toThrow('the test was cancelled')
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('a tool that reads its signal gets one that aborts at maxWallMs, with maxWallMs as the reason it reads', async () => {
     let reason: unknown
     const listening = tool({

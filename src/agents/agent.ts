@@ -189,10 +189,14 @@ interface EpisodeInput {
 }
 
 /** One episode, in a fresh workspace when the agent has one: its files at the end go with the answer. */
-async function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
-  if (!input.workspace) return runTurns(input, undefined)
+function runEpisode(input: EpisodeInput): Promise<ChatResponse> {
+  // No async frame without a workspace: the episode's own promise is the one its caller awaits.
+  return input.workspace ? runInWorkspace(input, input.workspace) : runTurns(input, undefined)
+}
+
+async function runInWorkspace(input: EpisodeInput, settings: WorkspaceSettings): Promise<ChatResponse> {
   throwIfAborted(input.request.signal)
-  const workspace = await Workspace.create(input.request.context.files, input.workspace)
+  const workspace = await Workspace.create(input.request.context.files, settings)
   try {
     const response = await runTurns(input, workspace)
     return { ...response, workspace: await workspace.snapshot() }
@@ -275,14 +279,20 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         break
       }
       turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
-      // Parallel calls run together, as the model asked for them together; results go back in its order.
-      const results =
-        calls.length === 1
-          ? [await runCall(calls[0]!, input, wall, workspace)]
-          : await Promise.all(calls.map((call) => runCall(call, input, wall, workspace)))
+      // Parallel calls run together, as the model asked for them together; results go back in its
+      // order. A single call to a tool that answered at once is not awaited (no promise, no hop).
+      let results: CallResult[]
+      if (calls.length === 1) {
+        const one = runCall(calls[0]!, input, wall, workspace)
+        results = [one instanceof Promise ? await one : one]
+      } else results = await Promise.all(calls.map((call) => startCall(call, input, wall, workspace)))
       throwIfAborted(request.signal)
-      turn.toolCalls = results.map((r) => r.record)
-      turns.push(...results.map((r) => r.turn))
+      const records: ToolCallRecord[] = []
+      for (const r of results) {
+        records.push(r.record)
+        turns.push(r.turn)
+      }
+      turn.toolCalls = records
       endedBy = limitReached(input, tally, cost, wall, spent)
     }
   } finally {
@@ -335,52 +345,115 @@ function limitReached(
   return undefined
 }
 
-/** One tool call: the tool found, its arguments checked, its function run; any failure becomes the call's error. */
-async function runCall(
+/** What one tool call leaves: its record on the attempt and its turn for the model. */
+interface CallResult {
+  record: ToolCallRecord
+  turn: ToolTurn
+}
+
+/**
+ * One tool call: the tool found, its arguments checked, its function run; any failure becomes the
+ * call's error. A tool that answers at once (a plain function returning a value) is done here,
+ * with no promise: its result comes back as it is. One that returns a promise races its time limit
+ * from then on, counted from the call's start, as does one that reads its signal. Throws (at once)
+ * only when the caller's signal has aborted.
+ */
+function runCall(
   call: ToolCall,
   input: EpisodeInput,
   wall: EpisodeClock,
   workspace: Workspace | undefined,
-): Promise<{ record: ToolCallRecord; turn: ToolTurn }> {
+): CallResult | Promise<CallResult> {
   const started = performance.now()
-  const { request } = input
-  let result: string | undefined
-  let error: string | undefined
   const found = input.byName.get(call.name)
   if (!found)
-    error = `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`
-  else {
-    let args: unknown
-    try {
-      args = JSON.parse(call.arguments)
-    } catch (e) {
-      error = `the arguments are not valid JSON (${(e as Error).message})`
-    }
-    const checked = error === undefined ? found.check(args) : undefined
-    if (checked && !checked.ok) error = `invalid arguments: ${checked.problems}`
-    else if (checked?.ok) {
-      // A tool that answers at once (a plain function returning a value) is done before any limit
-      // could stop it: it gets no timer and no promise. One that returns a promise races its time
-      // limit from then on, counted from the call's start, as does one that reads its signal.
-      const run = new ToolRun(wall, input.toolTimeoutMs, started)
-      try {
-        // The episode was stopped before the call (its wall time passed): the tool is not started.
-        if (wall.signal?.aborted) throw wall.signal.reason
-        let out = found.run(checked.value, toolContext(run, request.context, workspace))
-        if (isThenable(out)) out = await run.limit().race(Promise.resolve(out))
-        result = typeof out === 'string' ? out : (JSON.stringify(out) ?? String(out))
-      } catch (e) {
-        throwIfAborted(request.signal)
-        error = wall.passed
-          ? "stopped: the agent's maxWallMs passed"
-          : run.passed
-            ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)`
-            : `the tool failed: ${(e as Error)?.message ?? String(e)}`
-      } finally {
-        run.end()
-      }
-    }
+    return callResult(
+      call,
+      input,
+      started,
+      undefined,
+      `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
+    )
+  let args: unknown
+  try {
+    args = JSON.parse(call.arguments)
+  } catch (e) {
+    return callResult(call, input, started, undefined, `the arguments are not valid JSON (${(e as Error).message})`)
   }
+  const checked = found.check(args)
+  if (!checked.ok) return callResult(call, input, started, undefined, `invalid arguments: ${checked.problems}`)
+  const run = new ToolRun(wall, input.toolTimeoutMs, started)
+  let result: string
+  try {
+    // The episode was stopped before the call (its wall time passed): the tool is not started.
+    if (wall.signal?.aborted) throw wall.signal.reason
+    const out = found.run(checked.value, toolContext(run, input.request.context, workspace))
+    if (isThenable(out)) return settleCall(call, input, wall, run, started, out)
+    result = resultText(out)
+  } catch (e) {
+    run.end()
+    return callResult(call, input, started, undefined, toolFailure(e, input, wall, run))
+  }
+  run.end()
+  return callResult(call, input, started, result, undefined)
+}
+
+/** A parallel call, started: a throw (the caller's signal aborted) is its rejection, so every call started is awaited together. */
+function startCall(
+  call: ToolCall,
+  input: EpisodeInput,
+  wall: EpisodeClock,
+  workspace: Workspace | undefined,
+): CallResult | Promise<CallResult> {
+  try {
+    return runCall(call, input, wall, workspace)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/** A tool that returned a promise: its result, or its failure, within its time limit. */
+async function settleCall(
+  call: ToolCall,
+  input: EpisodeInput,
+  wall: EpisodeClock,
+  run: ToolRun,
+  started: number,
+  out: PromiseLike<unknown>,
+): Promise<CallResult> {
+  let result: string | undefined
+  let error: string | undefined
+  try {
+    result = resultText(await run.limit().race(Promise.resolve(out)))
+  } catch (e) {
+    error = toolFailure(e, input, wall, run)
+  } finally {
+    run.end()
+  }
+  return callResult(call, input, started, result, error)
+}
+
+/** What a tool returned, as the text the model reads. */
+const resultText = (out: unknown): string => (typeof out === 'string' ? out : (JSON.stringify(out) ?? String(out)))
+
+/** Why a tool call failed, as the model reads it; the caller's own abort is thrown instead. */
+function toolFailure(e: unknown, input: EpisodeInput, wall: EpisodeClock, run: ToolRun): string {
+  throwIfAborted(input.request.signal)
+  return wall.passed
+    ? "stopped: the agent's maxWallMs passed"
+    : run.passed
+      ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)`
+      : `the tool failed: ${(e as Error)?.message ?? String(e)}`
+}
+
+/** A call's record and the turn the model reads: its result redacted and capped, or its error. */
+function callResult(
+  call: ToolCall,
+  input: EpisodeInput,
+  started: number,
+  result: string | undefined,
+  error: string | undefined,
+): CallResult {
   // A tool may read a configured key from a file or the environment: it never reaches an artifact.
   const text = result === undefined ? undefined : redactSecrets(result)
   const capped = text === undefined ? undefined : cutToChars(text, input.maxResultChars)
