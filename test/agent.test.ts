@@ -80,6 +80,20 @@ const waitThenSay: Responder = (request) =>
   request.toolResults?.length
     ? `saw ${request.toolResults[0]!.content}`
     : { text: '', toolCalls: [{ name: 'wait', arguments: {} }] }
+/** A tool that never returns and ignores its signal; `started.yes` once it was called. */
+const neverReturns = () => {
+  const started = { yes: false }
+  const forever = tool({
+    name: 'wait',
+    description: 'Never returns.',
+    parameters: z.object({}),
+    run: () => {
+      started.yes = true
+      return new Promise(() => {})
+    },
+  })
+  return { forever, started }
+}
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, timeoutMs: 5000 }
 const openai = (extra: object = {}) =>
   actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, ...fast, ...extra })
@@ -330,36 +344,18 @@ describe('each limit ends the episode with its reason', () => {
   })
 
   it("with no maxWallMs, the caller's abort still stops a tool that ignores its signal, with the caller's reason", async () => {
-    let started = false
-    const forever = tool({
-      name: 'wait',
-      description: 'Never returns.',
-      parameters: z.object({}),
-      run: () => {
-        started = true
-        return new Promise(() => {})
-      },
-    })
+    const { forever, started } = neverReturns()
     server.respondWith(() => ({ text: '', toolCalls: [{ name: 'wait', arguments: {} }] }))
     const controller = new AbortController()
     const episode = ask(actors.agent({ model: openai(), tools: [forever] }), controller.signal)
-    await expect.poll(() => started).toBe(true)
+    await expect.poll(() => started.yes).toBe(true)
     controller.abort(new Error('the test was cancelled'))
     await expect(episode).rejects.toThrow('the test was cancelled')
     expect(server.requests).toHaveLength(1)
   })
 
   it("parallel calls, one answered at once and one that never settles: the caller's abort ends the episode with its reason, nothing left unhandled", async () => {
-    let started = false
-    const forever = tool({
-      name: 'wait',
-      description: 'Never returns.',
-      parameters: z.object({}),
-      run: () => {
-        started = true
-        return new Promise(() => {})
-      },
-    })
+    const { forever, started } = neverReturns()
     server.respondWith(() => ({
       text: '',
       toolCalls: [
@@ -370,7 +366,7 @@ describe('each limit ends the episode with its reason', () => {
     }))
     const controller = new AbortController()
     const episode = ask(actors.agent({ model: openai(), tools: [readNote, forever] }), controller.signal)
-    await expect.poll(() => started).toBe(true)
+    await expect.poll(() => started.yes).toBe(true)
     controller.abort(new Error('the test was cancelled'))
     // An unhandled rejection from a call left behind would fail this file's run.
     await expect(episode).rejects.toThrow('the test was cancelled')
