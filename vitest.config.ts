@@ -20,6 +20,10 @@ const E2E = [
   'test/*.e2e.test.ts',
   'test/{analyze-cli,crash,live-browser,pack,report-browser,view-cli,workflows}.test.ts',
 ]
+/** The slow e2e files, run in the long lane only (`npm run test:long`): npm pack, the browsers. */
+const LONG_E2E = ['test/{pack,report-browser,live-browser}.test.ts']
+/** Corpora sampled in `npm test` and run whole in the long lane (test/sample.ts reads SEQK_TEST_LANE). */
+const LONG_CORPORA = ['test/parity.test.ts']
 
 export default defineConfig({
   // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
@@ -42,8 +46,9 @@ export default defineConfig({
   test: {
     reporters: ['./src/vitest/reporter.ts', 'default'],
     // By cost: `unit` starts no child process (npm run test:unit, the developer's loop), `integration`
-    // runs real Python, the test server and the SDKs, `e2e` runs Vitest children, npm pack and
-    // Chromium. `npm test` runs all three.
+    // runs real Python, the test server and the SDKs, `e2e` runs Vitest children and the CLI.
+    // `npm test` runs those three, the long corpora sampled (the fast lane); `long` (npm run
+    // test:long) runs npm pack, the browsers and the long corpora whole.
     projects: [
       {
         extends: true,
@@ -82,7 +87,18 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
+          exclude: [...LONG_E2E, '**/node_modules/**'],
           // The package built once (child runs load it natively, as users do) and one shared run of the bundled fixtures eval.
+          globalSetup: ['./test/setup/e2e.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'long',
+          include: [...LONG_E2E, ...LONG_CORPORA],
+          env: { SEQK_TEST_LANE: 'long' },
           globalSetup: ['./test/setup/e2e.ts'],
           testTimeout: 30_000,
         },

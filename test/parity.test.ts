@@ -17,15 +17,19 @@
 // file.py`, 3 s), and the two must be equal. A table of agreement
 // per shape is printed; each shape is one test, and one more asserts total agreement.
 //
-// Every reference and every shape of every task is in the corpus; the broken copies are sampled
-// (two per task, rotating through the break kinds; all with SEQK_PARITY_ALL_BROKEN=1) to keep the
-// file within a few minutes on a 2-core machine.
+// In the long lane (npm run test:long, SEQK_TEST_LANE=long) every reference and every shape of every
+// task is in the corpus; the broken copies are sampled (two per task, rotating through the break
+// kinds; all with SEQK_PARITY_ALL_BROKEN=1) to keep the file within some minutes on a 2-core machine.
+// In the fast lane (npm test, and a file run alone) the corpus is that of a sample of the tasks
+// (test/sample.ts: SAMPLE_TASKS of them, drawn from the commit, the seed printed), grown by the first
+// tasks by rank that yield a shape none of the sample does: every shape stays in it.
 //
 // A second official runner (code_eval's `exec(program, {})`, where `__name__` is not
 // "__main__") re-checks the reference and the demo shapes: the official verdict must not depend
 // on which of the two official execution paths one follows.
 //
-//   npx vitest run --project unit test/parity.test.ts
+//   npx vitest run --project integration test/parity.test.ts                        # the sample
+//   SEQK_TEST_LANE=long npx vitest run --project integration test/parity.test.ts    # every task
 //
 // Reads ../shared/benchmarks/ (never copied into this repository); skips with the reason when absent.
 import { execFile, spawn } from 'node:child_process'
@@ -54,12 +58,16 @@ import {
   type OfficialRun,
   type OfficialVerdict,
 } from './official-harness.js'
+import { LANE, sample, sampleRank } from './sample.js'
 
 const files = codeEvalProFiles
 const skipReason = missingData(...Object.values(files))
 const present = skipReason === undefined
 
 const CONCURRENCY = availableParallelism()
+
+/** The fast lane's sample of the 542 tasks (test/sample.ts), before it grows to cover every shape. */
+const SAMPLE_TASKS = 40
 
 /**
  * Broken copies kept per task (of up to 7), chosen deterministically: the applicable breaks of
@@ -161,11 +169,19 @@ function keepsValue(applies: ShapeApplicability | undefined, id: string, shape: 
   return applies.get(id)?.has(shape) ?? true
 }
 
-/** The corpus: every shape that applies to every task, and a sample of its broken copies. */
-function corpus(entries: readonly CodeEvalProEntry[], applies?: ShapeApplicability): Case[] {
+/**
+ * The corpus: every shape that applies to every task (of `only`, when given: a task keeps its
+ * index, so its rotations are those of the whole corpus), and a sample of its broken copies.
+ */
+function corpus(
+  entries: readonly CodeEvalProEntry[],
+  applies?: ShapeApplicability,
+  only?: ReadonlySet<string>,
+): Case[] {
   const cases: Case[] = []
   for (const [index, entry] of entries.entries()) {
     const { task, record } = entry
+    if (only !== undefined && !only.has(task.id)) continue
     const code = referenceCode(record)
     const source = {
       code,
@@ -281,6 +297,53 @@ function disagreementIds(outcomes: readonly Outcome[]): string {
   return lines.length === 0 ? '' : `\ndisagreements:\n${lines.join('\n')}`
 }
 
+/** What the probe needs of a task (only those with an entry point are probed). */
+function probeTasks(entries: readonly CodeEvalProEntry[]) {
+  return entries.flatMap(({ task, record }) =>
+    task.entryPoint === undefined
+      ? []
+      : [{ id: task.id, code: referenceCode(record), entryPoint: task.entryPoint, tests: record.test_code }],
+  )
+}
+
+/**
+ * The tasks of this lane's corpus (undefined: every task) and what the probe found on them. The
+ * fast lane's sample grows by the first other tasks by rank (probed a batch at a time) that yield
+ * a shape the corpus lacks, until every shape is in it.
+ */
+async function laneTasks(
+  entries: readonly CodeEvalProEntry[],
+  probed: boolean,
+): Promise<{ only?: Set<string>; applies?: ShapeApplicability }> {
+  const probe = (some: readonly CodeEvalProEntry[]) =>
+    probed ? probeValueShapes(probeTasks(some), CONCURRENCY) : Promise.resolve(undefined)
+  if (LANE === 'long') return { applies: await probe(entries) }
+  const only = new Set(sample('parity corpus tasks', entries, SAMPLE_TASKS, (e) => e.task.id).map((e) => e.task.id))
+  const found = new Map(await probe(entries.filter((e) => only.has(e.task.id))))
+  const applies = probed ? found : undefined
+  const yields = (ids: ReadonlySet<string>, shape: Shape) =>
+    corpus(entries, applies, ids).some((c) => c.shape === shape)
+  const missing = () => SHAPES.filter((shape) => !yields(only, shape))
+  const rest = entries
+    .filter((e) => !only.has(e.task.id))
+    .map((e) => ({ e, rank: sampleRank('parity corpus tasks', e.task.id) }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ e }) => e)
+  const grown: string[] = []
+  for (let from = 0; missing().length > 0 && from < rest.length; from += 4 * CONCURRENCY) {
+    const batch = rest.slice(from, from + 4 * CONCURRENCY)
+    for (const [id, shapes] of (await probe(batch)) ?? []) found.set(id, shapes)
+    for (const shape of missing()) {
+      const task = batch.find((e) => yields(new Set([e.task.id]), shape))?.task.id
+      if (task === undefined) continue
+      only.add(task)
+      grown.push(`${task} (${shape})`)
+    }
+  }
+  if (grown.length > 0) console.log(`parity corpus tasks: ${grown.length} added for a shape: ${grown.join(', ')}`)
+  return { only, ...(applies ? { applies } : {}) }
+}
+
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
 
 /** Runs a Python script with `input` on stdin (killed after 30 s): its stdout and stderr. */
@@ -358,6 +421,8 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
   let elapsedMs = 0
   let rerunNote = ''
   let applies: ShapeApplicability | undefined
+  /** The tasks of the fast lane's corpus (undefined in the long lane: every task). */
+  let only: Set<string> | undefined
 
   // ~7500 answers: some minutes on a quiet 2-core machine, several times that on a loaded one.
   beforeAll(async () => {
@@ -369,17 +434,10 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     ]
     // Only when a probed shape is in the corpus (SEQK_PARITY_SHAPES may leave them all out).
     const probed = PRUNE_VALUES && SHAPES.some((shape) => (PROBED_SHAPES as readonly Shape[]).includes(shape))
-    applies = probed
-      ? await probeValueShapes(
-          entries.flatMap(({ task, record }) =>
-            task.entryPoint === undefined
-              ? []
-              : [{ id: task.id, code: referenceCode(record), entryPoint: task.entryPoint, tests: record.test_code }],
-          ),
-          CONCURRENCY,
-        )
-      : undefined
-    const cases = corpus(entries, applies)
+    const lane = await laneTasks(entries, probed)
+    applies = lane.applies
+    only = lane.only
+    const cases = corpus(entries, applies, only)
     const verifier = verifiers.pythonTests()
     const started = performance.now()
     outcomes = await mapConcurrent(cases, CONCURRENCY, async (c): Promise<Outcome> => {
@@ -443,7 +501,7 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
       official: outcomes.filter((o) => (o.official.sanitised ?? o.official.raw).timedOut).length,
     }
     console.log(
-      `parity corpus: ${entries.length} tasks, ${cases.length} answers (broken copies: ${BROKEN_PER_TASK === Infinity ? 'all' : `${BROKEN_PER_TASK} per task, sampled`}; ` +
+      `parity corpus: ${only?.size ?? entries.length} of ${entries.length} tasks (lane ${LANE}), ${cases.length} answers (broken copies: ${BROKEN_PER_TASK === Infinity ? 'all' : `${BROKEN_PER_TASK} per task, sampled`}; ` +
         `numpy ${NUMPY ? 'installed: numpy-scalars included' : `not installed in ${OFFICIAL_PYTHON}: numpy-scalars left out`}), ` +
         `${probeNote}; concurrency ${CONCURRENCY}, ${(elapsedMs / 1000).toFixed(1)} s; official runs: ${file.runs} file, ${exec.runs} exec; ours: ${verifier.stats.runs} Python runs, ${verifier.stats.cacheHits} answers from the cache; ` +
         `timeouts: ours ${timeouts.ours}, official ${timeouts.official} (${rerunNote})\n${table(outcomes)}${disagreementIds(outcomes)}`,
@@ -455,20 +513,28 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     execOfficial?.close()
   })
 
-  it('covers all 542 references and every shape', () => {
+  it(`covers ${LANE === 'long' ? 'all 542 references' : 'the reference of every sampled task'} and every shape`, () => {
     expect(ONLY, 'SEQK_PARITY_SHAPES runs a part of the corpus').toBeUndefined()
     const references = outcomes.filter((o) => o.case.shape === 'reference')
-    expect(references).toHaveLength(542)
+    expect(references).toHaveLength(only?.size ?? 542)
     // Every reference passes officially: the ground truth the official README asks to check first.
     expect(references.filter((o) => !o.official.pass).map(reason)).toEqual([])
   })
 
   it('every honest value shape passes officially on every task it was applied to', () => {
     // Changing a value's type, not its value, keeps the official verdict.
+    const tasks = only?.size ?? 542
     const perShape =
-      VALUES_PER_TASK === Infinity ? 542 : Math.floor((542 * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
+      VALUES_PER_TASK === Infinity
+        ? tasks
+        : // A few tasks rotate unevenly through the shapes: the sample promises each shape once.
+          only !== undefined
+          ? 1
+          : Math.floor((tasks * Math.min(VALUES_PER_TASK, VALUES.length)) / VALUES.length)
     const redundant = (shape: ValueShape) =>
-      [...(applies?.entries() ?? [])].filter(([id]) => !keepsValue(applies, id, shape)).length
+      [...(applies?.entries() ?? [])].filter(
+        ([id]) => (only === undefined || only.has(id)) && !keepsValue(applies, id, shape),
+      ).length
     for (const shape of VALUES.filter((shape) => SHAPES.includes(shape))) {
       const mine = outcomes.filter((o) => o.case.shape === shape)
       // Every task, less those where the probe showed the shape changes no value.
