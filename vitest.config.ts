@@ -47,8 +47,8 @@ export default defineConfig({
     reporters: ['./src/vitest/reporter.ts', 'default'],
     // By cost: `unit` starts no child process (npm run test:unit, the developer's loop), `integration`
     // runs real Python, the test server and the SDKs, `e2e` runs Vitest children and the CLI.
-    // `npm test` runs those three, the long corpora sampled (the fast lane); `long` (npm run
-    // test:long) runs npm pack, the browsers and the long corpora whole.
+    // `npm test` runs those three, the long corpora sampled (the fast lane); npm run test:long runs
+    // `studies` (the Monte-Carlo studies) and `long` (npm pack, the browsers, the long corpora whole).
     projects: [
       {
         extends: true,
@@ -91,6 +91,18 @@ export default defineConfig({
           // The package built once (child runs load it natively, as users do) and one shared run of the bundled fixtures eval.
           globalSetup: ['./test/setup/e2e.ts'],
           testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The seeded Monte-Carlo studies of the statistics' promises (studies/, not in the package):
+          // minutes of CPU, so in the long lane (npm run studies, npm run test:long), not the unit loop.
+          name: 'studies',
+          include: ['studies/**/*.test.ts'],
+          setupFiles: ['./test/setup/no-child-process.ts'],
+          isolate: false,
+          testTimeout: 240_000,
         },
       },
       {

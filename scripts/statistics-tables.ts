@@ -33,7 +33,7 @@ import {
   type AttemptPopulation,
   type ErrorMechanism,
   type PowerTruth,
-} from '../src/protocol/statistics-study.js'
+} from '../studies/statistics-study.js'
 import {
   RELIABILITY_FIGURES,
   reliabilityCoverage,
@@ -41,7 +41,7 @@ import {
   resourceCoverage,
   resourceEstimand,
   TRY_POPULATIONS,
-} from '../src/metrics/reliability-study.js'
+} from '../studies/reliability-study.js'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
@@ -423,7 +423,7 @@ const sections: Section[] = [
       return [
         `#### Coverage of the reliability intervals (\`reliabilityCoverage\`, q ~ Beta(a, b), ${B} benchmarks per row, seed 7)`,
         '',
-        `Populations: reliable Beta(4, 0.6), flaky Beta(1.2, 1.2), split Beta(0.3, 0.3). pass^k at k = 2. Coverage ±${pct(shareError(0.95, B))} points (one standard error at 95%). The suite runs 400 benchmarks at N = 10, 2 and 10 tries (\`src/metrics/reliability-study.test.ts\`: at least 94% each). Made by ${SCRIPT}.`,
+        `Populations: reliable Beta(4, 0.6), flaky Beta(1.2, 1.2), split Beta(0.3, 0.3). pass^k at k = 2. Coverage ±${pct(shareError(0.95, B))} points (one standard error at 95%). The suite runs 400 benchmarks at N = 10, 2 and 10 tries (\`studies/reliability-study.test.ts\`: at least 94% each). Made by ${SCRIPT}.`,
         '',
         ...table(
           ['population', 'N', 'tries', 'Cover@0.5', 'Cover@1 = Seq^K', 'pass^2', 'consistency', 'inconsistent'],

@@ -80,6 +80,14 @@ describe('the folder graph', () => {
     ).toEqual([])
   })
 
+  it('keeps the package in src/: nothing there imports studies/, test/ or scripts/', () => {
+    const out = edges.filter(({ target }) => target.startsWith('..'))
+    expect(
+      out.map(({ file, target }) => `${file} -> ${target}`),
+      'src/ is what ships: research code (studies/) and test helpers stay outside it',
+    ).toEqual([])
+  })
+
   it('keeps core/ a leaf: it imports nothing of ours outside core/', () => {
     const out = edges.filter(
       ({ file, target }) => folderOf(join(src, file)) === 'core' && folderOf(join(src, target)) !== 'core',

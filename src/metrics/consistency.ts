@@ -79,7 +79,7 @@ export function coefficientOfVariation(values: readonly (number | null)[]): numb
  * tasks, mapped through exp(−x) (monotone, so its promise carries over), clamped to (0, 1]: Student's
  * t with Hall's (1992) transformation for skewness, since a task's coefficient is skewed to the right
  * (most tasks vary little, a few a lot) and the plain t interval covered 91–93% at 10 tasks where
- * 95% is promised (reliability-study.ts: resourceCoverage).
+ * 95% is promised (studies/reliability-study.ts: resourceCoverage).
  *
  * @param perTask - for each task, the resource each of its repeats used (null: unknown).
  * @example

@@ -31,7 +31,7 @@ export interface ClusterCount {
  * promised. An observed 0% or 100% gets the Clopper–Pearson bound at the effective number of
  * clusters (Kish: (Σ trials)² / Σ trials², n for equal clusters), shrunk the same way. One
  * cluster gives [0, 1]; none, NaN. Its coverage on clustered data
- * is measured by `pooledShareCoverage` (src/protocol/statistics-study.ts).
+ * is measured by `pooledShareCoverage` (studies/statistics-study.ts, outside the package).
  *
  * @param clusters - per cluster (task), units and hits; clusters with no units are left out.
  * @throws RangeError on a negative or non-integer count, or hits above trials.

@@ -1,124 +1,77 @@
-// The power of a gate on a reliability metric, checked against a simulation written here from
-// scratch: its own seed, its own task draws, and the drop of the metric made in closed form
-// (Seq^K over r repeats is q^r, so a proportional drop of d scales every task's rate at K by
-// ((M − d)/M)^(1/r); pass^K is p^K, so every per-sample success scales by ((M − d)/M)^(1/K)).
+// The laws of the gate's power simulation, at sizes that run in the unit loop. Whether its figures
+// hold against a simulation written from scratch is a Monte-Carlo study of minutes
+// (studies/gate-power.test.ts, in the long lane).
 import { describe, expect, it } from 'vitest'
-import type { CellSummary } from '../core/schemas.js'
-import { createRng, seedFrom, type Rng } from '../metrics/index.js'
-import { drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
-import { gatePower, metricRate, powerAnswer, type PowerQuestion } from './gate-power.js'
-import { decideGate, type GateRule } from './gate-rule.js'
+import { createRng } from '../metrics/index.js'
+import { detectableDrop, droppedRates, gatePower, metricRate, powerAnswer, type PowerQuestion } from './gate-power.js'
+import type { GateRule } from './gate-rule.js'
 
-type TaskRow = CellSummary['perTask'][number]
+const rule: GateRule = { K: 5, ks: [5], independent: false, margin: 0, maxDrop: 0.1, level: 0.95 }
+const question: PowerQuestion = { tasks: 40, repeats: 3, rate: 0.75, rule, simulations: 120, seed: 5 }
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 
-const rows = (rng: Rng, p: readonly number[], repeats: number, rule: GateRule, keep = 1): TaskRow[] =>
-  p.map((pi, i) => {
-    if (rule.independent) {
-      const samples = repeats * rule.K
-      let passes = 0
-      for (let s = 0; s < samples; s++) passes += rng() < pi ? 1 : 0
-      return { taskId: `t${i}`, firstSuccess: [], errors: 0, costAtK: [], samples, passes }
+describe('droppedRates', () => {
+  const q = Array.from({ length: 30 }, (_, i) => (i % 10) / 10 + 0.05)
+
+  it('takes exactly the drop from the tasks drawn, in proportion or whole tasks at a time', () => {
+    for (const alternative of ['proportional', 'concentrated'] as const) {
+      const after = droppedRates(createRng(1), q, 0.2, mean(q), alternative)
+      expect(mean(after), alternative).toBeCloseTo(mean(q) - 0.2, 12)
+      for (const [i, x] of after.entries()) {
+        expect(x, alternative).toBeGreaterThanOrEqual(0)
+        expect(x, alternative).toBeLessThanOrEqual(q[i]!)
+      }
     }
-    const firstSuccess = Array.from({ length: repeats }, () => {
-      const f = drawFirstSuccess(rng, pi, rule.K)
-      return f !== null && rng() >= keep ? null : f
-    })
-    return { taskId: `t${i}`, firstSuccess, errors: 0, costAtK: [] }
+    // Proportional: every task keeps the same share of its rate.
+    const scaled = droppedRates(createRng(1), q, 0.2, mean(q), 'proportional')
+    for (const [i, x] of scaled.entries()) expect(x / q[i]!).toBeCloseTo(1 - 0.2 / mean(q), 12)
+    // Concentrated: all but one task are untouched or broken outright.
+    const broken = droppedRates(createRng(1), q, 0.2, mean(q), 'concentrated')
+    expect(broken.filter((x, i) => x !== 0 && x !== q[i]).length).toBeLessThanOrEqual(1)
   })
 
-/** The share of simulated pairs the gate fails when the metric truly drops by `drop` in proportion, and the metric's mean drop. */
-function ownPower(question: PowerQuestion, drop: number, pairs: number): { power: number; realised: number } {
-  const { rule, repeats, tasks } = question
-  const rng = createRng(seedFrom('own-power', JSON.stringify([question, drop])))
-  const population = { mean: question.rate, concentration: question.concentration ?? 1, budget: rule.K }
-  const metricOf = (q: number) =>
-    rule.metric === 'seqHat' ? Math.pow(q, repeats) : Math.pow(perAttemptSuccess(q, rule.K), rule.K)
-  let caught = 0
-  let realised = 0
-  for (let s = 0; s < pairs; s++) {
-    const q = Array.from({ length: tasks }, () => drawTaskRate(rng, population))
-    const M = q.reduce((a, x) => a + metricOf(x), 0) / tasks
-    const ratio = Math.max(0, (M - drop) / M)
-    const p = q.map((x) => perAttemptSuccess(x, rule.K))
-    const before = rows(rng, p, repeats, rule)
-    const after = rule.independent
-      ? rows(
-          rng,
-          p.map((x) => x * Math.pow(ratio, 1 / rule.K)),
-          repeats,
-          rule,
-        )
-      : rows(rng, p, repeats, rule, Math.pow(ratio, 1 / repeats))
-    const lost = q.map((x, i) =>
-      rule.independent
-        ? metricOf(x) - Math.pow(p[i]! * Math.pow(ratio, 1 / rule.K), rule.K)
-        : metricOf(x) * (1 - ratio),
-    )
-    realised += lost.reduce((a, b) => a + b, 0) / tasks
-    if (decideGate(before, after, rule).failures.length > 0) caught++
-  }
-  return { power: caught / pairs, realised: realised / pairs }
-}
+  it('leaves every task at zero for a drop of the whole rate or more', () => {
+    expect(droppedRates(createRng(1), q, 1, mean(q), 'proportional').every((x) => x === 0)).toBe(true)
+  })
+})
 
-const base = { margin: 0, maxDrop: 0.1, level: 0.95 }
-const SETTINGS: { name: string; question: PowerQuestion; drops: number[] }[] = [
-  {
-    name: 'Seq^5, 40 tasks × 3 repeats, Seq@5 75%',
-    question: {
-      tasks: 40,
-      repeats: 3,
-      rate: 0.75,
-      rule: { ...base, K: 5, ks: [5], independent: false, metric: 'seqHat' },
-    },
-    drops: [0, 0.1, 0.2],
-  },
-  {
-    name: 'Seq^3, 80 tasks × 2 repeats, Seq@3 60%',
-    question: {
-      tasks: 80,
-      repeats: 2,
-      rate: 0.6,
-      rule: { ...base, K: 3, ks: [3], independent: false, metric: 'seqHat' },
-    },
-    drops: [0.05, 0.12],
-  },
-  {
-    name: 'pass^5, 40 tasks × 1 group of 5 samples, Pass@5 85%',
-    question: {
-      tasks: 40,
-      repeats: 1,
-      rate: 0.85,
-      rule: { ...base, K: 5, ks: [5], independent: true, metric: 'passHat' },
-    },
-    drops: [0.05, 0.15],
-  },
-]
-const PAIRS = 400
+describe('gatePower', () => {
+  it('is seeded: the same question gives the same power', () => {
+    expect(gatePower(question, 0.1)).toBe(gatePower({ ...question }, 0.1))
+  })
 
-describe('seqk power on a reliability metric', () => {
-  for (const { name, question, drops } of SETTINGS)
-    it(`holds against an independent simulation: ${name}`, { timeout: 240_000 }, () => {
-      const q = { ...question, simulations: PAIRS, seed: 3 }
-      const rate = metricRate(q)
-      // The metric's own baseline, well below the rate at K (every repeat must succeed).
-      expect(rate).toBeLessThan(question.rate)
-      for (const drop of drops) {
-        const own = ownPower(question, drop, PAIRS)
-        // Exact, but for the rare draw whose tasks hold less than the drop (it loses all it has).
-        expect(own.realised).toBeCloseTo(drop, 2)
-        const figure = gatePower(q, drop, 'proportional')
-        // Two estimates of one probability from 400 pairs each: within 4 standard errors of their difference.
-        const se = Math.sqrt((figure * (1 - figure) + own.power * (1 - own.power)) / PAIRS) + 0.01
-        expect(Math.abs(figure - own.power), `drop ${drop}: figure ${figure}, own ${own.power}`).toBeLessThan(4 * se)
-        // No drop: at most the gate's 2.5% one-sided false alarms (plus noise).
-        if (drop === 0) expect(figure).toBeLessThan(0.025 + 3 * Math.sqrt((0.025 * 0.975) / PAIRS))
-      }
-      // The smallest drop it says is caught 80% of the time is caught so by the independent simulation.
-      const answer = powerAnswer(q)
-      const proportional = answer.alternatives.find((a) => a.alternative === 'proportional')!
-      if (proportional.detectableDrop !== null) {
-        const own = ownPower(question, proportional.detectableDrop, PAIRS).power
-        expect(own).toBeGreaterThan(0.8 - 4 * Math.sqrt((0.8 * 0.2) / PAIRS))
-      }
-    })
+  it('grows with the drop, from the false alarms of no drop to certainty at the whole rate', () => {
+    for (const alternative of ['proportional', 'concentrated'] as const) {
+      const powers = [0, 0.05, 0.1, 0.2, 0.4].map((drop) => gatePower(question, drop, alternative))
+      expect(powers, alternative).toEqual([...powers].sort((a, b) => a - b))
+      // The gate's one-sided 2.5% false alarms, with room for 120 simulations' noise.
+      expect(powers[0], alternative).toBeLessThan(0.025 + 3 * Math.sqrt((0.025 * 0.975) / 120))
+      expect(powers.at(-1), alternative).toBeGreaterThan(0.95)
+    }
+  })
+})
+
+describe('detectableDrop and powerAnswer', () => {
+  it('finds the smallest drop on the 1-point grid caught at least 80% of the time', () => {
+    const drop = detectableDrop(question)!
+    expect(drop).toBeGreaterThan(0)
+    expect(gatePower(question, drop)).toBeGreaterThanOrEqual(0.8)
+    expect(gatePower(question, Math.round((drop - 0.01) * 100) / 100)).toBeLessThan(0.8)
+  })
+
+  it('says none is caught when the run is too small, and the rate of the headline is the question’s', () => {
+    expect(detectableDrop({ ...question, tasks: 2, repeats: 1 })).toBeNull()
+    expect(metricRate(question)).toBe(0.75)
+    // Seq^5 over 3 repeats needs every repeat: its baseline is well below Seq@5.
+    expect(metricRate({ ...question, rule: { ...rule, metric: 'seqHat' } })).toBeLessThan(0.75)
+  })
+
+  it('reports the weaker alternative: the larger detectable drop, the lower power at each round drop', () => {
+    const answer = powerAnswer(question)
+    const drops = answer.alternatives.map((a) => a.detectableDrop!)
+    expect(answer.detectableDrop).toBe(Math.max(...drops))
+    for (const [i, at] of answer.at.entries())
+      expect(at.power).toBe(Math.min(...answer.alternatives.map((a) => a.at[i]!.power)))
+    expect(answer.at.map((a) => a.drop)).toEqual([0.05, 0.1])
+  })
 })

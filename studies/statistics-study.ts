@@ -1,7 +1,7 @@
 /**
  * Seeded simulation studies of the statistics' promises: interval coverage, the gate's false
- * alarms and power, and the bias of each error policy. The suite runs them small
- * (statistics-study.test.ts); `scripts/statistics-tables.ts` runs them large for the README's
+ * alarms and power, and the bias of each error policy. `npm run studies` runs them
+ * small (statistics-study.test.ts); `scripts/statistics-tables.ts` runs them large for the README's
  * tables. One population model throughout, the one the issue measured with: each task's
  * per-attempt success p ~ Beta(a, b), a memoryless actor (first success geometric), K attempts.
  */
@@ -19,14 +19,21 @@ import {
   seqAtIntervalCensored,
   type CensoredTaskOutcomes,
   type Rng,
-} from '../metrics/index.js'
-import { seqAtIntervalReported } from '../metrics/censored.js'
-import { betaDraw, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../metrics/population.js'
-import { betaQuantile } from '../metrics/distributions.js'
-import { pooledShareInterval, type ClusterCount } from '../metrics/pooled-share.js'
-import type { CellSummary } from '../core/schemas.js'
-import { decideGate, type GateRule } from './gate-rule.js'
-import { droppedRates, gatePower, populationOf, powerAnswer, TARGET_POWER, type Alternative } from './gate-power.js'
+} from '../src/metrics/index.js'
+import { seqAtIntervalReported } from '../src/metrics/censored.js'
+import { betaDraw, drawFirstSuccess, drawTaskRate, perAttemptSuccess } from '../src/metrics/population.js'
+import { betaQuantile } from '../src/metrics/distributions.js'
+import { pooledShareInterval, type ClusterCount } from '../src/metrics/pooled-share.js'
+import type { CellSummary } from '../src/core/schemas.js'
+import { decideGate, type GateRule } from '../src/protocol/gate-rule.js'
+import {
+  droppedRates,
+  gatePower,
+  populationOf,
+  powerAnswer,
+  TARGET_POWER,
+  type Alternative,
+} from '../src/protocol/gate-power.js'
 
 type TaskRow = CellSummary['perTask'][number]
 

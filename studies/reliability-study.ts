@@ -3,16 +3,16 @@
  * succeeds (a sample, or a whole trajectory within the budget) is drawn from Beta(a, b); a task has
  * r tries; every metric here reads only how many of them succeeded, so one study serves sequential
  * and independent cells alike. The estimands are exact (beta-binomial moments): what the estimator
- * promises at r tries per task, over the population of tasks. The suite runs it small
- * (reliability-study.test.ts); `scripts/statistics-tables.ts` runs it large for docs/statistics.md.
+ * promises at r tries per task, over the population of tasks. `npm run studies` runs it
+ * small (reliability-study.test.ts); `scripts/statistics-tables.ts` runs it large for docs/statistics.md.
  */
-import { coverAtInterval } from './cover-at.js'
-import { coefficientOfVariation, outcomeConsistencyOf, resourceConsistency } from './consistency.js'
-import type { Interval } from './intervals.js'
-import type { SampleCounts } from './pass-at-k.js'
-import { passHatInterval } from './pass-hat-k.js'
-import { betaDraw } from './population.js'
-import { createRng, type Rng } from './random.js'
+import { coverAtInterval } from '../src/metrics/cover-at.js'
+import { coefficientOfVariation, outcomeConsistencyOf, resourceConsistency } from '../src/metrics/consistency.js'
+import type { Interval } from '../src/metrics/intervals.js'
+import type { SampleCounts } from '../src/metrics/pass-at-k.js'
+import { passHatInterval } from '../src/metrics/pass-hat-k.js'
+import { betaDraw } from '../src/metrics/population.js'
+import { createRng, type Rng } from '../src/metrics/random.js'
 
 /** A population of tasks: each task's success chance per try q ~ Beta(a, b). */
 export interface TryPopulation {

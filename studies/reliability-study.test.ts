@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resourceConsistency } from './consistency.js'
+import { resourceConsistency } from '../src/metrics/consistency.js'
 import {
   RELIABILITY_FIGURES,
   reliabilityCoverage,

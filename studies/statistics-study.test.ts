@@ -2,8 +2,8 @@
 // the middle for small N, the gate's false alarms with one and several gated k, its power, and the
 // bias of each error policy. Small enough for the suite; scripts/statistics-tables.ts runs them large.
 import { describe, expect, it } from 'vitest'
-import { gatePower } from './gate-power.js'
-import type { GateRule } from './gate-rule.js'
+import { gatePower } from '../src/protocol/gate-power.js'
+import type { GateRule } from '../src/protocol/gate-rule.js'
 import {
   clopperPearsonWidth,
   detectableDropAccuracy,
