@@ -144,7 +144,7 @@ export interface SimulatedActorOptions {
 }
 
 // Feedback that names what failed (test calls, expected values, criteria) counts as detailed.
-const DETAILED = /expected|got:|failed test|unmet criteria|criterion|error|Traceback/i
+const DETAILED = /expected|got:|failed test|failed check|unmet criteria|criterion|error|Traceback/i
 
 function clamp(p: number): number {
   return Math.min(0.98, Math.max(0.02, p))
