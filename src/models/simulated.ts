@@ -181,6 +181,21 @@ export function simulatedActor(options: SimulatedActorOptions): ChatModel {
 }
 
 /**
+ * An app's offline simulated twin (`actors.fromFunction(fn, { twin })`): a simulated actor whose
+ * descriptor also names the app it stands in for (`twinOf`), so its numbers are never mistaken for
+ * another simulation's. Its answers are this project's scripts, like any bundled simulation's.
+ *
+ * @example
+ * simulatedTwin({ profile: 'reviser', id: 'simulated:invoice-app' }, 'invoice-app')
+ */
+export function simulatedTwin(options: SimulatedActorOptions, of: string): ChatModel {
+  const model = buildSimulatedActor(options)
+  model.descriptor = { ...model.descriptor, params: { ...model.descriptor.params, twinOf: of } }
+  BUNDLED_SIMULATIONS.add(model)
+  return model
+}
+
+/**
  * The actors {@link simulatedActor} made: their answers are this project's own scripts, never a
  * model's, so a code verifier may run them where no sandbox is available (see pythonTests'
  * `sandbox: 'auto'`). Kept by identity: a wrapper or a look-alike object is a model.
