@@ -367,7 +367,7 @@ seqEval('app', {
     expect(status, out).toBe(1)
     const text = unwrapped(out)
     expect(text).toContain(
-      "SimulationInCiError: actorsFromEnv(): SEQK_ACTORS is not set: the eval file's fallback (simulated:reviser) runs in its place",
+      "SimulationInCiError: actorsFromEnv(): SEQK_ACTORS is not set: the eval file's fallback (simulated:reviser) would run in its place",
     )
     expect(text).toContain(
       'SimulationInCiError: actors.fromFunction(fn, { name: "invoice-app" }): OPENAI_API_KEY is not set, so its simulated twin would run in its place',

@@ -113,7 +113,7 @@ describe('actorsFromEnv: a simulation never stands in for a model in CI unless a
     })()
     expect(error).toBeInstanceOf(SimulationInCiError)
     expect(error?.message).toBe(
-      "actorsFromEnv(): SEQK_ACTORS is not set: the eval file's fallback (simulated:reviser) runs in its place, so this eval would measure a seeded simulation instead of the model, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: set SEQK_ACTORS to the models to measure (e.g. SEQK_ACTORS=openai:gpt-4.1-mini, or a repository variable: SEQK_ACTORS: ${{ vars.SEQK_ACTORS }}), or choose the actors in the eval file; or set SEQK_ACTORS=simulated to run the simulations on purpose (the bundled offline evals do).",
+      "actorsFromEnv(): SEQK_ACTORS is not set: the eval file's fallback (simulated:reviser) would run in its place: this eval would measure a seeded simulation instead of the model, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: set SEQK_ACTORS to the models to measure (e.g. SEQK_ACTORS=openai:gpt-4.1-mini, or a repository variable: SEQK_ACTORS: ${{ vars.SEQK_ACTORS }}), or choose the actors in the eval file; or set SEQK_ACTORS=simulated to run the simulations on purpose (the bundled offline evals do).",
     )
   })
 

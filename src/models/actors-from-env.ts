@@ -176,7 +176,7 @@ export function actorsFromEnv(fallback: () => ChatModel[], options: string | Act
     if (simulated.length > 0 && !fallbackInCi && isCi())
       throw new SimulationInCiError(
         `actorsFromEnv(): ${variable} is not set`,
-        `the eval file's fallback (${simulated.map((a) => a.id).join(', ')}) runs in its place`,
+        `the eval file's fallback (${simulated.map((a) => a.id).join(', ')}) would run in its place`,
         `set ${variable} to the models to measure (e.g. ${variable}=openai:gpt-4.1-mini, or a repository variable: ${variable}: \${{ vars.${variable} }}), or choose the actors in the eval file`,
       )
     return actors

@@ -185,7 +185,7 @@ describe("actors.fromFunction's simulated twin", () => {
     vi.stubEnv('SEQK_TEST_APP_KEY', '')
     expect(() => fromFunction(real, options)).toThrow(SimulationInCiError)
     expect(() => fromFunction(real, options)).toThrow(
-      'actors.fromFunction(fn, { name: "invoice-app" }): SEQK_TEST_APP_KEY is not set, so its simulated twin would run in its place, so this eval would measure a seeded simulation instead of the model, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: set SEQK_TEST_APP_KEY (a repository secret in the workflow\'s env); or set SEQK_ACTORS=simulated to run the simulations on purpose (the bundled offline evals do).',
+      'actors.fromFunction(fn, { name: "invoice-app" }): SEQK_TEST_APP_KEY is not set, so its simulated twin would run in its place: this eval would measure a seeded simulation instead of the app, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: set SEQK_TEST_APP_KEY (a repository secret in the workflow\'s env); or set SEQK_ACTORS=simulated to run the simulations on purpose (the bundled offline evals do).',
     )
     vi.stubEnv('SEQK_ACTORS', 'simulated')
     expect(fromFunction(real, options).id).toBe('simulated:invoice-app')

@@ -213,6 +213,7 @@ export function fromFunction(fn: ActorFunction, options: FromFunctionOptions): C
         where,
         `${unset}, so its simulated twin would run in its place`,
         `set ${missing.join(' and ')} (a repository secret in the workflow's env)`,
+        'the app',
       )
     if (twin) return twin()
     throw new Error(

@@ -57,9 +57,9 @@ export function isSimulation(descriptor: ModelDescriptor): boolean {
  * // SEQK_ACTORS=simulated, or actorsFromEnv(…, { fallbackInCi: true }): the simulation runs, on purpose
  */
 export class SimulationInCiError extends Error {
-  constructor(what: string, why: string, fix: string) {
+  constructor(what: string, why: string, fix: string, subject: 'the model' | 'the app' = 'the model') {
     super(
-      `${what}: ${why}, so this eval would measure a seeded simulation instead of the model, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: ${fix}; or set SEQK_ACTORS=${SIMULATED_SPEC} to run the simulations on purpose (the bundled offline evals do).`,
+      `${what}: ${why}: this eval would measure a seeded simulation instead of ${subject}, and in CI (CI=true) that fails closed rather than gate the simulation. Fix: ${fix}; or set SEQK_ACTORS=${SIMULATED_SPEC} to run the simulations on purpose (the bundled offline evals do).`,
     )
     this.name = 'SimulationInCiError'
   }
