@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { actorFromSpec, actorsFromEnv } from './actors-from-env.js'
 import { simulatedActor } from './simulated.js'
-import { isCi, isSimulation, SimulationInCiError } from './simulation-policy.js'
+import { SimulationInCiError } from './simulation-policy.js'
 
 describe('actorFromSpec', () => {
   it('splits a compat spec at the @ before the URL, so model names and URLs may hold an @ or a colon', () => {
@@ -134,22 +134,5 @@ describe('actorsFromEnv: a simulation never stands in for a model in CI unless a
     vi.stubEnv('MY_ACTORS', 'compat:llama@http://localhost:8000/v1')
     expect(actorsFromEnv(simulated, 'MY_ACTORS').map((a) => a.id)).toEqual(['compat:llama'])
     expect(actorsFromEnv(simulated, { variable: 'MY_ACTORS' }).map((a) => a.id)).toEqual(['compat:llama'])
-  })
-
-  it('knows a simulation by its descriptor: simulated actors and agents, and an agent driving one', () => {
-    expect(isSimulation({ provider: 'simulated', model: 'reviser', params: {} })).toBe(true)
-    expect(isSimulation({ provider: 'simulated-agent', model: 'repairs', params: {} })).toBe(true)
-    expect(isSimulation({ provider: 'agent', model: 'simulated-agent:repairs', params: {} })).toBe(true)
-    expect(isSimulation({ provider: 'agent', model: 'openai:gpt-4.1', params: {} })).toBe(false)
-    expect(isSimulation({ provider: 'openai-compatible', model: 'simulated', params: {} })).toBe(false)
-    expect([undefined, '', 'false', '0', 'true', '1', 'yes'].map((CI) => isCi({ CI }))).toEqual([
-      false,
-      false,
-      false,
-      false,
-      true,
-      true,
-      true,
-    ])
   })
 })
