@@ -59,6 +59,11 @@ describe('numeric on a JSON answer', () => {
       expect(verify(v, answer).pass, answer).toBe(true)
     expect(verify(v, '[41, 42]').diagnostics.summary).toMatch(/^the answer is a JSON array, not a number/)
     expect(verify(v, '{"a": 42}').pass).toBe(false)
+    // Braces that do not parse are fields all the same: never read for their last number.
+    expect(verify(numeric({ expected: 14 }), '{total: 1234.5, date: 2025-03-14}').diagnostics.summary).toMatch(
+      /^the answer is an object \(\{…\}\) that is not valid JSON, not a number/,
+    )
+    expect(verify(v, '[citation needed] The answer is 42.').pass).toBe(true)
   })
 
   it('passes exactly the field within the tolerance, whatever else the object holds (seeded property)', () => {

@@ -29,7 +29,7 @@ export interface NumericOptions {
   /**
    * Read one field of a JSON answer (`'total'`, `'items[0].price'`): a JSON number as it is, a
    * string field as text (`"1,234.50"`, with `pick`). Without it, an answer that is a JSON object
-   * or array fails, saying it is JSON: its last number is whatever field came last
+   * or array (or braces that do not parse) fails, saying so: its last number is whatever field came last
    * (`{"total": 1234.5, "date": "2025-03-14"}` ends in 14), never the one meant.
    */
   path?: string
@@ -69,7 +69,10 @@ function jsonShape(answer: string): string | undefined {
   // Only what could be JSON is parsed: a sentence with a number in it never is.
   if (!/^[[{]|^```/.test(trimmed)) return undefined
   const read = jsonAnswer(answer, true)
-  if ('problem' in read || typeof read.value !== 'object' || read.value === null) return undefined
+  // Braces that do not parse are still an object's fields, whose last number is no more the one meant.
+  if ('problem' in read)
+    return /^(```[^\n]*\n\s*)?\{/.test(trimmed) ? 'an object ({…}) that is not valid JSON' : undefined
+  if (typeof read.value !== 'object' || read.value === null) return undefined
   return Array.isArray(read.value) ? 'a JSON array' : 'a JSON object'
 }
 
