@@ -7,7 +7,10 @@ import { tasks } from '../fixtures/code-tasks.js'
 
 seqEval('self-invoking python, half the tests held out (fixtures)', {
   tasks,
-  actors: actorsFromEnv(() => [actors.simulated({ profile: 'overfitter' }), actors.simulated({ profile: 'reviser' })]),
+  // An offline eval: its simulations are what CI measures.
+  actors: actorsFromEnv(() => [actors.simulated({ profile: 'overfitter' }), actors.simulated({ profile: 'reviser' })], {
+    fallbackInCi: true,
+  }),
   verifier: verifiers.pythonTests({ heldOut: { share: 0.5, seed: 1 } }),
   budget: 5,
   repeats: 3,

@@ -35,7 +35,9 @@ if (existsSync(dataFile)) {
   const entries = loadCodeEvalPro(dataFile, { benchmark: 'humaneval-pro', excludeDefective: true, limit: 20 }).map(
     (e) => ({ ...e, task: { ...e.task, metadata: { ...e.task.metadata, ...provenance } } }),
   )
-  const real = process.env.SEQK_ACTORS ? actorsFromEnv(() => []) : undefined
+  // The models SEQK_ACTORS names, else none: then (and with SEQK_ACTORS=simulated) the simulations, also in CI.
+  const listed = actorsFromEnv(() => [], { fallbackInCi: true })
+  const real = listed.length > 0 ? listed : undefined
   // Real models need no scripts; simulations need checked ones.
   const tasks = real ? entries.map((e) => e.task) : await withCheckedSimulation(entries, { verifier, concurrency: 4 })
 

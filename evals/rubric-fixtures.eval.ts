@@ -27,11 +27,15 @@ const annotate = { model: testServerModel(server, { model: 'rule-annotator' }) }
 
 const shared = {
   tasks: rubricTasks,
-  actors: actorsFromEnv(() => [
-    actors.simulated({ profile: 'reviser' }),
-    actors.simulated({ profile: 'stubborn' }),
-    actors.simulated({ profile: 'one-shot' }),
-  ]),
+  // An offline eval: its simulations are what CI measures (SEQK_ACTORS runs real models instead).
+  actors: actorsFromEnv(
+    () => [
+      actors.simulated({ profile: 'reviser' }),
+      actors.simulated({ profile: 'stubborn' }),
+      actors.simulated({ profile: 'one-shot' }),
+    ],
+    { fallbackInCi: true },
+  ),
   // One grader call per model-graded criterion; the code-checked criteria cost nothing.
   verifier: verifiers.rubric({ grader, gradingMode: 'per-criterion', passRule: 'all' }),
   budget: 5,

@@ -33,6 +33,7 @@ export {
   BUNDLED_PRICES,
   ProviderError,
   MissingApiKeyError,
+  SimulationInCiError,
 } from './models/index.js'
 // Agents: `actors.agent` and the tools it calls.
 export {
@@ -62,6 +63,12 @@ export type {
   AnthropicOptions,
   CompatibleOptions,
   OpenAIOptions,
+  ActorsFromEnvOptions,
+  ActorFunction,
+  FromFunctionOptions,
+  FunctionActorInput,
+  FunctionActorResult,
+  FunctionUsage,
 } from './models/index.js'
 export type {
   CallContext,
@@ -87,6 +94,9 @@ export type {
   Diagnostics,
   TestOutcome,
   CriterionVerdict,
+  CheckVerdict,
+  Check,
+  WeightedOptions,
   ExactMatchOptions,
   ContainsOptions,
   RegexOptions,

@@ -6,18 +6,21 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { format, resolveConfig } from 'prettier'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   actors,
+  feedback,
   runCell,
   verifiers,
   type CellResult,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
+  type FunctionActorInput,
   type SeqEvalOptions,
 } from 'vitest-seqk'
 import { planCells, resolveOptions } from 'vitest-seqk/cells'
+import { startTestServer } from 'vitest-seqk/testing'
 
 // #region recipe-verifier
 import type { Verdict, Verifier } from 'vitest-seqk'
@@ -148,6 +151,80 @@ export function calculatorAgent(model: ChatModel, maxSteps = 4): ChatModel {
 }
 // #endregion
 
+// The quick start's eval file decides at declaration whether the app or its simulated twin runs
+// (no OPENAI_API_KEY here; and in CI a missing key fails closed): the twin, on purpose, for the
+// region below, and the environment as it was after it. The real app is run on its own further down.
+const actorsBefore = process.env.SEQK_ACTORS
+process.env.SEQK_ACTORS = 'simulated'
+
+// #region quick-start
+import OpenAI from 'openai'
+
+// What the app is told to do (its own system prompt).
+const INSTRUCTIONS =
+  'Extract the invoice total and issue date. Reply with JSON only: {"total": <number>, "date": "YYYY-MM-DD"}.'
+
+/** Your app: here one call to a model; yours may be a pipeline with its own tools and retrieval. */
+async function extractInvoice({ messages, signal }: FunctionActorInput) {
+  const completion = await new OpenAI().chat.completions.create(
+    { model: 'gpt-4.1-mini', messages: [{ role: 'system', content: INSTRUCTIONS }, ...messages] },
+    { signal },
+  )
+  const usage = completion.usage
+  return {
+    answer: completion.choices[0]?.message.content ?? '',
+    usage: usage && { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
+  }
+}
+
+const app = actors.fromFunction(extractInvoice, {
+  name: 'invoice-app',
+  version: '1', // bump it when the app changes what it answers: it is part of the protocol
+  params: { model: 'gpt-4.1-mini' },
+  requires: ['OPENAI_API_KEY'], // without it the app's seeded simulated twin answers instead (never in CI)
+  twin: { profile: 'reviser' },
+})
+
+const invoice = (id: string, text: string, total: number, date: string) => ({
+  id,
+  prompt: text,
+  expected: total,
+  // Only the simulated twin reads this: the right answer, and wrong ones (a misplaced decimal
+  // point, a date in another format, prose instead of JSON).
+  simulation: {
+    correct: [JSON.stringify({ total, date })],
+    wrong: [
+      JSON.stringify({ total: total * 10, date }),
+      JSON.stringify({ total, date: date.split('-').reverse().join('.') }),
+      `The total is ${total}.`,
+    ],
+  },
+})
+
+const tasks = [
+  invoice('acme', 'ACME GmbH, 14 March 2025. Net 1,037.39, VAT 197.11, total 1,234.50 EUR.', 1234.5, '2025-03-14'),
+  invoice('nordic', 'Nordic AB, 2 Jan 2025: 3 x 249 SEK + shipping 99 SEK, total 846 SEK.', 846, '2025-01-02'),
+  invoice('globex', 'GLOBEX Inc. #88, 2025-06-30. Subtotal $2,400, discount -$240, due $2,160.', 2160, '2025-06-30'),
+  invoice('umbrella', 'Umbrella Ltd, 1st April 2025: 12 h x £85 = £1,020, paid £500, due £520.', 520, '2025-04-01'),
+]
+
+// Three checks on one answer, in one cell: JSON with both fields, the total, the date's format.
+const checks = verifiers.all([
+  verifiers.json({
+    schema: {
+      type: 'object',
+      required: ['total', 'date'],
+      properties: { total: { type: 'number' }, date: { type: 'string' } },
+    },
+  }),
+  verifiers.numeric({ path: 'total', tolerance: 0.005 }),
+  verifiers.regex(/^\d{4}-\d{2}-\d{2}$/, { path: 'date' }),
+])
+// #endregion
+
+if (actorsBefore === undefined) delete process.env.SEQK_ACTORS
+else process.env.SEQK_ACTORS = actorsBefore
+
 const recipes = readFileSync(new URL(import.meta.url), 'utf8')
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 
@@ -194,7 +271,7 @@ async function firstCell(options: SeqEvalOptions): Promise<CellResult> {
 describe('the README recipes', () => {
   it("are in the README exactly as they are here (both read through the project's Prettier, so formatting this file keeps them equal)", async () => {
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
-    for (const name of ['recipe-verifier', 'recipe-feedback', 'recipe-actor']) {
+    for (const name of ['quick-start', 'recipe-verifier', 'recipe-feedback', 'recipe-actor']) {
       const code = await formatted(region(name))
       // Only blocks that open as the recipe does (its first line, a short import) are formatted; a
       // block that is a fragment (no parse) cannot hold a whole recipe.
@@ -303,6 +380,70 @@ describe('the README recipes', () => {
       provider: 'agent',
       model: 'scripted:calc-model',
       params: { tools: 'calculator/1', maxSteps: 4 },
+    })
+  })
+
+  describe('the quick start', () => {
+    afterEach(() => vi.unstubAllEnvs())
+    const modes = {
+      binary: { feedback: feedback.binary() },
+      verifier: { feedback: feedback.verifier(), expect: { seqAt: { 3: 0.5 } } },
+    }
+
+    it("offline, the app's simulated twin runs every cell; verifier feedback names each failed check", async () => {
+      expect(app.id).toBe('simulated:invoice-app')
+      const options = resolveOptions('invoices', {
+        tasks,
+        actors: [app],
+        verifier: checks,
+        budget: 3,
+        repeats: 3,
+        independent: true,
+        modes,
+      })
+      const cells = planCells('invoices', options)
+      expect(cells.map((c) => c.cellId)).toEqual([
+        'simulated:invoice-app · binary',
+        'simulated:invoice-app · verifier',
+        'simulated:invoice-app · independent',
+      ])
+      const verifier = await runCell({ ...cells[1]!, runId: 'readme-quick-start' })
+      expect(verifier.summary.seqAt.at(-1)!).toBeGreaterThanOrEqual(0.5)
+      const texts = verifier.trajectories.flatMap((t) =>
+        t.attempts.flatMap((a) => (a.feedback ? [a.feedback.text] : [])),
+      )
+      expect(texts.some((t) => /- numeric\(total\): read \d+ from the field total: not within/.test(t))).toBe(true)
+      expect(texts.some((t) => t.includes('- regex(date): the field date does not match'))).toBe(true)
+      expect(texts.some((t) => /- json: the answer is not valid JSON/.test(t))).toBe(true)
+    })
+
+    it('with a key, the app itself runs: its instructions, its model, its usage, through the openai SDK', async () => {
+      const server = await startTestServer({ apiKey: 'sk-quick-start-test' })
+      try {
+        server.respondWith((request) => {
+          const fixed = request.messages.some((m) => m.content.includes('Failed checks'))
+          return fixed ? '{"total": 1234.5, "date": "2025-03-14"}' : '{"total": 1234.5, "date": "14 March 2025"}'
+        })
+        vi.stubEnv('OPENAI_API_KEY', 'sk-quick-start-test')
+        vi.stubEnv('OPENAI_BASE_URL', server.openaiBaseURL)
+        const real = actors.fromFunction(extractInvoice, { name: 'invoice-app', requires: ['OPENAI_API_KEY'] })
+        const { summary, trajectories } = await firstCell({
+          tasks: tasks.slice(0, 1),
+          actors: [real],
+          verifier: checks,
+          budget: 3,
+          modes: { verifier: modes.verifier },
+        })
+        expect(summary.seqAt).toEqual([0, 1, 1])
+        expect(server.requests.map((r) => [r.model, r.messages[0]])).toEqual([
+          ['gpt-4.1-mini', { role: 'system', content: INSTRUCTIONS }],
+          ['gpt-4.1-mini', { role: 'system', content: INSTRUCTIONS }],
+        ])
+        expect(trajectories[0]!.attempts.every((a) => a.usage !== null && a.usage.inputTokens > 0)).toBe(true)
+        expect(summary.protocol.actor).toMatchObject({ provider: 'function', model: 'invoice-app' })
+      } finally {
+        await server.close()
+      }
     })
   })
 })

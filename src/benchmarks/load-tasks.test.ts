@@ -39,6 +39,21 @@ describe('loadTasks: JSON Lines', () => {
     expect(loadTasks(pathToFileURL(path), { limit: 1 })).toHaveLength(1)
   })
 
+  it('takes numbers and booleans as `expected`, as JSON writes them, alone or in a list', () => {
+    const path = file(
+      '{"id": "total", "prompt": "Total?", "expected": 1234.5}\n{"id": "paid", "prompt": "Paid?", "expected": true}\n' +
+        '{"id": "either", "prompt": "Count?", "expected": [3, "three"]}\n',
+      'jsonl',
+    )
+    expect(loadTasks(path)).toEqual([
+      { id: 'total', prompt: 'Total?', expected: 1234.5 },
+      { id: 'paid', prompt: 'Paid?', expected: true },
+      { id: 'either', prompt: 'Count?', expected: [3, 'three'] },
+    ])
+    const infinite = file('{"id": "x", "prompt": "p", "expected": 1e999}\n', 'jsonl')
+    expect(failure(() => loadTasks(infinite))).toMatchObject({ line: 1, field: 'expected' })
+  })
+
   it('hostile: a record with __proto__ or constructor keys pollutes nothing and keeps its fields as data', () => {
     const jsonl = file(
       '{"id": "a", "prompt": "p", "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}\n',
@@ -79,7 +94,7 @@ describe('loadTasks: JSON Lines', () => {
     })
     const array = file('["a"]\n', 'jsonl')
     expect(failure(() => loadTasks(array)).message).toBe(`${array} line 1: expected a JSON object, got an array`)
-    const field = file('{"id": "a", "prompt": "ok"}\n{"id": "b", "prompt": "ok", "expected": 4}\n', 'jsonl')
+    const field = file('{"id": "a", "prompt": "ok"}\n{"id": "b", "prompt": "ok", "expected": {"total": 4}}\n', 'jsonl')
     expect(failure(() => loadTasks(field))).toMatchObject({
       line: 2,
       field: 'expected',

@@ -194,6 +194,26 @@ export const HeldOutRecordSchema = z.object({
 /** A verdict's held-out tests by index, and whether every visible test passed. */
 export type HeldOutRecord = z.infer<typeof HeldOutRecordSchema>
 
+/**
+ * One check's verdict inside a composed verdict (`verifiers.all`, `any`, `weighted`): its name
+ * (unique in the composition), the verifier that gave it, and that verifier's own pass, score,
+ * diagnostics and criteria. Its model calls are the composed verdict's `calls`.
+ */
+export const CheckVerdictSchema = z.object({
+  name: z.string(),
+  /** The check's verifier as `name@version`. */
+  verifier: z.string(),
+  pass: z.boolean(),
+  score: z.number().optional(),
+  /** Its weight in a weighted score. */
+  weight: z.number().optional(),
+  extracted: z.string().optional(),
+  diagnostics: DiagnosticsSchema,
+  criteria: z.array(CriterionVerdictSchema).optional(),
+})
+/** One check's verdict inside a composed verdict. */
+export type CheckVerdict = z.infer<typeof CheckVerdictSchema>
+
 /** A verifier's verdict on one answer: pass or fail, with its diagnostics, criteria and model calls. */
 export const VerdictSchema = z.object({
   pass: z.boolean(),
@@ -211,5 +231,7 @@ export const VerdictSchema = z.object({
   calls: z.array(ModelCallSchema).optional(),
   /** Held-out tests (python-tests with `heldOut`): counted in `pass`, absent from `diagnostics`. */
   heldOut: HeldOutRecordSchema.optional(),
+  /** Each check's verdict, for a composed verifier (`verifiers.all`, `any`, `weighted`), in the order given. */
+  checks: z.array(CheckVerdictSchema).optional(),
 })
 export type Verdict = z.infer<typeof VerdictSchema>

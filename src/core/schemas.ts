@@ -145,7 +145,8 @@ export const AttemptSchema = z.object({
   /**
    * Feedback given on this attempt (null when it passed, was the last, or in independent sampling).
    * `requests`: what its text names, where the feedback is structured (verifier feedback: `test:3`
-   * for TestOutcome.index 3, `criterion:c2`); absent where it names nothing checkable, and in files
+   * for TestOutcome.index 3, `criterion:c2`, a composed verifier's failed check `check:numeric(total)`);
+   * absent where it names nothing checkable, and in files
    * written before it existed.
    */
   feedback: z

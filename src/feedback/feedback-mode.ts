@@ -13,8 +13,8 @@ export interface Feedback {
   kind: FeedbackKind
   text: string
   /**
-   * The requests the text names, as stable ids (`test:3`, `criterion:c2`), where the feedback is
-   * structured (verifier feedback); the derived revision annotator checks the next verdict
+   * The requests the text names, as stable ids (`test:3`, `criterion:c2`, `check:numeric(total)`),
+   * where the feedback is structured (verifier feedback); the derived revision annotator checks the next verdict
    * against them. Absent for feedback that names nothing checkable (binary, a critic's prose).
    */
   requests?: string[]

@@ -1,6 +1,6 @@
 import { criterionSatisfied } from '../core/contract.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
-import type { Diagnostics, TestOutcome } from '../verifiers/verifier.js'
+import type { CheckVerdict, Diagnostics, TestOutcome, Verdict } from '../verifiers/verifier.js'
 import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
 
 /** The options of `feedback.verifier()`. */
@@ -67,8 +67,7 @@ export function renderVerifierFeedback(
   const maxTests = options.maxTests ?? 5
   const maxChars = options.maxChars ?? 2000
   const lines: string[] = finishReason === 'length' ? [CUT_OFF] : []
-  // Each named request with the line its entry starts on and how much of it must survive the cut.
-  const named: { id: string; line: number; prefix: number }[] = []
+  const named: Named[] = []
   switch (diagnostics.outcome) {
     case 'load-error':
       lines.push('Your code failed to load:', diagnostics.error ?? diagnostics.summary)
@@ -109,6 +108,14 @@ export function renderVerifierFeedback(
   }
   // Only after failing tests were shown: a load error or a timeout shows no case to hard-code.
   if ((diagnostics.tests ?? []).some((t) => !t.pass) && diagnostics.outcome === 'failed') lines.push(NO_HARD_CODING)
+  return cut(lines, named, maxChars)
+}
+
+/** Each named request with the line its entry starts on and how much of it must survive the cut. */
+type Named = { id: string; line: number; prefix: number }
+
+/** The text of `lines` cut to `maxChars`, with the requests whose names survive the cut. */
+function cut(lines: readonly string[], named: readonly Named[], maxChars: number): RenderedVerifierFeedback {
   const text = lines.join('\n')
   const marker = '\n… (feedback truncated)'
   if (text.length <= maxChars) return { text, requests: named.map((r) => r.id) }
@@ -119,6 +126,53 @@ export function renderVerifierFeedback(
     text: `${text.slice(0, kept)}${marker}`,
     requests: named.filter((r) => starts[r.line]! + r.prefix <= kept).map((r) => r.id),
   }
+}
+
+/** Whether a check's own diagnostics say more than its summary: failing tests, unmet criteria, a load error. */
+function hasDetail(check: CheckVerdict): boolean {
+  const d = check.diagnostics
+  return (
+    d.outcome === 'load-error' ||
+    d.outcome === 'timeout' ||
+    (d.tests ?? []).some((t) => !t.pass) ||
+    (check.criteria ?? []).some((c) => !criterionSatisfied(c))
+  )
+}
+
+/**
+ * Verifier feedback for a whole verdict: a composed verdict (`verifiers.all`, `any`, `weighted`)
+ * lists each failed check by name with its summary, and under it the check's own details (failing
+ * tests, unmet criteria, a load error) as {@link renderVerifierFeedback} words them; its requests
+ * are the failed checks it names (`check:<name>`). Any other verdict is rendered from its
+ * diagnostics and criteria.
+ *
+ * @example
+ * renderVerdictFeedback(verdict).text
+ * // 'Failed checks (1 of 3):\n- numeric(total): read 14 from the field total: not within the tolerance …'
+ */
+export function renderVerdictFeedback(
+  verdict: Pick<Verdict, 'diagnostics' | 'criteria' | 'checks'>,
+  options: VerifierFeedbackOptions = {},
+  finishReason?: FeedbackInput['finishReason'],
+): RenderedVerifierFeedback {
+  const checks = verdict.checks
+  if (checks === undefined || checks.length === 0)
+    return renderVerifierFeedback(verdict.diagnostics, verdict.criteria, options, finishReason)
+  const lines: string[] = finishReason === 'length' ? [CUT_OFF] : []
+  const named: Named[] = []
+  const failed = checks.filter((c) => !c.pass)
+  lines.push(`Failed checks (${failed.length} of ${checks.length}):`)
+  for (const check of failed) {
+    const entry = `- ${check.name}: ${check.diagnostics.summary}`
+    named.push({ id: `check:${check.name}`, line: lines.length, prefix: `- ${check.name}`.length })
+    lines.push(entry)
+    if (hasDetail(check)) {
+      // The check's own details, without the length note (said once above) and indented under it.
+      const detail = renderVerifierFeedback(check.diagnostics, check.criteria, { ...options, maxChars: 100_000 })
+      lines.push(...detail.text.split('\n').map((line) => `    ${line}`))
+    }
+  }
+  return cut(lines, named, options.maxChars ?? 2000)
 }
 
 /**
@@ -137,7 +191,8 @@ export function renderDiagnostics(
 
 /**
  * Raw verifier feedback (the `verifier` mode): the failing tests with their call, expected
- * and actual values, or the load error / timeout, or the unmet criteria.
+ * and actual values, or the load error / timeout, or the unmet criteria; for a composed verifier,
+ * each failed check by name with its own diagnostics.
  *
  * @example
  * seqEval('my bench', { ..., modes: { verifier: { feedback: feedback.verifier({ maxTests: 3 }) } } })
@@ -159,10 +214,7 @@ export function verifierFeedback(options: VerifierFeedbackOptions = {}): Feedbac
     settings: { maxTests: options.maxTests ?? 5, maxChars: options.maxChars ?? 2000 },
     render({ verdict, finishReason }) {
       // The requests the text names, so the derived revision annotator can check the next verdict against them.
-      return {
-        kind: 'verifier',
-        ...renderVerifierFeedback(verdict.diagnostics, verdict.criteria, options, finishReason),
-      }
+      return { kind: 'verifier', ...renderVerdictFeedback(verdict, options, finishReason) }
     },
   }
 }

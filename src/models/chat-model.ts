@@ -49,6 +49,10 @@ export interface CallContext {
   simulation?: unknown
   /** The task's `files` field: the seed of an agent's workspace (`actors.agent({ workspace })` validates it). */
   files?: unknown
+  /** The task's prompt as written (text, or chat messages), before the prompt builder and history: `actors.fromFunction` hands it on. */
+  prompt?: string | readonly ChatMessage[]
+  /** The feedback the previous attempt got (a sequential revision); absent on attempt 1 and in independent sampling. */
+  feedback?: string
 }
 
 /** What `chat()` is called with: the messages, the call's context and an abort signal. */

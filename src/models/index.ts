@@ -1,9 +1,13 @@
+import { fromFunction } from './function-actor.js'
 import { simulatedActor } from './simulated.js'
 import { anthropicModel } from './providers/anthropic.js'
 import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
 
 /**
  * Model constructors. The same constructors serve every role: actor, critic, grader, summariser.
+ *
+ * `fromFunction` makes your own async function (an app with its own models, tools and retrieval)
+ * the actor.
  *
  * @example
  * actors: [actors.simulated({ profile: 'reviser' }), actors.openai({ model: 'gpt-4.1-mini' })]
@@ -13,7 +17,16 @@ export const actors = {
   openai: openaiModel,
   anthropic: anthropicModel,
   openaiCompatible: openaiCompatibleModel,
+  fromFunction,
 }
+export type {
+  ActorFunction,
+  FromFunctionOptions,
+  FunctionActorInput,
+  FunctionActorResult,
+  FunctionUsage,
+} from './function-actor.js'
+export { SimulationInCiError } from './simulation-policy.js'
 export {
   SIMULATED_PROFILES,
   type SimulatedActorOptions,
@@ -41,7 +54,7 @@ export type {
   ModelRole,
   Usage,
 } from './chat-model.js'
-export { actorFromSpec, actorsFromEnv } from './actors-from-env.js'
+export { actorFromSpec, actorsFromEnv, type ActorsFromEnvOptions } from './actors-from-env.js'
 export { withCassette, resolveCassette, keyDifferences, type CassetteMode, type CassetteOptions } from './cassette.js'
 export {
   BUNDLED_PRICES,

@@ -144,7 +144,7 @@ export interface SimulatedActorOptions {
 }
 
 // Feedback that names what failed (test calls, expected values, criteria) counts as detailed.
-const DETAILED = /expected|got:|failed test|unmet criteria|criterion|error|Traceback/i
+const DETAILED = /expected|got:|failed test|failed check|unmet criteria|criterion|error|Traceback/i
 
 function clamp(p: number): number {
   return Math.min(0.98, Math.max(0.02, p))
@@ -176,6 +176,21 @@ function approxTokens(text: string): number {
  */
 export function simulatedActor(options: SimulatedActorOptions): ChatModel {
   const model = buildSimulatedActor(options)
+  BUNDLED_SIMULATIONS.add(model)
+  return model
+}
+
+/**
+ * An app's offline simulated twin (`actors.fromFunction(fn, { twin })`): a simulated actor whose
+ * descriptor also names the app it stands in for (`twinOf`), so its numbers are never mistaken for
+ * another simulation's. Its answers are this project's scripts, like any bundled simulation's.
+ *
+ * @example
+ * simulatedTwin({ profile: 'reviser', id: 'simulated:invoice-app' }, 'invoice-app')
+ */
+export function simulatedTwin(options: SimulatedActorOptions, of: string): ChatModel {
+  const model = buildSimulatedActor(options)
+  model.descriptor = { ...model.descriptor, params: { ...model.descriptor.params, twinOf: of } }
   BUNDLED_SIMULATIONS.add(model)
   return model
 }

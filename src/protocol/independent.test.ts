@@ -72,7 +72,14 @@ describe('runIndependent', () => {
     const actor = scriptedModel(['BAD', 'BAD', 'BAD'])
     await run({ actor: actor.model, budget: 3, repeat: 2 })
     expect(actor.calls.map((c) => c.context)).toEqual(
-      [1, 2, 3].map((attempt) => ({ role: 'actor', taskId: 'ind-1', attempt, repeat: 2, protocol: 'independent' })),
+      [1, 2, 3].map((attempt) => ({
+        role: 'actor',
+        taskId: 'ind-1',
+        attempt,
+        repeat: 2,
+        protocol: 'independent',
+        prompt: TASK.prompt, // no feedback: a sample sees none
+      })),
     )
   })
 

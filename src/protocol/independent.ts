@@ -48,6 +48,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
         simulation: task.simulation,
         ...(task.files !== undefined ? { files: task.files } : {}),
         cell: input.cell,
+        prompt: task.prompt,
       },
       signal,
     })

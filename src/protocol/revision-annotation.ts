@@ -33,7 +33,8 @@ export const DERIVED_ANNOTATOR_VERSION = 'derived/1'
 
 /**
  * Whether a verdict satisfies one request: `test:<index>` when that test passed, `criterion:<id>`
- * when that criterion counts in the answer's favour ({@link criterionSatisfied}). Null when the
+ * when that criterion counts in the answer's favour ({@link criterionSatisfied}), `check:<name>`
+ * when that check of a composed verifier passed. Null when the
  * verdict does not report it (code that failed to load or ran out of time before the test ran
  * reports no outcome for it; an unknown id). The annotator fails closed: null counts as not
  * satisfied, so it never credits a revision with what its verdict did not show.
@@ -53,6 +54,10 @@ export function requestSatisfied(request: string, verdict: Verdict): boolean | n
   if (colon > 0 && kind === 'criterion') {
     const criterion = verdict.criteria?.find((c) => c.id === id)
     return criterion === undefined ? null : criterionSatisfied(criterion)
+  }
+  if (colon > 0 && kind === 'check') {
+    const check = verdict.checks?.find((c) => c.name === id)
+    return check === undefined ? null : check.pass
   }
   return null
 }

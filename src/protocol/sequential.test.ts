@@ -213,12 +213,21 @@ describe('runSequential: stopping', () => {
 })
 
 describe('runSequential: what the actor and the feedback see', () => {
-  it('passes a sequential actor context with the task id, attempt and repeat (never the task: only a simulation script travels)', async () => {
+  it('passes a sequential actor context with the task id, attempt and repeat (never the task: only its prompt, a simulation script and the last feedback travel)', async () => {
     const actor = scriptedModel(['B1', 'OK'])
     await run({ actor: actor.model, repeat: 4 })
+    const prompt = 'Reply with OK.'
     expect(actor.calls.map((c) => c.context)).toEqual([
-      { role: 'actor', taskId: 'task-1', attempt: 1, repeat: 4, protocol: 'sequential' },
-      { role: 'actor', taskId: 'task-1', attempt: 2, repeat: 4, protocol: 'sequential' },
+      { role: 'actor', taskId: 'task-1', attempt: 1, repeat: 4, protocol: 'sequential', prompt },
+      {
+        role: 'actor',
+        taskId: 'task-1',
+        attempt: 2,
+        repeat: 4,
+        protocol: 'sequential',
+        prompt,
+        feedback: 'Your answer is incorrect.',
+      },
     ])
   })
 

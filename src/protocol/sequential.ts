@@ -99,6 +99,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           simulation: task.simulation,
           ...(task.files !== undefined ? { files: task.files } : {}),
           cell: input.cell,
+          prompt: task.prompt,
+          ...(attempt > 1 && attempts.at(-1)?.feedback ? { feedback: attempts.at(-1)!.feedback!.text } : {}),
         },
         signal,
         spentBefore: built.calls,

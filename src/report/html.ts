@@ -427,7 +427,7 @@ function annotatorCaption(a: NonNullable<CellSummary['revisionAnnotation']>): st
   const id = annotatorOf(a)
   const how =
     id.annotator === 'derived'
-      ? "derived from the verdicts: the requests are the failing tests and unmet criteria the feedback named, satisfied when the revision's verdict shows them passing"
+      ? "derived from the verdicts: the requests are the failed tests, criteria and checks the feedback named, satisfied when the revision's verdict shows them passing"
       : `${id.model ?? 'a model'} read the task, the previous answer, the feedback and the revision, and said which requests it satisfied`
   return `${annotatorText(id)}: ${how}`
 }

@@ -599,7 +599,7 @@ describe('revisionAnnotationTable', () => {
     const { revisionAnnotationTable } = await import('./table.js')
     const lines = revisionAnnotationTable([annotated, cell('b', 'binary', [0.5, 1])])
     expect(lines[0]).toBe(
-      ' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):',
+      ' revision annotation (derived annotator: the requests are the failed tests, criteria and checks the feedback named; %):',
     )
     expect(lines[1]).toMatch(/^ cell\s+annotated\s+unhelpful\s+some\s+all\s+solved: unhelpful\s+some\s+all$/)
     expect(lines).toHaveLength(3)
@@ -625,7 +625,7 @@ describe('revisionAnnotationTable', () => {
     })
     const lines = revisionAnnotationTable([annotated, llm])
     expect(lines.filter((l) => l.startsWith(' revision annotation'))).toEqual([
-      ' revision annotation (derived annotator: the requests are the failing tests and unmet criteria the feedback named; %):',
+      ' revision annotation (derived annotator: the requests are the failed tests, criteria and checks the feedback named; %):',
       ' revision annotation (LLM annotator: a model judged each revision against its feedback, openai:gpt-4.1-mini; %):',
     ])
     expect(lines.findIndex((l) => l.startsWith(' b · critic'))).toBeGreaterThan(

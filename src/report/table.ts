@@ -576,7 +576,7 @@ export function agentTable(cells: readonly CellSummary[], width: number | null =
 
 /** What each annotator reads as a request, for the title of the revision annotation lines. */
 const ANNOTATOR_TEXT: Readonly<Record<string, string>> = {
-  derived: 'derived annotator: the requests are the failing tests and unmet criteria the feedback named',
+  derived: 'derived annotator: the requests are the failed tests, criteria and checks the feedback named',
   llm: 'LLM annotator: a model judged each revision against its feedback',
 }
 

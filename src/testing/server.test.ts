@@ -620,6 +620,29 @@ describe('validation, authentication and routing', () => {
     expect(server.requests[0]!.headers['x-api-key']).toBe('[redacted]')
   })
 
+  it('with apiKey, accepts only that key (bearer or x-api-key), as a key-protected server does, never echoing one', async () => {
+    const keyed = await startTestServer({ apiKey: 'sk-required-0123' })
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(`${keyed.openaiBaseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hey' }] }),
+        })
+      const wrong = await post({ authorization: 'Bearer not-needed' })
+      expect(wrong.status).toBe(401)
+      const body = await wrong.text()
+      expect(body).toContain('invalid API key')
+      expect(body).not.toContain('not-needed')
+      expect((await post({ authorization: 'Bearer sk-required-0123' })).status).toBe(200)
+      expect((await post({ 'x-api-key': 'sk-required-0123' })).status).toBe(200)
+      expect(keyed.requests).toHaveLength(2)
+    } finally {
+      await keyed.close()
+    }
+    await expect(startTestServer({ apiKey: '' })).rejects.toThrow(/apiKey/)
+  })
+
   it('answers 404 for unknown routes and 400 for a body that is not JSON', async () => {
     const notFound = await fetch(`${server.url}/v1/embeddings`, {
       method: 'POST',

@@ -70,9 +70,19 @@ export interface TestServerOptions {
    * const server = await startTestServer({ batches: { delayMs: 200 } })
    */
   batches?: BatchOptions
+  /**
+   * The one key the server accepts, as a key-protected server (vLLM `--api-key`, a LiteLLM proxy,
+   * OpenRouter) does: a request without `authorization: Bearer <apiKey>` or `x-api-key: <apiKey>`
+   * gets a 401 in the provider's error shape. Default: any non-empty credentials pass.
+   *
+   * @example
+   * const server = await startTestServer({ apiKey: 'sk-local-test' })
+   */
+  apiKey?: string
 }
 
 const OptionsSchema = z.strictObject({
+  apiKey: z.string().min(1).optional(),
   batches: BatchOptionsSchema.optional(),
   responder: z.custom<Responder>((value) => typeof value === 'function', 'expected a responder function').optional(),
   port: z.number().int().min(0).max(65_535).optional(),
@@ -199,11 +209,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     try {
       const raw = await readBody(req)
       if (/^\/v1\/(files|batches|messages\/batches)(\/|$)/.test(path)) {
-        if (!hasCredentials(req.headers))
-          return fail(
-            401,
-            `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``,
-          )
+        if (!hasCredentials(req.headers, options.apiKey)) return fail(401, credentialsMessage(options.apiKey))
         const routed = await batchApi.route(req.method ?? 'GET', path, raw, req.headers['content-type'], baseUrl)
         if (routed) {
           if ('stall' in routed) {
@@ -224,12 +230,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           `${SERVER_NAME}: no route for ${req.method} ${path}; it serves POST ${WIRES.map((w) => w.path).join(', ')}`,
         )
       }
-      if (!hasCredentials(req.headers)) {
-        return fail(
-          401,
-          `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``,
-        )
-      }
+      if (!hasCredentials(req.headers, options.apiKey)) return fail(401, credentialsMessage(options.apiKey))
       let body: unknown
       try {
         body = JSON.parse(raw)
@@ -480,11 +481,19 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-function hasCredentials(headers: IncomingHttpHeaders): boolean {
+/** The 401's message: credentials missing, or (a server with its own key) not that key, which it never echoes. */
+const credentialsMessage = (apiKey: string | undefined) =>
+  apiKey === undefined
+    ? `${SERVER_NAME}: missing credentials; send \`authorization: Bearer <key>\` or \`x-api-key: <key>\``
+    : `${SERVER_NAME}: invalid API key; this server requires its own key as \`authorization: Bearer <key>\` or \`x-api-key: <key>\``
+
+/** Whether the request carries credentials: any, or exactly `apiKey` when the server requires one. */
+function hasCredentials(headers: IncomingHttpHeaders, apiKey?: string): boolean {
   const authorization = headers.authorization
-  if (typeof authorization === 'string' && /^Bearer\s+\S/i.test(authorization)) return true
-  const key = headers['x-api-key']
-  return typeof key === 'string' && key.trim() !== ''
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S.*?)\s*$/i.exec(authorization)?.[1] : undefined
+  const key = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'].trim() : undefined
+  if (apiKey !== undefined) return bearer === apiKey || key === apiKey
+  return bearer !== undefined || (key !== undefined && key !== '')
 }
 
 function redact(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> {

@@ -4,7 +4,8 @@
  */
 import type { AnyTask } from '../core/task.js'
 import { rejectUnknownOptions } from '../models/unknown-options.js'
-import { expectedOf } from './exact-match.js'
+import { checkedText, expectedOf, pathOption } from './exact-match.js'
+import { formatJsonPath } from './json-path.js'
 import { booleanOption, choiceOption, emptyAnswer, quote, stringList } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
@@ -20,9 +21,14 @@ export interface ContainsOptions {
    * answer:`"), false for phrases taken from the task's `expected` (there they are the answer).
    */
   revealExpected?: boolean
+  /**
+   * Look in one field of a JSON answer instead of the whole answer (`'notes'`, `'items[0].name'`);
+   * a field that is not a string is searched as its JSON text. Part of the settings when set.
+   */
+  path?: string
 }
 
-const OPTIONS = ['match', 'ignoreCase', 'revealExpected'] as const
+const OPTIONS = ['match', 'ignoreCase', 'revealExpected', 'path'] as const
 const WHERE = 'verifiers.contains()'
 
 /** "1 phrase", "3 phrases". */
@@ -40,6 +46,7 @@ const phrases = (n: number, adjective: string) => `${n} ${adjective} phrase${n =
  * @example
  * seqEval('steps', { tasks, verifier: verifiers.contains(['Step 1', 'Final answer:']), ... })
  * seqEval('facts', { tasks, verifier: verifiers.contains({ match: 'any', ignoreCase: true }), ... }) // tasks' `expected`
+ * seqEval('notes', { tasks, verifier: verifiers.contains(['net 30'], { path: 'terms', ignoreCase: true }), ... })
  */
 export function contains(text?: string | readonly string[] | ContainsOptions, options: ContainsOptions = {}): Verifier {
   // contains({ ignoreCase: true }): the options alone, phrases from the tasks.
@@ -51,6 +58,8 @@ export function contains(text?: string | readonly string[] | ContainsOptions, op
   const ignoreCase = booleanOption(WHERE, 'ignoreCase', options.ignoreCase, false)
   const reveal = booleanOption(WHERE, 'revealExpected', options.revealExpected, given !== undefined)
   const fold = (s: string) => (ignoreCase ? s.toLowerCase() : s)
+  const { path, settings: pathSettings } = pathOption(WHERE, options.path)
+  const subject = path === undefined ? 'the answer' : `the field ${formatJsonPath(path)}`
   const needlesOf = (task: AnyTask): string[] => {
     if (given !== undefined) return given
     const expected = expectedOf(task)
@@ -60,16 +69,28 @@ export function contains(text?: string | readonly string[] | ContainsOptions, op
   return {
     name: 'contains',
     version: '1',
-    settings: { match, ignoreCase, revealExpected: reveal, text: given === undefined ? null : JSON.stringify(given) },
+    settings: {
+      match,
+      ignoreCase,
+      revealExpected: reveal,
+      text: given === undefined ? null : JSON.stringify(given),
+      ...pathSettings,
+    },
     checkTask(task) {
       if (given !== undefined) return []
       const expected = expectedOf(task)
       return typeof expected === 'string' ? [`task ${task.id}: contains ${expected}`] : []
     },
-    normalise: (answer) => fold(answer.trim()),
+    normalise: (answer) => {
+      const read = checkedText(answer, path)
+      return fold(('text' in read ? read.text : answer).trim())
+    },
     verify(task, answer): Verdict {
       const needles = needlesOf(task)
       if (answer.trim() === '') return emptyAnswer()
+      const read = checkedText(answer, path)
+      if ('verdict' in read) return read.verdict
+      answer = read.text
       const haystack = fold(answer)
       const missing = needles.filter((n) => !haystack.includes(fold(n)))
       const found = needles.length - missing.length
@@ -78,16 +99,16 @@ export function contains(text?: string | readonly string[] | ContainsOptions, op
       const adjective = given !== undefined ? 'required' : match === 'all' ? 'expected' : 'accepted'
       if (pass) {
         const all = needles.length === 1 ? `the ${adjective} phrase` : `all ${phrases(needles.length, adjective)}`
-        const summary = `the answer contains ${match === 'all' ? all : `${found} of ${phrases(needles.length, adjective)}`}`
+        const summary = `${subject} contains ${match === 'all' ? all : `${found} of ${phrases(needles.length, adjective)}`}`
         return { pass, score, diagnostics: { outcome: 'passed', summary } }
       }
       const named = reveal ? `: ${missing.map(quote).join(', ')}` : ''
       let summary =
         needles.length === 1
-          ? `the answer lacks the ${adjective} phrase${named}`
+          ? `${subject} lacks the ${adjective} phrase${named}`
           : match === 'all'
-            ? `the answer lacks ${missing.length} of ${phrases(needles.length, adjective)}${named}`
-            : `the answer contains none of the ${phrases(needles.length, adjective)}${named}`
+            ? `${subject} lacks ${missing.length} of ${phrases(needles.length, adjective)}${named}`
+            : `${subject} contains none of the ${phrases(needles.length, adjective)}${named}`
       // What differed, when the phrase is there but in other letter case.
       const cased = ignoreCase ? [] : missing.filter((n) => answer.toLowerCase().includes(n.toLowerCase()))
       if (cased.length > 0) {

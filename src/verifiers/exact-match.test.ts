@@ -96,8 +96,8 @@ describe('verifiers.exactMatch', () => {
     expect(v.checkTask!(task(undefined, 'q/2'))).toEqual([
       'task q/2: exactMatch needs `expected` (the expected answer, or a list of accepted answers), but the task has none',
     ])
-    expect(v.checkTask!({ ...task(undefined), expected: 42 } as never)).toEqual([
-      expect.stringContaining('neither a string nor a non-empty list of strings'),
+    expect(v.checkTask!({ ...task(undefined), expected: { total: 42 } } as never)).toEqual([
+      expect.stringContaining('neither a string, a finite number or a boolean, nor a non-empty list of them'),
     ])
     expect(() => v.verify(task(undefined, 'q/3'), 'x')).toThrow(
       /verifiers.exactMatch\(\): task "q\/3" needs `expected`/,
@@ -106,7 +106,7 @@ describe('verifiers.exactMatch', () => {
 
   it('rejects unknown options (naming the nearest) and non-boolean ones', () => {
     expect(() => exactMatch({ ignorecase: true } as never)).toThrow(
-      'verifiers.exactMatch(): unknown option "ignorecase" (did you mean "ignoreCase"?); valid options: collapseWhitespace, ignoreCase, revealExpected, trim',
+      'verifiers.exactMatch(): unknown option "ignorecase" (did you mean "ignoreCase"?); valid options: collapseWhitespace, ignoreCase, path, revealExpected, trim',
     )
     expect(() => exactMatch({ caseSensitive: false } as never)).toThrow(/unknown option "caseSensitive"/)
     expect(() => exactMatch({ trim: 'yes' as never })).toThrow(

@@ -5,6 +5,7 @@
  * import { verifiers } from './verifiers/index.js'
  * const verifier = verifiers.pythonTests({ timeoutMs: 3000 })
  */
+import { all, any, weighted } from './composed.js'
 import { contains } from './contains.js'
 import { exactMatch } from './exact-match.js'
 import { json } from './json.js'
@@ -22,7 +23,8 @@ import { toolCalls } from './tool-calls.js'
  * (phrases the answer must hold), `regex` (a pattern it must match), `json` (valid JSON, a JSON
  * Schema or a zod schema), `numeric` (a number within a tolerance), `oneOf` (one of a closed set of
  * choices), `toolCalls` (an agent called the expected tools with the expected arguments) and `predicate` (your own rule). A custom verifier is any object meeting the Verifier
- * contract (README).
+ * contract (README). Several checks on one answer compose: `all` (every check passes), `any` (one
+ * does) and `weighted` (the passing checks' weight reaches a threshold).
  */
 export const verifiers = {
   pythonTests,
@@ -35,6 +37,9 @@ export const verifiers = {
   oneOf,
   predicate,
   toolCalls,
+  all,
+  any,
+  weighted,
 }
 
 export type {
@@ -45,12 +50,14 @@ export type {
   Diagnostics,
   TestOutcome,
   CriterionVerdict,
+  CheckVerdict,
 } from './verifier.js'
 export {
   VerdictSchema,
   DiagnosticsSchema,
   TestOutcomeSchema,
   CriterionVerdictSchema,
+  CheckVerdictSchema,
   checkVerdict,
   isPlainVerdict,
   VERDICT_CONTRACT,
@@ -58,6 +65,7 @@ export {
 export { normaliseExact, type ExactMatchOptions, type ExactMatchSettings } from './exact-match.js'
 export type { PredicateOptions, PredicateResult, PredicateRule } from './predicate.js'
 export type { ContainsOptions } from './contains.js'
+export type { Check, WeightedOptions } from './composed.js'
 export type { RegexOptions } from './regex.js'
 export type { JsonOptions, StandardSchema } from './json.js'
 export { numbersIn, type NumericOptions } from './numeric.js'

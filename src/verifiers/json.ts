@@ -192,6 +192,25 @@ function parsed(text: string): { value: unknown } | { error: string } {
 }
 
 /**
+ * The JSON value of an answer as this verifier reads it (the whole answer, or the one ```json
+ * fence in it unless `fenced` is false), or what is wrong: `'empty'`, or a sentence such as
+ * `the answer is not valid JSON: Unexpected token … (line 1, column 3)`. Shared with the
+ * short-answer verifiers' `path` option and `numeric`'s check for JSON answers.
+ *
+ * @example
+ * jsonAnswer('```json\n{"total": 12}\n```', true) // { value: { total: 12 }, text: '{"total": 12}' }
+ */
+export function jsonAnswer(answer: string, fenced: boolean): { value: unknown; text: string } | { problem: string } {
+  if (answer.trim() === '') return { problem: 'empty' }
+  const read = jsonText(answer, fenced)
+  if (!('text' in read)) return { problem: `the answer holds ${read.fences} code blocks, not one JSON value` }
+  const result = parsed(read.text)
+  if ('error' in result)
+    return { problem: `${read.fence ? 'the JSON in the code block' : 'the answer'} is not valid JSON: ${result.error}` }
+  return { value: result.value, text: read.text }
+}
+
+/**
  * A verifier that passes an answer that is valid JSON and, with `schema`, matches it. A failed
  * verdict says what to fix: the parse error with its line and column, or each schema problem at its
  * path (`at $.total: must be number`), the first five and a count of the rest. An answer in one

@@ -104,7 +104,7 @@ describe('verifiers.numeric', () => {
   it('records its expected value and tolerances as settings (the fingerprint)', () => {
     expect(numeric({ tolerance: 0.5 })).toMatchObject({
       name: 'numeric',
-      version: '1',
+      version: '2',
       settings: { expected: null, tolerance: 0.5, relativeTolerance: 0, pick: 'last', revealExpected: false },
     })
   })

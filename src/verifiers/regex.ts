@@ -5,6 +5,8 @@
 import { Script, createContext } from 'node:vm'
 import { shown } from '../models/component-error.js'
 import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import { checkedText, pathOption } from './exact-match.js'
+import { formatJsonPath } from './json-path.js'
 import { booleanOption, emptyAnswer } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
 
@@ -19,9 +21,14 @@ export interface RegexOptions {
   timeoutMs?: number
   /** Show the pattern in the diagnostics (default true: it is a format the prompt asks for). */
   revealPattern?: boolean
+  /**
+   * Match one field of a JSON answer instead of the whole answer (`'date'`, `'items[0].sku'`); a
+   * field that is not a string is matched as its JSON text. Part of the settings when set.
+   */
+  path?: string
 }
 
-const OPTIONS = ['flags', 'timeoutMs', 'revealPattern'] as const
+const OPTIONS = ['flags', 'timeoutMs', 'revealPattern', 'path'] as const
 const BOUNDS = { timeoutMs: { min: 1, max: 60_000, why: 'a minute for one match is a pattern to fix, not a setting' } }
 const WHERE = 'verifiers.regex(pattern)'
 
@@ -80,6 +87,7 @@ function compile(pattern: unknown, flags: unknown): RegExp {
  * @example
  * seqEval('dates', { tasks, verifier: verifiers.regex(/^\d{4}-\d{2}-\d{2}$/), ... })
  * seqEval('labels', { tasks, verifier: verifiers.regex('^(yes|no)$', { flags: 'i' }), ... })
+ * seqEval('invoices', { tasks, verifier: verifiers.regex(/^\d{4}-\d{2}-\d{2}$/, { path: 'date' }), ... })
  */
 export function regex(pattern: RegExp | string, options: RegexOptions = {}): Verifier {
   rejectUnknownOptions(WHERE, options, OPTIONS)
@@ -93,6 +101,8 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
   checkNumberOptions(WHERE, options, BOUNDS)
   const timeoutMs = options.timeoutMs ?? 1000
   const reveal = booleanOption(WHERE, 'revealPattern', options.revealPattern, true)
+  const { path, settings: pathSettings } = pathOption(WHERE, options.path)
+  const subject = path === undefined ? 'the answer' : `the field ${formatJsonPath(path)}`
   const shownPattern = reveal ? `/${compiled.source}/${compiled.flags}` : 'the required pattern'
   const caseless = compiled.flags.includes('i') ? undefined : new RegExp(compiled.source, `${compiled.flags}i`)
   /** What differed, tried only after a miss: the whitespace around the answer, or its letter case. */
@@ -106,12 +116,18 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
   return {
     name: 'regex',
     version: '1',
-    settings: { pattern: compiled.source, flags: compiled.flags, timeoutMs, revealPattern: reveal },
-    normalise: (answer) => answer.trim(),
+    settings: { pattern: compiled.source, flags: compiled.flags, timeoutMs, revealPattern: reveal, ...pathSettings },
+    normalise: (answer) => {
+      const read = checkedText(answer, path)
+      return ('text' in read ? read.text : answer).trim()
+    },
     verify(_task, answer): Verdict {
+      const read = checkedText(answer, path)
+      if ('verdict' in read) return read.verdict
+      answer = read.text
       const found = matchWithin(compiled, answer, timeoutMs)
       if (found === 'timeout') {
-        const summary = `matching the answer against ${shownPattern} took over ${timeoutMs} ms (the pattern backtracks too much on it), so it counts as a failure`
+        const summary = `matching ${subject} against ${shownPattern} took over ${timeoutMs} ms (the pattern backtracks too much on it), so it counts as a failure`
         return { pass: false, score: 0, diagnostics: { outcome: 'failed', summary } }
       }
       if (found !== null)
@@ -119,13 +135,13 @@ export function regex(pattern: RegExp | string, options: RegexOptions = {}): Ver
           pass: true,
           score: 1,
           extracted: found[0],
-          diagnostics: { outcome: 'passed', summary: `the answer matches ${shownPattern}` },
+          diagnostics: { outcome: 'passed', summary: `${subject} matches ${shownPattern}` },
         }
       if (answer.trim() === '') return emptyAnswer()
       return {
         pass: false,
         score: 0,
-        diagnostics: { outcome: 'failed', summary: `the answer does not match ${shownPattern}${hint(answer)}` },
+        diagnostics: { outcome: 'failed', summary: `${subject} does not match ${shownPattern}${hint(answer)}` },
       }
     },
   }

@@ -7,10 +7,12 @@ import type { Episode, WorkspaceSnapshot } from '../core/episode.js'
 export {
   TestOutcomeSchema,
   CriterionVerdictSchema,
+  CheckVerdictSchema,
   DiagnosticsSchema,
   VerdictSchema,
   type TestOutcome,
   type CriterionVerdict,
+  type CheckVerdict,
   type Diagnostics,
   type Verdict,
 } from '../core/contract.js'
@@ -94,12 +96,20 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
   durationMs: 'make `durationMs` a finite number >= 0, or leave it out',
   sandbox: "make `sandbox` 'bwrap' or 'none', or leave it out",
   calls: "leave `calls` out unless the verifier called a model; each is recordCall('grader', response)",
+  checks:
+    'leave `checks` to the composed verifiers (verifiers.all, any, weighted); each is { name, verifier, pass, diagnostics, score?, weight?, extracted?, criteria? } (CheckVerdictSchema)',
   heldOut:
     'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
 }
 
 /** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */
 function contradiction(verdict: Verdict): ContractProblem | undefined {
+  const check = verdict.checks?.findIndex((c) => c.pass !== (c.diagnostics.outcome === 'passed')) ?? -1
+  if (check >= 0)
+    return {
+      field: `checks.${check}.diagnostics.outcome`,
+      message: `is ${JSON.stringify(verdict.checks![check]!.diagnostics.outcome)} but the check's pass is ${String(verdict.checks![check]!.pass)}: a check passes exactly when its outcome is 'passed'`,
+    }
   const outcome = verdict.diagnostics.outcome
   if (verdict.pass === (outcome === 'passed')) return undefined
   return verdict.pass

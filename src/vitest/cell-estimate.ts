@@ -153,7 +153,7 @@ export function cellStartExtras(
         contentHash: plan.taskHashes[task.id] ?? '',
         messages: spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
         promptBuilder: spec.promptBuilder.version,
-        ...(typeof task.expected === 'string' ? { target: task.expected } : {}),
+        ...(task.expected !== undefined && !Array.isArray(task.expected) ? { target: String(task.expected) } : {}),
         ...(task.metadata ? { metadata: task.metadata } : {}),
       }))
     } catch {
