@@ -1,14 +1,21 @@
-// What a strengthened suite catches that the original does not: every mechanically broken copy of
-// each reference solution (the breaks the simulations use: a constant off by one, a comparison
-// flipped, the last line dropped, ...) judged on a benchmark's own tests and on its strengthened
-// copy (`seqk strengthen`). Prints, per break kind and in all, the copies the original tests pass
-// and how many of those the strengthened tests fail: plausible wrong answers that a weak suite
-// counts as solved. It measures the suites, not any model.
+// What a strengthened suite catches that the original does not, and what correct answers it
+// rejects. Catches: every mechanically broken copy of each reference solution (the breaks the
+// simulations use: a constant off by one, a comparison flipped, the last line dropped, ...) judged
+// on a benchmark's own tests and on its strengthened copy (`seqk strengthen`): of the copies the
+// original tests pass (plausible wrong answers that a weak suite counts as solved), how many the
+// strengthened tests fail. False rejections: every honest rewrite of each reference
+// (test/honest-rewrites.py: float arithmetic in another order, `%` truncating on negatives, `round`
+// half away from zero, sets in another order, zip by index) and the hand-written correct answers of
+// test/fixtures/honest-answers.ts, judged the same way: of those the original tests pass, how many
+// the strengthened tests fail (each one a correct answer rejected). It measures the suites, not any
+// model.
 // Usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro]
 import { basename } from 'node:path'
 import { breakReference, loadCodeEvalPro, referenceCode, REFERENCE_BREAKS } from '../src/benchmarks/index.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { verifiers } from '../src/verifiers/index.js'
+import { HONEST_ANSWERS } from '../test/fixtures/honest-answers.js'
+import { HONEST_FAMILIES, honestRewrites } from '../test/honest-rewrites.js'
 
 const [originalFile, strengthenedFile, named] = process.argv.slice(2)
 if (originalFile === undefined || strengthenedFile === undefined) {
@@ -23,38 +30,72 @@ const original = loadCodeEvalPro(originalFile, { benchmark })
 const strengthened = new Map(loadCodeEvalPro(strengthenedFile, { benchmark }).map((e) => [e.task.id, e]))
 const verifier = verifiers.pythonTests()
 const origin = { origin: 'bundled-simulation' as const }
-const copies = original.flatMap((e) => {
+const fence = (code: string) => `\`\`\`python\n${code}\n\`\`\``
+type Entry = (typeof original)[number]
+interface Copy {
+  entry: Entry
+  kind: string
+  answer: string
+}
+const broken: Copy[] = original.flatMap((e) => {
   const code = referenceCode(e.record)
   const bases = Array.isArray(e.task.metadata?.baseFunctions) ? (e.task.metadata.baseFunctions as string[]) : []
   return e.task.entryPoint === undefined
     ? []
     : REFERENCE_BREAKS.flatMap((kind) => {
-        const broken = breakReference(code, e.task.entryPoint!, kind, bases)
-        return broken === undefined || broken.trim() === code.trim()
-          ? []
-          : [{ entry: e, kind, answer: `\`\`\`python\n${broken}\n\`\`\`` }]
+        const copy = breakReference(code, e.task.entryPoint!, kind, bases)
+        return copy === undefined || copy.trim() === code.trim() ? [] : [{ entry: e, kind, answer: fence(copy) }]
       })
 })
+const requests = original.flatMap((e) => HONEST_FAMILIES.map((family) => ({ e, family })))
+const rewritten = honestRewrites(requests.map((r) => ({ code: referenceCode(r.e.record), family: r.family })))
+const honest: Copy[] = [
+  ...requests.flatMap((r, i) =>
+    rewritten[i] === null ? [] : [{ entry: r.e, kind: r.family, answer: fence(rewritten[i]!) }],
+  ),
+  ...HONEST_ANSWERS.flatMap((a) => {
+    const entry = original.find((e) => e.task.id === a.task)
+    return entry === undefined ? [] : [{ entry, kind: 'hand-written', answer: fence(a.code) }]
+  }),
+]
 const started = performance.now()
-const verdicts = await mapConcurrent(copies, 4, async (c) => {
-  const before = await verifier.verify(c.entry.task, c.answer, origin)
-  const stronger = strengthened.get(c.entry.task.id)
-  if (stronger === undefined) throw new Error(`${strengthenedFile} has no task ${c.entry.task.id}`)
-  const after = before.pass ? await verifier.verify(stronger.task, c.answer, origin) : before
-  return { kind: c.kind, before: before.pass, after: after.pass, id: c.entry.task.id }
-})
-const rows = [...REFERENCE_BREAKS, 'all' as const].map((kind) => {
-  const of = verdicts.filter((v) => kind === 'all' || v.kind === kind)
-  const passOriginal = of.filter((v) => v.before)
-  const caught = passOriginal.filter((v) => !v.after)
-  return { kind, copies: of.length, passOriginal: passOriginal.length, caughtByStrengthened: caught.length }
-})
+/** Each copy judged on the original tests and, when those pass it, on the strengthened ones. */
+const judge = (copies: readonly Copy[]) =>
+  mapConcurrent(copies, 4, async (c) => {
+    const before = await verifier.verify(c.entry.task, c.answer, origin)
+    const stronger = strengthened.get(c.entry.task.id)
+    if (stronger === undefined) throw new Error(`${strengthenedFile} has no task ${c.entry.task.id}`)
+    const after = before.pass ? await verifier.verify(stronger.task, c.answer, origin) : before
+    const failed = (after.diagnostics.tests ?? []).find((t) => !t.pass)
+    const why =
+      failed === undefined ? after.diagnostics.summary : `${failed.call ?? failed.source}: ${failed.error ?? ''}`
+    return { kind: c.kind, before: before.pass, after: after.pass, id: c.entry.task.id, why }
+  })
+const rowsOf = (verdicts: Awaited<ReturnType<typeof judge>>, kinds: readonly string[]) =>
+  [...kinds, 'all'].map((kind) => {
+    const of = verdicts.filter((v) => kind === 'all' || v.kind === kind)
+    const passOriginal = of.filter((v) => v.before)
+    const failStrengthened = passOriginal.filter((v) => !v.after)
+    return { kind, copies: of.length, passOriginal: passOriginal.length, failStrengthened: failStrengthened.length }
+  })
+const breaks = await judge(broken)
+const rewrites = await judge(honest)
 console.log(
   JSON.stringify({
     benchmark,
     tasks: original.length,
-    rows,
-    stillPassing: verdicts.filter((v) => v.before && v.after).map((v) => `${v.id} ${v.kind}`),
+    // Broken copies the strengthened suite fails among those the original passes: its catch rate.
+    rows: rowsOf(breaks, REFERENCE_BREAKS).map(({ failStrengthened, ...r }) => ({
+      ...r,
+      caughtByStrengthened: failStrengthened,
+    })),
+    caught: breaks.filter((v) => v.before && !v.after).map((v) => `${v.id} ${v.kind}`),
+    stillPassing: breaks.filter((v) => v.before && v.after).map((v) => `${v.id} ${v.kind}`),
+    // Honest rewrites the strengthened suite fails among those the original passes: false rejections.
+    honest: rowsOf(rewrites, [...HONEST_FAMILIES, 'hand-written']),
+    falselyRejected: rewrites
+      .filter((v) => v.before && !v.after)
+      .map((v) => `${v.id} ${v.kind}: ${v.why.slice(0, 200)}`),
     seconds: Math.round((performance.now() - started) / 1000),
   }),
 )

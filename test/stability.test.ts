@@ -134,6 +134,72 @@ describe('seqk stability', () => {
   }, 180_000)
 })
 
+describe('seqk stability with answers that never finish', () => {
+  it('recommends a limit from the answers that finish and names the loop; a slow answer finishes with the longer limit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-stability-'))
+    try {
+      const task = (id: string, reference: string) => ({
+        id,
+        prompt: `Write ${id}().`,
+        tests: `assert ${id}() == 1`,
+        reference: fence(reference),
+      })
+      const file = join(dir, 'tasks.jsonl')
+      writeFileSync(
+        file,
+        [
+          task('spin', 'def spin():\n    while True:\n        pass'),
+          task('late', 'import time\n\ndef late():\n    time.sleep(1.5)\n    return 1'),
+          task('quick', 'def quick():\n    return 1'),
+        ]
+          .map((t) => JSON.stringify(t))
+          .join('\n'),
+      )
+      let out = ''
+      let err = ''
+      const io = {
+        stdout: (t: string) => (out += t),
+        stderr: (t: string) => (err += t),
+        isTTY: false,
+        env: {},
+        cwd: dir,
+      }
+      const code = await runCli(
+        [
+          'stability',
+          file,
+          '--repeats',
+          '2',
+          '--concurrency',
+          '1',
+          '--timeout-ms',
+          '1000',
+          '--long-timeout-ms',
+          '8000',
+        ],
+        io,
+      )
+      expect(err).toBe('')
+      expect(code).toBe(0)
+      // A 1.5 s sleep under a 1 s limit times out however idle the machine; the loop never ends.
+      expect(out).toMatch(
+        /never finished: 1 \(spin: every run timed out, also with a limit of 8000 ms; left out of the recommendation\)/,
+      )
+      expect(out).toMatch(
+        / {2}slow late: every run timed out at 1000 ms, finished in \d+ ms with 8000 ms; stable at \d+ ms/,
+      )
+      const late = /slow late: .* finished in (\d+) ms/.exec(out)!
+      const recommended = /recommended limit (\d+) ms, from the answers that finish/.exec(out)!
+      // From the slow answer's own time (twice it), not from the loop's 8 s.
+      expect(Number(recommended[1])).toBeGreaterThanOrEqual(2 * Number(late[1]))
+      expect(Number(recommended[1])).toBeLessThan(16_000)
+      expect(out).not.toMatch(/at least/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
+
 describe('measureStability with an LLM grader (the openai SDK on the local test server)', () => {
   it("gives each criterion's self-agreement: a flickering criterion flips, a steady one does not; a cached grader is refused", async () => {
     // The grader meets `tone` on every other request it sees (a grader that flickers), `facts` always.

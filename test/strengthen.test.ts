@@ -2,6 +2,7 @@
 // (the fixture's first correct answer) through the python-tests verifier, which gives the expected
 // values. Reproducible by seed; every added statement passes the reference; and the wrong answers
 // the fixtures script fail the stronger suite at least as often as the original.
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,9 +10,10 @@ import { describe, expect, it } from 'vitest'
 import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 import { runCli } from '../src/cli/run.js'
 import { tasks } from '../fixtures/code-tasks.js'
-import { strengthenTests } from '../src/benchmarks/strengthen.js'
+import { strengthenTests, TOLERANT_EXPECTED } from '../src/benchmarks/strengthen.js'
 import type { Task } from '../src/protocol/task.js'
 import { verifiers } from '../src/verifiers/index.js'
+import { OFFICIAL_PYTHON } from './official-harness.js'
 
 const origin = { origin: 'bundled-simulation' as const }
 /** A python-tests verifier for the fixture scripts, this project's own code: they may run where no sandbox is available. */
@@ -75,7 +77,7 @@ describe('strengthenTests on the fixtures', () => {
     const task: Task = {
       id: 'strengthen/slow',
       prompt: 'p',
-      tests: 'assert double(2) == 4\nassert double(5) == 10',
+      tests: 'assert double(2) == 4\nassert double(5) == 10\nassert double(20) == 40',
       entryPoint: 'double',
     }
     const reference = '```python\nimport time\n\ndef double(x):\n    time.sleep(0.3)\n    return 2 * x\n```'
@@ -158,16 +160,158 @@ describe('strengthenTests on the fixtures', () => {
     const task: Task = {
       id: 'strengthen/raises',
       prompt: 'p',
-      tests: 'assert inverse(2) == 0.5\nassert inverse(4) == 0.25',
+      tests: 'assert inverse(2) == 0.5\nassert inverse(8) == 0.125',
       entryPoint: 'inverse',
     }
     const reference =
-      '```python\ndef inverse(x):\n    if x <= 1:\n        raise ValueError("x must be > 1")\n    return 1 / x\n```'
+      '```python\ndef inverse(x):\n    if x % 2 == 1:\n        raise ValueError("odd")\n    return 1 / x\n```'
     const result = await strengthenTests(task, { seed: 3, inputs: 20, reference, verifier: judge })
     expect(result.rejected).toBeGreaterThan(0)
-    for (const line of result.task.tests!.split('\n').slice(2))
-      expect(Number(/inverse\((-?\d+)\)/.exec(line)![1])).toBeGreaterThan(1)
+    const raised = result.report.dropped.filter((d) => d.reason === 'reference-raised')
+    expect(raised.length).toBe(result.rejected)
+    for (const d of raised) expect(d.detail).toMatch(/ValueError: odd/)
+    for (const line of result.task
+      .tests!.split('\n')
+      .slice(2)
+      .filter((l) => l.startsWith('assert')))
+      expect([7, 14, 21, 28]).not.toContain(Number(/inverse\((-?\d+)\)/.exec(line)![1]))
     expect((await judge.verify(result.task, reference)).pass).toBe(true)
+  }, 60_000)
+})
+
+describe('strengthenTests keeps only inputs the task can vouch for', () => {
+  const fenced = (code: string) => `\`\`\`python\n${code}\n\`\`\``
+  const added = (task: Task) => task.tests!.split('\n').filter((l) => l.startsWith('assert'))
+
+  it('drops inputs whose output changes when % truncates on negatives, where the tests cannot tell; keeps the reading the tests pin', async () => {
+    // The unit digit of -1: the reference says 9 (Python's floor), abs(a) % 10 says 1; -15 agrees.
+    const task: Task = {
+      id: 'strengthen/unit-digits',
+      prompt: 'p',
+      tests: 'assert multiply(148, 412) == 16\nassert multiply(19, 28) == 72\nassert multiply(14, -15) == 20',
+      entryPoint: 'multiply',
+    }
+    const reference = fenced('def multiply(a, b):\n    return abs(a % 10) * abs(b % 10)')
+    const result = await strengthenTests(task, { seed: 1, inputs: 20, reference, verifier: judge })
+    expect(result.report.readings).toEqual([{ reading: 'truncating-division', status: 'checked' }])
+    expect(result.readingDependent).toBeGreaterThan(0)
+    for (const d of result.report.dropped.filter((x) => x.reason === 'reading-dependent'))
+      expect(d.detail).toMatch(/under the reading truncating-division the reference gives \d+ instead of \d+/)
+    const honest = fenced('def multiply(a, b):\n    return (abs(a) % 10) * (abs(b) % 10)')
+    expect((await judge.verify(result.task, honest)).pass).toBe(true)
+    expect(result.added).toBeGreaterThan(5)
+    // Here a test gives -7 % 10 == 3: floor is the task's reading, and negatives are tested freely.
+    const pinned: Task = {
+      id: 'strengthen/floor',
+      prompt: 'p',
+      tests: 'assert last(-7) == 3\nassert last(12) == 2\nassert last(-20) == 0',
+      entryPoint: 'last',
+    }
+    const floor = await strengthenTests(pinned, {
+      seed: 1,
+      inputs: 10,
+      reference: fenced('def last(x):\n    return x % 10'),
+      verifier: judge,
+    })
+    expect(floor.report.readings).toEqual([{ reading: 'truncating-division', status: 'pinned' }])
+    expect(floor.readingDependent).toBe(0)
+  }, 120_000)
+
+  it('drops inputs that zip cuts short where the tests never make it, and keeps a cut the tests make on purpose', async () => {
+    // The contract cannot relate a dict's list to another argument: the zip probe sees the cut.
+    const task: Task = {
+      id: 'strengthen/zip',
+      prompt: 'p',
+      tests: "assert scale({'a': [1, 2]}, [3, 4]) == [3, 8]\nassert scale({'a': [5, 6, 7]}, [1, 1, 1]) == [5, 6, 7]",
+      entryPoint: 'scale',
+    }
+    const reference = fenced("def scale(d, xs):\n    return [v * x for v, x in zip(d['a'], xs)]")
+    const result = await strengthenTests(task, { seed: 2, inputs: 20, reference, verifier: judge })
+    expect(result.zipTruncations).toBeGreaterThan(0)
+    expect(result.report.dropped.find((d) => d.reason === 'zip-truncation')!.detail).toMatch(
+      /zip at line 2 \([<>]\) cut unequal lengths short/,
+    )
+    const byIndex = fenced("def scale(d, xs):\n    return [d['a'][i] * xs[i] for i in range(len(d['a']))]")
+    expect((await judge.verify(result.task, byIndex)).pass).toBe(true)
+    const gaps: Task = {
+      id: 'strengthen/gaps',
+      prompt: 'p',
+      tests: 'assert gaps([1, 4, 9]) == [3, 5]\nassert gaps([2, 3, 5, 8]) == [1, 2, 3]',
+      entryPoint: 'gaps',
+    }
+    const pairs = await strengthenTests(gaps, {
+      seed: 2,
+      inputs: 10,
+      reference: fenced('def gaps(xs):\n    return [b - a for a, b in zip(xs, xs[1:])]'),
+      verifier: judge,
+    })
+    expect(pairs.report.zipInTests).toEqual(['zip:2:<'])
+    expect(pairs.zipTruncations).toBe(0)
+    expect(pairs.added).toBe(10)
+  }, 120_000)
+
+  it("drops inputs whose output follows a set's iteration order, which an insertion-ordered answer does not share", async () => {
+    const task: Task = {
+      id: 'strengthen/set',
+      prompt: 'p',
+      tests: 'assert unique([1, 2, 2]) == [1, 2]\nassert unique([4, 5, 5, 6]) == [4, 5, 6]',
+      entryPoint: 'unique',
+    }
+    const result = await strengthenTests(task, {
+      seed: 3,
+      inputs: 20,
+      reference: fenced('def unique(xs):\n    return list(set(xs))'),
+      verifier: judge,
+    })
+    expect(result.report.readings).toEqual([{ reading: 'set-order', status: 'checked' }])
+    expect(result.readingDependent).toBeGreaterThan(0)
+    expect((await judge.verify(result.task, fenced('def unique(xs):\n    return list(dict.fromkeys(xs))'))).pass).toBe(
+      true,
+    )
+  }, 120_000)
+
+  it('compares floats within a tolerance, in the judge and under plain python, and still fails a wrong answer', async () => {
+    const task: Task = {
+      id: 'strengthen/float',
+      prompt: 'p',
+      tests: 'assert area(1.5) == 7.0685834705770345\nassert area(2.0) == 12.566370614359172',
+      entryPoint: 'area',
+    }
+    const reference = fenced('import math\n\ndef area(r):\n    return math.pi * r * r')
+    const result = await strengthenTests(task, { seed: 1, inputs: 12, reference, verifier: judge })
+    expect(result.tolerant).toBe(result.added)
+    const lines = added(result.task).slice(2)
+    for (const line of lines) expect(line).toMatch(/^assert area\(.*\) == _SeqkClose\(-?\d/)
+    expect(result.task.tests).toContain(TOLERANT_EXPECTED)
+    // Another order of the same arithmetic differs in the last place on some of them.
+    const reordered = fenced('import math\n\ndef area(r):\n    return r ** 2 * math.pi')
+    expect((await judge.verify(result.task, reordered)).pass).toBe(true)
+    const wrong = await judge.verify(result.task, fenced('def area(r):\n    return 3.1416 * r * r'))
+    expect(wrong.pass).toBe(false)
+    // Feedback shows the plain expected value.
+    const failed = wrong.diagnostics.tests!.find((t) => !t.pass)!
+    expect(failed.expected).toMatch(/^-?\d+\.\d+(e[-+]\d+)?$/)
+    // The official harness runs the answer then the tests with plain python: the suite works there too.
+    const program = `import math\n\ndef area(r):\n    return r ** 2 * math.pi\n\n${result.task.tests}\n`
+    expect(spawnSync(OFFICIAL_PYTHON, ['-c', program]).status).toBe(0)
+  }, 120_000)
+
+  it('reports, per task, the contract and each added input with where it came from and why', async () => {
+    const task = tasks[0] as Task
+    const result = await strengthenTests(task, {
+      seed: 1,
+      inputs: 6,
+      reference: task.simulation!.correct[0]!,
+      verifier: judge,
+    })
+    expect(result.report.contracts.length).toBeGreaterThan(0)
+    expect(result.report.added).toHaveLength(result.added)
+    for (const a of result.report.added) {
+      expect(a.changed).toMatch(/^argument \d+/)
+      expect(['a new output', 'another input for an output already covered']).toContain(a.why)
+      expect(task.tests!.split('\n').filter((l) => l.trim() !== '')[a.from]).toMatch(/^assert/)
+    }
+    expect(result.outsideContract).toBe(result.report.dropped.filter((d) => d.reason === 'outside-contract').length)
   }, 60_000)
 })
 

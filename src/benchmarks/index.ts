@@ -36,7 +36,13 @@ export {
   type SimulationFromReferenceOptions,
   type CheckedSimulationOptions,
 } from './simulation-from-reference.js'
-export { strengthenTests, DEFAULT_MAX_STEPS, type StrengthenOptions, type StrengthenResult } from './strengthen.js'
+export {
+  strengthenTests,
+  DEFAULT_MAX_STEPS,
+  type StrengthenOptions,
+  type StrengthenReport,
+  type StrengthenResult,
+} from './strengthen.js'
 export {
   loadHealthBench,
   loadHealthBenchEntries,

@@ -12,6 +12,7 @@ import { CodeEvalProFileError, loadCodeEvalPro, type CodeEvalProBenchmark } from
 import { loadTasks, TaskFileError } from '../benchmarks/load-tasks.js'
 import { plural } from '../metrics/format.js'
 import { measureStability, type StabilityItem, type StabilityReport } from '../protocol/stability.js'
+import type { TaskInput } from '../protocol/task.js'
 import { verifiers } from '../verifiers/index.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
@@ -30,7 +31,10 @@ export const stabilitySpec: CommandSpec = {
     'twice it, by the python-tests verifier with its verdict cache off (its bubblewrap sandbox, memory',
     'limit and --timeout-ms). A task flips when its verdicts are not all the same; it is near the limit',
     'when its slowest run took more than half the limit; its stable limit is twice its slowest run. The',
-    "recommended limit is the largest of those (at least the current one). A JSON Lines file's records",
+    'recommended limit is the largest of those (at least the current one), over the answers that finish:',
+    'a task whose every run timed out is run once more with --long-timeout-ms (default 10 times the',
+    'limit); if it finishes there its time counts, otherwise it is named as never finishing (a loop that',
+    "never ends, or an answer far slower than either limit) and left out. A JSON Lines file's records",
     'are python-tests tasks (id, prompt, tests, setup) with the reference answer in `reference`.',
     'Pass the --json file to seqEval({ stability }) so the cells of its tasks say the verifier is unstable.',
     '',
@@ -57,6 +61,13 @@ export const stabilitySpec: CommandSpec = {
       min: 1,
       value: '<ms>',
       description: "the verifier's time limit (default 3000, the official harness's 3 s)",
+    },
+    {
+      name: 'long-timeout-ms',
+      kind: 'int',
+      min: 1,
+      value: '<ms>',
+      description: 'the limit of the one extra run of a task whose every run timed out (default 10 × --timeout-ms)',
     },
     {
       name: 'limit',
@@ -86,10 +97,18 @@ const ReferenceSchema = z.string({ message: 'needs a `reference` field: the refe
 function itemsOf(file: string, format: CodeEvalProBenchmark | 'tasks', limit: number | undefined): StabilityItem[] {
   try {
     if (format === 'tasks')
-      return loadTasks(file, { limit }).map((task) => {
-        const reference = ReferenceSchema.safeParse(
-          task.metadata?.reference ?? (task as { reference?: unknown }).reference,
-        )
+      // The record is the task; its `reference` column, which is no task field, is kept in metadata.
+      return loadTasks(file, {
+        limit,
+        map: ({ reference, ...row }) =>
+          (reference === undefined
+            ? row
+            : {
+                ...row,
+                metadata: { ...(row.metadata as Record<string, unknown> | undefined), reference },
+              }) as TaskInput,
+      }).map((task) => {
+        const reference = ReferenceSchema.safeParse(task.metadata?.reference)
         if (!reference.success)
           throw new InputError(
             `seqk stability: ${file}: task ${task.id}: ${reference.error.issues[0]!.message}, e.g. "reference": "\`\`\`python\\ndef f(): ...\\n\`\`\`"`,
@@ -109,12 +128,15 @@ const ms = (v: number | null) => (v === null ? 'unknown' : `${Math.round(v)} ms`
 /** The report as the terminal prints it: totals, then one line per flipped or near-limit task. */
 export function renderStability(report: StabilityReport, file: string): string {
   const flipped = report.tasks.filter((t) => t.flipped)
-  const near = report.tasks.filter((t) => t.nearLimit === true)
+  const near = report.tasks.filter((t) => t.nearLimit === true && t.longRun === undefined)
+  const never = report.tasks.filter((t) => t.neverFinished)
+  const slow = report.tasks.filter((t) => t.longRun !== undefined && !t.neverFinished)
   const runs = report.tasks.reduce((n, t) => n + t.runs + t.errors, 0)
   const lines = [
     `seqk stability: ${file}: ${plural(report.tasks.length, 'task')}, ${plural(runs, 'verification')} (${report.repeats} per task at concurrency ${report.concurrency[0]} and ${report.repeats} at ${report.concurrency[1]}), ${report.verifier.name} limit ${ms(report.timeoutMs)}`,
     `verdict flips: ${flipped.length} of ${plural(report.tasks.length, 'task')}${flipped.length > 0 ? ` (the verifier is unstable on ${flipped.map((t) => t.taskId).join(', ')})` : ''}`,
-    `near the limit (slowest run over half of it): ${near.length}; recommended limit ${ms(report.recommendedTimeoutMs)}${report.recommendationIsLowerBound ? ' at least (a run timed out, so its real time is unknown)' : ''}`,
+    `never finished: ${never.length}${never.length > 0 ? ` (${never.map((t) => t.taskId).join(', ')}: every run timed out${report.longTimeoutMs === null ? '' : `, also with a limit of ${ms(report.longTimeoutMs)}`}; left out of the recommendation)` : ''}`,
+    `near the limit (slowest run over half of it): ${near.length}; recommended limit ${ms(report.recommendedTimeoutMs)}${report.recommendationIsLowerBound ? ' at least (a task timed out in some runs and finished in others, so its real time is unknown)' : ''}${never.length > 0 ? ', from the answers that finish' : ''}`,
   ]
   for (const t of flipped) {
     const loads = t.byLoad.map((l) => `${l.passes}/${l.runs} at ${l.concurrency}`).join(', ')
@@ -125,6 +147,10 @@ export function renderStability(report: StabilityReport, file: string): string {
       `  flips ${t.taskId}: passed ${loads}${t.errors > 0 ? `, ${t.errors} verifications threw` : ''} (${outcomes}); slowest ${ms(t.maxDurationMs)}`,
     )
   }
+  for (const t of slow)
+    lines.push(
+      `  slow ${t.taskId}: every run timed out at ${ms(report.timeoutMs)}, finished in ${ms(t.longRun!.durationMs)} with ${ms(t.longRun!.timeoutMs)}; stable at ${ms(t.stableTimeoutMs)}`,
+    )
   for (const t of near)
     lines.push(
       `  near limit ${t.taskId}: slowest ${ms(t.maxDurationMs)}, median ${ms(t.medianDurationMs)}; stable at ${ms(t.stableTimeoutMs)}${(t.outcomes.timeout ?? 0) > 0 ? ` at least (${plural(t.outcomes.timeout!, 'run')} timed out)` : ''}`,
@@ -164,7 +190,14 @@ export async function runStability(paths: readonly string[], flags: FlagValues, 
   const items = itemsOf(file, named, limit)
   const timeoutMs = typeof flags['timeout-ms'] === 'number' ? flags['timeout-ms'] : 3000
   const verifier = verifiers.pythonTests({ cache: false, timeoutMs })
+  const longTimeoutMs = typeof flags['long-timeout-ms'] === 'number' ? flags['long-timeout-ms'] : 10 * timeoutMs
+  if (longTimeoutMs <= timeoutMs)
+    throw new UsageError(
+      `seqk stability: --long-timeout-ms must be above --timeout-ms (${timeoutMs}), got ${longTimeoutMs}`,
+      'stability',
+    )
   const report = await measureStability(items, verifier, {
+    longVerifier: verifiers.pythonTests({ cache: false, timeoutMs: longTimeoutMs }),
     repeats: typeof flags.repeats === 'number' ? flags.repeats : 5,
     concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 4,
   })

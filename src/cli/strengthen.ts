@@ -6,7 +6,12 @@
 import { writeFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { loadCodeEvalPro, type CodeEvalProBenchmark } from '../benchmarks/codeeval-pro.js'
-import { DEFAULT_MAX_STEPS, strengthenTests } from '../benchmarks/strengthen.js'
+import {
+  DEFAULT_CANDIDATES_PER_INPUT,
+  DEFAULT_MAX_STEPS,
+  DROP_REASONS,
+  strengthenTests,
+} from '../benchmarks/strengthen.js'
 import { plural } from '../metrics/format.js'
 import { mapConcurrent } from '../protocol/concurrency.js'
 import { verifiers } from '../verifiers/index.js'
@@ -15,22 +20,35 @@ import { UsageError } from './args.js'
 import { fit } from './fit.js'
 import type { CliIo } from './run.js'
 
+/** The schema id of a `seqk strengthen --report` file. */
+export const STRENGTHEN_REPORT_SCHEMA = 'seqk.strengthen-report/1'
+
 export const strengthenSpec: CommandSpec = {
   name: 'strengthen',
-  usage: 'seqk strengthen <humaneval_pro.json or mbpp_pro.json> --out <file> [--inputs 20] [--seed 1]',
+  usage:
+    'seqk strengthen <humaneval_pro.json or mbpp_pro.json> --out <file> [--inputs 20] [--seed 1] [--report <file>]',
   summary:
     "Strengthen a code benchmark's tests: a copy of the file with mutated inputs whose expected values come from each reference solution.",
   details: [
     "Each task's test statements with literal arguments are mutated by type (integers ±1 and boundaries,",
-    'floats perturbed, strings and lists edited, dicts changed, constants of the tests reused); the',
+    'floats perturbed, strings and lists edited, dicts changed, constants of the tests reused). Only',
+    "inputs inside the task's input contract are kept: the types, ranges (0, 1 and negatives only where",
+    'the tests give them), characters, formats ("# apples and # oranges"), sizes (empty only where',
+    "given), order, distinctness and equal lengths that the tests' calls and the statement's examples",
+    'show, and relations between arguments (equal lengths, an index into a list, membership). The',
     'reference solution runs each input in the python-tests verifier (its sandbox and 3 s limit);',
     'inputs it raises on, takes more than --max-steps line steps on (counted, not timed, so the same',
-    'on any machine) or times out on are dropped; at most --inputs are kept per task, distinct outputs',
-    'first. The same seed gives the same file. It prints the number of added statements and flags, by',
-    'task id, references that fail their original tests, fail a rerun of their own new inputs (a',
-    'stateful or random reference), or fail the strengthened suite, and tasks with an input the',
-    'reference cannot finish within the time limit on its own though within the step budget (time',
-    "in a builtin; which ones depends on the machine's speed).",
+    'on any machine), times out on, cuts short with zip (unequal lengths the tests never give), or',
+    'answers differently under a reading the tests leave open (% and // on negatives truncating, round',
+    'sending halves away from zero, sets iterating in another order) are dropped; at most --inputs are',
+    'kept per task, distinct outputs first; an expected value holding a float is compared within 1e-6 +',
+    "1e-7 x |expected| (EvalPlus's tolerance). The same seed gives the same file. It prints the added",
+    'statements and the dropped inputs by reason, and flags, by task id, references that fail their',
+    'original tests, fail a rerun of their own new inputs (a stateful or random reference), or fail the',
+    'strengthened suite, and tasks with an input the reference cannot finish within the time limit on',
+    "its own though within the step budget (time in a builtin; which ones depends on the machine's",
+    'speed). --report writes, per task, the contract, each added statement with the input it came from',
+    'and why, and each dropped input with its reason.',
     '',
     'Example:  npx seqk strengthen ../shared/benchmarks/humaneval-pro/humaneval_pro.json --out humaneval_pro.plus.json',
   ].join('\n'),
@@ -50,11 +68,24 @@ export const strengthenSpec: CommandSpec = {
     },
     { name: 'seed', kind: 'int', min: 0, value: '<n>', description: 'seed of the mutations (default 1)' },
     {
+      name: 'candidates-per-input',
+      kind: 'int',
+      min: 1,
+      value: '<n>',
+      description: `candidates inside the contract run through the reference per kept input (default ${DEFAULT_CANDIDATES_PER_INPUT})`,
+    },
+    {
       name: 'max-steps',
       kind: 'int',
       min: 1,
       value: '<n>',
       description: `line steps the reference may take on one new input (default ${DEFAULT_MAX_STEPS})`,
+    },
+    {
+      name: 'report',
+      kind: 'string',
+      value: '<file>',
+      description: 'also write the per-task report (contract, added and dropped inputs with reasons) as JSON',
     },
     {
       name: 'benchmark',
@@ -81,12 +112,14 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const inputs = typeof flags.inputs === 'number' ? flags.inputs : 20
   const seed = typeof flags.seed === 'number' ? flags.seed : 1
   const maxSteps = typeof flags['max-steps'] === 'number' ? flags['max-steps'] : DEFAULT_MAX_STEPS
+  const candidatesPerInput =
+    typeof flags['candidates-per-input'] === 'number' ? flags['candidates-per-input'] : DEFAULT_CANDIDATES_PER_INPUT
   const entries = loadCodeEvalPro(file, { benchmark })
   const verifier = verifiers.pythonTests()
   // Each reference on its own tests first: one that fails them is a defective task as given.
   const original = await mapConcurrent(entries, 4, async (e) => (await verifier.verify(e.task, e.reference)).pass)
   const results = await mapConcurrent(entries, 4, (e) =>
-    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier, maxSteps }),
+    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier, maxSteps, candidatesPerInput }),
   )
   // And on the strengthened suite as written: every added statement passed it once already.
   const final = await mapConcurrent(
@@ -96,6 +129,23 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   )
   const records = entries.map((e, i) => ({ ...e.record, test_code: `${results[i]!.task.tests}\n` }))
   writeFileSync(resolve(io.cwd ?? process.cwd(), out), `${JSON.stringify(records, null, 2)}\n`)
+  const reportFile = typeof flags.report === 'string' ? flags.report : undefined
+  if (reportFile !== undefined)
+    writeFileSync(
+      resolve(io.cwd ?? process.cwd(), reportFile),
+      `${JSON.stringify(
+        {
+          schema: STRENGTHEN_REPORT_SCHEMA,
+          benchmark,
+          seed,
+          inputs,
+          maxSteps,
+          tasks: entries.map((e, i) => ({ id: e.task.id, ...results[i]!.report })),
+        },
+        null,
+        2,
+      )}\n`,
+    )
   const added = results.reduce((n, r) => n + r.added, 0)
   const overBudget = results.reduce((n, r) => n + r.overBudget, 0)
   const unchanged = results.filter((r) => r.added === 0).length
@@ -118,5 +168,13 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   io.stdout(
     `${fit(`  new inputs over the step budget of ${maxSteps} (dropped, the same on any machine): ${overBudget}`, io)}\n`,
   )
+  const byReason = DROP_REASONS.map((reason) => {
+    const n = results.reduce((sum, r) => sum + r.report.dropped.filter((d) => d.reason === reason).length, 0)
+    return `${reason} ${n}`
+  })
+  io.stdout(`${fit(`  inputs dropped, by reason: ${byReason.join(', ')}`, io)}\n`)
+  const tolerant = results.reduce((n, r) => n + r.tolerant, 0)
+  io.stdout(`${fit(`  added statements compared within a float tolerance: ${tolerant}`, io)}\n`)
+  if (reportFile !== undefined) io.stdout(`${fit(`  wrote the per-task report to ${reportFile}`, io)}\n`)
   return 0
 }

@@ -70,6 +70,68 @@ describe('taskStability', () => {
     expect(t).toMatchObject({ flipped: true, nearLimit: true, maxDurationMs: 3001, stableTimeoutMs: 6100 })
     expect(t.outcomes).toEqual({ passed: 1, timeout: 1 })
     const quick = taskStability('q', [{ concurrency: 4, verdict: verdict(true, 1500) }], 3000)
-    expect(quick).toMatchObject({ flipped: false, nearLimit: false, stableTimeoutMs: 3000 })
+    expect(quick).toMatchObject({ flipped: false, nearLimit: false, stableTimeoutMs: 3000, neverFinished: false })
+  })
+
+  it('a task whose every run timed out never finished: no stable limit, since its time is unknown', () => {
+    const t = taskStability(
+      'loop',
+      [
+        { concurrency: 4, verdict: verdict(false, 3040, 'timeout') },
+        { concurrency: 8, verdict: verdict(false, 3090, 'timeout') },
+      ],
+      3000,
+    )
+    expect(t).toMatchObject({ neverFinished: true, flipped: false, maxDurationMs: 3090, stableTimeoutMs: null })
+  })
+})
+
+describe('measureStability with answers that never finish', () => {
+  // A verifier by its time limit: `loop` never ends, `slow` takes 4 s, `quick` 200 ms.
+  const timed = (timeoutMs: number): Verifier => ({
+    name: 'timed',
+    version: '1',
+    settings: { timeoutMs },
+    verify(task): Verdict {
+      const needs = { loop: Infinity, slow: 4000, quick: 200 }[task.id] ?? 0
+      const done = needs <= timeoutMs
+      return {
+        pass: done,
+        durationMs: done ? needs : timeoutMs + 40,
+        diagnostics: { outcome: done ? 'passed' : 'timeout', summary: '' },
+      }
+    },
+  })
+  const items = ['loop', 'slow', 'quick'].map((id) => ({ task: { id, prompt: 'p' }, answer: 'a' }))
+
+  it('recommends a limit from the answers that finish and names the ones that never do', async () => {
+    const report = await measureStability(items, timed(3000), { repeats: 2, concurrency: 1 })
+    expect(report.neverFinishedTasks).toEqual(['loop', 'slow'])
+    expect(report.nearLimitTasks).toEqual([])
+    // Not "6100 at least" from the timed-out runs: the only answer that finished needs 400 ms.
+    expect(report.recommendedTimeoutMs).toBe(3000)
+    expect(report.recommendationIsLowerBound).toBe(false)
+    expect(report.longTimeoutMs).toBeNull()
+  })
+
+  it('with a longer limit, tells a slow answer (whose time counts) from one that never finishes', async () => {
+    const report = await measureStability(items, timed(3000), {
+      repeats: 2,
+      concurrency: 1,
+      longVerifier: timed(30_000),
+    })
+    expect(report.neverFinishedTasks).toEqual(['loop'])
+    const slow = report.tasks.find((t) => t.taskId === 'slow')!
+    expect(slow).toMatchObject({ neverFinished: false, stableTimeoutMs: 8000 })
+    expect(slow.longRun).toEqual({ timeoutMs: 30_000, outcome: 'passed', durationMs: 4000 })
+    expect(report.tasks.find((t) => t.taskId === 'loop')!.longRun).toEqual({
+      timeoutMs: 30_000,
+      outcome: 'timeout',
+      durationMs: 30_040,
+    })
+    expect(report.recommendedTimeoutMs).toBe(8000)
+    expect(report.longTimeoutMs).toBe(30_000)
+    // The quick answer is never run again.
+    expect(report.tasks.find((t) => t.taskId === 'quick')!.longRun).toBeUndefined()
   })
 })

@@ -3,7 +3,11 @@
  * reference solution, or a graded answer for a rubric task) is verified M times at the run's
  * concurrency and M times at twice that (under load), and the report names the tasks whose verdict
  * flips, the tasks whose time is within 2× of the time limit with the limit that would make them
- * stable, and, for verdicts with criteria (LLM graders), the self-agreement per criterion.
+ * stable, and, for verdicts with criteria (LLM graders), the self-agreement per criterion. A task
+ * whose every run timed out never finished: its time is unknown, so it is named apart and left
+ * out of the recommended limit (an answer that loops forever would otherwise set the limit to
+ * twice the current one, and say nothing true); a verifier with a longer limit, when given, tells
+ * a slow answer (which then counts) from one that does not finish at all.
  */
 import { z } from 'zod'
 import type { AnyTask } from '../core/task.js'
@@ -36,6 +40,13 @@ export interface StabilityOptions {
   timeoutMs?: number
   /** Called after each verification (progress). */
   onVerdict?: (done: number, total: number) => void
+  /**
+   * The same verifier with a longer time limit (its `settings.timeoutMs`), run once on each task
+   * whose every run timed out: one that finishes there is slow, and its time counts towards the
+   * recommended limit; one that does not is named as never finishing. Without it, every task that
+   * always timed out is named as never finishing within the limit.
+   */
+  longVerifier?: Verifier
 }
 
 /** What the repeated verdicts of one task showed. */
@@ -59,9 +70,17 @@ export interface TaskStability {
   nearLimit: boolean | null
   /**
    * The limit under which the slowest verification takes at most half of it (2 × the slowest,
-   * rounded up to 100 ms); a lower bound when a verification timed out. Null without durations.
+   * rounded up to 100 ms); a lower bound when a verification timed out. Null without durations,
+   * and for a task that never finished (its time is unknown); from the long run when that finished.
    */
   stableTimeoutMs: number | null
+  /**
+   * Every verification timed out (at least one was made), and so did the long run when one was
+   * made: the answer never finished (a loop that never ends, or one far slower than the limits tried).
+   */
+  neverFinished: boolean
+  /** The one run with the longer limit (`longVerifier`), made only for a task that never finished. */
+  longRun?: { timeoutMs: number | null; outcome: string; durationMs: number | null }
   /** Self-agreement of each criterion's met / not met (verdicts with criteria only). */
   criteria: { id: string; agreement: VerdictAgreement }[]
 }
@@ -77,11 +96,22 @@ export interface StabilityReport {
   tasks: TaskStability[]
   /** Tasks whose verdict flipped or is unknown (a verification threw): the verifier is unstable on them. */
   unstableTasks: string[]
-  /** Tasks within 2× of the limit. */
+  /** Tasks within 2× of the limit (those that never finished are in `neverFinishedTasks` instead). */
   nearLimitTasks: string[]
-  /** The suite's limit that would make every task stable: the largest `stableTimeoutMs`, at least the current limit; null without a limit. */
+  /**
+   * Tasks whose every run timed out, and (when a long run was made) that also timed out with the
+   * longer limit: an answer that loops forever, or one far slower than any limit tried. Left out of
+   * the recommendation.
+   */
+  neverFinishedTasks: string[]
+  /** The longer limit of the runs made for tasks that never finished (`longVerifier`), or null when none was made. */
+  longTimeoutMs: number | null
+  /**
+   * The limit that would make every task that finishes stable: the largest `stableTimeoutMs`, at
+   * least the current limit; null without a limit. Tasks that never finished do not count.
+   */
   recommendedTimeoutMs: number | null
-  /** The recommendation is a lower bound: some verification timed out, so its real time is unknown. */
+  /** The recommendation is a lower bound: a task that finished in some runs timed out in others, so its real time is unknown. */
   recommendationIsLowerBound: boolean
   /** Self-agreement of the whole verdict's pass/fail over tasks. */
   verdictAgreement: VerdictAgreement
@@ -121,6 +151,7 @@ export function taskStability(
   for (const v of judged) outcomes[v.diagnostics.outcome] = (outcomes[v.diagnostics.outcome] ?? 0) + 1
   const durations = judged.flatMap((v) => (typeof v.durationMs === 'number' ? [v.durationMs] : []))
   const maxDurationMs = durations.length > 0 ? Math.max(...durations) : null
+  const neverFinished = judged.length > 0 && (outcomes.timeout ?? 0) === judged.length
   const byCriterion = new Map<string, boolean[]>()
   for (const v of judged)
     for (const c of v.criteria ?? []) byCriterion.set(c.id, [...(byCriterion.get(c.id) ?? []), c.met])
@@ -138,7 +169,9 @@ export function taskStability(
     maxDurationMs,
     medianDurationMs: median(durations),
     nearLimit: timeoutMs === null || maxDurationMs === null ? null : 2 * maxDurationMs > timeoutMs,
-    stableTimeoutMs: maxDurationMs === null ? null : ceil100(2 * maxDurationMs),
+    // A run that timed out took "the limit or more": the task's time is unknown when none finished.
+    stableTimeoutMs: maxDurationMs === null || neverFinished ? null : ceil100(2 * maxDurationMs),
+    neverFinished,
     criteria: [...byCriterion].map(([id, met]) => ({ id, agreement: verdictAgreement([met]) })),
   }
 }
@@ -195,7 +228,33 @@ export async function measureStability(
     })
   }
   const tasks = items.map((item, i) => taskStability(item.task.id, seen[i]!, timeoutMs))
-  const lowerBound = tasks.some((t) => (t.outcomes.timeout ?? 0) > 0)
+  const long = options.longVerifier
+  const longSetting = long?.settings.timeoutMs
+  const longTimeoutMs = typeof longSetting === 'number' ? longSetting : null
+  if (long !== undefined)
+    await mapConcurrent(
+      tasks.flatMap((t, i) => (t.neverFinished ? [i] : [])),
+      concurrency,
+      async (i) => {
+        const task = tasks[i]!
+        let verdict: Verdict | undefined
+        try {
+          verdict = await long.verify(items[i]!.task, items[i]!.answer, { attempt: 1, repeat: repeats + 1 })
+        } catch {
+          verdict = undefined
+        }
+        const outcome = verdict?.diagnostics.outcome ?? 'error'
+        const durationMs = typeof verdict?.durationMs === 'number' ? verdict.durationMs : null
+        task.longRun = { timeoutMs: longTimeoutMs, outcome, durationMs }
+        // Finished with the longer limit: a slow answer, whose time now counts.
+        if (outcome !== 'timeout' && outcome !== 'error' && durationMs !== null) {
+          task.neverFinished = false
+          task.stableTimeoutMs = ceil100(2 * durationMs)
+        }
+      },
+    )
+  // Only a task that finished in some runs and timed out in others leaves its real time unknown.
+  const lowerBound = tasks.some((t) => !t.neverFinished && t.longRun === undefined && (t.outcomes.timeout ?? 0) > 0)
   const stable = tasks.flatMap((t) => (t.stableTimeoutMs === null ? [] : [t.stableTimeoutMs]))
   const criterionItems = items.flatMap((_, i) => {
     const byCriterion = new Map<string, boolean[]>()
@@ -211,7 +270,9 @@ export async function measureStability(
     timeoutMs,
     tasks,
     unstableTasks: tasks.filter((t) => t.flipped).map((t) => t.taskId),
-    nearLimitTasks: tasks.filter((t) => t.nearLimit === true).map((t) => t.taskId),
+    nearLimitTasks: tasks.filter((t) => t.nearLimit === true && !t.neverFinished).map((t) => t.taskId),
+    neverFinishedTasks: tasks.filter((t) => t.neverFinished).map((t) => t.taskId),
+    longTimeoutMs: long === undefined ? null : longTimeoutMs,
     recommendedTimeoutMs: timeoutMs === null ? null : Math.max(timeoutMs, ...stable),
     recommendationIsLowerBound: lowerBound,
     verdictAgreement: verdictAgreement(seen.map((s) => s.flatMap(({ verdict }) => (verdict ? [verdict.pass] : [])))),
