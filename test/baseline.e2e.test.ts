@@ -98,7 +98,7 @@ describe('baseline gate', () => {
   it('a protocol change fails naming the changed field, and -u accepts it', async () => {
     const changed = await run({ BUDGET: '4' })
     expect(changed.status).toBe(1)
-    expect(changed.out).toContain('the protocol changed since the baseline (budget: 5 → 4)')
+    expect(changed.out).toContain('the instrument changed since the baseline (budget: 5 → 4)')
     expect(changed.out).toContain('accept it with `vitest run -u`')
     const accepted = await run({ BUDGET: '4' }, ['-u'])
     expect(accepted.status, accepted.out).toBe(0)

@@ -1,3 +1,4 @@
+import type { CellRef } from '../protocol/gate-match.js'
 import { plural } from '../metrics/format.js'
 import type { CellSummary, GateJson, RunSummary, ThresholdResult, Trajectory } from '../core/schemas.js'
 import { SUMMARY_SCHEMA } from '../core/schemas.js'
@@ -119,10 +120,20 @@ export function recomputeRun(input: {
   createdAt: string
   cells: readonly { start: CellStartRecord; end: CellEndRecord | undefined }[]
   trajectories: readonly Trajectory[]
-  gate?: (start: CellStartRecord, summary: CellSummary) => GateJson
+  /** The baseline gate of a cell; `cells` are every cell of its benchmark in the run (see matchBaselineCell). */
+  gate?: (start: CellStartRecord, summary: CellSummary, cells: readonly CellRef[]) => GateJson
 }): RunSummary {
+  const siblings = (benchmark: string): CellRef[] =>
+    input.cells
+      .filter((c) => c.start.benchmark === benchmark)
+      .map((c) => ({ cellId: c.start.cellId, mode: c.start.mode }))
   const cells = input.cells.map(({ start, end }) => ({
-    ...recomputeCell(start, end, input.trajectories, input.gate && ((summary) => input.gate!(start, summary))),
+    ...recomputeCell(
+      start,
+      end,
+      input.trajectories,
+      input.gate && ((summary) => input.gate!(start, summary, siblings(start.benchmark))),
+    ),
     file: start.file,
   }))
   const benchmarks = benchmarkBlocks(cells)

@@ -46,6 +46,7 @@ import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
 import { agentSummaryOf } from './cell-agent.js'
+import { instrumentOf, subjectOf } from '../core/instrument.js'
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
@@ -375,6 +376,8 @@ function summariseEnded(input: SummariseInput): CellSummary {
     mode: input.mode,
     fingerprint: input.fingerprint,
     protocol,
+    instrument: instrumentOf(protocol, input.repeats),
+    subject: subjectOf(protocol),
     budget: K,
     repeats: input.repeats,
     tasks: input.taskIds.length,

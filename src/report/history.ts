@@ -12,6 +12,7 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
 import { PROTOCOL_KINDS } from '../core/kinds.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 
 /** The schema id of each line of `.seqk/history.jsonl`. */
 export const HISTORY_SCHEMA = 'seqk.history/1'
@@ -35,6 +36,9 @@ export const HistoryEntrySchema = z.object({
   kind: z.enum(PROTOCOL_KINDS).optional(),
   budget: z.number().int().positive().optional(),
   fingerprint: z.string(),
+  /** The fingerprints of the cell's instrument and subject (absent in lines written before the split). */
+  instrumentFingerprint: z.string().optional(),
+  subjectFingerprint: z.string().optional(),
   /** Seq@k for k = 1..K (independent cells: solved by sample k). */
   seqAt: z.array(Rate),
   /** Unbiased Pass@k for k = 1..K (independent cells only). */
@@ -82,6 +86,8 @@ export function historyEntries(summary: RunSummary, context: HistoryContext): Hi
         kind: cell.protocol.kind,
         budget: cell.budget,
         fingerprint: cell.fingerprint,
+        instrumentFingerprint: cellInstrument(cell).fingerprint,
+        subjectFingerprint: cellSubject(cell).fingerprint,
         seqAt: cell.seqAt,
         passAt: cell.passAt,
         interval: headline ? { lo: headline.lo, hi: headline.hi } : null,

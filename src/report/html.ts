@@ -3,6 +3,8 @@
  * forbids any fetch), charts as inline SVG rendered at build time, and a small hand-written script
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
+import { gateNoteLines } from '../protocol/gate-notes.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
@@ -214,6 +216,8 @@ function verdictBadge(cell: CellSummary): Html {
 function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): Html {
   const lines: Html[] = []
   if (cell.verdict === 'fail') for (const r of reasons) lines.push(html`<li class="fail">✗ ${r}</li>`)
+  // What a gate that held compared across and could not see, each line naming the cell.
+  else for (const note of gateNoteLines(cell.cellId, cell.gate)) lines.push(html`<li class="caveat">⚠ ${note}</li>`)
   const errors = errorReasons(cell)
   for (const x of errors)
     lines.push(html`<li class="error">⚠ ${x.message} <span class="where">(${x.where.join(', ')})</span></li>`)
@@ -230,7 +234,12 @@ function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: rea
     `actor ${p.actor.provider}:${p.actor.model}`,
     `verifier ${p.verifier.name} v${p.verifier.version}`,
     `prompt ${p.promptBuilder}`,
+    ...(p.instructions !== undefined
+      ? [`instructions ${p.instructions.length > 60 ? `${p.instructions.slice(0, 57)}…` : p.instructions}`]
+      : []),
     `errors ${errorPolicyOf(p)}`,
+    `instrument ${cellInstrument(cell).fingerprint}`,
+    `subject ${cellSubject(cell).fingerprint}`,
   ]
   const proto = html`<details class="proto"><summary>protocol${distinct.length > 0 && html` ${chipsHtml(distinct)}`}</summary>${chipsHtml(chips)}</details>`
   const list = lines.length > 0 && html`<ul class="reasons">${lines}</ul>`

@@ -181,6 +181,8 @@ const STATUS_MARK: Readonly<Record<string, string>> = {
 function verdictCell(cell: CellSummary, verdict: CellVerdict, extraFailed: number): string {
   const v = verdictValue(cell, verdict)
   if (extraFailed > 0) return `❌ fail (${verdict.failed.length + extraFailed})`
+  // A pass whose baseline gate could not see the drop that matters is never a bare ✅.
+  if (verdict.status === 'pass' && verdict.passed.some((c) => c.caution)) return `⚠️ ${v.text} (gate underpowered)`
   return `${STATUS_MARK[verdict.status] ?? ''} ${v.text}`.trim()
 }
 
@@ -202,7 +204,11 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   const verdict = summaryVerdict(summary)
   const status = failedGates > 0 ? 'fail' : verdict.status
   const out: string[] = []
-  out.push(`${h(0)} ${STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
+  // A run that passed on a gate too small to see the drop that matters is never headed by a bare ✅.
+  const cautious =
+    status === 'pass' &&
+    summary.benchmarks.some((b) => b.cells.some((c) => cellVerdict(c).passed.some((check) => check.caution)))
+  out.push(`${h(0)} ${cautious ? '⚠️' : STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
   const counts = [runCountsText(verdict)]
   if (gates.length > 0)
     counts.push(
@@ -253,11 +259,17 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
           pass: false,
           lines: [
             `- ❌ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`,
-            ...c.details.map((d) => `  - ${markdownText(sentence(d))}`),
+            ...[...c.notes, ...c.details].map((d) => `  - ${markdownText(sentence(d))}`),
           ],
         })
       for (const c of v.passed)
-        items.push({ pass: true, lines: [`- ✅ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`] })
+        items.push({
+          pass: true,
+          lines: [
+            `- ${c.caution ? '⚠️' : '✅'} ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`,
+            ...c.notes.map((d) => `  - ${markdownText(sentence(d))}`),
+          ],
+        })
     }
     for (const g of gatesFor(b.name, b.cells, gates))
       items.push({
@@ -351,7 +363,12 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
       // One ::error per failed check, as every output counts them; a gate's findings in its message.
       for (const c of verdict.failed)
         out.push(
-          command('error', b.file, title, `${[c.message, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`),
+          command(
+            'error',
+            b.file,
+            title,
+            `${[c.message, ...c.notes, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`,
+          ),
         )
       for (const t of cell.thresholds) {
         if (
@@ -372,6 +389,9 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
           )
         }
       }
+      // A gate that held but could not see the drop that matters is a warning, never silence.
+      for (const c of verdict.passed.filter((x) => x.caution))
+        out.push(command('warning', b.file, title, [c.message, ...c.notes].join('\n')))
       if (cell.errors.count > 0 && verdict.status !== 'fail') {
         out.push(
           command(

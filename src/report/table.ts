@@ -9,6 +9,7 @@ import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
+import { gateNoteLines } from '../protocol/gate-notes.js'
 import {
   cellColumns,
   curveOf,
@@ -235,7 +236,7 @@ export function renderBenchmarkTable(
       ? []
       : verdicts[i]!.failed.flatMap((check) => [
           ...wrap(`   ✗ ${check.message}`),
-          ...check.details.flatMap((d) => wrap(`     ${d}`)),
+          ...[...check.notes, ...check.details].flatMap((d) => wrap(`     ${d}`)),
         ]).map((l) => c.red(l))
   const body = fitRows(columns, width, under)
   const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
@@ -473,10 +474,13 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
     if (gate.status === 'fail' || gate.status === 'missing') {
       if (options.failures !== false) for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
     }
-    // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else
+    // A passing gate still says what it compared across and could not see, and which tasks it
+    // could not compare (added, removed, changed), each line naming its cell.
+    else {
+      out.push(...gateNoteLines(cell.cellId, gate))
       for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x)))
         out.push(`${cell.cellId}: baseline: ${m}`)
+    }
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length

@@ -193,6 +193,14 @@ export const SeqEvalOptionsSchema = z
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
+    /**
+     * The eval's instructions (its system prompt), sent before every task's own messages. Part of
+     * the subject: editing them is a change the baseline gate compares, not a change of every task.
+     */
+    instructions: z
+      .string({ message: 'instructions must be a string: the system prompt sent before every task' })
+      .min(1, 'instructions must not be empty; leave the option out for none')
+      .optional(),
     /** Each cell's cost cap in US dollars (see `SEQK_CELL_MAX_COST_USD`); the run's is the reporter's. */
     maxCostUsd: CostCapLimitsSchema.shape.maxCostUsd,
     /** Each cell's cap in tokens, input (cached included) plus output. */

@@ -16,6 +16,7 @@ import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
+import { gateNoteLines } from '../protocol/gate-notes.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellStartExtras, dryRunNote } from './cell-estimate.js'
@@ -37,7 +38,7 @@ export class SeqkThresholdError extends Error {
     // Within 120 columns as everything seqk prints (Vitest adds nothing to a message's lines).
     const lines = failed.flatMap((c) => [
       ...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2),
-      ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2)),
+      ...[...c.notes, ...c.details].flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2)),
     ])
     super(`${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed\n${lines.join('\n')}`)
     this.name = 'SeqkThresholdError'
@@ -84,6 +85,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       verifier: options.verifier,
       history: historyFor(options, actor),
       promptBuilder: options.promptBuilder ?? defaultPromptBuilder,
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
@@ -137,7 +139,10 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   const shard = parseShard(process.env.SEQK_SHARD)
   warnWithoutSetupFile()
   describe(name, () => {
-    for (const spec of planCells(name, resolved)) {
+    const plans = planCells(name, resolved)
+    // Every cell of the eval, for matching a cell whose subject's id changed with its baseline.
+    const refs = plans.map((p) => ({ cellId: p.cellId, mode: p.mode?.name ?? 'independent' }))
+    for (const spec of plans) {
       const planned =
         (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) *
         spec.repeats
@@ -277,9 +282,13 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
                 summary,
                 mode: updateMode(context.expect.getState().snapshotState),
                 gate: gateOptions,
+                cells: refs,
               })
               if (gate.status === 'written' || gate.status === 'updated')
                 await context.annotate(gate.messages.join('\n'), 'notice')
+              // What a passing gate compared across and could not see, on Vitest's own result (a failing one throws it).
+              const notes = gateNoteLines(spec.cellId, gate)
+              if (gate.status === 'pass' && notes.length > 0) await context.annotate(notes.join('\n'), 'notice')
               summary = { ...summary, gate, verdict: storedVerdict({ ...summary, gate }) }
             }
           } catch (error) {
