@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { readBaselineFile } from '../src/artifacts/baseline-file.js'
 import { readSummary } from '../src/artifacts/summary-file.js'
 import type { CellSummary } from '../src/core/schemas.js'
+import { signedPercent } from '../src/metrics/format.js'
 import { cleanEnv, PACKAGE, root, runNode, SEQK, SEQK_ALIAS, unwrapped, VITEST } from './fixture-project.js'
 
 /** A scratch project whose eval reads its subject and instrument from the environment. */
@@ -223,6 +224,81 @@ describe('a gate too small to see the drop that matters', () => {
     expect(comment).toMatch(/\| ⚠️ pass \(gate underpowered\) \|/)
     expect(comment).not.toContain('✅')
   }, 200_000)
+})
+
+const VARIANTS_EVAL = `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+${VERIFIER}
+const tasks = Array.from({ length: 30 }, (_, i) => ({ id: 't' + String(i).padStart(2, '0'), prompt: 'Invoice #' + i + ': the total?', simulation: { difficulty: 0.5, correct: ['CORRECT'], wrong: ['WRONG A', 'WRONG B'] } }))
+const one = process.env.SUBJECT as 'reviser' | 'stubborn' | undefined
+seqEval('invoices', {
+  tasks,
+  // One run with both models as variants, or one run per model (a main run and a branch run).
+  ...(one
+    ? { actors: [actors.simulated({ profile: one })] }
+    : { variants: { reviser: { actor: actors.simulated({ profile: 'reviser' }) }, stubborn: { actor: actors.simulated({ profile: 'stubborn' }) } } }),
+  instructions: 'Extract the invoice fields carefully.',
+  verifier,
+  budget: 4,
+  repeats: 2,
+  modes: { verifier: { feedback: feedback.verifier() } },
+})
+`
+
+describe('two subjects side by side: variants in one run, seqk compare between two runs', () => {
+  const dir = project('seqk-variants-', VARIANTS_EVAL)
+  dirs.push(dir)
+
+  it('give the same differences and intervals for the same two subjects', async () => {
+    const both = await run(dir, {})
+    expect(both.status, both.out).toBe(0)
+    const summary = readSummary(join(both.runDir, 'summary.json'))
+    expect(summary.benchmarks[0]!.cells.map((c) => [c.cellId, c.variant])).toEqual([
+      ['reviser · verifier', 'reviser'],
+      ['stubborn · verifier', 'stubborn'],
+    ])
+    const [variant] = summary.variantComparisons!
+    expect(summary.variantComparisons).toHaveLength(1)
+    expect(variant).toMatchObject({
+      a: { subject: 'reviser' },
+      b: { subject: 'stubborn' },
+      tasks: 30,
+      verdict: 'worse',
+    })
+    expect(variant!.subjectChanges).toContain('actor.model: "reviser" → "stubborn"')
+    const [main, branch] = [await run(dir, { SUBJECT: 'reviser' }), await run(dir, { SUBJECT: 'stubborn' })]
+    expect(main.status, main.out).toBe(0)
+    expect(branch.status, branch.out).toBe(0)
+    const compared = await runNode([...SEQK, 'compare', main.runDir, branch.runDir, '--json'], {
+      cwd: dir,
+      env: cleanEnv(),
+    })
+    expect(compared.status, compared.out).toBe(0)
+    const { rows, unmatched } = JSON.parse(compared.stdout) as { rows: (typeof variant)[]; unmatched: string[] }
+    expect(unmatched).toEqual([])
+    // The cells are named by variant in one run and by actor in the two: matched by mode.
+    expect(rows.map((r) => [r!.a.cellId, r!.b.cellId])).toEqual([
+      ['simulated:reviser · verifier', 'simulated:stubborn · verifier'],
+    ])
+    const same = (r: NonNullable<typeof variant>) => ({
+      diff: r.diff,
+      p: r.p,
+      tasks: r.tasks,
+      rates: [r.a.rate, r.b.rate],
+      verdict: r.verdict,
+      metric: r.metric,
+      k: r.k,
+      subjectChanges: r.subjectChanges,
+    })
+    expect(same(rows[0]!)).toEqual(same(variant!))
+    // And the tables say it in the same numbers: the run's terminal and pr-comment.md, seqk compare's text.
+    const numbers = signedPercent(variant!.diff!.point)
+    const text = await runNode([...SEQK, 'compare', main.runDir, branch.runDir], { cwd: dir, env: cleanEnv() })
+    for (const out of [both.out, text.stdout, readFileSync(join(both.runDir, 'pr-comment.md'), 'utf8')]) {
+      expect(out).toContain(numbers)
+      expect(out).toMatch(/B worse/)
+    }
+    expect(readFileSync(join(both.runDir, 'report.html'), 'utf8')).toContain('Variants compared')
+  }, 300_000)
 })
 
 function escape(text: string): string {

@@ -5,6 +5,7 @@ import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { variantComparisons } from '../protocol/subject-comparison.js'
 import { shardOfTask } from '../protocol/shard.js'
 import { storedVerdict } from '../protocol/verdict.js'
 
@@ -58,6 +59,7 @@ export function recomputeCell(
     benchmark: start.benchmark,
     cellId: start.cellId,
     actorId: start.actorId,
+    ...(start.variant !== undefined ? { variant: start.variant } : {}),
     mode: start.mode,
     protocol: start.protocol,
     fingerprint: start.fingerprint,
@@ -138,11 +140,13 @@ export function recomputeRun(input: {
   }))
   const benchmarks = benchmarkBlocks(cells)
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
+  const variants = variantComparisons(benchmarks.flatMap((b) => b.cells))
   return {
     schema: SUMMARY_SCHEMA,
     runId: input.runId,
     createdAt: input.createdAt,
     benchmarks,
     ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+    ...(variants.length > 0 ? { variantComparisons: variants } : {}),
   }
 }

@@ -551,6 +551,11 @@ export const CellSummarySchema = z.object({
    */
   instrument: InstrumentSchema.optional(),
   subject: SubjectSchema.optional(),
+  /**
+   * The variant of the eval's subject this cell runs (seqEval's `variants`; its `actorId` is the
+   * variant's name): the run compares it pairwise with its sibling variants. Absent otherwise.
+   */
+  variant: z.string().optional(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),
@@ -701,6 +706,38 @@ export const CellSummarySchema = z.object({
 /** What `CellSummarySchema` checks: one cell's summary. */
 export type CellSummary = z.infer<typeof CellSummarySchema>
 
+/**
+ * Two cells of one instrument and two subjects compared paired by task (B − A, over the tasks both
+ * measured with the same content): two variants of one run, or a cell of two runs (`seqk compare`).
+ * The same paired statistics as the baseline gate (Agresti–Min t interval over tasks at K).
+ */
+export const SubjectComparisonSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** Each side: its cell, its subject's name (a variant's or the cell's actor id) and fingerprint, its rate at K. */
+  a: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  b: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  /** The rate compared: Seq@K, or Pass@K for independent cells. */
+  metric: z.enum(RATE_METRICS),
+  k: z.number().int().positive(),
+  /** Tasks compared: the same id and content on both sides, measured on both. */
+  tasks: z.number().int().nonnegative(),
+  /** What differs between the two subjects, `path: a → b`. */
+  subjectChanges: z.array(z.string()),
+  /** What differs between the two instruments: when not empty, nothing is compared (`verdict` not-comparable). */
+  instrumentChanges: z.array(z.string()),
+  /** B − A, paired over the tasks, with its 95% interval; null when not compared. */
+  diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }).nullable(),
+  /** One-sided p-value of "B is no worse than A" (small: B is worse). */
+  p: MaybeNumber,
+  /** `worse` or `better`: the interval excludes zero; `no-difference-seen`: it does not. */
+  verdict: z.enum(['worse', 'better', 'no-difference-seen', 'not-comparable']),
+  /** Why it was not compared (another instrument, no common task). */
+  note: z.string().optional(),
+})
+/** What `SubjectComparisonSchema` checks: two subjects on one instrument, compared paired by task. */
+export type SubjectComparison = z.infer<typeof SubjectComparisonSchema>
+
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
@@ -746,5 +783,7 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
+  /** The variants of each benchmark's subject (seqEval's `variants`), compared pairwise on the same tasks. */
+  variantComparisons: z.array(SubjectComparisonSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

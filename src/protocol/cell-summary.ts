@@ -84,6 +84,8 @@ export interface SummariseInput {
   benchmark: string
   cellId: string
   actorId: string
+  /** The variant of the eval's subject the cell runs (seqEval's `variants`), if any. */
+  variant?: string
   mode: string
   protocol: Protocol
   fingerprint: string
@@ -378,6 +380,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     protocol,
     instrument: instrumentOf(protocol, input.repeats),
     subject: subjectOf(protocol),
+    ...(input.variant !== undefined ? { variant: input.variant } : {}),
     budget: K,
     repeats: input.repeats,
     tasks: input.taskIds.length,

@@ -32,6 +32,11 @@ export interface CellSpec {
   cellId: string
   tasks: readonly Task[]
   actor: ChatModel
+  /**
+   * The variant of the eval's subject this cell runs (seqEval's `variants`): its name is the
+   * cell's `actorId` in the summary and trajectories, and the run compares it with its siblings.
+   */
+  variant?: string
   verifier: Verifier
   /** The feedback mode and its name; null runs independent sampling (Pass@K). */
   mode: { name: string; feedback: FeedbackMode } | null
@@ -249,7 +254,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         runId: spec.runId,
         benchmark: spec.benchmark,
         cellId: spec.cellId,
-        actorId: spec.actor.id,
+        actorId: spec.variant ?? spec.actor.id,
         mode: spec.mode?.name ?? 'independent',
         fingerprint,
         protocol,
@@ -291,7 +296,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     runId: spec.runId,
     benchmark: spec.benchmark,
     cellId: spec.cellId,
-    actorId: spec.actor.id,
+    actorId: spec.variant ?? spec.actor.id,
+    ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint,

@@ -124,6 +124,8 @@ export interface GateResult {
   /** What the comparison had to adapt, pass or fail (e.g. different repeat counts). */
   notes: string[]
   comparisons: GateComparison[]
+  /** Tasks compared: common to both (same id and content) and measured on both sides. */
+  tasks: number
   power: GatePower | null
   /** Tasks whose success rate at K fell, e.g. "fx/003 3/3 → 0/3". */
   regressed: string[]
@@ -212,6 +214,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     reasons: [],
     notes: [],
     comparisons: [],
+    tasks: 0,
     power: null,
     regressed: [],
     improved: [],
@@ -301,6 +304,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     )
     return result
   }
+  result.tasks = measured.length
   const a = kept.map((i) => pairs[i]![0])
   const b = kept.map((i) => pairs[i]![1])
   const rule: GateRule = {

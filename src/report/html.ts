@@ -4,11 +4,18 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { gateNoteLines } from '../protocol/gate-notes.js'
+import { comparedCells, comparedRate, comparisonDetail, comparisonVerdict } from './subject-comparisons.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
-import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
+import {
+  errorPolicyOf,
+  type CellSummary,
+  type RunSummary,
+  type SubjectComparison,
+  type Trajectory,
+} from '../core/schemas.js'
 import { rankingChanges, spendingLine } from './table.js'
 import {
   actorColours,
@@ -46,7 +53,7 @@ import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
 import { DIFFERENCE_ESTIMAND, RATE_ESTIMAND } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
-import { percent, percentText, plural } from '../metrics/format.js'
+import { intervalText, percent, percentText, plural, signedPercent } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { jsonForScript } from './escape.js'
 import { html, htmlText, joinHtml, trustedHtml, type Html, type HtmlValue } from './html-template.js'
@@ -275,6 +282,32 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
   })
   const caption = sharedChips.length > 0 && html`<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>`
   return html`<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
+}
+
+/** The variants of the benchmark's subject compared pairwise, as the terminal and the Markdown show them. */
+function variantsTable(rows: readonly SubjectComparison[]): Html | false {
+  if (rows.length === 0) return false
+  const head = ['benchmark › mode', 'A', 'B', 'rate', 'A', 'B', 'B − A', '95% CI', 'tasks', 'verdict', 'what changed']
+  const numeric = new Set([4, 5, 6, 7, 8])
+  const body = rows.map((r) => {
+    const values = [
+      comparedCells(r),
+      r.a.subject,
+      r.b.subject,
+      comparedRate(r),
+      percent(r.a.rate),
+      percent(r.b.rate),
+      signedPercent(r.diff?.point),
+      r.diff ? intervalText(r.diff.lo, r.diff.hi, { signed: true }) : '—',
+      String(r.tasks),
+      comparisonVerdict(r),
+      comparisonDetail(r),
+    ]
+    return html`<tr data-variant-pair="${r.a.cellId} → ${r.b.cellId}">${values.map((v, i) => html`<td${numeric.has(i) && html` class="n"`}>${v}</td>`)}</tr>`
+  })
+  return html`<h3>Variants compared</h3>
+<p class="hint">B − A, paired over the tasks both measured (points, 95% interval over tasks): the same statistics as the baseline gate.</p>
+<div class="card scroll"><table class="cells variants"><thead><tr>${head.map((h, i) => html`<th${numeric.has(i) && html` class="n"`}>${h}</th>`)}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
@@ -657,6 +690,7 @@ ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
 ${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
+${variantsTable((ctx.summary.variantComparisons ?? []).filter((r) => r.benchmark === bench.name))}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>

@@ -4,13 +4,15 @@
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
-import type { CellSummary, RunSummary } from '../core/schemas.js'
+import type { CellSummary, RunSummary, SubjectComparison } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { rankingChanges, spendingLine } from './table.js'
 import { percent, percentText, plural } from '../metrics/format.js'
 import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
+import { comparedCells, comparedRate, comparisonDetail, comparisonVerdict } from './subject-comparisons.js'
+import { intervalText, signedPercent } from '../metrics/format.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -286,6 +288,11 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       out.push('', '</details>', '')
     }
 
+    // The variants of the subject, compared pairwise on the same tasks.
+    const variants = subjectComparisonMarkdown((summary.variantComparisons ?? []).filter((r) => r.benchmark === b.name))
+    if (variants.length > 0)
+      out.push('Variants compared, B − A paired over the common tasks (points, 95% CI):', '', ...variants, '')
+
     const revisions = revisionAnnotationLines(b.cells)
     if (revisions.length > 0)
       out.push(
@@ -409,4 +416,36 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
     }
   }
   return out
+}
+
+/**
+ * The rows as a Markdown table, what changed in its last column.
+ *
+ * @example
+ * subjectComparisonMarkdown(summary.variantComparisons ?? []).join('\n')
+ */
+export function subjectComparisonMarkdown(rows: readonly SubjectComparison[]): string[] {
+  if (rows.length === 0) return []
+  return [
+    '| benchmark › mode | A | B | rate | A | B | B − A | 95% CI | tasks | verdict | what changed |',
+    '| --- | --- | --- | --- | --: | --: | --: | --: | --: | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${[
+          comparedCells(r),
+          r.a.subject,
+          r.b.subject,
+          comparedRate(r),
+          percent(r.a.rate),
+          percent(r.b.rate),
+          signedPercent(r.diff?.point),
+          r.diff ? intervalText(r.diff.lo, r.diff.hi, { signed: true }) : '—',
+          String(r.tasks),
+          comparisonVerdict(r),
+          comparisonDetail(r),
+        ]
+          .map(markdownText)
+          .join(' | ')} |`,
+    ),
+  ]
 }

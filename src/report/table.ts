@@ -33,7 +33,8 @@ export interface TableOptions {
   width?: number
 }
 
-interface Column {
+/** A column of a plain-text table: its header, its values and whether it is right-aligned. */
+export interface Column {
   header: string
   values: string[]
   /** Right-aligned (numbers). */
@@ -67,7 +68,7 @@ function tableWidth(columns: readonly Column[]): number {
  * past, a row whose id is too long prints the id on a line of its own and its numbers on the next.
  * `after(i)` adds lines under row i (failure reasons).
  */
-function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
+export function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
   const rows = columns[0]!.values.length
   const ids = columns[0]!.values
   let folded = new Set<number>()

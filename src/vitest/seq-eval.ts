@@ -75,17 +75,30 @@ export function cellId(actorId: string, mode: string): string {
 /** A cell as declared, before a run gives it a run id, a signal and an artifact sink. */
 export type CellPlan = Omit<CellSpec, 'runId' | 'signal' | 'onTrajectory'>
 
-/** Every cell of a resolved seqEval, in declaration order: per actor, each mode, then independent. */
+/**
+ * Every cell of a resolved seqEval, in declaration order: per subject (each actor, or each variant),
+ * each mode, then independent. A variant's cells are named by the variant (`<variant> · <mode>`).
+ */
 export function planCells(benchmark: string, options: ResolvedOptions): CellPlan[] {
-  return options.actors.flatMap((actor) => {
+  const subjects = options.variants
+    ? options.variants.map((v) => ({ ...v, label: v.name, variant: v.name }))
+    : options.actors.map((actor) => ({
+        actor,
+        label: actor.id,
+        variant: undefined,
+        instructions: options.instructions,
+        promptBuilder: options.promptBuilder,
+      }))
+  return subjects.flatMap(({ actor, label, variant, instructions, promptBuilder }) => {
     const common = {
       benchmark,
       tasks: options.tasks,
       actor,
+      ...(variant !== undefined ? { variant } : {}),
       verifier: options.verifier,
       history: historyFor(options, actor),
-      promptBuilder: options.promptBuilder ?? defaultPromptBuilder,
-      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+      promptBuilder: promptBuilder ?? defaultPromptBuilder,
+      ...(instructions !== undefined ? { instructions } : {}),
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
@@ -98,7 +111,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
     }
     const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({
       ...common,
-      cellId: cellId(actor.id, name),
+      cellId: cellId(label, name),
       mode: { name, feedback: mode.feedback },
       thresholds: mode.expect,
       annotate: mode.annotate,
@@ -106,7 +119,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
     if (options.independent)
       cells.push({
         ...common,
-        cellId: cellId(actor.id, 'independent'),
+        cellId: cellId(label, 'independent'),
         mode: null,
         thresholds: options.independent.expect,
       })
@@ -192,6 +205,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             ...record,
             type: 'start',
             actorId: plan.actorId,
+            ...(plan.variant !== undefined ? { variant: plan.variant } : {}),
             mode: plan.mode,
             protocol: plan.protocol,
             fingerprint: plan.fingerprint,
@@ -312,7 +326,8 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
   const hashes = benchmarkHashes(spec.tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
   return {
-    actorId: spec.actor.id,
+    actorId: spec.variant ?? spec.actor.id,
+    ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint: protocolFingerprint(protocol),
@@ -327,7 +342,7 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
 }
 
 type CellPlanInput = Parameters<typeof cellProtocol>[0] &
-  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable'>
+  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant'>
 
 let warnedSetup = false
 
