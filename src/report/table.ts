@@ -9,7 +9,7 @@ import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
-import { gateNoteLines } from '../protocol/gate-notes.js'
+import { couldNotSee, subjectChangeText } from '../protocol/gate-notes.js'
 import {
   cellColumns,
   curveOf,
@@ -469,6 +469,8 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
   const gated = cells.filter((x) => x.gate)
   if (gated.length === 0) return []
   const out: string[] = []
+  // Gates that passed but could not see the drop that matters: one line each, or one line naming them all.
+  const blind = gated.filter((x) => couldNotSee(x.gate!) !== null)
   for (const cell of gated) {
     const gate = cell.gate!
     // The terminal table prints a failed gate's reasons under the cell's row instead.
@@ -478,15 +480,26 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
     // A passing gate still says what it compared across and could not see, and which tasks it
     // could not compare (added, removed, changed), each line naming its cell.
     else {
-      out.push(...gateNoteLines(cell.cellId, gate))
+      const change = subjectChangeText(gate)
+      if (change) out.push(`${cell.cellId}: baseline: ${change}`)
+      if (blind.length === 1 && blind[0] === cell) out.push(`${cell.cellId}: baseline: ${couldNotSee(gate)}`)
       for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x)))
         out.push(`${cell.cellId}: baseline: ${m}`)
     }
   }
+  if (blind.length > 1) {
+    const each = blind.map((x) => {
+      const drop = x.gate!.power!.detectableDrop
+      return `${x.cellId} (${drop === null ? 'not even a drop to zero' : `≥ ${Math.round(drop * 100)} points`})`
+    })
+    out.push(
+      `baseline: no drop the gate could see in ${blind.length} cells, each with the smallest drop it catches 80% of the time: ${each.join(', ')}`,
+    )
+  }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
   const parts = [
-    count('pass') > 0 ? `${plural(count('pass'), 'cell')} without regression` : '',
+    count('pass') > 0 ? `${plural(count('pass'), 'cell')} passed` : '',
     count('written') > 0 ? `${count('written')} written` : '',
     count('updated') > 0 ? `${count('updated')} updated` : '',
     count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',
