@@ -4,31 +4,19 @@
 // pr-comment.md, report.html, JUnit), and pass or fail on the paired statistics; (c) a verifier
 // change refuses, naming the field. Then a gate too small to see a 37.5-point drop says so, per
 // cell, where people read.
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readBaselineFile } from '../src/artifacts/baseline-file.js'
 import { readSummary } from '../src/artifacts/summary-file.js'
 import type { CellSummary } from '../src/core/schemas.js'
 import { signedPercent } from '../src/metrics/format.js'
-import { cleanEnv, PACKAGE, root, runNode, SEQK, SEQK_ALIAS, unwrapped, VITEST } from './fixture-project.js'
+import { cleanEnv, fixtureProject, runNode, SEQK, unwrapped, VITEST } from './fixture-project.js'
 
 /** A scratch project whose eval reads its subject and instrument from the environment. */
 function project(prefix: string, evalSource: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
   // The verbose reporter prints each test's annotations: Vitest's own result of a passing cell.
-  writeFileSync(
-    join(dir, 'vitest.config.ts'),
-    `import { defineConfig } from 'vitest/config'
-export default defineConfig({
-  ${SEQK_ALIAS},
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(PACKAGE.reporter)}, 'verbose'], setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
-})
-`,
-  )
+  const dir = fixtureProject(prefix, { reporters: ['verbose'] })
   writeFileSync(join(dir, 'subject.eval.ts'), evalSource)
   return dir
 }

@@ -3,10 +3,10 @@
 import { RunSummarySchema, type CellSummary, type RunSummary } from '../core/schemas.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { compareToBaseline, gateMetricOf, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
-import { ambiguityText, matchBaselineCell } from './gate-match.js'
+import { pairRunCells } from './gate-match.js'
 
 export { compareToBaseline, GATE_PROTOCOL, gateMetricOf, protocolChanges } from './gate.js'
-export { matchBaselineCell, type BaselineMatch, type CellRef } from './gate-match.js'
+export { matchBaselineCell, pairRunCells, type BaselineMatch, type CellRef, type UnpairedCell } from './gate-match.js'
 export { couldNotSee, gateNoteLines, subjectChangeText } from './gate-notes.js'
 export { compareRuns, compareSubjects, variantComparisons } from './subject-comparison.js'
 export type { SubjectComparison } from '../core/schemas.js'
@@ -101,32 +101,22 @@ export function gateSummaries(baseline: RunSummary, current: RunSummary, options
   // A bad setting is the caller's to fix before any cell is judged (not a failed gate per cell).
   gateMetricOf(options.metric, 'sequential', 'gateSummaries: options.metric')
   const gate: SummaryGate = { pass: true, cells: [], unmatched: [], reasons: [] }
-  const matched = new Set<string>()
-  for (const b of now.benchmarks) {
-    const earlier = before.benchmarks.filter((x) => x.name === b.name).flatMap((x) => x.cells)
-    const refs = b.cells.map((c) => ({ cellId: c.cellId, mode: c.mode }))
-    for (const cell of b.cells) {
-      const match = matchBaselineCell({ cellId: cell.cellId, mode: cell.mode }, earlier, refs)
-      if (match.kind === 'none') {
-        gate.unmatched.push(`${b.name} · ${cell.cellId}: not in the baseline run, so nothing says it did not regress`)
-        continue
-      }
-      if (match.kind === 'ambiguous') {
-        gate.unmatched.push(`${b.name} · ${cell.cellId}: ${ambiguityText(cell, match)}`)
-        continue
-      }
-      matched.add(JSON.stringify([b.name, match.cellId]))
-      const base = earlier.find((c) => c.cellId === match.cellId)!
-      const result = compareToBaseline(baselineOf(base, before.createdAt), cell, options)
-      gate.cells.push({ benchmark: b.name, cellId: cell.cellId, baselineCellId: match.cellId, result })
-      const named = match.cellId === cell.cellId ? cell.cellId : `${cell.cellId} (against ${match.cellId})`
-      if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${b.name} · ${named}: ${r}`))
-    }
+  const { pairs, unpaired } = pairRunCells(before, now)
+  for (const { benchmark, earlier, later } of pairs) {
+    const result = compareToBaseline(baselineOf(earlier, before.createdAt), later, options)
+    gate.cells.push({ benchmark, cellId: later.cellId, baselineCellId: earlier.cellId, result })
+    const named = earlier.cellId === later.cellId ? later.cellId : `${later.cellId} (against ${earlier.cellId})`
+    if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${benchmark} · ${named}: ${r}`))
   }
-  for (const b of before.benchmarks)
-    for (const cell of b.cells)
-      if (!matched.has(JSON.stringify([b.name, cell.cellId])))
-        gate.unmatched.push(`${b.name} · ${cell.cellId}: in the baseline run but not in this one`)
+  for (const u of unpaired)
+    gate.unmatched.push(
+      `${u.benchmark} · ${u.cellId}: ${
+        u.ambiguous ??
+        (u.side === 'later'
+          ? 'not in the baseline run, so nothing says it did not regress'
+          : 'in the baseline run but not in this one')
+      }`,
+    )
   gate.reasons.push(...gate.unmatched)
   gate.pass = gate.reasons.length === 0
   return gate

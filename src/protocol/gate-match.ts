@@ -15,6 +15,8 @@
  * Pure; used by the baseline gate of an eval file, `seqk merge`, `gateSummaries` and `seqk compare`.
  */
 
+import type { CellSummary, RunSummary } from '../core/schemas.js'
+
 /** A cell as matching sees it: its id and its mode (`independent` for independent sampling). */
 export interface CellRef {
   cellId: string
@@ -76,4 +78,57 @@ export function matchBaselineCell(
 export function ambiguityText(cell: CellRef, match: Extract<BaselineMatch, { kind: 'ambiguous' }>): string {
   const quoted = (ids: readonly string[]) => ids.map((id) => JSON.stringify(id)).join(', ')
   return `this cell's id is not in the baseline, and which of the baseline's ${match.baseline.length === 1 ? 'cell' : 'cells'} in mode ${JSON.stringify(cell.mode)} (${quoted(match.baseline)}) it replaces is ambiguous: this run has ${match.run.length === 1 ? 'one new cell' : `${match.run.length} new cells`} in that mode (${quoted(match.run)}). Give each actor a stable id (e.g. actors.openai({ model, id: 'assistant' })) so a new model keeps its cell's id, or accept the new cells with \`vitest run -u\`.`
+}
+
+/** A cell of one run that {@link pairRunCells} could not pair: on which side, and why when it was ambiguous. */
+export interface UnpairedCell {
+  benchmark: string
+  cellId: string
+  /** `earlier`: only in the earlier run (the baseline, run A); `later`: only in the later one. */
+  side: 'earlier' | 'later'
+  /** Set when a counterpart could not be told apart from another: why, and how to settle it. */
+  ambiguous?: string
+}
+
+/**
+ * Every cell of the later run with its cell in the earlier one, by benchmark, by the rule of
+ * {@link matchBaselineCell}; and the cells of either run left unpaired.
+ *
+ * @example
+ * const { pairs, unpaired } = pairRunCells(mainSummary, branchSummary)
+ */
+export function pairRunCells(
+  earlier: RunSummary,
+  later: RunSummary,
+): {
+  pairs: { benchmark: string; earlier: CellSummary; later: CellSummary }[]
+  unpaired: UnpairedCell[]
+} {
+  const pairs: { benchmark: string; earlier: CellSummary; later: CellSummary }[] = []
+  const unpaired: UnpairedCell[] = []
+  const used = new Set<string>()
+  for (const bench of later.benchmarks) {
+    const before = earlier.benchmarks.filter((x) => x.name === bench.name).flatMap((x) => x.cells)
+    const refs = bench.cells.map((c) => ({ cellId: c.cellId, mode: c.mode }))
+    for (const cell of bench.cells) {
+      const match = matchBaselineCell({ cellId: cell.cellId, mode: cell.mode }, before, refs)
+      if (match.kind === 'none') unpaired.push({ benchmark: bench.name, cellId: cell.cellId, side: 'later' })
+      else if (match.kind === 'ambiguous')
+        unpaired.push({
+          benchmark: bench.name,
+          cellId: cell.cellId,
+          side: 'later',
+          ambiguous: ambiguityText(cell, match),
+        })
+      else {
+        used.add(JSON.stringify([bench.name, match.cellId]))
+        pairs.push({ benchmark: bench.name, earlier: before.find((c) => c.cellId === match.cellId)!, later: cell })
+      }
+    }
+  }
+  for (const bench of earlier.benchmarks)
+    for (const cell of bench.cells)
+      if (!used.has(JSON.stringify([bench.name, cell.cellId])))
+        unpaired.push({ benchmark: bench.name, cellId: cell.cellId, side: 'earlier' })
+  return { pairs, unpaired }
 }

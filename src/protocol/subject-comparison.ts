@@ -10,7 +10,7 @@ import type { CellSummary, RunSummary, SubjectComparison } from '../core/schemas
 import { headlineMetric } from '../metrics/registry.js'
 import { finiteOrNull } from './interval-json.js'
 import { compareToBaseline } from './gate.js'
-import { ambiguityText, matchBaselineCell } from './gate-match.js'
+import { pairRunCells } from './gate-match.js'
 
 const rateAtK = (cell: CellSummary): number | null => {
   const curve = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
@@ -101,31 +101,11 @@ export function variantComparisons(cells: readonly CellSummary[]): SubjectCompar
  * const { rows } = compareRuns(readSummary('main/summary.json'), readSummary('branch/summary.json'))
  */
 export function compareRuns(a: RunSummary, b: RunSummary): { rows: SubjectComparison[]; unmatched: string[] } {
-  const rows: SubjectComparison[] = []
-  const unmatched: string[] = []
-  const used = new Set<string>()
-  for (const bench of b.benchmarks) {
-    const earlier = a.benchmarks.filter((x) => x.name === bench.name).flatMap((x) => x.cells)
-    const refs = bench.cells.map((c) => ({ cellId: c.cellId, mode: c.mode }))
-    for (const cell of bench.cells) {
-      const match = matchBaselineCell({ cellId: cell.cellId, mode: cell.mode }, earlier, refs)
-      if (match.kind === 'none') unmatched.push(`${bench.name} · ${cell.cellId}: only in run B`)
-      else if (match.kind === 'ambiguous')
-        unmatched.push(`${bench.name} · ${cell.cellId}: ${ambiguityText(cell, match)}`)
-      else {
-        used.add(JSON.stringify([bench.name, match.cellId]))
-        rows.push(
-          compareSubjects(
-            earlier.find((c) => c.cellId === match.cellId)!,
-            cell,
-          ),
-        )
-      }
-    }
+  const { pairs, unpaired } = pairRunCells(a, b)
+  return {
+    rows: pairs.map((p) => compareSubjects(p.earlier, p.later)),
+    unmatched: unpaired.map(
+      (u) => `${u.benchmark} · ${u.cellId}: ${u.ambiguous ?? (u.side === 'later' ? 'only in run B' : 'only in run A')}`,
+    ),
   }
-  for (const bench of a.benchmarks)
-    for (const cell of bench.cells)
-      if (!used.has(JSON.stringify([bench.name, cell.cellId])))
-        unmatched.push(`${bench.name} · ${cell.cellId}: only in run A`)
-  return { rows, unmatched }
 }

@@ -276,9 +276,17 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
         })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
+        const [instrument, subject] = [cellInstrument(cell).fingerprint, cellSubject(cell).fingerprint]
+        // Which part changed, where the last line says (lines written before the split do not).
+        const what =
+          previous.instrumentFingerprint === undefined
+            ? `protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint})`
+            : previous.instrumentFingerprint === instrument
+              ? `subject changed since the last run (subject ${previous.subjectFingerprint} → ${subject}; the baseline gate and seqk compare compare it task by task)`
+              : `instrument changed since the last run (instrument ${previous.instrumentFingerprint} → ${instrument})`
         out.push({
           kind: 'protocol-changed',
-          line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${percent(now.value)} is not compared`,
+          line: `${name}: ${what}; ${label} ${percent(now.value)} is not compared`,
         })
       } else {
         out.push({ kind: 'first', line: `${name}: ${label} ${percent(now.value)} (first recorded run)` })

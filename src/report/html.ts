@@ -4,7 +4,7 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { gateNoteLines } from '../protocol/gate-notes.js'
-import { comparedCells, comparedRate, comparisonDetail, comparisonVerdict } from './subject-comparisons.js'
+import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
@@ -53,7 +53,7 @@ import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { intervalMethodText } from '../metrics/index.js'
 import { DIFFERENCE_ESTIMAND, RATE_ESTIMAND } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
-import { intervalText, percent, percentText, plural, signedPercent } from '../metrics/format.js'
+import { percent, percentText, plural } from '../metrics/format.js'
 import { diffLines, diffStats, encodeDiff } from './diff.js'
 import { jsonForScript } from './escape.js'
 import { html, htmlText, joinHtml, trustedHtml, type Html, type HtmlValue } from './html-template.js'
@@ -287,27 +287,17 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
 /** The variants of the benchmark's subject compared pairwise, as the terminal and the Markdown show them. */
 function variantsTable(rows: readonly SubjectComparison[]): Html | false {
   if (rows.length === 0) return false
-  const head = ['benchmark › mode', 'A', 'B', 'rate', 'A', 'B', 'B − A', '95% CI', 'tasks', 'verdict', 'what changed']
-  const numeric = new Set([4, 5, 6, 7, 8])
-  const body = rows.map((r) => {
-    const values = [
-      comparedCells(r),
-      r.a.subject,
-      r.b.subject,
-      comparedRate(r),
-      percent(r.a.rate),
-      percent(r.b.rate),
-      signedPercent(r.diff?.point),
-      r.diff ? intervalText(r.diff.lo, r.diff.hi, { signed: true }) : '—',
-      String(r.tasks),
-      comparisonVerdict(r),
-      comparisonDetail(r),
-    ]
-    return html`<tr data-variant-pair="${r.a.cellId} → ${r.b.cellId}">${values.map((v, i) => html`<td${numeric.has(i) && html` class="n"`}>${v}</td>`)}</tr>`
-  })
+  const cell = (v: string, i: number) => html`<td${COMPARISON_NUMERIC.has(i) && html` class="n"`}>${v}</td>`
+  const body = rows.map(
+    (r) =>
+      html`<tr data-variant-pair="${r.a.cellId} → ${r.b.cellId}">${[...comparisonValues(r), comparisonDetail(r)].map(cell)}</tr>`,
+  )
+  const head = [...COMPARISON_HEADERS, 'what changed'].map(
+    (h, i) => html`<th${COMPARISON_NUMERIC.has(i) && html` class="n"`}>${h}</th>`,
+  )
   return html`<h3>Variants compared</h3>
 <p class="hint">B − A, paired over the tasks both measured (points, 95% interval over tasks): the same statistics as the baseline gate.</p>
-<div class="card scroll"><table class="cells variants"><thead><tr>${head.map((h, i) => html`<th${numeric.has(i) && html` class="n"`}>${h}</th>`)}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
+<div class="card scroll"><table class="cells variants"><thead><tr>${head}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {

@@ -11,8 +11,7 @@ import { rankingChanges, spendingLine } from './table.js'
 import { percent, percentText, plural } from '../metrics/format.js'
 import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
-import { comparedCells, comparedRate, comparisonDetail, comparisonVerdict } from './subject-comparisons.js'
-import { intervalText, signedPercent } from '../metrics/format.js'
+import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -426,26 +425,10 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
  */
 export function subjectComparisonMarkdown(rows: readonly SubjectComparison[]): string[] {
   if (rows.length === 0) return []
+  const headers = [...COMPARISON_HEADERS, 'what changed']
   return [
-    '| benchmark › mode | A | B | rate | A | B | B − A | 95% CI | tasks | verdict | what changed |',
-    '| --- | --- | --- | --- | --: | --: | --: | --: | --: | --- | --- |',
-    ...rows.map(
-      (r) =>
-        `| ${[
-          comparedCells(r),
-          r.a.subject,
-          r.b.subject,
-          comparedRate(r),
-          percent(r.a.rate),
-          percent(r.b.rate),
-          signedPercent(r.diff?.point),
-          r.diff ? intervalText(r.diff.lo, r.diff.hi, { signed: true }) : '—',
-          String(r.tasks),
-          comparisonVerdict(r),
-          comparisonDetail(r),
-        ]
-          .map(markdownText)
-          .join(' | ')} |`,
-    ),
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map((_, i) => (COMPARISON_NUMERIC.has(i) ? ' --: ' : ' --- ')).join('|')}|`,
+    ...rows.map((r) => `| ${[...comparisonValues(r), comparisonDetail(r)].map(markdownText).join(' | ')} |`),
   ]
 }

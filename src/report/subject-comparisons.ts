@@ -26,9 +26,43 @@ export function comparisonDetail(row: SubjectComparison): string {
   return row.subjectChanges.length > 0 ? `changed: ${row.subjectChanges.join('; ')}` : 'the same subject'
 }
 
-export const comparedRate = (row: SubjectComparison) => METRICS[row.metric].label(row.k)
-/** Where a row's two cells are: the benchmark and the mode (each cell's id is its subject and that mode). */
-export const comparedCells = (row: SubjectComparison) => `${row.benchmark} › ${row.mode}`
+/** The table's columns, the same in the terminal, Markdown and the report (Markdown and the report add "what changed"). */
+export const COMPARISON_HEADERS = [
+  'benchmark › mode',
+  'A',
+  'B',
+  'rate',
+  'A',
+  'B',
+  'B − A',
+  '95% CI',
+  'tasks',
+  'verdict',
+]
+/** Which of {@link COMPARISON_HEADERS} are right-aligned numbers. */
+export const COMPARISON_NUMERIC: ReadonlySet<number> = new Set([4, 5, 6, 7, 8])
+
+/**
+ * One row's values under {@link COMPARISON_HEADERS}: where (benchmark › mode), the two subjects, the
+ * rate compared, both rates, B − A and its interval in points, the tasks compared, the verdict.
+ *
+ * @example
+ * comparisonValues(row) // => ['invoices › verifier', 'reviser', 'stubborn', 'Seq@4', '98.3', '70.0', '−28.3', '−37.8–−15.3', '30', 'B worse']
+ */
+export function comparisonValues(row: SubjectComparison): string[] {
+  return [
+    `${row.benchmark} › ${row.mode}`,
+    row.a.subject,
+    row.b.subject,
+    METRICS[row.metric].label(row.k),
+    percent(row.a.rate),
+    percent(row.b.rate),
+    signedPercent(row.diff?.point),
+    row.diff ? intervalText(row.diff.lo, row.diff.hi, { signed: true }) : '—',
+    String(row.tasks),
+    comparisonVerdict(row),
+  ]
+}
 
 /**
  * The rows as a plain-text table within `width` (null: as wide as it is), each row's change under it.
@@ -44,21 +78,11 @@ export function subjectComparisonLines(
 ): string[] {
   if (rows.length === 0) return []
   const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width ?? TEXT_WIDTH, 4))
-  const columns = [
-    { header: 'benchmark › mode', values: rows.map(comparedCells), numeric: false },
-    { header: 'A', values: rows.map((r) => r.a.subject), numeric: false },
-    { header: 'B', values: rows.map((r) => r.b.subject), numeric: false },
-    { header: 'rate', values: rows.map(comparedRate), numeric: false },
-    { header: 'A', values: rows.map((r) => percent(r.a.rate)), numeric: true },
-    { header: 'B', values: rows.map((r) => percent(r.b.rate)), numeric: true },
-    { header: 'B − A', values: rows.map((r) => signedPercent(r.diff?.point)), numeric: true },
-    {
-      header: '95% CI',
-      values: rows.map((r) => (r.diff ? intervalText(r.diff.lo, r.diff.hi, { signed: true }) : '—')),
-      numeric: true,
-    },
-    { header: 'tasks', values: rows.map((r) => String(r.tasks)), numeric: true },
-    { header: 'verdict', values: rows.map(comparisonVerdict), numeric: false },
-  ]
+  const values = rows.map(comparisonValues)
+  const columns = COMPARISON_HEADERS.map((header, i) => ({
+    header,
+    values: values.map((v) => v[i]!),
+    numeric: COMPARISON_NUMERIC.has(i),
+  }))
   return [...wrap(` ${title}`), ...fitRows(columns, width, (i) => wrap(`   ${comparisonDetail(rows[i]!)}`))]
 }
