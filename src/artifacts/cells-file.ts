@@ -22,7 +22,10 @@ export const CellStartRecordSchema = z.object({
   runId: z.string(),
   benchmark: z.string(),
   cellId: z.string(),
+  /** The actor's id, or the variant's name for a variant's cell. */
   actorId: z.string(),
+  /** The variant of the eval's subject the cell runs (seqEval's `variants`); absent otherwise. */
+  variant: z.string().optional(),
   mode: z.string(),
   protocol: ProtocolSchema,
   fingerprint: z.string(),

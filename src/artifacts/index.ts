@@ -24,6 +24,14 @@ export {
   benchmarkContentHash,
   canonicalJson,
 } from '../protocol/fingerprint.js'
+export {
+  cellInstrument,
+  cellSubject,
+  INSTRUMENT_FIELDS,
+  instrumentOf,
+  SUBJECT_FIELDS,
+  subjectOf,
+} from '../core/instrument.js'
 export { summariseCell, type SummariseInput } from '../protocol/cell-summary.js'
 export {
   DisclosureCardSchema,

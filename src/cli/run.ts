@@ -17,6 +17,7 @@ import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
+import { compareSpec, runCompare } from './compare.js'
 import { mergeSpec, runMerge } from './merge.js'
 import { runView, viewSpec } from './view.js'
 import { discloseSpec, runDisclose } from './disclose.js'
@@ -156,6 +157,7 @@ const COMMANDS = [
   resumeSpec,
   summarizeSpec,
   mergeSpec,
+  compareSpec,
   viewSpec,
   discloseSpec,
   estimateSpec,
@@ -244,6 +246,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
         io,
       )
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
+    if (spec.name === 'compare') return runCompare(paths, flags, io)
     if (spec.name === 'disclose') return runDisclose(paths, flags, io)
     if (spec.name === 'export') return runExport(paths, flags, io)
     if (spec.name === 'strengthen')

@@ -26,10 +26,21 @@ const Settings = z.record(z.string(), Scalar)
 /** A number that may be undefined for a stated reason (NaN in memory, null on disk). */
 const MaybeNumber = z.number().nullable()
 
-/** What identifies a model in the protocol: its provider, model name and parameters. */
-export const ModelDescriptorSchema = z.object({ provider: z.string(), model: z.string(), params: Settings })
+/**
+ * What identifies a model in the protocol: its provider, model name and parameters. Any further
+ * field an actor's descriptor carries (an app's `version`) is kept as it is: it is part of the
+ * subject, and its fingerprint must read the same from a file as from memory.
+ */
+export const ModelDescriptorSchema = z
+  .object({ provider: z.string(), model: z.string(), params: Settings })
+  .catchall(z.json())
 
-/** Every field that defines a Seq@K number. Two numbers are comparable only when these match. */
+/**
+ * Every field that defines a Seq@K number. They fall in two groups (see core/instrument.ts): the
+ * instrument (what decides pass or fail and what the actor hears after a failure) and the subject
+ * (what produces the answers). Two numbers measure the same thing only under the same instrument;
+ * a change of subject is what a comparison is for.
+ */
 export const ProtocolSchema = z.object({
   schema: z.literal('seqk.protocol/1'),
   kind: z.enum(PROTOCOL_KINDS),
@@ -46,6 +57,12 @@ export const ProtocolSchema = z.object({
   history: z.object({ name: z.string(), settings: Settings }).nullable(),
   promptBuilder: z.string(),
   actor: ModelDescriptorSchema,
+  /**
+   * The eval's instructions (its system prompt), sent before every task's own messages: part of
+   * the subject, so editing them changes no task. Absent when the eval gives none (and in files
+   * written before it existed), so those fingerprints do not move.
+   */
+  instructions: z.string().optional(),
   budget: z.number().int().positive(),
   /** When true only Seq@K itself is valid: Seq@k for k < K may not be read by truncation. */
   budgetDisclosed: z.boolean(),
@@ -59,6 +76,40 @@ export const ProtocolSchema = z.object({
   errors: z.enum(['censored', 'failures', 'left-out']).optional(),
 })
 export type Protocol = z.infer<typeof ProtocolSchema>
+
+/**
+ * A cell's instrument: what decides pass or fail and what the actor hears after a failure (the
+ * tasks' inputs and tests or criteria, the verifier, the feedback mode, the history policy, the
+ * budget and its disclosure, the error policy, the repeats), with its fingerprint. Two numbers
+ * measure the same thing only under the same instrument. See core/instrument.ts.
+ */
+export const InstrumentSchema = z.object({
+  fingerprint: z.string(),
+  kind: ProtocolSchema.shape.kind,
+  benchmark: ProtocolSchema.shape.benchmark,
+  verifier: ProtocolSchema.shape.verifier,
+  feedback: ProtocolSchema.shape.feedback,
+  history: ProtocolSchema.shape.history,
+  budget: ProtocolSchema.shape.budget,
+  budgetDisclosed: ProtocolSchema.shape.budgetDisclosed,
+  errors: z.enum(['censored', 'failures', 'left-out']),
+  /** Trajectories per task: how much each task is measured. */
+  repeats: z.number().int().positive(),
+})
+export type Instrument = z.infer<typeof InstrumentSchema>
+
+/**
+ * A cell's subject: what produces the answers (the actor: provider, model, decoding, an app and its
+ * version, its tools; the instructions; the prompt builder's wording), with its fingerprint. A change
+ * of subject is what a pull request or a model choice wants compared, paired by task.
+ */
+export const SubjectSchema = z.object({
+  fingerprint: z.string(),
+  actor: ModelDescriptorSchema,
+  promptBuilder: z.string(),
+  instructions: z.string().optional(),
+})
+export type Subject = z.infer<typeof SubjectSchema>
 /** How errored trajectories enter the rates (the protocol's `errors`). */
 export type ErrorPolicy = NonNullable<Protocol['errors']>
 
@@ -362,7 +413,21 @@ export const GateJsonSchema = z.object({
   added: z.array(z.string()),
   removed: z.array(z.string()),
   changed: z.array(z.string()),
-  protocolChanges: z.array(z.string()),
+  /** Files written before the instrument/subject split: the protocol fields that differed (the gate refused). */
+  protocolChanges: z.array(z.string()).optional(),
+  /** Instrument fields that differ from the baseline, `path: before → after`: the gate refused (absent in older files). */
+  instrumentChanges: z.array(z.string()).optional(),
+  /**
+   * Subject fields that differ from the baseline, `path: before → after` (the actor, the
+   * instructions, the prompt builder): the change under review, compared paired by task. Absent or
+   * empty when the subject is the baseline's.
+   */
+  subjectChanges: z.array(z.string()).optional(),
+  /**
+   * The baseline's cell this cell was compared with, when it is not this cell's own id: the
+   * subject's id changed (a new model's id) and the cell was matched by its mode. Absent otherwise.
+   */
+  baselineCell: z.string().optional(),
 })
 export type GateJson = z.infer<typeof GateJsonSchema>
 
@@ -480,6 +545,18 @@ export type AgentSummary = z.infer<typeof AgentSummarySchema>
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
+  /**
+   * The protocol split in two, each with its fingerprint: the instrument (with the repeats) and
+   * the subject. Absent in files written before the split: read them with `cellInstrument` and
+   * `cellSubject`, which derive them from `protocol` and `repeats`.
+   */
+  instrument: InstrumentSchema.optional(),
+  subject: SubjectSchema.optional(),
+  /**
+   * The variant of the eval's subject this cell runs (seqEval's `variants`; its `actorId` is the
+   * variant's name): the run compares it pairwise with its sibling variants. Absent otherwise.
+   */
+  variant: z.string().optional(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),
@@ -630,6 +707,38 @@ export const CellSummarySchema = z.object({
 /** What `CellSummarySchema` checks: one cell's summary. */
 export type CellSummary = z.infer<typeof CellSummarySchema>
 
+/**
+ * Two cells of one instrument and two subjects compared paired by task (B − A, over the tasks both
+ * measured with the same content): two variants of one run, or a cell of two runs (`seqk compare`).
+ * The same paired statistics as the baseline gate (Agresti–Min t interval over tasks at K).
+ */
+export const SubjectComparisonSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** Each side: its cell, its subject's name (a variant's or the cell's actor id) and fingerprint, its rate at K. */
+  a: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  b: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  /** The rate compared: Seq@K, or Pass@K for independent cells. */
+  metric: z.enum(RATE_METRICS),
+  k: z.number().int().positive(),
+  /** Tasks compared: the same id and content on both sides, measured on both. */
+  tasks: z.number().int().nonnegative(),
+  /** What differs between the two subjects, `path: a → b`. */
+  subjectChanges: z.array(z.string()),
+  /** What differs between the two instruments: when not empty, nothing is compared (`verdict` not-comparable). */
+  instrumentChanges: z.array(z.string()),
+  /** B − A, paired over the tasks, with its 95% interval; null when not compared. */
+  diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }).nullable(),
+  /** One-sided p-value of "B is no worse than A" (small: B is worse). */
+  p: MaybeNumber,
+  /** `worse` or `better`: the interval excludes zero; `no-difference-seen`: it does not. */
+  verdict: z.enum(['worse', 'better', 'no-difference-seen', 'not-comparable']),
+  /** Why it was not compared (another instrument, no common task). */
+  note: z.string().optional(),
+})
+/** What `SubjectComparisonSchema` checks: two subjects on one instrument, compared paired by task. */
+export type SubjectComparison = z.infer<typeof SubjectComparisonSchema>
+
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
@@ -675,5 +784,7 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
+  /** The variants of each benchmark's subject (seqEval's `variants`), compared pairwise on the same tasks. */
+  variantComparisons: z.array(SubjectComparisonSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

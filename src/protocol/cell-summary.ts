@@ -46,6 +46,7 @@ import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
 import { agentSummaryOf } from './cell-agent.js'
+import { instrumentOf, subjectOf } from '../core/instrument.js'
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
@@ -83,6 +84,8 @@ export interface SummariseInput {
   benchmark: string
   cellId: string
   actorId: string
+  /** The variant of the eval's subject the cell runs (seqEval's `variants`), if any. */
+  variant?: string
   mode: string
   protocol: Protocol
   fingerprint: string
@@ -375,6 +378,9 @@ function summariseEnded(input: SummariseInput): CellSummary {
     mode: input.mode,
     fingerprint: input.fingerprint,
     protocol,
+    instrument: instrumentOf(protocol, input.repeats),
+    subject: subjectOf(protocol),
+    ...(input.variant !== undefined ? { variant: input.variant } : {}),
     budget: K,
     repeats: input.repeats,
     tasks: input.taskIds.length,

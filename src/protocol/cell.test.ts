@@ -290,6 +290,27 @@ describe('runCell: sequential cells', () => {
     }
   })
 
+  it("sends the eval's instructions first, as a system message, in every attempt and sample; they are the subject, not the tasks", async () => {
+    const tasks: Task[] = ['a', 'b'].map((id) => ({ id, prompt: `Solve ${id}.` }))
+    const instructions = 'Extract the invoice fields carefully.'
+    for (const mode of [undefined, null] as const) {
+      const actor = contextActor(() => 'nope')
+      const plain = await runCell(spec({ actor: actor.model, tasks, ...(mode === null ? { mode } : {}) }))
+      const told = await runCell(spec({ actor: actor.model, tasks, instructions, ...(mode === null ? { mode } : {}) }))
+      const withIt = actor.calls.slice(actor.calls.length / 2)
+      expect(withIt.length).toBeGreaterThan(0)
+      for (const { messages } of withIt) expect(messages[0]).toEqual({ role: 'system', content: instructions })
+      for (const { messages } of actor.calls.slice(0, actor.calls.length / 2))
+        expect(messages.some((m) => m.role === 'system')).toBe(false)
+      // Same tasks and instrument, another subject.
+      expect(told.summary.perTask.map((r) => r.contentHash)).toEqual(plain.summary.perTask.map((r) => r.contentHash))
+      expect(told.summary.protocol.benchmark).toEqual(plain.summary.protocol.benchmark)
+      expect(told.summary.instrument).toEqual(plain.summary.instrument)
+      expect(told.summary.subject?.instructions).toBe(instructions)
+      expect(told.summary.subject?.fingerprint).not.toBe(plain.summary.subject?.fingerprint)
+    }
+  })
+
   it('sums usage and cost per trajectory and over the cell', async () => {
     const { summary, trajectories } = await runCell(
       spec({ actor: contextActor(scripted, { costUsd: 0.25 }).model, repeats: 2 }),

@@ -32,11 +32,21 @@ export interface CellSpec {
   cellId: string
   tasks: readonly Task[]
   actor: ChatModel
+  /**
+   * The variant of the eval's subject this cell runs (seqEval's `variants`): its name is the
+   * cell's `actorId` in the summary and trajectories, and the run compares it with its siblings.
+   */
+  variant?: string
   verifier: Verifier
   /** The feedback mode and its name; null runs independent sampling (Pass@K). */
   mode: { name: string; feedback: FeedbackMode } | null
   history: HistoryPolicy
   promptBuilder: PromptBuilder
+  /**
+   * The eval's instructions (a system prompt sent before each task's own messages): part of the
+   * subject, so editing them is a change of subject, not of every task.
+   */
+  instructions?: string
   budget: number
   repeats: number
   discloseBudget: boolean
@@ -91,6 +101,7 @@ export function cellProtocol(
     | 'mode'
     | 'history'
     | 'promptBuilder'
+    | 'instructions'
     | 'budget'
     | 'discloseBudget'
     | 'errors'
@@ -119,19 +130,24 @@ export function cellProtocol(
     budgetDisclosed: sequential && spec.discloseBudget,
     errorsCountedAsFailures: spec.errors === 'failures',
     errors: spec.errors,
+    // Absent when the eval gives none, so the fingerprints of evals without them do not move.
+    ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
   }
 }
 
 /**
  * The actor's descriptor as the protocol stores it: string parameters without credentials (a
  * custom model's base URL with `user:pass@` or `?api-key=`, a key passed as a parameter). A
- * parameter with none is kept as it is, so fingerprints do not move.
+ * parameter with none is kept as it is, so fingerprints do not move. Every other field of the
+ * descriptor (an app's `version`) is kept whole: the subject is the whole descriptor.
  */
-function storedDescriptor(descriptor: ModelDescriptor): ModelDescriptor {
+function storedDescriptor(descriptor: ModelDescriptor): Protocol['actor'] {
   const params = Object.fromEntries(
     Object.entries(descriptor.params).map(([k, v]) => [k, typeof v === 'string' ? redactUrl(v) : v]),
   )
-  return { ...descriptor, params }
+  // Undefined fields are left out, as JSON leaves them (the fingerprint is the same read back).
+  const fields = Object.entries(descriptor).filter(([, v]) => v !== undefined)
+  return { ...Object.fromEntries(fields), params } as Protocol['actor']
 }
 
 /**
@@ -206,6 +222,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 feedback: spec.mode.feedback,
                 history: spec.history,
                 promptBuilder: spec.promptBuilder,
+                instructions: spec.instructions,
                 budget: spec.budget,
                 discloseBudget: spec.discloseBudget,
                 cell: fingerprint,
@@ -219,6 +236,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 actor: spec.actor,
                 verifier: spec.verifier,
                 promptBuilder: spec.promptBuilder,
+                instructions: spec.instructions,
                 budget: spec.budget,
                 cell: fingerprint,
                 signal: scope.signal,
@@ -236,7 +254,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         runId: spec.runId,
         benchmark: spec.benchmark,
         cellId: spec.cellId,
-        actorId: spec.actor.id,
+        actorId: spec.variant ?? spec.actor.id,
         mode: spec.mode?.name ?? 'independent',
         fingerprint,
         protocol,
@@ -278,7 +296,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     runId: spec.runId,
     benchmark: spec.benchmark,
     cellId: spec.cellId,
-    actorId: spec.actor.id,
+    actorId: spec.variant ?? spec.actor.id,
+    ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint,

@@ -119,6 +119,8 @@ export interface EstimateInput {
   kind: 'sequential' | 'independent'
   tasks: readonly Task[]
   promptBuilder: PromptBuilder
+  /** The eval's instructions, sent before every task's prompt. */
+  instructions?: string
   budget: number
   repeats: number
   discloseBudget: boolean
@@ -162,7 +164,7 @@ export function estimateCell(input: EstimateInput): CellEstimate {
     const promptTokens = tokensOf(
       input.promptBuilder
         .initial(task, { budget, discloseBudget: input.discloseBudget })
-        .reduce((n, m) => n + m.content.length, 0),
+        .reduce((n, m) => n + m.content.length, input.instructions?.length ?? 0),
     )
     const seen = prior?.tasks.get(task.id)
     if (prior && !seen) anyUnseen = true

@@ -2,7 +2,7 @@ import type { ChatModel } from '../models/chat-model.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt } from '../core/schemas.js'
 import { StageError, proposeAndVerify } from './attempt.js'
-import { checkPrompt, type PromptBuilder } from './prompt-builder.js'
+import { checkPrompt, withInstructions, type PromptBuilder } from './prompt-builder.js'
 import type { TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
 import type { CostMeter } from './cost-cap.js'
@@ -13,6 +13,8 @@ export interface IndependentInput {
   actor: ChatModel
   verifier: Verifier
   promptBuilder: PromptBuilder
+  /** The eval's instructions, a system message before the prompt (see withInstructions). */
+  instructions?: string
   budget: number
   /** The cell's fingerprint, passed to the actor's call context. */
   cell?: string
@@ -30,10 +32,13 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
   const { task, repeat, actor, verifier, promptBuilder, budget, signal, meter } = input
   const attempts: Attempt[] = []
   const draw = (sample: number) => {
-    const messages = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), {
-      taskId: task.id,
-      attempt: sample,
-    })
+    const messages = withInstructions(
+      checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), {
+        taskId: task.id,
+        attempt: sample,
+      }),
+      input.instructions,
+    )
     return proposeAndVerify({
       actor,
       verifier,

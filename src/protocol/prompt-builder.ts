@@ -40,6 +40,19 @@ export const defaultPromptBuilder: PromptBuilder = {
   },
 }
 
+/**
+ * The first prompt with the eval's instructions before it, as a system message of their own. They
+ * are put there by the protocol, not by the prompt builder, so a custom builder cannot drop them:
+ * the instructions are the subject's, the task's messages the instrument's.
+ *
+ * @example
+ * withInstructions([{ role: 'user', content: 'Total of invoice 7?' }], 'Answer with JSON.')
+ * // => [{ role: 'system', content: 'Answer with JSON.' }, { role: 'user', content: 'Total of invoice 7?' }]
+ */
+export function withInstructions(prompt: ChatMessage[], instructions: string | undefined): ChatMessage[] {
+  return instructions === undefined ? prompt : [{ role: 'system', content: instructions }, ...prompt]
+}
+
 const PromptSchema = z.array(ChatMessageSchema).min(1)
 
 const breach = (

@@ -5,7 +5,7 @@ import type { Attempt, TrajectoryError } from '../core/schemas.js'
 import { StageError, proposeAndVerify, stageFailure } from './attempt.js'
 import { isPromiseLike } from '../core/awaitable.js'
 import { checkHistoryBuild, type HistoryPolicy, type Turn } from './history.js'
-import { checkPrompt, checkRevision, type PromptBuilder } from './prompt-builder.js'
+import { checkPrompt, checkRevision, withInstructions, type PromptBuilder } from './prompt-builder.js'
 import type { RevisionAnnotator } from '../feedback/annotator.js'
 import type { RevisionSample } from './revision-annotation.js'
 import type { Task } from './task.js'
@@ -27,6 +27,8 @@ export interface SequentialInput {
   feedback: FeedbackMode
   history: HistoryPolicy
   promptBuilder: PromptBuilder
+  /** The eval's instructions, a system message before the first prompt (see withInstructions). */
+  instructions?: string
   budget: number
   discloseBudget: boolean
   /** The cell's fingerprint, passed to the actor's call context (record and replay key on it). */
@@ -59,10 +61,13 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   const { task, repeat, actor, verifier, feedback, history, promptBuilder, budget, discloseBudget, signal, meter } =
     input
   const annotate = input.annotate ?? { kind: 'derived' }
-  const prompt = checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), {
-    taskId: task.id,
-    attempt: 1,
-  })
+  const prompt = withInstructions(
+    checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget }), {
+      taskId: task.id,
+      attempt: 1,
+    }),
+    input.instructions,
+  )
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []

@@ -4,6 +4,7 @@
  * `environment.ts` collects the facts, the `disclosure.json` emitter writes the card.
  */
 import { canonicalJson } from '../core/fingerprint.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { DISCLOSURE_SCHEMA, type DisclosureCard } from '../core/disclosure.js'
 import { estimateError } from '../core/estimate.js'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
@@ -164,8 +165,11 @@ function inferenceOf(
       feedback: p.feedback,
       history: p.history,
       promptBuilder: p.promptBuilder,
+      ...(p.instructions !== undefined ? { instructions: p.instructions } : {}),
       errors: p.errors ?? (p.errorsCountedAsFailures ? 'failures' : 'left-out'),
       fingerprint: c.fingerprint,
+      instrumentFingerprint: cellInstrument(c).fingerprint,
+      subjectFingerprint: cellSubject(c).fingerprint,
     })
   }
   return [...byActor.values()]
@@ -433,8 +437,9 @@ export function disclosureLines(card: DisclosureCard): string[] {
         : 'independent samples'
       const history = cell.history ? `, history ${cell.history.name}` : ''
       lines.push(
-        `   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}`,
+        `   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}${cell.instrumentFingerprint ? ` (instrument ${cell.instrumentFingerprint}, subject ${cell.subjectFingerprint})` : ''}`,
       )
+      if (cell.instructions !== undefined) lines.push(`     instructions ${JSON.stringify(cell.instructions)}`)
     }
   }
   lines.push('', 'Cost')

@@ -9,6 +9,7 @@ import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { sumUsage, type Usage } from '../core/contract.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { taskRecordKey, type TaskRecord } from '../artifacts/tasks-file.js'
 
 /** The log format version inspect_ai writes (its `EvalLog.version`). */
@@ -177,6 +178,8 @@ export function inspectLog(
         seqk: {
           protocol: p,
           fingerprint: cell.fingerprint,
+          instrument: cellInstrument(cell),
+          subject: cellSubject(cell),
           verdict: cell.verdict,
           ...(input.card?.harness.git.commit
             ? { commit: input.card.harness.git.commit, clean: input.card.harness.git.clean }

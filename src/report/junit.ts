@@ -8,8 +8,10 @@
  */
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
+import { couldNotSee, gateNoteLines, subjectChangeText } from '../protocol/gate-notes.js'
 
 // Characters XML 1.0 cannot hold at all, even escaped.
 // eslint-disable-next-line no-control-regex
@@ -57,13 +59,16 @@ function failuresOf(cell: CellSummary): CellFailure[] {
     const kind = t.metric === 'finished' || t.metric === 'measured' ? 'error' : 'failure'
     out.push({ kind, type: `seqk.${t.metric}`, name: checkName(t), message: t.message })
   }
-  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing'))
+  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing')) {
+    const change = subjectChangeText(cell.gate)
     out.push({
       kind: 'failure',
       type: `seqk.baseline.${cell.gate.status}`,
       name: `baseline ${cell.gate.file}`,
-      message: cell.gate.messages.join('\n'),
+      // The change of subject it compared across, next to the verdict (older files: not in the messages).
+      message: [...cell.gate.messages, ...(change && !cell.gate.messages.includes(change) ? [change] : [])].join('\n'),
     })
+  }
   return out
 }
 
@@ -101,16 +106,24 @@ export function junitXml(summary: RunSummary): string {
     }
     const first = b.cells[0]
     const unstable = b.cells.filter((c) => verifierUnstableLine(c) !== null).map((c) => c.cellId)
+    const underpowered = b.cells.filter((c) => c.gate && couldNotSee(c.gate) !== null).map((c) => c.cellId)
     const properties = [
       ['seqk.runId', summary.runId],
       ['seqk.file', b.file],
       // Cells whose verifier is known to be unstable: a dashboard can flag them without reading system-out.
       ...(unstable.length > 0 ? [['seqk.verifierUnstable', unstable.join(', ')]] : []),
+      // Cells whose gate held but could not see the drop that matters: no dashboard should read them as a plain pass.
+      ...(underpowered.length > 0 ? [['seqk.gateUnderpowered', underpowered.join(', ')]] : []),
       ...(first
         ? [
             ['seqk.tasks', String(first.protocol.benchmark.tasks)],
             ['seqk.contentHash', first.protocol.benchmark.contentHash],
             ['seqk.budget', String(first.protocol.budget)],
+            // Each cell's instrument and subject, fingerprinted apart: same instrument, comparable numbers.
+            ...b.cells.flatMap((c) => [
+              [`seqk.instrument ${c.cellId}`, cellInstrument(c).fingerprint],
+              [`seqk.subject ${c.cellId}`, cellSubject(c).fingerprint],
+            ]),
           ]
         : []),
     ]
@@ -122,6 +135,8 @@ export function junitXml(summary: RunSummary): string {
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
       ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
+      // What each passing gate compared across and could not see, naming its cell.
+      ...b.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),
     ].join('\n')
     const time = b.cells.reduce((n, c) => n + c.durationMs, 0)
     return [

@@ -516,12 +516,52 @@ describe('baselineLines', () => {
     ]
     expect(baselineLines(cells)).toEqual([
       '✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks',
-      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+      'baseline evals/seqk.baseline.json: 1 cell passed, 1 written, 1 failed',
     ])
     expect(baselineLines(cells, { failures: false })).toEqual([
-      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+      'baseline evals/seqk.baseline.json: 1 cell passed, 1 written, 1 failed',
     ])
     expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
+  })
+
+  it('says per cell what passing gates compared across and could not see, each line naming its cell', async () => {
+    const { baselineLines } = await import('./table.js')
+    const power = (drop: number | null) => ({ tasks: 8, repeats: 2, detectableDrop: drop, at: [], sentence: 'with …' })
+    const passed = (drop: number | null, subjectChanges: string[] = []) => ({
+      status: 'pass' as const,
+      file: 'seqk.baseline.json',
+      messages: [],
+      comparisons: [],
+      gate: {
+        protocol: 'seqk.gate/2',
+        interval: 'paired-agresti-min-t/1',
+        margin: 0,
+        maxDrop: 0.1,
+        level: 0.95,
+        ks: [2],
+      },
+      power: power(drop),
+      regressed: [],
+      improved: [],
+      added: [],
+      removed: [],
+      changed: [],
+      subjectChanges,
+    })
+    const one = [cell('a', 'verifier', [0.5, 1], { gate: passed(0.58, ['instructions: "x" → "y"']) })]
+    expect(baselineLines(one).slice(0, 2)).toEqual([
+      'a · verifier: baseline: compared across a change of subject: instructions: "x" → "y"',
+      'a · verifier: baseline: no drop it could see; it catches drops of ≥ 58 points 80% of the time (8 tasks × 2 repeats)',
+    ])
+    // Several: one line naming each with what it catches; a gate that sees the drop that matters is not named.
+    const many = [
+      cell('a', 'verifier', [0.5, 1], { gate: passed(0.58) }),
+      cell('b', 'verifier', [0.5, 1], { gate: passed(null) }),
+      cell('c', 'verifier', [0.5, 1], { gate: passed(0.08) }),
+    ]
+    expect(baselineLines(many)[0]).toBe(
+      'baseline: no drop the gate could see in 2 cells, each with the smallest drop it catches 80% of the time: a · verifier (≥ 58 points), b · verifier (not even a drop to zero)',
+    )
   })
 })
 

@@ -9,6 +9,7 @@ import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
+import { couldNotSee, subjectChangeText } from '../protocol/gate-notes.js'
 import {
   cellColumns,
   curveOf,
@@ -32,7 +33,8 @@ export interface TableOptions {
   width?: number
 }
 
-interface Column {
+/** A column of a plain-text table: its header, its values and whether it is right-aligned. */
+export interface Column {
   header: string
   values: string[]
   /** Right-aligned (numbers). */
@@ -66,7 +68,7 @@ function tableWidth(columns: readonly Column[]): number {
  * past, a row whose id is too long prints the id on a line of its own and its numbers on the next.
  * `after(i)` adds lines under row i (failure reasons).
  */
-function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
+export function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
   const rows = columns[0]!.values.length
   const ids = columns[0]!.values
   let folded = new Set<number>()
@@ -235,7 +237,7 @@ export function renderBenchmarkTable(
       ? []
       : verdicts[i]!.failed.flatMap((check) => [
           ...wrap(`   ✗ ${check.message}`),
-          ...check.details.flatMap((d) => wrap(`     ${d}`)),
+          ...[...check.notes, ...check.details].flatMap((d) => wrap(`     ${d}`)),
         ]).map((l) => c.red(l))
   const body = fitRows(columns, width, under)
   const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
@@ -467,21 +469,37 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
   const gated = cells.filter((x) => x.gate)
   if (gated.length === 0) return []
   const out: string[] = []
+  // Gates that passed but could not see the drop that matters: one line each, or one line naming them all.
+  const blind = gated.filter((x) => couldNotSee(x.gate!) !== null)
   for (const cell of gated) {
     const gate = cell.gate!
     // The terminal table prints a failed gate's reasons under the cell's row instead.
     if (gate.status === 'fail' || gate.status === 'missing') {
       if (options.failures !== false) for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
     }
-    // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else
+    // A passing gate still says what it compared across and could not see, and which tasks it
+    // could not compare (added, removed, changed), each line naming its cell.
+    else {
+      const change = subjectChangeText(gate)
+      if (change) out.push(`${cell.cellId}: baseline: ${change}`)
+      if (blind.length === 1 && blind[0] === cell) out.push(`${cell.cellId}: baseline: ${couldNotSee(gate)}`)
       for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x)))
         out.push(`${cell.cellId}: baseline: ${m}`)
+    }
+  }
+  if (blind.length > 1) {
+    const each = blind.map((x) => {
+      const drop = x.gate!.power!.detectableDrop
+      return `${x.cellId} (${drop === null ? 'not even a drop to zero' : `≥ ${Math.round(drop * 100)} points`})`
+    })
+    out.push(
+      `baseline: no drop the gate could see in ${blind.length} cells, each with the smallest drop it catches 80% of the time: ${each.join(', ')}`,
+    )
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
   const parts = [
-    count('pass') > 0 ? `${plural(count('pass'), 'cell')} without regression` : '',
+    count('pass') > 0 ? `${plural(count('pass'), 'cell')} passed` : '',
     count('written') > 0 ? `${count('written')} written` : '',
     count('updated') > 0 ? `${count('updated')} updated` : '',
     count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',

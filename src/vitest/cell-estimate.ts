@@ -12,6 +12,7 @@ import { DEFAULT_RUNS_DIR } from '../artifacts/run-dir.js'
 import { appendTaskRecords, TASKS_FILE, type TaskRecord } from '../artifacts/tasks-file.js'
 import { findPrior, finishedRuns, priorFromRun } from '../artifacts/prior-run.js'
 import { describeEstimate, estimateCell } from '../protocol/estimate.js'
+import { withInstructions } from '../protocol/prompt-builder.js'
 import { DEFAULT_BATCH_SHARE, type Price } from '../models/pricing.js'
 import type { CellPlan } from './seq-eval.js'
 import type { CellStartPlan } from './artifact-types.js'
@@ -67,6 +68,7 @@ export function cellEstimate(spec: CellPlan, plan: CellStartPlan, runId?: string
       kind: plan.protocol.kind,
       tasks: spec.tasks,
       promptBuilder: spec.promptBuilder,
+      ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
       budget: spec.budget,
       repeats: spec.repeats,
       discloseBudget: spec.discloseBudget,
@@ -151,7 +153,10 @@ export function cellStartExtras(
         benchmark: spec.benchmark,
         taskId: task.id,
         contentHash: plan.taskHashes[task.id] ?? '',
-        messages: spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
+        messages: withInstructions(
+          spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
+          spec.instructions,
+        ),
         promptBuilder: spec.promptBuilder.version,
         ...(task.expected !== undefined && !Array.isArray(task.expected) ? { target: String(task.expected) } : {}),
         ...(task.metadata ? { metadata: task.metadata } : {}),

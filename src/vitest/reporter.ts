@@ -35,6 +35,8 @@ import { Progress, type ProgressMode } from './progress.js'
 import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import type { CellRef } from '../protocol/gate-match.js'
+import { variantComparisons } from '../protocol/subject-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
@@ -386,6 +388,7 @@ export default class SeqkReporter implements Reporter {
     )
     if (missing.length === 0) return []
     const onFile = this.onFile()
+    const declared = readCells(cellsPath).cells.map(({ start }) => start)
     for (const { start, end } of missing) {
       const gate = (cell: CellSummary) =>
         applyBaseline({
@@ -394,6 +397,9 @@ export default class SeqkReporter implements Reporter {
           summary: cell,
           mode: 'none',
           gate: start.baseline!,
+          cells: declared
+            .filter((d) => d.benchmark === start.benchmark)
+            .map((d) => ({ cellId: d.cellId, mode: d.mode })),
         })
       this.cells.push({ ...recomputeCell(start, end, onFile, gate), file: start.file })
     }
@@ -448,13 +454,14 @@ export default class SeqkReporter implements Reporter {
       )
       return undefined
     }
-    const gate = (start: CellStartRecord, cell: CellSummary) =>
+    const gate = (start: CellStartRecord, cell: CellSummary, cells: readonly CellRef[]) =>
       applyBaseline({
         path: resolve(this.root, start.baseline!.file),
         benchmark: start.benchmark,
         summary: cell,
         mode: 'none',
         gate: start.baseline!,
+        cells,
       })
     const summary = recomputeRun({ runId: this.runId, createdAt: new Date().toISOString(), ...merged, gate })
     this.cells.length = 0
@@ -571,6 +578,7 @@ export default class SeqkReporter implements Reporter {
       this.problems.push(problem)
     }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
+    const variants = variantComparisons(blocks.flatMap((b) => b.cells))
     const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
     const skipped = this.notRunCells(testModules, Boolean(pattern && patternText(pattern)))
     let summary: RunSummary = {
@@ -581,6 +589,7 @@ export default class SeqkReporter implements Reporter {
       ...(loadErrors.length > 0 ? { loadErrors } : {}),
       ...(skipped.length > 0 ? { notRun: skipped } : {}),
       ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+      ...(variants.length > 0 ? { variantComparisons: variants } : {}),
     }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.

@@ -16,6 +16,7 @@ import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
+import { gateNoteLines } from '../protocol/gate-notes.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
 import { batchNoticeText, onBatchProgress } from '../models/batch/gatherer.js'
 import { cellStartExtras, dryRunNote } from './cell-estimate.js'
@@ -37,7 +38,7 @@ export class SeqkThresholdError extends Error {
     // Within 120 columns as everything seqk prints (Vitest adds nothing to a message's lines).
     const lines = failed.flatMap((c) => [
       ...wrapLine(`  - ${c.message}`, TEXT_WIDTH, 2),
-      ...c.details.flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2)),
+      ...[...c.notes, ...c.details].flatMap((d) => wrapLine(`    ${d}`, TEXT_WIDTH, 2)),
     ])
     super(`${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed\n${lines.join('\n')}`)
     this.name = 'SeqkThresholdError'
@@ -74,16 +75,30 @@ export function cellId(actorId: string, mode: string): string {
 /** A cell as declared, before a run gives it a run id, a signal and an artifact sink. */
 export type CellPlan = Omit<CellSpec, 'runId' | 'signal' | 'onTrajectory'>
 
-/** Every cell of a resolved seqEval, in declaration order: per actor, each mode, then independent. */
+/**
+ * Every cell of a resolved seqEval, in declaration order: per subject (each actor, or each variant),
+ * each mode, then independent. A variant's cells are named by the variant (`<variant> · <mode>`).
+ */
 export function planCells(benchmark: string, options: ResolvedOptions): CellPlan[] {
-  return options.actors.flatMap((actor) => {
+  const subjects = options.variants
+    ? options.variants.map((v) => ({ ...v, label: v.name, variant: v.name }))
+    : options.actors.map((actor) => ({
+        actor,
+        label: actor.id,
+        variant: undefined,
+        instructions: options.instructions,
+        promptBuilder: options.promptBuilder,
+      }))
+  return subjects.flatMap(({ actor, label, variant, instructions, promptBuilder }) => {
     const common = {
       benchmark,
       tasks: options.tasks,
       actor,
+      ...(variant !== undefined ? { variant } : {}),
       verifier: options.verifier,
       history: historyFor(options, actor),
-      promptBuilder: options.promptBuilder ?? defaultPromptBuilder,
+      promptBuilder: promptBuilder ?? defaultPromptBuilder,
+      ...(instructions !== undefined ? { instructions } : {}),
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
@@ -96,7 +111,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
     }
     const cells: CellPlan[] = Object.entries(options.modes).map(([name, mode]) => ({
       ...common,
-      cellId: cellId(actor.id, name),
+      cellId: cellId(label, name),
       mode: { name, feedback: mode.feedback },
       thresholds: mode.expect,
       annotate: mode.annotate,
@@ -104,7 +119,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
     if (options.independent)
       cells.push({
         ...common,
-        cellId: cellId(actor.id, 'independent'),
+        cellId: cellId(label, 'independent'),
         mode: null,
         thresholds: options.independent.expect,
       })
@@ -137,7 +152,10 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   const shard = parseShard(process.env.SEQK_SHARD)
   warnWithoutSetupFile()
   describe(name, () => {
-    for (const spec of planCells(name, resolved)) {
+    const plans = planCells(name, resolved)
+    // Every cell of the eval, for matching a cell whose subject's id changed with its baseline.
+    const refs = plans.map((p) => ({ cellId: p.cellId, mode: p.mode?.name ?? 'independent' }))
+    for (const spec of plans) {
       const planned =
         (shard ? spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).length : spec.tasks.length) *
         spec.repeats
@@ -187,6 +205,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             ...record,
             type: 'start',
             actorId: plan.actorId,
+            ...(plan.variant !== undefined ? { variant: plan.variant } : {}),
             mode: plan.mode,
             protocol: plan.protocol,
             fingerprint: plan.fingerprint,
@@ -277,9 +296,13 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
                 summary,
                 mode: updateMode(context.expect.getState().snapshotState),
                 gate: gateOptions,
+                cells: refs,
               })
               if (gate.status === 'written' || gate.status === 'updated')
                 await context.annotate(gate.messages.join('\n'), 'notice')
+              // What a passing gate compared across and could not see, on Vitest's own result (a failing one throws it).
+              const notes = gateNoteLines(spec.cellId, gate)
+              if (gate.status === 'pass' && notes.length > 0) await context.annotate(notes.join('\n'), 'notice')
               summary = { ...summary, gate, verdict: storedVerdict({ ...summary, gate }) }
             }
           } catch (error) {
@@ -303,7 +326,8 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
   const hashes = benchmarkHashes(spec.tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
   return {
-    actorId: spec.actor.id,
+    actorId: spec.variant ?? spec.actor.id,
+    ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint: protocolFingerprint(protocol),
@@ -318,7 +342,7 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
 }
 
 type CellPlanInput = Parameters<typeof cellProtocol>[0] &
-  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable'>
+  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant'>
 
 let warnedSetup = false
 
