@@ -509,6 +509,22 @@ export const CellSummarySchema = z.object({
   passAt: z.array(MaybeNumber).nullable(),
   passAtInterval: IntervalSchema.nullable(),
   passHat: z.array(MaybeNumber).nullable(),
+  /**
+   * The score curve (absent in older files): Score@k, the mean over tasks of the best verdict
+   * score reached by attempt k (sample k, in draw order, for independent cells), k = 1..K: the
+   * paper's reference harness's metric@k. With binary scores (`binary`) it is the solved rate, so
+   * a sequential cell's equals its Seq@k; with soft scores (rubrics) it credits partial answers.
+   * Told its budget (`protocol.budgetDisclosed`), a cell's Score@k for k < K is read within its
+   * K-run, as the reference reads it, not as a budget-k number. `interval` is at K, over tasks.
+   */
+  score: z
+    .object({
+      at: z.array(MaybeNumber),
+      interval: IntervalSchema,
+      /** Every verdict scored 0 or 1. */
+      binary: z.boolean(),
+    })
+    .optional(),
   /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
   reliability: ReliabilitySchema.nullable().optional(),
   gain: MaybeNumber,
@@ -604,6 +620,8 @@ export const CellSummarySchema = z.object({
       censoredAt: z.array(z.number().int().positive()).optional(),
       samples: z.number().int().nonnegative().optional(),
       passes: z.number().int().nonnegative().optional(),
+      /** Its best score by attempt k, k = 1..K, the mean over its repeats measured there (the score curve's per-task value). */
+      bestScore: z.array(MaybeNumber).optional(),
       /** Mean cost over repeats of running this task with budget k and stopping at the first success, k = 1..K. */
       costAtK: z.array(MaybeNumber),
     }),

@@ -46,6 +46,7 @@ import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
 import { agentSummaryOf } from './cell-agent.js'
+import { scoreSummaryOf, scoredTasks } from './cell-score.js'
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
@@ -317,6 +318,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
   // Told its budget, the actor may plan for K attempts: Seq^k, like Seq@k, is only valid at K.
   if (reliability.seqHat && protocol.budgetDisclosed)
     reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
+  const scored = scoredTasks(byTask, policy, K)
   const readings: MeasuredCell = {
     protocol,
     budget: K,
@@ -326,6 +328,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: passInterval ? intervalJson(passInterval) : null,
     passHat: passHat?.map(finiteOrNull) ?? null,
     reliability,
+    score: scoreSummaryOf(scored.tasks, K),
   }
   const results = evaluateThresholds(thresholds, readings, {
     errorRate: finiteOrNull(errorRate),
@@ -360,6 +363,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       : {}),
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
+    bestScore: scored.bestScores[i]!.map(finiteOrNull),
     costAtK: costAtKOf(policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts, K),
   }))
 
@@ -397,6 +401,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAt: readings.passAt,
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
+    score: readings.score,
     reliability,
     gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
     egs,

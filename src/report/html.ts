@@ -64,6 +64,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -266,6 +267,31 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
   })
   const caption = sharedChips.length > 0 && html`<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>`
   return html`<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
+}
+
+/**
+ * The score curve (Score@k) of the cells with soft scores, beside their solved rate at K, or the
+ * line saying it is the solved rate when every verdict scored 1 or 0 (the same words as the
+ * terminal and Markdown, from report/score-section.ts).
+ */
+function scoreCurveHtml(cells: readonly CellSummary[]): Html {
+  const rows = scoreRows(cells)
+  if (rows.length === 0) {
+    const line = binaryScoreLine(cells)
+    return html`${line && html`<p class="note score-binary">${line}</p>`}`
+  }
+  const K = Math.max(...cells.map((c) => c.budget))
+  const ks = Array.from({ length: K }, (_, i) => i + 1)
+  const disclosed = disclosedScoreLine(rows)
+  const head = ks.map((k) => html`<th class="n">Score@${k}</th>`)
+  const body = rows.map(
+    (r) =>
+      html`<tr data-cell="${r.cellId}"><td class="name">${r.cellId}</td>${r.at.map((v) => html`<td class="n">${v}</td>`)}<td class="n ci">${r.ci}</td><td class="n">${r.solved}</td></tr>`,
+  )
+  return html`<h3>Score curve</h3>
+<p class="hint">${SCORE_CURVE_MEANING}. In %; the interval is at K, over tasks.</p>
+<div class="card scroll"><table class="cells score-curve"><thead><tr><th>cell</th>${head}<th class="n">95% CI @${K}</th><th class="n">solved @K</th></tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>
+${disclosed && html`<p class="note">${disclosed}</p>`}`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
@@ -644,6 +670,7 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
 ${callout(ranking)}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
+${scoreCurveHtml(cells)}
 ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}

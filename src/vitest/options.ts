@@ -78,6 +78,7 @@ export const ThresholdsSchema = z
     seqHat: KRecord.optional(),
     passHat: KRecord.optional(),
     coverAt: TauRecord.optional(),
+    scoreAt: KRecord.optional(),
     maxErrorRate: Rate.optional(),
   })
   .strict()
@@ -254,7 +255,8 @@ function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thres
     r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined
   const out: Thresholds = { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
   // The reliability thresholds are set only when given, so a resolved `expect` without them reads as before.
-  for (const metric of ['seqHat', 'passHat', 'coverAt'] as const) if (raw?.[metric]) out[metric] = keyed(raw[metric])
+  for (const metric of ['seqHat', 'passHat', 'coverAt', 'scoreAt'] as const)
+    if (raw?.[metric]) out[metric] = keyed(raw[metric])
   return out
 }
 

@@ -9,7 +9,8 @@ import { criterionSatisfied } from '../../core/contract.js'
  * `'all'`: every criterion satisfied (met, and penalties not met) — AdvancedIF and CL-bench, and
  * HealthBench's "all positive criteria met and no penalty met".
  * `{ points: t }`: score >= t, where score = points of met criteria (penalties subtract) / sum of
- * positive points — HealthBench's score with a threshold.
+ * positive points — simple-evals' HealthBench score with a threshold (the verdict's soft `score`
+ * is {@link softScore}'s, in [0, 1]).
  *
  * @example
  * verifiers.rubric({ grader, passRule: { points: 0.6 } })
@@ -33,12 +34,50 @@ export function describePassRule(rule: PassRule): string {
   return rule === 'all' ? 'all' : `points>=${rule.points}`
 }
 
+/**
+ * How a rubric verdict's soft score in [0, 1] is computed (the score curve reads it; pass or fail
+ * is the pass rule's):
+ * - `share`: the share of criteria satisfied (a penalty counts when it is not met): CL-bench's and
+ *   AdvancedIF's compliance share;
+ * - `positive-points`: points of met positive criteria over all positive points, penalties
+ *   ignored: HealthBench's score as the paper's reference harness computes it;
+ * - `weighted`: points of met criteria (a met penalty subtracts) over all positive points,
+ *   clamped to [0, 1]: ResearchRubrics' compliance.
+ * The default is `positive-points` when criteria carry points, else `share`.
+ */
+export type SoftScoreRule = 'share' | 'positive-points' | 'weighted'
+
+/** The soft score rules, for option checks. */
+export const SOFT_SCORE_RULES = ['share', 'positive-points', 'weighted'] as const satisfies readonly SoftScoreRule[]
+
 /** What the pass rule decided and why, in one line. */
 export interface Decision {
   pass: boolean
-  /** Share of criteria satisfied (`all`) or the HealthBench score (`points`, may be negative). */
+  /** The soft score in [0, 1] (see {@link SoftScoreRule}); for `points` the threshold's own score is in the summary. */
   score: number
   summary: string
+}
+
+/**
+ * A rubric verdict's soft score in [0, 1] under `rule` (default: `positive-points` when any
+ * criterion has points, else `share`). Pure.
+ *
+ * @example
+ * softScore([{ id: 'a', text: 'A', met: true, points: 7 }, { id: 'b', text: 'B', met: false, points: 3 }]) // => 0.7
+ */
+export function softScore(verdicts: readonly CriterionVerdict[], rule?: SoftScoreRule): number {
+  const chosen = rule ?? (verdicts.some((v) => v.points !== undefined) ? 'positive-points' : 'share')
+  if (verdicts.length === 0) return 0
+  if (chosen === 'share') return verdicts.filter((v) => criterionSatisfied(v)).length / verdicts.length
+  let possible = 0
+  let achieved = 0
+  for (const v of verdicts) {
+    // An unweighted criterion next to weighted ones counts one point.
+    const points = v.points ?? 1
+    if (points > 0) possible += points
+    if (v.met && (points > 0 || chosen === 'weighted')) achieved += points
+  }
+  return possible > 0 ? Math.min(1, Math.max(0, achieved / possible)) : 0
 }
 
 function list(ids: readonly string[], max = 8): string {
@@ -56,7 +95,8 @@ function round(x: number): string {
  * decide([{ id: 'a', text: 'A', met: true }, { id: 'b', text: 'B', met: false }], 'all')
  * // => { pass: false, score: 0.5, summary: '1 of 2 criteria met; unmet: b' }
  */
-export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule): Decision {
+export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule, scoreRule?: SoftScoreRule): Decision {
+  const score = softScore(verdicts, scoreRule)
   const unsatisfied = verdicts.filter((v) => !criterionSatisfied(v))
   const penalties = unsatisfied.filter((v) => v.points !== undefined && v.points < 0).map((v) => v.id)
   const unmet = unsatisfied.filter((v) => !(v.points !== undefined && v.points < 0)).map((v) => v.id)
@@ -69,7 +109,7 @@ export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule): D
   if (rule === 'all') {
     const ok = verdicts.length - unsatisfied.length
     const summary = `${ok} of ${verdicts.length} criteria met${misses ? `; ${misses}` : ''}`
-    return { pass: unsatisfied.length === 0, score: verdicts.length === 0 ? 0 : ok / verdicts.length, summary }
+    return { pass: unsatisfied.length === 0, score, summary }
   }
   let possible = 0
   let achieved = 0
@@ -82,9 +122,10 @@ export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule): D
       if (points < 0) penalty += points
     }
   }
-  const score = possible > 0 ? achieved / possible : 0
+  // The threshold is on simple-evals' own score, where met penalties subtract (it may go below 0).
+  const official = possible > 0 ? achieved / possible : 0
   // A hair of tolerance: 0.1 + 0.2 style sums must not fail a threshold they meet exactly.
-  const pass = possible > 0 && score >= rule.points - 1e-9
-  const summary = `score ${round(score)} (${achieved} of ${possible} points${penalty < 0 ? `, penalties ${penalty}` : ''}) ${pass ? '>=' : '<'} threshold ${rule.points}${misses ? `; ${misses}` : ''}`
+  const pass = possible > 0 && official >= rule.points - 1e-9
+  const summary = `score ${round(official)} (${achieved} of ${possible} points${penalty < 0 ? `, penalties ${penalty}` : ''}) ${pass ? '>=' : '<'} threshold ${rule.points}${misses ? `; ${misses}` : ''}`
   return { pass, score, summary }
 }
