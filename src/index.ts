@@ -117,6 +117,7 @@ export type {
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
 export type {
   BinaryFeedbackOptions,
+  CellMatchFeedbackOptions,
   CriticOptions,
   Feedback,
   FeedbackInput,
@@ -170,6 +171,8 @@ export {
   withCheckedSimulation,
   loadHealthBench,
   healthBenchVerifier,
+  loadArcAgi2,
+  arcGridVerifier,
   loadAdvancedIf,
   advancedIfVerifier,
   loadClBench,
@@ -179,6 +182,7 @@ export type {
   CodeEvalProOptions,
   CodeEvalProBenchmark,
   HealthBenchOptions,
+  ArcAgi2Options,
   AdvancedIfOptions,
   AdvancedIfSubset,
   ClBenchOptions,

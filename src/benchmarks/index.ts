@@ -38,6 +38,16 @@ export {
 } from './simulation-from-reference.js'
 export { strengthenTests, DEFAULT_MAX_STEPS, type StrengthenOptions, type StrengthenResult } from './strengthen.js'
 export {
+  loadArcAgi2,
+  arcTask,
+  arcPrompt,
+  arcGridVerifier,
+  ArcFileError,
+  ArcTaskFileSchema,
+  type ArcTaskFile,
+  type ArcAgi2Options,
+} from './arc-agi-2.js'
+export {
   loadHealthBench,
   loadHealthBenchEntries,
   healthBenchTask,
