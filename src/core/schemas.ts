@@ -143,7 +143,8 @@ export const AttemptSchema = z.object({
   answer: z.string(),
   verdict: VerdictSchema,
   /**
-   * Feedback given on this attempt (null when it passed, was the last, or in independent sampling).
+   * Feedback given on this attempt (null when it passed, was the last (unless the protocol gives
+   * feedback after the last failure, as `seq_k-reference` does), or in independent sampling).
    * `requests`: what its text names, where the feedback is structured (verifier feedback: `test:3`
    * for TestOutcome.index 3, `criterion:c2`); absent where it names nothing checkable, and in files
    * written before it existed.

@@ -45,6 +45,12 @@ export interface CellSpec {
   thresholds: Thresholds
   /** How errored trajectories enter the rates: `censored` (default in seqEval), `failures` or `left-out`. */
   errors: ErrorPolicy
+  /**
+   * Feedback after the last failed attempt too (the reference protocol's critic after the last
+   * failure, so an extended run goes on from it). Not part of the protocol: the actor sees nothing
+   * of it within the budget.
+   */
+  feedbackAfterLast?: boolean
   /** Tasks a `seqk stability` report saw flip for this verifier (seqEval's `stability`); the summary says so. */
   knownUnstable?: readonly string[]
   signal?: AbortSignal
@@ -210,6 +216,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 discloseBudget: spec.discloseBudget,
                 cell: fingerprint,
                 annotate,
+                ...(spec.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
                 signal: scope.signal,
                 meter,
               })

@@ -1,4 +1,4 @@
-import type { ChatModel } from '../models/chat-model.js'
+import type { ChatMessage, ChatModel, ModelCall } from '../models/chat-model.js'
 import { checkFeedback, type FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../core/schemas.js'
@@ -10,6 +10,7 @@ import type { RevisionAnnotator } from '../feedback/annotator.js'
 import type { RevisionSample } from './revision-annotation.js'
 import type { Task } from './task.js'
 import type { CapStop, CostMeter } from './cost-cap.js'
+import { isLayoutBuilder, type PastAttempt } from './prompt-builders/reference.js'
 
 export interface TrajectoryOutcome {
   attempts: Attempt[]
@@ -41,6 +42,12 @@ export interface SequentialInput {
   signal?: AbortSignal
   /** The cost caps: charged after each attempt and each feedback, asked before each model call. */
   meter?: CostMeter
+  /**
+   * Give feedback after the last failed attempt too (the reference protocol's critic after the last
+   * failure), so a run extended to a larger budget goes on from it. Changes nothing the actor sees
+   * within the budget; the feedback's calls are spent and counted.
+   */
+  feedbackAfterLast?: boolean
 }
 
 /**
@@ -66,6 +73,8 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
   const normalise = (answer: string) => (verifier.normalise ? verifier.normalise(answer) : answer.trim())
   const attempts: Attempt[] = []
   const turns: Turn[] = []
+  const layout = isLayoutBuilder(promptBuilder) ? promptBuilder : undefined
+  const past: PastAttempt[] = []
   // The previous answer, and as the verifier normalises it (once), to mark unmodified revisions.
   let previous: { answer: string; normalised?: string } | undefined
   try {
@@ -74,17 +83,26 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       const capped = meter?.stop(attempts.length)
       if (capped) return { attempts, firstSuccess: null, error: null, capped }
       const context = { taskId: task.id, attempt, repeat }
-      let building: unknown
-      try {
-        // Awaited only when it is a promise (see Awaitable): the bundled policies answer at once.
-        building = history.build({ prompt, turns, context, signal })
-        if (isPromiseLike(building)) building = await building
-      } catch (error) {
-        throw stageFailure('history', attempt, signal, error)
+      let built: { messages: ChatMessage[]; calls: ModelCall[] }
+      if (layout) {
+        // A layout builder writes the whole prompt, every earlier attempt included (history `full`).
+        built = {
+          messages: checkPrompt(promptBuilder, layout.layout(task, { attempt, budget, past }), context),
+          calls: [],
+        }
+      } else {
+        let building: unknown
+        try {
+          // Awaited only when it is a promise (see Awaitable): the bundled policies answer at once.
+          building = history.build({ prompt, turns, context, signal })
+          if (isPromiseLike(building)) building = await building
+        } catch (error) {
+          throw stageFailure('history', attempt, signal, error)
+        }
+        // What user code returned is checked outside the try: a malformed value is a ComponentError
+        // that fails the cell, not an infrastructure error of this trajectory (see ComponentError).
+        built = checkHistoryBuild(history, building, context)
       }
-      // What user code returned is checked outside the try: a malformed value is a ComponentError
-      // that fails the cell, not an infrastructure error of this trajectory (see ComponentError).
-      const built = checkHistoryBuild(history, building, context)
       const step = await proposeAndVerify({
         actor,
         verifier,
@@ -135,8 +153,9 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       attempts.push(step)
       meter?.chargeAttempt(step)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
-      // No feedback after the last attempt: nobody would read it, and a critic would cost money.
-      if (attempt === budget) break
+      // No feedback after the last attempt (nobody would read it, and a critic would cost money),
+      // unless the protocol keeps it for a run extended to a larger budget.
+      if (attempt === budget && !input.feedbackAfterLast) break
       // A critic is a model call too: none once a cap is reached.
       const cappedBeforeFeedback = meter?.stop(attempts.length)
       if (cappedBeforeFeedback) return { attempts, firstSuccess: null, error: null, capped: cappedBeforeFeedback }
@@ -169,6 +188,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         step.helperCalls.push(...given.calls)
         meter?.charge(given.calls)
       }
+      past.push({ answer: step.answer, feedback: given.text })
       turns.push({
         answer: step.answer,
         reply: checkRevision(

@@ -17,6 +17,10 @@ import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 import { CostCapLimitsSchema } from '../core/cost-cap.js'
+import { referencePromptBuilder } from '../protocol/prompt-builders/reference.js'
+
+/** The protocol presets a seqEval can name (`protocol`). */
+export const PROTOCOL_PRESETS = ['seqk', 'seq_k-reference'] as const
 import { unpricedCapProblem } from '../protocol/cost-cap.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
@@ -194,6 +198,16 @@ export const SeqEvalOptionsSchema = z
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
+    /**
+     * A named protocol preset: `seqk` (the default: budget not disclosed, feedback only before a
+     * revision) or `seq_k-reference` (the paper's reference harness: its prompt layout, budget
+     * disclosed, feedback after the last failure too).
+     */
+    protocol: z
+      .enum(PROTOCOL_PRESETS, {
+        message: `protocol must be ${PROTOCOL_PRESETS.map((p) => `'${p}'`).join(' or ')}`,
+      })
+      .default('seqk'),
     /** Each cell's cost cap in US dollars (see `SEQK_CELL_MAX_COST_USD`); the run's is the reporter's. */
     maxCostUsd: CostCapLimitsSchema.shape.maxCostUsd,
     /** Each cell's cap in tokens, input (cached included) plus output. */
@@ -240,6 +254,8 @@ export type ResolvedOptions = Omit<
   baseline: { file: string; margin: number; maxDrop: number } | null
   /** The tasks the `stability` report saw flip (absent without a report). */
   knownUnstable?: string[]
+  /** Feedback after the last failed attempt too (the `seq_k-reference` preset). */
+  feedbackAfterLast: boolean
 }
 
 /** Thrown at declaration time: names the eval, the option and the fix. */
@@ -360,7 +376,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       )
     checkK('independent.expect', independent.expect)
   }
-  if (o.discloseBudget) {
+  if (o.discloseBudget || o.protocol === 'seq_k-reference') {
     for (const [name, mode] of Object.entries(modes)) {
       for (const metric of ['seqAt', 'seqHat'] as const) {
         for (const k of Object.keys(mode.expect[metric] ?? {}).map(Number)) {
@@ -416,6 +432,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       else knownUnstable = known.tasks
     }
   }
+  const preset = presetOptions(o, (input as { discloseBudget?: unknown }).discloseBudget === false, problems)
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
   const baseline =
@@ -423,5 +440,41 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       ? null
       : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
   const { annotate: _annotate, ...rest } = o
-  return { ...rest, tasks: o.tasks, modes, independent, baseline, errors, ...(knownUnstable ? { knownUnstable } : {}) }
+  return {
+    ...rest,
+    ...preset,
+    tasks: o.tasks,
+    modes,
+    independent,
+    baseline,
+    errors,
+    ...(knownUnstable ? { knownUnstable } : {}),
+  }
+}
+
+/**
+ * What a protocol preset sets: `seq_k-reference` lays out each prompt as the reference harness
+ * does (`referencePromptBuilder`), discloses the budget, and gives feedback after the last failure.
+ * It refuses options that would make it another protocol (its own prompt builder, an undisclosed
+ * budget, a history other than `full`), naming the option.
+ */
+function presetOptions(
+  o: Pick<z.output<typeof SeqEvalOptionsSchema>, 'protocol' | 'promptBuilder' | 'history'>,
+  undisclosed: boolean,
+  problems: string[],
+): Pick<ResolvedOptions, 'feedbackAfterLast'> & Partial<Pick<ResolvedOptions, 'promptBuilder' | 'discloseBudget'>> {
+  if (o.protocol !== 'seq_k-reference') return { feedbackAfterLast: false }
+  if (o.promptBuilder)
+    problems.push(
+      "promptBuilder: protocol 'seq_k-reference' uses the reference harness's prompt layout; remove promptBuilder, or drop the preset to use your own",
+    )
+  if (o.history !== 'full')
+    problems.push(
+      "history: protocol 'seq_k-reference' shows every earlier attempt and its feedback in numbered tags (history 'full'); remove history or set it to 'full'",
+    )
+  if (undisclosed)
+    problems.push(
+      "discloseBudget: protocol 'seq_k-reference' tells the actor its budget ('This is attempt t of K.'); remove discloseBudget: false",
+    )
+  return { promptBuilder: referencePromptBuilder, discloseBudget: true, feedbackAfterLast: true }
 }

@@ -87,6 +87,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
+      ...(options.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
       concurrency: options.concurrency,
       errors: options.errors,
       ...(options.knownUnstable ? { knownUnstable: options.knownUnstable } : {}),
