@@ -138,6 +138,11 @@ export {
   type Turn,
 } from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
+export {
+  referencePromptBuilder,
+  type LayoutPromptBuilder,
+  type PastAttempt,
+} from './protocol/prompt-builders/reference.js'
 export { runCell, type CellResult, type CellSpec } from './protocol/cell.js'
 export {
   measureStability,

@@ -257,7 +257,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
       )
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))
-    if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
+    if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io, flags)
     if (paths.length === 0)
       throw new UsageError(
         `seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`,

@@ -235,6 +235,11 @@ export const TrajectorySchema = z.object({
   attempts: z.array(AttemptSchema),
   /** Set when `status` is `capped`: the cost cap that stopped it. */
   capped: CapStopSchema.optional(),
+  /**
+   * Set on a trajectory of an extended run (`seqk resume --budget`): the budget its first attempts
+   * ran under before it went on (absent for a trajectory run at its budget from the start).
+   */
+  extendedFrom: z.number().int().positive().optional(),
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,
   /** Its calls whose reply reported no usage (absent: none); their tokens are in no total, and their cost is unknown. */
@@ -599,6 +604,12 @@ export const CellSummarySchema = z.object({
       savedUsd: MaybeNumber,
     })
     .optional(),
+  /**
+   * Set when the cell was extended to its budget from a smaller one (`seqk resume --budget K`): the
+   * budget its kept attempts ran under, and how many trajectories were kept and went on. With the
+   * budget disclosed those attempts were told the smaller budget, so it is not a run at this budget.
+   */
+  extended: z.object({ from: z.number().int().positive(), trajectories: z.number().int().positive() }).optional(),
   /** Set when a cost cap stopped the cell: its trajectories that did not finish are `capped`. */
   costCap: CellCostCapSchema.optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */

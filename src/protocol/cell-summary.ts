@@ -48,6 +48,12 @@ import { summariseCapped } from './capped-summary.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { scoreSummaryOf, scoredTasks } from './cell-score.js'
 
+/** The cell's `extended` block: present only when some trajectory went on from a smaller budget. */
+function extendedField(trajectories: readonly Trajectory[]): { extended?: NonNullable<CellSummary['extended']> } {
+  const from = trajectories.flatMap((t) => (t.extendedFrom === undefined ? [] : [t.extendedFrom]))
+  return from.length === 0 ? {} : { extended: { from: Math.min(...from), trajectories: from.length } }
+}
+
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
 } {
@@ -439,6 +445,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       savedUsd:
         spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
+    ...extendedField(trajectories),
     ...(spent.batch.calls > 0
       ? {
           batch: {

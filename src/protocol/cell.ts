@@ -62,6 +62,12 @@ export interface CellSpec {
    */
   reuse?: ReadonlyMap<string, Trajectory>
   /**
+   * Trajectories that ended under this protocol with a smaller budget (an extended run, see
+   * `planResume`), by `reuseKey(taskId, repeat)`: each goes on from its record to this budget (a
+   * solved sequential one is kept as it is), and is written again under this cell's protocol.
+   */
+  extend?: ReadonlyMap<string, Trajectory>
+  /**
    * Run only these tasks (by id): a shard's share of the benchmark (see `SEQK_SHARD`). The protocol
    * is still the whole benchmark's, so every shard's trajectories belong to one cell.
    */
@@ -194,10 +200,18 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         return kept
       }
       const startedMs = Date.now()
+      const from = spec.extend?.get(reuseKey(task.id, repeat))
+      if (from && (from.taskId !== task.id || from.repeat !== repeat || from.protocol.budget >= spec.budget))
+        throw new Error(
+          `${spec.cellId}: the trajectory to extend for task ${task.id}, repeat ${repeat} is not one of this cell's at a smaller budget (task ${from.taskId}, repeat ${from.repeat}, budget ${from.protocol.budget} → ${spec.budget}): build \`extend\` with planResume`,
+        )
       // A reached cap starts no trajectory: it is recorded as capped, with no attempt.
       const notStarted = meter?.stop(0)
       let outcome: TrajectoryOutcome
-      if (notStarted) {
+      if (from && spec.mode && from.status === 'solved') {
+        // Solved within the smaller budget: a run at this budget would have stopped there too.
+        outcome = { attempts: from.attempts, firstSuccess: from.firstSuccess, error: null }
+      } else if (notStarted) {
         outcome = { attempts: [], firstSuccess: null, error: null, capped: notStarted }
       } else {
         // Providers hand this signal to the SDKs as it is (see call-signal.ts).
@@ -217,6 +231,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 cell: fingerprint,
                 annotate,
                 ...(spec.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
+                ...(from ? { resumeFrom: from.attempts } : {}),
                 signal: scope.signal,
                 meter,
               })
@@ -230,6 +245,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 cell: fingerprint,
                 signal: scope.signal,
                 meter,
+                ...(from ? { resumeFrom: from.attempts } : {}),
               })
         } finally {
           scope.close()
@@ -260,11 +276,12 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         error: outcome.error,
         attempts: outcome.attempts,
         ...(outcome.capped ? { capped: outcome.capped } : {}),
+        ...(from ? { extendedFrom: from.extendedFrom ?? from.protocol.budget } : {}),
         usage,
         ...(usageUnknownCalls > 0 ? { usageUnknownCalls } : {}),
         costUsd,
-        startedAt: isoTimestamp(startedMs),
-        durationMs: Date.now() - startedMs,
+        startedAt: from ? from.startedAt : isoTimestamp(startedMs),
+        durationMs: (from?.durationMs ?? 0) + Date.now() - startedMs,
       }
       // Awaited only when there is one: a bare `await undefined` still costs a turn of the queue.
       if (spec.onTrajectory) await spec.onTrajectory(trajectory)

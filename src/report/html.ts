@@ -4,6 +4,7 @@
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
 import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
@@ -674,6 +675,7 @@ ${scoreCurveHtml(cells)}
 ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
+${cells.flatMap((c) => extendedLine(c) ?? []).map((line) => html`<p class="note extended">${line}</p>`)}
 ${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>

@@ -11,6 +11,7 @@ import { percent } from '../metrics/format.js'
 import { METRICS } from '../metrics/registry.js'
 import { isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 
 // Characters XML 1.0 cannot hold at all, even escaped.
@@ -122,6 +123,7 @@ export function junitXml(summary: RunSummary): string {
       ),
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...b.cells.flatMap((c) => extendedLine(c) ?? []),
       ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
     ].join('\n')
     const time = b.cells.reduce((n, c) => n + c.durationMs, 0)

@@ -3,6 +3,7 @@
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { sandboxText } from './data.js'
@@ -288,6 +289,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       )
 
     for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
+    for (const line of b.cells.map(extendedLine)) if (line) out.push(markdownText(sentence(line)), '')
     for (const line of b.cells.map(verifierUnstableLine)) if (line) out.push(markdownText(sentence(line)), '')
 
     // One paragraph each: two ranking lines must not render as one.

@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
@@ -254,6 +255,7 @@ export function renderBenchmarkTable(
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of agentTable(cells, width)) out.push(line)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
+  for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
   const binaryScores = binaryScoreLine(cells)
   if (binaryScores) note(binaryScores)
