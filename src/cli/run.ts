@@ -16,6 +16,7 @@ import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec,
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
+import { importSpec, runImport } from './import.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
 import { mergeSpec, runMerge } from './merge.js'
 import { runView, viewSpec } from './view.js'
@@ -160,6 +161,7 @@ const COMMANDS = [
   discloseSpec,
   estimateSpec,
   exportSpec,
+  importSpec,
   strengthenSpec,
   suitesSpec,
   stabilitySpec,
@@ -246,6 +248,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'summarize') return runSummarize(paths, flags, io)
     if (spec.name === 'disclose') return runDisclose(paths, flags, io)
     if (spec.name === 'export') return runExport(paths, flags, io)
+    if (spec.name === 'import') return runImport(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'strengthen')
       return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'suites') return runSuites(paths, flags, io)
