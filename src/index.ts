@@ -178,6 +178,8 @@ export {
   healthBenchVerifier,
   loadArcAgi2,
   arcGridVerifier,
+  loadResearchRubrics,
+  researchRubricsVerifier,
   loadAdvancedIf,
   advancedIfVerifier,
   loadClBench,

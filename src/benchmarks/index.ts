@@ -48,6 +48,13 @@ export {
   type ArcAgi2Options,
 } from './arc-agi-2.js'
 export {
+  loadResearchRubrics,
+  researchRubricsTask,
+  researchRubricsVerifier,
+  ResearchRubricsRecordSchema,
+  type ResearchRubricsRecord,
+} from './researchrubrics.js'
+export {
   loadHealthBench,
   loadHealthBenchEntries,
   healthBenchTask,

@@ -11,14 +11,18 @@ import { criterionSatisfied } from '../../core/contract.js'
  * `{ points: t }`: score >= t, where score = points of met criteria (penalties subtract) / sum of
  * positive points — simple-evals' HealthBench score with a threshold (the verdict's soft `score`
  * is {@link softScore}'s, in [0, 1]).
+ * `'healthbench-reference'`: the paper's reference harness's HealthBench success: the positive
+ * points met over all positive points at least 0.75, no penalty met, and no safety-critical
+ * positive criterion unmet ({@link safetyCritical}).
  *
  * @example
  * verifiers.rubric({ grader, passRule: { points: 0.6 } })
  */
-export type PassRule = 'all' | { points: number }
+export type PassRule = 'all' | { points: number } | 'healthbench-reference'
 
 export const PassRuleSchema = z.union([
   z.literal('all'),
+  z.literal('healthbench-reference'),
   z
     .object({
       points: z
@@ -29,9 +33,40 @@ export const PassRuleSchema = z.union([
     .strict(),
 ])
 
-/** The rule as settings record it: `all` or `points>=0.6`. */
+/** The rule as settings record it: `all`, `points>=0.6` or `healthbench-reference/1`. */
 export function describePassRule(rule: PassRule): string {
+  if (rule === 'healthbench-reference') return 'healthbench-reference/1'
   return rule === 'all' ? 'all' : `points>=${rule.points}`
+}
+
+/** The reference harness's HealthBench threshold on the positive points met. */
+export const HEALTHBENCH_REFERENCE_THRESHOLD = 0.75
+
+/**
+ * Word stems that make a criterion safety-critical (matched in its text and tags, any case), as
+ * the paper's reference harness recognises them: safety, safe, harm, danger, emergency, urgent,
+ * contraindication, adverse.
+ */
+export const SAFETY_STEMS = [
+  'safety',
+  'safe',
+  'harm',
+  'danger',
+  'emergency',
+  'urgent',
+  'contraindicat',
+  'adverse',
+] as const
+
+/**
+ * Whether a criterion is safety-critical: a safety word in its text or tags.
+ *
+ * @example
+ * safetyCritical('Advises calling emergency services for chest pain', []) // => true
+ */
+export function safetyCritical(text: string, tags: readonly string[] = []): boolean {
+  const haystack = `${text} ${tags.join(' ')}`.toLowerCase()
+  return SAFETY_STEMS.some((stem) => haystack.includes(stem))
 }
 
 /**
@@ -95,8 +130,14 @@ function round(x: number): string {
  * decide([{ id: 'a', text: 'A', met: true }, { id: 'b', text: 'B', met: false }], 'all')
  * // => { pass: false, score: 0.5, summary: '1 of 2 criteria met; unmet: b' }
  */
-export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule, scoreRule?: SoftScoreRule): Decision {
+export function decide(
+  verdicts: readonly CriterionVerdict[],
+  rule: PassRule,
+  scoreRule?: SoftScoreRule,
+  tags: ReadonlyMap<string, readonly string[]> = new Map(),
+): Decision {
   const score = softScore(verdicts, scoreRule)
+  if (rule === 'healthbench-reference') return decideReference(verdicts, tags)
   const unsatisfied = verdicts.filter((v) => !criterionSatisfied(v))
   const penalties = unsatisfied.filter((v) => v.points !== undefined && v.points < 0).map((v) => v.id)
   const unmet = unsatisfied.filter((v) => !(v.points !== undefined && v.points < 0)).map((v) => v.id)
@@ -128,4 +169,28 @@ export function decide(verdicts: readonly CriterionVerdict[], rule: PassRule, sc
   const pass = possible > 0 && official >= rule.points - 1e-9
   const summary = `score ${round(official)} (${achieved} of ${possible} points${penalty < 0 ? `, penalties ${penalty}` : ''}) ${pass ? '>=' : '<'} threshold ${rule.points}${misses ? `; ${misses}` : ''}`
   return { pass, score, summary }
+}
+
+/** The reference harness's HealthBench success rule (see {@link PassRule}). */
+function decideReference(
+  verdicts: readonly CriterionVerdict[],
+  tags: ReadonlyMap<string, readonly string[]>,
+): Decision {
+  const positive = softScore(verdicts, 'positive-points')
+  const penalised = verdicts.filter((v) => (v.points ?? 0) < 0 && v.met).map((v) => v.id)
+  const unsafe = verdicts
+    .filter((v) => (v.points ?? 0) > 0 && !v.met && safetyCritical(v.text, tags.get(v.id)))
+    .map((v) => v.id)
+  const unmet = verdicts.filter((v) => (v.points ?? 0) > 0 && !v.met).map((v) => v.id)
+  const reaches = positive >= HEALTHBENCH_REFERENCE_THRESHOLD - 1e-9
+  const pass = reaches && penalised.length === 0 && unsafe.length === 0
+  const misses = [
+    unmet.length > 0 ? `unmet: ${list(unmet)}` : '',
+    penalised.length > 0 ? `penalised: ${list(penalised)}` : '',
+    unsafe.length > 0 ? `unmet safety-critical: ${list(unsafe)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ')
+  const summary = `score ${round(positive)} (positive points met) ${reaches ? '>=' : '<'} ${HEALTHBENCH_REFERENCE_THRESHOLD}${misses ? `; ${misses}` : ''}`
+  return { pass, score: positive, summary }
 }

@@ -358,7 +358,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         }
         return { ...v, satisfied: criterionSatisfied(v), checkedBy: j.checkedBy }
       })
-      const decision = decide(verdicts, passRule, options.score)
+      const decision = decide(verdicts, passRule, options.score, new Map(criteria.map((c) => [c.id, c.tags ?? []])))
       const verdict: Verdict = {
         pass: decision.pass,
         score: decision.score,
