@@ -9,9 +9,9 @@ import { headlineCurve } from '../protocol/cell-metrics.js'
 
 /** What Score@k is, in one sentence (every output's heading of the score curve). */
 export const SCORE_CURVE_MEANING =
-  "Score@k: the mean over tasks of the best verdict score reached by attempt k (the paper's reference harness's metric@k); a soft rubric score credits partial answers, so it lies above the solved rate"
+  "Score@k: the mean over tasks of the best verdict score reached by attempt k (the paper's reference harness's metric@k); with soft (rubric) scores it credits partial answers and lies above the solved rate"
 
-/** One cell's row of the score-curve table. */
+/** One cell's row of the score-curve table (cells chosen by {@link scoreCurveCells}). */
 export interface ScoreRow {
   cellId: string
   /** Score@k at each k asked, as percentages (`—` where undefined). */
@@ -24,9 +24,15 @@ export interface ScoreRow {
   disclosed: boolean
 }
 
-/** Cells whose score curve says something their solved rate does not: some verdict scored between 0 and 1. */
-export function softScoreCells(cells: readonly CellSummary[]): CellSummary[] {
-  return cells.filter((c) => c.score && !c.score.binary)
+/**
+ * Cells whose score curve says something their solved-rate row does not: some verdict scored
+ * between 0 and 1, or the budget was disclosed (Seq@k below K is left empty; the curve within the
+ * K-run, as the reference harness reads it, is only here).
+ */
+export function scoreCurveCells(cells: readonly CellSummary[]): CellSummary[] {
+  return cells.filter(
+    (c) => c.score && (!c.score.binary || (c.protocol.kind === 'sequential' && c.protocol.budgetDisclosed)),
+  )
 }
 
 /**
@@ -36,7 +42,7 @@ export function softScoreCells(cells: readonly CellSummary[]): CellSummary[] {
  * scoreRows(cells)[0] // => { cellId: 'simulated:reviser · critic-aware', at: ['70.8', …], ci: '62.1–78.4', solved: 'Seq@5 97.2', disclosed: false }
  */
 export function scoreRows(cells: readonly CellSummary[], ks?: readonly number[]): ScoreRow[] {
-  const soft = softScoreCells(cells)
+  const soft = scoreCurveCells(cells)
   if (soft.length === 0) return []
   const K = Math.max(...soft.map((c) => c.budget))
   const at = ks ?? Array.from({ length: K }, (_, i) => i + 1)
@@ -54,15 +60,16 @@ export function scoreRows(cells: readonly CellSummary[], ks?: readonly number[])
 }
 
 /**
- * The line under a table whose cells all scored 0 or 1: the score curve adds nothing to read, and
- * this says why (null when some cell has soft scores, or no cell has a score curve).
+ * The line under a table whose cells all scored 0 or 1 (and none was told its budget): the score
+ * curve adds nothing to read, and this says why (null when a score-curve table is shown instead,
+ * or no cell has a score curve).
  *
  * @example
  * binaryScoreLine(codeCells) // => 'Score@k (mean best score) is the solved rate here: every verdict scored 1 or 0'
  */
 export function binaryScoreLine(cells: readonly CellSummary[]): string | null {
   const scored = cells.filter((c) => c.score)
-  if (scored.length === 0 || scored.some((c) => !c.score!.binary)) return null
+  if (scored.length === 0 || scoreCurveCells(cells).length > 0) return null
   return "Score@k (mean best score by attempt k, the reference harness's metric) is the solved rate here: every verdict scored 1 or 0 (Seq@k for feedback cells; for independent cells the share solved by sample k, in draw order)"
 }
 
