@@ -223,6 +223,12 @@ describe('export to the reference run folder and import back', () => {
     const again = RunSummarySchema.parse(JSON.parse(readFileSync(join(back, 'summary.json'), 'utf8')))
     expect(comparable(again)).toEqual(comparable(summary))
     expect(existsSync(join(back, 'report.html'))).toBe(true)
+    // The imported run is a run like any: seqk analyze and seqk summarize read it.
+    const analyzed = await cli(['analyze', back])
+    expect(analyzed.code, analyzed.out).toBe(0)
+    expect(analyzed.out).toContain('simulated:reviser')
+    const summarized = await cli(['summarize', back, '--out', join(tmp, 'back-again.json')])
+    expect(summarized.code, summarized.out).toBe(0)
   }, 120_000)
 })
 
