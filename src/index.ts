@@ -127,6 +127,7 @@ export type {
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
 export type {
   BinaryFeedbackOptions,
+  CellMatchFeedbackOptions,
   CriticOptions,
   Feedback,
   FeedbackInput,
@@ -147,6 +148,11 @@ export {
   type Turn,
 } from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
+export {
+  referencePromptBuilder,
+  type LayoutPromptBuilder,
+  type PastAttempt,
+} from './protocol/prompt-builders/reference.js'
 export { runCell, type CellResult, type CellSpec } from './protocol/cell.js'
 export {
   measureStability,
@@ -180,6 +186,10 @@ export {
   withCheckedSimulation,
   loadHealthBench,
   healthBenchVerifier,
+  loadArcAgi2,
+  arcGridVerifier,
+  loadResearchRubrics,
+  researchRubricsVerifier,
   loadAdvancedIf,
   advancedIfVerifier,
   loadClBench,
@@ -189,6 +199,7 @@ export type {
   CodeEvalProOptions,
   CodeEvalProBenchmark,
   HealthBenchOptions,
+  ArcAgi2Options,
   AdvancedIfOptions,
   AdvancedIfSubset,
   ClBenchOptions,

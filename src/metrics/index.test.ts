@@ -67,6 +67,11 @@ describe('vitest-seqk/metrics', () => {
         'taskTrials',
         'cohensKappa',
         'verdictAgreement',
+        'bestScoreCurve',
+        'binaryScores',
+        'scoreCurve',
+        'scoreInterval',
+        'taskBestScores',
       ].sort(),
     )
   })

@@ -35,6 +35,8 @@ export {
   rateInterval,
 } from './intervals.js'
 export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'
+export type { ScoredRepeat, TaskScores } from './score-curve.js'
+export { bestScoreCurve, binaryScores, scoreCurve, scoreInterval, taskBestScores } from './score-curve.js'
 export type { TaskRow } from './task-rates.js'
 export { censoredRow, firstRepeats, hasCensored, repeatsOf, taskRate, taskRates, taskTrials } from './task-rates.js'
 export type {

@@ -127,6 +127,8 @@ export async function proposeAndVerify(input: {
   }
   const checked: Verdict = checkVerdict(verifier, graded, context)
   const { calls: graderCalls, ...verdict } = checked
+  // Every recorded verdict carries its score: a verifier that gives none is binary (1 or 0).
+  if (verdict.score === undefined) verdict.score = verdict.pass ? 1 : 0
   return {
     index: context.attempt,
     answer: response.text,

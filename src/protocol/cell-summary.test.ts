@@ -555,3 +555,55 @@ describe('reliability', () => {
     expect(s.thresholds[0]).toMatchObject({ metric: 'passHat', k: 2, pass: true })
   })
 })
+
+describe('summariseCell: the score curve (Score@k)', () => {
+  // Answers `s0.25` score 0.25 (and fail); `OK` passes with 1.
+  const scored = (p: Protocol, taskId: string, repeat: number, answers: string[], error?: string): Trajectory => {
+    const t = trajectory(p, taskId, repeat, answers, error)
+    return {
+      ...t,
+      attempts: t.attempts.map((a) =>
+        a.answer.startsWith('s') ? { ...a, verdict: { ...a.verdict, score: Number(a.answer.slice(1)) } } : a,
+      ),
+    }
+  }
+
+  it('is the mean best score by attempt k, beside Seq@k, with its interval at K and a threshold', () => {
+    const p = protocol('sequential', 3)
+    const s = summarise(
+      p,
+      [scored(p, 'x', 0, ['s0.25', 's0.75', 'OK']), scored(p, 'y', 0, ['s0.5', 's0.25', 's0.25'])],
+      { thresholds: { scoreAt: { 3: 0.7, 1: 0.5 } } },
+    )
+    expect(s.seqAt).toEqual([0, 0, 0.5])
+    expect(s.score!.at).toEqual([0.375, 0.625, 0.75])
+    expect(s.score!.binary).toBe(false)
+    expect(s.score!.interval).toMatchObject({ point: 0.75, method: 'korn-graubard/2', tasks: 2 })
+    expect(s.perTask.map((t) => t.bestScore)).toEqual([
+      [0.25, 0.75, 1],
+      [0.5, 0.5, 0.5],
+    ])
+    const checks = s.thresholds.filter((t) => t.metric === 'scoreAt')
+    expect(checks.map((c) => [c.k, c.pass, c.message])).toEqual([
+      [1, false, expect.stringMatching(/^Score@1 = 37\.5%, below the required 50\.0%$/)],
+      [3, true, 'Score@3 = 75.0% ≥ 70.0%'],
+    ])
+    expect(CellSummarySchema.parse(s).score).toEqual(s.score)
+  })
+
+  it('enters an errored trajectory as the error policy says', () => {
+    const p = protocol('sequential', 3)
+    const ts = [scored(p, 'x', 0, ['s0.5'], 'down'), scored(p, 'x', 1, ['s0.25', 's1', 's1'])]
+    // Censored: repeat 0 counts at k = 1 only; failures: its best holds; left out: it is not there.
+    expect(summarise(p, ts, { repeats: 2, errors: 'censored' }).score!.at).toEqual([0.375, 1, 1])
+    expect(summarise(p, ts, { repeats: 2, errors: 'failures' }).score!.at).toEqual([0.375, 0.75, 0.75])
+    expect(summarise(p, ts, { repeats: 2, errors: 'left-out' }).score!.at).toEqual([0.25, 1, 1])
+  })
+
+  it('reads an independent cell’s samples in draw order, and says the scores were binary', () => {
+    const q = protocol('independent', 2)
+    const s = summarise(q, [trajectory(q, 'x', 0, ['BAD', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])])
+    expect(s.score).toMatchObject({ at: [0.5, 1], binary: true })
+    expect(s.passAt).toEqual([0.5, 1])
+  })
+})

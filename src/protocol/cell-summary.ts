@@ -47,6 +47,13 @@ import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { instrumentOf, subjectOf } from '../core/instrument.js'
+import { scoreSummaryOf, scoredTasks } from './cell-score.js'
+
+/** The cell's `extended` block: present only when some trajectory went on from a smaller budget. */
+function extendedField(trajectories: readonly Trajectory[]): { extended?: NonNullable<CellSummary['extended']> } {
+  const from = trajectories.flatMap((t) => (t.extendedFrom === undefined ? [] : [t.extendedFrom]))
+  return from.length === 0 ? {} : { extended: { from: Math.min(...from), trajectories: from.length } }
+}
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
@@ -320,6 +327,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
   // Told its budget, the actor may plan for K attempts: Seq^k, like Seq@k, is only valid at K.
   if (reliability.seqHat && protocol.budgetDisclosed)
     reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
+  const scored = scoredTasks(byTask, policy, K)
   const readings: MeasuredCell = {
     protocol,
     budget: K,
@@ -329,6 +337,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: passInterval ? intervalJson(passInterval) : null,
     passHat: passHat?.map(finiteOrNull) ?? null,
     reliability,
+    score: scoreSummaryOf(scored.tasks, K),
   }
   const results = evaluateThresholds(thresholds, readings, {
     errorRate: finiteOrNull(errorRate),
@@ -363,6 +372,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       : {}),
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
+    bestScore: scored.bestScores[i]!.map(finiteOrNull),
     costAtK: costAtKOf(policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts, K),
   }))
 
@@ -403,6 +413,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAt: readings.passAt,
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
+    score: readings.score,
     reliability,
     gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
     egs,
@@ -440,6 +451,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       savedUsd:
         spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
+    ...extendedField(trajectories),
     ...(spent.batch.calls > 0
       ? {
           batch: {

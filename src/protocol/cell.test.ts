@@ -101,7 +101,7 @@ describe('runCell: sequential cells', () => {
     expect(summary.seqAt[0]).toBeCloseTo(0.375, 12)
     expect(summary.seqAt[1]).toBeCloseTo(0.5, 12)
     expect(summary.seqAt[2]).toBeCloseTo(0.625, 12)
-    expect(summary.perTask.map(({ costAtK: _c, contentHash: _h, ...p }) => p)).toEqual([
+    expect(summary.perTask.map(({ costAtK: _c, contentHash: _h, bestScore: _s, ...p }) => p)).toEqual([
       { taskId: 'a', firstSuccess: [1, 1], errors: 0 },
       { taskId: 'b', firstSuccess: [3, null], errors: 0 },
       { taskId: 'c', firstSuccess: [null, null], errors: 0 },
@@ -125,6 +125,10 @@ describe('runCell: sequential cells', () => {
     expect(summary.egs).toBeCloseTo(0.5, 12)
     expect(summary.lgs).toBeCloseTo(0.5, 12)
     expect(summary.passAt).toBeNull()
+    // A binary verifier's scores are 1 and 0: the score curve is the solved rate, Seq@k.
+    expect(summary.score?.binary).toBe(true)
+    for (let k = 0; k < 3; k++) expect(summary.score!.at[k]).toBeCloseTo(summary.seqAt[k]!, 12)
+    expect(summary.perTask.find((p) => p.taskId === 'b')!.bestScore).toEqual([0, 0, 0.5])
     expect(summary.verdict).toBe('no-thresholds')
     expect(summary).toMatchObject({
       runId: 'run-1',

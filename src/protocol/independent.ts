@@ -21,6 +21,8 @@ export interface IndependentInput {
   signal?: AbortSignal
   /** The cost caps: charged after each sample, asked before each one is drawn. */
   meter?: CostMeter
+  /** Samples already drawn under a smaller budget (an extended run): kept, and only the rest are drawn. */
+  resumeFrom?: readonly Attempt[]
 }
 
 /**
@@ -30,7 +32,8 @@ export interface IndependentInput {
  */
 export async function runIndependent(input: IndependentInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, promptBuilder, budget, signal, meter } = input
-  const attempts: Attempt[] = []
+  const attempts: Attempt[] = [...(input.resumeFrom ?? [])]
+  const first = attempts.length + 1
   const draw = (sample: number) => {
     const messages = withInstructions(
       checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), {
@@ -64,14 +67,14 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     if (actor.gathers) {
       // A batched actor gets all K samples at once: one batch, not K rounds. The trajectory is the
       // one drawing them in order would give: the samples before the first that failed.
-      const settled = await Promise.allSettled(Array.from({ length: budget }, (_, i) => draw(i + 1)))
+      const settled = await Promise.allSettled(Array.from({ length: budget - first + 1 }, (_, i) => draw(first + i)))
       for (const s of settled) if (s.status === 'fulfilled') meter?.chargeAttempt(s.value)
       for (const s of settled) {
         if (s.status === 'rejected') throw s.reason
         attempts.push(s.value)
       }
     } else {
-      for (let sample = 1; sample <= budget; sample++) {
+      for (let sample = first; sample <= budget; sample++) {
         const capped = sample > 1 ? meter?.stop(attempts.length) : undefined
         if (capped) return { attempts, firstSuccess: null, error: null, capped }
         const drawn = await draw(sample)
@@ -83,6 +86,6 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
     throw error
   }
-  const first = attempts.find((a) => a.verdict.pass)
-  return { attempts, firstSuccess: first ? first.index : null, error: null }
+  const passed = attempts.find((a) => a.verdict.pass)
+  return { attempts, firstSuccess: passed ? passed.index : null, error: null }
 }

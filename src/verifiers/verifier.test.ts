@@ -97,7 +97,13 @@ describe('checkVerdict', () => {
       'a NaN score',
       { pass: false, score: Number.NaN, diagnostics: { outcome: 'failed', summary: 'x' } },
       ['score'],
-      /make `score` a finite number/,
+      /make `score` a number in \[0, 1\]/,
+    ],
+    [
+      'a score outside [0, 1]',
+      { pass: true, score: 1.5, diagnostics: { outcome: 'passed', summary: 'x' } },
+      ['score'],
+      /is 1\.5, outside \[0, 1\].*make `score` a number in \[0, 1\]/s,
     ],
     [
       'a malformed grader call',

@@ -88,7 +88,8 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
   'diagnostics.error': 'make `diagnostics.error` a string (the message), or leave it out',
   'diagnostics.stdout': 'make `diagnostics.stdout` a string, or leave it out',
   'diagnostics.stderr': 'make `diagnostics.stderr` a string, or leave it out',
-  score: 'make `score` a finite number, or leave it out',
+  score:
+    'make `score` a number in [0, 1] (1 or 0 for a pass or a failure, a share for partial credit), or leave it out (the protocol then records 1 or 0 by `pass`)',
   extracted: 'make `extracted` the string that was verified, or leave it out',
   variant: "make `variant` 'raw' or 'sanitised', or leave it out",
   criteria:
@@ -102,8 +103,17 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
     'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
 }
 
-/** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */
+/**
+ * What the schema cannot say of a verdict: a `score` outside [0, 1] (older files with one still
+ * read), or a `pass` and `diagnostics.outcome` that contradict each other (`pass: true` with
+ * `outcome: 'failed'`, or the reverse).
+ */
 function contradiction(verdict: Verdict): ContractProblem | undefined {
+  if (verdict.score !== undefined && !(verdict.score >= 0 && verdict.score <= 1))
+    return {
+      field: 'score',
+      message: `is ${String(verdict.score)}, outside [0, 1]: a score is a share (1 or 0 for a binary verdict)`,
+    }
   const check = verdict.checks?.findIndex((c) => c.pass !== (c.diagnostics.outcome === 'passed')) ?? -1
   if (check >= 0)
     return {
@@ -158,7 +168,7 @@ export function isPlainVerdict(value: unknown): value is Verdict {
     isOptionalString(d.error) &&
     isOptionalString(d.stdout) &&
     isOptionalString(d.stderr) &&
-    (v.score === undefined || (typeof v.score === 'number' && Number.isFinite(v.score))) &&
+    (v.score === undefined || (typeof v.score === 'number' && v.score >= 0 && v.score <= 1)) &&
     isOptionalString(v.extracted) &&
     (v.variant === undefined || v.variant === 'raw' || v.variant === 'sanitised') &&
     (v.durationMs === undefined ||

@@ -11,7 +11,7 @@ import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { appendCellRecord, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
-import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
+import { resolveOptions, SeqEvalOptionsError, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
 import { parseShard, shardOfTask } from '../protocol/shard.js'
@@ -102,6 +102,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
+      ...(options.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
       concurrency: options.concurrency,
       errors: options.errors,
       ...(options.knownUnstable ? { knownUnstable: options.knownUnstable } : {}),
@@ -147,7 +148,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
   const declaredAt = callerFrame(new Error().stack)
-  const resolved = resolveOptions(name, options)
+  const resolved = resolveOptions(name, withBudgetFromEnv(name, options, process.env.SEQK_BUDGET))
   // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
   const shard = parseShard(process.env.SEQK_SHARD)
   warnWithoutSetupFile()
@@ -179,8 +180,9 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
           const only = shard
             ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id))
             : undefined
-          // A resumed run keeps what had ended under this protocol and runs only the rest.
-          const { reuse } = planResume(
+          // A resumed run keeps what had ended under this protocol and runs only the rest; at a larger
+          // budget (an extended run) it continues what had ended at the smaller one.
+          const { reuse, extend } = planResume(
             resumedTrajectories(run),
             { benchmark: name, cellId: spec.cellId, ...plan },
             run.runDir,
@@ -265,6 +267,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
               runId: run.runId,
               costCap,
               reuse,
+              extend,
               only,
               signal: context.signal,
               onTrajectory: async (trajectory) => {
@@ -343,6 +346,28 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
 
 type CellPlanInput = Parameters<typeof cellProtocol>[0] &
   Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant'>
+
+/**
+ * The options with the budget `SEQK_BUDGET` extends them to (`seqk resume --budget K`): an integer
+ * at least the eval's own budget. Unset, the options as they are.
+ *
+ * @example
+ * withBudgetFromEnv('bench', { ...options, budget: 3 }, '5').budget // => 5
+ */
+export function withBudgetFromEnv(name: string, options: SeqEvalOptions, value: string | undefined): SeqEvalOptions {
+  if (value === undefined || value === '') return options
+  const budget = Number(value)
+  const own = (options as { budget?: unknown }).budget
+  if (!/^[1-9]\d*$/.test(value.trim()))
+    throw new SeqEvalOptionsError(name, [
+      `SEQK_BUDGET: ${JSON.stringify(value)} is not a budget; give an integer K >= 1`,
+    ])
+  if (typeof own === 'number' && budget < own)
+    throw new SeqEvalOptionsError(name, [
+      `SEQK_BUDGET: ${budget} is below the eval's budget ${own}: a run is extended, never cut; unset SEQK_BUDGET`,
+    ])
+  return { ...options, budget }
+}
 
 let warnedSetup = false
 

@@ -123,7 +123,8 @@ describe('pythonTests()', () => {
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('failed')
     expect(verdict.diagnostics.summary).toBe('1 of 4 tests failed')
-    expect(verdict.score).toBe(0.75)
+    // Binary, as the benchmark scores it: 3 of 4 tests passing is still a failure.
+    expect(verdict.score).toBe(0)
     expect(verdict.diagnostics.tests?.[3]).toEqual({
       index: 3,
       source: 'assert add_all([(-1, 1), (0, 0)]) == [0, 0]',

@@ -483,7 +483,9 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
   return {
     ...base,
     pass,
-    score: tests.length === 0 ? 0 : (tests.length - failed) / tests.length,
+    // The benchmark's own score is all or nothing (CodeEval-Pro counts a task solved when every
+    // test passes), so the score curve of a code cell is its solved rate; the tests say how close.
+    score: pass ? 1 : 0,
     diagnostics: { outcome: pass ? 'passed' : 'failed', summary, tests, ...output },
   }
 }
