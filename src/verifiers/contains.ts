@@ -3,7 +3,7 @@
  * every task or taken from each task's `expected`.
  */
 import type { AnyTask } from '../core/task.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { expectedOf } from './exact-match.js'
 import { booleanOption, choiceOption, emptyAnswer, quote, stringList } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'
