@@ -164,12 +164,7 @@ export {
 } from './protocol/stability.js'
 
 // Checking a custom component against its contract (the loop checks every value it receives with these).
-export {
-  ComponentError,
-  isComponentError,
-  type ContractBreach,
-  type ContractProblem,
-} from './models/component-error.js'
+export { ComponentError, isComponentError, type ContractBreach, type ContractProblem } from './core/component-error.js'
 export { ChatResponseSchema, checkChatResponse } from './models/chat-model.js'
 export { VerdictSchema, checkVerdict } from './verifiers/verifier.js'
 export { FeedbackSchema, checkFeedback } from './feedback/index.js'

@@ -156,6 +156,20 @@ describe('the workspace tools', () => {
     }
   })
 
+  it.runIf(bwrap)('kills a command whose time runs out while its sandbox is still starting', async () => {
+    // 1 ms: the kill lands while bwrap sets the sandbox up, as a 300 ms limit's did at a load of 25.
+    // Before, the half-made sandbox was orphaned holding the output pipes and the call never ended.
+    const instant = await Workspace.create({}, workspaceSettings('test', { timeoutMs: 1 }))
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await call(instant, 'run_command', { command: 'sleep 600' })).toMatch(
+          /^timed out after 1 ms and was killed/,
+        )
+    } finally {
+      await instant.dispose()
+    }
+  })
+
   it.runIf(bwrap)('empties a workspace that grows past its size limit, and its tools then fail', async () => {
     const small = await Workspace.create({}, workspaceSettings('test', { maxBytes: 100_000 }))
     try {

@@ -22,7 +22,7 @@ import { redactSecrets } from '../models/redact.js'
 import { TimeLimit } from '../models/call-signal.js'
 import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
-import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import { checkNumberOptions, rejectUnknownOptions } from '../core/option-checks.js'
 import type { AgentTool, ToolContext } from './tool.js'
 import {
   Workspace,

@@ -5,7 +5,8 @@ import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
 import type { RemoteOptions } from './providers/remote.js'
 import { redactText, registerSecret } from './redact.js'
 import { isCi, isSimulation, SIMULATED_SPEC, SimulationInCiError } from './simulation-policy.js'
-import { REMOTE_BOUNDS, RETRY_BOUNDS, type NumberBound } from './unknown-options.js'
+import { type NumberBound } from '../core/option-checks.js'
+import { REMOTE_BOUNDS, RETRY_BOUNDS } from './remote-options.js'
 
 const SPEC_FORMS = 'openai:<model>, openai-responses:<model>, anthropic:<model> or compat:<model>@<base URL>'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ComponentError, zodProblems } from './component-error.js'
+import { ComponentError, zodProblems } from '../core/component-error.js'
 import type { Price } from './pricing.js'
 import { EpisodeSchema, WorkspaceSnapshotSchema, type Episode, type WorkspaceSnapshot } from '../core/episode.js'
 import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'

@@ -14,7 +14,7 @@ import {
 import { UsageTally } from '../core/contract.js'
 import { isBundledSimulation } from '../models/simulated.js'
 import { redactText } from '../models/redact.js'
-import { isComponentError } from '../models/component-error.js'
+import { isComponentError } from '../core/component-error.js'
 import { failureKindOf } from '../models/retry.js'
 import type { FailureKind } from '../core/failure-kind.js'
 import { checkVerdict, type Verdict, type Verifier } from '../verifiers/verifier.js'

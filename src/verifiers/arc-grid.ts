@@ -10,7 +10,7 @@
  */
 import { z } from 'zod'
 import type { AnyTask } from '../core/task.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import type { TestOutcome, Verdict, Verifier } from './verifier.js'
 
 /** A grid: rows of colours 0–9, 1×1 to 30×30, every row as long as the first. */

@@ -1,4 +1,4 @@
-import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
+import { ComponentError, zodProblems, type ContractProblem } from '../core/component-error.js'
 import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Episode, WorkspaceSnapshot } from '../core/episode.js'

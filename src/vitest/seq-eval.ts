@@ -324,8 +324,14 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   })
 }
 
-/** What the reporter needs to summarise this cell from its trajectories if it never finishes. */
-function planOf(spec: CellPlanInput, file: string): CellStartPlan {
+/**
+ * What the reporter needs to summarise this cell from its trajectories if it never finishes (the
+ * cell-start artifact's `plan`).
+ *
+ * @example
+ * const plan = planOf(spec, 'evals/code.eval.ts') // plan.fingerprint === the cell's trajectories' fingerprint
+ */
+export function planOf(spec: CellPlanInput, file: string): CellStartPlan {
   const hashes = benchmarkHashes(spec.tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
   return {

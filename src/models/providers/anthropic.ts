@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets } from '../redact.js'
-import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../remote-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
 import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
-import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../remote-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'

@@ -5,7 +5,7 @@
  * for `verifier` feedback. Candidate code runs sandboxed (see sandbox.ts) in warm workers (pool.ts).
  */
 import { createHash } from 'node:crypto'
-import { rejectUnknownOptions } from '../../models/unknown-options.js'
+import { rejectUnknownOptions } from '../../core/option-checks.js'
 import type { AnyTask } from '../../core/task.js'
 import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
 import { hasAssertion, PYTHON_BUILTIN_NAMES } from './assertions.js'

@@ -12,9 +12,9 @@ import {
   type ChatModel,
   type ModelCall,
 } from '../../models/chat-model.js'
-import { checkReturned, type ContractBreach } from '../../models/component-error.js'
+import { checkReturned, type ContractBreach } from '../../core/component-error.js'
 import { callCache } from '../../models/call-cache.js'
-import { rejectUnknownOptions } from '../../models/unknown-options.js'
+import { rejectUnknownOptions } from '../../core/option-checks.js'
 import { isPromiseLike } from '../../core/awaitable.js'
 import { canonicalJson, sha256 } from '../../core/fingerprint.js'
 import { taskMessages, type AnyTask } from '../../core/task.js'
