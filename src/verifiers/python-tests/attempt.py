@@ -134,6 +134,77 @@ def bindable(name):
     return name.isidentifier() and not (name.startswith("__") and name.endswith("__")) and not hasattr(builtins, name)
 
 
+def selected(tree, only):
+    """The tests' statements at the indices `only` (ascending, within the tree) as a tree of
+    their own, each keeping its index in the whole (`seqk_indices`): what the run of the visible
+    statements of a split runs, and the only statements its candidate process hears of."""
+    indices = sorted({i for i in only if type(i) is int and 0 <= i < len(tree.body)})
+    part = ast.Module(body=[tree.body[i] for i in indices], type_ignores=[])
+    part.seqk_indices = indices
+    return part
+
+
+# A held-out argument shorter than this (after `quoted`) is no quote of it: `2` or `'a'` occurs in
+# any text. A held-out call's whole text (`f(2)`) is one at any length.
+MIN_QUOTE = 6
+WITHHELD = "[not shown: this text quotes a held-out test]"
+
+
+def quoted(text):
+    """Text as a quote of it is compared: without whitespace, one kind of quote mark."""
+    return "".join(text.split()).replace('"', "'")
+
+
+def held_out_quotes(tests_source, tree, kept):
+    """What a text that quotes a held-out statement holds: each call's text in the statements not
+    `kept`, and its arguments as written and as Python prints their values (`1e3`: `1000.0`),
+    each as `quoted`; less any that a kept statement's own text holds (no secret there)."""
+    kept = set(kept)
+    shown = quoted("\n".join(segment(tests_source, n) for i, n in enumerate(tree.body) if i in kept))
+    quotes = set()
+    for index, statement in enumerate(tree.body):
+        if index in kept:
+            continue
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            quotes.add(quoted(segment(tests_source, node)))
+            arguments = list(node.args) + [k.value for k in node.keywords]
+            texts = [quoted(segment(tests_source, a)) for a in arguments]
+            values = []
+            for argument in arguments:
+                try:
+                    values.append(quoted(repr(ast.literal_eval(argument))))
+                except Exception:  # not a literal: its text is what there is
+                    values.append(None)
+            for group in (texts, values):
+                parts = [t for t in group if t]
+                quotes.update(t for t in parts if len(t) >= MIN_QUOTE)
+                if len(parts) == len(group) and len(",".join(parts)) >= MIN_QUOTE:
+                    quotes.add(",".join(parts))
+    return sorted(q for q in quotes if q and q not in shown)
+
+
+def withhold_quotes(result, quotes):
+    """Replaces every text of `result` the candidate's side wrote (an `actual`, an `error`, an
+    `expected` computed by a call, the load error) that quotes a held-out statement."""
+    if not quotes:
+        return result
+
+    def clean(holder, key):
+        text = holder.get(key)
+        if isinstance(text, str):
+            flat = quoted(text)
+            if any(q in flat for q in quotes):
+                holder[key] = WITHHELD
+
+    clean(result, "error")
+    for record in result.get("tests", []):
+        for key in ("actual", "error", "expected"):
+            clean(record, key)
+    return result
+
+
 def segment(tests_source, node):
     text = None
     try:
@@ -518,9 +589,10 @@ class Attempt:
         body = self.tree.body
         self.bounds = EvaluationBounds(self.channel.deadline, int(self.request.get("memoryBytes") or 0))
         with self.bounds:
-            for index, node in enumerate(body):
+            indices = getattr(self.tree, "seqk_indices", None) or range(len(body))
+            for position, (index, node) in enumerate(zip(indices, body)):
                 if not self.pending and self.closed is None:
-                    self.prefetch(body, index, namespace)
+                    self.prefetch(body, position, namespace)
                 record = {"index": index, "source": segment(self.tests_source, node), "pass": False}
                 if self.timed_out_in is not None:
                     # Out of time: nothing more is evaluated, here or in the candidate's process.

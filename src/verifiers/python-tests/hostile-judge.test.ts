@@ -1795,3 +1795,137 @@ for (const mode of ['bwrap', 'none'] as const) {
     }, 90_000)
   })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Held-out statements out of the candidate's reach. The candidate controls the text of every
+// visible record (`actual`, `error`); its process sees the calls it is asked, the calls waiting
+// unread in its socket and the request's list of names. Held-out inputs must reach none of them:
+// the visible records come from a process that heard of the visible statements alone, and a text
+// that quotes a held-out call anyway is not shown.
+
+const HELD_TASK: Task = {
+  id: 'hostile-judge/held-out',
+  prompt: 'Write triple(x), three times x.',
+  tests: [
+    'assert triple(70101) == 210303',
+    'assert triple(70102) == 210306',
+    'assert triple(70103) == 210309',
+    'assert triple(70104) == 210312 or held_only_marker',
+    'assert triple(70105) == 210315',
+    'assert triple(70106) == 210318',
+  ].join('\n'),
+  heldOutTests: [1, 3, 5],
+}
+/** Every form a held-out input or expected value could take in a text: decimal, hex (the codec's ints), the name only it uses. */
+const HELD_SECRETS = [70102, 70104, 70106, 210306, 210312, 210318]
+  .flatMap((n) => [String(n), n.toString(16)])
+  .concat(['held_only_marker'])
+const HELD_RIGHT = py('def triple(x):', '    return 3 * x')
+const HELD_WRONG = py('def triple(x):', '    return 2 * x')
+/** Decodes the codec's tagged values (enough for ints and lists) and formats a call as the tests write it. */
+const TAGGED = [
+  'def untag(node):',
+  "    if node[0] == 'i': return int(node[1], 16)",
+  "    if node[0] in ('l', 't'): return [untag(x) for x in node[1]]",
+  "    if node[0] == 's': return node[1]",
+  '    return node',
+]
+const PEEK_SOCKETS = [
+  'import json, os, socket',
+  ...TAGGED,
+  'def pending():',
+  '    out = []',
+  '    for fd in range(3, 1024):',
+  '        try:',
+  '            s = socket.socket(fileno=os.dup(fd))',
+  '        except OSError:',
+  '            continue',
+  '        try:',
+  '            s.setblocking(False)',
+  '            data = s.recv(1 << 20, socket.MSG_PEEK)',
+  '        except OSError:',
+  "            data = b''",
+  '        finally:',
+  '            s.close()',
+  '        out.append(data.hex())',
+  '        while len(data) >= 4:',
+  "            n = int.from_bytes(data[:4], 'big')",
+  '            body, data = data[4:4 + n], data[4 + n:]',
+  '            try:',
+  '                m = json.loads(body)',
+  "                out.append('%s%r' % (m.get('name'), untag(m.get('args'))))",
+  '            except Exception:',
+  '                out.append(repr(body))',
+  '    return out',
+]
+const heldLeaks: { name: string; code: string; withheld?: true }[] = [
+  {
+    name: 'returns every call it has seen (the actual value)',
+    code: py('SEEN = []', 'def triple(x):', '    SEEN.append(x)', "    return 'seen %r' % SEEN"),
+  },
+  {
+    name: 'raises with every call it has seen (the error)',
+    code: py('SEEN = []', 'def triple(x):', '    SEEN.append(x)', "    raise ValueError('seen %r' % SEEN)"),
+  },
+  {
+    name: 'reads the calls sent ahead and waiting in its socket',
+    code: py(...PEEK_SOCKETS, 'def triple(x):', "    raise ValueError('pending %s' % ' '.join(pending()))"),
+  },
+  {
+    name: "reads the request's names from its own memory",
+    code: py(
+      'import gc',
+      'def triple(x):',
+      "    asked = [sorted(o['names']) for o in gc.get_objects() if type(o) is dict and o.get('t') == 'request' and 'names' in o]",
+      "    raise ValueError('names %r' % asked)",
+    ),
+  },
+  {
+    name: 'quotes a held-out call it knew beforehand (not shown)',
+    code: py('def triple(x):', "    return 'did you mean triple(70104)?'"),
+    withheld: true,
+  },
+]
+
+for (const mode of ['bwrap', 'none'] as const) {
+  describe.runIf(mode === 'none' || BWRAP)(
+    `held-out statements out of the candidate's reach (sandbox: ${mode})`,
+    () => {
+      const held = verifierFor(mode, { timeoutMs: SPARE_TIMEOUT_MS })
+
+      it('judges a right and a wrong answer with every statement, and shows only the visible ones', async () => {
+        const right = await verifyOrFail(held, HELD_TASK, HELD_RIGHT)
+        expect(right.pass, describeVerdict(right)).toBe(true)
+        const wrong = await verifyOrFail(held, HELD_TASK, HELD_WRONG)
+        expect(wrong.pass).toBe(false)
+        expect(wrong.heldOut).toEqual({ statements: 6, tests: [1, 3, 5], failed: [1, 3, 5], visiblePass: false })
+        expect(wrong.diagnostics.tests?.map((t) => t.index)).toEqual([0, 2, 4])
+      })
+
+      for (const leak of heldLeaks) {
+        it(`keeps held-out inputs out of feedback when the candidate ${leak.name}`, async () => {
+          const verdict = await verifyOrFail(held, HELD_TASK, leak.code)
+          expect(verdict.pass).toBe(false)
+          expect(verdict.heldOut?.tests).toEqual([1, 3, 5])
+          const shown = verdict.diagnostics.tests ?? []
+          expect(shown.map((t) => t.index)).toEqual([0, 2, 4])
+          // The candidate did write its text into the visible records (the scan looks where a leak would be).
+          const texts = shown.map((t) => `${t.actual ?? ''} ${t.error ?? ''}`).join(' | ')
+          if (leak.withheld) expect(shown.map((t) => t.actual)).toEqual(Array(3).fill(WITHHELD_TEXT))
+          else expect(texts).toMatch(/seen|pending|names/)
+          // Everything feedback, a critic or an annotator could read (the code is the candidate's own).
+          const everything = JSON.stringify({ ...verdict, extracted: '' })
+          for (const secret of HELD_SECRETS) expect(everything, `${secret} in ${texts}`).not.toContain(secret)
+          // The next right and wrong answers on the same pool still get their verdicts.
+          expect((await verifyOrFail(held, HELD_TASK, HELD_RIGHT)).pass).toBe(true)
+          const wrong = await verifyOrFail(held, HELD_TASK, HELD_WRONG)
+          expect(wrong.pass).toBe(false)
+          expect(wrong.heldOut?.failed).toEqual([1, 3, 5])
+        }, 60_000)
+      }
+    },
+  )
+}
+
+/** What a visible record shows instead of a text that quotes a held-out call (attempt.py WITHHELD). */
+const WITHHELD_TEXT = '[not shown: this text quotes a held-out test]'

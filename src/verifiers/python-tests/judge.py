@@ -9,7 +9,7 @@ loads codec, channel, cgroup, attempt, sitedirs and this module, then calls `mai
 and speaks to it on stdin/stdout in frames (channel.py; the `type` key is Node's):
 
     judge -> node  {"type": "ready", "pid", "version", "cgroup", "uid", "worker"}            once
-    node -> judge  {"code", "setup", "tests", "timeoutMs", "maxOutputBytes", "memoryBytes",
+    node -> judge  {"code", "setup", "tests", "only"?, "timeoutMs", "maxOutputBytes", "memoryBytes",
                     "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}     per attempt
     judge -> node  {"type": "started", "pid", "workdir"}
     judge -> node  {"type": "result", "result": {...}, "stdout", "stderr", "timedOut",
@@ -45,7 +45,17 @@ import tempfile
 import time
 import traceback
 
-from attempt import JUDGE_ADDRESS_SPACE, TESTS_FILE, Attempt, JudgeBug, describe, loaded_names
+from attempt import (
+    JUDGE_ADDRESS_SPACE,
+    TESTS_FILE,
+    Attempt,
+    JudgeBug,
+    describe,
+    held_out_quotes,
+    loaded_names,
+    selected,
+    withhold_quotes,
+)
 from cgroup import MemoryCgroup
 from channel import (
     CallChannel,
@@ -428,9 +438,21 @@ class Judge:
     def attempt(self, request, relay):
         """Runs one request; returns the result frame for Node."""
         try:
-            tree = self._tree(request.get("tests") or "")
+            tree = whole = self._tree(request.get("tests") or "")
         except SyntaxError as exc:
             return result_frame(failure("tests-error", 0, "the tests do not parse: " + describe(exc)))
+        only = request.get("only")
+        if type(only) is list:
+            # The visible statements of a split: the candidate's process is told only their names
+            # and sent only their calls, and no text of its side that quotes another statement
+            # comes back (see held_out_quotes).
+            tree = selected(whole, only)
+            frame = self._attempt_twice(request, tree, relay)
+            withhold_quotes(frame["result"], held_out_quotes(request.get("tests") or "", whole, tree.seqk_indices))
+            return frame
+        return self._attempt_twice(request, tree, relay)
+
+    def _attempt_twice(self, request, tree, relay):
         for _ in range(2):
             try:
                 return self._attempt_once(request, tree, relay)

@@ -26,6 +26,8 @@ export interface AttemptRequest {
   setup: string
   code: string
   tests: string
+  /** Run only these statements (0-based, of `tests`): the visible ones of a held-out split. */
+  only?: readonly number[]
 }
 
 /** Per-attempt limits, applied in the forked child before the candidate runs. */

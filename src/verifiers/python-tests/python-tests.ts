@@ -293,10 +293,10 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         return structuredClone(cached.verdict)
       }
 
-      const attempt = async (candidate: string): Promise<{ verdict: Verdict; run: HarnessRun }> => {
+      const attempt = async (candidate: string, only?: number[]): Promise<{ verdict: Verdict; run: HarnessRun }> => {
         stats.runs++
         const run = await runHarness(
-          { ...request, code: candidate },
+          { ...request, code: candidate, ...(only ? { only } : {}) },
           {
             python,
             timeoutMs,
@@ -328,8 +328,22 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         verdict = { ...verdict, durationMs }
       }
 
-      if (split !== '')
-        verdict = hideHeldOut(verdict, heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut))
+      if (split !== '') {
+        const held = heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut)
+        let shown: Verdict | undefined
+        if (held.statements > 0 && held.heldOut.length > 0) {
+          // What feedback may read comes from a fresh process that runs the visible statements
+          // alone: it is told no other statement's names and sent no other call, so nothing the
+          // candidate's side writes there (an actual value, an error) can hold a held-out input.
+          const out = new Set(held.heldOut)
+          const only = Array.from({ length: held.statements }, (_, i) => i).filter((i) => !out.has(i))
+          const chosen = verdict.variant === 'sanitised' && sanitised ? sanitised.code : code
+          const visibleRun = await attempt(chosen, only)
+          cacheable &&= reusable(visibleRun.run)
+          shown = visibleRun.verdict
+        }
+        verdict = hideHeldOut(verdict, held, shown)
+      }
       if (key !== undefined && cacheable) cache.set(key, verdict)
       return verdict
     },

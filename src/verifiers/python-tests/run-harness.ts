@@ -20,6 +20,13 @@ export interface HarnessRequest {
   setup: string
   code: string
   tests: string
+  /**
+   * Run only these statements of `tests` (0-based): the visible ones of a held-out split. The
+   * candidate's process then hears only of them (their names, their calls), and no text of its
+   * side that quotes another statement comes back (it reads `[not shown: ...]`). The result's
+   * `statements` counts the statements run; each record keeps its index in the whole.
+   */
+  only?: readonly number[]
 }
 
 /** `timeoutIn` of a result whose time ran out while the judge evaluated the tests (not in a call). */
@@ -226,7 +233,8 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
   const started = performance.now()
   let outcome: AttemptOutcome
   try {
-    outcome = await pool.run({ setup: request.setup, code: request.code, tests: request.tests }, limits, signal)
+    const attempt = { setup: request.setup, code: request.code, tests: request.tests }
+    outcome = await pool.run(request.only ? { ...attempt, only: request.only } : attempt, limits, signal)
   } catch (error) {
     if (signal?.aborted) throw error
     throw explainStartFailure(error, plan, interpreter.path)
