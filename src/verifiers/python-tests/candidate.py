@@ -10,6 +10,7 @@ limits, runs the code and answers the judge's calls until told to end. It never 
     child -> judge   {"t": "return", "id", "value", "args"}  (mutable arguments after the call)
                      | {"t": "raise", "id", "exception": {...}} | {"t": "notplain", "id", "reason"}
     judge -> child   {"t": "end"}
+    child -> judge   {"t": "ended", "entropy": [why a fresh run might differ, or nothing]}
 
 Everything the child sends is the candidate's word: the judge checks each frame and decodes
 every value with its own types, so a lie can only fail the candidate's own tests.
@@ -49,6 +50,23 @@ MUTABLE = (list, dict, set, bytearray)
 # Every thread pool of a numerical library starts with one thread, as code_eval sets it: the
 # address-space limit counts every thread's stack and arena.
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+# Names whose use makes a run's verdict something a fresh run may not repeat (randomness, clocks,
+# threads, the process's identity) or hides what the code uses (dynamic imports, eval). Code that
+# names none of them, imports none of ENTROPY_MODULES and leaves `random`'s state as it was is
+# reported deterministic (see EntropyProbe): the verdict cache reuses a verdict only for such code,
+# and only once a second run has agreed (python-tests.ts). A name seen is no proof of chance, only
+# a reason not to reuse: a false alarm costs a run, never a verdict.
+ENTROPY_NAMES = frozenset(
+    "random randint randrange choice choices shuffle sample uniform gauss getrandbits seed urandom getrandom "
+    "SystemRandom secrets token_hex token_bytes uuid uuid1 uuid4 time time_ns perf_counter perf_counter_ns "
+    "monotonic monotonic_ns process_time thread_time clock_gettime now utcnow today Thread threading "
+    "multiprocessing concurrent subprocess asyncio getpid getppid id hash __import__ import_module importlib "
+    "eval exec compile getattr globals vars locals __dict__ __builtins__ open stdin argv environ".split()
+)
+ENTROPY_MODULES = frozenset(
+    "secrets uuid numpy threading multiprocessing concurrent asyncio subprocess socket ssl _thread".split()
+)
 
 _limits = {}
 
@@ -163,14 +181,53 @@ def _depth():
     return depth
 
 
+def _code_names(code, found, depth=0):
+    """Every name a code object and those nested in it use (globals, attributes, imports)."""
+    found.update(code.co_names)
+    if depth < 200:
+        for const in code.co_consts:
+            if isinstance(const, type(code)):
+                _code_names(const, found, depth + 1)
+    return found
+
+
+class EntropyProbe:
+    """Whether what the candidate's code did may come out otherwise in a fresh run: the names its
+    code uses (ENTROPY_NAMES), the modules it loaded (ENTROPY_MODULES), `random`'s global state.
+    Its report is the candidate's word like everything else it sends: it can only cost the answer
+    its own cached verdict, which a second run must confirm anyway."""
+
+    def __init__(self):
+        module = sys.modules.get("random")
+        self.random = module
+        self.state = module.getstate() if module is not None else None
+        self.modules = set(sys.modules)
+        self.code = None
+
+    def sources(self):
+        try:
+            found = set()
+            if self.code is not None:
+                found = set(ENTROPY_NAMES.intersection(_code_names(self.code, set())))
+            loaded = {name.split(".")[0] for name in set(sys.modules) - self.modules}
+            found.update(loaded & ENTROPY_MODULES)
+            module = sys.modules.get("random")
+            if module is not self.random or (module is not None and module.getstate() != self.state):
+                found.add("random's state")
+            return sorted(found)[:20]
+        except BaseException:  # the candidate's own modules may be anything by now
+            return ["unknown"]
+
+
 class Calls:
     """Answers the judge's calls on the attempt's call socket until it says "end"."""
 
-    def __init__(self, sock_fd, namespace, own_pid):
+    def __init__(self, sock_fd, namespace, own_pid, probe=None):
         self.sock_fd = sock_fd
         self.namespace = namespace
         self.own_pid = own_pid
         self.names_of = {}
+        self.probe = probe
 
     def ref(self, value):
         """A function of the candidate's inside a mutated argument goes back by name."""
@@ -200,6 +257,10 @@ class Calls:
         while True:
             message = read_frame(self.sock_fd)
             if message is None or message.get("t") != "call" or os.getpid() != self.own_pid:
+                if message is not None and message.get("t") == "end" and os.getpid() == self.own_pid:
+                    # Whether a fresh run might say otherwise (the verdict cache's question).
+                    sources = self.probe.sources() if self.probe is not None else ["unknown"]
+                    write_frame(self.sock_fd, {"t": "ended", "entropy": sources})
                 return
             write_frame(self.sock_fd, self.answer(message))
 
@@ -270,8 +331,10 @@ def run_code(request, sock_fd, own_pid):
     # through the frames below, which the judge treats as the candidate's word.
     load_depth = _depth()
     sys.setrecursionlimit(OFFICIAL_RECURSION_LIMIT + load_depth)
+    probe = EntropyProbe()
     try:
-        exec(compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True), namespace)  # noqa: S102
+        probe.code = compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True)
+        exec(probe.code, namespace)  # noqa: S102
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included
         if os.getpid() != own_pid:
             os._exit(0)
@@ -284,7 +347,7 @@ def run_code(request, sock_fd, own_pid):
     if os.getpid() != own_pid:
         os._exit(0)
     write_frame(sock_fd, {"t": "loaded", "names": _describe_names(request.get("names") or [], namespace)})
-    Calls(sock_fd, namespace, own_pid).serve(load_depth)
+    Calls(sock_fd, namespace, own_pid, probe).serve(load_depth)
 
 
 def _describe_names(wanted, namespace):

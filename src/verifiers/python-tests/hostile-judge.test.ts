@@ -1929,3 +1929,41 @@ for (const mode of ['bwrap', 'none'] as const) {
 
 /** What a visible record shows instead of a text that quotes a held-out call (attempt.py WITHHELD). */
 const WITHHELD_TEXT = '[not shown: this text quotes a held-out test]'
+
+// ---------------------------------------------------------------------------------------------
+// The verdict cache under chance: a coin's verdict is never handed from one draw to the next.
+
+describe('the verdict cache and an answer that flips a coin', () => {
+  const coin: Task = { id: 'hostile-judge/coin', prompt: 'Return 1.', tests: 'assert coin() == 1' }
+  const flips = [
+    py('import random', 'def coin():', '    return random.randint(0, 1)'),
+    py('def coin():', "    return __import__('os').urandom(1)[0] % 2"),
+  ]
+  const DRAWS = 48
+  // 48 fair draws: 24 ± 3.5; outside 10..38 has a chance of about 1 in 50 000.
+  const [LOW, HIGH] = [10, 38]
+
+  for (const [index, code] of flips.entries()) {
+    it(`gives coin ${index + 1} a pass rate within sampling error of cache: false`, async () => {
+      const cached = pythonTests({ timeoutMs: SPARE_TIMEOUT_MS })
+      const uncached = pythonTests({ timeoutMs: SPARE_TIMEOUT_MS, cache: false })
+      let withCache = 0
+      let without = 0
+      for (let i = 0; i < DRAWS; i++) {
+        if ((await verifyOrFail(cached, coin, code)).pass) withCache++
+        if ((await verifyOrFail(uncached, coin, code)).pass) without++
+      }
+      expect(cached.stats.cacheHits).toBe(0)
+      expect(cached.stats.runs).toBe(DRAWS)
+      expect(withCache, `passes with the cache: ${withCache} of ${DRAWS}`).toBeGreaterThanOrEqual(LOW)
+      expect(withCache).toBeLessThanOrEqual(HIGH)
+      expect(without, `passes without the cache: ${without} of ${DRAWS}`).toBeGreaterThanOrEqual(LOW)
+      expect(without).toBeLessThanOrEqual(HIGH)
+      // The next right and wrong answers: a deterministic one is reused once two runs agreed.
+      const right = py(`# right answer ${index}`, 'def coin():', '    return 1')
+      for (let i = 0; i < 3; i++) expect((await verifyOrFail(cached, coin, right)).pass).toBe(true)
+      expect(cached.stats.cacheHits).toBe(1)
+      expect((await verifyOrFail(cached, coin, py('def coin():', '    return 0'))).pass).toBe(false)
+    }, 120_000)
+  }
+})

@@ -24,7 +24,10 @@ Result (the `result` of a result frame):
 
     {"outcome": "passed" | "failed" | "load-error" | "timeout" | "tests-error" | "harness-error",
      "statements": N, "tests": [{"index", "source", "pass", "call"?, "expected"?, "actual"?,
-     "error"?}], "error"?, "timeoutIn"?, "memoryLimited"?}
+     "error"?}], "error"?, "timeoutIn"?, "memoryLimited"?, "deterministic"?}
+
+`deterministic`: the candidate's process ended its calls reporting nothing a fresh run might do
+otherwise (candidate.py EntropyProbe); absent when it did not say so.
 
 `tests-error`: the task's tests do not parse or its setup raised (the task is broken).
 `harness-error`: the judge or the worker failed on its own, as a self-check with a known-good
@@ -623,6 +626,11 @@ class Judge:
             channel.deadline = time.monotonic() if timed_out else min(channel.deadline, time.monotonic() + END_GRACE)
             if attempt.closed is None and channel.worker_result is None:
                 channel.send(frame_bytes({"t": "end"}))
+                if result.get("outcome") in ("passed", "failed"):
+                    ended = channel.receive()
+                    entropy = ended.get("entropy") if ended.get("t") == "ended" else None
+                    # Only a report of nothing that may differ makes a verdict reusable (python-tests.ts).
+                    result["deterministic"] = entropy == []
         except (ChannelClosed, TimeoutError):
             pass
         if channel.worker_result is None and not timed_out:

@@ -54,6 +54,12 @@ export const HarnessResultSchema = z
     timeoutIn: z.string().optional(),
     /** The attempt's process tree was killed for exceeding its memory cgroup. */
     memoryLimited: z.boolean().optional(),
+    /**
+     * The candidate's process ended its calls reporting nothing a fresh run might do otherwise (no
+     * randomness, clock, thread or dynamic import among the names its code uses, `random`'s state
+     * untouched): the only runs whose verdict the cache may keep.
+     */
+    deterministic: z.boolean().optional(),
   })
   .strict()
 export type HarnessResult = z.infer<typeof HarnessResultSchema>
