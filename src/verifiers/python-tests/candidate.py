@@ -5,10 +5,16 @@ limits, runs the code and answers the judge's calls until told to end. It never 
     judge -> child   {"t": "request", "code", "setup", "names", "maxOutputBytes", "memoryBytes",
                       "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}
     child -> judge   {"t": "armed"} | {"t": "setup-error", "error"}  before any candidate code runs
-    child -> judge   {"t": "loaded", "names": {name: descriptor}} | {"t": "loaded", "error": text}
-    judge -> child   {"t": "call", "id", "name", "args", "kwargs"}   arguments as plain values
+    child -> judge   {"t": "loaded", "names": {name: descriptor}, "reads": [global names its
+                      functions read]} | {"t": "loaded", "error": text}
+    judge -> child   {"t": "call", "id", "name", "args", "kwargs",      arguments as plain values
+                      "globals"?, "out"?, "err"?, "in"?}   the tests' globals it reads, their
+                                                           redirected streams, the stdin they set
     child -> judge   {"t": "return", "id", "value", "args"}  (mutable arguments after the call)
                      | {"t": "raise", "id", "exception": {...}} | {"t": "notplain", "id", "reason"}
+                     | {"t": "coroutine", "id", "handle"}  (run by a later call named "await:<handle>")
+                     each with "out"?, "err"? (what it wrote to a redirected stream), "read"? (of stdin)
+    A name `random.<function>` is the answer's own module's (the tests share its state).
     judge -> child   {"t": "end"}
     child -> judge   {"t": "ended", "entropy": [why a fresh run might differ, or nothing]}
 
@@ -19,6 +25,7 @@ every value with its own types, so a lie can only fail the candidate's own tests
 import builtins
 import errno
 import fcntl
+import io
 import json
 import os
 import resource
@@ -26,6 +33,7 @@ import signal
 import socket
 import sys
 import tempfile
+import types
 
 import seccomp
 from channel import read_frame, recv_fd, write_frame
@@ -67,6 +75,12 @@ ENTROPY_NAMES = frozenset(
 ENTROPY_MODULES = frozenset(
     "secrets uuid numpy threading multiprocessing concurrent asyncio subprocess socket ssl _thread".split()
 )
+
+# Modules whose state the tests share with the answer (attempt.py SHARED_MODULES): the tests'
+# calls of their functions are made here, on the answer's own module.
+SHARED_MODULES = frozenset(["random"])
+# What the official run is started as (`python3 solution.py`): the answer reads it in sys.argv.
+ARGV = ["solution.py"]
 
 _limits = {}
 
@@ -228,6 +242,7 @@ class Calls:
         self.own_pid = own_pid
         self.names_of = {}
         self.probe = probe
+        self.coroutines = []
 
     def ref(self, value):
         """A function of the candidate's inside a mutated argument goes back by name."""
@@ -265,13 +280,67 @@ class Calls:
             write_frame(self.sock_fd, self.answer(message))
 
     def answer(self, message):
+        """The reply to one call, made as the official run would make it: the globals the tests
+        changed set first, and the tests' redirected streams and stdin in place during it."""
+        streams = [key for key in ("out", "err") if message.get(key) == 1]
+        feed = message.get("in")
+        if not streams and not isinstance(feed, str):
+            return self._answer(message)
+        saved = (sys.stdout, sys.stderr, sys.stdin)
+        captured = {key: io.StringIO() for key in streams}
+        if "out" in captured:
+            sys.stdout = captured["out"]
+        if "err" in captured:
+            sys.stderr = captured["err"]
+        stdin = io.StringIO(feed) if isinstance(feed, str) else None
+        if stdin is not None:
+            sys.stdin = stdin
+        try:
+            reply = self._answer(message)
+        finally:
+            sys.stdout, sys.stderr, sys.stdin = saved
+        for key, stream in captured.items():
+            reply[key] = stream.getvalue()
+        if stdin is not None:
+            reply["read"] = stdin.tell()
+        return reply
+
+    def _target(self, name):
+        """What a call names: one of the candidate's functions, a function of a module the tests
+        share with it (`random.seed`), or a coroutine it returned (`await:<n>`)."""
+        if not isinstance(name, str):
+            return None
+        if name.startswith("await:"):
+            index = name[len("await:") :]
+            if not index.isdigit() or int(index) >= len(self.coroutines):
+                return None
+            coroutine = self.coroutines[int(index)]
+
+            def run():
+                import asyncio
+
+                return asyncio.run(coroutine)
+
+            return run
+        module, _, attr = name.partition(".")
+        if attr and module in SHARED_MODULES and not attr.startswith("_"):
+            target = getattr(sys.modules.get(module) or __import__(module), attr, None)
+            return target if callable(target) else None
+        return self.namespace.get(name)
+
+    def _answer(self, message):
         call_id, name = message.get("id"), message.get("name")
         try:
             args = decode(message.get("args", ["l", []]), self.resolve)
             kwargs = decode(message.get("kwargs", ["d", []]), self.resolve)
+            shared = message.get("globals")
+            if type(shared) is dict:
+                for key, tagged in shared.items():
+                    if isinstance(key, str) and key.isidentifier():
+                        self.namespace[key] = decode(tagged, self.resolve)
         except ProtocolError as exc:
             return {"t": "notplain", "id": call_id, "reason": "could not read the arguments: %s" % exc}
-        target = self.namespace.get(name) if isinstance(name, str) else None
+        target = self._target(name)
         if target is None:
             text = "name %r is not defined" % name
             return {
@@ -293,6 +362,10 @@ class Calls:
             self.only_ours()
             return {"t": "raise", "id": call_id, "exception": exception_record(exc, self.namespace)}
         self.only_ours()
+        if type(value) is types.CoroutineType:
+            # An async answer: kept here, run when the tests await it (asyncio.run) by `await:<n>`.
+            self.coroutines.append(value)
+            return {"t": "coroutine", "id": call_id, "handle": len(self.coroutines) - 1}
         try:
             after = [encode(a, self.ref, coerce=True) if type(a) in MUTABLE else None for a in args]
             return {"t": "return", "id": call_id, "value": encode(value, coerce=True), "args": after}
@@ -331,6 +404,7 @@ def run_code(request, sock_fd, own_pid):
     # through the frames below, which the judge treats as the candidate's word.
     load_depth = _depth()
     sys.setrecursionlimit(OFFICIAL_RECURSION_LIMIT + load_depth)
+    sys.argv = list(ARGV)
     probe = EntropyProbe()
     try:
         probe.code = compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True)
@@ -346,8 +420,21 @@ def run_code(request, sock_fd, own_pid):
         return
     if os.getpid() != own_pid:
         os._exit(0)
-    write_frame(sock_fd, {"t": "loaded", "names": _describe_names(request.get("names") or [], namespace)})
+    reads = sorted(_global_reads(probe.code, namespace))[:1000]
+    write_frame(
+        sock_fd, {"t": "loaded", "names": _describe_names(request.get("names") or [], namespace), "reads": reads}
+    )
     Calls(sock_fd, namespace, own_pid, probe).serve(load_depth)
+
+
+def _global_reads(code, namespace):
+    """The global names the candidate's functions read (its module's own statements ran already):
+    those the tests may assign for it, as one module's code would share them officially."""
+    found = set()
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_names(const, found)
+    return {name for name in found if name.isidentifier() and not hasattr(builtins, name)}
 
 
 def _describe_names(wanted, namespace):

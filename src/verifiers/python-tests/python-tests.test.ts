@@ -39,7 +39,7 @@ describe('pythonTests()', () => {
   it('declares its name, version and verdict-changing settings', () => {
     const verifier = pythonTests({ timeoutMs: 1234 })
     expect(verifier.name).toBe('python-tests')
-    expect(verifier.version).toBe('4')
+    expect(verifier.version).toBe('5')
     expect(['bwrap', 'none']).toContain(verifier.sandbox)
     expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024, prependSetup: false })
     expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024, prependSetup: false })

@@ -115,7 +115,7 @@ const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 const MAX_MEMORY_MB = 65_536
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
-const VERSION = '4'
+const VERSION = '5'
 /**
  * An answer larger than this is not read or run: the verdict says it is oversized (HumanEval
  * answers are a few KiB). The code is part of the answer, so it is never larger either.
