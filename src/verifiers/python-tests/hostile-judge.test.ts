@@ -1537,6 +1537,33 @@ const cases: Case[] = [
     outcome: ['load-error'],
     reason: /RuntimeError: made \d+/,
   },
+  {
+    name: '4000 directories named like working directories, then its zygote killed',
+    // The zygote dies twice (a fresh one, checked, runs the code again); the next attempt, with a
+    // 1 s limit, must not pay for removing what these left: its clock starts at its own fork.
+    modes: ['none'],
+    code: () =>
+      py(
+        'import os, signal, tempfile',
+        'parent = os.path.dirname(tempfile.gettempdir())',
+        'for place in ("/tmp", parent):',
+        '    for i in range(2000):',
+        '        try:',
+        "            os.mkdir(os.path.join(place, 'seqk-py-%d-%d' % (os.getpid(), i)))",
+        '        except OSError:',
+        '            break',
+        'os.kill(os.getppid(), signal.SIGKILL)',
+        "raise RuntimeError('the zygote outlived its kill')",
+      ),
+    outcome: ['load-error', 'failed'],
+    reason: /died twice while running this code|RuntimeError: the zygote outlived its kill/,
+    after: async (_verdict, mode) => {
+      const fast = verifierFor(mode, { timeoutMs: TIMEOUT_MS })
+      const right = await verifyOrFail(fast, task, CORRECT)
+      expect(right.pass, describeVerdict(right)).toBe(true)
+      expect((await verifyOrFail(fast, task, WRONG)).pass).toBe(false)
+    },
+  },
 
   // 14. Big answers: nothing a candidate sends holds up Node (the answer is measured before it is
   //     read; the output is cut to its cap after decoding, so the frame is the cap's size).

@@ -11,9 +11,11 @@ and speaks to it on stdin/stdout in frames (channel.py; the `type` key is Node's
     judge -> node  {"type": "ready", "pid", "version", "cgroup", "uid", "worker"}            once
     node -> judge  {"code", "setup", "tests", "only"?, "timeoutMs", "maxOutputBytes", "memoryBytes",
                     "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}     per attempt
+    judge -> node  {"type": "waiting"}   the worker is still cleaning up after the previous attempt
     judge -> node  {"type": "started", "pid", "workdir"}
-    judge -> node  {"type": "result", "result": {...}, "stdout", "stderr", "timedOut",
-                    "exitCode", "exitSignal", "durationMs", "healthy"}
+    judge -> node  {"type": "result", "result": {...}, "output"?: [stdout bytes, stderr bytes],
+                    "timedOut", "exitCode", "exitSignal", "durationMs", "healthy"}
+                   then, with "output", that many raw UTF-8 bytes of stdout and of stderr
 
 The judge starts the candidate's worker (worker.py, the config's `worker` command line: setpriv,
 bubblewrap, the interpreter) and, per attempt, makes a socket pair: one end goes to the worker,
@@ -81,6 +83,8 @@ STARTUP_TIMEOUT = 30.0
 END_GRACE = 0.5
 # How long the zygote may take to kill and clean up after an attempt (its own bound is 2 s).
 KILL_WAIT = 3.0
+# How long a hand-over may wait for the zygote to finish cleaning up after the previous attempt.
+HANDOVER_WAIT = 60.0
 # The worker's own wall clock, a backstop this long after the judge's deadline (which names the call).
 WORKER_BACKSTOP_MS = 250
 # What a judge names its private temporary directory (outside bubblewrap): seqk-judge-<its pid>-...
@@ -494,7 +498,7 @@ class Judge:
         oom_before = self.cgroup.oom_kills()
         timeout_ms = int(float(request.get("timeoutMs", 3000)))
         attempt = Attempt(request, tree, request.get("tests") or "", timeout_ms)
-        ours, started = self._hand_over(request, timeout_ms)
+        ours, started = self._hand_over(request, timeout_ms, relay)
         self.marks["started"] = time.monotonic()
         if started.get("t") == "result":
             ours.close()
@@ -534,7 +538,7 @@ class Judge:
         )
         return frame_bytes(forwarded)
 
-    def _hand_over(self, request, timeout_ms):
+    def _hand_over(self, request, timeout_ms, relay):
         """Gives the zygote the attempt's call socket (the code goes to its child directly, never
         through the zygote) and waits for its child to start; raises WorkerLost."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -551,8 +555,15 @@ class Judge:
             raise WorkerLost("the zygote's control socket is closed")
         finally:
             theirs.close()
-        # The zygote forks at once (retrying a full process table until the attempt's deadline).
+        # The zygote forks at once (retrying a full process table until the attempt's deadline), once
+        # it has cleaned up after the previous attempt: removing what that one left (thousands of
+        # directories in /tmp, on a loaded disk) is not this attempt's time, whose clock starts at
+        # the fork. A live zygote still busy gets HANDOVER_WAIT more, and Node is told (its own
+        # backstop waits as long); a zygote that died answers nothing at once (its socket closes).
         started = read_frame_blocking(self.zygote.control_fd, timeout_ms / 1000.0 + KILL_WAIT)
+        if started is None and self.zygote.alive():
+            relay({"type": "waiting"})
+            started = read_frame_blocking(self.zygote.control_fd, HANDOVER_WAIT)
         if started is None or started.get("t") not in ("started", "result"):
             ours.close()
             self.zygote.stop()
@@ -690,7 +701,9 @@ class Judge:
         streams = _streams(worker_result, cap)
         explain_ending(result, worker_result, streams["stderr"], memory_limited, self.cgroup.limit)
         frame = result_frame(result)
-        frame.update(streams)
+        # The output goes after the frame as raw UTF-8 (see serve): Node decodes it a slice at a
+        # time instead of parsing megabytes of JSON in one go.
+        frame["payload"] = [streams["stdout"].encode("utf-8"), streams["stderr"].encode("utf-8")]
         for key in ("exitCode", "exitSignal", "durationMs"):
             if key in worker_result:
                 frame[key] = worker_result[key]
@@ -764,7 +777,10 @@ class Judge:
             frame["healthy"] = True
             if "marks" in frame:
                 frame["marks"]["answered"] = time.monotonic()
-            write_all(self.node_out, node_frame_bytes(frame))
+            payload = frame.pop("payload", None) or []
+            if payload:
+                frame["output"] = [len(part) for part in payload]
+            write_all(self.node_out, node_frame_bytes(frame) + b"".join(payload))
 
     def close(self):
         self.zygote.close()

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { TestOutcomeSchema } from '../../core/contract.js'
+import { textInSlices } from './frames.js'
 import { resolveInterpreter } from './interpreter.js'
 import type { Interpreter } from './interpreter.js'
 import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
@@ -309,8 +310,8 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     timedOut: result.outcome === 'timeout',
     exitCode: frame.exitCode ?? null,
     exitSignal: signalName(frame.exitSignal),
-    stdout: frame.stdout ?? '',
-    stderr: frame.stderr ?? '',
+    stdout: await textInSlices(frame.outputParts?.[0] ?? []),
+    stderr: await textInSlices(frame.outputParts?.[1] ?? []),
     durationMs: frame.durationMs ?? performance.now() - started,
     ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
     ...(frame.marks !== undefined ? { marks: frame.marks } : {}),
