@@ -172,7 +172,11 @@ def bindable(name):
 
 
 def assigned_names(tree):
-    """The names the tests' top-level statements bind (assignments, loop and `with` targets, imports)."""
+    """The names the tests' top-level statements bind (assignments, loop and `with` targets,
+    imports); kept on the tree, which is parsed once per task."""
+    known = getattr(tree, "seqk_assigned", None)
+    if known is not None:
+        return known
     names = set()
     for statement in tree.body:
         for node in ast.walk(statement):
@@ -180,7 +184,23 @@ def assigned_names(tree):
                 names.add(node.id)
             elif isinstance(node, ast.alias):
                 names.add((node.asname or node.name).split(".")[0])
-    return frozenset(names)
+    tree.seqk_assigned = frozenset(names)
+    return tree.seqk_assigned
+
+
+def imports_shared(tree):
+    """Whether the tests import a module of SHARED_MODULES (kept on the tree)."""
+    known = getattr(tree, "seqk_imports_shared", None)
+    if known is None:
+        known = tree.seqk_imports_shared = any(
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and any(
+                (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] in SHARED_MODULES
+                for alias in node.names
+            )
+            for node in ast.walk(tree)
+        )
+    return known
 
 
 def selected(tree, only):
@@ -405,12 +425,7 @@ class Attempt:
         self.sent_globals = {}
         self.test_namespace = None
         self.shared_modules = {}
-        self.imports_shared = any(
-            isinstance(node, (ast.Import, ast.ImportFrom))
-            and any((alias.name if isinstance(node, ast.Import) else node.module or "") in SHARED_MODULES
-                    for alias in node.names)
-            for node in ast.walk(tree)
-        )
+        self.imports_shared = imports_shared(tree)
 
     # -- calls ------------------------------------------------------------------------------
 

@@ -252,6 +252,15 @@ class CallChannel:
                 self.eof = True
             self._read_available()
 
+    def buffered(self):
+        """The next frame already in the socket, without waiting; None when there is none (or it
+        is malformed: what it would have said is then unknown)."""
+        try:
+            self._read_available()
+            return self._next_frame()
+        except ChannelClosed:
+            return None
+
     def _read_available(self):
         while len(self.buffer) <= MAX_REPLY_BYTES + 4:
             try:

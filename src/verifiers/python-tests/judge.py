@@ -636,15 +636,11 @@ class Judge:
         timed_out = result.get("outcome") == "timeout"
         try:
             channel.deadline = time.monotonic() if timed_out else min(channel.deadline, time.monotonic() + END_GRACE)
-            if attempt.closed is None and channel.worker_result is None:
+            ending = attempt.closed is None and channel.worker_result is None
+            if ending:
                 channel.send(frame_bytes({"t": "end"}))
-                if result.get("outcome") in ("passed", "failed"):
-                    ended = channel.receive()
-                    entropy = ended.get("entropy") if ended.get("t") == "ended" else None
-                    # Only a report of nothing that may differ makes a verdict reusable (python-tests.ts).
-                    result["deterministic"] = entropy == []
         except (ChannelClosed, TimeoutError):
-            pass
+            ending = False
         if channel.worker_result is None and not timed_out:
             # The verdict is in: the worker may answer as soon as the output is complete. A load
             # error's message says how the process ended: then it waits for the exit status.
@@ -655,6 +651,12 @@ class Judge:
         if worker_result is None:
             self._tell_zygote({"t": "kill"})
             worker_result = read_frame_blocking(self.zygote.control_fd, KILL_WAIT)
+        if ending and result.get("outcome") in ("passed", "failed"):
+            # Written before the process ended, so in the socket by now: no round trip of its own.
+            ended = channel.buffered()
+            entropy = ended.get("entropy") if ended is not None and ended.get("t") == "ended" else None
+            # Only a report of nothing that may differ makes a verdict reusable (python-tests.ts).
+            result["deterministic"] = entropy == []
         channel.sock.close()
         self.marks["reported"] = time.monotonic()
         if worker_result is None or worker_result.get("t") != "result":
