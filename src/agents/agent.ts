@@ -18,7 +18,7 @@ import {
   type FinishReason,
   type ModelCall,
 } from '../models/chat-model.js'
-import { redactSecrets } from '../models/redact.js'
+import { redactName, redactSecrets, redactText } from '../models/redact.js'
 import { TimeLimit } from '../models/call-signal.js'
 import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
@@ -372,7 +372,7 @@ function runCall(
       input,
       started,
       undefined,
-      `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
+      `there is no tool named ${JSON.stringify(redactName(call.name))}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
     )
   let args: unknown
   try {
@@ -458,13 +458,15 @@ function callResult(
   const text = result === undefined ? undefined : redactSecrets(result)
   const capped = text === undefined ? undefined : cutToChars(text, input.maxResultChars)
   // Assigned in the order a literal would give, not spread (a runtime call on every tool call).
-  const record = { id: call.id, name: call.name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
+  // A name and an error are written to every output: a credential-shaped value in them is not.
+  const name = redactName(call.name)
+  const record = { id: call.id, name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
   if (text !== undefined && capped !== text) record.resultCutAtChars = input.maxResultChars
-  record.error = error ?? null
+  record.error = error === undefined ? null : redactText(error)
   record.durationMs = performance.now() - started
   const content =
     error !== undefined
-      ? `error: ${error}`
+      ? `error: ${record.error}`
       : capped !== text
         ? `${capped}\n[cut at ${input.maxResultChars} characters]`
         : (capped ?? '')

@@ -7,6 +7,7 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { stripVTControlCharacters } from 'node:util'
 import { z } from 'zod'
+import { redactText } from '../models/redact.js'
 import { readJsonLines } from './jsonl.js'
 
 export const PLAN_FILE = 'plan.jsonl'
@@ -68,6 +69,7 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
 /**
  * The first line of an error's message, as every output names a file that failed to load; a line
  * that only announces what follows (`Transform failed with 1 error:`) takes the next line with it.
+ * Credential shapes in it are redacted.
  *
  * @example
  * firstLine('Transform failed with 1 error:\n/p/x.eval.ts:2:28: ERROR: Unexpected "}"\n…')
@@ -75,7 +77,8 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
  */
 export function firstLine(message: string | undefined): string {
   // Colour codes (a bundler's message) are for a terminal, not for every output.
-  const lines = stripVTControlCharacters(message ?? '')
+  // Written to summary.json, plan.jsonl, the report and the PR comment: a key the error quotes is not.
+  const lines = stripVTControlCharacters(redactText(message ?? ''))
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '')

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { canonicalJson, sha256 } from '../core/fingerprint.js'
 import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
-import { redactSecrets, redactUrl } from './redact.js'
+import { redactName, redactSecrets, redactUrl } from './redact.js'
 import { ToolCallSchema, ToolDefinitionSchema, ToolTurnSchema, type ToolCall, type ToolTurn } from './tools.js'
 
 /** `off`: call the model. `record`: call it and store every answer. `replay`: answer only from the cassette (a miss fails). `auto`: replay what is recorded, record what is not. */
@@ -111,7 +111,8 @@ function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
     return {
       role: 'tool',
       callId: turn.callId,
-      name: turn.name,
+      // A model may call a tool by a name that holds a key (an unknown tool): no credential is written.
+      name: redactName(turn.name),
       content: redactSecrets(turn.content),
       isError: turn.isError,
     }
@@ -120,7 +121,7 @@ function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
 
 const storedCall = (call: ToolCall): ToolCall => ({
   id: call.id,
-  name: call.name,
+  name: redactName(call.name),
   arguments: redactSecrets(call.arguments),
 })
 
@@ -231,7 +232,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
                   : {}),
               }
             : {}),
-          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
           ...(response.toolCalls?.length ? { toolCalls: response.toolCalls } : {}),
         }
       }
@@ -261,7 +262,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
                   : {}),
               }
             : {}),
-          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
           ...(toolCalls?.length ? { toolCalls } : {}),
         },
         recordedAt: new Date().toISOString(),

@@ -38,7 +38,7 @@ import {
   type RetryOptions,
 } from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
-import { redactSecrets, registerSecret } from '../redact.js'
+import { redactName, redactSecrets, registerSecret } from '../redact.js'
 import type { ToolCall, ToolDefinition, ToolTurn } from '../tools.js'
 import {
   bytesText,
@@ -318,7 +318,8 @@ export function remoteChatModel<Client>(input: {
             finishReason: cut ? 'length' : done.finishReason,
           } as ChatResponse
           if (cut) response.cutAtChars = maxAnswerChars
-          if (done.servedModel) response.servedModel = done.servedModel
+          // A server may echo the request's key as its `model`: the name is kept, a credential in it is not.
+          if (done.servedModel) response.servedModel = redactName(done.servedModel)
           if (done.toolCalls?.length) response.toolCalls = redactedCalls(done.toolCalls)
           response.latencyMs = performance.now() - started
           // Unknown usage has an unknown cost (undefined: null in the record), never $0.
@@ -343,13 +344,18 @@ export function remoteChatModel<Client>(input: {
   )
 }
 
-/** The calls with every configured secret redacted from their arguments: the provider's own list when none holds one (the common case). */
+/**
+ * The calls with every configured secret redacted from their arguments, and any credential from
+ * their names (a name is no tool's when it holds one): the provider's own list when none holds one
+ * (the common case).
+ */
 function redactedCalls(calls: ToolCall[]): ToolCall[] {
   let out: ToolCall[] | undefined
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!
     const args = redactSecrets(call.arguments)
-    if (args !== call.arguments) (out ??= calls.slice())[i] = { ...call, arguments: args }
+    const name = redactName(call.name)
+    if (args !== call.arguments || name !== call.name) (out ??= calls.slice())[i] = { ...call, name, arguments: args }
   }
   return out ?? calls
 }
