@@ -49,7 +49,7 @@ export const FAILURE_FIXES: Readonly<Record<FailureKind, { label: string; fix: s
   },
   request: {
     label: 'request refused',
-    fix: 'the endpoint refused the request itself (HTTP 4xx): check the model name and the decoding options',
+    fix: 'the endpoint refused the request itself (an HTTP 4xx, or the same 5xx answer to it twice while it answered others): check the model name, the decoding options and what the request holds (its prompt, tools and size)',
     tolerable: false,
   },
   server: {
