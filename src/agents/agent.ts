@@ -8,6 +8,7 @@ import { sha256, canonicalJson } from '../core/fingerprint.js'
 import { UsageTally } from '../core/contract.js'
 import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
 import {
+  CallBudgetStop,
   checkChatResponse,
   recordCall,
   throwIfAborted,
@@ -225,6 +226,9 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         endedBy = 'steps'
         break
       }
+      // A cost cap reached since the last turn stops the episode before the next call (see CallBudget).
+      const capped = step > 1 ? request.context.budget?.stop() : undefined
+      if (capped) throw withSpentCalls(new CallBudgetStop(capped, step - 1), spent)
       const turnStarted = performance.now()
       let response: ChatResponse
       try {
@@ -255,12 +259,15 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         })
         tally.add(null)
         cost = null
+        request.context.budget?.charge({ usage: null, costUsd: null })
         endedBy = 'time'
         break
       }
       last = response
       if (response.servedModel) served.add(response.servedModel)
-      spent.push(recordCall('actor', response))
+      const call = recordCall('actor', response)
+      spent.push(call)
+      request.context.budget?.charge(call)
       tally.add(response.usage)
       cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
       const turn: EpisodeTurn = {

@@ -1,4 +1,4 @@
-import type { ChatModel } from '../models/chat-model.js'
+import { CallBudgetStop, type ChatModel } from '../models/chat-model.js'
 import { checkFeedback, type FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../core/schemas.js'
@@ -85,6 +85,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       // What user code returned is checked outside the try: a malformed value is a ComponentError
       // that fails the cell, not an infrastructure error of this trajectory (see ComponentError).
       const built = checkHistoryBuild(history, building, context)
+      const budgetOf = meter?.budget(attempts.length)
       const step = await proposeAndVerify({
         actor,
         verifier,
@@ -99,6 +100,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           simulation: task.simulation,
           ...(task.files !== undefined ? { files: task.files } : {}),
           cell: input.cell,
+          ...(budgetOf ? { budget: budgetOf } : {}),
         },
         signal,
         spentBefore: built.calls,
@@ -133,7 +135,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         }
       }
       attempts.push(step)
-      meter?.chargeAttempt(step)
+      meter?.chargeAttempt(step, budgetOf)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt: nobody would read it, and a critic would cost money.
       if (attempt === budget) break
@@ -180,7 +182,18 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
     }
     return { attempts, firstSuccess: null, error: null }
   } catch (error) {
-    if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
+    if (error instanceof StageError) return cappedOutcome(attempts, error)
     throw error
   }
+}
+
+/**
+ * The outcome of a trajectory whose attempt ended in `error`: an infrastructure error, or, when
+ * the attempt's actor stopped at the cost cap between its calls (an agent's episode, see
+ * CallBudgetStop), a capped trajectory that keeps the calls it made on its error record, so they
+ * count in every total.
+ */
+export function cappedOutcome(attempts: Attempt[], error: StageError): TrajectoryOutcome {
+  const stop = error.cause instanceof CallBudgetStop ? error.cause.stop : undefined
+  return { attempts, firstSuccess: null, error: error.toJSON(), ...(stop ? { capped: stop } : {}) }
 }
