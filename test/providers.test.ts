@@ -1,6 +1,6 @@
 // The real SDKs against our local server over real sockets: every provider runs a whole Seq@K
 // cell, prices it, survives injected faults, stops promptly on abort, and records then replays.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -332,8 +332,13 @@ describe('keys', () => {
       )
       expect(() => actors.anthropic({ model: 'claude-sonnet-4-5' })).toThrow('ANTHROPIC_API_KEY')
       expect(actors.openai({ model: 'gpt-4o', skipWithoutKey: true }).unavailable).toBe('OPENAI_API_KEY is not set')
-      // Replaying cassettes needs no key.
-      expect(actors.anthropic({ model: 'claude-sonnet-4-5', cassette: { mode: 'replay' } }).unavailable).toBeUndefined()
+      // Replaying cassettes needs no key (only a recording of the model).
+      const recorded = mkdtempSync(join(tmpdir(), 'seqk-replay-'))
+      mkdirSync(join(recorded, 'anthropic', 'claude-sonnet-4-5'), { recursive: true })
+      expect(
+        actors.anthropic({ model: 'claude-sonnet-4-5', cassette: { mode: 'replay', dir: recorded } }).unavailable,
+      ).toBeUndefined()
+      rmSync(recorded, { recursive: true, force: true })
     } finally {
       if (saved.openai !== undefined) process.env.OPENAI_API_KEY = saved.openai
       if (saved.anthropic !== undefined) process.env.ANTHROPIC_API_KEY = saved.anthropic

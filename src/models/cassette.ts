@@ -174,6 +174,11 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
   const { mode, dir } = resolveCassette(options)
   if (mode === 'off') return model
   const folder = join(dir, safe(redactSecrets(model.descriptor.provider)), safe(redactSecrets(model.descriptor.model)))
+  // Replaying what was never recorded fails every call: said once, where the model is declared.
+  if (mode === 'replay' && !existsSync(folder))
+    throw new Error(
+      `${model.id}: cassette replay (SEQK_CASSETTE=replay or cassette.mode), but ${dir} holds no recording of this model (no ${folder}): record it first (SEQK_CASSETTE=record), or point SEQK_CASSETTE_DIR at the cassettes`,
+    )
   const pathOf = (key: CassetteKey) => join(folder, `${sha256(canonicalJson(key)).slice(0, 24)}.json`)
 
   const read = (path: string): CassetteFile => {
