@@ -1,8 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, recordArtifact, test } from 'vitest'
-import { getCurrentSuite } from 'vitest/suite'
+import { describe, recordArtifact, test, TestRunner } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
 import { cellProtocol, runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
 import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js'
@@ -124,7 +123,7 @@ const declaredNames = new WeakMap<object, Set<string>>()
 function refuseDuplicateName(name: string): void {
   let file: object | undefined
   try {
-    file = getCurrentSuite().file
+    file = TestRunner.getCurrentSuite().file
   } catch {
     return
   }
