@@ -60,9 +60,9 @@ export interface Verifier {
   checkTask?(task: AnyTask): string[]
   /**
    * What this machine must have for the verifier to run at all (an interpreter, a sandbox),
-   * checked once per run before the first model call, not after every cell's first paid answer:
-   * throws naming what is missing and the fix. `origin` is whose answers it will judge (a sandbox
-   * may be needed only for a model's code).
+   * checked once per Vitest worker before its first cell calls a model, not after every cell's
+   * first paid answer: throws naming what is missing and the fix. `origin` is whose answers it
+   * will judge (a sandbox may be needed only for a model's code).
    */
   preflight?(context: { origin: 'model' | 'bundled-simulation' }): Awaitable<void>
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
