@@ -828,6 +828,60 @@ describe('no secret leaves', () => {
     }
   })
 
+  it("a server that names the request's key as the model it served: the served model is kept without it, in trajectories, summaries and cassettes", async () => {
+    const key = ['sk', 'proj', 'served', 'SECRET', 'abcdefghijklmnop'].join('-')
+    // A gateway's own key, never configured here: known only by its shape.
+    const foreign = ['gsk', 'SECRETforeignGatewayKey0123456789abcd'].join('_')
+    const echo = await serve((req, res) => {
+      const served = `${String(req.headers.authorization ?? req.headers['x-api-key'] ?? '').replace(/^Bearer /, '')} ${foreign}`
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (req.url?.includes('/messages'))
+        res.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: served,
+            content: [{ type: 'text', text: 'hello' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 3, output_tokens: 5 },
+          }),
+        )
+      else
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: served,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+          }),
+        )
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-served-cassettes-'))
+    onTestFinished(async () => {
+      await echo.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const cassette = { mode: 'record' as const, dir }
+    for (const model of [
+      actors.openai({ model: 'gpt-4o-mini', apiKey: key, baseURL: `${echo.url}/v1`, cassette, ...fast }),
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: key, baseURL: echo.url, cassette, ...fast }),
+      actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, cassette, ...fast }),
+    ]) {
+      const { trajectories, summary } = await runCell(cellSpec([{ id: 't', prompt: 'hi' }], model, { budget: 1 }))
+      expect(trajectories[0]!.attempts[0]!.servedModel).toBe('[REDACTED] [REDACTED]')
+      for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toMatch(/SECRET/)
+    }
+    const written = readdirSync(dir, { recursive: true })
+      .filter((f) => String(f).endsWith('.json'))
+      .map((f) => readFileSync(join(dir, String(f)), 'utf8'))
+    expect(written).toHaveLength(3)
+    expect(written.join('\n')).not.toMatch(/SECRET/)
+  })
+
   it('a base URL with credentials is refused at declaration, naming the header option, quoting none of them', () => {
     const url = 'http://alice:pa55word-SECRET@127.0.0.1:9/v1?api-key=qkey-SECRET-123'
     for (const make of [
