@@ -8,6 +8,7 @@ import { sha256, canonicalJson } from '../core/fingerprint.js'
 import { UsageTally } from '../core/contract.js'
 import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
 import {
+  CallBudgetStop,
   checkChatResponse,
   recordCall,
   throwIfAborted,
@@ -18,7 +19,7 @@ import {
   type FinishReason,
   type ModelCall,
 } from '../models/chat-model.js'
-import { redactSecrets, redactText } from '../models/redact.js'
+import { redactName, redactSecrets, redactText } from '../models/redact.js'
 import { TimeLimit } from '../models/call-signal.js'
 import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
@@ -250,6 +251,9 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         endedBy = 'steps'
         break
       }
+      // A cost cap reached since the last turn stops the episode before the next call (see CallBudget).
+      const capped = step > 1 ? request.context.budget?.stop() : undefined
+      if (capped) throw withSpentCalls(new CallBudgetStop(capped, step - 1), spent)
       const turnStarted = performance.now()
       let response: ChatResponse
       try {
@@ -280,12 +284,15 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         })
         tally.add(null)
         cost = null
+        request.context.budget?.charge({ usage: null, costUsd: null })
         endedBy = 'time'
         break
       }
       last = response
       if (response.servedModel) served.add(response.servedModel)
-      spent.push(recordCall('actor', response))
+      const call = recordCall('actor', response)
+      spent.push(call)
+      request.context.budget?.charge(call)
       tally.add(response.usage)
       cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
       const turn: EpisodeTurn = {
@@ -415,7 +422,7 @@ function runCall(
       input,
       started,
       undefined,
-      `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
+      `there is no tool named ${JSON.stringify(redactName(call.name))}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
     )
   let args: unknown
   try {
@@ -511,13 +518,15 @@ function callResult(
   if (error !== undefined) error = cutToChars(redactText(error), input.maxResultChars)
   const capped = text === undefined ? undefined : cutToChars(text, input.maxResultChars)
   // Assigned in the order a literal would give, not spread (a runtime call on every tool call).
-  const record = { id: call.id, name: call.name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
+  // A name and an error are written to every output: a credential-shaped value in them is not.
+  const name = redactName(call.name)
+  const record = { id: call.id, name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
   if (text !== undefined && capped !== text) record.resultCutAtChars = input.maxResultChars
-  record.error = error ?? null
+  record.error = error === undefined ? null : redactText(error)
   record.durationMs = performance.now() - started
   const content =
     error !== undefined
-      ? `error: ${error}`
+      ? `error: ${record.error}`
       : capped !== text
         ? `${capped}\n[cut at ${input.maxResultChars} characters]`
         : (capped ?? '')

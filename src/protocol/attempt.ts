@@ -13,7 +13,7 @@ import {
 } from '../models/chat-model.js'
 import { UsageTally } from '../core/contract.js'
 import { isBundledSimulation } from '../models/simulated.js'
-import { redactText } from '../models/redact.js'
+import { redactName, redactText } from '../models/redact.js'
 import { isComponentError } from '../core/component-error.js'
 import { failureKindOf } from '../models/retry.js'
 import type { FailureKind } from '../core/failure-kind.js'
@@ -147,7 +147,7 @@ export async function proposeAndVerify(input: {
         ? { batched: false }
         : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
-    ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+    ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
     ...(response.episode ? { episode: response.episode } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,

@@ -493,6 +493,9 @@ function firstErrorText(first: Trajectory | undefined): string {
 }
 
 /** The one root cause of a cell that measured nothing: no trajectory, or every one errored. */
+/** ` text`, or nothing for an empty text. */
+const spaced = (text: string): string => (text === '' ? '' : ` ${text}`)
+
 function notMeasuredMessage(
   trajectories: number,
   first: Trajectory | undefined,
@@ -500,7 +503,7 @@ function notMeasuredMessage(
 ): string {
   if (trajectories === 0)
     return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
-  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `. ${errorAdvice(kinds, false)}` : ''}`
+  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `.${spaced(errorAdvice(kinds, false))}` : ''}`
 }
 
 function evaluateThresholds(
@@ -544,9 +547,11 @@ function evaluateThresholds(
     pass,
     message: pass
       ? `error rate ${percentText(rate)} ≤ ${percentText(maxErrorRate)}`
-      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. ${errorAdvice(
-          values.errored.map((t) => t.error?.kind),
-          true,
+      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}.${spaced(
+          errorAdvice(
+            values.errored.map((t) => t.error?.kind),
+            true,
+          ),
         )}`,
   })
   return out

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, ModelCall } from '../models/chat-model.js'
+import { CallBudgetStop, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
 import { checkFeedback, type Feedback, type FeedbackMode } from '../feedback/feedback-mode.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { Attempt, TrajectoryError } from '../core/schemas.js'
@@ -190,6 +190,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
       if (capped) return { attempts, firstSuccess: null, error: null, capped }
       const context = { taskId: task.id, attempt, repeat }
       const built = await buildMessages(context)
+      const budgetOf = meter?.budget(attempts.length)
       const step = await proposeAndVerify({
         actor,
         verifier,
@@ -206,6 +207,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
           cell: input.cell,
           prompt: task.prompt,
           ...(attempt > 1 && attempts.at(-1)?.feedback ? { feedback: attempts.at(-1)!.feedback!.text } : {}),
+          ...(budgetOf ? { budget: budgetOf } : {}),
         },
         signal,
         spentBefore: built.calls,
@@ -240,7 +242,7 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
         }
       }
       attempts.push(step)
-      meter?.chargeAttempt(step)
+      meter?.chargeAttempt(step, budgetOf)
       if (step.verdict.pass) return { attempts, firstSuccess: attempt, error: null }
       // No feedback after the last attempt (nobody would read it, and a critic would cost money),
       // unless the protocol keeps it for a run extended to a larger budget.
@@ -252,7 +254,18 @@ export async function runSequential(input: SequentialInput): Promise<TrajectoryO
     }
     return { attempts, firstSuccess: null, error: null }
   } catch (error) {
-    if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
+    if (error instanceof StageError) return cappedOutcome(attempts, error)
     throw error
   }
+}
+
+/**
+ * The outcome of a trajectory whose attempt ended in `error`: an infrastructure error, or, when
+ * the attempt's actor stopped at the cost cap between its calls (an agent's episode, see
+ * CallBudgetStop), a capped trajectory that keeps the calls it made on its error record, so they
+ * count in every total.
+ */
+export function cappedOutcome(attempts: Attempt[], error: StageError): TrajectoryOutcome {
+  const stop = error.cause instanceof CallBudgetStop ? error.cause.stop : undefined
+  return { attempts, firstSuccess: null, error: error.toJSON(), ...(stop ? { capped: stop } : {}) }
 }

@@ -60,6 +60,13 @@ export interface Verifier {
    * here, naming the task, the field and the fix.
    */
   checkTask?(task: AnyTask): string[]
+  /**
+   * What this machine must have for the verifier to run at all (an interpreter, a sandbox),
+   * checked once per Vitest worker before its first cell calls a model, not after every cell's
+   * first paid answer: throws naming what is missing and the fix. `origin` is whose answers it
+   * will judge (a sandbox may be needed only for a model's code).
+   */
+  preflight?(context: { origin: 'model' | 'bundled-simulation' }): Awaitable<void>
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
   normalise?(answer: string): string
   /** The verdict; a promise when verifying takes I/O (running code, a grader's call). */

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, recordArtifact, test } from 'vitest'
+import { describe, recordArtifact, test, TestRunner } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
 import { cellProtocol, runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
 import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js'
@@ -23,6 +23,7 @@ import { cellStartExtras, dryRunNote } from './cell-estimate.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
 import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
 import { cellCostCap } from './cost-caps.js'
+import { preflight } from './preflight.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -128,6 +129,30 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
   })
 }
 
+/** The benchmark names each test file (as Vitest collects it, once per run) has declared. */
+const declaredNames = new WeakMap<object, Set<string>>()
+
+/**
+ * Refuses a second `seqEval` of one name in one file: its cells would be the first one's in every
+ * output (a benchmark is its name), merged silently.
+ */
+function refuseDuplicateName(name: string): void {
+  let file: object | undefined
+  try {
+    file = TestRunner.getCurrentSuite().file
+  } catch {
+    return
+  }
+  if (!file) return
+  let names = declaredNames.get(file)
+  if (!names) declaredNames.set(file, (names = new Set()))
+  if (names.has(name))
+    throw new TypeError(
+      `seqEval(${JSON.stringify(name)}): a second seqEval with this name in this file; a benchmark is its name, so the two would merge into one in every output: give each its own name`,
+    )
+  names.add(name)
+}
+
 /**
  * Declares a benchmark as a Vitest `describe` with one test per cell (each actor × each feedback
  * mode, plus actor × independent sampling when `independent` is set). Each test runs every task ×
@@ -148,6 +173,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
   const declaredAt = callerFrame(new Error().stack)
+  refuseDuplicateName(name)
   const resolved = resolveOptions(name, withBudgetFromEnv(name, options, process.env.SEQK_BUDGET))
   // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
   const shard = parseShard(process.env.SEQK_SHARD)
@@ -176,6 +202,11 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
           const run = currentRun()
           // The cell's and the run's caps (a USD cap for an actor with no price fails the cell here, before any call).
           const costCap = cellCostCap(spec.actor, spec.costCap?.cell, run)
+          // What the verifier needs of this machine (Python, a sandbox), checked once before any call:
+          // the cell that finds a problem fails with it (after its start is recorded, so every output
+          // has it), the others skip naming that cell.
+          const ready = await preflight(spec.verifier, spec.actor, `${name} › ${spec.cellId}`)
+          if (ready.kind === 'skip') return context.skip(ready.note)
           const file = join(run.runDir, TRAJECTORIES_FILE)
           const only = shard
             ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id))
@@ -234,6 +265,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             declared,
             ...(run.resume ? { reused: reuse.size } : {}),
           })
+          if (ready.kind === 'fail') throw new Error(ready.message)
           // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
           for (const trajectory of reuse.values())
             await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })

@@ -238,6 +238,12 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       return []
     },
 
+    // What verify() would find missing after a paid answer, found before any call (see Verifier.preflight).
+    async preflight({ origin }: { origin: 'model' | 'bundled-simulation' }): Promise<void> {
+      if (plan.missing !== undefined && origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
+      await resolveInterpreter(options.python, { preferSystem })
+    },
+
     // An oversized answer is never run: it stands for itself, unread.
     normalise: (answer: string) => (answerBytes(answer) > MAX_CODE_BYTES ? answer : normalisePythonAnswer(answer)),
 
