@@ -271,6 +271,12 @@ export type IntervalJson = z.infer<typeof IntervalSchema>
 export const ReliabilitySchema = z.object({
   /** The most tries a task had: repeats of a sequential cell (solved within K or not), samples of an independent one. */
   tries: z.number().int().nonnegative(),
+  /**
+   * What the figures rest on: tries in all over the tasks, and how many of them an infrastructure
+   * error hid (under `errors: 'censored'` each such try is credited the chance the rates credit it,
+   * and every interval widens to hold the figure whatever it hid). Absent in files written before.
+   */
+  basis: z.object({ tries: z.number().int().nonnegative(), hidden: z.number().int().nonnegative() }).optional(),
   /** Seq^k for k = 1..K: the share of tasks that every repeat solved within k (sequential cells; null for independent ones, whose pass^k is `passHat`). */
   seqHat: z.array(MaybeNumber).nullable(),
   /** The interval of Seq^K (sequential) or pass^K (independent). */

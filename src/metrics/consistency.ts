@@ -2,6 +2,7 @@ import type { SampleCounts } from './pass-at-k.js'
 import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 import { studentTQuantile } from './distributions.js'
 import { assertCounts } from './validation.js'
+import type { TriesValue } from './censored-tries.js'
 
 /**
  * A task's outcome consistency over its tries: C_out = 1 − 4·p̂(1 − p̂) with p̂ = c/n, 1 when every
@@ -16,6 +17,18 @@ export function outcomeConsistency(n: number, c: number): number {
   if (n < 2) return Number.NaN
   const p = c / n
   return 1 - 4 * p * (1 - p)
+}
+
+/**
+ * A task's outcome consistency and whether it is inconsistent (0 < c < n), as readings of its tries
+ * for {@link censoredFigure}: NaN below two tries, as {@link outcomeConsistencyOf} leaves them out.
+ *
+ * @example
+ * consistencyValues.inconsistent(4, 2) // => 1
+ */
+export const consistencyValues: Readonly<Record<'mean' | 'inconsistent', TriesValue>> = {
+  mean: (n, c) => (n < 2 ? Number.NaN : outcomeConsistency(n, c)),
+  inconsistent: (n, c) => (n < 2 ? Number.NaN : c > 0 && c < n ? 1 : 0),
 }
 
 /** A cell's outcome consistency: its mean over tasks and the share of tasks that were not consistent. */

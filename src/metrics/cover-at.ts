@@ -2,6 +2,7 @@ import type { SampleCounts } from './pass-at-k.js'
 import type { TaskOutcomes } from './seq-at-k.js'
 import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 import { assertBudget, assertCounts } from './validation.js'
+import { hiddenSuccesses, type CensoredTries, type TriesValue } from './censored-tries.js'
 
 /**
  * The share thresholds Cover@τ is reported at by default: "solved at least half the time" and
@@ -102,6 +103,48 @@ export function passAtFromCover(tries: readonly SampleCounts[], k: number): numb
     previous = step.tau
   }
   return total
+}
+
+/**
+ * A task's reading of Cover@τ from its tries: 1 when c of its n tries reach the share τ, else 0
+ * (NaN without a try), for {@link censoredFigure}.
+ *
+ * @example
+ * reachesShare(0.5)(4, 2) // => 1
+ */
+export function reachesShare(tau: number): TriesValue {
+  assertTau(tau)
+  return (n, c) => (n === 0 ? Number.NaN : reaches(n, c, tau) ? 1 : 0)
+}
+
+/**
+ * The Cover@τ curve of tasks some of whose tries an error hid ({@link CensoredTries}): at each τ
+ * the mean over tasks of the chance that the task's tries reach τ, each hidden try succeeding with
+ * its chance, as {@link censoredFigure}'s point. Steps at every share a task can reach with some
+ * chance; without hidden tries exactly {@link coverCurve}. Tasks with no try, or with a hidden try
+ * that has no chance to give it, are left out.
+ *
+ * @example
+ * coverCurveCensored([{ taskId: 'a', c: 1, f: 0, hidden: [0.5] }])
+ * // => [{ tau: 0.5, cover: 1 }, { tau: 1, cover: 0.5 }]
+ */
+export function coverCurveCensored(tries: readonly CensoredTries[]): CoverStep[] {
+  const used = tries
+    .filter((t) => t.c + t.f + t.hidden.length > 0 && !t.hidden.some((p) => Number.isNaN(p)))
+    .map((t) => ({ n: t.c + t.f + t.hidden.length, c: t.c, pmf: hiddenSuccesses(t.hidden) }))
+  const shares = new Map<number, number>()
+  for (const t of used)
+    t.pmf.forEach((mass, x) => {
+      const c = t.c + x
+      if (mass > 0 && c > 0) shares.set(c / t.n, c / t.n)
+    })
+  const taus = [...shares.keys()].sort((a, b) => a - b)
+  return taus.map((tau) => {
+    // Without hidden tries every mass is 1: a count, so the curve is coverCurve's to the bit.
+    let cover = 0
+    for (const t of used) t.pmf.forEach((mass, x) => (cover += reaches(t.n, t.c + x, tau) ? mass : 0))
+    return { tau, cover: cover / used.length }
+  })
 }
 
 /**

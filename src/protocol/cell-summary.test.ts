@@ -12,6 +12,8 @@ import {
 } from './cell-summary.js'
 import { totals } from './attempt.js'
 import { pooledShareInterval } from '../metrics/pooled-share.js'
+import { ERROR_BOUNDS_INTERVAL_METHOD } from '../metrics/censored.js'
+import { rateInterval } from '../metrics/intervals.js'
 import { intervalJson } from './interval-json.js'
 import { protocolFixture } from '../../test/protocol-fixture.js'
 
@@ -156,6 +158,8 @@ describe('summariseCell', () => {
       expect.stringMatching(
         /^Seq@3's 95% CI \(\d+\.\d%–\d+\.\d%\) is the union of its intervals with errors counted as failures and left out: 1 of 41 trajectories \(2\.4%\) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval \(it assumes an error says nothing of how the trajectory would have ended\)$/,
       ),
+      // The reliability block says what its figures rest on.
+      'reliability (Seq^3, Cover@τ, outcome consistency) over 41 repeats, 1 of them hidden by an error: each is credited the chance it would have succeeded, and every interval holds the figure whatever it hid',
     ])
     // Without errors, the Korn–Graubard interval and no note.
     expect(alone.seqAtInterval.method).toBe('korn-graubard/2')
@@ -540,6 +544,28 @@ describe('reliability', () => {
     const extra = summarise(p, ts, { repeats: 2, thresholds: { coverAt: { 0.25: 0.5 } } })
     expect(extra.reliability!.coverAt.map((c) => c.tau)).toEqual([0.25, 0.5, 1])
     expect(extra.thresholds.find((t) => t.metric === 'coverAt')).toMatchObject({ tau: 0.25, actual: 2 / 3, pass: true })
+  })
+
+  it('counts an errored repeat as the rates do: hidden under censored, failed under failures, dropped under left-out', () => {
+    // x: solved at 1, and a repeat that errored after one failed attempt (censored at 2).
+    const withError = [...ts.slice(2), trajectory(p, 'x', 0, ['OK']), trajectory(p, 'x', 1, ['a'], 'boom')]
+    const read = (errors: 'censored' | 'failures' | 'left-out') =>
+      summarise(p, withError, { repeats: 2, errors }).reliability!
+    const censored = read('censored')
+    expect(censored.tries).toBe(2)
+    expect(censored.basis).toEqual({ tries: 6, hidden: 1 })
+    // Seq^3 lies between 0 (x's hidden repeat failing; y and z fail anyway) and 1/3 (it solving),
+    // and its interval holds both bounds: the union of the intervals at 0/3 and 1/3.
+    expect(censored.hatInterval.method).toBe(ERROR_BOUNDS_INTERVAL_METHOD)
+    expect(censored.hatInterval.point).toBeGreaterThan(0)
+    expect(censored.hatInterval.point).toBeLessThan(1 / 3)
+    expect(censored.hatInterval.lo).toBe(0)
+    expect(censored.hatInterval.hi).toBeGreaterThanOrEqual(rateInterval([1, 0, 0], [1, 1, 1]).hi)
+    // Cover@0.5: x reaches it with one solve of two whatever the hidden repeat did.
+    expect(censored.coverAt[0]!.interval.point).toBeCloseTo(2 / 3, 12)
+    expect(read('failures')).toMatchObject({ tries: 2, basis: { tries: 6, hidden: 0 }, seqHat: [0, 0, 0] })
+    // Left out, x's figure rests on its one repeat: solved, so "every time" (what the block did before).
+    expect(read('left-out')).toMatchObject({ basis: { tries: 5, hidden: 0 }, seqHat: [1 / 3, 1 / 3, 1 / 3] })
   })
 
   it('an independent cell: pass^K gains an interval, Cover@τ reads its samples', () => {

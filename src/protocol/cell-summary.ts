@@ -153,6 +153,14 @@ export function errorIntervalNotes(cell: CellSummary): string[] {
       `${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`,
     )
   }
+  const basis = cell.reliability?.basis
+  if (basis && basis.hidden > 0) {
+    const hat = cell.protocol.kind === 'independent' ? `pass^${cell.budget}` : `Seq^${cell.budget}`
+    const tries = cell.protocol.kind === 'independent' ? 'samples' : 'repeats'
+    out.push(
+      `reliability (${hat}, Cover@τ, outcome consistency) over ${basis.tries} ${tries}, ${basis.hidden} of them hidden by an error: each is credited the chance it would have succeeded, and every interval holds the figure whatever it hid`,
+    )
+  }
   const unmeasured = cell.errors.unmeasured ?? []
   if (unmeasured.length > 0) {
     const names = unmeasured.length <= 5 ? unmeasured.join(', ') : `${unmeasured.slice(0, 5).join(', ')}, …`
@@ -309,8 +317,8 @@ function summariseEnded(input: SummariseInput): CellSummary {
   const reliability = reliabilityOf({
     K,
     independent,
-    outcomes,
-    samples,
+    policy,
+    censored,
     byTask,
     taus: Object.keys(thresholds.coverAt ?? {}).map(Number),
   })

@@ -46,6 +46,20 @@ export function cellTries(cell: Pick<CellSummary, 'perTask' | 'budget' | 'protoc
 }
 
 /**
+ * How many of a task's tries an error hid under `errors: 'censored'` (the reliability block counts
+ * them, see `reliability.basis`): repeats errored within the budget, or an independent cell's
+ * trajectories that errored. 0 under the other policies, which decide them.
+ */
+function hiddenTries(
+  cell: Pick<CellSummary, 'errors' | 'protocol' | 'budget'>,
+  t: CellSummary['perTask'][number],
+): number {
+  if ((cell.errors.policy ?? 'left-out') !== 'censored') return 0
+  if (cell.protocol.kind === 'independent') return t.errors
+  return (t.censoredAt ?? []).filter((c) => c <= cell.budget).length
+}
+
+/**
  * Whether a task passed always, sometimes or never over its tries (unknown without one).
  *
  * @example
@@ -210,7 +224,7 @@ export async function reliabilitySectionHtml(
     const res = r
       ? `${resource(r.resource.attempts)} · ${resource(r.resource.tokens)} · ${resource(r.resource.costUsd)}`
       : 'unknown'
-    return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(cell)}${cell.cellId}</td><td class="n" title="${tries(cell)}">${r ? r.tries : 'unknown'}</td>${figureTd(at(0.5), 'cover50')}${figureTd(at(1), 'cover100')}<td class="n sub">${hatLabel(cell)}</td>${figureTd(r?.hatInterval, 'hat')}${figureTd(r?.outcome.mean, 'consistency')}${figureTd(r?.outcome.inconsistent, 'inconsistent')}<td class="n" data-figure="resource">${res}</td></tr>`
+    return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(cell)}${cell.cellId}</td><td class="n" title="${tries(cell)}" data-hidden="${r?.basis?.hidden ?? 0}">${r ? r.tries : 'unknown'}${r?.basis && r.basis.hidden > 0 ? html` <span class="sub">${r.basis.hidden} of ${r.basis.tries} hidden by errors</span>` : ''}</td>${figureTd(at(0.5), 'cover50')}${figureTd(at(1), 'cover100')}<td class="n sub">${hatLabel(cell)}</td>${figureTd(r?.hatInterval, 'hat')}${figureTd(r?.outcome.mean, 'consistency')}${figureTd(r?.outcome.inconsistent, 'inconsistent')}<td class="n" data-figure="resource">${res}</td></tr>`
   })
   const table = html`<div class="card scroll"><table class="cells reliability"><thead><tr><th>cell</th><th class="n">tries</th><th class="n">Cover@0.5</th><th class="n">Cover@1</th><th class="n" colspan="2">Seq^K / pass^K</th><th class="n">outcome<br>consistency</th><th class="n">inconsistent<br>tasks</th><th class="n">resource consistency<br>attempts · tokens · cost</th></tr></thead><tbody>${joinHtml(tableRows, '\n')}</tbody></table></div>`
 
@@ -219,12 +233,20 @@ export async function reliabilitySectionHtml(
   const shown = allTasks.slice(0, options.maxTasks ?? 500)
   const strips = cells.map((cell) => {
     const byId = new Map(cellTries(cell).map((t) => [t.taskId, t]))
+    // Tries an error hid (censored errors): a task that passed, or failed, every try that ended is not
+    // known to do so every time, so it is unknown rather than always or never.
+    const hidden = new Map(cell.perTask.map((t) => [t.taskId, hiddenTries(cell, t)]))
     const counts: Record<TaskConsistency, number> = { always: 0, sometimes: 0, never: 0, unknown: 0 }
     const squares = shown.map((taskId) => {
       const t = byId.get(taskId)
-      const kind = t ? taskConsistency(t) : 'unknown'
+      const unseen = hidden.get(taskId) ?? 0
+      const seen = t ? taskConsistency(t) : 'unknown'
+      const kind = unseen > 0 && seen !== 'sometimes' ? 'unknown' : seen
       counts[kind]++
-      const title = t && t.n > 0 ? `${taskId}: ${t.c} of ${t.n} passed` : `${taskId}: no try measured`
+      const title =
+        t && t.n > 0
+          ? `${taskId}: ${t.c} of ${t.n} passed${unseen > 0 ? `, ${unseen} hidden by an error` : ''}`
+          : `${taskId}: no try measured`
       return html`<i class="${kind}" style="background:${CONSISTENCY_COLOURS[kind]}" title="${title}"></i>`
     })
     const attrs = html`data-cell="${cell.cellId}" data-always="${counts.always}" data-sometimes="${counts.sometimes}" data-never="${counts.never}" data-unknown="${counts.unknown}"`
