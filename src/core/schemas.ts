@@ -498,11 +498,17 @@ export const CellSummarySchema = z.object({
     /** The protocol's `errors` (absent in older files). */
     policy: z.enum(['censored', 'failures', 'left-out']).optional(),
     /**
-     * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
-     * errors: the estimate lies between them (see `policy`). Null without errors.
+     * Seq@k (Pass@k for independent cells) at every k under each rule for errored trajectories, when
+     * the cell had errors: every one a failure (`asFailures`) and every one a success at the attempt
+     * its error stopped (`asSuccesses`, absent in older files) bound the rate whatever the errors
+     * hid; `leftOut` drops them. Null without errors.
      */
     bounds: z
-      .object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) })
+      .object({
+        asFailures: z.array(MaybeNumber),
+        asSuccesses: z.array(MaybeNumber).optional(),
+        leftOut: z.array(MaybeNumber),
+      })
       .nullable()
       .optional(),
     /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
