@@ -31,8 +31,11 @@ function measured(tries: readonly SampleCounts[]): SampleCounts[] {
 }
 
 /**
- * Cover@τ: the share of tasks whose success share over their tries is at least τ (Cover@1: the
- * tasks solved every time). Tasks with no try are skipped; NaN when none has one.
+ * Cover@τ (Dragoi et al. 2025): the share of tasks whose success share over their tries is at
+ * least τ (Cover@1: the tasks solved every time), their estimator of the share of tasks solved with
+ * a chance of at least τ. Over n tries its value depends on n (Cover@1 over n tries estimates
+ * E[q^n], not the share with q = 1): compare it only at equal tries. Tasks with no try are
+ * skipped; NaN when none has one.
  *
  * @example
  * coverAt([{ taskId: 'a', n: 4, c: 4 }, { taskId: 'b', n: 4, c: 1 }], 0.5) // => 0.5
@@ -85,9 +88,11 @@ export function coverCurve(tries: readonly SampleCounts[]): CoverStep[] {
 }
 
 /**
- * Pass@k read off the Cover@τ curve: ∫₀¹ Cover(τ) · k(1 − τ)^{k−1} dτ, exact over the steps. It
- * equals the mean over tasks of 1 − (1 − c/n)^k, the chance that one of k tries drawn with
- * replacement from a task's own tries passes (the unbiased Pass@k draws without replacement).
+ * Pass@k read off a measured Cover@τ curve: ∫₀¹ Cover(τ) · k(1 − τ)^{k−1} dτ, exact over the steps.
+ * Dragoi et al.'s identity makes this Pass@k for the population's curve (the share of tasks with
+ * q ≥ τ); over a curve measured from n tries it is the mean over tasks of 1 − (1 − c/n)^k, the
+ * chance that one of k tries drawn with replacement from a task's own tries passes, which is below
+ * the unbiased Pass@k (drawn without replacement): not a Pass@k to print beside it.
  *
  * @example
  * passAtFromCover([{ taskId: 'a', n: 2, c: 1 }], 2) // => 0.75

@@ -541,7 +541,7 @@ describe('reliability', () => {
     expect(r.outcome.mean.point).toBeCloseTo(2 / 3, 12)
     expect(r.outcome.inconsistent.point).toBeCloseTo(1 / 3, 12)
     // Attempts: x [1, 2] (CV √2/3), y [3, 3], z [3, 3].
-    expect(r.resource.attempts.point).toBeCloseTo(Math.exp(-(Math.SQRT2 / 3) / 3), 12)
+    expect(r.resource.attempts.point).toBeCloseTo((Math.exp(-Math.SQRT2 / 3) + 2) / 3, 12)
     expect(CellSummarySchema.parse(s).reliability).toEqual(r)
   })
 
