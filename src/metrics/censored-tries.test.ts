@@ -64,7 +64,7 @@ describe('hidden tries', () => {
         expect(v.point).toBeLessThanOrEqual(v.hi + 1e-12)
         if (t.hidden.length === 0) expect(v.point).toBe(value(n, t.c))
       }),
-      { seed: 48, numRuns: 400 },
+      { seed: 48, numRuns: 200 },
     )
   })
 
@@ -174,7 +174,7 @@ describe('censoredTriesWithin', () => {
           }
         }
       }),
-      { seed: 48, numRuns: 300 },
+      { seed: 48, numRuns: 150 },
     )
   })
 
@@ -200,7 +200,7 @@ describe('the Cover@τ curve with hidden tries', () => {
         for (const step of coverCurveCensored(tasks))
           expect(step.cover).toBeCloseTo(censoredFigure(tasks, reachesShare(step.tau)).interval.point, 12)
       }),
-      { seed: 48, numRuns: 200 },
+      { seed: 48, numRuns: 80 },
     )
   })
 })

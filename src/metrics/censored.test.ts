@@ -614,7 +614,7 @@ describe('seqAtIntervalReported', () => {
           expect(truth).toBeLessThanOrEqual(seqAtCurve(errorsAsSuccesses(outcomes), k)[k - 1]! + 1e-12)
         },
       ),
-      { seed: 48, numRuns: 300 },
+      { seed: 48, numRuns: 150 },
     )
   })
 })
