@@ -328,6 +328,12 @@ export type IntervalJson = z.infer<typeof IntervalSchema>
 export const ReliabilitySchema = z.object({
   /** The most tries a task had: repeats of a sequential cell (solved within K or not), samples of an independent one. */
   tries: z.number().int().nonnegative(),
+  /**
+   * What the figures rest on: tries in all over the tasks, and how many of them an infrastructure
+   * error hid (under `errors: 'censored'` each such try is credited the chance the rates credit it,
+   * and every interval widens to hold the figure whatever it hid). Absent in files written before.
+   */
+  basis: z.object({ tries: z.number().int().nonnegative(), hidden: z.number().int().nonnegative() }).optional(),
   /** Seq^k for k = 1..K: the share of tasks that every repeat solved within k (sequential cells; null for independent ones, whose pass^k is `passHat`). */
   seqHat: z.array(MaybeNumber).nullable(),
   /** The interval of Seq^K (sequential) or pass^K (independent). */
@@ -575,11 +581,17 @@ export const CellSummarySchema = z.object({
     /** The protocol's `errors` (absent in older files). */
     policy: z.enum(['censored', 'failures', 'left-out']).optional(),
     /**
-     * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
-     * errors: the estimate lies between them (see `policy`). Null without errors.
+     * Seq@k (Pass@k for independent cells) at every k under each rule for errored trajectories, when
+     * the cell had errors: every one a failure (`asFailures`) and every one a success at the attempt
+     * its error stopped (`asSuccesses`, absent in older files) bound the rate whatever the errors
+     * hid; `leftOut` drops them. Null without errors.
      */
     bounds: z
-      .object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) })
+      .object({
+        asFailures: z.array(MaybeNumber),
+        asSuccesses: z.array(MaybeNumber).optional(),
+        leftOut: z.array(MaybeNumber),
+      })
       .nullable()
       .optional(),
     /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */

@@ -19,6 +19,7 @@ describe('vitest-seqk/metrics', () => {
         'bootstrapInterval',
         'differenceInterval',
         'errorsAsFailures',
+        'errorsAsSuccesses',
         'errorsLeftOut',
         'seqAtCurveCensored',
         'seqAtIntervalCensored',

@@ -393,8 +393,8 @@ describe('runCell: errors', () => {
       rate: 0.25,
       countedAsFailures: false,
       policy: 'left-out',
-      // The two simple rules, next to the estimate: c as a failure (of 4 tasks), c left out (of 3).
-      bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], leftOut: [1 / 3, 2 / 3, 1] },
+      // Next to the estimate: c as a failure (of 4 tasks), as a success at attempt 1, c left out (of 3).
+      bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], asSuccesses: [2 / 4, 3 / 4, 1], leftOut: [1 / 3, 2 / 3, 1] },
       // Counted apart and said: c is in no rate.
       unmeasured: ['c'],
       examples: [{ taskId: 'c', repeat: 0, message: 'actor failed at attempt 1: boom' }],

@@ -320,7 +320,7 @@ function condensedRanking(cells: readonly CellSummary[]): string[] {
 
 /**
  * For cells with errored trajectories: the rate at K under the cell's error policy, next to the
- * two simple rules it lies between (errors as failures, errors left out).
+ * bounds whatever the errors hid (errors as failures, as successes) and the rate with them left out.
  */
 export function errorBoundLines(cells: readonly CellSummary[]): string[] {
   const out: string[] = []
@@ -337,7 +337,7 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
           ? 'counted as failures'
           : 'left out'
     out.push(
-      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`,
+      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${bounds.asSuccesses ? `${percent(bounds.asSuccesses[K - 1] ?? null)} as successes, ` : ''}${percent(bounds.leftOut[K - 1] ?? null)} left out)`,
     )
   }
   return out
