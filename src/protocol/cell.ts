@@ -92,7 +92,11 @@ export interface CellSpec {
    * limits, and the run's with the ledger every cell of the run charges. Once one is reached no new
    * trajectory starts and running ones stop at their next model call, as `capped` trajectories.
    */
-  costCap?: { cell?: CostCapLimits; run?: { limits: CostCapLimits; ledger: SpendLedger } }
+  costCap?: {
+    cell?: CostCapLimits
+    run?: { limits: CostCapLimits; ledger: SpendLedger }
+    shards?: { limits: CostCapLimits; ledger: SpendLedger }
+  }
 }
 
 /** What `runCell` returns: the cell's summary and its trajectories. */
@@ -342,6 +346,7 @@ function costMeterOf(caps: CellSpec['costCap']): CostMeter | undefined {
   const scopes: CapScopeSpec[] = []
   if (caps?.cell) scopes.push({ scope: 'cell', limits: caps.cell, ledger: memoryLedger() })
   if (caps?.run) scopes.push({ scope: 'run', limits: caps.run.limits, ledger: caps.run.ledger })
+  if (caps?.shards) scopes.push({ scope: 'shards', limits: caps.shards.limits, ledger: caps.shards.ledger })
   const meter = new CostMeter(scopes)
   return meter.active ? meter : undefined
 }

@@ -14,7 +14,7 @@ import { appendCellRecord, CELLS_FILE, type CellStartRecord } from '../artifacts
 import { resolveOptions, SeqEvalOptionsError, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
-import { parseShard, shardOfTask } from '../protocol/shard.js'
+import { shardFromEnv, shardOfTask } from '../protocol/shard.js'
 import { applyBaseline, updateMode } from './baseline.js'
 import { gateNoteLines } from '../protocol/gate-notes.js'
 import { onRetry, retryNoticeText } from '../models/retry.js'
@@ -176,7 +176,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   refuseDuplicateName(name)
   const resolved = resolveOptions(name, withBudgetFromEnv(name, options, process.env.SEQK_BUDGET))
   // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
-  const shard = parseShard(process.env.SEQK_SHARD)
+  const shard = shardFromEnv(process.env)
   warnWithoutSetupFile()
   describe(name, () => {
     const plans = planCells(name, resolved)
