@@ -1,5 +1,5 @@
 // Baselines like snapshots, end to end in a scratch project: written on the first local run, an
-// unchanged rerun passes, a weaker actor fails with the regressed tasks listed, a protocol change
+// unchanged rerun passes, a weaker actor fails with the regressed tasks listed, an instrument change
 // fails naming the changed fields, -u accepts it, and CI never writes a missing baseline.
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -95,10 +95,10 @@ describe('baseline gate', () => {
     expect(r.out).toMatch(/tasks that got worse: t\d\d 3\/3 → [012]\/3/)
   }, 70_000)
 
-  it('a protocol change fails naming the changed field, and -u accepts it', async () => {
+  it('an instrument change fails naming the changed field, and -u accepts it', async () => {
     const changed = await run({ BUDGET: '4' })
     expect(changed.status).toBe(1)
-    expect(changed.out).toContain('the protocol changed since the baseline (budget: 5 → 4)')
+    expect(changed.out).toContain('the instrument changed since the baseline (budget: 5 → 4)')
     expect(changed.out).toContain('accept it with `vitest run -u`')
     const accepted = await run({ BUDGET: '4' }, ['-u'])
     expect(accepted.status, accepted.out).toBe(0)

@@ -140,12 +140,16 @@ describe('every command, help text, notice and error fits 120 columns', () => {
         pass: false,
         message: `Seq@5 = 40.0%, below the required 50.0% (95% CI 21.1–61.3%): ${'and a very long explanation that goes on '.repeat(4)}`,
         details: [],
+        notes: [],
       },
       {
         kind: 'gate',
         pass: false,
         message: `baseline: Seq@5 100.0% → 66.7% on 20 common tasks (difference −33.3 points, 95% CI −46.5–−14.1): a real drop beyond zero (one-sided p < 0.001, below 0.025).`,
         details: [`tasks that got worse: ${Array.from({ length: 30 }, (_, i) => `t${i} 3/3 → 0/3`).join(', ')}`],
+        notes: [
+          `compared across a change of subject: instructions: ${JSON.stringify('x'.repeat(60))} → ${JSON.stringify('y'.repeat(60))}`,
+        ],
       },
     ])
     const texts = [

@@ -52,8 +52,11 @@ export const PACKAGE = packageUnderTest()
 /** A config's `resolve` entry that resolves the bare `vitest-seqk` to the package under test. */
 export const SEQK_ALIAS = `resolve: { alias: [{ find: /^vitest-seqk$/, replacement: ${JSON.stringify(PACKAGE.index)} }] }`
 
-/** Creates the project under the system's temporary directory; the caller removes it. */
-export function fixtureProject(prefix: string): string {
+/**
+ * Creates the project under the system's temporary directory; the caller removes it. `reporters`
+ * are added after the seqk reporter (e.g. `'verbose'`, which prints each test's annotations).
+ */
+export function fixtureProject(prefix: string, options: { reporters?: readonly string[] } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
@@ -62,7 +65,7 @@ export function fixtureProject(prefix: string): string {
     `import { defineConfig } from 'vitest/config'
 export default defineConfig({
   ${SEQK_ALIAS},
-  test: { include: ['*.eval.ts'], reporters: [${JSON.stringify(PACKAGE.reporter)}], setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
+  test: { include: ['*.eval.ts'], reporters: ${JSON.stringify([PACKAGE.reporter, ...(options.reporters ?? [])])}, setupFiles: [${JSON.stringify(PACKAGE.setup)}] },
 })
 `,
   )
@@ -78,7 +81,8 @@ export function cleanEnv(set: Record<string, string | undefined> = {}): Record<s
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
   for (const key of Object.keys(env)) {
     if (
-      /^(VITEST|SEQK_|GITHUB_)/.test(key) ||
+      // A batch engine's index (a CI running in a Kubernetes Indexed Job) would shard every child run.
+      /^(VITEST|SEQK_|GITHUB_|JOB_COMPLETION_INDEX$|CLOUD_RUN_TASK_|AWS_BATCH_JOB_ARRAY_)/.test(key) ||
       ['CI', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'FORCE_COLOR'].includes(key)
     )
       delete env[key]

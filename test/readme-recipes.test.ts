@@ -160,16 +160,14 @@ process.env.SEQK_ACTORS = 'simulated'
 // #region quick-start
 import OpenAI from 'openai'
 
-// What the app is told to do (its own system prompt).
+// What the app is told to do: the eval's instructions, part of the subject (an edit is compared, not refused).
 const INSTRUCTIONS =
   'Extract the invoice total and issue date. Reply with JSON only: {"total": <number>, "date": "YYYY-MM-DD"}.'
 
 /** Your app: here one call to a model; yours may be a pipeline with its own tools and retrieval. */
 async function extractInvoice({ messages, signal }: FunctionActorInput) {
-  const completion = await new OpenAI().chat.completions.create(
-    { model: 'gpt-4.1-mini', messages: [{ role: 'system', content: INSTRUCTIONS }, ...messages] },
-    { signal },
-  )
+  // messages: the instructions (a system message), the task and, in a revision, the earlier answers and feedback.
+  const completion = await new OpenAI().chat.completions.create({ model: 'gpt-4.1-mini', messages }, { signal })
   const usage = completion.usage
   return {
     answer: completion.choices[0]?.message.content ?? '',
@@ -394,6 +392,7 @@ describe('the README recipes', () => {
       expect(app.id).toBe('simulated:invoice-app')
       const options = resolveOptions('invoices', {
         tasks,
+        instructions: INSTRUCTIONS,
         actors: [app],
         verifier: checks,
         budget: 3,
@@ -429,6 +428,7 @@ describe('the README recipes', () => {
         const real = actors.fromFunction(extractInvoice, { name: 'invoice-app', requires: ['OPENAI_API_KEY'] })
         const { summary, trajectories } = await firstCell({
           tasks: tasks.slice(0, 1),
+          instructions: INSTRUCTIONS,
           actors: [real],
           verifier: checks,
           budget: 3,

@@ -5,6 +5,7 @@
  */
 import type { CellSummary, Protocol } from '../core/schemas.js'
 import { protocolDifferences } from '../core/fingerprint.js'
+import { fieldChanges, instrumentOf } from '../core/instrument.js'
 
 /** A cell and the run it was read from (the cell's own `runId` may name the run directory instead). */
 export interface SourcedCell {
@@ -30,26 +31,29 @@ export class ComparabilityError extends Error {
   readonly problems: ComparabilityProblem[]
   constructor(problems: ComparabilityProblem[]) {
     super(
-      `refused: these numbers are not comparable (their protocols differ in more than the actor):\n${problems.map((p) => `  - ${p.message}`).join('\n')}`,
+      `refused: these numbers are not comparable (their instruments differ: more than the subject changed):\n${problems.map((p) => `  - ${p.message}`).join('\n')}`,
     )
     this.name = 'ComparabilityError'
     this.problems = problems
   }
 }
 
-// Stands in for the actor on both sides, so protocolDifferences reports every other field.
-const ANY_ACTOR: Protocol['actor'] = { provider: '*', model: '*', params: {} }
+/** The instrument's fields (its fingerprint and the repeats, which no protocol holds, left out). */
+function instrumentFields(p: Protocol) {
+  const { fingerprint: _f, repeats: _r, ...fields } = instrumentOf(p, 1)
+  return fields
+}
 
 /**
- * The protocol fields (dotted paths) in which two protocols differ, the actor left out: empty when
- * two actors' numbers may be compared.
+ * The instrument fields (dotted paths) in which two protocols differ: the subject (the actor, its
+ * instructions, the prompt builder) left out, so empty when the two numbers may be compared.
  *
  * @example
  * differencesBesidesActor(a, { ...a, actor: other }) // => []
  * differencesBesidesActor(a, { ...a, budget: 3 }) // => ['budget']
  */
 export function differencesBesidesActor(a: Protocol, b: Protocol): string[] {
-  return protocolDifferences({ ...a, actor: ANY_ACTOR }, { ...b, actor: ANY_ACTOR })
+  return fieldChanges(instrumentFields(a), instrumentFields(b)).map((c) => c.path)
 }
 
 export function cellLabel(sourced: SourcedCell): string {

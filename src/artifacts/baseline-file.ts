@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { z } from 'zod'
 import { passAtCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
 import { protocolFingerprint } from '../core/fingerprint.js'
+import { instrumentOf, subjectOf } from '../core/instrument.js'
 import { censoredRow } from '../metrics/task-rates.js'
 import { CellSummarySchema, errorPolicyOf, ProtocolSchema, type Protocol } from '../core/schemas.js'
 import { describeZodError } from '../core/zod-errors.js'
@@ -14,6 +15,11 @@ const PROTOCOL_SCHEMA = 'seqk.protocol/1'
 export const BaselineCellSchema = z.object({
   fingerprint: z.string(),
   protocol: ProtocolSchema,
+  /** The cell's mode (`verifier`, `independent`, …), for matching a cell whose subject's id changed (absent in older files: read from the cell id). */
+  mode: z.string().optional(),
+  /** The fingerprints of the protocol's instrument (with the repeats) and subject (absent in older files). */
+  instrumentFingerprint: z.string().optional(),
+  subjectFingerprint: z.string().optional(),
   perTask: CellSummarySchema.shape.perTask,
   seqAt: z.array(z.number().nullable()),
   passAt: z.array(z.number().nullable()).nullable(),
@@ -235,6 +241,14 @@ export function baselineCellProblems(
       'fingerprint',
       `is ${JSON.stringify(cell.fingerprint)}, but the stored protocol's fingerprint is ${JSON.stringify(recomputed)}: the protocol or the fingerprint was edited`,
     )
+  // The split's fingerprints are checked where the protocol's is right (an edited protocol is said once).
+  const protocolIntact = cell.fingerprint === recomputed
+  const subject = subjectOf(rawProtocol as Protocol).fingerprint
+  if (protocolIntact && cell.subjectFingerprint !== undefined && cell.subjectFingerprint !== subject)
+    add(
+      'subjectFingerprint',
+      `is ${JSON.stringify(cell.subjectFingerprint)}, but the stored protocol's subject has ${JSON.stringify(subject)}: the protocol or the fingerprint was edited`,
+    )
   if (protocol.benchmark.name !== benchmark)
     add(
       'protocol.benchmark.name',
@@ -362,6 +376,17 @@ export function baselineCellProblems(
       )
     }
     if (usual > 1000) add('perTask', `has ${usual} repeats per task, more than the 1000 seqEval allows`)
+    const instrument = usual > 0 ? instrumentOf(protocol, usual).fingerprint : undefined
+    if (
+      protocolIntact &&
+      instrument !== undefined &&
+      cell.instrumentFingerprint !== undefined &&
+      cell.instrumentFingerprint !== instrument
+    )
+      add(
+        'instrumentFingerprint',
+        `is ${JSON.stringify(cell.instrumentFingerprint)}, but the stored protocol's instrument with ${usual} repeats has ${JSON.stringify(instrument)}: the protocol, the rows or the fingerprint was edited`,
+      )
   }
 
   // The stored curves are what the rows give (checked only when the rows themselves are sound).
@@ -449,14 +474,19 @@ function withLock<T>(path: string, fn: () => T): T {
  * Writes (or replaces) one cell's baseline, keeping every other cell, atomically and under a lock.
  * `replaceInvalid` (for -u) starts afresh when the file cannot be read, and drops the cells whose
  * numbers do not add up (each is re-recorded when its own cell runs); without it such cells are
- * kept as they are. A cell that would not read back is never written.
+ * kept as they are. A cell that would not read back is never written. With `replaces`, the cell of
+ * that id (this cell before its subject's id changed) is removed in the same write.
  */
 export function writeBaselineCell(
   path: string,
   benchmark: string,
   cellId: string,
   cell: BaselineCellJson,
-  options: { replaceInvalid?: boolean } = {},
+  options: {
+    replaceInvalid?: boolean
+    /** Another cell of the benchmark this one replaces (the same cell under its earlier subject's id): removed. */
+    replaces?: string
+  } = {},
 ): void {
   const own = baselineCellProblems(benchmark, cellId, cell)
   if (own.length > 0) {
@@ -480,6 +510,7 @@ export function writeBaselineCell(
       if (options.replaceInvalid) for (const p of parsed.problems) delete file.benchmarks[p.benchmark]?.cells[p.cell]
     }
     const cells = (file.benchmarks[benchmark] ??= { cells: {} }).cells
+    if (options.replaces !== undefined && options.replaces !== cellId) delete cells[options.replaces]
     cells[cellId] = cell
     for (const b of Object.keys(file.benchmarks))
       if (Object.keys(file.benchmarks[b]!.cells).length === 0) delete file.benchmarks[b]

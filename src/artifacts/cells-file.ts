@@ -22,14 +22,22 @@ export const CellStartRecordSchema = z.object({
   runId: z.string(),
   benchmark: z.string(),
   cellId: z.string(),
+  /** The actor's id, or the variant's name for a variant's cell. */
   actorId: z.string(),
+  /** The variant of the eval's subject the cell runs (seqEval's `variants`); absent otherwise. */
+  variant: z.string().optional(),
   mode: z.string(),
   protocol: ProtocolSchema,
   fingerprint: z.string(),
   taskIds: z.array(z.string()),
   taskHashes: z.record(z.string(), z.string()),
   repeats: z.number().int().positive(),
-  thresholds: z.object({ seqAt: Rates.optional(), passAt: Rates.optional(), maxErrorRate: z.number().optional() }),
+  thresholds: z.object({
+    seqAt: Rates.optional(),
+    passAt: Rates.optional(),
+    scoreAt: Rates.optional(),
+    maxErrorRate: z.number().optional(),
+  }),
   errors: z.enum(['censored', 'failures', 'left-out']),
   /** The eval file, relative to the project root. */
   file: z.string(),

@@ -24,6 +24,14 @@ export {
   benchmarkContentHash,
   canonicalJson,
 } from '../protocol/fingerprint.js'
+export {
+  cellInstrument,
+  cellSubject,
+  INSTRUMENT_FIELDS,
+  instrumentOf,
+  SUBJECT_FIELDS,
+  subjectOf,
+} from '../core/instrument.js'
 export { summariseCell, type SummariseInput } from '../protocol/cell-summary.js'
 export {
   DisclosureCardSchema,
@@ -40,3 +48,15 @@ export {
   type EstimateRange,
 } from '../core/estimate.js'
 export { TaskRecordSchema, readTaskRecords, TASKS_FILE, type TaskRecord } from './tasks-file.js'
+export {
+  seqKFiles,
+  importSeqKFolders,
+  parseSeqKAttempt,
+  seqKFolder,
+  SeqKAttemptSchema,
+  SeqKFolderError,
+  type SeqKAttempt,
+  type SeqKFile,
+  type SeqKRunFolder,
+  type ImportedRun,
+} from './seq-k-folder.js'

@@ -1,9 +1,11 @@
+import type { CellRef } from '../protocol/gate-match.js'
 import { plural } from '../metrics/format.js'
 import type { CellSummary, GateJson, RunSummary, ThresholdResult, Trajectory } from '../core/schemas.js'
 import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { variantComparisons } from '../protocol/subject-comparison.js'
 import { shardOfTask } from '../protocol/shard.js'
 import { storedVerdict } from '../protocol/verdict.js'
 
@@ -57,6 +59,7 @@ export function recomputeCell(
     benchmark: start.benchmark,
     cellId: start.cellId,
     actorId: start.actorId,
+    ...(start.variant !== undefined ? { variant: start.variant } : {}),
     mode: start.mode,
     protocol: start.protocol,
     fingerprint: start.fingerprint,
@@ -119,19 +122,31 @@ export function recomputeRun(input: {
   createdAt: string
   cells: readonly { start: CellStartRecord; end: CellEndRecord | undefined }[]
   trajectories: readonly Trajectory[]
-  gate?: (start: CellStartRecord, summary: CellSummary) => GateJson
+  /** The baseline gate of a cell; `cells` are every cell of its benchmark in the run (see matchBaselineCell). */
+  gate?: (start: CellStartRecord, summary: CellSummary, cells: readonly CellRef[]) => GateJson
 }): RunSummary {
+  const siblings = (benchmark: string): CellRef[] =>
+    input.cells
+      .filter((c) => c.start.benchmark === benchmark)
+      .map((c) => ({ cellId: c.start.cellId, mode: c.start.mode }))
   const cells = input.cells.map(({ start, end }) => ({
-    ...recomputeCell(start, end, input.trajectories, input.gate && ((summary) => input.gate!(start, summary))),
+    ...recomputeCell(
+      start,
+      end,
+      input.trajectories,
+      input.gate && ((summary) => input.gate!(start, summary, siblings(start.benchmark))),
+    ),
     file: start.file,
   }))
   const benchmarks = benchmarkBlocks(cells)
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
+  const variants = variantComparisons(benchmarks.flatMap((b) => b.cells))
   return {
     schema: SUMMARY_SCHEMA,
     runId: input.runId,
     createdAt: input.createdAt,
     benchmarks,
     ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+    ...(variants.length > 0 ? { variantComparisons: variants } : {}),
   }
 }

@@ -2,6 +2,7 @@
  * `seqk summarize <run dir>`: recomputes a run's summary.json from its cells.jsonl and
  * trajectories.jsonl alone, as the run's own cells computed it.
  */
+import type { CellRef } from '../protocol/gate-match.js'
 import { existsSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { readCells, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
@@ -99,13 +100,16 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
 }
 
 /** Gates a recomputed cell against its baseline, read and never written; paths are relative to `root`. */
-export function baselineGate(root: string): (start: CellStartRecord, cell: CellSummary) => GateJson {
-  return (start, cell) =>
+export function baselineGate(
+  root: string,
+): (start: CellStartRecord, cell: CellSummary, cells: readonly CellRef[]) => GateJson {
+  return (start, cell, cells) =>
     applyBaseline({
       path: resolve(root, start.baseline!.file),
       benchmark: start.benchmark,
       summary: cell,
       mode: 'none',
       gate: start.baseline!,
+      cells,
     })
 }

@@ -95,8 +95,13 @@ export const DisclosureCardSchema = z.object({
             .nullable(),
           history: z.object({ name: z.string(), settings: Settings }).nullable(),
           promptBuilder: z.string(),
+          /** The eval's instructions (the system prompt before every task), when it has them. */
+          instructions: z.string().optional(),
           errors: z.string(),
           fingerprint: z.string(),
+          /** The fingerprints of the cell's instrument and subject (absent in cards written before the split). */
+          instrumentFingerprint: z.string().optional(),
+          subjectFingerprint: z.string().optional(),
         }),
       ),
     }),

@@ -26,10 +26,21 @@ const Settings = z.record(z.string(), Scalar)
 /** A number that may be undefined for a stated reason (NaN in memory, null on disk). */
 const MaybeNumber = z.number().nullable()
 
-/** What identifies a model in the protocol: its provider, model name and parameters. */
-export const ModelDescriptorSchema = z.object({ provider: z.string(), model: z.string(), params: Settings })
+/**
+ * What identifies a model in the protocol: its provider, model name and parameters. Any further
+ * field an actor's descriptor carries (an app's `version`) is kept as it is: it is part of the
+ * subject, and its fingerprint must read the same from a file as from memory.
+ */
+export const ModelDescriptorSchema = z
+  .object({ provider: z.string(), model: z.string(), params: Settings })
+  .catchall(z.json())
 
-/** Every field that defines a Seq@K number. Two numbers are comparable only when these match. */
+/**
+ * Every field that defines a Seq@K number. They fall in two groups (see core/instrument.ts): the
+ * instrument (what decides pass or fail and what the actor hears after a failure) and the subject
+ * (what produces the answers). Two numbers measure the same thing only under the same instrument;
+ * a change of subject is what a comparison is for.
+ */
 export const ProtocolSchema = z.object({
   schema: z.literal('seqk.protocol/1'),
   kind: z.enum(PROTOCOL_KINDS),
@@ -46,6 +57,12 @@ export const ProtocolSchema = z.object({
   history: z.object({ name: z.string(), settings: Settings }).nullable(),
   promptBuilder: z.string(),
   actor: ModelDescriptorSchema,
+  /**
+   * The eval's instructions (its system prompt), sent before every task's own messages: part of
+   * the subject, so editing them changes no task. Absent when the eval gives none (and in files
+   * written before it existed), so those fingerprints do not move.
+   */
+  instructions: z.string().optional(),
   budget: z.number().int().positive(),
   /** When true only Seq@K itself is valid: Seq@k for k < K may not be read by truncation. */
   budgetDisclosed: z.boolean(),
@@ -59,6 +76,40 @@ export const ProtocolSchema = z.object({
   errors: z.enum(['censored', 'failures', 'left-out']).optional(),
 })
 export type Protocol = z.infer<typeof ProtocolSchema>
+
+/**
+ * A cell's instrument: what decides pass or fail and what the actor hears after a failure (the
+ * tasks' inputs and tests or criteria, the verifier, the feedback mode, the history policy, the
+ * budget and its disclosure, the error policy, the repeats), with its fingerprint. Two numbers
+ * measure the same thing only under the same instrument. See core/instrument.ts.
+ */
+export const InstrumentSchema = z.object({
+  fingerprint: z.string(),
+  kind: ProtocolSchema.shape.kind,
+  benchmark: ProtocolSchema.shape.benchmark,
+  verifier: ProtocolSchema.shape.verifier,
+  feedback: ProtocolSchema.shape.feedback,
+  history: ProtocolSchema.shape.history,
+  budget: ProtocolSchema.shape.budget,
+  budgetDisclosed: ProtocolSchema.shape.budgetDisclosed,
+  errors: z.enum(['censored', 'failures', 'left-out']),
+  /** Trajectories per task: how much each task is measured. */
+  repeats: z.number().int().positive(),
+})
+export type Instrument = z.infer<typeof InstrumentSchema>
+
+/**
+ * A cell's subject: what produces the answers (the actor: provider, model, decoding, an app and its
+ * version, its tools; the instructions; the prompt builder's wording), with its fingerprint. A change
+ * of subject is what a pull request or a model choice wants compared, paired by task.
+ */
+export const SubjectSchema = z.object({
+  fingerprint: z.string(),
+  actor: ModelDescriptorSchema,
+  promptBuilder: z.string(),
+  instructions: z.string().optional(),
+})
+export type Subject = z.infer<typeof SubjectSchema>
 /** How errored trajectories enter the rates (the protocol's `errors`). */
 export type ErrorPolicy = NonNullable<Protocol['errors']>
 
@@ -143,7 +194,8 @@ export const AttemptSchema = z.object({
   answer: z.string(),
   verdict: VerdictSchema,
   /**
-   * Feedback given on this attempt (null when it passed, was the last, or in independent sampling).
+   * Feedback given on this attempt (null when it passed, was the last (unless the protocol gives
+   * feedback after the last failure, as `seq_k-reference` does), or in independent sampling).
    * `requests`: what its text names, where the feedback is structured (verifier feedback: `test:3`
    * for TestOutcome.index 3, `criterion:c2`, a composed verifier's failed check `check:numeric(total)`);
    * absent where it names nothing checkable, and in files
@@ -235,6 +287,11 @@ export const TrajectorySchema = z.object({
   attempts: z.array(AttemptSchema),
   /** Set when `status` is `capped`: the cost cap that stopped it. */
   capped: CapStopSchema.optional(),
+  /**
+   * Set on a trajectory of an extended run (`seqk resume --budget`): the budget its first attempts
+   * ran under before it went on (absent for a trajectory run at its budget from the start).
+   */
+  extendedFrom: z.number().int().positive().optional(),
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,
   /** Its calls whose reply reported no usage (absent: none); their tokens are in no total, and their cost is unknown. */
@@ -271,6 +328,12 @@ export type IntervalJson = z.infer<typeof IntervalSchema>
 export const ReliabilitySchema = z.object({
   /** The most tries a task had: repeats of a sequential cell (solved within K or not), samples of an independent one. */
   tries: z.number().int().nonnegative(),
+  /**
+   * What the figures rest on: tries in all over the tasks, and how many of them an infrastructure
+   * error hid (under `errors: 'censored'` each such try is credited the chance the rates credit it,
+   * and every interval widens to hold the figure whatever it hid). Absent in files written before.
+   */
+  basis: z.object({ tries: z.number().int().nonnegative(), hidden: z.number().int().nonnegative() }).optional(),
   /** Seq^k for k = 1..K: the share of tasks that every repeat solved within k (sequential cells; null for independent ones, whose pass^k is `passHat`). */
   seqHat: z.array(MaybeNumber).nullable(),
   /** The interval of Seq^K (sequential) or pass^K (independent). */
@@ -362,7 +425,21 @@ export const GateJsonSchema = z.object({
   added: z.array(z.string()),
   removed: z.array(z.string()),
   changed: z.array(z.string()),
-  protocolChanges: z.array(z.string()),
+  /** Files written before the instrument/subject split: the protocol fields that differed (the gate refused). */
+  protocolChanges: z.array(z.string()).optional(),
+  /** Instrument fields that differ from the baseline, `path: before → after`: the gate refused (absent in older files). */
+  instrumentChanges: z.array(z.string()).optional(),
+  /**
+   * Subject fields that differ from the baseline, `path: before → after` (the actor, the
+   * instructions, the prompt builder): the change under review, compared paired by task. Absent or
+   * empty when the subject is the baseline's.
+   */
+  subjectChanges: z.array(z.string()).optional(),
+  /**
+   * The baseline's cell this cell was compared with, when it is not this cell's own id: the
+   * subject's id changed (a new model's id) and the cell was matched by its mode. Absent otherwise.
+   */
+  baselineCell: z.string().optional(),
 })
 export type GateJson = z.infer<typeof GateJsonSchema>
 
@@ -480,6 +557,18 @@ export type AgentSummary = z.infer<typeof AgentSummarySchema>
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
   ...cellOf(),
+  /**
+   * The protocol split in two, each with its fingerprint: the instrument (with the repeats) and
+   * the subject. Absent in files written before the split: read them with `cellInstrument` and
+   * `cellSubject`, which derive them from `protocol` and `repeats`.
+   */
+  instrument: InstrumentSchema.optional(),
+  subject: SubjectSchema.optional(),
+  /**
+   * The variant of the eval's subject this cell runs (seqEval's `variants`; its `actorId` is the
+   * variant's name): the run compares it pairwise with its sibling variants. Absent otherwise.
+   */
+  variant: z.string().optional(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),
@@ -492,11 +581,17 @@ export const CellSummarySchema = z.object({
     /** The protocol's `errors` (absent in older files). */
     policy: z.enum(['censored', 'failures', 'left-out']).optional(),
     /**
-     * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
-     * errors: the estimate lies between them (see `policy`). Null without errors.
+     * Seq@k (Pass@k for independent cells) at every k under each rule for errored trajectories, when
+     * the cell had errors: every one a failure (`asFailures`) and every one a success at the attempt
+     * its error stopped (`asSuccesses`, absent in older files) bound the rate whatever the errors
+     * hid; `leftOut` drops them. Null without errors.
      */
     bounds: z
-      .object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) })
+      .object({
+        asFailures: z.array(MaybeNumber),
+        asSuccesses: z.array(MaybeNumber).optional(),
+        leftOut: z.array(MaybeNumber),
+      })
       .nullable()
       .optional(),
     /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
@@ -510,6 +605,22 @@ export const CellSummarySchema = z.object({
   passAt: z.array(MaybeNumber).nullable(),
   passAtInterval: IntervalSchema.nullable(),
   passHat: z.array(MaybeNumber).nullable(),
+  /**
+   * The score curve (absent in older files): Score@k, the mean over tasks of the best verdict
+   * score reached by attempt k (sample k, in draw order, for independent cells), k = 1..K: the
+   * paper's reference harness's metric@k. With binary scores (`binary`) it is the solved rate, so
+   * a sequential cell's equals its Seq@k; with soft scores (rubrics) it credits partial answers.
+   * Told its budget (`protocol.budgetDisclosed`), a cell's Score@k for k < K is read within its
+   * K-run, as the reference reads it, not as a budget-k number. `interval` is at K, over tasks.
+   */
+  score: z
+    .object({
+      at: z.array(MaybeNumber),
+      interval: IntervalSchema,
+      /** Every verdict scored 0 or 1. */
+      binary: z.boolean(),
+    })
+    .optional(),
   /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
   reliability: ReliabilitySchema.nullable().optional(),
   gain: MaybeNumber,
@@ -583,6 +694,12 @@ export const CellSummarySchema = z.object({
       savedUsd: MaybeNumber,
     })
     .optional(),
+  /**
+   * Set when the cell was extended to its budget from a smaller one (`seqk resume --budget K`): the
+   * budget its kept attempts ran under, and how many trajectories were kept and went on. With the
+   * budget disclosed those attempts were told the smaller budget, so it is not a run at this budget.
+   */
+  extended: z.object({ from: z.number().int().positive(), trajectories: z.number().int().positive() }).optional(),
   /** Set when a cost cap stopped the cell: its trajectories that did not finish are `capped`. */
   costCap: CellCostCapSchema.optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
@@ -605,6 +722,8 @@ export const CellSummarySchema = z.object({
       censoredAt: z.array(z.number().int().positive()).optional(),
       samples: z.number().int().nonnegative().optional(),
       passes: z.number().int().nonnegative().optional(),
+      /** Its best score by attempt k, k = 1..K, the mean over its repeats measured there (the score curve's per-task value). */
+      bestScore: z.array(MaybeNumber).optional(),
       /** Mean cost over repeats of running this task with budget k and stopping at the first success, k = 1..K. */
       costAtK: z.array(MaybeNumber),
     }),
@@ -629,6 +748,38 @@ export const CellSummarySchema = z.object({
 })
 /** What `CellSummarySchema` checks: one cell's summary. */
 export type CellSummary = z.infer<typeof CellSummarySchema>
+
+/**
+ * Two cells of one instrument and two subjects compared paired by task (B − A, over the tasks both
+ * measured with the same content): two variants of one run, or a cell of two runs (`seqk compare`).
+ * The same paired statistics as the baseline gate (Agresti–Min t interval over tasks at K).
+ */
+export const SubjectComparisonSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** Each side: its cell, its subject's name (a variant's or the cell's actor id) and fingerprint, its rate at K. */
+  a: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  b: z.object({ cellId: z.string(), subject: z.string(), fingerprint: z.string(), rate: MaybeNumber }),
+  /** The rate compared: Seq@K, or Pass@K for independent cells. */
+  metric: z.enum(RATE_METRICS),
+  k: z.number().int().positive(),
+  /** Tasks compared: the same id and content on both sides, measured on both. */
+  tasks: z.number().int().nonnegative(),
+  /** What differs between the two subjects, `path: a → b`. */
+  subjectChanges: z.array(z.string()),
+  /** What differs between the two instruments: when not empty, nothing is compared (`verdict` not-comparable). */
+  instrumentChanges: z.array(z.string()),
+  /** B − A, paired over the tasks, with its 95% interval; null when not compared. */
+  diff: z.object({ point: MaybeNumber, lo: MaybeNumber, hi: MaybeNumber }).nullable(),
+  /** One-sided p-value of "B is no worse than A" (small: B is worse). */
+  p: MaybeNumber,
+  /** `worse` or `better`: the interval excludes zero; `no-difference-seen`: it does not. */
+  verdict: z.enum(['worse', 'better', 'no-difference-seen', 'not-comparable']),
+  /** Why it was not compared (another instrument, no common task). */
+  note: z.string().optional(),
+})
+/** What `SubjectComparisonSchema` checks: two subjects on one instrument, compared paired by task. */
+export type SubjectComparison = z.infer<typeof SubjectComparisonSchema>
 
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
@@ -675,5 +826,7 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
+  /** The variants of each benchmark's subject (seqEval's `variants`), compared pairwise on the same tasks. */
+  variantComparisons: z.array(SubjectComparisonSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

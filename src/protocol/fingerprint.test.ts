@@ -17,6 +17,14 @@ import {
   taskContentHash,
 } from './fingerprint.js'
 import { taskMessages } from './task.js'
+import {
+  changeText,
+  fieldChanges,
+  INSTRUMENT_FIELDS,
+  instrumentOf,
+  SUBJECT_FIELDS,
+  subjectOf,
+} from '../core/instrument.js'
 import { fullHistory, lastHistory } from './history.js'
 import { defaultPromptBuilder } from './prompt-builder.js'
 import type { Task } from './task.js'
@@ -209,7 +217,90 @@ const CHANGES: [string, Partial<CellSpec>, string[]][] = [
   ],
   ['budget disclosure', { discloseBudget: true }, ['budgetDisclosed']],
   ['independent sampling', { mode: null }, ['kind', 'feedback', 'history']],
+  ['instructions', { instructions: 'Answer in one line.' }, ['instructions']],
+  ['an actor descriptor field (an app version)', { actor: versioned('2.1.0') }, ['actor.version']],
 ]
+
+/** An app-like actor whose descriptor carries a field of its own beyond provider, model and params. */
+function versioned(version: string): ChatModel {
+  const base = actor()
+  return { ...base, descriptor: { ...base.descriptor, version } as ChatModel['descriptor'] }
+}
+
+/** Which side of the split each change moves: the instrument or the subject. */
+const SIDE: Record<string, 'instrument' | 'subject'> = {
+  'actor params': 'subject',
+  'actor param added': 'subject',
+  'actor model': 'subject',
+  'prompt builder version': 'subject',
+  instructions: 'subject',
+  'an actor descriptor field (an app version)': 'subject',
+}
+
+describe('the instrument and the subject', () => {
+  it('split the protocol: every field of ProtocolSchema is in exactly one of them', () => {
+    const fields = Object.keys(ProtocolSchema.shape).filter((k) => k !== 'schema')
+    const both = [...INSTRUMENT_FIELDS, ...SUBJECT_FIELDS]
+    expect([...both].sort()).toEqual([...fields].sort())
+    expect(new Set(both).size).toBe(both.length)
+  })
+
+  it.each(CHANGES)('the %s moves exactly one fingerprint, of its side', (name, change) => {
+    const [a, b] = [protocolOf(), protocolOf(change)]
+    const side = SIDE[name] ?? 'instrument'
+    const moved = {
+      instrument: instrumentOf(a, 3).fingerprint !== instrumentOf(b, 3).fingerprint,
+      subject: subjectOf(a).fingerprint !== subjectOf(b).fingerprint,
+    }
+    expect(moved).toEqual({ instrument: side === 'instrument', subject: side === 'subject' })
+  })
+
+  it('repeats are the instrument', () => {
+    expect(instrumentOf(protocolOf(), 2).fingerprint).not.toBe(instrumentOf(protocolOf(), 3).fingerprint)
+    expect(instrumentOf(protocolOf(), 2).repeats).toBe(2)
+  })
+
+  it('no instructions leave the protocol as it was: the fingerprints of evals without them do not move', () => {
+    expect('instructions' in protocolOf()).toBe(false)
+    expect(protocolFingerprint(protocolOf({ instructions: undefined }))).toBe(protocolFingerprint(protocolOf()))
+  })
+
+  it("an actor's own descriptor fields survive a round trip through JSON, with the same fingerprints", () => {
+    const p = protocolOf({ actor: versioned('2.1.0') })
+    const read = ProtocolSchema.parse(JSON.parse(JSON.stringify(p)))
+    expect(read.actor.version).toBe('2.1.0')
+    expect(protocolFingerprint(read)).toBe(protocolFingerprint(p))
+    expect(subjectOf(read).fingerprint).toBe(subjectOf(p).fingerprint)
+  })
+})
+
+describe('changeText', () => {
+  it('prints both values as JSON, and absent for a side without one', () => {
+    expect(changeText({ path: 'budget', before: 5, after: 4 })).toBe('budget: 5 → 4')
+    expect(changeText({ path: 'instructions', before: undefined, after: 'Be brief.' })).toBe(
+      'instructions: absent → "Be brief."',
+    )
+  })
+
+  it('shows a long string around its first difference', () => {
+    const before = `Extract the invoice fields carefully. ${'Return JSON with total, date and vendor. '.repeat(3)}`
+    const after = before.replace('carefully', 'exactly')
+    const text = changeText({ path: 'instructions', before, after })
+    expect(text).toContain('carefully')
+    expect(text).toContain('exactly')
+    expect(text.length).toBeLessThan(180)
+  })
+
+  it('fieldChanges walks objects and is empty for equal values, whatever the key order', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(fieldChanges(value, reverseKeys(value))).toEqual([])
+      }),
+      { seed: 42 },
+    )
+    expect(fieldChanges({ a: { b: 1, c: 2 } }, { a: { b: 1, c: 3 } })).toEqual([{ path: 'a.c', before: 2, after: 3 }])
+  })
+})
 
 describe('protocolFingerprint', () => {
   it('is 16 hex digits, valid, and the same for the same protocol built twice', () => {

@@ -54,9 +54,46 @@ describe('vitest-seqk/gate', () => {
     )
   })
 
-  it("names a changed actor setting whose key holds a dot with both values (a simulated actor's repair.verifier)", () => {
+  it("compares across a changed actor setting, naming it with both values (a key with a dot: a simulated actor's repair.verifier)", () => {
     const gate = gateSummaries(run(0.9), run(0.05), { power: false })
-    expect(gate.reasons[0]).toContain('actor.params.repair.verifier: 0.9 → 0.05')
+    const verifier = gate.cells.find((c) => c.cellId.endsWith('verifier'))!
+    // The subject changed: compared paired by task, and the change said, not refused.
+    expect(verifier.result.subjectChanges).toEqual(['actor.params.repair.verifier: 0.9 → 0.05'])
+    expect(verifier.result.instrumentChanges).toEqual([])
+    expect(verifier.result.comparisons).toHaveLength(1)
+    expect(verifier.result.pass).toBe(false)
+    expect(gate.reasons[0]).toMatch(/^simulated · reviser · verifier: Seq@4 .* a real drop beyond zero/)
+  })
+
+  it('matches a cell whose subject id changed by its mode, and says it is ambiguous when it cannot tell', () => {
+    const main = run(0.7)
+    const renamed = (cells: (typeof main.benchmarks)[0]['cells'], id: string) =>
+      cells.map((c) => ({ ...c, actorId: id, cellId: `${id} · ${c.mode}` }))
+    const branch = {
+      ...main,
+      benchmarks: [{ ...main.benchmarks[0]!, cells: renamed(main.benchmarks[0]!.cells, 'next') }],
+    }
+    const gate = gateSummaries(main, branch, { power: false })
+    expect(gate.pass).toBe(true)
+    expect(gate.cells.map((c) => [c.cellId, c.baselineCellId]).sort()).toEqual([
+      ['next · independent', 'reviser · independent'],
+      ['next · verifier', 'reviser · verifier'],
+    ])
+    // Two new subjects in one mode for one earlier cell: which replaced it cannot be told.
+    const two = {
+      ...main,
+      benchmarks: [
+        {
+          ...main.benchmarks[0]!,
+          cells: [...renamed(main.benchmarks[0]!.cells, 'a'), ...renamed(main.benchmarks[0]!.cells, 'b')],
+        },
+      ],
+    }
+    const ambiguous = gateSummaries(main, two, { power: false })
+    expect(ambiguous.pass).toBe(false)
+    expect(ambiguous.unmatched).toContainEqual(
+      expect.stringMatching(/^simulated · a · verifier: this cell's id is not in the baseline, .* ambiguous/),
+    )
   })
 
   it('fails closed on a cell without a counterpart, and refuses what is not a summary, naming it', () => {

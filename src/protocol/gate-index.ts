@@ -3,8 +3,13 @@
 import { RunSummarySchema, type CellSummary, type RunSummary } from '../core/schemas.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { compareToBaseline, gateMetricOf, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
+import { pairRunCells } from './gate-match.js'
 
-export { compareToBaseline, GATE_PROTOCOL, gateMetricOf } from './gate.js'
+export { compareToBaseline, GATE_PROTOCOL, gateMetricOf, protocolChanges } from './gate.js'
+export { matchBaselineCell, pairRunCells, type BaselineMatch, type CellRef, type UnpairedCell } from './gate-match.js'
+export { couldNotSee, gateNoteLines, subjectChangeText } from './gate-notes.js'
+export { compareRuns, compareSubjects, variantComparisons } from './subject-comparison.js'
+export type { SubjectComparison } from '../core/schemas.js'
 export type { BaselineCell, GateComparison, GateMetric, GateOptions, GatePower, GateResult, GateRule } from './gate.js'
 export { ALTERNATIVES, detectableDrop, gatePower, powerAnswer, TARGET_POWER } from './gate-power.js'
 export type { Alternative, AlternativePower, PowerQuestion, SpreadSource } from './gate-power.js'
@@ -23,6 +28,7 @@ export function baselineOf(cell: CellSummary, recordedAt = ''): BaselineCell {
   return {
     fingerprint: cell.fingerprint,
     protocol: cell.protocol,
+    mode: cell.mode,
     perTask: cell.perTask,
     seqAt: cell.seqAt,
     passAt: cell.passAt,
@@ -42,11 +48,12 @@ export function compareCells(baseline: CellSummary, current: CellSummary, option
   return compareToBaseline(baselineOf(baseline), current, options)
 }
 
-/** The gate over every cell of two runs, matched by benchmark and cell id. */
+/** The gate over every cell of two runs, matched by benchmark and cell id, else by mode (see matchBaselineCell). */
 export interface SummaryGate {
   /** Every cell of the baseline has a counterpart that passed, and no cell is without a baseline. */
   pass: boolean
-  cells: { benchmark: string; cellId: string; result: GateResult }[]
+  /** Each compared cell; `baselineCellId` is the baseline's cell it was matched with (another id when its subject's id changed). */
+  cells: { benchmark: string; cellId: string; baselineCellId: string; result: GateResult }[]
   /** Cells of one run with no counterpart in the other, one sentence each (they fail the gate). */
   unmatched: string[]
   /** Why the gate failed, one sentence each, prefixed with the cell. */
@@ -65,8 +72,11 @@ function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
 /**
  * Gates a run against an earlier one, as the baseline gate of an eval file does, from their
  * summary.json files: every cell of each benchmark is compared with the cell of the same id in the
- * baseline (same protocol, paired over the common tasks, with what the gate could see). Fails
- * closed: a cell on one side only cannot show it did not regress, so it fails the gate and says so.
+ * baseline, else with the one of its mode whose subject's id changed (a new model: see
+ * matchBaselineCell), paired over the common tasks under the same instrument, with what the gate
+ * could see. A changed subject is compared and said (`result.subjectChanges`, before → after); a
+ * changed instrument fails naming the field. Fails closed: a cell on one side only, or one whose
+ * match is ambiguous, cannot show it did not regress, so it fails the gate and says so.
  *
  * @param baseline - the earlier run's summary (e.g. from the main branch).
  * @param current - this run's summary.
@@ -90,30 +100,23 @@ export function gateSummaries(baseline: RunSummary, current: RunSummary, options
   const [before, now] = [checked(baseline, 'baseline'), checked(current, 'current')]
   // A bad setting is the caller's to fix before any cell is judged (not a failed gate per cell).
   gateMetricOf(options.metric, 'sequential', 'gateSummaries: options.metric')
-  const key = (benchmark: string, cellId: string) => JSON.stringify([benchmark, cellId])
-  const earlier = new Map(
-    before.benchmarks.flatMap((b) => b.cells.map((cell) => [key(b.name, cell.cellId), cell] as const)),
-  )
-  const seen = new Set<string>()
   const gate: SummaryGate = { pass: true, cells: [], unmatched: [], reasons: [] }
-  for (const b of now.benchmarks) {
-    for (const cell of b.cells) {
-      const id = key(b.name, cell.cellId)
-      const base = earlier.get(id)
-      if (!base) {
-        gate.unmatched.push(`${b.name} · ${cell.cellId}: not in the baseline run, so nothing says it did not regress`)
-        continue
-      }
-      seen.add(id)
-      const result = compareToBaseline(baselineOf(base, before.createdAt), cell, options)
-      gate.cells.push({ benchmark: b.name, cellId: cell.cellId, result })
-      if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${b.name} · ${cell.cellId}: ${r}`))
-    }
+  const { pairs, unpaired } = pairRunCells(before, now)
+  for (const { benchmark, earlier, later } of pairs) {
+    const result = compareToBaseline(baselineOf(earlier, before.createdAt), later, options)
+    gate.cells.push({ benchmark, cellId: later.cellId, baselineCellId: earlier.cellId, result })
+    const named = earlier.cellId === later.cellId ? later.cellId : `${later.cellId} (against ${earlier.cellId})`
+    if (!result.pass) gate.reasons.push(...result.reasons.map((r) => `${benchmark} · ${named}: ${r}`))
   }
-  for (const b of before.benchmarks)
-    for (const cell of b.cells)
-      if (!seen.has(key(b.name, cell.cellId)))
-        gate.unmatched.push(`${b.name} · ${cell.cellId}: in the baseline run but not in this one`)
+  for (const u of unpaired)
+    gate.unmatched.push(
+      `${u.benchmark} · ${u.cellId}: ${
+        u.ambiguous ??
+        (u.side === 'later'
+          ? 'not in the baseline run, so nothing says it did not regress'
+          : 'in the baseline run but not in this one')
+      }`,
+    )
   gate.reasons.push(...gate.unmatched)
   gate.pass = gate.reasons.length === 0
   return gate

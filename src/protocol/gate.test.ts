@@ -195,20 +195,21 @@ describe('compareToBaseline', () => {
     delete (old as Partial<Protocol>).errors
     expect(
       compareToBaseline(baseline(solvedEverywhere, old), current(solvedEverywhere, { ...protocol, errors: 'left-out' }))
-        .protocolChanges,
+        .instrumentChanges,
     ).toEqual([])
     const changed = compareToBaseline(
       baseline(solvedEverywhere, old),
       current(solvedEverywhere, { ...protocol, errors: 'censored' }),
     )
-    expect(changed.protocolChanges).toEqual(['errors: "left-out" → "censored"'])
+    expect(changed.instrumentChanges).toEqual(['errors: "left-out" → "censored"'])
   })
 
-  it('fails a protocol change naming each field with both values, and how to accept it', () => {
+  it('fails an instrument change naming each field with both values, and how to accept it', () => {
     const changed = { ...protocol, budget: 4, history: { name: 'last', settings: {} } }
     const result = compareToBaseline(baseline(solvedEverywhere), current(solvedEverywhere, changed))
     expect(result.pass).toBe(false)
-    expect(result.protocolChanges).toEqual(['history.name: "full" → "last"', 'budget: 3 → 4'])
+    expect(result.instrumentChanges).toEqual(['history.name: "full" → "last"', 'budget: 3 → 4'])
+    expect(result.reasons[0]).toMatch(/^the instrument changed since the baseline \(history\.name/)
     expect(result.reasons[0]).toContain('accept it with `vitest run -u` or SEQK_UPDATE_BASELINE=1')
   })
 

@@ -1,6 +1,6 @@
 import { DIFFERENCE_INTERVAL_METHOD } from '../metrics/intervals.js'
-import { errorPolicyOf, type CellSummary, type Protocol } from '../core/schemas.js'
-import { protocolDifferences } from '../core/fingerprint.js'
+import type { CellSummary, Protocol } from '../core/schemas.js'
+import { changeText, fieldChanges, instrumentOf, subjectOf } from '../core/instrument.js'
 import { firstRepeats, repeatsOf, taskRates } from '../metrics/task-rates.js'
 import {
   headlineMetric,
@@ -35,6 +35,11 @@ export const GATE_PROTOCOL = 'seqk.gate/2'
 export interface BaselineCell {
   fingerprint: string
   protocol: Protocol
+  /** The cell's mode, for matching a cell whose subject's id changed (absent in older files). */
+  mode?: string
+  /** The fingerprints of its instrument and subject (absent in older files: derived from the protocol). */
+  instrumentFingerprint?: string
+  subjectFingerprint?: string
   perTask: CellSummary['perTask']
   seqAt: (number | null)[]
   passAt: (number | null)[] | null
@@ -102,10 +107,11 @@ export function gateMetricOf(
   if (metric === undefined) return undefined
   if (typeof metric === 'string' && (GATE_ROLES as readonly string[]).includes(metric))
     return metricWithRole(metric as MetricRole, protocol)
-  if (typeof metric === 'string' && (METRIC_IDS as readonly string[]).includes(metric))
-    return METRICS[metric as MetricId]
+  // Only the metrics the gate pairs task by task: Score@k is held by thresholds, not by a baseline.
+  const gateable = METRIC_IDS.filter((id) => METRICS[id].gateable)
+  if (typeof metric === 'string' && (gateable as readonly string[]).includes(metric)) return METRICS[metric as MetricId]
   throw new Error(
-    `${field}: ${JSON.stringify(metric)} is neither a metric nor a role; use 'headline' (Seq@k or Pass@k), 'reliability' (Seq^k for cells with feedback, pass^k for independent cells) or a metric id: ${METRIC_IDS.join(', ')}`,
+    `${field}: ${JSON.stringify(metric)} is neither a metric nor a role; use 'headline' (Seq@k or Pass@k), 'reliability' (Seq^k for cells with feedback, pass^k for independent cells) or a metric id: ${gateable.join(', ')}`,
   )
 }
 
@@ -119,6 +125,8 @@ export interface GateResult {
   /** What the comparison had to adapt, pass or fail (e.g. different repeat counts). */
   notes: string[]
   comparisons: GateComparison[]
+  /** Tasks compared: common to both (same id and content) and measured on both sides. */
+  tasks: number
   power: GatePower | null
   /** Tasks whose success rate at K fell, e.g. "fx/003 3/3 → 0/3". */
   regressed: string[]
@@ -127,36 +135,47 @@ export interface GateResult {
   removed: string[]
   /** Tasks whose content (prompt, tests) changed: left out of the comparison. */
   changed: string[]
-  /** Protocol fields that differ (apart from the task list), as dotted paths with both values. */
-  protocolChanges: string[]
+  /**
+   * Instrument fields that differ (apart from the task list and the repeats, which are compared on
+   * what both have), `path: before → after`: the gate refused, since the numbers no longer measure
+   * the same thing.
+   */
+  instrumentChanges: string[]
+  /**
+   * Subject fields that differ (the actor, the instructions, the prompt builder), `path: before →
+   * after`: the change under review, compared paired by task like any other run.
+   */
+  subjectChanges: string[]
 }
 
 type TaskRow = CellSummary['perTask'][number]
 
-/** The protocol without the task list: adding or removing tasks is compared on the common set instead. */
-function withoutTaskList(p: Protocol): Protocol {
-  // A baseline written before `errors` existed says it with errorsCountedAsFailures alone.
-  return { ...p, benchmark: { ...p.benchmark, tasks: 0, contentHash: '' }, errors: errorPolicyOf(p) }
+/**
+ * The instrument as the gate compares it: without the task list (tasks added or removed are
+ * compared on the common set) and the repeats (compared on the repeats both have).
+ */
+function comparedInstrument(p: Protocol) {
+  const { fingerprint: _f, repeats: _r, benchmark, ...rest } = instrumentOf(p, 1)
+  return { ...rest, benchmark: { name: benchmark.name } }
+}
+
+/** The subject as the gate compares it (its fingerprint is not a field of its own). */
+function comparedSubject(p: Protocol) {
+  const { fingerprint: _f, ...fields } = subjectOf(p)
+  return fields
 }
 
 /**
- * The value at a dotted path of protocolDifferences. Keys may hold dots themselves (a simulated
- * actor's `repair.verifier`), so each step takes the longest key the rest of the path starts with:
- * splitting on every dot printed such a change as "undefined → undefined".
+ * The instrument and subject fields in which two protocols differ, each `path: before → after`.
+ *
+ * @example
+ * protocolChanges(baseline.protocol, current.protocol) // => { instrument: [], subject: ['actor.model: "a" → "b"'] }
  */
-function valueAt(p: unknown, path: string): string {
-  let value = p
-  let rest = path
-  while (rest !== '') {
-    if (value === null || typeof value !== 'object') return 'undefined'
-    const key = Object.keys(value)
-      .filter((k) => rest === k || rest.startsWith(`${k}.`))
-      .sort((x, y) => y.length - x.length)[0]
-    if (key === undefined) return 'undefined'
-    value = (value as Record<string, unknown>)[key]
-    rest = rest.slice(key.length + 1)
+export function protocolChanges(before: Protocol, after: Protocol): { instrument: string[]; subject: string[] } {
+  return {
+    instrument: fieldChanges(comparedInstrument(before), comparedInstrument(after)).map(changeText),
+    subject: fieldChanges(comparedSubject(before), comparedSubject(after)).map(changeText),
   }
-  return JSON.stringify(value) ?? 'undefined'
 }
 
 function solvedText(row: TaskRow, K: number, independent: boolean): string {
@@ -196,13 +215,15 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     reasons: [],
     notes: [],
     comparisons: [],
+    tasks: 0,
     power: null,
     regressed: [],
     improved: [],
     added: [],
     removed: [],
     changed: [],
-    protocolChanges: [],
+    instrumentChanges: [],
+    subjectChanges: [],
   }
   // Fail closed: a metric the gate cannot judge on this cell is a failed gate, never a pass.
   if (!gated.gateable || !measures(gated, current.protocol.kind) || ks.length === 0) {
@@ -216,13 +237,13 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     )
     return result
   }
-  const [was, is] = [withoutTaskList(baseline.protocol), withoutTaskList(current.protocol)]
-  const differences = protocolDifferences(was, is)
-  if (differences.length > 0) {
+  const changes = protocolChanges(baseline.protocol, current.protocol)
+  result.subjectChanges = changes.subject
+  if (changes.instrument.length > 0) {
     result.pass = false
-    result.protocolChanges = differences.map((path) => `${path}: ${valueAt(was, path)} → ${valueAt(is, path)}`)
+    result.instrumentChanges = changes.instrument
     result.reasons.push(
-      `the protocol changed since the baseline (${result.protocolChanges.join('; ')}); numbers from different protocols are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`,
+      `the instrument changed since the baseline (${changes.instrument.join('; ')}); numbers measured with another instrument (tasks, verifier, feedback, history, budget) are not comparable. If the change is intended, accept it with \`vitest run -u\` or SEQK_UPDATE_BASELINE=1.`,
     )
     return result
   }
@@ -284,6 +305,7 @@ export function compareToBaseline(baseline: BaselineCell, current: CellSummary, 
     )
     return result
   }
+  result.tasks = measured.length
   const a = kept.map((i) => pairs[i]![0])
   const b = kept.map((i) => pairs[i]![1])
   const rule: GateRule = {

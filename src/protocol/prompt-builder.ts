@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ChatMessageSchema, type ChatMessage } from '../models/chat-model.js'
-import { ComponentError, shown, zodProblems, type ContractBreach } from '../models/component-error.js'
+import { ComponentError, shown, zodProblems, type ContractBreach } from '../core/component-error.js'
 import type { Feedback } from '../feedback/feedback-mode.js'
 import { isPlainMessages } from './history.js'
 import { taskMessages, type Task } from './task.js'
@@ -38,6 +38,19 @@ export const defaultPromptBuilder: PromptBuilder = {
     const left = discloseBudget ? ` You have ${budget - attempt} attempts left.` : ''
     return `${feedback.text}\n\nPlease revise your answer and reply with the complete corrected solution.${left}`
   },
+}
+
+/**
+ * The first prompt with the eval's instructions before it, as a system message of their own. They
+ * are put there by the protocol, not by the prompt builder, so a custom builder cannot drop them:
+ * the instructions are the subject's, the task's messages the instrument's.
+ *
+ * @example
+ * withInstructions([{ role: 'user', content: 'Total of invoice 7?' }], 'Answer with JSON.')
+ * // => [{ role: 'system', content: 'Answer with JSON.' }, { role: 'user', content: 'Total of invoice 7?' }]
+ */
+export function withInstructions(prompt: ChatMessage[], instructions: string | undefined): ChatMessage[] {
+  return instructions === undefined ? prompt : [{ role: 'system', content: instructions }, ...prompt]
 }
 
 const PromptSchema = z.array(ChatMessageSchema).min(1)

@@ -14,6 +14,7 @@
  */
 import type { CellSummary, GateJson, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { CELL_STATUSES, type CellStatus, type CellVerdictStatus } from '../core/kinds.js'
+import { couldNotSee, subjectChangeText } from './gate-notes.js'
 
 export { CELL_STATUSES, type CellStatus }
 
@@ -34,6 +35,16 @@ export interface Check {
   message: string
   /** Further lines of the same check (the gate's other findings), never counted as checks. */
   details: string[]
+  /**
+   * Lines every output shows beside the check, pass or fail: the change of subject a baseline gate
+   * compared across, before → after.
+   */
+  notes: string[]
+  /**
+   * A check that held but says less than a pass would: a baseline gate too small to see the drop
+   * that matters (its message says what it could see). Outputs mark it ⚠️, never a bare ✅.
+   */
+  caution?: boolean
 }
 
 export interface CellVerdict {
@@ -54,9 +65,14 @@ function asserts(t: ThresholdResult): boolean {
 function gateCheck(gate: GateJson): Check | undefined {
   if (gate.status === 'written' || gate.status === 'updated') return undefined
   const pass = gate.status === 'pass'
-  const [first, ...rest] = gate.messages
-  const message = `baseline: ${first ?? (pass ? 'no regression' : 'failed')}`
-  return { kind: 'gate', pass, message, details: rest }
+  const change = subjectChangeText(gate)
+  const blind = couldNotSee(gate)
+  // The change of subject is a note of its own; files written before it was one say it nowhere else.
+  const [first, ...rest] = gate.messages.filter((m) => m !== change)
+  // A gate that passed but could not see the drop that matters says so instead of "no regression" (older files too).
+  const message = `baseline: ${blind ?? first ?? (pass ? 'no regression' : 'failed')}`
+  const details = blind ? rest.filter((m) => m !== blind) : rest
+  return { kind: 'gate', pass, message, details, notes: change ? [change] : [], ...(blind ? { caution: true } : {}) }
 }
 
 const check = (t: ThresholdResult): Check => ({
@@ -64,6 +80,7 @@ const check = (t: ThresholdResult): Check => ({
   pass: t.pass,
   message: t.message,
   details: [],
+  notes: [],
 })
 
 /**
@@ -106,7 +123,7 @@ export function storedVerdict(cell: Pick<CellSummary, 'thresholds' | 'gate' | 's
 
 /** The lines of a failed cell's reasons, each check's message then its details (for the terminal and the report). */
 export function reasonLines(verdict: CellVerdict): string[] {
-  return verdict.failed.flatMap((c) => [c.message, ...c.details])
+  return verdict.failed.flatMap((c) => [c.message, ...c.notes, ...c.details])
 }
 
 /** One entry of a run: a cell (with its verdict), a cell that did not run, or a file that failed to load. */

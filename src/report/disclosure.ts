@@ -4,11 +4,13 @@
  * `environment.ts` collects the facts, the `disclosure.json` emitter writes the card.
  */
 import { canonicalJson } from '../core/fingerprint.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { DISCLOSURE_SCHEMA, type DisclosureCard } from '../core/disclosure.js'
 import { estimateError } from '../core/estimate.js'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { CellStartRecord } from '../artifacts/cells-file.js'
 import { addUsage, ZERO_USAGE, type Usage } from '../models/chat-model.js'
+import { redactName } from '../models/redact.js'
 import { compactCount, money, plural } from '../metrics/format.js'
 import type { HarnessFacts } from './environment.js'
 import { TEXT_WIDTH as TABLE_WIDTH, wrapLine } from '../core/text-layout.js'
@@ -61,7 +63,8 @@ function servedModel(
   reported: readonly string[],
 ): string | null {
   // What the provider said served the calls wins: a name can point at a new snapshot.
-  if (reported.length > 0) return reported.join(', ')
+  // Redacted again for runs recorded before servedModel was (a server that echoed the key as its `model`).
+  if (reported.length > 0) return [...new Set(reported.map(redactName))].join(', ')
   if (provider === 'simulated')
     return `simulated:${model} (seeded local simulation${params.seed !== undefined ? `, seed ${String(params.seed)}` : ''})`
   if (typeof params.served === 'string') return params.served
@@ -164,8 +167,11 @@ function inferenceOf(
       feedback: p.feedback,
       history: p.history,
       promptBuilder: p.promptBuilder,
+      ...(p.instructions !== undefined ? { instructions: p.instructions } : {}),
       errors: p.errors ?? (p.errorsCountedAsFailures ? 'failures' : 'left-out'),
       fingerprint: c.fingerprint,
+      instrumentFingerprint: cellInstrument(c).fingerprint,
+      subjectFingerprint: cellSubject(c).fingerprint,
     })
   }
   return [...byActor.values()]
@@ -433,8 +439,9 @@ export function disclosureLines(card: DisclosureCard): string[] {
         : 'independent samples'
       const history = cell.history ? `, history ${cell.history.name}` : ''
       lines.push(
-        `   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}`,
+        `   ${cell.benchmark} › ${cell.cellId}: K=${cell.budget}${cell.budgetDisclosed ? ' (disclosed)' : ''}, ${plural(cell.repeats, 'repeat')}, ${feedback}${history}, prompt ${cell.promptBuilder}, errors ${cell.errors}, fingerprint ${cell.fingerprint}${cell.instrumentFingerprint ? ` (instrument ${cell.instrumentFingerprint}, subject ${cell.subjectFingerprint})` : ''}`,
       )
+      if (cell.instructions !== undefined) lines.push(`     instructions ${JSON.stringify(cell.instructions)}`)
     }
   }
   lines.push('', 'Cost')

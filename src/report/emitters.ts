@@ -3,6 +3,7 @@
  * `seqk merge` run the same list; one emitter that fails is reported and the others still run,
  * so a broken page never costs the summary, the history or the other files.
  */
+import { subjectComparisonLines } from './subject-comparisons.js'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RunSummary, Trajectory } from '../core/schemas.js'
@@ -141,6 +142,20 @@ const historyComparisons: Emitter = {
   },
 }
 
+/** The variants of each benchmark's subject, compared pairwise on the same tasks. */
+const variantComparisonTable: Emitter = {
+  name: 'variant comparisons',
+  emit({ summary, wide, env, print }) {
+    const lines = subjectComparisonLines(
+      summary.variantComparisons ?? [],
+      (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH,
+      'variants compared, B − A paired over the common tasks (points, 95% CI):',
+    )
+    if (lines.length > 0) print(`${lines.join('\n')}\n`)
+    return undefined
+  },
+}
+
 const history: Emitter = {
   name: 'history',
   emit({ summary, history, root, print }) {
@@ -221,6 +236,7 @@ export function runEmitters(
     disclosureEmitter(options.disclosure),
     ...(options.latest ? [latestPointer] : []),
     historyComparisons,
+    variantComparisonTable,
     history,
     prComment,
     stepSummary,

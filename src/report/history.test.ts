@@ -147,7 +147,14 @@ describe('changeSinceLast', () => {
   })
 
   it('does not compare across a protocol change, and names a first run', () => {
-    const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
+    // Lines written before the instrument/subject split say only the protocol's fingerprint.
+    const other: HistoryEntry[] = entries(summary).map(
+      ({ instrumentFingerprint: _i, subjectFingerprint: _s, ...e }) => ({
+        ...e,
+        runId: 'old',
+        fingerprint: 'ffff0000',
+      }),
+    )
     const lines = changeSinceLast(
       other,
       withRates(summary, 'new', () => 0.5),
@@ -156,6 +163,25 @@ describe('changeSinceLast', () => {
       `${verifierCell!.cellId}: protocol changed since the last run (fingerprint ffff0000 → ${verifierCell!.fingerprint}); Seq@4 50.0 is not compared`,
     )
     expect(changeSinceLast([], summary)[0]).toMatch(/\(first recorded run\)$/)
+  })
+
+  it('says whether the subject or the instrument changed, where the last line records both', () => {
+    const now = withRates(summary, 'new', () => 0.5)
+    const subject: HistoryEntry[] = entries(summary).map((e) => ({
+      ...e,
+      runId: 'old',
+      fingerprint: 'ffff0000',
+      subjectFingerprint: 'aaaa0000',
+    }))
+    expect(changeSinceLast(subject, now)[0]).toMatch(
+      new RegExp(
+        `^${verifierCell!.cellId}: subject changed since the last run \\(subject aaaa0000 → [0-9a-f]{16}; the baseline gate and seqk compare compare it task by task\\); Seq@4 50\\.0 is not compared$`,
+      ),
+    )
+    const instrument = subject.map((e) => ({ ...e, instrumentFingerprint: 'bbbb0000' }))
+    expect(changeSinceLast(instrument, now)[0]).toMatch(
+      /: instrument changed since the last run \(instrument bbbb0000 → /,
+    )
   })
 
   it('prefixes the benchmark when a run has several', () => {
@@ -259,7 +285,13 @@ describe('cellChanges and condenseChanges', () => {
   })
 
   it('keeps the line of every cell whose protocol changed', () => {
-    const other: HistoryEntry[] = entries(summary).map((e) => ({ ...e, runId: 'old', fingerprint: 'ffff0000' }))
+    const other: HistoryEntry[] = entries(summary).map(
+      ({ instrumentFingerprint: _i, subjectFingerprint: _s, ...e }) => ({
+        ...e,
+        runId: 'old',
+        fingerprint: 'ffff0000',
+      }),
+    )
     const condensed = condenseChanges(
       cellChanges(
         other,

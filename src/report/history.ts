@@ -12,6 +12,7 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { readJsonLines } from '../artifacts/jsonl.js'
 import { percent } from '../metrics/format.js'
 import { PROTOCOL_KINDS } from '../core/kinds.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 
 /** The schema id of each line of `.seqk/history.jsonl`. */
 export const HISTORY_SCHEMA = 'seqk.history/1'
@@ -35,6 +36,9 @@ export const HistoryEntrySchema = z.object({
   kind: z.enum(PROTOCOL_KINDS).optional(),
   budget: z.number().int().positive().optional(),
   fingerprint: z.string(),
+  /** The fingerprints of the cell's instrument and subject (absent in lines written before the split). */
+  instrumentFingerprint: z.string().optional(),
+  subjectFingerprint: z.string().optional(),
   /** Seq@k for k = 1..K (independent cells: solved by sample k). */
   seqAt: z.array(Rate),
   /** Unbiased Pass@k for k = 1..K (independent cells only). */
@@ -82,6 +86,8 @@ export function historyEntries(summary: RunSummary, context: HistoryContext): Hi
         kind: cell.protocol.kind,
         budget: cell.budget,
         fingerprint: cell.fingerprint,
+        instrumentFingerprint: cellInstrument(cell).fingerprint,
+        subjectFingerprint: cellSubject(cell).fingerprint,
         seqAt: cell.seqAt,
         passAt: cell.passAt,
         interval: headline ? { lo: headline.lo, hi: headline.hi } : null,
@@ -270,9 +276,17 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
         })
       } else if (earlier.length > 0) {
         const previous = earlier[earlier.length - 1]!
+        const [instrument, subject] = [cellInstrument(cell).fingerprint, cellSubject(cell).fingerprint]
+        // Which part changed, where the last line says (lines written before the split do not).
+        const what =
+          previous.instrumentFingerprint === undefined
+            ? `protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint})`
+            : previous.instrumentFingerprint === instrument
+              ? `subject changed since the last run (subject ${previous.subjectFingerprint} → ${subject}; the baseline gate and seqk compare compare it task by task)`
+              : `instrument changed since the last run (instrument ${previous.instrumentFingerprint} → ${instrument})`
         out.push({
           kind: 'protocol-changed',
-          line: `${name}: protocol changed since the last run (fingerprint ${previous.fingerprint} → ${cell.fingerprint}); ${label} ${percent(now.value)} is not compared`,
+          line: `${name}: ${what}; ${label} ${percent(now.value)} is not compared`,
         })
       } else {
         out.push({ kind: 'first', line: `${name}: ${label} ${percent(now.value)} (first recorded run)` })

@@ -3,10 +3,20 @@
  * forbids any fetch), charts as inline SVG rendered at build time, and a small hand-written script
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
+import { gateNoteLines } from '../protocol/gate-notes.js'
+import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
-import { errorPolicyOf, type CellSummary, type RunSummary, type Trajectory } from '../core/schemas.js'
+import {
+  errorPolicyOf,
+  type CellSummary,
+  type RunSummary,
+  type SubjectComparison,
+  type Trajectory,
+} from '../core/schemas.js'
 import { rankingChanges, spendingLine } from './table.js'
 import {
   actorColours,
@@ -64,6 +74,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -214,6 +225,8 @@ function verdictBadge(cell: CellSummary): Html {
 function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: readonly string[], columns: number): Html {
   const lines: Html[] = []
   if (cell.verdict === 'fail') for (const r of reasons) lines.push(html`<li class="fail">✗ ${r}</li>`)
+  // What a gate that held compared across and could not see, each line naming the cell.
+  else for (const note of gateNoteLines(cell.cellId, cell.gate)) lines.push(html`<li class="caveat">⚠ ${note}</li>`)
   const errors = errorReasons(cell)
   for (const x of errors)
     lines.push(html`<li class="error">⚠ ${x.message} <span class="where">(${x.where.join(', ')})</span></li>`)
@@ -230,7 +243,12 @@ function cellDetail(cell: CellSummary, reasons: readonly string[], distinct: rea
     `actor ${p.actor.provider}:${p.actor.model}`,
     `verifier ${p.verifier.name} v${p.verifier.version}`,
     `prompt ${p.promptBuilder}`,
+    ...(p.instructions !== undefined
+      ? [`instructions ${p.instructions.length > 60 ? `${p.instructions.slice(0, 57)}…` : p.instructions}`]
+      : []),
     `errors ${errorPolicyOf(p)}`,
+    `instrument ${cellInstrument(cell).fingerprint}`,
+    `subject ${cellSubject(cell).fingerprint}`,
   ]
   const proto = html`<details class="proto"><summary>protocol${distinct.length > 0 && html` ${chipsHtml(distinct)}`}</summary>${chipsHtml(chips)}</details>`
   const list = lines.length > 0 && html`<ul class="reasons">${lines}</ul>`
@@ -266,6 +284,47 @@ function cellsTable(cells: readonly CellSummary[], ctx: Ctx): Html {
   })
   const caption = sharedChips.length > 0 && html`<p class="note">Every cell: ${chipsHtml(sharedChips)}</p>`
   return html`<div class="card scroll">${caption}<table class="cells main"><thead><tr>${head}</tr></thead><tbody>${joinHtml(rows, '\n')}</tbody></table></div>`
+}
+
+/** The variants of the benchmark's subject compared pairwise, as the terminal and the Markdown show them. */
+function variantsTable(rows: readonly SubjectComparison[]): Html | false {
+  if (rows.length === 0) return false
+  const cell = (v: string, i: number) => html`<td${COMPARISON_NUMERIC.has(i) && html` class="n"`}>${v}</td>`
+  const body = rows.map(
+    (r) =>
+      html`<tr data-variant-pair="${r.a.cellId} → ${r.b.cellId}">${[...comparisonValues(r), comparisonDetail(r)].map(cell)}</tr>`,
+  )
+  const head = [...COMPARISON_HEADERS, 'what changed'].map(
+    (h, i) => html`<th${COMPARISON_NUMERIC.has(i) && html` class="n"`}>${h}</th>`,
+  )
+  return html`<h3>Variants compared</h3>
+<p class="hint">B − A, paired over the tasks both measured (points, 95% interval over tasks): the same statistics as the baseline gate.</p>
+<div class="card scroll"><table class="cells variants"><thead><tr>${head}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
+}
+
+/**
+ * The score curve (Score@k) of the cells with soft scores, beside their solved rate at K, or the
+ * line saying it is the solved rate when every verdict scored 1 or 0 (the same words as the
+ * terminal and Markdown, from report/score-section.ts).
+ */
+function scoreCurveHtml(cells: readonly CellSummary[]): Html {
+  const rows = scoreRows(cells)
+  if (rows.length === 0) {
+    const line = binaryScoreLine(cells)
+    return html`${line && html`<p class="note score-binary">${line}</p>`}`
+  }
+  const K = Math.max(...cells.map((c) => c.budget))
+  const ks = Array.from({ length: K }, (_, i) => i + 1)
+  const disclosed = disclosedScoreLine(rows)
+  const head = ks.map((k) => html`<th class="n">Score@${k}</th>`)
+  const body = rows.map(
+    (r) =>
+      html`<tr data-cell="${r.cellId}"><td class="name">${r.cellId}</td>${r.at.map((v) => html`<td class="n">${v}</td>`)}<td class="n ci">${r.ci}</td><td class="n">${r.solved}</td></tr>`,
+  )
+  return html`<h3>Score curve</h3>
+<p class="hint">${SCORE_CURVE_MEANING}. In %; the interval is at K, over tasks.</p>
+<div class="card scroll"><table class="cells score-curve"><thead><tr><th>cell</th>${head}<th class="n">95% CI @${K}</th><th class="n">solved @K</th></tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>
+${disclosed && html`<p class="note">${disclosed}</p>`}`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
@@ -644,10 +703,13 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
 ${callout(ranking)}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
+${scoreCurveHtml(cells)}
 ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
+${cells.flatMap((c) => extendedLine(c) ?? []).map((line) => html`<p class="note extended">${line}</p>`)}
 ${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
+${variantsTable((ctx.summary.variantComparisons ?? []).filter((r) => r.benchmark === bench.name))}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>

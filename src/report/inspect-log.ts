@@ -9,6 +9,7 @@ import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { sumUsage, type Usage } from '../core/contract.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { taskRecordKey, type TaskRecord } from '../artifacts/tasks-file.js'
 
 /** The log format version inspect_ai writes (its `EvalLog.version`). */
@@ -109,6 +110,10 @@ export function inspectLog(
   curve.forEach((value, i) => {
     if (value !== null) metrics[`${metric}@${i + 1}`] = { name: `${metric}@${i + 1}`, value, params: {} }
   })
+  // The score curve (mean best score by attempt k), named apart from the solved rate.
+  cell.score?.at.forEach((value, i) => {
+    if (value !== null) metrics[`score@${i + 1}`] = { name: `score@${i + 1}`, value, params: {} }
+  })
   for (const [name, value] of [
     ['ci_lo', interval?.lo],
     ['ci_hi', interval?.hi],
@@ -177,6 +182,8 @@ export function inspectLog(
         seqk: {
           protocol: p,
           fingerprint: cell.fingerprint,
+          instrument: cellInstrument(cell),
+          subject: cellSubject(cell),
           verdict: cell.verdict,
           ...(input.card?.harness.git.commit
             ? { commit: input.card.harness.git.commit, clean: input.card.harness.git.clean }

@@ -8,8 +8,13 @@
  */
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
+import { METRICS } from '../metrics/registry.js'
+import { isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
+import { couldNotSee, gateNoteLines, subjectChangeText } from '../protocol/gate-notes.js'
 
 // Characters XML 1.0 cannot hold at all, even escaped.
 // eslint-disable-next-line no-control-regex
@@ -35,8 +40,7 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3)
 
 /** A check's name as a test case: the metric, its k and its limit. */
 function checkName(t: ThresholdResult): string {
-  if (t.metric === 'seqAt' || t.metric === 'passAt')
-    return `${t.metric === 'seqAt' ? 'Seq' : 'Pass'}@${t.k} >= ${percent(t.limit)}%`
+  if (isOneOf(RATE_METRICS, t.metric)) return `${METRICS[t.metric].label(t.tau ?? t.k ?? '?')} >= ${percent(t.limit)}%`
   if (t.metric === 'maxErrorRate') return `error rate <= ${percent(t.limit)}%`
   if (t.metric === 'finished') return 'the cell finished'
   return 'measured'
@@ -57,13 +61,16 @@ function failuresOf(cell: CellSummary): CellFailure[] {
     const kind = t.metric === 'finished' || t.metric === 'measured' ? 'error' : 'failure'
     out.push({ kind, type: `seqk.${t.metric}`, name: checkName(t), message: t.message })
   }
-  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing'))
+  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing')) {
+    const change = subjectChangeText(cell.gate)
     out.push({
       kind: 'failure',
       type: `seqk.baseline.${cell.gate.status}`,
       name: `baseline ${cell.gate.file}`,
-      message: cell.gate.messages.join('\n'),
+      // The change of subject it compared across, next to the verdict (older files: not in the messages).
+      message: [...cell.gate.messages, ...(change && !cell.gate.messages.includes(change) ? [change] : [])].join('\n'),
     })
+  }
   return out
 }
 
@@ -101,27 +108,38 @@ export function junitXml(summary: RunSummary): string {
     }
     const first = b.cells[0]
     const unstable = b.cells.filter((c) => verifierUnstableLine(c) !== null).map((c) => c.cellId)
+    const underpowered = b.cells.filter((c) => c.gate && couldNotSee(c.gate) !== null).map((c) => c.cellId)
     const properties = [
       ['seqk.runId', summary.runId],
       ['seqk.file', b.file],
       // Cells whose verifier is known to be unstable: a dashboard can flag them without reading system-out.
       ...(unstable.length > 0 ? [['seqk.verifierUnstable', unstable.join(', ')]] : []),
+      // Cells whose gate held but could not see the drop that matters: no dashboard should read them as a plain pass.
+      ...(underpowered.length > 0 ? [['seqk.gateUnderpowered', underpowered.join(', ')]] : []),
       ...(first
         ? [
             ['seqk.tasks', String(first.protocol.benchmark.tasks)],
             ['seqk.contentHash', first.protocol.benchmark.contentHash],
             ['seqk.budget', String(first.protocol.budget)],
+            // Each cell's instrument and subject, fingerprinted apart: same instrument, comparable numbers.
+            ...b.cells.flatMap((c) => [
+              [`seqk.instrument ${c.cellId}`, cellInstrument(c).fingerprint],
+              [`seqk.subject ${c.cellId}`, cellSubject(c).fingerprint],
+            ]),
           ]
         : []),
     ]
     const out = [
       ...b.cells.map(
         (c) =>
-          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%${c.score && !c.score.binary ? `, Score@${c.budget} ${percent(c.score.at[c.budget - 1] ?? null)}% (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...b.cells.flatMap((c) => extendedLine(c) ?? []),
       ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
+      // What each passing gate compared across and could not see, naming its cell.
+      ...b.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),
     ].join('\n')
     const time = b.cells.reduce((n, c) => n + c.durationMs, 0)
     return [

@@ -3,14 +3,17 @@
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
-import type { CellSummary, RunSummary } from '../core/schemas.js'
+import type { CellSummary, RunSummary, SubjectComparison } from '../core/schemas.js'
 import { sandboxText } from './data.js'
 import { annotatorOf, annotatorText } from '../analysis/revision-annotation.js'
 import { rankingChanges, spendingLine } from './table.js'
 import { percent, percentText, plural } from '../metrics/format.js'
 import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
+import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -181,6 +184,8 @@ const STATUS_MARK: Readonly<Record<string, string>> = {
 function verdictCell(cell: CellSummary, verdict: CellVerdict, extraFailed: number): string {
   const v = verdictValue(cell, verdict)
   if (extraFailed > 0) return `❌ fail (${verdict.failed.length + extraFailed})`
+  // A pass whose baseline gate could not see the drop that matters is never a bare ✅.
+  if (verdict.status === 'pass' && verdict.passed.some((c) => c.caution)) return `⚠️ ${v.text} (gate underpowered)`
   return `${STATUS_MARK[verdict.status] ?? ''} ${v.text}`.trim()
 }
 
@@ -202,7 +207,11 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
   const verdict = summaryVerdict(summary)
   const status = failedGates > 0 ? 'fail' : verdict.status
   const out: string[] = []
-  out.push(`${h(0)} ${STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
+  // A run that passed on a gate too small to see the drop that matters is never headed by a bare ✅.
+  const cautious =
+    status === 'pass' &&
+    summary.benchmarks.some((b) => b.cells.some((c) => cellVerdict(c).passed.some((check) => check.caution)))
+  out.push(`${h(0)} ${cautious ? '⚠️' : STATUS_MARK[status]} Seq@K run \`${summary.runId}\``, '')
   const counts = [runCountsText(verdict)]
   if (gates.length > 0)
     counts.push(
@@ -243,6 +252,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       out.push(`| ${row.join(' | ')} |`)
     }
     out.push('')
+    out.push(...scoreCurveMarkdown(b.cells))
 
     // Each check once, failures first: a failed gate is one item, its further findings under it.
     const items: { pass: boolean; lines: string[] }[] = []
@@ -253,11 +263,17 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
           pass: false,
           lines: [
             `- ❌ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`,
-            ...c.details.map((d) => `  - ${markdownText(sentence(d))}`),
+            ...[...c.notes, ...c.details].map((d) => `  - ${markdownText(sentence(d))}`),
           ],
         })
       for (const c of v.passed)
-        items.push({ pass: true, lines: [`- ✅ ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`] })
+        items.push({
+          pass: true,
+          lines: [
+            `- ${c.caution ? '⚠️' : '✅'} ${markdownText(cell.cellId)}: ${markdownText(sentence(c.message))}`,
+            ...c.notes.map((d) => `  - ${markdownText(sentence(d))}`),
+          ],
+        })
     }
     for (const g of gatesFor(b.name, b.cells, gates))
       items.push({
@@ -274,6 +290,11 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       out.push('', '</details>', '')
     }
 
+    // The variants of the subject, compared pairwise on the same tasks.
+    const variants = subjectComparisonMarkdown((summary.variantComparisons ?? []).filter((r) => r.benchmark === b.name))
+    if (variants.length > 0)
+      out.push('Variants compared, B − A paired over the common tasks (points, 95% CI):', '', ...variants, '')
+
     const revisions = revisionAnnotationLines(b.cells)
     if (revisions.length > 0)
       out.push(
@@ -286,6 +307,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       )
 
     for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
+    for (const line of b.cells.map(extendedLine)) if (line) out.push(markdownText(sentence(line)), '')
     for (const line of b.cells.map(verifierUnstableLine)) if (line) out.push(markdownText(sentence(line)), '')
 
     // One paragraph each: two ranking lines must not render as one.
@@ -315,6 +337,34 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
     out.push(`${h(1)} Since the last run`, '', ...options.changes.map((c) => `- ${markdownText(c)}`), '')
   }
   return `${out.join('\n').trimEnd()}\n`
+}
+
+/**
+ * The score curve in Markdown: a table of Score@k for the cells with soft scores (rubrics), with
+ * the solved rate at K beside it, or one line saying it is the solved rate when every verdict
+ * scored 1 or 0. Empty for cells without a score curve (older summaries).
+ *
+ * @example
+ * scoreCurveMarkdown(cells).join('\n') // => '**Score curve** (Score@k: …), in %\n\n| cell | Score@1 | …'
+ */
+export function scoreCurveMarkdown(cells: readonly CellSummary[]): string[] {
+  const rows = scoreRows(cells)
+  if (rows.length === 0) {
+    const line = binaryScoreLine(cells)
+    return line ? [`_${markdownText(sentence(line))}_`, ''] : []
+  }
+  const K = Math.max(...cells.map((c) => c.budget))
+  const ks = Array.from({ length: K }, (_, i) => i + 1)
+  const disclosed = disclosedScoreLine(rows)
+  return [
+    `**Score curve** (${markdownText(SCORE_CURVE_MEANING)}), in %`,
+    '',
+    `| cell | ${ks.map((k) => `Score@${k}`).join(' | ')} | 95% CI @${K} | solved @K |`,
+    `| --- |${ks.map(() => ' --: ').join('|')}| --: | --: |`,
+    ...rows.map((r) => `| ${markdownText(r.cellId)} | ${r.at.join(' | ')} | ${r.ci} | ${r.solved} |`),
+    '',
+    ...(disclosed ? [markdownText(sentence(disclosed)), ''] : []),
+  ]
 }
 
 /** Escapes a workflow-command message, as GitHub's toolkit does (`%`, `\r`, `\n`). */
@@ -351,7 +401,12 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
       // One ::error per failed check, as every output counts them; a gate's findings in its message.
       for (const c of verdict.failed)
         out.push(
-          command('error', b.file, title, `${[c.message, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`),
+          command(
+            'error',
+            b.file,
+            title,
+            `${[c.message, ...c.notes, ...c.details].join('\n')} [fingerprint ${cell.fingerprint}]`,
+          ),
         )
       for (const t of cell.thresholds) {
         if (
@@ -372,6 +427,9 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
           )
         }
       }
+      // A gate that held but could not see the drop that matters is a warning, never silence.
+      for (const c of verdict.passed.filter((x) => x.caution))
+        out.push(command('warning', b.file, title, [c.message, ...c.notes].join('\n')))
       if (cell.errors.count > 0 && verdict.status !== 'fail') {
         out.push(
           command(
@@ -389,4 +447,20 @@ export function githubAnnotations(summary: RunSummary, options: { gates?: readon
     }
   }
   return out
+}
+
+/**
+ * The rows as a Markdown table, what changed in its last column.
+ *
+ * @example
+ * subjectComparisonMarkdown(summary.variantComparisons ?? []).join('\n')
+ */
+export function subjectComparisonMarkdown(rows: readonly SubjectComparison[]): string[] {
+  if (rows.length === 0) return []
+  const headers = [...COMPARISON_HEADERS, 'what changed']
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map((_, i) => (COMPARISON_NUMERIC.has(i) ? ' --: ' : ' --- ')).join('|')}|`,
+    ...rows.map((r) => `| ${[...comparisonValues(r), comparisonDetail(r)].map(markdownText).join(' | ')} |`),
+  ]
 }

@@ -73,7 +73,7 @@ table.main tr.detail > td > * { position: sticky; left: 25px; max-width: calc(10
 ul.reasons { list-style: none; margin: 0 0 3px; padding: 0; }
 ul.reasons li { margin: 1px 0; overflow-wrap: anywhere; }
 ul.reasons li.fail { color: var(--fail); }
-ul.reasons li.error { color: #92400e; }
+ul.reasons li.error, ul.reasons li.caveat { color: #92400e; }
 ul.reasons .where { color: var(--muted); }
 details.proto summary { cursor: pointer; display: flex; flex-wrap: wrap; align-items: center; gap: 0 6px; width: fit-content; }
 details.proto summary::marker { content: ''; }

@@ -75,7 +75,7 @@ describe('renderBenchmarkTable', () => {
     expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
     expect(row).toMatch(
-      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
+      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
     )
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
@@ -286,7 +286,7 @@ describe('the 120-column bound', () => {
     const narrow = renderBenchmarkTable('bench', cells)
     const wide = renderBenchmarkTable('bench', cells, { wide: true })
     expect(wide.split('\n')[1]).toMatch(
-      /EGS\s+LGS\s+unmod\s+Cover@1\s+\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
+      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
     )
     expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
     expect(wide).not.toContain('not shown at')
@@ -516,12 +516,52 @@ describe('baselineLines', () => {
     ]
     expect(baselineLines(cells)).toEqual([
       '✗ b · verifier: baseline: Seq@2 100.0 → 50.0 on 2 common tasks',
-      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+      'baseline evals/seqk.baseline.json: 1 cell passed, 1 written, 1 failed',
     ])
     expect(baselineLines(cells, { failures: false })).toEqual([
-      'baseline evals/seqk.baseline.json: 1 cell without regression, 1 written, 1 failed',
+      'baseline evals/seqk.baseline.json: 1 cell passed, 1 written, 1 failed',
     ])
     expect(baselineLines([cell('d', 'verifier', [0.5, 1])])).toEqual([])
+  })
+
+  it('says per cell what passing gates compared across and could not see, each line naming its cell', async () => {
+    const { baselineLines } = await import('./table.js')
+    const power = (drop: number | null) => ({ tasks: 8, repeats: 2, detectableDrop: drop, at: [], sentence: 'with …' })
+    const passed = (drop: number | null, subjectChanges: string[] = []) => ({
+      status: 'pass' as const,
+      file: 'seqk.baseline.json',
+      messages: [],
+      comparisons: [],
+      gate: {
+        protocol: 'seqk.gate/2',
+        interval: 'paired-agresti-min-t/1',
+        margin: 0,
+        maxDrop: 0.1,
+        level: 0.95,
+        ks: [2],
+      },
+      power: power(drop),
+      regressed: [],
+      improved: [],
+      added: [],
+      removed: [],
+      changed: [],
+      subjectChanges,
+    })
+    const one = [cell('a', 'verifier', [0.5, 1], { gate: passed(0.58, ['instructions: "x" → "y"']) })]
+    expect(baselineLines(one).slice(0, 2)).toEqual([
+      'a · verifier: baseline: compared across a change of subject: instructions: "x" → "y"',
+      'a · verifier: baseline: no drop it could see; it catches drops of ≥ 58 points 80% of the time (8 tasks × 2 repeats)',
+    ])
+    // Several: one line naming each with what it catches; a gate that sees the drop that matters is not named.
+    const many = [
+      cell('a', 'verifier', [0.5, 1], { gate: passed(0.58) }),
+      cell('b', 'verifier', [0.5, 1], { gate: passed(null) }),
+      cell('c', 'verifier', [0.5, 1], { gate: passed(0.08) }),
+    ]
+    expect(baselineLines(many)[0]).toBe(
+      'baseline: no drop the gate could see in 2 cells, each with the smallest drop it catches 80% of the time: a · verifier (≥ 58 points), b · verifier (not even a drop to zero)',
+    )
   })
 })
 
@@ -655,5 +695,35 @@ describe('revisionAnnotationTable', () => {
     expect(row).toMatch(/^ a · verifier\s+4 of 10\s+/)
     expect(row).toMatch(/80\.0 \(4\/5\)$/)
     expect(row).toContain(' — ')
+  })
+})
+
+describe('the score curve in the terminal', () => {
+  const scored = (id: string, curve: number[], at: number[], binary: boolean) =>
+    cell(id, 'critic', curve, {
+      score: {
+        at,
+        binary,
+        interval: { point: at.at(-1)!, lo: 0.5, hi: 0.9, level: 0.95, method: 'korn-graubard/2', tasks: 2 },
+      },
+    })
+
+  it('shows Score@k beside the solved rate for soft scores, and says which number is which', () => {
+    const text = renderBenchmarkTable('bench', [scored('sim:a', [0.3, 0.8, 0.9], [0.7, 0.9, 0.95], false)])
+    const lines = text.split('\n')
+    const at = lines.findIndex((l) => l.startsWith(' score curve, in % (Score@k: the mean over tasks of the best'))
+    expect(at).toBeGreaterThan(0)
+    const header = lines.find((l) => /^ cell\s+Score@1\s+Score@2\s+Score@3\s+95% CI @3\s+solved @K$/.test(l))
+    expect(header).toBeDefined()
+    expect(lines.find((l) => l.startsWith(' sim:a · critic') && l.includes('70.0'))).toMatch(
+      /70\.0\s+90\.0\s+95\.0\s+50\.0–90\.0\s+Seq@3 90\.0$/,
+    )
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
+  })
+
+  it('says in one line that the curve is the solved rate when every verdict scored 1 or 0', () => {
+    const text = renderBenchmarkTable('bench', [scored('sim:a', [0.3, 0.8, 0.9], [0.3, 0.8, 0.9], true)])
+    expect(text).not.toContain('score curve, in %')
+    expect(text.replace(/\s+/g, ' ')).toContain('is the solved rate here: every verdict scored 1 or 0')
   })
 })

@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
@@ -8,7 +9,9 @@ import { intervalText, money, ordinal, percent, plural, signedPercent } from '..
 import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
+import { couldNotSee, subjectChangeText } from '../protocol/gate-notes.js'
 import {
   cellColumns,
   curveOf,
@@ -32,7 +35,8 @@ export interface TableOptions {
   width?: number
 }
 
-interface Column {
+/** A column of a plain-text table: its header, its values and whether it is right-aligned. */
+export interface Column {
   header: string
   values: string[]
   /** Right-aligned (numbers). */
@@ -66,7 +70,7 @@ function tableWidth(columns: readonly Column[]): number {
  * past, a row whose id is too long prints the id on a line of its own and its numbers on the next.
  * `after(i)` adds lines under row i (failure reasons).
  */
-function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
+export function fitRows(columns: Column[], width: number | null, after: (i: number) => string[] = () => []): string[] {
   const rows = columns[0]!.values.length
   const ids = columns[0]!.values
   let folded = new Set<number>()
@@ -235,7 +239,7 @@ export function renderBenchmarkTable(
       ? []
       : verdicts[i]!.failed.flatMap((check) => [
           ...wrap(`   ✗ ${check.message}`),
-          ...check.details.flatMap((d) => wrap(`     ${d}`)),
+          ...[...check.notes, ...check.details].flatMap((d) => wrap(`     ${d}`)),
         ]).map((l) => c.red(l))
   const body = fitRows(columns, width, under)
   const shares = shown.has(egsCol) ? 'rates and shares in %' : 'rates in %'
@@ -248,11 +252,15 @@ export function renderBenchmarkTable(
   const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) =>
     out.push(...wrap(` ${line}`).map((l) => paint(l)))
   for (const line of condensedRanking(cells)) note(line, (s) => s)
+  for (const line of scoreCurveTable(cells, ks, width)) out.push(line)
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of agentTable(cells, width)) out.push(line)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
+  for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
+  const binaryScores = binaryScoreLine(cells)
+  if (binaryScores) note(binaryScores)
   const identical = identicalRowsNote(cells)
   if (identical) note(identical)
   const spending = spendingLine(cells)
@@ -312,7 +320,7 @@ function condensedRanking(cells: readonly CellSummary[]): string[] {
 
 /**
  * For cells with errored trajectories: the rate at K under the cell's error policy, next to the
- * two simple rules it lies between (errors as failures, errors left out).
+ * bounds whatever the errors hid (errors as failures, as successes) and the rate with them left out.
  */
 export function errorBoundLines(cells: readonly CellSummary[]): string[] {
   const out: string[] = []
@@ -329,7 +337,7 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
           ? 'counted as failures'
           : 'left out'
     out.push(
-      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`,
+      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${bounds.asSuccesses ? `${percent(bounds.asSuccesses[K - 1] ?? null)} as successes, ` : ''}${percent(bounds.leftOut[K - 1] ?? null)} left out)`,
     )
   }
   return out
@@ -467,21 +475,37 @@ export function baselineLines(cells: readonly CellSummary[], options: { failures
   const gated = cells.filter((x) => x.gate)
   if (gated.length === 0) return []
   const out: string[] = []
+  // Gates that passed but could not see the drop that matters: one line each, or one line naming them all.
+  const blind = gated.filter((x) => couldNotSee(x.gate!) !== null)
   for (const cell of gated) {
     const gate = cell.gate!
     // The terminal table prints a failed gate's reasons under the cell's row instead.
     if (gate.status === 'fail' || gate.status === 'missing') {
       if (options.failures !== false) for (const m of gate.messages) out.push(`✗ ${cell.cellId}: baseline: ${m}`)
     }
-    // A passing gate still says which tasks it could not compare (added, removed, changed).
-    else
+    // A passing gate still says what it compared across and could not see, and which tasks it
+    // could not compare (added, removed, changed), each line naming its cell.
+    else {
+      const change = subjectChangeText(gate)
+      if (change) out.push(`${cell.cellId}: baseline: ${change}`)
+      if (blind.length === 1 && blind[0] === cell) out.push(`${cell.cellId}: baseline: ${couldNotSee(gate)}`)
       for (const m of gate.messages.filter((x) => /^\d+ tasks? |^the baseline has up to/.test(x)))
         out.push(`${cell.cellId}: baseline: ${m}`)
+    }
+  }
+  if (blind.length > 1) {
+    const each = blind.map((x) => {
+      const drop = x.gate!.power!.detectableDrop
+      return `${x.cellId} (${drop === null ? 'not even a drop to zero' : `≥ ${Math.round(drop * 100)} points`})`
+    })
+    out.push(
+      `baseline: no drop the gate could see in ${blind.length} cells, each with the smallest drop it catches 80% of the time: ${each.join(', ')}`,
+    )
   }
   const files = [...new Set(gated.map((x) => x.gate!.file))].join(', ')
   const count = (status: string) => gated.filter((x) => x.gate!.status === status).length
   const parts = [
-    count('pass') > 0 ? `${plural(count('pass'), 'cell')} without regression` : '',
+    count('pass') > 0 ? `${plural(count('pass'), 'cell')} passed` : '',
     count('written') > 0 ? `${count('written')} written` : '',
     count('updated') > 0 ? `${count('updated')} updated` : '',
     count('fail') + count('missing') > 0 ? `${count('fail') + count('missing')} failed` : '',
@@ -536,6 +560,37 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
       header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })),
       width,
     ),
+  ]
+}
+
+/**
+ * The score curve of the cells whose verdicts scored between 0 and 1 (rubrics): Score@k at each k
+ * shown, its interval at K and the solved rate at K beside it, so a reader sees which number is
+ * which. Nothing when every verdict scored 1 or 0 (the curve is then the solved rate).
+ *
+ * @example
+ * scoreCurveTable(rubricCells, [1, 2, 3, 4, 5]) // [' score curve (…):', ' cell  Score@1 …', …]
+ */
+export function scoreCurveTable(
+  cells: readonly CellSummary[],
+  ks: readonly number[],
+  width: number | null = TABLE_WIDTH,
+): string[] {
+  const rows = scoreRows(cells, ks)
+  if (rows.length === 0) return []
+  const K = Math.max(...cells.map((c) => c.budget))
+  const columns: Column[] = [
+    { header: 'cell', values: rows.map((r) => r.cellId), numeric: false },
+    ...ks.map((k, i) => ({ header: `Score@${k}`, values: rows.map((r) => r.at[i]!), numeric: true })),
+    { header: `95% CI @${K}`, values: rows.map((r) => r.ci), numeric: true },
+    { header: 'solved @K', values: rows.map((r) => r.solved), numeric: true },
+  ]
+  const disclosed = disclosedScoreLine(rows)
+  const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width))
+  return [
+    ...wrap(` score curve, in % (${SCORE_CURVE_MEANING}):`),
+    ...fitRows(columns, width),
+    ...(disclosed ? wrap(` ${disclosed}`) : []),
   ]
 }
 

@@ -7,7 +7,10 @@ import type { CellStartRecord } from '../artifacts/cells-file.js'
  * cancel) from the trajectories it had recorded: nothing a cell declared may vanish.
  */
 export interface CellStartPlan {
+  /** The actor's id, or the variant's name for a variant's cell. */
   actorId: string
+  /** The variant of the eval's subject (seqEval's `variants`), if any. */
+  variant?: string
   mode: string
   protocol: Protocol
   fingerprint: string

@@ -10,7 +10,10 @@ import {
 } from '../artifacts/baseline-file.js'
 import type { CellSummary, GateJson } from '../core/schemas.js'
 import { finiteOrNull } from '../protocol/cell-summary.js'
+import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { compareToBaseline, type GateOptions } from '../protocol/gate.js'
+import { ambiguityText, matchBaselineCell, type BaselineMatch, type CellRef } from '../protocol/gate-match.js'
+import { couldNotSee, subjectChangeText } from '../protocol/gate-notes.js'
 
 /** Vitest's snapshot update mode, which baselines follow: `all` with -u, `none` in CI, else `new`. */
 export type UpdateMode = 'all' | 'new' | 'none'
@@ -46,7 +49,9 @@ export function currentCommit(): string | null {
 /**
  * Checks a finished cell against its committed baseline, or writes the baseline, following
  * snapshot semantics: written when missing locally, refreshed by -u, never written in CI where a
- * missing one fails.
+ * missing one fails. The baseline's cell is the one of the same id, else the one of the same mode
+ * whose subject's id changed (see matchBaselineCell); a changed subject is compared, paired by
+ * task, and said before → after; a changed instrument fails naming the field.
  */
 export function applyBaseline(input: {
   path: string
@@ -54,6 +59,11 @@ export function applyBaseline(input: {
   summary: CellSummary
   mode: UpdateMode
   gate: GateOptions
+  /**
+   * Every cell of this benchmark in this run, for matching a cell whose subject's id changed by its
+   * mode. Without it a cell is matched by its own id only.
+   */
+  cells?: readonly CellRef[]
 }): GateJson {
   const { path, benchmark, summary, mode } = input
   const file = relative(process.cwd(), path) || path
@@ -64,7 +74,6 @@ export function applyBaseline(input: {
     added: [],
     removed: [],
     changed: [],
-    protocolChanges: [],
   }
   // A baseline that cannot be read, or whose entry for this cell does not add up (a hand edit, a
   // bad merge), fails the gate naming the file, the cell, the field and the fix; -u re-records it.
@@ -82,9 +91,24 @@ export function applyBaseline(input: {
     // -u refreshes even a file this version cannot read.
     if (mode !== 'all') return unusable(error.problems, error.fix)
   }
-  const problems = (inspected?.problems ?? []).filter((p) => p.benchmark === benchmark && p.cell === summary.cellId)
+  const stored = inspected?.file.benchmarks[benchmark]?.cells ?? {}
+  const self: CellRef = { cellId: summary.cellId, mode: summary.mode }
+  const match: BaselineMatch = input.cells
+    ? matchBaselineCell(
+        self,
+        Object.entries(stored).map(([cellId, cell]) => ({ cellId, mode: cell.mode })),
+        input.cells,
+      )
+    : stored[summary.cellId]
+      ? { kind: 'same-id', cellId: summary.cellId }
+      : { kind: 'none' }
+  const matched = match.kind === 'same-id' || match.kind === 'by-mode' ? match.cellId : undefined
+  const problems = (inspected?.problems ?? []).filter(
+    (p) => p.benchmark === benchmark && (p.cell === summary.cellId || p.cell === matched),
+  )
   if (problems.length > 0 && mode !== 'all') return unusable(problems.map(describeBaselineProblem), BASELINE_FIX)
-  const existing = inspected?.file.benchmarks[benchmark]?.cells[summary.cellId]
+  const existing = matched === undefined ? undefined : stored[matched]
+  const replaced = match.kind === 'by-mode' ? match.cellId : undefined
   const write = () =>
     writeBaselineCell(
       path,
@@ -93,14 +117,20 @@ export function applyBaseline(input: {
       {
         fingerprint: summary.fingerprint,
         protocol: summary.protocol,
+        mode: summary.mode,
+        instrumentFingerprint: cellInstrument(summary).fingerprint,
+        subjectFingerprint: cellSubject(summary).fingerprint,
         perTask: summary.perTask,
         seqAt: summary.seqAt,
         passAt: summary.passAt,
         recordedAt: new Date().toISOString(),
         commit: currentCommit(),
       },
-      { replaceInvalid: mode === 'all' },
+      // The cell it was matched with by mode is this cell under its earlier subject: replaced.
+      { replaceInvalid: mode === 'all', ...(replaced !== undefined ? { replaces: replaced } : {}) },
     )
+  const replacing =
+    replaced === undefined ? '' : ` (replacing ${JSON.stringify(replaced)}, this cell before its subject's id changed)`
   // A run that measured nothing, or hit infrastructure errors, would make a baseline that every
   // later run "passes" against: never write one from it.
   const unhealthy = summary.errors.count > 0 || summary.thresholds.some((t) => t.metric === 'measured' && !t.pass)
@@ -119,10 +149,11 @@ export function applyBaseline(input: {
     return {
       status: existing ? 'updated' : 'written',
       file,
-      messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}`],
+      messages: [`baseline ${existing ? 'updated' : 'written'} in ${file}${replacing}`],
       ...empty,
     }
   }
+  if (match.kind === 'ambiguous') return { status: 'fail', file, messages: [ambiguityText(self, match)], ...empty }
   if (!existing) {
     if (mode === 'none') {
       return {
@@ -143,16 +174,10 @@ export function applyBaseline(input: {
     }
   }
   const result = compareToBaseline(existing, summary, input.gate)
-  return {
+  const json: GateJson = {
     status: result.pass ? 'pass' : 'fail',
     file,
-    // Every verdict says what the gate could see: a green gate on too few tasks is not "no regression".
-    messages: [
-      ...(result.pass ? [`no regression against ${file}`] : result.reasons),
-      ...(result.power ? [result.power.sentence] : []),
-      ...result.notes,
-      ...taskSetNotes(result),
-    ],
+    messages: [],
     comparisons: result.comparisons.map((c) => ({
       ...c,
       baseline: finiteOrNull(c.baseline),
@@ -168,8 +193,22 @@ export function applyBaseline(input: {
     added: result.added,
     removed: result.removed,
     changed: result.changed,
-    protocolChanges: result.protocolChanges,
+    instrumentChanges: result.instrumentChanges,
+    subjectChanges: result.subjectChanges,
+    ...(replaced !== undefined ? { baselineCell: replaced } : {}),
   }
+  // Every verdict says what the gate could see: a green gate on too few tasks is not "no regression".
+  const headline = result.pass ? [couldNotSee(json) ?? `no regression against ${file}`] : result.reasons
+  const change = subjectChangeText(json)
+  json.messages = [
+    headline[0]!,
+    ...(change ? [change] : []),
+    ...headline.slice(1),
+    ...(result.power ? [result.power.sentence] : []),
+    ...result.notes,
+    ...taskSetNotes(result),
+  ]
+  return json
 }
 
 /** Tasks the gate could not compare, said out loud: added, removed, or changed and left out. */

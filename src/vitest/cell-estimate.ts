@@ -12,6 +12,7 @@ import { DEFAULT_RUNS_DIR } from '../artifacts/run-dir.js'
 import { appendTaskRecords, TASKS_FILE, type TaskRecord } from '../artifacts/tasks-file.js'
 import { findPrior, finishedRuns, priorFromRun } from '../artifacts/prior-run.js'
 import { describeEstimate, estimateCell } from '../protocol/estimate.js'
+import { withInstructions } from '../protocol/prompt-builder.js'
 import { DEFAULT_BATCH_SHARE, type Price } from '../models/pricing.js'
 import type { CellPlan } from './seq-eval.js'
 import type { CellStartPlan } from './artifact-types.js'
@@ -67,16 +68,24 @@ export function cellEstimate(spec: CellPlan, plan: CellStartPlan, runId?: string
       kind: plan.protocol.kind,
       tasks: spec.tasks,
       promptBuilder: spec.promptBuilder,
+      ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
       budget: spec.budget,
       repeats: spec.repeats,
       discloseBudget: spec.discloseBudget,
       history: spec.mode ? spec.history.name : null,
       price: batchedPrice(spec.actor),
       ...(prior ? { prior } : {}),
+      ...maxOutputOf(spec.actor),
     })
   } catch {
     return undefined
   }
+}
+
+/** The actor's declared longest answer (`maxTokens` in its decoding parameters), when it declares one. */
+function maxOutputOf(actor: CellPlan['actor']): { maxOutputTokens?: number } {
+  const max = actor.descriptor.params.maxTokens
+  return typeof max === 'number' && Number.isFinite(max) && max > 0 ? { maxOutputTokens: max } : {}
 }
 
 /** A batched actor's calls cost the batch share of its list price (what its calls are billed at, unless a deadline sends one direct). */
@@ -151,7 +160,10 @@ export function cellStartExtras(
         benchmark: spec.benchmark,
         taskId: task.id,
         contentHash: plan.taskHashes[task.id] ?? '',
-        messages: spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
+        messages: withInstructions(
+          spec.promptBuilder.initial(task, { budget: spec.budget, discloseBudget: spec.discloseBudget }),
+          spec.instructions,
+        ),
         promptBuilder: spec.promptBuilder.version,
         ...(task.expected !== undefined && !Array.isArray(task.expected) ? { target: String(task.expected) } : {}),
         ...(task.metadata ? { metadata: task.metadata } : {}),

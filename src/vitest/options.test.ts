@@ -3,6 +3,7 @@ import { actors } from '../models/index.js'
 import { feedback } from '../feedback/index.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import { resolveOptions, SeqEvalOptionsError } from './options.js'
+import { planCells } from './seq-eval.js'
 
 const verifier: Verifier = {
   name: 'equals-ok',
@@ -244,5 +245,56 @@ describe('resolveOptions: cost caps', () => {
     )
     expect(problemsOf({ ...base(), maxCostUsd: -1 })).toMatch(/maxCostUsd must be > 0/)
     expect(problemsOf({ ...base(), maxTokens: 1.5 })).toMatch(/maxTokens must be an integer > 0/)
+  })
+})
+
+describe('instructions and variants', () => {
+  it('takes instructions as a non-empty string', () => {
+    expect(resolveOptions('bench', { ...base(), instructions: 'Be brief.' }).instructions).toBe('Be brief.')
+    expect(problemsOf({ ...base(), instructions: '' })).toContain('instructions must not be empty')
+    expect(problemsOf({ ...base(), instructions: 3 })).toContain('instructions must be a string')
+  })
+
+  it('refuses what cannot be a comparison of variants, naming the variant and the fix', () => {
+    const other = actors.simulated({ profile: 'stubborn' })
+    expect(problemsOf({ ...base(), variants: { only: { instructions: 'x' } } })).toContain(
+      'variants: give at least two variants to compare',
+    )
+    expect(problemsOf({ ...base(), variants: { a: {}, b: { instructions: 'x' } } })).toContain(
+      'variants.a: changes nothing; give it its own actor, instructions or promptBuilder',
+    )
+    expect(
+      problemsOf({
+        ...base(),
+        actors: [base().actors[0]!, other],
+        variants: { a: { instructions: 'x' }, b: { actor: other } },
+      }),
+    ).toContain('variants.a.actor: the eval has 2 actors')
+    expect(problemsOf({ ...base(), variants: { 'a · b': { instructions: 'x' }, c: { instructions: 'y' } } })).toContain(
+      'must not contain " · "',
+    )
+    expect(problemsOf({ ...base(), variants: { a: { instructions: 'x', model: other } } })).toContain('variants.a')
+    const { actors: _actors, ...noActors } = base()
+    expect(problemsOf(noActors)).toContain('actors: give at least one actor')
+  })
+
+  it('needs no actors when every variant has its own; each variant is a cell per mode', () => {
+    const { actors: _actors, ...noActors } = base()
+    const [a, b] = [actors.simulated({ profile: 'reviser' }), actors.simulated({ profile: 'stubborn' })]
+    const o = resolveOptions('bench', {
+      ...noActors,
+      instructions: 'Be brief.',
+      variants: { mini: { actor: a }, full: { actor: b, instructions: 'Check every field.' } },
+    })
+    expect(o.actors).toEqual([a, b])
+    expect(o.variants?.map((v) => [v.name, v.actor.id, v.instructions])).toEqual([
+      ['mini', a.id, 'Be brief.'],
+      ['full', b.id, 'Check every field.'],
+    ])
+    const cells = planCells('bench', o)
+    expect(cells.map((c) => [c.cellId, c.variant, c.actor.id, c.instructions])).toEqual([
+      ['mini · verifier', 'mini', a.id, 'Be brief.'],
+      ['full · verifier', 'full', b.id, 'Check every field.'],
+    ])
   })
 })

@@ -17,6 +17,10 @@ import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 import { CostCapLimitsSchema } from '../core/cost-cap.js'
+import { referencePromptBuilder } from '../protocol/prompt-builders/reference.js'
+
+/** The protocol presets a seqEval can name (`protocol`). */
+export const PROTOCOL_PRESETS = ['seqk', 'seq_k-reference'] as const
 import { unpricedCapProblem } from '../protocol/cost-cap.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
@@ -78,6 +82,7 @@ export const ThresholdsSchema = z
     seqHat: KRecord.optional(),
     passHat: KRecord.optional(),
     coverAt: TauRecord.optional(),
+    scoreAt: KRecord.optional(),
     maxErrorRate: Rate.optional(),
   })
   .strict()
@@ -124,6 +129,19 @@ const AnnotateSchema = z
   })
 type AnnotateOption = z.output<typeof AnnotateSchema>
 
+const InstructionsSchema = z
+  .string({ message: 'instructions must be a string: the system prompt sent before every task' })
+  .min(1, 'instructions must not be empty; leave the option out for none')
+
+/** One variant of the subject: what it changes of the eval's actor, instructions and prompt builder. */
+const VariantSchema = z
+  .object({
+    actor: ChatModelShape.optional(),
+    instructions: InstructionsSchema.optional(),
+    promptBuilder: PromptBuilderShape.optional(),
+  })
+  .strict()
+
 const ModeSchema = z
   .object({
     feedback: FeedbackShape,
@@ -140,7 +158,10 @@ const ModeSchema = z
 export const SeqEvalOptionsSchema = z
   .object({
     tasks: z.array(TaskSchema).min(1, 'give at least one task'),
-    actors: z.array(ChatModelShape).min(1, 'give at least one actor, e.g. actors.simulated({ profile: "reviser" })'),
+    actors: z
+      .array(ChatModelShape)
+      .min(1, 'give at least one actor, e.g. actors.simulated({ profile: "reviser" })')
+      .optional(),
     verifier: VerifierShape,
     budget: z
       .number({ message: 'budget (K) must be an integer >= 1' })
@@ -193,6 +214,28 @@ export const SeqEvalOptionsSchema = z
     /** The older spelling: true is `errors: 'failures'`, false is `errors: 'left-out'`. */
     countErrorsAsFailures: z.boolean().optional(),
     promptBuilder: PromptBuilderShape.optional(),
+    /**
+     * The eval's instructions (its system prompt), sent before every task's own messages. Part of
+     * the subject: editing them is a change the baseline gate compares, not a change of every task.
+     */
+    instructions: InstructionsSchema.optional(),
+    /**
+     * Variants of the subject, by name (two instructions, two models, two app versions): each is a
+     * cell per mode, `<name> · <mode>`, run on the same tasks and compared pairwise (summary.json's
+     * `variantComparisons`). A variant sets its own `actor`, `instructions` or `promptBuilder`, and
+     * takes the eval's for the rest.
+     */
+    variants: z.record(z.string().min(1, 'a variant needs a name'), VariantSchema).optional(),
+    /**
+     * A named protocol preset: `seqk` (the default: budget not disclosed, feedback only before a
+     * revision) or `seq_k-reference` (the paper's reference harness: its prompt layout, budget
+     * disclosed, feedback after the last failure too).
+     */
+    protocol: z
+      .enum(PROTOCOL_PRESETS, {
+        message: `protocol must be ${PROTOCOL_PRESETS.map((p) => `'${p}'`).join(' or ')}`,
+      })
+      .default('seqk'),
     /** Each cell's cost cap in US dollars (see `SEQK_CELL_MAX_COST_USD`); the run's is the reporter's. */
     maxCostUsd: CostCapLimitsSchema.shape.maxCostUsd,
     /** Each cell's cap in tokens, input (cached included) plus output. */
@@ -227,8 +270,12 @@ export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
 /** `seqEval` options once checked, with every default filled in. */
 export type ResolvedOptions = Omit<
   z.output<typeof SeqEvalOptionsSchema>,
-  'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate'
+  'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate' | 'actors' | 'variants'
 > & {
+  /** The actors: the eval's, or with `variants` every variant's actor (each once). */
+  actors: ChatModel[]
+  /** The variants of the subject, in declaration order, each resolved against the eval's defaults; null without. */
+  variants: ResolvedVariant[] | null
   /** How errored trajectories enter the rates. */
   errors: ErrorPolicy
   tasks: Task[]
@@ -239,6 +286,16 @@ export type ResolvedOptions = Omit<
   baseline: { file: string; margin: number; maxDrop: number } | null
   /** The tasks the `stability` report saw flip (absent without a report). */
   knownUnstable?: string[]
+  /** Feedback after the last failed attempt too (the `seq_k-reference` preset). */
+  feedbackAfterLast: boolean
+}
+
+/** A variant of the subject with the eval's defaults filled in. */
+export interface ResolvedVariant {
+  name: string
+  actor: ChatModel
+  instructions?: string
+  promptBuilder?: PromptBuilder
 }
 
 /** Thrown at declaration time: names the eval, the option and the fix. */
@@ -254,7 +311,8 @@ function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thres
     r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined
   const out: Thresholds = { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
   // The reliability thresholds are set only when given, so a resolved `expect` without them reads as before.
-  for (const metric of ['seqHat', 'passHat', 'coverAt'] as const) if (raw?.[metric]) out[metric] = keyed(raw[metric])
+  for (const metric of ['seqHat', 'passHat', 'coverAt', 'scoreAt'] as const)
+    if (raw?.[metric]) out[metric] = keyed(raw[metric])
   return out
 }
 
@@ -274,8 +332,12 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     if (seen.has(t.id)) problems.push(`tasks: duplicate task id ${JSON.stringify(t.id)}; task ids must be unique`)
     seen.add(t.id)
   }
+  const preset = presetOptions(o, (input as { discloseBudget?: unknown }).discloseBudget === false, problems)
+  const variants = resolveVariants(o, preset.promptBuilder, problems)
+  // The actors the cells run: the eval's, or each variant's (one actor may serve several variants).
+  const actors = variants ? [...new Set(variants.map((v) => v.actor))] : (o.actors ?? [])
   const actorIds = new Set<string>()
-  for (const a of o.actors) {
+  for (const a of o.actors ?? []) {
     if (actorIds.has(a.id))
       problems.push(
         `actors: two actors are named ${JSON.stringify(a.id)}; pass a distinct id (e.g. actors.simulated({ profile, id: 'b' }))`,
@@ -314,7 +376,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     if (!byCache) annotators.set(option.model, (byCache = new Map()))
     let annotator = byCache.get(cache)
     if (!annotator) byCache.set(cache, (annotator = revisionAnnotator({ model: option.model, cache })))
-    for (const actor of o.actors) {
+    for (const actor of actors) {
       const same =
         actor.descriptor.provider === option.model.descriptor.provider &&
         actor.descriptor.model === option.model.descriptor.model
@@ -358,7 +420,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       )
     checkK('independent.expect', independent.expect)
   }
-  if (o.discloseBudget) {
+  if (o.discloseBudget || o.protocol === 'seq_k-reference') {
     for (const [name, mode] of Object.entries(modes)) {
       for (const metric of ['seqAt', 'seqHat'] as const) {
         for (const k of Object.keys(mode.expect[metric] ?? {}).map(Number)) {
@@ -374,7 +436,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     for (const p of o.verifier.checkTask?.(t) ?? []) problems.push(`tasks[${JSON.stringify(t.id)}]: ${p}`)
   }
   // A simulated actor only picks scripted answers: it cannot write a summary or a critique.
-  const simulated = o.actors.filter((a) => a.descriptor.provider === 'simulated').map((a) => a.id)
+  const simulated = actors.filter((a) => a.descriptor.provider === 'simulated').map((a) => a.id)
   if (simulated.length > 0) {
     if (o.history === 'summary' && !o.summariser)
       problems.push(
@@ -389,7 +451,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   }
   // A USD cap is refused here for an actor no price covers: its spend would be unknown from the first call.
   if (o.maxCostUsd !== undefined)
-    for (const a of o.actors) {
+    for (const a of actors) {
       const problem = unpricedCapProblem(a, 'maxCostUsd')
       if (problem) problems.push(problem)
     }
@@ -420,6 +482,95 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     o.baseline === false
       ? null
       : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
-  const { annotate: _annotate, ...rest } = o
-  return { ...rest, tasks: o.tasks, modes, independent, baseline, errors, ...(knownUnstable ? { knownUnstable } : {}) }
+  const { annotate: _annotate, variants: _variants, ...rest } = o
+  return {
+    ...rest,
+    ...preset,
+    actors,
+    variants,
+    tasks: o.tasks,
+    modes,
+    independent,
+    baseline,
+    errors,
+    ...(knownUnstable ? { knownUnstable } : {}),
+  }
+}
+
+/** The variants with the eval's defaults filled in, or null without `variants`; problems are pushed. */
+function resolveVariants(
+  o: z.output<typeof SeqEvalOptionsSchema>,
+  presetBuilder: PromptBuilder | undefined,
+  problems: string[],
+): ResolvedVariant[] | null {
+  if (!o.variants) {
+    if (!o.actors) problems.push('actors: give at least one actor, e.g. actors.simulated({ profile: "reviser" })')
+    return null
+  }
+  const entries = Object.entries(o.variants)
+  if (entries.length < 2)
+    problems.push(
+      "variants: give at least two variants to compare (e.g. { terse: { instructions: 'Be brief.' }, careful: { instructions: 'Check each field.' } }), or leave the option out",
+    )
+  const resolved: ResolvedVariant[] = []
+  for (const [name, v] of entries) {
+    // A cell is `<variant> · <mode>`: the separator in a name would make the mode unreadable from the id.
+    if (name.includes(' · ')) problems.push(`variants.${name}: a variant's name must not contain " · "; rename it`)
+    if (v.actor === undefined && v.instructions === undefined && v.promptBuilder === undefined)
+      problems.push(
+        `variants.${name}: changes nothing; give it its own actor, instructions or promptBuilder (the eval's are the default)`,
+      )
+    let actor = v.actor
+    if (actor === undefined) {
+      if (!o.actors)
+        problems.push(`variants.${name}.actor: give each variant an actor, or the eval one actor in actors`)
+      else if (o.actors.length > 1)
+        problems.push(
+          `variants.${name}.actor: the eval has ${o.actors.length} actors, and a variant without its own actor runs the eval's one actor; give the variant an actor, or keep one actor in actors`,
+        )
+      else actor = o.actors[0]
+    }
+    if (actor === undefined) continue
+    const instructions = v.instructions ?? o.instructions
+    // A preset's prompt layout is part of its protocol: a variant may not swap it (as the eval may not).
+    if (presetBuilder && v.promptBuilder)
+      problems.push(
+        `variants.${name}.promptBuilder: protocol '${o.protocol}' lays out every prompt itself; remove the variant's promptBuilder, or drop the preset`,
+      )
+    const promptBuilder = presetBuilder ?? v.promptBuilder ?? o.promptBuilder
+    resolved.push({
+      name,
+      actor,
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(promptBuilder !== undefined ? { promptBuilder } : {}),
+    })
+  }
+  return resolved
+}
+
+/**
+ * What a protocol preset sets: `seq_k-reference` lays out each prompt as the reference harness
+ * does (`referencePromptBuilder`), discloses the budget, and gives feedback after the last failure.
+ * It refuses options that would make it another protocol (its own prompt builder, an undisclosed
+ * budget, a history other than `full`), naming the option.
+ */
+function presetOptions(
+  o: Pick<z.output<typeof SeqEvalOptionsSchema>, 'protocol' | 'promptBuilder' | 'history'>,
+  undisclosed: boolean,
+  problems: string[],
+): Pick<ResolvedOptions, 'feedbackAfterLast'> & Partial<Pick<ResolvedOptions, 'promptBuilder' | 'discloseBudget'>> {
+  if (o.protocol !== 'seq_k-reference') return { feedbackAfterLast: false }
+  if (o.promptBuilder)
+    problems.push(
+      "promptBuilder: protocol 'seq_k-reference' uses the reference harness's prompt layout; remove promptBuilder, or drop the preset to use your own",
+    )
+  if (o.history !== 'full')
+    problems.push(
+      "history: protocol 'seq_k-reference' shows every earlier attempt and its feedback in numbered tags (history 'full'); remove history or set it to 'full'",
+    )
+  if (undisclosed)
+    problems.push(
+      "discloseBudget: protocol 'seq_k-reference' tells the actor its budget ('This is attempt t of K.'); remove discloseBudget: false",
+    )
+  return { promptBuilder: referencePromptBuilder, discloseBudget: true, feedbackAfterLast: true }
 }

@@ -17,7 +17,8 @@ import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { acquireRunLock, type RunLock } from '../artifacts/run-lock.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
-import { parseShard } from '../protocol/shard.js'
+import { shardFromEnv } from '../protocol/shard.js'
+import { capMessage } from '../protocol/cost-cap.js'
 import { benchmarkBlocks, recomputeCell, recomputeRun } from '../artifacts/recompute.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { applyBaseline } from './baseline.js'
@@ -35,6 +36,8 @@ import { Progress, type ProgressMode } from './progress.js'
 import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import type { CellRef } from '../protocol/gate-match.js'
+import { variantComparisons } from '../protocol/subject-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
@@ -265,7 +268,7 @@ export default class SeqkReporter implements Reporter {
       this.refused = this.takeLock()
       if (!this.refused)
         try {
-          const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
+          const start = prepareResume(this.runDir, shardFromEnv(process.env))
           // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
           this.runId = start.runId
           this.resumed = start
@@ -386,6 +389,7 @@ export default class SeqkReporter implements Reporter {
     )
     if (missing.length === 0) return []
     const onFile = this.onFile()
+    const declared = readCells(cellsPath).cells.map(({ start }) => start)
     for (const { start, end } of missing) {
       const gate = (cell: CellSummary) =>
         applyBaseline({
@@ -394,6 +398,9 @@ export default class SeqkReporter implements Reporter {
           summary: cell,
           mode: 'none',
           gate: start.baseline!,
+          cells: declared
+            .filter((d) => d.benchmark === start.benchmark)
+            .map((d) => ({ cellId: d.cellId, mode: d.mode })),
         })
       this.cells.push({ ...recomputeCell(start, end, onFile, gate), file: start.file })
     }
@@ -448,13 +455,14 @@ export default class SeqkReporter implements Reporter {
       )
       return undefined
     }
-    const gate = (start: CellStartRecord, cell: CellSummary) =>
+    const gate = (start: CellStartRecord, cell: CellSummary, cells: readonly CellRef[]) =>
       applyBaseline({
         path: resolve(this.root, start.baseline!.file),
         benchmark: start.benchmark,
         summary: cell,
         mode: 'none',
         gate: start.baseline!,
+        cells,
       })
     const summary = recomputeRun({ runId: this.runId, createdAt: new Date().toISOString(), ...merged, gate })
     this.cells.length = 0
@@ -571,6 +579,7 @@ export default class SeqkReporter implements Reporter {
       this.problems.push(problem)
     }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
+    const variants = variantComparisons(blocks.flatMap((b) => b.cells))
     const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
     const skipped = this.notRunCells(testModules, Boolean(pattern && patternText(pattern)))
     let summary: RunSummary = {
@@ -581,12 +590,23 @@ export default class SeqkReporter implements Reporter {
       ...(loadErrors.length > 0 ? { loadErrors } : {}),
       ...(skipped.length > 0 ? { notRun: skipped } : {}),
       ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
+      ...(variants.length > 0 ? { variantComparisons: variants } : {}),
     }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
     // A shard's numbers cover a share of the tasks: its cells enter the history once merged (seqk merge).
     const sharded = blocks.some((b) => b.cells.some((c) => c.shard))
+    // A shard's checks wait for the merge, but a cap that stopped one is this machine's news now.
+    for (const b of blocks)
+      for (const c of b.cells)
+        if (c.shard && c.costCap) {
+          const total = c.perTask.reduce((n, t) => n + t.firstSuccess.length, 0)
+          const counts = { capped: c.costCap.capped, notStarted: c.costCap.notStarted, total }
+          this.log(
+            `seqk: ${b.name} › ${c.cellId} (shard ${c.shard.index}/${c.shard.count}): ${capMessage(c.costCap.stop, counts)}`,
+          )
+        }
     const historyPath = historyOption === false || sharded ? null : resolve(this.root, historyOption)
     // A resumed run is compared with the run before it, never with its own interrupted attempt.
     let history: RunHistory | undefined
