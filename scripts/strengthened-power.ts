@@ -27,7 +27,7 @@ const heldOutSearch = process.argv.includes('--held-out')
 const [originalFile, strengthenedFile, named] = process.argv.slice(2).filter((a) => a !== '--held-out')
 if (originalFile === undefined || strengthenedFile === undefined) {
   console.error(
-    'usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro]',
+    'usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro] [--held-out]',
   )
   process.exit(2)
 }
