@@ -72,11 +72,18 @@ export class RunState {
   private readonly loaded = new Set<string>()
   private readonly failedToLoad = new Map<string, string>()
 
-  /** A plan record: the files, a file's cells with their planned totals, or a file that failed to load. */
+  /** A plan record: the files, a file's cells with their planned totals, a file that failed to load, a skipped cell. */
   plan(record: PlanRecord): LiveCell[] {
     if (record.type === 'files') {
       this.planned = record.files.length
       return []
+    }
+    if (record.type === 'skipped') {
+      const state = this.state(record)
+      // A cell with lines of its own (a resume that skips a cell it ran before) keeps what it has.
+      if (state.cell.phase !== 'planned') return []
+      state.cell = { ...state.cell, phase: 'skipped', skipped: record.reason }
+      return [state.cell]
     }
     this.loaded.add(record.file)
     if (record.type === 'load-error') {
