@@ -81,7 +81,8 @@ export function cleanEnv(set: Record<string, string | undefined> = {}): Record<s
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
   for (const key of Object.keys(env)) {
     if (
-      /^(VITEST|SEQK_|GITHUB_)/.test(key) ||
+      // A batch engine's index (a CI running in a Kubernetes Indexed Job) would shard every child run.
+      /^(VITEST|SEQK_|GITHUB_|JOB_COMPLETION_INDEX$|CLOUD_RUN_TASK_|AWS_BATCH_JOB_ARRAY_)/.test(key) ||
       ['CI', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'FORCE_COLOR'].includes(key)
     )
       delete env[key]

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendPlanRecord, planLoadErrors, planNotRun, type PlanRecord } from './plan-file.js'
+import { appendPlanRecord, firstLine, planLoadErrors, planNotRun, type PlanRecord } from './plan-file.js'
 
 describe('plan.jsonl', () => {
   let dir: string
@@ -44,5 +44,25 @@ describe('plan.jsonl', () => {
   it('refuses a malformed line, naming the file and line', () => {
     appendFileSync(path, '{"schema":"seqk.plan/1","type":"skipped","runId":"r"}\n')
     expect(() => planNotRun(path, [])).toThrow(/plan\.jsonl:1/)
+  })
+})
+
+describe('firstLine: how every output names a file that failed to load', () => {
+  it('takes the line after one that announces it, and the first problem under a heading of problems', () => {
+    expect(firstLine('Transform failed with 1 error:\n/p/x.eval.ts:2:28: ERROR: Unexpected "}"\nmore')).toBe(
+      'Transform failed with 1 error: /p/x.eval.ts:2:28: ERROR: Unexpected "}"',
+    )
+    // Before: "seqEval("x"): invalid options", which names no field.
+    expect(
+      firstLine('seqEval("x"): invalid options\n  - budget: budget (K) must be an integer >= 1\n  - tasks: required'),
+    ).toBe('seqEval("x"): invalid options: budget: budget (K) must be an integer >= 1 (and 1 more)')
+    expect(firstLine('\n\n')).toBe('unknown error')
+  })
+
+  it('redacts a credential the error quotes (a key where a model name goes), since it is written to every output', () => {
+    const key = ['sk', 'proj', 'Zq7'.repeat(10)].join('-')
+    const line = firstLine(`actors.openai({ model: "${key}" }): unknown option "temprature"`)
+    expect(line).not.toContain(key.slice(8))
+    expect(line).toContain('[REDACTED]')
   })
 })

@@ -10,9 +10,12 @@ export const CAP_LIMITS = ['maxCostUsd', 'maxTokens'] as const
 /** A cap's unit: `maxCostUsd` or `maxTokens`. */
 export type CapLimit = (typeof CAP_LIMITS)[number]
 
-/** Where a cap applies: one cell, or every cell of the run (all workers together). */
-export const CAP_SCOPES = ['cell', 'run'] as const
-/** Where a cap applies: `cell` or `run`. */
+/**
+ * Where a cap applies: one cell, every cell of the run (all workers together), or every shard of a
+ * task-sharded run together (or this shard's declared share of that).
+ */
+export const CAP_SCOPES = ['cell', 'run', 'shards'] as const
+/** Where a cap applies: `cell`, `run` or `shards`. */
 export type CapScope = (typeof CAP_SCOPES)[number]
 
 /** The limits one scope is held to; either may be absent (no limit of that kind). */

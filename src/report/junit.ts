@@ -13,6 +13,7 @@ import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { percentText } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { couldNotSee, gateNoteLines } from '../protocol/gate-notes.js'
 import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
@@ -143,11 +144,12 @@ export function junitXml(summary: RunSummary): string {
       ...(suite.loadError !== undefined ? [`${suite.file} failed to load: ${suite.loadError}`] : []),
       ...suite.cells.map(
         (c) =>
-          `${c.cellId}: ${STATUS_TEXT[cellVerdict(c).status]}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percentText((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${STATUS_TEXT[cellVerdict(c).status]}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percentText((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}${c.score && !c.score.binary ? `, Score@${c.budget} ${percentText(c.score.at[c.budget - 1] ?? null)} (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
       ...suite.notRun.map((n) => `${n.cellId}: did not run: ${n.reason}`),
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...suite.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...suite.cells.flatMap((c) => extendedLine(c) ?? []),
       ...suite.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
       // What each passing gate compared across and could not see, naming its cell.
       ...suite.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),

@@ -2,12 +2,14 @@
  * Where a cell's cost caps come from: `maxCostUsd` / `maxTokens` of `seqEval` and
  * `SEQK_CELL_MAX_COST_USD` / `SEQK_CELL_MAX_TOKENS` per cell; the reporter's options of the same
  * names and `SEQK_RUN_MAX_COST_USD` / `SEQK_RUN_MAX_TOKENS` per run (every cell of every worker, through
- * the run directory's `spend.jsonl`). Where an option and a variable both set a limit, the smaller
- * one holds.
+ * the run directory's `spend.jsonl`); `SEQK_SHARDS_MAX_COST_USD` / `SEQK_SHARDS_MAX_TOKENS` over every
+ * shard of a task-sharded run together. Where an option and a variable both set a limit, the
+ * smaller one holds.
  */
 import { join } from 'node:path'
 import { CostCapLimitsSchema, type CostCapLimits } from '../core/cost-cap.js'
-import { fileLedger, SPEND_FILE } from '../artifacts/spend-ledger.js'
+import { directoryLedger, fileLedger, SPEND_FILE } from '../artifacts/spend-ledger.js'
+import { shardFromEnv } from '../protocol/shard.js'
 import { unpricedCapProblem, type SpendLedger } from '../protocol/cost-cap.js'
 import type { CellSpec } from '../protocol/cell.js'
 import type { ChatModel } from '../models/chat-model.js'
@@ -16,6 +18,16 @@ import type { ChatModel } from '../models/chat-model.js'
 export const RUN_CAP_ENV = { maxCostUsd: 'SEQK_RUN_MAX_COST_USD', maxTokens: 'SEQK_RUN_MAX_TOKENS' } as const
 /** The variables of every cell's cap. */
 export const CELL_CAP_ENV = { maxCostUsd: 'SEQK_CELL_MAX_COST_USD', maxTokens: 'SEQK_CELL_MAX_TOKENS' } as const
+/** The variables of the cap over every shard of a task-sharded run together. */
+export const SHARDS_CAP_ENV = { maxCostUsd: 'SEQK_SHARDS_MAX_COST_USD', maxTokens: 'SEQK_SHARDS_MAX_TOKENS' } as const
+/** A directory every shard mounts, where they keep their spend for the shards' cap. */
+export const SHARDS_SPEND_DIR_ENV = 'SEQK_SHARDS_SPEND_DIR'
+
+/** The names of one scope's cap variables. */
+export interface CapEnvNames {
+  readonly maxCostUsd: string
+  readonly maxTokens: string
+}
 
 /** Raised for a cap variable that is not a positive number, or a USD cap no price can keep. */
 export class CostCapError extends Error {
@@ -32,7 +44,7 @@ export class CostCapError extends Error {
  * @example
  * capsFromEnv({ SEQK_RUN_MAX_COST_USD: '2.5' }, RUN_CAP_ENV) // => { maxCostUsd: 2.5 }
  */
-export function capsFromEnv(env: NodeJS.ProcessEnv, names: typeof RUN_CAP_ENV | typeof CELL_CAP_ENV): CostCapLimits {
+export function capsFromEnv(env: NodeJS.ProcessEnv, names: CapEnvNames): CostCapLimits {
   const out: CostCapLimits = {}
   for (const key of ['maxCostUsd', 'maxTokens'] as const) {
     const raw = env[names[key]]
@@ -68,7 +80,41 @@ const hasLimit = (l: CostCapLimits | undefined): l is CostCapLimits =>
 const ledgers = new Map<string, SpendLedger>()
 
 /**
- * A cell's caps as it starts: its own, and the run's with the run directory's shared ledger.
+ * The cap over every shard together (`SEQK_SHARDS_MAX_*`), as this process holds it. With
+ * `SEQK_SHARDS_SPEND_DIR` every shard counts the spend all of them keep in that shared directory
+ * against the whole limit; without it, each shard holds its declared share (the limit over the shard
+ * count), which keeps the total under the limit with no shared storage at all, at the price of a
+ * shard that stops while another's share is unspent. Unsharded, the limit is this run's alone.
+ */
+export function shardsCostCap(
+  env: NodeJS.ProcessEnv,
+  runDir: string,
+): { limits: CostCapLimits; ledger: SpendLedger; share?: { of: CostCapLimits; count: number } } | undefined {
+  const total = capsFromEnv(env, SHARDS_CAP_ENV)
+  if (!hasLimit(total)) return undefined
+  const dir = env[SHARDS_SPEND_DIR_ENV]?.trim()
+  if (dir) return { limits: total, ledger: cachedLedger(`dir\u0000${dir}`, () => directoryLedger(dir)) }
+  const count = shardFromEnv(env)?.count ?? 1
+  const limits: CostCapLimits = {
+    ...(total.maxCostUsd !== undefined ? { maxCostUsd: total.maxCostUsd / count } : {}),
+    // A token cap is whole tokens: the shares round down, so together they never pass the total.
+    ...(total.maxTokens !== undefined ? { maxTokens: Math.max(1, Math.floor(total.maxTokens / count)) } : {}),
+  }
+  // One session across resumes: the share is of the shard's whole spend, not of one process's.
+  const path = join(runDir, SPEND_FILE)
+  const ledger = cachedLedger(`${path}\u0000shards`, () => fileLedger(path, 'shards'))
+  return { limits, ledger, ...(count > 1 ? { share: { of: total, count } } : {}) }
+}
+
+function cachedLedger(key: string, make: () => SpendLedger): SpendLedger {
+  let ledger = ledgers.get(key)
+  if (!ledger) ledgers.set(key, (ledger = make()))
+  return ledger
+}
+
+/**
+ * A cell's caps as it starts: its own, the run's with the run directory's shared ledger, and the
+ * shards' (see `shardsCostCap`).
  *
  * @throws CostCapError when a USD cap applies to an actor with no price (naming it and the fix).
  */
@@ -79,9 +125,11 @@ export function cellCostCap(
 ): CellSpec['costCap'] {
   const own = tighter(cell ?? {}, capsFromEnv(process.env, CELL_CAP_ENV))
   const runLimits = run.costCap?.limits
+  const shards = shardsCostCap(process.env, run.runDir)
   const scopes = [
     [own, 'the cell cap (maxCostUsd, SEQK_CELL_MAX_COST_USD)'],
     [runLimits, 'the run cap (maxCostUsd of the reporter, SEQK_RUN_MAX_COST_USD)'],
+    [shards?.limits, 'the cap over every shard (SEQK_SHARDS_MAX_COST_USD)'],
   ] as const
   for (const [limits, where] of scopes) {
     const problem = limits?.maxCostUsd !== undefined ? unpricedCapProblem(actor, where) : undefined
@@ -91,9 +139,9 @@ export function cellCostCap(
   if (hasLimit(own)) out.cell = own
   if (hasLimit(runLimits) && run.costCap) {
     const path = join(run.runDir, SPEND_FILE)
-    let ledger = ledgers.get(`${path}\u0000${run.costCap.session}`)
-    if (!ledger) ledgers.set(`${path}\u0000${run.costCap.session}`, (ledger = fileLedger(path, run.costCap.session)))
-    out.run = { limits: runLimits, ledger }
+    const session = run.costCap.session
+    out.run = { limits: runLimits, ledger: cachedLedger(`${path}\u0000${session}`, () => fileLedger(path, session)) }
   }
-  return out.cell || out.run ? out : undefined
+  if (shards) out.shards = { limits: shards.limits, ledger: shards.ledger }
+  return out.cell || out.run || out.shards ? out : undefined
 }

@@ -17,7 +17,8 @@ import { redactText } from '../models/redact.js'
 import { prepareResume, type ResumeStart } from '../artifacts/resume-dir.js'
 import { acquireRunLock, type RunLock } from '../artifacts/run-lock.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
-import { parseShard } from '../protocol/shard.js'
+import { shardFromEnv } from '../protocol/shard.js'
+import { capMessage } from '../protocol/cost-cap.js'
 import { benchmarkBlocks, recomputeCell, recomputeRun } from '../artifacts/recompute.js'
 import { mergeShards, MergeError, type ShardRun } from '../artifacts/merge.js'
 import { applyBaseline } from './baseline.js'
@@ -268,7 +269,7 @@ export default class SeqkReporter implements Reporter {
       this.refused = this.takeLock()
       if (!this.refused)
         try {
-          const start = prepareResume(this.runDir, parseShard(process.env.SEQK_SHARD))
+          const start = prepareResume(this.runDir, shardFromEnv(process.env))
           // The run's own id, whatever the folder is called now: new lines supersede old ones by it.
           this.runId = start.runId
           this.resumed = start
@@ -600,6 +601,16 @@ export default class SeqkReporter implements Reporter {
     const historyOption = this.options.historyFile ?? process.env.SEQK_HISTORY_FILE ?? DEFAULT_HISTORY_FILE
     // A shard's numbers cover a share of the tasks: its cells enter the history once merged (seqk merge).
     const sharded = blocks.some((b) => b.cells.some((c) => c.shard))
+    // A shard's checks wait for the merge, but a cap that stopped one is this machine's news now.
+    for (const b of blocks)
+      for (const c of b.cells)
+        if (c.shard && c.costCap) {
+          const total = c.perTask.reduce((n, t) => n + t.firstSuccess.length, 0)
+          const counts = { capped: c.costCap.capped, notStarted: c.costCap.notStarted, total }
+          this.log(
+            `seqk: ${b.name} › ${c.cellId} (shard ${c.shard.index}/${c.shard.count}): ${capMessage(c.costCap.stop, counts)}`,
+          )
+        }
     const historyPath = historyOption === false || sharded ? null : resolve(this.root, historyOption)
     // A resumed run is compared with the run before it, never with its own interrupted attempt.
     let history: RunHistory | undefined

@@ -5,7 +5,7 @@ import { RUN_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { resolveRunLocation } from '../artifacts/run-location.js'
 import { readTrajectories } from '../artifacts/trajectories-file.js'
 import { prepareResume } from '../artifacts/resume-dir.js'
-import { parseShard } from '../protocol/shard.js'
+import { shardFromEnv } from '../protocol/shard.js'
 import type { Trajectory } from '../core/schemas.js'
 import { wrapText } from '../core/text-layout.js'
 import type { CostCapLimits } from '../core/cost-cap.js'
@@ -69,7 +69,7 @@ export function currentRun(): SeqkRun {
         Object.keys(limits).length > 0 ? { costCap: { limits, session: `worker-${process.pid}-${Date.now()}` } } : {}
       if (location.kind !== 'resume') return { runId: location.runId, runDir: location.runDir, ...costCap }
       // The reporter prepares the directory before any worker starts; without it, each worker does.
-      const start = prepareResume(location.runDir, parseShard(process.env.SEQK_SHARD))
+      const start = prepareResume(location.runDir, shardFromEnv(process.env))
       return { runId: start.runId, runDir: location.runDir, resume: {}, ...costCap }
     })()
     run = fallback
