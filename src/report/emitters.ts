@@ -91,7 +91,8 @@ const tables: Emitter = {
   emit({ summary, color, wide, env, print }) {
     const failed: string[] = []
     // The notes every table would repeat are said once, under the last (issue 47: 72 note lines for four benchmarks).
-    const runNotes = new RunNotes()
+    // One benchmark keeps its notes under its table, as before.
+    const runNotes = summary.benchmarks.length > 1 ? new RunNotes() : undefined
     for (const b of summary.benchmarks) {
       try {
         print(`${renderBenchmarkTable(b.name, b.cells, { color, wide: wide ?? wideFromEnv(env), runNotes })}\n`)
@@ -100,7 +101,7 @@ const tables: Emitter = {
         failed.push(`"${b.name}": ${(error as Error).stack ?? String(error)}`)
       }
     }
-    const notes = runNotes.render({ color })
+    const notes = runNotes?.render({ color }) ?? ''
     if (notes !== '') print(`${notes}\n`)
     if (failed.length > 0)
       throw new Error(`could not render the table of ${failed.join('; ')} (the numbers are in summary.json)`)
