@@ -587,6 +587,11 @@ export const CellSummarySchema = z.object({
   passAt: z.array(MaybeNumber).nullable(),
   passAtInterval: IntervalSchema.nullable(),
   passHat: z.array(MaybeNumber).nullable(),
+  /**
+   * G-Pass@k_τ (independent cells; absent otherwise and in older files): per τ, the chance that at
+   * least ⌈τk⌉ of k tries pass, for k = 1..K, and its interval at K.
+   */
+  gPass: z.array(z.object({ tau: z.number(), curve: z.array(MaybeNumber), atK: IntervalSchema })).optional(),
   /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
   reliability: ReliabilitySchema.nullable().optional(),
   gain: MaybeNumber,

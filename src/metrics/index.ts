@@ -9,6 +9,7 @@ export { errorsAsFailures, errorsLeftOut, seqAtCurveCensored, seqAtIntervalCenso
 export type { SampleCounts } from './pass-at-k.js'
 export { passAtCurve, passAtInterval, passAtK } from './pass-at-k.js'
 export { passHatCurve, passHatInterval, passHatK } from './pass-hat-k.js'
+export { DEFAULT_G_PASS_TAUS, gPassAtK, gPassCurve, gPassInterval, gPassThreshold } from './g-pass-at-k.js'
 export type { CoverStep } from './cover-at.js'
 export { coverAt, coverAtInterval, coverCurve, DEFAULT_COVER_TAUS, passAtFromCover, triesWithin } from './cover-at.js'
 export { seqHatCurve, seqHatInterval } from './seq-hat-k.js'

@@ -45,6 +45,7 @@ import { heldOutGapSummary } from './held-out-gap.js'
 import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
+import { gPassField } from './cell-g-pass.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { instrumentOf, subjectOf } from '../core/instrument.js'
 
@@ -403,6 +404,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAt: readings.passAt,
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
+    ...gPassField(independent ? samples : null, K),
     reliability,
     gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
     egs,

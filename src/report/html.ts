@@ -73,6 +73,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
+import { gPassSectionHtml } from './g-pass-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -687,6 +688,7 @@ ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul cl
 ${curves}
 ${revisions}
 ${reliability}
+${gPassSectionHtml(cells)}
 ${agentSectionHtml(cells)}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
