@@ -12,6 +12,8 @@ const INTEGRATION_SOURCES = [
   'src/artifacts/run-lock.test.ts',
   // Run xmllint, or collect the environment (git, python --version) for the disclosure card.
   'src/report/{junit,disclosure,emitters}.test.ts',
+  // Drives the reporter in process; its disclosure emitter asks git.
+  'src/vitest/reporter.test.ts',
   // Smoke-tests the sandbox (bwrap, python3) at declaration.
   'fixtures/code-tasks.test.ts',
 ]

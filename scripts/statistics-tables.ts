@@ -42,6 +42,12 @@ import {
   resourceEstimand,
   TRY_POPULATIONS,
 } from '../studies/reliability-study.js'
+import {
+  ERROR_FIGURES,
+  reliabilityErrorStudy,
+  type ErrorFigure,
+  type FigureResult,
+} from '../studies/reliability-errors.js'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
@@ -363,16 +369,16 @@ const sections: Section[] = [
     build: () => {
       const B = scale(400)
       const population = { a: 1, b: 1.25, budget: 5 }
-      // Per-call base rates that give about 10% and about 2% errored trajectories.
-      const mechanisms: [ErrorMechanism, string, number, number][] = [
-        ['none', 'a fixed chance per call', 0.042, 0.0085],
-        ['failing-attempts', 'failing attempts 5× likelier', 0.0145, 0.0029],
-        ['hard-tasks', 'hard tasks likelier', 0.027, 0.0053],
-        ['hard-tasks-extreme', 'hard tasks far likelier (cubed)', 0.0045, 0.00075],
+      // Per-call base rates that give about 10%, about 2% and about 1% errored trajectories.
+      const mechanisms: [ErrorMechanism, string, number, number, number][] = [
+        ['none', 'a fixed chance per call', 0.042, 0.0085, 0.0042],
+        ['failing-attempts', 'failing attempts 5× likelier', 0.0145, 0.0029, 0.0015],
+        ['hard-tasks', 'hard tasks likelier', 0.027, 0.0053, 0.0027],
+        ['hard-tasks-extreme', 'hard tasks far likelier (cubed)', 0.0045, 0.00075, 0.0003],
       ]
-      const rows = mechanisms.flatMap(([m, text, ten, two]) =>
+      const rows = mechanisms.flatMap(([m, text, ten, two, one]) =>
         [1, 3].flatMap((r) =>
-          [ten, two].map((rate) => {
+          [ten, two, one].map((rate) => {
             const x = errorStudy(population, 200, r, m, rate, B)
             return [
               text,
@@ -390,7 +396,7 @@ const sections: Section[] = [
       return [
         `#### Error policies when errors tell and when they do not (population Seq@5 ${pct(populationSeqAt(population))}%, 200 tasks)`,
         '',
-        `Bias in points against the population Seq@5 (± one standard error; the two simple rules' are alike, from the same draws), and the coverage (mean width in points) of the censored interval and of the interval a summary reports (the union of it and both simple rules' past 2% errored trajectories). ${B} simulated benchmarks per row (coverage ±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
+        `Bias in points against the population Seq@5 (± one standard error; the two simple rules' are alike, from the same draws), and the coverage (mean width in points) of the censored interval (what a summary reported below 2% errored trajectories before \`error-bounds-union/2\`) and of the interval a summary reports (the union of it and the intervals with every errored trajectory a failure and a success, from the first errored trajectory). ${B} simulated benchmarks per row (coverage ±${pct(shareError(0.95, B))} points at 95%). Made by ${SCRIPT}.`,
         '',
         ...table(
           [
@@ -405,6 +411,46 @@ const sections: Section[] = [
           ],
           rows,
         ),
+      ]
+    },
+  },
+  {
+    name: 'reliability-errors',
+    build: () => {
+      const B = scale(400)
+      const mechanisms: [ErrorMechanism, string, number][] = [
+        ['none', 'a fixed chance per call', 0.03],
+        ['failing-attempts', 'failing attempts 5× likelier', 0.0125],
+        ['hard-tasks', 'hard tasks likelier', 0.03],
+        ['hard-tasks-extreme', 'hard tasks far likelier (cubed)', 0.006],
+      ]
+      const names: Record<ErrorFigure, string> = {
+        seqHat: 'Seq^5',
+        cover50: 'Cover@0.5',
+        consistency: 'outcome consistency',
+        inconsistent: 'inconsistent tasks',
+      }
+      const cell = (x: FigureResult) => `${signed(x.bias, 1)} · ${pct(x.coverage)}% (${pct(x.width, 0)})`
+      const rows = (['ceiling', 'middle'] as const).flatMap((name) =>
+        mechanisms.flatMap(([m, text, rate]) => {
+          const before = reliabilityErrorStudy(POPULATIONS[name], 200, 3, m, rate, B, { rule: 'left-out' })
+          const now = reliabilityErrorStudy(POPULATIONS[name], 200, 3, m, rate, B)
+          return ERROR_FIGURES.map((f) => [
+            name,
+            text,
+            `${pct(now.errored)}%`,
+            names[f],
+            cell(before.figures[f]),
+            cell(now.figures[f]),
+          ])
+        }),
+      )
+      return [
+        `#### The reliability block under errors (\`reliabilityErrorStudy\`, 200 tasks × 3 repeats, K = 5, ${B} cells per row)`,
+        '',
+        `Each cell: bias in points against the figure the full repeats estimate · coverage of its 95% interval (mean width in points), with errored repeats left out (the block before) and counted (hidden, as now). Populations as above; errors as in the error-policy table. Coverage ±${pct(shareError(0.95, B))} points at 95%; a bias's Monte-Carlo error is about 0.2 points. Made by ${SCRIPT}.`,
+        '',
+        ...table(['population', 'errors fall on', 'errored', 'figure', 'left out (before)', 'counted (now)'], rows),
       ]
     },
   },
@@ -445,6 +491,7 @@ const sections: Section[] = [
             name,
             String(r),
             pct(truth),
+            pct(resourceEstimand(p, r, 200_000, 99, 'exp-of-mean')),
             ...sizes.map((n) => {
               const c = resourceCoverage(p, n, r, B, 7, truth)
               return `${pct(c.coverage)}% (${pct(c.width, 0)})`
@@ -453,11 +500,11 @@ const sections: Section[] = [
         }),
       )
       return [
-        `#### Coverage of resource consistency's interval (\`resourceCoverage\`, exp-neg-mean-cv-hall-t/2, ${B} benchmarks per cell, seed 7)`,
+        `#### Coverage of resource consistency's interval (\`resourceCoverage\`, mean-exp-neg-cv-hall-t/1, ${B} benchmarks per cell, seed 7)`,
         '',
-        `Settings: tokens, each repeat exp(σZ) with the task's σ ~ U(0.05, 0.6); heavy, σ ~ U(0.2, 1.5); attempts, the attempts used at K = 5 with a per-attempt chance q ~ Beta(1.2, 1.2); mixed, half the tasks constant and half at σ = 1. The estimand exp(−E[CV]) at r repeats is a Monte-Carlo mean over 200 000 tasks. Each cell: coverage (mean width in points), ±${pct(shareError(0.95, B))} points. Made by ${SCRIPT}.`,
+        `Settings: tokens, each repeat exp(σZ) with the task's σ ~ U(0.05, 0.6); heavy, σ ~ U(0.2, 1.5); attempts, the attempts used at K = 5 with a per-attempt chance q ~ Beta(1.2, 1.2); mixed, half the tasks constant and half at σ = 1. The estimand E[exp(−CV)] at r repeats is a Monte-Carlo mean over 200 000 tasks; exp(−E[CV]), the figure before (\`exp-neg-mean-cv-hall-t/2\`), is beside it. Each cell: coverage (mean width in points), ±${pct(shareError(0.95, B))} points. Made by ${SCRIPT}.`,
         '',
-        ...table(['setting', 'repeats', 'estimand', ...sizes.map((n) => `${n} tasks`)], rows),
+        ...table(['setting', 'repeats', 'estimand', 'exp(−mean CV)', ...sizes.map((n) => `${n} tasks`)], rows),
       ]
     },
   },

@@ -127,6 +127,7 @@ export type {
 export { feedback, renderDiagnostics, criticPrompt } from './feedback/index.js'
 export type {
   BinaryFeedbackOptions,
+  CellMatchFeedbackOptions,
   CriticOptions,
   Feedback,
   FeedbackInput,
@@ -147,6 +148,11 @@ export {
   type Turn,
 } from './protocol/history.js'
 export { defaultPromptBuilder, type PromptBuilder } from './protocol/prompt-builder.js'
+export {
+  referencePromptBuilder,
+  type LayoutPromptBuilder,
+  type PastAttempt,
+} from './protocol/prompt-builders/reference.js'
 export { runCell, type CellResult, type CellSpec } from './protocol/cell.js'
 export {
   measureStability,
@@ -158,12 +164,7 @@ export {
 } from './protocol/stability.js'
 
 // Checking a custom component against its contract (the loop checks every value it receives with these).
-export {
-  ComponentError,
-  isComponentError,
-  type ContractBreach,
-  type ContractProblem,
-} from './models/component-error.js'
+export { ComponentError, isComponentError, type ContractBreach, type ContractProblem } from './core/component-error.js'
 export { ChatResponseSchema, checkChatResponse } from './models/chat-model.js'
 export { VerdictSchema, checkVerdict } from './verifiers/verifier.js'
 export { FeedbackSchema, checkFeedback } from './feedback/index.js'
@@ -180,6 +181,10 @@ export {
   withCheckedSimulation,
   loadHealthBench,
   healthBenchVerifier,
+  loadArcAgi2,
+  arcGridVerifier,
+  loadResearchRubrics,
+  researchRubricsVerifier,
   loadAdvancedIf,
   advancedIfVerifier,
   loadClBench,
@@ -189,6 +194,7 @@ export type {
   CodeEvalProOptions,
   CodeEvalProBenchmark,
   HealthBenchOptions,
+  ArcAgi2Options,
   AdvancedIfOptions,
   AdvancedIfSubset,
   ClBenchOptions,

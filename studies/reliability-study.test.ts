@@ -46,7 +46,7 @@ describe('pass^k at a larger k keeps its promise (⌊n/k⌋ trials per task)', (
 })
 
 describe("resource consistency's interval keeps its promise (seeded coverage study)", () => {
-  it('the estimand is exp(−E[CV]): constant tasks give 1, and a huge benchmark lands on it', () => {
+  it('the estimand is E[exp(−CV)]: constant tasks give 1, and a huge benchmark lands on it', () => {
     expect(resourceEstimand({ kind: 'mixed', constant: 1, sigma: 1 }, 3, 1000)).toBe(1)
     const truth = resourceEstimand(RESOURCE_POPULATIONS.tokens, 5)
     // 4000 tasks from another seed: the interval is about ±1 point wide and holds the estimand.

@@ -155,18 +155,28 @@ function drawUses(rng: Rng, p: ResourcePopulation, repeats: number): number[] {
 }
 
 /**
- * What resource consistency estimates at `repeats` repeats per task: exp(−E[CV]) with E[CV] the
- * population mean of a task's sample coefficient of variation over that many repeats. Not a closed
- * form: a seeded Monte-Carlo mean over `draws` tasks (its error about 0.002 at the default).
+ * What resource consistency estimates at `repeats` repeats per task: E[exp(−CV)], the population
+ * mean of exp(−CV) of a task's sample coefficient of variation over that many repeats (`aggregate:
+ * 'exp-of-mean'`: exp(−E[CV]), the figure before `mean-exp-neg-cv-hall-t/1`). Not a closed form:
+ * a seeded Monte-Carlo mean over `draws` tasks (its error about 0.001 at the default).
  *
  * @example
- * resourceEstimand(RESOURCE_POPULATIONS.tokens, 5) // ≈ 0.73
+ * resourceEstimand(RESOURCE_POPULATIONS.tokens, 5) // ≈ 0.75
  */
-export function resourceEstimand(p: ResourcePopulation, repeats: number, draws = 200_000, seed = 99): number {
+export function resourceEstimand(
+  p: ResourcePopulation,
+  repeats: number,
+  draws = 200_000,
+  seed = 99,
+  aggregate: 'mean-of-exp' | 'exp-of-mean' = 'mean-of-exp',
+): number {
   const rng = createRng(seed)
   let sum = 0
-  for (let i = 0; i < draws; i++) sum += coefficientOfVariation(drawUses(rng, p, repeats))
-  return Math.exp(-sum / draws)
+  for (let i = 0; i < draws; i++) {
+    const cv = coefficientOfVariation(drawUses(rng, p, repeats))
+    sum += aggregate === 'mean-of-exp' ? Math.exp(-cv) : cv
+  }
+  return aggregate === 'mean-of-exp' ? sum / draws : Math.exp(-sum / draws)
 }
 
 /**

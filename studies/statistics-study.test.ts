@@ -220,6 +220,20 @@ describe('errors that tell (population Seq@5 = 80%, 200 tasks, about 10% of traj
     }
   }
 
+  // The union used to start past 2% errored trajectories, and just below it the censored interval
+  // alone covered 92–94% when errors fell on hard tasks: now it starts at the first error.
+  for (const [tasks, rate] of [
+    [200, 0.0007],
+    [200, 0.0003],
+    [40, 0.0007],
+  ] as const) {
+    it(`hard tasks far likelier at ${tasks} tasks × 1 repeat, 1–3% errored: the reported interval covers 95%`, () => {
+      const result = errorStudy(population, tasks, 1, 'hard-tasks-extreme', rate, 400, 5)
+      expect(result.errored).toBeLessThan(0.03)
+      expect(result.reported.coverage).toBeGreaterThanOrEqual(0.95 - 2 * Math.sqrt((0.95 * 0.05) / 400))
+    })
+  }
+
   it('with 3 repeats, tails from similar tasks keep hard tasks that error more within 1 point', () => {
     expect(Math.abs(errorStudy(population, 200, 3, 'hard-tasks', 0.027, 80).bias.censored)).toBeLessThanOrEqual(0.01)
   })

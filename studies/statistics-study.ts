@@ -9,6 +9,7 @@ import {
   bootstrapInterval,
   createRng,
   errorsAsFailures,
+  errorsAsSuccesses,
   errorsLeftOut,
   pairedBootstrap,
   passAtInterval,
@@ -129,6 +130,41 @@ export function intervalCoverage(
         )
       : bootstrapInterval(shares, mean, { seed: s + 1, resamples: 2000 })
   })
+}
+
+/**
+ * What a rate's interval is not: a prediction interval. How often the Seq@K of another benchmark
+ * of as many tasks, drawn afresh from the same population, lands in the interval of this one
+ * (`prediction`), beside how often the interval holds the population's Seq@K (`coverage`, what it
+ * promises). The other draw has noise of its own, so it lands less often: for a wide benchmark
+ * about P(|Z| < 1.96/√2) = 83%.
+ */
+export function predictionCoverage(
+  population: AttemptPopulation,
+  tasks: number,
+  repeats: number,
+  benchmarks: number,
+  seed = 1,
+): { coverage: number; prediction: number } {
+  const rng = createRng(seedFrom('prediction', seed, population.a, population.b, tasks, repeats))
+  const K = population.budget
+  const truth = populationSeqAt(population)
+  const rateOf = (rows: readonly TaskRow[]) =>
+    rows.map((r) => r.firstSuccess.filter((f) => f !== null && f <= K).length / repeats)
+  let covered = 0
+  let landed = 0
+  for (let s = 0; s < benchmarks; s++) {
+    const shares = rateOf(simulateCell(rng, population, tasks, repeats).rows)
+    const { lo, hi } = rateInterval(
+      shares,
+      shares.map(() => repeats),
+    )
+    const other = rateOf(simulateCell(rng, population, tasks, repeats).rows)
+    const next = other.reduce((a, b) => a + b, 0) / other.length
+    if (lo <= truth && truth <= hi) covered++
+    if (lo <= next && next <= hi) landed++
+  }
+  return { coverage: covered / benchmarks, prediction: landed / benchmarks }
 }
 
 /**
@@ -542,6 +578,37 @@ function estimatedPopulation(rng: Rng, truth: PowerTruth, tasks: number, repeats
   return population
 }
 
+/**
+ * What the drop a gate names as caught 80% of the time delivers: over `runs` runs of the truth,
+ * each compared with a rerun of its tasks with no change, the detectable drop the verdict states
+ * (the larger of the two alternatives'), and the power a simulation from the truth itself gives at
+ * that drop under `alternative` (`pairs` pairs each).
+ */
+export function namedDropPower(
+  truth: PowerTruth,
+  tasks: number,
+  repeats: number,
+  alternative: Alternative,
+  options: { pairs: number; runs: number; simulations: number; seed?: number },
+): { named: number; delivered: number }[] {
+  const rule = studyRule(truth.budget)
+  const rng = createRng(seedFrom('named-drop-power', options.seed ?? 1, truth.name, tasks, repeats, alternative))
+  const out: { named: number; delivered: number }[] = []
+  for (let s = 0; s < options.runs; s++) {
+    const answer = powerAnswer({
+      ...estimatedPopulation(rng, truth, tasks, repeats),
+      repeats,
+      rule,
+      simulations: options.simulations,
+      seed: s + 1,
+    })
+    if (answer.detectableDrop === null) continue
+    const named = answer.detectableDrop
+    out.push({ named, delivered: simulatedPower(rng, truth, tasks, repeats, named, alternative, options.pairs) })
+  }
+  return out
+}
+
 export interface DetectableDropAccuracy {
   /** The smallest drop (1-point grid) that fails the gate in at least 80% of simulated pairs of the truth, or null. */
   simulated: number | null
@@ -648,7 +715,7 @@ export interface ErrorStudyResult {
   /** Share of trajectories that errored. */
   errored: number
   /** Mean estimate minus the population Seq@K per policy, in rate units. */
-  bias: { censored: number; asFailures: number; leftOut: number }
+  bias: { censored: number; asFailures: number; asSuccesses: number; leftOut: number }
   /** Coverage and mean width of the censored interval alone and of the interval a summary reports. */
   censored: { coverage: number; meanWidth: number }
   reported: { coverage: number; meanWidth: number }
@@ -674,13 +741,14 @@ export function errorStudy(
   const K = population.budget
   const truth = populationSeqAt(population)
   const censoredValues: number[] = []
-  const sums = { asFailures: 0, leftOut: 0, errored: 0 }
+  const sums = { asFailures: 0, asSuccesses: 0, leftOut: 0, errored: 0 }
   const tallies = { censored: { covered: 0, width: 0 }, reported: { covered: 0, width: 0 } }
   for (let s = 0; s < benchmarks; s++) {
     const outcomes = outcomesWithErrors(rng, population, tasks, repeats, mechanism, rate)
     censoredValues.push(seqAtCurveCensored(outcomes, K)[K - 1]!)
     sums.asFailures += seqAtCurve(errorsAsFailures(outcomes), K)[K - 1]!
     sums.leftOut += seqAtCurve(errorsLeftOut(outcomes), K)[K - 1]!
+    sums.asSuccesses += seqAtCurve(errorsAsSuccesses(outcomes), K)[K - 1]!
     sums.errored +=
       outcomes.reduce((n, task) => n + task.repeats.filter((r) => 'censoredAt' in r).length, 0) / (tasks * repeats)
     for (const [name, interval] of [
@@ -703,6 +771,7 @@ export function errorStudy(
     bias: {
       censored: mean - truth,
       asFailures: sums.asFailures / benchmarks - truth,
+      asSuccesses: sums.asSuccesses / benchmarks - truth,
       leftOut: sums.leftOut / benchmarks - truth,
     },
     censored: rates(tallies.censored),

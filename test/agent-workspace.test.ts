@@ -2,7 +2,7 @@
 // the test server. Hostile arguments (paths out of the workspace, symlinks a command made, escapes
 // from the sandbox, floods of output, the API key in the environment) are contained; the files the
 // agent left are what pythonTests({ workspace: true }) judges.
-import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs'
+import { readFileSync, writeFileSync, existsSync, rmSync, mkdirSync, readdirSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -18,6 +18,9 @@ import {
   type Verifier,
 } from '../src/index.js'
 import { Workspace, workspaceSettings, workspaceTools } from '../src/agents/workspace.js'
+import { tool } from '../src/agents/tool.js'
+import { z } from 'zod'
+import { eventually, processesWith, sleepMarker, wordMarker } from '../src/verifiers/python-tests/test-helpers.js'
 import { planSandbox } from '../src/verifiers/python-tests/sandbox.js'
 import { startTestServer, type TestServer } from '../src/testing/index.js'
 
@@ -156,12 +159,26 @@ describe('the workspace tools', () => {
     }
   })
 
+  it.runIf(bwrap)('kills a command whose time runs out while its sandbox is still starting', async () => {
+    // 1 ms: the kill lands while bwrap sets the sandbox up, as a 300 ms limit's did at a load of 25.
+    // Before, the half-made sandbox was orphaned holding the output pipes and the call never ended.
+    const instant = await Workspace.create({}, workspaceSettings('test', { timeoutMs: 1 }))
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await call(instant, 'run_command', { command: 'sleep 600' })).toMatch(
+          /^timed out after 1 ms and was killed/,
+        )
+    } finally {
+      await instant.dispose()
+    }
+  })
+
   it.runIf(bwrap)('empties a workspace that grows past its size limit, and its tools then fail', async () => {
     const small = await Workspace.create({}, workspaceSettings('test', { maxBytes: 100_000 }))
     try {
       await call(small, 'run_command', { command: 'head -c 200000 /dev/zero > big' })
       await expect(call(small, 'list_files', {})).rejects.toThrow(
-        /over its size limit of 100000 bytes or 2000 entries and was emptied/,
+        /over its size limit of 100000 bytes, 2000 entries or 64 levels and was emptied/,
       )
       expect(await small.snapshot()).toEqual({ files: {}, tooLarge: true })
     } finally {
@@ -303,4 +320,296 @@ describe.runIf(bwrap)('an agent repairs a workspace and pythonTests({ workspace:
       /judges an agent's workspace, but the attempt at task repair\/calc has none; use actors\.agent\(\{ workspace: true/,
     )
   })
+})
+
+// ---------------------------------------------------------------------------------------------
+// What an agent's commands and its model may try. Without namespaces (`sandbox: 'none'`) a
+// command's processes cannot be contained, so `none` is refused unless the user says `unsafe`;
+// under bubblewrap each of these holds. Every case then checks that the next right and wrong
+// answers (an agent that repairs the workspace, and one that does not) get their verdicts.
+
+describe("sandbox 'none' for an agent", () => {
+  it('is refused, saying what it does not protect, unless the user says unsafe', () => {
+    for (const made of [
+      () => workspaceSettings('actors.agent', { sandbox: 'none' }),
+      () =>
+        actors.agent({ model: actors.openai({ model: 'm', apiKey: KEY }), tools: [], workspace: { sandbox: 'none' } }),
+    ]) {
+      expect(made).toThrow(/workspace\.sandbox 'none' is refused for an agent/)
+      for (const what of [
+        /one shared uid with no pid namespace/,
+        /survives the episode/,
+        /rewrite a later attempt's workspace/,
+        /process limit/,
+        /through symlinks/,
+        /\/tmp is the host's and persists between attempts/,
+        /network is open/,
+        /unsafe: true/,
+      ])
+        expect(made).toThrow(what)
+    }
+    expect(workspaceSettings('test', { sandbox: 'none', unsafe: true }).sandbox).toBe('none')
+    expect(() => workspaceSettings('test', { unsafe: 'yes' as never })).toThrow(/unsafe must be true or false/)
+  })
+})
+
+describe.runIf(bwrap)('hostile commands and models against an agent (bubblewrap)', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  const repair: Task = {
+    id: 'hostile/calc',
+    prompt: 'Fix calc.py.',
+    files: { 'calc.py': 'def add(a, b):\n    return a - b\n' },
+    tests: 'assert add(2, 3) == 5\nassert add(-1, 1) == 0',
+  }
+  type Step = { id?: string; name: string; arguments: object }
+  const agentCell = (extraTools = [] as ReturnType<typeof tool>[], options = {}): CellSpec => ({
+    runId: 'hostile-agent',
+    benchmark: 'hostile-agent',
+    cellId: 'agent · verifier',
+    tasks: [repair],
+    actor: actors.agent({
+      model: actors.openai({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: server.openaiBaseURL, timeoutMs: 10_000 }),
+      tools: extraTools,
+      // A 2 500-level tree takes seconds to make on a loaded machine's disk.
+      workspace: { timeoutMs: 30_000 },
+      ...options,
+    }),
+    verifier: verifiers.pythonTests({ workspace: true, cache: false }),
+    mode: { name: 'verifier', feedback: feedback.verifier() },
+    history: fullHistory,
+    promptBuilder: defaultPromptBuilder,
+    budget: 1,
+    repeats: 1,
+    discloseBudget: false,
+    concurrency: 1,
+    thresholds: {},
+    errors: 'left-out',
+  })
+  /** Runs one episode whose model makes `turns` (each a list of parallel calls), then answers. */
+  async function episode(turns: Step[][], extraTools = [] as ReturnType<typeof tool>[], options = {}) {
+    server.reset()
+    let turn = 0
+    server.respondWith(() => {
+      const next = turns[turn++]
+      return next ? { text: '', toolCalls: next.map((c) => ({ ...c, arguments: c.arguments as never })) } : 'done'
+    })
+    const { trajectories } = await runCell(agentCell(extraTools, options))
+    return trajectories[0]!
+  }
+  const FIX: Step = {
+    name: 'write_file',
+    arguments: { path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' },
+  }
+  /** The next right answer passes and the next wrong one fails, each an episode of its own. */
+  async function expectNextVerdicts(): Promise<void> {
+    const right = await episode([[FIX]])
+    expect(right.status, JSON.stringify(right.attempts[0]?.verdict.diagnostics)).toBe('solved')
+    const wrong = await episode([[{ name: 'list_files', arguments: {} }]])
+    expect(wrong.status).toBe('failed')
+    expect(wrong.attempts[0]!.verdict.diagnostics.summary).toBe('2 of 2 tests failed')
+  }
+  const workspaces = () => readdirSync(tmpdir()).filter((n) => n.startsWith('seqk-workspace-'))
+
+  it('kills a daemon a command leaves running, before the command returns', async () => {
+    const marker = sleepMarker()
+    const t = await episode([
+      [{ name: 'run_command', arguments: { command: `setsid nohup sleep ${marker} >/dev/null 2>&1 & echo left` } }],
+    ])
+    expect(t.attempts[0]!.episode!.turns[0]!.toolCalls[0]!.result).toMatch(/^exit code 0\n--- stdout ---\nleft/)
+    expect(await eventually(() => processesWith(marker).length === 0, 3000), processesWith(marker).join(' ')).toBe(true)
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it('keeps the host side inside the workspace while a command swaps a directory for a symlink', async () => {
+    const target = join(tmpdir(), `seqk-swap-target-${process.pid}`)
+    mkdirSync(target, { recursive: true })
+    for (let i = 0; i < 200; i++) writeFileSync(join(target, `f${i}`), 'keep')
+    writeFileSync(join(target, 'root-only'), 'root secret')
+    chmodSync(join(target, 'root-only'), 0o600)
+    try {
+      const swap = `mkdir -p d; (while :; do mv d d.real; ln -s ${target} d; rm -f d; mv d.real d; done) & sleep 0.3; echo swapping`
+      const probes: Step[] = []
+      for (let i = 0; i < 30; i++)
+        probes.push(
+          { name: 'write_file', arguments: { path: `d/new${i}`, content: 'x' } },
+          { name: 'read_file', arguments: { path: 'd/root-only' } },
+        )
+      const t = await episode([[{ name: 'run_command', arguments: { command: swap } }], probes])
+      const results = t.attempts[0]!.episode!.turns[1]!.toolCalls.map((c) => c.result ?? c.error)
+      expect(results.join('\n')).not.toContain('root secret')
+      expect(readdirSync(target).sort()).toEqual(
+        [...Array.from({ length: 200 }, (_, i) => `f${i}`), 'root-only'].sort(),
+      )
+      expect(readFileSync(join(target, 'f7'), 'utf8')).toBe('keep')
+    } finally {
+      rmSync(target, { recursive: true, force: true })
+    }
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it("holds a process hog to its own command: another attempt's commands still fork", async () => {
+    const marker = sleepMarker()
+    const hog = Workspace.create({}, settings)
+    const other = Workspace.create({}, settings)
+    const [a, b] = await Promise.all([hog, other])
+    try {
+      const hogging = call(a, 'run_python', {
+        code: [
+          'import os, time',
+          'made = 0',
+          'for i in range(600):',
+          '    try:',
+          '        if os.fork() == 0:',
+          `            os.execvp('sleep', ['sleep', '${marker}'])`,
+          '        made += 1',
+          '    except OSError:',
+          '        break',
+          'time.sleep(1)',
+          "print('hogged', made)",
+        ].join('\n'),
+      })
+      await new Promise((r) => setTimeout(r, 500))
+      const forked = await call(b, 'run_command', {
+        command: 'for i in 1 2 3 4 5; do (true) & done; wait; echo forked',
+      })
+      expect(forked).toMatch(/^exit code 0\n--- stdout ---\nforked/)
+      expect(await hogging).toMatch(/hogged/)
+      expect(await eventually(() => processesWith(marker).length === 0, 3000)).toBe(true)
+    } finally {
+      await a.dispose()
+      await b.dispose()
+    }
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it("keeps /tmp from one command to the next, and from another attempt's", async () => {
+    const word = wordMarker('seqk-tmp')
+    const a = await Workspace.create({}, settings)
+    const b = await Workspace.create({}, settings)
+    try {
+      expect(await call(a, 'run_command', { command: `echo ${word} > /tmp/${word}; cat /tmp/${word}` })).toContain(word)
+      expect(await call(a, 'run_command', { command: `cat /tmp/${word}` })).toMatch(/No such file/)
+      expect(await call(b, 'run_command', { command: `cat /tmp/${word}` })).toMatch(/No such file/)
+      expect(existsSync(join('/tmp', word))).toBe(false)
+    } finally {
+      await a.dispose()
+      await b.dispose()
+    }
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it('ends a 2 500-level tree, a huge tree and a removal race as the answer’s failure, the workspace gone', async () => {
+    const before = new Set(workspaces())
+    const deep = 'import os\nfor i in range(2500):\n    os.mkdir("d")\n    os.chdir("d")\nprint("deep")'
+    const t = await episode([
+      [{ name: 'run_python', arguments: { code: deep } }],
+      [{ name: 'list_files', arguments: {} }],
+    ])
+    expect(t.status).toBe('failed')
+    const calls = t.attempts[0]!.episode!.turns.flatMap((x) => x.toolCalls)
+    expect(calls[0]!.result).toMatch(/^exit code 0\n--- stdout ---\ndeep/)
+    expect(calls[1]!.error).toMatch(/64 levels and was emptied/)
+    expect(t.attempts[0]!.verdict.diagnostics.outcome).toBe('load-error')
+    // A huge tree, and a writer still making files as the episode ends (it dies with its command).
+    const huge = await episode([
+      [{ name: 'run_command', arguments: { command: 'mkdir h && cd h && seq 5000 | xargs touch; echo made' } }],
+      [{ name: 'run_command', arguments: { command: '(while :; do touch w$RANDOM; done) & sleep 0.5; echo racing' } }],
+    ])
+    expect(huge.status).toBe('failed')
+    expect(
+      await eventually(() => workspaces().filter((n) => !before.has(n)).length === 0, 5000),
+      workspaces().join(' '),
+    ).toBe(true)
+    // On its own too: the workspace's removal handles a tree deeper than PATH_MAX.
+    const ws = await Workspace.create({}, workspaceSettings('test', { timeoutMs: 30_000 }))
+    expect(await call(ws, 'run_python', { code: deep })).toMatch(/^exit code 0/)
+    await ws.dispose()
+    expect(existsSync(ws.dir)).toBe(false)
+    await expectNextVerdicts()
+  }, 120_000)
+
+  it('redacts the key from a tool that throws with it, in the record and in the model’s next turn', async () => {
+    const wrapper = tool({
+      name: 'fetch_status',
+      description: 'Fetches the status.',
+      parameters: z.object({}).strict(),
+      run: () => {
+        throw new Error(`401 Unauthorized: invalid key ${KEY} (Authorization: Bearer ${KEY})`)
+      },
+    })
+    const t = await episode([[{ name: 'fetch_status', arguments: {} }]], [wrapper])
+    const record = t.attempts[0]!.episode!.turns[0]!.toolCalls[0]!
+    expect(record.error).toMatch(/^the tool failed: 401 Unauthorized/)
+    expect(JSON.stringify(t)).not.toContain(KEY)
+    for (const request of server.requests) expect(JSON.stringify(request.body)).not.toContain(KEY)
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it('caps the tool calls of a turn and of an episode, the cap in the error', async () => {
+    let ran = 0
+    const cheap = tool({
+      name: 'ping',
+      description: 'Answers pong.',
+      parameters: z.object({}).strict(),
+      run: () => {
+        ran++
+        return 'pong'
+      },
+    })
+    const flood = Array.from({ length: 5000 }, (_, i) => ({ id: `c${i}`, name: 'ping', arguments: {} }))
+    const t = await episode([flood], [cheap])
+    const records = t.attempts[0]!.episode!.turns[0]!.toolCalls
+    expect(ran).toBe(64)
+    expect(records).toHaveLength(5000)
+    expect(records.filter((r) => r.result === 'pong')).toHaveLength(64)
+    expect(records[64]!.error).toBe(
+      'not run: this turn asked for 5000 tool calls, over the limit of 64 a turn (maxToolCallsPerTurn)',
+    )
+    ran = 0
+    const turns = Array.from({ length: 4 }, (_, k) =>
+      Array.from({ length: 10 }, (_, i) => ({ id: `t${k}-${i}`, name: 'ping', arguments: {} })),
+    )
+    const capped = await episode(turns, [cheap], { maxToolCalls: 25, maxToolCallsPerTurn: 8 })
+    const all = capped.attempts[0]!.episode!.turns.flatMap((x) => x.toolCalls)
+    // Turns of 10: 8 run and 2 refused (the turn's cap), until the 25th call; its turn's next 7 meet the episode's cap.
+    expect(ran).toBe(25)
+    expect(all.filter((r) => r.error?.includes('(maxToolCalls)'))).toHaveLength(7)
+    expect(all.find((r) => r.error?.includes('(maxToolCalls)'))!.error).toBe(
+      'not run: the episode reached its limit of 25 tool calls (maxToolCalls)',
+    )
+    await expectNextVerdicts()
+  }, 60_000)
+
+  it("answers a reused tool-call id as the model's error, without running the call", async () => {
+    let ran = 0
+    const counter = tool({
+      name: 'count',
+      description: 'Counts.',
+      parameters: z.object({}).strict(),
+      run: () => String(++ran),
+    })
+    const t = await episode(
+      [
+        [
+          { id: 'same', name: 'count', arguments: {} },
+          { id: 'same', name: 'count', arguments: {} },
+        ],
+        [{ id: 'same', name: 'count', arguments: {} }],
+      ],
+      [counter],
+    )
+    const records = t.attempts[0]!.episode!.turns.flatMap((x) => x.toolCalls)
+    expect(ran).toBe(1)
+    expect(records.map((r) => r.result ?? r.error)).toEqual([
+      '1',
+      'not run: the call id "same" was already used in this episode; give each call its own id',
+      'not run: the call id "same" was already used in this episode; give each call its own id',
+    ])
+    await expectNextVerdicts()
+  }, 60_000)
 })

@@ -77,7 +77,7 @@ describe('runCli (in-process)', () => {
     expect(cli(['frob'])).toMatchObject({
       code: 1,
       stderr:
-        'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, strengthen, suites, stability)\nRun `seqk --help` for usage.\n',
+        'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, import, strengthen, suites, stability)\nRun `seqk --help` for usage.\n',
     })
     expect(cli(['analyze'])).toMatchObject({
       code: 1,

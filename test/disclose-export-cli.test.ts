@@ -141,7 +141,7 @@ describe('seqk export', () => {
     const dir = runDir('bad-format')
     expect(await cli(['export', dir, '--format', 'csv'])).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/^seqk export: --format must be inspect or junit \(got "csv"\)/),
+      stderr: expect.stringMatching(/^seqk export: --format must be inspect, junit or seq_k \(got "csv"\)/),
     })
     expect(await cli(['export', join(tmp, 'nowhere'), '--format', 'junit'])).toMatchObject({
       code: 1,

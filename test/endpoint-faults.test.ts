@@ -117,7 +117,7 @@ describe('timeoutMs bounds the whole call', () => {
         expect(error).toBeInstanceOf(ProviderError)
         expect((error as Error).message).toMatch(
           new RegExp(
-            `${stall.url.replace(/[.]/g, '\\.')}(/v1)?: no complete response within 300 ms \\(timeoutMs\\) \\(gave up after 2 tries\\)$`,
+            `${stall.url.replace(/[.]/g, '\\.')}(/v1)?: no complete response within 300 ms \\(timeoutMs\\) \\(gave up after 2 tries: 1 \\+ retry\\.maxRetries 1\\)$`,
           ),
         )
         // Two tries of 300 ms and a short backoff: nowhere near the 600 s a cell waits.
@@ -350,12 +350,12 @@ describe('advice that fits the cause', () => {
     expect(failedCheck(summary)).not.toMatch(/maxErrorRate/)
   })
 
-  it('a few 5xx among answers: server, and there tolerating is the fix', async () => {
+  it('a few 503s among answers: server, and there tolerating is the fix', async () => {
     const server = await startTestServer({ responder: () => 'CORRECT' })
     onTestFinished(() => server.close())
     server.injectFaults({
       kind: 'status',
-      status: 500,
+      status: 503,
       times: 1000,
       match: (r) => r.messages.some((m) => m.content.startsWith('Task 0:')),
     })
@@ -374,6 +374,79 @@ describe('advice that fits the cause', () => {
     expect(message).toContain(
       "Fix (server): the server failed (HTTP 5xx): many such errors mean it is down or overloaded; a few such errors are noise: raise maxErrorRate in the cell's expect",
     )
+  })
+})
+
+describe('a server that fails the same request every time', () => {
+  const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, prompt: `Task ${i}: say CORRECT.` }))
+  const asked = (server: { requests: { messages: { content: string }[] }[] }, task: number) =>
+    server.requests.filter((r) => r.messages.some((m) => m.content.startsWith(`Task ${task}:`))).length
+
+  it("the same 500 twice for one request while others are answered is the request's error: 2 tries, not 6, and the advice fits", async () => {
+    const server = await startTestServer({ responder: () => 'CORRECT' })
+    onTestFinished(() => server.close())
+    server.injectFaults({
+      kind: 'status',
+      status: 500,
+      times: 1000,
+      match: (r) => r.messages.some((m) => m.content.startsWith('Task 0:')),
+    })
+    // The default allowance (5 retries): before, task 0 took all 6 tries, each a shared backoff.
+    const actor = actors.openaiCompatible({
+      model: 'coder',
+      baseURL: server.openaiBaseURL,
+      retry: { baseDelayMs: 200 },
+    })
+    const { trajectories, summary } = await runCell(
+      cellSpec(tasks(4), actor, { verifier: saysCorrect, errors: 'censored', concurrency: 4 }),
+    )
+    const [t0, ...others] = trajectories
+    expect(t0!.status).toBe('error')
+    expect(t0!.error!.kind).toBe('request')
+    expect(t0!.error!.message).toMatch(
+      /: HTTP 500: .* \(the same answer to this request twice, while the endpoint answers others: the request's own error, not the server's weather, so it is not retried\) \(2 tries\)$/,
+    )
+    expect(asked(server, 0)).toBe(2)
+    // Nothing lost, nothing paid twice: every other task answered once and solved.
+    expect(others.map((t) => t.status)).toEqual(['solved', 'solved', 'solved'])
+    for (const task of [1, 2, 3]) expect(asked(server, task)).toBe(1)
+    const failed = summary.thresholds.filter((t) => !t.pass).map((t) => t.message)
+    expect(failed.join(' ')).toContain(
+      'Fix (request refused): the endpoint refused the request itself (an HTTP 4xx, or the same 5xx answer to it twice while it answered others)',
+    )
+    expect(failed.join(' ')).not.toMatch(/down or overloaded/)
+  })
+
+  it('a server that fails every request with the same 500 opens the breaker: a 12-trajectory cell makes 2 tries per call in flight, not 6 per call', async () => {
+    const always = await serve((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'Internal Server Error', type: 'server_error' } }))
+    })
+    onTestFinished(() => always.close())
+    const concurrency = 8
+    const actor = actors.openaiCompatible({ model: 'coder', baseURL: `${always.url}/v1`, retry: { baseDelayMs: 20 } })
+    const { trajectories } = await runCell(
+      cellSpec(tasks(4), actor, { errors: 'censored', concurrency, repeats: 3, verifier: saysCorrect }),
+    )
+    // Before: 107 requests and 267 s (12 trajectories, the default retries; /tmp measurement in the commit).
+    expect(trajectories).toHaveLength(12)
+    expect(trajectories.every((t) => t.status === 'error' && t.error?.kind === 'server')).toBe(true)
+    for (const t of trajectories)
+      expect(t.error!.message).toMatch(
+        /HTTP 500: Internal Server Error; 3 requests in a row failed on server errors and none was answered, so calls to it fail at once \(next try in \d+ s\); the server fails every request, not one/,
+      )
+    // The calls in flight tried twice each; the rest never reached it (one probe allowed after a cool-down).
+    expect(always.requests()).toBeLessThanOrEqual(2 * concurrency + 1)
+  })
+
+  it('an overload (503 with the same body) is weather: retried with the shared backoff, and answers when it passes', async () => {
+    const server = await startTestServer({ responder: () => 'CORRECT' })
+    onTestFinished(() => server.close())
+    server.injectFaults({ kind: 'status', status: 503, times: 3 })
+    const actor = actors.openaiCompatible({ model: 'coder', baseURL: server.openaiBaseURL, retry: { baseDelayMs: 5 } })
+    const { trajectories } = await runCell(cellSpec(tasks(1), actor, { verifier: saysCorrect }))
+    expect(trajectories[0]!.status).toBe('solved')
+    expect(server.requests).toHaveLength(4)
   })
 })
 
@@ -531,7 +604,7 @@ describe('a body that is not the API', () => {
       expect(error).toBeInstanceOf(ProviderError)
       expect(html.requests() - before).toBe(2)
       expect(error.message).toMatch(
-        /malformed response: the body is not JSON but an HTML page, 72 B, starting "<!doctype html><html><body><h1>Sign in t…" \(a proxy or gateway page, not the .* API\?\) \(gave up after 2 tries\)$/,
+        /malformed response: the body is not JSON but an HTML page, 72 B, starting "<!doctype html><html><body><h1>Sign in t…" \(a proxy or gateway page, not the .* API\?\) \(gave up after 2 tries: 1 \+ retry\.maxRetries 1\)$/,
       )
       expect(error.kind).toBe('model-output')
     })
@@ -557,7 +630,7 @@ describe('a body that is not the API', () => {
         expect(error).toBeInstanceOf(ProviderError)
         expect(server.requests()).toBe(2)
         expect(error.message).toMatch(message)
-        expect(error.message).toMatch(/\(gave up after 2 tries\)$/)
+        expect(error.message).toMatch(/\(gave up after 2 tries: 1 \+ retry\.maxRetries 1\)$/)
         expect(error.kind).toBe('model-output')
       })
     }
@@ -753,6 +826,60 @@ describe('no secret leaves', () => {
     } finally {
       await echo.close()
     }
+  })
+
+  it("a server that names the request's key as the model it served: the served model is kept without it, in trajectories, summaries and cassettes", async () => {
+    const key = ['sk', 'proj', 'served', 'SECRET', 'abcdefghijklmnop'].join('-')
+    // A gateway's own key, never configured here: known only by its shape.
+    const foreign = ['gsk', 'SECRETforeignGatewayKey0123456789abcd'].join('_')
+    const echo = await serve((req, res) => {
+      const served = `${String(req.headers.authorization ?? req.headers['x-api-key'] ?? '').replace(/^Bearer /, '')} ${foreign}`
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (req.url?.includes('/messages'))
+        res.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: served,
+            content: [{ type: 'text', text: 'hello' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 3, output_tokens: 5 },
+          }),
+        )
+      else
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: served,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+          }),
+        )
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'seqk-served-cassettes-'))
+    onTestFinished(async () => {
+      await echo.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const cassette = { mode: 'record' as const, dir }
+    for (const model of [
+      actors.openai({ model: 'gpt-4o-mini', apiKey: key, baseURL: `${echo.url}/v1`, cassette, ...fast }),
+      actors.anthropic({ model: 'claude-sonnet-4-5', apiKey: key, baseURL: echo.url, cassette, ...fast }),
+      actors.openaiCompatible({ model: 'coder', apiKey: key, baseURL: `${echo.url}/v1`, cassette, ...fast }),
+    ]) {
+      const { trajectories, summary } = await runCell(cellSpec([{ id: 't', prompt: 'hi' }], model, { budget: 1 }))
+      expect(trajectories[0]!.attempts[0]!.servedModel).toBe('[REDACTED] [REDACTED]')
+      for (const text of [JSON.stringify(trajectories), JSON.stringify(summary)]) expect(text).not.toMatch(/SECRET/)
+    }
+    const written = readdirSync(dir, { recursive: true })
+      .filter((f) => String(f).endsWith('.json'))
+      .map((f) => readFileSync(join(dir, String(f)), 'utf8'))
+    expect(written).toHaveLength(3)
+    expect(written.join('\n')).not.toMatch(/SECRET/)
   })
 
   it('a base URL with credentials is refused at declaration, naming the header option, quoting none of them', () => {

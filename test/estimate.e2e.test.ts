@@ -107,6 +107,23 @@ describe('the cost estimate of the bundled evals against a priced test-server ac
     }
   })
 
+  it("each cell's dollar range covers what it cost, from prompts alone (the first run) and from the previous run (the second)", () => {
+    for (const run of [first, second]) {
+      const actual = new Map(
+        readSummary(join(run, 'summary.json'))
+          .benchmarks.flatMap((b) => b.cells)
+          .map((c) => [`${c.benchmark}\u0000${c.cellId}`, c.costUsd!]),
+      )
+      for (const { start } of readCells(join(run, 'cells.jsonl')).cells) {
+        const cost = actual.get(`${start.benchmark}\u0000${start.cellId}`)!
+        const range = start.estimate!.costUsd
+        const what = `${run.split('/').at(-1)} ${start.cellId} (${start.estimate!.basis.kind}): ${cost} in [${range.low}, ${range.high}]`
+        expect(range.low!, what).toBeLessThanOrEqual(cost)
+        expect(cost, what).toBeLessThanOrEqual(range.high!)
+      }
+    }
+  })
+
   it('from the previous run: the estimate of the whole run is within 20% of its actual cost', () => {
     const card = DisclosureCardSchema.parse(JSON.parse(readFileSync(join(second, 'disclosure.json'), 'utf8')))
     const summary = readSummary(join(second, 'summary.json'))

@@ -401,3 +401,53 @@ describe('the disclosure card and the exports of the bundled run', () => {
     }
   }, 120_000)
 })
+
+describe('the score curve and the reference protocol in the bundled run', () => {
+  const ARC = 'ARC-AGI-2 grids (fixtures, reference protocol)'
+  const RUBRIC = 'rubric fixtures (full history)'
+  const bench = (name: string) => summary.benchmarks.find((b) => b.name === name)!
+
+  it('runs the ARC-AGI-2 cells offline under the reference protocol, their Score@k read within the K-run', () => {
+    const cells = bench(ARC).cells
+    expect(cells).toHaveLength(9)
+    expect(bench(ARC).file).toBe('evals/arc-agi-2.eval.ts')
+    for (const cell of cells) {
+      expect(cell.verdict).not.toBe('fail')
+      expect(cell.score!.binary).toBe(true)
+      expect(cell.score!.at.every((v) => v !== null)).toBe(true)
+      if (cell.mode === 'independent') continue
+      expect(cell.protocol).toMatchObject({ promptBuilder: 'seq_k-reference/1', budgetDisclosed: true })
+      // Told its budget: Seq@k below K is undefined, Score@K is Seq@K.
+      expect(cell.seqAt.slice(0, 4)).toEqual([null, null, null, null])
+      expect(cell.score!.at[4]).toBeCloseTo(cell.seqAt[4]!, 12)
+    }
+    const cellMatch = readTrajectories(join(runDir, 'trajectories.jsonl')).trajectories.filter(
+      (t) => t.benchmark === ARC && t.mode === 'cell_match' && t.status === 'failed',
+    )
+    // Feedback after the last failure too; cell-match text, never a target.
+    for (const t of cellMatch) expect(t.attempts[4]!.feedback?.text).toMatch(/^(incorrect_output|format_error)/)
+    // The notes wrap at 120 columns: read them as one line.
+    const out = result.stdout.replace(/\s+/g, ' ')
+    expect(out).toContain(`${ARC} — K=5, 5 tasks × 3 repeats`)
+    expect(out).toMatch(/budget disclosed \([^)]*cell_match[^)]*\): Score@k for k < K is read within the K-run/)
+  })
+
+  it('shows the rubric cells’ score curve beside their Seq@k, in the terminal and summary.json', () => {
+    const out = result.stdout
+    expect(out).toMatch(
+      / score curve, in % \(Score@k: the mean over tasks of the best verdict score reached by attempt k/,
+    )
+    expect(out).toMatch(
+      / simulated:reviser · critic-aware\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\s+[\d.]+–[\d.]+\s+Seq@5 \d+\.\d/,
+    )
+    for (const cell of bench(RUBRIC).cells) {
+      expect(cell.score!.binary).toBe(false)
+      // A soft score credits partial answers: never below the solved rate (by sample k, in draw order, for independent cells).
+      cell.score!.at.forEach((v, k) => expect(v!).toBeGreaterThanOrEqual(cell.seqAt[k]! - 1e-12))
+    }
+    const reviser = bench(RUBRIC).cells.find((c) => c.cellId === 'simulated:reviser · critic-aware')!
+    console.log(
+      `rubric reviser · critic-aware: Score@k ${reviser.score!.at.map((v) => (v! * 100).toFixed(1)).join(' / ')} against Seq@k ${reviser.seqAt.map((v) => (v! * 100).toFixed(1)).join(' / ')}`,
+    )
+  })
+})

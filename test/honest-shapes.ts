@@ -226,3 +226,137 @@ export function valueShape(
     tests: `${tests.trimEnd()}\n${probe}\n`,
   }
 }
+
+/**
+ * Honest programs of shapes the parity corpus's value shapes do not meet: tests that share the
+ * program's state with the answer (they seed `random` for it, capture its `print` with
+ * `redirect_stdout`, feed it `sys.stdin`, define a global it reads, read `sys.argv` as it does),
+ * that pass it a `range` or a generator, call it 100 000 times, get back a 700 000-element list or
+ * a string of two million characters, or run `asyncio.run` on an async answer; and one wrong answer
+ * a value shape used to pass (`type(x) is str` of a `str` subclass). Each is one answer and its
+ * tests; `official` is its official verdict (candidate then tests in one `python3 file.py`), which
+ * the parity test checks too. Where judging out of process cannot give the official verdict,
+ * `refusal` is the message ours must give instead (docs/python-verifier.md names each).
+ */
+export interface ProgramShape {
+  name: string
+  description: string
+  code: string
+  tests: string
+  official: 'pass' | 'fail'
+  /** The documented refusal our verdict carries instead of the official verdict. */
+  refusal?: RegExp
+}
+
+export const PROGRAM_SHAPES: readonly ProgramShape[] = [
+  {
+    name: 'seeded-random',
+    description: 'the tests seed random, draw the expected values, seed again, and call the answer',
+    code: 'import random\n\ndef roll(n):\n    return [random.randint(1, 6) for _ in range(n)]',
+    tests: [
+      'import random',
+      'random.seed(42)',
+      'expected = [random.randint(1, 6) for _ in range(5)]',
+      'random.seed(42)',
+      'assert roll(5) == expected',
+      'from random import seed, choice',
+      'seed(7)',
+      'first = roll(3)',
+      'seed(7)',
+      'assert roll(3) == first',
+    ].join('\n'),
+    official: 'pass',
+  },
+  {
+    name: 'redirect-stdout',
+    description: "the tests capture the answer's print with contextlib.redirect_stdout (and stderr)",
+    code: 'import sys\n\ndef greet(name):\n    print(f"Hello, {name}!")\n    print("note", file=sys.stderr)',
+    tests: [
+      'import contextlib, io',
+      'out, err = io.StringIO(), io.StringIO()',
+      'with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):',
+      '    greet("Ada")',
+      '    greet("Bob")',
+      'assert out.getvalue() == "Hello, Ada!\\nHello, Bob!\\n"',
+      'assert err.getvalue() == "note\\nnote\\n"',
+    ].join('\n'),
+    official: 'pass',
+  },
+  {
+    name: 'stdin',
+    description: 'the tests set sys.stdin to a StringIO the answer reads with input()',
+    code: 'def total():\n    input()\n    return sum(map(int, input().split()))',
+    tests: [
+      'import io, sys',
+      'sys.stdin = io.StringIO("3\\n1 2 3\\nrest\\n")',
+      'assert total() == 6',
+      'assert sys.stdin.read() == "rest\\n"',
+    ].join('\n'),
+    official: 'pass',
+  },
+  {
+    name: 'test-global',
+    description: 'the tests define (and change) a global the answer reads',
+    code: 'def scaled(x):\n    return x * FACTOR',
+    tests: 'FACTOR = 3\nassert scaled(2) == 6\nFACTOR = 5\nassert scaled(2) == 10',
+    official: 'pass',
+  },
+  {
+    name: 'range-argument',
+    description: 'the tests pass the answer a range',
+    code: 'def total(xs):\n    return sum(xs) if isinstance(xs, range) else -1',
+    tests: 'assert total(range(10)) == 45\nassert total(range(0, 100, 7)) == sum(range(0, 100, 7))',
+    official: 'pass',
+  },
+  {
+    name: 'generator-argument',
+    description: 'the tests pass the answer a generator and an iterator',
+    code: 'def total(xs):\n    return sum(xs)',
+    tests: 'assert total(x * x for x in range(4)) == 14\nassert total(iter([1, 2])) == 3',
+    official: 'pass',
+  },
+  {
+    name: 'many-calls',
+    description: 'the tests call the answer 100 000 times in a loop',
+    code: 'def double(x):\n    return 2 * x',
+    tests: 'for i in range(100000):\n    assert double(i) == 2 * i',
+    official: 'pass',
+    refusal:
+      /timed out after \d+ ms in the call double\(\d+\) \(after \d+ calls to the answer: each crosses to the candidate's process, a cost the official single-process run does not pay; tests that call the answer this often need a larger timeoutMs\)/,
+  },
+  {
+    name: 'large-list',
+    description: 'the answer returns a 700 000-element list',
+    code: 'def squares(n):\n    return [i * i for i in range(n)]',
+    tests: 'result = squares(700000)\nassert len(result) == 700000\nassert result[-1] == 699999 ** 2',
+    official: 'pass',
+  },
+  {
+    name: 'large-string',
+    description: 'the answer returns a string of two million non-ASCII characters',
+    code: 'def text(n):\n    return "é" * n',
+    tests: 'assert len(text(2000000)) == 2000000\nassert set(text(2000000)) == {"é"}',
+    official: 'pass',
+  },
+  {
+    name: 'asyncio',
+    description: 'the tests run an async answer with asyncio.run',
+    code: 'import asyncio\n\nasync def fetch(x):\n    await asyncio.sleep(0)\n    return x * 2',
+    tests: 'import asyncio\nassert asyncio.run(fetch(21)) == 42',
+    official: 'pass',
+  },
+  {
+    name: 'argv',
+    description: 'the answer and the tests read sys.argv',
+    code: 'import sys\n\ndef arguments():\n    return sys.argv[1:]',
+    tests: 'import sys\nassert arguments() == []\nassert len(sys.argv) == 1',
+    official: 'pass',
+  },
+  {
+    name: 'str-subclass-type',
+    description: 'a wrong answer: the tests check type(x) is str, and it returns a str subclass',
+    code: 'class Text(str):\n    pass\n\ndef name():\n    return Text("Ada")',
+    tests: 'assert name() == "Ada"\nassert type(name()) is str',
+    official: 'fail',
+  },
+]

@@ -48,7 +48,7 @@ import { ANSWER_SHAPES, answerShape, fencedAnswer, type AnswerShape } from '../s
 import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { verifiers, type Verdict } from '../src/verifiers/index.js'
-import { VALUE_SHAPES, valueShape, type ValueShape } from './honest-shapes.js'
+import { PROGRAM_SHAPES, VALUE_SHAPES, valueShape, type ProgramShape, type ValueShape } from './honest-shapes.js'
 import { PROBED_SHAPES, probeValueShapes, type ShapeApplicability } from './value-shape-probe.js'
 import {
   OFFICIAL_PYTHON,
@@ -572,4 +572,52 @@ describe.runIf(present)('parity with the official CodeEval-Pro harness (HumanEva
     const disagreements = outcomes.filter((o) => agreement(o) !== 'agree').length
     expect(disagreements, `${disagreements} of ${outcomes.length} answers disagree\n${table(outcomes)}`).toBe(0)
   })
+})
+
+// The honest program shapes (test/honest-shapes.ts PROGRAM_SHAPES): tests that share the program's
+// state with the answer, arguments and results of unusual kinds and sizes, an async answer, and a
+// wrong answer a value shape used to pass. Each against the official procedure; where judging out
+// of process cannot give the official verdict, ours must carry the shape's documented refusal.
+// Needs no benchmark data. A verdict either side gave by running out of time under load is run
+// again with 20 s on both sides, except for a refusal, which is about the time.
+describe('parity of the honest program shapes (candidate then tests in one python3 file.py)', () => {
+  const ours = verifiers.pythonTests({ cache: false })
+  const slow = verifiers.pythonTests({ cache: false, timeoutMs: 20_000 })
+  const official = new OfficialHarness({ memo: false })
+  const slowOfficial = new OfficialHarness({ timeoutMs: 20_000, memo: false })
+  afterAll(() => {
+    official.close()
+    slowOfficial.close()
+  })
+  const text = (v: Verdict | Error) =>
+    v instanceof Error
+      ? `threw ${v.message}`
+      : [v.diagnostics.summary, ...(v.diagnostics.tests ?? []).map((t) => t.error ?? '')].join(' | ')
+  const judge = async (shape: ProgramShape, verifier: typeof ours, harness: OfficialHarness) => {
+    const answer = `\`\`\`python\n${shape.code}\n\`\`\``
+    const task = { id: `program/${shape.name}`, prompt: shape.description, tests: shape.tests }
+    const [mine, theirs] = await Promise.all([
+      verifier.verify(task, answer).catch(asError),
+      harness.verdict(answer, shape.tests),
+    ])
+    return { mine, theirs }
+  }
+
+  it.each(PROGRAM_SHAPES.map((shape) => [shape.name, shape] as const))(
+    '%s: our verdict is the official one, or its documented refusal',
+    async (_name, shape) => {
+      let { mine, theirs } = await judge(shape, ours, official)
+      const ranOut = (v: Verdict | Error) => !(v instanceof Error) && v.diagnostics.outcome === 'timeout'
+      const agrees = () => !(mine instanceof Error) && mine.pass === theirs.pass
+      if (!agrees() && shape.refusal === undefined && (ranOut(mine) || theirs.raw.timedOut))
+        ({ mine, theirs } = await judge(shape, slow, slowOfficial))
+      expect(theirs.pass, `official verdict of ${shape.name}: ${describeOfficial(theirs)}`).toBe(
+        shape.official === 'pass',
+      )
+      if (agrees()) return
+      expect(shape.refusal, `ours: ${text(mine)}; official: ${describeOfficial(theirs)}`).toBeDefined()
+      expect(text(mine)).toMatch(shape.refusal!)
+    },
+    120_000,
+  )
 })

@@ -1,6 +1,6 @@
 // The real SDKs against our local server over real sockets: every provider runs a whole Seq@K
 // cell, prices it, survives injected faults, stops promptly on abort, and records then replays.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -198,9 +198,10 @@ describe('faults', () => {
   })
 
   it('marks a trajectory as an infrastructure error when retries run out, and the cell says so', async () => {
+    // An overload (503) is the server's weather, retried to the end of the allowance.
     server.injectFaults({
       kind: 'status',
-      status: 500,
+      status: 503,
       times: 1000,
       match: (r) => r.messages.some((m) => m.content.startsWith('Task b')),
     })
@@ -214,13 +215,13 @@ describe('faults', () => {
     const b = trajectories.find((t) => t.taskId === 'b')!
     expect(b.status).toBe('error')
     expect(b.error).toMatchObject({ stage: 'actor', attempt: 1 })
-    expect(b.error!.message).toMatch(/HTTP 500.*gave up after 3 tries/)
+    expect(b.error!.message).toMatch(/HTTP 503.*gave up after 3 tries: 1 \+ retry\.maxRetries 2\)$/)
     expect(summary.errors.count).toBe(1)
     // Errors are left out of the rate, counted beside it, and fail the cell by default.
     expect(summary.seqAt).toEqual([0, 1, 1])
     expect(summary.verdict).toBe('fail')
     expect(summary.thresholds.find((t) => t.metric === 'maxErrorRate')!.message).toContain(
-      'task b repeat 0, actor at attempt 1: openai:gpt-4o-mini (actor, task b, attempt 1): HTTP 500',
+      'task b repeat 0, actor at attempt 1: openai:gpt-4o-mini (actor, task b, attempt 1): HTTP 503',
     )
     const counted = await runCell(spec(flaky, { errors: 'failures', thresholds: { maxErrorRate: 0.5 } }))
     expect(counted.summary.seqAt[2]).toBeCloseTo(0.75, 10)
@@ -331,8 +332,13 @@ describe('keys', () => {
       )
       expect(() => actors.anthropic({ model: 'claude-sonnet-4-5' })).toThrow('ANTHROPIC_API_KEY')
       expect(actors.openai({ model: 'gpt-4o', skipWithoutKey: true }).unavailable).toBe('OPENAI_API_KEY is not set')
-      // Replaying cassettes needs no key.
-      expect(actors.anthropic({ model: 'claude-sonnet-4-5', cassette: { mode: 'replay' } }).unavailable).toBeUndefined()
+      // Replaying cassettes needs no key (only a recording of the model).
+      const recorded = mkdtempSync(join(tmpdir(), 'seqk-replay-'))
+      mkdirSync(join(recorded, 'anthropic', 'claude-sonnet-4-5'), { recursive: true })
+      expect(
+        actors.anthropic({ model: 'claude-sonnet-4-5', cassette: { mode: 'replay', dir: recorded } }).unavailable,
+      ).toBeUndefined()
+      rmSync(recorded, { recursive: true, force: true })
     } finally {
       if (saved.openai !== undefined) process.env.OPENAI_API_KEY = saved.openai
       if (saved.anthropic !== undefined) process.env.ANTHROPIC_API_KEY = saved.anthropic

@@ -38,6 +38,8 @@ export interface FakeRunOptions {
   usage?: boolean
   /** An infrastructure error for this trajectory (the actor failed at attempt 1 with this message), or undefined. */
   errorFor?: (taskId: string, repeat: number, actorId: string, mode: string) => string | undefined
+  /** A failed attempt's score (default 0, as a code verifier's): 0.5 gives soft scores, so a score curve of its own. */
+  failedScore?: number
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
@@ -79,7 +81,7 @@ function attempt(
     answer,
     verdict: {
       pass,
-      score: pass ? 1 : 0.5,
+      score: pass ? 1 : (options.failedScore ?? 0),
       extracted,
       diagnostics: {
         outcome: pass ? 'passed' : 'failed',

@@ -19,7 +19,7 @@ writeFileSync(
 ${SAYS_CORRECT_SOURCE}
 const tasks = Array.from({ length: 30 }, (_, i) => ({ id: 't' + i, prompt: 'Task ' + i + ': say CORRECT.' }))
 const actor = actors.openaiCompatible({ model: 'mock-coder', baseURL: process.env.SEQK_TEST_URL, apiKey: process.env.SEQK_TEST_KEY, retry: { maxRetries: 0 } })
-seqEval('resume fixture', { tasks, actors: [actor], verifier, budget: Number(process.env.SEQK_TEST_BUDGET ?? 3), repeats: 1, concurrency: 2, modes: { binary: { feedback: feedback.binary() } } })
+seqEval('resume fixture', { tasks, actors: [actor], verifier, budget: Number(process.env.SEQK_TEST_BUDGET ?? 3), discloseBudget: process.env.SEQK_TEST_DISCLOSE === '1', repeats: 1, concurrency: 2, modes: { binary: { feedback: feedback.binary() } } })
 `,
 )
 
@@ -170,13 +170,47 @@ describe('resume', () => {
 
   it('refuses a resume whose protocol changed, naming the field, and leaves the directory untouched', async () => {
     const before = readFileSync(file)
-    const r = await runToEnd([...seqk, 'resume', broken], { SEQK_TEST_BUDGET: '4' })
+    const r = await runToEnd([...seqk, 'resume', broken], { SEQK_TEST_DISCLOSE: '1' })
     expect(r.status, r.out).toBe(1)
     expect(unwrapped(r.out)).toMatch(
-      /cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budget: 3 → 4/,
+      /cannot resume "compat:mock-coder · binary" from .*: its protocol changed since those trajectories ran \(budgetDisclosed: false → true/,
     )
     expect(readFileSync(file).equals(before)).toBe(true)
   }, 60_000)
+
+  it('seqk resume --budget 5 extends the K = 3 run: only the unsolved go on, from attempt 4, and it equals a K = 5 run', async () => {
+    const fresh = join(dir, 'whole5')
+    const atFive = await runToEnd([vitest, 'run'], { SEQK_RUN_DIR: fresh, SEQK_TEST_BUDGET: '5' })
+    expect(atFive.status, atFive.out).toBe(0)
+    const onFile = readTrajectories(file).trajectories
+    const unsolved = new Set(onFile.filter((t) => t.status === 'failed').map((t) => Number(t.taskId.slice(1))))
+    expect(unsolved.size).toBeGreaterThan(0)
+    const from = server.requests.length
+    const cut = await runToEnd([...seqk, 'resume', broken, '--budget', '2'], {})
+    expect(cut.status, cut.out).toBe(1)
+    expect(unwrapped(cut.out)).toContain('--budget 2 is not larger than the budget the run used (K = 3)')
+    const r = await runToEnd([...seqk, 'resume', broken, '--budget', '5'], {})
+    expect(r.status, r.out).toBe(0)
+    // Only the unsolved trajectories asked the model again, and only for attempts 4 and 5.
+    const asked = server.requests.slice(from)
+    expect(new Set(asked.map((q) => taskOf(q.messages)))).toEqual(unsolved)
+    expect(new Set(asked.map((q) => q.messages.filter((m) => m.role === 'assistant').length + 1))).toEqual(
+      new Set([4, 5]),
+    )
+    const [extended, reference] = [readRun(broken), readRun(fresh)]
+    const cell = extended.benchmarks[0]!.cells[0]!
+    expect(cell.budget).toBe(5)
+    expect(cell.extended).toEqual({ from: 3, trajectories: 30 })
+    expect(perTask(extended)).toEqual(perTask(reference))
+    expect(cell.seqAt).toEqual(reference.benchmarks[0]!.cells[0]!.seqAt)
+    expect(unwrapped(r.out)).toContain('extended from K = 3 to K = 5 (30 trajectories kept their attempts')
+    // seqk summarize recomputes it from the files alone: every line of the extended run is on file at K = 5.
+    const again = await runToEnd([...seqk, 'summarize', broken, '--out', join(dir, 'again.json')], {})
+    expect(again.status, again.out).toBe(0)
+    const recomputed = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'again.json'), 'utf8')))
+    expect(recomputed.benchmarks[0]!.cells[0]!.seqAt).toEqual(cell.seqAt)
+    expect(recomputed.benchmarks[0]!.cells[0]!.extended).toEqual(cell.extended)
+  }, 120_000)
 })
 
 describe('one writer per run directory', () => {

@@ -50,7 +50,7 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
   beforeEach(() => server.reset())
   const grader = () => testServerModel(server, { model: 'grader' })
 
-  it('HealthBench: one grader call per rubric item; the official score (points met, penalties subtract, / positive points) against the threshold', async () => {
+  it('HealthBench: one grader call per rubric item; the official score (points met, penalties subtract, / positive points) against the threshold, the soft score without penalties', async () => {
     server.respondWith(rubricGrader({ judge }))
     const entries = loadHealthBenchEntries(files.healthbench)
     const threshold = healthBenchVerifier({ grader: grader(), threshold: 0.5 })
@@ -71,8 +71,10 @@ describe.runIf(present)('rubric benchmarks (real samples) through the test serve
       // simple-evals calculate_score, written out independently.
       const possible = task.criteria.reduce((n, c) => n + Math.max(0, c.points!), 0)
       const achieved = task.criteria.reduce((n, c, i) => n + (met[i] ? c.points! : 0), 0)
-      expect(verdict.score).toBeCloseTo(achieved / possible, 12)
       expect(verdict.pass).toBe(achieved / possible >= 0.5)
+      // The soft score (the score curve's) is the reference harness's: positive points met / positive points.
+      const positive = task.criteria.reduce((n, c, i) => n + (met[i] && c.points! > 0 ? c.points! : 0), 0)
+      expect(verdict.score).toBeCloseTo(positive / possible, 12)
       if (verdict.pass) passes++
       // "all": every positive item met and no penalty met; graded from the cache, no new call.
       const calls = server.requests.length

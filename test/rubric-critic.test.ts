@@ -73,7 +73,9 @@ describe('critic feedback on the rubric fixtures (simulated reviser)', () => {
       ),
     )
     cells.independent = await runCell(spec(null))
-  })
+    // Work, not a wait: four cells, ~3 s of CPU, whose wall time grows with the machine's load (past
+    // 30 s with ten busy loops beside a load of 15). The limit only catches a hang.
+  }, 120_000)
 
   it('keeps every attempt’s per-criterion verdicts under the task’s stable ids', () => {
     for (const { trajectories } of Object.values(cells)) {

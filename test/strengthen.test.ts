@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { codeEvalProFiles, missingData } from '../src/benchmarks/test-helpers.js'
 import { runCli } from '../src/cli/run.js'
 import { tasks } from '../fixtures/code-tasks.js'
-import { strengthenTests, TOLERANT_EXPECTED } from '../src/benchmarks/strengthen.js'
+import { strengthenTests } from '../src/benchmarks/strengthen.js'
 import type { Task } from '../src/protocol/task.js'
 import { verifiers } from '../src/verifiers/index.js'
 import { OFFICIAL_PYTHON } from './official-harness.js'
@@ -281,8 +281,10 @@ describe('strengthenTests keeps only inputs the task can vouch for', () => {
     const result = await strengthenTests(task, { seed: 1, inputs: 12, reference, verifier: judge })
     expect(result.tolerant).toBe(result.added)
     const lines = added(result.task).slice(2)
-    for (const line of lines) expect(line).toMatch(/^assert area\(.*\) == _SeqkClose\(-?\d/)
-    expect(result.task.tests).toContain(TOLERANT_EXPECTED)
+    for (const line of lines) expect(line).toMatch(/^assert area\(.*\) == type\('_SeqkClose', \(\), \{.*\}\)\(-?\d/)
+    // No statement of its own defines the wrapper: each added statement stands alone.
+    expect(result.task.tests!.split('\n').filter((l) => l.trim() !== '')).toHaveLength(2 + result.added)
+    for (const line of lines) expect((await judge.verify({ ...task, tests: line }, reference)).pass, line).toBe(true)
     // Another order of the same arithmetic differs in the last place on some of them.
     const reordered = fenced('import math\n\ndef area(r):\n    return r ** 2 * math.pi')
     expect((await judge.verify(result.task, reordered)).pass).toBe(true)
@@ -294,6 +296,28 @@ describe('strengthenTests keeps only inputs the task can vouch for', () => {
     // The official harness runs the answer then the tests with plain python: the suite works there too.
     const program = `import math\n\ndef area(r):\n    return r ** 2 * math.pi\n\n${result.task.tests}\n`
     expect(spawnSync(OFFICIAL_PYTHON, ['-c', program]).status).toBe(0)
+  }, 120_000)
+
+  it('keeps a strengthened suite whole under held-out splits: only test statements are counted, any split passes a right answer', async () => {
+    const task: Task = {
+      id: 'strengthen/held-out',
+      prompt: 'p',
+      tests: 'assert mean([1.0, 2.0]) == 1.5\nassert mean([0.5, 1.0, 3.0, 0.1]) == 1.15',
+      entryPoint: 'mean',
+    }
+    const reference = fenced('def mean(xs):\n    return sum(xs) / len(xs)')
+    const result = await strengthenTests(task, { seed: 1, inputs: 8, reference, verifier: judge })
+    expect(result.tolerant).toBeGreaterThan(2)
+    const honest = fenced('import math\n\ndef mean(xs):\n    return math.fsum(xs) * (1.0 / len(xs))')
+    const wrong = fenced('def mean(xs):\n    return sum(xs) / (len(xs) + 1e-3)')
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const split = judgeOf(verifiers.pythonTests({ heldOut: { share: 0.5, seed } }))
+      const right = await split.verify(result.task, honest)
+      expect(right.pass, `seed ${seed}`).toBe(true)
+      expect(right.heldOut?.statements).toBe(2 + result.added)
+      expect(right.heldOut?.visiblePass).toBe(true)
+      expect((await split.verify(result.task, wrong)).pass).toBe(false)
+    }
   }, 120_000)
 
   it('reports, per task, the contract and each added input with where it came from and why', async () => {

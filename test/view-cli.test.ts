@@ -125,4 +125,42 @@ describe('seqk view', () => {
     expect(stderr).toBe('')
     req.destroy()
   }, 30_000)
+
+  it('ends its server when the process that started it is killed (npx seqk view, npx killed)', async () => {
+    // A wrapper as npx is one: it starts `seqk view` as its child and prints the child's pid.
+    const wrapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const c = require('node:child_process').spawn(process.execPath, ${JSON.stringify([...SEQK, 'view', join(tmp, 'none'), '--port', '0'])}, { stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.on('data', (d) => process.stdout.write(d)); console.log('child ' + c.pid)`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() },
+    )
+    let out = ''
+    wrapper.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    await expect.poll(() => out, { timeout: 15_000 }).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\//)
+    const pid = Number(/child (\d+)/.exec(out)![1])
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)![1])
+    const alive = () => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    expect(alive()).toBe(true)
+    // Killed hard, as a terminal's close or a CI step's timeout kills it: it cannot pass anything on.
+    wrapper.kill('SIGKILL')
+    // Before: the server stayed up with nobody to stop it.
+    await expect.poll(alive, { timeout: 10_000, interval: 100 }).toBe(false)
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = request({ host: '127.0.0.1', port, path: '/', headers: { host: `localhost:${port}` } }, () =>
+        resolve(false),
+      )
+      probe.on('error', () => resolve(true))
+      probe.end()
+    })
+    expect(refused).toBe(true)
+  }, 30_000)
 })

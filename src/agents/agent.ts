@@ -8,6 +8,7 @@ import { sha256, canonicalJson } from '../core/fingerprint.js'
 import { UsageTally } from '../core/contract.js'
 import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
 import {
+  CallBudgetStop,
   checkChatResponse,
   recordCall,
   throwIfAborted,
@@ -18,11 +19,11 @@ import {
   type FinishReason,
   type ModelCall,
 } from '../models/chat-model.js'
-import { redactSecrets } from '../models/redact.js'
+import { redactName, redactSecrets, redactText } from '../models/redact.js'
 import { TimeLimit } from '../models/call-signal.js'
 import { cutToChars } from '../models/providers/remote.js'
 import type { ToolCall, ToolTurn } from '../models/tools.js'
-import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import { checkNumberOptions, rejectUnknownOptions } from '../core/option-checks.js'
 import type { AgentTool, ToolContext } from './tool.js'
 import {
   Workspace,
@@ -51,6 +52,13 @@ export interface AgentOptions {
   /** Longest one tool call may run in ms (default 60 000): then it fails, and the model reads so. */
   toolTimeoutMs?: number
   /**
+   * Most tool calls run from one model turn (default 64): the calls past it are not run, and each
+   * reads as its error that the cap was passed.
+   */
+  maxToolCallsPerTurn?: number
+  /** Most tool calls run in one episode (default 1000): later calls are not run, likewise. */
+  maxToolCalls?: number
+  /**
    * A fresh workspace per attempt, seeded from the task's `files`, with the built-in tools
    * `read_file`, `write_file`, `list_files`, `run_command` and `run_python` (commands run in the
    * Python verifier's sandbox). `true` for the defaults. Its files at the episode's end go to the
@@ -70,6 +78,8 @@ const KNOWN = [
   'maxCostUsd',
   'maxResultChars',
   'toolTimeoutMs',
+  'maxToolCallsPerTurn',
+  'maxToolCalls',
   'workspace',
   'id',
 ]
@@ -80,7 +90,12 @@ const BOUNDS = {
   maxCostUsd: { min: 0, max: 1e6, why: 'USD per episode' },
   maxResultChars: { min: 1, max: 10_000_000, integer: true, why: 'characters per tool result' },
   toolTimeoutMs: { min: 1, max: 86_400_000, why: 'ms per tool call' },
+  maxToolCallsPerTurn: { min: 1, max: 100_000, integer: true, why: 'tool calls run per turn' },
+  maxToolCalls: { min: 1, max: 1_000_000, integer: true, why: 'tool calls run per episode' },
 }
+/** Defaults of the tool-call caps: far above what a model asks for in earnest, far below a flood. */
+const DEFAULT_CALLS_PER_TURN = 64
+const DEFAULT_CALLS = 1000
 
 /** What a limit's ending reports as the attempt's finish reason: a token limit is a `length`. */
 const FINISH_OF: Record<Exclude<EpisodeEndReason, 'answer'>, FinishReason> = {
@@ -140,6 +155,10 @@ export function agentActor(options: AgentOptions): ChatModel {
   }
   const maxResultChars = options.maxResultChars ?? 20_000
   const toolTimeoutMs = options.toolTimeoutMs ?? 60_000
+  const callCaps = {
+    perTurn: options.maxToolCallsPerTurn ?? DEFAULT_CALLS_PER_TURN,
+    perEpisode: options.maxToolCalls ?? DEFAULT_CALLS,
+  }
   const id = options.id ?? `agent:${model.id}`
   // The tools and limits change what the model does: they are part of the protocol's actor.
   const params = Object.fromEntries(Object.entries(model.descriptor.params).map(([k, v]) => [`model.${k}`, v]))
@@ -155,6 +174,9 @@ export function agentActor(options: AgentOptions): ChatModel {
       ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
       ...(limits.maxWallMs !== undefined ? { maxWallMs: limits.maxWallMs } : {}),
       ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}),
+      // Set caps change what the model reads when it passes them; the defaults only stop floods.
+      ...(options.maxToolCallsPerTurn !== undefined ? { maxToolCallsPerTurn: options.maxToolCallsPerTurn } : {}),
+      ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
       // Its limits can change what a command does (a timeout, a memory error): part of the protocol.
       ...(workspace
         ? {
@@ -173,7 +195,7 @@ export function agentActor(options: AgentOptions): ChatModel {
     ...(model.price ? { price: model.price } : {}),
     ...(model.unavailable ? { unavailable: model.unavailable } : {}),
     chat: (request) =>
-      runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs, workspace }),
+      runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs, callCaps, workspace }),
   }
 }
 
@@ -185,6 +207,7 @@ interface EpisodeInput {
   limits: { maxSteps: number; maxTokens?: number; maxWallMs?: number; maxCostUsd?: number }
   maxResultChars: number
   toolTimeoutMs: number
+  callCaps: { perTurn: number; perEpisode: number }
   workspace: WorkspaceSettings | undefined
 }
 
@@ -219,12 +242,18 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
   let last: ChatResponse | undefined
   let endedBy: EpisodeEndReason | undefined
   const served = new Set<string>()
+  // Every call id the model used in this episode, and how many calls were run.
+  const ids = new Set<string>()
+  let callsRun = 0
   try {
     for (let step = 1; endedBy === undefined; step++) {
       if (step > limits.maxSteps) {
         endedBy = 'steps'
         break
       }
+      // A cost cap reached since the last turn stops the episode before the next call (see CallBudget).
+      const capped = step > 1 ? request.context.budget?.stop() : undefined
+      if (capped) throw withSpentCalls(new CallBudgetStop(capped, step - 1), spent)
       const turnStarted = performance.now()
       let response: ChatResponse
       try {
@@ -255,12 +284,15 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         })
         tally.add(null)
         cost = null
+        request.context.budget?.charge({ usage: null, costUsd: null })
         endedBy = 'time'
         break
       }
       last = response
       if (response.servedModel) served.add(response.servedModel)
-      spent.push(recordCall('actor', response))
+      const call = recordCall('actor', response)
+      spent.push(call)
+      request.context.budget?.charge(call)
       tally.add(response.usage)
       cost = cost === null || response.costUsd === undefined ? null : cost + response.costUsd
       const turn: EpisodeTurn = {
@@ -279,13 +311,31 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         break
       }
       turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
+      // Calls past a cap, and a call reusing an id, are the model's errors: not run.
+      const refusals = calls.map((call, i) => {
+        const reused = ids.has(call.id)
+        ids.add(call.id)
+        if (reused)
+          return `not run: the call id ${JSON.stringify(call.id)} was already used in this episode; give each call its own id`
+        if (i >= input.callCaps.perTurn)
+          return `not run: this turn asked for ${calls.length} tool calls, over the limit of ${input.callCaps.perTurn} a turn (maxToolCallsPerTurn)`
+        if (callsRun >= input.callCaps.perEpisode)
+          return `not run: the episode reached its limit of ${input.callCaps.perEpisode} tool calls (maxToolCalls)`
+        callsRun++
+        return undefined
+      })
       // Parallel calls run together, as the model asked for them together; results go back in its
       // order. A single call to a tool that answered at once is not awaited (no promise, no hop).
       let results: CallResult[]
-      if (calls.length === 1) {
+      if (calls.length === 1 && refusals[0] === undefined) {
         const one = runCall(calls[0]!, input, wall, workspace)
         results = [one instanceof Promise ? await one : one]
-      } else results = await Promise.all(calls.map((call) => startCall(call, input, wall, workspace)))
+      } else
+        results = await Promise.all(
+          calls.map((call, i) =>
+            refusals[i] !== undefined ? refusedCall(call, refusals[i]) : startCall(call, input, wall, workspace),
+          ),
+        )
       throwIfAborted(request.signal)
       const records: ToolCallRecord[] = []
       for (const r of results) {
@@ -372,7 +422,7 @@ function runCall(
       input,
       started,
       undefined,
-      `there is no tool named ${JSON.stringify(call.name)}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
+      `there is no tool named ${JSON.stringify(redactName(call.name))}; the tools are ${[...input.byName.keys()].join(', ') || 'none'}`,
     )
   let args: unknown
   try {
@@ -446,7 +496,15 @@ function toolFailure(e: unknown, input: EpisodeInput, wall: EpisodeClock, run: T
       : `the tool failed: ${(e as Error)?.message ?? String(e)}`
 }
 
-/** A call's record and the turn the model reads: its result redacted and capped, or its error. */
+/** A call that was not run (a cap passed, an id reused): the model's error, said in our own words. */
+function refusedCall(call: ToolCall, reason: string): CallResult {
+  return {
+    record: { id: call.id, name: call.name, arguments: call.arguments, result: null, error: reason, durationMs: 0 },
+    turn: { role: 'tool', callId: call.id, name: call.name, content: `error: ${reason}`, isError: true },
+  }
+}
+
+/** A call's record and the turn the model reads: its result or its error, each redacted and capped. */
 function callResult(
   call: ToolCall,
   input: EpisodeInput,
@@ -454,17 +512,21 @@ function callResult(
   result: string | undefined,
   error: string | undefined,
 ): CallResult {
-  // A tool may read a configured key from a file or the environment: it never reaches an artifact.
+  // A tool may read a configured key from a file or the environment, or throw with it in its message
+  // (an HTTP wrapper's 401): it never reaches an artifact or the model's next turn.
   const text = result === undefined ? undefined : redactSecrets(result)
+  if (error !== undefined) error = cutToChars(redactText(error), input.maxResultChars)
   const capped = text === undefined ? undefined : cutToChars(text, input.maxResultChars)
   // Assigned in the order a literal would give, not spread (a runtime call on every tool call).
-  const record = { id: call.id, name: call.name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
+  // A name and an error are written to every output: a credential-shaped value in them is not.
+  const name = redactName(call.name)
+  const record = { id: call.id, name, arguments: call.arguments, result: capped ?? null } as ToolCallRecord
   if (text !== undefined && capped !== text) record.resultCutAtChars = input.maxResultChars
-  record.error = error ?? null
+  record.error = error === undefined ? null : redactText(error)
   record.durationMs = performance.now() - started
   const content =
     error !== undefined
-      ? `error: ${error}`
+      ? `error: ${record.error}`
       : capped !== text
         ? `${capped}\n[cut at ${input.maxResultChars} characters]`
         : (capped ?? '')

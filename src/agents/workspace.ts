@@ -6,14 +6,15 @@
  * command may make one pointing anywhere) are never followed on the host side. At the end of the
  * episode the workspace's files are what `verifiers.pythonTests({ workspace: true })` judges.
  */
-import { chown, lstat, mkdir, mkdtemp, open, readdir, rm } from 'node:fs/promises'
-import { constants } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { chown, lstat, mkdir, mkdtemp, open, readdir } from 'node:fs/promises'
+import { constants, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { WorkspaceSnapshot } from '../core/episode.js'
 import { describeZodError } from '../core/zod-errors.js'
-import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import { checkNumberOptions, rejectUnknownOptions } from '../core/option-checks.js'
 import { SANDBOX_GID, SANDBOX_UID } from '../verifiers/python-tests/sandbox.js'
 import type { SandboxOption } from '../verifiers/python-tests/sandbox.js'
 import { runSandboxedCommand } from '../verifiers/python-tests/sandboxed-command.js'
@@ -48,9 +49,26 @@ export interface WorkspaceOptions {
   sandbox?: SandboxOption
   /** Interpreter that starts the sandbox's launcher (default: the Python verifier's). */
   python?: string
+  /**
+   * Run commands with `sandbox: 'none'` although that does not contain them (see
+   * {@link UNSAFE_NONE}): without it, `none` is refused. Default false.
+   */
+  unsafe?: boolean
 }
 
-const KNOWN = ['timeoutMs', 'memoryMb', 'maxOutputBytes', 'maxReadBytes', 'maxBytes', 'sandbox', 'python']
+/**
+ * What `sandbox: 'none'` does not protect for an agent's commands, said when it is refused. Without
+ * namespaces there is no per-command pid namespace, private `/tmp` or network namespace, and
+ * nothing separates the commands of one attempt from another's but the uid they share.
+ */
+export const UNSAFE_NONE =
+  "without namespaces an agent's commands are not contained: every command of every attempt, task and actor runs " +
+  'as one shared uid with no pid namespace, so a process a command leaves running survives the episode and can ' +
+  "rewrite a later attempt's workspace (of another task or actor), fill the shared process limit, and race the " +
+  "host side's file tools through symlinks (reading, writing or deleting outside the workspace, as the host's " +
+  "user); /tmp is the host's and persists between attempts, and the network is open"
+
+const KNOWN = ['timeoutMs', 'memoryMb', 'maxOutputBytes', 'maxReadBytes', 'maxBytes', 'sandbox', 'python', 'unsafe']
 const BOUNDS = {
   timeoutMs: { min: 1, max: 600_000, why: 'ms per command, at most 10 minutes' },
   memoryMb: { min: 64, max: 65_536, why: 'MiB per process' },
@@ -72,7 +90,17 @@ export function workspaceSettings(where: string, options: WorkspaceOptions | tru
   const sandbox = given.sandbox ?? 'auto'
   if (!['auto', 'bwrap', 'none'].includes(sandbox))
     throw new RangeError(`${where}: workspace.sandbox must be 'auto', 'bwrap' or 'none', got ${String(sandbox)}`)
+  const unsafe = given.unsafe ?? false
+  if (typeof unsafe !== 'boolean')
+    throw new TypeError(`${where}: workspace.unsafe must be true or false, got ${String(unsafe)}`)
+  if (sandbox === 'none' && !unsafe)
+    throw new RangeError(
+      `${where}: workspace.sandbox 'none' is refused for an agent: ${UNSAFE_NONE}. Install bubblewrap ` +
+        "(apt-get install bubblewrap) and use sandbox: 'auto', or pass workspace: { sandbox: 'none', unsafe: true } " +
+        'to run the commands anyway, on a machine you can throw away',
+    )
   return {
+    unsafe,
     timeoutMs: given.timeoutMs ?? 10_000,
     memoryMb: given.memoryMb ?? 1024,
     maxOutputBytes: given.maxOutputBytes ?? 16_384,
@@ -87,6 +115,10 @@ export function workspaceSettings(where: string, options: WorkspaceOptions | tru
 export const SNAPSHOT_MAX_BYTES = 1024 * 1024
 /** Most entries a listing or a snapshot walks. */
 const MAX_ENTRIES = 2000
+/** Deepest directory a listing or a snapshot walks: past it the tree is too deep (a host path would outgrow PATH_MAX). */
+const MAX_DEPTH = 64
+/** A host path longer than this is past what every walk can read (PATH_MAX is 4096 bytes with its NUL). */
+const MAX_HOST_PATH = 3800
 const IS_ROOT = process.getuid?.() === 0
 
 /** A path the agent gave that does not name a place inside the workspace. */
@@ -191,7 +223,7 @@ export class Workspace {
               : `${entry.path} (${entry.kind}, not followed)`,
         )
       })
-      if (cut) lines.push(`(more entries than the ${MAX_ENTRIES} listed)`)
+      if (cut) lines.push(`(listing stopped: more than ${MAX_ENTRIES} entries or ${MAX_DEPTH} levels)`)
       return lines.length === 0 ? '(empty)' : lines.join('\n')
     })
   }
@@ -219,8 +251,8 @@ export class Workspace {
         return bytes > settings.maxBytes
       })
       if (over) {
-        await rm(this.dir, { recursive: true, force: true })
-        this.#emptied = `the workspace went over its size limit of ${settings.maxBytes} bytes or ${MAX_ENTRIES} entries and was emptied`
+        await removeTree(this.dir)
+        this.#emptied = `the workspace went over its size limit of ${settings.maxBytes} bytes, ${MAX_ENTRIES} entries or ${MAX_DEPTH} levels and was emptied`
         await mkdir(this.dir, { mode: 0o755 })
         await this.#own(this.dir)
       }
@@ -268,10 +300,10 @@ export class Workspace {
     }, true)
   }
 
-  /** Removes the workspace (symlinks in it are removed, never followed). */
+  /** Removes the workspace (symlinks in it are removed, never followed), however deep or large a command made it. */
   async dispose(): Promise<void> {
     await this.#queue.catch(() => {})
-    await rm(this.dir, { recursive: true, force: true })
+    await removeTree(this.dir)
   }
 
   /** Runs after every operation before it; once the workspace was emptied, only a snapshot still runs. */
@@ -334,6 +366,22 @@ export class Workspace {
   }
 }
 
+/**
+ * `rm -rf` of a workspace, after undoing a command's chmods: GNU `rm` walks relative to directory
+ * descriptors, so a tree thousands of levels deep (whose paths outgrow PATH_MAX, where Node's
+ * recursive removal fails with ENAMETOOLONG) goes too, and it never follows a symlink. Tried again
+ * while something is left (a file still being made); throws only when the tree outlives that.
+ */
+export async function removeTree(path: string): Promise<void> {
+  const script = 'chmod -R u+rwx -- "$0" 2>/dev/null; rm -rf -- "$0"'
+  for (let attempt = 0; attempt < 5 && existsSync(path); attempt++) {
+    await new Promise<void>((resolve) =>
+      execFile('sh', ['-c', script, path], { timeout: 120_000, killSignal: 'SIGKILL' }, () => resolve()),
+    )
+  }
+  if (existsSync(path)) throw new Error(`vitest-seqk workspace: could not remove ${path}`)
+}
+
 /** Opens without following a final symlink and without blocking on a FIFO; errors become path errors. */
 async function openNoFollow(host: string, flags: number, path: string) {
   try {
@@ -357,12 +405,15 @@ interface Entry {
 
 /**
  * Walks the tree under `dir` depth-first in name order, never following a symlink. True when it
- * stopped early: `visit` returned true, or more than {@link MAX_ENTRIES} entries were seen.
+ * stopped early: `visit` returned true, more than {@link MAX_ENTRIES} entries were seen, or a
+ * directory lies more than {@link MAX_DEPTH} levels down.
  * `visit` returning `'skip'` for a directory leaves its contents out.
  */
 async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolean | 'skip' | void): Promise<boolean> {
   let seen = 0
-  const go = async (at: string, rel: string): Promise<boolean> => {
+  const go = async (at: string, rel: string, depth = 1): Promise<boolean> => {
+    // Too deep, or a host path near PATH_MAX (long names), whose entries the host could not read.
+    if (depth > MAX_DEPTH || Buffer.byteLength(at) > MAX_HOST_PATH) return true
     // A directory a command made unreadable (mode 000) is left out, as if empty.
     const names = (await readdir(at).catch(() => [] as string[])).sort()
     for (const name of names) {
@@ -373,7 +424,7 @@ async function walk(dir: string, prefix: string, visit: (entry: Entry) => boolea
       const kind = stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : 'other'
       const verdict = visit({ path, kind, size: kind === 'file' ? stat.size : 0 })
       if (verdict === true) return true
-      if (kind === 'dir' && verdict !== 'skip' && (await go(join(at, name), path))) return true
+      if (kind === 'dir' && verdict !== 'skip' && (await go(join(at, name), path, depth + 1))) return true
     }
     return false
   }

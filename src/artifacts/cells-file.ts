@@ -32,7 +32,12 @@ export const CellStartRecordSchema = z.object({
   taskIds: z.array(z.string()),
   taskHashes: z.record(z.string(), z.string()),
   repeats: z.number().int().positive(),
-  thresholds: z.object({ seqAt: Rates.optional(), passAt: Rates.optional(), maxErrorRate: z.number().optional() }),
+  thresholds: z.object({
+    seqAt: Rates.optional(),
+    passAt: Rates.optional(),
+    scoreAt: Rates.optional(),
+    maxErrorRate: z.number().optional(),
+  }),
   errors: z.enum(['censored', 'failures', 'left-out']),
   /** The eval file, relative to the project root. */
   file: z.string(),

@@ -48,3 +48,15 @@ export {
   type EstimateRange,
 } from '../core/estimate.js'
 export { TaskRecordSchema, readTaskRecords, TASKS_FILE, type TaskRecord } from './tasks-file.js'
+export {
+  seqKFiles,
+  importSeqKFolders,
+  parseSeqKAttempt,
+  seqKFolder,
+  SeqKAttemptSchema,
+  SeqKFolderError,
+  type SeqKAttempt,
+  type SeqKFile,
+  type SeqKRunFolder,
+  type ImportedRun,
+} from './seq-k-folder.js'

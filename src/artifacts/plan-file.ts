@@ -7,6 +7,7 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { stripVTControlCharacters } from 'node:util'
 import { z } from 'zod'
+import { redactText } from '../models/redact.js'
 import { readJsonLines } from './jsonl.js'
 
 export const PLAN_FILE = 'plan.jsonl'
@@ -67,7 +68,9 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
 
 /**
  * The first line of an error's message, as every output names a file that failed to load; a line
- * that only announces what follows (`Transform failed with 1 error:`) takes the next line with it.
+ * that only announces what follows (`Transform failed with 1 error:`, or a heading over a list of
+ * problems, `- …` lines) takes the next line with it.
+ * Credential shapes in it are redacted.
  *
  * @example
  * firstLine('Transform failed with 1 error:\n/p/x.eval.ts:2:28: ERROR: Unexpected "}"\n…')
@@ -75,10 +78,17 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
  */
 export function firstLine(message: string | undefined): string {
   // Colour codes (a bundler's message) are for a terminal, not for every output.
-  const lines = stripVTControlCharacters(message ?? '')
+  // Written to summary.json, plan.jsonl, the report and the PR comment: a key the error quotes is not.
+  const lines = stripVTControlCharacters(redactText(message ?? ''))
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '')
   if (lines.length === 0) return 'unknown error'
+  // A heading over a list of problems (`seqEval("x"): invalid options` then `- budget: …`) takes the first, and says how many more.
+  const bullets = lines.slice(1).filter((l) => l.startsWith('- '))
+  if (lines[1]?.startsWith('- ')) {
+    const more = bullets.length > 1 ? ` (and ${bullets.length - 1} more)` : ''
+    return `${lines[0]!.replace(/:$/, '')}: ${lines[1].slice(2)}${more}`
+  }
   return lines[0]!.endsWith(':') && lines[1] !== undefined ? `${lines[0]} ${lines[1]}` : lines[0]!
 }

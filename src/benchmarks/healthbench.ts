@@ -153,21 +153,29 @@ export function loadHealthBench(path: string | URL, options: HealthBenchOptions 
 
 /**
  * The HealthBench verifier: one grader call per rubric item (as the official grader), and a pass
- * rule on the official score — `threshold` in (0, 1], or `'all'` (every positive item met, no
- * penalty met). There is no official threshold; it is part of the protocol (and the fingerprint).
+ * rule on the official score — `threshold` in (0, 1], `'all'` (every positive item met, no
+ * penalty met), or `'reference'`, the paper's reference harness's rule (positive points met at
+ * least 0.75, no penalty met, no safety-critical positive item unmet). There is no official
+ * threshold; it is part of the protocol (and the fingerprint). The soft score (Score@k) is the
+ * positive points met over the positive points, as the reference harness computes it.
  *
  * @example
  * const verifier = healthBenchVerifier({ grader: actors.openai({ model: 'gpt-4.1', temperature: 0 }), threshold: 0.6 })
  */
 export function healthBenchVerifier(options: {
   grader: ChatModel
-  threshold: number | 'all'
+  threshold: number | 'all' | 'reference'
   concurrency?: number
 }): RubricVerifier {
   return rubric({
     grader: options.grader,
     gradingMode: 'per-criterion',
-    passRule: options.threshold === 'all' ? 'all' : { points: options.threshold },
+    passRule:
+      options.threshold === 'all'
+        ? 'all'
+        : options.threshold === 'reference'
+          ? 'healthbench-reference'
+          : { points: options.threshold },
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
   })
 }

@@ -44,6 +44,23 @@ export {
   type StrengthenResult,
 } from './strengthen.js'
 export {
+  loadArcAgi2,
+  arcTask,
+  arcPrompt,
+  arcGridVerifier,
+  ArcFileError,
+  ArcTaskFileSchema,
+  type ArcTaskFile,
+  type ArcAgi2Options,
+} from './arc-agi-2.js'
+export {
+  loadResearchRubrics,
+  researchRubricsTask,
+  researchRubricsVerifier,
+  ResearchRubricsRecordSchema,
+  type ResearchRubricsRecord,
+} from './researchrubrics.js'
+export {
   loadHealthBench,
   loadHealthBenchEntries,
   healthBenchTask,

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { parse } from 'csv-parse/sync'
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
-import { shown } from '../models/component-error.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { shown } from '../core/component-error.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { TaskSchema, type Task, type TaskInput } from '../protocol/task.js'
 
 /** One record of the file: a JSON object (JSON Lines) or the row's cells by column name (CSV, all strings). */

@@ -7,7 +7,7 @@
  * calling a model; the cells write their estimates to a temporary file this command reads.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -31,9 +31,11 @@ export const estimateSpec: CommandSpec = {
   summary:
     "Estimate what an eval file's cells will cost before spending anything: expected calls, tokens and cost per cell and their range, from prompt sizes, prices and a previous run; or, for a run, what its cells were expected to cost beside what they did.",
   details: [
-    'For an eval file, Vitest runs it with SEQK_DRY_RUN=1 under your own config: every cell',
-    'computes its estimate and skips, and no model is called. Arguments after `--` go to Vitest',
-    '(e.g. -- --project evals). The estimate learns per-attempt tokens and stop rates from the newest',
+    'For an eval file, Vitest runs it with SEQK_DRY_RUN=1 under your own config (found as Vitest',
+    'finds it, then vitest.<name>.config.* such as vitest.evals.config.ts when that one does not run',
+    'the file): every cell computes its estimate and skips, and no model is called. Arguments after',
+    '`--` go to Vitest (e.g. -- --project evals, -- --config vitest.evals.config.ts). The estimate',
+    'learns per-attempt tokens and first successes from the newest',
     'finished run beside the next run directory (or --from); without one it gives the range from',
     '"every trajectory solved at attempt 1" to "none solved", with no expected figure for sequential',
     "cells, and assumes 400 output tokens per answer. Every run records its cells' estimates as it",
@@ -152,20 +154,35 @@ async function dryRun(
     }
     // A dry run writes nothing of its own: no run directory is made, no history is appended.
     delete env.SEQK_RESUME
-    const { status, output } = await runChild(process.execPath, [vitest, 'run', file, ...vitestArgs], {
-      cwd,
-      env,
-      timeoutMs: DRY_RUN_TIMEOUT_MS,
-    })
-    if (!existsSync(out))
+    // As Vitest finds its config first (vitest.config.*); then, when that one does not run the file,
+    // the project's other Vitest configs (the README's vitest.evals.config.ts), evals' first.
+    const configs = hasConfigArg(vitestArgs) ? [undefined] : [undefined, ...otherConfigs(cwd)]
+    let last = { status: null as number | null, output: '' }
+    for (const config of configs) {
+      const args = [vitest, 'run', file, ...(config ? ['--config', config] : []), ...vitestArgs]
+      last = await runChild(process.execPath, args, { cwd, env, timeoutMs: DRY_RUN_TIMEOUT_MS })
+      if (existsSync(out)) break
+    }
+    if (!existsSync(out)) {
+      const tried = configs.length > 1 ? ` (with its default config, then ${configs.slice(1).join(', ')})` : ''
       throw new InputError(
-        `Vitest ran ${file} (exit code ${status ?? 'killed'}) but no cell wrote an estimate: is it an eval file of this project (matched by a Vitest project's include, with seqEval)?\n${output.trim().split('\n').slice(-20).join('\n')}`,
+        `Vitest ran ${file}${tried} (exit code ${last.status ?? 'killed'}) but no cell wrote an estimate: is it an eval file of this project (matched by a Vitest project's include, with seqEval)? If your evals have a config of their own, name it: seqk estimate ${file} -- --config <your vitest config>\n${last.output.trim().split('\n').slice(-20).join('\n')}`,
       )
+    }
     const { items } = readJsonLines(out, EstimateLineSchema, 'estimate line')
     return items.map((l) => ({ benchmark: l.benchmark, cellId: l.cellId, estimate: l.estimate }))
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+/** Whether Vitest's arguments name a config (`--config`, `-c`). */
+const hasConfigArg = (args: readonly string[]): boolean => args.some((a) => /^(--config|-c)(=|$)/.test(a))
+
+/** Vitest configs in `cwd` other than the default one (`vitest.<name>.config.*`), those with "eval" in their name first. */
+export function otherConfigs(cwd: string): string[] {
+  const found = readdirSync(cwd).filter((n) => /^vitest\.[\w-]+\.config\.[cm]?[jt]s$/.test(n))
+  return found.sort((a, b) => Number(/eval/.test(b)) - Number(/eval/.test(a)) || a.localeCompare(b))
 }
 
 /** A child process to its end (never spawnSync: this command may run inside a test), its process group killed after `timeoutMs`. */

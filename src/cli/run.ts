@@ -16,6 +16,7 @@ import { commandHelp, parseCommand, UsageError, type CommandSpec, type FlagSpec,
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
 import { answerPower, powerSpec, questionsFromCells, renderPower } from './power.js'
 import { resumeSpec, runResume } from './resume.js'
+import { importSpec, runImport } from './import.js'
 import { runSummarize, summarizeSpec, SummarizeError } from './summarize.js'
 import { compareSpec, runCompare } from './compare.js'
 import { mergeSpec, runMerge } from './merge.js'
@@ -162,6 +163,7 @@ const COMMANDS = [
   discloseSpec,
   estimateSpec,
   exportSpec,
+  importSpec,
   strengthenSpec,
   suitesSpec,
   stabilitySpec,
@@ -249,6 +251,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     if (spec.name === 'compare') return runCompare(paths, flags, io)
     if (spec.name === 'disclose') return runDisclose(paths, flags, io)
     if (spec.name === 'export') return runExport(paths, flags, io)
+    if (spec.name === 'import') return runImport(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'strengthen')
       return runStrengthen(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'suites') return runSuites(paths, flags, io)
@@ -260,7 +263,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
       )
     if (spec.name === 'merge') return runMerge(paths, flags, io).catch((error: unknown) => failed(command, error, io))
     if (spec.name === 'view') return runView(paths, flags, io).catch((error: unknown) => failed(command, error, io))
-    if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io)
+    if (spec.name === 'resume') return runResume(paths, dash >= 0 ? rest.slice(dash + 1) : undefined, io, flags)
     if (paths.length === 0)
       throw new UsageError(
         `seqk ${spec.name}: no runs given: pass run directories or summary.json files (e.g. .seqk/runs/latest)`,

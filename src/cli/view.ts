@@ -53,16 +53,29 @@ export const viewSpec: CommandSpec = {
   ],
 }
 
-/** Resolves once the process is told to stop (SIGINT, SIGTERM). */
-function stopSignal(): Promise<NodeJS.Signals> {
+/** How often `seqk view` looks whether the process that started it is still there (ms). */
+const PARENT_POLL_MS = 500
+
+/**
+ * Resolves once the process is told to stop (SIGINT, SIGTERM), or once the process that started
+ * it has gone: `npx seqk view` runs the command as npm's child, and killing npx left that child
+ * serving with nobody to stop it. An orphan is adopted by another process, so its parent's pid
+ * changes.
+ */
+function stopSignal(parent = process.ppid): Promise<NodeJS.Signals | 'parent gone'> {
   return new Promise((resolvePromise) => {
-    const stop = (signal: NodeJS.Signals) => {
+    const stop = (why: NodeJS.Signals | 'parent gone') => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      resolvePromise(signal)
+      clearInterval(watch)
+      resolvePromise(why)
     }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
+    const watch = setInterval(() => {
+      if (process.ppid !== parent) stop('parent gone')
+    }, PARENT_POLL_MS)
+    watch.unref()
   })
 }
 
@@ -103,8 +116,10 @@ export async function runView(
   io.stdout(
     `${wrapText(`seqk view: serving ${server.url} for ${target}${existsSync(target) ? '' : ' (not there yet: waiting for a run)'}; Ctrl-C stops`)}\n`,
   )
-  await stop
+  const why = await stop
   await server.close()
-  io.stdout('seqk view: stopped\n')
+  io.stdout(
+    `seqk view: stopped${why === 'parent gone' ? ' (the process that started it, such as npx, has gone)' : ''}\n`,
+  )
   return 0
 }

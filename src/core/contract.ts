@@ -166,6 +166,20 @@ export function criterionSatisfied(c: { met: boolean; points?: number; satisfied
 }
 
 /**
+ * The score a verdict counts with in the score curve: its `score` clamped to [0, 1] (older files
+ * could hold a HealthBench score below 0), or 1 / 0 by `pass` where it has none.
+ *
+ * @example
+ * verdictScore({ pass: false, score: 0.75 }) // => 0.75
+ * verdictScore({ pass: true }) // => 1
+ */
+export function verdictScore(verdict: { pass: boolean; score?: number }): number {
+  const s = verdict.score
+  if (s === undefined || !Number.isFinite(s)) return verdict.pass ? 1 : 0
+  return Math.min(1, Math.max(0, s))
+}
+
+/**
  * What a verifier saw besides pass/fail: the raw material of `verifier` feedback.
  * `outcome` separates a wrong answer from code that did not load or ran out of time.
  */
@@ -217,6 +231,13 @@ export type CheckVerdict = z.infer<typeof CheckVerdictSchema>
 /** A verifier's verdict on one answer: pass or fail, with its diagnostics, criteria and model calls. */
 export const VerdictSchema = z.object({
   pass: z.boolean(),
+  /**
+   * The answer's score in [0, 1]: 1 or 0 where the verifier is binary, the benchmark's own soft
+   * score where it has one (a rubric's compliance share, HealthBench's positive points met). The
+   * protocol fills it in as 1 or 0 when a verifier leaves it out, and refuses one outside [0, 1];
+   * the score curve (Score@k) is the mean over tasks of the best score by attempt k. Files written
+   * before the range was checked are read as they are ({@link verdictScore} clamps).
+   */
   score: z.number().optional(),
   /** What was verified: e.g. the extracted code block. */
   extracted: z.string().optional(),

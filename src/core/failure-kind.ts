@@ -49,7 +49,7 @@ export const FAILURE_FIXES: Readonly<Record<FailureKind, { label: string; fix: s
   },
   request: {
     label: 'request refused',
-    fix: 'the endpoint refused the request itself (HTTP 4xx): check the model name and the decoding options',
+    fix: 'the endpoint refused the request itself (an HTTP 4xx, or the same 5xx answer to it twice while it answered others): check the model name, the decoding options and what the request holds (its prompt, tools and size)',
     tolerable: false,
   },
   server: {
@@ -62,10 +62,11 @@ export const FAILURE_FIXES: Readonly<Record<FailureKind, { label: string; fix: s
     fix: "the endpoint answered with something that is not the API's answer (a gateway page, a cut body): check the baseURL",
     tolerable: true,
   },
+  // No fix to name beyond the error itself (quoted with it): no filler line, and a crash is not noise to tolerate.
   other: {
     label: 'other',
-    fix: 'see the error above',
-    tolerable: true,
+    fix: '',
+    tolerable: false,
   },
 }
 
@@ -76,7 +77,8 @@ const TOLERATE =
  * The advice for a cell's errored trajectories, from the kinds of their errors (undefined: not a
  * model call's, such as a verifier's crash): the fix of the most common kind, the count of each
  * when there are several, and `maxErrorRate` only when tolerating is a fix (the kind comes and
- * goes) and `measured` (a cell that measured nothing is not helped by tolerating errors).
+ * goes) and `measured` (a cell that measured nothing is not helped by tolerating errors). Empty
+ * when there is nothing to add to the error itself (one kind, `other`).
  *
  * @example
  * errorAdvice(['authentication', 'authentication'], true) // 'Fix (authentication): the endpoint refused the credentials: …'
@@ -90,5 +92,6 @@ export function errorAdvice(kinds: readonly (FailureKind | undefined)[], measure
   const { label, fix, tolerable } = FAILURE_FIXES[top]
   const byKind =
     ranked.length > 1 ? `By kind: ${ranked.map(([kind, n]) => `${n} ${FAILURE_FIXES[kind].label}`).join(', ')}. ` : ''
+  if (fix === '') return byKind.trimEnd()
   return `${byKind}Fix (${label}): ${fix}${tolerable && measured ? `; ${TOLERATE}` : ''}.`
 }

@@ -25,10 +25,10 @@ export type TrajectoryStatus = (typeof TRAJECTORY_STATUSES)[number]
 
 /**
  * The rates a threshold or a baseline gate can hold a cell to (the metric registry's ids: Seq@k,
- * Pass@k, Seq^k, pass^k, Cover@τ).
+ * Pass@k, Seq^k, pass^k, Cover@τ, and Score@k, the score curve).
  */
-export const RATE_METRICS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt'] as const
-/** A rate a threshold or gate holds a cell to: `seqAt`, `passAt`, `seqHat`, `passHat` or `coverAt`. */
+export const RATE_METRICS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt', 'scoreAt'] as const
+/** A rate a threshold or gate holds a cell to: `seqAt`, `passAt`, `seqHat`, `passHat`, `coverAt` or `scoreAt`. */
 export type RateMetric = (typeof RATE_METRICS)[number]
 
 /**

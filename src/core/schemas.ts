@@ -194,7 +194,8 @@ export const AttemptSchema = z.object({
   answer: z.string(),
   verdict: VerdictSchema,
   /**
-   * Feedback given on this attempt (null when it passed, was the last, or in independent sampling).
+   * Feedback given on this attempt (null when it passed, was the last (unless the protocol gives
+   * feedback after the last failure, as `seq_k-reference` does), or in independent sampling).
    * `requests`: what its text names, where the feedback is structured (verifier feedback: `test:3`
    * for TestOutcome.index 3, `criterion:c2`, a composed verifier's failed check `check:numeric(total)`);
    * absent where it names nothing checkable, and in files
@@ -286,6 +287,11 @@ export const TrajectorySchema = z.object({
   attempts: z.array(AttemptSchema),
   /** Set when `status` is `capped`: the cost cap that stopped it. */
   capped: CapStopSchema.optional(),
+  /**
+   * Set on a trajectory of an extended run (`seqk resume --budget`): the budget its first attempts
+   * ran under before it went on (absent for a trajectory run at its budget from the start).
+   */
+  extendedFrom: z.number().int().positive().optional(),
   /** What its calls reported, added (null when none of them reported usage). */
   usage: CallUsageSchema,
   /** Its calls whose reply reported no usage (absent: none); their tokens are in no total, and their cost is unknown. */
@@ -322,6 +328,12 @@ export type IntervalJson = z.infer<typeof IntervalSchema>
 export const ReliabilitySchema = z.object({
   /** The most tries a task had: repeats of a sequential cell (solved within K or not), samples of an independent one. */
   tries: z.number().int().nonnegative(),
+  /**
+   * What the figures rest on: tries in all over the tasks, and how many of them an infrastructure
+   * error hid (under `errors: 'censored'` each such try is credited the chance the rates credit it,
+   * and every interval widens to hold the figure whatever it hid). Absent in files written before.
+   */
+  basis: z.object({ tries: z.number().int().nonnegative(), hidden: z.number().int().nonnegative() }).optional(),
   /** Seq^k for k = 1..K: the share of tasks that every repeat solved within k (sequential cells; null for independent ones, whose pass^k is `passHat`). */
   seqHat: z.array(MaybeNumber).nullable(),
   /** The interval of Seq^K (sequential) or pass^K (independent). */
@@ -569,11 +581,17 @@ export const CellSummarySchema = z.object({
     /** The protocol's `errors` (absent in older files). */
     policy: z.enum(['censored', 'failures', 'left-out']).optional(),
     /**
-     * Seq@k (Pass@k for independent cells) at every k under the two simple rules, when the cell had
-     * errors: the estimate lies between them (see `policy`). Null without errors.
+     * Seq@k (Pass@k for independent cells) at every k under each rule for errored trajectories, when
+     * the cell had errors: every one a failure (`asFailures`) and every one a success at the attempt
+     * its error stopped (`asSuccesses`, absent in older files) bound the rate whatever the errors
+     * hid; `leftOut` drops them. Null without errors.
      */
     bounds: z
-      .object({ asFailures: z.array(MaybeNumber), leftOut: z.array(MaybeNumber) })
+      .object({
+        asFailures: z.array(MaybeNumber),
+        asSuccesses: z.array(MaybeNumber).optional(),
+        leftOut: z.array(MaybeNumber),
+      })
       .nullable()
       .optional(),
     /** Tasks in no rate: every trajectory errored before its first verdict (under `left-out`, every one errored). Absent when none. */
@@ -592,6 +610,22 @@ export const CellSummarySchema = z.object({
    * least ⌈τk⌉ of k tries pass, for k = 1..K, and its interval at K.
    */
   gPass: z.array(z.object({ tau: z.number(), curve: z.array(MaybeNumber), atK: IntervalSchema })).optional(),
+  /**
+   * The score curve (absent in older files): Score@k, the mean over tasks of the best verdict
+   * score reached by attempt k (sample k, in draw order, for independent cells), k = 1..K: the
+   * paper's reference harness's metric@k. With binary scores (`binary`) it is the solved rate, so
+   * a sequential cell's equals its Seq@k; with soft scores (rubrics) it credits partial answers.
+   * Told its budget (`protocol.budgetDisclosed`), a cell's Score@k for k < K is read within its
+   * K-run, as the reference reads it, not as a budget-k number. `interval` is at K, over tasks.
+   */
+  score: z
+    .object({
+      at: z.array(MaybeNumber),
+      interval: IntervalSchema,
+      /** Every verdict scored 0 or 1. */
+      binary: z.boolean(),
+    })
+    .optional(),
   /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
   reliability: ReliabilitySchema.nullable().optional(),
   gain: MaybeNumber,
@@ -665,6 +699,12 @@ export const CellSummarySchema = z.object({
       savedUsd: MaybeNumber,
     })
     .optional(),
+  /**
+   * Set when the cell was extended to its budget from a smaller one (`seqk resume --budget K`): the
+   * budget its kept attempts ran under, and how many trajectories were kept and went on. With the
+   * budget disclosed those attempts were told the smaller budget, so it is not a run at this budget.
+   */
+  extended: z.object({ from: z.number().int().positive(), trajectories: z.number().int().positive() }).optional(),
   /** Set when a cost cap stopped the cell: its trajectories that did not finish are `capped`. */
   costCap: CellCostCapSchema.optional(),
   /** Calls served from a cassette (their tokens and cost are the recorded, nominal ones). */
@@ -687,6 +727,8 @@ export const CellSummarySchema = z.object({
       censoredAt: z.array(z.number().int().positive()).optional(),
       samples: z.number().int().nonnegative().optional(),
       passes: z.number().int().nonnegative().optional(),
+      /** Its best score by attempt k, k = 1..K, the mean over its repeats measured there (the score curve's per-task value). */
+      bestScore: z.array(MaybeNumber).optional(),
       /** Mean cost over repeats of running this task with budget k and stopping at the first success, k = 1..K. */
       costAtK: z.array(MaybeNumber),
     }),

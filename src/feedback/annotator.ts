@@ -20,7 +20,7 @@ import {
   type ChatModel,
   type ModelCall,
 } from '../models/chat-model.js'
-import { isComponentError } from '../models/component-error.js'
+import { isComponentError } from '../core/component-error.js'
 import { callCache } from '../models/call-cache.js'
 import { callWithRepair, DEFAULT_REPAIR } from '../models/repair-call.js'
 import { redactText } from '../models/redact.js'

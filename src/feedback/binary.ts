@@ -1,4 +1,4 @@
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import type { FeedbackMode } from './feedback-mode.js'
 
 /** The options of `feedback.binary()`. */

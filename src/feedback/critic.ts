@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { checkChatResponse, recordCall, withSpentCalls, type ChatModel } from '../models/chat-model.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { canonicalJson } from '../core/fingerprint.js'
 import { taskMessages } from '../core/task.js'
 import { criteriaOf } from '../verifiers/rubric/criteria.js'

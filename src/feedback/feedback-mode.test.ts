@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isComponentError, type ComponentError } from '../models/component-error.js'
+import { isComponentError, type ComponentError } from '../core/component-error.js'
 import { checkFeedback, FeedbackSchema } from './feedback-mode.js'
 
 const mode = { kind: 'verifier' as const, name: 'mine', version: '1' }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ModelCallSchema, type ChatMessage, type ChatModel, type ModelCall } from '../models/chat-model.js'
-import { ComponentError, zodProblems } from '../models/component-error.js'
+import { ComponentError, zodProblems } from '../core/component-error.js'
 import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Verdict } from '../verifiers/verifier.js'

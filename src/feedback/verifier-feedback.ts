@@ -1,5 +1,5 @@
 import { criterionSatisfied } from '../core/contract.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import type { CheckVerdict, Diagnostics, TestOutcome, Verdict } from '../verifiers/verifier.js'
 import type { FeedbackInput, FeedbackMode } from './feedback-mode.js'
 

@@ -3,6 +3,7 @@
  * an episode takes, how often its tool calls fail, what a solved task costs, and how consistent
  * an agent's behaviour is across repeats of one task (the same actions, in the same order).
  */
+import { editDistance } from '../core/edit-distance.js'
 
 /** What one episode did: model turns, tool calls, and the calls that failed. */
 export interface EpisodeCounts {
@@ -68,14 +69,7 @@ export function costPerSolved(totalCostUsd: number | null, solved: number): numb
 
 /** Edit distance between two action sequences (insert, delete, substitute one action: cost 1 each). */
 export function levenshtein(a: readonly string[], b: readonly string[]): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
-  }
-  return previous[b.length]!
+  return editDistance(a, b)
 }
 
 /**

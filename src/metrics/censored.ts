@@ -42,9 +42,9 @@ export interface AttemptHazard {
  * attempt satisfy it, and the bias stays within a few tenths of a point; errors likelier on
  * failing attempts or on hard tasks do not, and with one repeat per task (where no task's own
  * repeats can stand in) they bias it upward. The measured bias of each rule by mechanism is the
- * table in docs/statistics.md (scripts/statistics-tables.ts); a summary reports the two simple
- * rules beside it, and past 2% errored trajectories an interval that covers both
- * ({@link seqAtIntervalReported}).
+ * table in docs/statistics.md (scripts/statistics-tables.ts); a summary reports beside it the
+ * bounds with every errored trajectory a failure and a success, and from the first errored
+ * trajectory an interval that covers both ({@link seqAtIntervalReported}).
  *
  * Without censored repeats the curve equals `seqAtCurve` bit for bit. With one repeat per task it is
  * the pooled Kaplan–Meier estimate of all repeats (Efron's self-consistency). Tasks that carry no
@@ -262,6 +262,26 @@ export function errorsLeftOut(outcomes: readonly CensoredTaskOutcomes[]): TaskOu
   })
 }
 
+/**
+ * The upper bound reported next to {@link seqAtCurveCensored}: every errored trajectory counted as
+ * succeeding at the attempt its error stopped (`firstSuccess: censoredAt`), the most any outcome
+ * the error hid could give. With {@link errorsAsFailures} it bounds Seq@k whatever the errors hid:
+ * leaving errored trajectories out ({@link errorsLeftOut}) lies between the two, and is an upper
+ * bound only when errors fall on failing trajectories at least as often as on passing ones.
+ * Feed it to `seqAtCurve`.
+ *
+ * @throws RangeError when a repeat is malformed (the message names the task).
+ * @example
+ * seqAtCurve(errorsAsSuccesses([{ taskId: 'a', repeats: [{ firstSuccess: null }, { censoredAt: 2 }] }]), 2)
+ * // => [0, 0.5]
+ */
+export function errorsAsSuccesses(outcomes: readonly CensoredTaskOutcomes[]): TaskOutcomes[] {
+  return outcomes.map((task) => ({
+    taskId: task.taskId,
+    firstSuccess: task.repeats.map((repeat, index) => checkedRepeat(task.taskId, repeat, index).at),
+  }))
+}
+
 /** A validated repeat: the attempt of its first success (null: none) or of its error. */
 type CheckedRepeat = { censored: false; at: number | null } | { censored: true; at: number }
 
@@ -404,22 +424,20 @@ export function seqAtIntervalCensored(
 }
 
 /**
- * Above this share of errored trajectories a censored rate's reported interval is the union of
- * the intervals with errors counted as failures and with errors left out (and the censored one).
+ * The method of a rate's interval that is such a union: the interval says it is no longer Korn–Graubard alone.
+ * `/1` was the union with errors as failures and left out, and only past 2% errored trajectories;
+ * `/2` is the union with errors as failures and as successes, from the first errored trajectory.
  */
-export const ERROR_SHARE_FOR_BOUNDS = 0.02
-
-/** The method of a rate's interval that is such a union: the interval says it is no longer Korn–Graubard alone. */
-export const ERROR_BOUNDS_INTERVAL_METHOD = 'error-bounds-union/1'
+export const ERROR_BOUNDS_INTERVAL_METHOD = 'error-bounds-union/2'
 
 /**
  * The union of intervals around a point: the lowest lo and the highest hi, over the tasks of the
- * first (the widest set: the as-failures interval keeps every task with a repeat).
+ * widest.
  *
  * @example
  * const a = { point: 0.4, lo: 0.3, hi: 0.5, level: 0.95, method: 'a', tasks: 10 }
  * intervalUnion(0.5, [a, { ...a, point: 0.6, lo: 0.5, hi: 0.7, tasks: 9 }])
- * // => { point: 0.5, lo: 0.3, hi: 0.7, level: 0.95, method: 'error-bounds-union/1', tasks: 10 }
+ * // => { point: 0.5, lo: 0.3, hi: 0.7, level: 0.95, method: 'error-bounds-union/2', tasks: 10 }
  */
 export function intervalUnion(point: number, intervals: readonly Interval[]): Interval {
   const finite = intervals.filter((i) => Number.isFinite(i.lo) && Number.isFinite(i.hi))
@@ -437,24 +455,25 @@ export function intervalUnion(point: number, intervals: readonly Interval[]): In
 
 /**
  * The interval a summary reports for Seq@k of censored outcomes: {@link seqAtIntervalCensored}
- * while at most {@link ERROR_SHARE_FOR_BOUNDS} of the trajectories errored, and above that the
- * union of it with the intervals under the two simple rules (errors as failures, errors left out).
+ * without errored trajectories, and from the first one the union of it with the intervals of the
+ * two bounds, every errored trajectory a failure ({@link errorsAsFailures}) and every one a success
+ * at the attempt its error stopped ({@link errorsAsSuccesses}).
  *
- * Why: the censored estimate assumes an error says nothing of how the trajectory would have
- * ended (missing at random, given its task and the attempts it had made). Errors that fall more on
- * hard tasks or on failing attempts break that, and then it is biased upward (at one repeat per
- * task, where a task's own repeats cannot stand in: 1.6–5 points at 10% errored trajectories, a
- * quarter of that at 2–3%) and its own interval stops covering. Counting errors as failures can
- * only err low; leaving them out errs high whenever errors fall on failing trajectories at least
- * as often as on passing ones.
- * The union covers the truth under any such mechanism; at 2% the bias stays within about a
- * point and the censored interval alone is reported. docs/statistics.md has both, measured by
- * scripts/statistics-tables.ts.
+ * Why: the censored estimate assumes an error says nothing of how the trajectory would have ended
+ * (missing at random, given its task and the attempts it had made). Errors that fall more on hard
+ * tasks or on failing attempts break that, and then it is biased upward (at one repeat per task,
+ * where a task's own repeats cannot stand in: 1.6–5 points at 10% errored trajectories, a quarter
+ * of that at 2–3%) and its own interval stops covering; no estimate can know what an error hid.
+ * The two bounds hold Seq@k whatever it hid: the as-failures interval's lower end and the
+ * as-successes' upper end each miss with at most 2.5%, so the union keeps 95% under any mechanism
+ * of errors, from the first errored trajectory on (a switch at 2% let it cover 92–94% just below).
+ * Its price is width, about the share of errored trajectories. docs/statistics.md has both,
+ * measured by scripts/statistics-tables.ts.
  *
  * @example
  * const a = { taskId: 'a', repeats: [{ firstSuccess: 1 }, { censoredAt: 2 }] }
  * seqAtIntervalReported([a, { taskId: 'b', repeats: [{ firstSuccess: null }, { firstSuccess: 2 }] }], 2).method
- * // => 'error-bounds-union/1': one of four trajectories errored
+ * // => 'error-bounds-union/2': one of four trajectories errored
  */
 export function seqAtIntervalReported(
   outcomes: readonly CensoredTaskOutcomes[],
@@ -462,15 +481,11 @@ export function seqAtIntervalReported(
   options?: IntervalOptions,
 ): Interval {
   const censored = seqAtIntervalCensored(outcomes, k, options)
-  const repeats = outcomes.reduce((n, task) => n + task.repeats.length, 0)
-  const errored = outcomes.reduce(
-    (n, task) => n + task.repeats.filter((r) => 'censoredAt' in r && r.censoredAt !== undefined).length,
-    0,
-  )
-  if (repeats === 0 || errored / repeats <= ERROR_SHARE_FOR_BOUNDS) return censored
+  const errored = outcomes.some((task) => task.repeats.some((r) => 'censoredAt' in r && r.censoredAt !== undefined))
+  if (!errored) return censored
   return intervalUnion(censored.point, [
     seqAtInterval(errorsAsFailures(outcomes), k, options),
-    seqAtInterval(errorsLeftOut(outcomes), k, options),
+    seqAtInterval(errorsAsSuccesses(outcomes), k, options),
     censored,
   ])
 }

@@ -57,17 +57,18 @@ describe('resource consistency', () => {
         [3, 3],
         [1, 3],
       ]).point,
-    ).toBeCloseTo(Math.exp(-Math.SQRT2 / 4), 12)
+    ).toBeCloseTo((1 + Math.exp(-Math.SQRT2 / 2)) / 2, 12)
     expect(resourceConsistency([[1, null]]).point).toBeNaN()
-    expect(
-      resourceConsistency([
-        [5, 5],
-        [2, 2],
-      ]),
-    ).toMatchObject({ point: 1, hi: 1 })
+    // Every task constant: 1, and never a zero-width interval (two tasks say little).
+    const constant = resourceConsistency([
+      [5, 5],
+      [2, 2],
+    ])
+    expect(constant).toMatchObject({ point: 1, hi: 1, method: 'mean-exp-neg-cv-hall-t/1' })
+    expect(constant.lo).toBeLessThan(0.9)
   })
 
-  it('is exp(−mean CV) by brute force, unchanged when a task is scaled, and its interval holds the point', () => {
+  it('is the mean of exp(−CV) as the HAL reference code aggregates it, by brute force; unchanged when a task is scaled; its interval holds the point', () => {
     const valuesArb = fc.array(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 2, maxLength: 6 }), {
       minLength: 2,
       maxLength: 10,
@@ -78,7 +79,7 @@ describe('resource consistency', () => {
           const m = xs.reduce((a, b) => a + b, 0) / xs.length
           return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) / m
         }
-        const brute = Math.exp(-perTask.reduce((s, xs) => s + cv(xs), 0) / perTask.length)
+        const brute = perTask.reduce((s, xs) => s + Math.exp(-cv(xs)), 0) / perTask.length
         const r = resourceConsistency(perTask)
         expect(r.point).toBeCloseTo(brute, 12)
         expect(
@@ -87,6 +88,11 @@ describe('resource consistency', () => {
         expect(r.lo).toBeLessThanOrEqual(r.point + 1e-12)
         expect(r.hi).toBeGreaterThanOrEqual(r.point - 1e-12)
         expect(r.hi).toBeLessThanOrEqual(1)
+        expect(r.lo).toBeGreaterThanOrEqual(0)
+        // exp(−mean CV), the figure before, is never above it (Jensen).
+        expect(Math.exp(-perTask.reduce((s, xs) => s + cv(xs), 0) / perTask.length)).toBeLessThanOrEqual(
+          r.point + 1e-12,
+        )
       }),
       { seed: 42, numRuns: 200 },
     )

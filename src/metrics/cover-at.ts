@@ -2,6 +2,7 @@ import type { SampleCounts } from './pass-at-k.js'
 import type { TaskOutcomes } from './seq-at-k.js'
 import { rateInterval, type Interval, type IntervalOptions } from './intervals.js'
 import { assertBudget, assertCounts } from './validation.js'
+import { hiddenSuccesses, type CensoredTries, type TriesValue } from './censored-tries.js'
 
 /**
  * The share thresholds Cover@τ is reported at by default: "solved at least half the time" and
@@ -30,8 +31,11 @@ function measured(tries: readonly SampleCounts[]): SampleCounts[] {
 }
 
 /**
- * Cover@τ: the share of tasks whose success share over their tries is at least τ (Cover@1: the
- * tasks solved every time). Tasks with no try are skipped; NaN when none has one.
+ * Cover@τ (Dragoi et al. 2025): the share of tasks whose success share over their tries is at
+ * least τ (Cover@1: the tasks solved every time), their estimator of the share of tasks solved with
+ * a chance of at least τ. Over n tries its value depends on n (Cover@1 over n tries estimates
+ * E[q^n], not the share with q = 1): compare it only at equal tries. Tasks with no try are
+ * skipped; NaN when none has one.
  *
  * @example
  * coverAt([{ taskId: 'a', n: 4, c: 4 }, { taskId: 'b', n: 4, c: 1 }], 0.5) // => 0.5
@@ -84,9 +88,11 @@ export function coverCurve(tries: readonly SampleCounts[]): CoverStep[] {
 }
 
 /**
- * Pass@k read off the Cover@τ curve: ∫₀¹ Cover(τ) · k(1 − τ)^{k−1} dτ, exact over the steps. It
- * equals the mean over tasks of 1 − (1 − c/n)^k, the chance that one of k tries drawn with
- * replacement from a task's own tries passes (the unbiased Pass@k draws without replacement).
+ * Pass@k read off a measured Cover@τ curve: ∫₀¹ Cover(τ) · k(1 − τ)^{k−1} dτ, exact over the steps.
+ * Dragoi et al.'s identity makes this Pass@k for the population's curve (the share of tasks with
+ * q ≥ τ); over a curve measured from n tries it is the mean over tasks of 1 − (1 − c/n)^k, the
+ * chance that one of k tries drawn with replacement from a task's own tries passes, which is below
+ * the unbiased Pass@k (drawn without replacement): not a Pass@k to print beside it.
  *
  * @example
  * passAtFromCover([{ taskId: 'a', n: 2, c: 1 }], 2) // => 0.75
@@ -102,6 +108,48 @@ export function passAtFromCover(tries: readonly SampleCounts[], k: number): numb
     previous = step.tau
   }
   return total
+}
+
+/**
+ * A task's reading of Cover@τ from its tries: 1 when c of its n tries reach the share τ, else 0
+ * (NaN without a try), for {@link censoredFigure}.
+ *
+ * @example
+ * reachesShare(0.5)(4, 2) // => 1
+ */
+export function reachesShare(tau: number): TriesValue {
+  assertTau(tau)
+  return (n, c) => (n === 0 ? Number.NaN : reaches(n, c, tau) ? 1 : 0)
+}
+
+/**
+ * The Cover@τ curve of tasks some of whose tries an error hid ({@link CensoredTries}): at each τ
+ * the mean over tasks of the chance that the task's tries reach τ, each hidden try succeeding with
+ * its chance, as {@link censoredFigure}'s point. Steps at every share a task can reach with some
+ * chance; without hidden tries exactly {@link coverCurve}. Tasks with no try, or with a hidden try
+ * that has no chance to give it, are left out.
+ *
+ * @example
+ * coverCurveCensored([{ taskId: 'a', c: 1, f: 0, hidden: [0.5] }])
+ * // => [{ tau: 0.5, cover: 1 }, { tau: 1, cover: 0.5 }]
+ */
+export function coverCurveCensored(tries: readonly CensoredTries[]): CoverStep[] {
+  const used = tries
+    .filter((t) => t.c + t.f + t.hidden.length > 0 && !t.hidden.some((p) => Number.isNaN(p)))
+    .map((t) => ({ n: t.c + t.f + t.hidden.length, c: t.c, pmf: hiddenSuccesses(t.hidden) }))
+  const shares = new Map<number, number>()
+  for (const t of used)
+    t.pmf.forEach((mass, x) => {
+      const c = t.c + x
+      if (mass > 0 && c > 0) shares.set(c / t.n, c / t.n)
+    })
+  const taus = [...shares.keys()].sort((a, b) => a - b)
+  return taus.map((tau) => {
+    // Without hidden tries every mass is 1: a count, so the curve is coverCurve's to the bit.
+    let cover = 0
+    for (const t of used) t.pmf.forEach((mass, x) => (cover += reaches(t.n, t.c + x, tau) ? mass : 0))
+    return { tau, cover: cover / used.length }
+  })
 }
 
 /**

@@ -19,6 +19,7 @@ describe('vitest-seqk/metrics', () => {
         'bootstrapInterval',
         'differenceInterval',
         'errorsAsFailures',
+        'errorsAsSuccesses',
         'errorsLeftOut',
         'seqAtCurveCensored',
         'seqAtIntervalCensored',
@@ -72,19 +73,27 @@ describe('vitest-seqk/metrics', () => {
         'taskTrials',
         'cohensKappa',
         'verdictAgreement',
+        'bestScoreCurve',
+        'binaryScores',
+        'scoreCurve',
+        'scoreInterval',
+        'taskBestScores',
       ].sort(),
     )
   })
 
-  it('imports nothing from the rest of the project and no package, only siblings and node built-ins', () => {
-    // DESIGN.md section 3: metrics/ is the bottom of the dependency graph.
+  it('imports nothing from the rest of the project and no package, only siblings, core/ and node built-ins', () => {
+    // DESIGN.md section 3: metrics/ is the bottom of the dependency graph, over core/ (the leaf that
+    // holds the one edit distance, which core's option checks use too).
     const folder = fileURLToPath(new URL('.', import.meta.url))
     const sources = readdirSync(folder).filter((name) => name.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(name))
     expect(sources.length).toBeGreaterThan(5)
     for (const name of sources) {
       const text = readFileSync(`${folder}${name}`, 'utf8')
       for (const [, specifier] of text.matchAll(/\bfrom\s+'([^']+)'/g)) {
-        expect(specifier, `${name} imports ${String(specifier)}`).toMatch(/^(\.\/[\w-]+\.js|node:[\w/]+)$/)
+        expect(specifier, `${name} imports ${String(specifier)}`).toMatch(
+          /^(\.\/[\w-]+\.js|\.\.\/core\/[\w-]+\.js|node:[\w/]+)$/,
+        )
       }
     }
   })

@@ -5,7 +5,13 @@ export { createRng, seedFrom } from './random.js'
 export type { TaskOutcomes } from './seq-at-k.js'
 export { seqAt, seqAtCurve, seqAtInterval } from './seq-at-k.js'
 export type { CensoredTaskOutcomes, RepeatOutcome } from './censored.js'
-export { errorsAsFailures, errorsLeftOut, seqAtCurveCensored, seqAtIntervalCensored } from './censored.js'
+export {
+  errorsAsFailures,
+  errorsAsSuccesses,
+  errorsLeftOut,
+  seqAtCurveCensored,
+  seqAtIntervalCensored,
+} from './censored.js'
 export type { SampleCounts } from './pass-at-k.js'
 export { passAtCurve, passAtInterval, passAtK } from './pass-at-k.js'
 export { passHatCurve, passHatInterval, passHatK } from './pass-hat-k.js'
@@ -36,6 +42,8 @@ export {
   rateInterval,
 } from './intervals.js'
 export { bootstrapInterval, pairedBootstrap } from './bootstrap.js'
+export type { ScoredRepeat, TaskScores } from './score-curve.js'
+export { bestScoreCurve, binaryScores, scoreCurve, scoreInterval, taskBestScores } from './score-curve.js'
 export type { TaskRow } from './task-rates.js'
 export { censoredRow, firstRepeats, hasCensored, repeatsOf, taskRate, taskRates, taskTrials } from './task-rates.js'
 export type {

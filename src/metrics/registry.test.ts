@@ -11,10 +11,15 @@ import type { TaskRow } from './task-rates.js'
 
 const K = 4
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+// A task's best score by k never falls (the score curve's per-task value).
+const bestScores = fc
+  .array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: K, maxLength: K })
+  .map((xs) => xs.map((_, i) => Math.max(...xs.slice(0, i + 1))))
 const seqRows = fc.array(
   fc.record({
     taskId: fc.constant('t'),
     firstSuccess: fc.array(fc.option(fc.integer({ min: 1, max: K }), { nil: null }), { minLength: 1, maxLength: 6 }),
+    bestScore: bestScores,
   }),
   { minLength: 1, maxLength: 10 },
 )
@@ -25,6 +30,7 @@ const sampleRows = fc.array(
       firstSuccess: fc.constant([]),
       samples: fc.constant(n),
       passes: fc.integer({ min: 0, max: n }),
+      bestScore: bestScores,
     }),
   ),
   { minLength: 1, maxLength: 10 },
@@ -36,6 +42,8 @@ describe('the metric registry', () => {
     for (const id of METRIC_IDS) expect(METRICS[id].id).toBe(id)
     expect(METRICS.coverAt.label(0.5)).toBe('Cover@0.5')
     expect(METRICS.seqHat.label(3)).toBe('Seq^3')
+    expect(METRICS.scoreAt.label(5)).toBe('Score@5')
+    expect(METRICS.scoreAt.taskValue({ taskId: 't', firstSuccess: [], bestScore: [0.5, null] }, 2, 2)).toBeNaN()
     expect(headlineMetric(true).label(5)).toBe('Pass@5')
     expect(headlineMetric(false).family).toBe('Seq')
     expect(reliabilityMetric(true).id).toBe('passHat')

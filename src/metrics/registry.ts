@@ -13,7 +13,7 @@ import { seqHatCurve } from './seq-hat-k.js'
 import type { TaskRow } from './task-rates.js'
 
 /** The metrics a threshold or a baseline gate can name (the same list as the contract's `RATE_METRICS`). */
-export const METRIC_IDS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt'] as const
+export const METRIC_IDS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt', 'scoreAt'] as const
 /** A metric's id: its `CellSummary` field and its `expect` key. */
 export type MetricId = (typeof METRIC_IDS)[number]
 
@@ -30,7 +30,7 @@ export type MetricRole = 'headline' | 'reliability'
 /** One metric, as every output reads it. */
 export interface MetricDefinition {
   readonly id: MetricId
-  /** The family a table's `metric` column shows: `Seq`, `Pass`, `Seq^`, `pass^`, `Cover`. */
+  /** The family a table's `metric` column shows: `Seq`, `Pass`, `Seq^`, `pass^`, `Cover`, `Score`. */
   readonly family: string
   /** Its value's name at an index: `Seq@3`, `pass^3`, `Cover@0.5`. */
   label(at: number | string): string
@@ -158,6 +158,25 @@ export const METRICS: Readonly<Record<MetricId, MetricDefinition>> = {
     },
     trials: () => 1,
     format,
+  },
+  // The score curve (metrics/score-curve.ts): the reference harness's metric@k. Held by `expect`
+  // thresholds; the baseline gate does not pair it yet (it reads solved rates per task).
+  scoreAt: {
+    id: 'scoreAt',
+    family: 'Score',
+    label: (k) => `Score@${k}`,
+    index: 'k',
+    protocols: ['sequential', 'independent'],
+    gateable: false,
+    thresholdable: true,
+    taskValue: (row, k) => row.bestScore?.[k - 1] ?? Number.NaN,
+    trials: repeatsTrials,
+    format,
+    curve: (rows, K) =>
+      Array.from({ length: K }, (_, i) => {
+        const values = rows.map((r) => r.bestScore?.[i] ?? Number.NaN).filter((v) => !Number.isNaN(v))
+        return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length
+      }),
   },
 }
 

@@ -2,6 +2,16 @@ import { coverAt, coverAtInterval, triesWithin } from './cover-at.js'
 import type { TaskOutcomes } from './seq-at-k.js'
 import type { Interval, IntervalOptions } from './intervals.js'
 import { assertBudget } from './validation.js'
+import type { TriesValue } from './censored-tries.js'
+
+/**
+ * A task's reading of Seq^k from its repeats: 1 when all n of them were solved within k (c = n),
+ * else 0; NaN without a repeat. For {@link censoredFigure} over {@link censoredTriesWithin}.
+ *
+ * @example
+ * allSolved(3, 3) // => 1
+ */
+export const allSolved: TriesValue = (n, c) => (n === 0 ? Number.NaN : c === n ? 1 : 0)
 
 /**
  * The Seq^k curve for k = 1..budget: the share of tasks that every repeat solved within k

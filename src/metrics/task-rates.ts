@@ -17,6 +17,8 @@ export interface TaskRow {
   readonly censoredAt?: readonly number[]
   readonly samples?: number
   readonly passes?: number
+  /** Its best score by attempt k, k = 1..K (null or NaN: not measured there): the score curve's per-task value. */
+  readonly bestScore?: readonly (number | null)[]
 }
 
 /**

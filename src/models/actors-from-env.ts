@@ -3,10 +3,12 @@ import type { ChatModel } from './chat-model.js'
 import { anthropicModel } from './providers/anthropic.js'
 import { openaiCompatibleModel, openaiModel } from './providers/openai.js'
 import type { RemoteOptions } from './providers/remote.js'
-import { redactText, registerSecret } from './redact.js'
+import { redactName, refuseKeyAsModel, registerSecret } from './redact.js'
 import { isCi, isSimulation, SIMULATED_SPEC, SimulationInCiError } from './simulation-policy.js'
-import { REMOTE_BOUNDS, RETRY_BOUNDS, type NumberBound } from './unknown-options.js'
+import { type NumberBound } from '../core/option-checks.js'
+import { REMOTE_BOUNDS, RETRY_BOUNDS } from './remote-options.js'
 
+const PROVIDERS = ['openai', 'openai-responses', 'anthropic', 'compat']
 const SPEC_FORMS = 'openai:<model>, openai-responses:<model>, anthropic:<model> or compat:<model>@<base URL>'
 
 /** A whole number within a bound, read from an environment variable: its error names the variable and the range. */
@@ -93,12 +95,14 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
   const kind = spec.slice(0, colon)
   const rest = spec.slice(colon + 1)
   // A spec may carry a credential (a URL's password, a key pasted by mistake): errors quote it redacted.
-  const quoted = JSON.stringify(redactText(spec))
+  const quoted = JSON.stringify(redactName(spec))
   if (spec.trim() === SIMULATED_SPEC)
     throw new Error(
       `actor spec ${quoted} stands for each eval file's own simulated actors (the fallback of actorsFromEnv); give it in SEQK_ACTORS, not to actorFromSpec`,
     )
   if (colon < 0 || !rest) throw new Error(`actor spec ${quoted}: expected ${SPEC_FORMS}`)
+  // A key where the model goes would name the actor in every output (an unknown provider is refused below, unquoted).
+  if (PROVIDERS.includes(kind)) refuseKeyAsModel(`actor spec "${kind}:…"`, rest.replace(/@https?:\/\/.*$/is, ''))
   switch (kind) {
     case 'openai':
       return openaiModel({ model: rest, temperature, maxTokens, ...limits })
@@ -132,7 +136,7 @@ export function actorFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env
     default:
       // Only the provider is named: the rest of an unknown spec may be anything, a key included.
       throw new Error(
-        `actor spec ${JSON.stringify(redactText(kind))}:…: unknown provider ${JSON.stringify(redactText(kind))}; use ${SPEC_FORMS}`,
+        `actor spec ${JSON.stringify(redactName(kind))}:…: unknown provider ${JSON.stringify(redactName(kind))}; use ${SPEC_FORMS}`,
       )
   }
 }

@@ -78,8 +78,9 @@ describe('withCassette', () => {
     )
     const empty = mkdtempSync(join(tmpdir(), 'seqk-cassette-'))
     dirs.push(empty)
-    await expect(withCassette(counting(), { mode: 'replay', dir: empty }).chat(request('x'))).rejects.toThrow(
-      /is empty\. Record with SEQK_CASSETTE=record/,
+    // Nothing recorded of this model at all: said once, where it is declared, not on every call.
+    expect(() => withCassette(counting(), { mode: 'replay', dir: empty })).toThrow(
+      /cassette replay \(SEQK_CASSETTE=replay or cassette\.mode\), but .* holds no recording of this model .*: record it first \(SEQK_CASSETTE=record\)/,
     )
   })
 

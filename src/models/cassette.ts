@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { canonicalJson, sha256 } from '../core/fingerprint.js'
 import { ChatMessageSchema, UsageSchema, type ChatModel, type ChatRequest, type ChatResponse } from './chat-model.js'
-import { redactSecrets, redactUrl } from './redact.js'
+import { redactName, redactSecrets, redactUrl } from './redact.js'
 import { ToolCallSchema, ToolDefinitionSchema, ToolTurnSchema, type ToolCall, type ToolTurn } from './tools.js'
 
 /** `off`: call the model. `record`: call it and store every answer. `replay`: answer only from the cassette (a miss fails). `auto`: replay what is recorded, record what is not. */
@@ -111,7 +111,8 @@ function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
     return {
       role: 'tool',
       callId: turn.callId,
-      name: turn.name,
+      // A model may call a tool by a name that holds a key (an unknown tool): no credential is written.
+      name: redactName(turn.name),
       content: redactSecrets(turn.content),
       isError: turn.isError,
     }
@@ -120,7 +121,7 @@ function storedTurn(turn: ToolTurn): z.infer<typeof ToolTurnSchema> {
 
 const storedCall = (call: ToolCall): ToolCall => ({
   id: call.id,
-  name: call.name,
+  name: redactName(call.name),
   arguments: redactSecrets(call.arguments),
 })
 
@@ -173,6 +174,11 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
   const { mode, dir } = resolveCassette(options)
   if (mode === 'off') return model
   const folder = join(dir, safe(redactSecrets(model.descriptor.provider)), safe(redactSecrets(model.descriptor.model)))
+  // Replaying what was never recorded fails every call: said once, where the model is declared.
+  if (mode === 'replay' && !existsSync(folder))
+    throw new Error(
+      `${model.id}: cassette replay (SEQK_CASSETTE=replay or cassette.mode), but ${dir} holds no recording of this model (no ${folder}): record it first (SEQK_CASSETTE=record), or point SEQK_CASSETTE_DIR at the cassettes`,
+    )
   const pathOf = (key: CassetteKey) => join(folder, `${sha256(canonicalJson(key)).slice(0, 24)}.json`)
 
   const read = (path: string): CassetteFile => {
@@ -231,7 +237,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
                   : {}),
               }
             : {}),
-          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
           ...(response.toolCalls?.length ? { toolCalls: response.toolCalls } : {}),
         }
       }
@@ -261,7 +267,7 @@ export function withCassette(model: ChatModel, options: CassetteOptions = {}): C
                   : {}),
               }
             : {}),
-          ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+          ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
           ...(toolCalls?.length ? { toolCalls } : {}),
         },
         recordedAt: new Date().toISOString(),

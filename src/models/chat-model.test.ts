@@ -13,7 +13,7 @@ import {
   type ChatResponse,
   type Usage,
 } from './chat-model.js'
-import { isComponentError, type ComponentError } from './component-error.js'
+import { isComponentError, type ComponentError } from '../core/component-error.js'
 
 const usageArb: fc.Arbitrary<Usage> = fc.record({
   inputTokens: fc.nat(1e6),

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ComponentError, zodProblems } from './component-error.js'
+import { ComponentError, zodProblems } from '../core/component-error.js'
 import type { Price } from './pricing.js'
 import { EpisodeSchema, WorkspaceSnapshotSchema, type Episode, type WorkspaceSnapshot } from '../core/episode.js'
 import { ToolCallSchema, type ToolCall, type ToolDefinition, type ToolTurn } from './tools.js'
@@ -16,6 +16,7 @@ export {
   type ModelCall,
 } from '../core/contract.js'
 import { UsageSchema, type ChatMessage, type ModelRole, type Usage, type ModelCall } from '../core/contract.js'
+import type { CapStop } from '../core/cost-cap.js'
 
 /** Adds usages field by field (pure). */
 export function addUsage(a: Usage, b: Usage): Usage {
@@ -53,6 +54,37 @@ export interface CallContext {
   prompt?: string | readonly ChatMessage[]
   /** The feedback the previous attempt got (a sequential revision); absent on attempt 1 and in independent sampling. */
   feedback?: string
+  /**
+   * The cost caps' say over further model calls inside this one (an agent's turns), set when a cap
+   * applies: an actor that makes several calls asks it before each after the first and tells it
+   * each call as it is made, so a cap stops an episode between turns, not after it.
+   */
+  budget?: CallBudget
+}
+
+/** A cost cap's say over the model calls inside one actor call (see {@link CallContext.budget}). */
+export interface CallBudget {
+  /** Before a further call: the cap that stops it, or undefined to go on. */
+  stop(): CapStop | undefined
+  /** A call as it is made (its record, or `{ usage: null, costUsd: null }` when what it cost is unknown). */
+  charge(call: { usage: Usage | null; costUsd: number | null }): void
+}
+
+/**
+ * Thrown by an actor whose {@link CallBudget} said stop before a further call, with the calls it
+ * made attached (`withSpentCalls`): the loop records the trajectory as stopped at the cost cap,
+ * neither a pass nor a failure.
+ */
+export class CallBudgetStop extends Error {
+  constructor(
+    readonly stop: CapStop,
+    calls: number,
+  ) {
+    super(
+      `stopped at the cost cap (${stop.scope} ${stop.limit}) before call ${calls + 1} of this attempt, ${calls} made`,
+    )
+    this.name = 'CallBudgetStop'
+  }
 }
 
 /** What `chat()` is called with: the messages, the call's context and an abort signal. */

@@ -36,6 +36,39 @@ describe('connectionCause', () => {
 })
 
 describe('EndpointBreaker', () => {
+  it('opens when three requests in a row fail for good on server errors with none answered; a probe that is answered closes it', () => {
+    const breaker = new EndpointBreaker('compat|http://127.0.0.1:6600/v1', { threshold: 3, coolDownMs: 1000 })
+    breaker.requestFailedOnServer('HTTP 500: boom', 0)
+    breaker.requestFailedOnServer('HTTP 500: boom', 0)
+    // An answer in between: the server serves, those were two requests' own errors.
+    breaker.answered()
+    breaker.requestFailedOnServer('HTTP 500: boom', 0)
+    breaker.requestFailedOnServer('HTTP 500: boom', 0)
+    expect(() => breaker.check(0)).not.toThrow()
+    breaker.requestFailedOnServer('HTTP 500: boom', 0)
+    let down: unknown
+    try {
+      breaker.check(10)
+    } catch (error) {
+      down = error
+    }
+    expect(down).toBeInstanceOf(EndpointDownError)
+    expect((down as EndpointDownError).failureKind).toBe('server')
+    expect((down as Error).message).toBe(
+      'http://127.0.0.1:6600/v1: HTTP 500: boom; 3 requests in a row failed on server errors and none was answered, so calls to it fail at once (next try in 1 s); the server fails every request, not one: check that it is up and serves this model',
+    )
+    // The probe gets an HTTP answer that is an error again: reached() is no sign of health, it opens for twice as long.
+    expect(() => breaker.check(1000)).not.toThrow()
+    breaker.reached()
+    breaker.serverFailed('HTTP 500: still', 1001)
+    expect(() => breaker.check(2500)).toThrow('HTTP 500: still')
+    expect(() => breaker.check(3001)).not.toThrow()
+    // The next probe is answered: closed, and the count starts again.
+    breaker.answered()
+    expect(() => breaker.check(3002)).not.toThrow()
+    expect(breaker.answers).toBe(2)
+  })
+
   it('opens after three connection failures in a row, fails at once by name, probes after the cool-down', () => {
     const breaker = new EndpointBreaker('compat|http://127.0.0.1:6599/v1', { threshold: 3, coolDownMs: 1000 })
     breaker.failed(refused, 0)

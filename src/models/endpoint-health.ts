@@ -7,7 +7,11 @@
  * breaker opens: its calls fail at once, naming the endpoint and the cause, until a cool-down
  * passes and one probe call may try again (success closes the breaker, failure reopens it for
  * twice as long, up to a minute). A server that asked to wait beyond the retry cap (a quota) holds
- * the endpoint closed until then, the same way.
+ * the endpoint closed until then, the same way. A server that answers but fails every request is
+ * as dead: an always-500 server took 267 s for a 12-trajectory cell (107 requests), each call
+ * spending its whole retry schedule. Once three requests in a row have each failed for good on
+ * server errors (the same answer twice, or their retries spent), with no request answered in
+ * between, the breaker opens the same way.
  */
 
 import type { FailureKind } from '../core/failure-kind.js'
@@ -62,7 +66,7 @@ export function connectionCause(error: unknown): ConnectionCause | undefined {
 export class EndpointDownError extends Error {
   constructor(
     message: string,
-    /** `connection`, `timeout` or `quota`: what closed the endpoint. */
+    /** `connection`, `timeout`, `server` or `quota`: what closed the endpoint. */
     readonly failureKind: FailureKind = 'connection',
   ) {
     super(message)
@@ -86,6 +90,12 @@ export class EndpointBreaker {
   #last: { cause: ConnectionCause; kind: FailureKind } | undefined
   /** A quota's wait: every call fails with `message` until `until` (ms since the epoch). */
   #held: { until: number; message: string } | undefined
+  /** Calls answered with a complete response, ever: a call compares it with its count at its first failure. */
+  #answers = 0
+  /** Requests that each failed for good on server errors since the last answered call. */
+  #repeated = 0
+  /** Set while server errors hold the endpoint open: the last one, and why it opened. */
+  #serverDown: { reason: string; why: string } | undefined
 
   constructor(
     readonly endpoint: string,
@@ -100,10 +110,18 @@ export class EndpointBreaker {
       if (now < this.#held.until) throw new EndpointDownError(this.#held.message, 'quota')
       this.#held = undefined
     }
-    if (this.#failures < (this.options.threshold ?? 3)) return
+    const down = this.#serverDown
+    if (!down && this.#failures < (this.options.threshold ?? 3)) return
     if (now >= this.#openUntil && !this.#probing) {
       this.#probing = true
       return
+    }
+    if (down) {
+      const next = Math.max(0, Math.ceil((this.#openUntil - now) / 1000))
+      throw new EndpointDownError(
+        `${endpointName(this.endpoint)}: ${down.reason}; ${down.why}, so calls to it fail at once${next > 0 ? ` (next try in ${next} s)` : ' (a probe is under way)'}; the server fails every request, not one: check that it is up and serves this model`,
+        'server',
+      )
     }
     const last = this.#last
     const cause = last ? `${last.cause.text}${last.kind === 'timeout' ? '' : ` (${last.cause.code})`}` : 'no connection'
@@ -119,11 +137,58 @@ export class EndpointBreaker {
     )
   }
 
-  /** A call that reached the server (any HTTP answer): the endpoint is up. */
+  /** A call that reached the server (any HTTP answer): the endpoint is up, if not necessarily answering. */
   reached(): void {
     this.#failures = 0
+    // An HTTP error while server errors hold the endpoint open is no sign of health: the probe has not passed.
+    if (this.#serverDown) return
     this.#probing = false
     this.#coolDown = this.options.coolDownMs ?? 2000
+  }
+
+  /** A call answered with a complete response: the server serves requests. */
+  answered(): void {
+    this.#answers++
+    this.#repeated = 0
+    if (this.#serverDown) {
+      this.#serverDown = undefined
+      this.#probing = false
+      this.#coolDown = this.options.coolDownMs ?? 2000
+    }
+  }
+
+  /** How many calls have been answered (see {@link answered}): unchanged since a call's first failure means none was. */
+  get answers(): number {
+    return this.#answers
+  }
+
+  /**
+   * A server error (HTTP 5xx). While server errors hold the endpoint open, it is the probe's
+   * failure: the endpoint closes again for twice as long.
+   */
+  serverFailed(reason: string, now = Date.now()): void {
+    if (!this.#serverDown) return
+    this.#serverDown.reason = reason
+    if (!this.#probing) return
+    this.#coolDown = Math.min(60_000, this.#coolDown * 2)
+    this.#probing = false
+    this.#openUntil = now + this.#coolDown
+  }
+
+  /**
+   * A request that failed for good on server errors (the same answer twice, or its retries spent),
+   * with no call answered since it started: tell once per request. The third in a row opens the
+   * breaker (the server fails requests, not one request).
+   */
+  requestFailedOnServer(reason: string, now = Date.now()): void {
+    this.#repeated++
+    if (this.#serverDown || this.#repeated < (this.options.threshold ?? 3)) return
+    this.#serverDown = {
+      reason,
+      why: `${this.#repeated} requests in a row failed on server errors and none was answered`,
+    }
+    this.#probing = false
+    this.#openUntil = now + this.#coolDown
   }
 
   /** A call that ended without saying anything about the endpoint (aborted): a probe may be tried again. */

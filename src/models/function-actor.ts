@@ -7,10 +7,10 @@
 import { z } from 'zod'
 import { isPromiseLike, type Awaitable } from '../core/awaitable.js'
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelDescriptor, Usage } from './chat-model.js'
-import { checkReturned, shown } from './component-error.js'
+import { checkReturned, shown } from '../core/component-error.js'
 import { simulatedTwin, type SimulatedActorOptions } from './simulated.js'
 import { isCi, simulationsAsked, SimulationInCiError, SIMULATED_SPEC } from './simulation-policy.js'
-import { rejectUnknownOptions } from './unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 
 /** What the function is called with, once per attempt (or independent sample). */
 export interface FunctionActorInput {

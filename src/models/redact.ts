@@ -26,7 +26,11 @@ const MIN_SECRET = 8
 export function registerSecret(value: string | undefined): void {
   if (typeof value !== 'string' || value.length < MIN_SECRET || secrets.has(value)) return
   for (const form of encodedForms(value)) if (form.length >= MIN_SECRET) secrets.add(form)
+  // Longest first: a secret that contains a shorter one (`pw-zzzz…` and `pw-zz…`) is removed whole, not cut.
+  longestFirst = [...secrets].sort((a, b) => b.length - a.length)
 }
+
+let longestFirst: string[] = []
 
 /**
  * A secret as it is, URL-encoded, and the base64 of it at each of the three byte alignments it
@@ -48,12 +52,36 @@ function encodedForms(value: string): string[] {
   return [...forms]
 }
 
-// Credentials by their shape, whoever's they are: a bearer token, OpenAI and Anthropic keys, and a
-// header or field named like a credential followed by its value.
+/**
+ * Providers' key prefixes, each with the shortest body a real key of it has: OpenAI (`sk-`,
+ * `sk-proj-`), Anthropic (`sk-ant-`), Google (`AIza`), xAI (`xai-`), Groq (`gsk_`), Hugging Face
+ * (`hf_`), GitHub (`ghp_`, `github_pat_`), Perplexity (`pplx-`), Replicate (`r8_`), NVIDIA (`nvapi-`),
+ * GitLab (`glpat-`), AWS access key ids (`AKIA`). Only at the start of a token: `task-…` holds no
+ * `sk-`, and neither does a model name's segment (`opus-mt-en-sk-…`).
+ */
+const KEY_PREFIX_SOURCE = [
+  'sk-ant-[A-Za-z0-9_-]{8,}',
+  'sk-[A-Za-z0-9_-]{16,}',
+  'AIza[A-Za-z0-9_-]{30,}',
+  'xai-[A-Za-z0-9_-]{20,}',
+  'gsk_[A-Za-z0-9]{20,}',
+  'hf_[A-Za-z0-9]{20,}',
+  'ghp_[A-Za-z0-9]{20,}',
+  'github_pat_[A-Za-z0-9_]{20,}',
+  'pplx-[A-Za-z0-9]{20,}',
+  'r8_[A-Za-z0-9]{20,}',
+  'nvapi-[A-Za-z0-9_-]{20,}',
+  'glpat-[A-Za-z0-9_-]{20,}',
+  'AKIA[0-9A-Z]{16}',
+]
+  .map((p) => `(?<![A-Za-z0-9_.-])${p}`)
+  .join('|')
+
+// Credentials by their shape, whoever's they are: a bearer token, providers' keys, and a header or
+// field named like a credential followed by its value.
 const PATTERNS: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
-  [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [new RegExp(KEY_PREFIX_SOURCE, 'g'), REDACTED],
   [
     /((?:x-api-key|api[-_]?key|authorization|access[-_]?token|client[-_]?secret|password)["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|\[REDACTED)([^"'\s,;}&]{6,})/gi,
     `$1${REDACTED}`,
@@ -75,7 +103,7 @@ const PATTERNS: [RegExp, string][] = [
  */
 export function redactSecrets(text: string): string {
   let out = text
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  for (const secret of longestFirst) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
   return out
 }
 
@@ -159,4 +187,76 @@ export function redactUrl(url: string): string {
   for (const key of [...parsed.searchParams.keys()])
     if (CREDENTIAL_PARAM.test(key)) parsed.searchParams.set(key, REDACTED)
   return parsed.toString()
+}
+
+/**
+ * A run of 20 or more letters and digits that reads as a credential, not as words: letters and
+ * digits mixed in short pieces. Split at each change of case or class, a random `aZ3kQ9xLm2…`
+ * falls into pieces of under 3 characters on average (99.6% of random 32-64-character keys;
+ * the shape is a second net, the configured keys are redacted by value), words and numbers into
+ * longer ones (`Llama31Nemotron70BInstructHF`: 4). Pure hexadecimal is left alone: a digest or a
+ * commit, which model tags carry (`sha256:6a07…`).
+ */
+function opaqueRun(run: string): boolean {
+  if (run.length < 20 || !/[0-9]/.test(run) || !/[A-Za-z]/.test(run) || /^[0-9a-f]+$/i.test(run)) return false
+  const pieces = run.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g)?.length ?? 1
+  return run.length / pieces < 3
+}
+
+/**
+ * A name a server, a model or a user gave where a name belongs (the model a response says served
+ * it, a tool's name a model called, a model name in a spec), with every credential it may hold
+ * replaced: registered secrets, provider key shapes, bearer tokens, and long opaque runs of
+ * letters and digits (see {@link looksLikeKey}). A real model name comes back unchanged.
+ *
+ * @example
+ * redactName('meta-llama/Llama-3.1-8B-Instruct') // => 'meta-llama/Llama-3.1-8B-Instruct'
+ * redactName(`gpt-4o ${'aZ3kQ9xLm2PqR7tY0bWc5NvE'}`) // => 'gpt-4o [REDACTED]'
+ */
+export function redactName(name: string): string {
+  // Names repeat (a server names the same model on every call): each is read once per set of secrets.
+  if (namedWith !== secrets.size) {
+    named.clear()
+    namedWith = secrets.size
+  }
+  const known = named.get(name)
+  if (known !== undefined) return known
+  const out = redactText(name).replace(/[A-Za-z0-9]{20,}/g, (run) => (opaqueRun(run) ? REDACTED : run))
+  if (named.size < MAX_NAMED) named.set(name, out)
+  return out
+}
+
+const named = new Map<string, string>()
+let namedWith = -1
+const MAX_NAMED = 1024
+
+/**
+ * Whether `text` holds something shaped like a credential where a name belongs: a registered
+ * secret, a provider's key (`sk-…`, `AIza…`, `hf_…`, …), a bearer token, a credential-named field,
+ * or a long opaque run of letters and digits. False for model names (`gpt-4.1-mini`,
+ * `claude-sonnet-4-5-20250929`, `qwen2.5-7b-instruct`, `meta-llama/Llama-3.1-8B-Instruct`).
+ *
+ * @example
+ * looksLikeKey('gpt-4.1-mini') // => false
+ */
+export function looksLikeKey(text: string): boolean {
+  return redactName(text) !== text
+}
+
+/**
+ * Refuses a model name that looks like an API key (a key pasted where the model goes, as in
+ * `SEQK_ACTORS=openai:<key>`): the key would become the actor's name in every output. The message
+ * names `where` and the fix, never the value.
+ *
+ * @throws TypeError when `model` looks like a key (see {@link looksLikeKey}).
+ * @example
+ * refuseKeyAsModel('actors.openai', options.model)
+ */
+export function refuseKeyAsModel(where: string, model: unknown): void {
+  if (typeof model !== 'string' || !looksLikeKey(model)) return
+  throw new TypeError(
+    `${where}: the model name looks like an API key, so it is not shown here; give the model's name ` +
+      "(e.g. 'gpt-4.1-mini'), and the key as apiKey or in the provider's variable " +
+      '(OPENAI_API_KEY, ANTHROPIC_API_KEY)',
+  )
 }

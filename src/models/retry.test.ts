@@ -210,7 +210,9 @@ describe('withRetries', () => {
       { maxRetries: 2, baseDelayMs: 1 },
       { label: 'gpt (actor)' },
     )
-    await expect(run).rejects.toThrow(/gpt \(actor\): HTTP 500: status 500 \(gave up after 3 tries\)/)
+    await expect(run).rejects.toThrow(
+      /gpt \(actor\): HTTP 500: status 500 \(gave up after 3 tries: 1 \+ retry\.maxRetries 2\)$/,
+    )
     await expect(run).rejects.toBeInstanceOf(ProviderError)
     expect(calls).toBe(3)
   })
@@ -221,11 +223,13 @@ describe('withRetries', () => {
       calls++
       throw httpError(503)
     }
-    await expect(withRetries(failing, { maxRetries: 0 }, { label: 'none' })).rejects.toThrow(/gave up after 1 tries/)
+    await expect(withRetries(failing, { maxRetries: 0 }, { label: 'none' })).rejects.toThrow(
+      /gave up after 1 try: 1 \+ retry\.maxRetries 0\)$/,
+    )
     expect(calls).toBe(1)
     calls = 0
     await expect(withRetries(failing, { maxRetries: 1.5, baseDelayMs: 1 }, { label: 'x' })).rejects.toThrow(
-      /gave up after 3 tries/,
+      /gave up after 3 tries: 1 \+ retry\.maxRetries 1\.5\)$/,
     )
     expect(calls).toBe(3)
   })
@@ -237,7 +241,9 @@ describe('withRetries', () => {
       },
       { label: 'one object', maxRetries: 1, baseDelayMs: 1 },
     )
-    await expect(run).rejects.toThrow(/one object: HTTP 500: status 500 \(gave up after 2 tries\)/)
+    await expect(run).rejects.toThrow(
+      /one object: HTTP 500: status 500 \(gave up after 2 tries: 1 \+ retry\.maxRetries 1\)$/,
+    )
   })
 
   it('does not retry a 400', async () => {
@@ -288,7 +294,7 @@ describe('onRetry', () => {
       random: () => 0.5,
     })
     expect(heard).toEqual([
-      `waiting on a rate limit gpt-4o (actor) (retry 1: HTTP 429: status 429), next try in ${Math.round(delay / 1000)} s`,
+      `rate limited, HTTP 429: status 429; retry 1 in ${Math.round(delay / 1000)} s (gpt-4o (actor))`,
     ])
     expect(() => retryAfterFailure(httpError(503), 2, policy, { label: 'gpt-4o (actor)' })).toThrow(ProviderError)
     expect(heard).toHaveLength(1)

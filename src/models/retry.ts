@@ -367,7 +367,7 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
   // Retries made so far (tries - 1) against the allowance, as a count of retries.
   if (!failure.retryable || tries - 1 >= (policy.maxRetries ?? 5)) {
     throw new ProviderError(
-      `${labelOf()}: ${failure.reason}${failure.retryable ? ` (gave up after ${tries} tries)` : ''}`,
+      `${labelOf()}: ${failure.reason}${failure.retryable ? ` (${gaveUpText(tries, policy.maxRetries ?? 5)})` : ''}`,
       tries,
       failure,
     )
@@ -381,6 +381,19 @@ export function retryAfterFailure(error: unknown, tries: number, policy: RetryOp
     reason: failure.reason,
   }))
   return delayMs
+}
+
+/**
+ * How many tries a call made before it gave up, against the documented allowance: 1 + maxRetries
+ * of its own, and any that failed in one event of the endpoint with other calls (a 429 or 5xx
+ * storm), which spend none (see AdaptiveLimiter).
+ *
+ * @example
+ * gaveUpText(6, 5) // => 'gave up after 6 tries: 1 + retry.maxRetries 5'
+ */
+export function gaveUpText(tries: number, maxRetries: number): string {
+  const shared = tries - 1 - Math.ceil(maxRetries)
+  return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'}: 1 + retry.maxRetries ${maxRetries}${shared > 0 ? `, and ${shared} that failed in one event with other calls, which spend none` : ''}`
 }
 
 /** A retry about to wait: what is retried, which retry it is, how long it waits and why. */
@@ -416,11 +429,18 @@ export function onRetry(listener: (notice: RetryNotice) => void): () => void {
   return () => retryListeners.delete(listener)
 }
 
-/** One short line for a retry notice: "retrying gpt-4o (actor), rate limited (HTTP 429 …), waiting 4 s". */
+/**
+ * One short line for a retry notice, the reason first: a progress line cut to fit its width loses
+ * the call's label, not why it waits.
+ *
+ * @example
+ * retryNoticeText({ label: 'gpt-4o (actor)', retry: 1, delayMs: 4000, rateLimited: true, reason: 'HTTP 429: slow down' })
+ * // => 'rate limited, HTTP 429: slow down; retry 1 in 4 s (gpt-4o (actor))'
+ */
 export function retryNoticeText(notice: RetryNotice): string {
-  const reason = notice.reason.length > 60 ? `${notice.reason.slice(0, 59)}…` : notice.reason
+  const reason = notice.reason.length > 80 ? `${notice.reason.slice(0, 79)}…` : notice.reason
   const wait = notice.delayMs >= 1000 ? `${Math.round(notice.delayMs / 1000)} s` : `${Math.round(notice.delayMs)} ms`
-  return `${notice.rateLimited ? 'waiting on a rate limit' : 'retrying'} ${notice.label} (retry ${notice.retry}: ${reason}), next try in ${wait}`
+  return `${notice.rateLimited ? 'rate limited, ' : ''}${reason}; retry ${notice.retry} in ${wait} (${notice.label})`
 }
 
 /**

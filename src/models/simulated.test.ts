@@ -377,3 +377,29 @@ describe('simulatedActor: profiles show up statistically (200 synthetic tasks)',
     expect(hard).toBeLessThan(0.3)
   })
 })
+
+describe('simulatedActor under the reference layout (earlier attempts in numbered tags)', () => {
+  it('reads the latest previous attempt and its feedback from the tags, as from turns', async () => {
+    const [task] = synthetic(1)
+    const always = { ...SIMULATED_PROFILES.stubborn, resubmit: 1 }
+    const actor = simulatedActor({ profile: always, id: 'always-resubmits' })
+    const tagged =
+      'Solve it.\n\nThis is attempt 3 of 5. Review your previous attempt(s) and the feedback below, then provide an improved answer.\n\n<PreviousAttempt 1>\nfirst\n</PreviousAttempt 1>\n\n<Feedback 1>\nno\n</Feedback 1>\n\n<PreviousAttempt 2>\nsecond\nline\n</PreviousAttempt 2>\n\n<Feedback 2>\nstill no\n</Feedback 2>'
+    const reply = await actor.chat({ messages: [{ role: 'user', content: tagged }], context: ctx(task!, 3) })
+    expect(reply.text).toBe('second\nline')
+    // Feedback that names what failed (cell-match's words among them) is detailed feedback.
+    const reviser = simulatedActor({
+      profile: { ...SIMULATED_PROFILES.reviser, resubmit: 0, repairWithDetail: 0.98, repairWithBinary: 0.02 },
+    })
+    const detailed = tagged.replace(
+      'still no',
+      'incorrect_output\nOutput grid: size correct: True; content match accuracy: 50.00% (2 of 4 cells match).',
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, r) =>
+        reviser.chat({ messages: [{ role: 'user', content: detailed }], context: ctx(task!, 3, r) }),
+      ),
+    )
+    expect(answers.filter((a) => task!.simulation!.correct.includes(a.text)).length).toBeGreaterThanOrEqual(15)
+  })
+})

@@ -144,7 +144,9 @@ export interface SimulatedActorOptions {
 }
 
 // Feedback that names what failed (test calls, expected values, criteria) counts as detailed.
-const DETAILED = /expected|got:|failed test|failed check|unmet criteria|criterion|error|Traceback/i
+// ARC-AGI-2's cell-match feedback ("size correct", "content match accuracy") names what failed too.
+const DETAILED =
+  /expected|got:|failed test|failed check|unmet criteria|criterion|error|Traceback|size correct|content match/i
 
 function clamp(p: number): number {
   return Math.min(0.98, Math.max(0.02, p))
@@ -287,6 +289,21 @@ function scriptOf(request: ChatRequest): SimulationScript {
   return parsed.data
 }
 
+/**
+ * The latest earlier attempt and its feedback in the reference harness's layout
+ * (`<PreviousAttempt i>…</PreviousAttempt i>`, `<Feedback i>…</Feedback i>` in one user message),
+ * or undefined when the message holds none.
+ */
+function taggedHistory(content: string): { previous: string; feedback: string } | undefined {
+  let latest: { i: number; previous: string } | undefined
+  for (const m of content.matchAll(/<PreviousAttempt (\d+)>\n([\s\S]*?)\n<\/PreviousAttempt \1>/g))
+    if (!latest || Number(m[1]) > latest.i) latest = { i: Number(m[1]), previous: m[2]! }
+  if (!latest) return undefined
+  const feedback =
+    new RegExp(`<Feedback ${latest.i}>\\n([\\s\\S]*?)\\n</Feedback ${latest.i}>`).exec(content)?.[1] ?? ''
+  return { previous: latest.previous, feedback }
+}
+
 function respond(
   profile: SimulatedProfile,
   script: SimulationScript,
@@ -295,11 +312,14 @@ function respond(
   rng: () => number,
 ): string {
   const d = script.difficulty
-  const previous = attempt > 1 ? [...messages].reverse().find((m) => m.role === 'assistant')?.content : undefined
+  // The reference layout keeps earlier attempts in numbered tags of one user message, not as turns.
+  const tagged = attempt > 1 ? taggedHistory(messages.at(-1)?.content ?? '') : undefined
+  const previous =
+    attempt > 1 ? (tagged?.previous ?? [...messages].reverse().find((m) => m.role === 'assistant')?.content) : undefined
   if (previous === undefined) {
     return rng() < scaled(profile.firstTry, d) ? pick(script.correct, rng()) : pick(script.wrong, rng())
   }
-  const feedbackText = messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
+  const feedbackText = tagged ? tagged.feedback : messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
   if (rng() < profile.resubmit) return previous
   if (profile.specialCases && rng() < profile.specialCases) {
     const calls = shownCalls(

@@ -13,8 +13,8 @@ import {
 } from '../models/chat-model.js'
 import { UsageTally } from '../core/contract.js'
 import { isBundledSimulation } from '../models/simulated.js'
-import { redactText } from '../models/redact.js'
-import { isComponentError } from '../models/component-error.js'
+import { redactName, redactText } from '../models/redact.js'
+import { isComponentError } from '../core/component-error.js'
 import { failureKindOf } from '../models/retry.js'
 import type { FailureKind } from '../core/failure-kind.js'
 import { checkVerdict, type Verdict, type Verifier } from '../verifiers/verifier.js'
@@ -127,6 +127,8 @@ export async function proposeAndVerify(input: {
   }
   const checked: Verdict = checkVerdict(verifier, graded, context)
   const { calls: graderCalls, ...verdict } = checked
+  // Every recorded verdict carries its score: a verifier that gives none is binary (1 or 0).
+  if (verdict.score === undefined) verdict.score = verdict.pass ? 1 : 0
   return {
     index: context.attempt,
     answer: response.text,
@@ -145,7 +147,7 @@ export async function proposeAndVerify(input: {
         ? { batched: false }
         : {}),
     ...(response.cutAtChars !== undefined ? { cutAtChars: response.cutAtChars } : {}),
-    ...(response.servedModel ? { servedModel: response.servedModel } : {}),
+    ...(response.servedModel ? { servedModel: redactName(response.servedModel) } : {}),
     ...(response.episode ? { episode: response.episode } : {}),
     // Set by the protocol: sequential fills both after the attempt; independent keeps null.
     feedback: null,

@@ -109,7 +109,8 @@ export function summariseCapped(
     spent: null,
     afterAttempt: 0,
   }
-  const notStarted = capped.filter((t) => t.attempts.length === 0).length
+  // An episode stopped before its first attempt ended started all the same: its turns are on its error record.
+  const notStarted = capped.filter((t) => t.attempts.length === 0 && !t.error?.calls?.length).length
   const finished: ThresholdResult = {
     metric: 'finished',
     k: null,

@@ -9,7 +9,7 @@ import { headlineMetric, measures, METRICS, type MetricDefinition, type MetricId
 /** The fields of a summary the metrics live in. */
 export type MeasuredCell = Pick<
   CellSummary,
-  'protocol' | 'budget' | 'seqAt' | 'seqAtInterval' | 'passAt' | 'passAtInterval' | 'passHat' | 'reliability'
+  'protocol' | 'budget' | 'seqAt' | 'seqAtInterval' | 'passAt' | 'passAtInterval' | 'passHat' | 'reliability' | 'score'
 >
 
 /** What a cell says of one metric: null `curve` when the cell does not measure it. */
@@ -54,6 +54,7 @@ export function readMetric(cell: MeasuredCell, id: MetricId, at: number): Metric
     passAt: [cell.passAt, cell.passAtInterval],
     seqHat: [r?.seqHat, r?.hatInterval],
     passHat: [cell.passHat, r?.hatInterval],
+    scoreAt: [cell.score?.at, cell.score?.interval],
   }
   const [curve, interval] = curves[id]
   if (!curve) return none

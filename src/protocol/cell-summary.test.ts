@@ -12,6 +12,8 @@ import {
 } from './cell-summary.js'
 import { totals } from './attempt.js'
 import { pooledShareInterval } from '../metrics/pooled-share.js'
+import { ERROR_BOUNDS_INTERVAL_METHOD } from '../metrics/censored.js'
+import { rateInterval } from '../metrics/intervals.js'
 import { intervalJson } from './interval-json.js'
 import { protocolFixture } from '../../test/protocol-fixture.js'
 
@@ -141,25 +143,47 @@ describe('summariseCell', () => {
     expect(short.passAtInterval?.point).toBe(1)
   })
 
-  it('past 2% errored trajectories reports the union of the intervals with errors as failures and left out, and says why', () => {
+  it('from the first errored trajectory reports the union with the bounds (errors as failures, as successes), and says why', () => {
     const p = protocol('sequential', 3)
-    const ok = Array.from({ length: 40 }, (_, i) => trajectory(p, `t${i}`, 0, i % 4 === 0 ? ['a', 'b', 'c'] : ['OK']))
+    const ok = Array.from({ length: 80 }, (_, i) => trajectory(p, `t${i}`, 0, i % 4 === 0 ? ['a', 'b', 'c'] : ['OK']))
     const one = summarise(p, [...ok, trajectory(p, 'e', 0, ['a'], 'down')], {
       errors: 'censored',
       thresholds: { maxErrorRate: 1 },
     })
-    // 1 of 41 (2.4%): the union, wider than the censored interval on both sides it can be.
-    expect(one.seqAtInterval.method).toBe('error-bounds-union/1')
+    // 1 of 81 (1.2%): the union already, holding both bounds.
+    expect(one.seqAtInterval.method).toBe('error-bounds-union/2')
+    expect(one.errors.bounds!.asFailures[2]).toBeCloseTo(60 / 81, 12)
+    expect(one.errors.bounds!.asSuccesses![2]).toBeCloseTo(61 / 81, 12)
+    expect(one.errors.bounds!.leftOut[2]).toBeCloseTo(60 / 80, 12)
     const alone = summarise(p, ok, { errors: 'censored' })
     expect(one.seqAtInterval.lo!).toBeLessThan(alone.seqAtInterval.lo!)
-    expect(errorIntervalNotes(one)).toEqual([
-      expect.stringMatching(
-        /^Seq@3's 95% CI \(\d+\.\d%–\d+\.\d%\) is the union of its intervals with errors counted as failures and left out: 1 of 41 trajectories \(2\.4%\) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval \(it assumes an error says nothing of how the trajectory would have ended\)$/,
-      ),
-    ])
+    expect(one.seqAtInterval.hi!).toBeGreaterThanOrEqual(
+      rateInterval(
+        new Array(81).fill(0).map((_, i) => (i % 4 === 0 && i < 80 ? 0 : 1)),
+        new Array(81).fill(1),
+      ).hi,
+    )
+    expect(errorIntervalNotes(one)[0]).toMatch(
+      /^Seq@3 \d+\.\d% is an estimate that assumes an error says nothing of how its trajectory would have ended: 1 of 81 trajectories \(1\.2%\) errored; whatever they hid, Seq@3 lies between 74\.1% \(every errored trajectory a failure\) and 75\.3% \(every one a success\), and 95% CI \d+\.\d%–\d+\.\d% holds both, so it keeps 95% whatever the errors hid$/,
+    )
     // Without errors, the Korn–Graubard interval and no note.
     expect(alone.seqAtInterval.method).toBe('korn-graubard/2')
     expect(errorIntervalNotes(alone)).toEqual([])
+  })
+
+  it("independent samples: from the first error Pass@K's interval holds the missing samples failed and passed", () => {
+    const p = protocol('independent', 2)
+    const ok = Array.from({ length: 30 }, (_, i) =>
+      trajectory(p, `t${i}`, 0, i % 3 === 0 ? ['BAD', 'BAD'] : ['OK', 'BAD']),
+    )
+    const s = summarise(p, [...ok, trajectory(p, 'e', 0, ['BAD'], 'down')], {
+      errors: 'censored',
+      thresholds: { maxErrorRate: 1 },
+    })
+    expect(s.passAtInterval!.method).toBe('error-bounds-union/2')
+    // Task e: one failed sample and one missing, failed → Pass@2 0, passed → Pass@2 1.
+    expect(s.errors.bounds!.asFailures[1]).toBeCloseTo(20 / 31, 12)
+    expect(s.errors.bounds!.asSuccesses![1]).toBeCloseTo(21 / 31, 12)
   })
 
   it('counts and names a task whose every trajectory errored before a verdict, never drops it silently', () => {
@@ -517,7 +541,7 @@ describe('reliability', () => {
     expect(r.outcome.mean.point).toBeCloseTo(2 / 3, 12)
     expect(r.outcome.inconsistent.point).toBeCloseTo(1 / 3, 12)
     // Attempts: x [1, 2] (CV √2/3), y [3, 3], z [3, 3].
-    expect(r.resource.attempts.point).toBeCloseTo(Math.exp(-(Math.SQRT2 / 3) / 3), 12)
+    expect(r.resource.attempts.point).toBeCloseTo((Math.exp(-Math.SQRT2 / 3) + 2) / 3, 12)
     expect(CellSummarySchema.parse(s).reliability).toEqual(r)
   })
 
@@ -542,6 +566,28 @@ describe('reliability', () => {
     expect(extra.thresholds.find((t) => t.metric === 'coverAt')).toMatchObject({ tau: 0.25, actual: 2 / 3, pass: true })
   })
 
+  it('counts an errored repeat as the rates do: hidden under censored, failed under failures, dropped under left-out', () => {
+    // x: solved at 1, and a repeat that errored after one failed attempt (censored at 2).
+    const withError = [...ts.slice(2), trajectory(p, 'x', 0, ['OK']), trajectory(p, 'x', 1, ['a'], 'boom')]
+    const read = (errors: 'censored' | 'failures' | 'left-out') =>
+      summarise(p, withError, { repeats: 2, errors }).reliability!
+    const censored = read('censored')
+    expect(censored.tries).toBe(2)
+    expect(censored.basis).toEqual({ tries: 6, hidden: 1 })
+    // Seq^3 lies between 0 (x's hidden repeat failing; y and z fail anyway) and 1/3 (it solving),
+    // and its interval holds both bounds: the union of the intervals at 0/3 and 1/3.
+    expect(censored.hatInterval.method).toBe(ERROR_BOUNDS_INTERVAL_METHOD)
+    expect(censored.hatInterval.point).toBeGreaterThan(0)
+    expect(censored.hatInterval.point).toBeLessThan(1 / 3)
+    expect(censored.hatInterval.lo).toBe(0)
+    expect(censored.hatInterval.hi).toBeGreaterThanOrEqual(rateInterval([1, 0, 0], [1, 1, 1]).hi)
+    // Cover@0.5: x reaches it with one solve of two whatever the hidden repeat did.
+    expect(censored.coverAt[0]!.interval.point).toBeCloseTo(2 / 3, 12)
+    expect(read('failures')).toMatchObject({ tries: 2, basis: { tries: 6, hidden: 0 }, seqHat: [0, 0, 0] })
+    // Left out, x's figure rests on its one repeat: solved, so "every time" (what the block did before).
+    expect(read('left-out')).toMatchObject({ basis: { tries: 5, hidden: 0 }, seqHat: [1 / 3, 1 / 3, 1 / 3] })
+  })
+
   it('an independent cell: pass^K gains an interval, Cover@τ reads its samples', () => {
     const q = protocol('independent', 2)
     const s = summarise(q, [trajectory(q, 'x', 0, ['OK', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])], {
@@ -553,5 +599,57 @@ describe('reliability', () => {
     expect(s.passHat).toEqual([0.75, 0.5])
     expect(r.coverAt.map((c) => c.interval.point)).toEqual([1, 0.5])
     expect(s.thresholds[0]).toMatchObject({ metric: 'passHat', k: 2, pass: true })
+  })
+})
+
+describe('summariseCell: the score curve (Score@k)', () => {
+  // Answers `s0.25` score 0.25 (and fail); `OK` passes with 1.
+  const scored = (p: Protocol, taskId: string, repeat: number, answers: string[], error?: string): Trajectory => {
+    const t = trajectory(p, taskId, repeat, answers, error)
+    return {
+      ...t,
+      attempts: t.attempts.map((a) =>
+        a.answer.startsWith('s') ? { ...a, verdict: { ...a.verdict, score: Number(a.answer.slice(1)) } } : a,
+      ),
+    }
+  }
+
+  it('is the mean best score by attempt k, beside Seq@k, with its interval at K and a threshold', () => {
+    const p = protocol('sequential', 3)
+    const s = summarise(
+      p,
+      [scored(p, 'x', 0, ['s0.25', 's0.75', 'OK']), scored(p, 'y', 0, ['s0.5', 's0.25', 's0.25'])],
+      { thresholds: { scoreAt: { 3: 0.7, 1: 0.5 } } },
+    )
+    expect(s.seqAt).toEqual([0, 0, 0.5])
+    expect(s.score!.at).toEqual([0.375, 0.625, 0.75])
+    expect(s.score!.binary).toBe(false)
+    expect(s.score!.interval).toMatchObject({ point: 0.75, method: 'korn-graubard/2', tasks: 2 })
+    expect(s.perTask.map((t) => t.bestScore)).toEqual([
+      [0.25, 0.75, 1],
+      [0.5, 0.5, 0.5],
+    ])
+    const checks = s.thresholds.filter((t) => t.metric === 'scoreAt')
+    expect(checks.map((c) => [c.k, c.pass, c.message])).toEqual([
+      [1, false, expect.stringMatching(/^Score@1 = 37\.5%, below the required 50\.0%$/)],
+      [3, true, 'Score@3 = 75.0% ≥ 70.0%'],
+    ])
+    expect(CellSummarySchema.parse(s).score).toEqual(s.score)
+  })
+
+  it('enters an errored trajectory as the error policy says', () => {
+    const p = protocol('sequential', 3)
+    const ts = [scored(p, 'x', 0, ['s0.5'], 'down'), scored(p, 'x', 1, ['s0.25', 's1', 's1'])]
+    // Censored: repeat 0 counts at k = 1 only; failures: its best holds; left out: it is not there.
+    expect(summarise(p, ts, { repeats: 2, errors: 'censored' }).score!.at).toEqual([0.375, 1, 1])
+    expect(summarise(p, ts, { repeats: 2, errors: 'failures' }).score!.at).toEqual([0.375, 0.75, 0.75])
+    expect(summarise(p, ts, { repeats: 2, errors: 'left-out' }).score!.at).toEqual([0.25, 1, 1])
+  })
+
+  it('reads an independent cell’s samples in draw order, and says the scores were binary', () => {
+    const q = protocol('independent', 2)
+    const s = summarise(q, [trajectory(q, 'x', 0, ['BAD', 'OK']), trajectory(q, 'y', 0, ['OK', 'BAD'])])
+    expect(s.score).toMatchObject({ at: [0.5, 1], binary: true })
+    expect(s.passAt).toEqual([0.5, 1])
   })
 })

@@ -19,7 +19,7 @@ import {
 } from '../metrics/index.js'
 import {
   ERROR_BOUNDS_INTERVAL_METHOD,
-  ERROR_SHARE_FOR_BOUNDS,
+  errorsAsSuccesses,
   intervalUnion,
   seqAtIntervalReported,
 } from '../metrics/censored.js'
@@ -48,6 +48,13 @@ import { summariseCapped } from './capped-summary.js'
 import { gPassField } from './cell-g-pass.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { instrumentOf, subjectOf } from '../core/instrument.js'
+import { scoreSummaryOf, scoredTasks } from './cell-score.js'
+
+/** The cell's `extended` block: present only when some trajectory went on from a smaller budget. */
+function extendedField(trajectories: readonly Trajectory[]): { extended?: NonNullable<CellSummary['extended']> } {
+  const from = trajectories.flatMap((t) => (t.extendedFrom === undefined ? [] : [t.extendedFrom]))
+  return from.length === 0 ? {} : { extended: { from: Math.min(...from), trajectories: from.length } }
+}
 
 function verifierUnstableField(known: CellSummary['verifierUnstable']): {
   verifierUnstable?: NonNullable<CellSummary['verifierUnstable']>
@@ -141,20 +148,36 @@ function unmeasuredOf(
 
 /**
  * Why a cell's interval at K or its rates need a sentence of their own, for the table and the
- * report: the interval is the union of the two simple rules' (more than 2% of its trajectories
- * errored, and errors that tell bias the censored estimate), or some tasks enter no rate.
+ * report: under censored errors the rate is an estimate that assumes errors hide nothing, and its
+ * interval the union with the bounds (every errored trajectory a failure, a success); the
+ * reliability figures' hidden tries; or tasks that enter no rate.
  *
  * @example
- * errorIntervalNotes(summary) // => ['Seq@5: 12 of 90 trajectories (13.3%) errored, more than 2%: …']
+ * errorIntervalNotes(summary) // => ['Seq@5 81.2% is an estimate that assumes …: 12 of 90 trajectories (13.3%) errored; …']
  */
 export function errorIntervalNotes(cell: CellSummary): string[] {
   const out: string[] = []
   const headline = headlineCurve(cell)
   const label = `${headline.label}@${cell.budget}`
   const interval = headline.interval
+  const bounds = cell.errors.bounds
   if (interval?.method === ERROR_BOUNDS_INTERVAL_METHOD) {
+    const lo = bounds?.asFailures[cell.budget - 1]
+    const hi = bounds?.asSuccesses?.[cell.budget - 1]
+    const between =
+      lo != null && hi != null
+        ? `whatever they hid, ${label} lies between ${percentText(lo)} (every errored trajectory a failure) and ${percentText(hi)} (every one a success), and`
+        : 'its'
     out.push(
-      `${label}'s 95% CI (${percentText(interval.lo)}–${percentText(interval.hi)}) is the union of its intervals with errors counted as failures and left out: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored, more than 2%, and errors that fall on hard tasks or failing attempts bias the censored estimate beyond its own interval (it assumes an error says nothing of how the trajectory would have ended)`,
+      `${label} ${percentText(headline.curve[cell.budget - 1] ?? null)} is an estimate that assumes an error says nothing of how its trajectory would have ended: ${cell.errors.count} of ${cell.trajectories} trajectories (${percentText(cell.errors.rate)}) errored; ${between} 95% CI ${percentText(interval.lo)}–${percentText(interval.hi)} holds ${lo != null && hi != null ? 'both' : 'the bounds'}, so it keeps 95% whatever the errors hid`,
+    )
+  }
+  const basis = cell.reliability?.basis
+  if (basis && basis.hidden > 0) {
+    const hat = cell.protocol.kind === 'independent' ? `pass^${cell.budget}` : `Seq^${cell.budget}`
+    const tries = cell.protocol.kind === 'independent' ? 'samples' : 'repeats'
+    out.push(
+      `reliability (${hat}, Cover@τ, outcome consistency) over ${basis.tries} ${tries}, ${basis.hidden} of them hidden by an error: each is credited the chance it would have succeeded, and every interval holds the figure whatever it hid`,
     )
   }
   const unmeasured = cell.errors.unmeasured ?? []
@@ -183,17 +206,22 @@ function taskRowsOf(outcomes: readonly TaskOutcomes[], samples: readonly SampleC
 function sampleCounts(
   byTask: ReadonlyMap<string, readonly Trajectory[]>,
   K: number,
-  policy: ErrorPolicy,
+  policy: ErrorPolicy | 'successes',
 ): SampleCounts[] {
   return [...byTask].map(([taskId, ts]) => {
     const complete = ts.filter((t) => t.status !== 'error')
     let kept = policy === 'left-out' ? complete : ts
+    // Under `failures` (`successes`, the upper bound) an errored trajectory's missing samples failed (passed).
+    const filled = policy === 'failures' || policy === 'successes'
     const count = (list: readonly Trajectory[]) =>
-      list.reduce((n, t) => n + (t.status === 'error' && policy === 'failures' ? K : t.attempts.length), 0)
+      list.reduce((n, t) => n + (t.status === 'error' && filled ? K : t.attempts.length), 0)
     // Censored: partial samples help only if the task then has the K samples Pass@K needs; a task
     // left short would make Pass@k undefined for the whole cell, so its partial ones are dropped.
     if (policy === 'censored' && count(kept) < K) kept = complete
-    return { taskId, n: count(kept), c: kept.reduce((c, t) => c + t.attempts.filter((a) => a.verdict.pass).length, 0) }
+    const passed = (t: Trajectory) =>
+      t.attempts.filter((a) => a.verdict.pass).length +
+      (policy === 'successes' && t.status === 'error' ? Math.max(0, K - t.attempts.length) : 0)
+    return { taskId, n: count(kept), c: kept.reduce((c, t) => c + passed(t), 0) }
   })
 }
 
@@ -230,27 +258,27 @@ function summariseEnded(input: SummariseInput): CellSummary {
   let seqCurve = censoring ? seqAtCurveCensored(censored, K) : seqAtCurve(outcomes, K)
   const seqInterval = censoring ? seqAtIntervalReported(censored, K) : seqAtInterval(outcomes, K)
   const passCurve = independent ? passAtCurve(samples, K) : null
-  // Independent sampling under `censored` drops only the missing samples; past 2% errored
-  // trajectories its interval, too, is the union with both simple rules' (see seqAtIntervalReported).
+  // Independent sampling under `censored` drops only the missing samples; from the first errored
+  // trajectory its interval, too, is the union with the bounds' (see seqAtIntervalReported).
   const passIntervalCensored = independent ? passAtInterval(samples, K) : null
   const passInterval =
-    passIntervalCensored && policy === 'censored' && errored.length > ERROR_SHARE_FOR_BOUNDS * trajectories.length
+    passIntervalCensored && policy === 'censored' && errored.length > 0
       ? intervalUnion(passIntervalCensored.point, [
           passAtInterval(sampleCounts(byTask, K, 'failures'), K),
-          passAtInterval(sampleCounts(byTask, K, 'left-out'), K),
+          passAtInterval(sampleCounts(byTask, K, 'successes'), K),
           passIntervalCensored,
         ])
       : passIntervalCensored
-  // The headline rate under the two simple rules, each read by the registry's own curve.
-  const boundUnder = (rule: 'failures' | 'left-out') =>
-    headline.curve!(
-      taskRowsOf(
-        rule === 'failures' ? errorsAsFailures(censored) : errorsLeftOut(censored),
-        independent ? sampleCounts(byTask, K, rule) : [],
-      ),
-      K,
-    ).map(finiteOrNull)
-  const bounds = errored.length === 0 ? null : { asFailures: boundUnder('failures'), leftOut: boundUnder('left-out') }
+  // The headline rate under each rule for errored trajectories, read by the registry's own curve.
+  const rules = { failures: errorsAsFailures, successes: errorsAsSuccesses, 'left-out': errorsLeftOut }
+  const boundUnder = (rule: keyof typeof rules) =>
+    headline.curve!(taskRowsOf(rules[rule](censored), independent ? sampleCounts(byTask, K, rule) : []), K).map(
+      finiteOrNull,
+    )
+  const bounds =
+    errored.length === 0
+      ? null
+      : { asFailures: boundUnder('failures'), asSuccesses: boundUnder('successes'), leftOut: boundUnder('left-out') }
   const passHat = independent ? passHatCurve(samples, K) : null
 
   let timingNote: string | null = null
@@ -313,14 +341,15 @@ function summariseEnded(input: SummariseInput): CellSummary {
   const reliability = reliabilityOf({
     K,
     independent,
-    outcomes,
-    samples,
+    policy,
+    censored,
     byTask,
     taus: Object.keys(thresholds.coverAt ?? {}).map(Number),
   })
   // Told its budget, the actor may plan for K attempts: Seq^k, like Seq@k, is only valid at K.
   if (reliability.seqHat && protocol.budgetDisclosed)
     reliability.seqHat = reliability.seqHat.map((v, i) => (i === K - 1 ? v : null))
+  const scored = scoredTasks(byTask, policy, K)
   const readings: MeasuredCell = {
     protocol,
     budget: K,
@@ -330,6 +359,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: passInterval ? intervalJson(passInterval) : null,
     passHat: passHat?.map(finiteOrNull) ?? null,
     reliability,
+    score: scoreSummaryOf(scored.tasks, K),
   }
   const results = evaluateThresholds(thresholds, readings, {
     errorRate: finiteOrNull(errorRate),
@@ -364,6 +394,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       : {}),
     errors: errorsByTask.get(taskId) ?? 0,
     ...(independent ? { samples: samplesByTask.get(taskId)?.n ?? 0, passes: samplesByTask.get(taskId)?.c ?? 0 } : {}),
+    bestScore: scored.bestScores[i]!.map(finiteOrNull),
     costAtK: costAtKOf(policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts, K),
   }))
 
@@ -404,6 +435,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAt: readings.passAt,
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
+    score: readings.score,
     ...gPassField(independent ? samples : null, K),
     reliability,
     gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
@@ -442,6 +474,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       savedUsd:
         spent.costUsd === null || spent.costUsdWithoutCache === null ? null : spent.costUsdWithoutCache - spent.costUsd,
     },
+    ...extendedField(trajectories),
     ...(spent.batch.calls > 0
       ? {
           batch: {
@@ -483,6 +516,9 @@ function firstErrorText(first: Trajectory | undefined): string {
 }
 
 /** The one root cause of a cell that measured nothing: no trajectory, or every one errored. */
+/** ` text`, or nothing for an empty text. */
+const spaced = (text: string): string => (text === '' ? '' : ` ${text}`)
+
 function notMeasuredMessage(
   trajectories: number,
   first: Trajectory | undefined,
@@ -490,7 +526,7 @@ function notMeasuredMessage(
 ): string {
   if (trajectories === 0)
     return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
-  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `. ${errorAdvice(kinds, false)}` : ''}`
+  return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `.${spaced(errorAdvice(kinds, false))}` : ''}`
 }
 
 function evaluateThresholds(
@@ -534,9 +570,11 @@ function evaluateThresholds(
     pass,
     message: pass
       ? `error rate ${percentText(rate)} ≤ ${percentText(maxErrorRate)}`
-      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}. ${errorAdvice(
-          values.errored.map((t) => t.error?.kind),
-          true,
+      : `${plural(values.errored.length, 'trajectory', 'trajectories')} ended in an infrastructure error (${percentText(rate)} > allowed ${percentText(maxErrorRate)}); ${firstErrorText(first)}.${spaced(
+          errorAdvice(
+            values.errored.map((t) => t.error?.kind),
+            true,
+          ),
         )}`,
   })
   return out

@@ -102,7 +102,7 @@ describe('runCell: sequential cells', () => {
     expect(summary.seqAt[0]).toBeCloseTo(0.375, 12)
     expect(summary.seqAt[1]).toBeCloseTo(0.5, 12)
     expect(summary.seqAt[2]).toBeCloseTo(0.625, 12)
-    expect(summary.perTask.map(({ costAtK: _c, contentHash: _h, ...p }) => p)).toEqual([
+    expect(summary.perTask.map(({ costAtK: _c, contentHash: _h, bestScore: _s, ...p }) => p)).toEqual([
       { taskId: 'a', firstSuccess: [1, 1], errors: 0 },
       { taskId: 'b', firstSuccess: [3, null], errors: 0 },
       { taskId: 'c', firstSuccess: [null, null], errors: 0 },
@@ -126,6 +126,10 @@ describe('runCell: sequential cells', () => {
     expect(summary.egs).toBeCloseTo(0.5, 12)
     expect(summary.lgs).toBeCloseTo(0.5, 12)
     expect(summary.passAt).toBeNull()
+    // A binary verifier's scores are 1 and 0: the score curve is the solved rate, Seq@k.
+    expect(summary.score?.binary).toBe(true)
+    for (let k = 0; k < 3; k++) expect(summary.score!.at[k]).toBeCloseTo(summary.seqAt[k]!, 12)
+    expect(summary.perTask.find((p) => p.taskId === 'b')!.bestScore).toEqual([0, 0, 0.5])
     expect(summary.verdict).toBe('no-thresholds')
     expect(summary).toMatchObject({
       runId: 'run-1',
@@ -390,8 +394,8 @@ describe('runCell: errors', () => {
       rate: 0.25,
       countedAsFailures: false,
       policy: 'left-out',
-      // The two simple rules, next to the estimate: c as a failure (of 4 tasks), c left out (of 3).
-      bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], leftOut: [1 / 3, 2 / 3, 1] },
+      // Next to the estimate: c as a failure (of 4 tasks), as a success at attempt 1, c left out (of 3).
+      bounds: { asFailures: [1 / 4, 2 / 4, 3 / 4], asSuccesses: [2 / 4, 3 / 4, 1], leftOut: [1 / 3, 2 / 3, 1] },
       // Counted apart and said: c is in no rate.
       unmeasured: ['c'],
       examples: [{ taskId: 'c', repeat: 0, message: 'actor failed at attempt 1: boom' }],

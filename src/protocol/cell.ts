@@ -55,6 +55,12 @@ export interface CellSpec {
   thresholds: Thresholds
   /** How errored trajectories enter the rates: `censored` (default in seqEval), `failures` or `left-out`. */
   errors: ErrorPolicy
+  /**
+   * Feedback after the last failed attempt too (the reference protocol's critic after the last
+   * failure, so an extended run goes on from it). Not part of the protocol: the actor sees nothing
+   * of it within the budget.
+   */
+  feedbackAfterLast?: boolean
   /** Tasks a `seqk stability` report saw flip for this verifier (seqEval's `stability`); the summary says so. */
   knownUnstable?: readonly string[]
   signal?: AbortSignal
@@ -65,6 +71,12 @@ export interface CellSpec {
    * `reuseKey(taskId, repeat)`: returned as they are, never run again nor passed to `onTrajectory`.
    */
   reuse?: ReadonlyMap<string, Trajectory>
+  /**
+   * Trajectories that ended under this protocol with a smaller budget (an extended run, see
+   * `planResume`), by `reuseKey(taskId, repeat)`: each goes on from its record to this budget (a
+   * solved sequential one is kept as it is), and is written again under this cell's protocol.
+   */
+  extend?: ReadonlyMap<string, Trajectory>
   /**
    * Run only these tasks (by id): a shard's share of the benchmark (see `SEQK_SHARD`). The protocol
    * is still the whole benchmark's, so every shard's trajectories belong to one cell.
@@ -208,10 +220,18 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         return kept
       }
       const startedMs = Date.now()
+      const from = spec.extend?.get(reuseKey(task.id, repeat))
+      if (from && (from.taskId !== task.id || from.repeat !== repeat || from.protocol.budget >= spec.budget))
+        throw new Error(
+          `${spec.cellId}: the trajectory to extend for task ${task.id}, repeat ${repeat} is not one of this cell's at a smaller budget (task ${from.taskId}, repeat ${from.repeat}, budget ${from.protocol.budget} → ${spec.budget}): build \`extend\` with planResume`,
+        )
       // A reached cap starts no trajectory: it is recorded as capped, with no attempt.
       const notStarted = meter?.stop(0)
       let outcome: TrajectoryOutcome
-      if (notStarted) {
+      if (from && spec.mode && from.status === 'solved') {
+        // Solved within the smaller budget: a run at this budget would have stopped there too.
+        outcome = { attempts: from.attempts, firstSuccess: from.firstSuccess, error: null }
+      } else if (notStarted) {
         outcome = { attempts: [], firstSuccess: null, error: null, capped: notStarted }
       } else {
         // Providers hand this signal to the SDKs as it is (see call-signal.ts).
@@ -231,6 +251,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 discloseBudget: spec.discloseBudget,
                 cell: fingerprint,
                 annotate,
+                ...(spec.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
+                ...(from ? { resumeFrom: from.attempts } : {}),
                 signal: scope.signal,
                 meter,
               })
@@ -245,6 +267,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
                 cell: fingerprint,
                 signal: scope.signal,
                 meter,
+                ...(from ? { resumeFrom: from.attempts } : {}),
               })
         } finally {
           scope.close()
@@ -275,11 +298,12 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
         error: outcome.error,
         attempts: outcome.attempts,
         ...(outcome.capped ? { capped: outcome.capped } : {}),
+        ...(from ? { extendedFrom: from.extendedFrom ?? from.protocol.budget } : {}),
         usage,
         ...(usageUnknownCalls > 0 ? { usageUnknownCalls } : {}),
         costUsd,
-        startedAt: isoTimestamp(startedMs),
-        durationMs: Date.now() - startedMs,
+        startedAt: from ? from.startedAt : isoTimestamp(startedMs),
+        durationMs: (from?.durationMs ?? 0) + Date.now() - startedMs,
       }
       // Awaited only when there is one: a bare `await undefined` still costs a turn of the queue.
       if (spec.onTrajectory) await spec.onTrajectory(trajectory)

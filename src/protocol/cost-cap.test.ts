@@ -237,3 +237,73 @@ describe('runCell under a cost cap', () => {
     expect(summary.passAtInterval!.lo!).toBeLessThan(summary.passAtInterval!.hi!)
   })
 })
+
+describe('CostMeter: reservations and per-call budgets', () => {
+  const call = (costUsd: number) => ({ usage: { ...USAGE, inputTokens: 0, outputTokens: 10 }, costUsd })
+  const meterOf = (maxCostUsd: number) => {
+    const ledger = memoryLedger()
+    return { meter: new CostMeter([{ scope: 'cell', limits: { maxCostUsd }, ledger }]), ledger }
+  }
+
+  it('reserves one call until a cost is known, then as many as fit at the largest cost so far, at least one', () => {
+    const { meter, ledger } = meterOf(0.02)
+    expect(meter.reserve(4).granted).toBe(1)
+    meter.charge([call(0.001), call(0.002)])
+    // $0.017 of room at $0.002 a call: 8 fit, 4 wanted.
+    const held = meter.reserve(4)
+    expect(held.granted).toBe(4)
+    expect(ledger.spent().costUsd).toBeCloseTo(0.003 + 0.008, 12)
+    // What is held counts as spent: 0.009 of room is 4 more calls.
+    expect(meter.reserve(10).granted).toBe(4)
+    held.release()
+    held.release()
+    expect(ledger.spent().costUsd).toBeCloseTo(0.003 + 0.008, 12)
+    meter.charge([call(0.0195)])
+    // No room: one still, the allowance every trajectory not stopped has.
+    expect(meter.reserve(3).granted).toBe(1)
+  })
+
+  it('reservations never let the spend pass the cap by more than one call per reserving trajectory (any costs and orders)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 8 }),
+        (costs, wanted) => {
+          const cap = 0.05
+          const { meter, ledger } = meterOf(cap)
+          const largest = Math.max(...costs) / 1000
+          meter.charge([call(largest)])
+          // Trajectories take turns: each reserves, draws what it was granted, releases, charges.
+          let next = 0
+          while (next < costs.length && !meter.stop(0)) {
+            const held = meter.reserve(wanted)
+            const drawn = costs.slice(next, next + held.granted).map((c) => call(c / 1000))
+            next += held.granted
+            held.release()
+            meter.charge(drawn)
+          }
+          expect(ledger.spent().costUsd!).toBeLessThanOrEqual(cap + largest + 1e-12)
+        },
+      ),
+      { seed: 47, numRuns: 300 },
+    )
+  })
+
+  it('a budget charges each call as it is made, and the attempt and its error record do not charge them again', () => {
+    const { meter, ledger } = meterOf(1)
+    const budget = meter.budget(0)
+    expect(budget.stop()).toBeUndefined()
+    const turns = [call(0.01), call(0.02)]
+    for (const turn of turns) budget.charge(turn)
+    expect(ledger.spent().costUsd).toBeCloseTo(0.03, 12)
+    const attempt = { ...call(0.03), helperCalls: [call(0.005)] } as unknown as Parameters<
+      CostMeter['chargeAttempt']
+    >[0]
+    meter.chargeAttempt(attempt, budget)
+    meter.charge(turns)
+    expect(ledger.spent().costUsd).toBeCloseTo(0.035, 12)
+    // An unknown turn (stopped at the wall) makes the spend unknown: the cap stops.
+    budget.charge({ usage: null, costUsd: null })
+    expect(budget.stop()).toMatchObject({ scope: 'cell', spent: null, afterAttempt: 0 })
+  })
+})

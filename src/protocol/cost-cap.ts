@@ -2,11 +2,16 @@
  * Cost caps: a meter the loop charges after every model call and asks before the next one. When a
  * scope (the cell, or the run across every worker) has reached its limit, no new trajectory starts
  * and a running one stops at its next model call; the calls already in flight finish, so a scope
- * overshoots by at most one call per trajectory in flight. Unknown spend is never read as zero:
- * a call that reported no usage, or that no price covers, stops the scope whose limit it counts.
+ * overshoots by at most one call per trajectory in flight. Two paths make several calls at once
+ * and hold to the same bound: a batched actor's independent samples are reserved before they are
+ * submitted (as many as fit at the largest cost of one call so far; 54 calls over a cap with a
+ * bound of 16 before), and an agent's episode asks before each turn and is charged after each
+ * (37 calls over a bound of 2 before). Unknown spend is never read as zero: a call that reported
+ * no usage, or that no price covers, stops the scope whose limit it counts.
  */
 import type { CapLimit, CapScope, CapStop, CostCapLimits } from '../core/cost-cap.js'
 import type { Usage } from '../core/contract.js'
+import type { CallBudget } from '../models/chat-model.js'
 import type { Attempt } from '../core/schemas.js'
 import { money, plural } from '../metrics/format.js'
 
@@ -54,6 +59,18 @@ export function chargeOf(call: { usage: Usage | null; costUsd: number | null }):
   }
 }
 
+/** What an attempt's actor is given as its call budget, and whether it charged through it. */
+export interface AttemptBudget extends CallBudget {
+  used: boolean
+}
+
+/** Calls reserved before they are submitted together: how many may go, and the release of the hold. */
+export interface Reservation {
+  granted: number
+  /** Gives the hold back (once); the calls made are charged as usual. */
+  release(): void
+}
+
 /** One scope the meter holds: its limits and its ledger. */
 export interface CapScopeSpec {
   scope: CapScope
@@ -67,6 +84,10 @@ export interface CapScopeSpec {
  */
 export class CostMeter {
   private stopped: Omit<CapStop, 'afterAttempt'> | undefined
+  /** The largest known charge of one call so far: what a reservation holds for each call. */
+  private largest: { costUsd: number; tokens: number } | undefined
+  /** Calls an actor's budget charged as they were made: not charged again with their attempt or error. */
+  private readonly precharged = new WeakSet<object>()
 
   constructor(private readonly scopes: readonly CapScopeSpec[]) {}
 
@@ -76,13 +97,79 @@ export class CostMeter {
   }
 
   charge(calls: readonly { usage: Usage | null; costUsd: number | null }[]): void {
-    if (calls.length === 0) return
-    for (const s of this.scopes) for (const call of calls) s.ledger.add(chargeOf(call))
+    for (const call of calls) {
+      if (this.precharged.has(call)) continue
+      const charge = chargeOf(call)
+      for (const s of this.scopes) s.ledger.add(charge)
+      if (charge.costUsd !== null && charge.tokens !== null)
+        this.largest = {
+          costUsd: Math.max(this.largest?.costUsd ?? 0, charge.costUsd),
+          tokens: Math.max(this.largest?.tokens ?? 0, charge.tokens),
+        }
+    }
   }
 
-  /** Charges an attempt's calls: the actor's, its helpers' and the revision annotator's. */
-  chargeAttempt(attempt: Attempt): void {
-    this.charge([attempt, ...attempt.helperCalls, ...(attempt.annotation?.calls ?? [])])
+  /**
+   * Charges an attempt's calls: the actor's, its helpers' and the revision annotator's. The actor's
+   * own is left out when its `budget` charged its calls as they were made (an agent's turns).
+   */
+  chargeAttempt(attempt: Attempt, budget?: AttemptBudget): void {
+    const helpers = [...attempt.helperCalls, ...(attempt.annotation?.calls ?? [])]
+    this.charge(budget?.used ? helpers : [attempt, ...helpers])
+  }
+
+  /**
+   * The budget an attempt's actor gets in its call context (see CallBudget): it stops a further
+   * call inside the attempt once a cap is reached, and charges each call as it is made.
+   * `afterAttempt` is the attempts the trajectory had finished before this one.
+   */
+  budget(afterAttempt: number): AttemptBudget {
+    const budget: AttemptBudget = {
+      used: false,
+      stop: () => this.stop(afterAttempt),
+      charge: (call) => {
+        budget.used = true
+        this.charge([call])
+        this.precharged.add(call)
+      },
+    }
+    return budget
+  }
+
+  /**
+   * Reserves up to `wanted` calls that are about to be submitted together (a batched actor's
+   * samples): as many as fit under every limit at the largest cost of one call so far, and at
+   * least one (a trajectory not stopped may make one call: the bound's allowance); one alone
+   * until a call's cost is known. The reservation counts as spent, in the run's shared ledger
+   * too, until it is released (then charge the calls themselves).
+   */
+  reserve(wanted: number): Reservation {
+    const per = this.largest
+    if (per === undefined || wanted <= 1) return { granted: Math.min(1, wanted), release: () => {} }
+    let granted = wanted
+    for (const s of this.scopes) {
+      const spent = s.ledger.spent()
+      const room = (cap: number | undefined, used: number | null, each: number) =>
+        cap === undefined || each <= 0 ? Infinity : used === null ? 0 : Math.floor((cap - used) / each)
+      granted = Math.min(
+        granted,
+        room(s.limits.maxCostUsd, spent.costUsd, per.costUsd),
+        room(s.limits.maxTokens, spent.tokens, per.tokens),
+      )
+    }
+    granted = Math.max(1, granted)
+    const held: Charge = { costUsd: granted * per.costUsd, tokens: granted * per.tokens }
+    for (const s of this.scopes) s.ledger.add(held)
+    let released = false
+    return {
+      granted,
+      release: () => {
+        if (released) return
+        released = true
+        const back: Charge = { costUsd: -held.costUsd!, tokens: -held.tokens! }
+        for (const s of this.scopes) s.ledger.add(back)
+      },
+    }
   }
 
   /** The cap that stops the next call, or undefined. `afterAttempt` is the asking trajectory's attempts so far. */

@@ -136,7 +136,11 @@ describe('estimateCell', () => {
   it('independent sampling always draws K samples: its calls are known before any run', () => {
     const e = estimateCell(input(tasks(4), { kind: 'independent', history: null }))
     expect(e.calls).toEqual({ expected: 60, low: 60, high: 60 })
-    expect(e.costUsd.expected).toBe(e.costUsd.high)
+    // The cost spans the answers' size: one token each at the low end, four times the assumed 400 at the high.
+    expect(e.costUsd.low!).toBeLessThan(e.costUsd.expected!)
+    expect(e.costUsd.expected!).toBeLessThan(e.costUsd.high!)
+    const capped = estimateCell(input(tasks(4), { kind: 'independent', history: null, maxOutputTokens: 500 }))
+    expect(capped.outputTokens).toEqual({ expected: 60 * 400, low: 60, high: 60 * 500 })
   })
 
   it('an unpriced actor has an unknown cost, never $0, unless a previous run of the same actor recorded it', () => {
@@ -257,6 +261,72 @@ describe('estimateCell', () => {
       expect(within).toBeGreaterThanOrEqual(share)
     },
   )
+
+  it('learns the shape of first success: a previous run whose every trajectory was solved at attempt 3 predicts 3 attempts each', () => {
+    // 40 tasks × 3 repeats, each solved at attempt 3 of 5: 360 calls. Before: 600 (the reach of
+    // attempt 3 carried on past it, as if the run had stopped there for want of budget).
+    const list = tasks(40, 3)
+    const solvedAt3 = list.flatMap((task) =>
+      Array.from({ length: 3 }, (_, r) =>
+        trajectory(
+          task.id,
+          r,
+          [1, 2, 3].map((t) => attempt(t, t === 3, promptTokens(task) + 100 * (t - 1), 50)),
+        ),
+      ),
+    )
+    const prior = priorCell(solvedAt3, { runId: 'prev', match: 'same-cell', sameActor: true })
+    const e = estimateCell(input(list, { prior, budget: 5 }))
+    expect(e.calls.expected).toBe(360)
+    expect(e.costUsd.expected!).toBeCloseTo(cost(solvedAt3), 6)
+    // A previous run with a smaller budget that solved none: its failures carry on at its last attempt's rate.
+    const noneSolved = list.flatMap((task) =>
+      Array.from({ length: 3 }, (_, r) => trajectory(task.id, r, [attempt(1, false, promptTokens(task), 50)])),
+    )
+    const fromShort = estimateCell(
+      input(list, { prior: priorCell(noneSolved, { runId: 'p2', match: 'same-cell', sameActor: true }), budget: 5 }),
+    )
+    expect(fromShort.calls.expected).toBe(600)
+  })
+
+  it('without a previous run the range covers short and long answers: a run of one-token answers costs no less than its low end', () => {
+    const list = tasks(6, 4)
+    const e = estimateCell(input(list))
+    const terse = list.flatMap((task) =>
+      [0, 1, 2].map((r) => trajectory(task.id, r, [attempt(1, true, promptTokens(task), 1)])),
+    )
+    expect(e.costUsd.low!).toBeLessThanOrEqual(cost(terse) + 1e-12)
+    const verbose = list.flatMap((task) =>
+      [0, 1, 2].map((r) =>
+        trajectory(
+          task.id,
+          r,
+          [1, 2, 3, 4, 5].map((t) => attempt(t, false, promptTokens(task) + (t - 1) * 1700, 1200)),
+        ),
+      ),
+    )
+    expect(cost(verbose)).toBeLessThanOrEqual(e.costUsd.high!)
+  })
+
+  it('from a previous run, the range spans its smallest and largest attempts: a run like it costs within it (200 seeded pairs, both protocols)', () => {
+    const list = tasks(13, 6)
+    for (const sequential of [true, false]) {
+      const kind = sequential ? 'sequential' : 'independent'
+      for (let seed = 1; seed <= 200; seed++) {
+        const prior = priorCell(simulate(list, 3, 5, 2 * seed, sequential), {
+          runId: 'p',
+          match: 'same-cell',
+          sameActor: true,
+        })
+        const next = cost(simulate(list, 3, 5, 2 * seed + 1, sequential))
+        const e = estimateCell(input(list, { prior, kind, history: sequential ? 'full' : null }))
+        expect(e.costUsd.low!, `${kind} seed ${seed}`).toBeLessThanOrEqual(next)
+        expect(next, `${kind} seed ${seed}`).toBeLessThanOrEqual(e.costUsd.high!)
+        // Not a point: independent cells draw all K, but their answers' sizes vary.
+        expect(e.costUsd.low!).toBeLessThan(e.costUsd.high!)
+      }
+    }
+  })
 
   it('a previous run with fewer repeats, or other tasks, still estimates a bigger run', () => {
     const list = tasks(10, 8)

@@ -4,9 +4,12 @@
  * previous run's per-attempt tokens and stop rates. Pure: the caller finds the previous run.
  *
  * A sequential trajectory stops at its first success, so its cost depends on how often attempt t
- * is reached. Without a previous run nothing says that: the estimate gives the range from "every
- * trajectory solved at attempt 1" to "none solved" and no expected figure (never a guess dressed as
- * one). Independent sampling always draws K samples, so its calls are known.
+ * is reached: from a previous run, by the distribution of first success per task (the share solved
+ * at each attempt of those that reached it), so a run whose every trajectory was solved at attempt
+ * 3 predicts 3 attempts each, not a continuation to K (it predicted 600 calls for 360). Without a
+ * previous run nothing says that: the estimate gives the range from "every trajectory solved at
+ * attempt 1, with one-token answers" to "none solved, with long answers" and no expected figure
+ * (never a guess dressed as one). Independent sampling always draws K samples, so its calls are known.
  */
 import { costOf, type Price } from '../models/pricing.js'
 import { money, plural } from '../metrics/format.js'
@@ -19,12 +22,20 @@ import type { Task } from './task.js'
 export const ESTIMATE_TOKENIZER = 'chars/4'
 /** Assumed when no previous run says: output tokens of one actor answer, and tokens of one feedback text. */
 export const DEFAULT_ASSUMED = { outputTokens: 400, feedbackTokens: 100 } as const
+/**
+ * The answer sizes a range without a previous run spans: from one token (its low end: a cell of
+ * short answers cost less than "all solved at once" at 400 tokens each, outside the range) to
+ * `LONG_ANSWER_FACTOR` times the assumed size, or the actor's `maxTokens` when it declares one.
+ */
+export const LONG_ANSWER_FACTOR = 4
 
 const tokensOf = (chars: number): number => Math.ceil(chars / 4)
 
 /** One attempt index of a previous cell, summed over the trajectories that reached it. */
 export interface PriorAttempt {
   reached: number
+  /** Of those, the trajectories whose first success this attempt was. */
+  solved: number
   /** Of those, the attempts whose every call reported usage: the token and cost sums are over these alone. */
   measured: number
   inputTokens: number
@@ -37,7 +48,13 @@ export interface PriorAttempt {
   helperInputTokens: number
   helperOutputTokens: number
   helperCostUsd: number | null
+  /** Each figure's smallest and largest over the measured attempts: a range's ends per call. */
+  fewest?: AttemptFigures
+  most?: AttemptFigures
 }
+
+/** One measured attempt's figures (the same fields as {@link PriorAttempt}'s sums). */
+type AttemptFigures = Omit<PriorAttempt, 'reached' | 'solved' | 'measured' | 'fewest' | 'most'>
 
 /** A previous run's trajectories of one task (or of all tasks, pooled), by attempt index. */
 export interface PriorStats {
@@ -57,6 +74,7 @@ export interface PriorCell {
 
 const emptyAttempt = (): PriorAttempt => ({
   reached: 0,
+  solved: 0,
   measured: 0,
   inputTokens: 0,
   outputTokens: 0,
@@ -75,24 +93,57 @@ function addTrajectory(stats: PriorStats, t: Trajectory): void {
   t.attempts.forEach((attempt, i) => {
     const at = (stats.attempts[i] ??= emptyAttempt())
     at.reached++
+    if (t.firstSuccess === attempt.index) at.solved++
     const usage = attempt.usage
     const helpers = [...attempt.helperCalls, ...(attempt.annotation?.calls ?? [])]
     // An attempt with a call that reported no usage still counts for the stop rates, but its tokens
     // are unknown: counting them as zero would pull the means down, so it is left out of them.
     if (usage === null || helpers.some((c) => c.usage === null)) return
-    at.measured++
-    at.inputTokens += usage.inputTokens
-    at.outputTokens += usage.outputTokens
-    at.cacheReadTokens += usage.cacheReadTokens
-    at.cacheWriteTokens += usage.cacheWriteTokens
-    at.actorCostUsd = addCost(at.actorCostUsd, attempt.costUsd)
-    at.helperCalls += helpers.length
-    for (const call of helpers) {
-      at.helperInputTokens += call.usage!.inputTokens
-      at.helperOutputTokens += call.usage!.outputTokens
-      at.helperCostUsd = addCost(at.helperCostUsd, call.costUsd)
+    const one: AttemptFigures = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheReadTokens: usage.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens,
+      actorCostUsd: attempt.costUsd,
+      helperCalls: helpers.length,
+      helperInputTokens: 0,
+      helperOutputTokens: 0,
+      helperCostUsd: 0,
     }
+    for (const call of helpers) {
+      one.helperInputTokens += call.usage!.inputTokens
+      one.helperOutputTokens += call.usage!.outputTokens
+      one.helperCostUsd = addCost(one.helperCostUsd, call.costUsd)
+    }
+    at.measured++
+    at.inputTokens += one.inputTokens
+    at.outputTokens += one.outputTokens
+    at.cacheReadTokens += one.cacheReadTokens
+    at.cacheWriteTokens += one.cacheWriteTokens
+    at.actorCostUsd = addCost(at.actorCostUsd, one.actorCostUsd)
+    at.helperCalls += one.helperCalls
+    at.helperInputTokens += one.helperInputTokens
+    at.helperOutputTokens += one.helperOutputTokens
+    at.helperCostUsd = addCost(at.helperCostUsd, one.helperCostUsd)
+    at.fewest = at.fewest ? extreme(at.fewest, one, Math.min) : { ...one }
+    at.most = at.most ? extreme(at.most, one, Math.max) : { ...one }
   })
+}
+
+/** Each figure's smaller (or larger) of two attempts'; an unknown cost stays unknown. */
+function extreme(a: AttemptFigures, b: AttemptFigures, pick: (x: number, y: number) => number): AttemptFigures {
+  const cost = (x: number | null, y: number | null) => (x === null || y === null ? null : pick(x, y))
+  return {
+    inputTokens: pick(a.inputTokens, b.inputTokens),
+    outputTokens: pick(a.outputTokens, b.outputTokens),
+    cacheReadTokens: pick(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: pick(a.cacheWriteTokens, b.cacheWriteTokens),
+    actorCostUsd: cost(a.actorCostUsd, b.actorCostUsd),
+    helperCalls: pick(a.helperCalls, b.helperCalls),
+    helperInputTokens: pick(a.helperInputTokens, b.helperInputTokens),
+    helperOutputTokens: pick(a.helperOutputTokens, b.helperOutputTokens),
+    helperCostUsd: cost(a.helperCostUsd, b.helperCostUsd),
+  }
 }
 
 /**
@@ -131,6 +182,8 @@ export interface EstimateInput {
   prior?: PriorCell
   /** Per-call sizes assumed without a previous run (default {@link DEFAULT_ASSUMED}). */
   assumed?: { outputTokens?: number; feedbackTokens?: number }
+  /** The actor's longest answer in tokens, when it declares one (its `maxTokens`): the high end of a range without a previous run. */
+  maxOutputTokens?: number
 }
 
 /** One attempt index's expected calls, tokens and cost per trajectory that reaches it. */
@@ -156,6 +209,13 @@ export function estimateCell(input: EstimateInput): CellEstimate {
     feedbackTokens: input.assumed?.feedbackTokens ?? DEFAULT_ASSUMED.feedbackTokens,
   }
   const notes: string[] = []
+  const sizes = {
+    short: { outputTokens: 1, feedbackTokens: 1 },
+    long: {
+      outputTokens: input.maxOutputTokens ?? assumed.outputTokens * LONG_ANSWER_FACTOR,
+      feedbackTokens: assumed.feedbackTokens * LONG_ANSWER_FACTOR,
+    },
+  }
   const sequential = kind === 'sequential'
   const sums = { expected: zeroSums(), low: zeroSums(), high: zeroSums() }
   let unpriced = input.price === undefined && !(prior?.sameActor ?? false)
@@ -169,15 +229,18 @@ export function estimateCell(input: EstimateInput): CellEstimate {
     const seen = prior?.tasks.get(task.id)
     if (prior && !seen) anyUnseen = true
     const perAttempt = Array.from({ length: budget }, (_, i) => perCall(i, promptTokens, seen, input, assumed))
+    // The range spans the answer's size too: from the previous run, its smallest and largest attempt
+    // at each index; without one, one-token answers at the low end and long ones at the high.
+    const short = perAttempt.map((_, i) => perCall(i, promptTokens, seen, input, sizes.short, 'fewest'))
+    const long = perAttempt.map((_, i) => perCall(i, promptTokens, seen, input, sizes.long, 'most'))
     // One call of unknown cost (an unpriced actor, or a helper the previous run could not price) makes every cost unknown.
     if (perAttempt.some((c) => c.costUsd === null)) unpriced = true
     const reach = reachRates(sequential, budget, seen, prior?.pooled)
     for (let i = 0; i < budget; i++) {
-      const call = perAttempt[i]!
       // Independent sampling draws all K; a sequential trajectory reaches attempt t only after t-1 failures.
-      if (i === 0 || !sequential) add(sums.low, call, repeats)
-      add(sums.high, call, repeats)
-      if (reach) add(sums.expected, call, repeats * reach[i]!)
+      if (i === 0 || !sequential) add(sums.low, short[i]!, repeats)
+      add(sums.high, long[i]!, repeats)
+      if (reach) add(sums.expected, perAttempt[i]!, repeats * reach[i]!)
     }
   }
   if (unpriced)
@@ -201,15 +264,11 @@ export function estimateCell(input: EstimateInput): CellEstimate {
     )
   if (!prior)
     notes.push(
-      `without a previous run each answer is assumed to take ${assumed.outputTokens} output tokens and each feedback text ${assumed.feedbackTokens} tokens; helper calls (critic, grader, summariser, annotator) are not in the figures`,
+      `without a previous run each answer is assumed to take ${assumed.outputTokens} output tokens (the range: 1 to ${sizes.long.outputTokens}${input.maxOutputTokens !== undefined ? ", the actor's maxTokens" : ''}) and each feedback text ${assumed.feedbackTokens} tokens; helper calls (critic, grader, summariser, annotator) are not in the figures`,
     )
   const expectedKnown = prior !== undefined || !sequential
   const range = (key: keyof Sums): EstimateRange => ({
-    expected: expectedKnown
-      ? key === 'costUsd' && unpriced
-        ? null
-        : round(sums[expectedOrHigh(prior, sequential)][key])
-      : null,
+    expected: expectedKnown ? (key === 'costUsd' && unpriced ? null : round(sums.expected[key])) : null,
     low: key === 'costUsd' && unpriced ? null : round(sums.low[key]),
     high: key === 'costUsd' && unpriced ? null : round(sums.high[key]),
   })
@@ -233,10 +292,6 @@ export function estimateCell(input: EstimateInput): CellEstimate {
   }
 }
 
-/** Independent cells without a previous run still have a known expected figure: all K samples, the high sums. */
-const expectedOrHigh = (prior: PriorCell | undefined, sequential: boolean): 'expected' | 'high' =>
-  prior || sequential ? 'expected' : 'high'
-
 type Sums = { calls: number; inputTokens: number; outputTokens: number; costUsd: number }
 const zeroSums = (): Sums => ({ calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 })
 // An unknown per-call cost poisons only the cost sums, which `unpriced` then reports as null.
@@ -248,15 +303,18 @@ const add = (sums: Sums, call: PerCall, weight: number): void => {
 }
 const round = (x: number): number => Number(x.toPrecision(6))
 
-// One pseudo-trajectory of the pooled share: a task seen once says 0 or 1. (Measured: 0, 1, 3 or pooled-only give the
+// One pseudo-trajectory of the pooled hazard: a task seen once says 0 or 1. (Measured: 0, 1, 3 or pooled-only give the
 // same error spread in the seeded simulation of estimate.test.ts; the spread is the runs' own sampling noise.)
 const M = 1
 
 /**
- * The share of trajectories that reach each attempt: 1 at attempt 1, then as the previous run saw
- * it for this task, shrunk towards the pooled share by one pseudo-trajectory (a task seen once
- * says 0 or 1, which over-trusts a single draw); past the attempts it saw, the last step's ratio
- * carries on. Undefined without a previous run.
+ * The share of trajectories that reach each attempt, from the distribution of first success: 1 at
+ * attempt 1, then times the share not solved at each attempt before. That share is the previous
+ * run's for this task (solved there of those that reached it), shrunk towards the pooled one by one
+ * pseudo-trajectory (a task seen once says 0 or 1, which over-trusts a single draw); where the task
+ * never reached an attempt (solved before) the pooled one stands; past the attempts the previous
+ * run reached, its last one carries on. A trajectory that ended otherwise (an error, a smaller
+ * budget) is not a first success: only solving stops one. Undefined without a previous run.
  */
 function reachRates(
   sequential: boolean,
@@ -266,17 +324,15 @@ function reachRates(
 ): number[] | undefined {
   if (!sequential) return Array.from({ length: budget }, () => 1)
   if (!pooled || pooled.trajectories === 0) return undefined
-  const share = (stats: PriorStats, i: number) => (stats.attempts[i]?.reached ?? 0) / stats.trajectories
-  const seenUpTo = Math.min(budget, pooled.attempts.length)
-  const rates = Array.from({ length: seenUpTo }, (_, i) =>
-    seen && seen.trajectories > 0
-      ? ((seen.attempts[i]?.reached ?? 0) + M * share(pooled, i)) / (seen.trajectories + M)
-      : share(pooled, i),
-  )
-  rates[0] = 1
-  const last = rates.length - 1
-  const step = last >= 1 && rates[last - 1]! > 0 ? rates[last]! / rates[last - 1]! : 0
-  while (rates.length < budget) rates.push(rates.at(-1)! * step)
+  const solvedShare = (i: number): number => {
+    const all = pooled.attempts[i]
+    const pooledShare = all && all.reached > 0 ? all.solved / all.reached : 0
+    const own = seen?.attempts[i]
+    return own && own.reached > 0 ? (own.solved + M * pooledShare) / (own.reached + M) : pooledShare
+  }
+  const lastSeen = pooled.attempts.length - 1
+  const rates = [1]
+  for (let i = 1; i < budget; i++) rates.push(rates[i - 1]! * (1 - solvedShare(Math.min(i - 1, lastSeen))))
   return rates
 }
 
@@ -287,10 +343,11 @@ function perCall(
   seen: PriorStats | undefined,
   input: EstimateInput,
   assumed: { outputTokens: number; feedbackTokens: number },
+  pick: Pick = 'mean',
 ): PerCall {
   const { prior, price } = input
   const independent = input.kind === 'independent'
-  const fromPrior = prior ? measured(i, seen, prior.pooled, promptTokens) : undefined
+  const fromPrior = prior ? measured(i, seen, prior.pooled, promptTokens, pick) : undefined
   if (fromPrior) {
     const actorCost = price ? costOf(fromPrior.usage, price) : prior!.sameActor ? fromPrior.actorCostUsd : null
     const costUsd = actorCost === null || fromPrior.helperCostUsd === null ? null : actorCost + fromPrior.helperCostUsd
@@ -318,25 +375,32 @@ function perCall(
   }
 }
 
+/** Which figures of a previous attempt: the mean, or its smallest or largest attempt (a range's ends). */
+type Pick = 'mean' | 'fewest' | 'most'
+
 /**
- * Mean per-call figures of attempt `i + 1` from the previous run: the task's own where it reached
- * that attempt, else the pooled figures moved to this task's prompt size, else the last attempt
- * it reached plus the growth of one more turn.
+ * Per-call figures of attempt `i + 1` from the previous run (its mean, or its smallest or largest
+ * attempt): the task's own where it reached that attempt, else the pooled figures moved to this
+ * task's prompt size, else the last attempt it reached plus the growth of one more turn.
  */
-function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, promptTokens: number) {
-  const mean = (a: PriorAttempt, shift = 0) => ({
-    usage: {
-      inputTokens: Math.max(0, a.inputTokens / a.measured + shift),
-      outputTokens: a.outputTokens / a.measured,
-      cacheReadTokens: a.cacheReadTokens / a.measured,
-      cacheWriteTokens: a.cacheWriteTokens / a.measured,
-    },
-    actorCostUsd: a.actorCostUsd === null ? null : a.actorCostUsd / a.measured,
-    helperCalls: a.helperCalls / a.measured,
-    helperInputTokens: a.helperInputTokens / a.measured,
-    helperOutputTokens: a.helperOutputTokens / a.measured,
-    helperCostUsd: a.helperCostUsd === null ? null : a.helperCostUsd / a.measured,
-  })
+function measured(i: number, seen: PriorStats | undefined, pooled: PriorStats, promptTokens: number, pick: Pick) {
+  const mean = (whole: PriorAttempt, shift = 0) => {
+    const one = pick === 'mean' ? undefined : whole[pick]
+    const a: AttemptFigures & { measured: number } = one ? { ...one, measured: 1 } : whole
+    return {
+      usage: {
+        inputTokens: Math.max(0, a.inputTokens / a.measured + shift),
+        outputTokens: a.outputTokens / a.measured,
+        cacheReadTokens: a.cacheReadTokens / a.measured,
+        cacheWriteTokens: a.cacheWriteTokens / a.measured,
+      },
+      actorCostUsd: a.actorCostUsd === null ? null : a.actorCostUsd / a.measured,
+      helperCalls: a.helperCalls / a.measured,
+      helperInputTokens: a.helperInputTokens / a.measured,
+      helperOutputTokens: a.helperOutputTokens / a.measured,
+      helperCostUsd: a.helperCostUsd === null ? null : a.helperCostUsd / a.measured,
+    }
+  }
   const own = seen?.attempts[i]
   if (own && own.measured > 0) return mean(own)
   const first = pooled.attempts[0]

@@ -23,8 +23,9 @@ export function benchmarkHashes(tasks: readonly Task[]): { benchmark: string; ta
 }
 
 function taskContent(t: Task) {
-  // `criteria`, `expected` and `heldOutTests` stay undefined when absent (canonicalJson drops
-  // them), so tasks without them hash as before; a held-out list is part of the benchmark split.
+  // `criteria`, `expected`, `heldOutTests` and `expectedGrids` stay undefined when absent
+  // (canonicalJson drops them), so tasks without them hash as before; a held-out list is part of
+  // the benchmark split, and so are an ARC task's target grids.
   return {
     id: t.id,
     prompt: taskMessages(t),
@@ -33,6 +34,7 @@ function taskContent(t: Task) {
     criteria: t.criteria,
     expected: t.expected,
     heldOutTests: t.heldOutTests,
+    expectedGrids: t.expectedGrids,
   }
 }
 

@@ -107,10 +107,11 @@ export function gateMetricOf(
   if (metric === undefined) return undefined
   if (typeof metric === 'string' && (GATE_ROLES as readonly string[]).includes(metric))
     return metricWithRole(metric as MetricRole, protocol)
-  if (typeof metric === 'string' && (METRIC_IDS as readonly string[]).includes(metric))
-    return METRICS[metric as MetricId]
+  // Only the metrics the gate pairs task by task: Score@k is held by thresholds, not by a baseline.
+  const gateable = METRIC_IDS.filter((id) => METRICS[id].gateable)
+  if (typeof metric === 'string' && (gateable as readonly string[]).includes(metric)) return METRICS[metric as MetricId]
   throw new Error(
-    `${field}: ${JSON.stringify(metric)} is neither a metric nor a role; use 'headline' (Seq@k or Pass@k), 'reliability' (Seq^k for cells with feedback, pass^k for independent cells) or a metric id: ${METRIC_IDS.join(', ')}`,
+    `${field}: ${JSON.stringify(metric)} is neither a metric nor a role; use 'headline' (Seq@k or Pass@k), 'reliability' (Seq^k for cells with feedback, pass^k for independent cells) or a metric id: ${gateable.join(', ')}`,
   )
 }
 

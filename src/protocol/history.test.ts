@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatModel, ChatRequest } from '../models/chat-model.js'
-import { isComponentError, type ComponentError } from '../models/component-error.js'
+import { isComponentError, type ComponentError } from '../core/component-error.js'
 import {
   SUMMARY_PROMPT_VERSION,
   checkHistoryBuild,

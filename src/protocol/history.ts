@@ -8,7 +8,7 @@ import {
   type ChatModel,
   type ModelCall,
 } from '../models/chat-model.js'
-import { ComponentError, zodProblems } from '../models/component-error.js'
+import { ComponentError, zodProblems } from '../core/component-error.js'
 import type { Awaitable } from '../core/awaitable.js'
 import { canonicalJson } from '../core/fingerprint.js'
 

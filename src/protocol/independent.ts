@@ -5,7 +5,8 @@ import { StageError, proposeAndVerify } from './attempt.js'
 import { checkPrompt, withInstructions, type PromptBuilder } from './prompt-builder.js'
 import type { TrajectoryOutcome } from './sequential.js'
 import type { Task } from './task.js'
-import type { CostMeter } from './cost-cap.js'
+import type { AttemptBudget, CostMeter } from './cost-cap.js'
+import { cappedOutcome } from './sequential.js'
 
 export interface IndependentInput {
   task: Task
@@ -21,6 +22,8 @@ export interface IndependentInput {
   signal?: AbortSignal
   /** The cost caps: charged after each sample, asked before each one is drawn. */
   meter?: CostMeter
+  /** Samples already drawn under a smaller budget (an extended run): kept, and only the rest are drawn. */
+  resumeFrom?: readonly Attempt[]
 }
 
 /**
@@ -30,8 +33,9 @@ export interface IndependentInput {
  */
 export async function runIndependent(input: IndependentInput): Promise<TrajectoryOutcome> {
   const { task, repeat, actor, verifier, promptBuilder, budget, signal, meter } = input
-  const attempts: Attempt[] = []
-  const draw = (sample: number) => {
+  const attempts: Attempt[] = [...(input.resumeFrom ?? [])]
+  const first = attempts.length + 1
+  const draw = (sample: number, calls?: AttemptBudget) => {
     const messages = withInstructions(
       checkPrompt(promptBuilder, promptBuilder.initial(task, { budget, discloseBudget: false }), {
         taskId: task.id,
@@ -54,6 +58,7 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
         ...(task.files !== undefined ? { files: task.files } : {}),
         cell: input.cell,
         prompt: task.prompt,
+        ...(calls ? { budget: calls } : {}),
       },
       signal,
     })
@@ -62,27 +67,37 @@ export async function runIndependent(input: IndependentInput): Promise<Trajector
     const before = meter?.stop(0)
     if (before) return { attempts, firstSuccess: null, error: null, capped: before }
     if (actor.gathers) {
-      // A batched actor gets all K samples at once: one batch, not K rounds. The trajectory is the
-      // one drawing them in order would give: the samples before the first that failed.
-      const settled = await Promise.allSettled(Array.from({ length: budget }, (_, i) => draw(i + 1)))
-      for (const s of settled) if (s.status === 'fulfilled') meter?.chargeAttempt(s.value)
-      for (const s of settled) {
-        if (s.status === 'rejected') throw s.reason
-        attempts.push(s.value)
+      // A batched actor gets its K samples at once: one batch, not K rounds. Under a cost cap they
+      // are reserved first, so only as many go as the cap has room for (see CostMeter.reserve).
+      // The trajectory is the one drawing them in order would give: the samples before the first that failed.
+      for (let next = first; next <= budget;) {
+        const capped = next > 1 ? meter?.stop(attempts.length) : undefined
+        if (capped) return { attempts, firstSuccess: null, error: null, capped }
+        const held = meter?.reserve(budget - next + 1)
+        const count = held?.granted ?? budget - next + 1
+        const settled = await Promise.allSettled(Array.from({ length: count }, (_, i) => draw(next + i)))
+        held?.release()
+        for (const s of settled) if (s.status === 'fulfilled') meter?.chargeAttempt(s.value)
+        for (const s of settled) {
+          if (s.status === 'rejected') throw s.reason
+          attempts.push(s.value)
+        }
+        next += count
       }
     } else {
-      for (let sample = 1; sample <= budget; sample++) {
+      for (let sample = first; sample <= budget; sample++) {
         const capped = sample > 1 ? meter?.stop(attempts.length) : undefined
         if (capped) return { attempts, firstSuccess: null, error: null, capped }
-        const drawn = await draw(sample)
-        meter?.chargeAttempt(drawn)
+        const budgetOf = meter?.budget(attempts.length)
+        const drawn = await draw(sample, budgetOf)
+        meter?.chargeAttempt(drawn, budgetOf)
         attempts.push(drawn)
       }
     }
   } catch (error) {
-    if (error instanceof StageError) return { attempts, firstSuccess: null, error: error.toJSON() }
+    if (error instanceof StageError) return cappedOutcome(attempts, error)
     throw error
   }
-  const first = attempts.find((a) => a.verdict.pass)
-  return { attempts, firstSuccess: first ? first.index : null, error: null }
+  const passed = attempts.find((a) => a.verdict.pass)
+  return { attempts, firstSuccess: passed ? passed.index : null, error: null }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ChatMessageSchema, type ChatMessage } from '../models/chat-model.js'
-import { ComponentError, shown, zodProblems, type ContractBreach } from '../models/component-error.js'
+import { ComponentError, shown, zodProblems, type ContractBreach } from '../core/component-error.js'
 import type { Feedback } from '../feedback/feedback-mode.js'
 import { isPlainMessages } from './history.js'
 import { taskMessages, type Task } from './task.js'

@@ -1,5 +1,6 @@
 import { WorkspaceTaskFieldsSchema } from '../agents/workspace.js'
 import { ToolCallsTaskFieldsSchema } from '../verifiers/tool-calls.js'
+import { ArcGridTaskFieldsSchema } from '../verifiers/arc-grid.js'
 import { describe, expect, it } from 'vitest'
 import { TaskBaseSchema } from '../core/task.js'
 import { SimulationTaskFieldsSchema } from '../models/simulated.js'
@@ -23,6 +24,7 @@ describe('TaskSchema', () => {
       'simulation',
       'files',
       'expectedToolCalls',
+      'expectedGrids',
     ])
     const owners = [
       TaskBaseSchema,
@@ -32,6 +34,7 @@ describe('TaskSchema', () => {
       SimulationTaskFieldsSchema,
       WorkspaceTaskFieldsSchema,
       ToolCallsTaskFieldsSchema,
+      ArcGridTaskFieldsSchema,
     ]
     for (const owner of owners)
       for (const [field, schema] of Object.entries(owner.shape))

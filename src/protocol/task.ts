@@ -10,6 +10,7 @@ import { PythonTestsTaskFieldsSchema } from '../verifiers/python-tests/task-fiel
 import { RubricTaskFieldsSchema } from '../verifiers/rubric/criteria.js'
 import { WorkspaceTaskFieldsSchema } from '../agents/workspace.js'
 import { ToolCallsTaskFieldsSchema } from '../verifiers/tool-calls.js'
+import { ArcGridTaskFieldsSchema } from '../verifiers/arc-grid.js'
 
 export { taskMessages } from '../core/task.js'
 export { SimulationScriptSchema, type SimulationScript } from '../models/simulated.js'
@@ -19,7 +20,8 @@ export { SimulationScriptSchema, type SimulationScript } from '../models/simulat
  * ignored by it; each verifier checks at declaration time that the fields it needs are present.
  * Its fields, in this order (the order tasks have always parsed to): `id`, `prompt` (core/task.ts);
  * `tests`, `setup`, `entryPoint` (python-tests); `expected` (exact-match); `criteria` (rubric);
- * `metadata` (core/task.ts); `simulation` (the simulated actor); `files` (an agent's workspace); `expectedToolCalls` (tool-calls).
+ * `metadata` (core/task.ts); `simulation` (the simulated actor); `files` (an agent's workspace); `expectedToolCalls` (tool-calls);
+ * `expectedGrids` (the ARC grid verifier).
  *
  * @example
  * const task: Task = TaskSchema.parse({ id: 'capital/fr', prompt: 'The capital of France? One word.', expected: 'Paris' })
@@ -34,6 +36,7 @@ export const TaskSchema = z.object({
   ...SimulationTaskFieldsSchema.shape,
   ...WorkspaceTaskFieldsSchema.shape,
   ...ToolCallsTaskFieldsSchema.shape,
+  ...ArcGridTaskFieldsSchema.shape,
 })
 export type Task = z.infer<typeof TaskSchema>
 /** A task as you write it, before TaskSchema fills in its defaults. */

@@ -7,7 +7,6 @@ import type { CellSummary } from '../core/schemas.js'
 import { sumUsage } from '../core/contract.js'
 import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
 import { headlineCurve, readMetric } from '../protocol/cell-metrics.js'
-import { reliabilityMetric } from '../metrics/registry.js'
 import { intervalText, money, percent, plural, signedPercent, tokensText } from '../metrics/format.js'
 
 /** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones (the registry's headline). */
@@ -179,9 +178,9 @@ export function cellColumns(
 }
 
 /**
- * The reliability columns of the wide view: Cover@1 (tasks solved every time), Seq^K or pass^K
- * (every repeat, or K tries all, passing) and the mean outcome consistency, each read through the
- * metric registry.
+ * The reliability columns of the wide view: Cover@1 (tasks solved every time), Seq^K (every repeat
+ * within K) and pass^K (all K samples passing), each in its own column, and the mean outcome
+ * consistency, each read through the metric registry.
  */
 function reliabilityColumns(K: number): CellColumn[] {
   const wideOnly = { numeric: true, outputs: ['terminal'] as const, wideOnly: true }
@@ -192,12 +191,21 @@ function reliabilityColumns(K: number): CellColumn[] {
       ...wideOnly,
       value: (cell) => ({ text: percent(readMetric(cell, 'coverAt', 1).value) }),
     },
+    // Seq^K (every one of r repeats within K) and pass^K (all K samples) apart: their exponents differ.
     {
-      id: 'hat',
-      header: `^${K}`,
+      id: 'seqHat',
+      header: `Seq^${K}`,
       ...wideOnly,
       value: (cell) => ({
-        text: percent(readMetric(cell, reliabilityMetric(cell.protocol.kind === 'independent').id, K).value),
+        text: cell.protocol.kind === 'independent' ? '—' : percent(readMetric(cell, 'seqHat', K).value),
+      }),
+    },
+    {
+      id: 'passHat',
+      header: `pass^${K}`,
+      ...wideOnly,
+      value: (cell) => ({
+        text: cell.protocol.kind === 'independent' ? percent(readMetric(cell, 'passHat', K).value) : '—',
       }),
     },
     {

@@ -10,6 +10,7 @@ import { estimateError } from '../core/estimate.js'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { CellStartRecord } from '../artifacts/cells-file.js'
 import { addUsage, ZERO_USAGE, type Usage } from '../models/chat-model.js'
+import { redactName } from '../models/redact.js'
 import { compactCount, money, plural } from '../metrics/format.js'
 import type { HarnessFacts } from './environment.js'
 import { TEXT_WIDTH as TABLE_WIDTH, wrapLine } from '../core/text-layout.js'
@@ -62,7 +63,8 @@ function servedModel(
   reported: readonly string[],
 ): string | null {
   // What the provider said served the calls wins: a name can point at a new snapshot.
-  if (reported.length > 0) return reported.join(', ')
+  // Redacted again for runs recorded before servedModel was (a server that echoed the key as its `model`).
+  if (reported.length > 0) return [...new Set(reported.map(redactName))].join(', ')
   if (provider === 'simulated')
     return `simulated:${model} (seeded local simulation${params.seed !== undefined ? `, seed ${String(params.seed)}` : ''})`
   if (typeof params.served === 'string') return params.served

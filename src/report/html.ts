@@ -7,6 +7,7 @@ import { gateNoteLines } from '../protocol/gate-notes.js'
 import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { createHash } from 'node:crypto'
 import {
@@ -74,6 +75,7 @@ import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
 import { gPassSectionHtml } from './g-pass-section.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
 export interface HtmlReportInput {
@@ -299,6 +301,31 @@ function variantsTable(rows: readonly SubjectComparison[]): Html | false {
   return html`<h3>Variants compared</h3>
 <p class="hint">B − A, paired over the tasks both measured (points, 95% interval over tasks): the same statistics as the baseline gate.</p>
 <div class="card scroll"><table class="cells variants"><thead><tr>${head}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
+}
+
+/**
+ * The score curve (Score@k) of the cells with soft scores, beside their solved rate at K, or the
+ * line saying it is the solved rate when every verdict scored 1 or 0 (the same words as the
+ * terminal and Markdown, from report/score-section.ts).
+ */
+function scoreCurveHtml(cells: readonly CellSummary[]): Html {
+  const rows = scoreRows(cells)
+  if (rows.length === 0) {
+    const line = binaryScoreLine(cells)
+    return html`${line && html`<p class="note score-binary">${line}</p>`}`
+  }
+  const K = Math.max(...cells.map((c) => c.budget))
+  const ks = Array.from({ length: K }, (_, i) => i + 1)
+  const disclosed = disclosedScoreLine(rows)
+  const head = ks.map((k) => html`<th class="n">Score@${k}</th>`)
+  const body = rows.map(
+    (r) =>
+      html`<tr data-cell="${r.cellId}"><td class="name">${r.cellId}</td>${r.at.map((v) => html`<td class="n">${v}</td>`)}<td class="n ci">${r.ci}</td><td class="n">${r.solved}</td></tr>`,
+  )
+  return html`<h3>Score curve</h3>
+<p class="hint">${SCORE_CURVE_MEANING}. In %; the interval is at K, over tasks.</p>
+<div class="card scroll"><table class="cells score-curve"><thead><tr><th>cell</th>${head}<th class="n">95% CI @${K}</th><th class="n">solved @K</th></tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>
+${disclosed && html`<p class="note">${disclosed}</p>`}`
 }
 
 async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html> {
@@ -677,9 +704,11 @@ async function benchmarkSection(bench: RunSummary['benchmarks'][number], index: 
 ${callout(ranking)}
 <h3>Cells</h3>
 ${cellsTable(cells, ctx)}
+${scoreCurveHtml(cells)}
 ${spending && html`<p class="hint spending">${spending}</p>`}
 ${unknownUsage && html`<p class="note unknown-usage">${unknownUsage}</p>`}
 ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="note held-out">${line}</p>`)}
+${cells.flatMap((c) => extendedLine(c) ?? []).map((line) => html`<p class="note extended">${line}</p>`)}
 ${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
 ${variantsTable((ctx.summary.variantComparisons ?? []).filter((r) => r.benchmark === bench.name))}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}

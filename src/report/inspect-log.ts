@@ -110,6 +110,10 @@ export function inspectLog(
   curve.forEach((value, i) => {
     if (value !== null) metrics[`${metric}@${i + 1}`] = { name: `${metric}@${i + 1}`, value, params: {} }
   })
+  // The score curve (mean best score by attempt k), named apart from the solved rate.
+  cell.score?.at.forEach((value, i) => {
+    if (value !== null) metrics[`score@${i + 1}`] = { name: `score@${i + 1}`, value, params: {} }
+  })
   for (const [name, value] of [
     ['ci_lo', interval?.lo],
     ['ci_hi', interval?.hi],

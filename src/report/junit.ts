@@ -9,7 +9,10 @@
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
+import { METRICS } from '../metrics/registry.js'
+import { isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { couldNotSee, gateNoteLines, subjectChangeText } from '../protocol/gate-notes.js'
 
@@ -37,8 +40,7 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3)
 
 /** A check's name as a test case: the metric, its k and its limit. */
 function checkName(t: ThresholdResult): string {
-  if (t.metric === 'seqAt' || t.metric === 'passAt')
-    return `${t.metric === 'seqAt' ? 'Seq' : 'Pass'}@${t.k} >= ${percent(t.limit)}%`
+  if (isOneOf(RATE_METRICS, t.metric)) return `${METRICS[t.metric].label(t.tau ?? t.k ?? '?')} >= ${percent(t.limit)}%`
   if (t.metric === 'maxErrorRate') return `error rate <= ${percent(t.limit)}%`
   if (t.metric === 'finished') return 'the cell finished'
   return 'measured'
@@ -130,10 +132,11 @@ export function junitXml(summary: RunSummary): string {
     const out = [
       ...b.cells.map(
         (c) =>
-          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%${c.score && !c.score.binary ? `, Score@${c.budget} ${percent(c.score.at[c.budget - 1] ?? null)}% (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...b.cells.flatMap((c) => extendedLine(c) ?? []),
       ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
       // What each passing gate compared across and could not see, naming its cell.
       ...b.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),

@@ -13,6 +13,7 @@ import {
 import { percent } from '../metrics/format.js'
 
 const { summary } = fakeRun({
+  failedScore: 0.5,
   actors: [
     { id: 'sim:a', skill: 0.3 },
     { id: 'sim:b', skill: 0.7 },
@@ -34,8 +35,17 @@ describe('renderMarkdownSummary', () => {
       '| cell | metric | @1 | @2 | @3 | @4 | 95% CI @4 | Δ@4 | errors | tokens | cost | feedback | fingerprint | verdict |',
     )
     expect(md).toContain('| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --- | --- | --- |')
-    const rows = md.split('\n').filter((l) => /^\| sim:/.test(l))
+    const [main, scores] = md.split('**Score curve**')
+    const rows = main!.split('\n').filter((l) => /^\| sim:/.test(l))
     expect(rows).toHaveLength(cells.length)
+    // The fixture's failed verdicts score 0.5: the score curve is its own table, each row beside its solved rate.
+    expect(scores).toContain('| cell | Score@1 | Score@2 | Score@3 | Score@4 | 95% CI @4 | solved @K |')
+    for (const cell of cells) {
+      const label = cell.protocol.kind === 'independent' ? 'Pass' : 'Seq'
+      const at = cell.score!.at.map((v) => (v! * 100).toFixed(1)).join(' | ')
+      expect(scores).toContain(`| ${cell.cellId} | ${at} |`)
+      expect(scores).toMatch(new RegExp(`\\| ${label}@4 [0-9.]+ \\|`))
+    }
     for (const cell of cells) {
       const row = rows.find((r) => r.startsWith(`| ${cell.cellId} |`))!
       const curve = cell.protocol.kind === 'independent' ? cell.passAt! : cell.seqAt

@@ -3,6 +3,7 @@
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import type { CellSummary, RunSummary, SubjectComparison } from '../core/schemas.js'
 import { sandboxText } from './data.js'
@@ -12,6 +13,7 @@ import { percent, percentText, plural } from '../metrics/format.js'
 import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
 import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
 export interface GateResult {
@@ -250,6 +252,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       out.push(`| ${row.join(' | ')} |`)
     }
     out.push('')
+    out.push(...scoreCurveMarkdown(b.cells))
 
     // Each check once, failures first: a failed gate is one item, its further findings under it.
     const items: { pass: boolean; lines: string[] }[] = []
@@ -304,6 +307,7 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
       )
 
     for (const line of b.cells.map(heldOutGapLine)) if (line) out.push(markdownText(sentence(line)), '')
+    for (const line of b.cells.map(extendedLine)) if (line) out.push(markdownText(sentence(line)), '')
     for (const line of b.cells.map(verifierUnstableLine)) if (line) out.push(markdownText(sentence(line)), '')
 
     // One paragraph each: two ranking lines must not render as one.
@@ -333,6 +337,34 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
     out.push(`${h(1)} Since the last run`, '', ...options.changes.map((c) => `- ${markdownText(c)}`), '')
   }
   return `${out.join('\n').trimEnd()}\n`
+}
+
+/**
+ * The score curve in Markdown: a table of Score@k for the cells with soft scores (rubrics), with
+ * the solved rate at K beside it, or one line saying it is the solved rate when every verdict
+ * scored 1 or 0. Empty for cells without a score curve (older summaries).
+ *
+ * @example
+ * scoreCurveMarkdown(cells).join('\n') // => '**Score curve** (Score@k: …), in %\n\n| cell | Score@1 | …'
+ */
+export function scoreCurveMarkdown(cells: readonly CellSummary[]): string[] {
+  const rows = scoreRows(cells)
+  if (rows.length === 0) {
+    const line = binaryScoreLine(cells)
+    return line ? [`_${markdownText(sentence(line))}_`, ''] : []
+  }
+  const K = Math.max(...cells.map((c) => c.budget))
+  const ks = Array.from({ length: K }, (_, i) => i + 1)
+  const disclosed = disclosedScoreLine(rows)
+  return [
+    `**Score curve** (${markdownText(SCORE_CURVE_MEANING)}), in %`,
+    '',
+    `| cell | ${ks.map((k) => `Score@${k}`).join(' | ')} | 95% CI @${K} | solved @K |`,
+    `| --- |${ks.map(() => ' --: ').join('|')}| --: | --: |`,
+    ...rows.map((r) => `| ${markdownText(r.cellId)} | ${r.at.join(' | ')} | ${r.ci} | ${r.solved} |`),
+    '',
+    ...(disclosed ? [markdownText(sentence(disclosed)), ''] : []),
+  ]
 }
 
 /** Escapes a workflow-command message, as GitHub's toolkit does (`%`, `\r`, `\n`). */

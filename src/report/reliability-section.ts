@@ -46,6 +46,20 @@ export function cellTries(cell: Pick<CellSummary, 'perTask' | 'budget' | 'protoc
 }
 
 /**
+ * How many of a task's tries an error hid under `errors: 'censored'` (the reliability block counts
+ * them, see `reliability.basis`): repeats errored within the budget, or an independent cell's
+ * trajectories that errored. 0 under the other policies, which decide them.
+ */
+function hiddenTries(
+  cell: Pick<CellSummary, 'errors' | 'protocol' | 'budget'>,
+  t: CellSummary['perTask'][number],
+): number {
+  if ((cell.errors.policy ?? 'left-out') !== 'censored') return 0
+  if (cell.protocol.kind === 'independent') return t.errors
+  return (t.censoredAt ?? []).filter((c) => c <= cell.budget).length
+}
+
+/**
  * Whether a task passed always, sometimes or never over its tries (unknown without one).
  *
  * @example
@@ -86,13 +100,22 @@ export function coverVertices(steps: readonly { tau: number; cover: number }[]):
 const measuredReliability = (cell: CellSummary) => cell.reliability != null && cell.reliability.tries > 0
 
 const known = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v)
-const hatLabel = (cell: CellSummary) => `${cell.protocol.kind === 'independent' ? 'pass' : 'Seq'}^${cell.budget}`
 
 /** A figure as a table cell: its value and interval, or "unknown". */
 function figureTd(i: IntervalJson | null | undefined, what: string): Html {
   if (!known(i?.point)) return html`<td class="n unknown" data-figure="${what}">unknown</td>`
   const ci = known(i.lo) && known(i.hi) && html` <span class="ci">${percent(i.lo)}–${percent(i.hi)}</span>`
   return html`<td class="n" data-figure="${what}">${percent(i.point)}${ci}</td>`
+}
+
+/**
+ * Seq^K and pass^K in columns of their own: Seq^K's exponent is the repeats (every one of r repeats
+ * solves the task within K), pass^K's the K samples (all K pass). A cell measures one of them.
+ */
+function hatTds(cell: CellSummary, r: CellSummary['reliability'] | null): Html {
+  const none = html`<td class="n sub" title="this protocol does not measure it">—</td>`
+  const own = figureTd(r?.hatInterval, 'hat')
+  return cell.protocol.kind === 'independent' ? html`${none}${own}` : html`${own}${none}`
 }
 
 /** The line of each feedback mode in the Cover@τ chart, in first-seen order, with its name for the legend. */
@@ -202,6 +225,7 @@ export async function reliabilitySectionHtml(
   const legend = html`<li>${actorsSeen.map((a) => html`<span>${html`<span class="swatch" style="background:${options.colours.get(a) ?? '#64748b'}"></span>`}${a}</span>`)}</li><li>${modesDrawn.map((m, i) => html`<span>${DASHES[i % DASHES.length]!.name} ${m}</span>`)}</li>${undrawn.length > 0 && html`<li class="note">not drawn, unknown: no task measured (${undrawn.map((c) => c.cellId).join(', ')})</li>`}`
   const tries = (cell: CellSummary) =>
     cell.protocol.kind === 'independent' ? 'samples' : `repeats, solved within ${cell.budget}`
+  const K = Math.max(...cells.map((c) => c.budget))
 
   const tableRows = cells.map((cell) => {
     const r = measuredReliability(cell) ? cell.reliability! : null
@@ -210,21 +234,29 @@ export async function reliabilitySectionHtml(
     const res = r
       ? `${resource(r.resource.attempts)} · ${resource(r.resource.tokens)} · ${resource(r.resource.costUsd)}`
       : 'unknown'
-    return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(cell)}${cell.cellId}</td><td class="n" title="${tries(cell)}">${r ? r.tries : 'unknown'}</td>${figureTd(at(0.5), 'cover50')}${figureTd(at(1), 'cover100')}<td class="n sub">${hatLabel(cell)}</td>${figureTd(r?.hatInterval, 'hat')}${figureTd(r?.outcome.mean, 'consistency')}${figureTd(r?.outcome.inconsistent, 'inconsistent')}<td class="n" data-figure="resource">${res}</td></tr>`
+    return html`<tr data-cell="${cell.cellId}"><td class="name">${swatch(cell)}${cell.cellId}</td><td class="n" title="${tries(cell)}" data-hidden="${r?.basis?.hidden ?? 0}">${r ? r.tries : 'unknown'}${r?.basis && r.basis.hidden > 0 ? html` <span class="sub">${r.basis.hidden} of ${r.basis.tries} hidden by errors</span>` : ''}</td>${figureTd(at(0.5), 'cover50')}${figureTd(at(1), 'cover100')}${hatTds(cell, r)}${figureTd(r?.outcome.mean, 'consistency')}${figureTd(r?.outcome.inconsistent, 'inconsistent')}<td class="n" data-figure="resource">${res}</td></tr>`
   })
-  const table = html`<div class="card scroll"><table class="cells reliability"><thead><tr><th>cell</th><th class="n">tries</th><th class="n">Cover@0.5</th><th class="n">Cover@1</th><th class="n" colspan="2">Seq^K / pass^K</th><th class="n">outcome<br>consistency</th><th class="n">inconsistent<br>tasks</th><th class="n">resource consistency<br>attempts · tokens · cost</th></tr></thead><tbody>${joinHtml(tableRows, '\n')}</tbody></table></div>`
+  const table = html`<div class="card scroll"><table class="cells reliability"><thead><tr><th>cell</th><th class="n">tries</th><th class="n">Cover@0.5</th><th class="n">Cover@1</th><th class="n" title="every one of a task's repeats solves it within K">Seq^${K}<br><span class="sub">all r repeats</span></th><th class="n" title="all K of K independent samples pass">pass^${K}<br><span class="sub">all K samples</span></th><th class="n">outcome<br>consistency</th><th class="n">inconsistent<br>tasks</th><th class="n">resource consistency<br>attempts · tokens · cost</th></tr></thead><tbody>${joinHtml(tableRows, '\n')}</tbody></table></div>`
 
   // The strip: the benchmark's tasks in one order for every cell, so a column is one task.
   const allTasks = [...new Set(cells.flatMap((c) => c.perTask.map((t) => t.taskId)))]
   const shown = allTasks.slice(0, options.maxTasks ?? 500)
   const strips = cells.map((cell) => {
     const byId = new Map(cellTries(cell).map((t) => [t.taskId, t]))
+    // Tries an error hid (censored errors): a task that passed, or failed, every try that ended is not
+    // known to do so every time, so it is unknown rather than always or never.
+    const hidden = new Map(cell.perTask.map((t) => [t.taskId, hiddenTries(cell, t)]))
     const counts: Record<TaskConsistency, number> = { always: 0, sometimes: 0, never: 0, unknown: 0 }
     const squares = shown.map((taskId) => {
       const t = byId.get(taskId)
-      const kind = t ? taskConsistency(t) : 'unknown'
+      const unseen = hidden.get(taskId) ?? 0
+      const seen = t ? taskConsistency(t) : 'unknown'
+      const kind = unseen > 0 && seen !== 'sometimes' ? 'unknown' : seen
       counts[kind]++
-      const title = t && t.n > 0 ? `${taskId}: ${t.c} of ${t.n} passed` : `${taskId}: no try measured`
+      const title =
+        t && t.n > 0
+          ? `${taskId}: ${t.c} of ${t.n} passed${unseen > 0 ? `, ${unseen} hidden by an error` : ''}`
+          : `${taskId}: no try measured`
       return html`<i class="${kind}" style="background:${CONSISTENCY_COLOURS[kind]}" title="${title}"></i>`
     })
     const attrs = html`data-cell="${cell.cellId}" data-always="${counts.always}" data-sometimes="${counts.sometimes}" data-never="${counts.never}" data-unknown="${counts.unknown}"`
@@ -247,7 +279,6 @@ export async function reliabilitySectionHtml(
 
   const four = fourNumbers(cells)
   const seqModes = [...new Set(four.flatMap((f) => f.seqAtK.map((s) => s.mode)))]
-  const K = Math.max(...cells.map((c) => c.budget))
   const fourRows = four.map((f) => {
     const swatchOf = html`<span class="swatch" style="background:${options.colours.get(f.actorId) ?? '#64748b'}"></span>`
     const single = f.singleTry
@@ -265,7 +296,7 @@ export async function reliabilitySectionHtml(
     html`<p class="note">${plural(oneTry.length, 'cell')} had one try per task (${oneTry.map((c) => c.cellId).join(', ')}): one try shows no spread, so its consistency is unknown and a task is "always" or "never" by that one try.</p>`
 
   return html`<h3 class="reliability">Reliability: does it solve a task every time?</h3>
-<p class="hint">A task's tries are its repeats, each solved within K or not (sequential cells), or its samples (independent cells). <b>Cover@τ</b>: the share of tasks whose success share over their tries reaches τ (Cover@1: solved every time; Pass@k = ∫ Cover(τ)·k(1−τ)^(k−1) dτ). <b>Seq^K / pass^K</b>: the chance that every one of r repeats solves a task within K (sequential), that K samples all pass (independent). <b>Outcome consistency</b>: 1 − 4·p̂(1 − p̂) per task, 1 when every try ends alike. <b>Resource consistency</b>: exp(−mean coefficient of variation) of attempts, tokens and cost across a task's repeats. Every figure depends on the number of tries and is for tasks like these; 95% intervals clustered by task.</p>
+<p class="hint">A task's tries are its repeats, each solved within K or not (sequential cells), or its samples (independent cells). <b>Cover@τ</b> (Dragoi et al. 2025): the share of tasks whose success share over their tries reaches τ, their estimate of the share of tasks solved with a chance of at least τ; over n tries it depends on n (Cover@1 over n tries is the chance that all n pass), so compare it only at equal tries. <b>Seq^K</b>: the chance that every one of a task's r repeats solves it within K (sequential cells); <b>pass^K</b>: that K independent samples all pass (independent cells). <b>Outcome consistency</b>: 1 − 4·p̂(1 − p̂) per task, 1 when every try ends alike. <b>Resource consistency</b>: the mean over tasks of exp(−coefficient of variation) of attempts, tokens and cost across a task's repeats. A try an error hid counts: its interval holds the figure whatever it hid. Every figure is for tasks like these at the tries the run had; 95% intervals over tasks.</p>
 <div class="panels reliability"><figure class="cover" data-lines="${drawn.length}"><figcaption><div class="title">Cover@τ over τ</div></figcaption>${chart}<ul class="legend">${legend}</ul></figure>
 <figure class="strips"><figcaption><div class="title">Consistency per task</div></figcaption>${strip}</figure></div>
 <h4>The four numbers per actor</h4>

@@ -75,7 +75,7 @@ describe('renderBenchmarkTable', () => {
     expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
     expect(row).toMatch(
-      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
+      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
     )
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
@@ -286,7 +286,7 @@ describe('the 120-column bound', () => {
     const narrow = renderBenchmarkTable('bench', cells)
     const wide = renderBenchmarkTable('bench', cells, { wide: true })
     expect(wide.split('\n')[1]).toMatch(
-      /EGS\s+LGS\s+unmod\s+Cover@1\s+\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
+      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
     )
     expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
     expect(wide).not.toContain('not shown at')
@@ -695,5 +695,35 @@ describe('revisionAnnotationTable', () => {
     expect(row).toMatch(/^ a · verifier\s+4 of 10\s+/)
     expect(row).toMatch(/80\.0 \(4\/5\)$/)
     expect(row).toContain(' — ')
+  })
+})
+
+describe('the score curve in the terminal', () => {
+  const scored = (id: string, curve: number[], at: number[], binary: boolean) =>
+    cell(id, 'critic', curve, {
+      score: {
+        at,
+        binary,
+        interval: { point: at.at(-1)!, lo: 0.5, hi: 0.9, level: 0.95, method: 'korn-graubard/2', tasks: 2 },
+      },
+    })
+
+  it('shows Score@k beside the solved rate for soft scores, and says which number is which', () => {
+    const text = renderBenchmarkTable('bench', [scored('sim:a', [0.3, 0.8, 0.9], [0.7, 0.9, 0.95], false)])
+    const lines = text.split('\n')
+    const at = lines.findIndex((l) => l.startsWith(' score curve, in % (Score@k: the mean over tasks of the best'))
+    expect(at).toBeGreaterThan(0)
+    const header = lines.find((l) => /^ cell\s+Score@1\s+Score@2\s+Score@3\s+95% CI @3\s+solved @K$/.test(l))
+    expect(header).toBeDefined()
+    expect(lines.find((l) => l.startsWith(' sim:a · critic') && l.includes('70.0'))).toMatch(
+      /70\.0\s+90\.0\s+95\.0\s+50\.0–90\.0\s+Seq@3 90\.0$/,
+    )
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
+  })
+
+  it('says in one line that the curve is the solved rate when every verdict scored 1 or 0', () => {
+    const text = renderBenchmarkTable('bench', [scored('sim:a', [0.3, 0.8, 0.9], [0.3, 0.8, 0.9], true)])
+    expect(text).not.toContain('score curve, in %')
+    expect(text.replace(/\s+/g, ' ')).toContain('is the solved rate here: every verdict scored 1 or 0')
   })
 })

@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { CellSummary } from '../core/schemas.js'
@@ -8,6 +9,7 @@ import { intervalText, money, ordinal, percent, plural, signedPercent } from '..
 import { intervalLegend } from '../metrics/estimands.js'
 import { errorIntervalNotes } from '../protocol/cell-summary.js'
 import { pad, TEXT_WIDTH, visibleLength, wrapLine } from '../core/text-layout.js'
+import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 import { cellVerdict, reasonLines } from '../protocol/verdict.js'
 import { couldNotSee, subjectChangeText } from '../protocol/gate-notes.js'
 import {
@@ -250,11 +252,15 @@ export function renderBenchmarkTable(
   const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) =>
     out.push(...wrap(` ${line}`).map((l) => paint(l)))
   for (const line of condensedRanking(cells)) note(line, (s) => s)
+  for (const line of scoreCurveTable(cells, ks, width)) out.push(line)
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of agentTable(cells, width)) out.push(line)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
+  for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
+  const binaryScores = binaryScoreLine(cells)
+  if (binaryScores) note(binaryScores)
   const identical = identicalRowsNote(cells)
   if (identical) note(identical)
   const spending = spendingLine(cells)
@@ -314,7 +320,7 @@ function condensedRanking(cells: readonly CellSummary[]): string[] {
 
 /**
  * For cells with errored trajectories: the rate at K under the cell's error policy, next to the
- * two simple rules it lies between (errors as failures, errors left out).
+ * bounds whatever the errors hid (errors as failures, as successes) and the rate with them left out.
  */
 export function errorBoundLines(cells: readonly CellSummary[]): string[] {
   const out: string[] = []
@@ -331,7 +337,7 @@ export function errorBoundLines(cells: readonly CellSummary[]): string[] {
           ? 'counted as failures'
           : 'left out'
     out.push(
-      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${percent(bounds.leftOut[K - 1] ?? null)} with errors left out)`,
+      `${cell.cellId}: ${cell.errors.count} errored ${cell.errors.count === 1 ? 'trajectory' : 'trajectories'} ${how}: ${label}@${K} ${percent(curve[K - 1] ?? null)} (${percent(bounds.asFailures[K - 1] ?? null)} with errors as failures, ${bounds.asSuccesses ? `${percent(bounds.asSuccesses[K - 1] ?? null)} as successes, ` : ''}${percent(bounds.leftOut[K - 1] ?? null)} left out)`,
     )
   }
   return out
@@ -554,6 +560,37 @@ export function revisionTable(cells: readonly CellSummary[], width: number | nul
       header.map((h, i) => ({ header: h, values: body.map((r) => r[i]!), numeric: i > 0 })),
       width,
     ),
+  ]
+}
+
+/**
+ * The score curve of the cells whose verdicts scored between 0 and 1 (rubrics): Score@k at each k
+ * shown, its interval at K and the solved rate at K beside it, so a reader sees which number is
+ * which. Nothing when every verdict scored 1 or 0 (the curve is then the solved rate).
+ *
+ * @example
+ * scoreCurveTable(rubricCells, [1, 2, 3, 4, 5]) // [' score curve (…):', ' cell  Score@1 …', …]
+ */
+export function scoreCurveTable(
+  cells: readonly CellSummary[],
+  ks: readonly number[],
+  width: number | null = TABLE_WIDTH,
+): string[] {
+  const rows = scoreRows(cells, ks)
+  if (rows.length === 0) return []
+  const K = Math.max(...cells.map((c) => c.budget))
+  const columns: Column[] = [
+    { header: 'cell', values: rows.map((r) => r.cellId), numeric: false },
+    ...ks.map((k, i) => ({ header: `Score@${k}`, values: rows.map((r) => r.at[i]!), numeric: true })),
+    { header: `95% CI @${K}`, values: rows.map((r) => r.ci), numeric: true },
+    { header: 'solved @K', values: rows.map((r) => r.solved), numeric: true },
+  ]
+  const disclosed = disclosedScoreLine(rows)
+  const wrap = (line: string) => (width === null ? [line] : wrapLine(line, width))
+  return [
+    ...wrap(` score curve, in % (${SCORE_CURVE_MEANING}):`),
+    ...fitRows(columns, width),
+    ...(disclosed ? wrap(` ${disclosed}`) : []),
   ]
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { recordCall, spentCalls, type ChatResponse } from '../models/chat-model.js'
-import { isComponentError } from '../models/component-error.js'
+import { isComponentError } from '../core/component-error.js'
 import { renderVerdictFeedback } from '../feedback/verifier-feedback.js'
 import { requestSatisfied } from '../protocol/revision-annotation.js'
 import type { Task } from '../protocol/task.js'

@@ -14,8 +14,8 @@ import { isPromiseLike, type Awaitable } from '../core/awaitable.js'
 import type { CheckVerdict, ModelCall } from '../core/contract.js'
 import type { AnyTask } from '../core/task.js'
 import { withSpentCalls } from '../models/chat-model.js'
-import { shown } from '../models/component-error.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { shown } from '../core/component-error.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { checkVerdict, type Diagnostics, type Verdict, type Verifier, type VerifyOptions } from './verifier.js'
 
 /** One check of a composed verifier: a verifier, or a verifier with a name (and, for `weighted`, a weight). */

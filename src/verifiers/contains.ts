@@ -3,7 +3,7 @@
  * every task or taken from each task's `expected`.
  */
 import type { AnyTask } from '../core/task.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { checkedText, expectedOf, pathOption } from './exact-match.js'
 import { formatJsonPath } from './json-path.js'
 import { booleanOption, choiceOption, emptyAnswer, quote, stringList } from './reference.js'

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import type { AnyTask } from '../core/task.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { answerField, fieldText, formatJsonPath, parseJsonPath, type JsonPath } from './json-path.js'
 import { quote } from './reference.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'

@@ -105,3 +105,14 @@ export {
   type RubricVerifierOptions,
   type RubricCriterionVerdict,
 } from './rubric/index.js'
+export {
+  arcGridVerifier,
+  parseGrids,
+  compareGrids,
+  gridStatus,
+  GridSchema,
+  ArcGridTaskFieldsSchema,
+  type Grid,
+  type GridComparison,
+  type ParsedGrids,
+} from './arc-grid.js'

@@ -4,7 +4,7 @@
  * check reads its own field, instead of a verifier reading the whole text (where
  * `{"total": 1234.5, "date": "2025-03-14"}` has 14 as its last number).
  */
-import { shown } from '../models/component-error.js'
+import { shown } from '../core/component-error.js'
 import { jsonAnswer } from './json.js'
 import type { Verdict } from './verifier.js'
 

@@ -3,8 +3,8 @@
  * given once or taken from each task's `expected`.
  */
 import type { AnyTask } from '../core/task.js'
-import { shown } from '../models/component-error.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { shown } from '../core/component-error.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { expectedValuesOf, pathOption } from './exact-match.js'
 import { jsonAnswer } from './json.js'
 import { answerField, formatJsonPath, type JsonPath } from './json-path.js'

@@ -3,7 +3,7 @@
  * multiple-choice question, a verdict word), and, where the task has an `expected` answer, the
  * right one.
  */
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { expectedOf, nearMiss, normaliseExact } from './exact-match.js'
 import { booleanOption, emptyAnswer, quote, stringList } from './reference.js'
 import type { Verdict, Verifier } from './verifier.js'

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { renderDiagnostics } from '../feedback/verifier-feedback.js'
-import { isComponentError } from '../models/component-error.js'
+import { isComponentError } from '../core/component-error.js'
 import { isPromiseLike } from '../core/awaitable.js'
 import type { Task } from '../protocol/task.js'
 import { predicate, type PredicateRule } from './predicate.js'

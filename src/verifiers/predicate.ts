@@ -3,8 +3,8 @@
  * verifier with a checked result and diagnostics.
  */
 import { z } from 'zod'
-import { checkReturned, shown } from '../models/component-error.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { checkReturned, shown } from '../core/component-error.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { isPromiseLike, type Awaitable } from '../core/awaitable.js'
 import type { AnyTask } from '../core/task.js'
 import type { Diagnostics, Verdict, Verifier } from './verifier.js'

@@ -3,7 +3,7 @@
  * quoted in feedback, and how their options are checked, so each error names the verifier, the
  * option and the fix in the same words.
  */
-import { shown } from '../models/component-error.js'
+import { shown } from '../core/component-error.js'
 import type { Verdict } from './verifier.js'
 
 /** An answer or a reference value is quoted in diagnostics up to this many characters. */

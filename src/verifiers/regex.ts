@@ -3,8 +3,8 @@
  * answer that makes the pattern backtrack for minutes is a failed verdict, not a hung run.
  */
 import { Script, createContext } from 'node:vm'
-import { shown } from '../models/component-error.js'
-import { checkNumberOptions, rejectUnknownOptions } from '../models/unknown-options.js'
+import { shown } from '../core/component-error.js'
+import { checkNumberOptions, rejectUnknownOptions } from '../core/option-checks.js'
 import { checkedText, pathOption } from './exact-match.js'
 import { formatJsonPath } from './json-path.js'
 import { booleanOption, emptyAnswer } from './reference.js'

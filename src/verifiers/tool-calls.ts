@@ -7,7 +7,7 @@ import { canonicalJson } from '../core/fingerprint.js'
 import type { ToolCallRecord } from '../core/episode.js'
 import type { AnyTask } from '../core/task.js'
 import { describeZodError } from '../core/zod-errors.js'
-import { rejectUnknownOptions } from '../models/unknown-options.js'
+import { rejectUnknownOptions } from '../core/option-checks.js'
 import { booleanOption, choiceOption } from './reference.js'
 import type { TestOutcome, Verdict, Verifier, VerifyOptions } from './verifier.js'
 

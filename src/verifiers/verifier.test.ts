@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isComponentError, type ComponentError } from '../models/component-error.js'
+import { isComponentError, type ComponentError } from '../core/component-error.js'
 import { checkVerdict, isPlainVerdict, VerdictSchema, type Verdict } from './verifier.js'
 
 const verifier = { name: 'mine', version: '2' }
@@ -97,7 +97,13 @@ describe('checkVerdict', () => {
       'a NaN score',
       { pass: false, score: Number.NaN, diagnostics: { outcome: 'failed', summary: 'x' } },
       ['score'],
-      /make `score` a finite number/,
+      /make `score` a number in \[0, 1\]/,
+    ],
+    [
+      'a score outside [0, 1]',
+      { pass: true, score: 1.5, diagnostics: { outcome: 'passed', summary: 'x' } },
+      ['score'],
+      /is 1\.5, outside \[0, 1\].*make `score` a number in \[0, 1\]/s,
     ],
     [
       'a malformed grader call',

@@ -1,4 +1,4 @@
-import { ComponentError, zodProblems, type ContractProblem } from '../models/component-error.js'
+import { ComponentError, zodProblems, type ContractProblem } from '../core/component-error.js'
 import type { AnyTask } from '../core/task.js'
 import type { Awaitable } from '../core/awaitable.js'
 import type { Episode, WorkspaceSnapshot } from '../core/episode.js'
@@ -60,6 +60,13 @@ export interface Verifier {
    * here, naming the task, the field and the fix.
    */
   checkTask?(task: AnyTask): string[]
+  /**
+   * What this machine must have for the verifier to run at all (an interpreter, a sandbox),
+   * checked once per Vitest worker before its first cell calls a model, not after every cell's
+   * first paid answer: throws naming what is missing and the fix. `origin` is whose answers it
+   * will judge (a sandbox may be needed only for a model's code).
+   */
+  preflight?(context: { origin: 'model' | 'bundled-simulation' }): Awaitable<void>
   /** Normalises an answer for the unmodified-revision comparison (e.g. the extracted code). */
   normalise?(answer: string): string
   /** The verdict; a promise when verifying takes I/O (running code, a grader's call). */
@@ -88,7 +95,8 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
   'diagnostics.error': 'make `diagnostics.error` a string (the message), or leave it out',
   'diagnostics.stdout': 'make `diagnostics.stdout` a string, or leave it out',
   'diagnostics.stderr': 'make `diagnostics.stderr` a string, or leave it out',
-  score: 'make `score` a finite number, or leave it out',
+  score:
+    'make `score` a number in [0, 1] (1 or 0 for a pass or a failure, a share for partial credit), or leave it out (the protocol then records 1 or 0 by `pass`)',
   extracted: 'make `extracted` the string that was verified, or leave it out',
   variant: "make `variant` 'raw' or 'sanitised', or leave it out",
   criteria:
@@ -102,8 +110,17 @@ const VERDICT_HINTS: Readonly<Record<string, string>> = {
     'make `heldOut` { statements, tests: number[], failed: number[], visiblePass: boolean } (HeldOutRecordSchema), or leave it out',
 }
 
-/** A verdict whose `pass` and `diagnostics.outcome` contradict each other (`pass: true` with `outcome: 'failed'`, or the reverse). */
+/**
+ * What the schema cannot say of a verdict: a `score` outside [0, 1] (older files with one still
+ * read), or a `pass` and `diagnostics.outcome` that contradict each other (`pass: true` with
+ * `outcome: 'failed'`, or the reverse).
+ */
 function contradiction(verdict: Verdict): ContractProblem | undefined {
+  if (verdict.score !== undefined && !(verdict.score >= 0 && verdict.score <= 1))
+    return {
+      field: 'score',
+      message: `is ${String(verdict.score)}, outside [0, 1]: a score is a share (1 or 0 for a binary verdict)`,
+    }
   const check = verdict.checks?.findIndex((c) => c.pass !== (c.diagnostics.outcome === 'passed')) ?? -1
   if (check >= 0)
     return {
@@ -158,7 +175,7 @@ export function isPlainVerdict(value: unknown): value is Verdict {
     isOptionalString(d.error) &&
     isOptionalString(d.stdout) &&
     isOptionalString(d.stderr) &&
-    (v.score === undefined || (typeof v.score === 'number' && Number.isFinite(v.score))) &&
+    (v.score === undefined || (typeof v.score === 'number' && v.score >= 0 && v.score <= 1)) &&
     isOptionalString(v.extracted) &&
     (v.variant === undefined || v.variant === 'raw' || v.variant === 'sanitised') &&
     (v.durationMs === undefined ||

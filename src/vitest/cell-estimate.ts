@@ -75,10 +75,17 @@ export function cellEstimate(spec: CellPlan, plan: CellStartPlan, runId?: string
       history: spec.mode ? spec.history.name : null,
       price: batchedPrice(spec.actor),
       ...(prior ? { prior } : {}),
+      ...maxOutputOf(spec.actor),
     })
   } catch {
     return undefined
   }
+}
+
+/** The actor's declared longest answer (`maxTokens` in its decoding parameters), when it declares one. */
+function maxOutputOf(actor: CellPlan['actor']): { maxOutputTokens?: number } {
+  const max = actor.descriptor.params.maxTokens
+  return typeof max === 'number' && Number.isFinite(max) && max > 0 ? { maxOutputTokens: max } : {}
 }
 
 /** A batched actor's calls cost the batch share of its list price (what its calls are billed at, unless a deadline sends one direct). */

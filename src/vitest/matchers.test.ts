@@ -18,6 +18,14 @@ describe('seqk matchers read every metric through the registry', () => {
     const cover = independent.reliability!.coverAt.find((c) => c.tau === 1)!.interval.point!
     expect(run('toReachCoverAt', independent, 1, cover).pass).toBe(true)
     expect(run('toReachCoverAt', independent, 1, cover + 0.01).pass).toBe(false)
+    const score = sequential.score!.at[3]!
+    expect(run('toReachScoreAt', sequential, 4, score).pass).toBe(true)
+    expect(run('toReachScoreAt', independent, 4, independent.score!.at[3]! + 0.01).message()).toMatch(
+      /to reach Score@4 ≥ .*, but it is/,
+    )
+    // An older summary, written before the score curve: not measured, never a pass.
+    const { score: _score, ...older } = sequential
+    expect(run('toReachScoreAt', older, 4, 0).message()).toContain('did not measure Score@k')
   })
 
   it('fail closed: a metric the cell does not measure, an unreported τ, a k outside the budget', () => {

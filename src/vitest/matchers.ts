@@ -70,6 +70,7 @@ export const seqkMatchers = {
   toReachSeqHat: rateMatcher('seqHat'),
   toReachPassHat: rateMatcher('passHat'),
   toReachCoverAt: rateMatcher('coverAt'),
+  toReachScoreAt: rateMatcher('scoreAt'),
 }
 
 declare module 'vitest' {
@@ -85,6 +86,8 @@ declare module 'vitest' {
     toReachPassHat(k: number, min: number): T
     /** The cell's Cover@τ at its budget (tasks whose success share reaches τ) is at least `min`. */
     toReachCoverAt(tau: number, min: number): T
+    /** The cell's Score@k (the mean over tasks of the best verdict score by attempt k) is at least `min`. */
+    toReachScoreAt(k: number, min: number): T
   }
 }
 

@@ -17,6 +17,10 @@ import { wrapText } from '../core/text-layout.js'
 import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator.js'
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 import { CostCapLimitsSchema } from '../core/cost-cap.js'
+import { referencePromptBuilder } from '../protocol/prompt-builders/reference.js'
+
+/** The protocol presets a seqEval can name (`protocol`). */
+export const PROTOCOL_PRESETS = ['seqk', 'seq_k-reference'] as const
 import { unpricedCapProblem } from '../protocol/cost-cap.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
@@ -78,6 +82,7 @@ export const ThresholdsSchema = z
     seqHat: KRecord.optional(),
     passHat: KRecord.optional(),
     coverAt: TauRecord.optional(),
+    scoreAt: KRecord.optional(),
     maxErrorRate: Rate.optional(),
   })
   .strict()
@@ -221,6 +226,16 @@ export const SeqEvalOptionsSchema = z
      * takes the eval's for the rest.
      */
     variants: z.record(z.string().min(1, 'a variant needs a name'), VariantSchema).optional(),
+    /**
+     * A named protocol preset: `seqk` (the default: budget not disclosed, feedback only before a
+     * revision) or `seq_k-reference` (the paper's reference harness: its prompt layout, budget
+     * disclosed, feedback after the last failure too).
+     */
+    protocol: z
+      .enum(PROTOCOL_PRESETS, {
+        message: `protocol must be ${PROTOCOL_PRESETS.map((p) => `'${p}'`).join(' or ')}`,
+      })
+      .default('seqk'),
     /** Each cell's cost cap in US dollars (see `SEQK_CELL_MAX_COST_USD`); the run's is the reporter's. */
     maxCostUsd: CostCapLimitsSchema.shape.maxCostUsd,
     /** Each cell's cap in tokens, input (cached included) plus output. */
@@ -271,6 +286,8 @@ export type ResolvedOptions = Omit<
   baseline: { file: string; margin: number; maxDrop: number } | null
   /** The tasks the `stability` report saw flip (absent without a report). */
   knownUnstable?: string[]
+  /** Feedback after the last failed attempt too (the `seq_k-reference` preset). */
+  feedbackAfterLast: boolean
 }
 
 /** A variant of the subject with the eval's defaults filled in. */
@@ -294,7 +311,8 @@ function toThresholds(raw: z.output<typeof ThresholdsSchema> | undefined): Thres
     r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [Number(k), v])) : undefined
   const out: Thresholds = { seqAt: keyed(raw?.seqAt), passAt: keyed(raw?.passAt), maxErrorRate: raw?.maxErrorRate }
   // The reliability thresholds are set only when given, so a resolved `expect` without them reads as before.
-  for (const metric of ['seqHat', 'passHat', 'coverAt'] as const) if (raw?.[metric]) out[metric] = keyed(raw[metric])
+  for (const metric of ['seqHat', 'passHat', 'coverAt', 'scoreAt'] as const)
+    if (raw?.[metric]) out[metric] = keyed(raw[metric])
   return out
 }
 
@@ -314,7 +332,8 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
     if (seen.has(t.id)) problems.push(`tasks: duplicate task id ${JSON.stringify(t.id)}; task ids must be unique`)
     seen.add(t.id)
   }
-  const variants = resolveVariants(o, problems)
+  const preset = presetOptions(o, (input as { discloseBudget?: unknown }).discloseBudget === false, problems)
+  const variants = resolveVariants(o, preset.promptBuilder, problems)
   // The actors the cells run: the eval's, or each variant's (one actor may serve several variants).
   const actors = variants ? [...new Set(variants.map((v) => v.actor))] : (o.actors ?? [])
   const actorIds = new Set<string>()
@@ -401,7 +420,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       )
     checkK('independent.expect', independent.expect)
   }
-  if (o.discloseBudget) {
+  if (o.discloseBudget || o.protocol === 'seq_k-reference') {
     for (const [name, mode] of Object.entries(modes)) {
       for (const metric of ['seqAt', 'seqHat'] as const) {
         for (const k of Object.keys(mode.expect[metric] ?? {}).map(Number)) {
@@ -466,6 +485,7 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
   const { annotate: _annotate, variants: _variants, ...rest } = o
   return {
     ...rest,
+    ...preset,
     actors,
     variants,
     tasks: o.tasks,
@@ -478,7 +498,11 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
 }
 
 /** The variants with the eval's defaults filled in, or null without `variants`; problems are pushed. */
-function resolveVariants(o: z.output<typeof SeqEvalOptionsSchema>, problems: string[]): ResolvedVariant[] | null {
+function resolveVariants(
+  o: z.output<typeof SeqEvalOptionsSchema>,
+  presetBuilder: PromptBuilder | undefined,
+  problems: string[],
+): ResolvedVariant[] | null {
   if (!o.variants) {
     if (!o.actors) problems.push('actors: give at least one actor, e.g. actors.simulated({ profile: "reviser" })')
     return null
@@ -508,7 +532,12 @@ function resolveVariants(o: z.output<typeof SeqEvalOptionsSchema>, problems: str
     }
     if (actor === undefined) continue
     const instructions = v.instructions ?? o.instructions
-    const promptBuilder = v.promptBuilder ?? o.promptBuilder
+    // A preset's prompt layout is part of its protocol: a variant may not swap it (as the eval may not).
+    if (presetBuilder && v.promptBuilder)
+      problems.push(
+        `variants.${name}.promptBuilder: protocol '${o.protocol}' lays out every prompt itself; remove the variant's promptBuilder, or drop the preset`,
+      )
+    const promptBuilder = presetBuilder ?? v.promptBuilder ?? o.promptBuilder
     resolved.push({
       name,
       actor,
@@ -517,4 +546,31 @@ function resolveVariants(o: z.output<typeof SeqEvalOptionsSchema>, problems: str
     })
   }
   return resolved
+}
+
+/**
+ * What a protocol preset sets: `seq_k-reference` lays out each prompt as the reference harness
+ * does (`referencePromptBuilder`), discloses the budget, and gives feedback after the last failure.
+ * It refuses options that would make it another protocol (its own prompt builder, an undisclosed
+ * budget, a history other than `full`), naming the option.
+ */
+function presetOptions(
+  o: Pick<z.output<typeof SeqEvalOptionsSchema>, 'protocol' | 'promptBuilder' | 'history'>,
+  undisclosed: boolean,
+  problems: string[],
+): Pick<ResolvedOptions, 'feedbackAfterLast'> & Partial<Pick<ResolvedOptions, 'promptBuilder' | 'discloseBudget'>> {
+  if (o.protocol !== 'seq_k-reference') return { feedbackAfterLast: false }
+  if (o.promptBuilder)
+    problems.push(
+      "promptBuilder: protocol 'seq_k-reference' uses the reference harness's prompt layout; remove promptBuilder, or drop the preset to use your own",
+    )
+  if (o.history !== 'full')
+    problems.push(
+      "history: protocol 'seq_k-reference' shows every earlier attempt and its feedback in numbered tags (history 'full'); remove history or set it to 'full'",
+    )
+  if (undisclosed)
+    problems.push(
+      "discloseBudget: protocol 'seq_k-reference' tells the actor its budget ('This is attempt t of K.'); remove discloseBudget: false",
+    )
+  return { promptBuilder: referencePromptBuilder, discloseBudget: true, feedbackAfterLast: true }
 }

@@ -108,12 +108,15 @@ describe('Progress', () => {
       progress.notice('c', `retry ${i}`)
     }
     progress.finish('c')
-    // start + three middle lines + end, whatever the notices.
-    expect(out).toHaveLength(5)
+    // start + three middle lines, then a line after 12 s quiet (twice 5 s) and one after 24 s (twice that), + end:
+    // a cell that keeps waiting keeps saying why, ever more rarely.
+    expect(out).toHaveLength(7)
+    expect(out[4]).toMatch(/, 31\.0 s; retry 3\n$/)
+    expect(out[5]).toMatch(/, 55\.0 s; retry 7\n$/)
     expect(out.at(-1)).toMatch(/0\/40 trajectories, —, [\d.]+ s, done\n$/)
   })
 
-  it('never prints more than a start, three quarter lines and an end per cell in lines mode (any ticks, notices and timing)', () => {
+  it('never prints more than a start, three quarter lines, waiting lines at doubling quiet and an end per cell in lines mode (any ticks, notices and timing)', () => {
     const event = fc.oneof(
       fc.record({
         kind: fc.constant('tick' as const),
@@ -131,9 +134,12 @@ describe('Progress', () => {
           const { progress, out, advance } = harness('lines')
           totals.forEach((total, i) => progress.start(`c${i}`, `b › cell${i}`, total))
           const done = [0, 0, 0]
+          let elapsed = 0
           for (const e of events) {
-            if (e.kind === 'wait') advance(e.ms)
-            else if (e.kind === 'notice') progress.notice(`c${e.cell}`, 'retrying x')
+            if (e.kind === 'wait') {
+              advance(e.ms)
+              elapsed += e.ms
+            } else if (e.kind === 'notice') progress.notice(`c${e.cell}`, 'retrying x')
             else if (done[e.cell]! < totals[e.cell]!) {
               done[e.cell]!++
               progress.tick(`c${e.cell}`, e.status)
@@ -143,7 +149,8 @@ describe('Progress', () => {
           advance(5000)
           for (let i = 0; i < 3; i++) {
             const mine = out.filter((l) => l.startsWith(`seqk ▸ b › cell${i}:`))
-            expect(mine.length).toBeLessThanOrEqual(2 + MIDDLE_LINES)
+            // The k-th waiting line needs 5 s × (2 + 4 + … + 2^k) of quiet before it.
+            expect(mine.length).toBeLessThanOrEqual(2 + MIDDLE_LINES + Math.floor(Math.log2(elapsed / 5000 + 2)) - 1)
             expect(mine.filter((l) => l.includes('started')).length).toBeLessThanOrEqual(1)
             expect(mine.at(-1)).toMatch(/, done\n$/)
           }

@@ -17,6 +17,8 @@ interface CellProgress {
   lastQuarter: number
   /** Lines printed between the start and the end (quarters and notices share three). */
   middle: number
+  /** Notice lines after those three, each after twice the quiet of the one before (see {@link Progress.notice}). */
+  waiting: number
   /** What the cell is waiting on (a retry, a rate limit), said with its next line. */
   notice?: string
   /** Cancels the pending "started" line (lines mode). */
@@ -42,8 +44,10 @@ export const MIDDLE_LINES = 3
  * each quarter mark (25, 50, 75%) reached after a quiet second, and "done"; a cell that finishes
  * within a second prints one line. A notice (an endpoint retried, a rate-limit wait) rides on the
  * cell's next line, or takes an unused quarter's line when the cell has been quiet for
- * `intervalMs`, so a cell stuck on retries says why without flooding the log. Every line fits
- * `width` columns (the benchmark name is shortened, never the cell id).
+ * `intervalMs`; once those are used, a cell still waiting says so again after twice the quiet of
+ * its last such line (10 s, 20 s, 40 s, …), so a cell stuck on retries keeps saying why (a log of
+ * logarithmically many lines) instead of going quiet. Every line fits `width` columns (the
+ * benchmark name is shortened, never the cell id).
  */
 export class Progress {
   private readonly cells = new Map<string, CellProgress>()
@@ -70,6 +74,7 @@ export class Progress {
       lastPrinted: t,
       lastQuarter: 0,
       middle: 0,
+      waiting: 0,
     }
     this.cells.set(key, cell)
     if (this.mode === 'lines') {
@@ -123,8 +128,14 @@ export class Progress {
     cell.notice = text
     if (this.mode === 'lines') {
       const t = this.now()
-      if (t - cell.lastPrinted >= this.intervalMs && cell.middle < MIDDLE_LINES && cell.lastPrinted !== cell.startedAt)
-        this.middleLine(cell, t)
+      const quiet = t - cell.lastPrinted
+      if (cell.lastPrinted === cell.startedAt) return
+      if (quiet >= this.intervalMs && cell.middle < MIDDLE_LINES) this.middleLine(cell, t)
+      else if (cell.middle >= MIDDLE_LINES && quiet >= this.intervalMs * 2 ** (cell.waiting + 1)) {
+        cell.waiting++
+        cell.lastPrinted = t
+        this.print(cell, this.describe(cell))
+      }
     } else this.render()
   }
 

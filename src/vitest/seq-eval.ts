@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, recordArtifact, test } from 'vitest'
+import { describe, recordArtifact, test, TestRunner } from 'vitest'
 import type { ChatModel } from '../models/chat-model.js'
 import { cellProtocol, runCell, type CellResult, type CellSpec } from '../protocol/cell.js'
 import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js'
@@ -11,7 +11,7 @@ import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { appendCellRecord, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
-import { resolveOptions, type ResolvedOptions, type SeqEvalOptions } from './options.js'
+import { resolveOptions, SeqEvalOptionsError, type ResolvedOptions, type SeqEvalOptions } from './options.js'
 import { currentRun, resumedTrajectories } from './run-context.js'
 import { planResume } from '../protocol/resume.js'
 import { shardFromEnv, shardOfTask } from '../protocol/shard.js'
@@ -23,6 +23,7 @@ import { cellStartExtras, dryRunNote } from './cell-estimate.js'
 import { cellVerdict, storedVerdict, type Check } from '../protocol/verdict.js'
 import { TEXT_WIDTH, wrapLine, wrapText } from '../core/text-layout.js'
 import { cellCostCap } from './cost-caps.js'
+import { preflight } from './preflight.js'
 import './artifact-types.js'
 
 /** Retry notices a cell records at most this often (ms). */
@@ -102,6 +103,7 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
       budget: options.budget,
       repeats: options.repeats,
       discloseBudget: options.discloseBudget,
+      ...(options.feedbackAfterLast ? { feedbackAfterLast: true } : {}),
       concurrency: options.concurrency,
       errors: options.errors,
       ...(options.knownUnstable ? { knownUnstable: options.knownUnstable } : {}),
@@ -127,6 +129,30 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
   })
 }
 
+/** The benchmark names each test file (as Vitest collects it, once per run) has declared. */
+const declaredNames = new WeakMap<object, Set<string>>()
+
+/**
+ * Refuses a second `seqEval` of one name in one file: its cells would be the first one's in every
+ * output (a benchmark is its name), merged silently.
+ */
+function refuseDuplicateName(name: string): void {
+  let file: object | undefined
+  try {
+    file = TestRunner.getCurrentSuite().file
+  } catch {
+    return
+  }
+  if (!file) return
+  let names = declaredNames.get(file)
+  if (!names) declaredNames.set(file, (names = new Set()))
+  if (names.has(name))
+    throw new TypeError(
+      `seqEval(${JSON.stringify(name)}): a second seqEval with this name in this file; a benchmark is its name, so the two would merge into one in every output: give each its own name`,
+    )
+  names.add(name)
+}
+
 /**
  * Declares a benchmark as a Vitest `describe` with one test per cell (each actor × each feedback
  * mode, plus actor × independent sampling when `independent` is set). Each test runs every task ×
@@ -147,7 +173,8 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
  */
 export function seqEval(name: string, options: SeqEvalOptions): void {
   const declaredAt = callerFrame(new Error().stack)
-  const resolved = resolveOptions(name, options)
+  refuseDuplicateName(name)
+  const resolved = resolveOptions(name, withBudgetFromEnv(name, options, process.env.SEQK_BUDGET))
   // One machine's share of every cell's tasks (task-level sharding): the same split everywhere.
   const shard = shardFromEnv(process.env)
   warnWithoutSetupFile()
@@ -175,12 +202,18 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
           const run = currentRun()
           // The cell's and the run's caps (a USD cap for an actor with no price fails the cell here, before any call).
           const costCap = cellCostCap(spec.actor, spec.costCap?.cell, run)
+          // What the verifier needs of this machine (Python, a sandbox), checked once before any call:
+          // the cell that finds a problem fails with it (after its start is recorded, so every output
+          // has it), the others skip naming that cell.
+          const ready = await preflight(spec.verifier, spec.actor, `${name} › ${spec.cellId}`)
+          if (ready.kind === 'skip') return context.skip(ready.note)
           const file = join(run.runDir, TRAJECTORIES_FILE)
           const only = shard
             ? new Set(spec.tasks.filter((t) => shardOfTask(t.id, shard.count) === shard.index).map((t) => t.id))
             : undefined
-          // A resumed run keeps what had ended under this protocol and runs only the rest.
-          const { reuse } = planResume(
+          // A resumed run keeps what had ended under this protocol and runs only the rest; at a larger
+          // budget (an extended run) it continues what had ended at the smaller one.
+          const { reuse, extend } = planResume(
             resumedTrajectories(run),
             { benchmark: name, cellId: spec.cellId, ...plan },
             run.runDir,
@@ -232,6 +265,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             declared,
             ...(run.resume ? { reused: reuse.size } : {}),
           })
+          if (ready.kind === 'fail') throw new Error(ready.message)
           // The reporter sees kept trajectories like new ones (progress, report, an unfinished cell's summary).
           for (const trajectory of reuse.values())
             await recordArtifact(context.task, { type: 'seqk:trajectory', trajectory, reused: true })
@@ -265,6 +299,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
               runId: run.runId,
               costCap,
               reuse,
+              extend,
               only,
               signal: context.signal,
               onTrajectory: async (trajectory) => {
@@ -321,8 +356,14 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
   })
 }
 
-/** What the reporter needs to summarise this cell from its trajectories if it never finishes. */
-function planOf(spec: CellPlanInput, file: string): CellStartPlan {
+/**
+ * What the reporter needs to summarise this cell from its trajectories if it never finishes (the
+ * cell-start artifact's `plan`).
+ *
+ * @example
+ * const plan = planOf(spec, 'evals/code.eval.ts') // plan.fingerprint === the cell's trajectories' fingerprint
+ */
+export function planOf(spec: CellPlanInput, file: string): CellStartPlan {
   const hashes = benchmarkHashes(spec.tasks)
   const protocol = cellProtocol(spec, hashes.benchmark)
   return {
@@ -343,6 +384,28 @@ function planOf(spec: CellPlanInput, file: string): CellStartPlan {
 
 type CellPlanInput = Parameters<typeof cellProtocol>[0] &
   Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant'>
+
+/**
+ * The options with the budget `SEQK_BUDGET` extends them to (`seqk resume --budget K`): an integer
+ * at least the eval's own budget. Unset, the options as they are.
+ *
+ * @example
+ * withBudgetFromEnv('bench', { ...options, budget: 3 }, '5').budget // => 5
+ */
+export function withBudgetFromEnv(name: string, options: SeqEvalOptions, value: string | undefined): SeqEvalOptions {
+  if (value === undefined || value === '') return options
+  const budget = Number(value)
+  const own = (options as { budget?: unknown }).budget
+  if (!/^[1-9]\d*$/.test(value.trim()))
+    throw new SeqEvalOptionsError(name, [
+      `SEQK_BUDGET: ${JSON.stringify(value)} is not a budget; give an integer K >= 1`,
+    ])
+  if (typeof own === 'number' && budget < own)
+    throw new SeqEvalOptionsError(name, [
+      `SEQK_BUDGET: ${budget} is below the eval's budget ${own}: a run is extended, never cut; unset SEQK_BUDGET`,
+    ])
+  return { ...options, budget }
+}
 
 let warnedSetup = false
 

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { registerSecret, registerUrlSecrets } from '../redact.js'
-import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
+import { REDACTED, refuseKeyAsModel, registerSecret, registerUrlSecrets } from '../redact.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../remote-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { anthropicBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
@@ -126,6 +126,7 @@ function finish(reason: string | null | undefined): FinishReason {
  * actors: [actors.anthropic({ model: 'claude-sonnet-4-5', maxTokens: 4096 })]
  */
 export function anthropicModel(options: AnthropicOptions): ChatModel {
+  refuseKeyAsModel(`actors.anthropic({ model: ${REDACTED} })`, options?.model)
   const where = `actors.anthropic({ model: ${JSON.stringify(options.model)} })`
   checkRemoteOptions(where, options, {
     known: ['model', 'temperature', 'maxTokens', 'thinking', 'baseURL', 'apiKey', 'skipWithoutKey', 'cache', 'batch'],

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai'
 import type { ChatMessage, ChatModel, FinishReason, Usage } from '../chat-model.js'
-import { registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
-import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../unknown-options.js'
+import { REDACTED, refuseKeyAsModel, registerSecret, registerUrlSecrets, redactUrl } from '../redact.js'
+import { checkBaseURL, checkRemoteOptions, REMOTE_BOUNDS } from '../remote-options.js'
 import { BatchGatherer, type BatchOptions } from '../batch/gatherer.js'
 import { openaiBatches } from '../batch/transports.js'
 import { boundedFetch } from '../bounded-fetch.js'
@@ -316,6 +316,7 @@ function responsesCompletion(response: OpenAI.Responses.Response): RawCompletion
  * actors: [actors.openai({ model: 'gpt-4.1-mini', temperature: 0.7, maxTokens: 2048 })]
  */
 export function openaiModel(options: OpenAIOptions): ChatModel {
+  refuseKeyAsModel(`actors.openai({ model: ${REDACTED} })`, options?.model)
   const where = `actors.openai({ model: ${JSON.stringify(options.model)} })`
   checkRemoteOptions(where, options, {
     known: [
@@ -406,6 +407,7 @@ export function openaiModel(options: OpenAIOptions): ChatModel {
  * actors: [actors.openaiCompatible({ baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' })]
  */
 export function openaiCompatibleModel(options: CompatibleOptions): ChatModel {
+  refuseKeyAsModel(`actors.openaiCompatible({ model: ${REDACTED} })`, options?.model)
   const where = `actors.openaiCompatible({ model: ${JSON.stringify(options.model)} })`
   // Without a base URL the SDK would send a local model's calls to api.openai.com.
   checkRemoteOptions(where, options, {

@@ -25,6 +25,7 @@ import { limiterFor, type AdaptiveLimiter, type PushBack } from '../rate-limit.j
 import {
   beyondCap,
   classifyFailure,
+  gaveUpText,
   notifyRetry,
   ownRefusal,
   ProviderError,
@@ -38,7 +39,7 @@ import {
   type RetryOptions,
 } from '../retry.js'
 import { breakerFor, connectionCause, endpointName, type EndpointBreaker } from '../endpoint-health.js'
-import { redactSecrets, registerSecret } from '../redact.js'
+import { redactName, redactSecrets, registerSecret } from '../redact.js'
 import type { ToolCall, ToolDefinition, ToolTurn } from '../tools.js'
 import {
   bytesText,
@@ -251,7 +252,8 @@ export function remoteChatModel<Client>(input: {
           if (!batched) {
             const ends = started + callTimeoutMs
             // Retries spent against retry.maxRetries: a push-back shared with calls in flight together spends none.
-            let retries = 0
+            // The last failure's answer is kept, to tell the request's own error from the server's weather.
+            const failures: CallFailures = { retries: 0, answersAtStart: breaker.answers }
             for (let tries = 1; ; tries++) {
               // A dead endpoint, or one holding a quota's wait, fails at once, by name (not retryable).
               breaker.check()
@@ -271,6 +273,7 @@ export function remoteChatModel<Client>(input: {
                 breaker.check()
                 raw = await deadline.race(input.call(sdk, request.messages, deadline.signal, exchange))
                 breaker.reached()
+                breaker.answered()
                 break
               } catch (error) {
                 failure = diagnose(
@@ -293,17 +296,15 @@ export function remoteChatModel<Client>(input: {
               }
               if (timedOutTry && tryMs < timeoutMs && !signal?.aborted)
                 throw callBoundError(label(), tries, callTimeoutMs, 'its last try was cut short')
-              const decision = afterFailure(endpoint, failure, {
+              const delayMs = afterFailure(endpoint, failure, failures, {
                 tries,
-                retries,
                 startedAt,
                 signal,
                 label,
                 ends,
                 callTimeoutMs,
               })
-              retries = decision.retries
-              if (decision.delayMs > 0) await sleep(decision.delayMs, signal)
+              if (delayMs > 0) await sleep(delayMs, signal)
             }
           }
           if (!batched) limiter.succeeded()
@@ -318,7 +319,8 @@ export function remoteChatModel<Client>(input: {
             finishReason: cut ? 'length' : done.finishReason,
           } as ChatResponse
           if (cut) response.cutAtChars = maxAnswerChars
-          if (done.servedModel) response.servedModel = done.servedModel
+          // A server may echo the request's key as its `model`: the name is kept, a credential in it is not.
+          if (done.servedModel) response.servedModel = redactName(done.servedModel)
           if (done.toolCalls?.length) response.toolCalls = redactedCalls(done.toolCalls)
           response.latencyMs = performance.now() - started
           // Unknown usage has an unknown cost (undefined: null in the record), never $0.
@@ -343,13 +345,18 @@ export function remoteChatModel<Client>(input: {
   )
 }
 
-/** The calls with every configured secret redacted from their arguments: the provider's own list when none holds one (the common case). */
+/**
+ * The calls with every configured secret redacted from their arguments, and any credential from
+ * their names (a name is no tool's when it holds one): the provider's own list when none holds one
+ * (the common case).
+ */
 function redactedCalls(calls: ToolCall[]): ToolCall[] {
   let out: ToolCall[] | undefined
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!
     const args = redactSecrets(call.arguments)
-    if (args !== call.arguments) (out ??= calls.slice())[i] = { ...call, arguments: args }
+    const name = redactName(call.name)
+    if (args !== call.arguments || name !== call.name) (out ??= calls.slice())[i] = { ...call, name, arguments: args }
   }
   return out ?? calls
 }
@@ -459,25 +466,52 @@ function callBoundError(label: string, tries: number, callTimeoutMs: number, why
   return new ProviderError(`${label}: ${failure.reason} (${tries} ${tries === 1 ? 'try' : 'tries'})`, tries, failure)
 }
 
+/** What a direct call's failures so far leave for the next decision (see afterFailure). */
+interface CallFailures {
+  /** Retries spent against retry.maxRetries. */
+  retries: number
+  /** The last failure's status and reason, when it was a server error that may be the request's own. */
+  answer?: string
+  /** The endpoint's answered calls when this call started (see EndpointBreaker.answers). */
+  answersAtStart: number
+  /** This call has told the breaker it failed for good on server errors (once: the breaker counts requests). */
+  told?: boolean
+}
+
 /**
- * The decision after try `tries` of a direct call failed: the wait before the next try and the
- * retries spent so far, or the error that ends the call (thrown). The endpoint hears of it first:
- * a 429 or a 5xx is the endpoint's event (see AdaptiveLimiter), a wait beyond the cap holds the
- * endpoint closed for every call (see EndpointBreaker.hold).
+ * Server errors that are the server's weather whatever the body says: a gateway that lost its
+ * upstream (502, 504), an overload (503, 529). A 500 or 501 with the same body twice is the
+ * request's (a server that rejects this prompt), unless the server asked to wait.
+ */
+const WEATHER_STATUS = new Set([502, 503, 504, 529])
+
+/** The answer a failure repeats, when it is a server error that may be the request's own; else undefined. */
+function ownAnswer(failure: FailureClass): string | undefined {
+  if (failure.kind !== 'server' || failure.status === undefined || WEATHER_STATUS.has(failure.status)) return undefined
+  return failure.retryAfterMs === undefined ? failure.reason : undefined
+}
+
+/**
+ * The wait before the next try after try `tries` of a direct call failed, or the error that ends
+ * the call (thrown); `failures` is updated. The endpoint hears of it first: a 429 or a 5xx is the
+ * endpoint's event (see AdaptiveLimiter), a wait beyond the cap holds the endpoint closed for every
+ * call (see EndpointBreaker.hold). The same server error twice for this request is the request's
+ * own when the endpoint answered other calls since this one started (it is not retried again), and
+ * the server's when it answered none (three such requests open the endpoint's breaker).
  */
 function afterFailure(
   endpoint: Endpoint,
   error: unknown,
+  failures: CallFailures,
   call: {
     tries: number
-    retries: number
     startedAt: number
     signal: AbortSignal | undefined
     label: () => string
     ends: number
     callTimeoutMs: number
   },
-): { delayMs: number; retries: number } {
+): number {
   const { retry, limiter, breaker } = endpoint
   if (call.signal?.aborted) throw call.signal.reason
   const classified = classifyFailure(error)
@@ -491,6 +525,27 @@ function afterFailure(
     throw new ProviderError(`${call.label()}: ${quota.reason}`, call.tries, quota)
   }
   if (!classified.retryable) throw new ProviderError(`${call.label()}: ${classified.reason}`, call.tries, classified)
+  if (classified.kind === 'server') breaker.serverFailed(classified.reason)
+  const answer = ownAnswer(classified)
+  const repeated = answer !== undefined && answer === failures.answer
+  failures.answer = answer
+  // Calls that started with this one were answered: the server serves, this request is the odd one.
+  const othersAnswered = breaker.answers > failures.answersAtStart
+  if (repeated && othersAnswered) {
+    const failure: FailureClass = {
+      ...classified,
+      retryable: false,
+      kind: 'request',
+      reason: `${classified.reason} (the same answer to this request twice, while the endpoint answers others: the request's own error, not the server's weather, so it is not retried)`,
+    }
+    throw new ProviderError(`${call.label()}: ${failure.reason} (${call.tries} tries)`, call.tries, failure)
+  }
+  if (repeated && !failures.told) {
+    failures.told = true
+    breaker.requestFailedOnServer(classified.reason)
+    // Open now: this call fails at once, naming why, like every call after it.
+    breaker.check()
+  }
   const maxRetries = retry.maxRetries ?? 5
   let push: PushBack | undefined
   if (classified.rateLimited) push = limiter.rateLimited({ ...classified, startedAt: call.startedAt })
@@ -504,13 +559,17 @@ function afterFailure(
     )
   // A storm longer than the allowance spends every call's retries, shared or not: it cannot loop.
   const spends = push === undefined || push.newEvent || limiter.serverStreak > maxRetries
-  const retries = call.retries + (spends ? 1 : 0)
-  if (retries > maxRetries)
+  const retries = failures.retries + (spends ? 1 : 0)
+  failures.retries = retries
+  if (retries > maxRetries) {
+    if (classified.kind === 'server' && !othersAnswered && !failures.told)
+      breaker.requestFailedOnServer(classified.reason)
     throw new ProviderError(
-      `${call.label()}: ${classified.reason} (gave up after ${call.tries} tries)`,
+      `${call.label()}: ${classified.reason} (${gaveUpText(call.tries, maxRetries)})`,
       call.tries,
       classified,
     )
+  }
   // The endpoint holds a shared wait for every call: this one waits for its slot, not on its own too.
   const delayMs = push?.shared ? 0 : retryDelay(Math.max(1, retries), classified, retry)
   if (performance.now() + delayMs >= call.ends)
@@ -522,7 +581,7 @@ function afterFailure(
     rateLimited: classified.rateLimited,
     reason: classified.reason,
   }))
-  return { delayMs, retries }
+  return delayMs
 }
 
 /** The endpoint's backoff after `streak` 5xx events in a row: doubling from `baseDelayMs`, capped at `maxDelayMs`, with equal jitter (never 0, so it is a pause). */

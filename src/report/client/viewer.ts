@@ -1,488 +1,216 @@
 /**
  * The report page's only script: the trajectory viewer, the grid's view switch and click-through,
  * and the attempt tabs. Charts are static SVG and need no script. It builds every node from the
- * JSON data block with `textContent` (through `el`), never `innerHTML`, so model text cannot
- * become markup; ESLint forbids the markup sinks in this folder.
+ * JSON data block with `textContent` (through `el`, ./dom.ts), never `innerHTML`, so model text
+ * cannot become markup; ESLint forbids the markup sinks in this folder. An attempt's card is
+ * ./attempt-card.ts, its diff ./diff-view.ts.
  *
  * Browser code: type-checked with the DOM library by `tsconfig.json` here (the Node program
  * excludes this folder), bundled to one IIFE by `../client.ts`, which `html.ts` inlines.
  */
-import type {
-  ClientAnnotation,
-  ClientAttempt,
-  ClientEpisode,
-  ClientTrajectory,
-  ReportData,
-  TextRef,
-} from '../client-data.js'
-// The one money format of every table and report (metrics/ is plain code, no Node), bundled in.
-import { money } from '../../metrics/format.js'
+import type { ClientTrajectory, ReportData, TextRef } from '../client-data.js'
+import { attemptCard, type CardContext } from './attempt-card.js'
+import { el } from './dom.js'
 
-type Attrs = Record<string, string | number | boolean | null | undefined>
-type Kid = Node | string | number | null | undefined | false | readonly Kid[]
-/** A diff row: class, old line number, new line number, sign, text. */
-type Row = ['eq' | 'del' | 'add', number | '', number | '', string, string | undefined]
+/** The page's data, read defensively: a hand-edited or truncated page shows less, not an exception. */
+interface Report extends CardContext {
+  readonly data: Partial<ReportData>
+  readonly benchmarks: ReportData['benchmarks']
+  /** A trajectory by cell, task and repeat. */
+  readonly trajectory: (cell: number, task: string, repeat: number) => ClientTrajectory | undefined
+  /** A task's trajectories in a cell, by repeat. */
+  readonly repeatsOf: (cell: number, task: string) => ClientTrajectory[]
+}
 
-const dataNode = document.getElementById('seqk-data')
-if (dataNode) start(dataNode)
+/** Opens a cell, task and repeat in the viewer (the grid's click-through uses it too). */
+type Open = (cell: number, task: string | null | undefined, repeat: number) => void
 
 function start(dataNode: HTMLElement): void {
-  // Read defensively: a hand-edited or truncated page shows less, not an exception.
+  const report = readReport(dataNode)
+  const open = trajectoryViewer(report)
+  wireGrid(open)
+}
+
+function readReport(dataNode: HTMLElement): Report {
   const data = JSON.parse(dataNode.textContent || '{}') as Partial<ReportData>
-  const cells = data.cells || []
-  const benchmarks = data.benchmarks || []
   const strings = data.strings || []
-  const S = (i: TextRef | undefined): string | undefined => (typeof i === 'number' ? strings[i] : i)
+  const key = (cell: number, task: string) => cell + '\u0000' + task
   const byKey = new Map<string, ClientTrajectory>()
   const byTask = new Map<string, ClientTrajectory[]>()
-  for (const t of data.traj || []) {
-    byKey.set(t.c + '\u0000' + t.t + '\u0000' + t.r, t)
-    const key = t.c + '\u0000' + t.t
-    if (!byTask.has(key)) byTask.set(key, [])
-    byTask.get(key)!.push(t)
+  for (const trajectory of data.traj || []) {
+    const { c: cell, t: task, r: repeat } = trajectory
+    byKey.set(key(cell, task) + '\u0000' + repeat, trajectory)
+    if (!byTask.has(key(cell, task))) byTask.set(key(cell, task), [])
+    byTask.get(key(cell, task))!.push(trajectory)
   }
-  byTask.forEach((ts) => ts.sort((x, y) => x.r - y.r))
+  byTask.forEach((repeats) => repeats.sort((x, y) => x.r - y.r))
+  return {
+    data,
+    cells: data.cells || [],
+    benchmarks: data.benchmarks || [],
+    text: (ref: TextRef | undefined) => (typeof ref === 'number' ? strings[ref] : ref),
+    trajectory: (cell, task, repeat) => byKey.get(key(cell, task) + '\u0000' + repeat),
+    repeatsOf: (cell, task) => byTask.get(key(cell, task)) || [],
+  }
+}
 
-  function el<K extends keyof HTMLElementTagNameMap>(
-    tag: K,
-    attrs: Attrs | null,
-    ...kids: Kid[]
-  ): HTMLElementTagNameMap[K] {
-    const node = document.createElement(tag)
-    if (attrs)
-      Object.keys(attrs).forEach((k) => {
-        const v = attrs[k]
-        if (v === null || v === undefined || v === false) return
-        if (k === 'class') node.className = String(v)
-        else if (k === 'style') node.style.cssText = String(v)
-        else node.setAttribute(k, v === true ? '' : String(v))
-      })
-    for (const kid of kids) append(node, kid)
-    return node
-  }
-  function append(node: Element, kid: Kid): void {
-    if (kid === null || kid === undefined || kid === false) return
-    if (Array.isArray(kid)) (kid as readonly Kid[]).forEach((k) => append(node, k))
-    else node.append(kid instanceof Node ? kid : String(kid))
-  }
-  function lines(text: string | undefined): string[] {
-    if (!text) return []
-    const out = text.split(/\r?\n/)
-    if (out[out.length - 1] === '') out.pop()
-    return out
-  }
-  function codeOf(a: ClientAttempt): string | undefined {
-    if (typeof a.x === 'number') return S(a.x)
-    if (Array.isArray(a.x)) return S(a.a)?.slice(a.x[0], a.x[1])
-    return S(a.a)
-  }
-  const mark = (t: ClientTrajectory): string => (t.s === 'error' ? '!' : t.f ? '\u2713' + t.f : '\u2717')
-  const repeatsOf = (c: number, task: string): ClientTrajectory[] => byTask.get(c + '\u0000' + task) || []
+/** A trajectory's mark in the task list: ✓ and its first passing attempt, ✗, or ! for an error. */
+const mark = (trajectory: ClientTrajectory): string =>
+  trajectory.s === 'error' ? '!' : trajectory.f ? '\u2713' + trajectory.f : '\u2717'
 
-  function diffTable(before: string | undefined, after: string | undefined, runs: string): HTMLTableElement {
-    const a = lines(before)
-    const b = lines(after)
-    const rows: Row[] = []
-    let i = 0
-    let j = 0
-    for (const m of runs.matchAll(/([=+-])(\d+)/g)) {
-      for (let n = Number(m[2]); n > 0; n--) {
-        if (m[1] === '=') {
-          rows.push(['eq', i + 1, j + 1, ' ', a[i]])
-          i++
-          j++
-        } else if (m[1] === '-') rows.push(['del', i + 1, '', '\u2212', a[i++]])
-        else rows.push(['add', '', j + 1, '+', b[j++]])
-      }
-    }
-    const body = el('tbody', null)
-    let k = 0
-    while (k < rows.length) {
-      let end = k
-      while (end < rows.length && rows[end]![0] === 'eq') end++
-      const run = end - k
-      // Long unchanged stretches fold to three lines of context on each side.
-      if (run > 8) {
-        const keepHead = k === 0 ? 0 : 3
-        const keepTail = end === rows.length ? 0 : 3
-        for (let x = k; x < k + keepHead; x++) body.append(diffRow(rows[x]!))
-        const hidden = rows.slice(k + keepHead, end - keepTail).map((r) => {
-          const tr = diffRow(r)
-          tr.hidden = true
-          return tr
-        })
-        const button = el('button', { type: 'button' }, '\u22ef ' + hidden.length + ' unchanged lines')
-        const fold = el('tr', { class: 'fold' }, el('td', { colspan: '4' }, button))
-        button.addEventListener('click', () => {
-          hidden.forEach((h) => (h.hidden = false))
-          fold.remove()
-        })
-        body.append(fold)
-        hidden.forEach((h) => body.append(h))
-        for (let y = end - keepTail; y < end; y++) body.append(diffRow(rows[y]!))
-        k = end
-      } else if (run > 0) {
-        for (let z = k; z < end; z++) body.append(diffRow(rows[z]!))
-        k = end
-      } else {
-        body.append(diffRow(rows[k]!))
-        k++
-      }
-    }
-    return el('table', { class: 'diff' }, body)
-  }
-  function diffRow(r: Row): HTMLTableRowElement {
-    return el(
-      'tr',
-      { class: r[0] },
-      el('td', { class: 'ln' }, r[1]),
-      el('td', { class: 'ln' }, r[2]),
-      el('td', { class: 'sg' }, r[3]),
-      el('td', { class: 'tx' }, r[4] === '' ? '\u200b' : r[4]),
-    )
-  }
+/** What became of a trajectory, in words. */
+function outcomeText(trajectory: ClientTrajectory, notSolved: string): string {
+  if (trajectory.s === 'error') return 'infrastructure error'
+  return trajectory.f ? 'solved at attempt ' + trajectory.f : notSolved
+}
 
-  const CLASS_TEXT: Record<NonNullable<ClientAnnotation['k']>, string> = {
-    unhelpful: 'unhelpful revision',
-    some: 'addressed some feedback',
-    all: 'addressed all feedback',
-  }
-  // The class as a chip in the attempt's header: what the revision did with the feedback it answered.
-  function annotationChip(ann: ClientAnnotation): HTMLElement {
-    // Fully satisfied of all requests; partly satisfied ones (LLM annotator) counted apart.
-    const partly = ann.part ? ann.part.length : 0
-    const text = ann.k
-      ? CLASS_TEXT[ann.k] +
-        ' (' +
-        (ann.sat.length - partly) +
-        ' of ' +
-        ann.req.length +
-        (partly ? ', ' + partly + ' partly' : '') +
-        ')'
-      : 'annotation failed'
-    return el(
-      'span',
-      {
-        class: 'chip revision-class',
-        'data-class': ann.k || 'error',
-        title: 'judged by ' + ann.by + (ann.smp ? ' (a sampled revision)' : ''),
-      },
-      text,
-    )
-  }
-  // The requests, one line each: satisfied, partly, not satisfied, or not reported by the verdict.
-  function annotationDetail(ann: ClientAnnotation, prev: ClientAttempt | null): Node[] {
-    const title =
-      'Did it address the feedback' +
-      (prev ? ' on attempt ' + prev.i : '') +
-      '? (' +
-      ann.by +
-      (ann.smp ? ', sampled' : '') +
-      ')'
-    const out: Node[] = [el('h4', null, title)]
-    if (ann.err !== undefined) {
-      out.push(el('p', { class: 'note' }, 'The annotation failed: ' + (S(ann.err) || '')))
-      return out
-    }
-    out.push(el('p', { class: 'note revision-verdict', 'data-class': ann.k }, ann.k ? CLASS_TEXT[ann.k] : ''))
-    out.push(
-      el(
-        'ul',
-        { class: 'requests' },
-        ann.req.map((r) => {
-          const state =
-            ann.un && ann.un.indexOf(r) >= 0
-              ? 'not reported by the verdict'
-              : ann.part && ann.part.indexOf(r) >= 0
-                ? 'partly satisfied'
-                : ann.sat.indexOf(r) >= 0
-                  ? 'satisfied'
-                  : 'not satisfied'
-          return el(
-            'li',
-            { 'data-request': r, 'data-state': state },
-            (state === 'satisfied' ? '\u2713 ' : state === 'partly satisfied' ? '\u00bd ' : '\u2717 ') +
-              r +
-              ': ' +
-              state,
-          )
-        }),
-      ),
-    )
-    if (ann.why !== undefined) out.push(el('p', { class: 'note' }, S(ann.why)))
-    return out
-  }
+function byId<T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T | null {
+  const node = document.getElementById(id)
+  return node instanceof type ? node : null
+}
 
-  // An agent's attempt as a timeline: each turn's text and cost, then its tool calls with their results or errors.
-  function episodeTimeline(ep: ClientEpisode): HTMLElement {
-    const calls = ep.t.reduce((n, turn) => n + turn.c.length, 0)
-    const turns = ep.t.map((turn, i) =>
-      el(
-        'li',
-        null,
-        el(
-          'p',
-          { class: 'note' },
-          'Turn ' +
-            (i + 1) +
-            ' \u00b7 ' +
-            (turn.tok === null ? 'tokens unknown' : turn.tok + ' tokens') +
-            (turn.cost === null ? '' : ' \u00b7 ' + money(turn.cost)),
-        ),
-        ...(S(turn.x) ? [el('pre', null, S(turn.x))] : []),
-        ...turn.c.map((c) =>
-          el(
-            'div',
-            { class: 'tool-call ' + (c.er === undefined ? 'pass' : 'fail') },
-            el('code', null, c.n + '(' + (S(c.a) ?? '') + ')'),
-            el('span', { class: 'note' }, ' ' + c.ms + ' ms'),
-            el('pre', null, c.er === undefined ? (S(c.r) ?? '') : 'error: ' + (S(c.er) ?? '')),
-          ),
-        ),
-      ),
-    )
-    return el(
+/** Why no trajectory is shown: the page keeps only some, or none was recorded. */
+function missingNote(report: Report): HTMLElement {
+  const kept = report.data.kept
+  return el(
+    'p',
+    { class: 'note' },
+    kept
+      ? 'This trajectory is not in the report: it keeps ' +
+          kept.shown +
+          ' of ' +
+          kept.of +
+          ' trajectories (up to ' +
+          Math.round(kept.maxBytes / 1e6) +
+          ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s ' +
+          'trajectories.jsonl, and npx seqk view <run dir> pages them.'
+      : 'No trajectory recorded for this task and repeat.',
+  )
+}
+
+/** The viewer's title: cell, benchmark, task, repeat and outcome; the protocol's chips; a pill per attempt. */
+function trajectoryHeading(report: Report, trajectory: ClientTrajectory): Node[] {
+  const cell = report.cells[trajectory.c]!
+  const benchmark = report.benchmarks[cell.b]
+  return [
+    el(
       'div',
-      { class: 'episode' },
-      el('h4', null, 'Episode: ' + ep.t.length + ' turns, ' + calls + ' tool calls, ended by ' + ep.e),
-      el('ol', null, ...turns),
-    )
-  }
+      { class: 'tv-title' },
+      el('span', { class: 'swatch', style: 'background:' + cell.colour }),
+      el('strong', null, cell.id),
+      // Two benchmarks may have cells of the same id: the title names the benchmark too.
+      el('span', { class: 'bench' }, benchmark ? '\u00b7 ' + benchmark.name : ''),
+      ' \u203a ',
+      el('code', null, trajectory.t),
+      ' \u203a repeat ' + trajectory.r,
+      el(
+        'span',
+        { class: 'badge ' + (trajectory.s === 'solved' ? 'pass' : 'fail') },
+        outcomeText(trajectory, 'not solved within K = ' + cell.K),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'chips' },
+      cell.proto.map((p) => el('span', { class: 'chip' + (p.indexOf('fp ') === 0 ? ' fp' : '') }, p)),
+    ),
+    el(
+      'div',
+      { class: 'pills' },
+      trajectory.a.map((a) =>
+        el('a', { class: 'pill ' + (a.p ? 'pass' : 'fail'), href: '#tv-attempt-' + a.i }, String(a.i)),
+      ),
+    ),
+  ]
+}
 
-  function attemptCard(t: ClientTrajectory, a: ClientAttempt, prev: ClientAttempt | null, K: number): HTMLElement {
-    const independent = cells[t.c]!.kind === 'independent'
-    const cls = 'attempt ' + (a.p ? 'pass' : 'fail')
-    const verdict = a.p
-      ? '\u2713 passed'
-      : a.o === 'load-error'
-        ? '\u2717 did not load'
-        : a.o === 'timeout'
-          ? '\u2717 timed out'
-          : a.o === 'no-answer'
-            ? '\u2717 no answer'
-            : '\u2717 failed'
-    const meta = [a.tok === null ? 'tokens unknown' : a.tok + ' tokens']
-    if (a.cost !== null && a.cost !== undefined) meta.push(money(a.cost))
-    if (a.u === true) meta.push('unmodified revision')
-    if (a.fin && a.fin !== 'stop') meta.push('finish: ' + a.fin)
-    const header = el(
-      'header',
-      null,
-      el('span', { class: 'num' }, (independent ? 'Sample ' : 'Attempt ') + a.i + ' of ' + K),
-      el('span', { class: 'badge ' + (a.p ? 'pass' : 'fail') }, verdict),
-      el('span', { class: 'summary' }, S(a.s)),
-      el('span', { class: 'meta' }, meta.join(' \u00b7 ')),
-      a.ann ? annotationChip(a.ann) : null,
-    )
-
-    const panes = el('div', { class: 'panes' })
-    const tabs = el('div', { class: 'tabs', role: 'tablist' })
-    const views: [name: string, label: string, render: () => Node][] = []
-    if (prev && typeof a.d === 'string') {
-      const st = a.ds || [0, 0]
-      const runs = a.d
-      views.push([
-        'diff',
-        'Diff vs ' + (independent ? 'sample ' : 'attempt ') + prev.i + ' (+' + st[0] + ' \u2212' + st[1] + ')',
-        () => diffTable(codeOf(prev), codeOf(a), runs),
-      ])
-    }
-    views.push(['answer', 'Answer', () => el('pre', { class: 'answer' }, S(a.a))])
-    if (a.x !== undefined && codeOf(a) !== S(a.a))
-      views.push(['code', 'Verified code', () => el('pre', { class: 'answer' }, codeOf(a))])
-    const paneList: HTMLElement[] = []
-    const buttons: HTMLElement[] = []
-    views.forEach(([name, label, render], idx) => {
-      const pane = el('div', { class: 'pane pane-' + name, hidden: idx !== 0 })
-      pane.append(render())
-      panes.append(pane)
-      paneList.push(pane)
-      const button = el(
-        'button',
-        { type: 'button', role: 'tab', 'aria-selected': idx === 0 ? 'true' : 'false', 'data-view': name },
-        label,
-      )
-      button.addEventListener('click', () => {
-        paneList.forEach((p) => (p.hidden = !p.classList.contains('pane-' + name)))
-        buttons.forEach((b) => b.setAttribute('aria-selected', b === button ? 'true' : 'false'))
-      })
-      tabs.append(button)
-      buttons.push(button)
-    })
-
-    const side = el('div', { class: 'side' })
-    if (a.ann) side.append(...annotationDetail(a.ann, prev))
-    if (a.er !== undefined) side.append(el('h4', null, 'Error'), el('pre', { class: 'error' }, S(a.er)))
-    if (a.ft && a.ft.length > 0) {
-      side.append(el('h4', null, 'Failing tests (' + a.ft.length + (a.n ? ' of ' + a.n : '') + ')'))
-      side.append(
-        el(
-          'table',
-          { class: 'tests' },
-          el('thead', null, el('tr', null, el('th', null, 'call'), el('th', null, 'expected'), el('th', null, 'got'))),
-          el(
-            'tbody',
-            null,
-            a.ft.map((f) =>
-              el(
-                'tr',
-                null,
-                el('td', null, el('code', null, S(f.call !== undefined ? f.call : f.src) || '')),
-                el('td', null, el('code', null, f.exp === undefined ? '' : S(f.exp))),
-                el(
-                  'td',
-                  null,
-                  el('code', null, f.got === undefined ? (f.err === undefined ? '' : S(f.err)) : S(f.got)),
-                ),
-              ),
-            ),
-          ),
-        ),
-      )
-      if (a.more) side.append(el('p', { class: 'note' }, a.more + ' more failing tests not shown'))
-    } else if (a.n) side.append(el('p', { class: 'note' }, a.p ? 'All ' + a.n + ' tests passed.' : a.n + ' tests'))
-    if (a.ep) side.append(episodeTimeline(a.ep))
-    if (a.f)
-      side.append(
-        el('h4', null, 'Feedback sent after this attempt (' + a.f.k + ')'),
-        el('pre', { class: 'feedback' }, S(a.f.t)),
-      )
-    else if (!a.p && cells[t.c]!.kind === 'sequential' && a.i < K)
-      side.append(el('p', { class: 'note' }, 'No feedback recorded.'))
-    return el(
-      'article',
-      { class: cls, 'data-attempt': a.i },
-      header,
-      el('div', { class: 'attempt-body' }, el('div', { class: 'code' }, tabs, panes), side),
-    )
-  }
-
-  const byId = <T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T | null => {
-    const node = document.getElementById(id)
-    return node instanceof type ? node : null
-  }
-  const cellSel = byId('tv-cell', HTMLSelectElement)
-  const taskSel = byId('tv-task', HTMLSelectElement)
-  const repSel = byId('tv-repeat', HTMLSelectElement)
+/**
+ * The trajectory viewer: the cell, task and repeat selects and what they show. Returns how to open
+ * a trajectory in it, or null when the page has no viewer.
+ */
+function trajectoryViewer(report: Report): Open | null {
+  const cellSelect = byId('tv-cell', HTMLSelectElement)
+  const taskSelect = byId('tv-task', HTMLSelectElement)
+  const repeatSelect = byId('tv-repeat', HTMLSelectElement)
   const head = byId('tv-head', HTMLElement)
   const list = byId('tv-attempts', HTMLElement)
-  // Opens a cell, task and repeat in the viewer (the grid's click-through uses it too).
-  let select: ((c: number, task: string | null | undefined, r: number) => void) | null = null
+  if (!cellSelect || !taskSelect || !repeatSelect || !head || !list) return null
+  const { cells, benchmarks } = report
 
-  if (cellSel && taskSel && repSel && head && list) {
-    const fillTasks = (c: number, wanted: string | null | undefined): void => {
-      const tasks = benchmarks[cells[c]!.b]!.tasks
-      taskSel.replaceChildren(
-        ...tasks.map((task) => {
-          const marks = repeatsOf(c, task).map(mark).join(' ')
-          return el('option', { value: task, selected: task === wanted }, task + (marks ? '  \u2014  ' + marks : ''))
-        }),
-      )
-      if (typeof wanted === 'string' && tasks.indexOf(wanted) >= 0) taskSel.value = wanted
-    }
-
-    const fillRepeats = (c: number, task: string, wanted: number): void => {
-      const reps = repeatsOf(c, task)
-      repSel.replaceChildren(
-        ...reps.map((t) => {
-          const what =
-            t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved in ' + t.a.length
-          return el('option', { value: String(t.r) }, 'repeat ' + t.r + ' \u2014 ' + what)
-        }),
-      )
-      if (reps.some((t) => t.r === wanted)) repSel.value = String(wanted)
-    }
-
-    const show = (): void => {
-      const c = Number(cellSel.value)
-      const task = taskSel.value
-      const r = Number(repSel.value)
-      const t = byKey.get(c + '\u0000' + task + '\u0000' + r)
-      const cell = cells[c]!
-      head.replaceChildren()
-      list.replaceChildren()
-      if (!t) {
-        const kept = data.kept
-        head.append(
-          el(
-            'p',
-            { class: 'note' },
-            kept
-              ? 'This trajectory is not in the report: it keeps ' +
-                  kept.shown +
-                  ' of ' +
-                  kept.of +
-                  ' trajectories (up to ' +
-                  Math.round(kept.maxBytes / 1e6) +
-                  ' MB, errors and revised ones of every cell first). Every trajectory is in the run\u2019s trajectories.jsonl, and npx seqk view <run dir> pages them.'
-              : 'No trajectory recorded for this task and repeat.',
-          ),
-        )
-        return
-      }
-      const status =
-        t.s === 'error' ? 'infrastructure error' : t.f ? 'solved at attempt ' + t.f : 'not solved within K = ' + cell.K
-      head.append(
-        el(
-          'div',
-          { class: 'tv-title' },
-          el('span', { class: 'swatch', style: 'background:' + cell.colour }),
-          el('strong', null, cell.id),
-          // Two benchmarks may have cells of the same id: the title names the benchmark too.
-          el('span', { class: 'bench' }, benchmarks[cell.b] ? '\u00b7 ' + benchmarks[cell.b]!.name : ''),
-          ' \u203a ',
-          el('code', null, t.t),
-          ' \u203a repeat ' + t.r,
-          el('span', { class: 'badge ' + (t.s === 'solved' ? 'pass' : 'fail') }, status),
-        ),
-        el(
-          'div',
-          { class: 'chips' },
-          cell.proto.map((p) => el('span', { class: 'chip' + (p.indexOf('fp ') === 0 ? ' fp' : '') }, p)),
-        ),
-        el(
-          'div',
-          { class: 'pills' },
-          t.a.map((a) =>
-            el('a', { class: 'pill ' + (a.p ? 'pass' : 'fail'), href: '#tv-attempt-' + a.i }, String(a.i)),
-          ),
-        ),
-      )
-      if (t.e !== null && t.e !== undefined) head.append(el('pre', { class: 'error' }, S(t.e)))
-      t.a.forEach((a, i) => {
-        const card = attemptCard(t, a, i > 0 ? t.a[i - 1]! : null, cell.K)
-        card.id = 'tv-attempt-' + a.i
-        list.append(card)
-      })
-    }
-
-    const open = (c: number, task: string | null | undefined, r: number): void => {
-      cellSel.value = String(c)
-      fillTasks(c, task)
-      fillRepeats(c, taskSel.value, r)
-      show()
-    }
-    select = open
-
-    cellSel.addEventListener('change', () => open(Number(cellSel.value), taskSel.value, Number(repSel.value)))
-    taskSel.addEventListener('change', () => {
-      fillRepeats(Number(cellSel.value), taskSel.value, Number(repSel.value))
-      show()
-    })
-    repSel.addEventListener('change', show)
-    const first = data.start || { c: 0, t: benchmarks[0]?.tasks[0], r: 0 }
-    if (cells.length > 0) open(first.c, first.t, first.r)
+  const fillTasks = (cell: number, wanted: string | null | undefined): void => {
+    const tasks = benchmarks[cells[cell]!.b]!.tasks
+    taskSelect.replaceChildren(
+      ...tasks.map((task) => {
+        const marks = report.repeatsOf(cell, task).map(mark).join(' ')
+        return el('option', { value: task, selected: task === wanted }, task + (marks ? '  \u2014  ' + marks : ''))
+      }),
+    )
+    if (typeof wanted === 'string' && tasks.indexOf(wanted) >= 0) taskSelect.value = wanted
   }
 
-  // Grid: a click on a task × cell square opens that trajectory in the viewer.
+  const fillRepeats = (cell: number, task: string, wanted: number): void => {
+    const repeats = report.repeatsOf(cell, task)
+    repeatSelect.replaceChildren(
+      ...repeats.map((t) =>
+        el(
+          'option',
+          { value: String(t.r) },
+          'repeat ' + t.r + ' \u2014 ' + outcomeText(t, 'not solved in ' + t.a.length),
+        ),
+      ),
+    )
+    if (repeats.some((t) => t.r === wanted)) repeatSelect.value = String(wanted)
+  }
+
+  const show = (): void => {
+    const trajectory = report.trajectory(Number(cellSelect.value), taskSelect.value, Number(repeatSelect.value))
+    head.replaceChildren()
+    list.replaceChildren()
+    if (!trajectory) {
+      head.append(missingNote(report))
+      return
+    }
+    head.append(...trajectoryHeading(report, trajectory))
+    if (trajectory.e !== null && trajectory.e !== undefined)
+      head.append(el('pre', { class: 'error' }, report.text(trajectory.e)))
+    const budget = cells[trajectory.c]!.K
+    trajectory.a.forEach((attempt, i) => {
+      const card = attemptCard(report, trajectory, attempt, i > 0 ? trajectory.a[i - 1]! : null, budget)
+      card.id = 'tv-attempt-' + attempt.i
+      list.append(card)
+    })
+  }
+
+  const open: Open = (cell, task, repeat) => {
+    cellSelect.value = String(cell)
+    fillTasks(cell, task)
+    fillRepeats(cell, taskSelect.value, repeat)
+    show()
+  }
+
+  cellSelect.addEventListener('change', () =>
+    open(Number(cellSelect.value), taskSelect.value, Number(repeatSelect.value)),
+  )
+  taskSelect.addEventListener('change', () => {
+    fillRepeats(Number(cellSelect.value), taskSelect.value, Number(repeatSelect.value))
+    show()
+  })
+  repeatSelect.addEventListener('change', show)
+  const first = report.data.start || { c: 0, t: benchmarks[0]?.tasks[0], r: 0 }
+  if (cells.length > 0) open(first.c, first.t, first.r)
+  return open
+}
+
+/** The grid: a click (or Enter, Space) on a task × cell square opens it in the viewer; the view switch. */
+function wireGrid(open: Open | null): void {
   document.addEventListener('click', (event) => {
     const target = event.target instanceof Element ? event.target.closest('[data-gc]') : null
-    if (!target || !select) return
-    const rep = target.closest('[data-r]')
-    select(
+    if (!target || !open) return
+    const repeat = target.closest('[data-r]')
+    open(
       Number(target.getAttribute('data-gc')),
       target.getAttribute('data-t'),
-      rep ? Number(rep.getAttribute('data-r')) : 0,
+      repeat ? Number(repeat.getAttribute('data-r')) : 0,
     )
     const viewer = document.getElementById('trajectories')
     if (viewer) viewer.scrollIntoView({ behavior: 'smooth', block: 'start' })
@@ -497,7 +225,7 @@ function start(dataNode: HTMLElement): void {
       event.target.click()
     }
   })
-  // Grid: repeat-averaged or per-repeat squares.
+  // Repeat-averaged or per-repeat squares.
   document.querySelectorAll<HTMLInputElement>('[data-grid-view]').forEach((input) => {
     input.addEventListener('change', () => {
       const grid = document.getElementById(input.getAttribute('data-grid-view') ?? '')
@@ -505,3 +233,7 @@ function start(dataNode: HTMLElement): void {
     })
   })
 }
+
+// Last, once every declaration above is initialised (the bundle turns consts into vars).
+const dataNode = document.getElementById('seqk-data')
+if (dataNode) start(dataNode)

@@ -17,6 +17,7 @@ never returns to Python (Node then tells the candidate's failure from ours by a 
 import ast
 import builtins
 import collections
+import io
 import json
 import resource
 import signal
@@ -50,6 +51,15 @@ CPU_SLACK = 2.0
 BUILTIN_PREFIX = "builtins."
 # An exception's message kept for the tests (`str(e)`); feedback text is cut to MAX_TEXT.
 MAX_MESSAGE = 64 * 1024
+# Modules whose state the official run (one process) shares between the tests and the answer:
+# the tests' use of them is the candidate's process's (`random.seed(1)` in a test seeds the
+# answer's draws). Their classes (`random.Random`) stay the judge's: an instance has its own state.
+SHARED_MODULES = frozenset(["random"])
+# A time limit run out after this many calls says so: each call crosses to the candidate's process,
+# a cost the official single-process run does not pay.
+MANY_CALLS = 2000
+# What the candidate's process is started as, here and there: `python3 solution.py` officially.
+ARGV = ["solution.py"]
 
 
 class Boundary(BaseException):
@@ -101,6 +111,33 @@ class Remote:
         )
 
 
+class SharedModule:
+    """A module of SHARED_MODULES as the tests see it: its functions are the candidate's process's
+    (calls crossing like the candidate's own), its classes and constants the judge's."""
+
+    __slots__ = ("_attempt", "_name", "_module")
+
+    def __init__(self, attempt, name, module):
+        self._attempt = attempt
+        self._name = name
+        self._module = module
+
+    def __getattr__(self, attr):
+        value = getattr(self._module, attr)
+        if attr.startswith("_") or isinstance(value, type) or not callable(value):
+            return value
+        attempt, qualified = self._attempt, "%s.%s" % (self._name, attr)
+
+        def shared(*args, **kwargs):
+            return attempt.call(qualified, args, kwargs)
+
+        shared.__name__ = attr
+        return shared
+
+    def __repr__(self):
+        return "<module %r, shared with the candidate>" % self._name
+
+
 class Opaque:
     """A name the candidate bound to something that is neither a function nor a plain value."""
 
@@ -132,6 +169,109 @@ def bindable(name):
     """A name the candidate may bind for the tests: no dunder (`__builtins__`, `__import__`), no
     builtin's (the tests' `len`, `all`, `ValueError` stay Python's)."""
     return name.isidentifier() and not (name.startswith("__") and name.endswith("__")) and not hasattr(builtins, name)
+
+
+def assigned_names(tree):
+    """The names the tests' top-level statements bind (assignments, loop and `with` targets,
+    imports); kept on the tree, which is parsed once per task."""
+    known = getattr(tree, "seqk_assigned", None)
+    if known is not None:
+        return known
+    names = set()
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+    tree.seqk_assigned = frozenset(names)
+    return tree.seqk_assigned
+
+
+def imports_shared(tree):
+    """Whether the tests import a module of SHARED_MODULES (kept on the tree)."""
+    known = getattr(tree, "seqk_imports_shared", None)
+    if known is None:
+        known = tree.seqk_imports_shared = any(
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and any(
+                (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] in SHARED_MODULES
+                for alias in node.names
+            )
+            for node in ast.walk(tree)
+        )
+    return known
+
+
+def selected(tree, only):
+    """The tests' statements at the indices `only` (ascending, within the tree) as a tree of
+    their own, each keeping its index in the whole (`seqk_indices`): what the run of the visible
+    statements of a split runs, and the only statements its candidate process hears of."""
+    indices = sorted({i for i in only if type(i) is int and 0 <= i < len(tree.body)})
+    part = ast.Module(body=[tree.body[i] for i in indices], type_ignores=[])
+    part.seqk_indices = indices
+    return part
+
+
+# A held-out argument shorter than this (after `quoted`) is no quote of it: `2` or `'a'` occurs in
+# any text. A held-out call's whole text (`f(2)`) is one at any length.
+MIN_QUOTE = 6
+WITHHELD = "[not shown: this text quotes a held-out test]"
+
+
+def quoted(text):
+    """Text as a quote of it is compared: without whitespace, one kind of quote mark."""
+    return "".join(text.split()).replace('"', "'")
+
+
+def held_out_quotes(tests_source, tree, kept):
+    """What a text that quotes a held-out statement holds: each call's text in the statements not
+    `kept`, and its arguments as written and as Python prints their values (`1e3`: `1000.0`),
+    each as `quoted`; less any that a kept statement's own text holds (no secret there)."""
+    kept = set(kept)
+    shown = quoted("\n".join(segment(tests_source, n) for i, n in enumerate(tree.body) if i in kept))
+    quotes = set()
+    for index, statement in enumerate(tree.body):
+        if index in kept:
+            continue
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            quotes.add(quoted(segment(tests_source, node)))
+            arguments = list(node.args) + [k.value for k in node.keywords]
+            texts = [quoted(segment(tests_source, a)) for a in arguments]
+            values = []
+            for argument in arguments:
+                try:
+                    values.append(quoted(repr(ast.literal_eval(argument))))
+                except Exception:  # not a literal: its text is what there is
+                    values.append(None)
+            for group in (texts, values):
+                parts = [t for t in group if t]
+                quotes.update(t for t in parts if len(t) >= MIN_QUOTE)
+                if len(parts) == len(group) and len(",".join(parts)) >= MIN_QUOTE:
+                    quotes.add(",".join(parts))
+    return sorted(q for q in quotes if q and q not in shown)
+
+
+def withhold_quotes(result, quotes):
+    """Replaces every text of `result` the candidate's side wrote (an `actual`, an `error`, an
+    `expected` computed by a call, the load error) that quotes a held-out statement."""
+    if not quotes:
+        return result
+
+    def clean(holder, key):
+        text = holder.get(key)
+        if isinstance(text, str):
+            flat = quoted(text)
+            if any(q in flat for q in quotes):
+                holder[key] = WITHHELD
+
+    clean(result, "error")
+    for record in result.get("tests", []):
+        for key in ("actual", "error", "expected"):
+            clean(record, key)
+    return result
 
 
 def segment(tests_source, node):
@@ -275,6 +415,17 @@ class Attempt:
         self.pending = collections.deque()
         self.bug = None
         self.used = frozenset(loaded_names(tree))
+        # The judge's own stdio: a test that replaces one (redirect_stdout, sys.stdin = StringIO)
+        # has the candidate's process do the same during each call.
+        self.stdio = (sys.stdout, sys.stderr, sys.stdin)
+        # Names the tests assign at the top level, which the answer may read as its globals (one
+        # module officially): sent with each call when the candidate's code reads them.
+        self.assigned = assigned_names(tree)
+        self.shared_globals = frozenset()
+        self.sent_globals = {}
+        self.test_namespace = None
+        self.shared_modules = {}
+        self.imports_shared = imports_shared(tree)
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -313,16 +464,17 @@ class Attempt:
         if self.closed is not None:
             raise Boundary(self.closed)
         try:
-            encoded_args = encode(list(args), self.ref)
-            encoded_kwargs = encode(dict(kwargs), self.ref)
+            encoded_args = encode(list(args), self.ref, drain=True)
+            encoded_kwargs = encode(dict(kwargs), self.ref, drain=True)
         except NotPlain as exc:
             raise Boundary("the tests passed %s to %s, which cannot cross to the candidate's process" % (exc, name))
+        extra = self._context()
         try:
-            reply, call_id = self._exchange(name, encoded_args, encoded_kwargs)
+            reply, call_id = self._exchange(name, encoded_args, encoded_kwargs, extra)
         except TimeoutError:
-            self.timed_out_in = shown
+            self.timed_out_in = shown + self.many_calls_note()
             self.closed = "not run: the attempt had timed out"
-            raise Boundary("timed out after %d ms in the call %s" % (self.timeout_ms, shown))
+            raise Boundary("timed out after %d ms in the call %s" % (self.timeout_ms, self.timed_out_in))
         except ChannelClosed as exc:
             self.ended_in = shown
             self.closed = "not run: the candidate's process had %s" % (
@@ -331,7 +483,53 @@ class Attempt:
             raise Boundary("the candidate's process %s during the call %s" % (exc, shown))
         return self._reply(reply, call_id, args, shown)
 
-    def _exchange(self, name, encoded_args, encoded_kwargs):
+    def many_calls_note(self):
+        """What a timeout after many calls adds: why it may be ours, and the fix."""
+        if self.call_id <= MANY_CALLS:
+            return ""
+        return (
+            " (after %d calls to the answer: each crosses to the candidate's process, a cost the official "
+            "single-process run does not pay; tests that call the answer this often need a larger timeoutMs)"
+            % self.call_id
+        )
+
+    def redirected(self):
+        return (sys.stdout, sys.stderr, sys.stdin) != self.stdio
+
+    def _context(self):
+        """What a call carries besides its arguments, as the official run (one process) would have
+        it: the tests' redirected stdout or stderr (captured there, written here), the rest of a
+        stdin they set, and the current values of the globals the answer reads that they assigned."""
+        extra = {}
+        if self.shared_globals:
+            changed = {}
+            for name in self.shared_globals:
+                value = self.test_namespace.get(name, self) if self.test_namespace is not None else self
+                if value is self or isinstance(value, (Remote, Opaque, SharedModule, type(sys))):
+                    continue
+                try:
+                    encoded = encode(value, self.ref)
+                except NotPlain:
+                    continue
+                if self.sent_globals.get(name) != encoded:
+                    changed[name] = self.sent_globals[name] = encoded
+            if changed:
+                extra["globals"] = changed
+        if sys.stdout is not self.stdio[0]:
+            extra["out"] = 1
+        if sys.stderr is not self.stdio[1]:
+            extra["err"] = 1
+        if sys.stdin is not self.stdio[2]:
+            stdin = sys.stdin
+            if type(stdin) is not io.StringIO:
+                raise Boundary(
+                    "the tests set sys.stdin to %s; only an io.StringIO crosses to the candidate's process"
+                    % type(stdin).__name__
+                )
+            extra["in"] = stdin.getvalue()[stdin.tell() :]
+        return extra
+
+    def _exchange(self, name, encoded_args, encoded_kwargs, extra=None):
         if self.pending:
             # Sent ahead with its neighbours (see prefetch): only its reply is awaited.
             expected_name, expected_args, call_id = self.pending.popleft()
@@ -343,16 +541,23 @@ class Attempt:
         else:
             self.call_id += 1
             call_id = self.call_id
-            self.channel.send(
-                frame_bytes({"t": "call", "id": call_id, "name": name, "args": encoded_args, "kwargs": encoded_kwargs})
-            )
+            frame = {"t": "call", "id": call_id, "name": name, "args": encoded_args, "kwargs": encoded_kwargs}
+            if extra:
+                frame.update(extra)
+            self.channel.send(frame_bytes(frame))
         return self.channel.receive(), call_id
 
     def _reply(self, reply, call_id, args, shown):
         kind = reply.get("t")
-        if reply.get("id") != call_id or kind not in ("return", "raise", "notplain"):
+        if reply.get("id") != call_id or kind not in ("return", "raise", "notplain", "coroutine"):
             self.closed = "not run: the candidate's process had broken the protocol"
             raise Boundary("the candidate's process sent a reply that does not match the call %s" % shown)
+        self._take_output(reply)
+        if kind == "coroutine":
+            handle = reply.get("handle")
+            if type(handle) is not int:
+                raise Boundary("%s returned a coroutine the judge cannot name" % shown)
+            return self._coroutine(handle)
         if kind == "notplain":
             reason = reply.get("reason")
             raise Boundary(
@@ -374,6 +579,28 @@ class Attempt:
             self.closed = "not run: the candidate's process had broken the protocol"
             raise Boundary("%s returned %s" % (shown, exc))
         return value
+
+    def _take_output(self, reply):
+        """What the call printed while the tests had redirected a stream, into their stream; how much of
+        the stdin they set it read, off that stdin."""
+        for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+            text = reply.get(key)
+            if isinstance(text, str) and text and stream is not self.stdio[0 if key == "out" else 1]:
+                stream.write(text)
+        read = reply.get("read")
+        stdin = sys.stdin
+        if type(read) is int and read > 0 and type(stdin) is io.StringIO and stdin is not self.stdio[2]:
+            stdin.seek(min(len(stdin.getvalue()), stdin.tell() + read))
+
+    def _coroutine(self, handle):
+        """A coroutine the answer returned, as a coroutine of the judge's: awaited (or run by the
+        tests' `asyncio.run`), it has the candidate's process run the candidate's one to its end."""
+        attempt = self
+
+        async def awaited():
+            return attempt.call("await:%d" % handle, (), {})
+
+        return awaited()
 
     def exception(self, record, shown):
         """The candidate's exception, rebuilt with the judge's classes and its arguments as plain
@@ -421,12 +648,30 @@ class Attempt:
 
     # -- the namespace ------------------------------------------------------------------------
 
-    def namespace(self, names):
+    def namespace(self, names, reads=()):
         namespace = {"__name__": "__main__", "__builtins__": builtins}
+        if self.imports_shared:
+            # `import random` in the tests: the module shared with the candidate's process.
+            namespace["__builtins__"] = dict(builtins.__dict__, __import__=self._import)
         for name, descriptor in names.items():
             if isinstance(name, str) and name in self.used and bindable(name) and type(descriptor) is dict:
                 namespace[name] = self._bind(name, descriptor)
+        if type(reads) is list:
+            self.shared_globals = frozenset(n for n in reads if isinstance(n, str) and n in self.assigned)
+        self.test_namespace = namespace
         return namespace
+
+    def shared(self, name):
+        module = self.shared_modules.get(name)
+        if module is None:
+            __import__(name)
+            module = self.shared_modules[name] = SharedModule(self, name, sys.modules[name])
+        return module
+
+    def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name in SHARED_MODULES:
+            return self.shared(name)
+        return builtins.__import__(name, globals, locals, fromlist, level)
 
     def _bind(self, name, descriptor):
         kind = descriptor.get("kind")
@@ -442,7 +687,7 @@ class Attempt:
         if kind == "module":
             module = allowed_module(descriptor.get("module")) if descriptor.get("module") == name else None
             if module is not None:
-                return module
+                return self.shared(name) if name in SHARED_MODULES else module
             return Opaque(
                 name, "the module %s, which the judge does not load" % cut(str(descriptor.get("module")))[:200]
             )
@@ -518,9 +763,11 @@ class Attempt:
         body = self.tree.body
         self.bounds = EvaluationBounds(self.channel.deadline, int(self.request.get("memoryBytes") or 0))
         with self.bounds:
-            for index, node in enumerate(body):
-                if not self.pending and self.closed is None:
-                    self.prefetch(body, index, namespace)
+            indices = getattr(self.tree, "seqk_indices", None) or range(len(body))
+            for position, (index, node) in enumerate(zip(indices, body)):
+                # Not while a call carries more than its arguments (a redirected stream, shared globals).
+                if not self.pending and self.closed is None and not self.shared_globals and not self.redirected():
+                    self.prefetch(body, position, namespace)
                 record = {"index": index, "source": segment(self.tests_source, node), "pass": False}
                 if self.timed_out_in is not None:
                     # Out of time: nothing more is evaluated, here or in the candidate's process.
@@ -541,6 +788,7 @@ class Attempt:
 
     def _overrun(self, node, record):
         where = "the evaluation of %s" % segment(self.tests_source, node)
+        where += self.many_calls_note()
         record["error"] = "timed out after %d ms in %s" % (self.timeout_ms, where)
         self.timed_out_in = where
         self.closed = self.closed or "not run: the attempt had timed out"

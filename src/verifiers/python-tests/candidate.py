@@ -5,11 +5,18 @@ limits, runs the code and answers the judge's calls until told to end. It never 
     judge -> child   {"t": "request", "code", "setup", "names", "maxOutputBytes", "memoryBytes",
                       "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}
     child -> judge   {"t": "armed"} | {"t": "setup-error", "error"}  before any candidate code runs
-    child -> judge   {"t": "loaded", "names": {name: descriptor}} | {"t": "loaded", "error": text}
-    judge -> child   {"t": "call", "id", "name", "args", "kwargs"}   arguments as plain values
+    child -> judge   {"t": "loaded", "names": {name: descriptor}, "reads": [global names its
+                      functions read]} | {"t": "loaded", "error": text}
+    judge -> child   {"t": "call", "id", "name", "args", "kwargs",      arguments as plain values
+                      "globals"?, "out"?, "err"?, "in"?}   the tests' globals it reads, their
+                                                           redirected streams, the stdin they set
     child -> judge   {"t": "return", "id", "value", "args"}  (mutable arguments after the call)
                      | {"t": "raise", "id", "exception": {...}} | {"t": "notplain", "id", "reason"}
+                     | {"t": "coroutine", "id", "handle"}  (run by a later call named "await:<handle>")
+                     each with "out"?, "err"? (what it wrote to a redirected stream), "read"? (of stdin)
+    A name `random.<function>` is the answer's own module's (the tests share its state).
     judge -> child   {"t": "end"}
+    child -> judge   {"t": "ended", "entropy": [why a fresh run might differ, or nothing]}
 
 Everything the child sends is the candidate's word: the judge checks each frame and decodes
 every value with its own types, so a lie can only fail the candidate's own tests.
@@ -18,6 +25,7 @@ every value with its own types, so a lie can only fail the candidate's own tests
 import builtins
 import errno
 import fcntl
+import io
 import json
 import os
 import resource
@@ -25,6 +33,7 @@ import signal
 import socket
 import sys
 import tempfile
+import types
 
 import seccomp
 from channel import read_frame, recv_fd, write_frame
@@ -49,6 +58,29 @@ MUTABLE = (list, dict, set, bytearray)
 # Every thread pool of a numerical library starts with one thread, as code_eval sets it: the
 # address-space limit counts every thread's stack and arena.
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+# Names whose use makes a run's verdict something a fresh run may not repeat (randomness, clocks,
+# threads, the process's identity) or hides what the code uses (dynamic imports, eval). Code that
+# names none of them, imports none of ENTROPY_MODULES and leaves `random`'s state as it was is
+# reported deterministic (see EntropyProbe): the verdict cache reuses a verdict only for such code,
+# and only once a second run has agreed (python-tests.ts). A name seen is no proof of chance, only
+# a reason not to reuse: a false alarm costs a run, never a verdict.
+ENTROPY_NAMES = frozenset(
+    "random randint randrange choice choices shuffle sample uniform gauss getrandbits seed urandom getrandom "
+    "SystemRandom secrets token_hex token_bytes uuid uuid1 uuid4 time time_ns perf_counter perf_counter_ns "
+    "monotonic monotonic_ns process_time thread_time clock_gettime now utcnow today Thread threading "
+    "multiprocessing concurrent subprocess asyncio getpid getppid id hash __import__ import_module importlib "
+    "eval exec compile getattr globals vars locals __dict__ __builtins__ open stdin argv environ".split()
+)
+ENTROPY_MODULES = frozenset(
+    "secrets uuid numpy threading multiprocessing concurrent asyncio subprocess socket ssl _thread".split()
+)
+
+# Modules whose state the tests share with the answer (attempt.py SHARED_MODULES): the tests'
+# calls of their functions are made here, on the answer's own module.
+SHARED_MODULES = frozenset(["random"])
+# What the official run is started as (`python3 solution.py`): the answer reads it in sys.argv.
+ARGV = ["solution.py"]
 
 _limits = {}
 
@@ -163,14 +195,54 @@ def _depth():
     return depth
 
 
+def _code_names(code, found, depth=0):
+    """Every name a code object and those nested in it use (globals, attributes, imports)."""
+    found.update(code.co_names)
+    if depth < 200:
+        for const in code.co_consts:
+            if isinstance(const, type(code)):
+                _code_names(const, found, depth + 1)
+    return found
+
+
+class EntropyProbe:
+    """Whether what the candidate's code did may come out otherwise in a fresh run: the names its
+    code uses (ENTROPY_NAMES), the modules it loaded (ENTROPY_MODULES), `random`'s global state.
+    Its report is the candidate's word like everything else it sends: it can only cost the answer
+    its own cached verdict, which a second run must confirm anyway."""
+
+    def __init__(self):
+        module = sys.modules.get("random")
+        self.random = module
+        self.state = module.getstate() if module is not None else None
+        self.modules = set(sys.modules)
+        self.code = None
+
+    def sources(self):
+        try:
+            found = set()
+            if self.code is not None:
+                found = set(ENTROPY_NAMES.intersection(_code_names(self.code, set())))
+            loaded = {name.split(".")[0] for name in set(sys.modules) - self.modules}
+            found.update(loaded & ENTROPY_MODULES)
+            module = sys.modules.get("random")
+            if module is not self.random or (module is not None and module.getstate() != self.state):
+                found.add("random's state")
+            return sorted(found)[:20]
+        except BaseException:  # the candidate's own modules may be anything by now
+            return ["unknown"]
+
+
 class Calls:
     """Answers the judge's calls on the attempt's call socket until it says "end"."""
 
-    def __init__(self, sock_fd, namespace, own_pid):
+    def __init__(self, sock_fd, namespace, own_pid, probe=None):
         self.sock_fd = sock_fd
         self.namespace = namespace
         self.own_pid = own_pid
         self.names_of = {}
+        self.probe = probe
+        self.coroutines = []
 
     def ref(self, value):
         """A function of the candidate's inside a mutated argument goes back by name."""
@@ -200,17 +272,75 @@ class Calls:
         while True:
             message = read_frame(self.sock_fd)
             if message is None or message.get("t") != "call" or os.getpid() != self.own_pid:
+                if message is not None and message.get("t") == "end" and os.getpid() == self.own_pid:
+                    # Whether a fresh run might say otherwise (the verdict cache's question).
+                    sources = self.probe.sources() if self.probe is not None else ["unknown"]
+                    write_frame(self.sock_fd, {"t": "ended", "entropy": sources})
                 return
             write_frame(self.sock_fd, self.answer(message))
 
     def answer(self, message):
+        """The reply to one call, made as the official run would make it: the globals the tests
+        changed set first, and the tests' redirected streams and stdin in place during it."""
+        streams = [key for key in ("out", "err") if message.get(key) == 1]
+        feed = message.get("in")
+        if not streams and not isinstance(feed, str):
+            return self._answer(message)
+        saved = (sys.stdout, sys.stderr, sys.stdin)
+        captured = {key: io.StringIO() for key in streams}
+        if "out" in captured:
+            sys.stdout = captured["out"]
+        if "err" in captured:
+            sys.stderr = captured["err"]
+        stdin = io.StringIO(feed) if isinstance(feed, str) else None
+        if stdin is not None:
+            sys.stdin = stdin
+        try:
+            reply = self._answer(message)
+        finally:
+            sys.stdout, sys.stderr, sys.stdin = saved
+        for key, stream in captured.items():
+            reply[key] = stream.getvalue()
+        if stdin is not None:
+            reply["read"] = stdin.tell()
+        return reply
+
+    def _target(self, name):
+        """What a call names: one of the candidate's functions, a function of a module the tests
+        share with it (`random.seed`), or a coroutine it returned (`await:<n>`)."""
+        if not isinstance(name, str):
+            return None
+        if name.startswith("await:"):
+            index = name[len("await:") :]
+            if not index.isdigit() or int(index) >= len(self.coroutines):
+                return None
+            coroutine = self.coroutines[int(index)]
+
+            def run():
+                import asyncio
+
+                return asyncio.run(coroutine)
+
+            return run
+        module, _, attr = name.partition(".")
+        if attr and module in SHARED_MODULES and not attr.startswith("_"):
+            target = getattr(sys.modules.get(module) or __import__(module), attr, None)
+            return target if callable(target) else None
+        return self.namespace.get(name)
+
+    def _answer(self, message):
         call_id, name = message.get("id"), message.get("name")
         try:
             args = decode(message.get("args", ["l", []]), self.resolve)
             kwargs = decode(message.get("kwargs", ["d", []]), self.resolve)
+            shared = message.get("globals")
+            if type(shared) is dict:
+                for key, tagged in shared.items():
+                    if isinstance(key, str) and key.isidentifier():
+                        self.namespace[key] = decode(tagged, self.resolve)
         except ProtocolError as exc:
             return {"t": "notplain", "id": call_id, "reason": "could not read the arguments: %s" % exc}
-        target = self.namespace.get(name) if isinstance(name, str) else None
+        target = self._target(name)
         if target is None:
             text = "name %r is not defined" % name
             return {
@@ -232,6 +362,10 @@ class Calls:
             self.only_ours()
             return {"t": "raise", "id": call_id, "exception": exception_record(exc, self.namespace)}
         self.only_ours()
+        if type(value) is types.CoroutineType:
+            # An async answer: kept here, run when the tests await it (asyncio.run) by `await:<n>`.
+            self.coroutines.append(value)
+            return {"t": "coroutine", "id": call_id, "handle": len(self.coroutines) - 1}
         try:
             after = [encode(a, self.ref, coerce=True) if type(a) in MUTABLE else None for a in args]
             return {"t": "return", "id": call_id, "value": encode(value, coerce=True), "args": after}
@@ -270,8 +404,11 @@ def run_code(request, sock_fd, own_pid):
     # through the frames below, which the judge treats as the candidate's word.
     load_depth = _depth()
     sys.setrecursionlimit(OFFICIAL_RECURSION_LIMIT + load_depth)
+    sys.argv = list(ARGV)
+    probe = EntropyProbe()
     try:
-        exec(compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True), namespace)  # noqa: S102
+        probe.code = compile(request.get("code") or "", CANDIDATE_FILE, "exec", dont_inherit=True)
+        exec(probe.code, namespace)  # noqa: S102
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included
         if os.getpid() != own_pid:
             os._exit(0)
@@ -283,8 +420,21 @@ def run_code(request, sock_fd, own_pid):
         return
     if os.getpid() != own_pid:
         os._exit(0)
-    write_frame(sock_fd, {"t": "loaded", "names": _describe_names(request.get("names") or [], namespace)})
-    Calls(sock_fd, namespace, own_pid).serve(load_depth)
+    reads = sorted(_global_reads(probe.code, namespace))[:1000]
+    write_frame(
+        sock_fd, {"t": "loaded", "names": _describe_names(request.get("names") or [], namespace), "reads": reads}
+    )
+    Calls(sock_fd, namespace, own_pid, probe).serve(load_depth)
+
+
+def _global_reads(code, namespace):
+    """The global names the candidate's functions read (its module's own statements ran already):
+    those the tests may assign for it, as one module's code would share them officially."""
+    found = set()
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_names(const, found)
+    return {name for name in found if name.isidentifier() and not hasattr(builtins, name)}
 
 
 def _describe_names(wanted, namespace):

@@ -1,7 +1,8 @@
 """Frames and the sockets they travel on, for the judge (judge.py) and the worker (worker.py).
 
-A *frame* is a 4-byte big-endian length and a JSON object (ASCII from our side, so lone surrogates
-survive; UTF-8 from Node). A frame from the zygote may be followed by raw bytes (an attempt's
+A *frame* is a 4-byte big-endian length and a JSON object (UTF-8 from our side, lone surrogates
+kept with `surrogatepass`, so text costs its UTF-8 size rather than six bytes a character; UTF-8
+from Node). A frame from the zygote may be followed by raw bytes (an attempt's
 captured output), whose count is the frame's `payload`. Descriptors (an attempt's call socket)
 ride on the first bytes of a frame (SCM_RIGHTS).
 """
@@ -20,8 +21,10 @@ from codec import ProtocolError
 # Frames between our own processes (Node, the judge and the zygote) stay below this.
 MAX_FRAME_BYTES = 32 * 1024 * 1024
 # A frame from the candidate's process larger than this is a protocol violation, never read whole:
-# JSON parsing can take some 30 bytes of memory per byte of input (`[{},{},...]`).
-MAX_REPLY_BYTES = 8 * 1024 * 1024
+# JSON parsing can take some 30 bytes of memory per byte of input (`[{},{},...]`), which the judge's
+# memory bound must hold. Honest values fit: a 700 000-element list of ints is 8.4 MB, a string of
+# two million characters at most 8 MB (UTF-8).
+MAX_REPLY_BYTES = 16 * 1024 * 1024
 
 
 class ChannelClosed(Exception):
@@ -29,8 +32,8 @@ class ChannelClosed(Exception):
 
 
 def frame_bytes(message):
-    """A message as one frame (ASCII JSON, so lone surrogates survive)."""
-    body = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    """A message as one frame (UTF-8 JSON; a lone surrogate survives as its three bytes)."""
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return struct.pack(">I", len(body)) + body
 
 
@@ -59,7 +62,7 @@ def read_exact(fd, count):
 
 def parse_body(body):
     try:
-        message = json.loads(body.decode("utf-8"))
+        message = json.loads(body.decode("utf-8", "surrogatepass"))
     except (ValueError, UnicodeError, RecursionError, MemoryError) as exc:
         raise ProtocolError("a frame that is not JSON: %s" % (str(exc)[:200] or type(exc).__name__))
     if type(message) is not dict:
@@ -248,6 +251,15 @@ class CallChannel:
                 # still in the socket.
                 self.eof = True
             self._read_available()
+
+    def buffered(self):
+        """The next frame already in the socket, without waiting; None when there is none (or it
+        is malformed: what it would have said is then unknown)."""
+        try:
+            self._read_available()
+            return self._next_frame()
+        except ChannelClosed:
+            return None
 
     def _read_available(self):
         while len(self.buffer) <= MAX_REPLY_BYTES + 4:

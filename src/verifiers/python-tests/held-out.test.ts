@@ -161,3 +161,68 @@ describe('hideHeldOut', () => {
     expect(hidden.diagnostics.summary).not.toContain('evaluation of the tests')
   })
 })
+
+describe('hideHeldOut with the visible statements run on their own', () => {
+  /** The visible run's records: only the visible indices, with texts of that run. */
+  function shownOf(indices: number[], failing: ReadonlySet<number>, outcome?: Verdict['diagnostics']['outcome']) {
+    const all = verdictOf(6, failing)
+    const tests = (all.diagnostics.tests ?? [])
+      .filter((t) => indices.includes(t.index))
+      .map((t) => (t.pass ? t : { ...t, actual: `shown ${t.index}` }))
+    const pass = tests.every((t) => t.pass)
+    return {
+      ...all,
+      pass,
+      diagnostics: { ...all.diagnostics, outcome: outcome ?? (pass ? 'passed' : 'failed'), tests },
+    } as Verdict
+  }
+  const split = { statements: 6, heldOut: [1, 3, 5] }
+
+  it('takes every text from the visible run and the verdict from the run of every statement', () => {
+    const full = verdictOf(6, new Set([0, 1]))
+    const hidden = hideHeldOut(full, split, shownOf([0, 2, 4], new Set([0])))
+    expect(hidden.pass).toBe(false)
+    expect(hidden.score).toBe(full.score)
+    expect(hidden.diagnostics.tests?.map((t) => [t.index, t.actual])).toEqual([
+      [0, 'shown 0'],
+      [2, undefined],
+      [4, undefined],
+    ])
+    expect(hidden.diagnostics.summary).toBe('1 of 3 visible tests failed (3 held-out tests not shown)')
+    expect(hidden.heldOut).toEqual({ statements: 6, tests: [1, 3, 5], failed: [1], visiblePass: false })
+  })
+
+  it('says held-out tests failed when the visible run passed, and keeps a pass a visible pass', () => {
+    const hidden = hideHeldOut(verdictOf(6, new Set([3])), split, shownOf([0, 2, 4], new Set()))
+    expect(hidden.diagnostics.summary).toBe(HELD_OUT_FAILED)
+    const passed = hideHeldOut(verdictOf(6, new Set()), split, shownOf([0, 2, 4], new Set()))
+    expect(passed.heldOut?.visiblePass).toBe(true)
+  })
+
+  it("shows the visible run's load error and timeout place, never the other run's", () => {
+    const loadError = (error: string): Verdict => ({
+      pass: false,
+      diagnostics: { outcome: 'load-error', summary: `code did not load: ${error}`, error },
+    })
+    const hidden = hideHeldOut(loadError('NameError: held_only'), split, loadError('NameError: visible'))
+    expect(hidden.diagnostics.error).toBe('NameError: visible')
+    expect(JSON.stringify(hidden)).not.toContain('held_only')
+    const loadedThere = hideHeldOut(loadError('NameError: held_only'), split, shownOf([0, 2, 4], new Set()))
+    expect(loadedThere.diagnostics.error).toBe('the code did not load in the run with the held-out tests')
+    const timeout = (summary: string): Verdict => ({
+      pass: false,
+      diagnostics: { outcome: 'timeout', summary, tests: [] },
+    })
+    expect(
+      hideHeldOut(timeout('timed out after 3000 ms in the call f(3)'), split, shownOf([0, 2, 4], new Set())).diagnostics
+        .summary,
+    ).toBe('timed out after 3000 ms (where is not shown: held-out tests run alongside the visible ones)')
+    expect(
+      hideHeldOut(
+        timeout('timed out after 3000 ms in the call f(3)'),
+        split,
+        timeout('timed out after 3000 ms in the call f(2)'),
+      ).diagnostics.summary,
+    ).toBe('timed out after 3000 ms in the call f(2)')
+  })
+})

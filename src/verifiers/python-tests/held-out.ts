@@ -62,41 +62,63 @@ export interface HeldOutSplit {
 export const HELD_OUT_FAILED = 'every visible test passed, but the answer failed tests that feedback does not show'
 
 /**
- * The verdict as feedback may see it: `diagnostics.tests` keeps the visible statements only, the
- * summary counts only them (and says when held-out tests failed, never which), the candidate's
- * output is dropped (code can print the inputs of a held-out call), and a timeout inside a
- * held-out call is not placed. `pass`, `score` and `outcome` still come from every statement;
- * `heldOut` records the split by index and whether every visible statement passed.
- * A statement count of 0 (the harness could not count them) fails closed: nothing visible passed.
+ * The verdict as feedback may see it. `pass`, `score` and `outcome` come from `verdict`, the run
+ * of every statement; every text comes from `shown`, the run of the visible statements alone in a
+ * fresh process that heard of nothing else (see `HarnessRequest.only`): `diagnostics.tests` are
+ * its records, the summary counts only them (and says when held-out tests failed, never which), a
+ * load error is its own, and a timeout is placed only where it ran out of time. The candidate's
+ * output is dropped. `heldOut` records the split by index, and whether every visible statement
+ * passed in the run that counts (so a pass is always a visible pass). Without `shown` (nothing
+ * held out, or no statement count) the texts are `verdict`'s own, filtered the same way. A
+ * statement count of 0 (the harness could not count them) fails closed: nothing visible passed.
  *
  * @example
- * hideHeldOut(verdict, { statements: 4, heldOut: [1, 3] }).heldOut // => { statements: 4, tests: [1, 3], failed: [...], visiblePass }
+ * hideHeldOut(verdict, { statements: 4, heldOut: [1, 3] }, visibleRun).heldOut // => { statements: 4, tests: [1, 3], failed: [...], visiblePass }
  */
-export function hideHeldOut(verdict: Verdict, split: HeldOutSplit): Verdict {
+export function hideHeldOut(verdict: Verdict, split: HeldOutSplit, shown?: Verdict): Verdict {
   const held = new Set(split.heldOut)
   const all = verdict.diagnostics.tests ?? []
   const ran = new Map(all.map((t) => [t.index, t]))
-  const visible = all.filter((t) => !held.has(t.index))
   const failed = split.heldOut.filter((i) => ran.get(i)?.pass !== true)
   const visibleCount = split.statements - split.heldOut.length
   const { outcome } = verdict.diagnostics
-  const visiblePass =
-    (outcome === 'passed' || outcome === 'failed' || outcome === 'timeout') &&
-    split.statements > 0 &&
-    visible.length === visibleCount &&
-    visible.every((t) => t.pass)
+  const visibleOf = (tests: readonly TestOutcome[]) => tests.filter((t) => !held.has(t.index))
+  const allVisiblePass = (tests: readonly TestOutcome[]) =>
+    split.statements > 0 && visibleOf(tests).length === visibleCount && visibleOf(tests).every((t) => t.pass)
+  const visiblePass = (outcome === 'passed' || outcome === 'failed' || outcome === 'timeout') && allVisiblePass(all)
   const record: HeldOutRecord = { statements: split.statements, tests: [...split.heldOut], failed, visiblePass }
-  const { stdout: _stdout, stderr: _stderr, tests: _tests, ...rest } = verdict.diagnostics
+  const source = shown?.diagnostics ?? verdict.diagnostics
+  const visible = visibleOf(source.tests ?? [])
+  const { stdout: _stdout, stderr: _stderr, tests: _tests, error: _error, ...rest } = verdict.diagnostics
+  const error = outcome === 'load-error' ? loadError(verdict.diagnostics, shown?.diagnostics) : undefined
+  const summary = visibleSummary(
+    { ...verdict.diagnostics, ...(error !== undefined ? { error } : {}) },
+    shown?.diagnostics,
+    visible,
+    visibleCount,
+    shown ? allVisiblePass(source.tests ?? []) : visiblePass,
+    all.length,
+    held,
+  )
   const diagnostics: Diagnostics = {
     ...rest,
-    summary: visibleSummary(verdict.diagnostics, visible, visibleCount, visiblePass, all.length, held),
-    ...(all.length > 0 || verdict.diagnostics.tests ? { tests: visible } : {}),
+    summary,
+    ...(error !== undefined ? { error } : {}),
+    ...(all.length > 0 || verdict.diagnostics.tests || source.tests ? { tests: visible } : {}),
   }
   return { ...verdict, diagnostics, heldOut: record }
 }
 
+/** The load error feedback may show: the visible run's own, or none when only the run of every test failed to load. */
+function loadError(d: Diagnostics, shown: Diagnostics | undefined): string | undefined {
+  if (shown === undefined) return d.error
+  if (shown.outcome === 'load-error') return shown.error
+  return 'the code did not load in the run with the held-out tests'
+}
+
 function visibleSummary(
   d: Diagnostics,
+  shown: Diagnostics | undefined,
   visible: readonly TestOutcome[],
   visibleCount: number,
   visiblePass: boolean,
@@ -114,14 +136,22 @@ function visibleSummary(
       return `${failing} of ${visibleCount} visible tests failed (${heldNote} tests not shown)${memory ? ` ${memory}` : ''}`
     }
     case 'timeout': {
+      const limit = /^timed out after \d+ ms/.exec(d.summary)?.[0] ?? 'timed out'
+      const unplaced = `${limit} (where is not shown: held-out tests run alongside the visible ones)`
+      if (shown !== undefined)
+        // The visible statements' own run timed out too: where it did is one of theirs.
+        return shown.outcome === 'timeout' ? shown.summary : unplaced
       // The judge stops at the statement that ran out of time: index `ran` when it was a test.
       // Its call is named only when that statement is visible; anywhere else the place is withheld.
-      const limit = /^timed out after \d+ ms/.exec(d.summary)?.[0] ?? 'timed out'
       if (d.summary.endsWith(' while loading the code')) return d.summary
       if (d.summary.startsWith(`${limit} in the call `) && !held.has(ran) && ran < visibleCount + held.size)
         return d.summary
-      return `${limit} (where is not shown: held-out tests run alongside the visible ones)`
+      return unplaced
     }
+    case 'load-error':
+      return shown !== undefined
+        ? `code did not load: ${(d.error ?? '').replace(/\s+/g, ' ').slice(0, 290)}`
+        : d.summary
     default:
       return d.summary
   }

@@ -895,19 +895,20 @@ const cases: Case[] = [
     eventLoop: true,
   },
   {
-    name: 'a 32 MB frame (just under the limit) of JSON that is not a value',
-    // ~11 M empty JSON objects: json.loads in the judge builds every one before decode() refuses.
+    name: 'a 16 MB frame (just under the limit) of JSON that is not a value',
+    // ~5.6 M empty JSON objects: json.loads in the judge builds every one before decode() refuses.
     code: () =>
       py(
         ...CALL_SOCKET,
         'def add(a, b):',
-        '    n = (32 * 1024 * 1024 - 64) // 3',
+        '    n = (16 * 1024 * 1024 - 64) // 3',
         '    body = b\'{"t":"return","id":1,"value":["l",[\' + b\'{},\' * (n - 1) + b\'{}]]}\'',
         "    send(_struct.pack('>I', len(body)) + body)",
         '    return a + b',
       ),
     outcome: ['failed'],
-    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)/,
+    reason:
+      /add\(1, 2\) returned a value without a tag|the candidate's process sent a frame that is not JSON: MemoryError/,
     eventLoop: true,
   },
   {
@@ -1116,10 +1117,11 @@ const cases: Case[] = [
     reason: /^2 of 2 tests failed \| AssertionError \| AssertionError$/,
   },
   {
-    name: 'a 30 MB string (under the frame limit) and a 40 MB one (over it)',
-    code: () => py('def add(a, b):', "    return 'x' * ((30 if a == 1 else 40) * 1024 * 1024)"),
+    name: 'a 15 MB string (under the reply limit) and a 40 MB one (over it)',
+    code: () => py('def add(a, b):', "    return 'x' * ((15 if a == 1 else 40) * 1024 * 1024)"),
     outcome: ['failed'],
-    reason: /the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(1, 2\)/,
+    reason:
+      /AssertionError \| the candidate's process sent a frame of \d+ bytes, over the limit of 16777216 during the call add\(-1, 1\)/,
   },
   {
     name: 'a value nested exactly 100 deep, one 101 deep and a cycle',
@@ -1142,7 +1144,7 @@ const cases: Case[] = [
   {
     name: 'a list of 999,999 parts and one of 1,000,001',
     // A million parts in 6 MB (the list and 999,999 Nones: read), one more (refused by the
-    // candidate's side, as not plain), then a million in 12 MB (over the 8 MiB reply limit).
+    // candidate's side, as not plain), then a million ints in one compact piece of 2 MB (read).
     tests: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(2, 2) == 4',
     code: () =>
       py(
@@ -1156,7 +1158,7 @@ const cases: Case[] = [
     timeoutMs: SPARE_TIMEOUT_MS,
     outcome: ['failed'],
     reason:
-      /^3 of 3 tests failed \| AssertionError \| add\(-1, 1\) returned a value with more than 1000000 parts \| the candidate's process sent a frame of \d+ bytes, over the limit of 8388608 during the call add\(2, 2\)$/,
+      /^3 of 3 tests failed \| AssertionError \| add\(-1, 1\) returned a value with more than 1000000 parts \| AssertionError$/,
   },
   {
     name: 'an argument mutated into a cycle, a defaultdict with a lambda factory, a deque with a huge maxlen',
@@ -1535,6 +1537,33 @@ const cases: Case[] = [
     outcome: ['load-error'],
     reason: /RuntimeError: made \d+/,
   },
+  {
+    name: '4000 directories named like working directories, then its zygote killed',
+    // The zygote dies twice (a fresh one, checked, runs the code again); the next attempt, with a
+    // 1 s limit, must not pay for removing what these left: its clock starts at its own fork.
+    modes: ['none'],
+    code: () =>
+      py(
+        'import os, signal, tempfile',
+        'parent = os.path.dirname(tempfile.gettempdir())',
+        'for place in ("/tmp", parent):',
+        '    for i in range(2000):',
+        '        try:',
+        "            os.mkdir(os.path.join(place, 'seqk-py-%d-%d' % (os.getpid(), i)))",
+        '        except OSError:',
+        '            break',
+        'os.kill(os.getppid(), signal.SIGKILL)',
+        "raise RuntimeError('the zygote outlived its kill')",
+      ),
+    outcome: ['load-error', 'failed'],
+    reason: /died twice while running this code|RuntimeError: the zygote outlived its kill/,
+    after: async (_verdict, mode) => {
+      const fast = verifierFor(mode, { timeoutMs: TIMEOUT_MS })
+      const right = await verifyOrFail(fast, task, CORRECT)
+      expect(right.pass, describeVerdict(right)).toBe(true)
+      expect((await verifyOrFail(fast, task, WRONG)).pass).toBe(false)
+    },
+  },
 
   // 14. Big answers: nothing a candidate sends holds up Node (the answer is measured before it is
   //     read; the output is cut to its cap after decoding, so the frame is the cap's size).
@@ -1795,3 +1824,175 @@ for (const mode of ['bwrap', 'none'] as const) {
     }, 90_000)
   })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Held-out statements out of the candidate's reach. The candidate controls the text of every
+// visible record (`actual`, `error`); its process sees the calls it is asked, the calls waiting
+// unread in its socket and the request's list of names. Held-out inputs must reach none of them:
+// the visible records come from a process that heard of the visible statements alone, and a text
+// that quotes a held-out call anyway is not shown.
+
+const HELD_TASK: Task = {
+  id: 'hostile-judge/held-out',
+  prompt: 'Write triple(x), three times x.',
+  tests: [
+    'assert triple(70101) == 210303',
+    'assert triple(70102) == 210306',
+    'assert triple(70103) == 210309',
+    'assert triple(70104) == 210312 or held_only_marker',
+    'assert triple(70105) == 210315',
+    'assert triple(70106) == 210318',
+  ].join('\n'),
+  heldOutTests: [1, 3, 5],
+}
+/** Every form a held-out input or expected value could take in a text: decimal, hex (the codec's ints), the name only it uses. */
+const HELD_SECRETS = [70102, 70104, 70106, 210306, 210312, 210318]
+  .flatMap((n) => [String(n), n.toString(16)])
+  .concat(['held_only_marker'])
+const HELD_RIGHT = py('def triple(x):', '    return 3 * x')
+const HELD_WRONG = py('def triple(x):', '    return 2 * x')
+/** Decodes the codec's tagged values (enough for ints and lists) and formats a call as the tests write it. */
+const TAGGED = [
+  'def untag(node):',
+  "    if node[0] == 'i': return int(node[1], 16)",
+  "    if node[0] in ('l', 't'): return [untag(x) for x in node[1]]",
+  "    if node[0] == 's': return node[1]",
+  '    return node',
+]
+const PEEK_SOCKETS = [
+  'import json, os, socket',
+  ...TAGGED,
+  'def pending():',
+  '    out = []',
+  '    for fd in range(3, 1024):',
+  '        try:',
+  '            s = socket.socket(fileno=os.dup(fd))',
+  '        except OSError:',
+  '            continue',
+  '        try:',
+  '            s.setblocking(False)',
+  '            data = s.recv(1 << 20, socket.MSG_PEEK)',
+  '        except OSError:',
+  "            data = b''",
+  '        finally:',
+  '            s.close()',
+  '        out.append(data.hex())',
+  '        while len(data) >= 4:',
+  "            n = int.from_bytes(data[:4], 'big')",
+  '            body, data = data[4:4 + n], data[4 + n:]',
+  '            try:',
+  '                m = json.loads(body)',
+  "                out.append('%s%r' % (m.get('name'), untag(m.get('args'))))",
+  '            except Exception:',
+  '                out.append(repr(body))',
+  '    return out',
+]
+const heldLeaks: { name: string; code: string; withheld?: true }[] = [
+  {
+    name: 'returns every call it has seen (the actual value)',
+    code: py('SEEN = []', 'def triple(x):', '    SEEN.append(x)', "    return 'seen %r' % SEEN"),
+  },
+  {
+    name: 'raises with every call it has seen (the error)',
+    code: py('SEEN = []', 'def triple(x):', '    SEEN.append(x)', "    raise ValueError('seen %r' % SEEN)"),
+  },
+  {
+    name: 'reads the calls sent ahead and waiting in its socket',
+    code: py(...PEEK_SOCKETS, 'def triple(x):', "    raise ValueError('pending %s' % ' '.join(pending()))"),
+  },
+  {
+    name: "reads the request's names from its own memory",
+    code: py(
+      'import gc',
+      'def triple(x):',
+      "    asked = [sorted(o['names']) for o in gc.get_objects() if type(o) is dict and o.get('t') == 'request' and 'names' in o]",
+      "    raise ValueError('names %r' % asked)",
+    ),
+  },
+  {
+    name: 'quotes a held-out call it knew beforehand (not shown)',
+    code: py('def triple(x):', "    return 'did you mean triple(70104)?'"),
+    withheld: true,
+  },
+]
+
+for (const mode of ['bwrap', 'none'] as const) {
+  describe.runIf(mode === 'none' || BWRAP)(
+    `held-out statements out of the candidate's reach (sandbox: ${mode})`,
+    () => {
+      const held = verifierFor(mode, { timeoutMs: SPARE_TIMEOUT_MS })
+
+      it('judges a right and a wrong answer with every statement, and shows only the visible ones', async () => {
+        const right = await verifyOrFail(held, HELD_TASK, HELD_RIGHT)
+        expect(right.pass, describeVerdict(right)).toBe(true)
+        const wrong = await verifyOrFail(held, HELD_TASK, HELD_WRONG)
+        expect(wrong.pass).toBe(false)
+        expect(wrong.heldOut).toEqual({ statements: 6, tests: [1, 3, 5], failed: [1, 3, 5], visiblePass: false })
+        expect(wrong.diagnostics.tests?.map((t) => t.index)).toEqual([0, 2, 4])
+      })
+
+      for (const leak of heldLeaks) {
+        it(`keeps held-out inputs out of feedback when the candidate ${leak.name}`, async () => {
+          const verdict = await verifyOrFail(held, HELD_TASK, leak.code)
+          expect(verdict.pass).toBe(false)
+          expect(verdict.heldOut?.tests).toEqual([1, 3, 5])
+          const shown = verdict.diagnostics.tests ?? []
+          expect(shown.map((t) => t.index)).toEqual([0, 2, 4])
+          // The candidate did write its text into the visible records (the scan looks where a leak would be).
+          const texts = shown.map((t) => `${t.actual ?? ''} ${t.error ?? ''}`).join(' | ')
+          if (leak.withheld) expect(shown.map((t) => t.actual)).toEqual(Array(3).fill(WITHHELD_TEXT))
+          else expect(texts).toMatch(/seen|pending|names/)
+          // Everything feedback, a critic or an annotator could read (the code is the candidate's own).
+          const everything = JSON.stringify({ ...verdict, extracted: '' })
+          for (const secret of HELD_SECRETS) expect(everything, `${secret} in ${texts}`).not.toContain(secret)
+          // The next right and wrong answers on the same pool still get their verdicts.
+          expect((await verifyOrFail(held, HELD_TASK, HELD_RIGHT)).pass).toBe(true)
+          const wrong = await verifyOrFail(held, HELD_TASK, HELD_WRONG)
+          expect(wrong.pass).toBe(false)
+          expect(wrong.heldOut?.failed).toEqual([1, 3, 5])
+        }, 60_000)
+      }
+    },
+  )
+}
+
+/** What a visible record shows instead of a text that quotes a held-out call (attempt.py WITHHELD). */
+const WITHHELD_TEXT = '[not shown: this text quotes a held-out test]'
+
+// ---------------------------------------------------------------------------------------------
+// The verdict cache under chance: a coin's verdict is never handed from one draw to the next.
+
+describe('the verdict cache and an answer that flips a coin', () => {
+  const coin: Task = { id: 'hostile-judge/coin', prompt: 'Return 1.', tests: 'assert coin() == 1' }
+  const flips = [
+    py('import random', 'def coin():', '    return random.randint(0, 1)'),
+    py('def coin():', "    return __import__('os').urandom(1)[0] % 2"),
+  ]
+  const DRAWS = 48
+  // 48 fair draws: 24 ± 3.5; outside 10..38 has a chance of about 1 in 50 000.
+  const [LOW, HIGH] = [10, 38]
+
+  for (const [index, code] of flips.entries()) {
+    it(`gives coin ${index + 1} a pass rate within sampling error of cache: false`, async () => {
+      const cached = pythonTests({ timeoutMs: SPARE_TIMEOUT_MS })
+      const uncached = pythonTests({ timeoutMs: SPARE_TIMEOUT_MS, cache: false })
+      let withCache = 0
+      let without = 0
+      for (let i = 0; i < DRAWS; i++) {
+        if ((await verifyOrFail(cached, coin, code)).pass) withCache++
+        if ((await verifyOrFail(uncached, coin, code)).pass) without++
+      }
+      expect(cached.stats.cacheHits).toBe(0)
+      expect(cached.stats.runs).toBe(DRAWS)
+      expect(withCache, `passes with the cache: ${withCache} of ${DRAWS}`).toBeGreaterThanOrEqual(LOW)
+      expect(withCache).toBeLessThanOrEqual(HIGH)
+      expect(without, `passes without the cache: ${without} of ${DRAWS}`).toBeGreaterThanOrEqual(LOW)
+      expect(without).toBeLessThanOrEqual(HIGH)
+      // The next right and wrong answers: a deterministic one is reused once two runs agreed.
+      const right = py(`# right answer ${index}`, 'def coin():', '    return 1')
+      for (let i = 0; i < 3; i++) expect((await verifyOrFail(cached, coin, right)).pass).toBe(true)
+      expect(cached.stats.cacheHits).toBe(1)
+      expect((await verifyOrFail(cached, coin, py('def coin():', '    return 0'))).pass).toBe(false)
+    }, 120_000)
+  }
+})

@@ -9,11 +9,13 @@ loads codec, channel, cgroup, attempt, sitedirs and this module, then calls `mai
 and speaks to it on stdin/stdout in frames (channel.py; the `type` key is Node's):
 
     judge -> node  {"type": "ready", "pid", "version", "cgroup", "uid", "worker"}            once
-    node -> judge  {"code", "setup", "tests", "timeoutMs", "maxOutputBytes", "memoryBytes",
+    node -> judge  {"code", "setup", "tests", "only"?, "timeoutMs", "maxOutputBytes", "memoryBytes",
                     "cpuSeconds", "fileSizeBytes", "openFiles", "processes"}     per attempt
+    judge -> node  {"type": "waiting"}   the worker is still cleaning up after the previous attempt
     judge -> node  {"type": "started", "pid", "workdir"}
-    judge -> node  {"type": "result", "result": {...}, "stdout", "stderr", "timedOut",
-                    "exitCode", "exitSignal", "durationMs", "healthy"}
+    judge -> node  {"type": "result", "result": {...}, "output"?: [stdout bytes, stderr bytes],
+                    "timedOut", "exitCode", "exitSignal", "durationMs", "healthy"}
+                   then, with "output", that many raw UTF-8 bytes of stdout and of stderr
 
 The judge starts the candidate's worker (worker.py, the config's `worker` command line: setpriv,
 bubblewrap, the interpreter) and, per attempt, makes a socket pair: one end goes to the worker,
@@ -24,7 +26,10 @@ Result (the `result` of a result frame):
 
     {"outcome": "passed" | "failed" | "load-error" | "timeout" | "tests-error" | "harness-error",
      "statements": N, "tests": [{"index", "source", "pass", "call"?, "expected"?, "actual"?,
-     "error"?}], "error"?, "timeoutIn"?, "memoryLimited"?}
+     "error"?}], "error"?, "timeoutIn"?, "memoryLimited"?, "deterministic"?}
+
+`deterministic`: the candidate's process ended its calls reporting nothing a fresh run might do
+otherwise (candidate.py EntropyProbe); absent when it did not say so.
 
 `tests-error`: the task's tests do not parse or its setup raised (the task is broken).
 `harness-error`: the judge or the worker failed on its own, as a self-check with a known-good
@@ -45,7 +50,18 @@ import tempfile
 import time
 import traceback
 
-from attempt import JUDGE_ADDRESS_SPACE, TESTS_FILE, Attempt, JudgeBug, describe, loaded_names
+from attempt import (
+    ARGV,
+    JUDGE_ADDRESS_SPACE,
+    TESTS_FILE,
+    Attempt,
+    JudgeBug,
+    describe,
+    held_out_quotes,
+    loaded_names,
+    selected,
+    withhold_quotes,
+)
 from cgroup import MemoryCgroup
 from channel import (
     CallChannel,
@@ -67,6 +83,8 @@ STARTUP_TIMEOUT = 30.0
 END_GRACE = 0.5
 # How long the zygote may take to kill and clean up after an attempt (its own bound is 2 s).
 KILL_WAIT = 3.0
+# How long a hand-over may wait for the zygote to finish cleaning up after the previous attempt.
+HANDOVER_WAIT = 60.0
 # The worker's own wall clock, a backstop this long after the judge's deadline (which names the call).
 WORKER_BACKSTOP_MS = 250
 # What a judge names its private temporary directory (outside bubblewrap): seqk-judge-<its pid>-...
@@ -428,9 +446,21 @@ class Judge:
     def attempt(self, request, relay):
         """Runs one request; returns the result frame for Node."""
         try:
-            tree = self._tree(request.get("tests") or "")
+            tree = whole = self._tree(request.get("tests") or "")
         except SyntaxError as exc:
             return result_frame(failure("tests-error", 0, "the tests do not parse: " + describe(exc)))
+        only = request.get("only")
+        if type(only) is list:
+            # The visible statements of a split: the candidate's process is told only their names
+            # and sent only their calls, and no text of its side that quotes another statement
+            # comes back (see held_out_quotes).
+            tree = selected(whole, only)
+            frame = self._attempt_twice(request, tree, relay)
+            withhold_quotes(frame["result"], held_out_quotes(request.get("tests") or "", whole, tree.seqk_indices))
+            return frame
+        return self._attempt_twice(request, tree, relay)
+
+    def _attempt_twice(self, request, tree, relay):
         for _ in range(2):
             try:
                 return self._attempt_once(request, tree, relay)
@@ -468,7 +498,7 @@ class Judge:
         oom_before = self.cgroup.oom_kills()
         timeout_ms = int(float(request.get("timeoutMs", 3000)))
         attempt = Attempt(request, tree, request.get("tests") or "", timeout_ms)
-        ours, started = self._hand_over(request, timeout_ms)
+        ours, started = self._hand_over(request, timeout_ms, relay)
         self.marks["started"] = time.monotonic()
         if started.get("t") == "result":
             ours.close()
@@ -508,7 +538,7 @@ class Judge:
         )
         return frame_bytes(forwarded)
 
-    def _hand_over(self, request, timeout_ms):
+    def _hand_over(self, request, timeout_ms, relay):
         """Gives the zygote the attempt's call socket (the code goes to its child directly, never
         through the zygote) and waits for its child to start; raises WorkerLost."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -525,8 +555,15 @@ class Judge:
             raise WorkerLost("the zygote's control socket is closed")
         finally:
             theirs.close()
-        # The zygote forks at once (retrying a full process table until the attempt's deadline).
+        # The zygote forks at once (retrying a full process table until the attempt's deadline), once
+        # it has cleaned up after the previous attempt: removing what that one left (thousands of
+        # directories in /tmp, on a loaded disk) is not this attempt's time, whose clock starts at
+        # the fork. A live zygote still busy gets HANDOVER_WAIT more, and Node is told (its own
+        # backstop waits as long); a zygote that died answers nothing at once (its socket closes).
         started = read_frame_blocking(self.zygote.control_fd, timeout_ms / 1000.0 + KILL_WAIT)
+        if started is None and self.zygote.alive():
+            relay({"type": "waiting"})
+            started = read_frame_blocking(self.zygote.control_fd, HANDOVER_WAIT)
         if started is None or started.get("t") not in ("started", "result"):
             ours.close()
             self.zygote.stop()
@@ -586,7 +623,7 @@ class Judge:
         if "error" in loaded:
             error = loaded.get("error")
             return failure("load-error", statements, cut(error) if isinstance(error, str) else "the code did not load")
-        tests = attempt.run_tests(attempt.namespace(names))
+        tests = attempt.run_tests(attempt.namespace(names, loaded.get("reads")))
         passed = all(t["pass"] for t in tests) and len(tests) == statements
         result = {"outcome": "passed" if passed else "failed", "statements": statements, "tests": tests}
         if attempt.timed_out_in is not None:
@@ -599,10 +636,11 @@ class Judge:
         timed_out = result.get("outcome") == "timeout"
         try:
             channel.deadline = time.monotonic() if timed_out else min(channel.deadline, time.monotonic() + END_GRACE)
-            if attempt.closed is None and channel.worker_result is None:
+            ending = attempt.closed is None and channel.worker_result is None
+            if ending:
                 channel.send(frame_bytes({"t": "end"}))
         except (ChannelClosed, TimeoutError):
-            pass
+            ending = False
         if channel.worker_result is None and not timed_out:
             # The verdict is in: the worker may answer as soon as the output is complete. A load
             # error's message says how the process ended: then it waits for the exit status.
@@ -613,6 +651,12 @@ class Judge:
         if worker_result is None:
             self._tell_zygote({"t": "kill"})
             worker_result = read_frame_blocking(self.zygote.control_fd, KILL_WAIT)
+        if ending and result.get("outcome") in ("passed", "failed"):
+            # Written before the process ended, so in the socket by now: no round trip of its own.
+            ended = channel.buffered()
+            entropy = ended.get("entropy") if ended is not None and ended.get("t") == "ended" else None
+            # Only a report of nothing that may differ makes a verdict reusable (python-tests.ts).
+            result["deterministic"] = entropy == []
         channel.sock.close()
         self.marks["reported"] = time.monotonic()
         if worker_result is None or worker_result.get("t") != "result":
@@ -659,7 +703,9 @@ class Judge:
         streams = _streams(worker_result, cap)
         explain_ending(result, worker_result, streams["stderr"], memory_limited, self.cgroup.limit)
         frame = result_frame(result)
-        frame.update(streams)
+        # The output goes after the frame as raw UTF-8 (see serve): Node decodes it a slice at a
+        # time instead of parsing megabytes of JSON in one go.
+        frame["payload"] = [streams["stdout"].encode("utf-8"), streams["stderr"].encode("utf-8")]
         for key in ("exitCode", "exitSignal", "durationMs"):
             if key in worker_result:
                 frame[key] = worker_result[key]
@@ -733,7 +779,10 @@ class Judge:
             frame["healthy"] = True
             if "marks" in frame:
                 frame["marks"]["answered"] = time.monotonic()
-            write_all(self.node_out, node_frame_bytes(frame))
+            payload = frame.pop("payload", None) or []
+            if payload:
+                frame["output"] = [len(part) for part in payload]
+            write_all(self.node_out, node_frame_bytes(frame) + b"".join(payload))
 
     def close(self):
         self.zygote.close()
@@ -763,6 +812,8 @@ def main(argv):
     source of each (the worker cannot read this package's files: they go on its command line)."""
     config = json.loads(argv[1]) if len(argv) > 1 else {}
     config["modules"] = argv[2 : 3 + 2 * int(argv[2])] if len(argv) > 2 else []
+    # The tests see what the official `python3 solution.py` shows them (not this loader's arguments).
+    sys.argv[:] = ARGV
     add_site_dirs(config.get("sites"))
     _harden()
     judge = Judge(config)

@@ -26,6 +26,8 @@ export interface AttemptRequest {
   setup: string
   code: string
   tests: string
+  /** Run only these statements (0-based, of `tests`): the visible ones of a held-out split. */
+  only?: readonly number[]
 }
 
 /** Per-attempt limits, applied in the forked child before the candidate runs. */
@@ -56,8 +58,8 @@ export interface ResultFrame {
   exitCode?: number | null
   /** Signal number that ended the attempt. */
   exitSignal?: number | null
-  stdout?: string
-  stderr?: string
+  /** The raw UTF-8 of stdout and stderr that followed the frame (frames.ts), as read. */
+  outputParts?: Buffer[][]
   durationMs?: number
   /** False when the judge could not clean up (it is replaced). */
   healthy?: boolean
@@ -106,6 +108,12 @@ const STARTUP_TIMEOUT_MS = 30_000
  * between, 10 s past both runs means the judge is stuck.
  */
 const BACKSTOP_MS = 10_000
+/**
+ * Before an attempt starts, its worker may still be removing what the previous attempt left
+ * (thousands of directories on a loaded disk): a judge that says so (`waiting`) waits up to 60 s
+ * more for it (judge.py HANDOVER_WAIT), and Node's backstop gives it that long on top.
+ */
+const HANDOVER_MS = 60_000
 /** Idle workers are stopped after this long (restarting one costs ~50 ms). */
 const IDLE_MS = 60_000
 /** Kept from a worker's own stderr, for startup errors. */
@@ -119,6 +127,8 @@ class Worker {
   /** False once the worker said it could not clean up, or was killed: never reused. */
   reusable = true
   private pending: ((outcome: AttemptOutcome) => void) | undefined
+  /** Restarts the backstop from the attempt's start (the judge relays it), set while an attempt is in flight. */
+  private onStarted: ((waiting: boolean) => void) | undefined
   /** Host pid of the attempt in flight (only when pids are host pids). */
   private attemptPid: number | undefined
   /** Host path of the attempt's temporary directory (only outside bubblewrap). */
@@ -183,7 +193,10 @@ class Worker {
           isReady = true
           clearTimeout(startupTimer)
           readyResolve()
+        } else if (message.type === 'waiting') {
+          this.onStarted?.(true)
         } else if (message.type === 'started') {
+          this.onStarted?.(false)
           this.attemptPid = this.spec.hostPids ? message.pid : undefined
           this.attemptWorkdir = this.spec.hostPids ? message.workdir : undefined
           const parent = this.attemptWorkdir?.slice(0, this.attemptWorkdir.lastIndexOf('/'))
@@ -252,18 +265,23 @@ class Worker {
       if (signal?.aborted) return reject(abortReason(signal))
       const finish = (): void => {
         clearTimeout(backstop)
+        this.onStarted = undefined
         signal?.removeEventListener('abort', onAbort)
         this.pending = undefined
       }
+      const stuck = (): void => {
+        finish()
+        this.kill()
+        resolve({ kind: 'unresponsive' })
+      }
       // Ref'd: keeps the process alive while an attempt is in flight (everything else is unref'd).
-      const backstop = setTimeout(
-        () => {
-          finish()
-          this.kill()
-          resolve({ kind: 'unresponsive' })
-        },
-        2 * limits.timeoutMs + BACKSTOP_MS,
-      )
+      let backstop = setTimeout(stuck, 2 * limits.timeoutMs + BACKSTOP_MS)
+      // Counted again from the attempt's start; and from a judge that says its worker is still
+      // cleaning up after the previous attempt, with that wait on top.
+      this.onStarted = (waiting) => {
+        clearTimeout(backstop)
+        backstop = setTimeout(stuck, (waiting ? HANDOVER_MS : 0) + 2 * limits.timeoutMs + BACKSTOP_MS)
+      }
       const onAbort = (): void => {
         finish()
         this.kill()

@@ -39,7 +39,7 @@ describe('pythonTests()', () => {
   it('declares its name, version and verdict-changing settings', () => {
     const verifier = pythonTests({ timeoutMs: 1234 })
     expect(verifier.name).toBe('python-tests')
-    expect(verifier.version).toBe('4')
+    expect(verifier.version).toBe('5')
     expect(['bwrap', 'none']).toContain(verifier.sandbox)
     expect(verifier.settings).toEqual({ timeoutMs: 1234, memoryMb: 1024, prependSetup: false })
     expect(pythonTests().settings).toEqual({ timeoutMs: 3000, memoryMb: 1024, prependSetup: false })
@@ -123,7 +123,8 @@ describe('pythonTests()', () => {
     expect(verdict.pass).toBe(false)
     expect(verdict.diagnostics.outcome).toBe('failed')
     expect(verdict.diagnostics.summary).toBe('1 of 4 tests failed')
-    expect(verdict.score).toBe(0.75)
+    // Binary, as the benchmark scores it: 3 of 4 tests passing is still a failure.
+    expect(verdict.score).toBe(0)
     expect(verdict.diagnostics.tests?.[3]).toEqual({
       index: 3,
       source: 'assert add_all([(-1, 1), (0, 0)]) == [0, 0]',
@@ -383,16 +384,20 @@ describe('pythonTests()', () => {
     await expect(pythonTests().verify(task, CORRECT, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
   })
 
-  it('answers identical code from the cache without starting Python', async () => {
+  it('answers identical code from the cache once two runs agreed, without starting Python', async () => {
     const verifier = pythonTests()
     const first = await verifier.verify(task, CORRECT)
-    const coldStart = performance.now()
-    // Different prose around the same code block: same extracted code, same verdict.
+    // Different prose around the same code block: same extracted code. A second run must agree
+    // before the verdict is reused (a fresh run could not say otherwise).
     const second = await verifier.verify(task, `Revised answer:\n${CORRECT}`)
-    const cachedMs = performance.now() - coldStart
-    expect(second).toEqual(first)
-    expect(second).not.toBe(first)
-    expect(verifier.stats).toEqual({ runs: 1, cacheHits: 1, sanitised: 0 })
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 0 })
+    const warm = performance.now()
+    const third = await verifier.verify(task, `Third:\n${CORRECT}`)
+    const cachedMs = performance.now() - warm
+    expect({ ...third, durationMs: 0 }).toEqual({ ...second, durationMs: 0 })
+    expect({ ...first, durationMs: 0 }).toEqual({ ...second, durationMs: 0 })
+    expect(third).not.toBe(second)
+    expect(verifier.stats).toEqual({ runs: 2, cacheHits: 1, sanitised: 0 })
     expect(cachedMs).toBeLessThan(20)
 
     // Shared across instances, keyed by the timeout too.
@@ -404,9 +409,8 @@ describe('pythonTests()', () => {
     expect(slower.stats).toEqual({ runs: 1, cacheHits: 0, sanitised: 0 })
 
     const uncached = pythonTests({ cache: false })
-    await uncached.verify(task, CORRECT)
-    await uncached.verify(task, CORRECT)
-    expect(uncached.stats).toEqual({ runs: 2, cacheHits: 0, sanitised: 0 })
+    for (let i = 0; i < 3; i++) await uncached.verify(task, CORRECT)
+    expect(uncached.stats).toEqual({ runs: 3, cacheHits: 0, sanitised: 0 })
 
     // Keyed by the sandbox and the memory limit too: both can change verdicts.
     const unsandboxed = pythonTests({ sandbox: 'none' })
@@ -415,6 +419,22 @@ describe('pythonTests()', () => {
     const smaller = pythonTests({ memoryMb: 256 })
     await smaller.verify(task, CORRECT)
     expect(smaller.stats.runs).toBe(1)
+  })
+
+  it('never reuses the verdict of code that may answer otherwise in a fresh run', async () => {
+    const verifier = pythonTests()
+    const adding = { id: 'cache/add', prompt: 'Write add(a, b).', tests: 'assert add(1, 2) == 3' }
+    // Each names or does something a fresh run may not repeat.
+    const answers = [
+      ['import random', 'def add(a, b):', '    return a + b + random.randint(0, 0)'],
+      ['import time', 'def add(a, b):', '    return a + b if time.time() > 0 else 0'],
+      ['def add(a, b):', '    return a + b + (id(object()) * 0)'],
+      ['def add(a, b):', "    return getattr(__import__('operator'), 'add')(a, b)"],
+    ]
+    for (const lines of answers) {
+      for (let i = 0; i < 3; i++) expect((await verifier.verify(adding, fence(lines.join('\n')))).pass).toBe(true)
+    }
+    expect(verifier.stats).toEqual({ runs: 12, cacheHits: 0, sanitised: 0 })
   })
 
   it('caps the candidate’s output and the size of reported values', async () => {

@@ -5,7 +5,7 @@
  * for `verifier` feedback. Candidate code runs sandboxed (see sandbox.ts) in warm workers (pool.ts).
  */
 import { createHash } from 'node:crypto'
-import { rejectUnknownOptions } from '../../models/unknown-options.js'
+import { rejectUnknownOptions } from '../../core/option-checks.js'
 import type { AnyTask } from '../../core/task.js'
 import type { AsyncVerifier, Diagnostics, TestOutcome, Verdict, VerifyOptions } from '../verifier.js'
 import { hasAssertion, PYTHON_BUILTIN_NAMES } from './assertions.js'
@@ -36,7 +36,11 @@ export interface PythonTestsOptions {
   python?: string
   /** Cap per stream on the candidate's stdout and stderr kept in diagnostics. Default 64 KiB; at most 16 MiB (it is stored with every attempt). */
   maxOutputBytes?: number
-  /** Reuse verdicts of identical (setup, tests, code, settings) within the process. Default true. */
+  /**
+   * Reuse verdicts of identical (setup, tests, code, settings) within the process, only where a
+   * fresh run could not say otherwise: the code's process reported no randomness, clock, thread or
+   * dynamic import, and a second run gave the same verdict. Default true.
+   */
   cache?: boolean
   /**
    * Isolation of candidate code. `auto` (default): bubblewrap when it works on this machine, else
@@ -111,7 +115,7 @@ const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 const MAX_MEMORY_MB = 65_536
 
 /** Bumped whenever the harness or the verdict logic changes what a verdict says. */
-const VERSION = '4'
+const VERSION = '5'
 /**
  * An answer larger than this is not read or run: the verdict says it is oversized (HumanEval
  * answers are a few KiB). The code is part of the answer, so it is never larger either.
@@ -234,6 +238,12 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       return []
     },
 
+    // What verify() would find missing after a paid answer, found before any call (see Verifier.preflight).
+    async preflight({ origin }: { origin: 'model' | 'bundled-simulation' }): Promise<void> {
+      if (plan.missing !== undefined && origin !== 'bundled-simulation') throw unsandboxedModelCodeError(plan.missing)
+      await resolveInterpreter(options.python, { preferSystem })
+    },
+
     // An oversized answer is never run: it stands for itself, unread.
     normalise: (answer: string) => (answerBytes(answer) > MAX_CODE_BYTES ? answer : normalisePythonAnswer(answer)),
 
@@ -287,16 +297,16 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       const key = useCache
         ? cacheKey(request, [python, plan.mode, timeoutMs, maxOutputBytes, memoryMb, split])
         : undefined
-      const cached = key !== undefined ? cache.get(key) : undefined
+      const cached = key !== undefined ? cache.reusable(key) : undefined
       if (cached) {
         stats.cacheHits++
-        return structuredClone(cached.verdict)
+        return structuredClone(cached)
       }
 
-      const attempt = async (candidate: string): Promise<{ verdict: Verdict; run: HarnessRun }> => {
+      const attempt = async (candidate: string, only?: number[]): Promise<{ verdict: Verdict; run: HarnessRun }> => {
         stats.runs++
         const run = await runHarness(
-          { ...request, code: candidate },
+          { ...request, code: candidate, ...(only ? { only } : {}) },
           {
             python,
             timeoutMs,
@@ -314,12 +324,15 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
       let verdict: Verdict = { ...raw.verdict, variant: 'raw' }
       // Load-dependent outcomes (a timeout, a lost worker) are never reused.
       let cacheable = reusable(raw.run)
+      // Whether every run reported nothing that may differ in a fresh one (see VerdictCache).
+      let deterministic = raw.run.result.deterministic === true
       // The official harness scores the code as written and the sanitised code and keeps the
       // better; per answer here, so a failing demo under `if __name__` does not sink right code.
       const sanitised = raw.verdict.pass || program !== undefined ? undefined : sanitisePythonCode(code)
       if (sanitised) {
         const cut = await attempt(sanitised.code)
         cacheable &&= reusable(cut.run)
+        deterministic &&= cut.run.result.deterministic === true
         const durationMs = (raw.verdict.durationMs ?? 0) + (cut.verdict.durationMs ?? 0)
         if (better(cut.verdict, raw.verdict)) {
           stats.sanitised++
@@ -328,9 +341,24 @@ export function pythonTests(options: PythonTestsOptions = {}): PythonTestsVerifi
         verdict = { ...verdict, durationMs }
       }
 
-      if (split !== '')
-        verdict = hideHeldOut(verdict, heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut))
-      if (key !== undefined && cacheable) cache.set(key, verdict)
+      if (split !== '') {
+        const held = heldOutSplit(task, raw.run.result.statements, heldOutTests, heldOut)
+        let shown: Verdict | undefined
+        if (held.statements > 0 && held.heldOut.length > 0) {
+          // What feedback may read comes from a fresh process that runs the visible statements
+          // alone: it is told no other statement's names and sent no other call, so nothing the
+          // candidate's side writes there (an actual value, an error) can hold a held-out input.
+          const out = new Set(held.heldOut)
+          const only = Array.from({ length: held.statements }, (_, i) => i).filter((i) => !out.has(i))
+          const chosen = verdict.variant === 'sanitised' && sanitised ? sanitised.code : code
+          const visibleRun = await attempt(chosen, only)
+          cacheable &&= reusable(visibleRun.run)
+          deterministic &&= visibleRun.run.result.deterministic === true
+          shown = visibleRun.verdict
+        }
+        verdict = hideHeldOut(verdict, held, shown)
+      }
+      if (key !== undefined && cacheable) cache.record(key, verdict, deterministic)
       return verdict
     },
   }
@@ -483,7 +511,9 @@ function toVerdict(task: AnyTask, code: string, run: HarnessRun, timeoutMs: numb
   return {
     ...base,
     pass,
-    score: tests.length === 0 ? 0 : (tests.length - failed) / tests.length,
+    // The benchmark's own score is all or nothing (CodeEval-Pro counts a task solved when every
+    // test passes), so the score curve of a code cell is its solved rate; the tests say how close.
+    score: pass ? 1 : 0,
     diagnostics: { outcome: pass ? 'passed' : 'failed', summary, tests, ...output },
   }
 }
@@ -507,32 +537,78 @@ function abortReason(signal: AbortSignal): Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Verdict cache: shared by every pythonTests() instance in the process. Running identical code
-// against identical tests is deterministic (up to timeouts, which are never cached), and simulated
-// actors resubmit identical code a lot.
+// Verdict cache: shared by every pythonTests() instance in the process, for simulated actors and
+// reruns that resubmit identical code. A verdict is reused only where a fresh run could not say
+// otherwise: the code's process reported nothing that may differ between runs (no randomness,
+// clock, thread or dynamic import among the names its code uses, `random`'s state untouched:
+// candidate.py EntropyProbe), and a second run of the same code gave the same verdict. Until then
+// every verify runs, so a draw's luck is never handed to another repeat, sample or actor; code
+// shown to vary is never cached again. Timeouts and memory kills are load-dependent: never kept.
 
-interface CacheEntry {
-  verdict: Verdict
-  bytes: number
+type CacheEntry =
+  /** Seen once, deterministic by its own report: the SHA-256 of what its verdict says. */
+  | { state: 'seen'; fingerprint: string }
+  /** Two runs agreed: reused from now on. */
+  | { state: 'confirmed'; verdict: Verdict; bytes: number }
+  /** It varied, or said it might: never reused. */
+  | { state: 'varies' }
+
+/** Evicts oldest entries beyond this many (approximate) bytes: stdout can make verdicts big. */
+const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
+/** A verdict whose output is longer than this (characters) is never cached: hashing it would hold up Node. */
+const CACHE_MAX_OUTPUT_CHARS = 1024 * 1024
+
+/** What a verdict says, for comparing two runs: everything but how long they took. */
+function verdictFingerprint(verdict: Verdict): string {
+  const { durationMs: _duration, ...said } = verdict
+  return createHash('sha256').update(JSON.stringify(said)).digest('hex')
 }
 
-/** Evicts oldest entries beyond this many (approximate, JSON) bytes: stdout can make verdicts big. */
-const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
+function outputChars(verdict: Verdict): number {
+  return (verdict.diagnostics.stdout?.length ?? 0) + (verdict.diagnostics.stderr?.length ?? 0)
+}
 
 class VerdictCache {
   private entries = new Map<string, CacheEntry>()
   private bytes = 0
 
-  get(key: string): CacheEntry | undefined {
-    return this.entries.get(key)
+  /** The verdict to reuse: only one two runs agreed on. */
+  reusable(key: string): Verdict | undefined {
+    const entry = this.entries.get(key)
+    return entry?.state === 'confirmed' ? entry.verdict : undefined
   }
 
-  set(key: string, verdict: Verdict): void {
+  /**
+   * A fresh run's verdict: `deterministic` when its process reported nothing that may vary. The
+   * first such run is remembered by fingerprint, a second that agrees makes it reusable, one that
+   * differs (or any run not deterministic) marks the code as varying for good.
+   */
+  record(key: string, verdict: Verdict, deterministic: boolean): void {
+    const entry = this.entries.get(key)
+    if (entry?.state === 'varies' || outputChars(verdict) > CACHE_MAX_OUTPUT_CHARS) return
+    if (!deterministic) return this.put(key, { state: 'varies' }, 64)
+    const fingerprint = verdictFingerprint(verdict)
+    if (entry === undefined) return this.put(key, { state: 'seen', fingerprint }, 128)
+    if (entry.state !== 'seen') return
+    if (entry.fingerprint !== fingerprint) return this.put(key, { state: 'varies' }, 64)
     const frozen = structuredClone(verdict)
-    const bytes = JSON.stringify(frozen).length
-    if (bytes > CACHE_BUDGET_BYTES) return
+    // Approximate: the output dominates, the rest is small.
+    const bytes = 2 * outputChars(frozen) + JSON.stringify({ ...frozen.diagnostics, stdout: '', stderr: '' }).length
+    if (bytes <= CACHE_BUDGET_BYTES) this.put(key, { state: 'confirmed', verdict: frozen, bytes }, bytes)
+  }
+
+  clear(): void {
+    this.entries.clear()
+    this.sizes.clear()
+    this.bytes = 0
+  }
+
+  private sizes = new Map<string, number>()
+
+  private put(key: string, entry: CacheEntry, bytes: number): void {
     this.delete(key)
-    this.entries.set(key, { verdict: frozen, bytes })
+    this.entries.set(key, entry)
+    this.sizes.set(key, bytes)
     this.bytes += bytes
     // Map iterates in insertion order: the first keys are the oldest.
     for (const oldest of this.entries.keys()) {
@@ -541,16 +617,11 @@ class VerdictCache {
     }
   }
 
-  clear(): void {
-    this.entries.clear()
-    this.bytes = 0
-  }
-
   private delete(key: string): void {
-    const entry = this.entries.get(key)
-    if (!entry) return
+    if (!this.entries.has(key)) return
     this.entries.delete(key)
-    this.bytes -= entry.bytes
+    this.bytes -= this.sizes.get(key) ?? 0
+    this.sizes.delete(key)
   }
 }
 

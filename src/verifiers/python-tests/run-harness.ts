@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { TestOutcomeSchema } from '../../core/contract.js'
+import { textInSlices } from './frames.js'
 import { resolveInterpreter } from './interpreter.js'
 import type { Interpreter } from './interpreter.js'
 import type { AttemptLimits, AttemptOutcome, WorkerSpec } from './pool.js'
@@ -20,6 +21,13 @@ export interface HarnessRequest {
   setup: string
   code: string
   tests: string
+  /**
+   * Run only these statements of `tests` (0-based): the visible ones of a held-out split. The
+   * candidate's process then hears only of them (their names, their calls), and no text of its
+   * side that quotes another statement comes back (it reads `[not shown: ...]`). The result's
+   * `statements` counts the statements run; each record keeps its index in the whole.
+   */
+  only?: readonly number[]
 }
 
 /** `timeoutIn` of a result whose time ran out while the judge evaluated the tests (not in a call). */
@@ -47,6 +55,12 @@ export const HarnessResultSchema = z
     timeoutIn: z.string().optional(),
     /** The attempt's process tree was killed for exceeding its memory cgroup. */
     memoryLimited: z.boolean().optional(),
+    /**
+     * The candidate's process ended its calls reporting nothing a fresh run might do otherwise (no
+     * randomness, clock, thread or dynamic import among the names its code uses, `random`'s state
+     * untouched): the only runs whose verdict the cache may keep.
+     */
+    deterministic: z.boolean().optional(),
   })
   .strict()
 export type HarnessResult = z.infer<typeof HarnessResultSchema>
@@ -226,7 +240,8 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
   const started = performance.now()
   let outcome: AttemptOutcome
   try {
-    outcome = await pool.run({ setup: request.setup, code: request.code, tests: request.tests }, limits, signal)
+    const attempt = { setup: request.setup, code: request.code, tests: request.tests }
+    outcome = await pool.run(request.only ? { ...attempt, only: request.only } : attempt, limits, signal)
   } catch (error) {
     if (signal?.aborted) throw error
     throw explainStartFailure(error, plan, interpreter.path)
@@ -295,8 +310,8 @@ export async function runHarness(request: HarnessRequest, options: RunHarnessOpt
     timedOut: result.outcome === 'timeout',
     exitCode: frame.exitCode ?? null,
     exitSignal: signalName(frame.exitSignal),
-    stdout: frame.stdout ?? '',
-    stderr: frame.stderr ?? '',
+    stdout: await textInSlices(frame.outputParts?.[0] ?? []),
+    stderr: await textInSlices(frame.outputParts?.[1] ?? []),
     durationMs: frame.durationMs ?? performance.now() - started,
     ...(spec.hostPids && outcome.pid !== undefined ? { pid: outcome.pid } : {}),
     ...(frame.marks !== undefined ? { marks: frame.marks } : {}),

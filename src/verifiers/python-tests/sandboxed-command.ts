@@ -123,13 +123,22 @@ export async function runSandboxedCommand(options: SandboxedCommandOptions): Pro
     env: WORKER_ENV,
     cwd: plan.mode === 'bwrap' ? '/' : options.workspace,
     stdio: ['pipe', 'pipe', 'pipe'],
+    // Own process group, killed whole: a kill that lands while bwrap is still setting up (a short
+    // limit, or a loaded machine) left its half-made sandbox orphaned, holding the output pipes,
+    // so the command never ended (as the pool's workers).
+    detached: true,
   })
   const cap = options.maxOutputBytes
   const streams = { stdout: new Capped(cap), stderr: new Capped(cap) }
   let timedOut = false
   let outputKilled = false
   const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
+    try {
+      process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      child.kill('SIGKILL')
+    }
   }
   const timer = setTimeout(() => {
     timedOut = true

@@ -11,7 +11,20 @@ import math
 import time
 import unittest
 
-from attempt import Attempt, EvaluationBounds, EvaluationOverrun, Opaque, Remote, bindable, compiled
+from attempt import (
+    WITHHELD,
+    Attempt,
+    EvaluationBounds,
+    EvaluationOverrun,
+    Opaque,
+    Remote,
+    bindable,
+    compiled,
+    held_out_quotes,
+    loaded_names,
+    selected,
+    withhold_quotes,
+)
 from codec import encode
 
 
@@ -133,3 +146,41 @@ class Bounds(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeldOut(unittest.TestCase):
+    TESTS = (
+        "assert f(1) == 2\n"
+        "assert f([10, 20, 30]) == 60 or held_only\n"
+        "assert g(\"abc\", 1e3) == 'x'\n"
+        "assert f(2) == 4\n"
+    )
+
+    def test_a_selection_runs_and_names_only_its_statements(self):
+        tree = ast.parse(self.TESTS)
+        part = selected(tree, [3, 0, 9, -1, "2"])
+        self.assertEqual(part.seqk_indices, [0, 3])
+        self.assertEqual(len(part.body), 2)
+        self.assertEqual(loaded_names(part), ["f"])
+
+    def test_quotes_of_held_out_calls_are_withheld_and_nothing_else(self):
+        tree = ast.parse(self.TESTS)
+        quotes = held_out_quotes(self.TESTS, tree, [0, 3])
+        # The calls as written, their arguments as written and as Python prints them.
+        for quote in ("f([10,20,30])", "[10,20,30]", "g('abc',1e3)", "'abc',1000.0"):
+            self.assertIn(quote, quotes)
+        result = {
+            "outcome": "failed",
+            "error": "raised for [10, 20, 30]",
+            "tests": [
+                {"index": 0, "actual": "seen g( 'abc', 1000.0 )", "error": "f(1) is fine", "expected": "2"},
+                {"index": 3, "actual": "2", "error": 'did you mean g("abc", 1e3)?'},
+            ],
+        }
+        withhold_quotes(result, quotes)
+        self.assertEqual(result["error"], WITHHELD)
+        self.assertEqual(result["tests"][0]["actual"], WITHHELD)
+        # A visible statement's own call is no secret, nor is a short argument.
+        self.assertEqual(result["tests"][0]["error"], "f(1) is fine")
+        self.assertEqual(result["tests"][1]["actual"], "2")
+        self.assertEqual(result["tests"][1]["error"], WITHHELD)

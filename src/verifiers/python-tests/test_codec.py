@@ -156,7 +156,26 @@ class Coercion(unittest.TestCase):
         ]
         for value, expected in cases:
             decoded = decode(encode(value, coerce=True))
-            self.assertTrue(_same(decoded, expected), (value, decoded))
+            # The value, and the judge's own subclass of its base type under the candidate's type name.
+            self.assertEqual(decoded, expected)
+            self.assertIsInstance(decoded, type(expected))
+            if type(value) is not list:
+                self.assertIsNot(type(decoded), type(expected))
+                self.assertEqual(type(decoded).__name__, type(value).__name__)
+                self.assertEqual(type(decoded).__mro__[1:], type(expected).__mro__)
+        # `type(x) is str` is false for a str subclass, as officially; `==` and hashing are str's.
+        text = decode(encode(Text("a"), coerce=True))
+        self.assertFalse(type(text) is str)
+        self.assertEqual({text: 1}, {"a": 1})
+        self.assertEqual(repr(text), "'a'")
+
+    def test_ranges_and_the_tests_iterators_cross(self):
+        self.assertEqual(decode(encode(range(3, 10 ** 30, 7))), range(3, 10 ** 30, 7))
+        drained = decode(encode([(x * x for x in range(4)), iter("ab")], drain=True))
+        self.assertEqual([type(g).__name__ for g in drained], ["generator", "generator"])
+        self.assertEqual([list(g) for g in drained], [[0, 1, 4, 9], ["a", "b"]])
+        with self.assertRaises(NotPlain):
+            encode(iter([1]))
 
     def test_an_index_object_crosses_as_its_int_only_when_it_equals_it(self):
         class Index:
@@ -192,8 +211,10 @@ class Coercion(unittest.TestCase):
 
             __hash__ = int.__hash__
 
-        self.assertIs(type(decode(encode(Always(4), coerce=True))), int)
-        self.assertNotEqual(decode(encode(Always(4), coerce=True)), 3)
+        crossed = decode(encode(Always(4), coerce=True))
+        self.assertIs(type(crossed).__mro__[1], int)
+        self.assertNotIn("__eq__", type(crossed).__dict__)
+        self.assertNotEqual(crossed, 3)
 
 
 class Refusals(unittest.TestCase):

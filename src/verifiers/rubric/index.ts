@@ -28,7 +28,19 @@ export {
   type RubricTaskInput,
 } from './criteria.js'
 export { runCheck, wordCount, jsonBody, type CriterionJudgement } from './checks.js'
-export { decide, describePassRule, PassRuleSchema, type Decision, type PassRule } from './pass-rule.js'
+export {
+  decide,
+  describePassRule,
+  PassRuleSchema,
+  softScore,
+  SOFT_SCORE_RULES,
+  safetyCritical,
+  SAFETY_STEMS,
+  HEALTHBENCH_REFERENCE_THRESHOLD,
+  type Decision,
+  type PassRule,
+  type SoftScoreRule,
+} from './pass-rule.js'
 export {
   extractJsonObject,
   gradeAll,

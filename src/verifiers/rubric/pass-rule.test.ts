@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CriterionVerdict } from '../verifier.js'
-import { decide, describePassRule, PassRuleSchema } from './pass-rule.js'
+import fc from 'fast-check'
+import { decide, describePassRule, PassRuleSchema, softScore, SOFT_SCORE_RULES } from './pass-rule.js'
 
 const v = (id: string, met: boolean, points?: number): CriterionVerdict => ({
   id,
@@ -25,11 +26,13 @@ describe("pass rule 'all'", () => {
 
   it('treats a met penalty as a miss and an unmet one as satisfied (HealthBench "no penalty met")', () => {
     expect(decide([v('a', true, 5), v('p', false, -5)], 'all').pass).toBe(true)
+    // The soft score of pointed criteria is the reference's positive points met: the penalty fails the rule only.
     expect(decide([v('a', true, 5), v('p', true, -5)], 'all')).toEqual({
       pass: false,
-      score: 0.5,
+      score: 1,
       summary: '1 of 2 criteria met; penalised: p',
     })
+    expect(decide([v('a', true, 5), v('p', true, -5)], 'all', 'share').score).toBe(0.5)
   })
 })
 
@@ -38,15 +41,59 @@ describe('pass rule { points }', () => {
     // healthbench_eval_test.py: points 7, 5, 10, -6; met, unmet, met, met => (7 + 10 - 6) / 22.
     const verdicts = [v('a', true, 7), v('b', false, 5), v('c', true, 10), v('d', true, -6)]
     const d = decide(verdicts, { points: 0.5 })
-    expect(d.score).toBeCloseTo(11 / 22, 12)
+    // The threshold reads simple-evals' score (11 / 22, in the summary); the soft score the reference's (17 / 22).
+    expect(d.score).toBeCloseTo(17 / 22, 12)
     expect(d.pass).toBe(true)
     expect(d.summary).toBe('score 0.5 (11 of 22 points, penalties -6) >= threshold 0.5; unmet: b; penalised: d')
     expect(decide(verdicts, { points: 0.6 }).pass).toBe(false)
   })
 
-  it('can go negative, and tolerates float error at the threshold', () => {
-    expect(decide([v('a', false, 2), v('p', true, -8)], { points: 0.1 }).score).toBe(-4)
+  it('thresholds a score that can go negative, and tolerates float error at the threshold', () => {
+    const negative = decide([v('a', false, 2), v('p', true, -8)], { points: 0.1 })
+    expect([negative.pass, negative.score]).toEqual([false, 0])
+    expect(negative.summary).toMatch(/^score -4 /)
     expect(decide([v('a', true, 0.1), v('b', true, 0.2), v('c', false, 0.7)], { points: 0.3 }).pass).toBe(true)
+  })
+})
+
+describe('softScore', () => {
+  it('is the share satisfied, the positive points met, or the weighted compliance, always in [0, 1]', () => {
+    const verdicts = [v('a', true, 7), v('b', false, 5), v('c', true, 10), v('d', true, -6)]
+    expect(softScore(verdicts)).toBeCloseTo(17 / 22, 12)
+    expect(softScore(verdicts, 'positive-points')).toBeCloseTo(17 / 22, 12)
+    expect(softScore(verdicts, 'weighted')).toBeCloseTo(11 / 22, 12)
+    expect(softScore(verdicts, 'share')).toBe(0.5)
+    expect(softScore([v('a', true), v('b', false)])).toBe(0.5)
+    expect(softScore([v('a', false, 1), v('p', true, -3)], 'weighted')).toBe(0)
+    expect(softScore([])).toBe(0)
+  })
+
+  it('stays in [0, 1] and never falls when one more criterion is met (fast-check)', () => {
+    const criterion = fc.record({
+      met: fc.boolean(),
+      points: fc.option(
+        fc.integer({ min: -10, max: 10 }).filter((p) => p !== 0),
+        { nil: undefined },
+      ),
+    })
+    fc.assert(
+      fc.property(
+        fc.array(criterion, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(...SOFT_SCORE_RULES),
+        (cs, rule) => {
+          const verdicts = cs.map((c, i) => v(`c${i}`, c.met, c.points ?? undefined))
+          const score = softScore(verdicts, rule)
+          expect(score).toBeGreaterThanOrEqual(0)
+          expect(score).toBeLessThanOrEqual(1)
+          const i = verdicts.findIndex((x) => !x.met && (x.points ?? 1) > 0)
+          if (i >= 0) {
+            const better = verdicts.map((x, j) => (j === i ? { ...x, met: true } : x))
+            expect(softScore(better, rule)).toBeGreaterThanOrEqual(score - 1e-12)
+          }
+        },
+      ),
+      { seed: 46, numRuns: 300 },
+    )
   })
 })
 

@@ -12,9 +12,9 @@ import {
   type ChatModel,
   type ModelCall,
 } from '../../models/chat-model.js'
-import { checkReturned, type ContractBreach } from '../../models/component-error.js'
+import { checkReturned, type ContractBreach } from '../../core/component-error.js'
 import { callCache } from '../../models/call-cache.js'
-import { rejectUnknownOptions } from '../../models/unknown-options.js'
+import { rejectUnknownOptions } from '../../core/option-checks.js'
 import { isPromiseLike } from '../../core/awaitable.js'
 import { canonicalJson, sha256 } from '../../core/fingerprint.js'
 import { taskMessages, type AnyTask } from '../../core/task.js'
@@ -24,7 +24,14 @@ import { criteriaOf, type Criterion } from './criteria.js'
 import { criterionSatisfied } from '../../core/contract.js'
 import { heldOutIndices, heldOutShareProblem, type HeldOutShare } from '../python-tests/held-out.js'
 import { gradeAll, gradeOne, graderPrompt, type GradeRequest, type GradeResult, type GradingMode } from './grader.js'
-import { decide, describePassRule, PassRuleSchema, type PassRule } from './pass-rule.js'
+import {
+  decide,
+  describePassRule,
+  PassRuleSchema,
+  SOFT_SCORE_RULES,
+  type PassRule,
+  type SoftScoreRule,
+} from './pass-rule.js'
 
 /**
  * A criterion judged by your own code, given by criterion id in the verifier's options (tasks stay
@@ -60,6 +67,12 @@ export interface RubricVerifierOptions {
    * in `settings`, so the fingerprint. Needs the pass rule `'all'` and `per-criterion` grading.
    */
   heldOut?: HeldOutShare
+  /**
+   * How the verdict's soft `score` (read by the score curve, Score@k) is computed from the
+   * criteria: `share`, `positive-points` or `weighted` (see {@link SoftScoreRule}). Default:
+   * `positive-points` when the criteria carry points, else `share`. In `settings` when given.
+   */
+  score?: SoftScoreRule
 }
 
 /**
@@ -109,6 +122,9 @@ const OptionsSchema = z
       .max(100, 'concurrency must be at most 100 grader calls in flight per answer')
       .optional(),
     cache: z.boolean().optional(),
+    score: z
+      .enum(SOFT_SCORE_RULES, { message: `score: use ${SOFT_SCORE_RULES.map((r) => `'${r}'`).join(', ')}` })
+      .optional(),
     // Checked by heldOutShareProblem below, whose message names the field and the fix.
     heldOut: z.unknown().optional(),
   })
@@ -252,6 +268,8 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
           : `${predicateIds.join(',')}#${sha256(predicateIds.map((id) => String(predicates[id])).join('\n')).slice(0, 8)}`,
       graderCache: useCache,
       ...(heldOut ? { heldOutShare: heldOut.share, heldOutSeed: heldOut.seed } : {}),
+      // Only when chosen: the default rule is what every earlier fingerprint was made under.
+      ...(options.score ? { score: options.score } : {}),
     },
     checkTask: problemsOf,
     normalise: (answer) => answer.trim(),
@@ -340,7 +358,7 @@ export function rubric(options: RubricVerifierOptions = {}): RubricVerifier {
         }
         return { ...v, satisfied: criterionSatisfied(v), checkedBy: j.checkedBy }
       })
-      const decision = decide(verdicts, passRule)
+      const decision = decide(verdicts, passRule, options.score, new Map(criteria.map((c) => [c.id, c.tags ?? []])))
       const verdict: Verdict = {
         pass: decision.pass,
         score: decision.score,

@@ -6,7 +6,7 @@
  * trajectory file that no longer parses) or, worse, a silent failure (`pass: 'yes'`).
  */
 import type { z } from 'zod'
-import { describeZodError } from '../core/zod-errors.js'
+import { describeZodError } from './zod-errors.js'
 
 const BRAND = Symbol.for('vitest-seqk.componentError')
 
