@@ -40,6 +40,8 @@ describe('vitest-seqk/metrics', () => {
         'gPassCurve',
         'gPassInterval',
         'gPassThreshold',
+        'compareAtEqualCost',
+        'rateAtCost',
         'coverAt',
         'coverAtInterval',
         'coverCurve',
