@@ -22,6 +22,18 @@ export function spendText(value: number | null, unit: Unit): string {
   return unit === 'usd' ? money(value) : `${compactCount(Math.round(value))} tokens`
 }
 
+/**
+ * A verdict in a few words, for tables: who dominates, or who leads from which spend on.
+ *
+ * @example
+ * equalCostShort(pair.tokens, 'tokens') // => 'independent ahead, sequential from 775 tokens'
+ */
+export function equalCostShort(curves: EqualCostCurves, unit: Unit): string {
+  if (curves.verdict !== 'crossing') return curves.verdict.replace('-', ' ')
+  const first = curves.crossings[0]!.leader === 'sequential' ? 'independent' : 'sequential'
+  return `${first} ahead, ${curves.crossings.map((c) => `${c.leader} from ${spendText(c.cost, unit)}`).join(', ')}`
+}
+
 const measuredTasks = (cell: CellSummary): string[] =>
   cell.perTask
     .filter((t) => (t.samples ?? t.firstSuccess.length) > 0)
