@@ -45,6 +45,20 @@ describe('equalCostComparisons', () => {
     }
   })
 
+  it('free models ($0 every budget): the dollars compare only the best rates at $0, and say so', () => {
+    const free = fakeRun({ costPerAttempt: 0 }).summary.benchmarks[0]!.cells
+    for (const pair of equalCostComparisons(free)) {
+      expect(pair.usd.crossings).toEqual([])
+      expect([pair.usd.from, pair.usd.to]).toEqual([0, 0])
+      expect(pair.usd.note).toContain('every budget spent $0 (simulated or free models)')
+      const seqK = pair.usd.sequential.at(-1)!.rate!
+      const passK = pair.usd.independent.at(-1)!.rate!
+      expect(pair.usd.verdict).toBe(
+        seqK > passK ? 'sequential-dominates' : seqK < passK ? 'independent-dominates' : 'equal',
+      )
+    }
+  })
+
   it('an older summary without spendAtK, or cells on different tasks, are not compared', () => {
     const older = cells.map(({ spendAtK: _, ...c }) => c)
     expect(equalCostComparisons(older).every((p) => p.tokens.verdict === 'unknown')).toBe(true)

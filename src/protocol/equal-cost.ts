@@ -86,12 +86,13 @@ function curvesOf(seq: CellSummary, ind: CellSummary, unit: Unit): EqualCostCurv
   }
   const reading = compareAtEqualCost(s as CostRatePoint[], p as CostRatePoint[])!
   const curves = { ...base, verdict: reading.verdict, crossings: reading.crossings, from: reading.from, to: reading.to }
+  // Every budget at $0 (simulated or free models): the only equal spend is $0, where each protocol
+  // has its best rate; the verdict compares those, and says so rather than a span "from $0 to $0".
   const free = [...s, ...p].every((q) => q.cost === 0)
-  const note = noteOf(curves, unit, { seq: seq.budget, ind: ind.budget })
-  return {
-    ...curves,
-    note: free ? `${note} (every budget spent $0, so only the rates at that one spend are compared)` : note,
-  }
+  const note = free
+    ? `${curves.verdict.replace('-', ' ')}: every budget spent $0 (simulated or free models), so only the best rates at $0 compare; the tokens tell the protocols apart`
+    : noteOf(curves, unit, { seq: seq.budget, ind: ind.budget })
+  return { ...curves, note }
 }
 
 /**
