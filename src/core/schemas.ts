@@ -819,7 +819,7 @@ export type EqualCostCurves = z.infer<typeof EqualCostCurvesSchema>
 
 /**
  * A sequential cell against the independent cell of the same benchmark and actor at equal cost
- * (issue 49): Seq@k at the mean spend by attempt k, Pass@k at the mean spend of k samples.
+ * (Olausson et al. 2024): Seq@k at the mean spend by attempt k, Pass@k at the mean spend of k samples.
  */
 export const EqualCostSchema = z.object({
   benchmark: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The run's equal-cost comparisons (issue 49; Olausson et al. 2024): each sequential cell against
+ * The run's equal-cost comparisons (Olausson et al. 2024): each sequential cell against
  * the independent cell of the same benchmark and actor, Seq@k at the mean spend per task by
  * attempt k against Pass@k at the mean spend of k samples, in tokens and in dollars, with where
  * one starts to beat the other. Read from the cell summaries (`spendAtK`, `seqAt`, `passAt`).

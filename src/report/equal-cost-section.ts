@@ -1,5 +1,5 @@
 /**
- * The report's equal-cost section of a benchmark (issue 49): each sequential cell against its
+ * The report's equal-cost section of a benchmark: each sequential cell against its
  * actor's independent cell at equal spend per task, a small chart of the two curves (success
  * against mean tokens per task, or dollars when every budget has a price and one costs something)
  * and the verdict in tokens and in dollars. Read from summary.json's `equalCost`: an unknown spend
