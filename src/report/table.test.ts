@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary } from '../core/schemas.js'
-import { rankingChanges, renderBenchmarkTable } from './table.js'
+import { rankingChanges, renderBenchmarkTable, RunNotes } from './table.js'
 import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
@@ -190,6 +190,50 @@ describe('renderBenchmarkTable', () => {
     expect(renderBenchmarkTable('bench', rows, { wide: true })).toContain(
       'identical rows: critic = verifier for every actor (the same first success in every trajectory): a simulated actor draws the same random numbers under every mode and reads only whether the feedback names what failed',
     )
+  })
+
+  it('says no note of a cell that measured nothing: no identical rows, no error interval; its ✗ line says why', () => {
+    const why = 'all 2 trajectories ended in an error, so nothing was measured'
+    const dead = (mode: string) =>
+      cell('down', mode, [0, 0], {
+        seqAt: [null, null] as never,
+        seqAtInterval: undefined,
+        errors: { count: 2, rate: 1, countedAsFailures: false, examples: [], unmeasured: ['t1', 't2'] },
+        thresholds: [{ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: why }],
+        verdict: 'fail',
+      })
+    // Before: "identical rows: binary = verifier for every actor … the actor revised alike", for a cell that never answered.
+    const table = renderBenchmarkTable('bench', [dead('binary'), dead('verifier')], { wide: true })
+    expect(table).not.toContain('identical rows')
+    expect(table).not.toContain('in no rate')
+    expect(table.match(/✗ all 2 trajectories/g)).toHaveLength(2)
+  })
+
+  it("a run's notes once under every table: shared notes once, naming the benchmarks when not all, cells by benchmark", () => {
+    const perTask = [{ taskId: 't1', firstSuccess: [1, null], errors: 0, costAtK: [] }]
+    const pair = () => [
+      cell('sim:a', 'binary', [0.4, 0.7], { perTask }),
+      cell('sim:a', 'verifier', [0.4, 0.7], { perTask }),
+    ]
+    const notes = new RunNotes()
+    const tables = ['one', 'two', 'three'].map((b, i) =>
+      renderBenchmarkTable(b, i < 2 ? pair() : [cell('sim:b', 'binary', [0.2, 0.3])], { runNotes: notes }),
+    )
+    for (const t of tables) {
+      expect(t).not.toContain('95% CI @2: for tasks like these')
+      expect(t).not.toContain('identical rows')
+    }
+    const lines = notes.render().split('\n')
+    const text = lines.join('\n')
+    expect(lines[0]).toBe('notes on the tables above:')
+    // Said once: of every benchmark without naming them, of some naming which.
+    expect(text.match(/95% CI @2: for tasks like these/g)).toHaveLength(1)
+    expect(text).not.toMatch(/95% CI @2: [^\n]*\[/)
+    expect(text.replace(/\n {3}/g, ' ')).toMatch(/identical rows: binary = verifier for sim:a .* \[one, two\]$/m)
+    expect(text.match(/identical rows/g)).toHaveLength(1)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
+    // Without a sink, every note stays under its one table, as before.
+    expect(renderBenchmarkTable('one', pair())).toContain('95% CI @2: for tasks like these')
   })
 
   it('leaves the replay note out where every cost is $0', () => {
