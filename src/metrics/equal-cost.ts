@@ -57,7 +57,8 @@ function assertPoints(points: readonly CostRatePoint[], which: string): void {
   for (const p of points)
     if (!Number.isFinite(p.cost) || p.cost < 0 || !Number.isFinite(p.rate))
       throw new RangeError(
-        `${which}: every point needs a finite cost >= 0 and a finite rate (got cost ${p.cost}, rate ${p.rate}); leave unknown points out`,
+        `${which}: every point needs a finite cost >= 0 and a finite rate ` +
+          `(got cost ${p.cost}, rate ${p.rate}); leave unknown points out`,
       )
 }
 
@@ -92,7 +93,8 @@ export function rateAtCost(points: readonly CostRatePoint[], cost: number): numb
  * compareAtEqualCost(
  *   [{ cost: 100, rate: 0.3 }, { cost: 180, rate: 0.6 }],
  *   [{ cost: 100, rate: 0.4 }, { cost: 200, rate: 0.55 }],
- * ) // => { verdict: 'crossing', crossings: [{ cost: ≈144.4, leader: 'sequential' }], firstLeader: 'independent', … }
+ * ) // => { verdict: 'crossing', firstLeader: 'independent',
+ * //      crossings: [{ cost: ≈144.4, leader: 'sequential' }], … }
  */
 export function compareAtEqualCost(
   sequential: readonly CostRatePoint[],

@@ -80,7 +80,9 @@ function curvesOf(seq: CellSummary, ind: CellSummary, unit: Unit): EqualCostCurv
   const [s, p] = [rated(sequential), rated(independent)]
   if (unknownSpend || s.length === 0 || p.length === 0) {
     const why = unknownSpend
-      ? `the ${unit === 'usd' ? 'dollars' : 'tokens'} spent are unknown (${unit === 'usd' ? 'a model has no price' : 'a reply reported no usage'}${seq.spendAtK && ind.spendAtK ? '' : ', or the summary is older than spendAtK'})`
+      ? `the ${unit === 'usd' ? 'dollars' : 'tokens'} spent are unknown (` +
+        (unit === 'usd' ? 'a model has no price' : 'a reply reported no usage') +
+        `${seq.spendAtK && ind.spendAtK ? '' : ', or the summary is older than spendAtK'})`
       : 'a cell has no measured rate'
     return { ...base, verdict: 'unknown', note: `unknown: ${why}; unknown is not 0` }
   }
@@ -90,7 +92,8 @@ function curvesOf(seq: CellSummary, ind: CellSummary, unit: Unit): EqualCostCurv
   // has its best rate; the verdict compares those, and says so rather than a span "from $0 to $0".
   const free = [...s, ...p].every((q) => q.cost === 0)
   const note = free
-    ? `${curves.verdict.replace('-', ' ')}: every budget spent $0 (simulated or free models), so only the best rates at $0 compare; the tokens tell the protocols apart`
+    ? `${curves.verdict.replace('-', ' ')}: every budget spent $0 (simulated or free models), ` +
+      'so only the best rates at $0 compare; the tokens tell the protocols apart'
     : noteOf(curves, unit, { seq: seq.budget, ind: ind.budget })
   return { ...curves, note }
 }
