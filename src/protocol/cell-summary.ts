@@ -45,6 +45,8 @@ import { heldOutGapSummary } from './held-out-gap.js'
 import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
+import { gPassField } from './cell-g-pass.js'
+import { spendAtK } from './cell-spend.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { instrumentOf, subjectOf } from '../core/instrument.js'
 import { scoreSummaryOf, scoredTasks } from './cell-score.js'
@@ -436,6 +438,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
     score: readings.score,
+    ...gPassField(independent ? samples : null, K),
     reliability,
     gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
     egs,
@@ -492,6 +495,11 @@ function summariseEnded(input: SummariseInput): CellSummary {
     ...sandboxesOf(trajectories),
     perTask: perTask,
     costAtK: Array.from({ length: K }, (_, i) => meanOrNull(measuredTasks.map((p) => p.costAtK[i] ?? null))),
+    spendAtK: spendAtK(
+      new Map([...byTask].map(([id, ts]) => [id, policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts])),
+      protocol.kind,
+      K,
+    ),
     thresholds: results,
     verdict: storedVerdict({ thresholds: results }),
     durationMs: input.durationMs,

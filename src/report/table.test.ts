@@ -75,7 +75,7 @@ describe('renderBenchmarkTable', () => {
     expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
     expect(row).toMatch(
-      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
+      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
     )
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
@@ -330,7 +330,7 @@ describe('the 120-column bound', () => {
     const narrow = renderBenchmarkTable('bench', cells)
     const wide = renderBenchmarkTable('bench', cells, { wide: true })
     expect(wide.split('\n')[1]).toMatch(
-      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
+      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+G-Pass@\d+_0\.5\s+G-Pass@\d+_0\.75\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
     )
     expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
     expect(wide).not.toContain('not shown at')

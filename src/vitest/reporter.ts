@@ -36,6 +36,7 @@ import { Progress, type ProgressMode } from './progress.js'
 import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { equalCostComparisons } from '../protocol/equal-cost.js'
 import type { CellRef } from '../protocol/gate-match.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
@@ -584,6 +585,7 @@ export default class SeqkReporter implements Reporter {
     }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     const variants = variantComparisons(blocks.flatMap((b) => b.cells))
+    const equalCost = equalCostComparisons(blocks.flatMap((b) => b.cells))
     const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
     const skipped = this.notRunCells(testModules)
     let summary: RunSummary = {
@@ -595,6 +597,7 @@ export default class SeqkReporter implements Reporter {
       ...(skipped.length > 0 ? { notRun: skipped } : {}),
       ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
       ...(variants.length > 0 ? { variantComparisons: variants } : {}),
+      ...(equalCost.length > 0 ? { equalCost } : {}),
     }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
