@@ -48,7 +48,7 @@ import time
 import traceback
 
 import seccomp
-from candidate import standby
+from candidate import set_base_modules, standby
 from channel import frame_bytes, read_frame, recv_frame_with_fd, write_frame
 from codec import ProtocolError
 from sitedirs import add_site_dirs
@@ -708,6 +708,7 @@ def main(argv):
     if not once:
         _preload()
     zygote = Zygote(mode, once)
+    set_base_modules()
     if not once and hasattr(gc, "freeze"):
         gc.collect()
         gc.freeze()
