@@ -6,6 +6,7 @@ import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
+import { robustnessRows } from '../protocol/robustness.js'
 import { shardOfTask } from '../protocol/shard.js'
 import { storedVerdict } from '../protocol/verdict.js'
 
@@ -60,6 +61,7 @@ export function recomputeCell(
     cellId: start.cellId,
     actorId: start.actorId,
     ...(start.variant !== undefined ? { variant: start.variant } : {}),
+    ...(start.perturbation !== undefined ? { perturbation: start.perturbation } : {}),
     mode: start.mode,
     protocol: start.protocol,
     fingerprint: start.fingerprint,
@@ -141,6 +143,7 @@ export function recomputeRun(input: {
   const benchmarks = benchmarkBlocks(cells)
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
   const variants = variantComparisons(benchmarks.flatMap((b) => b.cells))
+  const robustness = robustnessRows(benchmarks.flatMap((b) => b.cells))
   return {
     schema: SUMMARY_SCHEMA,
     runId: input.runId,
@@ -148,5 +151,6 @@ export function recomputeRun(input: {
     benchmarks,
     ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
     ...(variants.length > 0 ? { variantComparisons: variants } : {}),
+    ...(robustness.length > 0 ? { robustness } : {}),
   }
 }

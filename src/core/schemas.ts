@@ -20,6 +20,7 @@ import {
 import { FAILURE_KINDS } from './failure-kind.js'
 import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
 import { EPISODE_END_REASONS, EpisodeSchema } from './episode.js'
+import { PERTURBATION_KINDS } from './perturbation.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -553,6 +554,18 @@ export const AgentSummarySchema = z.object({
 /** A cell's agent metrics (see {@link AgentSummarySchema}). */
 export type AgentSummary = z.infer<typeof AgentSummarySchema>
 
+/** A perturbed cell's rewording (seqEval's `perturb`): its name, kind and seed, and the subject it rewords. */
+export const PerturbationRecordSchema = z.object({
+  /** The subject whose original cell this one is compared with: an actor's id or a variant's name. */
+  of: z.string(),
+  /** `<kind>/<i>`, as in the cell id. */
+  name: z.string(),
+  kind: z.enum(PERTURBATION_KINDS),
+  seed: z.number().int(),
+})
+/** A perturbed cell's rewording (see {@link PerturbationRecordSchema}). */
+export type PerturbationRecord = z.infer<typeof PerturbationRecordSchema>
+
 /** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 export const CellSummarySchema = z.object({
   schema: z.literal(CELL_SUMMARY_SCHEMA),
@@ -569,6 +582,11 @@ export const CellSummarySchema = z.object({
    * variant's name): the run compares it pairwise with its sibling variants. Absent otherwise.
    */
   variant: z.string().optional(),
+  /**
+   * The rewording of the prompt this cell runs (seqEval's `perturb`): `of` names the subject whose
+   * original cell it is compared with (an actor's id or a variant's name). Absent otherwise.
+   */
+  perturbation: PerturbationRecordSchema.optional(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),
@@ -781,6 +799,45 @@ export const SubjectComparisonSchema = z.object({
 /** What `SubjectComparisonSchema` checks: two subjects on one instrument, compared paired by task. */
 export type SubjectComparison = z.infer<typeof SubjectComparisonSchema>
 
+/**
+ * One robustness row (summary.json's `robustness`): a subject's original cell against a rewording
+ * of its prompt (seqEval's `perturb`), its rewordings pooled, or the same agent with injected tool
+ * faults (`actors.agent({ faults })`), on the same tasks and instrument.
+ */
+export const RobustnessRowSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** The original's subject: an actor's id or a variant's name. */
+  subject: z.string(),
+  /** The rewording's name (`distractor/1`), `all rewordings`, or `faults`. */
+  condition: z.string(),
+  kind: z.enum([...PERTURBATION_KINDS, 'all', 'faults']),
+  originalCellId: z.string(),
+  /** The cells compared with the original (several for `all rewordings`: their mean per task). */
+  cellIds: z.array(z.string()),
+  /** The rate compared: Seq@K, or Pass@K for independent cells. */
+  metric: z.enum(RATE_METRICS),
+  k: z.number().int().positive(),
+  /** Tasks paired: the same id and content, measured on both sides. */
+  tasks: z.number().int().nonnegative(),
+  /** Each side's rate at K over the paired tasks; null with none. */
+  original: MaybeNumber,
+  perturbed: MaybeNumber,
+  /**
+   * Perturbed over original with its 95% interval (`method`); `hi` null and `bounded` false when the
+   * interval is unbounded above. Null when undefined (no task passed on the original): see `note`.
+   */
+  ratio: z.object({ point: z.number(), lo: z.number(), hi: MaybeNumber, bounded: z.boolean() }).nullable(),
+  method: z.string(),
+  /** Tasks that passed (rate at K ≥ 1/2) on the original and fail on the other side. */
+  lost: z.array(z.string()),
+  /** Tasks that failed on the original and pass on the other side. */
+  gained: z.array(z.string()),
+  note: z.string().optional(),
+})
+/** One robustness row (see {@link RobustnessRowSchema}). */
+export type RobustnessRow = z.infer<typeof RobustnessRowSchema>
+
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
@@ -828,5 +885,7 @@ export const RunSummarySchema = z.object({
     .optional(),
   /** The variants of each benchmark's subject (seqEval's `variants`), compared pairwise on the same tasks. */
   variantComparisons: z.array(SubjectComparisonSchema).optional(),
+  /** Each rewording (`perturb`) and each faulted agent against its original, paired over tasks. */
+  robustness: z.array(RobustnessRowSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>
