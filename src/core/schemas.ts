@@ -550,7 +550,35 @@ export const AgentSummarySchema = z.object({
     /** Tasks with at least two successful repeats (the mean's count). */
     tasks: z.number().int().nonnegative(),
   }),
+  /** With a fault injector: the faults injected and the recovery rate. */
+  faults: z.lazy(() => FaultRecoverySchema).optional(),
 })
+/** Episodes of one kind (hit by a fault, or not) and the share of them whose attempt passed. */
+const EpisodeShareSchema = z.object({
+  episodes: z.number().int().nonnegative(),
+  passed: z.number().int().nonnegative(),
+  /** Tasks the episodes fall in (the interval's clusters). */
+  tasks: z.number().int().nonnegative(),
+  /** Passed over episodes with its 95% interval clustered by task; null with no episode. */
+  rate: z.object({ point: z.number(), lo: MaybeNumber, hi: MaybeNumber }).nullable(),
+})
+
+/**
+ * An agent cell's fault recovery (`actors.agent({ faults })`): the tool calls hit by each fault,
+ * and of the episodes a fault hit the share that still passed (the recovery rate), beside the
+ * same share for the episodes no fault hit.
+ */
+export const FaultRecoverySchema = z.object({
+  injected: z.object({ error: z.number().int(), timeout: z.number().int(), truncate: z.number().int() }),
+  /** Episodes with at least one fault: `rate` is the recovery rate. */
+  hit: EpisodeShareSchema,
+  /** Episodes no fault hit, in the same cell. */
+  clean: EpisodeShareSchema,
+  method: z.string(),
+})
+/** An agent cell's fault recovery (see {@link FaultRecoverySchema}). */
+export type FaultRecovery = z.infer<typeof FaultRecoverySchema>
+
 /** A cell's agent metrics (see {@link AgentSummarySchema}). */
 export type AgentSummary = z.infer<typeof AgentSummarySchema>
 

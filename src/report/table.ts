@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { faultRecoveryLines } from './fault-recovery-section.js'
 import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
@@ -256,6 +257,7 @@ export function renderBenchmarkTable(
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of agentTable(cells, width)) out.push(line)
+  for (const line of faultRecoveryLines(cells)) note(line, (s) => s)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
