@@ -83,7 +83,8 @@ export interface SimulatedProfile {
  * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K; `flaky` is
  * capable but inconsistent (a weak single try, strong repair under any feedback: high Seq@K and
  * Pass@K, low pass^K and Cover@1); `overfitter`
- * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests).
+ * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests);
+ * `literal` is thrown by a distractor sentence or another framing (`perturb`), each wording its own draw.
  */
 export const SIMULATED_PROFILES = {
   reviser: {
