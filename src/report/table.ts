@@ -393,7 +393,10 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
 }
 
 /** {@link rankingChanges} per mode, the mode's place in the text held by a NUL. */
-function rankingByMode(cells: readonly CellSummary[]): { mode: string; text: string }[] {
+function rankingByMode(all: readonly CellSummary[]): { mode: string; text: string }[] {
+  // Actors are ranked on the prompt as written: a rewording (`perturb`) is read in the robustness table.
+  const cells = all.filter((c) => c.perturbation === undefined)
+  if (cells.length === 0) return []
   const K = Math.max(...cells.map((x) => x.budget))
   const pass = new Map(
     cells
