@@ -40,6 +40,7 @@ export {
   actors,
   tool,
   type AgentOptions,
+  type FaultOptions,
   type AgentTool,
   type ToolContext,
   type ToolOptions,

@@ -6,7 +6,16 @@
  */
 import { sha256, canonicalJson } from '../core/fingerprint.js'
 import { UsageTally } from '../core/contract.js'
-import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord } from '../core/episode.js'
+import type { EpisodeEndReason, EpisodeTurn, ToolCallRecord, ToolFaultKind } from '../core/episode.js'
+import {
+  faultError,
+  faultOf,
+  faultParams,
+  faultSettings,
+  truncated,
+  type FaultOptions,
+  type FaultSettings,
+} from './faults.js'
 import {
   CallBudgetStop,
   checkChatResponse,
@@ -65,6 +74,12 @@ export interface AgentOptions {
    * verifier (`verifiers.pythonTests({ workspace: true })`).
    */
   workspace?: WorkspaceOptions | true
+  /**
+   * Fault robustness: a seeded share of the tool calls fail, time out or come back cut short
+   * (`{ share: 0.2, kinds: ['error', 'timeout', 'truncate'], seed: 1 }`), each recorded on its call.
+   * Part of the subject: the run compares the faulted agent with the same agent without faults.
+   */
+  faults?: FaultOptions
   /** Name in tables (default `agent:<model id>`). */
   id?: string
 }
@@ -81,6 +96,7 @@ const KNOWN = [
   'maxToolCallsPerTurn',
   'maxToolCalls',
   'workspace',
+  'faults',
   'id',
 ]
 const BOUNDS = {
@@ -131,6 +147,7 @@ export function agentActor(options: AgentOptions): ChatModel {
     throw new TypeError(`${where}: tools must be a list of tool({ name, description, parameters, run })`)
   const byName = new Map<string, AgentTool>()
   const workspace = options.workspace === undefined ? undefined : workspaceSettings(where, options.workspace)
+  const faults = options.faults === undefined ? undefined : faultSettings(where, options.faults)
   const allTools = workspace ? [...workspaceTools(), ...options.tools] : options.tools
   for (const t of allTools) {
     if (!t?.definition || typeof t.check !== 'function')
@@ -187,6 +204,7 @@ export function agentActor(options: AgentOptions): ChatModel {
             'workspace.maxBytes': workspace.maxBytes,
           }
         : {}),
+      ...(faults ? faultParams(faults) : {}),
     },
   }
   return {
@@ -195,7 +213,18 @@ export function agentActor(options: AgentOptions): ChatModel {
     ...(model.price ? { price: model.price } : {}),
     ...(model.unavailable ? { unavailable: model.unavailable } : {}),
     chat: (request) =>
-      runEpisode({ model, request, definitions, byName, limits, maxResultChars, toolTimeoutMs, callCaps, workspace }),
+      runEpisode({
+        model,
+        request,
+        definitions,
+        byName,
+        limits,
+        maxResultChars,
+        toolTimeoutMs,
+        callCaps,
+        workspace,
+        faults,
+      }),
   }
 }
 
@@ -209,6 +238,7 @@ interface EpisodeInput {
   toolTimeoutMs: number
   callCaps: { perTurn: number; perEpisode: number }
   workspace: WorkspaceSettings | undefined
+  faults: FaultSettings | undefined
 }
 
 /** One episode, in a fresh workspace when the agent has one: its files at the end go with the answer. */
@@ -311,6 +341,7 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         break
       }
       turns.push({ role: 'assistant', text: response.text, toolCalls: calls })
+      const runBefore = callsRun
       // Calls past a cap, and a call reusing an id, are the model's errors: not run.
       const refusals = calls.map((call, i) => {
         const reused = ids.has(call.id)
@@ -324,16 +355,25 @@ async function runTurns(input: EpisodeInput, workspace: Workspace | undefined): 
         callsRun++
         return undefined
       })
+      // The injector's faults, by each run call's place in the episode (refused calls are not run, so never hit).
+      let place = runBefore
+      const faultsOf = calls.map((_, i) =>
+        refusals[i] === undefined && input.faults ? faultOf(input.faults, request.context, place++) : undefined,
+      )
       // Parallel calls run together, as the model asked for them together; results go back in its
       // order. A single call to a tool that answered at once is not awaited (no promise, no hop).
       let results: CallResult[]
-      if (calls.length === 1 && refusals[0] === undefined) {
+      if (calls.length === 1 && refusals[0] === undefined && faultsOf[0] === undefined) {
         const one = runCall(calls[0]!, input, wall, workspace)
         results = [one instanceof Promise ? await one : one]
       } else
         results = await Promise.all(
           calls.map((call, i) =>
-            refusals[i] !== undefined ? refusedCall(call, refusals[i]) : startCall(call, input, wall, workspace),
+            refusals[i] !== undefined
+              ? refusedCall(call, refusals[i])
+              : faultsOf[i] !== undefined
+                ? faultedCall(call, faultsOf[i], input, wall, workspace)
+                : startCall(call, input, wall, workspace),
           ),
         )
       throwIfAborted(request.signal)
@@ -494,6 +534,31 @@ function toolFailure(e: unknown, input: EpisodeInput, wall: EpisodeClock, run: T
     : run.passed
       ? `timed out after ${input.toolTimeoutMs} ms (toolTimeoutMs)`
       : `the tool failed: ${(e as Error)?.message ?? String(e)}`
+}
+
+/**
+ * A call the injector hit: `error` and `timeout` are not run and read as a real failure would;
+ * `truncate` runs and its result goes back cut to its first half. The record names the fault.
+ */
+async function faultedCall(
+  call: ToolCall,
+  fault: ToolFaultKind,
+  input: EpisodeInput,
+  wall: EpisodeClock,
+  workspace: Workspace | undefined,
+): Promise<CallResult> {
+  if (fault !== 'truncate') {
+    const result = callResult(call, input, performance.now(), undefined, faultError(fault, input.toolTimeoutMs))
+    result.record.fault = fault
+    return result
+  }
+  const ran = await startCall(call, input, wall, workspace)
+  if (ran.record.result === null) return { ...ran, record: { ...ran.record, fault } }
+  const cut = truncated(ran.record.result)
+  return {
+    record: { ...ran.record, result: cut, fault },
+    turn: { ...ran.turn, content: cut } as ToolTurn,
+  }
 }
 
 /** A call that was not run (a cap passed, an id reused): the model's error, said in our own words. */

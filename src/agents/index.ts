@@ -13,6 +13,7 @@ import { simulatedAgent } from './simulated-agent.js'
  */
 export const actors = { ...modelActors, agent: agentActor, simulatedAgent }
 export { agentActor, type AgentOptions } from './agent.js'
+export type { FaultOptions } from './faults.js'
 export { tool, type AgentTool, type ToolContext, type ToolOptions } from './tool.js'
 export { Workspace, WorkspaceTaskFieldsSchema, workspaceTools, type WorkspaceOptions } from './workspace.js'
 export {

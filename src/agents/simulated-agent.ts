@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { createRng, seedFrom, type Rng } from '../metrics/random.js'
 import type { ChatModel, ChatRequest, ChatResponse } from '../models/chat-model.js'
-import type { ToolCall } from '../models/tools.js'
+import type { ToolCall, ToolTurn } from '../models/tools.js'
 
 /**
  * What a simulated agent may write for one task: the file to repair, versions of it that pass the
@@ -107,6 +107,11 @@ export interface SimulatedAgentOptions {
   scripts: Readonly<Record<string, RepairScript | z.input<typeof RepairScriptSchema>>>
   /** Seed of every draw (default 1). Same seed, same episodes. */
   seed?: number
+  /**
+   * How many times it calls a tool again when the call failed or timed out (default 0: it goes on
+   * with its plan). A retry that fails too is not retried past this count.
+   */
+  retries?: number
   /** Name in tables (default `simulated-agent:<profile>`). */
   id?: string
 }
@@ -156,6 +161,9 @@ export function simulatedAgent(options: SimulatedAgentOptions): ChatModel {
     scripts.set(taskId, parsed.data)
   }
   const seed = options.seed ?? 1
+  const retries = options.retries ?? 0
+  if (!Number.isInteger(retries) || retries < 0 || retries > 10)
+    throw new RangeError(`${where}: retries must be an integer from 0 to 10, got ${String(options.retries)}`)
   return {
     id: options.id ?? `simulated-agent:${name}`,
     descriptor: {
@@ -170,6 +178,8 @@ export function simulatedAgent(options: SimulatedAgentOptions): ChatModel {
         rewrites: profile.rewrites.join('-'),
         runsTests: profile.runsTests,
         strayReads: profile.strayReads,
+        // Only when set, so the fingerprints of agents that never retry do not move.
+        ...(retries > 0 ? { retries } : {}),
       },
     },
     tools: true,
@@ -184,15 +194,21 @@ export function simulatedAgent(options: SimulatedAgentOptions): ChatModel {
           `${where}: no repair script for task ${JSON.stringify(taskId)}; give scripts: { ${JSON.stringify(taskId)}: { file, test, correct, wrong } }`,
         )
       const plan = planEpisode(profile, script, request, createRng(seedFrom(seed, name, taskId, repeat, attempt)))
-      const turn = plan[(request.turns ?? []).filter((t) => t.role === 'assistant').length] ?? plan.at(-1)!
+      const turns = request.turns ?? []
+      const retry = retries > 0 ? retryOf(turns, retries) : []
+      // A retry turn is not a step of the plan: the plan goes on where it was.
+      const planned = turns.filter((t) => t.role === 'assistant' && !isRetry(t.toolCalls)).length
+      const turn = retry.length > 0 ? { calls: [] } : misread(plan[planned] ?? plan.at(-1)!, turns, script)
       const toolCalls: ToolCall[] =
-        'calls' in turn
-          ? turn.calls.map((c, i) => ({
-              id: `call_${attempt}_${request.turns?.length ?? 0}_${i}`,
-              name: c.name,
-              arguments: JSON.stringify(c.arguments),
-            }))
-          : []
+        retry.length > 0
+          ? retry.map((c, i) => ({ ...c, id: `${RETRY}${attempt}_${turns.length}_${i}` }))
+          : 'calls' in turn
+            ? turn.calls.map((c, i) => ({
+                id: `call_${attempt}_${turns.length}_${i}`,
+                name: c.name,
+                arguments: JSON.stringify(c.arguments),
+              }))
+            : []
       const text = 'answer' in turn ? turn.answer : ''
       const input =
         request.messages.reduce((n, m) => n + m.content.length, 0) +
@@ -216,6 +232,53 @@ export function simulatedAgent(options: SimulatedAgentOptions): ChatModel {
       }
     },
   }
+}
+
+/**
+ * The turn as the agent writes it after reading a file that came back cut short (its last line
+ * unfinished: a file ends with a newline): it rewrites the file from the half it read, so its
+ * edit is a wrong version whatever its plan was. Any other turn as planned.
+ */
+function misread(turn: PlannedTurn, turns: readonly ToolTurn[], script: RepairScript): PlannedTurn {
+  if (!('calls' in turn) || !turn.calls.some((c) => c.name === 'write_file')) return turn
+  const cut = turns.some(
+    (t) => t.role === 'tool' && t.name === 'read_file' && !t.isError && t.content !== '' && !t.content.endsWith('\n'),
+  )
+  if (!cut) return turn
+  return {
+    calls: turn.calls.map((c) =>
+      c.name === 'write_file' ? { ...c, arguments: { ...c.arguments, content: script.wrong[0]! } } : c,
+    ),
+  }
+}
+
+/** Call ids of retries start so: a retry is not a step of the plan. */
+const RETRY = 'retry_'
+const isRetry = (calls: readonly ToolCall[]) => calls.length > 0 && calls.every((c) => c.id.startsWith(RETRY))
+
+/**
+ * The calls to make again: those of the latest assistant turn that failed (an error or a time-out),
+ * unless it has been retried `retries` times in a row already. Empty when there is nothing to retry.
+ */
+function retryOf(turns: readonly ToolTurn[], retries: number): ToolCall[] {
+  const lastAt = turns.findLastIndex((t) => t.role === 'assistant')
+  if (lastAt < 0) return []
+  let inARow = 0
+  for (let i = lastAt; i >= 0; i--) {
+    const t = turns[i]!
+    if (t.role !== 'assistant') continue
+    if (!isRetry(t.toolCalls)) break
+    inARow++
+  }
+  if (inARow >= retries) return []
+  const last = turns[lastAt] as Extract<ToolTurn, { role: 'assistant' }>
+  const failed = new Set(
+    turns
+      .slice(lastAt + 1)
+      .filter((t) => t.role === 'tool' && t.isError)
+      .map((t) => (t as Extract<ToolTurn, { role: 'tool' }>).callId),
+  )
+  return last.toolCalls.filter((c) => failed.has(c.id))
 }
 
 /** The episode's turns, drawn once from the attempt's seed (every turn of the episode draws the same plan). */

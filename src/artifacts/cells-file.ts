@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync } from 'node:fs'
 import { z } from 'zod'
-import { ProtocolSchema } from '../core/schemas.js'
+import { PerturbationRecordSchema, ProtocolSchema } from '../core/schemas.js'
 import { CellEstimateSchema } from '../core/estimate.js'
 import { BenchmarkProvenanceSchema } from '../core/disclosure.js'
 import { CELL_VERDICTS, RATE_METRICS } from '../core/kinds.js'
@@ -26,6 +26,8 @@ export const CellStartRecordSchema = z.object({
   actorId: z.string(),
   /** The variant of the eval's subject the cell runs (seqEval's `variants`); absent otherwise. */
   variant: z.string().optional(),
+  /** The rewording of the prompt the cell runs (seqEval's `perturb`); absent otherwise. */
+  perturbation: PerturbationRecordSchema.optional(),
   mode: z.string(),
   protocol: ProtocolSchema,
   fingerprint: z.string(),

@@ -7,6 +7,7 @@ import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
 import { equalCostComparisons } from '../protocol/equal-cost.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
+import { robustnessRows } from '../protocol/robustness.js'
 import { shardOfTask } from '../protocol/shard.js'
 import { storedVerdict } from '../protocol/verdict.js'
 
@@ -61,6 +62,7 @@ export function recomputeCell(
     cellId: start.cellId,
     actorId: start.actorId,
     ...(start.variant !== undefined ? { variant: start.variant } : {}),
+    ...(start.perturbation !== undefined ? { perturbation: start.perturbation } : {}),
     mode: start.mode,
     protocol: start.protocol,
     fingerprint: start.fingerprint,
@@ -143,6 +145,7 @@ export function recomputeRun(input: {
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
   const variants = variantComparisons(benchmarks.flatMap((b) => b.cells))
   const equalCost = equalCostComparisons(benchmarks.flatMap((b) => b.cells))
+  const robustness = robustnessRows(benchmarks.flatMap((b) => b.cells))
   return {
     schema: SUMMARY_SCHEMA,
     runId: input.runId,
@@ -151,5 +154,6 @@ export function recomputeRun(input: {
     ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
     ...(variants.length > 0 ? { variantComparisons: variants } : {}),
     ...(equalCost.length > 0 ? { equalCost } : {}),
+    ...(robustness.length > 0 ? { robustness } : {}),
   }
 }

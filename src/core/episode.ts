@@ -14,6 +14,14 @@ export const EPISODE_END_REASONS = ['answer', 'steps', 'tokens', 'time', 'cost']
 /** Why an episode ended (see {@link EPISODE_END_REASONS}). */
 export type EpisodeEndReason = (typeof EPISODE_END_REASONS)[number]
 
+/**
+ * Faults an agent's fault injector can put on a tool call (`actors.agent({ faults })`): `error`
+ * (not run, an error), `timeout` (not run, a time-out), `truncate` (run, its result cut short).
+ */
+export const TOOL_FAULT_KINDS = ['error', 'timeout', 'truncate'] as const
+/** An injected tool fault (see {@link TOOL_FAULT_KINDS}). */
+export type ToolFaultKind = (typeof TOOL_FAULT_KINDS)[number]
+
 /** One tool call of a turn, as it ran. */
 export const ToolCallRecordSchema = z.object({
   /** The provider's call id. */
@@ -28,6 +36,8 @@ export const ToolCallRecordSchema = z.object({
   /** Why the call failed (unknown tool, invalid arguments, the tool threw); null when it ran. */
   error: z.string().nullable(),
   durationMs: z.number().nonnegative(),
+  /** The fault the agent's injector put on this call (`actors.agent({ faults })`); absent on a call left alone. */
+  fault: z.enum(TOOL_FAULT_KINDS).optional(),
 })
 /** One tool call of a turn, as it ran: name, arguments, capped result or error, duration. */
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>

@@ -20,6 +20,7 @@ import {
 import { FAILURE_KINDS } from './failure-kind.js'
 import { CapStopSchema, CellCostCapSchema } from './cost-cap.js'
 import { EPISODE_END_REASONS, EpisodeSchema } from './episode.js'
+import { PERTURBATION_KINDS } from './perturbation.js'
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()])
 const Settings = z.record(z.string(), Scalar)
@@ -549,9 +550,49 @@ export const AgentSummarySchema = z.object({
     /** Tasks with at least two successful repeats (the mean's count). */
     tasks: z.number().int().nonnegative(),
   }),
+  /** With a fault injector: the faults injected and the recovery rate. */
+  faults: z.lazy(() => FaultRecoverySchema).optional(),
 })
+/** Episodes of one kind (hit by a fault, or not) and the share of them whose attempt passed. */
+const EpisodeShareSchema = z.object({
+  episodes: z.number().int().nonnegative(),
+  passed: z.number().int().nonnegative(),
+  /** Tasks the episodes fall in (the interval's clusters). */
+  tasks: z.number().int().nonnegative(),
+  /** Passed over episodes with its 95% interval clustered by task; null with no episode. */
+  rate: z.object({ point: z.number(), lo: MaybeNumber, hi: MaybeNumber }).nullable(),
+})
+
+/**
+ * An agent cell's fault recovery (`actors.agent({ faults })`): the tool calls hit by each fault,
+ * and of the episodes a fault hit the share that still passed (the recovery rate), beside the
+ * same share for the episodes no fault hit.
+ */
+export const FaultRecoverySchema = z.object({
+  injected: z.object({ error: z.number().int(), timeout: z.number().int(), truncate: z.number().int() }),
+  /** Episodes with at least one fault: `rate` is the recovery rate. */
+  hit: EpisodeShareSchema,
+  /** Episodes no fault hit, in the same cell. */
+  clean: EpisodeShareSchema,
+  method: z.string(),
+})
+/** An agent cell's fault recovery (see {@link FaultRecoverySchema}). */
+export type FaultRecovery = z.infer<typeof FaultRecoverySchema>
+
 /** A cell's agent metrics (see {@link AgentSummarySchema}). */
 export type AgentSummary = z.infer<typeof AgentSummarySchema>
+
+/** A perturbed cell's rewording (seqEval's `perturb`): its name, kind and seed, and the subject it rewords. */
+export const PerturbationRecordSchema = z.object({
+  /** The subject whose original cell this one is compared with: an actor's id or a variant's name. */
+  of: z.string(),
+  /** `<kind>/<i>`, as in the cell id. */
+  name: z.string(),
+  kind: z.enum(PERTURBATION_KINDS),
+  seed: z.number().int(),
+})
+/** A perturbed cell's rewording (see {@link PerturbationRecordSchema}). */
+export type PerturbationRecord = z.infer<typeof PerturbationRecordSchema>
 
 /** One cell's summary: its protocol, Seq@k or Pass@k curve, intervals, thresholds, cost and verdict. */
 export const CellSummarySchema = z.object({
@@ -569,6 +610,11 @@ export const CellSummarySchema = z.object({
    * variant's name): the run compares it pairwise with its sibling variants. Absent otherwise.
    */
   variant: z.string().optional(),
+  /**
+   * The rewording of the prompt this cell runs (seqEval's `perturb`): `of` names the subject whose
+   * original cell it is compared with (an actor's id or a variant's name). Absent otherwise.
+   */
+  perturbation: PerturbationRecordSchema.optional(),
   budget: z.number().int().positive(),
   repeats: z.number().int().positive(),
   tasks: z.number().int().nonnegative(),
@@ -833,6 +879,45 @@ export const EqualCostSchema = z.object({
 })
 export type EqualCost = z.infer<typeof EqualCostSchema>
 
+/**
+ * One robustness row (summary.json's `robustness`): a subject's original cell against a rewording
+ * of its prompt (seqEval's `perturb`), its rewordings pooled, or the same agent with injected tool
+ * faults (`actors.agent({ faults })`), on the same tasks and instrument.
+ */
+export const RobustnessRowSchema = z.object({
+  benchmark: z.string(),
+  mode: z.string(),
+  /** The original's subject: an actor's id or a variant's name. */
+  subject: z.string(),
+  /** The rewording's name (`distractor/1`), `all rewordings`, or `faults`. */
+  condition: z.string(),
+  kind: z.enum([...PERTURBATION_KINDS, 'all', 'faults']),
+  originalCellId: z.string(),
+  /** The cells compared with the original (several for `all rewordings`: their mean per task). */
+  cellIds: z.array(z.string()),
+  /** The rate compared: Seq@K, or Pass@K for independent cells. */
+  metric: z.enum(RATE_METRICS),
+  k: z.number().int().positive(),
+  /** Tasks paired: the same id and content, measured on both sides. */
+  tasks: z.number().int().nonnegative(),
+  /** Each side's rate at K over the paired tasks; null with none. */
+  original: MaybeNumber,
+  perturbed: MaybeNumber,
+  /**
+   * Perturbed over original with its 95% interval (`method`); `hi` null and `bounded` false when the
+   * interval is unbounded above. Null when undefined (no task passed on the original): see `note`.
+   */
+  ratio: z.object({ point: z.number(), lo: z.number(), hi: MaybeNumber, bounded: z.boolean() }).nullable(),
+  method: z.string(),
+  /** Tasks that passed (rate at K ≥ 1/2) on the original and fail on the other side. */
+  lost: z.array(z.string()),
+  /** Tasks that failed on the original and pass on the other side. */
+  gained: z.array(z.string()),
+  note: z.string().optional(),
+})
+/** One robustness row (see {@link RobustnessRowSchema}). */
+export type RobustnessRow = z.infer<typeof RobustnessRowSchema>
+
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/1'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
@@ -882,5 +967,7 @@ export const RunSummarySchema = z.object({
   variantComparisons: z.array(SubjectComparisonSchema).optional(),
   /** Each sequential cell against its actor's independent cell at equal spend per task (absent without such pairs). */
   equalCost: z.array(EqualCostSchema).optional(),
+  /** Each rewording (`perturb`) and each faulted agent against its original, paired over tasks. */
+  robustness: z.array(RobustnessRowSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

@@ -10,6 +10,7 @@ import type { Task } from '../protocol/task.js'
 import type { Verifier } from '../verifiers/verifier.js'
 import type { CallContext, ChatMessage, ChatModel } from './chat-model.js'
 import { SIMULATED_PROFILES, simulatedActor, type SimulatedProfileName } from './simulated.js'
+import { perturbedTask } from '../protocol/perturbed-prompt.js'
 
 const synthetic = (n: number, difficulty = 0.5): Task[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -401,5 +402,33 @@ describe('simulatedActor under the reference layout (earlier attempts in numbere
       ),
     )
     expect(answers.filter((a) => task!.simulation!.correct.includes(a.text)).length).toBeGreaterThanOrEqual(15)
+  })
+})
+
+describe('literal: a simulated actor that reads the wording', () => {
+  const seqAt = (summary: { seqAt: (number | null)[] }, k: number) => summary.seqAt[k - 1] ?? Number.NaN
+  const reworded = (kind: 'distractor' | 'reorder', tasks: Task[]) =>
+    tasks.map((t) => perturbedTask(t, { name: `${kind}/1`, kind, seed: 1001 }))
+
+  it('is thrown by a distractor sentence; reads no mark on a prompt that holds none', async () => {
+    const tasks = synthetic(200)
+    const plain = await simulate(simulatedActor({ profile: 'literal' }), { tasks, budget: 1 })
+    const distracted = await simulate(simulatedActor({ profile: 'literal' }), {
+      tasks: reworded('distractor', tasks),
+      budget: 1,
+    })
+    const p = SIMULATED_PROFILES.literal
+    expect(seqAt(plain.summary, 1)).toBeGreaterThan(seqAt(distracted.summary, 1) + 0.2)
+    expect(Math.abs(seqAt(distracted.summary, 1) - p.firstTry * p.distracted)).toBeLessThan(0.08)
+  })
+
+  it('draws afresh for every wording, so tasks flip both ways; a profile that reads no wording gives the same answers', async () => {
+    const tasks = synthetic(200).map((t) => ({ ...t, prompt: `Do it.\n\n- first\n- second\n- third ${t.id}` }))
+    const answers = async (profile: 'literal' | 'reviser', ts: Task[]) =>
+      (await simulate(simulatedActor({ profile }), { tasks: ts, budget: 1 })).trajectories.map((t) => t.firstSuccess)
+    const [a, b] = [await answers('literal', tasks), await answers('literal', reworded('reorder', tasks))]
+    expect(a.some((x, i) => x === 1 && b[i] === null)).toBe(true)
+    expect(a.some((x, i) => x === null && b[i] === 1)).toBe(true)
+    expect(await answers('reviser', reworded('reorder', tasks))).toEqual(await answers('reviser', tasks))
   })
 })

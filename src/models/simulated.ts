@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { createRng, seedFrom } from '../metrics/random.js'
+import { sha256 } from '../core/fingerprint.js'
+import { perturbationSigns } from '../core/perturbation.js'
 import { sleep } from './retry.js'
 import { shownCalls, specialCase } from './special-case.js'
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from './chat-model.js'
@@ -60,6 +62,18 @@ export interface SimulatedProfile {
    * Tried after `resubmit`, before repairing. Default 0.
    */
   specialCases?: number
+  /**
+   * Every chance is multiplied by this when the prompt holds a sentence that says nothing about
+   * the task (one of seqEval `perturb`'s distractors). Default 1: not distracted.
+   */
+  distracted?: number
+  /** Every chance is multiplied by this when the task comes in another framing (`perturb`'s paraphrase). Default 1. */
+  reframed?: number
+  /**
+   * Each wording of a prompt is its own draw (the draws are seeded by the first user message too),
+   * as a real model's answers move with wording that does not change the task. Default false.
+   */
+  wordingNoise?: boolean
   description: string
 }
 
@@ -69,7 +83,8 @@ export interface SimulatedProfile {
  * ignores feedback entirely (each attempt is a fresh draw), so its Seq@K is 1-(1-p)^K; `flaky` is
  * capable but inconsistent (a weak single try, strong repair under any feedback: high Seq@K and
  * Pass@K, low pass^K and Cover@1); `overfitter`
- * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests).
+ * special-cases the failing calls verifier feedback shows (its visible repairs fail held-out tests);
+ * `literal` is thrown by a distractor sentence or another framing (`perturb`), each wording its own draw.
  */
 export const SIMULATED_PROFILES = {
   reviser: {
@@ -116,6 +131,19 @@ export const SIMULATED_PROFILES = {
     summaryRepairFactor: 0.8,
     description:
       'capable but inconsistent: a weak single try that gets there with any feedback, so it solves most tasks some of the time and few every time',
+  },
+  literal: {
+    firstTry: 0.55,
+    repairWithDetail: 0.65,
+    repairWithBinary: 0.25,
+    resubmit: 0.05,
+    changesWrongAnswer: true,
+    summaryRepairFactor: 0.8,
+    distracted: 0.35,
+    reframed: 0.75,
+    wordingNoise: true,
+    description:
+      'reads the prompt literally: a sentence beside the point or another framing throws it, and every wording is its own draw',
   },
   overfitter: {
     firstTry: 0.4,
@@ -237,6 +265,10 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
         changesWrongAnswer: profile.changesWrongAnswer,
         summaryRepairFactor: profile.summaryRepairFactor ?? 1,
         ...(profile.specialCases ? { specialCases: profile.specialCases } : {}),
+        // Only when set, so the fingerprints of the profiles that read no wording do not move.
+        ...(profile.distracted !== undefined ? { distracted: profile.distracted } : {}),
+        ...(profile.reframed !== undefined ? { reframed: profile.reframed } : {}),
+        ...(profile.wordingNoise ? { wordingNoise: true } : {}),
       },
     },
     // Simulations cost nothing: an estimate prices them at $0, as their calls are.
@@ -246,13 +278,20 @@ function buildSimulatedActor(options: SimulatedActorOptions): ChatModel {
       if (latencyMs > 0) await sleep(latencyMs, request.signal)
       const script = scriptOf(request)
       const { attempt, repeat, taskId } = request.context
-      const rng = createRng(seedFrom(seed, name, taskId, repeat, attempt))
+      // The task as the actor first read it: what a wording-sensitive profile reacts to.
+      const prompt = request.messages.find((m) => m.role === 'user')?.content ?? ''
+      const wording = profile.wordingNoise ? [sha256(prompt).slice(0, 16)] : []
+      const rng = createRng(seedFrom(seed, name, taskId, repeat, attempt, ...wording))
+      const signs = perturbationSigns(prompt)
+      const factor =
+        (signs.distractor ? (profile.distracted ?? 1) : 1) * (signs.paraphrase ? (profile.reframed ?? 1) : 1)
       const text = respond(
         profile,
         script,
         request.messages,
         request.context.protocol === 'independent' ? 1 : attempt,
         rng,
+        factor,
       )
       const inputChars = request.messages.reduce((n, m) => n + m.content.length, 0)
       return {
@@ -310,6 +349,8 @@ function respond(
   messages: readonly ChatMessage[],
   attempt: number,
   rng: () => number,
+  /** What the prompt's wording does to every chance (1: nothing). */
+  factor = 1,
 ): string {
   const d = script.difficulty
   // The reference layout keeps earlier attempts in numbered tags of one user message, not as turns.
@@ -317,7 +358,7 @@ function respond(
   const previous =
     attempt > 1 ? (tagged?.previous ?? [...messages].reverse().find((m) => m.role === 'assistant')?.content) : undefined
   if (previous === undefined) {
-    return rng() < scaled(profile.firstTry, d) ? pick(script.correct, rng()) : pick(script.wrong, rng())
+    return rng() < scaled(profile.firstTry, d) * factor ? pick(script.correct, rng()) : pick(script.wrong, rng())
   }
   const feedbackText = tagged ? tagged.feedback : messages.at(-1)?.role === 'user' ? messages.at(-1)!.content : ''
   if (rng() < profile.resubmit) return previous
@@ -335,7 +376,7 @@ function respond(
   const repair =
     (DETAILED.test(feedbackText) ? profile.repairWithDetail : profile.repairWithBinary) *
     (summarised ? (profile.summaryRepairFactor ?? 1) : 1)
-  if (rng() < scaled(repair, d)) return pick(script.correct, rng())
+  if (rng() < scaled(repair, d) * factor) return pick(script.correct, rng())
   const others = profile.changesWrongAnswer ? script.wrong.filter((w) => w !== previous) : []
   return others.length > 0
     ? pick(others, rng())

@@ -6,6 +6,7 @@
 import type { AgentSummary, Trajectory } from '../core/schemas.js'
 import { agentActivity, costPerSolved, trajectoryConsistency } from '../metrics/agent-metrics.js'
 import { finiteOrNull } from './interval-json.js'
+import { faultRecoveryOf } from './fault-recovery.js'
 
 type Attempt = Trajectory['attempts'][number]
 
@@ -60,6 +61,8 @@ export function agentSummaryOf(
   const mean = (read: (c: (typeof perTask)[number]) => number) =>
     perTask.length === 0 ? null : finiteOrNull(perTask.reduce((n, c) => n + read(c), 0) / perTask.length)
   const perSolved = costPerSolved(costUsd, solved)
+  const injecting = Object.keys(trajectories[0]?.protocol.actor.params ?? {}).some((k) => k.startsWith('faults.'))
+  const faults = faultRecoveryOf(trajectories, injecting)
   return {
     episodes: activity.episodes,
     meanSteps: finiteOrNull(activity.meanSteps),
@@ -69,5 +72,6 @@ export function agentSummaryOf(
     solved,
     costPerSolvedUsd: perSolved === null ? null : finiteOrNull(perSolved),
     consistency: { sequence: mean((c) => c.sequence), frequency: mean((c) => c.frequency), tasks: perTask.length },
+    ...(faults ? { faults } : {}),
   }
 }

@@ -27,6 +27,7 @@ import {
   CELL_SUMMARY_SCHEMA,
   type CellSummary,
   type ErrorPolicy,
+  type PerturbationRecord,
   type Protocol,
   type ThresholdResult,
   type Trajectory,
@@ -95,6 +96,8 @@ export interface SummariseInput {
   actorId: string
   /** The variant of the eval's subject the cell runs (seqEval's `variants`), if any. */
   variant?: string
+  /** The rewording of the prompt the cell runs (seqEval's `perturb`), if any. */
+  perturbation?: PerturbationRecord
   mode: string
   protocol: Protocol
   fingerprint: string
@@ -415,6 +418,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     instrument: instrumentOf(protocol, input.repeats),
     subject: subjectOf(protocol),
     ...(input.variant !== undefined ? { variant: input.variant } : {}),
+    ...(input.perturbation !== undefined ? { perturbation: input.perturbation } : {}),
     budget: K,
     repeats: input.repeats,
     tasks: input.taskIds.length,

@@ -7,6 +7,7 @@ import {
   TRAJECTORY_SCHEMA,
   type CellSummary,
   type ErrorPolicy,
+  type PerturbationRecord,
   type Protocol,
   type Trajectory,
 } from '../core/schemas.js'
@@ -37,6 +38,8 @@ export interface CellSpec {
    * cell's `actorId` in the summary and trajectories, and the run compares it with its siblings.
    */
   variant?: string
+  /** The rewording of the prompt this cell runs (seqEval's `perturb`): its builder is `promptBuilder`. */
+  perturbation?: PerturbationRecord
   verifier: Verifier
   /** The feedback mode and its name; null runs independent sampling (Pass@K). */
   mode: { name: string; feedback: FeedbackMode } | null
@@ -326,6 +329,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     cellId: spec.cellId,
     actorId: spec.variant ?? spec.actor.id,
     ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+    ...(spec.perturbation !== undefined ? { perturbation: spec.perturbation } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint,

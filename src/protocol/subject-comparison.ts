@@ -83,7 +83,8 @@ export function compareSubjects(a: CellSummary, b: CellSummary): SubjectComparis
 export function variantComparisons(cells: readonly CellSummary[]): SubjectComparison[] {
   const groups = new Map<string, CellSummary[]>()
   // A shard's cells cover a share of the tasks: its variants are compared once merged.
-  for (const cell of cells.filter((c) => c.variant !== undefined && !c.shard)) {
+  // A rewording (`perturb`) is compared with its original in the run's `robustness`, not pairwise here.
+  for (const cell of cells.filter((c) => c.variant !== undefined && c.perturbation === undefined && !c.shard)) {
     const key = JSON.stringify([cell.benchmark, cell.mode])
     groups.set(key, [...(groups.get(key) ?? []), cell])
   }

@@ -7,6 +7,7 @@ import type { CellSummary } from '../core/schemas.js'
 import { AGENT_METRICS } from '../metrics/agent-metrics.js'
 import { html, joinHtml, type Html } from './html-template.js'
 import { endedByText } from './table.js'
+import { faultRecoveryLines } from './fault-recovery-section.js'
 
 /**
  * The section, or nothing when no cell ran episodes.
@@ -25,5 +26,6 @@ export function agentSectionHtml(cells: readonly CellSummary[]): Html {
   })
   return html`<h3>Agents</h3>
 <p class="hint">Per attempt (one episode of tool calls): model turns and tool calls; the share of tool calls that failed (pooled over calls, in %); the cell's cost over its successes; and trajectory consistency over the successful repeats of each task (a sequential cell's solved trajectories, an independent cell's passing samples): 1 − normalised edit distance of their action sequences, and 1 − Jensen–Shannon distance of their action frequencies, the mean over tasks with at least two successes (0 to 1; 1: the same actions, in the same order).</p>
-<div class="card scroll"><table class="cells agent-metrics"><thead><tr><th>cell</th><th class="n">episodes</th>${head}<th class="n">tasks in consistency</th><th>ended by</th></tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
+<div class="card scroll"><table class="cells agent-metrics"><thead><tr><th>cell</th><th class="n">episodes</th>${head}<th class="n">tasks in consistency</th><th>ended by</th></tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>
+${faultRecoveryLines(cells).map((line) => html`<p class="note fault-recovery">${line}</p>`)}`
 }

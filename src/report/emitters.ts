@@ -3,6 +3,7 @@
  * `seqk merge` run the same list; one emitter that fails is reported and the others still run,
  * so a broken page never costs the summary, the history or the other files.
  */
+import { robustnessLines } from './robustness-section.js'
 import { subjectComparisonLines } from './subject-comparisons.js'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -161,6 +162,16 @@ const variantComparisonTable: Emitter = {
   },
 }
 
+/** Each rewording (`perturb`) and each faulted agent against its original, on the same tasks. */
+const robustnessTable: Emitter = {
+  name: 'robustness',
+  emit({ summary, wide, env, print }) {
+    const lines = robustnessLines(summary.robustness ?? [], (wide ?? wideFromEnv(env)) ? null : TABLE_WIDTH)
+    if (lines.length > 0) print(`${lines.join('\n')}\n`)
+    return undefined
+  },
+}
+
 const history: Emitter = {
   name: 'history',
   emit({ summary, history, root, print }) {
@@ -242,6 +253,7 @@ export function runEmitters(
     ...(options.latest ? [latestPointer] : []),
     historyComparisons,
     variantComparisonTable,
+    robustnessTable,
     history,
     prComment,
     stepSummary,

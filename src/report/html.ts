@@ -5,6 +5,13 @@
  */
 import { gateNoteLines } from '../protocol/gate-notes.js'
 import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
+import {
+  robustnessDetail,
+  robustnessValues,
+  ROBUSTNESS_HEADERS,
+  ROBUSTNESS_NUMERIC,
+  ROBUSTNESS_TITLE,
+} from './robustness-section.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { extendedLine } from '../protocol/resume.js'
@@ -14,6 +21,7 @@ import {
   errorPolicyOf,
   type CellSummary,
   type RunSummary,
+  type RobustnessRow,
   type SubjectComparison,
   type Trajectory,
 } from '../core/schemas.js'
@@ -302,6 +310,22 @@ function variantsTable(rows: readonly SubjectComparison[]): Html | false {
   return html`<h3>Variants compared</h3>
 <p class="hint">B − A, paired over the tasks both measured (points, 95% interval over tasks): the same statistics as the baseline gate.</p>
 <div class="card scroll"><table class="cells variants"><thead><tr>${head}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
+}
+
+/** Each rewording (`perturb`) and each faulted agent against its original: the same values as the terminal. */
+function robustnessTable(rows: readonly RobustnessRow[]): Html | false {
+  if (rows.length === 0) return false
+  const cell = (v: string, i: number) => html`<td${ROBUSTNESS_NUMERIC.has(i) && html` class="n"`}>${v}</td>`
+  const body = rows.map(
+    (r) =>
+      html`<tr data-robustness="${r.originalCellId} → ${r.condition}">${[...robustnessValues(r), robustnessDetail(r)].map(cell)}</tr>`,
+  )
+  const head = [...ROBUSTNESS_HEADERS, 'flipped'].map(
+    (h, i) => html`<th${ROBUSTNESS_NUMERIC.has(i) && html` class="n"`}>${h}</th>`,
+  )
+  return html`<h3>Robustness</h3>
+<p class="hint">${ROBUSTNESS_TITLE.replace(/^robustness: /, '').replace(/:$/, '.')} The ratio's interval is Fieller's over tasks; “∞”: unbounded above. Faults: the same agent with a share of its tool calls failing, timing out or cut short.</p>
+<div class="card scroll"><table class="cells robustness"><thead><tr>${head}</tr></thead><tbody>${joinHtml(body, '\n')}</tbody></table></div>`
 }
 
 /**
@@ -712,6 +736,7 @@ ${cells.flatMap((c) => heldOutGapLine(c) ?? []).map((line) => html`<p class="not
 ${cells.flatMap((c) => extendedLine(c) ?? []).map((line) => html`<p class="note extended">${line}</p>`)}
 ${cells.flatMap((c) => verifierUnstableLine(c) ?? []).map((line) => html`<p class="note verifier-unstable">${line}</p>`)}
 ${variantsTable((ctx.summary.variantComparisons ?? []).filter((r) => r.benchmark === bench.name))}
+${robustnessTable((ctx.summary.robustness ?? []).filter((r) => r.benchmark === bench.name))}
 ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul class="changes">${changes.map((c) => html`<li>${c}</li>`)}</ul></div>`}
 <h3>Success by attempt</h3>
 <p class="hint">Seq@k: share of tasks solved by attempt k when the actor revises after feedback (one K-run read by truncation). Pass@k: unbiased estimate from K independent samples. Bands: ${percent(boot.level, { digits: 0 })}% interval at every k (${intervalMethodText(boot.method)}; repeats stay with their task), for ${RATE_ESTIMAND}; a baseline's difference is for ${DIFFERENCE_ESTIMAND}.</p>

@@ -13,6 +13,8 @@ import { percent, percentText, plural } from '../metrics/format.js'
 import { cellVerdict, runCountsText, summaryVerdict, type CellVerdict } from '../protocol/verdict.js'
 import { cellColumns, curveOf, unknownUsageLine, verdictValue } from './columns.js'
 import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
+import { robustnessMarkdown, ROBUSTNESS_TITLE } from './robustness-section.js'
+import { faultRecoveryLines } from './fault-recovery-section.js'
 import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** An extra pass/fail verdict on a cell, e.g. a baseline comparison made by a gate. */
@@ -294,6 +296,14 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
     const variants = subjectComparisonMarkdown((summary.variantComparisons ?? []).filter((r) => r.benchmark === b.name))
     if (variants.length > 0)
       out.push('Variants compared, B − A paired over the common tasks (points, 95% CI):', '', ...variants, '')
+
+    for (const line of faultRecoveryLines(b.cells)) out.push(`${markdownText(line)}`, '')
+    // Each rewording of the prompt and each faulted agent against its original, on the same tasks.
+    const robustness = robustnessMarkdown(
+      (summary.robustness ?? []).filter((r) => r.benchmark === b.name),
+      markdownText,
+    )
+    if (robustness.length > 0) out.push(`${ROBUSTNESS_TITLE.replace(/^r/, 'R')}`, '', ...robustness, '')
 
     const revisions = revisionAnnotationLines(b.cells)
     if (revisions.length > 0)

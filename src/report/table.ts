@@ -1,4 +1,5 @@
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
+import { faultRecoveryLines } from './fault-recovery-section.js'
 import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
 import { Chalk, type ChalkInstance } from 'chalk'
@@ -268,6 +269,7 @@ export function renderBenchmarkTable(
   for (const line of revisionTable(cells, width)) out.push(line)
   for (const line of revisionAnnotationTable(cells, width)) out.push(line)
   for (const line of agentTable(cells, width)) out.push(line)
+  for (const line of faultRecoveryLines(cells)) note(line, (s) => s)
   for (const line of cells.map(heldOutGapLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
@@ -533,7 +535,10 @@ export function rankingChanges(cells: readonly CellSummary[]): string[] {
 }
 
 /** {@link rankingChanges} per mode, the mode's place in the text held by a NUL. */
-function rankingByMode(cells: readonly CellSummary[]): { mode: string; text: string }[] {
+function rankingByMode(all: readonly CellSummary[]): { mode: string; text: string }[] {
+  // Actors are ranked on the prompt as written: a rewording (`perturb`) is read in the robustness table.
+  const cells = all.filter((c) => c.perturbation === undefined)
+  if (cells.length === 0) return []
   const K = Math.max(...cells.map((x) => x.budget))
   const pass = new Map(
     cells

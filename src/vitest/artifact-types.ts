@@ -1,4 +1,4 @@
-import type { CellSummary, ErrorPolicy, Protocol, Trajectory } from '../core/schemas.js'
+import type { CellSummary, ErrorPolicy, PerturbationRecord, Protocol, Trajectory } from '../core/schemas.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import type { CellStartRecord } from '../artifacts/cells-file.js'
 
@@ -11,6 +11,8 @@ export interface CellStartPlan {
   actorId: string
   /** The variant of the eval's subject (seqEval's `variants`), if any. */
   variant?: string
+  /** The rewording of the prompt the cell runs (seqEval's `perturb`), if any. */
+  perturbation?: PerturbationRecord
   mode: string
   protocol: Protocol
   fingerprint: string

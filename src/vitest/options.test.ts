@@ -298,3 +298,40 @@ describe('instructions and variants', () => {
     ])
   })
 })
+
+describe('perturb', () => {
+  it('plans each subject once as it is and once per rewording, on one instrument', () => {
+    const cells = planCells(
+      'bench',
+      resolveOptions('bench', { ...base(), perturb: { kinds: ['distractor', 'format'] } }),
+    )
+    expect(cells.map((c) => c.cellId)).toEqual([
+      'simulated:reviser · verifier',
+      'simulated:reviser ~ distractor/1 · verifier',
+      'simulated:reviser ~ format/1 · verifier',
+    ])
+    expect(cells[1]!.perturbation).toMatchObject({ of: 'simulated:reviser', kind: 'distractor' })
+    expect(cells[1]!.promptBuilder.version).toMatch(/^seqk-prompt\/1\+perturb\/1:distractor:/)
+    expect(cells[0]!.perturbation).toBeUndefined()
+  })
+
+  it('takes true for every kind once', () => {
+    expect(resolveOptions('bench', { ...base(), perturb: true }).perturb?.map((p) => p.name)).toEqual([
+      'reorder/1',
+      'paraphrase/1',
+      'format/1',
+      'distractor/1',
+    ])
+  })
+
+  it('refuses an unknown kind, a kind twice, a bad seeds count and an unknown field, naming the fix', () => {
+    expect(problemsOf({ ...base(), perturb: { kinds: ['shuffle'] } })).toContain(
+      "kinds lists rewordings among 'reorder', 'paraphrase', 'format', 'distractor'",
+    )
+    expect(problemsOf({ ...base(), perturb: { kinds: ['format', 'format'] } })).toContain(
+      "perturb.kinds: 'format' is listed twice",
+    )
+    expect(problemsOf({ ...base(), perturb: { seeds: 0 } })).toContain('seeds must be an integer from 1 to 10')
+    expect(problemsOf({ ...base(), perturb: { kind: ['format'] } })).toMatch(/perturb.*kind/)
+  })
+})

@@ -18,6 +18,8 @@ import { revisionAnnotator, type RevisionAnnotator } from '../feedback/annotator
 import type { AnnotateSpec } from '../protocol/revision-annotation.js'
 import { CostCapLimitsSchema } from '../core/cost-cap.js'
 import { referencePromptBuilder } from '../protocol/prompt-builders/reference.js'
+import { PERTURBATION_KINDS } from '../core/perturbation.js'
+import { planPerturbations, type Perturbation } from '../protocol/perturbed-prompt.js'
 
 /** The protocol presets a seqEval can name (`protocol`). */
 export const PROTOCOL_PRESETS = ['seqk', 'seq_k-reference'] as const
@@ -142,6 +144,50 @@ const VariantSchema = z
   })
   .strict()
 
+const PERTURB_KINDS_FIX = `kinds lists rewordings among ${PERTURBATION_KINDS.map((k) => `'${k}'`).join(', ')}`
+
+/** `perturb`: which rewordings of each task's prompt run as cells of their own, and how many of each. */
+const PerturbSchema = z
+  .object({
+    kinds: z
+      .array(z.enum(PERTURBATION_KINDS, { message: PERTURB_KINDS_FIX }), { message: PERTURB_KINDS_FIX })
+      .min(1, `${PERTURB_KINDS_FIX} (at least one), or leave kinds out for all four`)
+      .optional(),
+    seeds: z
+      .number({ message: 'seeds is how many rewordings of each kind: an integer from 1 to 10' })
+      .int('seeds must be an integer from 1 to 10')
+      .min(1, 'seeds must be an integer from 1 to 10')
+      .max(10, 'seeds must be at most 10 (each is a cell per mode: ten of each kind already cost 40 times the eval)')
+      .default(1),
+    seed: z.number({ message: "seed must be an integer (default: the eval's seed)" }).int().optional(),
+  })
+  .strict()
+
+const PERTURB_FIX = `perturb must be true (every kind once) or { kinds?: [${PERTURBATION_KINDS.map((k) => `'${k}'`).join(', ')}], seeds?, seed? }`
+
+/** `perturb`, checked by hand so an object's problems are named field by field (a union says only "Invalid input"). */
+const PerturbOption = z
+  .custom<true | z.input<typeof PerturbSchema>>(() => true)
+  .transform((value, ctx): true | z.output<typeof PerturbSchema> => {
+    if (value === true) return value
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: PERTURB_FIX, input: value })
+      return z.NEVER
+    }
+    const parsed = PerturbSchema.safeParse(value, { reportInput: true })
+    if (parsed.success) return parsed.data
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({
+        ...issue,
+        code: 'custom',
+        path: issue.path,
+        ...(issue.code === 'unrecognized_keys'
+          ? { message: `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (${PERTURB_FIX})` }
+          : {}),
+      })
+    return z.NEVER
+  })
+
 const ModeSchema = z
   .object({
     feedback: FeedbackShape,
@@ -227,6 +273,13 @@ export const SeqEvalOptionsSchema = z
      */
     variants: z.record(z.string().min(1, 'a variant needs a name'), VariantSchema).optional(),
     /**
+     * Prompt robustness: each subject also runs under seeded, meaning-preserving rewordings of every
+     * task's prompt (`reorder`, `paraphrase`, `format`, `distractor`), each a cell per mode
+     * (`<subject> ~ <kind>/<i> · <mode>`) on the same instrument; summary.json's `robustness` says
+     * Seq@K (or Pass@K) perturbed over original with its interval, and which tasks flipped.
+     */
+    perturb: PerturbOption.optional(),
+    /**
      * A named protocol preset: `seqk` (the default: budget not disclosed, feedback only before a
      * revision) or `seq_k-reference` (the paper's reference harness: its prompt layout, budget
      * disclosed, feedback after the last failure too).
@@ -270,8 +323,10 @@ export type SeqEvalOptions = z.input<typeof SeqEvalOptionsSchema>
 /** `seqEval` options once checked, with every default filled in. */
 export type ResolvedOptions = Omit<
   z.output<typeof SeqEvalOptionsSchema>,
-  'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate' | 'actors' | 'variants'
+  'tasks' | 'modes' | 'independent' | 'baseline' | 'errors' | 'annotate' | 'actors' | 'variants' | 'perturb'
 > & {
+  /** The rewordings each subject also runs under (`perturb`), in plan order; null without. */
+  perturb: Perturbation[] | null
   /** The actors: the eval's, or with `variants` every variant's actor (each once). */
   actors: ChatModel[]
   /** The variants of the subject, in declaration order, each resolved against the eval's defaults; null without. */
@@ -476,15 +531,29 @@ export function resolveOptions(evalName: string, input: unknown): ResolvedOption
       else knownUnstable = known.tasks
     }
   }
+  if (o.perturb !== undefined && o.perturb !== true) {
+    const kinds = o.perturb.kinds ?? []
+    for (const kind of new Set(kinds.filter((k, i) => kinds.indexOf(k) !== i)))
+      problems.push(
+        `perturb.kinds: '${kind}' is listed twice; list each kind once (seeds sets how many rewordings of each)`,
+      )
+  }
   if (problems.length > 0) throw new SeqEvalOptionsError(evalName, problems)
   const errors: ErrorPolicy = o.errors ?? legacy ?? 'censored'
   const baseline =
     o.baseline === false
       ? null
       : { file: 'seqk.baseline.json', margin: 0, maxDrop: 0.1, ...(o.baseline === true ? {} : o.baseline) }
-  const { annotate: _annotate, variants: _variants, ...rest } = o
+  const { annotate: _annotate, variants: _variants, perturb: _perturb, ...rest } = o
+  const perturb =
+    o.perturb === undefined
+      ? null
+      : o.perturb === true
+        ? planPerturbations(PERTURBATION_KINDS, 1, o.seed)
+        : planPerturbations(o.perturb.kinds ?? PERTURBATION_KINDS, o.perturb.seeds, o.perturb.seed ?? o.seed)
   return {
     ...rest,
+    perturb,
     ...preset,
     actors,
     variants,

@@ -39,6 +39,7 @@ import { historyComparisons } from '../protocol/history-comparison.js'
 import { equalCostComparisons } from '../protocol/equal-cost.js'
 import type { CellRef } from '../protocol/gate-match.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
+import { robustnessRows } from '../protocol/robustness.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
 import { emitRun, runEmitters, runHistory, type RunHistory } from '../report/emitters.js'
 import { TEXT_WIDTH, wideFromEnv, wrapText } from '../core/text-layout.js'
@@ -586,6 +587,7 @@ export default class SeqkReporter implements Reporter {
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     const variants = variantComparisons(blocks.flatMap((b) => b.cells))
     const equalCost = equalCostComparisons(blocks.flatMap((b) => b.cells))
+    const robustness = robustnessRows(blocks.flatMap((b) => b.cells))
     const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
     const skipped = this.notRunCells(testModules)
     let summary: RunSummary = {
@@ -598,6 +600,7 @@ export default class SeqkReporter implements Reporter {
       ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
       ...(variants.length > 0 ? { variantComparisons: variants } : {}),
       ...(equalCost.length > 0 ? { equalCost } : {}),
+      ...(robustness.length > 0 ? { robustness } : {}),
     }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.

@@ -8,6 +8,7 @@ import { benchmarkHashes, protocolFingerprint } from '../protocol/fingerprint.js
 import type { CellStartPlan } from './artifact-types.js'
 import { fullHistory, lastHistory, summaryHistory, type HistoryPolicy } from '../protocol/history.js'
 import { defaultPromptBuilder } from '../protocol/prompt-builder.js'
+import { perturbedPromptBuilder } from '../protocol/perturbed-prompt.js'
 import { appendTrajectory } from '../artifacts/trajectories-file.js'
 import { TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { appendCellRecord, CELLS_FILE, type CellStartRecord } from '../artifacts/cells-file.js'
@@ -90,12 +91,25 @@ export function planCells(benchmark: string, options: ResolvedOptions): CellPlan
         instructions: options.instructions,
         promptBuilder: options.promptBuilder,
       }))
-  return subjects.flatMap(({ actor, label, variant, instructions, promptBuilder }) => {
+  // Each subject, then each of its rewordings (`perturb`): the same actor, the prompt reworded.
+  const reworded = subjects.flatMap((s) => [
+    s,
+    ...(options.perturb ?? []).map((p) => ({
+      ...s,
+      label: `${s.label} ~ ${p.name}`,
+      variant: `${s.label} ~ ${p.name}`,
+      perturbation: { of: s.label, name: p.name, kind: p.kind, seed: p.seed },
+      promptBuilder: perturbedPromptBuilder(s.promptBuilder ?? defaultPromptBuilder, p),
+    })),
+  ])
+  return reworded.flatMap(({ actor, label, variant, instructions, promptBuilder, ...rest }) => {
+    const perturbation = 'perturbation' in rest ? rest.perturbation : undefined
     const common = {
       benchmark,
       tasks: options.tasks,
       actor,
       ...(variant !== undefined ? { variant } : {}),
+      ...(perturbation !== undefined ? { perturbation } : {}),
       verifier: options.verifier,
       history: historyFor(options, actor),
       promptBuilder: promptBuilder ?? defaultPromptBuilder,
@@ -239,6 +253,7 @@ export function seqEval(name: string, options: SeqEvalOptions): void {
             type: 'start',
             actorId: plan.actorId,
             ...(plan.variant !== undefined ? { variant: plan.variant } : {}),
+            ...(plan.perturbation !== undefined ? { perturbation: plan.perturbation } : {}),
             mode: plan.mode,
             protocol: plan.protocol,
             fingerprint: plan.fingerprint,
@@ -369,6 +384,7 @@ export function planOf(spec: CellPlanInput, file: string): CellStartPlan {
   return {
     actorId: spec.variant ?? spec.actor.id,
     ...(spec.variant !== undefined ? { variant: spec.variant } : {}),
+    ...(spec.perturbation !== undefined ? { perturbation: spec.perturbation } : {}),
     mode: spec.mode?.name ?? 'independent',
     protocol,
     fingerprint: protocolFingerprint(protocol),
@@ -383,7 +399,7 @@ export function planOf(spec: CellPlanInput, file: string): CellStartPlan {
 }
 
 type CellPlanInput = Parameters<typeof cellProtocol>[0] &
-  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant'>
+  Pick<CellSpec, 'repeats' | 'thresholds' | 'errors' | 'knownUnstable' | 'variant' | 'perturbation'>
 
 /**
  * The options with the budget `SEQK_BUDGET` extends them to (`seqk resume --budget K`): an integer
