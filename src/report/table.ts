@@ -343,7 +343,7 @@ const TOKENS_IN_ALL = '\u0000tokens'
 
 /**
  * The notes of a run's tables said once, under the last table, instead of once per benchmark
- * (issue 47: four small benchmarks printed 72 note lines, the same legend four times): a note that
+ * (four small benchmarks printed 72 note lines, the same legend four times): a note that
  * reads the same for several benchmarks is printed once naming them; the small-N and consistency
  * warnings are said over every cell that measured something, each cell named with its benchmark;
  * the columns left out, once, with the run's token total.
