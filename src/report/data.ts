@@ -4,6 +4,7 @@
  * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
  * band at K is the summary's interval.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary, Trajectory } from '../core/schemas.js'
 import type { Usage } from '../core/contract.js'
@@ -37,11 +38,12 @@ const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
  */
 export function curveWithBands(cell: CellSummary): CellCurve {
   const independent = cell.protocol.kind === 'independent'
-  const interval = independent ? (cell.passAtInterval ?? cell.seqAtInterval) : cell.seqAtInterval
+  const headline = headlineCurve(cell)
+  const interval = headline.interval ?? cell.seqAtInterval
   const options = { level: interval.level }
   // Errors censored (the default): the bands come from the same Kaplan–Meier shares as the rates.
   const censored = cell.perTask.some((t) => (t.censoredAt?.length ?? 0) > 0)
-  const curve = independent ? (cell.passAt ?? []) : cell.seqAt
+  const curve = headline.curve
   const samples: SampleCounts[] | null =
     independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined)
       ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 }))
@@ -127,7 +129,7 @@ export function costPoints(
   const points: CostPoint[] = []
   for (const cell of cells) {
     const cost = priced ? cell.costAtK : tokensAtK(cell, trajectories)
-    const curve = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
+    const curve = headlineCurve(cell).curve
     for (let i = 0; i < cell.budget; i++) {
       const c = cost[i]
       const v = curve[i]
@@ -163,7 +165,7 @@ export interface RankRow {
  */
 export function rankRows(cells: readonly CellSummary[]): RankRow[] {
   const K = Math.max(...cells.map((c) => c.budget))
-  const atK = (c: CellSummary) => (c.protocol.kind === 'independent' ? c.passAt?.[K - 1] : c.seqAt[K - 1]) ?? null
+  const atK = (c: CellSummary) => headlineCurve(c).curve[K - 1] ?? null
   const independent = cells.filter((c) => c.protocol.kind === 'independent' && c.budget === K && atK(c) !== null)
   const modes = [...new Set(cells.filter((c) => c.protocol.kind === 'sequential').map((c) => c.mode))]
   const columns = [

@@ -6,6 +6,7 @@
  * A suite's `system-out` holds each cell's line and the notes every output prints (the held-out
  * gap, a verifier known to be unstable); `seqk.verifierUnstable` names the cells whose verifier is.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
@@ -132,7 +133,7 @@ export function junitXml(summary: RunSummary): string {
     const out = [
       ...b.cells.map(
         (c) =>
-          `${c.cellId}: ${c.verdict}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percent((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}%${c.score && !c.score.binary ? `, Score@${c.budget} ${percent(c.score.at[c.budget - 1] ?? null)}% (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${c.verdict}, ${headlineCurve(c).label}@${c.budget} ${percent(headlineCurve(c).curve[c.budget - 1] ?? null)}%${c.score && !c.score.binary ? `, Score@${c.budget} ${percent(c.score.at[c.budget - 1] ?? null)}% (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
       // The notes the terminal table and the report print under the benchmark, in the same words.
       ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
