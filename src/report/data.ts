@@ -4,6 +4,7 @@
  * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
  * band at K is the summary's interval.
  */
+import { readStatistic } from '../protocol/statistics/index.js'
 import { headlineCurve } from '../protocol/cell-metrics.js'
 import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary, Trajectory } from '../core/schemas.js'
@@ -283,7 +284,8 @@ export function revisionClassPoints(cell: CellSummary): RevisionClassPoint[] | n
 export function unannotatedReason(cell: CellSummary): string {
   const f = cell.protocol.feedback
   if (cell.protocol.kind !== 'sequential') return 'independent samples are not revisions'
-  if (cell.unmodifiedRevisions.revisions === 0) return 'no revision (every trajectory ended at attempt 1)'
+  if ((readStatistic(cell, 'unmodifiedRevisions')?.n ?? 0) === 0)
+    return 'no revision (every trajectory ended at attempt 1)'
   if (f?.kind === 'binary') return 'binary feedback names no request to check a revision against'
   if (f?.kind === 'critic') return 'critic feedback names no structured request (an LLM annotator can judge it)'
   return 'its feedback named no request (load errors, timeouts) or annotation was off'
