@@ -252,6 +252,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       timing: revisionTimingTable(b.cells, options.k),
       costSuccess: costSuccess(b.name, b.cells),
       revisionAnnotation: revisionAnnotationSection(b.cells),
+      statistics: b.cells.map((c) => ({ cellId: c.cellId, statistics: c.statistics })),
       selection: selections,
       selectionSkipped: skipped,
       notes: [

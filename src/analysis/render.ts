@@ -16,6 +16,8 @@ import type {
   TimingRow,
 } from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
+import { statisticsRows } from '../protocol/statistics/index.js'
+import type { CellSummary } from '../core/schemas.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
@@ -171,6 +173,16 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
     ),
   )
   return out
+}
+
+/** Every registered statistic of the benchmark's cells (protocol/statistics/), one row per cell. */
+function renderStatistics(cells: readonly Pick<CellSummary, 'cellId' | 'statistics'>[], c: ChalkInstance): string[] {
+  const rows = statisticsRows(cells)
+  if (!rows) return []
+  return [
+    c.bold('Statistics') + ' — in % unless a definition says otherwise; [95% CI], n: what it is over',
+    ...table(rows.header, rows.rows, (i) => i > 0, c, '  '),
+  ]
 }
 
 function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
@@ -388,6 +400,7 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
     }
     if (b.timing.length > 0) out.push('', ...renderTiming(b.timing, c))
     if (b.revisionAnnotation.rows.length > 0) out.push('', ...renderRevisionAnnotation(b.revisionAnnotation, c, false))
+    out.push('', ...renderStatistics(b.statistics ?? [], c))
     out.push('', ...renderCostSuccess(b.costSuccess, c))
     for (const s of b.selection) out.push('', renderSelectionBlock(s, options))
     for (const s of b.selectionSkipped) out.push('', c.bold('Model selection') + ` (${s.mode}): not run — ${s.reason}`)

@@ -7,7 +7,7 @@
  * runs; `k` is a budget (number of attempts or samples).
  */
 import { z } from 'zod'
-import { IntervalSchema, RevisionClassSummarySchema } from '../core/schemas.js'
+import { IntervalSchema, RevisionClassSummarySchema, StatisticValueSchema } from '../core/schemas.js'
 
 const Rate = z.number().nullable()
 const Int = z.number().int()
@@ -362,6 +362,10 @@ export const AnalysisReportSchema = z.object({
       costSuccess: CostSuccessSchema,
       /** Revisions by whether they addressed the feedback, per actor and mode (paper Figure 5b). */
       revisionAnnotation: RevisionAnnotationSectionSchema,
+      /** Each cell's registered statistics (its summary's `statistics` map), as the run stored them. */
+      statistics: z
+        .array(z.object({ cellId: z.string(), statistics: z.record(z.string(), StatisticValueSchema) }))
+        .optional(),
       selection: z.array(SelectionSchema),
       selectionSkipped: z.array(SelectionSkippedSchema),
       notes: z.array(z.string()),

@@ -75,6 +75,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
+import { statisticsSectionHtml } from './statistics-section.js'
 import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
@@ -718,6 +719,7 @@ ${curves}
 ${revisions}
 ${reliability}
 ${agentSectionHtml(cells)}
+${statisticsSectionHtml(cells)}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>

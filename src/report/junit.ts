@@ -7,6 +7,7 @@
  * gap, a verifier known to be unstable); `seqk.verifierUnstable` names the cells whose verifier is.
  */
 import { headlineCurve } from '../protocol/cell-metrics.js'
+import { readStatistic, STATISTICS, statisticValueText } from '../protocol/statistics/index.js'
 import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
 import { percent } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
@@ -126,6 +127,11 @@ export function junitXml(summary: RunSummary): string {
             ...b.cells.flatMap((c) => [
               [`seqk.instrument ${c.cellId}`, cellInstrument(c).fingerprint],
               [`seqk.subject ${c.cellId}`, cellSubject(c).fingerprint],
+              // Every registered statistic of the cell, as the report prints it.
+              ...STATISTICS.flatMap((st) => {
+                const entry = readStatistic(c, st.id)
+                return entry ? [[`seqk.statistic ${c.cellId} ${st.id}`, statisticValueText(st, entry)]] : []
+              }),
             ]),
           ]
         : []),

@@ -4,8 +4,9 @@
  * field: they loop over {@link STATISTICS} and read the cell's `statistics` map.
  */
 import type { CellSummary, StatisticValue } from '../../core/schemas.js'
+import { intervalText } from '../../metrics/format.js'
 import { ALL_STATISTICS } from './all.js'
-import type { Statistic, StatisticInput } from './statistic.js'
+import { statisticText, type Statistic, type StatisticInput } from './statistic.js'
 
 export { defineStatistic, statisticText } from './statistic.js'
 export type { Statistic, StatisticColumn, StatisticInput } from './statistic.js'
@@ -77,4 +78,35 @@ export function statisticDetail<Detail>(
 /** The statistics that have a column in the cell table, in column order. */
 export function columnStatistics(): Statistic[] {
   return STATISTICS.filter((s) => s.column).sort((a, b) => a.column!.order - b.column!.order)
+}
+
+/** The statistics some of the cells have, in registry order. */
+export function presentStatistics(cells: readonly Pick<CellSummary, 'cellId' | 'statistics'>[]): Statistic[] {
+  return STATISTICS.filter((s) => cells.some((c) => readStatistic(c, s.id) !== undefined))
+}
+
+/**
+ * One entry as text: the value as its module prints it, `[lo–hi]` when it has an interval, and
+ * `n=…` when it says what it is over; `—` when the cell has no entry.
+ *
+ * @example
+ * statisticValueText(gain, { value: 0.25 }) // => '+25.0'
+ */
+export function statisticValueText(statistic: Statistic, entry: StatisticValue | undefined): string {
+  if (entry === undefined) return '—'
+  const ci = entry.interval ? ` [${intervalText(entry.interval.lo, entry.interval.hi)}]` : ''
+  const n = entry.n === undefined ? '' : ` n=${entry.n}`
+  return `${statisticText(statistic, entry)}${ci}${n}`
+}
+
+/** The statistics as rows of text: a header, then one row per cell (for Markdown and the terminal). */
+export function statisticsRows(
+  cells: readonly Pick<CellSummary, 'cellId' | 'statistics'>[],
+): { header: string[]; rows: string[][] } | null {
+  const present = presentStatistics(cells)
+  if (present.length === 0) return null
+  return {
+    header: ['cell', ...present.map((s) => s.label)],
+    rows: cells.map((c) => [c.cellId, ...present.map((s) => statisticValueText(s, readStatistic(c, s.id)))]),
+  }
 }
