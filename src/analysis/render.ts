@@ -179,9 +179,13 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
 function renderStatistics(cells: readonly Pick<CellSummary, 'cellId' | 'statistics'>[], c: ChalkInstance): string[] {
   const rows = statisticsRows(cells)
   if (!rows) return []
+  // One line per cell and statistic, so the table fits 120 columns however many statistics there are.
+  const long = rows.rows.flatMap(([cell, ...values]) =>
+    values.flatMap((v, i) => (v === '—' ? [] : [[cell!, rows.header[i + 1]!, v]])),
+  )
   return [
     c.bold('Statistics') + ' — in % unless a definition says otherwise; [95% CI], n: what it is over',
-    ...table(rows.header, rows.rows, (i) => i > 0, c, '  '),
+    ...table(['cell', 'statistic', 'value'], long, (i) => i === 2, c, '  '),
   ]
 }
 
