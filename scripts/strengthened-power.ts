@@ -9,18 +9,25 @@
 // test/fixtures/honest-answers.ts, judged the same way: of those the original tests pass, how many
 // the strengthened tests fail (each one a correct answer rejected). It measures the suites, not any
 // model.
-// Usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro]
+// Held out (--held-out): the strengthened suites aim their search at near misses of the reference
+// (mutants of the same kinds as some of the broken copies), so the catch rate above is in part
+// measured on what was aimed at. With --held-out, each task with a broken copy the original tests
+// pass is strengthened again here (seed 1, 20 inputs, the defaults) with its broken copies left out
+// of the search (heldOutMutants): the catch rate on copies the search never saw.
+// Usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro] [--held-out]
 import { basename } from 'node:path'
 import { breakReference, loadCodeEvalPro, referenceCode, REFERENCE_BREAKS } from '../src/benchmarks/index.js'
+import { strengthenTests } from '../src/benchmarks/strengthen.js'
 import { mapConcurrent } from '../src/protocol/concurrency.js'
 import { verifiers } from '../src/verifiers/index.js'
 import { HONEST_ANSWERS } from '../test/fixtures/honest-answers.js'
 import { HONEST_FAMILIES, honestRewrites } from '../test/honest-rewrites.js'
 
-const [originalFile, strengthenedFile, named] = process.argv.slice(2)
+const heldOutSearch = process.argv.includes('--held-out')
+const [originalFile, strengthenedFile, named] = process.argv.slice(2).filter((a) => a !== '--held-out')
 if (originalFile === undefined || strengthenedFile === undefined) {
   console.error(
-    'usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro]',
+    'usage: npx tsx scripts/strengthened-power.ts <original.json> <strengthened.json> [humaneval-pro|mbpp-pro] [--held-out]',
   )
   process.exit(2)
 }
@@ -80,6 +87,28 @@ const rowsOf = (verdicts: Awaited<ReturnType<typeof judge>>, kinds: readonly str
   })
 const breaks = await judge(broken)
 const rewrites = await judge(honest)
+/** Each task with a copy the original tests pass, strengthened with its copies held out of the search: the copies it fails. */
+const heldOut = heldOutSearch
+  ? (
+      await mapConcurrent([...new Set(breaks.filter((v) => v.before).map((v) => v.id))], 2, async (id) => {
+        const entry = original.find((e) => e.task.id === id)!
+        const copies = broken.filter((c) => c.entry === entry)
+        const { task } = await strengthenTests(entry.task, {
+          seed: 1,
+          inputs: 20,
+          reference: entry.reference,
+          verifier,
+          heldOutMutants: copies.map((c) => c.answer.slice('```python\n'.length, -'\n```'.length)),
+        })
+        return mapConcurrent(copies, 2, async (c) => {
+          if (!(await verifier.verify(entry.task, c.answer, origin)).pass) return undefined
+          return { id: `${id} ${c.kind}`, caught: !(await verifier.verify(task, c.answer, origin)).pass }
+        })
+      })
+    )
+      .flat()
+      .filter((v) => v !== undefined)
+  : undefined
 console.log(
   JSON.stringify({
     benchmark,
@@ -96,6 +125,15 @@ console.log(
     falselyRejected: rewrites
       .filter((v) => v.before && !v.after)
       .map((v) => `${v.id} ${v.kind}: ${v.why.slice(0, 200)}`),
+    ...(heldOut
+      ? {
+          heldOut: {
+            passOriginal: heldOut.length,
+            caught: heldOut.filter((v) => v.caught).length,
+            caughtCopies: heldOut.filter((v) => v.caught).map((v) => v.id),
+          },
+        }
+      : {}),
     seconds: Math.round((performance.now() - started) / 1000),
   }),
 )

@@ -74,10 +74,13 @@ describe('runCli (in-process)', () => {
     expect(cli(['--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: seqk <command>') })
     expect(cli(['analyze', '--help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('--k <k>') })
     expect(cli([])).toMatchObject({ code: 1 })
+    // The unknown command's error lists the commands --help lists, in its order (not a hand copy that
+    // goes stale when a command is added).
+    const listed = [...inProcessCli(['--help'], tmp).stdout.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((m) => m[1])
+    expect(listed).toEqual(expect.arrayContaining(['analyze', 'compare', 'merge', 'stability']))
     expect(cli(['frob'])).toMatchObject({
       code: 1,
-      stderr:
-        'seqk: unknown command "frob" (commands: analyze, select, power, resume, summarize, merge, view, disclose, estimate, export, import, strengthen, suites, stability)\nRun `seqk --help` for usage.\n',
+      stderr: `seqk: unknown command "frob" (commands: ${listed.join(', ')})\nRun \`seqk --help\` for usage.\n`,
     })
     expect(cli(['analyze'])).toMatchObject({
       code: 1,

@@ -320,6 +320,40 @@ describe('strengthenTests keeps only inputs the task can vouch for', () => {
     }
   }, 120_000)
 
+  it('aims new inputs at near misses of the reference the tests let through, and never at held-out ones', async () => {
+    // `x >= k` passes both tests (no item equals k): an input with an item equal to k tells it apart.
+    const task: Task = {
+      id: 'strengthen/near-miss',
+      prompt: 'p',
+      tests: 'assert count_big([1, 5, 9], 4) == 2\nassert count_big([2, 3, 10], 6) == 1',
+      entryPoint: 'count_big',
+    }
+    const reference = fenced('def count_big(xs, k):\n    return sum(1 for x in xs if x > k)')
+    const nearMiss = 'def count_big(xs, k):\n    return sum(1 for x in xs if x >= k)'
+    expect((await judge.verify(task, fenced(nearMiss))).pass).toBe(true)
+    const result = await strengthenTests(task, { seed: 1, inputs: 6, reference, verifier: judge })
+    const { nearMisses } = result.report
+    expect(nearMisses.points).toBeGreaterThan(0)
+    expect(nearMisses.byAdded).toBeGreaterThan(0)
+    expect(nearMisses.points).toBeGreaterThanOrEqual(nearMisses.byTests + nearMisses.byAdded)
+    const aimed = result.report.added.filter((a) => a.why === 'tells near misses apart')
+    expect(aimed.flatMap((a) => a.nearMisses ?? [])).toContain('line 2: > -> >=')
+    expect(nearMisses.survivors).not.toContain('line 2: > -> >=')
+    expect((await judge.verify(result.task, fenced(nearMiss))).pass).toBe(false)
+    expect((await judge.verify(result.task, reference)).pass).toBe(true)
+    // Held out of the search (a catch rate measured on it): no input is chosen for telling it apart.
+    const held = await strengthenTests(task, {
+      seed: 1,
+      inputs: 6,
+      reference,
+      verifier: judge,
+      heldOutMutants: [nearMiss],
+    })
+    expect(held.report.nearMisses.points).toBe(nearMisses.points)
+    for (const a of held.report.added) expect(a.nearMisses ?? []).not.toContain('line 2: > -> >=')
+    expect(held.report.nearMisses.survivors).toContain('line 2: > -> >=')
+  }, 120_000)
+
   it('reports, per task, the contract and each added input with where it came from and why', async () => {
     const task = tasks[0] as Task
     const result = await strengthenTests(task, {
@@ -332,7 +366,9 @@ describe('strengthenTests keeps only inputs the task can vouch for', () => {
     expect(result.report.added).toHaveLength(result.added)
     for (const a of result.report.added) {
       expect(a.changed).toMatch(/^argument \d+/)
-      expect(['a new output', 'another input for an output already covered']).toContain(a.why)
+      expect(['tells near misses apart', 'a new output', 'another input for an output already covered']).toContain(
+        a.why,
+      )
       expect(task.tests!.split('\n').filter((l) => l.trim() !== '')[a.from]).toMatch(/^assert/)
     }
     expect(result.outsideContract).toBe(result.report.dropped.filter((d) => d.reason === 'outside-contract').length)

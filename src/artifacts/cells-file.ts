@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ProtocolSchema } from '../core/schemas.js'
 import { CellEstimateSchema } from '../core/estimate.js'
 import { BenchmarkProvenanceSchema } from '../core/disclosure.js'
-import { CELL_VERDICTS } from '../core/kinds.js'
+import { CELL_VERDICTS, RATE_METRICS } from '../core/kinds.js'
 import { readJsonLines } from './jsonl.js'
 
 /** Beside `trajectories.jsonl`: what each cell declared, so its summary can be recomputed from the files alone. */
@@ -32,10 +32,13 @@ export const CellStartRecordSchema = z.object({
   taskIds: z.array(z.string()),
   taskHashes: z.record(z.string(), z.string()),
   repeats: z.number().int().positive(),
+  // Every rate a threshold can name (RATE_METRICS), so a recomputed summary holds the cell to what it declared:
+  // a hand list here once dropped seqHat, passHat and coverAt thresholds from recomputed and merged runs.
   thresholds: z.object({
-    seqAt: Rates.optional(),
-    passAt: Rates.optional(),
-    scoreAt: Rates.optional(),
+    ...(Object.fromEntries(RATE_METRICS.map((m) => [m, Rates.optional()])) as Record<
+      (typeof RATE_METRICS)[number],
+      z.ZodOptional<typeof Rates>
+    >),
     maxErrorRate: z.number().optional(),
   }),
   errors: z.enum(['censored', 'failures', 'left-out']),

@@ -22,6 +22,7 @@ every reading the original tests do not pin down, and no zip cut it short where 
 
 import ast
 import builtins
+import copy
 import decimal
 import math
 import sys
@@ -222,9 +223,10 @@ def _seqk_load(source, reading, namespace):
     exec(compile(tree, "<reference>", "exec"), namespace)
 
 
-def _seqk_probe(_seqk_name, _seqk_max_steps, *args):
-    """[value, events] of the named function on `args`, within the step budget."""
-    left = [_seqk_max_steps]
+def _seqk_traced(function, args, max_steps):
+    """(value, steps) of `function(*args)` counting the line events of code outside this module;
+    raises _SeqkStop past `max_steps`."""
+    left = [max_steps]
 
     def local(frame, event, arg):
         if event == "line":
@@ -237,18 +239,206 @@ def _seqk_probe(_seqk_name, _seqk_max_steps, *args):
         # This module's own frames are not the reference's steps.
         return None if frame.f_code.co_filename == _SEQK_FILE else local
 
-    found = globals().get(_seqk_name)
-    function = found if found is not None else getattr(builtins, _seqk_name)
-    _seqk_events.clear()
     previous = sys.gettrace()
     sys.settrace(calls)
     try:
         value = function(*args)
-    except _SeqkStop:
-        raise _SeqkOverBudget("over the step budget of %d" % _seqk_max_steps) from None
     finally:
         sys.settrace(previous)
+    return value, max_steps - left[0]
+
+
+def _seqk_function(namespace, name):
+    found = namespace.get(name)
+    return found if found is not None else getattr(builtins, name)
+
+
+def _seqk_probe(_seqk_name, _seqk_max_steps, *args):
+    """[value, events] of the named function on `args`, within the step budget."""
+    function = _seqk_function(globals(), _seqk_name)
+    _seqk_events.clear()
+    try:
+        value = _seqk_traced(function, args, _seqk_max_steps)[0]
+    except _SeqkStop:
+        raise _SeqkOverBudget("over the step budget of %d" % _seqk_max_steps) from None
     events = sorted(_seqk_events)
     if _seqk_uses_sets[0]:
         events.append("set")
     return [_seqk_plain(value), events]
+
+
+# -- Mutants of the reference: which inputs tell it from a near miss ------------------------------
+#
+# `_seqk_load_mutants` compiles the reference as written and one copy per mutation point inside
+# its functions (a comparison at its edge moved: `<` and `<=`, `>` and `>=`, `==` and `!=`; an
+# integer constant one up or down; `+` and `-`, `and` and `or`, `min` and `max` swapped), each in
+# a namespace of its own. `_seqk_kills` runs one input through the reference and every mutant and
+# returns the mutants a test with that input would fail: another value (floats within the tests'
+# tolerance), or an exception. A mutant over its step budget is not counted: slower is not wrong.
+
+_SEQK_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+_SEQK_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+                 ast.Add: "+", ast.Sub: "-", ast.And: "and", ast.Or: "or"}
+_SEQK_ARITHMETIC = {ast.Add: ast.Sub, ast.Sub: ast.Add}
+_SEQK_LOGIC = {ast.And: ast.Or, ast.Or: ast.And}
+_SEQK_EXTREMES = {"min": "max", "max": "min"}
+_seqk_mutants = []
+_seqk_points = []
+# The place of a mutant held out of the search: no input is said to fail it.
+_SEQK_EXCLUDED = {}
+
+
+class _SeqkMutation(ast.NodeTransformer):
+    """Walks the mutation points inside functions in a fixed order, naming each in `points`, and
+    applies the one numbered `target` (none when it is -1)."""
+
+    def __init__(self, target):
+        self.target = target
+        self.points = []
+        self.depth = 0
+
+    def _point(self, node, what):
+        self.points.append("line %d: %s" % (getattr(node, "lineno", 0), what))
+        return len(self.points) - 1 == self.target
+
+    def _inside(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _inside
+
+    def visit_Module(self, node):
+        # A function a later top-level `def` of the same name replaces is never called: its mutants
+        # are the reference itself (HumanEval Pro gives the base problem's function twice).
+        last = {}
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                last[statement.name] = statement
+        for statement in node.body:
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) or last[statement.name] is statement:
+                self.visit(statement)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        for i, op in enumerate(node.ops):
+            other = _SEQK_FLIPS.get(type(op))
+            if self.depth and other and self._point(node, "%s -> %s" % (_SEQK_SYMBOLS[type(op)], _SEQK_SYMBOLS[other])):
+                node.ops[i] = other()
+        return node
+
+    def visit_Constant(self, node):
+        if self.depth and type(node.value) is int:
+            for delta in (1, -1):
+                if self._point(node, "%d -> %d" % (node.value, node.value + delta)):
+                    return ast.copy_location(ast.Constant(value=node.value + delta), node)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        other = _SEQK_ARITHMETIC.get(type(node.op))
+        if self.depth and other and self._point(node, "%s -> %s" % (_SEQK_SYMBOLS[type(node.op)], _SEQK_SYMBOLS[other])):
+            node.op = other()
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        other = _SEQK_ARITHMETIC.get(type(node.op))
+        if self.depth and other and self._point(node, "%s= -> %s=" % (_SEQK_SYMBOLS[type(node.op)], _SEQK_SYMBOLS[other])):
+            node.op = other()
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        other = _SEQK_LOGIC[type(node.op)]
+        if self.depth and self._point(node, "%s -> %s" % (_SEQK_SYMBOLS[type(node.op)], _SEQK_SYMBOLS[other])):
+            node.op = other()
+        return node
+
+    def visit_Name(self, node):
+        other = _SEQK_EXTREMES.get(node.id)
+        if self.depth and other and isinstance(node.ctx, ast.Load) and self._point(node, "%s -> %s" % (node.id, other)):
+            return ast.copy_location(ast.Name(id=other, ctx=node.ctx), node)
+        return node
+
+
+def _seqk_compiled(source, target, excluded=frozenset()):
+    """A fresh namespace holding the reference with mutation `target` made, and the points' names;
+    no namespace when the mutant is one of the `excluded` programs (by their parse trees)."""
+    mutation = _SeqkMutation(target)
+    tree = ast.fix_missing_locations(mutation.visit(ast.parse(source)))
+    if ast.dump(tree) in excluded:
+        return None, mutation.points
+    namespace = {"__name__": "__seqk_mutant__", "__builtins__": builtins}
+    exec(compile(tree, "<reference>", "exec"), namespace)
+    return namespace, mutation.points
+
+
+def _seqk_load_mutants(source, excluded=()):
+    """Compiles the reference and its mutants, less any that is one of the `excluded` programs (a
+    measurement held out from the search); returns the mutation points' names."""
+    dumps = set()
+    for program in excluded:
+        try:
+            dumps.add(ast.dump(ast.parse(program)))
+        except SyntaxError:  # a program that does not parse is no mutant of the reference
+            pass
+    reference, points = _seqk_compiled(source, -1)
+    _seqk_mutants[:] = [reference]
+    _seqk_points[:] = points
+    for target in range(len(points)):
+        try:
+            namespace = _seqk_compiled(source, target, dumps)[0]
+            _seqk_mutants.append(namespace if namespace is not None else _SEQK_EXCLUDED)
+        except Exception:  # a mutant that does not load is no near miss: its tests fail at once
+            _seqk_mutants.append(None)
+    return points
+
+
+def _seqk_mutant_points():
+    """The mutation points' names, in the order `_seqk_kills` numbers them (from 1)."""
+    return list(_seqk_points)
+
+
+def _seqk_same(actual, expected):
+    """`actual == expected` as a test compares them: floats within 1e-6 + 1e-7 * |expected|."""
+    if isinstance(expected, float) and isinstance(actual, (int, float)) and not isinstance(actual, bool):
+        return actual == expected or abs(actual - expected) <= 1e-06 + 1e-07 * abs(expected) or (
+            actual != actual and expected != expected
+        )
+    if isinstance(expected, (list, tuple)) and isinstance(actual, type(expected)):
+        return len(actual) == len(expected) and all(_seqk_same(a, e) for a, e in builtins.zip(actual, expected))
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return actual.keys() == expected.keys() and all(_seqk_same(actual[k], expected[k]) for k in expected)
+    return bool(actual == expected)
+
+
+def _seqk_kills(_seqk_name, _seqk_max_steps, *args):
+    """The mutants (1-based, in point order) that a test of the named function on `args` fails.
+    Each mutant may take four times the reference's steps and a thousand more, within the budget."""
+    reference = _seqk_mutants[0]
+    value, steps = _seqk_traced(_seqk_function(reference, _seqk_name), copy.deepcopy(args), _seqk_max_steps)
+    budget = min(_seqk_max_steps, 4 * steps + 1000)
+    killed = []
+    for number, namespace in enumerate(_seqk_mutants[1:], 1):
+        if namespace is _SEQK_EXCLUDED:
+            continue
+        if namespace is None:
+            killed.append(number)
+            continue
+        try:
+            other = _seqk_traced(_seqk_function(namespace, _seqk_name), copy.deepcopy(args), budget)[0]
+        except _SeqkStop:
+            continue
+        except (Exception, SystemExit):  # the mutant's failure: the test fails
+            killed.append(number)
+            continue
+        try:
+            same = _seqk_same(other, value)
+        except Exception:  # values that cannot be compared: the test fails
+            same = False
+        if not same:
+            killed.append(number)
+    return killed

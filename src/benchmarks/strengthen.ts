@@ -34,6 +34,19 @@ export interface StrengthenOptions {
   /** Candidates inside the contract run through the reference per kept input (default {@link DEFAULT_CANDIDATES_PER_INPUT}). */
   candidatesPerInput?: number
   /**
+   * Rounds of search after the first draw (default {@link DEFAULT_SEARCH_ROUNDS}): while some near
+   * miss of the reference (a mutant: one comparison, constant or operator changed) survives the
+   * original tests and every input drawn so far, as many candidates again are drawn by mutating
+   * the kept ones. 0 draws once.
+   */
+  searchRounds?: number
+  /**
+   * Programs the search must not aim at (broken copies of the reference): a near miss that is one
+   * of them is left out, so that a catch rate measured on them is held out from the search
+   * (scripts/strengthened-power.ts). Default none.
+   */
+  heldOutMutants?: readonly string[]
+  /**
    * Line steps the reference may take on one candidate input (default {@link DEFAULT_MAX_STEPS}),
    * counted by a tracer rather than timed, so that the same inputs are kept on any machine:
    * a candidate over it is dropped. Original tests are never held to it.
@@ -48,6 +61,9 @@ export interface StrengthenOptions {
  * and 15 million).
  */
 export const DEFAULT_MAX_STEPS = 500_000
+
+/** Default of {@link StrengthenOptions.searchRounds}. */
+export const DEFAULT_SEARCH_ROUNDS = 2
 
 /** Default of {@link StrengthenOptions.candidatesPerInput}. */
 export const DEFAULT_CANDIDATES_PER_INPUT = 4
@@ -96,12 +112,22 @@ export interface StrengthenReport {
     /** The original statement (0-based, among the tests' statements) the input was mutated from. */
     from: number
     changed: string
-    why: 'a new output' | 'another input for an output already covered'
+    why: 'tells near misses apart' | 'a new output' | 'another input for an output already covered'
+    /** The near misses (mutants of the reference, {@link StrengthenReport.nearMisses}) it tells apart first, in words. */
+    nearMisses?: string[]
     /** Compared within a float tolerance (the expected value holds a float). */
     tolerant: boolean
   }[]
   /** Every dropped candidate with its reason and, in words, the detail. */
   dropped: { call: string; reason: DropReason; detail: string }[]
+  /**
+   * Near misses: mutants of the reference, one comparison moved at its edge (`<` and `<=`, `==` and
+   * `!=`), one integer constant one up or down, or `+` and `-`, `and` and `or`, `min` and `max`
+   * swapped. `points` counts them; `byTests` the ones the original tests already fail, `byAdded` the
+   * others the added statements fail; `survivors` names the rest (some of them equivalent to the
+   * reference: no input tells them apart).
+   */
+  nearMisses: { points: number; byTests: number; byAdded: number; survivors: string[] }
 }
 
 /** What strengthening one task did. */
@@ -201,6 +227,75 @@ function probeResult(actual: string): Outcome {
   const tail = `, ${printPython(events)}]`
   const text = actual.endsWith(tail) ? actual.slice(1, actual.length - tail.length) : printPython(whole.items[0]!)
   return { kind: 'value', value: whole.items[0]!, text, events: names }
+}
+
+/** A call of a function the tests call, with literal arguments. */
+interface Call {
+  name: string
+  args: PyValue[]
+}
+
+/** A probe's reply to one statement: the repr of its value, or the exception both fields hold; undefined when not reached in time. */
+type Reply = { actual: string; error?: string } | undefined
+
+/** The value a reply holds, when the call returned one. */
+const valueOf = (reply: Reply) =>
+  reply === undefined || reply.actual === reply.error ? undefined : parsePython(reply.actual)
+
+/** What the probe's reply to `_seqk_probe` says the reference did (undefined: it ran out of time). */
+function outcomeOf(reply: Reply): Outcome {
+  if (reply === undefined) return { kind: 'timed-out' }
+  // A call that raised reports its exception as both `actual` and `error`; a value, its repr.
+  if (reply.actual === reply.error)
+    return reply.error.startsWith(`${OVER_BUDGET}:`)
+      ? { kind: 'over-step-budget' }
+      : { kind: 'raised', error: reply.error }
+  return probeResult(reply.actual)
+}
+
+/** The program that loads the probe, then the reference and its mutants (reference-probe.py), as an answer. */
+function mutantProgram(reference: string, excluded: readonly string[]): string {
+  return [
+    '```python',
+    `_seqk_source = ${pythonLiteral(PROBE_SOURCE)}`,
+    "exec(compile(_seqk_source, '<seqk-probe>', 'exec'))",
+    `_seqk_load_mutants(${pythonLiteral(extractPythonCode(reference))}, [${excluded.map(pythonLiteral).join(', ')}])`,
+    '```',
+  ].join('\n')
+}
+
+/** Kill runs are chunked smaller than probe runs: each input runs once per mutant. */
+const KILL_CHUNK = 5
+
+/** The mutants of a reference (near misses: one comparison, constant or operator changed) and which inputs tell each apart. */
+interface NearMisses {
+  /** Each mutant's change in words (`line 4: < -> <=`); mutant `n` is `points[n - 1]`. */
+  points: string[]
+  /** The mutants a test of each call fails (another value, or an exception); none where the run did not finish. */
+  kills(calls: readonly Call[]): Promise<number[][]>
+}
+
+async function nearMisses(
+  reference: string,
+  excluded: readonly string[],
+  run: (expressions: readonly string[], program: string, size?: number) => Promise<Reply[]>,
+  killCall: (c: Call) => string,
+): Promise<NearMisses> {
+  const program = mutantProgram(reference, excluded)
+  const [listed] = await run(['_seqk_mutant_points()'], program)
+  const parsed = valueOf(listed)
+  const points = parsed?.type === 'list' ? parsed.items.flatMap((p) => (p.type === 'str' ? [p.value] : [])) : []
+  return {
+    points,
+    kills: async (calls) => {
+      if (points.length === 0) return calls.map(() => [])
+      const replies = await run(calls.map(killCall), program, KILL_CHUNK)
+      return replies.map((r) => {
+        const value = valueOf(r)
+        return value?.type === 'list' ? value.items.flatMap((m) => (m.type === 'int' ? [Number(m.value)] : [])) : []
+      })
+    },
+  }
 }
 
 /** The float tolerance of EvalPlus (an absolute 1e-6, a relative 1e-7): one ulp of a rewrite is far inside. */
@@ -322,6 +417,7 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     zipInTests: [],
     added: [],
     dropped: [],
+    nearMisses: { points: 0, byTests: 0, byAdded: 0, survivors: [] },
   }
   const result: StrengthenResult = {
     task,
@@ -352,152 +448,225 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
     from: (typeof located)[number]
   }
   const candidates: Candidate[] = []
-  const wanted = options.inputs * (options.candidatesPerInput ?? DEFAULT_CANDIDATES_PER_INPUT)
-  // Mutations outside the contract cost no reference run, so many more may be drawn.
-  for (let tries = 0; tries < wanted * 20 && candidates.length < wanted; tries++) {
-    const base = located[Math.floor(rng() * located.length)]!
-    if (base.args.length === 0) continue
-    const i = Math.floor(rng() * base.args.length)
-    const args = base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a))
-    const text = callText(base.name, args)
-    if (seen.has(text)) continue
-    seen.add(text)
-    const outside = contractViolation(contracts.get(base.name)!, args)
-    if (outside !== undefined) {
-      result.outsideContract++
-      drop(text, 'outside-contract', outside)
-      continue
+  /** Draws up to `count` new inputs inside the contract, each a mutation of one of `parents`; returns their indices. */
+  const draw = (count: number, parents: readonly Omit<Candidate, 'text'>[]): number[] => {
+    const drawn: number[] = []
+    // Mutations outside the contract cost no reference run, so many more may be drawn.
+    for (let tries = 0; tries < count * 20 && drawn.length < count; tries++) {
+      const base = parents[Math.floor(rng() * parents.length)]!
+      if (base.args.length === 0) continue
+      const i = Math.floor(rng() * base.args.length)
+      const args = base.args.map((a, j) => (j === i ? mutateValue(a, rng, constants) : a))
+      const text = callText(base.name, args)
+      if (seen.has(text)) continue
+      seen.add(text)
+      const outside = contractViolation(contracts.get(base.name)!, args)
+      if (outside !== undefined) {
+        result.outsideContract++
+        drop(text, 'outside-contract', outside)
+        continue
+      }
+      drawn.push(candidates.push({ text, name: base.name, args, from: base.from }) - 1)
     }
-    candidates.push({ text, name: base.name, args, from: base })
+    return drawn
   }
-  result.candidates = candidates.length
 
-  /** The probe's statement for a call: the named function through the step counter. */
-  const probeCall = (name: string, args: readonly PyValue[]) =>
-    `_seqk_probe(${printPython({ type: 'str', value: name })}, ${maxSteps}${args.map((a) => `, ${printPython(a)}`).join('')})`
-  const runs = new Map<Reading | 'plain', string>()
-  const programOf = (reading: Reading | 'plain') => {
-    if (!runs.has(reading)) runs.set(reading, probeProgram(options.reference, reading))
-    return runs.get(reading)!
-  }
+  const pythonStr = (text: string) => printPython({ type: 'str', value: text })
+  /** The probe's statement for a call of the function `fn` of the probe (`_seqk_probe`, `_seqk_kills`). */
+  const probeCall = (fn: string, c: Call) =>
+    `${fn}(${pythonStr(c.name)}, ${maxSteps}${c.args.map((a) => `, ${printPython(a)}`).join('')})`
   /**
-   * Runs `chunk` in one verify under `reading`, recording each call's outcome. When the time limit
-   * cut it short: the calls it never reached ("not run") and the one running when it was cut.
+   * Runs `chunk` (probe expressions) in one verify of `program`, recording each reply. When the time
+   * limit cut it short: the expressions it never reached and the one running when it was cut.
    */
-  const probeChunk = async (
-    chunk: readonly { name: string; args: PyValue[] }[],
-    reading: Reading | 'plain',
-    outcomes: Outcome[],
-    offset: number,
-  ): Promise<number[]> => {
-    const probe = { ...task, tests: chunk.map((c) => `assert ${probeCall(c.name, c.args)} == object()`).join('\n') }
+  const runChunk = async (chunk: readonly string[], program: string, replies: Reply[], offset: number) => {
+    const probe = { ...task, tests: chunk.map((c) => `assert ${c} == object()`).join('\n') }
     delete (probe as { heldOutTests?: unknown }).heldOutTests
-    const verdict = await options.verifier.verify(probe, programOf(reading))
+    const verdict = await options.verifier.verify(probe, program)
     const results = verdict.diagnostics.tests ?? []
-    for (const t of results) {
-      if (t.index >= chunk.length || t.actual === undefined) continue
-      // A call that raised reports its exception as both `actual` and `error`; a value, its repr.
-      if (t.actual === t.error)
-        outcomes[offset + t.index] = t.error.startsWith(`${OVER_BUDGET}:`)
-          ? { kind: 'over-step-budget' }
-          : { kind: 'raised', error: t.error }
-      else outcomes[offset + t.index] = probeResult(t.actual)
-    }
+    for (const t of results)
+      if (t.index < chunk.length && t.actual !== undefined)
+        replies[offset + t.index] = t.error === undefined ? { actual: t.actual } : { actual: t.actual, error: t.error }
     if (verdict.diagnostics.outcome !== 'timeout') return []
     const reached = results.filter((t) => t.actual !== undefined).map((t) => t.index)
     const cut = reached.length === 0 ? -1 : Math.max(...reached)
     return chunk.flatMap((_, i) => (i === cut || !reached.includes(i) ? [i] : []))
   }
-  /** Each call's outcome under `reading`; `timed-out` for one that ran out of time on its own. */
-  const probeAll = async (calls: readonly { name: string; args: PyValue[] }[], reading: Reading | 'plain') => {
-    const outcomes: Outcome[] = calls.map(() => ({ kind: 'timed-out' }))
-    for (let from = 0; from < calls.length; from += CHUNK) {
-      const chunk = calls.slice(from, from + CHUNK)
-      const unreached = await probeChunk(chunk, reading, outcomes, from)
+  /** Every expression's reply; undefined for one that ran out of time on its own. */
+  const runAll = async (expressions: readonly string[], program: string, size = CHUNK) => {
+    const replies: Reply[] = expressions.map(() => undefined)
+    for (let from = 0; from < expressions.length; from += size) {
+      const chunk = expressions.slice(from, from + size)
+      const unreached = await runChunk(chunk, program, replies, from)
       // Slow calls that add up past the limit in one chunk must not decide which inputs are kept (that
       // would depend on the machine's speed): each unreached one gets a verify, and its limit, of its own.
       if (chunk.length > 1)
         for (const i of unreached) {
-          outcomes[from + i] = { kind: 'timed-out' }
-          await probeChunk([chunk[i]!], reading, outcomes, from + i)
+          replies[from + i] = undefined
+          await runChunk([chunk[i]!], program, replies, from + i)
         }
     }
-    return outcomes
+    return replies
   }
+  const runs = new Map<Reading | 'plain', string>()
+  const programOf = (reading: Reading | 'plain') => {
+    if (!runs.has(reading)) runs.set(reading, probeProgram(options.reference, reading))
+    return runs.get(reading)!
+  }
+  /** Each call's outcome under `reading`. */
+  const probeAll = async (calls: readonly Call[], reading: Reading | 'plain'): Promise<Outcome[]> =>
+    (
+      await runAll(
+        calls.map((c) => probeCall('_seqk_probe', c)),
+        programOf(reading),
+      )
+    ).map(outcomeOf)
 
   // The original calls first (no step budget matters for them: only their events and outputs are read).
   const originals = await probeAll(located, 'plain')
-  const plain = await probeAll(candidates, 'plain')
   const eventsOf = (o: Outcome | undefined) => (o?.kind === 'value' ? o.events : [])
   const zipInTests = new Set(originals.flatMap((o) => eventsOf(o).filter((e) => e.startsWith('zip:'))))
   report.zipInTests = [...zipInTests].sort()
-  const kept = new Set<number>()
-  plain.forEach((o, i) => {
-    const c = candidates[i]!
-    if (o.kind === 'raised') drop(c.text, 'reference-raised', o.error)
-    else if (o.kind === 'over-step-budget') {
-      result.overBudget++
-      drop(c.text, 'over-step-budget', `the reference took more than ${maxSteps} line steps`)
-    } else if (o.kind === 'timed-out') {
-      result.timedOut++
-      drop(c.text, 'timed-out', 'the reference ran out of time on this input alone, within the step budget')
-    } else if (o.kind === 'no-literal-output')
-      drop(c.text, 'no-literal-output', `the reference returned ${o.text.slice(0, 80)}, no Python literal`)
-    else {
-      const cut = o.events.filter((e) => e.startsWith('zip:') && !zipInTests.has(e))
-      if (cut.length > 0) {
-        result.zipTruncations++
-        const where = cut.map((e) => `line ${e.split(':')[1]!} (${e.split(':')[2]!})`).join(', ')
-        drop(
-          c.text,
-          'zip-truncation',
-          `the reference's zip at ${where} cut unequal lengths short (< shorter, > longer than the first); the tests never make it cut so`,
-        )
-      } else kept.add(i)
-    }
-  })
-  result.rejected = candidates.length - kept.size - result.zipTruncations
-
-  // Readings the reference touches: pinned by the tests when an original output changes under it.
-  for (const reading of READINGS) {
-    const trigger = TRIGGER[reading]
-    const touched = [...kept].filter((i) => eventsOf(plain[i]).includes(trigger))
-    if (touched.length === 0) continue
-    const inTests = located.flatMap((c, i) => (eventsOf(originals[i]).includes(trigger) ? [i] : []))
-    const again = await probeAll(
-      inTests.map((i) => located[i]!),
-      reading,
-    )
-    const pinned = inTests.some((i, j) => {
-      const [o, r] = [originals[i]!, again[j]!]
-      return o.kind === 'value' && !(r.kind === 'value' && sameValue(r.value, o.value))
-    })
-    report.readings.push({ reading, status: pinned ? 'pinned' : 'checked' })
-    if (pinned) continue
-    const other = await probeAll(
-      touched.map((i) => candidates[i]!),
-      reading,
-    )
-    touched.forEach((i, j) => {
-      const [o, r] = [plain[i]!, other[j]!]
-      if (o.kind !== 'value' || (r.kind === 'value' && sameValue(r.value, o.value))) return
-      kept.delete(i)
-      result.readingDependent++
-      const shown = r.kind === 'value' ? r.text.slice(0, 60) : r.kind
-      drop(
-        candidates[i]!.text,
-        'reading-dependent',
-        `under the reading ${reading} the reference gives ${shown} instead of ${o.text.slice(0, 60)}; the tests do not tell the two apart`,
+  const plain: Outcome[] = []
+  /** Whether the original tests pin `reading` (an original output changes under it), asked once per reading. */
+  const pinned = new Map<Reading, Promise<boolean>>()
+  const pinnedBy = (reading: Reading) => {
+    if (!pinned.has(reading))
+      pinned.set(
+        reading,
+        (async () => {
+          const inTests = located.flatMap((c, i) => (eventsOf(originals[i]).includes(TRIGGER[reading]) ? [i] : []))
+          const again = await probeAll(
+            inTests.map((i) => located[i]!),
+            reading,
+          )
+          const is = inTests.some((i, j) => {
+            const [o, r] = [originals[i]!, again[j]!]
+            return o.kind === 'value' && !(r.kind === 'value' && sameValue(r.value, o.value))
+          })
+          report.readings.push({ reading, status: is ? 'pinned' : 'checked' })
+          return is
+        })(),
       )
+    return pinned.get(reading)!
+  }
+  /** The candidates at `indices` the reference gives a value on that no zip cut and no open reading changes. */
+  const screen = async (indices: readonly number[]): Promise<number[]> => {
+    const outcomes = await probeAll(
+      indices.map((i) => candidates[i]!),
+      'plain',
+    )
+    const kept = new Set<number>()
+    indices.forEach((i, j) => {
+      const o = (plain[i] = outcomes[j]!)
+      const c = candidates[i]!
+      if (o.kind !== 'value') result.rejected++
+      if (o.kind === 'raised') drop(c.text, 'reference-raised', o.error)
+      else if (o.kind === 'over-step-budget') {
+        result.overBudget++
+        drop(c.text, 'over-step-budget', `the reference took more than ${maxSteps} line steps`)
+      } else if (o.kind === 'timed-out') {
+        result.timedOut++
+        drop(c.text, 'timed-out', 'the reference ran out of time on this input alone, within the step budget')
+      } else if (o.kind === 'no-literal-output')
+        drop(c.text, 'no-literal-output', `the reference returned ${o.text.slice(0, 80)}, no Python literal`)
+      else {
+        const cut = o.events.filter((e) => e.startsWith('zip:') && !zipInTests.has(e))
+        if (cut.length > 0) {
+          result.zipTruncations++
+          const where = cut.map((e) => `line ${e.split(':')[1]!} (${e.split(':')[2]!})`).join(', ')
+          drop(
+            c.text,
+            'zip-truncation',
+            `the reference's zip at ${where} cut unequal lengths short (< shorter, > longer than the first); the tests never make it cut so`,
+          )
+        } else kept.add(i)
+      }
     })
+    // Readings the reference touches: pinned by the tests when an original output changes under it.
+    for (const reading of READINGS) {
+      const touched = [...kept].filter((i) => eventsOf(plain[i]).includes(TRIGGER[reading]))
+      if (touched.length === 0 || (await pinnedBy(reading))) continue
+      const other = await probeAll(
+        touched.map((i) => candidates[i]!),
+        reading,
+      )
+      touched.forEach((i, j) => {
+        const [o, r] = [plain[i]!, other[j]!]
+        if (o.kind !== 'value' || (r.kind === 'value' && sameValue(r.value, o.value))) return
+        kept.delete(i)
+        result.readingDependent++
+        const shown = r.kind === 'value' ? r.text.slice(0, 60) : r.kind
+        drop(
+          candidates[i]!.text,
+          'reading-dependent',
+          `under the reading ${reading} the reference gives ${shown} instead of ${o.text.slice(0, 60)}; the tests do not tell the two apart`,
+        )
+      })
+    }
+    return [...kept].sort((a, b) => a - b)
   }
 
-  // Greedy cover: the first input of each distinct output, in draw order, then the rest.
+  const wanted = options.inputs * (options.candidatesPerInput ?? DEFAULT_CANDIDATES_PER_INPUT)
+  const roots = located.map((c) => ({ name: c.name, args: c.args, from: c }))
+  const kept = await screen(draw(wanted, roots))
+
+  // Near misses: which mutants of the reference each kept input tells from it, and which the tests already do.
+  const mutants = await nearMisses(options.reference, options.heldOutMutants ?? [], runAll, (c) =>
+    probeCall('_seqk_kills', c),
+  )
+  const killsOf = (calls: readonly Call[]) => mutants.kills(calls)
+  const killedByTests = new Set((await killsOf(located)).flat())
+  const kills = new Map<number, number[]>()
+  const tell = async (indices: readonly number[]) => {
+    const killed = await killsOf(indices.map((i) => candidates[i]!))
+    indices.forEach((i, j) =>
+      kills.set(
+        i,
+        killed[j]!.filter((m) => !killedByTests.has(m)),
+      ),
+    )
+  }
+  await tell(kept)
+  // Search: while near misses survive every input so far, mutate the kept inputs again (a second
+  // or third edit reaches inputs one edit cannot: a running sum that lands on the edge exactly).
+  const alive = () => {
+    const told = new Set([...kills.values()].flat())
+    return mutants.points.filter((_, m) => !killedByTests.has(m + 1) && !told.has(m + 1)).length
+  }
+  for (let round = 0; round < (options.searchRounds ?? DEFAULT_SEARCH_ROUNDS) && alive() > 0; round++) {
+    const parents = [...roots, ...kept.map((i) => candidates[i]!)]
+    const fresh = await screen(draw(wanted, parents))
+    await tell(fresh)
+    kept.push(...fresh)
+  }
+  result.candidates = candidates.length
+
+  // Selection: greedily the input that tells the most near misses apart that no chosen one does
+  // (mutation-based reduction, as EvalPlus reduces its suites), then the first input of each
+  // distinct output, in draw order, then the rest.
+  const told = new Set<number>()
   const byOutput = new Set<string>()
+  const outputOf = (i: number) => (plain[i] as { text: string }).text
+  const because = new Map<number, number[]>()
   const first: number[] = []
+  while (first.length < options.inputs) {
+    let best = -1
+    let gain: number[] = []
+    for (const i of kept) {
+      const news = (kills.get(i) ?? []).filter((m) => !told.has(m))
+      if (news.length > gain.length) [best, gain] = [i, news]
+    }
+    if (best === -1) break
+    first.push(best)
+    because.set(best, gain)
+    byOutput.add(outputOf(best))
+    for (const m of gain) told.add(m)
+  }
   const rest: number[] = []
-  for (const i of [...kept].sort((a, b) => a - b)) {
-    const out = (plain[i] as { text: string }).text
+  for (const i of kept) {
+    if (because.has(i)) continue
+    const out = outputOf(i)
     if (byOutput.has(out)) rest.push(i)
     else {
       byOutput.add(out)
@@ -549,9 +718,21 @@ export async function strengthenTests(task: Task, options: StrengthenOptions): P
       statement: text,
       from: c.from.at,
       changed: describeChange(contracts.get(c.name), c.from.args, c.args),
-      why: firsts.has(i) ? 'a new output' : 'another input for an output already covered',
+      why: because.has(i)
+        ? 'tells near misses apart'
+        : firsts.has(i)
+          ? 'a new output'
+          : 'another input for an output already covered',
+      ...(because.has(i) ? { nearMisses: because.get(i)!.map((m) => mutants.points[m - 1]!) } : {}),
       tolerant,
     })
+  }
+  const byAdded = new Set(chosen.flatMap((i) => kills.get(i) ?? []))
+  report.nearMisses = {
+    points: mutants.points.length,
+    byTests: killedByTests.size,
+    byAdded: byAdded.size,
+    survivors: mutants.points.filter((_, m) => !killedByTests.has(m + 1) && !byAdded.has(m + 1)),
   }
   result.added = chosen.length
   result.tolerant = report.added.filter((a) => a.tolerant).length

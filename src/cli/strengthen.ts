@@ -9,6 +9,7 @@ import { loadCodeEvalPro, type CodeEvalProBenchmark } from '../benchmarks/codeev
 import {
   DEFAULT_CANDIDATES_PER_INPUT,
   DEFAULT_MAX_STEPS,
+  DEFAULT_SEARCH_ROUNDS,
   DROP_REASONS,
   strengthenTests,
 } from '../benchmarks/strengthen.js'
@@ -75,6 +76,13 @@ export const strengthenSpec: CommandSpec = {
       description: `candidates inside the contract run through the reference per kept input (default ${DEFAULT_CANDIDATES_PER_INPUT})`,
     },
     {
+      name: 'search-rounds',
+      kind: 'int',
+      min: 0,
+      value: '<n>',
+      description: `rounds of search for inputs that tell surviving near misses apart (default ${DEFAULT_SEARCH_ROUNDS})`,
+    },
+    {
       name: 'max-steps',
       kind: 'int',
       min: 1,
@@ -114,12 +122,21 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   const maxSteps = typeof flags['max-steps'] === 'number' ? flags['max-steps'] : DEFAULT_MAX_STEPS
   const candidatesPerInput =
     typeof flags['candidates-per-input'] === 'number' ? flags['candidates-per-input'] : DEFAULT_CANDIDATES_PER_INPUT
+  const searchRounds = typeof flags['search-rounds'] === 'number' ? flags['search-rounds'] : DEFAULT_SEARCH_ROUNDS
   const entries = loadCodeEvalPro(file, { benchmark })
   const verifier = verifiers.pythonTests()
   // Each reference on its own tests first: one that fails them is a defective task as given.
   const original = await mapConcurrent(entries, 4, async (e) => (await verifier.verify(e.task, e.reference)).pass)
   const results = await mapConcurrent(entries, 4, (e) =>
-    strengthenTests(e.task, { seed, inputs, reference: e.reference, verifier, maxSteps, candidatesPerInput }),
+    strengthenTests(e.task, {
+      seed,
+      inputs,
+      reference: e.reference,
+      verifier,
+      maxSteps,
+      candidatesPerInput,
+      searchRounds,
+    }),
   )
   // And on the strengthened suite as written: every added statement passed it once already.
   const final = await mapConcurrent(
@@ -140,6 +157,7 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
           seed,
           inputs,
           maxSteps,
+          searchRounds,
           tasks: entries.map((e, i) => ({ id: e.task.id, ...results[i]!.report })),
         },
         null,
@@ -175,6 +193,17 @@ export async function runStrengthen(paths: readonly string[], flags: FlagValues,
   io.stdout(`${fit(`  inputs dropped, by reason: ${byReason.join(', ')}`, io)}\n`)
   const tolerant = results.reduce((n, r) => n + r.tolerant, 0)
   io.stdout(`${fit(`  added statements compared within a float tolerance: ${tolerant}`, io)}\n`)
+  const near = results.reduce(
+    (n, r) => ({
+      points: n.points + r.report.nearMisses.points,
+      byTests: n.byTests + r.report.nearMisses.byTests,
+      byAdded: n.byAdded + r.report.nearMisses.byAdded,
+    }),
+    { points: 0, byTests: 0, byAdded: 0 },
+  )
+  io.stdout(
+    `${fit(`  near misses of the references (mutants): ${near.points}; failed by the original tests ${near.byTests}, by the added ones ${near.byAdded} more`, io)}\n`,
+  )
   if (reportFile !== undefined) io.stdout(`${fit(`  wrote the per-task report to ${reportFile}`, io)}\n`)
   return 0
 }

@@ -284,6 +284,12 @@ describe('summariseCell fails closed', () => {
     const empty = summarise(p, [])
     expect(empty.verdict).toBe('fail')
     expect(empty.thresholds.find((t) => t.metric === 'measured')?.message).toContain('an empty cell never passes')
+    // Tasks declared but no trajectory (a failed pre-flight): the message does not blame the task list.
+    const stopped = summarise(p, [], { taskIds: ['x', 'y'] })
+    expect(stopped.verdict).toBe('fail')
+    expect(stopped.thresholds.find((t) => t.metric === 'measured')?.message).toBe(
+      'the cell ran no trajectory of its 2 tasks, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes',
+    )
     const allErrored = summarise(p, [trajectory(p, 'x', 0, [], 'boom')], { thresholds: { maxErrorRate: 1 } })
     expect(allErrored.verdict).toBe('fail')
     // One root cause, said once with the first error; the rate threshold says why it cannot be judged.

@@ -338,6 +338,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
       actual: 0,
       pass: false,
       message: notMeasuredMessage(
+        input.taskIds.length,
         trajectories.length,
         errored[0],
         errored.map((t) => t.error?.kind),
@@ -479,12 +480,17 @@ function firstErrorText(first: Trajectory | undefined): string {
 const spaced = (text: string): string => (text === '' ? '' : ` ${text}`)
 
 function notMeasuredMessage(
+  tasks: number,
   trajectories: number,
   first: Trajectory | undefined,
   kinds: readonly (FailureKind | undefined)[],
 ): string {
+  // A cell with tasks and no trajectory stopped before its first (a failed pre-flight, a crash): its other
+  // check says why; "it has no tasks" would send the reader to the task list.
   if (trajectories === 0)
-    return 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
+    return tasks === 0
+      ? 'the cell ran no trajectory (it has no tasks), so nothing was measured and no threshold can be judged: an empty cell never passes'
+      : `the cell ran no trajectory of its ${plural(tasks, 'task')}, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes`
   return `all ${plural(trajectories, 'trajectory', 'trajectories')} ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; ${firstErrorText(first)}${first ? `.${spaced(errorAdvice(kinds, false))}` : ''}`
 }
 

@@ -146,7 +146,10 @@ function sandboxEntries(): Set<string> {
     for (const name of readdirSync(place)) {
       try {
         const uid = statSync(`${place}/${name}`).uid
-        if ((uid === 65534 || uid >= 0x3f000000) && !name.startsWith('seqk-judge-')) entries.add(`${place}/${name}`)
+        // Agent workspaces (src/agents/workspace.ts) that other test files make meanwhile belong to the
+        // same sandbox uid by design; no candidate here names a directory so.
+        const foreign = name.startsWith('seqk-judge-') || name.startsWith('seqk-workspace-')
+        if ((uid === 65534 || uid >= 0x3f000000) && !foreign) entries.add(`${place}/${name}`)
       } catch {
         // gone meanwhile
       }

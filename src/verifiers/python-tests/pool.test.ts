@@ -129,7 +129,8 @@ describe.each(MODES)('worker pool (sandbox: %s)', (sandbox) => {
     expect(outcomes.some((o) => /the judge process stopped answering/.test(o))).toBe(true)
     expect(await eventually(() => judges.every((judge) => !alive(judge)))).toBe(true)
     expect((await runHarness(request, { ...opts, timeoutMs: SPARE_TIMEOUT_MS })).result.outcome).toBe('passed')
-  }, 30_000)
+    // The backstop (10 s past twice the timeout) looks once more 5 s later before it kills a judge that spends nothing.
+  }, 45_000)
 
   it('spawn per verify (pool: false) leaves no worker running', async () => {
     const run = await runHarness(request, await options(sandbox, false))

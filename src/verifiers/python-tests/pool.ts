@@ -20,6 +20,7 @@ import { constants as osConstants } from 'node:os'
 import type { SandboxMode } from './sandbox.js'
 import { encodeFrame, FrameReader } from './frames.js'
 import { WORKER_ENV } from './sandbox.js'
+import { treeCpuMs } from './process-cpu.js'
 
 /** What one attempt runs: the prompt's imports, the candidate, the hidden tests. */
 export interface AttemptRequest {
@@ -108,6 +109,49 @@ const STARTUP_TIMEOUT_MS = 30_000
  * between, 10 s past both runs means the judge is stuck.
  */
 const BACKSTOP_MS = 10_000
+/**
+ * Past the backstop, a judge whose processes still spend CPU is slow, not stuck: a loaded machine
+ * (load 17 on 2 cores gives it an eighth of a core) stretches the CPU seconds its own limits allow
+ * (the tests' evaluation spinning in C is stopped by the judge's CPU timer, at the time left plus
+ * 2 s) into tens of seconds of wall time. It is checked every `SLOW_CHECK_MS` and given more time
+ * while it spent at least `SLOW_MIN_SHARE` of a core since the last check and no more CPU than
+ * `SLOW_CPU_MS` past twice the timeout since the backstop, for at most `SLOW_MAX_CHECKS` checks;
+ * one that blocks (a deadlock, a stopped process) spends nothing and is killed at the backstop as
+ * before. Killed, it is the infrastructure's error; ended by its own CPU limit, the answer's.
+ */
+const SLOW_CHECK_MS = 5_000
+const SLOW_MIN_SHARE = 0.02
+const SLOW_CPU_MS = 10_000
+const SLOW_MAX_CHECKS = 36
+
+/** What the backstop knows of a judge it let run on: checks so far, its tree's CPU at the first and the last. */
+export interface SlowJudge {
+  checks: number
+  firstCpuMs: number
+  lastCpuMs: number
+}
+
+/**
+ * At a backstop check: the judge's next state if it is still working (see `SLOW_CHECK_MS`), or
+ * undefined to kill it. `cpuMs` is its process tree's CPU so far (undefined: unknown, so wall time
+ * alone decides, as before).
+ *
+ * @example
+ * stillWorking(undefined, 1_000, 1_000) // { checks: 1, firstCpuMs: 1000, lastCpuMs: 1000 }: look again
+ */
+export function stillWorking(
+  slow: SlowJudge | undefined,
+  cpuMs: number | undefined,
+  timeoutMs: number,
+): SlowJudge | undefined {
+  if (cpuMs === undefined) return undefined
+  if (slow === undefined) return { checks: 1, firstCpuMs: cpuMs, lastCpuMs: cpuMs }
+  const progressing = cpuMs - slow.lastCpuMs >= SLOW_MIN_SHARE * SLOW_CHECK_MS
+  const withinLimits = cpuMs - slow.firstCpuMs <= 2 * timeoutMs + SLOW_CPU_MS
+  return progressing && withinLimits && slow.checks < SLOW_MAX_CHECKS
+    ? { checks: slow.checks + 1, firstCpuMs: slow.firstCpuMs, lastCpuMs: cpuMs }
+    : undefined
+}
 /**
  * Before an attempt starts, its worker may still be removing what the previous attempt left
  * (thousands of directories on a loaded disk): a judge that says so (`waiting`) waits up to 60 s
@@ -269,7 +313,14 @@ class Worker {
         signal?.removeEventListener('abort', onAbort)
         this.pending = undefined
       }
+      let slow: SlowJudge | undefined
       const stuck = (): void => {
+        const next = stillWorking(slow, treeCpuMs(this.child.pid), limits.timeoutMs)
+        if (next) {
+          slow = next
+          backstop = setTimeout(stuck, SLOW_CHECK_MS)
+          return
+        }
         finish()
         this.kill()
         resolve({ kind: 'unresponsive' })
