@@ -17,6 +17,7 @@ import type {
 } from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
 import { statisticsRows } from '../protocol/statistics/index.js'
+import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary } from '../core/schemas.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
 
@@ -212,7 +213,7 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
   )
   if (cs.combinedFrontier.length > 0) {
     out.push(
-      `  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`,
+      `  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${headlineMetric(p.protocol === 'independent').label(p.k)} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`,
     )
   }
   const unpriced = cs.series.flatMap((s) =>
