@@ -57,8 +57,6 @@ export interface Statistic<Detail = unknown> {
   format?(entry: StatisticValue): string
   /** Its column in the cell table, if it has one. */
   readonly column?: StatisticColumn
-  /** Whether `expect` can hold a cell to a minimum of it (`expect: { statistics: { id: min } }`). */
-  readonly thresholdable?: boolean
   /** The schema of its `detail`, if it stores one (it goes into schemas/ with the summary's). */
   readonly detail?: z.ZodType<Detail>
 }
