@@ -26,6 +26,11 @@ const E2E = [
 const LONG_E2E = ['test/{pack,report-browser,live-browser}.test.ts']
 /** Corpora sampled in `npm test` and run whole in the long lane (test/sample.ts reads SEQK_TEST_LANE). */
 const LONG_CORPORA = ['test/parity.test.ts']
+/**
+ * Integration files run in the long lane only: the strengthened suites' honesty and catch rate on
+ * their fixed sample (4–5 minutes at load 17: the search and the broken copies run real Python).
+ */
+const LONG_INTEGRATION = ['test/strengthen-honesty.test.ts']
 
 export default defineConfig({
   // This repository's evals import `vitest-seqk` by its package name, exactly as a user would;
@@ -73,7 +78,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts', ...INTEGRATION_SOURCES],
-          exclude: [...E2E, '**/node_modules/**'],
+          exclude: [...E2E, ...LONG_INTEGRATION, '**/node_modules/**'],
           // Benches under test/ start Python, servers or the built package's children.
           benchmark: { include: ['test/**/*.bench.ts'] },
           // The built package (dist/, imported only by test/providers.bench.ts) loads natively, as
@@ -111,7 +116,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'long',
-          include: [...LONG_E2E, ...LONG_CORPORA],
+          include: [...LONG_E2E, ...LONG_CORPORA, ...LONG_INTEGRATION],
           env: { SEQK_TEST_LANE: 'long' },
           globalSetup: ['./test/setup/e2e.ts'],
           testTimeout: 30_000,

@@ -6,8 +6,10 @@
 //
 // First paint is the page's first response (rendered with the state on the server); "state" is the
 // stream up to its first event (a snapshot), or, for a server that replays its log, up to `ended`;
-// "caught up" is when every line written before the server started is read; then one page of the
-// last cell's trajectories (what the page fetches when a cell is opened), and the process's memory.
+// "caught up" is when every line written before the server started is read, and while it catches
+// up the page and a page of trajectories are asked for one after the other (median and slowest);
+// then one page of the last cell's trajectories (what the page fetches when a cell is opened), and
+// the process's memory.
 // Prints one JSON line (test/report-live-scale.bench.ts reads it).
 import { request } from 'node:http'
 import { resolve } from 'node:path'
@@ -57,15 +59,38 @@ const page = await get(server.url, (b) => b.includes('</html>'))
 // On a loaded machine the wall time is mostly waiting for a core: the CPU the process spent is the steadier figure.
 const firstPaintCpuMs = cpuMs(cpu0)
 const stream = await get(`${server.url}events`, (b) => /"type":"(snapshot|ended)"/.test(b) && b.endsWith('\n\n'))
+const liveState = () =>
+  (server.live as { snapshot?: () => { snapshot: { reading: unknown; cells: { key: string }[] } } }).snapshot?.()
+    .snapshot
+// While catching up, what a person sees: the page, and a page of the first cell's trajectories,
+// asked one after the other (each answered between the server's steps of reading).
+const whileCatchingUp: { page: number[]; trajectories: number[] } = { page: [], trajectories: [] }
+let catching = true
+const probe = (async () => {
+  while (catching) {
+    const state = liveState()
+    if (!state || state.reading === null) break
+    whileCatchingUp.page.push((await get(server.url, (b) => b.includes('</html>'))).ms)
+    const first = liveState()?.cells[0]?.key
+    if (first)
+      whileCatchingUp.trajectories.push(
+        (await get(`${server.url}trajectories?cell=${encodeURIComponent(first)}&offset=0&limit=50`, () => false)).ms,
+      )
+  }
+})()
 // Until every line written before the server started is read (a server that reads all before it listens: at once).
 const caughtUp = await new Promise<number>((done) => {
   const check = () => {
-    const state = (server.live as { snapshot?: () => { snapshot: { reading: unknown } } }).snapshot?.().snapshot
+    const state = liveState()
     if (!state || state.reading === null) done(performance.now() - t0)
     else setTimeout(check, 20)
   }
   check()
 })
+catching = false
+await probe
+const max = (xs: number[]) => (xs.length === 0 ? -1 : Math.round(Math.max(...xs)))
+const median = (xs: number[]) => (xs.length === 0 ? -1 : Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]!))
 const caughtUpCpuMs = cpuMs(cpu0)
 const rssCaughtUpMb = process.memoryUsage().rss / 2 ** 20
 const cells = (server.live as { snapshot?: () => { snapshot: { cells: { key: string }[] } } }).snapshot?.().snapshot
@@ -77,5 +102,5 @@ const trajectories = last
 await server.close()
 const mb = (n: number) => Math.round(n * 10) / 10
 process.stdout.write(
-  `${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), firstPaintCpuMs, pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp), caughtUpCpuMs, pageOfTrajectoriesMs: Math.round(trajectories.ms), pageOfTrajectoriesBytes: trajectories.bytes, rssCaughtUpMb: mb(rssCaughtUpMb), maxRssMb: mb(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ listeningMs: Math.round(listening), firstPaintMs: Math.round(listening + page.ms), firstPaintCpuMs, pageBytes: page.bytes, stateMs: Math.round(stream.ms), stateBytes: stream.bytes, caughtUpMs: Math.round(caughtUp), caughtUpCpuMs, pagesWhileCatchingUp: whileCatchingUp.page.length, pageWhileCatchingUpMedianMs: median(whileCatchingUp.page), pageWhileCatchingUpMaxMs: max(whileCatchingUp.page), trajectoriesWhileCatchingUpMaxMs: max(whileCatchingUp.trajectories), pageOfTrajectoriesMs: Math.round(trajectories.ms), pageOfTrajectoriesBytes: trajectories.bytes, rssCaughtUpMb: mb(rssCaughtUpMb), maxRssMb: mb(process.resourceUsage().maxRSS / 1024) })}\n`,
 )

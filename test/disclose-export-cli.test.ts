@@ -132,7 +132,7 @@ describe('seqk export', () => {
     const out = join(tmp, 'reports', 'seqk.xml')
     const r = await cli(['export', dir, '--format', 'junit', '--out', out])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toBe(`seqk export: 6 cells of 1 benchmark as JUnit XML; wrote ${out}\n`)
+    expect(r.stdout).toBe(`seqk export: 6 cells · all passed, as JUnit XML; wrote ${out}\n`)
     const { valid, output } = await xmllintJunit(readFileSync(out, 'utf8'))
     expect(valid, output).toBe(true)
   })

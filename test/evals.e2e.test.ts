@@ -190,6 +190,27 @@ describe('npm run evals (bundled fixtures, simulated actors, real Python)', () =
     expect(rank('simulated:flaky', passHat5)).toBe(actors.length)
     expect(rank('simulated:flaky', seq5)).toBeLessThan(rank('simulated:flaky', passHat5))
   })
+
+  it('reports G-Pass@5_τ between Pass@5 and pass^5, and each sequential cell against sampling at equal cost', () => {
+    const cells = fixtures().cells
+    for (const c of cells.filter((x) => x.protocol.kind === 'independent'))
+      for (const g of c.gPass!) {
+        expect(g.curve[4]!).toBeLessThanOrEqual(c.passAt![4]! + 1e-12)
+        expect(g.curve[4]!).toBeGreaterThanOrEqual(c.passHat![4]! - 1e-12)
+      }
+    const pairs = summary.equalCost!.filter((p) => p.benchmark === FIXTURES)
+    expect(pairs).toHaveLength(cells.filter((c) => c.protocol.kind === 'sequential').length)
+    // Simulated actors report their tokens: the comparison in tokens is known for every pair.
+    for (const p of pairs) expect(p.tokens.verdict).toMatch(/dominates|crossing|equal/)
+    // Revising on verifier feedback beats sampling at every equal spend; never repairing never does.
+    const pair = (actor: string) => pairs.find((p) => p.actorId === actor && p.mode === 'verifier')!
+    expect(pair('simulated:reviser').tokens.verdict).toBe('sequential-dominates')
+    expect(pair('simulated:stubborn').tokens.verdict).toBe('independent-dominates')
+    const page = readFileSync(join(runDir, 'report.html'), 'utf8')
+    expect(page).toContain('<h3>At equal cost: revising against sampling</h3>')
+    expect(page).toContain('(G-Pass@K<sub>τ</sub>)</h3>')
+    expect(page).toContain(`<tr data-pair="${pair('simulated:reviser').sequential}">`)
+  })
 })
 
 const AGENTS = 'repository repair (agents, fixtures)'

@@ -1,10 +1,12 @@
 // Every output of one run tells the same story: a scratch project with an eval file that does not
-// parse, a cell with no thresholds, a baseline gate that fails, and an OpenAI-compatible server
-// that sends no `usage`, run by the real Vitest CLI. The terminal, Vitest's own result (its JSON
-// reporter), summary.json, pr-comment.md, the GitHub step summary and annotations, report.html and
-// the live view must name the same cells with the same verdicts and counts, the broken file as a
-// failed entry, and "unknown" tokens, never zero; no printed line exceeds 120 columns; and a failed
-// threshold's stack points at the eval file's seqEval line.
+// parse, a cell with no thresholds, a baseline gate that fails, a cell skipped (a model without a
+// key), a cell whose every trajectory errored, and an OpenAI-compatible server that sends no
+// `usage`, run by the real Vitest CLI. The terminal, Vitest's own result (its JSON reporter),
+// summary.json, pr-comment.md, the GitHub step summary and annotations, report.html, the live view
+// and `seqk export --format junit` must name the same cells with the same verdicts and counts (each
+// failed check once), the broken file as a failed entry, the skipped cell as not run, and "unknown"
+// tokens, never zero; no printed line exceeds 120 columns; and a failed threshold's stack points at
+// the eval file's seqEval line.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,7 +20,18 @@ import type { RunSummary } from '../src/core/schemas.js'
 import { cellVerdict, runCountsText, summaryVerdict } from '../src/protocol/verdict.js'
 import { LiveRun } from '../src/report/live/live-run.js'
 import { liveView } from '../src/report/live/view.js'
-import { cleanEnv, fixtureProject, PACKAGE, runNode, SEQK_ALIAS, VITEST } from './fixture-project.js'
+import { xmlEscape } from '../src/report/junit.js'
+import {
+  cleanEnv,
+  fixtureProject,
+  PACKAGE,
+  runNode,
+  SAYS_CORRECT_SOURCE,
+  SEQK,
+  SEQK_ALIAS,
+  VITEST,
+} from './fixture-project.js'
+import { HAS_XMLLINT, xmllintJunit } from './export-schemas.js'
 
 /** A chat-completions server that answers CORRECT and reports no usage, as some compatible servers do. */
 function noUsageServer(): Promise<Server> {
@@ -69,9 +82,27 @@ seqEval('agree', {
 seqEval('agree, unchecked', { tasks: tasks.slice(0, 4), actors: [actors.simulated({ profile: 'stubborn' })], verifier, budget: 2, repeats: 1, modes: { binary: { feedback: feedback.binary() } } })
 `
 
+// A model without a key (skipped, with why) and an app that fails every call (each trajectory an error).
+const MORE = `import { actors, feedback, seqEval, type Verifier } from 'vitest-seqk'
+${SAYS_CORRECT_SOURCE}
+seqEval('agree, more', {
+  tasks: [{ id: 'm1', prompt: 'Say CORRECT.' }, { id: 'm2', prompt: 'Say CORRECT!' }],
+  actors: [
+    actors.openai({ model: 'gpt-4o-mini', skipWithoutKey: true }),
+    actors.fromFunction(() => { throw new Error('the app is down') }, { name: 'down-app' }),
+  ],
+  verifier,
+  budget: 2,
+  repeats: 1,
+  modes: { binary: { feedback: feedback.binary(), expect: { seqAt: { 2: 0.5 } } } },
+})
+`
+
 const BROKEN = `import { seqEval } from 'vitest-seqk'
 seqEval('broken', { tasks: [ }) // a syntax error
 `
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Columns a line takes, as a terminal shows it (characters, colour codes stripped). */
 const columns = (line: string) => [...stripVTControlCharacters(line)].length
@@ -91,6 +122,9 @@ describe('one run, every output (a broken file, no thresholds, a failing baselin
     }[]
   }
   const runDir = () => join(dir, 'run-2')
+  let junit = ''
+  let recomputed: RunSummary
+  let exportOut = ''
 
   beforeAll(async () => {
     dir = fixtureProject('seqk-agree-')
@@ -114,8 +148,9 @@ export default defineConfig({
       timeoutMs: 120_000,
     })
     expect(first.status, first.out).toBe(0)
-    // The run under test: CI, the weakened actor, and a file that does not parse.
+    // The run under test: CI, the weakened actor, a file that does not parse, a skipped and an all-errored cell.
     writeFileSync(join(dir, 'broken.eval.ts'), BROKEN)
+    writeFileSync(join(dir, 'more.eval.ts'), MORE)
     writeFileSync(join(dir, 'step-summary.md'), '')
     const second = await runNode([VITEST, 'run'], {
       cwd: dir,
@@ -132,6 +167,21 @@ export default defineConfig({
     status = second.status
     summary = readSummary(join(runDir(), 'summary.json'))
     vitestJson = JSON.parse(readFileSync(join(dir, 'vitest.json'), 'utf8'))
+    const exported = await runNode([...SEQK, 'export', runDir(), '--format', 'junit'], {
+      cwd: dir,
+      env: cleanEnv(),
+      timeoutMs: 60_000,
+    })
+    expect(exported.status, exported.out).toBe(0)
+    exportOut = exported.out
+    junit = readFileSync(join(runDir(), 'junit.xml'), 'utf8')
+    const summarized = await runNode([...SEQK, 'summarize', runDir(), '--out', '-'], {
+      cwd: dir,
+      env: cleanEnv(),
+      timeoutMs: 60_000,
+    })
+    expect(summarized.status, summarized.out).toBe(0)
+    recomputed = JSON.parse(summarized.stdout) as RunSummary
   }, 300_000)
 
   afterAll(() => {
@@ -160,6 +210,70 @@ export default defineConfig({
     }
     const weak = cells().find((c) => c.cellId === 'simulated:reviser · verifier')!
     expect(weak.gate?.status).toBe('fail')
+    // The model without a key did not run, and says why; the app that failed every call is one failed check.
+    expect(summary.notRun).toEqual([
+      {
+        file: 'more.eval.ts',
+        benchmark: 'agree, more',
+        cellId: 'openai:gpt-4o-mini · binary',
+        reason: expect.stringContaining('OPENAI_API_KEY is not set'),
+      },
+    ])
+    const down = cellVerdict(cells().find((c) => c.cellId === 'down-app · binary')!)
+    expect([down.status, down.failed.map((c) => c.kind)]).toEqual(['fail', ['measured']])
+  })
+
+  it('seqk summarize recomputes the same verdict from the files, the broken file and the skipped cell with it', () => {
+    expect(recomputed.loadErrors).toEqual(summary.loadErrors)
+    expect(recomputed.notRun).toEqual(summary.notRun)
+    expect(recomputed.verdict).toEqual(summary.verdict)
+  })
+
+  it('seqk export --format junit: the same cells and verdicts, each failed check once, the broken file, the skipped cell', async () => {
+    const v = summaryVerdict(summary)
+    expect(exportOut.replace(/\s+/g, ' ')).toContain(`seqk export: ${runCountsText(v)}, as JUnit XML`)
+    if (HAS_XMLLINT) {
+      const { valid, output } = await xmllintJunit(junit)
+      expect(valid, output).toBe(true)
+    }
+    const cases = new Map(
+      [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)" time="[^"]*">(.*?)<\/testcase>/gs)].map((m) => [
+        `${m[2]} › ${m[1]}`,
+        m[3]!,
+      ]),
+    )
+    expect(cases.size).toBe(v.entries.length)
+    for (const b of summary.benchmarks)
+      for (const c of b.cells) {
+        const verdict = cellVerdict(c)
+        const body = cases.get(`${xmlEscape(b.name)} › ${xmlEscape(c.cellId)}`)
+        expect(body, c.cellId).toBeDefined()
+        if (verdict.status !== 'fail') expect([c.cellId, body]).toEqual([c.cellId, ''])
+        else {
+          const root = verdict.failed.some((f) => f.kind === 'measured' || f.kind === 'finished')
+          expect(body, c.cellId).toMatch(root ? /^<error / : /^<failure /)
+          const count = verdict.failed.length === 1 ? 'a check' : `${verdict.failed.length} checks`
+          expect(body).toContain(xmlEscape(`${c.cellId}: ${count} failed`))
+          // Each failed check once: in its cell's one failure, and in no test case of its own.
+          for (const f of verdict.failed) expect(body!.split(xmlEscape(`- ${f.message}`)).length - 1, f.message).toBe(1)
+        }
+      }
+    const broken = summary.loadErrors![0]!
+    expect(cases.get('broken.eval.ts › broken.eval.ts')).toMatch(
+      new RegExp(
+        `^<error message="${escapeRe(xmlEscape(`broken.eval.ts failed to load: ${broken.error}`))}" type="seqk.loadError">`,
+      ),
+    )
+    const skipped = summary.notRun![0]!
+    expect(cases.get(`${skipped.benchmark} › ${skipped.cellId}`)).toBe(
+      `<skipped message="${xmlEscape(`did not run: ${skipped.reason}`)}"/>`,
+    )
+    const total = (name: string) =>
+      [...junit.matchAll(new RegExp(`<testsuite [^>]*\\b${name}="(\\d+)"`, 'g'))].reduce((n, m) => n + Number(m[1]), 0)
+    expect(total('failures') + total('errors')).toBe(v.cells.fail + v.loadErrors.length)
+    expect(total('skipped')).toBe(v.cells['not-run'])
+    const checks = [...junit.matchAll(/name="seqk.failedChecks" value="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0)
+    expect(checks).toBe(v.failedChecks)
   })
 
   it("Vitest's own result fails the same cells, with the same number of checks, and the broken file", () => {
@@ -259,6 +373,13 @@ export default defineConfig({
         ])
       const planned = cells().reduce((n, c) => n + c.trajectories, 0)
       expect(view.cells.reduce((n, r) => n + r.done, 0)).toBe(planned)
+      // A skipped cell is skipped, with its reason, and "not run" as every output says: never planned for ever.
+      for (const n of summary.notRun ?? [])
+        expect(view.cells.find((r) => r.cellId === n.cellId)).toMatchObject({
+          phase: 'skipped',
+          state: `skipped: ${n.reason}`,
+          verdict: 'not run',
+        })
     } finally {
       live.close()
     }

@@ -14,6 +14,7 @@ import { summariseCell, type Thresholds } from '../src/protocol/cell-summary.js'
 import { protocolFingerprint } from '../src/core/fingerprint.js'
 import { simulatedTrajectory } from '../src/analysis/simulated-runs.js'
 import { protocolFixture } from './protocol-fixture.js'
+import { equalCostComparisons } from '../src/protocol/equal-cost.js'
 
 export interface FakeRunOptions {
   runId?: string
@@ -197,6 +198,9 @@ export function fakeRun(options: FakeRunOptions = {}): { summary: RunSummary; tr
     createdAt: '2026-01-01T00:00:05.000Z',
     benchmarks: [{ name: benchmark, file: options.file ?? 'evals/toy.eval.ts', cells }],
   }
+  // As the reporter writes it: each sequential cell against its actor's independent cell at equal cost.
+  const equalCost = equalCostComparisons(cells)
+  if (equalCost.length > 0) summary.equalCost = equalCost
   return { summary, trajectories }
 }
 

@@ -10,7 +10,8 @@
 //   fails when the page's cell rows are not the summary's verdicts, or the page asks for anything.
 // - live view (scripts/live-figures.ts): `seqk view`'s server on the directory: listening, first
 //   paint (the page with the state), the event stream's first event (the snapshot) and its bytes,
-//   reading every line written before it started, one page of a cell's trajectories, RSS.
+//   reading every line written before it started (and, while it reads, the page and a page of
+//   trajectories asked for one after the other), one page of a cell's trajectories, RSS.
 //
 // Every figure is also given as a ratio to the smallest run's, measured in the same run (these
 // machines are shared: absolute times move with the load, ratios much less); "n×" is how much
@@ -70,6 +71,9 @@ const ROWS: [string, 'report' | 'live', string, string][] = [
   ['view: first event', 'live', 'stateBytes', 'B'],
   ['view: caught up', 'live', 'caughtUpMs', 'ms'],
   ['view: caught up, CPU', 'live', 'caughtUpCpuMs', 'ms'],
+  ['view: page, catching up, median', 'live', 'pageWhileCatchingUpMedianMs', 'ms'],
+  ['view: page, catching up, max', 'live', 'pageWhileCatchingUpMaxMs', 'ms'],
+  ['view: 50 traj., catching up, max', 'live', 'trajectoriesWhileCatchingUpMaxMs', 'ms'],
   ['view: 50 trajectories', 'live', 'pageOfTrajectoriesMs', 'ms'],
   ['view: RSS caught up', 'live', 'rssCaughtUpMb', 'MB'],
   ['view: peak RSS', 'live', 'maxRssMb', 'MB'],

@@ -39,6 +39,33 @@ describe('analyzeRuns', () => {
     expect(b.timing.find((t) => t.actorId === 'stubborn')?.reason).toBe('ΔSeq@5 ≤ 0: no revision gain to share')
   })
 
+  it("compares each sequential cell with its actor's independent cell at equal cost, and prints it", () => {
+    const pairs = report.benchmarks[0]!.equalCost!
+    expect(pairs.map((p) => `${p.actorId} ${p.mode}`)).toEqual([
+      'one-shot binary',
+      'one-shot verifier',
+      'reviser binary',
+      'reviser verifier',
+      'stubborn binary',
+      'stubborn verifier',
+    ])
+    // Priced runs compare in dollars too. Revising with verifier feedback at 0.7 beats sampling at
+    // every equal spend; an actor that never repairs pays more for its Seq@1 and sampling overtakes
+    // it before two samples' spend (its first tries are ahead by chance alone).
+    for (const p of pairs) expect(p.usd.verdict).not.toBe('unknown')
+    expect(pairs.find((p) => p.actorId === 'reviser' && p.mode === 'verifier')?.usd.verdict).toBe(
+      'sequential-dominates',
+    )
+    for (const p of pairs.filter((x) => x.actorId === 'stubborn')) {
+      expect(p.usd.crossings.at(-1)?.leader ?? p.usd.verdict).toMatch(/^independent/)
+      expect(p.usd.crossings.every((c) => c.cost < p.usd.independent[1]!.cost!)).toBe(true)
+    }
+    const text = renderAnalysis(report)
+    expect(text).toContain('At equal cost')
+    expect(text).toMatch(/reviser\s+verifier\s+sequential dominates\s+sequential dominates/)
+    expect(text).toMatch(/stubborn\s+verifier\s+independent dominates\s+sequential ahead, independent from \$0\.0011/)
+  })
+
   it('is reproducible from its seed', () => {
     expect(analyzeRuns([run], { resamples: 100, selection: { draws: 30, resamples: 20 } })).toEqual(report)
   })

@@ -16,6 +16,7 @@ import {
 import { assertComparable, ComparabilityError, crossProtocolNotes } from './comparability.js'
 import { bestNonBinaryPairs, protocolCorrelations } from './correlations.js'
 import { costSuccess } from './cost-success.js'
+import { equalCostComparisons } from '../protocol/equal-cost.js'
 import { asLoadedRuns, sourcedCells, type LoadedRun, type RunInput } from './load-runs.js'
 import { modelSelection, selectionTable } from './model-selection.js'
 import { compareRankings } from './rankings.js'
@@ -251,6 +252,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       reliability,
       timing: revisionTimingTable(b.cells, options.k),
       costSuccess: costSuccess(b.name, b.cells),
+      equalCost: equalCostComparisons(b.cells),
       revisionAnnotation: revisionAnnotationSection(b.cells),
       statistics: b.cells.map((c) => ({ cellId: c.cellId, statistics: c.statistics })),
       selection: selections,

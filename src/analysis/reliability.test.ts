@@ -99,7 +99,15 @@ describe('the reliability view of seqk analyze', () => {
   it('prints the table and the notes', () => {
     const text = renderAnalysis(report)
     expect(text).toContain('Reliability: does it, every time')
-    expect(text).toMatch(/actor\s+Pass@1\s+Pass@5\s+pass\^5\s+Seq@5\s+Seq\^5\s+Cover@1/)
+    expect(text).toMatch(
+      /actor\s+Pass@1\s+Pass@5\s+pass\^5\s+G-Pass@5_0\.5\s+G-Pass@5_0\.75\s+Seq@5\s+Seq\^5\s+Cover@1/,
+    )
+    // G-Pass@5_τ is the independent cell's own, for every actor that has one.
+    for (const section of report.benchmarks[0]!.reliability)
+      for (const row of section.rows) {
+        const cell = cells.find((c) => c.actorId === row.actorId && c.protocol.kind === 'independent')
+        expect(row.gPassK).toEqual((cell?.gPass ?? []).map((g) => ({ tau: g.tau, value: g.atK.point })))
+      }
     expect(text).toMatch(/reviser is above \S+ by Seq@5 but below it by Pass@1, the single try/)
   })
 

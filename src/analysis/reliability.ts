@@ -161,6 +161,7 @@ export function reliabilitySections(
         },
         passAtK: f?.passAtK?.value ?? null,
         passHatK: f?.passHatK?.value ?? null,
+        gPassK: (independent.get(actorId)?.gPass ?? []).map((g) => ({ tau: g.tau, value: g.atK.point })),
         seqAtK: valueOf(cell, 'seqAt', K),
         seqHatK: valueOf(cell, 'seqHat', K),
         coverAt1: valueOf(cell, 'coverAt', 1),

@@ -19,6 +19,8 @@ import { annotatorText } from './revision-annotation.js'
 import { statisticsRows } from '../protocol/statistics/index.js'
 import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary } from '../core/schemas.js'
+import { equalCostShort } from '../protocol/equal-cost.js'
+import type { EqualCost } from '../core/schemas.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
 
 interface IntervalLike {
@@ -124,12 +126,24 @@ function renderReliability(s: ReliabilitySection, c: ChalkInstance): string[] {
   const mixed = labels.length > 1
   const single = mixed ? 'single try' : (labels[0] ?? 'Pass@1')
   const fromSeq = s.rows.filter((r) => r.singleTry.source === 'Seq@1')
-  const header = ['actor', single, `Pass@${P ?? 'K'}`, `pass^${P ?? 'K'}`, `Seq@${K}`, `Seq^${K}`, 'Cover@1']
+  // G-Pass@K_τ beside pass^K: the τ any row carries (none without an independent cell).
+  const taus = [...new Set(s.rows.flatMap((r) => (r.gPassK ?? []).map((g) => g.tau)))].sort((a, b) => a - b)
+  const header = [
+    'actor',
+    single,
+    `Pass@${P ?? 'K'}`,
+    `pass^${P ?? 'K'}`,
+    ...taus.map((tau) => `G-Pass@${P ?? 'K'}_${tau}`),
+    `Seq@${K}`,
+    `Seq^${K}`,
+    'Cover@1',
+  ]
   const rows = s.rows.map((r) => [
     r.actorId,
     percent(r.singleTry.value) + (mixed && r.singleTry.source === 'Seq@1' ? '*' : '') + rankOf('Pass@1', r.actorId),
     percent(r.passAtK) + rankOf(`Pass@${P}`, r.actorId),
     percent(r.passHatK) + rankOf(`pass^${P}`, r.actorId),
+    ...taus.map((tau) => percent(r.gPassK?.find((g) => g.tau === tau)?.value ?? null)),
     percent(r.seqAtK) + seqRank(r.actorId),
     percent(r.seqHatK) + rankOf(`Seq^${K}`, r.actorId),
     percent(r.coverAt1) + rankOf('Cover@1', r.actorId),
@@ -187,6 +201,24 @@ function renderStatistics(cells: readonly Pick<CellSummary, 'cellId' | 'statisti
   return [
     c.bold('Statistics') + ' — in % unless a definition says otherwise; [95% CI], n: what it is over',
     ...table(['cell', 'statistic', 'value'], long, (i) => i === 2, c, '  '),
+  ]
+}
+
+/** Each sequential cell against its actor's independent cell at equal spend per task, in tokens and dollars. */
+function renderEqualCost(pairs: readonly EqualCost[], c: ChalkInstance): string[] {
+  if (pairs.length === 0) return []
+  return [
+    c.bold('At equal cost') +
+      " — Seq@k at the mean spend by attempt k (solved tasks stop spending) against Pass@k at k samples' spend",
+    ...table(
+      ['actor', 'feedback', 'in tokens', 'in dollars'],
+      pairs.map((p) => [p.actorId, p.mode, equalCostShort(p.tokens, 'tokens'), equalCostShort(p.usd, 'usd')]),
+      () => false,
+      c,
+    ),
+    c.dim(
+      '  straight between budgets, compared from where both can run, each held at its budget K beyond its last point',
+    ),
   ]
 }
 
@@ -407,6 +439,8 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
     if (b.revisionAnnotation.rows.length > 0) out.push('', ...renderRevisionAnnotation(b.revisionAnnotation, c, false))
     out.push('', ...renderStatistics(b.statistics ?? [], c))
     out.push('', ...renderCostSuccess(b.costSuccess, c))
+    const equalCost = renderEqualCost(b.equalCost ?? [], c)
+    if (equalCost.length > 0) out.push('', ...equalCost)
     for (const s of b.selection) out.push('', renderSelectionBlock(s, options))
     for (const s of b.selectionSkipped) out.push('', c.bold('Model selection') + ` (${s.mode}): not run — ${s.reason}`)
   }

@@ -7,7 +7,7 @@
  * runs; `k` is a budget (number of attempts or samples).
  */
 import { z } from 'zod'
-import { IntervalSchema, RevisionClassSummarySchema, StatisticValueSchema } from '../core/schemas.js'
+import { EqualCostSchema, IntervalSchema, RevisionClassSummarySchema, StatisticValueSchema } from '../core/schemas.js'
 
 const Rate = z.number().nullable()
 const Int = z.number().int()
@@ -82,6 +82,11 @@ export const ReliabilityRowSchema = z.object({
   passAtK: Rate,
   /** pass^K of the independent cell: all K samples pass. */
   passHatK: Rate,
+  /**
+   * G-Pass@K_τ of the independent cell, per τ: at least ⌈τK⌉ of K samples pass, between Pass@K and
+   * pass^K (empty without an independent cell; absent in older files).
+   */
+  gPassK: z.array(z.object({ tau: z.number(), value: Rate })).optional(),
   /** Seq@K under the mode: completion under the run's retry budget. */
   seqAtK: Rate,
   /** Seq^K under the mode: every repeat solves the task within K. */
@@ -360,6 +365,8 @@ export const AnalysisReportSchema = z.object({
       reliability: z.array(ReliabilitySectionSchema),
       timing: z.array(TimingRowSchema),
       costSuccess: CostSuccessSchema,
+      /** Each sequential cell against its actor's independent cell at equal spend per task (absent in older files). */
+      equalCost: z.array(EqualCostSchema).optional(),
       /** Revisions by whether they addressed the feedback, per actor and mode (paper Figure 5b). */
       revisionAnnotation: RevisionAnnotationSectionSchema,
       /** Each cell's registered statistics (its summary's `statistics` map), as the run stored them. */

@@ -39,10 +39,26 @@ export const PlanLoadErrorRecordSchema = z.object({
   error: z.string(),
 })
 
+/**
+ * A cell of a loaded file that was skipped (a model without a key, data that is absent, a dry run):
+ * it will not run, and says why. Written as Vitest reports the skip, so the live view shows it
+ * skipped at once rather than planned for ever; summary.json's `notRun` holds the same cells.
+ */
+export const PlanSkippedRecordSchema = z.object({
+  schema: z.literal('seqk.plan/1'),
+  type: z.literal('skipped'),
+  runId: z.string(),
+  file: z.string(),
+  benchmark: z.string(),
+  cellId: z.string(),
+  reason: z.string(),
+})
+
 export const PlanRecordSchema = z.discriminatedUnion('type', [
   PlanFilesRecordSchema,
   PlanFileRecordSchema,
   PlanLoadErrorRecordSchema,
+  PlanSkippedRecordSchema,
 ])
 export type PlanRecord = z.infer<typeof PlanRecordSchema>
 
@@ -62,8 +78,33 @@ export function planLoadErrors(path: string): { file: string; error: string }[] 
   if (!existsSync(path)) return []
   const last = new Map<string, PlanRecord>()
   for (const record of readJsonLines(path, PlanRecordSchema, 'plan record').items)
-    if (record.type !== 'files') last.set(record.file, record)
+    if (record.type === 'file' || record.type === 'load-error') last.set(record.file, record)
   return [...last.values()].flatMap((r) => (r.type === 'load-error' ? [{ file: r.file, error: r.error }] : []))
+}
+
+/**
+ * The cells a run's plan records as skipped and that have no summary among `ran` (a resume that
+ * ran a cell it skipped before has one), each once: summary.json's `notRun`, rebuilt from the files.
+ *
+ * @example
+ * planNotRun('run/plan.jsonl', summary.benchmarks) // => [{ file, benchmark, cellId: 'openai:gpt-4o · binary', reason: '…' }]
+ */
+export function planNotRun(
+  path: string,
+  ran: readonly { name: string; cells: readonly { cellId: string }[] }[],
+): { file: string; benchmark: string; cellId: string; reason: string }[] {
+  if (!existsSync(path)) return []
+  const done = new Set(ran.flatMap((b) => b.cells.map((c) => `${b.name}\u0000${c.cellId}`)))
+  const out = new Map<string, { file: string; benchmark: string; cellId: string; reason: string }>()
+  for (const r of readJsonLines(path, PlanRecordSchema, 'plan record').items)
+    if (r.type === 'skipped' && !done.has(`${r.benchmark}\u0000${r.cellId}`))
+      out.set(`${r.benchmark}\u0000${r.cellId}`, {
+        file: r.file,
+        benchmark: r.benchmark,
+        cellId: r.cellId,
+        reason: r.reason,
+      })
+  return [...out.values()]
 }
 
 /**

@@ -5,6 +5,7 @@ import { SUMMARY_SCHEMA } from '../core/schemas.js'
 import type { CellEndRecord, CellStartRecord } from './cells-file.js'
 import { summariseCell } from '../protocol/cell-summary.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { equalCostComparisons } from '../protocol/equal-cost.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
 import { shardOfTask } from '../protocol/shard.js'
 import { storedVerdict } from '../protocol/verdict.js'
@@ -141,6 +142,7 @@ export function recomputeRun(input: {
   const benchmarks = benchmarkBlocks(cells)
   const comparisons = historyComparisons(benchmarks.flatMap((b) => b.cells))
   const variants = variantComparisons(benchmarks.flatMap((b) => b.cells))
+  const equalCost = equalCostComparisons(benchmarks.flatMap((b) => b.cells))
   return {
     schema: SUMMARY_SCHEMA,
     runId: input.runId,
@@ -148,5 +150,6 @@ export function recomputeRun(input: {
     benchmarks,
     ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
     ...(variants.length > 0 ? { variantComparisons: variants } : {}),
+    ...(equalCost.length > 0 ? { equalCost } : {}),
   }
 }

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadTasks, TaskFileError } from './load-tasks.js'
+import { loadTasks, readTaskText, TaskFileError } from './load-tasks.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'seqk-load-tasks-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -196,7 +197,7 @@ describe('loadTasks: CSV', () => {
     expect(() => loadTasks(path, { limit: 0 })).toThrow('limit must be an integer >= 1, got 0')
     expect(() => loadTasks(path, { delimiter: '::' })).toThrow('delimiter must be one character, got "::"')
     expect(() => loadTasks(file('x', 'txt'))).toThrow(
-      /cannot tell the format from the extension "\.txt"; name a \.jsonl or \.csv file, or pass format: 'jsonl' \| 'csv'/,
+      /cannot tell the format from the extension "\.txt"; name a \.jsonl or \.csv file \(gzipped: \.jsonl\.gz, \.csv\.gz\), or pass format: 'jsonl' \| 'csv'/,
     )
     expect(loadTasks(file('{"id": "a", "prompt": "b"}\n', 'txt'), { format: 'jsonl' })).toEqual([
       { id: 'a', prompt: 'b' },
@@ -238,5 +239,136 @@ describe('loadTasks: CSV', () => {
       ),
       { seed: 20261201, numRuns: 200 },
     )
+  })
+})
+
+describe('loadTasks: encodings, compression and delimiters', () => {
+  const JSONL = '{"id":"a","prompt":"café crème"}\n{"id":"b","prompt":"naïve 漢字 😀"}\n'
+  const TASKS = [
+    { id: 'a', prompt: 'café crème' },
+    { id: 'b', prompt: 'naïve 漢字 😀' },
+  ]
+  const bytes = (content: Uint8Array, ext: string) => {
+    const path = join(dir, `tasks-${++n}.${ext}`)
+    writeFileSync(path, content)
+    return path
+  }
+  const utf16 = (text: string, order: 'LE' | 'BE') => {
+    const le = Buffer.from(`\ufeff${text}`, 'utf16le')
+    return order === 'LE' ? le : le.swap16()
+  }
+
+  it('reads a UTF-8 byte-order mark, UTF-16 LE and BE with one, and gzip, as the same tasks', () => {
+    // Before: each was "line 1: not valid JSON" with no word of the encoding.
+    const bom = Buffer.from([0xef, 0xbb, 0xbf])
+    expect(loadTasks(bytes(Buffer.concat([bom, Buffer.from(JSONL)]), 'jsonl'))).toEqual(TASKS)
+    expect(loadTasks(bytes(utf16(JSONL, 'LE'), 'jsonl'))).toEqual(TASKS)
+    expect(loadTasks(bytes(utf16(JSONL, 'BE'), 'jsonl'))).toEqual(TASKS)
+    expect(loadTasks(bytes(gzipSync(JSONL), 'jsonl.gz'))).toEqual(TASKS)
+    // By its bytes, whatever its name: a gzip saved as .jsonl, and gzipped UTF-16.
+    expect(loadTasks(bytes(gzipSync(utf16(JSONL, 'LE')), 'jsonl'))).toEqual(TASKS)
+    const csv = 'id,prompt\r\na,café crème\r\nb,naïve 漢字 😀\r\n'
+    expect(loadTasks(bytes(Buffer.concat([bom, Buffer.from(csv)]), 'csv'))).toEqual(TASKS)
+    expect(loadTasks(bytes(utf16(csv, 'BE'), 'csv'))).toEqual(TASKS)
+    expect(loadTasks(bytes(gzipSync(csv.replaceAll(',', '\t')), 'tsv.gz'))).toEqual(TASKS)
+  })
+
+  it('law: any tasks read back the same from UTF-16 LE, BE and gzip (fast-check, seed 47)', () => {
+    const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 })
+    fc.assert(
+      fc.property(fc.uniqueArray(text, { minLength: 1, maxLength: 4 }), text, (ids, prompt) => {
+        const tasks = ids.filter((id) => !/\p{Cc}/u.test(id)).map((id) => ({ id, prompt }))
+        if (tasks.length === 0) return
+        const jsonl = tasks.map((t) => JSON.stringify(t)).join('\n')
+        for (const content of [utf16(jsonl, 'LE'), utf16(jsonl, 'BE'), gzipSync(jsonl)])
+          expect(loadTasks(bytes(content, 'jsonl'))).toEqual(tasks)
+      }),
+      { seed: 47, numRuns: 60 },
+    )
+  })
+
+  it('hostile: Latin-1 is refused naming the line and byte offset, never loaded with its bytes replaced', () => {
+    // Before: loaded, "caf\ufffd cr\ufffdme".
+    const latin = bytes(Buffer.from(JSONL, 'latin1'), 'jsonl')
+    expect(failure(() => loadTasks(latin))).toMatchObject({
+      line: 1,
+      message: expect.stringMatching(
+        /^.* line 1: not UTF-8: byte 0xe9 at byte 23 \(line 1, byte 24 of the line\) is not valid UTF-8; it looks like Latin-1 .*iconv -f WINDOWS-1252 -t UTF-8 /,
+      ),
+    })
+    // The offset is the file's (a byte-order mark counted), the line the one the byte is on.
+    const later = bytes(
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from('{"id":"a","prompt":"ok"}\n{"id":"b","prompt":"\xff"}\n', 'latin1'),
+      ]),
+      'jsonl',
+    )
+    expect(failure(() => loadTasks(later))).toMatchObject({
+      line: 2,
+      message: expect.stringMatching(/ line 2: not UTF-8: byte 0xff at byte 48 \(line 2, byte 21 of the line\)/),
+    })
+    const bad = bytes(
+      Buffer.concat([Buffer.from('id,prompt\na,ok\nb,x'), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]),
+      'csv',
+    )
+    expect(failure(() => loadTasks(bad))).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/ line 3: not UTF-8: byte 0xc3 at byte 18 \(line 3, byte 4 of the line\)/),
+    })
+  })
+
+  it('hostile: encodings it cannot be sure of are named, with the fix', () => {
+    const cases: [Uint8Array, RegExp][] = [
+      [Buffer.from(JSONL, 'utf16le'), /NUL in every other byte: UTF-16 LE without a byte-order mark\?/],
+      [utf16(JSONL, 'LE').subarray(0, 9), /not valid UTF-16LE: .* odd number of bytes \(9\), so it was cut short/],
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from([0x00, 0xd8, 0x41, 0x00])]), /UTF-16LE: .*lone surrogate/],
+      [Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('{', 'utf16le')]), /UTF-32 LE text/],
+      [Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00]), /a zip archive/],
+      [gzipSync(JSONL).subarray(0, 12), /cannot decompress the gzipped task file: .*cut short or not gzip/],
+      [gzipSync(Buffer.from(JSONL, 'latin1')), / line 1 \(decompressed\): not UTF-8: byte 0xe9/],
+    ]
+    for (const [content, message] of cases) expect(() => loadTasks(bytes(content, 'jsonl'))).toThrow(message)
+  })
+
+  it('hostile: a gzip bomb is refused at the cap, not read into memory', () => {
+    const bomb = bytes(gzipSync(Buffer.alloc(64 * 1024, 0x20)), 'jsonl.gz')
+    expect(() => readTaskText(bomb, 4096)).toThrow(/cannot decompress .*: it expands past 4096 bytes; split it/)
+    expect(readTaskText(bytes(gzipSync('{}'), 'jsonl.gz'), 4096)).toBe('{}')
+  })
+
+  it('suggests the delimiter a CSV seems to use when its header is one column', () => {
+    // Before: "line 2: id: Invalid input: expected string, received undefined".
+    for (const [d, name] of [
+      [';', "';'"],
+      ['\t', "'\\\\t' \\(tab\\)"],
+      ['|', "'\\|'"],
+    ] as const) {
+      const path = file(`id${d}prompt${d}expected\na${d}"x${d} y"${d}1\nb${d}z${d}2\n`)
+      expect(failure(() => loadTasks(path))).toMatchObject({
+        line: 1,
+        message: expect.stringMatching(
+          new RegExp(
+            `^.* line 1: the header is one column \\(".*"\\) with the delimiter ',' \\(the default\\); the file seems to use ${name}: pass \\{ delimiter: `,
+          ),
+        ),
+      })
+      expect(loadTasks(path, { delimiter: d })).toEqual([
+        { id: 'a', prompt: `x${d} y`, expected: '1' },
+        { id: 'b', prompt: 'z', expected: '2' },
+      ])
+    }
+    // The delimiter given, and the file using another.
+    expect(() => loadTasks(file('id,prompt\na,b\n'), { delimiter: ';' })).toThrow(
+      /with the delimiter ';'; the file seems to use ',': pass \{ delimiter: "," \}/,
+    )
+  })
+
+  it('leaves a one-column CSV alone when no delimiter splits it evenly', () => {
+    const path = file('prompt\nhello; world\nno semicolon here\n')
+    expect(loadTasks(path, { map: (row, line) => ({ id: `l${line}`, prompt: row.prompt as string }) })).toEqual([
+      { id: 'l2', prompt: 'hello; world' },
+      { id: 'l3', prompt: 'no semicolon here' },
+    ])
   })
 })

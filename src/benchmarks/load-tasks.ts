@@ -6,12 +6,14 @@
 import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
 import { parse } from 'csv-parse/sync'
 import { z } from 'zod'
 import { describeZodError } from '../core/zod-errors.js'
 import { shown } from '../core/component-error.js'
 import { rejectUnknownOptions } from '../core/option-checks.js'
 import { TaskSchema, type Task, type TaskInput } from '../protocol/task.js'
+import { decodeText, NotUtf8Error } from './text-file.js'
 
 /** One record of the file: a JSON object (JSON Lines) or the row's cells by column name (CSV, all strings). */
 export type TaskRow = Record<string, unknown>
@@ -38,7 +40,7 @@ export interface LoadTasksOptions {
    * record (and its line) to a task. Default: the record is the task, its keys the task's fields.
    */
   map?: TaskColumns | ((row: TaskRow, line: number) => TaskInput)
-  /** `'jsonl'` or `'csv'`. Default: from the file's extension (`.jsonl`, `.ndjson`, `.csv`). */
+  /** `'jsonl'` or `'csv'`. Default: from the file's extension (`.jsonl`, `.ndjson`, `.csv`, `.tsv`, each also `.gz`). */
   format?: 'jsonl' | 'csv'
   /** The CSV field delimiter (default `','`; `'\t'` for TSV). */
   delimiter?: string
@@ -75,12 +77,83 @@ function formatOf(file: string, format: unknown): 'jsonl' | 'csv' {
   if (format === 'jsonl' || format === 'csv') return format
   if (format !== undefined)
     throw new TypeError(`loadTasks(${JSON.stringify(file)}): format must be 'jsonl' or 'csv', got ${shown(format)}`)
-  const ext = extname(file).toLowerCase()
+  const ext = extensionOf(file)
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
   if (ext === '.csv' || ext === '.tsv') return 'csv'
   throw new TypeError(
-    `loadTasks(${JSON.stringify(file)}): cannot tell the format from the extension ${JSON.stringify(ext)}; name a .jsonl or .csv file, or pass format: 'jsonl' | 'csv'`,
+    `loadTasks(${JSON.stringify(file)}): cannot tell the format from the extension ${JSON.stringify(ext)}; name a .jsonl or .csv file (gzipped: .jsonl.gz, .csv.gz), or pass format: 'jsonl' | 'csv'`,
   )
+}
+
+/** The extension that names the format: `.csv` for `tasks.csv` and for `tasks.csv.gz`. */
+function extensionOf(file: string): string {
+  const ext = extname(file).toLowerCase()
+  return ext === '.gz' ? extname(file.slice(0, -ext.length)).toLowerCase() : ext
+}
+
+/** The most a gzipped task file may expand to: a bomb is refused, not read into memory. */
+export const MAX_TASK_FILE_BYTES = 256 * 2 ** 20
+
+/**
+ * The file's text: gzip (by its magic bytes, whatever its name) decompressed up to
+ * {@link MAX_TASK_FILE_BYTES}, then UTF-8 or UTF-16 with a byte-order mark ({@link decodeText}).
+ * Anything else is refused naming the encoding, and invalid UTF-8 naming its line and byte offset.
+ * `maxBytes` is for tests (a small bomb); loadTasks uses the default.
+ */
+export function readTaskText(file: string, maxBytes = MAX_TASK_FILE_BYTES): string {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch (error) {
+    throw new TaskFileError(
+      `${file}: cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      file,
+    )
+  }
+  let gzipped = false
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    gzipped = true
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: maxBytes })
+    } catch (error) {
+      const why =
+        (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+          ? `it expands past ${maxBytes % 2 ** 20 === 0 ? `${maxBytes / 2 ** 20} MiB` : `${maxBytes} bytes`}; split it or decompress it yourself`
+          : `${(error as Error).message}; the file is cut short or not gzip`
+      throw new TaskFileError(`${file}: cannot decompress the gzipped task file: ${why}`, file)
+    }
+  }
+  try {
+    return decodeText(bytes, file)
+  } catch (error) {
+    if (!(error instanceof NotUtf8Error)) throw error
+    const at = error.line !== undefined ? ` line ${error.line}` : ''
+    const inside = gzipped ? ' (decompressed)' : ''
+    throw new TaskFileError(`${file}${at}${inside}: ${error.message}`, file, error.line)
+  }
+}
+
+const DELIMITERS = [',', ';', '\t', '|'] as const
+const delimiterName = (d: string) => (d === '\t' ? "'\\t' (tab)" : `'${d}'`)
+
+/**
+ * The delimiter the file seems to use when `delimiter` splits its header into one column: one of
+ * `,` `;` tab `|` that splits the first lines (up to 20) into the same number of columns, at least
+ * two; undefined when none does (a file of one column is left alone).
+ */
+function seemingDelimiter(text: string, delimiter: string): string | undefined {
+  for (const candidate of DELIMITERS) {
+    if (candidate === delimiter) continue
+    let rows: string[][]
+    try {
+      rows = parse(text, { bom: true, delimiter: candidate, skip_empty_lines: true, to_line: 20 }) as string[][]
+    } catch {
+      continue
+    }
+    const width = rows[0]?.length ?? 0
+    if (width >= 2 && rows.every((r) => r.length === width)) return candidate
+  }
+  return undefined
 }
 
 function jsonlRecords(text: string, file: string): FileRecord[] {
@@ -110,7 +183,28 @@ function jsonlRecords(text: string, file: string): FileRecord[] {
   return records
 }
 
-function csvRecords(text: string, file: string, delimiter: string): FileRecord[] {
+/**
+ * A header of one column under a delimiter the file does not use fails every record as missing its
+ * id, or stops at a quote mid-field: refused first, naming the delimiter the file seems to use.
+ */
+function refuseForeignDelimiter(text: string, file: string, delimiter: string, given: boolean): void {
+  let header: string[] | undefined
+  try {
+    header = (parse(text, { bom: true, delimiter, skip_empty_lines: true, to_line: 1 }) as string[][])[0]
+  } catch {
+    return // the parse proper names what is wrong with it
+  }
+  const seeming = header?.length === 1 ? seemingDelimiter(text, delimiter) : undefined
+  if (seeming === undefined) return
+  throw new TaskFileError(
+    `${file} line 1: the header is one column (${JSON.stringify(header![0])}) with the delimiter ${delimiterName(delimiter)}${given ? '' : ' (the default)'}; the file seems to use ${delimiterName(seeming)}: pass { delimiter: ${JSON.stringify(seeming)} }`,
+    file,
+    1,
+  )
+}
+
+function csvRecords(text: string, file: string, delimiter: string, given: boolean): FileRecord[] {
+  refuseForeignDelimiter(text, file, delimiter, given)
   let header: string[] = []
   let parsed: { record: Record<string, string>; info: { lines: number }; raw: string }[]
   try {
@@ -215,8 +309,11 @@ function columnMapper(map: TaskColumns, file: string): (row: TaskRow, line: numb
  * and is checked against TaskSchema; ids must be unique. Paths are relative to the working
  * directory (pass `new URL('./tasks.csv', import.meta.url)` for one beside the eval file).
  *
- * @throws TaskFileError naming the file, the line and the field: a missing file, a line that is
- * not JSON, a CSV row with the wrong number of cells, a mapped column a record lacks, a task
+ * The file is UTF-8 (a byte-order mark dropped), UTF-16 with a byte-order mark, or either gzipped.
+ *
+ * @throws TaskFileError naming the file, the line and the field: a missing file, bytes that are
+ * not UTF-8 (the line and byte offset, and the encoding they look like), a CSV header that is one
+ * column under the delimiter in use (the delimiter it seems to use), a line that is not JSON, a CSV row with the wrong number of cells, a mapped column a record lacks, a task
  * field that fails TaskSchema (`expected: Invalid input …`), a repeated id.
  * @example
  * // tasks.csv: id,question,answer
@@ -229,23 +326,16 @@ export function loadTasks(path: string | URL, options: LoadTasksOptions = {}): T
     throw new TypeError(`loadTasks(path): path must be a file path or a file URL, got ${shown(path)}`)
   rejectUnknownOptions(`loadTasks(${JSON.stringify(file)})`, options, OPTIONS)
   const format = formatOf(file, options.format)
-  const delimiter = options.delimiter ?? (extname(file).toLowerCase() === '.tsv' ? '\t' : ',')
+  const delimiter = options.delimiter ?? (extensionOf(file) === '.tsv' ? '\t' : ',')
   if (typeof delimiter !== 'string' || delimiter.length !== 1)
     throw new TypeError(`loadTasks(${JSON.stringify(file)}): delimiter must be one character, got ${shown(delimiter)}`)
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1))
     throw new RangeError(
       `loadTasks(${JSON.stringify(file)}): limit must be an integer >= 1, got ${shown(options.limit)}`,
     )
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new TaskFileError(
-      `${file}: cannot read the task file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      file,
-    )
-  }
-  const records = format === 'jsonl' ? jsonlRecords(text, file) : csvRecords(text, file, delimiter)
+  const text = readTaskText(file)
+  const records =
+    format === 'jsonl' ? jsonlRecords(text, file) : csvRecords(text, file, delimiter, options.delimiter !== undefined)
   if (records.length === 0)
     throw new TaskFileError(
       `${file}: no records; a task file needs at least one ${format === 'csv' ? 'row under the header' : 'line'}`,

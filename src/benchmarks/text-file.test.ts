@@ -43,11 +43,11 @@ describe('decodeUtf8', () => {
       [Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00]), /a zip archive/],
       [
         Buffer.from('{"p":"ok"}\n{"p":"caf\xe9 cr\xe8me"}\n', 'latin1'),
-        /^not UTF-8: byte 0xe9 at byte 20 \(line 2\) is not valid UTF-8; it looks like Latin-1 \(ISO-8859-1\) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 t\.jsonl$/,
+        /^not UTF-8: byte 0xe9 at byte 20 \(line 2, byte 10 of the line\) is not valid UTF-8; it looks like Latin-1 \(ISO-8859-1\) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 t\.jsonl$/,
       ],
       [
         Buffer.from([0x61, 0xed, 0xa0, 0x80]),
-        /byte 0xed at byte 1 \(line 1\) is not valid UTF-8; re-save it as UTF-8$/,
+        /byte 0xed at byte 1 \(line 1, byte 2 of the line\) is not valid UTF-8; re-save it as UTF-8$/,
       ],
     ]
     for (const [bytes, message] of cases) expect(() => decodeUtf8(bytes, 't.jsonl')).toThrow(message)

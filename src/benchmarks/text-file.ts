@@ -3,14 +3,22 @@
  * invalid byte into U+FFFD without a word, so a Latin-1 file loaded with its accents replaced and
  * the task hashes changed; a UTF-16 file or a gzip failed later as "not JSON". Here a file that is
  * not UTF-8 is refused, naming what it is (gzip, zip, UTF-16, UTF-32, Latin-1 or Windows-1252, or
- * the first invalid byte and its line) and how to convert it. A UTF-8 byte-order mark is dropped.
+ * the first invalid byte, its line and offset) and how to convert it. A UTF-8 byte-order mark is
+ * dropped. A task file of one's own (loadTasks) is also read as UTF-16 when a byte-order mark says
+ * so ({@link decodeText}); the published benchmarks are UTF-8, so another encoding there is a bad copy.
  */
 import { readFileSync } from 'node:fs'
 import { displayPath } from '../verifiers/rubric/benchmark-files.js'
 
 /** A file whose bytes are not UTF-8 text: the message names what was found and the fix. */
 export class NotUtf8Error extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The 1-based line of the first invalid byte, when the bytes are text with one bad sequence. */
+    readonly line?: number,
+    /** The 0-based byte offset of that byte in the file. */
+    readonly offset?: number,
+  ) {
     super(message)
     this.name = 'NotUtf8Error'
   }
@@ -41,7 +49,7 @@ const SIGNATURES: [bytes: number[], what: string, fix: string][] = [
  *
  * @example
  * decodeUtf8(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'tasks.jsonl')
- * // NotUtf8Error: not UTF-8: byte 0xe9 at byte 3 (line 1) is not valid UTF-8; it looks like Latin-1 (ISO-8859-1) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 tasks.jsonl
+ * // NotUtf8Error: not UTF-8: byte 0xe9 at byte 3 (line 1, byte 4 of the line) is not valid UTF-8; it looks like Latin-1 (ISO-8859-1) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 tasks.jsonl
  */
 export function decodeUtf8(bytes: Uint8Array, name: string): string {
   for (const [signature, what, fix] of SIGNATURES) {
@@ -59,7 +67,39 @@ export function decodeUtf8(bytes: Uint8Array, name: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
   } catch {
-    throw new NotUtf8Error(`not UTF-8: ${firstInvalid(body, name)}`)
+    const invalid = firstInvalid(body, name)
+    // The offset in the file, byte-order mark included, as `xxd` or a hex editor shows it.
+    throw new NotUtf8Error(`not UTF-8: ${invalid.text(start)}`, invalid.line, invalid.at + start)
+  }
+}
+
+/**
+ * The text of a file someone wrote by hand (a task file): UTF-8 as {@link decodeUtf8} reads it,
+ * and UTF-16 with a byte-order mark, which says which it is, decoded strictly (Windows tools save
+ * "Unicode" so). Everything else is refused as decodeUtf8 refuses it: UTF-16 without a mark is a
+ * guess, so it is named with the fix rather than read.
+ *
+ * @example
+ * decodeText(Buffer.from('\ufeff{"id":"a"}', 'utf16le'), 'tasks.jsonl') // => '{"id":"a"}'
+ */
+export function decodeText(bytes: Uint8Array, name: string): string {
+  const utf16 =
+    bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes[2] === 0 && bytes[3] === 0)
+      ? 'utf-16le'
+      : bytes[0] === 0xfe && bytes[1] === 0xff
+        ? 'utf-16be'
+        : undefined
+  if (!utf16) return decodeUtf8(bytes, name)
+  if (bytes.length % 2 !== 0)
+    throw new NotUtf8Error(
+      `not valid ${utf16.toUpperCase()}: it has a byte-order mark but an odd number of bytes (${bytes.length}), so it was cut short; re-save it as UTF-8`,
+    )
+  try {
+    return new TextDecoder(utf16, { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    throw new NotUtf8Error(
+      `not valid ${utf16.toUpperCase()}: it has a byte-order mark but a lone surrogate; re-save it as UTF-8: iconv -f UTF-16 -t UTF-8 ${name}`,
+    )
   }
 }
 
@@ -77,8 +117,8 @@ function nulEveryOtherByte(bytes: Uint8Array): 'LE' | 'BE' | undefined {
   return odd > even ? 'LE' : 'BE'
 }
 
-/** Where the bytes stop being UTF-8, and what encoding they look like. */
-function firstInvalid(bytes: Uint8Array, name: string): string {
+/** Where the bytes stop being UTF-8 (line, offset in `bytes`), and the sentence naming it and what they look like. */
+function firstInvalid(bytes: Uint8Array, name: string): { line: number; at: number; text: (shift: number) => string } {
   let line = 1
   let singles = 0
   let at = -1
@@ -100,7 +140,14 @@ function firstInvalid(bytes: Uint8Array, name: string): string {
     singles > 0
       ? `; it looks like Latin-1 (ISO-8859-1) or Windows-1252: re-save it as UTF-8: iconv -f WINDOWS-1252 -t UTF-8 ${name}`
       : `; re-save it as UTF-8`
-  return `byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at byte ${at} (line ${line}) is not valid UTF-8${latin}`
+  // The byte's place in its line too, so an editor that counts bytes can jump to it.
+  const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1
+  return {
+    line,
+    at,
+    text: (shift) =>
+      `byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at byte ${at + shift} (line ${line}, byte ${at - lineStart + 1} of the line) is not valid UTF-8${latin}`,
+  }
 }
 
 /** The length of the valid UTF-8 sequence at `i`, or 0 when there is none. */

@@ -14,6 +14,7 @@ import { DISCLOSURE_FILE, readDisclosure } from '../report/disclosure-file.js'
 import { inspectLogs } from '../report/inspect-log.js'
 import { junitXml } from '../report/junit.js'
 import { plural } from '../metrics/format.js'
+import { runCountsText, summaryVerdict } from '../protocol/verdict.js'
 import type { CommandSpec, FlagValues } from './args.js'
 import { UsageError } from './args.js'
 import { InputError } from './input-error.js'
@@ -28,7 +29,7 @@ export const exportSpec: CommandSpec = {
   name: 'export',
   usage: 'seqk export <run> --format inspect|junit|seq_k [--out <path>]',
   summary:
-    "Export a run for other tools: inspect_ai EvalLog JSON files, one per cell (open them with `inspect view`), JUnit XML with one test case per cell and per failed check (for CI dashboards), or the paper's reference harness's run folders (seq_k).",
+    "Export a run for other tools: inspect_ai EvalLog JSON files, one per cell (open them with `inspect view`), JUnit XML with one test case per cell, each failed check listed once, and one per file that failed to load (for CI dashboards), or the paper's reference harness's run folders (seq_k).",
   details: [
     'A run is a run directory (.seqk/runs/<id>), its summary.json, or a runs directory (its newest',
     'run). --format inspect writes <out>/<benchmark>_<cell>.json (default <run dir>/inspect/); each',
@@ -88,10 +89,8 @@ export function runExport(paths: readonly string[], flags: FlagValues, io: CliIo
   if (format === 'junit') {
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(out, junitXml(summary))
-    const cells = summary.benchmarks.reduce((n, b) => n + b.cells.length, 0)
-    io.stdout(
-      `${fit(`seqk export: ${plural(cells, 'cell')} of ${plural(summary.benchmarks.length, 'benchmark')} as JUnit XML; wrote ${out}`, io)}\n`,
-    )
+    // The run's counts in the words every output uses (cells, failed checks, files that failed to load).
+    io.stdout(`${fit(`seqk export: ${runCountsText(summaryVerdict(summary))}, as JUnit XML; wrote ${out}`, io)}\n`)
     return 0
   }
   const path = join(runDir, TRAJECTORIES_FILE)

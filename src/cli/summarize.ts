@@ -12,7 +12,7 @@ import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../artifacts/run-dir.js'
 import { readTrajectories, summaryView } from '../artifacts/trajectories-file.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { applyBaseline } from '../vitest/baseline.js'
-import { planLoadErrors, PLAN_FILE } from '../artifacts/plan-file.js'
+import { planLoadErrors, planNotRun, PLAN_FILE } from '../artifacts/plan-file.js'
 import { runCountsText, runVerdict, verdictBlock } from '../protocol/verdict.js'
 import { plural } from '../metrics/format.js'
 import { wrapText } from '../core/text-layout.js'
@@ -80,9 +80,14 @@ export function runSummarize(paths: readonly string[], flags: FlagValues, io: Cl
     trajectories,
     gate: baselineGate(root),
   })
-  // The files that failed to load are in the run's plan: a failed entry here as in the run.
+  // The files that failed to load and the cells skipped are in the run's plan: here as in the run.
   const loadErrors = planLoadErrors(join(runDir, PLAN_FILE))
-  const withErrors = { ...recomputed, ...(loadErrors.length > 0 ? { loadErrors } : {}) }
+  const notRun = planNotRun(join(runDir, PLAN_FILE), recomputed.benchmarks)
+  const withErrors = {
+    ...recomputed,
+    ...(loadErrors.length > 0 ? { loadErrors } : {}),
+    ...(notRun.length > 0 ? { notRun } : {}),
+  }
   const verdict = runVerdict(withErrors)
   const summary = { ...withErrors, verdict: verdictBlock(verdict) }
   const out = typeof flags.out === 'string' ? flags.out : undefined

@@ -58,6 +58,15 @@ export function isOneOf<const T extends readonly string[]>(list: T, value: unkno
 export const CELL_STATUSES = ['fail', 'pass', 'no-thresholds', 'not-run', 'shard'] as const
 export type CellStatus = (typeof CELL_STATUSES)[number]
 
+/** The words every output shows for a status (the terminal upper-cases FAIL). */
+export const STATUS_TEXT: Readonly<Record<CellStatus, string>> = {
+  fail: 'fail',
+  pass: 'pass',
+  'no-thresholds': 'no thresholds',
+  'not-run': 'not run',
+  shard: 'shard',
+}
+
 /** The statuses a cell summary stores as its `verdict` (a summary is of a cell that ran). */
 export const CELL_VERDICTS = ['pass', 'fail', 'no-thresholds', 'shard'] as const
 export type CellVerdictStatus = (typeof CELL_VERDICTS)[number]

@@ -623,6 +623,11 @@ export const CellSummarySchema = z.object({
   passAtInterval: IntervalSchema.nullable(),
   passHat: z.array(MaybeNumber).nullable(),
   /**
+   * G-Pass@k_τ (independent cells; absent otherwise and in older files): per τ, the chance that at
+   * least ⌈τk⌉ of k tries pass, for k = 1..K, and its interval at K.
+   */
+  gPass: z.array(z.object({ tau: z.number(), curve: z.array(MaybeNumber), atK: IntervalSchema })).optional(),
+  /**
    * The score curve (absent in older files): Score@k, the mean over tasks of the best verdict
    * score reached by attempt k (sample k, in draw order, for independent cells), k = 1..K: the
    * paper's reference harness's metric@k. With binary scores (`binary`) it is the solved rate, so
@@ -724,6 +729,14 @@ export const CellSummarySchema = z.object({
   ),
   /** Mean over tasks of `perTask[].costAtK`: what a budget of k costs per task (cost–success analyses). */
   costAtK: z.array(MaybeNumber),
+  /**
+   * Mean spend per task of a budget of k, k = 1..K, under the cell's own protocol, in tokens (input +
+   * output, helpers included) and dollars: a sequential cell stops at the first success (a solved
+   * task stops spending), an independent cell spends k samples (k times the task's mean per sample).
+   * The cost axis of the run's `equalCost`. Null where a call reported no usage or has no price;
+   * absent in older files.
+   */
+  spendAtK: z.object({ tokens: z.array(MaybeNumber), usd: z.array(MaybeNumber) }).optional(),
   thresholds: z.array(ThresholdResultSchema),
   /** The baseline gate, when the eval keeps a baseline. */
   gate: GateJsonSchema.nullable().optional(),
@@ -775,6 +788,45 @@ export const SubjectComparisonSchema = z.object({
 /** What `SubjectComparisonSchema` checks: two subjects on one instrument, compared paired by task. */
 export type SubjectComparison = z.infer<typeof SubjectComparisonSchema>
 
+/** One protocol's equal-cost curve: per budget k, its mean spend per task and its rate (Seq@k or Pass@k). */
+const EqualCostPointSchema = z.object({ k: z.number().int().positive(), cost: MaybeNumber, rate: MaybeNumber })
+
+/** Sequential against independent at equal spend, in one unit (tokens or dollars). */
+export const EqualCostCurvesSchema = z.object({
+  sequential: z.array(EqualCostPointSchema),
+  independent: z.array(EqualCostPointSchema),
+  /**
+   * Over the spend both reach: `sequential-dominates` (at least as high at every equal spend, and
+   * somewhere higher), `independent-dominates`, `equal`, `crossing` (the lead changes at
+   * `crossings`), `unknown` (a spend is unknown: never read as 0), `not-comparable` (not the same tasks).
+   */
+  verdict: z.enum(['sequential-dominates', 'independent-dominates', 'equal', 'crossing', 'unknown', 'not-comparable']),
+  /** Where the lead changes, cheapest first: from `cost` per task on, `leader` is ahead. */
+  crossings: z.array(z.object({ cost: z.number(), leader: z.enum(['sequential', 'independent']) })),
+  /** The spend compared (null unless compared): from the dearer cheapest point to the dearer dearest point. */
+  from: MaybeNumber,
+  to: MaybeNumber,
+  /** The verdict in one sentence, as every output prints it. */
+  note: z.string(),
+})
+export type EqualCostCurves = z.infer<typeof EqualCostCurvesSchema>
+
+/**
+ * A sequential cell against the independent cell of the same benchmark and actor at equal cost
+ * (Olausson et al. 2024): Seq@k at the mean spend by attempt k, Pass@k at the mean spend of k samples.
+ */
+export const EqualCostSchema = z.object({
+  benchmark: z.string(),
+  actorId: z.string(),
+  /** The sequential cell's feedback mode. */
+  mode: z.string(),
+  sequential: z.string(),
+  independent: z.string(),
+  tokens: EqualCostCurvesSchema,
+  usd: EqualCostCurvesSchema,
+})
+export type EqualCost = z.infer<typeof EqualCostSchema>
+
 /** The schema id of `summary.json`. */
 export const SUMMARY_SCHEMA = 'seqk.summary/2'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
@@ -822,5 +874,7 @@ export const RunSummarySchema = z.object({
     .optional(),
   /** The variants of each benchmark's subject (seqEval's `variants`), compared pairwise on the same tasks. */
   variantComparisons: z.array(SubjectComparisonSchema).optional(),
+  /** Each sequential cell against its actor's independent cell at equal spend per task (absent without such pairs). */
+  equalCost: z.array(EqualCostSchema).optional(),
 })
 export type RunSummary = z.infer<typeof RunSummarySchema>

@@ -457,6 +457,27 @@ describe('AdaptiveLimiter pacing (a per-endpoint gate, so concurrent calls do no
 // learned from the 429s (learned-spacing.ts). Measured as ratios against the same cell on an
 // unlimited server just before (this machine's own pace right now), so a loaded machine moves
 // both sides; the bench (test/rate-limit.bench.ts, (c3)) measures the share precisely.
+/** Samples how late 5 ms timers fire in this process until stopped; `quantile(q)` of the delays in ms (0 with none). */
+function timerLateness(): { stop(): void; quantile(q: number): number } {
+  const delays: number[] = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const arm = (): void => {
+    const due = performance.now() + 5
+    timer = setTimeout(() => {
+      delays.push(Math.max(0, performance.now() - due))
+      arm()
+    }, 5)
+  }
+  arm()
+  return {
+    stop: () => clearTimeout(timer),
+    quantile: (q) => {
+      const sorted = [...delays].sort((a, b) => a - b)
+      return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
+    },
+  }
+}
+
 describe('AdaptiveLimiter against a whole-second retry-after bucket, no rate stated (real calls)', () => {
   const KEY = ['sk', 'test', 'x'.repeat(20)].join('-')
   const tasks = Array.from({ length: 24 }, (_, i) => ({ id: `t${i}`, prompt: `task ${i}` }))
@@ -490,7 +511,10 @@ describe('AdaptiveLimiter against a whole-second retry-after bucket, no rate sta
       // An SDK's first import is not in the figure: the unlimited run loads it.
       const free = await cellAgainst(undefined, styles[style])
       const ownPace = free.requests.length / free.seconds
-      const run = await cellAgainst(limit, styles[style])
+      // How late this process's timers fire meanwhile (a loaded machine: load 21 made the lowest
+      // quarter of the lost time 36 ms with nothing wrong): the 429 gaps below are judged past it.
+      const lateness = timerLateness()
+      const run = await cellAgainst(limit, styles[style]).finally(() => lateness.stop())
       expect(run.trajectories.filter((t) => t.status === 'error').map((t) => t.error?.message)).toEqual([])
       const accepted = run.requests.filter((r) => !r.rateLimited)
       expect(accepted).toHaveLength(tasks.length * BUDGET)
@@ -524,7 +548,8 @@ describe('AdaptiveLimiter against a whole-second retry-after bucket, no rate sta
           }
         }
         lost.sort((a, b) => a - b)
-        if (lost.length > 0) expect(lost[Math.floor(lost.length / 4)]! / spacing).toBeLessThan(0.5)
+        const late = lateness.quantile(0.25)
+        if (lost.length > 0) expect((lost[Math.floor(lost.length / 4)]! - late) / spacing).toBeLessThan(0.5)
       }
     })
   }

@@ -41,6 +41,8 @@ import { heldOutGapSummary } from './held-out-gap.js'
 import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
 import { summariseCapped } from './capped-summary.js'
+import { gPassField } from './cell-g-pass.js'
+import { spendAtK } from './cell-spend.js'
 import { agentSummaryOf } from './cell-agent.js'
 import { instrumentOf, subjectOf } from '../core/instrument.js'
 import { scoreSummaryOf, scoredTasks } from './cell-score.js'
@@ -400,6 +402,7 @@ function summariseEnded(input: SummariseInput): CellSummary {
     passAtInterval: readings.passAtInterval,
     passHat: readings.passHat,
     score: readings.score,
+    ...gPassField(independent ? samples : null, K),
     reliability,
     // Every registered statistic that applies to the cell (protocol/statistics/), by id.
     statistics: computeStatistics({
@@ -453,6 +456,11 @@ function summariseEnded(input: SummariseInput): CellSummary {
     ...sandboxesOf(trajectories),
     perTask: perTask,
     costAtK: Array.from({ length: K }, (_, i) => meanOrNull(measuredTasks.map((p) => p.costAtK[i] ?? null))),
+    spendAtK: spendAtK(
+      new Map([...byTask].map(([id, ts]) => [id, policy === 'left-out' ? ts.filter((t) => t.status !== 'error') : ts])),
+      protocol.kind,
+      K,
+    ),
     thresholds: results,
     verdict: storedVerdict({ thresholds: results }),
     durationMs: input.durationMs,

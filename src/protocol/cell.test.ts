@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CellSummarySchema, TrajectorySchema, type Trajectory } from '../core/schemas.js'
 import type { FeedbackMode } from '../feedback/feedback-mode.js'
 import { passAtCurve, passHatCurve, seqAtCurve, seqAtCurveCensored } from '../metrics/index.js'
+import { gPassCurve, gPassInterval } from '../metrics/g-pass-at-k.js'
 import type { CallContext, ChatMessage, ChatModel, Usage } from '../models/chat-model.js'
 import type { Verdict, Verifier } from '../verifiers/verifier.js'
 import { runCell, type CellSpec } from './cell.js'
@@ -590,6 +591,12 @@ describe('runCell: independent cells', () => {
     expect(summary.passAt).toHaveLength(4)
     summary.passAt?.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 12))
     passHatCurve(samples, 4).forEach((v, i) => expect(summary.passHat?.[i]).toBeCloseTo(v, 12))
+    // G-Pass@k_τ beside them: each τ's curve and its interval at K, from the same samples.
+    expect(summary.gPass?.map((g) => g.tau)).toEqual([0.5, 0.75])
+    for (const g of summary.gPass!) {
+      gPassCurve(samples, 4, g.tau).forEach((v, i) => expect(g.curve[i]).toBeCloseTo(v, 12))
+      expect(g.atK.point).toBeCloseTo(gPassInterval(samples, 4, g.tau).point, 12)
+    }
     expect(summary.perTask.map((p) => [p.taskId, p.samples, p.passes])).toEqual(
       samples.map((s) => [s.taskId, s.n, s.c]),
     )

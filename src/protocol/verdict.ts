@@ -13,19 +13,10 @@
  *   run reports; it passes only when something was checked.
  */
 import type { CellSummary, GateJson, RunSummary, ThresholdResult } from '../core/schemas.js'
-import { CELL_STATUSES, type CellStatus, type CellVerdictStatus } from '../core/kinds.js'
+import { CELL_STATUSES, STATUS_TEXT, type CellStatus, type CellVerdictStatus } from '../core/kinds.js'
 import { couldNotSee, subjectChangeText } from './gate-notes.js'
 
-export { CELL_STATUSES, type CellStatus }
-
-/** The words every output shows for a status (the terminal upper-cases FAIL). */
-export const STATUS_TEXT: Readonly<Record<CellStatus, string>> = {
-  fail: 'fail',
-  pass: 'pass',
-  'no-thresholds': 'no thresholds',
-  'not-run': 'not run',
-  shard: 'shard',
-}
+export { CELL_STATUSES, STATUS_TEXT, type CellStatus }
 
 /** One check of a cell: a threshold, the baseline gate, or the root cause of a cell that did not measure. */
 export interface Check {

@@ -9,6 +9,7 @@ import { sumUsage } from '../core/contract.js'
 import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
 import { headlineCurve, readMetric } from '../protocol/cell-metrics.js'
 import { intervalText, money, percent, plural, tokensText } from '../metrics/format.js'
+import { DEFAULT_G_PASS_TAUS } from '../metrics/g-pass-at-k.js'
 
 /** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones (the registry's headline). */
 export const curveOf = headlineCurve
@@ -163,8 +164,8 @@ function statisticColumn(statistic: Statistic, K: number): CellColumn {
 
 /**
  * The reliability columns of the wide view: Cover@1 (tasks solved every time), Seq^K (every repeat
- * within K) and pass^K (all K samples passing), each in its own column, and the mean outcome
- * consistency, each read through the metric registry.
+ * within K) and pass^K (all K samples passing), each in its own column, G-Pass@K_τ (at least a
+ * share τ of K samples passing, from the summary's `gPass`), and the mean outcome consistency.
  */
 function reliabilityColumns(K: number): CellColumn[] {
   const wideOnly = { numeric: true, outputs: ['terminal'] as const, wideOnly: true }
@@ -192,6 +193,13 @@ function reliabilityColumns(K: number): CellColumn[] {
         text: cell.protocol.kind === 'independent' ? percent(readMetric(cell, 'passHat', K).value) : '—',
       }),
     },
+    // G-Pass@K_τ (independent cells): at least ⌈τK⌉ of K samples pass, between Pass@K and pass^K.
+    ...DEFAULT_G_PASS_TAUS.map((tau): CellColumn => ({
+      id: `gPass${tau}`,
+      header: `G-Pass@${K}_${tau}`,
+      ...wideOnly,
+      value: (cell) => ({ text: percent(cell.gPass?.find((g) => g.tau === tau)?.atK.point) }),
+    })),
     {
       id: 'consistency',
       header: 'C_out',

@@ -12,7 +12,7 @@ import { SUMMARY_FILE } from '../artifacts/run-dir.js'
 import { writeSummary } from '../artifacts/summary-file.js'
 import { appendHistory, cellChanges, condenseChanges, gitInfo, readHistory, type HistoryEntry } from './history.js'
 import { githubAnnotations, renderMarkdownSummary } from './markdown.js'
-import { historyComparisonLines, renderBenchmarkTable, TABLE_WIDTH } from './table.js'
+import { historyComparisonLines, renderBenchmarkTable, RunNotes, TABLE_WIDTH } from './table.js'
 import { wideFromEnv } from '../core/text-layout.js'
 import { runReportHtml } from './views.js'
 import { runVerdictLines } from './verdict-lines.js'
@@ -90,14 +90,19 @@ const tables: Emitter = {
   name: 'terminal tables',
   emit({ summary, color, wide, env, print }) {
     const failed: string[] = []
+    // The notes every table would repeat are said once, under the last (issue 47: 72 note lines for four benchmarks).
+    // One benchmark keeps its notes under its table, as before.
+    const runNotes = summary.benchmarks.length > 1 ? new RunNotes() : undefined
     for (const b of summary.benchmarks) {
       try {
-        print(`${renderBenchmarkTable(b.name, b.cells, { color, wide: wide ?? wideFromEnv(env) })}\n`)
+        print(`${renderBenchmarkTable(b.name, b.cells, { color, wide: wide ?? wideFromEnv(env), runNotes })}\n`)
       } catch (error) {
         // One table that cannot render must not cost the others.
         failed.push(`"${b.name}": ${(error as Error).stack ?? String(error)}`)
       }
     }
+    const notes = runNotes?.render({ color }) ?? ''
+    if (notes !== '') print(`${notes}\n`)
     if (failed.length > 0)
       throw new Error(`could not render the table of ${failed.join('; ')} (the numbers are in summary.json)`)
     return undefined

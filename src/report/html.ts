@@ -76,6 +76,8 @@ import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
 import { statisticsSectionHtml } from './statistics-section.js'
+import { gPassSectionHtml } from './g-pass-section.js'
+import { equalCostSectionHtml } from './equal-cost-section.js'
 import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
 
 /** What the HTML report is rendered from: the run summary, its trajectories, earlier runs and an analysis. */
@@ -718,12 +720,14 @@ ${changes.length > 0 && html`<h3>Since the last run</h3><div class="card"><ul cl
 ${curves}
 ${revisions}
 ${reliability}
+${gPassSectionHtml(cells)}
 ${agentSectionHtml(cells)}
 ${statisticsSectionHtml(cells)}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>
 ${cost}
+${equalCostSectionHtml(ctx.summary.equalCost ?? [], bench.name)}
 <h3>Trend</h3>
 ${trend}
 <h3>Tasks × cells</h3>

@@ -1,9 +1,11 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { HAS_XMLLINT, xmllintJunit } from '../../test/export-schemas.js'
 import { fakeRun } from '../../test/report-fixtures.js'
 import type { RunSummary } from '../core/schemas.js'
 import type { Thresholds } from '../protocol/cell-summary.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
+import { cellVerdict, runVerdict } from '../protocol/verdict.js'
 import { junitXml, xmlEscape } from './junit.js'
 
 const HOSTILE = 'x\u0000\u0007 ]]> <b>&amp;</b> "q" \'a\' \ud83d\ude00'
@@ -61,9 +63,14 @@ const attribute = (xml: string, element: string, name: string): string[] =>
 
 describe('junitXml', () => {
   it.skipIf(!HAS_XMLLINT)(
-    'validates against the Ant JUnit XSD: passing, failing and unfinished cells, hostile names and messages',
+    'validates against the Ant JUnit XSD: passing, failing, unfinished and skipped cells, broken files, hostile text',
     async () => {
-      for (const summary of [fakeRun({ thresholds: () => ({}) }).summary, mixedRun(), unstableRun()]) {
+      const broken: RunSummary = {
+        ...mixedRun(),
+        loadErrors: [{ file: 'evals/broken.eval.ts', error: `SyntaxError ${HOSTILE}` }],
+        notRun: [{ file: 'evals/x.eval.ts', benchmark: 'x', cellId: 'a · binary', reason: `no key ${HOSTILE}` }],
+      }
+      for (const summary of [fakeRun({ thresholds: () => ({}) }).summary, mixedRun(), unstableRun(), broken]) {
         const { valid, output } = await xmllintJunit(junitXml(summary))
         expect(valid, output).toBe(true)
       }
@@ -79,24 +86,118 @@ describe('junitXml', () => {
     },
   )
 
-  it('one test case per cell and one per failed check; the counts add up', () => {
+  it('one test case per cell, a failed cell failing once with each failed check listed once', () => {
     const summary = mixedRun()
     const xml = junitXml(summary)
     const [first, second] = summary.benchmarks
-    const failedChecks = first!.cells.flatMap((c) => c.thresholds.filter((t) => !t.pass))
-    expect(attribute(xml, 'testsuite', 'tests').map(Number)).toEqual([
-      first!.cells.length + failedChecks.length,
-      second!.cells.length,
-    ])
-    const failing = first!.cells.filter((c) => c.thresholds.some((t) => !t.pass))
-    // The unfinished cell is an error (its case and its check's case); every other miss a failure.
-    expect(attribute(xml, 'testsuite', 'errors').map(Number)).toEqual([2, 0])
+    expect(attribute(xml, 'testsuite', 'tests').map(Number)).toEqual([first!.cells.length, second!.cells.length])
+    const verdicts = first!.cells.map((c) => cellVerdict(c))
+    // The unfinished cell is an error (its one root cause); every other failed cell a failure.
+    expect(attribute(xml, 'testsuite', 'errors').map(Number)).toEqual([1, 0])
     expect(attribute(xml, 'testsuite', 'failures').map(Number)).toEqual([
-      failing.length - 1 + failedChecks.length - 1,
+      verdicts.filter((v) => v.status === 'fail').length - 1,
       0,
     ])
-    expect(xml).toContain(`name="${xmlEscape(`${first!.cells[1]!.cellId} › Seq@2 >= 99.0%`)}"`)
-    expect(xml.match(/<testcase /g)).toHaveLength(first!.cells.length + failedChecks.length + second!.cells.length)
+    expect(xml.match(/<testcase /g)).toHaveLength(first!.cells.length + second!.cells.length)
+    // Each failed check once: its message in its cell's failure text, nowhere else as a case.
+    for (const v of verdicts)
+      for (const c of v.failed) expect(xml.split(`- ${xmlEscape(c.message)}`).length - 1, c.message).toBe(1)
+    expect(xml).not.toContain(' › ')
+    const twoChecks = first!.cells.findIndex((_, i) => verdicts[i]!.failed.length === 2)
+    expect(xml).toContain(`${xmlEscape(first!.cells[twoChecks]!.cellId)}: 2 checks failed`)
+    expect(attribute(xml, 'property', 'value')[2]).toBe(String(verdicts.reduce((n, v) => n + v.failed.length, 0)))
+  })
+
+  it('a file that failed to load is a suite with one error, a cell that did not run a skipped case', () => {
+    const summary: RunSummary = {
+      ...mixedRun(),
+      loadErrors: [{ file: 'evals/broken.eval.ts', error: 'SyntaxError: Unexpected token <' }],
+      notRun: [
+        { file: 'evals/second.eval.ts', benchmark: 'second', cellId: 'openai:gpt · binary', reason: 'no key' },
+        { file: 'evals/third.eval.ts', benchmark: 'third', cellId: 'x · binary', reason: 'data absent' },
+      ],
+    }
+    const xml = junitXml(summary)
+    expect(attribute(xml, 'testsuite', 'name').slice(1)).toEqual(['second', 'third', 'evals/broken.eval.ts'])
+    expect(attribute(xml, 'testsuite', 'skipped').map(Number)).toEqual([0, 1, 1, 0])
+    expect(attribute(xml, 'testsuite', 'errors').map(Number).slice(1)).toEqual([0, 0, 1])
+    expect(xml).toContain(
+      '<testcase name="openai:gpt · binary" classname="second" time="0.000"><skipped message="did not run: no key"/>',
+    )
+    expect(xml).toContain(
+      '<error message="evals/broken.eval.ts failed to load: SyntaxError: Unexpected token &lt;" type="seqk.loadError">',
+    )
+  })
+
+  it('an all-errored cell is one error, one failed check, as every output counts it', () => {
+    const { summary } = fakeRun({
+      thresholds: () => ({ seqAt: { 2: 0.5 } }),
+      errorFor: () => 'HTTP 500 from the server',
+    })
+    const v = runVerdict(summary)
+    expect(v.failedChecks).toBe(v.cells.fail)
+    const xml = junitXml(summary)
+    expect(Number(attribute(xml, 'testsuite', 'errors')[0])).toBe(v.cells.fail)
+    expect(Number(attribute(xml, 'testsuite', 'failures')[0])).toBe(0)
+    expect(xml.match(/<error /g)).toHaveLength(v.cells.fail)
+  })
+
+  it("the counts are the verdict model's for any mix of cells, skipped cells and broken files", () => {
+    const base = fakeRun({ thresholds: () => ({}) }).summary
+    const cells = base.benchmarks[0]!.cells
+    const threshold = (pass: boolean, metric: 'seqAt' | 'finished' | 'maxErrorRate') => ({
+      metric,
+      k: metric === 'seqAt' ? 2 : null,
+      limit: metric === 'maxErrorRate' ? 0 : 0.5,
+      actual: null,
+      pass,
+      message: `${metric} ${pass ? 'held' : 'missed'}`,
+    })
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.array(fc.tuple(fc.boolean(), fc.constantFrom('seqAt', 'finished', 'maxErrorRate' as const)), {
+            maxLength: 3,
+          }),
+          {
+            minLength: cells.length,
+            maxLength: cells.length,
+          },
+        ),
+        fc.nat(2),
+        fc.nat(2),
+        (checks, broken, skipped) => {
+          const summary: RunSummary = {
+            ...base,
+            benchmarks: [
+              {
+                ...base.benchmarks[0]!,
+                cells: cells.map((c, i) => ({ ...c, thresholds: checks[i]!.map(([p, m]) => threshold(p, m)) })),
+              },
+            ],
+            loadErrors: Array.from({ length: broken }, (_, i) => ({ file: `b${i}.eval.ts`, error: 'boom' })),
+            notRun: Array.from({ length: skipped }, (_, i) => ({
+              file: base.benchmarks[0]!.file,
+              benchmark: base.benchmarks[0]!.name,
+              cellId: `skipped ${i}`,
+              reason: 'no key',
+            })),
+          }
+          const v = runVerdict(summary)
+          const xml = junitXml(summary)
+          const sum = (name: string) => attribute(xml, 'testsuite', name).reduce((n, x) => n + Number(x), 0)
+          expect(sum('failures') + sum('errors')).toBe(v.cells.fail + broken)
+          expect(sum('skipped')).toBe(v.cells['not-run'])
+          expect(sum('tests')).toBe(v.entries.length)
+          const checked = [...xml.matchAll(/name="seqk.failedChecks" value="(\d+)"/g)].reduce(
+            (n, m) => n + Number(m[1]),
+            0,
+          )
+          expect(checked).toBe(v.failedChecks)
+        },
+      ),
+      { seed: 42, numRuns: 200 },
+    )
   })
 
   it('says a verifier is unstable as every other output does: the same sentence in system-out, the cell in a property', () => {

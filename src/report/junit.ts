@@ -1,22 +1,24 @@
 /**
- * A run as JUnit XML (Apache Ant's report format, which CI dashboards read): one `testsuite` per
- * benchmark, one `testcase` per cell, and one more per failed check of a cell (a threshold, the
- * baseline gate, an unfinished cell), so a dashboard lists what failed by name. Written to pass
- * the strictest common JUnit schema (every suite with `properties`, `system-out`, `system-err`).
+ * A run as JUnit XML (Apache Ant's report format, which CI dashboards read), read through the
+ * verdict model as every other output is: one `testsuite` per benchmark with one `testcase` per
+ * cell (a failed cell's one `failure` or `error` lists each failed check once; a cell that did not
+ * run is `skipped` with its reason), and one suite per eval file that failed to load, its one test
+ * case an `error`. So the cases that fail are the cells Vitest fails, plus the broken files.
+ * Written to pass the strictest common JUnit schema (every suite with `properties`, `system-out`,
+ * `system-err`).
  * A suite's `system-out` holds each cell's line and the notes every output prints (the held-out
  * gap, a verifier known to be unstable); `seqk.verifierUnstable` names the cells whose verifier is.
  */
 import { headlineCurve } from '../protocol/cell-metrics.js'
 import { readStatistic, STATISTICS, statisticValueText } from '../protocol/statistics/index.js'
-import type { CellSummary, RunSummary, ThresholdResult } from '../core/schemas.js'
-import { percent } from '../metrics/format.js'
+import type { CellSummary, RunSummary } from '../core/schemas.js'
+import { percentText } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
-import { METRICS } from '../metrics/registry.js'
-import { isOneOf, RATE_METRICS } from '../core/kinds.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
-import { couldNotSee, gateNoteLines, subjectChangeText } from '../protocol/gate-notes.js'
+import { couldNotSee, gateNoteLines } from '../protocol/gate-notes.js'
+import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
 
 // Characters XML 1.0 cannot hold at all, even escaped.
 // eslint-disable-next-line no-control-regex
@@ -40,40 +42,41 @@ const attrs = (values: Record<string, string | number>): string =>
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3)
 
-/** A check's name as a test case: the metric, its k and its limit. */
-function checkName(t: ThresholdResult): string {
-  if (isOneOf(RATE_METRICS, t.metric)) return `${METRICS[t.metric].label(t.tau ?? t.k ?? '?')} >= ${percent(t.limit)}%`
-  if (t.metric === 'maxErrorRate') return `error rate <= ${percent(t.limit)}%`
-  if (t.metric === 'finished') return 'the cell finished'
-  return 'measured'
+/**
+ * Why a failed cell failed, as its one `failure` or `error`: every failed check of the verdict
+ * model once (its message, then its notes and details indented), as the cell's Vitest test says
+ * it. A cell that did not finish or measured nothing is an error of the run, not a failed check.
+ */
+function failureOf(cellId: string, verdict: CellVerdict): { kind: 'failure' | 'error'; xml: string } {
+  const failed = verdict.failed
+  const kind = failed.some((c) => c.kind === 'finished' || c.kind === 'measured') ? 'error' : 'failure'
+  const head = `${cellId}: ${failed.length === 1 ? 'a check' : `${failed.length} checks`} failed`
+  const lines = failed.flatMap((c) => [`- ${c.message}`, ...[...c.notes, ...c.details].map((d) => `  ${d}`)])
+  const message = failed.length === 1 ? failed[0]!.message : `${head}: ${failed.map((c) => c.message).join('; ')}`
+  const text = xmlEscape([head, ...lines].join('\n'))
+  return { kind, xml: `<${kind}${attrs({ message, type: `seqk.${failed[0]!.kind}` })}>${text}</${kind}>` }
 }
 
-/** Why a cell failed, as its failure or error: checks first, then the gate. */
-interface CellFailure {
-  kind: 'failure' | 'error'
-  type: string
+/** What a suite holds: its benchmark's cells (ran or not), or a file that failed to load. */
+interface Suite {
   name: string
-  message: string
+  file: string
+  cells: CellSummary[]
+  notRun: { cellId: string; reason: string }[]
+  loadError?: string
 }
 
-function failuresOf(cell: CellSummary): CellFailure[] {
-  const out: CellFailure[] = []
-  for (const t of cell.thresholds.filter((x) => !x.pass)) {
-    // A cell that did not finish, or could not measure, is an error of the run, not a failed check.
-    const kind = t.metric === 'finished' || t.metric === 'measured' ? 'error' : 'failure'
-    out.push({ kind, type: `seqk.${t.metric}`, name: checkName(t), message: t.message })
+/** The run's suites: each benchmark with the cells it did not run, benchmarks only skipped, then files that failed to load. */
+function suitesOf(summary: RunSummary): Suite[] {
+  const suites: Suite[] = summary.benchmarks.map((b) => ({ name: b.name, file: b.file, cells: b.cells, notRun: [] }))
+  for (const n of summary.notRun ?? []) {
+    let suite = suites.find((s) => s.name === n.benchmark && s.file === n.file && s.loadError === undefined)
+    if (!suite) suites.push((suite = { name: n.benchmark, file: n.file, cells: [], notRun: [] }))
+    suite.notRun.push({ cellId: n.cellId, reason: n.reason })
   }
-  if (cell.gate && (cell.gate.status === 'fail' || cell.gate.status === 'missing')) {
-    const change = subjectChangeText(cell.gate)
-    out.push({
-      kind: 'failure',
-      type: `seqk.baseline.${cell.gate.status}`,
-      name: `baseline ${cell.gate.file}`,
-      // The change of subject it compared across, next to the verdict (older files: not in the messages).
-      message: [...cell.gate.messages, ...(change && !cell.gate.messages.includes(change) ? [change] : [])].join('\n'),
-    })
-  }
-  return out
+  for (const e of summary.loadErrors ?? [])
+    suites.push({ name: e.file, file: e.file, cells: [], notRun: [], loadError: e.error })
+  return suites
 }
 
 /**
@@ -84,36 +87,44 @@ function failuresOf(cell: CellSummary): CellFailure[] {
  */
 export function junitXml(summary: RunSummary): string {
   const timestamp = summary.createdAt.slice(0, 19)
-  const suites = summary.benchmarks.map((b, id) => {
+  const suites = suitesOf(summary).map((suite, id) => {
     const cases: string[] = []
     let failures = 0
     let errors = 0
-    for (const cell of b.cells) {
-      const found = failuresOf(cell)
-      const error = found.find((f) => f.kind === 'error')
-      const first = error ?? found[0]
-      const body = first
-        ? `<${first.kind}${attrs({ message: first.message.split('\n')[0] ?? '', type: first.type })}>${xmlEscape(found.map((f) => `${f.name}: ${f.message}`).join('\n'))}</${first.kind}>`
-        : ''
-      if (first?.kind === 'error') errors++
-      else if (first) failures++
+    let failedChecks = 0
+    const testcase = (name: string, time: number, body: string) =>
+      `    <testcase${attrs({ name, classname: suite.name, time: seconds(time) })}>${body}</testcase>`
+    if (suite.loadError !== undefined) {
+      // A file that failed to load is a failed entry of the run, as Vitest and every other output count it.
+      errors++
+      failedChecks++
+      const message = `${suite.file} failed to load: ${suite.loadError}`
       cases.push(
-        `    <testcase${attrs({ name: cell.cellId, classname: b.name, time: seconds(cell.durationMs) })}>${body}</testcase>`,
+        testcase(suite.file, 0, `<error${attrs({ message, type: 'seqk.loadError' })}>${xmlEscape(message)}</error>`),
       )
-      for (const f of found) {
-        if (f.kind === 'error') errors++
-        else failures++
-        cases.push(
-          `    <testcase${attrs({ name: `${cell.cellId} › ${f.name}`, classname: b.name, time: '0.000' })}><${f.kind}${attrs({ message: f.message.split('\n')[0] ?? '', type: f.type })}>${xmlEscape(f.message)}</${f.kind}></testcase>`,
-        )
-      }
     }
-    const first = b.cells[0]
-    const unstable = b.cells.filter((c) => verifierUnstableLine(c) !== null).map((c) => c.cellId)
-    const underpowered = b.cells.filter((c) => c.gate && couldNotSee(c.gate) !== null).map((c) => c.cellId)
+    for (const cell of suite.cells) {
+      const verdict = cellVerdict(cell)
+      let body = ''
+      if (verdict.status === 'fail') {
+        const failure = failureOf(cell.cellId, verdict)
+        body = failure.xml
+        if (failure.kind === 'error') errors++
+        else failures++
+        failedChecks += verdict.failed.length
+      }
+      cases.push(testcase(cell.cellId, cell.durationMs, body))
+    }
+    for (const n of suite.notRun)
+      cases.push(testcase(n.cellId, 0, `<skipped${attrs({ message: `did not run: ${n.reason}` })}/>`))
+    const first = suite.cells[0]
+    const unstable = suite.cells.filter((c) => verifierUnstableLine(c) !== null).map((c) => c.cellId)
+    const underpowered = suite.cells.filter((c) => c.gate && couldNotSee(c.gate) !== null).map((c) => c.cellId)
     const properties = [
       ['seqk.runId', summary.runId],
-      ['seqk.file', b.file],
+      ['seqk.file', suite.file],
+      // The checks that failed, each counted once as every output counts them (a failed cell may fail several).
+      ['seqk.failedChecks', String(failedChecks)],
       // Cells whose verifier is known to be unstable: a dashboard can flag them without reading system-out.
       ...(unstable.length > 0 ? [['seqk.verifierUnstable', unstable.join(', ')]] : []),
       // Cells whose gate held but could not see the drop that matters: no dashboard should read them as a plain pass.
@@ -124,7 +135,7 @@ export function junitXml(summary: RunSummary): string {
             ['seqk.contentHash', first.protocol.benchmark.contentHash],
             ['seqk.budget', String(first.protocol.budget)],
             // Each cell's instrument and subject, fingerprinted apart: same instrument, comparable numbers.
-            ...b.cells.flatMap((c) => [
+            ...suite.cells.flatMap((c) => [
               [`seqk.instrument ${c.cellId}`, cellInstrument(c).fingerprint],
               [`seqk.subject ${c.cellId}`, cellSubject(c).fingerprint],
               // Every registered statistic of the cell, as the report prints it.
@@ -137,20 +148,23 @@ export function junitXml(summary: RunSummary): string {
         : []),
     ]
     const out = [
-      ...b.cells.map(
+      ...(suite.loadError !== undefined ? [`${suite.file} failed to load: ${suite.loadError}`] : []),
+      ...suite.cells.map(
         (c) =>
-          `${c.cellId}: ${c.verdict}, ${headlineCurve(c).label}@${c.budget} ${percent(headlineCurve(c).curve[c.budget - 1] ?? null)}%${c.score && !c.score.binary ? `, Score@${c.budget} ${percent(c.score.at[c.budget - 1] ?? null)}% (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${STATUS_TEXT[cellVerdict(c).status]}, ${headlineCurve(c).label}@${c.budget} ${percentText(headlineCurve(c).curve[c.budget - 1] ?? null)}${c.score && !c.score.binary ? `, Score@${c.budget} ${percentText(c.score.at[c.budget - 1] ?? null)} (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
+      ...suite.notRun.map((n) => `${n.cellId}: did not run: ${n.reason}`),
       // The notes the terminal table and the report print under the benchmark, in the same words.
-      ...b.cells.flatMap((c) => heldOutGapLine(c) ?? []),
-      ...b.cells.flatMap((c) => extendedLine(c) ?? []),
-      ...b.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
+      ...suite.cells.flatMap((c) => heldOutGapLine(c) ?? []),
+      ...suite.cells.flatMap((c) => extendedLine(c) ?? []),
+      ...suite.cells.flatMap((c) => verifierUnstableLine(c) ?? []),
       // What each passing gate compared across and could not see, naming its cell.
-      ...b.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),
+      ...suite.cells.flatMap((c) => (c.gate?.status === 'pass' ? gateNoteLines(c.cellId, c.gate) : [])),
     ].join('\n')
-    const time = b.cells.reduce((n, c) => n + c.durationMs, 0)
+    const time = suite.cells.reduce((n, c) => n + c.durationMs, 0)
+    const counts = { tests: cases.length, failures, errors, skipped: suite.notRun.length }
     return [
-      `  <testsuite${attrs({ name: b.name, timestamp, hostname: 'localhost', tests: cases.length, failures, errors, skipped: 0, time: seconds(time), package: 'vitest-seqk', id })}>`,
+      `  <testsuite${attrs({ name: suite.name, timestamp, hostname: 'localhost', ...counts, time: seconds(time), package: 'vitest-seqk', id })}>`,
       '    <properties>',
       ...properties.map(([name, value]) => `      <property${attrs({ name: name!, value: value! })}/>`),
       '    </properties>',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CellSummary } from '../core/schemas.js'
-import { rankingChanges, renderBenchmarkTable } from './table.js'
+import { rankingChanges, renderBenchmarkTable, RunNotes } from './table.js'
 import { protocolFixture } from '../../test/protocol-fixture.js'
 
 function cell(actorId: string, mode: string, curve: number[], overrides: Partial<CellSummary> = {}): CellSummary {
@@ -88,7 +88,7 @@ describe('renderBenchmarkTable', () => {
     expect(lines[0]).toBe('bench — K=3, 2 tasks × 1 repeat, history full, rates and shares in %')
     const row = lines.find((l) => l.includes('a · verifier'))!
     expect(row).toMatch(
-      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
+      /Seq\s+40\.0\s+70\.0\s+90\.0\s+80\.0–100\.0\s+\+50\.0\s+50\.0\s+25\.0\s+25\.0\s+—\s+—\s+—\s+—\s+—\s+—\s+0\s+2\.0k\s+\$0\.01\s+no thresholds$/,
     )
     expect(lines.find((l) => l.includes('a · independent'))).toMatch(/Pass\s+45\.0/)
     // eslint-disable-next-line no-control-regex
@@ -206,6 +206,50 @@ describe('renderBenchmarkTable', () => {
     )
   })
 
+  it('says no note of a cell that measured nothing: no identical rows, no error interval; its ✗ line says why', () => {
+    const why = 'all 2 trajectories ended in an error, so nothing was measured'
+    const dead = (mode: string) =>
+      cell('down', mode, [0, 0], {
+        seqAt: [null, null] as never,
+        seqAtInterval: undefined,
+        errors: { count: 2, rate: 1, countedAsFailures: false, examples: [], unmeasured: ['t1', 't2'] },
+        thresholds: [{ metric: 'measured', k: null, limit: 1, actual: 0, pass: false, message: why }],
+        verdict: 'fail',
+      })
+    // Before: "identical rows: binary = verifier for every actor … the actor revised alike", for a cell that never answered.
+    const table = renderBenchmarkTable('bench', [dead('binary'), dead('verifier')], { wide: true })
+    expect(table).not.toContain('identical rows')
+    expect(table).not.toContain('in no rate')
+    expect(table.match(/✗ all 2 trajectories/g)).toHaveLength(2)
+  })
+
+  it("a run's notes once under every table: shared notes once, naming the benchmarks when not all, cells by benchmark", () => {
+    const perTask = [{ taskId: 't1', firstSuccess: [1, null], errors: 0, costAtK: [] }]
+    const pair = () => [
+      cell('sim:a', 'binary', [0.4, 0.7], { perTask }),
+      cell('sim:a', 'verifier', [0.4, 0.7], { perTask }),
+    ]
+    const notes = new RunNotes()
+    const tables = ['one', 'two', 'three'].map((b, i) =>
+      renderBenchmarkTable(b, i < 2 ? pair() : [cell('sim:b', 'binary', [0.2, 0.3])], { runNotes: notes }),
+    )
+    for (const t of tables) {
+      expect(t).not.toContain('95% CI @2: for tasks like these')
+      expect(t).not.toContain('identical rows')
+    }
+    const lines = notes.render().split('\n')
+    const text = lines.join('\n')
+    expect(lines[0]).toBe('notes on the tables above:')
+    // Said once: of every benchmark without naming them, of some naming which.
+    expect(text.match(/95% CI @2: for tasks like these/g)).toHaveLength(1)
+    expect(text).not.toMatch(/95% CI @2: [^\n]*\[/)
+    expect(text.replace(/\n {3}/g, ' ')).toMatch(/identical rows: binary = verifier for sim:a .* \[one, two\]$/m)
+    expect(text.match(/identical rows/g)).toHaveLength(1)
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
+    // Without a sink, every note stays under its one table, as before.
+    expect(renderBenchmarkTable('one', pair())).toContain('95% CI @2: for tasks like these')
+  })
+
   it('leaves the replay note out where every cost is $0', () => {
     const replayed = cell('a', 'verifier', [0.5, 1], { costUsd: 0, replayedCalls: 3, calls: 4 })
     expect(renderBenchmarkTable('bench', [replayed])).not.toContain('served without a new request')
@@ -300,7 +344,7 @@ describe('the 120-column bound', () => {
     const narrow = renderBenchmarkTable('bench', cells)
     const wide = renderBenchmarkTable('bench', cells, { wide: true })
     expect(wide.split('\n')[1]).toMatch(
-      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
+      /EGS\s+LGS\s+unmod\s+Cover@1\s+Seq\^\d+\s+pass\^\d+\s+G-Pass@\d+_0\.5\s+G-Pass@\d+_0\.75\s+C_out\s+errors\s+tokens\s+cost\s+verdict$/,
     )
     expect(narrow).toMatch(/not shown at 120 columns: .*; wide view: SEQK_WIDE=1/)
     expect(wide).not.toContain('not shown at')

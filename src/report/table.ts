@@ -37,6 +37,12 @@ export interface TableOptions {
   wide?: boolean
   /** The width the narrow view fits (default {@link TABLE_WIDTH}). */
   width?: number
+  /**
+   * Where the notes that read the same for every benchmark go (the interval legend, the meaning of
+   * Score@k, identical rows, columns not shown, small-N and consistency warnings): gathered here to
+   * be printed once under every table ({@link RunNotes}); default: under this table.
+   */
+  runNotes?: RunNotes
 }
 
 /** A column of a plain-text table: its header, its values and whether it is right-aligned. */
@@ -131,7 +137,9 @@ function outcomeKey(cell: CellSummary): string {
  * success), said once with why: the actor answered both modes' feedback the same way. For the
  * simulated actors that is by design (they read only whether the feedback names what failed).
  */
-export function identicalRowsNote(cells: readonly CellSummary[]): string | null {
+export function identicalRowsNote(all: readonly CellSummary[]): string | null {
+  // A cell that measured nothing has no outcome to be identical in (every row of it is dashes).
+  const cells = all.filter((c) => !measuredNothing(c))
   const pairs = new Map<string, { actors: string[]; of: number }>()
   const actors = [...new Set(cells.map((c) => c.actorId))]
   for (const actor of actors) {
@@ -252,6 +260,10 @@ export function renderBenchmarkTable(
   ]
   const note = (line: string, paint: (s: string) => string = (s) => c.dim(s)) =>
     out.push(...wrap(` ${line}`).map((l) => paint(l)))
+  // A note every benchmark may say alike goes to the run's notes when there are some, said once there.
+  const runNote = (line: string, tone: RunNoteTone = 'muted') =>
+    options.runNotes ? options.runNotes.add(benchmark, line, tone) : note(line, TONE_PAINT(c)[tone])
+  const measured = cells.filter((x) => !measuredNothing(x))
   for (const line of condensedRanking(cells)) note(line, (s) => s)
   for (const line of scoreCurveTable(cells, ks, width)) out.push(line)
   for (const line of revisionTable(cells, width)) out.push(line)
@@ -261,9 +273,9 @@ export function renderBenchmarkTable(
   for (const line of cells.map(extendedLine)) if (line) note(line, (s) => s)
   for (const line of cells.map(verifierUnstableLine)) if (line) note(line, (l) => c.yellow(l))
   const binaryScores = binaryScoreLine(cells)
-  if (binaryScores) note(binaryScores)
+  if (binaryScores) runNote(binaryScores)
   const identical = identicalRowsNote(cells)
-  if (identical) note(identical)
+  if (identical) runNote(identical)
   const spending = spendingLine(cells)
   if (spending) note(spending)
   const unknownUsage = unknownUsageLine(cells)
@@ -272,7 +284,7 @@ export function renderBenchmarkTable(
   const said = new Set<string>()
   for (const s of columnStatistics().filter((x) => shown.has(byId(x.id)))) {
     const byNote = new Map<string, string[]>()
-    for (const cell of cells.filter((x) => !measuredNothing(x))) {
+    for (const cell of measured) {
       const text = readStatistic(cell, s.id)?.note
       if (text !== undefined && !said.has(text)) byNote.set(text, [...(byNote.get(text) ?? []), cell.cellId])
     }
@@ -280,31 +292,131 @@ export function renderBenchmarkTable(
     const every = s.protocols.includes('independent') ? 'every cell' : 'every feedback cell'
     for (const [text, ids] of byNote) {
       said.add(text)
-      note(`note: ${text} (${ids.length === applies ? every : ids.join(', ')})`)
+      runNote(`note: ${text} (${ids.length === applies ? every : ids.join(', ')})`)
     }
   }
   // The budget note explains dashes in the @k columns, which are always shown.
   const disclosed = cells.some((x) => x.protocol.kind === 'sequential' && x.protocol.budgetDisclosed)
-  if (disclosed && !said.has(DISCLOSED_NOTE)) note(`note: ${DISCLOSED_NOTE}`)
-  for (const line of errorBoundLines(cells.filter((x) => !measuredNothing(x)))) note(line, (l) => c.yellow(l))
-  for (const line of cells.flatMap(errorIntervalNotes)) note(line, (l) => c.yellow(l))
-  for (const line of intervalNotes(cells)) note(line)
-  const inconsistent = lowConsistencyLine(cells)
-  if (inconsistent) note(inconsistent, (l) => c.yellow(l))
-  note(intervalLegend(K))
+  if (disclosed && !said.has(DISCLOSED_NOTE)) runNote(`note: ${DISCLOSED_NOTE}`)
+  for (const line of errorBoundLines(measured)) note(line, (l) => c.yellow(l))
+  // Each naming its cell (two cells' notes read alike); none for a cell that measured nothing: its ✗ line says why.
+  for (const cell of measured)
+    for (const line of errorIntervalNotes(cell)) note(`${cell.cellId}: ${line}`, (l) => c.yellow(l))
+  if (options.runNotes) options.runNotes.cells(benchmark, measured, width)
+  else {
+    for (const line of intervalNotes(measured)) note(line)
+    const inconsistent = lowConsistencyLine(measured)
+    if (inconsistent) note(inconsistent, (l) => c.yellow(l))
+  }
+  runNote(intervalLegend(K))
   for (const line of baselineLines(cells, { failures: false })) note(line)
   const hidden = ordered.filter((x) => !shown.has(x))
   const hiddenKs = K - ks.length
   if (hidden.length > 0 || hiddenKs > 0) {
     const names = hidden.map((x) => {
       if (x === costCol && free) return 'cost ($0 everywhere)'
-      if (x === tokensCol) return `tokens (${tokensValue(usageOfCells(cells)).text} in all)`
+      if (x === tokensCol)
+        return options.runNotes ? TOKENS_IN_ALL : `tokens (${tokensValue(usageOfCells(cells)).text} in all)`
       return x.header
     })
     if (hiddenKs > 0) names.unshift(`${plural(hiddenKs, 'rate')} @k between`)
-    note(`not shown at ${width} columns: ${names.join(', ')}; wide view: SEQK_WIDE=1`)
+    if (options.runNotes) options.runNotes.hidden(names, cells)
+    else note(`not shown at ${width} columns: ${names.join(', ')}; wide view: SEQK_WIDE=1`)
   }
   return out.join('\n')
+}
+
+/** How a note is painted: dim, as it is, or yellow for a warning. */
+export type RunNoteTone = 'muted' | 'plain' | 'warn'
+
+const TONE_PAINT = (c: ChalkInstance): Record<RunNoteTone, (s: string) => string> => ({
+  muted: (s) => c.dim(s),
+  plain: (s) => s,
+  warn: (s) => c.yellow(s),
+})
+
+/** Stands for the run's token total in a hidden-columns list until the run's notes know every cell. */
+const TOKENS_IN_ALL = '\u0000tokens'
+
+/**
+ * The notes of a run's tables said once, under the last table, instead of once per benchmark
+ * (issue 47: four small benchmarks printed 72 note lines, the same legend four times): a note that
+ * reads the same for several benchmarks is printed once naming them; the small-N and consistency
+ * warnings are said over every cell that measured something, each cell named with its benchmark;
+ * the columns left out, once, with the run's token total.
+ *
+ * @example
+ * const notes = new RunNotes()
+ * const tables = summary.benchmarks.map((b) => renderBenchmarkTable(b.name, b.cells, { runNotes: notes }))
+ * console.log([...tables, notes.render()].join('\n\n'))
+ */
+export class RunNotes {
+  private readonly said = new Map<string, { tone: RunNoteTone; benchmarks: string[] }>()
+  private readonly measured: { benchmark: string; cell: CellSummary }[] = []
+  private readonly all: CellSummary[] = []
+  private readonly names: string[] = []
+  private readonly benchmarks: string[] = []
+  private width: number | null = null
+
+  /** A note of `benchmark`'s table. */
+  add(benchmark: string, text: string, tone: RunNoteTone): void {
+    this.seen(benchmark)
+    const entry = this.said.get(text) ?? { tone, benchmarks: [] }
+    if (!entry.benchmarks.includes(benchmark)) entry.benchmarks.push(benchmark)
+    this.said.set(text, entry)
+  }
+
+  /**
+   * The cells of `benchmark` that measured something, for the warnings said over the run's cells,
+   * and the width its table fits (null: the wide view).
+   */
+  cells(benchmark: string, measured: readonly CellSummary[], width: number | null): void {
+    this.seen(benchmark)
+    this.width = width
+    this.measured.push(...measured.map((cell) => ({ benchmark, cell })))
+  }
+
+  /** The columns `benchmark`'s table left out at `width`. */
+  hidden(names: readonly string[], cells: readonly CellSummary[]): void {
+    this.all.push(...cells)
+    for (const n of names) if (!this.names.includes(n)) this.names.push(n)
+  }
+
+  private seen(benchmark: string): void {
+    if (!this.benchmarks.includes(benchmark)) this.benchmarks.push(benchmark)
+  }
+
+  /** The notes, each once, wrapped to the tables' width; '' when there are none. */
+  render(options: { color?: boolean } = {}): string {
+    const c: ChalkInstance = new Chalk({ level: options.color ? 1 : 0 })
+    const paint = TONE_PAINT(c)
+    const wrap = (line: string) => (this.width === null ? [` ${line}`] : wrapLine(` ${line}`, this.width))
+    const several = this.benchmarks.length > 1
+    const out: string[] = []
+    for (const [text, { tone, benchmarks }] of this.said) {
+      // Said of every benchmark: no need to name them; of some: which.
+      const where = !several || benchmarks.length === this.benchmarks.length ? '' : ` [${benchmarks.join(', ')}]`
+      out.push(...wrap(`${text}${where}`).map(paint[tone]))
+    }
+    // Named with their benchmark when the run has several: two benchmarks have cells of one id.
+    const cells = this.measured.map(({ benchmark, cell }) =>
+      several ? { ...cell, cellId: `${benchmark} › ${cell.cellId}` } : cell,
+    )
+    for (const line of intervalNotes(cells)) out.push(...wrap(line).map(paint.muted))
+    const inconsistent = lowConsistencyNote(this.measured, several)
+    if (inconsistent) out.push(...wrap(inconsistent).map(paint.warn))
+    if (this.names.length > 0) {
+      const names = this.names.map((n) =>
+        n === TOKENS_IN_ALL ? `tokens (${tokensValue(usageOfCells(this.all)).text} in all)` : n,
+      )
+      out.push(
+        ...wrap(`not shown at ${this.width} columns: ${names.join(', ')}; wide view: SEQK_WIDE=1`).map(paint.muted),
+      )
+    }
+    return out.length === 0
+      ? ''
+      : [several ? c.dim('notes on the tables above:') : '', ...out].filter((l) => l !== '').join('\n')
+  }
 }
 
 /**
@@ -357,6 +469,36 @@ export function lowConsistencyLine(cells: readonly CellSummary[]): string | null
     return `${cell.cellId} ${percent(r.outcome.mean.point)} (${percent(r.outcome.inconsistent.point)}% of tasks pass on some tries only)`
   })
   return `low outcome consistency (below ${percent(LOW_CONSISTENCY)}): ${each.join(', ')}; Cover@1 and Seq^K / pass^K in the wide view (SEQK_WIDE=1)`
+}
+
+/**
+ * {@link lowConsistencyLine} over a run's cells: each cell with its figures while there are at most
+ * three, else the cells named with the range of their figures (a run of many cells would list them
+ * over many lines).
+ */
+function lowConsistencyNote(
+  measured: readonly { benchmark: string; cell: CellSummary }[],
+  several: boolean,
+): string | null {
+  const low = measured.filter(({ cell }) => (cell.reliability?.outcome.mean.point ?? 1) < LOW_CONSISTENCY)
+  if (low.length <= 3)
+    return lowConsistencyLine(
+      low.map(({ benchmark, cell }) => (several ? { ...cell, cellId: `${benchmark} › ${cell.cellId}` } : cell)),
+    )
+  const range = (xs: number[]) => {
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)]
+    return lo === hi ? percent(lo) : `${percent(lo)}–${percent(hi)}`
+  }
+  const mean = range(low.map(({ cell }) => cell.reliability!.outcome.mean.point!))
+  const some = range(low.map(({ cell }) => cell.reliability!.outcome.inconsistent.point!))
+  // The cells by benchmark: "arithmetic (a · independent, b · independent), capitals (…)".
+  const byBenchmark = new Map<string, string[]>()
+  for (const { benchmark, cell } of low)
+    byBenchmark.set(benchmark, [...(byBenchmark.get(benchmark) ?? []), cell.cellId])
+  const which = several
+    ? [...byBenchmark].map(([b, ids]) => `${b} (${ids.join(', ')})`).join(', ')
+    : low.map(({ cell }) => cell.cellId).join(', ')
+  return `low outcome consistency (below ${percent(LOW_CONSISTENCY)}) in ${low.length} of ${plural(measured.length, 'cell')}, ${mean} (${some}% of tasks pass on some tries only): ${which}; Cover@1 and Seq^K / pass^K in the wide view (SEQK_WIDE=1)`
 }
 
 /** One line for the cells whose interval at K is too wide to be useful, and what would narrow it. */

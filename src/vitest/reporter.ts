@@ -36,6 +36,7 @@ import { Progress, type ProgressMode } from './progress.js'
 import { cellLinesOf, recordedTrajectories, resumeLine, unfinishedCell } from './recorded-cells.js'
 import { fileShardHint } from './file-shard.js'
 import { historyComparisons } from '../protocol/history-comparison.js'
+import { equalCostComparisons } from '../protocol/equal-cost.js'
 import type { CellRef } from '../protocol/gate-match.js'
 import { variantComparisons } from '../protocol/subject-comparison.js'
 import { DEFAULT_HISTORY_FILE } from '../report/history.js'
@@ -210,7 +211,8 @@ export default class SeqkReporter implements Reporter {
     record:
       | { type: 'files'; files: string[] }
       | { type: 'file'; file: string; cells: { benchmark: string; cellId: string; trajectories: number }[] }
-      | { type: 'load-error'; file: string; error: string },
+      | { type: 'load-error'; file: string; error: string }
+      | { type: 'skipped'; file: string; benchmark: string; cellId: string; reason: string },
   ): void {
     // A dry run (seqk estimate) writes no run directory.
     if (this.refused || this.vitest?.config.mergeReports || isDryRun()) return
@@ -332,6 +334,9 @@ export default class SeqkReporter implements Reporter {
 
   onTestCaseResult(testCase: TestCase): void {
     this.progress.finish(testCase.id)
+    // A skipped cell says so at once, for the live view (summary.json's notRun says it at the end).
+    const skipped = this.skippedCell(testCase)
+    if (skipped) this.plan({ type: 'skipped', ...skipped })
     // A cell refused its run directory (it holds another run, or its protocol changed since the
     // run it resumes): nothing of this run may overwrite that run's summary.
     const refusal = testCase
@@ -580,8 +585,9 @@ export default class SeqkReporter implements Reporter {
     }
     const comparisons = historyComparisons(blocks.flatMap((b) => b.cells))
     const variants = variantComparisons(blocks.flatMap((b) => b.cells))
+    const equalCost = equalCostComparisons(blocks.flatMap((b) => b.cells))
     const loadErrors = [...this.loadErrors].map(([file, error]) => ({ file, error }))
-    const skipped = this.notRunCells(testModules, Boolean(pattern && patternText(pattern)))
+    const skipped = this.notRunCells(testModules)
     let summary: RunSummary = {
       schema: SUMMARY_SCHEMA,
       runId: this.runId,
@@ -591,6 +597,7 @@ export default class SeqkReporter implements Reporter {
       ...(skipped.length > 0 ? { notRun: skipped } : {}),
       ...(comparisons.length > 0 ? { historyComparisons: comparisons } : {}),
       ...(variants.length > 0 ? { variantComparisons: variants } : {}),
+      ...(equalCost.length > 0 ? { equalCost } : {}),
     }
 
     // Quality over time: the change since the last run of each cell (same fingerprint), then this run appended.
@@ -648,24 +655,29 @@ export default class SeqkReporter implements Reporter {
   }
 
   /** Cells declared but skipped (a model without a key, data that is absent), unless a -t filter skipped them. */
-  private notRunCells(testModules: ReadonlyArray<TestModule>, filtered: boolean): NonNullable<RunSummary['notRun']> {
+  private notRunCells(testModules: ReadonlyArray<TestModule>): NonNullable<RunSummary['notRun']> {
     const ran = new Set(this.cells.map((c) => `${c.benchmark}\u0000${c.cellId}`))
-    const out: NonNullable<RunSummary['notRun']> = []
-    for (const module of testModules) {
-      for (const t of module.children.allTests()) {
-        const cell = t.meta().seqkCell
-        const result = t.result()
-        if (!cell || result.state !== 'skipped' || ran.has(`${cell.benchmark}\u0000${cell.cellId}`)) continue
-        if (filtered && !result.note) continue
-        out.push({
-          file: this.relativeFile(module.moduleId),
-          benchmark: cell.benchmark,
-          cellId: cell.cellId,
-          reason: result.note ?? 'skipped',
-        })
-      }
+    return testModules.flatMap((module) =>
+      [...module.children.allTests()].flatMap((t) => {
+        const skipped = this.skippedCell(t)
+        return skipped && !ran.has(`${skipped.benchmark}\u0000${skipped.cellId}`) ? [skipped] : []
+      }),
+    )
+  }
+
+  /** A cell this test skipped, with why; undefined for a test that ran, is no cell, or that a -t filter left out. */
+  private skippedCell(t: TestCase): NonNullable<RunSummary['notRun']>[number] | undefined {
+    const cell = t.meta().seqkCell
+    const result = t.result()
+    if (!cell || result.state !== 'skipped') return undefined
+    const pattern = this.vitest?.config.testNamePattern
+    if (pattern && patternText(pattern) && !result.note) return undefined
+    return {
+      file: this.relativeFile(t.module.moduleId),
+      benchmark: cell.benchmark,
+      cellId: cell.cellId,
+      reason: result.note ?? 'skipped',
     }
-    return out
   }
 
   /**

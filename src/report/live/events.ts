@@ -22,9 +22,10 @@ export interface CellProgress {
 
 /**
  * Where a cell is: `planned` (its file is loaded, it has not started), `running`, `ended`,
- * `unfinished` (a timeout, a crash, a cancel), or `kept` (a resume kept every trajectory it had).
+ * `unfinished` (a timeout, a crash, a cancel), `kept` (a resume kept every trajectory it had), or
+ * `skipped` (it will not run: a model without a key, data that is absent).
  */
-export type CellPhase = 'planned' | 'running' | 'ended' | 'unfinished' | 'kept'
+export type CellPhase = 'planned' | 'running' | 'ended' | 'unfinished' | 'kept' | 'skipped'
 
 export interface LiveCell {
   /** Run, benchmark and cell id: one run directory may hold merged runs. */
@@ -39,6 +40,8 @@ export interface LiveCell {
   keptDurationMs: number | null
   /** Why it did not finish. */
   unfinished: string | null
+  /** Why it was skipped (its phase `skipped`); absent in states written before skips were sent. */
+  skipped?: string | null
   /** Its verdict and failed checks, as the end record says them (null until it ends, and in files written before they existed). */
   verdict: CellVerdictStatus | null
   failedChecks: number | null

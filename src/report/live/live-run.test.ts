@@ -64,6 +64,35 @@ describe('LiveRun', () => {
     ])
   })
 
+  it('shows a skipped cell as skipped with its reason and "not run", never planned for ever', () => {
+    const dir = run('r1')
+    const cell = liveCell({ runId: 'r1', tasks: ['a', 'b'] })
+    plan(dir, 'r1', [
+      { benchmark: cell.start.benchmark, cellId: cell.start.cellId, trajectories: 2 },
+      { benchmark: cell.start.benchmark, cellId: 'openai:gpt · binary', trajectories: 2 },
+    ])
+    const skip = (cellId: string) =>
+      line({
+        schema: 'seqk.plan/1',
+        type: 'skipped',
+        runId: 'r1',
+        file: 'a.eval.ts',
+        benchmark: cell.start.benchmark,
+        cellId,
+        reason: 'openai:gpt: OPENAI_API_KEY is not set',
+      })
+    appendFileSync(join(dir, 'plan.jsonl'), skip('openai:gpt · binary'))
+    // A cell that started keeps its own lines, whatever a later skip record says (a resume skipping it).
+    appendFileSync(join(dir, 'cells.jsonl'), line(cell.start))
+    appendFileSync(join(dir, 'plan.jsonl'), skip(cell.start.cellId))
+    const live = follow(runs)
+    const rows = liveView(state(live)).cells
+    expect(rows.map((r) => [r.cellId, r.phase, r.state, r.verdict])).toEqual([
+      [cell.start.cellId, 'running', 'running', ''],
+      ['openai:gpt · binary', 'skipped', 'skipped: openai:gpt: OPENAI_API_KEY is not set', 'not run'],
+    ])
+  })
+
   it('counts the planned total of every loaded cell from the start, and files still loading', () => {
     const dir = run('r1')
     const cell = liveCell({ runId: 'r1', tasks: ['a', 'b', 'c'], repeats: 2 })

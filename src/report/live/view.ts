@@ -3,6 +3,7 @@
  * it into the page it answers and the browser script renders it again as events arrive, so both
  * say the same thing in the same words.
  */
+import { STATUS_TEXT } from '../../core/kinds.js'
 import type { CellPhase, LiveCell, LiveSnapshot, LiveTrajectory } from './events.js'
 
 export type BadgeKind = 'waiting' | 'running' | 'pass' | 'fail' | 'none'
@@ -20,9 +21,9 @@ export interface LiveCellRow {
   solved: number
   failed: number
   errored: number
-  /** `running`, `ended in 3.2 s`, `kept from the earlier run (ended in 12.3 s then)`, `unfinished: …`. */
+  /** `running`, `ended in 3.2 s`, `kept from the earlier run (ended in 12.3 s then)`, `unfinished: …`, `skipped: …`. */
   state: string
-  /** `pass`, `fail (2)`, `no thresholds`, `shard`; empty until the cell ends. */
+  /** `pass`, `fail (2)`, `no thresholds`, `shard`, `not run` (skipped); empty until the cell ends. */
   verdict: string
   verdictKind: BadgeKind
   /** The verifier-unstable sentence every output prints for the cell (`verifierUnstableLine`); empty when none. */
@@ -50,6 +51,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`
 
 function stateText(c: LiveCell): string {
   if (c.phase === 'planned') return 'planned'
+  if (c.phase === 'skipped') return `skipped: ${c.skipped ?? 'it will not run'}`
   if (c.phase === 'running') return 'running'
   if (c.phase === 'unfinished') return `unfinished: ${c.unfinished ?? 'it did not run to its end'}`
   if (c.phase === 'kept')
@@ -63,6 +65,8 @@ function stateText(c: LiveCell): string {
 }
 
 function verdictOf(c: LiveCell): { text: string; kind: BadgeKind } {
+  // In the words every output uses for a cell that did not run.
+  if (c.phase === 'skipped') return { text: STATUS_TEXT['not-run'], kind: 'none' }
   if (c.verdict === null) return { text: '', kind: 'none' }
   if (c.verdict === 'fail') return { text: `fail (${c.failedChecks ?? '?'})`, kind: 'fail' }
   if (c.verdict === 'pass') return { text: 'pass', kind: 'pass' }
