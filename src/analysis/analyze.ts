@@ -254,6 +254,7 @@ export function analyzeRuns(inputs: readonly RunInput[], options: AnalyzeOptions
       costSuccess: costSuccess(b.name, b.cells),
       equalCost: equalCostComparisons(b.cells),
       revisionAnnotation: revisionAnnotationSection(b.cells),
+      statistics: b.cells.map((c) => ({ cellId: c.cellId, statistics: c.statistics })),
       selection: selections,
       selectionSkipped: skipped,
       notes: [

@@ -4,6 +4,8 @@
  * Sequential attempts carry history and cost more each, but often succeed sooner, so the frontier
  * of Seq@k can lie above that of Pass@k.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
+import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary } from '../core/schemas.js'
 import { INDEPENDENT, isIndependent } from './cell-scores.js'
 import { paretoMask } from './pareto.js'
@@ -14,7 +16,7 @@ function pointsOf(cell: CellSummary): CostSuccessPointJson[] {
   return Array.from({ length: cell.budget }, (_, i) => {
     const k = i + 1
     const cost = cell.costAtK[i] ?? null
-    const success = (independent ? cell.passAt?.[i] : cell.seqAt[i]) ?? null
+    const success = headlineCurve(cell).curve[i] ?? null
     let reason: string | null = null
     if (success === null) {
       reason = independent
@@ -56,7 +58,7 @@ export function costSuccess(benchmark: string, cells: readonly CellSummary[]): C
       .filter((p) => p.onFrontier)
       .map((p) => ({ actorId: p.actorId, k: p.k, cost: p.cost as number, success: p.success as number }))
       .sort((a, b) => a.cost - b.cost || b.success - a.success)
-    return { protocol, metric: protocol === INDEPENDENT ? 'Pass' : 'Seq', points, frontier }
+    return { protocol, metric: headlineMetric(protocol === INDEPENDENT).family as 'Seq' | 'Pass', points, frontier }
   })
   const all = series.flatMap((s) =>
     s.points

@@ -59,7 +59,7 @@ describe('loadRuns', () => {
     const bad = join(root, 'bad.json')
     writeFileSync(
       bad,
-      JSON.stringify({ ...summary, benchmarks: [{ name: 'x', file: 'f', cells: [{ schema: 'seqk.cell/1' }] }] }),
+      JSON.stringify({ ...summary, benchmarks: [{ name: 'x', file: 'f', cells: [{ schema: 'seqk.cell/2' }] }] }),
     )
     expect(() => loadRuns([bad])).toThrow(/bad\.json: not a seqk summary: benchmarks\[0\]\.cells\[0\]\.runId/)
     const text = join(root, 'text.json')

@@ -16,6 +16,9 @@ import type {
   TimingRow,
 } from './report-schema.js'
 import { annotatorText } from './revision-annotation.js'
+import { statisticsRows } from '../protocol/statistics/index.js'
+import { headlineMetric } from '../metrics/registry.js'
+import type { CellSummary } from '../core/schemas.js'
 import { equalCostShort } from '../protocol/equal-cost.js'
 import type { EqualCost } from '../core/schemas.js'
 import { intervalText, money, ordinal, percent, plural, signedPercent, signedRatio } from '../metrics/format.js'
@@ -187,6 +190,20 @@ function renderTiming(rows: readonly TimingRow[], c: ChalkInstance): string[] {
   return out
 }
 
+/** Every registered statistic of the benchmark's cells (protocol/statistics/), one row per cell. */
+function renderStatistics(cells: readonly Pick<CellSummary, 'cellId' | 'statistics'>[], c: ChalkInstance): string[] {
+  const rows = statisticsRows(cells)
+  if (!rows) return []
+  // One line per cell and statistic, so the table fits 120 columns however many statistics there are.
+  const long = rows.rows.flatMap(([cell, ...values]) =>
+    values.flatMap((v, i) => (v === '—' ? [] : [[cell!, rows.header[i + 1]!, v]])),
+  )
+  return [
+    c.bold('Statistics') + ' — in % unless a definition says otherwise; [95% CI], n: what it is over',
+    ...table(['cell', 'statistic', 'value'], long, (i) => i === 2, c, '  '),
+  ]
+}
+
 /** Each sequential cell against its actor's independent cell at equal spend per task, in tokens and dollars. */
 function renderEqualCost(pairs: readonly EqualCost[], c: ChalkInstance): string[] {
   if (pairs.length === 0) return []
@@ -228,7 +245,7 @@ function renderCostSuccess(cs: CostSuccess, c: ChalkInstance): string[] {
   )
   if (cs.combinedFrontier.length > 0) {
     out.push(
-      `  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${p.protocol === 'independent' ? 'Pass' : 'Seq'}@${p.k} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`,
+      `  frontier over all protocols: ${cs.combinedFrontier.map((p) => `${headlineMetric(p.protocol === 'independent').label(p.k)} (${p.protocol}) ${p.actorId} ${percent(p.success)}% at ${money(p.cost)}`).join('; ')}`,
     )
   }
   const unpriced = cs.series.flatMap((s) =>
@@ -420,6 +437,7 @@ export function renderAnalysis(report: AnalysisReport, options: RenderOptions = 
     }
     if (b.timing.length > 0) out.push('', ...renderTiming(b.timing, c))
     if (b.revisionAnnotation.rows.length > 0) out.push('', ...renderRevisionAnnotation(b.revisionAnnotation, c, false))
+    out.push('', ...renderStatistics(b.statistics ?? [], c))
     out.push('', ...renderCostSuccess(b.costSuccess, c))
     const equalCost = renderEqualCost(b.equalCost ?? [], c)
     if (equalCost.length > 0) out.push('', ...equalCost)

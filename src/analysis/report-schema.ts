@@ -7,7 +7,7 @@
  * runs; `k` is a budget (number of attempts or samples).
  */
 import { z } from 'zod'
-import { EqualCostSchema, IntervalSchema, RevisionClassSummarySchema } from '../core/schemas.js'
+import { EqualCostSchema, IntervalSchema, RevisionClassSummarySchema, StatisticValueSchema } from '../core/schemas.js'
 
 const Rate = z.number().nullable()
 const Int = z.number().int()
@@ -369,6 +369,10 @@ export const AnalysisReportSchema = z.object({
       equalCost: z.array(EqualCostSchema).optional(),
       /** Revisions by whether they addressed the feedback, per actor and mode (paper Figure 5b). */
       revisionAnnotation: RevisionAnnotationSectionSchema,
+      /** Each cell's registered statistics (its summary's `statistics` map), as the run stored them. */
+      statistics: z
+        .array(z.object({ cellId: z.string(), statistics: z.record(z.string(), StatisticValueSchema) }))
+        .optional(),
       selection: z.array(SelectionSchema),
       selectionSkipped: z.array(SelectionSkippedSchema),
       notes: z.array(z.string()),

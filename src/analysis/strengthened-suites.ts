@@ -5,6 +5,7 @@
  * rescored: with a stronger suite a trajectory that stopped at a weak pass would have gone on,
  * with other feedback, so only a run on the strengthened suite says what Seq@K is there.
  */
+import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary } from '../core/schemas.js'
 import { pairedBootstrap } from '../metrics/bootstrap.js'
 import { passAtK } from '../metrics/pass-at-k.js'
@@ -161,7 +162,7 @@ export function compareSuites(
     rows.push({
       actorId: a.cell.actorId,
       mode: a.cell.mode,
-      metric: `${isIndependent(a.cell) ? 'Pass' : 'Seq'}@${k}`,
+      metric: headlineMetric(isIndependent(a.cell)).label(k),
       k,
       original: o,
       strengthened: s,

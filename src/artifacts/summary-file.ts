@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs'
-import { type RunSummary, RunSummarySchema } from '../core/schemas.js'
+import type { RunSummary } from '../core/schemas.js'
+import { RunSummaryFileSchema } from '../core/summary-upgrade.js'
 import { describeZodError } from '../core/zod-errors.js'
 
 /** Writes `summary.json` atomically (temp file, then rename), so readers never see half a file. */
@@ -18,7 +19,8 @@ export function readSummary(path: string): RunSummary {
   } catch (error) {
     throw new Error(`${path}: not valid JSON (${(error as Error).message})`)
   }
-  const parsed = RunSummarySchema.safeParse(json)
+  // Older versions read as the current one (core/summary-upgrade.ts).
+  const parsed = RunSummaryFileSchema.safeParse(json)
   if (!parsed.success) throw new Error(`${path}: not a seqk summary: ${describeZodError(parsed.error)}`)
   return parsed.data
 }

@@ -524,7 +524,24 @@ export const HeldOutGapSummarySchema = z.object({
 export type HeldOutGapSummary = z.infer<typeof HeldOutGapSummarySchema>
 
 /** The schema id of a cell summary. */
-export const CELL_SUMMARY_SCHEMA = 'seqk.cell/1'
+export const CELL_SUMMARY_SCHEMA = 'seqk.cell/2'
+
+/**
+ * One statistic of a cell (a module of `protocol/statistics/` computes it): its value, null when
+ * undefined here (never 0 for unknown); its interval and what it is over, when it has them; a
+ * sentence when the value needs one (why it is undefined); and the module's own detail, which its
+ * detail schema checks.
+ */
+export const StatisticValueSchema = z.object({
+  value: MaybeNumber,
+  interval: IntervalSchema.optional(),
+  /** What the value is over (tasks, revisions, trajectories): the module's label says which. */
+  n: z.number().int().nonnegative().optional(),
+  note: z.string().optional(),
+  detail: z.unknown().optional(),
+})
+/** One statistic of a cell (see {@link StatisticValueSchema}). */
+export type StatisticValue = z.infer<typeof StatisticValueSchema>
 /**
  * A cell's agent metrics (cells whose attempts are episodes, `actors.agent`): steps and tool calls
  * per attempt, the pooled tool error rate, how episodes ended, cost per success, and trajectory
@@ -674,34 +691,12 @@ export const CellSummarySchema = z.object({
     .optional(),
   /** Whether the cell does it every time: Cover@τ, Seq^k or pass^k, outcome and resource consistency (absent in older files). */
   reliability: ReliabilitySchema.nullable().optional(),
-  gain: MaybeNumber,
-  egs: MaybeNumber,
-  lgs: MaybeNumber,
-  timingNote: z.string().nullable(),
-  unmodifiedRevisions: z.object({ revisions: z.number().int(), unmodified: z.number().int(), rate: MaybeNumber }),
   /**
-   * For verdicts with criteria (rubric tasks): of the criteria failed in attempt 1, the share met in
-   * the best later attempt, and criteria met earlier but failed at the end. Null without criteria.
+   * The cell's statistics by id (version 2; files of version 1 named some as fields of their own,
+   * `upgradeSummary` moves them here): each computed by one module of `protocol/statistics/`, absent
+   * when it does not apply to the cell. Every output reads this map through the registry.
    */
-  criterionRepair: z
-    .object({
-      failedFirst: z.number().int(),
-      repaired: z.number().int(),
-      repairRate: MaybeNumber,
-      passedEarlier: z.number().int(),
-      broken: z.number().int(),
-      brokenRate: MaybeNumber,
-    })
-    .nullable()
-    .optional(),
-  /** Success of revision attempts, split by whether the revision changed the answer (sequential cells). */
-  nextAttemptSuccess: z
-    .object({
-      changed: z.object({ revisions: z.number().int(), solved: z.number().int(), rate: MaybeNumber }),
-      unchanged: z.object({ revisions: z.number().int(), solved: z.number().int(), rate: MaybeNumber }),
-    })
-    .nullable()
-    .optional(),
+  statistics: z.record(z.string(), StatisticValueSchema),
   /** Revisions by whether they addressed the feedback (sequential cells whose feedback names requests); null or absent otherwise. */
   revisionAnnotation: RevisionAnnotationSummarySchema.nullable().optional(),
   /** The feedback-overfitting gap (sequential cells whose verdicts hold out tests); null or absent otherwise. */
@@ -712,7 +707,6 @@ export const CellSummarySchema = z.object({
    * a `seqk stability` report given to the eval (`stability`) saw the reference's verdict flip.
    */
   verifierUnstable: z.object({ inRun: z.array(z.string()), reported: z.array(z.string()).optional() }).optional(),
-  meanAttempts: MaybeNumber,
   /** Agent metrics, for cells whose attempts are episodes of tool calls (absent otherwise). */
   agent: AgentSummarySchema.optional(),
   /** What its calls reported, added (null when none of them reported usage). */
@@ -919,7 +913,7 @@ export const RobustnessRowSchema = z.object({
 export type RobustnessRow = z.infer<typeof RobustnessRowSchema>
 
 /** The schema id of `summary.json`. */
-export const SUMMARY_SCHEMA = 'seqk.summary/1'
+export const SUMMARY_SCHEMA = 'seqk.summary/2'
 /** The whole run as `summary.json` holds it: every benchmark's cells, verdicts and problems. */
 export const RunSummarySchema = z.object({
   schema: z.literal(SUMMARY_SCHEMA),

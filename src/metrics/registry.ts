@@ -11,9 +11,10 @@ import { passHatCurve, passHatK } from './pass-hat-k.js'
 import { seqAtCurve } from './seq-at-k.js'
 import { seqHatCurve } from './seq-hat-k.js'
 import type { TaskRow } from './task-rates.js'
+import { RATE_METRICS } from '../core/kinds.js'
 
-/** The metrics a threshold or a baseline gate can name (the same list as the contract's `RATE_METRICS`). */
-export const METRIC_IDS = ['seqAt', 'passAt', 'seqHat', 'passHat', 'coverAt', 'scoreAt'] as const
+/** The metrics a threshold or a baseline gate can name: the contract's `RATE_METRICS`, not a copy of it. */
+export const METRIC_IDS = RATE_METRICS
 /** A metric's id: its `CellSummary` field and its `expect` key. */
 export type MetricId = (typeof METRIC_IDS)[number]
 

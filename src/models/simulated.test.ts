@@ -328,10 +328,10 @@ describe('simulatedActor: profiles show up statistically (200 synthetic tasks)',
 
   it('stubborn: mostly resubmits (high unmodified rate)', async () => {
     const { summary } = await simulate(simulatedActor({ profile: 'stubborn' }), { feedback: binary() })
-    expect(summary.unmodifiedRevisions.revisions).toBeGreaterThan(100)
-    expect(summary.unmodifiedRevisions.rate).toBeGreaterThan(0.7)
+    expect(summary.statistics.unmodifiedRevisions?.n).toBeGreaterThan(100)
+    expect(summary.statistics.unmodifiedRevisions?.value).toBeGreaterThan(0.7)
     const reviser = await simulate(simulatedActor({ profile: 'reviser' }), { feedback: binary() })
-    expect(reviser.summary.unmodifiedRevisions.rate).toBeLessThan(0.2)
+    expect(reviser.summary.statistics.unmodifiedRevisions?.value).toBeLessThan(0.2)
   })
 
   it('memoryless: Seq@k ≈ 1-(1-p)^k with p = firstTry, whatever the feedback', async () => {

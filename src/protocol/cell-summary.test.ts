@@ -98,10 +98,10 @@ describe('summariseCell', () => {
     const p = protocol('sequential', 3)
     const s = summarise(p, [trajectory(p, 'x', 0, ['OK']), trajectory(p, 'y', 0, ['a', 'b', 'c'])])
     expect(s.seqAt).toEqual([0.5, 0.5, 0.5])
-    expect(s.gain).toBe(0)
-    expect(s.egs).toBeNull()
-    expect(s.lgs).toBeNull()
-    expect(s.timingNote).toMatch(/no revision gain/)
+    expect(s.statistics.gain?.value).toBe(0)
+    expect(s.statistics.egs?.value).toBeNull()
+    expect(s.statistics.lgs?.value).toBeNull()
+    expect(s.statistics.egs?.note).toMatch(/no revision gain/)
   })
 
   it('skips a task whose every trajectory errored instead of scoring it 0', () => {
@@ -110,7 +110,7 @@ describe('summariseCell', () => {
       thresholds: { maxErrorRate: 1 },
     })
     expect(s.seqAt).toEqual([1, 1])
-    expect(s.meanAttempts).toBe(1)
+    expect(s.statistics.meanAttempts?.value).toBe(1)
     expect(s.verdict).toBe('pass')
   })
 
@@ -233,19 +233,19 @@ describe('summariseCell', () => {
     expect(s.errors.examples).toHaveLength(5)
     expect(s.errors.examples[0]).toEqual({ taskId: 't0', repeat: 0, message: 'actor failed at attempt 2: fail 0' })
     expect(s.seqAt).toEqual([null, null])
-    expect(s.meanAttempts).toBeNull()
+    expect(s.statistics.meanAttempts?.value).toBeNull()
     expect(s.verdict).toBe('fail')
   })
 
   it('counts unmodified revisions from what each attempt recorded, without the verifier (a summary is a function of its trajectories)', () => {
     const p = protocol('sequential', 3)
     const ts = [trajectory(p, 'x', 0, ['A', 'a', 'b'])]
-    expect(summarise(p, ts).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 0, rate: 0 })
+    expect(summarise(p, ts).statistics.unmodifiedRevisions).toEqual({ value: 0, n: 2, detail: { unmodified: 0 } })
     // A verifier that normalises case marked the second attempt unmodified when it ran.
     const marked = [
       { ...ts[0]!, attempts: ts[0]!.attempts.map((a) => ({ ...a, unmodified: a.index === 2 ? true : a.unmodified })) },
     ]
-    expect(summarise(p, marked).unmodifiedRevisions).toEqual({ revisions: 2, unmodified: 1, rate: 0.5 })
+    expect(summarise(p, marked).statistics.unmodifiedRevisions).toEqual({ value: 0.5, n: 2, detail: { unmodified: 1 } })
   })
 
   it('sums usage and cost over all trajectories, errored ones included', () => {
@@ -398,12 +398,17 @@ describe('revision analysis', () => {
     ])
     y.attempts[1]!.unmodified = false
     const s = summarise(p, [x, y])
-    expect(s.nextAttemptSuccess).toEqual({
+    expect(s.statistics.nextAttemptSuccess?.detail).toEqual({
       changed: { revisions: 2, solved: 1, rate: 0.5 },
       unchanged: { revisions: 1, solved: 0, rate: 0 },
     })
-    expect(s.criterionRepair).toMatchObject({ failedFirst: 2, repaired: 2, repairRate: 1, broken: 1 })
-    expect(summarise(p, [trajectory(p, 'z', 0, ['OK'])]).criterionRepair).toBeNull()
+    expect(s.statistics.criterionRepair?.detail).toMatchObject({
+      failedFirst: 2,
+      repaired: 2,
+      repairRate: 1,
+      broken: 1,
+    })
+    expect(summarise(p, [trajectory(p, 'z', 0, ['OK'])]).statistics.criterionRepair).toBeUndefined()
   })
 })
 

@@ -1,17 +1,13 @@
 import { errorAdvice, type FailureKind } from '../core/failure-kind.js'
 import {
-  criterionRepair,
-  gain,
   passAtCurve,
   passAtInterval,
   passHatCurve,
   errorsAsFailures,
   errorsLeftOut,
-  revisionTiming,
   seqAtCurveCensored,
   seqAtInterval,
   seqAtCurve,
-  countUnmodified,
   type CensoredTaskOutcomes,
   type Interval,
   type SampleCounts,
@@ -33,7 +29,6 @@ import {
   type Trajectory,
 } from '../core/schemas.js'
 import { addCost, totals } from './attempt.js'
-import { criterionSatisfied } from '../core/contract.js'
 import { RATE_METRICS, type RateMetric } from '../core/kinds.js'
 import { reliabilityOf } from './cell-reliability.js'
 import { headlineCurve, readMetric, type MeasuredCell } from './cell-metrics.js'
@@ -42,6 +37,7 @@ import type { TaskRow } from '../metrics/task-rates.js'
 import { storedVerdict } from './verdict.js'
 import { finiteOrNull, intervalJson } from './interval-json.js'
 import { summariseRevisionAnnotations } from './revision-annotation.js'
+import { computeStatistics } from './statistics/index.js'
 import { heldOutGapSummary } from './held-out-gap.js'
 import { verifierUnstableOf } from './verifier-unstable.js'
 import { percentText, plural } from '../metrics/format.js'
@@ -285,40 +281,9 @@ function summariseEnded(input: SummariseInput): CellSummary {
       : { asFailures: boundUnder('failures'), asSuccesses: boundUnder('successes'), leftOut: boundUnder('left-out') }
   const passHat = independent ? passHatCurve(samples, K) : null
 
-  let timingNote: string | null = null
-  let egs: number | null = null
-  let lgs: number | null = null
-  if (independent) {
-    timingNote = 'independent sampling has no revisions'
-  } else if (protocol.budgetDisclosed) {
-    // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k.
-    seqCurve = seqCurve.map((v, i) => (i === K - 1 ? v : Number.NaN))
-    timingNote = 'budget disclosed to the actor: only Seq@K is valid'
-  } else {
-    const timing = revisionTiming(seqCurve)
-    egs = timing.egs
-    lgs = timing.lgs
-    timingNote = timing.reason ?? null
-  }
-
-  const criteriaRuns = counted.filter((t) =>
-    t.attempts.some((a) => a.verdict.criteria && a.verdict.criteria.length > 0),
-  )
-  const repair =
-    criteriaRuns.length === 0
-      ? null
-      : criterionRepair(
-          criteriaRuns.map((t) =>
-            t.attempts.map((a) =>
-              Object.fromEntries((a.verdict.criteria ?? []).map((c) => [c.id, criterionSatisfied(c)])),
-            ),
-          ),
-        )
-  const nextAttempt = independent ? null : nextAttemptSuccess(counted)
+  // Told its budget, the actor may plan for K attempts, so a truncated Seq@k is not Seq@k.
+  if (!independent && protocol.budgetDisclosed) seqCurve = seqCurve.map((v, i) => (i === K - 1 ? v : Number.NaN))
   const annotation = independent ? null : summariseRevisionAnnotations(counted)
-  const unmodified = independent
-    ? { revisions: 0, unmodified: 0, rate: Number.NaN }
-    : countUnmodified(counted.map((t) => t.attempts.map((a) => a.unmodified)))
 
   const spent = totals(
     trajectories.flatMap((t) => t.attempts),
@@ -384,7 +349,6 @@ function summariseEnded(input: SummariseInput): CellSummary {
         errored.map((t) => t.error?.kind),
       ),
     })
-  const nonErrored = trajectories.filter((t) => t.status !== 'error')
   // Per-task lookups by map: a linear search per task would be quadratic in large benchmarks.
   const errorsByTask = new Map<string, number>()
   for (const t of errored) errorsByTask.set(t.taskId, (errorsByTask.get(t.taskId) ?? 0) + 1)
@@ -444,25 +408,22 @@ function summariseEnded(input: SummariseInput): CellSummary {
     score: readings.score,
     ...gPassField(independent ? samples : null, K),
     reliability,
-    gain: finiteOrNull(gain(headlineCurve(readings).curve.map((v) => v ?? Number.NaN))),
-    egs,
-    lgs,
-    timingNote,
-    unmodifiedRevisions: {
-      revisions: unmodified.revisions,
-      unmodified: unmodified.unmodified,
-      rate: finiteOrNull(unmodified.rate),
-    },
-    criterionRepair: repair
-      ? { ...repair, repairRate: finiteOrNull(repair.repairRate), brokenRate: finiteOrNull(repair.brokenRate) }
-      : null,
-    nextAttemptSuccess: nextAttempt,
+    // Every registered statistic that applies to the cell (protocol/statistics/), by id.
+    statistics: computeStatistics({
+      protocol,
+      K,
+      independent,
+      policy,
+      trajectories,
+      counted,
+      outcomes,
+      headline: headlineCurve(readings).curve,
+    }),
     revisionAnnotation: annotation,
     // Only cells with held-out tests carry it, so every other summary reads as before.
     ...heldOutField(heldOutGapSummary(trajectories, K, independent)),
     // Only cells whose verifier is known to be unstable carry it.
     ...verifierUnstableField(verifierUnstableOf(trajectories, input.knownUnstable, input.taskIds)),
-    meanAttempts: finiteOrNull(nonErrored.reduce((n, t) => n + t.attempts.length, 0) / nonErrored.length),
     // Only agents' cells (attempts that are episodes) carry it.
     ...agentField(agentSummaryOf(trajectories, independent, spent.costUsd)),
     usage: spent.usage,
@@ -640,26 +601,6 @@ function costAtKOf(trajectories: readonly Trajectory[], budget: number): (number
 function meanOrNull(values: readonly (number | null)[]): number | null {
   if (values.length === 0 || values.some((v) => v === null)) return null
   return (values as number[]).reduce((a, b) => a + b, 0) / values.length
-}
-
-/** Revision attempts (t >= 2) and how many succeeded, split by whether they changed the answer (paper §5.2). */
-export function nextAttemptSuccess(
-  trajectories: readonly Trajectory[],
-): NonNullable<CellSummary['nextAttemptSuccess']> {
-  const tally = { changed: { revisions: 0, solved: 0 }, unchanged: { revisions: 0, solved: 0 } }
-  for (const t of trajectories) {
-    for (const a of t.attempts) {
-      if (a.unmodified === null) continue
-      const bucket = a.unmodified ? tally.unchanged : tally.changed
-      bucket.revisions++
-      if (a.verdict.pass) bucket.solved++
-    }
-  }
-  const withRate = (b: { revisions: number; solved: number }) => ({
-    ...b,
-    rate: b.revisions === 0 ? null : b.solved / b.revisions,
-  })
-  return { changed: withRate(tally.changed), unchanged: withRate(tally.unchanged) }
 }
 
 /**

@@ -121,10 +121,10 @@ describe('runCell: sequential cells', () => {
     // Early stop: a solved trajectory has exactly firstSuccess attempts, a failed one K.
     for (const t of trajectories) expect(t.attempts).toHaveLength(t.firstSuccess ?? 3)
     expect(actor.calls).toHaveLength(1 + 1 + 3 + 3 + 3 + 3 + 2 + 1)
-    expect(summary.meanAttempts).toBeCloseTo(17 / 8, 12)
-    expect(summary.gain).toBeCloseTo(0.25, 12)
-    expect(summary.egs).toBeCloseTo(0.5, 12)
-    expect(summary.lgs).toBeCloseTo(0.5, 12)
+    expect(summary.statistics.meanAttempts?.value).toBeCloseTo(17 / 8, 12)
+    expect(summary.statistics.gain?.value).toBeCloseTo(0.25, 12)
+    expect(summary.statistics.egs?.value).toBeCloseTo(0.5, 12)
+    expect(summary.statistics.lgs?.value).toBeCloseTo(0.5, 12)
     expect(summary.passAt).toBeNull()
     // A binary verifier's scores are 1 and 0: the score curve is the solved rate, Seq@k.
     expect(summary.score?.binary).toBe(true)
@@ -336,7 +336,11 @@ describe('runCell: sequential cells', () => {
     const flagged = trajectories.flatMap((t) => t.attempts).filter((a) => a.unmodified === true).length
     const revisions = trajectories.flatMap((t) => t.attempts).filter((a) => a.index > 1).length
     expect(flagged).toBe(2)
-    expect(summary.unmodifiedRevisions).toEqual({ revisions, unmodified: 2, rate: 2 / revisions })
+    expect(summary.statistics.unmodifiedRevisions).toEqual({
+      value: 2 / revisions,
+      n: revisions,
+      detail: { unmodified: 2 },
+    })
   })
 
   // BUG (cell.ts:134, as in sequential.ts:38): normalise is handed over unbound.
@@ -363,7 +367,7 @@ describe('runCell: sequential cells', () => {
         verifier: new Squash(),
       }),
     )
-    expect(summary.unmodifiedRevisions).toEqual({ revisions: 1, unmodified: 1, rate: 1 })
+    expect(summary.statistics.unmodifiedRevisions).toEqual({ value: 1, n: 1, detail: { unmodified: 1 } })
   })
 
   it('rejects when the signal is aborted (an abort is not a trajectory error)', async () => {
@@ -532,9 +536,9 @@ describe('runCell: budget disclosed', () => {
     )
     expect(summary.protocol.budgetDisclosed).toBe(true)
     expect(summary.seqAt).toEqual([null, null, 0.75])
-    expect(summary.timingNote).toMatch(/budget disclosed/)
-    expect(summary.egs).toBeNull()
-    expect(summary.lgs).toBeNull()
+    expect(summary.statistics.egs?.note).toMatch(/budget disclosed/)
+    expect(summary.statistics.egs?.value).toBeNull()
+    expect(summary.statistics.lgs?.value).toBeNull()
     const [one, three] = summary.thresholds
     expect(one).toMatchObject({ k: 1, pass: false, actual: null })
     expect(one?.message).toContain(
@@ -610,10 +614,10 @@ describe('runCell: independent cells', () => {
         4,
       ),
     )
-    expect(summary.gain).toBeCloseTo(expected[3]! - expected[0]!, 12)
+    expect(summary.statistics.gain?.value).toBeCloseTo(expected[3]! - expected[0]!, 12)
     expect(summary.passAtInterval?.point).toBeCloseTo(expected[3]!, 12)
-    expect(summary.timingNote).toBe('independent sampling has no revisions')
-    expect(summary.unmodifiedRevisions).toEqual({ revisions: 0, unmodified: 0, rate: null })
+    expect(summary.statistics.egs).toBeUndefined()
+    expect(summary.statistics.unmodifiedRevisions).toBeUndefined()
     expect(summary.mode).toBe('independent')
     expect(summary.protocol).toMatchObject({
       kind: 'independent',

@@ -1,6 +1,7 @@
 // The public face of `vitest-seqk/gate`: the baseline gate and its power, callable from a script
 // (two summary.json files, a cell and its baseline, or a planned size), with no Vitest around it.
-import { RunSummarySchema, type CellSummary, type RunSummary } from '../core/schemas.js'
+import type { CellSummary, RunSummary } from '../core/schemas.js'
+import { RunSummaryFileSchema } from '../core/summary-upgrade.js'
 import { describeZodError } from '../core/zod-errors.js'
 import { compareToBaseline, gateMetricOf, type BaselineCell, type GateOptions, type GateResult } from './gate.js'
 import { pairRunCells } from './gate-match.js'
@@ -61,7 +62,7 @@ export interface SummaryGate {
 }
 
 function checked(summary: unknown, which: 'baseline' | 'current'): RunSummary {
-  const parsed = RunSummarySchema.safeParse(summary)
+  const parsed = RunSummaryFileSchema.safeParse(summary)
   if (!parsed.success)
     throw new Error(
       `gateSummaries: the ${which} summary is not a seqk summary: ${describeZodError(parsed.error)}; pass the parsed summary.json (readSummary from vitest-seqk/artifacts reads one)`,

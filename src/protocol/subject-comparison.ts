@@ -5,6 +5,7 @@
  * gate's own comparison ({@link compareToBaseline}): so a variant table, `seqk compare` and the gate
  * give the same difference and interval for the same two subjects. Pure.
  */
+import { headlineCurve } from './cell-metrics.js'
 import { cellSubject } from '../core/instrument.js'
 import type { CellSummary, RunSummary, SubjectComparison } from '../core/schemas.js'
 import { headlineMetric } from '../metrics/registry.js'
@@ -13,7 +14,7 @@ import { compareToBaseline } from './gate.js'
 import { pairRunCells } from './gate-match.js'
 
 const rateAtK = (cell: CellSummary): number | null => {
-  const curve = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
+  const curve = headlineCurve(cell).curve
   return curve[cell.budget - 1] ?? null
 }
 

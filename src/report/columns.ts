@@ -3,11 +3,12 @@
  * HTML report: each column's header, its text for a cell, whether it is a number, and which
  * outputs show it. A column is added or changed here once, and every output follows.
  */
+import { columnStatistics, readStatistic, statisticText, type Statistic } from '../protocol/statistics/index.js'
 import type { CellSummary } from '../core/schemas.js'
 import { sumUsage } from '../core/contract.js'
 import { cellVerdict, STATUS_TEXT, type CellVerdict } from '../protocol/verdict.js'
 import { headlineCurve, readMetric } from '../protocol/cell-metrics.js'
-import { intervalText, money, percent, plural, signedPercent, tokensText } from '../metrics/format.js'
+import { intervalText, money, percent, plural, tokensText } from '../metrics/format.js'
 import { DEFAULT_G_PASS_TAUS } from '../metrics/g-pass-at-k.js'
 
 /** The rate curve a row shows: Seq@k for feedback cells, unbiased Pass@k for independent ones (the registry's headline). */
@@ -96,40 +97,8 @@ export function cellColumns(
       outputs: all,
       value: (cell) => ({ text: intervalText(curveOf(cell).interval?.lo, curveOf(cell).interval?.hi) }),
     },
-    {
-      id: 'gain',
-      header: `Δ@${K}`,
-      numeric: true,
-      outputs: all,
-      value: (cell) => ({ text: signedPercent(cell.gain) }),
-    },
-    // EGS and LGS are shares of the gain, in % like every rate.
-    {
-      id: 'egs',
-      header: 'EGS',
-      numeric: true,
-      outputs: ['terminal', 'html'],
-      optional: { priority: 2, group: 'timing' },
-      value: (cell) => ({ text: percent(cell.egs) }),
-    },
-    {
-      id: 'lgs',
-      header: 'LGS',
-      numeric: true,
-      outputs: ['terminal', 'html'],
-      optional: { priority: 2, group: 'timing' },
-      value: (cell) => ({ text: percent(cell.lgs) }),
-    },
-    {
-      id: 'unmod',
-      header: 'unmod',
-      numeric: true,
-      outputs: ['terminal', 'html'],
-      optional: { priority: 3, group: 'unmod' },
-      value: (cell) => ({
-        text: cell.unmodifiedRevisions.revisions === 0 ? '—' : percent(cell.unmodifiedRevisions.rate),
-      }),
-    },
+    // The registered statistics that have a column (protocol/statistics/), in their order.
+    ...columnStatistics().map((st) => statisticColumn(st, K)),
     ...reliabilityColumns(K),
     {
       id: 'errors',
@@ -176,6 +145,21 @@ export function cellColumns(
       value: (cell, verdict) => verdictValue(cell, verdict),
     },
   ]
+}
+
+/** A statistic's column: its header and text from the module, shown where the module says. */
+function statisticColumn(statistic: Statistic, K: number): CellColumn {
+  const c = statistic.column!
+  const wideOnly = c.wideOnly ?? c.optional === undefined
+  return {
+    id: statistic.id,
+    header: c.header(K),
+    numeric: true,
+    outputs: c.outputs ?? ['terminal'],
+    ...(c.optional ? { optional: c.optional } : {}),
+    ...(wideOnly ? { wideOnly } : {}),
+    value: (cell) => ({ text: statisticText(statistic, readStatistic(cell, statistic.id)) }),
+  }
 }
 
 /**

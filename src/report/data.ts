@@ -4,6 +4,8 @@
  * at K; the bands here are recomputed per k with the cell's own seed and resample count, so the
  * band at K is the summary's interval.
  */
+import { readStatistic } from '../protocol/statistics/index.js'
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import { headlineMetric } from '../metrics/registry.js'
 import type { CellSummary, Trajectory } from '../core/schemas.js'
 import type { Usage } from '../core/contract.js'
@@ -37,11 +39,12 @@ const finite = (v: number): number | null => (Number.isFinite(v) ? v : null)
  */
 export function curveWithBands(cell: CellSummary): CellCurve {
   const independent = cell.protocol.kind === 'independent'
-  const interval = independent ? (cell.passAtInterval ?? cell.seqAtInterval) : cell.seqAtInterval
+  const headline = headlineCurve(cell)
+  const interval = headline.interval ?? cell.seqAtInterval
   const options = { level: interval.level }
   // Errors censored (the default): the bands come from the same Kaplan–Meier shares as the rates.
   const censored = cell.perTask.some((t) => (t.censoredAt?.length ?? 0) > 0)
-  const curve = independent ? (cell.passAt ?? []) : cell.seqAt
+  const curve = headline.curve
   const samples: SampleCounts[] | null =
     independent && cell.perTask.every((t) => t.samples !== undefined && t.passes !== undefined)
       ? cell.perTask.map((t) => ({ taskId: t.taskId, n: t.samples ?? 0, c: t.passes ?? 0 }))
@@ -127,7 +130,7 @@ export function costPoints(
   const points: CostPoint[] = []
   for (const cell of cells) {
     const cost = priced ? cell.costAtK : tokensAtK(cell, trajectories)
-    const curve = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
+    const curve = headlineCurve(cell).curve
     for (let i = 0; i < cell.budget; i++) {
       const c = cost[i]
       const v = curve[i]
@@ -163,7 +166,7 @@ export interface RankRow {
  */
 export function rankRows(cells: readonly CellSummary[]): RankRow[] {
   const K = Math.max(...cells.map((c) => c.budget))
-  const atK = (c: CellSummary) => (c.protocol.kind === 'independent' ? c.passAt?.[K - 1] : c.seqAt[K - 1]) ?? null
+  const atK = (c: CellSummary) => headlineCurve(c).curve[K - 1] ?? null
   const independent = cells.filter((c) => c.protocol.kind === 'independent' && c.budget === K && atK(c) !== null)
   const modes = [...new Set(cells.filter((c) => c.protocol.kind === 'sequential').map((c) => c.mode))]
   const columns = [
@@ -281,7 +284,8 @@ export function revisionClassPoints(cell: CellSummary): RevisionClassPoint[] | n
 export function unannotatedReason(cell: CellSummary): string {
   const f = cell.protocol.feedback
   if (cell.protocol.kind !== 'sequential') return 'independent samples are not revisions'
-  if (cell.unmodifiedRevisions.revisions === 0) return 'no revision (every trajectory ended at attempt 1)'
+  if ((readStatistic(cell, 'unmodifiedRevisions')?.n ?? 0) === 0)
+    return 'no revision (every trajectory ended at attempt 1)'
   if (f?.kind === 'binary') return 'binary feedback names no request to check a revision against'
   if (f?.kind === 'critic') return 'critic feedback names no structured request (an LLM annotator can judge it)'
   return 'its feedback named no request (load errors, timeouts) or annotation was off'

@@ -3,6 +3,7 @@
  * `.seqk/history.jsonl`), so a report or a pull request can say how Seq@K moved since the last run
  * of the same protocol. Lines are compared only when their protocol fingerprints match.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import { headlineMetric } from '../metrics/registry.js'
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs'
@@ -72,7 +73,7 @@ export interface HistoryContext {
 export function historyEntries(summary: RunSummary, context: HistoryContext): HistoryEntry[] {
   return summary.benchmarks.flatMap((b) =>
     b.cells.map((cell) => {
-      const headline = cell.protocol.kind === 'independent' ? cell.passAtInterval : cell.seqAtInterval
+      const headline = headlineCurve(cell).interval
       return {
         schema: HISTORY_SCHEMA,
         runId: summary.runId,
@@ -161,11 +162,14 @@ export function headlineOf(entry: Pick<HistoryEntry, 'seqAt' | 'passAt' | 'kind'
   label: 'Seq' | 'Pass'
   k: number
   value: number | null
+  curve: (number | null)[]
 } {
   const independent = entry.kind === 'independent' || (entry.kind === undefined && entry.passAt !== null)
-  const curve = independent ? (entry.passAt ?? []) : entry.seqAt
+  const metric = headlineMetric(independent)
+  const curve = (metric.id === 'passAt' ? entry.passAt : entry.seqAt) ?? []
   return {
-    label: headlineMetric(independent).family as 'Seq' | 'Pass',
+    label: metric.family as 'Seq' | 'Pass',
+    curve,
     k: curve.length,
     value: curve[curve.length - 1] ?? null,
   }
@@ -262,13 +266,12 @@ export function cellChanges(history: readonly HistoryEntry[], summary: RunSummar
         const sign = delta === null ? '' : delta > 0 ? '+' : delta < 0 ? '-' : '±'
         const change = delta === null ? '' : ` (${sign}${Math.abs(delta).toFixed(1)})`
         const unchanged = delta === 0 || (delta === null && now.value === before.value)
-        const curve = (e: { seqAt: (number | null)[]; passAt: (number | null)[] | null }) =>
-          now.label === 'Pass' ? (e.passAt ?? []) : e.seqAt
-        const shift = singleShotShift(curve(last), curve(cell))
+        const before1 = headlineOf({ ...last, kind: cell.protocol.kind }).curve
+        const shift = singleShotShift(before1, now.curve)
         const one = `${now.label}@1`
         const shot = !shift
           ? ''
-          : `; ${one}, the single try, ${shift.direction} ${percent(curve(last)[0])} → ${percent(curve(cell)[0])} while ${label} ${shift.direction === 'fell' ? 'rose' : 'fell'}`
+          : `; ${one}, the single try, ${shift.direction} ${percent(before1[0])} → ${percent(now.curve[0])} while ${label} ${shift.direction === 'fell' ? 'rose' : 'fell'}`
         out.push({
           kind: unchanged ? 'unchanged' : 'changed',
           line: `${name}: ${label} ${percent(before.value)} → ${percent(now.value)}${change}${shot}`,

@@ -3,6 +3,7 @@
  * forbids any fetch), charts as inline SVG rendered at build time, and a small hand-written script
  * for the trajectory viewer and the grid. Every number is shown next to its protocol.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import { gateNoteLines } from '../protocol/gate-notes.js'
 import { COMPARISON_HEADERS, COMPARISON_NUMERIC, comparisonDetail, comparisonValues } from './subject-comparisons.js'
 import {
@@ -82,6 +83,7 @@ import type { DisclosureCard } from '../core/disclosure.js'
 import { disclosureSectionHtml } from './disclosure-section.js'
 import { reliabilitySectionHtml } from './reliability-section.js'
 import { agentSectionHtml } from './agent-section.js'
+import { statisticsSectionHtml } from './statistics-section.js'
 import { gPassSectionHtml } from './g-pass-section.js'
 import { equalCostSectionHtml } from './equal-cost-section.js'
 import { binaryScoreLine, disclosedScoreLine, SCORE_CURVE_MEANING, scoreRows } from './score-section.js'
@@ -357,7 +359,7 @@ async function curvesPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Ht
   const figures = await Promise.all(
     modesOf(cells).map(async (mode) => {
       const modeCells = cells.filter((c) => c.mode === mode)
-      const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
+      const metric = headlineCurve(modeCells[0]!).label
       const K = Math.max(...modeCells.map((c) => c.budget))
       const curves = modeCells.map((cell) => ({ cell, curve: curveWithBands(cell) }))
       const rows = curves.flatMap(({ cell, curve }) =>
@@ -416,7 +418,7 @@ async function costPanels(cells: readonly CellSummary[], ctx: Ctx): Promise<Html
   const figures = await Promise.all(
     modesOf(cells).map(async (mode) => {
       const modeCells = cells.filter((c) => c.mode === mode)
-      const metric = modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'
+      const metric = headlineCurve(modeCells[0]!).label
       const mine = points.filter((p) => p.mode === mode)
       const gap = costGap(mine, unit)
       const svg =
@@ -491,7 +493,7 @@ async function trendPanels(benchmark: string, cells: readonly CellSummary[], ctx
           label: `${cell.cellId} · ${now.label}@${now.k} = ${percentText(r.value)} · run ${r.runId}${r.commit ? ` @ ${r.commit}` : ''}${r.current ? ' (this run)' : ''} · fp ${cell.fingerprint}`,
         }))
       })
-      const metric = `${modeCells[0]!.protocol.kind === 'independent' ? 'Pass' : 'Seq'}@${modeCells[0]!.budget}`
+      const metric = `${headlineCurve(modeCells[0]!).label}@${modeCells[0]!.budget}`
       const gap = trendGap(rows)
       const svg =
         gap === null
@@ -745,6 +747,7 @@ ${revisions}
 ${reliability}
 ${gPassSectionHtml(cells)}
 ${agentSectionHtml(cells)}
+${statisticsSectionHtml(cells)}
 <h3>Rank change</h3>
 <div class="panels">${rank}</div>
 <h3>Cost vs success</h3>

@@ -5,6 +5,8 @@
  * as metrics, and the token usage per model and role. Pure: `seqk export` reads the run and writes.
  * The mapping is documented field by field in docs/disclosure-and-exports.md.
  */
+import { readStatistic, STATISTICS } from '../protocol/statistics/index.js'
+import { headlineCurve } from '../protocol/cell-metrics.js'
 import type { CellSummary, RunSummary, Trajectory } from '../core/schemas.js'
 import type { DisclosureCard } from '../core/disclosure.js'
 import { sumUsage, type Usage } from '../core/contract.js'
@@ -99,9 +101,9 @@ export function inspectLog(
 ): Json {
   const p = cell.protocol
   const sequential = p.kind === 'sequential'
-  const metric = sequential ? 'seq' : 'pass'
-  const curve = (sequential ? cell.seqAt : cell.passAt) ?? []
-  const interval = sequential ? cell.seqAtInterval : cell.passAtInterval
+  const headline = headlineCurve(cell)
+  const metric = headline.label.toLowerCase()
+  const { curve, interval } = headline
   const unfinished = cell.thresholds.find((t) => t.metric === 'finished' && !t.pass)
   const times = trajectories.map((t) => Date.parse(t.startedAt)).filter(Number.isFinite)
   const started = times.length > 0 ? Math.min(...times) : Date.parse(input.summary.createdAt)
@@ -114,14 +116,18 @@ export function inspectLog(
   cell.score?.at.forEach((value, i) => {
     if (value !== null) metrics[`score@${i + 1}`] = { name: `score@${i + 1}`, value, params: {} }
   })
-  for (const [name, value] of [
-    ['ci_lo', interval?.lo],
-    ['ci_hi', interval?.hi],
-    ['gain', cell.gain],
-    ['egs', cell.egs],
-    ['lgs', cell.lgs],
-    ['unmodified_revisions', cell.unmodifiedRevisions.rate],
-  ] as const) {
+  // Every registered statistic the cell has, snake_case as inspect names metrics, its interval beside it.
+  const statistics = STATISTICS.flatMap((s) => {
+    const entry = readStatistic(cell, s.id)
+    const name = s.id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+    if (!entry) return []
+    return [
+      [name, entry.value],
+      [`${name}_ci_lo`, entry.interval?.lo],
+      [`${name}_ci_hi`, entry.interval?.hi],
+    ] as const
+  })
+  for (const [name, value] of [['ci_lo', interval?.lo], ['ci_hi', interval?.hi], ...statistics] as const) {
     if (typeof value === 'number') metrics[name] = { name, value, params: {} }
   }
   const roleUsage = knownUsages(Object.entries(cell.byRole))

@@ -9,6 +9,8 @@
  * A suite's `system-out` holds each cell's line and the notes every output prints (the held-out
  * gap, a verifier known to be unstable); `seqk.verifierUnstable` names the cells whose verifier is.
  */
+import { headlineCurve } from '../protocol/cell-metrics.js'
+import { readStatistic, STATISTICS, statisticValueText } from '../protocol/statistics/index.js'
 import type { CellSummary, RunSummary } from '../core/schemas.js'
 import { percentText } from '../metrics/format.js'
 import { cellInstrument, cellSubject } from '../core/instrument.js'
@@ -136,6 +138,11 @@ export function junitXml(summary: RunSummary): string {
             ...suite.cells.flatMap((c) => [
               [`seqk.instrument ${c.cellId}`, cellInstrument(c).fingerprint],
               [`seqk.subject ${c.cellId}`, cellSubject(c).fingerprint],
+              // Every registered statistic of the cell, as the report prints it.
+              ...STATISTICS.flatMap((st) => {
+                const entry = readStatistic(c, st.id)
+                return entry ? [[`seqk.statistic ${c.cellId} ${st.id}`, statisticValueText(st, entry)]] : []
+              }),
             ]),
           ]
         : []),
@@ -144,7 +151,7 @@ export function junitXml(summary: RunSummary): string {
       ...(suite.loadError !== undefined ? [`${suite.file} failed to load: ${suite.loadError}`] : []),
       ...suite.cells.map(
         (c) =>
-          `${c.cellId}: ${STATUS_TEXT[cellVerdict(c).status]}, ${c.protocol.kind === 'sequential' ? 'Seq' : 'Pass'}@${c.budget} ${percentText((c.protocol.kind === 'sequential' ? c.seqAt : (c.passAt ?? []))[c.budget - 1] ?? null)}${c.score && !c.score.binary ? `, Score@${c.budget} ${percentText(c.score.at[c.budget - 1] ?? null)} (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
+          `${c.cellId}: ${STATUS_TEXT[cellVerdict(c).status]}, ${headlineCurve(c).label}@${c.budget} ${percentText(headlineCurve(c).curve[c.budget - 1] ?? null)}${c.score && !c.score.binary ? `, Score@${c.budget} ${percentText(c.score.at[c.budget - 1] ?? null)} (mean best score)` : ''}, ${c.errors.count} errors, ${c.trajectories} trajectories`,
       ),
       ...suite.notRun.map((n) => `${n.cellId}: did not run: ${n.reason}`),
       // The notes the terminal table and the report print under the benchmark, in the same words.

@@ -2,6 +2,7 @@
  * GitHub output: a Markdown run summary (for `GITHUB_STEP_SUMMARY` and a pull-request comment)
  * and workflow-command annotations for failed thresholds. Pure functions over a RunSummary.
  */
+import { statisticsRows } from '../protocol/statistics/index.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { extendedLine } from '../protocol/resume.js'
 import { verifierUnstableLine } from '../protocol/verifier-unstable.js'
@@ -311,6 +312,20 @@ export function renderMarkdownSummary(summary: RunSummary, options: MarkdownOpti
         '<details><summary>Did the revisions address the feedback? (unhelpful: none of its requests; some; all)</summary>',
         '',
         ...revisions,
+        '',
+        '</details>',
+        '',
+      )
+
+    // Every registered statistic of the cells (summary.json `statistics`), folded: one row per cell.
+    const statistics = statisticsRows(b.cells)
+    if (statistics)
+      out.push(
+        '<details><summary>Statistics (in % unless a definition says otherwise; [95% CI], n: what it is over)</summary>',
+        '',
+        `| ${statistics.header.map(markdownText).join(' | ')} |`,
+        `|${statistics.header.map((_, i) => (i === 0 ? ' --- ' : ' --: ')).join('|')}|`,
+        ...statistics.rows.map((row) => `| ${row.map(markdownText).join(' | ')} |`),
         '',
         '</details>',
         '',

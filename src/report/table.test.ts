@@ -15,7 +15,7 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     tasks: 2,
   }
   return {
-    schema: 'seqk.cell/1',
+    schema: 'seqk.cell/2',
     runId: 'r',
     benchmark: 'bench',
     cellId: `${actorId} · ${mode}`,
@@ -39,12 +39,17 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     passAt: independent ? curve : null,
     passAtInterval: independent ? interval : null,
     passHat: null,
-    gain: curve[K - 1]! - curve[0]!,
-    egs: independent ? null : 0.5,
-    lgs: independent ? null : 0.25,
-    timingNote: independent ? 'independent sampling has no revisions' : null,
-    unmodifiedRevisions: { revisions: independent ? 0 : 4, unmodified: 1, rate: independent ? null : 0.25 },
-    meanAttempts: 2,
+    statistics: {
+      gain: { value: curve[K - 1]! - curve[0]! },
+      meanAttempts: { value: 2 },
+      ...(independent
+        ? {}
+        : {
+            egs: { value: 0.5 },
+            lgs: { value: 0.25 },
+            unmodifiedRevisions: { value: 0.25, n: 4, detail: { unmodified: 1 } },
+          }),
+    },
     usage: { inputTokens: 1500, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0 },
     costUsd: 0.0123,
     byRole: {},
@@ -59,6 +64,14 @@ function cell(actorId: string, mode: string, curve: number[], overrides: Partial
     durationMs: 10,
     ...overrides,
   }
+}
+
+/** A feedback cell's statistics when it gained nothing: EGS and LGS undefined, and why. */
+const noGain = 'ΔSeq@K <= 0: no revision gain to share'
+const noGainStatistics = {
+  gain: { value: 0 },
+  egs: { value: null, note: noGain },
+  lgs: { value: null, note: noGain },
 }
 
 describe('renderBenchmarkTable', () => {
@@ -137,10 +150,11 @@ describe('renderBenchmarkTable', () => {
       'all 4 trajectories ended in an error, so nothing was measured and no threshold can be judged: a cell that measured nothing never passes; first: task t1 repeat 0, actor at attempt 1: HTTP 401: bad key'
     const dead = cell('a', 'verifier', [Number.NaN, Number.NaN], {
       seqAt: [null, null],
-      gain: null,
-      egs: null,
-      lgs: null,
-      timingNote: 'ΔSeq@K <= 0: no revision gain to share',
+      statistics: {
+        gain: { value: null },
+        egs: { value: null, note: 'ΔSeq@K <= 0: no revision gain to share' },
+        lgs: { value: null, note: 'ΔSeq@K <= 0: no revision gain to share' },
+      },
       errors: {
         count: 4,
         rate: 1,
@@ -291,7 +305,7 @@ function randomCells(seed: number): CellSummary[] {
                 ],
               }
             : {}),
-          timingNote: random() < 0.3 ? 'ΔSeq@K <= 0: no revision gain to share' : null,
+          ...(random() < 0.3 ? { statistics: noGainStatistics } : {}),
           seqAtInterval: {
             point: curve[4]!,
             lo: curve[4]! / 2,
@@ -613,10 +627,17 @@ describe('revisionTable and historyComparisonLines', () => {
   it('shows criterion repair and next-attempt success for rubric cells only', async () => {
     const { revisionTable } = await import('./table.js')
     const rubric = cell('a', 'critic', [0.5, 1], {
-      criterionRepair: { failedFirst: 10, repaired: 7, repairRate: 0.7, passedEarlier: 20, broken: 2, brokenRate: 0.1 },
-      nextAttemptSuccess: {
-        changed: { revisions: 8, solved: 6, rate: 0.75 },
-        unchanged: { revisions: 2, solved: 0, rate: 0 },
+      statistics: {
+        criterionRepair: {
+          value: 0.7,
+          n: 10,
+          detail: { failedFirst: 10, repaired: 7, repairRate: 0.7, passedEarlier: 20, broken: 2, brokenRate: 0.1 },
+        },
+        nextAttemptSuccess: {
+          value: 0.75,
+          n: 8,
+          detail: { changed: { revisions: 8, solved: 6, rate: 0.75 }, unchanged: { revisions: 2, solved: 0, rate: 0 } },
+        },
       },
     })
     const lines = revisionTable([rubric, cell('b', 'verifier', [0.5, 1])])

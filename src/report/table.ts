@@ -1,3 +1,7 @@
+import { columnStatistics, readStatistic, statisticDetail } from '../protocol/statistics/index.js'
+import type { RepairDetail } from '../protocol/statistics/criterion-repair.js'
+import type { NextDetail } from '../protocol/statistics/next-attempt-success.js'
+import { DISCLOSED_NOTE } from '../protocol/statistics/revision-timing.js'
 import { heldOutGapLine } from '../protocol/held-out-gap.js'
 import { faultRecoveryLines } from './fault-recovery-section.js'
 import { extendedLine } from '../protocol/resume.js'
@@ -123,10 +127,7 @@ function outcomeKey(cell: CellSummary): string {
     curve,
     interval?.lo,
     interval?.hi,
-    cell.gain,
-    cell.egs,
-    cell.lgs,
-    cell.unmodifiedRevisions,
+    cell.statistics,
     cell.errors.count,
     cell.perTask.map((p) => p.firstSuccess),
   ])
@@ -281,26 +282,24 @@ export function renderBenchmarkTable(
   if (spending) note(spending)
   const unknownUsage = unknownUsageLine(cells)
   if (unknownUsage) note(unknownUsage, (l) => c.yellow(l))
-  // Why EGS and LGS are undefined, where they are shown (the narrow view leaves them out).
-  if (shown.has(egsCol)) {
-    const timing = new Map<string, string[]>()
-    for (const cell of cells.filter(
-      (x) => x.timingNote !== null && !x.timingNote.startsWith('independent') && !measuredNothing(x),
-    ))
-      timing.set(cell.timingNote!, [...(timing.get(cell.timingNote!) ?? []), cell.cellId])
-    for (const [text, ids] of timing)
-      runNote(
-        `note: ${text} (${ids.length === cells.filter((x) => x.mode !== 'independent').length ? 'every feedback cell' : ids.join(', ')})`,
-      )
-  } else {
-    // The budget note explains dashes in the @k columns, which are always shown.
-    const disclosed = [
-      ...new Set(
-        cells.map((x) => x.timingNote).filter((n): n is string => n !== null && n.startsWith('budget disclosed')),
-      ),
-    ]
-    for (const n of disclosed) runNote(`note: ${n}`)
+  // Why a statistic shown in a column is undefined (its entries' notes, each said once).
+  const said = new Set<string>()
+  for (const s of columnStatistics().filter((x) => shown.has(byId(x.id)))) {
+    const byNote = new Map<string, string[]>()
+    for (const cell of measured) {
+      const text = readStatistic(cell, s.id)?.note
+      if (text !== undefined && !said.has(text)) byNote.set(text, [...(byNote.get(text) ?? []), cell.cellId])
+    }
+    const applies = cells.filter((x) => s.protocols.includes(x.protocol.kind)).length
+    const every = s.protocols.includes('independent') ? 'every cell' : 'every feedback cell'
+    for (const [text, ids] of byNote) {
+      said.add(text)
+      runNote(`note: ${text} (${ids.length === applies ? every : ids.join(', ')})`)
+    }
   }
+  // The budget note explains dashes in the @k columns, which are always shown.
+  const disclosed = cells.some((x) => x.protocol.kind === 'sequential' && x.protocol.budgetDisclosed)
+  if (disclosed && !said.has(DISCLOSED_NOTE)) runNote(`note: ${DISCLOSED_NOTE}`)
   for (const line of errorBoundLines(measured)) note(line, (l) => c.yellow(l))
   // Each naming its cell (two cells' notes read alike); none for a cell that measured nothing: its ✗ line says why.
   for (const cell of measured)
@@ -685,14 +684,15 @@ function powerText(passed: readonly CellSummary[]): string {
  * success of revisions that changed the answer versus those that did not (paper §5.2–5.3).
  */
 export function revisionTable(cells: readonly CellSummary[], width: number | null = TABLE_WIDTH): string[] {
-  const rows = cells.filter((c) => c.criterionRepair)
+  const rows = cells.flatMap((c) => {
+    const repair = statisticDetail<RepairDetail>(c, 'criterionRepair')
+    return repair ? [{ c, r: repair, next: statisticDetail<NextDetail>(c, 'nextAttemptSuccess') }] : []
+  })
   if (rows.length === 0) return []
   const header = ['cell', 'criteria repaired', 'broken later', 'next attempt: changed', 'unchanged']
   const frac = (n: number, d: number, rate: number | null | undefined) =>
     d === 0 ? '—' : `${percent(rate)} (${n}/${d})`
-  const body = rows.map((c) => {
-    const r = c.criterionRepair!
-    const next = c.nextAttemptSuccess
+  const body = rows.map(({ c, r, next }) => {
     return [
       c.cellId,
       frac(r.repaired, r.failedFirst, r.repairRate),

@@ -1,4 +1,4 @@
-import type { CellSummary } from '../core/schemas.js'
+import { CELL_SUMMARY_SCHEMA, type CellSummary } from '../core/schemas.js'
 import type { CellResult } from '../protocol/cell.js'
 import { percentText } from '../metrics/format.js'
 import type { RateMetric } from '../core/kinds.js'
@@ -9,8 +9,8 @@ type Subject = CellSummary | CellResult
 function summaryOf(received: unknown): CellSummary | undefined {
   if (typeof received !== 'object' || received === null) return undefined
   const r = received as { summary?: CellSummary; schema?: string }
-  if (r.schema === 'seqk.cell/1') return r as CellSummary
-  if (r.summary?.schema === 'seqk.cell/1') return r.summary
+  if (r.schema === CELL_SUMMARY_SCHEMA) return r as CellSummary
+  if (r.summary?.schema === CELL_SUMMARY_SCHEMA) return r.summary
   return undefined
 }
 

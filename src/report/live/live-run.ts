@@ -27,6 +27,7 @@ import { CELLS_FILE, CellRecordSchema } from '../../artifacts/cells-file.js'
 import { PLAN_FILE, PlanRecordSchema } from '../../artifacts/plan-file.js'
 import { SUMMARY_FILE, TRAJECTORIES_FILE } from '../../artifacts/run-dir.js'
 import { RunSummarySchema, TRAJECTORY_SCHEMAS } from '../../core/schemas.js'
+import { RunSummaryFileSchema } from '../../core/summary-upgrade.js'
 import { TRAJECTORY_STATUSES } from '../../core/kinds.js'
 import { BATCHES_FILE, BatchLedgerRecordSchema, BatchStatusRecordSchema } from '../../models/batch/ledger.js'
 import { describeZodError } from '../../core/zod-errors.js'
@@ -198,7 +199,7 @@ function endedVerdict(dir: string): LiveVerdict | null {
       }
     }
     // Written before summaries carried their verdict: derived from the cells, as every output does.
-    const full = RunSummarySchema.safeParse(json)
+    const full = RunSummaryFileSchema.safeParse(json)
     if (!full.success) return null
     const v = summaryVerdict(full.data)
     return { status: v.status, text: runCountsText(v), reasons: v.reasons }
