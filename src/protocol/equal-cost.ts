@@ -7,6 +7,7 @@
 import type { CellSummary, EqualCost, EqualCostCurves } from '../core/schemas.js'
 import { compareAtEqualCost, type CostRatePoint } from '../metrics/equal-cost.js'
 import { compactCount, money } from '../metrics/format.js'
+import { headlineCurve } from './cell-metrics.js'
 
 type Unit = 'tokens' | 'usd'
 
@@ -41,7 +42,8 @@ const measuredTasks = (cell: CellSummary): string[] =>
     .sort()
 
 function pointsOf(cell: CellSummary, unit: Unit): EqualCost['tokens']['sequential'] {
-  const rates = cell.protocol.kind === 'independent' ? (cell.passAt ?? []) : cell.seqAt
+  // The cell's headline curve: Seq@k for a sequential cell, Pass@k for an independent one.
+  const rates = headlineCurve(cell).curve
   const spend = cell.spendAtK?.[unit] ?? []
   return Array.from({ length: cell.budget }, (_, i) => ({ k: i + 1, cost: spend[i] ?? null, rate: rates[i] ?? null }))
 }
