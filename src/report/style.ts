@@ -141,6 +141,8 @@ table.tests th { text-align: left; color: var(--muted); font-weight: 600; paddin
 table.tests td { padding: 4px 6px; border-bottom: 1px solid #f1f5f9; vertical-align: top; word-break: break-word; }
 table.tests td:nth-child(3) code { color: var(--fail); }
 footer { color: var(--muted); font-size: 12px; margin-top: 36px; border-top: 1px solid var(--line); padding-top: 12px; }
+/* The equal-cost verdicts are sentences: they wrap beside the chart instead of widening the table past the page. */
+table.cells.equal-cost td[data-unit] { white-space: normal; min-width: 13em; vertical-align: top; }
 table.consistency-strips { border-collapse: collapse; font-size: 12px; width: 100%; }
 table.consistency-strips td { padding: 3px 6px; vertical-align: middle; border-bottom: 1px solid #f1f5f9; }
 table.consistency-strips td.name { white-space: nowrap; width: 1%; }
